@@ -1,0 +1,99 @@
+import { Command, CommanderError, Option } from "commander";
+import { resolve } from "node:path";
+import type { CliContext, CliIO, GlobalOptions } from "../core/cli/cli-context.js";
+import { registerCoreCommands } from "../core/cli/core-commands.js";
+import { KeelError, errorMessage } from "../core/errors.js";
+import type { Host, HostOptions } from "../core/host.js";
+import { registerPluginCommands } from "../plugins/cli.js";
+import { runtimeCommands } from "../runtimes/cli.js";
+
+/** Runs the CLI with `argv` (without node and script) and resolves to the exit code. Never throws. */
+export async function main(argv: string[], io: CliIO = defaultIO()): Promise<number> {
+  let exitCode = 0;
+  const controller = new AbortController();
+  const onSigint = () => {
+    if (controller.signal.aborted) process.exit(130);
+    controller.abort();
+  };
+  process.on("SIGINT", onSigint);
+  const program = new Command("keel");
+  const globals = (): GlobalOptions => {
+    const o = program.opts<{ cwd?: string; json?: boolean; trust?: boolean; yes?: boolean }>();
+    return { cwd: resolve(o.cwd ?? process.cwd()), json: Boolean(o.json), trust: Boolean(o.trust), yes: Boolean(o.yes) };
+  };
+  const ctx: CliContext = {
+    io,
+    globals,
+    signal: controller.signal,
+    async openHost(extra?: Partial<HostOptions>): Promise<Host> {
+      const g = globals();
+      const { createKeelHost } = await import("./app.js");
+      return createKeelHost({ cwd: g.cwd, trust: g.trust, yes: g.yes, ...extra });
+    },
+    async withHost(fn, extra) {
+      const host = await ctx.openHost(extra);
+      try {
+        return await fn(host);
+      } finally {
+        await host.close();
+      }
+    },
+    print(value, human) {
+      if (globals().json) io.stdout.write(JSON.stringify(value, null, 2) + "\n");
+      else {
+        const text = human();
+        if (text !== undefined && text !== "") io.stdout.write(text.endsWith("\n") ? text : text + "\n");
+      }
+    },
+    setExitCode(code) {
+      exitCode = Math.max(exitCode, code);
+    },
+  };
+
+  program
+    .description("keel — an agent host extended by files dropped into a repository")
+    .addOption(new Option("--cwd <dir>", "run as if started in <dir>"))
+    .option("--json", "machine-readable JSON output")
+    .option("--trust", "trust this workspace's manifests for this invocation (also KEEL_TRUST=1)")
+    .option("--yes", "approve every permission prompt for this invocation (deny rules still win)")
+    .showHelpAfterError("(run with --help for usage)")
+    .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) })
+    .exitOverride();
+
+  registerCoreCommands(program, ctx);
+  registerPluginCommands(program, ctx);
+  for (const register of runtimeCommands) register(program, ctx);
+  for (const cmd of program.commands) cmd.exitOverride().configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) });
+
+  try {
+    await program.parseAsync(argv, { from: "user" });
+  } catch (error) {
+    exitCode = handleError(error, io, globals);
+  } finally {
+    process.off("SIGINT", onSigint);
+  }
+  return exitCode;
+}
+
+function handleError(error: unknown, io: CliIO, globals: () => GlobalOptions): number {
+  if (error instanceof CommanderError) {
+    if (error.code === "commander.helpDisplayed" || error.code === "commander.version" || error.code === "commander.help") return 0;
+    return error.exitCode === 0 ? 0 : 2;
+  }
+  const code = error instanceof KeelError ? error.exitCode : 1;
+  const name = error instanceof Error ? error.name : "Error";
+  let json = false;
+  try {
+    json = globals().json;
+  } catch {
+    json = false;
+  }
+  if (json) io.stdout.write(JSON.stringify({ error: { type: name, message: errorMessage(error) } }, null, 2) + "\n");
+  else io.stderr.write(`keel: ${errorMessage(error)}\n`);
+  if (!(error instanceof KeelError) && process.env.KEEL_DEBUG) io.stderr.write(String((error as Error)?.stack) + "\n");
+  return code;
+}
+
+function defaultIO(): CliIO {
+  return { stdout: process.stdout, stderr: process.stderr, interactive: Boolean(process.stdin.isTTY && process.stdout.isTTY) };
+}

@@ -1,0 +1,12 @@
+#!/usr/bin/env node
+// The `keel` executable: a thin shim over the compiled CLI in dist/ (built by `npm ci` / `npm run build`).
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+
+const main = new URL("../dist/bin/cli.js", import.meta.url);
+if (!existsSync(fileURLToPath(main))) {
+  process.stderr.write("keel is not built yet: run `npm ci` (or `npm run build`) in the keel checkout first.\n");
+  process.exit(2);
+}
+const { main: run } = await import(main.href);
+process.exitCode = await run(process.argv.slice(2));

@@ -1,0 +1,38 @@
+import type { Command } from "commander";
+import type { Host, HostOptions } from "../host.js";
+
+/** Global flags every command accepts (architecture section 5). */
+export interface GlobalOptions {
+  cwd: string;
+  json: boolean;
+  trust: boolean;
+  yes: boolean;
+}
+
+/** Where a command writes; injectable for tests. */
+export interface CliIO {
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream;
+  /** True when stdin and stdout are terminals (prompts and live progress allowed). */
+  interactive: boolean;
+}
+
+/** What a command implementation receives. */
+export interface CliContext {
+  io: CliIO;
+  /** Global options, resolved after parsing. */
+  globals(): GlobalOptions;
+  /** Creates a fully assembled host (all plugins and runtimes applied, tools registered). Caller closes it. */
+  openHost(extra?: Partial<HostOptions>): Promise<Host>;
+  /** Opens a host, runs `fn`, always closes the host. */
+  withHost<T>(fn: (host: Host) => Promise<T>, extra?: Partial<HostOptions>): Promise<T>;
+  /** Prints `value` as JSON with `--json`, else the text `human()` returns (if any). */
+  print(value: unknown, human: () => string | undefined): void;
+  /** Sets the process exit code (0 success, 1 operation failed, 2 usage/config). */
+  setExitCode(code: number): void;
+  /** Abort signal fired on Ctrl-C (SIGINT) for long-running commands. */
+  signal: AbortSignal;
+}
+
+/** A module that adds commands to the program. Keep its imports light: load implementations lazily in actions. */
+export type CommandRegistrar = (program: Command, ctx: CliContext) => void;

@@ -1,0 +1,57 @@
+import type { Host } from "../../host.js";
+import { fmt } from "../../registry.js";
+import type { CliContext } from "../cli-context.js";
+import { firstLine, table } from "../format.js";
+
+/** One row of `keel tools --json`. */
+export interface ToolRow {
+  name: string;
+  description: string;
+  source: { kind: string; id: string };
+  inputSchema: Record<string, unknown>;
+  blocked: boolean;
+  blockedBy?: string;
+  aliasOf?: string;
+  risk: string[];
+  readOnly: boolean;
+}
+
+/** The unified registry as rows, with plugin blocks resolved. */
+export function toolRows(host: Host): ToolRow[] {
+  return host.registry.listing().map((t) => {
+    const resolved = host.registry.resolve(t.name)!;
+    const block = host.hooks.toolBlocked.call({ host, calledAs: t.name, tool: resolved.tool });
+    return {
+      name: t.name,
+      description: t.description,
+      source: t.source,
+      inputSchema: t.inputSchema,
+      blocked: Boolean(block),
+      ...(block ? { blockedBy: block.by } : {}),
+      ...(t.aliasOf ? { aliasOf: t.aliasOf } : {}),
+      risk: t.risk,
+      readOnly: t.readOnly,
+    };
+  });
+}
+
+/** `keel tools`: the unified registry and the diagnostics gathered while building it. */
+export async function toolsCommand(ctx: CliContext): Promise<void> {
+  await ctx.withHost(async (host) => {
+    const tools = toolRows(host);
+    const diagnostics = host.diagnostics.items;
+    ctx.print({ tools, diagnostics }, () => {
+      const rows = tools.map((t) => [
+        t.name + (t.blocked ? " (blocked)" : ""),
+        t.source.kind === "builtin" ? "builtin" : fmt(t.source as never),
+        t.aliasOf ? `alias → ${t.aliasOf}` : t.risk.join(","),
+        firstLine(t.description),
+      ]);
+      let out = table(["NAME", "SOURCE", "RISK", "DESCRIPTION"], rows);
+      out += `\n\n${tools.length} tools`;
+      const errors = diagnostics.filter((d) => d.severity !== "info").length;
+      if (diagnostics.length) out += `, ${diagnostics.length} diagnostics (${errors} errors/warnings): run \`keel plugins\` or \`keel tools --json\` for details`;
+      return out;
+    });
+  });
+}

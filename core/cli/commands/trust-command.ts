@@ -1,0 +1,14 @@
+import { recordTrust } from "../../trust.js";
+import { resolveWorkspace } from "../../workspace.js";
+import type { CliContext } from "../cli-context.js";
+
+/** `keel trust [--revoke]`: records (or removes) persistent trust for this workspace in `$KEEL_HOME/trust.json`. */
+export async function trustCommand(ctx: CliContext, opts: { revoke?: boolean }): Promise<void> {
+  const ws = resolveWorkspace(ctx.globals().cwd);
+  await recordTrust(ws, Boolean(opts.revoke));
+  ctx.print({ workspace: ws.root, trusted: !opts.revoke }, () =>
+    opts.revoke
+      ? `Trust revoked for ${ws.root}. Its MCP servers and shell steps will not start until trusted again.`
+      : `Trusted ${ws.root}. Its MCP servers and workflow shell steps may now start.`,
+  );
+}

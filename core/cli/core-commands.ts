@@ -1,0 +1,25 @@
+import type { CommandRegistrar } from "./cli-context.js";
+
+/** Registers the core commands: `tools`, `call`, `trust`. Implementations load lazily. */
+export const registerCoreCommands: CommandRegistrar = (program, ctx) => {
+  program
+    .command("tools")
+    .description("List every tool in the unified registry (built-ins, plugins, runtimes, MCP servers)")
+    .action(async () => (await import("./commands/tools-command.js")).toolsCommand(ctx));
+
+  program
+    .command("call")
+    .description("Run one tool call through the full pipeline and print the observation")
+    .argument("<tool>", "tool name (or alias)")
+    .option("--input <json>", "tool input as a JSON object")
+    .option("--input-file <file>", "read the tool input from a JSON file (- for stdin)")
+    .action(async (tool: string, opts: { input?: string; inputFile?: string }) =>
+      (await import("./commands/call-command.js")).callCommand(ctx, tool, opts),
+    );
+
+  program
+    .command("trust")
+    .description("Trust this workspace's manifests persistently (MCP servers and shell steps may start)")
+    .option("--revoke", "remove the trust record instead")
+    .action(async (opts: { revoke?: boolean }) => (await import("./commands/trust-command.js")).trustCommand(ctx, opts));
+};

@@ -1,0 +1,52 @@
+import { z } from "zod";
+
+/** A permission rule: a tool-name glob, optionally with an argument specifier: `bash(git status*)`. */
+export const PermissionRule = z
+  .string()
+  .trim()
+  .regex(/^[^\s()]+(\(.*\))?$/, "a rule is a tool-name glob optionally followed by (argument pattern), e.g. bash(git status*)");
+
+/** `permissions` section: deny beats ask beats allow. */
+export const PermissionsConfig = z
+  .object({
+    allow: z.array(PermissionRule).optional(),
+    ask: z.array(PermissionRule).optional(),
+    deny: z.array(PermissionRule).optional(),
+  })
+  .passthrough();
+
+/** `model` section (agent loop). */
+export const ModelConfig = z
+  .object({
+    name: z.string().optional(),
+    baseUrl: z.string().optional(),
+    apiKeyEnv: z.string().optional(),
+    contextWindow: z.number().int().positive().optional(),
+    maxOutputTokens: z.number().int().positive().optional(),
+    timeoutMs: z.number().int().positive().optional(),
+  })
+  .passthrough();
+
+/** keel's own config schema. Unknown top-level keys are kept (other tools share these files). */
+export const KeelConfigSchema = z
+  .object({
+    permissions: PermissionsConfig.optional(),
+    model: z.union([z.string(), ModelConfig]).optional(),
+    output: z
+      .object({ maxChars: z.number().int().positive().optional() })
+      .passthrough()
+      .optional(),
+    mcp: z
+      .object({
+        lazy: z.boolean().optional(),
+        startupTimeoutMs: z.number().int().positive().optional(),
+        toolTimeoutMs: z.number().int().positive().optional(),
+        elicitation: z.enum(["decline", "cancel", "ask"]).optional(),
+      })
+      .passthrough()
+      .optional(),
+  })
+  .passthrough();
+
+/** The merged config as the host sees it. */
+export type KeelConfig = z.infer<typeof KeelConfigSchema>;

@@ -1,0 +1,80 @@
+import { ManifestError } from "../errors.js";
+import type { Workspace } from "../workspace.js";
+import { KeelConfigSchema, type KeelConfig } from "./config-schema.js";
+import {
+  type ConfigLayer,
+  jsonLayerFiles,
+  loadProjectLayer,
+  localConfigFile,
+  readJsonLayer,
+} from "./config-sources.js";
+
+/** The merged config plus the layers it came from. */
+export interface LoadedConfig {
+  config: KeelConfig;
+  layers: ConfigLayer[];
+  /** Layers that could not be parsed (skipped, reported, never overwritten). */
+  broken: ConfigLayer[];
+}
+
+/** Objects merge deeply; arrays and scalars replace. Returns a new object. */
+export function deepMerge(base: Record<string, unknown>, over: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...base };
+  for (const [key, value] of Object.entries(over)) {
+    if (key === "__proto__" || key === "constructor" || key === "prototype") continue;
+    const prev = out[key];
+    out[key] =
+      isPlainObject(prev) && isPlainObject(value) ? deepMerge(prev, value) : value;
+  }
+  return out;
+}
+
+/** True for `{...}` values (not arrays, not null). */
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+/** Loads every config layer in order (user, legacy, claude, project, local). */
+export async function loadConfigLayers(ws: Workspace): Promise<ConfigLayer[]> {
+  const json = jsonLayerFiles(ws);
+  const [jsonLayers, project, local] = await Promise.all([
+    Promise.all(json.map((l) => readJsonLayer(l.source, l.file))),
+    loadProjectLayer(ws),
+    readJsonLayer("local", localConfigFile(ws)),
+  ]);
+  return [...jsonLayers, project, local].filter((l): l is ConfigLayer => l !== undefined);
+}
+
+/**
+ * Loads and merges the config. Unparseable layers are skipped and returned in `broken`;
+ * a merged value that violates keel's schema throws a ManifestError naming the field and file.
+ */
+export async function loadConfig(ws: Workspace): Promise<LoadedConfig> {
+  const all = await loadConfigLayers(ws);
+  const layers = all.filter((l) => l.value);
+  const broken = all.filter((l) => !l.value);
+  let merged: Record<string, unknown> = {};
+  for (const layer of layers) merged = deepMerge(merged, layer.value!);
+  const parsed = KeelConfigSchema.safeParse(merged);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const field = issue.path.join(".");
+    const culprit = [...layers].reverse().find((l) => hasPath(l.value!, issue.path as PropertyKey[]));
+    throw new ManifestError(
+      `Invalid config field "${field}"${culprit ? ` in ${culprit.file}` : ""}: ${issue.message}.`,
+      culprit?.file,
+      field,
+    );
+  }
+  return { config: parsed.data, layers, broken };
+}
+
+function hasPath(obj: Record<string, unknown>, path: PropertyKey[]): boolean {
+  let cur: unknown = obj;
+  for (const key of path) {
+    if (!isPlainObject(cur) && !Array.isArray(cur)) return false;
+    cur = (cur as Record<PropertyKey, unknown>)[key];
+    if (cur === undefined) return false;
+  }
+  return true;
+}

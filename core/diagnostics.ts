@@ -1,0 +1,45 @@
+/** Severity of a diagnostic: `error` means something was skipped, `warning` a surprise, `info` a note. */
+export type DiagnosticSeverity = "error" | "warning" | "info";
+
+/**
+ * A problem found while loading manifests, config or tools. Never thrown: collected
+ * and shown by `keel plugins`, `keel tools --json`, `keel mcp` so the host keeps running.
+ */
+export interface Diagnostic {
+  severity: DiagnosticSeverity;
+  /** Which subsystem produced it: `plugin`, `mcp`, `workflow`, `registry`, `config`, ... */
+  source: string;
+  /** Absolute path of the file concerned, when there is one. */
+  file?: string;
+  /** JSON path inside the file, e.g. `tool_aliases[2].base_tool`. */
+  path?: string;
+  /** What is wrong and what to do about it. */
+  message: string;
+}
+
+/** Collects diagnostics; one per host, shared by every loader. */
+export class Diagnostics {
+  readonly items: Diagnostic[] = [];
+  /** Records one diagnostic. */
+  add(diagnostic: Diagnostic): void {
+    this.items.push(diagnostic);
+  }
+  /** Records an error-severity diagnostic. */
+  error(source: string, message: string, where: { file?: string; path?: string } = {}): void {
+    this.add({ severity: "error", source, message, ...where });
+  }
+  /** Records a warning-severity diagnostic. */
+  warn(source: string, message: string, where: { file?: string; path?: string } = {}): void {
+    this.add({ severity: "warning", source, message, ...where });
+  }
+  /** Records an info-severity diagnostic. */
+  info(source: string, message: string, where: { file?: string; path?: string } = {}): void {
+    this.add({ severity: "info", source, message, ...where });
+  }
+}
+
+/** Formats a diagnostic as one human-readable line: `error plugin file:path: message`. */
+export function formatDiagnostic(d: Diagnostic): string {
+  const where = [d.file, d.path].filter(Boolean).join(":");
+  return `${d.severity} [${d.source}]${where ? ` ${where}` : ""}: ${d.message}`;
+}

@@ -1,0 +1,76 @@
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeSync } from "node:fs";
+import { dirname } from "node:path";
+import type { EventSink, KeelEvent } from "./types.js";
+
+/**
+ * Appends events as JSON lines. Events are buffered in memory and written with one
+ * synchronous `write` per `flush` (the pipeline flushes before executing a tool and
+ * before returning), so a crash never loses an event a call had already returned.
+ */
+export class JsonlEventSink implements EventSink {
+  private fd: number | undefined;
+  private buffer: string[] = [];
+
+  /** `onOpen` runs once before the first write (e.g. to create `.keel/` and its `.gitignore`). */
+  constructor(
+    readonly file: string,
+    private readonly onOpen?: () => void,
+  ) {}
+
+  /** Buffers one event; `ts` defaults to now. */
+  emit(event: Omit<KeelEvent, "ts"> & { ts?: number }): void {
+    const withTs = event.ts === undefined ? { ts: Date.now(), ...event } : event;
+    this.buffer.push(JSON.stringify(withTs));
+  }
+
+  /** Writes buffered events durably to the file (creating it on first use). */
+  flush(): void {
+    if (this.buffer.length === 0) return;
+    if (this.fd === undefined) {
+      this.onOpen?.();
+      if (!existsSync(dirname(this.file))) mkdirSync(dirname(this.file), { recursive: true });
+      this.fd = openSync(this.file, "a");
+    }
+    const text = this.buffer.join("\n") + "\n";
+    this.buffer = [];
+    writeSync(this.fd, text);
+  }
+
+  /** Flushes and closes the file. */
+  close(): void {
+    this.flush();
+    if (this.fd !== undefined) closeSync(this.fd);
+    this.fd = undefined;
+  }
+}
+
+/** A sink that keeps events in memory (for benchmarks, nested runs and tests). */
+export class MemoryEventSink implements EventSink {
+  readonly events: KeelEvent[] = [];
+  /** Records one event. */
+  emit(event: Omit<KeelEvent, "ts"> & { ts?: number }): void {
+    this.events.push({ ts: Date.now(), ...event } as KeelEvent);
+  }
+  /** No-op. */
+  flush(): void {}
+}
+
+/** Reads a JSONL event file; a torn or invalid line (e.g. after a crash) is skipped, never fatal. */
+export function readEvents(file: string): KeelEvent[] {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch {
+    return [];
+  }
+  const out: KeelEvent[] = [];
+  for (const line of text.split("\n")) {
+    if (!line) continue;
+    try {
+      out.push(JSON.parse(line) as KeelEvent);
+    } catch {
+      // torn line from a crash mid-write: tolerated
+    }
+  }
+  return out;
+}

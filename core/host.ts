@@ -1,0 +1,160 @@
+import { join } from "node:path";
+import { ArtifactStore } from "./artifacts.js";
+import type { KeelConfig } from "./config/config-schema.js";
+import { loadConfig, type LoadedConfig } from "./config/load-config.js";
+import { Diagnostics } from "./diagnostics.js";
+import { errorMessage } from "./errors.js";
+import { JsonlEventSink } from "./events.js";
+import { PersistentBaselineStore } from "./file-baselines.js";
+import { createHooks, type KeelHooks } from "./hooks.js";
+import { PermissionPolicy } from "./permissions.js";
+import { ToolRegistry } from "./registry.js";
+import { runToolIntent } from "./run-tool-intent.js";
+import { ensureStateDir } from "./state/state-dir.js";
+import { isWorkspaceTrusted } from "./trust.js";
+import { DEFAULT_OUTPUT_BUDGET } from "./truncate.js";
+import type { Approver, EventSink, Observation, RunContext, ToolIntent } from "./types.js";
+import { SchemaValidator } from "./validation.js";
+import { resolveWorkspace, type Workspace } from "./workspace.js";
+
+/** A plugin (or runtime, or built-in feature): taps hooks and registers tools in `apply`. */
+export interface KeelPlugin {
+  name: string;
+  apply(host: Host): void | Promise<void>;
+}
+
+/** Options to create a host. */
+export interface HostOptions {
+  /** Working directory; the workspace is resolved from it. */
+  cwd: string;
+  env?: NodeJS.ProcessEnv;
+  /** `--trust`: trust the workspace's manifests for this invocation. */
+  trust?: boolean;
+  /** `--yes`: approve every `ask` (deny still wins). */
+  yes?: boolean;
+  /** Prompts the user on a TTY; absent when non-interactive. */
+  approver?: Approver;
+  /** Use this config instead of loading it (tests, benchmarks). */
+  config?: KeelConfig;
+  /** Event sink for calls without their own; default `.keel/events.jsonl`. */
+  events?: EventSink;
+}
+
+/**
+ * The host: owns the registry, the frozen hooks, the workspace, config, permissions and
+ * the event sink. No module-level state: everything hangs off this instance.
+ */
+export class Host {
+  readonly hooks: KeelHooks = createHooks();
+  readonly diagnostics = new Diagnostics();
+  readonly registry = new ToolRegistry(this.diagnostics);
+  readonly validator = new SchemaValidator();
+  readonly events: EventSink;
+  readonly artifacts: ArtifactStore;
+  readonly fileBaselines: PersistentBaselineStore;
+  readonly permissions: PermissionPolicy;
+  /** Directory tools operate in; the worktree runtime moves it into the active worktree. */
+  activeDir: string;
+  private readonly services = new Map<string, unknown>();
+  private readonly applied: string[] = [];
+  private closed = false;
+
+  private constructor(
+    readonly workspace: Workspace,
+    readonly config: KeelConfig,
+    readonly configInfo: Omit<LoadedConfig, "config">,
+    readonly trusted: boolean,
+    readonly options: HostOptions,
+  ) {
+    this.activeDir = workspace.cwd;
+    this.permissions = new PermissionPolicy(config.permissions);
+    this.events = options.events ?? new JsonlEventSink(join(workspace.stateDir, "events.jsonl"), () => this.ensureStateDir());
+    this.artifacts = new ArtifactStore(join(workspace.stateDir, "artifacts"), workspace.root, () => this.ensureStateDir());
+    this.fileBaselines = new PersistentBaselineStore(workspace.stateDir);
+    for (const layer of configInfo.broken)
+      this.diagnostics.error("config", `Config file could not be loaded and was skipped: ${layer.error}`, { file: layer.file });
+  }
+
+  /** Resolves the workspace, loads config and trust. Throws ManifestError on invalid config. */
+  static async create(options: HostOptions): Promise<Host> {
+    const env = options.env ?? process.env;
+    const workspace = resolveWorkspace(options.cwd, env);
+    const loaded = options.config ? { config: options.config, layers: [], broken: [] } : await loadConfig(workspace);
+    const trusted = await isWorkspaceTrusted(workspace, options.trust, env);
+    const { config, ...info } = loaded;
+    return new Host(workspace, config, info, trusted, { ...options, env });
+  }
+
+  /** Environment the host runs with. */
+  get env(): NodeJS.ProcessEnv {
+    return this.options.env ?? process.env;
+  }
+
+  /** Default output budget in characters (`output.maxChars`). */
+  get outputBudget(): number {
+    return this.config.output?.maxChars ?? DEFAULT_OUTPUT_BUDGET;
+  }
+
+  /** Applies plugins in order (each once, by name). */
+  async use(...plugins: KeelPlugin[]): Promise<this> {
+    for (const plugin of plugins) {
+      if (this.applied.includes(plugin.name)) continue;
+      this.applied.push(plugin.name);
+      await plugin.apply(this);
+    }
+    return this;
+  }
+
+  /** Names of applied plugins, in order. */
+  get plugins(): readonly string[] {
+    return this.applied;
+  }
+
+  /** Fires `registerTools` so every plugin registers its tools. Call once after `use`. */
+  async init(): Promise<this> {
+    try {
+      await this.hooks.registerTools.promise({ host: this });
+    } catch (error) {
+      this.diagnostics.error("host", errorMessage(error));
+    }
+    return this;
+  }
+
+  /** Runs one tool intent through the pipeline. Never throws. */
+  runTool(intent: ToolIntent, run: RunContext = {}): Promise<Observation> {
+    return runToolIntent(this, intent, run);
+  }
+
+  /** Shares an API between plugins (e.g. `mcp`, `tasks`, `templates`). */
+  provide<T>(name: string, service: T): void {
+    this.services.set(name, service);
+  }
+
+  /** A service another plugin provided, or undefined. */
+  service<T>(name: string): T | undefined {
+    return this.services.get(name) as T | undefined;
+  }
+
+  /** Creates `.keel/` (with `.gitignore`) and optional subfolders; returns the path. */
+  ensureStateDir(...sub: string[]): string {
+    return ensureStateDir(this.workspace.stateDir, ...sub);
+  }
+
+  /** Path under `.keel/state/`. Does not create it. */
+  statePath(...parts: string[]): string {
+    return join(this.workspace.stateDir, "state", ...parts);
+  }
+
+  /** Stops children (shutdown hook), saves baselines, flushes events. Idempotent; never throws. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.hooks.shutdown.promise({ host: this }).catch((error) => {
+      this.events.emit({ type: "hook_error", hook: "shutdown", message: errorMessage(error) });
+    });
+    await this.fileBaselines.save().catch((error) => {
+      this.events.emit({ type: "state_error", message: errorMessage(error) });
+    });
+    this.events.flush();
+  }
+}

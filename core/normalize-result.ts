@@ -1,0 +1,51 @@
+import { extensionFor } from "./artifacts.js";
+import type { Host } from "./host.js";
+import { looksBinary, truncateMiddle } from "./truncate.js";
+import type { ArtifactRef, ToolDefinition, ToolResult } from "./types.js";
+
+/** A normalized tool result: string content, plain metadata, artifacts listed. */
+export interface NormalizedResult {
+  ok: boolean;
+  content: string;
+  data: unknown;
+  metadata: Record<string, unknown>;
+  artifacts: ArtifactRef[];
+  truncated: boolean;
+  code?: ToolResult["code"];
+}
+
+/** Normalize phase: binary parts and binary-looking text become artifacts; content is always a string. */
+export function normalizeResult(host: Host, tool: ToolDefinition, callId: string, result: ToolResult): NormalizedResult {
+  const artifacts: ArtifactRef[] = [...(result.artifacts ?? [])];
+  let content = typeof result.content === "string" ? result.content : result.content == null ? "" : String(result.content);
+  const notes: string[] = [];
+  for (const [i, part] of (result.binary ?? []).entries()) {
+    const ref = host.artifacts.write(callId, `${part.kind ?? "binary"}-${i}`, part.data, extensionFor(part.mimeType), part.mimeType);
+    artifacts.push({ ...ref, kind: part.kind ?? "binary" });
+    notes.push(`[${part.kind ?? "binary"} ${part.mimeType}, ${part.data.length} bytes, saved to ${ref.path}]`);
+  }
+  if (looksBinary(content)) {
+    const ref = host.artifacts.write(callId, "binary-output", Buffer.from(content, "latin1"), "bin", "application/octet-stream");
+    artifacts.push(ref);
+    content = `[binary output, ${content.length} bytes, not shown; saved to ${ref.path}]`;
+  }
+  if (notes.length) content = content ? `${content}\n${notes.join("\n")}` : notes.join("\n");
+  return {
+    ok: result.ok !== false,
+    content,
+    data: result.data === undefined ? null : result.data,
+    metadata: { ...(tool.metadata ?? {}), ...(result.metadata ?? {}) },
+    artifacts,
+    truncated: false,
+    code: result.code,
+  };
+}
+
+/** Truncate phase: over-budget content keeps head and tail; the full text goes to an artifact named in content. */
+export function truncateResult(host: Host, tool: ToolDefinition, callId: string, r: NormalizedResult): NormalizedResult {
+  const budget = tool.outputBudget ?? host.outputBudget;
+  if (r.content.length <= budget) return r;
+  const ref = host.artifacts.write(callId, "full-output", r.content, "txt", "text/plain");
+  const cut = truncateMiddle(r.content, budget, `Full output saved to ${ref.path}; read it with read_file (offset/limit) if you need the rest`);
+  return { ...r, content: cut.text, truncated: true, artifacts: [...r.artifacts, { ...ref, kind: "full-output" }] };
+}

@@ -1,0 +1,91 @@
+import picomatch from "picomatch";
+import { isAbsolute, relative } from "node:path";
+import type { ToolDefinition } from "./types.js";
+
+/** What the permission layer decided, and why. */
+export interface PermissionDecision {
+  action: "allow" | "ask" | "deny";
+  /** The rule that matched, when one did. */
+  rule?: string;
+  reason: string;
+}
+
+/** Permission rules as written in config. */
+export interface PermissionRules {
+  allow?: string[];
+  ask?: string[];
+  deny?: string[];
+}
+
+interface CompiledRule {
+  text: string;
+  name: (s: string) => boolean;
+  spec?: string;
+  pathMatch?: (s: string) => boolean;
+  textMatch?: RegExp;
+}
+
+/** Compiles `name(spec)` into matchers once. */
+function compile(rule: string): CompiledRule {
+  const m = /^([^()]+?)(?:\((.*)\))?$/.exec(rule.trim());
+  const name = m?.[1] ?? rule;
+  const spec = m?.[2];
+  const out: CompiledRule = { text: rule, name: picomatch(name, { nocase: false }) };
+  if (spec !== undefined) {
+    out.spec = spec;
+    out.pathMatch = picomatch(spec, { dot: true });
+    out.textMatch = new RegExp(
+      "^" + spec.replace(/[.+?^${}()|[\]\\]/g, "\\$&").replace(/\*/g, "[\\s\\S]*") + "$",
+    );
+  }
+  return out;
+}
+
+/**
+ * Decides allow / ask / deny for a call. Deny beats ask beats allow; with no matching
+ * rule, tools whose risk is only `read` are allowed and everything else asks.
+ * Rules match the called name and the resolved tool name, so aliases cannot dodge a rule.
+ */
+export class PermissionPolicy {
+  private readonly deny: CompiledRule[];
+  private readonly ask: CompiledRule[];
+  private readonly allow: CompiledRule[];
+
+  constructor(rules: PermissionRules = {}) {
+    this.deny = (rules.deny ?? []).map(compile);
+    this.ask = (rules.ask ?? []).map(compile);
+    this.allow = (rules.allow ?? []).map(compile);
+  }
+
+  /** Decides for one call. `cwd` makes path arguments relative for `write_file(src/**)`-style rules. Never throws. */
+  decide(calledAs: string, tool: ToolDefinition, input: unknown, cwd: string): PermissionDecision {
+    const names = calledAs === tool.name ? [calledAs] : [calledAs, tool.name];
+    const arg = argumentOf(tool, input, cwd);
+    for (const [action, rules] of [
+      ["deny", this.deny],
+      ["ask", this.ask],
+      ["allow", this.allow],
+    ] as const) {
+      const hit = rules.find((r) => matches(r, names, tool, arg));
+      if (hit) return { action, rule: hit.text, reason: `${action} rule "${hit.text}" matched` };
+    }
+    const risky = tool.risk.filter((r) => r !== "read");
+    if (risky.length === 0) return { action: "allow", reason: "read-only tools are allowed by default" };
+    return { action: "ask", reason: `tools with risk ${risky.join(", ")} ask by default` };
+  }
+}
+
+function matches(rule: CompiledRule, names: string[], tool: ToolDefinition, arg: string | undefined): boolean {
+  if (!names.some((n) => rule.name(n))) return false;
+  if (rule.spec === undefined) return true;
+  if (arg === undefined) return false;
+  return tool.permissionMatch === "path" ? rule.pathMatch!(arg) : rule.textMatch!.test(arg);
+}
+
+function argumentOf(tool: ToolDefinition, input: unknown, cwd: string): string | undefined {
+  if (!tool.permissionKey || input === null || typeof input !== "object") return undefined;
+  const value = (input as Record<string, unknown>)[tool.permissionKey];
+  if (typeof value !== "string") return undefined;
+  if (tool.permissionMatch === "path" && isAbsolute(value)) return relative(cwd, value);
+  return tool.permissionMatch === "path" ? value.replace(/^\.\//, "") : value;
+}

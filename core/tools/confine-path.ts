@@ -1,0 +1,58 @@
+import { realpathSync } from "node:fs";
+import { dirname, isAbsolute, relative, resolve, sep } from "node:path";
+import { ToolError } from "../errors.js";
+
+/**
+ * Resolves a tool's path argument inside `root` (the workspace or active worktree) and
+ * refuses, before any I/O on the target, anything that leaves it: `..` escapes, absolute
+ * paths outside, and symlinks (on any existing component) pointing outside.
+ * Throws ToolError(`permission_denied`) naming the path. Returns the absolute path.
+ */
+export function confinePath(root: string, p: string, field = "path"): string {
+  if (typeof p !== "string" || p.trim() === "") throw new ToolError(`\`${field}\` must be a non-empty path.`, "precondition_failed");
+  if (p.includes("\u0000")) throw new ToolError(`\`${field}\` contains a NUL byte.`, "permission_denied");
+  const abs = resolve(root, p);
+  if (!inside(root, abs))
+    throw new ToolError(
+      `Path "${p}" is outside the workspace (${root}). Only paths inside the workspace are allowed; use a relative path such as "src/file.ts".`,
+      "permission_denied",
+      null,
+      { path: p, reason: isAbsolute(p) ? "absolute_outside" : "escapes_workspace" },
+    );
+  const realRoot = realpathSync.native(root);
+  // Find the deepest existing ancestor (or the path itself) and check where it really points.
+  let probe = abs;
+  for (;;) {
+    let real: string | undefined;
+    try {
+      real = realpathSync.native(probe);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== "ENOENT" && code !== "ENOTDIR") throw new ToolError(`Cannot resolve "${p}": ${(error as Error).message}`, "execution_failed");
+    }
+    if (real !== undefined) {
+      if (!inside(realRoot, real))
+        throw new ToolError(
+          `Path "${p}" resolves through a symlink to ${real}, outside the workspace. keel refuses to follow links that leave the workspace.`,
+          "permission_denied",
+          null,
+          { path: p, reason: "symlink_escape" },
+        );
+      return probe === abs ? real : resolve(real, relative(probe, abs));
+    }
+    const parent = dirname(probe);
+    if (parent === probe) return abs;
+    probe = parent;
+  }
+}
+
+/** True when `child` is `root` or below it (lexically). */
+export function inside(root: string, child: string): boolean {
+  const rel = relative(root, child);
+  return rel === "" || (!rel.startsWith(".." + sep) && rel !== ".." && !isAbsolute(rel));
+}
+
+/** Workspace-relative display form of an absolute path ("." for the root). */
+export function displayPath(root: string, abs: string): string {
+  return relative(root, abs) || ".";
+}

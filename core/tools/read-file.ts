@@ -1,0 +1,77 @@
+import { createHash } from "node:crypto";
+import { open } from "node:fs/promises";
+import { ToolError } from "../errors.js";
+import type { ToolDefinition } from "../types.js";
+import { confinePath, displayPath } from "./confine-path.js";
+
+/** Largest file read_file will open (bytes); larger files need offset/limit on lines after a grep. */
+export const READ_FILE_MAX_BYTES = 10 * 1024 * 1024;
+
+interface ReadFileInput {
+  path: string;
+  offset?: number;
+  limit?: number;
+}
+
+/** `read_file`: reads a text file (optionally a line window) and records the read-before-edit baseline. */
+export function readFileTool(): ToolDefinition<ReadFileInput> {
+  return {
+    name: "read_file",
+    description:
+      "Read a text file inside the workspace. Optional `offset` (first line, 1-based) and `limit` (number of lines) read a window of a large file.",
+    inputSchema: {
+      type: "object",
+      properties: {
+        path: { type: "string", description: "File path, relative to the workspace" },
+        offset: { type: "integer", minimum: 1, description: "First line to return (1-based)" },
+        limit: { type: "integer", minimum: 1, description: "Maximum number of lines to return" },
+      },
+      required: ["path"],
+      additionalProperties: false,
+    },
+    source: { kind: "builtin", id: "core" },
+    risk: ["read"],
+    readOnly: true,
+    concurrency: "safe",
+    permissionKey: "path",
+    permissionMatch: "path",
+    async execute(input, ctx) {
+      const abs = confinePath(ctx.cwd, input.path);
+      let handle;
+      try {
+        handle = await open(abs, "r");
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code === "ENOENT") throw new ToolError(`File not found: ${input.path}. Use list_dir or glob to find the right path.`, "execution_failed");
+        if (code === "EISDIR") throw new ToolError(`${input.path} is a directory; use list_dir to list it.`, "execution_failed");
+        throw error;
+      }
+      try {
+        const stat = await handle.stat();
+        if (stat.isDirectory()) throw new ToolError(`${input.path} is a directory; use list_dir to list it.`, "execution_failed");
+        if (stat.size > READ_FILE_MAX_BYTES)
+          throw new ToolError(`${input.path} is ${stat.size} bytes, over the ${READ_FILE_MAX_BYTES}-byte limit. Use grep to find the lines you need.`, "execution_failed");
+        const buf = await handle.readFile();
+        const hash = createHash("sha1").update(buf).digest("hex");
+        await ctx.fileBaselines.set(abs, { size: stat.size, mtimeMs: stat.mtimeMs, hash });
+        if (buf.includes(0)) {
+          return { content: "", binary: [{ data: buf, mimeType: "application/octet-stream", kind: "file" }], metadata: { path: displayPath(ctx.cwd, abs), bytes: stat.size } };
+        }
+        const text = buf.toString("utf8");
+        if (input.offset === undefined && input.limit === undefined)
+          return { content: text, data: { path: displayPath(ctx.cwd, abs), bytes: stat.size }, metadata: { path: displayPath(ctx.cwd, abs) } };
+        const lines = text.split("\n");
+        const start = (input.offset ?? 1) - 1;
+        const end = input.limit === undefined ? lines.length : start + input.limit;
+        const window = lines.slice(start, end);
+        return {
+          content: window.join("\n"),
+          data: { path: displayPath(ctx.cwd, abs), bytes: stat.size, totalLines: lines.length, fromLine: start + 1, toLine: start + window.length },
+          metadata: { path: displayPath(ctx.cwd, abs) },
+        };
+      } finally {
+        await handle.close();
+      }
+    },
+  };
+}

@@ -1,0 +1,211 @@
+import type { Host } from "./host.js";
+
+/** A JSON Schema object as received from manifests, servers or tool definitions. */
+export type JsonSchema = Record<string, unknown>;
+
+/** Risk tags drive default permissions: `read` is allowed, everything else asks. */
+export type RiskTag = "read" | "write" | "execute" | "network" | "delegate";
+
+/** Where a tool came from; `id` names the plugin, runtime or MCP server. */
+export interface ToolSource {
+  kind: "builtin" | "runtime" | "plugin" | "mcp";
+  id: string;
+}
+
+/** How a tool may run alongside others. */
+export type ToolConcurrency = "safe" | "exclusive" | "keyed";
+
+/** Observation codes: the architecture's fixed vocabulary (section 4). */
+export type ObservationCode =
+  | "ok"
+  | "unknown_tool"
+  | "tool_not_visible"
+  | "tool_blocked"
+  | "schema_invalid"
+  | "precondition_failed"
+  | "permission_denied"
+  | "approval_required"
+  | "user_denied"
+  | "execution_failed"
+  | "timeout"
+  | "cancelled";
+
+/** Pipeline phases, in order; `done` marks success. */
+export type ObservationPhase = "lookup" | "visibility" | "validate" | "hook" | "permission" | "execute" | "done";
+
+/** Full output kept on disk when it was truncated or binary. `path` is workspace-relative. */
+export interface ArtifactRef {
+  kind: string;
+  path: string;
+  mimeType?: string;
+  bytes?: number;
+}
+
+/** Plugin guidance attached to an observation. */
+export interface ObservationMessages {
+  beforeTool: string[];
+  afterResult: string[];
+}
+
+/** What every tool call returns (architecture section 4). Printed by `keel call --json`. */
+export interface Observation {
+  ok: boolean;
+  tool: string;
+  phase: ObservationPhase;
+  code: ObservationCode;
+  content: string;
+  data: unknown;
+  metadata: Record<string, unknown>;
+  messages: ObservationMessages;
+  truncated: boolean;
+  artifacts: ArtifactRef[];
+  durationMs: number;
+}
+
+/** Binary payload a tool returns; the pipeline stores it as an artifact, never as text. */
+export interface BinaryPart {
+  data: Buffer;
+  mimeType: string;
+  kind?: string;
+}
+
+/** What a tool's `execute` resolves to. Failures may also be thrown as `ToolError`. */
+export interface ToolResult {
+  /** Text the model sees. */
+  content: string;
+  /** Structured result. */
+  data?: unknown;
+  metadata?: Record<string, unknown>;
+  /** `false` marks a failure (e.g. non-zero exit); the observation ends in `execute`. Default true. */
+  ok?: boolean;
+  /** Code for a failure; default `execution_failed`. */
+  code?: ObservationCode;
+  /** Binary parts (images, audio, blobs) to keep as artifacts. */
+  binary?: BinaryPart[];
+  /** Artifacts the tool already wrote itself. */
+  artifacts?: ArtifactRef[];
+}
+
+/** Everything a tool may use while it runs. Built by the pipeline for each call. */
+export interface ToolContext {
+  /** Aborted on cancel or timeout; forward it to every I/O. */
+  signal: AbortSignal;
+  host: Host;
+  /** Directory tools operate in and are confined to (the workspace root or the active worktree). */
+  cwd: string;
+  /** Unique id of this call. */
+  callId: string;
+  /** Session the call belongs to, when run by the agent loop. */
+  sessionId?: string;
+  /** Name the tool was called as (an alias name for aliases). */
+  calledAs: string;
+  /** Read-before-edit baselines (session-scoped or `.keel/state` for standalone calls). */
+  fileBaselines: FileBaselineStore;
+  /** The run context the call came with (for nested calls, e.g. workflows). */
+  run: RunContext;
+}
+
+/** A tool in the one registry. */
+export interface ToolDefinition<I = any> {
+  name: string;
+  description: string;
+  inputSchema: JsonSchema;
+  source: ToolSource;
+  risk: RiskTag[];
+  readOnly: boolean;
+  concurrency: ToolConcurrency;
+  /** Input field a permission rule's argument specifier matches, e.g. `command` for bash. */
+  permissionKey?: string;
+  /** How the specifier matches: `path` uses globs with `**`, `text` uses `*` as any text. Default `text`. */
+  permissionMatch?: "path" | "text";
+  /** Max characters of `content` before truncation; default from config (`output.maxChars`). */
+  outputBudget?: number;
+  /** Default execution timeout in milliseconds (0 disables). */
+  timeoutMs?: number;
+  /** False when the input schema could not be compiled (the tool stays callable without validation). */
+  validateInput?: boolean;
+  /** Extra metadata merged into every observation of this tool (e.g. `server_name`). */
+  metadata?: Record<string, unknown>;
+  execute(input: I, ctx: ToolContext): Promise<ToolResult>;
+}
+
+/** An alias: another name for a base tool, with the base tool's schema and behaviour. */
+export interface ToolAlias {
+  name: string;
+  target: string;
+  description?: string;
+  source: ToolSource;
+}
+
+/** A request to call a tool. */
+export interface ToolIntent {
+  tool: string;
+  input: unknown;
+  callId?: string;
+}
+
+/** A decision a permission prompt returns. */
+export type ApprovalAnswer = "yes" | "no" | "always";
+
+/** A pending approval shown to the user. */
+export interface ApprovalRequest {
+  tool: string;
+  resolvedTool: string;
+  input: unknown;
+  risk: RiskTag[];
+  rule?: string;
+  reason: string;
+}
+
+/** Asks the user (TTY) to approve a call. Absent in non-interactive runs. */
+export interface Approver {
+  approve(request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalAnswer>;
+}
+
+/** Read-before-edit baselines: what a file looked like when it was last read. */
+export interface FileBaseline {
+  size: number;
+  mtimeMs: number;
+  hash: string;
+}
+
+/** Stores baselines by absolute path. */
+export interface FileBaselineStore {
+  get(absPath: string): Promise<FileBaseline | undefined>;
+  set(absPath: string, baseline: FileBaseline): Promise<void>;
+}
+
+/** Options a caller passes to `runToolIntent`. Everything is optional. */
+export interface RunContext {
+  signal?: AbortSignal;
+  /** `--yes`: approve every `ask` (deny rules still win). */
+  yes?: boolean;
+  approver?: Approver;
+  /** When set, only these tool names are visible (sub-agents, tool search). */
+  isVisible?: (name: string) => boolean;
+  sessionId?: string;
+  /** Who is calling: `cli`, `agent`, `workflow`, `mcp-server`, ... (recorded in events). */
+  origin?: string;
+  /** Event sink for this call; defaults to the host's. */
+  events?: EventSink;
+  /** Baselines for this call; defaults to the host's standalone store. */
+  fileBaselines?: FileBaselineStore;
+  /** Approvals remembered for the session ("always"). */
+  sessionAllow?: Set<string>;
+  /** Working directory override (defaults to the host's active directory). */
+  cwd?: string;
+}
+
+/** One event in the JSONL log. `type` is snake_case; more fields by type. */
+export interface KeelEvent {
+  type: string;
+  ts: number;
+  [key: string]: unknown;
+}
+
+/** Appends events; implementations must persist each event before `flush` returns. */
+export interface EventSink {
+  emit(event: Omit<KeelEvent, "ts"> & { ts?: number }): void;
+  /** Writes buffered events to disk (synchronously durable against process crashes). */
+  flush(): void;
+}

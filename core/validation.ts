@@ -1,0 +1,96 @@
+import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
+import { Ajv2020 } from "ajv/dist/2020.js";
+import addFormatsModule from "ajv-formats";
+import type { JsonSchema, ToolDefinition } from "./types.js";
+
+const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
+
+/** A compiled validator, or the reason the schema could not be compiled. */
+export type CompiledSchema = { ok: true; validate: ValidateFunction } | { ok: false; error: string };
+
+/** Compiles tool input schemas once per tool (cached) and formats errors for the model. */
+export class SchemaValidator {
+  private readonly cache = new WeakMap<ToolDefinition, CompiledSchema>();
+  private ajv?: Ajv;
+  private ajv2020?: Ajv2020;
+
+  /** The compiled schema of a tool, compiled on first use. Never throws. */
+  forTool(tool: ToolDefinition): CompiledSchema {
+    let entry = this.cache.get(tool);
+    if (!entry) {
+      entry = this.compile(tool.inputSchema);
+      this.cache.set(tool, entry);
+    }
+    return entry;
+  }
+
+  /** Compiles a schema (draft-07, or 2020-12 when it says so or draft-07 fails). Never throws. */
+  compile(schema: JsonSchema): CompiledSchema {
+    const { $schema, ...rest } = schema as { $schema?: string };
+    const prefer2020 = typeof $schema === "string" && $schema.includes("2020-12");
+    const attempts = prefer2020 ? [() => this.get2020(), () => this.get07()] : [() => this.get07(), () => this.get2020()];
+    let lastError = "";
+    for (const get of attempts) {
+      try {
+        return { ok: true, validate: get().compile(rest) };
+      } catch (error) {
+        lastError = error instanceof Error ? error.message : String(error);
+      }
+    }
+    return { ok: false, error: lastError };
+  }
+
+  private get07(): Ajv {
+    if (!this.ajv) this.ajv = addFormats(new Ajv({ allErrors: true, strict: false, validateSchema: true }));
+    return this.ajv;
+  }
+
+  private get2020(): Ajv2020 {
+    if (!this.ajv2020) this.ajv2020 = addFormats(new Ajv2020({ allErrors: true, strict: false }) as unknown as Ajv) as unknown as Ajv2020;
+    return this.ajv2020;
+  }
+}
+
+/** Turns ajv errors into one sentence per problem, naming each field: "`path` must be string (got number)". */
+export function describeSchemaErrors(errors: ErrorObject[] | null | undefined, input: unknown): string[] {
+  const out: string[] = [];
+  for (const e of errors ?? []) {
+    const field = e.instancePath ? e.instancePath.slice(1).replace(/\//g, ".") : "";
+    const at = field ? `\`${field}\`` : "the input";
+    switch (e.keyword) {
+      case "required": {
+        const missing = (e.params as { missingProperty: string }).missingProperty;
+        out.push(`missing required field \`${field ? field + "." : ""}${missing}\``);
+        break;
+      }
+      case "type":
+        out.push(`${at} must be ${(e.params as { type: string }).type} (got ${typeName(valueAt(input, e.instancePath))})`);
+        break;
+      case "additionalProperties":
+        out.push(`unknown field \`${field ? field + "." : ""}${(e.params as { additionalProperty: string }).additionalProperty}\` is not allowed`);
+        break;
+      case "enum":
+        out.push(`${at} must be one of ${JSON.stringify((e.params as { allowedValues: unknown[] }).allowedValues)}`);
+        break;
+      default:
+        out.push(`${at} ${e.message ?? "is invalid"}`);
+    }
+  }
+  return [...new Set(out)];
+}
+
+function valueAt(input: unknown, pointer: string): unknown {
+  let cur = input;
+  for (const part of pointer.split("/").slice(1)) {
+    if (cur === null || typeof cur !== "object") return undefined;
+    cur = (cur as Record<string, unknown>)[part.replace(/~1/g, "/").replace(/~0/g, "~")];
+  }
+  return cur;
+}
+
+function typeName(v: unknown): string {
+  if (v === null) return "null";
+  if (Array.isArray(v)) return "array";
+  if (typeof v === "number" && Number.isInteger(v)) return "integer";
+  return typeof v;
+}

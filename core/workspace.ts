@@ -1,0 +1,41 @@
+import { existsSync, realpathSync } from "node:fs";
+import { homedir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+
+/** Where things live for one invocation (architecture section 6). */
+export interface Workspace {
+  /** Nearest ancestor of `cwd` holding `.git` or `.keel`, else `cwd`. Real path. */
+  root: string;
+  /** The directory keel was started in (real path). */
+  cwd: string;
+  /** `<root>/.keel`. Created on first write. */
+  stateDir: string;
+  /** `$KEEL_HOME`, default `~/.keel`. */
+  keelHome: string;
+}
+
+/** Resolves the workspace for a working directory. Never creates anything. */
+export function resolveWorkspace(cwd: string, env: NodeJS.ProcessEnv = process.env): Workspace {
+  const real = realpathSync.native(resolve(cwd));
+  let root = real;
+  for (let dir = real; ; dir = dirname(dir)) {
+    if (existsSync(join(dir, ".git")) || existsSync(join(dir, ".keel"))) {
+      root = dir;
+      break;
+    }
+    if (dirname(dir) === dir) break;
+  }
+  const keelHome = resolve(env.KEEL_HOME && env.KEEL_HOME.trim() ? env.KEEL_HOME : join(homedir(), ".keel"));
+  return { root, cwd: real, stateDir: join(root, ".keel"), keelHome };
+}
+
+/** Directories from `cwd` up to `root` inclusive, nearest first. Never goes above `root`. */
+export function ancestorsWithin(cwd: string, root: string): string[] {
+  const out: string[] = [];
+  for (let dir = cwd; ; dir = dirname(dir)) {
+    out.push(dir);
+    if (dir === root || dirname(dir) === dir) break;
+  }
+  if (out[out.length - 1] !== root) return [cwd];
+  return out;
+}

@@ -1,0 +1,60 @@
+import { mkdtempSync, mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync, existsSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { execFileSync } from "node:child_process";
+
+/** A temporary workspace (its own KEEL_HOME too) for one test. */
+export interface TempWorkspace {
+  /** Real path of the workspace root. */
+  root: string;
+  /** A private `$KEEL_HOME` (never the developer's ~/.keel). */
+  keelHome: string;
+  /** Environment for child processes and hosts: KEEL_HOME set, KEEL_TRUST unset. */
+  env: NodeJS.ProcessEnv;
+  /** Writes a file (creating folders); objects are written as JSON. */
+  write(rel: string, content: string | object): string;
+  read(rel: string): string;
+  exists(rel: string): boolean;
+  path(...rel: string[]): string;
+  /** Runs git in the workspace (after `git: true`). */
+  git(...args: string[]): string;
+  cleanup(): void;
+}
+
+/** Creates a temp workspace with files; `git: true` makes it a repo with one commit and a local identity. */
+export function makeWorkspace(files: Record<string, string | object> = {}, opts: { git?: boolean; marker?: boolean } = {}): TempWorkspace {
+  const base = realpathSync(mkdtempSync(join(tmpdir(), "keel-test-")));
+  const root = join(base, "ws");
+  const keelHome = join(base, "keel-home");
+  mkdirSync(root, { recursive: true });
+  mkdirSync(keelHome, { recursive: true });
+  const env: NodeJS.ProcessEnv = { ...process.env, KEEL_HOME: keelHome, CI: "true" };
+  delete env.KEEL_TRUST;
+  const ws: TempWorkspace = {
+    root,
+    keelHome,
+    env,
+    write(rel, content) {
+      const file = join(root, rel);
+      mkdirSync(dirname(file), { recursive: true });
+      writeFileSync(file, typeof content === "string" ? content : JSON.stringify(content, null, 2));
+      return file;
+    },
+    read: (rel) => readFileSync(join(root, rel), "utf8"),
+    exists: (rel) => existsSync(join(root, rel)),
+    path: (...rel) => join(root, ...rel),
+    git: (...args) => execFileSync("git", args, { cwd: root, encoding: "utf8", env: { ...env, GIT_CONFIG_NOSYSTEM: "1" } }),
+    cleanup: () => rmSync(base, { recursive: true, force: true }),
+  };
+  if (opts.marker !== false && !opts.git) mkdirSync(join(root, ".keel"), { recursive: true });
+  for (const [rel, content] of Object.entries(files)) ws.write(rel, content);
+  if (opts.git) {
+    ws.git("init", "-q", "-b", "main");
+    ws.git("config", "user.name", "keel test");
+    ws.git("config", "user.email", "test@keel.invalid");
+    ws.git("config", "commit.gpgsign", "false");
+    ws.git("add", "-A");
+    ws.git("commit", "-q", "--allow-empty", "-m", "initial");
+  }
+  return ws;
+}
