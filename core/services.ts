@@ -1,0 +1,71 @@
+/**
+ * Interfaces of the services runtimes share through `host.provide(name, ...)` /
+ * `host.service<T>(name)`. A consumer must work (with a clear message) when the service is absent.
+ */
+
+/** A managed git worktree. */
+export interface WorktreeInfo {
+  name: string;
+  /** Absolute path of the worktree directory (`.keel/worktrees/<name>`). */
+  path: string;
+  /** Branch created for it: `keel/<name>`. */
+  branch: string;
+  /** Branch (or commit) it was created from. */
+  baseBranch: string;
+  baseCommit: string;
+}
+
+/** Outcome of finishing a worktree. */
+export interface WorktreeExitResult {
+  name: string;
+  action: "keep" | "merge" | "discard";
+  ok: boolean;
+  message: string;
+  /** Files changed in the worktree relative to its base. */
+  changedFiles: string[];
+  /** Ref under `refs/keel/discarded/` holding saved work, when discarded with changes. */
+  savedRef?: string;
+}
+
+/** Provided by the worktree runtime as `"worktrees"`. */
+export interface WorktreeService {
+  /** Creates a worktree and makes it the host's active directory (one at a time). */
+  enter(name: string | undefined, signal?: AbortSignal): Promise<WorktreeInfo>;
+  /** Leaves the active worktree with `keep`, `merge` or `discard`. */
+  exit(action: "keep" | "merge" | "discard", opts?: { force?: boolean; signal?: AbortSignal }): Promise<WorktreeExitResult>;
+  /** The active worktree of this workspace, if any. */
+  active(): WorktreeInfo | undefined;
+  /** Creates a managed worktree without activating it (sub-agents, workflows). */
+  create(name: string, signal?: AbortSignal): Promise<WorktreeInfo>;
+  /** Finishes a worktree made by `create`. */
+  finish(name: string, action: "keep" | "merge" | "discard", opts?: { force?: boolean; signal?: AbortSignal }): Promise<WorktreeExitResult>;
+}
+
+/** A request to run a model turn (workflow `prompt` steps, sub-agents). */
+export interface AgentRunRequest {
+  prompt: string;
+  /** Working directory for the run's tools (e.g. a worktree). */
+  cwd?: string;
+  maxSteps?: number;
+  /** Restrict the visible tools to these names. */
+  tools?: string[];
+  signal?: AbortSignal;
+  parentSessionId?: string;
+  /** Approve asks (like --yes) for this run. */
+  yes?: boolean;
+}
+
+/** Result of an agent run. */
+export interface AgentRunResult {
+  ok: boolean;
+  /** The final answer text (or the error). */
+  text: string;
+  sessionId: string;
+  /** Why the run stopped: `answer`, `max_steps`, `budget`, `error`, `cancelled`, `awaiting_approval`. */
+  reason: string;
+}
+
+/** Provided by the agent loop as `"agent"` when a model is configured. */
+export interface AgentService {
+  runPrompt(request: AgentRunRequest): Promise<AgentRunResult>;
+}
