@@ -69,3 +69,28 @@ export interface AgentRunResult {
 export interface AgentService {
   runPrompt(request: AgentRunRequest): Promise<AgentRunResult>;
 }
+
+/** What one discovered plugin hands to other runtimes (MCP servers, workflows). */
+export interface PluginHandOff {
+  /** Plugin name. */
+  plugin: string;
+  /** Absolute path of its plugin.json. */
+  manifestPath: string;
+  /** Plugin root directory (what `${CLAUDE_PLUGIN_ROOT}` / `${PLUGIN_ROOT}` expand to). */
+  root: string;
+  /** True for plugins under `$KEEL_HOME` (user level, trusted). */
+  userLevel: boolean;
+  /** `{name: serverConfig}` from `mcpServers` (inline or the referenced JSON file), plugin-root variables expanded. */
+  mcpServers: Record<string, unknown>;
+  /** File the MCP servers came from (the plugin.json or the referenced file). */
+  mcpServersFile?: string;
+  /** Raw workflow definitions from the `workflows` field (inline list, or loaded from the relative path), unvalidated. */
+  workflows: unknown[];
+  /** File the workflows came from. */
+  workflowsFile?: string;
+}
+
+/** Provided by the plugin runtime as `"plugins"` (available from `apply` on, before `registerTools`). */
+export interface PluginsService {
+  handOffs(): PluginHandOff[];
+}
