@@ -11,6 +11,7 @@ import { defaultRuntimes } from "../runtimes/index.js";
 export async function createKeelHost(options: HostOptions): Promise<Host> {
   const host = await Host.create(options);
   await host.use(builtinTools(), ...pluginRuntimes(), ...defaultRuntimes());
+  await host.use((await import("../core/agent/agent-plugin.js")).agentPlugin());
   await host.init();
   return host;
 }

@@ -63,6 +63,7 @@ export async function main(argv: string[], io: CliIO = defaultIO()): Promise<num
   registerCoreCommands(program, ctx);
   registerPluginCommands(program, ctx);
   for (const register of runtimeCommands) register(program, ctx);
+  (await import("../core/cli/agent-commands.js")).registerAgentCommands(program, ctx);
   for (const cmd of program.commands) cmd.exitOverride().configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) });
 
   try {

@@ -45,6 +45,8 @@ function compile(rule: string): CompiledRule {
  * Decides allow / ask / deny for a call. Deny beats ask beats allow; with no matching
  * rule, tools whose risk is only `read` are allowed and everything else asks.
  * Rules match the called name and the resolved tool name, so aliases cannot dodge a rule.
+ * For shell commands, an allow specifier never matches a compound command (`;`, `&&`, `|`, `$(...)`)
+ * unless the rule itself contains one, while deny and ask specifiers match any part of it.
  */
 export class PermissionPolicy {
   private readonly deny: CompiledRule[];
@@ -66,7 +68,7 @@ export class PermissionPolicy {
       ["ask", this.ask],
       ["allow", this.allow],
     ] as const) {
-      const hit = rules.find((r) => matches(r, names, tool, arg));
+      const hit = rules.find((r) => matches(r, names, tool, arg, action));
       if (hit) return { action, rule: hit.text, reason: `${action} rule "${hit.text}" matched` };
     }
     const risky = tool.risk.filter((r) => r !== "read");
@@ -75,11 +77,27 @@ export class PermissionPolicy {
   }
 }
 
-function matches(rule: CompiledRule, names: string[], tool: ToolDefinition, arg: string | undefined): boolean {
+/** Shell control operators and substitutions: a command containing them is several commands. */
+const SHELL_META = /[;&|\n`]|\$\(/;
+
+function matches(rule: CompiledRule, names: string[], tool: ToolDefinition, arg: string | undefined, action: PermissionDecision["action"]): boolean {
   if (!names.some((n) => rule.name(n))) return false;
   if (rule.spec === undefined) return true;
   if (arg === undefined) return false;
-  return tool.permissionMatch === "path" ? rule.pathMatch!(arg) : rule.textMatch!.test(arg);
+  if (tool.permissionMatch === "path") return rule.pathMatch!(arg);
+  if (tool.permissionKey !== "command") return rule.textMatch!.test(arg);
+  // Shell commands: `bash(git status*)` must not allow `git status; rm -rf x`, and
+  // `bash(rm -rf*)` must still deny `cd x && rm -rf y`.
+  if (action === "allow") return rule.textMatch!.test(arg) && (!SHELL_META.test(arg) || SHELL_META.test(rule.spec));
+  return rule.textMatch!.test(arg) || commandSegments(arg).some((s) => rule.textMatch!.test(s));
+}
+
+/** The simple commands of a command line, split on `;`, `&&`, `||`, `|`, `&`, newlines and substitutions. */
+function commandSegments(command: string): string[] {
+  return command
+    .split(/&&|\|\||[;&|\n`]|\$\(|\)/)
+    .map((s) => s.trim())
+    .filter(Boolean);
 }
 
 function argumentOf(tool: ToolDefinition, input: unknown, cwd: string): string | undefined {

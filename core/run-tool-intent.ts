@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import { errorMessage, HookError, ToolError } from "./errors.js";
 import type { BeforeToolContext } from "./hooks.js";
 import type { Host } from "./host.js";
@@ -20,14 +20,14 @@ export const DEFAULT_TOOL_TIMEOUT_MS = 120_000;
 
 /** A fresh call id: time-ordered and unique enough for artifact names. */
 export function newCallId(): string {
-  return `call_${Date.now().toString(36)}${randomBytes(4).toString("hex")}`;
+  return `call_${Date.now().toString(36)}${randomUUID().slice(0, 8)}`;
 }
 
 /**
  * The single choke point for every tool call: lookup → visibility → validate → hook →
  * permission → execute → normalize → truncate → observe. Never throws: every failure is an
  * observation with the phase it ended in and a code. Each phase appends an event; events
- * are flushed before execution and before returning.
+ * are flushed before executing a tool that is not read-only, and always before returning.
  */
 export async function runToolIntent(host: Host, intent: ToolIntent, run: RunContext = {}): Promise<Observation> {
   const started = performance.now();
@@ -76,7 +76,7 @@ export async function runToolIntent(host: Host, intent: ToolIntent, run: RunCont
   const hookCtx: BeforeToolContext = { host, intent, calledAs, tool, input, run, messages: [] };
   let decision;
   try {
-    decision = await host.hooks.beforeTool.promise(hookCtx);
+    decision = host.hooks.beforeTool.taps.length === 0 ? undefined : await host.hooks.beforeTool.promise(hookCtx);
   } catch (error) {
     const tap = error instanceof HookError ? error.tap : "unknown";
     events.emit({ type: "hook_error", ...base, hook: "beforeTool", tap, message: errorMessage(error) });
@@ -121,7 +121,9 @@ export async function runToolIntent(host: Host, intent: ToolIntent, run: RunCont
 
   // execute
   events.emit({ type: "tool_execute", ...base, resolvedTool: tool.name });
-  events.flush();
+  // A tool that may have side effects is on disk as started before it runs (a crash mid-call
+  // still leaves the record); read-only tools skip this write and flush once when the call ends.
+  if (!tool.readOnly) events.flush();
   const executed = await execute(host, tool, input, run, callId, calledAs, cwd);
   if (!executed.ok) {
     events.emit({ type: "tool_result", ...base, ok: false, code: executed.code });
@@ -156,27 +158,46 @@ type Executed =
 
 async function execute(host: Host, tool: ToolDefinition, input: unknown, run: RunContext, callId: string, calledAs: string, cwd: string): Promise<Executed> {
   const timeoutMs = tool.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
-  const timeout = timeoutMs > 0 ? AbortSignal.timeout(timeoutMs) : undefined;
-  const signals = [run.signal, timeout].filter((s): s is AbortSignal => s !== undefined);
-  const signal = signals.length === 1 ? signals[0]! : signals.length ? AbortSignal.any(signals) : new AbortController().signal;
-  const ctx: ToolContext = { signal, host, cwd, callId, sessionId: run.sessionId, calledAs, fileBaselines: run.fileBaselines ?? host.fileBaselines, run };
   const aborted = () => (run.signal?.aborted ? { ok: false as const, code: "cancelled" as const, message: `${calledAs} was cancelled.` }
     : { ok: false as const, code: "timeout" as const, message: `${calledAs} timed out after ${timeoutMs} ms. Try a smaller request or a longer timeout.` });
-  if (signal.aborted) return aborted();
-  let onAbort: (() => void) | undefined;
-  const abortPromise = new Promise<Executed>((resolve) => {
-    onAbort = () => resolve(aborted());
-    signal.addEventListener("abort", onAbort, { once: true });
-  });
+  if (run.signal?.aborted) return aborted();
+  // The call's signal is created only when the tool reads `ctx.signal` (AbortController is a
+  // measurable share of a fast call); the caller's signal and the timeout abort it, or mark it
+  // to be born aborted. The timer is cleared when the call ends.
+  let controller: AbortController | undefined;
+  let stopped: { reason: unknown } | undefined;
+  const signalOf = () => {
+    if (!controller) {
+      controller = new AbortController();
+      if (stopped) controller.abort(stopped.reason);
+    }
+    return controller.signal;
+  };
+  let settle: (e: Executed) => void = () => undefined;
+  const abortPromise = new Promise<Executed>((resolve) => (settle = resolve));
+  const stop = (reason: unknown) => {
+    stopped ??= { reason };
+    if (controller && !controller.signal.aborted) controller.abort(reason);
+    settle(aborted());
+  };
+  const timer = timeoutMs > 0 ? setTimeout(() => stop(new DOMException(`${calledAs} timed out after ${timeoutMs} ms`, "TimeoutError")), timeoutMs) : undefined;
+  const onCallerAbort = () => stop(run.signal?.reason);
+  run.signal?.addEventListener("abort", onCallerAbort, { once: true });
+  const ctx: ToolContext = {
+    get signal() {
+      return signalOf();
+    },
+    host, cwd, callId, sessionId: run.sessionId, calledAs, fileBaselines: run.fileBaselines ?? host.fileBaselines, run,
+  };
   try {
-    const result = await Promise.race([tool.execute(input, ctx).then((r) => ({ ok: true as const, result: r })), abortPromise]);
-    return result;
+    return await Promise.race([tool.execute(input, ctx).then((r) => ({ ok: true as const, result: r })), abortPromise]);
   } catch (error) {
-    if (signal.aborted) return aborted();
+    if (stopped) return aborted();
     if (error instanceof ToolError) return { ok: false, code: error.code, message: error.message, data: error.data, metadata: error.metadata };
     return { ok: false, code: "execution_failed", message: `${calledAs} failed: ${errorMessage(error)}` };
   } finally {
-    if (onAbort) signal.removeEventListener("abort", onAbort);
+    if (timer) clearTimeout(timer);
+    run.signal?.removeEventListener("abort", onCallerAbort);
   }
 }
 
@@ -185,7 +206,8 @@ async function observe(
   end: (o: Omit<Observation, "durationMs" | "tool">) => Observation, obs: Omit<Observation, "durationMs" | "tool">,
 ): Promise<Observation> {
   const draft = end(obs);
-  if (!host.hooks.afterResult.isUsed()) return draft;
+  // `isUsed()` is always true here (every hook carries the error-naming interceptor): count taps.
+  if (host.hooks.afterResult.taps.length === 0) return draft;
   try {
     const ctx = await host.hooks.afterResult.promise({ host, intent, calledAs: draft.tool, tool, input, run, observation: draft });
     return ctx.observation;

@@ -1,4 +1,9 @@
 import type { CommandRegistrar } from "../core/cli/cli-context.js";
 
-/** Registers `keel plugins`. */
-export const registerPluginCommands: CommandRegistrar = () => {};
+/** Registers `keel plugins [--json]` (implementation loads lazily). */
+export const registerPluginCommands: CommandRegistrar = (program, ctx) => {
+  program
+    .command("plugins")
+    .description("List discovered plugins with what each adds, what was skipped and why, and diagnostics")
+    .action(async () => (await import("./plugins-command.js")).pluginsCommand(ctx));
+};

@@ -1,6 +1,7 @@
 import type { KeelPlugin } from "../core/host.js";
+import { pluginManifestRuntime } from "./plugin-manifest-runtime.js";
 
 /** The plugin-manifest runtime(s) applied to every host. */
 export function pluginRuntimes(): KeelPlugin[] {
-  return [];
+  return [pluginManifestRuntime()];
 }

@@ -1,4 +1,11 @@
 import type { KeelPlugin } from "../core/host.js";
+import { taskRuntime } from "./task/index.js";
+import { planRuntime } from "./plan/index.js";
+import { teamRuntime } from "./team/index.js";
+import { configRuntime } from "./config/index.js";
+import { worktreeRuntime } from "./worktree/index.js";
+import { workflowRuntime } from "./workflow/index.js";
+import { mcpRuntime } from "./mcp/index.js";
 
 /**
  * Every domain runtime, in application order. Each is a plugin (`apply(host)`) living in its
@@ -6,5 +13,12 @@ import type { KeelPlugin } from "../core/host.js";
  */
 export function defaultRuntimes(): KeelPlugin[] {
   return [
+    taskRuntime(),
+    planRuntime(),
+    teamRuntime(),
+    configRuntime(),
+    worktreeRuntime(),
+    workflowRuntime(),
+    mcpRuntime(),
   ];
 }

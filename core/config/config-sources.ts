@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { ManifestError, errorMessage } from "../errors.js";
-import type { Workspace } from "../workspace.js";
+import { ancestorsWithin, type Workspace } from "../workspace.js";
 
 /** Names of the config layers, lowest precedence first. */
 export type ConfigSourceName = "user" | "legacy" | "claude" | "project" | "local";
@@ -51,12 +51,18 @@ export async function readJsonLayer(source: ConfigSourceName, file: string): Pro
   }
 }
 
-/** Loads the project layer with cosmiconfig (module `keel`), searching from cwd up to the workspace root. */
+/** Loads the project layer with cosmiconfig (module `keel`), searching from cwd up to the workspace root (never above). */
 export async function loadProjectLayer(ws: Workspace): Promise<ConfigLayer | undefined> {
-  const { cosmiconfig } = await import("cosmiconfig");
-  const explorer = cosmiconfig("keel", { stopDir: ws.root, cache: false });
+  const { cosmiconfig, getDefaultSearchPlaces } = await import("cosmiconfig");
+  // cosmiconfig's defaults lack `keel.config.json`/`.yaml`; its "global" strategy would also read ~/.config.
+  const searchPlaces = [...getDefaultSearchPlaces("keel"), "keel.config.json", "keel.config.yaml", "keel.config.yml"];
+  const explorer = cosmiconfig("keel", { searchPlaces, searchStrategy: "none", cache: false });
   try {
-    const found = await explorer.search(ws.cwd);
+    let found = null;
+    for (const dir of ancestorsWithin(ws.cwd, ws.root)) {
+      found = await explorer.search(dir);
+      if (found) break;
+    }
     if (!found || found.isEmpty) return undefined;
     const value = found.config as unknown;
     if (value === null || typeof value !== "object" || Array.isArray(value))

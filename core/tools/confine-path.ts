@@ -19,7 +19,10 @@ export function confinePath(root: string, p: string, field = "path"): string {
       null,
       { path: p, reason: isAbsolute(p) ? "absolute_outside" : "escapes_workspace" },
     );
-  const realRoot = realpathSync.native(root);
+  // `root` is normally a real path already (the workspace and worktrees are resolved); only
+  // resolve it when a target seems outside, which keeps the common case to one syscall.
+  let realRoot: string | undefined;
+  const insideRoot = (real: string) => inside(root, real) || inside((realRoot ??= realpathSync.native(root)), real);
   // Find the deepest existing ancestor (or the path itself) and check where it really points.
   let probe = abs;
   for (;;) {
@@ -31,7 +34,7 @@ export function confinePath(root: string, p: string, field = "path"): string {
       if (code !== "ENOENT" && code !== "ENOTDIR") throw new ToolError(`Cannot resolve "${p}": ${(error as Error).message}`, "execution_failed");
     }
     if (real !== undefined) {
-      if (!inside(realRoot, real))
+      if (!insideRoot(real))
         throw new ToolError(
           `Path "${p}" resolves through a symlink to ${real}, outside the workspace. keel refuses to follow links that leave the workspace.`,
           "permission_denied",

@@ -1,0 +1,96 @@
+import { existsSync, statSync } from "node:fs";
+import { errorMessage } from "../errors.js";
+import { ModelError } from "../model/model-error.js";
+import { drainQueue } from "../session/message-queue.js";
+import type { ActiveSession } from "./active-session.js";
+import { economize } from "./context-economy.js";
+import { runPendingCalls, type ApprovalDecision } from "./run-tool-calls.js";
+import { toolMenu } from "./tool-menu.js";
+
+/** Why a turn stopped. */
+export type StopReason = "answer" | "max_steps" | "budget" | "error" | "cancelled" | "awaiting_approval";
+
+/**
+ * The loop. Each step, in order: finish pending tool calls → check stop conditions → drain
+ * queued messages → assemble context (tool menu, pruning/compaction) → call the model
+ * (streaming) → persist the assistant message → run its tool calls one by one, persisting
+ * each observation. Tool errors are observations; model errors end the turn with `error`.
+ */
+export async function driveSession(s: ActiveSession, decision?: ApprovalDecision): Promise<StopReason> {
+  const maxSteps = s.options.maxSteps ?? s.state.maxSteps ?? s.settings.maxSteps;
+  for (;;) {
+    if (s.state.pending) {
+      const outcome = await runPendingCalls(s, toolMenu(s), decision);
+      decision = undefined;
+      if (outcome === "paused") return "awaiting_approval";
+    }
+    if (s.options.signal?.aborted) return "cancelled";
+    if (s.state.turnSteps >= maxSteps) return "max_steps";
+    const budget = overBudget(s);
+    if (budget) {
+      s.emit("budget_exceeded", { budget });
+      return "budget";
+    }
+    await drainQueued(s);
+    const menu = toolMenu(s);
+    const estimate = await economize(s, menu.tools);
+    s.state.usage.lastRequestTokens = estimate;
+    const callIndex = s.state.usage.modelCalls;
+    s.emit("model_call", {
+      step: s.state.turnSteps + 1, callIndex, model: s.model.id, estimatedTokens: estimate, messages: s.state.messages.length,
+      tools: menu.tools.length, toolTokens: menu.toolTokens, fullToolTokens: menu.fullToolTokens, deferredTools: menu.deferred.size || undefined,
+    });
+    s.events.flush();
+    const started = performance.now();
+    let response;
+    try {
+      response = await s.model.complete(
+        { messages: s.state.messages, tools: menu.tools, sessionId: s.id, callIndex, maxOutputTokens: s.model.profile.maxOutputTokens },
+        { signal: s.options.signal, onText: s.options.onText },
+      );
+    } catch (error) {
+      if (s.options.signal?.aborted) return "cancelled";
+      s.state.error = errorMessage(error);
+      s.emit("model_error", { callIndex, message: s.state.error, transient: error instanceof ModelError ? error.transient : undefined });
+      return "error";
+    }
+    s.state.turnSteps++;
+    s.state.usage.modelCalls++;
+    s.state.usage.inputTokens += response.usage?.inputTokens ?? estimate;
+    s.state.usage.outputTokens += response.usage?.outputTokens ?? Math.ceil((response.text.length + JSON.stringify(response.toolCalls).length) / 4);
+    s.emit("model_response", {
+      callIndex, durationMs: Math.round(performance.now() - started), finishReason: response.finishReason,
+      toolCalls: response.toolCalls.map((c) => ({ id: c.id, name: c.name })), textChars: response.text.length, usage: response.usage,
+    });
+    if (response.text && response.toolCalls.length) s.options.onText?.("\n");
+    s.addMessage({ role: "assistant", content: response.text, ...(response.toolCalls.length ? { toolCalls: response.toolCalls } : {}) });
+    if (response.toolCalls.length === 0) {
+      s.state.lastAnswer = response.text;
+      await s.save();
+      return "answer";
+    }
+    s.state.pending = { turn: s.state.turn, calls: response.toolCalls.map((c) => ({ ...c, status: "queued" as const })) };
+    await s.save();
+  }
+}
+
+/** Moves queued `keel send` messages (FIFO) into the conversation. */
+export async function drainQueued(s: ActiveSession): Promise<number> {
+  if (!existsSync(s.paths.queue) || statSync(s.paths.queue).size <= 3) return 0;
+  const items = await drainQueue(s.paths.queue);
+  for (const item of items) s.addMessage({ role: "user", kind: "queued", content: item.text });
+  if (items.length) {
+    s.emit("queue_drained", { count: items.length });
+    await s.save();
+  }
+  return items.length;
+}
+
+function overBudget(s: ActiveSession): string | undefined {
+  const b = s.settings.budgets;
+  const u = s.state.usage;
+  if (b.maxModelCalls !== undefined && u.modelCalls >= b.maxModelCalls) return `maxModelCalls (${b.maxModelCalls})`;
+  if (b.maxToolCalls !== undefined && u.toolCalls >= b.maxToolCalls) return `maxToolCalls (${b.maxToolCalls})`;
+  if (b.maxTokens !== undefined && u.inputTokens + u.outputTokens >= b.maxTokens) return `maxTokens (${b.maxTokens})`;
+  return undefined;
+}

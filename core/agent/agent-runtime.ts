@@ -1,0 +1,238 @@
+import { createHash } from "node:crypto";
+import { existsSync, statSync } from "node:fs";
+import { UsageError, errorMessage } from "../errors.js";
+import type { Host } from "../host.js";
+import { createModel } from "../model/create-model.js";
+import { requireModelSpec, type ModelSpec } from "../model/model-spec.js";
+import type { AgentRunRequest, AgentRunResult, AgentService } from "../services.js";
+import { acquireSessionLock } from "../session/session-lock.js";
+import { newSessionId, sessionPaths } from "../session/session-paths.js";
+import { createSessionFiles, initialState, readSessionMeta, readSessionState } from "../session/session-store.js";
+import type { SessionMeta, SessionUsage } from "../session/session-types.js";
+import { ActiveSession, type SessionRunOptions } from "./active-session.js";
+import { driveSession, type StopReason } from "./agent-loop.js";
+import { agentSettings, MAX_DELEGATION_DEPTH } from "./agent-settings.js";
+import { recoverCrashedTurn } from "./crash-recovery.js";
+import type { ApprovalDecision } from "./run-tool-calls.js";
+import { fireAfterTurn, firePromptHooks } from "./session-hooks.js";
+
+/** Options of `start` / `resume` / `decide`. */
+export interface AgentRunOptions extends SessionRunOptions {
+  prompt?: string;
+  /** Id for a new session (default: generated). */
+  sessionId?: string;
+  /** Working directory of the session's tools (default: the host's active directory). */
+  cwd?: string;
+  /** Restrict visible tools to these names. */
+  tools?: string[];
+  parentSessionId?: string;
+  /** `--model`: overrides the configured (or, on resume, the frozen) model. */
+  model?: string;
+  /** An already resolved model (sub-agents and workflow steps inherit their parent's). */
+  modelSpec?: ModelSpec;
+  /** Managed worktree the session runs in. */
+  worktree?: { name: string; path: string; branch: string };
+}
+
+/** What a run returns to the CLI, workflows and delegate_agent. */
+export interface AgentOutcome {
+  ok: boolean;
+  sessionId: string;
+  status: string;
+  reason: StopReason | "interrupted";
+  /** Final answer, error message, or what awaits approval. */
+  text: string;
+  usage: SessionUsage;
+  pendingApproval?: { callId: string; tool: string; arguments: string };
+}
+
+/**
+ * The agent loop's entry points for one host: start, resume, approve/reject sessions, and
+ * run prompts for workflows (AgentService). Holds the sessions this process has open.
+ */
+export class AgentRuntime implements AgentService {
+  /** Sessions open in this process, by id (delegate_agent finds its parent here). */
+  readonly active = new Map<string, ActiveSession>();
+  /** `--model` of this invocation: later sessions without a parent (workflow steps) use it too. */
+  private modelFlag?: string;
+
+  constructor(readonly host: Host) {}
+
+  /** Starts a new session and runs its first turn. Throws UsageError when no model is configured. */
+  async start(opts: AgentRunOptions): Promise<AgentOutcome> {
+    const host = this.host;
+    const prompt = opts.prompt?.trim();
+    if (!prompt) throw new UsageError('Give a prompt: keel run "what to do".');
+    const spec = opts.modelSpec ?? requireModelSpec(host.config, opts.model ?? this.modelFlag, host.env, host.workspace.root);
+    const model = createModel(spec, host.env);
+    if (opts.model && !this.modelFlag) {
+      this.modelFlag = opts.model;
+      if (!host.service("agent")) host.provide<AgentService>("agent", this);
+    }
+    const settings = agentSettings(host.config as Record<string, unknown>);
+    let depth = 0;
+    if (opts.parentSessionId) {
+      depth = (await readSessionMeta(host.workspace.stateDir, opts.parentSessionId)).depth + 1;
+      if (depth > MAX_DELEGATION_DEPTH) throw new UsageError(`Sub-agents nest at most ${MAX_DELEGATION_DEPTH} deep; session ${opts.parentSessionId} is at the limit.`);
+    }
+    const listing = host.registry.listing();
+    const servers = [...new Set(listing.filter((t) => t.source.kind === "mcp").map((t) => t.source.id))].sort();
+    const meta: SessionMeta = {
+      id: opts.sessionId ?? newSessionId(), createdAt: new Date().toISOString(), parentSessionId: opts.parentSessionId, depth,
+      model: spec, cwd: opts.worktree?.path ?? opts.cwd ?? host.activeDir, permissions: host.config.permissions ?? {},
+      plugins: [...host.plugins], pluginFingerprint: hash(host.plugins), servers, serverFingerprint: hash(servers),
+      toolMenuHash: hash(listing.map((t) => [t.name, t.inputSchema])), worktree: opts.worktree,
+    };
+    host.ensureStateDir("sessions");
+    const paths = await createSessionFiles(host.workspace.stateDir, meta);
+    const lock = acquireSessionLock(paths.lock, meta.id);
+    const state = initialState(meta.id, prompt.split("\n")[0]!.slice(0, 80));
+    state.toolSubset = opts.tools;
+    state.maxSteps = opts.maxSteps;
+    state.yes = opts.yes || undefined;
+    const s = new ActiveSession(host, meta, state, paths, lock, model, settings, opts);
+    s.emit("session_start", { depth, parentSessionId: opts.parentSessionId, model: model.id, cwd: meta.cwd });
+    await this.fire("sessionStart", s);
+    return this.runTurn(s, { prompt, resume: false });
+  }
+
+  /** Resumes a session (crash recovery first if its last process died mid-turn), optionally with a new prompt. */
+  async resume(id: string, opts: AgentRunOptions): Promise<AgentOutcome> {
+    const s = await this.open(id, opts);
+    const prompt = opts.prompt?.trim();
+    try {
+      if (s.state.status === "awaiting_approval") {
+        const call = s.state.pending?.calls.find((c) => c.status === "awaiting_approval");
+        throw new UsageError(`Session ${id} is waiting for approval of ${call?.name ?? "a tool call"}: run \`keel sessions approve ${id}\` or \`keel sessions reject ${id}\` first.`);
+      }
+      let recovered = false;
+      // a dead writer (status still running), or a turn that stopped with tool calls unanswered
+      if (s.state.status === "running" || s.state.pending) {
+        await recoverCrashedTurn(s);
+        recovered = true;
+      }
+      const last = s.state.messages[s.state.messages.length - 1];
+      const queued = existsSync(s.paths.queue) && statSync(s.paths.queue).size > 3;
+      if (!prompt && !recovered && !queued && last?.role === "assistant" && !last.toolCalls?.length)
+        throw new UsageError(`Session ${id} has nothing pending: continue it with a prompt, e.g. keel run --resume ${id} "next step".`);
+    } catch (error) {
+      s.close();
+      this.active.delete(id);
+      throw error;
+    }
+    return this.runTurn(s, { prompt, resume: true });
+  }
+
+  /** Approves or rejects the call a session is waiting on, then continues the turn. */
+  async decide(id: string, decision: ApprovalDecision, opts: AgentRunOptions = {}): Promise<AgentOutcome> {
+    const s = await this.open(id, opts);
+    if (s.state.status !== "awaiting_approval") {
+      s.close();
+      this.active.delete(id);
+      throw new UsageError(`Session ${id} is not waiting for an approval (status: ${s.state.status}).`);
+    }
+    return this.runTurn(s, { resume: true, decision });
+  }
+
+  /** AgentService: runs one prompt in a new session (workflow `prompt` steps). Never throws: failures come back with `ok: false`. */
+  async runPrompt(request: AgentRunRequest): Promise<AgentRunResult> {
+    try {
+      const parentSessionId = request.parentSessionId && existsSync(sessionPaths(this.host.workspace.stateDir, request.parentSessionId).meta) ? request.parentSessionId : undefined;
+      const modelSpec = parentSessionId ? (await readSessionMeta(this.host.workspace.stateDir, parentSessionId)).model : undefined;
+      const out = await this.start({ prompt: request.prompt, cwd: request.cwd, maxSteps: request.maxSteps, tools: request.tools, signal: request.signal, parentSessionId, yes: request.yes, modelSpec });
+      return { ok: out.ok, text: out.text, sessionId: out.sessionId, reason: out.reason };
+    } catch (error) {
+      return { ok: false, text: errorMessage(error), sessionId: "", reason: "error" };
+    }
+  }
+
+  /** Per-session plugin state (survives resume), for sessions open in this process. */
+  pluginState(sessionId: string): Record<string, unknown> | undefined {
+    return this.active.get(sessionId)?.state.pluginState;
+  }
+
+  private async open(id: string, opts: AgentRunOptions): Promise<ActiveSession> {
+    const host = this.host;
+    const meta = await readSessionMeta(host.workspace.stateDir, id);
+    const paths = sessionPaths(host.workspace.stateDir, id);
+    const lock = acquireSessionLock(paths.lock, id);
+    try {
+      const state = await readSessionState(host.workspace.stateDir, id);
+      const spec = opts.model ? requireModelSpec(host.config, opts.model, host.env, host.workspace.root) : meta.model;
+      const model = createModel(spec, host.env);
+      const s = new ActiveSession(host, meta, state, paths, lock, model, agentSettings(host.config as Record<string, unknown>), opts);
+      this.active.set(id, s);
+      return s;
+    } catch (error) {
+      lock.release();
+      throw error;
+    }
+  }
+
+  private async runTurn(s: ActiveSession, turn: { prompt?: string; resume: boolean; decision?: ApprovalDecision }): Promise<AgentOutcome> {
+    this.active.set(s.id, s);
+    let reason: StopReason;
+    try {
+      s.state.status = "running";
+      s.state.pid = process.pid;
+      s.state.error = undefined;
+      if (!turn.decision) {
+        await firePromptHooks(s, turn.resume);
+        s.state.turnSteps = 0;
+        if (turn.prompt) {
+          s.state.turn++;
+          s.addMessage({ role: "user", kind: "prompt", content: turn.prompt });
+          s.emit("turn_start", { turn: s.state.turn, resume: turn.resume });
+        }
+      }
+      await s.save();
+      reason = await driveSession(s, turn.decision);
+    } catch (error) {
+      reason = "error";
+      s.state.error = errorMessage(error);
+      s.emit("error", { message: s.state.error });
+    }
+    try {
+      if (reason !== "awaiting_approval") {
+        s.state.status = "idle";
+        s.state.reason = reason;
+        s.record({ kind: "turn_end", turn: s.state.turn, reason });
+        await fireAfterTurn(s, reason);
+        await this.fire("sessionEnd", s);
+      }
+      s.state.pid = undefined;
+      await s.save();
+    } finally {
+      this.active.delete(s.id);
+      s.close();
+    }
+    return outcome(s, reason);
+  }
+
+  private async fire(hook: "sessionStart" | "sessionEnd", s: ActiveSession): Promise<void> {
+    try {
+      await this.host.hooks[hook].promise({ host: this.host, sessionId: s.id });
+    } catch (error) {
+      s.emit("hook_error", { hook, message: errorMessage(error) });
+    }
+  }
+}
+
+function outcome(s: ActiveSession, reason: StopReason): AgentOutcome {
+  const waiting = s.state.pending?.calls.find((c) => c.status === "awaiting_approval");
+  const text =
+    reason === "answer" ? s.state.lastAnswer ?? ""
+    : reason === "error" ? `The run failed: ${s.state.error ?? "unknown error"}`
+    : reason === "awaiting_approval" ? `Session ${s.id} is waiting for approval to run ${waiting?.name}(${waiting?.arguments}). Approve with \`keel sessions approve ${s.id}\` or reject with \`keel sessions reject ${s.id}\`.`
+    : reason === "max_steps" ? `Stopped after the maximum number of steps; continue with keel run --resume ${s.id}.`
+    : reason === "budget" ? `Stopped: the session budget is used up (see agent.budgets in keel config).`
+    : "Cancelled.";
+  return {
+    ok: reason === "answer", sessionId: s.id, status: s.state.status, reason, text, usage: { ...s.state.usage },
+    ...(waiting ? { pendingApproval: { callId: waiting.id, tool: waiting.name, arguments: waiting.arguments } } : {}),
+  };
+}
+
+function hash(value: unknown): string {
+  return createHash("sha256").update(JSON.stringify(value)).digest("hex").slice(0, 16);
+}

@@ -1,0 +1,86 @@
+import { writeFileSync, mkdirSync } from "node:fs";
+import { join, relative } from "node:path";
+import type { ChatMessage, ModelToolSpec } from "../model/model-types.js";
+import { estimateRequest } from "../model/token-estimate.js";
+import type { ActiveSession } from "./active-session.js";
+import { summarizeHistory } from "./compaction-summary.js";
+
+/**
+ * Keeps the request within the window: past `pruneAt` of the context window old tool
+ * outputs are replaced by summaries (the full text goes to an artifact); past `compactAt`
+ * older history becomes a structured continuation. The transcript is untouched.
+ * Returns the final estimate.
+ */
+export async function economize(s: ActiveSession, tools: ModelToolSpec[]): Promise<number> {
+  const window = s.model.profile.contextWindow;
+  let estimate = estimateRequest(s.state.messages, tools);
+  if (estimate > s.settings.pruneAt * window) {
+    const before = estimate;
+    const pruned = pruneToolOutputs(s);
+    estimate = estimateRequest(s.state.messages, tools);
+    if (pruned) s.emit("context_pruned", { pruned, before, after: estimate, window });
+  }
+  if (estimate > s.settings.compactAt * window) {
+    const before = estimate;
+    const removed = await compact(s);
+    estimate = estimateRequest(s.state.messages, tools);
+    if (removed) s.emit("context_compacted_tokens", { before, after: estimate, window });
+  }
+  return estimate;
+}
+
+function pruneToolOutputs(s: ActiveSession): number {
+  const msgs = s.state.messages;
+  // tool outputs of the most recent assistant message are never pruned
+  const lastAssistant = findLastIndex(msgs, (m) => m.role === "assistant");
+  let count = 0;
+  for (let i = msgs.length - 1; i >= 0; i--) {
+    const m = msgs[i]!;
+    if (m.role !== "tool" || m.pruned) continue;
+    if (i > lastAssistant) continue;
+    if (m.content.length < 400) continue;
+    const artifact = m.artifact ?? writeArtifact(s, m.toolCallId, m.content);
+    const firstLine = m.content.split("\n").find((l) => l.trim()) ?? "";
+    msgs[i] = { ...m, pruned: true, artifact, content: `[Output of ${m.name} pruned to save context (${m.content.length} chars). Starts: ${firstLine.slice(0, 160)}… Full text: ${artifact}]` };
+    count++;
+  }
+  return count;
+}
+
+async function compact(s: ActiveSession): Promise<number> {
+  const msgs = s.state.messages;
+  const system = msgs[0]?.role === "system" ? 1 : 0;
+  const cut = chooseCut(msgs, system);
+  if (cut <= system) return 0;
+  const head = msgs.slice(system, cut);
+  const result = await summarizeHistory(s.model, head, s.options.signal);
+  const content = `Continuation of an earlier conversation that was compacted to fit the context window (${head.length} messages summarized):\n\n${result.summary}`;
+  const continuation: ChatMessage = { role: "user", kind: "continuation", content };
+  s.state.messages.splice(system, cut - system, continuation);
+  s.record({ kind: "compaction", method: result.method, summary: result.summary, removedMessages: head.length });
+  s.emit("compaction", { method: result.method, removedMessages: head.length, modelError: result.error });
+  return head.length;
+}
+
+/** Index where the kept tail starts: the last prompt, or the last assistant message when the current turn is long. */
+function chooseCut(msgs: ChatMessage[], start: number): number {
+  const lastPrompt = findLastIndex(msgs, (m) => m.role === "user" && (m.kind === undefined || m.kind === "prompt" || m.kind === "queued"));
+  const lastAssistant = findLastIndex(msgs, (m) => m.role === "assistant");
+  let cut = lastPrompt;
+  // hooks messages just before the prompt stay with it
+  while (cut > start && msgs[cut - 1]?.role === "user" && (msgs[cut - 1] as { kind?: string }).kind === "hooks") cut--;
+  if (cut <= start + 1 && lastAssistant > cut) cut = lastAssistant;
+  return Math.max(cut, start);
+}
+
+function writeArtifact(s: ActiveSession, callId: string, text: string): string {
+  mkdirSync(s.paths.artifacts, { recursive: true });
+  const file = join(s.paths.artifacts, `${callId.replace(/[^A-Za-z0-9_-]/g, "_")}-full.txt`);
+  writeFileSync(file, text);
+  return relative(s.host.workspace.root, file);
+}
+
+function findLastIndex<T>(items: T[], pred: (x: T) => boolean): number {
+  for (let i = items.length - 1; i >= 0; i--) if (pred(items[i]!)) return i;
+  return -1;
+}

@@ -1,0 +1,54 @@
+import { readEvents } from "../events.js";
+import type { Observation } from "../types.js";
+import type { ActiveSession } from "./active-session.js";
+import { observationText } from "./tool-guidance.js";
+
+/**
+ * Recovers a session whose previous process died mid-turn (status still `running`):
+ * records the interrupted turn and a `recovery` event, and gives every pending tool call
+ * without a recorded outcome an observation saying its outcome is unknown. Never re-executes.
+ * Returns the ids of those calls.
+ */
+export async function recoverCrashedTurn(s: ActiveSession): Promise<string[]> {
+  const pending = s.state.pending;
+  const unknown = pending ? pending.calls.filter((c) => c.status !== "done") : [];
+  const seen = new Map<string, { started: boolean; finished?: { ok: unknown; code: unknown } }>();
+  if (unknown.length) {
+    const ids = new Set(unknown.map((c) => c.id));
+    for (const e of readEvents(s.paths.events)) {
+      const id = e.callId as string | undefined;
+      if (!id || !ids.has(id)) continue;
+      const cur = seen.get(id) ?? { started: false };
+      if (e.type === "tool_execute") cur.started = true;
+      if (e.type === "tool_observation") cur.finished = { ok: e.ok, code: e.code };
+      seen.set(id, cur);
+    }
+  }
+  for (const call of unknown) {
+    const info = seen.get(call.id);
+    const what = info?.finished
+      ? `it finished (ok=${String(info.finished.ok)}, code=${String(info.finished.code)}) but its output was lost`
+      : info?.started
+        ? "it was running and may or may not have taken effect"
+        : "it may not have started";
+    const observation: Observation = {
+      ok: false, tool: call.name, phase: "execute", code: "execution_failed",
+      content: `Outcome unknown: keel stopped (crash or kill) during this call; ${what}. It was NOT re-executed. Check the current state (e.g. read the file) before retrying.`,
+      data: null, metadata: { outcome: "unknown", started: Boolean(info?.started), callId: call.id }, messages: { beforeTool: [], afterResult: [] },
+      truncated: false, artifacts: [], durationMs: 0,
+    };
+    call.status = "done";
+    s.addMessage({ role: "tool", toolCallId: call.id, name: call.name, content: observationText(observation) });
+    s.record({ kind: "observation", callId: call.id, observation });
+  }
+  if (pending) {
+    for (const text of pending.calls.flatMap((c) => (c.guidance ? [c.guidance] : []))) s.addMessage({ role: "user", kind: "guidance", content: text });
+  }
+  s.state.pending = null;
+  s.record({ kind: "turn_interrupted", turn: s.state.turn, unknownCalls: unknown.map((c) => c.id) });
+  s.emit("recovery", { turn: s.state.turn, previousPid: s.state.pid, unknownCalls: unknown.map((c) => ({ id: c.id, tool: c.name, started: Boolean(seen.get(c.id)?.started) })) });
+  s.state.status = "idle";
+  s.state.reason = "interrupted";
+  await s.save();
+  return unknown.map((c) => c.id);
+}

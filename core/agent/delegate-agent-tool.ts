@@ -1,0 +1,95 @@
+import { errorMessage, ToolError } from "../errors.js";
+import type { GuidanceEntry } from "../hooks.js";
+import type { Host } from "../host.js";
+import type { WorktreeInfo, WorktreeService } from "../services.js";
+import type { ToolDefinition } from "../types.js";
+import type { AgentRuntime } from "./agent-runtime.js";
+import { MAX_DELEGATION_DEPTH } from "./agent-settings.js";
+import { DELEGATE_AGENT } from "./tool-menu.js";
+
+interface DelegateInput {
+  prompt: string;
+  tools?: string[];
+  isolation?: "none" | "worktree";
+  max_steps?: number;
+}
+
+/**
+ * `delegate_agent`: runs a child session linked to the calling session (its own directory
+ * and events; depth limit 3). `isolation: "worktree"` runs the child in a fresh managed
+ * worktree (kept afterwards) and the result says what changed and where. Fires
+ * `beforeDelegate` / `afterDelegate`. Failures become observations.
+ */
+export function delegateAgentTool(host: Host, runtime: AgentRuntime): ToolDefinition<DelegateInput> {
+  return {
+    name: DELEGATE_AGENT,
+    description: "Delegate a self-contained task to a sub-agent with its own session. Optionally restrict its tools and isolate it in a git worktree; returns its final answer and session id.",
+    inputSchema: {
+      type: "object",
+      properties: {
+        prompt: { type: "string", description: "The complete task for the sub-agent" },
+        tools: { type: "array", items: { type: "string" }, description: "Tool names the sub-agent may use (default: all)" },
+        isolation: { type: "string", enum: ["none", "worktree"], description: "worktree: work in a fresh git worktree, not the current checkout" },
+        max_steps: { type: "integer", minimum: 1, maximum: 100, description: "Most model steps for the sub-agent" },
+      },
+      required: ["prompt"],
+      additionalProperties: false,
+    },
+    source: { kind: "runtime", id: "agent" },
+    risk: ["delegate"],
+    readOnly: false,
+    concurrency: "exclusive",
+    timeoutMs: 0,
+    async execute(input, ctx) {
+      const parent = ctx.sessionId ? runtime.active.get(ctx.sessionId) : undefined;
+      if (!parent) throw new ToolError("delegate_agent only works inside an agent session (keel run).", "precondition_failed");
+      if (parent.meta.depth >= MAX_DELEGATION_DEPTH)
+        throw new ToolError(`Sub-agents nest at most ${MAX_DELEGATION_DEPTH} deep; do this task yourself.`, "precondition_failed");
+      const before = { host, sessionId: parent.id, prompt: input.prompt, prefix: [] as GuidanceEntry[] };
+      const delegated = await host.hooks.beforeDelegate.promise(before).catch((error) => {
+        parent.emit("hook_error", { hook: "beforeDelegate", message: errorMessage(error) });
+        return before;
+      });
+      const prefix = (delegated ?? before).prefix;
+      parent.emit("hook", { hook: "beforeDelegate", texts: prefix });
+      const prompt = [...prefix.map((p) => `${p.source}: ${p.text}`), (delegated ?? before).prompt].join("\n\n");
+      let worktree: WorktreeInfo | undefined;
+      const name = `agent-${Date.now().toString(36)}`;
+      if (input.isolation === "worktree") {
+        const service = host.service<WorktreeService>("worktrees");
+        if (!service) throw new ToolError('isolation "worktree" needs the worktree runtime, which is not loaded here. Use isolation "none".', "precondition_failed");
+        worktree = await service.create(name, ctx.signal);
+      }
+      parent.emit("delegate_start", { tools: input.tools, isolation: input.isolation ?? "none", worktree: worktree?.path });
+      const child = await runtime.start({
+        prompt, parentSessionId: parent.id, modelSpec: parent.meta.model, tools: input.tools, maxSteps: input.max_steps, signal: ctx.signal,
+        // the parent's own --yes, never the one-off approval of this delegate_agent call
+        yes: Boolean(parent.options.yes || parent.state.yes), approver: parent.options.approver, onText: undefined,
+        cwd: worktree ? undefined : ctx.cwd, worktree: worktree ? { name: worktree.name, path: worktree.path, branch: worktree.branch } : undefined,
+      });
+      let where = "";
+      let changed: string[] = [];
+      if (worktree) {
+        const finished = await host.service<WorktreeService>("worktrees")!.finish(worktree.name, "keep", { signal: ctx.signal });
+        changed = finished.changedFiles;
+        where = `\nThe sub-agent worked in worktree "${worktree.name}" at ${worktree.path} (branch ${worktree.branch}); the parent checkout was not modified. Changed files: ${changed.length ? changed.join(", ") : "none"}. Merge with \`keel worktree\` or discard it when done.`;
+      }
+      const base = `Sub-agent session ${child.sessionId} ${child.ok ? "finished" : `stopped (${child.reason})`}:\n${child.text}${where}`;
+      const after = { host, sessionId: parent.id, childSessionId: child.sessionId, result: base, suffix: [] as GuidanceEntry[] };
+      const done = await host.hooks.afterDelegate.promise(after).catch((error) => {
+        parent.emit("hook_error", { hook: "afterDelegate", message: errorMessage(error) });
+        return after;
+      });
+      parent.emit("hook", { hook: "afterDelegate", texts: (done ?? after).suffix });
+      const result = [(done ?? after).result, ...(done ?? after).suffix.map((s) => `${s.source}: ${s.text}`)].join("\n\n");
+      parent.emit("delegate_end", { childSessionId: child.sessionId, reason: child.reason, changedFiles: changed });
+      return {
+        ok: child.ok,
+        code: child.ok ? undefined : "execution_failed",
+        content: result,
+        data: { sessionId: child.sessionId, reason: child.reason, answer: child.text, worktree: worktree ? { name: worktree.name, path: worktree.path, branch: worktree.branch } : null, changedFiles: changed },
+        metadata: { childSessionId: child.sessionId },
+      };
+    },
+  };
+}

@@ -1,0 +1,98 @@
+import { errorMessage } from "../errors.js";
+import type { Observation } from "../types.js";
+import type { ActiveSession } from "./active-session.js";
+import { TOOL_SEARCH, type ToolMenu } from "./tool-menu.js";
+import { observationText, toolGuidanceMessage } from "./tool-guidance.js";
+
+/** A decision on the call that is awaiting approval (from `keel sessions approve|reject`). */
+export type ApprovalDecision = "approve" | "reject";
+
+/**
+ * Runs the pending tool calls one by one in the returned order through `runToolIntent`,
+ * persisting each observation before the next. A non-interactive `ask` pauses the session
+ * (`awaiting_approval`, the call persisted). When all calls are done, plugin guidance
+ * messages (one per tool) are appended. Returns `paused` or `done`. Never throws for tool errors.
+ */
+export async function runPendingCalls(s: ActiveSession, menu: ToolMenu, decision?: ApprovalDecision): Promise<"paused" | "done"> {
+  const pending = s.state.pending;
+  if (!pending) return "done";
+  for (const call of pending.calls) {
+    if (call.status === "done") continue;
+    let observation: Observation;
+    if (call.status === "awaiting_approval") {
+      if (!decision) return "paused";
+      s.record({ kind: "approval", callId: call.id, decision });
+      s.emit("approval_decision", { callId: call.id, tool: call.name, decision });
+      observation = decision === "reject" ? deniedObservation(call.name) : await runOne(s, menu, call, true);
+      decision = undefined;
+    } else {
+      observation = await runOne(s, menu, call, false);
+      if (observation.code === "approval_required") {
+        call.status = "awaiting_approval";
+        s.state.status = "awaiting_approval";
+        s.state.reason = "awaiting_approval";
+        s.emit("approval_paused", { callId: call.id, tool: call.name, input: safeParse(call.arguments), message: observation.content });
+        await s.save();
+        return "paused";
+      }
+    }
+    s.state.usage.toolCalls++;
+    if (call.name === TOOL_SEARCH && observation.ok) {
+      const found = ((observation.data as { tools?: string[] } | null)?.tools ?? []).filter((n) => !s.state.discoveredTools.includes(n));
+      s.state.discoveredTools.push(...found);
+      if (found.length) s.emit("tools_discovered", { tools: found });
+    }
+    call.guidance = toolGuidanceMessage(observation);
+    call.status = "done";
+    s.addMessage({ role: "tool", toolCallId: call.id, name: call.name, content: observationText(observation), artifact: observation.artifacts[0]?.path });
+    s.record({ kind: "observation", callId: call.id, observation });
+    if (pending.calls.every((c) => c.status === "done")) finishPending(s);
+    await s.save();
+  }
+  if (s.state.pending) {
+    finishPending(s);
+    await s.save();
+  }
+  return "done";
+}
+
+/** All calls are done: plugin guidance (one message per tool) follows the tool results; the checkpoint is cleared. */
+function finishPending(s: ActiveSession): void {
+  for (const text of (s.state.pending?.calls ?? []).flatMap((c) => (c.guidance ? [c.guidance] : []))) {
+    s.addMessage({ role: "user", kind: "guidance", content: text });
+    s.emit("tool_guidance", { text });
+  }
+  s.state.pending = null;
+}
+
+async function runOne(s: ActiveSession, menu: ToolMenu, call: { id: string; name: string; arguments: string }, approved: boolean): Promise<Observation> {
+  let input: unknown;
+  try {
+    input = call.arguments.trim() ? JSON.parse(call.arguments) : {};
+  } catch (error) {
+    s.emit("tool_arguments_invalid", { callId: call.id, tool: call.name, message: errorMessage(error) });
+    return {
+      ok: false, tool: call.name, phase: "validate", code: "schema_invalid",
+      content: `The arguments of ${call.name} are not valid JSON (${errorMessage(error)}). Send a JSON object.`,
+      data: null, metadata: {}, messages: { beforeTool: [], afterResult: [] }, truncated: false, artifacts: [], durationMs: 0,
+    };
+  }
+  return s.host.runTool({ tool: call.name, input, callId: call.id }, s.runContext({ isVisible: menu.isVisible, ...(approved ? { yes: true } : {}) }));
+}
+
+/** The observation a rejected call produces: the model is told nothing ran. */
+export function deniedObservation(tool: string): Observation {
+  return {
+    ok: false, tool, phase: "permission", code: "user_denied",
+    content: `The user declined to run ${tool}. Nothing was executed. Do not retry the same call; ask the user or choose another approach.`,
+    data: null, metadata: {}, messages: { beforeTool: [], afterResult: [] }, truncated: false, artifacts: [], durationMs: 0,
+  };
+}
+
+function safeParse(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}

@@ -1,0 +1,56 @@
+import { errorMessage } from "../errors.js";
+import type { GuidanceEntry, PromptContext } from "../hooks.js";
+import type { ActiveSession } from "./active-session.js";
+import { hookTextsMessage } from "./tool-guidance.js";
+
+/** Default system prompt (the `beforePrompt` waterfall may rewrite it; `agent.systemPrompt` replaces it). */
+export function defaultSystemPrompt(cwd: string): string {
+  return `You are keel, a coding agent working in ${cwd}. Use the tools to inspect and change files; call tools only when needed and answer concisely when the task is done.`;
+}
+
+/**
+ * Fires `beforePrompt` (every run and resume) and, on resume, `onResume`. Sets the system
+ * prompt and adds the plugin texts as user messages (`Plugin before-prompt hooks:`,
+ * `Plugin resume hooks:`) — call it before adding the user prompt. Failures become events.
+ */
+export async function firePromptHooks(s: ActiveSession, resume: boolean): Promise<void> {
+  const host = s.host;
+  const base = s.settings.systemPrompt ?? defaultSystemPrompt(s.meta.cwd);
+  const ctx: PromptContext = { host, sessionId: s.id, system: base, guidance: [], resume };
+  let before: GuidanceEntry[] = [];
+  try {
+    const out = await host.hooks.beforePrompt.promise(ctx);
+    before = out?.guidance ?? ctx.guidance;
+    ctx.system = out?.system ?? ctx.system;
+    s.emit("hook", { hook: "beforePrompt", resume, texts: before });
+  } catch (error) {
+    s.emit("hook_error", { hook: "beforePrompt", message: errorMessage(error) });
+  }
+  if (s.state.messages[0]?.role === "system") s.state.messages[0] = { role: "system", content: ctx.system };
+  else s.state.messages.unshift({ role: "system", content: ctx.system });
+  const beforeText = hookTextsMessage("Plugin before-prompt hooks:", before);
+  if (beforeText) s.addMessage({ role: "user", kind: "hooks", content: beforeText });
+  if (!resume) return;
+  const rctx: PromptContext = { host, sessionId: s.id, system: ctx.system, guidance: [], resume: true };
+  let resumed: GuidanceEntry[] = [];
+  try {
+    const out = await host.hooks.onResume.promise(rctx);
+    resumed = out?.guidance ?? rctx.guidance;
+    s.emit("hook", { hook: "onResume", texts: resumed });
+  } catch (error) {
+    s.emit("hook_error", { hook: "onResume", message: errorMessage(error) });
+  }
+  const resumeText = hookTextsMessage("Plugin resume hooks:", resumed);
+  if (resumeText) s.addMessage({ role: "user", kind: "hooks", content: resumeText });
+}
+
+/** Fires `afterTurn` once at the end of a user turn; its notes are recorded as an event only. */
+export async function fireAfterTurn(s: ActiveSession, reason: string): Promise<void> {
+  const ctx = { host: s.host, sessionId: s.id, reason, notes: [] as GuidanceEntry[] };
+  try {
+    await s.host.hooks.afterTurn.promise(ctx);
+    s.emit("after_turn", { turn: s.state.turn, reason, notes: ctx.notes });
+  } catch (error) {
+    s.emit("hook_error", { hook: "afterTurn", message: errorMessage(error) });
+  }
+}

@@ -1,0 +1,32 @@
+import type { GuidanceEntry } from "../hooks.js";
+import type { Observation } from "../types.js";
+
+/**
+ * The guidance message for one tool call, or undefined when plugins said nothing:
+ * ``Plugin tool runtime guidance for `<tool>`:`` then `- Before tool:`, `- Blocked:` and
+ * `- After result:` lines.
+ */
+export function toolGuidanceMessage(observation: Observation): string | undefined {
+  const lines: string[] = [];
+  for (const m of observation.messages?.beforeTool ?? []) lines.push(`- Before tool: ${m}`);
+  if (observation.code === "tool_blocked") {
+    const by = observation.metadata?.plugin_name;
+    lines.push(`- Blocked: ${by ? `${String(by)}: ` : ""}${observation.content}`);
+  }
+  for (const m of observation.messages?.afterResult ?? []) lines.push(`- After result: ${m}`);
+  if (lines.length === 0) return undefined;
+  return [`Plugin tool runtime guidance for \`${observation.tool}\`:`, ...lines].join("\n");
+}
+
+/** Renders lifecycle-hook texts under a heading (`Plugin before-prompt hooks:`), or undefined when empty. */
+export function hookTextsMessage(heading: string, entries: GuidanceEntry[]): string | undefined {
+  if (entries.length === 0) return undefined;
+  return [heading, ...entries.map((e) => `- ${e.source}: ${e.text}`)].join("\n");
+}
+
+/** The text the model sees for an observation (errors carry their code). */
+export function observationText(observation: Observation): string {
+  const base = observation.ok ? observation.content : `Error (${observation.code}): ${observation.content}`;
+  const full = observation.truncated && observation.artifacts.length ? `\n[Output truncated; full text in ${observation.artifacts[0]!.path}]` : "";
+  return base + full;
+}

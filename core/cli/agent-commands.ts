@@ -1,0 +1,48 @@
+import { InvalidArgumentError } from "commander";
+import type { CommandRegistrar } from "./cli-context.js";
+
+/** Registers `keel run`, `keel sessions …` and `keel send`. Implementations load lazily. */
+export const registerAgentCommands: CommandRegistrar = (program, ctx) => {
+  program
+    .command("run")
+    .description("Run the agent on a prompt (or continue a session with --resume); streams the answer")
+    .argument("[prompt]", "what the agent should do")
+    .option("--model <model>", "model name, or scripted:FILE (overrides config)")
+    .option("--resume <id>", "continue session ID (crash recovery happens first)")
+    .option("--session <id>", "id for the new session")
+    .option("--max-steps <n>", "most model calls in this turn", (v) => positiveInt(v, "--max-steps"))
+    .option("--worktree", "run in a fresh managed git worktree (kept afterwards)")
+    .addHelpText("after", "\nThe global --yes (approve every ask) and --json (print the outcome as JSON) apply. Sessions live in .keel/sessions/<id>/; see docs/readme/agent.md.")
+    .action(async (prompt: string | undefined, opts) => (await import("./commands/run-command.js")).runCommand(ctx, prompt, opts));
+
+  const sessions = program.command("sessions").description("List and inspect agent sessions; approve or reject paused calls");
+  sessions.command("list", { isDefault: true }).description("List sessions, newest first").action(async () => (await import("./commands/sessions-command.js")).sessionsList(ctx));
+  sessions.command("show").argument("<id>").description("Show a session's contract, status, usage and transcript summary").action(async (id: string) => (await import("./commands/sessions-command.js")).sessionsShow(ctx, id));
+  sessions
+    .command("events")
+    .argument("<id>")
+    .option("--follow", "keep printing new events until the session stops")
+    .description("Print a session's events (events.jsonl)")
+    .action(async (id: string, opts: { follow?: boolean }) => (await import("./commands/sessions-command.js")).sessionsEvents(ctx, id, opts));
+  for (const decision of ["approve", "reject"] as const)
+    sessions
+      .command(decision)
+      .argument("<id>")
+      .description(`${decision === "approve" ? "Approve" : "Reject"} the tool call a paused session waits on, then continue the run`)
+      .action(async (id: string) => (await import("./commands/run-command.js")).decideCommand(ctx, id, decision));
+
+  for (const sub of sessions.commands) sub.exitOverride().configureOutput({ writeOut: (s) => ctx.io.stdout.write(s), writeErr: (s) => ctx.io.stderr.write(s) });
+
+  program
+    .command("send")
+    .description("Queue a message for a session: injected before its next model call, or run on the next resume (FIFO)")
+    .argument("<id>", "session id")
+    .argument("<text>", "the message")
+    .action(async (id: string, text: string) => (await import("./commands/sessions-command.js")).sendCommand(ctx, id, text));
+};
+
+function positiveInt(value: string, flag: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n <= 0) throw new InvalidArgumentError(`${flag} needs a positive integer, got "${value}"`);
+  return n;
+}

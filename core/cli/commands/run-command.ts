@@ -1,0 +1,73 @@
+import type { AgentOutcome, AgentRunOptions, AgentRuntime } from "../../agent/agent-runtime.js";
+import { UsageError } from "../../errors.js";
+import { requireModelSpec } from "../../model/model-spec.js";
+import type { WorktreeInfo, WorktreeService } from "../../services.js";
+import type { CliContext } from "../cli-context.js";
+import { ttyApprover } from "../tty-approver.js";
+
+/** Options of `keel run`. */
+export interface RunCommandOptions {
+  model?: string;
+  resume?: string;
+  session?: string;
+  maxSteps?: number;
+  worktree?: boolean;
+}
+
+/** `keel run "PROMPT"`: starts or resumes a session, streaming the answer to stdout. */
+export async function runCommand(ctx: CliContext, prompt: string | undefined, opts: RunCommandOptions): Promise<void> {
+  if (!prompt?.trim() && !opts.resume) throw new UsageError('Give a prompt: keel run "what to do" (or continue a session with --resume ID).');
+  if (opts.resume && opts.worktree) throw new UsageError("--worktree applies to new sessions; a resumed session keeps its own directory.");
+  await withAgent(ctx, async (runtime, base) => {
+    const host = runtime.host;
+    if (!opts.resume) requireModelSpec(host.config, opts.model, host.env, host.workspace.root);
+    let worktree: WorktreeInfo | undefined;
+    if (opts.worktree) {
+      const service = host.service<WorktreeService>("worktrees");
+      if (!service) throw new UsageError("--worktree needs the worktree runtime, which is not available in this build.");
+      worktree = await service.create(`run-${Date.now().toString(36)}`, ctx.signal);
+    }
+    const common: AgentRunOptions = { ...base, prompt, model: opts.model, maxSteps: opts.maxSteps };
+    const out = opts.resume
+      ? await runtime.resume(opts.resume, common)
+      : await runtime.start({ ...common, sessionId: opts.session, worktree: worktree && { name: worktree.name, path: worktree.path, branch: worktree.branch } });
+    let note = "";
+    if (worktree) {
+      const done = await host.service<WorktreeService>("worktrees")!.finish(worktree.name, "keep", { signal: ctx.signal });
+      note = `worktree ${worktree.name} kept at ${worktree.path} (branch ${worktree.branch}); changed: ${done.changedFiles.join(", ") || "nothing"}`;
+    }
+    report(ctx, out, note);
+  });
+}
+
+/** `keel sessions approve|reject ID`: decides the paused call and continues the run. */
+export async function decideCommand(ctx: CliContext, id: string, decision: "approve" | "reject"): Promise<void> {
+  await withAgent(ctx, async (runtime, base) => report(ctx, await runtime.decide(id, decision, base), ""));
+}
+
+async function withAgent(ctx: CliContext, fn: (runtime: AgentRuntime, base: AgentRunOptions) => Promise<void>): Promise<void> {
+  const g = ctx.globals();
+  const approver = ctx.io.interactive && !g.yes ? ttyApprover(process.stdin, ctx.io.stderr) : undefined;
+  let streamed = false;
+  const onText = g.json ? undefined : (delta: string) => {
+    streamed = true;
+    ctx.io.stdout.write(delta);
+  };
+  await ctx.withHost(async (host) => {
+    const runtime = host.service<AgentRuntime>("agent-runtime");
+    if (!runtime) throw new UsageError("The agent runtime is not loaded in this host.");
+    await fn(runtime, { yes: g.yes, approver, signal: ctx.signal, onText });
+    if (streamed) ctx.io.stdout.write("\n");
+  }, { approver });
+}
+
+function report(ctx: CliContext, out: AgentOutcome, note: string): void {
+  if (ctx.globals().json) {
+    ctx.io.stdout.write(JSON.stringify({ ...out, ...(note ? { worktree: note } : {}) }, null, 2) + "\n");
+  } else {
+    if (out.reason !== "answer") ctx.io.stderr.write(out.text + "\n");
+    if (note) ctx.io.stderr.write(note + "\n");
+    ctx.io.stderr.write(`[session ${out.sessionId} · ${out.reason} · ${out.usage.modelCalls} model calls, ${out.usage.toolCalls} tool calls]\n`);
+  }
+  ctx.setExitCode(out.reason === "answer" || out.reason === "awaiting_approval" ? 0 : 1);
+}

@@ -1,0 +1,96 @@
+import { closeSync, existsSync, openSync, readSync, statSync } from "node:fs";
+import { setTimeout as sleep } from "node:timers/promises";
+import { readEvents } from "../../events.js";
+import { enqueueMessage } from "../../session/message-queue.js";
+import { isAlive, lockOwner } from "../../session/session-lock.js";
+import { sessionPaths } from "../../session/session-paths.js";
+import { listSessions, readSessionMeta, readSessionState } from "../../session/session-store.js";
+import { resolveWorkspace } from "../../workspace.js";
+import type { CliContext } from "../cli-context.js";
+import { table } from "../format.js";
+
+function stateDir(ctx: CliContext): string {
+  return resolveWorkspace(ctx.globals().cwd).stateDir;
+}
+
+/** `keel sessions list`. */
+export async function sessionsList(ctx: CliContext): Promise<void> {
+  const rows = listSessions(stateDir(ctx));
+  ctx.print({ sessions: rows }, () =>
+    rows.length ? table(["ID", "STATUS", "REASON", "TURNS", "UPDATED", "TITLE"], rows.map((r) => [r.id, r.status, r.reason ?? "", String(r.turns), r.updatedAt, r.title])) : "No sessions yet. Start one with keel run \"…\".",
+  );
+}
+
+/** `keel sessions show ID`. */
+export async function sessionsShow(ctx: CliContext, id: string): Promise<void> {
+  const dir = stateDir(ctx);
+  const meta = await readSessionMeta(dir, id);
+  const state = await readSessionState(dir, id);
+  const waiting = state.pending?.calls.find((c) => c.status === "awaiting_approval");
+  ctx.print({ session: meta, state }, () =>
+    [
+      `session ${id}${meta.parentSessionId ? ` (child of ${meta.parentSessionId}, depth ${meta.depth})` : ""}`,
+      `status:   ${state.status}${state.reason && state.reason !== state.status ? ` (${state.reason})` : ""}`,
+      `model:    ${meta.model.kind === "scripted" ? `scripted:${meta.model.file}` : meta.model.name}`,
+      `cwd:      ${meta.cwd}`,
+      `turns:    ${state.turn}   model calls: ${state.usage.modelCalls}   tool calls: ${state.usage.toolCalls}   tokens in/out: ${state.usage.inputTokens}/${state.usage.outputTokens}`,
+      `messages: ${state.messages.length} model-facing, ${state.transcript.length} transcript entries`,
+      waiting ? `waiting:  approval of ${waiting.name} ${waiting.arguments} — keel sessions approve ${id} | reject ${id}` : "",
+      state.lastAnswer ? `last answer:\n${state.lastAnswer}` : "",
+      state.error ? `error: ${state.error}` : "",
+    ].filter(Boolean).join("\n"),
+  );
+}
+
+/** `keel sessions events ID [--follow]`: JSONL with --json, a compact line per event otherwise. */
+export async function sessionsEvents(ctx: CliContext, id: string, opts: { follow?: boolean }): Promise<void> {
+  const dir = stateDir(ctx);
+  await readSessionMeta(dir, id);
+  const paths = sessionPaths(dir, id);
+  const json = ctx.globals().json;
+  const print = (e: Record<string, unknown>) => {
+    if (json) return ctx.io.stdout.write(JSON.stringify(e) + "\n");
+    const { ts, type, sessionId: _s, ...rest } = e;
+    ctx.io.stdout.write(`${new Date(Number(ts)).toISOString().slice(11, 23)} ${String(type).padEnd(18)} ${JSON.stringify(rest)}\n`);
+  };
+  if (!opts.follow) {
+    for (const e of readEvents(paths.events)) print(e);
+    return;
+  }
+  let offset = 0;
+  let rest = "";
+  const drain = () => {
+    if (!existsSync(paths.events)) return;
+    const size = statSync(paths.events).size;
+    if (size <= offset) return;
+    const fd = openSync(paths.events, "r");
+    const buf = Buffer.alloc(size - offset);
+    readSync(fd, buf, 0, buf.length, offset);
+    closeSync(fd);
+    offset = size;
+    const lines = (rest + buf.toString("utf8")).split("\n");
+    rest = lines.pop() ?? "";
+    for (const line of lines) {
+      try {
+        if (line) print(JSON.parse(line));
+      } catch {
+        // torn line: skipped
+      }
+    }
+  };
+  for (;;) {
+    drain();
+    const owner = lockOwner(paths.lock);
+    if ((owner === undefined || !isAlive(owner)) || ctx.signal.aborted) break;
+    await sleep(150, undefined, { signal: ctx.signal }).catch(() => undefined);
+  }
+  drain();
+}
+
+/** `keel send ID "text"`: appends a durable message to the session's queue. */
+export async function sendCommand(ctx: CliContext, id: string, text: string): Promise<void> {
+  const dir = stateDir(ctx);
+  await readSessionMeta(dir, id);
+  const n = await enqueueMessage(sessionPaths(dir, id).queue, text);
+  ctx.print({ sessionId: id, queued: n }, () => `Queued for session ${id} (${n} waiting). It is sent before the session's next model call, or on keel run --resume ${id}.`);
+}

@@ -1,0 +1,39 @@
+import type { Observation } from "../types.js";
+import type { CliContext } from "./cli-context.js";
+import { ttyApprover } from "./tty-approver.js";
+
+/** Options of `runToolCommand`. */
+export interface RunToolCommandOptions {
+  /** Text printed for a successful observation (default: its `content`). */
+  human?: (obs: Observation) => string;
+}
+
+/**
+ * Runs one tool for a user's direct CLI command (`keel task add`, `keel config set`, ...) through
+ * the full pipeline and prints the observation (`--json`: the observation itself); exit 1 when
+ * it is not ok. Deny rules and plugin blocks apply as for `keel call`, and explicit `ask` rules
+ * still ask (TTY prompt, or `--yes`). Only the default risk-based ask is answered by the command
+ * itself: typing `keel task add "x"` is the user's approval of exactly that call.
+ */
+export async function runToolCommand(ctx: CliContext, tool: string, input: Record<string, unknown>, opts: RunToolCommandOptions = {}): Promise<Observation> {
+  const globals = ctx.globals();
+  const approver = ctx.io.interactive && !globals.yes ? ttyApprover(process.stdin, ctx.io.stderr) : undefined;
+  return ctx.withHost(
+    async (host) => {
+      const resolved = host.registry.resolve(tool);
+      const decision = resolved ? host.permissions.decide(tool, resolved.tool, input, host.activeDir) : undefined;
+      const direct = decision?.action === "ask" && decision.rule === undefined ? true : undefined;
+      const obs = await host.runTool({ tool, input }, { origin: "cli", signal: ctx.signal, yes: direct });
+      ctx.print(obs, () => {
+        if (!obs.ok) {
+          ctx.io.stderr.write(`✗ ${obs.tool}: ${obs.code} (phase ${obs.phase})\n`);
+          return obs.content;
+        }
+        return opts.human ? opts.human(obs) : obs.content;
+      });
+      if (!obs.ok) ctx.setExitCode(1);
+      return obs;
+    },
+    { approver },
+  );
+}

@@ -1,0 +1,72 @@
+import { resolve } from "node:path";
+import type { KeelConfig } from "../config/config-schema.js";
+import { UsageError } from "../errors.js";
+
+/** Default context window when the config names none. */
+export const DEFAULT_CONTEXT_WINDOW = 128_000;
+/** Default output limit when the config names none. */
+export const DEFAULT_MAX_OUTPUT_TOKENS = 4_096;
+/** Default timeout of one model request. */
+export const DEFAULT_MODEL_TIMEOUT_MS = 120_000;
+
+/** A fully resolved model choice (frozen into session.json). */
+export type ModelSpec =
+  | { kind: "scripted"; file: string; contextWindow: number; maxOutputTokens: number }
+  | {
+      kind: "openai";
+      name: string;
+      baseUrl?: string;
+      apiKeyEnv: string;
+      contextWindow: number;
+      maxOutputTokens: number;
+      timeoutMs: number;
+      maxRetries: number;
+      stream: boolean;
+    };
+
+/** How to configure a model, shown when none is configured. */
+export const MODEL_HELP = [
+  "No model is configured. Configure one of:",
+  '  keel run --model scripted:script.json "…"          (replay a scripted model)',
+  '  keel run --model gpt-4o-mini "…"                     (with OPENAI_API_KEY set)',
+  '  keel.config.json: {"model": {"name": "llama3.1", "baseUrl": "http://localhost:11434/v1"}}',
+  '  keel.config.json: {"model": "scripted:script.json"}',
+  "  OPENAI_BASE_URL / OPENAI_API_KEY select an OpenAI-compatible endpoint. See docs/readme/agent.md.",
+].join("\n");
+
+/**
+ * Resolves the model from `--model`, the `model` config and the environment. Returns
+ * undefined when nothing is configured; throws UsageError for an unusable value.
+ */
+export function resolveModelSpec(config: KeelConfig, flag: string | undefined, env: NodeJS.ProcessEnv, root: string): ModelSpec | undefined {
+  const cfg = typeof config.model === "object" && config.model ? config.model : {};
+  const cfgString = typeof config.model === "string" ? config.model.trim() : undefined;
+  const chosen = flag?.trim() || cfgString || (cfg as { name?: string }).name?.trim();
+  if (!chosen) return undefined;
+  const contextWindow = (cfg as { contextWindow?: number }).contextWindow ?? DEFAULT_CONTEXT_WINDOW;
+  const maxOutputTokens = (cfg as { maxOutputTokens?: number }).maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS;
+  if (chosen.startsWith("scripted:")) {
+    const file = chosen.slice("scripted:".length).trim();
+    if (!file) throw new UsageError('A scripted model needs a file: "scripted:path/to/script.json".');
+    return { kind: "scripted", file: resolve(root, file), contextWindow, maxOutputTokens };
+  }
+  const extra = cfg as { baseUrl?: string; apiKeyEnv?: string; timeoutMs?: number; maxRetries?: number; stream?: boolean };
+  return {
+    kind: "openai",
+    name: chosen,
+    baseUrl: extra.baseUrl?.trim() || env.OPENAI_BASE_URL?.trim() || undefined,
+    apiKeyEnv: extra.apiKeyEnv?.trim() || "OPENAI_API_KEY",
+    contextWindow,
+    maxOutputTokens,
+    timeoutMs: extra.timeoutMs ?? DEFAULT_MODEL_TIMEOUT_MS,
+    maxRetries: typeof extra.maxRetries === "number" ? extra.maxRetries : 2,
+    stream: extra.stream !== false,
+  };
+}
+
+/** Like `resolveModelSpec`, but throws a UsageError (exit 2) that shows how to configure a model. */
+export function requireModelSpec(config: KeelConfig, flag: string | undefined, env: NodeJS.ProcessEnv, root: string): ModelSpec {
+  const spec = resolveModelSpec(config, flag, env, root);
+  if (!spec) throw new UsageError(MODEL_HELP);
+  return spec;
+}

@@ -1,0 +1,69 @@
+/** A tool call as the model asked for it; `name` is keel's tool name (already unmapped). */
+export interface ModelToolCall {
+  id: string;
+  name: string;
+  /** Raw JSON text of the arguments, as the model produced it. */
+  arguments: string;
+}
+
+/** One message of the model-facing conversation (provider-neutral). */
+export type ChatMessage =
+  | { role: "system"; content: string }
+  | { role: "user"; content: string; kind?: "prompt" | "hooks" | "guidance" | "queued" | "continuation" | "note" }
+  | { role: "assistant"; content: string; toolCalls?: ModelToolCall[] }
+  | { role: "tool"; toolCallId: string; name: string; content: string; pruned?: boolean; artifact?: string };
+
+/** A tool offered to the model. */
+export interface ModelToolSpec {
+  name: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+}
+
+/** Token usage reported by the provider (or estimated). */
+export interface ModelUsage {
+  inputTokens: number;
+  outputTokens: number;
+}
+
+/** One model call. */
+export interface ModelRequest {
+  messages: ChatMessage[];
+  tools: ModelToolSpec[];
+  /** Session the call belongs to (scripted models pick their script by it). */
+  sessionId?: string;
+  /** How many model calls this session made before this one. */
+  callIndex: number;
+  maxOutputTokens?: number;
+}
+
+/** What a model call returns. */
+export interface ModelResponse {
+  text: string;
+  toolCalls: ModelToolCall[];
+  usage?: ModelUsage;
+  finishReason?: string;
+}
+
+/** Options of one call: cancellation and streaming. */
+export interface ModelCallOptions {
+  signal?: AbortSignal;
+  /** Receives assistant text as it arrives (streaming). */
+  onText?: (delta: string) => void;
+}
+
+/** Context window and output limit that drive budgeting. */
+export interface ModelProfile {
+  contextWindow: number;
+  maxOutputTokens: number;
+}
+
+/** A model backend. `complete` throws `ModelError` with a message that says what to fix. */
+export interface ModelClient {
+  /** `openai:<name>` or `scripted:<file>`. */
+  readonly id: string;
+  readonly profile: ModelProfile;
+  /** True when the backend can write summaries (compaction) on request. */
+  readonly canSummarize: boolean;
+  complete(request: ModelRequest, options?: ModelCallOptions): Promise<ModelResponse>;
+}

@@ -1,0 +1,108 @@
+import type { ChatCompletionMessageParam, ChatCompletionTool } from "openai/resources/chat/completions";
+import { UsageError } from "../errors.js";
+import { ModelError } from "./model-error.js";
+import type { ModelSpec } from "./model-spec.js";
+import type { ChatMessage, ModelCallOptions, ModelClient, ModelRequest, ModelResponse, ModelToolCall } from "./model-types.js";
+import { describeProviderError } from "./provider-errors.js";
+import { ToolNameMap } from "./tool-names.js";
+import { normalizeToolSchema } from "./tool-schema.js";
+
+type OpenAISpec = Extract<ModelSpec, { kind: "openai" }>;
+type OpenAIClient = import("openai").OpenAI;
+
+/**
+ * Creates a chat-completions backend on the `openai` package (loaded lazily) for any
+ * OpenAI-compatible endpoint. Retries transient failures (the client's backoff), honours the
+ * timeout and AbortSignal, streams text, and maps tool names and schemas for strict providers.
+ * Throws UsageError when no API key is available for the hosted OpenAI API.
+ */
+export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv): ModelClient {
+  const apiKey = env[spec.apiKeyEnv]?.trim() || env.OPENAI_API_KEY?.trim();
+  if (!apiKey && !spec.baseUrl)
+    throw new UsageError(`Model "${spec.name}" needs an API key: set ${spec.apiKeyEnv}, or point "model.baseUrl" (or OPENAI_BASE_URL) at a local OpenAI-compatible server.`);
+  let client: Promise<{ sdk: typeof import("openai"); client: OpenAIClient }> | undefined;
+  const getClient = () =>
+    (client ??= import("openai").then((sdk) => ({
+      sdk,
+      client: new sdk.OpenAI({ apiKey: apiKey || "not-needed", baseURL: spec.baseUrl, timeout: spec.timeoutMs, maxRetries: spec.maxRetries }),
+    })));
+  return {
+    id: `openai:${spec.name}`,
+    profile: { contextWindow: spec.contextWindow, maxOutputTokens: spec.maxOutputTokens },
+    canSummarize: true,
+    async complete(request: ModelRequest, options: ModelCallOptions = {}): Promise<ModelResponse> {
+      const names = new ToolNameMap(request.tools.map((t) => t.name));
+      const tools: ChatCompletionTool[] = request.tools.map((t) => ({
+        type: "function",
+        function: { name: names.wire(t.name), description: t.description.slice(0, 1024), parameters: normalizeToolSchema(t.inputSchema) },
+      }));
+      const body = {
+        model: spec.name,
+        messages: toWire(request.messages, names),
+        ...(tools.length ? { tools } : {}),
+        max_tokens: request.maxOutputTokens ?? spec.maxOutputTokens,
+      };
+      const { sdk, client: c } = await getClient();
+      try {
+        if (!spec.stream) {
+          const res = await c.chat.completions.create({ ...body, stream: false }, { signal: options.signal });
+          const choice = res.choices?.[0];
+          if (!choice) throw new ModelError(`The model at ${spec.baseUrl ?? "OpenAI"} returned no choices; check that "${spec.name}" is a chat model.`);
+          const text = choice.message?.content ?? "";
+          if (text) options.onText?.(text);
+          const toolCalls = (choice.message?.tool_calls ?? []).flatMap((tc) =>
+            tc.type === "function" ? [{ id: tc.id, name: names.local(tc.function.name), arguments: tc.function.arguments ?? "{}" }] : [],
+          );
+          return { text, toolCalls, finishReason: choice.finish_reason ?? undefined, usage: res.usage ? { inputTokens: res.usage.prompt_tokens, outputTokens: res.usage.completion_tokens } : undefined };
+        }
+        const stream = await c.chat.completions.create({ ...body, stream: true, stream_options: { include_usage: true } }, { signal: options.signal });
+        let text = "";
+        let finishReason: string | undefined;
+        let usage: ModelResponse["usage"];
+        const partial = new Map<number, { id: string; name: string; arguments: string }>();
+        for await (const chunk of stream) {
+          if (chunk.usage) usage = { inputTokens: chunk.usage.prompt_tokens, outputTokens: chunk.usage.completion_tokens };
+          const choice = chunk.choices?.[0];
+          if (!choice) continue;
+          const delta = choice.delta;
+          if (delta?.content) {
+            text += delta.content;
+            options.onText?.(delta.content);
+          }
+          for (const tc of delta?.tool_calls ?? []) {
+            const cur = partial.get(tc.index) ?? { id: "", name: "", arguments: "" };
+            if (tc.id) cur.id = tc.id;
+            if (tc.function?.name) cur.name += tc.function.name;
+            if (tc.function?.arguments) cur.arguments += tc.function.arguments;
+            partial.set(tc.index, cur);
+          }
+          if (choice.finish_reason) finishReason = choice.finish_reason;
+        }
+        const toolCalls: ModelToolCall[] = [...partial.entries()]
+          .sort((a, b) => a[0] - b[0])
+          .map(([i, p]) => ({ id: p.id || `call_${request.callIndex}_${i}`, name: names.local(p.name), arguments: p.arguments || "{}" }));
+        return { text, toolCalls, finishReason, usage };
+      } catch (error) {
+        if (error instanceof ModelError) throw error;
+        throw describeProviderError(error, spec, options.signal, sdk);
+      }
+    },
+  };
+}
+
+function toWire(messages: ChatMessage[], names: ToolNameMap): ChatCompletionMessageParam[] {
+  return messages.map((m): ChatCompletionMessageParam => {
+    switch (m.role) {
+      case "system":
+        return { role: "system", content: m.content };
+      case "user":
+        return { role: "user", content: m.content };
+      case "assistant":
+        return m.toolCalls?.length
+          ? { role: "assistant", content: m.content || null, tool_calls: m.toolCalls.map((c) => ({ id: c.id, type: "function" as const, function: { name: names.wire(c.name), arguments: c.arguments } })) }
+          : { role: "assistant", content: m.content };
+      case "tool":
+        return { role: "tool", tool_call_id: m.toolCallId, content: m.content };
+    }
+  });
+}

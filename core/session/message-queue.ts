@@ -1,0 +1,23 @@
+import { updateJsonState } from "../state/json-file.js";
+
+/** One queued message (`keel send`). */
+export interface QueuedMessage {
+  text: string;
+  at: string;
+}
+
+/** Appends a durable message to a session's queue (FIFO, under a file lock). */
+export async function enqueueMessage(queueFile: string, text: string): Promise<number> {
+  return updateJsonState<QueuedMessage[], number>(queueFile, [], (cur) => {
+    const next = [...(Array.isArray(cur) ? cur : []), { text, at: new Date().toISOString() }];
+    return { value: next, result: next.length };
+  });
+}
+
+/** Takes every queued message in FIFO order and empties the queue. */
+export async function drainQueue(queueFile: string): Promise<QueuedMessage[]> {
+  return updateJsonState<QueuedMessage[], QueuedMessage[]>(queueFile, [], (cur) => {
+    const items = Array.isArray(cur) ? cur : [];
+    return items.length ? { value: [], result: items } : { result: [] };
+  });
+}

@@ -1,0 +1,60 @@
+import { closeSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
+import { StateError } from "../errors.js";
+
+/** A held writer lock; `release` is idempotent. */
+export interface SessionLock {
+  release(): void;
+}
+
+/**
+ * Takes the one-writer lock of a session: a `writer.lock` file holding the owner's pid,
+ * created exclusively. A lock whose owner process is gone (crash, kill -9) is taken over;
+ * a live owner makes this throw a StateError that says what to do instead.
+ */
+export function acquireSessionLock(file: string, sessionId: string): SessionLock {
+  for (let attempt = 0; attempt < 3; attempt++) {
+    try {
+      const fd = openSync(file, "wx");
+      writeSync(fd, JSON.stringify({ pid: process.pid, since: new Date().toISOString() }));
+      closeSync(fd);
+      let held = true;
+      return {
+        release() {
+          if (!held) return;
+          held = false;
+          if (lockOwner(file) === process.pid) rmSync(file, { force: true });
+        },
+      };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw new StateError(`Cannot lock session ${sessionId}: ${(error as Error).message}`, file);
+      const owner = lockOwner(file);
+      if (owner !== undefined && isAlive(owner))
+        throw new StateError(
+          `Session ${sessionId} is busy: keel process ${owner} is running it. Wait for it to finish, or queue a message with \`keel send ${sessionId} "…"\`.`,
+          file,
+        );
+      rmSync(file, { force: true });
+    }
+  }
+  throw new StateError(`Could not lock session ${sessionId}; another keel process keeps taking it. Retry.`, file);
+}
+
+/** pid recorded in a lock file, if readable. */
+export function lockOwner(file: string): number | undefined {
+  try {
+    const pid = Number((JSON.parse(readFileSync(file, "utf8")) as { pid?: unknown }).pid);
+    return Number.isInteger(pid) && pid > 0 ? pid : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** True if a process with this pid exists. */
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}

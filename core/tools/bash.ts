@@ -1,0 +1,120 @@
+import { stat } from "node:fs/promises";
+import { ToolError } from "../errors.js";
+import { truncateMiddle } from "../truncate.js";
+import type { ToolDefinition } from "../types.js";
+import { confinePath, displayPath } from "./confine-path.js";
+
+/** Run time of one bash command when `timeout_ms` is not given (ms). */
+export const BASH_DEFAULT_TIMEOUT_MS = 120_000;
+/** Largest `timeout_ms` bash accepts (ms). */
+export const BASH_MAX_TIMEOUT_MS = 600_000;
+
+interface BashInput {
+  command: string;
+  cwd?: string;
+  timeout_ms?: number;
+}
+
+/** Structured result of a bash call (`data` of the observation). */
+export interface BashData {
+  exitCode: number | null;
+  stdout: string;
+  stderr: string;
+  timedOut: boolean;
+  signal?: string;
+}
+
+/**
+ * `bash`: runs `bash -c command` in a folder of the workspace with its own timeout. The command
+ * runs in its own process group, which is killed when the command ends, times out or is cancelled,
+ * so no child lingers. A non-zero exit is an observation (`ok: false`, `execution_failed`), not a throw.
+ */
+export function bashTool(): ToolDefinition<BashInput> {
+  return {
+    name: "bash",
+    description: `Run a shell command with bash -c inside the workspace and return stdout, stderr and the exit code. stdin is closed; background processes are stopped when the command ends. Timeout: timeout_ms (default ${BASH_DEFAULT_TIMEOUT_MS} ms, max ${BASH_MAX_TIMEOUT_MS} ms).`,
+    inputSchema: {
+      type: "object",
+      properties: {
+        command: { type: "string", minLength: 1, description: "The command line, run with bash -c" },
+        cwd: { type: "string", description: "Folder to run in, relative to the workspace (default: the workspace root)" },
+        timeout_ms: { type: "integer", minimum: 1, maximum: BASH_MAX_TIMEOUT_MS, description: `Kill the command after this many ms (default ${BASH_DEFAULT_TIMEOUT_MS})` },
+      },
+      required: ["command"],
+      additionalProperties: false,
+    },
+    source: { kind: "builtin", id: "core" },
+    risk: ["execute"],
+    readOnly: false,
+    concurrency: "exclusive",
+    permissionKey: "command",
+    permissionMatch: "text",
+    // The pipeline's backstop sits above the tool's own limit, so the tool reports its own timeout.
+    timeoutMs: BASH_MAX_TIMEOUT_MS + 10_000,
+    async execute(input, ctx) {
+      const cwd = confinePath(ctx.cwd, input.cwd ?? ".", "cwd");
+      if (!(await stat(cwd).catch(() => undefined))?.isDirectory())
+        throw new ToolError(`\`cwd\` ${input.cwd} is not a folder in the workspace. Use list_dir to find one.`, "execution_failed");
+      const timeoutMs = Math.min(input.timeout_ms ?? BASH_DEFAULT_TIMEOUT_MS, BASH_MAX_TIMEOUT_MS);
+      let timedOut = false;
+      // Loaded on first use: execa is the heaviest import of the built-ins and most commands never run bash.
+      const { execa } = await import("execa");
+      const child = execa("bash", ["-c", input.command], {
+        cwd,
+        env: ctx.host.env,
+        extendEnv: false,
+        stdin: "ignore",
+        detached: true,
+        reject: false,
+        timeout: timeoutMs,
+        cancelSignal: ctx.signal,
+        forceKillAfterDelay: 2_000,
+      });
+      const killGroup = () => {
+        if (child.pid === undefined) return;
+        try {
+          process.kill(-child.pid, "SIGKILL");
+        } catch {
+          // group already gone
+        }
+      };
+      const onAbort = () => killGroup();
+      const timer = setTimeout(() => {
+        timedOut = true;
+        killGroup();
+      }, timeoutMs);
+      ctx.signal.addEventListener("abort", onAbort, { once: true });
+      child.once("exit", killGroup);
+      let result;
+      try {
+        result = await child;
+      } finally {
+        clearTimeout(timer);
+        ctx.signal.removeEventListener("abort", onAbort);
+        killGroup();
+      }
+      if (result.failed && result.exitCode === undefined && !result.isTerminated && !result.timedOut && !result.isCanceled)
+        throw new ToolError(`Could not start bash: ${result.shortMessage ?? result.message}. Is bash installed and on PATH?`, "execution_failed");
+      timedOut ||= Boolean(result.timedOut);
+      const stdout = String(result.stdout ?? "");
+      const stderr = String(result.stderr ?? "");
+      const exitCode = result.exitCode ?? null;
+      const budget = ctx.host.outputBudget;
+      const cap = (s: string) => truncateMiddle(s, budget, "see the full-output artifact").text;
+      const data: BashData = { exitCode, stdout: cap(stdout), stderr: cap(stderr), timedOut, ...(result.signal ? { signal: result.signal } : {}) };
+      const status = timedOut
+        ? `[timed out after ${timeoutMs} ms; the command and its children were killed. Raise timeout_ms (max ${BASH_MAX_TIMEOUT_MS}) or run something shorter.]`
+        : exitCode === null
+          ? `[killed by ${result.signal ?? "a signal"}]`
+          : `[exit code ${exitCode}]`;
+      const parts = [stdout];
+      if (stderr) parts.push(`--- stderr ---\n${stderr}`);
+      parts.push(status);
+      const content = parts.filter((p) => p !== "").join("\n");
+      const metadata = { cwd: displayPath(ctx.cwd, cwd), exitCode };
+      if (timedOut) return { ok: false, code: "timeout", content, data, metadata };
+      if (exitCode !== 0) return { ok: false, code: "execution_failed", content, data, metadata };
+      return { content, data, metadata };
+    },
+  };
+}

@@ -1,0 +1,89 @@
+import { readFile, stat, writeFile } from "node:fs/promises";
+import { ToolError } from "../errors.js";
+import type { ToolDefinition } from "../types.js";
+import { confinePath, displayPath } from "./confine-path.js";
+import { baselineOf, sameBaseline } from "./file-baseline.js";
+
+interface EditFileInput {
+  path: string;
+  old_string: string;
+  new_string: string;
+  replace_all?: boolean;
+}
+
+/**
+ * `edit_file`: replaces `old_string` with `new_string` in a file that was read first and has not
+ * changed since (size, mtime, sha1); `old_string` must be unique unless `replace_all`.
+ * Refusals are ToolErrors (`precondition_failed` for a missing or stale read).
+ */
+export function editFileTool(): ToolDefinition<EditFileInput> {
+  return {
+    name: "edit_file",
+    description:
+      "Replace an exact piece of text in a file. Read the file with read_file first. `old_string` must occur exactly once (include surrounding lines to make it unique) unless `replace_all` is true.",
+    inputSchema: {
+      type: "object",
+      properties: {
+        path: { type: "string", description: "File path, relative to the workspace" },
+        old_string: { type: "string", minLength: 1, description: "Exact text to replace" },
+        new_string: { type: "string", description: "Replacement text" },
+        replace_all: { type: "boolean", description: "Replace every occurrence instead of requiring exactly one" },
+      },
+      required: ["path", "old_string", "new_string"],
+      additionalProperties: false,
+    },
+    source: { kind: "builtin", id: "core" },
+    risk: ["write"],
+    readOnly: false,
+    concurrency: "keyed",
+    permissionKey: "path",
+    permissionMatch: "path",
+    async execute(input, ctx) {
+      const abs = confinePath(ctx.cwd, input.path);
+      const rel = displayPath(ctx.cwd, abs);
+      const baseline = await ctx.fileBaselines.get(abs);
+      if (!baseline)
+        throw new ToolError(`${rel} has not been read yet. Call read_file on it first, then retry the edit.`, "precondition_failed", null, { path: rel, reason: "not_read" });
+      let bytes: Buffer;
+      let current;
+      try {
+        current = await stat(abs);
+        bytes = await readFile(abs, { signal: ctx.signal });
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === "ENOENT")
+          throw new ToolError(`${rel} no longer exists. Use write_file to create it.`, "precondition_failed", null, { path: rel, reason: "missing" });
+        throw error;
+      }
+      if (!sameBaseline(baseline, baselineOf(current, bytes)))
+        throw new ToolError(`${rel} changed since it was last read. Call read_file on it again, then redo the edit against the current content.`, "precondition_failed", null, { path: rel, reason: "stale" });
+      if (input.old_string === input.new_string)
+        throw new ToolError("`old_string` and `new_string` are identical; nothing would change.", "execution_failed");
+      const text = bytes.toString("utf8");
+      const count = countOccurrences(text, input.old_string);
+      if (count === 0)
+        throw new ToolError(`\`old_string\` was not found in ${rel}. Copy the exact text (including whitespace) from read_file's output.`, "execution_failed", null, { path: rel, occurrences: 0 });
+      if (count > 1 && !input.replace_all)
+        throw new ToolError(
+          `\`old_string\` occurs ${count} times in ${rel}; it must occur exactly once. Add surrounding lines to make it unique, or set replace_all: true to replace all ${count}.`,
+          "execution_failed",
+          null,
+          { path: rel, occurrences: count },
+        );
+      const next = Buffer.from(text.split(input.old_string).join(input.new_string), "utf8");
+      await writeFile(abs, next, { signal: ctx.signal });
+      await ctx.fileBaselines.set(abs, baselineOf(await stat(abs), next));
+      return {
+        content: `Edited ${rel}: ${count} replacement${count === 1 ? "" : "s"}.`,
+        data: { path: rel, replacements: count, bytes: next.length },
+        metadata: { path: rel },
+      };
+    },
+  };
+}
+
+/** Non-overlapping occurrences of `needle` in `text`. */
+function countOccurrences(text: string, needle: string): number {
+  let count = 0;
+  for (let i = text.indexOf(needle); i !== -1; i = text.indexOf(needle, i + needle.length)) count++;
+  return count;
+}

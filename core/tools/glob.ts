@@ -1,0 +1,55 @@
+import { stat } from "node:fs/promises";
+import { join } from "node:path";
+import { ToolError } from "../errors.js";
+import type { ToolDefinition } from "../types.js";
+import { confinePath, displayPath } from "./confine-path.js";
+import { findFiles } from "./find-files.js";
+
+/** Most paths glob returns; the rest are counted in a note. */
+export const GLOB_MAX_RESULTS = 1000;
+
+interface GlobInput {
+  pattern: string;
+  path?: string;
+  include_ignored?: boolean;
+}
+
+/** `glob`: workspace files matching a glob pattern (tinyglobby), sorted, capped; skips .git and node_modules by default. */
+export function globTool(): ToolDefinition<GlobInput> {
+  return {
+    name: "glob",
+    description: `Find files by glob pattern (e.g. "**/*.ts", "src/**/test-*.js") under a folder of the workspace. Skips .git, node_modules and .keel unless include_ignored is true. Returns at most ${GLOB_MAX_RESULTS} paths, relative to the workspace.`,
+    inputSchema: {
+      type: "object",
+      properties: {
+        pattern: { type: "string", minLength: 1, description: "Glob pattern, relative to `path`" },
+        path: { type: "string", description: "Folder to search, relative to the workspace (default: the workspace root)" },
+        include_ignored: { type: "boolean", description: "Also search .git, node_modules and .keel" },
+      },
+      required: ["pattern"],
+      additionalProperties: false,
+    },
+    source: { kind: "builtin", id: "core" },
+    risk: ["read"],
+    readOnly: true,
+    concurrency: "safe",
+    permissionKey: "path",
+    permissionMatch: "path",
+    async execute(input, ctx) {
+      const dir = confinePath(ctx.cwd, input.path ?? ".");
+      const st = await stat(dir).catch(() => undefined);
+      if (!st?.isDirectory())
+        throw new ToolError(`${input.path} is ${st ? "a file, not a folder" : "not found"}. Set \`path\` to a folder (or omit it for the workspace root).`, "execution_failed");
+      const matches = await findFiles(dir, input.pattern, { includeIgnored: input.include_ignored, signal: ctx.signal });
+      const paths = matches.slice(0, GLOB_MAX_RESULTS).map((m) => displayPath(ctx.cwd, join(dir, m)));
+      const omitted = matches.length - paths.length;
+      const lines = paths.length ? [...paths] : [`No files match "${input.pattern}" under ${displayPath(ctx.cwd, dir)}.`];
+      if (omitted > 0) lines.push(`[${omitted} more matches not shown; ${matches.length} in total. Use a narrower pattern or path.]`);
+      return {
+        content: lines.join("\n"),
+        data: { paths, total: matches.length, truncated: omitted > 0 },
+        metadata: { path: displayPath(ctx.cwd, dir) },
+      };
+    },
+  };
+}

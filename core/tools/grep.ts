@@ -1,0 +1,120 @@
+import { readFile, stat } from "node:fs/promises";
+import { join } from "node:path";
+import { ToolError, errorMessage } from "../errors.js";
+import type { ToolDefinition } from "../types.js";
+import { confinePath, displayPath } from "./confine-path.js";
+import { findFiles } from "./find-files.js";
+
+/** Matching lines grep returns when `max_results` is not given. */
+export const GREP_DEFAULT_RESULTS = 200;
+/** Largest `max_results` grep accepts. */
+export const GREP_MAX_RESULTS = 5000;
+/** Files larger than this are skipped (bytes). */
+export const GREP_MAX_FILE_BYTES = 5 * 1024 * 1024;
+const MAX_LINE_CHARS = 400;
+const BATCH = 16;
+
+interface GrepInput {
+  pattern: string;
+  path?: string;
+  glob?: string;
+  ignore_case?: boolean;
+  max_results?: number;
+}
+
+interface GrepMatch {
+  file: string;
+  line: number;
+  text: string;
+}
+
+/** `grep`: lines matching a JavaScript regular expression in workspace files, as `file:line: text`; skips binary files. */
+export function grepTool(): ToolDefinition<GrepInput> {
+  return {
+    name: "grep",
+    description:
+      "Search file contents with a JavaScript regular expression. Returns `file:line: text` lines. `path` is a folder or a file; `glob` filters files (e.g. \"**/*.ts\"). Binary files, .git, node_modules and .keel are skipped.",
+    inputSchema: {
+      type: "object",
+      properties: {
+        pattern: { type: "string", minLength: 1, description: "JavaScript regular expression (without slashes)" },
+        path: { type: "string", description: "Folder or file to search, relative to the workspace (default: the workspace root)" },
+        glob: { type: "string", description: "Only search files matching this glob, relative to `path` (default **/*)" },
+        ignore_case: { type: "boolean", description: "Case-insensitive match" },
+        max_results: { type: "integer", minimum: 1, maximum: GREP_MAX_RESULTS, description: `Most matching lines to return (default ${GREP_DEFAULT_RESULTS})` },
+      },
+      required: ["pattern"],
+      additionalProperties: false,
+    },
+    source: { kind: "builtin", id: "core" },
+    risk: ["read"],
+    readOnly: true,
+    concurrency: "safe",
+    permissionKey: "path",
+    permissionMatch: "path",
+    async execute(input, ctx) {
+      let regex: RegExp;
+      try {
+        regex = new RegExp(input.pattern, input.ignore_case ? "i" : "");
+      } catch (error) {
+        throw new ToolError(`\`pattern\` is not a valid JavaScript regular expression: ${errorMessage(error)}. Escape special characters such as ( [ . * with a backslash.`, "execution_failed");
+      }
+      const target = confinePath(ctx.cwd, input.path ?? ".");
+      const st = await stat(target).catch(() => undefined);
+      if (!st) throw new ToolError(`Path not found: ${input.path}. Use list_dir or glob to find it.`, "execution_failed");
+      const files = st.isDirectory()
+        ? (await findFiles(target, input.glob ?? "**/*", { signal: ctx.signal })).map((f) => join(target, f))
+        : [target];
+      const max = input.max_results ?? GREP_DEFAULT_RESULTS;
+      const matches: GrepMatch[] = [];
+      let skippedBinary = 0;
+      let searched = 0;
+      let more = false;
+      for (let i = 0; i < files.length && !more; i += BATCH) {
+        ctx.signal.throwIfAborted();
+        const batch = await Promise.all(files.slice(i, i + BATCH).map((f) => readText(f, ctx.signal)));
+        for (const [j, text] of batch.entries()) {
+          if (text === undefined) continue;
+          if (text === null) {
+            skippedBinary++;
+            continue;
+          }
+          searched++;
+          const file = displayPath(ctx.cwd, files[i + j]!);
+          const lines = text.split("\n");
+          for (let n = 0; n < lines.length; n++) {
+            if (!regex.test(lines[n]!)) continue;
+            if (matches.length >= max) {
+              more = true;
+              break;
+            }
+            const line = lines[n]!.replace(/\r$/, "");
+            matches.push({ file, line: n + 1, text: line.length > MAX_LINE_CHARS ? line.slice(0, MAX_LINE_CHARS) + "…" : line });
+          }
+          if (more) break;
+        }
+      }
+      const out = matches.map((m) => `${m.file}:${m.line}: ${m.text}`);
+      if (matches.length === 0) out.push(`No matches for /${input.pattern}/${input.ignore_case ? "i" : ""} in ${searched} file(s).`);
+      if (more) out.push(`[stopped at max_results=${max}; narrow the pattern, path or glob, or raise max_results]`);
+      return {
+        content: out.join("\n"),
+        data: { matches, filesSearched: searched, skippedBinary, truncated: more },
+        metadata: { path: displayPath(ctx.cwd, target) },
+      };
+    },
+  };
+}
+
+/** File text; `null` for binary (a NUL in the first 8 KiB) or oversized files; `undefined` if unreadable. */
+async function readText(file: string, signal: AbortSignal): Promise<string | null | undefined> {
+  try {
+    const st = await stat(file);
+    if (st.size > GREP_MAX_FILE_BYTES) return null;
+    const buf = await readFile(file, { signal });
+    if (buf.subarray(0, 8192).includes(0)) return null;
+    return buf.toString("utf8");
+  } catch {
+    return undefined;
+  }
+}

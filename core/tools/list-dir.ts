@@ -1,0 +1,75 @@
+import { lstat, readdir, stat } from "node:fs/promises";
+import { join } from "node:path";
+import { ToolError } from "../errors.js";
+import type { ToolDefinition } from "../types.js";
+import { confinePath, displayPath } from "./confine-path.js";
+
+/** Most entries list_dir returns; the rest are counted in a note. */
+export const LIST_DIR_MAX_ENTRIES = 1000;
+
+interface ListDirInput {
+  path?: string;
+  limit?: number;
+}
+
+/** One entry of a directory listing. */
+export interface DirEntry {
+  name: string;
+  type: "file" | "dir" | "symlink" | "other";
+  /** Bytes for files (and symlink targets' own size is not followed). */
+  size: number;
+}
+
+/** `list_dir`: the entries of one directory with type and size, sorted by name, capped. */
+export function listDirTool(): ToolDefinition<ListDirInput> {
+  return {
+    name: "list_dir",
+    description: "List one directory inside the workspace: each entry's name, type (file, dir, symlink) and size, sorted by name. Use glob to search recursively.",
+    inputSchema: {
+      type: "object",
+      properties: {
+        path: { type: "string", description: "Directory, relative to the workspace (default: the workspace root)" },
+        limit: { type: "integer", minimum: 1, maximum: LIST_DIR_MAX_ENTRIES, description: `Most entries to return (default ${LIST_DIR_MAX_ENTRIES})` },
+      },
+      additionalProperties: false,
+    },
+    source: { kind: "builtin", id: "core" },
+    risk: ["read"],
+    readOnly: true,
+    concurrency: "safe",
+    permissionKey: "path",
+    permissionMatch: "path",
+    async execute(input, ctx) {
+      const abs = confinePath(ctx.cwd, input.path ?? ".");
+      const rel = displayPath(ctx.cwd, abs);
+      let dirents;
+      try {
+        dirents = await readdir(abs, { withFileTypes: true });
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code === "ENOENT") throw new ToolError(`Directory not found: ${rel}. List its parent to see what exists.`, "execution_failed");
+        if (code === "ENOTDIR") throw new ToolError(`${rel} is a file, not a directory; use read_file to read it.`, "execution_failed");
+        throw error;
+      }
+      const limit = Math.min(input.limit ?? LIST_DIR_MAX_ENTRIES, LIST_DIR_MAX_ENTRIES);
+      dirents.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+      const shown = dirents.slice(0, limit);
+      const entries: DirEntry[] = await Promise.all(
+        shown.map(async (d): Promise<DirEntry> => {
+          const type = d.isSymbolicLink() ? "symlink" : d.isDirectory() ? "dir" : d.isFile() ? "file" : "other";
+          const st = await (type === "symlink" ? lstat : stat)(join(abs, d.name)).catch(() => undefined);
+          return { name: d.name, type, size: type === "dir" ? 0 : st?.size ?? 0 };
+        }),
+      );
+      const lines = entries.map((e) => (e.type === "dir" ? `${e.name}/` : e.type === "symlink" ? `${e.name}@` : `${e.name}  (${e.size} bytes)`));
+      const omitted = dirents.length - shown.length;
+      if (omitted > 0) lines.push(`[${omitted} more entries not shown; ${dirents.length} in total. Use glob with a pattern to narrow down.]`);
+      if (dirents.length === 0) lines.push(`(${rel} is empty)`);
+      return {
+        content: lines.join("\n"),
+        data: { path: rel, entries, total: dirents.length, truncated: omitted > 0 },
+        metadata: { path: rel },
+      };
+    },
+  };
+}

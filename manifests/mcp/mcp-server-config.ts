@@ -1,0 +1,53 @@
+/** Where a server definition came from. */
+export interface McpServerOrigin {
+  /** Absolute path of the manifest file. */
+  file: string;
+  /** JSON path of the entry inside the file, e.g. `mcpServers.github`. */
+  path: string;
+  /** `workspace` files need trust; `user` ($KEEL_HOME) is trusted; `plugin` follows the plugin's level. */
+  scope: "workspace" | "user" | "plugin";
+  /** Plugin name for plugin hand-offs. */
+  plugin?: string;
+}
+
+/** A local resource from a manifest, resolved: inline text or an absolute path (confined at read time). */
+export interface LocalResource {
+  name: string;
+  uri: string;
+  description?: string;
+  mimeType?: string;
+  text?: string;
+  /** Path as written (relative to the manifest's directory). */
+  path?: string;
+  /** Directory the path is relative to. */
+  baseDir: string;
+  /** Server the resource belongs to, or undefined for a top-level resource. */
+  server?: string;
+  file: string;
+}
+
+/** One MCP server, validated and expanded, ready for the runtime. */
+export interface McpServerConfig {
+  name: string;
+  transport: "stdio" | "http" | "sse";
+  command?: string;
+  args: string[];
+  env: Record<string, string>;
+  /** Absolute working directory (relative `cwd` resolved against the manifest's directory). */
+  cwd?: string;
+  url?: string;
+  headers: Record<string, string>;
+  /** False when `enabled: false` or `disabled: true`. */
+  enabled: boolean;
+  enabledTools?: string[];
+  disabledTools?: string[];
+  startupTimeoutMs?: number;
+  toolTimeoutMs?: number;
+  lazy?: boolean;
+  resources: LocalResource[];
+  origin: McpServerOrigin;
+  /** True for user-level servers and user-level plugins; workspace servers follow `host.trusted`. */
+  trustedByOrigin: boolean;
+  /** Variables used without default that were unset: the server must not start. */
+  unsetVars: string[];
+}

@@ -1,0 +1,110 @@
+import type { Diagnostic } from "../../core/diagnostics.js";
+import { discoverPluginFiles, type DiscoveryPlaces, type PluginFile, type PluginLayout } from "./discover-plugin-files.js";
+import { loadBundledMcpServers, loadBundledWorkflows } from "./plugin-bundles.js";
+import { collectPluginExtras, type InformationalItem } from "./plugin-extras.js";
+import { nodePluginFs, type PluginFs } from "./plugin-fs.js";
+import type { ManifestIssue, PluginManifest } from "./plugin-manifest-schema.js";
+import { parsePluginManifest } from "./parse-plugin-manifest.js";
+
+/** Diagnostics produced here carry this source. */
+export const PLUGIN_DIAGNOSTIC_SOURCE = "plugin";
+
+/** One plugin that loaded (possibly with some items skipped). */
+export interface LoadedPlugin {
+  manifest: PluginManifest;
+  manifestPath: string;
+  root: string;
+  level: "project" | "user";
+  layout: PluginLayout;
+  mcpServers: Record<string, unknown>;
+  mcpServersFile?: string;
+  workflows: unknown[];
+  workflowsFile?: string;
+  informational: InformationalItem[];
+  /** Diagnostics about this plugin's file, in the order found. */
+  diagnostics: Diagnostic[];
+}
+
+/** A manifest file that could not load at all (not JSON, not an object, no name, duplicate name). */
+export interface FailedPluginFile {
+  file: string;
+  level: "project" | "user";
+  diagnostics: Diagnostic[];
+}
+
+/** Everything discovery and loading produced, in discovery order. */
+export interface PluginLoadResult {
+  plugins: LoadedPlugin[];
+  failed: FailedPluginFile[];
+  /** Every diagnostic (plugins' and failed files'), in discovery order. */
+  diagnostics: Diagnostic[];
+}
+
+/** Discovers and loads every plugin manifest. One bad file never stops the others. Never throws. */
+export function loadPlugins(places: DiscoveryPlaces, fs: PluginFs = nodePluginFs): PluginLoadResult {
+  return loadPluginFiles(discoverPluginFiles(places, fs), fs);
+}
+
+/** Loads already discovered manifest files in order; a second plugin with a taken name is skipped. Never throws. */
+export function loadPluginFiles(files: PluginFile[], fs: PluginFs = nodePluginFs): PluginLoadResult {
+  const result: PluginLoadResult = { plugins: [], failed: [], diagnostics: [] };
+  const byName = new Map<string, LoadedPlugin>();
+  for (const file of files) {
+    let outcome: LoadedPlugin | FailedPluginFile;
+    try {
+      outcome = loadPluginFile(file, fs);
+    } catch (error) {
+      outcome = { file: file.path, level: file.level, diagnostics: [diag(file.path, { severity: "error", path: "", message: `Unexpected failure while loading the plugin: ${(error as Error)?.message ?? String(error)}; it was skipped.` })] };
+    }
+    if ("manifest" in outcome) {
+      const first = byName.get(outcome.manifest.name);
+      if (first) {
+        outcome = { file: file.path, level: file.level, diagnostics: [diag(file.path, { severity: "error", path: "name", message: `A plugin named "${first.manifest.name}" was already loaded from ${first.manifestPath}; this one was skipped (the first in discovery order wins).` })] };
+      } else byName.set(outcome.manifest.name, outcome);
+    }
+    if ("manifest" in outcome) result.plugins.push(outcome);
+    else result.failed.push(outcome);
+    result.diagnostics.push(...outcome.diagnostics);
+  }
+  return result;
+}
+
+function loadPluginFile(file: PluginFile, fs: PluginFs): LoadedPlugin | FailedPluginFile {
+  const fail = (message: string): FailedPluginFile => ({ file: file.path, level: file.level, diagnostics: [diag(file.path, { severity: "error", path: "", message })] });
+  let text: string;
+  try {
+    text = fs.readText(file.path);
+  } catch (error) {
+    return fail(`The manifest cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); the plugin was not loaded.`);
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+  } catch (error) {
+    return fail(`The manifest is not valid JSON (${(error as Error).message}); the plugin was not loaded.`);
+  }
+  const parsed = parsePluginManifest(raw);
+  const issues: ManifestIssue[] = [...parsed.issues];
+  if (!parsed.manifest) return { file: file.path, level: file.level, diagnostics: issues.map((i) => diag(file.path, i)) };
+  const manifest = parsed.manifest;
+  const mcp = loadBundledMcpServers(manifest.mcpServers, file.path, file.root, fs, issues);
+  const workflows = loadBundledWorkflows(manifest.workflows, file.path, file.root, fs, issues);
+  const informational = collectPluginExtras(manifest, file.root, file.layout, fs, issues);
+  return {
+    manifest,
+    manifestPath: file.path,
+    root: file.root,
+    level: file.level,
+    layout: file.layout,
+    mcpServers: mcp.servers,
+    mcpServersFile: Object.keys(mcp.servers).length ? mcp.file : undefined,
+    workflows: workflows.workflows,
+    workflowsFile: workflows.workflows.length ? workflows.file : undefined,
+    informational,
+    diagnostics: issues.map((i) => diag(file.path, i)),
+  };
+}
+
+function diag(file: string, issue: ManifestIssue): Diagnostic {
+  return { severity: issue.severity, source: PLUGIN_DIAGNOSTIC_SOURCE, file, ...(issue.path ? { path: issue.path } : {}), message: issue.message };
+}

@@ -1,0 +1,119 @@
+import { isAbsolute, relative, resolve } from "node:path";
+import { jsonTypeName, type ManifestIssue } from "./plugin-manifest-schema.js";
+import type { PluginFs } from "./plugin-fs.js";
+import { expandPluginRoot } from "./plugin-root-vars.js";
+import { setOwn } from "./set-own.js";
+
+/** MCP servers a plugin bundles, ready to hand to the MCP runtime. */
+export interface BundledMcpServers {
+  servers: Record<string, unknown>;
+  file?: string;
+}
+
+/** Workflows a plugin bundles, raw. */
+export interface BundledWorkflows {
+  workflows: unknown[];
+  file?: string;
+}
+
+/** Resolves a manifest-relative path inside the plugin root, or explains why not. */
+export function resolveInsideRoot(root: string, ref: string): { ok: true; path: string } | { ok: false; reason: string } {
+  const expanded = String(expandPluginRoot(ref, root));
+  const path = resolve(root, expanded);
+  const rel = relative(root, path);
+  if (rel.startsWith("..") || isAbsolute(rel)) return { ok: false, reason: `"${ref}" points outside the plugin directory` };
+  return { ok: true, path };
+}
+
+function readJson(fs: PluginFs, path: string): { ok: true; value: unknown } | { ok: false; reason: string } {
+  let text: string;
+  try {
+    text = fs.readText(path);
+  } catch (error) {
+    return { ok: false, reason: `cannot be read (${(error as NodeJS.ErrnoException).code ?? "error"})` };
+  }
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch (error) {
+    return { ok: false, reason: `is not valid JSON (${(error as Error).message})` };
+  }
+}
+
+/**
+ * Reads `mcpServers`: an inline `{name: config}` map or a path to a JSON file holding
+ * `{mcpServers: {...}}`, `{servers: [{name, ...}]}` or a bare map. Plugin-root variables are expanded. Never throws.
+ */
+export function loadBundledMcpServers(raw: unknown, manifestPath: string, root: string, fs: PluginFs, issues: ManifestIssue[]): BundledMcpServers {
+  if (raw === undefined || raw === null || raw === "") return { servers: {} };
+  let map: unknown = raw;
+  let file = manifestPath;
+  let where = "mcpServers";
+  if (typeof raw === "string") {
+    const target = resolveInsideRoot(root, raw);
+    if (!target.ok) {
+      issues.push({ severity: "error", path: "mcpServers", message: `mcpServers ${target.reason}; its MCP servers were skipped.` });
+      return { servers: {} };
+    }
+    const json = readJson(fs, target.path);
+    if (!json.ok) {
+      issues.push({ severity: "error", path: "mcpServers", message: `The MCP file ${target.path} ${json.reason}; its MCP servers were skipped.` });
+      return { servers: {} };
+    }
+    file = target.path;
+    where = `${raw}`;
+    const v = json.value as Record<string, unknown> | null;
+    map = v && typeof v === "object" && !Array.isArray(v) && ("mcpServers" in v || Array.isArray(v.servers)) ? (v.mcpServers ?? listToMap(v.servers)) : v;
+  }
+  if (map === null || typeof map !== "object" || Array.isArray(map)) {
+    issues.push({ severity: "error", path: "mcpServers", message: `${where} must be an object of servers or a path to a JSON file (got ${jsonTypeName(map)}); its MCP servers were skipped.` });
+    return { servers: {} };
+  }
+  const servers: Record<string, unknown> = {};
+  for (const [name, config] of Object.entries(map)) {
+    if (config === null || typeof config !== "object" || Array.isArray(config)) {
+      issues.push({ severity: "error", path: `mcpServers.${name}`, message: `MCP server "${name}" must be an object (got ${jsonTypeName(config)}); it was skipped.` });
+      continue;
+    }
+    setOwn(servers, name, expandPluginRoot(config, root));
+  }
+  return { servers, file };
+}
+
+function listToMap(list: unknown): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const item of Array.isArray(list) ? list : []) {
+    const name = (item as { name?: unknown })?.name;
+    if (typeof name === "string" && name.trim()) setOwn(out, name.trim(), item);
+  }
+  return out;
+}
+
+/**
+ * Reads `workflows`: an inline list (or one object), or a path to a JSON file holding
+ * `{workflows: [...]}`, `{workflow: {...}}` or a list. Items are handed over raw. Never throws.
+ */
+export function loadBundledWorkflows(raw: unknown, manifestPath: string, root: string, fs: PluginFs, issues: ManifestIssue[]): BundledWorkflows {
+  if (raw === undefined || raw === null || raw === "") return { workflows: [] };
+  if (Array.isArray(raw)) return { workflows: raw, file: manifestPath };
+  if (typeof raw === "object") return { workflows: [raw], file: manifestPath };
+  if (typeof raw !== "string") {
+    issues.push({ severity: "error", path: "workflows", message: `workflows must be a list or a path to a JSON file (got ${jsonTypeName(raw)}); it was ignored.` });
+    return { workflows: [] };
+  }
+  const target = resolveInsideRoot(root, raw);
+  if (!target.ok) {
+    issues.push({ severity: "error", path: "workflows", message: `workflows ${target.reason}; it was ignored.` });
+    return { workflows: [] };
+  }
+  const json = readJson(fs, target.path);
+  if (!json.ok) {
+    issues.push({ severity: "error", path: "workflows", message: `The workflows file ${target.path} ${json.reason}; it was ignored.` });
+    return { workflows: [] };
+  }
+  const v = json.value as Record<string, unknown> | null;
+  if (Array.isArray(v)) return { workflows: v, file: target.path };
+  if (v && typeof v === "object" && Array.isArray(v.workflows)) return { workflows: v.workflows, file: target.path };
+  if (v && typeof v === "object" && v.workflow && typeof v.workflow === "object") return { workflows: [v.workflow], file: target.path };
+  issues.push({ severity: "error", path: "workflows", message: `The workflows file ${target.path} must hold a list, {"workflows": [...]} or {"workflow": {...}}; it was ignored.` });
+  return { workflows: [] };
+}

@@ -1,0 +1,114 @@
+import { readdir, readFile } from "node:fs/promises";
+import { join } from "node:path";
+import type { Diagnostics } from "../../core/diagnostics.js";
+import { errorMessage } from "../../core/errors.js";
+import type { PluginHandOff } from "../../core/services.js";
+import { ancestorsWithin } from "../../core/workspace.js";
+import { parseWorkflow } from "./parse-workflow.js";
+import { jsonType, type WorkflowDefinition, type WorkflowOrigin } from "./workflow-schema.js";
+
+/** Workflow manifest file names, looked for in each directory from the working directory up to the workspace root. */
+export const WORKFLOW_MANIFEST_FILES = [".claw-workflows.json", ".claw-workflow.json"] as const;
+
+/** Where to look for workflows. */
+export interface WorkflowSources {
+  /** Working directory (discovery starts here). */
+  cwd: string;
+  /** Workspace root (discovery never goes above it). */
+  root: string;
+  /** `<root>/.keel` (its `workflows/*.json` are read). */
+  stateDir: string;
+  /** Plugins' raw `workflows` (from the plugins service). */
+  handOffs: PluginHandOff[];
+}
+
+/** Every loaded workflow (first definition of a name wins) and the files read. */
+export interface WorkflowCatalog {
+  workflows: WorkflowDefinition[];
+  files: string[];
+}
+
+/**
+ * Discovers and parses workflows: `.claw-workflows.json` / `.claw-workflow.json` from `cwd` up to
+ * the workspace root (nearest first), `.keel/workflows/*.json`, then plugin-contributed ones.
+ * Never throws: unreadable files, invalid JSON, invalid workflows and duplicate names (matched
+ * case-insensitively; the first wins) become diagnostics naming the file, JSON path and reason.
+ */
+export async function discoverWorkflows(sources: WorkflowSources, diagnostics: Diagnostics): Promise<WorkflowCatalog> {
+  const catalog: WorkflowCatalog = { workflows: [], files: [] };
+  const byName = new Map<string, WorkflowDefinition>();
+  const add = (raw: unknown, at: PropertyKey[], origin: Omit<WorkflowOrigin, "path">) => {
+    const parsed = parseWorkflow(raw, at, origin);
+    for (const issue of parsed.issues) diagnostics.add({ severity: issue.severity, source: "workflow", file: origin.file, path: issue.path || undefined, message: issue.message });
+    const wf = parsed.workflow;
+    if (!wf) return;
+    const first = byName.get(wf.name.toLowerCase());
+    if (first) {
+      diagnostics.warn("workflow", `Workflow "${wf.name}" is defined more than once (names match case-insensitively); the definition in ${first.origin.file} at ${first.origin.path} is used and this one is ignored.`, { file: origin.file, path: wf.origin.path });
+      return;
+    }
+    byName.set(wf.name.toLowerCase(), wf);
+    catalog.workflows.push(wf);
+  };
+
+  for (const dir of ancestorsWithin(sources.cwd, sources.root)) {
+    for (const name of WORKFLOW_MANIFEST_FILES) {
+      const file = join(dir, name);
+      const json = await readJson(file, diagnostics);
+      if (json === undefined) continue;
+      catalog.files.push(file);
+      eachWorkflow(json, file, diagnostics, (raw, at) => add(raw, at, { kind: "file", file, userLevel: false }), false);
+    }
+  }
+  const keelDir = join(sources.stateDir, "workflows");
+  const names = await readdir(keelDir).catch(() => [] as string[]);
+  for (const name of names.filter((n) => n.endsWith(".json")).sort()) {
+    const file = join(keelDir, name);
+    const json = await readJson(file, diagnostics);
+    if (json === undefined) continue;
+    catalog.files.push(file);
+    eachWorkflow(json, file, diagnostics, (raw, at) => add(raw, at, { kind: "file", file, userLevel: false }), true);
+  }
+  for (const handOff of sources.handOffs) {
+    const file = handOff.workflowsFile ?? handOff.manifestPath;
+    handOff.workflows.forEach((raw, i) => add(raw, ["workflows", i], { kind: "plugin", file, plugin: handOff.plugin, userLevel: handOff.userLevel }));
+  }
+  return catalog;
+}
+
+/** Calls `fn` for each workflow in a manifest: `{workflows: [...]}` and/or `{workflow: {...}}` (and, in `.keel/workflows/`, a bare workflow or a list). */
+function eachWorkflow(json: unknown, file: string, diagnostics: Diagnostics, fn: (raw: unknown, at: PropertyKey[]) => void, bare: boolean): void {
+  if (Array.isArray(json) && bare) return json.forEach((raw, i) => fn(raw, [i]));
+  if (json === null || typeof json !== "object" || Array.isArray(json)) {
+    diagnostics.error("workflow", `A workflow manifest must be a JSON object with "workflows" (a list) or "workflow" (an object); got ${jsonType(json)}. The file was skipped.`, { file });
+    return;
+  }
+  const obj = json as Record<string, unknown>;
+  if (bare && obj.workflows === undefined && obj.workflow === undefined && obj.name !== undefined) return fn(obj, []);
+  if (obj.workflows === undefined && obj.workflow === undefined) {
+    diagnostics.warn("workflow", `No "workflows" list or "workflow" object found; the file defines no workflows.`, { file });
+    return;
+  }
+  if (obj.workflows !== undefined) {
+    if (Array.isArray(obj.workflows)) obj.workflows.forEach((raw, i) => fn(raw, ["workflows", i]));
+    else diagnostics.error("workflow", `workflows must be a list (got ${jsonType(obj.workflows)}); it was skipped.`, { file, path: "workflows" });
+  }
+  if (obj.workflow !== undefined) fn(obj.workflow, ["workflow"]);
+}
+
+async function readJson(file: string, diagnostics: Diagnostics): Promise<unknown> {
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== "ENOENT" && code !== "ENOTDIR") diagnostics.error("workflow", `Cannot read the workflow manifest: ${errorMessage(error)}`, { file });
+    return undefined;
+  }
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    diagnostics.error("workflow", `The workflow manifest is not valid JSON (${errorMessage(error)}); it was skipped.`, { file });
+    return undefined;
+  }
+}

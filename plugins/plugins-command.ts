@@ -1,0 +1,66 @@
+import { formatDiagnostic } from "../core/diagnostics.js";
+import type { CliContext } from "../core/cli/cli-context.js";
+import { table } from "../core/cli/format.js";
+import type { PluginRecord, PluginRuntimeService } from "./plugin-record.js";
+
+/** What `keel plugins --json` prints. */
+export interface PluginsReport {
+  plugins: PluginRecord[];
+  /** Manifest files that could not load at all. */
+  failed: { file: string; level: string; diagnostics: PluginRecord["diagnostics"] }[];
+  /** Every diagnostic with source `plugin`. */
+  diagnostics: PluginRecord["diagnostics"];
+}
+
+/** `keel plugins [--json]`: every discovered plugin with contributions, skips, notes and diagnostics. Exit 0. */
+export async function pluginsCommand(ctx: CliContext): Promise<void> {
+  await ctx.withHost(async (host) => {
+    const service = host.service<PluginRuntimeService>("plugins");
+    const report: PluginsReport = {
+      plugins: service?.records() ?? [],
+      failed: service?.failed() ?? [],
+      diagnostics: host.diagnostics.items.filter((d) => d.source === "plugin"),
+    };
+    ctx.print(report, () => renderPlugins(report));
+  });
+}
+
+/** Human-readable `keel plugins` output. */
+export function renderPlugins(report: PluginsReport): string {
+  const out: string[] = [];
+  if (!report.plugins.length && !report.failed.length) return "No plugins found. Drop a plugin.json into .claw-plugin/, .claude-plugin/ or plugins/<name>/ (see docs/readme/plugins.md).";
+  const rows = report.plugins.map((p) => [p.name, p.version ?? "-", p.level, summary(p), p.path]);
+  out.push(table(["PLUGIN", "VERSION", "LEVEL", "CONTRIBUTES", "PATH"], rows, 90));
+  for (const p of report.plugins) {
+    const c = p.contributions;
+    const lines: string[] = [];
+    for (const a of c.aliases) lines.push(`alias ${a.name} → ${a.baseTool}`);
+    for (const v of c.virtualTools) lines.push(`virtual tool ${v}`);
+    for (const b of c.blockedTools) lines.push(`blocks ${b}`);
+    for (const h of c.toolHooks) lines.push(`tool hook ${h.tool}: ${h.kinds.join(", ")}`);
+    for (const h of c.lifecycleHooks) lines.push(`hook ${h.hook} (${h.texts} text${h.texts === 1 ? "" : "s"})`);
+    for (const s of c.mcpServers) lines.push(`mcp server ${s}${p.needsTrust ? " (needs trust: --trust or keel trust)" : ""}`);
+    if (c.workflows) lines.push(`${c.workflows} workflow${c.workflows === 1 ? "" : "s"}${p.needsTrust ? " (shell steps need trust)" : ""}`);
+    for (const s of p.skipped) lines.push(`skipped ${s.kind} ${s.name}: ${s.reason}`);
+    for (const i of p.informational) lines.push(`info: ${i.kind} ${i.name} (not run by keel yet)`);
+    for (const d of p.diagnostics.filter((d) => !p.skipped.some((s) => s.reason === d.message))) lines.push(formatDiagnostic(d));
+    if (lines.length) out.push("", `${p.name}:`, ...lines.map((l) => `  ${l}`));
+  }
+  for (const f of report.failed) {
+    out.push("", `not loaded: ${f.file}`);
+    for (const d of f.diagnostics) out.push(`  ${formatDiagnostic(d)}`);
+  }
+  const errors = report.diagnostics.filter((d) => d.severity === "error").length;
+  out.push("", `${report.plugins.length} plugin${report.plugins.length === 1 ? "" : "s"} loaded, ${report.failed.length} not loaded, ${errors} error diagnostic${errors === 1 ? "" : "s"}`);
+  return out.join("\n");
+}
+
+function summary(p: PluginRecord): string {
+  const c = p.contributions;
+  const parts: [number, string][] = [
+    [c.aliases.length, "alias"], [c.virtualTools.length, "virtual tool"], [c.blockedTools.length, "block"],
+    [c.toolHooks.length, "tool hook"], [c.lifecycleHooks.length, "hook"], [c.mcpServers.length, "mcp server"], [c.workflows, "workflow"],
+  ];
+  const text = parts.filter(([n]) => n > 0).map(([n, w]) => `${n} ${w}${n === 1 ? "" : w.endsWith("s") ? "es" : "s"}`).join(", ");
+  return text || (p.informational.length ? `${p.informational.length} informational` : "nothing");
+}

@@ -1,0 +1,57 @@
+import type { BlockDecision } from "../core/hooks.js";
+import type { Host } from "../core/host.js";
+import type { ToolHookSpec } from "../manifests/plugin/plugin-manifest-schema.js";
+import type { LoadedPlugin } from "../manifests/plugin/load-plugins.js";
+
+/** Tool hooks of one plugin indexed by tool name (`*` = every tool). */
+interface ToolHookIndex {
+  blocked: Set<string>;
+  hooks: Map<string, ToolHookSpec[]>;
+}
+
+function indexOf(plugin: LoadedPlugin): ToolHookIndex {
+  const hooks = new Map<string, ToolHookSpec[]>();
+  for (const h of plugin.manifest.toolHooks) hooks.set(h.tool, [...(hooks.get(h.tool) ?? []), h]);
+  return { blocked: new Set(plugin.manifest.blockedTools.map((b) => b.name)), hooks };
+}
+
+/** Hooks of the plugin that apply to a call: `*` first, then the called name, then the resolved tool. */
+function matching(index: ToolHookIndex, calledAs: string, resolved: string): ToolHookSpec[] {
+  const names = calledAs === resolved ? ["*", calledAs] : ["*", calledAs, resolved];
+  return names.flatMap((n) => index.hooks.get(n) ?? []);
+}
+
+/** The block decision a plugin makes for a call, if any (blocked_tools first, then blockMessage). */
+function decide(plugin: string, index: ToolHookIndex, calledAs: string, resolved: string): BlockDecision | undefined {
+  const hit = index.blocked.has(resolved) ? resolved : index.blocked.has(calledAs) ? calledAs : undefined;
+  if (hit) return { block: true, message: `Plugin ${plugin} blocked tool ${hit}.`, by: plugin, metadata: { plugin_blocked: true } };
+  const blocking = matching(index, calledAs, resolved).find((h) => h.blockMessage);
+  if (blocking) return { block: true, message: blocking.blockMessage!, by: plugin, metadata: { plugin_blocked: true } };
+  return undefined;
+}
+
+/**
+ * Taps `beforeTool`, `afterResult` and `toolBlocked` once per plugin (tap name = plugin name,
+ * discovery order). Blocks match the resolved tool too, so an alias cannot bypass a block.
+ */
+export function tapToolHooks(host: Host, plugin: LoadedPlugin): void {
+  const name = plugin.manifest.name;
+  const index = indexOf(plugin);
+  if (index.blocked.size === 0 && index.hooks.size === 0) return;
+  const hasBefore = plugin.manifest.toolHooks.some((h) => h.beforeTool || h.blockMessage) || index.blocked.size > 0;
+  const hasAfter = plugin.manifest.toolHooks.some((h) => h.afterResult);
+  const canBlock = index.blocked.size > 0 || plugin.manifest.toolHooks.some((h) => h.blockMessage);
+  if (hasBefore)
+    host.hooks.beforeTool.tapPromise(name, async (ctx) => {
+      const hooks = matching(index, ctx.calledAs, ctx.tool.name);
+      for (const h of hooks) if (h.beforeTool) ctx.messages.push(`${name}: ${h.beforeTool}`);
+      return decide(name, index, ctx.calledAs, ctx.tool.name);
+    });
+  if (hasAfter)
+    host.hooks.afterResult.tapPromise(name, async (ctx) => {
+      const resolved = ctx.tool?.name ?? ctx.calledAs;
+      for (const h of matching(index, ctx.calledAs, resolved)) if (h.afterResult) ctx.observation.messages.afterResult.push(`${name}: ${h.afterResult}`);
+      return ctx;
+    });
+  if (canBlock) host.hooks.toolBlocked.tap(name, (q) => decide(name, index, q.calledAs, q.tool.name));
+}

@@ -1,0 +1,39 @@
+import type { CommandRegistrar } from "../../core/cli/cli-context.js";
+
+/** Parses a command-line value as JSON when it is JSON (`true`, `3`, `["a"]`, `"x"`), else keeps it as a string. */
+export function parseCliValue(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+/** Registers `keel config list|get|set`: thin wrappers over config_list, config_get, config_set. */
+export const registerConfigCommands: CommandRegistrar = (program, ctx) => {
+  const run = async (tool: string, input: Record<string, unknown>): Promise<void> => {
+    const clean = Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined));
+    await (await import("../../core/cli/run-tool-command.js")).runToolCommand(ctx, tool, clean);
+  };
+  const config = program.command("config").description("keel configuration: user < legacy < claude < project < local");
+  config
+    .command("list")
+    .description("List config keys with their sources")
+    .option("--source <source>", "one layer: user, legacy, claude, project or local")
+    .option("--prefix <key>", "only keys under this path")
+    .option("--limit <n>", "at most n keys", (v) => Number.parseInt(v, 10))
+    .action((o: { source?: string; prefix?: string; limit?: number }) => run("config_list", o));
+  config
+    .command("get")
+    .description("Get a value and the source it came from")
+    .argument("<key>", 'dotted key path, e.g. permissions.deny or mcp["my.server"]')
+    .option("--source <source>", "read only this layer")
+    .action((key: string, o: { source?: string }) => run("config_get", { key_path: key, source: o.source }));
+  config
+    .command("set")
+    .description("Set a value (parsed as JSON when it is JSON, else a string)")
+    .argument("<key>", "dotted key path")
+    .argument("<value>", `JSON value, e.g. strict, 3, true, '["bash(rm *)"]'`)
+    .option("--source <source>", "local (default, .keel/config.local.json), project or user")
+    .action((key: string, value: string, o: { source?: string }) => run("config_set", { key_path: key, value: parseCliValue(value), source: o.source }));
+};

@@ -1,0 +1,77 @@
+import type { ConfigLayer, ConfigSourceName } from "../../core/config/config-sources.js";
+import { deepMerge, isPlainObject, loadConfigLayers } from "../../core/config/load-config.js";
+import { ToolError } from "../../core/errors.js";
+import type { Workspace } from "../../core/workspace.js";
+import { formatKeyPath, getAt, leaves } from "./key-path.js";
+
+/** Source names in merge order (later wins). */
+export const CONFIG_SOURCES: ConfigSourceName[] = ["user", "legacy", "claude", "project", "local"];
+
+/** One key of the merged (or one source's) config and where its value came from. */
+export interface ConfigEntry {
+  key: string;
+  value: unknown;
+  source: ConfigSourceName;
+  file: string;
+}
+
+/** Every config layer as read right now (files are re-read on every call, so changes show at once). */
+export class ConfigView {
+  private constructor(
+    /** Layers in merge order, including unparseable ones (with `error`). */
+    readonly layers: ConfigLayer[],
+  ) {}
+
+  /** Reads every layer of the workspace. */
+  static async load(ws: Workspace): Promise<ConfigView> {
+    return new ConfigView(await loadConfigLayers(ws));
+  }
+
+  /** Parsed layers of one source, or all of them. */
+  parsed(source?: ConfigSourceName): ConfigLayer[] {
+    return this.layers.filter((l) => l.value && (!source || l.source === source));
+  }
+
+  /** Layers that could not be parsed (skipped by the host, never overwritten). */
+  get broken(): ConfigLayer[] {
+    return this.layers.filter((l) => !l.value);
+  }
+
+  /** Objects merge deeply, arrays and scalars replace; optionally only one source's files. */
+  merged(source?: ConfigSourceName): Record<string, unknown> {
+    return this.parsed(source).reduce<Record<string, unknown>>((acc, l) => deepMerge(acc, l.value!), {});
+  }
+
+  /** The layer a value at `keys` came from: the last parsed layer that defines it. */
+  origin(keys: string[], source?: ConfigSourceName): ConfigLayer | undefined {
+    return [...this.parsed(source)].reverse().find((l) => getAt(l.value, keys) !== undefined);
+  }
+
+  /** Every leaf key with its value and origin, in key order. */
+  entries(source?: ConfigSourceName): ConfigEntry[] {
+    return leaves(this.merged(source))
+      .map(([keys, value]) => {
+        const layer = this.origin(keys, source)!;
+        return { key: formatKeyPath(keys), value, source: layer.source, file: layer.file };
+      })
+      .sort((a, b) => a.key.localeCompare(b.key));
+  }
+
+  /** Value at `keys` with its origin; for objects, the sources of every leaf under it. */
+  lookup(keys: string[], source?: ConfigSourceName): { value: unknown; layer: ConfigLayer; sources: ConfigSourceName[] } | undefined {
+    const value = getAt(this.merged(source), keys);
+    if (value === undefined) return undefined;
+    const layer = this.origin(keys, source)!;
+    const sources = isPlainObject(value)
+      ? [...new Set(leaves(value, keys).map(([k]) => this.origin(k, source)!.source))]
+      : [layer.source];
+    return { value, layer, sources };
+  }
+}
+
+/** Checks a source name given by a caller; ToolError listing the valid ones otherwise. */
+export function checkSource(source: string | undefined): ConfigSourceName | undefined {
+  if (source === undefined || source === "merged" || source === "all") return undefined;
+  if ((CONFIG_SOURCES as string[]).includes(source)) return source as ConfigSourceName;
+  throw new ToolError(`Unknown config source ${JSON.stringify(source)}: use one of ${CONFIG_SOURCES.join(", ")} (or omit it for the merged view).`, "schema_invalid");
+}

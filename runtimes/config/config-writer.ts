@@ -1,0 +1,130 @@
+import { readFile } from "node:fs/promises";
+import { basename, extname, join } from "node:path";
+import { KeelConfigSchema } from "../../core/config/config-schema.js";
+import { localConfigFile, type ConfigLayer, type ConfigSourceName } from "../../core/config/config-sources.js";
+import { deepMerge, isPlainObject } from "../../core/config/load-config.js";
+import { StateError, ToolError, errorMessage } from "../../core/errors.js";
+import { withFileLock, writeJsonState } from "../../core/state/json-file.js";
+import type { Workspace } from "../../core/workspace.js";
+import { CONFIG_SOURCES, ConfigView } from "./config-view.js";
+import { formatKeyPath, setAt } from "./key-path.js";
+
+/** Sources `config_set` writes to. */
+export const WRITABLE_SOURCES = ["local", "project", "user"] as const;
+
+/** A writable source. */
+export type WritableSource = (typeof WRITABLE_SOURCES)[number];
+
+/** What `config_set` did. */
+export interface ConfigSetResult {
+  key: string;
+  value: unknown;
+  previous: unknown;
+  source: WritableSource;
+  file: string;
+  created: boolean;
+  /** A later layer that still overrides this key, if any. */
+  overriddenBy?: { source: ConfigSourceName; file: string };
+}
+
+const CODE_EXTENSIONS = new Set([".js", ".cjs", ".mjs", ".ts", ".cts", ".mts"]);
+
+/**
+ * Sets one key in the file of `source`, under that file's lock, written atomically. Refuses files
+ * it cannot parse, JS/TS and YAML config files, and values that break keel's config schema
+ * (checked both in the file and in the merged view the host will load next time).
+ */
+export async function setConfigValue(ws: Workspace, keys: string[], value: unknown, source: WritableSource): Promise<ConfigSetResult> {
+  const before = await ConfigView.load(ws);
+  const target = targetFile(ws, source, before);
+  const key = formatKeyPath(keys);
+  try {
+    return await withFileLock(target.file, async () => {
+      const { doc, created } = await readTarget(target.file);
+      const section = target.packageJson ? (doc.keel ?? {}) : doc;
+      if (!isPlainObject(section)) throw new ToolError(`${target.file}: the "keel" field must be an object to write into it. Fix it by hand first.`, "precondition_failed");
+      const previous = keys.reduce<unknown>((cur, k) => (isPlainObject(cur) || Array.isArray(cur) ? (cur as Record<string, unknown>)[k] : undefined), section);
+      const updated = setAt(section, keys, value, target.file);
+      validate(updated, target.file, key, value);
+      validate(mergedWith((await ConfigView.load(ws)).layers, source, target.file, updated), "the merged config", key, value);
+      await writeJsonState(target.file, target.packageJson ? { ...doc, keel: updated } : updated);
+      const after = await ConfigView.load(ws);
+      const origin = after.origin(keys);
+      const overriddenBy = origin && origin.file !== target.file ? { source: origin.source, file: origin.file } : undefined;
+      return { key, value, previous, source, file: target.file, created, ...(overriddenBy ? { overriddenBy } : {}) };
+    });
+  } catch (error) {
+    if (error instanceof StateError) throw new ToolError(error.message, "execution_failed", null, { file: target.file });
+    throw error;
+  }
+}
+
+/** The merged config the host would load after replacing (or adding) the target file's content. */
+function mergedWith(layers: ConfigLayer[], source: WritableSource, file: string, updated: Record<string, unknown>): Record<string, unknown> {
+  const values = layers.filter((l) => l.value && l.file !== file).map((l) => ({ source: l.source, value: l.value! }));
+  const rank = (s: ConfigSourceName) => CONFIG_SOURCES.indexOf(s);
+  let at = 0;
+  while (at < values.length && rank(values[at]!.source) <= rank(source)) at++;
+  values.splice(at, 0, { source, value: updated });
+  return values.reduce<Record<string, unknown>>((acc, v) => deepMerge(acc, v.value), {});
+}
+
+function targetFile(ws: Workspace, source: WritableSource, view: ConfigView): { file: string; packageJson: boolean } {
+  if (source === "local") return { file: localConfigFile(ws), packageJson: false };
+  if (source === "user") return { file: join(ws.keelHome, "config.json"), packageJson: false };
+  const found = view.layers.find((l) => l.source === "project");
+  if (!found) return { file: join(ws.root, "keel.config.json"), packageJson: false };
+  const ext = extname(found.file).toLowerCase();
+  if (CODE_EXTENSIONS.has(ext))
+    throw new ToolError(
+      `The project config ${found.file} is a JS/TS file; keel never writes code files. Edit it by hand, or write to source "local" (.keel/config.local.json), which overrides it.`,
+      "precondition_failed",
+      null,
+      { file: found.file },
+    );
+  if (ext === ".yaml" || ext === ".yml")
+    throw new ToolError(`The project config ${found.file} is YAML; keel writes only JSON config files. Edit it by hand, or write to source "local".`, "precondition_failed", null, { file: found.file });
+  if (found.error) throw unparseable(found.file, found.error);
+  return { file: found.file, packageJson: basename(found.file) === "package.json" };
+}
+
+async function readTarget(file: string): Promise<{ doc: Record<string, unknown>; created: boolean }> {
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return { doc: {}, created: true };
+    throw new ToolError(`Cannot read ${file}: ${errorMessage(error)}.`, "execution_failed", null, { file });
+  }
+  if (text.trim() === "") return { doc: {}, created: false };
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch (error) {
+    throw unparseable(file, `not valid JSON (${errorMessage(error)})`);
+  }
+  if (!isPlainObject(doc)) throw unparseable(file, "the top level is not a JSON object");
+  return { doc, created: false };
+}
+
+function unparseable(file: string, why: string): ToolError {
+  return new ToolError(`Refusing to write ${file}: it cannot be parsed (${why}). keel left it untouched; fix it by hand, or write to another source.`, "precondition_failed", null, { file });
+}
+
+function validate(config: Record<string, unknown>, where: string, key: string, value: unknown): void {
+  const parsed = KeelConfigSchema.safeParse(config);
+  if (parsed.success) return;
+  const issue = parsed.error.issues[0]!;
+  const field = formatKeyPath(issue.path.map(String));
+  throw new ToolError(
+    `Refusing to set ${key} = ${JSON.stringify(value)}: ${where} would be invalid at "${field}" (${issue.message}).${hint(field)} Nothing was written.`,
+    "schema_invalid",
+  );
+}
+
+function hint(field: string): string {
+  if (/^permissions\.(allow|ask|deny)/.test(field))
+    return ` Permission rules are a list of strings like "bash(git status*)", e.g. config_set permissions.deny ["bash(rm *)"].`;
+  if (field.startsWith("mcp.elicitation")) return ` Use "decline", "cancel" or "ask".`;
+  return "";
+}

@@ -1,0 +1,23 @@
+import type { CommandRegistrar } from "../../core/cli/cli-context.js";
+
+/** Registers `keel mcp [list] [--json]`, `keel mcp doctor [NAME]`, `keel mcp restart NAME`. Implementations load lazily. */
+export const registerMcpCommands: CommandRegistrar = (program, ctx) => {
+  const mcp = program
+    .command("mcp")
+    .description("MCP servers from .mcp.json and friends: list, doctor, restart")
+    .action(async () => (await import("./mcp-commands.js")).mcpListCommand(ctx));
+  mcp
+    .command("list")
+    .description("List MCP servers: transport, source file, state, tools, start-up time, last error")
+    .action(async () => (await import("./mcp-commands.js")).mcpListCommand(ctx));
+  mcp
+    .command("doctor")
+    .description("Start servers and time spawn, initialize and tools/list; show stderr and hints")
+    .argument("[name]", "only this server")
+    .action(async (name?: string) => (await import("./mcp-commands.js")).mcpDoctorCommand(ctx, name));
+  mcp
+    .command("restart")
+    .description("Close a server's breaker, forget its failures and start it again")
+    .argument("<name>", "server name")
+    .action(async (name: string) => (await import("./mcp-commands.js")).mcpRestartCommand(ctx, name));
+};

@@ -1,0 +1,55 @@
+import type { Host, KeelPlugin } from "../../core/host.js";
+import type { PluginsService } from "../../core/services.js";
+import { discoverMcpServers } from "../../manifests/mcp/discover-mcp-servers.js";
+import { policyElicitor, type Elicitor } from "./elicitation.js";
+import { genericMcpTools } from "./generic-tools.js";
+import { McpManager } from "./mcp-manager.js";
+import type { AuthProviderFactory } from "./open-client.js";
+import { HealthStore } from "./server-health.js";
+import { ToolCache } from "./tool-cache.js";
+
+const PLUGIN_NAME = "mcp-runtime";
+
+/** Name of the service the MCP runtime provides (`host.service<McpManager>(MCP_SERVICE)`). */
+export const MCP_SERVICE = "mcp";
+
+/** Seams of the MCP runtime: how elicitations are answered and how HTTP servers authenticate. */
+export interface McpRuntimeOptions {
+  /** Answers `elicitation/create`; default follows config `mcp.elicitation` (ask on a TTY, otherwise decline). */
+  elicit?: Elicitor;
+  /** Supplies an OAuth provider per HTTP server (none by default). */
+  authProvider?: AuthProviderFactory;
+}
+
+/**
+ * The MCP runtime: discovers MCP manifests (workspace, plugins, user level), starts trusted eager
+ * servers in parallel on `registerTools`, registers their tools plus the generic `mcp_*` tools,
+ * provides the `"mcp"` service and stops every server on `shutdown`. Loads the MCP SDK only when a
+ * server actually starts.
+ */
+export function mcpRuntime(options: McpRuntimeOptions = {}): KeelPlugin {
+  return {
+    name: PLUGIN_NAME,
+    apply(host: Host) {
+      let manager: McpManager | undefined;
+      host.hooks.registerTools.tapPromise(PLUGIN_NAME, async () => {
+        const handOffs = host.service<PluginsService>("plugins")?.handOffs() ?? [];
+        const discovered = discoverMcpServers({ workspace: host.workspace, env: host.env, diagnostics: host.diagnostics, handOffs });
+        if (!discovered.servers.length && !discovered.resources.length) return;
+        const ensure = () => host.ensureStateDir("state", "mcp");
+        manager = new McpManager(host, discovered, {
+          health: new HealthStore(host.statePath("mcp", "health.json"), ensure),
+          cache: new ToolCache(host.statePath("mcp", "tool-cache.json"), ensure),
+          elicit: options.elicit ?? policyElicitor(host.config.mcp?.elicitation, Boolean(process.stdin.isTTY && process.stderr.isTTY) && !host.env.CI),
+          authProvider: options.authProvider,
+        });
+        host.provide(MCP_SERVICE, manager);
+        await manager.startAll();
+        for (const tool of genericMcpTools(manager)) host.registry.register(tool);
+      });
+      host.hooks.shutdown.tapPromise(PLUGIN_NAME, async () => {
+        await manager?.closeAll();
+      });
+    },
+  };
+}

@@ -1,0 +1,64 @@
+import type { BinaryPart, ToolResult } from "../../core/types.js";
+
+/** A content block as servers send it (text, image, audio, resource, resource_link). */
+interface ContentBlock {
+  type: string;
+  text?: string;
+  data?: string;
+  mimeType?: string;
+  uri?: string;
+  name?: string;
+  title?: string;
+  description?: string;
+  resource?: { uri: string; mimeType?: string; text?: string; blob?: string };
+}
+
+/** The parts of a `tools/call` result keel uses. */
+export interface CallToolResultLike {
+  content?: unknown[];
+  structuredContent?: unknown;
+  isError?: boolean;
+  toolResult?: unknown;
+}
+
+/**
+ * Maps an MCP `CallToolResult` to a keel ToolResult: text parts joined, `structuredContent`
+ * → `data`, images/audio/blobs → `binary` parts (artifacts, never base64 in content),
+ * resource links listed, `isError` → ok:false execution_failed. Never throws.
+ */
+export function mapCallResult(result: CallToolResultLike, metadata: Record<string, unknown>): ToolResult {
+  const texts: string[] = [];
+  const binary: BinaryPart[] = [];
+  const links: { uri: string; name?: string; mimeType?: string }[] = [];
+  for (const raw of result.content ?? []) {
+    const part = raw as ContentBlock;
+    switch (part.type) {
+      case "text":
+        texts.push(part.text ?? "");
+        break;
+      case "image":
+      case "audio":
+        if (part.data) binary.push({ data: Buffer.from(part.data, "base64"), mimeType: part.mimeType ?? "application/octet-stream", kind: part.type });
+        break;
+      case "resource_link":
+        links.push({ uri: part.uri ?? "", name: part.name ?? part.title, mimeType: part.mimeType });
+        texts.push(`[resource link] ${part.name ?? part.title ?? ""} ${part.uri ?? ""}`.replace(/\s+/g, " ").trim());
+        break;
+      case "resource": {
+        const r = part.resource;
+        if (!r) break;
+        if (typeof r.text === "string") texts.push(`[resource ${r.uri}]\n${r.text}`);
+        else if (typeof r.blob === "string") binary.push({ data: Buffer.from(r.blob, "base64"), mimeType: r.mimeType ?? "application/octet-stream", kind: "blob" });
+        break;
+      }
+      default:
+        texts.push(`[unsupported content type ${JSON.stringify(part.type)}]`);
+    }
+  }
+  if (result.content === undefined && result.toolResult !== undefined) texts.push(JSON.stringify(result.toolResult));
+  const content = texts.join("\n");
+  const meta = links.length ? { ...metadata, resource_links: links } : metadata;
+  const data = result.structuredContent ?? null;
+  if (result.isError) return { ok: false, code: "execution_failed", content: content || "The MCP tool reported an error without a message.", data, metadata: meta, binary };
+  return { content, data, metadata: meta, binary };
+}

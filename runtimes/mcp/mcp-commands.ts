@@ -1,0 +1,97 @@
+import type { CliContext } from "../../core/cli/cli-context.js";
+import { table } from "../../core/cli/format.js";
+import { formatDiagnostic } from "../../core/diagnostics.js";
+import { UsageError } from "../../core/errors.js";
+import type { Host } from "../../core/host.js";
+import { MCP_SERVICE } from "./index.js";
+import type { McpConnection } from "./mcp-connection.js";
+import type { McpManager, McpServerStatus } from "./mcp-manager.js";
+
+/** `keel mcp [list]`: every server with transport, source, state, tool count, start-up time and last error. */
+export async function mcpListCommand(ctx: CliContext): Promise<void> {
+  await ctx.withHost(async (host) => {
+    const manager = host.service<McpManager>(MCP_SERVICE);
+    const servers = manager?.status() ?? [];
+    const diagnostics = host.diagnostics.items.filter((d) => d.source === "mcp");
+    ctx.print({ servers: servers.map(({ stderrTail: _tail, ...row }) => row), diagnostics }, () => {
+      if (!servers.length) return noServers(diagnostics.map(formatDiagnostic));
+      const rows = servers.map((s) => [s.name, s.transport, s.state, String(s.tools), s.startupMs === null ? "-" : `${s.startupMs} ms`, s.source, s.lastError ?? ""]);
+      let out = table(["NAME", "TRANSPORT", "STATE", "TOOLS", "STARTUP", "SOURCE", "LAST ERROR"], rows, 80);
+      if (servers.some((s) => s.state === "untrusted")) out += "\n\nUntrusted servers come from this workspace's manifests and were not started: run with --trust, set KEEL_TRUST=1, or run `keel trust`.";
+      if (diagnostics.length) out += "\n\n" + diagnostics.map(formatDiagnostic).join("\n");
+      return out;
+    });
+  });
+}
+
+/** `keel mcp doctor [NAME]`: starts the servers (lazy ones too), times each start-up step, prints stderr tails and hints. Exit 1 when one fails. */
+export async function mcpDoctorCommand(ctx: CliContext, name?: string): Promise<void> {
+  await ctx.withHost(async (host) => {
+    const manager = requireManager(host);
+    const conns = name ? [requireServer(manager, name)] : manager.connections;
+    await Promise.all(conns.filter((c) => c.state === "lazy" || c.state === "idle").map((c) => c.start(ctx.signal)));
+    const byName = new Map(manager.status().map((s) => [s.name, s]));
+    const reports = conns.map((c) => ({ ...byName.get(c.name)!, protocolErrors: c.protocolErrors, hint: hintFor(c, byName.get(c.name)!) }));
+    ctx.print({ servers: reports }, () =>
+      reports.map((r) => {
+        const t = r.timings;
+        const ms = (v?: number) => (v === undefined ? "-" : `${Math.round(v)} ms`);
+        const lines = [`${r.state === "connected" ? "✓" : "✗"} ${r.name} (${r.transport}, ${r.scope}) — ${r.state}`, `  source: ${r.source}`, `  spawn ${ms(t.spawnMs)} · initialize ${ms(t.initializeMs)} · tools/list ${ms(t.listToolsMs)} · total ${ms(t.totalMs)} · ${r.tools} tools`];
+        if (r.lastError) lines.push(`  error: ${r.lastError}`);
+        if (r.stderrTail) lines.push("  stderr (last lines):", ...r.stderrTail.split("\n").map((l) => `    ${l}`));
+        if (r.hint) lines.push(`  hint: ${r.hint}`);
+        return lines.join("\n");
+      }).join("\n\n"),
+    );
+    if (reports.some((r) => r.state === "failed")) ctx.setExitCode(1);
+  });
+}
+
+/** `keel mcp restart NAME`: clears the breaker and failure record, starts the server again. Exit 1 when it still fails. */
+export async function mcpRestartCommand(ctx: CliContext, name: string): Promise<void> {
+  await ctx.withHost(async (host) => {
+    const manager = requireManager(host);
+    const conn = requireServer(manager, name);
+    if (!conn.config.enabled) throw new UsageError(`MCP server "${conn.name}" is disabled in ${conn.config.origin.file}; enable it first.`);
+    if (!manager.isTrusted(conn)) throw new UsageError(`MCP server "${conn.name}" is untrusted (defined in this workspace). Re-run with --trust, or run \`keel trust\` first.`);
+    await manager.restart(conn, ctx.signal);
+    const status = manager.status().find((s) => s.name === conn.name)!;
+    ctx.print({ server: { ...status } }, () =>
+      status.state === "connected"
+        ? `Restarted ${status.name}: connected in ${status.startupMs} ms, ${status.tools} tools.`
+        : `Restart of ${status.name} failed: ${status.lastError}${status.stderrTail ? `\nstderr (last lines):\n${status.stderrTail}` : ""}`,
+    );
+    if (status.state !== "connected") ctx.setExitCode(1);
+  });
+}
+
+function requireManager(host: Host): McpManager {
+  const manager = host.service<McpManager>(MCP_SERVICE);
+  if (!manager) throw new UsageError(noServers(host.diagnostics.items.filter((d) => d.source === "mcp").map(formatDiagnostic)));
+  return manager;
+}
+
+function requireServer(manager: McpManager, name: string): McpConnection {
+  const conn = manager.find(name);
+  if (!conn) throw new UsageError(`Unknown MCP server "${name}". Known servers: ${manager.connections.map((c) => c.name).join(", ")}. Run \`keel mcp list\`.`);
+  return conn;
+}
+
+function noServers(diagnostics: string[]): string {
+  return ["No MCP servers configured. Add .mcp.json ({\"mcpServers\": {\"name\": {\"command\": \"...\"}}}) to the workspace or $KEEL_HOME/mcp.json.", ...diagnostics].join("\n");
+}
+
+/** A next step for a failed server, from its error and stderr. */
+export function hintFor(conn: McpConnection, s: McpServerStatus): string | undefined {
+  const err = s.lastError ?? "";
+  if (s.state === "untrusted") return "defined in this workspace and not trusted: re-run with --trust, set KEEL_TRUST=1, or run `keel trust`.";
+  if (s.state === "disabled") return `disabled in ${s.source} ("enabled": false or "disabled": true).`;
+  if (/unset environment variable/.test(err)) return "export the variable before starting keel, or give it a default: ${VAR:-default}.";
+  if (/command not found/.test(err)) return `"${conn.config.command}" is not on PATH (${process.env.PATH?.split(":").length ?? 0} PATH entries searched): install it or use an absolute path in "command".`;
+  if (/switched off/.test(err)) return `the breaker is open after repeated crashes: fix the cause, then \`keel mcp restart ${conn.name}\`.`;
+  if (conn.protocolErrors > 0) return "the server printed lines on stdout that are not JSON-RPC: an MCP stdio server must write only protocol messages to stdout and log to stderr.";
+  if (/start-up within/.test(err)) return `no answer to initialize within ${conn.startupTimeoutMs} ms: check that the command starts an MCP server (not a CLI waiting for input), or raise "startupTimeoutMs".`;
+  if (/exited/.test(err)) return "the server process exited: read its stderr above (missing dependency, bad arguments, missing credentials).";
+  if (/ECONNREFUSED|fetch failed/i.test(err)) return "nothing is listening at the URL: start the HTTP server or fix \"url\".";
+  return undefined;
+}

@@ -1,0 +1,300 @@
+import { basename } from "node:path";
+import { pathToFileURL } from "node:url";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { McpServerError, ToolError, errorMessage } from "../../core/errors.js";
+import type { Host } from "../../core/host.js";
+import type { McpServerConfig } from "../../manifests/mcp/mcp-server-config.js";
+import type { ElicitationRequest, Elicitor } from "./elicitation.js";
+import { openClient, type AuthProviderFactory, type OpenedClient } from "./open-client.js";
+import { paginate } from "./paginate.js";
+import type { HealthStore } from "./server-health.js";
+import { StderrRing } from "./stderr-ring.js";
+import type { McpToolInfo, ToolCache } from "./tool-cache.js";
+
+/** What `keel mcp list` shows for a server. */
+export type McpServerState = "connected" | "connecting" | "failed" | "untrusted" | "disabled" | "lazy" | "idle";
+
+/** Shared dependencies of every connection. */
+export interface ConnectionDeps {
+  host: Host;
+  health: HealthStore;
+  cache: ToolCache;
+  elicit: Elicitor;
+  authProvider?: AuthProviderFactory;
+  startupTimeoutMs: number;
+  /** Called after the server's tool list changed (list_changed, or a lazy start found other tools). */
+  onToolsChanged(conn: McpConnection): void;
+}
+
+/** Time each start-up step took, in milliseconds. */
+export interface StartupTimings {
+  spawnMs?: number;
+  initializeMs?: number;
+  listToolsMs?: number;
+  totalMs?: number;
+}
+
+/** Backoff before restarting a failed server: 250 ms doubling per recent failure, at most 4 s. */
+export function restartDelay(recentFailures: number): number {
+  return Math.min(4000, 250 * 2 ** Math.max(0, recentFailures - 1));
+}
+
+/**
+ * One long-lived connection to one MCP server, with supervision: a crash fails in-flight calls at
+ * once (the SDK rejects pending requests when the transport closes), marks the server failed and
+ * records the failure; the next call restarts it after a backoff, unless the breaker is open.
+ */
+export class McpConnection {
+  state: McpServerState = "idle";
+  lastError?: string;
+  tools: McpToolInfo[] = [];
+  timings: StartupTimings = {};
+  transportKind?: "stdio" | "http" | "sse";
+  pid?: number;
+  readonly stderr = new StderrRing();
+  /** Lines on stdout that were not valid JSON-RPC (skipped). */
+  protocolErrors = 0;
+  private opened?: OpenedClient;
+  private starting?: Promise<void>;
+  private closing = false;
+  private lastFailureAt = 0;
+  private recentFailures = 0;
+
+  constructor(
+    readonly config: McpServerConfig,
+    private readonly deps: ConnectionDeps,
+  ) {}
+
+  /** Server name. */
+  get name(): string {
+    return this.config.name;
+  }
+
+  /** Start-up timeout for this server (manifest, then config, then 30 s). */
+  get startupTimeoutMs(): number {
+    return this.config.startupTimeoutMs ?? this.deps.startupTimeoutMs;
+  }
+
+  /** Connects and lists tools; on failure the state is `failed` with `lastError`. Never throws. Concurrent calls share one attempt. */
+  start(signal?: AbortSignal): Promise<void> {
+    if (this.state === "connected") return Promise.resolve();
+    this.starting ??= this.doStart(signal).finally(() => (this.starting = undefined));
+    return this.starting;
+  }
+
+  /** The connected client, (re)starting the server first when needed; throws McpServerError when it cannot. */
+  async ready(signal?: AbortSignal): Promise<Client> {
+    if (this.state === "connected" && this.opened) return this.opened.client;
+    const health = await this.deps.health.get(this.name);
+    if (health.breakerOpen) throw this.breakerError(health.lastError);
+    if (this.lastFailureAt) {
+      const wait = restartDelay(this.recentFailures) - (Date.now() - this.lastFailureAt);
+      if (wait > 0) await sleep(wait, signal);
+    }
+    await this.start(signal);
+    if (this.state !== "connected" || !this.opened) throw new McpServerError(`MCP server "${this.name}" is not available: ${this.lastError ?? "it did not start"}`, this.name, this.stderr.tail());
+    return this.opened.client;
+  }
+
+  /** Calls a tool; connection failures throw ToolError(execution_failed) naming the server with the stderr tail. */
+  async callTool(tool: string, args: unknown, signal: AbortSignal, timeoutMs: number, onProgress?: (p: { progress: number; total?: number; message?: string }) => void): Promise<Record<string, unknown>> {
+    const client = await this.ready(signal).catch((error) => {
+      throw this.toToolError(error);
+    });
+    try {
+      return (await client.callTool({ name: tool, arguments: (args ?? {}) as Record<string, unknown> }, undefined, {
+        signal,
+        timeout: timeoutMs > 0 ? timeoutMs + 1000 : 2 ** 31 - 1,
+        resetTimeoutOnProgress: true,
+        onprogress: onProgress,
+      })) as Record<string, unknown>;
+    } catch (error) {
+      if (signal.aborted) throw error;
+      await new Promise((r) => setImmediate(r));
+      throw this.toToolError(error);
+    }
+  }
+
+  /** Runs a request on the connected client (starting it if needed), mapping failures like `callTool`. */
+  async withClient<T>(signal: AbortSignal, fn: (client: Client) => Promise<T>): Promise<T> {
+    try {
+      return await fn(await this.ready(signal));
+    } catch (error) {
+      if (signal.aborted) throw error;
+      throw this.toToolError(error);
+    }
+  }
+
+  /** Re-lists the tools of a connected server (following pagination) and caches them. */
+  async refreshTools(signal?: AbortSignal): Promise<McpToolInfo[]> {
+    const client = this.opened?.client;
+    if (!client) return this.tools;
+    if (!client.getServerCapabilities()?.tools) return (this.tools = []);
+    const tools = await paginate(async (cursor) => {
+      const r = await client.listTools(cursor ? { cursor } : undefined, { signal, timeout: this.startupTimeoutMs });
+      return { items: r.tools as McpToolInfo[], nextCursor: r.nextCursor };
+    });
+    this.tools = tools.map((t) => ({ name: t.name, title: t.title, description: t.description, inputSchema: t.inputSchema, annotations: t.annotations }));
+    void this.deps.cache.put(this.config, this.tools);
+    return this.tools;
+  }
+
+  /** Stops the server (children get stdin closed, then SIGTERM, then SIGKILL). Idempotent. */
+  async close(): Promise<void> {
+    this.closing = true;
+    const opened = this.opened;
+    this.opened = undefined;
+    if (this.state === "connected") this.state = "idle";
+    if (!opened) return;
+    const pid = opened.pid;
+    const term = pid ? setTimeout(() => killQuietly(pid, "SIGTERM"), 300) : undefined;
+    await opened.client.close().catch(() => undefined);
+    if (term) clearTimeout(term);
+  }
+
+  /** Forgets failures and reconnects (used by `keel mcp restart`). */
+  async restart(signal?: AbortSignal): Promise<void> {
+    await this.close();
+    await this.deps.health.reset(this.name);
+    this.lastFailureAt = 0;
+    this.recentFailures = 0;
+    this.lastError = undefined;
+    this.stderr.clear();
+    this.state = "idle";
+    await this.start(signal);
+  }
+
+  private async doStart(signal?: AbortSignal): Promise<void> {
+    const health = await this.deps.health.get(this.name);
+    if (health.breakerOpen) {
+      if (health.stderrTail && !this.stderr.total) this.stderr.push(`[keel] stderr of the last failed start:\n${health.stderrTail}\n`);
+      this.state = "failed";
+      this.lastError = this.breakerError(health.lastError).message;
+      return;
+    }
+    this.closing = false;
+    this.state = "connecting";
+    const t0 = performance.now();
+    try {
+      const types = await import("@modelcontextprotocol/sdk/types.js");
+      const opened = await openClient({
+        server: this.config,
+        stderr: this.stderr,
+        timeoutMs: this.startupTimeoutMs,
+        signal,
+        authProvider: this.deps.authProvider,
+        onSpawn: (pid) => (this.pid = pid),
+        onProtocolError: (error) => {
+          this.protocolErrors++;
+          this.stderr.push(`[keel] ignored a message from the server: ${errorMessage(error).slice(0, 300)}\n`);
+        },
+        setup: (client) => this.installHandlers(client, types),
+      });
+      this.opened = opened;
+      this.transportKind = opened.transportKind;
+      this.pid = opened.pid;
+      opened.client.onclose = () => this.onClosed(opened);
+      const tl = performance.now();
+      const before = JSON.stringify(this.tools);
+      await this.refreshTools(signal);
+      this.timings = { spawnMs: opened.spawnMs, initializeMs: opened.initializeMs, listToolsMs: performance.now() - tl, totalMs: performance.now() - t0 };
+      this.state = "connected";
+      this.lastError = undefined;
+      if (before !== JSON.stringify(this.tools)) this.deps.onToolsChanged(this);
+    } catch (error) {
+      await this.opened?.client.close().catch(() => undefined);
+      this.opened = undefined;
+      this.timings = { totalMs: performance.now() - t0 };
+      await new Promise((r) => setImmediate(r));
+      await this.fail(describeStartError(error, this.startupTimeoutMs));
+    }
+  }
+
+  private installHandlers(client: Client, types: typeof import("@modelcontextprotocol/sdk/types.js")): void {
+    const host = this.deps.host;
+    client.setRequestHandler(types.ListRootsRequestSchema, async () => ({ roots: [{ uri: pathToFileURL(host.workspace.root).href, name: basename(host.workspace.root) }] }));
+    client.setRequestHandler(types.ElicitRequestSchema, async (req, extra) => {
+      const answer = await this.deps.elicit({ server: this.name, ...(req.params as Omit<ElicitationRequest, "server">) }, extra.signal);
+      host.events.emit({ type: "mcp_elicitation", server: this.name, action: answer.action });
+      return { ...answer } as Record<string, unknown>;
+    });
+    client.setNotificationHandler(types.LoggingMessageNotificationSchema, (n) => {
+      host.events.emit({ type: "mcp_log", server: this.name, level: n.params.level, logger: n.params.logger, data: n.params.data });
+    });
+    client.setNotificationHandler(types.ToolListChangedNotificationSchema, async () => {
+      try {
+        await this.refreshTools();
+        host.events.emit({ type: "mcp_tools_changed", server: this.name, tools: this.tools.length });
+        this.deps.onToolsChanged(this);
+      } catch (error) {
+        host.events.emit({ type: "mcp_error", server: this.name, message: `re-listing tools failed: ${errorMessage(error)}` });
+      }
+    });
+  }
+
+  private onClosed(opened: OpenedClient): void {
+    if (this.opened !== opened) return;
+    this.opened = undefined;
+    if (this.closing) return;
+    setImmediate(() => void this.fail(`the server exited unexpectedly${this.stderr.tail() ? "" : " (no stderr output)"}`));
+  }
+
+  private async fail(message: string): Promise<void> {
+    this.state = "failed";
+    this.lastError = message;
+    this.lastFailureAt = Date.now();
+    const health = await this.deps.health.recordFailure(this.name, message, this.stderr.tail());
+    this.recentFailures = health.failures.length;
+    this.deps.host.events.emit({ type: "mcp_server_failed", server: this.name, message, breakerOpen: health.breakerOpen });
+    if (health.breakerOpen) this.lastError = this.breakerError(message).message;
+  }
+
+  private breakerError(last?: string): McpServerError {
+    return new McpServerError(`MCP server "${this.name}" failed 3 times within 60 s and is switched off${last ? ` (last error: ${last.replace(/\.$/, "")})` : ""}. Fix the cause, then run \`keel mcp restart ${this.name}\`.`, this.name, this.stderr.tail());
+  }
+
+  private toToolError(error: unknown): ToolError {
+    if (error instanceof ToolError) return error;
+    const tail = error instanceof McpServerError && error.stderrTail ? error.stderrTail : this.stderr.tail(10);
+    const code = (error as { code?: number }).code;
+    let message: string;
+    if (error instanceof McpServerError) message = error.message;
+    else if (code === -32000 || this.state === "failed" || !this.opened) message = `MCP server "${this.name}" stopped during the call (${errorMessage(error)}). The next call restarts it.`;
+    else if (code === -32001) return new ToolError(`MCP server "${this.name}" did not answer in time: ${errorMessage(error)}`, "timeout", null, { server_name: this.name });
+    else message = `MCP server "${this.name}" returned an error: ${errorMessage(error)}`;
+    return new ToolError(tail ? `${message}\nServer stderr (last lines):\n${tail}` : message, "execution_failed", null, { server_name: this.name, ...(tail ? { stderr_tail: tail } : {}) });
+  }
+}
+
+function describeStartError(error: unknown, timeoutMs: number): string {
+  const msg = errorMessage(error);
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === "ENOENT") return `command not found (${msg}). Check \`command\` in the manifest and that it is on PATH.`;
+  if (code === "EACCES") return `command is not executable (${msg}).`;
+  if ((error as { code?: number }).code === -32001 || /timed out/i.test(msg)) return `did not finish start-up within ${timeoutMs} ms (${msg}). Raise startupTimeoutMs or check that the server speaks MCP on stdout.`;
+  if (/Connection closed/i.test(msg)) return `the server exited during start-up (${msg}).`;
+  return msg;
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const t = setTimeout(done, ms);
+    function done() {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }
+    function onAbort() {
+      clearTimeout(t);
+      reject(signal!.reason ?? new Error("aborted"));
+    }
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+function killQuietly(pid: number, sig: NodeJS.Signals): void {
+  try {
+    process.kill(pid, sig);
+  } catch {
+    // already gone
+  }
+}

@@ -1,0 +1,161 @@
+import type { Host } from "../../core/host.js";
+import type { ToolDefinition } from "../../core/types.js";
+import type { DiscoveredMcp } from "../../manifests/mcp/discover-mcp-servers.js";
+import type { LocalResource } from "../../manifests/mcp/mcp-server-config.js";
+import { McpConnection, type ConnectionDeps, type McpServerState } from "./mcp-connection.js";
+import { filterTools, serverToolDefinition } from "./server-tools.js";
+import { assignToolNames } from "./tool-names.js";
+
+/** One row of `keel mcp list`. */
+export interface McpServerStatus {
+  name: string;
+  transport: string;
+  source: string;
+  scope: string;
+  state: McpServerState;
+  tools: number;
+  startupMs: number | null;
+  lastError: string | null;
+  timings: McpConnection["timings"];
+  stderrTail: string;
+}
+
+/** Default start-up timeout of a server. */
+export const DEFAULT_STARTUP_TIMEOUT_MS = 30_000;
+
+/**
+ * All MCP servers of one host (provided as the `"mcp"` service): decides each server's state
+ * (disabled, untrusted, lazy, ...), starts the eager ones in parallel, keeps their tools in the
+ * registry in sync and stops every child on shutdown.
+ */
+export class McpManager {
+  readonly connections: McpConnection[];
+  readonly localResources: LocalResource[];
+  private readonly host: Host;
+  /** Set once the initial registration is done; later tool-list changes re-sync the registry. */
+  private registered = false;
+  private readonly cacheDeps: Omit<ConnectionDeps, "host" | "onToolsChanged" | "startupTimeoutMs">;
+
+  constructor(host: Host, discovered: DiscoveredMcp, deps: Omit<ConnectionDeps, "host" | "onToolsChanged" | "startupTimeoutMs">) {
+    this.host = host;
+    const full: ConnectionDeps = {
+      ...deps,
+      host,
+      startupTimeoutMs: host.config.mcp?.startupTimeoutMs ?? DEFAULT_STARTUP_TIMEOUT_MS,
+      onToolsChanged: (conn) => this.syncServer(conn),
+    };
+    this.connections = discovered.servers.map((s) => new McpConnection(s, full));
+    this.localResources = [...discovered.resources, ...discovered.servers.flatMap((s) => s.resources)];
+    this.cacheDeps = deps;
+  }
+
+  /** The connection of a server, matched case-insensitively. */
+  find(name: string): McpConnection | undefined {
+    return this.connections.find((c) => c.name === name) ?? this.connections.find((c) => c.name.toLowerCase() === name.toLowerCase());
+  }
+
+  /** True when the workspace (or the server's origin) allows starting this server. */
+  isTrusted(conn: McpConnection): boolean {
+    return conn.config.trustedByOrigin || this.host.trusted;
+  }
+
+  /** True when the server is lazy (manifest `lazy`, else config `mcp.lazy`). */
+  isLazy(conn: McpConnection): boolean {
+    return conn.config.lazy ?? this.host.config.mcp?.lazy ?? false;
+  }
+
+  /**
+   * Sets every server's initial state and starts the eager ones in parallel (each bounded by its
+   * start-up timeout), then registers all their tools with deterministic names. Never throws.
+   */
+  async startAll(signal?: AbortSignal): Promise<void> {
+    const starts: Promise<void>[] = [];
+    for (const conn of this.connections) {
+      if (!conn.config.enabled) conn.state = "disabled";
+      else if (conn.config.unsetVars.length) {
+        conn.state = "failed";
+        conn.lastError = `unset environment variable ${conn.config.unsetVars.map((v) => "${" + v + "}").join(", ")}; the server was not started`;
+      } else if (!this.isTrusted(conn)) conn.state = "untrusted";
+      else starts.push(this.startOne(conn, signal));
+    }
+    await Promise.all(starts);
+    const defs = this.definitions(this.connections, () => false);
+    for (const def of defs) this.host.registry.register(def);
+    this.registered = true;
+  }
+
+  /** Re-registers one server's tools after its list changed and fires `toolsChanged` (no-op before the initial registration). */
+  syncServer(conn: McpConnection): void {
+    if (!this.registered) return;
+    const before = this.host.registry.list().filter((t) => t.source.kind === "mcp" && t.source.id === conn.name).map((t) => t.name);
+    this.host.registry.removeBySource("mcp", conn.name);
+    const defs = this.definitions([conn], (n) => this.host.registry.has(n));
+    for (const def of defs) this.host.registry.register(def);
+    const after = defs.map((d) => d.name);
+    const added = after.filter((n) => !before.includes(n));
+    const removed = before.filter((n) => !after.includes(n));
+    if (!added.length && !removed.length) return;
+    try {
+      this.host.hooks.toolsChanged.call({ host: this.host, source: `mcp:${conn.name}`, added, removed });
+    } catch (error) {
+      this.host.events.emit({ type: "hook_error", hook: "toolsChanged", message: String((error as Error)?.message ?? error) });
+    }
+  }
+
+  /** Restarts a server: clears its breaker and failure record, reconnects, re-syncs its tools. */
+  async restart(conn: McpConnection, signal?: AbortSignal): Promise<void> {
+    await conn.restart(signal);
+    if (conn.state === "connected") this.syncServer(conn);
+  }
+
+  /** Status rows for `keel mcp list`. */
+  status(): McpServerStatus[] {
+    return this.connections.map((c) => ({
+      name: c.name,
+      transport: c.transportKind ?? c.config.transport,
+      source: c.config.origin.file,
+      scope: c.config.origin.plugin ? `plugin:${c.config.origin.plugin}` : c.config.origin.scope,
+      state: c.state,
+      tools: filterTools(c, c.tools).length,
+      startupMs: c.timings.totalMs !== undefined ? Math.round(c.timings.totalMs) : null,
+      lastError: c.lastError ?? null,
+      timings: Object.fromEntries(Object.entries(c.timings).map(([k, v]) => [k, Math.round(v * 10) / 10])),
+      stderrTail: c.stderr.tail(),
+    }));
+  }
+
+  /** Stops every server in parallel. Never throws. */
+  async closeAll(): Promise<void> {
+    await Promise.all(this.connections.map((c) => c.close().catch(() => undefined)));
+    await this.cacheDeps.cache.flush();
+  }
+
+  private async startOne(conn: McpConnection, signal?: AbortSignal): Promise<void> {
+    if (this.isLazy(conn)) {
+      const cached = await this.cacheDeps.cache.get(conn.config);
+      if (cached) {
+        conn.tools = cached;
+        conn.state = "lazy";
+        return;
+      }
+    }
+    await conn.start(signal);
+    if (conn.state === "failed" && !conn.tools.length) {
+      const cached = await this.cacheDeps.cache.get(conn.config);
+      if (cached) conn.tools = cached;
+    }
+  }
+
+  private definitions(conns: McpConnection[], taken: (name: string) => boolean): ToolDefinition[] {
+    const pairs = conns.flatMap((c) => filterTools(c, c.tools).map((t) => ({ server: c.name, tool: t.name, conn: c, info: t })));
+    const byKey = new Map(pairs.map((p) => [`${p.server}\u0000${p.tool}`, p]));
+    const named = assignToolNames(pairs, taken, (t, clashed) => {
+      const conn = this.find(t.server)!;
+      this.host.diagnostics.warn("mcp", `Tool "${t.tool}" of MCP server "${t.server}" would be registered as ${clashed}, which is taken; it is registered as ${t.name} instead.`, { file: conn.config.origin.file, path: conn.config.origin.path });
+    });
+    return named.map((n) => {
+      const p = byKey.get(`${n.server}\u0000${n.tool}`)!;
+      return serverToolDefinition(this.host, p.conn, p.info, n.name);
+    });
+  }
+}

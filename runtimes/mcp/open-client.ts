@@ -1,0 +1,130 @@
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { errorMessage } from "../../core/errors.js";
+import type { McpServerConfig } from "../../manifests/mcp/mcp-server-config.js";
+import type { StderrRing } from "./stderr-ring.js";
+
+/** Name and version keel announces in `initialize`. */
+export const CLIENT_INFO = { name: "keel", version: "0.1.0" };
+
+/** Supplies an OAuth provider for an HTTP server (the seam for OAuth; none by default). */
+export type AuthProviderFactory = (server: McpServerConfig) => OAuthClientProvider | undefined;
+
+/** Inputs to open one client connection. */
+export interface OpenClientOptions {
+  server: McpServerConfig;
+  stderr: StderrRing;
+  /** Startup timeout for spawn + initialize. */
+  timeoutMs: number;
+  signal?: AbortSignal;
+  authProvider?: AuthProviderFactory;
+  /** Installs request/notification handlers on a fresh client before it connects. */
+  setup(client: Client): void;
+  /** Told the child's pid as soon as a stdio server is spawned (even if start-up then fails). */
+  onSpawn?(pid: number): void;
+  /** Counts lines on stdout that were not valid JSON-RPC. */
+  onProtocolError(error: Error): void;
+}
+
+/** A connected client, its transport and the time each start-up step took. */
+export interface OpenedClient {
+  client: Client;
+  transport: Transport;
+  /** Actual transport used (`http` may fall back to `sse`). */
+  transportKind: "stdio" | "http" | "sse";
+  pid?: number;
+  spawnMs: number;
+  initializeMs: number;
+}
+
+/**
+ * Starts the transport and runs `initialize`, timing each step. stdio children get the SDK's
+ * safe default environment plus the manifest's `env` and a piped stderr kept in the ring;
+ * `http` uses streamable HTTP and falls back to SSE when the server rejects it with 4xx.
+ * Throws on failure or timeout (the transport is closed first). Loads the SDK lazily.
+ */
+export async function openClient(o: OpenClientOptions): Promise<OpenedClient> {
+  const s = o.server;
+  if (s.transport === "stdio") return connectWith(o, "stdio", await stdioTransport(o));
+  try {
+    return await connectWith(o, s.transport, await httpTransport(o, s.transport));
+  } catch (error) {
+    if (s.transport !== "http" || !(await looksLikeSseOnly(error)) || o.signal?.aborted) throw error;
+    o.stderr.push(`[keel] streamable HTTP failed (${errorMessage(error)}); retrying with SSE\n`);
+    return connectWith(o, "sse", await httpTransport(o, "sse"));
+  }
+}
+
+async function stdioTransport(o: OpenClientOptions): Promise<Transport> {
+  const { StdioClientTransport } = await import("@modelcontextprotocol/sdk/client/stdio.js");
+  const s = o.server;
+  const t = new StdioClientTransport({ command: s.command!, args: s.args, env: s.env, cwd: s.cwd, stderr: "pipe" });
+  t.stderr?.on("data", (chunk: Buffer) => o.stderr.push(chunk.toString("utf8")));
+  return t;
+}
+
+async function httpTransport(o: OpenClientOptions, kind: "http" | "sse"): Promise<Transport> {
+  const s = o.server;
+  const url = new URL(s.url!);
+  const requestInit: RequestInit = { headers: s.headers };
+  const authProvider = o.authProvider?.(s);
+  if (kind === "sse") {
+    const { SSEClientTransport } = await import("@modelcontextprotocol/sdk/client/sse.js");
+    return new SSEClientTransport(url, { requestInit, authProvider });
+  }
+  const { StreamableHTTPClientTransport } = await import("@modelcontextprotocol/sdk/client/streamableHttp.js");
+  return new StreamableHTTPClientTransport(url, { requestInit, authProvider });
+}
+
+async function connectWith(o: OpenClientOptions, kind: OpenedClient["transportKind"], transport: Transport): Promise<OpenedClient> {
+  const { Client } = await import("@modelcontextprotocol/sdk/client/index.js");
+  const client = new Client(CLIENT_INFO, { capabilities: { roots: { listChanged: false }, elicitation: { form: { applyDefaults: true } } } });
+  o.setup(client);
+  transport.onerror = (error) => o.onProtocolError(error);
+  const t0 = performance.now();
+  let initStart = t0;
+  try {
+    await withTimeout(transport.start(), o.timeoutMs, o.signal, "spawn");
+    const spawned = (transport as { pid?: number | null }).pid;
+    if (spawned) o.onSpawn?.(spawned);
+    initStart = performance.now();
+    transport.start = async () => undefined;
+    await client.connect(transport, { timeout: Math.max(1, o.timeoutMs - (initStart - t0)), signal: o.signal });
+  } catch (error) {
+    const pid = (transport as { pid?: number | null }).pid;
+    if (pid) killQuietly(pid);
+    await client.close().catch(() => undefined);
+    await transport.close().catch(() => undefined);
+    throw error;
+  }
+  const done = performance.now();
+  const pid = (transport as { pid?: number | null }).pid ?? undefined;
+  return { client, transport, transportKind: kind, pid, spawnMs: initStart - t0, initializeMs: done - initStart };
+}
+
+function withTimeout<T>(p: Promise<T>, ms: number, signal: AbortSignal | undefined, step: string): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${step} timed out after ${ms} ms`)), ms);
+    const onAbort = () => reject(new Error(`${step} was cancelled`));
+    signal?.addEventListener("abort", onAbort, { once: true });
+    p.then(resolve, reject).finally(() => {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", onAbort);
+    });
+  });
+}
+
+async function looksLikeSseOnly(error: unknown): Promise<boolean> {
+  const { StreamableHTTPError } = await import("@modelcontextprotocol/sdk/client/streamableHttp.js");
+  if (error instanceof StreamableHTTPError) return error.code !== undefined && error.code >= 400 && error.code < 500 && error.code !== 401 && error.code !== 403;
+  return /\b(404|405)\b/.test(errorMessage(error));
+}
+
+function killQuietly(pid: number): void {
+  try {
+    process.kill(pid, "SIGTERM");
+  } catch {
+    // already gone
+  }
+}

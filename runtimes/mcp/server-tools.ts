@@ -1,0 +1,56 @@
+import picomatch from "picomatch";
+import type { Host } from "../../core/host.js";
+import type { RiskTag, ToolDefinition } from "../../core/types.js";
+import { mapCallResult } from "./map-result.js";
+import type { McpConnection } from "./mcp-connection.js";
+import type { McpToolInfo } from "./tool-cache.js";
+
+/** Default per-call timeout of MCP tools when neither the manifest nor config sets one. */
+export const DEFAULT_MCP_TOOL_TIMEOUT_MS = 120_000;
+
+/** The server's tools that pass its `enabledTools` / `disabledTools` globs. */
+export function filterTools(conn: McpConnection, tools: McpToolInfo[]): McpToolInfo[] {
+  const on = conn.config.enabledTools?.length ? picomatch(conn.config.enabledTools) : undefined;
+  const off = conn.config.disabledTools?.length ? picomatch(conn.config.disabledTools) : undefined;
+  return tools.filter((t) => (!on || on(t.name)) && !(off && off(t.name)));
+}
+
+/**
+ * A registry entry for one server tool. Its schema comes from the server; a schema ajv cannot
+ * compile gets a diagnostic and `validateInput: false` (the tool stays callable). Results are
+ * mapped by `mapCallResult`; failures become ToolErrors naming the server.
+ */
+export function serverToolDefinition(host: Host, conn: McpConnection, info: McpToolInfo, name: string): ToolDefinition {
+  const readOnly = info.annotations?.readOnlyHint === true;
+  const risk: RiskTag[] = readOnly ? ["read"] : conn.config.transport === "stdio" ? ["execute"] : ["network"];
+  const timeoutMs = conn.config.toolTimeoutMs ?? host.config.mcp?.toolTimeoutMs ?? DEFAULT_MCP_TOOL_TIMEOUT_MS;
+  const inputSchema = isObject(info.inputSchema) ? info.inputSchema : { type: "object" };
+  const def: ToolDefinition = {
+    name,
+    description: info.description ?? info.title ?? `Tool "${info.name}" of MCP server "${conn.name}".`,
+    inputSchema,
+    source: { kind: "mcp", id: conn.name },
+    risk,
+    readOnly,
+    concurrency: "safe",
+    timeoutMs,
+    metadata: { server_name: conn.name, mcp_tool: info.name },
+    async execute(input, ctx) {
+      const events = ctx.run.events ?? ctx.host.events;
+      const result = await conn.callTool(info.name, input, ctx.signal, timeoutMs, (p) =>
+        events.emit({ type: "mcp_progress", callId: ctx.callId, server: conn.name, tool: info.name, progress: p.progress, total: p.total, message: p.message }),
+      );
+      return mapCallResult(result, { server_name: conn.name, mcp_tool: info.name });
+    },
+  };
+  const compiled = host.validator.compile(inputSchema);
+  if (!compiled.ok) {
+    def.validateInput = false;
+    host.diagnostics.warn("mcp", `Input schema of tool "${info.name}" from MCP server "${conn.name}" could not be compiled (${compiled.error}); ${name} stays callable without input validation.`, { file: conn.config.origin.file, path: conn.config.origin.path });
+  }
+  return def;
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === "object" && !Array.isArray(v);
+}

@@ -1,0 +1,74 @@
+import { createHash } from "node:crypto";
+import { readJsonState, writeJsonState } from "../../core/state/json-file.js";
+import type { McpServerConfig } from "../../manifests/mcp/mcp-server-config.js";
+
+/** A tool as listed by a server (the fields keel keeps). */
+export interface McpToolInfo {
+  name: string;
+  title?: string;
+  description?: string;
+  inputSchema: Record<string, unknown>;
+  annotations?: { readOnlyHint?: boolean; destructiveHint?: boolean; openWorldHint?: boolean; title?: string };
+}
+
+interface CacheFile {
+  servers: Record<string, { fingerprint: string; savedAt: string; tools: McpToolInfo[] }>;
+}
+
+/** Fingerprint of everything that decides what a server is: a changed manifest invalidates its cache. */
+export function configFingerprint(s: McpServerConfig): string {
+  const key = JSON.stringify([s.transport, s.command, s.args, s.env, s.cwd, s.url, s.headers]);
+  return createHash("sha256").update(key).digest("hex").slice(0, 16);
+}
+
+/** Per-workspace cache of servers' tool lists (`.keel/state/mcp/tool-cache.json`), for lazy start. */
+export class ToolCache {
+  /** `ensure` runs before the first write (creates `.keel/` with its `.gitignore`). */
+  constructor(
+    private readonly file: string,
+    private readonly ensure: () => void = () => undefined,
+  ) {}
+
+  /** Cached tools of a server when the fingerprint matches; undefined otherwise. Never throws. */
+  async get(server: McpServerConfig): Promise<McpToolInfo[] | undefined> {
+    try {
+      const data = await readJsonState<CacheFile>(this.file, { servers: {} });
+      const entry = data.servers?.[server.name];
+      return entry && entry.fingerprint === configFingerprint(server) ? entry.tools : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  private pending = new Map<string, { server: McpServerConfig; tools: McpToolInfo[] }>();
+  private writing: Promise<void> | undefined;
+
+  /** Stores a server's tools under its fingerprint. Writes are coalesced (one file write for many servers). Never throws. */
+  put(server: McpServerConfig, tools: McpToolInfo[]): Promise<void> {
+    this.pending.set(server.name, { server, tools });
+    this.writing ??= Promise.resolve().then(() => this.drain());
+    return this.writing;
+  }
+
+  /** Resolves when every pending write is on disk. */
+  flush(): Promise<void> {
+    return this.writing ?? Promise.resolve();
+  }
+
+  private async drain(): Promise<void> {
+    while (this.pending.size) {
+      const batch = [...this.pending.values()];
+      this.pending.clear();
+      try {
+        const data = await readJsonState<CacheFile>(this.file, { servers: {} }).catch(() => ({ servers: {} }) as CacheFile);
+        data.servers = data.servers ?? {};
+        for (const { server, tools } of batch) data.servers[server.name] = { fingerprint: configFingerprint(server), savedAt: new Date().toISOString(), tools };
+        this.ensure();
+        await writeJsonState(this.file, data);
+      } catch {
+        // the cache is an optimization only
+      }
+    }
+    this.writing = undefined;
+  }
+}

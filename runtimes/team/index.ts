@@ -1,0 +1,23 @@
+import { join } from "node:path";
+import type { Host, KeelPlugin } from "../../core/host.js";
+import { TeamStore } from "./team-store.js";
+import { teamTools } from "./team-tools.js";
+
+const PLUGIN_NAME = "team-runtime";
+
+/** The team store of a host: state in `.keel/state/teams/`, declared teams in `.keel/teams.json` and `.claw-teams.json`. */
+export function teamStoreFor(host: Host): TeamStore {
+  return new TeamStore(host.statePath("teams"), [join(host.workspace.root, ".claw-teams.json"), join(host.workspace.stateDir, "teams.json")]);
+}
+
+/** The team runtime: team_* tools, send_message and team_messages. */
+export function teamRuntime(): KeelPlugin {
+  return {
+    name: PLUGIN_NAME,
+    apply(host: Host) {
+      host.hooks.registerTools.tapPromise({ name: PLUGIN_NAME, stage: 0 }, async () => {
+        for (const tool of teamTools(teamStoreFor(host), () => host.ensureStateDir("state"))) host.registry.register(tool);
+      });
+    },
+  };
+}

@@ -1,0 +1,199 @@
+import { open, readFile, rename, stat, mkdir } from "node:fs/promises";
+import { join } from "node:path";
+import { StateError } from "../../core/errors.js";
+import { readJsonState, withFileLock, writeJsonState } from "../../core/state/json-file.js";
+
+/** One team message as stored (one JSON line in `messages.jsonl`). */
+export interface TeamMessage {
+  id: string;
+  seq: number;
+  ts: string;
+  sender: string;
+  recipient: string;
+  message: string;
+  metadata: Record<string, unknown>;
+}
+
+/** `[seq, byte offset, byte length]` of one line. */
+type Entry = [number, number, number];
+
+/** The index next to the log: covers `bytes` of it; entries grouped by `@<recipient>` (`@*` = everyone). */
+interface LogIndex {
+  version: 1;
+  bytes: number;
+  last_seq: number;
+  recipients: Record<string, Entry[]>;
+}
+
+/** How to read messages: `recipient` adds broadcasts (`*`); `since` is an exclusive seq cursor. */
+export interface ReadOptions {
+  recipient?: string;
+  since?: number;
+  limit?: number;
+}
+
+const emptyIndex = (): LogIndex => ({ version: 1, bytes: 0, last_seq: 0, recipients: {} });
+
+/**
+ * A team's messages: an append-only JSONL log plus a small index of line offsets per recipient,
+ * so reading one recipient since a cursor parses only the index and the matching lines. The
+ * index is a cache: a log longer than the index (a crash between append and index write) is
+ * caught up from the tail; a torn last line from a crash is cut off before the next append.
+ */
+export class MessageLog {
+  /** Absolute path of `messages.jsonl`. */
+  readonly logFile: string;
+  /** Absolute path of `index.json`. */
+  readonly indexFile: string;
+
+  constructor(readonly dir: string) {
+    this.logFile = join(dir, "messages.jsonl");
+    this.indexFile = join(dir, "index.json");
+  }
+
+  /** Runs `fn` holding the log's lock (appends and archiving take it). */
+  locked<T>(fn: () => Promise<T>): Promise<T> {
+    return withFileLock(this.logFile, fn);
+  }
+
+  /** Appends a message; the caller must hold `locked`. Returns the stored message with its id. */
+  async appendLocked(msg: Omit<TeamMessage, "id" | "seq">): Promise<TeamMessage> {
+    const index = await this.current(true);
+    const seq = index.last_seq + 1;
+    const stored: TeamMessage = { id: `msg_${seq}`, seq, ...msg };
+    const line = Buffer.from(JSON.stringify(stored) + "\n", "utf8");
+    await mkdir(this.dir, { recursive: true });
+    const handle = await open(this.logFile, "a");
+    try {
+      await handle.write(line);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    addEntry(index, stored, index.bytes, line.length);
+    index.bytes += line.length;
+    await writeJsonState(this.indexFile, index);
+    return stored;
+  }
+
+  /** Messages matching the options, oldest first: the first `limit` after `since`, else the last `limit`. */
+  async read(opts: ReadOptions = {}): Promise<{ messages: TeamMessage[]; total: number; last_seq: number }> {
+    const index = await this.current(false);
+    let entries: Entry[];
+    if (opts.recipient !== undefined)
+      entries = [...entriesFor(index, opts.recipient), ...(opts.recipient === "*" ? [] : entriesFor(index, "*"))];
+    else entries = Object.values(index.recipients).flat();
+    entries.sort((a, b) => a[0] - b[0]);
+    if (opts.since !== undefined) entries = entries.slice(firstAfter(entries, opts.since));
+    const total = entries.length;
+    if (opts.limit !== undefined) entries = opts.since !== undefined ? entries.slice(0, opts.limit) : entries.slice(-opts.limit);
+    return { messages: await this.lines(entries), total, last_seq: index.last_seq };
+  }
+
+  /** Moves the log and index into `target` (archiving); the caller must hold `locked`. Returns the message count. */
+  async archiveLocked(target: string): Promise<number> {
+    const index = await this.current(false);
+    await mkdir(target, { recursive: true });
+    for (const file of [this.logFile, this.indexFile]) {
+      await rename(file, join(target, file === this.logFile ? "messages.jsonl" : "index.json")).catch((error: NodeJS.ErrnoException) => {
+        if (error.code !== "ENOENT") throw error;
+      });
+    }
+    return index.last_seq;
+  }
+
+  /** The index, caught up with the log's tail; with `repair`, a torn last line is truncated away. */
+  private async current(repair: boolean): Promise<LogIndex> {
+    let index = await readJsonState<LogIndex>(this.indexFile, emptyIndex()).catch((error) => {
+      if (error instanceof StateError) return emptyIndex(); // a cache: rebuilt from the log
+      throw error;
+    });
+    const size = await stat(this.logFile).then((s) => s.size, () => 0);
+    if (size < index.bytes || typeof index.recipients !== "object") index = emptyIndex();
+    if (size === index.bytes) return index;
+    const tail = await this.slice(index.bytes, size - index.bytes);
+    const end = tail.lastIndexOf(0x0a) + 1;
+    let offset = index.bytes;
+    for (const text of tail.subarray(0, end).toString("utf8").split("\n").slice(0, -1)) {
+      const length = Buffer.byteLength(text) + 1;
+      const msg = parseLine(text, this.logFile);
+      addEntry(index, msg, offset, length);
+      offset += length;
+    }
+    index.bytes = offset;
+    if (repair && end < tail.length) {
+      const handle = await open(this.logFile, "r+");
+      try {
+        await handle.truncate(offset);
+      } finally {
+        await handle.close();
+      }
+    }
+    return index;
+  }
+
+  private async lines(entries: Entry[]): Promise<TeamMessage[]> {
+    if (entries.length === 0) return [];
+    const handle = await open(this.logFile, "r");
+    try {
+      const out: TeamMessage[] = [];
+      for (const [, offset, length] of entries) {
+        const buf = Buffer.alloc(length);
+        await handle.read(buf, 0, length, offset);
+        out.push(parseLine(buf.toString("utf8").trimEnd(), this.logFile));
+      }
+      return out;
+    } finally {
+      await handle.close();
+    }
+  }
+
+  private async slice(offset: number, length: number): Promise<Buffer> {
+    const handle = await open(this.logFile, "r");
+    try {
+      const buf = Buffer.alloc(length);
+      await handle.read(buf, 0, length, offset);
+      return buf;
+    } finally {
+      await handle.close();
+    }
+  }
+}
+
+/** Reads every message of an archived log (for inspection); missing → empty. */
+export async function readArchivedMessages(dir: string): Promise<TeamMessage[]> {
+  const text = await readFile(join(dir, "messages.jsonl"), "utf8").catch(() => "");
+  return text.split("\n").filter(Boolean).map((l) => parseLine(l, join(dir, "messages.jsonl")));
+}
+
+/** Recipient keys are prefixed with "@" so no name (e.g. `__proto__`) can hit Object.prototype. */
+function entriesFor(index: LogIndex, recipient: string): Entry[] {
+  const key = `@${recipient}`;
+  return Object.hasOwn(index.recipients, key) ? index.recipients[key]! : [];
+}
+
+function addEntry(index: LogIndex, msg: TeamMessage, offset: number, length: number): void {
+  const key = `@${msg.recipient}`;
+  if (!Object.hasOwn(index.recipients, key)) index.recipients[key] = [];
+  index.recipients[key]!.push([msg.seq, offset, length]);
+  index.last_seq = Math.max(index.last_seq, msg.seq);
+}
+
+function firstAfter(entries: Entry[], since: number): number {
+  let lo = 0;
+  let hi = entries.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (entries[mid]![0] <= since) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+function parseLine(text: string, file: string): TeamMessage {
+  try {
+    return JSON.parse(text) as TeamMessage;
+  } catch {
+    throw new StateError(`Message log ${file} has a line that is not valid JSON. keel left it untouched: fix or move it, then retry.`, file);
+  }
+}

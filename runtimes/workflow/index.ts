@@ -1,0 +1,23 @@
+import type { Host, KeelPlugin } from "../../core/host.js";
+import { WorkflowService } from "./workflow-service.js";
+import { workflowTools } from "./workflow-tools.js";
+
+const PLUGIN_NAME = "workflow-runtime";
+
+/**
+ * The workflow runtime: discovers workflows when tools are registered (diagnostics for every
+ * problem), provides the `"workflows"` service and registers `workflow_list`, `workflow_get`, `workflow_run`.
+ */
+export function workflowRuntime(): KeelPlugin {
+  return {
+    name: PLUGIN_NAME,
+    apply(host: Host) {
+      const service = new WorkflowService(host);
+      host.provide<WorkflowService>("workflows", service);
+      host.hooks.registerTools.tapPromise(PLUGIN_NAME, async () => {
+        await service.load();
+        for (const tool of workflowTools(service)) host.registry.register(tool);
+      });
+    },
+  };
+}

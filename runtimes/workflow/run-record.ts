@@ -1,0 +1,92 @@
+import { appendFile, readFile } from "node:fs/promises";
+import { randomBytes } from "node:crypto";
+import { withFileLock } from "../../core/state/json-file.js";
+import type { WorktreeExitResult } from "../../core/services.js";
+import type { WorkflowStep } from "../../manifests/workflow/workflow-schema.js";
+
+/** Status of a whole run. */
+export type RunStatus = "succeeded" | "failed" | "cancelled";
+
+/** Status of one step: `skipped` when its `if` was falsy, an optional prompt had no model, or an earlier step ended the run. */
+export type StepStatus = "succeeded" | "failed" | "skipped" | "cancelled";
+
+/** One step of a run record. */
+export interface StepRecord {
+  index: number;
+  key: string;
+  kind: WorkflowStep["kind"];
+  /** Human label, rendered (`Inspect diff: Read src/`, `$ npm run build`, `tool read_file`). */
+  label: string;
+  status: StepStatus;
+  durationMs: number;
+  /** Observation summary: code, phase, first part of the content. */
+  code?: string;
+  phase?: string;
+  summary?: string;
+  /** Tool called (tool and run steps). */
+  tool?: string;
+  /** Rendered input (tool), command (run), prompt text (prompt) or arguments (workflow). */
+  rendered?: unknown;
+  /** Why it failed or was skipped. */
+  reason?: string;
+  /** Unknown placeholders left literal. */
+  missing?: string[];
+  /** True when the step failed but `continueOnError` let the run go on. */
+  continued?: boolean;
+  artifacts?: { kind: string; path: string }[];
+  /** Plugin guidance the call received (tool hooks), when there was any. */
+  messages?: { beforeTool: string[]; afterResult: string[] };
+  /** Nested workflow steps: the child run. */
+  child?: WorkflowRunRecord;
+}
+
+/** One workflow run, appended to `.keel/state/workflow-runs.jsonl`. */
+export interface WorkflowRunRecord {
+  id: string;
+  workflow: string;
+  /** File the workflow was defined in. */
+  source: string;
+  status: RunStatus;
+  startedAt: string;
+  finishedAt: string;
+  durationMs: number;
+  arguments: Record<string, unknown>;
+  /** The workflow's `prompt`, rendered with the arguments. */
+  prompt?: string;
+  steps: StepRecord[];
+  /** Why the run failed or was cancelled. */
+  error?: string;
+  /** Set when the run was refused before any step ran, and why. */
+  refused?: "arguments" | "trust" | "nesting" | "worktree";
+  /** Placeholders that had no value anywhere in the run. */
+  warnings: string[];
+  worktree?: { name: string; path: string; branch: string; onFinish: string; result?: WorktreeExitResult };
+  /** Nesting depth (0 for a top-level run). */
+  depth: number;
+  origin: string;
+}
+
+/** A fresh, time-ordered run id. */
+export function newRunId(): string {
+  return `wfr_${Date.now().toString(36)}${randomBytes(3).toString("hex")}`;
+}
+
+/** Appends one record as a JSON line under the file's lock. */
+export async function appendRunRecord(file: string, record: WorkflowRunRecord): Promise<void> {
+  await withFileLock(file, () => appendFile(file, JSON.stringify(record) + "\n", "utf8"));
+}
+
+/** Reads run records, newest last; torn or invalid lines are skipped. Missing file → []. */
+export async function readRunRecords(file: string): Promise<WorkflowRunRecord[]> {
+  const text = await readFile(file, "utf8").catch(() => "");
+  const out: WorkflowRunRecord[] = [];
+  for (const line of text.split("\n")) {
+    if (!line.trim()) continue;
+    try {
+      out.push(JSON.parse(line) as WorkflowRunRecord);
+    } catch {
+      // torn line from a crash mid-write: tolerated
+    }
+  }
+  return out;
+}

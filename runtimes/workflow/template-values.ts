@@ -1,0 +1,79 @@
+import { formatTemplateValue, lookupPlaceholder, renderTemplate } from "../../plugins/render-template.js";
+
+/** What later steps see of an earlier one under `steps.<key>`. */
+export interface StepValue {
+  ok: boolean;
+  /** Text result: a tool's content, a shell step's stdout (trailing newline removed), a prompt's answer. */
+  content: string;
+  data: unknown;
+  code: string;
+  skipped?: boolean;
+}
+
+/** The values templates are rendered with: arguments at the top level, plus `steps`, `workflow`, `run`, `worktree`. */
+export type TemplateValues = Record<string, unknown> & { steps: Record<string, StepValue> };
+
+const SINGLE = /^\{([A-Za-z0-9_$-]+(?:\.[A-Za-z0-9_$-]+)*)\}$/;
+
+/** A rendered value and the placeholders that had no value (left literal). */
+export interface RenderedValue<T = unknown> {
+  value: T;
+  missing: string[];
+}
+
+/**
+ * Renders every string inside `value` (objects and arrays recursively, keys untouched) with the
+ * shared renderer. A string that is exactly one placeholder keeps the referenced value's JSON
+ * type (`"{count}"` → 3). Unknown placeholders stay literal and are returned in `missing`. Never throws.
+ */
+export function renderDeep(value: unknown, values: TemplateValues): RenderedValue {
+  const missing = new Set<string>();
+  const walk = (v: unknown): unknown => {
+    if (typeof v === "string") {
+      const single = SINGLE.exec(v);
+      if (single) {
+        const hit = lookupPlaceholder(values, single[1]!);
+        if (hit.found) return structuredClone(hit.value);
+      }
+      const r = renderTemplate(v, values);
+      r.missing.forEach((m) => missing.add(m));
+      return r.text;
+    }
+    if (Array.isArray(v)) return v.map(walk);
+    if (v !== null && typeof v === "object") return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x)]));
+    return v;
+  };
+  const out = walk(value);
+  return { value: out, missing: [...missing] };
+}
+
+/** Renders one string to text (a lone placeholder's non-string value becomes its JSON text). Never throws. */
+export function renderText(template: string, values: TemplateValues): RenderedValue<string> {
+  const r = renderDeep(template, values);
+  return { value: typeof r.value === "string" ? r.value : formatTemplateValue(r.value), missing: r.missing };
+}
+
+/**
+ * Evaluates a step's `if`: a reference (`steps.check.ok`, `{dry_run}`, `!steps.lint.ok`) that is
+ * truthy. Missing values, `false`, `0`, `""`, `null`, empty lists and the strings "false", "0", "no"
+ * are falsy. Returns whether to run and whether the reference was found. Never throws.
+ */
+export function evaluateCondition(expr: string, values: TemplateValues): { run: boolean; found: boolean } {
+  let ref = expr.trim();
+  let negate = false;
+  while (ref.startsWith("!")) {
+    negate = !negate;
+    ref = ref.slice(1).trim();
+  }
+  const braced = /^\{(.*)\}$/.exec(ref);
+  if (braced) ref = braced[1]!.trim();
+  const hit = lookupPlaceholder(values, ref);
+  const truthy = hit.found && isTruthy(hit.value);
+  return { run: negate ? !truthy : truthy, found: hit.found };
+}
+
+function isTruthy(v: unknown): boolean {
+  if (typeof v === "string") return !["", "false", "0", "no"].includes(v.trim().toLowerCase());
+  if (Array.isArray(v)) return v.length > 0;
+  return Boolean(v);
+}

@@ -1,0 +1,114 @@
+import { relative } from "node:path";
+import type { CliContext } from "../../core/cli/cli-context.js";
+import { firstLine, table } from "../../core/cli/format.js";
+import { ttyApprover } from "../../core/cli/tty-approver.js";
+import { formatDiagnostic } from "../../core/diagnostics.js";
+import { UsageError } from "../../core/errors.js";
+import type { Host } from "../../core/host.js";
+import type { Approver } from "../../core/types.js";
+import { describeWorkflow } from "./describe-workflow.js";
+import { parseArgPairs } from "./parse-args.js";
+import { createProgress, formatDuration, type LiveProgress } from "./workflow-progress.js";
+import type { WorkflowService } from "./workflow-service.js";
+
+function serviceOf(host: Host): WorkflowService {
+  const service = host.service<WorkflowService>("workflows");
+  if (!service) throw new UsageError("The workflow runtime is not loaded in this build of keel.");
+  return service;
+}
+
+function workflowDiagnostics(host: Host) {
+  return host.diagnostics.items.filter((d) => d.source === "workflow");
+}
+
+/** `keel workflow list [QUERY]`: name, steps, source, description; workflow diagnostics after the table. */
+export async function workflowListCommand(ctx: CliContext, query?: string): Promise<void> {
+  await ctx.withHost(async (host) => {
+    const service = serviceOf(host);
+    const workflows = service.list(query);
+    const diagnostics = workflowDiagnostics(host);
+    const rows = workflows.map((w) => ({ name: w.name, description: w.description ?? null, steps: w.steps.length, source: w.origin.file, plugin: w.origin.plugin ?? null, parameters: w.parameters ?? null, worktree: w.worktree ?? null }));
+    ctx.print({ workflows: rows, diagnostics }, () => {
+      const out = workflows.length
+        ? table(["NAME", "STEPS", "SOURCE", "DESCRIPTION"], workflows.map((w) => [w.name, String(w.steps.length), w.origin.plugin ? `plugin:${w.origin.plugin}` : relative(host.workspace.root, w.origin.file), firstLine(w.description ?? "")]))
+        : "No workflows found. Add .claw-workflows.json or .keel/workflows/NAME.json (see docs/readme/workflows.md).";
+      return diagnostics.length ? `${out}\n\n${diagnostics.map(formatDiagnostic).join("\n")}` : out;
+    });
+  });
+}
+
+/** `keel workflow show NAME`. */
+export async function workflowShowCommand(ctx: CliContext, name: string): Promise<void> {
+  await ctx.withHost(async (host) => {
+    const wf = serviceOf(host).require(name);
+    const { origin, ...rest } = wf;
+    ctx.print({ ...rest, origin }, () => describeWorkflow(wf));
+  });
+}
+
+/** `keel workflow run NAME [--arg k=v]... [--worktree [onFinish]]`: live progress, then the summary; exit 1 unless it succeeded. */
+export async function workflowRunCommand(ctx: CliContext, name: string, opts: { arg: string[]; worktree?: true | "keep" | "merge" | "discard" }): Promise<void> {
+  const globals = ctx.globals();
+  let progress: LiveProgress | undefined;
+  const tty = ctx.io.interactive && !globals.json;
+  const prompt = ctx.io.interactive && !globals.yes ? ttyApprover(process.stdin, ctx.io.stderr) : undefined;
+  const approver: Approver | undefined = prompt && {
+    async approve(request, signal) {
+      progress?.pause();
+      try {
+        return await prompt.approve(request, signal);
+      } finally {
+        progress?.resume();
+      }
+    },
+  };
+  await ctx.withHost(
+    async (host) => {
+      const service = serviceOf(host);
+      const wf = service.require(name);
+      const args = parseArgPairs(opts.arg ?? [], wf.parameters);
+      if (!globals.json) {
+        progress = createProgress(ctx.io.stdout, tty);
+        ctx.io.stdout.write(`Running workflow ${wf.name} (${wf.steps.length} step${wf.steps.length === 1 ? "" : "s"})\n`);
+      }
+      const worktree = opts.worktree === undefined ? undefined : opts.worktree === true ? wf.worktree?.onFinish ?? "keep" : opts.worktree;
+      let record;
+      try {
+        record = await service.run(wf.name, { args, signal: ctx.signal, yes: globals.yes, approver, origin: "cli", worktree, progress, sessionAllow: new Set() });
+      } finally {
+        progress?.close();
+      }
+      ctx.print(record, () => summary(host, record, service.runsFile));
+      if (record.status !== "succeeded") ctx.setExitCode(1);
+    },
+    { approver },
+  );
+}
+
+function summary(host: Host, record: Awaited<ReturnType<WorkflowService["run"]>>, runsFile: string): string {
+  const lines: string[] = [];
+  if (record.prompt) lines.push("", "Prompt:", `  ${record.prompt.split("\n").join("\n  ")}`);
+  if (record.worktree) lines.push("", `Worktree ${record.worktree.name} (onFinish ${record.worktree.onFinish}): ${record.worktree.result?.message ?? "not finished"}`);
+  if (record.warnings.length) lines.push("", "Warnings:", ...record.warnings.map((w) => `  - ${w}`));
+  const mark = record.status === "succeeded" ? "✓" : record.status === "cancelled" ? "⊘" : "✗";
+  lines.push("", `${mark} Workflow ${record.workflow} ${record.status} ${formatDuration(record.durationMs)}${record.error ? `: ${record.error}` : ""}`);
+  lines.push(`Run ${record.id} recorded in ${relative(host.workspace.root, runsFile) || runsFile} (see \`keel workflow runs\`).`);
+  return lines.join("\n");
+}
+
+/** `keel workflow runs [--limit N]`: newest first. */
+export async function workflowRunsCommand(ctx: CliContext, opts: { limit: number }): Promise<void> {
+  if (!Number.isInteger(opts.limit) || opts.limit < 1) throw new UsageError("--limit must be a positive integer.");
+  await ctx.withHost(async (host) => {
+    const runs = await serviceOf(host).runs(opts.limit);
+    ctx.print({ runs }, () => {
+      if (!runs.length) return "No workflow runs recorded yet. Run one with `keel workflow run NAME`.";
+      const rows = runs.map((r) => {
+        const ok = r.steps.filter((s) => s.status === "succeeded").length;
+        return [r.id, r.workflow, r.status, r.startedAt.replace("T", " ").slice(0, 19), formatDuration(r.durationMs).slice(1, -1), `${ok}/${r.steps.length}`, firstLine(r.error ?? "")];
+      });
+      return table(["RUN", "WORKFLOW", "STATUS", "STARTED", "DURATION", "STEPS OK", "ERROR"], rows);
+    });
+  });
+}
+

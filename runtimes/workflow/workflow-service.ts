@@ -1,0 +1,71 @@
+import { UsageError, errorMessage } from "../../core/errors.js";
+import type { Host } from "../../core/host.js";
+import type { PluginsService } from "../../core/services.js";
+import { discoverWorkflows, type WorkflowCatalog } from "../../manifests/workflow/discover-workflows.js";
+import type { WorkflowDefinition } from "../../manifests/workflow/workflow-schema.js";
+import { appendRunRecord, readRunRecords, type WorkflowRunRecord } from "./run-record.js";
+import { runWorkflow, type WorkflowRunOptions } from "./workflow-runner.js";
+
+/** The workflow runtime's API, provided as `"workflows"`: the catalog, runs and run history. */
+export class WorkflowService {
+  private catalog: WorkflowCatalog = { workflows: [], files: [] };
+
+  constructor(private readonly host: Host) {}
+
+  /** `.keel/state/workflow-runs.jsonl`. */
+  get runsFile(): string {
+    return this.host.statePath("workflow-runs.jsonl");
+  }
+
+  /** Discovers workflows (files from cwd up to the root, `.keel/workflows/`, plugins). Problems become diagnostics. */
+  async load(): Promise<void> {
+    const handOffs = this.host.service<PluginsService>("plugins")?.handOffs() ?? [];
+    const ws = this.host.workspace;
+    this.catalog = await discoverWorkflows({ cwd: ws.cwd, root: ws.root, stateDir: ws.stateDir, handOffs }, this.host.diagnostics);
+  }
+
+  /** Manifest files that were read. */
+  get files(): readonly string[] {
+    return this.catalog.files;
+  }
+
+  /** Workflows whose name or description contains `query` (case-insensitive), in discovery order. */
+  list(query?: string): WorkflowDefinition[] {
+    const q = query?.trim().toLowerCase();
+    if (!q) return [...this.catalog.workflows];
+    return this.catalog.workflows.filter((w) => w.name.toLowerCase().includes(q) || (w.description ?? "").toLowerCase().includes(q));
+  }
+
+  /** The workflow of that name (case-insensitive), or undefined. */
+  get(name: string): WorkflowDefinition | undefined {
+    const needle = name.trim().toLowerCase();
+    return this.catalog.workflows.find((w) => w.name.toLowerCase() === needle);
+  }
+
+  /** Like `get`, but throws UsageError listing the known names when there is none. */
+  require(name: string): WorkflowDefinition {
+    const wf = this.get(name);
+    if (wf) return wf;
+    const names = this.catalog.workflows.map((w) => w.name);
+    throw new UsageError(`Unknown workflow "${name}". ${names.length ? `Known workflows: ${names.join(", ")}.` : "No workflows were found: add .claw-workflows.json or .keel/workflows/*.json (see docs/readme/workflows.md)."}`);
+  }
+
+  /** Runs a workflow by name and appends the record to the run history. Throws UsageError only for an unknown name. */
+  async run(name: string, opts: WorkflowRunOptions = {}): Promise<WorkflowRunRecord> {
+    const wf = this.require(name);
+    const record = await runWorkflow({ host: this.host, lookup: (n) => this.get(n) }, wf, opts);
+    try {
+      this.host.ensureStateDir("state");
+      await appendRunRecord(this.runsFile, record);
+    } catch (error) {
+      record.warnings.push(`The run record could not be written to ${this.runsFile}: ${errorMessage(error)}`);
+    }
+    return record;
+  }
+
+  /** The latest `limit` run records, newest first. */
+  async runs(limit = 20): Promise<WorkflowRunRecord[]> {
+    const all = await readRunRecords(this.runsFile);
+    return all.slice(-Math.max(0, limit)).reverse();
+  }
+}

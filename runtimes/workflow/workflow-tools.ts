@@ -1,0 +1,80 @@
+import { ToolError, UsageError } from "../../core/errors.js";
+import type { ToolDefinition } from "../../core/types.js";
+import { describeRun, describeWorkflow, describeWorkflowIndex } from "./describe-workflow.js";
+import type { WorkflowService } from "./workflow-service.js";
+
+const SOURCE = { kind: "runtime", id: "workflow" } as const;
+
+/** The workflow tools (reference names): `workflow_list`, `workflow_get`, `workflow_run`. */
+export function workflowTools(service: WorkflowService): ToolDefinition[] {
+  return [
+    {
+      name: "workflow_list",
+      description: "List the workflows defined in this workspace and its plugins (name, step count, description). Optional `query` filters by name or description.",
+      inputSchema: { type: "object", properties: { query: { type: "string" } }, additionalProperties: false },
+      source: SOURCE,
+      risk: ["read"],
+      readOnly: true,
+      concurrency: "safe",
+      async execute(input: { query?: string }) {
+        const workflows = service.list(input.query);
+        return {
+          content: describeWorkflowIndex(workflows),
+          data: { workflows: workflows.map((w) => ({ name: w.name, description: w.description ?? null, steps: w.steps.length, source: w.origin.file, parameters: w.parameters ?? null })) },
+          metadata: { action: "workflow_list" },
+        };
+      },
+    },
+    {
+      name: "workflow_get",
+      description: "Show one workflow: description, parameters, prompt and every step.",
+      inputSchema: { type: "object", properties: { workflow_name: { type: "string", minLength: 1 } }, required: ["workflow_name"], additionalProperties: false },
+      source: SOURCE,
+      risk: ["read"],
+      readOnly: true,
+      concurrency: "safe",
+      async execute(input: { workflow_name: string }) {
+        const wf = known(service, input.workflow_name);
+        const { origin, ...rest } = wf;
+        return { content: describeWorkflow(wf), data: { ...rest, source: origin.file }, metadata: { action: "workflow_get" } };
+      },
+    },
+    {
+      name: "workflow_run",
+      description:
+        "Run a workflow by name with `arguments` (validated against its parameters). Each step still goes through the normal tool pipeline (permissions, plugin blocks, hooks). Returns the run report; the workflow's prompt, if any, is included for you to follow.",
+      inputSchema: {
+        type: "object",
+        properties: { workflow_name: { type: "string", minLength: 1 }, arguments: { type: "object", additionalProperties: true } },
+        required: ["workflow_name"],
+        additionalProperties: false,
+      },
+      source: SOURCE,
+      risk: ["delegate"],
+      readOnly: false,
+      concurrency: "exclusive",
+      timeoutMs: 0,
+      async execute(input: { workflow_name: string; arguments?: Record<string, unknown> }, ctx) {
+        known(service, input.workflow_name);
+        const origin = ctx.run.origin ?? "";
+        const stack = origin.startsWith("workflow:") ? origin.slice("workflow:".length).split(">").filter(Boolean) : [];
+        const record = await service.run(input.workflow_name, {
+          args: input.arguments ?? {}, signal: ctx.signal, yes: ctx.run.yes, approver: ctx.run.approver, sessionAllow: ctx.run.sessionAllow,
+          sessionId: ctx.sessionId, origin: "tool", cwd: ctx.cwd, stack,
+        });
+        const ok = record.status === "succeeded";
+        const code = ok ? undefined : record.status === "cancelled" ? "cancelled" : record.refused === "arguments" ? "schema_invalid" : record.refused === "trust" ? "permission_denied" : "execution_failed";
+        return { ok, code, content: describeRun(record), data: record, metadata: { action: "workflow_run", run_id: record.id, status: record.status } };
+      },
+    },
+  ];
+}
+
+function known(service: WorkflowService, name: string) {
+  try {
+    return service.require(name);
+  } catch (error) {
+    if (error instanceof UsageError) throw new ToolError(error.message, "precondition_failed");
+    throw error;
+  }
+}

@@ -1,0 +1,71 @@
+import type { SimpleGit } from "simple-git";
+
+/** Options for a git client bound to one directory. */
+export interface GitClientOptions {
+  signal?: AbortSignal;
+  /** Extra `-c key=value` settings (e.g. a fallback identity). */
+  config?: string[];
+}
+
+/**
+ * A simple-git client for `dir` (simple-git is imported lazily, on first use). The signal aborts
+ * running git processes. Every non-zero exit rejects (simple-git's default ignores a failure that
+ * printed nothing on stderr, e.g. a conflicting merge).
+ */
+export async function gitAt(dir: string, opts: GitClientOptions = {}): Promise<SimpleGit> {
+  const { simpleGit } = await import("simple-git");
+  return simpleGit({
+    baseDir: dir,
+    abort: opts.signal,
+    config: opts.config ?? [],
+    maxConcurrentProcesses: 1,
+    errors: (error, result) => {
+      if (error) return error;
+      if (result.exitCode !== 0) return Buffer.concat([...result.stdOut, ...result.stdErr]);
+      return undefined;
+    },
+  });
+}
+
+/** A client whose commits work even without a configured identity (falls back to `keel <keel@localhost>`). */
+export async function committingGitAt(dir: string, signal?: AbortSignal): Promise<SimpleGit> {
+  const probe = await gitAt(dir, { signal });
+  const config: string[] = [];
+  if (!(await configValue(probe, "user.name"))) config.push("user.name=keel");
+  if (!(await configValue(probe, "user.email"))) config.push("user.email=keel@localhost");
+  return config.length ? gitAt(dir, { signal, config }) : probe;
+}
+
+/** `git rev-parse --verify -q <ref>`: the commit id, or undefined when the ref does not exist. Never throws for a missing ref. */
+export async function resolveRef(git: SimpleGit, ref: string): Promise<string | undefined> {
+  try {
+    const out = (await git.raw(["rev-parse", "--verify", "-q", `${ref}^{commit}`])).trim();
+    return out || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Porcelain status lines (`XY path`), including untracked files unless `untracked` is false. */
+export async function statusLines(git: SimpleGit, untracked = true): Promise<string[]> {
+  const out = await git.raw(["status", "--porcelain=v1", untracked ? "--untracked-files=all" : "--untracked-files=no"]);
+  return out.split("\n").filter((l) => l.trim() !== "");
+}
+
+/** Stages everything and commits it (hooks skipped); returns true when a commit was made. */
+export async function commitAll(git: SimpleGit, message: string): Promise<boolean> {
+  await git.raw(["add", "-A"]);
+  const staged = (await git.raw(["diff", "--cached", "--name-only"])).trim();
+  if (!staged) return false;
+  await git.raw(["commit", "-q", "--no-verify", "-m", message]);
+  return true;
+}
+
+/** `git config --get key`, or undefined when unset. Never throws for a missing key. */
+export async function configValue(git: SimpleGit, key: string): Promise<string | undefined> {
+  try {
+    return (await git.raw(["config", "--get", key])).trim() || undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,63 @@
+import type { SimpleGit } from "simple-git";
+import { errorMessage } from "../../core/errors.js";
+import { commitAll, committingGitAt, resolveRef, statusLines } from "./git-client.js";
+import type { WorktreeRecord } from "./worktree-state.js";
+
+/** Outcome of one merge attempt; on failure nothing in the main checkout changed. */
+export interface MergeOutcome {
+  ok: boolean;
+  message: string;
+  changedFiles: string[];
+}
+
+/**
+ * Commits pending changes in the worktree (message names it), then merges its branch into the
+ * branch it came from in the main checkout. Refuses (changing nothing) when the main checkout is
+ * on another branch or has uncommitted changes; aborts a conflicting merge so both sides stay
+ * intact and says what to do. Does not remove the worktree (the caller does on success).
+ */
+export async function mergeWorktree(rec: WorktreeRecord, repoRoot: string, signal?: AbortSignal): Promise<MergeOutcome> {
+  const main = await committingGitAt(repoRoot, signal);
+  const fail = (message: string, changedFiles: string[] = []): MergeOutcome => ({ ok: false, message, changedFiles });
+  if (!(await resolveRef(main, `refs/heads/${rec.baseBranch}`)))
+    return fail(`Worktree "${rec.name}" was created from ${rec.baseBranch === rec.baseCommit ? "a detached HEAD" : `branch ${rec.baseBranch}, which no longer exists`}, so there is no branch to merge into. Nothing was changed. Use \`keel worktree exit --action keep\` and merge ${rec.branch} by hand.`);
+  const current = (await main.raw(["rev-parse", "--abbrev-ref", "HEAD"])).trim();
+  if (current !== rec.baseBranch)
+    return fail(`The main checkout (${repoRoot}) is on ${current === "HEAD" ? "a detached HEAD" : `branch ${current}`}, not ${rec.baseBranch} (where worktree "${rec.name}" came from). Nothing was changed. Run \`git switch ${rec.baseBranch}\` in the main checkout and retry, or keep the worktree.`);
+  const dirty = await statusLines(main, false);
+  if (dirty.length)
+    return fail(`The main checkout has uncommitted changes (${summarize(dirty)}). Nothing was changed and worktree "${rec.name}" is intact. Commit or stash those changes in ${repoRoot}, then run \`keel worktree exit --action merge\` again.`);
+
+  const wt = await committingGitAt(rec.path, signal);
+  await commitAll(wt, `keel: work from worktree ${rec.name}`);
+  const changedFiles = await diffNames(main, `${rec.baseBranch}...${rec.branch}`);
+  try {
+    await main.raw(["merge", "--no-ff", "--no-edit", "-m", `Merge keel worktree ${rec.name} (${rec.branch}) into ${rec.baseBranch}`, rec.branch]);
+  } catch (error) {
+    const conflicts = await diffNames(main, undefined, ["--diff-filter=U"]).catch(() => []);
+    const inProgress = await resolveRef(main, "MERGE_HEAD");
+    if (inProgress) await main.raw(["merge", "--abort"]);
+    const reason = conflicts.length ? `it conflicts in ${conflicts.join(", ")}` : firstLines(errorMessage(error));
+    return fail(
+      `Merging ${rec.branch} into ${rec.baseBranch} failed: ${reason}. The merge was aborted: ${rec.baseBranch} is unchanged and your work is committed on ${rec.branch} (worktree "${rec.name}" is intact at ${rec.path}). ` +
+        `To resolve: in the worktree run \`git merge ${rec.baseBranch}\` (or \`git rebase ${rec.baseBranch}\`), fix the conflicts and commit, then \`keel worktree exit --action merge\` again; or exit with keep and merge by hand.`,
+      changedFiles,
+    );
+  }
+  return { ok: true, message: `Merged ${rec.branch} into ${rec.baseBranch} (${changedFiles.length} file${changedFiles.length === 1 ? "" : "s"} changed).`, changedFiles };
+}
+
+/** `git diff --name-only [range] [extra]` as a list. */
+export async function diffNames(git: SimpleGit, range?: string, extra: string[] = []): Promise<string[]> {
+  const out = await git.raw(["diff", "--name-only", ...extra, ...(range ? [range] : [])]);
+  return out.split("\n").map((l) => l.trim()).filter(Boolean);
+}
+
+function summarize(lines: string[]): string {
+  const files = lines.map((l) => l.slice(3));
+  return files.length > 5 ? `${files.slice(0, 5).join(", ")} and ${files.length - 5} more` : files.join(", ");
+}
+
+function firstLines(text: string): string {
+  return text.split("\n").map((l) => l.trim()).filter(Boolean).slice(0, 3).join(" ");
+}

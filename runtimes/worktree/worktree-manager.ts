@@ -1,0 +1,229 @@
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { UsageError, errorMessage } from "../../core/errors.js";
+import type { Host } from "../../core/host.js";
+import type { WorktreeExitResult, WorktreeInfo, WorktreeService } from "../../core/services.js";
+import { discardWorktree, pendingWork } from "./discard-worktree.js";
+import { gitAt, resolveRef, statusLines } from "./git-client.js";
+import { diffNames, mergeWorktree } from "./merge-worktree.js";
+import { assertWorktreeName, defaultWorktreeName } from "./worktree-name.js";
+import { emptyWorktreeState, pushHistory, readWorktreeState, updateWorktreeState, type WorktreeRecord, type WorktreeState } from "./worktree-state.js";
+
+/** What to do with a worktree when leaving it. */
+export type WorktreeAction = "keep" | "merge" | "discard";
+
+/** `worktree_status` / `keel worktree status`. */
+export interface WorktreeStatusReport {
+  active: (WorktreeInfo & { uncommitted: string[]; unmergedCommits: number; changedFiles: string[] }) | null;
+  /** Number of managed worktrees recorded for the workspace. */
+  managed: number;
+}
+
+/** One row of `keel worktree list`. */
+export interface WorktreeListRow extends WorktreeRecord {
+  active: boolean;
+  /** False when the directory is gone (a stale entry `keel worktree gc` prunes). */
+  exists: boolean;
+}
+
+/**
+ * Manages keel's git worktrees (`.keel/worktrees/<name>` on branch `keel/<name>`) for one host.
+ * The active worktree is workspace state in `.keel/state/worktrees.json`, so a later process
+ * starts inside it. Implements the shared `WorktreeService`.
+ */
+export class WorktreeManager implements WorktreeService {
+  private state: WorktreeState = emptyWorktreeState();
+
+  constructor(private readonly host: Host) {}
+
+  private get file(): string {
+    return this.host.statePath("worktrees.json");
+  }
+
+  /** Loads the state and moves the host into the active worktree when its directory exists. Never throws. */
+  async load(): Promise<void> {
+    try {
+      this.state = await readWorktreeState(this.file);
+    } catch (error) {
+      this.host.diagnostics.error("worktree", errorMessage(error), { file: this.file });
+      return;
+    }
+    const active = this.activeRecord();
+    if (!active) return;
+    if (existsSync(active.path)) this.host.activeDir = active.path;
+    else
+      this.host.diagnostics.warn("worktree", `The active worktree "${active.name}" is gone (${active.path}); keel works in the main checkout. Run \`keel worktree gc\` to clean up.`, { file: this.file });
+  }
+
+  /** The active worktree of this workspace, if any (and its directory exists). */
+  active(): WorktreeInfo | undefined {
+    const rec = this.activeRecord();
+    return rec && existsSync(rec.path) ? toInfo(rec) : undefined;
+  }
+
+  /** Creates `.keel/worktrees/<name>` on a new branch `keel/<name>` from HEAD without activating it. The name is checked first. */
+  async create(name: string, signal?: AbortSignal): Promise<WorktreeInfo> {
+    return toInfo(await this.make(name, "created", signal));
+  }
+
+  /** Enters a worktree (creating it, or re-entering a kept one) and makes it the active directory. One at a time. */
+  async enter(name: string | undefined, signal?: AbortSignal): Promise<WorktreeInfo> {
+    if (name !== undefined) assertWorktreeName(name);
+    await this.refresh();
+    const current = this.activeRecord();
+    if (current)
+      throw new UsageError(`Worktree "${current.name}" is already active (${current.path}). Leave it first: keel worktree exit --action keep|merge|discard.`);
+    const existing = name === undefined ? undefined : this.state.worktrees.find((w) => w.name === name);
+    let rec: WorktreeRecord;
+    if (existing && existsSync(existing.path)) rec = existing;
+    else {
+      if (existing) throw new UsageError(`Worktree "${name}" is recorded but its directory ${existing.path} is gone. Run \`keel worktree gc\`, then enter it again.`);
+      rec = await this.make(name ?? defaultWorktreeName(), "entered", signal);
+    }
+    await this.save((s) => {
+      if (s.active && s.active !== rec.name)
+        throw new UsageError(`Worktree "${s.active}" became active meanwhile (another keel process). "${rec.name}" was created but not entered; enter it after leaving "${s.active}".`);
+      const stored = s.worktrees.find((w) => w.name === rec.name);
+      if (stored) stored.mode = "entered";
+      s.active = rec.name;
+    });
+    this.host.activeDir = rec.path;
+    return toInfo(rec);
+  }
+
+  /** Leaves the active worktree with keep, merge or discard. A refused merge or discard leaves it active. */
+  async exit(action: WorktreeAction, opts: { force?: boolean; signal?: AbortSignal } = {}): Promise<WorktreeExitResult> {
+    await this.refresh();
+    const rec = this.activeRecord();
+    if (!rec) throw new UsageError("No worktree is active. Enter one with `keel worktree enter [NAME]`; `keel worktree list` shows the managed ones.");
+    return this.finish(rec.name, action, opts);
+  }
+
+  /** Finishes a managed worktree: keep (leave it and its branch), merge, or discard (saving work first when forced). */
+  async finish(name: string, action: WorktreeAction, opts: { force?: boolean; signal?: AbortSignal } = {}): Promise<WorktreeExitResult> {
+    assertWorktreeName(name);
+    await this.refresh();
+    const rec = this.state.worktrees.find((w) => w.name === name);
+    if (!rec) throw new UsageError(`No managed worktree named "${name}". Run \`keel worktree list\` to see them.`);
+    const root = await this.repoRoot(opts.signal);
+    let outcome: { ok: boolean; message: string; changedFiles: string[]; savedRef?: string };
+    if (action === "keep") {
+      const changedFiles = existsSync(rec.path) ? await changedSinceBase(rec, opts.signal) : [];
+      outcome = { ok: true, changedFiles, message: `Left worktree "${rec.name}"; it stays at ${rec.path} on branch ${rec.branch}. Re-enter it with \`keel worktree enter ${rec.name}\`.` };
+    } else if (action === "merge") {
+      if (!existsSync(rec.path)) throw new UsageError(`Worktree "${rec.name}" is gone (${rec.path}); nothing to merge. Run \`keel worktree gc\`.`);
+      outcome = await mergeWorktree(rec, root, opts.signal);
+      if (outcome.ok) await removeWorktree(rec, root, opts.signal);
+    } else {
+      outcome = await discardWorktree(rec, root, Boolean(opts.force), opts.signal);
+    }
+    await this.save((s) => {
+      if (outcome.ok && s.active === rec.name) s.active = null;
+      if (outcome.ok && action !== "keep") s.worktrees = s.worktrees.filter((w) => w.name !== rec.name);
+      pushHistory(s, { name: rec.name, branch: rec.branch, baseBranch: rec.baseBranch, action, ok: outcome.ok, at: new Date().toISOString(), message: outcome.message, savedRef: outcome.savedRef });
+    });
+    if (outcome.ok && this.host.activeDir === rec.path) this.host.activeDir = this.host.workspace.cwd;
+    return { name: rec.name, action, ...outcome };
+  }
+
+  /** The active worktree with its uncommitted files, unmerged commits and changed files. */
+  async status(signal?: AbortSignal): Promise<WorktreeStatusReport> {
+    await this.refresh();
+    const rec = this.activeRecord();
+    if (!rec || !existsSync(rec.path)) return { active: null, managed: this.state.worktrees.length };
+    const { uncommitted, unmerged } = await pendingWork(rec, await this.repoRoot(signal), signal);
+    return { active: { ...toInfo(rec), uncommitted, unmergedCommits: unmerged, changedFiles: await changedSinceBase(rec, signal) }, managed: this.state.worktrees.length };
+  }
+
+  /** Every managed worktree, flagged active and existing. */
+  async list(): Promise<WorktreeListRow[]> {
+    await this.refresh();
+    return this.state.worktrees.map((w) => ({ ...w, active: this.state.active === w.name, exists: existsSync(w.path) }));
+  }
+
+  /** Recent finished worktrees (bounded history), newest last. */
+  history(): WorktreeState["history"] {
+    return [...this.state.history];
+  }
+
+  /** Prunes records whose directory is gone (and git's own stale worktree entries); returns the pruned names. Branches are kept. */
+  async gc(signal?: AbortSignal): Promise<string[]> {
+    const root = await this.repoRoot(signal);
+    await (await gitAt(root, { signal })).raw(["worktree", "prune"]);
+    const { result } = await this.save((s) => {
+      const stale = s.worktrees.filter((w) => !existsSync(w.path));
+      s.worktrees = s.worktrees.filter((w) => existsSync(w.path));
+      if (s.active && !s.worktrees.some((w) => w.name === s.active)) s.active = null;
+      for (const w of stale)
+        pushHistory(s, { name: w.name, branch: w.branch, baseBranch: w.baseBranch, action: "gc", ok: true, at: new Date().toISOString(), message: `Pruned stale entry (directory ${w.path} was gone; branch ${w.branch} kept).` });
+      return stale.map((w) => w.name);
+    });
+    return result;
+  }
+
+  /** Top level of the workspace's git repository; UsageError when the workspace is not a git repository. */
+  async repoRoot(signal?: AbortSignal): Promise<string> {
+    const git = await gitAt(this.host.workspace.root, { signal });
+    try {
+      return (await git.raw(["rev-parse", "--show-toplevel"])).trim();
+    } catch {
+      throw new UsageError(`${this.host.workspace.root} is not a git repository. Worktrees need git: run \`git init\` and commit once.`);
+    }
+  }
+
+  private async make(name: string, mode: WorktreeRecord["mode"], signal?: AbortSignal): Promise<WorktreeRecord> {
+    assertWorktreeName(name);
+    await this.refresh();
+    const path = join(this.host.workspace.stateDir, "worktrees", name);
+    const branch = `keel/${name}`;
+    if (this.state.worktrees.some((w) => w.name === name) || existsSync(path))
+      throw new UsageError(`A worktree named "${name}" already exists (${path}). Pick another name, or finish it first.`);
+    const root = await this.repoRoot(signal);
+    const git = await gitAt(root, { signal });
+    const baseCommit = await resolveRef(git, "HEAD");
+    if (!baseCommit) throw new UsageError(`The repository at ${root} has no commits yet. Commit once, then create a worktree.`);
+    if (await resolveRef(git, `refs/heads/${branch}`))
+      throw new UsageError(`Branch ${branch} already exists. Pick another worktree name, or delete the branch (\`git branch -D ${branch}\`) if you no longer need it.`);
+    const head = (await git.raw(["rev-parse", "--abbrev-ref", "HEAD"])).trim();
+    const baseBranch = head === "HEAD" ? baseCommit : head;
+    this.host.ensureStateDir("worktrees");
+    await git.raw(["worktree", "add", "-q", "-b", branch, path, baseCommit]);
+    const rec: WorktreeRecord = { name, path, branch, baseBranch, baseCommit, createdAt: new Date().toISOString(), mode };
+    await this.save((s) => {
+      s.worktrees.push(rec);
+    });
+    return rec;
+  }
+
+  private activeRecord(): WorktreeRecord | undefined {
+    return this.state.active ? this.state.worktrees.find((w) => w.name === this.state.active) : undefined;
+  }
+
+  private async refresh(): Promise<void> {
+    this.state = await readWorktreeState(this.file);
+  }
+
+  private async save<R>(fn: (s: WorktreeState) => R): Promise<{ result: R }> {
+    const { state, result } = await updateWorktreeState(this.file, fn);
+    this.state = state;
+    return { result };
+  }
+}
+
+async function removeWorktree(rec: WorktreeRecord, root: string, signal?: AbortSignal): Promise<void> {
+  const git = await gitAt(root, { signal });
+  await git.raw(["worktree", "remove", "--force", rec.path]);
+  if (await resolveRef(git, `refs/heads/${rec.branch}`)) await git.raw(["branch", "-D", rec.branch]);
+}
+
+/** Files that differ between the worktree (including uncommitted and untracked files) and its base commit. */
+async function changedSinceBase(rec: WorktreeRecord, signal?: AbortSignal): Promise<string[]> {
+  const git = await gitAt(rec.path, { signal });
+  const tracked = await diffNames(git, rec.baseCommit);
+  const untracked = (await statusLines(git)).filter((l) => l.startsWith("??")).map((l) => l.slice(3));
+  return [...new Set([...tracked, ...untracked])].sort();
+}
+
+function toInfo(rec: WorktreeRecord): WorktreeInfo {
+  return { name: rec.name, path: rec.path, branch: rec.branch, baseBranch: rec.baseBranch, baseCommit: rec.baseCommit };
+}

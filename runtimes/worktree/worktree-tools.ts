@@ -1,0 +1,102 @@
+import { KeelError, ToolError, UsageError } from "../../core/errors.js";
+import type { ToolDefinition, ToolResult } from "../../core/types.js";
+import { MAX_WORKTREE_NAME } from "./worktree-name.js";
+import type { WorktreeManager } from "./worktree-manager.js";
+
+const SOURCE = { kind: "runtime", id: "worktree" } as const;
+
+/** The worktree tools (`worktree_enter`, `worktree_exit`, `worktree_status`, `worktree_list`) bound to one manager. */
+export function worktreeTools(manager: WorktreeManager): ToolDefinition[] {
+  return [
+    {
+      name: "worktree_enter",
+      description:
+        "Create a git worktree (.keel/worktrees/<name> on a new branch keel/<name> from HEAD) and work inside it: file tools and bash then operate in the worktree until worktree_exit. Use it to try risky changes you may keep, merge or throw away.",
+      inputSchema: {
+        type: "object",
+        properties: { name: { type: "string", pattern: "^[A-Za-z0-9._-]+$", maxLength: MAX_WORKTREE_NAME, description: "Worktree name (letters, digits, . _ -; at most 64; no ..). Default: generated." } },
+        additionalProperties: false,
+      },
+      source: SOURCE,
+      risk: ["write"],
+      readOnly: false,
+      concurrency: "exclusive",
+      timeoutMs: 60_000,
+      execute: (input: { name?: string }, ctx) =>
+        guard(async () => {
+          const info = await manager.enter(input.name, ctx.signal);
+          return { content: `Entered worktree "${info.name}" at ${info.path} (branch ${info.branch}, from ${info.baseBranch}). Tools now operate inside it.`, data: info, metadata: { action: "worktree_enter" } };
+        }),
+    },
+    {
+      name: "worktree_exit",
+      description:
+        "Leave the active worktree. action: keep (leave worktree and branch), merge (commit pending changes and merge into the original branch; aborts cleanly on conflicts), discard (remove it; refuses with unsaved work unless force, and even then saves the work under refs/keel/discarded/).",
+      inputSchema: {
+        type: "object",
+        properties: {
+          action: { type: "string", enum: ["keep", "merge", "discard"] },
+          force: { type: "boolean", description: "Discard even with uncommitted or unmerged work (it is saved first)." },
+        },
+        required: ["action"],
+        additionalProperties: false,
+      },
+      source: SOURCE,
+      risk: ["write"],
+      readOnly: false,
+      concurrency: "exclusive",
+      timeoutMs: 120_000,
+      execute: (input: { action: "keep" | "merge" | "discard"; force?: boolean }, ctx) =>
+        guard(async () => {
+          const result = await manager.exit(input.action, { force: input.force, signal: ctx.signal });
+          return { ok: result.ok, code: result.ok ? undefined : "precondition_failed", content: result.message, data: result, metadata: { action: "worktree_exit" } };
+        }),
+    },
+    {
+      name: "worktree_status",
+      description: "Show the active worktree: path, branch, uncommitted files, unmerged commits and files changed since it was created.",
+      inputSchema: { type: "object", properties: {}, additionalProperties: false },
+      source: SOURCE,
+      risk: ["read"],
+      readOnly: true,
+      concurrency: "safe",
+      execute: (_input, ctx) =>
+        guard(async () => {
+          const status = await manager.status(ctx.signal);
+          const a = status.active;
+          const content = a
+            ? `Active worktree "${a.name}" at ${a.path} (branch ${a.branch}, from ${a.baseBranch}). Uncommitted: ${a.uncommitted.length ? a.uncommitted.join(", ") : "none"}. Unmerged commits: ${a.unmergedCommits}. Changed since base: ${a.changedFiles.length ? a.changedFiles.join(", ") : "none"}.`
+            : `No worktree is active (${status.managed} managed).`;
+          return { content, data: status };
+        }),
+    },
+    {
+      name: "worktree_list",
+      description: "List keel's managed worktrees of this workspace (name, branch, base, active, whether the directory still exists).",
+      inputSchema: { type: "object", properties: {}, additionalProperties: false },
+      source: SOURCE,
+      risk: ["read"],
+      readOnly: true,
+      concurrency: "safe",
+      execute: () =>
+        guard(async () => {
+          const rows = await manager.list();
+          const content = rows.length
+            ? rows.map((r) => `${r.active ? "* " : "  "}${r.name}  ${r.branch} from ${r.baseBranch}${r.exists ? "" : " (stale: directory gone)"}`).join("\n")
+            : "No managed worktrees.";
+          return { content, data: { worktrees: rows } };
+        }),
+    },
+  ];
+}
+
+/** Turns usage/configuration errors into `precondition_failed` observations the model can act on. */
+async function guard(fn: () => Promise<ToolResult>): Promise<ToolResult> {
+  try {
+    return await fn();
+  } catch (error) {
+    if (error instanceof UsageError) throw new ToolError(error.message, "precondition_failed");
+    if (error instanceof KeelError && !(error instanceof ToolError)) throw new ToolError(error.message, "execution_failed");
+    throw error;
+  }
+}

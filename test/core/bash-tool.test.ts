@@ -1,0 +1,117 @@
+import { existsSync, readFileSync } from "node:fs";
+import { afterEach, describe, expect, it } from "vitest";
+import type { Host } from "../../core/host.js";
+import type { BashData } from "../../core/tools/bash.js";
+import { makeWorkspace, type TempWorkspace } from "../helpers/temp-workspace.js";
+import { openTestHost } from "../helpers/test-host.js";
+
+let ws: TempWorkspace;
+let host: Host | undefined;
+afterEach(async () => {
+  await host?.close();
+  host = undefined;
+  ws?.cleanup();
+});
+
+/** True while `pid` is a live (not zombie) process. Linux /proc. */
+function alive(pid: number): boolean {
+  const stat = `/proc/${pid}/stat`;
+  if (!existsSync(stat)) return false;
+  try {
+    return readFileSync(stat, "utf8").split(") ")[1]?.[0] !== "Z";
+  } catch {
+    return false;
+  }
+}
+
+async function waitDead(pid: number): Promise<boolean> {
+  for (let i = 0; i < 50 && alive(pid); i++) await new Promise((r) => setTimeout(r, 20));
+  return !alive(pid);
+}
+
+describe("bash", () => {
+  it("returns stdout, stderr and the exit code", async () => {
+    ws = makeWorkspace({ "sub/x.txt": "" });
+    host = await openTestHost(ws, { yes: true });
+    const obs = await host.runTool({ tool: "bash", input: { command: "pwd; ls; echo warn >&2", cwd: "sub" } });
+    expect(obs).toMatchObject({ ok: true, code: "ok", phase: "done" });
+    const data = obs.data as BashData;
+    expect(data).toMatchObject({ exitCode: 0, stdout: `${ws.path("sub")}\nx.txt`, stderr: "warn", timedOut: false });
+    expect(obs.content).toBe(`${ws.path("sub")}\nx.txt\n--- stderr ---\nwarn\n[exit code 0]`);
+    const fail = await host.runTool({ tool: "bash", input: { command: "exit 7" } });
+    expect(fail).toMatchObject({ ok: false, phase: "execute", code: "execution_failed", data: { exitCode: 7 } });
+  });
+
+  it("confines cwd to the workspace", async () => {
+    ws = makeWorkspace();
+    host = await openTestHost(ws, { yes: true });
+    const obs = await host.runTool({ tool: "bash", input: { command: "touch escaped", cwd: ".." } });
+    expect(obs).toMatchObject({ ok: false, code: "permission_denied" });
+    expect(existsSync(ws.path("..", "escaped"))).toBe(false);
+    expect((await host.runTool({ tool: "bash", input: { command: "true", cwd: "missing" } })).content).toContain("not a folder");
+  });
+
+  it("times out with its own limit and kills the whole process group", async () => {
+    ws = makeWorkspace();
+    host = await openTestHost(ws, { yes: true });
+    const started = performance.now();
+    const obs = await host.runTool({ tool: "bash", input: { command: "sleep 30 & echo $! > child.pid; sleep 30; echo never", timeout_ms: 300 } });
+    expect(obs).toMatchObject({ ok: false, phase: "execute", code: "timeout", data: { timedOut: true } });
+    expect(obs.content).toContain("timed out after 300 ms");
+    expect(performance.now() - started).toBeLessThan(10_000);
+    const pid = Number(ws.read("child.pid"));
+    expect(await waitDead(pid)).toBe(true);
+  });
+
+  it("stops background children when the command ends, without waiting for them", async () => {
+    ws = makeWorkspace();
+    host = await openTestHost(ws, { yes: true });
+    const obs = await host.runTool({ tool: "bash", input: { command: "sleep 30 & echo $! > bg.pid; echo started" } });
+    expect(obs).toMatchObject({ ok: true, data: { stdout: "started" } });
+    expect(obs.durationMs).toBeLessThan(10_000);
+    expect(await waitDead(Number(ws.read("bg.pid")))).toBe(true);
+  });
+
+  it("is cancelled by the caller's signal and kills its children", async () => {
+    ws = makeWorkspace();
+    host = await openTestHost(ws, { yes: true });
+    const controller = new AbortController();
+    const pending = host.runTool({ tool: "bash", input: { command: "sleep 30 & echo $! > c.pid; wait" } }, { signal: controller.signal });
+    for (let i = 0; i < 100 && !ws.exists("c.pid"); i++) await new Promise((r) => setTimeout(r, 20));
+    controller.abort();
+    const obs = await pending;
+    expect(obs).toMatchObject({ ok: false, code: "cancelled" });
+    expect(await waitDead(Number(ws.read("c.pid")))).toBe(true);
+  });
+
+  it("sets the pipeline backstop above its own maximum timeout", async () => {
+    ws = makeWorkspace();
+    host = await openTestHost(ws);
+    const def = host.registry.get("bash")!;
+    expect(def.timeoutMs).toBeGreaterThan(600_000);
+    expect((def.inputSchema as { properties: { timeout_ms: { maximum: number } } }).properties.timeout_ms.maximum).toBe(600_000);
+    const tooLong = await host.runTool({ tool: "bash", input: { command: "true", timeout_ms: 700_000 } }, { yes: true });
+    expect(tooLong).toMatchObject({ code: "schema_invalid" });
+  });
+
+  it("permission rules match the command: bash(echo *) is allowed without --yes, others still ask", async () => {
+    ws = makeWorkspace({ "keel.config.json": { permissions: { allow: ["bash(echo *)"] } } });
+    host = await openTestHost(ws);
+    const ok = await host.runTool({ tool: "bash", input: { command: "echo allowed" } });
+    expect(ok).toMatchObject({ ok: true, data: { stdout: "allowed" } });
+    const chained = await host.runTool({ tool: "bash", input: { command: "echo a; touch b" } });
+    expect(chained).toMatchObject({ code: "approval_required" });
+    expect(ws.exists("b")).toBe(false);
+  });
+
+  it("never prints binary output: it becomes an artifact named in content", async () => {
+    ws = makeWorkspace();
+    host = await openTestHost(ws, { yes: true });
+    const obs = await host.runTool({ tool: "bash", input: { command: "printf 'abc\\000\\001\\002def'" } });
+    expect(obs.ok).toBe(true);
+    expect(obs.content).toMatch(/^\[binary output, \d+ bytes, not shown; saved to .keel\/artifacts\/.+\.bin\]$/);
+    expect(obs.content).not.toContain("\u0000");
+    expect(obs.artifacts).toHaveLength(1);
+    expect(ws.exists(obs.artifacts[0]!.path)).toBe(true);
+  });
+});

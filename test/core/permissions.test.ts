@@ -1,0 +1,74 @@
+import { describe, expect, it } from "vitest";
+import { PermissionPolicy } from "../../core/permissions.js";
+import type { RiskTag, ToolDefinition } from "../../core/types.js";
+
+const CWD = "/ws";
+
+function def(name: string, risk: RiskTag[], extra: Partial<ToolDefinition> = {}): ToolDefinition {
+  return { name, description: "", inputSchema: {}, source: { kind: "builtin", id: "core" }, risk, readOnly: risk.every((r) => r === "read"), concurrency: "safe", execute: async () => ({ content: "" }), ...extra };
+}
+const bash = def("bash", ["execute"], { permissionKey: "command", permissionMatch: "text" });
+const write = def("write_file", ["write"], { permissionKey: "path", permissionMatch: "path" });
+const read = def("read_file", ["read"], { permissionKey: "path", permissionMatch: "path" });
+
+describe("PermissionPolicy", () => {
+  it("defaults by risk: read allows, anything else asks", () => {
+    const p = new PermissionPolicy();
+    expect(p.decide("read_file", read, { path: "a" }, CWD).action).toBe("allow");
+    expect(p.decide("bash", bash, { command: "ls" }, CWD).action).toBe("ask");
+    expect(p.decide("write_file", write, { path: "a" }, CWD).action).toBe("ask");
+    expect(p.decide("fetch", def("fetch", ["read", "network"]), {}, CWD)).toMatchObject({ action: "ask", reason: expect.stringContaining("network") });
+  });
+
+  it("deny beats ask beats allow", () => {
+    const p = new PermissionPolicy({ allow: ["bash", "write_file"], ask: ["bash", "read_file"], deny: ["bash"] });
+    expect(p.decide("bash", bash, { command: "ls" }, CWD)).toMatchObject({ action: "deny", rule: "bash" });
+    expect(p.decide("read_file", read, { path: "x" }, CWD)).toMatchObject({ action: "ask", rule: "read_file" });
+    expect(p.decide("write_file", write, { path: "x" }, CWD)).toMatchObject({ action: "allow", rule: "write_file" });
+  });
+
+  it("matches command specifiers with * as any text: bash(git status*)", () => {
+    const p = new PermissionPolicy({ allow: ["bash(git status*)"], deny: ["bash(rm -rf *)"] });
+    expect(p.decide("bash", bash, { command: "git status" }, CWD).action).toBe("allow");
+    expect(p.decide("bash", bash, { command: "git status --short src/" }, CWD).action).toBe("allow");
+    expect(p.decide("bash", bash, { command: "git status; rm src/a" }, CWD).action).toBe("ask");
+    expect(p.decide("bash", bash, { command: "git status; rm -rf src" }, CWD).action).toBe("deny");
+    expect(p.decide("bash", bash, { command: "git status && curl x | sh" }, CWD).action).toBe("ask");
+    expect(p.decide("bash", bash, { command: "git status $(touch x)" }, CWD).action).toBe("ask");
+    expect(p.decide("bash", bash, { command: "cd src && rm -rf build" }, CWD)).toMatchObject({ action: "deny", rule: "bash(rm -rf *)" });
+    expect(p.decide("bash", bash, { command: "echo $(rm -rf x)" }, CWD).action).toBe("deny");
+    expect(p.decide("bash", bash, { command: "git push" }, CWD).action).toBe("ask");
+    expect(p.decide("bash", bash, { command: "echo git status" }, CWD).action).toBe("ask");
+    expect(p.decide("bash", bash, { command: "rm -rf /" }, CWD)).toMatchObject({ action: "deny", rule: "bash(rm -rf *)" });
+  });
+
+  it("an allow rule written with an operator may match compound commands", () => {
+    const p = new PermissionPolicy({ allow: ["bash(npm test && *)"] });
+    expect(p.decide("bash", bash, { command: "npm test && echo ok" }, CWD).action).toBe("allow");
+  });
+
+  it("matches path specifiers as globs: write_file(src/**)", () => {
+    const p = new PermissionPolicy({ allow: ["write_file(src/**)"], deny: ["write_file(**/.env)"] });
+    expect(p.decide("write_file", write, { path: "src/a/b.ts" }, CWD).action).toBe("allow");
+    expect(p.decide("write_file", write, { path: "./src/a.ts" }, CWD).action).toBe("allow");
+    expect(p.decide("write_file", write, { path: "/ws/src/a.ts" }, CWD).action).toBe("allow");
+    expect(p.decide("write_file", write, { path: "lib/a.ts" }, CWD).action).toBe("ask");
+    expect(p.decide("write_file", write, { path: "srcx/a.ts" }, CWD).action).toBe("ask");
+    expect(p.decide("write_file", write, { path: "src/.env" }, CWD).action).toBe("deny");
+    // a specifier never matches a call without that argument
+    expect(p.decide("write_file", write, {}, CWD).action).toBe("ask");
+  });
+
+  it("tool-name globs match families: mcp__github__*", () => {
+    const p = new PermissionPolicy({ deny: ["mcp__github__*"] });
+    expect(p.decide("mcp__github__create_issue", def("mcp__github__create_issue", ["network"]), {}, CWD).action).toBe("deny");
+    expect(p.decide("mcp__gitlab__x", def("mcp__gitlab__x", ["network"]), {}, CWD).action).toBe("ask");
+  });
+
+  it("an alias cannot dodge a rule written for its base tool", () => {
+    const p = new PermissionPolicy({ deny: ["bash"], allow: ["sh"] });
+    expect(p.decide("sh", bash, { command: "ls" }, CWD)).toMatchObject({ action: "deny", rule: "bash" });
+    const q = new PermissionPolicy({ deny: ["bash(curl*)"] });
+    expect(q.decide("shell", bash, { command: "curl evil" }, CWD).action).toBe("deny");
+  });
+});

@@ -1,0 +1,183 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { PassThrough } from "node:stream";
+import { ttyApprover } from "../../core/cli/tty-approver.js";
+import { readEvents } from "../../core/events.js";
+import type { Host, KeelPlugin } from "../../core/host.js";
+import type { ToolDefinition } from "../../core/types.js";
+import { makeWorkspace, type TempWorkspace } from "../helpers/temp-workspace.js";
+import { openTestHost } from "../helpers/test-host.js";
+
+let ws: TempWorkspace;
+let host: Host | undefined;
+afterEach(async () => {
+  await host?.close();
+  host = undefined;
+  ws?.cleanup();
+});
+
+/** A tool that waits `ms` (or forever) unless its signal aborts; `honour: false` ignores the signal. */
+function slowTool(name: string, opts: { timeoutMs?: number; honour?: boolean } = {}): ToolDefinition {
+  return {
+    name,
+    description: "waits",
+    inputSchema: { type: "object", properties: { ms: { type: "integer" } } },
+    source: { kind: "runtime", id: "test" },
+    risk: ["read"],
+    readOnly: true,
+    concurrency: "safe",
+    timeoutMs: opts.timeoutMs,
+    execute: (input: { ms?: number }, ctx) =>
+      new Promise((resolve, reject) => {
+        const t = setTimeout(() => resolve({ content: "finished" }), input.ms ?? 60_000);
+        if (opts.honour !== false)
+          ctx.signal.addEventListener("abort", () => {
+            clearTimeout(t);
+            reject(ctx.signal.reason);
+          });
+      }),
+  };
+}
+
+function plugin(name: string, apply: (host: Host) => void): KeelPlugin {
+  return { name, apply };
+}
+
+describe("runToolIntent: hook failures fail closed", () => {
+  it("a beforeTool tap that throws blocks the call, names the tap, and the host keeps working", async () => {
+    ws = makeWorkspace();
+    host = await openTestHost(ws, { yes: true });
+    await host.use(
+      plugin("exploding-guard", (h) =>
+        h.hooks.beforeTool.tapPromise("exploding-guard", async ({ calledAs }) => {
+          if (calledAs === "write_file") throw new Error("guard database unreachable");
+          return undefined;
+        }),
+      ),
+    );
+    const obs = await host.runTool({ tool: "write_file", input: { path: "x.txt", content: "data" } });
+    expect(obs).toMatchObject({ ok: false, phase: "hook", code: "tool_blocked", metadata: { hook_error: true, hook_tap: "exploding-guard" } });
+    expect(obs.content).toContain('"exploding-guard"');
+    expect(obs.content).toContain("guard database unreachable");
+    expect(ws.exists("x.txt")).toBe(false);
+    const events = readEvents(ws.path(".keel", "events.jsonl")).filter((e) => e.callId === obs.metadata.callId);
+    expect(events.find((e) => e.type === "hook_error")).toMatchObject({ hook: "beforeTool", tap: "exploding-guard" });
+    expect(events.map((e) => e.type)).not.toContain("tool_execute");
+    // other tools still run
+    const ok = await host.runTool({ tool: "list_dir", input: {} });
+    expect(ok.ok).toBe(true);
+  });
+
+  it("a sync beforeTool tap that throws is caught the same way", async () => {
+    ws = makeWorkspace({ "a.txt": "a" });
+    host = await openTestHost(ws);
+    await host.use(plugin("sync-guard", (h) => h.hooks.beforeTool.tap("sync-guard", () => { throw new TypeError("boom"); })));
+    const obs = await host.runTool({ tool: "read_file", input: { path: "a.txt" } });
+    expect(obs).toMatchObject({ ok: false, phase: "hook", code: "tool_blocked", metadata: { hook_tap: "sync-guard" } });
+  });
+
+  it("an afterResult tap that throws withholds the result", async () => {
+    ws = makeWorkspace({ "a.txt": "secret" });
+    host = await openTestHost(ws);
+    await host.use(plugin("bad-filter", (h) => h.hooks.afterResult.tapPromise("bad-filter", async () => { throw new Error("filter crashed"); })));
+    const obs = await host.runTool({ tool: "read_file", input: { path: "a.txt" } });
+    expect(obs).toMatchObject({ ok: false, code: "execution_failed", metadata: { hook_tap: "bad-filter" } });
+    expect(obs.content).not.toContain("secret");
+    expect(obs.content).toContain("filter crashed");
+  });
+
+  it("a beforeTool block decision ends in tool_blocked with the plugin name", async () => {
+    ws = makeWorkspace({ "a.txt": "a" });
+    host = await openTestHost(ws);
+    await host.use(plugin("policy", (h) => h.hooks.beforeTool.tapPromise("policy", async () => ({ block: true, message: "no reads today", by: "policy" }))));
+    const obs = await host.runTool({ tool: "read_file", input: { path: "a.txt" } });
+    expect(obs).toMatchObject({ ok: false, phase: "hook", code: "tool_blocked", content: "no reads today", metadata: { plugin_name: "policy" } });
+  });
+});
+
+describe("runToolIntent: timeout and cancellation", () => {
+  it("ends a slow tool with code timeout after its timeoutMs", async () => {
+    ws = makeWorkspace();
+    host = await openTestHost(ws);
+    host.registry.register(slowTool("slow", { timeoutMs: 80 }));
+    const started = performance.now();
+    const obs = await host.runTool({ tool: "slow", input: {} });
+    expect(obs).toMatchObject({ ok: false, phase: "execute", code: "timeout" });
+    expect(obs.content).toContain("80 ms");
+    expect(performance.now() - started).toBeLessThan(5_000);
+    const fast = await host.runTool({ tool: "slow", input: { ms: 1 } });
+    expect(fast).toMatchObject({ ok: true, content: "finished" });
+  });
+
+  it("returns at the timeout even when the tool ignores its signal", async () => {
+    ws = makeWorkspace();
+    host = await openTestHost(ws);
+    host.registry.register(slowTool("stubborn", { timeoutMs: 50, honour: false }));
+    const obs = await host.runTool({ tool: "stubborn", input: { ms: 3_000 } });
+    expect(obs.code).toBe("timeout");
+    expect(obs.durationMs).toBeLessThan(2_500);
+  });
+
+  it("ends with code cancelled when the caller aborts", async () => {
+    ws = makeWorkspace();
+    host = await openTestHost(ws);
+    host.registry.register(slowTool("slow"));
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 50);
+    const obs = await host.runTool({ tool: "slow", input: {} }, { signal: controller.signal });
+    expect(obs).toMatchObject({ ok: false, phase: "execute", code: "cancelled" });
+    const events = readEvents(ws.path(".keel", "events.jsonl")).filter((e) => e.callId === obs.metadata.callId);
+    expect(events.at(-1)).toMatchObject({ type: "tool_observation", code: "cancelled" });
+    // an already-aborted signal never starts the tool
+    const again = await host.runTool({ tool: "slow", input: { ms: 1 } }, { signal: AbortSignal.abort() });
+    expect(again.code).toBe("cancelled");
+  });
+});
+
+describe("runToolIntent: other phases", () => {
+  it("hides tools outside the visible set with tool_not_visible", async () => {
+    ws = makeWorkspace({ "a.txt": "a" });
+    host = await openTestHost(ws);
+    const obs = await host.runTool({ tool: "read_file", input: { path: "a.txt" } }, { isVisible: (n) => n === "grep" });
+    expect(obs).toMatchObject({ ok: false, phase: "visibility", code: "tool_not_visible" });
+  });
+
+  it("asks an approver, and a 'no' ends in user_denied without running", async () => {
+    ws = makeWorkspace();
+    host = await openTestHost(ws);
+    const asked: string[] = [];
+    const approver = { approve: async (r: { tool: string }) => (asked.push(r.tool), "no" as const) };
+    const obs = await host.runTool({ tool: "write_file", input: { path: "x.txt", content: "1" } }, { approver });
+    expect(obs).toMatchObject({ ok: false, phase: "permission", code: "user_denied" });
+    expect(asked).toEqual(["write_file"]);
+    expect(ws.exists("x.txt")).toBe(false);
+    const yes = await host.runTool({ tool: "write_file", input: { path: "x.txt", content: "1" } }, { approver: { approve: async () => "yes" as const } });
+    expect(yes.ok).toBe(true);
+    expect(ws.read("x.txt")).toBe("1");
+  });
+
+  it("prompts on a terminal: 'a' (always) approves this call and later ones in the session", async () => {
+    ws = makeWorkspace();
+    host = await openTestHost(ws);
+    const input = new PassThrough();
+    const output = new PassThrough();
+    let shown = "";
+    output.on("data", (c: Buffer) => (shown += c.toString()));
+    const approver = ttyApprover(input, output);
+    const sessionAllow = new Set<string>();
+    const pending = host.runTool({ tool: "write_file", input: { path: "t.txt", content: "1" } }, { approver, sessionAllow });
+    await new Promise((r) => setTimeout(r, 50));
+    input.write("a\n");
+    expect(await pending).toMatchObject({ ok: true });
+    expect(shown).toContain("write_file wants to run [write]");
+    expect(sessionAllow.has("write_file")).toBe(true);
+    const second = await host.runTool({ tool: "write_file", input: { path: "t.txt", content: "2" } }, { approver: { approve: async () => "no" as const }, sessionAllow });
+    expect(second.ok).toBe(true);
+    expect(ws.read("t.txt")).toBe("2");
+    const no = new PassThrough();
+    const p2 = host.runTool({ tool: "bash", input: { command: "touch z" } }, { approver: ttyApprover(no, new PassThrough()) });
+    await new Promise((r) => setTimeout(r, 50));
+    no.write("n\n");
+    expect(await p2).toMatchObject({ ok: false, code: "user_denied" });
+    expect(ws.exists("z")).toBe(false);
+  });
+});

@@ -1,0 +1,111 @@
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+
+/** One scripted reply of the local OpenAI-compatible server. */
+export interface ServerReply {
+  text?: string;
+  toolCalls?: { id?: string; name: string; arguments?: unknown }[];
+  /** Reply with this HTTP status and an OpenAI-style error body instead. */
+  status?: number;
+  errorMessage?: string;
+  /** Wait before answering (slow responses, timeouts, kill tests). */
+  delayMs?: number;
+  /** Only use this reply for a request it matches (e.g. a compaction request); unmatched replies are used in order. */
+  match?: (body: ChatRequestBody) => boolean;
+  usage?: { prompt_tokens: number; completion_tokens: number };
+}
+
+/** The parts of a chat-completions request the tests look at. */
+export interface ChatRequestBody {
+  model: string;
+  stream?: boolean;
+  messages: { role: string; content: string | null; tool_calls?: { id: string; function: { name: string; arguments: string } }[]; tool_call_id?: string }[];
+  tools?: { type: string; function: { name: string; description?: string; parameters: Record<string, unknown> } }[];
+  [key: string]: unknown;
+}
+
+/** A running local server. */
+export interface OpenAIServer {
+  /** Base URL to configure (`…/v1`). */
+  baseUrl: string;
+  /** Every chat-completions request received, parsed, in order. */
+  requests: ChatRequestBody[];
+  /** Adds replies at the end of the queue. */
+  push(...replies: ServerReply[]): void;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts an OpenAI-compatible chat-completions server on 127.0.0.1 (node:http) that answers
+ * with scripted replies — streaming (SSE chunks, when the request asks for it) or not — with
+ * tool calls, errors and delays, and records the requests it received. When the queue is
+ * empty it answers "(no more scripted replies)".
+ */
+export async function startOpenAIServer(replies: ServerReply[] = []): Promise<OpenAIServer> {
+  const queue = [...replies];
+  const requests: ChatRequestBody[] = [];
+  const server = createServer((req, res) => void handle(req, res));
+  async function handle(req: IncomingMessage, res: ServerResponse) {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    if (!req.url?.endsWith("/chat/completions")) {
+      res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: `no route ${req.url}` } }));
+      return;
+    }
+    const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as ChatRequestBody;
+    requests.push(body);
+    let index = queue.findIndex((r) => r.match?.(body));
+    if (index === -1) index = queue.findIndex((r) => !r.match);
+    const reply = index === -1 ? { text: "(no more scripted replies)" } : queue.splice(index, 1)[0]!;
+    if (reply.delayMs) await new Promise((r) => setTimeout(r, reply.delayMs));
+    if (res.destroyed) return;
+    if (reply.status) {
+      res.writeHead(reply.status, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: reply.errorMessage ?? "error", type: "test_error" } }));
+      return;
+    }
+    const calls = (reply.toolCalls ?? []).map((c, i) => ({
+      id: c.id ?? `call_${requests.length}_${i}`,
+      type: "function" as const,
+      function: { name: c.name, arguments: typeof c.arguments === "string" ? c.arguments : JSON.stringify(c.arguments ?? {}) },
+    }));
+    const usage = reply.usage ?? { prompt_tokens: 100, completion_tokens: 10 };
+    const finish = calls.length ? "tool_calls" : "stop";
+    const base = { id: `chatcmpl-${requests.length}`, created: Math.floor(Date.now() / 1000), model: body.model };
+    if (!body.stream) {
+      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({
+        ...base, object: "chat.completion",
+        choices: [{ index: 0, finish_reason: finish, message: { role: "assistant", content: reply.text ?? null, ...(calls.length ? { tool_calls: calls } : {}) } }],
+        usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens },
+      }));
+      return;
+    }
+    res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+    const send = (delta: object, finish_reason: string | null = null) =>
+      res.write(`data: ${JSON.stringify({ ...base, object: "chat.completion.chunk", choices: [{ index: 0, delta, finish_reason }] })}\n\n`);
+    send({ role: "assistant", content: "" });
+    const text = reply.text ?? "";
+    for (let i = 0; i < text.length; i += 8) send({ content: text.slice(i, i + 8) });
+    calls.forEach((c, i) => {
+      const args = c.function.arguments;
+      const half = Math.floor(args.length / 2);
+      send({ tool_calls: [{ index: i, id: c.id, type: "function", function: { name: c.function.name, arguments: args.slice(0, half) } }] });
+      send({ tool_calls: [{ index: i, function: { arguments: args.slice(half) } }] });
+    });
+    send({}, finish);
+    res.write(`data: ${JSON.stringify({ ...base, object: "chat.completion.chunk", choices: [], usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens } })}\n\n`);
+    res.end("data: [DONE]\n\n");
+  }
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    baseUrl: `http://127.0.0.1:${port}/v1`,
+    requests,
+    push: (...r) => void queue.push(...r),
+    close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+  };
+}
+
+/** The text of every message of a request joined (for `toContain` checks). */
+export function requestText(body: ChatRequestBody): string {
+  return body.messages.map((m) => `[${m.role}] ${m.content ?? ""}`).join("\n");
+}
