@@ -64,7 +64,7 @@ export async function main(argv: string[], io: CliIO = defaultIO()): Promise<num
   registerPluginCommands(program, ctx);
   for (const register of runtimeCommands) register(program, ctx);
   (await import("../core/cli/agent-commands.js")).registerAgentCommands(program, ctx);
-  for (const cmd of program.commands) cmd.exitOverride().configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) });
+  overrideExits(program.commands, io);
 
   try {
     await program.parseAsync(argv, { from: "user" });
@@ -74,6 +74,14 @@ export async function main(argv: string[], io: CliIO = defaultIO()): Promise<num
     process.off("SIGINT", onSigint);
   }
   return exitCode;
+}
+
+/** Every command and nested subcommand reports usage errors to `main` (exit 2) and writes to `io`. */
+function overrideExits(commands: readonly Command[], io: CliIO): void {
+  for (const cmd of commands) {
+    cmd.exitOverride().configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) });
+    overrideExits(cmd.commands, io);
+  }
 }
 
 function handleError(error: unknown, io: CliIO, globals: () => GlobalOptions): number {

@@ -1,4 +1,4 @@
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeSync } from "node:fs";
+import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readFileSync, readSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
 import type { EventSink, KeelEvent } from "./types.js";
 
@@ -29,7 +29,8 @@ export class JsonlEventSink implements EventSink {
     if (this.fd === undefined) {
       this.onOpen?.();
       if (!existsSync(dirname(this.file))) mkdirSync(dirname(this.file), { recursive: true });
-      this.fd = openSync(this.file, "a");
+      this.fd = openSync(this.file, "a+");
+      endTornLine(this.fd);
     }
     const text = this.buffer.join("\n") + "\n";
     this.buffer = [];
@@ -42,6 +43,15 @@ export class JsonlEventSink implements EventSink {
     if (this.fd !== undefined) closeSync(this.fd);
     this.fd = undefined;
   }
+}
+
+/** If the file ends in a torn line (a crash mid-write), ends it so the next event starts on its own line. */
+function endTornLine(fd: number): void {
+  const size = fstatSync(fd).size;
+  if (size === 0) return;
+  const last = Buffer.alloc(1);
+  readSync(fd, last, 0, 1, size - 1);
+  if (last[0] !== 0x0a) writeSync(fd, "\n");
 }
 
 /** A sink that keeps events in memory (for benchmarks, nested runs and tests). */

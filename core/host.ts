@@ -14,6 +14,7 @@ import { ensureStateDir } from "./state/state-dir.js";
 import { isWorkspaceTrusted } from "./trust.js";
 import { DEFAULT_OUTPUT_BUDGET } from "./truncate.js";
 import type { Approver, EventSink, Observation, RunContext, ToolIntent } from "./types.js";
+import { confinementRoot } from "./tools/confine-path.js";
 import { SchemaValidator } from "./validation.js";
 import { resolveWorkspace, type Workspace } from "./workspace.js";
 
@@ -138,6 +139,11 @@ export class Host {
   /** Creates `.keel/` (with `.gitignore`) and optional subfolders; returns the path. */
   ensureStateDir(...sub: string[]): string {
     return ensureStateDir(this.workspace.stateDir, ...sub);
+  }
+
+  /** The boundary tool paths must stay inside for a working directory: its managed worktree, else the workspace root. */
+  confinementRoot(cwd: string = this.activeDir): string {
+    return confinementRoot(this.workspace.root, this.workspace.stateDir, cwd);
   }
 
   /** Path under `.keel/state/`. Does not create it. */

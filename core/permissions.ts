@@ -1,5 +1,5 @@
 import picomatch from "picomatch";
-import { isAbsolute, relative } from "node:path";
+import { relative, resolve } from "node:path";
 import type { ToolDefinition } from "./types.js";
 
 /** What the permission layer decided, and why. */
@@ -59,10 +59,10 @@ export class PermissionPolicy {
     this.allow = (rules.allow ?? []).map(compile);
   }
 
-  /** Decides for one call. `cwd` makes path arguments relative for `write_file(src/**)`-style rules. Never throws. */
-  decide(calledAs: string, tool: ToolDefinition, input: unknown, cwd: string): PermissionDecision {
+  /** Decides for one call. Path arguments (relative to `cwd`) are matched relative to `root`, so `write_file(src/**)` means the workspace's src/. Never throws. */
+  decide(calledAs: string, tool: ToolDefinition, input: unknown, cwd: string, root = cwd): PermissionDecision {
     const names = calledAs === tool.name ? [calledAs] : [calledAs, tool.name];
-    const arg = argumentOf(tool, input, cwd);
+    const arg = argumentOf(tool, input, cwd, root);
     for (const [action, rules] of [
       ["deny", this.deny],
       ["ask", this.ask],
@@ -100,10 +100,11 @@ function commandSegments(command: string): string[] {
     .filter(Boolean);
 }
 
-function argumentOf(tool: ToolDefinition, input: unknown, cwd: string): string | undefined {
+function argumentOf(tool: ToolDefinition, input: unknown, cwd: string, root: string): string | undefined {
   if (!tool.permissionKey || input === null || typeof input !== "object") return undefined;
   const value = (input as Record<string, unknown>)[tool.permissionKey];
   if (typeof value !== "string") return undefined;
-  if (tool.permissionMatch === "path" && isAbsolute(value)) return relative(cwd, value);
-  return tool.permissionMatch === "path" ? value.replace(/^\.\//, "") : value;
+  if (tool.permissionMatch !== "path") return value;
+  const rel = relative(root, resolve(cwd, value));
+  return rel === "" ? "." : rel;
 }

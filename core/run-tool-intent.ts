@@ -91,7 +91,8 @@ export async function runToolIntent(host: Host, intent: ToolIntent, run: RunCont
 
   // permission
   const cwd = run.cwd ?? host.activeDir;
-  const permission = host.permissions.decide(calledAs, tool, input, cwd);
+  const root = host.confinementRoot(cwd);
+  const permission = host.permissions.decide(calledAs, tool, input, cwd, root);
   let approvedBy: string = permission.action === "allow" ? "policy" : "";
   if (permission.action === "deny") {
     events.emit({ type: "tool_permission", ...base, action: "deny", rule: permission.rule });
@@ -124,7 +125,7 @@ export async function runToolIntent(host: Host, intent: ToolIntent, run: RunCont
   // A tool that may have side effects is on disk as started before it runs (a crash mid-call
   // still leaves the record); read-only tools skip this write and flush once when the call ends.
   if (!tool.readOnly) events.flush();
-  const executed = await execute(host, tool, input, run, callId, calledAs, cwd);
+  const executed = await execute(host, tool, input, run, callId, calledAs, cwd, root);
   if (!executed.ok) {
     events.emit({ type: "tool_result", ...base, ok: false, code: executed.code });
     return observe(host, events, intent, tool, input, run, end, {
@@ -156,7 +157,7 @@ type Executed =
   | { ok: true; result: Awaited<ReturnType<ToolDefinition["execute"]>> }
   | { ok: false; code: ObservationCode; message: string; data?: unknown; metadata?: Record<string, unknown> };
 
-async function execute(host: Host, tool: ToolDefinition, input: unknown, run: RunContext, callId: string, calledAs: string, cwd: string): Promise<Executed> {
+async function execute(host: Host, tool: ToolDefinition, input: unknown, run: RunContext, callId: string, calledAs: string, cwd: string, root: string): Promise<Executed> {
   const timeoutMs = tool.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
   const aborted = () => (run.signal?.aborted ? { ok: false as const, code: "cancelled" as const, message: `${calledAs} was cancelled.` }
     : { ok: false as const, code: "timeout" as const, message: `${calledAs} timed out after ${timeoutMs} ms. Try a smaller request or a longer timeout.` });
@@ -187,7 +188,7 @@ async function execute(host: Host, tool: ToolDefinition, input: unknown, run: Ru
     get signal() {
       return signalOf();
     },
-    host, cwd, callId, sessionId: run.sessionId, calledAs, fileBaselines: run.fileBaselines ?? host.fileBaselines, run,
+    host, cwd, root, callId, sessionId: run.sessionId, calledAs, fileBaselines: run.fileBaselines ?? host.fileBaselines, run,
   };
   try {
     return await Promise.race([tool.execute(input, ctx).then((r) => ({ ok: true as const, result: r })), abortPromise]);

@@ -91,8 +91,10 @@ export interface ToolContext {
   /** Aborted on cancel or timeout; forward it to every I/O. */
   signal: AbortSignal;
   host: Host;
-  /** Directory tools operate in and are confined to (the workspace root or the active worktree). */
+  /** Directory relative paths resolve against (where keel was started, or the active worktree). */
   cwd: string;
+  /** Boundary every path must stay inside: the workspace root, or the managed worktree `cwd` lies in. */
+  root: string;
   /** Unique id of this call. */
   callId: string;
   /** Session the call belongs to, when run by the agent loop. */

@@ -1,4 +1,3 @@
-import { closeSync, existsSync, openSync, readSync, statSync, writeSync } from "node:fs";
 import { errorMessage } from "../errors.js";
 import { JsonlEventSink } from "../events.js";
 import type { GuidanceEntry } from "../hooks.js";
@@ -40,7 +39,6 @@ export class ActiveSession {
     readonly settings: AgentSettings,
     readonly options: SessionRunOptions,
   ) {
-    terminateTornLine(paths.events);
     this.events = new JsonlEventSink(paths.events);
     this.sessionAllow = new Set(state.sessionAllow);
     const baselines = state.fileBaselines;
@@ -120,20 +118,5 @@ export class ActiveSession {
     } finally {
       this.lock.release();
     }
-  }
-}
-
-/** Ends a torn last line (a crash mid-write) so the next event starts on its own line. */
-function terminateTornLine(file: string): void {
-  if (!existsSync(file)) return;
-  const size = statSync(file).size;
-  if (size === 0) return;
-  const fd = openSync(file, "r+");
-  try {
-    const last = Buffer.alloc(1);
-    readSync(fd, last, 0, 1, size - 1);
-    if (last[0] !== 0x0a) writeSync(fd, "\n", size);
-  } finally {
-    closeSync(fd);
   }
 }

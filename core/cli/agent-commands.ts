@@ -31,7 +31,6 @@ export const registerAgentCommands: CommandRegistrar = (program, ctx) => {
       .description(`${decision === "approve" ? "Approve" : "Reject"} the tool call a paused session waits on, then continue the run`)
       .action(async (id: string) => (await import("./commands/run-command.js")).decideCommand(ctx, id, decision));
 
-  for (const sub of sessions.commands) sub.exitOverride().configureOutput({ writeOut: (s) => ctx.io.stdout.write(s), writeErr: (s) => ctx.io.stderr.write(s) });
 
   program
     .command("send")

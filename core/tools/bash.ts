@@ -52,7 +52,7 @@ export function bashTool(): ToolDefinition<BashInput> {
     // The pipeline's backstop sits above the tool's own limit, so the tool reports its own timeout.
     timeoutMs: BASH_MAX_TIMEOUT_MS + 10_000,
     async execute(input, ctx) {
-      const cwd = confinePath(ctx.cwd, input.cwd ?? ".", "cwd");
+      const cwd = confinePath(ctx.root, input.cwd ?? ".", "cwd", ctx.cwd);
       if (!(await stat(cwd).catch(() => undefined))?.isDirectory())
         throw new ToolError(`\`cwd\` ${input.cwd} is not a folder in the workspace. Use list_dir to find one.`, "execution_failed");
       const timeoutMs = Math.min(input.timeout_ms ?? BASH_DEFAULT_TIMEOUT_MS, BASH_MAX_TIMEOUT_MS);

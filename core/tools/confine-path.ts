@@ -3,15 +3,16 @@ import { dirname, isAbsolute, relative, resolve, sep } from "node:path";
 import { ToolError } from "../errors.js";
 
 /**
- * Resolves a tool's path argument inside `root` (the workspace or active worktree) and
+ * Resolves a tool's path argument (relative to `base`, default `root`) inside `root` (the
+ * workspace or the managed worktree the call runs in) and
  * refuses, before any I/O on the target, anything that leaves it: `..` escapes, absolute
  * paths outside, and symlinks (on any existing component) pointing outside.
  * Throws ToolError(`permission_denied`) naming the path. Returns the absolute path.
  */
-export function confinePath(root: string, p: string, field = "path"): string {
+export function confinePath(root: string, p: string, field = "path", base = root): string {
   if (typeof p !== "string" || p.trim() === "") throw new ToolError(`\`${field}\` must be a non-empty path.`, "precondition_failed");
   if (p.includes("\u0000")) throw new ToolError(`\`${field}\` contains a NUL byte.`, "permission_denied");
-  const abs = resolve(root, p);
+  const abs = resolve(base, p);
   if (!inside(root, abs))
     throw new ToolError(
       `Path "${p}" is outside the workspace (${root}). Only paths inside the workspace are allowed; use a relative path such as "src/file.ts".`,
@@ -58,4 +59,14 @@ export function inside(root: string, child: string): boolean {
 /** Workspace-relative display form of an absolute path ("." for the root). */
 export function displayPath(root: string, abs: string): string {
   return relative(root, abs) || ".";
+}
+
+/**
+ * The confinement boundary for a working directory: the managed worktree it lies in
+ * (`<stateDir>/worktrees/<name>`), else the workspace root. Derived, never stored.
+ */
+export function confinementRoot(workspaceRoot: string, stateDir: string, cwd: string): string {
+  const worktrees = resolve(stateDir, "worktrees");
+  if (inside(worktrees, cwd) && cwd !== worktrees) return resolve(worktrees, relative(worktrees, cwd).split(sep)[0]!);
+  return inside(workspaceRoot, cwd) ? workspaceRoot : cwd;
 }

@@ -39,7 +39,7 @@ export function editFileTool(): ToolDefinition<EditFileInput> {
     permissionKey: "path",
     permissionMatch: "path",
     async execute(input, ctx) {
-      const abs = confinePath(ctx.cwd, input.path);
+      const abs = confinePath(ctx.root, input.path, "path", ctx.cwd);
       const rel = displayPath(ctx.cwd, abs);
       const baseline = await ctx.fileBaselines.get(abs);
       if (!baseline)

@@ -36,7 +36,7 @@ export function globTool(): ToolDefinition<GlobInput> {
     permissionKey: "path",
     permissionMatch: "path",
     async execute(input, ctx) {
-      const dir = confinePath(ctx.cwd, input.path ?? ".");
+      const dir = confinePath(ctx.root, input.path ?? ".", "path", ctx.cwd);
       const st = await stat(dir).catch(() => undefined);
       if (!st?.isDirectory())
         throw new ToolError(`${input.path} is ${st ? "a file, not a folder" : "not found"}. Set \`path\` to a folder (or omit it for the workspace root).`, "execution_failed");

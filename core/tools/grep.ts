@@ -59,7 +59,7 @@ export function grepTool(): ToolDefinition<GrepInput> {
       } catch (error) {
         throw new ToolError(`\`pattern\` is not a valid JavaScript regular expression: ${errorMessage(error)}. Escape special characters such as ( [ . * with a backslash.`, "execution_failed");
       }
-      const target = confinePath(ctx.cwd, input.path ?? ".");
+      const target = confinePath(ctx.root, input.path ?? ".", "path", ctx.cwd);
       const st = await stat(target).catch(() => undefined);
       if (!st) throw new ToolError(`Path not found: ${input.path}. Use list_dir or glob to find it.`, "execution_failed");
       const files = st.isDirectory()

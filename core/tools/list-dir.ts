@@ -40,7 +40,7 @@ export function listDirTool(): ToolDefinition<ListDirInput> {
     permissionKey: "path",
     permissionMatch: "path",
     async execute(input, ctx) {
-      const abs = confinePath(ctx.cwd, input.path ?? ".");
+      const abs = confinePath(ctx.root, input.path ?? ".", "path", ctx.cwd);
       const rel = displayPath(ctx.cwd, abs);
       let dirents;
       try {

@@ -36,7 +36,7 @@ export function readFileTool(): ToolDefinition<ReadFileInput> {
     permissionKey: "path",
     permissionMatch: "path",
     async execute(input, ctx) {
-      const abs = confinePath(ctx.cwd, input.path);
+      const abs = confinePath(ctx.root, input.path, "path", ctx.cwd);
       let handle;
       try {
         handle = await open(abs, "r");

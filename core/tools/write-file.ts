@@ -32,7 +32,7 @@ export function writeFileTool(): ToolDefinition<WriteFileInput> {
     permissionKey: "path",
     permissionMatch: "path",
     async execute(input, ctx) {
-      const abs = confinePath(ctx.cwd, input.path);
+      const abs = confinePath(ctx.root, input.path, "path", ctx.cwd);
       const rel = displayPath(ctx.cwd, abs);
       const before = await stat(abs).catch(() => undefined);
       if (before?.isDirectory()) throw new ToolError(`${input.path} is a directory; give a file path.`, "execution_failed");
