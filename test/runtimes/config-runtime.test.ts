@@ -10,7 +10,7 @@ let ws: TempWorkspace;
 let host: Host;
 const call = (tool: string, input: unknown) => host.runTool({ tool, input }, { yes: true });
 
-/** The four-file example of docs/readme/runtimes.md. */
+/** The four-file example of the README (Domain runtimes > Config). */
 function fourFiles(): TempWorkspace {
   const w = makeWorkspace({
     ".claw-config.json": { review: { reviewers: 2 }, theme: "dark" },
