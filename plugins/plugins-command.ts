@@ -28,7 +28,7 @@ export async function pluginsCommand(ctx: CliContext): Promise<void> {
 /** Human-readable `keel plugins` output. */
 export function renderPlugins(report: PluginsReport): string {
   const out: string[] = [];
-  if (!report.plugins.length && !report.failed.length) return "No plugins found. Drop a plugin.json into .claw-plugin/, .claude-plugin/ or plugins/<name>/ (see "Plugins" in keel's README).";
+  if (!report.plugins.length && !report.failed.length) return "No plugins found. Drop a plugin.json into .claw-plugin/, .claude-plugin/ or plugins/<name>/ (see the README section Plugins).";
   const rows = report.plugins.map((p) => [p.name, p.version ?? "-", p.level, summary(p), p.path]);
   out.push(table(["PLUGIN", "VERSION", "LEVEL", "CONTRIBUTES", "PATH"], rows, 90));
   for (const p of report.plugins) {

@@ -12,7 +12,7 @@ export const registerAgentCommands: CommandRegistrar = (program, ctx) => {
     .option("--session <id>", "id for the new session")
     .option("--max-steps <n>", "most model calls in this turn", (v) => positiveInt(v, "--max-steps"))
     .option("--worktree", "run in a fresh managed git worktree (kept afterwards)")
-    .addHelpText("after", "\nThe global --yes (approve every ask) and --json (print the outcome as JSON) apply. Sessions live in .keel/sessions/<id>/; see "The agent" in keel's README.")
+    .addHelpText("after", "\nThe global --yes (approve every ask) and --json (print the outcome as JSON) apply. Sessions live in .keel/sessions/<id>/; see the README section The agent.")
     .action(async (prompt: string | undefined, opts) => (await import("./commands/run-command.js")).runCommand(ctx, prompt, opts));
 
   const sessions = program.command("sessions").description("List and inspect agent sessions; approve or reject paused calls");

@@ -31,7 +31,7 @@ export const MODEL_HELP = [
   '  keel run --model gpt-4o-mini "…"                     (with OPENAI_API_KEY set)',
   '  keel.config.json: {"model": {"name": "llama3.1", "baseUrl": "http://localhost:11434/v1"}}',
   '  keel.config.json: {"model": "scripted:script.json"}',
-  "  OPENAI_BASE_URL / OPENAI_API_KEY select an OpenAI-compatible endpoint. See "The agent" in keel's README.",
+  "  OPENAI_BASE_URL / OPENAI_API_KEY select an OpenAI-compatible endpoint. See the README section The agent.",
 ].join("\n");
 
 /**

@@ -62,7 +62,7 @@ function loadScript(file: string): ScriptFile {
   try {
     parsed = JSON.parse(readFileSync(file, "utf8"));
   } catch (error) {
-    throw new UsageError(`Cannot load the scripted model ${file}: ${errorMessage(error)}. It must be a JSON list of turns or {"turns": [...]}; see "The agent" in keel's README.`);
+    throw new UsageError(`Cannot load the scripted model ${file}: ${errorMessage(error)}. It must be a JSON list of turns or {"turns": [...]}; see the README section The agent.`);
   }
   const script = Array.isArray(parsed) ? { turns: parsed } : (parsed as ScriptFile);
   if (!script || !Array.isArray(script.turns))

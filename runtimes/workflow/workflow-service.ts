@@ -47,7 +47,7 @@ export class WorkflowService {
     const wf = this.get(name);
     if (wf) return wf;
     const names = this.catalog.workflows.map((w) => w.name);
-    throw new UsageError(`Unknown workflow "${name}". ${names.length ? `Known workflows: ${names.join(", ")}.` : "No workflows were found: add .claw-workflows.json or .keel/workflows/*.json (see "Workflows and worktrees" in keel's README)."}`);
+    throw new UsageError(`Unknown workflow "${name}". ${names.length ? `Known workflows: ${names.join(", ")}.` : "No workflows were found: add .claw-workflows.json or .keel/workflows/*.json (see the README section Workflows and worktrees)."}`);
   }
 
   /** Runs a workflow by name and appends the record to the run history. Throws UsageError only for an unknown name. */
