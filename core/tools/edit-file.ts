@@ -1,6 +1,7 @@
 import { readFile, stat, writeFile } from "node:fs/promises";
 import { ToolError } from "../errors.js";
 import type { ToolDefinition } from "../types.js";
+import { pathToolTraits } from "./path-tool-traits.js";
 import { confinePath, displayPath } from "./confine-path.js";
 import { baselineOf, sameBaseline } from "./file-baseline.js";
 
@@ -32,12 +33,7 @@ export function editFileTool(): ToolDefinition<EditFileInput> {
       required: ["path", "old_string", "new_string"],
       additionalProperties: false,
     },
-    source: { kind: "builtin", id: "core" },
-    risk: ["write"],
-    readOnly: false,
-    concurrency: "keyed",
-    permissionKey: "path",
-    permissionMatch: "path",
+    ...pathToolTraits("write"),
     async execute(input, ctx) {
       const abs = confinePath(ctx.root, input.path, "path", ctx.cwd);
       const rel = displayPath(ctx.cwd, abs);

@@ -2,6 +2,7 @@ import { stat } from "node:fs/promises";
 import { join } from "node:path";
 import { ToolError } from "../errors.js";
 import type { ToolDefinition } from "../types.js";
+import { pathToolTraits } from "./path-tool-traits.js";
 import { confinePath, displayPath } from "./confine-path.js";
 import { findFiles } from "./find-files.js";
 
@@ -29,12 +30,7 @@ export function globTool(): ToolDefinition<GlobInput> {
       required: ["pattern"],
       additionalProperties: false,
     },
-    source: { kind: "builtin", id: "core" },
-    risk: ["read"],
-    readOnly: true,
-    concurrency: "safe",
-    permissionKey: "path",
-    permissionMatch: "path",
+    ...pathToolTraits("read"),
     async execute(input, ctx) {
       const dir = confinePath(ctx.root, input.path ?? ".", "path", ctx.cwd);
       const st = await stat(dir).catch(() => undefined);

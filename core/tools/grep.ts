@@ -2,6 +2,7 @@ import { readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { ToolError, errorMessage } from "../errors.js";
 import type { ToolDefinition } from "../types.js";
+import { pathToolTraits } from "./path-tool-traits.js";
 import { confinePath, displayPath } from "./confine-path.js";
 import { findFiles } from "./find-files.js";
 
@@ -46,12 +47,7 @@ export function grepTool(): ToolDefinition<GrepInput> {
       required: ["pattern"],
       additionalProperties: false,
     },
-    source: { kind: "builtin", id: "core" },
-    risk: ["read"],
-    readOnly: true,
-    concurrency: "safe",
-    permissionKey: "path",
-    permissionMatch: "path",
+    ...pathToolTraits("read"),
     async execute(input, ctx) {
       let regex: RegExp;
       try {

@@ -2,6 +2,7 @@ import { lstat, readdir, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { ToolError } from "../errors.js";
 import type { ToolDefinition } from "../types.js";
+import { pathToolTraits } from "./path-tool-traits.js";
 import { confinePath, displayPath } from "./confine-path.js";
 
 /** Most entries list_dir returns; the rest are counted in a note. */
@@ -33,12 +34,7 @@ export function listDirTool(): ToolDefinition<ListDirInput> {
       },
       additionalProperties: false,
     },
-    source: { kind: "builtin", id: "core" },
-    risk: ["read"],
-    readOnly: true,
-    concurrency: "safe",
-    permissionKey: "path",
-    permissionMatch: "path",
+    ...pathToolTraits("read"),
     async execute(input, ctx) {
       const abs = confinePath(ctx.root, input.path ?? ".", "path", ctx.cwd);
       const rel = displayPath(ctx.cwd, abs);

@@ -1,6 +1,7 @@
 import { open, type FileHandle } from "node:fs/promises";
 import { ToolError } from "../errors.js";
 import type { ToolDefinition } from "../types.js";
+import { pathToolTraits } from "./path-tool-traits.js";
 import { confinePath, displayPath } from "./confine-path.js";
 import { baselineOf } from "./file-baseline.js";
 
@@ -29,12 +30,7 @@ export function readFileTool(): ToolDefinition<ReadFileInput> {
       required: ["path"],
       additionalProperties: false,
     },
-    source: { kind: "builtin", id: "core" },
-    risk: ["read"],
-    readOnly: true,
-    concurrency: "safe",
-    permissionKey: "path",
-    permissionMatch: "path",
+    ...pathToolTraits("read"),
     async execute(input, ctx) {
       const abs = confinePath(ctx.root, input.path, "path", ctx.cwd);
       let handle;

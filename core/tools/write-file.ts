@@ -2,6 +2,7 @@ import { mkdir, stat, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import { ToolError } from "../errors.js";
 import type { ToolDefinition } from "../types.js";
+import { pathToolTraits } from "./path-tool-traits.js";
 import { confinePath, displayPath } from "./confine-path.js";
 import { baselineOf } from "./file-baseline.js";
 
@@ -25,12 +26,7 @@ export function writeFileTool(): ToolDefinition<WriteFileInput> {
       required: ["path", "content"],
       additionalProperties: false,
     },
-    source: { kind: "builtin", id: "core" },
-    risk: ["write"],
-    readOnly: false,
-    concurrency: "keyed",
-    permissionKey: "path",
-    permissionMatch: "path",
+    ...pathToolTraits("write"),
     async execute(input, ctx) {
       const abs = confinePath(ctx.root, input.path, "path", ctx.cwd);
       const rel = displayPath(ctx.cwd, abs);
