@@ -8,5 +8,11 @@ if (!existsSync(fileURLToPath(main))) {
   process.stderr.write("keel is not built yet: run `npm ci` (or `npm run build`) in the keel checkout first.\n");
   process.exit(2);
 }
+// A closed pipe (`keel ... | head`) ends the command quietly instead of with a stack trace.
+for (const stream of [process.stdout, process.stderr])
+  stream.on("error", (error) => {
+    if (error && error.code === "EPIPE") process.exit(process.exitCode ?? 0);
+    throw error;
+  });
 const { main: run } = await import(main.href);
 process.exitCode = await run(process.argv.slice(2));

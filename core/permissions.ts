@@ -45,7 +45,7 @@ function compile(rule: string): CompiledRule {
  * Decides allow / ask / deny for a call. Deny beats ask beats allow; with no matching
  * rule, tools whose risk is only `read` are allowed and everything else asks.
  * Rules match the called name and the resolved tool name, so aliases cannot dodge a rule.
- * For shell commands, an allow specifier never matches a compound command (`;`, `&&`, `|`, `$(...)`)
+ * For shell commands, an allow specifier never matches a compound command (`;`, `&&`, `|`, `$(...)`, `>`/`<` redirections)
  * unless the rule itself contains one, while deny and ask specifiers match any part of it.
  */
 export class PermissionPolicy {
@@ -77,8 +77,8 @@ export class PermissionPolicy {
   }
 }
 
-/** Shell control operators and substitutions: a command containing them is several commands. */
-const SHELL_META = /[;&|\n`]|\$\(/;
+/** Shell control operators, substitutions and redirections: a command containing them does more than the rule names. */
+const SHELL_META = /[;&|\n\r`<>]|\$\(/;
 
 function matches(rule: CompiledRule, names: string[], tool: ToolDefinition, arg: string | undefined, action: PermissionDecision["action"]): boolean {
   if (!names.some((n) => rule.name(n))) return false;

@@ -1,4 +1,5 @@
-import { existsSync, realpathSync } from "node:fs";
+import { existsSync, realpathSync, statSync } from "node:fs";
+import { UsageError } from "./errors.js";
 import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 
@@ -14,9 +15,9 @@ export interface Workspace {
   keelHome: string;
 }
 
-/** Resolves the workspace for a working directory. Never creates anything. */
+/** Resolves the workspace for a working directory. Never creates anything. A missing or non-directory cwd is a UsageError. */
 export function resolveWorkspace(cwd: string, env: NodeJS.ProcessEnv = process.env): Workspace {
-  const real = realpathSync.native(resolve(cwd));
+  const real = realDirectory(resolve(cwd));
   let root = real;
   for (let dir = real; ; dir = dirname(dir)) {
     if (existsSync(join(dir, ".git")) || existsSync(join(dir, ".keel"))) {
@@ -38,4 +39,15 @@ export function ancestorsWithin(cwd: string, root: string): string[] {
   }
   if (out[out.length - 1] !== root) return [cwd];
   return out;
+}
+
+function realDirectory(dir: string): string {
+  let real: string;
+  try {
+    real = realpathSync.native(dir);
+  } catch {
+    throw new UsageError(`The working directory ${dir} does not exist. Pass an existing directory to --cwd.`);
+  }
+  if (!statSync(real).isDirectory()) throw new UsageError(`The working directory ${dir} is not a directory. Pass a directory to --cwd.`);
+  return real;
 }

@@ -45,12 +45,23 @@ export async function loadConfigLayers(ws: Workspace): Promise<ConfigLayer[]> {
   return [...jsonLayers, project, local].filter((l): l is ConfigLayer => l !== undefined);
 }
 
+/** Layers keel owns: a broken one could hide deny rules, so it stops the command instead of being skipped. */
+const OWN_LAYERS: ReadonlySet<ConfigLayer["source"]> = new Set(["user", "project", "local"]);
+
 /**
- * Loads and merges the config. Unparseable layers are skipped and returned in `broken`;
- * a merged value that violates keel's schema throws a ManifestError naming the field and file.
+ * Loads and merges the config. An unparseable keel config file (user, project, local) throws a
+ * ManifestError naming it (failing closed: its deny rules must not silently vanish); unparseable
+ * files of other tools (legacy, Claude settings) are skipped and returned in `broken`.
+ * A merged value that violates keel's schema throws a ManifestError naming the field and file.
  */
 export async function loadConfig(ws: Workspace): Promise<LoadedConfig> {
   const all = await loadConfigLayers(ws);
+  const ownBroken = all.find((l) => !l.value && OWN_LAYERS.has(l.source));
+  if (ownBroken)
+    throw new ManifestError(
+      `Config file ${ownBroken.file} cannot be parsed (${ownBroken.error}). keel stops rather than run without its rules: fix the file (keel never rewrites it), then retry.`,
+      ownBroken.file,
+    );
   const layers = all.filter((l) => l.value);
   const broken = all.filter((l) => !l.value);
   let merged: Record<string, unknown> = {};

@@ -1,4 +1,4 @@
-import { realpathSync } from "node:fs";
+import { lstatSync, readlinkSync, realpathSync } from "node:fs";
 import { dirname, isAbsolute, relative, resolve, sep } from "node:path";
 import { ToolError } from "../errors.js";
 
@@ -9,7 +9,7 @@ import { ToolError } from "../errors.js";
  * paths outside, and symlinks (on any existing component) pointing outside.
  * Throws ToolError(`permission_denied`) naming the path. Returns the absolute path.
  */
-export function confinePath(root: string, p: string, field = "path", base = root): string {
+export function confinePath(root: string, p: string, field = "path", base = root, depth = 0): string {
   if (typeof p !== "string" || p.trim() === "") throw new ToolError(`\`${field}\` must be a non-empty path.`, "precondition_failed");
   if (p.includes("\u0000")) throw new ToolError(`\`${field}\` contains a NUL byte.`, "permission_denied");
   const abs = resolve(base, p);
@@ -33,6 +33,20 @@ export function confinePath(root: string, p: string, field = "path", base = root
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code !== "ENOENT" && code !== "ENOTDIR") throw new ToolError(`Cannot resolve "${p}": ${(error as Error).message}`, "execution_failed");
+      // A dangling symlink: writing through it would create its target, so the target must stay inside too.
+      const link = danglingLinkTarget(probe);
+      if (link !== undefined) {
+        if (depth >= 16) throw new ToolError(`Path "${p}" goes through too many symlinks.`, "permission_denied", null, { path: p, reason: "symlink_loop" });
+        const target = probe === abs ? link : resolve(link, relative(probe, abs));
+        if (!inside(root, target) && !inside((realRoot ??= realpathSync.native(root)), target))
+          throw new ToolError(
+            `Path "${p}" is a symlink to ${link}, outside the workspace. keel refuses to follow links that leave the workspace.`,
+            "permission_denied",
+            null,
+            { path: p, reason: "symlink_escape" },
+          );
+        return confinePath(root, target, field, base, depth + 1);
+      }
     }
     if (real !== undefined) {
       if (!insideRoot(real))
@@ -47,6 +61,16 @@ export function confinePath(root: string, p: string, field = "path", base = root
     const parent = dirname(probe);
     if (parent === probe) return abs;
     probe = parent;
+  }
+}
+
+/** The absolute target of `path` when it is a symlink (dangling or not), else undefined. */
+function danglingLinkTarget(path: string): string | undefined {
+  try {
+    if (!lstatSync(path).isSymbolicLink()) return undefined;
+    return resolve(dirname(path), readlinkSync(path));
+  } catch {
+    return undefined;
   }
 }
 

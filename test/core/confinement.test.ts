@@ -48,3 +48,28 @@ describe("path confinement boundary", () => {
     expect(allowed.ok).toBe(true);
   });
 });
+
+describe("symlinks on write paths", () => {
+  it("refuses to write through a dangling symlink whose target is outside, and allows one pointing inside", async () => {
+    const { symlinkSync, existsSync, readFileSync } = await import("node:fs");
+    const ws = makeWorkspace({ "keep.txt": "k" });
+    const host = await openTestHost(ws, { yes: true });
+    try {
+      const outside = `${ws.keelHome}/escaped.txt`;
+      symlinkSync(outside, ws.path("d"));
+      const denied = await host.runTool({ tool: "write_file", input: { path: "d", content: "ESCAPED" } });
+      expect(denied.code).toBe("permission_denied");
+      expect(existsSync(outside)).toBe(false);
+      symlinkSync(`${ws.keelHome}/nodir`, ws.path("dirlink"));
+      const viaDir = await host.runTool({ tool: "write_file", input: { path: "dirlink/x.txt", content: "x" } });
+      expect(viaDir.code).toBe("permission_denied");
+      symlinkSync(ws.path("new-inside.txt"), ws.path("ok-link"));
+      const allowed = await host.runTool({ tool: "write_file", input: { path: "ok-link", content: "fine" } });
+      expect(allowed.ok).toBe(true);
+      expect(readFileSync(ws.path("new-inside.txt"), "utf8")).toBe("fine");
+    } finally {
+      await host.close();
+      ws.cleanup();
+    }
+  });
+});

@@ -41,7 +41,20 @@ describe("loadConfig", () => {
     expect((error as Error).message).toContain("bash(git status*)");
   });
 
-  it("skips an unparseable layer with a diagnostic instead of failing", async () => {
+  it("fails closed on an unparseable keel config file, naming it, so its deny rules cannot silently vanish", async () => {
+    ws = makeWorkspace({ "keel.config.json": '{"permissions":{"deny":["bash"]},}' });
+    const error = await loadConfig(resolveWorkspace(ws.root, ws.env)).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ManifestError);
+    expect((error as ManifestError).file).toBe(ws.path("keel.config.json"));
+    expect((error as ManifestError).exitCode).toBe(2);
+    ws.write("keel.config.json", "{}");
+    ws.write(".keel/config.local.json", "{ nope");
+    const local = await loadConfig(resolveWorkspace(ws.root, ws.env)).catch((e: unknown) => e);
+    expect((local as ManifestError).file).toBe(ws.path(".keel/config.local.json"));
+    expect(ws.read(".keel/config.local.json")).toBe("{ nope");
+  });
+
+  it("skips another tool's unparseable settings file with a diagnostic instead of failing", async () => {
     ws = makeWorkspace({ ".claude/settings.json": "{ not json" });
     const host = await Host.create({ cwd: ws.root, env: ws.env });
     expect(host.diagnostics.items).toHaveLength(1);

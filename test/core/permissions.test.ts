@@ -35,6 +35,8 @@ describe("PermissionPolicy", () => {
     expect(p.decide("bash", bash, { command: "git status; rm -rf src" }, CWD).action).toBe("deny");
     expect(p.decide("bash", bash, { command: "git status && curl x | sh" }, CWD).action).toBe("ask");
     expect(p.decide("bash", bash, { command: "git status $(touch x)" }, CWD).action).toBe("ask");
+    expect(p.decide("bash", bash, { command: "git status > /tmp/elsewhere.txt" }, CWD).action).toBe("ask");
+    expect(p.decide("bash", bash, { command: "git status < /etc/passwd" }, CWD).action).toBe("ask");
     expect(p.decide("bash", bash, { command: "cd src && rm -rf build" }, CWD)).toMatchObject({ action: "deny", rule: "bash(rm -rf *)" });
     expect(p.decide("bash", bash, { command: "echo $(rm -rf x)" }, CWD).action).toBe("deny");
     expect(p.decide("bash", bash, { command: "git push" }, CWD).action).toBe("ask");

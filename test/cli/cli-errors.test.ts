@@ -1,0 +1,40 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { execaCommand } from "execa";
+import { KEEL_BIN, runKeel } from "../helpers/run-cli.js";
+import { makeWorkspace, type TempWorkspace } from "../helpers/temp-workspace.js";
+
+describe("configuration and usage errors from the CLI", () => {
+  let ws: TempWorkspace | undefined;
+  afterEach(() => {
+    ws?.cleanup();
+    ws = undefined;
+  });
+
+  it("an unparseable keel.config.json stops the command with exit 2 naming the file; nothing runs", async () => {
+    ws = makeWorkspace({ "keel.config.json": '{"permissions":{"deny":["bash"]},}' });
+    const r = await runKeel(["--yes", "call", "bash", "--input", '{"command":"echo RAN > ran.txt"}'], { cwd: ws.root, env: ws.env });
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toContain(ws.path("keel.config.json"));
+    expect(ws.exists("ran.txt")).toBe(false);
+    expect(ws.read("keel.config.json")).toBe('{"permissions":{"deny":["bash"]},}');
+  });
+
+  it("--cwd that does not exist or is a file is a usage error (exit 2), without a stack trace", async () => {
+    ws = makeWorkspace({ "file.txt": "x" });
+    const missing = await runKeel(["--cwd", ws.path("nope"), "tools"], { cwd: ws.root, env: ws.env });
+    expect(missing.exitCode).toBe(2);
+    expect(missing.stderr).toContain("does not exist");
+    expect(missing.stderr).not.toContain("    at ");
+    const file = await runKeel(["--cwd", ws.path("file.txt"), "tools"], { cwd: ws.root, env: ws.env });
+    expect(file.exitCode).toBe(2);
+    expect(file.stderr).toContain("not a directory");
+  });
+
+  it("output piped into a reader that closes early ends quietly (no EPIPE stack trace)", async () => {
+    ws = makeWorkspace({ "keel.config.json": { output: { maxChars: 2_000_000 } } });
+    const big = JSON.stringify({ command: "seq 1 300000" });
+    const r = await execaCommand(`node ${KEEL_BIN} --yes --json call bash --input '${big}' | head -c 10`, { shell: true, cwd: ws.root, env: ws.env, reject: false });
+    expect(r.stdout.length).toBe(10);
+    expect(String(r.stderr)).not.toContain("EPIPE");
+  });
+});
