@@ -94,3 +94,11 @@ export interface PluginHandOff {
 export interface PluginsService {
   handOffs(): PluginHandOff[];
 }
+
+/**
+ * Per-session plugin state, provided by the agent loop as `"session-state"`: a plain object
+ * plugins may mutate while a session runs; it is saved with the session and restored on resume.
+ */
+export interface SessionStateService {
+  get(sessionId: string): Record<string, unknown> | undefined;
+}

@@ -1,4 +1,5 @@
-import type { ToolDefinition } from "../core/types.js";
+import type { SessionStateService } from "../core/services.js";
+import type { ToolContext, ToolDefinition } from "../core/types.js";
 import type { VirtualToolSpec } from "../manifests/plugin/plugin-manifest-schema.js";
 import { renderTemplate } from "./render-template.js";
 
@@ -25,10 +26,25 @@ export function createVirtualTool(plugin: string, spec: VirtualToolSpec): ToolDe
     readOnly: true,
     concurrency: "safe",
     metadata,
-    async execute(input) {
+    async execute(input, ctx) {
       const values = input !== null && typeof input === "object" && !Array.isArray(input) ? (input as Record<string, unknown>) : {};
       const rendered = renderTemplate(spec.responseTemplate, values);
-      return { content: rendered.text, data: null, metadata: { ...metadata } };
+      const count = countSessionResult(ctx, plugin);
+      return { content: rendered.text, data: null, metadata: { ...metadata, ...(count ? { plugin_session_results: count } : {}) } };
     },
   };
+}
+
+/**
+ * Counts a virtual tool result in the session's plugin state (`plugin:<name>.virtualToolResults`),
+ * which the agent loop persists with the session, so the count survives resume. Outside a session: undefined.
+ */
+function countSessionResult(ctx: ToolContext, plugin: string): number | undefined {
+  if (!ctx.sessionId) return undefined;
+  const state = ctx.host.service<SessionStateService>("session-state")?.get(ctx.sessionId);
+  if (!state) return undefined;
+  const key = `plugin:${plugin}`;
+  const own = (state[key] ??= {}) as { virtualToolResults?: number };
+  own.virtualToolResults = (own.virtualToolResults ?? 0) + 1;
+  return own.virtualToolResults;
 }

@@ -1,3 +1,4 @@
+import type { SessionStateService } from "../services.js";
 import type { Host, KeelPlugin } from "../host.js";
 import { resolveModelSpec } from "../model/model-spec.js";
 import { AgentRuntime } from "./agent-runtime.js";
@@ -6,10 +7,7 @@ import { toolSearchTool } from "./tool-search-tool.js";
 
 const PLUGIN_NAME = "agent";
 
-/** Per-session plugin state, provided as `"session-state"`: an object plugins may mutate; it is saved with the session. */
-export interface SessionStateService {
-  get(sessionId: string): Record<string, unknown> | undefined;
-}
+export type { SessionStateService } from "../services.js";
 
 /**
  * The agent loop as a plugin: registers `tool_search` and `delegate_agent`, provides the
