@@ -21,12 +21,15 @@ function matching(index: ToolHookIndex, calledAs: string, resolved: string): Too
   return names.flatMap((n) => index.hooks.get(n) ?? []);
 }
 
-/** The block decision a plugin makes for a call, if any (blocked_tools first, then blockMessage). */
+/**
+ * The block decision a plugin makes for a call, if any: a matching `blockMessage` blocks with its
+ * exact text (also for a tool in `blocked_tools`); otherwise `blocked_tools` blocks with the default text.
+ */
 function decide(plugin: string, index: ToolHookIndex, calledAs: string, resolved: string): BlockDecision | undefined {
-  const hit = index.blocked.has(resolved) ? resolved : index.blocked.has(calledAs) ? calledAs : undefined;
-  if (hit) return { block: true, message: `Plugin ${plugin} blocked tool ${hit}.`, by: plugin, metadata: { plugin_blocked: true } };
   const blocking = matching(index, calledAs, resolved).find((h) => h.blockMessage);
   if (blocking) return { block: true, message: blocking.blockMessage!, by: plugin, metadata: { plugin_blocked: true } };
+  const hit = index.blocked.has(resolved) ? resolved : index.blocked.has(calledAs) ? calledAs : undefined;
+  if (hit) return { block: true, message: `Plugin ${plugin} blocked tool ${hit}.`, by: plugin, metadata: { plugin_blocked: true } };
   return undefined;
 }
 

@@ -123,4 +123,10 @@ describe("tool hooks (CLI)", () => {
     expect(list).toMatchObject({ ok: false, phase: "hook", code: "tool_blocked", content: "Listing is off in this repo.", metadata: { plugin_blocked: true, plugin_name: "two" } });
     expect(list.messages.beforeTool).toEqual(["one: one before all"]);
   });
+
+  it("a tool both in blocked_tools and with a blockMessage is blocked with that exact text", async () => {
+    ws = makeWorkspace({ ".claw-plugin/plugin.json": { name: "guard", blocked_tools: ["glob"], tool_hooks: { glob: { blockMessage: "Use grep instead." } } } });
+    const r = (await keelJson(ws, ["call", "glob", "--input", '{"pattern":"*"}'])).json();
+    expect(r).toMatchObject({ ok: false, phase: "hook", code: "tool_blocked", content: "Use grep instead.", metadata: { plugin_name: "guard" } });
+  });
 });
