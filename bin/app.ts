@@ -9,9 +9,13 @@ import { defaultRuntimes } from "../runtimes/index.js";
  * Throws ManifestError for invalid config. The caller must `close()` the host.
  */
 export async function createKeelHost(options: HostOptions): Promise<Host> {
+  // Start loading the agent plugin now so its modules load while config and trust are read;
+  // it is still applied last. (A failed import surfaces at the `await` below.)
+  const agentModule = import("../core/agent/agent-plugin.js");
+  agentModule.catch(() => undefined);
   const host = await Host.create(options);
   await host.use(builtinTools(), ...pluginRuntimes(), ...defaultRuntimes());
-  await host.use((await import("../core/agent/agent-plugin.js")).agentPlugin());
+  await host.use((await agentModule).agentPlugin());
   await host.init();
   return host;
 }

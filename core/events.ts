@@ -3,13 +3,14 @@ import { dirname } from "node:path";
 import type { EventSink, KeelEvent } from "./types.js";
 
 /**
- * Appends events as JSON lines. Events are buffered in memory and written with one
- * synchronous `write` per `flush` (the pipeline flushes before executing a tool that is not read-only and
- * before returning), so a crash never loses an event a call had already returned.
+ * Appends events as JSON lines. Events are serialized when emitted, buffered in memory and
+ * written with one synchronous `write` per `flush` (the pipeline flushes before executing a tool
+ * that is not read-only and before returning), so a crash never loses an event a call had already returned.
  */
 export class JsonlEventSink implements EventSink {
   private fd: number | undefined;
-  private buffer: string[] = [];
+  /** Serialized lines not yet written, each ending in "\n". */
+  private pending = "";
 
   /** `onOpen` runs once before the first write (e.g. to create `.keel/` and its `.gitignore`). */
   constructor(
@@ -17,23 +18,30 @@ export class JsonlEventSink implements EventSink {
     private readonly onOpen?: () => void,
   ) {}
 
-  /** Buffers one event; `ts` defaults to now. */
+  /** Buffers one event; `ts` defaults to now (and then comes first). The line is exactly `JSON.stringify` of the event. */
   emit(event: Omit<KeelEvent, "ts"> & { ts?: number }): void {
-    // `ts` first without copying the event (this runs about a dozen times per tool call).
-    this.buffer.push(event.ts === undefined ? `{"ts":${Date.now()},${JSON.stringify(event).slice(1)}` : JSON.stringify(event));
+    this.pending += (event.ts === undefined ? serializeEvent(event, Date.now()) : JSON.stringify(event)) + "\n";
+  }
+
+  /**
+   * Buffers one event given as its serialized members after `ts` (`"type":"…","callId":…`), for hot
+   * paths that build the JSON text directly; the line is the one `emit` writes for the same fields.
+   */
+  emitMembers(members: string): void {
+    this.pending += `{"ts":${Date.now()},${members}}\n`;
   }
 
   /** Writes buffered events durably to the file (creating it on first use). */
   flush(): void {
-    if (this.buffer.length === 0) return;
+    if (this.pending === "") return;
     if (this.fd === undefined) {
       this.onOpen?.();
       if (!existsSync(dirname(this.file))) mkdirSync(dirname(this.file), { recursive: true });
       this.fd = openSync(this.file, "a+");
       endTornLine(this.fd);
     }
-    const text = this.buffer.join("\n") + "\n";
-    this.buffer = [];
+    const text = this.pending;
+    this.pending = "";
     writeSync(this.fd, text);
   }
 
@@ -83,4 +91,60 @@ export function readEvents(file: string): KeelEvent[] {
     }
   }
   return out;
+}
+
+/** Strings JSON needs no escapes for (no quote, backslash, control character or surrogate). */
+const PLAIN = /^[^"\\\u0000-\u001f\ud800-\udfff]*$/;
+const quotedKeys = new Map<string, string>();
+
+/** `s` as a JSON string literal, exactly as `JSON.stringify(s)` writes it. */
+export function jsonString(s: string): string {
+  return s.length < 512 && PLAIN.test(s) ? `"${s}"` : JSON.stringify(s);
+}
+
+/**
+ * The JSON text of `value` as the member `key` of an object, exactly as `JSON.stringify` writes it
+ * there, or undefined when it omits the member (undefined, functions, symbols). Primitives skip the
+ * generic serializer.
+ */
+export function jsonMember(key: string, value: unknown): string | undefined {
+  switch (typeof value) {
+    case "string":
+      return jsonString(value);
+    case "number":
+      return Number.isFinite(value) ? String(value) : "null";
+    case "boolean":
+      return value ? "true" : "false";
+    case "undefined":
+    case "function":
+    case "symbol":
+      return undefined;
+    default: {
+      if (value === null) return "null";
+      // `toJSON` receives the member's key: serialize inside a one-member object to keep that exact.
+      if (typeof (value as { toJSON?: unknown }).toJSON === "function") {
+        const text = JSON.stringify({ [key]: value });
+        return text === "{}" ? undefined : text.slice(JSON.stringify(key).length + 2, -1);
+      }
+      return JSON.stringify(value);
+    }
+  }
+}
+
+/** `{"ts":…,…}`: the event with `ts` first, byte for byte what `JSON.stringify({ ts, ...event })` gives. */
+function serializeEvent(event: object, ts: number): string {
+  if (typeof (event as { toJSON?: unknown }).toJSON === "function") return `{"ts":${ts},${JSON.stringify(event).slice(1)}`;
+  let out = `{"ts":${ts}`;
+  for (const key of Object.keys(event)) {
+    if (key === "ts") continue;
+    const text = jsonMember(key, (event as Record<string, unknown>)[key]);
+    if (text === undefined) continue;
+    let quoted = quotedKeys.get(key);
+    if (quoted === undefined) {
+      quoted = `,${JSON.stringify(key)}:`;
+      if (quotedKeys.size < 1024) quotedKeys.set(key, quoted);
+    }
+    out += quoted + text;
+  }
+  return out + "}";
 }

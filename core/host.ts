@@ -59,6 +59,7 @@ export class Host {
   private readonly services = new Map<string, unknown>();
   private readonly applied: string[] = [];
   private closed = false;
+  private lastRoot?: { cwd: string; root: string };
 
   private constructor(
     readonly workspace: Workspace,
@@ -143,7 +144,9 @@ export class Host {
 
   /** The boundary tool paths must stay inside for a working directory: its managed worktree, else the workspace root. */
   confinementRoot(cwd: string = this.activeDir): string {
-    return confinementRoot(this.workspace.root, this.workspace.stateDir, cwd);
+    // Pure in `cwd` (the workspace never changes): remember the last answer, every call asks.
+    if (this.lastRoot?.cwd !== cwd) this.lastRoot = { cwd, root: confinementRoot(this.workspace.root, this.workspace.stateDir, cwd) };
+    return this.lastRoot.root;
   }
 
   /** Path under `.keel/state/`. Does not create it. */

@@ -14,31 +14,42 @@ export interface NormalizedResult {
   code?: ToolResult["code"];
 }
 
-/** Normalize phase: binary parts and binary-looking text become artifacts; content is always a string. */
+/**
+ * Normalize phase: binary parts and binary-looking text become artifacts; content is always a string.
+ * `metadata` is always a fresh object (the tool's metadata under the result's), so the caller may extend it.
+ */
 export function normalizeResult(host: Host, tool: ToolDefinition, callId: string, result: ToolResult): NormalizedResult {
-  const artifacts: ArtifactRef[] = [...(result.artifacts ?? [])];
+  const artifacts: ArtifactRef[] = result.artifacts ? [...result.artifacts] : [];
   let content = typeof result.content === "string" ? result.content : result.content == null ? "" : String(result.content);
-  const notes: string[] = [];
-  for (const [i, part] of (result.binary ?? []).entries()) {
-    const ref = host.artifacts.write(callId, `${part.kind ?? "binary"}-${i}`, part.data, extensionFor(part.mimeType), part.mimeType);
-    artifacts.push({ ...ref, kind: part.kind ?? "binary" });
-    notes.push(`[${part.kind ?? "binary"} ${part.mimeType}, ${part.data.length} bytes, saved to ${ref.path}]`);
+  const binary = result.binary;
+  if (binary && binary.length) {
+    const notes: string[] = [];
+    for (const [i, part] of binary.entries()) {
+      const ref = host.artifacts.write(callId, `${part.kind ?? "binary"}-${i}`, part.data, extensionFor(part.mimeType), part.mimeType);
+      artifacts.push({ ...ref, kind: part.kind ?? "binary" });
+      notes.push(`[${part.kind ?? "binary"} ${part.mimeType}, ${part.data.length} bytes, saved to ${ref.path}]`);
+    }
+    if (looksBinary(content)) content = binaryOutput(host, callId, content, artifacts);
+    content = content ? `${content}\n${notes.join("\n")}` : notes.join("\n");
+  } else if (looksBinary(content)) {
+    content = binaryOutput(host, callId, content, artifacts);
   }
-  if (looksBinary(content)) {
-    const ref = host.artifacts.write(callId, "binary-output", Buffer.from(content, "latin1"), "bin", "application/octet-stream");
-    artifacts.push(ref);
-    content = `[binary output, ${content.length} bytes, not shown; saved to ${ref.path}]`;
-  }
-  if (notes.length) content = content ? `${content}\n${notes.join("\n")}` : notes.join("\n");
   return {
     ok: result.ok !== false,
     content,
     data: result.data === undefined ? null : result.data,
-    metadata: { ...(tool.metadata ?? {}), ...(result.metadata ?? {}) },
+    metadata: { ...tool.metadata, ...result.metadata },
     artifacts,
     truncated: false,
     code: result.code,
   };
+}
+
+/** Keeps binary-looking text as an artifact and returns the note that replaces it. */
+function binaryOutput(host: Host, callId: string, content: string, artifacts: ArtifactRef[]): string {
+  const ref = host.artifacts.write(callId, "binary-output", Buffer.from(content, "latin1"), "bin", "application/octet-stream");
+  artifacts.push(ref);
+  return `[binary output, ${content.length} bytes, not shown; saved to ${ref.path}]`;
 }
 
 /** Truncate phase: over-budget content keeps head and tail; the full text goes to an artifact named in content. */

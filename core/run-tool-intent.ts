@@ -1,27 +1,42 @@
 import { randomUUID } from "node:crypto";
 import { errorMessage, HookError, ToolError } from "./errors.js";
+import { JsonlEventSink, jsonMember, jsonString } from "./events.js";
 import type { BeforeToolContext } from "./hooks.js";
 import type { Host } from "./host.js";
 import { normalizeResult, truncateResult } from "./normalize-result.js";
 import type {
   EventSink,
+  FileBaselineStore,
   Observation,
   ObservationCode,
+  ObservationMessages,
   ObservationPhase,
   RunContext,
   ToolContext,
   ToolDefinition,
   ToolIntent,
+  ToolResult,
 } from "./types.js";
 import { describeSchemaErrors } from "./validation.js";
 
 /** Default execution timeout when a tool sets none. */
 export const DEFAULT_TOOL_TIMEOUT_MS = 120_000;
 
+let stampMs = 0;
+let stamp36 = "0";
+
 /** A fresh call id: time-ordered and unique enough for artifact names. */
 export function newCallId(): string {
-  return `call_${Date.now().toString(36)}${randomUUID().slice(0, 8)}`;
+  const now = Date.now();
+  if (now !== stampMs) {
+    stampMs = now;
+    stamp36 = now.toString(36);
+  }
+  return `call_${stamp36}${randomUUID().slice(0, 8)}`;
 }
+
+/** An observation before `tool` and `durationMs` are filled in. */
+type Draft = Omit<Observation, "durationMs" | "tool">;
 
 /**
  * The single choke point for every tool call: lookup → visibility → validate → hook →
@@ -35,59 +50,59 @@ export async function runToolIntent(host: Host, intent: ToolIntent, run: RunCont
   const events = run.events ?? host.events;
   const calledAs = String(intent.tool ?? "");
   const input = intent.input === undefined ? {} : intent.input;
-  const base = { callId, tool: calledAs };
-  events.emit({ type: "tool_intent", ...base, origin: run.origin ?? "api", sessionId: run.sessionId });
-  const end = (obs: Omit<Observation, "durationMs" | "tool">) =>
-    finish(host, events, { ...obs, tool: calledAs, durationMs: round(performance.now() - started) }, callId);
-  const fail = (phase: ObservationPhase, code: ObservationCode, content: string, metadata: Record<string, unknown> = {}, messages = noMessages()) =>
-    end({ ok: false, phase, code, content, data: null, metadata, messages, truncated: false, artifacts: [] });
+  const log = new CallLog(events, callId, calledAs);
+  log.intent(run.origin ?? "api", run.sessionId);
 
   // lookup
   const resolved = host.registry.resolve(calledAs);
   if (!resolved) {
-    events.emit({ type: "tool_lookup", ...base, found: false });
-    return fail("lookup", "unknown_tool", unknownToolMessage(host, calledAs));
+    events.emit({ type: "tool_lookup", callId, tool: calledAs, found: false });
+    return fail(log, started, "lookup", "unknown_tool", unknownToolMessage(host, calledAs), {}, noMessages());
   }
   const tool = resolved.tool;
-  const meta: Record<string, unknown> = { source: resolved.alias?.source ?? tool.source, resolvedTool: tool.name };
-  events.emit({ type: "tool_lookup", ...base, found: true, resolvedTool: tool.name, alias: resolved.alias ? true : undefined });
+  const source = resolved.alias?.source ?? tool.source;
+  log.found(tool.name, resolved.alias !== undefined);
 
   // visibility
   if (run.isVisible && !run.isVisible(calledAs)) {
-    events.emit({ type: "tool_visibility", ...base, visible: false });
-    return fail("visibility", "tool_not_visible", `Tool "${calledAs}" exists but is not available in this context. Use one of the tools you were given.`, meta);
+    events.emit({ type: "tool_visibility", callId, tool: calledAs, visible: false });
+    return fail(log, started, "visibility", "tool_not_visible", `Tool "${calledAs}" exists but is not available in this context. Use one of the tools you were given.`, { source, resolvedTool: tool.name }, noMessages());
   }
-  events.emit({ type: "tool_visibility", ...base, visible: true });
+  log.visible();
 
   // validate
   if (tool.validateInput !== false) {
     const compiled = host.validator.forTool(tool);
     if (compiled.ok && !compiled.validate(input)) {
       const problems = describeSchemaErrors(compiled.validate.errors, input);
-      events.emit({ type: "tool_validate", ...base, valid: false, problems });
-      return fail("validate", "schema_invalid", schemaMessage(calledAs, problems, tool), meta);
+      events.emit({ type: "tool_validate", callId, tool: calledAs, valid: false, problems });
+      return fail(log, started, "validate", "schema_invalid", schemaMessage(calledAs, problems, tool), { source, resolvedTool: tool.name }, noMessages());
     }
-    events.emit({ type: "tool_validate", ...base, valid: true, skipped: compiled.ok ? undefined : true });
+    log.valid(!compiled.ok);
   } else {
-    events.emit({ type: "tool_validate", ...base, valid: true, skipped: true });
+    log.valid(true);
   }
 
-  // hook
-  const hookCtx: BeforeToolContext = { host, intent, calledAs, tool, input, run, messages: [] };
+  // hook (the context is only built when a plugin taps `beforeTool`)
+  let beforeTool: string[] = [];
   let decision;
-  try {
-    decision = host.hooks.beforeTool.taps.length === 0 ? undefined : await host.hooks.beforeTool.promise(hookCtx);
-  } catch (error) {
-    const tap = error instanceof HookError ? error.tap : "unknown";
-    events.emit({ type: "hook_error", ...base, hook: "beforeTool", tap, message: errorMessage(error) });
-    return fail("hook", "tool_blocked", `Blocked (failing closed): ${errorMessage(error)}`, { ...meta, hook_error: true, hook_tap: tap }, { beforeTool: hookCtx.messages, afterResult: [] });
+  if (host.hooks.beforeTool.taps.length !== 0) {
+    const hookCtx: BeforeToolContext = { host, intent, calledAs, tool, input, run, messages: beforeTool };
+    try {
+      decision = await host.hooks.beforeTool.promise(hookCtx);
+      beforeTool = hookCtx.messages;
+    } catch (error) {
+      const tap = error instanceof HookError ? error.tap : "unknown";
+      events.emit({ type: "hook_error", callId, tool: calledAs, hook: "beforeTool", tap, message: errorMessage(error) });
+      return fail(log, started, "hook", "tool_blocked", `Blocked (failing closed): ${errorMessage(error)}`, { source, resolvedTool: tool.name, hook_error: true, hook_tap: tap }, { beforeTool: hookCtx.messages, afterResult: [] });
+    }
   }
-  const messages = { beforeTool: hookCtx.messages, afterResult: [] as string[] };
+  const messages: ObservationMessages = { beforeTool, afterResult: [] };
   if (decision?.block) {
-    events.emit({ type: "tool_hook", ...base, blocked: true, by: decision.by });
-    return fail("hook", "tool_blocked", decision.message, { ...meta, ...decision.metadata, plugin_blocked: true, plugin_name: decision.by }, messages);
+    events.emit({ type: "tool_hook", callId, tool: calledAs, blocked: true, by: decision.by });
+    return fail(log, started, "hook", "tool_blocked", decision.message, { source, resolvedTool: tool.name, ...decision.metadata, plugin_blocked: true, plugin_name: decision.by }, messages);
   }
-  events.emit({ type: "tool_hook", ...base, blocked: false, messages: messages.beforeTool.length || undefined });
+  log.hookPassed(beforeTool.length);
 
   // permission
   const cwd = run.cwd ?? host.activeDir;
@@ -95,8 +110,8 @@ export async function runToolIntent(host: Host, intent: ToolIntent, run: RunCont
   const permission = host.permissions.decide(calledAs, tool, input, cwd, root);
   let approvedBy: string = permission.action === "allow" ? "policy" : "";
   if (permission.action === "deny") {
-    events.emit({ type: "tool_permission", ...base, action: "deny", rule: permission.rule });
-    return fail("permission", "permission_denied", `Permission denied for ${calledAs}: ${permission.reason}. This call is not allowed here; do not retry it — choose another approach.`, { ...meta, rule: permission.rule }, messages);
+    events.emit({ type: "tool_permission", callId, tool: calledAs, action: "deny", rule: permission.rule });
+    return fail(log, started, "permission", "permission_denied", `Permission denied for ${calledAs}: ${permission.reason}. This call is not allowed here; do not retry it — choose another approach.`, { source, resolvedTool: tool.name, rule: permission.rule }, messages);
   }
   if (permission.action === "ask") {
     if (run.sessionAllow?.has(tool.name)) approvedBy = "session";
@@ -104,109 +119,245 @@ export async function runToolIntent(host: Host, intent: ToolIntent, run: RunCont
     else {
       const approver = run.approver ?? host.options.approver;
       if (!approver) {
-        events.emit({ type: "tool_permission", ...base, action: "ask", outcome: "approval_required", rule: permission.rule });
-        return fail("permission", "approval_required", `Approval required to run ${calledAs} (${permission.reason}). Nothing was executed. Re-run with --yes, answer the prompt on a terminal, or add an allow rule under "permissions" in keel.config.json.`, { ...meta, rule: permission.rule, risk: tool.risk }, messages);
+        events.emit({ type: "tool_permission", callId, tool: calledAs, action: "ask", outcome: "approval_required", rule: permission.rule });
+        return fail(log, started, "permission", "approval_required", `Approval required to run ${calledAs} (${permission.reason}). Nothing was executed. Re-run with --yes, answer the prompt on a terminal, or add an allow rule under "permissions" in keel.config.json.`, { source, resolvedTool: tool.name, rule: permission.rule, risk: tool.risk }, messages);
       }
       const answer = await approver
         .approve({ tool: calledAs, resolvedTool: tool.name, input, risk: tool.risk, rule: permission.rule, reason: permission.reason }, run.signal ?? AbortSignal.timeout(2 ** 31 - 1))
         .catch(() => "no" as const);
       if (answer === "no") {
-        events.emit({ type: "tool_permission", ...base, action: "ask", outcome: "user_denied" });
-        return fail("permission", "user_denied", `The user declined to run ${calledAs}. Nothing was executed. Do not retry the same call; ask the user or choose another approach.`, meta, messages);
+        events.emit({ type: "tool_permission", callId, tool: calledAs, action: "ask", outcome: "user_denied" });
+        return fail(log, started, "permission", "user_denied", `The user declined to run ${calledAs}. Nothing was executed. Do not retry the same call; ask the user or choose another approach.`, { source, resolvedTool: tool.name }, messages);
       }
       if (answer === "always") run.sessionAllow?.add(tool.name);
       approvedBy = "user";
     }
   }
-  events.emit({ type: "tool_permission", ...base, action: permission.action, approvedBy, rule: permission.rule });
+  log.permitted(permission.action, approvedBy, permission.rule);
 
   // execute
-  events.emit({ type: "tool_execute", ...base, resolvedTool: tool.name });
+  log.executing(tool.name);
   // A tool that may have side effects is on disk as started before it runs (a crash mid-call
   // still leaves the record); read-only tools skip this write and flush once when the call ends.
   if (!tool.readOnly) events.flush();
-  const executed = await execute(host, tool, input, run, callId, calledAs, cwd, root);
-  if (!executed.ok) {
-    events.emit({ type: "tool_result", ...base, ok: false, code: executed.code });
-    return observe(host, events, intent, tool, input, run, end, {
+  const call = new ToolCall(host, tool, run, callId, calledAs, cwd, root);
+  const executed = await call.execute(input);
+  if (executed instanceof Failure) {
+    events.emit({ type: "tool_result", callId, tool: calledAs, ok: false, code: executed.code });
+    const metadata: Record<string, unknown> = { source, resolvedTool: tool.name, ...executed.metadata };
+    return observe(host, log, intent, tool, input, run, started, {
       ok: false, phase: "execute", code: executed.code, content: executed.message, data: executed.data ?? null,
-      metadata: { ...meta, ...executed.metadata }, messages, truncated: false, artifacts: [],
+      metadata, messages, truncated: false, artifacts: [],
     });
   }
-  events.emit({ type: "tool_result", ...base, ok: executed.result.ok !== false });
+  log.result(executed.ok !== false);
 
   // normalize + truncate
   let normalized;
   try {
-    normalized = normalizeResult(host, tool, callId, executed.result);
-    events.emit({ type: "tool_normalize", ...base, artifacts: normalized.artifacts.length || undefined });
+    normalized = normalizeResult(host, tool, callId, executed);
+    log.normalized(normalized.artifacts.length);
     normalized = truncateResult(host, tool, callId, normalized);
-    events.emit({ type: "tool_truncate", ...base, truncated: normalized.truncated, chars: normalized.content.length });
+    log.truncated(normalized.truncated, normalized.content.length);
   } catch (error) {
-    return fail("execute", "execution_failed", `The tool ran but its output could not be stored: ${errorMessage(error)}`, meta, messages);
+    return fail(log, started, "execute", "execution_failed", `The tool ran but its output could not be stored: ${errorMessage(error)}`, { source, resolvedTool: tool.name }, messages);
   }
   const ok = normalized.ok;
-  return observe(host, events, intent, tool, input, run, end, {
+  // `normalizeResult` made this object for this call: the pipeline's own fields go on top of it
+  // (same keys and order as spreading it with `{ source, resolvedTool }`).
+  const metadata = normalized.metadata;
+  metadata.source = source;
+  metadata.resolvedTool = tool.name;
+  return observe(host, log, intent, tool, input, run, started, {
     ok, phase: ok ? "done" : "execute", code: ok ? "ok" : normalized.code ?? "execution_failed",
-    content: normalized.content, data: normalized.data, metadata: { ...normalized.metadata, ...meta },
+    content: normalized.content, data: normalized.data, metadata,
     messages, truncated: normalized.truncated, artifacts: normalized.artifacts,
   });
 }
 
-type Executed =
-  | { ok: true; result: Awaited<ReturnType<ToolDefinition["execute"]>> }
-  | { ok: false; code: ObservationCode; message: string; data?: unknown; metadata?: Record<string, unknown> };
+/**
+ * The pipeline's events of one call. Into a JSONL sink they go as pre-built JSON text (the same
+ * line `emit` writes for these fields); any other sink gets the event objects.
+ */
+class CallLog {
+  private readonly jsonl: JsonlEventSink | undefined;
+  /** `"callId":…,"tool":…` as JSON members. */
+  private readonly head: string;
 
-async function execute(host: Host, tool: ToolDefinition, input: unknown, run: RunContext, callId: string, calledAs: string, cwd: string, root: string): Promise<Executed> {
-  const timeoutMs = tool.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
-  const aborted = () => (run.signal?.aborted ? { ok: false as const, code: "cancelled" as const, message: `${calledAs} was cancelled.` }
-    : { ok: false as const, code: "timeout" as const, message: `${calledAs} timed out after ${timeoutMs} ms. Try a smaller request or a longer timeout.` });
-  if (run.signal?.aborted) return aborted();
-  // The call's signal is created only when the tool reads `ctx.signal` (AbortController is a
-  // measurable share of a fast call); the caller's signal and the timeout abort it, or mark it
-  // to be born aborted. The timer is cleared when the call ends.
-  let controller: AbortController | undefined;
-  let stopped: { reason: unknown } | undefined;
-  const signalOf = () => {
-    if (!controller) {
-      controller = new AbortController();
-      if (stopped) controller.abort(stopped.reason);
+  constructor(
+    readonly events: EventSink,
+    readonly callId: string,
+    readonly tool: string,
+  ) {
+    this.jsonl = events instanceof JsonlEventSink ? events : undefined;
+    this.head = this.jsonl ? `${member("callId", callId)}${member("tool", tool)}` : "";
+  }
+
+  intent(origin: string, sessionId: string | undefined): void {
+    if (this.jsonl) this.jsonl.emitMembers(`"type":"tool_intent"${this.head}${member("origin", origin)}${member("sessionId", sessionId)}`);
+    else this.events.emit({ type: "tool_intent", callId: this.callId, tool: this.tool, origin, sessionId });
+  }
+
+  found(resolvedTool: string, alias: boolean): void {
+    if (this.jsonl) this.jsonl.emitMembers(`"type":"tool_lookup"${this.head},"found":true${member("resolvedTool", resolvedTool)}${alias ? `,"alias":true` : ""}`);
+    else this.events.emit({ type: "tool_lookup", callId: this.callId, tool: this.tool, found: true, resolvedTool, alias: alias ? true : undefined });
+  }
+
+  visible(): void {
+    if (this.jsonl) this.jsonl.emitMembers(`"type":"tool_visibility"${this.head},"visible":true`);
+    else this.events.emit({ type: "tool_visibility", callId: this.callId, tool: this.tool, visible: true });
+  }
+
+  valid(skipped: boolean): void {
+    if (this.jsonl) this.jsonl.emitMembers(`"type":"tool_validate"${this.head},"valid":true${skipped ? `,"skipped":true` : ""}`);
+    else this.events.emit({ type: "tool_validate", callId: this.callId, tool: this.tool, valid: true, skipped: skipped ? true : undefined });
+  }
+
+  hookPassed(messages: number): void {
+    if (this.jsonl) this.jsonl.emitMembers(`"type":"tool_hook"${this.head},"blocked":false${messages ? `,"messages":${messages}` : ""}`);
+    else this.events.emit({ type: "tool_hook", callId: this.callId, tool: this.tool, blocked: false, messages: messages || undefined });
+  }
+
+  permitted(action: string, approvedBy: string, rule: string | undefined): void {
+    if (this.jsonl) this.jsonl.emitMembers(`"type":"tool_permission"${this.head}${member("action", action)}${member("approvedBy", approvedBy)}${member("rule", rule)}`);
+    else this.events.emit({ type: "tool_permission", callId: this.callId, tool: this.tool, action, approvedBy, rule });
+  }
+
+  executing(resolvedTool: string): void {
+    if (this.jsonl) this.jsonl.emitMembers(`"type":"tool_execute"${this.head}${member("resolvedTool", resolvedTool)}`);
+    else this.events.emit({ type: "tool_execute", callId: this.callId, tool: this.tool, resolvedTool });
+  }
+
+  result(ok: boolean): void {
+    if (this.jsonl) this.jsonl.emitMembers(`"type":"tool_result"${this.head},"ok":${ok}`);
+    else this.events.emit({ type: "tool_result", callId: this.callId, tool: this.tool, ok });
+  }
+
+  normalized(artifacts: number): void {
+    if (this.jsonl) this.jsonl.emitMembers(`"type":"tool_normalize"${this.head}${artifacts ? `,"artifacts":${artifacts}` : ""}`);
+    else this.events.emit({ type: "tool_normalize", callId: this.callId, tool: this.tool, artifacts: artifacts || undefined });
+  }
+
+  truncated(truncated: boolean, chars: number): void {
+    if (this.jsonl) this.jsonl.emitMembers(`"type":"tool_truncate"${this.head},"truncated":${truncated},"chars":${chars}`);
+    else this.events.emit({ type: "tool_truncate", callId: this.callId, tool: this.tool, truncated, chars });
+  }
+
+  observation(obs: Observation): void {
+    if (this.jsonl && obs.tool === this.tool) {
+      this.jsonl.emitMembers(`"type":"tool_observation"${this.head},"ok":${obs.ok}${member("phase", obs.phase)}${member("code", obs.code)},"durationMs":${obs.durationMs}${obs.truncated ? `,"truncated":true` : ""}`);
+    } else {
+      this.events.emit({ type: "tool_observation", callId: this.callId, tool: obs.tool, ok: obs.ok, phase: obs.phase, code: obs.code, durationMs: obs.durationMs, truncated: obs.truncated || undefined });
     }
-    return controller.signal;
-  };
-  let settle: (e: Executed) => void = () => undefined;
-  const abortPromise = new Promise<Executed>((resolve) => (settle = resolve));
-  const stop = (reason: unknown) => {
-    stopped ??= { reason };
-    if (controller && !controller.signal.aborted) controller.abort(reason);
-    settle(aborted());
-  };
-  const timer = timeoutMs > 0 ? setTimeout(() => stop(new DOMException(`${calledAs} timed out after ${timeoutMs} ms`, "TimeoutError")), timeoutMs) : undefined;
-  const onCallerAbort = () => stop(run.signal?.reason);
-  run.signal?.addEventListener("abort", onCallerAbort, { once: true });
-  const ctx: ToolContext = {
-    get signal() {
-      return signalOf();
-    },
-    host, cwd, root, callId, sessionId: run.sessionId, calledAs, fileBaselines: run.fileBaselines ?? host.fileBaselines, run,
-  };
-  try {
-    return await Promise.race([tool.execute(input, ctx).then((r) => ({ ok: true as const, result: r })), abortPromise]);
-  } catch (error) {
-    if (stopped) return aborted();
-    if (error instanceof ToolError) return { ok: false, code: error.code, message: error.message, data: error.data, metadata: error.metadata };
-    return { ok: false, code: "execution_failed", message: `${calledAs} failed: ${errorMessage(error)}` };
-  } finally {
-    if (timer) clearTimeout(timer);
-    run.signal?.removeEventListener("abort", onCallerAbort);
   }
 }
 
-async function observe(
-  host: Host, events: EventSink, intent: ToolIntent, tool: ToolDefinition, input: unknown, run: RunContext,
-  end: (o: Omit<Observation, "durationMs" | "tool">) => Observation, obs: Omit<Observation, "durationMs" | "tool">,
-): Promise<Observation> {
-  const draft = end(obs);
+/** `,"key":value`, or "" when JSON omits the member. */
+function member(key: string, value: unknown): string {
+  const text = typeof value === "string" ? jsonString(value) : jsonMember(key, value);
+  return text === undefined ? "" : `,"${key}":${text}`;
+}
+
+/** A failed execution, as the observation will describe it. */
+class Failure {
+  constructor(
+    readonly code: ObservationCode,
+    readonly message: string,
+    readonly data?: unknown,
+    readonly metadata?: Record<string, unknown>,
+  ) {}
+}
+
+/**
+ * One execution of a tool, and the context the tool runs with. Its signal is created only when the
+ * tool reads `signal` (AbortController is a measurable share of a fast call); the caller's signal
+ * and the timeout abort it, or mark it to be born aborted. The timer is cleared when the call ends.
+ */
+class ToolCall implements ToolContext {
+  readonly sessionId: string | undefined;
+  readonly fileBaselines: FileBaselineStore;
+  /** Execution timeout in ms (0: none). */
+  readonly timeout: number;
+  private controller: AbortController | undefined;
+  private stopped: { reason: unknown } | undefined;
+  private settle: ((outcome: ToolResult | Failure) => void) | undefined;
+
+  constructor(
+    readonly host: Host,
+    private readonly tool: ToolDefinition,
+    readonly run: RunContext,
+    readonly callId: string,
+    readonly calledAs: string,
+    readonly cwd: string,
+    readonly root: string,
+  ) {
+    this.sessionId = run.sessionId;
+    this.fileBaselines = run.fileBaselines ?? host.fileBaselines;
+    this.timeout = tool.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
+  }
+
+  /** Aborted on cancel or timeout; created on first read. */
+  get signal(): AbortSignal {
+    if (!this.controller) {
+      this.controller = new AbortController();
+      if (this.stopped) this.controller.abort(this.stopped.reason);
+    }
+    return this.controller.signal;
+  }
+
+  /** Runs the tool: its result, or the failure (timeout, cancel, error) it ended with. Never throws. */
+  execute(input: unknown): Promise<ToolResult | Failure> {
+    const callerSignal = this.run.signal;
+    if (callerSignal?.aborted) return Promise.resolve(this.aborted());
+    return new Promise<ToolResult | Failure>((resolve) => {
+      const timer = this.timeout > 0 ? setTimeout(timedOut, this.timeout, this) : undefined;
+      const onCallerAbort = callerSignal ? () => this.stop(callerSignal.reason) : undefined;
+      if (onCallerAbort) callerSignal!.addEventListener("abort", onCallerAbort, { once: true });
+      this.settle = (outcome) => {
+        this.settle = undefined;
+        if (timer) clearTimeout(timer);
+        if (onCallerAbort) callerSignal!.removeEventListener("abort", onCallerAbort);
+        resolve(outcome);
+      };
+      const onError = (error: unknown) => {
+        if (!this.settle) return;
+        if (this.stopped) this.settle(this.aborted());
+        else if (error instanceof ToolError) this.settle(new Failure(error.code, error.message, error.data, error.metadata));
+        else this.settle(new Failure("execution_failed", `${this.calledAs} failed: ${errorMessage(error)}`));
+      };
+      try {
+        this.tool.execute(input, this).then((result) => this.settle?.(result), onError);
+      } catch (error) {
+        onError(error);
+      }
+    });
+  }
+
+  /** Ends the call as timed out or cancelled (the tool's signal is aborted with `reason`). */
+  stop(reason: unknown): void {
+    this.stopped ??= { reason };
+    if (this.controller && !this.controller.signal.aborted) this.controller.abort(reason);
+    this.settle?.(this.aborted());
+  }
+
+  private aborted(): Failure {
+    return this.run.signal?.aborted
+      ? new Failure("cancelled", `${this.calledAs} was cancelled.`)
+      : new Failure("timeout", `${this.calledAs} timed out after ${this.timeout} ms. Try a smaller request or a longer timeout.`);
+  }
+}
+
+function timedOut(call: ToolCall): void {
+  call.stop(new DOMException(`${call.calledAs} timed out after ${call.timeout} ms`, "TimeoutError"));
+}
+
+/** Ends a call that failed before or around execution. */
+function fail(log: CallLog, started: number, phase: ObservationPhase, code: ObservationCode, content: string, metadata: Record<string, unknown>, messages: ObservationMessages): Observation {
+  return finish(log, started, { ok: false, phase, code, content, data: null, metadata, messages, truncated: false, artifacts: [] });
+}
+
+async function observe(host: Host, log: CallLog, intent: ToolIntent, tool: ToolDefinition, input: unknown, run: RunContext, started: number, obs: Draft): Promise<Observation> {
+  const draft = finish(log, started, obs);
   // `isUsed()` is always true here (every hook carries the error-naming interceptor): count taps.
   if (host.hooks.afterResult.taps.length === 0) return draft;
   try {
@@ -214,21 +365,26 @@ async function observe(
     return ctx.observation;
   } catch (error) {
     const tap = error instanceof HookError ? error.tap : "unknown";
-    events.emit({ type: "hook_error", callId: draft.metadata.callId, tool: draft.tool, hook: "afterResult", tap, message: errorMessage(error) });
-    events.flush();
+    log.events.emit({ type: "hook_error", callId: draft.metadata.callId, tool: draft.tool, hook: "afterResult", tap, message: errorMessage(error) });
+    log.events.flush();
     return { ...draft, ok: false, phase: "execute", code: "execution_failed", data: null, content: `The tool ran, but its result was withheld (failing closed): ${errorMessage(error)}`, metadata: { ...draft.metadata, hook_error: true, hook_tap: tap } };
   }
 }
 
-function finish(host: Host, events: EventSink, obs: Observation, callId: string): Observation {
-  events.emit({ type: "tool_observation", callId, tool: obs.tool, ok: obs.ok, phase: obs.phase, code: obs.code, durationMs: obs.durationMs, truncated: obs.truncated || undefined });
-  events.flush();
-  obs.metadata.callId = callId;
+/** Completes the observation (same key order as `{ ...draft, tool, durationMs }`), logs it and flushes the call's events. */
+function finish(log: CallLog, started: number, d: Draft): Observation {
+  const obs: Observation = {
+    ok: d.ok, phase: d.phase, code: d.code, content: d.content, data: d.data, metadata: d.metadata, messages: d.messages,
+    truncated: d.truncated, artifacts: d.artifacts, tool: log.tool, durationMs: round(performance.now() - started),
+  };
+  log.observation(obs);
+  log.events.flush();
+  obs.metadata.callId = log.callId;
   return obs;
 }
 
-function noMessages() {
-  return { beforeTool: [] as string[], afterResult: [] as string[] };
+function noMessages(): ObservationMessages {
+  return { beforeTool: [], afterResult: [] };
 }
 
 function round(ms: number): number {

@@ -1,9 +1,12 @@
-import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
-import { Ajv2020 } from "ajv/dist/2020.js";
-import addFormatsModule from "ajv-formats";
+import { createRequire } from "node:module";
+import type { Ajv, ErrorObject, ValidateFunction } from "ajv";
+import type { Ajv2020 } from "ajv/dist/2020.js";
 import type { JsonSchema, ToolDefinition } from "./types.js";
 
-const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
+// ajv (about a hundred CommonJS files) is required on the first compile, not at start-up:
+// commands that validate nothing (`keel --help`, `keel tools`) never load it.
+const require = createRequire(import.meta.url);
+const addFormats = (ajv: Ajv): Ajv => (require("ajv-formats") as (ajv: Ajv) => Ajv)(ajv);
 
 /** A compiled validator, or the reason the schema could not be compiled. */
 export type CompiledSchema = { ok: true; validate: ValidateFunction } | { ok: false; error: string };
@@ -41,12 +44,18 @@ export class SchemaValidator {
   }
 
   private get07(): Ajv {
-    if (!this.ajv) this.ajv = addFormats(new Ajv({ allErrors: true, strict: false, validateSchema: true }));
+    if (!this.ajv) {
+      const { Ajv } = require("ajv") as typeof import("ajv");
+      this.ajv = addFormats(new Ajv({ allErrors: true, strict: false, validateSchema: true }));
+    }
     return this.ajv;
   }
 
   private get2020(): Ajv2020 {
-    if (!this.ajv2020) this.ajv2020 = addFormats(new Ajv2020({ allErrors: true, strict: false }) as unknown as Ajv) as unknown as Ajv2020;
+    if (!this.ajv2020) {
+      const { Ajv2020 } = require("ajv/dist/2020.js") as typeof import("ajv/dist/2020.js");
+      this.ajv2020 = addFormats(new Ajv2020({ allErrors: true, strict: false }) as unknown as Ajv) as unknown as Ajv2020;
+    }
     return this.ajv2020;
   }
 }

@@ -1,12 +1,9 @@
 import type { Host, KeelPlugin } from "../../core/host.js";
 import type { PluginsService } from "../../core/services.js";
 import { discoverMcpServers } from "../../manifests/mcp/discover-mcp-servers.js";
-import { policyElicitor, type Elicitor } from "./elicitation.js";
-import { genericMcpTools } from "./generic-tools.js";
-import { McpManager } from "./mcp-manager.js";
+import type { Elicitor } from "./elicitation.js";
+import type { McpManager } from "./mcp-manager.js";
 import type { AuthProviderFactory } from "./open-client.js";
-import { HealthStore } from "./server-health.js";
-import { ToolCache } from "./tool-cache.js";
 
 const PLUGIN_NAME = "mcp-runtime";
 
@@ -24,8 +21,8 @@ export interface McpRuntimeOptions {
 /**
  * The MCP runtime: discovers MCP manifests (workspace, plugins, user level), starts trusted eager
  * servers in parallel on `registerTools`, registers their tools plus the generic `mcp_*` tools,
- * provides the `"mcp"` service and stops every server on `shutdown`. Loads the MCP SDK only when a
- * server actually starts.
+ * provides the `"mcp"` service and stops every server on `shutdown`. Loads the manager only when
+ * manifests declare servers or resources, and the MCP SDK only when a server actually starts.
  */
 export function mcpRuntime(options: McpRuntimeOptions = {}): KeelPlugin {
   return {
@@ -36,6 +33,14 @@ export function mcpRuntime(options: McpRuntimeOptions = {}): KeelPlugin {
         const handOffs = host.service<PluginsService>("plugins")?.handOffs() ?? [];
         const discovered = discoverMcpServers({ workspace: host.workspace, env: host.env, diagnostics: host.diagnostics, handOffs });
         if (!discovered.servers.length && !discovered.resources.length) return;
+        // The manager and its dependencies load only when a workspace has MCP servers or resources.
+        const [{ policyElicitor }, { genericMcpTools }, { McpManager }, { HealthStore }, { ToolCache }] = await Promise.all([
+          import("./elicitation.js"),
+          import("./generic-tools.js"),
+          import("./mcp-manager.js"),
+          import("./server-health.js"),
+          import("./tool-cache.js"),
+        ]);
         const ensure = () => host.ensureStateDir("state", "mcp");
         manager = new McpManager(host, discovered, {
           health: new HealthStore(host.statePath("mcp", "health.json"), ensure),

@@ -1,6 +1,7 @@
 import { basename } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import { McpServerError, ToolError, errorMessage } from "../../core/errors.js";
 import type { Host } from "../../core/host.js";
 import type { McpServerConfig } from "../../manifests/mcp/mcp-server-config.js";
@@ -96,20 +97,35 @@ export class McpConnection {
     return this.opened.client;
   }
 
-  /** Calls a tool; connection failures throw ToolError(execution_failed) naming the server with the stderr tail. */
-  async callTool(tool: string, args: unknown, signal: AbortSignal, timeoutMs: number, onProgress?: (p: { progress: number; total?: number; message?: string }) => void): Promise<Record<string, unknown>> {
-    const client = await this.ready(signal).catch((error) => {
-      throw this.toToolError(error);
-    });
+  /**
+   * Calls a tool; connection failures throw ToolError(execution_failed) naming the server with the
+   * stderr tail. `signal` is the call's signal, or — when the caller cannot cancel, so only the
+   * `timeoutMs` deadline ends the call early — a function giving it: on a connected server the SDK
+   * then enforces that same deadline itself (cancelling the request at the server when the pipeline
+   * times the call out) and no per-call AbortSignal is made.
+   */
+  async callTool(tool: string, args: unknown, signal: AbortSignal | (() => AbortSignal), timeoutMs: number, onProgress?: (p: { progress: number; total?: number; message?: string }) => void): Promise<Record<string, unknown>> {
+    let client: Client;
+    let callSignal: AbortSignal | undefined;
+    if (this.state === "connected" && this.opened) {
+      // The common case: no start-up promise chain, and a signal only when the caller can cancel.
+      client = this.opened.client;
+      callSignal = typeof signal === "function" ? undefined : signal;
+    } else {
+      callSignal = typeof signal === "function" ? signal() : signal;
+      client = await this.ready(callSignal).catch((error) => {
+        throw this.toToolError(error);
+      });
+    }
     try {
-      return (await client.callTool({ name: tool, arguments: (args ?? {}) as Record<string, unknown> }, undefined, {
-        signal,
-        timeout: timeoutMs > 0 ? timeoutMs + 1000 : 2 ** 31 - 1,
-        resetTimeoutOnProgress: true,
-        onprogress: onProgress,
-      })) as Record<string, unknown>;
+      const options: RequestOptions = callSignal
+        ? { signal: callSignal, timeout: timeoutMs > 0 ? timeoutMs + 1000 : 2 ** 31 - 1, resetTimeoutOnProgress: true }
+        : { timeout: timeoutMs > 0 ? timeoutMs : 2 ** 31 - 1 };
+      // Without a handler the SDK adds no progress token, so the server sends no progress.
+      if (onProgress) options.onprogress = onProgress;
+      return (await client.callTool({ name: tool, arguments: (args ?? {}) as Record<string, unknown> }, undefined, options)) as Record<string, unknown>;
     } catch (error) {
-      if (signal.aborted) throw error;
+      if (callSignal?.aborted) throw error;
       await new Promise((r) => setImmediate(r));
       throw this.toToolError(error);
     }

@@ -3,8 +3,8 @@ import type { Host } from "../../core/host.js";
 import type { PluginsService } from "../../core/services.js";
 import { discoverWorkflows, type WorkflowCatalog } from "../../manifests/workflow/discover-workflows.js";
 import type { WorkflowDefinition } from "../../manifests/workflow/workflow-schema.js";
-import { appendRunRecord, readRunRecords, type WorkflowRunRecord } from "./run-record.js";
-import { runWorkflow, type WorkflowRunOptions } from "./workflow-runner.js";
+import type { WorkflowRunRecord } from "./run-record.js";
+import type { WorkflowRunOptions } from "./workflow-runner.js";
 
 /** The workflow runtime's API, provided as `"workflows"`: the catalog, runs and run history. */
 export class WorkflowService {
@@ -53,6 +53,8 @@ export class WorkflowService {
   /** Runs a workflow by name and appends the record to the run history. Throws UsageError only for an unknown name. */
   async run(name: string, opts: WorkflowRunOptions = {}): Promise<WorkflowRunRecord> {
     const wf = this.require(name);
+    // The runner and the run history load on the first run (listing tools never needs them).
+    const [{ runWorkflow }, { appendRunRecord }] = await Promise.all([import("./workflow-runner.js"), import("./run-record.js")]);
     const record = await runWorkflow({ host: this.host, lookup: (n) => this.get(n) }, wf, opts);
     try {
       this.host.ensureStateDir("state");
@@ -65,6 +67,7 @@ export class WorkflowService {
 
   /** The latest `limit` run records, newest first. */
   async runs(limit = 20): Promise<WorkflowRunRecord[]> {
+    const { readRunRecords } = await import("./run-record.js");
     const all = await readRunRecords(this.runsFile);
     return all.slice(-Math.max(0, limit)).reverse();
   }
