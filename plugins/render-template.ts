@@ -49,8 +49,18 @@ export function formatTemplateValue(value: unknown): string {
   }
 }
 
-/** Renders `template` with `values` in a single pass; a missing key stays literal (`{missing}`). Never throws. */
-export function renderTemplate(template: string, values: Record<string, unknown>): RenderedTemplate {
+/** Options of `renderTemplate`: `format` turns each found value into the text inserted (default `formatTemplateValue`). */
+export interface RenderTemplateOptions {
+  format?: (value: unknown) => string;
+}
+
+/**
+ * Renders `template` with `values` in a single pass; a missing key stays literal (`{missing}`).
+ * Only substituted values go through `options.format`; literal text is copied as is. Never throws
+ * (unless `format` does).
+ */
+export function renderTemplate(template: string, values: Record<string, unknown>, options: RenderTemplateOptions = {}): RenderedTemplate {
+  const format = options.format ?? formatTemplateValue;
   const missing: string[] = [];
   let text = "";
   let i = 0;
@@ -73,7 +83,7 @@ export function renderTemplate(template: string, values: Record<string, unknown>
         continue;
       }
       const hit = lookupPlaceholder(values, name);
-      if (hit.found) text += formatTemplateValue(hit.value);
+      if (hit.found) text += format(hit.value);
       else {
         text += `{${name}}`;
         if (!missing.includes(name)) missing.push(name);

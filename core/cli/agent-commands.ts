@@ -1,4 +1,4 @@
-import { InvalidArgumentError } from "commander";
+import { positiveIntOption } from "./int-option.js";
 import type { CommandRegistrar } from "./cli-context.js";
 
 /** Registers `keel run`, `keel sessions …` and `keel send`. Implementations load lazily. */
@@ -10,7 +10,7 @@ export const registerAgentCommands: CommandRegistrar = (program, ctx) => {
     .option("--model <model>", "model name, or scripted:FILE (overrides config)")
     .option("--resume <id>", "continue session ID (crash recovery happens first)")
     .option("--session <id>", "id for the new session")
-    .option("--max-steps <n>", "most model calls in this turn", (v) => positiveInt(v, "--max-steps"))
+    .option("--max-steps <n>", "most model calls in this turn", positiveIntOption("--max-steps"))
     .option("--worktree", "run in a fresh managed git worktree (kept afterwards)")
     .addHelpText("after", "\nThe global --yes (approve every ask) and --json (print the outcome as JSON) apply. Sessions live in .keel/sessions/<id>/; see the README section The agent.")
     .action(async (prompt: string | undefined, opts) => (await import("./commands/run-command.js")).runCommand(ctx, prompt, opts));
@@ -40,8 +40,3 @@ export const registerAgentCommands: CommandRegistrar = (program, ctx) => {
     .action(async (id: string, text: string) => (await import("./commands/sessions-command.js")).sendCommand(ctx, id, text));
 };
 
-function positiveInt(value: string, flag: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n <= 0) throw new InvalidArgumentError(`${flag} needs a positive integer, got "${value}"`);
-  return n;
-}

@@ -1,8 +1,9 @@
 import { stat } from "node:fs/promises";
 import { ToolError } from "../errors.js";
 import { truncateMiddle } from "../truncate.js";
-import type { ToolDefinition } from "../types.js";
+import type { BinaryPart, ToolDefinition } from "../types.js";
 import { confinePath, displayPath } from "./confine-path.js";
+import { decodeOutput } from "./decode-output.js";
 
 /** Run time of one bash command when `timeout_ms` is not given (ms). */
 export const BASH_DEFAULT_TIMEOUT_MS = 120_000;
@@ -22,12 +23,15 @@ export interface BashData {
   stderr: string;
   timedOut: boolean;
   signal?: string;
+  /** Streams whose output was not text (NUL bytes or invalid UTF-8); their bytes are kept as artifacts, not in `stdout`/`stderr`. */
+  binary?: ("stdout" | "stderr")[];
 }
 
 /**
  * `bash`: runs `bash -c command` in a folder of the workspace with its own timeout. The command
  * runs in its own process group, which is killed when the command ends, times out or is cancelled,
  * so no child lingers. A non-zero exit is an observation (`ok: false`, `execution_failed`), not a throw.
+ * Binary stdout/stderr (NUL bytes or invalid UTF-8) is returned byte-exact as `binary` parts (artifacts) with a note in content.
  */
 export function bashTool(): ToolDefinition<BashInput> {
   return {
@@ -66,6 +70,9 @@ export function bashTool(): ToolDefinition<BashInput> {
         stdin: "ignore",
         detached: true,
         reject: false,
+        // Raw bytes: binary output must stay byte-exact, so the final newline is stripped from text only.
+        encoding: "buffer",
+        stripFinalNewline: false,
         timeout: timeoutMs,
         cancelSignal: ctx.signal,
         forceKillAfterDelay: 2_000,
@@ -96,12 +103,28 @@ export function bashTool(): ToolDefinition<BashInput> {
       if (result.failed && result.exitCode === undefined && !result.isTerminated && !result.timedOut && !result.isCanceled)
         throw new ToolError(`Could not start bash: ${result.shortMessage ?? result.message}. Is bash installed and on PATH?`, "execution_failed");
       timedOut ||= Boolean(result.timedOut);
-      const stdout = String(result.stdout ?? "");
-      const stderr = String(result.stderr ?? "");
+      const binary: BinaryPart[] = [];
+      const binaryStreams: ("stdout" | "stderr")[] = [];
+      const decode = (stream: "stdout" | "stderr", bytes: Uint8Array | undefined): string => {
+        const out = decodeOutput(bytes);
+        if (out.binary === undefined) return out.text.replace(/\r?\n$/, "");
+        binary.push({ data: out.binary, mimeType: "application/octet-stream", kind: stream });
+        binaryStreams.push(stream);
+        return `[${stream} is binary (${out.binary.length} bytes); not shown, kept as an artifact]`;
+      };
+      const stdout = decode("stdout", result.stdout);
+      const stderr = decode("stderr", result.stderr);
       const exitCode = result.exitCode ?? null;
       const budget = ctx.host.outputBudget;
       const cap = (s: string) => truncateMiddle(s, budget, "see the full-output artifact").text;
-      const data: BashData = { exitCode, stdout: cap(stdout), stderr: cap(stderr), timedOut, ...(result.signal ? { signal: result.signal } : {}) };
+      const data: BashData = {
+        exitCode,
+        stdout: cap(stdout),
+        stderr: cap(stderr),
+        timedOut,
+        ...(result.signal ? { signal: result.signal } : {}),
+        ...(binaryStreams.length ? { binary: binaryStreams } : {}),
+      };
       const status = timedOut
         ? `[timed out after ${timeoutMs} ms; the command and its children were killed. Raise timeout_ms (max ${BASH_MAX_TIMEOUT_MS}) or run something shorter.]`
         : exitCode === null
@@ -112,9 +135,10 @@ export function bashTool(): ToolDefinition<BashInput> {
       parts.push(status);
       const content = parts.filter((p) => p !== "").join("\n");
       const metadata = { cwd: displayPath(ctx.cwd, cwd), exitCode };
-      if (timedOut) return { ok: false, code: "timeout", content, data, metadata };
-      if (exitCode !== 0) return { ok: false, code: "execution_failed", content, data, metadata };
-      return { content, data, metadata };
+      const binaryParts = binary.length ? { binary } : {};
+      if (timedOut) return { ok: false, code: "timeout", content, data, metadata, ...binaryParts };
+      if (exitCode !== 0) return { ok: false, code: "execution_failed", content, data, metadata, ...binaryParts };
+      return { content, data, metadata, ...binaryParts };
     },
   };
 }

@@ -15,7 +15,7 @@ interface EditFileInput {
 /**
  * `edit_file`: replaces `old_string` with `new_string` in a file that was read first and has not
  * changed since (size, mtime, sha1); `old_string` must be unique unless `replace_all`.
- * Refusals are ToolErrors (`precondition_failed` for a missing or stale read).
+ * Refusals are ToolErrors (`precondition_failed` for a missing file or a missing or stale read).
  */
 export function editFileTool(): ToolDefinition<EditFileInput> {
   return {
@@ -38,6 +38,8 @@ export function editFileTool(): ToolDefinition<EditFileInput> {
       const abs = confinePath(ctx.root, input.path, "path", ctx.cwd);
       const rel = displayPath(ctx.cwd, abs);
       const baseline = await ctx.fileBaselines.get(abs);
+      if (!baseline && !(await stat(abs).catch(() => undefined)))
+        throw new ToolError(`File not found: ${rel}. edit_file only changes existing files; use write_file to create it.`, "precondition_failed", null, { path: rel, reason: "missing" });
       if (!baseline)
         throw new ToolError(`${rel} has not been read yet. Call read_file on it first, then retry the edit.`, "precondition_failed", null, { path: rel, reason: "not_read" });
       let bytes: Buffer;

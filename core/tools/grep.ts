@@ -5,13 +5,17 @@ import type { ToolDefinition } from "../types.js";
 import { pathToolTraits } from "./path-tool-traits.js";
 import { confinePath, displayPath } from "./confine-path.js";
 import { findFiles } from "./find-files.js";
+import { scanLines } from "./scan-lines.js";
 
 /** Matching lines grep returns when `max_results` is not given. */
 export const GREP_DEFAULT_RESULTS = 200;
 /** Largest `max_results` grep accepts. */
 export const GREP_MAX_RESULTS = 5000;
-/** Files larger than this are skipped (bytes). */
-export const GREP_MAX_FILE_BYTES = 5 * 1024 * 1024;
+/** Files up to this size are read whole (bytes); larger ones are streamed line by line. */
+export const GREP_IN_MEMORY_BYTES = 5 * 1024 * 1024;
+/** Marks a file over GREP_IN_MEMORY_BYTES: searched by streaming its lines instead of reading it whole. */
+const LARGE = Symbol("large");
+
 const MAX_LINE_CHARS = 400;
 const BATCH = 16;
 
@@ -29,7 +33,7 @@ interface GrepMatch {
   text: string;
 }
 
-/** `grep`: lines matching a JavaScript regular expression in workspace files, as `file:line: text`; skips binary files. */
+/** `grep`: lines matching a JavaScript regular expression in workspace files, as `file:line: text`; skips binary files, streams large ones. */
 export function grepTool(): ToolDefinition<GrepInput> {
   return {
     name: "grep",
@@ -69,23 +73,34 @@ export function grepTool(): ToolDefinition<GrepInput> {
       for (let i = 0; i < files.length && !more; i += BATCH) {
         ctx.signal.throwIfAborted();
         const batch = await Promise.all(files.slice(i, i + BATCH).map((f) => readText(f, ctx.signal)));
-        for (const [j, text] of batch.entries()) {
-          if (text === undefined) continue;
-          if (text === null) {
+        for (const [j, loaded] of batch.entries()) {
+          if (loaded === undefined) continue;
+          if (loaded === null) {
             skippedBinary++;
             continue;
           }
-          searched++;
           const file = displayPath(ctx.cwd, files[i + j]!);
-          const lines = text.split("\n");
-          for (let n = 0; n < lines.length; n++) {
-            if (!regex.test(lines[n]!)) continue;
+          const onLine = (raw: string, lineNo: number): boolean => {
+            if (!regex.test(raw)) return true;
             if (matches.length >= max) {
               more = true;
-              break;
+              return false;
             }
-            const line = lines[n]!.replace(/\r$/, "");
-            matches.push({ file, line: n + 1, text: line.length > MAX_LINE_CHARS ? line.slice(0, MAX_LINE_CHARS) + "…" : line });
+            const line = raw.replace(/\r$/, "");
+            matches.push({ file, line: lineNo, text: line.length > MAX_LINE_CHARS ? line.slice(0, MAX_LINE_CHARS) + "…" : line });
+            return true;
+          };
+          if (loaded === LARGE) {
+            const scan = await scanLines(files[i + j]!, { signal: ctx.signal, nul: "head", onLine }).catch((error: unknown) => {
+              if (ctx.signal.aborted) throw error;
+              return undefined;
+            });
+            if (scan?.binary) skippedBinary++;
+            else if (scan) searched++;
+          } else {
+            searched++;
+            const lines = loaded.split("\n");
+            for (let n = 0; n < lines.length && onLine(lines[n]!, n + 1); n++);
           }
           if (more) break;
         }
@@ -102,11 +117,11 @@ export function grepTool(): ToolDefinition<GrepInput> {
   };
 }
 
-/** File text; `null` for binary (a NUL in the first 8 KiB) or oversized files; `undefined` if unreadable. */
-async function readText(file: string, signal: AbortSignal): Promise<string | null | undefined> {
+/** File text; `null` for binary (a NUL in the first 8 KiB); `LARGE` for files to stream; `undefined` if unreadable. */
+async function readText(file: string, signal: AbortSignal): Promise<string | typeof LARGE | null | undefined> {
   try {
     const st = await stat(file);
-    if (st.size > GREP_MAX_FILE_BYTES) return null;
+    if (st.size > GREP_IN_MEMORY_BYTES) return LARGE;
     const buf = await readFile(file, { signal });
     if (buf.subarray(0, 8192).includes(0)) return null;
     return buf.toString("utf8");

@@ -4,8 +4,9 @@ import type { ToolDefinition } from "../types.js";
 import { pathToolTraits } from "./path-tool-traits.js";
 import { confinePath, displayPath } from "./confine-path.js";
 import { baselineOf } from "./file-baseline.js";
+import { readLineWindow } from "./read-line-window.js";
 
-/** Largest file read_file will open (bytes); larger files need offset/limit on lines after a grep. */
+/** Largest file read_file reads whole (bytes); larger files are read as a line window (offset/limit), streamed. */
 export const READ_FILE_MAX_BYTES = 10 * 1024 * 1024;
 
 interface ReadFileInput {
@@ -14,12 +15,16 @@ interface ReadFileInput {
   limit?: number;
 }
 
-/** `read_file`: reads a text file (optionally a line window) and records the read-before-edit baseline. */
+/**
+ * `read_file`: reads a text file and records the read-before-edit baseline. With offset/limit it
+ * streams the file and returns only that line window, whatever the file's size; a whole-file read
+ * over READ_FILE_MAX_BYTES is refused with a hint to pass offset/limit.
+ */
 export function readFileTool(): ToolDefinition<ReadFileInput> {
   return {
     name: "read_file",
     description:
-      "Read a text file inside the workspace. Optional `offset` (first line, 1-based) and `limit` (number of lines) read a window of a large file.",
+      "Read a text file inside the workspace. Optional `offset` (first line, 1-based) and `limit` (number of lines) read a window of a file of any size (files over 10 MB can only be read this way).",
     inputSchema: {
       type: "object",
       properties: {
@@ -45,26 +50,41 @@ export function readFileTool(): ToolDefinition<ReadFileInput> {
       try {
         const stat = await handle.stat();
         if (stat.isDirectory()) throw new ToolError(`${input.path} is a directory; use list_dir to list it.`, "execution_failed");
-        if (stat.size > READ_FILE_MAX_BYTES)
-          throw new ToolError(`${input.path} is ${stat.size} bytes, over the ${READ_FILE_MAX_BYTES}-byte limit. Use grep to find the lines you need.`, "execution_failed");
+        const rel = displayPath(ctx.cwd, abs);
+        const windowed = input.offset !== undefined || input.limit !== undefined;
+        if (windowed) {
+          const win = await readLineWindow(abs, {
+            offset: input.offset ?? 1,
+            limit: input.limit,
+            toEnd: stat.size <= READ_FILE_MAX_BYTES,
+            maxChars: READ_FILE_MAX_BYTES,
+            signal: ctx.signal,
+          });
+          if (!win.binary) {
+            if (win.sha1 !== undefined) await ctx.fileBaselines.set(abs, { size: stat.size, mtimeMs: stat.mtimeMs, hash: win.sha1 });
+            const fromLine = input.offset ?? 1;
+            const toLine = fromLine + win.lines.length - 1;
+            const note = win.cut ? `\n[window stopped at line ${toLine}: over ${READ_FILE_MAX_BYTES} characters; pass a smaller limit]` : "";
+            return {
+              content: win.lines.join("\n") + note,
+              data: { path: rel, bytes: stat.size, ...(win.totalLines === undefined ? {} : { totalLines: win.totalLines }), fromLine, toLine },
+              metadata: { path: rel },
+            };
+          }
+          if (stat.size > READ_FILE_MAX_BYTES)
+            throw new ToolError(`${input.path} is binary (it contains NUL bytes); read_file reads lines of text files only.`, "execution_failed");
+        } else if (stat.size > READ_FILE_MAX_BYTES) {
+          throw new ToolError(
+            `${input.path} is ${stat.size} bytes, over the ${READ_FILE_MAX_BYTES}-byte limit for a whole-file read. Pass offset and limit (e.g. offset 1, limit 2000) to read a window of lines, or use grep to find the lines you need.`,
+            "execution_failed",
+          );
+        }
         const buf = await readAll(handle, stat.size);
         await ctx.fileBaselines.set(abs, baselineOf(stat, buf));
         if (buf.includes(0)) {
-          return { content: "", binary: [{ data: buf, mimeType: "application/octet-stream", kind: "file" }], metadata: { path: displayPath(ctx.cwd, abs), bytes: stat.size } };
+          return { content: "", binary: [{ data: buf, mimeType: "application/octet-stream", kind: "file" }], metadata: { path: rel, bytes: stat.size } };
         }
-        const rel = displayPath(ctx.cwd, abs);
-        const text = buf.toString("utf8");
-        if (input.offset === undefined && input.limit === undefined)
-          return { content: text, data: { path: rel, bytes: stat.size }, metadata: { path: rel } };
-        const lines = text.split("\n");
-        const start = (input.offset ?? 1) - 1;
-        const end = input.limit === undefined ? lines.length : start + input.limit;
-        const window = lines.slice(start, end);
-        return {
-          content: window.join("\n"),
-          data: { path: rel, bytes: stat.size, totalLines: lines.length, fromLine: start + 1, toLine: start + window.length },
-          metadata: { path: rel },
-        };
+        return { content: buf.toString("utf8"), data: { path: rel, bytes: stat.size }, metadata: { path: rel } };
       } finally {
         await handle.close();
       }

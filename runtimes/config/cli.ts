@@ -1,4 +1,5 @@
 import type { CommandRegistrar } from "../../core/cli/cli-context.js";
+import { positiveIntOption } from "../../core/cli/int-option.js";
 
 /** Parses a command-line value as JSON when it is JSON (`true`, `3`, `["a"]`, `"x"`), else keeps it as a string. */
 export function parseCliValue(text: string): unknown {
@@ -21,7 +22,7 @@ export const registerConfigCommands: CommandRegistrar = (program, ctx) => {
     .description("List config keys with their sources")
     .option("--source <source>", "one layer: user, legacy, claude, project or local")
     .option("--prefix <key>", "only keys under this path")
-    .option("--limit <n>", "at most n keys", (v) => Number.parseInt(v, 10))
+    .option("--limit <n>", "at most n keys", positiveIntOption("--limit"))
     .action((o: { source?: string; prefix?: string; limit?: number }) => run("config_list", o));
   config
     .command("get")

@@ -1,4 +1,5 @@
 import type { CommandRegistrar } from "../../core/cli/cli-context.js";
+import { positiveIntOption } from "../../core/cli/int-option.js";
 
 /** Splits `a,b c` lists given on the command line. */
 export function listOption(value: string, previous: string[] = []): string[] {
@@ -23,7 +24,7 @@ export const registerTaskCommands: CommandRegistrar = (program, ctx) => {
     .option("--status <status>", "only this status (pending, in_progress, completed, blocked, cancelled)")
     .option("--owner <owner>", "only tasks of this owner")
     .option("--actionable", "only actionable tasks")
-    .option("--max <n>", "at most n tasks", (v) => Number.parseInt(v, 10))
+    .option("--max <n>", "at most n tasks", positiveIntOption("--max"))
     .action((o: { status?: string; owner?: string; actionable?: boolean; max?: number }) =>
       run("task_list", { status: o.status, owner: o.owner, actionable_only: o.actionable, max_tasks: o.max }),
     );
@@ -33,7 +34,7 @@ export const registerTaskCommands: CommandRegistrar = (program, ctx) => {
   task
     .command("next")
     .description("Tasks to work on next")
-    .option("--max <n>", "at most n tasks", (v) => Number.parseInt(v, 10))
+    .option("--max <n>", "at most n tasks", positiveIntOption("--max"))
     .action((o: { max?: number }) => run("task_next", { max_tasks: o.max }));
 
   task

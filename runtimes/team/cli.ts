@@ -1,4 +1,5 @@
 import type { CommandRegistrar } from "../../core/cli/cli-context.js";
+import { positiveIntOption } from "../../core/cli/int-option.js";
 
 /** Registers `keel team list|show|create|send|messages`: thin wrappers over the team tools. */
 export const registerTeamCommands: CommandRegistrar = (program, ctx) => {
@@ -37,7 +38,7 @@ export const registerTeamCommands: CommandRegistrar = (program, ctx) => {
     .argument("<name>", "team")
     .option("--for <member>", "only this member's messages (plus broadcasts)")
     .option("--since <id>", "only messages after this id (msg_12 or 12)")
-    .option("--limit <n>", "at most n messages", (v) => Number.parseInt(v, 10))
+    .option("--limit <n>", "at most n messages", positiveIntOption("--limit"))
     .action((name: string, o: { for?: string; since?: string; limit?: number }) =>
       run("team_messages", { team_name: name, recipient: o.for, since: o.since, limit: o.limit }),
     );

@@ -4,7 +4,7 @@ import type { AgentService } from "../../core/services.js";
 import type { Observation, RunContext } from "../../core/types.js";
 import type { WorkflowStep } from "../../manifests/workflow/workflow-schema.js";
 import type { StepRecord, WorkflowRunRecord } from "./run-record.js";
-import { renderDeep, renderText, type StepValue, type TemplateValues } from "./template-values.js";
+import { renderDeep, renderShellCommand, renderText, type StepValue, type TemplateValues } from "./template-values.js";
 
 /** Longest observation excerpt kept in a run record. */
 export const SUMMARY_CHARS = 500;
@@ -52,7 +52,7 @@ async function execute(step: WorkflowStep, ctx: StepContext): Promise<StepOutcom
         return fromObservation(obs, label, step.tool, input.value, input.missing, obs.content);
       }
       case "run": {
-        const command = renderText(step.run, ctx.values);
+        const command = renderShellCommand(step.run, ctx.values);
         const cwd = step.cwd === undefined ? undefined : renderText(step.cwd, ctx.values);
         const label = step.title ? renderText(step.title, ctx.values).value : `$ ${command.value}`;
         ctx.started(label);

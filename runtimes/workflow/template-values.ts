@@ -54,6 +54,20 @@ export function renderText(template: string, values: TemplateValues): RenderedVa
 }
 
 /**
+ * Renders a `run` step's command line: every substituted value becomes one single-quoted shell word
+ * (`ann; touch x` → `'ann; touch x'`), so a value can never add shell syntax; literal text is kept as is. Never throws.
+ */
+export function renderShellCommand(template: string, values: TemplateValues): RenderedValue<string> {
+  const r = renderTemplate(template, values, { format: (v) => shellQuote(formatTemplateValue(v)) });
+  return { value: r.text, missing: r.missing };
+}
+
+/** `text` as one POSIX shell word: wrapped in single quotes, each `'` written as `'\''`. */
+export function shellQuote(text: string): string {
+  return `'${text.replaceAll("'", `'\\''`)}'`;
+}
+
+/**
  * Evaluates a step's `if`: a reference (`steps.check.ok`, `{dry_run}`, `!steps.lint.ok`) that is
  * truthy. Missing values, `false`, `0`, `""`, `null`, empty lists and the strings "false", "0", "no"
  * are falsy. Returns whether to run and whether the reference was found. Never throws.

@@ -1,5 +1,6 @@
 import { Option } from "commander";
 import type { CommandRegistrar } from "../../core/cli/cli-context.js";
+import { positiveIntOption } from "../../core/cli/int-option.js";
 
 const collect = (value: string, previous: string[]) => [...previous, value];
 
@@ -23,6 +24,6 @@ export const registerWorkflowCommands: CommandRegistrar = (program, ctx) => {
     .action(async (name: string, opts: { arg: string[]; worktree?: true | "keep" | "merge" | "discard" }) => (await load()).workflowRunCommand(ctx, name, opts));
   wf.command("runs")
     .description("Show recent workflow runs (from .keel/state/workflow-runs.jsonl)")
-    .option("--limit <n>", "how many runs", (v) => Number.parseInt(v, 10), 20)
+    .option("--limit <n>", "how many runs", positiveIntOption("--limit"), 20)
     .action(async (opts: { limit: number }) => (await load()).workflowRunsCommand(ctx, opts));
 };

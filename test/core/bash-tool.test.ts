@@ -1,4 +1,5 @@
-import { existsSync, readFileSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Host } from "../../core/host.js";
 import type { BashData } from "../../core/tools/bash.js";
@@ -109,9 +110,28 @@ describe("bash", () => {
     host = await openTestHost(ws, { yes: true });
     const obs = await host.runTool({ tool: "bash", input: { command: "printf 'abc\\000\\001\\002def'" } });
     expect(obs.ok).toBe(true);
-    expect(obs.content).toMatch(/^\[binary output, \d+ bytes, not shown; saved to .keel\/artifacts\/.+\.bin\]$/);
+    expect(obs.content).toMatch(/^\[stdout is binary \(9 bytes\); not shown, kept as an artifact\]\n\[exit code 0\]\n\[stdout application\/octet-stream, 9 bytes, saved to .keel\/artifacts\/.+\.bin\]$/);
     expect(obs.content).not.toContain("\u0000");
     expect(obs.artifacts).toHaveLength(1);
-    expect(ws.exists(obs.artifacts[0]!.path)).toBe(true);
+    expect(readFileSync(ws.path(obs.artifacts[0]!.path))).toEqual(Buffer.from("abc\0\x01\x02def", "latin1"));
+  });
+
+  it("keeps binary stdout and stderr byte-exact as artifacts (NUL bytes or invalid UTF-8); text stays text", async () => {
+    const bytes = Buffer.concat([Buffer.from(Array.from({ length: 256 }, (_, i) => i)), randomBytes(5000), Buffer.from("\n")]);
+    ws = makeWorkspace();
+    writeFileSync(ws.path("r.bin"), bytes);
+    host = await openTestHost(ws, { yes: true });
+    const obs = await host.runTool({ tool: "bash", input: { command: "cat r.bin; printf 'bad \\377\\376 utf8' >&2; exit 3" } });
+    expect(obs).toMatchObject({ ok: false, code: "execution_failed", data: { exitCode: 3, binary: ["stdout", "stderr"] } });
+    const [out, err] = obs.artifacts;
+    expect(out).toMatchObject({ kind: "stdout", bytes: bytes.length });
+    expect(readFileSync(ws.path(out!.path)).equals(bytes)).toBe(true);
+    expect(readFileSync(ws.path(err!.path)).equals(Buffer.from("bad \xff\xfe utf8", "latin1"))).toBe(true);
+    expect(obs.content).toContain(`[stdout is binary (${bytes.length} bytes)`);
+    expect(obs.content).toContain("[exit code 3]");
+
+    const text = await host.runTool({ tool: "bash", input: { command: "printf 'héllo ✓\\n'" } });
+    expect(text).toMatchObject({ ok: true, artifacts: [], data: { stdout: "héllo ✓" } });
+    expect((text.data as BashData).binary).toBeUndefined();
   });
 });

@@ -72,6 +72,16 @@ describe("edit_file", () => {
     expect(ws.read("a.ts")).toBe("const a = $& 10;\nconst b = 2;\n");
   });
 
+  it("says a missing file was not found and that write_file creates files", async () => {
+    await open();
+    const obs = await call("edit_file", { path: "nope.txt", old_string: "a", new_string: "b" });
+    expect(obs).toMatchObject({ ok: false, code: "precondition_failed", metadata: { reason: "missing" } });
+    expect(obs.content).toContain("File not found: nope.txt");
+    expect(obs.content).toContain("write_file");
+    expect(obs.content).not.toContain("has not been read");
+    expect(ws.exists("nope.txt")).toBe(false);
+  });
+
   it("refuses when the file changed after the read (content, size or mtime)", async () => {
     await open({ "a.txt": "hello world\n" });
     await call("read_file", { path: "a.txt" });

@@ -24,6 +24,11 @@ describe("renderTemplate", () => {
     expect(r.text).toBe('x y|true|null|{"k":[1,"2"]}|[1,{"x":null}]|1.5');
   });
 
+  it("passes only substituted values through options.format; literal text and missing keys are untouched", () => {
+    const r = renderTemplate("a {x} {{y}} {n} {missing}", { x: "v w", n: 2 }, { format: (v) => `<${typeof v}:${String(v)}>` });
+    expect(r).toEqual({ text: "a <string:v w> {y} <number:2> {missing}", missing: ["missing"] });
+  });
+
   it("follows dotted paths through own properties of nested objects only", () => {
     const values = { user: { name: "Ada", tags: ["a"] }, list: ["x"] } as Record<string, unknown>;
     expect(renderTemplate("{user.name} {user.tags} {list.0} {list.length} {user.toString} {user.hasOwnProperty}", values).text).toBe(

@@ -88,4 +88,26 @@ describe.concurrent("keel task / plan / team / config CLI", () => {
     const list = await keel("task", "list", "--json");
     expect(list.json().data.tasks.map((t: { id: string }) => t.id)).toEqual(["hand"]);
   }, 40_000);
+
+  it("numeric options reject non-integers as usage errors (exit 2) naming the option", async () => {
+    const { keel } = setup();
+    const cases: [string[], string][] = [
+      [["task", "list", "--max", "abc"], "--max"],
+      [["task", "next", "--max", "1.5"], "--max"],
+      [["team", "messages", "crew", "--limit", "0"], "--limit"],
+      [["workflow", "runs", "--limit", "ten"], "--limit"],
+      [["config", "list", "--limit", "-3"], "--limit"],
+    ];
+    const runs = await Promise.all(cases.map(([args]) => keel(...args)));
+    for (const [i, r] of runs.entries()) {
+      expect(r.exitCode, `${cases[i]![0].join(" ")}: ${r.stdout}${r.stderr}`).toBe(2);
+      expect(r.stderr).toContain(`${cases[i]![1]} needs a positive integer`);
+      expect(r.stdout + r.stderr).not.toContain("max_tasks");
+    }
+    await keel("task", "add", "one", "--id", "t1");
+    await keel("task", "add", "two", "--id", "t2");
+    const ok = await keel("task", "list", "--max", "1", "--json");
+    expect(ok.exitCode).toBe(0);
+    expect(ok.json().data.tasks).toHaveLength(1);
+  }, 40_000);
 });

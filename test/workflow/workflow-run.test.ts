@@ -29,7 +29,7 @@ describe("workflow runs (in-process host)", () => {
           parameters: { type: "object", properties: { file: { type: "string" }, lines: { type: "integer", default: 1 } }, required: ["file"] },
           steps: [
             { id: "read", tool: "read_file", input: { path: "{file}", limit: "{lines}" } },
-            { id: "shout", run: "echo '{steps.read.content}' | tr a-z A-Z > shout.txt && cat shout.txt" },
+            { id: "shout", run: "echo {steps.read.content} | tr a-z A-Z > shout.txt && cat shout.txt" },
             { id: "inner", workflow: "inner", arguments: { word: "{steps.shout.content}" } },
             { run: "echo {steps.inner.ok} > nested-ok.txt" },
           ],
