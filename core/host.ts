@@ -39,6 +39,11 @@ export interface HostOptions {
   config?: KeelConfig;
   /** Event sink for calls without their own; default `.keel/events.jsonl`. */
   events?: EventSink;
+  /**
+   * `false`: the command never calls MCP tools, so MCP servers are not started (their tools come
+   * from the tool cache when there is one). Default true.
+   */
+  startServers?: boolean;
 }
 
 /**

@@ -131,10 +131,11 @@ export class McpManager {
   }
 
   private async startOne(conn: McpConnection, signal?: AbortSignal): Promise<void> {
-    if (this.isLazy(conn)) {
+    const deferred = this.host.options.startServers === false;
+    if (this.isLazy(conn) || deferred) {
       const cached = await this.cacheDeps.cache.get(conn.config);
-      if (cached) {
-        conn.tools = cached;
+      if (cached || deferred) {
+        conn.tools = cached ?? [];
         conn.state = "lazy";
         return;
       }

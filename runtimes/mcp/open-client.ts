@@ -84,18 +84,22 @@ async function connectWith(o: OpenClientOptions, kind: OpenedClient["transportKi
   transport.onerror = (error) => o.onProtocolError(error);
   const t0 = performance.now();
   let initStart = t0;
+  // Captured at spawn: after a failed connect the SDK forgets the process (its pid reads null).
+  let spawned: number | undefined;
   try {
     await withTimeout(transport.start(), o.timeoutMs, o.signal, "spawn");
-    const spawned = (transport as { pid?: number | null }).pid;
+    spawned = (transport as { pid?: number | null }).pid ?? undefined;
     if (spawned) o.onSpawn?.(spawned);
     initStart = performance.now();
     transport.start = async () => undefined;
     await client.connect(transport, { timeout: Math.max(1, o.timeoutMs - (initStart - t0)), signal: o.signal });
   } catch (error) {
-    const pid = (transport as { pid?: number | null }).pid;
+    // A server that failed to start gets no grace period: kill it now, and let the SDK's
+    // close (which may wait seconds for a process it no longer sees) finish in the background.
+    const pid = spawned ?? (transport as { pid?: number | null }).pid;
     if (pid) killQuietly(pid);
-    await client.close().catch(() => undefined);
-    await transport.close().catch(() => undefined);
+    void client.close().catch(() => undefined);
+    void transport.close().catch(() => undefined);
     throw error;
   }
   const done = performance.now();
@@ -123,7 +127,7 @@ async function looksLikeSseOnly(error: unknown): Promise<boolean> {
 
 function killQuietly(pid: number): void {
   try {
-    process.kill(pid, "SIGTERM");
+    process.kill(pid, "SIGKILL");
   } catch {
     // already gone
   }
