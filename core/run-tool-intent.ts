@@ -73,12 +73,17 @@ export async function runToolIntent(host: Host, intent: ToolIntent, run: RunCont
   // validate
   if (tool.validateInput !== false) {
     const compiled = host.validator.forTool(tool);
-    if (compiled.ok && !compiled.validate(input)) {
+    if (!compiled.ok) {
+      // A schema that cannot be compiled cannot be enforced: fail closed (tools that accept this set validateInput: false).
+      events.emit({ type: "tool_validate", callId, tool: calledAs, valid: false, schemaError: compiled.error });
+      return fail(log, started, "validate", "precondition_failed", `Tool ${calledAs} cannot be called: its input schema is invalid (${compiled.error}). Nothing was executed. This is a fault in the tool's definition${tool.source.kind === "plugin" ? ` (\`parameters\` of plugin ${tool.source.id})` : ""}, not in your arguments.`, { source, resolvedTool: tool.name }, noMessages());
+    }
+    if (!compiled.validate(input)) {
       const problems = describeSchemaErrors(compiled.validate.errors, input);
       events.emit({ type: "tool_validate", callId, tool: calledAs, valid: false, problems });
       return fail(log, started, "validate", "schema_invalid", schemaMessage(calledAs, problems, tool), { source, resolvedTool: tool.name }, noMessages());
     }
-    log.valid(!compiled.ok);
+    log.valid(false);
   } else {
     log.valid(true);
   }

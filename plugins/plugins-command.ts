@@ -1,5 +1,6 @@
 import { formatDiagnostic } from "../core/diagnostics.js";
 import type { CliContext } from "../core/cli/cli-context.js";
+import type { Host } from "../core/host.js";
 import { table } from "../core/cli/format.js";
 import type { PluginRecord, PluginRuntimeService } from "./plugin-record.js";
 
@@ -16,13 +17,37 @@ export interface PluginsReport {
 export async function pluginsCommand(ctx: CliContext): Promise<void> {
   await ctx.withHost(async (host) => {
     const service = host.service<PluginRuntimeService>("plugins");
+    const plugins = service?.records() ?? [];
+    checkVirtualToolSchemas(host, plugins);
     const report: PluginsReport = {
-      plugins: service?.records() ?? [],
+      plugins,
       failed: service?.failed() ?? [],
       diagnostics: host.diagnostics.items.filter((d) => d.source === "plugin"),
     };
     ctx.print(report, () => renderPlugins(report));
   });
+}
+
+/**
+ * Compiles every plugin virtual tool's `parameters` (an inspection, so the cost stays out of start-up)
+ * and reports the ones that cannot be compiled: such a tool is refused by the pipeline until fixed.
+ */
+function checkVirtualToolSchemas(host: Host, plugins: PluginRecord[]): void {
+  for (const tool of host.registry.list()) {
+    if (tool.source.kind !== "plugin") continue;
+    const compiled = host.validator.forTool(tool);
+    if (compiled.ok) continue;
+    const record = plugins.find((p) => p.name === tool.source.id);
+    const diagnostic = {
+      severity: "error" as const,
+      source: "plugin",
+      file: record?.path,
+      path: `virtual_tools.${tool.name}.parameters`,
+      message: `Virtual tool ${tool.name} has a parameters schema that cannot be compiled (${compiled.error}); calls to it are refused until it is fixed.`,
+    };
+    host.diagnostics.add(diagnostic);
+    record?.diagnostics.push(diagnostic);
+  }
 }
 
 /** Human-readable `keel plugins` output. */
