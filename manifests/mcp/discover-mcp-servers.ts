@@ -138,7 +138,8 @@ function parseServer(key: string | undefined, raw: unknown, baseDir: string, ori
     command,
     args,
     env,
-    cwd: cwd ? resolve(baseDir, cwd) : undefined,
+    // Without a `cwd`, stdio servers start in the workspace root (not wherever the keel process happens to run).
+    cwd: cwd ? resolve(baseDir, cwd) : opts.workspace.root,
     url,
     headers,
     enabled: s.enabled !== false && s.disabled !== true,

@@ -33,7 +33,7 @@ export interface McpServerConfig {
   command?: string;
   args: string[];
   env: Record<string, string>;
-  /** Absolute working directory (relative `cwd` resolved against the manifest's directory). */
+  /** Absolute working directory: a relative `cwd` resolves against the manifest's directory; default the workspace root. */
   cwd?: string;
   url?: string;
   headers: Record<string, string>;

@@ -41,9 +41,10 @@ describe("which commands start MCP servers", () => {
   it("a server hanging in initialize costs its start-up timeout, then is killed even if it ignores SIGTERM", async () => {
     ws = workspace(800);
     const t0 = Date.now();
-    const r = await runKeel(["--trust", "--json", "call", "read_file", "--input", '{"path":"a.txt"}'], { cwd: ws.root, env: ws.env, timeout: 20_000 });
+    const r = await runKeel(["--trust", "--json", "--cwd", ws.root, "call", "read_file", "--input", '{"path":"a.txt"}'], { cwd: ws.keelHome, env: ws.env, timeout: 20_000 });
     const elapsed = Date.now() - t0;
     expect(r.json().content).toBe("hello");
+    // Without a `cwd` the server starts in the workspace root (MARK is relative), whatever the process cwd.
     const pid = Number(ws.read("spawned.pid"));
     expect(alive(pid)).toBe(false);
     // The CLI must not wait for the SDK's multi-second close grace periods (2 s stdin + 2 s SIGTERM) on top of the timeout.
