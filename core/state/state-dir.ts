@@ -1,7 +1,20 @@
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
-const GITIGNORE = "# Written by keel: runtime state, sessions and artifacts stay out of git.\n*\n";
+/**
+ * Runtime state, sessions, artifacts and worktrees stay out of git; the files users write
+ * themselves under `.keel/` (workflows, declared teams) stay committable.
+ */
+const GITIGNORE = [
+  "# Written by keel: runtime state, sessions, artifacts and worktrees stay out of git.",
+  "*",
+  "# ...but what you author here is shared with your repository:",
+  "!.gitignore",
+  "!workflows/",
+  "!workflows/*.json",
+  "!teams.json",
+  "",
+].join("\n");
 
 /** Creates `<stateDir>` (and its `.gitignore`) plus `sub` if missing; returns the joined path. Sync and idempotent. */
 export function ensureStateDir(stateDir: string, ...sub: string[]): string {
