@@ -68,7 +68,7 @@ export async function loadConfig(ws: Workspace): Promise<LoadedConfig> {
   for (const layer of layers) merged = deepMerge(merged, layer.value!);
   const parsed = KeelConfigSchema.safeParse(merged);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
+    const issue = innermostIssue(parsed.error.issues[0]!);
     const field = issue.path.join(".");
     const culprit = [...layers].reverse().find((l) => hasPath(l.value!, issue.path as PropertyKey[]));
     throw new ManifestError(
@@ -78,6 +78,26 @@ export async function loadConfig(ws: Workspace): Promise<LoadedConfig> {
     );
   }
   return { config: parsed.data, layers, broken };
+}
+
+/** A config issue as zod reports it; union failures carry each branch's issues. */
+interface ConfigIssue {
+  path: PropertyKey[];
+  message: string;
+  code?: string;
+  errors?: ConfigIssue[][];
+}
+
+/**
+ * For a union failure (e.g. `model` is a string or an object), the issue of the branch that got
+ * furthest into the value, with its full path: `model.name: expected string` instead of "Invalid input".
+ */
+function innermostIssue(issue: ConfigIssue, prefix: PropertyKey[] = []): ConfigIssue {
+  const path = [...prefix, ...issue.path];
+  if (issue.code !== "invalid_union" || !issue.errors?.length) return { ...issue, path };
+  const candidates = issue.errors.flat().map((i) => innermostIssue(i, path));
+  const deepest = candidates.sort((a, b) => b.path.length - a.path.length)[0];
+  return deepest && deepest.path.length > path.length ? deepest : { ...issue, path };
 }
 
 function hasPath(obj: Record<string, unknown>, path: PropertyKey[]): boolean {

@@ -41,6 +41,14 @@ describe("loadConfig", () => {
     expect((error as Error).message).toContain("bash(git status*)");
   });
 
+  it("names the innermost field of a union value (model: string or object)", async () => {
+    ws = makeWorkspace({ "keel.config.json": { model: { name: 5 } } });
+    const error = (await loadConfig(resolveWorkspace(ws.root, ws.env)).catch((e: unknown) => e)) as ManifestError;
+    expect(error).toBeInstanceOf(ManifestError);
+    expect(error.field).toBe("model.name");
+    expect(error.message).toMatch(/model\.name.*expected string/);
+  });
+
   it("fails closed on an unparseable keel config file, naming it, so its deny rules cannot silently vanish", async () => {
     ws = makeWorkspace({ "keel.config.json": '{"permissions":{"deny":["bash"]},}' });
     const error = await loadConfig(resolveWorkspace(ws.root, ws.env)).catch((e: unknown) => e);
