@@ -1,11 +1,11 @@
 import { existsSync, realpathSync, statSync } from "node:fs";
 import { UsageError } from "./errors.js";
 import { homedir } from "node:os";
-import { dirname, join, resolve } from "node:path";
+import { dirname, join, resolve, sep } from "node:path";
 
 /** Where things live for one invocation (architecture section 6). */
 export interface Workspace {
-  /** Nearest ancestor of `cwd` holding `.git` or `.keel`, else `cwd`. Real path. */
+  /** Nearest ancestor of `cwd` holding `.git` or `.keel`, else `cwd`; inside a managed worktree, the workspace owning it. Real path. */
   root: string;
   /** The directory keel was started in (real path). */
   cwd: string;
@@ -26,8 +26,23 @@ export function resolveWorkspace(cwd: string, env: NodeJS.ProcessEnv = process.e
     }
     if (dirname(dir) === dir) break;
   }
+  root = owningWorkspace(real) ?? root;
   const keelHome = resolve(env.KEEL_HOME && env.KEEL_HOME.trim() ? env.KEEL_HOME : join(homedir(), ".keel"));
   return { root, cwd: real, stateDir: join(root, ".keel"), keelHome };
+}
+
+/**
+ * The workspace a directory inside one of its managed worktrees (`<root>/.keel/worktrees/<name>`,
+ * a git worktree) belongs to: `<root>`. Undefined for any other directory.
+ */
+export function owningWorkspace(dir: string): string | undefined {
+  const segs = dir.split(sep);
+  for (let i = 0; i + 2 < segs.length; i++) {
+    if (segs[i] !== ".keel" || segs[i + 1] !== "worktrees") continue;
+    const parent = segs.slice(0, i).join(sep) || sep;
+    if (existsSync(join(parent, ".keel", "worktrees", segs[i + 2]!, ".git"))) return parent;
+  }
+  return undefined;
 }
 
 /** Directories from `cwd` up to `root` inclusive, nearest first. Never goes above `root`. */

@@ -73,6 +73,11 @@ export class ActiveSession {
     this.state.transcript.push({ ts: Date.now(), ...entry } as TranscriptEntry);
   }
 
+  /** Directory of this session's next tool call: its pinned `cwd`, else the host's active directory (managed worktree). */
+  get cwd(): string {
+    return isPinned(this.meta) ? this.meta.cwd : this.host.activeDir;
+  }
+
   /** The RunContext every tool call of this session uses. */
   runContext(extra: Partial<RunContext> = {}): RunContext {
     return {
@@ -84,7 +89,7 @@ export class ActiveSession {
       events: this.events,
       fileBaselines: this.fileBaselines,
       sessionAllow: this.sessionAllow,
-      cwd: this.meta.cwd,
+      cwd: this.cwd,
       ...extra,
     };
   }
@@ -119,4 +124,9 @@ export class ActiveSession {
       this.lock.release();
     }
   }
+}
+
+/** Whether a session's tools stay in its start directory (explicit cwd or a managed worktree it was started in). */
+export function isPinned(meta: SessionMeta): boolean {
+  return Boolean(meta.pinnedCwd || meta.worktree);
 }

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { existsSync, statSync } from "node:fs";
-import { UsageError, errorMessage } from "../errors.js";
+import { StateError, UsageError, errorMessage } from "../errors.js";
 import type { Host } from "../host.js";
 import { createModel } from "../model/create-model.js";
 import { requireModelSpec, type ModelSpec } from "../model/model-spec.js";
@@ -9,7 +9,7 @@ import { acquireSessionLock } from "../session/session-lock.js";
 import { newSessionId, sessionPaths } from "../session/session-paths.js";
 import { createSessionFiles, initialState, readSessionMeta, readSessionState } from "../session/session-store.js";
 import type { SessionMeta, SessionUsage } from "../session/session-types.js";
-import { ActiveSession, type SessionRunOptions } from "./active-session.js";
+import { ActiveSession, isPinned, type SessionRunOptions } from "./active-session.js";
 import { driveSession, type StopReason } from "./agent-loop.js";
 import { agentSettings, MAX_DELEGATION_DEPTH } from "./agent-settings.js";
 import { recoverCrashedTurn } from "./crash-recovery.js";
@@ -21,7 +21,7 @@ export interface AgentRunOptions extends SessionRunOptions {
   prompt?: string;
   /** Id for a new session (default: generated). */
   sessionId?: string;
-  /** Working directory of the session's tools (default: the host's active directory). */
+  /** Directory the session's tools stay in (pinned); default, or equal to the host's active directory: they follow the active directory. */
   cwd?: string;
   /** Restrict visible tools to these names. */
   tools?: string[];
@@ -40,8 +40,10 @@ export interface AgentOutcome {
   sessionId: string;
   status: string;
   reason: StopReason | "interrupted";
-  /** Final answer, error message, or what awaits approval. */
+  /** The model's last text (its final answer when `reason` is `answer`); the error message when `reason` is `error`. */
   text: string;
+  /** keel's status message when the turn did not end with an answer (what awaits approval, how to continue). */
+  message?: string;
   usage: SessionUsage;
   pendingApproval?: { callId: string; tool: string; arguments: string };
 }
@@ -79,7 +81,7 @@ export class AgentRuntime implements AgentService {
     const servers = [...new Set(listing.filter((t) => t.source.kind === "mcp").map((t) => t.source.id))].sort();
     const meta: SessionMeta = {
       id: opts.sessionId ?? newSessionId(), createdAt: new Date().toISOString(), parentSessionId: opts.parentSessionId, depth,
-      model: spec, cwd: opts.worktree?.path ?? opts.cwd ?? host.activeDir, permissions: host.config.permissions ?? {},
+      model: spec, cwd: opts.worktree?.path ?? opts.cwd ?? host.activeDir, pinnedCwd: opts.worktree || (opts.cwd !== undefined && opts.cwd !== host.activeDir) ? true : undefined, permissions: host.config.permissions ?? {},
       plugins: [...host.plugins], pluginFingerprint: hash(host.plugins), servers, serverFingerprint: hash(servers),
       toolMenuHash: hash(listing.map((t) => [t.name, t.inputSchema])), worktree: opts.worktree,
     };
@@ -88,7 +90,6 @@ export class AgentRuntime implements AgentService {
     const lock = acquireSessionLock(paths.lock, meta.id);
     const state = initialState(meta.id, prompt.split("\n")[0]!.slice(0, 80));
     state.toolSubset = opts.tools;
-    state.maxSteps = opts.maxSteps;
     state.yes = opts.yes || undefined;
     const s = new ActiveSession(host, meta, state, paths, lock, model, settings, opts);
     s.emit("session_start", { depth, parentSessionId: opts.parentSessionId, model: model.id, cwd: meta.cwd });
@@ -129,6 +130,9 @@ export class AgentRuntime implements AgentService {
     if (s.state.status !== "awaiting_approval") {
       s.close();
       this.active.delete(id);
+      // holding the lock means no live process runs it: `running` is a dead writer's leftover
+      if (s.state.status === "running")
+        throw new UsageError(`Session ${id} was interrupted (its keel process${s.state.pid ? ` ${s.state.pid}` : ""} died mid-turn); nothing awaits approval. Recover it with \`keel run --resume ${id}\`.`);
       throw new UsageError(`Session ${id} is not waiting for an approval (status: ${s.state.status}).`);
     }
     return this.runTurn(s, { resume: true, decision });
@@ -140,7 +144,7 @@ export class AgentRuntime implements AgentService {
       const parentSessionId = request.parentSessionId && existsSync(sessionPaths(this.host.workspace.stateDir, request.parentSessionId).meta) ? request.parentSessionId : undefined;
       const modelSpec = parentSessionId ? (await readSessionMeta(this.host.workspace.stateDir, parentSessionId)).model : undefined;
       const out = await this.start({ prompt: request.prompt, cwd: request.cwd, maxSteps: request.maxSteps, tools: request.tools, signal: request.signal, parentSessionId, yes: request.yes, modelSpec });
-      return { ok: out.ok, text: out.text, sessionId: out.sessionId, reason: out.reason };
+      return { ok: out.ok, text: out.message ?? out.text, sessionId: out.sessionId, reason: out.reason };
     } catch (error) {
       return { ok: false, text: errorMessage(error), sessionId: "", reason: "error" };
     }
@@ -157,6 +161,11 @@ export class AgentRuntime implements AgentService {
     const paths = sessionPaths(host.workspace.stateDir, id);
     const lock = acquireSessionLock(paths.lock, id);
     try {
+      if (isPinned(meta) && !existsSync(meta.cwd))
+        throw new StateError(
+          `Session ${id} works in ${meta.cwd}, which no longer exists (its worktree was removed?), so its tools cannot run there. Start a new session instead.`,
+          meta.cwd,
+        );
       const state = await readSessionState(host.workspace.stateDir, id);
       const spec = opts.model ? requireModelSpec(host.config, opts.model, host.env, host.workspace.root) : meta.model;
       const model = createModel(spec, host.env);
@@ -179,6 +188,8 @@ export class AgentRuntime implements AgentService {
       if (!turn.decision) {
         await firePromptHooks(s, turn.resume);
         s.state.turnSteps = 0;
+        // `--max-steps` caps this turn only; an approval continues the turn with its cap
+        s.state.maxSteps = s.options.maxSteps;
         if (turn.prompt) {
           s.state.turn++;
           s.addMessage({ role: "user", kind: "prompt", content: turn.prompt });
@@ -220,15 +231,17 @@ export class AgentRuntime implements AgentService {
 
 function outcome(s: ActiveSession, reason: StopReason): AgentOutcome {
   const waiting = s.state.pending?.calls.find((c) => c.status === "awaiting_approval");
-  const text =
-    reason === "answer" ? s.state.lastAnswer ?? ""
+  const message =
+    reason === "answer" ? undefined
     : reason === "error" ? `The run failed: ${s.state.error ?? "unknown error"}`
     : reason === "awaiting_approval" ? `Session ${s.id} is waiting for approval to run ${waiting?.name}(${waiting?.arguments}). Approve with \`keel sessions approve ${s.id}\` or reject with \`keel sessions reject ${s.id}\`.`
     : reason === "max_steps" ? `Stopped after the maximum number of steps; continue with keel run --resume ${s.id}.`
     : reason === "budget" ? `Stopped: the session budget is used up (see agent.budgets in keel config).`
     : "Cancelled.";
+  const lastText = [...s.state.messages].reverse().find((m) => m.role === "assistant")?.content;
+  const text = reason === "answer" ? s.state.lastAnswer ?? "" : reason === "error" ? message! : typeof lastText === "string" ? lastText : "";
   return {
-    ok: reason === "answer", sessionId: s.id, status: s.state.status, reason, text, usage: { ...s.state.usage },
+    ok: reason === "answer", sessionId: s.id, status: s.state.status, reason, text, ...(message ? { message } : {}), usage: { ...s.state.usage },
     ...(waiting ? { pendingApproval: { callId: waiting.id, tool: waiting.name, arguments: waiting.arguments } } : {}),
   };
 }

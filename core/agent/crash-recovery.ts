@@ -18,10 +18,12 @@ export async function recoverCrashedTurn(s: ActiveSession): Promise<string[]> {
     for (const e of readEvents(s.paths.events)) {
       const id = e.callId as string | undefined;
       if (!id || !ids.has(id)) continue;
-      const cur = seen.get(id) ?? { started: false };
-      if (e.type === "tool_execute") cur.started = true;
-      if (e.type === "tool_observation") cur.finished = { ok: e.ok, code: e.code };
-      seen.set(id, cur);
+      // the last record wins: an attempt that began after an observation (e.g. the approved
+      // re-run of a call that first ended with approval_required) supersedes that observation
+      if (e.type === "tool_observation") seen.set(id, { started: seen.get(id)?.started ?? false, finished: { ok: e.ok, code: e.code } });
+      else if (e.type === "tool_execute") seen.set(id, { started: true });
+      else if (seen.get(id)?.finished) seen.set(id, { started: false });
+      else if (!seen.has(id)) seen.set(id, { started: false });
     }
   }
   for (const call of unknown) {
@@ -29,11 +31,11 @@ export async function recoverCrashedTurn(s: ActiveSession): Promise<string[]> {
     const what = info?.finished
       ? `it finished (ok=${String(info.finished.ok)}, code=${String(info.finished.code)}) but its output was lost`
       : info?.started
-        ? "it was running and may or may not have taken effect"
+        ? "it was running and may or may not have run to completion or taken effect"
         : "it may not have started";
     const observation: Observation = {
       ok: false, tool: call.name, phase: "execute", code: "execution_failed",
-      content: `Outcome unknown: keel stopped (crash or kill) during this call; ${what}. It was NOT re-executed. Check the current state (e.g. read the file) before retrying.`,
+      content: `Outcome unknown: keel stopped (crash or kill) during this call; ${what}. It was NOT re-executed. Check the current state (e.g. read the file) before repeating it.`,
       data: null, metadata: { outcome: "unknown", started: Boolean(info?.started), callId: call.id }, messages: { beforeTool: [], afterResult: [] },
       truncated: false, artifacts: [], durationMs: 0,
     };

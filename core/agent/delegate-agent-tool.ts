@@ -74,7 +74,7 @@ export function delegateAgentTool(host: Host, runtime: AgentRuntime): ToolDefini
         changed = finished.changedFiles;
         where = `\nThe sub-agent worked in worktree "${worktree.name}" at ${worktree.path} (branch ${worktree.branch}); the parent checkout was not modified. Changed files: ${changed.length ? changed.join(", ") : "none"}. Merge with \`keel worktree\` or discard it when done.`;
       }
-      const base = `Sub-agent session ${child.sessionId} ${child.ok ? "finished" : `stopped (${child.reason})`}:\n${child.text}${where}`;
+      const base = `Sub-agent session ${child.sessionId} ${child.ok ? "finished" : `stopped (${child.reason})`}:\n${[child.text, child.message !== child.text ? child.message : undefined].filter(Boolean).join("\n")}${where}`;
       const after = { host, sessionId: parent.id, childSessionId: child.sessionId, result: base, suffix: [] as GuidanceEntry[] };
       const done = await host.hooks.afterDelegate.promise(after).catch((error) => {
         parent.emit("hook_error", { hook: "afterDelegate", message: errorMessage(error) });

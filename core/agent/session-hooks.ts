@@ -15,7 +15,7 @@ export function defaultSystemPrompt(cwd: string): string {
  */
 export async function firePromptHooks(s: ActiveSession, resume: boolean): Promise<void> {
   const host = s.host;
-  const base = s.settings.systemPrompt ?? defaultSystemPrompt(s.meta.cwd);
+  const base = s.settings.systemPrompt ?? defaultSystemPrompt(s.cwd);
   const ctx: PromptContext = { host, sessionId: s.id, system: base, guidance: [], resume };
   let before: GuidanceEntry[] = [];
   try {

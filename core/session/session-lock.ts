@@ -58,3 +58,9 @@ export function isAlive(pid: number): boolean {
     return (error as NodeJS.ErrnoException).code === "EPERM";
   }
 }
+
+/** True when a session's writer lock is held by a live process (a `running` session without one was interrupted). */
+export function writerAlive(file: string): boolean {
+  const owner = lockOwner(file);
+  return owner !== undefined && isAlive(owner);
+}

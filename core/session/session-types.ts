@@ -10,8 +10,14 @@ export interface SessionMeta {
   /** 0 for a top-level session; children are parent + 1 (limit 3). */
   depth: number;
   model: ModelSpec;
-  /** Directory the session's tools operate in. */
+  /** Directory the session started in (where its tools operate when `pinnedCwd`). */
   cwd: string;
+  /**
+   * True when the session was started in an explicit directory (sub-agent worktree isolation,
+   * a workflow step's directory, `keel run --worktree`): its tools stay in `cwd`. Otherwise
+   * they follow the host's active directory (e.g. after `worktree_enter` / `worktree_exit`).
+   */
+  pinnedCwd?: boolean;
   permissions: unknown;
   /** Applied plugins/runtimes and their fingerprint. */
   plugins: string[];

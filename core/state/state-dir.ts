@@ -3,13 +3,13 @@ import { join } from "node:path";
 
 /**
  * Runtime state, sessions, artifacts and worktrees stay out of git; the files users write
- * themselves under `.keel/` (workflows, declared teams) stay committable.
+ * themselves under `.keel/` (workflows, declared teams) stay committable. The .gitignore itself is
+ * ignored too, so a repository where keel only ran shows nothing new in `git status`.
  */
 const GITIGNORE = [
   "# Written by keel: runtime state, sessions, artifacts and worktrees stay out of git.",
   "*",
   "# ...but what you author here is shared with your repository:",
-  "!.gitignore",
   "!workflows/",
   "!workflows/*.json",
   "!teams.json",

@@ -1,5 +1,5 @@
-import { lstatSync, readlinkSync, realpathSync } from "node:fs";
-import { dirname, isAbsolute, relative, resolve, sep } from "node:path";
+import { existsSync, lstatSync, readlinkSync, realpathSync } from "node:fs";
+import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { ToolError } from "../errors.js";
 
 /**
@@ -87,10 +87,26 @@ export function displayPath(root: string, abs: string): string {
 
 /**
  * The confinement boundary for a working directory: the managed worktree it lies in
- * (`<stateDir>/worktrees/<name>`), else the workspace root. Derived, never stored.
+ * (`<stateDir>/worktrees/<name>`, or the workspace's subfolder in it when the workspace is a
+ * subfolder of its repository and `cwd` is inside that), else the workspace root. Derived, never stored.
  */
 export function confinementRoot(workspaceRoot: string, stateDir: string, cwd: string): string {
   const worktrees = resolve(stateDir, "worktrees");
-  if (inside(worktrees, cwd) && cwd !== worktrees) return resolve(worktrees, relative(worktrees, cwd).split(sep)[0]!);
+  if (inside(worktrees, cwd) && cwd !== worktrees) {
+    const worktree = resolve(worktrees, relative(worktrees, cwd).split(sep)[0]!);
+    const sub = workspaceDirIn(worktree, workspaceRoot);
+    return inside(sub, cwd) ? sub : worktree;
+  }
   return inside(workspaceRoot, cwd) ? workspaceRoot : cwd;
+}
+
+/**
+ * The workspace's directory inside a git worktree of its repository: the worktree path plus the
+ * workspace root's path relative to the repository's top level (the nearest ancestor holding `.git`).
+ */
+export function workspaceDirIn(worktree: string, workspaceRoot: string): string {
+  for (let d = workspaceRoot; ; d = dirname(d)) {
+    if (existsSync(join(d, ".git"))) return join(worktree, relative(d, workspaceRoot));
+    if (dirname(d) === d) return worktree;
+  }
 }

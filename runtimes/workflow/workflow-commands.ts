@@ -31,7 +31,9 @@ export async function workflowListCommand(ctx: CliContext, query?: string): Prom
     ctx.print({ workflows: rows, diagnostics }, () => {
       const out = workflows.length
         ? table(["NAME", "STEPS", "SOURCE", "DESCRIPTION"], workflows.map((w) => [w.name, String(w.steps.length), w.origin.plugin ? `plugin:${w.origin.plugin}` : relative(host.workspace.root, w.origin.file), firstLine(w.description ?? "")]))
-        : "No workflows found. Add .claw-workflows.json or .keel/workflows/NAME.json (see the README section Workflows and worktrees).";
+        : query !== undefined && service.list().length
+          ? `No workflow matches "${query}". Run \`keel workflow list\` to see them all.`
+          : "No workflows found. Add .claw-workflows.json or .keel/workflows/NAME.json (see the README section Workflows and worktrees).";
       return diagnostics.length ? `${out}\n\n${diagnostics.map(formatDiagnostic).join("\n")}` : out;
     });
   });

@@ -3,6 +3,7 @@ import type { Host } from "../../core/host.js";
 import type { WorktreeInfo, WorktreeService } from "../../core/services.js";
 import type { Approver } from "../../core/types.js";
 import { describeSchemaErrors } from "../../core/validation.js";
+import { workspaceDirIn } from "../../core/tools/confine-path.js";
 import { MAX_WORKFLOW_DEPTH, type WorkflowDefinition, type WorkflowStep, type WorktreeFinish } from "../../manifests/workflow/workflow-schema.js";
 import { newRunId, type StepRecord, type WorkflowRunRecord } from "./run-record.js";
 import { runStep } from "./run-step.js";
@@ -90,7 +91,8 @@ export async function runWorkflow(env: RunnerEnv, wf: WorkflowDefinition, opts: 
     values.worktree = { ...worktree };
   }
 
-  const cwd = worktree?.path ?? opts.cwd;
+  // A workspace in a subfolder of its repository works in the same subfolder of the worktree.
+  const cwd = worktree ? workspaceDirIn(worktree.path, env.host.workspace.root) : opts.cwd;
   const runCtx = { yes: opts.yes, approver: opts.approver, sessionAllow: opts.sessionAllow, sessionId: opts.sessionId, origin: `workflow:${stack.join(">")}`, ...(cwd ? { cwd } : {}) };
   let stop: { status: "failed" | "cancelled"; reason: string } | undefined;
   const total = wf.steps.length;

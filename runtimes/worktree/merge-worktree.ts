@@ -15,8 +15,9 @@ export interface MergeOutcome {
  * branch it came from in the main checkout. Refuses (changing nothing) when the main checkout is
  * on another branch or has uncommitted changes; aborts a conflicting merge so both sides stay
  * intact and says what to do. Does not remove the worktree (the caller does on success).
+ * `retry` is the command (in backticks) that retries the merge for this worktree.
  */
-export async function mergeWorktree(rec: WorktreeRecord, repoRoot: string, signal?: AbortSignal): Promise<MergeOutcome> {
+export async function mergeWorktree(rec: WorktreeRecord, repoRoot: string, signal?: AbortSignal, retry = "`keel worktree exit --action merge`"): Promise<MergeOutcome> {
   const main = await committingGitAt(repoRoot, signal);
   const fail = (message: string, changedFiles: string[] = []): MergeOutcome => ({ ok: false, message, changedFiles });
   if (!(await resolveRef(main, `refs/heads/${rec.baseBranch}`)))
@@ -26,11 +27,18 @@ export async function mergeWorktree(rec: WorktreeRecord, repoRoot: string, signa
     return fail(`The main checkout (${repoRoot}) is on ${current === "HEAD" ? "a detached HEAD" : `branch ${current}`}, not ${rec.baseBranch} (where worktree "${rec.name}" came from). Nothing was changed. Run \`git switch ${rec.baseBranch}\` in the main checkout and retry, or keep the worktree.`);
   const dirty = await statusLines(main, false);
   if (dirty.length)
-    return fail(`The main checkout has uncommitted changes (${summarize(dirty)}). Nothing was changed and worktree "${rec.name}" is intact. Commit or stash those changes in ${repoRoot}, then run \`keel worktree exit --action merge\` again.`);
+    return fail(`The main checkout has uncommitted changes (${summarize(dirty)}). Nothing was changed and worktree "${rec.name}" is intact. Commit or stash those changes in ${repoRoot}, then run ${retry} again.`);
 
   const wt = await committingGitAt(rec.path, signal);
   await commitAll(wt, `keel: work from worktree ${rec.name}`);
   const changedFiles = await diffNames(main, `${rec.baseBranch}...${rec.branch}`);
+  const inTheWay = await untrackedIn(main, changedFiles);
+  if (inTheWay.length)
+    return fail(
+      `The main checkout (${repoRoot}) has untracked ${inTheWay.length === 1 ? "file" : "files"} ${inTheWay.join(", ")} that the merge of ${rec.branch} would overwrite. Nothing was changed; your work is committed on ${rec.branch} (worktree "${rec.name}" is intact at ${rec.path}). ` +
+        `Move or commit ${inTheWay.length === 1 ? "that file" : "those files"} in the main checkout, then run ${retry} again.`,
+      changedFiles,
+    );
   try {
     await main.raw(["merge", "--no-ff", "--no-edit", "-m", `Merge keel worktree ${rec.name} (${rec.branch}) into ${rec.baseBranch}`, rec.branch]);
   } catch (error) {
@@ -40,7 +48,7 @@ export async function mergeWorktree(rec: WorktreeRecord, repoRoot: string, signa
     const reason = conflicts.length ? `it conflicts in ${conflicts.join(", ")}` : firstLines(errorMessage(error));
     return fail(
       `Merging ${rec.branch} into ${rec.baseBranch} failed: ${reason}. The merge was aborted: ${rec.baseBranch} is unchanged and your work is committed on ${rec.branch} (worktree "${rec.name}" is intact at ${rec.path}). ` +
-        `To resolve: in the worktree run \`git merge ${rec.baseBranch}\` (or \`git rebase ${rec.baseBranch}\`), fix the conflicts and commit, then \`keel worktree exit --action merge\` again; or exit with keep and merge by hand.`,
+        `To resolve: in the worktree run \`git merge ${rec.baseBranch}\` (or \`git rebase ${rec.baseBranch}\`), fix the conflicts and commit, then run ${retry} again; or merge ${rec.branch} by hand.`,
       changedFiles,
     );
   }
@@ -50,6 +58,13 @@ export async function mergeWorktree(rec: WorktreeRecord, repoRoot: string, signa
 /** `git diff --name-only [range] [extra]` as a list. */
 export async function diffNames(git: SimpleGit, range?: string, extra: string[] = []): Promise<string[]> {
   const out = await git.raw(["diff", "--name-only", ...extra, ...(range ? [range] : [])]);
+  return out.split("\n").map((l) => l.trim()).filter(Boolean);
+}
+
+/** The untracked (not ignored) files of the main checkout among `files`. */
+async function untrackedIn(git: SimpleGit, files: string[]): Promise<string[]> {
+  if (!files.length) return [];
+  const out = await git.raw(["ls-files", "--others", "--exclude-standard", "--", ...files]);
   return out.split("\n").map((l) => l.trim()).filter(Boolean);
 }
 

@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
-import { join } from "node:path";
-import { UsageError, errorMessage } from "../../core/errors.js";
+import { join, relative, sep } from "node:path";
+import { inside, workspaceDirIn } from "../../core/tools/confine-path.js";
+import { StateError, UsageError, errorMessage } from "../../core/errors.js";
 import type { Host } from "../../core/host.js";
 import type { WorktreeExitResult, WorktreeInfo, WorktreeService } from "../../core/services.js";
 import { discardWorktree, pendingWork } from "./discard-worktree.js";
@@ -50,7 +51,7 @@ export class WorktreeManager implements WorktreeService {
     }
     const active = this.activeRecord();
     if (!active) return;
-    if (existsSync(active.path)) this.host.activeDir = active.path;
+    if (existsSync(active.path)) this.host.activeDir = workspaceDirIn(active.path, this.host.workspace.root);
     else
       this.host.diagnostics.warn("worktree", `The active worktree "${active.name}" is gone (${active.path}); keel works in the main checkout. Run \`keel worktree gc\` to clean up.`, { file: this.file });
   }
@@ -66,11 +67,14 @@ export class WorktreeManager implements WorktreeService {
     return toInfo(await this.make(name, "created", signal));
   }
 
-  /** Enters a worktree (creating it, or re-entering a kept one) and makes it the active directory. One at a time. */
+  /** Enters a worktree (creating it, or re-entering a kept one) and makes it the active directory. One at a time: losing a race to another process is a StateError (exit 1). */
   async enter(name: string | undefined, signal?: AbortSignal): Promise<WorktreeInfo> {
     if (name !== undefined) assertWorktreeName(name);
     await this.refresh();
     const current = this.activeRecord();
+    const around = this.enclosing(this.host.workspace.cwd);
+    if (around)
+      throw new UsageError(`keel is running inside managed worktree "${around.name}" (${around.path}); worktrees do not nest. Run keel from the main checkout (${this.host.workspace.root}), or work in "${around.name}" directly.`);
     if (current)
       throw new UsageError(`Worktree "${current.name}" is already active (${current.path}). Leave it first: keel worktree exit --action keep|merge|discard.`);
     const existing = name === undefined ? undefined : this.state.worktrees.find((w) => w.name === name);
@@ -78,16 +82,17 @@ export class WorktreeManager implements WorktreeService {
     if (existing && existsSync(existing.path)) rec = existing;
     else {
       if (existing) throw new UsageError(`Worktree "${name}" is recorded but its directory ${existing.path} is gone. Run \`keel worktree gc\`, then enter it again.`);
-      rec = await this.make(name ?? defaultWorktreeName(), "entered", signal);
+      // Recorded as "created" until it is really the active one, so a lost race leaves no inactive "entered" record.
+      rec = await this.make(name ?? defaultWorktreeName(), "created", signal);
     }
     await this.save((s) => {
       if (s.active && s.active !== rec.name)
-        throw new UsageError(`Worktree "${s.active}" became active meanwhile (another keel process). "${rec.name}" was created but not entered; enter it after leaving "${s.active}".`);
+        throw new StateError(`Worktree "${s.active}" became active meanwhile (another keel process). "${rec.name}" was not entered; enter it after leaving "${s.active}".`, this.file);
       const stored = s.worktrees.find((w) => w.name === rec.name);
       if (stored) stored.mode = "entered";
       s.active = rec.name;
     });
-    this.host.activeDir = rec.path;
+    this.host.activeDir = workspaceDirIn(rec.path, this.host.workspace.root);
     return toInfo(rec);
   }
 
@@ -112,7 +117,8 @@ export class WorktreeManager implements WorktreeService {
       outcome = { ok: true, changedFiles, message: `Left worktree "${rec.name}"; it stays at ${rec.path} on branch ${rec.branch}. Re-enter it with \`keel worktree enter ${rec.name}\`.` };
     } else if (action === "merge") {
       if (!existsSync(rec.path)) throw new UsageError(`Worktree "${rec.name}" is gone (${rec.path}); nothing to merge. Run \`keel worktree gc\`.`);
-      outcome = await mergeWorktree(rec, root, opts.signal);
+      const retry = this.state.active === rec.name ? "`keel worktree exit --action merge`" : `\`keel worktree enter ${rec.name}\` then \`keel worktree exit --action merge\``;
+      outcome = await mergeWorktree(rec, root, opts.signal, retry);
       if (outcome.ok) await removeWorktree(rec, root, opts.signal);
     } else {
       outcome = await discardWorktree(rec, root, Boolean(opts.force), opts.signal);
@@ -122,7 +128,8 @@ export class WorktreeManager implements WorktreeService {
       if (outcome.ok && action !== "keep") s.worktrees = s.worktrees.filter((w) => w.name !== rec.name);
       pushHistory(s, { name: rec.name, branch: rec.branch, baseBranch: rec.baseBranch, action, ok: outcome.ok, at: new Date().toISOString(), message: outcome.message, savedRef: outcome.savedRef });
     });
-    if (outcome.ok && this.host.activeDir === rec.path) this.host.activeDir = this.host.workspace.cwd;
+    const { cwd, root: home } = this.host.workspace;
+    if (outcome.ok && inside(rec.path, this.host.activeDir)) this.host.activeDir = inside(rec.path, cwd) ? home : cwd;
     return { name: rec.name, action, ...outcome };
   }
 
@@ -195,6 +202,14 @@ export class WorktreeManager implements WorktreeService {
     return rec;
   }
 
+  /** The managed worktree directory (of this workspace) `dir` lies in, if any. */
+  private enclosing(dir: string): { name: string; path: string } | undefined {
+    const base = join(this.host.workspace.stateDir, "worktrees");
+    if (!inside(base, dir) || dir === base) return undefined;
+    const name = relative(base, dir).split(sep)[0]!;
+    return { name, path: join(base, name) };
+  }
+
   private activeRecord(): WorktreeRecord | undefined {
     return this.state.active ? this.state.worktrees.find((w) => w.name === this.state.active) : undefined;
   }
@@ -204,6 +219,7 @@ export class WorktreeManager implements WorktreeService {
   }
 
   private async save<R>(fn: (s: WorktreeState) => R): Promise<{ result: R }> {
+    this.host.ensureStateDir("state");
     const { state, result } = await updateWorktreeState(this.file, fn);
     this.state = state;
     return { result };

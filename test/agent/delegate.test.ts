@@ -41,7 +41,7 @@ describe("delegate_agent", () => {
     }
     expect(out.reason).toBe("answer");
     expect(ws.read("a.txt")).toBe("original\n");
-    expect(ws.git("status", "--porcelain").trim()).toBe("");
+    expect(ws.git("status", "--porcelain", "-uall").trim()).toBe("");
     const parent = JSON.parse(readFileSync(ws.path(".keel", "sessions", out.sessionId, "state.json"), "utf8")) as SessionState;
     const obs = parent.transcript.find((e) => e.kind === "observation" && e.callId === "d1");
     if (obs?.kind !== "observation") throw new Error("no delegate observation");

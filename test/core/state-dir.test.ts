@@ -19,6 +19,6 @@ describe(".keel/.gitignore", () => {
     ws.write(".keel/workflows/review.json", "{}");
     ws.write(".keel/teams.json", "{}");
     const untracked = ws.git("status", "--porcelain", "--untracked-files=all").split("\n").filter(Boolean).map((l) => l.slice(3)).sort();
-    expect(untracked).toEqual([".keel/.gitignore", ".keel/teams.json", ".keel/workflows/review.json"]);
+    expect(untracked).toEqual([".keel/teams.json", ".keel/workflows/review.json"]);
   });
 });

@@ -133,7 +133,7 @@ describe("workflow runs (in-process host)", () => {
     expect(record.status, JSON.stringify(record, null, 2)).toBe("succeeded");
     expect(record.steps[1]!.summary).toContain(join(".keel", "worktrees", "wf-experiment-"));
     expect(ws!.read("app.txt")).toBe("stable\n");
-    expect(ws!.git("status", "--porcelain")).toBe("");
+    expect(ws!.git("status", "--porcelain", "-uall").trim()).toBe("");
     const saved = record.worktree?.result?.savedRef;
     expect(saved).toMatch(/^refs\/keel\/discarded\/wf-experiment-/);
     expect(ws!.git("show", `${saved}:app.txt`)).toBe("experimental\n");

@@ -41,7 +41,7 @@ describe("keel worktree (real CLI, real git)", () => {
     expect(existsSync(info.path)).toBe(false);
     expect(branches(ws)).toEqual(["main"]);
     expect(ws.git("log", "--format=%s", "-2")).toContain("keel: work from worktree preview");
-    expect(ws.git("status", "--porcelain")).toBe("");
+    expect(ws.git("status", "--porcelain", "-uall").trim()).toBe("");
     const state = JSON.parse(readFileSync(ws.path(".keel", "state", "worktrees.json"), "utf8"));
     expect(state.active).toBeNull();
     expect(state.history.at(-1)).toMatchObject({ name: "preview", action: "merge", ok: true });
@@ -65,7 +65,7 @@ describe("keel worktree (real CLI, real git)", () => {
     expect(r.stderr).toContain("The merge was aborted");
     expect(r.stderr).toMatch(/git merge main|git rebase main/);
     expect(ws.read("a.txt")).toBe("main side\n");
-    expect(ws.git("status", "--porcelain")).toBe("");
+    expect(ws.git("status", "--porcelain", "-uall").trim()).toBe("");
     expect(ws.git("rev-parse", "HEAD").trim()).toBe(headBefore);
     expect(existsSync(ws.path(".git", "MERGE_HEAD"))).toBe(false);
     expect(readFileSync(join(wt, "a.txt"), "utf8")).toBe("worktree side\n");

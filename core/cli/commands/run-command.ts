@@ -61,11 +61,12 @@ async function withAgent(ctx: CliContext, fn: (runtime: AgentRuntime, base: Agen
   }, { approver });
 }
 
+/** Exit code: 0 for an answer and for a run paused for approval (it ran and waits; not a failure), 1 otherwise. */
 function report(ctx: CliContext, out: AgentOutcome, note: string): void {
   if (ctx.globals().json) {
     ctx.io.stdout.write(JSON.stringify({ ...out, ...(note ? { worktree: note } : {}) }, null, 2) + "\n");
   } else {
-    if (out.reason !== "answer") ctx.io.stderr.write(out.text + "\n");
+    if (out.message) ctx.io.stderr.write(out.message + "\n");
     if (note) ctx.io.stderr.write(note + "\n");
     ctx.io.stderr.write(`[session ${out.sessionId} · ${out.reason} · ${out.usage.modelCalls} model calls, ${out.usage.toolCalls} tool calls]\n`);
   }

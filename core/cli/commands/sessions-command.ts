@@ -2,12 +2,22 @@ import { closeSync, existsSync, openSync, readSync, statSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 import { readEvents } from "../../events.js";
 import { enqueueMessage } from "../../session/message-queue.js";
-import { isAlive, lockOwner } from "../../session/session-lock.js";
+import { isAlive, lockOwner, writerAlive } from "../../session/session-lock.js";
+import { UsageError } from "../../errors.js";
 import { sessionPaths } from "../../session/session-paths.js";
 import { listSessions, readSessionMeta, readSessionState } from "../../session/session-store.js";
 import { resolveWorkspace } from "../../workspace.js";
 import type { CliContext } from "../cli-context.js";
 import { table } from "../format.js";
+
+/** A `running` session whose writer lock has no live holder: its process died (derived on read; state.json is not rewritten). */
+function interrupted(dir: string, id: string, status: string): boolean {
+  return status === "running" && !writerAlive(sessionPaths(dir, id).lock);
+}
+
+function resumeHint(id: string): string {
+  return `its keel process died mid-turn; continue with keel run --resume ${id}`;
+}
 
 function stateDir(ctx: CliContext): string {
   return resolveWorkspace(ctx.globals().cwd).stateDir;
@@ -15,9 +25,10 @@ function stateDir(ctx: CliContext): string {
 
 /** `keel sessions list`. */
 export async function sessionsList(ctx: CliContext): Promise<void> {
-  const rows = listSessions(stateDir(ctx));
+  const dir = stateDir(ctx);
+  const rows = listSessions(dir).map((r) => (interrupted(dir, r.id, r.status) ? { ...r, status: "interrupted", hint: resumeHint(r.id) } : r));
   ctx.print({ sessions: rows }, () =>
-    rows.length ? table(["ID", "STATUS", "REASON", "TURNS", "UPDATED", "TITLE"], rows.map((r) => [r.id, r.status, r.reason ?? "", String(r.turns), r.updatedAt, r.title])) : "No sessions yet. Start one with keel run \"…\".",
+    rows.length ? table(["ID", "STATUS", "REASON", "TURNS", "UPDATED", "TITLE"], rows.map((r) => [r.id, r.status, r.reason ?? "", String(r.turns), r.updatedAt, r.title])) + (rows.some((r) => r.status === "interrupted") ? "\ninterrupted: its keel process died mid-turn; continue with keel run --resume ID" : "") : "No sessions yet. Start one with keel run \"…\".",
   );
 }
 
@@ -25,12 +36,14 @@ export async function sessionsList(ctx: CliContext): Promise<void> {
 export async function sessionsShow(ctx: CliContext, id: string): Promise<void> {
   const dir = stateDir(ctx);
   const meta = await readSessionMeta(dir, id);
-  const state = await readSessionState(dir, id);
+  const stored = await readSessionState(dir, id);
+  const hint = interrupted(dir, id, stored.status) ? resumeHint(id) : undefined;
+  const state = hint ? { ...stored, status: "interrupted" as const } : stored;
   const waiting = state.pending?.calls.find((c) => c.status === "awaiting_approval");
-  ctx.print({ session: meta, state }, () =>
+  ctx.print({ session: meta, state, ...(hint ? { hint } : {}) }, () =>
     [
       `session ${id}${meta.parentSessionId ? ` (child of ${meta.parentSessionId}, depth ${meta.depth})` : ""}`,
-      `status:   ${state.status}${state.reason && state.reason !== state.status ? ` (${state.reason})` : ""}`,
+      `status:   ${state.status}${state.reason && state.reason !== state.status ? ` (${state.reason})` : ""}${hint ? ` — ${hint}` : ""}`,
       `model:    ${meta.model.kind === "scripted" ? `scripted:${meta.model.file}` : meta.model.name}`,
       `cwd:      ${meta.cwd}`,
       `turns:    ${state.turn}   model calls: ${state.usage.modelCalls}   tool calls: ${state.usage.toolCalls}   tokens in/out: ${state.usage.inputTokens}/${state.usage.outputTokens}`,
@@ -87,8 +100,9 @@ export async function sessionsEvents(ctx: CliContext, id: string, opts: { follow
   drain();
 }
 
-/** `keel send ID "text"`: appends a durable message to the session's queue. */
+/** `keel send ID "text"`: appends a durable message to the session's queue; an empty message is a UsageError. */
 export async function sendCommand(ctx: CliContext, id: string, text: string): Promise<void> {
+  if (!text?.trim()) throw new UsageError(`Give the message to send: keel send ${id} "text".`);
   const dir = stateDir(ctx);
   await readSessionMeta(dir, id);
   const n = await enqueueMessage(sessionPaths(dir, id).queue, text);
