@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { ManifestError, errorMessage } from "../errors.js";
+import { errorMessage } from "../errors.js";
 import { ancestorsWithin, type Workspace } from "../workspace.js";
 
 /** Names of the config layers, lowest precedence first. */
@@ -72,9 +72,4 @@ export async function loadProjectLayer(ws: Workspace): Promise<ConfigLayer | und
     const file = (error as { filepath?: string }).filepath ?? join(ws.root, "keel.config.json");
     return { source: "project", file, error: errorMessage(error) };
   }
-}
-
-/** Throws a ManifestError for a layer that could not be parsed. */
-export function layerError(layer: ConfigLayer): ManifestError {
-  return new ManifestError(`Config file ${layer.file} could not be loaded: ${layer.error}`, layer.file);
 }

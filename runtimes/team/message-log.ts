@@ -1,4 +1,4 @@
-import { open, readFile, rename, stat, mkdir } from "node:fs/promises";
+import { open, rename, stat, mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { StateError } from "../../core/errors.js";
 import { readJsonState, withFileLock, writeJsonState } from "../../core/state/json-file.js";
@@ -158,12 +158,6 @@ export class MessageLog {
       await handle.close();
     }
   }
-}
-
-/** Reads every message of an archived log (for inspection); missing → empty. */
-export async function readArchivedMessages(dir: string): Promise<TeamMessage[]> {
-  const text = await readFile(join(dir, "messages.jsonl"), "utf8").catch(() => "");
-  return text.split("\n").filter(Boolean).map((l) => parseLine(l, join(dir, "messages.jsonl")));
 }
 
 /** Recipient keys are prefixed with "@" so no name (e.g. `__proto__`) can hit Object.prototype. */
