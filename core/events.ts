@@ -1,16 +1,34 @@
 import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readFileSync, readSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
-import type { EventSink, KeelEvent } from "./types.js";
+import type { EventSegment, KeelEvent, SegmentSink } from "./types.js";
+
+/** Pending text at which `commit` writes at once instead of at the end of the burst. */
+const COMMIT_NOW_CHARS = 64 * 1024;
 
 /**
- * Appends events as JSON lines. Events are serialized when emitted, buffered in memory and
- * written with one synchronous `write` per `flush` (the pipeline flushes before executing a tool
- * that is not read-only and before returning), so a crash never loses an event a call had already returned.
+ * Appends events as JSON lines. Events are serialized when emitted (a call's pipeline events,
+ * queued as a segment, when written), buffered in memory and written with one synchronous
+ * `write` per `flush`. The pipeline flushes before executing a tool
+ * that is not read-only, and `commit`s when a call ends: the write then happens once the current
+ * run of synchronous work and microtasks is over (before any I/O callback or timer runs), so calls
+ * finishing together share one write (at most 64 KiB wait). Pending events are also written when
+ * the process exits.
  */
-export class JsonlEventSink implements EventSink {
+export class JsonlEventSink implements SegmentSink {
   private fd: number | undefined;
-  /** Serialized lines not yet written, each ending in "\n". */
-  private pending = "";
+  /** What is not written yet, in order: text (lines ending in "\n") and call segments. */
+  private queue: (string | EventSegment)[] = [];
+  /** Lines emitted after the last queued segment. */
+  private text = "";
+  /** Segments queued since the last write (each counts as ~1 KiB towards COMMIT_NOW_CHARS). */
+  private segments = 0;
+  /** A `commit` is scheduled. */
+  private committing = false;
+  private readonly onCommit = () => {
+    this.committing = false;
+    this.flush();
+  };
+  private readonly onExit = () => this.flush();
 
   /** `onOpen` runs once before the first write (e.g. to create `.keel/` and its `.gitignore`). */
   constructor(
@@ -20,35 +38,63 @@ export class JsonlEventSink implements EventSink {
 
   /** Buffers one event; `ts` defaults to now (and then comes first). The line is exactly `JSON.stringify` of the event. */
   emit(event: Omit<KeelEvent, "ts"> & { ts?: number }): void {
-    this.pending += (event.ts === undefined ? serializeEvent(event, Date.now()) : JSON.stringify(event)) + "\n";
+    this.text += (event.ts === undefined ? serializeEvent(event, Date.now()) : JSON.stringify(event)) + "\n";
+  }
+
+  /** Queues a call's events, rendered to lines when they are written. */
+  appendSegment(segment: EventSegment): void {
+    if (this.text !== "") {
+      this.queue.push(this.text);
+      this.text = "";
+    }
+    this.queue.push(segment);
+    this.segments++;
+  }
+
+  /** Whether `segment` was queued last and is not written yet. */
+  isLastSegment(segment: EventSegment): boolean {
+    return this.text === "" && this.queue[this.queue.length - 1] === segment;
   }
 
   /**
-   * Buffers one event given as its serialized members after `ts` (`"type":"…","callId":…`), for hot
-   * paths that build the JSON text directly; the line is the one `emit` writes for the same fields.
+   * Writes buffered events soon: after the current synchronous code and the microtasks it queues
+   * (`process.nextTick`), before the event loop runs any I/O callback or timer. Concurrent calls
+   * that end in the same burst share one `write`.
    */
-  emitMembers(members: string): void {
-    this.pending += `{"ts":${Date.now()},${members}}\n`;
+  commit(): void {
+    // A long run of calls that never yields to the event loop must not pile events up: write now.
+    if (this.text.length + this.segments * 1024 >= COMMIT_NOW_CHARS) return this.flush();
+    if (this.committing || (this.text === "" && this.queue.length === 0)) return;
+    this.committing = true;
+    process.nextTick(this.onCommit);
   }
 
-  /** Writes buffered events durably to the file (creating it on first use). */
+  /** Writes buffered events durably to the file now (creating it on first use). */
   flush(): void {
-    if (this.pending === "") return;
+    if (this.text === "" && this.queue.length === 0) return;
     if (this.fd === undefined) {
       this.onOpen?.();
       if (!existsSync(dirname(this.file))) mkdirSync(dirname(this.file), { recursive: true });
       this.fd = openSync(this.file, "a+");
       endTornLine(this.fd);
+      process.on("exit", this.onExit);
     }
-    const text = this.pending;
-    this.pending = "";
-    writeSync(this.fd, text);
+    let out = "";
+    for (const part of this.queue) out += typeof part === "string" ? part : part.lines();
+    out += this.text;
+    this.queue = [];
+    this.text = "";
+    this.segments = 0;
+    writeSync(this.fd, out);
   }
 
   /** Flushes and closes the file. */
   close(): void {
     this.flush();
-    if (this.fd !== undefined) closeSync(this.fd);
+    if (this.fd !== undefined) {
+      closeSync(this.fd);
+      process.off("exit", this.onExit);
+    }
     this.fd = undefined;
   }
 }
@@ -63,14 +109,53 @@ function endTornLine(fd: number): void {
 }
 
 /** A sink that keeps events in memory (for benchmarks, nested runs and tests). */
-export class MemoryEventSink implements EventSink {
-  readonly events: KeelEvent[] = [];
-  /** Records one event. */
-  emit(event: Omit<KeelEvent, "ts"> & { ts?: number }): void {
-    this.events.push({ ts: Date.now(), ...event } as KeelEvent);
+export class MemoryEventSink implements SegmentSink {
+  /** Events and not yet expanded call segments, in order. */
+  private items: (KeelEvent | EventSegment)[] = [];
+  private expanded = true;
+
+  /** Every event so far, in order (call segments are expanded into event objects on first read). */
+  get events(): KeelEvent[] {
+    if (!this.expanded) {
+      const out: KeelEvent[] = [];
+      for (const item of this.items) {
+        if (isSegment(item)) for (const e of item.toEvents()) out.push(e);
+        else out.push(item);
+      }
+      this.items = out;
+      this.expanded = true;
+    }
+    return this.items as KeelEvent[];
   }
+
+  /** Records one event; one that already has `ts` is kept as given (not copied). */
+  emit(event: Omit<KeelEvent, "ts"> & { ts?: number }): void {
+    this.items.push(event.ts === undefined ? ({ ts: Date.now(), ...event } as KeelEvent) : (event as KeelEvent));
+  }
+
+  /** Keeps a call's events, expanded when `events` is read. */
+  appendSegment(segment: EventSegment): void {
+    this.items.push(segment);
+    this.expanded = false;
+  }
+
+  /** Whether `segment` was appended last and not expanded since. */
+  isLastSegment(segment: EventSegment): boolean {
+    return this.items[this.items.length - 1] === segment;
+  }
+
+  /** Forgets every event kept so far. */
+  clear(): void {
+    this.items = [];
+    this.expanded = true;
+  }
+
   /** No-op. */
   flush(): void {}
+}
+
+function isSegment(item: KeelEvent | EventSegment): item is EventSegment {
+  return typeof (item as EventSegment).toEvents === "function";
 }
 
 /** Reads a JSONL event file; a torn or invalid line (e.g. after a crash) is skipped, never fatal. */

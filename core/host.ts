@@ -9,6 +9,7 @@ import { PersistentBaselineStore } from "./file-baselines.js";
 import { createHooks, type KeelHooks } from "./hooks.js";
 import { PermissionPolicy } from "./permissions.js";
 import { ToolRegistry } from "./registry.js";
+import { CallIdSource } from "./call-id.js";
 import { runToolIntent } from "./run-tool-intent.js";
 import { ensureStateDir } from "./state/state-dir.js";
 import { isWorkspaceTrusted } from "./trust.js";
@@ -59,6 +60,8 @@ export class Host {
   readonly artifacts: ArtifactStore;
   readonly fileBaselines: PersistentBaselineStore;
   readonly permissions: PermissionPolicy;
+  /** Ids of tool calls made without one. */
+  readonly callIds = new CallIdSource();
   /** Directory tools operate in; the worktree runtime moves it into the active worktree. */
   activeDir: string;
   private readonly services = new Map<string, unknown>();
@@ -159,7 +162,7 @@ export class Host {
     return join(this.workspace.stateDir, "state", ...parts);
   }
 
-  /** Stops children (shutdown hook), saves baselines, flushes events. Idempotent; never throws. */
+  /** Stops children (shutdown hook), saves baselines, writes pending events (closing the host's own event log). Idempotent; never throws. */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
@@ -169,6 +172,8 @@ export class Host {
     await this.fileBaselines.save().catch((error) => {
       this.events.emit({ type: "state_error", message: errorMessage(error) });
     });
-    this.events.flush();
+    // A sink the host made is closed (file and exit handler released); one handed in is only flushed.
+    if (this.options.events === undefined && this.events instanceof JsonlEventSink) this.events.close();
+    else this.events.flush();
   }
 }

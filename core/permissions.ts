@@ -61,27 +61,32 @@ export class PermissionPolicy {
 
   /** Decides for one call. Path arguments (relative to `cwd`) are matched relative to `root`, so `write_file(src/**)` means the workspace's src/. Never throws. */
   decide(calledAs: string, tool: ToolDefinition, input: unknown, cwd: string, root = cwd): PermissionDecision {
-    const names = calledAs === tool.name ? [calledAs] : [calledAs, tool.name];
+    // Allocation-free until a decision is made: this runs on every call.
+    const resolved = calledAs === tool.name ? undefined : tool.name;
     const arg = argumentOf(tool, input, cwd, root);
-    for (const [action, rules] of [
-      ["deny", this.deny],
-      ["ask", this.ask],
-      ["allow", this.allow],
-    ] as const) {
-      const hit = rules.find((r) => matches(r, names, tool, arg, action));
-      if (hit) return { action, rule: hit.text, reason: `${action} rule "${hit.text}" matched` };
+    const hit = first(this.deny, calledAs, resolved, tool, arg, "deny") ?? first(this.ask, calledAs, resolved, tool, arg, "ask") ?? first(this.allow, calledAs, resolved, tool, arg, "allow");
+    if (hit) return { action: hit.action, rule: hit.rule.text, reason: `${hit.action} rule "${hit.rule.text}" matched` };
+    for (const r of tool.risk) {
+      if (r !== "read") return { action: "ask", reason: `tools with risk ${tool.risk.filter((x) => x !== "read").join(", ")} ask by default` };
     }
-    const risky = tool.risk.filter((r) => r !== "read");
-    if (risky.length === 0) return { action: "allow", reason: "read-only tools are allowed by default" };
-    return { action: "ask", reason: `tools with risk ${risky.join(", ")} ask by default` };
+    return READ_ONLY_ALLOWED;
   }
+}
+
+/** The decision for a read-only tool no rule names (shared: decisions are never modified). */
+const READ_ONLY_ALLOWED: PermissionDecision = Object.freeze({ action: "allow", reason: "read-only tools are allowed by default" });
+
+/** The first of `rules` matching the call, with the action it stands for. */
+function first(rules: CompiledRule[], calledAs: string, resolved: string | undefined, tool: ToolDefinition, arg: string | undefined, action: PermissionDecision["action"]): { rule: CompiledRule; action: PermissionDecision["action"] } | undefined {
+  for (const rule of rules) if (matches(rule, calledAs, resolved, tool, arg, action)) return { rule, action };
+  return undefined;
 }
 
 /** Shell control operators, substitutions and redirections: a command containing them does more than the rule names. */
 const SHELL_META = /[;&|\n\r`<>]|\$\(/;
 
-function matches(rule: CompiledRule, names: string[], tool: ToolDefinition, arg: string | undefined, action: PermissionDecision["action"]): boolean {
-  if (!names.some((n) => rule.name(n))) return false;
+function matches(rule: CompiledRule, calledAs: string, resolved: string | undefined, tool: ToolDefinition, arg: string | undefined, action: PermissionDecision["action"]): boolean {
+  if (!rule.name(calledAs) && (resolved === undefined || !rule.name(resolved))) return false;
   if (rule.spec === undefined) return true;
   if (arg === undefined) return false;
   if (tool.permissionMatch === "path") return rule.pathMatch!(arg);

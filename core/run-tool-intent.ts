@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import { errorMessage, HookError, ToolError } from "./errors.js";
 import { CallLog } from "./call-log.js";
 import type { BeforeToolContext } from "./hooks.js";
@@ -21,11 +20,6 @@ import { describeSchemaErrors } from "./validation.js";
 /** Default execution timeout when a tool sets none. */
 export const DEFAULT_TOOL_TIMEOUT_MS = 120_000;
 
-/** A fresh call id: time-ordered and unique enough for artifact names. */
-export function newCallId(): string {
-  return `call_${Date.now().toString(36)}${randomUUID().slice(0, 8)}`;
-}
-
 /** An observation before `tool` and `durationMs` are filled in. */
 type Draft = Omit<Observation, "durationMs" | "tool">;
 
@@ -33,11 +27,13 @@ type Draft = Omit<Observation, "durationMs" | "tool">;
  * The single choke point for every tool call: lookup → visibility → validate → hook →
  * permission → execute → normalize → truncate → observe. Never throws: every failure is an
  * observation with the phase it ended in and a code. Each phase appends an event; events
- * are flushed before executing a tool that is not read-only, and always before returning.
+ * are written before executing a tool that is not read-only, and committed when the call ends
+ * (written before the event loop runs any I/O callback or timer; code that persists state derived
+ * from an observation flushes the sink first, as sessions do).
  */
 export async function runToolIntent(host: Host, intent: ToolIntent, run: RunContext = {}): Promise<Observation> {
   const started = performance.now();
-  const callId = intent.callId ?? newCallId();
+  const callId = intent.callId ?? host.callIds.next();
   const events = run.events ?? host.events;
   const calledAs = String(intent.tool ?? "");
   const input = intent.input === undefined ? {} : intent.input;
@@ -193,7 +189,10 @@ class ToolCall implements ToolContext {
   readonly timeout: number;
   private controller: AbortController | undefined;
   private stopped: { reason: unknown } | undefined;
-  private settle: ((outcome: ToolResult | Failure) => void) | undefined;
+  /** Resolves `execute`'s promise; undefined once the call has ended. */
+  private resolve: ((outcome: ToolResult | Failure) => void) | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private onCallerAbort: (() => void) | undefined;
 
   constructor(
     readonly host: Host,
@@ -223,34 +222,48 @@ class ToolCall implements ToolContext {
     const callerSignal = this.run.signal;
     if (callerSignal?.aborted) return Promise.resolve(this.aborted());
     return new Promise<ToolResult | Failure>((resolve) => {
-      const timer = this.timeout > 0 ? setTimeout(timedOut, this.timeout, this) : undefined;
-      const onCallerAbort = callerSignal ? () => this.stop(callerSignal.reason) : undefined;
-      if (onCallerAbort) callerSignal!.addEventListener("abort", onCallerAbort, { once: true });
-      this.settle = (outcome) => {
-        this.settle = undefined;
-        if (timer) clearTimeout(timer);
-        if (onCallerAbort) callerSignal!.removeEventListener("abort", onCallerAbort);
-        resolve(outcome);
-      };
-      const onError = (error: unknown) => {
-        if (!this.settle) return;
-        if (this.stopped) this.settle(this.aborted());
-        else if (error instanceof ToolError) this.settle(new Failure(error.code, error.message, error.data, error.metadata));
-        else this.settle(new Failure("execution_failed", `${this.calledAs} failed: ${errorMessage(error)}`));
-      };
-      try {
-        this.tool.execute(input, this).then((result) => this.settle?.(result), onError);
-      } catch (error) {
-        onError(error);
+      this.resolve = resolve;
+      if (this.timeout > 0) this.timer = setTimeout(timedOut, this.timeout, this);
+      if (callerSignal) {
+        this.onCallerAbort = () => this.stop(callerSignal.reason);
+        callerSignal.addEventListener("abort", this.onCallerAbort, { once: true });
       }
+      let running: Promise<ToolResult>;
+      try {
+        running = this.tool.execute(input, this);
+      } catch (error) {
+        this.fail(error);
+        return;
+      }
+      running.then(
+        (result) => this.settle(result),
+        (error) => this.fail(error),
+      );
     });
+  }
+
+  /** Ends the call with `outcome` (the first outcome wins) and releases its timer and listener. */
+  private settle(outcome: ToolResult | Failure): void {
+    const resolve = this.resolve;
+    if (!resolve) return;
+    this.resolve = undefined;
+    if (this.timer) clearTimeout(this.timer);
+    if (this.onCallerAbort) this.run.signal!.removeEventListener("abort", this.onCallerAbort);
+    resolve(outcome);
+  }
+
+  private fail(error: unknown): void {
+    if (!this.resolve) return;
+    if (this.stopped) this.settle(this.aborted());
+    else if (error instanceof ToolError) this.settle(new Failure(error.code, error.message, error.data, error.metadata));
+    else this.settle(new Failure("execution_failed", `${this.calledAs} failed: ${errorMessage(error)}`));
   }
 
   /** Ends the call as timed out or cancelled (the tool's signal is aborted with `reason`). */
   stop(reason: unknown): void {
     this.stopped ??= { reason };
     if (this.controller && !this.controller.signal.aborted) this.controller.abort(reason);
-    this.settle?.(this.aborted());
+    this.settle(this.aborted());
   }
 
   private aborted(): Failure {
@@ -269,10 +282,14 @@ function fail(log: CallLog, started: number, phase: ObservationPhase, code: Obse
   return finish(log, started, { ok: false, phase, code, content, data: null, metadata, messages, truncated: false, artifacts: [] });
 }
 
-async function observe(host: Host, log: CallLog, intent: ToolIntent, tool: ToolDefinition, input: unknown, run: RunContext, started: number, obs: Draft): Promise<Observation> {
+/** Finishes the observation and runs `afterResult` taps, if any (only then asynchronously). */
+function observe(host: Host, log: CallLog, intent: ToolIntent, tool: ToolDefinition, input: unknown, run: RunContext, started: number, obs: Draft): Observation | Promise<Observation> {
   const draft = finish(log, started, obs);
   // `isUsed()` is always true here (every hook carries the error-naming interceptor): count taps.
-  if (host.hooks.afterResult.taps.length === 0) return draft;
+  return host.hooks.afterResult.taps.length === 0 ? draft : afterResult(host, log, intent, tool, input, run, draft);
+}
+
+async function afterResult(host: Host, log: CallLog, intent: ToolIntent, tool: ToolDefinition, input: unknown, run: RunContext, draft: Observation): Promise<Observation> {
   try {
     const ctx = await host.hooks.afterResult.promise({ host, intent, calledAs: draft.tool, tool, input, run, observation: draft });
     return ctx.observation;
@@ -284,14 +301,16 @@ async function observe(host: Host, log: CallLog, intent: ToolIntent, tool: ToolD
   }
 }
 
-/** Completes the observation (same key order as `{ ...draft, tool, durationMs }`), logs it and flushes the call's events. */
+/** Completes the observation (same key order as `{ ...draft, tool, durationMs }`), logs it and commits the call's events. */
 function finish(log: CallLog, started: number, d: Draft): Observation {
   const obs: Observation = {
     ok: d.ok, phase: d.phase, code: d.code, content: d.content, data: d.data, metadata: d.metadata, messages: d.messages,
     truncated: d.truncated, artifacts: d.artifacts, tool: log.tool, durationMs: round(performance.now() - started),
   };
   log.observation(obs);
-  log.events.flush();
+  // Written once the current burst of synchronous work ends: calls ending together share one write.
+  if (log.events.commit) log.events.commit();
+  else log.events.flush();
   obs.metadata.callId = log.callId;
   return obs;
 }

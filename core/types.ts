@@ -208,6 +208,26 @@ export interface KeelEvent {
 /** Appends events; implementations must persist each event before `flush` returns. */
 export interface EventSink {
   emit(event: Omit<KeelEvent, "ts"> & { ts?: number }): void;
-  /** Writes buffered events to disk (synchronously durable against process crashes). */
+  /** Writes buffered events to disk now (synchronously durable against process crashes). */
   flush(): void;
+  /**
+   * Writes buffered events before the event loop moves on (a batched `flush`; see JsonlEventSink).
+   * Sinks without it are flushed instead.
+   */
+  commit?(): void;
+}
+
+/** Pipeline events of one call held compactly until a sink writes or hands them out (see CallLog). */
+export interface EventSegment {
+  /** The events as JSONL lines, each exactly `JSON.stringify` of the event and "\n". */
+  lines(): string;
+  /** The events as objects. */
+  toEvents(): KeelEvent[];
+}
+
+/** A sink that keeps event segments in order with its other events. */
+export interface SegmentSink extends EventSink {
+  appendSegment(segment: EventSegment): void;
+  /** Whether `segment` is the last thing appended (so more of the same call's events can join it). */
+  isLastSegment(segment: EventSegment): boolean;
 }

@@ -112,6 +112,8 @@ export class ActiveSession {
       }
     }
     this.state.sessionAllow = [...this.sessionAllow];
+    // Events first: state on disk never mentions a call whose events are not.
+    this.events.flush();
     await writeSessionState(this.host.workspace.stateDir, this.state);
     this.events.flush();
   }

@@ -104,31 +104,33 @@ export class McpConnection {
    * then enforces that same deadline itself (cancelling the request at the server when the pipeline
    * times the call out) and no per-call AbortSignal is made.
    */
-  async callTool(tool: string, args: unknown, signal: AbortSignal | (() => AbortSignal), timeoutMs: number, onProgress?: (p: { progress: number; total?: number; message?: string }) => void): Promise<Record<string, unknown>> {
-    let client: Client;
-    let callSignal: AbortSignal | undefined;
+  callTool(tool: string, args: unknown, signal: AbortSignal | (() => AbortSignal), timeoutMs: number, onProgress?: (p: { progress: number; total?: number; message?: string }) => void): Promise<Record<string, unknown>> {
     if (this.state === "connected" && this.opened) {
-      // The common case: no start-up promise chain, and a signal only when the caller can cancel.
-      client = this.opened.client;
-      callSignal = typeof signal === "function" ? undefined : signal;
-    } else {
-      callSignal = typeof signal === "function" ? signal() : signal;
-      client = await this.ready(callSignal).catch((error) => {
-        throw this.toToolError(error);
-      });
+      // The common case, kept free of extra async layers: a signal only when the caller can cancel.
+      return this.request(this.opened.client, tool, args, typeof signal === "function" ? undefined : signal, timeoutMs, onProgress);
     }
-    try {
-      const options: RequestOptions = callSignal
-        ? { signal: callSignal, timeout: timeoutMs > 0 ? timeoutMs + 1000 : 2 ** 31 - 1, resetTimeoutOnProgress: true }
-        : { timeout: timeoutMs > 0 ? timeoutMs : 2 ** 31 - 1 };
-      // Without a handler the SDK adds no progress token, so the server sends no progress.
-      if (onProgress) options.onprogress = onProgress;
-      return (await client.callTool({ name: tool, arguments: (args ?? {}) as Record<string, unknown> }, undefined, options)) as Record<string, unknown>;
-    } catch (error) {
+    const callSignal = typeof signal === "function" ? signal() : signal;
+    return this.ready(callSignal).then(
+      (client) => this.request(client, tool, args, callSignal, timeoutMs, onProgress),
+      (error) => {
+        throw this.toToolError(error);
+      },
+    );
+  }
+
+  private request(client: Client, tool: string, args: unknown, callSignal: AbortSignal | undefined, timeoutMs: number, onProgress?: (p: { progress: number; total?: number; message?: string }) => void): Promise<Record<string, unknown>> {
+    const options: RequestOptions = callSignal
+      ? { signal: callSignal, timeout: timeoutMs > 0 ? timeoutMs + 1000 : 2 ** 31 - 1, resetTimeoutOnProgress: true }
+      : { timeout: timeoutMs > 0 ? timeoutMs : 2 ** 31 - 1 };
+    // Without a handler the SDK adds no progress token, so the server sends no progress.
+    if (onProgress) options.onprogress = onProgress;
+    const pending = client.callTool({ name: tool, arguments: (args ?? {}) as Record<string, unknown> }, undefined, options) as Promise<Record<string, unknown>>;
+    return pending.catch(async (error) => {
       if (callSignal?.aborted) throw error;
+      // Let the transport's close handler mark a crashed server first, so the error says so.
       await new Promise((r) => setImmediate(r));
       throw this.toToolError(error);
-    }
+    });
   }
 
   /** Runs a request on the connected client (starting it if needed), mapping failures like `callTool`. */

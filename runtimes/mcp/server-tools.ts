@@ -35,13 +35,14 @@ export function serverToolDefinition(host: Host, conn: McpConnection, info: McpT
     concurrency: "safe",
     timeoutMs,
     metadata: { server_name: conn.name, mcp_tool: info.name },
-    async execute(input, ctx) {
+    execute(input, ctx) {
       // Without a caller signal only the deadline can end the call: the connection enforces it
       // without a per-call AbortSignal (a measurable share of a fast call).
-      const result = await conn.callTool(info.name, input, ctx.run.signal ? ctx.signal : () => ctx.signal, timeoutMs, (p) =>
-        (ctx.run.events ?? ctx.host.events).emit({ type: "mcp_progress", callId: ctx.callId, server: conn.name, tool: info.name, progress: p.progress, total: p.total, message: p.message }),
-      );
-      return mapCallResult(result, { server_name: conn.name, mcp_tool: info.name });
+      return conn
+        .callTool(info.name, input, ctx.run.signal ? ctx.signal : () => ctx.signal, timeoutMs, (p) =>
+          (ctx.run.events ?? ctx.host.events).emit({ type: "mcp_progress", callId: ctx.callId, server: conn.name, tool: info.name, progress: p.progress, total: p.total, message: p.message }),
+        )
+        .then((result) => mapCallResult(result, { server_name: conn.name, mcp_tool: info.name }));
     },
   };
   const compiled = host.validator.compile(inputSchema);

@@ -59,6 +59,7 @@ describe("runToolIntent: hook failures fail closed", () => {
     expect(obs.content).toContain('"exploding-guard"');
     expect(obs.content).toContain("guard database unreachable");
     expect(ws.exists("x.txt")).toBe(false);
+    await new Promise((r) => setImmediate(r)); // a call's last events are committed before the event loop moves on
     const events = readEvents(ws.path(".keel", "events.jsonl")).filter((e) => e.callId === obs.metadata.callId);
     expect(events.find((e) => e.type === "hook_error")).toMatchObject({ hook: "beforeTool", tap: "exploding-guard" });
     expect(events.map((e) => e.type)).not.toContain("tool_execute");
@@ -125,6 +126,7 @@ describe("runToolIntent: timeout and cancellation", () => {
     setTimeout(() => controller.abort(), 50);
     const obs = await host.runTool({ tool: "slow", input: {} }, { signal: controller.signal });
     expect(obs).toMatchObject({ ok: false, phase: "execute", code: "cancelled" });
+    await new Promise((r) => setImmediate(r));
     const events = readEvents(ws.path(".keel", "events.jsonl")).filter((e) => e.callId === obs.metadata.callId);
     expect(events.at(-1)).toMatchObject({ type: "tool_observation", code: "cancelled" });
     // an already-aborted signal never starts the tool

@@ -1,0 +1,72 @@
+import { execFileSync } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { afterEach, describe, expect, it } from "vitest";
+import { JsonlEventSink, readEvents } from "../../core/events.js";
+import { makeWorkspace, type TempWorkspace } from "../helpers/temp-workspace.js";
+
+const DIST_EVENTS = fileURLToPath(new URL("../../dist/core/events.js", import.meta.url));
+const nextTurn = () => new Promise((r) => setImmediate(r));
+
+describe("JsonlEventSink", () => {
+  let ws: TempWorkspace;
+  afterEach(() => ws?.cleanup());
+
+  it("writes exactly JSON.stringify of each event with ts first, and ends a torn last line first", () => {
+    ws = makeWorkspace();
+    const file = ws.path(".keel", "events.jsonl");
+    ws.write(".keel/events.jsonl", '{"ts":1,"type":"a"}\n{"ts":2,"ty'); // a crash mid-write left a torn line
+    const sink = new JsonlEventSink(file);
+    sink.emit({ type: "tool_intent", callId: "c1", tool: "t", note: 'quote " and \\ and \u0001' });
+    sink.emit({ ts: 5, type: "custom", n: 1 });
+    sink.close();
+    const lines = readFileSync(file, "utf8").split("\n");
+    expect(lines[1]).toBe('{"ts":2,"ty');
+    const first = JSON.parse(lines[2]!);
+    expect(lines[2]).toBe(JSON.stringify({ ts: first.ts, type: "tool_intent", callId: "c1", tool: "t", note: 'quote " and \\ and \u0001' }));
+    expect(lines[3]).toBe('{"ts":5,"type":"custom","n":1}');
+    expect(readEvents(file).map((e) => e.type)).toEqual(["a", "tool_intent", "custom"]);
+  });
+
+  it("commit writes pending events before the event loop moves on, once for all commits of the same burst", async () => {
+    ws = makeWorkspace();
+    const file = ws.path(".keel", "events.jsonl");
+    const sink = new JsonlEventSink(file);
+    sink.emit({ type: "first" });
+    sink.flush(); // opens the file
+    sink.emit({ type: "a" });
+    sink.commit();
+    sink.emit({ type: "b" });
+    sink.commit();
+    await Promise.resolve(); // microtasks of the same burst still run before the write
+    sink.emit({ type: "c" });
+    sink.commit();
+    await nextTurn();
+    expect(readEvents(file).map((e) => e.type)).toEqual(["first", "a", "b", "c"]);
+    sink.close();
+  });
+
+  it("writes committed events when the process exits right away, even on an uncaught exception", () => {
+    ws = makeWorkspace();
+    for (const [name, ending] of [
+      ["exit", "process.exit(3);"],
+      ["throw", "throw new Error('boom');"],
+    ] as const) {
+      const file = ws.path(".keel", `${name}.jsonl`);
+      const script = ws.path(`${name}.mjs`);
+      writeFileSync(
+        script,
+        `import { JsonlEventSink } from ${JSON.stringify(DIST_EVENTS)};\n` +
+          `const sink = new JsonlEventSink(${JSON.stringify(file)});\n` +
+          `sink.emit({ type: "opened" }); sink.flush();\n` +
+          `sink.emit({ type: "last", how: ${JSON.stringify(name)} }); sink.commit();\n${ending}\n`,
+      );
+      try {
+        execFileSync(process.execPath, [script], { stdio: "pipe" });
+      } catch {
+        // exits non-zero on purpose
+      }
+      expect(readEvents(file).map((e) => e.type)).toEqual(["opened", "last"]);
+    }
+  });
+});
