@@ -54,11 +54,13 @@ export async function throughput(ms: number, fn: () => Promise<unknown>, warmup 
   return (n * 1000) / (performance.now() - start);
 }
 
-/** Formats reports as Markdown tables (used for bench/README.md). */
-export function toMarkdown(reports: BenchReport[]): string {
+/** Formats reports as Markdown tables (used for bench/README.md), each under an optional stamp line. */
+export function toMarkdown(reports: BenchReport[], stamp?: string): string {
   const out: string[] = [];
   for (const r of reports) {
-    out.push(`### ${r.title}`, "", "| case | baseline | baseline value | keel | ratio keel/baseline | note | target |", "|---|---|---|---|---|---|---|");
+    out.push(`### ${r.title}`, "");
+    if (stamp) out.push(stamp, "");
+    out.push("| case | baseline | baseline value | keel | ratio keel/baseline | note | target |", "|---|---|---|---|---|---|---|");
     for (const row of r.rows) {
       const fmt = (v: number) => (v >= 100 ? v.toFixed(0) : v.toFixed(2));
       const target = row.target ? `${row.target} ${row.met === undefined ? "" : row.met ? "✓" : "✗"}` : "";

@@ -5,7 +5,7 @@ import { toMarkdown, type Bench, type BenchReport } from "./harness.js";
 
 /**
  * `npm run bench`: runs every `bench/*.bench.ts` (compiled) in turn, prints Markdown tables,
- * and with `--write` replaces the results section of bench/README.md. `--only NAME` filters.
+ * and with `--write` puts them into bench/README.md (replacing the sections it measured). `--only NAME` filters.
  */
 async function main(): Promise<void> {
   const here = dirname(fileURLToPath(import.meta.url));
@@ -26,9 +26,22 @@ async function main(): Promise<void> {
     const start = text.indexOf("<!-- results:start -->");
     const end = text.indexOf("<!-- results:end -->");
     if (start === -1 || end === -1) throw new Error("bench/README.md lacks the results markers");
-    const stamp = `_Last run: ${new Date().toISOString()} on Node ${process.version}, ${process.platform}/${process.arch}._\n\n`;
-    writeFileSync(readme, text.slice(0, start) + "<!-- results:start -->\n" + stamp + toMarkdown(reports) + text.slice(end));
+    const stamp = `_Measured ${new Date().toISOString()} on Node ${process.version}, ${process.platform}/${process.arch}._`;
+    // Sections of earlier runs stay unless this run measured them again (`--only` updates one section).
+    const sections = splitSections(text.slice(start + "<!-- results:start -->".length, end));
+    for (const r of reports) sections.set(r.title, toMarkdown([r], stamp));
+    writeFileSync(readme, `${text.slice(0, start)}<!-- results:start -->\n${[...sections.values()].join("\n")}${text.slice(end)}`);
   }
+}
+
+/** The `### title` sections of the results block, by title, in order. */
+function splitSections(block: string): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const part of block.split(/^(?=### )/m)) {
+    const title = /^### (.+)$/m.exec(part)?.[1];
+    if (title && part.startsWith("### ")) out.set(title, part.trimEnd() + "\n");
+  }
+  return out;
 }
 
 await main();
