@@ -26,9 +26,20 @@ export class JsonlEventSink implements SegmentSink {
   private committing = false;
   private readonly onCommit = () => {
     this.committing = false;
-    this.flush();
+    try {
+      this.flush();
+    } catch {
+      // Kept pending: the next flush (before a tool with side effects, or at 64 KiB) retries and
+      // reports the error to its caller instead of crashing the process from a tick.
+    }
   };
-  private readonly onExit = () => this.flush();
+  private readonly onExit = () => {
+    try {
+      this.flush();
+    } catch {
+      // nothing more can be done while exiting
+    }
+  };
 
   /** `onOpen` runs once before the first write (e.g. to create `.keel/` and its `.gitignore`). */
   constructor(
@@ -82,10 +93,10 @@ export class JsonlEventSink implements SegmentSink {
     let out = "";
     for (const part of this.queue) out += typeof part === "string" ? part : part.lines();
     out += this.text;
+    writeSync(this.fd, out); // on failure the events stay pending
     this.queue = [];
     this.text = "";
     this.segments = 0;
-    writeSync(this.fd, out);
   }
 
   /** Flushes and closes the file. */

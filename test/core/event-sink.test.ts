@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { JsonlEventSink, readEvents } from "../../core/events.js";
@@ -44,6 +44,21 @@ describe("JsonlEventSink", () => {
     await nextTurn();
     expect(readEvents(file).map((e) => e.type)).toEqual(["first", "a", "b", "c"]);
     sink.close();
+  });
+
+  it("a commit that cannot write keeps the events and a later flush writes them (or throws to its caller)", async () => {
+    ws = makeWorkspace();
+    const file = ws.path(".keel", "events.jsonl");
+    mkdirSync(file, { recursive: true }); // the log path is taken by a directory: open fails
+    const sink = new JsonlEventSink(file);
+    sink.emit({ type: "kept" });
+    sink.commit();
+    await nextTurn(); // the failed write in the tick did not crash the process
+    expect(() => sink.flush()).toThrow(/EISDIR|illegal operation/i);
+    rmSync(file, { recursive: true });
+    sink.emit({ type: "later" });
+    sink.close();
+    expect(readEvents(file).map((e) => e.type)).toEqual(["kept", "later"]);
   });
 
   it("writes committed events when the process exits right away, even on an uncaught exception", () => {
