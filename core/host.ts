@@ -9,6 +9,7 @@ import { PersistentBaselineStore } from "./file-baselines.js";
 import { createHooks, type KeelHooks } from "./hooks.js";
 import { PermissionPolicy } from "./permissions.js";
 import { ToolRegistry } from "./registry.js";
+import { AbortFanout } from "./abort-fanout.js";
 import { CallIdSource } from "./call-id.js";
 import { runToolIntent } from "./run-tool-intent.js";
 import { ensureStateDir } from "./state/state-dir.js";
@@ -62,6 +63,8 @@ export class Host {
   readonly permissions: PermissionPolicy;
   /** Ids of tool calls made without one. */
   readonly callIds = new CallIdSource();
+  /** Tells running tool calls when their caller's signal aborts. */
+  readonly aborts = new AbortFanout();
   /** Directory tools operate in; the worktree runtime moves it into the active worktree. */
   activeDir: string;
   private readonly services = new Map<string, unknown>();

@@ -192,7 +192,6 @@ class ToolCall implements ToolContext {
   /** Resolves `execute`'s promise; undefined once the call has ended. */
   private resolve: ((outcome: ToolResult | Failure) => void) | undefined;
   private timer: NodeJS.Timeout | undefined;
-  private onCallerAbort: (() => void) | undefined;
 
   constructor(
     readonly host: Host,
@@ -224,10 +223,7 @@ class ToolCall implements ToolContext {
     return new Promise<ToolResult | Failure>((resolve) => {
       this.resolve = resolve;
       if (this.timeout > 0) this.timer = setTimeout(timedOut, this.timeout, this);
-      if (callerSignal) {
-        this.onCallerAbort = () => this.stop(callerSignal.reason);
-        callerSignal.addEventListener("abort", this.onCallerAbort, { once: true });
-      }
+      if (callerSignal) this.host.aborts.watch(callerSignal, this);
       let running: Promise<ToolResult>;
       try {
         running = this.tool.execute(input, this);
@@ -248,7 +244,7 @@ class ToolCall implements ToolContext {
     if (!resolve) return;
     this.resolve = undefined;
     if (this.timer) clearTimeout(this.timer);
-    if (this.onCallerAbort) this.run.signal!.removeEventListener("abort", this.onCallerAbort);
+    if (this.run.signal) this.host.aborts.unwatch(this.run.signal, this);
     resolve(outcome);
   }
 

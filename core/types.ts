@@ -180,6 +180,12 @@ export interface FileBaselineStore {
 /** Options a caller passes to `runToolIntent`. Everything is optional. */
 export interface RunContext {
   signal?: AbortSignal;
+  /**
+   * Ask MCP servers for progress notifications (they become `mcp_progress` events). Default: when
+   * the call has a caller `signal`, as every CLI and workflow call does (agent calls set it); a bare
+   * API call without one skips the progress token (a measurable share of a fast call).
+   */
+  progress?: boolean;
   /** `--yes`: approve every `ask` (deny rules still win). */
   yes?: boolean;
   approver?: Approver;

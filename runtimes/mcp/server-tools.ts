@@ -37,11 +37,15 @@ export function serverToolDefinition(host: Host, conn: McpConnection, info: McpT
     metadata: { server_name: conn.name, mcp_tool: info.name },
     execute(input, ctx) {
       // Without a caller signal only the deadline can end the call: the connection enforces it
-      // without a per-call AbortSignal (a measurable share of a fast call).
+      // without a per-call AbortSignal, and (unless asked) without a progress token: both are a
+      // measurable share of a fast call.
+      const progress = ctx.run.progress ?? ctx.run.signal !== undefined;
+      const onProgress = progress
+        ? (p: { progress: number; total?: number; message?: string }) =>
+            (ctx.run.events ?? ctx.host.events).emit({ type: "mcp_progress", callId: ctx.callId, server: conn.name, tool: info.name, progress: p.progress, total: p.total, message: p.message })
+        : undefined;
       return conn
-        .callTool(info.name, input, ctx.run.signal ? ctx.signal : () => ctx.signal, timeoutMs, (p) =>
-          (ctx.run.events ?? ctx.host.events).emit({ type: "mcp_progress", callId: ctx.callId, server: conn.name, tool: info.name, progress: p.progress, total: p.total, message: p.message }),
-        )
+        .callTool(info.name, input, ctx.run.signal ? ctx.signal : () => ctx.signal, timeoutMs, onProgress)
         .then((result) => mapCallResult(result, { server_name: conn.name, mcp_tool: info.name }));
     },
   };

@@ -126,10 +126,18 @@ describe("server-everything over stdio", () => {
     expect(obs.content).toContain(ws.root);
   });
 
-  it("progress notifications become events", async () => {
-    const obs = await call("mcp__everything__trigger-long-running-operation", { duration: 0.3, steps: 3 });
-    expect(obs.ok).toBe(true);
-    expect(events.events.filter((e) => e.type === "mcp_progress").length).toBeGreaterThanOrEqual(1);
+  it("progress notifications become events for calls with a caller signal (or progress: true), and are not asked for otherwise", async () => {
+    const progressOf = (obs: { metadata: Record<string, unknown> }) => events.events.filter((e) => e.type === "mcp_progress" && e.callId === obs.metadata.callId);
+    const input = { duration: 0.3, steps: 3 };
+    const withSignal = await host.runTool({ tool: "mcp__everything__trigger-long-running-operation", input }, { signal: new AbortController().signal });
+    expect(withSignal.ok).toBe(true);
+    expect(progressOf(withSignal).length).toBeGreaterThanOrEqual(1);
+    expect(progressOf(withSignal)[0]).toMatchObject({ server: "everything", tool: "trigger-long-running-operation", total: 3 });
+    const asked = await host.runTool({ tool: "mcp__everything__trigger-long-running-operation", input }, { progress: true });
+    expect(progressOf(asked).length).toBeGreaterThanOrEqual(1);
+    const bare = await call("mcp__everything__trigger-long-running-operation", input);
+    expect(bare.ok).toBe(true);
+    expect(progressOf(bare)).toEqual([]);
   });
 
   it("elicitation is declined by default", async () => {
