@@ -216,7 +216,7 @@ export class CallLog {
 }
 
 /** A run of one call's consecutive events, held by a sink until it renders or expands them. */
-export class CallSegment implements EventSegment {
+class CallSegment implements EventSegment {
   /** Bit `k` set: the event of kind `k` belongs to this segment. */
   kinds = 0;
 
