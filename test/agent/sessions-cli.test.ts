@@ -80,6 +80,18 @@ describe("keel run / sessions / send (real CLI processes)", () => {
     expect(events.filter((e) => e.type === "tool_execute" && e.callId === "slow")).toHaveLength(1);
   });
 
+  it("usage errors: an unknown sessions subcommand, and --session with --resume", async () => {
+    const ws = workspace();
+    const bogus = await runKeel(["sessions", "bogus"], { cwd: ws.root, env: ws.env });
+    expect(bogus.exitCode).toBe(2);
+    expect(bogus.stderr).toContain('Unknown command "keel sessions bogus"');
+    expect(bogus.stderr).toContain("show ID");
+    const both = await runKeel(["run", "--resume", "s1", "--session", "s2", "more"], { cwd: ws.root, env: ws.env });
+    expect(both.exitCode).toBe(2);
+    expect(both.stderr).toContain("drop --session s2");
+    expect(existsSync(ws.path(".keel", "sessions", "s2"))).toBe(false);
+  });
+
   it("refuses a second --resume while the session is busy", async () => {
     const ws = workspace({ "script.json": [{ text: "slow", delayMs: 3000 }, { text: "x" }] });
     const child = execa("node", [KEEL_BIN, "run", "--model", "scripted:script.json", "--session", "busy1", "wait"], { cwd: ws.root, env: ws.env, reject: false, stdin: "ignore" });

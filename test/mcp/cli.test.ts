@@ -35,6 +35,10 @@ describe("keel mcp CLI", () => {
     const tools = await keel(["--json", "tools"]);
     expect(tools.json().tools.some((t: { name: string }) => t.name.startsWith("mcp__"))).toBe(false);
     expect(spawned("ok.marks")).toBe(0);
+    const bogus = await keel(["mcp", "bogus"]);
+    expect(bogus.exitCode).toBe(2);
+    expect(bogus.stderr).toContain('Unknown command "keel mcp bogus"');
+    expect(spawned("ok.marks")).toBe(0);
     const human = await keel(["mcp"]);
     expect(human.stdout).toMatch(/untrusted/);
     expect(human.stdout).toMatch(/--trust/);

@@ -17,6 +17,8 @@ export interface RunCommandOptions {
 /** `keel run "PROMPT"`: starts or resumes a session, streaming the answer to stdout. */
 export async function runCommand(ctx: CliContext, prompt: string | undefined, opts: RunCommandOptions): Promise<void> {
   if (!prompt?.trim() && !opts.resume) throw new UsageError('Give a prompt: keel run "what to do" (or continue a session with --resume ID).');
+  if (opts.resume && opts.session && opts.session !== opts.resume)
+    throw new UsageError(`--session names a new session and --resume continues one; to continue ${opts.resume}, drop --session ${opts.session}.`);
   if (opts.resume && opts.worktree) throw new UsageError("--worktree applies to new sessions; a resumed session keeps its own directory.");
   await withAgent(ctx, async (runtime, base) => {
     const host = runtime.host;
