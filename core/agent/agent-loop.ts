@@ -86,7 +86,8 @@ export async function drainQueued(s: ActiveSession): Promise<number> {
   return items.length;
 }
 
-function overBudget(s: ActiveSession): string | undefined {
+/** The first budget of `agent.budgets` the session has used up, as `maxToolCalls (5)`, or undefined. */
+export function overBudget(s: ActiveSession): string | undefined {
   const b = s.settings.budgets;
   const u = s.state.usage;
   if (b.maxModelCalls !== undefined && u.modelCalls >= b.maxModelCalls) return `maxModelCalls (${b.maxModelCalls})`;

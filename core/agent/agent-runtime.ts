@@ -10,7 +10,7 @@ import { newSessionId, sessionPaths } from "../session/session-paths.js";
 import { createSessionFiles, initialState, readSessionMeta, readSessionState } from "../session/session-store.js";
 import type { SessionMeta, SessionUsage } from "../session/session-types.js";
 import { ActiveSession, isPinned, type SessionRunOptions } from "./active-session.js";
-import { driveSession, type StopReason } from "./agent-loop.js";
+import { driveSession, overBudget, type StopReason } from "./agent-loop.js";
 import { agentSettings, MAX_DELEGATION_DEPTH } from "./agent-settings.js";
 import { recoverCrashedTurn } from "./crash-recovery.js";
 import type { ApprovalDecision } from "./run-tool-calls.js";
@@ -236,7 +236,7 @@ function outcome(s: ActiveSession, reason: StopReason): AgentOutcome {
     : reason === "error" ? `The run failed: ${s.state.error ?? "unknown error"}`
     : reason === "awaiting_approval" ? `Session ${s.id} is waiting for approval to run ${waiting?.name}(${waiting?.arguments}). Approve with \`keel sessions approve ${s.id}\` or reject with \`keel sessions reject ${s.id}\`.`
     : reason === "max_steps" ? `Stopped after the maximum number of steps; continue with keel run --resume ${s.id}.`
-    : reason === "budget" ? `Stopped: the session budget is used up (see agent.budgets in keel config).`
+    : reason === "budget" ? budgetMessage(s)
     : "Cancelled.";
   const lastText = [...s.state.messages].reverse().find((m) => m.role === "assistant")?.content;
   const text = reason === "answer" ? s.state.lastAnswer ?? "" : reason === "error" ? message! : typeof lastText === "string" ? lastText : "";
@@ -244,6 +244,13 @@ function outcome(s: ActiveSession, reason: StopReason): AgentOutcome {
     ok: reason === "answer", sessionId: s.id, status: s.state.status, reason, text, ...(message ? { message } : {}), usage: { ...s.state.usage },
     ...(waiting ? { pendingApproval: { callId: waiting.id, tool: waiting.name, arguments: waiting.arguments } } : {}),
   };
+}
+
+/** Names the exhausted budget and how to go on. */
+function budgetMessage(s: ActiveSession): string {
+  const budget = overBudget(s) ?? "a budget";
+  const key = budget.split(" ")[0];
+  return `Stopped: the session used up its budget agent.budgets.${key} ${budget.slice(key!.length + 1)}. Raise it (keel config set agent.budgets.${key} N) and continue with keel run --resume ${s.id}.`;
 }
 
 function hash(value: unknown): string {

@@ -91,6 +91,8 @@ describe("AgentService, inline approvals, budgets and plugin session state", () 
       const out = await host.service<AgentRuntime>("agent-runtime")!.start({ prompt: "loop" });
       expect(out.reason).toBe("budget");
       expect(out.usage.toolCalls).toBe(2);
+      expect(out.message).toContain("agent.budgets.maxToolCalls (2)");
+      expect(out.message).toContain(`keel run --resume ${out.sessionId}`);
       const events = readEvents(w.path(".keel", "sessions", out.sessionId, "events.jsonl"));
       expect(events.filter((e) => e.type === "after_turn").map((e) => e.reason)).toEqual(["budget"]);
     } finally {
