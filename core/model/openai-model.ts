@@ -60,7 +60,9 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv): ModelClie
         let finishReason: string | undefined;
         let usage: ModelResponse["usage"];
         const partial = new Map<number, { id: string; name: string; arguments: string }>();
+        let chunks = 0;
         for await (const chunk of stream) {
+          chunks++;
           if (chunk.usage) usage = { inputTokens: chunk.usage.prompt_tokens, outputTokens: chunk.usage.completion_tokens };
           const choice = chunk.choices?.[0];
           if (!choice) continue;
@@ -78,6 +80,12 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv): ModelClie
           }
           if (choice.finish_reason) finishReason = choice.finish_reason;
         }
+        // A 200 whose body is not a chat-completions event stream (an HTML page, a JSON error, a proxy's
+        // answer) yields no chunks at all: an error, not an empty answer.
+        if (chunks === 0)
+          throw new ModelError(
+            `The model endpoint ${spec.baseUrl ?? "(OpenAI)"} answered 200 without a chat-completions stream (no data chunks). Check that the base URL ends in /v1 of an OpenAI-compatible server and that "${spec.name}" supports streaming (or set model.stream to false).`,
+          );
         const toolCalls: ModelToolCall[] = [...partial.entries()]
           .sort((a, b) => a[0] - b[0])
           .map(([i, p]) => ({ id: p.id || `call_${request.callIndex}_${i}`, name: names.local(p.name), arguments: p.arguments || "{}" }));

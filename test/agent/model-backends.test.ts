@@ -51,6 +51,17 @@ describe("openai backend against a local OpenAI-compatible server", () => {
     expect(server.requests.length - before).toBe(2);
   });
 
+  it("a 200 that is not a completion (HTML, or JSON without choices) is an error, not an empty answer", async () => {
+    server.push({ rawBody: { contentType: "text/html", body: "<html><body>Welcome to nginx!</body></html>" } });
+    const err = await openaiModel(spec(), env).complete({ messages: [{ role: "user", content: "hi" }], tools: [], callIndex: 0 }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ModelError);
+    expect((err as Error).message).toMatch(/answered 200 without a chat-completions stream/);
+    server.push({ rawBody: { contentType: "text/html", body: "<html>not json</html>" } });
+    const plain = await openaiModel(spec({ stream: false }), env).complete({ messages: [{ role: "user", content: "hi" }], tools: [], callIndex: 0 }).catch((e: unknown) => e);
+    expect(plain).toBeInstanceOf(ModelError);
+    expect((plain as Error).message).toMatch(/returned no choices/);
+  });
+
   it("turns a 401 into a message naming the key variable", async () => {
     server.push({ status: 401, errorMessage: "bad key" });
     const err = await openaiModel(spec(), env).complete({ messages: [{ role: "user", content: "x" }], tools: [], callIndex: 0 }).catch((e) => e);

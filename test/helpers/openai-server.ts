@@ -8,6 +8,8 @@ export interface ServerReply {
   /** Reply with this HTTP status and an OpenAI-style error body instead. */
   status?: number;
   errorMessage?: string;
+  /** Reply 200 with this body and content type instead (e.g. an HTML page from a misconfigured proxy). */
+  rawBody?: { contentType: string; body: string };
   /** Wait before answering (slow responses, timeouts, kill tests). */
   delayMs?: number;
   /** Only use this reply for a request it matches (e.g. a compaction request); unmatched replies are used in order. */
@@ -59,6 +61,10 @@ export async function startOpenAIServer(replies: ServerReply[] = []): Promise<Op
     const reply = index === -1 ? { text: "(no more scripted replies)" } : queue.splice(index, 1)[0]!;
     if (reply.delayMs) await new Promise((r) => setTimeout(r, reply.delayMs));
     if (res.destroyed) return;
+    if (reply.rawBody) {
+      res.writeHead(200, { "content-type": reply.rawBody.contentType }).end(reply.rawBody.body);
+      return;
+    }
     if (reply.status) {
       res.writeHead(reply.status, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: reply.errorMessage ?? "error", type: "test_error" } }));
       return;
