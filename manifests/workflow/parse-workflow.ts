@@ -2,6 +2,7 @@ import type { z } from "zod";
 import { formatJsonPath } from "../plugin/json-path.js";
 import {
   STEP_KEYS,
+  WORKFLOW_KEYS,
   jsonType,
   stepObjectSchema,
   workflowHeaderSchema,
@@ -44,6 +45,10 @@ export function parseWorkflow(raw: unknown, at: ReadonlyArray<PropertyKey>, orig
     return { issues };
   }
   const h = header.data;
+  for (const key of Object.keys(raw)) {
+    if (!WORKFLOW_KEYS.has(key))
+      issues.push({ severity: "warning", path: formatJsonPath([...at, key]), message: `Unknown workflow field "${key}" was ignored (known: ${[...WORKFLOW_KEYS].join(", ")}).` });
+  }
   const steps: WorkflowStep[] = [];
   let broken = false;
   (h.steps ?? []).forEach((item, index) => {

@@ -94,7 +94,11 @@ export function jsonType(value: unknown): string {
 const text = (what = "a string") =>
   z.string({ error: (i) => `must be ${what} (got ${jsonType(i.input)})` }).trim().min(1, { error: "must not be empty" });
 const onFinish = z.enum(["keep", "merge", "discard"], { error: "must be one of keep, merge, discard" });
-const timeout = z.number({ error: (i) => `must be a number of milliseconds (got ${jsonType(i.input)})` }).int().positive().max(86_400_000);
+const timeout = z
+  .number({ error: (i) => `must be a number of milliseconds (got ${jsonType(i.input)})` })
+  .int({ error: (i) => `must be a whole number of milliseconds (got ${String(i.input)})` })
+  .positive({ error: (i) => `must be more than 0 milliseconds (got ${String(i.input)})` })
+  .max(86_400_000, { error: (i) => `must be at most 86400000 milliseconds, 24 hours (got ${String(i.input)})` });
 const flag = z.boolean({ error: (i) => `must be true or false (got ${jsonType(i.input)})` });
 
 /** The top level of one workflow object (steps are parsed one by one). */
@@ -111,6 +115,9 @@ export const workflowHeaderSchema = z
     metadata: z.record(z.string(), z.unknown()).optional(),
   })
   .loose();
+
+/** Keys a workflow object may have; others are ignored with a warning. */
+export const WORKFLOW_KEYS = new Set(["name", "description", "parameters", "prompt", "worktree", "onFinish", "on_finish", "steps", "metadata"]);
 
 /** Keys a step object may have; others are ignored with a warning. */
 export const STEP_KEYS = new Set([

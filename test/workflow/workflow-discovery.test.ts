@@ -22,9 +22,10 @@ describe("workflow discovery and tools", () => {
           { name: "Root-One", steps: ["dupe"] },
           { name: "broken", steps: [{ tool: "read_file", run: "ls" }] },
           { name: "badtype", steps: [{ run: "ls", timeoutMs: "soon" }] },
+          { name: "negative", steps: [{ run: "ls", timeoutMs: -5 }] },
         ],
       },
-      ".keel/workflows/bare.json": { name: "bare", steps: [{ run: "true", extra: 1 }] },
+      ".keel/workflows/bare.json": { name: "bare", triggers: ["push"], steps: [{ run: "true", extra: 1 }] },
       ".keel/workflows/garbage.json": "{ not json",
       ".claw-plugin/plugin.json": { name: "wfplug", workflows: [{ name: "from-plugin", steps: ["plugged"] }] },
     });
@@ -43,7 +44,9 @@ describe("workflow discovery and tools", () => {
         expect.objectContaining({ severity: "warning", file: ws.path(".claw-workflow.json"), path: "workflow", message: expect.stringContaining("defined more than once") }),
         expect.objectContaining({ severity: "error", file: sub, path: "workflows[2].steps[0]", message: expect.stringContaining("tool and run") }),
         expect.objectContaining({ severity: "error", file: sub, path: "workflows[3].steps[0].timeoutMs", message: expect.stringContaining("number of milliseconds") }),
+        expect.objectContaining({ severity: "error", file: sub, path: "workflows[4].steps[0].timeoutMs", message: expect.stringContaining("must be more than 0 milliseconds (got -5)") }),
         expect.objectContaining({ severity: "warning", file: ws.path(".keel", "workflows", "bare.json"), path: "steps[0].extra" }),
+        expect.objectContaining({ severity: "warning", file: ws.path(".keel", "workflows", "bare.json"), path: "triggers", message: expect.stringContaining('Unknown workflow field "triggers"') }),
         expect.objectContaining({ severity: "error", file: ws.path(".keel", "workflows", "garbage.json"), message: expect.stringContaining("not valid JSON") }),
       ]),
     );
