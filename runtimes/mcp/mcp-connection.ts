@@ -198,6 +198,7 @@ export class McpConnection {
       const opened = await openClient({
         server: this.config,
         stderr: this.stderr,
+        hostEnv: this.deps.host.env,
         timeoutMs: this.startupTimeoutMs,
         signal,
         authProvider: this.deps.authProvider,

@@ -15,6 +15,8 @@ export type AuthProviderFactory = (server: McpServerConfig) => OAuthClientProvid
 export interface OpenClientOptions {
   server: McpServerConfig;
   stderr: StderrRing;
+  /** The host's environment: stdio children inherit only its safe variables (PATH, HOME, …), never `process.env`'s. */
+  hostEnv: NodeJS.ProcessEnv;
   /** Startup timeout for spawn + initialize. */
   timeoutMs: number;
   signal?: AbortSignal;
@@ -57,11 +59,26 @@ export async function openClient(o: OpenClientOptions): Promise<OpenedClient> {
 }
 
 async function stdioTransport(o: OpenClientOptions): Promise<Transport> {
-  const { StdioClientTransport } = await import("@modelcontextprotocol/sdk/client/stdio.js");
+  const { DEFAULT_INHERITED_ENV_VARS, StdioClientTransport } = await import("@modelcontextprotocol/sdk/client/stdio.js");
   const s = o.server;
-  const t = new StdioClientTransport({ command: s.command!, args: s.args, env: s.env, cwd: s.cwd, stderr: "pipe" });
+  const t = new StdioClientTransport({ command: s.command!, args: s.args, env: childEnv(DEFAULT_INHERITED_ENV_VARS, o.hostEnv, s.env), cwd: s.cwd, stderr: "pipe" });
   t.stderr?.on("data", (chunk: Buffer) => o.stderr.push(chunk.toString("utf8")));
   return t;
+}
+
+/**
+ * A stdio child's environment: the SDK's safe variable names taken from the host's environment
+ * (the SDK itself would read `process.env`; a name the host lacks is removed, as `undefined`,
+ * which spawn drops), then the manifest's `env`.
+ */
+export function childEnv(safe: readonly string[], hostEnv: NodeJS.ProcessEnv, own: Record<string, string>): Record<string, string> {
+  const env: Record<string, string | undefined> = {};
+  for (const key of safe) {
+    const value = hostEnv[key];
+    // Exported shell functions (`() {…}`) are skipped, as the SDK does.
+    env[key] = value === undefined || value.startsWith("()") ? undefined : value;
+  }
+  return { ...env, ...own } as Record<string, string>;
 }
 
 async function httpTransport(o: OpenClientOptions, kind: "http" | "sse"): Promise<Transport> {

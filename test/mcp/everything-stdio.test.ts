@@ -17,6 +17,7 @@ describe("server-everything over stdio", () => {
     );
     symlinkSync("/etc/hostname", ws.path("docs/link.txt"));
     process.env.KEEL_TEST_HOST_SECRET = "do-not-leak";
+    ws.env.LOGNAME = "keel-host-logname"; // the host's env, not process.env, supplies the safe variables
     host = await openTestHost(ws, { trust: true, yes: true, events });
   });
   afterAll(async () => {
@@ -103,6 +104,7 @@ describe("server-everything over stdio", () => {
     expect(obs.ok).toBe(true);
     expect(obs.content).toContain("manifest-value");
     expect(obs.content).toContain("PATH");
+    expect(obs.content).toContain("keel-host-logname");
     expect(obs.content).not.toContain("do-not-leak");
   });
 
