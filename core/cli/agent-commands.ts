@@ -1,5 +1,5 @@
 import { positiveIntOption } from "./int-option.js";
-import { unknownSubcommand } from "./unknown-subcommand.js";
+import { commandGroup } from "./command-group.js";
 import type { CommandRegistrar } from "./cli-context.js";
 
 /** Registers `keel run`, `keel sessions …` and `keel send`. Implementations load lazily. */
@@ -16,14 +16,9 @@ export const registerAgentCommands: CommandRegistrar = (program, ctx) => {
     .addHelpText("after", "\nThe global --yes (approve every ask) and --json (print the outcome as JSON) apply. Sessions live in .keel/sessions/<id>/; see the README section The agent.")
     .action(async (prompt: string | undefined, opts) => (await import("./commands/run-command.js")).runCommand(ctx, prompt, opts));
 
-  const sessions = program
-    .command("sessions")
-    .description("List and inspect agent sessions; approve or reject paused calls")
-    .argument("[command]", "list (default), show, events, approve or reject")
-    .action(async (word?: string) => {
-      if (word !== undefined) throw unknownSubcommand("sessions", word, "keel sessions [list] | show ID | events ID [--follow] | approve ID | reject ID");
-      await (await import("./commands/sessions-command.js")).sessionsList(ctx);
-    });
+  const sessions = commandGroup(program, "sessions", "List and inspect agent sessions; approve or reject paused calls", "keel sessions [list] | show ID | events ID [--follow] | approve ID | reject ID", async () =>
+    (await import("./commands/sessions-command.js")).sessionsList(ctx),
+  );
   sessions.command("list").description("List sessions, newest first").action(async () => (await import("./commands/sessions-command.js")).sessionsList(ctx));
   sessions.command("show").argument("<id>").description("Show a session's contract, status, usage and transcript summary").action(async (id: string) => (await import("./commands/sessions-command.js")).sessionsShow(ctx, id));
   sessions

@@ -1,16 +1,11 @@
 import type { CommandRegistrar } from "../../core/cli/cli-context.js";
-import { unknownSubcommand } from "../../core/cli/unknown-subcommand.js";
+import { commandGroup } from "../../core/cli/command-group.js";
 
 /** Registers `keel mcp [list] [--json]`, `keel mcp doctor [NAME]`, `keel mcp restart NAME`. Implementations load lazily. */
 export const registerMcpCommands: CommandRegistrar = (program, ctx) => {
-  const mcp = program
-    .command("mcp")
-    .description("MCP servers from .mcp.json and friends: list, doctor, restart")
-    .argument("[command]", "list (default), doctor or restart")
-    .action(async (word?: string) => {
-      if (word !== undefined) throw unknownSubcommand("mcp", word, "keel mcp [list] | doctor [NAME] | restart NAME");
-      await (await import("./mcp-commands.js")).mcpListCommand(ctx);
-    });
+  const mcp = commandGroup(program, "mcp", "MCP servers from .mcp.json and friends: list, doctor, restart", "keel mcp [list] | doctor [NAME] | restart NAME", async () =>
+    (await import("./mcp-commands.js")).mcpListCommand(ctx),
+  );
   mcp
     .command("list")
     .description("List MCP servers: transport, source file, state, tools, start-up time, last error")
