@@ -1,18 +1,14 @@
 import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Host } from "../../core/host.js";
 import type { BashData } from "../../core/tools/bash.js";
 import { makeWorkspace, type TempWorkspace } from "../helpers/temp-workspace.js";
-import { openTestHost } from "../helpers/test-host.js";
+import { closeAfterEach, openTestHost } from "../helpers/test-host.js";
 
 let ws: TempWorkspace;
 let host: Host | undefined;
-afterEach(async () => {
-  await host?.close();
-  host = undefined;
-  ws?.cleanup();
-});
+closeAfterEach(() => ({ host, ws }));
 
 /** True while `pid` is a live (not zombie) process. Linux /proc. */
 function alive(pid: number): boolean {

@@ -1,18 +1,14 @@
 import { mkdirSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { MemoryBaselineStore } from "../../core/file-baselines.js";
 import type { Host } from "../../core/host.js";
 import { makeWorkspace, type TempWorkspace } from "../helpers/temp-workspace.js";
-import { openTestHost } from "../helpers/test-host.js";
+import { closeAfterEach, openTestHost } from "../helpers/test-host.js";
 
 let ws: TempWorkspace;
 let host: Host | undefined;
-afterEach(async () => {
-  await host?.close();
-  host = undefined;
-  ws?.cleanup();
-});
+closeAfterEach(() => ({ host, ws }));
 
 async function open(files: Record<string, string> = {}) {
   ws = makeWorkspace(files);

@@ -1,19 +1,15 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { PassThrough } from "node:stream";
 import { ttyApprover } from "../../core/cli/tty-approver.js";
 import { readEvents } from "../../core/events.js";
 import type { Host, KeelPlugin } from "../../core/host.js";
 import type { ToolDefinition } from "../../core/types.js";
 import { makeWorkspace, type TempWorkspace } from "../helpers/temp-workspace.js";
-import { openTestHost } from "../helpers/test-host.js";
+import { closeAfterEach, openTestHost } from "../helpers/test-host.js";
 
 let ws: TempWorkspace;
 let host: Host | undefined;
-afterEach(async () => {
-  await host?.close();
-  host = undefined;
-  ws?.cleanup();
-});
+closeAfterEach(() => ({ host, ws }));
 
 /** A tool that waits `ms` (or forever) unless its signal aborts; `honour: false` ignores the signal. */
 function slowTool(name: string, opts: { timeoutMs?: number; honour?: boolean } = {}): ToolDefinition {

@@ -1,8 +1,8 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Host } from "../../core/host.js";
 import { parseKeyPath, formatKeyPath } from "../../runtimes/config/key-path.js";
 import { makeWorkspace, type TempWorkspace } from "../helpers/temp-workspace.js";
-import { openTestHost } from "../helpers/test-host.js";
+import { closeAfterEach, openTestHost } from "../helpers/test-host.js";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 
@@ -21,10 +21,7 @@ function fourFiles(): TempWorkspace {
   return w;
 }
 
-afterEach(async () => {
-  await host?.close();
-  ws?.cleanup();
-});
+closeAfterEach(() => ({ host, ws }));
 
 describe("config runtime", () => {
   it("merges the four documented files and reports each value's source", async () => {

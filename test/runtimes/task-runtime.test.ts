@@ -1,7 +1,7 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import type { Host } from "../../core/host.js";
 import { makeWorkspace, type TempWorkspace } from "../helpers/temp-workspace.js";
-import { openTestHost } from "../helpers/test-host.js";
+import { closeAfterEach, openTestHost } from "../helpers/test-host.js";
 
 let ws: TempWorkspace;
 let host: Host;
@@ -12,10 +12,7 @@ beforeEach(async () => {
   ws = makeWorkspace();
   host = await openTestHost(ws);
 });
-afterEach(async () => {
-  await host.close();
-  ws.cleanup();
-});
+closeAfterEach(() => ({ host, ws }));
 
 describe("task runtime", () => {
   it("registers every task tool with runtime source and the right risk", () => {

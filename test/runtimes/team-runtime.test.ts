@@ -1,8 +1,8 @@
 import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import type { Host } from "../../core/host.js";
 import { makeWorkspace, type TempWorkspace } from "../helpers/temp-workspace.js";
-import { openTestHost } from "../helpers/test-host.js";
+import { closeAfterEach, openTestHost } from "../helpers/test-host.js";
 
 let ws: TempWorkspace;
 let host: Host;
@@ -14,10 +14,7 @@ beforeEach(async () => {
   host = await openTestHost(ws);
   await call("team_create", { team_name: "reviewers", members: ["alice", "bob"], description: "code review" });
 });
-afterEach(async () => {
-  await host.close();
-  ws.cleanup();
-});
+closeAfterEach(() => ({ host, ws }));
 
 describe("team runtime", () => {
   it("refuses a duplicate name ignoring case and a recipient who is not a member", async () => {

@@ -1,16 +1,12 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Host } from "../../core/host.js";
 import type { WorkflowService } from "../../runtimes/workflow/workflow-service.js";
 import { makeWorkspace, type TempWorkspace } from "../helpers/temp-workspace.js";
-import { openTestHost } from "../helpers/test-host.js";
+import { closeAfterEach, openTestHost } from "../helpers/test-host.js";
 
 let ws: TempWorkspace | undefined;
 let host: Host | undefined;
-afterEach(async () => {
-  await host?.close();
-  host = undefined;
-  ws?.cleanup();
-});
+closeAfterEach(() => ({ host, ws }));
 
 describe("workflow discovery and tools", () => {
   it("finds every source, bounded by the workspace root, and reports problems with file, JSON path and reason", async () => {

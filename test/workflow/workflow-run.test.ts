@@ -1,18 +1,14 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Host } from "../../core/host.js";
 import type { WorkflowService } from "../../runtimes/workflow/workflow-service.js";
 import { makeWorkspace, type TempWorkspace } from "../helpers/temp-workspace.js";
-import { openTestHost } from "../helpers/test-host.js";
+import { closeAfterEach, openTestHost } from "../helpers/test-host.js";
 
 let ws: TempWorkspace | undefined;
 let host: Host | undefined;
-afterEach(async () => {
-  await host?.close();
-  host = undefined;
-  ws?.cleanup();
-});
+closeAfterEach(() => ({ host, ws }));
 
 async function setup(workflows: object[], opts: { trust?: boolean; files?: Record<string, string | object>; git?: boolean } = {}) {
   ws = makeWorkspace({ ".claw-workflows.json": { workflows }, ...(opts.files ?? {}) }, { git: opts.git });
