@@ -28,7 +28,7 @@ export async function driveSession(s: ActiveSession, decision?: ApprovalDecision
     if (s.state.turnSteps >= maxSteps) return "max_steps";
     const budget = overBudget(s);
     if (budget) {
-      s.emit("budget_exceeded", { budget });
+      s.emit("budget_exceeded", { budget: `${budget.key} (${budget.limit})` });
       return "budget";
     }
     await drainQueued(s);
@@ -86,12 +86,12 @@ export async function drainQueued(s: ActiveSession): Promise<number> {
   return items.length;
 }
 
-/** The first budget of `agent.budgets` the session has used up, as `maxToolCalls (5)`, or undefined. */
-export function overBudget(s: ActiveSession): string | undefined {
+/** The first budget of `agent.budgets` the session has used up (its key and limit), or undefined. */
+export function overBudget(s: ActiveSession): { key: "maxModelCalls" | "maxToolCalls" | "maxTokens"; limit: number } | undefined {
   const b = s.settings.budgets;
   const u = s.state.usage;
-  if (b.maxModelCalls !== undefined && u.modelCalls >= b.maxModelCalls) return `maxModelCalls (${b.maxModelCalls})`;
-  if (b.maxToolCalls !== undefined && u.toolCalls >= b.maxToolCalls) return `maxToolCalls (${b.maxToolCalls})`;
-  if (b.maxTokens !== undefined && u.inputTokens + u.outputTokens >= b.maxTokens) return `maxTokens (${b.maxTokens})`;
+  if (b.maxModelCalls !== undefined && u.modelCalls >= b.maxModelCalls) return { key: "maxModelCalls", limit: b.maxModelCalls };
+  if (b.maxToolCalls !== undefined && u.toolCalls >= b.maxToolCalls) return { key: "maxToolCalls", limit: b.maxToolCalls };
+  if (b.maxTokens !== undefined && u.inputTokens + u.outputTokens >= b.maxTokens) return { key: "maxTokens", limit: b.maxTokens };
   return undefined;
 }

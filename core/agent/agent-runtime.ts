@@ -248,9 +248,9 @@ function outcome(s: ActiveSession, reason: StopReason): AgentOutcome {
 
 /** Names the exhausted budget and how to go on. */
 function budgetMessage(s: ActiveSession): string {
-  const m = /^(\w+) \((\d+)\)$/.exec(overBudget(s) ?? "");
-  if (!m) return `Stopped: a session budget is used up (see agent.budgets in keel config); continue with keel run --resume ${s.id}.`;
-  return `Stopped: the session used up its budget agent.budgets.${m[1]} (${m[2]}). Raise it (keel config set agent.budgets.${m[1]} N) and continue with keel run --resume ${s.id}.`;
+  const b = overBudget(s);
+  if (!b) return `Stopped: a session budget is used up (see agent.budgets in keel config); continue with keel run --resume ${s.id}.`;
+  return `Stopped: the session used up its budget agent.budgets.${b.key} (${b.limit}). Raise it (keel config set agent.budgets.${b.key} N) and continue with keel run --resume ${s.id}.`;
 }
 
 function hash(value: unknown): string {
