@@ -67,6 +67,11 @@ export class Host {
   readonly aborts = new AbortFanout();
   /** Directory tools operate in; the worktree runtime moves it into the active worktree. */
   activeDir: string;
+  /**
+   * Set when the active directory cannot be used (the active worktree's directory vanished): tool
+   * calls in it fail with this message (`precondition_failed`) instead of silently running elsewhere.
+   */
+  activeDirError?: string;
   private readonly services = new Map<string, unknown>();
   private readonly applied: string[] = [];
   private closed = false;

@@ -97,6 +97,10 @@ export async function runToolIntent(host: Host, intent: ToolIntent, run: RunCont
   log.hookPassed(beforeTool.length);
 
   // permission
+  if (run.cwd === undefined && host.activeDirError !== undefined) {
+    events.emit({ type: "tool_permission", callId, tool: calledAs, action: "deny", reason: "active_dir_unusable" });
+    return fail(log, started, "permission", "precondition_failed", host.activeDirError, { source, resolvedTool: tool.name }, messages);
+  }
   const cwd = run.cwd ?? host.activeDir;
   const root = host.confinementRoot(cwd);
   const permission = host.permissions.decide(calledAs, tool, input, cwd, root);
