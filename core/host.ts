@@ -85,10 +85,11 @@ export class Host {
     readonly options: HostOptions,
   ) {
     this.activeDir = workspace.cwd;
-    this.permissions = new PermissionPolicy(config.permissions);
+    this.permissions = new PermissionPolicy(config.permissions, configInfo.allowLevels);
     this.events = options.events ?? new JsonlEventSink(join(workspace.stateDir, "events.jsonl"), () => this.ensureStateDir());
     this.artifacts = new ArtifactStore(join(workspace.stateDir, "artifacts"), workspace.root, () => this.ensureStateDir());
     this.fileBaselines = new PersistentBaselineStore(workspace.stateDir);
+    for (const d of configInfo.diagnostics) this.diagnostics.add(d);
     for (const layer of configInfo.broken)
       this.diagnostics.error("config", `Config file could not be loaded and was skipped: ${layer.error}`, { file: layer.file });
   }
@@ -97,8 +98,9 @@ export class Host {
   static async create(options: HostOptions): Promise<Host> {
     const env = options.env ?? process.env;
     const workspace = resolveWorkspace(options.cwd, env);
-    const loaded = options.config ? { config: options.config, layers: [], broken: [] } : await loadConfig(workspace);
+    // Trust first: an untrusted workspace's config may only restrict.
     const trusted = await isWorkspaceTrusted(workspace, options.trust, env);
+    const loaded: LoadedConfig = options.config ? { config: options.config, layers: [], broken: [], allowLevels: {}, diagnostics: [] } : await loadConfig(workspace, trusted);
     const { config, ...info } = loaded;
     return new Host(workspace, config, info, trusted, { ...options, env });
   }

@@ -103,7 +103,7 @@ export async function runToolIntent(host: Host, intent: ToolIntent, run: RunCont
   }
   const cwd = run.cwd ?? host.activeDir;
   const root = host.confinementRoot(cwd);
-  const permission = host.permissions.decide(calledAs, tool, input, cwd, root);
+  const permission = host.permissions.decide(calledAs, tool, input, cwd, root, resolved.alias && { level: resolved.alias.level ?? "workspace" });
   let approvedBy: string = permission.action === "allow" ? "policy" : "";
   if (permission.action === "deny") {
     events.emit({ type: "tool_permission", callId, tool: calledAs, action: "deny", rule: permission.rule });

@@ -137,6 +137,8 @@ export interface ToolAlias {
   target: string;
   description?: string;
   source: ToolSource;
+  /** Who registered it: `user` (a user-level plugin) or `workspace` (default: the least trusted). */
+  level?: "user" | "workspace";
 }
 
 /** A request to call a tool. */

@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { errorMessage } from "../errors.js";
@@ -5,6 +6,14 @@ import { ancestorsWithin, type Workspace } from "../workspace.js";
 
 /** Names of the config layers, lowest precedence first. */
 export type ConfigSourceName = "user" | "legacy" | "claude" | "project" | "local";
+
+/** Who wrote a layer: the user (`$KEEL_HOME`, trusted) or the workspace (the repository: untrusted until `keel trust`). */
+export type TrustLevel = "user" | "workspace";
+
+/** The trust level of a config source: only `user` is the user's own; every other layer is a file in the repository. */
+export function levelOf(source: ConfigSourceName): TrustLevel {
+  return source === "user" ? "user" : "workspace";
+}
 
 /** One loaded config file. */
 export interface ConfigLayer {
@@ -51,12 +60,37 @@ export async function readJsonLayer(source: ConfigSourceName, file: string): Pro
   }
 }
 
-/** Loads the project layer with cosmiconfig (module `keel`), searching from cwd up to the workspace root (never above). */
+/**
+ * Project config files keel reads, in cosmiconfig's search order: data formats only (JSON and YAML).
+ * Configuration is data, never code: `keel.config.js|ts|cjs|mjs`, `.keelrc.js` etc. are never loaded.
+ */
+export const PROJECT_CONFIG_FILES = [
+  "package.json", ".keelrc", ".keelrc.json", ".keelrc.yaml", ".keelrc.yml",
+  ".config/keelrc", ".config/keelrc.json", ".config/keelrc.yaml", ".config/keelrc.yml",
+  "keel.config.json", "keel.config.yaml", "keel.config.yml",
+] as const;
+
+/** Config files that would have to be executed to be read: keel refuses them and says so. */
+export const CODE_CONFIG_FILES: readonly string[] = ["keel.config", ".keelrc", ".config/keelrc"].flatMap((base) =>
+  ["js", "cjs", "mjs", "ts", "cts", "mts"].map((ext) => `${base}.${ext}`),
+);
+
+/** Code config files present from cwd up to the workspace root (they are never loaded). */
+export function codeConfigFiles(ws: Workspace): string[] {
+  return ancestorsWithin(ws.cwd, ws.root).flatMap((dir) => CODE_CONFIG_FILES.map((name) => join(dir, name)).filter((f) => existsSync(f)));
+}
+
+/** A cosmiconfig loader for extensions keel never executes (defence in depth: they are not in the search places either). */
+function refuseCode(filepath: string): never {
+  throw new Error(`${filepath} is code; keel never executes configuration. Move the settings into keel.config.json or keel.config.yaml.`);
+}
+
+/** Loads the project layer with cosmiconfig (module `keel`), searching from cwd up to the workspace root (never above). Data formats only. */
 export async function loadProjectLayer(ws: Workspace): Promise<ConfigLayer | undefined> {
-  const { cosmiconfig, getDefaultSearchPlaces } = await import("cosmiconfig");
-  // cosmiconfig's defaults lack `keel.config.json`/`.yaml`; its "global" strategy would also read ~/.config.
-  const searchPlaces = [...getDefaultSearchPlaces("keel"), "keel.config.json", "keel.config.yaml", "keel.config.yml"];
-  const explorer = cosmiconfig("keel", { searchPlaces, searchStrategy: "none", cache: false });
+  const { cosmiconfig, defaultLoaders } = await import("cosmiconfig");
+  // Only JSON and YAML loaders; cosmiconfig's "global" strategy would also read ~/.config.
+  const loaders = { ".json": defaultLoaders[".json"], ".yaml": defaultLoaders[".yaml"], ".yml": defaultLoaders[".yml"], noExt: defaultLoaders.noExt, ".js": refuseCode, ".cjs": refuseCode, ".mjs": refuseCode, ".ts": refuseCode };
+  const explorer = cosmiconfig("keel", { searchPlaces: [...PROJECT_CONFIG_FILES], loaders, searchStrategy: "none", cache: false });
   try {
     let found = null;
     for (const dir of ancestorsWithin(ws.cwd, ws.root)) {

@@ -1,8 +1,12 @@
 import { ManifestError } from "../errors.js";
 import type { Workspace } from "../workspace.js";
 import { KeelConfigSchema, type KeelConfig } from "./config-schema.js";
+import type { Diagnostic } from "../diagnostics.js";
+import { mergeLayers } from "./merge-layers.js";
 import {
+  codeConfigFiles,
   type ConfigLayer,
+  type TrustLevel,
   jsonLayerFiles,
   loadProjectLayer,
   localConfigFile,
@@ -15,24 +19,15 @@ export interface LoadedConfig {
   layers: ConfigLayer[];
   /** Layers that could not be parsed (skipped, reported, never overwritten). */
   broken: ConfigLayer[];
+  /** For each allow rule, the most trusted level that contributed it. */
+  allowLevels: Record<string, TrustLevel>;
+  /** Ignored keys of an untrusted workspace, translated or untranslatable rules, unknown keys, code config files. */
+  diagnostics: Diagnostic[];
 }
 
-/** Objects merge deeply; arrays and scalars replace. Returns a new object. */
-export function deepMerge(base: Record<string, unknown>, over: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = { ...base };
-  for (const [key, value] of Object.entries(over)) {
-    if (key === "__proto__" || key === "constructor" || key === "prototype") continue;
-    const prev = out[key];
-    out[key] =
-      isPlainObject(prev) && isPlainObject(value) ? deepMerge(prev, value) : value;
-  }
-  return out;
-}
-
-/** True for `{...}` values (not arrays, not null). */
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
-}
+export { deepMerge } from "./merge-layers.js";
+import { isPlainObject } from "./plain-object.js";
+export { isPlainObject };
 
 /** Loads every config layer in order (user, legacy, claude, project, local). */
 export async function loadConfigLayers(ws: Workspace): Promise<ConfigLayer[]> {
@@ -54,7 +49,7 @@ const OWN_LAYERS: ReadonlySet<ConfigLayer["source"]> = new Set(["user", "project
  * files of other tools (legacy, Claude settings) are skipped and returned in `broken`.
  * A merged value that violates keel's schema throws a ManifestError naming the field and file.
  */
-export async function loadConfig(ws: Workspace): Promise<LoadedConfig> {
+export async function loadConfig(ws: Workspace, trusted = false): Promise<LoadedConfig> {
   const all = await loadConfigLayers(ws);
   const ownBroken = all.find((l) => !l.value && OWN_LAYERS.has(l.source));
   if (ownBroken)
@@ -64,8 +59,11 @@ export async function loadConfig(ws: Workspace): Promise<LoadedConfig> {
     );
   const layers = all.filter((l) => l.value);
   const broken = all.filter((l) => !l.value);
-  let merged: Record<string, unknown> = {};
-  for (const layer of layers) merged = deepMerge(merged, layer.value!);
+  const { value: merged, allowLevels, diagnostics, invalid } = mergeLayers(layers, trusted);
+  const own = invalid.find((i) => OWN_LAYERS.has(i.source));
+  if (own) throw new ManifestError(`Invalid config field "${own.path}" in ${own.file}: ${own.message}. Fix the file, then retry.`, own.file, own.path);
+  for (const file of codeConfigFiles(ws))
+    diagnostics.push({ severity: "warning", source: "config", file, message: "This config file is code and was not loaded: keel never executes configuration. Move its settings into keel.config.json (or .yaml)." });
   const parsed = KeelConfigSchema.safeParse(merged);
   if (!parsed.success) {
     const issue = innermostIssue(parsed.error.issues[0]!);
@@ -77,7 +75,7 @@ export async function loadConfig(ws: Workspace): Promise<LoadedConfig> {
       field,
     );
   }
-  return { config: parsed.data, layers, broken };
+  return { config: parsed.data, layers, broken, allowLevels, diagnostics };
 }
 
 /** A config issue as zod reports it; union failures carry each branch's issues. */

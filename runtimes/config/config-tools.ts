@@ -29,18 +29,21 @@ export function configTools(host: Host): ToolDefinition[] {
       concurrency: "safe",
       async execute(input: { source?: string; prefix?: string; limit?: number }) {
         const source = checkSource(input.source);
-        const view = await ConfigView.load(ws);
+        const view = await ConfigView.load(ws, host.trusted);
         const prefix = input.prefix === undefined ? undefined : formatKeyPath(parseKeyPath(input.prefix));
         const all = view.entries(source).filter((e) => !prefix || e.key === prefix || e.key.startsWith(prefix + ".") || e.key.startsWith(prefix + "["));
         const entries = all.slice(0, input.limit ?? 200);
         const layers = view.layers.map((l) => ({ source: l.source, file: l.file, ...(l.error ? { error: l.error } : {}) }));
+        // What the host ignored, translated or could not use in these files (untrusted keys, unknown keys, code config files).
+        const warnings = host.diagnostics.items.filter((d) => d.source === "config" && d.severity !== "info");
         const text = [
           entries.length ? entries.map(line).join("\n") : "No config keys set" + (prefix ? ` under ${prefix}` : "") + ".",
           ...(entries.length < all.length ? [`(${entries.length} of ${all.length} keys; raise limit to see more)`] : []),
           `Layers read: ${view.parsed().map((l) => `${l.source}: ${show(l.file)}`).join(", ") || "none"}`,
           ...view.broken.map((l) => `Skipped (cannot be parsed, left untouched): ${show(l.file)}: ${l.error}`),
+          ...warnings.map((d) => `${d.severity}: ${show(d.file ?? "")}${d.path ? ` ${d.path}` : ""}: ${d.message}`),
         ].join("\n");
-        return { content: text, data: { entries, total: all.length, layers } };
+        return { content: text, data: { entries, total: all.length, layers, diagnostics: warnings } };
       },
     },
     {
@@ -54,7 +57,7 @@ export function configTools(host: Host): ToolDefinition[] {
       async execute(input: { key_path: string; source?: string }) {
         const keys = parseKeyPath(input.key_path);
         const source = checkSource(input.source);
-        const view = await ConfigView.load(ws);
+        const view = await ConfigView.load(ws, host.trusted);
         const hit = view.lookup(keys, source);
         const key = formatKeyPath(keys);
         if (!hit)
@@ -81,7 +84,7 @@ export function configTools(host: Host): ToolDefinition[] {
       async execute(input: { key_path: string; value: unknown; source?: WritableSource }) {
         const keys = parseKeyPath(input.key_path);
         if ((input.source ?? "local") === "local") host.ensureStateDir();
-        const result = await setConfigValue(ws, keys, input.value, input.source ?? "local");
+        const result = await setConfigValue(ws, keys, input.value, input.source ?? "local", host.trusted);
         const over = result.overriddenBy ? `\nNote: ${result.overriddenBy.source} (${show(result.overriddenBy.file)}) sets ${result.key} too and wins.` : "";
         return {
           content: `Set ${result.key} = ${JSON.stringify(result.value)} in ${result.source} (${show(result.file)}${result.created ? ", created" : ""}). It applies from the next command.${over}`,

@@ -1,5 +1,6 @@
 import type { ConfigLayer, ConfigSourceName } from "../../core/config/config-sources.js";
 import { deepMerge, isPlainObject, loadConfigLayers } from "../../core/config/load-config.js";
+import { mergeLayers } from "../../core/config/merge-layers.js";
 import { ToolError } from "../../core/errors.js";
 import type { Workspace } from "../../core/workspace.js";
 import { formatKeyPath, getAt, leaves } from "./key-path.js";
@@ -20,11 +21,13 @@ export class ConfigView {
   private constructor(
     /** Layers in merge order, including unparseable ones (with `error`). */
     readonly layers: ConfigLayer[],
+    /** Whether the workspace is trusted (an untrusted workspace's layers may only restrict). */
+    readonly trusted: boolean,
   ) {}
 
   /** Reads every layer of the workspace. */
-  static async load(ws: Workspace): Promise<ConfigView> {
-    return new ConfigView(await loadConfigLayers(ws));
+  static async load(ws: Workspace, trusted: boolean): Promise<ConfigView> {
+    return new ConfigView(await loadConfigLayers(ws), trusted);
   }
 
   /** Parsed layers of one source, or all of them. */
@@ -37,14 +40,15 @@ export class ConfigView {
     return this.layers.filter((l) => !l.value);
   }
 
-  /** Objects merge deeply, arrays and scalars replace; optionally only one source's files. */
+  /** The effective config as the host merges it (permission rules accumulate, an untrusted workspace only restricts); with `source`, that source's files as written. */
   merged(source?: ConfigSourceName): Record<string, unknown> {
+    if (source === undefined) return mergeLayers(this.parsed(), this.trusted).value;
     return this.parsed(source).reduce<Record<string, unknown>>((acc, l) => deepMerge(acc, l.value!), {});
   }
 
-  /** The layer a value at `keys` came from: the last parsed layer that defines it. */
+  /** The layer a value at `keys` came from: the last parsed layer that defines it (the first layer when the value is the result of merging, e.g. accumulated rules). */
   origin(keys: string[], source?: ConfigSourceName): ConfigLayer | undefined {
-    return [...this.parsed(source)].reverse().find((l) => getAt(l.value, keys) !== undefined);
+    return [...this.parsed(source)].reverse().find((l) => getAt(l.value, keys) !== undefined) ?? this.parsed(source)[0];
   }
 
   /** Every leaf key with its value and origin, in key order. */

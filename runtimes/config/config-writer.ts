@@ -34,8 +34,8 @@ const CODE_EXTENSIONS = new Set([".js", ".cjs", ".mjs", ".ts", ".cts", ".mts"]);
  * it cannot parse, JS/TS and YAML config files, and values that break keel's config schema
  * (checked both in the file and in the merged view the host will load next time).
  */
-export async function setConfigValue(ws: Workspace, keys: string[], value: unknown, source: WritableSource): Promise<ConfigSetResult> {
-  const before = await ConfigView.load(ws);
+export async function setConfigValue(ws: Workspace, keys: string[], value: unknown, source: WritableSource, trusted: boolean): Promise<ConfigSetResult> {
+  const before = await ConfigView.load(ws, trusted);
   const target = targetFile(ws, source, before);
   const key = formatKeyPath(keys);
   try {
@@ -46,9 +46,9 @@ export async function setConfigValue(ws: Workspace, keys: string[], value: unkno
       const previous = keys.reduce<unknown>((cur, k) => (isPlainObject(cur) || Array.isArray(cur) ? (cur as Record<string, unknown>)[k] : undefined), section);
       const updated = setAt(section, keys, value, target.file);
       validate(updated, target.file, key, value);
-      validate(mergedWith((await ConfigView.load(ws)).layers, source, target.file, updated), "the merged config", key, value);
+      validate(mergedWith((await ConfigView.load(ws, trusted)).layers, source, target.file, updated), "the merged config", key, value);
       await writeJsonState(target.file, target.packageJson ? { ...doc, keel: updated } : updated);
-      const after = await ConfigView.load(ws);
+      const after = await ConfigView.load(ws, trusted);
       const origin = after.origin(keys);
       const overriddenBy = origin && origin.file !== target.file ? { source: origin.source, file: origin.file } : undefined;
       return { key, value, previous, source, file: target.file, created, ...(overriddenBy ? { overriddenBy } : {}) };

@@ -74,3 +74,35 @@ describe("PermissionPolicy", () => {
     expect(q.decide("shell", bash, { command: "curl evil" }, CWD).action).toBe("deny");
   });
 });
+
+describe("names cannot borrow permissions", () => {
+  it("an allow glob matches the tool that executes, never an alias name: task_* does not allow task_list2 → bash", () => {
+    const p = new PermissionPolicy({ allow: ["mcp__github__*", "task_*"] });
+    expect(p.decide("task_list2", bash, { command: "rm -rf x" }, CWD, CWD, { level: "workspace" }).action).toBe("ask");
+    expect(p.decide("mcp__github__search", bash, { command: "id" }, CWD, CWD, { level: "workspace" }).action).toBe("ask");
+    // the base tool's own rule still allows the alias
+    expect(new PermissionPolicy({ allow: ["bash(git status*)"] }).decide("status", bash, { command: "git status" }, CWD, CWD, { level: "workspace" }).action).toBe("allow");
+  });
+
+  it("a rule naming the alias exactly allows it only from a level at least as trusted as the alias's plugin", () => {
+    const user = new PermissionPolicy({ allow: ["status"] }, { status: "user" });
+    const repo = new PermissionPolicy({ allow: ["status"] }, { status: "workspace" });
+    expect(user.decide("status", bash, { command: "id" }, CWD, CWD, { level: "workspace" }).action).toBe("allow");
+    expect(user.decide("status", bash, { command: "id" }, CWD, CWD, { level: "user" }).action).toBe("allow");
+    expect(repo.decide("status", bash, { command: "id" }, CWD, CWD, { level: "workspace" }).action).toBe("allow");
+    expect(repo.decide("status", bash, { command: "id" }, CWD, CWD, { level: "user" }).action).toBe("ask");
+    // deny and ask rules match either name
+    expect(new PermissionPolicy({ deny: ["status"] }).decide("status", bash, { command: "id" }, CWD, CWD, { level: "user" }).action).toBe("deny");
+    expect(new PermissionPolicy({ deny: ["bash"] }).decide("status", bash, { command: "id" }, CWD, CWD, { level: "user" }).action).toBe("deny");
+  });
+
+  it("writes into .git/ and .keel/ are denied before any rule, for every path tool that writes", () => {
+    const p = new PermissionPolicy({ allow: ["write_file"] });
+    for (const path of [".git/config", ".git/hooks/pre-commit", ".keel/config.local.json", "vendor/lib/.git/HEAD", "a/../.keel/state/x.json"])
+      expect(p.decide("write_file", write, { path }, CWD), path).toMatchObject({ action: "deny", reason: expect.stringContaining("keel protects") });
+    expect(p.decide("write_file", write, { path: "src/.gitignore" }, CWD).action).toBe("allow");
+    expect(p.decide("write_file", write, { path: ".github/workflows/ci.yml" }, CWD).action).toBe("allow");
+    // reading is not affected
+    expect(new PermissionPolicy().decide("read_file", read, { path: ".git/config" }, CWD).action).toBe("allow");
+  });
+});

@@ -105,14 +105,15 @@ describe("config runtime", () => {
     expect((await call("config_set", { key_path: "review.mode", value: { any: ["shape"] } })).ok).toBe(true);
   });
 
-  it("never writes a JS/TS project config, and says so", async () => {
-    ws = makeWorkspace({ "keel.config.mjs": "export default { review: { mode: 'js' } };\n" });
+  it("never loads a JS/TS project config (configuration is data), and writes keel.config.json beside it", async () => {
+    ws = makeWorkspace({ "keel.config.mjs": "import { writeFileSync } from 'node:fs'; writeFileSync('MARKER', 'ran'); export default { review: { mode: 'js' } };\n" });
     host = await openTestHost(ws);
-    expect((await call("config_get", { key_path: "review.mode" })).data).toMatchObject({ value: "js", source: "project" });
-    const obs = await call("config_set", { key_path: "review.mode", value: "x", source: "project" });
-    expect(obs.ok).toBe(false);
-    expect(obs.content).toMatch(/JS\/TS file; keel never writes code files/);
-    expect(ws.read("keel.config.mjs")).toBe("export default { review: { mode: 'js' } };\n");
+    expect((await call("config_get", { key_path: "review.mode" })).data).toMatchObject({ found: false });
+    expect(ws.exists("MARKER")).toBe(false);
+    expect(host.diagnostics.items.some((d) => d.source === "config" && d.file === ws.path("keel.config.mjs") && /never executes configuration/.test(d.message))).toBe(true);
+    expect((await call("config_set", { key_path: "review.mode", value: "x", source: "project" })).ok).toBe(true);
+    expect(JSON.parse(ws.read("keel.config.json"))).toEqual({ review: { mode: "x" } });
+    expect(ws.read("keel.config.mjs")).toContain("export default");
   });
 
   it("writes into package.json#keel without touching the rest of package.json", async () => {

@@ -1,4 +1,5 @@
 import type { AgentOutcome, AgentRunOptions, AgentRuntime } from "../../agent/agent-runtime.js";
+import { formatDiagnostic } from "../../diagnostics.js";
 import { UsageError } from "../../errors.js";
 import { requireModelSpec } from "../../model/model-spec.js";
 import type { WorktreeInfo, WorktreeService } from "../../services.js";
@@ -56,6 +57,8 @@ async function withAgent(ctx: CliContext, fn: (runtime: AgentRuntime, base: Agen
     ctx.io.stdout.write(delta);
   };
   await ctx.withHost(async (host) => {
+    // Config keel ignored or could not use (untrusted keys, unknown keys, code config files) is said before the run.
+    for (const d of host.diagnostics.items) if (d.source === "config" && d.severity !== "info") ctx.io.stderr.write(`keel: ${formatDiagnostic(d)}\n`);
     const runtime = host.service<AgentRuntime>("agent-runtime");
     if (!runtime) throw new UsageError("The agent runtime is not loaded in this host.");
     await fn(runtime, { yes: g.yes, approver, signal: ctx.signal, onText });

@@ -1,6 +1,7 @@
 import type { Host } from "../../host.js";
 import { fmt } from "../../registry.js";
 import type { CliContext } from "../cli-context.js";
+import { formatDiagnostic } from "../../diagnostics.js";
 import { firstLine, table } from "../format.js";
 
 /** One row of `keel tools --json`. */
@@ -51,6 +52,9 @@ export async function toolsCommand(ctx: CliContext): Promise<void> {
       out += `\n\n${tools.length} tools`;
       const errors = diagnostics.filter((d) => d.severity !== "info").length;
       if (diagnostics.length) out += `, ${diagnostics.length} diagnostics (${errors} errors/warnings): run \`keel plugins\` or \`keel tools --json\` for details`;
+      // Config problems change what every tool may do: show them here, not only in --json.
+      const config = diagnostics.filter((d) => d.source === "config" && d.severity !== "info");
+      if (config.length) out += "\n\n" + config.map(formatDiagnostic).join("\n");
       return out;
     });
   });

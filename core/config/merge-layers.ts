@@ -1,0 +1,114 @@
+import type { Diagnostic } from "../diagnostics.js";
+import { translatePermissionRules } from "./claude-rules.js";
+import { unknownKeys } from "./config-keys.js";
+import { type ConfigLayer, levelOf, type TrustLevel } from "./config-sources.js";
+import { isPlainObject } from "./plain-object.js";
+import { restrictUntrusted } from "./untrusted-config.js";
+
+/** The three permission lists, in precedence order. */
+const LISTS = ["deny", "ask", "allow"] as const;
+
+/** The merged config of every layer, as the host uses it. */
+export interface MergedLayers {
+  value: Record<string, unknown>;
+  /** For each allow rule, the most trusted level that contributed it (aliases need a rule at least as trusted as their plugin). */
+  allowLevels: Record<string, TrustLevel>;
+  /** What was ignored or translated, and unknown keys: each naming file and key. */
+  diagnostics: Diagnostic[];
+  /** Layers whose `permissions` value has the wrong shape (their rules were not applied). */
+  invalid: { file: string; source: ConfigLayer["source"]; path: string; message: string }[];
+}
+
+/** Keys whose unknown sub-keys keel reports: its own files. Claude's and legacy files are shared with other tools. */
+const KEEL_FORMAT: ReadonlySet<ConfigLayer["source"]> = new Set(["user", "project", "local"]);
+
+/** How to trust the workspace, for messages. */
+export const HOW_TO_TRUST = "Trust this workspace with `keel trust` (or pass --trust, or set KEEL_TRUST=1) to use them.";
+
+/**
+ * Merges parsed layers in order. Objects merge deeply and later scalars win, except permissions:
+ * `deny`, `ask` and `allow` rules accumulate across every layer (a later `deny: []` never removes
+ * an earlier deny). Claude Code settings contribute only their permission rules (translated to
+ * keel rules); rules in every layer may use Claude's syntax. A workspace layer of an untrusted
+ * workspace may only restrict: its allow rules, model endpoint, key variable and headers are
+ * dropped with a warning. Never throws.
+ */
+export function mergeLayers(layers: ConfigLayer[], trusted: boolean): MergedLayers {
+  const diagnostics: Diagnostic[] = [];
+  const invalid: MergedLayers["invalid"] = [];
+  const rules: Record<(typeof LISTS)[number], string[]> = { deny: [], ask: [], allow: [] };
+  const allowLevels: Record<string, TrustLevel> = {};
+  let merged: Record<string, unknown> = {};
+  for (const layer of layers) {
+    if (!layer.value) continue;
+    const level = levelOf(layer.source);
+    let value = layer.source === "claude" ? pick(layer.value, "permissions") : layer.value;
+    if (KEEL_FORMAT.has(layer.source))
+      for (const u of unknownKeys(value))
+        diagnostics.push({ severity: "warning", source: "config", file: layer.file, path: u.key, message: `Unknown config key "${u.key}"${u.suggestion ? ` — did you mean "${u.suggestion}"?` : ""}; it has no effect.${u.suggestion ? ` Rename it to "${u.suggestion}".` : ""}` });
+    if (level === "workspace" && !trusted) {
+      const restricted = restrictUntrusted(value);
+      value = restricted.value;
+      if (restricted.ignored.length)
+        diagnostics.push({ severity: "warning", source: "config", file: layer.file, path: restricted.ignored.join(", "), message: `This workspace is not trusted, so its config may only restrict: ${restricted.ignored.map(describeIgnored(layer.value)).join(", ")} ignored. ${HOW_TO_TRUST}` });
+    }
+    const { permissions, ...rest } = value;
+    const shapeError = permissionsShapeError(permissions);
+    if (shapeError) {
+      invalid.push({ file: layer.file, source: layer.source, ...shapeError });
+      diagnostics.push({ severity: "error", source: "config", file: layer.file, path: shapeError.path, message: `Invalid config field "${shapeError.path}": ${shapeError.message}. The file's permission rules were not applied.` });
+    }
+    for (const list of shapeError ? [] : LISTS) {
+      const raw = (permissions as Record<string, unknown> | undefined)?.[list];
+      if (!Array.isArray(raw)) continue;
+      const translated = translatePermissionRules(raw, list);
+      for (const w of translated.warnings) diagnostics.push({ severity: "warning", source: "config", file: layer.file, path: `permissions.${list}[${w.index}]`, message: w.message });
+      for (const rule of translated.rules) {
+        if (!rules[list].includes(rule)) rules[list].push(rule);
+        if (list === "allow" && allowLevels[rule] !== "user") allowLevels[rule] = level;
+      }
+    }
+    merged = deepMerge(merged, rest);
+  }
+  const present = LISTS.filter((l) => rules[l].length);
+  if (present.length) merged.permissions = Object.fromEntries(present.map((l) => [l, rules[l]]));
+  return { value: merged, allowLevels, diagnostics, invalid };
+}
+
+/** Objects merge deeply; arrays and scalars replace. Returns a new object. */
+export function deepMerge(base: Record<string, unknown>, over: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...base };
+  for (const [key, value] of Object.entries(over)) {
+    if (key === "__proto__" || key === "constructor" || key === "prototype") continue;
+    const prev = out[key];
+    out[key] = isPlainObject(prev) && isPlainObject(value) ? deepMerge(prev, value) : value;
+  }
+  return out;
+}
+
+/** Why a layer's `permissions` value has the wrong shape (an object of string lists), or undefined when it is fine. */
+function permissionsShapeError(permissions: unknown): { path: string; message: string } | undefined {
+  if (permissions === undefined) return undefined;
+  if (!isPlainObject(permissions)) return { path: "permissions", message: "must be an object with allow, ask and deny lists" };
+  for (const list of LISTS) {
+    const v = permissions[list];
+    if (v === undefined) continue;
+    if (!Array.isArray(v)) return { path: `permissions.${list}`, message: `must be a list of rules such as ["bash(git status*)"] (got ${typeof v})` };
+    const bad = v.findIndex((r) => typeof r !== "string");
+    if (bad !== -1) return { path: `permissions.${list}[${bad}]`, message: `a rule must be a string such as "bash(git status*)" (got ${typeof v[bad]})` };
+  }
+  return undefined;
+}
+
+function pick(value: Record<string, unknown>, key: string): Record<string, unknown> {
+  return value[key] === undefined ? {} : { [key]: value[key] };
+}
+
+/** `permissions.allow (2 rules)` / `model.baseUrl` for the ignored-keys warning. */
+function describeIgnored(value: Record<string, unknown>): (key: string) => string {
+  return (key) => {
+    const [section, sub] = key.split(".") as [string, string];
+    const v = isPlainObject(value[section]) ? (value[section] as Record<string, unknown>)[sub] : undefined;
+    return Array.isArray(v) ? `${key} (${v.length} rule${v.length === 1 ? "" : "s"})` : key;
+  };
+}
