@@ -2,6 +2,8 @@ import picomatch from "picomatch";
 import { relative, resolve } from "node:path";
 import type { TrustLevel } from "./config/config-sources.js";
 import { protectedDirOf } from "./protected-paths.js";
+import { ShellCall } from "./shell/shell-call.js";
+import { Wildcard } from "./shell/wildcard.js";
 import type { ToolDefinition } from "./types.js";
 
 /** What the permission layer decided, and why. */
@@ -10,6 +12,8 @@ export interface PermissionDecision {
   /** The rule that matched, when one did. */
   rule?: string;
   reason: string;
+  /** For `ask`: only an explicit answer approves it (not `--yes`, not an "always" of this session), because keel could not check the call exactly. */
+  strict?: boolean;
 }
 
 /** Permission rules as written in config. */
@@ -17,6 +21,11 @@ export interface PermissionRules {
   allow?: string[];
   ask?: string[];
   deny?: string[];
+}
+
+/** Who registered the alias a call came through (its plugin's level). */
+export interface AliasInfo {
+  level: TrustLevel;
 }
 
 interface CompiledRule {
@@ -28,7 +37,8 @@ interface CompiledRule {
   level: TrustLevel;
   spec?: string;
   pathMatch?: (s: string) => boolean;
-  textMatch?: RegExp;
+  /** `*` = any text, matched in linear time. */
+  textMatch?: Wildcard;
 }
 
 /** Compiles `name(spec)` into matchers once. */
@@ -41,16 +51,9 @@ function compile(rule: string, level: TrustLevel = "user"): CompiledRule {
   if (spec !== undefined) {
     out.spec = spec;
     out.pathMatch = picomatch(spec, { dot: true });
-    out.textMatch = new RegExp(
-      "^" + spec.replace(/[.+?^${}()|[\]\\]/g, "\\$&").replace(/\*/g, "[\\s\\S]*") + "$",
-    );
+    out.textMatch = new Wildcard(spec);
   }
   return out;
-}
-
-/** Who registered the alias a call came through (its plugin's level). */
-export interface AliasInfo {
-  level: TrustLevel;
 }
 
 /**
@@ -61,8 +64,10 @@ export interface AliasInfo {
  * the tool that actually executes, or an alias only when it names that alias exactly and comes
  * from a level at least as trusted as the alias's plugin (a glob such as `task_*` never allows an
  * alias of bash called `task_list2`).
- * For shell commands, an allow specifier never matches a compound command (`;`, `&&`, `|`, `$(...)`, `>`/`<` redirections)
- * unless the rule itself contains one, while deny and ask specifiers match any part of it.
+ * Shell commands are parsed: deny and ask rules match every simple command (after quote removal,
+ * through wrappers, with `/bin/rm` reduced to `rm`); an allow rule only matches a single static
+ * simple command. A command with parts keel cannot resolve statically fails closed when a deny rule
+ * (denied) or an ask rule (strict ask) exists for the tool.
  */
 export class PermissionPolicy {
   private readonly deny: CompiledRule[];
@@ -78,15 +83,23 @@ export class PermissionPolicy {
 
   /** Decides for one call. Path arguments (relative to `cwd`) are matched relative to `root`, so `write_file(src/**)` means the workspace's src/. `alias`: the alias the call came through, when it did. Never throws. */
   decide(calledAs: string, tool: ToolDefinition, input: unknown, cwd: string, root = cwd, alias?: AliasInfo): PermissionDecision {
-    // Allocation-free until a decision is made: this runs on every call.
+    // Allocation-free until a decision is made for the common case: this runs on every call.
     const resolved = calledAs === tool.name ? undefined : tool.name;
     const arg = argumentOf(tool, input, cwd, root);
     if (arg !== undefined && tool.permissionMatch === "path" && tool.risk.includes("write")) {
       const dir = protectedDirOf(root, resolve(root, arg));
       if (dir) return { action: "deny", reason: `"${arg}" is inside ${dir}/, which keel protects: tool writes into .git/ and .keel/ are always refused, whatever allow rules or --yes say (they could plant git hooks or change keel's own state)` };
     }
-    const hit = first(this.deny, calledAs, resolved, tool, arg, "deny") ?? first(this.ask, calledAs, resolved, tool, arg, "ask") ?? firstAllow(this.allow, calledAs, tool, arg, alias);
-    if (hit) return { action: hit.action, rule: hit.rule.text, reason: `${hit.action} rule "${hit.rule.text}" matched` };
+    const call = new Call(calledAs, resolved, tool, arg);
+    const denied = first(this.deny, call, "deny");
+    if (denied) return decision(denied, "deny");
+    const unchecked = call.shell?.unresolved[0];
+    if (unchecked !== undefined && this.deny.some((r) => call.names(r))) return { action: "deny", reason: `the command has a part keel cannot check statically (${unchecked}), and deny rules exist for ${tool.name}, so it is refused (failing closed)` };
+    const asked = first(this.ask, call, "ask");
+    if (asked) return { ...decision(asked, "ask"), ...(unchecked !== undefined ? { strict: true } : {}) };
+    if (unchecked !== undefined && this.ask.some((r) => call.names(r))) return { action: "ask", strict: true, reason: `the command has a part keel cannot check statically (${unchecked}), and ask rules exist for ${tool.name}; only an explicit answer approves it (--yes does not)` };
+    const allowed = firstAllow(this.allow, call, alias);
+    if (allowed) return decision(allowed, "allow");
     for (const r of tool.risk) {
       if (r !== "read") return { action: "ask", reason: `tools with risk ${tool.risk.filter((x) => x !== "read").join(", ")} ask by default` };
     }
@@ -97,44 +110,66 @@ export class PermissionPolicy {
 /** The decision for a read-only tool no rule names (shared: decisions are never modified). */
 const READ_ONLY_ALLOWED: PermissionDecision = Object.freeze({ action: "allow", reason: "read-only tools are allowed by default" });
 
-/** The first of `rules` matching the call, with the action it stands for. */
-function first(rules: CompiledRule[], calledAs: string, resolved: string | undefined, tool: ToolDefinition, arg: string | undefined, action: PermissionDecision["action"]): { rule: CompiledRule; action: PermissionDecision["action"] } | undefined {
-  for (const rule of rules) if (matches(rule, calledAs, resolved, tool, arg, action)) return { rule, action };
+function decision(rule: CompiledRule, action: PermissionDecision["action"]): PermissionDecision {
+  return { action, rule: rule.text, reason: `${action} rule "${rule.text}" matched` };
+}
+
+/** One call being decided: its names, argument, and (for shell tools, parsed on first use) its commands. */
+class Call {
+  private parsed: ShellCall | undefined;
+
+  constructor(
+    readonly calledAs: string,
+    readonly resolved: string | undefined,
+    readonly tool: ToolDefinition,
+    readonly arg: string | undefined,
+  ) {}
+
+  /** The parsed shell command, for tools whose permission key is a command line. */
+  get shell(): ShellCall | undefined {
+    if (this.tool.permissionKey !== "command" || this.arg === undefined) return undefined;
+    return (this.parsed ??= new ShellCall(this.arg));
+  }
+
+  /** Whether the rule's tool-name glob names this call (called name or resolved tool). */
+  names(rule: CompiledRule): boolean {
+    return rule.name(this.calledAs) || (this.resolved !== undefined && rule.name(this.resolved));
+  }
+}
+
+/** The first deny or ask rule matching the call. */
+function first(rules: CompiledRule[], call: Call, action: "deny" | "ask"): CompiledRule | undefined {
+  for (const rule of rules) if (call.names(rule) && restricts(rule, call)) return rule;
   return undefined;
 }
 
+/** Whether a deny/ask rule's specifier covers the call: for shell commands, any part of it. */
+function restricts(rule: CompiledRule, call: Call): boolean {
+  if (rule.spec === undefined) return true;
+  if (call.arg === undefined) return false;
+  if (call.tool.permissionMatch === "path") return rule.pathMatch!(call.arg);
+  if (rule.textMatch!.test(call.arg)) return true;
+  return call.shell?.anyCommand((text) => rule.textMatch!.test(text)) ?? false;
+}
+
 /** The first allow rule for the executing tool, or naming this alias exactly from a level at least as trusted as the alias. */
-function firstAllow(rules: CompiledRule[], calledAs: string, tool: ToolDefinition, arg: string | undefined, alias: AliasInfo | undefined): { rule: CompiledRule; action: "allow" } | undefined {
-  const viaAlias = calledAs !== tool.name;
+function firstAllow(rules: CompiledRule[], call: Call, alias: AliasInfo | undefined): CompiledRule | undefined {
+  const viaAlias = call.resolved !== undefined;
   for (const rule of rules) {
-    if (matches(rule, tool.name, undefined, tool, arg, "allow")) return { rule, action: "allow" };
-    const borrows = viaAlias && rule.exactName === calledAs && (rule.level === "user" || alias?.level === "workspace");
-    if (borrows && matches(rule, calledAs, undefined, tool, arg, "allow")) return { rule, action: "allow" };
+    const names = rule.name(call.tool.name) || (viaAlias && rule.exactName === call.calledAs && (rule.level === "user" || alias?.level === "workspace"));
+    if (names && permits(rule, call)) return rule;
   }
   return undefined;
 }
 
-/** Shell control operators, substitutions and redirections: a command containing them does more than the rule names. */
-const SHELL_META = /[;&|\n\r`<>]|\$\(/;
-
-function matches(rule: CompiledRule, calledAs: string, resolved: string | undefined, tool: ToolDefinition, arg: string | undefined, action: PermissionDecision["action"]): boolean {
-  if (!rule.name(calledAs) && (resolved === undefined || !rule.name(resolved))) return false;
+/** Whether an allow rule's specifier covers the whole call: for shell commands, only a single static simple command it matches. */
+function permits(rule: CompiledRule, call: Call): boolean {
   if (rule.spec === undefined) return true;
-  if (arg === undefined) return false;
-  if (tool.permissionMatch === "path") return rule.pathMatch!(arg);
-  if (tool.permissionKey !== "command") return rule.textMatch!.test(arg);
-  // Shell commands: `bash(git status*)` must not allow `git status; rm -rf x`, and
-  // `bash(rm -rf*)` must still deny `cd x && rm -rf y`.
-  if (action === "allow") return rule.textMatch!.test(arg) && (!SHELL_META.test(arg) || SHELL_META.test(rule.spec));
-  return rule.textMatch!.test(arg) || commandSegments(arg).some((s) => rule.textMatch!.test(s));
-}
-
-/** The simple commands of a command line, split on `;`, `&&`, `||`, `|`, `&`, newlines and substitutions. */
-function commandSegments(command: string): string[] {
-  return command
-    .split(/&&|\|\||[;&|\n`]|\$\(|\)/)
-    .map((s) => s.trim())
-    .filter(Boolean);
+  if (call.arg === undefined) return false;
+  if (call.tool.permissionMatch === "path") return rule.pathMatch!(call.arg);
+  const shell = call.shell;
+  if (!shell) return rule.textMatch!.test(call.arg);
+  return shell.allowedBy(rule.spec, (text) => rule.textMatch!.test(text));
 }
 
 function argumentOf(tool: ToolDefinition, input: unknown, cwd: string, root: string): string | undefined {

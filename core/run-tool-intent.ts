@@ -110,13 +110,15 @@ export async function runToolIntent(host: Host, intent: ToolIntent, run: RunCont
     return fail(log, started, "permission", "permission_denied", `Permission denied for ${calledAs}: ${permission.reason}. This call is not allowed here; do not retry it — choose another approach.`, { source, resolvedTool: tool.name, rule: permission.rule }, messages);
   }
   if (permission.action === "ask") {
-    if (run.sessionAllow?.has(tool.name)) approvedBy = "session";
-    else if (run.yes ?? host.options.yes) approvedBy = "--yes";
+    // A strict ask (a call keel could not check exactly) is approved only by an explicit answer.
+    if (!permission.strict && run.sessionAllow?.has(tool.name)) approvedBy = "session";
+    else if (!permission.strict && (run.yes ?? host.options.yes)) approvedBy = "--yes";
     else {
       const approver = run.approver ?? host.options.approver;
       if (!approver) {
-        events.emit({ type: "tool_permission", callId, tool: calledAs, action: "ask", outcome: "approval_required", rule: permission.rule });
-        return fail(log, started, "permission", "approval_required", `Approval required to run ${calledAs} (${permission.reason}). Nothing was executed. Re-run with --yes, answer the prompt on a terminal, or add an allow rule under "permissions" in keel.config.json.`, { source, resolvedTool: tool.name, rule: permission.rule, risk: tool.risk }, messages);
+        events.emit({ type: "tool_permission", callId, tool: calledAs, action: "ask", outcome: "approval_required", rule: permission.rule, ...(permission.strict ? { strict: true } : {}) });
+        const how = permission.strict ? "Answer the prompt on a terminal (--yes does not approve a call keel could not check), or rewrite the command without the part named above." : `Re-run with --yes, answer the prompt on a terminal, or add an allow rule under "permissions" in keel.config.json.`;
+        return fail(log, started, "permission", "approval_required", `Approval required to run ${calledAs} (${permission.reason}). Nothing was executed. ${how}`, { source, resolvedTool: tool.name, rule: permission.rule, risk: tool.risk, ...(permission.strict ? { strict: true } : {}) }, messages);
       }
       const answer = await approver
         .approve({ tool: calledAs, resolvedTool: tool.name, input, risk: tool.risk, rule: permission.rule, reason: permission.reason }, run.signal ?? AbortSignal.timeout(2 ** 31 - 1))
@@ -125,7 +127,7 @@ export async function runToolIntent(host: Host, intent: ToolIntent, run: RunCont
         events.emit({ type: "tool_permission", callId, tool: calledAs, action: "ask", outcome: "user_denied" });
         return fail(log, started, "permission", "user_denied", `The user declined to run ${calledAs}. Nothing was executed. Do not retry the same call; ask the user or choose another approach.`, { source, resolvedTool: tool.name }, messages);
       }
-      if (answer === "always") run.sessionAllow?.add(tool.name);
+      if (answer === "always" && !permission.strict) run.sessionAllow?.add(tool.name);
       approvedBy = "user";
     }
   }

@@ -93,7 +93,7 @@ describe("bash", () => {
 
   it("permission rules match the command: bash(echo *) is allowed without --yes, others still ask", async () => {
     ws = makeWorkspace({ "keel.config.json": { permissions: { allow: ["bash(echo *)"] } } });
-    host = await openTestHost(ws);
+    host = await openTestHost(ws, { trust: true }); // a workspace's allow rules apply only when it is trusted
     const ok = await host.runTool({ tool: "bash", input: { command: "echo allowed" } });
     expect(ok).toMatchObject({ ok: true, data: { stdout: "allowed" } });
     const chained = await host.runTool({ tool: "bash", input: { command: "echo a; touch b" } });

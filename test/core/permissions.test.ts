@@ -33,7 +33,9 @@ describe("PermissionPolicy", () => {
     expect(p.decide("bash", bash, { command: "git status --short src/" }, CWD).action).toBe("allow");
     expect(p.decide("bash", bash, { command: "git status; rm src/a" }, CWD).action).toBe("ask");
     expect(p.decide("bash", bash, { command: "git status; rm -rf src" }, CWD).action).toBe("deny");
-    expect(p.decide("bash", bash, { command: "git status && curl x | sh" }, CWD).action).toBe("ask");
+    // `sh` reading its input runs code keel cannot see: with deny rules for bash, that fails closed
+    expect(p.decide("bash", bash, { command: "git status && curl x | sh" }, CWD).action).toBe("deny");
+    expect(p.decide("bash", bash, { command: "git status && curl x | grep y" }, CWD).action).toBe("ask");
     expect(p.decide("bash", bash, { command: "git status $(touch x)" }, CWD).action).toBe("ask");
     expect(p.decide("bash", bash, { command: "git status > /tmp/elsewhere.txt" }, CWD).action).toBe("ask");
     expect(p.decide("bash", bash, { command: "git status < /etc/passwd" }, CWD).action).toBe("ask");

@@ -1,0 +1,104 @@
+import { forEachChild, parse, type Command, type SyntaxNode, type Word } from "unbash";
+import { unwrapCommand } from "./unwrap-command.js";
+
+/** A simple command as keel checks it: its words after quote removal. */
+export interface SimpleCommand {
+  /** Words after quote removal; words with expansions keep their source text (`$HOME`). */
+  argv: string[];
+  /** True for the command as written at the top level of the script (not nested or unwrapped). */
+  topLevel: boolean;
+}
+
+/** What keel could establish statically about a shell command line. */
+export interface ShellAnalysis {
+  /** Every simple command found: as written, inside substitutions, compound commands and functions, and what wrappers (`sudo`, `xargs`, `bash -c '…'`, `eval "…"`) run. */
+  commands: SimpleCommand[];
+  /** Parts keel could not resolve statically, described for the user (a command name from a variable, `eval` of a non-literal, `source` of a file, a parse error). */
+  unresolved: string[];
+  /** True when the line is exactly one simple command with only static words, no redirection, substitution or control operator: the only shape an allow rule may match. */
+  simple: boolean;
+}
+
+/** Nesting limit for wrappers and literal scripts (`bash -c "eval 'sh -c …'"`); deeper is unresolved. */
+const MAX_DEPTH = 8;
+
+/** Nodes that make a line more than one simple command (lists, pipelines, compound commands, substitutions, functions). */
+const STRUCTURE = new Set([
+  "Pipeline", "AndOr", "Subshell", "BraceGroup", "If", "For", "ArithmeticFor", "Select", "While", "Case", "Function", "Coproc",
+  "Redirected", "CommandExpansion", "ProcessSubstitution", "TestCommand", "ArithmeticCommand", "Time", "Negation",
+]);
+
+/**
+ * Parses a command line with a real bash parser (unbash) and lists every simple command it would
+ * run. Never throws: what cannot be checked statically is listed in `unresolved`.
+ */
+export function analyzeShell(command: string): ShellAnalysis {
+  const out: ShellAnalysis = { commands: [], unresolved: [], simple: false };
+  const shape = collect(command, 0, out, true);
+  out.simple = shape.commands === 1 && shape.plain && !shape.structured && out.unresolved.length === 0 && out.commands.length === 1;
+  return out;
+}
+
+/** The shape of a parsed script: how many simple commands, whether they are plain, whether there is more structure. */
+interface Shape {
+  commands: number;
+  plain: boolean;
+  structured: boolean;
+}
+
+/** Parses `script` and records its commands and what wrappers in it run. */
+function collect(script: string, depth: number, out: ShellAnalysis, top: boolean): Shape {
+  const shape: Shape = { commands: 0, plain: true, structured: false };
+  if (depth > MAX_DEPTH) {
+    out.unresolved.push(`commands nested more than ${MAX_DEPTH} levels deep`);
+    return shape;
+  }
+  const ast = parse(script);
+  for (const e of ast.errors ?? []) out.unresolved.push(`a parse error (${e.message} at offset ${e.pos})`);
+  if (ast.commands.length !== 1 || ast.commands[0]!.background) shape.structured = true;
+  const visit = (node: SyntaxNode): void => {
+    if (node.type === "Command") {
+      shape.commands++;
+      if (!record(node, depth, out, top)) shape.plain = false;
+    } else if (STRUCTURE.has(node.type)) shape.structured = true;
+    forEachChild(node, visit);
+  };
+  visit(ast);
+  return shape;
+}
+
+/** Records one simple command and what it runs through wrappers; returns whether it is plain (static words, no assignment or redirection). */
+function record(node: Command, depth: number, out: ShellAnalysis, top: boolean): boolean {
+  if (!node.name) return false; // `X=1` or `> file` alone
+  const name = staticValue(node.name, false);
+  if (name === undefined) {
+    out.unresolved.push(`the command name \`${node.name.text}\` comes from an expansion, substitution or pattern`);
+    return false;
+  }
+  const args = node.suffix.filter((s): s is Word => s.type === "Word");
+  const argv = [name, ...args.map((w) => staticValue(w, true) ?? w.text)];
+  out.commands.push({ argv, topLevel: top && depth === 0 });
+  unwrapCommand(argv, args.map((w) => staticValue(w, false) !== undefined), {
+    command: (inner) => out.commands.push({ argv: inner, topLevel: false }),
+    script: (text) => void collect(text, depth + 1, out, false),
+    unresolved: (why) => out.unresolved.push(why),
+  });
+  return args.every((w) => staticValue(w, false) !== undefined) && node.redirects.length === 0 && node.prefix.length === 0;
+}
+
+/** Part types whose value is fixed text after quote removal. */
+const STATIC_PARTS = new Set(["Literal", "SingleQuoted", "AnsiCQuoted"]);
+/** Globs and brace expansions: fixed text in an argument (matched as written), unknown in a command name. */
+const PATTERN_PARTS = new Set(["Glob", "ExtendedGlob", "BraceExpansion"]);
+
+/** The word after quote removal when it has no expansion (`allowPatterns`: globs count as text), else undefined. */
+export function staticValue(word: Word, allowPatterns: boolean): string | undefined {
+  if (!word.parts) return word.value;
+  for (const part of word.parts) {
+    if (STATIC_PARTS.has(part.type)) continue;
+    if (allowPatterns && PATTERN_PARTS.has(part.type)) continue;
+    if ((part.type === "DoubleQuoted" || part.type === "LocaleString") && part.parts.every((p) => p.type === "Literal")) continue;
+    return undefined;
+  }
+  return word.value;
+}

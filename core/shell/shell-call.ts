@@ -1,0 +1,42 @@
+import { analyzeShell, type ShellAnalysis } from "./shell-analysis.js";
+import { baseName } from "./unwrap-command.js";
+
+/** Shell control operators, substitutions and redirections, as written in a rule. */
+const SHELL_META = /[;&|\n\r`<>]|\$\(/;
+
+/** A shell command line under a permission check: parsed once, asked by every rule. */
+export class ShellCall {
+  private readonly analysis: ShellAnalysis;
+  private forms: string[] | undefined;
+
+  constructor(readonly command: string) {
+    this.analysis = analyzeShell(command);
+  }
+
+  /** Parts keel could not resolve statically (empty when the whole line was checked). */
+  get unresolved(): readonly string[] {
+    return this.analysis.unresolved;
+  }
+
+  /** Whether `test` matches any simple command of the line, as written or with its name reduced to a base name (`/bin/rm x` → `rm x`). */
+  anyCommand(test: (text: string) => boolean): boolean {
+    this.forms ??= this.analysis.commands.flatMap(({ argv }) => {
+      const written = argv.join(" ");
+      const base = baseName(argv[0]!);
+      return base === argv[0] ? [written] : [written, [base, ...argv.slice(1)].join(" ")];
+    });
+    return this.forms.some(test);
+  }
+
+  /**
+   * Whether an allow rule with this specifier covers the line: it must be one static simple command
+   * (no list, pipeline, substitution, redirection or unresolved part) whose words match. A rule that
+   * itself spells out shell operators is matched against the whole line, and only when everything
+   * in the line was resolved.
+   */
+  allowedBy(spec: string, test: (text: string) => boolean): boolean {
+    if (this.analysis.unresolved.length) return false;
+    if (SHELL_META.test(spec)) return test(this.command);
+    return this.analysis.simple && test(this.analysis.commands[0]!.argv.join(" "));
+  }
+}

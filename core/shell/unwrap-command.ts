@@ -1,0 +1,130 @@
+/** Where `unwrapCommand` reports what a wrapper runs. */
+export interface UnwrapSink {
+  /** A command a wrapper runs (`sudo rm x` → `rm x`), name as written. */
+  command(argv: string[]): void;
+  /** A literal script a wrapper runs (`bash -c '…'`, `eval "…"`): parse it too. */
+  script(text: string): void;
+  /** Something that runs code keel cannot see. */
+  unresolved(why: string): void;
+}
+
+/** Shells whose `-c STRING` is parsed recursively; without `-c` they run a file or their input. */
+const SHELLS = new Set(["bash", "sh", "zsh", "dash", "ksh", "ash", "mksh", "fish"]);
+
+/** Options (per wrapper) that take the next word as their value. */
+const VALUE_OPTIONS: Record<string, ReadonlySet<string>> = {
+  exec: new Set(["-a"]),
+  env: new Set(["-u", "-C", "--unset", "--chdir"]),
+  sudo: new Set(["-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-T", "-U", "--user", "--group", "--close-from", "--chdir", "--host", "--prompt", "--role", "--type", "--command-timeout", "--other-user"]),
+  doas: new Set(["-u", "-C"]),
+  nice: new Set(["-n", "--adjustment"]),
+  timeout: new Set(["-s", "-k", "--signal", "--kill-after"]),
+  stdbuf: new Set(["-i", "-o", "-e", "--input", "--output", "--error"]),
+  xargs: new Set(["-a", "-d", "-E", "-I", "-L", "-n", "-P", "-s", "--arg-file", "--delimiter", "--eof", "--replace", "--max-lines", "--max-args", "--max-procs", "--max-chars", "--process-slot-var"]),
+  ionice: new Set(["-c", "-n", "-p", "-P", "-u", "--class", "--classdata"]),
+  command: new Set(),
+  builtin: new Set(),
+  nohup: new Set(),
+  time: new Set(["-f", "-o", "--format", "--output"]),
+  setsid: new Set(),
+};
+
+/** The last path component: `/bin/rm` → `rm`. */
+export function baseName(name: string): string {
+  const i = name.lastIndexOf("/");
+  return i === -1 || i === name.length - 1 ? name : name.slice(i + 1);
+}
+
+/**
+ * Reports what a simple command runs through the usual wrappers — `command`, `builtin`, `exec`,
+ * `env`, `sudo`, `doas`, `time`, `nice`, `nohup`, `timeout`, `xargs`, `stdbuf`, `setsid`, `ionice`,
+ * `find -exec`, `bash|sh|zsh -c` and `eval` on literal strings — recursively. `literal[i]` says
+ * whether `argv[i + 1]` is a literal word. `source`/`.`, shells without `-c`, and non-literal
+ * scripts are unresolved.
+ */
+export function unwrapCommand(argv: string[], literal: boolean[], sink: UnwrapSink, depth = 0): void {
+  if (depth > 8) return sink.unresolved("wrappers nested more than 8 levels deep");
+  const name = baseName(argv[0]!);
+  const args = argv.slice(1);
+  const isLiteral = (i: number) => literal[i] !== false;
+  if (name === "eval") {
+    if (args.every((_, i) => isLiteral(i))) sink.script(args.join(" "));
+    else sink.unresolved("`eval` of a string that is not literal");
+    return;
+  }
+  if (name === "source" || name === ".") return sink.unresolved(`\`${name} ${args[0] ?? ""}\` runs a file keel cannot check`);
+  if (SHELLS.has(name)) return unwrapShell(name, args, isLiteral, sink);
+  if (name === "find") return unwrapFind(args, isLiteral, sink, depth);
+  const values = VALUE_OPTIONS[name];
+  if (!values) return;
+  let i = 0;
+  let durationPending = name === "timeout";
+  for (; i < args.length; i++) {
+    const a = args[i]!;
+    if (a === "--") {
+      i++;
+      break;
+    }
+    if (name === "env" && /^[A-Za-z_][A-Za-z0-9_]*=/.test(a)) continue;
+    if (name === "env" && (a === "-S" || a.startsWith("--split-string"))) {
+      const text = a === "-S" ? args[i + 1] : a.split("=").slice(1).join("=");
+      if (text !== undefined && (a !== "-S" || isLiteral(i + 1))) sink.script(text);
+      else sink.unresolved("`env -S` with a string that is not literal");
+      return;
+    }
+    if (a.startsWith("-") && a.length > 1) {
+      const flag = a.includes("=") ? a.slice(0, a.indexOf("=")) : a;
+      if (values.has(flag) && !a.includes("=")) i++;
+      continue;
+    }
+    if (durationPending) {
+      durationPending = false;
+      continue;
+    }
+    break;
+  }
+  const rest = args.slice(i);
+  const restLiteral = literal.slice(i);
+  if (rest.length === 0) return;
+  if (restLiteral[0] === false) return sink.unresolved(`\`${name}\` runs a command whose name is not literal`);
+  sink.command(rest);
+  unwrapCommand(rest, restLiteral.slice(1), sink, depth + 1);
+}
+
+/** `bash -c 'script'`: the script is parsed too; `bash FILE` and `bash` reading its input are unresolved. */
+function unwrapShell(name: string, args: string[], isLiteral: (i: number) => boolean, sink: UnwrapSink): void {
+  let dashC = false;
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (a === "--" || a === "-") continue;
+    if (a.startsWith("--")) continue;
+    if ((a.startsWith("-") || a.startsWith("+")) && a.length > 1) {
+      if (a.startsWith("-") && a.slice(1).includes("c")) dashC = true;
+      if (/^[-+][oO]$/.test(a)) i++;
+      continue;
+    }
+    if (!dashC) return sink.unresolved(`\`${name} ${a}\` runs a script file keel cannot check`);
+    if (isLiteral(i)) sink.script(a);
+    else sink.unresolved(`\`${name} -c\` with a script that is not literal`);
+    return;
+  }
+  if (!args.some((a) => a === "--version" || a === "--help")) sink.unresolved(`\`${name}\` reading commands from its input`);
+}
+
+/** `find … -exec CMD … ;` and friends: CMD is a command. */
+function unwrapFind(args: string[], isLiteral: (i: number) => boolean, sink: UnwrapSink, depth: number): void {
+  for (let i = 0; i < args.length; i++) {
+    if (!/^-(exec|execdir|ok|okdir)$/.test(args[i]!)) continue;
+    let end = i + 1;
+    while (end < args.length && args[end] !== ";" && args[end] !== "+") end++;
+    const inner = args.slice(i + 1, end);
+    if (inner.length) {
+      if (!isLiteral(i + 1)) sink.unresolved("`find -exec` runs a command whose name is not literal");
+      else {
+        sink.command(inner);
+        unwrapCommand(inner, inner.slice(1).map((_, k) => isLiteral(i + 2 + k)), sink, depth + 1);
+      }
+    }
+    i = end;
+  }
+}
