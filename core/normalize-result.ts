@@ -40,7 +40,7 @@ export function normalizeResult(host: Host, tool: ToolDefinition, callId: string
     data: result.data === undefined ? null : result.data,
     metadata: { ...tool.metadata, ...result.metadata },
     artifacts,
-    truncated: false,
+    truncated: result.truncated === true,
     code: result.code,
   };
 }

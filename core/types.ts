@@ -84,6 +84,8 @@ export interface ToolResult {
   binary?: BinaryPart[];
   /** Artifacts the tool already wrote itself. */
   artifacts?: ArtifactRef[];
+  /** True when the tool itself had to cut its output (e.g. a command past its output cap): the observation says `truncated: true` even when the content fits. */
+  truncated?: boolean;
 }
 
 /** Everything a tool may use while it runs. Built by the pipeline for each call. */

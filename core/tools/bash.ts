@@ -9,6 +9,8 @@ import { decodeOutput } from "./decode-output.js";
 export const BASH_DEFAULT_TIMEOUT_MS = 120_000;
 /** Largest `timeout_ms` bash accepts (ms). */
 export const BASH_MAX_TIMEOUT_MS = 600_000;
+/** Bytes of stdout (and of stderr) kept from one command; past it the command is stopped and the observation says `truncated: true`. */
+export const BASH_MAX_OUTPUT_BYTES = 16 * 1024 * 1024;
 
 interface BashInput {
   command: string;
@@ -76,6 +78,7 @@ export function bashTool(): ToolDefinition<BashInput> {
         timeout: timeoutMs,
         cancelSignal: ctx.signal,
         forceKillAfterDelay: 2_000,
+        maxBuffer: BASH_MAX_OUTPUT_BYTES,
       });
       const killGroup = () => {
         if (child.pid === undefined) return;
@@ -100,7 +103,8 @@ export function bashTool(): ToolDefinition<BashInput> {
         ctx.signal.removeEventListener("abort", onAbort);
         killGroup();
       }
-      if (result.failed && result.exitCode === undefined && !result.isTerminated && !result.timedOut && !result.isCanceled)
+      const overCap = Boolean(result.isMaxBuffer);
+      if (result.failed && result.exitCode === undefined && !result.isTerminated && !result.timedOut && !result.isCanceled && !overCap)
         throw new ToolError(`Could not start bash: ${result.shortMessage ?? result.message}. Is bash installed and on PATH?`, "execution_failed");
       timedOut ||= Boolean(result.timedOut);
       const binary: BinaryPart[] = [];
@@ -125,7 +129,9 @@ export function bashTool(): ToolDefinition<BashInput> {
         ...(result.signal ? { signal: result.signal } : {}),
         ...(binaryStreams.length ? { binary: binaryStreams } : {}),
       };
-      const status = timedOut
+      const status = overCap
+        ? `[output passed the ${BASH_MAX_OUTPUT_BYTES / 1024 / 1024} MiB cap per stream: the command was stopped and the rest of its output discarded. The first ${BASH_MAX_OUTPUT_BYTES / 1024 / 1024} MiB is in the full-output artifact named above; redirect large output to a file and read it in parts.]`
+        : timedOut
         ? `[timed out after ${timeoutMs} ms; the command and its children were killed. Raise timeout_ms (max ${BASH_MAX_TIMEOUT_MS}) or run something shorter.]`
         : exitCode === null
           ? `[killed by ${result.signal ?? "a signal"}]`
@@ -136,6 +142,7 @@ export function bashTool(): ToolDefinition<BashInput> {
       const content = parts.filter((p) => p !== "").join("\n");
       const metadata = { cwd: displayPath(ctx.cwd, cwd), exitCode };
       const binaryParts = binary.length ? { binary } : {};
+      if (overCap) return { ok: false, code: "execution_failed", content, data: { ...data, truncated: true }, metadata, truncated: true, ...binaryParts };
       if (timedOut) return { ok: false, code: "timeout", content, data, metadata, ...binaryParts };
       if (exitCode !== 0) return { ok: false, code: "execution_failed", content, data, metadata, ...binaryParts };
       return { content, data, metadata, ...binaryParts };

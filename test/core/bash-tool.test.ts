@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import type { Host } from "../../core/host.js";
-import type { BashData } from "../../core/tools/bash.js";
+import { BASH_MAX_OUTPUT_BYTES, type BashData } from "../../core/tools/bash.js";
 import { makeWorkspace, type TempWorkspace } from "../helpers/temp-workspace.js";
 import { closeAfterEach, openTestHost } from "../helpers/test-host.js";
 
@@ -129,5 +129,19 @@ describe("bash", () => {
     const text = await host.runTool({ tool: "bash", input: { command: "printf 'héllo ✓\\n'" } });
     expect(text).toMatchObject({ ok: true, artifacts: [], data: { stdout: "héllo ✓" } });
     expect((text.data as BashData).binary).toBeUndefined();
+  });
+});
+
+describe("bash output past its cap", () => {
+  it("stops the command and says so: truncated: true, the cap, and the artifact path in the content", async () => {
+    ws = makeWorkspace();
+    host = await openTestHost(ws, { yes: true });
+    const obs = await host.runTool({ tool: "bash", input: { command: `head -c ${BASH_MAX_OUTPUT_BYTES + 4096} /dev/zero | tr '\\0' a; echo never-reached` } });
+    expect(obs).toMatchObject({ ok: false, code: "execution_failed", truncated: true });
+    expect(obs.content).toContain("16 MiB cap");
+    const artifact = obs.artifacts.find((a) => a.kind === "full-output")!;
+    expect(obs.content).toContain(artifact.path);
+    expect(obs.content).not.toContain("never-reached");
+    expect((obs.data as { truncated?: boolean }).truncated).toBe(true);
   });
 });
