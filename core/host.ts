@@ -9,6 +9,8 @@ import { PersistentBaselineStore } from "./file-baselines.js";
 import { createHooks, type KeelHooks } from "./hooks.js";
 import { PermissionPolicy } from "./permissions.js";
 import { ToolRegistry } from "./registry.js";
+import { SANDBOX_OFF, sandboxSettings } from "./sandbox/sandbox-config.js";
+import { SandboxRunner } from "./sandbox/sandbox-runner.js";
 import { AbortFanout } from "./abort-fanout.js";
 import { CallIdSource } from "./call-id.js";
 import { runToolIntent } from "./run-tool-intent.js";
@@ -61,6 +63,8 @@ export class Host {
   readonly artifacts: ArtifactStore;
   readonly fileBaselines: PersistentBaselineStore;
   readonly permissions: PermissionPolicy;
+  /** Runs shell commands (bash, workflow `run` steps, sandboxed MCP servers) under the configured sandbox. */
+  readonly sandbox: SandboxRunner;
   /** Ids of tool calls made without one. */
   readonly callIds = new CallIdSource();
   /** Tells running tool calls when their caller's signal aborts. */
@@ -86,6 +90,7 @@ export class Host {
   ) {
     this.activeDir = workspace.cwd;
     this.permissions = new PermissionPolicy(config.permissions, configInfo.allowLevels);
+    this.sandbox = new SandboxRunner(config.sandbox === undefined ? SANDBOX_OFF : sandboxSettings(config.sandbox), options.env ?? process.env);
     this.events = options.events ?? new JsonlEventSink(join(workspace.stateDir, "events.jsonl"), () => this.ensureStateDir());
     this.artifacts = new ArtifactStore(join(workspace.stateDir, "artifacts"), workspace.root, () => this.ensureStateDir());
     this.fileBaselines = new PersistentBaselineStore(workspace.stateDir);

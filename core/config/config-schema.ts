@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { SandboxConfig } from "../sandbox/sandbox-config.js";
 
 /** A permission rule: a tool-name glob, optionally with an argument specifier: `bash(git status*)`. */
 export const PermissionRule = z
@@ -36,6 +37,7 @@ export const KeelConfigSchema = z
       .object({ maxChars: z.number().int().positive().optional() })
       .passthrough()
       .optional(),
+    sandbox: SandboxConfig.optional(),
     mcp: z
       .object({
         lazy: z.boolean().optional(),

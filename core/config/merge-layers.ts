@@ -3,6 +3,7 @@ import { translatePermissionRules } from "./claude-rules.js";
 import { unknownKeys } from "./config-keys.js";
 import { type ConfigLayer, levelOf, type TrustLevel } from "./config-sources.js";
 import { isPlainObject } from "./plain-object.js";
+import { SandboxConfig, sandboxSettings, strictest, type SandboxSettings } from "../sandbox/sandbox-config.js";
 import { restrictUntrusted } from "./untrusted-config.js";
 
 /** The three permission lists, in precedence order. */
@@ -31,7 +32,7 @@ export const HOW_TO_TRUST = "Trust this workspace with `keel trust` (or pass --t
  * an earlier deny). Claude Code settings contribute only their permission rules (translated to
  * keel rules); rules in every layer may use Claude's syntax. A workspace layer of an untrusted
  * workspace may only restrict: its allow rules, model endpoint, key variable and headers are
- * dropped with a warning. Never throws.
+ * dropped with a warning. The sandbox is the strictest any layer asks for. Never throws.
  */
 export function mergeLayers(layers: ConfigLayer[], trusted: boolean): MergedLayers {
   const diagnostics: Diagnostic[] = [];
@@ -39,6 +40,7 @@ export function mergeLayers(layers: ConfigLayer[], trusted: boolean): MergedLaye
   const rules: Record<(typeof LISTS)[number], string[]> = { deny: [], ask: [], allow: [] };
   const allowLevels: Record<string, TrustLevel> = {};
   let merged: Record<string, unknown> = {};
+  const sandboxes: SandboxSettings[] = [];
   for (const layer of layers) {
     if (!layer.value) continue;
     const level = levelOf(layer.source);
@@ -68,8 +70,11 @@ export function mergeLayers(layers: ConfigLayer[], trusted: boolean): MergedLaye
         if (list === "allow" && allowLevels[rule] !== "user") allowLevels[rule] = level;
       }
     }
+    if (rest.sandbox !== undefined) sandboxes.push(sandboxSettings(rest.sandbox));
     merged = deepMerge(merged, rest);
   }
+  // Every level may tighten the sandbox; none may loosen it. Invalid values stay for the schema check to name.
+  if (sandboxes.length && SandboxConfig.safeParse(merged.sandbox).success) merged.sandbox = strictest(sandboxes);
   const present = LISTS.filter((l) => rules[l].length);
   if (present.length) merged.permissions = Object.fromEntries(present.map((l) => [l, rules[l]]));
   return { value: merged, allowLevels, diagnostics, invalid };

@@ -13,6 +13,8 @@ const RESTRICT_ONLY: Record<string, true | Record<string, true>> = {
   output: true,
   mcp: { lazy: true, startupTimeoutMs: true, toolTimeoutMs: true, elicitation: true },
   agent: true,
+  // Levels merge to the strictest sandbox, so a workspace can tighten it but never loosen it.
+  sandbox: true,
 };
 
 /** Keys an untrusted workspace wrote that widen what keel does; reported as ignored (unknown keys are reported elsewhere). */

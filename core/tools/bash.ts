@@ -34,6 +34,7 @@ export interface BashData {
  * runs in its own process group, which is killed when the command ends, times out or is cancelled,
  * so no child lingers. A non-zero exit is an observation (`ok: false`, `execution_failed`), not a throw.
  * Binary stdout/stderr (NUL bytes or invalid UTF-8) is returned byte-exact as `binary` parts (artifacts) with a note in content.
+ * With `sandbox` configured it runs under bubblewrap (see core/sandbox), or not at all.
  */
 export function bashTool(): ToolDefinition<BashInput> {
   return {
@@ -65,7 +66,9 @@ export function bashTool(): ToolDefinition<BashInput> {
       let timedOut = false;
       // Loaded on first use: execa is the heaviest import of the built-ins and most commands never run bash.
       const { execa } = await import("execa");
-      const child = execa("bash", ["-c", input.command], {
+      // Under the sandbox (when configured) the command runs in bubblewrap; if that cannot run, the call is refused.
+      const line = await ctx.host.sandbox.wrap({ root: ctx.root, cwd, argv: ["bash", "-c", input.command] }, "The command", ctx.signal);
+      const child = execa(line.file, line.args, {
         cwd,
         env: ctx.host.env,
         extendEnv: false,
@@ -140,7 +143,7 @@ export function bashTool(): ToolDefinition<BashInput> {
       if (stderr) parts.push(`--- stderr ---\n${stderr}`);
       parts.push(status);
       const content = parts.filter((p) => p !== "").join("\n");
-      const metadata = { cwd: displayPath(ctx.cwd, cwd), exitCode };
+      const metadata = { cwd: displayPath(ctx.cwd, cwd), exitCode, ...(ctx.host.sandbox.enabled ? { sandbox: ctx.host.sandbox.settings.mode } : {}) };
       const binaryParts = binary.length ? { binary } : {};
       if (overCap) return { ok: false, code: "execution_failed", content, data: { ...data, truncated: true }, metadata, truncated: true, ...binaryParts };
       if (timedOut) return { ok: false, code: "timeout", content, data, metadata, ...binaryParts };

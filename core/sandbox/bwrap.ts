@@ -1,0 +1,41 @@
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import type { SandboxSettings } from "./sandbox-config.js";
+
+/** What to run inside the sandbox and where. */
+export interface SandboxTarget {
+  /** The boundary: writable in `workspace-write` mode (the workspace root or the active worktree). */
+  root: string;
+  /** Working directory of the command. */
+  cwd: string;
+  /** The command and its arguments. */
+  argv: string[];
+}
+
+/**
+ * The `bwrap` argument list that runs `target.argv` under bubblewrap: the whole file system
+ * read-only, `/tmp` private, the boundary (workspace root or active worktree) writable in
+ * `workspace-write` mode with its `.git` and `.keel` read-only, no network when `network` is false, its own PID namespace (so
+ * background processes die with the command) and `--die-with-parent`.
+ */
+export function bwrapArgs(settings: SandboxSettings, target: SandboxTarget): string[] {
+  const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"];
+  // Later mounts cover earlier ones: the boundary (possibly under /tmp) is mounted after the private
+  // /tmp, and its .git and .keel read-only over it. Everything else, a main checkout too, stays read-only.
+  args.push(settings.mode === "workspace-write" ? "--bind" : "--ro-bind", target.root, target.root);
+  for (const dir of [".git", ".keel"]) if (existsSync(join(target.root, dir))) args.push("--ro-bind", join(target.root, dir), join(target.root, dir));
+  if (!settings.network) args.push("--unshare-net");
+  args.push("--unshare-pid", "--unshare-ipc", "--unshare-uts", "--die-with-parent", "--new-session", "--chdir", target.cwd, "--", ...target.argv);
+  return args;
+}
+
+/** Why the sandbox cannot be used on this machine, or undefined when it can (checked by running `bwrap` once). */
+export async function sandboxUnavailable(env: NodeJS.ProcessEnv, signal?: AbortSignal): Promise<string | undefined> {
+  if (process.platform !== "linux") return `the sandbox uses bubblewrap, which runs on Linux only (this is ${process.platform}; macOS is not supported yet)`;
+  const { execa } = await import("execa");
+  const probe = await execa("bwrap", ["--ro-bind", "/", "/", "--unshare-pid", "--die-with-parent", "--", "true"], { env, extendEnv: false, reject: false, stdin: "ignore", timeout: 10_000, cancelSignal: signal });
+  if (probe.exitCode === 0) return undefined;
+  const code = (probe as { code?: string }).code;
+  if (code === "ENOENT" || /ENOENT/.test(String(probe.message))) return "bubblewrap (`bwrap`) is not installed: install it (Debian/Ubuntu: apt-get install bubblewrap)";
+  return `bubblewrap cannot create its namespaces here (${String(probe.stderr || probe.shortMessage).trim().split("\n")[0]}): enable unprivileged user namespaces or run where they are allowed`;
+}

@@ -1,0 +1,43 @@
+import { ToolError } from "../errors.js";
+import { bwrapArgs, sandboxUnavailable, type SandboxTarget } from "./bwrap.js";
+import type { SandboxSettings } from "./sandbox-config.js";
+
+/** A command line ready to spawn: the program and its arguments. */
+export interface SpawnLine {
+  file: string;
+  args: string[];
+}
+
+/**
+ * Runs commands under the configured sandbox (one per host). Checks once, on first use, that
+ * bubblewrap works; when it does not, every sandboxed command is refused — never run unsandboxed.
+ */
+export class SandboxRunner {
+  private check: Promise<string | undefined> | undefined;
+
+  constructor(
+    readonly settings: SandboxSettings,
+    private readonly env: NodeJS.ProcessEnv,
+  ) {}
+
+  /** True when commands run sandboxed. */
+  get enabled(): boolean {
+    return this.settings.mode !== "off";
+  }
+
+  /** Why the sandbox is configured but cannot run here, or undefined (also when it is off). */
+  async unavailable(signal?: AbortSignal): Promise<string | undefined> {
+    if (!this.enabled) return undefined;
+    this.check ??= sandboxUnavailable(this.env, signal);
+    return this.check;
+  }
+
+  /** The spawn line for `target`: bwrap around it when the sandbox is on. Throws ToolError(`precondition_failed`) when it is on but unavailable. */
+  async wrap(target: SandboxTarget, what: string, signal?: AbortSignal): Promise<SpawnLine> {
+    if (!this.enabled) return { file: target.argv[0]!, args: target.argv.slice(1) };
+    const why = await this.unavailable(signal);
+    if (why)
+      throw new ToolError(`The sandbox is on (sandbox: ${this.settings.mode}) but cannot run: ${why}. ${what} was not run: keel never runs it unsandboxed. Fix the sandbox, or set "sandbox": "off" in your config to run commands without it.`, "precondition_failed");
+    return { file: "bwrap", args: bwrapArgs(this.settings, target) };
+  }
+}
