@@ -1,6 +1,7 @@
 import { readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
-import { ToolError, errorMessage } from "../errors.js";
+import { ToolError } from "../errors.js";
+import { compileLinePattern } from "./grep-pattern.js";
 import type { ToolDefinition } from "../types.js";
 import { pathToolTraits } from "./path-tool-traits.js";
 import { confinePath, displayPath } from "./confine-path.js";
@@ -33,16 +34,16 @@ interface GrepMatch {
   text: string;
 }
 
-/** `grep`: lines matching a JavaScript regular expression in workspace files, as `file:line: text`; skips binary files, streams large ones. */
+/** `grep`: lines matching a regular expression (RE2, linear time) in workspace files, as `file:line: text`; skips binary files, streams large ones. */
 export function grepTool(): ToolDefinition<GrepInput> {
   return {
     name: "grep",
     description:
-      "Search file contents with a JavaScript regular expression. Returns `file:line: text` lines. `path` is a folder or a file; `glob` filters files (e.g. \"**/*.ts\"). Binary files, .git, node_modules and .keel are skipped.",
+      "Search file contents with a regular expression (RE2 syntax, as in ripgrep: no lookaround or backreferences; always linear time). Returns `file:line: text` lines. `path` is a folder or a file; `glob` filters files (e.g. \"**/*.ts\"). Binary files, .git, node_modules and .keel are skipped.",
     inputSchema: {
       type: "object",
       properties: {
-        pattern: { type: "string", minLength: 1, description: "JavaScript regular expression (without slashes)" },
+        pattern: { type: "string", minLength: 1, description: "Regular expression in RE2 syntax (without slashes)" },
         path: { type: "string", description: "Folder or file to search, relative to the workspace (default: the workspace root)" },
         glob: { type: "string", description: "Only search files matching this glob, relative to `path` (default **/*)" },
         ignore_case: { type: "boolean", description: "Case-insensitive match" },
@@ -53,12 +54,7 @@ export function grepTool(): ToolDefinition<GrepInput> {
     },
     ...pathToolTraits("read"),
     async execute(input, ctx) {
-      let regex: RegExp;
-      try {
-        regex = new RegExp(input.pattern, input.ignore_case ? "i" : "");
-      } catch (error) {
-        throw new ToolError(`\`pattern\` is not a valid JavaScript regular expression: ${errorMessage(error)}. Escape special characters such as ( [ . * with a backslash.`, "execution_failed");
-      }
+      const regex = compileLinePattern(input.pattern, input.ignore_case === true);
       const target = confinePath(ctx.root, input.path ?? ".", "path", ctx.cwd);
       const st = await stat(target).catch(() => undefined);
       if (!st) throw new ToolError(`Path not found: ${input.path}. Use list_dir or glob to find it.`, "execution_failed");
