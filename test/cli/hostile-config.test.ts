@@ -123,6 +123,38 @@ describe("a hostile repository's config", () => {
   });
 });
 
+describe("config files are regular files of bounded size", () => {
+  it("a keel.config.json linked to /dev/zero, a FIFO .keelrc.json and a /dev/zero Claude settings file are refused at once, naming the file", async () => {
+    ws = makeWorkspace({}, { git: true });
+    const { symlinkSync } = await import("node:fs");
+    const { execFileSync } = await import("node:child_process");
+    symlinkSync("/dev/zero", ws.path("keel.config.json"));
+    const zero = await runKeel(["tools"], { cwd: ws.root, env: ws.env });
+    expect(zero.exitCode).toBe(2);
+    expect(zero.stderr).toContain(`${ws.path("keel.config.json")} is not a regular file (a character device)`);
+    ws.cleanup();
+    ws = makeWorkspace({}, { git: true });
+    execFileSync("mkfifo", [ws.path(".keelrc.json")]);
+    const fifo = await runKeel(["tools"], { cwd: ws.root, env: ws.env });
+    expect(fifo.exitCode).toBe(2);
+    expect(fifo.stderr).toContain("is not a regular file (a FIFO)");
+    ws.cleanup();
+    ws = makeWorkspace({ "big/keel.config.json": "{}" }, { git: true });
+    symlinkSync("/dev/zero", ws.path(".claude/settings.json".replace(".claude/", "")) + ".unused");
+    const { mkdirSync } = await import("node:fs");
+    mkdirSync(ws.path(".claude"));
+    symlinkSync("/dev/zero", ws.path(".claude/settings.json"));
+    ws.write("keel.config.json", "x".repeat(11 * 1024 * 1024));
+    const big = await runKeel(["tools"], { cwd: ws.root, env: ws.env });
+    expect(big.exitCode).toBe(2);
+    expect(big.stderr).toMatch(/keel\.config\.json is \d+ bytes, more than the 10485760 bytes/);
+    ws.write("keel.config.json", "{}");
+    const other = await runKeel(["tools", "--json"], { cwd: ws.root, env: ws.env });
+    expect(other.exitCode).toBe(0);
+    expect(other.json().diagnostics).toEqual(expect.arrayContaining([expect.objectContaining({ file: ws.path(".claude/settings.json"), message: expect.stringContaining("not a regular file") })]));
+  });
+});
+
 describe("protected paths", () => {
   it("write_file into .git/ and .keel/ is refused even trusted with --yes and an allow rule; bash stays un-allowed", async () => {
     ws = makeWorkspace({ "keel.config.json": { permissions: { allow: ["write_file", "edit_file"] } } }, { git: true });
