@@ -1,7 +1,8 @@
 import { existsSync, realpathSync, statSync } from "node:fs";
 import { UsageError } from "./errors.js";
 import { homedir } from "node:os";
-import { dirname, join, resolve, sep } from "node:path";
+import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import { isManagedWorktree } from "./managed-worktree.js";
 
 /** Where things live for one invocation (architecture section 6). */
 export interface Workspace {
@@ -32,17 +33,42 @@ export function resolveWorkspace(cwd: string, env: NodeJS.ProcessEnv = process.e
 }
 
 /**
- * The workspace a directory inside one of its managed worktrees (`<root>/.keel/worktrees/<name>`,
- * a git worktree) belongs to: `<root>`. Undefined for any other directory.
+ * The workspace a directory inside one of its managed worktrees (`<root>/.keel/worktrees/<name>`)
+ * belongs to: `<root>`, but only when that directory is a linked git worktree of the repository
+ * holding `<root>` (see `isManagedWorktree`); a look-alike folder with a `.git` (committed, a
+ * submodule, another repository's worktree) does not move the workspace. Undefined otherwise.
  */
 export function owningWorkspace(dir: string): string | undefined {
   const segs = dir.split(sep);
   for (let i = 0; i + 2 < segs.length; i++) {
     if (segs[i] !== ".keel" || segs[i + 1] !== "worktrees") continue;
     const parent = segs.slice(0, i).join(sep) || sep;
-    if (existsSync(join(parent, ".keel", "worktrees", segs[i + 2]!, ".git"))) return parent;
+    if (isManagedWorktree(parent, segs[i + 2]!)) return parent;
   }
   return undefined;
+}
+
+/**
+ * Why `dir` (read from keel's state, e.g. a session's pinned directory) may not be a working
+ * directory of this workspace, or undefined when it may: it must exist and resolve inside the
+ * workspace root, and never into `.keel/` except a managed worktree that git links to this
+ * repository. Never throws.
+ */
+export function workingDirProblem(ws: Pick<Workspace, "root" | "stateDir">, dir: unknown): string | undefined {
+  if (typeof dir !== "string" || !isAbsolute(dir)) return `${JSON.stringify(dir)} is not an absolute path`;
+  let real: string;
+  try {
+    real = realpathSync.native(dir);
+  } catch {
+    return `${dir} does not exist`;
+  }
+  const rel = relative(ws.root, real);
+  if (rel === ".." || rel.startsWith(`..${sep}`) || isAbsolute(rel)) return `${dir} is outside the workspace ${ws.root}`;
+  const state = relative(ws.stateDir, real);
+  if (state === ".." || state.startsWith(`..${sep}`) || isAbsolute(state)) return undefined;
+  const [first, name] = state.split(sep);
+  if (first === "worktrees" && name !== undefined && isManagedWorktree(ws.root, name)) return undefined;
+  return `${dir} is inside keel's state folder ${ws.stateDir}${first === "worktrees" && name ? `, and .keel/worktrees/${name} is not a git worktree of this repository` : ""}`;
 }
 
 /** Directories from `cwd` up to `root` inclusive, nearest first. Never goes above `root`. */

@@ -9,6 +9,7 @@ import { acquireSessionLock } from "../session/session-lock.js";
 import { newSessionId, sessionPaths } from "../session/session-paths.js";
 import { createSessionFiles, initialState, readSessionMeta, readSessionState } from "../session/session-store.js";
 import type { SessionMeta, SessionUsage } from "../session/session-types.js";
+import { workingDirProblem } from "../workspace.js";
 import { ActiveSession, isPinned, type SessionRunOptions } from "./active-session.js";
 import { driveSession, overBudget, type StopReason } from "./agent-loop.js";
 import { agentSettings, MAX_DELEGATION_DEPTH } from "./agent-settings.js";
@@ -60,11 +61,14 @@ export class AgentRuntime implements AgentService {
 
   constructor(readonly host: Host) {}
 
-  /** Starts a new session and runs its first turn. Throws UsageError when no model is configured. */
+  /** Starts a new session and runs its first turn. Throws UsageError when no model is configured, or when it would follow an unusable active directory. */
   async start(opts: AgentRunOptions): Promise<AgentOutcome> {
     const host = this.host;
     const prompt = opts.prompt?.trim();
     if (!prompt) throw new UsageError('Give a prompt: keel run "what to do".');
+    // A session that follows the active directory cannot start when that directory is unusable (vanished worktree).
+    const pinned = Boolean(opts.worktree) || (opts.cwd !== undefined && opts.cwd !== host.activeDir);
+    if (!pinned && host.activeDirError !== undefined) throw new UsageError(host.activeDirError);
     const spec = opts.modelSpec ?? requireModelSpec(host.config, opts.model ?? this.modelFlag, host.env, host.workspace.root);
     const model = createModel(spec, host.env);
     if (opts.model && !this.modelFlag) {
@@ -81,7 +85,7 @@ export class AgentRuntime implements AgentService {
     const servers = [...new Set(listing.filter((t) => t.source.kind === "mcp").map((t) => t.source.id))].sort();
     const meta: SessionMeta = {
       id: opts.sessionId ?? newSessionId(), createdAt: new Date().toISOString(), parentSessionId: opts.parentSessionId, depth,
-      model: spec, cwd: opts.worktree?.path ?? opts.cwd ?? host.activeDir, pinnedCwd: opts.worktree || (opts.cwd !== undefined && opts.cwd !== host.activeDir) ? true : undefined, permissions: host.config.permissions ?? {},
+      model: spec, cwd: opts.worktree?.path ?? opts.cwd ?? host.activeDir, pinnedCwd: pinned || undefined, permissions: host.config.permissions ?? {},
       plugins: [...host.plugins], pluginFingerprint: hash(host.plugins), servers, serverFingerprint: hash(servers),
       toolMenuHash: hash(listing.map((t) => [t.name, t.inputSchema])), worktree: opts.worktree,
     };
@@ -97,7 +101,7 @@ export class AgentRuntime implements AgentService {
     return this.runTurn(s, { prompt, resume: false });
   }
 
-  /** Resumes a session (crash recovery first if its last process died mid-turn), optionally with a new prompt. */
+  /** Resumes a session (crash recovery first if its last process died mid-turn), optionally with a new prompt. Refuses (UsageError) a pinned directory outside the workspace. */
   async resume(id: string, opts: AgentRunOptions): Promise<AgentOutcome> {
     const s = await this.open(id, opts);
     const prompt = opts.prompt?.trim();
@@ -161,11 +165,8 @@ export class AgentRuntime implements AgentService {
     const paths = sessionPaths(host.workspace.stateDir, id);
     const lock = acquireSessionLock(paths.lock, id);
     try {
-      if (isPinned(meta) && !existsSync(meta.cwd))
-        throw new StateError(
-          `Session ${id} works in ${meta.cwd}, which no longer exists (its worktree was removed?), so its tools cannot run there. Start a new session instead.`,
-          meta.cwd,
-        );
+      if (isPinned(meta)) checkPinnedDir(host, id, meta);
+      else if (host.activeDirError !== undefined) throw new UsageError(`Session ${id} works in the active directory, which cannot be used: ${host.activeDirError}`);
       const state = await readSessionState(host.workspace.stateDir, id);
       const spec = opts.model ? requireModelSpec(host.config, opts.model, host.env, host.workspace.root) : meta.model;
       const model = createModel(spec, host.env);
@@ -227,6 +228,21 @@ export class AgentRuntime implements AgentService {
       s.emit("hook_error", { hook, message: errorMessage(error) });
     }
   }
+}
+
+/**
+ * A resumed session's pinned directory comes from `session.json`, which a repository can commit:
+ * it must still exist and lie in the workspace (or a managed worktree git links to it), else the
+ * resume is refused before any tool runs there.
+ */
+function checkPinnedDir(host: Host, id: string, meta: SessionMeta): void {
+  if (typeof meta.cwd === "string" && !existsSync(meta.cwd))
+    throw new StateError(`Session ${id} works in ${meta.cwd}, which no longer exists (its worktree was removed?), so its tools cannot run there. Start a new session instead.`, meta.cwd);
+  const problem = workingDirProblem(host.workspace, meta.cwd);
+  if (problem)
+    throw new UsageError(
+      `Session ${id} is pinned to a directory keel will not work in: ${problem}. Its session.json (${sessionPaths(host.workspace.stateDir, id).meta}) was not written by keel for this workspace, or was edited; nothing was run. Start a new session instead.`,
+    );
 }
 
 function outcome(s: ActiveSession, reason: StopReason): AgentOutcome {

@@ -88,16 +88,28 @@ export function displayPath(root: string, abs: string): string {
 /**
  * The confinement boundary for a working directory: the managed worktree it lies in
  * (`<stateDir>/worktrees/<name>`, or the workspace's subfolder in it when the workspace is a
- * subfolder of its repository and `cwd` is inside that), else the workspace root. Derived, never stored.
+ * subfolder of its repository and `cwd` is inside that), else the workspace root. Derived, never
+ * stored, and never wider than the workspace root: a worktree folder reached through a symlink,
+ * or a `cwd` outside the workspace, gets the workspace root (so an outside `cwd` reaches nothing).
  */
 export function confinementRoot(workspaceRoot: string, stateDir: string, cwd: string): string {
   const worktrees = resolve(stateDir, "worktrees");
   if (inside(worktrees, cwd) && cwd !== worktrees) {
     const worktree = resolve(worktrees, relative(worktrees, cwd).split(sep)[0]!);
+    if (!reallyAt(worktree)) return workspaceRoot;
     const sub = workspaceDirIn(worktree, workspaceRoot);
     return inside(sub, cwd) ? sub : worktree;
   }
-  return inside(workspaceRoot, cwd) ? workspaceRoot : cwd;
+  return workspaceRoot;
+}
+
+/** True when `dir` is its own real path (no symlink on the way) or does not exist (nothing there to follow). */
+function reallyAt(dir: string): boolean {
+  try {
+    return realpathSync.native(dir) === dir;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "ENOENT";
+  }
 }
 
 /**

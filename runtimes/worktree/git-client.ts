@@ -69,3 +69,12 @@ export async function configValue(git: SimpleGit, key: string): Promise<string |
     return undefined;
   }
 }
+
+/** Paths of every worktree git links to the repository (`git worktree list --porcelain`), main checkout first. */
+export async function worktreePaths(git: SimpleGit): Promise<string[]> {
+  const out = await git.raw(["worktree", "list", "--porcelain"]);
+  return out
+    .split("\n")
+    .filter((l) => l.startsWith("worktree "))
+    .map((l) => l.slice("worktree ".length));
+}

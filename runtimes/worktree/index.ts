@@ -7,8 +7,9 @@ const PLUGIN_NAME = "worktree-runtime";
 
 /**
  * The worktree runtime: provides the `"worktrees"` service, registers the worktree tools, and —
- * when the workspace state says a worktree is active and its directory exists — moves
- * `host.activeDir` into it so this process works inside the worktree.
+ * when the workspace state names an active worktree that passes the checks (its own folder under
+ * `.keel/worktrees/`, listed by git) — moves `host.activeDir` into it, or sets
+ * `host.activeDirError` when its directory vanished. Forged entries only get a diagnostic.
  */
 export function worktreeRuntime(): KeelPlugin {
   return {

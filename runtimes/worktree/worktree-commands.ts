@@ -3,7 +3,7 @@ import { table } from "../../core/cli/format.js";
 import { UsageError } from "../../core/errors.js";
 import type { Host } from "../../core/host.js";
 import { listDiscardedRefs } from "./discarded-refs.js";
-import type { WorktreeManager } from "./worktree-manager.js";
+import type { WorktreeListRow, WorktreeManager } from "./worktree-manager.js";
 import { assertWorktreeName } from "./worktree-name.js";
 
 function managerOf(host: Host): WorktreeManager {
@@ -39,6 +39,7 @@ export async function worktreeStatusCommand(ctx: CliContext): Promise<void> {
     const status = await managerOf(host).status(ctx.signal);
     ctx.print(status, () => {
       const a = status.active;
+      if (status.problem) return status.problem;
       if (!a) return `No worktree is active. ${status.managed} managed worktree(s); see \`keel worktree list\`.`;
       const list = (xs: string[]) => (xs.length ? xs.join(", ") : "none");
       return [`Active worktree: ${a.name}`, `  path:      ${a.path}`, `  branch:    ${a.branch} (from ${a.baseBranch})`, `  uncommitted: ${list(a.uncommitted)}`, `  unmerged commits: ${a.unmergedCommits}`, `  changed since base: ${list(a.changedFiles)}`].join("\n");
@@ -59,11 +60,12 @@ export async function worktreeListCommand(ctx: CliContext, opts: { discarded?: b
       });
       return;
     }
-    const rows = await manager.list();
+    const rows = await manager.list(ctx.signal);
     ctx.print({ worktrees: rows }, () => {
       if (!rows.length) return "No managed worktrees. Create one with `keel worktree enter NAME`.";
-      const out = table(["", "NAME", "BRANCH", "FROM", "MODE", "PATH"], rows.map((r) => [r.active ? "*" : "", r.name, r.branch, r.baseBranch, r.mode, r.exists ? r.path : `${r.path} (gone)`]), 80);
-      return rows.some((r) => !r.exists) ? `${out}\n\nSome entries are stale; run \`keel worktree gc\`.` : out;
+      const where = (r: WorktreeListRow) => (r.ignored ? `${r.path} (ignored: ${r.ignored})` : r.exists ? r.path : `${r.path} (gone)`);
+      const out = table(["", "NAME", "BRANCH", "FROM", "MODE", "PATH"], rows.map((r) => [r.active ? "*" : "", r.name, r.branch, r.baseBranch, r.mode, where(r)]), 80);
+      return rows.some((r) => !r.exists) ? `${out}\n\nSome entries are stale or ignored; run \`keel worktree gc\` to drop them (it never touches an ignored entry's path).` : out;
     });
   });
 }

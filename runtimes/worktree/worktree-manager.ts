@@ -5,8 +5,9 @@ import { StateError, UsageError, errorMessage } from "../../core/errors.js";
 import type { Host } from "../../core/host.js";
 import type { WorktreeExitResult, WorktreeInfo, WorktreeService } from "../../core/services.js";
 import { discardWorktree, pendingWork } from "./discard-worktree.js";
-import { gitAt, resolveRef, statusLines } from "./git-client.js";
+import { gitAt, resolveRef, statusLines, worktreePaths } from "./git-client.js";
 import { diffNames, mergeWorktree } from "./merge-worktree.js";
+import { checkWorktrees, goneMessage, ignoredWorktreeMessage, type CheckedWorktrees, type IgnoredWorktree } from "./worktree-check.js";
 import { assertWorktreeName, defaultWorktreeName } from "./worktree-name.js";
 import { emptyWorktreeState, pushHistory, readWorktreeState, updateWorktreeState, type WorktreeRecord, type WorktreeState } from "./worktree-state.js";
 
@@ -16,24 +17,31 @@ export type WorktreeAction = "keep" | "merge" | "discard";
 /** `worktree_status` / `keel worktree status`. */
 export interface WorktreeStatusReport {
   active: (WorktreeInfo & { uncommitted: string[]; unmergedCommits: number; changedFiles: string[] }) | null;
-  /** Number of managed worktrees recorded for the workspace. */
+  /** Number of managed worktrees recorded for the workspace (ignored entries not counted). */
   managed: number;
+  /** Set when the active worktree's directory vanished: the error tool calls get, naming `keel worktree gc`. */
+  problem?: string;
 }
 
 /** One row of `keel worktree list`. */
 export interface WorktreeListRow extends WorktreeRecord {
   active: boolean;
-  /** False when the directory is gone (a stale entry `keel worktree gc` prunes). */
+  /** False when the directory is gone (a stale entry `keel worktree gc` prunes), and for ignored entries (never looked at). */
   exists: boolean;
+  /** Set for an entry keel ignores (forged, foreign or malformed): why. `keel worktree gc` drops it. */
+  ignored?: string;
 }
 
 /**
  * Manages keel's git worktrees (`.keel/worktrees/<name>` on branch `keel/<name>`) for one host.
  * The active worktree is workspace state in `.keel/state/worktrees.json`, so a later process
- * starts inside it. Implements the shared `WorktreeService`.
+ * starts inside it. That file can be committed by a repository, so no record is believed: only
+ * records `checkWorktrees` validates (derived path, listed by git) are ever entered, merged,
+ * discarded or removed. Implements the shared `WorktreeService`.
  */
 export class WorktreeManager implements WorktreeService {
   private state: WorktreeState = emptyWorktreeState();
+  private checked: CheckedWorktrees = { valid: new Map(), ignored: [] };
 
   constructor(private readonly host: Host) {}
 
@@ -41,22 +49,29 @@ export class WorktreeManager implements WorktreeService {
     return this.host.statePath("worktrees.json");
   }
 
-  /** Loads the state and moves the host into the active worktree when its directory exists. Never throws. */
-  async load(): Promise<void> {
+  /**
+   * Loads and checks the state; reports ignored records (error diagnostics); moves the host into the
+   * active worktree, or, when its directory vanished, sets `host.activeDirError` so tool calls fail
+   * instead of running in the main checkout. Never throws.
+   */
+  async load(signal?: AbortSignal): Promise<void> {
     try {
-      this.state = await readWorktreeState(this.file);
+      await this.refresh(signal);
     } catch (error) {
       this.host.diagnostics.error("worktree", errorMessage(error), { file: this.file });
       return;
     }
+    for (const bad of this.checked.ignored) this.host.diagnostics.error("worktree", this.ignoredMessage(bad), { file: this.file, path: `worktrees[${bad.index}]` });
     const active = this.activeRecord();
     if (!active) return;
     if (existsSync(active.path)) this.host.activeDir = workspaceDirIn(active.path, this.host.workspace.root);
-    else
-      this.host.diagnostics.warn("worktree", `The active worktree "${active.name}" is gone (${active.path}); keel works in the main checkout. Run \`keel worktree gc\` to clean up.`, { file: this.file });
+    else {
+      this.host.activeDirError = goneMessage(active);
+      this.host.diagnostics.error("worktree", this.host.activeDirError, { file: this.file });
+    }
   }
 
-  /** The active worktree of this workspace, if any (and its directory exists). */
+  /** The active worktree of this workspace, if any (validated, and its directory exists). */
   active(): WorktreeInfo | undefined {
     const rec = this.activeRecord();
     return rec && existsSync(rec.path) ? toInfo(rec) : undefined;
@@ -70,14 +85,16 @@ export class WorktreeManager implements WorktreeService {
   /** Enters a worktree (creating it, or re-entering a kept one) and makes it the active directory. One at a time: losing a race to another process is a StateError (exit 1). */
   async enter(name: string | undefined, signal?: AbortSignal): Promise<WorktreeInfo> {
     if (name !== undefined) assertWorktreeName(name);
-    await this.refresh();
+    await this.refresh(signal);
     const current = this.activeRecord();
     const around = this.enclosing(this.host.workspace.cwd);
     if (around)
       throw new UsageError(`keel is running inside managed worktree "${around.name}" (${around.path}); worktrees do not nest. Run keel from the main checkout (${this.host.workspace.root}), or work in "${around.name}" directly.`);
+    if (current && !existsSync(current.path)) throw new UsageError(goneMessage(current));
     if (current)
       throw new UsageError(`Worktree "${current.name}" is already active (${current.path}). Leave it first: keel worktree exit --action keep|merge|discard.`);
-    const existing = name === undefined ? undefined : this.state.worktrees.find((w) => w.name === name);
+    if (name !== undefined) this.refuseIgnored(name);
+    const existing = name === undefined ? undefined : this.checked.valid.get(name)?.record;
     let rec: WorktreeRecord;
     if (existing && existsSync(existing.path)) rec = existing;
     else {
@@ -98,7 +115,7 @@ export class WorktreeManager implements WorktreeService {
 
   /** Leaves the active worktree with keep, merge or discard. A refused merge or discard leaves it active. */
   async exit(action: WorktreeAction, opts: { force?: boolean; signal?: AbortSignal } = {}): Promise<WorktreeExitResult> {
-    await this.refresh();
+    await this.refresh(opts.signal);
     const rec = this.activeRecord();
     if (!rec) throw new UsageError("No worktree is active. Enter one with `keel worktree enter [NAME]`; `keel worktree list` shows the managed ones.");
     return this.finish(rec.name, action, opts);
@@ -107,8 +124,9 @@ export class WorktreeManager implements WorktreeService {
   /** Finishes a managed worktree: keep (leave it and its branch), merge, or discard (saving work first when forced). */
   async finish(name: string, action: WorktreeAction, opts: { force?: boolean; signal?: AbortSignal } = {}): Promise<WorktreeExitResult> {
     assertWorktreeName(name);
-    await this.refresh();
-    const rec = this.state.worktrees.find((w) => w.name === name);
+    await this.refresh(opts.signal);
+    this.refuseIgnored(name);
+    const rec = this.checked.valid.get(name)?.record;
     if (!rec) throw new UsageError(`No managed worktree named "${name}". Run \`keel worktree list\` to see them.`);
     const root = await this.repoRoot(opts.signal);
     let outcome: { ok: boolean; message: string; changedFiles: string[]; savedRef?: string };
@@ -123,11 +141,15 @@ export class WorktreeManager implements WorktreeService {
     } else {
       outcome = await discardWorktree(rec, root, Boolean(opts.force), opts.signal);
     }
-    await this.save((s) => {
-      if (outcome.ok && s.active === rec.name) s.active = null;
+    const { result: left } = await this.save((s) => {
+      const wasActive = s.active === rec.name;
+      if (outcome.ok && wasActive) s.active = null;
       if (outcome.ok && action !== "keep") s.worktrees = s.worktrees.filter((w) => w.name !== rec.name);
       pushHistory(s, { name: rec.name, branch: rec.branch, baseBranch: rec.baseBranch, action, ok: outcome.ok, at: new Date().toISOString(), message: outcome.message, savedRef: outcome.savedRef });
+      return outcome.ok && wasActive;
     });
+    if (outcome.ok && action !== "keep") this.checked.valid.delete(rec.name);
+    if (left) this.host.activeDirError = undefined;
     const { cwd, root: home } = this.host.workspace;
     if (outcome.ok && inside(rec.path, this.host.activeDir)) this.host.activeDir = inside(rec.path, cwd) ? home : cwd;
     return { name: rec.name, action, ...outcome };
@@ -135,17 +157,25 @@ export class WorktreeManager implements WorktreeService {
 
   /** The active worktree with its uncommitted files, unmerged commits and changed files. */
   async status(signal?: AbortSignal): Promise<WorktreeStatusReport> {
-    await this.refresh();
+    await this.refresh(signal);
     const rec = this.activeRecord();
-    if (!rec || !existsSync(rec.path)) return { active: null, managed: this.state.worktrees.length };
+    const managed = this.checked.valid.size;
+    if (!rec) return { active: null, managed };
+    if (!existsSync(rec.path)) return { active: null, managed, problem: goneMessage(rec) };
     const { uncommitted, unmerged } = await pendingWork(rec, await this.repoRoot(signal), signal);
-    return { active: { ...toInfo(rec), uncommitted, unmergedCommits: unmerged, changedFiles: await changedSinceBase(rec, signal) }, managed: this.state.worktrees.length };
+    return { active: { ...toInfo(rec), uncommitted, unmergedCommits: unmerged, changedFiles: await changedSinceBase(rec, signal) }, managed };
   }
 
-  /** Every managed worktree, flagged active and existing. */
-  async list(): Promise<WorktreeListRow[]> {
-    await this.refresh();
-    return this.state.worktrees.map((w) => ({ ...w, active: this.state.active === w.name, exists: existsSync(w.path) }));
+  /** Every managed worktree, flagged active and existing, then the ignored entries (with the reason; their paths are never touched). */
+  async list(signal?: AbortSignal): Promise<WorktreeListRow[]> {
+    await this.refresh(signal);
+    const rows: WorktreeListRow[] = [...this.checked.valid.values()].map(({ record, exists }) => ({ ...record, active: this.state.active === record.name, exists }));
+    for (const bad of this.checked.ignored) {
+      const raw = this.state.worktrees[bad.index]!;
+      const text = (v: unknown) => (typeof v === "string" ? v : "");
+      rows.push({ name: bad.name, path: bad.path, branch: text(raw.branch), baseBranch: text(raw.baseBranch), baseCommit: text(raw.baseCommit), createdAt: text(raw.createdAt), mode: raw.mode, active: false, exists: false, ignored: bad.reason });
+    }
+    return rows;
   }
 
   /** Recent finished worktrees (bounded history), newest last. */
@@ -153,18 +183,32 @@ export class WorktreeManager implements WorktreeService {
     return [...this.state.history];
   }
 
-  /** Prunes records whose directory is gone (and git's own stale worktree entries); returns the pruned names. Branches are kept. */
+  /**
+   * Prunes records whose directory is gone (and git's own stale worktree entries) and drops ignored
+   * records from the state file, without touching anything at their paths; returns the names.
+   * Branches are kept.
+   */
   async gc(signal?: AbortSignal): Promise<string[]> {
     const root = await this.repoRoot(signal);
     await (await gitAt(root, { signal })).raw(["worktree", "prune"]);
-    const { result } = await this.save((s) => {
-      const stale = s.worktrees.filter((w) => !existsSync(w.path));
-      s.worktrees = s.worktrees.filter((w) => existsSync(w.path));
+    const { result } = await this.save(async (s) => {
+      const checked = await this.check(s, signal);
+      const keep = (i: number) => !checked.ignored.some((b) => b.index === i) && checked.valid.get(s.worktrees[i]!.name)?.exists === true;
+      const at = new Date().toISOString();
+      const pruned: string[] = [];
+      s.worktrees.forEach((w, i) => {
+        if (keep(i)) return;
+        pruned.push(w.name);
+        const bad = checked.ignored.find((b) => b.index === i);
+        const message = bad ? `Dropped an ignored entry (${bad.reason}); nothing at its path was touched.` : `Pruned stale entry (directory ${w.path} was gone; branch ${w.branch} kept).`;
+        pushHistory(s, { name: w.name, branch: String(w.branch), baseBranch: String(w.baseBranch), action: "gc", ok: true, at, message });
+      });
+      s.worktrees = s.worktrees.filter((_, i) => keep(i));
       if (s.active && !s.worktrees.some((w) => w.name === s.active)) s.active = null;
-      for (const w of stale)
-        pushHistory(s, { name: w.name, branch: w.branch, baseBranch: w.baseBranch, action: "gc", ok: true, at: new Date().toISOString(), message: `Pruned stale entry (directory ${w.path} was gone; branch ${w.branch} kept).` });
-      return stale.map((w) => w.name);
+      this.checked = { valid: new Map([...checked.valid].filter(([, c]) => c.exists)), ignored: [] };
+      return pruned;
     });
+    if (!this.activeRecord()) this.host.activeDirError = undefined;
     return result;
   }
 
@@ -180,7 +224,7 @@ export class WorktreeManager implements WorktreeService {
 
   private async make(name: string, mode: WorktreeRecord["mode"], signal?: AbortSignal): Promise<WorktreeRecord> {
     assertWorktreeName(name);
-    await this.refresh();
+    await this.refresh(signal);
     const path = join(this.host.workspace.stateDir, "worktrees", name);
     const branch = `keel/${name}`;
     if (this.state.worktrees.some((w) => w.name === name) || existsSync(path))
@@ -199,6 +243,7 @@ export class WorktreeManager implements WorktreeService {
     await this.save((s) => {
       s.worktrees.push(rec);
     });
+    this.checked.valid.set(name, { record: rec, exists: true });
     return rec;
   }
 
@@ -210,15 +255,32 @@ export class WorktreeManager implements WorktreeService {
     return { name, path: join(base, name) };
   }
 
+  /** The active record, only when it passed the checks (its path derived from its name). */
   private activeRecord(): WorktreeRecord | undefined {
-    return this.state.active ? this.state.worktrees.find((w) => w.name === this.state.active) : undefined;
+    return this.state.active ? this.checked.valid.get(this.state.active)?.record : undefined;
   }
 
-  private async refresh(): Promise<void> {
+  /** Re-reads the state file and re-checks every record. Throws StateError for an unreadable file. */
+  private async refresh(signal?: AbortSignal): Promise<void> {
     this.state = await readWorktreeState(this.file);
+    this.checked = await this.check(this.state, signal);
   }
 
-  private async save<R>(fn: (s: WorktreeState) => R): Promise<{ result: R }> {
+  private check(state: WorktreeState, signal?: AbortSignal): Promise<CheckedWorktrees> {
+    return checkWorktrees(state, join(this.host.workspace.stateDir, "worktrees"), async () => worktreePaths(await gitAt(await this.repoRoot(signal), { signal })));
+  }
+
+  /** UsageError when `name` is only known from an ignored record. */
+  private refuseIgnored(name: string): void {
+    const bad = this.checked.ignored.find((b) => b.name === name);
+    if (bad && !this.checked.valid.has(name)) throw new UsageError(this.ignoredMessage(bad));
+  }
+
+  private ignoredMessage(bad: IgnoredWorktree): string {
+    return ignoredWorktreeMessage(bad, this.file, this.state.active === bad.name);
+  }
+
+  private async save<R>(fn: (s: WorktreeState) => R | Promise<R>): Promise<{ result: R }> {
     this.host.ensureStateDir("state");
     const { state, result } = await updateWorktreeState(this.file, fn);
     this.state = state;

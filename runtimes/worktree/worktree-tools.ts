@@ -64,7 +64,9 @@ export function worktreeTools(manager: WorktreeManager): ToolDefinition[] {
         guard(async () => {
           const status = await manager.status(ctx.signal);
           const a = status.active;
-          const content = a
+          const content = status.problem
+            ? status.problem
+            : a
             ? `Active worktree "${a.name}" at ${a.path} (branch ${a.branch}, from ${a.baseBranch}). Uncommitted: ${a.uncommitted.length ? a.uncommitted.join(", ") : "none"}. Unmerged commits: ${a.unmergedCommits}. Changed since base: ${a.changedFiles.length ? a.changedFiles.join(", ") : "none"}.`
             : `No worktree is active (${status.managed} managed).`;
           return { content, data: status };
@@ -78,11 +80,12 @@ export function worktreeTools(manager: WorktreeManager): ToolDefinition[] {
       risk: ["read"],
       readOnly: true,
       concurrency: "safe",
-      execute: () =>
+      execute: (_input, ctx) =>
         guard(async () => {
-          const rows = await manager.list();
+          const rows = await manager.list(ctx.signal);
+          const note = (r: (typeof rows)[number]) => (r.ignored ? ` (ignored: ${r.ignored})` : r.exists ? "" : " (stale: directory gone)");
           const content = rows.length
-            ? rows.map((r) => `${r.active ? "* " : "  "}${r.name}  ${r.branch} from ${r.baseBranch}${r.exists ? "" : " (stale: directory gone)"}`).join("\n")
+            ? rows.map((r) => `${r.active ? "* " : "  "}${r.name}  ${r.branch} from ${r.baseBranch}${note(r)}`).join("\n")
             : "No managed worktrees.";
           return { content, data: { worktrees: rows } };
         }),

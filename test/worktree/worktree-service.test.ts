@@ -94,11 +94,13 @@ describe("worktree service (in-process host, real git)", () => {
     rmSync(info.path, { recursive: true, force: true });
     const next = await open(ws);
     expect(next.activeDir).toBe(ws.root);
-    expect(next.diagnostics.items.some((d) => d.source === "worktree" && d.message.includes("gc"))).toBe(true);
+    expect(next.activeDirError).toContain('"gone"');
+    expect(next.diagnostics.items.some((d) => d.source === "worktree" && d.severity === "error" && d.message.includes("gc"))).toBe(true);
     const nextManager = next.service<WorktreeManager>("worktree-manager")!;
     expect((await nextManager.list())[0]).toMatchObject({ name: "gone", exists: false, active: true });
     expect(await nextManager.gc()).toEqual(["gone"]);
     expect(await nextManager.list()).toEqual([]);
     expect(nextManager.active()).toBeUndefined();
+    expect(next.activeDirError).toBeUndefined();
   });
 });
