@@ -97,7 +97,8 @@ export async function runToolIntent(host: Host, intent: ToolIntent, run: RunCont
   log.hookPassed(beforeTool.length);
 
   // permission
-  if (run.cwd === undefined && host.activeDirError !== undefined) {
+  // The worktree runtime's own tools stay usable so an agent can recover (status, gc, exit).
+  if (run.cwd === undefined && host.activeDirError !== undefined && !(tool.source.kind === "runtime" && tool.source.id === "worktree")) {
     events.emit({ type: "tool_permission", callId, tool: calledAs, action: "deny", reason: "active_dir_unusable" });
     return fail(log, started, "permission", "precondition_failed", host.activeDirError, { source, resolvedTool: tool.name }, messages);
   }

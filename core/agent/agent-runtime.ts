@@ -3,7 +3,7 @@ import { existsSync, statSync } from "node:fs";
 import { StateError, UsageError, errorMessage } from "../errors.js";
 import type { Host } from "../host.js";
 import { createModel } from "../model/create-model.js";
-import { requireModelSpec, type ModelSpec } from "../model/model-spec.js";
+import { recordedModelSpec, requireModelSpec, type ModelSpec } from "../model/model-spec.js";
 import type { AgentRunRequest, AgentRunResult, AgentService } from "../services.js";
 import { acquireSessionLock } from "../session/session-lock.js";
 import { newSessionId, sessionPaths } from "../session/session-paths.js";
@@ -146,7 +146,8 @@ export class AgentRuntime implements AgentService {
   async runPrompt(request: AgentRunRequest): Promise<AgentRunResult> {
     try {
       const parentSessionId = request.parentSessionId && existsSync(sessionPaths(this.host.workspace.stateDir, request.parentSessionId).meta) ? request.parentSessionId : undefined;
-      const modelSpec = parentSessionId ? (await readSessionMeta(this.host.workspace.stateDir, parentSessionId)).model : undefined;
+      const recorded = parentSessionId ? (await readSessionMeta(this.host.workspace.stateDir, parentSessionId)).model : undefined;
+      const modelSpec = recorded && recordedModelSpec(recorded, this.host.config, this.host.env, this.host.workspace.root);
       const out = await this.start({ prompt: request.prompt, cwd: request.cwd, maxSteps: request.maxSteps, tools: request.tools, signal: request.signal, parentSessionId, yes: request.yes, modelSpec });
       return { ok: out.ok, text: out.message ?? out.text, sessionId: out.sessionId, reason: out.reason };
     } catch (error) {
@@ -168,6 +169,12 @@ export class AgentRuntime implements AgentService {
       if (isPinned(meta)) checkPinnedDir(host, id, meta);
       else if (host.activeDirError !== undefined) throw new UsageError(`Session ${id} works in the active directory, which cannot be used: ${host.activeDirError}`);
       const state = await readSessionState(host.workspace.stateDir, id);
+      // Session files may have been committed: approvals recorded in them are not evidence (a resumed
+      // session asks again unless this invocation says --yes), and the endpoint and key variable come
+      // from the current config, never from session.json.
+      state.yes = undefined;
+      state.sessionAllow = [];
+      meta.model = recordedModelSpec(meta.model, host.config, host.env, host.workspace.root);
       const spec = opts.model ? requireModelSpec(host.config, opts.model, host.env, host.workspace.root) : meta.model;
       const model = createModel(spec, host.env);
       const s = new ActiveSession(host, meta, state, paths, lock, model, agentSettings(host.config as Record<string, unknown>), opts);

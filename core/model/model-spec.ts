@@ -70,3 +70,13 @@ export function requireModelSpec(config: KeelConfig, flag: string | undefined, e
   if (!spec) throw new UsageError(MODEL_HELP);
   return spec;
 }
+
+/**
+ * A model recorded in a session file, made safe to use again: session files live in the repository
+ * and may have been committed, so where requests go and which variable holds the key come from the
+ * current (trusted) config and environment, never from the file. Only the model's name is kept.
+ */
+export function recordedModelSpec(recorded: ModelSpec, config: KeelConfig, env: NodeJS.ProcessEnv, root: string): ModelSpec {
+  if (recorded.kind === "scripted") return recorded;
+  return resolveModelSpec(config, recorded.name, env, root) ?? recorded;
+}
