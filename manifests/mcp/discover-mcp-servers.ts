@@ -2,7 +2,8 @@ import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import type { Diagnostics } from "../../core/diagnostics.js";
 import type { PluginHandOff } from "../../core/services.js";
-import { ancestorsWithin, type Workspace } from "../../core/workspace.js";
+import type { Workspace } from "../../core/workspace.js";
+import { discoveryDirs, linkedIntoExcluded } from "../discovery-scope.js";
 import { expandMap, expandVars } from "./expand-vars.js";
 import { LocalResourceSchema, McpServerEntrySchema, normalizeTransport } from "./mcp-manifest-schema.js";
 import type { LocalResource, McpServerConfig, McpServerOrigin } from "./mcp-server-config.js";
@@ -29,8 +30,8 @@ export interface DiscoverOptions {
 }
 
 /**
- * Finds MCP manifests from the working directory up to the workspace root (nearest first),
- * then plugin hand-offs, then `$KEEL_HOME/mcp.json`. Never throws: invalid files or entries
+ * Finds MCP manifests from the working directory up to the workspace root (nearest first; never
+ * inside `node_modules/`, `.git/` or `.keel/worktrees/`), then plugin hand-offs, then `$KEEL_HOME/mcp.json`. Never throws: invalid files or entries
  * become diagnostics naming file, JSON path and reason; everything else loads. A server name
  * defined twice keeps its first definition and gets a diagnostic naming the winner.
  */
@@ -47,11 +48,16 @@ export function discoverMcpServers(opts: DiscoverOptions): DiscoveredMcp {
     seen.set(key, server);
     out.servers.push(server);
   };
-  for (const dir of ancestorsWithin(opts.workspace.cwd, opts.workspace.root)) {
+  for (const dir of discoveryDirs(opts.workspace.cwd, opts.workspace.root)) {
     for (const name of MCP_MANIFEST_NAMES) {
       const file = join(dir, name);
       if (resolve(file) === resolve(opts.workspace.keelHome, "mcp.json")) continue;
       if (!existsSync(file)) continue;
+      const linked = linkedIntoExcluded(opts.workspace.root, file);
+      if (linked) {
+        opts.diagnostics.warn(SOURCE, linked, { file });
+        continue;
+      }
       loadManifestFile(file, { file, path: "", scope: "workspace" }, false, opts, out, add);
     }
   }

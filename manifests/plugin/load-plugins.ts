@@ -1,4 +1,5 @@
 import type { Diagnostic } from "../../core/diagnostics.js";
+import { excludedLinkMessage } from "../discovery-scope.js";
 import { discoverPluginFiles, type DiscoveryPlaces, type PluginFile, type PluginLayout } from "./discover-plugin-files.js";
 import { loadBundledMcpServers, loadBundledWorkflows } from "./plugin-bundles.js";
 import { collectPluginExtras, type InformationalItem } from "./plugin-extras.js";
@@ -25,7 +26,7 @@ export interface LoadedPlugin {
   diagnostics: Diagnostic[];
 }
 
-/** A manifest file that could not load at all (not JSON, not an object, no name, duplicate name). */
+/** A manifest file that could not load at all (not JSON, not an object, no name, duplicate name, a link into an excluded folder). */
 export interface FailedPluginFile {
   file: string;
   level: "project" | "user";
@@ -40,9 +41,19 @@ export interface PluginLoadResult {
   diagnostics: Diagnostic[];
 }
 
-/** Discovers and loads every plugin manifest. One bad file never stops the others. Never throws. */
+/**
+ * Discovers and loads every plugin manifest. One bad file never stops the others; a manifest
+ * linking into `node_modules/`, `.git/` or `.keel/worktrees/` is a failed file with a warning. Never throws.
+ */
 export function loadPlugins(places: DiscoveryPlaces, fs: PluginFs = nodePluginFs): PluginLoadResult {
-  return loadPluginFiles(discoverPluginFiles(places, fs), fs);
+  const excluded: FailedPluginFile[] = [];
+  const files = discoverPluginFiles(places, fs, (path, realPath) =>
+    excluded.push({ file: path, level: "project", diagnostics: [diag(path, { severity: "warning", path: "", message: excludedLinkMessage(realPath) })] }),
+  );
+  const result = loadPluginFiles(files, fs);
+  result.failed.push(...excluded);
+  result.diagnostics.push(...excluded.flatMap((f) => f.diagnostics));
+  return result;
 }
 
 /** Loads already discovered manifest files in order; a second plugin with a taken name is skipped. Never throws. */

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import type { Diagnostics } from "../../core/diagnostics.js";
 import { errorMessage } from "../../core/errors.js";
 import type { PluginHandOff } from "../../core/services.js";
-import { ancestorsWithin } from "../../core/workspace.js";
+import { discoveryDirs, linkedIntoExcluded } from "../discovery-scope.js";
 import { parseWorkflow } from "./parse-workflow.js";
 import { jsonType, type WorkflowDefinition, type WorkflowOrigin } from "./workflow-schema.js";
 
@@ -30,9 +30,10 @@ export interface WorkflowCatalog {
 
 /**
  * Discovers and parses workflows: `.claw-workflows.json` / `.claw-workflow.json` from `cwd` up to
- * the workspace root (nearest first), `.keel/workflows/*.json`, then plugin-contributed ones.
- * Never throws: unreadable files, invalid JSON, invalid workflows and duplicate names (matched
- * case-insensitively; the first wins) become diagnostics naming the file, JSON path and reason.
+ * the workspace root (nearest first; never inside `node_modules/`, `.git/` or `.keel/worktrees/`),
+ * `.keel/workflows/*.json`, then plugin-contributed ones. Never throws: unreadable files, invalid
+ * JSON, invalid workflows and duplicate names (matched case-insensitively; the first wins) become
+ * diagnostics naming the file, JSON path and reason.
  */
 export async function discoverWorkflows(sources: WorkflowSources, diagnostics: Diagnostics): Promise<WorkflowCatalog> {
   const catalog: WorkflowCatalog = { workflows: [], files: [] };
@@ -51,10 +52,10 @@ export async function discoverWorkflows(sources: WorkflowSources, diagnostics: D
     catalog.workflows.push(wf);
   };
 
-  for (const dir of ancestorsWithin(sources.cwd, sources.root)) {
+  for (const dir of discoveryDirs(sources.cwd, sources.root)) {
     for (const name of WORKFLOW_MANIFEST_FILES) {
       const file = join(dir, name);
-      const json = await readJson(file, diagnostics);
+      const json = await readJson(file, sources.root, diagnostics);
       if (json === undefined) continue;
       catalog.files.push(file);
       eachWorkflow(json, file, diagnostics, (raw, at) => add(raw, at, { kind: "file", file, userLevel: false }), false);
@@ -64,7 +65,7 @@ export async function discoverWorkflows(sources: WorkflowSources, diagnostics: D
   const names = await readdir(keelDir).catch(() => [] as string[]);
   for (const name of names.filter((n) => n.endsWith(".json")).sort()) {
     const file = join(keelDir, name);
-    const json = await readJson(file, diagnostics);
+    const json = await readJson(file, sources.root, diagnostics);
     if (json === undefined) continue;
     catalog.files.push(file);
     eachWorkflow(json, file, diagnostics, (raw, at) => add(raw, at, { kind: "file", file, userLevel: false }), true);
@@ -96,7 +97,12 @@ function eachWorkflow(json: unknown, file: string, diagnostics: Diagnostics, fn:
   if (obj.workflow !== undefined) fn(obj.workflow, ["workflow"]);
 }
 
-async function readJson(file: string, diagnostics: Diagnostics): Promise<unknown> {
+async function readJson(file: string, root: string, diagnostics: Diagnostics): Promise<unknown> {
+  const linked = linkedIntoExcluded(root, file);
+  if (linked) {
+    diagnostics.warn("workflow", linked, { file });
+    return undefined;
+  }
   let text: string;
   try {
     text = await readFile(file, "utf8");
