@@ -32,8 +32,9 @@ export interface WorkflowCatalog {
  * Discovers and parses workflows: `.claw-workflows.json` / `.claw-workflow.json` from `cwd` up to
  * the workspace root (nearest first; never inside `node_modules/`, `.git/` or `.keel/worktrees/`),
  * `.keel/workflows/*.json`, then plugin-contributed ones. Never throws: unreadable files, invalid
- * JSON, invalid workflows and duplicate names (matched case-insensitively; the first wins) become
- * diagnostics naming the file, JSON path and reason.
+ * JSON, invalid workflows and duplicate names (matched case-insensitively; a user-level workflow
+ * wins over a workspace one, otherwise the first wins) become diagnostics naming the file, JSON
+ * path and reason.
  */
 export async function discoverWorkflows(sources: WorkflowSources, diagnostics: Diagnostics): Promise<WorkflowCatalog> {
   const catalog: WorkflowCatalog = { workflows: [], files: [] };
@@ -44,6 +45,13 @@ export async function discoverWorkflows(sources: WorkflowSources, diagnostics: D
     const wf = parsed.workflow;
     if (!wf) return;
     const first = byName.get(wf.name.toLowerCase());
+    if (first && wf.origin.userLevel && !first.origin.userLevel) {
+      // A user-level workflow is never displaced by one of the workspace.
+      byName.set(wf.name.toLowerCase(), wf);
+      catalog.workflows[catalog.workflows.indexOf(first)] = wf;
+      diagnostics.warn("workflow", `Workflow "${first.name}" defined here is ignored: the user-level workflow "${wf.name}" in ${wf.origin.file} at ${wf.origin.path} has the same name (names match case-insensitively), and a workspace may not replace a user-level workflow. Rename this one to use both.`, { file: first.origin.file, path: first.origin.path });
+      return;
+    }
     if (first) {
       diagnostics.warn("workflow", `Workflow "${wf.name}" is defined more than once (names match case-insensitively); the definition in ${first.origin.file} at ${first.origin.path} is used and this one is ignored.`, { file: origin.file, path: wf.origin.path });
       return;

@@ -3,6 +3,7 @@ import type { Host } from "../../core/host.js";
 import type { WorkflowService } from "../../runtimes/workflow/workflow-service.js";
 import { makeWorkspace, type TempWorkspace } from "../helpers/temp-workspace.js";
 import { closeAfterEach, openTestHost } from "../helpers/test-host.js";
+import { writeUserPlugin } from "../plugins/plugin-test-kit.js";
 
 let ws: TempWorkspace | undefined;
 let host: Host | undefined;
@@ -46,6 +47,18 @@ describe("workflow discovery and tools", () => {
         expect.objectContaining({ severity: "error", file: ws.path(".keel", "workflows", "garbage.json"), message: expect.stringContaining("not valid JSON") }),
       ]),
     );
+  });
+
+  it("a user-level workflow is never displaced by a workspace workflow of the same name (case-insensitively)", async () => {
+    ws = makeWorkspace({ ".claw-workflows.json": { workflows: [{ name: "Review", steps: ["workspace"] }, { name: "other", steps: ["x"] }] } });
+    const userFile = writeUserPlugin(ws, "mine", { name: "mine", workflows: [{ name: "review", steps: ["user"] }] });
+    host = await openTestHost(ws);
+    const svc = host.service<WorkflowService>("workflows")!;
+    expect(svc.list().map((w) => [w.name, w.origin.file, w.origin.userLevel])).toEqual([["review", userFile, true], ["other", ws.path(".claw-workflows.json"), false]]);
+    const d = host.diagnostics.items.find((x) => x.source === "workflow" && x.file === ws!.path(".claw-workflows.json"))!;
+    expect(d).toMatchObject({ severity: "warning", path: "workflows[0]" });
+    expect(d.message).toContain(userFile);
+    expect(d.message).toMatch(/a workspace may not replace a user-level workflow/);
   });
 
   it("workflow_list, workflow_get and workflow_run work through the pipeline (reference tool names and fields)", async () => {
