@@ -65,7 +65,7 @@ describe("workflow discovery and tools", () => {
     ws = makeWorkspace({
       ".claw-workflows.json": { workflows: [{ name: "build", description: "Build the project.", steps: ["Inspect package", "Run build {target}"], prompt: "Build {target}" }] },
     });
-    host = await openTestHost(ws);
+    host = await openTestHost(ws, { trust: true });
     const list = await host.runTool({ tool: "workflow_list", input: {} });
     expect(list.ok).toBe(true);
     expect(list.content).toContain("- build ; steps=2 ; Build the project.");
