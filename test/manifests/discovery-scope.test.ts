@@ -1,4 +1,4 @@
-import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, symlinkSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { discoveryDirs, passesExcludedDir } from "../../manifests/discovery-scope.js";
 import { runKeel } from "../helpers/run-cli.js";
@@ -51,9 +51,9 @@ describe("manifest discovery stays in the workspace's own files", () => {
       },
       { git: true },
     );
+    // A real managed worktree (git links it to the repository), so keel treats the outer workspace as its root.
+    ws.git("worktree", "add", "-q", "-b", "keel/x", ws.path(".keel/worktrees/x"));
     plantForeignManifests(ws);
-    // A real managed worktree has a `.git` file; keel then treats the outer workspace as its root.
-    writeFileSync(ws.path(".keel/worktrees/x/.git"), `gitdir: ${ws.path(".git/worktrees/x")}\n`);
 
     let diagnostics: Diag[] = [];
     for (const cwd of [ws.root, ws.path("linked"), ws.path("node_modules/dep"), ws.path("node_modules/dep/plugins/p"), ws.path(".keel/worktrees/x/plugins/p"), ws.path(".git/hooks"), ws.path("plugins/own/node_modules/inner")]) {
