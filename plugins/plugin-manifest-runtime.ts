@@ -7,6 +7,7 @@ import { registerPluginTools, type PluginEntry } from "./register-plugin-tools.j
 import { tapToolHooks } from "./tool-hook-taps.js";
 
 const PLUGIN_NAME = "plugin-manifests";
+const REGISTER_STAGE = 200;
 
 /** Options of the plugin runtime (tests and benchmarks inject a file system). */
 export interface PluginManifestRuntimeOptions {
@@ -16,7 +17,8 @@ export interface PluginManifestRuntimeOptions {
 /**
  * The plugin runtime: discovers plugin.json files in `apply` (so `host.service("plugins")` is
  * available before any `registerTools` tap), taps tool and lifecycle hooks per plugin, and
- * registers aliases and virtual tools at `registerTools` stage 100 (after built-ins and runtimes).
+ * registers aliases and virtual tools at `registerTools` stage 200: after built-ins, runtimes and
+ * the agent (stage ≤ 100), so no plugin takes one of their names and reserved namespaces are complete.
  * Every problem is a diagnostic with source `plugin`; nothing here throws to the host.
  */
 export function pluginManifestRuntime(options: PluginManifestRuntimeOptions = {}): KeelPlugin {
@@ -49,7 +51,7 @@ export function pluginManifestRuntime(options: PluginManifestRuntimeOptions = {}
         failed: () => loaded.failed,
       };
       host.provide("plugins", service);
-      host.hooks.registerTools.tapPromise({ name: PLUGIN_NAME, stage: 100 }, async () => registerPluginTools(host, entries));
+      host.hooks.registerTools.tapPromise({ name: PLUGIN_NAME, stage: REGISTER_STAGE }, async () => registerPluginTools(host, entries));
     },
   };
 }

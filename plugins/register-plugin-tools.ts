@@ -3,6 +3,7 @@ import { fmt } from "../core/registry.js";
 import type { LoadedPlugin } from "../manifests/plugin/load-plugins.js";
 import { PLUGIN_DIAGNOSTIC_SOURCE } from "../manifests/plugin/load-plugins.js";
 import type { PluginRecord, SkippedItem } from "./plugin-record.js";
+import { reservedNames, type ReservedNames } from "./reserved-names.js";
 import { createVirtualTool, RESERVED_VIRTUAL_TOOL_METADATA } from "./virtual-tool.js";
 
 /** A loaded plugin paired with its record. */
@@ -11,22 +12,37 @@ export interface PluginEntry {
   record: PluginRecord;
 }
 
-/**
- * Registers every plugin's virtual tools (first pass) then aliases (second pass, so an alias
- * may target a virtual tool), in discovery order: first name wins, skips become diagnostics
- * on `host.diagnostics` and entries in the plugin's record. Never throws.
- */
-export function registerPluginTools(host: Host, entries: PluginEntry[]): void {
-  for (const entry of entries) registerVirtualTools(host, entry);
-  for (const entry of entries) registerAliases(host, entry);
+/** What a workspace plugin's names are checked against. */
+interface NameRules {
+  reserved: ReservedNames;
+  /** Alias and virtual tool names user-level plugins declare, with the plugin declaring each. */
+  userNames: Map<string, LoadedPlugin>;
 }
 
-function registerVirtualTools(host: Host, { plugin, record }: PluginEntry): void {
+/**
+ * Registers every plugin's virtual tools (first pass) then aliases (second pass, so an alias
+ * may target a virtual tool); in each pass user-level plugins go before workspace ones, so a
+ * user's names always win. Workspace plugins may not take a name a user-level plugin declares nor
+ * one in a reserved namespace (`mcp__*`, `mcp_*`, built-in and runtime tool names and families):
+ * call this after built-ins and runtimes registered. Otherwise the first name wins. Skips become
+ * diagnostics on `host.diagnostics` and entries in the plugin's record. Never throws.
+ */
+export function registerPluginTools(host: Host, entries: PluginEntry[]): void {
+  const user = entries.filter((e) => e.plugin.level === "user");
+  const ordered = [...user, ...entries.filter((e) => e.plugin.level !== "user")];
+  const rules: NameRules = { reserved: reservedNames(host.registry), userNames: new Map() };
+  for (const { plugin } of user)
+    for (const spec of [...plugin.manifest.virtualTools, ...plugin.manifest.aliases]) if (!rules.userNames.has(spec.name)) rules.userNames.set(spec.name, plugin);
+  for (const entry of ordered) registerVirtualTools(host, entry, rules);
+  for (const entry of ordered) registerAliases(host, entry, rules);
+}
+
+function registerVirtualTools(host: Host, { plugin, record }: PluginEntry, rules: NameRules): void {
   const name = plugin.manifest.name;
   for (const spec of plugin.manifest.virtualTools) {
-    const owner = ownerOf(host, spec.name);
-    if (owner) {
-      skip(host, plugin, record, { kind: "virtual tool", name: spec.name, path: spec.path, reason: `Virtual tool "${spec.name}" was skipped: it may not shadow the existing tool "${spec.name}" from ${owner}.` });
+    const refused = nameProblem(host, plugin, spec.name, rules, "Virtual tool", (owner) => `it may not shadow the existing tool "${spec.name}" from ${owner}`);
+    if (refused) {
+      skip(host, plugin, record, { kind: "virtual tool", name: spec.name, path: spec.path, reason: refused });
       continue;
     }
     for (const key of RESERVED_VIRTUAL_TOOL_METADATA)
@@ -36,12 +52,12 @@ function registerVirtualTools(host: Host, { plugin, record }: PluginEntry): void
   }
 }
 
-function registerAliases(host: Host, { plugin, record }: PluginEntry): void {
+function registerAliases(host: Host, { plugin, record }: PluginEntry, rules: NameRules): void {
   const name = plugin.manifest.name;
   for (const spec of plugin.manifest.aliases) {
-    const owner = ownerOf(host, spec.name);
-    if (owner) {
-      skip(host, plugin, record, { kind: "alias", name: spec.name, path: spec.path, reason: `Alias "${spec.name}" was skipped: the name is already taken by ${owner}.` });
+    const refused = nameProblem(host, plugin, spec.name, rules, "Alias", (owner) => `the name is already taken by ${owner}`);
+    if (refused) {
+      skip(host, plugin, record, { kind: "alias", name: spec.name, path: spec.path, reason: refused });
       continue;
     }
     if (!host.registry.resolve(spec.baseTool)) {
@@ -57,6 +73,23 @@ function registerAliases(host: Host, { plugin, record }: PluginEntry): void {
     if (ok) record.contributions.aliases.push({ name: spec.name, baseTool: spec.baseTool });
     else skip(host, plugin, record, { kind: "alias", name: spec.name, path: spec.path, reason: `Alias "${spec.name}" was rejected by the registry (see the registry diagnostic).` });
   }
+}
+
+/**
+ * Why this plugin may not register `toolName`, or undefined: for a workspace plugin a name a
+ * user-level plugin declares, then (any level) a taken name, then (workspace) a reserved namespace.
+ */
+function nameProblem(host: Host, plugin: LoadedPlugin, toolName: string, rules: NameRules, what: string, taken: (owner: string) => string): string | undefined {
+  const workspace = plugin.level !== "user";
+  const user = workspace ? rules.userNames.get(toolName) : undefined;
+  if (user)
+    return `${what} "${toolName}" was skipped: the user-level plugin "${user.manifest.name}" (${user.manifestPath}) declares the same name, and a workspace plugin may not take a user-level name. Pick another name.`;
+  const owner = ownerOf(host, toolName);
+  if (owner) return `${what} "${toolName}" was skipped: ${taken(owner)}.`;
+  const reserved = workspace ? rules.reserved.reason(toolName) : undefined;
+  if (reserved)
+    return `${what} "${toolName}" was skipped: ${reserved}, and workspace plugins may not use names reserved for keel's own tools. Pick another name, or install the plugin under $KEEL_HOME/plugins (user level) to use this one.`;
+  return undefined;
 }
 
 /** Who owns a tool or alias name (`builtin`, `plugin:x (alias)`, ...), or undefined when free. */

@@ -2,7 +2,8 @@ import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import type { Diagnostics } from "../../core/diagnostics.js";
 import type { PluginHandOff } from "../../core/services.js";
-import { ancestorsWithin, type Workspace } from "../../core/workspace.js";
+import type { Workspace } from "../../core/workspace.js";
+import { discoveryDirs, linkedIntoExcluded } from "../discovery-scope.js";
 import { expandMap, expandVars } from "./expand-vars.js";
 import { LocalResourceSchema, McpServerEntrySchema, normalizeTransport } from "./mcp-manifest-schema.js";
 import type { LocalResource, McpServerConfig, McpServerOrigin } from "./mcp-server-config.js";
@@ -12,7 +13,7 @@ export const MCP_MANIFEST_NAMES = [".claw-mcp.json", ".mcp.json", ".codex-mcp.js
 
 const SOURCE = "mcp";
 
-/** Everything discovery found: servers (first definition of a name wins) and top-level local resources. */
+/** Everything discovery found: servers (one per name, case-insensitively: user level first, then the first definition) and top-level local resources. */
 export interface DiscoveredMcp {
   servers: McpServerConfig[];
   resources: LocalResource[];
@@ -29,10 +30,12 @@ export interface DiscoverOptions {
 }
 
 /**
- * Finds MCP manifests from the working directory up to the workspace root (nearest first),
- * then plugin hand-offs, then `$KEEL_HOME/mcp.json`. Never throws: invalid files or entries
- * become diagnostics naming file, JSON path and reason; everything else loads. A server name
- * defined twice keeps its first definition and gets a diagnostic naming the winner.
+ * Finds MCP manifests from the working directory up to the workspace root (nearest first; never
+ * inside `node_modules/`, `.git/` or `.keel/worktrees/`), then plugin hand-offs, then
+ * `$KEEL_HOME/mcp.json`. Never throws: invalid files or entries become diagnostics naming file,
+ * JSON path and reason; everything else loads. Server names match case-insensitively: a user-level
+ * definition (`$KEEL_HOME/mcp.json`, user-level plugins) always wins over a workspace one; within a
+ * level the first definition wins. Every ignored definition gets a warning naming the winner.
  */
 export function discoverMcpServers(opts: DiscoverOptions): DiscoveredMcp {
   const out: DiscoveredMcp = { servers: [], resources: [], files: [] };
@@ -40,18 +43,27 @@ export function discoverMcpServers(opts: DiscoverOptions): DiscoveredMcp {
   const add = (server: McpServerConfig) => {
     const key = server.name.toLowerCase();
     const winner = seen.get(key);
-    if (winner) {
+    if (!winner) {
+      seen.set(key, server);
+      out.servers.push(server);
+    } else if (server.trustedByOrigin && !winner.trustedByOrigin) {
+      seen.set(key, server);
+      out.servers[out.servers.indexOf(winner)] = server;
+      ignoredForUserLevel(opts, winner, server);
+    } else if (!server.trustedByOrigin && winner.trustedByOrigin) ignoredForUserLevel(opts, server, winner);
+    else
       opts.diagnostics.warn(SOURCE, `MCP server "${server.name}" is defined again here and was ignored; the definition in ${winner.origin.file} (${winner.origin.path}) wins. Rename one of them to use both.`, { file: server.origin.file, path: server.origin.path });
-      return;
-    }
-    seen.set(key, server);
-    out.servers.push(server);
   };
-  for (const dir of ancestorsWithin(opts.workspace.cwd, opts.workspace.root)) {
+  for (const dir of discoveryDirs(opts.workspace.cwd, opts.workspace.root)) {
     for (const name of MCP_MANIFEST_NAMES) {
       const file = join(dir, name);
       if (resolve(file) === resolve(opts.workspace.keelHome, "mcp.json")) continue;
       if (!existsSync(file)) continue;
+      const linked = linkedIntoExcluded(opts.workspace.root, file);
+      if (linked) {
+        opts.diagnostics.warn(SOURCE, linked, { file });
+        continue;
+      }
       loadManifestFile(file, { file, path: "", scope: "workspace" }, false, opts, out, add);
     }
   }
@@ -63,6 +75,15 @@ export function discoverMcpServers(opts: DiscoverOptions): DiscoveredMcp {
   const userFile = join(opts.workspace.keelHome, "mcp.json");
   if (existsSync(userFile)) loadManifestFile(userFile, { file: userFile, path: "", scope: "user" }, true, opts, out, add);
   return out;
+}
+
+/** Warns on a workspace definition displaced by a user-level one of the same name. */
+function ignoredForUserLevel(opts: DiscoverOptions, workspace: McpServerConfig, user: McpServerConfig): void {
+  opts.diagnostics.warn(
+    SOURCE,
+    `MCP server "${workspace.name}" defined here was ignored: the user-level server "${user.name}" in ${user.origin.file} (${user.origin.path}) has the same name (names match case-insensitively), and a workspace may not replace a user-level server. Rename this one to use both.`,
+    { file: workspace.origin.file, path: workspace.origin.path },
+  );
 }
 
 function loadManifestFile(file: string, origin: McpServerOrigin, trusted: boolean, opts: DiscoverOptions, out: DiscoveredMcp, add: (s: McpServerConfig) => void): void {

@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { ancestorsWithin } from "../../core/workspace.js";
+import { discoveryDirs, EXCLUDED_DIR_NAMES, isExcludedBelow } from "../discovery-scope.js";
 import { nodePluginFs, type PluginFs } from "./plugin-fs.js";
 
 /** Which layout a manifest was found in. */
@@ -31,9 +31,12 @@ const DOT_LAYOUTS: ReadonlyArray<[string, PluginLayout]> = [[".codex-plugin", "c
  * Finds plugin manifests in the documented order: in the working directory, then each ancestor
  * up to the workspace root (never above it): `.codex-plugin/`, `.claw-plugin/`, `.claude-plugin/`,
  * then `plugins/<dir>/plugin.json` and `plugins/<dir>/.claude-plugin/plugin.json` sorted by
- * directory name; then the same `plugins/` layout under `$KEEL_HOME`. Same real path loads once. Never throws.
+ * directory name; then the same `plugins/` layout under `$KEEL_HOME`. Same real path loads once.
+ * Nothing inside `node_modules/`, `.git/` or `.keel/worktrees/` of the workspace is read, also
+ * when keel starts inside one of them; a manifest linking in there is passed to `onExcluded`
+ * instead. Never throws.
  */
-export function discoverPluginFiles(places: DiscoveryPlaces, fs: PluginFs = nodePluginFs): PluginFile[] {
+export function discoverPluginFiles(places: DiscoveryPlaces, fs: PluginFs = nodePluginFs, onExcluded?: (path: string, realPath: string) => void): PluginFile[] {
   const found: PluginFile[] = [];
   const seen = new Set<string>();
   const add = (path: string, level: PluginFile["level"], layout: PluginLayout, root: string) => {
@@ -45,10 +48,11 @@ export function discoverPluginFiles(places: DiscoveryPlaces, fs: PluginFs = node
       return;
     }
     if (seen.has(realPath)) return;
+    if (level === "project" && isExcludedBelow(places.root, realPath)) return onExcluded?.(path, realPath);
     seen.add(realPath);
     found.push({ path, realPath, root, level, layout });
   };
-  for (const dir of ancestorsWithin(places.cwd, places.root)) {
+  for (const dir of discoveryDirs(places.cwd, places.root)) {
     for (const [folder, layout] of DOT_LAYOUTS) add(join(dir, folder, "plugin.json"), "project", layout, dir);
     addPluginsDir(join(dir, "plugins"), "project", fs, add);
   }
@@ -60,7 +64,7 @@ function addPluginsDir(
   pluginsDir: string, level: PluginFile["level"], fs: PluginFs,
   add: (path: string, level: PluginFile["level"], layout: PluginLayout, root: string) => void,
 ): void {
-  const names = fs.subdirs(pluginsDir).sort(compareCodePoints);
+  const names = fs.subdirs(pluginsDir).filter((n) => !EXCLUDED_DIR_NAMES.has(n)).sort(compareCodePoints);
   for (const name of names) {
     const root = join(pluginsDir, name);
     add(join(root, "plugin.json"), level, "keel", root);

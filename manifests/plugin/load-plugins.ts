@@ -1,4 +1,5 @@
 import type { Diagnostic } from "../../core/diagnostics.js";
+import { excludedLinkMessage } from "../discovery-scope.js";
 import { discoverPluginFiles, type DiscoveryPlaces, type PluginFile, type PluginLayout } from "./discover-plugin-files.js";
 import { loadBundledMcpServers, loadBundledWorkflows } from "./plugin-bundles.js";
 import { collectPluginExtras, type InformationalItem } from "./plugin-extras.js";
@@ -25,7 +26,7 @@ export interface LoadedPlugin {
   diagnostics: Diagnostic[];
 }
 
-/** A manifest file that could not load at all (not JSON, not an object, no name, duplicate name). */
+/** A manifest file that could not load at all (not JSON, not an object, no name, taken name, a link into an excluded folder). */
 export interface FailedPluginFile {
   file: string;
   level: "project" | "user";
@@ -40,33 +41,65 @@ export interface PluginLoadResult {
   diagnostics: Diagnostic[];
 }
 
-/** Discovers and loads every plugin manifest. One bad file never stops the others. Never throws. */
+/**
+ * Discovers and loads every plugin manifest. One bad file never stops the others; a manifest
+ * linking into `node_modules/`, `.git/` or `.keel/worktrees/` is a failed file with a warning. Never throws.
+ */
 export function loadPlugins(places: DiscoveryPlaces, fs: PluginFs = nodePluginFs): PluginLoadResult {
-  return loadPluginFiles(discoverPluginFiles(places, fs), fs);
+  const excluded: FailedPluginFile[] = [];
+  const files = discoverPluginFiles(places, fs, (path, realPath) =>
+    excluded.push({ file: path, level: "project", diagnostics: [diag(path, { severity: "warning", path: "", message: excludedLinkMessage(realPath) })] }),
+  );
+  const result = loadPluginFiles(files, fs);
+  result.failed.push(...excluded);
+  result.diagnostics.push(...excluded.flatMap((f) => f.diagnostics));
+  return result;
 }
 
-/** Loads already discovered manifest files in order; a second plugin with a taken name is skipped. Never throws. */
+/**
+ * Loads already discovered manifest files in order. Plugin names match case-insensitively: a
+ * user-level plugin always wins over a workspace plugin of the same name (the workspace one is
+ * skipped with an error naming both files, so a repository cannot displace the user's blocks);
+ * within a level the first in discovery order wins. Results stay in discovery order. Never throws.
+ */
 export function loadPluginFiles(files: PluginFile[], fs: PluginFs = nodePluginFs): PluginLoadResult {
-  const result: PluginLoadResult = { plugins: [], failed: [], diagnostics: [] };
-  const byName = new Map<string, LoadedPlugin>();
-  for (const file of files) {
-    let outcome: LoadedPlugin | FailedPluginFile;
-    try {
-      outcome = loadPluginFile(file, fs);
-    } catch (error) {
-      outcome = { file: file.path, level: file.level, diagnostics: [diag(file.path, { severity: "error", path: "", message: `Unexpected failure while loading the plugin: ${(error as Error)?.message ?? String(error)}; it was skipped.` })] };
+  const outcomes = files.map((file) => loadSafely(file, fs));
+  const winners = new Map<string, LoadedPlugin>();
+  for (const level of ["user", "project"] as const)
+    for (const outcome of outcomes) {
+      if (!("manifest" in outcome) || outcome.level !== level) continue;
+      const key = outcome.manifest.name.toLowerCase();
+      if (!winners.has(key)) winners.set(key, outcome);
     }
+  const result: PluginLoadResult = { plugins: [], failed: [], diagnostics: [] };
+  for (let outcome of outcomes) {
     if ("manifest" in outcome) {
-      const first = byName.get(outcome.manifest.name);
-      if (first) {
-        outcome = { file: file.path, level: file.level, diagnostics: [diag(file.path, { severity: "error", path: "name", message: `A plugin named "${first.manifest.name}" was already loaded from ${first.manifestPath}; this one was skipped (the first in discovery order wins).` })] };
-      } else byName.set(outcome.manifest.name, outcome);
+      const winner = winners.get(outcome.manifest.name.toLowerCase())!;
+      if (winner !== outcome) outcome = displaced(outcome, winner);
     }
     if ("manifest" in outcome) result.plugins.push(outcome);
     else result.failed.push(outcome);
     result.diagnostics.push(...outcome.diagnostics);
   }
   return result;
+}
+
+function loadSafely(file: PluginFile, fs: PluginFs): LoadedPlugin | FailedPluginFile {
+  try {
+    return loadPluginFile(file, fs);
+  } catch (error) {
+    return { file: file.path, level: file.level, diagnostics: [diag(file.path, { severity: "error", path: "", message: `Unexpected failure while loading the plugin: ${(error as Error)?.message ?? String(error)}; it was skipped.` })] };
+  }
+}
+
+/** The record of a plugin skipped because another one with its name won. */
+function displaced(loser: LoadedPlugin, winner: LoadedPlugin): FailedPluginFile {
+  const sameName = winner.manifest.name === loser.manifest.name ? `"${winner.manifest.name}"` : `"${winner.manifest.name}" (names match case-insensitively)`;
+  const message =
+    winner.level === "user" && loser.level === "project"
+      ? `A user-level plugin named ${sameName} is loaded from ${winner.manifestPath}; this workspace plugin (${loser.manifestPath}) was skipped: a workspace plugin may not replace a user-level one (the user's blocks and hooks always apply). Rename this plugin to load both.`
+      : `A plugin named ${sameName} was already loaded from ${winner.manifestPath}; this one (${loser.manifestPath}) was skipped (the first in discovery order wins). Rename one of them to load both.`;
+  return { file: loser.manifestPath, level: loser.level, diagnostics: [diag(loser.manifestPath, { severity: "error", path: "name", message })] };
 }
 
 function loadPluginFile(file: PluginFile, fs: PluginFs): LoadedPlugin | FailedPluginFile {

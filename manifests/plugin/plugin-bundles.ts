@@ -1,4 +1,5 @@
 import { isAbsolute, relative, resolve } from "node:path";
+import { passesExcludedDir } from "../discovery-scope.js";
 import { jsonTypeName, type ManifestIssue } from "./plugin-manifest-schema.js";
 import type { PluginFs } from "./plugin-fs.js";
 import { expandPluginRoot } from "./plugin-root-vars.js";
@@ -16,12 +17,16 @@ export interface BundledWorkflows {
   file?: string;
 }
 
-/** Resolves a manifest-relative path inside the plugin root, or explains why not. */
+/**
+ * Resolves a manifest-relative path inside the plugin root, or explains why not: it may not leave
+ * the plugin directory, nor pass through `node_modules/`, `.git/` or `.keel/worktrees/`.
+ */
 export function resolveInsideRoot(root: string, ref: string): { ok: true; path: string } | { ok: false; reason: string } {
   const expanded = String(expandPluginRoot(ref, root));
   const path = resolve(root, expanded);
   const rel = relative(root, path);
   if (rel.startsWith("..") || isAbsolute(rel)) return { ok: false, reason: `"${ref}" points outside the plugin directory` };
+  if (passesExcludedDir(rel)) return { ok: false, reason: `"${ref}" points into node_modules/, .git/ or .keel/worktrees/, which keel never reads manifests from (move the file into the plugin directory itself)` };
   return { ok: true, path };
 }
 

@@ -1,4 +1,5 @@
 import { join } from "node:path";
+import { EXCLUDED_DIR_NAMES } from "../discovery-scope.js";
 import type { PluginLayout } from "./discover-plugin-files.js";
 import { resolveInsideRoot } from "./plugin-bundles.js";
 import type { PluginFs } from "./plugin-fs.js";
@@ -27,7 +28,7 @@ export function collectPluginExtras(manifest: PluginManifest, root: string, layo
     if (entries.has("commands")) mdNames(fs, join(root, "commands")).forEach((n) => items.push({ kind: "command", name: `/${n}`, file: join(root, "commands") }));
     if (entries.has("agents")) mdNames(fs, join(root, "agents")).forEach((n) => items.push({ kind: "agent", name: n, file: join(root, "agents") }));
     if (entries.has("skills"))
-      for (const skill of fs.subdirs(join(root, "skills")).sort())
+      for (const skill of fs.subdirs(join(root, "skills")).filter((n) => !EXCLUDED_DIR_NAMES.has(n)).sort())
         if (fs.isFile(join(root, "skills", skill, "SKILL.md"))) items.push({ kind: "skill", name: skill, file: join(root, "skills", skill) });
     if (entries.has("output-styles")) mdNames(fs, join(root, "output-styles")).forEach((n) => items.push({ kind: "output-style", name: n, file: join(root, "output-styles") }));
   }

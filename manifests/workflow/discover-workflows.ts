@@ -3,7 +3,7 @@ import { join } from "node:path";
 import type { Diagnostics } from "../../core/diagnostics.js";
 import { errorMessage } from "../../core/errors.js";
 import type { PluginHandOff } from "../../core/services.js";
-import { ancestorsWithin } from "../../core/workspace.js";
+import { discoveryDirs, linkedIntoExcluded } from "../discovery-scope.js";
 import { parseWorkflow } from "./parse-workflow.js";
 import { jsonType, type WorkflowDefinition, type WorkflowOrigin } from "./workflow-schema.js";
 
@@ -30,9 +30,11 @@ export interface WorkflowCatalog {
 
 /**
  * Discovers and parses workflows: `.claw-workflows.json` / `.claw-workflow.json` from `cwd` up to
- * the workspace root (nearest first), `.keel/workflows/*.json`, then plugin-contributed ones.
- * Never throws: unreadable files, invalid JSON, invalid workflows and duplicate names (matched
- * case-insensitively; the first wins) become diagnostics naming the file, JSON path and reason.
+ * the workspace root (nearest first; never inside `node_modules/`, `.git/` or `.keel/worktrees/`),
+ * `.keel/workflows/*.json`, then plugin-contributed ones. Never throws: unreadable files, invalid
+ * JSON, invalid workflows and duplicate names (matched case-insensitively; a user-level workflow
+ * wins over a workspace one, otherwise the first wins) become diagnostics naming the file, JSON
+ * path and reason.
  */
 export async function discoverWorkflows(sources: WorkflowSources, diagnostics: Diagnostics): Promise<WorkflowCatalog> {
   const catalog: WorkflowCatalog = { workflows: [], files: [] };
@@ -43,6 +45,13 @@ export async function discoverWorkflows(sources: WorkflowSources, diagnostics: D
     const wf = parsed.workflow;
     if (!wf) return;
     const first = byName.get(wf.name.toLowerCase());
+    if (first && wf.origin.userLevel && !first.origin.userLevel) {
+      // A user-level workflow is never displaced by one of the workspace.
+      byName.set(wf.name.toLowerCase(), wf);
+      catalog.workflows[catalog.workflows.indexOf(first)] = wf;
+      diagnostics.warn("workflow", `Workflow "${first.name}" defined here is ignored: the user-level workflow "${wf.name}" in ${wf.origin.file} at ${wf.origin.path} has the same name (names match case-insensitively), and a workspace may not replace a user-level workflow. Rename this one to use both.`, { file: first.origin.file, path: first.origin.path });
+      return;
+    }
     if (first) {
       diagnostics.warn("workflow", `Workflow "${wf.name}" is defined more than once (names match case-insensitively); the definition in ${first.origin.file} at ${first.origin.path} is used and this one is ignored.`, { file: origin.file, path: wf.origin.path });
       return;
@@ -51,10 +60,10 @@ export async function discoverWorkflows(sources: WorkflowSources, diagnostics: D
     catalog.workflows.push(wf);
   };
 
-  for (const dir of ancestorsWithin(sources.cwd, sources.root)) {
+  for (const dir of discoveryDirs(sources.cwd, sources.root)) {
     for (const name of WORKFLOW_MANIFEST_FILES) {
       const file = join(dir, name);
-      const json = await readJson(file, diagnostics);
+      const json = await readJson(file, sources.root, diagnostics);
       if (json === undefined) continue;
       catalog.files.push(file);
       eachWorkflow(json, file, diagnostics, (raw, at) => add(raw, at, { kind: "file", file, userLevel: false }), false);
@@ -64,7 +73,7 @@ export async function discoverWorkflows(sources: WorkflowSources, diagnostics: D
   const names = await readdir(keelDir).catch(() => [] as string[]);
   for (const name of names.filter((n) => n.endsWith(".json")).sort()) {
     const file = join(keelDir, name);
-    const json = await readJson(file, diagnostics);
+    const json = await readJson(file, sources.root, diagnostics);
     if (json === undefined) continue;
     catalog.files.push(file);
     eachWorkflow(json, file, diagnostics, (raw, at) => add(raw, at, { kind: "file", file, userLevel: false }), true);
@@ -96,7 +105,12 @@ function eachWorkflow(json: unknown, file: string, diagnostics: Diagnostics, fn:
   if (obj.workflow !== undefined) fn(obj.workflow, ["workflow"]);
 }
 
-async function readJson(file: string, diagnostics: Diagnostics): Promise<unknown> {
+async function readJson(file: string, root: string, diagnostics: Diagnostics): Promise<unknown> {
+  const linked = linkedIntoExcluded(root, file);
+  if (linked) {
+    diagnostics.warn("workflow", linked, { file });
+    return undefined;
+  }
   let text: string;
   try {
     text = await readFile(file, "utf8");

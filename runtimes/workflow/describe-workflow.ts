@@ -8,9 +8,13 @@ export function describeWorkflowIndex(workflows: WorkflowDefinition[]): string {
   return ["# Workflows", "", ...workflows.map((w) => `- ${w.name} ; steps=${w.steps.length} ; ${w.description ?? "No description."}`)].join("\n");
 }
 
-/** A workflow as readable text: source, description, parameters, prompt, worktree and every step with its kind. */
-export function describeWorkflow(wf: WorkflowDefinition): string {
+/** Why workspace workflows will not run yet, and how to trust the workspace. */
+export const NEEDS_TRUST_NOTE = "this workspace is not trusted; trust it with `keel trust`, or pass --trust or set KEEL_TRUST=1 for one invocation";
+
+/** A workflow as readable text: source, trust, description, parameters, prompt, worktree and every step with its kind. */
+export function describeWorkflow(wf: WorkflowDefinition, needsTrust = false): string {
   const lines = ["# Workflow", "", `name=${wf.name}`, `source_manifest=${wf.origin.file}${wf.origin.plugin ? ` (plugin ${wf.origin.plugin})` : ""}`, `step_count=${wf.steps.length}`];
+  if (needsTrust) lines.push(`needs_trust=true (the workflow will not run: ${NEEDS_TRUST_NOTE})`);
   if (wf.worktree) lines.push(`worktree=true (onFinish: ${wf.worktree.onFinish})`);
   if (wf.description) lines.push("", "## Description", wf.description);
   if (wf.parameters) lines.push("", "## Parameters", JSON.stringify(wf.parameters, null, 2));

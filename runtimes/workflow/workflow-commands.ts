@@ -6,7 +6,7 @@ import { formatDiagnostic } from "../../core/diagnostics.js";
 import { UsageError } from "../../core/errors.js";
 import type { Host } from "../../core/host.js";
 import type { Approver } from "../../core/types.js";
-import { describeWorkflow } from "./describe-workflow.js";
+import { describeWorkflow, NEEDS_TRUST_NOTE } from "./describe-workflow.js";
 import { parseArgPairs } from "./parse-args.js";
 import { createProgress, formatDuration, type LiveProgress } from "./workflow-progress.js";
 import type { WorkflowService } from "./workflow-service.js";
@@ -21,30 +21,34 @@ function workflowDiagnostics(host: Host) {
   return host.diagnostics.items.filter((d) => d.source === "workflow");
 }
 
-/** `keel workflow list [QUERY]`: name, steps, source, description; workflow diagnostics after the table. */
+/** `keel workflow list [QUERY]`: name, steps, source, description, which need trust; workflow diagnostics after the table. */
 export async function workflowListCommand(ctx: CliContext, query?: string): Promise<void> {
   await ctx.withHost(async (host) => {
     const service = serviceOf(host);
     const workflows = service.list(query);
     const diagnostics = workflowDiagnostics(host);
-    const rows = workflows.map((w) => ({ name: w.name, description: w.description ?? null, steps: w.steps.length, source: w.origin.file, plugin: w.origin.plugin ?? null, parameters: w.parameters ?? null, worktree: w.worktree ?? null }));
+    const rows = workflows.map((w) => ({ name: w.name, description: w.description ?? null, steps: w.steps.length, source: w.origin.file, plugin: w.origin.plugin ?? null, parameters: w.parameters ?? null, worktree: w.worktree ?? null, needsTrust: service.needsTrust(w) }));
     ctx.print({ workflows: rows, diagnostics }, () => {
-      const out = workflows.length
+      let out = workflows.length
         ? table(["NAME", "STEPS", "SOURCE", "DESCRIPTION"], workflows.map((w) => [w.name, String(w.steps.length), w.origin.plugin ? `plugin:${w.origin.plugin}` : relative(host.workspace.root, w.origin.file), firstLine(w.description ?? "")]))
         : query !== undefined && service.list().length
           ? `No workflow matches "${query}". Run \`keel workflow list\` to see them all.`
           : "No workflows found. Add .claw-workflows.json or .keel/workflows/NAME.json (see the README section Workflows and worktrees).";
+      const untrusted = workflows.filter((w) => service.needsTrust(w)).map((w) => w.name);
+      if (untrusted.length) out += `\n\nNeed trust to run: ${untrusted.join(", ")} (${NEEDS_TRUST_NOTE}).`;
       return diagnostics.length ? `${out}\n\n${diagnostics.map(formatDiagnostic).join("\n")}` : out;
     });
   });
 }
 
-/** `keel workflow show NAME`. */
+/** `keel workflow show NAME`: the workflow, and whether it needs the workspace trusted to run. */
 export async function workflowShowCommand(ctx: CliContext, name: string): Promise<void> {
   await ctx.withHost(async (host) => {
-    const wf = serviceOf(host).require(name);
+    const service = serviceOf(host);
+    const wf = service.require(name);
     const { origin, ...rest } = wf;
-    ctx.print({ ...rest, origin }, () => describeWorkflow(wf));
+    const needsTrust = service.needsTrust(wf);
+    ctx.print({ ...rest, origin, needsTrust }, () => describeWorkflow(wf, needsTrust));
   });
 }
 

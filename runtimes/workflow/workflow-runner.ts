@@ -9,6 +9,7 @@ import { newRunId, type StepRecord, type WorkflowRunRecord } from "./run-record.
 import { runStep } from "./run-step.js";
 import { evaluateCondition, renderText, type TemplateValues } from "./template-values.js";
 import type { WorkflowProgress } from "./workflow-progress.js";
+import { untrustedWorkflowMessage } from "./workflow-trust.js";
 
 /** How to run a workflow. Everything is optional. */
 export interface WorkflowRunOptions {
@@ -39,9 +40,10 @@ export interface RunnerEnv {
 }
 
 /**
- * Runs a workflow: validates arguments against `parameters` and checks trust before any step
- * runs, optionally creates a managed worktree, runs the steps in order (every tool and shell step
- * through `host.runTool`), then finishes the worktree. Never throws: failures are in the record.
+ * Runs a workflow: checks trust (a workflow of an untrusted workspace runs no step at all) and
+ * validates arguments against `parameters` before any step runs, optionally creates a managed
+ * worktree, runs the steps in order (every tool and shell step through `host.runTool`), then
+ * finishes the worktree. Never throws: failures are in the record.
  */
 export async function runWorkflow(env: RunnerEnv, wf: WorkflowDefinition, opts: WorkflowRunOptions = {}): Promise<WorkflowRunRecord> {
   const started = Date.now();
@@ -49,7 +51,7 @@ export async function runWorkflow(env: RunnerEnv, wf: WorkflowDefinition, opts: 
   const depth = stack.length - 1;
   const record: WorkflowRunRecord = {
     id: newRunId(), workflow: wf.name, source: wf.origin.file, status: "succeeded", startedAt: new Date(started).toISOString(), finishedAt: "",
-    durationMs: 0, arguments: {}, steps: [], warnings: [], depth, origin: opts.origin ?? "api",
+    durationMs: 0, arguments: { ...(opts.args ?? {}) }, steps: [], warnings: [], depth, origin: opts.origin ?? "api",
   };
   const done = (status: WorkflowRunRecord["status"], error?: string) => {
     record.status = status;
@@ -68,11 +70,11 @@ export async function runWorkflow(env: RunnerEnv, wf: WorkflowDefinition, opts: 
   if (above.some((n) => n.toLowerCase() === wf.name.toLowerCase()))
     return refuse(`Workflow cycle detected: ${stack.join(" → ")}. A workflow may not call itself, directly or through others.`, "nesting");
   if (depth > MAX_WORKFLOW_DEPTH) return refuse(`Workflows are nested too deeply (${stack.join(" → ")}); the limit is ${MAX_WORKFLOW_DEPTH} levels.`, "nesting");
+  const untrusted = untrustedWorkflowMessage(env.host, wf);
+  if (untrusted) return refuse(untrusted, "trust");
   const prepared = prepareArguments(env.host, wf, opts.args ?? {});
   record.arguments = prepared.args;
   if (prepared.error) return refuse(prepared.error, "arguments");
-  const untrusted = untrustedShellSteps(env.host, wf);
-  if (untrusted) return refuse(untrusted, "trust");
 
   const values: TemplateValues = { ...prepared.args, steps: {}, workflow: { name: wf.name }, run: { id: record.id } };
   if (wf.prompt) record.prompt = track(record, renderText(wf.prompt, values), "prompt");
@@ -174,16 +176,6 @@ function prepareArguments(host: Host, wf: WorkflowDefinition, raw: Record<string
   if (!compiled.validate(args))
     return { args, error: `Arguments do not match the parameters of workflow "${wf.name}": ${describeSchemaErrors(compiled.validate.errors, args).join("; ")}. No step was run. Pass arguments as --arg key=value (see \`keel workflow show ${wf.name}\`).` };
   return { args };
-}
-
-/** A refusal message when the workflow has shell steps, is defined in the workspace, and the workspace is not trusted. */
-function untrustedShellSteps(host: Host, wf: WorkflowDefinition): string | undefined {
-  if (host.trusted || wf.origin.userLevel) return undefined;
-  const shell = wf.steps.filter((s) => s.kind === "run" || (s.kind === "tool" && host.registry.resolve(s.tool)?.tool.risk.includes("execute")));
-  if (!shell.length) return undefined;
-  const where = wf.origin.kind === "plugin" ? `plugin "${wf.origin.plugin}" of this workspace (${wf.origin.file})` : wf.origin.file;
-  const first = shell[0]!;
-  return `Workflow "${wf.name}" is defined in ${where} and has ${shell.length} shell step${shell.length === 1 ? "" : "s"} (first: step ${first.key}${first.title ? ` "${first.title}"` : ""}), but this workspace is not trusted, so they may not run. No step was run. Trust the workspace with \`keel trust\` (persistent), or pass --trust or set KEEL_TRUST=1 for one invocation.`;
 }
 
 function skippedRecord(step: WorkflowStep, reason: string): StepRecord {

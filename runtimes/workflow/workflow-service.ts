@@ -5,6 +5,7 @@ import { discoverWorkflows, type WorkflowCatalog } from "../../manifests/workflo
 import type { WorkflowDefinition } from "../../manifests/workflow/workflow-schema.js";
 import type { WorkflowRunRecord } from "./run-record.js";
 import type { WorkflowRunOptions } from "./workflow-runner.js";
+import { workflowNeedsTrust } from "./workflow-trust.js";
 
 /** The workflow runtime's API, provided as `"workflows"`: the catalog, runs and run history. */
 export class WorkflowService {
@@ -40,6 +41,11 @@ export class WorkflowService {
   get(name: string): WorkflowDefinition | undefined {
     const needle = name.trim().toLowerCase();
     return this.catalog.workflows.find((w) => w.name.toLowerCase() === needle);
+  }
+
+  /** True when the workflow will not run until the workspace is trusted (defined in an untrusted workspace). */
+  needsTrust(wf: WorkflowDefinition): boolean {
+    return workflowNeedsTrust(this.host, wf);
   }
 
   /** Like `get`, but throws UsageError listing the known names when there is none. */

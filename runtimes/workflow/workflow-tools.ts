@@ -20,7 +20,7 @@ export function workflowTools(service: WorkflowService): ToolDefinition[] {
         const workflows = service.list(input.query);
         return {
           content: describeWorkflowIndex(workflows),
-          data: { workflows: workflows.map((w) => ({ name: w.name, description: w.description ?? null, steps: w.steps.length, source: w.origin.file, parameters: w.parameters ?? null })) },
+          data: { workflows: workflows.map((w) => ({ name: w.name, description: w.description ?? null, steps: w.steps.length, source: w.origin.file, parameters: w.parameters ?? null, needsTrust: service.needsTrust(w) })) },
           metadata: { action: "workflow_list" },
         };
       },
@@ -36,7 +36,8 @@ export function workflowTools(service: WorkflowService): ToolDefinition[] {
       async execute(input: { workflow_name: string }) {
         const wf = known(service, input.workflow_name);
         const { origin, ...rest } = wf;
-        return { content: describeWorkflow(wf), data: { ...rest, source: origin.file }, metadata: { action: "workflow_get" } };
+        const needsTrust = service.needsTrust(wf);
+        return { content: describeWorkflow(wf, needsTrust), data: { ...rest, source: origin.file, needsTrust }, metadata: { action: "workflow_get" } };
       },
     },
     {

@@ -47,7 +47,7 @@ describe("AgentService, inline approvals, budgets and plugin session state", () 
       "keel.config.json": { model: "scripted:s.json" },
       ".keel/workflows/sum.json": { name: "sum", steps: [{ id: "ask", prompt: "Summarize the repo" }] },
     });
-    const r = await runKeel(["workflow", "run", "sum", "--json"], { cwd: w.root, env: w.env });
+    const r = await runKeel(["--trust", "workflow", "run", "sum", "--json"], { cwd: w.root, env: w.env });
     expect(r.exitCode).toBe(0);
     expect(r.json().steps[0]).toMatchObject({ kind: "prompt", status: "succeeded", summary: "workflow model answer" });
     const list = await runKeel(["sessions", "list", "--json"], { cwd: w.root, env: w.env });

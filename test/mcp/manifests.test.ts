@@ -6,6 +6,7 @@ import { resolveWorkspace } from "../../core/workspace.js";
 import { discoverMcpServers } from "../../manifests/mcp/discover-mcp-servers.js";
 import { expandVars } from "../../manifests/mcp/expand-vars.js";
 import { assignToolNames, mcpToolName } from "../../runtimes/mcp/tool-names.js";
+import { runKeel } from "../helpers/run-cli.js";
 import { makeWorkspace, type TempWorkspace } from "../helpers/temp-workspace.js";
 
 let ws: TempWorkspace | undefined;
@@ -61,6 +62,39 @@ describe("MCP manifest discovery", () => {
     expect(r.servers.map((s) => [s.name, s.origin.scope, s.trustedByOrigin])).toEqual([["fromPlugin", "plugin", false], ["user", "user", true]]);
   });
 
+  it("a user-level server wins over a workspace server of the same name (case-insensitively); the workspace one gets a warning naming both files", () => {
+    ws = makeWorkspace({ ".mcp.json": { mcpServers: { fs: { command: "repo-fs" }, other: { command: "o" } } } });
+    const userFile = join(ws.keelHome, "mcp.json");
+    writeFileSync(userFile, JSON.stringify({ mcpServers: { Fs: { command: "user-fs" } } }));
+    const workspace = resolveWorkspace(ws.root, ws.env);
+    const diagnostics = new Diagnostics();
+    const r = discoverMcpServers({ workspace, env: ws.env, diagnostics });
+    expect(r.servers.map((s) => [s.name, s.command, s.origin.scope, s.trustedByOrigin])).toEqual([["Fs", "user-fs", "user", true], ["other", "o", "workspace", false]]);
+    const d = diagnostics.items.find((x) => x.file === ws!.path(".mcp.json"))!;
+    expect(d).toMatchObject({ severity: "warning", source: "mcp", path: "mcpServers.fs" });
+    expect(d.message).toContain(userFile);
+    expect(d.message).toMatch(/user-level server "Fs".*a workspace may not replace a user-level server/);
+  });
+
+  it("a user-level plugin's server wins over a workspace plugin's and a workspace manifest's; within a level the first wins", () => {
+    ws = makeWorkspace({ ".mcp.json": { mcpServers: { GH: { command: "repo-gh" } } } });
+    const workspace = resolveWorkspace(ws.root, ws.env);
+    const handOffs = [
+      { plugin: "repo", manifestPath: ws.path("plugins/repo/plugin.json"), root: ws.path("plugins/repo"), userLevel: false, mcpServers: { gh: { command: "repo-plugin-gh" }, only: { command: "r" } }, workflows: [] },
+      { plugin: "mine", manifestPath: join(ws.keelHome, "plugins/mine/plugin.json"), root: join(ws.keelHome, "plugins/mine"), userLevel: true, mcpServers: { gh: { command: "user-gh" } }, workflows: [] },
+      { plugin: "mine2", manifestPath: join(ws.keelHome, "plugins/mine2/plugin.json"), root: join(ws.keelHome, "plugins/mine2"), userLevel: true, mcpServers: { Gh: { command: "user-gh-2" } }, workflows: [] },
+    ];
+    const diagnostics = new Diagnostics();
+    const r = discoverMcpServers({ workspace, env: ws.env, diagnostics, handOffs });
+    expect(r.servers.map((s) => [s.name, s.command])).toEqual([["gh", "user-gh"], ["only", "r"]]);
+    const messages = diagnostics.items.map((d) => [d.file, d.message.includes("a workspace may not replace a user-level server")]);
+    expect(messages).toEqual([
+      [ws.path("plugins/repo/plugin.json"), false],
+      [ws.path(".mcp.json"), true],
+      [join(ws.keelHome, "plugins/mine2/plugin.json"), false],
+    ]);
+  });
+
   it("invalid files and entries become diagnostics with file, path and reason; the rest loads", () => {
     const r = discover({
       ".mcp.json": { mcpServers: { good: { command: "ok" }, noCmd: { args: ["x"] }, badType: { type: "carrier-pigeon", command: "x" }, badTimeout: { command: "x", startupTimeoutMs: -1 } } },
@@ -96,6 +130,21 @@ describe("MCP manifest discovery", () => {
 
   it("expandVars: empty value with :- takes the default; plain $VAR is left alone", () => {
     expect(expandVars("${E:-d} $E ${E}", { E: "" })).toEqual({ value: "d $E ", unset: [] });
+  });
+});
+
+describe("MCP server names across levels (CLI)", () => {
+  it("a user-level server Fs is used instead of the workspace's fs, with a warning naming both files", async () => {
+    ws = makeWorkspace({ ".mcp.json": { mcpServers: { fs: { command: "repo-fs", disabled: true } } } });
+    const userFile = join(ws!.keelHome, "mcp.json");
+    writeFileSync(userFile, JSON.stringify({ mcpServers: { Fs: { command: "user-fs", disabled: true } } }));
+    for (const extra of [[], ["--trust"]]) {
+      const out = (await runKeel(["--json", ...extra, "mcp", "list"], { cwd: ws!.root, env: ws!.env })).json();
+      expect(out.servers.map((s: { name: string; source: string }) => [s.name, s.source])).toEqual([["Fs", userFile]]);
+      const warning = out.diagnostics.find((d: { file: string }) => d.file === ws!.path(".mcp.json"));
+      expect(warning).toMatchObject({ severity: "warning", path: "mcpServers.fs" });
+      expect(warning.message).toContain(userFile);
+    }
   });
 });
 

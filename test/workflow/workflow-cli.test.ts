@@ -39,7 +39,7 @@ describe("keel workflow (real CLI)", () => {
     expect(show.stdout).toContain("1. [note] Inspect diff");
     expect(show.stdout).toContain("Review changes under {path}");
 
-    const run = await keel("workflow", "run", "review", "--arg", "path=src/");
+    const run = await keel("--trust", "workflow", "run", "review", "--arg", "path=src/");
     expect(run.exitCode, run.stderr).toBe(0);
     expect(run.stdout).toMatch(/✓ \[1\/3\] Inspect diff: Read src\/ \(\d+ ms\)/);
     expect(run.stdout).toMatch(/✓ \[2\/3\] Summarize/);
@@ -54,7 +54,7 @@ describe("keel workflow (real CLI)", () => {
     expect(runs.runs[0].steps.map((s: { label: string }) => s.label)).toEqual(["Inspect diff: Read src/", "Summarize", "Run build"]);
   });
 
-  it("exits 1 with the run record for a failing shell step; untrusted shell steps are refused with how to trust", async () => {
+  it("exits 1 with the run record for a failing shell step; an untrusted workspace's workflows are refused with how to trust", async () => {
     const refused = await keel("workflow", "run", "fails");
     expect(refused.exitCode).toBe(1);
     expect(refused.stdout).toContain("not trusted");

@@ -3,6 +3,7 @@ import type { Host } from "../../core/host.js";
 import type { WorkflowService } from "../../runtimes/workflow/workflow-service.js";
 import { makeWorkspace, type TempWorkspace } from "../helpers/temp-workspace.js";
 import { closeAfterEach, openTestHost } from "../helpers/test-host.js";
+import { writeUserPlugin } from "../plugins/plugin-test-kit.js";
 
 let ws: TempWorkspace | undefined;
 let host: Host | undefined;
@@ -48,11 +49,23 @@ describe("workflow discovery and tools", () => {
     );
   });
 
+  it("a user-level workflow is never displaced by a workspace workflow of the same name (case-insensitively)", async () => {
+    ws = makeWorkspace({ ".claw-workflows.json": { workflows: [{ name: "Review", steps: ["workspace"] }, { name: "other", steps: ["x"] }] } });
+    const userFile = writeUserPlugin(ws, "mine", { name: "mine", workflows: [{ name: "review", steps: ["user"] }] });
+    host = await openTestHost(ws);
+    const svc = host.service<WorkflowService>("workflows")!;
+    expect(svc.list().map((w) => [w.name, w.origin.file, w.origin.userLevel])).toEqual([["review", userFile, true], ["other", ws.path(".claw-workflows.json"), false]]);
+    const d = host.diagnostics.items.find((x) => x.source === "workflow" && x.file === ws!.path(".claw-workflows.json"))!;
+    expect(d).toMatchObject({ severity: "warning", path: "workflows[0]" });
+    expect(d.message).toContain(userFile);
+    expect(d.message).toMatch(/a workspace may not replace a user-level workflow/);
+  });
+
   it("workflow_list, workflow_get and workflow_run work through the pipeline (reference tool names and fields)", async () => {
     ws = makeWorkspace({
       ".claw-workflows.json": { workflows: [{ name: "build", description: "Build the project.", steps: ["Inspect package", "Run build {target}"], prompt: "Build {target}" }] },
     });
-    host = await openTestHost(ws);
+    host = await openTestHost(ws, { trust: true });
     const list = await host.runTool({ tool: "workflow_list", input: {} });
     expect(list.ok).toBe(true);
     expect(list.content).toContain("- build ; steps=2 ; Build the project.");

@@ -23,7 +23,7 @@ describe("prompt steps with a configured model", () => {
         workflows: [{ name: "ask", steps: [{ id: "review", prompt: "Review {path} briefly." }, { id: "echo", tool: "write_file", input: { path: "verdict.txt", content: "{steps.review.content}" } }] }],
       },
     });
-    host = await openTestHost(ws, { env: { ...ws.env, OPENAI_API_KEY: "test-key" } });
+    host = await openTestHost(ws, { trust: true, env: { ...ws.env, OPENAI_API_KEY: "test-key" } });
     const record = await host.service<WorkflowService>("workflows")!.run("ask", { args: { path: "src/" }, yes: true });
     expect(record.status, JSON.stringify(record, null, 2)).toBe("succeeded");
     expect(record.steps[0]).toMatchObject({ kind: "prompt", status: "succeeded", rendered: "Review src/ briefly." });

@@ -99,7 +99,7 @@ describe("workflow runs (in-process host)", () => {
     expect(ws!.exists("denied.txt")).toBe(false);
   });
 
-  it("refuses shell steps of an untrusted workspace's workflow before any step, saying how to trust", async () => {
+  it("refuses an untrusted workspace's workflow (here with a shell step) before any step, saying how to trust", async () => {
     const svc = await setup([{ name: "shell", steps: ["note first", { run: "touch nope.txt" }] }], { trust: false });
     const record = await svc.run("shell", { yes: true });
     expect(record.status).toBe("failed");

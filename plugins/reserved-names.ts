@@ -1,0 +1,45 @@
+import { fmt, type ToolRegistry } from "../core/registry.js";
+import type { ToolSource } from "../core/types.js";
+
+/** Namespaces reserved whatever is registered: MCP server tools and the MCP runtime's own tools. */
+const FIXED_PREFIXES: ReadonlyArray<[string, string]> = [
+  ["mcp__", "MCP server tools"],
+  ["mcp_", "the MCP runtime's tools"],
+];
+
+/** Names a workspace plugin may not register as an alias or virtual tool. */
+export interface ReservedNames {
+  /** Why `name` is reserved (for a diagnostic), or undefined when a workspace plugin may use it. Case-insensitive. */
+  reason(name: string): string | undefined;
+}
+
+/**
+ * The reserved namespaces, derived from what is registered now (call it after built-ins and
+ * runtimes registered their tools): `mcp__*`, `mcp_*`, and for every built-in or runtime tool
+ * its exact name and its family `prefix_*` (the text up to its first `_`: `task_`, `read_`, ...).
+ * A workspace alias `task_list2 → bash` could otherwise borrow what rules grant `task_*`. Never throws.
+ */
+export function reservedNames(registry: ToolRegistry): ReservedNames {
+  const exact = new Map<string, string>();
+  const prefixes = new Map<string, string>(FIXED_PREFIXES);
+  const reserve = (name: string, source: ToolSource) => {
+    if (source.kind !== "builtin" && source.kind !== "runtime") return;
+    const lower = name.toLowerCase();
+    if (!exact.has(lower)) exact.set(lower, `the ${fmt(source)} tool "${name}"`);
+    const cut = lower.indexOf("_");
+    if (cut > 0 && !prefixes.has(lower.slice(0, cut + 1))) prefixes.set(lower.slice(0, cut + 1), `tools of ${fmt(source)} such as "${name}"`);
+  };
+  for (const tool of registry.list()) reserve(tool.name, tool.source);
+  for (const alias of registry.listAliases()) reserve(alias.name, alias.source);
+  // Longest first, so `mcp__x` is explained as an MCP server tool rather than as `mcp_*`.
+  const ordered = [...prefixes].sort((a, b) => b[0].length - a[0].length || (a[0] < b[0] ? -1 : 1));
+  return {
+    reason(name) {
+      const lower = name.toLowerCase();
+      const owner = exact.get(lower);
+      if (owner) return `the name belongs to ${owner}`;
+      const hit = ordered.find(([prefix]) => lower.startsWith(prefix));
+      return hit ? `"${hit[0]}*" is a reserved namespace (${hit[1]})` : undefined;
+    },
+  };
+}

@@ -1,0 +1,22 @@
+import type { Host } from "../../core/host.js";
+import type { WorkflowDefinition } from "../../manifests/workflow/workflow-schema.js";
+
+/**
+ * True when the workflow may not run until the workspace is trusted: it is defined in the
+ * workspace (its files, `.keel/workflows/`, or a workspace plugin) and the workspace is untrusted.
+ * User-level workflows (user-level plugins) never need trust.
+ */
+export function workflowNeedsTrust(host: Host, wf: WorkflowDefinition): boolean {
+  return !host.trusted && !wf.origin.userLevel;
+}
+
+/**
+ * The refusal for a workflow of an untrusted workspace (any step kind: none runs), saying what was
+ * refused, that no step ran and how to trust; undefined when it may run.
+ */
+export function untrustedWorkflowMessage(host: Host, wf: WorkflowDefinition): string | undefined {
+  if (!workflowNeedsTrust(host, wf)) return undefined;
+  const where = wf.origin.kind === "plugin" ? `plugin "${wf.origin.plugin}" of this workspace (${wf.origin.file})` : wf.origin.file;
+  const steps = `${wf.steps.length} step${wf.steps.length === 1 ? "" : "s"}`;
+  return `Workflow "${wf.name}" is defined in ${where}, but this workspace is not trusted, so its workflows may not run (whatever their steps do; this one has ${steps}). No step was run. Trust the workspace with \`keel trust\` (persistent), or pass --trust or set KEEL_TRUST=1 for one invocation.`;
+}
