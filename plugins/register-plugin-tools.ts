@@ -69,6 +69,8 @@ function registerAliases(host: Host, { plugin, record }: PluginEntry, rules: Nam
       target: spec.baseTool,
       description: spec.description ?? `Plugin alias from ${name} for base tool ${spec.baseTool}.`,
       source: { kind: "plugin", id: name },
+      // An allow rule naming this alias exactly must come from a level at least as trusted as the plugin.
+      level: plugin.level === "user" ? "user" : "workspace",
     });
     if (ok) record.contributions.aliases.push({ name: spec.name, baseTool: spec.baseTool });
     else skip(host, plugin, record, { kind: "alias", name: spec.name, path: spec.path, reason: `Alias "${spec.name}" was rejected by the registry (see the registry diagnostic).` });
