@@ -12,6 +12,16 @@ const KNOWN: Record<string, readonly string[]> = {
   "agent.budgets": ["maxTokens", "maxToolCalls", "maxModelCalls"],
 };
 
+/** True for a top-level key keel's config defines. */
+export function isKnownTopLevelKey(key: string): boolean {
+  return KNOWN[""]!.includes(key);
+}
+
+/** True for a key keel's config defines in `section` (e.g. `model`, `baseUrl`). */
+export function isKnownKey(section: string, key: string): boolean {
+  return KNOWN[section]?.includes(key) ?? false;
+}
+
 /** An unknown key in a keel config file. */
 export interface UnknownKey {
   /** Dotted path of the key, e.g. `permisions` or `permissions.alow`. */

@@ -1,10 +1,11 @@
+import { isKnownKey, isKnownTopLevelKey } from "./config-keys.js";
 import { isPlainObject } from "./plain-object.js";
 
 /**
- * What an untrusted workspace's config may set: only keys that restrict or tune, never keys that
- * widen permissions, choose where data is sent, or run anything. A whitelist, so a key added later
- * is ignored in untrusted workspaces until it is listed here on purpose.
- * `true`: the whole value is kept; an object: only the listed sub-keys are kept.
+ * Which of keel's config keys an untrusted workspace may set: only keys that restrict or tune,
+ * never keys that widen permissions, choose where data is sent, or run anything. A whitelist over
+ * keel's known keys, so a key added to keel later is ignored in untrusted workspaces until it is
+ * listed here on purpose. `true`: the whole value is kept; an object: only the listed sub-keys.
  */
 const RESTRICT_ONLY: Record<string, true | Record<string, true>> = {
   $schema: true,
@@ -17,13 +18,7 @@ const RESTRICT_ONLY: Record<string, true | Record<string, true>> = {
   sandbox: true,
 };
 
-/** Keys an untrusted workspace wrote that widen what keel does; reported as ignored (unknown keys are reported elsewhere). */
-const WIDENING: Record<string, readonly string[]> = {
-  permissions: ["allow"],
-  model: ["baseUrl", "apiKeyEnv", "headers", "defaultHeaders", "apiKey", "organization", "project"],
-};
-
-/** An untrusted layer reduced to what it may set, and the dotted keys that were dropped because they would widen. */
+/** An untrusted layer reduced to what it may set, and the dotted keys that were dropped. */
 export interface RestrictedLayer {
   value: Record<string, unknown>;
   ignored: string[];
@@ -31,15 +26,20 @@ export interface RestrictedLayer {
 
 /**
  * Keeps only the restrict-only keys of an untrusted workspace layer. A string `model` (a model
- * name) is kept; keys that widen (allow rules, model endpoint, key variable, headers) are dropped
- * and listed in `ignored`; unknown keys are dropped silently (the unknown-key check reports them).
+ * name) is kept; every other known keel key or sub-key that is not restrict-only is dropped (and
+ * listed in `ignored`). Keys keel does not know are kept: nothing in keel reads them (the
+ * unknown-key check warns about them).
  */
 export function restrictUntrusted(value: Record<string, unknown>): RestrictedLayer {
   const out: Record<string, unknown> = {};
   const ignored: string[] = [];
   for (const [key, v] of Object.entries(value)) {
     const allowed = RESTRICT_ONLY[key];
-    if (!allowed) continue;
+    if (!allowed) {
+      if (isKnownTopLevelKey(key)) ignored.push(key);
+      else out[key] = v;
+      continue;
+    }
     if (allowed === true || !isPlainObject(v)) {
       out[key] = v;
       continue;
@@ -47,7 +47,7 @@ export function restrictUntrusted(value: Record<string, unknown>): RestrictedLay
     const kept: Record<string, unknown> = {};
     for (const [sub, sv] of Object.entries(v)) {
       if (allowed[sub]) kept[sub] = sv;
-      else if (WIDENING[key]?.includes(sub)) ignored.push(`${key}.${sub}`);
+      else if (isKnownKey(key, sub)) ignored.push(`${key}.${sub}`);
     }
     out[key] = kept;
   }

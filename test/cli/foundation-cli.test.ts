@@ -215,14 +215,14 @@ describe("keel call --input-file and keel trust", () => {
 
 describe("config errors", () => {
   it("an invalid permission rule exits 2 naming the file and the field", async () => {
-    ws = makeWorkspace({ "keel.config.json": { permissions: { allow: ["bash(git status"] } } });
+    ws = makeWorkspace({ "keel.config.json": { permissions: { deny: ["bash(git status"] } } });
     const r = await keel("call", "read_file", "--input", '{"path":"keel.config.json"}');
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toContain(ws.path("keel.config.json"));
-    expect(r.stderr).toContain("permissions.allow.0");
+    expect(r.stderr).toContain("permissions.deny.0");
     const tools = await keel("tools", "--json");
     expect(tools.exitCode).toBe(2);
-    expect(tools.json().error.message).toContain("permissions.allow.0");
+    expect(tools.json().error.message).toContain("permissions.deny.0");
   });
 
   it("an unparseable --input is a usage error (exit 2)", async () => {
