@@ -64,6 +64,11 @@ export class McpManager {
     return undefined;
   }
 
+  /** Every server's secrets (values expanded from `${VAR}`), for text about several servers such as `keel mcp` output. */
+  get secrets(): string[] {
+    return [...new Set(this.connections.flatMap((c) => c.config.secrets ?? []))];
+  }
+
   /** True when the workspace (or the server's origin) allows starting this server. */
   isTrusted(conn: McpConnection): boolean {
     return conn.config.trustedByOrigin || this.host.trusted;
