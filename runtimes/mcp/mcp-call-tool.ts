@@ -1,4 +1,5 @@
 import { ToolError } from "../../core/errors.js";
+import type { Host } from "../../core/host.js";
 import type { Observation, ToolContext, ToolDefinition, ToolResult } from "../../core/types.js";
 import type { McpConnection } from "./mcp-connection.js";
 import type { McpManager } from "./mcp-manager.js";
@@ -44,7 +45,7 @@ export function mcpCallTool(manager: McpManager): ToolDefinition<CallInput> {
     concurrency: "safe",
     timeoutMs: 0,
     async execute(input, ctx) {
-      const target = resolveTarget(manager, input.tool_name, input.server);
+      const target = resolveTarget(manager, ctx.host, input.tool_name, input.server);
       const nested = await ctx.host.runTool(
         { tool: target, input: input.arguments ?? {}, callId: `${ctx.callId}.1` },
         // The caller's context (approver, --yes, session approvals, visibility, events, origin, cwd);
@@ -56,8 +57,11 @@ export function mcpCallTool(manager: McpManager): ToolDefinition<CallInput> {
   };
 }
 
-/** The registered name of the one server tool `toolName` means; a ToolError(precondition_failed) saying what to do otherwise. */
-function resolveTarget(manager: McpManager, toolName: string, server: string | undefined): string {
+/**
+ * The registered name of the one server tool `toolName` means (its name on the server, or the
+ * registered `mcp__…` name itself); a ToolError(precondition_failed) saying what to do otherwise.
+ */
+function resolveTarget(manager: McpManager, host: Host, toolName: string, server: string | undefined): string {
   const candidates = usableServers(manager, server);
   const owners = candidates.flatMap((conn) => {
     const name = manager.registeredName(conn, toolName);
@@ -65,6 +69,8 @@ function resolveTarget(manager: McpManager, toolName: string, server: string | u
   });
   if (owners.length > 1) throw new ToolError(`Tool "${toolName}" exists on several MCP servers (${owners.map((o) => o.conn.name).join(", ")}); pass \`server\` to choose one.`, "precondition_failed");
   if (owners.length === 1) return owners[0]!.name;
+  const registered = host.registry.get(toolName);
+  if (registered?.source.kind === "mcp" && candidates.some((c) => c.name === registered.source.id)) return registered.name;
   const listed = candidates.filter((c) => c.tools.some((t) => t.name === toolName));
   if (listed.length) throw notEnabled(listed[0]!, toolName);
   if (server !== undefined) throw new ToolError(`MCP server "${candidates[0]!.name}" has no tool named "${toolName}" that keel registered. Run mcp_list_tools with server "${candidates[0]!.name}" to see its tools.`, "precondition_failed");
@@ -87,6 +93,7 @@ function resultOf(nested: Observation, target: string, ctx: ToolContext): ToolRe
   const { source: _source, resolvedTool: _resolved, callId: nestedCallId, ...rest } = nested.metadata;
   const metadata = { ...rest, mcp_registered_tool: target, nested_call_id: nestedCallId, nested_phase: nested.phase };
   const guidance = [...nested.messages.beforeTool.map((m) => `- Before tool: ${m}`), ...nested.messages.afterResult.map((m) => `- After result: ${m}`)];
-  const content = guidance.length ? `${nested.content}\n\nPlugin tool runtime guidance for \`${target}\` (called through ${ctx.calledAs}):\n${guidance.join("\n")}` : nested.content;
+  let content = nested.code === "tool_not_visible" ? `${nested.content} If tool_search is available, search for it first: the tools it finds become callable.` : nested.content;
+  if (guidance.length) content += `\n\nPlugin tool runtime guidance for \`${target}\` (called through ${ctx.calledAs}):\n${guidance.join("\n")}`;
   return { ok: nested.ok, code: nested.ok ? undefined : nested.code, content, data: nested.data, metadata, artifacts: nested.artifacts };
 }

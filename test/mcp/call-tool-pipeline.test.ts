@@ -63,6 +63,9 @@ describe("mcp_call_tool re-enters the pipeline for the registered tool", () => {
     const nested = events.events.filter((e) => e.callId === nestedId);
     expect(nested.find((e) => e.type === "tool_intent")).toMatchObject({ tool: "mcp__rec__echo" });
     expect(nested.find((e) => e.type === "tool_observation")).toMatchObject({ ok: true, phase: "done" });
+    // the registered name is understood too
+    expect(await call({ tool_name: "mcp__rec__echo", arguments: { message: "again" } })).toMatchObject({ ok: true, metadata: { mcp_registered_tool: "mcp__rec__echo" } });
+    expect(received(ws)).toHaveLength(2);
   });
 
   it("resolves the server's own tool name to its sanitized registered name, and a deny rule on that name wins (not executed)", async () => {
@@ -93,6 +96,7 @@ describe("mcp_call_tool re-enters the pipeline for the registered tool", () => {
   it("visibility applies: a context that only sees mcp_call_tool cannot reach a hidden MCP tool through it", async () => {
     const obs = await call({ tool_name: "echo", arguments: { message: "x" } }, { yes: true, isVisible: (n) => n === "mcp_call_tool" });
     expect(obs).toMatchObject({ ok: false, code: "tool_not_visible", metadata: { nested_phase: "visibility" } });
+    expect(obs.content).toMatch(/mcp__rec__echo.*tool_search/);
     expect(received(ws)).toEqual([]);
   });
 
