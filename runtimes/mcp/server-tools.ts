@@ -2,6 +2,7 @@ import picomatch from "picomatch";
 import type { Host } from "../../core/host.js";
 import type { RiskTag, ToolDefinition } from "../../core/types.js";
 import { mapCallResult } from "./map-result.js";
+import { redactDeep } from "./redact-secrets.js";
 import type { McpConnection } from "./mcp-connection.js";
 import type { McpToolInfo } from "./tool-cache.js";
 
@@ -50,7 +51,10 @@ export function serverToolDefinition(host: Host, conn: McpConnection, info: McpT
         .then((result) => {
           const mapped = mapCallResult(result, { server_name: conn.name, mcp_tool: info.name });
           // An error the server reports is an error message like any other: no secrets in it.
-          if (mapped.ok === false) mapped.content = conn.redact(mapped.content);
+          if (mapped.ok === false) {
+            mapped.content = conn.redact(mapped.content);
+            mapped.data = redactDeep(mapped.data, conn.config.secrets ?? []);
+          }
           return mapped;
         });
     },

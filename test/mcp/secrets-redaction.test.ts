@@ -4,8 +4,10 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expandVars } from "../../manifests/mcp/expand-vars.js";
+import type { McpServerConfig } from "../../manifests/mcp/mcp-server-config.js";
 import { redactDeep, redactSecrets } from "../../runtimes/mcp/redact-secrets.js";
 import { StderrRing } from "../../runtimes/mcp/stderr-ring.js";
+import { configFingerprint } from "../../runtimes/mcp/tool-cache.js";
 import { filesContaining } from "../helpers/files-containing.js";
 import { runKeel, type CliRun } from "../helpers/run-cli.js";
 import type { TempWorkspace } from "../helpers/temp-workspace.js";
@@ -13,7 +15,7 @@ import { freePort, mcpWorkspace, nodeServer } from "./mcp-test-kit.js";
 
 const RECORDING = fileURLToPath(new URL("./fixtures/recording-server.mjs", import.meta.url));
 
-describe("redactSecrets / redactDeep / StderrRing / expandVars", () => {
+describe("redactSecrets / redactDeep / StderrRing / configFingerprint / expandVars", () => {
   it("replaces secrets as written, URL-encoded and JSON-escaped, longest first; ignores very short ones", () => {
     const s = ["tok/en+1", "tok", "ab"];
     expect(redactSecrets("a tok/en+1 b tok%2Fen%2B1 c tok d ab", s)).toBe("a *** b *** c *** d ab");
@@ -28,6 +30,12 @@ describe("redactSecrets / redactDeep / StderrRing / expandVars", () => {
     const cut = new StderrRing((t) => redactSecrets(t, ["SECRET-VALUE"]), 20);
     cut.push("the SECRET-VALUE leaks\nlast line\n"); // kept: "…LUE leaks\nlast line\n", a fragment no redaction can recognise
     expect(cut.tail()).toBe("last line");
+  });
+
+  it("the tool-cache fingerprint is no function of a secret (a changed token keeps it; a changed manifest does not)", () => {
+    const config = (token: string, args = ["server.js"]) => ({ name: "s", transport: "stdio", command: "node", args, env: { TOKEN: token }, headers: {}, secrets: [token] }) as unknown as McpServerConfig;
+    expect(configFingerprint(config("first-secret"))).toBe(configFingerprint(config("other-secret")));
+    expect(configFingerprint(config("first-secret", ["other.js"]))).not.toBe(configFingerprint(config("first-secret")));
   });
 
   it("expandVars lists the values it took from the environment, not defaults or well-known paths", () => {
