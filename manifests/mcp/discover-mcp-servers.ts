@@ -138,18 +138,20 @@ function parseServer(key: string | undefined, raw: unknown, baseDir: string, ori
     return undefined;
   }
   const unset: string[] = [];
+  const secrets: string[] = [];
   const x = (v: string | undefined) => {
     if (v === undefined) return undefined;
     const e = expandVars(v, opts.env);
     unset.push(...e.unset);
+    secrets.push(...e.secrets);
     return e.value;
   };
   const command = x(s.command);
   const args = (s.args ?? []).map((a) => x(a)!);
-  const env = expandMap(s.env ?? {}, opts.env, unset);
+  const env = expandMap(s.env ?? {}, opts.env, unset, secrets);
   const cwd = x(s.cwd);
   const url = x(s.url);
-  const headers = expandMap(s.headers ?? {}, opts.env, unset);
+  const headers = expandMap(s.headers ?? {}, opts.env, unset, secrets);
   const unsetVars = [...new Set(unset)];
   if (unsetVars.length)
     opts.diagnostics.error(SOURCE, `MCP server "${name}" uses unset environment variable${unsetVars.length > 1 ? "s" : ""} ${unsetVars.map((v) => "${" + v + "}").join(", ")} and will not be started. Export ${unsetVars.length > 1 ? "them" : "it"} or write \${${unsetVars[0]}:-default} in the manifest.`, { file, path: origin.path });
@@ -173,6 +175,7 @@ function parseServer(key: string | undefined, raw: unknown, baseDir: string, ori
     origin,
     trustedByOrigin: trusted,
     unsetVars,
+    secrets: [...new Set(secrets)],
   };
 }
 

@@ -3,7 +3,19 @@ export interface Expansion {
   value: string;
   /** Variables that were unset and had no default. */
   unset: string[];
+  /**
+   * Non-empty values substituted from the environment: secrets as far as keel knows, to be
+   * redacted wherever they could be written or printed. Defaults (written in the manifest) and
+   * the values of well-known non-secret variables (`HOME`, `PATH`, … see NON_SECRET_VARS) are not listed.
+   */
+  secrets: string[];
 }
+
+/**
+ * Variables whose values are never secrets (paths and names every process sees). Their values
+ * are left out of `secrets`: redacting `$HOME` would mangle every path keel prints.
+ */
+export const NON_SECRET_VARS: ReadonlySet<string> = new Set(["HOME", "USER", "USERNAME", "LOGNAME", "PWD", "SHELL", "PATH", "TMPDIR", "TMP", "TEMP", "LANG"]);
 
 const PATTERN = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
 
@@ -13,8 +25,10 @@ const PATTERN = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
  */
 export function expandVars(text: string, env: NodeJS.ProcessEnv): Expansion {
   const unset: string[] = [];
+  const secrets: string[] = [];
   const value = text.replace(PATTERN, (whole, name: string, fallback: string | undefined) => {
     const v = env[name];
+    if (v !== undefined && v !== "" && !NON_SECRET_VARS.has(name)) secrets.push(v);
     if (fallback !== undefined) return v === undefined || v === "" ? fallback : v;
     if (v === undefined) {
       unset.push(name);
@@ -22,15 +36,16 @@ export function expandVars(text: string, env: NodeJS.ProcessEnv): Expansion {
     }
     return v;
   });
-  return { value, unset };
+  return { value, unset, secrets };
 }
 
-/** Expands every value of a string map; collects unset names. */
-export function expandMap(map: Record<string, string>, env: NodeJS.ProcessEnv, unset: string[]): Record<string, string> {
+/** Expands every value of a string map; collects unset names (and, when given, the substituted secrets). */
+export function expandMap(map: Record<string, string>, env: NodeJS.ProcessEnv, unset: string[], secrets?: string[]): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(map)) {
     const e = expandVars(v, env);
     unset.push(...e.unset);
+    secrets?.push(...e.secrets);
     out[k] = e.value;
   }
   return out;

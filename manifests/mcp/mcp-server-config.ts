@@ -50,4 +50,10 @@ export interface McpServerConfig {
   trustedByOrigin: boolean;
   /** Variables used without default that were unset: the server must not start. */
   unsetVars: string[];
+  /**
+   * Values `${VAR}` expansion put into `command`, `args`, `env`, `cwd`, `url` or `headers` (see
+   * `Expansion.secrets`). The expanded fields hold them only for spawning and connecting: every
+   * text keel writes or prints about the server goes through `redactSecrets` with this list.
+   */
+  secrets: string[];
 }

@@ -1,17 +1,19 @@
 import { ToolError } from "../../core/errors.js";
 import type { BinaryPart, ToolContext, ToolDefinition, ToolResult } from "../../core/types.js";
 import { readLocalResource } from "./local-resources.js";
-import { mapCallResult } from "./map-result.js";
+import { mcpCallTool } from "./mcp-call-tool.js";
 import type { McpConnection } from "./mcp-connection.js";
 import type { McpManager } from "./mcp-manager.js";
 import { paginate } from "./paginate.js";
 import { filterTools } from "./server-tools.js";
+import { usableServers } from "./usable-servers.js";
 
 const SOURCE = { kind: "runtime" as const, id: "mcp" };
 
 /**
- * The generic MCP tools of the reference host: `mcp_list_tools`, `mcp_call_tool`,
- * `mcp_list_resources`, `mcp_read_resource`, `mcp_list_prompts`, `mcp_get_prompt`.
+ * The generic MCP tools of the reference host: `mcp_list_tools`, `mcp_call_tool` (which
+ * re-enters the pipeline, see mcp-call-tool.ts), `mcp_list_resources`, `mcp_read_resource`,
+ * `mcp_list_prompts`, `mcp_get_prompt`.
  * Server names match case-insensitively; failures are ToolErrors that say what to pass instead.
  */
 export function genericMcpTools(manager: McpManager): ToolDefinition[] {
@@ -23,19 +25,15 @@ export function genericMcpTools(manager: McpManager): ToolDefinition[] {
   return [
     tool("mcp_list_tools", "List the tools of the configured MCP servers, optionally filtered by a text query or one server.", { query: { type: "string" }, ...serverProp }, [], ["read"], async (input: { query?: string; server?: string }) => {
       const q = input.query?.toLowerCase();
-      const rows = usable(manager, input.server).flatMap((c) => filterTools(c, c.tools).map((t) => ({ server: c.name, tool: t.name, description: t.description ?? "" })))
+      const rows = usableServers(manager, input.server).flatMap((c) => filterTools(c, c.tools).map((t) => ({ server: c.name, tool: t.name, description: t.description ?? "" })))
         .filter((r) => !q || `${r.tool} ${r.description}`.toLowerCase().includes(q));
       return { content: rows.length ? rows.map((r) => `${r.server}/${r.tool}: ${firstLine(r.description)}`).join("\n") : "No MCP tools match.", data: { tools: rows } };
     }),
-    tool("mcp_call_tool", "Call a tool of an MCP server by its own name. Pass `server` when the tool name exists on several servers.", { tool_name: { type: "string" }, ...serverProp, arguments: { type: "object" } }, ["tool_name"], ["execute"], async (input: { tool_name: string; server?: string; arguments?: Record<string, unknown> }, ctx) => {
-      const conn = ownerOf(manager, input.tool_name, input.server);
-      const result = await conn.callTool(input.tool_name, input.arguments ?? {}, ctx.signal, conn.config.toolTimeoutMs ?? 120_000);
-      return mapCallResult(result, { server_name: conn.name, mcp_tool: input.tool_name });
-    }),
+    mcpCallTool(manager),
     tool("mcp_list_resources", "List resources of the MCP servers and the local resources declared in MCP manifests.", serverProp, [], ["read"], async (input: { server?: string }, ctx) => {
       const rows: { server: string | null; uri: string; name: string; mimeType?: string; description?: string }[] = [];
       for (const r of manager.localResources) if (!input.server || r.server?.toLowerCase() === input.server.toLowerCase()) rows.push({ server: r.server ?? null, uri: r.uri, name: r.name, mimeType: r.mimeType, description: r.description });
-      for (const c of usable(manager, input.server)) {
+      for (const c of usableServers(manager, input.server)) {
         const list = await c.withClient(ctx.signal, (client) => (client.getServerCapabilities()?.resources ? paginate(async (cursor) => {
           const r = await client.listResources(cursor ? { cursor } : undefined, { signal: ctx.signal });
           return { items: r.resources, nextCursor: r.nextCursor };
@@ -50,7 +48,7 @@ export function genericMcpTools(manager: McpManager): ToolDefinition[] {
         const r = await readLocalResource(local, ctx.host.workspace.root);
         return { content: r.text, data: { uri: r.uri, mimeType: r.mimeType, source: "local" } };
       }
-      const candidates = usable(manager, input.server);
+      const candidates = usableServers(manager, input.server);
       let lastError: unknown;
       for (const c of candidates) {
         try {
@@ -71,7 +69,7 @@ export function genericMcpTools(manager: McpManager): ToolDefinition[] {
     }),
     tool("mcp_list_prompts", "List the prompts the MCP servers offer.", serverProp, [], ["read"], async (input: { server?: string }, ctx) => {
       const rows: { server: string; name: string; description?: string; arguments?: unknown }[] = [];
-      for (const c of usable(manager, input.server)) {
+      for (const c of usableServers(manager, input.server)) {
         const list = await c.withClient(ctx.signal, (client) => (client.getServerCapabilities()?.prompts ? paginate(async (cursor) => {
           const r = await client.listPrompts(cursor ? { cursor } : undefined, { signal: ctx.signal });
           return { items: r.prompts, nextCursor: r.nextCursor };
@@ -81,7 +79,7 @@ export function genericMcpTools(manager: McpManager): ToolDefinition[] {
       return { content: rows.length ? rows.map((p) => `${p.server}/${p.name}: ${firstLine(p.description ?? "")}`).join("\n") : "No MCP prompts.", data: { prompts: rows } };
     }),
     tool("mcp_get_prompt", "Get one prompt of an MCP server, rendered with its arguments.", { name: { type: "string" }, ...serverProp, arguments: { type: "object", additionalProperties: { type: "string" } } }, ["name"], ["read"], async (input: { name: string; server?: string; arguments?: Record<string, string> }, ctx) => {
-      const servers = usable(manager, input.server);
+      const servers = usableServers(manager, input.server);
       const owners: McpConnection[] = [];
       for (const c of servers) {
         const names = await c.withClient(ctx.signal, async (client) => (client.getServerCapabilities()?.prompts ? (await client.listPrompts(undefined, { signal: ctx.signal })).prompts.map((p) => p.name) : []));
@@ -95,30 +93,6 @@ export function genericMcpTools(manager: McpManager): ToolDefinition[] {
       return { content: lines.join("\n\n"), data: { server: conn.name, description: r.description, messages: r.messages }, metadata: { server_name: conn.name } };
     }),
   ];
-}
-
-function usable(manager: McpManager, server: string | undefined): McpConnection[] {
-  if (server !== undefined) {
-    const conn = manager.find(server);
-    if (!conn) throw new ToolError(`Unknown MCP server "${server}". Known servers: ${manager.connections.map((c) => c.name).join(", ") || "none"}.`, "precondition_failed");
-    check(manager, conn);
-    return [conn];
-  }
-  return manager.connections.filter((c) => c.config.enabled && !c.config.unsetVars.length && manager.isTrusted(c));
-}
-
-function check(manager: McpManager, conn: McpConnection): void {
-  if (!conn.config.enabled) throw new ToolError(`MCP server "${conn.name}" is disabled in ${conn.config.origin.file}.`, "precondition_failed");
-  if (conn.config.unsetVars.length) throw new ToolError(`MCP server "${conn.name}" was not started: ${conn.lastError}.`, "precondition_failed");
-  if (!manager.isTrusted(conn)) throw new ToolError(`MCP server "${conn.name}" comes from an untrusted workspace manifest and was not started. Re-run with --trust (or KEEL_TRUST=1, or \`keel trust\`).`, "precondition_failed");
-}
-
-function ownerOf(manager: McpManager, toolName: string, server: string | undefined): McpConnection {
-  if (server !== undefined) return usable(manager, server)[0]!;
-  const owners = usable(manager, undefined).filter((c) => filterTools(c, c.tools).some((t) => t.name === toolName));
-  if (owners.length > 1) throw new ToolError(`Tool "${toolName}" exists on several MCP servers (${owners.map((o) => o.name).join(", ")}); pass \`server\` to choose one.`, "precondition_failed");
-  if (!owners.length) throw new ToolError(`No MCP server has a tool named "${toolName}". Run mcp_list_tools to see the tools, or pass \`server\`.`, "precondition_failed");
-  return owners[0]!;
 }
 
 function firstLine(s: string): string {

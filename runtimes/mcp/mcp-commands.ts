@@ -6,6 +6,7 @@ import type { Host } from "../../core/host.js";
 import { MCP_SERVICE } from "./index.js";
 import type { McpConnection } from "./mcp-connection.js";
 import type { McpManager, McpServerStatus } from "./mcp-manager.js";
+import { redactDeep, redactSecrets } from "./redact-secrets.js";
 
 /** `keel mcp [list]`: every server with transport, source, state, tool count, start-up time and last error. */
 export async function mcpListCommand(ctx: CliContext): Promise<void> {
@@ -13,7 +14,7 @@ export async function mcpListCommand(ctx: CliContext): Promise<void> {
     const manager = host.service<McpManager>(MCP_SERVICE);
     const servers = manager?.status() ?? [];
     const diagnostics = host.diagnostics.items.filter((d) => d.source === "mcp");
-    ctx.print({ servers: servers.map(({ stderrTail: _tail, ...row }) => row), diagnostics }, () => {
+    print(ctx, manager, { servers: servers.map(({ stderrTail: _tail, ...row }) => row), diagnostics }, () => {
       if (!servers.length) return noServers(diagnostics.map(formatDiagnostic));
       const rows = servers.map((s) => [s.name, s.transport, s.state, String(s.tools), s.startupMs === null ? "-" : `${s.startupMs} ms`, s.source, s.lastError ?? ""]);
       let out = table(["NAME", "TRANSPORT", "STATE", "TOOLS", "STARTUP", "SOURCE", "LAST ERROR"], rows, 80);
@@ -32,7 +33,7 @@ export async function mcpDoctorCommand(ctx: CliContext, name?: string): Promise<
     await Promise.all(conns.filter((c) => c.state === "lazy" || c.state === "idle").map((c) => c.start(ctx.signal)));
     const byName = new Map(manager.status().map((s) => [s.name, s]));
     const reports = conns.map((c) => ({ ...byName.get(c.name)!, protocolErrors: c.protocolErrors, hint: hintFor(c, byName.get(c.name)!) }));
-    ctx.print({ servers: reports }, () =>
+    print(ctx, manager, { servers: reports }, () =>
       reports.map((r) => {
         const t = r.timings;
         const ms = (v?: number) => (v === undefined ? "-" : `${Math.round(v)} ms`);
@@ -56,13 +57,19 @@ export async function mcpRestartCommand(ctx: CliContext, name: string): Promise<
     if (!manager.isTrusted(conn)) throw new UsageError(`MCP server "${conn.name}" is untrusted (defined in this workspace). Re-run with --trust, or run \`keel trust\` first.`);
     await manager.restart(conn, ctx.signal);
     const status = manager.status().find((s) => s.name === conn.name)!;
-    ctx.print({ server: { ...status } }, () =>
+    print(ctx, manager, { server: { ...status } }, () =>
       status.state === "connected"
         ? `Restarted ${status.name}: connected in ${status.startupMs} ms, ${status.tools} tools.`
         : `Restart of ${status.name} failed: ${status.lastError}${status.stderrTail ? `\nstderr (last lines):\n${status.stderrTail}` : ""}`,
     );
     if (status.state !== "connected") ctx.setExitCode(1);
   });
+}
+
+/** Prints like `ctx.print`, with every server's secrets redacted from the JSON value and the text (the last net: rows are redacted at their source too). */
+function print(ctx: CliContext, manager: McpManager | undefined, value: unknown, human: () => string): void {
+  const secrets = manager?.secrets ?? [];
+  ctx.print(redactDeep(value, secrets), () => redactSecrets(human(), secrets));
 }
 
 function requireManager(host: Host): McpManager {

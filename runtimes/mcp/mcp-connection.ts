@@ -8,6 +8,7 @@ import type { McpServerConfig } from "../../manifests/mcp/mcp-server-config.js";
 import type { ElicitationRequest, Elicitor } from "./elicitation.js";
 import { openClient, type AuthProviderFactory, type OpenedClient } from "./open-client.js";
 import { paginate } from "./paginate.js";
+import { redactDeep, redactSecrets } from "./redact-secrets.js";
 import type { HealthStore } from "./server-health.js";
 import { StderrRing } from "./stderr-ring.js";
 import type { McpToolInfo, ToolCache } from "./tool-cache.js";
@@ -52,7 +53,8 @@ export class McpConnection {
   timings: StartupTimings = {};
   transportKind?: "stdio" | "http" | "sse";
   pid?: number;
-  readonly stderr = new StderrRing();
+  /** The child's stderr; its tail comes out redacted. */
+  readonly stderr = new StderrRing((text) => this.redact(text));
   /** Lines on stdout that were not valid JSON-RPC (skipped). */
   protocolErrors = 0;
   private opened?: OpenedClient;
@@ -69,6 +71,11 @@ export class McpConnection {
   /** Server name. */
   get name(): string {
     return this.config.name;
+  }
+
+  /** `text` with this server's secrets (values expanded from `${VAR}` into its config) replaced by `***`. */
+  redact(text: string): string {
+    return redactSecrets(text, this.config.secrets ?? []);
   }
 
   /** Start-up timeout for this server (manifest, then config, then 30 s). */
@@ -187,7 +194,7 @@ export class McpConnection {
     if (health.breakerOpen) {
       if (health.stderrTail && !this.stderr.total) this.stderr.push(`[keel] stderr of the last failed start:\n${health.stderrTail}\n`);
       this.state = "failed";
-      this.lastError = this.breakerError(health.lastError).message;
+      this.lastError = this.redact(this.breakerError(health.lastError).message);
       return;
     }
     this.closing = false;
@@ -205,7 +212,7 @@ export class McpConnection {
         onSpawn: (pid) => (this.pid = pid),
         onProtocolError: (error) => {
           this.protocolErrors++;
-          this.stderr.push(`[keel] ignored a message from the server: ${errorMessage(error).slice(0, 300)}\n`);
+          this.stderr.push(`[keel] ignored a message from the server: ${this.redact(errorMessage(error)).slice(0, 300)}\n`);
         },
         setup: (client) => this.installHandlers(client, types),
       });
@@ -238,7 +245,7 @@ export class McpConnection {
       return { ...answer } as Record<string, unknown>;
     });
     client.setNotificationHandler(types.LoggingMessageNotificationSchema, (n) => {
-      host.events.emit({ type: "mcp_log", server: this.name, level: n.params.level, logger: n.params.logger, data: n.params.data });
+      host.events.emit({ type: "mcp_log", server: this.name, level: n.params.level, logger: n.params.logger, data: redactDeep(n.params.data, this.config.secrets ?? []) });
     });
     client.setNotificationHandler(types.ToolListChangedNotificationSchema, async () => {
       try {
@@ -246,7 +253,7 @@ export class McpConnection {
         host.events.emit({ type: "mcp_tools_changed", server: this.name, tools: this.tools.length });
         this.deps.onToolsChanged(this);
       } catch (error) {
-        host.events.emit({ type: "mcp_error", server: this.name, message: `re-listing tools failed: ${errorMessage(error)}` });
+        host.events.emit({ type: "mcp_error", server: this.name, message: this.redact(`re-listing tools failed: ${errorMessage(error)}`) });
       }
     });
   }
@@ -258,7 +265,9 @@ export class McpConnection {
     setImmediate(() => void this.fail(`the server exited unexpectedly${this.stderr.tail() ? "" : " (no stderr output)"}`));
   }
 
-  private async fail(message: string): Promise<void> {
+  /** Marks the server failed; the message (redacted) becomes `lastError`, the health record and an event. */
+  private async fail(raw: string): Promise<void> {
+    const message = this.redact(raw);
     this.state = "failed";
     this.lastError = message;
     this.lastFailureAt = Date.now();
@@ -272,16 +281,17 @@ export class McpConnection {
     return new McpServerError(`MCP server "${this.name}" failed 3 times within 60 s and is switched off${last ? ` (last error: ${last.replace(/\.$/, "")})` : ""}. Fix the cause, then run \`keel mcp restart ${this.name}\`.`, this.name, this.stderr.tail());
   }
 
+  /** A connection or protocol failure as a ToolError naming the server, with its stderr tail; redacted. */
   private toToolError(error: unknown): ToolError {
-    if (error instanceof ToolError) return error;
+    if (error instanceof ToolError) return new ToolError(this.redact(error.message), error.code, error.data, error.metadata);
     const tail = error instanceof McpServerError && error.stderrTail ? error.stderrTail : this.stderr.tail(10);
     const code = (error as { code?: number }).code;
     let message: string;
     if (error instanceof McpServerError) message = error.message;
     else if (code === -32000 || this.state === "failed" || !this.opened) message = `MCP server "${this.name}" stopped during the call (${errorMessage(error)}). The next call restarts it.`;
-    else if (code === -32001) return new ToolError(`MCP server "${this.name}" did not answer in time: ${errorMessage(error)}`, "timeout", null, { server_name: this.name });
+    else if (code === -32001) return new ToolError(this.redact(`MCP server "${this.name}" did not answer in time: ${errorMessage(error)}`), "timeout", null, { server_name: this.name });
     else message = `MCP server "${this.name}" returned an error: ${errorMessage(error)}`;
-    return new ToolError(tail ? `${message}\nServer stderr (last lines):\n${tail}` : message, "execution_failed", null, { server_name: this.name, ...(tail ? { stderr_tail: tail } : {}) });
+    return new ToolError(this.redact(tail ? `${message}\nServer stderr (last lines):\n${tail}` : message), "execution_failed", null, { server_name: this.name, ...(tail ? { stderr_tail: tail } : {}) });
   }
 }
 

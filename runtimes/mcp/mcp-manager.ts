@@ -54,6 +54,21 @@ export class McpManager {
     return this.connections.find((c) => c.name === name) ?? this.connections.find((c) => c.name.toLowerCase() === name.toLowerCase());
   }
 
+  /**
+   * The name keel registered a server tool under (`mcp__<server>__<tool>`, possibly shortened or
+   * suffixed), or undefined when it is not in the registry: filtered by `enabledTools` /
+   * `disabledTools`, not listed by the server, or its name was taken.
+   */
+  registeredName(conn: McpConnection, tool: string): string | undefined {
+    for (const t of this.host.registry.list()) if (t.source.kind === "mcp" && t.source.id === conn.name && t.metadata?.mcp_tool === tool) return t.name;
+    return undefined;
+  }
+
+  /** Every server's secrets (values expanded from `${VAR}`), for text about several servers such as `keel mcp` output. */
+  get secrets(): string[] {
+    return [...new Set(this.connections.flatMap((c) => c.config.secrets ?? []))];
+  }
+
   /** True when the workspace (or the server's origin) allows starting this server. */
   isTrusted(conn: McpConnection): boolean {
     return conn.config.trustedByOrigin || this.host.trusted;

@@ -2,6 +2,7 @@ import picomatch from "picomatch";
 import type { Host } from "../../core/host.js";
 import type { RiskTag, ToolDefinition } from "../../core/types.js";
 import { mapCallResult } from "./map-result.js";
+import { redactDeep } from "./redact-secrets.js";
 import type { McpConnection } from "./mcp-connection.js";
 import type { McpToolInfo } from "./tool-cache.js";
 
@@ -18,7 +19,8 @@ export function filterTools(conn: McpConnection, tools: McpToolInfo[]): McpToolI
 /**
  * A registry entry for one server tool. Its schema comes from the server; a schema ajv cannot
  * compile gets a diagnostic and `validateInput: false` (the tool stays callable). Results are
- * mapped by `mapCallResult`; failures become ToolErrors naming the server.
+ * mapped by `mapCallResult`; failures become ToolErrors naming the server. Failure texts and
+ * progress messages are redacted (the server's secrets); successful results are the server's data, kept as sent.
  */
 export function serverToolDefinition(host: Host, conn: McpConnection, info: McpToolInfo, name: string): ToolDefinition {
   const readOnly = info.annotations?.readOnlyHint === true;
@@ -42,11 +44,19 @@ export function serverToolDefinition(host: Host, conn: McpConnection, info: McpT
       const progress = ctx.run.progress ?? ctx.run.signal !== undefined;
       const onProgress = progress
         ? (p: { progress: number; total?: number; message?: string }) =>
-            (ctx.run.events ?? ctx.host.events).emit({ type: "mcp_progress", callId: ctx.callId, server: conn.name, tool: info.name, progress: p.progress, total: p.total, message: p.message })
+            (ctx.run.events ?? ctx.host.events).emit({ type: "mcp_progress", callId: ctx.callId, server: conn.name, tool: info.name, progress: p.progress, total: p.total, message: p.message === undefined ? undefined : conn.redact(p.message) })
         : undefined;
       return conn
         .callTool(info.name, input, ctx.run.signal ? ctx.signal : () => ctx.signal, timeoutMs, onProgress)
-        .then((result) => mapCallResult(result, { server_name: conn.name, mcp_tool: info.name }));
+        .then((result) => {
+          const mapped = mapCallResult(result, { server_name: conn.name, mcp_tool: info.name });
+          // An error the server reports is an error message like any other: no secrets in it.
+          if (mapped.ok === false) {
+            mapped.content = conn.redact(mapped.content);
+            mapped.data = redactDeep(mapped.data, conn.config.secrets ?? []);
+          }
+          return mapped;
+        });
     },
   };
   const compiled = host.validator.compile(inputSchema);

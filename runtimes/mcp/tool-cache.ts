@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { readJsonState, writeJsonState } from "../../core/state/json-file.js";
 import type { McpServerConfig } from "../../manifests/mcp/mcp-server-config.js";
+import { redactDeep } from "./redact-secrets.js";
 
 /** A tool as listed by a server (the fields keel keeps). */
 export interface McpToolInfo {
@@ -15,9 +16,13 @@ interface CacheFile {
   servers: Record<string, { fingerprint: string; savedAt: string; tools: McpToolInfo[] }>;
 }
 
-/** Fingerprint of everything that decides what a server is: a changed manifest invalidates its cache. */
+/**
+ * Fingerprint of everything that decides what a server is: a changed manifest invalidates its
+ * cache. Secrets are redacted first, so the file in `.keel/` holds no function of a secret (a
+ * changed token keeps the cache; the tool list is re-read when the server starts anyway).
+ */
 export function configFingerprint(s: McpServerConfig): string {
-  const key = JSON.stringify([s.transport, s.command, s.args, s.env, s.cwd, s.url, s.headers]);
+  const key = JSON.stringify(redactDeep([s.transport, s.command, s.args, s.env, s.cwd, s.url, s.headers], s.secrets ?? []));
   return createHash("sha256").update(key).digest("hex").slice(0, 16);
 }
 

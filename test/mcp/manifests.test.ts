@@ -129,7 +129,7 @@ describe("MCP manifest discovery", () => {
   });
 
   it("expandVars: empty value with :- takes the default; plain $VAR is left alone", () => {
-    expect(expandVars("${E:-d} $E ${E}", { E: "" })).toEqual({ value: "d $E ", unset: [] });
+    expect(expandVars("${E:-d} $E ${E}", { E: "" })).toEqual({ value: "d $E ", unset: [], secrets: [] });
   });
 });
 

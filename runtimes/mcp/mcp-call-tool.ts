@@ -1,0 +1,99 @@
+import { ToolError } from "../../core/errors.js";
+import type { Host } from "../../core/host.js";
+import type { Observation, ToolContext, ToolDefinition, ToolResult } from "../../core/types.js";
+import type { McpConnection } from "./mcp-connection.js";
+import type { McpManager } from "./mcp-manager.js";
+import { usableServers } from "./usable-servers.js";
+
+/** Name of the generic call tool. */
+export const MCP_CALL_TOOL = "mcp_call_tool";
+
+interface CallInput {
+  tool_name: string;
+  server?: string;
+  arguments?: Record<string, unknown>;
+}
+
+/**
+ * `mcp_call_tool`: calls a server tool by its own name by re-entering the pipeline for the tool
+ * keel registered for it (`mcp__<server>__<tool>`), so visibility, validation, plugin hooks and
+ * blocks, permission rules and approval apply exactly as for a direct call. A tool keel did not
+ * register (filtered by `enabledTools`/`disabledTools`, not listed, name taken) cannot be called.
+ *
+ * Its own risk is empty (allowed by default, not read-only): the nested call makes the permission
+ * decision, so a plain call asks once; a deny or ask rule naming `mcp_call_tool` still applies
+ * first. It has no timeout of its own (the nested tool's applies). The nested observation becomes
+ * its result with the same `ok` and `code`; failures are observations, never thrown past the pipeline.
+ */
+export function mcpCallTool(manager: McpManager): ToolDefinition<CallInput> {
+  return {
+    name: MCP_CALL_TOOL,
+    description: "Call a tool of an MCP server by its own name. Pass `server` when the tool name exists on several servers. The call is judged as the MCP tool itself (its permission rules, plugin blocks and approval apply).",
+    inputSchema: {
+      type: "object",
+      properties: {
+        tool_name: { type: "string", description: "The tool's name on the server (as mcp_list_tools shows it)" },
+        server: { type: "string", description: "MCP server name (case-insensitive)" },
+        arguments: { type: "object", description: "The tool's arguments" },
+      },
+      required: ["tool_name"],
+      additionalProperties: false,
+    },
+    source: { kind: "runtime", id: "mcp" },
+    risk: [],
+    readOnly: false,
+    concurrency: "safe",
+    timeoutMs: 0,
+    async execute(input, ctx) {
+      const target = resolveTarget(manager, ctx.host, input.tool_name, input.server);
+      const nested = await ctx.host.runTool(
+        { tool: target, input: input.arguments ?? {}, callId: `${ctx.callId}.1` },
+        // The caller's context (approver, --yes, session approvals, visibility, events, origin, cwd);
+        // progress stays as the caller asked (a signal is now always passed).
+        { ...ctx.run, signal: ctx.signal, progress: ctx.run.progress ?? ctx.run.signal !== undefined },
+      );
+      return resultOf(nested, target, ctx);
+    },
+  };
+}
+
+/**
+ * The registered name of the one server tool `toolName` means (its name on the server, or the
+ * registered `mcp__…` name itself); a ToolError(precondition_failed) saying what to do otherwise.
+ */
+function resolveTarget(manager: McpManager, host: Host, toolName: string, server: string | undefined): string {
+  const candidates = usableServers(manager, server);
+  const owners = candidates.flatMap((conn) => {
+    const name = manager.registeredName(conn, toolName);
+    return name ? [{ conn, name }] : [];
+  });
+  if (owners.length > 1) throw new ToolError(`Tool "${toolName}" exists on several MCP servers (${owners.map((o) => o.conn.name).join(", ")}); pass \`server\` to choose one.`, "precondition_failed");
+  if (owners.length === 1) return owners[0]!.name;
+  const registered = host.registry.get(toolName);
+  if (registered?.source.kind === "mcp" && candidates.some((c) => c.name === registered.source.id)) return registered.name;
+  const listed = candidates.filter((c) => c.tools.some((t) => t.name === toolName));
+  if (listed.length) throw notEnabled(listed[0]!, toolName);
+  if (server !== undefined) throw new ToolError(`MCP server "${candidates[0]!.name}" has no tool named "${toolName}" that keel registered. Run mcp_list_tools with server "${candidates[0]!.name}" to see its tools.`, "precondition_failed");
+  throw new ToolError(`No MCP server has a tool named "${toolName}". Run mcp_list_tools to see the tools, or pass \`server\`.`, "precondition_failed");
+}
+
+function notEnabled(conn: McpConnection, toolName: string): ToolError {
+  return new ToolError(
+    `Tool "${toolName}" of MCP server "${conn.name}" is not enabled in keel (it is excluded by "enabledTools"/"disabledTools" in ${conn.config.origin.file}, or its name clashed with another tool), so it cannot be called. Change the filter in the manifest to use it.`,
+    "precondition_failed",
+  );
+}
+
+/**
+ * The nested observation as this call's result: same ok, code, content, data and artifacts. Its
+ * metadata says which tool ran and where the nested call ended (`nested_phase`: `done`/`execute`
+ * mean it executed); plugin guidance given for the nested tool is appended to the content.
+ */
+function resultOf(nested: Observation, target: string, ctx: ToolContext): ToolResult {
+  const { source: _source, resolvedTool: _resolved, callId: nestedCallId, ...rest } = nested.metadata;
+  const metadata = { ...rest, mcp_registered_tool: target, nested_call_id: nestedCallId, nested_phase: nested.phase };
+  const guidance = [...nested.messages.beforeTool.map((m) => `- Before tool: ${m}`), ...nested.messages.afterResult.map((m) => `- After result: ${m}`)];
+  let content = nested.code === "tool_not_visible" ? `${nested.content} If tool_search is available, search for it first: the tools it finds become callable.` : nested.content;
+  if (guidance.length) content += `\n\nPlugin tool runtime guidance for \`${target}\` (called through ${ctx.calledAs}):\n${guidance.join("\n")}`;
+  return { ok: nested.ok, code: nested.ok ? undefined : nested.code, content, data: nested.data, metadata, artifacts: nested.artifacts };
+}

@@ -1,0 +1,43 @@
+/** What a redacted secret is replaced with. */
+export const REDACTED = "***";
+
+/** Shorter values are not redacted: replacing one or two characters would mangle ordinary text and hide nothing. */
+export const MIN_SECRET_LENGTH = 3;
+
+/**
+ * `text` with every secret replaced by `***`: as written, URL-encoded and JSON-escaped (the forms
+ * an error message, a URL or a serialized object shows it in), longest first so a secret that
+ * contains another is replaced whole. Secrets shorter than MIN_SECRET_LENGTH are ignored. Never throws.
+ */
+export function redactSecrets(text: string, secrets: readonly string[]): string {
+  if (!secrets.length || !text) return text;
+  let out = text;
+  for (const form of formsOf(secrets)) if (out.includes(form)) out = out.split(form).join(REDACTED);
+  return out;
+}
+
+/**
+ * A copy of a JSON-like value with `redactSecrets` applied to every string in it (object keys
+ * included), so numbers, booleans and the structure stay intact. Never throws.
+ */
+export function redactDeep<T>(value: T, secrets: readonly string[]): T {
+  if (!secrets.length) return value;
+  const walk = (v: unknown): unknown => {
+    if (typeof v === "string") return redactSecrets(v, secrets);
+    if (Array.isArray(v)) return v.map(walk);
+    if (v !== null && typeof v === "object") return Object.fromEntries(Object.entries(v).map(([k, x]) => [redactSecrets(k, secrets), walk(x)]));
+    return v;
+  };
+  return walk(value) as T;
+}
+
+function formsOf(secrets: readonly string[]): string[] {
+  const forms = new Set<string>();
+  for (const s of secrets) {
+    if (s.length < MIN_SECRET_LENGTH) continue;
+    forms.add(s);
+    forms.add(encodeURIComponent(s));
+    forms.add(JSON.stringify(s).slice(1, -1));
+  }
+  return [...forms].filter((f) => f.length >= MIN_SECRET_LENGTH).sort((a, b) => b.length - a.length);
+}
