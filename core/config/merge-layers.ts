@@ -44,16 +44,12 @@ export function mergeLayers(layers: ConfigLayer[], trusted: boolean): MergedLaye
   for (const layer of layers) {
     if (!layer.value) continue;
     const level = levelOf(layer.source);
-    let value = layer.source === "claude" ? pick(layer.value, "permissions") : layer.value;
     if (KEEL_FORMAT.has(layer.source))
-      for (const u of unknownKeys(value))
+      for (const u of unknownKeys(layer.value))
         diagnostics.push({ severity: "warning", source: "config", file: layer.file, path: u.key, message: `Unknown config key "${u.key}"${u.suggestion ? ` — did you mean "${u.suggestion}"?` : ""}; it has no effect.${u.suggestion ? ` Rename it to "${u.suggestion}".` : ""}` });
-    if (level === "workspace" && !trusted) {
-      const restricted = restrictUntrusted(value);
-      value = restricted.value;
-      if (restricted.ignored.length)
-        diagnostics.push({ severity: "warning", source: "config", file: layer.file, path: restricted.ignored.join(", "), message: `This workspace is not trusted, so its config may only restrict: ${restricted.ignored.map(describeIgnored(layer.value)).join(", ")} ignored. ${HOW_TO_TRUST}` });
-    }
+    const { value, ignored } = contribution(layer, trusted);
+    if (ignored.length)
+      diagnostics.push({ severity: "warning", source: "config", file: layer.file, path: ignored.join(", "), message: `This workspace is not trusted, so its config may only restrict: ${ignored.map(describeIgnored(layer.value)).join(", ")} ignored. ${HOW_TO_TRUST}` });
     const { permissions, ...rest } = value;
     const shapeError = permissionsShapeError(permissions);
     if (shapeError) {
@@ -75,7 +71,7 @@ export function mergeLayers(layers: ConfigLayer[], trusted: boolean): MergedLaye
   }
   // Every level may tighten the sandbox; none may loosen it. Invalid values stay for the schema check to name.
   if (sandboxes.length && SandboxConfig.safeParse(merged.sandbox).success) merged.sandbox = strictest(sandboxes);
-  const present = LISTS.filter((l) => rules[l].length);
+  const present = (["allow", "ask", "deny"] as const).filter((l) => rules[l].length);
   if (present.length) merged.permissions = Object.fromEntries(present.map((l) => [l, rules[l]]));
   return { value: merged, allowLevels, diagnostics, invalid };
 }
@@ -103,6 +99,16 @@ function permissionsShapeError(permissions: unknown): { path: string; message: s
     if (bad !== -1) return { path: `permissions.${list}[${bad}]`, message: `a rule must be a string such as "bash(git status*)" (got ${typeof v[bad]})` };
   }
   return undefined;
+}
+
+/**
+ * What a layer contributes to the merged config: Claude Code settings only their permission rules
+ * (untranslated here); a workspace layer of an untrusted workspace only its restrict-only keys
+ * (with the keys it dropped). Never throws.
+ */
+export function contribution(layer: ConfigLayer, trusted: boolean): { value: Record<string, unknown>; ignored: string[] } {
+  const value = layer.source === "claude" ? pick(layer.value ?? {}, "permissions") : (layer.value ?? {});
+  return levelOf(layer.source) === "workspace" && !trusted ? restrictUntrusted(value) : { value, ignored: [] };
 }
 
 function pick(value: Record<string, unknown>, key: string): Record<string, unknown> {

@@ -1,6 +1,6 @@
 import type { ConfigLayer, ConfigSourceName } from "../../core/config/config-sources.js";
 import { deepMerge, isPlainObject, loadConfigLayers } from "../../core/config/load-config.js";
-import { mergeLayers } from "../../core/config/merge-layers.js";
+import { contribution, mergeLayers } from "../../core/config/merge-layers.js";
 import { ToolError } from "../../core/errors.js";
 import type { Workspace } from "../../core/workspace.js";
 import { formatKeyPath, getAt, leaves } from "./key-path.js";
@@ -46,9 +46,14 @@ export class ConfigView {
     return this.parsed(source).reduce<Record<string, unknown>>((acc, l) => deepMerge(acc, l.value!), {});
   }
 
-  /** The layer a value at `keys` came from: the last parsed layer that defines it (the first layer when the value is the result of merging, e.g. accumulated rules). */
+  /**
+   * The layer a value at `keys` came from: the last parsed layer that defines it — in the merged
+   * view, the last layer that contributes it (Claude settings only contribute permissions; an
+   * untrusted workspace only restrict-only keys). Accumulated permission rules report the last layer adding some.
+   */
   origin(keys: string[], source?: ConfigSourceName): ConfigLayer | undefined {
-    return [...this.parsed(source)].reverse().find((l) => getAt(l.value, keys) !== undefined) ?? this.parsed(source)[0];
+    const value = (l: ConfigLayer) => (source === undefined ? contribution(l, this.trusted).value : l.value);
+    return [...this.parsed(source)].reverse().find((l) => getAt(value(l), keys) !== undefined) ?? this.parsed(source)[0];
   }
 
   /** Every leaf key with its value and origin, in key order. */

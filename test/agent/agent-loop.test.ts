@@ -29,8 +29,8 @@ beforeAll(async () => {
   ws = makeWorkspace({
     "notes.txt": "hello from the notes\n",
     "plugins/demo/plugin.json": demoPlugin,
-    "keel.config.json": { model: { name: "local-model", baseUrl: server.baseUrl, contextWindow: 64000 } },
   });
+  ws.writeUserConfig({ model: { name: "local-model", baseUrl: server.baseUrl, contextWindow: 64000 } });
 });
 afterAll(async () => {
   await server.close();

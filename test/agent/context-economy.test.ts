@@ -34,9 +34,10 @@ async function run(ws: TempWorkspace, prompt: string) {
 }
 
 function workspace(model: unknown, extra: Record<string, string | object> = {}): TempWorkspace {
-  const files: Record<string, string | object> = { "keel.config.json": { model }, ...extra };
+  const files: Record<string, string | object> = { ...extra };
   for (let i = 0; i < 8; i++) files[`f${i}.txt`] = big(i);
   const ws = makeWorkspace(files);
+  ws.writeUserConfig({ model });
   spaces.push(ws);
   return ws;
 }

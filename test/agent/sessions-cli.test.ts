@@ -18,7 +18,8 @@ afterAll(async () => {
 });
 
 function workspace(files: Record<string, string | object> = {}): TempWorkspace {
-  const ws = makeWorkspace({ "keel.config.json": { model: { name: "m", baseUrl: server.baseUrl } }, ...files });
+  const ws = makeWorkspace(files);
+  ws.writeUserConfig({ model: { name: "m", baseUrl: server.baseUrl } });
   cleanup.push(ws);
   return ws;
 }

@@ -16,6 +16,8 @@ export interface TempWorkspace {
   read(rel: string): string;
   exists(rel: string): boolean;
   path(...rel: string[]): string;
+  /** Writes the user-level config (`$KEEL_HOME/config.json`): where a user puts a model endpoint, which a workspace may not set until trusted. */
+  writeUserConfig(config: object): void;
   /** Runs git in the workspace (after `git: true`). */
   git(...args: string[]): string;
   cleanup(): void;
@@ -43,6 +45,7 @@ export function makeWorkspace(files: Record<string, string | object> = {}, opts:
     read: (rel) => readFileSync(join(root, rel), "utf8"),
     exists: (rel) => existsSync(join(root, rel)),
     path: (...rel) => join(root, ...rel),
+    writeUserConfig: (config) => writeFileSync(join(keelHome, "config.json"), JSON.stringify(config, null, 2)),
     git: (...args) => execFileSync("git", args, { cwd: root, encoding: "utf8", env: { ...env, GIT_CONFIG_NOSYSTEM: "1" } }),
     cleanup: () => rmSync(base, { recursive: true, force: true }),
   };

@@ -34,16 +34,16 @@ describe("config runtime", () => {
       ["model.name", "local-llama", "project"],
       ["permissions.allow", ["read_file"], "user"],
       ["permissions.deny", ["bash(rm *)"], "claude"],
-      ["review.mode", "careful", "claude"],
+      ["review.mode", "lenient", "user"], // Claude Code settings contribute only their permission rules
       ["review.reviewers", 3, "project"],
       ["theme", "dark", "legacy"],
     ]);
-    expect(list.content).toContain('review.mode = "careful"  (claude: .claude/settings.json)');
+    expect(list.content).toContain('permissions.deny = ["bash(rm *)"]  (claude: .claude/settings.json)');
 
     const get = await call("config_get", { key_path: "review.reviewers" });
     expect(get.data).toMatchObject({ value: 3, source: "project", file: ws.path("keel.config.json") });
     const review = await call("config_get", { key_path: "review" });
-    expect(review.data).toMatchObject({ value: { mode: "careful", reviewers: 3 }, sources: ["claude", "project"] });
+    expect(review.data).toMatchObject({ value: { mode: "lenient", reviewers: 3 }, sources: ["user", "project"] });
     const fromUser = await call("config_get", { key_path: "review.reviewers", source: "user" });
     expect(fromUser.data).toMatchObject({ value: 1, source: "user" });
     const onlyLegacy = await call("config_list", { source: "legacy" });
