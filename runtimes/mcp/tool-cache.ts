@@ -34,12 +34,18 @@ export class ToolCache {
     private readonly ensure: () => void = () => undefined,
   ) {}
 
-  /** Cached tools of a server when the fingerprint matches; undefined otherwise. Never throws. */
+  /**
+   * Cached tools of a server when the fingerprint matches; undefined otherwise. The file lives in
+   * the repository's `.keel/` and may have been committed, so it is never evidence of safety: a
+   * cached `readOnlyHint` is dropped (the tool keeps the server's default risk and asks) until the
+   * server itself lists its tools again. Never throws.
+   */
   async get(server: McpServerConfig): Promise<McpToolInfo[] | undefined> {
     try {
       const data = await readJsonState<CacheFile>(this.file, { servers: {} });
       const entry = data.servers?.[server.name];
-      return entry && entry.fingerprint === configFingerprint(server) ? entry.tools : undefined;
+      if (!entry || entry.fingerprint !== configFingerprint(server) || !Array.isArray(entry.tools)) return undefined;
+      return entry.tools.map((t) => (t?.annotations ? { ...t, annotations: { ...t.annotations, readOnlyHint: undefined } } : t));
     } catch {
       return undefined;
     }
