@@ -1,4 +1,5 @@
-import { existsSync, readFileSync } from "node:fs";
+import { MAX_MANIFEST_BYTES, readRegularFile } from "../../core/bounded-read.js";
+import { existsSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import type { Diagnostics } from "../../core/diagnostics.js";
 import type { PluginHandOff } from "../../core/services.js";
@@ -88,8 +89,15 @@ function ignoredForUserLevel(opts: DiscoverOptions, workspace: McpServerConfig, 
 
 function loadManifestFile(file: string, origin: McpServerOrigin, trusted: boolean, opts: DiscoverOptions, out: DiscoveredMcp, add: (s: McpServerConfig) => void): void {
   let doc: unknown;
+  let text: string;
   try {
-    doc = JSON.parse(readFileSync(file, "utf8"));
+    text = readRegularFile(file, MAX_MANIFEST_BYTES);
+  } catch (error) {
+    opts.diagnostics.error(SOURCE, `MCP manifest cannot be read and was skipped: ${(error as Error).message}`, { file });
+    return;
+  }
+  try {
+    doc = JSON.parse(text);
   } catch (error) {
     opts.diagnostics.error(SOURCE, `MCP manifest is not valid JSON and was skipped: ${(error as Error).message}. Fix the JSON syntax.`, { file });
     return;

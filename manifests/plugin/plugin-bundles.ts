@@ -35,7 +35,7 @@ function readJson(fs: PluginFs, path: string): { ok: true; value: unknown } | { 
   try {
     text = fs.readText(path);
   } catch (error) {
-    return { ok: false, reason: `cannot be read (${(error as NodeJS.ErrnoException).code ?? "error"})` };
+    return { ok: false, reason: `cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})` };
   }
   try {
     return { ok: true, value: JSON.parse(text) };

@@ -1,14 +1,15 @@
-import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
+import { existsSync, readdirSync, realpathSync, statSync } from "node:fs";
+import { MAX_MANIFEST_BYTES, readRegularFile } from "../../core/bounded-read.js";
 
 /** The file operations plugin discovery and loading use; injectable for tests and benchmarks. */
 export interface PluginFs {
   /** Names of the entries of a directory that are directories; empty when it does not exist. */
   subdirs(dir: string): string[];
-  /** True when the path is an existing regular file. */
+  /** True when the path exists and is not a directory (a FIFO or device is then refused by `readText`, with a diagnostic). */
   isFile(path: string): boolean;
   /** True when the path exists. */
   exists(path: string): boolean;
-  /** The file's text. Throws when it cannot be read. */
+  /** The file's text. Throws when it cannot be read, is not a regular file or is over 1 MiB. */
   readText(path: string): string;
   /** Canonical path (symlinks resolved). Throws when the path does not exist. */
   realpath(path: string): string;
@@ -29,13 +30,14 @@ export const nodePluginFs: PluginFs = {
   },
   isFile(path) {
     try {
-      return statSync(path, { throwIfNoEntry: false })?.isFile() ?? false;
+      const st = statSync(path, { throwIfNoEntry: false });
+      return st !== undefined && !st.isDirectory();
     } catch {
       return false;
     }
   },
   exists: (path) => existsSync(path),
-  readText: (path) => readFileSync(path, "utf8"),
+  readText: (path) => readRegularFile(path, MAX_MANIFEST_BYTES),
   realpath: (path) => realpathSync.native(path),
   list(dir) {
     try {

@@ -1,4 +1,5 @@
-import { readdir, readFile } from "node:fs/promises";
+import { MAX_MANIFEST_BYTES, readRegularFile } from "../../core/bounded-read.js";
+import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import type { Diagnostics } from "../../core/diagnostics.js";
 import { errorMessage } from "../../core/errors.js";
@@ -113,7 +114,7 @@ async function readJson(file: string, root: string, diagnostics: Diagnostics): P
   }
   let text: string;
   try {
-    text = await readFile(file, "utf8");
+    text = readRegularFile(file, MAX_MANIFEST_BYTES);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code !== "ENOENT" && code !== "ENOTDIR") diagnostics.error("workflow", `Cannot read the workflow manifest: ${errorMessage(error)}`, { file });

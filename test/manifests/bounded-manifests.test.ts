@@ -1,0 +1,33 @@
+import { execFileSync } from "node:child_process";
+import { mkdirSync, symlinkSync } from "node:fs";
+import { afterEach, describe, expect, it } from "vitest";
+import { runKeel } from "../helpers/run-cli.js";
+import { makeWorkspace, type TempWorkspace } from "../helpers/temp-workspace.js";
+
+let ws: TempWorkspace | undefined;
+afterEach(() => {
+  ws?.cleanup();
+  ws = undefined;
+});
+
+describe("manifests are regular files of bounded size", () => {
+  it("a plugin.json linked to /dev/zero, a FIFO .mcp.json, a /dev/zero workflow file and a 2 MiB manifest are refused, naming each file; the rest loads", async () => {
+    // A FIFO or /dev/zero read naively would block or fill memory: this command would never return.
+    ws = makeWorkspace({ "plugins/good/plugin.json": { name: "good", blocked_tools: ["bash"] } }, { git: true });
+    mkdirSync(ws.path("plugins/zero"), { recursive: true });
+    symlinkSync("/dev/zero", ws.path("plugins/zero/plugin.json"));
+    execFileSync("mkfifo", [ws.path(".mcp.json")]);
+    symlinkSync("/dev/zero", ws.path(".claw-workflows.json"));
+    ws.write("mcp.json", JSON.stringify({ mcpServers: {}, pad: "x".repeat(2 * 1024 * 1024) }));
+    const r = await runKeel(["tools", "--json"], { cwd: ws.root, env: ws.env });
+    expect(r.exitCode, r.stderr).toBe(0);
+    const diags = r.json().diagnostics as { file?: string; message: string }[];
+    const about = (rel: string) => diags.filter((d) => d.file === ws!.path(rel)).map((d) => d.message).join("\n");
+    expect(about("plugins/zero/plugin.json")).toMatch(/not a regular file \(a character device\)/);
+    expect(about(".mcp.json")).toMatch(/not a regular file \(a FIFO\)/);
+    expect(about(".claw-workflows.json")).toMatch(/not a regular file/);
+    expect(about("mcp.json")).toMatch(/more than the 1048576 bytes/);
+    // the good plugin still loaded
+    expect((r.json().tools as { name: string; blocked: boolean }[]).find((t) => t.name === "bash")?.blocked).toBe(true);
+  });
+});
