@@ -39,13 +39,28 @@ export async function runStep(step: WorkflowStep, ctx: StepContext): Promise<Ste
   return outcome;
 }
 
+/**
+ * Renders a tool step's input. For a tool that runs its input as a shell command (bash, or an alias
+ * of it: its permission key is `command`), the command is rendered like a `run` step's, every
+ * substituted value one shell-quoted word, so a value such as `HEAD; touch x` cannot add shell syntax.
+ */
+function renderToolInput(host: Host, tool: string, input: unknown, values: TemplateValues): { value: unknown; missing: string[] } {
+  const resolved = host.registry.resolve(tool)?.tool;
+  const key = resolved?.permissionKey === "command" ? "command" : undefined;
+  if (!key || input === null || typeof input !== "object" || Array.isArray(input) || typeof (input as Record<string, unknown>)[key] !== "string") return renderDeep(input, values);
+  const { [key]: command, ...rest } = input as Record<string, unknown>;
+  const others = renderDeep(rest, values);
+  const shell = renderShellCommand(command as string, values);
+  return { value: { ...(others.value as Record<string, unknown>), [key]: shell.value }, missing: [...shell.missing, ...others.missing] };
+}
+
 async function execute(step: WorkflowStep, ctx: StepContext): Promise<StepOutcome> {
   try {
     switch (step.kind) {
       case "note":
         return note(step, ctx);
       case "tool": {
-        const input = renderDeep(step.input, ctx.values);
+        const input = renderToolInput(ctx.host, step.tool, step.input, ctx.values);
         const label = step.title ? renderText(step.title, ctx.values).value : `tool ${step.tool}`;
         ctx.started(label);
         const obs = await ctx.host.runTool({ tool: step.tool, input: input.value }, { ...ctx.run, signal: ctx.signal });

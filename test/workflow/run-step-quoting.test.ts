@@ -58,4 +58,30 @@ describe("run steps quote every substituted value as one shell word", () => {
     expect(existsSync(ws.path("PWNED"))).toBe(false);
     expect(ws.read("greeting.txt")).toBe("hello ann; touch PWNED\n");
   });
+
+  it("a bash tool step (and an alias of bash) quotes substituted values in its command like a run step: ref=HEAD; touch MARKER", async () => {
+    ws = makeWorkspace(
+      {
+        "plugins/sh/plugin.json": { name: "sh", tool_aliases: [{ name: "shell_run", base_tool: "bash" }] },
+        ".claw-workflows.json": {
+          workflows: [
+            {
+              name: "show",
+              steps: [
+                { tool: "bash", input: { command: "git rev-parse --verify -q {ref} > ref.txt; echo {ref} > echo.txt" } },
+                { tool: "shell_run", input: { command: "echo {ref} > alias.txt" } },
+                { tool: "write_file", input: { path: "plain.txt", content: "{ref}" } },
+              ],
+            },
+          ],
+        },
+      },
+      { git: true },
+    );
+    const r = await runKeel(["--trust", "--yes", "workflow", "run", "show", "--arg", "ref=HEAD; touch MARKER"], { cwd: ws.root, env: ws.env });
+    expect(ws.exists("MARKER"), r.stdout + r.stderr).toBe(false);
+    expect(ws.read("echo.txt")).toBe("HEAD; touch MARKER\n");
+    expect(ws.read("alias.txt")).toBe("HEAD; touch MARKER\n");
+    expect(ws.read("plain.txt")).toBe("HEAD; touch MARKER"); // not a shell: the value as is
+  });
 });
