@@ -3,6 +3,7 @@ import { resolve } from "node:path";
 import type { CliContext, CliIO, GlobalOptions } from "../core/cli/cli-context.js";
 import { registerCoreCommands } from "../core/cli/core-commands.js";
 import { KeelError, errorMessage } from "../core/errors.js";
+import { terminalText } from "../core/cli/terminal-text.js";
 import type { Host, HostOptions } from "../core/host.js";
 import { registerPluginCommands } from "../plugins/cli.js";
 import { runtimeCommands } from "../runtimes/cli.js";
@@ -47,7 +48,8 @@ export async function main(argv: string[], io: CliIO = defaultIO()): Promise<num
       if (globals().json) io.stdout.write(JSON.stringify(value, null, 2) + "\n");
       else {
         const text = human();
-        if (text !== undefined && text !== "") io.stdout.write(text.endsWith("\n") ? text : text + "\n");
+        // Human output may carry text from servers, tools and models: control characters are shown, not interpreted.
+        if (text !== undefined && text !== "") io.stdout.write(terminalText(text.endsWith("\n") ? text : text + "\n"));
       }
     },
     setExitCode(code) {
@@ -112,7 +114,7 @@ function handleError(error: unknown, io: CliIO, globals: () => GlobalOptions): n
     json = false;
   }
   if (json) io.stdout.write(JSON.stringify({ error: { type: name, message: errorMessage(error) } }, null, 2) + "\n");
-  else io.stderr.write(`keel: ${errorMessage(error)}\n`);
+  else io.stderr.write(terminalText(`keel: ${errorMessage(error)}\n`));
   if (!(error instanceof KeelError) && process.env.KEEL_DEBUG) io.stderr.write(String((error as Error)?.stack) + "\n");
   return code;
 }

@@ -1,3 +1,4 @@
+import { terminalText } from "./terminal-text.js";
 import { createInterface } from "node:readline/promises";
 import type { ApprovalAnswer, ApprovalRequest, Approver } from "../types.js";
 
@@ -8,7 +9,7 @@ export function ttyApprover(input: NodeJS.ReadableStream, output: NodeJS.Writabl
       const rl = createInterface({ input, output });
       try {
         const args = JSON.stringify(req.input);
-        output.write(`\n? ${req.tool}${req.tool !== req.resolvedTool ? ` (→ ${req.resolvedTool})` : ""} wants to run [${req.risk.join(", ")}]: ${args.length > 300 ? args.slice(0, 300) + "…" : args}\n  ${req.reason}\n`);
+        output.write(terminalText(`\n? ${req.tool}${req.tool !== req.resolvedTool ? ` (→ ${req.resolvedTool})` : ""} wants to run [${req.risk.join(", ")}]: ${args.length > 300 ? args.slice(0, 300) + "…" : args}\n  ${req.reason}\n`));
         const answer = (await rl.question("  Allow? [y]es / [n]o / [a]lways for this session: ", { signal })).trim().toLowerCase();
         if (answer === "y" || answer === "yes") return "yes";
         if (answer === "a" || answer === "always") return "always";

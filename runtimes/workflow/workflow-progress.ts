@@ -1,3 +1,4 @@
+import { terminalText } from "../../core/cli/terminal-text.js";
 import type { StepRecord } from "./run-record.js";
 
 /** A step is about to execute. */
@@ -50,13 +51,13 @@ export function createProgress(out: NodeJS.WritableStream, tty: boolean): LivePr
   };
   const draw = () => {
     if (!current) return;
-    out.write(`\r\x1b[K${indent(current.depth)}${FRAMES[frame++ % FRAMES.length]} ${counter(current.index, current.total)} ${current.label}`);
+    out.write(`\r\x1b[K${indent(current.depth)}${FRAMES[frame++ % FRAMES.length]} ${counter(current.index, current.total)} ${terminalText(current.label)}`);
   };
   return {
     stepStarted(event) {
       clear();
       if (event.kind === "workflow") {
-        out.write(`${indent(event.depth)}▸ ${counter(event.index, event.total)} ${event.label}\n`);
+        out.write(`${indent(event.depth)}▸ ${counter(event.index, event.total)} ${terminalText(event.label)}\n`);
         return;
       }
       current = event;
@@ -69,11 +70,11 @@ export function createProgress(out: NodeJS.WritableStream, tty: boolean): LivePr
       clear();
       current = undefined;
       out.write(`${indent(depth)}${finishedLine(step, total)}\n`);
-      for (const m of [...(step.messages?.beforeTool ?? []), ...(step.messages?.afterResult ?? [])]) out.write(`${indent(depth)}    ⚑ ${m}\n`);
-      if (step.status === "failed" && step.reason) out.write(`${indent(depth)}    ${step.reason.split("\n").join(`\n${indent(depth)}    `)}\n`);
+      for (const m of [...(step.messages?.beforeTool ?? []), ...(step.messages?.afterResult ?? [])]) out.write(`${indent(depth)}    ⚑ ${terminalText(m)}\n`);
+      if (step.status === "failed" && step.reason) out.write(`${indent(depth)}    ${terminalText(step.reason).split("\n").join(`\n${indent(depth)}    `)}\n`);
       else if (step.status === "succeeded" && step.kind !== "note" && step.kind !== "workflow") {
         const first = (step.summary ?? "").split("\n").find((l) => l.trim() !== "");
-        if (first) out.write(`${indent(depth)}    ↳ ${first.length > 100 ? `${first.slice(0, 99)}…` : first}\n`);
+        if (first) out.write(`${indent(depth)}    ↳ ${terminalText(first.length > 100 ? `${first.slice(0, 99)}…` : first)}\n`);
       }
     },
     pause() {

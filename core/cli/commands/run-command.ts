@@ -4,6 +4,7 @@ import { UsageError } from "../../errors.js";
 import { requireModelSpec } from "../../model/model-spec.js";
 import type { WorktreeInfo, WorktreeService } from "../../services.js";
 import type { CliContext } from "../cli-context.js";
+import { terminalText } from "../terminal-text.js";
 import { ttyApprover } from "../tty-approver.js";
 
 /** Options of `keel run`. */
@@ -54,11 +55,11 @@ async function withAgent(ctx: CliContext, fn: (runtime: AgentRuntime, base: Agen
   let streamed = false;
   const onText = g.json ? undefined : (delta: string) => {
     streamed = true;
-    ctx.io.stdout.write(delta);
+    ctx.io.stdout.write(terminalText(delta));
   };
   await ctx.withHost(async (host) => {
     // Config keel ignored or could not use (untrusted keys, unknown keys, code config files) is said before the run.
-    for (const d of host.diagnostics.items) if (d.source === "config" && d.severity !== "info") ctx.io.stderr.write(`keel: ${formatDiagnostic(d)}\n`);
+    for (const d of host.diagnostics.items) if (d.source === "config" && d.severity !== "info") ctx.io.stderr.write(terminalText(`keel: ${formatDiagnostic(d)}`) + "\n");
     const runtime = host.service<AgentRuntime>("agent-runtime");
     if (!runtime) throw new UsageError("The agent runtime is not loaded in this host.");
     await fn(runtime, { yes: g.yes, approver, signal: ctx.signal, onText });
@@ -71,7 +72,7 @@ function report(ctx: CliContext, out: AgentOutcome, note: string): void {
   if (ctx.globals().json) {
     ctx.io.stdout.write(JSON.stringify({ ...out, ...(note ? { worktree: note } : {}) }, null, 2) + "\n");
   } else {
-    if (out.message) ctx.io.stderr.write(out.message + "\n");
+    if (out.message) ctx.io.stderr.write(terminalText(out.message) + "\n");
     if (note) ctx.io.stderr.write(note + "\n");
     ctx.io.stderr.write(`[session ${out.sessionId} · ${out.reason} · ${out.usage.modelCalls} model calls, ${out.usage.toolCalls} tool calls]\n`);
   }

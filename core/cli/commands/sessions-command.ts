@@ -1,3 +1,4 @@
+import { terminalText } from "../terminal-text.js";
 import { closeSync, existsSync, openSync, readSync, statSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 import { readEvents } from "../../events.js";
@@ -64,7 +65,7 @@ export async function sessionsEvents(ctx: CliContext, id: string, opts: { follow
   const print = (e: Record<string, unknown>) => {
     if (json) return ctx.io.stdout.write(JSON.stringify(e) + "\n");
     const { ts, type, sessionId: _s, ...rest } = e;
-    ctx.io.stdout.write(`${new Date(Number(ts)).toISOString().slice(11, 23)} ${String(type).padEnd(18)} ${JSON.stringify(rest)}\n`);
+    ctx.io.stdout.write(terminalText(`${new Date(Number(ts)).toISOString().slice(11, 23)} ${String(type).padEnd(18)} ${JSON.stringify(rest)}`) + "\n");
   };
   if (!opts.follow) {
     for (const e of readEvents(paths.events)) print(e);
