@@ -32,6 +32,17 @@ export class SandboxRunner {
     return this.check;
   }
 
+  /**
+   * The spawn line for a process that asked for the sandbox itself (an MCP server with `sandbox:
+   * true`): under the configured settings, or `workspace-write` (network as configured) when the
+   * sandbox is off. Throws ToolError(`precondition_failed`) when bubblewrap cannot run.
+   */
+  async wrapServer(target: SandboxTarget, what: string, signal?: AbortSignal): Promise<SpawnLine> {
+    const runner = this.enabled ? this : new SandboxRunner({ mode: "workspace-write", network: this.settings.network }, this.env);
+    if (!this.enabled) runner.check = this.check ??= sandboxUnavailable(this.env, signal);
+    return runner.wrap(target, what, signal);
+  }
+
   /** The spawn line for `target`: bwrap around it when the sandbox is on. Throws ToolError(`precondition_failed`) when it is on but unavailable. */
   async wrap(target: SandboxTarget, what: string, signal?: AbortSignal): Promise<SpawnLine> {
     if (!this.enabled) return { file: target.argv[0]!, args: target.argv.slice(1) };

@@ -179,6 +179,7 @@ function parseServer(key: string | undefined, raw: unknown, baseDir: string, ori
     startupTimeoutMs: s.startupTimeoutMs ?? s.startup_timeout_ms,
     toolTimeoutMs: s.toolTimeoutMs ?? s.tool_timeout_ms,
     lazy: s.lazy,
+    sandbox: s.sandbox,
     resources: s.resources ? parseResources(s.resources, baseDir, name, file, `${origin.path}.resources`, opts) : [],
     origin,
     trustedByOrigin: trusted,

@@ -49,6 +49,7 @@ export const McpServerEntrySchema = z
     startup_timeout_ms: Millis.optional(),
     tool_timeout_ms: Millis.optional(),
     lazy: z.boolean().optional(),
+    sandbox: z.boolean().optional(),
     resources: z.array(z.unknown()).optional(),
   })
   .passthrough()

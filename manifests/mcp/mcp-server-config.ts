@@ -44,6 +44,8 @@ export interface McpServerConfig {
   startupTimeoutMs?: number;
   toolTimeoutMs?: number;
   lazy?: boolean;
+  /** stdio only: run the server under keel's OS sandbox (bubblewrap), with the configured `sandbox` settings (workspace-write when the sandbox is off). */
+  sandbox?: boolean;
   resources: LocalResource[];
   origin: McpServerOrigin;
   /** True for user-level servers and user-level plugins; workspace servers follow `host.trusted`. */

@@ -209,6 +209,7 @@ export class McpConnection {
         timeoutMs: this.startupTimeoutMs,
         signal,
         authProvider: this.deps.authProvider,
+        sandbox: (argv, cwd) => this.deps.host.sandbox.wrapServer({ root: this.deps.host.workspace.root, cwd, argv }, `MCP server "${this.config.name}"`, signal),
         onSpawn: (pid) => (this.pid = pid),
         onProtocolError: (error) => {
           this.protocolErrors++;

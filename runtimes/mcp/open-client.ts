@@ -23,6 +23,8 @@ export interface OpenClientOptions {
   authProvider?: AuthProviderFactory;
   /** Installs request/notification handlers on a fresh client before it connects. */
   setup(client: Client): void;
+  /** Wraps a stdio server's command line in the OS sandbox (for servers with `sandbox: true`); throws when the sandbox cannot run. */
+  sandbox?: (argv: string[], cwd: string) => Promise<{ file: string; args: string[] }>;
   /** Told the child's pid as soon as a stdio server is spawned (even if start-up then fails). */
   onSpawn?(pid: number): void;
   /** Counts lines on stdout that were not valid JSON-RPC. */
@@ -61,7 +63,12 @@ export async function openClient(o: OpenClientOptions): Promise<OpenedClient> {
 async function stdioTransport(o: OpenClientOptions): Promise<Transport> {
   const { DEFAULT_INHERITED_ENV_VARS, StdioClientTransport } = await import("@modelcontextprotocol/sdk/client/stdio.js");
   const s = o.server;
-  const t = new StdioClientTransport({ command: s.command!, args: s.args, env: childEnv(DEFAULT_INHERITED_ENV_VARS, o.hostEnv, s.env), cwd: s.cwd, stderr: "pipe" });
+  let line = { file: s.command!, args: s.args };
+  if (s.sandbox) {
+    if (!o.sandbox) throw new Error(`MCP server "${s.name}" asks for the sandbox (sandbox: true), but none is available in this host; it was not started.`);
+    line = await o.sandbox([s.command!, ...s.args], s.cwd ?? process.cwd());
+  }
+  const t = new StdioClientTransport({ command: line.file, args: line.args, env: childEnv(DEFAULT_INHERITED_ENV_VARS, o.hostEnv, s.env), cwd: s.cwd, stderr: "pipe" });
   t.stderr?.on("data", (chunk: Buffer) => o.stderr.push(chunk.toString("utf8")));
   return t;
 }
