@@ -1,3 +1,4 @@
+import { withFileLock } from "../../core/state/json-file.js";
 import { existsSync } from "node:fs";
 import { join, relative, sep } from "node:path";
 import { inside, workspaceDirIn } from "../../core/tools/confine-path.js";
@@ -238,7 +239,9 @@ export class WorktreeManager implements WorktreeService {
     const head = (await git.raw(["rev-parse", "--abbrev-ref", "HEAD"])).trim();
     const baseBranch = head === "HEAD" ? baseCommit : head;
     this.host.ensureStateDir("worktrees");
-    await git.raw(["worktree", "add", "-q", "-b", branch, path, baseCommit]);
+    // Concurrent `git worktree add` in one repository can fail inside git ("failed to read
+    // .git/worktrees/…"): keel processes of this workspace add worktrees one at a time.
+    await withFileLock(this.host.statePath("worktree-add"), () => git.raw(["worktree", "add", "-q", "-b", branch, path, baseCommit]));
     const rec: WorktreeRecord = { name, path, branch, baseBranch, baseCommit, createdAt: new Date().toISOString(), mode };
     await this.save((s) => {
       s.worktrees.push(rec);
