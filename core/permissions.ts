@@ -83,7 +83,7 @@ export class PermissionPolicy {
 
   /** Decides for one call. Path arguments (relative to `cwd`) are matched relative to `root`, so `write_file(src/**)` means the workspace's src/. `alias`: the alias the call came through, when it did. Never throws. */
   decide(calledAs: string, tool: ToolDefinition, input: unknown, cwd: string, root = cwd, alias?: AliasInfo): PermissionDecision {
-    // Allocation-free until a decision is made for the common case: this runs on every call.
+    // This runs on every call: the shell command is parsed only when a rule for the tool needs it.
     const resolved = calledAs === tool.name ? undefined : tool.name;
     const arg = argumentOf(tool, input, cwd, root);
     if (arg !== undefined && tool.permissionMatch === "path" && tool.risk.includes("write")) {
@@ -93,11 +93,13 @@ export class PermissionPolicy {
     const call = new Call(calledAs, resolved, tool, arg);
     const denied = first(this.deny, call, "deny");
     if (denied) return decision(denied, "deny");
-    const unchecked = call.shell?.unresolved[0];
-    if (unchecked !== undefined && this.deny.some((r) => call.names(r))) return { action: "deny", reason: `the command has a part keel cannot check statically (${unchecked}), and deny rules exist for ${tool.name}, so it is refused (failing closed)` };
+    const denyNames = this.deny.some((r) => call.names(r));
+    const askNames = this.ask.some((r) => call.names(r));
+    const unchecked = denyNames || askNames ? call.shell?.unresolved[0] : undefined;
+    if (unchecked !== undefined && denyNames) return { action: "deny", reason: `the command has a part keel cannot check statically (${unchecked}), and deny rules exist for ${tool.name}, so it is refused (failing closed)` };
     const asked = first(this.ask, call, "ask");
     if (asked) return { ...decision(asked, "ask"), ...(unchecked !== undefined ? { strict: true } : {}) };
-    if (unchecked !== undefined && this.ask.some((r) => call.names(r))) return { action: "ask", strict: true, reason: `the command has a part keel cannot check statically (${unchecked}), and ask rules exist for ${tool.name}; only an explicit answer approves it (--yes does not)` };
+    if (unchecked !== undefined && askNames) return { action: "ask", strict: true, reason: `the command has a part keel cannot check statically (${unchecked}), and ask rules exist for ${tool.name}; only an explicit answer approves it (--yes does not)` };
     const allowed = firstAllow(this.allow, call, alias);
     if (allowed) return decision(allowed, "allow");
     for (const r of tool.risk) {
