@@ -1,5 +1,6 @@
 import picomatch from "picomatch";
-import { relative, resolve } from "node:path";
+import { realpathSync } from "node:fs";
+import { dirname, isAbsolute, relative, resolve, sep } from "node:path";
 import type { TrustLevel } from "./config/config-sources.js";
 import { protectedDirOf } from "./protected-paths.js";
 import { ShellCall } from "./shell/shell-call.js";
@@ -90,7 +91,7 @@ export class PermissionPolicy {
       const dir = protectedDirOf(root, resolve(root, arg));
       if (dir) return { action: "deny", reason: `"${arg}" is inside ${dir}/, which keel protects: tool writes into .git/ and .keel/ are always refused, whatever allow rules or --yes say (they could plant git hooks or change keel's own state)` };
     }
-    const call = new Call(calledAs, resolved, tool, arg);
+    const call = new Call(calledAs, resolved, tool, arg, arg !== undefined && tool.permissionMatch === "path" ? lexicalArgumentOf(tool, input, cwd, root) : undefined);
     const denied = first(this.deny, call, "deny");
     if (denied) return decision(denied, "deny");
     const denyNames = this.deny.some((r) => call.names(r));
@@ -106,6 +107,16 @@ export class PermissionPolicy {
       if (r !== "read") return { action: "ask", reason: `tools with risk ${tool.risk.filter((x) => x !== "read").join(", ")} ask by default` };
     }
     return READ_ONLY_ALLOWED;
+  }
+
+  /**
+   * The first deny rule with a path specifier that names one of `toolNames` and matches `relPath`
+   * (relative to the boundary, already resolved), or undefined. glob and grep use it to skip files
+   * a rule such as `read_file(.env)` denies when their walk reaches them. Never throws.
+   */
+  deniesPath(toolNames: readonly string[], relPath: string): string | undefined {
+    for (const rule of this.deny) if (rule.pathMatch !== undefined && toolNames.some((n) => rule.name(n)) && rule.pathMatch(relPath)) return rule.text;
+    return undefined;
   }
 }
 
@@ -125,6 +136,8 @@ class Call {
     readonly resolved: string | undefined,
     readonly tool: ToolDefinition,
     readonly arg: string | undefined,
+    /** For path tools: the path as written (relative to root) when it differs from the resolved `arg`. */
+    readonly lexicalArg?: string,
   ) {}
 
   /** The parsed shell command, for tools whose permission key is a command line. */
@@ -149,7 +162,8 @@ function first(rules: CompiledRule[], call: Call, action: "deny" | "ask"): Compi
 function restricts(rule: CompiledRule, call: Call): boolean {
   if (rule.spec === undefined) return true;
   if (call.arg === undefined) return false;
-  if (call.tool.permissionMatch === "path") return rule.pathMatch!(call.arg);
+  // Deny and ask rules match the path after resolution, and as written too (a rule naming a link still holds).
+  if (call.tool.permissionMatch === "path") return rule.pathMatch!(call.arg) || (call.lexicalArg !== undefined && call.lexicalArg !== call.arg && rule.pathMatch!(call.lexicalArg));
   if (rule.textMatch!.test(call.arg)) return true;
   return call.shell?.anyCommand((text) => rule.textMatch!.test(text)) ?? false;
 }
@@ -174,11 +188,60 @@ function permits(rule: CompiledRule, call: Call): boolean {
   return shell.allowedBy(rule.spec, (text) => rule.textMatch!.test(text));
 }
 
+/**
+ * The call's argument for rule matching. A path is taken where it really leads: its deepest
+ * existing ancestor's real path plus the rest, relative to the real root (`src/settings → ../.env`
+ * is `.env`), when that stays inside the root; otherwise as written (confinement refuses it anyway).
+ */
 function argumentOf(tool: ToolDefinition, input: unknown, cwd: string, root: string): string | undefined {
-  if (!tool.permissionKey || input === null || typeof input !== "object") return undefined;
-  const value = (input as Record<string, unknown>)[tool.permissionKey];
-  if (typeof value !== "string") return undefined;
-  if (tool.permissionMatch !== "path") return value;
+  const value = keyValue(tool, input);
+  if (value === undefined || tool.permissionMatch !== "path") return value;
+  const abs = resolve(cwd, value);
+  const real = realTarget(abs);
+  if (real !== abs) {
+    let rel = relative(root, real);
+    if (!inside(rel)) rel = relative(realOrSelf(root), real);
+    if (inside(rel)) return rel === "" ? "." : rel;
+  }
+  const rel = relative(root, abs);
+  return rel === "" ? "." : rel;
+}
+
+/** A path argument as written, relative to the root. */
+function lexicalArgumentOf(tool: ToolDefinition, input: unknown, cwd: string, root: string): string | undefined {
+  const value = keyValue(tool, input);
+  if (value === undefined) return undefined;
   const rel = relative(root, resolve(cwd, value));
   return rel === "" ? "." : rel;
+}
+
+function keyValue(tool: ToolDefinition, input: unknown): string | undefined {
+  if (!tool.permissionKey || input === null || typeof input !== "object") return undefined;
+  const value = (input as Record<string, unknown>)[tool.permissionKey];
+  return typeof value === "string" ? value : undefined;
+}
+
+/** True for a relative path that does not climb out. */
+function inside(rel: string): boolean {
+  return rel === "" || (rel !== ".." && !rel.startsWith(".." + sep) && !isAbsolute(rel));
+}
+
+/** Real path of `abs`: its deepest existing ancestor resolved, plus the rest as written. */
+function realTarget(abs: string): string {
+  for (let probe = abs; ; probe = dirname(probe)) {
+    try {
+      const real = realpathSync.native(probe);
+      return probe === abs ? real : resolve(real, relative(probe, abs));
+    } catch {
+      if (dirname(probe) === probe) return abs;
+    }
+  }
+}
+
+function realOrSelf(path: string): string {
+  try {
+    return realpathSync.native(path);
+  } catch {
+    return path;
+  }
 }
