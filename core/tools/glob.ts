@@ -1,10 +1,10 @@
 import { stat } from "node:fs/promises";
-import { join } from "node:path";
 import { ToolError } from "../errors.js";
 import type { ToolDefinition } from "../types.js";
 import { pathToolTraits } from "./path-tool-traits.js";
 import { confinePath, displayPath } from "./confine-path.js";
 import { findFiles } from "./find-files.js";
+import { READ_TOOLS, reachableFiles } from "./reachable-files.js";
 
 /** Most paths glob returns; the rest are counted in a note. */
 export const GLOB_MAX_RESULTS = 1000;
@@ -15,7 +15,11 @@ interface GlobInput {
   include_ignored?: boolean;
 }
 
-/** `glob`: workspace files matching a glob pattern (tinyglobby), sorted, capped; skips .git and node_modules by default. */
+/**
+ * `glob`: workspace files matching a glob pattern (tinyglobby), sorted, capped; skips .git and
+ * node_modules by default. Never lists a match whose real path is outside the boundary, nor one a
+ * path deny rule of read_file, grep or glob denies (both counted in `data`).
+ */
 export function globTool(): ToolDefinition<GlobInput> {
   return {
     name: "glob",
@@ -36,14 +40,17 @@ export function globTool(): ToolDefinition<GlobInput> {
       const st = await stat(dir).catch(() => undefined);
       if (!st?.isDirectory())
         throw new ToolError(`${input.path} is ${st ? "a file, not a folder" : "not found"}. Set \`path\` to a folder (or omit it for the workspace root).`, "execution_failed");
-      const matches = await findFiles(dir, input.pattern, { includeIgnored: input.include_ignored, signal: ctx.signal });
-      const paths = matches.slice(0, GLOB_MAX_RESULTS).map((m) => displayPath(ctx.cwd, join(dir, m)));
+      const found = await findFiles(dir, input.pattern, { includeIgnored: input.include_ignored, signal: ctx.signal });
+      const { files: matches, skippedOutside, skippedDenied, deniedBy } = reachableFiles(ctx.root, dir, found, ctx.host.permissions, READ_TOOLS);
+      const paths = matches.slice(0, GLOB_MAX_RESULTS).map((m) => displayPath(ctx.cwd, m.path));
       const omitted = matches.length - paths.length;
       const lines = paths.length ? [...paths] : [`No files match "${input.pattern}" under ${displayPath(ctx.cwd, dir)}.`];
       if (omitted > 0) lines.push(`[${omitted} more matches not shown; ${matches.length} in total. Use a narrower pattern or path.]`);
+      if (skippedDenied > 0) lines.push(`[${skippedDenied} match(es) not listed: denied by ${deniedBy.map((r) => `"${r}"`).join(", ")}]`);
+      if (skippedOutside > 0) lines.push(`[${skippedOutside} match(es) not listed: they lead outside the workspace through a symlink]`);
       return {
         content: lines.join("\n"),
-        data: { paths, total: matches.length, truncated: omitted > 0 },
+        data: { paths, total: matches.length, truncated: omitted > 0, skippedDenied, skippedOutside },
         metadata: { path: displayPath(ctx.cwd, dir) },
       };
     },

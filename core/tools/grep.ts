@@ -1,11 +1,12 @@
 import { readFile, stat } from "node:fs/promises";
-import { join } from "node:path";
+import { relative } from "node:path";
 import { ToolError } from "../errors.js";
 import { compileLinePattern } from "./grep-pattern.js";
 import type { ToolDefinition } from "../types.js";
 import { pathToolTraits } from "./path-tool-traits.js";
 import { confinePath, displayPath } from "./confine-path.js";
 import { findFiles } from "./find-files.js";
+import { READ_TOOLS, reachableFiles } from "./reachable-files.js";
 import { scanLines } from "./scan-lines.js";
 
 /** Matching lines grep returns when `max_results` is not given. */
@@ -58,9 +59,20 @@ export function grepTool(): ToolDefinition<GrepInput> {
       const target = confinePath(ctx.root, input.path ?? ".", "path", ctx.cwd);
       const st = await stat(target).catch(() => undefined);
       if (!st) throw new ToolError(`Path not found: ${input.path}. Use list_dir or glob to find it.`, "execution_failed");
-      const files = st.isDirectory()
-        ? (await findFiles(target, input.glob ?? "**/*", { signal: ctx.signal })).map((f) => join(target, f))
-        : [target];
+      let files: string[];
+      let skippedOutside = 0;
+      let skippedDenied = 0;
+      let deniedBy: string[] = [];
+      if (st.isDirectory()) {
+        // Only files whose real path is inside the boundary, and none a path deny rule hides.
+        const walk = reachableFiles(ctx.root, target, await findFiles(target, input.glob ?? "**/*", { signal: ctx.signal }), ctx.host.permissions, READ_TOOLS);
+        files = walk.files.map((f) => f.path);
+        ({ skippedOutside, skippedDenied, deniedBy } = walk);
+      } else {
+        const rule = ctx.host.permissions.deniesPath(READ_TOOLS, relative(ctx.root, target) || ".");
+        if (rule !== undefined) throw new ToolError(`${input.path} is denied by the rule "${rule}"; grep does not read it either.`, "permission_denied", null, { path: input.path, rule });
+        files = [target];
+      }
       const max = input.max_results ?? GREP_DEFAULT_RESULTS;
       const matches: GrepMatch[] = [];
       let skippedBinary = 0;
@@ -104,9 +116,11 @@ export function grepTool(): ToolDefinition<GrepInput> {
       const out = matches.map((m) => `${m.file}:${m.line}: ${m.text}`);
       if (matches.length === 0) out.push(`No matches for /${input.pattern}/${input.ignore_case ? "i" : ""} in ${searched} file(s).`);
       if (more) out.push(`[stopped at max_results=${max}; narrow the pattern, path or glob, or raise max_results]`);
+      if (skippedDenied > 0) out.push(`[${skippedDenied} file(s) not searched: denied by ${deniedBy.map((r) => `"${r}"`).join(", ")}]`);
+      if (skippedOutside > 0) out.push(`[${skippedOutside} file(s) not searched: they lead outside the workspace through a symlink]`);
       return {
         content: out.join("\n"),
-        data: { matches, filesSearched: searched, skippedBinary, truncated: more },
+        data: { matches, filesSearched: searched, skippedBinary, skippedDenied, skippedOutside, truncated: more },
         metadata: { path: displayPath(ctx.cwd, target) },
       };
     },
