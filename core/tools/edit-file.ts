@@ -1,9 +1,11 @@
-import { readFile, stat, writeFile } from "node:fs/promises";
+import { stat } from "node:fs/promises";
 import { ToolError } from "../errors.js";
 import type { ToolDefinition } from "../types.js";
 import { pathToolTraits } from "./path-tool-traits.js";
 import { confinePath, displayPath } from "./confine-path.js";
 import { baselineOf, sameBaseline } from "./file-baseline.js";
+import { openFileInside, readOpened } from "./open-inside.js";
+import { writeFileInside } from "./write-inside.js";
 
 interface EditFileInput {
   path: string;
@@ -14,7 +16,8 @@ interface EditFileInput {
 
 /**
  * `edit_file`: replaces `old_string` with `new_string` in a file that was read first and has not
- * changed since (size, mtime, sha1); `old_string` must be unique unless `replace_all`.
+ * changed since (size, mtime, sha1); `old_string` must be unique unless `replace_all`. The file is
+ * read through a checked descriptor and replaced atomically (see `writeFileInside`).
  * Refusals are ToolErrors (`precondition_failed` for a missing file or a missing or stale read).
  */
 export function editFileTool(): ToolDefinition<EditFileInput> {
@@ -42,15 +45,22 @@ export function editFileTool(): ToolDefinition<EditFileInput> {
         throw new ToolError(`File not found: ${rel}. edit_file only changes existing files; use write_file to create it.`, "precondition_failed", null, { path: rel, reason: "missing" });
       if (!baseline)
         throw new ToolError(`${rel} has not been read yet. Call read_file on it first, then retry the edit.`, "precondition_failed", null, { path: rel, reason: "not_read" });
-      let bytes: Buffer;
-      let current;
+      let handle;
       try {
-        current = await stat(abs);
-        bytes = await readFile(abs, { signal: ctx.signal });
+        handle = await openFileInside(ctx.root, abs, rel);
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code === "ENOENT")
           throw new ToolError(`${rel} no longer exists. Use write_file to create it.`, "precondition_failed", null, { path: rel, reason: "missing" });
         throw error;
+      }
+      let bytes: Buffer;
+      let current;
+      try {
+        current = await handle.stat();
+        if (!current.isFile()) throw new ToolError(`${rel} is not a regular file; edit_file changes text files only.`, "execution_failed");
+        bytes = await readOpened(handle, current.size);
+      } finally {
+        await handle.close();
       }
       if (!sameBaseline(baseline, baselineOf(current, bytes)))
         throw new ToolError(`${rel} changed since it was last read. Call read_file on it again, then redo the edit against the current content.`, "precondition_failed", null, { path: rel, reason: "stale" });
@@ -68,8 +78,8 @@ export function editFileTool(): ToolDefinition<EditFileInput> {
           { path: rel, occurrences: count },
         );
       const next = Buffer.from(text.split(input.old_string).join(input.new_string), "utf8");
-      await writeFile(abs, next, { signal: ctx.signal });
-      await ctx.fileBaselines.set(abs, baselineOf(await stat(abs), next));
+      const written = await writeFileInside(ctx.root, abs, next, ctx.signal, rel);
+      await ctx.fileBaselines.set(abs, baselineOf(written.stat, next));
       return {
         content: `Edited ${rel}: ${count} replacement${count === 1 ? "" : "s"}.`,
         data: { path: rel, replacements: count, bytes: next.length },

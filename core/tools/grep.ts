@@ -1,4 +1,4 @@
-import { readFile, stat } from "node:fs/promises";
+import { stat, type FileHandle } from "node:fs/promises";
 import { relative } from "node:path";
 import { ToolError } from "../errors.js";
 import { compileLinePattern } from "./grep-pattern.js";
@@ -6,6 +6,7 @@ import type { ToolDefinition } from "../types.js";
 import { pathToolTraits } from "./path-tool-traits.js";
 import { confinePath, displayPath } from "./confine-path.js";
 import { findFiles } from "./find-files.js";
+import { openFileInside, readOpened } from "./open-inside.js";
 import { READ_TOOLS, reachableFiles } from "./reachable-files.js";
 import { scanLines } from "./scan-lines.js";
 
@@ -15,8 +16,8 @@ export const GREP_DEFAULT_RESULTS = 200;
 export const GREP_MAX_RESULTS = 5000;
 /** Files up to this size are read whole (bytes); larger ones are streamed line by line. */
 export const GREP_IN_MEMORY_BYTES = 5 * 1024 * 1024;
-/** Marks a file over GREP_IN_MEMORY_BYTES: searched by streaming its lines instead of reading it whole. */
-const LARGE = Symbol("large");
+/** Marks a file that led outside the boundary when opened (a folder swapped for a link): skipped. */
+const OUTSIDE = Symbol("outside");
 
 const MAX_LINE_CHARS = 400;
 const BATCH = 16;
@@ -80,37 +81,46 @@ export function grepTool(): ToolDefinition<GrepInput> {
       let more = false;
       for (let i = 0; i < files.length && !more; i += BATCH) {
         ctx.signal.throwIfAborted();
-        const batch = await Promise.all(files.slice(i, i + BATCH).map((f) => readText(f, ctx.signal)));
-        for (const [j, loaded] of batch.entries()) {
-          if (loaded === undefined) continue;
-          if (loaded === null) {
-            skippedBinary++;
-            continue;
-          }
-          const file = displayPath(ctx.cwd, files[i + j]!);
-          const onLine = (raw: string, lineNo: number): boolean => {
-            if (!regex.test(raw)) return true;
-            if (matches.length >= max) {
-              more = true;
-              return false;
+        const batch = await Promise.all(files.slice(i, i + BATCH).map((f) => readText(ctx.root, f, ctx.signal)));
+        try {
+          for (const [j, loaded] of batch.entries()) {
+            if (more) break;
+            if (loaded === undefined) continue;
+            if (loaded === OUTSIDE) {
+              skippedOutside++;
+              continue;
             }
-            const line = raw.replace(/\r$/, "");
-            matches.push({ file, line: lineNo, text: line.length > MAX_LINE_CHARS ? line.slice(0, MAX_LINE_CHARS) + "…" : line });
-            return true;
-          };
-          if (loaded === LARGE) {
-            const scan = await scanLines(files[i + j]!, { signal: ctx.signal, nul: "head", onLine }).catch((error: unknown) => {
-              if (ctx.signal.aborted) throw error;
-              return undefined;
-            });
-            if (scan?.binary) skippedBinary++;
-            else if (scan) searched++;
-          } else {
-            searched++;
-            const lines = loaded.split("\n");
-            for (let n = 0; n < lines.length && onLine(lines[n]!, n + 1); n++);
+            if (loaded === null) {
+              skippedBinary++;
+              continue;
+            }
+            const file = displayPath(ctx.cwd, files[i + j]!);
+            const onLine = (raw: string, lineNo: number): boolean => {
+              if (!regex.test(raw)) return true;
+              if (matches.length >= max) {
+                more = true;
+                return false;
+              }
+              const line = raw.replace(/\r$/, "");
+              matches.push({ file, line: lineNo, text: line.length > MAX_LINE_CHARS ? line.slice(0, MAX_LINE_CHARS) + "…" : line });
+              return true;
+            };
+            if (typeof loaded === "object") {
+              const scan = await scanLines(loaded, { signal: ctx.signal, nul: "head", onLine }).catch((error: unknown) => {
+                if (ctx.signal.aborted) throw error;
+                return undefined;
+              });
+              if (scan?.binary) skippedBinary++;
+              else if (scan) searched++;
+            } else {
+              searched++;
+              const lines = loaded.split("\n");
+              for (let n = 0; n < lines.length && onLine(lines[n]!, n + 1); n++);
+            }
           }
-          if (more) break;
+        } finally {
+          // Large files were handed over open; closing is idempotent.
+          for (const loaded of batch) if (typeof loaded === "object" && loaded !== null) await loaded.close();
         }
       }
       const out = matches.map((m) => `${m.file}:${m.line}: ${m.text}`);
@@ -127,15 +137,29 @@ export function grepTool(): ToolDefinition<GrepInput> {
   };
 }
 
-/** File text; `null` for binary (a NUL in the first 8 KiB); `LARGE` for files to stream; `undefined` if unreadable. */
-async function readText(file: string, signal: AbortSignal): Promise<string | typeof LARGE | null | undefined> {
+/**
+ * File text; `null` for binary (a NUL in the first 8 KiB); the open handle for a file over
+ * GREP_IN_MEMORY_BYTES (to stream; the caller closes it); OUTSIDE when it led outside the boundary
+ * when opened; `undefined` if unreadable. Opened once and checked (see `openFileInside`).
+ */
+async function readText(root: string, file: string, signal: AbortSignal): Promise<string | FileHandle | typeof OUTSIDE | null | undefined> {
+  let handle: FileHandle;
   try {
-    const st = await stat(file);
-    if (st.size > GREP_IN_MEMORY_BYTES) return LARGE;
-    const buf = await readFile(file, { signal });
+    handle = await openFileInside(root, file, file);
+  } catch (error) {
+    return error instanceof ToolError && error.code === "permission_denied" ? OUTSIDE : undefined;
+  }
+  try {
+    const st = await handle.stat();
+    if (!st.isFile()) return void (await handle.close());
+    if (st.size > GREP_IN_MEMORY_BYTES) return handle;
+    signal.throwIfAborted();
+    const buf = await readOpened(handle, st.size);
+    await handle.close();
     if (buf.subarray(0, 8192).includes(0)) return null;
     return buf.toString("utf8");
   } catch {
+    await handle.close().catch(() => undefined);
     return undefined;
   }
 }

@@ -1,9 +1,9 @@
-import { open, type FileHandle } from "node:fs/promises";
 import { ToolError } from "../errors.js";
 import type { ToolDefinition } from "../types.js";
 import { pathToolTraits } from "./path-tool-traits.js";
 import { confinePath, displayPath } from "./confine-path.js";
 import { baselineOf } from "./file-baseline.js";
+import { openFileInside, readOpened } from "./open-inside.js";
 import { readLineWindow } from "./read-line-window.js";
 
 /** Largest file read_file reads whole (bytes); larger files are read as a line window (offset/limit), streamed. */
@@ -18,7 +18,8 @@ interface ReadFileInput {
 /**
  * `read_file`: reads a text file and records the read-before-edit baseline. With offset/limit it
  * streams the file and returns only that line window, whatever the file's size; a whole-file read
- * over READ_FILE_MAX_BYTES is refused with a hint to pass offset/limit.
+ * over READ_FILE_MAX_BYTES is refused with a hint to pass offset/limit. The file is opened once,
+ * checked inside the boundary through its descriptor (see `openFileInside`), and read from that descriptor.
  */
 export function readFileTool(): ToolDefinition<ReadFileInput> {
   return {
@@ -40,7 +41,7 @@ export function readFileTool(): ToolDefinition<ReadFileInput> {
       const abs = confinePath(ctx.root, input.path, "path", ctx.cwd);
       let handle;
       try {
-        handle = await open(abs, "r");
+        handle = await openFileInside(ctx.root, abs, input.path);
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code;
         if (code === "ENOENT") throw new ToolError(`File not found: ${input.path}. Use list_dir or glob to find the right path.`, "execution_failed");
@@ -50,10 +51,11 @@ export function readFileTool(): ToolDefinition<ReadFileInput> {
       try {
         const stat = await handle.stat();
         if (stat.isDirectory()) throw new ToolError(`${input.path} is a directory; use list_dir to list it.`, "execution_failed");
+        if (!stat.isFile()) throw new ToolError(`${input.path} is not a regular file (a FIFO, socket or device); read_file reads files only.`, "execution_failed");
         const rel = displayPath(ctx.cwd, abs);
         const windowed = input.offset !== undefined || input.limit !== undefined;
         if (windowed) {
-          const win = await readLineWindow(abs, {
+          const win = await readLineWindow(handle, {
             offset: input.offset ?? 1,
             limit: input.limit,
             toEnd: stat.size <= READ_FILE_MAX_BYTES,
@@ -79,7 +81,7 @@ export function readFileTool(): ToolDefinition<ReadFileInput> {
             "execution_failed",
           );
         }
-        const buf = await readAll(handle, stat.size);
+        const buf = await readOpened(handle, stat.size);
         await ctx.fileBaselines.set(abs, baselineOf(stat, buf));
         if (buf.includes(0)) {
           return { content: "", binary: [{ data: buf, mimeType: "application/octet-stream", kind: "file" }], metadata: { path: rel, bytes: stat.size } };
@@ -90,20 +92,4 @@ export function readFileTool(): ToolDefinition<ReadFileInput> {
       }
     },
   };
-}
-
-/**
- * Reads a file whose size `fstat` already gave, without `readFile`'s second fstat (one thread-pool
- * round trip less on the hot path). Files that report size 0 (procfs-like) fall back to `readFile`.
- */
-async function readAll(handle: FileHandle, size: number): Promise<Buffer> {
-  if (size === 0) return handle.readFile();
-  const buf = Buffer.allocUnsafe(size);
-  let off = 0;
-  while (off < size) {
-    const { bytesRead } = await handle.read(buf, off, size - off, off);
-    if (bytesRead === 0) break;
-    off += bytesRead;
-  }
-  return off < size ? buf.subarray(0, off) : buf;
 }

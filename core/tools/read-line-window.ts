@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import type { FileHandle } from "node:fs/promises";
 import { scanLines } from "./scan-lines.js";
 
 /** What `readLineWindow` asks for: lines `offset` .. `offset + limit - 1` (1-based). */
@@ -26,10 +27,10 @@ export interface LineWindow {
 }
 
 /**
- * Streams `file` (see `scanLines`) and returns only the requested line window, whatever the file's
+ * Streams the open `file` from its start (see `scanLines`) and returns only the requested line window, whatever the file's
  * size. Stops once the window is full unless `toEnd`; rejects when `signal` aborts.
  */
-export async function readLineWindow(file: string, req: LineWindowRequest): Promise<LineWindow> {
+export async function readLineWindow(file: FileHandle, req: LineWindowRequest): Promise<LineWindow> {
   const first = req.offset;
   const last = req.limit === undefined ? Number.POSITIVE_INFINITY : first + req.limit - 1;
   const hash = createHash("sha1");

@@ -1,4 +1,4 @@
-import { createReadStream } from "node:fs";
+import type { FileHandle } from "node:fs/promises";
 import { StringDecoder } from "node:string_decoder";
 
 /** How `scanLines` reads a file. */
@@ -22,13 +22,14 @@ export interface ScanLinesResult {
 const HEAD_BYTES = 8192;
 
 /**
- * Streams a file in 1 MiB chunks and calls `onLine` for each line, so memory stays bounded by the
+ * Streams an open file from its start in 1 MiB chunks (the handle stays open: the caller that
+ * opened and checked it closes it) and calls `onLine` for each line, so memory stays bounded by the
  * longest line whatever the file's size. Lines split on "\n" exactly like `String#split` (a trailing
  * newline ends with an empty last line, `\r` is kept), decoded as UTF-8 across chunk borders. Stops
  * at a NUL byte (binary), when `onLine` returns false, or on `signal` (rejects with the abort error).
  */
-export async function scanLines(file: string, opts: ScanLinesOptions): Promise<ScanLinesResult> {
-  const stream = createReadStream(file, { signal: opts.signal, highWaterMark: 1 << 20 });
+export async function scanLines(file: FileHandle, opts: ScanLinesOptions): Promise<ScanLinesResult> {
+  const stream = file.createReadStream({ start: 0, autoClose: false, signal: opts.signal, highWaterMark: 1 << 20 });
   const decoder = new StringDecoder("utf8");
   let lineNo = 0;
   let offset = 0;

@@ -1,0 +1,76 @@
+import { randomBytes } from "node:crypto";
+import { constants, type Stats } from "node:fs";
+import { lstat, open, rename, unlink, type FileHandle } from "node:fs/promises";
+import { basename, dirname } from "node:path";
+import { ToolError } from "../errors.js";
+import { openDirInside } from "./open-inside.js";
+
+const { O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW } = constants;
+/** Bytes per write: the abort signal is checked between chunks. */
+const CHUNK = 1 << 20;
+
+/** What `writeFileInside` did: the new file's stat (for the read baseline) and whether it was created. */
+export interface WriteOutcome {
+  stat: Stats;
+  created: boolean;
+}
+
+/**
+ * Replaces the file at `abs` (resolved by `confinePath`) with `bytes` atomically: the parent
+ * folder is opened and checked inside `root` (missing folders are created inside it), a temp file
+ * is created next to the target with O_CREAT|O_EXCL through that open folder, written in full,
+ * given the target's file mode, and renamed over the target. A crash or kill at any moment leaves
+ * the old or the new content, never part of it (at worst a stray `.<name>.<hex>.keel-tmp` file).
+ * Not fsynced: atomic against a dying process, not a durability promise against power loss.
+ * A failed write (EFBIG under `ulimit -f`, ENOSPC, EDQUOT) removes the temp file and throws
+ * ToolError(`execution_failed`) saying the file is unchanged; `shown` names the path in messages.
+ */
+export async function writeFileInside(root: string, abs: string, bytes: Buffer, signal: AbortSignal, shown: string): Promise<WriteOutcome> {
+  const dir = await openDirInside(root, dirname(abs), shown, true);
+  try {
+    const name = basename(abs);
+    const before = await lstat(dir.child(name)).catch((error: NodeJS.ErrnoException) => {
+      if (error.code === "ENOENT") return undefined;
+      throw error;
+    });
+    if (before?.isDirectory()) throw new ToolError(`${shown} is a directory; give a file path.`, "execution_failed");
+    const temp = `.${name.slice(0, 200)}.${randomBytes(6).toString("hex")}.keel-tmp`;
+    let handle: FileHandle | undefined;
+    try {
+      handle = await open(dir.child(temp), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o666);
+      for (let off = 0; off < bytes.length; ) {
+        signal.throwIfAborted();
+        const { bytesWritten } = await handle.write(bytes, off, Math.min(CHUNK, bytes.length - off), off);
+        off += bytesWritten;
+      }
+      if (before?.isFile()) await handle.chmod(before.mode & 0o7777);
+      const stat = await handle.stat();
+      await handle.close();
+      handle = undefined;
+      signal.throwIfAborted();
+      await rename(dir.child(temp), dir.child(name));
+      return { stat, created: before === undefined };
+    } catch (error) {
+      await handle?.close().catch(() => undefined);
+      await unlink(dir.child(temp)).catch(() => undefined);
+      throw writeFailure(error, shown) ?? error;
+    }
+  } finally {
+    await dir.close();
+  }
+}
+
+/** A ToolError for a write the system refused for lack of room (the target is untouched). */
+function writeFailure(error: unknown, shown: string): ToolError | undefined {
+  const code = (error as NodeJS.ErrnoException).code;
+  const why =
+    code === "EFBIG"
+      ? "the new content is larger than this process may write (EFBIG: a file size limit such as `ulimit -f`)"
+      : code === "ENOSPC"
+        ? "no space is left on the device (ENOSPC)"
+        : code === "EDQUOT"
+          ? "the disk quota is exhausted (EDQUOT)"
+          : undefined;
+  if (why === undefined) return undefined;
+  return new ToolError(`Could not write ${shown}: ${why}. ${shown} was left unchanged; free space or raise the limit, then retry.`, "execution_failed", null, { path: shown, reason: code });
+}
