@@ -17,6 +17,8 @@ export async function main(argv: string[], io: CliIO = defaultIO()): Promise<num
     controller.abort();
   };
   process.on("SIGINT", onSigint);
+  // A file size limit (`ulimit -f`) must fail the write (EFBIG, an observation), not kill keel.
+  if (process.platform !== "win32" && !process.listeners("SIGXFSZ").includes(ignoreSignal)) process.on("SIGXFSZ", ignoreSignal);
   const program = new Command("keel");
   const globals = (): GlobalOptions => {
     const o = program.opts<{ cwd?: string; json?: boolean; trust?: boolean; yes?: boolean }>();
@@ -82,6 +84,9 @@ export async function main(argv: string[], io: CliIO = defaultIO()): Promise<num
   }
   return exitCode;
 }
+
+/** Installed for SIGXFSZ once: the signal is ignored so a write past the size limit fails with EFBIG instead. */
+function ignoreSignal(): void {}
 
 /** Commands (by path) that may call MCP tools or list them live; all others run without starting MCP servers. */
 const SERVER_COMMANDS = new Set(["tools", "call", "mcp", "run", "workflow run", "sessions approve", "sessions reject"]);
