@@ -1,5 +1,6 @@
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { join, relative } from "node:path";
+import { assertOwnPath, writeOwnFileSync } from "./state/own-path.js";
 import type { ArtifactRef } from "./types.js";
 
 /** Writes full outputs and binary parts to files under an artifacts directory. */
@@ -15,16 +16,20 @@ export class ArtifactStore {
     private readonly ensure?: () => void,
   ) {}
 
-  /** Writes one artifact synchronously and returns its reference. */
+  /**
+   * Writes one artifact synchronously and returns its reference. Never through a symlink planted in
+   * the repository: a linked artifacts folder throws StateError, a link at the file is replaced.
+   */
   write(callId: string, kind: string, data: string | Buffer, ext: string, mimeType?: string): ArtifactRef {
     if (!this.made) {
       this.ensure?.();
+      assertOwnPath(this.dir, true);
       mkdirSync(this.dir, { recursive: true });
       this.made = true;
     }
     const safeKind = kind.replace(/[^A-Za-z0-9_-]/g, "_");
     const file = join(this.dir, `${callId}-${safeKind}.${ext.replace(/^\./, "")}`);
-    writeFileSync(file, data);
+    writeOwnFileSync(file, data);
     const bytes = typeof data === "string" ? Buffer.byteLength(data) : data.length;
     return { kind, path: relative(this.root, file), bytes, ...(mimeType ? { mimeType } : {}) };
   }

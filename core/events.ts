@@ -1,5 +1,6 @@
-import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readFileSync, readSync, writeSync } from "node:fs";
+import { closeSync, existsSync, fstatSync, mkdirSync, readFileSync, readSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
+import { assertOwnPath, openOwnFileSync } from "./state/own-path.js";
 import type { EventSegment, KeelEvent, SegmentSink } from "./types.js";
 
 /** Pending text at which `commit` writes at once instead of at the end of the burst. */
@@ -12,7 +13,8 @@ const COMMIT_NOW_CHARS = 64 * 1024;
  * that is not read-only, and `commit`s when a call ends: the write then happens once the current
  * run of synchronous work and microtasks is over (before any I/O callback or timer runs), so calls
  * finishing together share one write (at most 64 KiB wait). Pending events are also written when
- * the process exits.
+ * the process exits. The file is keel's own: a symlinked folder on its way under `.keel` is refused
+ * (StateError from `flush`) and a symlink at the file itself is replaced, never written through.
  */
 export class JsonlEventSink implements SegmentSink {
   private fd: number | undefined;
@@ -85,8 +87,10 @@ export class JsonlEventSink implements SegmentSink {
     if (this.text === "" && this.queue.length === 0) return;
     if (this.fd === undefined) {
       this.onOpen?.();
+      // Never through a link planted in the repository: linked folders are refused, a linked file replaced.
+      assertOwnPath(this.file);
       if (!existsSync(dirname(this.file))) mkdirSync(dirname(this.file), { recursive: true });
-      this.fd = openSync(this.file, "a+");
+      this.fd = openOwnFileSync(this.file, "append");
       endTornLine(this.fd);
       process.on("exit", this.onExit);
     }

@@ -1,5 +1,6 @@
 import { closeSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
 import { StateError } from "../errors.js";
+import { assertOwnPath } from "../state/own-path.js";
 
 /** A held writer lock; `release` is idempotent. */
 export interface SessionLock {
@@ -9,9 +10,11 @@ export interface SessionLock {
 /**
  * Takes the one-writer lock of a session: a `writer.lock` file holding the owner's pid,
  * created exclusively. A lock whose owner process is gone (crash, kill -9) is taken over;
- * a live owner makes this throw a StateError that says what to do instead.
+ * a live owner makes this throw a StateError that says what to do instead, and so does a session
+ * folder that is a symlink (keel never writes through one).
  */
 export function acquireSessionLock(file: string, sessionId: string): SessionLock {
+  assertOwnPath(file);
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
       const fd = openSync(file, "wx");

@@ -2,6 +2,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { StateError, UsageError } from "../errors.js";
 import { readJsonState, writeTextAtomic } from "../state/json-file.js";
+import { assertOwnPath } from "../state/own-path.js";
 import { sessionPaths, sessionsRoot, type SessionPaths } from "./session-paths.js";
 import type { SessionMeta, SessionState } from "./session-types.js";
 
@@ -15,10 +16,14 @@ export function initialState(id: string, title: string): SessionState {
   };
 }
 
-/** Creates the session directory and its frozen `session.json`; throws if the id is taken. */
+/**
+ * Creates the session directory and its frozen `session.json`; throws if the id is taken, and
+ * StateError when `.keel`, `sessions` or the session folder is a symlink (never written through).
+ */
 export async function createSessionFiles(stateDir: string, meta: SessionMeta): Promise<SessionPaths> {
   const paths = sessionPaths(stateDir, meta.id);
   if (existsSync(paths.meta)) throw new UsageError(`Session ${meta.id} already exists; resume it with \`keel run --resume ${meta.id}\` or pick another id.`);
+  assertOwnPath(paths.artifacts, true);
   await mkdir(paths.artifacts, { recursive: true });
   await writeFile(paths.meta, JSON.stringify(meta, null, 2) + "\n", { flag: "wx" });
   return paths;

@@ -3,6 +3,7 @@ import { dirname } from "node:path";
 import writeFileAtomic from "write-file-atomic";
 import lockfile from "proper-lockfile";
 import { StateError, errorMessage } from "../errors.js";
+import { assertOwnPath, replaceLink, workspaceOwned } from "./own-path.js";
 
 /**
  * Reads a JSON state file. Missing file → `fallback`. A file that cannot be parsed
@@ -28,24 +29,39 @@ export async function readJsonState<T>(file: string, fallback: T): Promise<T> {
   }
 }
 
-/** Writes JSON atomically: temp file, fsync, rename. Creates parent directories. */
+/**
+ * Writes JSON atomically: temp file, fsync, rename. Creates parent directories. Under a workspace's
+ * `.keel`, never through a symlink (see `prepareStateFile`).
+ */
 export async function writeJsonState(file: string, value: unknown): Promise<void> {
-  await mkdir(dirname(file), { recursive: true });
-  await writeFileAtomic(file, JSON.stringify(value, null, 2) + "\n", { fsync: true });
+  await writeTextAtomic(file, JSON.stringify(value, null, 2) + "\n");
 }
 
-/** Writes text atomically (temp file, fsync, rename). Creates parent directories. */
+/** Writes text atomically (temp file, fsync, rename). Creates parent directories. Links as in `writeJsonState`. */
 export async function writeTextAtomic(file: string, text: string | Buffer): Promise<void> {
-  await mkdir(dirname(file), { recursive: true });
+  await prepareStateFile(file);
   await writeFileAtomic(file, text, { fsync: true });
 }
 
 /**
+ * Makes `file`'s folders (after refusing symlinked ones from `.keel` down: StateError) and, in a
+ * workspace's `.keel`, removes a symlink planted at `file` itself (write-file-atomic would write
+ * to the link's target), so keel's own file takes its place.
+ */
+async function prepareStateFile(file: string): Promise<void> {
+  assertOwnPath(file);
+  await mkdir(dirname(file), { recursive: true });
+  if (workspaceOwned(file)) replaceLink(file);
+}
+
+/**
  * Runs `fn` while holding an inter-process lock on `file` (the file need not exist).
- * Retries for up to ~10 s, then fails with a message naming the file.
+ * Retries for up to ~10 s, then fails with a message naming the file. Folders and links are
+ * checked as in `writeJsonState` first, so whatever `fn` writes to `file` stays keel's own file.
  */
 export async function withFileLock<T>(file: string, fn: () => Promise<T>): Promise<T> {
-  await mkdir(dirname(file), { recursive: true });
+  await prepareStateFile(file);
+  if (workspaceOwned(file)) replaceLink(`${file}.lock`);
   let release: () => Promise<void>;
   try {
     release = await lockfile.lock(file, {

@@ -1,5 +1,6 @@
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { assertOwnPath } from "./own-path.js";
 
 /**
  * Runtime state, sessions, artifacts and worktrees stay out of git; the files users write
@@ -16,13 +17,24 @@ const GITIGNORE = [
   "",
 ].join("\n");
 
-/** Creates `<stateDir>` (and its `.gitignore`) plus `sub` if missing; returns the joined path. Sync and idempotent. */
+/**
+ * Creates `<stateDir>` (and its `.gitignore`) plus `sub` if missing; returns the joined path. Sync
+ * and idempotent. Throws StateError when `.keel` or a folder of `sub` is a symlink (see
+ * `assertOwnPath`): keel never creates or writes its state through a link planted in the repository.
+ */
 export function ensureStateDir(stateDir: string, ...sub: string[]): string {
-  if (!existsSync(join(stateDir, ".gitignore"))) {
-    mkdirSync(stateDir, { recursive: true });
-    writeFileSync(join(stateDir, ".gitignore"), GITIGNORE, { flag: "w" });
-  }
   const dir = join(stateDir, ...sub);
+  assertOwnPath(dir, true);
+  const gitignore = join(stateDir, ".gitignore");
+  if (!existsSync(gitignore)) {
+    mkdirSync(stateDir, { recursive: true });
+    try {
+      // O_CREAT|O_EXCL: never follows a link planted at .gitignore (a dangling one counts as existing).
+      writeFileSync(gitignore, GITIGNORE, { flag: "wx" });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+    }
+  }
   if (sub.length > 0) mkdirSync(dir, { recursive: true });
   return dir;
 }

@@ -1,0 +1,105 @@
+import { closeSync, constants, lstatSync, openSync, readlinkSync, unlinkSync, writeSync } from "node:fs";
+import { homedir } from "node:os";
+import { resolve, sep } from "node:path";
+import { StateError } from "../errors.js";
+
+const { O_CREAT, O_NOFOLLOW, O_WRONLY, O_TRUNC, O_APPEND, O_RDWR } = constants;
+
+/**
+ * Why keel may not write its own file `file`, or undefined when it may: from the last `.keel`
+ * folder on its path down to `file`'s folder, no component may be a symlink (a repository can
+ * commit `.keel → /elsewhere` or `.keel/state → /elsewhere`; writing through it would leave the
+ * workspace). With `folder`, `file` is a folder and is checked too. The user-level `~/.keel` (or
+ * `$KEEL_HOME`) may itself be a link: the user made it. Paths without a `.keel` folder are not
+ * checked. Never throws.
+ */
+export function ownPathProblem(file: string, folder = false): string | undefined {
+  const segs = resolve(file).split(sep);
+  const at = segs.lastIndexOf(".keel");
+  if (at < 0) return undefined;
+  for (let i = at; i < segs.length - (folder ? 0 : 1); i++) {
+    const dir = segs.slice(0, i + 1).join(sep) || sep;
+    let isLink: boolean;
+    try {
+      isLink = lstatSync(dir).isSymbolicLink();
+    } catch {
+      return undefined; // nothing further exists yet: mkdir creates real folders from here
+    }
+    if (isLink && !(i === at && isUserLevelDir(dir))) return `${dir} is a symlink (to ${linkTarget(dir)})`;
+  }
+  return undefined;
+}
+
+/**
+ * Throws StateError when `ownPathProblem(file, folder)` finds a symlinked folder, saying what to do next.
+ * Call before creating folders or writing a file of keel's own state.
+ */
+export function assertOwnPath(file: string, folder = false): void {
+  const problem = ownPathProblem(file, folder);
+  if (problem !== undefined)
+    throw new StateError(
+      `${problem}. keel keeps its own files (events, state, sessions, artifacts) only in real folders under .keel/ and never writes through a link planted in the repository. Remove the link (it is not keel's) and retry.`,
+      file,
+    );
+}
+
+/** True when `file` lies in a workspace's `.keel` folder (not the user-level one): keel owns every name there. */
+export function workspaceOwned(file: string): boolean {
+  const segs = resolve(file).split(sep);
+  const at = segs.lastIndexOf(".keel");
+  return at >= 0 && !isUserLevelDir(segs.slice(0, at + 1).join(sep));
+}
+
+/**
+ * If `file` itself is a symlink, removes the link (not its target) so a write creates keel's own
+ * file in its place. Returns true when a link was removed. Never throws for a missing file.
+ */
+export function replaceLink(file: string): boolean {
+  try {
+    if (!lstatSync(file).isSymbolicLink()) return false;
+  } catch {
+    return false;
+  }
+  unlinkSync(file);
+  return true;
+}
+
+/**
+ * Opens keel's own file for writing (`append` for logs, else truncating) without following a
+ * symlink: its folders are checked (`assertOwnPath`), and a link planted at `file` is replaced by a
+ * new file. Returns the descriptor; throws StateError for a linked folder, else the system error.
+ */
+export function openOwnFileSync(file: string, mode: "append" | "truncate"): number {
+  assertOwnPath(file);
+  const flags = (mode === "append" ? O_RDWR | O_APPEND : O_WRONLY | O_TRUNC) | O_CREAT | O_NOFOLLOW;
+  try {
+    return openSync(file, flags, 0o666);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ELOOP" || !replaceLink(file)) throw error;
+    return openSync(file, flags, 0o666);
+  }
+}
+
+/** Writes `data` to keel's own file `file` (see `openOwnFileSync`), replacing its content. */
+export function writeOwnFileSync(file: string, data: string | Buffer): void {
+  const fd = openOwnFileSync(file, "truncate");
+  try {
+    const buf = typeof data === "string" ? Buffer.from(data) : data;
+    for (let off = 0; off < buf.length; ) off += writeSync(fd, buf, off);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function isUserLevelDir(dir: string): boolean {
+  const home = process.env.KEEL_HOME?.trim();
+  return dir === resolve(homedir(), ".keel") || (home !== undefined && home !== "" && dir === resolve(home));
+}
+
+function linkTarget(path: string): string {
+  try {
+    return readlinkSync(path);
+  } catch {
+    return "?";
+  }
+}
