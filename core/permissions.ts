@@ -91,7 +91,7 @@ export class PermissionPolicy {
       const dir = protectedDirOf(root, resolve(root, arg));
       if (dir) return { action: "deny", reason: `"${arg}" is inside ${dir}/, which keel protects: tool writes into .git/ and .keel/ are always refused, whatever allow rules or --yes say (they could plant git hooks or change keel's own state)` };
     }
-    const call = new Call(calledAs, resolved, tool, arg, arg !== undefined && tool.permissionMatch === "path" ? lexicalArgumentOf(tool, input, cwd, root) : undefined);
+    const call = new Call(calledAs, resolved, tool, arg, root);
     const denied = first(this.deny, call, "deny");
     if (denied) return decision(denied, "deny");
     const denyNames = this.deny.some((r) => call.names(r));
@@ -135,10 +135,18 @@ class Call {
     readonly calledAs: string,
     readonly resolved: string | undefined,
     readonly tool: ToolDefinition,
+    /** The argument; for path tools the path as written, relative to `root`. */
     readonly arg: string | undefined,
-    /** For path tools: the path as written (relative to root) when it differs from the resolved `arg`. */
-    readonly lexicalArg?: string,
+    private readonly root: string,
   ) {}
+
+  private real: string | undefined;
+
+  /** For path tools: where `arg` really leads, relative to the root (see `resolvedPath`); resolved on first use, i.e. only when a rule has a path specifier. */
+  get resolvedArg(): string | undefined {
+    if (this.arg === undefined) return undefined;
+    return (this.real ??= resolvedPath(this.root, this.arg));
+  }
 
   /** The parsed shell command, for tools whose permission key is a command line. */
   get shell(): ShellCall | undefined {
@@ -163,7 +171,7 @@ function restricts(rule: CompiledRule, call: Call): boolean {
   if (rule.spec === undefined) return true;
   if (call.arg === undefined) return false;
   // Deny and ask rules match the path after resolution, and as written too (a rule naming a link still holds).
-  if (call.tool.permissionMatch === "path") return rule.pathMatch!(call.arg) || (call.lexicalArg !== undefined && call.lexicalArg !== call.arg && rule.pathMatch!(call.lexicalArg));
+  if (call.tool.permissionMatch === "path") return rule.pathMatch!(call.resolvedArg!) || rule.pathMatch!(call.arg);
   if (rule.textMatch!.test(call.arg)) return true;
   return call.shell?.anyCommand((text) => rule.textMatch!.test(text)) ?? false;
 }
@@ -182,43 +190,34 @@ function firstAllow(rules: CompiledRule[], call: Call, alias: AliasInfo | undefi
 function permits(rule: CompiledRule, call: Call): boolean {
   if (rule.spec === undefined) return true;
   if (call.arg === undefined) return false;
-  if (call.tool.permissionMatch === "path") return rule.pathMatch!(call.arg);
+  // Allow rules match only where the path really leads: a symlink under src/ does not make its target src/.
+  if (call.tool.permissionMatch === "path") return rule.pathMatch!(call.resolvedArg!);
   const shell = call.shell;
   if (!shell) return rule.textMatch!.test(call.arg);
   return shell.allowedBy(rule.spec, (text) => rule.textMatch!.test(text));
 }
 
-/**
- * The call's argument for rule matching. A path is taken where it really leads: its deepest
- * existing ancestor's real path plus the rest, relative to the real root (`src/settings → ../.env`
- * is `.env`), when that stays inside the root; otherwise as written (confinement refuses it anyway).
- */
 function argumentOf(tool: ToolDefinition, input: unknown, cwd: string, root: string): string | undefined {
-  const value = keyValue(tool, input);
-  if (value === undefined || tool.permissionMatch !== "path") return value;
-  const abs = resolve(cwd, value);
-  const real = realTarget(abs);
-  if (real !== abs) {
-    let rel = relative(root, real);
-    if (!inside(rel)) rel = relative(realOrSelf(root), real);
-    if (inside(rel)) return rel === "" ? "." : rel;
-  }
-  const rel = relative(root, abs);
-  return rel === "" ? "." : rel;
-}
-
-/** A path argument as written, relative to the root. */
-function lexicalArgumentOf(tool: ToolDefinition, input: unknown, cwd: string, root: string): string | undefined {
-  const value = keyValue(tool, input);
-  if (value === undefined) return undefined;
+  if (!tool.permissionKey || input === null || typeof input !== "object") return undefined;
+  const value = (input as Record<string, unknown>)[tool.permissionKey];
+  if (typeof value !== "string") return undefined;
+  if (tool.permissionMatch !== "path") return value;
   const rel = relative(root, resolve(cwd, value));
   return rel === "" ? "." : rel;
 }
 
-function keyValue(tool: ToolDefinition, input: unknown): string | undefined {
-  if (!tool.permissionKey || input === null || typeof input !== "object") return undefined;
-  const value = (input as Record<string, unknown>)[tool.permissionKey];
-  return typeof value === "string" ? value : undefined;
+/**
+ * Where the path `rel` (relative to `root`) really leads: its deepest existing ancestor's real
+ * path plus the rest, relative to the real root (`src/settings → ../.env` is `.env`), when that
+ * stays inside the root; otherwise `rel` as written (confinement refuses it anyway).
+ */
+function resolvedPath(root: string, rel: string): string {
+  const abs = resolve(root, rel);
+  const real = realTarget(abs);
+  if (real === abs) return rel;
+  let out = relative(root, real);
+  if (!inside(out)) out = relative(realOrSelf(root), real);
+  return inside(out) ? out || "." : rel;
 }
 
 /** True for a relative path that does not climb out. */
