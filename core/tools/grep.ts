@@ -66,7 +66,7 @@ export function grepTool(): ToolDefinition<GrepInput> {
       let deniedBy: string[] = [];
       if (st.isDirectory()) {
         // Only files whose real path is inside the boundary, and none a path deny rule hides.
-        const walk = reachableFiles(ctx.root, target, await findFiles(target, input.glob ?? "**/*", { signal: ctx.signal }), ctx.host.permissions, READ_TOOLS);
+        const walk = await reachableFiles(ctx.root, target, await findFiles(target, input.glob ?? "**/*", { signal: ctx.signal }), ctx.host.permissions, READ_TOOLS, ctx.signal);
         files = walk.files.map((f) => f.path);
         ({ skippedOutside, skippedDenied, deniedBy } = walk);
       } else {

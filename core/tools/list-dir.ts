@@ -1,9 +1,9 @@
 import { lstat, readdir, stat } from "node:fs/promises";
-import { join } from "node:path";
 import { ToolError } from "../errors.js";
 import type { ToolDefinition } from "../types.js";
 import { pathToolTraits } from "./path-tool-traits.js";
 import { confinePath, displayPath } from "./confine-path.js";
+import { openDirInside, type PinnedDir } from "./open-inside.js";
 
 /** Most entries list_dir returns; the rest are counted in a note. */
 export const LIST_DIR_MAX_ENTRIES = 1000;
@@ -21,7 +21,7 @@ export interface DirEntry {
   size: number;
 }
 
-/** `list_dir`: the entries of one directory with type and size, sorted by name, capped. */
+/** `list_dir`: the entries of one directory with type and size, sorted by name, capped; listed through a descriptor checked inside the boundary. */
 export function listDirTool(): ToolDefinition<ListDirInput> {
   return {
     name: "list_dir",
@@ -38,27 +38,33 @@ export function listDirTool(): ToolDefinition<ListDirInput> {
     async execute(input, ctx) {
       const abs = confinePath(ctx.root, input.path ?? ".", "path", ctx.cwd);
       const rel = displayPath(ctx.cwd, abs);
-      let dirents;
+      let dir: PinnedDir;
       try {
-        dirents = await readdir(abs, { withFileTypes: true });
+        dir = await openDirInside(ctx.root, abs, rel);
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code;
         if (code === "ENOENT") throw new ToolError(`Directory not found: ${rel}. List its parent to see what exists.`, "execution_failed");
         if (code === "ENOTDIR") throw new ToolError(`${rel} is a file, not a directory; use read_file to read it.`, "execution_failed");
         throw error;
       }
+      let dirents;
+      let entries: DirEntry[];
       const limit = Math.min(input.limit ?? LIST_DIR_MAX_ENTRIES, LIST_DIR_MAX_ENTRIES);
-      dirents.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-      const shown = dirents.slice(0, limit);
-      const entries: DirEntry[] = await Promise.all(
-        shown.map(async (d): Promise<DirEntry> => {
-          const type = d.isSymbolicLink() ? "symlink" : d.isDirectory() ? "dir" : d.isFile() ? "file" : "other";
-          const st = await (type === "symlink" ? lstat : stat)(join(abs, d.name)).catch(() => undefined);
-          return { name: d.name, type, size: type === "dir" ? 0 : st?.size ?? 0 };
-        }),
-      );
+      try {
+        dirents = await readdir(dir.child(""), { withFileTypes: true });
+        dirents.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+        entries = await Promise.all(
+          dirents.slice(0, limit).map(async (d): Promise<DirEntry> => {
+            const type = d.isSymbolicLink() ? "symlink" : d.isDirectory() ? "dir" : d.isFile() ? "file" : "other";
+            const st = await (type === "symlink" ? lstat : stat)(dir.child(d.name)).catch(() => undefined);
+            return { name: d.name, type, size: type === "dir" ? 0 : st?.size ?? 0 };
+          }),
+        );
+      } finally {
+        await dir.close();
+      }
       const lines = entries.map((e) => (e.type === "dir" ? `${e.name}/` : e.type === "symlink" ? `${e.name}@` : `${e.name}  (${e.size} bytes)`));
-      const omitted = dirents.length - shown.length;
+      const omitted = dirents.length - entries.length;
       if (omitted > 0) lines.push(`[${omitted} more entries not shown; ${dirents.length} in total. Use glob with a pattern to narrow down.]`);
       if (dirents.length === 0) lines.push(`(${rel} is empty)`);
       return {

@@ -45,7 +45,9 @@ export async function openFileInside(root: string, abs: string, shown: string): 
     throw linkRace(error, shown) ?? error;
   }
   try {
-    await checkOpened(root, handle, abs, shown);
+    // The common case without an extra await: /proc names a live file inside the boundary.
+    const real = procPath(handle.fd);
+    if (real === undefined || real.endsWith(" (deleted)") || !inside(root, real)) await checkOpened(root, handle, abs, shown);
     return handle;
   } catch (error) {
     await handle.close();
@@ -120,12 +122,7 @@ function linkRace(error: unknown, shown: string): ToolError | undefined {
  * the real path of `path`, accepted only when it is the same file (device and inode) as the descriptor.
  */
 async function checkOpened(root: string, handle: FileHandle, path: string, shown: string): Promise<{ real: string; viaProc: boolean }> {
-  let real: string | undefined;
-  try {
-    real = readlinkSync(`/proc/self/fd/${handle.fd}`);
-  } catch {
-    real = undefined;
-  }
+  let real = procPath(handle.fd);
   const viaProc = real !== undefined;
   if (real !== undefined && real.endsWith(" (deleted)") && (await handle.stat()).nlink === 0) throw moved(shown);
   if (real === undefined) {
@@ -145,6 +142,15 @@ async function checkOpened(root: string, handle: FileHandle, path: string, shown
       { path: shown, reason: "symlink_escape" },
     );
   return { real, viaProc };
+}
+
+/** Where descriptor `fd` really is, from `/proc/self/fd` (Linux), or undefined where that is not available. */
+function procPath(fd: number): string | undefined {
+  try {
+    return readlinkSync(`/proc/self/fd/${fd}`);
+  } catch {
+    return undefined;
+  }
 }
 
 function moved(shown: string): ToolError {

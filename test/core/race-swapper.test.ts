@@ -49,12 +49,13 @@ async function until(condition: () => boolean): Promise<void> {
 }
 
 describe("no check-then-use races (a racing swapper, real processes)", () => {
-  it("a folder swapped for a symlink to outside during thousands of reads, writes and greps never leaks outside content or writes outside", async () => {
+  it("a folder swapped for a symlink to outside during thousands of reads, writes, edits, greps, globs and listings never leaks outside content or writes outside", async () => {
     ws = makeWorkspace({ "d/secret.txt": "inside\n" });
     const outside = join(ws.root, "..", "outside");
     mkdirSync(outside);
     writeFileSync(join(outside, "secret.txt"), `${OUTSIDE_SECRET}\n`);
     writeFileSync(join(outside, "e.txt"), `${OUTSIDE_SECRET} alpha\n`);
+    writeFileSync(join(outside, `${OUTSIDE_SECRET}.name`), "listing this name would leak it\n");
     symlinkSync(outside, ws.path("l"));
     const before = { entries: readdirSync(outside).sort(), mtimeMs: statSync(outside).mtimeMs };
     host = await openTestHost(ws, { yes: true });
@@ -75,6 +76,8 @@ describe("no check-then-use races (a racing swapper, real processes)", () => {
           ...Array.from({ length: 3 }, (_, k) => host!.runTool({ tool: "write_file", input: { path: `d/new${k}.txt`, content: `written ${i}` } })),
           editAfterWrite(host!, i),
           host!.runTool({ tool: "grep", input: { pattern: "SECRET|inside", path: "d" } }),
+          host!.runTool({ tool: "list_dir", input: { path: "d" } }),
+          host!.runTool({ tool: "glob", input: { pattern: "d/*" } }),
         ];
         observations.push(...(await Promise.all(batch)));
       }
@@ -83,7 +86,7 @@ describe("no check-then-use races (a racing swapper, real processes)", () => {
       swapper?.kill("SIGKILL");
     }
 
-    expect(observations.length).toBe(3600);
+    expect(observations.length).toBe(4400);
     const leaked = observations.filter((o) => JSON.stringify(o).includes(OUTSIDE_SECRET));
     expect(leaked).toEqual([]);
     // Nothing was created in (or removed from) the outside folder, not even for a moment.
