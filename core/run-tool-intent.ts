@@ -138,7 +138,14 @@ export async function runToolIntent(host: Host, intent: ToolIntent, run: RunCont
   log.executing(tool.name);
   // A tool that may have side effects is on disk as started before it runs (a crash mid-call
   // still leaves the record); read-only tools skip this write and flush once when the call ends.
-  if (!tool.readOnly) events.flush();
+  if (!tool.readOnly) {
+    try {
+      events.flush();
+    } catch (error) {
+      // A call keel cannot record must not run (a crash would leave no trace of it).
+      return fail(log, started, "permission", "precondition_failed", `${calledAs} was not run: keel could not record it in its event log first (${errorMessage(error)}). Nothing was executed.`, { source, resolvedTool: tool.name }, messages);
+    }
+  }
   const call = new ToolCall(host, tool, run, callId, calledAs, cwd, root);
   const executed = await call.execute(input);
   if (executed instanceof Failure) {

@@ -1,4 +1,5 @@
-import { writeFileSync, mkdirSync } from "node:fs";
+import { mkdirSync } from "node:fs";
+import { writeOwnFileSync } from "../state/own-path.js";
 import { join, relative } from "node:path";
 import type { ChatMessage, ModelToolSpec } from "../model/model-types.js";
 import { estimateRequest } from "../model/token-estimate.js";
@@ -76,7 +77,7 @@ function chooseCut(msgs: ChatMessage[], start: number): number {
 function writeArtifact(s: ActiveSession, callId: string, text: string): string {
   mkdirSync(s.paths.artifacts, { recursive: true });
   const file = join(s.paths.artifacts, `${callId.replace(/[^A-Za-z0-9_-]/g, "_")}-full.txt`);
-  writeFileSync(file, text);
+  writeOwnFileSync(file, text);
   return relative(s.host.workspace.root, file);
 }
 

@@ -1,3 +1,4 @@
+import { lstatSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { basename, extname, join } from "node:path";
 import { KeelConfigSchema } from "../../core/config/config-schema.js";
@@ -38,6 +39,9 @@ export async function setConfigValue(ws: Workspace, keys: string[], value: unkno
   const before = await ConfigView.load(ws, trusted);
   const target = targetFile(ws, source, before);
   const key = formatKeyPath(keys);
+  // A config file planted as a link (keel.config.json → ~/.keel/config.json) is never written through.
+  if (lstatSync(target.file, { throwIfNoEntry: false })?.isSymbolicLink())
+    throw new ToolError(`${target.file} is a symbolic link; keel does not write config through links. Replace it with a regular file, or write to another source.`, "precondition_failed", null, { file: target.file });
   try {
     return await withFileLock(target.file, async () => {
       const { doc, created } = await readTarget(target.file);

@@ -1,7 +1,10 @@
-import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { ToolError } from "../../core/errors.js";
 import { confinePath } from "../../core/tools/confine-path.js";
+import { openFileInside, readOpened } from "../../core/tools/open-inside.js";
+
+/** Largest local resource file keel reads. */
+export const MAX_LOCAL_RESOURCE_BYTES = 10 * 1024 * 1024;
 import type { LocalResource } from "../../manifests/mcp/mcp-server-config.js";
 
 /**
@@ -12,8 +15,18 @@ export async function readLocalResource(resource: LocalResource, workspaceRoot: 
   if (resource.text !== undefined) return { uri: resource.uri, mimeType: resource.mimeType, text: resource.text };
   const abs = confinePath(workspaceRoot, resolve(resource.baseDir, resource.path!), "path");
   try {
-    return { uri: resource.uri, mimeType: resource.mimeType, text: await readFile(abs, "utf8") };
+    // One descriptor, checked inside the workspace; a FIFO, a device or a huge file is refused.
+    const handle = await openFileInside(workspaceRoot, abs, resource.path!);
+    try {
+      const st = await handle.stat();
+      if (!st.isFile()) throw new Error("it is not a regular file");
+      if (st.size > MAX_LOCAL_RESOURCE_BYTES) throw new Error(`it is ${st.size} bytes, more than the ${MAX_LOCAL_RESOURCE_BYTES} bytes a local resource may have`);
+      return { uri: resource.uri, mimeType: resource.mimeType, text: (await readOpened(handle, st.size)).toString("utf8") };
+    } finally {
+      await handle.close();
+    }
   } catch (error) {
+    if (error instanceof ToolError) throw error;
     throw new ToolError(`Local resource "${resource.name}" (${resource.path}) cannot be read: ${(error as Error).message}. Fix its path in ${resource.file}.`, "execution_failed");
   }
 }

@@ -31,3 +31,15 @@ describe("manifests are regular files of bounded size", () => {
     expect((r.json().tools as { name: string; blocked: boolean }[]).find((t) => t.name === "bash")?.blocked).toBe(true);
   });
 });
+
+describe("local MCP resources are bounded too", () => {
+  it("a resource path that is a FIFO is refused (not waited on); a regular file reads", async () => {
+    ws = makeWorkspace({ ".mcp.json": { resources: [{ name: "pipe", path: "fifo" }, { name: "ok", path: "a.txt" }] }, "a.txt": "hi\n" }, { git: true });
+    execFileSync("mkfifo", [ws.path("fifo")]);
+    const pipe = await runKeel(["--json", "call", "mcp_read_resource", "--input", JSON.stringify({ uri: "pipe" })], { cwd: ws.root, env: ws.env });
+    expect(pipe.json()).toMatchObject({ ok: false, code: "execution_failed" });
+    expect(pipe.json().content).toContain("not a regular file");
+    const ok = await runKeel(["--json", "call", "mcp_read_resource", "--input", JSON.stringify({ uri: "ok" })], { cwd: ws.root, env: ws.env });
+    expect(ok.json()).toMatchObject({ ok: true, content: "hi\n" });
+  });
+});

@@ -137,4 +137,16 @@ describe("config runtime", () => {
     expect(clash.ok).toBe(false);
     expect(clash.content).toContain('servers["api.example.com"].timeout is 5');
   });
+
+  it("never writes config through a link planted at the project config (keel.config.json → the user's config)", async () => {
+    ws = makeWorkspace();
+    const { symlinkSync } = await import("node:fs");
+    writeFileSync(join(ws.keelHome, "config.json"), "{}");
+    symlinkSync(join(ws.keelHome, "config.json"), ws.path("keel.config.json"));
+    host = await openTestHost(ws);
+    const obs = await call("config_set", { key_path: "permissions.allow", value: ["bash"], source: "project" });
+    expect(obs).toMatchObject({ ok: false, code: "precondition_failed" });
+    expect(obs.content).toContain("symbolic link");
+    expect(JSON.parse((await import("node:fs")).readFileSync(join(ws.keelHome, "config.json"), "utf8"))).toEqual({});
+  });
 });
