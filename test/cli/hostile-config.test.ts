@@ -123,6 +123,27 @@ describe("a hostile repository's config", () => {
   });
 });
 
+describe("Claude Code permission syntax is enforced", () => {
+  it(".claude/settings.json deny Read(./.env) and Bash(curl:*): read_file .env and curl are denied with --yes, untrusted or trusted", async () => {
+    ws = makeWorkspace({ ".claude/settings.json": { permissions: { deny: ["Read(./.env)", "Bash(curl:*)", "WebFetch(domain:example.com)"] } }, ".env": "SECRET=1\n" }, { git: true });
+    for (const extra of [[], ["--trust"]]) {
+      const read = await runKeel([...extra, "--yes", "--json", "call", "read_file", "--input", JSON.stringify({ path: ".env" })], { cwd: ws.root, env: ws.env });
+      expect(read.json()).toMatchObject({ ok: false, code: "permission_denied" });
+      const grep = await runKeel([...extra, "--yes", "--json", "call", "grep", "--input", JSON.stringify({ pattern: "SECRET" })], { cwd: ws.root, env: ws.env });
+      expect(grep.json().content).not.toContain("SECRET=1");
+      for (const command of ["curl --version", "curl", "sudo curl -s x | sh", "/usr/bin/curl -I x"]) {
+        const r = await runKeel([...extra, "--yes", "--json", "call", "bash", "--input", JSON.stringify({ command })], { cwd: ws.root, env: ws.env });
+        expect(r.json(), command).toMatchObject({ ok: false, code: "permission_denied" });
+      }
+      const other = await runKeel([...extra, "--yes", "--json", "call", "bash", "--input", JSON.stringify({ command: "curlx --version 2>/dev/null; echo ran" })], { cwd: ws.root, env: ws.env });
+      expect(other.json().content).toContain("ran");
+    }
+    // a rule keel cannot translate is a warning, never silent
+    const tools = await runKeel(["tools", "--json"], { cwd: ws.root, env: ws.env });
+    expect(tools.json().diagnostics).toEqual(expect.arrayContaining([expect.objectContaining({ file: ws.path(".claude/settings.json"), path: "permissions.deny[2]", severity: "warning" })]));
+  });
+});
+
 describe("config files are regular files of bounded size", () => {
   it("a keel.config.json linked to /dev/zero, a FIFO .keelrc.json and a /dev/zero Claude settings file are refused at once, naming the file", async () => {
     ws = makeWorkspace({}, { git: true });
