@@ -59,7 +59,7 @@ export function mergeLayers(layers: ConfigLayer[], trusted: boolean): MergedLaye
     for (const list of shapeError ? [] : LISTS) {
       const raw = (permissions as Record<string, unknown> | undefined)?.[list];
       if (!Array.isArray(raw)) continue;
-      const translated = translatePermissionRules(raw, list);
+      const translated = translatePermissionRules(raw, list, { dialect: layer.source === "claude" ? "claude" : "mixed" });
       for (const w of translated.warnings) diagnostics.push({ severity: "warning", source: "config", file: layer.file, path: `permissions.${list}[${w.index}]`, message: w.message });
       for (const rule of translated.rules) {
         if (!rules[list].includes(rule)) rules[list].push(rule);
