@@ -1,4 +1,5 @@
-import { existsSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { copyFileSync, existsSync, mkdirSync, symlinkSync } from "node:fs";
 import { createServer } from "node:net";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
@@ -10,6 +11,22 @@ import { closeAfterEach, openTestHost } from "../helpers/test-host.js";
 
 // Runs the real bubblewrap (installed by .ci/run).
 const PROBE = fileURLToPath(new URL("./fixtures/probe-server.mjs", import.meta.url));
+const NODE_MODULES = fileURLToPath(new URL("../../node_modules", import.meta.url));
+
+/**
+ * Puts the probe server and (hard links to) its node_modules inside the workspace: the sandbox
+ * gives the server a private /tmp, so a checkout of keel under /tmp would otherwise be invisible to it.
+ */
+function installProbe(dir: string): string {
+  mkdirSync(dir, { recursive: true });
+  copyFileSync(PROBE, join(dir, "server.mjs"));
+  try {
+    execFileSync("cp", ["-al", NODE_MODULES, join(dir, "node_modules")]);
+  } catch {
+    symlinkSync(NODE_MODULES, join(dir, "node_modules")); // another file system: not under the workspace's /tmp
+  }
+  return join(dir, "server.mjs");
+}
 
 let ws: TempWorkspace;
 let host: Host | undefined;
@@ -27,11 +44,12 @@ describe("a stdio MCP server with sandbox: true", () => {
     try {
       ws = makeWorkspace(
         {
-          ".mcp.json": { mcpServers: { probe: { command: process.execPath, args: [PROBE], sandbox: true }, free: { command: process.execPath, args: [PROBE] } } },
+          ".mcp.json": { mcpServers: { probe: { command: process.execPath, args: ["probe/server.mjs"], sandbox: true }, free: { command: process.execPath, args: ["probe/server.mjs"] } } },
           "keel.config.json": { sandbox: { network: false } },
         },
         { git: true },
       );
+      installProbe(ws.path("probe"));
       host = await openTestHost(ws, { trust: true, yes: true });
       const outside = join(ws.keelHome, "escaped.txt");
       const call = async (tool: string, input: object) => (await host!.runTool({ tool, input }, { yes: true })).content;
