@@ -12,6 +12,8 @@ export interface NormalizedResult {
   artifacts: ArtifactRef[];
   truncated: boolean;
   code?: ToolResult["code"];
+  /** A delegating tool's pre-execution phase (see `ToolResult.phase`). */
+  phase?: ToolResult["phase"];
 }
 
 /**
@@ -42,6 +44,7 @@ export function normalizeResult(host: Host, tool: ToolDefinition, callId: string
     artifacts,
     truncated: result.truncated === true,
     code: result.code,
+    ...(result.phase !== undefined && result.ok === false ? { phase: result.phase } : {}),
   };
 }
 

@@ -175,7 +175,7 @@ export async function runToolIntent(host: Host, intent: ToolIntent, run: RunCont
   metadata.source = source;
   metadata.resolvedTool = tool.name;
   return observe(host, log, intent, tool, input, run, started, {
-    ok, phase: ok ? "done" : "execute", code: ok ? "ok" : normalized.code ?? "execution_failed",
+    ok, phase: ok ? "done" : normalized.phase ?? "execute", code: ok ? "ok" : normalized.code ?? "execution_failed",
     content: normalized.content, data: normalized.data, metadata,
     messages, truncated: normalized.truncated, artifacts: normalized.artifacts,
   });

@@ -84,6 +84,12 @@ export interface ToolResult {
   binary?: BinaryPart[];
   /** Artifacts the tool already wrote itself. */
   artifacts?: ArtifactRef[];
+  /**
+   * For a failed result of a tool that delegates to another call through the pipeline (as
+   * `mcp_call_tool` does): the phase that call ended in, when it ended before executing anything
+   * (`validate`, `hook`, `permission`, ...), so the observation keeps saying no side effect happened.
+   */
+  phase?: Exclude<ObservationPhase, "done" | "execute">;
   /** True when the tool itself had to cut its output (e.g. a command past its output cap): the observation says `truncated: true` even when the content fits. */
   truncated?: boolean;
 }

@@ -95,5 +95,7 @@ function resultOf(nested: Observation, target: string, ctx: ToolContext): ToolRe
   const guidance = [...nested.messages.beforeTool.map((m) => `- Before tool: ${m}`), ...nested.messages.afterResult.map((m) => `- After result: ${m}`)];
   let content = nested.code === "tool_not_visible" ? `${nested.content} If tool_search is available, search for it first: the tools it finds become callable.` : nested.content;
   if (guidance.length) content += `\n\nPlugin tool runtime guidance for \`${target}\` (called through ${ctx.calledAs}):\n${guidance.join("\n")}`;
-  return { ok: nested.ok, code: nested.ok ? undefined : nested.code, content, data: nested.data, metadata, artifacts: nested.artifacts };
+  // A nested call that ended before executing keeps its phase: nothing ran, and the observation says so.
+  const phase = nested.phase === "done" || nested.phase === "execute" ? undefined : nested.phase;
+  return { ok: nested.ok, code: nested.ok ? undefined : nested.code, ...(phase ? { phase } : {}), content, data: nested.data, metadata, artifacts: nested.artifacts };
 }

@@ -71,13 +71,13 @@ describe("mcp_call_tool re-enters the pipeline for the registered tool", () => {
   it("resolves the server's own tool name to its sanitized registered name, and a deny rule on that name wins (not executed)", async () => {
     expect(host.registry.get("mcp__rec__dotted_name")).toBeDefined();
     const obs = await call({ tool_name: "dotted.name", arguments: { message: "x" } });
-    expect(obs).toMatchObject({ ok: false, code: "permission_denied", metadata: { rule: "mcp__rec__dotted_name", mcp_registered_tool: "mcp__rec__dotted_name", nested_phase: "permission" } });
+    expect(obs).toMatchObject({ ok: false, phase: "permission", code: "permission_denied", metadata: { rule: "mcp__rec__dotted_name", mcp_registered_tool: "mcp__rec__dotted_name", nested_phase: "permission" } });
     expect(received(ws)).toEqual([]);
   });
 
   it("a plugin block of the registered tool blocks the generic call (not executed)", async () => {
     const obs = await call({ tool_name: "shout", server: "rec", arguments: { message: "x" } });
-    expect(obs).toMatchObject({ ok: false, code: "tool_blocked", metadata: { plugin_name: "guard", plugin_blocked: true, nested_phase: "hook" } });
+    expect(obs).toMatchObject({ ok: false, phase: "hook", code: "tool_blocked", metadata: { plugin_name: "guard", plugin_blocked: true, nested_phase: "hook" } });
     expect(received(ws)).toEqual([]);
   });
 
@@ -102,7 +102,7 @@ describe("mcp_call_tool re-enters the pipeline for the registered tool", () => {
 
   it("validation applies: arguments that do not match the tool's schema end as schema_invalid", async () => {
     const obs = await call({ tool_name: "echo", arguments: { message: 42 } });
-    expect(obs).toMatchObject({ ok: false, code: "schema_invalid", metadata: { nested_phase: "validate" } });
+    expect(obs).toMatchObject({ ok: false, phase: "validate", code: "schema_invalid", metadata: { nested_phase: "validate" } });
     expect(received(ws)).toEqual([]);
   });
 
