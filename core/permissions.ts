@@ -1,6 +1,6 @@
 import picomatch from "picomatch";
-import { realpathSync } from "node:fs";
-import { dirname, isAbsolute, relative, resolve, sep } from "node:path";
+import { realOrSelf, realTarget } from "./real-path.js";
+import { isAbsolute, relative, resolve, sep } from "node:path";
 import type { TrustLevel } from "./config/config-sources.js";
 import { protectedDirOf } from "./protected-paths.js";
 import { ShellCall } from "./shell/shell-call.js";
@@ -223,24 +223,4 @@ function resolvedPath(root: string, rel: string): string {
 /** True for a relative path that does not climb out. */
 function inside(rel: string): boolean {
   return rel === "" || (rel !== ".." && !rel.startsWith(".." + sep) && !isAbsolute(rel));
-}
-
-/** Real path of `abs`: its deepest existing ancestor resolved, plus the rest as written. */
-function realTarget(abs: string): string {
-  for (let probe = abs; ; probe = dirname(probe)) {
-    try {
-      const real = realpathSync.native(probe);
-      return probe === abs ? real : resolve(real, relative(probe, abs));
-    } catch {
-      if (dirname(probe) === probe) return abs;
-    }
-  }
-}
-
-function realOrSelf(path: string): string {
-  try {
-    return realpathSync.native(path);
-  } catch {
-    return path;
-  }
 }

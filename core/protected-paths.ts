@@ -1,5 +1,5 @@
-import { realpathSync } from "node:fs";
-import { dirname, isAbsolute, relative, resolve, sep } from "node:path";
+import { realOrSelf, realTarget } from "./real-path.js";
+import { isAbsolute, relative, sep } from "node:path";
 
 /** Directories tool writes may never touch: git's own data (hooks, config) and keel's state. */
 export const PROTECTED_DIRS: readonly string[] = [".git", ".keel"];
@@ -18,24 +18,4 @@ function segmentHit(rel: string): string | undefined {
   if (rel === "" || isAbsolute(rel)) return undefined;
   for (const seg of rel.split(sep)) if (PROTECTED_DIRS.includes(seg)) return seg;
   return undefined;
-}
-
-/** Real path of `abs`: its deepest existing ancestor resolved, plus the rest as written. */
-function realTarget(abs: string): string {
-  for (let probe = abs; ; probe = dirname(probe)) {
-    try {
-      const real = realpathSync.native(probe);
-      return probe === abs ? real : resolve(real, relative(probe, abs));
-    } catch {
-      if (dirname(probe) === probe) return abs;
-    }
-  }
-}
-
-function realOrSelf(path: string): string {
-  try {
-    return realpathSync.native(path);
-  } catch {
-    return path;
-  }
 }
