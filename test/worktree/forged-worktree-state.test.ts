@@ -1,20 +1,16 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Host } from "../../core/host.js";
 import type { WorktreeService } from "../../core/services.js";
 import { runKeel } from "../helpers/run-cli.js";
 import { makeWorkspace, type TempWorkspace } from "../helpers/temp-workspace.js";
-import { openTestHost } from "../helpers/test-host.js";
+import { closeAfterEach, openTestHost } from "../helpers/test-host.js";
 
 let ws: TempWorkspace | undefined;
 let host: Host | undefined;
-afterEach(async () => {
-  await host?.close();
-  ws?.cleanup();
-  host = ws = undefined;
-});
+closeAfterEach(() => ({ host, ws }));
 
 const keel = (w: TempWorkspace, ...args: string[]) => runKeel(args, { cwd: w.root, env: w.env });
 const call = async (w: TempWorkspace, tool: string, input: object) => (await keel(w, "--yes", "--json", "call", tool, "--input", JSON.stringify(input))).json();
