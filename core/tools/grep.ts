@@ -56,7 +56,7 @@ export function grepTool(): ToolDefinition<GrepInput> {
     },
     ...pathToolTraits("read"),
     async execute(input, ctx) {
-      const regex = compileLinePattern(input.pattern, input.ignore_case === true);
+      const regex = await compileLinePattern(input.pattern, input.ignore_case === true);
       const target = confinePath(ctx.root, input.path ?? ".", "path", ctx.cwd);
       const st = await stat(target).catch(() => undefined);
       if (!st) throw new ToolError(`Path not found: ${input.path}. Use list_dir or glob to find it.`, "execution_failed");
