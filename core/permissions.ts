@@ -3,6 +3,7 @@ import { realOrSelf, realTarget } from "./real-path.js";
 import { isAbsolute, relative, resolve, sep } from "node:path";
 import type { TrustLevel } from "./config/config-sources.js";
 import { protectedDirOf } from "./protected-paths.js";
+import type { ShellParser } from "./shell/shell-analysis.js";
 import { ShellCall } from "./shell/shell-call.js";
 import { Wildcard } from "./shell/wildcard.js";
 import type { ToolDefinition } from "./types.js";
@@ -74,12 +75,28 @@ export class PermissionPolicy {
   private readonly deny: CompiledRule[];
   private readonly ask: CompiledRule[];
   private readonly allow: CompiledRule[];
+  private parser: ShellParser | undefined;
+  private loading: Promise<void> | undefined;
 
   /** `allowLevels`: who wrote each allow rule (default: the user). */
   constructor(rules: PermissionRules = {}, allowLevels: Record<string, TrustLevel> = {}) {
     this.deny = (rules.deny ?? []).map((r) => compile(r));
     this.ask = (rules.ask ?? []).map((r) => compile(r));
     this.allow = (rules.allow ?? []).map((r) => compile(r, allowLevels[r] ?? "user"));
+  }
+
+  /**
+   * Loads the shell parser (once) that `decide` needs for tools whose argument is a command line.
+   * The pipeline awaits it before deciding such a call; until it is loaded a command cannot be
+   * checked and is treated as unresolved (failing closed).
+   */
+  ready(): Promise<void> {
+    return (this.loading ??= import("unbash").then((m) => this.useShellParser(m)));
+  }
+
+  /** Uses an already loaded parser (embedders and tests that decide synchronously). */
+  useShellParser(parser: ShellParser): void {
+    this.parser = parser;
   }
 
   /** Decides for one call. Path arguments (relative to `cwd`) are matched relative to `root`, so `write_file(src/**)` means the workspace's src/. `alias`: the alias the call came through, when it did. Never throws. */
@@ -91,7 +108,7 @@ export class PermissionPolicy {
       const dir = protectedDirOf(root, resolve(root, arg));
       if (dir) return { action: "deny", reason: `"${arg}" is inside ${dir}/, which keel protects: tool writes into .git/ and .keel/ are always refused, whatever allow rules or --yes say (they could plant git hooks or change keel's own state)` };
     }
-    const call = new Call(calledAs, resolved, tool, arg, root);
+    const call = new Call(calledAs, resolved, tool, arg, root, this.parser);
     const denied = first(this.deny, call, "deny");
     if (denied) return decision(denied, "deny");
     const denyNames = this.deny.some((r) => call.names(r));
@@ -138,6 +155,7 @@ class Call {
     /** The argument; for path tools the path as written, relative to `root`. */
     readonly arg: string | undefined,
     private readonly root: string,
+    private readonly parser: ShellParser | undefined,
   ) {}
 
   private real: string | undefined;
@@ -151,7 +169,7 @@ class Call {
   /** The parsed shell command, for tools whose permission key is a command line. */
   get shell(): ShellCall | undefined {
     if (this.tool.permissionKey !== "command" || this.arg === undefined) return undefined;
-    return (this.parsed ??= new ShellCall(this.arg));
+    return (this.parsed ??= new ShellCall(this.arg, this.parser));
   }
 
   /** Whether the rule's tool-name glob names this call (called name or resolved tool). */

@@ -104,6 +104,7 @@ export async function runToolIntent(host: Host, intent: ToolIntent, run: RunCont
   }
   const cwd = run.cwd ?? host.activeDir;
   const root = host.confinementRoot(cwd);
+  if (tool.permissionKey === "command") await host.permissions.ready();
   const permission = host.permissions.decide(calledAs, tool, input, cwd, root, resolved.alias && { level: resolved.alias.level ?? "workspace" });
   let approvedBy: string = permission.action === "allow" ? "policy" : "";
   if (permission.action === "deny") {

@@ -1,5 +1,9 @@
-import { forEachChild, parse, type Command, type SyntaxNode, type Word } from "unbash";
+import type * as Unbash from "unbash";
+import type { Command, SyntaxNode, Word } from "unbash";
 import { unwrapCommand } from "./unwrap-command.js";
+
+/** The parts of the unbash module keel uses (loaded on demand: most commands never check a shell command). */
+export type ShellParser = Pick<typeof Unbash, "parse" | "forEachChild">;
 
 /** A simple command as keel checks it: its words after quote removal. */
 export interface SimpleCommand {
@@ -32,9 +36,9 @@ const STRUCTURE = new Set([
  * Parses a command line with a real bash parser (unbash) and lists every simple command it would
  * run. Never throws: what cannot be checked statically is listed in `unresolved`.
  */
-export function analyzeShell(command: string): ShellAnalysis {
+export function analyzeShell(command: string, parser: ShellParser): ShellAnalysis {
   const out: ShellAnalysis = { commands: [], unresolved: [], simple: false };
-  const shape = collect(command, 0, out, true);
+  const shape = collect(parser, command, 0, out, true);
   out.simple = shape.commands === 1 && shape.plain && !shape.structured && out.unresolved.length === 0 && out.commands.length === 1;
   return out;
 }
@@ -47,28 +51,28 @@ interface Shape {
 }
 
 /** Parses `script` and records its commands and what wrappers in it run. */
-function collect(script: string, depth: number, out: ShellAnalysis, top: boolean): Shape {
+function collect(parser: ShellParser, script: string, depth: number, out: ShellAnalysis, top: boolean): Shape {
   const shape: Shape = { commands: 0, plain: true, structured: false };
   if (depth > MAX_DEPTH) {
     out.unresolved.push(`commands nested more than ${MAX_DEPTH} levels deep`);
     return shape;
   }
-  const ast = parse(script);
+  const ast = parser.parse(script);
   for (const e of ast.errors ?? []) out.unresolved.push(`a parse error (${e.message} at offset ${e.pos})`);
   if (ast.commands.length !== 1 || ast.commands[0]!.background) shape.structured = true;
   const visit = (node: SyntaxNode): void => {
     if (node.type === "Command") {
       shape.commands++;
-      if (!record(node, depth, out, top)) shape.plain = false;
+      if (!record(parser, node, depth, out, top)) shape.plain = false;
     } else if (STRUCTURE.has(node.type)) shape.structured = true;
-    forEachChild(node, visit);
+    parser.forEachChild(node, visit);
   };
   visit(ast);
   return shape;
 }
 
 /** Records one simple command and what it runs through wrappers; returns whether it is plain (static words, no assignment or redirection). */
-function record(node: Command, depth: number, out: ShellAnalysis, top: boolean): boolean {
+function record(parser: ShellParser, node: Command, depth: number, out: ShellAnalysis, top: boolean): boolean {
   if (!node.name) return false; // `X=1` or `> file` alone
   const name = staticValue(node.name, false);
   if (name === undefined) {
@@ -80,7 +84,7 @@ function record(node: Command, depth: number, out: ShellAnalysis, top: boolean):
   out.commands.push({ argv, topLevel: top && depth === 0 });
   unwrapCommand(argv, args.map((w) => staticValue(w, false) !== undefined), {
     command: (inner) => out.commands.push({ argv: inner, topLevel: false }),
-    script: (text) => void collect(text, depth + 1, out, false),
+    script: (text) => void collect(parser, text, depth + 1, out, false),
     unresolved: (why) => out.unresolved.push(why),
   });
   return args.every((w) => staticValue(w, false) !== undefined) && node.redirects.length === 0 && node.prefix.length === 0;

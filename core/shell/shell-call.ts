@@ -1,4 +1,4 @@
-import { analyzeShell, type ShellAnalysis } from "./shell-analysis.js";
+import { analyzeShell, type ShellAnalysis, type ShellParser } from "./shell-analysis.js";
 import { baseName } from "./unwrap-command.js";
 
 /** Shell control operators, substitutions and redirections, as written in a rule. */
@@ -9,8 +9,12 @@ export class ShellCall {
   private readonly analysis: ShellAnalysis;
   private forms: string[] | undefined;
 
-  constructor(readonly command: string) {
-    this.analysis = analyzeShell(command);
+  /** Without a parser (not loaded yet) nothing can be checked: the whole command is unresolved (failing closed). */
+  constructor(
+    readonly command: string,
+    parser: ShellParser | undefined,
+  ) {
+    this.analysis = parser ? analyzeShell(command, parser) : { commands: [], unresolved: ["the shell parser is not loaded"], simple: false };
   }
 
   /** Parts keel could not resolve statically (empty when the whole line was checked). */

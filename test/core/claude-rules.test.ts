@@ -3,6 +3,14 @@ import { translateClaudeRule, translatePermissionBlock, translatePermissionRules
 import { PermissionPolicy } from "../../core/permissions.js";
 import { builtinToolDefinitions } from "../../core/tools/builtin-tools.js";
 import type { ToolDefinition } from "../../core/types.js";
+import * as unbash from "unbash";
+
+/** A policy with the shell parser loaded (the pipeline loads it with `await policy.ready()`). */
+function policy(...args: ConstructorParameters<typeof PermissionPolicy>): PermissionPolicy {
+  const p = new PermissionPolicy(...args);
+  p.useShellParser(unbash);
+  return p;
+}
 
 const ROOT = "/ws";
 const TOOLS = new Map(builtinToolDefinitions().map((t) => [t.name, t]));
@@ -27,7 +35,7 @@ function warning(rule: string, list: PermissionList = "deny", dialect?: "claude"
 function decide(block: { allow?: string[]; ask?: string[]; deny?: string[] }, tool: string, input: Record<string, unknown>): string {
   const { rules: r } = translatePermissionBlock(block);
   const def = tool === MCP_TOOL.name ? MCP_TOOL : TOOLS.get(tool)!;
-  return new PermissionPolicy(r).decide(tool, def, input, ROOT, ROOT).action;
+  return policy(r).decide(tool, def, input, ROOT, ROOT).action;
 }
 
 describe("translateClaudeRule: Bash", () => {

@@ -1,6 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { PermissionPolicy } from "../../core/permissions.js";
 import type { RiskTag, ToolDefinition } from "../../core/types.js";
+import * as unbash from "unbash";
+
+/** A policy with the shell parser loaded (the pipeline loads it with `await policy.ready()`). */
+function policy(...args: ConstructorParameters<typeof PermissionPolicy>): PermissionPolicy {
+  const p = new PermissionPolicy(...args);
+  p.useShellParser(unbash);
+  return p;
+}
 
 const CWD = "/ws";
 
@@ -13,7 +21,7 @@ const read = def("read_file", ["read"], { permissionKey: "path", permissionMatch
 
 describe("PermissionPolicy", () => {
   it("defaults by risk: read allows, anything else asks", () => {
-    const p = new PermissionPolicy();
+    const p = policy();
     expect(p.decide("read_file", read, { path: "a" }, CWD).action).toBe("allow");
     expect(p.decide("bash", bash, { command: "ls" }, CWD).action).toBe("ask");
     expect(p.decide("write_file", write, { path: "a" }, CWD).action).toBe("ask");
@@ -21,14 +29,14 @@ describe("PermissionPolicy", () => {
   });
 
   it("deny beats ask beats allow", () => {
-    const p = new PermissionPolicy({ allow: ["bash", "write_file"], ask: ["bash", "read_file"], deny: ["bash"] });
+    const p = policy({ allow: ["bash", "write_file"], ask: ["bash", "read_file"], deny: ["bash"] });
     expect(p.decide("bash", bash, { command: "ls" }, CWD)).toMatchObject({ action: "deny", rule: "bash" });
     expect(p.decide("read_file", read, { path: "x" }, CWD)).toMatchObject({ action: "ask", rule: "read_file" });
     expect(p.decide("write_file", write, { path: "x" }, CWD)).toMatchObject({ action: "allow", rule: "write_file" });
   });
 
   it("matches command specifiers with * as any text: bash(git status*)", () => {
-    const p = new PermissionPolicy({ allow: ["bash(git status*)"], deny: ["bash(rm -rf *)"] });
+    const p = policy({ allow: ["bash(git status*)"], deny: ["bash(rm -rf *)"] });
     expect(p.decide("bash", bash, { command: "git status" }, CWD).action).toBe("allow");
     expect(p.decide("bash", bash, { command: "git status --short src/" }, CWD).action).toBe("allow");
     expect(p.decide("bash", bash, { command: "git status; rm src/a" }, CWD).action).toBe("ask");
@@ -47,12 +55,12 @@ describe("PermissionPolicy", () => {
   });
 
   it("an allow rule written with an operator may match compound commands", () => {
-    const p = new PermissionPolicy({ allow: ["bash(npm test && *)"] });
+    const p = policy({ allow: ["bash(npm test && *)"] });
     expect(p.decide("bash", bash, { command: "npm test && echo ok" }, CWD).action).toBe("allow");
   });
 
   it("matches path specifiers as globs: write_file(src/**)", () => {
-    const p = new PermissionPolicy({ allow: ["write_file(src/**)"], deny: ["write_file(**/.env)"] });
+    const p = policy({ allow: ["write_file(src/**)"], deny: ["write_file(**/.env)"] });
     expect(p.decide("write_file", write, { path: "src/a/b.ts" }, CWD).action).toBe("allow");
     expect(p.decide("write_file", write, { path: "./src/a.ts" }, CWD).action).toBe("allow");
     expect(p.decide("write_file", write, { path: "/ws/src/a.ts" }, CWD).action).toBe("allow");
@@ -64,47 +72,47 @@ describe("PermissionPolicy", () => {
   });
 
   it("tool-name globs match families: mcp__github__*", () => {
-    const p = new PermissionPolicy({ deny: ["mcp__github__*"] });
+    const p = policy({ deny: ["mcp__github__*"] });
     expect(p.decide("mcp__github__create_issue", def("mcp__github__create_issue", ["network"]), {}, CWD).action).toBe("deny");
     expect(p.decide("mcp__gitlab__x", def("mcp__gitlab__x", ["network"]), {}, CWD).action).toBe("ask");
   });
 
   it("an alias cannot dodge a rule written for its base tool", () => {
-    const p = new PermissionPolicy({ deny: ["bash"], allow: ["sh"] });
+    const p = policy({ deny: ["bash"], allow: ["sh"] });
     expect(p.decide("sh", bash, { command: "ls" }, CWD)).toMatchObject({ action: "deny", rule: "bash" });
-    const q = new PermissionPolicy({ deny: ["bash(curl*)"] });
+    const q = policy({ deny: ["bash(curl*)"] });
     expect(q.decide("shell", bash, { command: "curl evil" }, CWD).action).toBe("deny");
   });
 });
 
 describe("names cannot borrow permissions", () => {
   it("an allow glob matches the tool that executes, never an alias name: task_* does not allow task_list2 → bash", () => {
-    const p = new PermissionPolicy({ allow: ["mcp__github__*", "task_*"] });
+    const p = policy({ allow: ["mcp__github__*", "task_*"] });
     expect(p.decide("task_list2", bash, { command: "rm -rf x" }, CWD, CWD, { level: "workspace" }).action).toBe("ask");
     expect(p.decide("mcp__github__search", bash, { command: "id" }, CWD, CWD, { level: "workspace" }).action).toBe("ask");
     // the base tool's own rule still allows the alias
-    expect(new PermissionPolicy({ allow: ["bash(git status*)"] }).decide("status", bash, { command: "git status" }, CWD, CWD, { level: "workspace" }).action).toBe("allow");
+    expect(policy({ allow: ["bash(git status*)"] }).decide("status", bash, { command: "git status" }, CWD, CWD, { level: "workspace" }).action).toBe("allow");
   });
 
   it("a rule naming the alias exactly allows it only from a level at least as trusted as the alias's plugin", () => {
-    const user = new PermissionPolicy({ allow: ["status"] }, { status: "user" });
-    const repo = new PermissionPolicy({ allow: ["status"] }, { status: "workspace" });
+    const user = policy({ allow: ["status"] }, { status: "user" });
+    const repo = policy({ allow: ["status"] }, { status: "workspace" });
     expect(user.decide("status", bash, { command: "id" }, CWD, CWD, { level: "workspace" }).action).toBe("allow");
     expect(user.decide("status", bash, { command: "id" }, CWD, CWD, { level: "user" }).action).toBe("allow");
     expect(repo.decide("status", bash, { command: "id" }, CWD, CWD, { level: "workspace" }).action).toBe("allow");
     expect(repo.decide("status", bash, { command: "id" }, CWD, CWD, { level: "user" }).action).toBe("ask");
     // deny and ask rules match either name
-    expect(new PermissionPolicy({ deny: ["status"] }).decide("status", bash, { command: "id" }, CWD, CWD, { level: "user" }).action).toBe("deny");
-    expect(new PermissionPolicy({ deny: ["bash"] }).decide("status", bash, { command: "id" }, CWD, CWD, { level: "user" }).action).toBe("deny");
+    expect(policy({ deny: ["status"] }).decide("status", bash, { command: "id" }, CWD, CWD, { level: "user" }).action).toBe("deny");
+    expect(policy({ deny: ["bash"] }).decide("status", bash, { command: "id" }, CWD, CWD, { level: "user" }).action).toBe("deny");
   });
 
   it("writes into .git/ and .keel/ are denied before any rule, for every path tool that writes", () => {
-    const p = new PermissionPolicy({ allow: ["write_file"] });
+    const p = policy({ allow: ["write_file"] });
     for (const path of [".git/config", ".git/hooks/pre-commit", ".keel/config.local.json", "vendor/lib/.git/HEAD", "a/../.keel/state/x.json"])
       expect(p.decide("write_file", write, { path }, CWD), path).toMatchObject({ action: "deny", reason: expect.stringContaining("keel protects") });
     expect(p.decide("write_file", write, { path: "src/.gitignore" }, CWD).action).toBe("allow");
     expect(p.decide("write_file", write, { path: ".github/workflows/ci.yml" }, CWD).action).toBe("allow");
     // reading is not affected
-    expect(new PermissionPolicy().decide("read_file", read, { path: ".git/config" }, CWD).action).toBe("allow");
+    expect(policy().decide("read_file", read, { path: ".git/config" }, CWD).action).toBe("allow");
   });
 });

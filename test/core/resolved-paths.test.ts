@@ -8,6 +8,14 @@ import { writeFileTool } from "../../core/tools/write-file.js";
 import { runKeel } from "../helpers/run-cli.js";
 import { makeWorkspace, type TempWorkspace } from "../helpers/temp-workspace.js";
 import { closeAfterEach, openTestHost } from "../helpers/test-host.js";
+import * as unbash from "unbash";
+
+/** A policy with the shell parser loaded (the pipeline loads it with `await policy.ready()`). */
+function policy(...args: ConstructorParameters<typeof PermissionPolicy>): PermissionPolicy {
+  const p = new PermissionPolicy(...args);
+  p.useShellParser(unbash);
+  return p;
+}
 
 let ws: TempWorkspace | undefined;
 let host: Host | undefined;
@@ -78,16 +86,16 @@ describe("permission path rules are evaluated on the resolved path", () => {
     const write = writeFileTool();
     const read = readFileTool();
     const root = ws.root;
-    const allow = new PermissionPolicy({ allow: ["write_file(src/**)"] });
+    const allow = policy({ allow: ["write_file(src/**)"] });
     expect(allow.decide("write_file", write, { path: "src/real.ts" }, root, root).action).toBe("allow");
     expect(allow.decide("write_file", write, { path: "src/new/file.ts" }, root, root).action).toBe("allow");
     expect(allow.decide("write_file", write, { path: "src/out/out.js" }, root, root).action).toBe("ask");
     expect(allow.decide("write_file", write, { path: "src/out/new.js" }, root, root).action).toBe("ask");
-    const deny = new PermissionPolicy({ deny: ["read_file(.env)", "read_file(src/settings)"] });
+    const deny = policy({ deny: ["read_file(.env)", "read_file(src/settings)"] });
     expect(deny.decide("read_file", read, { path: "src/settings" }, root, root)).toMatchObject({ action: "deny", rule: "read_file(.env)" });
     expect(deny.decide("read_file", read, { path: ".env" }, root, root)).toMatchObject({ action: "deny", rule: "read_file(.env)" });
     expect(deny.decide("read_file", read, { path: "src/real.ts" }, root, root).action).toBe("allow");
-    const byLinkName = new PermissionPolicy({ deny: ["read_file(src/settings)"] });
+    const byLinkName = policy({ deny: ["read_file(src/settings)"] });
     expect(byLinkName.decide("read_file", read, { path: "src/settings" }, root, root).action).toBe("deny");
     expect(byLinkName.deniesPath(["read_file"], "src/settings")).toBe("read_file(src/settings)");
     expect(byLinkName.deniesPath(["glob"], "src/settings")).toBeUndefined();

@@ -3,6 +3,14 @@ import { PermissionPolicy } from "../../core/permissions.js";
 import { analyzeShell } from "../../core/shell/shell-analysis.js";
 import { Wildcard } from "../../core/shell/wildcard.js";
 import type { ToolDefinition } from "../../core/types.js";
+import * as unbash from "unbash";
+
+/** A policy with the shell parser loaded (the pipeline loads it with `await policy.ready()`). */
+function policy(...args: ConstructorParameters<typeof PermissionPolicy>): PermissionPolicy {
+  const p = new PermissionPolicy(...args);
+  p.useShellParser(unbash);
+  return p;
+}
 
 const bash: ToolDefinition = {
   name: "bash", description: "", inputSchema: {}, source: { kind: "builtin", id: "core" }, risk: ["execute"], readOnly: false,
@@ -11,7 +19,7 @@ const bash: ToolDefinition = {
 const decide = (p: PermissionPolicy, command: string) => p.decide("bash", bash, { command }, "/ws");
 
 describe("bash rules on parsed commands", () => {
-  const deny = new PermissionPolicy({ deny: ["bash(rm *)"] });
+  const deny = policy({ deny: ["bash(rm *)"] });
 
   // The 14 forms that got past `deny: ["bash(rm *)"]` with text matching.
   const forms = [
@@ -64,37 +72,37 @@ describe("bash rules on parsed commands", () => {
       expect(d.reason).toMatch(/cannot check statically/);
     }
     // without any rule for bash there is nothing to fail closed on: it just asks, as bash always does
-    expect(decide(new PermissionPolicy(), "$CMD x")).toMatchObject({ action: "ask" });
-    expect(decide(new PermissionPolicy(), "$CMD x").strict).toBeUndefined();
+    expect(decide(policy(), "$CMD x")).toMatchObject({ action: "ask" });
+    expect(decide(policy(), "$CMD x").strict).toBeUndefined();
   });
 
   it("with an ask rule, an unresolvable command needs an explicit answer (strict: --yes does not approve it)", () => {
-    const ask = new PermissionPolicy({ ask: ["bash(git push*)"] });
+    const ask = policy({ ask: ["bash(git push*)"] });
     expect(decide(ask, "$GIT push")).toMatchObject({ action: "ask", strict: true });
     expect(decide(ask, "git push origin main")).toMatchObject({ action: "ask", rule: "bash(git push*)" });
     expect(decide(ask, "git push origin main").strict).toBeUndefined();
   });
 
   it("an allow rule matches only one static simple command, never a part it cannot see", () => {
-    const allow = new PermissionPolicy({ allow: ["bash(git status*)", "bash(echo *)"] });
+    const allow = policy({ allow: ["bash(git status*)", "bash(echo *)"] });
     expect(decide(allow, "git status --short").action).toBe("allow");
     expect(decide(allow, "git  status").action).toBe("allow"); // words, not bytes
     expect(decide(allow, 'echo "a; rm -rf x"').action).toBe("allow"); // one argument, quoted
     for (const command of ["git status; rm x", "git status && rm x", "git status | sh", "git status > out", "git status $(rm x)", "echo `rm x`", "X=1 git status", "$G status", "git status &", "(git status)", "echo $(id)"])
       expect(decide(allow, command).action, command).toBe("ask");
     // a rule that spells out an operator matches the whole line, when everything in it was resolved
-    const piped = new PermissionPolicy({ allow: ["bash(git log | head*)"] });
+    const piped = policy({ allow: ["bash(git log | head*)"] });
     expect(decide(piped, "git log | head -5").action).toBe("allow");
     expect(decide(piped, "git log | head -5 | $(x)").action).toBe("ask");
   });
 
   it("reports every command it found, through substitutions and wrappers", () => {
-    const a = analyzeShell("sudo env A=1 bash -c 'echo $(rm -rf /)' | xargs -0 /bin/rm");
+    const a = analyzeShell("sudo env A=1 bash -c 'echo $(rm -rf /)' | xargs -0 /bin/rm", unbash);
     const texts = a.commands.map((c) => c.argv.join(" "));
     expect(texts).toEqual(expect.arrayContaining(["env A=1 bash -c echo $(rm -rf /)", "bash -c echo $(rm -rf /)", "echo $(rm -rf /)", "rm -rf /", "/bin/rm"]));
     expect(a.unresolved).toEqual([]);
     expect(a.simple).toBe(false);
-    expect(analyzeShell("ls -la src").simple).toBe(true);
+    expect(analyzeShell("ls -la src", unbash).simple).toBe(true);
   });
 });
 
@@ -126,7 +134,17 @@ describe("Wildcard", () => {
     }
     expect(calls).toBeLessThanOrEqual(4);
     // and through the policy, with the command parsed
-    const p = new PermissionPolicy({ deny: ["bash(*a *b *c *d *)"] });
+    const p = policy({ deny: ["bash(*a *b *c *d *)"] });
     expect(decide(p, command).action).toBe("ask");
+  });
+});
+
+describe("the shell parser loads on demand", () => {
+  it("until ready() has loaded it, a shell command cannot be checked and fails closed; afterwards it is parsed", async () => {
+    const p = new PermissionPolicy({ deny: ["bash(rm *)"] });
+    expect(p.decide("bash", bash, { command: "ls" }, "/ws")).toMatchObject({ action: "deny", reason: expect.stringContaining("the shell parser is not loaded") });
+    await p.ready();
+    expect(p.decide("bash", bash, { command: "ls" }, "/ws").action).toBe("ask");
+    expect(p.decide("bash", bash, { command: "sudo rm -rf x" }, "/ws").action).toBe("deny");
   });
 });
