@@ -8,7 +8,7 @@ export async function trustCommand(ctx: CliContext, opts: { revoke?: boolean }):
   await recordTrust(ws, Boolean(opts.revoke));
   ctx.print({ workspace: ws.root, trusted: !opts.revoke }, () =>
     opts.revoke
-      ? `Trust revoked for ${ws.root}. Its MCP servers and shell steps will not start until trusted again.`
-      : `Trusted ${ws.root}. Its MCP servers and workflow shell steps may now start.`,
+      ? `Trust revoked for ${ws.root}. Its config may only restrict again: its allow rules, model endpoint and key variable are ignored, and its MCP servers and workflows will not run until trusted again.`
+      : `Trusted ${ws.root}. Its config may now add allow rules and choose the model endpoint (never removing your deny rules), and its MCP servers and workflows may run.`,
   );
 }
