@@ -36,6 +36,28 @@ export function readRegularFile(file: string, maxBytes: number): string {
   }
 }
 
+/**
+ * Why `file` is not a regular file of at most `maxBytes` (without reading it), or undefined when it
+ * is one or does not exist. Opens without blocking and checks the descriptor. Never throws.
+ */
+export function irregularFileProblem(file: string, maxBytes: number): string | undefined {
+  let fd: number;
+  try {
+    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return code === "ENOENT" || code === "ENOTDIR" ? undefined : `${file} cannot be opened (${code ?? (error as Error).message})`;
+  }
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile()) return `${file} is not a regular file (${kindOf(st)}); keel reads manifests and config only from regular files.`;
+    if (st.size > maxBytes) return `${file} is ${st.size} bytes, more than the ${maxBytes} bytes keel reads from such a file; it was not read.`;
+    return undefined;
+  } finally {
+    closeSync(fd);
+  }
+}
+
 function kindOf(st: import("node:fs").Stats): string {
   if (st.isDirectory()) return "a directory";
   if (st.isFIFO()) return "a FIFO";

@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { MAX_CONFIG_BYTES, readRegularFile } from "../bounded-read.js";
+import { irregularFileProblem, MAX_CONFIG_BYTES, readRegularFile } from "../bounded-read.js";
 import { join } from "node:path";
 import { errorMessage } from "../errors.js";
 import { ancestorsWithin, type Workspace } from "../workspace.js";
@@ -80,17 +80,6 @@ export function codeConfigFiles(ws: Workspace): string[] {
   return ancestorsWithin(ws.cwd, ws.root).flatMap((dir) => CODE_CONFIG_FILES.map((name) => join(dir, name)).filter((f) => existsSync(f)));
 }
 
-/** Why an existing config candidate cannot be read safely (not a regular file, too large), or undefined (also when it is missing). */
-function irregular(file: string): string | undefined {
-  try {
-    readRegularFile(file, MAX_CONFIG_BYTES);
-    return undefined;
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    return code === "ENOENT" || code === "ENOTDIR" ? undefined : errorMessage(error);
-  }
-}
-
 /** A cosmiconfig loader for extensions keel never executes (defence in depth: they are not in the search places either). */
 function refuseCode(filepath: string): never {
   throw new Error(`${filepath} is code; keel never executes configuration. Move the settings into keel.config.json or keel.config.yaml.`);
@@ -107,7 +96,7 @@ export async function loadProjectLayer(ws: Workspace): Promise<ConfigLayer | und
     for (const dir of ancestorsWithin(ws.cwd, ws.root)) {
       // cosmiconfig reads whatever it finds: make sure each candidate is a regular file of bounded size first (a FIFO would block it forever).
       for (const name of PROJECT_CONFIG_FILES) {
-        const problem = irregular(join(dir, name));
+        const problem = irregularFileProblem(join(dir, name), MAX_CONFIG_BYTES);
         if (problem) return { source: "project", file: join(dir, name), error: problem };
       }
       found = await explorer.search(dir);
