@@ -44,15 +44,20 @@ interface CompiledRule {
 }
 
 /** Compiles `name(spec)` into matchers once. */
-function compile(rule: string, level: TrustLevel = "user"): CompiledRule {
+function compile(rule: string, names: Map<string, (s: string) => boolean>, level: TrustLevel = "user"): CompiledRule {
   const m = /^([^()]+?)(?:\((.*)\))?$/.exec(rule.trim());
   const name = m?.[1] ?? rule;
   const spec = m?.[2];
-  const out: CompiledRule = { text: rule, name: picomatch(name, { nocase: false }), level };
+  // Many rules share a tool name (`bash(…)`): one name matcher each. Path matchers compile on first use
+  // (most rules are never checked against a path), so even a file of many rules loads quickly.
+  let nameMatch = names.get(name);
+  if (!nameMatch) names.set(name, (nameMatch = picomatch(name, { nocase: false })));
+  const out: CompiledRule = { text: rule, name: nameMatch, level };
   if (!/[*?[\]{}!+@()]/.test(name)) out.exactName = name;
   if (spec !== undefined) {
     out.spec = spec;
-    out.pathMatch = picomatch(spec, { dot: true });
+    let pathMatch: ((s: string) => boolean) | undefined;
+    out.pathMatch = (s) => (pathMatch ??= picomatch(spec, { dot: true }))(s);
     out.textMatch = new Wildcard(spec);
   }
   return out;
@@ -80,9 +85,10 @@ export class PermissionPolicy {
 
   /** `allowLevels`: who wrote each allow rule (default: the user). */
   constructor(rules: PermissionRules = {}, allowLevels: Record<string, TrustLevel> = {}) {
-    this.deny = (rules.deny ?? []).map((r) => compile(r));
-    this.ask = (rules.ask ?? []).map((r) => compile(r));
-    this.allow = (rules.allow ?? []).map((r) => compile(r, allowLevels[r] ?? "user"));
+    const names = new Map<string, (s: string) => boolean>();
+    this.deny = (rules.deny ?? []).map((r) => compile(r, names));
+    this.ask = (rules.ask ?? []).map((r) => compile(r, names));
+    this.allow = (rules.allow ?? []).map((r) => compile(r, names, allowLevels[r] ?? "user"));
   }
 
   /**

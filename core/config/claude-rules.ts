@@ -129,7 +129,8 @@ export interface RuleWarning {
  * a non-string entry is skipped with a warning. Warnings carry the index in `raw`. Never throws.
  */
 export function translatePermissionRules(raw: readonly unknown[], list: PermissionList, options: TranslateOptions = {}): { rules: string[]; warnings: { index: number; message: string }[] } {
-  const rules: string[] = [];
+  // A Set keeps insertion order and dedupes in constant time (a committed file may hold many rules).
+  const rules = new Set<string>();
   const warnings: { index: number; message: string }[] = [];
   raw.forEach((entry, index) => {
     if (typeof entry !== "string") {
@@ -137,10 +138,10 @@ export function translatePermissionRules(raw: readonly unknown[], list: Permissi
       return;
     }
     const t = translateClaudeRule(entry, list, options);
-    for (const r of t.rules) if (!rules.includes(r)) rules.push(r);
+    for (const r of t.rules) rules.add(r);
     if (t.warning) warnings.push({ index, message: t.warning });
   });
-  return { rules, warnings };
+  return { rules: [...rules], warnings };
 }
 
 /**

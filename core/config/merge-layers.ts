@@ -37,7 +37,8 @@ export const HOW_TO_TRUST = "Trust this workspace with `keel trust` (or pass --t
 export function mergeLayers(layers: ConfigLayer[], trusted: boolean): MergedLayers {
   const diagnostics: Diagnostic[] = [];
   const invalid: MergedLayers["invalid"] = [];
-  const rules: Record<(typeof LISTS)[number], string[]> = { deny: [], ask: [], allow: [] };
+  // Sets keep insertion order and dedupe in constant time (a committed file may hold many rules).
+  const rules: Record<(typeof LISTS)[number], Set<string>> = { deny: new Set(), ask: new Set(), allow: new Set() };
   const allowLevels: Record<string, TrustLevel> = {};
   let merged: Record<string, unknown> = {};
   const sandboxes: SandboxSettings[] = [];
@@ -62,7 +63,7 @@ export function mergeLayers(layers: ConfigLayer[], trusted: boolean): MergedLaye
       const translated = translatePermissionRules(raw, list, { dialect: layer.source === "claude" ? "claude" : "mixed" });
       for (const w of translated.warnings) diagnostics.push({ severity: "warning", source: "config", file: layer.file, path: `permissions.${list}[${w.index}]`, message: w.message });
       for (const rule of translated.rules) {
-        if (!rules[list].includes(rule)) rules[list].push(rule);
+        rules[list].add(rule);
         if (list === "allow" && allowLevels[rule] !== "user") allowLevels[rule] = level;
       }
     }
@@ -71,8 +72,8 @@ export function mergeLayers(layers: ConfigLayer[], trusted: boolean): MergedLaye
   }
   // Every level may tighten the sandbox; none may loosen it. Invalid values stay for the schema check to name.
   if (sandboxes.length && SandboxConfig.safeParse(merged.sandbox).success) merged.sandbox = strictest(sandboxes);
-  const present = (["allow", "ask", "deny"] as const).filter((l) => rules[l].length);
-  if (present.length) merged.permissions = Object.fromEntries(present.map((l) => [l, rules[l]]));
+  const present = (["allow", "ask", "deny"] as const).filter((l) => rules[l].size);
+  if (present.length) merged.permissions = Object.fromEntries(present.map((l) => [l, [...rules[l]]]));
   return { value: merged, allowLevels, diagnostics, invalid };
 }
 
