@@ -28,8 +28,7 @@ export class SandboxRunner {
   /** Why the sandbox is configured but cannot run here, or undefined (also when it is off). */
   async unavailable(signal?: AbortSignal): Promise<string | undefined> {
     if (!this.enabled) return undefined;
-    this.check ??= sandboxUnavailable(this.env, signal);
-    return this.check;
+    return (this.check ??= sandboxUnavailable(this.env, signal));
   }
 
   /**
@@ -37,18 +36,20 @@ export class SandboxRunner {
    * true`): under the configured settings, or `workspace-write` (network as configured) when the
    * sandbox is off. Throws ToolError(`precondition_failed`) when bubblewrap cannot run.
    */
-  async wrapServer(target: SandboxTarget, what: string, signal?: AbortSignal): Promise<SpawnLine> {
-    const runner = this.enabled ? this : new SandboxRunner({ mode: "workspace-write", network: this.settings.network }, this.env);
-    if (!this.enabled) runner.check = this.check ??= sandboxUnavailable(this.env, signal);
-    return runner.wrap(target, what, signal);
+  wrapServer(target: SandboxTarget, what: string, signal?: AbortSignal): Promise<SpawnLine> {
+    return this.wrapWith(this.enabled ? this.settings : { mode: "workspace-write", network: this.settings.network }, target, what, signal);
   }
 
   /** The spawn line for `target`: bwrap around it when the sandbox is on. Throws ToolError(`precondition_failed`) when it is on but unavailable. */
   async wrap(target: SandboxTarget, what: string, signal?: AbortSignal): Promise<SpawnLine> {
     if (!this.enabled) return { file: target.argv[0]!, args: target.argv.slice(1) };
-    const why = await this.unavailable(signal);
+    return this.wrapWith(this.settings, target, what, signal);
+  }
+
+  private async wrapWith(settings: SandboxSettings, target: SandboxTarget, what: string, signal?: AbortSignal): Promise<SpawnLine> {
+    const why = await (this.check ??= sandboxUnavailable(this.env, signal));
     if (why)
-      throw new ToolError(`The sandbox is on (sandbox: ${this.settings.mode}) but cannot run: ${why}. ${what} was not run: keel never runs it unsandboxed. Fix the sandbox, or set "sandbox": "off" in your config to run commands without it.`, "precondition_failed");
-    return { file: "bwrap", args: bwrapArgs(this.settings, target) };
+      throw new ToolError(`The sandbox (${settings.mode}) cannot run: ${why}. ${what} was not run: keel never runs it unsandboxed. Fix the sandbox, or turn it off ("sandbox": "off" in your config, or no "sandbox": true on the MCP server).`, "precondition_failed");
+    return { file: "bwrap", args: bwrapArgs(settings, target) };
   }
 }

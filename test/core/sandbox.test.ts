@@ -116,7 +116,7 @@ describe("sandbox: workspace-write under bubblewrap", () => {
     symlinkSync(process.execPath, join(bin, "node"));
     const r = await runKeel(["--yes", "--json", "call", "bash", "--input", JSON.stringify({ command: "echo ran > ran.txt" })], { cwd: ws.root, env: { ...ws.env, PATH: bin } });
     expect(r.json()).toMatchObject({ ok: false, code: "precondition_failed" });
-    expect(r.json().content).toMatch(/sandbox is on .*bubblewrap .*not installed.*never runs it unsandboxed/);
+    expect(r.json().content).toMatch(/sandbox \(workspace-write\) cannot run: .*bubblewrap .*not installed.*never runs it unsandboxed/);
     expect(ws.exists("ran.txt")).toBe(false);
   });
 
