@@ -28,11 +28,9 @@ export interface ConfigSetResult {
   overriddenBy?: { source: ConfigSourceName; file: string };
 }
 
-const CODE_EXTENSIONS = new Set([".js", ".cjs", ".mjs", ".ts", ".cts", ".mts"]);
-
 /**
  * Sets one key in the file of `source`, under that file's lock, written atomically. Refuses files
- * it cannot parse, JS/TS and YAML config files, and values that break keel's config schema
+ * it cannot parse, YAML config files (keel never loads JS/TS ones), links, and values that break keel's config schema
  * (checked both in the file and in the merged view the host will load next time).
  */
 export async function setConfigValue(ws: Workspace, keys: string[], value: unknown, source: WritableSource, trusted: boolean): Promise<ConfigSetResult> {
@@ -79,13 +77,6 @@ function targetFile(ws: Workspace, source: WritableSource, view: ConfigView): { 
   const found = view.layers.find((l) => l.source === "project");
   if (!found) return { file: join(ws.root, "keel.config.json"), packageJson: false };
   const ext = extname(found.file).toLowerCase();
-  if (CODE_EXTENSIONS.has(ext))
-    throw new ToolError(
-      `The project config ${found.file} is a JS/TS file; keel never writes code files. Edit it by hand, or write to source "local" (.keel/config.local.json), which overrides it.`,
-      "precondition_failed",
-      null,
-      { file: found.file },
-    );
   if (ext === ".yaml" || ext === ".yml")
     throw new ToolError(`The project config ${found.file} is YAML; keel writes only JSON config files. Edit it by hand, or write to source "local".`, "precondition_failed", null, { file: found.file });
   if (found.error) throw unparseable(found.file, found.error);
