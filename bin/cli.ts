@@ -9,7 +9,7 @@ import { registerPluginCommands } from "../plugins/cli.js";
 import { runtimeCommands } from "../runtimes/cli.js";
 
 /** Runs the CLI with `argv` (without node and script) and resolves to the exit code. Never throws. */
-export async function main(argv: string[], io: CliIO = defaultIO()): Promise<number> {
+export async function main(argv: string[], io: CliIO = processIO()): Promise<number> {
   let exitCode = 0;
   const controller = new AbortController();
   const onSigint = () => {
@@ -17,12 +17,14 @@ export async function main(argv: string[], io: CliIO = defaultIO()): Promise<num
     controller.abort();
   };
   process.on("SIGINT", onSigint);
+  const onAbort = () => controller.abort();
+  io.signal?.addEventListener("abort", onAbort, { once: true });
   // A file size limit (`ulimit -f`) must fail the write (EFBIG, an observation), not kill keel.
   if (process.platform !== "win32" && !process.listeners("SIGXFSZ").includes(ignoreSignal)) process.on("SIGXFSZ", ignoreSignal);
   const program = new Command("keel");
   const globals = (): GlobalOptions => {
     const o = program.opts<{ cwd?: string; json?: boolean; trust?: boolean; yes?: boolean }>();
-    return { cwd: resolve(o.cwd ?? process.cwd()), json: Boolean(o.json), trust: Boolean(o.trust), yes: Boolean(o.yes) };
+    return { cwd: resolve(io.cwd, o.cwd ?? "."), json: Boolean(o.json), trust: Boolean(o.trust), yes: Boolean(o.yes) };
   };
   // Commands that may call MCP tools start MCP servers; the others (task, team, config, ...) never wait for them.
   let startServers = true;
@@ -36,7 +38,7 @@ export async function main(argv: string[], io: CliIO = defaultIO()): Promise<num
     async openHost(extra?: Partial<HostOptions>): Promise<Host> {
       const g = globals();
       const { createKeelHost } = await import("./app.js");
-      return createKeelHost({ cwd: g.cwd, trust: g.trust, yes: g.yes, startServers, ...extra });
+      return createKeelHost({ cwd: g.cwd, env: io.env, trust: g.trust, yes: g.yes, startServers, ...extra });
     },
     async withHost(fn, extra) {
       const host = await ctx.openHost(extra);
@@ -81,6 +83,7 @@ export async function main(argv: string[], io: CliIO = defaultIO()): Promise<num
     exitCode = handleError(error, io, globals);
   } finally {
     process.off("SIGINT", onSigint);
+    io.signal?.removeEventListener("abort", onAbort);
   }
   return exitCode;
 }
@@ -120,10 +123,18 @@ function handleError(error: unknown, io: CliIO, globals: () => GlobalOptions): n
   }
   if (json) io.stdout.write(JSON.stringify({ error: { type: name, message: errorMessage(error) } }, null, 2) + "\n");
   else io.stderr.write(terminalText(`keel: ${errorMessage(error)}\n`));
-  if (!(error instanceof KeelError) && process.env.KEEL_DEBUG) io.stderr.write(String((error as Error)?.stack) + "\n");
+  if (!(error instanceof KeelError) && io.env.KEEL_DEBUG) io.stderr.write(String((error as Error)?.stack) + "\n");
   return code;
 }
 
-function defaultIO(): CliIO {
-  return { stdout: process.stdout, stderr: process.stderr, interactive: Boolean(process.stdin.isTTY && process.stdout.isTTY) };
+/** The real process: its streams, environment and working directory. */
+export function processIO(): CliIO {
+  return {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    stdin: process.stdin,
+    interactive: Boolean(process.stdin.isTTY && process.stdout.isTTY),
+    env: process.env,
+    cwd: process.cwd(),
+  };
 }

@@ -28,7 +28,7 @@ export function resolveWorkspace(cwd: string, env: NodeJS.ProcessEnv = process.e
     if (dirname(dir) === dir) break;
   }
   root = owningWorkspace(real) ?? root;
-  const keelHome = resolve(env.KEEL_HOME && env.KEEL_HOME.trim() ? env.KEEL_HOME : join(homedir(), ".keel"));
+  const keelHome = resolve(env.KEEL_HOME && env.KEEL_HOME.trim() ? env.KEEL_HOME : join(env.HOME || homedir(), ".keel"));
   return { root, cwd: real, stateDir: join(root, ".keel"), keelHome };
 }
 

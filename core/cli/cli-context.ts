@@ -9,12 +9,20 @@ export interface GlobalOptions {
   yes: boolean;
 }
 
-/** Where a command writes; injectable for tests. */
+/** The process around a command (streams, environment, directory); injectable, so the CLI runs in-process in tests and embedders. */
 export interface CliIO {
   stdout: NodeJS.WritableStream;
   stderr: NodeJS.WritableStream;
+  /** Where `--input-file -` and approval answers are read from. */
+  stdin: NodeJS.ReadableStream;
   /** True when stdin and stdout are terminals (prompts and live progress allowed). */
   interactive: boolean;
+  /** Environment the command sees (`KEEL_HOME`, `KEEL_TRUST`, model keys, what child processes inherit). */
+  env: NodeJS.ProcessEnv;
+  /** Directory relative paths and `--cwd` resolve against. */
+  cwd: string;
+  /** Aborting it is Ctrl-C for the running command (in addition to SIGINT). */
+  signal?: AbortSignal;
 }
 
 /** What a command implementation receives. */

@@ -94,7 +94,7 @@ export function hintFor(conn: McpConnection, s: McpServerStatus): string | undef
   if (s.state === "untrusted") return "defined in this workspace and not trusted: re-run with --trust, set KEEL_TRUST=1, or run `keel trust`.";
   if (s.state === "disabled") return `disabled in ${s.source} ("enabled": false or "disabled": true).`;
   if (/unset environment variable/.test(err)) return "export the variable before starting keel, or give it a default: ${VAR:-default}.";
-  if (/command not found/.test(err)) return `"${conn.config.command}" is not on PATH (${process.env.PATH?.split(":").length ?? 0} PATH entries searched): install it or use an absolute path in "command".`;
+  if (/command not found/.test(err)) return `"${conn.config.command}" is not on PATH: install it or use an absolute path in "command".`;
   if (/switched off/.test(err)) return `the breaker is open after repeated crashes: fix the cause, then \`keel mcp restart ${conn.name}\`.`;
   if (conn.protocolErrors > 0) return "the server printed lines on stdout that are not JSON-RPC: an MCP stdio server must write only protocol messages to stdout and log to stderr.";
   if (/start-up within/.test(err)) return `no answer to initialize within ${conn.startupTimeoutMs} ms: check that the command starts an MCP server (not a CLI waiting for input), or raise "startupTimeoutMs".`;

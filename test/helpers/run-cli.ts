@@ -1,7 +1,9 @@
 import { execa } from "execa";
+import { PassThrough, Readable, Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
+import { main } from "../../bin/cli.js";
 
-/** Path of the keel executable (the built CLI; `npm test` builds first). */
+/** Path of the keel executable (the built CLI; vitest's globalSetup builds it once per run). */
 export const KEEL_BIN = fileURLToPath(new URL("../../bin/keel.js", import.meta.url));
 
 /** Result of one CLI run. */
@@ -13,8 +15,43 @@ export interface CliRun {
   json<T = any>(): T;
 }
 
-/** Runs `keel ...args` as a real process with stdin closed (non-interactive), in `cwd`. */
-export async function runKeel(args: string[], opts: { cwd: string; env?: NodeJS.ProcessEnv; input?: string; timeout?: number }): Promise<CliRun> {
+/** How to run one command. */
+export interface RunOptions {
+  cwd: string;
+  /** The whole environment the command sees (default: this process's). */
+  env?: NodeJS.ProcessEnv;
+  /** Text on stdin (default: an empty, closed stdin). */
+  input?: string;
+  /** Aborting it is Ctrl-C (in-process runs). */
+  signal?: AbortSignal;
+  /** Safety net for whole-process runs only (default 120 s); never the thing a test asserts. */
+  timeout?: number;
+}
+
+/**
+ * Runs `keel ...args` in this process through `main(argv, io)`: the same code as the executable,
+ * with injected streams, environment and working directory, non-interactive (stdin is not a TTY).
+ * Use `runKeelProcess` only where the process itself is under test (start-up, signals, exit, crashes).
+ */
+export async function runKeel(args: string[], opts: RunOptions): Promise<CliRun> {
+  const stdout = new TextSink();
+  const stderr = new TextSink();
+  const stdin = Readable.from(opts.input === undefined ? [] : [Buffer.from(opts.input)]);
+  const exitCode = await main(args, {
+    stdout,
+    stderr,
+    stdin,
+    interactive: false,
+    env: opts.env ?? process.env,
+    cwd: opts.cwd,
+    signal: opts.signal,
+  });
+  // As from a process run (execa): one final newline is not part of the text.
+  return cliRun(args, exitCode, stripFinalNewline(stdout.text), stripFinalNewline(stderr.text));
+}
+
+/** Runs `keel ...args` as a real process (`node bin/keel.js`, built dist/) with stdin closed unless `input` is given. */
+export async function runKeelProcess(args: string[], opts: RunOptions): Promise<CliRun> {
   const r = await execa("node", [KEEL_BIN, ...args], {
     cwd: opts.cwd,
     env: opts.env,
@@ -22,20 +59,47 @@ export async function runKeel(args: string[], opts: { cwd: string; env?: NodeJS.
     input: opts.input,
     stdin: opts.input === undefined ? "ignore" : undefined,
     reject: false,
-    timeout: opts.timeout ?? 60_000,
+    cancelSignal: opts.signal,
+    timeout: opts.timeout ?? 120_000,
   });
-  const stdout = String(r.stdout ?? "");
-  const stderr = String(r.stderr ?? "");
+  return cliRun(args, r.exitCode ?? -1, String(r.stdout ?? ""), String(r.stderr ?? ""));
+}
+
+/** A terminal-like input for in-process interactive runs: write answers into it. */
+export function ttyInput(): PassThrough & { isTTY: true } {
+  return Object.assign(new PassThrough(), { isTTY: true as const });
+}
+
+function stripFinalNewline(text: string): string {
+  return text.endsWith("\r\n") ? text.slice(0, -2) : text.endsWith("\n") ? text.slice(0, -1) : text;
+}
+
+function cliRun(args: string[], exitCode: number, stdout: string, stderr: string): CliRun {
   return {
-    exitCode: r.exitCode ?? -1,
+    exitCode,
     stdout,
     stderr,
     json() {
       try {
         return JSON.parse(stdout);
       } catch {
-        throw new Error(`keel ${args.join(" ")} did not print JSON.\nexit ${r.exitCode}\nstdout: ${stdout}\nstderr: ${stderr}`);
+        throw new Error(`keel ${args.join(" ")} did not print JSON.\nexit ${exitCode}\nstdout: ${stdout}\nstderr: ${stderr}`);
       }
     },
   };
+}
+
+/** Collects what a command writes. */
+class TextSink extends Writable {
+  private chunks: Buffer[] = [];
+
+  override _write(chunk: Buffer | string, _enc: BufferEncoding, done: (error?: Error | null) => void): void {
+    this.chunks.push(typeof chunk === "string" ? Buffer.from(chunk) : chunk);
+    done();
+  }
+
+  /** Everything written so far, as UTF-8. */
+  get text(): string {
+    return Buffer.concat(this.chunks).toString("utf8");
+  }
 }

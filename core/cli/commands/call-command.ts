@@ -10,12 +10,12 @@ export interface CallOptions {
 }
 
 /** Parses `--input JSON` or `--input-file FILE` (`-` for stdin). Usage errors throw UsageError. */
-export async function readCallInput(opts: CallOptions, cwd: string): Promise<unknown> {
+export async function readCallInput(opts: CallOptions, cwd: string, stdin: NodeJS.ReadableStream): Promise<unknown> {
   if (opts.input !== undefined && opts.inputFile !== undefined) throw new UsageError("Use either --input or --input-file, not both.");
   let text = opts.input;
   if (opts.inputFile !== undefined) {
     try {
-      text = opts.inputFile === "-" ? await readStdin() : await readFile(new URL(opts.inputFile, `file://${cwd}/`), "utf8");
+      text = opts.inputFile === "-" ? await readAll(stdin) : await readFile(new URL(opts.inputFile, `file://${cwd}/`), "utf8");
     } catch (error) {
       throw new UsageError(`Cannot read --input-file ${opts.inputFile}: ${errorMessage(error)}`);
     }
@@ -28,17 +28,17 @@ export async function readCallInput(opts: CallOptions, cwd: string): Promise<unk
   }
 }
 
-async function readStdin(): Promise<string> {
+async function readAll(stdin: NodeJS.ReadableStream): Promise<string> {
   const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  for await (const chunk of stdin) chunks.push(typeof chunk === "string" ? Buffer.from(chunk) : chunk);
   return Buffer.concat(chunks).toString("utf8");
 }
 
 /** `keel call <tool>`: one intent through the full pipeline; prints the observation; exit 1 when not ok. */
 export async function callCommand(ctx: CliContext, tool: string, opts: CallOptions): Promise<void> {
   const globals = ctx.globals();
-  const input = await readCallInput(opts, globals.cwd);
-  const approver = ctx.io.interactive && !globals.yes ? ttyApprover(process.stdin, ctx.io.stderr) : undefined;
+  const input = await readCallInput(opts, globals.cwd, ctx.io.stdin);
+  const approver = ctx.io.interactive && !globals.yes ? ttyApprover(ctx.io.stdin, ctx.io.stderr) : undefined;
   await ctx.withHost(
     async (host) => {
       const obs = await host.runTool({ tool, input }, { origin: "cli", signal: ctx.signal });

@@ -21,7 +21,7 @@ function resumeHint(id: string): string {
 }
 
 function stateDir(ctx: CliContext): string {
-  return resolveWorkspace(ctx.globals().cwd).stateDir;
+  return resolveWorkspace(ctx.globals().cwd, ctx.io.env).stateDir;
 }
 
 /** `keel sessions list`. */

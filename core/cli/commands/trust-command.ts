@@ -4,7 +4,7 @@ import type { CliContext } from "../cli-context.js";
 
 /** `keel trust [--revoke]`: records (or removes) persistent trust for this workspace in `$KEEL_HOME/trust.json`. */
 export async function trustCommand(ctx: CliContext, opts: { revoke?: boolean }): Promise<void> {
-  const ws = resolveWorkspace(ctx.globals().cwd);
+  const ws = resolveWorkspace(ctx.globals().cwd, ctx.io.env);
   await recordTrust(ws, Boolean(opts.revoke));
   ctx.print({ workspace: ws.root, trusted: !opts.revoke }, () =>
     opts.revoke
