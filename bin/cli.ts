@@ -115,7 +115,7 @@ function handleError(error: unknown, io: CliIO, globals: () => GlobalOptions): n
   }
   const code = error instanceof KeelError ? error.exitCode : 1;
   const name = error instanceof Error ? error.name : "Error";
-  let json = false;
+  let json: boolean;
   try {
     json = globals().json;
   } catch {

@@ -115,13 +115,13 @@ export class PermissionPolicy {
       if (dir) return { action: "deny", reason: `"${arg}" is inside ${dir}/, which keel protects: tool writes into .git/ and .keel/ are always refused, whatever allow rules or --yes say (they could plant git hooks or change keel's own state)` };
     }
     const call = new Call(calledAs, resolved, tool, arg, root, this.parser);
-    const denied = first(this.deny, call, "deny");
+    const denied = first(this.deny, call);
     if (denied) return decision(denied, "deny");
     const denyNames = this.deny.some((r) => call.names(r));
     const askNames = this.ask.some((r) => call.names(r));
     const unchecked = denyNames || askNames ? call.shell?.unresolved[0] : undefined;
     if (unchecked !== undefined && denyNames) return { action: "deny", reason: `the command has a part keel cannot check statically (${unchecked}), and deny rules exist for ${tool.name}, so it is refused (failing closed)` };
-    const asked = first(this.ask, call, "ask");
+    const asked = first(this.ask, call);
     if (asked) return { ...decision(asked, "ask"), ...(unchecked !== undefined ? { strict: true } : {}) };
     if (unchecked !== undefined && askNames) return { action: "ask", strict: true, reason: `the command has a part keel cannot check statically (${unchecked}), and ask rules exist for ${tool.name}; only an explicit answer approves it (--yes does not)` };
     const allowed = firstAllow(this.allow, call, alias);
@@ -185,7 +185,7 @@ class Call {
 }
 
 /** The first deny or ask rule matching the call. */
-function first(rules: CompiledRule[], call: Call, action: "deny" | "ask"): CompiledRule | undefined {
+function first(rules: CompiledRule[], call: Call): CompiledRule | undefined {
   for (const rule of rules) if (call.names(rule) && restricts(rule, call)) return rule;
   return undefined;
 }

@@ -41,7 +41,7 @@ export function discoverPluginFiles(places: DiscoveryPlaces, fs: PluginFs = node
   const seen = new Set<string>();
   const add = (path: string, level: PluginFile["level"], layout: PluginLayout, root: string) => {
     if (!fs.isFile(path)) return;
-    let realPath = path;
+    let realPath: string;
     try {
       realPath = fs.realpath(path);
     } catch {

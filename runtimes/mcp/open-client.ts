@@ -107,7 +107,7 @@ async function connectWith(o: OpenClientOptions, kind: OpenedClient["transportKi
   o.setup(client);
   transport.onerror = (error) => o.onProtocolError(error);
   const t0 = performance.now();
-  let initStart = t0;
+  let initStart: number;
   // Captured at spawn: after a failed connect the SDK forgets the process (its pid reads null).
   let spawned: number | undefined;
   try {
