@@ -34,6 +34,8 @@ export interface RunOptions {
  * Use `runKeelProcess` only where the process itself is under test (start-up, signals, exit, crashes).
  */
 export async function runKeel(args: string[], opts: RunOptions): Promise<CliRun> {
+  // Each run listens for SIGINT while it lasts; tests may run many commands at once.
+  if (process.getMaxListeners() < 100) process.setMaxListeners(100);
   const stdout = new TextSink();
   const stderr = new TextSink();
   const stdin = Readable.from(opts.input === undefined ? [] : [Buffer.from(opts.input)]);

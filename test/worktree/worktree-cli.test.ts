@@ -40,7 +40,9 @@ describe("keel worktree (real CLI, real git)", () => {
     expect(ws.read("new.txt")).toBe("from preview\n");
     expect(existsSync(info.path)).toBe(false);
     expect(branches(ws)).toEqual(["main"]);
-    expect(ws.git("log", "--format=%s", "-2")).toContain("keel: work from worktree preview");
+    // The merge commit's second parent is the worktree's work (commits made in the same second have no date order).
+    expect(ws.git("log", "--format=%s", "-1", "HEAD")).toContain("Merge keel worktree preview");
+    expect(ws.git("log", "--format=%s", "-1", "HEAD^2").trim()).toBe("keel: work from worktree preview");
     expect(ws.git("status", "--porcelain", "-uall").trim()).toBe("");
     const state = JSON.parse(readFileSync(ws.path(".keel", "state", "worktrees.json"), "utf8"));
     expect(state.active).toBeNull();
