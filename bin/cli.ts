@@ -1,10 +1,7 @@
 import { Command, CommanderError, Option } from "commander";
 import { resolve } from "node:path";
-import type { CliContext, CliIO, GlobalOptions } from "../core/cli/cli-context.js";
-import { registerCoreCommands } from "../core/cli/core-commands.js";
-import { KeelError, errorMessage } from "../core/errors.js";
-import { terminalText } from "../core/cli/terminal-text.js";
-import type { Host, HostOptions } from "../core/host.js";
+import { type CliContext, type CliIO, type GlobalOptions, errorMessage, KeelError, registerAgentCommands, registerCoreCommands, terminalText } from "../core/cli/index.js";
+import type { Host, HostOptions } from "../core/index.js";
 import { registerPluginCommands } from "../plugins/cli.js";
 import { runtimeCommands } from "../runtimes/cli.js";
 
@@ -74,7 +71,7 @@ export async function main(argv: string[], io: CliIO = processIO()): Promise<num
   registerCoreCommands(program, ctx);
   registerPluginCommands(program, ctx);
   for (const register of runtimeCommands) register(program, ctx);
-  (await import("../core/cli/agent-commands.js")).registerAgentCommands(program, ctx);
+  registerAgentCommands(program, ctx);
   overrideExits(program.commands, io);
 
   try {

@@ -1,6 +1,6 @@
 import { realpathSync } from "node:fs";
 import { isAbsolute, relative, sep } from "node:path";
-import { ancestorsWithin } from "../core/workspace.js";
+import { ancestorsWithin } from "../core/index.js";
 
 /** Folder names manifest discovery never descends into or reads from (a dependency's or git's files are not the user's). */
 export const EXCLUDED_DIR_NAMES: ReadonlySet<string> = new Set(["node_modules", ".git"]);

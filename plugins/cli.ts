@@ -1,4 +1,4 @@
-import type { CommandRegistrar } from "../core/cli/cli-context.js";
+import type { CommandRegistrar } from "../core/cli/index.js";
 
 /** Registers `keel plugins [--json]` (implementation loads lazily). */
 export const registerPluginCommands: CommandRegistrar = (program, ctx) => {

@@ -1,4 +1,4 @@
-import type { KeelPlugin } from "../core/host.js";
+import type { KeelPlugin } from "../core/index.js";
 import { pluginManifestRuntime } from "./plugin-manifest-runtime.js";
 
 /** The plugin-manifest runtime(s) applied to every host. */

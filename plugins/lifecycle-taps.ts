@@ -1,5 +1,4 @@
-import type { GuidanceEntry } from "../core/hooks.js";
-import type { Host } from "../core/host.js";
+import type { GuidanceEntry, Host } from "../core/index.js";
 import type { LifecycleHookName } from "../manifests/plugin/plugin-manifest-schema.js";
 import type { LoadedPlugin } from "../manifests/plugin/load-plugins.js";
 

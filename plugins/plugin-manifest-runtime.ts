@@ -1,4 +1,4 @@
-import type { Host, KeelPlugin } from "../core/host.js";
+import type { Host, KeelPlugin } from "../core/index.js";
 import { loadPlugins, PLUGIN_DIAGNOSTIC_SOURCE, type PluginLoadResult } from "../manifests/plugin/load-plugins.js";
 import type { PluginFs } from "../manifests/plugin/plugin-fs.js";
 import { tapLifecycleHooks } from "./lifecycle-taps.js";

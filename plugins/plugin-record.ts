@@ -1,5 +1,4 @@
-import type { Diagnostic } from "../core/diagnostics.js";
-import type { PluginHandOff, PluginsService } from "../core/services.js";
+import type { Diagnostic, PluginHandOff, PluginsService } from "../core/index.js";
 import type { LoadedPlugin, FailedPluginFile } from "../manifests/plugin/load-plugins.js";
 import type { InformationalItem } from "../manifests/plugin/plugin-extras.js";
 

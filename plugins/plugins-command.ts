@@ -1,7 +1,5 @@
-import { formatDiagnostic } from "../core/diagnostics.js";
-import type { CliContext } from "../core/cli/cli-context.js";
-import type { Host } from "../core/host.js";
-import { table } from "../core/cli/format.js";
+import { formatDiagnostic, type Host } from "../core/index.js";
+import { type CliContext, table } from "../core/cli/index.js";
 import type { PluginRecord, PluginRuntimeService } from "./plugin-record.js";
 
 /** What `keel plugins --json` prints. */

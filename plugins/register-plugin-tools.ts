@@ -1,5 +1,4 @@
-import type { Host } from "../core/host.js";
-import { fmt } from "../core/registry.js";
+import { fmt, type Host } from "../core/index.js";
 import type { LoadedPlugin } from "../manifests/plugin/load-plugins.js";
 import { PLUGIN_DIAGNOSTIC_SOURCE } from "../manifests/plugin/load-plugins.js";
 import type { PluginRecord, SkippedItem } from "./plugin-record.js";

@@ -1,5 +1,4 @@
-import { fmt, type ToolRegistry } from "../core/registry.js";
-import type { ToolSource } from "../core/types.js";
+import { fmt, type ToolRegistry, type ToolSource } from "../core/index.js";
 
 /** Namespaces reserved whatever is registered: MCP server tools and the MCP runtime's own tools. */
 const FIXED_PREFIXES: ReadonlyArray<[string, string]> = [

@@ -1,5 +1,4 @@
-import type { BlockDecision } from "../core/hooks.js";
-import type { Host } from "../core/host.js";
+import type { BlockDecision, Host } from "../core/index.js";
 import type { ToolHookSpec } from "../manifests/plugin/plugin-manifest-schema.js";
 import type { LoadedPlugin } from "../manifests/plugin/load-plugins.js";
 

@@ -1,5 +1,4 @@
-import type { SessionStateService } from "../core/services.js";
-import type { ToolContext, ToolDefinition } from "../core/types.js";
+import type { SessionStateService, ToolContext, ToolDefinition } from "../core/index.js";
 import type { VirtualToolSpec } from "../manifests/plugin/plugin-manifest-schema.js";
 import { renderTemplate } from "./render-template.js";
 

@@ -1,4 +1,4 @@
-import type { CommandRegistrar } from "../core/cli/cli-context.js";
+import type { CommandRegistrar } from "../core/cli/index.js";
 import { registerTaskCommands } from "./task/cli.js";
 import { registerPlanCommands } from "./plan/cli.js";
 import { registerTeamCommands } from "./team/cli.js";

@@ -1,4 +1,4 @@
-import type { KeelPlugin } from "../core/host.js";
+import type { KeelPlugin } from "../core/index.js";
 import { taskRuntime } from "./task/index.js";
 import { planRuntime } from "./plan/index.js";
 import { teamRuntime } from "./team/index.js";

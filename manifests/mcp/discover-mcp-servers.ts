@@ -1,9 +1,6 @@
-import { MAX_MANIFEST_BYTES, readRegularFile } from "../../core/bounded-read.js";
+import { type Diagnostics, MAX_MANIFEST_BYTES, type PluginHandOff, readRegularFile, type Workspace } from "../../core/index.js";
 import { existsSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import type { Diagnostics } from "../../core/diagnostics.js";
-import type { PluginHandOff } from "../../core/services.js";
-import type { Workspace } from "../../core/workspace.js";
 import { discoveryDirs, linkedIntoExcluded } from "../discovery-scope.js";
 import { expandMap, expandVars } from "./expand-vars.js";
 import { LocalResourceSchema, McpServerEntrySchema, normalizeTransport } from "./mcp-manifest-schema.js";

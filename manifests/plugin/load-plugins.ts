@@ -1,4 +1,4 @@
-import type { Diagnostic } from "../../core/diagnostics.js";
+import type { Diagnostic } from "../../core/index.js";
 import { excludedLinkMessage } from "../discovery-scope.js";
 import { discoverPluginFiles, type DiscoveryPlaces, type PluginFile, type PluginLayout } from "./discover-plugin-files.js";
 import { loadBundledMcpServers, loadBundledWorkflows } from "./plugin-bundles.js";

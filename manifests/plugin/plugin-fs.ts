@@ -1,5 +1,5 @@
 import { existsSync, readdirSync, realpathSync, statSync } from "node:fs";
-import { MAX_MANIFEST_BYTES, readRegularFile } from "../../core/bounded-read.js";
+import { MAX_MANIFEST_BYTES, readRegularFile } from "../../core/index.js";
 
 /** The file operations plugin discovery and loading use; injectable for tests and benchmarks. */
 export interface PluginFs {

@@ -1,9 +1,6 @@
-import { MAX_MANIFEST_BYTES, readRegularFile } from "../../core/bounded-read.js";
+import { type Diagnostics, errorMessage, MAX_MANIFEST_BYTES, type PluginHandOff, readRegularFile } from "../../core/index.js";
 import { readdir } from "node:fs/promises";
 import { join } from "node:path";
-import type { Diagnostics } from "../../core/diagnostics.js";
-import { errorMessage } from "../../core/errors.js";
-import type { PluginHandOff } from "../../core/services.js";
 import { discoveryDirs, linkedIntoExcluded } from "../discovery-scope.js";
 import { parseWorkflow } from "./parse-workflow.js";
 import { jsonType, type WorkflowDefinition, type WorkflowOrigin } from "./workflow-schema.js";

@@ -1,5 +1,4 @@
-import type { CommandRegistrar } from "../../core/cli/cli-context.js";
-import { positiveIntOption } from "../../core/cli/int-option.js";
+import { type CommandRegistrar, positiveIntOption, runToolCommand } from "../../core/cli/index.js";
 
 /** Parses a command-line value as JSON when it is JSON (`true`, `3`, `["a"]`, `"x"`), else keeps it as a string. */
 export function parseCliValue(text: string): unknown {
@@ -14,7 +13,7 @@ export function parseCliValue(text: string): unknown {
 export const registerConfigCommands: CommandRegistrar = (program, ctx) => {
   const run = async (tool: string, input: Record<string, unknown>): Promise<void> => {
     const clean = Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined));
-    await (await import("../../core/cli/run-tool-command.js")).runToolCommand(ctx, tool, clean);
+    await runToolCommand(ctx, tool, clean);
   };
   const config = program.command("config").description("keel configuration: user < legacy < claude < project < local");
   config

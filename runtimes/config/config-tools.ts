@@ -1,6 +1,5 @@
 import { relative, sep } from "node:path";
-import type { Host } from "../../core/host.js";
-import type { JsonSchema, ToolDefinition } from "../../core/types.js";
+import type { Host, JsonSchema, ToolDefinition } from "../../core/index.js";
 import { CONFIG_SOURCES, ConfigView, checkSource, type ConfigEntry } from "./config-view.js";
 import { setConfigValue, WRITABLE_SOURCES, type WritableSource } from "./config-writer.js";
 import { formatKeyPath, parseKeyPath } from "./key-path.js";

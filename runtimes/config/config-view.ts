@@ -1,8 +1,4 @@
-import type { ConfigLayer, ConfigSourceName } from "../../core/config/config-sources.js";
-import { deepMerge, isPlainObject, loadConfigLayers } from "../../core/config/load-config.js";
-import { contribution, mergeLayers } from "../../core/config/merge-layers.js";
-import { ToolError } from "../../core/errors.js";
-import type { Workspace } from "../../core/workspace.js";
+import { type ConfigLayer, type ConfigSourceName, contribution, deepMerge, isPlainObject, loadConfigLayers, mergeLayers, ToolError, type Workspace } from "../../core/index.js";
 import { formatKeyPath, getAt, leaves } from "./key-path.js";
 
 /** Source names in merge order (later wins). */

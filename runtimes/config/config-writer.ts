@@ -1,12 +1,7 @@
 import { lstatSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { basename, extname, join } from "node:path";
-import { KeelConfigSchema } from "../../core/config/config-schema.js";
-import { localConfigFile, type ConfigLayer, type ConfigSourceName } from "../../core/config/config-sources.js";
-import { deepMerge, isPlainObject } from "../../core/config/load-config.js";
-import { StateError, ToolError, errorMessage } from "../../core/errors.js";
-import { withFileLock, writeJsonState } from "../../core/state/json-file.js";
-import type { Workspace } from "../../core/workspace.js";
+import { type ConfigLayer, type ConfigSourceName, deepMerge, errorMessage, isPlainObject, KeelConfigSchema, localConfigFile, StateError, ToolError, withFileLock, type Workspace, writeJsonState } from "../../core/index.js";
 import { CONFIG_SOURCES, ConfigView } from "./config-view.js";
 import { formatKeyPath, setAt } from "./key-path.js";
 

@@ -1,4 +1,4 @@
-import type { Host, KeelPlugin } from "../../core/host.js";
+import type { Host, KeelPlugin } from "../../core/index.js";
 import { configTools } from "./config-tools.js";
 
 const PLUGIN_NAME = "config-runtime";

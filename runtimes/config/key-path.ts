@@ -1,5 +1,4 @@
-import { ToolError } from "../../core/errors.js";
-import { isPlainObject } from "../../core/config/load-config.js";
+import { isPlainObject, ToolError } from "../../core/index.js";
 
 const HELP = `use dots between keys and ["..."] for a key containing a dot, e.g. permissions.deny or mcp["my.server"].lazy`;
 

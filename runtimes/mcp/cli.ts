@@ -1,5 +1,4 @@
-import type { CommandRegistrar } from "../../core/cli/cli-context.js";
-import { commandGroup } from "../../core/cli/command-group.js";
+import { commandGroup, type CommandRegistrar } from "../../core/cli/index.js";
 
 /** Registers `keel mcp [list] [--json]`, `keel mcp doctor [NAME]`, `keel mcp restart NAME`. Implementations load lazily. */
 export const registerMcpCommands: CommandRegistrar = (program, ctx) => {

@@ -1,5 +1,4 @@
-import { ToolError } from "../../core/errors.js";
-import type { BinaryPart, ToolContext, ToolDefinition, ToolResult } from "../../core/types.js";
+import { type BinaryPart, type ToolContext, type ToolDefinition, ToolError, type ToolResult } from "../../core/index.js";
 import { readLocalResource } from "./local-resources.js";
 import { mcpCallTool } from "./mcp-call-tool.js";
 import type { McpConnection } from "./mcp-connection.js";

@@ -1,5 +1,4 @@
-import type { Host, KeelPlugin } from "../../core/host.js";
-import type { PluginsService } from "../../core/services.js";
+import type { Host, KeelPlugin, PluginsService } from "../../core/index.js";
 import { discoverMcpServers } from "../../manifests/mcp/discover-mcp-servers.js";
 import type { Elicitor } from "./elicitation.js";
 import type { McpManager } from "./mcp-manager.js";

@@ -1,7 +1,5 @@
 import { resolve } from "node:path";
-import { ToolError } from "../../core/errors.js";
-import { confinePath } from "../../core/tools/confine-path.js";
-import { openFileInside, readOpened } from "../../core/tools/open-inside.js";
+import { confinePath, openFileInside, readOpened, ToolError } from "../../core/index.js";
 
 /** Largest local resource file keel reads. */
 export const MAX_LOCAL_RESOURCE_BYTES = 10 * 1024 * 1024;

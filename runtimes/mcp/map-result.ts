@@ -1,4 +1,4 @@
-import type { BinaryPart, ToolResult } from "../../core/types.js";
+import type { BinaryPart, ToolResult } from "../../core/index.js";
 
 /** A content block as servers send it (text, image, audio, resource, resource_link). */
 interface ContentBlock {

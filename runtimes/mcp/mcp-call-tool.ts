@@ -1,6 +1,4 @@
-import { ToolError } from "../../core/errors.js";
-import type { Host } from "../../core/host.js";
-import type { Observation, ToolContext, ToolDefinition, ToolResult } from "../../core/types.js";
+import { type Host, type Observation, type ToolContext, type ToolDefinition, ToolError, type ToolResult } from "../../core/index.js";
 import type { McpConnection } from "./mcp-connection.js";
 import type { McpManager } from "./mcp-manager.js";
 import { usableServers } from "./usable-servers.js";

@@ -1,8 +1,5 @@
-import type { CliContext } from "../../core/cli/cli-context.js";
-import { table } from "../../core/cli/format.js";
-import { formatDiagnostic } from "../../core/diagnostics.js";
-import { UsageError } from "../../core/errors.js";
-import type { Host } from "../../core/host.js";
+import { type CliContext, table } from "../../core/cli/index.js";
+import { formatDiagnostic, type Host, UsageError } from "../../core/index.js";
 import { MCP_SERVICE } from "./index.js";
 import type { McpConnection } from "./mcp-connection.js";
 import type { McpManager, McpServerStatus } from "./mcp-manager.js";

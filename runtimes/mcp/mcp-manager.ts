@@ -1,5 +1,4 @@
-import type { Host } from "../../core/host.js";
-import type { ToolDefinition } from "../../core/types.js";
+import type { Host, ToolDefinition } from "../../core/index.js";
 import type { DiscoveredMcp } from "../../manifests/mcp/discover-mcp-servers.js";
 import type { LocalResource } from "../../manifests/mcp/mcp-server-config.js";
 import { McpConnection, type ConnectionDeps, type McpServerState } from "./mcp-connection.js";

@@ -1,4 +1,4 @@
-import { readJsonState, updateJsonState } from "../../core/state/json-file.js";
+import { readJsonState, updateJsonState } from "../../core/index.js";
 
 /** Crashes within this window count towards the breaker. */
 export const CRASH_WINDOW_MS = 60_000;

@@ -1,6 +1,5 @@
 import picomatch from "picomatch";
-import type { Host } from "../../core/host.js";
-import type { RiskTag, ToolDefinition } from "../../core/types.js";
+import type { Host, RiskTag, ToolDefinition } from "../../core/index.js";
 import { mapCallResult } from "./map-result.js";
 import { redactDeep } from "./redact-secrets.js";
 import type { McpConnection } from "./mcp-connection.js";

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { readJsonState, writeJsonState } from "../../core/state/json-file.js";
+import { readJsonState, writeJsonState } from "../../core/index.js";
 import type { McpServerConfig } from "../../manifests/mcp/mcp-server-config.js";
 import { redactDeep } from "./redact-secrets.js";
 

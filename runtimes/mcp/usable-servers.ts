@@ -1,4 +1,4 @@
-import { ToolError } from "../../core/errors.js";
+import { ToolError } from "../../core/index.js";
 import type { McpConnection } from "./mcp-connection.js";
 import type { McpManager } from "./mcp-manager.js";
 

@@ -1,9 +1,9 @@
-import type { CommandRegistrar } from "../../core/cli/cli-context.js";
+import { type CommandRegistrar, runToolCommand } from "../../core/cli/index.js";
 
 /** Registers `keel plan [show|clear]`: thin wrappers over plan_get and plan_clear. */
 export const registerPlanCommands: CommandRegistrar = (program, ctx) => {
   const run = async (tool: string, input: Record<string, unknown>): Promise<void> => {
-    await (await import("../../core/cli/run-tool-command.js")).runToolCommand(ctx, tool, input);
+    await runToolCommand(ctx, tool, input);
   };
   const plan = program.command("plan").description("The plan in .keel/state/plan.json (shows it without a subcommand)");
   plan.action(() => run("plan_get", {}));

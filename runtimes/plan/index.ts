@@ -1,4 +1,4 @@
-import type { Host, KeelPlugin } from "../../core/host.js";
+import type { Host, KeelPlugin } from "../../core/index.js";
 import { taskStoreFor } from "../task/index.js";
 import { PlanStore } from "./plan-store.js";
 import { planTools } from "./plan-tools.js";

@@ -1,5 +1,4 @@
-import { StateError } from "../../core/errors.js";
-import { readJsonState, withFileLock, writeJsonState } from "../../core/state/json-file.js";
+import { readJsonState, StateError, withFileLock, writeJsonState } from "../../core/index.js";
 import { asToolError, type TaskStore } from "../task/task-store.js";
 import { isPlanOwned, type Task } from "../task/task-types.js";
 import { normalizePlanItems, removePlanTasks, syncPlanTasks, type PlanItem, type PlanItemInput } from "./plan-sync.js";

@@ -1,4 +1,4 @@
-import { ToolError } from "../../core/errors.js";
+import { ToolError } from "../../core/index.js";
 import { normalizeGraph } from "../task/task-graph.js";
 import { addTask } from "../task/task-store.js";
 import { isPlanOwned, normalizePriority, normalizeStatus, PLAN_OWNED_KEY, type Task, type TaskState } from "../task/task-types.js";

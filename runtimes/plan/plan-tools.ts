@@ -1,4 +1,4 @@
-import type { JsonSchema, ToolDefinition } from "../../core/types.js";
+import type { JsonSchema, ToolDefinition } from "../../core/index.js";
 import { STATUS_ENUM, TASK_ID_PATTERN, TASK_PRIORITIES } from "../task/task-types.js";
 import type { PlanStore, PlanSyncResult, PlanView } from "./plan-store.js";
 import type { PlanItemInput } from "./plan-sync.js";

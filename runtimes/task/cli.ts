@@ -1,5 +1,4 @@
-import type { CommandRegistrar } from "../../core/cli/cli-context.js";
-import { positiveIntOption } from "../../core/cli/int-option.js";
+import { type CommandRegistrar, positiveIntOption, runToolCommand } from "../../core/cli/index.js";
 
 /** Splits `a,b c` lists given on the command line. */
 export function listOption(value: string, previous: string[] = []): string[] {
@@ -14,7 +13,7 @@ export function defined(input: Record<string, unknown>): Record<string, unknown>
 /** Registers `keel task list|show|next|add|start|done|block|cancel`: thin wrappers over the task_* tools. */
 export const registerTaskCommands: CommandRegistrar = (program, ctx) => {
   const run = async (tool: string, input: Record<string, unknown>): Promise<void> => {
-    await (await import("../../core/cli/run-tool-command.js")).runToolCommand(ctx, tool, defined(input));
+    await runToolCommand(ctx, tool, defined(input));
   };
   const task = program.command("task").description("Tasks in .keel/state/tasks.json (task_* tools)");
 

@@ -1,4 +1,4 @@
-import type { Host, KeelPlugin } from "../../core/host.js";
+import type { Host, KeelPlugin } from "../../core/index.js";
 import { TaskStore } from "./task-store.js";
 import { taskTools } from "./task-tools.js";
 

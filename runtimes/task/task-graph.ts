@@ -1,4 +1,4 @@
-import { ToolError } from "../../core/errors.js";
+import { ToolError } from "../../core/index.js";
 import { isResolved, type Task } from "./task-types.js";
 
 /**

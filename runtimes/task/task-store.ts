@@ -1,5 +1,4 @@
-import { StateError, ToolError } from "../../core/errors.js";
-import { readJsonState, updateJsonState } from "../../core/state/json-file.js";
+import { readJsonState, StateError, ToolError, updateJsonState } from "../../core/index.js";
 import { applyBlocks, isActionable, normalizeGraph, releaseDependents, unresolvedDeps, waitingOn } from "./task-graph.js";
 import {
   normalizePriority,

@@ -1,4 +1,4 @@
-import type { JsonSchema, RiskTag, ToolDefinition, ToolResult } from "../../core/types.js";
+import type { JsonSchema, RiskTag, ToolDefinition, ToolResult } from "../../core/index.js";
 import { formatTask, formatTaskLine, formatTaskList } from "./task-format.js";
 import type { TaskStore } from "./task-store.js";
 import { isPlanOwned, STATUS_ENUM, TASK_ID_PATTERN, TASK_PRIORITIES, type TaskInput } from "./task-types.js";

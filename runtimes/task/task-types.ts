@@ -1,4 +1,4 @@
-import { ToolError } from "../../core/errors.js";
+import { ToolError } from "../../core/index.js";
 
 /** The five task states. */
 export const TASK_STATUSES = ["pending", "in_progress", "completed", "blocked", "cancelled"] as const;

@@ -1,11 +1,10 @@
-import type { CommandRegistrar } from "../../core/cli/cli-context.js";
-import { positiveIntOption } from "../../core/cli/int-option.js";
+import { type CommandRegistrar, positiveIntOption, runToolCommand } from "../../core/cli/index.js";
 
 /** Registers `keel team list|show|create|send|messages`: thin wrappers over the team tools. */
 export const registerTeamCommands: CommandRegistrar = (program, ctx) => {
   const run = async (tool: string, input: Record<string, unknown>): Promise<void> => {
     const clean = Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined));
-    await (await import("../../core/cli/run-tool-command.js")).runToolCommand(ctx, tool, clean);
+    await runToolCommand(ctx, tool, clean);
   };
   const team = program.command("team").description("Teams and their messages in .keel/state/teams/");
   team.command("list").description("List teams (created and declared)").action(() => run("team_list", {}));

@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import type { Host, KeelPlugin } from "../../core/host.js";
+import type { Host, KeelPlugin } from "../../core/index.js";
 import { TeamStore } from "./team-store.js";
 import { teamTools } from "./team-tools.js";
 

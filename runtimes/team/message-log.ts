@@ -1,7 +1,6 @@
 import { open, rename, stat, mkdir } from "node:fs/promises";
 import { join } from "node:path";
-import { StateError } from "../../core/errors.js";
-import { readJsonState, withFileLock, writeJsonState } from "../../core/state/json-file.js";
+import { readJsonState, StateError, withFileLock, writeJsonState } from "../../core/index.js";
 
 /** One team message as stored (one JSON line in `messages.jsonl`). */
 export interface TeamMessage {

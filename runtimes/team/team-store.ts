@@ -1,7 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { StateError, ToolError } from "../../core/errors.js";
-import { readJsonState, withFileLock, writeJsonState } from "../../core/state/json-file.js";
+import { readJsonState, StateError, ToolError, withFileLock, writeJsonState } from "../../core/index.js";
 import { asToolError } from "../task/task-store.js";
 import { MessageLog, type ReadOptions, type TeamMessage } from "./message-log.js";
 

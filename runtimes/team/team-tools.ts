@@ -1,4 +1,4 @@
-import type { JsonSchema, ToolDefinition } from "../../core/types.js";
+import type { JsonSchema, ToolDefinition } from "../../core/index.js";
 import type { TeamMessage } from "./message-log.js";
 import { TEAM_NAME_PATTERN, type Team, type TeamStore } from "./team-store.js";
 

@@ -1,4 +1,4 @@
-import type { Host, KeelPlugin } from "../../core/host.js";
+import type { Host, KeelPlugin } from "../../core/index.js";
 import { WorkflowService } from "./workflow-service.js";
 import { workflowTools } from "./workflow-tools.js";
 

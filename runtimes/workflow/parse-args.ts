@@ -1,4 +1,4 @@
-import { UsageError } from "../../core/errors.js";
+import { UsageError } from "../../core/index.js";
 
 /**
  * Turns `--arg key=value` pairs into arguments. A value stays a string when the workflow's

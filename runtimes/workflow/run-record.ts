@@ -1,7 +1,6 @@
 import { appendFile, readFile } from "node:fs/promises";
 import { randomBytes } from "node:crypto";
-import { withFileLock } from "../../core/state/json-file.js";
-import type { WorktreeExitResult } from "../../core/services.js";
+import { withFileLock, type WorktreeExitResult } from "../../core/index.js";
 import type { WorkflowStep } from "../../manifests/workflow/workflow-schema.js";
 
 /** Status of a whole run. */

@@ -1,7 +1,4 @@
-import { errorMessage } from "../../core/errors.js";
-import type { Host } from "../../core/host.js";
-import type { AgentService } from "../../core/services.js";
-import type { Observation, RunContext } from "../../core/types.js";
+import { type AgentService, errorMessage, type Host, type Observation, type RunContext } from "../../core/index.js";
 import type { WorkflowStep } from "../../manifests/workflow/workflow-schema.js";
 import type { StepRecord, WorkflowRunRecord } from "./run-record.js";
 import { renderDeep, renderShellCommand, renderText, type StepValue, type TemplateValues } from "./template-values.js";

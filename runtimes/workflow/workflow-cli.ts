@@ -1,6 +1,5 @@
 import { Option } from "commander";
-import type { CommandRegistrar } from "../../core/cli/cli-context.js";
-import { positiveIntOption } from "../../core/cli/int-option.js";
+import { type CommandRegistrar, positiveIntOption } from "../../core/cli/index.js";
 
 const collect = (value: string, previous: string[]) => [...previous, value];
 

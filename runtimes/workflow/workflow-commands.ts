@@ -1,11 +1,6 @@
 import { relative } from "node:path";
-import type { CliContext } from "../../core/cli/cli-context.js";
-import { firstLine, table } from "../../core/cli/format.js";
-import { ttyApprover } from "../../core/cli/tty-approver.js";
-import { formatDiagnostic } from "../../core/diagnostics.js";
-import { UsageError } from "../../core/errors.js";
-import type { Host } from "../../core/host.js";
-import type { Approver } from "../../core/types.js";
+import { type CliContext, firstLine, table, ttyApprover } from "../../core/cli/index.js";
+import { type Approver, formatDiagnostic, type Host, UsageError } from "../../core/index.js";
 import { describeWorkflow, NEEDS_TRUST_NOTE } from "./describe-workflow.js";
 import { parseArgPairs } from "./parse-args.js";
 import { createProgress, formatDuration, type LiveProgress } from "./workflow-progress.js";

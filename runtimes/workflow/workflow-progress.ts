@@ -1,4 +1,4 @@
-import { terminalText } from "../../core/cli/terminal-text.js";
+import { terminalText } from "../../core/cli/index.js";
 import type { StepRecord } from "./run-record.js";
 
 /** A step is about to execute. */

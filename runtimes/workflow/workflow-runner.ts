@@ -1,9 +1,4 @@
-import { errorMessage } from "../../core/errors.js";
-import type { Host } from "../../core/host.js";
-import type { WorktreeInfo, WorktreeService } from "../../core/services.js";
-import type { Approver } from "../../core/types.js";
-import { describeSchemaErrors } from "../../core/validation.js";
-import { workspaceDirIn } from "../../core/tools/confine-path.js";
+import { type Approver, describeSchemaErrors, errorMessage, type Host, workspaceDirIn, type WorktreeInfo, type WorktreeService } from "../../core/index.js";
 import { MAX_WORKFLOW_DEPTH, type WorkflowDefinition, type WorkflowStep, type WorktreeFinish } from "../../manifests/workflow/workflow-schema.js";
 import { newRunId, type StepRecord, type WorkflowRunRecord } from "./run-record.js";
 import { runStep } from "./run-step.js";

@@ -1,6 +1,4 @@
-import { UsageError, errorMessage } from "../../core/errors.js";
-import type { Host } from "../../core/host.js";
-import type { PluginsService } from "../../core/services.js";
+import { errorMessage, type Host, type PluginsService, UsageError } from "../../core/index.js";
 import { discoverWorkflows, type WorkflowCatalog } from "../../manifests/workflow/discover-workflows.js";
 import type { WorkflowDefinition } from "../../manifests/workflow/workflow-schema.js";
 import type { WorkflowRunRecord } from "./run-record.js";

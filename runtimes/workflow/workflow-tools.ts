@@ -1,5 +1,4 @@
-import { ToolError, UsageError } from "../../core/errors.js";
-import type { ToolDefinition } from "../../core/types.js";
+import { type ToolDefinition, ToolError, UsageError } from "../../core/index.js";
 import { describeRun, describeWorkflow, describeWorkflowIndex } from "./describe-workflow.js";
 import type { WorkflowService } from "./workflow-service.js";
 

@@ -1,4 +1,4 @@
-import type { Host } from "../../core/host.js";
+import type { Host } from "../../core/index.js";
 import type { WorkflowDefinition } from "../../manifests/workflow/workflow-schema.js";
 
 /**

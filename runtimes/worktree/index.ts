@@ -1,5 +1,4 @@
-import type { Host, KeelPlugin } from "../../core/host.js";
-import type { WorktreeService } from "../../core/services.js";
+import type { Host, KeelPlugin, WorktreeService } from "../../core/index.js";
 import { WorktreeManager } from "./worktree-manager.js";
 import { worktreeTools } from "./worktree-tools.js";
 

@@ -1,5 +1,5 @@
 import type { SimpleGit } from "simple-git";
-import { errorMessage } from "../../core/errors.js";
+import { errorMessage } from "../../core/index.js";
 import { commitAll, committingGitAt, resolveRef, statusLines } from "./git-client.js";
 import type { WorktreeRecord } from "./worktree-state.js";
 

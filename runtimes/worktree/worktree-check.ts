@@ -1,6 +1,6 @@
 import { lstatSync, realpathSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
-import { errorMessage } from "../../core/errors.js";
+import { errorMessage } from "../../core/index.js";
 import { worktreeNameProblem } from "./worktree-name.js";
 import type { WorktreeRecord, WorktreeState } from "./worktree-state.js";
 

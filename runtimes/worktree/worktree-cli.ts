@@ -1,5 +1,5 @@
 import { Option } from "commander";
-import type { CommandRegistrar } from "../../core/cli/cli-context.js";
+import type { CommandRegistrar } from "../../core/cli/index.js";
 
 /** Registers `keel worktree enter|exit|status|list|gc`. Implementations load lazily. */
 export const registerWorktreeCommands: CommandRegistrar = (program, ctx) => {

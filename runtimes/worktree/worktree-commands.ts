@@ -1,7 +1,5 @@
-import type { CliContext } from "../../core/cli/cli-context.js";
-import { table } from "../../core/cli/format.js";
-import { UsageError } from "../../core/errors.js";
-import type { Host } from "../../core/host.js";
+import { type CliContext, table } from "../../core/cli/index.js";
+import { type Host, UsageError } from "../../core/index.js";
 import { listDiscardedRefs } from "./discarded-refs.js";
 import type { WorktreeListRow, WorktreeManager } from "./worktree-manager.js";
 import { assertWorktreeName } from "./worktree-name.js";

@@ -1,10 +1,6 @@
-import { withFileLock } from "../../core/state/json-file.js";
+import { errorMessage, type Host, inside, StateError, UsageError, withFileLock, workspaceDirIn, type WorktreeExitResult, type WorktreeInfo, type WorktreeService } from "../../core/index.js";
 import { existsSync } from "node:fs";
 import { join, relative, sep } from "node:path";
-import { inside, workspaceDirIn } from "../../core/tools/confine-path.js";
-import { StateError, UsageError, errorMessage } from "../../core/errors.js";
-import type { Host } from "../../core/host.js";
-import type { WorktreeExitResult, WorktreeInfo, WorktreeService } from "../../core/services.js";
 import { discardWorktree, pendingWork } from "./discard-worktree.js";
 import { gitAt, resolveRef, statusLines, worktreePaths } from "./git-client.js";
 import { diffNames, mergeWorktree } from "./merge-worktree.js";

@@ -1,4 +1,4 @@
-import { UsageError } from "../../core/errors.js";
+import { UsageError } from "../../core/index.js";
 
 /** Longest accepted worktree name. */
 export const MAX_WORKTREE_NAME = 64;

@@ -1,5 +1,4 @@
-import { readJsonState, updateJsonState } from "../../core/state/json-file.js";
-import type { WorktreeInfo } from "../../core/services.js";
+import { readJsonState, updateJsonState, type WorktreeInfo } from "../../core/index.js";
 
 /** How many finished-worktree entries the history keeps. */
 export const WORKTREE_HISTORY_LIMIT = 50;

@@ -1,5 +1,4 @@
-import { KeelError, ToolError, UsageError } from "../../core/errors.js";
-import type { ToolDefinition, ToolResult } from "../../core/types.js";
+import { KeelError, type ToolDefinition, ToolError, type ToolResult, UsageError } from "../../core/index.js";
 import { MAX_WORKTREE_NAME } from "./worktree-name.js";
 import type { WorktreeManager } from "./worktree-manager.js";
 

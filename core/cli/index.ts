@@ -1,0 +1,15 @@
+/**
+ * keel's public CLI plumbing: what `bin/` and the runtimes' command registrars import. Kept light
+ * (no host, no config loader, no schema validator), so `keel --help` and other commands load only
+ * what they run; the rest of the public API is `core/index.ts`.
+ */
+export type { CliContext, CliIO, CommandRegistrar, GlobalOptions } from "./cli-context.js";
+export { commandGroup } from "./command-group.js";
+export { registerCoreCommands } from "./core-commands.js";
+export { registerAgentCommands } from "./agent-commands.js";
+export { firstLine, table } from "./format.js";
+export { positiveIntOption } from "./int-option.js";
+export { runToolCommand } from "./run-tool-command.js";
+export { terminalText } from "./terminal-text.js";
+export { ttyApprover } from "./tty-approver.js";
+export { KeelError, UsageError, errorMessage } from "../errors.js";

@@ -1,0 +1,43 @@
+/**
+ * keel core's public API: everything runtimes, plugins, manifests and `bin/` may import from core
+ * (a lint rule forbids importing core's internal files from outside core). CLI plumbing, kept light
+ * for start-up, is `core/cli/index.ts`.
+ */
+export { Host, type HostOptions, type KeelPlugin } from "./host.js";
+export type {
+  Approver,
+  BinaryPart,
+  JsonSchema,
+  Observation,
+  RiskTag,
+  RunContext,
+  ToolContext,
+  ToolDefinition,
+  ToolResult,
+  ToolSource,
+} from "./types.js";
+export type {
+  AgentService,
+  PluginHandOff,
+  PluginsService,
+  SessionStateService,
+  WorktreeExitResult,
+  WorktreeInfo,
+  WorktreeService,
+} from "./services.js";
+export type { BlockDecision, GuidanceEntry } from "./hooks.js";
+export { KeelError, McpServerError, StateError, ToolError, UsageError, errorMessage } from "./errors.js";
+export { Diagnostics, formatDiagnostic, type Diagnostic } from "./diagnostics.js";
+export { ToolRegistry, fmt } from "./registry.js";
+export { describeSchemaErrors } from "./validation.js";
+export { ancestorsWithin, type Workspace } from "./workspace.js";
+export { MAX_MANIFEST_BYTES, readRegularFile } from "./bounded-read.js";
+export { readJsonState, updateJsonState, withFileLock, writeJsonState } from "./state/json-file.js";
+export { confinePath, inside, workspaceDirIn } from "./tools/confine-path.js";
+export { openFileInside, readOpened } from "./tools/open-inside.js";
+export { builtinTools } from "./tools/builtin-tools.js";
+export { agentPlugin } from "./agent/agent-plugin.js";
+export { KeelConfigSchema } from "./config/config-schema.js";
+export { localConfigFile, type ConfigLayer, type ConfigSourceName } from "./config/config-sources.js";
+export { deepMerge, isPlainObject, loadConfigLayers } from "./config/load-config.js";
+export { contribution, mergeLayers } from "./config/merge-layers.js";
