@@ -41,3 +41,4 @@ export { KeelConfigSchema } from "./config/config-schema.js";
 export { localConfigFile, type ConfigLayer, type ConfigSourceName } from "./config/config-sources.js";
 export { deepMerge, isPlainObject, loadConfigLayers } from "./config/load-config.js";
 export { contribution, mergeLayers } from "./config/merge-layers.js";
+export { formatTemplateValue, lookupPlaceholder, renderTemplate, type PlaceholderLookup, type RenderedTemplate } from "./render-template.js";

@@ -1,6 +1,5 @@
-import type { SessionStateService, ToolContext, ToolDefinition } from "../core/index.js";
+import { renderTemplate, type SessionStateService, type ToolContext, type ToolDefinition } from "../core/index.js";
 import type { VirtualToolSpec } from "../manifests/plugin/plugin-manifest-schema.js";
-import { renderTemplate } from "./render-template.js";
 
 /** Metadata keys every virtual tool result carries; manifest metadata may add keys but never overwrite these. */
 export const RESERVED_VIRTUAL_TOOL_METADATA = ["action", "plugin_name", "virtual_tool"] as const;

@@ -1,4 +1,4 @@
-import { formatTemplateValue, lookupPlaceholder, renderTemplate } from "../../plugins/render-template.js";
+import { formatTemplateValue, lookupPlaceholder, renderTemplate } from "../../core/index.js";
 
 /** What later steps see of an earlier one under `steps.<key>`. */
 export interface StepValue {

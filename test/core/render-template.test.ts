@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { lookupPlaceholder, renderTemplate } from "../../plugins/render-template.js";
+import { lookupPlaceholder, renderTemplate } from "../../core/render-template.js";
 
 describe("renderTemplate", () => {
   it("substitutes a key", () => {
