@@ -1,0 +1,102 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { AgentRuntime } from "../../../core/agent/agent-runtime.js";
+import { readEvents } from "../../../core/events.js";
+import type { SessionState } from "../../../core/session/session-types.js";
+import { requestText, startOpenAIServer, type OpenAIServer } from "../../helpers/openai-server.js";
+import { makeWorkspace, type TempWorkspace } from "../../helpers/temp-workspace.js";
+import { openTestHost } from "../../helpers/test-host.js";
+
+let server: OpenAIServer;
+const spaces: TempWorkspace[] = [];
+beforeAll(async () => {
+  server = await startOpenAIServer();
+});
+afterAll(async () => {
+  await server.close();
+  for (const ws of spaces) ws.cleanup();
+});
+
+const big = (n: number) => `file ${n}\n` + `line of file ${n} with some words in it\n`.repeat(150);
+const thinking = "I am reasoning about the files in detail. ".repeat(60);
+const turns = (readCalls: number) => [
+  ...Array.from({ length: readCalls }, (_, i) => ({ text: thinking, toolCalls: [{ name: "read_file", arguments: { path: `f${i}.txt` } }] })),
+  { text: "All files read; the run is complete." },
+];
+
+async function run(ws: TempWorkspace, prompt: string) {
+  const host = await openTestHost(ws);
+  try {
+    return await host.service<AgentRuntime>("agent-runtime")!.start({ prompt, tools: ["read_file"] });
+  } finally {
+    await host.close();
+  }
+}
+
+function workspace(model: unknown, extra: Record<string, string | object> = {}): TempWorkspace {
+  const files: Record<string, string | object> = { ...extra };
+  for (let i = 0; i < 8; i++) files[`f${i}.txt`] = big(i);
+  const ws = makeWorkspace(files);
+  ws.writeUserConfig({ model });
+  spaces.push(ws);
+  return ws;
+}
+
+describe("context economy", () => {
+  it("a small window forces pruning and then compaction (by the model); the run completes and the transcript is complete", async () => {
+    const ws = workspace({ name: "m", baseUrl: server.baseUrl, contextWindow: 6000 });
+    server.push(...turns(8), { match: (b) => String(b.messages[0]?.content).startsWith("Summarize the conversation"), text: "## Goal\nRead all files\n## Constraints\n-\n## Decisions\n-\n## Files touched\n- f0.txt\n## Done\n- read\n## Remaining\n- more\n## Next steps\n- continue" });
+    const first = server.requests.length;
+    const out = await run(ws, "Read f0.txt to f7.txt one by one.");
+    expect(out.reason).toBe("answer");
+    const dir = ws.path(".keel", "sessions", out.sessionId);
+    const events = readEvents(`${dir}/events.jsonl`);
+    const pruned = events.findIndex((e) => e.type === "context_pruned");
+    const compacted = events.findIndex((e) => e.type === "compaction");
+    expect(pruned).toBeGreaterThan(-1);
+    expect(compacted).toBeGreaterThan(pruned);
+    expect(events[compacted]!.method).toBe("model");
+    const requests = server.requests.slice(first);
+    expect(requests.some((r) => String(r.messages[0]?.content).startsWith("Summarize the conversation"))).toBe(true);
+    const last = requests.at(-1)!;
+    expect(requestText(last)).toContain("Continuation of an earlier conversation");
+    expect(requestText(last)).toContain("## Goal");
+    expect(requestText(last)).not.toContain("line of file 0 with some words");
+    const state = JSON.parse(readFileSync(`${dir}/state.json`, "utf8")) as SessionState;
+    const observations = state.transcript.filter((e) => e.kind === "observation");
+    expect(observations).toHaveLength(8);
+    expect(observations.every((e) => e.kind === "observation" && e.observation.content.includes("line of file"))).toBe(true);
+    expect(state.transcript.filter((e) => e.kind === "message" && e.message.role === "assistant")).toHaveLength(9);
+    const kept = readdirSync(`${dir}/artifacts`).filter((f) => f.endsWith("-full.txt"));
+    expect(kept.length).toBeGreaterThan(0);
+    expect(readFileSync(`${dir}/artifacts/${kept[0]}`, "utf8")).toContain("line of file");
+    const calls = events.filter((e) => e.type === "model_call").map((e) => e.estimatedTokens as number);
+    expect(Math.max(...calls)).toBeLessThanOrEqual(6000);
+  });
+
+  it("falls back to a heuristic continuation when the model cannot summarise (scripted)", async () => {
+    const ws = workspace("scripted:script.json", { "script.json": turns(8) });
+    ws.write("keel.config.json", { model: { name: "scripted:script.json", contextWindow: 6000 } });
+    const out = await run(ws, "Read f0.txt to f7.txt one by one.");
+    expect(out.reason).toBe("answer");
+    const state = JSON.parse(readFileSync(ws.path(".keel", "sessions", out.sessionId, "state.json"), "utf8")) as SessionState;
+    const compaction = state.transcript.find((e) => e.kind === "compaction");
+    expect(compaction).toMatchObject({ method: "heuristic" });
+    if (compaction?.kind === "compaction") {
+      for (const h of ["## Goal", "## Constraints", "## Decisions", "## Files touched", "## Done", "## Remaining", "## Next steps"]) expect(compaction.summary).toContain(h);
+      expect(compaction.summary).toContain("f0.txt");
+      expect(compaction.summary).toContain("Read f0.txt to f7.txt");
+    }
+  });
+
+  it("falls back to the heuristic when the model's summary request fails", async () => {
+    const ws = workspace({ name: "m", baseUrl: server.baseUrl, contextWindow: 6000 });
+    server.push(...turns(8), { match: (b) => String(b.messages[0]?.content).startsWith("Summarize the conversation"), status: 400, errorMessage: "summaries not allowed" });
+    const out = await run(ws, "Read f0.txt to f7.txt one by one.");
+    expect(out.reason).toBe("answer");
+    const events = readEvents(ws.path(".keel", "sessions", out.sessionId, "events.jsonl"));
+    const compaction = events.find((e) => e.type === "compaction")!;
+    expect(compaction.method).toBe("heuristic");
+    expect(String(compaction.modelError)).toContain("summaries not allowed");
+  });
+});

@@ -1,0 +1,119 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import type { AgentRuntime } from "../../../core/agent/agent-runtime.js";
+import { readEvents } from "../../../core/events.js";
+import type { SessionMeta, SessionState } from "../../../core/session/session-types.js";
+import { runKeel } from "../../helpers/run-cli.js";
+import { makeWorkspace, type TempWorkspace } from "../../helpers/temp-workspace.js";
+import { openTestHost } from "../../helpers/test-host.js";
+
+const spaces: TempWorkspace[] = [];
+afterAll(() => spaces.forEach((w) => w.cleanup()));
+
+describe("delegate_agent", () => {
+  it("a delegated child in a worktree edits a file without touching the parent checkout", async () => {
+    const ws = makeWorkspace({
+      "a.txt": "original\n",
+      "plugins/deleg/plugin.json": { name: "deleg", hooks: { beforeDelegate: "Child: keep changes small.", afterDelegate: "Parent: review the child's diff." } },
+      "script.json": {
+        turns: [
+          { toolCalls: [{ id: "d1", name: "delegate_agent", arguments: { prompt: "CHILD-TASK: change a.txt to say edited", isolation: "worktree" } }] },
+          { text: "The child edited a.txt in its worktree." },
+        ],
+        byPrompt: {
+          "CHILD-TASK": [
+            { toolCalls: [{ id: "r1", name: "read_file", arguments: { path: "a.txt" } }] },
+            { toolCalls: [{ id: "e1", name: "write_file", arguments: { path: "a.txt", content: "edited\n" } }] },
+            { text: "a.txt now says edited." },
+          ],
+        },
+      },
+      "keel.config.json": { model: "scripted:script.json" },
+    }, { git: true });
+    spaces.push(ws);
+    const host = await openTestHost(ws);
+    let out;
+    try {
+      out = await host.service<AgentRuntime>("agent-runtime")!.start({ prompt: "Delegate the edit", yes: true });
+    } finally {
+      await host.close();
+    }
+    expect(out.reason).toBe("answer");
+    expect(ws.read("a.txt")).toBe("original\n");
+    expect(ws.git("status", "--porcelain", "-uall").trim()).toBe("");
+    const parent = JSON.parse(readFileSync(ws.path(".keel", "sessions", out.sessionId, "state.json"), "utf8")) as SessionState;
+    const obs = parent.transcript.find((e) => e.kind === "observation" && e.callId === "d1");
+    if (obs?.kind !== "observation") throw new Error("no delegate observation");
+    expect(obs.observation.ok).toBe(true);
+    const data = obs.observation.data as { sessionId: string; worktree: { path: string; branch: string }; changedFiles: string[] };
+    expect(data.changedFiles).toContain("a.txt");
+    expect(readFileSync(join(data.worktree.path, "a.txt"), "utf8")).toBe("edited\n");
+    expect(obs.observation.content).toContain(data.worktree.path);
+    expect(obs.observation.content).toContain("a.txt now says edited.");
+    expect(obs.observation.content).toContain("deleg: Parent: review the child's diff.");
+    const childMeta = JSON.parse(readFileSync(ws.path(".keel", "sessions", data.sessionId, "session.json"), "utf8")) as SessionMeta;
+    expect(childMeta).toMatchObject({ parentSessionId: out.sessionId, depth: 1, cwd: data.worktree.path });
+    const child = JSON.parse(readFileSync(ws.path(".keel", "sessions", data.sessionId, "state.json"), "utf8")) as SessionState;
+    const prompt = child.messages.find((m) => m.role === "user" && m.kind === "prompt")!;
+    expect(prompt.content).toMatch(/^deleg: Child: keep changes small\.[\s\S]*CHILD-TASK/);
+    expect(readEvents(ws.path(".keel", "sessions", data.sessionId, "events.jsonl")).some((e) => e.type === "tool_execute" && e.tool === "write_file")).toBe(true);
+  });
+
+  it("children coordinate with the parent through the team runtime", async () => {
+    const ws = makeWorkspace({
+      "script.json": {
+        turns: [
+          { toolCalls: [{ name: "team_create", arguments: { team_name: "crew", members: ["lead", "helper"] } }] },
+          { toolCalls: [{ id: "d1", name: "delegate_agent", arguments: { prompt: "HELPER: report to the crew", tools: ["send_message"] } }] },
+          { toolCalls: [{ id: "m1", name: "team_messages", arguments: { team_name: "crew" } }] },
+          { text: "The helper reported." },
+        ],
+        byPrompt: { "HELPER:": [{ toolCalls: [{ name: "send_message", arguments: { team_name: "crew", sender: "helper", message: "helper finished the survey" } }] }, { text: "sent" }] },
+      },
+    });
+    spaces.push(ws);
+    const host = await openTestHost(ws);
+    try {
+      // the model comes from --model only: the child inherits the parent's
+      const out = await host.service<AgentRuntime>("agent-runtime")!.start({ prompt: "coordinate", yes: true, model: "scripted:script.json" });
+      expect(out.reason).toBe("answer");
+      const state = JSON.parse(readFileSync(ws.path(".keel", "sessions", out.sessionId, "state.json"), "utf8")) as SessionState;
+      expect(state.messages.find((m) => m.role === "tool" && m.toolCallId === "d1")!.content).toContain("sent");
+      expect(state.messages.find((m) => m.role === "tool" && m.toolCallId === "m1")!.content).toContain("helper finished the survey");
+    } finally {
+      await host.close();
+    }
+  });
+
+  it("enforces the depth limit of 3 and hides delegate_agent at the limit", async () => {
+    const ws = makeWorkspace({ "s.json": [{ text: "done" }, { text: "done" }, { text: "done" }, { text: "done" }], "keel.config.json": { model: "scripted:s.json" } });
+    spaces.push(ws);
+    const host = await openTestHost(ws);
+    try {
+      const rt = host.service<AgentRuntime>("agent-runtime")!;
+      const root = (await rt.start({ prompt: "level 0" })).sessionId;
+      let parent = root;
+      for (let depth = 1; depth <= 3; depth++) parent = (await rt.start({ prompt: `level ${depth}`, parentSessionId: parent })).sessionId;
+      await expect(rt.start({ prompt: "level 4", parentSessionId: parent })).rejects.toThrow(/at most 3 deep/);
+      const events = readEvents(ws.path(".keel", "sessions", parent, "events.jsonl"));
+      const top = readEvents(ws.path(".keel", "sessions", root, "events.jsonl"));
+      const tools = (e: typeof events) => e.find((x) => x.type === "model_call")!.tools as number;
+      expect(tools(events)).toBe(tools(top) - 1);
+    } finally {
+      await host.close();
+    }
+  });
+
+  it("keel run --worktree runs a session in a fresh managed worktree", async () => {
+    const ws = makeWorkspace({
+      "b.txt": "base\n",
+      "s.json": [{ toolCalls: [{ name: "write_file", arguments: { path: "b.txt", content: "changed\n" } }] }, { text: "changed b.txt" }],
+    }, { git: true });
+    spaces.push(ws);
+    const r = await runKeel(["run", "--worktree", "--yes", "--model", "scripted:s.json", "change b"], { cwd: ws.root, env: ws.env });
+    expect(r.exitCode).toBe(0);
+    expect(r.stderr).toMatch(/worktree run-\w+ kept at .*changed: b\.txt/);
+    expect(ws.read("b.txt")).toBe("base\n");
+  });
+});

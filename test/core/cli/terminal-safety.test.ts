@@ -1,0 +1,43 @@
+import { fileURLToPath } from "node:url";
+import { afterEach, describe, expect, it } from "vitest";
+import { terminalText } from "../../../core/cli/terminal-text.js";
+import { runKeel } from "../../helpers/run-cli.js";
+import { makeWorkspace, type TempWorkspace } from "../../helpers/temp-workspace.js";
+
+const SERVER = fileURLToPath(new URL("../../runtimes/mcp/fixtures/ansi-server.mjs", import.meta.url));
+// Raw control characters a terminal would interpret (newline and tab are fine).
+const RAW_CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
+
+let ws: TempWorkspace | undefined;
+afterEach(() => {
+  ws?.cleanup();
+  ws = undefined;
+});
+
+describe("terminal safety", () => {
+  it("shows control characters as visible escapes and keeps newlines and tabs", () => {
+    expect(terminalText("a\u001b[31mred\u001b[0m\r\nb\tc\u009b\u0007")).toBe("a\\u001b[31mred\\u001b[0m\\u000d\nb\tc\\u009b\\u0007");
+  });
+
+  it("ANSI escapes from an MCP server's tool names, descriptions, results and errors are never printed raw", async () => {
+    ws = makeWorkspace({ ".mcp.json": { mcpServers: { ansi: { command: process.execPath, args: [SERVER] } } } }, { git: true });
+    const opts = { cwd: ws.root, env: ws.env };
+    const tools = await runKeel(["--trust", "tools"], opts);
+    expect(tools.stdout).toContain("Paints \\u001b[2J");
+    const paint = (await runKeel(["--trust", "tools", "--json"], opts)).json().tools.find((t: { name: string }) => t.name.startsWith("mcp__ansi__paint")).name as string;
+    const runs = [
+      tools,
+      await runKeel(["--trust", "mcp", "list"], opts),
+      await runKeel(["--trust", "mcp", "doctor"], opts),
+      await runKeel(["--trust", "--yes", "call", paint, "--input", "{}"], opts),
+      await runKeel(["--trust", "--yes", "call", "mcp__ansi__fail", "--input", "{}"], opts),
+      await runKeel(["--trust", "--yes", "call", "mcp_call_tool", "--input", JSON.stringify({ tool_name: "fail" })], opts),
+    ];
+    for (const r of runs) {
+      expect(RAW_CONTROL.test(r.stdout), r.stdout).toBe(false);
+      expect(RAW_CONTROL.test(r.stderr), r.stderr).toBe(false);
+    }
+    expect(runs[3]!.stdout).toContain("\\u001b[2J\\u001b[31mALL GOOD");
+    expect(runs[4]!.stdout + runs[4]!.stderr).toMatch(/error (plain words )+\\u001b\[2J/);
+  });
+});

@@ -1,0 +1,136 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openaiModel } from "../../../core/model/openai-model.js";
+import { resolveModelSpec, type ModelSpec } from "../../../core/model/model-spec.js";
+import { ToolNameMap } from "../../../core/model/tool-names.js";
+import { normalizeToolSchema } from "../../../core/model/tool-schema.js";
+import { scriptedModel } from "../../../core/model/scripted-model.js";
+import { ModelError } from "../../../core/model/model-error.js";
+import { startOpenAIServer, type OpenAIServer } from "../../helpers/openai-server.js";
+import { makeWorkspace } from "../../helpers/temp-workspace.js";
+
+type OpenAISpec = Extract<ModelSpec, { kind: "openai" }>;
+let server: OpenAIServer;
+const spec = (over: Partial<OpenAISpec> = {}): OpenAISpec => ({
+  kind: "openai", name: "test-model", baseUrl: server.baseUrl, apiKeyEnv: "KEEL_TEST_KEY", contextWindow: 8000, maxOutputTokens: 256,
+  timeoutMs: 5000, maxRetries: 2, stream: true, ...over,
+});
+const env = { KEEL_TEST_KEY: "sk-test" };
+const readTool = { name: "read_file", description: "Read a file", inputSchema: { type: "object", properties: { path: { type: "string" } }, required: ["path"] } };
+
+beforeAll(async () => {
+  server = await startOpenAIServer();
+});
+afterAll(() => server.close());
+
+describe("openai backend against a local OpenAI-compatible server", () => {
+  it("streams text and assembles tool calls from SSE chunks", async () => {
+    server.push({ text: "Let me read it, please.", toolCalls: [{ id: "c1", name: "read_file", arguments: { path: "a.txt" } }] });
+    const deltas: string[] = [];
+    const res = await openaiModel(spec(), env).complete({ messages: [{ role: "user", content: "hi" }], tools: [readTool], callIndex: 0 }, { onText: (d) => deltas.push(d) });
+    expect(deltas.length).toBeGreaterThan(1);
+    expect(deltas.join("")).toBe("Let me read it, please.");
+    expect(res.toolCalls).toEqual([{ id: "c1", name: "read_file", arguments: '{"path":"a.txt"}' }]);
+    const req = server.requests.at(-1)!;
+    expect(req.stream).toBe(true);
+    expect(req.tools?.[0]?.function.name).toBe("read_file");
+    expect(res.usage).toEqual({ inputTokens: 100, outputTokens: 10 });
+  });
+
+  it("works without streaming", async () => {
+    server.push({ text: "plain answer" });
+    const res = await openaiModel(spec({ stream: false }), env).complete({ messages: [{ role: "user", content: "hi" }], tools: [], callIndex: 0 });
+    expect(res.text).toBe("plain answer");
+    expect(server.requests.at(-1)!.stream).toBeFalsy();
+  });
+
+  it("retries a transient 503 and then succeeds", async () => {
+    const before = server.requests.length;
+    server.push({ status: 503, errorMessage: "overloaded" }, { text: "recovered" });
+    const res = await openaiModel(spec(), env).complete({ messages: [{ role: "user", content: "x" }], tools: [], callIndex: 0 });
+    expect(res.text).toBe("recovered");
+    expect(server.requests.length - before).toBe(2);
+  });
+
+  it("a 200 that is not a completion (HTML, or JSON without choices) is an error, not an empty answer", async () => {
+    server.push({ rawBody: { contentType: "text/html", body: "<html><body>Welcome to nginx!</body></html>" } });
+    const err = await openaiModel(spec(), env).complete({ messages: [{ role: "user", content: "hi" }], tools: [], callIndex: 0 }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ModelError);
+    expect((err as Error).message).toMatch(/answered 200 without a chat-completions stream/);
+    server.push({ rawBody: { contentType: "text/html", body: "<html>not json</html>" } });
+    const plain = await openaiModel(spec({ stream: false }), env).complete({ messages: [{ role: "user", content: "hi" }], tools: [], callIndex: 0 }).catch((e: unknown) => e);
+    expect(plain).toBeInstanceOf(ModelError);
+    expect((plain as Error).message).toMatch(/returned no choices/);
+  });
+
+  it("turns a 401 into a message naming the key variable", async () => {
+    server.push({ status: 401, errorMessage: "bad key" });
+    const err = await openaiModel(spec(), env).complete({ messages: [{ role: "user", content: "x" }], tools: [], callIndex: 0 }).catch((e) => e);
+    expect(err).toBeInstanceOf(ModelError);
+    expect(err.message).toMatch(/KEEL_TEST_KEY/);
+    expect(err.message).toMatch(/401/);
+  });
+
+  it("times out a slow response with a message about model.timeoutMs", async () => {
+    server.push({ delayMs: 1500, text: "late" });
+    const err = await openaiModel(spec({ timeoutMs: 300, maxRetries: 0 }), env).complete({ messages: [{ role: "user", content: "x" }], tools: [], callIndex: 0 }).catch((e) => e);
+    expect(err.message).toMatch(/timeoutMs/);
+  });
+
+  it("honours an AbortSignal", async () => {
+    server.push({ delayMs: 2000, text: "late" });
+    const started = Date.now();
+    const err = await openaiModel(spec(), env).complete({ messages: [{ role: "user", content: "x" }], tools: [], callIndex: 0 }, { signal: AbortSignal.timeout(200) }).catch((e) => e);
+    expect(err.message).toMatch(/cancelled/);
+    expect(Date.now() - started).toBeLessThan(1500);
+  });
+
+  it("maps long and dotted tool names reversibly and normalises schemas", async () => {
+    const long = "mcp__" + "very_long_server_name_".repeat(4) + "tool.with.dots";
+    server.push({ text: "", toolCalls: [{ name: new ToolNameMap([long]).wire(long), arguments: {} }] });
+    const res = await openaiModel(spec(), env).complete({
+      messages: [{ role: "user", content: "x" }],
+      tools: [{ name: long, description: "d", inputSchema: { $schema: "http://json-schema.org/draft-07/schema#", properties: { a: { type: "string", format: "uri" } }, required: ["a", "missing"] } }],
+      callIndex: 0,
+    });
+    const sent = server.requests.at(-1)!.tools![0]!.function;
+    expect(sent.name).toMatch(/^[A-Za-z0-9_-]{1,64}$/);
+    expect(sent.parameters).toEqual({ type: "object", properties: { a: { type: "string" } }, required: ["a"] });
+    expect(res.toolCalls[0]!.name).toBe(long);
+  });
+
+  it("needs a key or a base URL", () => {
+    expect(() => openaiModel(spec({ baseUrl: undefined }), {})).toThrow(/KEEL_TEST_KEY/);
+  });
+});
+
+describe("model configuration", () => {
+  it("resolves --model, config and env, and reports nothing configured as undefined", () => {
+    expect(resolveModelSpec({}, undefined, {}, "/w")).toBeUndefined();
+    expect(resolveModelSpec({ model: "scripted:s.json" }, undefined, {}, "/w")).toMatchObject({ kind: "scripted", file: "/w/s.json" });
+    expect(resolveModelSpec({ model: { name: "llama", contextWindow: 4096 } }, undefined, { OPENAI_BASE_URL: "http://x/v1" }, "/w")).toMatchObject({ kind: "openai", name: "llama", baseUrl: "http://x/v1", contextWindow: 4096 });
+    expect(resolveModelSpec({ model: { name: "a" } }, "b", {}, "/w")).toMatchObject({ name: "b" });
+  });
+
+  it("tool names keep valid names and stay unique", () => {
+    const names = ["ok_name", "a.b", "a_b", "x".repeat(100), "x".repeat(100) + "y"];
+    const map = new ToolNameMap(names);
+    const wires = names.map((n) => map.wire(n));
+    expect(new Set(wires).size).toBe(names.length);
+    expect(map.wire("ok_name")).toBe("ok_name");
+    for (const [i, w] of wires.entries()) {
+      expect(w).toMatch(/^[A-Za-z0-9_-]{1,64}$/);
+      expect(map.local(w)).toBe(names[i]);
+    }
+    expect(normalizeToolSchema({ type: "string" })).toMatchObject({ type: "object", properties: {} });
+  });
+
+  it("scripted:FILE replays turns by call index and byPrompt", async () => {
+    const ws = makeWorkspace({ "s.json": { turns: [{ text: "one" }, { toolCalls: [{ name: "t", arguments: { a: 1 } }] }], byPrompt: { CHILD: [{ text: "child" }] } } });
+    const m = scriptedModel({ kind: "scripted", file: ws.path("s.json"), contextWindow: 1000, maxOutputTokens: 100 });
+    const user = [{ role: "user" as const, content: "go" }];
+    expect((await m.complete({ messages: user, tools: [], callIndex: 0 })).text).toBe("one");
+    expect((await m.complete({ messages: user, tools: [], callIndex: 1 })).toolCalls[0]).toMatchObject({ name: "t", arguments: '{"a":1}' });
+    expect((await m.complete({ messages: [{ role: "user", content: "CHILD task" }], tools: [], callIndex: 0 })).text).toBe("child");
+    ws.cleanup();
+  });
+});

@@ -1,0 +1,100 @@
+import { lstatSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { runKeel } from "../../helpers/run-cli.js";
+import { makeWorkspace, type TempWorkspace } from "../../helpers/temp-workspace.js";
+
+let ws: TempWorkspace | undefined;
+afterEach(() => ws?.cleanup());
+
+/** A git repo with a scripted model and an `outside` folder next to it (never inside the workspace). */
+function hostileRepo(): { ws: TempWorkspace; outside: string } {
+  const w = makeWorkspace(
+    {
+      "a.txt": "hello\n",
+      "blob.bin": "\u0000\u0001binary",
+      "script.json": [{ text: "reading", toolCalls: [{ name: "read_file", arguments: { path: "a.txt" } }] }, { text: "done" }],
+    },
+    { git: true },
+  );
+  const outside = join(w.root, "..", "outside");
+  mkdirSync(outside);
+  return { ws: w, outside };
+}
+
+/** Every file and folder under `dir`, relative, sorted. */
+const everything = (dir: string) => (readdirSync(dir, { recursive: true }) as string[]).sort();
+
+describe("keel's own files never follow symlinks planted in the repo (real CLI)", () => {
+  it("links planted at .keel/events.jsonl, .keel/.gitignore and .keel/state/tasks.json are replaced, never written through", async () => {
+    const repo = hostileRepo();
+    ws = repo.ws;
+    mkdirSync(ws.path(".keel", "state"), { recursive: true });
+    writeFileSync(join(repo.outside, "tasks.json"), '{"keep":"me"}\n');
+    symlinkSync(join(repo.outside, "log"), ws.path(".keel", "events.jsonl"));
+    symlinkSync(join(repo.outside, "gitignore"), ws.path(".keel", ".gitignore"));
+    symlinkSync(join(repo.outside, "tasks.json"), ws.path(".keel", "state", "tasks.json"));
+    const read = await runKeel(["call", "read_file", "--input", JSON.stringify({ path: "a.txt" })], { cwd: ws.root, env: ws.env });
+    expect(read.exitCode).toBe(0);
+    expect(read.stdout).toBe("hello");
+    const add = await runKeel(["task", "add", "write the docs"], { cwd: ws.root, env: ws.env });
+    expect(add.exitCode).toBe(0);
+    expect(everything(repo.outside)).toEqual(["tasks.json"]);
+    expect(readFileSync(join(repo.outside, "tasks.json"), "utf8")).toBe('{"keep":"me"}\n');
+    expect(lstatSync(ws.path(".keel", "events.jsonl")).isFile()).toBe(true);
+    expect(readFileSync(ws.path(".keel", "events.jsonl"), "utf8")).toContain('"tool":"read_file"');
+    expect(lstatSync(ws.path(".keel", "state", "tasks.json")).isFile()).toBe(true);
+    expect(ws.read(".keel/state/tasks.json")).toContain("write the docs");
+  });
+
+  it(".keel/state linked outside: task add is refused with a clear error; tool calls still work and write nothing outside", async () => {
+    const repo = hostileRepo();
+    ws = repo.ws;
+    mkdirSync(ws.path(".keel"));
+    symlinkSync(repo.outside, ws.path(".keel", "state"));
+    const add = await runKeel(["task", "add", "write the docs"], { cwd: ws.root, env: ws.env });
+    expect(add.exitCode).toBe(1);
+    expect(add.stdout + add.stderr).toMatch(/\.keel\/state is a symlink .*Remove the link/);
+    const read = await runKeel(["call", "read_file", "--input", JSON.stringify({ path: "a.txt" })], { cwd: ws.root, env: ws.env });
+    expect(read.stdout).toBe("hello");
+    const write = await runKeel(["--yes", "call", "write_file", "--input", JSON.stringify({ path: "b.txt", content: "b" })], { cwd: ws.root, env: ws.env });
+    expect(write.exitCode).toBe(0);
+    const run = await runKeel(["run", "--yes", "--model", "scripted:script.json", "read a.txt"], { cwd: ws.root, env: ws.env });
+    expect(run.stdout).toContain("done");
+    expect(everything(repo.outside)).toEqual([]);
+  });
+
+  it(".keel itself linked outside: read_file, task add and run fail with a clear error and write nothing outside", async () => {
+    const repo = hostileRepo();
+    ws = repo.ws;
+    symlinkSync(repo.outside, ws.path(".keel"));
+    const read = await runKeel(["call", "read_file", "--input", JSON.stringify({ path: "a.txt" })], { cwd: ws.root, env: ws.env });
+    expect(read.exitCode).toBe(1);
+    expect(read.stderr).toMatch(/\.keel is a symlink .*never writes through a link/);
+    const add = await runKeel(["task", "add", "write the docs"], { cwd: ws.root, env: ws.env });
+    expect(add.exitCode).toBe(1);
+    const write = await runKeel(["--yes", "call", "write_file", "--input", JSON.stringify({ path: "b.txt", content: "b" })], { cwd: ws.root, env: ws.env });
+    expect(write.exitCode).toBe(1);
+    const run = await runKeel(["run", "--yes", "--model", "scripted:script.json", "read a.txt"], { cwd: ws.root, env: ws.env });
+    expect(run.exitCode).not.toBe(0);
+    expect(run.stderr).toMatch(/\.keel is a symlink/);
+    expect(everything(repo.outside)).toEqual([]);
+  });
+
+  it("a session folder or the artifacts folder linked outside: run and artifacts refuse, nothing is written outside", async () => {
+    const repo = hostileRepo();
+    ws = repo.ws;
+    mkdirSync(ws.path(".keel", "sessions"), { recursive: true });
+    symlinkSync(repo.outside, ws.path(".keel", "sessions", "s1"));
+    const run = await runKeel(["run", "--yes", "--model", "scripted:script.json", "--session", "s1", "read a.txt"], { cwd: ws.root, env: ws.env });
+    expect(run.exitCode).toBe(1);
+    expect(run.stderr).toMatch(/sessions\/s1 is a symlink/);
+    symlinkSync(repo.outside, ws.path(".keel", "artifacts"));
+    const blob = await runKeel(["--json", "call", "read_file", "--input", JSON.stringify({ path: "blob.bin" })], { cwd: ws.root, env: ws.env });
+    expect(blob.json()).toMatchObject({ ok: false, code: "execution_failed", content: expect.stringMatching(/artifacts is a symlink/) });
+    const fresh = await runKeel(["run", "--yes", "--model", "scripted:script.json", "--session", "s2", "read a.txt"], { cwd: ws.root, env: ws.env });
+    expect(fresh.exitCode).toBe(0);
+    expect(fresh.stdout).toContain("done");
+    expect(everything(repo.outside)).toEqual([]);
+  });
+});

@@ -1,0 +1,73 @@
+import { execa } from "execa";
+import { chmodSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { KEEL_BIN } from "../../helpers/run-cli.js";
+import { makeWorkspace, type TempWorkspace } from "../../helpers/temp-workspace.js";
+
+let ws: TempWorkspace | undefined;
+afterEach(() => ws?.cleanup());
+
+const OLD = "old content, complete\n";
+const tempFiles = (dir: string) => readdirSync(dir).filter((n) => n.endsWith(".keel-tmp"));
+
+/** Writes a `keel call` input file next to the workspace (not inside it). */
+function inputFile(w: TempWorkspace, input: object): string {
+  const file = join(w.root, "..", "input.json");
+  writeFileSync(file, JSON.stringify(input));
+  return file;
+}
+
+describe("write_file is atomic (real processes)", () => {
+  it("past a file size limit (ulimit -f) it fails as execution_failed with exit 1, keeping the old content and mode and no temp file", async () => {
+    ws = makeWorkspace({ "data.txt": OLD });
+    chmodSync(ws.path("data.txt"), 0o640);
+    const input = inputFile(ws, { path: "data.txt", content: "n".repeat(200_000) });
+    // 16 blocks of 1 KiB: the new content does not fit; keel ignores SIGXFSZ and sees EFBIG.
+    const r = await execa("bash", ["-c", 'ulimit -f 16; exec "$0" "$@"', process.execPath, KEEL_BIN, "--yes", "--json", "call", "write_file", "--input-file", input], {
+      cwd: ws.root,
+      env: ws.env,
+      reject: false,
+      stdin: "ignore",
+    });
+    expect(r.exitCode).toBe(1);
+    expect(JSON.parse(String(r.stdout))).toMatchObject({ ok: false, phase: "execute", code: "execution_failed", content: expect.stringContaining("EFBIG") });
+    expect(ws.read("data.txt")).toBe(OLD);
+    expect(statSync(ws.path("data.txt")).mode & 0o777).toBe(0o640);
+    expect(tempFiles(ws.root)).toEqual([]);
+  });
+
+  it("a kill -9 while the new content is being written leaves the old or the new content in full, never a prefix", async () => {
+    ws = makeWorkspace({ "big.txt": OLD });
+    const content = "0123456789abcdef".repeat(4 * 1024 * 1024); // 64 MiB
+    const input = inputFile(ws, { path: "big.txt", content });
+    const child = execa(process.execPath, [KEEL_BIN, "--yes", "call", "write_file", "--input-file", input], { cwd: ws.root, env: ws.env, reject: false, stdin: "ignore" });
+    let exited = false;
+    void child.then(() => (exited = true));
+    // Poll the folder (not a timer) until the temp file exists, then kill mid-write.
+    let sawTemp = false;
+    while (!exited && !sawTemp) {
+      sawTemp = tempFiles(ws.root).length > 0;
+      if (!sawTemp) await new Promise((r) => setTimeout(r, 1));
+    }
+    child.kill("SIGKILL");
+    await child;
+    const after = readFileSync(ws.path("big.txt"), "utf8");
+    expect(after === OLD || after === content).toBe(true);
+    if (!sawTemp) expect(after).toBe(content); // the process finished before the poll saw its temp file
+  }, 120_000);
+
+  it("edit_file keeps the file mode and replaces the file in one step", async () => {
+    ws = makeWorkspace({ "run.sh": "#!/bin/sh\necho one\n" });
+    chmodSync(ws.path("run.sh"), 0o751);
+    const run = (...args: string[]) => execa(process.execPath, [KEEL_BIN, "--yes", ...args], { cwd: ws!.root, env: ws!.env, reject: false, stdin: "ignore" });
+    expect((await run("call", "read_file", "--input", JSON.stringify({ path: "run.sh" }))).exitCode).toBe(0);
+    const before = statSync(ws.path("run.sh")).ino;
+    const edit = await run("call", "edit_file", "--input", JSON.stringify({ path: "run.sh", old_string: "one", new_string: "two" }));
+    expect(edit.exitCode).toBe(0);
+    expect(ws.read("run.sh")).toBe("#!/bin/sh\necho two\n");
+    expect(statSync(ws.path("run.sh")).mode & 0o777).toBe(0o751);
+    expect(statSync(ws.path("run.sh")).ino).not.toBe(before); // a new file renamed into place, not rewritten in place
+    expect(tempFiles(ws.root)).toEqual([]);
+  });
+});

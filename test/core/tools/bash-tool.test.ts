@@ -1,0 +1,147 @@
+import { randomBytes } from "node:crypto";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import type { Host } from "../../../core/host.js";
+import { BASH_MAX_OUTPUT_BYTES, type BashData } from "../../../core/tools/bash.js";
+import { makeWorkspace, type TempWorkspace } from "../../helpers/temp-workspace.js";
+import { closeAfterEach, openTestHost } from "../../helpers/test-host.js";
+
+let ws: TempWorkspace;
+let host: Host | undefined;
+closeAfterEach(() => ({ host, ws }));
+
+/** True while `pid` is a live (not zombie) process. Linux /proc. */
+function alive(pid: number): boolean {
+  const stat = `/proc/${pid}/stat`;
+  if (!existsSync(stat)) return false;
+  try {
+    return readFileSync(stat, "utf8").split(") ")[1]?.[0] !== "Z";
+  } catch {
+    return false;
+  }
+}
+
+async function waitDead(pid: number): Promise<boolean> {
+  for (let i = 0; i < 50 && alive(pid); i++) await new Promise((r) => setTimeout(r, 20));
+  return !alive(pid);
+}
+
+describe("bash", () => {
+  it("returns stdout, stderr and the exit code", async () => {
+    ws = makeWorkspace({ "sub/x.txt": "" });
+    host = await openTestHost(ws, { yes: true });
+    const obs = await host.runTool({ tool: "bash", input: { command: "pwd; ls; echo warn >&2", cwd: "sub" } });
+    expect(obs).toMatchObject({ ok: true, code: "ok", phase: "done" });
+    const data = obs.data as BashData;
+    expect(data).toMatchObject({ exitCode: 0, stdout: `${ws.path("sub")}\nx.txt`, stderr: "warn", timedOut: false });
+    expect(obs.content).toBe(`${ws.path("sub")}\nx.txt\n--- stderr ---\nwarn\n[exit code 0]`);
+    const fail = await host.runTool({ tool: "bash", input: { command: "exit 7" } });
+    expect(fail).toMatchObject({ ok: false, phase: "execute", code: "execution_failed", data: { exitCode: 7 } });
+  });
+
+  it("confines cwd to the workspace", async () => {
+    ws = makeWorkspace();
+    host = await openTestHost(ws, { yes: true });
+    const obs = await host.runTool({ tool: "bash", input: { command: "touch escaped", cwd: ".." } });
+    expect(obs).toMatchObject({ ok: false, code: "permission_denied" });
+    expect(existsSync(ws.path("..", "escaped"))).toBe(false);
+    expect((await host.runTool({ tool: "bash", input: { command: "true", cwd: "missing" } })).content).toContain("not a folder");
+  });
+
+  it("times out with its own limit and kills the whole process group", async () => {
+    ws = makeWorkspace();
+    host = await openTestHost(ws, { yes: true });
+    const started = performance.now();
+    const obs = await host.runTool({ tool: "bash", input: { command: "sleep 30 & echo $! > child.pid; sleep 30; echo never", timeout_ms: 300 } });
+    expect(obs).toMatchObject({ ok: false, phase: "execute", code: "timeout", data: { timedOut: true } });
+    expect(obs.content).toContain("timed out after 300 ms");
+    expect(performance.now() - started).toBeLessThan(10_000);
+    const pid = Number(ws.read("child.pid"));
+    expect(await waitDead(pid)).toBe(true);
+  });
+
+  it("stops background children when the command ends, without waiting for them", async () => {
+    ws = makeWorkspace();
+    host = await openTestHost(ws, { yes: true });
+    const obs = await host.runTool({ tool: "bash", input: { command: "sleep 30 & echo $! > bg.pid; echo started" } });
+    expect(obs).toMatchObject({ ok: true, data: { stdout: "started" } });
+    expect(obs.durationMs).toBeLessThan(10_000);
+    expect(await waitDead(Number(ws.read("bg.pid")))).toBe(true);
+  });
+
+  it("is cancelled by the caller's signal and kills its children", async () => {
+    ws = makeWorkspace();
+    host = await openTestHost(ws, { yes: true });
+    const controller = new AbortController();
+    const pending = host.runTool({ tool: "bash", input: { command: "sleep 30 & echo $! > c.pid; wait" } }, { signal: controller.signal });
+    for (let i = 0; i < 100 && !ws.exists("c.pid"); i++) await new Promise((r) => setTimeout(r, 20));
+    controller.abort();
+    const obs = await pending;
+    expect(obs).toMatchObject({ ok: false, code: "cancelled" });
+    expect(await waitDead(Number(ws.read("c.pid")))).toBe(true);
+  });
+
+  it("sets the pipeline backstop above its own maximum timeout", async () => {
+    ws = makeWorkspace();
+    host = await openTestHost(ws);
+    const def = host.registry.get("bash")!;
+    expect(def.timeoutMs).toBeGreaterThan(600_000);
+    expect((def.inputSchema as { properties: { timeout_ms: { maximum: number } } }).properties.timeout_ms.maximum).toBe(600_000);
+    const tooLong = await host.runTool({ tool: "bash", input: { command: "true", timeout_ms: 700_000 } }, { yes: true });
+    expect(tooLong).toMatchObject({ code: "schema_invalid" });
+  });
+
+  it("permission rules match the command: bash(echo *) is allowed without --yes, others still ask", async () => {
+    ws = makeWorkspace({ "keel.config.json": { permissions: { allow: ["bash(echo *)"] } } });
+    host = await openTestHost(ws, { trust: true }); // a workspace's allow rules apply only when it is trusted
+    const ok = await host.runTool({ tool: "bash", input: { command: "echo allowed" } });
+    expect(ok).toMatchObject({ ok: true, data: { stdout: "allowed" } });
+    const chained = await host.runTool({ tool: "bash", input: { command: "echo a; touch b" } });
+    expect(chained).toMatchObject({ code: "approval_required" });
+    expect(ws.exists("b")).toBe(false);
+  });
+
+  it("never prints binary output: it becomes an artifact named in content", async () => {
+    ws = makeWorkspace();
+    host = await openTestHost(ws, { yes: true });
+    const obs = await host.runTool({ tool: "bash", input: { command: "printf 'abc\\000\\001\\002def'" } });
+    expect(obs.ok).toBe(true);
+    expect(obs.content).toMatch(/^\[stdout is binary \(9 bytes\); not shown, kept as an artifact\]\n\[exit code 0\]\n\[stdout application\/octet-stream, 9 bytes, saved to .keel\/artifacts\/.+\.bin\]$/);
+    expect(obs.content).not.toContain("\u0000");
+    expect(obs.artifacts).toHaveLength(1);
+    expect(readFileSync(ws.path(obs.artifacts[0]!.path))).toEqual(Buffer.from("abc\0\x01\x02def", "latin1"));
+  });
+
+  it("keeps binary stdout and stderr byte-exact as artifacts (NUL bytes or invalid UTF-8); text stays text", async () => {
+    const bytes = Buffer.concat([Buffer.from(Array.from({ length: 256 }, (_, i) => i)), randomBytes(5000), Buffer.from("\n")]);
+    ws = makeWorkspace();
+    writeFileSync(ws.path("r.bin"), bytes);
+    host = await openTestHost(ws, { yes: true });
+    const obs = await host.runTool({ tool: "bash", input: { command: "cat r.bin; printf 'bad \\377\\376 utf8' >&2; exit 3" } });
+    expect(obs).toMatchObject({ ok: false, code: "execution_failed", data: { exitCode: 3, binary: ["stdout", "stderr"] } });
+    const [out, err] = obs.artifacts;
+    expect(out).toMatchObject({ kind: "stdout", bytes: bytes.length });
+    expect(readFileSync(ws.path(out!.path)).equals(bytes)).toBe(true);
+    expect(readFileSync(ws.path(err!.path)).equals(Buffer.from("bad \xff\xfe utf8", "latin1"))).toBe(true);
+    expect(obs.content).toContain(`[stdout is binary (${bytes.length} bytes)`);
+    expect(obs.content).toContain("[exit code 3]");
+
+    const text = await host.runTool({ tool: "bash", input: { command: "printf 'héllo ✓\\n'" } });
+    expect(text).toMatchObject({ ok: true, artifacts: [], data: { stdout: "héllo ✓" } });
+    expect((text.data as BashData).binary).toBeUndefined();
+  });
+});
+
+describe("bash output past its cap", () => {
+  it("stops the command and says so: truncated: true, the cap, and the artifact path in the content", async () => {
+    ws = makeWorkspace();
+    host = await openTestHost(ws, { yes: true });
+    const obs = await host.runTool({ tool: "bash", input: { command: `head -c ${BASH_MAX_OUTPUT_BYTES + 4096} /dev/zero | tr '\\0' a; echo never-reached` } });
+    expect(obs).toMatchObject({ ok: false, code: "execution_failed", truncated: true });
+    expect(obs.content).toContain("16 MiB cap");
+    const artifact = obs.artifacts.find((a) => a.kind === "full-output")!;
+    expect(obs.content).toContain(artifact.path);
+    expect(obs.content).not.toContain("never-reached");
+    expect((obs.data as { truncated?: boolean }).truncated).toBe(true);
+  });
+});

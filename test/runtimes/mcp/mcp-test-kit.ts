@@ -1,0 +1,55 @@
+import { createServer } from "node:net";
+import { fileURLToPath } from "node:url";
+import { makeWorkspace, type TempWorkspace } from "../../helpers/temp-workspace.js";
+
+const nm = (p: string) => fileURLToPath(new URL(`../../../node_modules/${p}`, import.meta.url));
+
+/** Entry scripts of the real servers (run with `node`, so no shell shims are involved). */
+export const EVERYTHING = nm("@modelcontextprotocol/server-everything/dist/index.js");
+export const FILESYSTEM = nm("@modelcontextprotocol/server-filesystem/dist/index.js");
+export const MEMORY = nm("@modelcontextprotocol/server-memory/dist/index.js");
+/** The raw-stdio fault server (`node fault-server.mjs <mode>`). */
+export const FAULT = fileURLToPath(new URL("./fixtures/fault-server.mjs", import.meta.url));
+
+/** A stdio server entry running `node script ...args`. */
+export function nodeServer(script: string, args: string[] = [], extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return { command: process.execPath, args: [script, ...args], ...extra };
+}
+
+/** A temp workspace with `.mcp.json` holding these servers. */
+export function mcpWorkspace(servers: Record<string, unknown>, files: Record<string, string | object> = {}): TempWorkspace {
+  return makeWorkspace({ ".mcp.json": { mcpServers: servers }, ...files });
+}
+
+/** A free TCP port on 127.0.0.1. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once("error", reject);
+    srv.listen(0, "127.0.0.1", () => {
+      const port = (srv.address() as { port: number }).port;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/** Waits until `fn` returns truthy (polling every 25 ms) or throws after `ms`. */
+export async function waitFor<T>(fn: () => T | Promise<T>, ms = 5000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > end) throw new Error("waitFor timed out");
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+/** True when a process with this pid is alive. */
+export function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,104 @@
+import { randomBytes } from "node:crypto";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { expandVars } from "../../../manifests/mcp/expand-vars.js";
+import type { McpServerConfig } from "../../../manifests/mcp/mcp-server-config.js";
+import { redactDeep, redactSecrets } from "../../../runtimes/mcp/redact-secrets.js";
+import { StderrRing } from "../../../runtimes/mcp/stderr-ring.js";
+import { configFingerprint } from "../../../runtimes/mcp/tool-cache.js";
+import { filesContaining } from "../../helpers/files-containing.js";
+import { runKeel, type CliRun } from "../../helpers/run-cli.js";
+import type { TempWorkspace } from "../../helpers/temp-workspace.js";
+import { freePort, mcpWorkspace, nodeServer } from "./mcp-test-kit.js";
+
+const RECORDING = fileURLToPath(new URL("./fixtures/recording-server.mjs", import.meta.url));
+
+describe("redactSecrets / redactDeep / StderrRing / configFingerprint / expandVars", () => {
+  it("replaces secrets as written, URL-encoded and JSON-escaped, longest first; ignores very short ones", () => {
+    const s = ["tok/en+1", "tok", "ab"];
+    expect(redactSecrets("a tok/en+1 b tok%2Fen%2B1 c tok d ab", s)).toBe("a *** b *** c *** d ab");
+    expect(redactSecrets(JSON.stringify({ v: 'x"q\\' }), ['x"q\\'])).toBe('{"v":"***"}');
+    expect(redactDeep({ n: 1, b: true, list: ["has tok/en+1"], nested: { "tok/en+1": "tok" } }, s)).toEqual({ n: 1, b: true, list: ["has ***"], nested: { "***": "***" } });
+  });
+
+  it("a stderr ring hands out redacted lines and drops a line it may have cut", () => {
+    const ring = new StderrRing((t) => redactSecrets(t, ["SECRET-VALUE"]), 40);
+    ring.push("first line\nthe SECRET-VALUE leaks\n");
+    expect(ring.tail()).toBe("first line\nthe *** leaks");
+    const cut = new StderrRing((t) => redactSecrets(t, ["SECRET-VALUE"]), 20);
+    cut.push("the SECRET-VALUE leaks\nlast line\n"); // kept: "…LUE leaks\nlast line\n", a fragment no redaction can recognise
+    expect(cut.tail()).toBe("last line");
+  });
+
+  it("the tool-cache fingerprint is no function of a secret (a changed token keeps it; a changed manifest does not)", () => {
+    const config = (token: string, args = ["server.js"]) => ({ name: "s", transport: "stdio", command: "node", args, env: { TOKEN: token }, headers: {}, secrets: [token] }) as unknown as McpServerConfig;
+    expect(configFingerprint(config("first-secret"))).toBe(configFingerprint(config("other-secret")));
+    expect(configFingerprint(config("first-secret", ["other.js"]))).not.toBe(configFingerprint(config("first-secret")));
+  });
+
+  it("expandVars lists the values it took from the environment, not defaults or well-known paths", () => {
+    const e = expandVars("${TOKEN} ${MISSING:-fallback} ${HOME}/x ${EMPTY:-d}", { TOKEN: "s3cret", HOME: "/home/me", EMPTY: "" });
+    expect(e).toEqual({ value: "s3cret fallback /home/me/x d", unset: [], secrets: ["s3cret"] });
+  });
+});
+
+describe("secrets expanded from ${VAR} stay out of .keel and out of keel mcp / keel call output (real CLI)", () => {
+  const token = `ghp_${randomBytes(18).toString("hex")}`;
+  let ws: TempWorkspace;
+  const runs: { args: string[]; run: CliRun }[] = [];
+  const keel = async (...args: string[]) => {
+    const run = await runKeel(["--trust", ...args], { cwd: ws.root, env: { ...ws.env, GITHUB_TOKEN: token } });
+    runs.push({ args, run });
+    return run;
+  };
+  beforeAll(async () => {
+    const closed = await freePort();
+    ws = mcpWorkspace({
+      leaky: { command: "node", args: ["-e", "console.error('token is ' + process.argv[1]); process.exit(3)", "${GITHUB_TOKEN}"], startupTimeoutMs: 5000 },
+      remote: { type: "http", url: `http://127.0.0.1:${closed}/mcp?key=\${GITHUB_TOKEN}`, headers: { Authorization: "Bearer ${GITHUB_TOKEN}" }, startupTimeoutMs: 5000 },
+      rec: nodeServer(RECORDING, [], { env: { KEEL_LEAK: "${GITHUB_TOKEN}" } }),
+    });
+  });
+  afterAll(() => ws?.cleanup());
+
+  it("keel mcp list / doctor (text and --json) and tool calls print *** instead of the token", async () => {
+    const list = await keel("mcp", "list");
+    expect(list.stdout).toMatch(/leaky .*failed/);
+    const doctor = await keel("mcp", "doctor");
+    expect(doctor.exitCode).toBe(1);
+    expect(doctor.stdout).toContain("token is ***"); // the child did print the token: it was redacted
+    const json = await keel("--json", "mcp", "list");
+    const leaky = json.json().servers.find((s: { name: string }) => s.name === "leaky");
+    expect(leaky.state).toBe("failed");
+    const doctorJson = await keel("--json", "mcp", "doctor");
+    expect(doctorJson.json().servers.find((s: { name: string }) => s.name === "leaky").stderrTail).toContain("token is ***");
+
+    const leak = await keel("--yes", "--json", "call", "mcp__rec__leak");
+    expect(leak.json()).toMatchObject({ ok: false, code: "execution_failed", content: "401: token *** was rejected" });
+    const crash = await keel("--yes", "--json", "call", "mcp_call_tool", "--input", JSON.stringify({ tool_name: "crash", server: "rec" }));
+    expect(crash.json()).toMatchObject({ ok: false, code: "execution_failed" });
+    expect(crash.json().content).toContain("panic: token *** is bad");
+    const failed = await keel("--yes", "--json", "call", "mcp_call_tool", "--input", JSON.stringify({ tool_name: "anything", server: "leaky" }));
+    expect(failed.exitCode).toBe(1);
+    const viaHttp = await keel("--yes", "--json", "call", "mcp_list_resources", "--input", JSON.stringify({ server: "remote" }));
+    expect(viaHttp.exitCode).toBe(1);
+
+    for (const { args, run } of runs) {
+      expect(run.stdout, `stdout of keel ${args.join(" ")}`).not.toContain(token);
+      expect(run.stderr, `stderr of keel ${args.join(" ")}`).not.toContain(token);
+    }
+  });
+
+  it("no file under .keel/ contains the token (events, health, tool cache, sessions, artifacts)", () => {
+    expect(runs.length).toBeGreaterThan(0);
+    const keelDir = ws.path(".keel");
+    expect(existsSync(join(keelDir, "state", "mcp", "health.json"))).toBe(true);
+    expect(existsSync(join(keelDir, "state", "mcp", "tool-cache.json"))).toBe(true);
+    const events = readFileSync(join(keelDir, "events.jsonl"), "utf8");
+    expect(events).toContain('"mcp_server_failed"');
+    expect(events).toContain('"mcp_log"');
+    expect(filesContaining(keelDir, token)).toEqual([]);
+  });
+});

@@ -1,0 +1,50 @@
+import { readFileSync } from "node:fs";
+import { afterEach, describe, expect, it } from "vitest";
+import { KeelError } from "../../../core/errors.js";
+import type { Host } from "../../../core/host.js";
+import type { WorktreeManager } from "../../../runtimes/worktree/worktree-manager.js";
+import { runKeel } from "../../helpers/run-cli.js";
+import { makeWorkspace, type TempWorkspace } from "../../helpers/temp-workspace.js";
+import { openTestHost } from "../../helpers/test-host.js";
+
+let ws: TempWorkspace | undefined;
+const hosts: Host[] = [];
+afterEach(async () => {
+  for (const h of hosts.splice(0)) await h.close();
+  ws?.cleanup();
+});
+
+const state = (w: TempWorkspace) => JSON.parse(readFileSync(w.path(".keel", "state", "worktrees.json"), "utf8"));
+
+describe("concurrent keel worktree enter", () => {
+  it("the loser fails with exit code 1 and leaves no inactive 'entered' record", async () => {
+    ws = makeWorkspace({ "a.txt": "a\n" }, { git: true });
+    const a = await openTestHost(ws);
+    const b = await openTestHost(ws);
+    hosts.push(a, b);
+    const results = await Promise.allSettled([
+      a.service<WorktreeManager>("worktree-manager")!.enter("one"),
+      b.service<WorktreeManager>("worktree-manager")!.enter("two"),
+    ]);
+    const lost = results.filter((r): r is PromiseRejectedResult => r.status === "rejected");
+    expect(lost).toHaveLength(1);
+    expect(lost[0]!.reason).toBeInstanceOf(KeelError);
+    expect((lost[0]!.reason as KeelError).exitCode).toBe(1);
+    expect(String(lost[0]!.reason.message)).toContain("became active meanwhile");
+    const s = state(ws);
+    expect(s.worktrees).toHaveLength(2);
+    for (const w of s.worktrees) expect(w.mode === "entered").toBe(w.name === s.active);
+  });
+
+  it("through the CLI: one enter wins; every loser exits 1 (race) or 2 (already active), state stays consistent", async () => {
+    ws = makeWorkspace({ "a.txt": "a\n" }, { git: true });
+    const runs = await Promise.all(["r1", "r2", "r3"].map((n) => runKeel(["worktree", "enter", n], { cwd: ws!.root, env: ws!.env })));
+    expect(runs.filter((r) => r.exitCode === 0)).toHaveLength(1);
+    for (const r of runs.filter((x) => x.exitCode !== 0)) {
+      if (r.stderr.includes("became active meanwhile")) expect(r.exitCode).toBe(1);
+      else expect(r.stderr).toContain("is already active");
+    }
+    const s = state(ws);
+    for (const w of s.worktrees) expect(w.mode === "entered").toBe(w.name === s.active);
+  });
+});
