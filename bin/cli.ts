@@ -32,6 +32,7 @@ export async function main(argv: string[], io: CliIO = processIO()): Promise<num
     io,
     globals,
     signal: controller.signal,
+    interrupt: () => controller.abort(),
     async openHost(extra?: Partial<HostOptions>): Promise<Host> {
       const g = globals();
       const { createKeelHost } = await import("./app.js");

@@ -124,7 +124,12 @@ export async function runToolIntent(host: Host, intent: ToolIntent, run: RunCont
       }
       const answer = await approver
         .approve({ tool: calledAs, resolvedTool: tool.name, input, risk: tool.risk, rule: permission.rule, reason: permission.reason }, run.signal ?? AbortSignal.timeout(2 ** 31 - 1))
-        .catch(() => "no" as const);
+        // Cancelled while asking (Ctrl-C, the caller's signal): not a refusal. Any other failure of the approver is a no.
+        .catch((error: unknown) => (run.signal?.aborted || (error as Error | undefined)?.name === "AbortError" ? ("cancelled" as const) : ("no" as const)));
+      if (answer === "cancelled") {
+        events.emit({ type: "tool_permission", callId, tool: calledAs, action: "ask", outcome: "cancelled" });
+        return fail(log, started, "permission", "cancelled", `The approval prompt for ${calledAs} was cancelled before an answer. Nothing was executed.`, { source, resolvedTool: tool.name }, messages);
+      }
       if (answer === "no") {
         events.emit({ type: "tool_permission", callId, tool: calledAs, action: "ask", outcome: "user_denied" });
         return fail(log, started, "permission", "user_denied", `The user declined to run ${calledAs}. Nothing was executed. Do not retry the same call; ask the user or choose another approach.`, { source, resolvedTool: tool.name }, messages);

@@ -40,6 +40,8 @@ export interface CliContext {
   setExitCode(code: number): void;
   /** Abort signal fired on Ctrl-C (SIGINT) for long-running commands. */
   signal: AbortSignal;
+  /** Does what Ctrl-C does: aborts `signal` (e.g. Ctrl-C read by a prompt in raw mode). */
+  interrupt(): void;
 }
 
 /** A module that adds commands to the program. Keep its imports light: load implementations lazily in actions. */

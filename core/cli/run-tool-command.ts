@@ -17,7 +17,7 @@ export interface RunToolCommandOptions {
  */
 export async function runToolCommand(ctx: CliContext, tool: string, input: Record<string, unknown>, opts: RunToolCommandOptions = {}): Promise<Observation> {
   const globals = ctx.globals();
-  const approver = ctx.io.interactive && !globals.yes ? ttyApprover(ctx.io.stdin, ctx.io.stderr) : undefined;
+  const approver = ctx.io.interactive && !globals.yes ? ttyApprover(ctx.io.stdin, ctx.io.stderr, ctx.interrupt) : undefined;
   return ctx.withHost(
     async (host) => {
       const resolved = host.registry.resolve(tool);

@@ -52,7 +52,7 @@ export async function workflowRunCommand(ctx: CliContext, name: string, opts: { 
   const globals = ctx.globals();
   let progress: LiveProgress | undefined;
   const tty = ctx.io.interactive && !globals.json;
-  const prompt = ctx.io.interactive && !globals.yes ? ttyApprover(ctx.io.stdin, ctx.io.stderr) : undefined;
+  const prompt = ctx.io.interactive && !globals.yes ? ttyApprover(ctx.io.stdin, ctx.io.stderr, ctx.interrupt) : undefined;
   const approver: Approver | undefined = prompt && {
     async approve(request, signal) {
       progress?.pause();

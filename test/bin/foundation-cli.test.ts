@@ -1,8 +1,8 @@
 import { existsSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { readEvents } from "../../core/events.js";
-import { runKeel } from "../helpers/run-cli.js";
+import { runKeel, ttyInput } from "../helpers/run-cli.js";
 import { makeWorkspace, type TempWorkspace } from "../helpers/temp-workspace.js";
 
 const BUILTINS = ["bash", "edit_file", "glob", "grep", "list_dir", "read_file", "write_file"];
@@ -115,6 +115,27 @@ describe("keel call bash: permissions", () => {
     const events = readEvents(ws.path(".keel", "events.jsonl")).filter((e) => e.callId === obs.metadata.callId);
     expect(events.find((e) => e.type === "tool_permission")).toMatchObject({ action: "ask", approvedBy: "--yes" });
     expect(events.map((e) => e.type)).toContain("tool_execute");
+  });
+
+  it("on a terminal: 'y' runs the call; Ctrl-C at the prompt cancels it (code cancelled, not user_denied) and runs nothing", async () => {
+    ws = makeWorkspace();
+    const answer = async (keys: string, command: string) => {
+      const terminal = ttyInput();
+      let prompt = false;
+      const run = runKeel(["--json", "call", "bash", "--input", JSON.stringify({ command })], { cwd: ws.root, env: ws.env, terminal, onStderr: (t) => (prompt = t.includes("Allow?")) });
+      await vi.waitFor(() => expect(prompt).toBe(true), { timeout: 60_000, interval: 5 });
+      terminal.write(keys);
+      return run;
+    };
+    const yes = await answer("y\n", "echo hi > yes.txt");
+    expect(yes.json()).toMatchObject({ ok: true, code: "ok" });
+    expect(ws.exists("yes.txt")).toBe(true);
+    const cancelled = await answer("\u0003", "echo hi > no.txt");
+    expect(cancelled.exitCode).toBe(1);
+    expect(cancelled.json()).toMatchObject({ ok: false, phase: "permission", code: "cancelled" });
+    expect(ws.exists("no.txt")).toBe(false);
+    const logged = readEvents(ws.path(".keel", "events.jsonl")).filter((e) => e.callId === cancelled.json().metadata.callId);
+    expect(logged.find((e) => e.type === "tool_permission")).toMatchObject({ action: "ask", outcome: "cancelled" });
   });
 
   it("is denied by a deny rule even with --yes", async () => {

@@ -59,7 +59,8 @@ export async function startOpenAIServer(replies: ServerReply[] = []): Promise<Op
     let index = queue.findIndex((r) => r.match?.(body));
     if (index === -1) index = queue.findIndex((r) => !r.match);
     const reply = index === -1 ? { text: "(no more scripted replies)" } : queue.splice(index, 1)[0]!;
-    if (reply.delayMs) await new Promise((r) => setTimeout(r, reply.delayMs));
+    // unref: a reply delayed past the end of a test never holds the process open.
+    if (reply.delayMs) await new Promise((r) => setTimeout(r, reply.delayMs).unref());
     if (res.destroyed) return;
     if (reply.rawBody) {
       res.writeHead(200, { "content-type": reply.rawBody.contentType }).end(reply.rawBody.body);

@@ -24,6 +24,13 @@ export interface RunOptions {
   input?: string;
   /** Aborting it is Ctrl-C (in-process runs). */
   signal?: AbortSignal;
+  /**
+   * Runs interactively, as on a terminal: stdin is this stream (from `ttyInput()`: write answers
+   * into it) and stderr, where prompts go, reports itself as a TTY. In-process runs only.
+   */
+  terminal?: PassThrough & { isTTY: true };
+  /** Called with everything written to stderr so far, on each write (to wait for a prompt). */
+  onStderr?: (text: string) => void;
   /** Safety net for whole-process runs only (default 120 s); never the thing a test asserts. */
   timeout?: number;
 }
@@ -37,13 +44,13 @@ export async function runKeel(args: string[], opts: RunOptions): Promise<CliRun>
   // Each run listens for SIGINT while it lasts; tests may run many commands at once.
   if (process.getMaxListeners() < 100) process.setMaxListeners(100);
   const stdout = new TextSink();
-  const stderr = new TextSink();
-  const stdin = Readable.from(opts.input === undefined ? [] : [Buffer.from(opts.input)]);
+  const stderr = Object.assign(new TextSink(opts.onStderr), { isTTY: opts.terminal !== undefined });
+  const stdin = opts.terminal ?? Readable.from(opts.input === undefined ? [] : [Buffer.from(opts.input)]);
   const exitCode = await main(args, {
     stdout,
     stderr,
     stdin,
-    interactive: false,
+    interactive: opts.terminal !== undefined,
     env: opts.env ?? process.env,
     cwd: opts.cwd,
     signal: opts.signal,
@@ -95,8 +102,13 @@ function cliRun(args: string[], exitCode: number, stdout: string, stderr: string
 class TextSink extends Writable {
   private chunks: Buffer[] = [];
 
+  constructor(private readonly onWrite?: (text: string) => void) {
+    super();
+  }
+
   override _write(chunk: Buffer | string, _enc: BufferEncoding, done: (error?: Error | null) => void): void {
     this.chunks.push(typeof chunk === "string" ? Buffer.from(chunk) : chunk);
+    this.onWrite?.(this.text);
     done();
   }
 

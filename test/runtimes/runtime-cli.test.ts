@@ -38,7 +38,7 @@ describe.concurrent("keel task / plan / team / config CLI", () => {
     const bad = await keel("task", "add", "x", "--status", "someday", "--json");
     expect(bad.exitCode).toBe(1);
     expect(bad.json()).toMatchObject({ ok: false, code: "schema_invalid", phase: "validate" });
-  }, 40_000);
+  });
 
   it("explicit ask rules still ask, deny rules set with `keel config set` apply on the next command", async () => {
     const { ws, keel } = setup({ "keel.config.json": { permissions: { ask: ["task_create"] } } });
@@ -59,7 +59,7 @@ describe.concurrent("keel task / plan / team / config CLI", () => {
     expect(wrong.stdout).toMatch(/expected array/);
     const get = await keel("config", "get", "permissions", "--json");
     expect(get.json().data).toMatchObject({ value: { ask: ["task_create"], deny: ["task_*"] }, sources: ["project", "local"] });
-  }, 40_000);
+  });
 
   it("keeps team messages across processes and refuses duplicates and non-members", async () => {
     const { keel } = setup();
@@ -74,7 +74,7 @@ describe.concurrent("keel task / plan / team / config CLI", () => {
     expect(read.json().data.messages).toEqual([expect.objectContaining({ id: "msg_1", sender: "lead", recipient: "alice", message: "please review #7" })]);
     const later = await keel("team", "messages", "reviewers", "--for", "alice", "--since", "msg_1");
     expect(later.stdout, later.stderr).toContain("No messages in reviewers for alice after msg_1");
-  }, 40_000);
+  });
 
   it("shows and clears the plan, keeping hand-made tasks", async () => {
     const { keel } = setup();
@@ -87,7 +87,7 @@ describe.concurrent("keel task / plan / team / config CLI", () => {
     expect(cleared.json().data.sync.removed).toEqual(["plan_1", "plan_2"]);
     const list = await keel("task", "list", "--json");
     expect(list.json().data.tasks.map((t: { id: string }) => t.id)).toEqual(["hand"]);
-  }, 40_000);
+  });
 
   it("numeric options reject non-integers as usage errors (exit 2) naming the option", async () => {
     const { keel } = setup();
@@ -109,5 +109,5 @@ describe.concurrent("keel task / plan / team / config CLI", () => {
     const ok = await keel("task", "list", "--max", "1", "--json");
     expect(ok.exitCode).toBe(0);
     expect(ok.json().data.tasks).toHaveLength(1);
-  }, 40_000);
+  });
 });

@@ -38,7 +38,7 @@ async function readAll(stdin: NodeJS.ReadableStream): Promise<string> {
 export async function callCommand(ctx: CliContext, tool: string, opts: CallOptions): Promise<void> {
   const globals = ctx.globals();
   const input = await readCallInput(opts, globals.cwd, ctx.io.stdin);
-  const approver = ctx.io.interactive && !globals.yes ? ttyApprover(ctx.io.stdin, ctx.io.stderr) : undefined;
+  const approver = ctx.io.interactive && !globals.yes ? ttyApprover(ctx.io.stdin, ctx.io.stderr, ctx.interrupt) : undefined;
   await ctx.withHost(
     async (host) => {
       const obs = await host.runTool({ tool, input }, { origin: "cli", signal: ctx.signal });

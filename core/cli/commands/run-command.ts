@@ -51,7 +51,7 @@ export async function decideCommand(ctx: CliContext, id: string, decision: "appr
 
 async function withAgent(ctx: CliContext, fn: (runtime: AgentRuntime, base: AgentRunOptions) => Promise<void>): Promise<void> {
   const g = ctx.globals();
-  const approver = ctx.io.interactive && !g.yes ? ttyApprover(ctx.io.stdin, ctx.io.stderr) : undefined;
+  const approver = ctx.io.interactive && !g.yes ? ttyApprover(ctx.io.stdin, ctx.io.stderr, ctx.interrupt) : undefined;
   let streamed = false;
   const onText = g.json ? undefined : (delta: string) => {
     streamed = true;

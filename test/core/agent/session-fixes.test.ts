@@ -130,7 +130,7 @@ const stepScript = [
 
 /** A session paused on an ask'd bash call, approved by a process that is killed (SIGKILL) while the call runs. */
 async function approvedThenKilled(): Promise<TempWorkspace> {
-  const ws = workspace({ "script.json": [{ text: "appending", toolCalls: [call("bash", { command: "echo X >> apk.txt; sleep 5" }, "apk")] }, { text: "checked" }] });
+  const ws = workspace({ "script.json": [{ text: "appending", toolCalls: [call("bash", { command: "echo X >> apk.txt; sleep 120" }, "apk")] }, { text: "checked" }] });
   const first = await runKeel(["run", "--model", "scripted:script.json", "--session", "ap", "append"], { cwd: ws.root, env: ws.env });
   expect(first.stderr).toContain("waiting for approval");
   const child = execa("node", [KEEL_BIN, "sessions", "approve", "ap"], { cwd: ws.root, env: ws.env, reject: false, stdin: "ignore" });

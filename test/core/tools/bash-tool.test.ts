@@ -21,8 +21,9 @@ function alive(pid: number): boolean {
   }
 }
 
+/** True once the process is gone (polls; the deadline is a safety net for a loaded machine). */
 async function waitDead(pid: number): Promise<boolean> {
-  for (let i = 0; i < 50 && alive(pid); i++) await new Promise((r) => setTimeout(r, 20));
+  for (const end = Date.now() + 30_000; alive(pid) && Date.now() < end; ) await new Promise((r) => setTimeout(r, 20));
   return !alive(pid);
 }
 
@@ -51,11 +52,10 @@ describe("bash", () => {
   it("times out with its own limit and kills the whole process group", async () => {
     ws = makeWorkspace();
     host = await openTestHost(ws, { yes: true });
-    const started = performance.now();
-    const obs = await host.runTool({ tool: "bash", input: { command: "sleep 30 & echo $! > child.pid; sleep 30; echo never", timeout_ms: 300 } });
+    // Both sleeps outlast the test's own timeout: only the 300 ms limit can end this call.
+    const obs = await host.runTool({ tool: "bash", input: { command: "sleep 600 & echo $! > child.pid; sleep 600; echo never", timeout_ms: 300 } });
     expect(obs).toMatchObject({ ok: false, phase: "execute", code: "timeout", data: { timedOut: true } });
     expect(obs.content).toContain("timed out after 300 ms");
-    expect(performance.now() - started).toBeLessThan(10_000);
     const pid = Number(ws.read("child.pid"));
     expect(await waitDead(pid)).toBe(true);
   });
@@ -63,9 +63,9 @@ describe("bash", () => {
   it("stops background children when the command ends, without waiting for them", async () => {
     ws = makeWorkspace();
     host = await openTestHost(ws, { yes: true });
-    const obs = await host.runTool({ tool: "bash", input: { command: "sleep 30 & echo $! > bg.pid; echo started" } });
+    // Waiting for the background child would outlast the test's own timeout.
+    const obs = await host.runTool({ tool: "bash", input: { command: "sleep 600 & echo $! > bg.pid; echo started" } });
     expect(obs).toMatchObject({ ok: true, data: { stdout: "started" } });
-    expect(obs.durationMs).toBeLessThan(10_000);
     expect(await waitDead(Number(ws.read("bg.pid")))).toBe(true);
   });
 
@@ -73,8 +73,8 @@ describe("bash", () => {
     ws = makeWorkspace();
     host = await openTestHost(ws, { yes: true });
     const controller = new AbortController();
-    const pending = host.runTool({ tool: "bash", input: { command: "sleep 30 & echo $! > c.pid; wait" } }, { signal: controller.signal });
-    for (let i = 0; i < 100 && !ws.exists("c.pid"); i++) await new Promise((r) => setTimeout(r, 20));
+    const pending = host.runTool({ tool: "bash", input: { command: "sleep 600 & echo $! > c.pid; wait" } }, { signal: controller.signal });
+    for (const end = Date.now() + 30_000; !ws.exists("c.pid") && Date.now() < end; ) await new Promise((r) => setTimeout(r, 20));
     controller.abort();
     const obs = await pending;
     expect(obs).toMatchObject({ ok: false, code: "cancelled" });

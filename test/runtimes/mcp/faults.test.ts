@@ -1,4 +1,3 @@
-import { cpuUsage } from "node:process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Host } from "../../../core/host.js";
 import { MemoryEventSink } from "../../../core/events.js";
@@ -7,34 +6,31 @@ import { openTestHost } from "../../helpers/test-host.js";
 import type { TempWorkspace } from "../../helpers/temp-workspace.js";
 import { alive, FAULT, mcpWorkspace, nodeServer, waitFor } from "./mcp-test-kit.js";
 
-const fault = (mode: string, extra: Record<string, unknown> = {}) => nodeServer(FAULT, [mode], { startupTimeoutMs: 1500, ...extra });
+/** A fault server; start-up gets a generous safety net (a loaded machine starts node slowly), except where the timeout is the subject. */
+const fault = (mode: string, extra: Record<string, unknown> = {}) => nodeServer(FAULT, [mode], { startupTimeoutMs: 60_000, ...extra });
 
 describe("fault servers", () => {
   let ws: TempWorkspace;
   let host: Host;
   let manager: McpManager;
   const events = new MemoryEventSink();
-  let startMs = 0;
-  let cpuDuringStart = 0;
   beforeAll(async () => {
     ws = mcpWorkspace({
       exits: fault("exit-at-start"),
-      hangs: fault("hang-initialize"),
-      crashes: fault("crash-mid-call"),
+      hangs: fault("hang-initialize", { startupTimeoutMs: 1500 }),
+      // Each answers initialize only after the other has started: both connect only if keel starts servers concurrently.
+      left: fault("rendezvous", { env: { KEEL_RENDEZVOUS_SELF: "${KEEL_TEST_DIR}/left.up", KEEL_RENDEZVOUS_PEER: "${KEEL_TEST_DIR}/right.up" } }),
+      right: fault("rendezvous", { env: { KEEL_RENDEZVOUS_SELF: "${KEEL_TEST_DIR}/right.up", KEEL_RENDEZVOUS_PEER: "${KEEL_TEST_DIR}/left.up" } }),
+      crashes: fault("crash-mid-call", { env: { KEEL_MARK_FILE: "${KEEL_TEST_DIR}/crashes.marks" } }),
       combined: fault("combined-write"),
       flood: fault("flood-stderr"),
       garbage: fault("invalid-json"),
-      ok: fault("ok"),
+      ok: fault("ok", { env: { KEEL_SLEEP_FILE: "${KEEL_TEST_DIR}/sleeping" } }),
       slow: fault("ok", { toolTimeoutMs: 300 }),
       asker: fault("ok", { disabledTools: ["crash", "add_*"] }),
-      missing: { command: "keel-no-such-command-xyz", startupTimeoutMs: 1500 },
+      missing: { command: "keel-no-such-command-xyz" },
     });
-    const t0 = performance.now();
-    const c0 = cpuUsage();
-    host = await openTestHost(ws, { trust: true, yes: true, events });
-    const c1 = cpuUsage(c0);
-    cpuDuringStart = (c1.user + c1.system) / 1000;
-    startMs = performance.now() - t0;
+    host = await openTestHost(ws, { trust: true, yes: true, events, env: { ...ws.env, KEEL_TEST_DIR: ws.root } });
     manager = host.service<McpManager>("mcp")!;
   });
   afterAll(async () => {
@@ -43,11 +39,12 @@ describe("fault servers", () => {
   });
   const state = (name: string) => manager.find(name)!;
 
-  it("starts in parallel: a hanging server costs its own timeout only, and the CPU idles while waiting", () => {
-    expect(startMs).toBeLessThan(1500 + 2500);
+  it("starts servers concurrently: two servers that each wait for the other to start both connect; a hanging one fails alone", () => {
+    // Started one after the other, the first of the pair would wait forever for its peer.
+    expect(state("left").state).toBe("connected");
+    expect(state("right").state).toBe("connected");
     expect(state("ok").state).toBe("connected");
-    // CPU time while waiting ~1.5 s for the hanging server: far below the wall time (no busy loop).
-    expect(cpuDuringStart).toBeLessThan(startMs * 0.8);
+    expect(state("hangs").state).toBe("failed");
   });
 
   it("a server that exits at start is failed with its stderr", () => {
@@ -62,7 +59,7 @@ describe("fault servers", () => {
     expect(c.state).toBe("failed");
     expect(c.lastError).toMatch(/1500 ms/);
     expect(c.pid).toBeGreaterThan(0);
-    await waitFor(() => !alive(c.pid!), 3000);
+    await waitFor(() => !alive(c.pid!), 30_000);
   });
 
   it("a missing command is reported as command not found", () => {
@@ -102,35 +99,34 @@ describe("fault servers", () => {
   });
 
   it("isError becomes ok:false execution_failed with the server's text", async () => {
-    const obs = await host.runTool({ tool: "mcp__ok__fail" });
+    const obs = await host.runTool({ tool: "mcp__ok__fail", input: {} });
     expect(obs).toMatchObject({ ok: false, code: "execution_failed", content: "something broke" });
   });
 
   it("tools/list_changed re-lists, updates the registry and fires toolsChanged", async () => {
     const changes: { added: string[] }[] = [];
     host.hooks.toolsChanged.tap("test", (c) => void changes.push(c));
-    await host.runTool({ tool: "mcp__ok__add_tool" });
+    await host.runTool({ tool: "mcp__ok__add_tool", input: {} });
     await waitFor(() => host.registry.get("mcp__ok__added"));
     expect(changes.some((c) => c.added.includes("mcp__ok__added"))).toBe(true);
   });
 
   it("cancellation sends notifications/cancelled", async () => {
     const ac = new AbortController();
-    const p = host.runTool({ tool: "mcp__ok__sleep" }, { signal: ac.signal });
-    setTimeout(() => ac.abort(), 100);
+    const p = host.runTool({ tool: "mcp__ok__sleep", input: {} }, { signal: ac.signal });
+    await waitFor(() => ws.exists("sleeping")); // the server has the call
+    ac.abort();
     expect((await p).code).toBe("cancelled");
     const seen = await waitFor(async () => {
-      const r = await host.runTool({ tool: "mcp__ok__was_cancelled" });
+      const r = await host.runTool({ tool: "mcp__ok__was_cancelled", input: {} });
       return JSON.parse(r.content).length > 0 ? r : undefined;
     });
     expect(JSON.parse(seen.content).length).toBe(1);
   });
 
   it("a call past the server's toolTimeoutMs ends with code timeout", async () => {
-    const t0 = performance.now();
-    const obs = await host.runTool({ tool: "mcp__slow__sleep" });
-    expect(obs.code).toBe("timeout");
-    expect(performance.now() - t0).toBeLessThan(1500);
+    const obs = await host.runTool({ tool: "mcp__slow__sleep", input: {} });
+    expect(obs).toMatchObject({ ok: false, phase: "execute", code: "timeout" });
   });
 
   it("enabledTools / disabledTools globs filter the registered tools", () => {
@@ -140,7 +136,7 @@ describe("fault servers", () => {
   });
 
   it("elicitation requests are declined by default (non-interactive)", async () => {
-    const obs = await host.runTool({ tool: "mcp__asker__ask" });
+    const obs = await host.runTool({ tool: "mcp__asker__ask", input: {} });
     expect(JSON.parse(obs.content)).toMatchObject({ action: "decline" });
   });
 
@@ -153,9 +149,8 @@ describe("fault servers", () => {
 
   it("a crash in the middle of a call fails promptly with the server name and stderr tail, then restarts", async () => {
     const pid = state("crashes").pid!;
-    const t0 = performance.now();
-    const obs = await host.runTool({ tool: "mcp__crashes__crash" });
-    expect(performance.now() - t0).toBeLessThan(1000);
+    const obs = await host.runTool({ tool: "mcp__crashes__crash", input: {} });
+    // Not a timeout: the call ends when the server exits, not when a timer runs out.
     expect(obs).toMatchObject({ ok: false, code: "execution_failed" });
     expect(obs.content).toMatch(/crashes/);
     expect(obs.content).toContain("panic: crashing on purpose");
@@ -167,15 +162,16 @@ describe("fault servers", () => {
   });
 
   it("three crashes within 60 s open the breaker until restart", async () => {
-    await host.runTool({ tool: "mcp__crashes__crash" });
+    await host.runTool({ tool: "mcp__crashes__crash", input: {} });
     await waitFor(() => state("crashes").state === "failed");
     await host.runTool({ tool: "mcp__crashes__echo", input: { message: "x" } });
-    await host.runTool({ tool: "mcp__crashes__crash" });
+    await host.runTool({ tool: "mcp__crashes__crash", input: {} });
     await waitFor(() => state("crashes").state === "failed" && /switched off/.test(state("crashes").lastError ?? ""));
-    const t0 = performance.now();
+    const starts = ws.read("crashes.marks").trim().split("\n").length;
     const blocked = await host.runTool({ tool: "mcp__crashes__echo", input: { message: "x" } });
-    expect(performance.now() - t0).toBeLessThan(500);
     expect(blocked.ok).toBe(false);
+    // The open breaker answers without starting the server again.
+    expect(ws.read("crashes.marks").trim().split("\n").length).toBe(starts);
     expect(blocked.content).toMatch(/keel mcp restart crashes/);
     await manager.restart(state("crashes"));
     expect((await host.runTool({ tool: "mcp__crashes__echo", input: { message: "ok" } })).content).toBe("echo: ok");
@@ -185,6 +181,6 @@ describe("fault servers", () => {
     const pids = manager.connections.map((c) => c.pid).filter((p): p is number => Boolean(p) && alive(p!));
     expect(pids.length).toBeGreaterThan(2);
     await host.close();
-    await waitFor(() => pids.every((p) => !alive(p)), 5000);
+    await waitFor(() => pids.every((p) => !alive(p)), 30_000);
   });
 });

@@ -12,7 +12,7 @@ async function startEverything(mode: "streamableHttp" | "sse", probePath: string
   let stderr = "";
   child.stderr?.on("data", (c: Buffer) => (stderr += c.toString()));
   await waitFor(() => /listening|running/i.test(stderr), 15_000);
-  await waitFor(async () => (await fetch(`http://127.0.0.1:${port}${probePath}`, { method: "HEAD" }).catch(() => undefined)) !== undefined, 5000);
+  await waitFor(async () => (await fetch(`http://127.0.0.1:${port}${probePath}`, { method: "HEAD" }).catch(() => undefined)) !== undefined, 20_000);
   return { port, child };
 }
 
@@ -29,7 +29,7 @@ describe("HTTP servers on 127.0.0.1", () => {
       down: { url: `http://127.0.0.1:${await freePort()}/mcp`, startupTimeoutMs: 2000 },
     });
     host = await openTestHost(ws, { trust: true, yes: true });
-  }, 30_000);
+  });
   afterAll(async () => {
     await host?.close();
     for (const c of children) c.kill();

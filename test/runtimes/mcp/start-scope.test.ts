@@ -4,8 +4,9 @@ import { runKeel } from "../../helpers/run-cli.js";
 import { openTestHost } from "../../helpers/test-host.js";
 import { makeWorkspace, type TempWorkspace } from "../../helpers/temp-workspace.js";
 
-/** A server that records its pid, ignores SIGTERM and never answers `initialize`. */
-const HANG = "require('fs').writeFileSync(process.env.MARK, String(process.pid)); process.on('SIGTERM', () => {}); setInterval(() => {}, 1000)";
+/** A server that records its pid, never answers `initialize`, and ignores SIGTERM but records that it got one (MARK.term). */
+const HANG =
+  "const fs = require('fs'); fs.writeFileSync(process.env.MARK, String(process.pid)); process.on('SIGTERM', () => fs.writeFileSync(process.env.MARK + '.term', 'x')); setInterval(() => {}, 1000)";
 
 function alive(pid: number): boolean {
   try {
@@ -55,8 +56,10 @@ describe("which commands start MCP servers", () => {
       // Without a `cwd` the server starts in the workspace root (MARK is relative), whatever keel's cwd.
       const pid = Number(ws.read("spawned.pid"));
       expect(pid).toBeGreaterThan(0);
-      // keel kills it itself right away: it does not linger through the SDK's 2 s + 2 s close grace periods.
-      await waitFor(() => !alive(pid), 1000);
+      // keel kills it itself (SIGKILL) right away. Left to the SDK's close, it would linger through a grace
+      // period and then get SIGTERM first, which it records: it never got one.
+      await waitFor(() => !alive(pid), 30_000);
+      expect(ws.exists("spawned.pid.term")).toBe(false);
       const obs = await host.runTool({ tool: "read_file", input: { path: "../a.txt" } });
       expect(obs.content).toBe("hello");
     } finally {

@@ -17,7 +17,7 @@ describe("npm start (examples/start-demo)", () => {
     mkdirSync(tmp);
     const env = { ...process.env, KEEL_HOME: home, TMPDIR: tmp, CI: "true" };
     delete env.KEEL_TRUST;
-    const r = await execa("node", [join(ROOT, "dist", "examples", "start-demo.js")], { cwd: ROOT, env, extendEnv: false, reject: false, timeout: 60_000, stdin: "ignore" });
+    const r = await execa("node", [join(ROOT, "dist", "examples", "start-demo.js")], { cwd: ROOT, env, extendEnv: false, reject: false, timeout: 110_000, stdin: "ignore" });
     const out = `${r.stdout}\n${r.stderr}`;
     expect(r.exitCode, out).toBe(0);
     expect(r.stdout).toMatch(/✓ Workflow tour succeeded/);

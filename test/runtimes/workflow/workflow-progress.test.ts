@@ -1,6 +1,5 @@
 import { PassThrough } from "node:stream";
-import { setTimeout as sleep } from "node:timers/promises";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import type { StepRecord } from "../../../runtimes/workflow/run-record.js";
 import { createProgress } from "../../../runtimes/workflow/workflow-progress.js";
 
@@ -15,13 +14,20 @@ const step = (over: Partial<StepRecord>): StepRecord => ({ index: 0, key: "1", k
 
 describe("workflow progress output", () => {
   it("on a TTY draws a spinner line per running step, then replaces it with ✓ and the duration", async () => {
+    vi.useFakeTimers({ toFake: ["setInterval", "clearInterval", "setTimeout", "clearTimeout", "Date"] });
     const out = capture();
-    const p = createProgress(out.stream, true);
-    p.stepStarted({ depth: 0, index: 0, total: 2, label: "$ npm test", kind: "run" });
-    await sleep(200);
-    p.stepFinished({ depth: 0, total: 2, step: step({}) });
-    p.close();
-    const text = out.text();
+    let text: string;
+    try {
+      const p = createProgress(out.stream, true);
+      p.stepStarted({ depth: 0, index: 0, total: 2, label: "$ npm test", kind: "run" });
+      vi.advanceTimersByTime(240); // three spinner ticks
+      p.stepFinished({ depth: 0, total: 2, step: step({}) });
+      p.close();
+      await new Promise((r) => setImmediate(r)); // the PassThrough delivers what was written
+      text = out.text();
+    } finally {
+      vi.useRealTimers();
+    }
     expect(text).toMatch(/\r\x1b\[K[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] \[1\/2\] \$ npm test/);
     expect(text.split("\r\x1b[K").length).toBeGreaterThan(3); // redrawn while running
     expect(text).toContain("\r\x1b[K✓ [1/2] $ npm test (1.2 s)\n    ↳ all good\n");

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import type { Host } from "../../../core/host.js";
 import type { WorkflowService } from "../../../runtimes/workflow/workflow-service.js";
 import { makeWorkspace, type TempWorkspace } from "../../helpers/temp-workspace.js";
@@ -164,14 +164,15 @@ describe("workflow runs (in-process host)", () => {
 
   it("Ctrl-C cancels the running step and records `cancelled`; timeoutMs fails a slow step", async () => {
     const svc = await setup([
-      { name: "slow", steps: [{ run: "sleep 20" }, { run: "touch never.txt" }] },
-      { name: "timed", steps: [{ run: "sleep 20", timeoutMs: 300 }] },
+      // Only the abort (or the timeout) can end these steps before the test's own timeout.
+      { name: "slow", steps: [{ run: "touch started.txt && sleep 600" }, { run: "touch never.txt" }] },
+      { name: "timed", steps: [{ run: "sleep 600", timeoutMs: 300 }] },
     ]);
     const controller = new AbortController();
-    setTimeout(() => controller.abort(), 400);
-    const t0 = Date.now();
-    const record = await svc.run("slow", { yes: true, signal: controller.signal });
-    expect(Date.now() - t0).toBeLessThan(10_000);
+    const running = svc.run("slow", { yes: true, signal: controller.signal });
+    await vi.waitFor(() => expect(ws!.exists("started.txt")).toBe(true), { timeout: 60_000, interval: 20 });
+    controller.abort();
+    const record = await running;
     expect(record.status).toBe("cancelled");
     expect(record.steps.map((s) => s.status)).toEqual(["cancelled", "skipped"]);
     expect(ws!.exists("never.txt")).toBe(false);
