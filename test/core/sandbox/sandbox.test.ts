@@ -1,4 +1,5 @@
 import { execFileSync } from "node:child_process";
+import { once } from "node:events";
 import { existsSync, mkdirSync, readFileSync, symlinkSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import type { AddressInfo } from "node:net";
@@ -91,7 +92,7 @@ describe("sandbox: workspace-write under bubblewrap", () => {
     const { spawn } = await import("node:child_process");
     const control = spawn("sleep", [marker], { stdio: "ignore" });
     try {
-      await (await import("node:events")).once(control, "spawn");
+      await once(control, "spawn");
       expect(alive()).not.toBe("");
     } finally {
       control.kill("SIGKILL");

@@ -121,7 +121,7 @@ describe("fault servers", () => {
       const r = await host.runTool({ tool: "mcp__ok__was_cancelled", input: {} });
       return JSON.parse(r.content).length > 0 ? r : undefined;
     });
-    expect(JSON.parse(seen.content).length).toBe(1);
+    expect(JSON.parse(seen!.content).length).toBe(1);
   });
 
   it("a call past the server's toolTimeoutMs ends with code timeout", async () => {

@@ -41,7 +41,7 @@ describe("server-filesystem and server-memory over stdio", () => {
   it("memory: entities persist to MEMORY_FILE_PATH in the temp dir", async () => {
     const c = await host.runTool({ tool: "mcp__memory__create_entities", input: { entities: [{ name: "keel", entityType: "project", observations: ["hosts MCP servers"] }] } });
     expect(c.ok).toBe(true);
-    const g = await host.runTool({ tool: "mcp__memory__read_graph" });
+    const g = await host.runTool({ tool: "mcp__memory__read_graph", input: {} });
     expect(g.ok).toBe(true);
     expect(JSON.stringify(g.data ?? g.content)).toContain("hosts MCP servers");
     expect(existsSync(ws.path(".keel/memory.jsonl"))).toBe(true);

@@ -15,7 +15,7 @@ describe("npm start (examples/start-demo)", () => {
     const tmp = join(base, "tmp");
     mkdirSync(home);
     mkdirSync(tmp);
-    const env = { ...process.env, KEEL_HOME: home, TMPDIR: tmp, CI: "true" };
+    const env: NodeJS.ProcessEnv = { ...process.env, KEEL_HOME: home, TMPDIR: tmp, CI: "true" };
     delete env.KEEL_TRUST;
     const r = await execa("node", [join(ROOT, "dist", "examples", "start-demo.js")], { cwd: ROOT, env, extendEnv: false, reject: false, timeout: 110_000, stdin: "ignore" });
     const out = `${r.stdout}\n${r.stderr}`;
