@@ -43,7 +43,7 @@ const bench: Bench = async () => {
       server.reset(STEPS);
       const host = await createKeelHost({ cwd: ws, env });
       try {
-        const out = await host.service<AgentRuntime>("agent-runtime")!.start({ prompt: "bench", yes: true, tools: ["read_file"] });
+        const out = await host.service("agent-runtime")!.start({ prompt: "bench", yes: true, tools: ["read_file"] });
         if (out.usage.modelCalls !== STEPS) throw new Error(`expected ${STEPS} model calls, got ${out.usage.modelCalls}: ${out.text}`);
       } finally {
         await host.close();
@@ -70,7 +70,7 @@ const bench: Bench = async () => {
       const host = await createKeelHost({ cwd: resumeWs, env });
       try {
         const t = performance.now();
-        const out = await host.service<AgentRuntime>("agent-runtime")!.resume(id, { prompt: "continue" });
+        const out = await host.service("agent-runtime")!.resume(id, { prompt: "continue" });
         const ms = performance.now() - t;
         if (out.reason !== "answer") throw new Error(`resume failed: ${out.text}`);
         return ms;
@@ -113,7 +113,7 @@ async function crashedSession(root: string, env: NodeJS.ProcessEnv): Promise<{ f
   const host = await createKeelHost({ cwd: root, env });
   const id = "bench-resume";
   try {
-    await host.service<AgentRuntime>("agent-runtime")!.start({ prompt: "start", sessionId: id, maxSteps: 1 });
+    await host.service("agent-runtime")!.start({ prompt: "start", sessionId: id, maxSteps: 1 });
   } finally {
     await host.close();
   }

@@ -65,7 +65,7 @@ async function echoRows(base: string, env: NodeJS.ProcessEnv): Promise<BenchRow[
   await host.init();
   const rows: BenchRow[] = [];
   try {
-    const client = await host.service<McpManager>(MCP_SERVICE)!.find("everything")!.ready();
+    const client = await host.service(MCP_SERVICE)!.find("everything")!.ready();
     const memory = new MemoryEventSink();
     const eventsFile = join(root, ".keel", "events.jsonl");
     const raw = async () => {

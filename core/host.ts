@@ -19,6 +19,7 @@ import { isWorkspaceTrusted } from "./trust.js";
 import { DEFAULT_OUTPUT_BUDGET } from "./truncate.js";
 import type { Approver, EventSink, Observation, RunContext, ToolIntent } from "./types.js";
 import { confinementRoot } from "./tools/confine-path.js";
+import type { KeelServiceName, KeelServices } from "./services.js";
 import { SchemaValidator } from "./validation.js";
 import { resolveWorkspace, type Workspace } from "./workspace.js";
 
@@ -150,14 +151,14 @@ export class Host {
     return runToolIntent(this, intent, run);
   }
 
-  /** Shares an API between plugins (e.g. `mcp`, `tasks`, `templates`). */
-  provide<T>(name: string, service: T): void {
+  /** Shares an API between plugins under a name declared in `KeelServices` (e.g. `mcp`, `tasks`). */
+  provide<K extends KeelServiceName>(name: K, service: KeelServices[K]): void {
     this.services.set(name, service);
   }
 
-  /** A service another plugin provided, or undefined. */
-  service<T>(name: string): T | undefined {
-    return this.services.get(name) as T | undefined;
+  /** A service another plugin provided, or undefined; typed by its name. */
+  service<K extends KeelServiceName>(name: K): KeelServices[K] | undefined {
+    return this.services.get(name) as KeelServices[K] | undefined;
   }
 
   /** Creates `.keel/` (with `.gitignore`) and optional subfolders; returns the path. */

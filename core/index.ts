@@ -17,6 +17,8 @@ export type {
   ToolSource,
 } from "./types.js";
 export type {
+  KeelServiceName,
+  KeelServices,
   AgentService,
   PluginHandOff,
   PluginsService,

@@ -1,7 +1,30 @@
+import type { AgentRuntime } from "./agent/agent-runtime.js";
+
 /**
  * Interfaces of the services runtimes share through `host.provide(name, ...)` /
- * `host.service<T>(name)`. A consumer must work (with a clear message) when the service is absent.
+ * `host.service(name)`. A consumer must work (with a clear message) when the service is absent.
  */
+
+/**
+ * Services by name, typed. Core declares the ones whose interfaces live in core; a runtime adds its
+ * own by declaration merging (`declare module "../../core/services.js" { interface KeelServices {…} }`),
+ * so `host.service("tasks")` is a `TaskStore` without a cast.
+ */
+export interface KeelServices {
+  /** The agent loop, when a model is configured (workflow `prompt` steps, sub-agents). */
+  agent: AgentService;
+  /** The agent runtime itself (sessions, approvals), always present once the agent plugin is applied. */
+  "agent-runtime": AgentRuntime;
+  /** Per-session plugin state. */
+  "session-state": SessionStateService;
+  /** Managed git worktrees (worktree runtime). */
+  worktrees: WorktreeService;
+  /** What discovered plugins hand to other runtimes (plugin runtime). */
+  plugins: PluginsService;
+}
+
+/** A service name. */
+export type KeelServiceName = keyof KeelServices;
 
 /** A managed git worktree. */
 export interface WorktreeInfo {

@@ -7,6 +7,13 @@ import { registerPluginTools, type PluginEntry } from "./register-plugin-tools.j
 import { tapToolHooks } from "./tool-hook-taps.js";
 
 const PLUGIN_NAME = "plugin-manifests";
+
+declare module "../core/services.js" {
+  interface KeelServices {
+    /** Every loaded plugin's record and the files that failed (for `keel plugins`); others use `plugins`. */
+    "plugin-records": PluginRuntimeService;
+  }
+}
 const REGISTER_STAGE = 200;
 
 /** Options of the plugin runtime (tests and benchmarks inject a file system). */
@@ -51,6 +58,7 @@ export function pluginManifestRuntime(options: PluginManifestRuntimeOptions = {}
         failed: () => loaded.failed,
       };
       host.provide("plugins", service);
+      host.provide("plugin-records", service);
       host.hooks.registerTools.tapPromise({ name: PLUGIN_NAME, stage: REGISTER_STAGE }, async () => registerPluginTools(host, entries));
     },
   };

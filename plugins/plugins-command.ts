@@ -1,6 +1,6 @@
 import { formatDiagnostic, type Host } from "../core/index.js";
 import { type CliContext, table } from "../core/cli/index.js";
-import type { PluginRecord, PluginRuntimeService } from "./plugin-record.js";
+import type { PluginRecord } from "./plugin-record.js";
 
 /** What `keel plugins --json` prints. */
 export interface PluginsReport {
@@ -14,7 +14,7 @@ export interface PluginsReport {
 /** `keel plugins [--json]`: every discovered plugin with contributions, skips, notes and diagnostics. Exit 0. */
 export async function pluginsCommand(ctx: CliContext): Promise<void> {
   await ctx.withHost(async (host) => {
-    const service = host.service<PluginRuntimeService>("plugins");
+    const service = host.service("plugin-records");
     const plugins = service?.records() ?? [];
     checkVirtualToolSchemas(host, plugins);
     const report: PluginsReport = {

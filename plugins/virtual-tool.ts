@@ -39,7 +39,7 @@ export function createVirtualTool(plugin: string, spec: VirtualToolSpec): ToolDe
  */
 function countSessionResult(ctx: ToolContext, plugin: string): number | undefined {
   if (!ctx.sessionId) return undefined;
-  const state = ctx.host.service<SessionStateService>("session-state")?.get(ctx.sessionId);
+  const state = ctx.host.service("session-state")?.get(ctx.sessionId);
   if (!state) return undefined;
   const key = `plugin:${plugin}`;
   const own = (state[key] ??= {}) as { virtualToolResults?: number };

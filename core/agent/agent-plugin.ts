@@ -20,7 +20,7 @@ export function agentPlugin(): KeelPlugin {
     apply(host: Host) {
       const runtime = new AgentRuntime(host);
       host.provide("agent-runtime", runtime);
-      host.provide<SessionStateService>("session-state", { get: (id) => runtime.pluginState(id) });
+      host.provide("session-state", { get: (id) => runtime.pluginState(id) });
       try {
         if (resolveModelSpec(host.config, undefined, host.env, host.workspace.root)) host.provide("agent", runtime);
       } catch {

@@ -73,7 +73,7 @@ export class AgentRuntime implements AgentService {
     const model = createModel(spec, host.env);
     if (opts.model && !this.modelFlag) {
       this.modelFlag = opts.model;
-      if (!host.service("agent")) host.provide<AgentService>("agent", this);
+      if (!host.service("agent")) host.provide("agent", this);
     }
     const settings = agentSettings(host.config as Record<string, unknown>);
     let depth = 0;

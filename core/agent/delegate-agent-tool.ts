@@ -56,7 +56,7 @@ export function delegateAgentTool(host: Host, runtime: AgentRuntime): ToolDefini
       let worktree: WorktreeInfo | undefined;
       const name = `agent-${Date.now().toString(36)}`;
       if (input.isolation === "worktree") {
-        const service = host.service<WorktreeService>("worktrees");
+        const service = host.service("worktrees");
         if (!service) throw new ToolError('isolation "worktree" needs the worktree runtime, which is not loaded here. Use isolation "none".', "precondition_failed");
         worktree = await service.create(name, ctx.signal);
       }
@@ -70,7 +70,7 @@ export function delegateAgentTool(host: Host, runtime: AgentRuntime): ToolDefini
       let where = "";
       let changed: string[] = [];
       if (worktree) {
-        const finished = await host.service<WorktreeService>("worktrees")!.finish(worktree.name, "keep", { signal: ctx.signal });
+        const finished = await host.service("worktrees")!.finish(worktree.name, "keep", { signal: ctx.signal });
         changed = finished.changedFiles;
         where = `\nThe sub-agent worked in worktree "${worktree.name}" at ${worktree.path} (branch ${worktree.branch}); the parent checkout was not modified. Changed files: ${changed.length ? changed.join(", ") : "none"}. Merge with \`keel worktree\` or discard it when done.`;
       }

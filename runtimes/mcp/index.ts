@@ -6,8 +6,15 @@ import type { AuthProviderFactory } from "./open-client.js";
 
 const PLUGIN_NAME = "mcp-runtime";
 
-/** Name of the service the MCP runtime provides (`host.service<McpManager>(MCP_SERVICE)`). */
+/** Name of the service the MCP runtime provides (`host.service(MCP_SERVICE)`). */
 export const MCP_SERVICE = "mcp";
+
+declare module "../../core/services.js" {
+  interface KeelServices {
+    /** MCP connections and their tools (MCP runtime). */
+    mcp: McpManager;
+  }
+}
 
 /** Seams of the MCP runtime: how elicitations are answered and how HTTP servers authenticate. */
 export interface McpRuntimeOptions {
@@ -29,7 +36,7 @@ export function mcpRuntime(options: McpRuntimeOptions = {}): KeelPlugin {
     apply(host: Host) {
       let manager: McpManager | undefined;
       host.hooks.registerTools.tapPromise(PLUGIN_NAME, async () => {
-        const handOffs = host.service<PluginsService>("plugins")?.handOffs() ?? [];
+        const handOffs = host.service("plugins")?.handOffs() ?? [];
         const discovered = discoverMcpServers({ workspace: host.workspace, env: host.env, diagnostics: host.diagnostics, handOffs });
         if (!discovered.servers.length && !discovered.resources.length) return;
         // The manager and its dependencies load only when a workspace has MCP servers or resources.

@@ -8,7 +8,7 @@ import { redactDeep, redactSecrets } from "./redact-secrets.js";
 /** `keel mcp [list]`: every server with transport, source, state, tool count, start-up time and last error. */
 export async function mcpListCommand(ctx: CliContext): Promise<void> {
   await ctx.withHost(async (host) => {
-    const manager = host.service<McpManager>(MCP_SERVICE);
+    const manager = host.service(MCP_SERVICE);
     const servers = manager?.status() ?? [];
     const diagnostics = host.diagnostics.items.filter((d) => d.source === "mcp");
     print(ctx, manager, { servers: servers.map(({ stderrTail: _tail, ...row }) => row), diagnostics }, () => {
@@ -70,7 +70,7 @@ function print(ctx: CliContext, manager: McpManager | undefined, value: unknown,
 }
 
 function requireManager(host: Host): McpManager {
-  const manager = host.service<McpManager>(MCP_SERVICE);
+  const manager = host.service(MCP_SERVICE);
   if (!manager) throw new UsageError(noServers(host.diagnostics.items.filter((d) => d.source === "mcp").map(formatDiagnostic)));
   return manager;
 }

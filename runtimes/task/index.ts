@@ -4,12 +4,19 @@ import { taskTools } from "./task-tools.js";
 
 const PLUGIN_NAME = "task-runtime";
 
-/** Name under which the task store is provided to other runtimes (`host.service<TaskStore>("tasks")`). */
+/** Name under which the task store is provided to other runtimes (`host.service("tasks")`). */
 export const TASKS_SERVICE = "tasks";
+
+declare module "../../core/services.js" {
+  interface KeelServices {
+    /** The workspace's task store (task runtime). */
+    tasks: TaskStore;
+  }
+}
 
 /** The task store of a host (`.keel/state/tasks.json`), shared as the `tasks` service. */
 export function taskStoreFor(host: Host): TaskStore {
-  return host.service<TaskStore>(TASKS_SERVICE) ?? new TaskStore(host.statePath("tasks.json"));
+  return host.service(TASKS_SERVICE) ?? new TaskStore(host.statePath("tasks.json"));
 }
 
 /** The task runtime: task_* tools and todo_write over `.keel/state/tasks.json`. */

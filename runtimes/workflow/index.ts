@@ -4,6 +4,13 @@ import { workflowTools } from "./workflow-tools.js";
 
 const PLUGIN_NAME = "workflow-runtime";
 
+declare module "../../core/services.js" {
+  interface KeelServices {
+    /** Discovered workflows and runs (workflow runtime). */
+    workflows: WorkflowService;
+  }
+}
+
 /**
  * The workflow runtime: discovers workflows when tools are registered (diagnostics for every
  * problem), provides the `"workflows"` service and registers `workflow_list`, `workflow_get`, `workflow_run`.
@@ -13,7 +20,7 @@ export function workflowRuntime(): KeelPlugin {
     name: PLUGIN_NAME,
     apply(host: Host) {
       const service = new WorkflowService(host);
-      host.provide<WorkflowService>("workflows", service);
+      host.provide("workflows", service);
       host.hooks.registerTools.tapPromise(PLUGIN_NAME, async () => {
         await service.load();
         for (const tool of workflowTools(service)) host.registry.register(tool);

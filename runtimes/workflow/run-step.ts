@@ -113,7 +113,7 @@ async function prompt(step: Extract<WorkflowStep, { kind: "prompt" }>, ctx: Step
   const label = step.title ? renderText(step.title, ctx.values).value : `prompt: ${oneLine(text.value, 60)}`;
   ctx.started(label);
   const missing = orUndefined(text.missing);
-  const agent = ctx.host.service<AgentService>("agent");
+  const agent = ctx.host.service("agent");
   if (!agent) {
     const how = `No model is configured, so prompt steps cannot run. Configure one in keel.config.json, e.g. {"model": {"name": "gpt-4.1-mini", "apiKeyEnv": "OPENAI_API_KEY"}} (with OPENAI_API_KEY set, and "baseUrl" for other OpenAI-compatible servers), or mark the step "optional": true to skip it without a model.`;
     if (step.optional)

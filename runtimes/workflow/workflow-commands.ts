@@ -7,7 +7,7 @@ import { createProgress, formatDuration, type LiveProgress } from "./workflow-pr
 import type { WorkflowService } from "./workflow-service.js";
 
 function serviceOf(host: Host): WorkflowService {
-  const service = host.service<WorkflowService>("workflows");
+  const service = host.service("workflows");
   if (!service) throw new UsageError("The workflow runtime is not loaded in this build of keel.");
   return service;
 }

@@ -77,7 +77,7 @@ export async function runWorkflow(env: RunnerEnv, wf: WorkflowDefinition, opts: 
   let worktree: WorktreeInfo | undefined;
   const onFinish = opts.worktree ?? wf.worktree?.onFinish;
   if (onFinish) {
-    const service = env.host.service<WorktreeService>("worktrees");
+    const service = env.host.service("worktrees");
     if (!service) return refuse("This workflow runs in a managed worktree, but the worktree runtime is not loaded.", "worktree");
     try {
       worktree = await service.create(worktreeName(wf.name, record.id), opts.signal);
@@ -137,7 +137,7 @@ export async function runWorkflow(env: RunnerEnv, wf: WorkflowDefinition, opts: 
   }
 
   if (worktree && record.worktree) {
-    const service = env.host.service<WorktreeService>("worktrees")!;
+    const service = env.host.service("worktrees")!;
     const action: WorktreeFinish = onFinish === "merge" && stop ? "keep" : onFinish!;
     try {
       const result = await service.finish(worktree.name, action, { force: action === "discard" });

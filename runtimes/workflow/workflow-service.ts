@@ -18,7 +18,7 @@ export class WorkflowService {
 
   /** Discovers workflows (files from cwd up to the root, `.keel/workflows/`, plugins). Problems become diagnostics. */
   async load(): Promise<void> {
-    const handOffs = this.host.service<PluginsService>("plugins")?.handOffs() ?? [];
+    const handOffs = this.host.service("plugins")?.handOffs() ?? [];
     const ws = this.host.workspace;
     this.catalog = await discoverWorkflows({ cwd: ws.cwd, root: ws.root, stateDir: ws.stateDir, handOffs }, this.host.diagnostics);
   }

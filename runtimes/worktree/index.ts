@@ -4,6 +4,13 @@ import { worktreeTools } from "./worktree-tools.js";
 
 const PLUGIN_NAME = "worktree-runtime";
 
+declare module "../../core/services.js" {
+  interface KeelServices {
+    /** The worktree runtime's manager (list, gc, status for the CLI); other runtimes use `worktrees`. */
+    "worktree-manager": WorktreeManager;
+  }
+}
+
 /**
  * The worktree runtime: provides the `"worktrees"` service, registers the worktree tools, and —
  * when the workspace state names an active worktree that passes the checks (its own folder under
@@ -16,8 +23,8 @@ export function worktreeRuntime(): KeelPlugin {
     async apply(host: Host) {
       const manager = new WorktreeManager(host);
       await manager.load();
-      host.provide<WorktreeService>("worktrees", manager);
-      host.provide<WorktreeManager>("worktree-manager", manager);
+      host.provide("worktrees", manager);
+      host.provide("worktree-manager", manager);
       host.hooks.registerTools.tapPromise(PLUGIN_NAME, async () => {
         for (const tool of worktreeTools(manager)) host.registry.register(tool);
       });

@@ -5,7 +5,7 @@ import type { WorktreeListRow, WorktreeManager } from "./worktree-manager.js";
 import { assertWorktreeName } from "./worktree-name.js";
 
 function managerOf(host: Host): WorktreeManager {
-  const manager = host.service<WorktreeManager>("worktree-manager");
+  const manager = host.service("worktree-manager");
   if (!manager) throw new UsageError("The worktree runtime is not loaded in this build of keel.");
   return manager;
 }

@@ -61,7 +61,7 @@ describe("hand-offs to other runtimes", () => {
     writeUserPlugin(ws, "home", { name: "home", mcpServers: { h: { command: "h" } } });
     const host = await openTestHost(ws);
     try {
-      const handOffs = host.service<PluginRuntimeService>("plugins")!.handOffs();
+      const handOffs = host.service("plugins")!.handOffs();
       const by = Object.fromEntries(handOffs.map((h: PluginHandOff) => [h.plugin, h]));
       const inlineRoot = ws.path("plugins/inline");
       expect(by.inline).toMatchObject({
@@ -80,7 +80,7 @@ describe("hand-offs to other runtimes", () => {
         [ws.path("plugins/escape/plugin.json"), "mcpServers"],
         [ws.path("plugins/inline/.claude-plugin/plugin.json"), "mcpServers.bad"],
       ]);
-      const records = host.service<PluginRuntimeService>("plugins")!.records();
+      const records = host.service("plugin-records")!.records();
       expect(records.find((r) => r.name === "inline")!.needsTrust).toBe(true);
       expect(records.find((r) => r.name === "home")!.needsTrust).toBe(false);
     } finally {

@@ -27,7 +27,7 @@ export async function runCommand(ctx: CliContext, prompt: string | undefined, op
     if (!opts.resume) requireModelSpec(host.config, opts.model, host.env, host.workspace.root);
     let worktree: WorktreeInfo | undefined;
     if (opts.worktree) {
-      const service = host.service<WorktreeService>("worktrees");
+      const service = host.service("worktrees");
       if (!service) throw new UsageError("--worktree needs the worktree runtime, which is not available in this build.");
       worktree = await service.create(`run-${Date.now().toString(36)}`, ctx.signal);
     }
@@ -37,7 +37,7 @@ export async function runCommand(ctx: CliContext, prompt: string | undefined, op
       : await runtime.start({ ...common, sessionId: opts.session, worktree: worktree && { name: worktree.name, path: worktree.path, branch: worktree.branch } });
     let note = "";
     if (worktree) {
-      const done = await host.service<WorktreeService>("worktrees")!.finish(worktree.name, "keep", { signal: ctx.signal });
+      const done = await host.service("worktrees")!.finish(worktree.name, "keep", { signal: ctx.signal });
       note = `worktree ${worktree.name} kept at ${worktree.path} (branch ${worktree.branch}); changed: ${done.changedFiles.join(", ") || "nothing"}`;
     }
     report(ctx, out, note);
@@ -60,7 +60,7 @@ async function withAgent(ctx: CliContext, fn: (runtime: AgentRuntime, base: Agen
   await ctx.withHost(async (host) => {
     // Config keel ignored or could not use (untrusted keys, unknown keys, code config files) is said before the run.
     for (const d of host.diagnostics.items) if (d.source === "config" && d.severity !== "info") ctx.io.stderr.write(terminalText(`keel: ${formatDiagnostic(d)}`) + "\n");
-    const runtime = host.service<AgentRuntime>("agent-runtime");
+    const runtime = host.service("agent-runtime");
     if (!runtime) throw new UsageError("The agent runtime is not loaded in this host.");
     await fn(runtime, { yes: g.yes, approver, signal: ctx.signal, onText });
     if (streamed) ctx.io.stdout.write("\n");

@@ -40,7 +40,7 @@ afterAll(async () => {
 async function withRuntime<T>(fn: (rt: AgentRuntime) => Promise<T>): Promise<T> {
   const host = await openTestHost(ws);
   try {
-    return await fn(host.service<AgentRuntime>("agent-runtime")!);
+    return await fn(host.service("agent-runtime")!);
   } finally {
     await host.close();
   }

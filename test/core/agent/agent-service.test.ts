@@ -25,7 +25,7 @@ describe("AgentService, inline approvals, budgets and plugin session state", () 
     const w = ws({ "s.json": [{ text: "workflow answer" }], "keel.config.json": { model: "scripted:s.json" } });
     const host = await openTestHost(w);
     try {
-      const agent = host.service<AgentService>("agent")!;
+      const agent = host.service("agent")!;
       const res = await agent.runPrompt({ prompt: "summarize", parentSessionId: "not-a-session" });
       expect(res).toMatchObject({ ok: true, text: "workflow answer", reason: "answer" });
       expect(res.sessionId).toMatch(/^s-/);
@@ -59,7 +59,7 @@ describe("AgentService, inline approvals, budgets and plugin session state", () 
     const asked: ApprovalRequest[] = [];
     const host = await openTestHost(w);
     try {
-      const out = await host.service<AgentRuntime>("agent-runtime")!.start({ prompt: "go", approver: { approve: async (r) => (asked.push(r), "always") } });
+      const out = await host.service("agent-runtime")!.start({ prompt: "go", approver: { approve: async (r) => (asked.push(r), "always") } });
       expect(out.reason).toBe("answer");
       expect(asked).toHaveLength(1);
       expect(w.read("n.txt")).toBe("1\n2\n");
@@ -74,7 +74,7 @@ describe("AgentService, inline approvals, budgets and plugin session state", () 
     const w = ws({ "s.json": [bashTurn("echo x > x.txt"), { text: "ok" }], "keel.config.json": { model: "scripted:s.json" } });
     const host = await openTestHost(w);
     try {
-      const out = await host.service<AgentRuntime>("agent-runtime")!.start({ prompt: "go", approver: { approve: async () => "no" } });
+      const out = await host.service("agent-runtime")!.start({ prompt: "go", approver: { approve: async () => "no" } });
       const state = JSON.parse(readFileSync(w.path(".keel", "sessions", out.sessionId, "state.json"), "utf8")) as SessionState;
       expect(state.messages.find((m) => m.role === "tool")!.content).toMatch(/user_denied/);
       expect(w.exists("x.txt")).toBe(false);
@@ -88,7 +88,7 @@ describe("AgentService, inline approvals, budgets and plugin session state", () 
     const w = ws({ "s.json": turns, "keel.config.json": { model: "scripted:s.json", agent: { budgets: { maxToolCalls: 2 } } } });
     const host = await openTestHost(w);
     try {
-      const out = await host.service<AgentRuntime>("agent-runtime")!.start({ prompt: "loop" });
+      const out = await host.service("agent-runtime")!.start({ prompt: "loop" });
       expect(out.reason).toBe("budget");
       expect(out.usage.toolCalls).toBe(2);
       expect(out.message).toContain("agent.budgets.maxToolCalls (2)");
@@ -106,7 +106,7 @@ describe("AgentService, inline approvals, budgets and plugin session state", () 
       name: "counter",
       apply(host) {
         host.hooks.beforePrompt.tapPromise("counter", async (ctx) => {
-          const st = host.service<SessionStateService>("session-state")!.get(ctx.sessionId!)!;
+          const st = host.service("session-state")!.get(ctx.sessionId!)!;
           st.counter = Number(st.counter ?? 0) + 1;
           ctx.guidance.push({ source: "counter", text: `run number ${String(st.counter)}` });
           return ctx;
@@ -115,7 +115,7 @@ describe("AgentService, inline approvals, budgets and plugin session state", () 
     };
     const open = async () => (await openTestHost(w)).use(counter);
     let host = await open();
-    const rt = () => host.service<AgentRuntime>("agent-runtime")!;
+    const rt = () => host.service("agent-runtime")!;
     const first = await rt().start({ prompt: "one" });
     await host.close();
     host = await open();

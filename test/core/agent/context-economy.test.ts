@@ -27,7 +27,7 @@ const turns = (readCalls: number) => [
 async function run(ws: TempWorkspace, prompt: string) {
   const host = await openTestHost(ws);
   try {
-    return await host.service<AgentRuntime>("agent-runtime")!.start({ prompt, tools: ["read_file"] });
+    return await host.service("agent-runtime")!.start({ prompt, tools: ["read_file"] });
   } finally {
     await host.close();
   }

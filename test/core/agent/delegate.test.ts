@@ -35,7 +35,7 @@ describe("delegate_agent", () => {
     const host = await openTestHost(ws);
     let out;
     try {
-      out = await host.service<AgentRuntime>("agent-runtime")!.start({ prompt: "Delegate the edit", yes: true });
+      out = await host.service("agent-runtime")!.start({ prompt: "Delegate the edit", yes: true });
     } finally {
       await host.close();
     }
@@ -76,7 +76,7 @@ describe("delegate_agent", () => {
     const host = await openTestHost(ws);
     try {
       // the model comes from --model only: the child inherits the parent's
-      const out = await host.service<AgentRuntime>("agent-runtime")!.start({ prompt: "coordinate", yes: true, model: "scripted:script.json" });
+      const out = await host.service("agent-runtime")!.start({ prompt: "coordinate", yes: true, model: "scripted:script.json" });
       expect(out.reason).toBe("answer");
       const state = JSON.parse(readFileSync(ws.path(".keel", "sessions", out.sessionId, "state.json"), "utf8")) as SessionState;
       expect(state.messages.find((m) => m.role === "tool" && m.toolCallId === "d1")!.content).toContain("sent");
@@ -91,7 +91,7 @@ describe("delegate_agent", () => {
     spaces.push(ws);
     const host = await openTestHost(ws);
     try {
-      const rt = host.service<AgentRuntime>("agent-runtime")!;
+      const rt = host.service("agent-runtime")!;
       const root = (await rt.start({ prompt: "level 0" })).sessionId;
       let parent = root;
       for (let depth = 1; depth <= 3; depth++) parent = (await rt.start({ prompt: `level ${depth}`, parentSessionId: parent })).sessionId;

@@ -28,7 +28,7 @@ async function firstRequest(share: number, prompt: string) {
   try {
     const mcpTools = host.registry.listing().filter((t) => t.source.kind === "mcp");
     const before = server.requests.length;
-    const out = await host.service<AgentRuntime>("agent-runtime")!.start({ prompt, yes: true });
+    const out = await host.service("agent-runtime")!.start({ prompt, yes: true });
     const events = readEvents(ws.path(".keel", "sessions", out.sessionId, "events.jsonl"));
     const call = events.find((e) => e.type === "model_call")!;
     return { out, mcpTools: mcpTools.length, estimated: call.estimatedTokens as number, requests: server.requests.slice(before), events };

@@ -27,7 +27,7 @@ describe("workflow discovery and tools", () => {
       ".claw-plugin/plugin.json": { name: "wfplug", workflows: [{ name: "from-plugin", steps: ["plugged"] }] },
     });
     host = await openTestHost(ws, { cwd: ws.path("pkg", "sub") });
-    const svc = host.service<WorkflowService>("workflows")!;
+    const svc = host.service("workflows")!;
     // Nearest file first: its "Root-One" wins over the root's "root-one" (names match case-insensitively).
     expect(svc.list().map((w) => w.name)).toEqual(["near", "Root-One", "bare", "from-plugin"]);
     expect(svc.get("ROOT-ONE")?.origin.file).toBe(ws.path("pkg", "sub", ".claw-workflows.json"));
@@ -53,7 +53,7 @@ describe("workflow discovery and tools", () => {
     ws = makeWorkspace({ ".claw-workflows.json": { workflows: [{ name: "Review", steps: ["workspace"] }, { name: "other", steps: ["x"] }] } });
     const userFile = writeUserPlugin(ws, "mine", { name: "mine", workflows: [{ name: "review", steps: ["user"] }] });
     host = await openTestHost(ws);
-    const svc = host.service<WorkflowService>("workflows")!;
+    const svc = host.service("workflows")!;
     expect(svc.list().map((w) => [w.name, w.origin.file, w.origin.userLevel])).toEqual([["review", userFile, true], ["other", ws.path(".claw-workflows.json"), false]]);
     const d = host.diagnostics.items.find((x) => x.source === "workflow" && x.file === ws!.path(".claw-workflows.json"))!;
     expect(d).toMatchObject({ severity: "warning", path: "workflows[0]" });

@@ -31,7 +31,7 @@ describe("fault servers", () => {
       missing: { command: "keel-no-such-command-xyz" },
     });
     host = await openTestHost(ws, { trust: true, yes: true, events, env: { ...ws.env, KEEL_TEST_DIR: ws.root } });
-    manager = host.service<McpManager>("mcp")!;
+    manager = host.service("mcp")!;
   });
   afterAll(async () => {
     await host?.close();

@@ -39,18 +39,18 @@ describe("HTTP servers on 127.0.0.1", () => {
   it("streamable HTTP: echo and get-sum", async () => {
     expect((await host.runTool({ tool: "mcp__remote__echo", input: { message: "hi" } })).content).toBe("Echo: hi");
     expect((await host.runTool({ tool: "mcp__remote__get-sum", input: { a: 2, b: 3 } })).content).toBe("The sum of 2 and 3 is 5.");
-    expect(host.service<McpManager>("mcp")!.find("remote")!.transportKind).toBe("http");
+    expect(host.service("mcp")!.find("remote")!.transportKind).toBe("http");
   });
 
   it("falls back to SSE when the server only speaks SSE", async () => {
-    const conn = host.service<McpManager>("mcp")!.find("legacy")!;
+    const conn = host.service("mcp")!.find("legacy")!;
     expect(conn.state).toBe("connected");
     expect(conn.transportKind).toBe("sse");
     expect((await host.runTool({ tool: "mcp__legacy__echo", input: { message: "old" } })).content).toBe("Echo: old");
   });
 
   it("an unreachable URL fails that server only, with a clear error", () => {
-    const conn = host.service<McpManager>("mcp")!.find("down")!;
+    const conn = host.service("mcp")!.find("down")!;
     expect(conn.state).toBe("failed");
     expect(conn.lastError).toMatch(/fetch failed|ECONNREFUSED|connect/i);
   });

@@ -42,7 +42,7 @@ describe("run steps quote every substituted value as one shell word", () => {
       "multi.txt": "line one\nit's line two; touch PWNED5\n",
     });
     host = await openTestHost(ws, { trust: true });
-    const svc = host.service<WorkflowService>("workflows")!;
+    const svc = host.service("workflows")!;
     const record = await svc.run("q", { args: { who: NASTY, n: 3 }, yes: true });
     expect(record.status, JSON.stringify(record, null, 2)).toBe("succeeded");
     for (const f of ["PWNED", "PWNED1", "PWNED2", "PWNED3", "PWNED4", "PWNED5"]) expect(ws.exists(f), f).toBe(false);

@@ -24,7 +24,7 @@ describe("prompt steps with a configured model", () => {
       },
     });
     host = await openTestHost(ws, { trust: true, env: { ...ws.env, OPENAI_API_KEY: "test-key" } });
-    const record = await host.service<WorkflowService>("workflows")!.run("ask", { args: { path: "src/" }, yes: true });
+    const record = await host.service("workflows")!.run("ask", { args: { path: "src/" }, yes: true });
     expect(record.status, JSON.stringify(record, null, 2)).toBe("succeeded");
     expect(record.steps[0]).toMatchObject({ kind: "prompt", status: "succeeded", rendered: "Review src/ briefly." });
     expect(ws.read("verdict.txt")).toBe("LGTM: 2 files look fine");

@@ -13,7 +13,7 @@ closeAfterEach(() => ({ host, ws }));
 async function setup(workflows: object[], opts: { trust?: boolean; files?: Record<string, string | object>; git?: boolean } = {}) {
   ws = makeWorkspace({ ".claw-workflows.json": { workflows }, ...(opts.files ?? {}) }, { git: opts.git });
   host = await openTestHost(ws, { trust: opts.trust ?? true });
-  return host.service<WorkflowService>("workflows")!;
+  return host.service("workflows")!;
 }
 
 describe("workflow runs (in-process host)", () => {

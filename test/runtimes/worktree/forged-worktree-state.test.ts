@@ -82,7 +82,7 @@ describe("a committed .keel/state/worktrees.json is not believed", () => {
     host = await openTestHost(ws);
     expect(host.activeDir).toBe(ws.root);
     expect(host.activeDirError).toBeUndefined();
-    const service = host.service<WorktreeService>("worktrees")!;
+    const service = host.service("worktrees")!;
     expect(service.active()).toBeUndefined();
     for (const action of ["discard", "merge", "keep"] as const)
       await expect(service.finish("x", action, { force: true })).rejects.toThrow(/Ignored worktree entry "x".*keel worktree gc/s);

@@ -23,8 +23,8 @@ describe("concurrent keel worktree enter", () => {
     const b = await openTestHost(ws);
     hosts.push(a, b);
     const results = await Promise.allSettled([
-      a.service<WorktreeManager>("worktree-manager")!.enter("one"),
-      b.service<WorktreeManager>("worktree-manager")!.enter("two"),
+      a.service("worktree-manager")!.enter("one"),
+      b.service("worktree-manager")!.enter("two"),
     ]);
     const lost = results.filter((r): r is PromiseRejectedResult => r.status === "rejected");
     expect(lost).toHaveLength(1);

@@ -44,7 +44,7 @@ describe("worktree service (in-process host, real git)", () => {
   it("create() does not activate; finish(discard) of an untouched worktree saves nothing; a new host starts inside the active worktree", async () => {
     ws = makeWorkspace({ "a.txt": "a\n" }, { git: true });
     const host = await open(ws);
-    const service = host.service<WorktreeService>("worktrees")!;
+    const service = host.service("worktrees")!;
     const info = await service.create("side");
     expect(service.active()).toBeUndefined();
     expect(host.activeDir).toBe(ws.root);
@@ -60,20 +60,20 @@ describe("worktree service (in-process host, real git)", () => {
     expect((await host.runTool({ tool: "read_file", input: { path: "a.txt" } })).ok).toBe(true);
     const next = await open(ws);
     expect(next.activeDir).toBe(entered.path);
-    expect(next.service<WorktreeService>("worktrees")!.active()?.name).toBe("inside");
+    expect(next.service("worktrees")!.active()?.name).toBe("inside");
     const obs = await next.runTool({ tool: "worktree_exit", input: { action: "keep" } }, { yes: true });
     expect(obs.ok).toBe(true);
     expect(next.activeDir).toBe(ws.root);
     expect(existsSync(entered.path)).toBe(true);
     // A kept worktree can be entered again.
-    const back = await next.service<WorktreeService>("worktrees")!.enter("inside");
+    const back = await next.service("worktrees")!.enter("inside");
     expect(back.path).toBe(entered.path);
   });
 
   it("merge refuses when the main checkout is dirty, changing nothing", async () => {
     ws = makeWorkspace({ "a.txt": "a\n" }, { git: true });
     const host = await open(ws);
-    const service = host.service<WorktreeService>("worktrees")!;
+    const service = host.service("worktrees")!;
     const info = await service.enter("dirty");
     writeFileSync(join(info.path, "b.txt"), "b\n");
     ws.write("a.txt", "uncommitted\n");
@@ -89,14 +89,14 @@ describe("worktree service (in-process host, real git)", () => {
   it("gc prunes entries whose directory is gone and clears a stale active worktree", async () => {
     ws = makeWorkspace({ "a.txt": "a\n" }, { git: true });
     const host = await open(ws);
-    const manager = host.service<WorktreeManager>("worktree-manager")!;
+    const manager = host.service("worktree-manager")!;
     const info = await manager.enter("gone");
     rmSync(info.path, { recursive: true, force: true });
     const next = await open(ws);
     expect(next.activeDir).toBe(ws.root);
     expect(next.activeDirError).toContain('"gone"');
     expect(next.diagnostics.items.some((d) => d.source === "worktree" && d.severity === "error" && d.message.includes("gc"))).toBe(true);
-    const nextManager = next.service<WorktreeManager>("worktree-manager")!;
+    const nextManager = next.service("worktree-manager")!;
     expect((await nextManager.list())[0]).toMatchObject({ name: "gone", exists: false, active: true });
     expect(await nextManager.gc()).toEqual(["gone"]);
     expect(await nextManager.list()).toEqual([]);
