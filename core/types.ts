@@ -12,9 +12,6 @@ export interface ToolSource {
   id: string;
 }
 
-/** How a tool may run alongside others. */
-export type ToolConcurrency = "safe" | "exclusive" | "keyed";
-
 /** Observation codes: the architecture's fixed vocabulary (section 4). */
 export type ObservationCode =
   | "ok"
@@ -115,15 +112,19 @@ export interface ToolContext {
   run: RunContext;
 }
 
-/** A tool in the one registry. */
-export interface ToolDefinition<I = any> {
+/**
+ * A tool in the one registry. `I` is the input `execute` receives: the pipeline has validated it
+ * against `inputSchema` first. Built-in and runtime tools derive `I` from their schema literal
+ * (`InputOf<typeof SCHEMA>`, written once); tools whose schema arrives at run time (MCP, plugins)
+ * take `unknown` and narrow.
+ */
+export interface ToolDefinition<I = unknown> {
   name: string;
   description: string;
   inputSchema: JsonSchema;
   source: ToolSource;
   risk: RiskTag[];
   readOnly: boolean;
-  concurrency: ToolConcurrency;
   /** Input field a permission rule's argument specifier matches, e.g. `command` for bash. */
   permissionKey?: string;
   /** How the specifier matches: `path` uses globs with `**`, `text` uses `*` as any text. Default `text`. */

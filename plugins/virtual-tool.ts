@@ -22,7 +22,6 @@ export function createVirtualTool(plugin: string, spec: VirtualToolSpec): ToolDe
     source: { kind: "plugin", id: plugin },
     risk: ["read"],
     readOnly: true,
-    concurrency: "safe",
     metadata,
     async execute(input, ctx) {
       const values = input !== null && typeof input === "object" && !Array.isArray(input) ? (input as Record<string, unknown>) : {};

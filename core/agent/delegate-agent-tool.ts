@@ -2,17 +2,11 @@ import { errorMessage, ToolError } from "../errors.js";
 import type { GuidanceEntry } from "../hooks.js";
 import type { Host } from "../host.js";
 import type { WorktreeInfo, WorktreeService } from "../services.js";
+import { defineTool } from "../define-tool.js";
 import type { ToolDefinition } from "../types.js";
 import type { AgentRuntime } from "./agent-runtime.js";
 import { MAX_DELEGATION_DEPTH } from "./agent-settings.js";
 import { DELEGATE_AGENT } from "./tool-menu.js";
-
-interface DelegateInput {
-  prompt: string;
-  tools?: string[];
-  isolation?: "none" | "worktree";
-  max_steps?: number;
-}
 
 /**
  * `delegate_agent`: runs a child session linked to the calling session (its own directory
@@ -20,25 +14,24 @@ interface DelegateInput {
  * worktree (kept afterwards) and the result says what changed and where. Fires
  * `beforeDelegate` / `afterDelegate`. Failures become observations.
  */
-export function delegateAgentTool(host: Host, runtime: AgentRuntime): ToolDefinition<DelegateInput> {
-  return {
+export function delegateAgentTool(host: Host, runtime: AgentRuntime): ToolDefinition {
+  const inputSchema = {
+    type: "object",
+    properties: {
+      prompt: { type: "string", description: "The complete task for the sub-agent" },
+      tools: { type: "array", items: { type: "string" }, description: "Tool names the sub-agent may use (default: all)" },
+      isolation: { type: "string", enum: ["none", "worktree"], description: "worktree: work in a fresh git worktree, not the current checkout" },
+      max_steps: { type: "integer", minimum: 1, maximum: 100, description: "Most model steps for the sub-agent" },
+    },
+    required: ["prompt"],
+    additionalProperties: false,
+  } as const;
+  return defineTool(inputSchema, {
     name: DELEGATE_AGENT,
     description: "Delegate a self-contained task to a sub-agent with its own session. Optionally restrict its tools and isolate it in a git worktree; returns its final answer and session id.",
-    inputSchema: {
-      type: "object",
-      properties: {
-        prompt: { type: "string", description: "The complete task for the sub-agent" },
-        tools: { type: "array", items: { type: "string" }, description: "Tool names the sub-agent may use (default: all)" },
-        isolation: { type: "string", enum: ["none", "worktree"], description: "worktree: work in a fresh git worktree, not the current checkout" },
-        max_steps: { type: "integer", minimum: 1, maximum: 100, description: "Most model steps for the sub-agent" },
-      },
-      required: ["prompt"],
-      additionalProperties: false,
-    },
     source: { kind: "runtime", id: "agent" },
     risk: ["delegate"],
     readOnly: false,
-    concurrency: "exclusive",
     timeoutMs: 0,
     async execute(input, ctx) {
       const parent = ctx.sessionId ? runtime.active.get(ctx.sessionId) : undefined;
@@ -91,5 +84,5 @@ export function delegateAgentTool(host: Host, runtime: AgentRuntime): ToolDefini
         metadata: { childSessionId: child.sessionId },
       };
     },
-  };
+  });
 }

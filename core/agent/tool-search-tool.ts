@@ -1,33 +1,28 @@
 import type { Host } from "../host.js";
+import { defineTool } from "../define-tool.js";
 import type { ToolDefinition } from "../types.js";
 import { TOOL_SEARCH } from "./tool-menu.js";
-
-interface ToolSearchInput {
-  query: string;
-  limit?: number;
-}
 
 /**
  * `tool_search`: finds deferred MCP tools by keywords; the agent loop makes the returned
  * tools callable for the rest of the session (`data.tools`).
  */
-export function toolSearchTool(host: Host): ToolDefinition<ToolSearchInput> {
-  return {
+export function toolSearchTool(host: Host): ToolDefinition {
+  const inputSchema = {
+    type: "object",
+    properties: {
+      query: { type: "string", description: "Keywords: what the tool should do, or part of its name" },
+      limit: { type: "integer", minimum: 1, maximum: 20, description: "Most tools to return (default 8)" },
+    },
+    required: ["query"],
+    additionalProperties: false,
+  } as const;
+  return defineTool(inputSchema, {
     name: TOOL_SEARCH,
     description: "Search the MCP tools that are not loaded yet, by keywords. Matching tools become callable for the rest of the session.",
-    inputSchema: {
-      type: "object",
-      properties: {
-        query: { type: "string", description: "Keywords: what the tool should do, or part of its name" },
-        limit: { type: "integer", minimum: 1, maximum: 20, description: "Most tools to return (default 8)" },
-      },
-      required: ["query"],
-      additionalProperties: false,
-    },
     source: { kind: "runtime", id: "agent" },
     risk: ["read"],
     readOnly: true,
-    concurrency: "safe",
     async execute(input) {
       const words = input.query.toLowerCase().split(/[^a-z0-9]+/).filter(Boolean);
       const scored = host.registry
@@ -51,5 +46,5 @@ export function toolSearchTool(host: Host): ToolDefinition<ToolSearchInput> {
         data: { tools: scored.map(({ t }) => t.name) },
       };
     },
-  };
+  });
 }

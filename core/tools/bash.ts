@@ -1,6 +1,7 @@
 import { stat } from "node:fs/promises";
 import { ToolError } from "../errors.js";
 import { truncateMiddle } from "../truncate.js";
+import { defineTool } from "../define-tool.js";
 import type { BinaryPart, ToolDefinition } from "../types.js";
 import { confinePath, displayPath } from "./confine-path.js";
 import { decodeOutput } from "./decode-output.js";
@@ -11,12 +12,6 @@ export const BASH_DEFAULT_TIMEOUT_MS = 120_000;
 export const BASH_MAX_TIMEOUT_MS = 600_000;
 /** Bytes of stdout (and of stderr) kept from one command; past it the command is stopped and the observation says `truncated: true`. */
 export const BASH_MAX_OUTPUT_BYTES = 16 * 1024 * 1024;
-
-interface BashInput {
-  command: string;
-  cwd?: string;
-  timeout_ms?: number;
-}
 
 /** Structured result of a bash call (`data` of the observation). */
 export interface BashData {
@@ -36,24 +31,23 @@ export interface BashData {
  * Binary stdout/stderr (NUL bytes or invalid UTF-8) is returned byte-exact as `binary` parts (artifacts) with a note in content.
  * With `sandbox` configured it runs under bubblewrap (see core/sandbox), or not at all.
  */
-export function bashTool(): ToolDefinition<BashInput> {
-  return {
+export function bashTool(): ToolDefinition {
+  const inputSchema = {
+    type: "object",
+    properties: {
+      command: { type: "string", minLength: 1, description: "The command line, run with bash -c" },
+      cwd: { type: "string", description: "Folder to run in, relative to the workspace (default: the workspace root)" },
+      timeout_ms: { type: "integer", minimum: 1, maximum: BASH_MAX_TIMEOUT_MS, description: `Kill the command after this many ms (default ${BASH_DEFAULT_TIMEOUT_MS})` },
+    },
+    required: ["command"],
+    additionalProperties: false,
+  } as const;
+  return defineTool(inputSchema, {
     name: "bash",
     description: `Run a shell command with bash -c inside the workspace and return stdout, stderr and the exit code. stdin is closed; background processes are stopped when the command ends. Timeout: timeout_ms (default ${BASH_DEFAULT_TIMEOUT_MS} ms, max ${BASH_MAX_TIMEOUT_MS} ms).`,
-    inputSchema: {
-      type: "object",
-      properties: {
-        command: { type: "string", minLength: 1, description: "The command line, run with bash -c" },
-        cwd: { type: "string", description: "Folder to run in, relative to the workspace (default: the workspace root)" },
-        timeout_ms: { type: "integer", minimum: 1, maximum: BASH_MAX_TIMEOUT_MS, description: `Kill the command after this many ms (default ${BASH_DEFAULT_TIMEOUT_MS})` },
-      },
-      required: ["command"],
-      additionalProperties: false,
-    },
     source: { kind: "builtin", id: "core" },
     risk: ["execute"],
     readOnly: false,
-    concurrency: "exclusive",
     permissionKey: "command",
     permissionMatch: "text",
     // The pipeline's backstop sits above the tool's own limit, so the tool reports its own timeout.
@@ -150,5 +144,5 @@ export function bashTool(): ToolDefinition<BashInput> {
       if (exitCode !== 0) return { ok: false, code: "execution_failed", content, data, metadata, ...binaryParts };
       return { content, data, metadata, ...binaryParts };
     },
-  };
+  });
 }

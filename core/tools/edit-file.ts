@@ -1,5 +1,6 @@
 import { stat } from "node:fs/promises";
 import { ToolError } from "../errors.js";
+import { defineTool } from "../define-tool.js";
 import type { ToolDefinition } from "../types.js";
 import { pathToolTraits } from "./path-tool-traits.js";
 import { confinePath, displayPath } from "./confine-path.js";
@@ -7,35 +8,28 @@ import { baselineOf, sameBaseline } from "./file-baseline.js";
 import { openFileInside, readOpened } from "./open-inside.js";
 import { writeFileInside } from "./write-inside.js";
 
-interface EditFileInput {
-  path: string;
-  old_string: string;
-  new_string: string;
-  replace_all?: boolean;
-}
-
 /**
  * `edit_file`: replaces `old_string` with `new_string` in a file that was read first and has not
  * changed since (size, mtime, sha1); `old_string` must be unique unless `replace_all`. The file is
  * read through a checked descriptor and replaced atomically (see `writeFileInside`).
  * Refusals are ToolErrors (`precondition_failed` for a missing file or a missing or stale read).
  */
-export function editFileTool(): ToolDefinition<EditFileInput> {
-  return {
+export function editFileTool(): ToolDefinition {
+  const inputSchema = {
+    type: "object",
+    properties: {
+      path: { type: "string", description: "File path, relative to the workspace" },
+      old_string: { type: "string", minLength: 1, description: "Exact text to replace" },
+      new_string: { type: "string", description: "Replacement text" },
+      replace_all: { type: "boolean", description: "Replace every occurrence instead of requiring exactly one" },
+    },
+    required: ["path", "old_string", "new_string"],
+    additionalProperties: false,
+  } as const;
+  return defineTool(inputSchema, {
     name: "edit_file",
     description:
       "Replace an exact piece of text in a file. Read the file with read_file first. `old_string` must occur exactly once (include surrounding lines to make it unique) unless `replace_all` is true.",
-    inputSchema: {
-      type: "object",
-      properties: {
-        path: { type: "string", description: "File path, relative to the workspace" },
-        old_string: { type: "string", minLength: 1, description: "Exact text to replace" },
-        new_string: { type: "string", description: "Replacement text" },
-        replace_all: { type: "boolean", description: "Replace every occurrence instead of requiring exactly one" },
-      },
-      required: ["path", "old_string", "new_string"],
-      additionalProperties: false,
-    },
     ...pathToolTraits("write"),
     async execute(input, ctx) {
       const abs = confinePath(ctx.root, input.path, "path", ctx.cwd);
@@ -86,7 +80,7 @@ export function editFileTool(): ToolDefinition<EditFileInput> {
         metadata: { path: rel },
       };
     },
-  };
+  });
 }
 
 /** Non-overlapping occurrences of `needle` in `text`. */

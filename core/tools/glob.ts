@@ -1,5 +1,6 @@
 import { stat } from "node:fs/promises";
 import { ToolError } from "../errors.js";
+import { defineTool } from "../define-tool.js";
 import type { ToolDefinition } from "../types.js";
 import { pathToolTraits } from "./path-tool-traits.js";
 import { confinePath, displayPath } from "./confine-path.js";
@@ -9,31 +10,25 @@ import { READ_TOOLS, reachableFiles } from "./reachable-files.js";
 /** Most paths glob returns; the rest are counted in a note. */
 export const GLOB_MAX_RESULTS = 1000;
 
-interface GlobInput {
-  pattern: string;
-  path?: string;
-  include_ignored?: boolean;
-}
-
 /**
  * `glob`: workspace files matching a glob pattern (tinyglobby), sorted, capped; skips .git and
  * node_modules by default. Never lists a match whose real path is outside the boundary, nor one a
  * path deny rule of read_file, grep or glob denies (both counted in `data`).
  */
-export function globTool(): ToolDefinition<GlobInput> {
-  return {
+export function globTool(): ToolDefinition {
+  const inputSchema = {
+    type: "object",
+    properties: {
+      pattern: { type: "string", minLength: 1, description: "Glob pattern, relative to `path`" },
+      path: { type: "string", description: "Folder to search, relative to the workspace (default: the workspace root)" },
+      include_ignored: { type: "boolean", description: "Also search .git, node_modules and .keel" },
+    },
+    required: ["pattern"],
+    additionalProperties: false,
+  } as const;
+  return defineTool(inputSchema, {
     name: "glob",
     description: `Find files by glob pattern (e.g. "**/*.ts", "src/**/test-*.js") under a folder of the workspace. Skips .git, node_modules and .keel unless include_ignored is true. Returns at most ${GLOB_MAX_RESULTS} paths, relative to the workspace.`,
-    inputSchema: {
-      type: "object",
-      properties: {
-        pattern: { type: "string", minLength: 1, description: "Glob pattern, relative to `path`" },
-        path: { type: "string", description: "Folder to search, relative to the workspace (default: the workspace root)" },
-        include_ignored: { type: "boolean", description: "Also search .git, node_modules and .keel" },
-      },
-      required: ["pattern"],
-      additionalProperties: false,
-    },
     ...pathToolTraits("read"),
     async execute(input, ctx) {
       const dir = confinePath(ctx.root, input.path ?? ".", "path", ctx.cwd);
@@ -54,5 +49,5 @@ export function globTool(): ToolDefinition<GlobInput> {
         metadata: { path: displayPath(ctx.cwd, dir) },
       };
     },
-  };
+  });
 }

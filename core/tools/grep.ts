@@ -2,6 +2,7 @@ import { stat, type FileHandle } from "node:fs/promises";
 import { relative } from "node:path";
 import { ToolError } from "../errors.js";
 import { compileLinePattern } from "./grep-pattern.js";
+import { defineTool } from "../define-tool.js";
 import type { ToolDefinition } from "../types.js";
 import { pathToolTraits } from "./path-tool-traits.js";
 import { confinePath, displayPath } from "./confine-path.js";
@@ -22,14 +23,6 @@ const OUTSIDE = Symbol("outside");
 const MAX_LINE_CHARS = 400;
 const BATCH = 16;
 
-interface GrepInput {
-  pattern: string;
-  path?: string;
-  glob?: string;
-  ignore_case?: boolean;
-  max_results?: number;
-}
-
 interface GrepMatch {
   file: string;
   line: number;
@@ -37,23 +30,23 @@ interface GrepMatch {
 }
 
 /** `grep`: lines matching a regular expression (RE2, linear time) in workspace files, as `file:line: text`; skips binary files, streams large ones. */
-export function grepTool(): ToolDefinition<GrepInput> {
-  return {
+export function grepTool(): ToolDefinition {
+  const inputSchema = {
+    type: "object",
+    properties: {
+      pattern: { type: "string", minLength: 1, description: "Regular expression in RE2 syntax (without slashes)" },
+      path: { type: "string", description: "Folder or file to search, relative to the workspace (default: the workspace root)" },
+      glob: { type: "string", description: "Only search files matching this glob, relative to `path` (default **/*)" },
+      ignore_case: { type: "boolean", description: "Case-insensitive match" },
+      max_results: { type: "integer", minimum: 1, maximum: GREP_MAX_RESULTS, description: `Most matching lines to return (default ${GREP_DEFAULT_RESULTS})` },
+    },
+    required: ["pattern"],
+    additionalProperties: false,
+  } as const;
+  return defineTool(inputSchema, {
     name: "grep",
     description:
       "Search file contents with a regular expression (RE2 syntax, as in ripgrep: no lookaround or backreferences; always linear time). Returns `file:line: text` lines. `path` is a folder or a file; `glob` filters files (e.g. \"**/*.ts\"). Binary files, .git, node_modules and .keel are skipped.",
-    inputSchema: {
-      type: "object",
-      properties: {
-        pattern: { type: "string", minLength: 1, description: "Regular expression in RE2 syntax (without slashes)" },
-        path: { type: "string", description: "Folder or file to search, relative to the workspace (default: the workspace root)" },
-        glob: { type: "string", description: "Only search files matching this glob, relative to `path` (default **/*)" },
-        ignore_case: { type: "boolean", description: "Case-insensitive match" },
-        max_results: { type: "integer", minimum: 1, maximum: GREP_MAX_RESULTS, description: `Most matching lines to return (default ${GREP_DEFAULT_RESULTS})` },
-      },
-      required: ["pattern"],
-      additionalProperties: false,
-    },
     ...pathToolTraits("read"),
     async execute(input, ctx) {
       const regex = await compileLinePattern(input.pattern, input.ignore_case === true);
@@ -134,7 +127,7 @@ export function grepTool(): ToolDefinition<GrepInput> {
         metadata: { path: displayPath(ctx.cwd, target) },
       };
     },
-  };
+  });
 }
 
 /**

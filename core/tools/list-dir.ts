@@ -1,5 +1,6 @@
 import { lstat, readdir, stat } from "node:fs/promises";
 import { ToolError } from "../errors.js";
+import { defineTool } from "../define-tool.js";
 import type { ToolDefinition } from "../types.js";
 import { pathToolTraits } from "./path-tool-traits.js";
 import { confinePath, displayPath } from "./confine-path.js";
@@ -7,11 +8,6 @@ import { openDirInside, type PinnedDir } from "./open-inside.js";
 
 /** Most entries list_dir returns; the rest are counted in a note. */
 export const LIST_DIR_MAX_ENTRIES = 1000;
-
-interface ListDirInput {
-  path?: string;
-  limit?: number;
-}
 
 /** One entry of a directory listing. */
 export interface DirEntry {
@@ -22,18 +18,18 @@ export interface DirEntry {
 }
 
 /** `list_dir`: the entries of one directory with type and size, sorted by name, capped; listed through a descriptor checked inside the boundary. */
-export function listDirTool(): ToolDefinition<ListDirInput> {
-  return {
+export function listDirTool(): ToolDefinition {
+  const inputSchema = {
+    type: "object",
+    properties: {
+      path: { type: "string", description: "Directory, relative to the workspace (default: the workspace root)" },
+      limit: { type: "integer", minimum: 1, maximum: LIST_DIR_MAX_ENTRIES, description: `Most entries to return (default ${LIST_DIR_MAX_ENTRIES})` },
+    },
+    additionalProperties: false,
+  } as const;
+  return defineTool(inputSchema, {
     name: "list_dir",
     description: "List one directory inside the workspace: each entry's name, type (file, dir, symlink) and size, sorted by name. Use glob to search recursively.",
-    inputSchema: {
-      type: "object",
-      properties: {
-        path: { type: "string", description: "Directory, relative to the workspace (default: the workspace root)" },
-        limit: { type: "integer", minimum: 1, maximum: LIST_DIR_MAX_ENTRIES, description: `Most entries to return (default ${LIST_DIR_MAX_ENTRIES})` },
-      },
-      additionalProperties: false,
-    },
     ...pathToolTraits("read"),
     async execute(input, ctx) {
       const abs = confinePath(ctx.root, input.path ?? ".", "path", ctx.cwd);
@@ -73,5 +69,5 @@ export function listDirTool(): ToolDefinition<ListDirInput> {
         metadata: { path: rel },
       };
     },
-  };
+  });
 }

@@ -1,4 +1,5 @@
 import { ToolError } from "../errors.js";
+import { defineTool } from "../define-tool.js";
 import type { ToolDefinition } from "../types.js";
 import { pathToolTraits } from "./path-tool-traits.js";
 import { confinePath, displayPath } from "./confine-path.js";
@@ -9,33 +10,27 @@ import { readLineWindow } from "./read-line-window.js";
 /** Largest file read_file reads whole (bytes); larger files are read as a line window (offset/limit), streamed. */
 export const READ_FILE_MAX_BYTES = 10 * 1024 * 1024;
 
-interface ReadFileInput {
-  path: string;
-  offset?: number;
-  limit?: number;
-}
-
 /**
  * `read_file`: reads a text file and records the read-before-edit baseline. With offset/limit it
  * streams the file and returns only that line window, whatever the file's size; a whole-file read
  * over READ_FILE_MAX_BYTES is refused with a hint to pass offset/limit. The file is opened once,
  * checked inside the boundary through its descriptor (see `openFileInside`), and read from that descriptor.
  */
-export function readFileTool(): ToolDefinition<ReadFileInput> {
-  return {
+export function readFileTool(): ToolDefinition {
+  const inputSchema = {
+    type: "object",
+    properties: {
+      path: { type: "string", description: "File path, relative to the workspace" },
+      offset: { type: "integer", minimum: 1, description: "First line to return (1-based)" },
+      limit: { type: "integer", minimum: 1, description: "Maximum number of lines to return" },
+    },
+    required: ["path"],
+    additionalProperties: false,
+  } as const;
+  return defineTool(inputSchema, {
     name: "read_file",
     description:
       "Read a text file inside the workspace. Optional `offset` (first line, 1-based) and `limit` (number of lines) read a window of a file of any size (files over 10 MB can only be read this way).",
-    inputSchema: {
-      type: "object",
-      properties: {
-        path: { type: "string", description: "File path, relative to the workspace" },
-        offset: { type: "integer", minimum: 1, description: "First line to return (1-based)" },
-        limit: { type: "integer", minimum: 1, description: "Maximum number of lines to return" },
-      },
-      required: ["path"],
-      additionalProperties: false,
-    },
     ...pathToolTraits("read"),
     async execute(input, ctx) {
       const abs = confinePath(ctx.root, input.path, "path", ctx.cwd);
@@ -91,5 +86,5 @@ export function readFileTool(): ToolDefinition<ReadFileInput> {
         await handle.close();
       }
     },
-  };
+  });
 }

@@ -1,33 +1,29 @@
 import { ToolError } from "../errors.js";
+import { defineTool } from "../define-tool.js";
 import type { ToolDefinition } from "../types.js";
 import { pathToolTraits } from "./path-tool-traits.js";
 import { confinePath, displayPath } from "./confine-path.js";
 import { baselineOf } from "./file-baseline.js";
 import { writeFileInside } from "./write-inside.js";
 
-interface WriteFileInput {
-  path: string;
-  content: string;
-}
-
 /**
  * `write_file`: creates or overwrites a text file (parent folders too) atomically (temp file and
  * rename, file mode kept; see `writeFileInside`) and records its new read-before-edit baseline.
  */
-export function writeFileTool(): ToolDefinition<WriteFileInput> {
-  return {
+export function writeFileTool(): ToolDefinition {
+  const inputSchema = {
+    type: "object",
+    properties: {
+      path: { type: "string", description: "File path, relative to the workspace" },
+      content: { type: "string", description: "The complete new content of the file" },
+    },
+    required: ["path", "content"],
+    additionalProperties: false,
+  } as const;
+  return defineTool(inputSchema, {
     name: "write_file",
     description:
       "Create or overwrite a text file inside the workspace with `content` (parent folders are created). For a small change to an existing file prefer edit_file.",
-    inputSchema: {
-      type: "object",
-      properties: {
-        path: { type: "string", description: "File path, relative to the workspace" },
-        content: { type: "string", description: "The complete new content of the file" },
-      },
-      required: ["path", "content"],
-      additionalProperties: false,
-    },
     ...pathToolTraits("write"),
     async execute(input, ctx) {
       const abs = confinePath(ctx.root, input.path, "path", ctx.cwd);
@@ -49,5 +45,5 @@ export function writeFileTool(): ToolDefinition<WriteFileInput> {
         metadata: { path: rel },
       };
     },
-  };
+  });
 }

@@ -25,7 +25,6 @@ export function configTools(host: Host): ToolDefinition[] {
       source: SOURCE,
       risk: ["read"],
       readOnly: true,
-      concurrency: "safe",
       async execute(input: { source?: string; prefix?: string; limit?: number }) {
         const source = checkSource(input.source);
         const view = await ConfigView.load(ws, host.trusted);
@@ -52,7 +51,6 @@ export function configTools(host: Host): ToolDefinition[] {
       source: SOURCE,
       risk: ["read"],
       readOnly: true,
-      concurrency: "safe",
       async execute(input: { key_path: string; source?: string }) {
         const keys = parseKeyPath(input.key_path);
         const source = checkSource(input.source);
@@ -78,7 +76,6 @@ export function configTools(host: Host): ToolDefinition[] {
       source: SOURCE,
       risk: ["write"],
       readOnly: false,
-      concurrency: "exclusive",
       permissionKey: "key_path",
       async execute(input: { key_path: string; value: unknown; source?: WritableSource }) {
         const keys = parseKeyPath(input.key_path);

@@ -17,7 +17,7 @@ const SOURCE = { kind: "runtime" as const, id: "mcp" };
  */
 export function genericMcpTools(manager: McpManager): ToolDefinition[] {
   const tool = (name: string, description: string, properties: Record<string, unknown>, required: string[], risk: ToolDefinition["risk"], execute: (input: any, ctx: ToolContext) => Promise<ToolResult>): ToolDefinition => ({
-    name, description, source: SOURCE, risk, readOnly: !risk.includes("execute"), concurrency: "safe",
+    name, description, source: SOURCE, risk, readOnly: !risk.includes("execute"),
     inputSchema: { type: "object", properties, required, additionalProperties: false }, execute,
   });
   const serverProp = { server: { type: "string", description: "MCP server name (case-insensitive)" } };

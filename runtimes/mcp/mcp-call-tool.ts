@@ -1,16 +1,10 @@
-import { type Host, type Observation, type ToolContext, type ToolDefinition, ToolError, type ToolResult } from "../../core/index.js";
+import { defineTool, type Host, type Observation, type ToolContext, type ToolDefinition, ToolError, type ToolResult } from "../../core/index.js";
 import type { McpConnection } from "./mcp-connection.js";
 import type { McpManager } from "./mcp-manager.js";
 import { usableServers } from "./usable-servers.js";
 
 /** Name of the generic call tool. */
 export const MCP_CALL_TOOL = "mcp_call_tool";
-
-interface CallInput {
-  tool_name: string;
-  server?: string;
-  arguments?: Record<string, unknown>;
-}
 
 /**
  * `mcp_call_tool`: calls a server tool by its own name by re-entering the pipeline for the tool
@@ -23,24 +17,23 @@ interface CallInput {
  * first. It has no timeout of its own (the nested tool's applies). The nested observation becomes
  * its result with the same `ok` and `code`; failures are observations, never thrown past the pipeline.
  */
-export function mcpCallTool(manager: McpManager): ToolDefinition<CallInput> {
-  return {
+export function mcpCallTool(manager: McpManager): ToolDefinition {
+  const inputSchema = {
+    type: "object",
+    properties: {
+      tool_name: { type: "string", description: "The tool's name on the server (as mcp_list_tools shows it)" },
+      server: { type: "string", description: "MCP server name (case-insensitive)" },
+      arguments: { type: "object", description: "The tool's arguments" },
+    },
+    required: ["tool_name"],
+    additionalProperties: false,
+  } as const;
+  return defineTool(inputSchema, {
     name: MCP_CALL_TOOL,
     description: "Call a tool of an MCP server by its own name. Pass `server` when the tool name exists on several servers. The call is judged as the MCP tool itself (its permission rules, plugin blocks and approval apply).",
-    inputSchema: {
-      type: "object",
-      properties: {
-        tool_name: { type: "string", description: "The tool's name on the server (as mcp_list_tools shows it)" },
-        server: { type: "string", description: "MCP server name (case-insensitive)" },
-        arguments: { type: "object", description: "The tool's arguments" },
-      },
-      required: ["tool_name"],
-      additionalProperties: false,
-    },
     source: { kind: "runtime", id: "mcp" },
     risk: [],
     readOnly: false,
-    concurrency: "safe",
     timeoutMs: 0,
     async execute(input, ctx) {
       const target = resolveTarget(manager, ctx.host, input.tool_name, input.server);
@@ -52,7 +45,7 @@ export function mcpCallTool(manager: McpManager): ToolDefinition<CallInput> {
       );
       return resultOf(nested, target, ctx);
     },
-  };
+  });
 }
 
 /**

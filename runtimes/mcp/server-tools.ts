@@ -33,7 +33,6 @@ export function serverToolDefinition(host: Host, conn: McpConnection, info: McpT
     source: { kind: "mcp", id: conn.name },
     risk,
     readOnly,
-    concurrency: "safe",
     timeoutMs,
     metadata: { server_name: conn.name, mcp_tool: info.name },
     execute(input, ctx) {

@@ -51,7 +51,7 @@ function syncText(sync: PlanSyncResult | undefined): string {
 
 /** The plan runtime's tools: plan_get, update_plan, plan_clear. */
 export function planTools(store: PlanStore, prepare: () => void): ToolDefinition[] {
-  const base = { source: SOURCE, concurrency: "exclusive" as const };
+  const base = { source: SOURCE };
   return [
     {
       ...base,
@@ -60,7 +60,6 @@ export function planTools(store: PlanStore, prepare: () => void): ToolDefinition
       inputSchema: { type: "object", properties: {}, additionalProperties: false },
       risk: ["read"],
       readOnly: true,
-      concurrency: "safe",
       async execute() {
         const plan = await store.get();
         return { content: formatPlan(plan), data: plan };

@@ -33,7 +33,6 @@ function tool<I>(name: string, description: string, inputSchema: JsonSchema, ris
     source: SOURCE,
     risk: [risk],
     readOnly: risk === "read",
-    concurrency: risk === "read" ? "safe" : "exclusive",
     permissionKey: "task_id",
     execute: (input) => run(input),
   };

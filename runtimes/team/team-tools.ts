@@ -32,8 +32,8 @@ function cursor(since: number | string | undefined): number | undefined {
 
 /** The team runtime's tools. `prepare` creates `.keel/` before the first write. */
 export function teamTools(store: TeamStore, prepare: () => void): ToolDefinition[] {
-  const read = { source: SOURCE, risk: ["read" as const], readOnly: true, concurrency: "safe" as const };
-  const write = { source: SOURCE, risk: ["write" as const], readOnly: false, concurrency: "exclusive" as const, permissionKey: "team_name" };
+  const read = { source: SOURCE, risk: ["read" as const], readOnly: true };
+  const write = { source: SOURCE, risk: ["write" as const], readOnly: false, permissionKey: "team_name" };
   return [
     {
       ...read,

@@ -14,7 +14,6 @@ export function workflowTools(service: WorkflowService): ToolDefinition[] {
       source: SOURCE,
       risk: ["read"],
       readOnly: true,
-      concurrency: "safe",
       async execute(input: { query?: string }) {
         const workflows = service.list(input.query);
         return {
@@ -31,7 +30,6 @@ export function workflowTools(service: WorkflowService): ToolDefinition[] {
       source: SOURCE,
       risk: ["read"],
       readOnly: true,
-      concurrency: "safe",
       async execute(input: { workflow_name: string }) {
         const wf = known(service, input.workflow_name);
         const { origin, ...rest } = wf;
@@ -52,7 +50,6 @@ export function workflowTools(service: WorkflowService): ToolDefinition[] {
       source: SOURCE,
       risk: ["delegate"],
       readOnly: false,
-      concurrency: "exclusive",
       timeoutMs: 0,
       async execute(input: { workflow_name: string; arguments?: Record<string, unknown> }, ctx) {
         known(service, input.workflow_name);

@@ -19,7 +19,6 @@ export function worktreeTools(manager: WorktreeManager): ToolDefinition[] {
       source: SOURCE,
       risk: ["write"],
       readOnly: false,
-      concurrency: "exclusive",
       timeoutMs: 60_000,
       execute: (input: { name?: string }, ctx) =>
         guard(async () => {
@@ -43,7 +42,6 @@ export function worktreeTools(manager: WorktreeManager): ToolDefinition[] {
       source: SOURCE,
       risk: ["write"],
       readOnly: false,
-      concurrency: "exclusive",
       timeoutMs: 120_000,
       execute: (input: { action: "keep" | "merge" | "discard"; force?: boolean }, ctx) =>
         guard(async () => {
@@ -58,7 +56,6 @@ export function worktreeTools(manager: WorktreeManager): ToolDefinition[] {
       source: SOURCE,
       risk: ["read"],
       readOnly: true,
-      concurrency: "safe",
       execute: (_input, ctx) =>
         guard(async () => {
           const status = await manager.status(ctx.signal);
@@ -78,7 +75,6 @@ export function worktreeTools(manager: WorktreeManager): ToolDefinition[] {
       source: SOURCE,
       risk: ["read"],
       readOnly: true,
-      concurrency: "safe",
       execute: (_input, ctx) =>
         guard(async () => {
           const rows = await manager.list(ctx.signal);

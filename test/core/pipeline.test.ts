@@ -20,7 +20,6 @@ function slowTool(name: string, opts: { timeoutMs?: number; honour?: boolean } =
     source: { kind: "runtime", id: "test" },
     risk: ["read"],
     readOnly: true,
-    concurrency: "safe",
     timeoutMs: opts.timeoutMs,
     execute: (input: { ms?: number }, ctx) =>
       new Promise((resolve, reject) => {

@@ -11,7 +11,6 @@ function tool(name: string, source: ToolSource = { kind: "builtin", id: "core" }
     source,
     risk: ["read"],
     readOnly: true,
-    concurrency: "safe",
     execute: async () => ({ content: `${name}:${source.id}` }),
   };
 }

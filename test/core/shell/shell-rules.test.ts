@@ -13,8 +13,7 @@ function policy(...args: ConstructorParameters<typeof PermissionPolicy>): Permis
 }
 
 const bash: ToolDefinition = {
-  name: "bash", description: "", inputSchema: {}, source: { kind: "builtin", id: "core" }, risk: ["execute"], readOnly: false,
-  concurrency: "exclusive", permissionKey: "command", permissionMatch: "text", execute: async () => ({ content: "" }),
+  name: "bash", description: "", inputSchema: {}, source: { kind: "builtin", id: "core" }, risk: ["execute"], readOnly: false, permissionKey: "command", permissionMatch: "text", execute: async () => ({ content: "" }),
 };
 const decide = (p: PermissionPolicy, command: string) => p.decide("bash", bash, { command }, "/ws");
 
