@@ -4,7 +4,6 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createKeelHost } from "../bin/app.js";
-import type { AgentRuntime } from "../core/agent/agent-runtime.js";
 import { medianMs, type Bench } from "./harness.js";
 
 const STEPS = Number(process.env.KEEL_BENCH_AGENT_STEPS ?? 40);

@@ -8,7 +8,6 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { MemoryEventSink } from "../core/events.js";
 import { Host } from "../core/host.js";
 import { MCP_SERVICE, mcpRuntime } from "../runtimes/mcp/index.js";
-import type { McpManager } from "../runtimes/mcp/mcp-manager.js";
 import { medianMs, type Bench, type BenchRow } from "./harness.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));

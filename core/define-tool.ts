@@ -15,3 +15,15 @@ export type SchemaLiteral = JSONSchema;
 export function defineTool<const S extends SchemaLiteral, I = InputOf<S>>(inputSchema: S, tool: Omit<ToolDefinition<I>, "inputSchema">): ToolDefinition<NoInfer<I>> {
   return { ...tool, inputSchema: inputSchema as JsonSchema };
 }
+
+/**
+ * `{type: "object", properties, required, additionalProperties: false}` with the literal types kept,
+ * so `InputOf` can derive the input type from it (property schemas shared between tools must be
+ * declared `as const`).
+ */
+export function objectSchema<const P extends Record<string, SchemaLiteral>, const R extends readonly (keyof P & string)[] = []>(
+  properties: P,
+  required?: R,
+): { type: "object"; properties: P; required: R; additionalProperties: false } {
+  return { type: "object", properties, required: (required ?? []) as unknown as R, additionalProperties: false };
+}

@@ -44,4 +44,4 @@ export { localConfigFile, type ConfigLayer, type ConfigSourceName } from "./conf
 export { deepMerge, isPlainObject, loadConfigLayers } from "./config/load-config.js";
 export { contribution, mergeLayers } from "./config/merge-layers.js";
 export { formatTemplateValue, lookupPlaceholder, renderTemplate, type PlaceholderLookup, type RenderedTemplate } from "./render-template.js";
-export { defineTool, type InputOf, type SchemaLiteral } from "./define-tool.js";
+export { defineTool, objectSchema, type InputOf, type SchemaLiteral } from "./define-tool.js";

@@ -1,4 +1,3 @@
-import type { SessionStateService } from "../services.js";
 import type { Host, KeelPlugin } from "../host.js";
 import { resolveModelSpec } from "../model/model-spec.js";
 import { AgentRuntime } from "./agent-runtime.js";

@@ -1,7 +1,7 @@
 import { errorMessage, ToolError } from "../errors.js";
 import type { GuidanceEntry } from "../hooks.js";
 import type { Host } from "../host.js";
-import type { WorktreeInfo, WorktreeService } from "../services.js";
+import type { WorktreeInfo } from "../services.js";
 import { defineTool } from "../define-tool.js";
 import type { ToolDefinition } from "../types.js";
 import type { AgentRuntime } from "./agent-runtime.js";

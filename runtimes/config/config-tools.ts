@@ -1,16 +1,14 @@
 import { relative, sep } from "node:path";
-import type { Host, JsonSchema, ToolDefinition } from "../../core/index.js";
+import { defineTool, type Host, objectSchema, type ToolDefinition } from "../../core/index.js";
 import { CONFIG_SOURCES, ConfigView, checkSource, type ConfigEntry } from "./config-view.js";
-import { setConfigValue, WRITABLE_SOURCES, type WritableSource } from "./config-writer.js";
+import { setConfigValue, WRITABLE_SOURCES } from "./config-writer.js";
 import { formatKeyPath, parseKeyPath } from "./key-path.js";
 
 const SOURCE = { kind: "runtime", id: "config" } as const;
-const sourceField = { type: "string", enum: [...CONFIG_SOURCES, "merged"], description: `One layer (${CONFIG_SOURCES.join(", ")}); default: the merged view` };
-const keyPath = { type: "string", minLength: 1, description: 'Dotted key path; quote keys containing dots: mcp["my.server"].lazy' };
+const sourceField = { type: "string", enum: [...CONFIG_SOURCES, "merged"], description: `One layer (${CONFIG_SOURCES.join(", ")}); default: the merged view` } as const;
+const keyPath = { type: "string", minLength: 1, description: 'Dotted key path; quote keys containing dots: mcp["my.server"].lazy' } as const;
 
-function obj(properties: Record<string, unknown>, required: string[] = []): JsonSchema {
-  return { type: "object", properties, required, additionalProperties: false };
-}
+const obj = objectSchema;
 
 /** The config runtime's tools; every call re-reads the config files. */
 export function configTools(host: Host): ToolDefinition[] {
@@ -18,14 +16,13 @@ export function configTools(host: Host): ToolDefinition[] {
   const show = (file: string) => (file.startsWith(ws.root + sep) ? relative(ws.root, file) : file);
   const line = (e: ConfigEntry) => `${e.key} = ${JSON.stringify(e.value)}  (${e.source}: ${show(e.file)})`;
   return [
-    {
+    defineTool(obj({ source: sourceField, prefix: { type: "string", description: "Only keys starting with this path" }, limit: { type: "integer", minimum: 1 } }), {
       name: "config_list",
       description: "List config keys with their values and the source each value came from (user < legacy < claude < project < local).",
-      inputSchema: obj({ source: sourceField, prefix: { type: "string", description: "Only keys starting with this path" }, limit: { type: "integer", minimum: 1 } }),
       source: SOURCE,
       risk: ["read"],
       readOnly: true,
-      async execute(input: { source?: string; prefix?: string; limit?: number }) {
+      async execute(input) {
         const source = checkSource(input.source);
         const view = await ConfigView.load(ws, host.trusted);
         const prefix = input.prefix === undefined ? undefined : formatKeyPath(parseKeyPath(input.prefix));
@@ -43,15 +40,14 @@ export function configTools(host: Host): ToolDefinition[] {
         ].join("\n");
         return { content: text, data: { entries, total: all.length, layers, diagnostics: warnings } };
       },
-    },
-    {
+    }),
+    defineTool(obj({ key_path: keyPath, source: sourceField }, ["key_path"]), {
       name: "config_get",
       description: "Get one config value and the source (and file) it came from.",
-      inputSchema: obj({ key_path: keyPath, source: sourceField }, ["key_path"]),
       source: SOURCE,
       risk: ["read"],
       readOnly: true,
-      async execute(input: { key_path: string; source?: string }) {
+      async execute(input) {
         const keys = parseKeyPath(input.key_path);
         const source = checkSource(input.source);
         const view = await ConfigView.load(ws, host.trusted);
@@ -67,17 +63,16 @@ export function configTools(host: Host): ToolDefinition[] {
         const data = { key, value: hit.value, source: hit.layer.source, file: hit.layer.file, sources: hit.sources, found: true };
         return { content: `${key} = ${JSON.stringify(hit.value, null, 2)}\n(from ${hit.sources.length > 1 ? `sources ${hit.sources.join(", ")}; last: ` : ""}${hit.layer.source}: ${show(hit.layer.file)})`, data };
       },
-    },
-    {
+    }),
+    defineTool(obj({ key_path: keyPath, value: { description: "Any JSON value" }, source: { type: "string", enum: [...WRITABLE_SOURCES], description: "local (default), project or user" } }, ["key_path", "value"]), {
       name: "config_set",
       description:
         'Set a config value (JSON) in the local (.keel/config.local.json, default), project (keel.config.json or package.json#keel) or user ($KEEL_HOME/config.json) file. Values of keys keel understands are validated; JS/TS and unparseable files are never written.',
-      inputSchema: obj({ key_path: keyPath, value: { description: "Any JSON value" }, source: { type: "string", enum: [...WRITABLE_SOURCES], description: "local (default), project or user" } }, ["key_path", "value"]),
       source: SOURCE,
       risk: ["write"],
       readOnly: false,
       permissionKey: "key_path",
-      async execute(input: { key_path: string; value: unknown; source?: WritableSource }) {
+      async execute(input) {
         const keys = parseKeyPath(input.key_path);
         if ((input.source ?? "local") === "local") host.ensureStateDir();
         const result = await setConfigValue(ws, keys, input.value, input.source ?? "local", host.trusted);
@@ -87,6 +82,6 @@ export function configTools(host: Host): ToolDefinition[] {
           data: result,
         };
       },
-    },
+    }),
   ];
 }

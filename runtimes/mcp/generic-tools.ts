@@ -1,4 +1,4 @@
-import { type BinaryPart, type ToolContext, type ToolDefinition, ToolError, type ToolResult } from "../../core/index.js";
+import { type BinaryPart, defineTool, type InputOf, objectSchema, type SchemaLiteral, type ToolContext, type ToolDefinition, ToolError, type ToolResult } from "../../core/index.js";
 import { readLocalResource } from "./local-resources.js";
 import { mcpCallTool } from "./mcp-call-tool.js";
 import type { McpConnection } from "./mcp-connection.js";
@@ -16,20 +16,25 @@ const SOURCE = { kind: "runtime" as const, id: "mcp" };
  * Server names match case-insensitively; failures are ToolErrors that say what to pass instead.
  */
 export function genericMcpTools(manager: McpManager): ToolDefinition[] {
-  const tool = (name: string, description: string, properties: Record<string, unknown>, required: string[], risk: ToolDefinition["risk"], execute: (input: any, ctx: ToolContext) => Promise<ToolResult>): ToolDefinition => ({
-    name, description, source: SOURCE, risk, readOnly: !risk.includes("execute"),
-    inputSchema: { type: "object", properties, required, additionalProperties: false }, execute,
-  });
-  const serverProp = { server: { type: "string", description: "MCP server name (case-insensitive)" } };
+  /** A generic tool; `execute` receives the input type derived from `properties` and `required`. */
+  const tool = <const P extends Record<string, SchemaLiteral>, const R extends readonly (keyof P & string)[], I = InputOf<ReturnType<typeof objectSchema<P, R>>>>(
+    name: string,
+    description: string,
+    properties: P,
+    required: R,
+    risk: ToolDefinition["risk"],
+    execute: (input: I, ctx: ToolContext) => Promise<ToolResult>,
+  ): ToolDefinition<NoInfer<I>> => defineTool<ReturnType<typeof objectSchema<P, R>>, I>(objectSchema(properties, required), { name, description, source: SOURCE, risk, readOnly: !risk.includes("execute"), execute });
+  const serverProp = { server: { type: "string", description: "MCP server name (case-insensitive)" } } as const;
   return [
-    tool("mcp_list_tools", "List the tools of the configured MCP servers, optionally filtered by a text query or one server.", { query: { type: "string" }, ...serverProp }, [], ["read"], async (input: { query?: string; server?: string }) => {
+    tool("mcp_list_tools", "List the tools of the configured MCP servers, optionally filtered by a text query or one server.", { query: { type: "string" }, ...serverProp }, [], ["read"], async (input) => {
       const q = input.query?.toLowerCase();
       const rows = usableServers(manager, input.server).flatMap((c) => filterTools(c, c.tools).map((t) => ({ server: c.name, tool: t.name, description: t.description ?? "" })))
         .filter((r) => !q || `${r.tool} ${r.description}`.toLowerCase().includes(q));
       return { content: rows.length ? rows.map((r) => `${r.server}/${r.tool}: ${firstLine(r.description)}`).join("\n") : "No MCP tools match.", data: { tools: rows } };
     }),
     mcpCallTool(manager),
-    tool("mcp_list_resources", "List resources of the MCP servers and the local resources declared in MCP manifests.", serverProp, [], ["read"], async (input: { server?: string }, ctx) => {
+    tool("mcp_list_resources", "List resources of the MCP servers and the local resources declared in MCP manifests.", serverProp, [], ["read"], async (input, ctx) => {
       const rows: { server: string | null; uri: string; name: string; mimeType?: string; description?: string }[] = [];
       for (const r of manager.localResources) if (!input.server || r.server?.toLowerCase() === input.server.toLowerCase()) rows.push({ server: r.server ?? null, uri: r.uri, name: r.name, mimeType: r.mimeType, description: r.description });
       for (const c of usableServers(manager, input.server)) {
@@ -41,7 +46,7 @@ export function genericMcpTools(manager: McpManager): ToolDefinition[] {
       }
       return { content: rows.length ? rows.map((r) => `${r.server ?? "local"}: ${r.uri} (${r.name})`).join("\n") : "No MCP resources.", data: { resources: rows } };
     }),
-    tool("mcp_read_resource", "Read one MCP resource by URI (a server resource, or a local manifest resource by URI or name).", { uri: { type: "string" }, ...serverProp }, ["uri"], ["read"], async (input: { uri: string; server?: string }, ctx) => {
+    tool("mcp_read_resource", "Read one MCP resource by URI (a server resource, or a local manifest resource by URI or name).", { uri: { type: "string" }, ...serverProp }, ["uri"], ["read"], async (input, ctx) => {
       const local = manager.localResources.find((r) => r.uri === input.uri || r.name === input.uri);
       if (local && !input.server) {
         const r = await readLocalResource(local, ctx.host.workspace.root);
@@ -66,7 +71,7 @@ export function genericMcpTools(manager: McpManager): ToolDefinition[] {
       if (lastError instanceof ToolError && candidates.length === 1) throw lastError;
       throw new ToolError(`No MCP server could read ${input.uri}. Run mcp_list_resources to see the available URIs${candidates.length > 1 ? ", and pass `server`" : ""}.`, "execution_failed");
     }),
-    tool("mcp_list_prompts", "List the prompts the MCP servers offer.", serverProp, [], ["read"], async (input: { server?: string }, ctx) => {
+    tool("mcp_list_prompts", "List the prompts the MCP servers offer.", serverProp, [], ["read"], async (input, ctx) => {
       const rows: { server: string; name: string; description?: string; arguments?: unknown }[] = [];
       for (const c of usableServers(manager, input.server)) {
         const list = await c.withClient(ctx.signal, (client) => (client.getServerCapabilities()?.prompts ? paginate(async (cursor) => {
@@ -77,7 +82,7 @@ export function genericMcpTools(manager: McpManager): ToolDefinition[] {
       }
       return { content: rows.length ? rows.map((p) => `${p.server}/${p.name}: ${firstLine(p.description ?? "")}`).join("\n") : "No MCP prompts.", data: { prompts: rows } };
     }),
-    tool("mcp_get_prompt", "Get one prompt of an MCP server, rendered with its arguments.", { name: { type: "string" }, ...serverProp, arguments: { type: "object", additionalProperties: { type: "string" } } }, ["name"], ["read"], async (input: { name: string; server?: string; arguments?: Record<string, string> }, ctx) => {
+    tool("mcp_get_prompt", "Get one prompt of an MCP server, rendered with its arguments.", { name: { type: "string" }, ...serverProp, arguments: { type: "object", additionalProperties: { type: "string" } } }, ["name"], ["read"], async (input, ctx) => {
       const servers = usableServers(manager, input.server);
       const owners: McpConnection[] = [];
       for (const c of servers) {

@@ -1,4 +1,4 @@
-import type { Host, KeelPlugin, PluginsService } from "../../core/index.js";
+import type { Host, KeelPlugin } from "../../core/index.js";
 import { discoverMcpServers } from "../../manifests/mcp/discover-mcp-servers.js";
 import type { Elicitor } from "./elicitation.js";
 import type { McpManager } from "./mcp-manager.js";

@@ -1,11 +1,10 @@
-import type { JsonSchema, ToolDefinition } from "../../core/index.js";
+import { defineTool, type ToolDefinition } from "../../core/index.js";
 import { STATUS_ENUM, TASK_ID_PATTERN, TASK_PRIORITIES } from "../task/task-types.js";
 import type { PlanStore, PlanSyncResult, PlanView } from "./plan-store.js";
-import type { PlanItemInput } from "./plan-sync.js";
 
 const SOURCE = { kind: "runtime", id: "plan" } as const;
 
-const itemSchema: JsonSchema = {
+const itemSchema = {
   type: "object",
   properties: {
     step: { type: "string", minLength: 1, description: "What to do" },
@@ -23,9 +22,9 @@ const itemSchema: JsonSchema = {
   },
   required: ["step"],
   additionalProperties: false,
-};
+} as const;
 
-const syncTasks = { type: "boolean", description: "Keep the plan's own tasks in sync (default true). Tasks created outside the plan are never touched." };
+const syncTasks = { type: "boolean", description: "Keep the plan's own tasks in sync (default true). Tasks created outside the plan are never touched." } as const;
 
 /** Plan as text: explanation, then one numbered line per step. */
 export function formatPlan(plan: { explanation?: string; items: PlanView[] }): string {
@@ -53,50 +52,47 @@ function syncText(sync: PlanSyncResult | undefined): string {
 export function planTools(store: PlanStore, prepare: () => void): ToolDefinition[] {
   const base = { source: SOURCE };
   return [
-    {
+    defineTool({ type: "object", properties: {}, additionalProperties: false }, {
       ...base,
       name: "plan_get",
       description: "Show the current plan with the live status of each step's task.",
-      inputSchema: { type: "object", properties: {}, additionalProperties: false },
       risk: ["read"],
       readOnly: true,
       async execute() {
         const plan = await store.get();
         return { content: formatPlan(plan), data: plan };
       },
-    },
-    {
-      ...base,
-      name: "update_plan",
-      description:
-        "Replace the plan. With sync_tasks (default true) each step becomes a task (plan_<n> unless task_id is given; depends_on → blocked_by). Tasks created outside the plan are never changed.",
-      inputSchema: {
+    }),
+    defineTool({
         type: "object",
         properties: { items: { type: "array", items: itemSchema }, explanation: { type: "string" }, sync_tasks: syncTasks },
         required: ["items"],
         additionalProperties: false,
-      },
+      }, {
+      ...base,
+      name: "update_plan",
+      description:
+        "Replace the plan. With sync_tasks (default true) each step becomes a task (plan_<n> unless task_id is given; depends_on → blocked_by). Tasks created outside the plan are never changed.",
       risk: ["write"],
       readOnly: false,
-      async execute(input: { items: PlanItemInput[]; explanation?: string; sync_tasks?: boolean }) {
+      async execute(input) {
         prepare();
         const { sync } = await store.update(input.items, input.explanation, input.sync_tasks !== false);
         const plan = await store.get();
         return { content: formatPlan(plan) + syncText(sync), data: { ...plan, sync: sync ?? null } };
       },
-    },
-    {
+    }),
+    defineTool({ type: "object", properties: { sync_tasks: syncTasks }, additionalProperties: false }, {
       ...base,
       name: "plan_clear",
       description: "Clear the plan. With sync_tasks (default true) its own tasks are deleted; other tasks are kept.",
-      inputSchema: { type: "object", properties: { sync_tasks: syncTasks }, additionalProperties: false },
       risk: ["write"],
       readOnly: false,
-      async execute(input: { sync_tasks?: boolean }) {
+      async execute(input) {
         prepare();
         const { cleared, sync } = await store.clear(input.sync_tasks !== false);
         return { content: `Plan cleared (${cleared} step${cleared === 1 ? "" : "s"}).${syncText(sync)}`, data: { cleared, sync: sync ?? null } };
       },
-    },
+    }),
   ];
 }

@@ -1,14 +1,12 @@
-import type { JsonSchema, ToolDefinition } from "../../core/index.js";
+import { defineTool, objectSchema, type ToolDefinition } from "../../core/index.js";
 import type { TeamMessage } from "./message-log.js";
 import { TEAM_NAME_PATTERN, type Team, type TeamStore } from "./team-store.js";
 
 const SOURCE = { kind: "runtime", id: "team" } as const;
-const teamName = { type: "string", pattern: TEAM_NAME_PATTERN, description: "Team name (unique ignoring case)" };
-const member = { type: "string", minLength: 1, maxLength: 100 };
+const teamName = { type: "string", pattern: TEAM_NAME_PATTERN, description: "Team name (unique ignoring case)" } as const;
+const member = { type: "string", minLength: 1, maxLength: 100 } as const;
 
-function obj(properties: Record<string, unknown>, required: string[] = []): JsonSchema {
-  return { type: "object", properties, required, additionalProperties: false };
-}
+const obj = objectSchema;
 
 /** A team as one line of text. */
 export function formatTeam(team: Team): string {
@@ -35,74 +33,68 @@ export function teamTools(store: TeamStore, prepare: () => void): ToolDefinition
   const read = { source: SOURCE, risk: ["read" as const], readOnly: true };
   const write = { source: SOURCE, risk: ["write" as const], readOnly: false, permissionKey: "team_name" };
   return [
-    {
+    defineTool(obj({}), {
       ...read,
       name: "team_list",
       description: "List teams (created with team_create, and declared in .keel/teams.json or .claw-teams.json).",
-      inputSchema: obj({}),
       async execute() {
         const { teams, archived } = await store.list();
         const text = teams.length ? teams.map(formatTeam).join("\n") : "No teams.";
         return { content: text + (archived.length ? `\n(${archived.length} deleted team(s) archived)` : ""), data: { teams, archived } };
       },
-    },
-    {
+    }),
+    defineTool(obj({ team_name: teamName }, ["team_name"]), {
       ...read,
       name: "team_get",
       description: "Show one team and its members.",
-      inputSchema: obj({ team_name: teamName }, ["team_name"]),
-      async execute(input: { team_name: string }) {
+      async execute(input) {
         const team = await store.get(input.team_name);
         return { content: formatTeam(team), data: { team } };
       },
-    },
-    {
+    }),
+    defineTool(obj({ team_name: teamName, description: { type: "string" }, members: { type: "array", items: member }, metadata: { type: "object" } }, ["team_name"]), {
       ...write,
       name: "team_create",
       description: "Create a team of named members.",
-      inputSchema: obj({ team_name: teamName, description: { type: "string" }, members: { type: "array", items: member }, metadata: { type: "object" } }, ["team_name"]),
-      async execute(input: { team_name: string; description?: string; members?: string[]; metadata?: Record<string, unknown> }) {
+      async execute(input) {
         prepare();
         const team = await store.create(input);
         return { content: `Created team ${formatTeam(team)}`, data: { team } };
       },
-    },
-    {
+    }),
+    defineTool(obj({ team_name: teamName }, ["team_name"]), {
       ...write,
       name: "team_delete",
       description: "Delete a created team. Its messages are archived (kept under .keel/state/teams/archive/), not destroyed.",
-      inputSchema: obj({ team_name: teamName }, ["team_name"]),
-      async execute(input: { team_name: string }) {
+      async execute(input) {
         prepare();
         const { archived, stillDeclared } = await store.delete(input.team_name);
         const note = stillDeclared ? " It is still declared in a teams file, so it stays listed." : "";
         return { content: `Deleted team ${archived.name}; ${archived.messages} message(s) archived in ${archived.archive}.${note}`, data: { archived } };
       },
-    },
-    {
+    }),
+    defineTool(obj(
+        { team_name: teamName, message: { type: "string", minLength: 1 }, sender: member, recipient: { ...member, description: "A member, or \"*\" (default)" }, metadata: { type: "object" } },
+        ["team_name", "message"],
+      ), {
       ...write,
       name: "send_message",
       description: "Send a message to a team member (or \"*\" for everyone). Messages persist in order with ids and timestamps.",
-      inputSchema: obj(
-        { team_name: teamName, message: { type: "string", minLength: 1 }, sender: member, recipient: { ...member, description: "A member, or \"*\" (default)" }, metadata: { type: "object" } },
-        ["team_name", "message"],
-      ),
-      async execute(input: { team_name: string; message: string; sender?: string; recipient?: string; metadata?: Record<string, unknown> }) {
+      async execute(input) {
         prepare();
         const msg = await store.send(input);
         return { content: `Sent ${formatMessage(msg)}`, data: { message: msg } };
       },
-    },
-    {
+    }),
+    defineTool(obj(
+        { team_name: teamName, recipient: member, limit: { type: "integer", minimum: 1 }, since: { type: ["integer", "string"], description: "Message id (msg_12) or number" } },
+        ["team_name"],
+      ), {
       ...read,
       name: "team_messages",
       description:
         "Read a team's messages, oldest first. recipient: that member's messages plus broadcasts. since: only messages after this id (pass back next_since to poll). limit: the first N after since, else the last N.",
-      inputSchema: obj(
-        { team_name: teamName, recipient: member, limit: { type: "integer", minimum: 1 }, since: { type: ["integer", "string"], description: "Message id (msg_12) or number" } },
-        ["team_name"],
-      ),
-      async execute(input: { team_name: string; recipient?: string; limit?: number; since?: number | string }) {
+      async execute(input) {
         let since: number | undefined;
         try {
           since = cursor(input.since);
@@ -117,6 +109,6 @@ export function teamTools(store: TeamStore, prepare: () => void): ToolDefinition
           data: { team: team.name, messages, total, next_since: next },
         };
       },
-    },
+    }),
   ];
 }

@@ -1,4 +1,4 @@
-import { type AgentService, errorMessage, type Host, type Observation, type RunContext } from "../../core/index.js";
+import {  errorMessage, type Host, type Observation, type RunContext } from "../../core/index.js";
 import type { WorkflowStep } from "../../manifests/workflow/workflow-schema.js";
 import type { StepRecord, WorkflowRunRecord } from "./run-record.js";
 import { renderDeep, renderShellCommand, renderText, type StepValue, type TemplateValues } from "./template-values.js";

@@ -1,4 +1,4 @@
-import { type Approver, describeSchemaErrors, errorMessage, type Host, workspaceDirIn, type WorktreeInfo, type WorktreeService } from "../../core/index.js";
+import { type Approver, describeSchemaErrors, errorMessage, type Host, workspaceDirIn, type WorktreeInfo } from "../../core/index.js";
 import { MAX_WORKFLOW_DEPTH, type WorkflowDefinition, type WorkflowStep, type WorktreeFinish } from "../../manifests/workflow/workflow-schema.js";
 import { newRunId, type StepRecord, type WorkflowRunRecord } from "./run-record.js";
 import { runStep } from "./run-step.js";

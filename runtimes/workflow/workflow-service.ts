@@ -1,4 +1,4 @@
-import { errorMessage, type Host, type PluginsService, UsageError } from "../../core/index.js";
+import { errorMessage, type Host,  UsageError } from "../../core/index.js";
 import { discoverWorkflows, type WorkflowCatalog } from "../../manifests/workflow/discover-workflows.js";
 import type { WorkflowDefinition } from "../../manifests/workflow/workflow-schema.js";
 import type { WorkflowRunRecord } from "./run-record.js";

@@ -1,4 +1,5 @@
 import { type ToolDefinition, ToolError, UsageError } from "../../core/index.js";
+import { defineTool } from "../../core/index.js";
 import { describeRun, describeWorkflow, describeWorkflowIndex } from "./describe-workflow.js";
 import type { WorkflowService } from "./workflow-service.js";
 
@@ -7,14 +8,13 @@ const SOURCE = { kind: "runtime", id: "workflow" } as const;
 /** The workflow tools (reference names): `workflow_list`, `workflow_get`, `workflow_run`. */
 export function workflowTools(service: WorkflowService): ToolDefinition[] {
   return [
-    {
+    defineTool({ type: "object", properties: { query: { type: "string" } }, additionalProperties: false }, {
       name: "workflow_list",
       description: "List the workflows defined in this workspace and its plugins (name, step count, description). Optional `query` filters by name or description.",
-      inputSchema: { type: "object", properties: { query: { type: "string" } }, additionalProperties: false },
       source: SOURCE,
       risk: ["read"],
       readOnly: true,
-      async execute(input: { query?: string }) {
+      async execute(input) {
         const workflows = service.list(input.query);
         return {
           content: describeWorkflowIndex(workflows),
@@ -22,36 +22,34 @@ export function workflowTools(service: WorkflowService): ToolDefinition[] {
           metadata: { action: "workflow_list" },
         };
       },
-    },
-    {
+    }),
+    defineTool({ type: "object", properties: { workflow_name: { type: "string", minLength: 1 } }, required: ["workflow_name"], additionalProperties: false }, {
       name: "workflow_get",
       description: "Show one workflow: description, parameters, prompt and every step.",
-      inputSchema: { type: "object", properties: { workflow_name: { type: "string", minLength: 1 } }, required: ["workflow_name"], additionalProperties: false },
       source: SOURCE,
       risk: ["read"],
       readOnly: true,
-      async execute(input: { workflow_name: string }) {
+      async execute(input) {
         const wf = known(service, input.workflow_name);
         const { origin, ...rest } = wf;
         const needsTrust = service.needsTrust(wf);
         return { content: describeWorkflow(wf, needsTrust), data: { ...rest, source: origin.file, needsTrust }, metadata: { action: "workflow_get" } };
       },
-    },
-    {
-      name: "workflow_run",
-      description:
-        "Run a workflow by name with `arguments` (validated against its parameters). Each step still goes through the normal tool pipeline (permissions, plugin blocks, hooks). Returns the run report; the workflow's prompt, if any, is included for you to follow.",
-      inputSchema: {
+    }),
+    defineTool({
         type: "object",
         properties: { workflow_name: { type: "string", minLength: 1 }, arguments: { type: "object", additionalProperties: true } },
         required: ["workflow_name"],
         additionalProperties: false,
-      },
+      }, {
+      name: "workflow_run",
+      description:
+        "Run a workflow by name with `arguments` (validated against its parameters). Each step still goes through the normal tool pipeline (permissions, plugin blocks, hooks). Returns the run report; the workflow's prompt, if any, is included for you to follow.",
       source: SOURCE,
       risk: ["delegate"],
       readOnly: false,
       timeoutMs: 0,
-      async execute(input: { workflow_name: string; arguments?: Record<string, unknown> }, ctx) {
+      async execute(input, ctx) {
         known(service, input.workflow_name);
         const origin = ctx.run.origin ?? "";
         const stack = origin.startsWith("workflow:") ? origin.slice("workflow:".length).split(">").filter(Boolean) : [];
@@ -63,7 +61,7 @@ export function workflowTools(service: WorkflowService): ToolDefinition[] {
         const code = ok ? undefined : record.status === "cancelled" ? "cancelled" : record.refused === "arguments" ? "schema_invalid" : record.refused === "trust" ? "permission_denied" : "execution_failed";
         return { ok, code, content: describeRun(record), data: record, metadata: { action: "workflow_run", run_id: record.id, status: record.status } };
       },
-    },
+    }),
   ];
 }
 

@@ -1,4 +1,4 @@
-import type { Host, KeelPlugin, WorktreeService } from "../../core/index.js";
+import type { Host, KeelPlugin } from "../../core/index.js";
 import { WorktreeManager } from "./worktree-manager.js";
 import { worktreeTools } from "./worktree-tools.js";
 

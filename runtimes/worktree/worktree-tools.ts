@@ -1,4 +1,5 @@
 import { KeelError, type ToolDefinition, ToolError, type ToolResult, UsageError } from "../../core/index.js";
+import { defineTool } from "../../core/index.js";
 import { MAX_WORKTREE_NAME } from "./worktree-name.js";
 import type { WorktreeManager } from "./worktree-manager.js";
 
@@ -7,30 +8,25 @@ const SOURCE = { kind: "runtime", id: "worktree" } as const;
 /** The worktree tools (`worktree_enter`, `worktree_exit`, `worktree_status`, `worktree_list`) bound to one manager. */
 export function worktreeTools(manager: WorktreeManager): ToolDefinition[] {
   return [
-    {
-      name: "worktree_enter",
-      description:
-        "Create a git worktree (.keel/worktrees/<name> on a new branch keel/<name> from HEAD) and work inside it: file tools and bash then operate in the worktree until worktree_exit. Use it to try risky changes you may keep, merge or throw away.",
-      inputSchema: {
+    defineTool({
         type: "object",
         properties: { name: { type: "string", pattern: "^[A-Za-z0-9._-]+$", maxLength: MAX_WORKTREE_NAME, description: "Worktree name (letters, digits, . _ -; at most 64; no ..). Default: generated." } },
         additionalProperties: false,
-      },
+      }, {
+      name: "worktree_enter",
+      description:
+        "Create a git worktree (.keel/worktrees/<name> on a new branch keel/<name> from HEAD) and work inside it: file tools and bash then operate in the worktree until worktree_exit. Use it to try risky changes you may keep, merge or throw away.",
       source: SOURCE,
       risk: ["write"],
       readOnly: false,
       timeoutMs: 60_000,
-      execute: (input: { name?: string }, ctx) =>
+      execute: (input, ctx) =>
         guard(async () => {
           const info = await manager.enter(input.name, ctx.signal);
           return { content: `Entered worktree "${info.name}" at ${info.path} (branch ${info.branch}, from ${info.baseBranch}). Tools now operate inside it.`, data: info, metadata: { action: "worktree_enter" } };
         }),
-    },
-    {
-      name: "worktree_exit",
-      description:
-        "Leave the active worktree. action: keep (leave worktree and branch), merge (commit pending changes and merge into the original branch; aborts cleanly on conflicts), discard (remove it; refuses with unsaved work unless force, and even then saves the work under refs/keel/discarded/).",
-      inputSchema: {
+    }),
+    defineTool({
         type: "object",
         properties: {
           action: { type: "string", enum: ["keep", "merge", "discard"] },
@@ -38,21 +34,23 @@ export function worktreeTools(manager: WorktreeManager): ToolDefinition[] {
         },
         required: ["action"],
         additionalProperties: false,
-      },
+      }, {
+      name: "worktree_exit",
+      description:
+        "Leave the active worktree. action: keep (leave worktree and branch), merge (commit pending changes and merge into the original branch; aborts cleanly on conflicts), discard (remove it; refuses with unsaved work unless force, and even then saves the work under refs/keel/discarded/).",
       source: SOURCE,
       risk: ["write"],
       readOnly: false,
       timeoutMs: 120_000,
-      execute: (input: { action: "keep" | "merge" | "discard"; force?: boolean }, ctx) =>
+      execute: (input, ctx) =>
         guard(async () => {
           const result = await manager.exit(input.action, { force: input.force, signal: ctx.signal });
           return { ok: result.ok, code: result.ok ? undefined : "precondition_failed", content: result.message, data: result, metadata: { action: "worktree_exit" } };
         }),
-    },
-    {
+    }),
+    defineTool({ type: "object", properties: {}, additionalProperties: false }, {
       name: "worktree_status",
       description: "Show the active worktree: path, branch, uncommitted files, unmerged commits and files changed since it was created.",
-      inputSchema: { type: "object", properties: {}, additionalProperties: false },
       source: SOURCE,
       risk: ["read"],
       readOnly: true,
@@ -67,11 +65,10 @@ export function worktreeTools(manager: WorktreeManager): ToolDefinition[] {
             : `No worktree is active (${status.managed} managed).`;
           return { content, data: status };
         }),
-    },
-    {
+    }),
+    defineTool({ type: "object", properties: {}, additionalProperties: false }, {
       name: "worktree_list",
       description: "List keel's managed worktrees of this workspace (name, branch, base, active, whether the directory still exists).",
-      inputSchema: { type: "object", properties: {}, additionalProperties: false },
       source: SOURCE,
       risk: ["read"],
       readOnly: true,
@@ -84,7 +81,7 @@ export function worktreeTools(manager: WorktreeManager): ToolDefinition[] {
             : "No managed worktrees.";
           return { content, data: { worktrees: rows } };
         }),
-    },
+    }),
   ];
 }
 

@@ -1,7 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { PluginHandOff } from "../../core/services.js";
 import { loadPlugins } from "../../manifests/plugin/load-plugins.js";
-import type { PluginRuntimeService } from "../../plugins/plugin-record.js";
 import { makeWorkspace, type TempWorkspace } from "../helpers/temp-workspace.js";
 import { openTestHost } from "../helpers/test-host.js";
 import { keelJson, writeUserPlugin } from "./plugin-test-kit.js";

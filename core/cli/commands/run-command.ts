@@ -2,7 +2,7 @@ import type { AgentOutcome, AgentRunOptions, AgentRuntime } from "../../agent/ag
 import { formatDiagnostic } from "../../diagnostics.js";
 import { UsageError } from "../../errors.js";
 import { requireModelSpec } from "../../model/model-spec.js";
-import type { WorktreeInfo, WorktreeService } from "../../services.js";
+import type { WorktreeInfo } from "../../services.js";
 import type { CliContext } from "../cli-context.js";
 import { terminalText } from "../terminal-text.js";
 import { ttyApprover } from "../tty-approver.js";

@@ -1,10 +1,7 @@
 import { readFileSync } from "node:fs";
 import { afterAll, describe, expect, it } from "vitest";
-import type { SessionStateService } from "../../../core/agent/agent-plugin.js";
-import type { AgentRuntime } from "../../../core/agent/agent-runtime.js";
 import { readEvents } from "../../../core/events.js";
 import type { KeelPlugin } from "../../../core/host.js";
-import type { AgentService } from "../../../core/services.js";
 import type { SessionState } from "../../../core/session/session-types.js";
 import type { ApprovalRequest } from "../../../core/types.js";
 import { runKeel } from "../../helpers/run-cli.js";

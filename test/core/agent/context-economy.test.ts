@@ -1,6 +1,5 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { AgentRuntime } from "../../../core/agent/agent-runtime.js";
 import { readEvents } from "../../../core/events.js";
 import type { SessionState } from "../../../core/session/session-types.js";
 import { requestText, startOpenAIServer, type OpenAIServer } from "../../helpers/openai-server.js";

@@ -1,7 +1,6 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import type { AgentRuntime } from "../../../core/agent/agent-runtime.js";
 import { readEvents } from "../../../core/events.js";
 import type { SessionMeta, SessionState } from "../../../core/session/session-types.js";
 import { runKeel } from "../../helpers/run-cli.js";

@@ -1,6 +1,5 @@
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { AgentRuntime } from "../../../core/agent/agent-runtime.js";
 import { readEvents } from "../../../core/events.js";
 import { startOpenAIServer, type OpenAIServer } from "../../helpers/openai-server.js";
 import { makeWorkspace, type TempWorkspace } from "../../helpers/temp-workspace.js";

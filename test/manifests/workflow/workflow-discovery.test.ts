@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
 import type { Host } from "../../../core/host.js";
-import type { WorkflowService } from "../../../runtimes/workflow/workflow-service.js";
 import { makeWorkspace, type TempWorkspace } from "../../helpers/temp-workspace.js";
 import { closeAfterEach, openTestHost } from "../../helpers/test-host.js";
 import { writeUserPlugin } from "../../plugins/plugin-test-kit.js";

@@ -1,7 +1,6 @@
 import { execa, type ResultPromise } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Host } from "../../../core/host.js";
-import type { McpManager } from "../../../runtimes/mcp/mcp-manager.js";
 import { openTestHost } from "../../helpers/test-host.js";
 import type { TempWorkspace } from "../../helpers/temp-workspace.js";
 import { EVERYTHING, freePort, mcpWorkspace, waitFor } from "./mcp-test-kit.js";

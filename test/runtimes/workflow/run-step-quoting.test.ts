@@ -2,7 +2,6 @@ import { existsSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Host } from "../../../core/host.js";
 import { shellQuote } from "../../../runtimes/workflow/template-values.js";
-import type { WorkflowService } from "../../../runtimes/workflow/workflow-service.js";
 import { runKeel } from "../../helpers/run-cli.js";
 import { makeWorkspace, type TempWorkspace } from "../../helpers/temp-workspace.js";
 import { openTestHost } from "../../helpers/test-host.js";

@@ -1,6 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { Host } from "../../../core/host.js";
-import type { WorkflowService } from "../../../runtimes/workflow/workflow-service.js";
 import { startOpenAIServer, type OpenAIServer } from "../../helpers/openai-server.js";
 import { makeWorkspace, type TempWorkspace } from "../../helpers/temp-workspace.js";
 import { openTestHost } from "../../helpers/test-host.js";

@@ -2,7 +2,6 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import type { Host } from "../../../core/host.js";
-import type { WorkflowService } from "../../../runtimes/workflow/workflow-service.js";
 import { makeWorkspace, type TempWorkspace } from "../../helpers/temp-workspace.js";
 import { closeAfterEach, openTestHost } from "../../helpers/test-host.js";
 

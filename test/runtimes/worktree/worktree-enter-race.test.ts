@@ -2,7 +2,6 @@ import { readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { KeelError } from "../../../core/errors.js";
 import type { Host } from "../../../core/host.js";
-import type { WorktreeManager } from "../../../runtimes/worktree/worktree-manager.js";
 import { runKeel } from "../../helpers/run-cli.js";
 import { makeWorkspace, type TempWorkspace } from "../../helpers/temp-workspace.js";
 import { openTestHost } from "../../helpers/test-host.js";

@@ -2,8 +2,6 @@ import { existsSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Host } from "../../../core/host.js";
-import type { WorktreeService } from "../../../core/services.js";
-import type { WorktreeManager } from "../../../runtimes/worktree/worktree-manager.js";
 import { worktreeNameProblem } from "../../../runtimes/worktree/worktree-name.js";
 import { makeWorkspace, type TempWorkspace } from "../../helpers/temp-workspace.js";
 import { openTestHost } from "../../helpers/test-host.js";
