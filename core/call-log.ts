@@ -1,4 +1,5 @@
 import { jsonMember, jsonString } from "./events.js";
+import type { ToolPermissionEvent } from "./event-types.js";
 import type { EventSegment, EventSink, KeelEvent, Observation, SegmentSink } from "./types.js";
 
 /** The pipeline's event types, in the order a call records them (the index is the kind). */
@@ -25,7 +26,7 @@ export class CallLog {
   private alias = false;
   private skipped = false;
   private hookMessages = 0;
-  private action = "";
+  private action: ToolPermissionEvent["action"] = "allow";
   private approvedBy = "";
   private rule: string | undefined;
   private executed = "";
@@ -70,7 +71,7 @@ export class CallLog {
     this.record(HOOK);
   }
 
-  permitted(action: string, approvedBy: string, rule: string | undefined): void {
+  permitted(action: ToolPermissionEvent["action"], approvedBy: string, rule: string | undefined): void {
     this.action = action;
     this.approvedBy = approvedBy;
     this.rule = rule;
@@ -111,32 +112,31 @@ export class CallLog {
   /** The event of `kind` as an object (`ts` first), as `emit` would have been given it. */
   eventOf(kind: number): KeelEvent {
     const ts = this.ts[kind]!;
-    const type = TYPES[kind]!;
     const { callId, tool } = this;
     switch (kind) {
       case INTENT:
-        return { ts, type, callId, tool, origin: this.origin, sessionId: this.sessionId };
+        return { ts, type: "tool_intent", callId, tool, origin: this.origin, sessionId: this.sessionId };
       case LOOKUP:
-        return { ts, type, callId, tool, found: true, resolvedTool: this.resolvedTool, alias: this.alias ? true : undefined };
+        return { ts, type: "tool_lookup", callId, tool, found: true, resolvedTool: this.resolvedTool, alias: this.alias ? true : undefined };
       case VISIBLE:
-        return { ts, type, callId, tool, visible: true };
+        return { ts, type: "tool_visibility", callId, tool, visible: true };
       case VALID:
-        return { ts, type, callId, tool, valid: true, skipped: this.skipped ? true : undefined };
+        return { ts, type: "tool_validate", callId, tool, valid: true, skipped: this.skipped ? true : undefined };
       case HOOK:
-        return { ts, type, callId, tool, blocked: false, messages: this.hookMessages || undefined };
+        return { ts, type: "tool_hook", callId, tool, blocked: false, messages: this.hookMessages || undefined };
       case PERMISSION:
-        return { ts, type, callId, tool, action: this.action, approvedBy: this.approvedBy, rule: this.rule };
+        return { ts, type: "tool_permission", callId, tool, action: this.action, approvedBy: this.approvedBy, rule: this.rule };
       case EXECUTE:
-        return { ts, type, callId, tool, resolvedTool: this.executed };
+        return { ts, type: "tool_execute", callId, tool, resolvedTool: this.executed };
       case RESULT:
-        return { ts, type, callId, tool, ok: this.ok };
+        return { ts, type: "tool_result", callId, tool, ok: this.ok };
       case NORMALIZE:
-        return { ts, type, callId, tool, artifacts: this.artifacts || undefined };
+        return { ts, type: "tool_normalize", callId, tool, artifacts: this.artifacts || undefined };
       case TRUNCATE:
-        return { ts, type, callId, tool, truncated: this.cut, chars: this.chars };
+        return { ts, type: "tool_truncate", callId, tool, truncated: this.cut, chars: this.chars };
       default: {
         const o = this.obs!;
-        return { ts, type, callId, tool, ok: o.ok, phase: o.phase, code: o.code, durationMs: o.durationMs, truncated: o.truncated || undefined };
+        return { ts, type: "tool_observation", callId, tool, ok: o.ok, phase: o.phase, code: o.code, durationMs: o.durationMs, truncated: o.truncated || undefined };
       }
     }
   }

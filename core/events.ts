@@ -1,7 +1,7 @@
 import { closeSync, existsSync, fstatSync, mkdirSync, readFileSync, readSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
 import { assertOwnPath, openOwnFileSync } from "./state/own-path.js";
-import type { EventSegment, KeelEvent, SegmentSink } from "./types.js";
+import type { EventInput, EventSegment, KeelEvent, SegmentSink } from "./types.js";
 
 /** Pending text at which `commit` writes at once instead of at the end of the burst. */
 const COMMIT_NOW_CHARS = 64 * 1024;
@@ -50,7 +50,7 @@ export class JsonlEventSink implements SegmentSink {
   ) {}
 
   /** Buffers one event; `ts` defaults to now (and then comes first). The line is exactly `JSON.stringify` of the event. */
-  emit(event: Omit<KeelEvent, "ts"> & { ts?: number }): void {
+  emit(event: EventInput): void {
     this.text += (event.ts === undefined ? serializeEvent(event, Date.now()) : JSON.stringify(event)) + "\n";
   }
 
@@ -144,7 +144,7 @@ export class MemoryEventSink implements SegmentSink {
   }
 
   /** Records one event; one that already has `ts` is kept as given (not copied). */
-  emit(event: Omit<KeelEvent, "ts"> & { ts?: number }): void {
+  emit(event: EventInput): void {
     this.items.push(event.ts === undefined ? ({ ts: Date.now(), ...event } as KeelEvent) : (event as KeelEvent));
   }
 

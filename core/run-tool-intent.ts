@@ -311,7 +311,7 @@ async function afterResult(host: Host, log: CallLog, intent: ToolIntent, tool: T
     return ctx.observation;
   } catch (error) {
     const tap = error instanceof HookError ? error.tap : "unknown";
-    log.events.emit({ type: "hook_error", callId: draft.metadata.callId, tool: draft.tool, hook: "afterResult", tap, message: errorMessage(error) });
+    log.events.emit({ type: "hook_error", callId: log.callId, tool: draft.tool, hook: "afterResult", tap, message: errorMessage(error) });
     log.events.flush();
     return { ...draft, ok: false, phase: "execute", code: "execution_failed", data: null, content: `The tool ran, but its result was withheld (failing closed): ${errorMessage(error)}`, metadata: { ...draft.metadata, hook_error: true, hook_tap: tap } };
   }

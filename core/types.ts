@@ -215,16 +215,13 @@ export interface RunContext {
   cwd?: string;
 }
 
-/** One event in the JSONL log. `type` is snake_case; more fields by type. */
-export interface KeelEvent {
-  type: string;
-  ts: number;
-  [key: string]: unknown;
-}
+export type { EventBody, EventInput, EventOf, KeelEvent, KeelEventType } from "./event-types.js";
+import type { EventInput, KeelEvent } from "./event-types.js";
 
 /** Appends events; implementations must persist each event before `flush` returns. */
 export interface EventSink {
-  emit(event: Omit<KeelEvent, "ts"> & { ts?: number }): void;
+  /** Records one event; `ts` defaults to now. */
+  emit(event: EventInput): void;
   /** Writes buffered events to disk now (synchronously durable against process crashes). */
   flush(): void;
   /**

@@ -7,7 +7,9 @@ import type { SessionLock } from "../session/session-lock.js";
 import type { SessionPaths } from "../session/session-paths.js";
 import { writeSessionState } from "../session/session-store.js";
 import type { SessionMeta, SessionState, TranscriptEntry, TranscriptRecord } from "../session/session-types.js";
-import type { Approver, FileBaseline, FileBaselineStore, KeelEvent, RunContext } from "../types.js";
+import type { HookErrorEvent } from "../event-types.js";
+import type { Approver, FileBaseline, FileBaselineStore, RunContext } from "../types.js";
+import type { SessionEvent } from "./session-events.js";
 import type { AgentSettings } from "./agent-settings.js";
 
 /** Per-invocation options of a session run. */
@@ -57,9 +59,13 @@ export class ActiveSession {
     return this.meta.id;
   }
 
-  /** Records an event in the session's `events.jsonl` (buffered; `save` and tool calls flush). */
-  emit(type: string, fields: Record<string, unknown> = {}): void {
-    this.events.emit({ type, sessionId: this.id, ...fields } as Omit<KeelEvent, "ts">);
+  /**
+   * Records a session event (or a hook error) in the session's `events.jsonl`, with this session's
+   * id (buffered; `save` and tool calls flush). `fields` are checked against the event's type.
+   */
+  emit<T extends SessionEventType>(type: T, fields: SessionEventFields<T>): void {
+    // The call site is checked against the event type; the generic spread is beyond the compiler.
+    this.events.emit({ type, sessionId: this.id, ...fields } as unknown as SessionEventBody);
   }
 
   /** Appends a model-facing message (and the same message to the transcript). */
@@ -128,6 +134,13 @@ export class ActiveSession {
     }
   }
 }
+
+/** What a session records itself: its own events and the errors of the hooks it fires. */
+type SessionEventBody = SessionEvent | HookErrorEvent;
+/** The type of a session event. */
+export type SessionEventType = SessionEventBody["type"];
+/** The fields of a session event of type `T`, without `type` and `sessionId` (which `emit` adds). */
+export type SessionEventFields<T extends SessionEventType> = Omit<Extract<SessionEventBody, { type: T }>, "type" | "sessionId">;
 
 /** Whether a session's tools stay in its start directory (explicit cwd or a managed worktree it was started in). */
 export function isPinned(meta: SessionMeta): boolean {

@@ -16,7 +16,7 @@ export async function recoverCrashedTurn(s: ActiveSession): Promise<string[]> {
   if (unknown.length) {
     const ids = new Set(unknown.map((c) => c.id));
     for (const e of readEvents(s.paths.events)) {
-      const id = e.callId as string | undefined;
+      const id = "callId" in e ? e.callId : undefined;
       if (!id || !ids.has(id)) continue;
       // the last record wins: an attempt that began after an observation (e.g. the approved
       // re-run of a call that first ended with approval_required) supersedes that observation

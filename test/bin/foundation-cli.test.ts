@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { readEvents } from "../../core/events.js";
 import { runKeel, ttyInput } from "../helpers/run-cli.js";
 import { makeWorkspace, type TempWorkspace } from "../helpers/temp-workspace.js";
+import { eventsOfCall, eventsOfType } from "../helpers/events.js";
 
 const BUILTINS = ["bash", "edit_file", "glob", "grep", "list_dir", "read_file", "write_file"];
 
@@ -14,8 +15,7 @@ const keel = (...args: string[]) => runKeel(args, { cwd: ws.root, env: ws.env })
 
 /** Event types logged for one call, in order. */
 function phasesOf(callId: string): string[] {
-  return readEvents(ws.path(".keel", "events.jsonl"))
-    .filter((e) => e.callId === callId)
+  return eventsOfCall(readEvents(ws.path(".keel", "events.jsonl")), callId)
     .map((e) => e.type);
 }
 
@@ -112,7 +112,7 @@ describe("keel call bash: permissions", () => {
     const obs = r.json();
     expect(obs).toMatchObject({ ok: true, phase: "done", code: "ok", data: { exitCode: 0, stdout: "done", timedOut: false } });
     expect(ws.read("f.txt")).toBe("hi\n");
-    const events = readEvents(ws.path(".keel", "events.jsonl")).filter((e) => e.callId === obs.metadata.callId);
+    const events = eventsOfCall(readEvents(ws.path(".keel", "events.jsonl")), obs.metadata.callId);
     expect(events.find((e) => e.type === "tool_permission")).toMatchObject({ action: "ask", approvedBy: "--yes" });
     expect(events.map((e) => e.type)).toContain("tool_execute");
   });
@@ -134,7 +134,7 @@ describe("keel call bash: permissions", () => {
     expect(cancelled.exitCode).toBe(1);
     expect(cancelled.json()).toMatchObject({ ok: false, phase: "permission", code: "cancelled" });
     expect(ws.exists("no.txt")).toBe(false);
-    const logged = readEvents(ws.path(".keel", "events.jsonl")).filter((e) => e.callId === cancelled.json().metadata.callId);
+    const logged = eventsOfCall(readEvents(ws.path(".keel", "events.jsonl")), cancelled.json().metadata.callId);
     expect(logged.find((e) => e.type === "tool_permission")).toMatchObject({ action: "ask", outcome: "cancelled" });
   });
 
@@ -175,7 +175,7 @@ describe("output truncation", () => {
     expect(full.split("\n").filter((l) => / x{92}$/.test(l))).toHaveLength(10_000);
     expect(full.length).toBeGreaterThanOrEqual(1_000_000);
     expect(phasesOf(obs.metadata.callId)).toContain("tool_truncate");
-    const truncEvent = readEvents(ws.path(".keel", "events.jsonl")).find((e) => e.callId === obs.metadata.callId && e.type === "tool_truncate");
+    const truncEvent = eventsOfType(eventsOfCall(readEvents(ws.path(".keel", "events.jsonl")), obs.metadata.callId), "tool_truncate")[0];
     expect(truncEvent?.truncated).toBe(true);
   });
 });

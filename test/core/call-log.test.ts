@@ -2,13 +2,14 @@ import { readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { CallLog } from "../../core/call-log.js";
 import { JsonlEventSink, MemoryEventSink } from "../../core/events.js";
-import type { EventSink, KeelEvent, Observation } from "../../core/types.js";
+import type { EventInput, EventSink, KeelEvent, Observation } from "../../core/types.js";
 import { makeWorkspace, type TempWorkspace } from "../helpers/temp-workspace.js";
+import { rawEvent } from "../helpers/events.js";
 
 /** A sink without segment support: gets event objects at once. */
 class PlainSink implements EventSink {
   readonly events: KeelEvent[] = [];
-  emit(event: Omit<KeelEvent, "ts"> & { ts?: number }): void {
+  emit(event: EventInput): void {
     this.events.push({ ts: Date.now(), ...event } as KeelEvent);
   }
   flush(): void {}
@@ -28,7 +29,7 @@ function record(sink: EventSink): void {
   log.hookPassed(2);
   log.permitted("ask", "user", "bash(rm *)");
   log.executing("base_tool");
-  sink.emit({ type: "mcp_progress", callId: "call_1", progress: 1 });
+  sink.emit(rawEvent({ type: "mcp_progress", callId: "call_1", progress: 1 }));
   log.result(false);
   log.normalized(3);
   log.truncated(true, 42);
@@ -101,7 +102,7 @@ describe("CallLog", () => {
     log.intent("api", undefined);
     expect(memory.events.map((e) => e.type)).toEqual(["tool_intent"]);
     log.found("echo", false);
-    memory.emit({ type: "other" });
+    memory.emit(rawEvent({ type: "other" }));
     log.visible();
     expect(memory.events.map((e) => e.type)).toEqual(["tool_intent", "tool_lookup", "other", "tool_visibility"]);
     memory.clear();

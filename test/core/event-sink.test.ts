@@ -4,6 +4,7 @@ import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { JsonlEventSink, readEvents } from "../../core/events.js";
 import { makeWorkspace, type TempWorkspace } from "../helpers/temp-workspace.js";
+import { rawEvent } from "../helpers/events.js";
 
 const DIST_EVENTS = fileURLToPath(new URL("../../dist/core/events.js", import.meta.url));
 const nextTurn = () => new Promise((r) => setImmediate(r));
@@ -17,8 +18,8 @@ describe("JsonlEventSink", () => {
     const file = ws.path(".keel", "events.jsonl");
     ws.write(".keel/events.jsonl", '{"ts":1,"type":"a"}\n{"ts":2,"ty'); // a crash mid-write left a torn line
     const sink = new JsonlEventSink(file);
-    sink.emit({ type: "tool_intent", callId: "c1", tool: "t", note: 'quote " and \\ and \u0001' });
-    sink.emit({ ts: 5, type: "custom", n: 1 });
+    sink.emit(rawEvent({ type: "tool_intent", callId: "c1", tool: "t", note: 'quote " and \\ and \u0001' }));
+    sink.emit(rawEvent({ ts: 5, type: "custom", n: 1 }));
     sink.close();
     const lines = readFileSync(file, "utf8").split("\n");
     expect(lines[1]).toBe('{"ts":2,"ty');
@@ -32,14 +33,14 @@ describe("JsonlEventSink", () => {
     ws = makeWorkspace();
     const file = ws.path(".keel", "events.jsonl");
     const sink = new JsonlEventSink(file);
-    sink.emit({ type: "first" });
+    sink.emit(rawEvent({ type: "first" }));
     sink.flush(); // opens the file
-    sink.emit({ type: "a" });
+    sink.emit(rawEvent({ type: "a" }));
     sink.commit();
-    sink.emit({ type: "b" });
+    sink.emit(rawEvent({ type: "b" }));
     sink.commit();
     await Promise.resolve(); // microtasks of the same burst still run before the write
-    sink.emit({ type: "c" });
+    sink.emit(rawEvent({ type: "c" }));
     sink.commit();
     await nextTurn();
     expect(readEvents(file).map((e) => e.type)).toEqual(["first", "a", "b", "c"]);
@@ -51,12 +52,12 @@ describe("JsonlEventSink", () => {
     const file = ws.path(".keel", "events.jsonl");
     mkdirSync(file, { recursive: true }); // the log path is taken by a directory: open fails
     const sink = new JsonlEventSink(file);
-    sink.emit({ type: "kept" });
+    sink.emit(rawEvent({ type: "kept" }));
     sink.commit();
     await nextTurn(); // the failed write in the tick did not crash the process
     expect(() => sink.flush()).toThrow(/EISDIR|illegal operation/i);
     rmSync(file, { recursive: true });
-    sink.emit({ type: "later" });
+    sink.emit(rawEvent({ type: "later" }));
     sink.close();
     expect(readEvents(file).map((e) => e.type)).toEqual(["kept", "later"]);
   });

@@ -6,6 +6,7 @@ import type { Host, KeelPlugin } from "../../core/host.js";
 import type { ToolDefinition } from "../../core/types.js";
 import { makeWorkspace, type TempWorkspace } from "../helpers/temp-workspace.js";
 import { closeAfterEach, openTestHost } from "../helpers/test-host.js";
+import { eventsOfCall } from "../helpers/events.js";
 
 let ws: TempWorkspace;
 let host: Host | undefined;
@@ -57,7 +58,7 @@ describe("runToolIntent: hook failures fail closed", () => {
     expect(obs.content).toContain("guard database unreachable");
     expect(ws.exists("x.txt")).toBe(false);
     await new Promise((r) => setImmediate(r)); // a call's last events are committed before the event loop moves on
-    const events = readEvents(ws.path(".keel", "events.jsonl")).filter((e) => e.callId === obs.metadata.callId);
+    const events = eventsOfCall(readEvents(ws.path(".keel", "events.jsonl")), String(obs.metadata.callId));
     expect(events.find((e) => e.type === "hook_error")).toMatchObject({ hook: "beforeTool", tap: "exploding-guard" });
     expect(events.map((e) => e.type)).not.toContain("tool_execute");
     // other tools still run
@@ -127,7 +128,7 @@ describe("runToolIntent: timeout and cancellation", () => {
     const obs = await pending;
     expect(obs).toMatchObject({ ok: false, phase: "execute", code: "cancelled" });
     await new Promise((r) => setImmediate(r));
-    const events = readEvents(ws.path(".keel", "events.jsonl")).filter((e) => e.callId === obs.metadata.callId);
+    const events = eventsOfCall(readEvents(ws.path(".keel", "events.jsonl")), String(obs.metadata.callId));
     expect(events.at(-1)).toMatchObject({ type: "tool_observation", code: "cancelled" });
     // an already-aborted signal never starts the tool
     const again = await host.runTool({ tool: "slow", input: { ms: 1 } }, { signal: AbortSignal.abort() });

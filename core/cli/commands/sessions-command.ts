@@ -62,9 +62,9 @@ export async function sessionsEvents(ctx: CliContext, id: string, opts: { follow
   await readSessionMeta(dir, id);
   const paths = sessionPaths(dir, id);
   const json = ctx.globals().json;
-  const print = (e: Record<string, unknown>) => {
+  const print = (e: object) => {
     if (json) return ctx.io.stdout.write(JSON.stringify(e) + "\n");
-    const { ts, type, sessionId: _s, ...rest } = e;
+    const { ts, type, sessionId: _s, ...rest } = e as { ts?: unknown; type?: unknown; sessionId?: unknown };
     ctx.io.stdout.write(terminalText(`${new Date(Number(ts)).toISOString().slice(11, 23)} ${String(type).padEnd(18)} ${JSON.stringify(rest)}`) + "\n");
   };
   if (!opts.follow) {

@@ -54,7 +54,7 @@ describe("context economy", () => {
     const compacted = events.findIndex((e) => e.type === "compaction");
     expect(pruned).toBeGreaterThan(-1);
     expect(compacted).toBeGreaterThan(pruned);
-    expect(events[compacted]!.method).toBe("model");
+    expect(events[compacted]).toMatchObject({ type: "compaction", method: "model" });
     const requests = server.requests.slice(first);
     expect(requests.some((r) => String(r.messages[0]?.content).startsWith("Summarize the conversation"))).toBe(true);
     const last = requests.at(-1)!;

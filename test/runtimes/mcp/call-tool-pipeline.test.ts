@@ -8,6 +8,7 @@ import { runKeel } from "../../helpers/run-cli.js";
 import { openTestHost } from "../../helpers/test-host.js";
 import type { TempWorkspace } from "../../helpers/temp-workspace.js";
 import { mcpWorkspace, nodeServer } from "./mcp-test-kit.js";
+import { eventsOfCall } from "../../helpers/events.js";
 
 /** The SDK server that records every tools/call it receives. */
 const RECORDING = fileURLToPath(new URL("./fixtures/recording-server.mjs", import.meta.url));
@@ -60,7 +61,7 @@ describe("mcp_call_tool re-enters the pipeline for the registered tool", () => {
     expect(received(ws)).toEqual([{ tool: "echo", arguments: { message: "hi" } }]);
     const nestedId = obs.metadata.nested_call_id as string;
     expect(nestedId).toBe(`${obs.metadata.callId}.1`);
-    const nested = events.events.filter((e) => e.callId === nestedId);
+    const nested = eventsOfCall(events.events, nestedId);
     expect(nested.find((e) => e.type === "tool_intent")).toMatchObject({ tool: "mcp__rec__echo" });
     expect(nested.find((e) => e.type === "tool_observation")).toMatchObject({ ok: true, phase: "done" });
     // the registered name is understood too

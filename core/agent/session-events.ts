@@ -1,0 +1,207 @@
+/**
+ * Events of an agent session (in `.keel/sessions/<id>/events.jsonl`, next to the pipeline events
+ * of the session's tool calls). Every one carries the session's id.
+ */
+import type { GuidanceEntry } from "../hooks.js";
+import type { ModelUsage } from "../model/model-types.js";
+
+/** Fields of every session event. */
+interface SessionFields {
+  sessionId: string;
+}
+
+/** A session started. */
+export interface SessionStartEvent extends SessionFields {
+  type: "session_start";
+  /** 0 for a top-level session, 1+ for sub-agents. */
+  depth: number;
+  parentSessionId?: string;
+  model: string;
+  cwd: string;
+}
+
+/** A turn started (a prompt, a resume, or approvals continuing). */
+export interface TurnStartEvent extends SessionFields {
+  type: "turn_start";
+  turn: number;
+  resume?: boolean;
+}
+
+/** Lifecycle hooks added text (`beforePrompt`, `onResume`, `beforePersist`, `beforeDelegate`, `afterDelegate`). */
+export interface HookEvent extends SessionFields {
+  type: "hook";
+  hook: string;
+  texts: GuidanceEntry[] | string[];
+  resume?: boolean;
+}
+
+/** The model is called. */
+export interface ModelCallEvent extends SessionFields {
+  type: "model_call";
+  step: number;
+  callIndex: number;
+  model: string;
+  estimatedTokens: number;
+  messages: number;
+  /** Tools sent with the request, and their estimated tokens (all tools: `fullToolTokens`). */
+  tools: number;
+  toolTokens: number;
+  fullToolTokens: number;
+  /** Tools held back for `tool_search`. */
+  deferredTools?: number;
+}
+
+/** The model answered. */
+export interface ModelResponseEvent extends SessionFields {
+  type: "model_response";
+  callIndex: number;
+  durationMs: number;
+  finishReason?: string;
+  toolCalls: { id: string; name: string }[];
+  textChars: number;
+  usage?: ModelUsage;
+}
+
+/** The model call failed. */
+export interface ModelErrorEvent extends SessionFields {
+  type: "model_error";
+  callIndex: number;
+  message: string;
+  transient?: boolean;
+}
+
+/** The session stopped with an error. */
+export interface SessionErrorEvent extends SessionFields {
+  type: "error";
+  message: string;
+}
+
+/** A budget (steps, tokens, cost) ran out. */
+export interface BudgetExceededEvent extends SessionFields {
+  type: "budget_exceeded";
+  budget: string;
+}
+
+/** Queued messages (`keel send`) were added to the conversation. */
+export interface QueueDrainedEvent extends SessionFields {
+  type: "queue_drained";
+  count: number;
+}
+
+/** An approval of a paused call was decided (`keel sessions approve|reject`, or on the terminal). */
+export interface ApprovalDecisionEvent extends SessionFields {
+  type: "approval_decision";
+  callId: string;
+  tool: string;
+  decision: string;
+}
+
+/** The run paused: a call needs approval and nobody can answer now. */
+export interface ApprovalPausedEvent extends SessionFields {
+  type: "approval_paused";
+  callId: string;
+  tool: string;
+  input: unknown;
+  message: string;
+}
+
+/** `tool_search` made deferred tools callable. */
+export interface ToolsDiscoveredEvent extends SessionFields {
+  type: "tools_discovered";
+  tools: string[];
+}
+
+/** Plugin guidance was added for the model. */
+export interface ToolGuidanceEvent extends SessionFields {
+  type: "tool_guidance";
+  text: string;
+}
+
+/** The model sent tool arguments that are not JSON. */
+export interface ToolArgumentsInvalidEvent extends SessionFields {
+  type: "tool_arguments_invalid";
+  callId: string;
+  tool: string;
+  message: string;
+}
+
+/** Old tool outputs were pruned to fit the context window. */
+export interface ContextPrunedEvent extends SessionFields {
+  type: "context_pruned";
+  pruned: number;
+  before: number;
+  after: number;
+  window: number;
+}
+
+/** Old messages were dropped to fit the context window. */
+export interface ContextCompactedTokensEvent extends SessionFields {
+  type: "context_compacted_tokens";
+  before: number;
+  after: number;
+  window: number;
+}
+
+/** The conversation was compacted into a summary. */
+export interface CompactionEvent extends SessionFields {
+  type: "compaction";
+  method: string;
+  removedMessages: number;
+  modelError?: string;
+}
+
+/** A crashed turn was recovered on resume: calls whose outcome is unknown are not re-run. */
+export interface RecoveryEvent extends SessionFields {
+  type: "recovery";
+  turn: number;
+  previousPid?: number;
+  unknownCalls: { id: string; tool: string; started: boolean }[];
+}
+
+/** `delegate_agent` started a child session. */
+export interface DelegateStartEvent extends SessionFields {
+  type: "delegate_start";
+  tools?: string[];
+  isolation: string;
+  worktree?: string;
+}
+
+/** The child session of `delegate_agent` ended. */
+export interface DelegateEndEvent extends SessionFields {
+  type: "delegate_end";
+  childSessionId: string;
+  reason: string;
+  changedFiles?: string[];
+}
+
+/** A turn ended (`afterTurn` hooks ran). */
+export interface AfterTurnEvent extends SessionFields {
+  type: "after_turn";
+  turn: number;
+  reason: string;
+  notes: GuidanceEntry[];
+}
+
+/** Every session event. */
+export type SessionEvent =
+  | SessionStartEvent
+  | TurnStartEvent
+  | HookEvent
+  | ModelCallEvent
+  | ModelResponseEvent
+  | ModelErrorEvent
+  | SessionErrorEvent
+  | BudgetExceededEvent
+  | QueueDrainedEvent
+  | ApprovalDecisionEvent
+  | ApprovalPausedEvent
+  | ToolsDiscoveredEvent
+  | ToolGuidanceEvent
+  | ToolArgumentsInvalidEvent
+  | ContextPrunedEvent
+  | ContextCompactedTokensEvent
+  | CompactionEvent
+  | RecoveryEvent
+  | DelegateStartEvent
+  | DelegateEndEvent
+  | AfterTurnEvent;
