@@ -15,7 +15,13 @@ export type {
   ToolDefinition,
   ToolResult,
   ToolSource,
+  EventSink,
+  EventInput,
+  EventOf,
+  KeelEvent,
+  KeelEventType,
 } from "./types.js";
+export type * from "./event-types.js";
 export type {
   KeelServiceName,
   KeelServices,
