@@ -12,7 +12,8 @@ const coreBoundary = {
       patterns: [
         {
           regex: "^(\\.\\./)+core/(?!(cli/)?index\\.js$)",
-          message: "Import from core's public entry points (core/index.js, or core/cli/index.js for CLI plumbing), not from core internals. Export what you need there.",
+          message:
+            "Import from core's public entry points (core/index.js, or core/cli/index.js for CLI plumbing), not from core internals. Export what you need there.",
         },
       ],
     },

@@ -87,12 +87,23 @@ const bench: Bench = async () => {
       title: "Agent loop (issue 7)",
       rows: [
         {
-          case: `loop step (${STEPS} steps, read_file each)`, baselineLabel: "raw openai streaming call", baseline: stepRaw, keel: stepKeel, unit: "ms/step",
-          higherIsBetter: false, note: `keel's own cost ≈ ${(stepKeel - stepRaw).toFixed(2)} ms/step (host start-up of ${startMs.toFixed(0)} ms excluded; 2 fsynced state saves per step)`,
+          case: `loop step (${STEPS} steps, read_file each)`,
+          baselineLabel: "raw openai streaming call",
+          baseline: stepRaw,
+          keel: stepKeel,
+          unit: "ms/step",
+          higherIsBetter: false,
+          note: `keel's own cost ≈ ${(stepKeel - stepRaw).toFixed(2)} ms/step (host start-up of ${startMs.toFixed(0)} ms excluded; 2 fsynced state saves per step)`,
         },
         {
-          case: `resume after crash, ${RESUME_EVENTS} events`, baselineLabel: "JSON.parse of events.jsonl", baseline: parseMs, keel: resumeMs, unit: "ms",
-          higherIsBetter: false, target: "< 200 ms", met: resumeMs < 200,
+          case: `resume after crash, ${RESUME_EVENTS} events`,
+          baselineLabel: "JSON.parse of events.jsonl",
+          baseline: parseMs,
+          keel: resumeMs,
+          unit: "ms",
+          higherIsBetter: false,
+          target: "< 200 ms",
+          met: resumeMs < 200,
         },
       ],
     };
@@ -107,7 +118,10 @@ export default bench;
 /** Builds a workspace holding a session that crashed mid-turn with 10,000 events. */
 async function crashedSession(root: string, env: NodeJS.ProcessEnv): Promise<{ file: string; id: string }> {
   mkdirSync(join(root, ".keel"), { recursive: true });
-  writeFileSync(join(root, "s.json"), JSON.stringify([{ toolCalls: [{ id: "pending1", name: "read_file", arguments: { path: "s.json" } }] }, { text: "resumed" }, { text: "resumed" }]));
+  writeFileSync(
+    join(root, "s.json"),
+    JSON.stringify([{ toolCalls: [{ id: "pending1", name: "read_file", arguments: { path: "s.json" } }] }, { text: "resumed" }, { text: "resumed" }]),
+  );
   writeFileSync(join(root, "keel.config.json"), JSON.stringify({ model: "scripted:s.json" }));
   const host = await createKeelHost({ cwd: root, env });
   const id = "bench-resume";
@@ -124,7 +138,18 @@ async function crashedSession(root: string, env: NodeJS.ProcessEnv): Promise<{ f
   writeFileSync(join(dir, "state.json"), JSON.stringify(state));
   const lines: string[] = [];
   for (let i = 0; i < RESUME_EVENTS; i++)
-    lines.push(JSON.stringify({ ts: Date.now(), type: i % 5 === 0 ? "model_call" : "tool_observation", sessionId: id, callId: `call_${i}`, ok: true, code: "ok", step: i, durationMs: 1.5 }));
+    lines.push(
+      JSON.stringify({
+        ts: Date.now(),
+        type: i % 5 === 0 ? "model_call" : "tool_observation",
+        sessionId: id,
+        callId: `call_${i}`,
+        ok: true,
+        code: "ok",
+        step: i,
+        durationMs: 1.5,
+      }),
+    );
   writeFileSync(join(dir, "events.jsonl"), lines.join("\n") + "\n");
   return { file: join(dir, "events.jsonl"), id };
 }
@@ -137,9 +162,13 @@ async function localModel() {
     req.on("end", () => {
       remaining--;
       const base = { id: "c", object: "chat.completion.chunk", created: 0, model: "bench" };
-      const delta = remaining > 0
-        ? { role: "assistant", tool_calls: [{ index: 0, id: `call_${remaining}`, type: "function", function: { name: "read_file", arguments: '{"path":"small.txt"}' } }] }
-        : { role: "assistant", content: "done" };
+      const delta =
+        remaining > 0
+          ? {
+              role: "assistant",
+              tool_calls: [{ index: 0, id: `call_${remaining}`, type: "function", function: { name: "read_file", arguments: '{"path":"small.txt"}' } }],
+            }
+          : { role: "assistant", content: "done" };
       res.writeHead(200, { "content-type": "text/event-stream" });
       res.write(`data: ${JSON.stringify({ ...base, choices: [{ index: 0, delta, finish_reason: null }] })}\n\n`);
       res.write(`data: ${JSON.stringify({ ...base, choices: [{ index: 0, delta: {}, finish_reason: remaining > 0 ? "tool_calls" : "stop" }] })}\n\n`);
@@ -151,6 +180,10 @@ async function localModel() {
   return {
     url: `http://127.0.0.1:${port}/v1`,
     reset: (steps: number) => void (remaining = steps),
-    close: () => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }),
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
   };
 }

@@ -64,7 +64,9 @@ export function toMarkdown(reports: BenchReport[], stamp?: string): string {
     for (const row of r.rows) {
       const fmt = (v: number) => (v >= 100 ? v.toFixed(0) : v.toFixed(2));
       const target = row.target ? `${row.target} ${row.met === undefined ? "" : row.met ? "✓" : "✗"}` : "";
-      out.push(`| ${row.case} | ${row.baselineLabel} | ${fmt(row.baseline)} ${row.unit} | ${fmt(row.keel)} ${row.unit} | ${ratio(row).toFixed(2)} | ${row.note ?? ""} | ${target} |`);
+      out.push(
+        `| ${row.case} | ${row.baselineLabel} | ${fmt(row.baseline)} ${row.unit} | ${fmt(row.keel)} ${row.unit} | ${ratio(row).toFixed(2)} | ${row.note ?? ""} | ${target} |`,
+      );
     }
     out.push("");
   }

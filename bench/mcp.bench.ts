@@ -96,13 +96,22 @@ async function echoRows(base: string, env: NodeJS.ProcessEnv): Promise<BenchRow[
         memory.clear(); // the in-memory case measures the pipeline, not an ever-growing array
       }
       const baseline = median(got.raw);
-      for (const [name, label] of [["memory", "events in memory"], ["jsonl", "events to events.jsonl"], ["withSignal", "events to events.jsonl, with a caller signal"]] as const) {
+      for (const [name, label] of [
+        ["memory", "events in memory"],
+        ["jsonl", "events to events.jsonl"],
+        ["withSignal", "events to events.jsonl, with a caller signal"],
+      ] as const) {
         const keel = median(got[name]);
         // Each round's keel rate over the raw rate of the same round: robust to the machine's drift.
         const paired = median(got[name].map((k, i) => k / got.raw[i]!));
         const logNote = `; ${logBytes} B of events per call${got.rawLog.length ? `; raw call + appending ${logBytes} B: ${median(got.rawLog).toFixed(0)} calls/s` : ""}`;
         rows.push({
-          case: `echo, ${inFlight === 1 ? "sequential" : "8 in flight"}, ${label}`, baselineLabel: "raw SDK Client.callTool", baseline, keel, unit: "calls/s", higherIsBetter: true,
+          case: `echo, ${inFlight === 1 ? "sequential" : "8 in flight"}, ${label}`,
+          baselineLabel: "raw SDK Client.callTool",
+          baseline,
+          keel,
+          unit: "calls/s",
+          higherIsBetter: true,
           note: `overhead ${(1e6 / keel - 1e6 / baseline).toFixed(1)} µs/call; per-round ratio ${paired.toFixed(2)}${name === "jsonl" ? logNote : name === "withSignal" ? "; as CLI, agent and workflow calls run: cancellable, with a progress token" : ""}`,
           ...(name === "withSignal" ? {} : { target: "≥ 0.9 × raw", met: keel >= 0.9 * baseline }),
         });
@@ -170,7 +179,15 @@ const bench: Bench = async () => {
       if (h.registry.list().filter((t) => t.source.kind === "mcp").length < 50) throw new Error("not all 5 servers connected");
       await h.close();
     }
-    rows.push({ case: "connect + list tools of 5 servers", baselineLabel: "raw SDK, one after another", baseline: median(seq), keel: median(par), unit: "ms", higherIsBetter: false, note: "keel starts them in parallel" });
+    rows.push({
+      case: "connect + list tools of 5 servers",
+      baselineLabel: "raw SDK, one after another",
+      baseline: median(seq),
+      keel: median(par),
+      unit: "ms",
+      higherIsBetter: false,
+      note: "keel starts them in parallel",
+    });
 
     // (c) keel tools --json with 3 real servers
     const three = (lazy: boolean) => ({
@@ -182,12 +199,21 @@ const bench: Bench = async () => {
     const lazyRoot = workspace(base, "lazy", three(true));
     const tools = (cwd: string) => async () => {
       const r = await execa(process.execPath, [KEEL, "--trust", "--json", "tools"], { cwd, env, reject: false });
-      if (r.exitCode !== 0 || JSON.parse(r.stdout).tools.filter((t: { name: string }) => t.name.startsWith("mcp__")).length < 20) throw new Error(`keel tools failed (exit ${r.exitCode}): ${r.stderr} ${r.stdout.slice(0, 500)}`);
+      if (r.exitCode !== 0 || JSON.parse(r.stdout).tools.filter((t: { name: string }) => t.name.startsWith("mcp__")).length < 20)
+        throw new Error(`keel tools failed (exit ${r.exitCode}): ${r.stderr} ${r.stdout.slice(0, 500)}`);
     };
     await tools(lazyRoot)(); // fills the cache
     const eager = await medianMs(5, tools(eagerRoot));
     const lazy = await medianMs(5, tools(lazyRoot));
-    rows.push({ case: "`keel --trust tools --json`, 3 real servers", baselineLabel: "eager (servers started)", baseline: eager, keel: lazy, unit: "ms", higherIsBetter: false, note: "keel = lazy: tools from the cache, no server started" });
+    rows.push({
+      case: "`keel --trust tools --json`, 3 real servers",
+      baselineLabel: "eager (servers started)",
+      baseline: eager,
+      keel: lazy,
+      unit: "ms",
+      higherIsBetter: false,
+      note: "keel = lazy: tools from the cache, no server started",
+    });
   } finally {
     rmSync(base, { recursive: true, force: true });
   }

@@ -49,7 +49,8 @@ async function keelOnce(root: string, home: string, expectTools: number): Promis
   await host.init();
   const ms = performance.now() - started;
   const count = host.registry.list().length + host.registry.listAliases().length;
-  if (count < expectTools) throw new Error(`bench: expected at least ${expectTools} tools, got ${count}: ${JSON.stringify(host.diagnostics.items.slice(0, 3))}`);
+  if (count < expectTools)
+    throw new Error(`bench: expected at least ${expectTools} tools, got ${count}: ${JSON.stringify(host.diagnostics.items.slice(0, 3))}`);
   return ms;
 }
 

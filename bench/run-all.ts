@@ -11,7 +11,9 @@ async function main(): Promise<void> {
   const here = dirname(fileURLToPath(import.meta.url));
   const args = process.argv.slice(2);
   const only = args.includes("--only") ? args[args.indexOf("--only") + 1] : undefined;
-  const files = readdirSync(here).filter((f) => f.endsWith(".bench.js") && (!only || f.includes(only))).sort();
+  const files = readdirSync(here)
+    .filter((f) => f.endsWith(".bench.js") && (!only || f.includes(only)))
+    .sort();
   const reports: BenchReport[] = [];
   for (const file of files) {
     process.stderr.write(`running ${file}...\n`);

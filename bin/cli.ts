@@ -1,6 +1,15 @@
 import { Command, CommanderError, Option } from "commander";
 import { resolve } from "node:path";
-import { type CliContext, type CliIO, type GlobalOptions, errorMessage, KeelError, registerAgentCommands, registerCoreCommands, terminalText } from "../core/cli/index.js";
+import {
+  type CliContext,
+  type CliIO,
+  type GlobalOptions,
+  errorMessage,
+  KeelError,
+  registerAgentCommands,
+  registerCoreCommands,
+  terminalText,
+} from "../core/cli/index.js";
 import type { Host, HostOptions } from "../core/index.js";
 import { registerPluginCommands } from "../plugins/cli.js";
 import { runtimeCommands } from "../runtimes/cli.js";

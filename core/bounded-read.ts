@@ -18,7 +18,8 @@ export function readRegularFile(file: string, maxBytes: number): string {
   try {
     const st = fstatSync(fd);
     if (!st.isFile()) throw new ManifestError(`${file} is not a regular file (${kindOf(st)}); keel reads manifests and config only from regular files.`, file);
-    if (st.size > maxBytes) throw new ManifestError(`${file} is ${st.size} bytes, more than the ${maxBytes} bytes keel reads from such a file; it was not read.`, file);
+    if (st.size > maxBytes)
+      throw new ManifestError(`${file} is ${st.size} bytes, more than the ${maxBytes} bytes keel reads from such a file; it was not read.`, file);
     // Read at most maxBytes + 1: a file that grows while being read is still caught.
     const buf = Buffer.alloc(Math.min(st.size, maxBytes) + 1);
     let len = 0;

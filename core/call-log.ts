@@ -3,10 +3,32 @@ import type { ToolPermissionEvent } from "./event-types.js";
 import type { EventSegment, EventSink, KeelEvent, Observation, SegmentSink } from "./types.js";
 
 /** The pipeline's event types, in the order a call records them (the index is the kind). */
-const TYPES = ["tool_intent", "tool_lookup", "tool_visibility", "tool_validate", "tool_hook", "tool_permission", "tool_execute", "tool_result", "tool_normalize", "tool_truncate", "tool_observation"] as const;
+const TYPES = [
+  "tool_intent",
+  "tool_lookup",
+  "tool_visibility",
+  "tool_validate",
+  "tool_hook",
+  "tool_permission",
+  "tool_execute",
+  "tool_result",
+  "tool_normalize",
+  "tool_truncate",
+  "tool_observation",
+] as const;
 /** `,"type":"…",` for each kind. */
 const TYPE_MEMBERS = TYPES.map((t) => `,"type":"${t}",`);
-const INTENT = 0, LOOKUP = 1, VISIBLE = 2, VALID = 3, HOOK = 4, PERMISSION = 5, EXECUTE = 6, RESULT = 7, NORMALIZE = 8, TRUNCATE = 9, OBSERVATION = 10;
+const INTENT = 0,
+  LOOKUP = 1,
+  VISIBLE = 2,
+  VALID = 3,
+  HOOK = 4,
+  PERMISSION = 5,
+  EXECUTE = 6,
+  RESULT = 7,
+  NORMALIZE = 8,
+  TRUNCATE = 9,
+  OBSERVATION = 10;
 
 /**
  * The pipeline's events of one call. A sink that takes segments (both built-in sinks do) gets the
@@ -102,7 +124,16 @@ export class CallLog {
   observation(obs: Observation): void {
     if (obs.tool !== this.tool) {
       // Renamed by the pipeline (never today): not expressible in this call's record.
-      this.events.emit({ type: "tool_observation", callId: this.callId, tool: obs.tool, ok: obs.ok, phase: obs.phase, code: obs.code, durationMs: obs.durationMs, truncated: obs.truncated || undefined });
+      this.events.emit({
+        type: "tool_observation",
+        callId: this.callId,
+        tool: obs.tool,
+        ok: obs.ok,
+        phase: obs.phase,
+        code: obs.code,
+        durationMs: obs.durationMs,
+        truncated: obs.truncated || undefined,
+      });
       return;
     }
     this.obs = { ok: obs.ok, phase: obs.phase, code: obs.code, durationMs: obs.durationMs, truncated: obs.truncated };
@@ -136,7 +167,17 @@ export class CallLog {
         return { ts, type: "tool_truncate", callId, tool, truncated: this.cut, chars: this.chars };
       default: {
         const o = this.obs!;
-        return { ts, type: "tool_observation", callId, tool, ok: o.ok, phase: o.phase, code: o.code, durationMs: o.durationMs, truncated: o.truncated || undefined };
+        return {
+          ts,
+          type: "tool_observation",
+          callId,
+          tool,
+          ok: o.ok,
+          phase: o.phase,
+          code: o.code,
+          durationMs: o.durationMs,
+          truncated: o.truncated || undefined,
+        };
       }
     }
   }

@@ -12,7 +12,10 @@ export type SchemaLiteral = JSONSchema;
  * literal (`InputOf<S>`; the pipeline validates every input against that same schema before
  * `execute` runs). The schema is kept exactly as written. Costs nothing at run time.
  */
-export function defineTool<const S extends SchemaLiteral, I = InputOf<S>>(inputSchema: S, tool: Omit<ToolDefinition<I>, "inputSchema">): ToolDefinition<NoInfer<I>> {
+export function defineTool<const S extends SchemaLiteral, I = InputOf<S>>(
+  inputSchema: S,
+  tool: Omit<ToolDefinition<I>, "inputSchema">,
+): ToolDefinition<NoInfer<I>> {
   return { ...tool, inputSchema: inputSchema as JsonSchema };
 }
 

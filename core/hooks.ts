@@ -1,11 +1,4 @@
-import {
-  AsyncParallelHook,
-  AsyncSeriesBailHook,
-  AsyncSeriesHook,
-  AsyncSeriesWaterfallHook,
-  SyncBailHook,
-  SyncHook,
-} from "tapable";
+import { AsyncParallelHook, AsyncSeriesBailHook, AsyncSeriesHook, AsyncSeriesWaterfallHook, SyncBailHook, SyncHook } from "tapable";
 import { HookError } from "./errors.js";
 import type { Host } from "./host.js";
 import type { Observation, RunContext, ToolDefinition, ToolIntent } from "./types.js";

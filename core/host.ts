@@ -106,7 +106,9 @@ export class Host {
     const workspace = resolveWorkspace(options.cwd, env);
     // Trust first: an untrusted workspace's config may only restrict.
     const trusted = await isWorkspaceTrusted(workspace, options.trust, env);
-    const loaded: LoadedConfig = options.config ? { config: options.config, layers: [], broken: [], allowLevels: {}, diagnostics: [] } : await loadConfig(workspace, trusted);
+    const loaded: LoadedConfig = options.config
+      ? { config: options.config, layers: [], broken: [], allowLevels: {}, diagnostics: [] }
+      : await loadConfig(workspace, trusted);
     const { config, ...info } = loaded;
     return new Host(workspace, config, info, trusted, { ...options, env });
   }

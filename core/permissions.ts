@@ -112,7 +112,11 @@ export class PermissionPolicy {
     const arg = argumentOf(tool, input, cwd, root);
     if (arg !== undefined && tool.permissionMatch === "path" && tool.risk.includes("write")) {
       const dir = protectedDirOf(root, resolve(root, arg));
-      if (dir) return { action: "deny", reason: `"${arg}" is inside ${dir}/, which keel protects: tool writes into .git/ and .keel/ are always refused, whatever allow rules or --yes say (they could plant git hooks or change keel's own state)` };
+      if (dir)
+        return {
+          action: "deny",
+          reason: `"${arg}" is inside ${dir}/, which keel protects: tool writes into .git/ and .keel/ are always refused, whatever allow rules or --yes say (they could plant git hooks or change keel's own state)`,
+        };
     }
     const call = new Call(calledAs, resolved, tool, arg, root, this.parser);
     const denied = first(this.deny, call);
@@ -120,10 +124,19 @@ export class PermissionPolicy {
     const denyNames = this.deny.some((r) => call.names(r));
     const askNames = this.ask.some((r) => call.names(r));
     const unchecked = denyNames || askNames ? call.shell?.unresolved[0] : undefined;
-    if (unchecked !== undefined && denyNames) return { action: "deny", reason: `the command has a part keel cannot check statically (${unchecked}), and deny rules exist for ${tool.name}, so it is refused (failing closed)` };
+    if (unchecked !== undefined && denyNames)
+      return {
+        action: "deny",
+        reason: `the command has a part keel cannot check statically (${unchecked}), and deny rules exist for ${tool.name}, so it is refused (failing closed)`,
+      };
     const asked = first(this.ask, call);
     if (asked) return { ...decision(asked, "ask"), ...(unchecked !== undefined ? { strict: true } : {}) };
-    if (unchecked !== undefined && askNames) return { action: "ask", strict: true, reason: `the command has a part keel cannot check statically (${unchecked}), and ask rules exist for ${tool.name}; only an explicit answer approves it (--yes does not)` };
+    if (unchecked !== undefined && askNames)
+      return {
+        action: "ask",
+        strict: true,
+        reason: `the command has a part keel cannot check statically (${unchecked}), and ask rules exist for ${tool.name}; only an explicit answer approves it (--yes does not)`,
+      };
     const allowed = firstAllow(this.allow, call, alias);
     if (allowed) return decision(allowed, "allow");
     for (const r of tool.risk) {

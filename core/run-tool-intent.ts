@@ -53,7 +53,15 @@ export async function runToolIntent(host: Host, intent: ToolIntent, run: RunCont
   // visibility
   if (run.isVisible && !run.isVisible(calledAs)) {
     events.emit({ type: "tool_visibility", callId, tool: calledAs, visible: false });
-    return fail(log, started, "visibility", "tool_not_visible", `Tool "${calledAs}" exists but is not available in this context. Use one of the tools you were given.`, { source, resolvedTool: tool.name }, noMessages());
+    return fail(
+      log,
+      started,
+      "visibility",
+      "tool_not_visible",
+      `Tool "${calledAs}" exists but is not available in this context. Use one of the tools you were given.`,
+      { source, resolvedTool: tool.name },
+      noMessages(),
+    );
   }
   log.visible();
 
@@ -63,7 +71,15 @@ export async function runToolIntent(host: Host, intent: ToolIntent, run: RunCont
     if (!compiled.ok) {
       // A schema that cannot be compiled cannot be enforced: fail closed (tools that accept this set validateInput: false).
       events.emit({ type: "tool_validate", callId, tool: calledAs, valid: false, schemaError: compiled.error });
-      return fail(log, started, "validate", "precondition_failed", `Tool ${calledAs} cannot be called: its input schema is invalid (${compiled.error}). Nothing was executed. This is a fault in the tool's definition${tool.source.kind === "plugin" ? ` (\`parameters\` of plugin ${tool.source.id})` : ""}, not in your arguments.`, { source, resolvedTool: tool.name }, noMessages());
+      return fail(
+        log,
+        started,
+        "validate",
+        "precondition_failed",
+        `Tool ${calledAs} cannot be called: its input schema is invalid (${compiled.error}). Nothing was executed. This is a fault in the tool's definition${tool.source.kind === "plugin" ? ` (\`parameters\` of plugin ${tool.source.id})` : ""}, not in your arguments.`,
+        { source, resolvedTool: tool.name },
+        noMessages(),
+      );
     }
     if (!compiled.validate(input)) {
       const problems = describeSchemaErrors(compiled.validate.errors, input);
@@ -86,13 +102,29 @@ export async function runToolIntent(host: Host, intent: ToolIntent, run: RunCont
     } catch (error) {
       const tap = error instanceof HookError ? error.tap : "unknown";
       events.emit({ type: "hook_error", callId, tool: calledAs, hook: "beforeTool", tap, message: errorMessage(error) });
-      return fail(log, started, "hook", "tool_blocked", `Blocked (failing closed): ${errorMessage(error)}`, { source, resolvedTool: tool.name, hook_error: true, hook_tap: tap }, { beforeTool: hookCtx.messages, afterResult: [] });
+      return fail(
+        log,
+        started,
+        "hook",
+        "tool_blocked",
+        `Blocked (failing closed): ${errorMessage(error)}`,
+        { source, resolvedTool: tool.name, hook_error: true, hook_tap: tap },
+        { beforeTool: hookCtx.messages, afterResult: [] },
+      );
     }
   }
   const messages: ObservationMessages = { beforeTool, afterResult: [] };
   if (decision?.block) {
     events.emit({ type: "tool_hook", callId, tool: calledAs, blocked: true, by: decision.by });
-    return fail(log, started, "hook", "tool_blocked", decision.message, { source, resolvedTool: tool.name, ...decision.metadata, plugin_blocked: true, plugin_name: decision.by }, messages);
+    return fail(
+      log,
+      started,
+      "hook",
+      "tool_blocked",
+      decision.message,
+      { source, resolvedTool: tool.name, ...decision.metadata, plugin_blocked: true, plugin_name: decision.by },
+      messages,
+    );
   }
   log.hookPassed(beforeTool.length);
 
@@ -109,7 +141,15 @@ export async function runToolIntent(host: Host, intent: ToolIntent, run: RunCont
   let approvedBy: string = permission.action === "allow" ? "policy" : "";
   if (permission.action === "deny") {
     events.emit({ type: "tool_permission", callId, tool: calledAs, action: "deny", rule: permission.rule });
-    return fail(log, started, "permission", "permission_denied", `Permission denied for ${calledAs}: ${permission.reason}. This call is not allowed here; do not retry it — choose another approach.`, { source, resolvedTool: tool.name, rule: permission.rule }, messages);
+    return fail(
+      log,
+      started,
+      "permission",
+      "permission_denied",
+      `Permission denied for ${calledAs}: ${permission.reason}. This call is not allowed here; do not retry it — choose another approach.`,
+      { source, resolvedTool: tool.name, rule: permission.rule },
+      messages,
+    );
   }
   if (permission.action === "ask") {
     // A strict ask (a call keel could not check exactly) is approved only by an explicit answer.
@@ -118,21 +158,58 @@ export async function runToolIntent(host: Host, intent: ToolIntent, run: RunCont
     else {
       const approver = run.approver ?? host.options.approver;
       if (!approver) {
-        events.emit({ type: "tool_permission", callId, tool: calledAs, action: "ask", outcome: "approval_required", rule: permission.rule, ...(permission.strict ? { strict: true } : {}) });
-        const how = permission.strict ? "Answer the prompt on a terminal (--yes does not approve a call keel could not check), or rewrite the command without the part named above." : `Re-run with --yes, answer the prompt on a terminal, or add an allow rule under "permissions" in keel.config.json.`;
-        return fail(log, started, "permission", "approval_required", `Approval required to run ${calledAs} (${permission.reason}). Nothing was executed. ${how}`, { source, resolvedTool: tool.name, rule: permission.rule, risk: tool.risk, ...(permission.strict ? { strict: true } : {}) }, messages);
+        events.emit({
+          type: "tool_permission",
+          callId,
+          tool: calledAs,
+          action: "ask",
+          outcome: "approval_required",
+          rule: permission.rule,
+          ...(permission.strict ? { strict: true } : {}),
+        });
+        const how = permission.strict
+          ? "Answer the prompt on a terminal (--yes does not approve a call keel could not check), or rewrite the command without the part named above."
+          : `Re-run with --yes, answer the prompt on a terminal, or add an allow rule under "permissions" in keel.config.json.`;
+        return fail(
+          log,
+          started,
+          "permission",
+          "approval_required",
+          `Approval required to run ${calledAs} (${permission.reason}). Nothing was executed. ${how}`,
+          { source, resolvedTool: tool.name, rule: permission.rule, risk: tool.risk, ...(permission.strict ? { strict: true } : {}) },
+          messages,
+        );
       }
       const answer = await approver
-        .approve({ tool: calledAs, resolvedTool: tool.name, input, risk: tool.risk, rule: permission.rule, reason: permission.reason }, run.signal ?? AbortSignal.timeout(2 ** 31 - 1))
+        .approve(
+          { tool: calledAs, resolvedTool: tool.name, input, risk: tool.risk, rule: permission.rule, reason: permission.reason },
+          run.signal ?? AbortSignal.timeout(2 ** 31 - 1),
+        )
         // Cancelled while asking (Ctrl-C, the caller's signal): not a refusal. Any other failure of the approver is a no.
         .catch((error: unknown) => (run.signal?.aborted || (error as Error | undefined)?.name === "AbortError" ? ("cancelled" as const) : ("no" as const)));
       if (answer === "cancelled") {
         events.emit({ type: "tool_permission", callId, tool: calledAs, action: "ask", outcome: "cancelled" });
-        return fail(log, started, "permission", "cancelled", `The approval prompt for ${calledAs} was cancelled before an answer. Nothing was executed.`, { source, resolvedTool: tool.name }, messages);
+        return fail(
+          log,
+          started,
+          "permission",
+          "cancelled",
+          `The approval prompt for ${calledAs} was cancelled before an answer. Nothing was executed.`,
+          { source, resolvedTool: tool.name },
+          messages,
+        );
       }
       if (answer === "no") {
         events.emit({ type: "tool_permission", callId, tool: calledAs, action: "ask", outcome: "user_denied" });
-        return fail(log, started, "permission", "user_denied", `The user declined to run ${calledAs}. Nothing was executed. Do not retry the same call; ask the user or choose another approach.`, { source, resolvedTool: tool.name }, messages);
+        return fail(
+          log,
+          started,
+          "permission",
+          "user_denied",
+          `The user declined to run ${calledAs}. Nothing was executed. Do not retry the same call; ask the user or choose another approach.`,
+          { source, resolvedTool: tool.name },
+          messages,
+        );
       }
       if (answer === "always" && !permission.strict) run.sessionAllow?.add(tool.name);
       approvedBy = "user";
@@ -149,7 +226,15 @@ export async function runToolIntent(host: Host, intent: ToolIntent, run: RunCont
       events.flush();
     } catch (error) {
       // A call keel cannot record must not run (a crash would leave no trace of it).
-      return fail(log, started, "permission", "precondition_failed", `${calledAs} was not run: keel could not record it in its event log first (${errorMessage(error)}). Nothing was executed.`, { source, resolvedTool: tool.name }, messages);
+      return fail(
+        log,
+        started,
+        "permission",
+        "precondition_failed",
+        `${calledAs} was not run: keel could not record it in its event log first (${errorMessage(error)}). Nothing was executed.`,
+        { source, resolvedTool: tool.name },
+        messages,
+      );
     }
   }
   const call = new ToolCall(host, tool, run, callId, calledAs, cwd, root);
@@ -158,8 +243,15 @@ export async function runToolIntent(host: Host, intent: ToolIntent, run: RunCont
     events.emit({ type: "tool_result", callId, tool: calledAs, ok: false, code: executed.code });
     const metadata: Record<string, unknown> = { source, resolvedTool: tool.name, ...executed.metadata };
     return observe(host, log, intent, tool, input, run, started, {
-      ok: false, phase: "execute", code: executed.code, content: executed.message, data: executed.data ?? null,
-      metadata, messages, truncated: false, artifacts: [],
+      ok: false,
+      phase: "execute",
+      code: executed.code,
+      content: executed.message,
+      data: executed.data ?? null,
+      metadata,
+      messages,
+      truncated: false,
+      artifacts: [],
     });
   }
   log.result(executed.ok !== false);
@@ -172,7 +264,15 @@ export async function runToolIntent(host: Host, intent: ToolIntent, run: RunCont
     normalized = truncateResult(host, tool, callId, normalized);
     log.truncated(normalized.truncated, normalized.content.length);
   } catch (error) {
-    return fail(log, started, "execute", "execution_failed", `The tool ran but its output could not be stored: ${errorMessage(error)}`, { source, resolvedTool: tool.name }, messages);
+    return fail(
+      log,
+      started,
+      "execute",
+      "execution_failed",
+      `The tool ran but its output could not be stored: ${errorMessage(error)}`,
+      { source, resolvedTool: tool.name },
+      messages,
+    );
   }
   const ok = normalized.ok;
   // `normalizeResult` made this object for this call: the pipeline's own fields go on top of it
@@ -181,9 +281,15 @@ export async function runToolIntent(host: Host, intent: ToolIntent, run: RunCont
   metadata.source = source;
   metadata.resolvedTool = tool.name;
   return observe(host, log, intent, tool, input, run, started, {
-    ok, phase: ok ? "done" : normalized.phase ?? "execute", code: ok ? "ok" : normalized.code ?? "execution_failed",
-    content: normalized.content, data: normalized.data, metadata,
-    messages, truncated: normalized.truncated, artifacts: normalized.artifacts,
+    ok,
+    phase: ok ? "done" : (normalized.phase ?? "execute"),
+    code: ok ? "ok" : (normalized.code ?? "execution_failed"),
+    content: normalized.content,
+    data: normalized.data,
+    metadata,
+    messages,
+    truncated: normalized.truncated,
+    artifacts: normalized.artifacts,
   });
 }
 
@@ -294,18 +400,43 @@ function timedOut(call: ToolCall): void {
 }
 
 /** Ends a call that failed before or around execution. */
-function fail(log: CallLog, started: number, phase: ObservationPhase, code: ObservationCode, content: string, metadata: Record<string, unknown>, messages: ObservationMessages): Observation {
+function fail(
+  log: CallLog,
+  started: number,
+  phase: ObservationPhase,
+  code: ObservationCode,
+  content: string,
+  metadata: Record<string, unknown>,
+  messages: ObservationMessages,
+): Observation {
   return finish(log, started, { ok: false, phase, code, content, data: null, metadata, messages, truncated: false, artifacts: [] });
 }
 
 /** Finishes the observation and runs `afterResult` taps, if any (only then asynchronously). */
-function observe(host: Host, log: CallLog, intent: ToolIntent, tool: ToolDefinition, input: unknown, run: RunContext, started: number, obs: Draft): Observation | Promise<Observation> {
+function observe(
+  host: Host,
+  log: CallLog,
+  intent: ToolIntent,
+  tool: ToolDefinition,
+  input: unknown,
+  run: RunContext,
+  started: number,
+  obs: Draft,
+): Observation | Promise<Observation> {
   const draft = finish(log, started, obs);
   // `isUsed()` is always true here (every hook carries the error-naming interceptor): count taps.
   return host.hooks.afterResult.taps.length === 0 ? draft : afterResult(host, log, intent, tool, input, run, draft);
 }
 
-async function afterResult(host: Host, log: CallLog, intent: ToolIntent, tool: ToolDefinition, input: unknown, run: RunContext, draft: Observation): Promise<Observation> {
+async function afterResult(
+  host: Host,
+  log: CallLog,
+  intent: ToolIntent,
+  tool: ToolDefinition,
+  input: unknown,
+  run: RunContext,
+  draft: Observation,
+): Promise<Observation> {
   try {
     const ctx = await host.hooks.afterResult.promise({ host, intent, calledAs: draft.tool, tool, input, run, observation: draft });
     return ctx.observation;
@@ -313,15 +444,32 @@ async function afterResult(host: Host, log: CallLog, intent: ToolIntent, tool: T
     const tap = error instanceof HookError ? error.tap : "unknown";
     log.events.emit({ type: "hook_error", callId: log.callId, tool: draft.tool, hook: "afterResult", tap, message: errorMessage(error) });
     log.events.flush();
-    return { ...draft, ok: false, phase: "execute", code: "execution_failed", data: null, content: `The tool ran, but its result was withheld (failing closed): ${errorMessage(error)}`, metadata: { ...draft.metadata, hook_error: true, hook_tap: tap } };
+    return {
+      ...draft,
+      ok: false,
+      phase: "execute",
+      code: "execution_failed",
+      data: null,
+      content: `The tool ran, but its result was withheld (failing closed): ${errorMessage(error)}`,
+      metadata: { ...draft.metadata, hook_error: true, hook_tap: tap },
+    };
   }
 }
 
 /** Completes the observation (same key order as `{ ...draft, tool, durationMs }`), logs it and commits the call's events. */
 function finish(log: CallLog, started: number, d: Draft): Observation {
   const obs: Observation = {
-    ok: d.ok, phase: d.phase, code: d.code, content: d.content, data: d.data, metadata: d.metadata, messages: d.messages,
-    truncated: d.truncated, artifacts: d.artifacts, tool: log.tool, durationMs: round(performance.now() - started),
+    ok: d.ok,
+    phase: d.phase,
+    code: d.code,
+    content: d.content,
+    data: d.data,
+    metadata: d.metadata,
+    messages: d.messages,
+    truncated: d.truncated,
+    artifacts: d.artifacts,
+    tool: log.tool,
+    durationMs: round(performance.now() - started),
   };
   log.observation(obs);
   // Written once the current burst of synchronous work ends: calls ending together share one write.

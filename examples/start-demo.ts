@@ -27,7 +27,10 @@ export async function prepareDemo(root = keelRoot(), base = tmpdir()): Promise<P
   const source = join(root, "examples", "demo");
   if (!existsSync(source)) throw new Error(`The demo is missing: ${source} does not exist.`);
   const dir = join(realpathSync(mkdtempSync(join(base, "keel-demo-"))), "demo");
-  cpSync(source, dir, { recursive: true, filter: (src) => !relative(source, src).split(/[\\/]/).includes("node_modules") && !relative(source, src).startsWith(".keel") });
+  cpSync(source, dir, {
+    recursive: true,
+    filter: (src) => !relative(source, src).split(/[\\/]/).includes("node_modules") && !relative(source, src).startsWith(".keel"),
+  });
   symlinkSync(join(root, "node_modules"), join(dir, "node_modules"), "dir");
   const { simpleGit } = await import("simple-git");
   const git = simpleGit({ baseDir: dir });

@@ -41,13 +41,23 @@ export function pluginManifestRuntime(options: PluginManifestRuntimeOptions = {}
           tapToolHooks(host, plugin);
           tapLifecycleHooks(host, plugin);
         } catch (error) {
-          const d = { severity: "error" as const, source: PLUGIN_DIAGNOSTIC_SOURCE, file: plugin.manifestPath, message: `Hooks of plugin ${plugin.manifest.name} could not be tapped: ${(error as Error).message}` };
+          const d = {
+            severity: "error" as const,
+            source: PLUGIN_DIAGNOSTIC_SOURCE,
+            file: plugin.manifestPath,
+            message: `Hooks of plugin ${plugin.manifest.name} could not be tapped: ${(error as Error).message}`,
+          };
           host.diagnostics.add(d);
           record.diagnostics.push(d);
         }
         if (plugin.informational.length) {
           const summary = summarize(plugin.informational);
-          const d = { severity: "info" as const, source: PLUGIN_DIAGNOSTIC_SOURCE, file: plugin.manifestPath, message: `Plugin ${plugin.manifest.name} bundles ${summary}; keel records these but does not run them yet.` };
+          const d = {
+            severity: "info" as const,
+            source: PLUGIN_DIAGNOSTIC_SOURCE,
+            file: plugin.manifestPath,
+            message: `Plugin ${plugin.manifest.name} bundles ${summary}; keel records these but does not run them yet.`,
+          };
           host.diagnostics.add(d);
           record.diagnostics.push(d);
         }
@@ -67,5 +77,7 @@ export function pluginManifestRuntime(options: PluginManifestRuntimeOptions = {}
 function summarize(items: { kind: string; name: string }[]): string {
   const byKind = new Map<string, string[]>();
   for (const i of items) byKind.set(i.kind, [...(byKind.get(i.kind) ?? []), i.name]);
-  return [...byKind].map(([kind, names]) => `${names.length} Claude Code ${kind}${names.length === 1 ? "" : "s"} (${[...new Set(names)].join(", ")})`).join(", ");
+  return [...byKind]
+    .map(([kind, names]) => `${names.length} Claude Code ${kind}${names.length === 1 ? "" : "s"} (${[...new Set(names)].join(", ")})`)
+    .join(", ");
 }

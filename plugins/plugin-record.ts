@@ -73,7 +73,9 @@ export function createPluginRecord(plugin: LoadedPlugin, trusted: boolean): Plug
       mcpServers: Object.keys(plugin.mcpServers),
       workflows: plugin.workflows.length,
     },
-    skipped: plugin.diagnostics.filter((d) => d.severity === "error").map((d) => ({ kind: "entry", name: d.path ?? "", reason: d.message, ...(d.path ? { path: d.path } : {}) })),
+    skipped: plugin.diagnostics
+      .filter((d) => d.severity === "error")
+      .map((d) => ({ kind: "entry", name: d.path ?? "", reason: d.message, ...(d.path ? { path: d.path } : {}) })),
     informational: plugin.informational,
     diagnostics: [...plugin.diagnostics],
     needsTrust: hasProcesses && plugin.level === "project" && !trusted,

@@ -51,7 +51,8 @@ function checkVirtualToolSchemas(host: Host, plugins: PluginRecord[]): void {
 /** Human-readable `keel plugins` output. */
 export function renderPlugins(report: PluginsReport): string {
   const out: string[] = [];
-  if (!report.plugins.length && !report.failed.length) return "No plugins found. Drop a plugin.json into .claw-plugin/, .claude-plugin/ or plugins/<name>/ (see the README section Plugins).";
+  if (!report.plugins.length && !report.failed.length)
+    return "No plugins found. Drop a plugin.json into .claw-plugin/, .claude-plugin/ or plugins/<name>/ (see the README section Plugins).";
   const rows = report.plugins.map((p) => [p.name, p.version ?? "-", p.level, summary(p), p.path]);
   out.push(table(["PLUGIN", "VERSION", "LEVEL", "CONTRIBUTES", "PATH"], rows, 90));
   for (const p of report.plugins) {
@@ -74,16 +75,27 @@ export function renderPlugins(report: PluginsReport): string {
     for (const d of f.diagnostics) out.push(`  ${formatDiagnostic(d)}`);
   }
   const errors = report.diagnostics.filter((d) => d.severity === "error").length;
-  out.push("", `${report.plugins.length} plugin${report.plugins.length === 1 ? "" : "s"} loaded, ${report.failed.length} not loaded, ${errors} error diagnostic${errors === 1 ? "" : "s"}`);
+  out.push(
+    "",
+    `${report.plugins.length} plugin${report.plugins.length === 1 ? "" : "s"} loaded, ${report.failed.length} not loaded, ${errors} error diagnostic${errors === 1 ? "" : "s"}`,
+  );
   return out.join("\n");
 }
 
 function summary(p: PluginRecord): string {
   const c = p.contributions;
   const parts: [number, string][] = [
-    [c.aliases.length, "alias"], [c.virtualTools.length, "virtual tool"], [c.blockedTools.length, "block"],
-    [c.toolHooks.length, "tool hook"], [c.lifecycleHooks.length, "hook"], [c.mcpServers.length, "mcp server"], [c.workflows, "workflow"],
+    [c.aliases.length, "alias"],
+    [c.virtualTools.length, "virtual tool"],
+    [c.blockedTools.length, "block"],
+    [c.toolHooks.length, "tool hook"],
+    [c.lifecycleHooks.length, "hook"],
+    [c.mcpServers.length, "mcp server"],
+    [c.workflows, "workflow"],
   ];
-  const text = parts.filter(([n]) => n > 0).map(([n, w]) => `${n} ${w}${n === 1 ? "" : w.endsWith("s") ? "es" : "s"}`).join(", ");
+  const text = parts
+    .filter(([n]) => n > 0)
+    .map(([n, w]) => `${n} ${w}${n === 1 ? "" : w.endsWith("s") ? "es" : "s"}`)
+    .join(", ");
   return text || (p.informational.length ? `${p.informational.length} informational` : "nothing");
 }

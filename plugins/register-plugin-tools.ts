@@ -31,7 +31,8 @@ export function registerPluginTools(host: Host, entries: PluginEntry[]): void {
   const ordered = [...user, ...entries.filter((e) => e.plugin.level !== "user")];
   const rules: NameRules = { reserved: reservedNames(host.registry), userNames: new Map() };
   for (const { plugin } of user)
-    for (const spec of [...plugin.manifest.virtualTools, ...plugin.manifest.aliases]) if (!rules.userNames.has(spec.name)) rules.userNames.set(spec.name, plugin);
+    for (const spec of [...plugin.manifest.virtualTools, ...plugin.manifest.aliases])
+      if (!rules.userNames.has(spec.name)) rules.userNames.set(spec.name, plugin);
   for (const entry of ordered) registerVirtualTools(host, entry, rules);
   for (const entry of ordered) registerAliases(host, entry, rules);
 }
@@ -45,9 +46,21 @@ function registerVirtualTools(host: Host, { plugin, record }: PluginEntry, rules
       continue;
     }
     for (const key of RESERVED_VIRTUAL_TOOL_METADATA)
-      if (spec.metadata && key in spec.metadata) addDiagnostic(host, record, { severity: "warning", file: plugin.manifestPath, path: `${spec.path}.metadata.${key}`, message: `Metadata key "${key}" is reserved; keel sets it and the manifest's value was ignored.` });
+      if (spec.metadata && key in spec.metadata)
+        addDiagnostic(host, record, {
+          severity: "warning",
+          file: plugin.manifestPath,
+          path: `${spec.path}.metadata.${key}`,
+          message: `Metadata key "${key}" is reserved; keel sets it and the manifest's value was ignored.`,
+        });
     if (host.registry.register(createVirtualTool(name, spec))) record.contributions.virtualTools.push(spec.name);
-    else skip(host, plugin, record, { kind: "virtual tool", name: spec.name, path: spec.path, reason: `Virtual tool "${spec.name}" was rejected by the registry (see the registry diagnostic).` });
+    else
+      skip(host, plugin, record, {
+        kind: "virtual tool",
+        name: spec.name,
+        path: spec.path,
+        reason: `Virtual tool "${spec.name}" was rejected by the registry (see the registry diagnostic).`,
+      });
   }
 }
 
@@ -60,7 +73,12 @@ function registerAliases(host: Host, { plugin, record }: PluginEntry, rules: Nam
       continue;
     }
     if (!host.registry.resolve(spec.baseTool)) {
-      skip(host, plugin, record, { kind: "alias", name: spec.name, path: spec.path, reason: `Alias "${spec.name}" was skipped: base tool "${spec.baseTool}" does not exist.` });
+      skip(host, plugin, record, {
+        kind: "alias",
+        name: spec.name,
+        path: spec.path,
+        reason: `Alias "${spec.name}" was skipped: base tool "${spec.baseTool}" does not exist.`,
+      });
       continue;
     }
     const ok = host.registry.addAlias({
@@ -72,7 +90,13 @@ function registerAliases(host: Host, { plugin, record }: PluginEntry, rules: Nam
       level: plugin.level === "user" ? "user" : "workspace",
     });
     if (ok) record.contributions.aliases.push({ name: spec.name, baseTool: spec.baseTool });
-    else skip(host, plugin, record, { kind: "alias", name: spec.name, path: spec.path, reason: `Alias "${spec.name}" was rejected by the registry (see the registry diagnostic).` });
+    else
+      skip(host, plugin, record, {
+        kind: "alias",
+        name: spec.name,
+        path: spec.path,
+        reason: `Alias "${spec.name}" was rejected by the registry (see the registry diagnostic).`,
+      });
   }
 }
 

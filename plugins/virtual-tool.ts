@@ -1,4 +1,4 @@
-import { renderTemplate,  type ToolContext, type ToolDefinition } from "../core/index.js";
+import { renderTemplate, type ToolContext, type ToolDefinition } from "../core/index.js";
 import type { VirtualToolSpec } from "../manifests/plugin/plugin-manifest-schema.js";
 
 /** Metadata keys every virtual tool result carries; manifest metadata may add keys but never overwrite these. */

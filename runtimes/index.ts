@@ -12,13 +12,5 @@ import { mcpRuntime } from "./mcp/index.js";
  * own folder under `runtimes/`. Add one line per runtime.
  */
 export function defaultRuntimes(): KeelPlugin[] {
-  return [
-    taskRuntime(),
-    planRuntime(),
-    teamRuntime(),
-    configRuntime(),
-    worktreeRuntime(),
-    workflowRuntime(),
-    mcpRuntime(),
-  ];
+  return [taskRuntime(), planRuntime(), teamRuntime(), configRuntime(), worktreeRuntime(), workflowRuntime(), mcpRuntime()];
 }

@@ -37,8 +37,15 @@ export async function driveSession(s: ActiveSession, decision?: ApprovalDecision
     s.state.usage.lastRequestTokens = estimate;
     const callIndex = s.state.usage.modelCalls;
     s.emit("model_call", {
-      step: s.state.turnSteps + 1, callIndex, model: s.model.id, estimatedTokens: estimate, messages: s.state.messages.length,
-      tools: menu.tools.length, toolTokens: menu.toolTokens, fullToolTokens: menu.fullToolTokens, deferredTools: menu.deferred.size || undefined,
+      step: s.state.turnSteps + 1,
+      callIndex,
+      model: s.model.id,
+      estimatedTokens: estimate,
+      messages: s.state.messages.length,
+      tools: menu.tools.length,
+      toolTokens: menu.toolTokens,
+      fullToolTokens: menu.fullToolTokens,
+      deferredTools: menu.deferred.size || undefined,
     });
     s.events.flush();
     const started = performance.now();
@@ -59,8 +66,12 @@ export async function driveSession(s: ActiveSession, decision?: ApprovalDecision
     s.state.usage.inputTokens += response.usage?.inputTokens ?? estimate;
     s.state.usage.outputTokens += response.usage?.outputTokens ?? Math.ceil((response.text.length + JSON.stringify(response.toolCalls).length) / 4);
     s.emit("model_response", {
-      callIndex, durationMs: Math.round(performance.now() - started), finishReason: response.finishReason,
-      toolCalls: response.toolCalls.map((c) => ({ id: c.id, name: c.name })), textChars: response.text.length, usage: response.usage,
+      callIndex,
+      durationMs: Math.round(performance.now() - started),
+      finishReason: response.finishReason,
+      toolCalls: response.toolCalls.map((c) => ({ id: c.id, name: c.name })),
+      textChars: response.text.length,
+      usage: response.usage,
     });
     if (response.text && response.toolCalls.length) s.options.onText?.("\n");
     s.addMessage({ role: "assistant", content: response.text, ...(response.toolCalls.length ? { toolCalls: response.toolCalls } : {}) });

@@ -79,15 +79,26 @@ export class AgentRuntime implements AgentService {
     let depth = 0;
     if (opts.parentSessionId) {
       depth = (await readSessionMeta(host.workspace.stateDir, opts.parentSessionId)).depth + 1;
-      if (depth > MAX_DELEGATION_DEPTH) throw new UsageError(`Sub-agents nest at most ${MAX_DELEGATION_DEPTH} deep; session ${opts.parentSessionId} is at the limit.`);
+      if (depth > MAX_DELEGATION_DEPTH)
+        throw new UsageError(`Sub-agents nest at most ${MAX_DELEGATION_DEPTH} deep; session ${opts.parentSessionId} is at the limit.`);
     }
     const listing = host.registry.listing();
     const servers = [...new Set(listing.filter((t) => t.source.kind === "mcp").map((t) => t.source.id))].sort();
     const meta: SessionMeta = {
-      id: opts.sessionId ?? newSessionId(), createdAt: new Date().toISOString(), parentSessionId: opts.parentSessionId, depth,
-      model: spec, cwd: opts.worktree?.path ?? opts.cwd ?? host.activeDir, pinnedCwd: pinned || undefined, permissions: host.config.permissions ?? {},
-      plugins: [...host.plugins], pluginFingerprint: hash(host.plugins), servers, serverFingerprint: hash(servers),
-      toolMenuHash: hash(listing.map((t) => [t.name, t.inputSchema])), worktree: opts.worktree,
+      id: opts.sessionId ?? newSessionId(),
+      createdAt: new Date().toISOString(),
+      parentSessionId: opts.parentSessionId,
+      depth,
+      model: spec,
+      cwd: opts.worktree?.path ?? opts.cwd ?? host.activeDir,
+      pinnedCwd: pinned || undefined,
+      permissions: host.config.permissions ?? {},
+      plugins: [...host.plugins],
+      pluginFingerprint: hash(host.plugins),
+      servers,
+      serverFingerprint: hash(servers),
+      toolMenuHash: hash(listing.map((t) => [t.name, t.inputSchema])),
+      worktree: opts.worktree,
     };
     host.ensureStateDir("sessions");
     const paths = await createSessionFiles(host.workspace.stateDir, meta);
@@ -108,7 +119,9 @@ export class AgentRuntime implements AgentService {
     try {
       if (s.state.status === "awaiting_approval") {
         const call = s.state.pending?.calls.find((c) => c.status === "awaiting_approval");
-        throw new UsageError(`Session ${id} is waiting for approval of ${call?.name ?? "a tool call"}: run \`keel sessions approve ${id}\` or \`keel sessions reject ${id}\` first.`);
+        throw new UsageError(
+          `Session ${id} is waiting for approval of ${call?.name ?? "a tool call"}: run \`keel sessions approve ${id}\` or \`keel sessions reject ${id}\` first.`,
+        );
       }
       let recovered = false;
       // a dead writer (status still running), or a turn that stopped with tool calls unanswered
@@ -136,7 +149,9 @@ export class AgentRuntime implements AgentService {
       this.active.delete(id);
       // holding the lock means no live process runs it: `running` is a dead writer's leftover
       if (s.state.status === "running")
-        throw new UsageError(`Session ${id} was interrupted (its keel process${s.state.pid ? ` ${s.state.pid}` : ""} died mid-turn); nothing awaits approval. Recover it with \`keel run --resume ${id}\`.`);
+        throw new UsageError(
+          `Session ${id} was interrupted (its keel process${s.state.pid ? ` ${s.state.pid}` : ""} died mid-turn); nothing awaits approval. Recover it with \`keel run --resume ${id}\`.`,
+        );
       throw new UsageError(`Session ${id} is not waiting for an approval (status: ${s.state.status}).`);
     }
     return this.runTurn(s, { resume: true, decision });
@@ -145,10 +160,20 @@ export class AgentRuntime implements AgentService {
   /** AgentService: runs one prompt in a new session (workflow `prompt` steps). Never throws: failures come back with `ok: false`. */
   async runPrompt(request: AgentRunRequest): Promise<AgentRunResult> {
     try {
-      const parentSessionId = request.parentSessionId && existsSync(sessionPaths(this.host.workspace.stateDir, request.parentSessionId).meta) ? request.parentSessionId : undefined;
+      const parentSessionId =
+        request.parentSessionId && existsSync(sessionPaths(this.host.workspace.stateDir, request.parentSessionId).meta) ? request.parentSessionId : undefined;
       const recorded = parentSessionId ? (await readSessionMeta(this.host.workspace.stateDir, parentSessionId)).model : undefined;
       const modelSpec = recorded && recordedModelSpec(recorded, this.host.config, this.host.env, this.host.workspace.root);
-      const out = await this.start({ prompt: request.prompt, cwd: request.cwd, maxSteps: request.maxSteps, tools: request.tools, signal: request.signal, parentSessionId, yes: request.yes, modelSpec });
+      const out = await this.start({
+        prompt: request.prompt,
+        cwd: request.cwd,
+        maxSteps: request.maxSteps,
+        tools: request.tools,
+        signal: request.signal,
+        parentSessionId,
+        yes: request.yes,
+        modelSpec,
+      });
       return { ok: out.ok, text: out.message ?? out.text, sessionId: out.sessionId, reason: out.reason };
     } catch (error) {
       return { ok: false, text: errorMessage(error), sessionId: "", reason: "error" };
@@ -167,7 +192,8 @@ export class AgentRuntime implements AgentService {
     const lock = acquireSessionLock(paths.lock, id);
     try {
       if (isPinned(meta)) checkPinnedDir(host, id, meta);
-      else if (host.activeDirError !== undefined) throw new UsageError(`Session ${id} works in the active directory, which cannot be used: ${host.activeDirError}`);
+      else if (host.activeDirError !== undefined)
+        throw new UsageError(`Session ${id} works in the active directory, which cannot be used: ${host.activeDirError}`);
       const state = await readSessionState(host.workspace.stateDir, id);
       // Session files may have been committed: approvals recorded in them are not evidence (a resumed
       // session asks again unless this invocation says --yes), and the endpoint and key variable come
@@ -244,7 +270,10 @@ export class AgentRuntime implements AgentService {
  */
 function checkPinnedDir(host: Host, id: string, meta: SessionMeta): void {
   if (typeof meta.cwd === "string" && !existsSync(meta.cwd))
-    throw new StateError(`Session ${id} works in ${meta.cwd}, which no longer exists (its worktree was removed?), so its tools cannot run there. Start a new session instead.`, meta.cwd);
+    throw new StateError(
+      `Session ${id} works in ${meta.cwd}, which no longer exists (its worktree was removed?), so its tools cannot run there. Start a new session instead.`,
+      meta.cwd,
+    );
   const problem = workingDirProblem(host.workspace, meta.cwd);
   if (problem)
     throw new UsageError(
@@ -255,16 +284,27 @@ function checkPinnedDir(host: Host, id: string, meta: SessionMeta): void {
 function outcome(s: ActiveSession, reason: StopReason): AgentOutcome {
   const waiting = s.state.pending?.calls.find((c) => c.status === "awaiting_approval");
   const message =
-    reason === "answer" ? undefined
-    : reason === "error" ? `The run failed: ${s.state.error ?? "unknown error"}`
-    : reason === "awaiting_approval" ? `Session ${s.id} is waiting for approval to run ${waiting?.name}(${waiting?.arguments}). Approve with \`keel sessions approve ${s.id}\` or reject with \`keel sessions reject ${s.id}\`.`
-    : reason === "max_steps" ? `Stopped after the maximum number of steps; continue with keel run --resume ${s.id}.`
-    : reason === "budget" ? budgetMessage(s)
-    : "Cancelled.";
+    reason === "answer"
+      ? undefined
+      : reason === "error"
+        ? `The run failed: ${s.state.error ?? "unknown error"}`
+        : reason === "awaiting_approval"
+          ? `Session ${s.id} is waiting for approval to run ${waiting?.name}(${waiting?.arguments}). Approve with \`keel sessions approve ${s.id}\` or reject with \`keel sessions reject ${s.id}\`.`
+          : reason === "max_steps"
+            ? `Stopped after the maximum number of steps; continue with keel run --resume ${s.id}.`
+            : reason === "budget"
+              ? budgetMessage(s)
+              : "Cancelled.";
   const lastText = [...s.state.messages].reverse().find((m) => m.role === "assistant")?.content;
-  const text = reason === "answer" ? s.state.lastAnswer ?? "" : reason === "error" ? message! : typeof lastText === "string" ? lastText : "";
+  const text = reason === "answer" ? (s.state.lastAnswer ?? "") : reason === "error" ? message! : typeof lastText === "string" ? lastText : "";
   return {
-    ok: reason === "answer", sessionId: s.id, status: s.state.status, reason, text, ...(message ? { message } : {}), usage: { ...s.state.usage },
+    ok: reason === "answer",
+    sessionId: s.id,
+    status: s.state.status,
+    reason,
+    text,
+    ...(message ? { message } : {}),
+    usage: { ...s.state.usage },
     ...(waiting ? { pendingApproval: { callId: waiting.id, tool: waiting.name, arguments: waiting.arguments } } : {}),
   };
 }

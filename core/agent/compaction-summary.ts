@@ -21,7 +21,15 @@ export async function summarizeHistory(
       let rendered = render(head);
       if (rendered.length > budget) rendered = "…" + rendered.slice(rendered.length - budget);
       const res = await model.complete(
-        { messages: [{ role: "system", content: SUMMARY_PROMPT }, { role: "user", content: rendered }], tools: [], callIndex: -1, maxOutputTokens: Math.min(2048, model.profile.maxOutputTokens) },
+        {
+          messages: [
+            { role: "system", content: SUMMARY_PROMPT },
+            { role: "user", content: rendered },
+          ],
+          tools: [],
+          callIndex: -1,
+          maxOutputTokens: Math.min(2048, model.profile.maxOutputTokens),
+        },
         { signal },
       );
       if (res.text.trim()) return { method: "model", summary: res.text.trim() };
@@ -76,7 +84,8 @@ export function heuristicSummary(head: ChatMessage[]): string {
 function render(messages: ChatMessage[]): string {
   return messages
     .map((m) => {
-      if (m.role === "assistant") return `assistant: ${m.content}${m.toolCalls?.length ? ` [calls: ${m.toolCalls.map((c) => `${c.name}(${clip(c.arguments, 200)})`).join(", ")}]` : ""}`;
+      if (m.role === "assistant")
+        return `assistant: ${m.content}${m.toolCalls?.length ? ` [calls: ${m.toolCalls.map((c) => `${c.name}(${clip(c.arguments, 200)})`).join(", ")}]` : ""}`;
       if (m.role === "tool") return `tool ${m.name}: ${clip(m.content, 1500)}`;
       return `${m.role}: ${m.content}`;
     })

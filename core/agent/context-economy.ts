@@ -42,7 +42,12 @@ function pruneToolOutputs(s: ActiveSession): number {
     if (m.content.length < 400) continue;
     const artifact = m.artifact ?? writeArtifact(s, m.toolCallId, m.content);
     const firstLine = m.content.split("\n").find((l) => l.trim()) ?? "";
-    msgs[i] = { ...m, pruned: true, artifact, content: `[Output of ${m.name} pruned to save context (${m.content.length} chars). Starts: ${firstLine.slice(0, 160)}… Full text: ${artifact}]` };
+    msgs[i] = {
+      ...m,
+      pruned: true,
+      artifact,
+      content: `[Output of ${m.name} pruned to save context (${m.content.length} chars). Starts: ${firstLine.slice(0, 160)}… Full text: ${artifact}]`,
+    };
     count++;
   }
   return count;

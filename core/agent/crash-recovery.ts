@@ -34,10 +34,17 @@ export async function recoverCrashedTurn(s: ActiveSession): Promise<string[]> {
         ? "it was running and may or may not have run to completion or taken effect"
         : "it may not have started";
     const observation: Observation = {
-      ok: false, tool: call.name, phase: "execute", code: "execution_failed",
+      ok: false,
+      tool: call.name,
+      phase: "execute",
+      code: "execution_failed",
       content: `Outcome unknown: keel stopped (crash or kill) during this call; ${what}. It was NOT re-executed. Check the current state (e.g. read the file) before repeating it.`,
-      data: null, metadata: { outcome: "unknown", started: Boolean(info?.started), callId: call.id }, messages: { beforeTool: [], afterResult: [] },
-      truncated: false, artifacts: [], durationMs: 0,
+      data: null,
+      metadata: { outcome: "unknown", started: Boolean(info?.started), callId: call.id },
+      messages: { beforeTool: [], afterResult: [] },
+      truncated: false,
+      artifacts: [],
+      durationMs: 0,
     };
     call.status = "done";
     s.addMessage({ role: "tool", toolCallId: call.id, name: call.name, content: observationText(observation) });
@@ -48,7 +55,11 @@ export async function recoverCrashedTurn(s: ActiveSession): Promise<string[]> {
   }
   s.state.pending = null;
   s.record({ kind: "turn_interrupted", turn: s.state.turn, unknownCalls: unknown.map((c) => c.id) });
-  s.emit("recovery", { turn: s.state.turn, previousPid: s.state.pid, unknownCalls: unknown.map((c) => ({ id: c.id, tool: c.name, started: Boolean(seen.get(c.id)?.started) })) });
+  s.emit("recovery", {
+    turn: s.state.turn,
+    previousPid: s.state.pid,
+    unknownCalls: unknown.map((c) => ({ id: c.id, tool: c.name, started: Boolean(seen.get(c.id)?.started) })),
+  });
   s.state.status = "idle";
   s.state.reason = "interrupted";
   await s.save();

@@ -28,7 +28,8 @@ export function delegateAgentTool(host: Host, runtime: AgentRuntime): ToolDefini
   } as const;
   return defineTool(inputSchema, {
     name: DELEGATE_AGENT,
-    description: "Delegate a self-contained task to a sub-agent with its own session. Optionally restrict its tools and isolate it in a git worktree; returns its final answer and session id.",
+    description:
+      "Delegate a self-contained task to a sub-agent with its own session. Optionally restrict its tools and isolate it in a git worktree; returns its final answer and session id.",
     source: { kind: "runtime", id: "agent" },
     risk: ["delegate"],
     readOnly: false,
@@ -50,15 +51,24 @@ export function delegateAgentTool(host: Host, runtime: AgentRuntime): ToolDefini
       const name = `agent-${Date.now().toString(36)}`;
       if (input.isolation === "worktree") {
         const service = host.service("worktrees");
-        if (!service) throw new ToolError('isolation "worktree" needs the worktree runtime, which is not loaded here. Use isolation "none".', "precondition_failed");
+        if (!service)
+          throw new ToolError('isolation "worktree" needs the worktree runtime, which is not loaded here. Use isolation "none".', "precondition_failed");
         worktree = await service.create(name, ctx.signal);
       }
       parent.emit("delegate_start", { tools: input.tools, isolation: input.isolation ?? "none", worktree: worktree?.path });
       const child = await runtime.start({
-        prompt, parentSessionId: parent.id, modelSpec: parent.meta.model, tools: input.tools, maxSteps: input.max_steps, signal: ctx.signal,
+        prompt,
+        parentSessionId: parent.id,
+        modelSpec: parent.meta.model,
+        tools: input.tools,
+        maxSteps: input.max_steps,
+        signal: ctx.signal,
         // the parent's own --yes, never the one-off approval of this delegate_agent call
-        yes: Boolean(parent.options.yes || parent.state.yes), approver: parent.options.approver, onText: undefined,
-        cwd: worktree ? undefined : ctx.cwd, worktree: worktree ? { name: worktree.name, path: worktree.path, branch: worktree.branch } : undefined,
+        yes: Boolean(parent.options.yes || parent.state.yes),
+        approver: parent.options.approver,
+        onText: undefined,
+        cwd: worktree ? undefined : ctx.cwd,
+        worktree: worktree ? { name: worktree.name, path: worktree.path, branch: worktree.branch } : undefined,
       });
       let where = "";
       let changed: string[] = [];
@@ -80,7 +90,13 @@ export function delegateAgentTool(host: Host, runtime: AgentRuntime): ToolDefini
         ok: child.ok,
         code: child.ok ? undefined : "execution_failed",
         content: result,
-        data: { sessionId: child.sessionId, reason: child.reason, answer: child.text, worktree: worktree ? { name: worktree.name, path: worktree.path, branch: worktree.branch } : null, changedFiles: changed },
+        data: {
+          sessionId: child.sessionId,
+          reason: child.reason,
+          answer: child.text,
+          worktree: worktree ? { name: worktree.name, path: worktree.path, branch: worktree.branch } : null,
+          changedFiles: changed,
+        },
         metadata: { childSessionId: child.sessionId },
       };
     },

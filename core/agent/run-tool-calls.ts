@@ -72,9 +72,17 @@ async function runOne(s: ActiveSession, menu: ToolMenu, call: { id: string; name
   } catch (error) {
     s.emit("tool_arguments_invalid", { callId: call.id, tool: call.name, message: errorMessage(error) });
     return {
-      ok: false, tool: call.name, phase: "validate", code: "schema_invalid",
+      ok: false,
+      tool: call.name,
+      phase: "validate",
+      code: "schema_invalid",
       content: `The arguments of ${call.name} are not valid JSON (${errorMessage(error)}). Send a JSON object.`,
-      data: null, metadata: {}, messages: { beforeTool: [], afterResult: [] }, truncated: false, artifacts: [], durationMs: 0,
+      data: null,
+      metadata: {},
+      messages: { beforeTool: [], afterResult: [] },
+      truncated: false,
+      artifacts: [],
+      durationMs: 0,
     };
   }
   return s.host.runTool({ tool: call.name, input, callId: call.id }, s.runContext({ isVisible: menu.isVisible, ...(approved ? { yes: true } : {}) }));
@@ -83,9 +91,17 @@ async function runOne(s: ActiveSession, menu: ToolMenu, call: { id: string; name
 /** The observation a rejected call produces: the model is told nothing ran. */
 export function deniedObservation(tool: string): Observation {
   return {
-    ok: false, tool, phase: "permission", code: "user_denied",
+    ok: false,
+    tool,
+    phase: "permission",
+    code: "user_denied",
     content: `The user declined to run ${tool}. Nothing was executed. Do not retry the same call; ask the user or choose another approach.`,
-    data: null, metadata: {}, messages: { beforeTool: [], afterResult: [] }, truncated: false, artifacts: [], durationMs: 0,
+    data: null,
+    metadata: {},
+    messages: { beforeTool: [], afterResult: [] },
+    truncated: false,
+    artifacts: [],
+    durationMs: 0,
   };
 }
 

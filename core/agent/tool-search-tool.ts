@@ -24,7 +24,10 @@ export function toolSearchTool(host: Host): ToolDefinition {
     risk: ["read"],
     readOnly: true,
     async execute(input) {
-      const words = input.query.toLowerCase().split(/[^a-z0-9]+/).filter(Boolean);
+      const words = input.query
+        .toLowerCase()
+        .split(/[^a-z0-9]+/)
+        .filter(Boolean);
       const scored = host.registry
         .listing()
         .filter((t) => t.source.kind === "mcp")

@@ -13,14 +13,28 @@ export const registerAgentCommands: CommandRegistrar = (program, ctx) => {
     .option("--session <id>", "id for the new session")
     .option("--max-steps <n>", "most model calls in this turn", positiveIntOption("--max-steps"))
     .option("--worktree", "run in a fresh managed git worktree (kept afterwards)")
-    .addHelpText("after", "\nThe global --yes (approve every ask) and --json (print the outcome as JSON) apply. Sessions live in .keel/sessions/<id>/; see the README section The agent.")
+    .addHelpText(
+      "after",
+      "\nThe global --yes (approve every ask) and --json (print the outcome as JSON) apply. Sessions live in .keel/sessions/<id>/; see the README section The agent.",
+    )
     .action(async (prompt: string | undefined, opts) => (await import("./commands/run-command.js")).runCommand(ctx, prompt, opts));
 
-  const sessions = commandGroup(program, "sessions", "List and inspect agent sessions; approve or reject paused calls", "keel sessions [list] | show ID | events ID [--follow] | approve ID | reject ID", async () =>
-    (await import("./commands/sessions-command.js")).sessionsList(ctx),
+  const sessions = commandGroup(
+    program,
+    "sessions",
+    "List and inspect agent sessions; approve or reject paused calls",
+    "keel sessions [list] | show ID | events ID [--follow] | approve ID | reject ID",
+    async () => (await import("./commands/sessions-command.js")).sessionsList(ctx),
   );
-  sessions.command("list").description("List sessions, newest first").action(async () => (await import("./commands/sessions-command.js")).sessionsList(ctx));
-  sessions.command("show").argument("<id>").description("Show a session's contract, status, usage and transcript summary").action(async (id: string) => (await import("./commands/sessions-command.js")).sessionsShow(ctx, id));
+  sessions
+    .command("list")
+    .description("List sessions, newest first")
+    .action(async () => (await import("./commands/sessions-command.js")).sessionsList(ctx));
+  sessions
+    .command("show")
+    .argument("<id>")
+    .description("Show a session's contract, status, usage and transcript summary")
+    .action(async (id: string) => (await import("./commands/sessions-command.js")).sessionsShow(ctx, id));
   sessions
     .command("events")
     .argument("<id>")
@@ -34,7 +48,6 @@ export const registerAgentCommands: CommandRegistrar = (program, ctx) => {
       .description(`${decision === "approve" ? "Approve" : "Reject"} the tool call a paused session waits on, then continue the run`)
       .action(async (id: string) => (await import("./commands/run-command.js")).decideCommand(ctx, id, decision));
 
-
   program
     .command("send")
     .description("Queue a message for a session: injected before its next model call, or run on the next resume (FIFO)")
@@ -42,4 +55,3 @@ export const registerAgentCommands: CommandRegistrar = (program, ctx) => {
     .argument("<text>", "the message")
     .action(async (id: string, text: string) => (await import("./commands/sessions-command.js")).sendCommand(ctx, id, text));
 };
-

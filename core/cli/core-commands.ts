@@ -13,9 +13,7 @@ export const registerCoreCommands: CommandRegistrar = (program, ctx) => {
     .argument("<tool>", "tool name (or alias)")
     .option("--input <json>", "tool input as a JSON object")
     .option("--input-file <file>", "read the tool input from a JSON file (- for stdin)")
-    .action(async (tool: string, opts: { input?: string; inputFile?: string }) =>
-      (await import("./commands/call-command.js")).callCommand(ctx, tool, opts),
-    );
+    .action(async (tool: string, opts: { input?: string; inputFile?: string }) => (await import("./commands/call-command.js")).callCommand(ctx, tool, opts));
 
   program
     .command("trust")

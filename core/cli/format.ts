@@ -4,7 +4,12 @@ export function table(headers: string[], rows: string[][], maxWidth = 60): strin
   const all = [headers, ...rows.map((r) => r.map((c) => cut(String(c ?? "").replace(/\s+/g, " "))))];
   const widths = headers.map((_, i) => Math.max(...all.map((r) => (r[i] ?? "").length)));
   return all
-    .map((r) => r.map((c, i) => (i === r.length - 1 ? c : (c ?? "").padEnd(widths[i]!))).join("  ").trimEnd())
+    .map((r) =>
+      r
+        .map((c, i) => (i === r.length - 1 ? c : (c ?? "").padEnd(widths[i]!)))
+        .join("  ")
+        .trimEnd(),
+    )
     .join("\n");
 }
 

@@ -22,7 +22,16 @@ export async function runToolCommand(ctx: CliContext, tool: string, input: Recor
     async (host) => {
       const resolved = host.registry.resolve(tool);
       if (resolved?.tool.permissionKey === "command") await host.permissions.ready();
-      const decision = resolved ? host.permissions.decide(tool, resolved.tool, input, host.activeDir, host.confinementRoot(), resolved.alias && { level: resolved.alias.level ?? "workspace" }) : undefined;
+      const decision = resolved
+        ? host.permissions.decide(
+            tool,
+            resolved.tool,
+            input,
+            host.activeDir,
+            host.confinementRoot(),
+            resolved.alias && { level: resolved.alias.level ?? "workspace" },
+          )
+        : undefined;
       const direct = decision?.action === "ask" && decision.rule === undefined ? true : undefined;
       const obs = await host.runTool({ tool, input }, { origin: "cli", signal: ctx.signal, yes: direct });
       ctx.print(obs, () => {

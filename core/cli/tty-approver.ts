@@ -20,8 +20,14 @@ export function ttyApprover(input: NodeJS.ReadableStream, output: NodeJS.Writabl
       });
       try {
         const args = JSON.stringify(req.input);
-        output.write(terminalText(`\n? ${req.tool}${req.tool !== req.resolvedTool ? ` (→ ${req.resolvedTool})` : ""} wants to run [${req.risk.join(", ")}]: ${args.length > 300 ? args.slice(0, 300) + "…" : args}\n  ${req.reason}\n`));
-        const answer = (await rl.question("  Allow? [y]es / [n]o / [a]lways for this session: ", { signal: AbortSignal.any([signal, interrupted.signal]) })).trim().toLowerCase();
+        output.write(
+          terminalText(
+            `\n? ${req.tool}${req.tool !== req.resolvedTool ? ` (→ ${req.resolvedTool})` : ""} wants to run [${req.risk.join(", ")}]: ${args.length > 300 ? args.slice(0, 300) + "…" : args}\n  ${req.reason}\n`,
+          ),
+        );
+        const answer = (await rl.question("  Allow? [y]es / [n]o / [a]lways for this session: ", { signal: AbortSignal.any([signal, interrupted.signal]) }))
+          .trim()
+          .toLowerCase();
         if (answer === "y" || answer === "yes") return "yes";
         if (answer === "a" || answer === "always") return "always";
         return "no";

@@ -37,7 +37,8 @@ export function claudePathToGlob(spec: string, list: PermissionList): PathPatter
   while (p.startsWith("./")) p = p.slice(2).replace(/^\/+/, "");
   if (p === ".") p = "";
   p = p.replace(/\/+$/, "");
-  if (p.split("/").includes("..")) return { error: "a path that leaves the project (`..`) cannot be expressed by keel's rules, which match paths inside the workspace" };
+  if (p.split("/").includes(".."))
+    return { error: "a path that leaves the project (`..`) cannot be expressed by keel's rules, which match paths inside the workspace" };
   if (p === "" || p === "**") return { glob: "**" };
   const escaped = p.replace(PICOMATCH_ONLY, "\\$&");
   const anyDepth = !anchored && !escaped.startsWith("**/") && (!escaped.includes("/") || (list !== "allow" && /^[^/]+\/\*\*$/.test(escaped)));

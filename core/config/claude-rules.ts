@@ -63,8 +63,27 @@ const NO_COUNTERPART: Readonly<Record<string, string>> = {
 
 /** Input fields of Claude Code's file tools that `Tool(param:value)` parameter rules may name. */
 const FILE_TOOL_PARAMS = new Set([
-  "file_path", "offset", "limit", "pages", "old_string", "new_string", "replace_all", "content",
-  "pattern", "path", "glob", "output_mode", "type", "head_limit", "multiline", "ignore", "-A", "-B", "-C", "-i", "-n",
+  "file_path",
+  "offset",
+  "limit",
+  "pages",
+  "old_string",
+  "new_string",
+  "replace_all",
+  "content",
+  "pattern",
+  "path",
+  "glob",
+  "output_mode",
+  "type",
+  "head_limit",
+  "multiline",
+  "ignore",
+  "-A",
+  "-B",
+  "-C",
+  "-i",
+  "-n",
 ]);
 
 /** Why an unanchored tool-name glob in a Claude Code allow list is skipped. */
@@ -99,7 +118,8 @@ export function translateClaudeRule(rule: string, list: PermissionList, options:
   if (name.startsWith("mcp__")) return mcpRule(rule, name, spec, list, options);
   if (glob) return toolNameGlob(rule, name, spec, list);
   const mapping = CLAUDE_TOOLS[name];
-  if (!mapping) return skip(rule, NO_COUNTERPART[name] ?? `"${name}" is not a Claude Code tool keel knows (keel's own tool names are lower-case, e.g. read_file)`);
+  if (!mapping)
+    return skip(rule, NO_COUNTERPART[name] ?? `"${name}" is not a Claude Code tool keel knows (keel's own tool names are lower-case, e.g. read_file)`);
   if (spec === undefined) return { rules: [...mapping.tools] };
   if (mapping.kind === "bash") {
     const bash = claudeBashToSpecs(spec);
@@ -107,7 +127,8 @@ export function translateClaudeRule(rule: string, list: PermissionList, options:
     return { rules: bash.specs.map((s) => (s === "" ? "bash" : `bash(${s})`)) };
   }
   const param = /^\s*(-?[A-Za-z_][\w]*)\s*:/.exec(spec);
-  if (param && FILE_TOOL_PARAMS.has(param[1]!)) return skip(rule, `"${param[1]}:" makes it a parameter rule (Tool(param:value)), which keel's path rules cannot express`);
+  if (param && FILE_TOOL_PARAMS.has(param[1]!))
+    return skip(rule, `"${param[1]}:" makes it a parameter rule (Tool(param:value)), which keel's path rules cannot express`);
   const path = claudePathToGlob(spec, list);
   if ("error" in path) return skip(rule, path.error);
   const tools = list === "deny" ? [...mapping.tools, ...(mapping.pathDenyAlso ?? [])] : mapping.tools;
@@ -128,13 +149,20 @@ export interface RuleWarning {
  * Translates one list of rules (as `translateClaudeRule`), keeping order and dropping duplicates;
  * a non-string entry is skipped with a warning. Warnings carry the index in `raw`. Never throws.
  */
-export function translatePermissionRules(raw: readonly unknown[], list: PermissionList, options: TranslateOptions = {}): { rules: string[]; warnings: { index: number; message: string }[] } {
+export function translatePermissionRules(
+  raw: readonly unknown[],
+  list: PermissionList,
+  options: TranslateOptions = {},
+): { rules: string[]; warnings: { index: number; message: string }[] } {
   // A Set keeps insertion order and dedupes in constant time (a committed file may hold many rules).
   const rules = new Set<string>();
   const warnings: { index: number; message: string }[] = [];
   raw.forEach((entry, index) => {
     if (typeof entry !== "string") {
-      warnings.push({ index, message: `A permission rule must be a string such as "Bash(git status)" or "bash(git status*)" (got ${entry === null ? "null" : typeof entry}); it was skipped.` });
+      warnings.push({
+        index,
+        message: `A permission rule must be a string such as "Bash(git status)" or "bash(git status*)" (got ${entry === null ? "null" : typeof entry}); it was skipped.`,
+      });
       return;
     }
     const t = translateClaudeRule(entry, list, options);
@@ -149,7 +177,10 @@ export function translatePermissionRules(raw: readonly unknown[], list: Permissi
  * as empty) into keel rules per list, with every warning located as `permissions.<list>[<index>]`
  * so the caller can report file, path and reason. Never throws.
  */
-export function translatePermissionBlock(block: { allow?: unknown; ask?: unknown; deny?: unknown }, options: TranslateOptions = {}): { rules: Record<PermissionList, string[]>; warnings: RuleWarning[] } {
+export function translatePermissionBlock(
+  block: { allow?: unknown; ask?: unknown; deny?: unknown },
+  options: TranslateOptions = {},
+): { rules: Record<PermissionList, string[]>; warnings: RuleWarning[] } {
   const rules: Record<PermissionList, string[]> = { deny: [], ask: [], allow: [] };
   const warnings: RuleWarning[] = [];
   for (const list of ["deny", "ask", "allow"] as const) {
@@ -157,7 +188,8 @@ export function translatePermissionBlock(block: { allow?: unknown; ask?: unknown
     if (!Array.isArray(raw)) continue;
     const t = translatePermissionRules(raw, list, options);
     rules[list] = t.rules;
-    for (const w of t.warnings) warnings.push({ list, index: w.index, path: `permissions.${list}[${w.index}]`, rule: String(raw[w.index]), message: w.message });
+    for (const w of t.warnings)
+      warnings.push({ list, index: w.index, path: `permissions.${list}[${w.index}]`, rule: String(raw[w.index]), message: w.message });
   }
   return { rules, warnings };
 }

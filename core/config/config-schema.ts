@@ -33,10 +33,7 @@ export const KeelConfigSchema = z
   .object({
     permissions: PermissionsConfig.optional(),
     model: z.union([z.string(), ModelConfig]).optional(),
-    output: z
-      .object({ maxChars: z.number().int().positive().optional() })
-      .passthrough()
-      .optional(),
+    output: z.object({ maxChars: z.number().int().positive().optional() }).passthrough().optional(),
     sandbox: SandboxConfig.optional(),
     mcp: z
       .object({

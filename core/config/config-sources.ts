@@ -46,14 +46,12 @@ export async function readJsonLayer(source: ConfigSourceName, file: string): Pro
   try {
     text = readRegularFile(file, MAX_CONFIG_BYTES);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT" || (error as NodeJS.ErrnoException).code === "ENOTDIR")
-      return undefined;
+    if ((error as NodeJS.ErrnoException).code === "ENOENT" || (error as NodeJS.ErrnoException).code === "ENOTDIR") return undefined;
     return { source, file, error: errorMessage(error) };
   }
   try {
     const value = JSON.parse(text) as unknown;
-    if (value === null || typeof value !== "object" || Array.isArray(value))
-      return { source, file, error: "the top level must be a JSON object" };
+    if (value === null || typeof value !== "object" || Array.isArray(value)) return { source, file, error: "the top level must be a JSON object" };
     return { source, file, value: value as Record<string, unknown> };
   } catch (error) {
     return { source, file, error: `not valid JSON: ${errorMessage(error)}` };
@@ -65,9 +63,18 @@ export async function readJsonLayer(source: ConfigSourceName, file: string): Pro
  * Configuration is data, never code: `keel.config.js|ts|cjs|mjs`, `.keelrc.js` etc. are never loaded.
  */
 export const PROJECT_CONFIG_FILES = [
-  "package.json", ".keelrc", ".keelrc.json", ".keelrc.yaml", ".keelrc.yml",
-  ".config/keelrc", ".config/keelrc.json", ".config/keelrc.yaml", ".config/keelrc.yml",
-  "keel.config.json", "keel.config.yaml", "keel.config.yml",
+  "package.json",
+  ".keelrc",
+  ".keelrc.json",
+  ".keelrc.yaml",
+  ".keelrc.yml",
+  ".config/keelrc",
+  ".config/keelrc.json",
+  ".config/keelrc.yaml",
+  ".config/keelrc.yml",
+  "keel.config.json",
+  "keel.config.yaml",
+  "keel.config.yml",
 ] as const;
 
 /** Config files that would have to be executed to be read: keel refuses them and says so. */
@@ -89,7 +96,16 @@ function refuseCode(filepath: string): never {
 export async function loadProjectLayer(ws: Workspace): Promise<ConfigLayer | undefined> {
   const { cosmiconfig, defaultLoaders } = await import("cosmiconfig");
   // Only JSON and YAML loaders; cosmiconfig's "global" strategy would also read ~/.config.
-  const loaders = { ".json": defaultLoaders[".json"], ".yaml": defaultLoaders[".yaml"], ".yml": defaultLoaders[".yml"], noExt: defaultLoaders.noExt, ".js": refuseCode, ".cjs": refuseCode, ".mjs": refuseCode, ".ts": refuseCode };
+  const loaders = {
+    ".json": defaultLoaders[".json"],
+    ".yaml": defaultLoaders[".yaml"],
+    ".yml": defaultLoaders[".yml"],
+    noExt: defaultLoaders.noExt,
+    ".js": refuseCode,
+    ".cjs": refuseCode,
+    ".mjs": refuseCode,
+    ".ts": refuseCode,
+  };
   const explorer = cosmiconfig("keel", { searchPlaces: [...PROJECT_CONFIG_FILES], loaders, searchStrategy: "none", cache: false });
   try {
     let found = null;

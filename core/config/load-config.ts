@@ -3,15 +3,7 @@ import type { Workspace } from "../workspace.js";
 import { KeelConfigSchema, type KeelConfig } from "./config-schema.js";
 import type { Diagnostic } from "../diagnostics.js";
 import { mergeLayers } from "./merge-layers.js";
-import {
-  codeConfigFiles,
-  type ConfigLayer,
-  type TrustLevel,
-  jsonLayerFiles,
-  loadProjectLayer,
-  localConfigFile,
-  readJsonLayer,
-} from "./config-sources.js";
+import { codeConfigFiles, type ConfigLayer, type TrustLevel, jsonLayerFiles, loadProjectLayer, localConfigFile, readJsonLayer } from "./config-sources.js";
 
 /** The merged config plus the layers it came from. */
 export interface LoadedConfig {
@@ -63,17 +55,18 @@ export async function loadConfig(ws: Workspace, trusted = false): Promise<Loaded
   const own = invalid.find((i) => OWN_LAYERS.has(i.source));
   if (own) throw new ManifestError(`Invalid config field "${own.path}" in ${own.file}: ${own.message}. Fix the file, then retry.`, own.file, own.path);
   for (const file of codeConfigFiles(ws))
-    diagnostics.push({ severity: "warning", source: "config", file, message: "This config file is code and was not loaded: keel never executes configuration. Move its settings into keel.config.json (or .yaml)." });
+    diagnostics.push({
+      severity: "warning",
+      source: "config",
+      file,
+      message: "This config file is code and was not loaded: keel never executes configuration. Move its settings into keel.config.json (or .yaml).",
+    });
   const parsed = KeelConfigSchema.safeParse(merged);
   if (!parsed.success) {
     const issue = innermostIssue(parsed.error.issues[0]!);
     const field = issue.path.join(".");
     const culprit = [...layers].reverse().find((l) => hasPath(l.value!, issue.path as PropertyKey[]));
-    throw new ManifestError(
-      `Invalid config field "${field}"${culprit ? ` in ${culprit.file}` : ""}: ${issue.message}.`,
-      culprit?.file,
-      field,
-    );
+    throw new ManifestError(`Invalid config field "${field}"${culprit ? ` in ${culprit.file}` : ""}: ${issue.message}.`, culprit?.file, field);
   }
   return { config: parsed.data, layers, broken, allowLevels, diagnostics };
 }

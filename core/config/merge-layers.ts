@@ -47,21 +47,40 @@ export function mergeLayers(layers: ConfigLayer[], trusted: boolean): MergedLaye
     const level = levelOf(layer.source);
     if (KEEL_FORMAT.has(layer.source))
       for (const u of unknownKeys(layer.value))
-        diagnostics.push({ severity: "warning", source: "config", file: layer.file, path: u.key, message: `Unknown config key "${u.key}"${u.suggestion ? ` — did you mean "${u.suggestion}"?` : ""}; it has no effect.${u.suggestion ? ` Rename it to "${u.suggestion}".` : ""}` });
+        diagnostics.push({
+          severity: "warning",
+          source: "config",
+          file: layer.file,
+          path: u.key,
+          message: `Unknown config key "${u.key}"${u.suggestion ? ` — did you mean "${u.suggestion}"?` : ""}; it has no effect.${u.suggestion ? ` Rename it to "${u.suggestion}".` : ""}`,
+        });
     const { value, ignored } = contribution(layer, trusted);
     if (ignored.length)
-      diagnostics.push({ severity: "warning", source: "config", file: layer.file, path: ignored.join(", "), message: `This workspace is not trusted, so its config may only restrict: ${ignored.map(describeIgnored(layer.value)).join(", ")} ignored. ${HOW_TO_TRUST}` });
+      diagnostics.push({
+        severity: "warning",
+        source: "config",
+        file: layer.file,
+        path: ignored.join(", "),
+        message: `This workspace is not trusted, so its config may only restrict: ${ignored.map(describeIgnored(layer.value)).join(", ")} ignored. ${HOW_TO_TRUST}`,
+      });
     const { permissions, ...rest } = value;
     const shapeError = permissionsShapeError(permissions);
     if (shapeError) {
       invalid.push({ file: layer.file, source: layer.source, ...shapeError });
-      diagnostics.push({ severity: "error", source: "config", file: layer.file, path: shapeError.path, message: `Invalid config field "${shapeError.path}": ${shapeError.message}. The file's permission rules were not applied.` });
+      diagnostics.push({
+        severity: "error",
+        source: "config",
+        file: layer.file,
+        path: shapeError.path,
+        message: `Invalid config field "${shapeError.path}": ${shapeError.message}. The file's permission rules were not applied.`,
+      });
     }
     for (const list of shapeError ? [] : LISTS) {
       const raw = (permissions as Record<string, unknown> | undefined)?.[list];
       if (!Array.isArray(raw)) continue;
       const translated = translatePermissionRules(raw, list, { dialect: layer.source === "claude" ? "claude" : "mixed" });
-      for (const w of translated.warnings) diagnostics.push({ severity: "warning", source: "config", file: layer.file, path: `permissions.${list}[${w.index}]`, message: w.message });
+      for (const w of translated.warnings)
+        diagnostics.push({ severity: "warning", source: "config", file: layer.file, path: `permissions.${list}[${w.index}]`, message: w.message });
       for (const rule of translated.rules) {
         rules[list].add(rule);
         if (list === "allow" && allowLevels[rule] !== "user") allowLevels[rule] = level;

@@ -19,7 +19,9 @@ type OpenAIClient = import("openai").OpenAI;
 export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv): ModelClient {
   const apiKey = env[spec.apiKeyEnv]?.trim() || env.OPENAI_API_KEY?.trim();
   if (!apiKey && !spec.baseUrl)
-    throw new UsageError(`Model "${spec.name}" needs an API key: set ${spec.apiKeyEnv}, or point "model.baseUrl" (or OPENAI_BASE_URL) at a local OpenAI-compatible server.`);
+    throw new UsageError(
+      `Model "${spec.name}" needs an API key: set ${spec.apiKeyEnv}, or point "model.baseUrl" (or OPENAI_BASE_URL) at a local OpenAI-compatible server.`,
+    );
   let client: Promise<{ sdk: typeof import("openai"); client: OpenAIClient }> | undefined;
   const getClient = () =>
     (client ??= import("openai").then((sdk) => ({
@@ -53,7 +55,12 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv): ModelClie
           const toolCalls = (choice.message?.tool_calls ?? []).flatMap((tc) =>
             tc.type === "function" ? [{ id: tc.id, name: names.local(tc.function.name), arguments: tc.function.arguments ?? "{}" }] : [],
           );
-          return { text, toolCalls, finishReason: choice.finish_reason ?? undefined, usage: res.usage ? { inputTokens: res.usage.prompt_tokens, outputTokens: res.usage.completion_tokens } : undefined };
+          return {
+            text,
+            toolCalls,
+            finishReason: choice.finish_reason ?? undefined,
+            usage: res.usage ? { inputTokens: res.usage.prompt_tokens, outputTokens: res.usage.completion_tokens } : undefined,
+          };
         }
         const stream = await c.chat.completions.create({ ...body, stream: true, stream_options: { include_usage: true } }, { signal: options.signal });
         let text = "";
@@ -107,7 +114,11 @@ function toWire(messages: ChatMessage[], names: ToolNameMap): ChatCompletionMess
         return { role: "user", content: m.content };
       case "assistant":
         return m.toolCalls?.length
-          ? { role: "assistant", content: m.content || null, tool_calls: m.toolCalls.map((c) => ({ id: c.id, type: "function" as const, function: { name: names.wire(c.name), arguments: c.arguments } })) }
+          ? {
+              role: "assistant",
+              content: m.content || null,
+              tool_calls: m.toolCalls.map((c) => ({ id: c.id, type: "function" as const, function: { name: names.wire(c.name), arguments: c.arguments } })),
+            }
           : { role: "assistant", content: m.content };
       case "tool":
         return { role: "tool", tool_call_id: m.toolCallId, content: m.content };

@@ -15,21 +15,47 @@ export function describeProviderError(error: unknown, spec: OpenAISpec, signal: 
   if (signal?.aborted || error instanceof sdk.APIUserAbortError || e?.name === "AbortError")
     return new ModelError("The model call was cancelled.", false, { cause: error });
   if (error instanceof sdk.APIConnectionTimeoutError)
-    return new ModelError(`The model at ${where} did not answer within ${spec.timeoutMs} ms. Raise "model.timeoutMs" in keel config or check the server's load.`, true, { cause: error });
+    return new ModelError(
+      `The model at ${where} did not answer within ${spec.timeoutMs} ms. Raise "model.timeoutMs" in keel config or check the server's load.`,
+      true,
+      { cause: error },
+    );
   if (error instanceof sdk.APIConnectionError)
-    return new ModelError(`Cannot reach the model at ${where} (${detail}). Is the server running? Check "model.baseUrl" in keel config or OPENAI_BASE_URL.`, true, { cause: error });
+    return new ModelError(
+      `Cannot reach the model at ${where} (${detail}). Is the server running? Check "model.baseUrl" in keel config or OPENAI_BASE_URL.`,
+      true,
+      { cause: error },
+    );
   switch (e?.status) {
     case 401:
-      return new ModelError(`The provider at ${where} rejected the API key (401: ${detail}). Set ${spec.apiKeyEnv} to a valid key (or "model.apiKeyEnv" to the variable holding it).`, false, { cause: error });
+      return new ModelError(
+        `The provider at ${where} rejected the API key (401: ${detail}). Set ${spec.apiKeyEnv} to a valid key (or "model.apiKeyEnv" to the variable holding it).`,
+        false,
+        { cause: error },
+      );
     case 403:
-      return new ModelError(`The provider at ${where} refused access to model "${spec.name}" (403: ${detail}). Check the key's permissions or pick another model.`, false, { cause: error });
+      return new ModelError(
+        `The provider at ${where} refused access to model "${spec.name}" (403: ${detail}). Check the key's permissions or pick another model.`,
+        false,
+        { cause: error },
+      );
     case 404:
-      return new ModelError(`Model "${spec.name}" or the endpoint was not found at ${where} (404: ${detail}). Check "model.name" and that "model.baseUrl" ends in /v1 (or the provider's API path).`, false, { cause: error });
+      return new ModelError(
+        `Model "${spec.name}" or the endpoint was not found at ${where} (404: ${detail}). Check "model.name" and that "model.baseUrl" ends in /v1 (or the provider's API path).`,
+        false,
+        { cause: error },
+      );
     case 429:
-      return new ModelError(`The provider at ${where} is rate limiting or out of quota (429: ${detail}). Wait and retry, or check the account's quota.`, true, { cause: error });
+      return new ModelError(`The provider at ${where} is rate limiting or out of quota (429: ${detail}). Wait and retry, or check the account's quota.`, true, {
+        cause: error,
+      });
     case 400:
     case 422:
-      return new ModelError(`The provider at ${where} rejected the request for "${spec.name}" (${e.status}: ${detail}). If it mentions context length, lower "model.contextWindow"; if it mentions tools, the model may not support tool calling.`, false, { cause: error });
+      return new ModelError(
+        `The provider at ${where} rejected the request for "${spec.name}" (${e.status}: ${detail}). If it mentions context length, lower "model.contextWindow"; if it mentions tools, the model may not support tool calling.`,
+        false,
+        { cause: error },
+      );
   }
   if (typeof e?.status === "number" && e.status >= 500)
     return new ModelError(`The provider at ${where} failed (${e.status}: ${detail}) after retries. Retry later.`, true, { cause: error });

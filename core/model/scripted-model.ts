@@ -62,20 +62,25 @@ function loadScript(file: string): ScriptFile {
   try {
     parsed = JSON.parse(readFileSync(file, "utf8"));
   } catch (error) {
-    throw new UsageError(`Cannot load the scripted model ${file}: ${errorMessage(error)}. It must be a JSON list of turns or {"turns": [...]}; see the README section The agent.`);
+    throw new UsageError(
+      `Cannot load the scripted model ${file}: ${errorMessage(error)}. It must be a JSON list of turns or {"turns": [...]}; see the README section The agent.`,
+    );
   }
   const script = Array.isArray(parsed) ? { turns: parsed } : (parsed as ScriptFile);
-  if (!script || !Array.isArray(script.turns))
-    throw new UsageError(`The scripted model ${file} must be a JSON list of turns or {"turns": [...]}.`);
+  if (!script || !Array.isArray(script.turns)) throw new UsageError(`The scripted model ${file} must be a JSON list of turns or {"turns": [...]}.`);
   return script;
 }
 
 function delay(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     const t = setTimeout(resolve, ms);
-    signal?.addEventListener("abort", () => {
-      clearTimeout(t);
-      reject(new ModelError("The model call was cancelled."));
-    }, { once: true });
+    signal?.addEventListener(
+      "abort",
+      () => {
+        clearTimeout(t);
+        reject(new ModelError("The model call was cancelled."));
+      },
+      { once: true },
+    );
   });
 }

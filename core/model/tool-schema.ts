@@ -1,7 +1,24 @@
 /** Keywords strict providers reject; removed everywhere in a tool schema. */
 const UNSUPPORTED = new Set([
-  "$schema", "$id", "$comment", "$anchor", "examples", "format", "patternProperties", "if", "then", "else", "not",
-  "contentEncoding", "contentMediaType", "deprecated", "readOnly", "writeOnly", "unevaluatedProperties", "dependentSchemas", "dependentRequired",
+  "$schema",
+  "$id",
+  "$comment",
+  "$anchor",
+  "examples",
+  "format",
+  "patternProperties",
+  "if",
+  "then",
+  "else",
+  "not",
+  "contentEncoding",
+  "contentMediaType",
+  "deprecated",
+  "readOnly",
+  "writeOnly",
+  "unevaluatedProperties",
+  "dependentSchemas",
+  "dependentRequired",
 ]);
 const NESTED_MAPS = ["properties", "$defs", "definitions"];
 const NESTED_ONE = ["items", "additionalProperties"];

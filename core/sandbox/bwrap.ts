@@ -33,9 +33,21 @@ export function bwrapArgs(settings: SandboxSettings, target: SandboxTarget): str
 export async function sandboxUnavailable(env: NodeJS.ProcessEnv, signal?: AbortSignal): Promise<string | undefined> {
   if (process.platform !== "linux") return `the sandbox uses bubblewrap, which runs on Linux only (this is ${process.platform}; macOS is not supported yet)`;
   const { execa } = await import("execa");
-  const probe = await execa("bwrap", ["--ro-bind", "/", "/", "--unshare-pid", "--die-with-parent", "--", "true"], { env, extendEnv: false, reject: false, stdin: "ignore", timeout: 10_000, cancelSignal: signal });
+  const probe = await execa("bwrap", ["--ro-bind", "/", "/", "--unshare-pid", "--die-with-parent", "--", "true"], {
+    env,
+    extendEnv: false,
+    reject: false,
+    stdin: "ignore",
+    timeout: 10_000,
+    cancelSignal: signal,
+  });
   if (probe.exitCode === 0) return undefined;
   const code = (probe as { code?: string }).code;
-  if (code === "ENOENT" || /ENOENT/.test(String(probe.message))) return "bubblewrap (`bwrap`) is not installed: install it (Debian/Ubuntu: apt-get install bubblewrap)";
-  return `bubblewrap cannot create its namespaces here (${String(probe.stderr || probe.shortMessage).trim().split("\n")[0]}): enable unprivileged user namespaces or run where they are allowed`;
+  if (code === "ENOENT" || /ENOENT/.test(String(probe.message)))
+    return "bubblewrap (`bwrap`) is not installed: install it (Debian/Ubuntu: apt-get install bubblewrap)";
+  return `bubblewrap cannot create its namespaces here (${
+    String(probe.stderr || probe.shortMessage)
+      .trim()
+      .split("\n")[0]
+  }): enable unprivileged user namespaces or run where they are allowed`;
 }

@@ -4,10 +4,7 @@ import { z } from "zod";
 export const SandboxMode = z.enum(["off", "workspace-write", "read-only"]);
 
 /** `sandbox` in keel config: a mode, or `{mode, network}`. */
-export const SandboxConfig = z.union([
-  SandboxMode,
-  z.object({ mode: SandboxMode.optional(), network: z.boolean().optional() }).strict(),
-]);
+export const SandboxConfig = z.union([SandboxMode, z.object({ mode: SandboxMode.optional(), network: z.boolean().optional() }).strict()]);
 
 /** The sandbox settings in force. */
 export interface SandboxSettings {

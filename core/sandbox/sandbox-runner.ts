@@ -49,7 +49,10 @@ export class SandboxRunner {
   private async wrapWith(settings: SandboxSettings, target: SandboxTarget, what: string, signal?: AbortSignal): Promise<SpawnLine> {
     const why = await (this.check ??= sandboxUnavailable(this.env, signal));
     if (why)
-      throw new ToolError(`The sandbox (${settings.mode}) cannot run: ${why}. ${what} was not run: keel never runs it unsandboxed. Fix the sandbox, or turn it off ("sandbox": "off" in your config, or no "sandbox": true on the MCP server).`, "precondition_failed");
+      throw new ToolError(
+        `The sandbox (${settings.mode}) cannot run: ${why}. ${what} was not run: keel never runs it unsandboxed. Fix the sandbox, or turn it off ("sandbox": "off" in your config, or no "sandbox": true on the MCP server).`,
+        "precondition_failed",
+      );
     return { file: "bwrap", args: bwrapArgs(settings, target) };
   }
 }

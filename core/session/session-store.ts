@@ -9,10 +9,21 @@ import type { SessionMeta, SessionState } from "./session-types.js";
 /** A fresh state for a new session. */
 export function initialState(id: string, title: string): SessionState {
   return {
-    version: 1, id, status: "idle", updatedAt: new Date().toISOString(), turn: 0, turnSteps: 0, title,
-    messages: [], transcript: [], pending: null,
+    version: 1,
+    id,
+    status: "idle",
+    updatedAt: new Date().toISOString(),
+    turn: 0,
+    turnSteps: 0,
+    title,
+    messages: [],
+    transcript: [],
+    pending: null,
     usage: { modelCalls: 0, toolCalls: 0, inputTokens: 0, outputTokens: 0, lastRequestTokens: 0 },
-    pluginState: {}, discoveredTools: [], sessionAllow: [], fileBaselines: {},
+    pluginState: {},
+    discoveredTools: [],
+    sessionAllow: [],
+    fileBaselines: {},
   };
 }
 
@@ -74,7 +85,15 @@ export function listSessions(stateDir: string): SessionSummary[] {
     try {
       const meta = JSON.parse(readFileSync(paths.meta, "utf8")) as SessionMeta;
       const state = existsSync(paths.state) ? (JSON.parse(readFileSync(paths.state, "utf8")) as SessionState) : undefined;
-      out.push({ id, status: state?.status ?? "new", reason: state?.reason, title: state?.title ?? "", updatedAt: state?.updatedAt ?? meta.createdAt, turns: state?.turn ?? 0, parentSessionId: meta.parentSessionId });
+      out.push({
+        id,
+        status: state?.status ?? "new",
+        reason: state?.reason,
+        title: state?.title ?? "",
+        updatedAt: state?.updatedAt ?? meta.createdAt,
+        turns: state?.turn ?? 0,
+        parentSessionId: meta.parentSessionId,
+      });
     } catch {
       out.push({ id, status: "unreadable", title: "", updatedAt: "", turns: 0 });
     }

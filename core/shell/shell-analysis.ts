@@ -28,8 +28,25 @@ const MAX_DEPTH = 8;
 
 /** Nodes that make a line more than one simple command (lists, pipelines, compound commands, substitutions, functions). */
 const STRUCTURE = new Set([
-  "Pipeline", "AndOr", "Subshell", "BraceGroup", "If", "For", "ArithmeticFor", "Select", "While", "Case", "Function", "Coproc",
-  "Redirected", "CommandExpansion", "ProcessSubstitution", "TestCommand", "ArithmeticCommand", "Time", "Negation",
+  "Pipeline",
+  "AndOr",
+  "Subshell",
+  "BraceGroup",
+  "If",
+  "For",
+  "ArithmeticFor",
+  "Select",
+  "While",
+  "Case",
+  "Function",
+  "Coproc",
+  "Redirected",
+  "CommandExpansion",
+  "ProcessSubstitution",
+  "TestCommand",
+  "ArithmeticCommand",
+  "Time",
+  "Negation",
 ]);
 
 /**
@@ -82,11 +99,15 @@ function record(parser: ShellParser, node: Command, depth: number, out: ShellAna
   const args = node.suffix.filter((s): s is Word => s.type === "Word");
   const argv = [name, ...args.map((w) => staticValue(w, true) ?? w.text)];
   out.commands.push({ argv, topLevel: top && depth === 0 });
-  unwrapCommand(argv, args.map((w) => staticValue(w, false) !== undefined), {
-    command: (inner) => out.commands.push({ argv: inner, topLevel: false }),
-    script: (text) => void collect(parser, text, depth + 1, out, false),
-    unresolved: (why) => out.unresolved.push(why),
-  });
+  unwrapCommand(
+    argv,
+    args.map((w) => staticValue(w, false) !== undefined),
+    {
+      command: (inner) => out.commands.push({ argv: inner, topLevel: false }),
+      script: (text) => void collect(parser, text, depth + 1, out, false),
+      unresolved: (why) => out.unresolved.push(why),
+    },
+  );
   return args.every((w) => staticValue(w, false) !== undefined) && node.redirects.length === 0 && node.prefix.length === 0;
 }
 

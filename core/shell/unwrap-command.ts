@@ -15,12 +15,51 @@ const SHELLS = new Set(["bash", "sh", "zsh", "dash", "ksh", "ash", "mksh", "fish
 const VALUE_OPTIONS: Record<string, ReadonlySet<string>> = {
   exec: new Set(["-a"]),
   env: new Set(["-u", "-C", "--unset", "--chdir"]),
-  sudo: new Set(["-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-T", "-U", "--user", "--group", "--close-from", "--chdir", "--host", "--prompt", "--role", "--type", "--command-timeout", "--other-user"]),
+  sudo: new Set([
+    "-u",
+    "-g",
+    "-C",
+    "-D",
+    "-h",
+    "-p",
+    "-r",
+    "-t",
+    "-T",
+    "-U",
+    "--user",
+    "--group",
+    "--close-from",
+    "--chdir",
+    "--host",
+    "--prompt",
+    "--role",
+    "--type",
+    "--command-timeout",
+    "--other-user",
+  ]),
   doas: new Set(["-u", "-C"]),
   nice: new Set(["-n", "--adjustment"]),
   timeout: new Set(["-s", "-k", "--signal", "--kill-after"]),
   stdbuf: new Set(["-i", "-o", "-e", "--input", "--output", "--error"]),
-  xargs: new Set(["-a", "-d", "-E", "-I", "-L", "-n", "-P", "-s", "--arg-file", "--delimiter", "--eof", "--replace", "--max-lines", "--max-args", "--max-procs", "--max-chars", "--process-slot-var"]),
+  xargs: new Set([
+    "-a",
+    "-d",
+    "-E",
+    "-I",
+    "-L",
+    "-n",
+    "-P",
+    "-s",
+    "--arg-file",
+    "--delimiter",
+    "--eof",
+    "--replace",
+    "--max-lines",
+    "--max-args",
+    "--max-procs",
+    "--max-chars",
+    "--process-slot-var",
+  ]),
   ionice: new Set(["-c", "-n", "-p", "-P", "-u", "--class", "--classdata"]),
   command: new Set(),
   builtin: new Set(),
@@ -122,7 +161,12 @@ function unwrapFind(args: string[], isLiteral: (i: number) => boolean, sink: Unw
       if (!isLiteral(i + 1)) sink.unresolved("`find -exec` runs a command whose name is not literal");
       else {
         sink.command(inner);
-        unwrapCommand(inner, inner.slice(1).map((_, k) => isLiteral(i + 2 + k)), sink, depth + 1);
+        unwrapCommand(
+          inner,
+          inner.slice(1).map((_, k) => isLiteral(i + 2 + k)),
+          sink,
+          depth + 1,
+        );
       }
     }
     i = end;

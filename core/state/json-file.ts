@@ -21,11 +21,9 @@ export async function readJsonState<T>(file: string, fallback: T): Promise<T> {
   try {
     return JSON.parse(text) as T;
   } catch (error) {
-    throw new StateError(
-      `State file ${file} is not valid JSON (${errorMessage(error)}). keel left it untouched: fix or move it, then retry.`,
-      file,
-      { cause: error },
-    );
+    throw new StateError(`State file ${file} is not valid JSON (${errorMessage(error)}). keel left it untouched: fix or move it, then retry.`, file, {
+      cause: error,
+    });
   }
 }
 

@@ -85,7 +85,7 @@ export function writeOwnFileSync(file: string, data: string | Buffer): void {
   const fd = openOwnFileSync(file, "truncate");
   try {
     const buf = typeof data === "string" ? Buffer.from(data) : data;
-    for (let off = 0; off < buf.length; ) off += writeSync(fd, buf, off);
+    for (let off = 0; off < buf.length;) off += writeSync(fd, buf, off);
   } finally {
     closeSync(fd);
   }

@@ -37,7 +37,12 @@ export function bashTool(): ToolDefinition {
     properties: {
       command: { type: "string", minLength: 1, description: "The command line, run with bash -c" },
       cwd: { type: "string", description: "Folder to run in, relative to the workspace (default: the workspace root)" },
-      timeout_ms: { type: "integer", minimum: 1, maximum: BASH_MAX_TIMEOUT_MS, description: `Kill the command after this many ms (default ${BASH_DEFAULT_TIMEOUT_MS})` },
+      timeout_ms: {
+        type: "integer",
+        minimum: 1,
+        maximum: BASH_MAX_TIMEOUT_MS,
+        description: `Kill the command after this many ms (default ${BASH_DEFAULT_TIMEOUT_MS})`,
+      },
     },
     required: ["command"],
     additionalProperties: false,
@@ -129,10 +134,10 @@ export function bashTool(): ToolDefinition {
       const status = overCap
         ? `[output passed the ${BASH_MAX_OUTPUT_BYTES / 1024 / 1024} MiB cap per stream: the command was stopped and the rest of its output discarded. The first ${BASH_MAX_OUTPUT_BYTES / 1024 / 1024} MiB is in the full-output artifact named above; redirect large output to a file and read it in parts.]`
         : timedOut
-        ? `[timed out after ${timeoutMs} ms; the command and its children were killed. Raise timeout_ms (max ${BASH_MAX_TIMEOUT_MS}) or run something shorter.]`
-        : exitCode === null
-          ? `[killed by ${result.signal ?? "a signal"}]`
-          : `[exit code ${exitCode}]`;
+          ? `[timed out after ${timeoutMs} ms; the command and its children were killed. Raise timeout_ms (max ${BASH_MAX_TIMEOUT_MS}) or run something shorter.]`
+          : exitCode === null
+            ? `[killed by ${result.signal ?? "a signal"}]`
+            : `[exit code ${exitCode}]`;
       const parts = [stdout];
       if (stderr) parts.push(`--- stderr ---\n${stderr}`);
       parts.push(status);

@@ -36,9 +36,15 @@ export function editFileTool(): ToolDefinition {
       const rel = displayPath(ctx.cwd, abs);
       const baseline = await ctx.fileBaselines.get(abs);
       if (!baseline && !(await stat(abs).catch(() => undefined)))
-        throw new ToolError(`File not found: ${rel}. edit_file only changes existing files; use write_file to create it.`, "precondition_failed", null, { path: rel, reason: "missing" });
+        throw new ToolError(`File not found: ${rel}. edit_file only changes existing files; use write_file to create it.`, "precondition_failed", null, {
+          path: rel,
+          reason: "missing",
+        });
       if (!baseline)
-        throw new ToolError(`${rel} has not been read yet. Call read_file on it first, then retry the edit.`, "precondition_failed", null, { path: rel, reason: "not_read" });
+        throw new ToolError(`${rel} has not been read yet. Call read_file on it first, then retry the edit.`, "precondition_failed", null, {
+          path: rel,
+          reason: "not_read",
+        });
       let handle;
       try {
         handle = await openFileInside(ctx.root, abs, rel);
@@ -57,13 +63,22 @@ export function editFileTool(): ToolDefinition {
         await handle.close();
       }
       if (!sameBaseline(baseline, baselineOf(current, bytes)))
-        throw new ToolError(`${rel} changed since it was last read. Call read_file on it again, then redo the edit against the current content.`, "precondition_failed", null, { path: rel, reason: "stale" });
-      if (input.old_string === input.new_string)
-        throw new ToolError("`old_string` and `new_string` are identical; nothing would change.", "execution_failed");
+        throw new ToolError(
+          `${rel} changed since it was last read. Call read_file on it again, then redo the edit against the current content.`,
+          "precondition_failed",
+          null,
+          { path: rel, reason: "stale" },
+        );
+      if (input.old_string === input.new_string) throw new ToolError("`old_string` and `new_string` are identical; nothing would change.", "execution_failed");
       const text = bytes.toString("utf8");
       const count = countOccurrences(text, input.old_string);
       if (count === 0)
-        throw new ToolError(`\`old_string\` was not found in ${rel}. Copy the exact text (including whitespace) from read_file's output.`, "execution_failed", null, { path: rel, occurrences: 0 });
+        throw new ToolError(
+          `\`old_string\` was not found in ${rel}. Copy the exact text (including whitespace) from read_file's output.`,
+          "execution_failed",
+          null,
+          { path: rel, occurrences: 0 },
+        );
       if (count > 1 && !input.replace_all)
         throw new ToolError(
           `\`old_string\` occurs ${count} times in ${rel}; it must occur exactly once. Add surrounding lines to make it unique, or set replace_all: true to replace all ${count}.`,

@@ -21,7 +21,10 @@ export interface FindFilesOptions {
  */
 export async function findFiles(dir: string, pattern: string, opts: FindFilesOptions = {}): Promise<string[]> {
   if (isAbsolute(pattern) || pattern.split(/[\\/]/).includes(".."))
-    throw new ToolError(`Pattern "${pattern}" leaves the search folder. Use a relative pattern such as "src/**/*.ts" and set \`path\` to choose the folder.`, "permission_denied");
+    throw new ToolError(
+      `Pattern "${pattern}" leaves the search folder. Use a relative pattern such as "src/**/*.ts" and set \`path\` to choose the folder.`,
+      "permission_denied",
+    );
   const found = await glob(pattern, {
     cwd: dir,
     dot: true,

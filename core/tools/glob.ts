@@ -34,9 +34,17 @@ export function globTool(): ToolDefinition {
       const dir = confinePath(ctx.root, input.path ?? ".", "path", ctx.cwd);
       const st = await stat(dir).catch(() => undefined);
       if (!st?.isDirectory())
-        throw new ToolError(`${input.path} is ${st ? "a file, not a folder" : "not found"}. Set \`path\` to a folder (or omit it for the workspace root).`, "execution_failed");
+        throw new ToolError(
+          `${input.path} is ${st ? "a file, not a folder" : "not found"}. Set \`path\` to a folder (or omit it for the workspace root).`,
+          "execution_failed",
+        );
       const found = await findFiles(dir, input.pattern, { includeIgnored: input.include_ignored, signal: ctx.signal });
-      const { files: matches, skippedOutside, skippedDenied, deniedBy } = await reachableFiles(ctx.root, dir, found, ctx.host.permissions, READ_TOOLS, ctx.signal);
+      const {
+        files: matches,
+        skippedOutside,
+        skippedDenied,
+        deniedBy,
+      } = await reachableFiles(ctx.root, dir, found, ctx.host.permissions, READ_TOOLS, ctx.signal);
       const paths = matches.slice(0, GLOB_MAX_RESULTS).map((m) => displayPath(ctx.cwd, m.path));
       const omitted = matches.length - paths.length;
       const lines = paths.length ? [...paths] : [`No files match "${input.pattern}" under ${displayPath(ctx.cwd, dir)}.`];

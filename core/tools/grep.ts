@@ -46,7 +46,7 @@ export function grepTool(): ToolDefinition {
   return defineTool(inputSchema, {
     name: "grep",
     description:
-      "Search file contents with a regular expression (RE2 syntax, as in ripgrep: no lookaround or backreferences; always linear time). Returns `file:line: text` lines. `path` is a folder or a file; `glob` filters files (e.g. \"**/*.ts\"). Binary files, .git, node_modules and .keel are skipped.",
+      'Search file contents with a regular expression (RE2 syntax, as in ripgrep: no lookaround or backreferences; always linear time). Returns `file:line: text` lines. `path` is a folder or a file; `glob` filters files (e.g. "**/*.ts"). Binary files, .git, node_modules and .keel are skipped.',
     ...pathToolTraits("read"),
     async execute(input, ctx) {
       const regex = await compileLinePattern(input.pattern, input.ignore_case === true);
@@ -59,12 +59,23 @@ export function grepTool(): ToolDefinition {
       let deniedBy: string[] = [];
       if (st.isDirectory()) {
         // Only files whose real path is inside the boundary, and none a path deny rule hides.
-        const walk = await reachableFiles(ctx.root, target, await findFiles(target, input.glob ?? "**/*", { signal: ctx.signal }), ctx.host.permissions, READ_TOOLS, ctx.signal);
+        const walk = await reachableFiles(
+          ctx.root,
+          target,
+          await findFiles(target, input.glob ?? "**/*", { signal: ctx.signal }),
+          ctx.host.permissions,
+          READ_TOOLS,
+          ctx.signal,
+        );
         files = walk.files.map((f) => f.path);
         ({ skippedOutside, skippedDenied, deniedBy } = walk);
       } else {
         const rule = ctx.host.permissions.deniesPath(READ_TOOLS, relative(ctx.root, target) || ".");
-        if (rule !== undefined) throw new ToolError(`${input.path} is denied by the rule "${rule}"; grep does not read it either.`, "permission_denied", null, { path: input.path, rule });
+        if (rule !== undefined)
+          throw new ToolError(`${input.path} is denied by the rule "${rule}"; grep does not read it either.`, "permission_denied", null, {
+            path: input.path,
+            rule,
+          });
         files = [target];
       }
       const max = input.max_results ?? GREP_DEFAULT_RESULTS;

@@ -29,7 +29,8 @@ export function listDirTool(): ToolDefinition {
   } as const;
   return defineTool(inputSchema, {
     name: "list_dir",
-    description: "List one directory inside the workspace: each entry's name, type (file, dir, symlink) and size, sorted by name. Use glob to search recursively.",
+    description:
+      "List one directory inside the workspace: each entry's name, type (file, dir, symlink) and size, sorted by name. Use glob to search recursively.",
     ...pathToolTraits("read"),
     async execute(input, ctx) {
       const abs = confinePath(ctx.root, input.path ?? ".", "path", ctx.cwd);
@@ -53,7 +54,7 @@ export function listDirTool(): ToolDefinition {
           dirents.slice(0, limit).map(async (d): Promise<DirEntry> => {
             const type = d.isSymbolicLink() ? "symlink" : d.isDirectory() ? "dir" : d.isFile() ? "file" : "other";
             const st = await (type === "symlink" ? lstat : stat)(dir.child(d.name)).catch(() => undefined);
-            return { name: d.name, type, size: type === "dir" ? 0 : st?.size ?? 0 };
+            return { name: d.name, type, size: type === "dir" ? 0 : (st?.size ?? 0) };
           }),
         );
       } finally {

@@ -154,5 +154,8 @@ function procPath(fd: number): string | undefined {
 }
 
 function moved(shown: string): ToolError {
-  return new ToolError(`${shown} was moved or deleted while keel was opening it. Nothing was read or written; retry the call.`, "permission_denied", null, { path: shown, reason: "moved" });
+  return new ToolError(`${shown} was moved or deleted while keel was opening it. Nothing was read or written; retry the call.`, "permission_denied", null, {
+    path: shown,
+    reason: "moved",
+  });
 }

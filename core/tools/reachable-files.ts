@@ -31,7 +31,14 @@ export interface ReachableFiles {
  * outside. No path deny rule for `tools` (e.g. `read_file(.env)`) may deny it, matched on the real
  * path relative to the real root. Keeps the order. Throws only when `signal` aborts.
  */
-export async function reachableFiles(root: string, dir: string, matches: readonly string[], policy: PermissionPolicy, tools: readonly string[], signal?: AbortSignal): Promise<ReachableFiles> {
+export async function reachableFiles(
+  root: string,
+  dir: string,
+  matches: readonly string[],
+  policy: PermissionPolicy,
+  tools: readonly string[],
+  signal?: AbortSignal,
+): Promise<ReachableFiles> {
   const realRoot = realOr(root) ?? root;
   const folders = new Map<string, Folder | undefined>();
   for (const match of matches) folders.set(dirname(join(dir, match)), undefined);

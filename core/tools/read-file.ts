@@ -46,7 +46,8 @@ export function readFileTool(): ToolDefinition {
       try {
         const stat = await handle.stat();
         if (stat.isDirectory()) throw new ToolError(`${input.path} is a directory; use list_dir to list it.`, "execution_failed");
-        if (!stat.isFile()) throw new ToolError(`${input.path} is not a regular file (a FIFO, socket or device); read_file reads files only.`, "execution_failed");
+        if (!stat.isFile())
+          throw new ToolError(`${input.path} is not a regular file (a FIFO, socket or device); read_file reads files only.`, "execution_failed");
         const rel = displayPath(ctx.cwd, abs);
         const windowed = input.offset !== undefined || input.limit !== undefined;
         if (windowed) {

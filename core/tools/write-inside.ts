@@ -38,7 +38,7 @@ export async function writeFileInside(root: string, abs: string, bytes: Buffer, 
     let handle: FileHandle | undefined;
     try {
       handle = await open(dir.child(temp), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o666);
-      for (let off = 0; off < bytes.length; ) {
+      for (let off = 0; off < bytes.length;) {
         signal.throwIfAborted();
         const { bytesWritten } = await handle.write(bytes, off, Math.min(CHUNK, bytes.length - off), off);
         off += bytesWritten;
@@ -72,5 +72,8 @@ function writeFailure(error: unknown, shown: string): ToolError | undefined {
           ? "the disk quota is exhausted (EDQUOT)"
           : undefined;
   if (why === undefined) return undefined;
-  return new ToolError(`Could not write ${shown}: ${why}. ${shown} was left unchanged; free space or raise the limit, then retry.`, "execution_failed", null, { path: shown, reason: code });
+  return new ToolError(`Could not write ${shown}: ${why}. ${shown} was left unchanged; free space or raise the limit, then retry.`, "execution_failed", null, {
+    path: shown,
+    reason: code,
+  });
 }

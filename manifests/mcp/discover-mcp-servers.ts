@@ -50,7 +50,11 @@ export function discoverMcpServers(opts: DiscoverOptions): DiscoveredMcp {
       ignoredForUserLevel(opts, winner, server);
     } else if (!server.trustedByOrigin && winner.trustedByOrigin) ignoredForUserLevel(opts, server, winner);
     else
-      opts.diagnostics.warn(SOURCE, `MCP server "${server.name}" is defined again here and was ignored; the definition in ${winner.origin.file} (${winner.origin.path}) wins. Rename one of them to use both.`, { file: server.origin.file, path: server.origin.path });
+      opts.diagnostics.warn(
+        SOURCE,
+        `MCP server "${server.name}" is defined again here and was ignored; the definition in ${winner.origin.file} (${winner.origin.path}) wins. Rename one of them to use both.`,
+        { file: server.origin.file, path: server.origin.path },
+      );
   };
   for (const dir of discoveryDirs(opts.workspace.cwd, opts.workspace.root)) {
     for (const name of MCP_MANIFEST_NAMES) {
@@ -84,7 +88,14 @@ function ignoredForUserLevel(opts: DiscoverOptions, workspace: McpServerConfig, 
   );
 }
 
-function loadManifestFile(file: string, origin: McpServerOrigin, trusted: boolean, opts: DiscoverOptions, out: DiscoveredMcp, add: (s: McpServerConfig) => void): void {
+function loadManifestFile(
+  file: string,
+  origin: McpServerOrigin,
+  trusted: boolean,
+  opts: DiscoverOptions,
+  out: DiscoveredMcp,
+  add: (s: McpServerConfig) => void,
+): void {
   let doc: unknown;
   let text: string;
   try {
@@ -103,7 +114,15 @@ function loadManifestFile(file: string, origin: McpServerOrigin, trusted: boolea
   loadDocument(doc, dirname(file), origin, trusted, opts, out, add);
 }
 
-function loadDocument(doc: unknown, baseDir: string, origin: McpServerOrigin, trusted: boolean, opts: DiscoverOptions, out: DiscoveredMcp, add: (s: McpServerConfig) => void): void {
+function loadDocument(
+  doc: unknown,
+  baseDir: string,
+  origin: McpServerOrigin,
+  trusted: boolean,
+  opts: DiscoverOptions,
+  out: DiscoveredMcp,
+  add: (s: McpServerConfig) => void,
+): void {
   const file = origin.file;
   if (!isObject(doc)) {
     opts.diagnostics.error(SOURCE, 'MCP manifest must be a JSON object with "mcpServers" ({name: {...}}) or "servers" ([{name, ...}]).', { file });
@@ -128,12 +147,22 @@ function loadDocument(doc: unknown, baseDir: string, origin: McpServerOrigin, tr
   if (doc.resources !== undefined) out.resources.push(...parseResources(doc.resources, baseDir, undefined, file, "resources", opts));
 }
 
-function parseServer(key: string | undefined, raw: unknown, baseDir: string, origin: McpServerOrigin, trusted: boolean, opts: DiscoverOptions): McpServerConfig | undefined {
+function parseServer(
+  key: string | undefined,
+  raw: unknown,
+  baseDir: string,
+  origin: McpServerOrigin,
+  trusted: boolean,
+  opts: DiscoverOptions,
+): McpServerConfig | undefined {
   const file = origin.file;
   const parsed = McpServerEntrySchema.safeParse(raw);
   if (!parsed.success) {
     for (const issue of parsed.error.issues)
-      opts.diagnostics.error(SOURCE, `Invalid MCP server entry (skipped): ${issue.message}.`, { file, path: [origin.path, ...issue.path.map(String)].join(".") });
+      opts.diagnostics.error(SOURCE, `Invalid MCP server entry (skipped): ${issue.message}.`, {
+        file,
+        path: [origin.path, ...issue.path.map(String)].join("."),
+      });
     return undefined;
   }
   const s = parsed.data;
@@ -159,7 +188,11 @@ function parseServer(key: string | undefined, raw: unknown, baseDir: string, ori
   const headers = expandMap(s.headers ?? {}, opts.env, unset, secrets);
   const unsetVars = [...new Set(unset)];
   if (unsetVars.length)
-    opts.diagnostics.error(SOURCE, `MCP server "${name}" uses unset environment variable${unsetVars.length > 1 ? "s" : ""} ${unsetVars.map((v) => "${" + v + "}").join(", ")} and will not be started. Export ${unsetVars.length > 1 ? "them" : "it"} or write \${${unsetVars[0]}:-default} in the manifest.`, { file, path: origin.path });
+    opts.diagnostics.error(
+      SOURCE,
+      `MCP server "${name}" uses unset environment variable${unsetVars.length > 1 ? "s" : ""} ${unsetVars.map((v) => "${" + v + "}").join(", ")} and will not be started. Export ${unsetVars.length > 1 ? "them" : "it"} or write \${${unsetVars[0]}:-default} in the manifest.`,
+      { file, path: origin.path },
+    );
   return {
     name,
     transport: normalizeTransport(s.type ?? s.transport, s.url),
@@ -195,7 +228,10 @@ function parseResources(raw: unknown, baseDir: string, server: string | undefine
     const parsed = LocalResourceSchema.safeParse(r);
     if (!parsed.success) {
       const issue = parsed.error.issues[0]!;
-      opts.diagnostics.error(SOURCE, `Invalid local resource (skipped): ${issue.message}.`, { file, path: [`${path}[${i}]`, ...issue.path.map(String)].join(".") });
+      opts.diagnostics.error(SOURCE, `Invalid local resource (skipped): ${issue.message}.`, {
+        file,
+        path: [`${path}[${i}]`, ...issue.path.map(String)].join("."),
+      });
       return;
     }
     const d = parsed.data;

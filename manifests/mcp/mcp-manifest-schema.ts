@@ -55,7 +55,8 @@ export const McpServerEntrySchema = z
   .passthrough()
   .superRefine((s, ctx) => {
     const t = normalizeTransport(s.type ?? s.transport, s.url);
-    if (t === "stdio" && !s.command) ctx.addIssue({ code: "custom", path: ["command"], message: "a stdio server needs `command` (or set `type` to \"http\"/\"sse\" with a `url`)" });
+    if (t === "stdio" && !s.command)
+      ctx.addIssue({ code: "custom", path: ["command"], message: 'a stdio server needs `command` (or set `type` to "http"/"sse" with a `url`)' });
     if (t !== "stdio" && !s.url) ctx.addIssue({ code: "custom", path: ["url"], message: `a ${t} server needs \`url\`` });
   });
 

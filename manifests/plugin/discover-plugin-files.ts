@@ -25,7 +25,11 @@ export interface DiscoveryPlaces {
   keelHome: string;
 }
 
-const DOT_LAYOUTS: ReadonlyArray<[string, PluginLayout]> = [[".codex-plugin", "codex"], [".claw-plugin", "claw"], [".claude-plugin", "claude"]];
+const DOT_LAYOUTS: ReadonlyArray<[string, PluginLayout]> = [
+  [".codex-plugin", "codex"],
+  [".claw-plugin", "claw"],
+  [".claude-plugin", "claude"],
+];
 
 /**
  * Finds plugin manifests in the documented order: in the working directory, then each ancestor
@@ -61,10 +65,15 @@ export function discoverPluginFiles(places: DiscoveryPlaces, fs: PluginFs = node
 }
 
 function addPluginsDir(
-  pluginsDir: string, level: PluginFile["level"], fs: PluginFs,
+  pluginsDir: string,
+  level: PluginFile["level"],
+  fs: PluginFs,
   add: (path: string, level: PluginFile["level"], layout: PluginLayout, root: string) => void,
 ): void {
-  const names = fs.subdirs(pluginsDir).filter((n) => !EXCLUDED_DIR_NAMES.has(n)).sort(compareCodePoints);
+  const names = fs
+    .subdirs(pluginsDir)
+    .filter((n) => !EXCLUDED_DIR_NAMES.has(n))
+    .sort(compareCodePoints);
   for (const name of names) {
     const root = join(pluginsDir, name);
     add(join(root, "plugin.json"), level, "keel", root);

@@ -88,7 +88,17 @@ function loadSafely(file: PluginFile, fs: PluginFs): LoadedPlugin | FailedPlugin
   try {
     return loadPluginFile(file, fs);
   } catch (error) {
-    return { file: file.path, level: file.level, diagnostics: [diag(file.path, { severity: "error", path: "", message: `Unexpected failure while loading the plugin: ${(error as Error)?.message ?? String(error)}; it was skipped.` })] };
+    return {
+      file: file.path,
+      level: file.level,
+      diagnostics: [
+        diag(file.path, {
+          severity: "error",
+          path: "",
+          message: `Unexpected failure while loading the plugin: ${(error as Error)?.message ?? String(error)}; it was skipped.`,
+        }),
+      ],
+    };
   }
 }
 
@@ -103,7 +113,11 @@ function displaced(loser: LoadedPlugin, winner: LoadedPlugin): FailedPluginFile 
 }
 
 function loadPluginFile(file: PluginFile, fs: PluginFs): LoadedPlugin | FailedPluginFile {
-  const fail = (message: string): FailedPluginFile => ({ file: file.path, level: file.level, diagnostics: [diag(file.path, { severity: "error", path: "", message })] });
+  const fail = (message: string): FailedPluginFile => ({
+    file: file.path,
+    level: file.level,
+    diagnostics: [diag(file.path, { severity: "error", path: "", message })],
+  });
   let text: string;
   try {
     text = fs.readText(file.path);

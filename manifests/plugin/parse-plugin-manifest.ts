@@ -26,12 +26,31 @@ export interface ParsedPluginManifest {
 }
 
 const KNOWN_FIELDS = new Set([
-  "name", "version", "description", "hooks", "tool_aliases", "toolAliases", "virtual_tools", "virtualTools",
-  "tool_hooks", "toolHooks", "blocked_tools", "blockedTools", "mcpServers", "mcp_servers", "workflows",
+  "name",
+  "version",
+  "description",
+  "hooks",
+  "tool_aliases",
+  "toolAliases",
+  "virtual_tools",
+  "virtualTools",
+  "tool_hooks",
+  "toolHooks",
+  "blocked_tools",
+  "blockedTools",
+  "mcpServers",
+  "mcp_servers",
+  "workflows",
 ]);
 
 const HOOK_KEYS: ReadonlyMap<string, LifecycleHookName> = new Map(
-  LIFECYCLE_HOOKS.flatMap((h) => [[h, h], [h.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`), h]] as [string, LifecycleHookName][]),
+  LIFECYCLE_HOOKS.flatMap(
+    (h) =>
+      [
+        [h, h],
+        [h.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`), h],
+      ] as [string, LifecycleHookName][],
+  ),
 );
 
 /**
@@ -57,8 +76,17 @@ export function parsePluginManifest(raw: unknown): ParsedPluginManifest {
   const version = field(obj, "version", issues);
   const description = field(obj, "description", issues);
   const manifest: PluginManifest = {
-    name, version, description, aliases: [], virtualTools: [], blockedTools: [], toolHooks: [], hooks: [],
-    claudeHookEvents: [], claudeHookFiles: [], extra: {},
+    name,
+    version,
+    description,
+    aliases: [],
+    virtualTools: [],
+    blockedTools: [],
+    toolHooks: [],
+    hooks: [],
+    claudeHookEvents: [],
+    claudeHookFiles: [],
+    extra: {},
   };
   for (const [key, value] of Object.entries(obj)) if (!KNOWN_FIELDS.has(key)) setOwn(manifest.extra, key, value);
 
@@ -66,7 +94,12 @@ export function parsePluginManifest(raw: unknown): ParsedPluginManifest {
     eachItem(obj, key, issues, "alias", (item, i) => {
       const r = toolAliasItemSchema.safeParse(item);
       if (!r.success) return report(issues, [key, i], r.error, "the alias was skipped");
-      manifest.aliases.push({ name: r.data.name, baseTool: (r.data.base_tool ?? r.data.baseTool)!, description: r.data.description, path: joinJsonPath([key, i]) });
+      manifest.aliases.push({
+        name: r.data.name,
+        baseTool: (r.data.base_tool ?? r.data.baseTool)!,
+        description: r.data.description,
+        path: joinJsonPath([key, i]),
+      });
     });
   }
   for (const key of ["virtual_tools", "virtualTools"]) {
@@ -75,8 +108,12 @@ export function parsePluginManifest(raw: unknown): ParsedPluginManifest {
       if (!r.success) return report(issues, [key, i], r.error, "the virtual tool was skipped");
       const d = r.data;
       manifest.virtualTools.push({
-        name: d.name, description: d.description, responseTemplate: (d.response_template ?? d.responseTemplate ?? d.response)!,
-        parameters: d.parameters, metadata: d.metadata, path: joinJsonPath([key, i]),
+        name: d.name,
+        description: d.description,
+        responseTemplate: (d.response_template ?? d.responseTemplate ?? d.response)!,
+        parameters: d.parameters,
+        metadata: d.metadata,
+        path: joinJsonPath([key, i]),
       });
     });
   }
@@ -139,7 +176,13 @@ function parseToolHooks(obj: Record<string, unknown>, key: string, manifest: Plu
     if (typeof r.data === "string") manifest.toolHooks.push({ tool: toolName, afterResult: r.data, path });
     else {
       const h = r.data;
-      const spec = { tool: toolName, beforeTool: h.beforeTool ?? h.before_tool, afterResult: h.afterResult ?? h.after_result, blockMessage: h.blockMessage ?? h.block_message, path };
+      const spec = {
+        tool: toolName,
+        beforeTool: h.beforeTool ?? h.before_tool,
+        afterResult: h.afterResult ?? h.after_result,
+        blockMessage: h.blockMessage ?? h.block_message,
+        path,
+      };
       if (spec.beforeTool || spec.afterResult || spec.blockMessage) manifest.toolHooks.push(spec);
       else issues.push({ severity: "warning", path, message: `${path} has no beforeTool, afterResult or blockMessage text; it does nothing.` });
     }
@@ -158,7 +201,12 @@ function parseLifecycleHooks(value: unknown, manifest: PluginManifest, issues: M
     const hook = HOOK_KEYS.get(key);
     if (!hook) {
       if (CLAUDE_HOOK_EVENTS.has(key)) manifest.claudeHookEvents.push(key);
-      else issues.push({ severity: "warning", path: joinJsonPath(["hooks", key]), message: `Unknown hook "${key}" was ignored; known hooks: ${LIFECYCLE_HOOKS.join(", ")}.` });
+      else
+        issues.push({
+          severity: "warning",
+          path: joinJsonPath(["hooks", key]),
+          message: `Unknown hook "${key}" was ignored; known hooks: ${LIFECYCLE_HOOKS.join(", ")}.`,
+        });
       continue;
     }
     const r = hookTextsSchema.safeParse(hookValue);

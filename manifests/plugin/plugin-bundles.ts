@@ -26,7 +26,11 @@ export function resolveInsideRoot(root: string, ref: string): { ok: true; path: 
   const path = resolve(root, expanded);
   const rel = relative(root, path);
   if (rel.startsWith("..") || isAbsolute(rel)) return { ok: false, reason: `"${ref}" points outside the plugin directory` };
-  if (passesExcludedDir(rel)) return { ok: false, reason: `"${ref}" points into node_modules/, .git/ or .keel/worktrees/, which keel never reads manifests from (move the file into the plugin directory itself)` };
+  if (passesExcludedDir(rel))
+    return {
+      ok: false,
+      reason: `"${ref}" points into node_modules/, .git/ or .keel/worktrees/, which keel never reads manifests from (move the file into the plugin directory itself)`,
+    };
   return { ok: true, path };
 }
 
@@ -70,13 +74,21 @@ export function loadBundledMcpServers(raw: unknown, manifestPath: string, root: 
     map = v && typeof v === "object" && !Array.isArray(v) && ("mcpServers" in v || Array.isArray(v.servers)) ? (v.mcpServers ?? listToMap(v.servers)) : v;
   }
   if (map === null || typeof map !== "object" || Array.isArray(map)) {
-    issues.push({ severity: "error", path: "mcpServers", message: `${where} must be an object of servers or a path to a JSON file (got ${jsonTypeName(map)}); its MCP servers were skipped.` });
+    issues.push({
+      severity: "error",
+      path: "mcpServers",
+      message: `${where} must be an object of servers or a path to a JSON file (got ${jsonTypeName(map)}); its MCP servers were skipped.`,
+    });
     return { servers: {} };
   }
   const servers: Record<string, unknown> = {};
   for (const [name, config] of Object.entries(map)) {
     if (config === null || typeof config !== "object" || Array.isArray(config)) {
-      issues.push({ severity: "error", path: `mcpServers.${name}`, message: `MCP server "${name}" must be an object (got ${jsonTypeName(config)}); it was skipped.` });
+      issues.push({
+        severity: "error",
+        path: `mcpServers.${name}`,
+        message: `MCP server "${name}" must be an object (got ${jsonTypeName(config)}); it was skipped.`,
+      });
       continue;
     }
     setOwn(servers, name, expandPluginRoot(config, root));
@@ -102,7 +114,11 @@ export function loadBundledWorkflows(raw: unknown, manifestPath: string, root: s
   if (Array.isArray(raw)) return { workflows: raw, file: manifestPath };
   if (typeof raw === "object") return { workflows: [raw], file: manifestPath };
   if (typeof raw !== "string") {
-    issues.push({ severity: "error", path: "workflows", message: `workflows must be a list or a path to a JSON file (got ${jsonTypeName(raw)}); it was ignored.` });
+    issues.push({
+      severity: "error",
+      path: "workflows",
+      message: `workflows must be a list or a path to a JSON file (got ${jsonTypeName(raw)}); it was ignored.`,
+    });
     return { workflows: [] };
   }
   const target = resolveInsideRoot(root, raw);
@@ -119,6 +135,10 @@ export function loadBundledWorkflows(raw: unknown, manifestPath: string, root: s
   if (Array.isArray(v)) return { workflows: v, file: target.path };
   if (v && typeof v === "object" && Array.isArray(v.workflows)) return { workflows: v.workflows, file: target.path };
   if (v && typeof v === "object" && v.workflow && typeof v.workflow === "object") return { workflows: [v.workflow], file: target.path };
-  issues.push({ severity: "error", path: "workflows", message: `The workflows file ${target.path} must hold a list, {"workflows": [...]} or {"workflow": {...}}; it was ignored.` });
+  issues.push({
+    severity: "error",
+    path: "workflows",
+    message: `The workflows file ${target.path} must hold a list, {"workflows": [...]} or {"workflow": {...}}; it was ignored.`,
+  });
   return { workflows: [] };
 }

@@ -25,12 +25,17 @@ export function collectPluginExtras(manifest: PluginManifest, root: string, layo
   if (layout === "claude" || layout === "codex") {
     hookFiles.unshift({ ref: "hooks/hooks.json", path: "" });
     const entries = new Set(fs.list(root));
-    if (entries.has("commands")) mdNames(fs, join(root, "commands")).forEach((n) => items.push({ kind: "command", name: `/${n}`, file: join(root, "commands") }));
+    if (entries.has("commands"))
+      mdNames(fs, join(root, "commands")).forEach((n) => items.push({ kind: "command", name: `/${n}`, file: join(root, "commands") }));
     if (entries.has("agents")) mdNames(fs, join(root, "agents")).forEach((n) => items.push({ kind: "agent", name: n, file: join(root, "agents") }));
     if (entries.has("skills"))
-      for (const skill of fs.subdirs(join(root, "skills")).filter((n) => !EXCLUDED_DIR_NAMES.has(n)).sort())
+      for (const skill of fs
+        .subdirs(join(root, "skills"))
+        .filter((n) => !EXCLUDED_DIR_NAMES.has(n))
+        .sort())
         if (fs.isFile(join(root, "skills", skill, "SKILL.md"))) items.push({ kind: "skill", name: skill, file: join(root, "skills", skill) });
-    if (entries.has("output-styles")) mdNames(fs, join(root, "output-styles")).forEach((n) => items.push({ kind: "output-style", name: n, file: join(root, "output-styles") }));
+    if (entries.has("output-styles"))
+      mdNames(fs, join(root, "output-styles")).forEach((n) => items.push({ kind: "output-style", name: n, file: join(root, "output-styles") }));
   }
   const seenFiles = new Set<string>();
   for (const { ref, path } of hookFiles) {
@@ -51,7 +56,11 @@ export function collectPluginExtras(manifest: PluginManifest, root: string, layo
 }
 
 function mdNames(fs: PluginFs, dir: string): string[] {
-  return fs.list(dir).filter((f) => f.endsWith(".md")).map((f) => f.slice(0, -3)).sort();
+  return fs
+    .list(dir)
+    .filter((f) => f.endsWith(".md"))
+    .map((f) => f.slice(0, -3))
+    .sort();
 }
 
 function hookEvents(fs: PluginFs, file: string, issues: ManifestIssue[]): string[] {
@@ -59,7 +68,11 @@ function hookEvents(fs: PluginFs, file: string, issues: ManifestIssue[]): string
   try {
     value = JSON.parse(fs.readText(file));
   } catch (error) {
-    issues.push({ severity: "warning", path: "", message: `Claude Code hooks file ${file} could not be read as JSON (${(error as Error).message}); its hook events are not listed.` });
+    issues.push({
+      severity: "warning",
+      path: "",
+      message: `Claude Code hooks file ${file} could not be read as JSON (${(error as Error).message}); its hook events are not listed.`,
+    });
     return [];
   }
   const hooks = (value as { hooks?: unknown } | null)?.hooks ?? value;

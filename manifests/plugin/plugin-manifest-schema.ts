@@ -8,8 +8,18 @@ export type LifecycleHookName = (typeof LIFECYCLE_HOOKS)[number];
 
 /** Hook events of Claude Code plugins: recorded and shown as informational, not run by keel yet. */
 export const CLAUDE_HOOK_EVENTS: ReadonlySet<string> = new Set([
-  "PreToolUse", "PostToolUse", "PostToolUseFailure", "Notification", "UserPromptSubmit", "Stop", "SubagentStart",
-  "SubagentStop", "SessionStart", "SessionEnd", "PreCompact", "PermissionRequest",
+  "PreToolUse",
+  "PostToolUse",
+  "PostToolUseFailure",
+  "Notification",
+  "UserPromptSubmit",
+  "Stop",
+  "SubagentStart",
+  "SubagentStop",
+  "SessionStart",
+  "SessionEnd",
+  "PreCompact",
+  "PermissionRequest",
 ]);
 
 /** Describes the JSON type of a value for messages: `string`, `number`, `array`, `null`, ... */
@@ -40,9 +50,7 @@ export const toolNameSchema = textSchema.refine((s) => !/\s/.test(s), { message:
 const objectSchema = z.record(z.string(), z.unknown(), { error: (issue) => `must be an object (got ${jsonTypeName(issue.input)})` });
 
 /** The top level: `name` required, known scalar fields typed, unknown fields kept and ignored. */
-export const manifestHeaderSchema = z
-  .object({ name: textSchema, version: optionalTextSchema, description: optionalTextSchema })
-  .loose();
+export const manifestHeaderSchema = z.object({ name: textSchema, version: optionalTextSchema, description: optionalTextSchema }).loose();
 
 /** `tool_aliases[i]`: `{name, base_tool | baseTool, description?}`. */
 export const toolAliasItemSchema = z
@@ -75,9 +83,12 @@ export const virtualToolItemSchema = z
 /** `tool_hooks[tool]` given as an object. */
 export const toolHookObjectSchema = z
   .object({
-    beforeTool: optionalTextSchema, before_tool: optionalTextSchema,
-    afterResult: optionalTextSchema, after_result: optionalTextSchema,
-    blockMessage: optionalTextSchema, block_message: optionalTextSchema,
+    beforeTool: optionalTextSchema,
+    before_tool: optionalTextSchema,
+    afterResult: optionalTextSchema,
+    after_result: optionalTextSchema,
+    blockMessage: optionalTextSchema,
+    block_message: optionalTextSchema,
   })
   .loose();
 

@@ -39,7 +39,8 @@ export async function discoverWorkflows(sources: WorkflowSources, diagnostics: D
   const byName = new Map<string, WorkflowDefinition>();
   const add = (raw: unknown, at: PropertyKey[], origin: Omit<WorkflowOrigin, "path">) => {
     const parsed = parseWorkflow(raw, at, origin);
-    for (const issue of parsed.issues) diagnostics.add({ severity: issue.severity, source: "workflow", file: origin.file, path: issue.path || undefined, message: issue.message });
+    for (const issue of parsed.issues)
+      diagnostics.add({ severity: issue.severity, source: "workflow", file: origin.file, path: issue.path || undefined, message: issue.message });
     const wf = parsed.workflow;
     if (!wf) return;
     const first = byName.get(wf.name.toLowerCase());
@@ -47,11 +48,19 @@ export async function discoverWorkflows(sources: WorkflowSources, diagnostics: D
       // A user-level workflow is never displaced by one of the workspace.
       byName.set(wf.name.toLowerCase(), wf);
       catalog.workflows[catalog.workflows.indexOf(first)] = wf;
-      diagnostics.warn("workflow", `Workflow "${first.name}" defined here is ignored: the user-level workflow "${wf.name}" in ${wf.origin.file} at ${wf.origin.path} has the same name (names match case-insensitively), and a workspace may not replace a user-level workflow. Rename this one to use both.`, { file: first.origin.file, path: first.origin.path });
+      diagnostics.warn(
+        "workflow",
+        `Workflow "${first.name}" defined here is ignored: the user-level workflow "${wf.name}" in ${wf.origin.file} at ${wf.origin.path} has the same name (names match case-insensitively), and a workspace may not replace a user-level workflow. Rename this one to use both.`,
+        { file: first.origin.file, path: first.origin.path },
+      );
       return;
     }
     if (first) {
-      diagnostics.warn("workflow", `Workflow "${wf.name}" is defined more than once (names match case-insensitively); the definition in ${first.origin.file} at ${first.origin.path} is used and this one is ignored.`, { file: origin.file, path: wf.origin.path });
+      diagnostics.warn(
+        "workflow",
+        `Workflow "${wf.name}" is defined more than once (names match case-insensitively); the definition in ${first.origin.file} at ${first.origin.path} is used and this one is ignored.`,
+        { file: origin.file, path: wf.origin.path },
+      );
       return;
     }
     byName.set(wf.name.toLowerCase(), wf);
@@ -87,7 +96,11 @@ export async function discoverWorkflows(sources: WorkflowSources, diagnostics: D
 function eachWorkflow(json: unknown, file: string, diagnostics: Diagnostics, fn: (raw: unknown, at: PropertyKey[]) => void, bare: boolean): void {
   if (Array.isArray(json) && bare) return json.forEach((raw, i) => fn(raw, [i]));
   if (json === null || typeof json !== "object" || Array.isArray(json)) {
-    diagnostics.error("workflow", `A workflow manifest must be a JSON object with "workflows" (a list) or "workflow" (an object); got ${jsonType(json)}. The file was skipped.`, { file });
+    diagnostics.error(
+      "workflow",
+      `A workflow manifest must be a JSON object with "workflows" (a list) or "workflow" (an object); got ${jsonType(json)}. The file was skipped.`,
+      { file },
+    );
     return;
   }
   const obj = json as Record<string, unknown>;

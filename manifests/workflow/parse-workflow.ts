@@ -47,7 +47,11 @@ export function parseWorkflow(raw: unknown, at: ReadonlyArray<PropertyKey>, orig
   const h = header.data;
   for (const key of Object.keys(raw)) {
     if (!WORKFLOW_KEYS.has(key))
-      issues.push({ severity: "warning", path: formatJsonPath([...at, key]), message: `Unknown workflow field "${key}" was ignored (known: ${[...WORKFLOW_KEYS].join(", ")}).` });
+      issues.push({
+        severity: "warning",
+        path: formatJsonPath([...at, key]),
+        message: `Unknown workflow field "${key}" was ignored (known: ${[...WORKFLOW_KEYS].join(", ")}).`,
+      });
   }
   const steps: WorkflowStep[] = [];
   let broken = false;
@@ -66,7 +70,7 @@ export function parseWorkflow(raw: unknown, at: ReadonlyArray<PropertyKey>, orig
   }
   if (broken) return { issues };
   const wt = h.worktree;
-  const finish = (typeof wt === "object" ? wt.onFinish ?? wt.on_finish : undefined) ?? h.onFinish ?? h.on_finish ?? "keep";
+  const finish = (typeof wt === "object" ? (wt.onFinish ?? wt.on_finish) : undefined) ?? h.onFinish ?? h.on_finish ?? "keep";
   if (!wt && (h.onFinish || h.on_finish))
     issues.push({ severity: "warning", path: formatJsonPath([...at, "onFinish"]), message: `onFinish has no effect without "worktree": true.` });
   const description = h.description?.trim() || undefined;
@@ -106,10 +110,15 @@ function parseStep(item: unknown, index: number, at: PropertyKey[], issues: Work
     return undefined;
   }
   const s = parsed.data;
-  for (const key of Object.keys(item)) if (!STEP_KEYS.has(key)) issues.push({ severity: "warning", path: formatJsonPath([...at, key]), message: `Unknown step field "${key}" was ignored.` });
+  for (const key of Object.keys(item))
+    if (!STEP_KEYS.has(key)) issues.push({ severity: "warning", path: formatJsonPath([...at, key]), message: `Unknown step field "${key}" was ignored.` });
   const kinds = KINDS.filter((k) => s[k] !== undefined);
   if (kinds.length > 1) {
-    issues.push({ severity: "error", path, message: `A step has exactly one of tool, run, prompt, workflow; this one has ${kinds.join(" and ")}. The workflow was not loaded.` });
+    issues.push({
+      severity: "error",
+      path,
+      message: `A step has exactly one of tool, run, prompt, workflow; this one has ${kinds.join(" and ")}. The workflow was not loaded.`,
+    });
     return undefined;
   }
   const title = s.title ?? s.name;
@@ -142,7 +151,11 @@ function parseStep(item: unknown, index: number, at: PropertyKey[], issues: Work
         return undefined;
       }
       if (s.command !== undefined)
-        issues.push({ severity: "info", path: formatJsonPath([...at, "command"]), message: `"command" is recorded as the note's detail, not executed; use "run" to execute it.` });
+        issues.push({
+          severity: "info",
+          path: formatJsonPath([...at, "command"]),
+          message: `"command" is recorded as the note's detail, not executed; use "run" to execute it.`,
+        });
       const detail = s.detail ?? s.command ?? s.description;
       return { ...base, kind: "note", title, detail: detail?.trim() || undefined };
     }
@@ -152,6 +165,10 @@ function parseStep(item: unknown, index: number, at: PropertyKey[], issues: Work
 function report(issues: WorkflowIssue[], at: ReadonlyArray<PropertyKey>, error: z.ZodError, consequence: string): void {
   for (const issue of error.issues) {
     const path = formatJsonPath([...at, ...(issue.path as PropertyKey[])]);
-    issues.push({ severity: "error", path, message: `${issue.path.length ? `${String(issue.path[issue.path.length - 1])} ` : ""}${issue.message}; ${consequence}.` });
+    issues.push({
+      severity: "error",
+      path,
+      message: `${issue.path.length ? `${String(issue.path[issue.path.length - 1])} ` : ""}${issue.message}; ${consequence}.`,
+    });
   }
 }

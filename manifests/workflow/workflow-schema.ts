@@ -92,7 +92,10 @@ export function jsonType(value: unknown): string {
 }
 
 const text = (what = "a string") =>
-  z.string({ error: (i) => `must be ${what} (got ${jsonType(i.input)})` }).trim().min(1, { error: "must not be empty" });
+  z
+    .string({ error: (i) => `must be ${what} (got ${jsonType(i.input)})` })
+    .trim()
+    .min(1, { error: "must not be empty" });
 const onFinish = z.enum(["keep", "merge", "discard"], { error: "must be one of keep, merge, discard" });
 const timeout = z
   .number({ error: (i) => `must be a number of milliseconds (got ${jsonType(i.input)})` })
@@ -108,7 +111,11 @@ export const workflowHeaderSchema = z
     description: z.string({ error: (i) => `must be a string (got ${jsonType(i.input)})` }).optional(),
     parameters: z.record(z.string(), z.unknown(), { error: (i) => `must be a JSON Schema object (got ${jsonType(i.input)})` }).optional(),
     prompt: z.string({ error: (i) => `must be a string (got ${jsonType(i.input)})` }).optional(),
-    worktree: z.union([flag, z.object({ onFinish: onFinish.optional(), on_finish: onFinish.optional() }).loose()], { error: 'must be true, false or {"onFinish": "keep|merge|discard"}' }).optional(),
+    worktree: z
+      .union([flag, z.object({ onFinish: onFinish.optional(), on_finish: onFinish.optional() }).loose()], {
+        error: 'must be true, false or {"onFinish": "keep|merge|discard"}',
+      })
+      .optional(),
     onFinish: onFinish.optional(),
     on_finish: onFinish.optional(),
     steps: z.array(z.unknown(), { error: (i) => `must be a list of steps (got ${jsonType(i.input)})` }).optional(),
@@ -121,14 +128,34 @@ export const WORKFLOW_KEYS = new Set(["name", "description", "parameters", "prom
 
 /** Keys a step object may have; others are ignored with a warning. */
 export const STEP_KEYS = new Set([
-  "id", "title", "name", "detail", "description", "command", "tool", "input", "run", "cwd", "prompt", "workflow", "arguments", "args",
-  "continueOnError", "continue_on_error", "timeoutMs", "timeout_ms", "if", "optional",
+  "id",
+  "title",
+  "name",
+  "detail",
+  "description",
+  "command",
+  "tool",
+  "input",
+  "run",
+  "cwd",
+  "prompt",
+  "workflow",
+  "arguments",
+  "args",
+  "continueOnError",
+  "continue_on_error",
+  "timeoutMs",
+  "timeout_ms",
+  "if",
+  "optional",
 ]);
 
 /** Fields of a step object (the kind is decided from which of tool/run/prompt/workflow is present). */
 export const stepObjectSchema = z
   .object({
-    id: text().regex(/^[A-Za-z0-9_$-]+$/, { error: "must use only letters, digits, _, $ and -" }).optional(),
+    id: text()
+      .regex(/^[A-Za-z0-9_$-]+$/, { error: "must use only letters, digits, _, $ and -" })
+      .optional(),
     title: text().optional(),
     name: text().optional(),
     detail: z.string({ error: (i) => `must be a string (got ${jsonType(i.input)})` }).optional(),

@@ -5,7 +5,11 @@ import { setConfigValue, WRITABLE_SOURCES } from "./config-writer.js";
 import { formatKeyPath, parseKeyPath } from "./key-path.js";
 
 const SOURCE = { kind: "runtime", id: "config" } as const;
-const sourceField = { type: "string", enum: [...CONFIG_SOURCES, "merged"], description: `One layer (${CONFIG_SOURCES.join(", ")}); default: the merged view` } as const;
+const sourceField = {
+  type: "string",
+  enum: [...CONFIG_SOURCES, "merged"],
+  description: `One layer (${CONFIG_SOURCES.join(", ")}); default: the merged view`,
+} as const;
 const keyPath = { type: "string", minLength: 1, description: 'Dotted key path; quote keys containing dots: mcp["my.server"].lazy' } as const;
 
 const obj = objectSchema;
@@ -16,31 +20,39 @@ export function configTools(host: Host): ToolDefinition[] {
   const show = (file: string) => (file.startsWith(ws.root + sep) ? relative(ws.root, file) : file);
   const line = (e: ConfigEntry) => `${e.key} = ${JSON.stringify(e.value)}  (${e.source}: ${show(e.file)})`;
   return [
-    defineTool(obj({ source: sourceField, prefix: { type: "string", description: "Only keys starting with this path" }, limit: { type: "integer", minimum: 1 } }), {
-      name: "config_list",
-      description: "List config keys with their values and the source each value came from (user < legacy < claude < project < local).",
-      source: SOURCE,
-      risk: ["read"],
-      readOnly: true,
-      async execute(input) {
-        const source = checkSource(input.source);
-        const view = await ConfigView.load(ws, host.trusted);
-        const prefix = input.prefix === undefined ? undefined : formatKeyPath(parseKeyPath(input.prefix));
-        const all = view.entries(source).filter((e) => !prefix || e.key === prefix || e.key.startsWith(prefix + ".") || e.key.startsWith(prefix + "["));
-        const entries = all.slice(0, input.limit ?? 200);
-        const layers = view.layers.map((l) => ({ source: l.source, file: l.file, ...(l.error ? { error: l.error } : {}) }));
-        // What the host ignored, translated or could not use in these files (untrusted keys, unknown keys, code config files).
-        const warnings = host.diagnostics.items.filter((d) => d.source === "config" && d.severity !== "info");
-        const text = [
-          entries.length ? entries.map(line).join("\n") : "No config keys set" + (prefix ? ` under ${prefix}` : "") + ".",
-          ...(entries.length < all.length ? [`(${entries.length} of ${all.length} keys; raise limit to see more)`] : []),
-          `Layers read: ${view.parsed().map((l) => `${l.source}: ${show(l.file)}`).join(", ") || "none"}`,
-          ...view.broken.map((l) => `Skipped (cannot be parsed, left untouched): ${show(l.file)}: ${l.error}`),
-          ...warnings.map((d) => `${d.severity}: ${show(d.file ?? "")}${d.path ? ` ${d.path}` : ""}: ${d.message}`),
-        ].join("\n");
-        return { content: text, data: { entries, total: all.length, layers, diagnostics: warnings } };
+    defineTool(
+      obj({ source: sourceField, prefix: { type: "string", description: "Only keys starting with this path" }, limit: { type: "integer", minimum: 1 } }),
+      {
+        name: "config_list",
+        description: "List config keys with their values and the source each value came from (user < legacy < claude < project < local).",
+        source: SOURCE,
+        risk: ["read"],
+        readOnly: true,
+        async execute(input) {
+          const source = checkSource(input.source);
+          const view = await ConfigView.load(ws, host.trusted);
+          const prefix = input.prefix === undefined ? undefined : formatKeyPath(parseKeyPath(input.prefix));
+          const all = view.entries(source).filter((e) => !prefix || e.key === prefix || e.key.startsWith(prefix + ".") || e.key.startsWith(prefix + "["));
+          const entries = all.slice(0, input.limit ?? 200);
+          const layers = view.layers.map((l) => ({ source: l.source, file: l.file, ...(l.error ? { error: l.error } : {}) }));
+          // What the host ignored, translated or could not use in these files (untrusted keys, unknown keys, code config files).
+          const warnings = host.diagnostics.items.filter((d) => d.source === "config" && d.severity !== "info");
+          const text = [
+            entries.length ? entries.map(line).join("\n") : "No config keys set" + (prefix ? ` under ${prefix}` : "") + ".",
+            ...(entries.length < all.length ? [`(${entries.length} of ${all.length} keys; raise limit to see more)`] : []),
+            `Layers read: ${
+              view
+                .parsed()
+                .map((l) => `${l.source}: ${show(l.file)}`)
+                .join(", ") || "none"
+            }`,
+            ...view.broken.map((l) => `Skipped (cannot be parsed, left untouched): ${show(l.file)}: ${l.error}`),
+            ...warnings.map((d) => `${d.severity}: ${show(d.file ?? "")}${d.path ? ` ${d.path}` : ""}: ${d.message}`),
+          ].join("\n");
+          return { content: text, data: { entries, total: all.length, layers, diagnostics: warnings } };
+        },
       },
-    }),
+    ),
     defineTool(obj({ key_path: keyPath, source: sourceField }, ["key_path"]), {
       name: "config_get",
       description: "Get one config value and the source (and file) it came from.",
@@ -61,27 +73,40 @@ export function configTools(host: Host): ToolDefinition[] {
             data: { key, found: false },
           };
         const data = { key, value: hit.value, source: hit.layer.source, file: hit.layer.file, sources: hit.sources, found: true };
-        return { content: `${key} = ${JSON.stringify(hit.value, null, 2)}\n(from ${hit.sources.length > 1 ? `sources ${hit.sources.join(", ")}; last: ` : ""}${hit.layer.source}: ${show(hit.layer.file)})`, data };
-      },
-    }),
-    defineTool(obj({ key_path: keyPath, value: { description: "Any JSON value" }, source: { type: "string", enum: [...WRITABLE_SOURCES], description: "local (default), project or user" } }, ["key_path", "value"]), {
-      name: "config_set",
-      description:
-        'Set a config value (JSON) in the local (.keel/config.local.json, default), project (keel.config.json or package.json#keel) or user ($KEEL_HOME/config.json) file. Values of keys keel understands are validated; JS/TS and unparseable files are never written.',
-      source: SOURCE,
-      risk: ["write"],
-      readOnly: false,
-      permissionKey: "key_path",
-      async execute(input) {
-        const keys = parseKeyPath(input.key_path);
-        if ((input.source ?? "local") === "local") host.ensureStateDir();
-        const result = await setConfigValue(ws, keys, input.value, input.source ?? "local", host.trusted);
-        const over = result.overriddenBy ? `\nNote: ${result.overriddenBy.source} (${show(result.overriddenBy.file)}) sets ${result.key} too and wins.` : "";
         return {
-          content: `Set ${result.key} = ${JSON.stringify(result.value)} in ${result.source} (${show(result.file)}${result.created ? ", created" : ""}). It applies from the next command.${over}`,
-          data: result,
+          content: `${key} = ${JSON.stringify(hit.value, null, 2)}\n(from ${hit.sources.length > 1 ? `sources ${hit.sources.join(", ")}; last: ` : ""}${hit.layer.source}: ${show(hit.layer.file)})`,
+          data,
         };
       },
     }),
+    defineTool(
+      obj(
+        {
+          key_path: keyPath,
+          value: { description: "Any JSON value" },
+          source: { type: "string", enum: [...WRITABLE_SOURCES], description: "local (default), project or user" },
+        },
+        ["key_path", "value"],
+      ),
+      {
+        name: "config_set",
+        description:
+          "Set a config value (JSON) in the local (.keel/config.local.json, default), project (keel.config.json or package.json#keel) or user ($KEEL_HOME/config.json) file. Values of keys keel understands are validated; JS/TS and unparseable files are never written.",
+        source: SOURCE,
+        risk: ["write"],
+        readOnly: false,
+        permissionKey: "key_path",
+        async execute(input) {
+          const keys = parseKeyPath(input.key_path);
+          if ((input.source ?? "local") === "local") host.ensureStateDir();
+          const result = await setConfigValue(ws, keys, input.value, input.source ?? "local", host.trusted);
+          const over = result.overriddenBy ? `\nNote: ${result.overriddenBy.source} (${show(result.overriddenBy.file)}) sets ${result.key} too and wins.` : "";
+          return {
+            content: `Set ${result.key} = ${JSON.stringify(result.value)} in ${result.source} (${show(result.file)}${result.created ? ", created" : ""}). It applies from the next command.${over}`,
+            data: result,
+          };
+        },
+      },
+    ),
   ];
 }

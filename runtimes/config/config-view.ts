@@ -1,4 +1,14 @@
-import { type ConfigLayer, type ConfigSourceName, contribution, deepMerge, isPlainObject, loadConfigLayers, mergeLayers, ToolError, type Workspace } from "../../core/index.js";
+import {
+  type ConfigLayer,
+  type ConfigSourceName,
+  contribution,
+  deepMerge,
+  isPlainObject,
+  loadConfigLayers,
+  mergeLayers,
+  ToolError,
+  type Workspace,
+} from "../../core/index.js";
 import { formatKeyPath, getAt, leaves } from "./key-path.js";
 
 /** Source names in merge order (later wins). */
@@ -67,9 +77,7 @@ export class ConfigView {
     const value = getAt(this.merged(source), keys);
     if (value === undefined) return undefined;
     const layer = this.origin(keys, source)!;
-    const sources = isPlainObject(value)
-      ? [...new Set(leaves(value, keys).map(([k]) => this.origin(k, source)!.source))]
-      : [layer.source];
+    const sources = isPlainObject(value) ? [...new Set(leaves(value, keys).map(([k]) => this.origin(k, source)!.source))] : [layer.source];
     return { value, layer, sources };
   }
 }
@@ -78,5 +86,8 @@ export class ConfigView {
 export function checkSource(source: string | undefined): ConfigSourceName | undefined {
   if (source === undefined || source === "merged" || source === "all") return undefined;
   if ((CONFIG_SOURCES as string[]).includes(source)) return source as ConfigSourceName;
-  throw new ToolError(`Unknown config source ${JSON.stringify(source)}: use one of ${CONFIG_SOURCES.join(", ")} (or omit it for the merged view).`, "schema_invalid");
+  throw new ToolError(
+    `Unknown config source ${JSON.stringify(source)}: use one of ${CONFIG_SOURCES.join(", ")} (or omit it for the merged view).`,
+    "schema_invalid",
+  );
 }

@@ -1,7 +1,20 @@
 import { lstatSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { basename, extname, join } from "node:path";
-import { type ConfigLayer, type ConfigSourceName, deepMerge, errorMessage, isPlainObject, KeelConfigSchema, localConfigFile, StateError, ToolError, withFileLock, type Workspace, writeJsonState } from "../../core/index.js";
+import {
+  type ConfigLayer,
+  type ConfigSourceName,
+  deepMerge,
+  errorMessage,
+  isPlainObject,
+  KeelConfigSchema,
+  localConfigFile,
+  StateError,
+  ToolError,
+  withFileLock,
+  type Workspace,
+  writeJsonState,
+} from "../../core/index.js";
 import { CONFIG_SOURCES, ConfigView } from "./config-view.js";
 import { formatKeyPath, setAt } from "./key-path.js";
 
@@ -34,12 +47,18 @@ export async function setConfigValue(ws: Workspace, keys: string[], value: unkno
   const key = formatKeyPath(keys);
   // A config file planted as a link (keel.config.json → ~/.keel/config.json) is never written through.
   if (lstatSync(target.file, { throwIfNoEntry: false })?.isSymbolicLink())
-    throw new ToolError(`${target.file} is a symbolic link; keel does not write config through links. Replace it with a regular file, or write to another source.`, "precondition_failed", null, { file: target.file });
+    throw new ToolError(
+      `${target.file} is a symbolic link; keel does not write config through links. Replace it with a regular file, or write to another source.`,
+      "precondition_failed",
+      null,
+      { file: target.file },
+    );
   try {
     return await withFileLock(target.file, async () => {
       const { doc, created } = await readTarget(target.file);
       const section = target.packageJson ? (doc.keel ?? {}) : doc;
-      if (!isPlainObject(section)) throw new ToolError(`${target.file}: the "keel" field must be an object to write into it. Fix it by hand first.`, "precondition_failed");
+      if (!isPlainObject(section))
+        throw new ToolError(`${target.file}: the "keel" field must be an object to write into it. Fix it by hand first.`, "precondition_failed");
       const previous = keys.reduce<unknown>((cur, k) => (isPlainObject(cur) || Array.isArray(cur) ? (cur as Record<string, unknown>)[k] : undefined), section);
       const updated = setAt(section, keys, value, target.file);
       validate(updated, target.file, key, value);
@@ -73,7 +92,12 @@ function targetFile(ws: Workspace, source: WritableSource, view: ConfigView): { 
   if (!found) return { file: join(ws.root, "keel.config.json"), packageJson: false };
   const ext = extname(found.file).toLowerCase();
   if (ext === ".yaml" || ext === ".yml")
-    throw new ToolError(`The project config ${found.file} is YAML; keel writes only JSON config files. Edit it by hand, or write to source "local".`, "precondition_failed", null, { file: found.file });
+    throw new ToolError(
+      `The project config ${found.file} is YAML; keel writes only JSON config files. Edit it by hand, or write to source "local".`,
+      "precondition_failed",
+      null,
+      { file: found.file },
+    );
   if (found.error) throw unparseable(found.file, found.error);
   return { file: found.file, packageJson: basename(found.file) === "package.json" };
 }
@@ -98,7 +122,12 @@ async function readTarget(file: string): Promise<{ doc: Record<string, unknown>;
 }
 
 function unparseable(file: string, why: string): ToolError {
-  return new ToolError(`Refusing to write ${file}: it cannot be parsed (${why}). keel left it untouched; fix it by hand, or write to another source.`, "precondition_failed", null, { file });
+  return new ToolError(
+    `Refusing to write ${file}: it cannot be parsed (${why}). keel left it untouched; fix it by hand, or write to another source.`,
+    "precondition_failed",
+    null,
+    { file },
+  );
 }
 
 function validate(config: Record<string, unknown>, where: string, key: string, value: unknown): void {

@@ -60,9 +60,7 @@ export function parseKeyPath(text: string): string[] {
 
 /** Renders keys as a path, quoting keys that need it: `a["b.c"].d`. */
 export function formatKeyPath(keys: string[]): string {
-  return keys
-    .map((k, i) => (/^[^.[\]"'\s]+$/.test(k) ? (i === 0 ? k : `.${k}`) : `[${JSON.stringify(k)}]`))
-    .join("");
+  return keys.map((k, i) => (/^[^.[\]"'\s]+$/.test(k) ? (i === 0 ? k : `.${k}`) : `[${JSON.stringify(k)}]`)).join("");
 }
 
 /** The value at `keys`, or undefined. */
@@ -88,7 +86,10 @@ export function setAt(root: Record<string, unknown>, keys: string[], value: unkn
     if (Array.isArray(cur)) {
       const index = Number(key);
       if (!/^\d+$/.test(key) || index > cur.length)
-        throw new ToolError(`Cannot set ${formatKeyPath(keys)}: ${formatKeyPath(keys.slice(0, i))} is a list in ${where} and "${key}" is not an index up to ${cur.length}. Set the whole list instead.`, "precondition_failed");
+        throw new ToolError(
+          `Cannot set ${formatKeyPath(keys)}: ${formatKeyPath(keys.slice(0, i))} is a list in ${where} and "${key}" is not an index up to ${cur.length}. Set the whole list instead.`,
+          "precondition_failed",
+        );
       if (last) cur[index] = value;
       else cur = descend(cur, index, keys, i, where);
     } else {
@@ -99,7 +100,13 @@ export function setAt(root: Record<string, unknown>, keys: string[], value: unkn
   return out;
 }
 
-function descend(parent: Record<string, unknown> | unknown[], key: string | number, keys: string[], i: number, where: string): Record<string, unknown> | unknown[] {
+function descend(
+  parent: Record<string, unknown> | unknown[],
+  key: string | number,
+  keys: string[],
+  i: number,
+  where: string,
+): Record<string, unknown> | unknown[] {
   const record = parent as Record<string | number, unknown>;
   const next = record[key];
   if (next === undefined) {

@@ -2,8 +2,12 @@ import { commandGroup, type CommandRegistrar } from "../../core/cli/index.js";
 
 /** Registers `keel mcp [list] [--json]`, `keel mcp doctor [NAME]`, `keel mcp restart NAME`. Implementations load lazily. */
 export const registerMcpCommands: CommandRegistrar = (program, ctx) => {
-  const mcp = commandGroup(program, "mcp", "MCP servers from .mcp.json and friends: list, doctor, restart", "keel mcp [list] | doctor [NAME] | restart NAME", async () =>
-    (await import("./mcp-commands.js")).mcpListCommand(ctx),
+  const mcp = commandGroup(
+    program,
+    "mcp",
+    "MCP servers from .mcp.json and friends: list, doctor, restart",
+    "keel mcp [list] | doctor [NAME] | restart NAME",
+    async () => (await import("./mcp-commands.js")).mcpListCommand(ctx),
   );
   mcp
     .command("list")

@@ -5,7 +5,10 @@ export interface ElicitationRequest {
   server: string;
   message: string;
   mode?: string;
-  requestedSchema?: { properties?: Record<string, { type?: string; description?: string; title?: string; default?: unknown; enum?: unknown[] }>; required?: string[] };
+  requestedSchema?: {
+    properties?: Record<string, { type?: string; description?: string; title?: string; default?: unknown; enum?: unknown[] }>;
+    required?: string[];
+  };
 }
 
 /** The answer to an elicitation (MCP `ElicitResult`). */

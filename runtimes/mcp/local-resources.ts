@@ -18,13 +18,17 @@ export async function readLocalResource(resource: LocalResource, workspaceRoot: 
     try {
       const st = await handle.stat();
       if (!st.isFile()) throw new Error("it is not a regular file");
-      if (st.size > MAX_LOCAL_RESOURCE_BYTES) throw new Error(`it is ${st.size} bytes, more than the ${MAX_LOCAL_RESOURCE_BYTES} bytes a local resource may have`);
+      if (st.size > MAX_LOCAL_RESOURCE_BYTES)
+        throw new Error(`it is ${st.size} bytes, more than the ${MAX_LOCAL_RESOURCE_BYTES} bytes a local resource may have`);
       return { uri: resource.uri, mimeType: resource.mimeType, text: (await readOpened(handle, st.size)).toString("utf8") };
     } finally {
       await handle.close();
     }
   } catch (error) {
     if (error instanceof ToolError) throw error;
-    throw new ToolError(`Local resource "${resource.name}" (${resource.path}) cannot be read: ${(error as Error).message}. Fix its path in ${resource.file}.`, "execution_failed");
+    throw new ToolError(
+      `Local resource "${resource.name}" (${resource.path}) cannot be read: ${(error as Error).message}. Fix its path in ${resource.file}.`,
+      "execution_failed",
+    );
   }
 }

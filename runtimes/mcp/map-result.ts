@@ -48,7 +48,8 @@ export function mapCallResult(result: CallToolResultLike, metadata: Record<strin
         const r = part.resource;
         if (!r) break;
         if (typeof r.text === "string") texts.push(`[resource ${r.uri}]\n${r.text}`);
-        else if (typeof r.blob === "string") binary.push({ data: Buffer.from(r.blob, "base64"), mimeType: r.mimeType ?? "application/octet-stream", kind: "blob" });
+        else if (typeof r.blob === "string")
+          binary.push({ data: Buffer.from(r.blob, "base64"), mimeType: r.mimeType ?? "application/octet-stream", kind: "blob" });
         break;
       }
       default:
@@ -59,6 +60,7 @@ export function mapCallResult(result: CallToolResultLike, metadata: Record<strin
   const content = texts.join("\n");
   const meta = links.length ? { ...metadata, resource_links: links } : metadata;
   const data = result.structuredContent ?? null;
-  if (result.isError) return { ok: false, code: "execution_failed", content: content || "The MCP tool reported an error without a message.", data, metadata: meta, binary };
+  if (result.isError)
+    return { ok: false, code: "execution_failed", content: content || "The MCP tool reported an error without a message.", data, metadata: meta, binary };
   return { content, data, metadata: meta, binary };
 }

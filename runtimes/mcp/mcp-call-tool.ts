@@ -30,7 +30,8 @@ export function mcpCallTool(manager: McpManager): ToolDefinition {
   } as const;
   return defineTool(inputSchema, {
     name: MCP_CALL_TOOL,
-    description: "Call a tool of an MCP server by its own name. Pass `server` when the tool name exists on several servers. The call is judged as the MCP tool itself (its permission rules, plugin blocks and approval apply).",
+    description:
+      "Call a tool of an MCP server by its own name. Pass `server` when the tool name exists on several servers. The call is judged as the MCP tool itself (its permission rules, plugin blocks and approval apply).",
     source: { kind: "runtime", id: "mcp" },
     risk: [],
     readOnly: false,
@@ -58,13 +59,21 @@ function resolveTarget(manager: McpManager, host: Host, toolName: string, server
     const name = manager.registeredName(conn, toolName);
     return name ? [{ conn, name }] : [];
   });
-  if (owners.length > 1) throw new ToolError(`Tool "${toolName}" exists on several MCP servers (${owners.map((o) => o.conn.name).join(", ")}); pass \`server\` to choose one.`, "precondition_failed");
+  if (owners.length > 1)
+    throw new ToolError(
+      `Tool "${toolName}" exists on several MCP servers (${owners.map((o) => o.conn.name).join(", ")}); pass \`server\` to choose one.`,
+      "precondition_failed",
+    );
   if (owners.length === 1) return owners[0]!.name;
   const registered = host.registry.get(toolName);
   if (registered?.source.kind === "mcp" && candidates.some((c) => c.name === registered.source.id)) return registered.name;
   const listed = candidates.filter((c) => c.tools.some((t) => t.name === toolName));
   if (listed.length) throw notEnabled(listed[0]!, toolName);
-  if (server !== undefined) throw new ToolError(`MCP server "${candidates[0]!.name}" has no tool named "${toolName}" that keel registered. Run mcp_list_tools with server "${candidates[0]!.name}" to see its tools.`, "precondition_failed");
+  if (server !== undefined)
+    throw new ToolError(
+      `MCP server "${candidates[0]!.name}" has no tool named "${toolName}" that keel registered. Run mcp_list_tools with server "${candidates[0]!.name}" to see its tools.`,
+      "precondition_failed",
+    );
   throw new ToolError(`No MCP server has a tool named "${toolName}". Run mcp_list_tools to see the tools, or pass \`server\`.`, "precondition_failed");
 }
 
@@ -84,9 +93,20 @@ function resultOf(nested: Observation, target: string, ctx: ToolContext): ToolRe
   const { source: _source, resolvedTool: _resolved, callId: nestedCallId, ...rest } = nested.metadata;
   const metadata = { ...rest, mcp_registered_tool: target, nested_call_id: nestedCallId, nested_phase: nested.phase };
   const guidance = [...nested.messages.beforeTool.map((m) => `- Before tool: ${m}`), ...nested.messages.afterResult.map((m) => `- After result: ${m}`)];
-  let content = nested.code === "tool_not_visible" ? `${nested.content} If tool_search is available, search for it first: the tools it finds become callable.` : nested.content;
+  let content =
+    nested.code === "tool_not_visible"
+      ? `${nested.content} If tool_search is available, search for it first: the tools it finds become callable.`
+      : nested.content;
   if (guidance.length) content += `\n\nPlugin tool runtime guidance for \`${target}\` (called through ${ctx.calledAs}):\n${guidance.join("\n")}`;
   // A nested call that ended before executing keeps its phase: nothing ran, and the observation says so.
   const phase = nested.phase === "done" || nested.phase === "execute" ? undefined : nested.phase;
-  return { ok: nested.ok, code: nested.ok ? undefined : nested.code, ...(phase ? { phase } : {}), content, data: nested.data, metadata, artifacts: nested.artifacts };
+  return {
+    ok: nested.ok,
+    code: nested.ok ? undefined : nested.code,
+    ...(phase ? { phase } : {}),
+    content,
+    data: nested.data,
+    metadata,
+    artifacts: nested.artifacts,
+  };
 }

@@ -13,9 +13,18 @@ export async function mcpListCommand(ctx: CliContext): Promise<void> {
     const diagnostics = host.diagnostics.items.filter((d) => d.source === "mcp");
     print(ctx, manager, { servers: servers.map(({ stderrTail: _tail, ...row }) => row), diagnostics }, () => {
       if (!servers.length) return noServers(diagnostics.map(formatDiagnostic));
-      const rows = servers.map((s) => [s.name, s.transport, s.state, String(s.tools), s.startupMs === null ? "-" : `${s.startupMs} ms`, s.source, s.lastError ?? ""]);
+      const rows = servers.map((s) => [
+        s.name,
+        s.transport,
+        s.state,
+        String(s.tools),
+        s.startupMs === null ? "-" : `${s.startupMs} ms`,
+        s.source,
+        s.lastError ?? "",
+      ]);
       let out = table(["NAME", "TRANSPORT", "STATE", "TOOLS", "STARTUP", "SOURCE", "LAST ERROR"], rows, 80);
-      if (servers.some((s) => s.state === "untrusted")) out += "\n\nUntrusted servers come from this workspace's manifests and were not started: run with --trust, set KEEL_TRUST=1, or run `keel trust`.";
+      if (servers.some((s) => s.state === "untrusted"))
+        out += "\n\nUntrusted servers come from this workspace's manifests and were not started: run with --trust, set KEEL_TRUST=1, or run `keel trust`.";
       if (diagnostics.length) out += "\n\n" + diagnostics.map(formatDiagnostic).join("\n");
       return out;
     });
@@ -31,15 +40,21 @@ export async function mcpDoctorCommand(ctx: CliContext, name?: string): Promise<
     const byName = new Map(manager.status().map((s) => [s.name, s]));
     const reports = conns.map((c) => ({ ...byName.get(c.name)!, protocolErrors: c.protocolErrors, hint: hintFor(c, byName.get(c.name)!) }));
     print(ctx, manager, { servers: reports }, () =>
-      reports.map((r) => {
-        const t = r.timings;
-        const ms = (v?: number) => (v === undefined ? "-" : `${Math.round(v)} ms`);
-        const lines = [`${r.state === "connected" ? "✓" : "✗"} ${r.name} (${r.transport}, ${r.scope}) — ${r.state}`, `  source: ${r.source}`, `  spawn ${ms(t.spawnMs)} · initialize ${ms(t.initializeMs)} · tools/list ${ms(t.listToolsMs)} · total ${ms(t.totalMs)} · ${r.tools} tools`];
-        if (r.lastError) lines.push(`  error: ${r.lastError}`);
-        if (r.stderrTail) lines.push("  stderr (last lines):", ...r.stderrTail.split("\n").map((l) => `    ${l}`));
-        if (r.hint) lines.push(`  hint: ${r.hint}`);
-        return lines.join("\n");
-      }).join("\n\n"),
+      reports
+        .map((r) => {
+          const t = r.timings;
+          const ms = (v?: number) => (v === undefined ? "-" : `${Math.round(v)} ms`);
+          const lines = [
+            `${r.state === "connected" ? "✓" : "✗"} ${r.name} (${r.transport}, ${r.scope}) — ${r.state}`,
+            `  source: ${r.source}`,
+            `  spawn ${ms(t.spawnMs)} · initialize ${ms(t.initializeMs)} · tools/list ${ms(t.listToolsMs)} · total ${ms(t.totalMs)} · ${r.tools} tools`,
+          ];
+          if (r.lastError) lines.push(`  error: ${r.lastError}`);
+          if (r.stderrTail) lines.push("  stderr (last lines):", ...r.stderrTail.split("\n").map((l) => `    ${l}`));
+          if (r.hint) lines.push(`  hint: ${r.hint}`);
+          return lines.join("\n");
+        })
+        .join("\n\n"),
     );
     if (reports.some((r) => r.state === "failed")) ctx.setExitCode(1);
   });
@@ -51,7 +66,8 @@ export async function mcpRestartCommand(ctx: CliContext, name: string): Promise<
     const manager = requireManager(host);
     const conn = requireServer(manager, name);
     if (!conn.config.enabled) throw new UsageError(`MCP server "${conn.name}" is disabled in ${conn.config.origin.file}; enable it first.`);
-    if (!manager.isTrusted(conn)) throw new UsageError(`MCP server "${conn.name}" is untrusted (defined in this workspace). Re-run with --trust, or run \`keel trust\` first.`);
+    if (!manager.isTrusted(conn))
+      throw new UsageError(`MCP server "${conn.name}" is untrusted (defined in this workspace). Re-run with --trust, or run \`keel trust\` first.`);
     await manager.restart(conn, ctx.signal);
     const status = manager.status().find((s) => s.name === conn.name)!;
     print(ctx, manager, { server: { ...status } }, () =>
@@ -82,7 +98,10 @@ function requireServer(manager: McpManager, name: string): McpConnection {
 }
 
 function noServers(diagnostics: string[]): string {
-  return ["No MCP servers configured. Add .mcp.json ({\"mcpServers\": {\"name\": {\"command\": \"...\"}}}) to the workspace or $KEEL_HOME/mcp.json.", ...diagnostics].join("\n");
+  return [
+    'No MCP servers configured. Add .mcp.json ({"mcpServers": {"name": {"command": "..."}}}) to the workspace or $KEEL_HOME/mcp.json.',
+    ...diagnostics,
+  ].join("\n");
 }
 
 /** A next step for a failed server, from its error and stderr. */
@@ -93,9 +112,11 @@ export function hintFor(conn: McpConnection, s: McpServerStatus): string | undef
   if (/unset environment variable/.test(err)) return "export the variable before starting keel, or give it a default: ${VAR:-default}.";
   if (/command not found/.test(err)) return `"${conn.config.command}" is not on PATH: install it or use an absolute path in "command".`;
   if (/switched off/.test(err)) return `the breaker is open after repeated crashes: fix the cause, then \`keel mcp restart ${conn.name}\`.`;
-  if (conn.protocolErrors > 0) return "the server printed lines on stdout that are not JSON-RPC: an MCP stdio server must write only protocol messages to stdout and log to stderr.";
-  if (/start-up within/.test(err)) return `no answer to initialize within ${conn.startupTimeoutMs} ms: check that the command starts an MCP server (not a CLI waiting for input), or raise "startupTimeoutMs".`;
+  if (conn.protocolErrors > 0)
+    return "the server printed lines on stdout that are not JSON-RPC: an MCP stdio server must write only protocol messages to stdout and log to stderr.";
+  if (/start-up within/.test(err))
+    return `no answer to initialize within ${conn.startupTimeoutMs} ms: check that the command starts an MCP server (not a CLI waiting for input), or raise "startupTimeoutMs".`;
   if (/exited/.test(err)) return "the server process exited: read its stderr above (missing dependency, bad arguments, missing credentials).";
-  if (/ECONNREFUSED|fetch failed/i.test(err)) return "nothing is listening at the URL: start the HTTP server or fix \"url\".";
+  if (/ECONNREFUSED|fetch failed/i.test(err)) return 'nothing is listening at the URL: start the HTTP server or fix "url".';
   return undefined;
 }

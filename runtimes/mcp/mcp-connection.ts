@@ -99,7 +99,8 @@ export class McpConnection {
       if (wait > 0) await sleep(wait, signal);
     }
     await this.start(signal);
-    if (this.state !== "connected" || !this.opened) throw new McpServerError(`MCP server "${this.name}" is not available: ${this.lastError ?? "it did not start"}`, this.name, this.stderr.tail());
+    if (this.state !== "connected" || !this.opened)
+      throw new McpServerError(`MCP server "${this.name}" is not available: ${this.lastError ?? "it did not start"}`, this.name, this.stderr.tail());
     return this.opened.client;
   }
 
@@ -110,7 +111,13 @@ export class McpConnection {
    * then enforces that same deadline itself (cancelling the request at the server when the pipeline
    * times the call out) and no per-call AbortSignal is made.
    */
-  callTool(tool: string, args: unknown, signal: AbortSignal | (() => AbortSignal), timeoutMs: number, onProgress?: (p: { progress: number; total?: number; message?: string }) => void): Promise<Record<string, unknown>> {
+  callTool(
+    tool: string,
+    args: unknown,
+    signal: AbortSignal | (() => AbortSignal),
+    timeoutMs: number,
+    onProgress?: (p: { progress: number; total?: number; message?: string }) => void,
+  ): Promise<Record<string, unknown>> {
     if (this.state === "connected" && this.opened) {
       // The common case, kept free of extra async layers: a signal only when the caller can cancel.
       return this.request(this.opened.client, tool, args, typeof signal === "function" ? undefined : signal, timeoutMs, onProgress);
@@ -124,7 +131,14 @@ export class McpConnection {
     );
   }
 
-  private request(client: Client, tool: string, args: unknown, callSignal: AbortSignal | undefined, timeoutMs: number, onProgress?: (p: { progress: number; total?: number; message?: string }) => void): Promise<Record<string, unknown>> {
+  private request(
+    client: Client,
+    tool: string,
+    args: unknown,
+    callSignal: AbortSignal | undefined,
+    timeoutMs: number,
+    onProgress?: (p: { progress: number; total?: number; message?: string }) => void,
+  ): Promise<Record<string, unknown>> {
     const options: RequestOptions = callSignal
       ? { signal: callSignal, timeout: timeoutMs > 0 ? timeoutMs + 1000 : 2 ** 31 - 1, resetTimeoutOnProgress: true }
       : { timeout: timeoutMs > 0 ? timeoutMs : 2 ** 31 - 1 };
@@ -208,7 +222,8 @@ export class McpConnection {
         timeoutMs: this.startupTimeoutMs,
         signal,
         authProvider: this.deps.authProvider,
-        sandbox: (argv, cwd) => this.deps.host.sandbox.wrapServer({ root: this.deps.host.workspace.root, cwd, argv }, `MCP server "${this.config.name}"`, signal),
+        sandbox: (argv, cwd) =>
+          this.deps.host.sandbox.wrapServer({ root: this.deps.host.workspace.root, cwd, argv }, `MCP server "${this.config.name}"`, signal),
         onSpawn: (pid) => (this.pid = pid),
         onProtocolError: (error) => {
           this.protocolErrors++;
@@ -238,14 +253,22 @@ export class McpConnection {
 
   private installHandlers(client: Client, types: typeof import("@modelcontextprotocol/sdk/types.js")): void {
     const host = this.deps.host;
-    client.setRequestHandler(types.ListRootsRequestSchema, async () => ({ roots: [{ uri: pathToFileURL(host.workspace.root).href, name: basename(host.workspace.root) }] }));
+    client.setRequestHandler(types.ListRootsRequestSchema, async () => ({
+      roots: [{ uri: pathToFileURL(host.workspace.root).href, name: basename(host.workspace.root) }],
+    }));
     client.setRequestHandler(types.ElicitRequestSchema, async (req, extra) => {
       const answer = await this.deps.elicit({ server: this.name, ...(req.params as Omit<ElicitationRequest, "server">) }, extra.signal);
       host.events.emit({ type: "mcp_elicitation", server: this.name, action: answer.action });
       return { ...answer } as Record<string, unknown>;
     });
     client.setNotificationHandler(types.LoggingMessageNotificationSchema, (n) => {
-      host.events.emit({ type: "mcp_log", server: this.name, level: n.params.level, logger: n.params.logger, data: redactDeep(n.params.data, this.config.secrets ?? []) });
+      host.events.emit({
+        type: "mcp_log",
+        server: this.name,
+        level: n.params.level,
+        logger: n.params.logger,
+        data: redactDeep(n.params.data, this.config.secrets ?? []),
+      });
     });
     client.setNotificationHandler(types.ToolListChangedNotificationSchema, async () => {
       try {
@@ -278,7 +301,11 @@ export class McpConnection {
   }
 
   private breakerError(last?: string): McpServerError {
-    return new McpServerError(`MCP server "${this.name}" failed 3 times within 60 s and is switched off${last ? ` (last error: ${last.replace(/\.$/, "")})` : ""}. Fix the cause, then run \`keel mcp restart ${this.name}\`.`, this.name, this.stderr.tail());
+    return new McpServerError(
+      `MCP server "${this.name}" failed 3 times within 60 s and is switched off${last ? ` (last error: ${last.replace(/\.$/, "")})` : ""}. Fix the cause, then run \`keel mcp restart ${this.name}\`.`,
+      this.name,
+      this.stderr.tail(),
+    );
   }
 
   /** A connection or protocol failure as a ToolError naming the server, with its stderr tail; redacted. */
@@ -288,10 +315,17 @@ export class McpConnection {
     const code = (error as { code?: number }).code;
     let message: string;
     if (error instanceof McpServerError) message = error.message;
-    else if (code === -32000 || this.state === "failed" || !this.opened) message = `MCP server "${this.name}" stopped during the call (${errorMessage(error)}). The next call restarts it.`;
-    else if (code === -32001) return new ToolError(this.redact(`MCP server "${this.name}" did not answer in time: ${errorMessage(error)}`), "timeout", null, { server_name: this.name });
+    else if (code === -32000 || this.state === "failed" || !this.opened)
+      message = `MCP server "${this.name}" stopped during the call (${errorMessage(error)}). The next call restarts it.`;
+    else if (code === -32001)
+      return new ToolError(this.redact(`MCP server "${this.name}" did not answer in time: ${errorMessage(error)}`), "timeout", null, {
+        server_name: this.name,
+      });
     else message = `MCP server "${this.name}" returned an error: ${errorMessage(error)}`;
-    return new ToolError(this.redact(tail ? `${message}\nServer stderr (last lines):\n${tail}` : message), "execution_failed", null, { server_name: this.name, ...(tail ? { stderr_tail: tail } : {}) });
+    return new ToolError(this.redact(tail ? `${message}\nServer stderr (last lines):\n${tail}` : message), "execution_failed", null, {
+      server_name: this.name,
+      ...(tail ? { stderr_tail: tail } : {}),
+    });
   }
 }
 
@@ -300,7 +334,8 @@ function describeStartError(error: unknown, timeoutMs: number): string {
   const code = (error as NodeJS.ErrnoException).code;
   if (code === "ENOENT") return `command not found (${msg}). Check \`command\` in the manifest and that it is on PATH.`;
   if (code === "EACCES") return `command is not executable (${msg}).`;
-  if ((error as { code?: number }).code === -32001 || /timed out/i.test(msg)) return `did not finish start-up within ${timeoutMs} ms (${msg}). Raise startupTimeoutMs or check that the server speaks MCP on stdout.`;
+  if ((error as { code?: number }).code === -32001 || /timed out/i.test(msg))
+    return `did not finish start-up within ${timeoutMs} ms (${msg}). Raise startupTimeoutMs or check that the server speaks MCP on stdout.`;
   if (/Connection closed/i.test(msg)) return `the server exited during start-up (${msg}).`;
   return msg;
 }

@@ -101,7 +101,10 @@ export class McpManager {
   /** Re-registers one server's tools after its list changed and fires `toolsChanged` (no-op before the initial registration). */
   syncServer(conn: McpConnection): void {
     if (!this.registered) return;
-    const before = this.host.registry.list().filter((t) => t.source.kind === "mcp" && t.source.id === conn.name).map((t) => t.name);
+    const before = this.host.registry
+      .list()
+      .filter((t) => t.source.kind === "mcp" && t.source.id === conn.name)
+      .map((t) => t.name);
     this.host.registry.removeBySource("mcp", conn.name);
     const defs = this.definitions([conn], (n) => this.host.registry.has(n));
     for (const def of defs) this.host.registry.register(def);
@@ -166,7 +169,11 @@ export class McpManager {
     const byKey = new Map(pairs.map((p) => [`${p.server}\u0000${p.tool}`, p]));
     const named = assignToolNames(pairs, taken, (t, clashed) => {
       const conn = this.find(t.server)!;
-      this.host.diagnostics.warn("mcp", `Tool "${t.tool}" of MCP server "${t.server}" would be registered as ${clashed}, which is taken; it is registered as ${t.name} instead.`, { file: conn.config.origin.file, path: conn.config.origin.path });
+      this.host.diagnostics.warn(
+        "mcp",
+        `Tool "${t.tool}" of MCP server "${t.server}" would be registered as ${clashed}, which is taken; it is registered as ${t.name} instead.`,
+        { file: conn.config.origin.file, path: conn.config.origin.path },
+      );
     });
     return named.map((n) => {
       const p = byKey.get(`${n.server}\u0000${n.tool}`)!;

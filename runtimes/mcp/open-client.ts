@@ -68,7 +68,13 @@ async function stdioTransport(o: OpenClientOptions): Promise<Transport> {
     if (!o.sandbox) throw new Error(`MCP server "${s.name}" asks for the sandbox (sandbox: true), but none is available in this host; it was not started.`);
     line = await o.sandbox([s.command!, ...s.args], s.cwd ?? process.cwd());
   }
-  const t = new StdioClientTransport({ command: line.file, args: line.args, env: childEnv(DEFAULT_INHERITED_ENV_VARS, o.hostEnv, s.env), cwd: s.cwd, stderr: "pipe" });
+  const t = new StdioClientTransport({
+    command: line.file,
+    args: line.args,
+    env: childEnv(DEFAULT_INHERITED_ENV_VARS, o.hostEnv, s.env),
+    cwd: s.cwd,
+    stderr: "pipe",
+  });
   t.stderr?.on("data", (chunk: Buffer) => o.stderr.push(chunk.toString("utf8")));
   return t;
 }
@@ -145,7 +151,8 @@ function withTimeout<T>(p: Promise<T>, ms: number, signal: AbortSignal | undefin
 
 async function looksLikeSseOnly(error: unknown): Promise<boolean> {
   const { StreamableHTTPError } = await import("@modelcontextprotocol/sdk/client/streamableHttp.js");
-  if (error instanceof StreamableHTTPError) return error.code !== undefined && error.code >= 400 && error.code < 500 && error.code !== 401 && error.code !== 403;
+  if (error instanceof StreamableHTTPError)
+    return error.code !== undefined && error.code >= 400 && error.code < 500 && error.code !== 401 && error.code !== 403;
   return /\b(404|405)\b/.test(errorMessage(error));
 }
 

@@ -42,25 +42,35 @@ export function serverToolDefinition(host: Host, conn: McpConnection, info: McpT
       const progress = ctx.run.progress ?? ctx.run.signal !== undefined;
       const onProgress = progress
         ? (p: { progress: number; total?: number; message?: string }) =>
-            (ctx.run.events ?? ctx.host.events).emit({ type: "mcp_progress", callId: ctx.callId, server: conn.name, tool: info.name, progress: p.progress, total: p.total, message: p.message === undefined ? undefined : conn.redact(p.message) })
+            (ctx.run.events ?? ctx.host.events).emit({
+              type: "mcp_progress",
+              callId: ctx.callId,
+              server: conn.name,
+              tool: info.name,
+              progress: p.progress,
+              total: p.total,
+              message: p.message === undefined ? undefined : conn.redact(p.message),
+            })
         : undefined;
-      return conn
-        .callTool(info.name, input, ctx.run.signal ? ctx.signal : () => ctx.signal, timeoutMs, onProgress)
-        .then((result) => {
-          const mapped = mapCallResult(result, { server_name: conn.name, mcp_tool: info.name });
-          // An error the server reports is an error message like any other: no secrets in it.
-          if (mapped.ok === false) {
-            mapped.content = conn.redact(mapped.content);
-            mapped.data = redactDeep(mapped.data, conn.config.secrets ?? []);
-          }
-          return mapped;
-        });
+      return conn.callTool(info.name, input, ctx.run.signal ? ctx.signal : () => ctx.signal, timeoutMs, onProgress).then((result) => {
+        const mapped = mapCallResult(result, { server_name: conn.name, mcp_tool: info.name });
+        // An error the server reports is an error message like any other: no secrets in it.
+        if (mapped.ok === false) {
+          mapped.content = conn.redact(mapped.content);
+          mapped.data = redactDeep(mapped.data, conn.config.secrets ?? []);
+        }
+        return mapped;
+      });
     },
   };
   const compiled = host.validator.compile(inputSchema);
   if (!compiled.ok) {
     def.validateInput = false;
-    host.diagnostics.warn("mcp", `Input schema of tool "${info.name}" from MCP server "${conn.name}" could not be compiled (${compiled.error}); ${name} stays callable without input validation.`, { file: conn.config.origin.file, path: conn.config.origin.path });
+    host.diagnostics.warn(
+      "mcp",
+      `Input schema of tool "${info.name}" from MCP server "${conn.name}" could not be compiled (${compiled.error}); ${name} stays callable without input validation.`,
+      { file: conn.config.origin.file, path: conn.config.origin.path },
+    );
   }
   return def;
 }

@@ -38,7 +38,12 @@ export class StderrRing {
   tail(lines = 20): string {
     let all = this.chunks.join("").split("\n");
     if (this.dropped) all = all.slice(1);
-    return this.redact(all.filter((l) => l.trim() !== "").slice(-lines).join("\n"));
+    return this.redact(
+      all
+        .filter((l) => l.trim() !== "")
+        .slice(-lines)
+        .join("\n"),
+    );
   }
 
   /** Forgets everything (on restart). */

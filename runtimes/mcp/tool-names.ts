@@ -40,7 +40,11 @@ export interface NamedTool {
  * pair that sorts first (server, then tool, by code point) keeps it and the others get a
  * hash suffix; each such rename is reported through `onCollision`. Deterministic.
  */
-export function assignToolNames(pairs: { server: string; tool: string }[], taken: (name: string) => boolean, onCollision: (t: NamedTool, clashedWith: string) => void): NamedTool[] {
+export function assignToolNames(
+  pairs: { server: string; tool: string }[],
+  taken: (name: string) => boolean,
+  onCollision: (t: NamedTool, clashedWith: string) => void,
+): NamedTool[] {
   const sorted = [...pairs].sort((a, b) => (a.server === b.server ? cmp(a.tool, b.tool) : cmp(a.server, b.server)));
   const used = new Set<string>();
   const out: NamedTool[] = [];

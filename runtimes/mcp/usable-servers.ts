@@ -10,7 +10,11 @@ import type { McpManager } from "./mcp-manager.js";
 export function usableServers(manager: McpManager, server: string | undefined): McpConnection[] {
   if (server !== undefined) {
     const conn = manager.find(server);
-    if (!conn) throw new ToolError(`Unknown MCP server "${server}". Known servers: ${manager.connections.map((c) => c.name).join(", ") || "none"}.`, "precondition_failed");
+    if (!conn)
+      throw new ToolError(
+        `Unknown MCP server "${server}". Known servers: ${manager.connections.map((c) => c.name).join(", ") || "none"}.`,
+        "precondition_failed",
+      );
     check(manager, conn);
     return [conn];
   }
@@ -20,5 +24,9 @@ export function usableServers(manager: McpManager, server: string | undefined): 
 function check(manager: McpManager, conn: McpConnection): void {
   if (!conn.config.enabled) throw new ToolError(`MCP server "${conn.name}" is disabled in ${conn.config.origin.file}.`, "precondition_failed");
   if (conn.config.unsetVars.length) throw new ToolError(`MCP server "${conn.name}" was not started: ${conn.lastError}.`, "precondition_failed");
-  if (!manager.isTrusted(conn)) throw new ToolError(`MCP server "${conn.name}" comes from an untrusted workspace manifest and was not started. Re-run with --trust (or KEEL_TRUST=1, or \`keel trust\`).`, "precondition_failed");
+  if (!manager.isTrusted(conn))
+    throw new ToolError(
+      `MCP server "${conn.name}" comes from an untrusted workspace manifest and was not started. Re-run with --trust (or KEEL_TRUST=1, or \`keel trust\`).`,
+      "precondition_failed",
+    );
 }

@@ -7,7 +7,10 @@ export const registerPlanCommands: CommandRegistrar = (program, ctx) => {
   };
   const plan = program.command("plan").description("The plan in .keel/state/plan.json (shows it without a subcommand)");
   plan.action(() => run("plan_get", {}));
-  plan.command("show").description("Show the plan and the status of its tasks").action(() => run("plan_get", {}));
+  plan
+    .command("show")
+    .description("Show the plan and the status of its tasks")
+    .action(() => run("plan_get", {}));
   plan
     .command("clear")
     .description("Clear the plan and delete the tasks it created (other tasks are kept)")

@@ -63,9 +63,7 @@ export class PlanStore {
   async clear(sync: boolean): Promise<{ cleared: number; sync?: PlanSyncResult }> {
     return this.locked(async () => {
       const plan = await this.read();
-      const result = sync
-        ? await this.tasks.mutate((state) => ({ created: [], updated: [], removed: removePlanTasks(state, () => true) }))
-        : undefined;
+      const result = sync ? await this.tasks.mutate((state) => ({ created: [], updated: [], removed: removePlanTasks(state, () => true) })) : undefined;
       await writeJsonState(this.file, { version: 1, items: [], updated_at: this.clock().toISOString() } satisfies PlanState);
       return { cleared: plan.items.length, sync: result };
     });

@@ -46,7 +46,10 @@ export function normalizePlanItems(inputs: PlanItemInput[]): PlanItem[] {
   const seen = new Set<string>();
   for (const item of items) {
     if (seen.has(item.task_id))
-      throw new ToolError(`Two plan steps use the task id "${item.task_id}": give each step its own task_id (or omit it to get plan_<n>).`, "precondition_failed");
+      throw new ToolError(
+        `Two plan steps use the task id "${item.task_id}": give each step its own task_id (or omit it to get plan_<n>).`,
+        "precondition_failed",
+      );
     seen.add(item.task_id);
   }
   inputs.forEach((input, i) => {
@@ -123,13 +126,22 @@ function resolveRef(items: PlanItem[], ref: string | number, self: number): stri
       `depends_on ${JSON.stringify(ref)} of step ${self + 1} matches no step of this plan: use a step number (1-${items.length}), a step's task_id, or its exact step text.`,
       "precondition_failed",
     );
-  if (target === items[self]) throw new ToolError(`Step ${self + 1} cannot depend on itself: remove ${JSON.stringify(ref)} from its depends_on.`, "precondition_failed");
+  if (target === items[self])
+    throw new ToolError(`Step ${self + 1} cannot depend on itself: remove ${JSON.stringify(ref)} from its depends_on.`, "precondition_failed");
   return target.task_id;
 }
 
 function pseudoTask(item: PlanItem): Task {
   return {
-    id: item.task_id, title: item.step, description: "", status: item.status, priority: "medium",
-    blocks: [], blocked_by: [...item.depends_on], metadata: {}, created_at: "", updated_at: "",
+    id: item.task_id,
+    title: item.step,
+    description: "",
+    status: item.status,
+    priority: "medium",
+    blocks: [],
+    blocked_by: [...item.depends_on],
+    metadata: {},
+    created_at: "",
+    updated_at: "",
   };
 }

@@ -8,7 +8,11 @@ const itemSchema = {
   type: "object",
   properties: {
     step: { type: "string", minLength: 1, description: "What to do" },
-    status: { type: "string", enum: STATUS_ENUM, description: "pending (default), in_progress, completed, blocked, cancelled (aliases todo/open, done/complete)" },
+    status: {
+      type: "string",
+      enum: STATUS_ENUM,
+      description: "pending (default), in_progress, completed, blocked, cancelled (aliases todo/open, done/complete)",
+    },
     task_id: { type: "string", pattern: TASK_ID_PATTERN, description: "Id of the synced task (default plan_<n>)" },
     description: { type: "string" },
     priority: { type: "string", enum: [...TASK_PRIORITIES] },
@@ -24,7 +28,10 @@ const itemSchema = {
   additionalProperties: false,
 } as const;
 
-const syncTasks = { type: "boolean", description: "Keep the plan's own tasks in sync (default true). Tasks created outside the plan are never touched." } as const;
+const syncTasks = {
+  type: "boolean",
+  description: "Keep the plan's own tasks in sync (default true). Tasks created outside the plan are never touched.",
+} as const;
 
 /** Plan as text: explanation, then one numbered line per step. */
 export function formatPlan(plan: { explanation?: string; items: PlanView[] }): string {
@@ -52,47 +59,56 @@ function syncText(sync: PlanSyncResult | undefined): string {
 export function planTools(store: PlanStore, prepare: () => void): ToolDefinition[] {
   const base = { source: SOURCE };
   return [
-    defineTool({ type: "object", properties: {}, additionalProperties: false }, {
-      ...base,
-      name: "plan_get",
-      description: "Show the current plan with the live status of each step's task.",
-      risk: ["read"],
-      readOnly: true,
-      async execute() {
-        const plan = await store.get();
-        return { content: formatPlan(plan), data: plan };
+    defineTool(
+      { type: "object", properties: {}, additionalProperties: false },
+      {
+        ...base,
+        name: "plan_get",
+        description: "Show the current plan with the live status of each step's task.",
+        risk: ["read"],
+        readOnly: true,
+        async execute() {
+          const plan = await store.get();
+          return { content: formatPlan(plan), data: plan };
+        },
       },
-    }),
-    defineTool({
+    ),
+    defineTool(
+      {
         type: "object",
         properties: { items: { type: "array", items: itemSchema }, explanation: { type: "string" }, sync_tasks: syncTasks },
         required: ["items"],
         additionalProperties: false,
-      }, {
-      ...base,
-      name: "update_plan",
-      description:
-        "Replace the plan. With sync_tasks (default true) each step becomes a task (plan_<n> unless task_id is given; depends_on → blocked_by). Tasks created outside the plan are never changed.",
-      risk: ["write"],
-      readOnly: false,
-      async execute(input) {
-        prepare();
-        const { sync } = await store.update(input.items, input.explanation, input.sync_tasks !== false);
-        const plan = await store.get();
-        return { content: formatPlan(plan) + syncText(sync), data: { ...plan, sync: sync ?? null } };
       },
-    }),
-    defineTool({ type: "object", properties: { sync_tasks: syncTasks }, additionalProperties: false }, {
-      ...base,
-      name: "plan_clear",
-      description: "Clear the plan. With sync_tasks (default true) its own tasks are deleted; other tasks are kept.",
-      risk: ["write"],
-      readOnly: false,
-      async execute(input) {
-        prepare();
-        const { cleared, sync } = await store.clear(input.sync_tasks !== false);
-        return { content: `Plan cleared (${cleared} step${cleared === 1 ? "" : "s"}).${syncText(sync)}`, data: { cleared, sync: sync ?? null } };
+      {
+        ...base,
+        name: "update_plan",
+        description:
+          "Replace the plan. With sync_tasks (default true) each step becomes a task (plan_<n> unless task_id is given; depends_on → blocked_by). Tasks created outside the plan are never changed.",
+        risk: ["write"],
+        readOnly: false,
+        async execute(input) {
+          prepare();
+          const { sync } = await store.update(input.items, input.explanation, input.sync_tasks !== false);
+          const plan = await store.get();
+          return { content: formatPlan(plan) + syncText(sync), data: { ...plan, sync: sync ?? null } };
+        },
       },
-    }),
+    ),
+    defineTool(
+      { type: "object", properties: { sync_tasks: syncTasks }, additionalProperties: false },
+      {
+        ...base,
+        name: "plan_clear",
+        description: "Clear the plan. With sync_tasks (default true) its own tasks are deleted; other tasks are kept.",
+        risk: ["write"],
+        readOnly: false,
+        async execute(input) {
+          prepare();
+          const { cleared, sync } = await store.clear(input.sync_tasks !== false);
+          return { content: `Plan cleared (${cleared} step${cleared === 1 ? "" : "s"}).${syncText(sync)}`, data: { cleared, sync: sync ?? null } };
+        },
+      },
+    ),
   ];
 }

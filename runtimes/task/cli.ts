@@ -28,7 +28,11 @@ export const registerTaskCommands: CommandRegistrar = (program, ctx) => {
       run("task_list", { status: o.status, owner: o.owner, actionable_only: o.actionable, max_tasks: o.max }),
     );
 
-  task.command("show").description("Show one task").argument("<id>").action((id: string) => run("task_get", { task_id: id }));
+  task
+    .command("show")
+    .description("Show one task")
+    .argument("<id>")
+    .action((id: string) => run("task_get", { task_id: id }));
 
   task
     .command("next")
@@ -50,8 +54,15 @@ export const registerTaskCommands: CommandRegistrar = (program, ctx) => {
     .option("--blocks <ids>", "tasks that wait for this one (comma-separated, repeatable)", listOption)
     .action((title: string, o: Record<string, string | string[] | undefined>) =>
       run("task_create", {
-        title, task_id: o.id, description: o.description, status: o.status, priority: o.priority,
-        owner: o.owner, active_form: o.activeForm, blocked_by: o.blockedBy, blocks: o.blocks,
+        title,
+        task_id: o.id,
+        description: o.description,
+        status: o.status,
+        priority: o.priority,
+        owner: o.owner,
+        active_form: o.activeForm,
+        blocked_by: o.blockedBy,
+        blocks: o.blocks,
       }),
     );
 
@@ -63,7 +74,11 @@ export const registerTaskCommands: CommandRegistrar = (program, ctx) => {
     .option("--active-form <text>")
     .action((id: string, o: { owner?: string; activeForm?: string }) => run("task_start", { task_id: id, owner: o.owner, active_form: o.activeForm }));
 
-  task.command("done").description("Complete a task").argument("<id>").action((id: string) => run("task_complete", { task_id: id }));
+  task
+    .command("done")
+    .description("Complete a task")
+    .argument("<id>")
+    .action((id: string) => run("task_complete", { task_id: id }));
 
   task
     .command("block")

@@ -10,7 +10,10 @@ export function normalizeGraph(tasks: Task[]): void {
   const byId = new Map<string, Task>();
   for (const task of tasks) {
     if (byId.has(task.id))
-      throw new ToolError(`Duplicate task id "${task.id}": ids must be unique. Pick another task_id or update the existing task with task_update.`, "precondition_failed");
+      throw new ToolError(
+        `Duplicate task id "${task.id}": ids must be unique. Pick another task_id or update the existing task with task_update.`,
+        "precondition_failed",
+      );
     byId.set(task.id, task);
   }
   for (const task of tasks) {
@@ -26,7 +29,10 @@ export function normalizeGraph(tasks: Task[]): void {
   }
   const cycle = findCycle(tasks, byId);
   if (cycle)
-    throw new ToolError(`Dependency cycle: ${cycle.join(" → ")}. A task cannot (indirectly) wait for itself; remove one of these blocked_by/blocks links.`, "precondition_failed");
+    throw new ToolError(
+      `Dependency cycle: ${cycle.join(" → ")}. A task cannot (indirectly) wait for itself; remove one of these blocked_by/blocks links.`,
+      "precondition_failed",
+    );
   for (const task of tasks) task.blocks = [];
   for (const task of tasks) for (const dep of task.blocked_by) byId.get(dep)!.blocks.push(task.id);
 }
@@ -35,8 +41,7 @@ export function normalizeGraph(tasks: Task[]): void {
 export function applyBlocks(tasks: Task[], from: string, targets: string[]): void {
   for (const id of targets) {
     const target = tasks.find((t) => t.id === id);
-    if (!target)
-      throw new ToolError(`Task "${from}" cannot block unknown task "${id}". Create it first or remove it from blocks.`, "precondition_failed");
+    if (!target) throw new ToolError(`Task "${from}" cannot block unknown task "${id}". Create it first or remove it from blocks.`, "precondition_failed");
     if (!target.blocked_by.includes(from)) target.blocked_by.push(from);
   }
 }

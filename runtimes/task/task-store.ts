@@ -108,7 +108,10 @@ export class TaskStore {
     return this.mutate((state, now) => {
       const task = find(state.tasks, id);
       if (task.status === "completed" || task.status === "cancelled")
-        throw new ToolError(`Task "${id}" is ${task.status}; reopen it first with task_update {"task_id": "${id}", "status": "pending"}.`, "precondition_failed");
+        throw new ToolError(
+          `Task "${id}" is ${task.status}; reopen it first with task_update {"task_id": "${id}", "status": "pending"}.`,
+          "precondition_failed",
+        );
       if (owner !== undefined) task.owner = owner;
       if (activeForm !== undefined) task.active_form = activeForm;
       const open = unresolvedDeps(task, state.tasks);
@@ -231,8 +234,14 @@ export function patchTask(state: TaskState, id: string, patch: TaskPatch, now: s
 export function find(tasks: Task[], id: string): Task {
   const task = tasks.find((t) => t.id === id);
   if (!task) {
-    const known = tasks.slice(0, 10).map((t) => t.id).join(", ");
-    throw new ToolError(`No task with id "${id}".${known ? ` Known ids: ${known}${tasks.length > 10 ? ", …" : ""}.` : " There are no tasks yet."} Use task_list to see them.`, "precondition_failed");
+    const known = tasks
+      .slice(0, 10)
+      .map((t) => t.id)
+      .join(", ");
+    throw new ToolError(
+      `No task with id "${id}".${known ? ` Known ids: ${known}${tasks.length > 10 ? ", …" : ""}.` : " There are no tasks yet."} Use task_list to see them.`,
+      "precondition_failed",
+    );
   }
   return task;
 }

@@ -7,7 +7,11 @@ const SOURCE = { kind: "runtime", id: "task" } as const;
 
 const id = { type: "string", pattern: TASK_ID_PATTERN, description: "Task id" } as const;
 const ids = <const W extends string>(what: W) => ({ type: "array", items: id, description: what }) as const;
-const status = { type: "string", enum: STATUS_ENUM, description: "pending, in_progress, completed, blocked, cancelled (aliases todo/open, done/complete)" } as const;
+const status = {
+  type: "string",
+  enum: STATUS_ENUM,
+  description: "pending, in_progress, completed, blocked, cancelled (aliases todo/open, done/complete)",
+} as const;
 const priority = { type: "string", enum: [...TASK_PRIORITIES], description: "critical, high, medium (default) or low" } as const;
 const fields = {
   title: { type: "string", minLength: 1, description: "Short imperative title" },
@@ -24,7 +28,13 @@ const fields = {
 const obj = objectSchema;
 
 /** A task tool; `run` receives the input type derived from `inputSchema`. */
-function tool<const S extends SchemaLiteral, I = InputOf<S>>(name: string, description: string, inputSchema: S, risk: RiskTag, run: (input: I) => Promise<ToolResult>): ToolDefinition<NoInfer<I>> {
+function tool<const S extends SchemaLiteral, I = InputOf<S>>(
+  name: string,
+  description: string,
+  inputSchema: S,
+  risk: RiskTag,
+  run: (input: I) => Promise<ToolResult>,
+): ToolDefinition<NoInfer<I>> {
   return defineTool<S, I>(inputSchema, {
     name,
     description,
@@ -87,7 +97,9 @@ export function taskTools(store: TaskStore, prepare: () => void): ToolDefinition
       obj({ task_id: id, owner: fields.owner, active_form: fields.active_form }, ["task_id"]),
       async (input) => {
         const { task, waitingOn } = await store.start(input.task_id, input.owner, input.active_form);
-        const text = waitingOn.length ? `Task ${task.id} is blocked: waiting on ${waitingOn.join(", ")}. Complete those first.` : `Started ${formatTaskLine(task)}`;
+        const text = waitingOn.length
+          ? `Task ${task.id} is blocked: waiting on ${waitingOn.join(", ")}. Complete those first.`
+          : `Started ${formatTaskLine(task)}`;
         return { content: text, data: { task, waiting_on: waitingOn } };
       },
     ),

@@ -81,8 +81,7 @@ export interface TaskPatch {
 }
 
 /** Status text for error messages. */
-export const STATUS_HELP =
-  "use one of pending, in_progress, completed, blocked, cancelled (aliases: todo/open → pending, done/complete → completed)";
+export const STATUS_HELP = "use one of pending, in_progress, completed, blocked, cancelled (aliases: todo/open → pending, done/complete → completed)";
 
 /** Resolves a status or alias; throws ToolError (schema_invalid) for anything else. */
 export function normalizeStatus(value: string, field = "status"): TaskStatus {

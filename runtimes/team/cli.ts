@@ -7,8 +7,15 @@ export const registerTeamCommands: CommandRegistrar = (program, ctx) => {
     await runToolCommand(ctx, tool, clean);
   };
   const team = program.command("team").description("Teams and their messages in .keel/state/teams/");
-  team.command("list").description("List teams (created and declared)").action(() => run("team_list", {}));
-  team.command("show").description("Show a team").argument("<name>").action((name: string) => run("team_get", { team_name: name }));
+  team
+    .command("list")
+    .description("List teams (created and declared)")
+    .action(() => run("team_list", {}));
+  team
+    .command("show")
+    .description("Show a team")
+    .argument("<name>")
+    .action((name: string) => run("team_get", { team_name: name }));
   team
     .command("create")
     .description("Create a team")

@@ -79,8 +79,7 @@ export class MessageLog {
   async read(opts: ReadOptions = {}): Promise<{ messages: TeamMessage[]; total: number; last_seq: number }> {
     const index = await this.current(false);
     let entries: Entry[];
-    if (opts.recipient !== undefined)
-      entries = [...entriesFor(index, opts.recipient), ...(opts.recipient === "*" ? [] : entriesFor(index, "*"))];
+    if (opts.recipient !== undefined) entries = [...entriesFor(index, opts.recipient), ...(opts.recipient === "*" ? [] : entriesFor(index, "*"))];
     else entries = Object.values(index.recipients).flat();
     entries.sort((a, b) => a[0] - b[0]);
     if (opts.since !== undefined) entries = entries.slice(firstAfter(entries, opts.since));
@@ -107,7 +106,10 @@ export class MessageLog {
       if (error instanceof StateError) return emptyIndex(); // a cache: rebuilt from the log
       throw error;
     });
-    const size = await stat(this.logFile).then((s) => s.size, () => 0);
+    const size = await stat(this.logFile).then(
+      (s) => s.size,
+      () => 0,
+    );
     if (size < index.bytes || typeof index.recipients !== "object") index = emptyIndex();
     if (size === index.bytes) return index;
     const tail = await this.slice(index.bytes, size - index.bytes);

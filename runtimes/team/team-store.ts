@@ -67,7 +67,10 @@ export class TeamStore {
     for (const t of state.teams) {
       const key = t.name.toLowerCase();
       const prev = merged.get(key);
-      merged.set(key, prev ? { ...mergeTeam(prev, t, "created"), name: t.name, description: t.description || prev.description } : { ...t, sources: ["created"] });
+      merged.set(
+        key,
+        prev ? { ...mergeTeam(prev, t, "created"), name: t.name, description: t.description || prev.description } : { ...t, sources: ["created"] },
+      );
     }
     return { teams: [...merged.values()].sort((a, b) => a.name.localeCompare(b.name)), archived: state.archived };
   }
@@ -77,7 +80,10 @@ export class TeamStore {
     const { teams } = await this.list();
     const team = teams.find((t) => t.name.toLowerCase() === name.toLowerCase());
     if (!team)
-      throw new ToolError(`No team named "${name}".${teams.length ? ` Known teams: ${teams.map((t) => t.name).join(", ")}.` : ""} Create it with team_create.`, "precondition_failed");
+      throw new ToolError(
+        `No team named "${name}".${teams.length ? ` Known teams: ${teams.map((t) => t.name).join(", ")}.` : ""} Create it with team_create.`,
+        "precondition_failed",
+      );
     return team;
   }
 
@@ -92,7 +98,13 @@ export class TeamStore {
         );
       const members = [...new Set(input.members ?? [])];
       if (members.includes("*")) throw new ToolError(`"*" means "every member" and cannot be a member name; remove it from members.`, "schema_invalid");
-      const record: TeamRecord = { name: input.team_name, description: input.description ?? "", members, metadata: input.metadata ?? {}, created_at: this.now() };
+      const record: TeamRecord = {
+        name: input.team_name,
+        description: input.description ?? "",
+        members,
+        metadata: input.metadata ?? {},
+        created_at: this.now(),
+      };
       state.teams.push(record);
       return { write: true, result: { ...record, sources: ["created"] } };
     });
@@ -104,7 +116,10 @@ export class TeamStore {
       const idx = state.teams.findIndex((t) => t.name.toLowerCase() === name.toLowerCase());
       const team = await this.get(name);
       if (idx < 0)
-        throw new ToolError(`Team "${team.name}" is declared in ${team.sources.map((s) => s.replace(/^declared:/, "")).join(", ")}, not created; remove it from that file instead.`, "precondition_failed");
+        throw new ToolError(
+          `Team "${team.name}" is declared in ${team.sources.map((s) => s.replace(/^declared:/, "")).join(", ")}, not created; remove it from that file instead.`,
+          "precondition_failed",
+        );
       const record = state.teams[idx]!;
       const stamp = this.now().replace(/[:.]/g, "-");
       const archive = join("archive", `${record.name.toLowerCase()}-${stamp}`);
@@ -192,7 +207,12 @@ export class TeamStore {
 /** Parses a declared-teams file: `{"teams": [...]}`, `{"teams": {name: {...}}}` or a bare list. */
 export function parseDeclared(text: string, file: string): TeamRecord[] {
   const fail = (why: string) =>
-    new ToolError(`Declared teams file ${file} ${why}. keel does not change it: fix it (e.g. {"teams": [{"name": "reviewers", "members": ["alice"]}]}) or move it.`, "execution_failed", null, { file });
+    new ToolError(
+      `Declared teams file ${file} ${why}. keel does not change it: fix it (e.g. {"teams": [{"name": "reviewers", "members": ["alice"]}]}) or move it.`,
+      "execution_failed",
+      null,
+      { file },
+    );
   let raw: unknown;
   try {
     raw = JSON.parse(text);

@@ -52,16 +52,19 @@ export function teamTools(store: TeamStore, prepare: () => void): ToolDefinition
         return { content: formatTeam(team), data: { team } };
       },
     }),
-    defineTool(obj({ team_name: teamName, description: { type: "string" }, members: { type: "array", items: member }, metadata: { type: "object" } }, ["team_name"]), {
-      ...write,
-      name: "team_create",
-      description: "Create a team of named members.",
-      async execute(input) {
-        prepare();
-        const team = await store.create(input);
-        return { content: `Created team ${formatTeam(team)}`, data: { team } };
+    defineTool(
+      obj({ team_name: teamName, description: { type: "string" }, members: { type: "array", items: member }, metadata: { type: "object" } }, ["team_name"]),
+      {
+        ...write,
+        name: "team_create",
+        description: "Create a team of named members.",
+        async execute(input) {
+          prepare();
+          const team = await store.create(input);
+          return { content: `Created team ${formatTeam(team)}`, data: { team } };
+        },
       },
-    }),
+    ),
     defineTool(obj({ team_name: teamName }, ["team_name"]), {
       ...write,
       name: "team_delete",
@@ -73,42 +76,61 @@ export function teamTools(store: TeamStore, prepare: () => void): ToolDefinition
         return { content: `Deleted team ${archived.name}; ${archived.messages} message(s) archived in ${archived.archive}.${note}`, data: { archived } };
       },
     }),
-    defineTool(obj(
-        { team_name: teamName, message: { type: "string", minLength: 1 }, sender: member, recipient: { ...member, description: "A member, or \"*\" (default)" }, metadata: { type: "object" } },
+    defineTool(
+      obj(
+        {
+          team_name: teamName,
+          message: { type: "string", minLength: 1 },
+          sender: member,
+          recipient: { ...member, description: 'A member, or "*" (default)' },
+          metadata: { type: "object" },
+        },
         ["team_name", "message"],
-      ), {
-      ...write,
-      name: "send_message",
-      description: "Send a message to a team member (or \"*\" for everyone). Messages persist in order with ids and timestamps.",
-      async execute(input) {
-        prepare();
-        const msg = await store.send(input);
-        return { content: `Sent ${formatMessage(msg)}`, data: { message: msg } };
+      ),
+      {
+        ...write,
+        name: "send_message",
+        description: 'Send a message to a team member (or "*" for everyone). Messages persist in order with ids and timestamps.',
+        async execute(input) {
+          prepare();
+          const msg = await store.send(input);
+          return { content: `Sent ${formatMessage(msg)}`, data: { message: msg } };
+        },
       },
-    }),
-    defineTool(obj(
-        { team_name: teamName, recipient: member, limit: { type: "integer", minimum: 1 }, since: { type: ["integer", "string"], description: "Message id (msg_12) or number" } },
+    ),
+    defineTool(
+      obj(
+        {
+          team_name: teamName,
+          recipient: member,
+          limit: { type: "integer", minimum: 1 },
+          since: { type: ["integer", "string"], description: "Message id (msg_12) or number" },
+        },
         ["team_name"],
-      ), {
-      ...read,
-      name: "team_messages",
-      description:
-        "Read a team's messages, oldest first. recipient: that member's messages plus broadcasts. since: only messages after this id (pass back next_since to poll). limit: the first N after since, else the last N.",
-      async execute(input) {
-        let since: number | undefined;
-        try {
-          since = cursor(input.since);
-        } catch (error) {
-          return { ok: false, code: "schema_invalid", content: (error as Error).message, data: null };
-        }
-        const { team, messages, total } = await store.messages(input.team_name, { recipient: input.recipient, limit: input.limit, since });
-        const next = messages.length ? messages[messages.length - 1]!.seq : (since ?? 0);
-        const head = `${messages.length} of ${total} message(s) in ${team.name}${input.recipient ? ` for ${input.recipient}` : ""}${since !== undefined ? ` after msg_${since}` : ""}:`;
-        return {
-          content: messages.length ? [head, ...messages.map(formatMessage)].join("\n") : `No messages in ${team.name}${input.recipient ? ` for ${input.recipient}` : ""}${since !== undefined ? ` after msg_${since}` : ""}.`,
-          data: { team: team.name, messages, total, next_since: next },
-        };
+      ),
+      {
+        ...read,
+        name: "team_messages",
+        description:
+          "Read a team's messages, oldest first. recipient: that member's messages plus broadcasts. since: only messages after this id (pass back next_since to poll). limit: the first N after since, else the last N.",
+        async execute(input) {
+          let since: number | undefined;
+          try {
+            since = cursor(input.since);
+          } catch (error) {
+            return { ok: false, code: "schema_invalid", content: (error as Error).message, data: null };
+          }
+          const { team, messages, total } = await store.messages(input.team_name, { recipient: input.recipient, limit: input.limit, since });
+          const next = messages.length ? messages[messages.length - 1]!.seq : (since ?? 0);
+          const head = `${messages.length} of ${total} message(s) in ${team.name}${input.recipient ? ` for ${input.recipient}` : ""}${since !== undefined ? ` after msg_${since}` : ""}:`;
+          return {
+            content: messages.length
+              ? [head, ...messages.map(formatMessage)].join("\n")
+              : `No messages in ${team.name}${input.recipient ? ` for ${input.recipient}` : ""}${since !== undefined ? ` after msg_${since}` : ""}.`,
+            data: { team: team.name, messages, total, next_since: next },
+          };
+        },
       },
-    }),
+    ),
   ];
 }

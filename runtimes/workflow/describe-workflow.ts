@@ -13,7 +13,13 @@ export const NEEDS_TRUST_NOTE = "this workspace is not trusted; trust it with `k
 
 /** A workflow as readable text: source, trust, description, parameters, prompt, worktree and every step with its kind. */
 export function describeWorkflow(wf: WorkflowDefinition, needsTrust = false): string {
-  const lines = ["# Workflow", "", `name=${wf.name}`, `source_manifest=${wf.origin.file}${wf.origin.plugin ? ` (plugin ${wf.origin.plugin})` : ""}`, `step_count=${wf.steps.length}`];
+  const lines = [
+    "# Workflow",
+    "",
+    `name=${wf.name}`,
+    `source_manifest=${wf.origin.file}${wf.origin.plugin ? ` (plugin ${wf.origin.plugin})` : ""}`,
+    `step_count=${wf.steps.length}`,
+  ];
   if (needsTrust) lines.push(`needs_trust=true (the workflow will not run: ${NEEDS_TRUST_NOTE})`);
   if (wf.worktree) lines.push(`worktree=true (onFinish: ${wf.worktree.onFinish})`);
   if (wf.description) lines.push("", "## Description", wf.description);
@@ -28,7 +34,12 @@ export function describeWorkflow(wf: WorkflowDefinition, needsTrust = false): st
 
 function describeStep(step: WorkflowStep): string[] {
   const head = `${step.index + 1}. [${step.kind}]${step.id ? ` (${step.id})` : ""} `;
-  const flags = [step.if ? `if ${step.if}` : "", step.continueOnError ? "continueOnError" : "", step.timeoutMs ? `timeout ${step.timeoutMs} ms` : "", step.optional ? "optional" : ""].filter(Boolean);
+  const flags = [
+    step.if ? `if ${step.if}` : "",
+    step.continueOnError ? "continueOnError" : "",
+    step.timeoutMs ? `timeout ${step.timeoutMs} ms` : "",
+    step.optional ? "optional" : "",
+  ].filter(Boolean);
   const tail = flags.length ? `   (${flags.join(", ")})` : "";
   switch (step.kind) {
     case "note":
@@ -46,7 +57,15 @@ function describeStep(step: WorkflowStep): string[] {
 
 /** A run as readable text: id, status, arguments, each step's line, the rendered prompt, warnings and the worktree outcome. */
 export function describeRun(record: WorkflowRunRecord): string {
-  const lines = ["# Workflow Run", "", `run_id=${record.id}`, `workflow=${record.workflow}`, `status=${record.status}`, `created_at=${record.startedAt}`, `duration=${formatDuration(record.durationMs).slice(1, -1)}`];
+  const lines = [
+    "# Workflow Run",
+    "",
+    `run_id=${record.id}`,
+    `workflow=${record.workflow}`,
+    `status=${record.status}`,
+    `created_at=${record.startedAt}`,
+    `duration=${formatDuration(record.durationMs).slice(1, -1)}`,
+  ];
   if (record.error) lines.push(`error=${record.error}`);
   if (Object.keys(record.arguments).length) lines.push("", "## Arguments", JSON.stringify(record.arguments, null, 2));
   if (record.steps.length) {
@@ -58,7 +77,12 @@ export function describeRun(record: WorkflowRunRecord): string {
     }
   }
   if (record.prompt) lines.push("", "## Prompt", record.prompt);
-  if (record.worktree) lines.push("", "## Worktree", `${record.worktree.name} (${record.worktree.branch}), onFinish ${record.worktree.onFinish}: ${record.worktree.result?.message ?? "not finished"}`);
+  if (record.worktree)
+    lines.push(
+      "",
+      "## Worktree",
+      `${record.worktree.name} (${record.worktree.branch}), onFinish ${record.worktree.onFinish}: ${record.worktree.result?.message ?? "not finished"}`,
+    );
   if (record.warnings.length) lines.push("", "## Warnings", ...record.warnings.map((w) => `- ${w}`));
   return lines.join("\n");
 }

@@ -1,4 +1,4 @@
-import {  errorMessage, type Host, type Observation, type RunContext } from "../../core/index.js";
+import { errorMessage, type Host, type Observation, type RunContext } from "../../core/index.js";
 import type { WorkflowStep } from "../../manifests/workflow/workflow-schema.js";
 import type { StepRecord, WorkflowRunRecord } from "./run-record.js";
 import { renderDeep, renderShellCommand, renderText, type StepValue, type TemplateValues } from "./template-values.js";
@@ -44,7 +44,8 @@ export async function runStep(step: WorkflowStep, ctx: StepContext): Promise<Ste
 function renderToolInput(host: Host, tool: string, input: unknown, values: TemplateValues): { value: unknown; missing: string[] } {
   const resolved = host.registry.resolve(tool)?.tool;
   const key = resolved?.permissionKey === "command" ? "command" : undefined;
-  if (!key || input === null || typeof input !== "object" || Array.isArray(input) || typeof (input as Record<string, unknown>)[key] !== "string") return renderDeep(input, values);
+  if (!key || input === null || typeof input !== "object" || Array.isArray(input) || typeof (input as Record<string, unknown>)[key] !== "string")
+    return renderDeep(input, values);
   const { [key]: command, ...rest } = input as Record<string, unknown>;
   const others = renderDeep(rest, values);
   const shell = renderShellCommand(command as string, values);
@@ -84,16 +85,35 @@ async function execute(step: WorkflowStep, ctx: StepContext): Promise<StepOutcom
         ctx.started(label);
         const child = await ctx.nested(step.workflow, args.value as Record<string, unknown>, ctx.signal);
         const ok = child.status === "succeeded";
-        const summary = ok ? `Workflow ${child.workflow} succeeded (${child.steps.length} steps).` : `Workflow ${child.workflow} ${child.status}: ${child.error ?? "a step failed"}`;
+        const summary = ok
+          ? `Workflow ${child.workflow} succeeded (${child.steps.length} steps).`
+          : `Workflow ${child.workflow} ${child.status}: ${child.error ?? "a step failed"}`;
         return {
-          record: { label, status: ok ? "succeeded" : child.status === "cancelled" ? "cancelled" : "failed", rendered: args.value, summary, reason: ok ? undefined : summary, missing: orUndefined(args.missing), child, code: ok ? "ok" : child.status },
-          value: { ok, content: summary, data: { runId: child.id, status: child.status, steps: child.steps.map((s) => ({ key: s.key, status: s.status, summary: s.summary })) }, code: ok ? "ok" : child.status },
+          record: {
+            label,
+            status: ok ? "succeeded" : child.status === "cancelled" ? "cancelled" : "failed",
+            rendered: args.value,
+            summary,
+            reason: ok ? undefined : summary,
+            missing: orUndefined(args.missing),
+            child,
+            code: ok ? "ok" : child.status,
+          },
+          value: {
+            ok,
+            content: summary,
+            data: { runId: child.id, status: child.status, steps: child.steps.map((s) => ({ key: s.key, status: s.status, summary: s.summary })) },
+            code: ok ? "ok" : child.status,
+          },
         };
       }
     }
   } catch (error) {
     const reason = `The step could not run: ${errorMessage(error)}`;
-    return { record: { label: step.title ?? step.kind, status: "failed", reason, summary: reason, code: "execution_failed" }, value: { ok: false, content: reason, data: null, code: "execution_failed" } };
+    return {
+      record: { label: step.title ?? step.kind, status: "failed", reason, summary: reason, code: "execution_failed" },
+      value: { ok: false, content: reason, data: null, code: "execution_failed" },
+    };
   }
 }
 
@@ -117,13 +137,27 @@ async function prompt(step: Extract<WorkflowStep, { kind: "prompt" }>, ctx: Step
   if (!agent) {
     const how = `No model is configured, so prompt steps cannot run. Configure one in keel.config.json, e.g. {"model": {"name": "gpt-4.1-mini", "apiKeyEnv": "OPENAI_API_KEY"}} (with OPENAI_API_KEY set, and "baseUrl" for other OpenAI-compatible servers), or mark the step "optional": true to skip it without a model.`;
     if (step.optional)
-      return { record: { label, status: "skipped", rendered: text.value, reason: "optional prompt step skipped: no model is configured", missing }, value: { ok: false, skipped: true, content: "", data: null, code: "skipped" } };
-    return { record: { label, status: "failed", rendered: text.value, reason: how, summary: how, code: "precondition_failed", missing }, value: { ok: false, content: how, data: null, code: "precondition_failed" } };
+      return {
+        record: { label, status: "skipped", rendered: text.value, reason: "optional prompt step skipped: no model is configured", missing },
+        value: { ok: false, skipped: true, content: "", data: null, code: "skipped" },
+      };
+    return {
+      record: { label, status: "failed", rendered: text.value, reason: how, summary: how, code: "precondition_failed", missing },
+      value: { ok: false, content: how, data: null, code: "precondition_failed" },
+    };
   }
   const result = await agent.runPrompt({ prompt: text.value, cwd: ctx.run.cwd, signal: ctx.signal, yes: ctx.run.yes, parentSessionId: ctx.run.sessionId });
   const code = result.ok ? "ok" : result.reason === "cancelled" ? "cancelled" : "execution_failed";
   return {
-    record: { label, status: result.ok ? "succeeded" : code === "cancelled" ? "cancelled" : "failed", rendered: text.value, code, summary: excerpt(result.text), reason: result.ok ? undefined : `${result.reason}: ${excerpt(result.text)}`, missing },
+    record: {
+      label,
+      status: result.ok ? "succeeded" : code === "cancelled" ? "cancelled" : "failed",
+      rendered: text.value,
+      code,
+      summary: excerpt(result.text),
+      reason: result.ok ? undefined : `${result.reason}: ${excerpt(result.text)}`,
+      missing,
+    },
     value: { ok: result.ok, content: result.text, data: { sessionId: result.sessionId, reason: result.reason }, code },
   };
 }
@@ -132,9 +166,16 @@ function fromObservation(obs: Observation, label: string, tool: string, rendered
   const status = obs.ok ? "succeeded" : obs.code === "cancelled" ? "cancelled" : "failed";
   return {
     record: {
-      label, status, tool, rendered, code: obs.code, phase: obs.phase, summary: excerpt(obs.content),
+      label,
+      status,
+      tool,
+      rendered,
+      code: obs.code,
+      phase: obs.phase,
+      summary: excerpt(obs.content),
       reason: obs.ok ? undefined : `${obs.code} (phase ${obs.phase}): ${excerpt(obs.content)}`,
-      missing: orUndefined(missing), artifacts: obs.artifacts.length ? obs.artifacts.map((a) => ({ kind: a.kind, path: a.path })) : undefined,
+      missing: orUndefined(missing),
+      artifacts: obs.artifacts.length ? obs.artifacts.map((a) => ({ kind: a.kind, path: a.path })) : undefined,
       messages: obs.messages.beforeTool.length || obs.messages.afterResult.length ? obs.messages : undefined,
     },
     value: { ok: obs.ok, content, data: obs.data, code: obs.code },

@@ -19,8 +19,16 @@ export const registerWorkflowCommands: CommandRegistrar = (program, ctx) => {
     .description("Run a workflow by name; exit 1 when it fails")
     .argument("<name>", "workflow name (case-insensitive)")
     .option("--arg <key=value>", "an argument (repeatable)", collect, [] as string[])
-    .addOption(new Option("--worktree [onFinish]", "run inside a fresh managed worktree; onFinish: keep (default), merge or discard").choices(["keep", "merge", "discard"]))
-    .action(async (name: string, opts: { arg: string[]; worktree?: true | "keep" | "merge" | "discard" }) => (await load()).workflowRunCommand(ctx, name, opts));
+    .addOption(
+      new Option("--worktree [onFinish]", "run inside a fresh managed worktree; onFinish: keep (default), merge or discard").choices([
+        "keep",
+        "merge",
+        "discard",
+      ]),
+    )
+    .action(async (name: string, opts: { arg: string[]; worktree?: true | "keep" | "merge" | "discard" }) =>
+      (await load()).workflowRunCommand(ctx, name, opts),
+    );
   wf.command("runs")
     .description("Show recent workflow runs (from .keel/state/workflow-runs.jsonl)")
     .option("--limit <n>", "how many runs", positiveIntOption("--limit"), 20)

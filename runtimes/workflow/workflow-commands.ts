@@ -22,10 +22,27 @@ export async function workflowListCommand(ctx: CliContext, query?: string): Prom
     const service = serviceOf(host);
     const workflows = service.list(query);
     const diagnostics = workflowDiagnostics(host);
-    const rows = workflows.map((w) => ({ name: w.name, description: w.description ?? null, steps: w.steps.length, source: w.origin.file, plugin: w.origin.plugin ?? null, parameters: w.parameters ?? null, worktree: w.worktree ?? null, needsTrust: service.needsTrust(w) }));
+    const rows = workflows.map((w) => ({
+      name: w.name,
+      description: w.description ?? null,
+      steps: w.steps.length,
+      source: w.origin.file,
+      plugin: w.origin.plugin ?? null,
+      parameters: w.parameters ?? null,
+      worktree: w.worktree ?? null,
+      needsTrust: service.needsTrust(w),
+    }));
     ctx.print({ workflows: rows, diagnostics }, () => {
       let out = workflows.length
-        ? table(["NAME", "STEPS", "SOURCE", "DESCRIPTION"], workflows.map((w) => [w.name, String(w.steps.length), w.origin.plugin ? `plugin:${w.origin.plugin}` : relative(host.workspace.root, w.origin.file), firstLine(w.description ?? "")]))
+        ? table(
+            ["NAME", "STEPS", "SOURCE", "DESCRIPTION"],
+            workflows.map((w) => [
+              w.name,
+              String(w.steps.length),
+              w.origin.plugin ? `plugin:${w.origin.plugin}` : relative(host.workspace.root, w.origin.file),
+              firstLine(w.description ?? ""),
+            ]),
+          )
         : query !== undefined && service.list().length
           ? `No workflow matches "${query}". Run \`keel workflow list\` to see them all.`
           : "No workflows found. Add .claw-workflows.json or .keel/workflows/NAME.json (see the README section Workflows and worktrees).";
@@ -48,7 +65,11 @@ export async function workflowShowCommand(ctx: CliContext, name: string): Promis
 }
 
 /** `keel workflow run NAME [--arg k=v]... [--worktree [onFinish]]`: live progress, then the summary; exit 1 unless it succeeded. */
-export async function workflowRunCommand(ctx: CliContext, name: string, opts: { arg: string[]; worktree?: true | "keep" | "merge" | "discard" }): Promise<void> {
+export async function workflowRunCommand(
+  ctx: CliContext,
+  name: string,
+  opts: { arg: string[]; worktree?: true | "keep" | "merge" | "discard" },
+): Promise<void> {
   const globals = ctx.globals();
   let progress: LiveProgress | undefined;
   const tty = ctx.io.interactive && !globals.json;
@@ -72,10 +93,19 @@ export async function workflowRunCommand(ctx: CliContext, name: string, opts: { 
         progress = createProgress(ctx.io.stdout, tty);
         ctx.io.stdout.write(`Running workflow ${wf.name} (${wf.steps.length} step${wf.steps.length === 1 ? "" : "s"})\n`);
       }
-      const worktree = opts.worktree === undefined ? undefined : opts.worktree === true ? wf.worktree?.onFinish ?? "keep" : opts.worktree;
+      const worktree = opts.worktree === undefined ? undefined : opts.worktree === true ? (wf.worktree?.onFinish ?? "keep") : opts.worktree;
       let record;
       try {
-        record = await service.run(wf.name, { args, signal: ctx.signal, yes: globals.yes, approver, origin: "cli", worktree, progress, sessionAllow: new Set() });
+        record = await service.run(wf.name, {
+          args,
+          signal: ctx.signal,
+          yes: globals.yes,
+          approver,
+          origin: "cli",
+          worktree,
+          progress,
+          sessionAllow: new Set(),
+        });
       } finally {
         progress?.close();
       }
@@ -89,7 +119,8 @@ export async function workflowRunCommand(ctx: CliContext, name: string, opts: { 
 function summary(host: Host, record: Awaited<ReturnType<WorkflowService["run"]>>, runsFile: string): string {
   const lines: string[] = [];
   if (record.prompt) lines.push("", "Prompt:", `  ${record.prompt.split("\n").join("\n  ")}`);
-  if (record.worktree) lines.push("", `Worktree ${record.worktree.name} (onFinish ${record.worktree.onFinish}): ${record.worktree.result?.message ?? "not finished"}`);
+  if (record.worktree)
+    lines.push("", `Worktree ${record.worktree.name} (onFinish ${record.worktree.onFinish}): ${record.worktree.result?.message ?? "not finished"}`);
   if (record.warnings.length) lines.push("", "Warnings:", ...record.warnings.map((w) => `  - ${w}`));
   const mark = record.status === "succeeded" ? "✓" : record.status === "cancelled" ? "⊘" : "✗";
   lines.push("", `${mark} Workflow ${record.workflow} ${record.status} ${formatDuration(record.durationMs)}${record.error ? `: ${record.error}` : ""}`);
@@ -106,10 +137,17 @@ export async function workflowRunsCommand(ctx: CliContext, opts: { limit: number
       if (!runs.length) return "No workflow runs recorded yet. Run one with `keel workflow run NAME`.";
       const rows = runs.map((r) => {
         const ok = r.steps.filter((s) => s.status === "succeeded").length;
-        return [r.id, r.workflow, r.status, r.startedAt.replace("T", " ").slice(0, 19), formatDuration(r.durationMs).slice(1, -1), `${ok}/${r.steps.length}`, firstLine(r.error ?? "")];
+        return [
+          r.id,
+          r.workflow,
+          r.status,
+          r.startedAt.replace("T", " ").slice(0, 19),
+          formatDuration(r.durationMs).slice(1, -1),
+          `${ok}/${r.steps.length}`,
+          firstLine(r.error ?? ""),
+        ];
       });
       return table(["RUN", "WORKFLOW", "STATUS", "STARTED", "DURATION", "STEPS OK", "ERROR"], rows);
     });
   });
 }
-

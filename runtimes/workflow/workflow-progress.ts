@@ -71,7 +71,12 @@ export function createProgress(out: NodeJS.WritableStream, tty: boolean): LivePr
       current = undefined;
       out.write(`${indent(depth)}${finishedLine(step, total)}\n`);
       for (const m of [...(step.messages?.beforeTool ?? []), ...(step.messages?.afterResult ?? [])]) out.write(`${indent(depth)}    ⚑ ${terminalText(m)}\n`);
-      if (step.status === "failed" && step.reason) out.write(`${indent(depth)}    ${terminalText(step.reason).split("\n").join(`\n${indent(depth)}    `)}\n`);
+      if (step.status === "failed" && step.reason)
+        out.write(
+          `${indent(depth)}    ${terminalText(step.reason)
+            .split("\n")
+            .join(`\n${indent(depth)}    `)}\n`,
+        );
       else if (step.status === "succeeded" && step.kind !== "note" && step.kind !== "workflow") {
         const first = (step.summary ?? "").split("\n").find((l) => l.trim() !== "");
         if (first) out.write(`${indent(depth)}    ↳ ${terminalText(first.length > 100 ? `${first.slice(0, 99)}…` : first)}\n`);
@@ -96,7 +101,14 @@ export function createProgress(out: NodeJS.WritableStream, tty: boolean): LivePr
 /** `✓ [2/5] Inspect diff: Read src/ (12 ms)`: one finished step as text. */
 export function finishedLine(step: StepRecord, total: number): string {
   const mark = step.status === "succeeded" ? "✓" : step.status === "skipped" ? "-" : step.status === "cancelled" ? "⊘" : "✗";
-  const note = step.status === "skipped" ? ` (skipped: ${step.reason ?? "skipped"})` : step.continued ? " (failed, continuing)" : step.status === "cancelled" ? " (cancelled)" : "";
+  const note =
+    step.status === "skipped"
+      ? ` (skipped: ${step.reason ?? "skipped"})`
+      : step.continued
+        ? " (failed, continuing)"
+        : step.status === "cancelled"
+          ? " (cancelled)"
+          : "";
   return `${mark} ${counter(step.index, total)} ${step.label} ${formatDuration(step.durationMs)}${note}`;
 }
 

@@ -45,8 +45,18 @@ export async function runWorkflow(env: RunnerEnv, wf: WorkflowDefinition, opts: 
   const stack = [...(opts.stack ?? []), wf.name];
   const depth = stack.length - 1;
   const record: WorkflowRunRecord = {
-    id: newRunId(), workflow: wf.name, source: wf.origin.file, status: "succeeded", startedAt: new Date(started).toISOString(), finishedAt: "",
-    durationMs: 0, arguments: { ...(opts.args ?? {}) }, steps: [], warnings: [], depth, origin: opts.origin ?? "api",
+    id: newRunId(),
+    workflow: wf.name,
+    source: wf.origin.file,
+    status: "succeeded",
+    startedAt: new Date(started).toISOString(),
+    finishedAt: "",
+    durationMs: 0,
+    arguments: { ...(opts.args ?? {}) },
+    steps: [],
+    warnings: [],
+    depth,
+    origin: opts.origin ?? "api",
   };
   const done = (status: WorkflowRunRecord["status"], error?: string) => {
     record.status = status;
@@ -64,7 +74,8 @@ export async function runWorkflow(env: RunnerEnv, wf: WorkflowDefinition, opts: 
   const above = opts.stack ?? [];
   if (above.some((n) => n.toLowerCase() === wf.name.toLowerCase()))
     return refuse(`Workflow cycle detected: ${stack.join(" → ")}. A workflow may not call itself, directly or through others.`, "nesting");
-  if (depth > MAX_WORKFLOW_DEPTH) return refuse(`Workflows are nested too deeply (${stack.join(" → ")}); the limit is ${MAX_WORKFLOW_DEPTH} levels.`, "nesting");
+  if (depth > MAX_WORKFLOW_DEPTH)
+    return refuse(`Workflows are nested too deeply (${stack.join(" → ")}); the limit is ${MAX_WORKFLOW_DEPTH} levels.`, "nesting");
   const untrusted = untrustedWorkflowMessage(env.host, wf);
   if (untrusted) return refuse(untrusted, "trust");
   const prepared = prepareArguments(env.host, wf, opts.args ?? {});
@@ -90,7 +101,14 @@ export async function runWorkflow(env: RunnerEnv, wf: WorkflowDefinition, opts: 
 
   // A workspace in a subfolder of its repository works in the same subfolder of the worktree.
   const cwd = worktree ? workspaceDirIn(worktree.path, env.host.workspace.root) : opts.cwd;
-  const runCtx = { yes: opts.yes, approver: opts.approver, sessionAllow: opts.sessionAllow, sessionId: opts.sessionId, origin: `workflow:${stack.join(">")}`, ...(cwd ? { cwd } : {}) };
+  const runCtx = {
+    yes: opts.yes,
+    approver: opts.approver,
+    sessionAllow: opts.sessionAllow,
+    sessionId: opts.sessionId,
+    origin: `workflow:${stack.join(">")}`,
+    ...(cwd ? { cwd } : {}),
+  };
   let stop: { status: "failed" | "cancelled"; reason: string } | undefined;
   const total = wf.steps.length;
 
@@ -115,7 +133,10 @@ export async function runWorkflow(env: RunnerEnv, wf: WorkflowDefinition, opts: 
     const timeout = step.timeoutMs ? AbortSignal.timeout(step.timeoutMs) : undefined;
     const signal = AbortSignal.any([...(opts.signal ? [opts.signal] : []), ...(timeout ? [timeout] : [])]);
     const outcome = await runStep(step, {
-      host: env.host, values, signal, run: runCtx,
+      host: env.host,
+      values,
+      signal,
+      run: runCtx,
       started: (label) => opts.progress?.stepStarted({ depth, index: step.index, total, label, kind: step.kind }),
       nested: (name, args, s) => runNested(env, name, args, { ...opts, signal: s, stack, cwd, worktree: undefined }),
     });
@@ -133,7 +154,8 @@ export async function runWorkflow(env: RunnerEnv, wf: WorkflowDefinition, opts: 
     record.steps.push(rec);
     opts.progress?.stepFinished({ depth, total, step: rec });
     if (rec.status === "cancelled" || (opts.signal?.aborted && rec.status !== "succeeded")) stop = { status: "cancelled", reason: "cancelled (Ctrl-C)" };
-    else if (rec.status === "failed" && !step.continueOnError) stop = { status: "failed", reason: `step ${step.key} (${rec.label}) failed: ${rec.reason ?? rec.code}` };
+    else if (rec.status === "failed" && !step.continueOnError)
+      stop = { status: "failed", reason: `step ${step.key} (${rec.label}) failed: ${rec.reason ?? rec.code}` };
   }
 
   if (worktree && record.worktree) {
@@ -150,10 +172,27 @@ export async function runWorkflow(env: RunnerEnv, wf: WorkflowDefinition, opts: 
   return stop ? done(stop.status, stop.reason) : done("succeeded");
 }
 
-async function runNested(env: RunnerEnv, name: string, args: Record<string, unknown>, opts: WorkflowRunOptions & { stack: string[] }): Promise<WorkflowRunRecord> {
+async function runNested(
+  env: RunnerEnv,
+  name: string,
+  args: Record<string, unknown>,
+  opts: WorkflowRunOptions & { stack: string[] },
+): Promise<WorkflowRunRecord> {
   const now = new Date().toISOString();
   const failed = (error: string): WorkflowRunRecord => ({
-    id: newRunId(), workflow: name, source: "", status: "failed", startedAt: now, finishedAt: now, durationMs: 0, arguments: args, steps: [], warnings: [], depth: opts.stack.length, origin: "workflow", error,
+    id: newRunId(),
+    workflow: name,
+    source: "",
+    status: "failed",
+    startedAt: now,
+    finishedAt: now,
+    durationMs: 0,
+    arguments: args,
+    steps: [],
+    warnings: [],
+    depth: opts.stack.length,
+    origin: "workflow",
+    error,
   });
   const child = env.lookup(name);
   if (!child) return failed(`Unknown workflow "${name}". Run \`keel workflow list\` to see the available ones.`);
@@ -165,16 +204,31 @@ function prepareArguments(host: Host, wf: WorkflowDefinition, raw: Record<string
   const args = { ...raw };
   if (!wf.parameters) return { args };
   const props = (wf.parameters.properties ?? {}) as Record<string, { default?: unknown }>;
-  for (const [key, prop] of Object.entries(props)) if (args[key] === undefined && prop && typeof prop === "object" && "default" in prop) args[key] = structuredClone(prop.default);
+  for (const [key, prop] of Object.entries(props))
+    if (args[key] === undefined && prop && typeof prop === "object" && "default" in prop) args[key] = structuredClone(prop.default);
   const compiled = host.validator.compile(wf.parameters);
-  if (!compiled.ok) return { args, error: `The "parameters" of workflow "${wf.name}" (${wf.origin.file}) is not a valid JSON Schema: ${compiled.error}. No step was run.` };
+  if (!compiled.ok)
+    return { args, error: `The "parameters" of workflow "${wf.name}" (${wf.origin.file}) is not a valid JSON Schema: ${compiled.error}. No step was run.` };
   if (!compiled.validate(args))
-    return { args, error: `Arguments do not match the parameters of workflow "${wf.name}": ${describeSchemaErrors(compiled.validate.errors, args).join("; ")}. No step was run. Pass arguments as --arg key=value (see \`keel workflow show ${wf.name}\`).` };
+    return {
+      args,
+      error: `Arguments do not match the parameters of workflow "${wf.name}": ${describeSchemaErrors(compiled.validate.errors, args).join("; ")}. No step was run. Pass arguments as --arg key=value (see \`keel workflow show ${wf.name}\`).`,
+    };
   return { args };
 }
 
 function skippedRecord(step: WorkflowStep, reason: string): StepRecord {
-  const label = step.title ?? (step.kind === "run" ? `$ ${step.run}` : step.kind === "tool" ? `tool ${step.tool}` : step.kind === "workflow" ? `workflow ${step.workflow}` : step.kind === "prompt" ? "prompt" : step.kind);
+  const label =
+    step.title ??
+    (step.kind === "run"
+      ? `$ ${step.run}`
+      : step.kind === "tool"
+        ? `tool ${step.tool}`
+        : step.kind === "workflow"
+          ? `workflow ${step.workflow}`
+          : step.kind === "prompt"
+            ? "prompt"
+            : step.kind);
   return { index: step.index, key: step.key, kind: step.kind, label, status: "skipped", durationMs: 0, reason };
 }
 
@@ -185,6 +239,10 @@ function track(record: WorkflowRunRecord, rendered: { value: string; missing: st
 
 /** A valid worktree name for a run: `wf-<workflow>-<run suffix>`. */
 function worktreeName(workflow: string, runId: string): string {
-  const slug = workflow.replace(/[^A-Za-z0-9_-]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 40) || "run";
+  const slug =
+    workflow
+      .replace(/[^A-Za-z0-9_-]+/g, "-")
+      .replace(/^-+|-+$/g, "")
+      .slice(0, 40) || "run";
   return `wf-${slug}-${runId.slice(-8)}`;
 }

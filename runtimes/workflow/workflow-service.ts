@@ -1,4 +1,4 @@
-import { errorMessage, type Host,  UsageError } from "../../core/index.js";
+import { errorMessage, type Host, UsageError } from "../../core/index.js";
 import { discoverWorkflows, type WorkflowCatalog } from "../../manifests/workflow/discover-workflows.js";
 import type { WorkflowDefinition } from "../../manifests/workflow/workflow-schema.js";
 import type { WorkflowRunRecord } from "./run-record.js";
@@ -51,7 +51,9 @@ export class WorkflowService {
     const wf = this.get(name);
     if (wf) return wf;
     const names = this.catalog.workflows.map((w) => w.name);
-    throw new UsageError(`Unknown workflow "${name}". ${names.length ? `Known workflows: ${names.join(", ")}.` : "No workflows were found: add .claw-workflows.json or .keel/workflows/*.json (see the README section Workflows and worktrees)."}`);
+    throw new UsageError(
+      `Unknown workflow "${name}". ${names.length ? `Known workflows: ${names.join(", ")}.` : "No workflows were found: add .claw-workflows.json or .keel/workflows/*.json (see the README section Workflows and worktrees)."}`,
+    );
   }
 
   /** Runs a workflow by name and appends the record to the run history. Throws UsageError only for an unknown name. */

@@ -8,60 +8,94 @@ const SOURCE = { kind: "runtime", id: "workflow" } as const;
 /** The workflow tools (reference names): `workflow_list`, `workflow_get`, `workflow_run`. */
 export function workflowTools(service: WorkflowService): ToolDefinition[] {
   return [
-    defineTool({ type: "object", properties: { query: { type: "string" } }, additionalProperties: false }, {
-      name: "workflow_list",
-      description: "List the workflows defined in this workspace and its plugins (name, step count, description). Optional `query` filters by name or description.",
-      source: SOURCE,
-      risk: ["read"],
-      readOnly: true,
-      async execute(input) {
-        const workflows = service.list(input.query);
-        return {
-          content: describeWorkflowIndex(workflows),
-          data: { workflows: workflows.map((w) => ({ name: w.name, description: w.description ?? null, steps: w.steps.length, source: w.origin.file, parameters: w.parameters ?? null, needsTrust: service.needsTrust(w) })) },
-          metadata: { action: "workflow_list" },
-        };
+    defineTool(
+      { type: "object", properties: { query: { type: "string" } }, additionalProperties: false },
+      {
+        name: "workflow_list",
+        description:
+          "List the workflows defined in this workspace and its plugins (name, step count, description). Optional `query` filters by name or description.",
+        source: SOURCE,
+        risk: ["read"],
+        readOnly: true,
+        async execute(input) {
+          const workflows = service.list(input.query);
+          return {
+            content: describeWorkflowIndex(workflows),
+            data: {
+              workflows: workflows.map((w) => ({
+                name: w.name,
+                description: w.description ?? null,
+                steps: w.steps.length,
+                source: w.origin.file,
+                parameters: w.parameters ?? null,
+                needsTrust: service.needsTrust(w),
+              })),
+            },
+            metadata: { action: "workflow_list" },
+          };
+        },
       },
-    }),
-    defineTool({ type: "object", properties: { workflow_name: { type: "string", minLength: 1 } }, required: ["workflow_name"], additionalProperties: false }, {
-      name: "workflow_get",
-      description: "Show one workflow: description, parameters, prompt and every step.",
-      source: SOURCE,
-      risk: ["read"],
-      readOnly: true,
-      async execute(input) {
-        const wf = known(service, input.workflow_name);
-        const { origin, ...rest } = wf;
-        const needsTrust = service.needsTrust(wf);
-        return { content: describeWorkflow(wf, needsTrust), data: { ...rest, source: origin.file, needsTrust }, metadata: { action: "workflow_get" } };
+    ),
+    defineTool(
+      { type: "object", properties: { workflow_name: { type: "string", minLength: 1 } }, required: ["workflow_name"], additionalProperties: false },
+      {
+        name: "workflow_get",
+        description: "Show one workflow: description, parameters, prompt and every step.",
+        source: SOURCE,
+        risk: ["read"],
+        readOnly: true,
+        async execute(input) {
+          const wf = known(service, input.workflow_name);
+          const { origin, ...rest } = wf;
+          const needsTrust = service.needsTrust(wf);
+          return { content: describeWorkflow(wf, needsTrust), data: { ...rest, source: origin.file, needsTrust }, metadata: { action: "workflow_get" } };
+        },
       },
-    }),
-    defineTool({
+    ),
+    defineTool(
+      {
         type: "object",
         properties: { workflow_name: { type: "string", minLength: 1 }, arguments: { type: "object", additionalProperties: true } },
         required: ["workflow_name"],
         additionalProperties: false,
-      }, {
-      name: "workflow_run",
-      description:
-        "Run a workflow by name with `arguments` (validated against its parameters). Each step still goes through the normal tool pipeline (permissions, plugin blocks, hooks). Returns the run report; the workflow's prompt, if any, is included for you to follow.",
-      source: SOURCE,
-      risk: ["delegate"],
-      readOnly: false,
-      timeoutMs: 0,
-      async execute(input, ctx) {
-        known(service, input.workflow_name);
-        const origin = ctx.run.origin ?? "";
-        const stack = origin.startsWith("workflow:") ? origin.slice("workflow:".length).split(">").filter(Boolean) : [];
-        const record = await service.run(input.workflow_name, {
-          args: input.arguments ?? {}, signal: ctx.signal, yes: ctx.run.yes, approver: ctx.run.approver, sessionAllow: ctx.run.sessionAllow,
-          sessionId: ctx.sessionId, origin: "tool", cwd: ctx.cwd, stack,
-        });
-        const ok = record.status === "succeeded";
-        const code = ok ? undefined : record.status === "cancelled" ? "cancelled" : record.refused === "arguments" ? "schema_invalid" : record.refused === "trust" ? "permission_denied" : "execution_failed";
-        return { ok, code, content: describeRun(record), data: record, metadata: { action: "workflow_run", run_id: record.id, status: record.status } };
       },
-    }),
+      {
+        name: "workflow_run",
+        description:
+          "Run a workflow by name with `arguments` (validated against its parameters). Each step still goes through the normal tool pipeline (permissions, plugin blocks, hooks). Returns the run report; the workflow's prompt, if any, is included for you to follow.",
+        source: SOURCE,
+        risk: ["delegate"],
+        readOnly: false,
+        timeoutMs: 0,
+        async execute(input, ctx) {
+          known(service, input.workflow_name);
+          const origin = ctx.run.origin ?? "";
+          const stack = origin.startsWith("workflow:") ? origin.slice("workflow:".length).split(">").filter(Boolean) : [];
+          const record = await service.run(input.workflow_name, {
+            args: input.arguments ?? {},
+            signal: ctx.signal,
+            yes: ctx.run.yes,
+            approver: ctx.run.approver,
+            sessionAllow: ctx.run.sessionAllow,
+            sessionId: ctx.sessionId,
+            origin: "tool",
+            cwd: ctx.cwd,
+            stack,
+          });
+          const ok = record.status === "succeeded";
+          const code = ok
+            ? undefined
+            : record.status === "cancelled"
+              ? "cancelled"
+              : record.refused === "arguments"
+                ? "schema_invalid"
+                : record.refused === "trust"
+                  ? "permission_denied"
+                  : "execution_failed";
+          return { ok, code, content: describeRun(record), data: record, metadata: { action: "workflow_run", run_id: record.id, status: record.status } };
+        },
+      },
+    ),
   ];
 }
 

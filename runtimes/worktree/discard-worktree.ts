@@ -37,7 +37,9 @@ export async function discardWorktree(rec: WorktreeRecord, repoRoot: string, for
   const hasWork = uncommitted.length > 0 || unmerged > 0;
   if (hasWork && !force) {
     const parts = [
-      uncommitted.length ? `${uncommitted.length} uncommitted file${uncommitted.length === 1 ? "" : "s"} (${uncommitted.slice(0, 5).join(", ")}${uncommitted.length > 5 ? ", …" : ""})` : "",
+      uncommitted.length
+        ? `${uncommitted.length} uncommitted file${uncommitted.length === 1 ? "" : "s"} (${uncommitted.slice(0, 5).join(", ")}${uncommitted.length > 5 ? ", …" : ""})`
+        : "",
       unmerged ? `${unmerged} commit${unmerged === 1 ? "" : "s"} not merged into ${rec.baseBranch}` : "",
     ].filter(Boolean);
     return {
@@ -59,6 +61,8 @@ export async function discardWorktree(rec: WorktreeRecord, repoRoot: string, for
   if (existsSync(rec.path)) await main.raw(["worktree", "remove", "--force", rec.path]);
   await main.raw(["worktree", "prune"]);
   if (await resolveRef(main, `refs/heads/${rec.branch}`)) await main.raw(["branch", "-D", rec.branch]);
-  const saved = savedRef ? ` The work was saved as ${savedRef}; restore it with \`git branch restored/${rec.name} ${savedRef}\`.` : " There was no work to save.";
+  const saved = savedRef
+    ? ` The work was saved as ${savedRef}; restore it with \`git branch restored/${rec.name} ${savedRef}\`.`
+    : " There was no work to save.";
   return { ok: true, changedFiles: uncommitted, savedRef, message: `Discarded worktree "${rec.name}" and branch ${rec.branch}.${saved}` };
 }

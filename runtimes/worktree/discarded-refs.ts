@@ -16,7 +16,12 @@ export interface DiscardedRef {
 /** Lists `refs/keel/discarded/*` newest first, each with the command that restores it. */
 export async function listDiscardedRefs(repoRoot: string, signal?: AbortSignal): Promise<DiscardedRef[]> {
   const git = await gitAt(repoRoot, { signal });
-  const out = await git.raw(["for-each-ref", "--sort=-creatordate", "--format=%(refname)%09%(objectname:short)%09%(creatordate:iso-strict)%09%(subject)", DISCARDED_REF_PREFIX]);
+  const out = await git.raw([
+    "for-each-ref",
+    "--sort=-creatordate",
+    "--format=%(refname)%09%(objectname:short)%09%(creatordate:iso-strict)%09%(subject)",
+    DISCARDED_REF_PREFIX,
+  ]);
   return out
     .split("\n")
     .filter(Boolean)

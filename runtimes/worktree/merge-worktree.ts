@@ -17,17 +17,28 @@ export interface MergeOutcome {
  * intact and says what to do. Does not remove the worktree (the caller does on success).
  * `retry` is the command (in backticks) that retries the merge for this worktree.
  */
-export async function mergeWorktree(rec: WorktreeRecord, repoRoot: string, signal?: AbortSignal, retry = "`keel worktree exit --action merge`"): Promise<MergeOutcome> {
+export async function mergeWorktree(
+  rec: WorktreeRecord,
+  repoRoot: string,
+  signal?: AbortSignal,
+  retry = "`keel worktree exit --action merge`",
+): Promise<MergeOutcome> {
   const main = await committingGitAt(repoRoot, signal);
   const fail = (message: string, changedFiles: string[] = []): MergeOutcome => ({ ok: false, message, changedFiles });
   if (!(await resolveRef(main, `refs/heads/${rec.baseBranch}`)))
-    return fail(`Worktree "${rec.name}" was created from ${rec.baseBranch === rec.baseCommit ? "a detached HEAD" : `branch ${rec.baseBranch}, which no longer exists`}, so there is no branch to merge into. Nothing was changed. Use \`keel worktree exit --action keep\` and merge ${rec.branch} by hand.`);
+    return fail(
+      `Worktree "${rec.name}" was created from ${rec.baseBranch === rec.baseCommit ? "a detached HEAD" : `branch ${rec.baseBranch}, which no longer exists`}, so there is no branch to merge into. Nothing was changed. Use \`keel worktree exit --action keep\` and merge ${rec.branch} by hand.`,
+    );
   const current = (await main.raw(["rev-parse", "--abbrev-ref", "HEAD"])).trim();
   if (current !== rec.baseBranch)
-    return fail(`The main checkout (${repoRoot}) is on ${current === "HEAD" ? "a detached HEAD" : `branch ${current}`}, not ${rec.baseBranch} (where worktree "${rec.name}" came from). Nothing was changed. Run \`git switch ${rec.baseBranch}\` in the main checkout and retry, or keep the worktree.`);
+    return fail(
+      `The main checkout (${repoRoot}) is on ${current === "HEAD" ? "a detached HEAD" : `branch ${current}`}, not ${rec.baseBranch} (where worktree "${rec.name}" came from). Nothing was changed. Run \`git switch ${rec.baseBranch}\` in the main checkout and retry, or keep the worktree.`,
+    );
   const dirty = await statusLines(main, false);
   if (dirty.length)
-    return fail(`The main checkout has uncommitted changes (${summarize(dirty)}). Nothing was changed and worktree "${rec.name}" is intact. Commit or stash those changes in ${repoRoot}, then run ${retry} again.`);
+    return fail(
+      `The main checkout has uncommitted changes (${summarize(dirty)}). Nothing was changed and worktree "${rec.name}" is intact. Commit or stash those changes in ${repoRoot}, then run ${retry} again.`,
+    );
 
   const wt = await committingGitAt(rec.path, signal);
   await commitAll(wt, `keel: work from worktree ${rec.name}`);
@@ -52,20 +63,30 @@ export async function mergeWorktree(rec: WorktreeRecord, repoRoot: string, signa
       changedFiles,
     );
   }
-  return { ok: true, message: `Merged ${rec.branch} into ${rec.baseBranch} (${changedFiles.length} file${changedFiles.length === 1 ? "" : "s"} changed).`, changedFiles };
+  return {
+    ok: true,
+    message: `Merged ${rec.branch} into ${rec.baseBranch} (${changedFiles.length} file${changedFiles.length === 1 ? "" : "s"} changed).`,
+    changedFiles,
+  };
 }
 
 /** `git diff --name-only [range] [extra]` as a list. */
 export async function diffNames(git: SimpleGit, range?: string, extra: string[] = []): Promise<string[]> {
   const out = await git.raw(["diff", "--name-only", ...extra, ...(range ? [range] : [])]);
-  return out.split("\n").map((l) => l.trim()).filter(Boolean);
+  return out
+    .split("\n")
+    .map((l) => l.trim())
+    .filter(Boolean);
 }
 
 /** The untracked (not ignored) files of the main checkout among `files`. */
 async function untrackedIn(git: SimpleGit, files: string[]): Promise<string[]> {
   if (!files.length) return [];
   const out = await git.raw(["ls-files", "--others", "--exclude-standard", "--", ...files]);
-  return out.split("\n").map((l) => l.trim()).filter(Boolean);
+  return out
+    .split("\n")
+    .map((l) => l.trim())
+    .filter(Boolean);
 }
 
 function summarize(lines: string[]): string {
@@ -74,5 +95,10 @@ function summarize(lines: string[]): string {
 }
 
 function firstLines(text: string): string {
-  return text.split("\n").map((l) => l.trim()).filter(Boolean).slice(0, 3).join(" ");
+  return text
+    .split("\n")
+    .map((l) => l.trim())
+    .filter(Boolean)
+    .slice(0, 3)
+    .join(" ");
 }

@@ -63,7 +63,9 @@ export async function checkWorktrees(state: WorktreeState, worktreesDir: string,
       if (listed?.has(record.path)) valid.set(record.name, { record, exists: true });
       else
         ignored.push({
-          index, name: record.name, path: record.path,
+          index,
+          name: record.name,
+          path: record.path,
           reason: listed ? `git does not list ${record.path} as a worktree of this repository` : `git could not list this repository's worktrees (${failure})`,
         });
     }
@@ -81,7 +83,8 @@ export function recordFieldProblem(raw: WorktreeRecord, worktreesDir: string): s
   if (typeof raw.path !== "string" || !isAbsolute(raw.path) || resolve(raw.path) !== expected)
     return `its path ${JSON.stringify(raw.path)} is not ${expected}, where keel keeps a worktree of that name`;
   if (raw.branch !== `keel/${raw.name}`) return `its branch ${JSON.stringify(raw.branch)} is not keel/${raw.name}`;
-  if (typeof raw.baseCommit !== "string" || !/^(?:[0-9a-f]{40}|[0-9a-f]{64})$/.test(raw.baseCommit)) return `its base commit ${JSON.stringify(raw.baseCommit)} is not a commit id`;
+  if (typeof raw.baseCommit !== "string" || !/^(?:[0-9a-f]{40}|[0-9a-f]{64})$/.test(raw.baseCommit))
+    return `its base commit ${JSON.stringify(raw.baseCommit)} is not a commit id`;
   if (raw.baseBranch !== raw.baseCommit && refNameProblem(raw.baseBranch)) return `its base branch ${JSON.stringify(raw.baseBranch)} is not a branch name`;
   if (raw.mode !== "entered" && raw.mode !== "created") return `its mode ${JSON.stringify(raw.mode)} is neither "entered" nor "created"`;
   return undefined;
@@ -117,7 +120,16 @@ function directoryProblem(dir: string): string | undefined {
 
 /** True when `name` is not usable as a branch argument (option-like, revision syntax, control characters). */
 function refNameProblem(name: unknown): boolean {
-  return typeof name !== "string" || name === "" || name.startsWith("-") || name.includes("..") || name.includes("@{") || /[\s~^:?*[\\\u0000-\u001f\u007f]/.test(name) || name.endsWith(".lock") || name.endsWith("/");
+  return (
+    typeof name !== "string" ||
+    name === "" ||
+    name.startsWith("-") ||
+    name.includes("..") ||
+    name.includes("@{") ||
+    /[\s~^:?*[\\\u0000-\u001f\u007f]/.test(name) ||
+    name.endsWith(".lock") ||
+    name.endsWith("/")
+  );
 }
 
 function realOrSelf(path: string): string {

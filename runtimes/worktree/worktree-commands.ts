@@ -15,7 +15,11 @@ export async function worktreeEnterCommand(ctx: CliContext, name: string | undef
   if (name !== undefined) assertWorktreeName(name);
   await ctx.withHost(async (host) => {
     const info = await managerOf(host).enter(name, ctx.signal);
-    ctx.print(info, () => `Entered worktree "${info.name}" at ${info.path}\nbranch ${info.branch} (from ${info.baseBranch} @ ${info.baseCommit.slice(0, 7)})\nLater keel commands in this workspace work inside it until \`keel worktree exit --action keep|merge|discard\`.`);
+    ctx.print(
+      info,
+      () =>
+        `Entered worktree "${info.name}" at ${info.path}\nbranch ${info.branch} (from ${info.baseBranch} @ ${info.baseCommit.slice(0, 7)})\nLater keel commands in this workspace work inside it until \`keel worktree exit --action keep|merge|discard\`.`,
+    );
   });
 }
 
@@ -40,7 +44,14 @@ export async function worktreeStatusCommand(ctx: CliContext): Promise<void> {
       if (status.problem) return status.problem;
       if (!a) return `No worktree is active. ${status.managed} managed worktree(s); see \`keel worktree list\`.`;
       const list = (xs: string[]) => (xs.length ? xs.join(", ") : "none");
-      return [`Active worktree: ${a.name}`, `  path:      ${a.path}`, `  branch:    ${a.branch} (from ${a.baseBranch})`, `  uncommitted: ${list(a.uncommitted)}`, `  unmerged commits: ${a.unmergedCommits}`, `  changed since base: ${list(a.changedFiles)}`].join("\n");
+      return [
+        `Active worktree: ${a.name}`,
+        `  path:      ${a.path}`,
+        `  branch:    ${a.branch} (from ${a.baseBranch})`,
+        `  uncommitted: ${list(a.uncommitted)}`,
+        `  unmerged commits: ${a.unmergedCommits}`,
+        `  changed since base: ${list(a.changedFiles)}`,
+      ].join("\n");
     });
   });
 }
@@ -62,8 +73,14 @@ export async function worktreeListCommand(ctx: CliContext, opts: { discarded?: b
     ctx.print({ worktrees: rows }, () => {
       if (!rows.length) return "No managed worktrees. Create one with `keel worktree enter NAME`.";
       const where = (r: WorktreeListRow) => (r.ignored ? `${r.path} (ignored: ${r.ignored})` : r.exists ? r.path : `${r.path} (gone)`);
-      const out = table(["", "NAME", "BRANCH", "FROM", "MODE", "PATH"], rows.map((r) => [r.active ? "*" : "", r.name, r.branch, r.baseBranch, r.mode, where(r)]), 80);
-      return rows.some((r) => !r.exists) ? `${out}\n\nSome entries are stale or ignored; run \`keel worktree gc\` to drop them (it never touches an ignored entry's path).` : out;
+      const out = table(
+        ["", "NAME", "BRANCH", "FROM", "MODE", "PATH"],
+        rows.map((r) => [r.active ? "*" : "", r.name, r.branch, r.baseBranch, r.mode, where(r)]),
+        80,
+      );
+      return rows.some((r) => !r.exists)
+        ? `${out}\n\nSome entries are stale or ignored; run \`keel worktree gc\` to drop them (it never touches an ignored entry's path).`
+        : out;
     });
   });
 }
@@ -72,6 +89,10 @@ export async function worktreeListCommand(ctx: CliContext, opts: { discarded?: b
 export async function worktreeGcCommand(ctx: CliContext): Promise<void> {
   await ctx.withHost(async (host) => {
     const pruned = await managerOf(host).gc(ctx.signal);
-    ctx.print({ pruned }, () => (pruned.length ? `Pruned ${pruned.length} stale worktree entr${pruned.length === 1 ? "y" : "ies"}: ${pruned.join(", ")} (their branches were kept).` : "Nothing to prune."));
+    ctx.print({ pruned }, () =>
+      pruned.length
+        ? `Pruned ${pruned.length} stale worktree entr${pruned.length === 1 ? "y" : "ies"}: ${pruned.join(", ")} (their branches were kept).`
+        : "Nothing to prune.",
+    );
   });
 }

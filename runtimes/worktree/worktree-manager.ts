@@ -1,4 +1,15 @@
-import { errorMessage, type Host, inside, StateError, UsageError, withFileLock, workspaceDirIn, type WorktreeExitResult, type WorktreeInfo, type WorktreeService } from "../../core/index.js";
+import {
+  errorMessage,
+  type Host,
+  inside,
+  StateError,
+  UsageError,
+  withFileLock,
+  workspaceDirIn,
+  type WorktreeExitResult,
+  type WorktreeInfo,
+  type WorktreeService,
+} from "../../core/index.js";
 import { existsSync } from "node:fs";
 import { join, relative, sep } from "node:path";
 import { discardWorktree, pendingWork } from "./discard-worktree.js";
@@ -58,7 +69,8 @@ export class WorktreeManager implements WorktreeService {
       this.host.diagnostics.error("worktree", errorMessage(error), { file: this.file });
       return;
     }
-    for (const bad of this.checked.ignored) this.host.diagnostics.error("worktree", this.ignoredMessage(bad), { file: this.file, path: `worktrees[${bad.index}]` });
+    for (const bad of this.checked.ignored)
+      this.host.diagnostics.error("worktree", this.ignoredMessage(bad), { file: this.file, path: `worktrees[${bad.index}]` });
     const active = this.activeRecord();
     if (!active) return;
     if (existsSync(active.path)) this.host.activeDir = workspaceDirIn(active.path, this.host.workspace.root);
@@ -86,7 +98,9 @@ export class WorktreeManager implements WorktreeService {
     const current = this.activeRecord();
     const around = this.enclosing(this.host.workspace.cwd);
     if (around)
-      throw new UsageError(`keel is running inside managed worktree "${around.name}" (${around.path}); worktrees do not nest. Run keel from the main checkout (${this.host.workspace.root}), or work in "${around.name}" directly.`);
+      throw new UsageError(
+        `keel is running inside managed worktree "${around.name}" (${around.path}); worktrees do not nest. Run keel from the main checkout (${this.host.workspace.root}), or work in "${around.name}" directly.`,
+      );
     if (current && !existsSync(current.path)) throw new UsageError(goneMessage(current));
     if (current)
       throw new UsageError(`Worktree "${current.name}" is already active (${current.path}). Leave it first: keel worktree exit --action keep|merge|discard.`);
@@ -95,13 +109,17 @@ export class WorktreeManager implements WorktreeService {
     let rec: WorktreeRecord;
     if (existing && existsSync(existing.path)) rec = existing;
     else {
-      if (existing) throw new UsageError(`Worktree "${name}" is recorded but its directory ${existing.path} is gone. Run \`keel worktree gc\`, then enter it again.`);
+      if (existing)
+        throw new UsageError(`Worktree "${name}" is recorded but its directory ${existing.path} is gone. Run \`keel worktree gc\`, then enter it again.`);
       // Recorded as "created" until it is really the active one, so a lost race leaves no inactive "entered" record.
       rec = await this.make(name ?? defaultWorktreeName(), "created", signal);
     }
     await this.save((s) => {
       if (s.active && s.active !== rec.name)
-        throw new StateError(`Worktree "${s.active}" became active meanwhile (another keel process). "${rec.name}" was not entered; enter it after leaving "${s.active}".`, this.file);
+        throw new StateError(
+          `Worktree "${s.active}" became active meanwhile (another keel process). "${rec.name}" was not entered; enter it after leaving "${s.active}".`,
+          this.file,
+        );
       const stored = s.worktrees.find((w) => w.name === rec.name);
       if (stored) stored.mode = "entered";
       s.active = rec.name;
@@ -129,10 +147,17 @@ export class WorktreeManager implements WorktreeService {
     let outcome: { ok: boolean; message: string; changedFiles: string[]; savedRef?: string };
     if (action === "keep") {
       const changedFiles = existsSync(rec.path) ? await changedSinceBase(rec, opts.signal) : [];
-      outcome = { ok: true, changedFiles, message: `Left worktree "${rec.name}"; it stays at ${rec.path} on branch ${rec.branch}. Re-enter it with \`keel worktree enter ${rec.name}\`.` };
+      outcome = {
+        ok: true,
+        changedFiles,
+        message: `Left worktree "${rec.name}"; it stays at ${rec.path} on branch ${rec.branch}. Re-enter it with \`keel worktree enter ${rec.name}\`.`,
+      };
     } else if (action === "merge") {
       if (!existsSync(rec.path)) throw new UsageError(`Worktree "${rec.name}" is gone (${rec.path}); nothing to merge. Run \`keel worktree gc\`.`);
-      const retry = this.state.active === rec.name ? "`keel worktree exit --action merge`" : `\`keel worktree enter ${rec.name}\` then \`keel worktree exit --action merge\``;
+      const retry =
+        this.state.active === rec.name
+          ? "`keel worktree exit --action merge`"
+          : `\`keel worktree enter ${rec.name}\` then \`keel worktree exit --action merge\``;
       outcome = await mergeWorktree(rec, root, opts.signal, retry);
       if (outcome.ok) await removeWorktree(rec, root, opts.signal);
     } else {
@@ -142,7 +167,16 @@ export class WorktreeManager implements WorktreeService {
       const wasActive = s.active === rec.name;
       if (outcome.ok && wasActive) s.active = null;
       if (outcome.ok && action !== "keep") s.worktrees = s.worktrees.filter((w) => w.name !== rec.name);
-      pushHistory(s, { name: rec.name, branch: rec.branch, baseBranch: rec.baseBranch, action, ok: outcome.ok, at: new Date().toISOString(), message: outcome.message, savedRef: outcome.savedRef });
+      pushHistory(s, {
+        name: rec.name,
+        branch: rec.branch,
+        baseBranch: rec.baseBranch,
+        action,
+        ok: outcome.ok,
+        at: new Date().toISOString(),
+        message: outcome.message,
+        savedRef: outcome.savedRef,
+      });
       return outcome.ok && wasActive;
     });
     if (outcome.ok && action !== "keep") this.checked.valid.delete(rec.name);
@@ -166,11 +200,26 @@ export class WorktreeManager implements WorktreeService {
   /** Every managed worktree, flagged active and existing, then the ignored entries (with the reason; their paths are never touched). */
   async list(signal?: AbortSignal): Promise<WorktreeListRow[]> {
     await this.refresh(signal);
-    const rows: WorktreeListRow[] = [...this.checked.valid.values()].map(({ record, exists }) => ({ ...record, active: this.state.active === record.name, exists }));
+    const rows: WorktreeListRow[] = [...this.checked.valid.values()].map(({ record, exists }) => ({
+      ...record,
+      active: this.state.active === record.name,
+      exists,
+    }));
     for (const bad of this.checked.ignored) {
       const raw = this.state.worktrees[bad.index]!;
       const text = (v: unknown) => (typeof v === "string" ? v : "");
-      rows.push({ name: bad.name, path: bad.path, branch: text(raw.branch), baseBranch: text(raw.baseBranch), baseCommit: text(raw.baseCommit), createdAt: text(raw.createdAt), mode: raw.mode, active: false, exists: false, ignored: bad.reason });
+      rows.push({
+        name: bad.name,
+        path: bad.path,
+        branch: text(raw.branch),
+        baseBranch: text(raw.baseBranch),
+        baseCommit: text(raw.baseCommit),
+        createdAt: text(raw.createdAt),
+        mode: raw.mode,
+        active: false,
+        exists: false,
+        ignored: bad.reason,
+      });
     }
     return rows;
   }
@@ -197,7 +246,9 @@ export class WorktreeManager implements WorktreeService {
         if (keep(i)) return;
         pruned.push(w.name);
         const bad = checked.ignored.find((b) => b.index === i);
-        const message = bad ? `Dropped an ignored entry (${bad.reason}); nothing at its path was touched.` : `Pruned stale entry (directory ${w.path} was gone; branch ${w.branch} kept).`;
+        const message = bad
+          ? `Dropped an ignored entry (${bad.reason}); nothing at its path was touched.`
+          : `Pruned stale entry (directory ${w.path} was gone; branch ${w.branch} kept).`;
         pushHistory(s, { name: w.name, branch: String(w.branch), baseBranch: String(w.baseBranch), action: "gc", ok: true, at, message });
       });
       s.worktrees = s.worktrees.filter((_, i) => keep(i));
@@ -231,7 +282,9 @@ export class WorktreeManager implements WorktreeService {
     const baseCommit = await resolveRef(git, "HEAD");
     if (!baseCommit) throw new UsageError(`The repository at ${root} has no commits yet. Commit once, then create a worktree.`);
     if (await resolveRef(git, `refs/heads/${branch}`))
-      throw new UsageError(`Branch ${branch} already exists. Pick another worktree name, or delete the branch (\`git branch -D ${branch}\`) if you no longer need it.`);
+      throw new UsageError(
+        `Branch ${branch} already exists. Pick another worktree name, or delete the branch (\`git branch -D ${branch}\`) if you no longer need it.`,
+      );
     const head = (await git.raw(["rev-parse", "--abbrev-ref", "HEAD"])).trim();
     const baseBranch = head === "HEAD" ? baseCommit : head;
     this.host.ensureStateDir("worktrees");
@@ -266,7 +319,9 @@ export class WorktreeManager implements WorktreeService {
   }
 
   private check(state: WorktreeState, signal?: AbortSignal): Promise<CheckedWorktrees> {
-    return checkWorktrees(state, join(this.host.workspace.stateDir, "worktrees"), async () => worktreePaths(await gitAt(await this.repoRoot(signal), { signal })));
+    return checkWorktrees(state, join(this.host.workspace.stateDir, "worktrees"), async () =>
+      worktreePaths(await gitAt(await this.repoRoot(signal), { signal })),
+    );
   }
 
   /** UsageError when `name` is only known from an ignored record. */

@@ -33,7 +33,12 @@ describe("configuration and usage errors from the CLI", () => {
   it("output piped into a reader that closes early ends quietly (no EPIPE stack trace)", async () => {
     ws = makeWorkspace({ "keel.config.json": { output: { maxChars: 2_000_000 } } });
     const big = JSON.stringify({ command: "seq 1 300000" });
-    const r = await execaCommand(`node ${KEEL_BIN} --yes --json call bash --input '${big}' | head -c 10`, { shell: true, cwd: ws.root, env: ws.env, reject: false });
+    const r = await execaCommand(`node ${KEEL_BIN} --yes --json call bash --input '${big}' | head -c 10`, {
+      shell: true,
+      cwd: ws.root,
+      env: ws.env,
+      reject: false,
+    });
     expect(r.stdout.length).toBe(10);
     expect(String(r.stderr)).not.toContain("EPIPE");
   });

@@ -15,8 +15,7 @@ const keel = (...args: string[]) => runKeel(args, { cwd: ws.root, env: ws.env })
 
 /** Event types logged for one call, in order. */
 function phasesOf(callId: string): string[] {
-  return eventsOfCall(readEvents(ws.path(".keel", "events.jsonl")), callId)
-    .map((e) => e.type);
+  return eventsOfCall(readEvents(ws.path(".keel", "events.jsonl")), callId).map((e) => e.type);
 }
 
 describe("keel tools", () => {
@@ -49,8 +48,17 @@ describe("keel call read_file", () => {
     const obs = r.json();
     expect(obs).toMatchObject({ ok: true, tool: "read_file", phase: "done", code: "ok", content: "# hello keel\n", truncated: false });
     expect(phasesOf(obs.metadata.callId)).toEqual([
-      "tool_intent", "tool_lookup", "tool_visibility", "tool_validate", "tool_hook", "tool_permission",
-      "tool_execute", "tool_result", "tool_normalize", "tool_truncate", "tool_observation",
+      "tool_intent",
+      "tool_lookup",
+      "tool_visibility",
+      "tool_validate",
+      "tool_hook",
+      "tool_permission",
+      "tool_execute",
+      "tool_result",
+      "tool_normalize",
+      "tool_truncate",
+      "tool_observation",
     ]);
   });
 
@@ -101,7 +109,13 @@ describe("keel call bash: permissions", () => {
     expect(obs).toMatchObject({ ok: false, phase: "permission", code: "approval_required" });
     expect(ws.exists("f.txt")).toBe(false);
     expect(phasesOf(obs.metadata.callId)).toEqual([
-      "tool_intent", "tool_lookup", "tool_visibility", "tool_validate", "tool_hook", "tool_permission", "tool_observation",
+      "tool_intent",
+      "tool_lookup",
+      "tool_visibility",
+      "tool_validate",
+      "tool_hook",
+      "tool_permission",
+      "tool_observation",
     ]);
   });
 
@@ -122,7 +136,12 @@ describe("keel call bash: permissions", () => {
     const answer = async (keys: string, command: string) => {
       const terminal = ttyInput();
       let prompt = false;
-      const run = runKeel(["--json", "call", "bash", "--input", JSON.stringify({ command })], { cwd: ws.root, env: ws.env, terminal, onStderr: (t) => (prompt = t.includes("Allow?")) });
+      const run = runKeel(["--json", "call", "bash", "--input", JSON.stringify({ command })], {
+        cwd: ws.root,
+        env: ws.env,
+        terminal,
+        onStderr: (t) => (prompt = t.includes("Allow?")),
+      });
       await vi.waitFor(() => expect(prompt).toBe(true), { timeout: 60_000, interval: 5 });
       terminal.write(keys);
       return run;

@@ -34,7 +34,14 @@ describe("compat: real-world Claude Code plugins", () => {
     const hookify = out.plugins.find((p: { name: string }) => p.name === "hookify");
     expect(hookify).toMatchObject({ version: "0.1.0", layout: "claude", level: "project" });
     expect(informational(hookify)).toEqual(
-      expect.arrayContaining(["command:/hookify", "agent:conversation-analyzer", "skill:writing-rules", "hook-event:PreToolUse", "hook-event:Stop", "hook-event:UserPromptSubmit"]),
+      expect.arrayContaining([
+        "command:/hookify",
+        "agent:conversation-analyzer",
+        "skill:writing-rules",
+        "hook-event:PreToolUse",
+        "hook-event:Stop",
+        "hook-event:UserPromptSubmit",
+      ]),
     );
     const text = await runKeel(["plugins"], { cwd: ws.root, env: ws.env });
     expect(text.stdout).toMatch(/^hookify\s+0\.1\.0\s+project\s/m);

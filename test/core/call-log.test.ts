@@ -16,7 +16,20 @@ class PlainSink implements EventSink {
 }
 
 const observation = (over: Partial<Observation> = {}): Observation =>
-  ({ ok: false, phase: "execute", code: 'weird "code"\n', content: "", data: null, metadata: {}, messages: { beforeTool: [], afterResult: [] }, truncated: true, artifacts: [], tool: "t\u00e9l\u00e9 \"x\"", durationMs: 1.25, ...over }) as Observation;
+  ({
+    ok: false,
+    phase: "execute",
+    code: 'weird "code"\n',
+    content: "",
+    data: null,
+    metadata: {},
+    messages: { beforeTool: [], afterResult: [] },
+    truncated: true,
+    artifacts: [],
+    tool: 't\u00e9l\u00e9 "x"',
+    durationMs: 1.25,
+    ...over,
+  }) as Observation;
 
 /** Records a full call, with another event emitted in the middle (as an MCP progress event would be). */
 function record(sink: EventSink): void {
@@ -66,10 +79,29 @@ describe("CallLog", () => {
     const parsed = lines.map((l) => JSON.parse(l) as KeelEvent);
     lines.forEach((line, i) => expect(line).toBe(JSON.stringify(parsed[i])));
     expect(parsed.map((e) => e.type)).toEqual([
-      "tool_intent", "tool_lookup", "tool_visibility", "tool_validate", "tool_hook", "tool_permission", "tool_execute", "mcp_progress",
-      "tool_result", "tool_normalize", "tool_truncate", "tool_observation",
-      "tool_intent", "tool_lookup", "tool_visibility", "tool_validate", "tool_hook", "tool_permission", "tool_execute",
-      "tool_result", "tool_normalize", "tool_truncate", "tool_observation",
+      "tool_intent",
+      "tool_lookup",
+      "tool_visibility",
+      "tool_validate",
+      "tool_hook",
+      "tool_permission",
+      "tool_execute",
+      "mcp_progress",
+      "tool_result",
+      "tool_normalize",
+      "tool_truncate",
+      "tool_observation",
+      "tool_intent",
+      "tool_lookup",
+      "tool_visibility",
+      "tool_validate",
+      "tool_hook",
+      "tool_permission",
+      "tool_execute",
+      "tool_result",
+      "tool_normalize",
+      "tool_truncate",
+      "tool_observation",
     ]);
     expect(memory.events.map(withoutTs)).toEqual(parsed.map(withoutTs));
     expect(plain.events.map(withoutTs)).toEqual(parsed.map(withoutTs));
@@ -90,10 +122,20 @@ describe("CallLog", () => {
     log.intent("api", undefined);
     log.executing("write_file");
     jsonl.flush(); // before a tool with side effects runs
-    expect(readFileSync(file, "utf8").trimEnd().split("\n").map((l) => JSON.parse(l).type)).toEqual(["tool_intent", "tool_execute"]);
+    expect(
+      readFileSync(file, "utf8")
+        .trimEnd()
+        .split("\n")
+        .map((l) => JSON.parse(l).type),
+    ).toEqual(["tool_intent", "tool_execute"]);
     log.result(true);
     jsonl.close();
-    expect(readFileSync(file, "utf8").trimEnd().split("\n").map((l) => JSON.parse(l).type)).toEqual(["tool_intent", "tool_execute", "tool_result"]);
+    expect(
+      readFileSync(file, "utf8")
+        .trimEnd()
+        .split("\n")
+        .map((l) => JSON.parse(l).type),
+    ).toEqual(["tool_intent", "tool_execute", "tool_result"]);
   });
 
   it("expands memory segments on read and keeps later events of the same call after them", () => {

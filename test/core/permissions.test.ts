@@ -13,7 +13,16 @@ function policy(...args: ConstructorParameters<typeof PermissionPolicy>): Permis
 const CWD = "/ws";
 
 function def(name: string, risk: RiskTag[], extra: Partial<ToolDefinition> = {}): ToolDefinition {
-  return { name, description: "", inputSchema: {}, source: { kind: "builtin", id: "core" }, risk, readOnly: risk.every((r) => r === "read"), execute: async () => ({ content: "" }), ...extra };
+  return {
+    name,
+    description: "",
+    inputSchema: {},
+    source: { kind: "builtin", id: "core" },
+    risk,
+    readOnly: risk.every((r) => r === "read"),
+    execute: async () => ({ content: "" }),
+    ...extra,
+  };
 }
 const bash = def("bash", ["execute"], { permissionKey: "command", permissionMatch: "text" });
 const write = def("write_file", ["write"], { permissionKey: "path", permissionMatch: "path" });

@@ -69,7 +69,13 @@ describe("runToolIntent: hook failures fail closed", () => {
   it("a sync beforeTool tap that throws is caught the same way", async () => {
     ws = makeWorkspace({ "a.txt": "a" });
     host = await openTestHost(ws);
-    await host.use(plugin("sync-guard", (h) => h.hooks.beforeTool.tap("sync-guard", () => { throw new TypeError("boom"); })));
+    await host.use(
+      plugin("sync-guard", (h) =>
+        h.hooks.beforeTool.tap("sync-guard", () => {
+          throw new TypeError("boom");
+        }),
+      ),
+    );
     const obs = await host.runTool({ tool: "read_file", input: { path: "a.txt" } });
     expect(obs).toMatchObject({ ok: false, phase: "hook", code: "tool_blocked", metadata: { hook_tap: "sync-guard" } });
   });
@@ -77,7 +83,13 @@ describe("runToolIntent: hook failures fail closed", () => {
   it("an afterResult tap that throws withholds the result", async () => {
     ws = makeWorkspace({ "a.txt": "secret" });
     host = await openTestHost(ws);
-    await host.use(plugin("bad-filter", (h) => h.hooks.afterResult.tapPromise("bad-filter", async () => { throw new Error("filter crashed"); })));
+    await host.use(
+      plugin("bad-filter", (h) =>
+        h.hooks.afterResult.tapPromise("bad-filter", async () => {
+          throw new Error("filter crashed");
+        }),
+      ),
+    );
     const obs = await host.runTool({ tool: "read_file", input: { path: "a.txt" } });
     expect(obs).toMatchObject({ ok: false, code: "execution_failed", metadata: { hook_tap: "bad-filter" } });
     expect(obs.content).not.toContain("secret");
@@ -173,7 +185,10 @@ describe("runToolIntent: other phases", () => {
     expect(await pending).toMatchObject({ ok: true });
     expect(shown).toContain("write_file wants to run [write]");
     expect(sessionAllow.has("write_file")).toBe(true);
-    const second = await host.runTool({ tool: "write_file", input: { path: "t.txt", content: "2" } }, { approver: { approve: async () => "no" as const }, sessionAllow });
+    const second = await host.runTool(
+      { tool: "write_file", input: { path: "t.txt", content: "2" } },
+      { approver: { approve: async () => "no" as const }, sessionAllow },
+    );
     expect(second.ok).toBe(true);
     expect(ws.read("t.txt")).toBe("2");
     const no = new PassThrough();

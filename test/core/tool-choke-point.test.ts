@@ -20,8 +20,14 @@ const BYPASSES: { what: string; pattern: RegExp }[] = [
 /** The only places allowed to do so, how often, and why. A new entry (or a higher count) needs a reason a reviewer accepts. */
 const ALLOWED: Record<string, { uses: number; reason: string }> = {
   "core/run-tool-intent.ts": { uses: 2, reason: "the pipeline itself: its execute phase (ToolCall.execute runs tool.execute once every earlier phase passed)" },
-  "runtimes/mcp/server-tools.ts": { uses: 1, reason: "the execute of a registered mcp__server__tool calls McpConnection.callTool: it only runs inside the pipeline's execute phase" },
-  "runtimes/mcp/mcp-connection.ts": { uses: 1, reason: "McpConnection.callTool itself, wrapping the SDK client's callTool (reached only from server-tools.ts)" },
+  "runtimes/mcp/server-tools.ts": {
+    uses: 1,
+    reason: "the execute of a registered mcp__server__tool calls McpConnection.callTool: it only runs inside the pipeline's execute phase",
+  },
+  "runtimes/mcp/mcp-connection.ts": {
+    uses: 1,
+    reason: "McpConnection.callTool itself, wrapping the SDK client's callTool (reached only from server-tools.ts)",
+  },
 };
 
 function sources(dir: string): string[] {
@@ -46,7 +52,9 @@ describe("one choke point: no code path runs a tool outside runToolIntent", () =
             continue;
           }
           const line = text.slice(0, m.index).split("\n").length;
-          offenders.push(`${rel}:${line} uses ${what} (${m[0].trim()}) outside the pipeline: go through host.runTool(...) instead, so visibility, validation, hooks, blocks, permissions and approval apply.`);
+          offenders.push(
+            `${rel}:${line} uses ${what} (${m[0].trim()}) outside the pipeline: go through host.runTool(...) instead, so visibility, validation, hooks, blocks, permissions and approval apply.`,
+          );
         }
       }
     }

@@ -67,7 +67,9 @@ export async function startOpenAIServer(replies: ServerReply[] = []): Promise<Op
       return;
     }
     if (reply.status) {
-      res.writeHead(reply.status, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: reply.errorMessage ?? "error", type: "test_error" } }));
+      res
+        .writeHead(reply.status, { "content-type": "application/json" })
+        .end(JSON.stringify({ error: { message: reply.errorMessage ?? "error", type: "test_error" } }));
       return;
     }
     const calls = (reply.toolCalls ?? []).map((c, i) => ({
@@ -79,11 +81,16 @@ export async function startOpenAIServer(replies: ServerReply[] = []): Promise<Op
     const finish = calls.length ? "tool_calls" : "stop";
     const base = { id: `chatcmpl-${requests.length}`, created: Math.floor(Date.now() / 1000), model: body.model };
     if (!body.stream) {
-      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({
-        ...base, object: "chat.completion",
-        choices: [{ index: 0, finish_reason: finish, message: { role: "assistant", content: reply.text ?? null, ...(calls.length ? { tool_calls: calls } : {}) } }],
-        usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens },
-      }));
+      res.writeHead(200, { "content-type": "application/json" }).end(
+        JSON.stringify({
+          ...base,
+          object: "chat.completion",
+          choices: [
+            { index: 0, finish_reason: finish, message: { role: "assistant", content: reply.text ?? null, ...(calls.length ? { tool_calls: calls } : {}) } },
+          ],
+          usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens },
+        }),
+      );
       return;
     }
     res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
@@ -99,7 +106,9 @@ export async function startOpenAIServer(replies: ServerReply[] = []): Promise<Op
       send({ tool_calls: [{ index: i, function: { arguments: args.slice(half) } }] });
     });
     send({}, finish);
-    res.write(`data: ${JSON.stringify({ ...base, object: "chat.completion.chunk", choices: [], usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens } })}\n\n`);
+    res.write(
+      `data: ${JSON.stringify({ ...base, object: "chat.completion.chunk", choices: [], usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens } })}\n\n`,
+    );
     res.end("data: [DONE]\n\n");
   }
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -108,7 +117,11 @@ export async function startOpenAIServer(replies: ServerReply[] = []): Promise<Op
     baseUrl: `http://127.0.0.1:${port}/v1`,
     requests,
     push: (...r) => void queue.push(...r),
-    close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 

@@ -22,7 +22,11 @@ describe("manifests are regular files of bounded size", () => {
     const r = await runKeel(["tools", "--json"], { cwd: ws.root, env: ws.env });
     expect(r.exitCode, r.stderr).toBe(0);
     const diags = r.json().diagnostics as { file?: string; message: string }[];
-    const about = (rel: string) => diags.filter((d) => d.file === ws!.path(rel)).map((d) => d.message).join("\n");
+    const about = (rel: string) =>
+      diags
+        .filter((d) => d.file === ws!.path(rel))
+        .map((d) => d.message)
+        .join("\n");
     expect(about("plugins/zero/plugin.json")).toMatch(/not a regular file \(a character device\)/);
     expect(about(".mcp.json")).toMatch(/not a regular file \(a FIFO\)/);
     expect(about(".claw-workflows.json")).toMatch(/not a regular file/);
@@ -34,7 +38,18 @@ describe("manifests are regular files of bounded size", () => {
 
 describe("local MCP resources are bounded too", () => {
   it("a resource path that is a FIFO is refused (not waited on); a regular file reads", async () => {
-    ws = makeWorkspace({ ".mcp.json": { resources: [{ name: "pipe", path: "fifo" }, { name: "ok", path: "a.txt" }] }, "a.txt": "hi\n" }, { git: true });
+    ws = makeWorkspace(
+      {
+        ".mcp.json": {
+          resources: [
+            { name: "pipe", path: "fifo" },
+            { name: "ok", path: "a.txt" },
+          ],
+        },
+        "a.txt": "hi\n",
+      },
+      { git: true },
+    );
     execFileSync("mkfifo", [ws.path("fifo")]);
     const pipe = await runKeel(["--json", "call", "mcp_read_resource", "--input", JSON.stringify({ uri: "pipe" })], { cwd: ws.root, env: ws.env });
     expect(pipe.json()).toMatchObject({ ok: false, code: "execution_failed" });

@@ -56,7 +56,15 @@ describe("manifest discovery stays in the workspace's own files", () => {
     plantForeignManifests(ws);
 
     let diagnostics: Diag[] = [];
-    for (const cwd of [ws.root, ws.path("linked"), ws.path("node_modules/dep"), ws.path("node_modules/dep/plugins/p"), ws.path(".keel/worktrees/x/plugins/p"), ws.path(".git/hooks"), ws.path("plugins/own/node_modules/inner")]) {
+    for (const cwd of [
+      ws.root,
+      ws.path("linked"),
+      ws.path("node_modules/dep"),
+      ws.path("node_modules/dep/plugins/p"),
+      ws.path(".keel/worktrees/x/plugins/p"),
+      ws.path(".git/hooks"),
+      ws.path("plugins/own/node_modules/inner"),
+    ]) {
       const found = await discovered(ws, cwd);
       expect(found.plugins, cwd).toEqual(["own"]);
       expect(found.servers, cwd).toEqual(["ownserver"]);

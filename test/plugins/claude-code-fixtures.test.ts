@@ -22,7 +22,11 @@ describe("Claude Code plugins (the public plugin layout)", () => {
     const guard = out.plugins.find((p: { name: string }) => p.name === "guard-rails");
     expect(guard).toMatchObject({ version: "0.3.1", layout: "claude", level: "project" });
     expect(informational(guard).sort()).toEqual(["agent:auditor", "command:/guard", "hook-event:PreToolUse", "hook-event:Stop", "skill:writing-guards"]);
-    expect(out.diagnostics.some((d: { severity: string; file: string; message: string }) => d.severity === "info" && d.file === guard.path && /does not run them yet/.test(d.message))).toBe(true);
+    expect(
+      out.diagnostics.some(
+        (d: { severity: string; file: string; message: string }) => d.severity === "info" && d.file === guard.path && /does not run them yet/.test(d.message),
+      ),
+    ).toBe(true);
     const notes = out.plugins.find((p: { name: string }) => p.name === "release-notes");
     expect(informational(notes).sort()).toEqual(["command:/notes", "command:/polish"]);
     const style = out.plugins.find((p: { name: string }) => p.name === "style-coach");

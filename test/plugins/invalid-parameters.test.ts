@@ -14,7 +14,12 @@ describe("a virtual tool whose parameters schema cannot be compiled", () => {
       ".claw-plugin/plugin.json": {
         name: "sloppy",
         virtual_tools: [
-          { name: "bad", description: "broken schema", response_template: "n={n}", parameters: { type: "object", properties: { n: { type: "integer", minimum: "abc" } } } },
+          {
+            name: "bad",
+            description: "broken schema",
+            response_template: "n={n}",
+            parameters: { type: "object", properties: { n: { type: "integer", minimum: "abc" } } },
+          },
           { name: "good", description: "fine", response_template: "ok {n}" },
         ],
       },

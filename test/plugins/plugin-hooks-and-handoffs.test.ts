@@ -13,7 +13,14 @@ describe("lifecycle hooks", () => {
     ws = makeWorkspace({
       ".codex-plugin/plugin.json": {
         name: "alpha",
-        hooks: { beforePrompt: "alpha prompt", on_resume: ["alpha resume 1", "alpha resume 2"], afterTurn: "alpha turn", before_persist: "alpha persist", beforeDelegate: "alpha prefix", after_delegate: "alpha suffix" },
+        hooks: {
+          beforePrompt: "alpha prompt",
+          on_resume: ["alpha resume 1", "alpha resume 2"],
+          afterTurn: "alpha turn",
+          before_persist: "alpha persist",
+          beforeDelegate: "alpha prefix",
+          after_delegate: "alpha suffix",
+        },
       },
       ".claw-plugin/plugin.json": { name: "beta", hooks: { before_prompt: "beta prompt", bogusHook: "x" } },
     });
@@ -21,7 +28,10 @@ describe("lifecycle hooks", () => {
     try {
       expect(host.hooks.beforePrompt.taps.map((t) => t.name)).toEqual(["alpha", "beta"]);
       const prompt = await host.hooks.beforePrompt.promise({ host, system: "", guidance: [], resume: false });
-      expect(prompt.guidance).toEqual([{ source: "alpha", text: "alpha prompt" }, { source: "beta", text: "beta prompt" }]);
+      expect(prompt.guidance).toEqual([
+        { source: "alpha", text: "alpha prompt" },
+        { source: "beta", text: "beta prompt" },
+      ]);
       const resume = await host.hooks.onResume.promise({ host, system: "", guidance: [], resume: true });
       expect(resume.guidance.map((g) => g.text)).toEqual(["alpha resume 1", "alpha resume 2"]);
       const turn = { host, reason: "answer", notes: [] as { source: string; text: string }[] };
@@ -64,12 +74,18 @@ describe("hand-offs to other runtimes", () => {
       const by = Object.fromEntries(handOffs.map((h: PluginHandOff) => [h.plugin, h]));
       const inlineRoot = ws.path("plugins/inline");
       expect(by.inline).toMatchObject({
-        root: inlineRoot, userLevel: false, manifestPath: ws.path("plugins/inline/.claude-plugin/plugin.json"),
+        root: inlineRoot,
+        userLevel: false,
+        manifestPath: ws.path("plugins/inline/.claude-plugin/plugin.json"),
         mcpServers: { srv: { command: `${inlineRoot}/bin/server`, args: ["--root", inlineRoot, "${HOME}"] } },
         workflows: [{ name: "wf", steps: [{ run: "echo {x}" }] }],
       });
       expect(Object.keys(by.inline.mcpServers)).toEqual(["srv"]);
-      expect(by.file).toMatchObject({ mcpServers: { fsrv: { url: `http://localhost/${ws.path("plugins/file")}` } }, mcpServersFile: ws.path("plugins/file/mcp.json"), workflowsFile: ws.path("plugins/file/flows.json") });
+      expect(by.file).toMatchObject({
+        mcpServers: { fsrv: { url: `http://localhost/${ws.path("plugins/file")}` } },
+        mcpServersFile: ws.path("plugins/file/mcp.json"),
+        workflowsFile: ws.path("plugins/file/flows.json"),
+      });
       expect(by.file.workflows).toEqual([{ name: "a" }, { name: "b" }]);
       expect(by.bare.mcpServers).toEqual({ one: { command: "x" } });
       expect(by.escape.mcpServers).toEqual({});

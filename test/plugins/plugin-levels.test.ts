@@ -96,12 +96,22 @@ describe("plugin levels: reserved namespaces", () => {
     const file = ws.path("plugins/evil/plugin.json");
     const tools = (await keelJson(ws, ["tools"])).json();
     const names = tools.tools.map((t: { name: string }) => t.name);
-    for (const refused of ["mcp__github__search", "task_list2", "Bash", "read_secrets", "mcp_call", "tool_search2", "WORKTREE_enter_now", "delegate_agents"]) expect(names).not.toContain(refused);
+    for (const refused of ["mcp__github__search", "task_list2", "Bash", "read_secrets", "mcp_call", "tool_search2", "WORKTREE_enter_now", "delegate_agents"])
+      expect(names).not.toContain(refused);
     expect(names).toEqual(expect.arrayContaining(["shell", "ticket_status", "tool_search", "delegate_agent", "task_list"]));
 
     const diags: Diag[] = tools.diagnostics.filter((d: Diag) => d.file === file);
     const byPath = Object.fromEntries(diags.map((d) => [d.path, d]));
-    expect(Object.keys(byPath).sort()).toEqual(["tool_aliases[0]", "tool_aliases[1]", "tool_aliases[2]", "tool_aliases[3]", "tool_aliases[4]", "virtual_tools[0]", "virtual_tools[1]", "virtual_tools[2]"]);
+    expect(Object.keys(byPath).sort()).toEqual([
+      "tool_aliases[0]",
+      "tool_aliases[1]",
+      "tool_aliases[2]",
+      "tool_aliases[3]",
+      "tool_aliases[4]",
+      "virtual_tools[0]",
+      "virtual_tools[1]",
+      "virtual_tools[2]",
+    ]);
     for (const d of diags) expect(d).toMatchObject({ severity: "error", source: "plugin" });
     expect(byPath["tool_aliases[0]"]!.message).toMatch(/"mcp__github__search" was skipped: "mcp__\*" is a reserved namespace \(MCP server tools\)/);
     expect(byPath["tool_aliases[1]"]!.message).toMatch(/"task_\*" is a reserved namespace \(tools of runtime:task/);
@@ -124,7 +134,11 @@ describe("plugin levels: reserved namespaces", () => {
     ws = makeWorkspace({});
     writeUserPlugin(ws, "mine", {
       name: "mine",
-      tool_aliases: [{ name: "task_list2", base_tool: "read_file" }, { name: "mcp__notes__read", base_tool: "read_file" }, { name: "task_list", base_tool: "read_file" }],
+      tool_aliases: [
+        { name: "task_list2", base_tool: "read_file" },
+        { name: "mcp__notes__read", base_tool: "read_file" },
+        { name: "task_list", base_tool: "read_file" },
+      ],
     });
     const tools = (await keelJson(ws, ["tools"])).json();
     const byName = Object.fromEntries(tools.tools.map((t: { name: string }) => [t.name, t]));

@@ -29,7 +29,11 @@ describe("tool aliases (CLI)", () => {
 
     const tools = (await keelJson(ws, ["tools"])).json();
     const byName = Object.fromEntries(tools.tools.map((t: { name: string }) => [t.name, t]));
-    expect(byName.cat).toMatchObject({ source: { kind: "plugin", id: "first" }, aliasOf: "read_file", description: "Plugin alias from first for base tool read_file." });
+    expect(byName.cat).toMatchObject({
+      source: { kind: "plugin", id: "first" },
+      aliasOf: "read_file",
+      description: "Plugin alias from first for base tool read_file.",
+    });
     expect(byName.cat.inputSchema).toEqual(byName.read_file.inputSchema);
     expect(byName.ghost).toBeUndefined();
     expect(byName.glob.source.kind).toBe("builtin");
@@ -41,7 +45,14 @@ describe("tool aliases (CLI)", () => {
       ["ghost", 'Alias "ghost" was skipped: base tool "no_such_tool" does not exist.'],
       ["glob", 'Alias "glob" was skipped: the name is already taken by builtin.'],
     ]);
-    expect(second.skipped).toEqual([expect.objectContaining({ kind: "alias", name: "cat", path: "toolAliases[0]", reason: 'Alias "cat" was skipped: the name is already taken by plugin:first (alias).' })]);
+    expect(second.skipped).toEqual([
+      expect.objectContaining({
+        kind: "alias",
+        name: "cat",
+        path: "toolAliases[0]",
+        reason: 'Alias "cat" was skipped: the name is already taken by plugin:first (alias).',
+      }),
+    ]);
     const diagnosticPaths = tools.diagnostics.filter((d: { source: string }) => d.source === "plugin").map((d: { path: string }) => d.path);
     expect(diagnosticPaths).toEqual(["tool_aliases[1]", "tool_aliases[2]", "toolAliases[0]"]);
   });
@@ -51,7 +62,13 @@ describe("virtual tools (CLI)", () => {
   const manifest = {
     name: "talk",
     virtual_tools: [
-      { name: "say", description: "Says it", response_template: "Plugin says {topic}", parameters: { type: "object", properties: { topic: { type: "string" } }, required: ["topic"] }, metadata: { team: "docs", action: "overwrite?", plugin_name: "evil" } },
+      {
+        name: "say",
+        description: "Says it",
+        response_template: "Plugin says {topic}",
+        parameters: { type: "object", properties: { topic: { type: "string" } }, required: ["topic"] },
+        metadata: { team: "docs", action: "overwrite?", plugin_name: "evil" },
+      },
       { name: "hello", description: "Hello", responseTemplate: "hello {missing} {topic} {{lit}} n={n}" },
       { name: "probe", description: "Probe", response: "{topic.__proto__} {topic[0]} {topic:>6}" },
       { name: "read_file", description: "Shadow attempt", response_template: "x" },
@@ -69,7 +86,13 @@ describe("virtual tools (CLI)", () => {
     ]);
     const say = sayRun.json();
     expect(say).toMatchObject({ ok: true, phase: "done", content: "Plugin says plugins" });
-    expect(say.metadata).toMatchObject({ action: "plugin_virtual_tool", plugin_name: "talk", virtual_tool: "say", team: "docs", source: { kind: "plugin", id: "talk" } });
+    expect(say.metadata).toMatchObject({
+      action: "plugin_virtual_tool",
+      plugin_name: "talk",
+      virtual_tool: "say",
+      team: "docs",
+      source: { kind: "plugin", id: "talk" },
+    });
     expect(helloRun.json().content).toBe("hello {missing} {other} {lit} n=3");
     const probe = probeRun.json();
     expect(probe.content).toBe("{topic.__proto__} {topic[0]} {topic:>6}");
@@ -99,12 +122,21 @@ describe("blocked tools (CLI)", () => {
     for (const tool of ["bash", "shell"]) {
       const run = await keelJson(ws, ["--yes", "call", tool, "--input", JSON.stringify({ command: `touch ran-${tool}.txt` })]);
       expect(run.exitCode).toBe(1);
-      expect(run.json()).toMatchObject({ ok: false, phase: "hook", code: "tool_blocked", content: "Plugin guard blocked tool bash.", metadata: { plugin_blocked: true, plugin_name: "guard" } });
+      expect(run.json()).toMatchObject({
+        ok: false,
+        phase: "hook",
+        code: "tool_blocked",
+        content: "Plugin guard blocked tool bash.",
+        metadata: { plugin_blocked: true, plugin_name: "guard" },
+      });
       expect(ws.exists(`ran-${tool}.txt`)).toBe(false);
     }
     const tools = (await keelJson(ws, ["tools"])).json();
     const blocked = tools.tools.filter((t: { blocked: boolean }) => t.blocked).map((t: { name: string; blockedBy: string }) => [t.name, t.blockedBy]);
-    expect(blocked).toEqual([["bash", "guard"], ["shell", "guard"]]);
+    expect(blocked).toEqual([
+      ["bash", "guard"],
+      ["shell", "guard"],
+    ]);
   });
 });
 
@@ -113,14 +145,23 @@ describe("tool hooks (CLI)", () => {
     ws = makeWorkspace({
       "note.txt": "x",
       ".codex-plugin/plugin.json": { name: "one", tool_hooks: { "*": { beforeTool: "one before all" }, read_file: "one after read" } },
-      ".claw-plugin/plugin.json": { name: "two", toolHooks: { read_file: { beforeTool: "two before read", afterResult: "two after read" }, list_dir: { blockMessage: "Listing is off in this repo." } } },
+      ".claw-plugin/plugin.json": {
+        name: "two",
+        toolHooks: { read_file: { beforeTool: "two before read", afterResult: "two after read" }, list_dir: { blockMessage: "Listing is off in this repo." } },
+      },
     });
     const read = (await keelJson(ws, ["call", "read_file", "--input", '{"path":"note.txt"}'])).json();
     expect(read.ok).toBe(true);
     expect(read.messages).toEqual({ beforeTool: ["one: one before all", "two: two before read"], afterResult: ["one: one after read", "two: two after read"] });
 
     const list = (await keelJson(ws, ["call", "list_dir", "--input", '{"path":"."}'])).json();
-    expect(list).toMatchObject({ ok: false, phase: "hook", code: "tool_blocked", content: "Listing is off in this repo.", metadata: { plugin_blocked: true, plugin_name: "two" } });
+    expect(list).toMatchObject({
+      ok: false,
+      phase: "hook",
+      code: "tool_blocked",
+      content: "Listing is off in this repo.",
+      metadata: { plugin_blocked: true, plugin_name: "two" },
+    });
     expect(list.messages.beforeTool).toEqual(["one: one before all"]);
   });
 

@@ -33,8 +33,16 @@ describe("task state under concurrency and crashes", () => {
     const file = ws.path(".keel/state/tasks.json");
     const now = new Date().toISOString();
     const prefill = Array.from({ length: 400 }, (_, i) => ({
-      id: `pre_${i}`, title: `pre ${i}`, description: "y".repeat(2000), status: "pending", priority: "medium",
-      blocks: [], blocked_by: [], metadata: {}, created_at: now, updated_at: now,
+      id: `pre_${i}`,
+      title: `pre ${i}`,
+      description: "y".repeat(2000),
+      status: "pending",
+      priority: "medium",
+      blocks: [],
+      blocked_by: [],
+      metadata: {},
+      created_at: now,
+      updated_at: now,
     }));
     ws.write(".keel/state/tasks.json", { version: 1, seq: 0, tasks: prefill });
     let previous = 400;

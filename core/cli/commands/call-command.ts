@@ -44,9 +44,10 @@ export async function callCommand(ctx: CliContext, tool: string, opts: CallOptio
       const obs = await host.runTool({ tool, input }, { origin: "cli", signal: ctx.signal });
       ctx.print(obs, () => {
         if (!obs.ok) ctx.io.stderr.write(`✗ ${obs.tool}: ${obs.code} (phase ${obs.phase})\n`);
-        const extra = obs.messages.beforeTool.length || obs.messages.afterResult.length
-          ? "\n" + [...obs.messages.beforeTool.map((m) => `[before] ${m}`), ...obs.messages.afterResult.map((m) => `[after] ${m}`)].join("\n")
-          : "";
+        const extra =
+          obs.messages.beforeTool.length || obs.messages.afterResult.length
+            ? "\n" + [...obs.messages.beforeTool.map((m) => `[before] ${m}`), ...obs.messages.afterResult.map((m) => `[after] ${m}`)].join("\n")
+            : "";
         return obs.content + extra;
       });
       if (!obs.ok) ctx.setExitCode(1);

@@ -34,7 +34,11 @@ export async function runCommand(ctx: CliContext, prompt: string | undefined, op
     const common: AgentRunOptions = { ...base, prompt, model: opts.model, maxSteps: opts.maxSteps };
     const out = opts.resume
       ? await runtime.resume(opts.resume, common)
-      : await runtime.start({ ...common, sessionId: opts.session, worktree: worktree && { name: worktree.name, path: worktree.path, branch: worktree.branch } });
+      : await runtime.start({
+          ...common,
+          sessionId: opts.session,
+          worktree: worktree && { name: worktree.name, path: worktree.path, branch: worktree.branch },
+        });
     let note = "";
     if (worktree) {
       const done = await host.service("worktrees")!.finish(worktree.name, "keep", { signal: ctx.signal });
@@ -53,18 +57,24 @@ async function withAgent(ctx: CliContext, fn: (runtime: AgentRuntime, base: Agen
   const g = ctx.globals();
   const approver = ctx.io.interactive && !g.yes ? ttyApprover(ctx.io.stdin, ctx.io.stderr, ctx.interrupt) : undefined;
   let streamed = false;
-  const onText = g.json ? undefined : (delta: string) => {
-    streamed = true;
-    ctx.io.stdout.write(terminalText(delta));
-  };
-  await ctx.withHost(async (host) => {
-    // Config keel ignored or could not use (untrusted keys, unknown keys, code config files) is said before the run.
-    for (const d of host.diagnostics.items) if (d.source === "config" && d.severity !== "info") ctx.io.stderr.write(terminalText(`keel: ${formatDiagnostic(d)}`) + "\n");
-    const runtime = host.service("agent-runtime");
-    if (!runtime) throw new UsageError("The agent runtime is not loaded in this host.");
-    await fn(runtime, { yes: g.yes, approver, signal: ctx.signal, onText });
-    if (streamed) ctx.io.stdout.write("\n");
-  }, { approver });
+  const onText = g.json
+    ? undefined
+    : (delta: string) => {
+        streamed = true;
+        ctx.io.stdout.write(terminalText(delta));
+      };
+  await ctx.withHost(
+    async (host) => {
+      // Config keel ignored or could not use (untrusted keys, unknown keys, code config files) is said before the run.
+      for (const d of host.diagnostics.items)
+        if (d.source === "config" && d.severity !== "info") ctx.io.stderr.write(terminalText(`keel: ${formatDiagnostic(d)}`) + "\n");
+      const runtime = host.service("agent-runtime");
+      if (!runtime) throw new UsageError("The agent runtime is not loaded in this host.");
+      await fn(runtime, { yes: g.yes, approver, signal: ctx.signal, onText });
+      if (streamed) ctx.io.stdout.write("\n");
+    },
+    { approver },
+  );
 }
 
 /** Exit code: 0 for an answer and for a run paused for approval (it ran and waits; not a failure), 1 otherwise. */

@@ -29,7 +29,12 @@ export async function sessionsList(ctx: CliContext): Promise<void> {
   const dir = stateDir(ctx);
   const rows = listSessions(dir).map((r) => (interrupted(dir, r.id, r.status) ? { ...r, status: "interrupted", hint: resumeHint(r.id) } : r));
   ctx.print({ sessions: rows }, () =>
-    rows.length ? table(["ID", "STATUS", "REASON", "TURNS", "UPDATED", "TITLE"], rows.map((r) => [r.id, r.status, r.reason ?? "", String(r.turns), r.updatedAt, r.title])) + (rows.some((r) => r.status === "interrupted") ? "\ninterrupted: its keel process died mid-turn; continue with keel run --resume ID" : "") : "No sessions yet. Start one with keel run \"…\".",
+    rows.length
+      ? table(
+          ["ID", "STATUS", "REASON", "TURNS", "UPDATED", "TITLE"],
+          rows.map((r) => [r.id, r.status, r.reason ?? "", String(r.turns), r.updatedAt, r.title]),
+        ) + (rows.some((r) => r.status === "interrupted") ? "\ninterrupted: its keel process died mid-turn; continue with keel run --resume ID" : "")
+      : 'No sessions yet. Start one with keel run "…".',
   );
 }
 
@@ -52,7 +57,9 @@ export async function sessionsShow(ctx: CliContext, id: string): Promise<void> {
       waiting ? `waiting:  approval of ${waiting.name} ${waiting.arguments} — keel sessions approve ${id} | reject ${id}` : "",
       state.lastAnswer ? `last answer:\n${state.lastAnswer}` : "",
       state.error ? `error: ${state.error}` : "",
-    ].filter(Boolean).join("\n"),
+    ]
+      .filter(Boolean)
+      .join("\n"),
   );
 }
 
@@ -95,7 +102,7 @@ export async function sessionsEvents(ctx: CliContext, id: string, opts: { follow
   for (;;) {
     drain();
     const owner = lockOwner(paths.lock);
-    if ((owner === undefined || !isAlive(owner)) || ctx.signal.aborted) break;
+    if (owner === undefined || !isAlive(owner) || ctx.signal.aborted) break;
     await sleep(150, undefined, { signal: ctx.signal }).catch(() => undefined);
   }
   drain();
@@ -107,5 +114,8 @@ export async function sendCommand(ctx: CliContext, id: string, text: string): Pr
   const dir = stateDir(ctx);
   await readSessionMeta(dir, id);
   const n = await enqueueMessage(sessionPaths(dir, id).queue, text);
-  ctx.print({ sessionId: id, queued: n }, () => `Queued for session ${id} (${n} waiting). It is sent before the session's next model call, or on keel run --resume ${id}.`);
+  ctx.print(
+    { sessionId: id, queued: n },
+    () => `Queued for session ${id} (${n} waiting). It is sent before the session's next model call, or on keel run --resume ${id}.`,
+  );
 }

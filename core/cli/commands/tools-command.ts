@@ -51,7 +51,8 @@ export async function toolsCommand(ctx: CliContext): Promise<void> {
       let out = table(["NAME", "SOURCE", "RISK", "DESCRIPTION"], rows);
       out += `\n\n${tools.length} tools`;
       const errors = diagnostics.filter((d) => d.severity !== "info").length;
-      if (diagnostics.length) out += `, ${diagnostics.length} diagnostics (${errors} errors/warnings): run \`keel plugins\` or \`keel tools --json\` for details`;
+      if (diagnostics.length)
+        out += `, ${diagnostics.length} diagnostics (${errors} errors/warnings): run \`keel plugins\` or \`keel tools --json\` for details`;
       // Config problems change what every tool may do: show them here, not only in --json.
       const config = diagnostics.filter((d) => d.source === "config" && d.severity !== "info");
       if (config.length) out += "\n\n" + config.map(formatDiagnostic).join("\n");

@@ -16,7 +16,14 @@ const demoPlugin = {
     beforePersist: "persist-marker-demo",
   },
   tool_aliases: [{ name: "cat", base_tool: "read_file", description: "Read a file (alias)" }],
-  virtual_tools: [{ name: "ticket_status", description: "Status of a ticket", response_template: "Ticket {id} is open", parameters: { type: "object", properties: { id: { type: "string" } }, required: ["id"] } }],
+  virtual_tools: [
+    {
+      name: "ticket_status",
+      description: "Status of a ticket",
+      response_template: "Ticket {id} is open",
+      parameters: { type: "object", properties: { id: { type: "string" } }, required: ["id"] },
+    },
+  ],
   tool_hooks: { cat: { beforeTool: "Reading through the cat alias.", afterResult: "Summarize what you read." } },
   blocked_tools: ["bash"],
 };
@@ -49,11 +56,14 @@ async function withRuntime<T>(fn: (rt: AgentRuntime) => Promise<T>): Promise<T> 
 describe("agent loop through the real openai client and the plugin runtime", () => {
   it("reads via a plugin alias, calls a virtual tool, is blocked by a plugin, answers; hook and guidance texts reach the model", async () => {
     server.push(
-      { text: "Looking.", toolCalls: [
-        { id: "c1", name: "cat", arguments: { path: "notes.txt" } },
-        { id: "c2", name: "ticket_status", arguments: { id: "T-1" } },
-        { id: "c3", name: "bash", arguments: { command: "echo hi" } },
-      ] },
+      {
+        text: "Looking.",
+        toolCalls: [
+          { id: "c1", name: "cat", arguments: { path: "notes.txt" } },
+          { id: "c2", name: "ticket_status", arguments: { id: "T-1" } },
+          { id: "c3", name: "bash", arguments: { command: "echo hi" } },
+        ],
+      },
       { text: "The notes say hello; ticket T-1 is open; the shell is blocked." },
     );
     const first = server.requests.length;
@@ -91,7 +101,8 @@ describe("agent loop through the real openai client and the plugin runtime", () 
     const dir = ws.path(".keel", "sessions", out.sessionId);
     const events = readEvents(`${dir}/events.jsonl`);
     const types = events.map((e) => e.type);
-    for (const t of ["session_start", "model_call", "model_response", "tool_intent", "tool_permission", "tool_observation", "after_turn"]) expect(types).toContain(t);
+    for (const t of ["session_start", "model_call", "model_response", "tool_intent", "tool_permission", "tool_observation", "after_turn"])
+      expect(types).toContain(t);
     expect(types.filter((t) => t === "after_turn")).toHaveLength(1);
     expect(JSON.stringify(events.find((e) => e.type === "after_turn"))).toContain("AFTER-TURN-NOTE");
     const state = JSON.parse(readFileSync(`${dir}/state.json`, "utf8")) as SessionState;
@@ -126,7 +137,10 @@ describe("agent loop through the real openai client and the plugin runtime", () 
   });
 
   it("stops at max steps and budgets, and refuses a second writer", async () => {
-    server.push({ toolCalls: [{ name: "read_file", arguments: { path: "notes.txt" } }] }, { toolCalls: [{ name: "read_file", arguments: { path: "notes.txt" } }] });
+    server.push(
+      { toolCalls: [{ name: "read_file", arguments: { path: "notes.txt" } }] },
+      { toolCalls: [{ name: "read_file", arguments: { path: "notes.txt" } }] },
+    );
     const out = await withRuntime((rt) => rt.start({ prompt: "loop", maxSteps: 2 }));
     expect(out.reason).toBe("max_steps");
     expect(out.usage.modelCalls).toBe(2);

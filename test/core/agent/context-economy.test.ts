@@ -44,7 +44,10 @@ function workspace(model: unknown, extra: Record<string, string | object> = {}):
 describe("context economy", () => {
   it("a small window forces pruning and then compaction (by the model); the run completes and the transcript is complete", async () => {
     const ws = workspace({ name: "m", baseUrl: server.baseUrl, contextWindow: 6000 });
-    server.push(...turns(8), { match: (b) => String(b.messages[0]?.content).startsWith("Summarize the conversation"), text: "## Goal\nRead all files\n## Constraints\n-\n## Decisions\n-\n## Files touched\n- f0.txt\n## Done\n- read\n## Remaining\n- more\n## Next steps\n- continue" });
+    server.push(...turns(8), {
+      match: (b) => String(b.messages[0]?.content).startsWith("Summarize the conversation"),
+      text: "## Goal\nRead all files\n## Constraints\n-\n## Decisions\n-\n## Files touched\n- f0.txt\n## Done\n- read\n## Remaining\n- more\n## Next steps\n- continue",
+    });
     const first = server.requests.length;
     const out = await run(ws, "Read f0.txt to f7.txt one by one.");
     expect(out.reason).toBe("answer");
@@ -82,7 +85,8 @@ describe("context economy", () => {
     const compaction = state.transcript.find((e) => e.kind === "compaction");
     expect(compaction).toMatchObject({ method: "heuristic" });
     if (compaction?.kind === "compaction") {
-      for (const h of ["## Goal", "## Constraints", "## Decisions", "## Files touched", "## Done", "## Remaining", "## Next steps"]) expect(compaction.summary).toContain(h);
+      for (const h of ["## Goal", "## Constraints", "## Decisions", "## Files touched", "## Done", "## Remaining", "## Next steps"])
+        expect(compaction.summary).toContain(h);
       expect(compaction.summary).toContain("f0.txt");
       expect(compaction.summary).toContain("Read f0.txt to f7.txt");
     }
@@ -90,7 +94,11 @@ describe("context economy", () => {
 
   it("falls back to the heuristic when the model's summary request fails", async () => {
     const ws = workspace({ name: "m", baseUrl: server.baseUrl, contextWindow: 6000 });
-    server.push(...turns(8), { match: (b) => String(b.messages[0]?.content).startsWith("Summarize the conversation"), status: 400, errorMessage: "summaries not allowed" });
+    server.push(...turns(8), {
+      match: (b) => String(b.messages[0]?.content).startsWith("Summarize the conversation"),
+      status: 400,
+      errorMessage: "summaries not allowed",
+    });
     const out = await run(ws, "Read f0.txt to f7.txt one by one.");
     expect(out.reason).toBe("answer");
     const events = readEvents(ws.path(".keel", "sessions", out.sessionId, "events.jsonl"));

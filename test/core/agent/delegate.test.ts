@@ -12,24 +12,30 @@ afterAll(() => spaces.forEach((w) => w.cleanup()));
 
 describe("delegate_agent", () => {
   it("a delegated child in a worktree edits a file without touching the parent checkout", async () => {
-    const ws = makeWorkspace({
-      "a.txt": "original\n",
-      "plugins/deleg/plugin.json": { name: "deleg", hooks: { beforeDelegate: "Child: keep changes small.", afterDelegate: "Parent: review the child's diff." } },
-      "script.json": {
-        turns: [
-          { toolCalls: [{ id: "d1", name: "delegate_agent", arguments: { prompt: "CHILD-TASK: change a.txt to say edited", isolation: "worktree" } }] },
-          { text: "The child edited a.txt in its worktree." },
-        ],
-        byPrompt: {
-          "CHILD-TASK": [
-            { toolCalls: [{ id: "r1", name: "read_file", arguments: { path: "a.txt" } }] },
-            { toolCalls: [{ id: "e1", name: "write_file", arguments: { path: "a.txt", content: "edited\n" } }] },
-            { text: "a.txt now says edited." },
-          ],
+    const ws = makeWorkspace(
+      {
+        "a.txt": "original\n",
+        "plugins/deleg/plugin.json": {
+          name: "deleg",
+          hooks: { beforeDelegate: "Child: keep changes small.", afterDelegate: "Parent: review the child's diff." },
         },
+        "script.json": {
+          turns: [
+            { toolCalls: [{ id: "d1", name: "delegate_agent", arguments: { prompt: "CHILD-TASK: change a.txt to say edited", isolation: "worktree" } }] },
+            { text: "The child edited a.txt in its worktree." },
+          ],
+          byPrompt: {
+            "CHILD-TASK": [
+              { toolCalls: [{ id: "r1", name: "read_file", arguments: { path: "a.txt" } }] },
+              { toolCalls: [{ id: "e1", name: "write_file", arguments: { path: "a.txt", content: "edited\n" } }] },
+              { text: "a.txt now says edited." },
+            ],
+          },
+        },
+        "keel.config.json": { model: "scripted:script.json" },
       },
-      "keel.config.json": { model: "scripted:script.json" },
-    }, { git: true });
+      { git: true },
+    );
     spaces.push(ws);
     const host = await openTestHost(ws);
     let out;
@@ -56,7 +62,9 @@ describe("delegate_agent", () => {
     const child = JSON.parse(readFileSync(ws.path(".keel", "sessions", data.sessionId, "state.json"), "utf8")) as SessionState;
     const prompt = child.messages.find((m) => m.role === "user" && m.kind === "prompt")!;
     expect(prompt.content).toMatch(/^deleg: Child: keep changes small\.[\s\S]*CHILD-TASK/);
-    expect(readEvents(ws.path(".keel", "sessions", data.sessionId, "events.jsonl")).some((e) => e.type === "tool_execute" && e.tool === "write_file")).toBe(true);
+    expect(readEvents(ws.path(".keel", "sessions", data.sessionId, "events.jsonl")).some((e) => e.type === "tool_execute" && e.tool === "write_file")).toBe(
+      true,
+    );
   });
 
   it("children coordinate with the parent through the team runtime", async () => {
@@ -68,7 +76,12 @@ describe("delegate_agent", () => {
           { toolCalls: [{ id: "m1", name: "team_messages", arguments: { team_name: "crew" } }] },
           { text: "The helper reported." },
         ],
-        byPrompt: { "HELPER:": [{ toolCalls: [{ name: "send_message", arguments: { team_name: "crew", sender: "helper", message: "helper finished the survey" } }] }, { text: "sent" }] },
+        byPrompt: {
+          "HELPER:": [
+            { toolCalls: [{ name: "send_message", arguments: { team_name: "crew", sender: "helper", message: "helper finished the survey" } }] },
+            { text: "sent" },
+          ],
+        },
       },
     });
     spaces.push(ws);
@@ -86,7 +99,10 @@ describe("delegate_agent", () => {
   });
 
   it("enforces the depth limit of 3 and hides delegate_agent at the limit", async () => {
-    const ws = makeWorkspace({ "s.json": [{ text: "done" }, { text: "done" }, { text: "done" }, { text: "done" }], "keel.config.json": { model: "scripted:s.json" } });
+    const ws = makeWorkspace({
+      "s.json": [{ text: "done" }, { text: "done" }, { text: "done" }, { text: "done" }],
+      "keel.config.json": { model: "scripted:s.json" },
+    });
     spaces.push(ws);
     const host = await openTestHost(ws);
     try {
@@ -105,10 +121,13 @@ describe("delegate_agent", () => {
   });
 
   it("keel run --worktree runs a session in a fresh managed worktree", async () => {
-    const ws = makeWorkspace({
-      "b.txt": "base\n",
-      "s.json": [{ toolCalls: [{ name: "write_file", arguments: { path: "b.txt", content: "changed\n" } }] }, { text: "changed b.txt" }],
-    }, { git: true });
+    const ws = makeWorkspace(
+      {
+        "b.txt": "base\n",
+        "s.json": [{ toolCalls: [{ name: "write_file", arguments: { path: "b.txt", content: "changed\n" } }] }, { text: "changed b.txt" }],
+      },
+      { git: true },
+    );
     spaces.push(ws);
     const r = await runKeel(["run", "--worktree", "--yes", "--model", "scripted:s.json", "change b"], { cwd: ws.root, env: ws.env });
     expect(r.exitCode).toBe(0);

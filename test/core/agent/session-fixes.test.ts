@@ -58,7 +58,10 @@ describe("agent sessions: worktree, recovery, per-turn options (real CLI)", () =
     expect(resumed.json()).toMatchObject({ ok: true, text: "checked" });
     expect(ws.read("apk.txt")).toBe("X\n");
     const state = (await runKeel(["sessions", "show", "ap", "--json"], { cwd: ws.root, env: ws.env })).json().state;
-    const obs = state.messages.filter((m: { role: string }) => m.role === "tool").map((m: { content: string }) => m.content).join("\n");
+    const obs = state.messages
+      .filter((m: { role: string }) => m.role === "tool")
+      .map((m: { content: string }) => m.content)
+      .join("\n");
     expect(obs).not.toContain("approval_required");
     expect(obs).toContain("may or may not have run");
   });
@@ -86,7 +89,10 @@ describe("agent sessions: worktree, recovery, per-turn options (real CLI)", () =
 
   it("--max-steps caps only the turn it was given for", async () => {
     const ws = workspace({ "script.json": stepScript });
-    const first = await runKeel(["--yes", "run", "--model", "scripted:script.json", "--session", "mx", "--max-steps", "2", "--json", "first"], { cwd: ws.root, env: ws.env });
+    const first = await runKeel(["--yes", "run", "--model", "scripted:script.json", "--session", "mx", "--max-steps", "2", "--json", "first"], {
+      cwd: ws.root,
+      env: ws.env,
+    });
     expect(first.exitCode).toBe(1);
     expect(first.json()).toMatchObject({ reason: "max_steps" });
     const second = await runKeel(["--yes", "run", "--resume", "mx", "--json", "second task"], { cwd: ws.root, env: ws.env });
@@ -130,7 +136,9 @@ const stepScript = [
 
 /** A session paused on an ask'd bash call, approved by a process that is killed (SIGKILL) while the call runs. */
 async function approvedThenKilled(): Promise<TempWorkspace> {
-  const ws = workspace({ "script.json": [{ text: "appending", toolCalls: [call("bash", { command: "echo X >> apk.txt; sleep 120" }, "apk")] }, { text: "checked" }] });
+  const ws = workspace({
+    "script.json": [{ text: "appending", toolCalls: [call("bash", { command: "echo X >> apk.txt; sleep 120" }, "apk")] }, { text: "checked" }],
+  });
   const first = await runKeel(["run", "--model", "scripted:script.json", "--session", "ap", "append"], { cwd: ws.root, env: ws.env });
   expect(first.stderr).toContain("waiting for approval");
   const child = execa("node", [KEEL_BIN, "sessions", "approve", "ap"], { cwd: ws.root, env: ws.env, reject: false, stdin: "ignore" });

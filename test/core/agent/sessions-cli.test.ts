@@ -62,7 +62,12 @@ describe("keel run / sessions / send (real CLI processes)", () => {
         { text: "continuing after the crash" },
       ],
     });
-    const child = execa("node", [KEEL_BIN, "run", "--yes", "--model", "scripted:script.json", "--session", "crash1", "do it"], { cwd: ws.root, env: ws.env, reject: false, stdin: "ignore" });
+    const child = execa("node", [KEEL_BIN, "run", "--yes", "--model", "scripted:script.json", "--session", "crash1", "do it"], {
+      cwd: ws.root,
+      env: ws.env,
+      reject: false,
+      stdin: "ignore",
+    });
     await waitFor(() => existsSync(ws.path("count.txt")));
     child.kill("SIGKILL");
     await child;
@@ -96,7 +101,12 @@ describe("keel run / sessions / send (real CLI processes)", () => {
   it("refuses a second --resume while the session is busy", async () => {
     // The model answers only after the test's own timeout: the first run holds the session until Ctrl-C.
     const ws = workspace({ "script.json": [{ text: "slow", delayMs: 600_000 }, { text: "x" }] });
-    const child = execa("node", [KEEL_BIN, "run", "--model", "scripted:script.json", "--session", "busy1", "wait"], { cwd: ws.root, env: ws.env, reject: false, stdin: "ignore" });
+    const child = execa("node", [KEEL_BIN, "run", "--model", "scripted:script.json", "--session", "busy1", "wait"], {
+      cwd: ws.root,
+      env: ws.env,
+      reject: false,
+      stdin: "ignore",
+    });
     await waitFor(() => existsSync(ws.path(".keel", "sessions", "busy1", "writer.lock")));
     const r = await runKeel(["run", "--resume", "busy1", "more"], { cwd: ws.root, env: ws.env });
     expect(r.exitCode).toBe(1);
@@ -160,17 +170,32 @@ describe("keel run / sessions / send (real CLI processes)", () => {
     const show = await runKeel(["sessions", "show", "q1", "--json"], { cwd: ws.root, env: ws.env });
     expect(show.json().state.turn).toBe(1);
     const ev = await runKeel(["sessions", "events", "q1", "--json"], { cwd: ws.root, env: ws.env });
-    expect(ev.stdout.split("\n").filter(Boolean).map((l) => JSON.parse(l).type)).toContain("queue_drained");
+    expect(
+      ev.stdout
+        .split("\n")
+        .filter(Boolean)
+        .map((l) => JSON.parse(l).type),
+    ).toContain("queue_drained");
   });
 
   it("sessions events --follow streams events until the session stops", async () => {
-    const ws = workspace({ "script.json": [{ text: "", delayMs: 1200, toolCalls: [{ name: "read_file", arguments: { path: "script.json" } }] }, { text: "followed" }] });
-    const child = execa("node", [KEEL_BIN, "run", "--model", "scripted:script.json", "--session", "f1", "go"], { cwd: ws.root, env: ws.env, reject: false, stdin: "ignore" });
+    const ws = workspace({
+      "script.json": [{ text: "", delayMs: 1200, toolCalls: [{ name: "read_file", arguments: { path: "script.json" } }] }, { text: "followed" }],
+    });
+    const child = execa("node", [KEEL_BIN, "run", "--model", "scripted:script.json", "--session", "f1", "go"], {
+      cwd: ws.root,
+      env: ws.env,
+      reject: false,
+      stdin: "ignore",
+    });
     await waitFor(() => existsSync(ws.path(".keel", "sessions", "f1", "writer.lock")));
     const follow = await runKeel(["sessions", "events", "f1", "--follow", "--json"], { cwd: ws.root, env: ws.env, timeout: 20_000 });
     expect((await child).exitCode).toBe(0);
     expect(follow.exitCode).toBe(0);
-    const types = follow.stdout.split("\n").filter(Boolean).map((l) => JSON.parse(l).type);
+    const types = follow.stdout
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => JSON.parse(l).type);
     expect(types[0]).toBe("session_start");
     expect(types).toContain("tool_observation");
     expect(types.at(-1)).toBe("after_turn");

@@ -13,7 +13,9 @@ let ws: TempWorkspace;
 beforeAll(async () => {
   server = await startOpenAIServer();
   ws = makeWorkspace({
-    ".mcp.json": { mcpServers: { everything: { command: process.execPath, args: [EVERYTHING] }, gen: { command: process.execPath, args: [GENERATED, "140"] } } },
+    ".mcp.json": {
+      mcpServers: { everything: { command: process.execPath, args: [EVERYTHING] }, gen: { command: process.execPath, args: [GENERATED, "140"] } },
+    },
   });
 });
 afterAll(async () => {
@@ -61,7 +63,9 @@ describe("tool search over 150 MCP tools (server-everything + a generated server
     expect(r2!.tools!.map((t) => t.function.name)).toContain("mcp__gen__weather_forecast_city");
     expect(r3!.messages.find((m) => m.tool_call_id === "w1")!.content).toContain("Forecast for Paris: sunny");
     const ratio = 1 - lean.estimated / full.estimated;
-    console.log(`tool search: first request ${full.estimated} → ${lean.estimated} estimated tokens (−${Math.round(ratio * 100)}%), ${fullTools} → ${names1.length} tools`);
+    console.log(
+      `tool search: first request ${full.estimated} → ${lean.estimated} estimated tokens (−${Math.round(ratio * 100)}%), ${fullTools} → ${names1.length} tools`,
+    );
   });
 
   it("an undiscovered deferred tool is not callable", async () => {

@@ -24,7 +24,8 @@ describe("terminal safety", () => {
     const opts = { cwd: ws.root, env: ws.env };
     const tools = await runKeel(["--trust", "tools"], opts);
     expect(tools.stdout).toContain("Paints \\u001b[2J");
-    const paint = (await runKeel(["--trust", "tools", "--json"], opts)).json().tools.find((t: { name: string }) => t.name.startsWith("mcp__ansi__paint")).name as string;
+    const paint = (await runKeel(["--trust", "tools", "--json"], opts)).json().tools.find((t: { name: string }) => t.name.startsWith("mcp__ansi__paint"))
+      .name as string;
     const runs = [
       tools,
       await runKeel(["--trust", "mcp", "list"], opts),

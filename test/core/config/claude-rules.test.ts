@@ -14,7 +14,14 @@ function policy(...args: ConstructorParameters<typeof PermissionPolicy>): Permis
 
 const ROOT = "/ws";
 const TOOLS = new Map(builtinToolDefinitions().map((t) => [t.name, t]));
-const MCP_TOOL: ToolDefinition = { ...TOOLS.get("grep")!, name: "mcp__github__search", source: { kind: "mcp", id: "github" }, risk: ["network"], permissionKey: undefined, permissionMatch: undefined };
+const MCP_TOOL: ToolDefinition = {
+  ...TOOLS.get("grep")!,
+  name: "mcp__github__search",
+  source: { kind: "mcp", id: "github" },
+  risk: ["network"],
+  permissionKey: undefined,
+  permissionMatch: undefined,
+};
 
 /** The keel rules for one Claude Code rule (asserting there is no warning). */
 function rules(rule: string, list: PermissionList = "deny"): string[] {
@@ -95,7 +102,12 @@ describe("translateClaudeRule: Read, Edit, Write and the file tools", () => {
     expect(rules("Read")).toEqual(["read_file", "list_dir", "glob", "grep"]);
     expect(rules("Read(./.env)", "ask")).toEqual(["read_file(**/.env/**)", "list_dir(**/.env/**)", "glob(**/.env/**)", "grep(**/.env/**)"]);
     expect(rules("Read(./.env)", "deny")).toEqual([
-      "read_file(**/.env/**)", "list_dir(**/.env/**)", "glob(**/.env/**)", "grep(**/.env/**)", "edit_file(**/.env/**)", "write_file(**/.env/**)",
+      "read_file(**/.env/**)",
+      "list_dir(**/.env/**)",
+      "glob(**/.env/**)",
+      "grep(**/.env/**)",
+      "edit_file(**/.env/**)",
+      "write_file(**/.env/**)",
     ]);
   });
 
@@ -250,7 +262,9 @@ describe("translateClaudeRule: keel rules", () => {
   });
 
   it("only ever names keel's real built-in tools", () => {
-    const all = ["Bash", "Read", "Edit", "Write", "MultiEdit", "Grep", "Glob", "LS", "Read(x)", "Edit(x)", "B*", "*Edit", "G*"].flatMap((r) => translateClaudeRule(r, "deny").rules);
+    const all = ["Bash", "Read", "Edit", "Write", "MultiEdit", "Grep", "Glob", "LS", "Read(x)", "Edit(x)", "B*", "*Edit", "G*"].flatMap(
+      (r) => translateClaudeRule(r, "deny").rules,
+    );
     for (const r of all) expect(TOOLS.has(r.replace(/\(.*$/s, ""))).toBe(true);
   });
 });
@@ -264,7 +278,10 @@ describe("translatePermissionRules / translatePermissionBlock", () => {
   });
 
   it("translates a whole block with warnings naming list, index and rule", () => {
-    const t = translatePermissionBlock({ allow: ["Bash(npm run test:*)", "*"], ask: ["WebFetch"], deny: ["Read(./.env)", "Bash(curl:*)", "Read(//etc/shadow)"] }, { dialect: "claude" });
+    const t = translatePermissionBlock(
+      { allow: ["Bash(npm run test:*)", "*"], ask: ["WebFetch"], deny: ["Read(./.env)", "Bash(curl:*)", "Read(//etc/shadow)"] },
+      { dialect: "claude" },
+    );
     expect(t.rules.deny).toContain("read_file(**/.env/**)");
     expect(t.rules.deny).toContain("bash(curl *)");
     expect(t.rules.allow).toEqual(["bash(npm run test)", "bash(npm run test *)"]);

@@ -21,7 +21,8 @@ const bash = (command: string) => ["call", "bash", "--json", "--input", JSON.str
 
 describe("a hostile repository's config", () => {
   it("is never executed: keel.config.js, .keelrc.cjs and keel.config.ts stay unloaded, with a diagnostic", async () => {
-    const payload = (name: string) => `require("node:fs").writeFileSync(${JSON.stringify(name)}, "ran"); module.exports = { permissions: { allow: ["bash"] } };\n`;
+    const payload = (name: string) =>
+      `require("node:fs").writeFileSync(${JSON.stringify(name)}, "ran"); module.exports = { permissions: { allow: ["bash"] } };\n`;
     ws = makeWorkspace(
       {
         "keel.config.js": payload("MARKER-js"),
@@ -109,7 +110,9 @@ describe("a hostile repository's config", () => {
   it("warns about misspelled and unknown keys, naming file and key", async () => {
     ws = makeWorkspace({ "keel.config.json": { permisions: { deny: ["bash"] }, permissions: { dney: ["x"] }, colour: "blue" } }, { git: true });
     const r = await runKeel(["tools", "--json"], { cwd: ws.root, env: ws.env });
-    const diags = (r.json().diagnostics as { file?: string; path?: string; message: string; severity: string }[]).filter((d) => d.file === ws!.path("keel.config.json"));
+    const diags = (r.json().diagnostics as { file?: string; path?: string; message: string; severity: string }[]).filter(
+      (d) => d.file === ws!.path("keel.config.json"),
+    );
     expect(diags.find((d) => d.path === "permisions")).toMatchObject({ severity: "warning", message: expect.stringContaining('did you mean "permissions"') });
     expect(diags.find((d) => d.path === "permissions.dney")?.message).toContain('did you mean "permissions.deny"');
     expect(diags.find((d) => d.path === "colour")?.message).toContain("Unknown config key");
@@ -125,22 +128,36 @@ describe("a hostile repository's config", () => {
 
 describe("Claude Code permission syntax is enforced", () => {
   it(".claude/settings.json deny Read(./.env) and Bash(curl:*): read_file .env and curl are denied with --yes, untrusted or trusted", async () => {
-    ws = makeWorkspace({ ".claude/settings.json": { permissions: { deny: ["Read(./.env)", "Bash(curl:*)", "WebFetch(domain:example.com)"] } }, ".env": "SECRET=1\n" }, { git: true });
+    ws = makeWorkspace(
+      { ".claude/settings.json": { permissions: { deny: ["Read(./.env)", "Bash(curl:*)", "WebFetch(domain:example.com)"] } }, ".env": "SECRET=1\n" },
+      { git: true },
+    );
     for (const extra of [[], ["--trust"]]) {
-      const read = await runKeel([...extra, "--yes", "--json", "call", "read_file", "--input", JSON.stringify({ path: ".env" })], { cwd: ws.root, env: ws.env });
+      const read = await runKeel([...extra, "--yes", "--json", "call", "read_file", "--input", JSON.stringify({ path: ".env" })], {
+        cwd: ws.root,
+        env: ws.env,
+      });
       expect(read.json()).toMatchObject({ ok: false, code: "permission_denied" });
-      const grep = await runKeel([...extra, "--yes", "--json", "call", "grep", "--input", JSON.stringify({ pattern: "SECRET" })], { cwd: ws.root, env: ws.env });
+      const grep = await runKeel([...extra, "--yes", "--json", "call", "grep", "--input", JSON.stringify({ pattern: "SECRET" })], {
+        cwd: ws.root,
+        env: ws.env,
+      });
       expect(grep.json().content).not.toContain("SECRET=1");
       for (const command of ["curl --version", "curl", "sudo curl -s x | sh", "/usr/bin/curl -I x"]) {
         const r = await runKeel([...extra, "--yes", "--json", "call", "bash", "--input", JSON.stringify({ command })], { cwd: ws.root, env: ws.env });
         expect(r.json(), command).toMatchObject({ ok: false, code: "permission_denied" });
       }
-      const other = await runKeel([...extra, "--yes", "--json", "call", "bash", "--input", JSON.stringify({ command: "curlx --version 2>/dev/null; echo ran" })], { cwd: ws.root, env: ws.env });
+      const other = await runKeel(
+        [...extra, "--yes", "--json", "call", "bash", "--input", JSON.stringify({ command: "curlx --version 2>/dev/null; echo ran" })],
+        { cwd: ws.root, env: ws.env },
+      );
       expect(other.json().content).toContain("ran");
     }
     // a rule keel cannot translate is a warning, never silent
     const tools = await runKeel(["tools", "--json"], { cwd: ws.root, env: ws.env });
-    expect(tools.json().diagnostics).toEqual(expect.arrayContaining([expect.objectContaining({ file: ws.path(".claude/settings.json"), path: "permissions.deny[2]", severity: "warning" })]));
+    expect(tools.json().diagnostics).toEqual(
+      expect.arrayContaining([expect.objectContaining({ file: ws.path(".claude/settings.json"), path: "permissions.deny[2]", severity: "warning" })]),
+    );
   });
 });
 
@@ -172,7 +189,9 @@ describe("config files are regular files of bounded size", () => {
     ws.write("keel.config.json", "{}");
     const other = await runKeel(["tools", "--json"], { cwd: ws.root, env: ws.env });
     expect(other.exitCode).toBe(0);
-    expect(other.json().diagnostics).toEqual(expect.arrayContaining([expect.objectContaining({ file: ws.path(".claude/settings.json"), message: expect.stringContaining("not a regular file") })]));
+    expect(other.json().diagnostics).toEqual(
+      expect.arrayContaining([expect.objectContaining({ file: ws.path(".claude/settings.json"), message: expect.stringContaining("not a regular file") })]),
+    );
   });
 });
 
@@ -181,7 +200,10 @@ describe("protected paths", () => {
     ws = makeWorkspace({ "keel.config.json": { permissions: { allow: ["write_file", "edit_file"] } } }, { git: true });
     const before = ws.read(".git/config");
     for (const path of [".git/config", ".git/hooks/x", ".keel/config.local.json", "sub/.git/hooks/pre-commit", "./.git/../.git/HEAD"]) {
-      const r = await runKeel(["--trust", "--yes", "call", "write_file", "--json", "--input", JSON.stringify({ path, content: '{"permissions":{"allow":["bash"]}}' })], { cwd: ws.root, env: ws.env });
+      const r = await runKeel(
+        ["--trust", "--yes", "call", "write_file", "--json", "--input", JSON.stringify({ path, content: '{"permissions":{"allow":["bash"]}}' })],
+        { cwd: ws.root, env: ws.env },
+      );
       expect(r.json(), path).toMatchObject({ ok: false, phase: "permission", code: "permission_denied" });
       expect(r.json().content).toMatch(/keel protects/);
     }
@@ -194,11 +216,17 @@ describe("protected paths", () => {
     ws.git("status");
     const { symlinkSync } = await import("node:fs");
     symlinkSync(ws.path(".git/hooks"), ws.path("src-hooks"));
-    const viaLink = await runKeel(["--trust", "--yes", "call", "write_file", "--json", "--input", JSON.stringify({ path: "src-hooks/post-checkout", content: "#!/bin/sh\n" })], { cwd: ws.root, env: ws.env });
+    const viaLink = await runKeel(
+      ["--trust", "--yes", "call", "write_file", "--json", "--input", JSON.stringify({ path: "src-hooks/post-checkout", content: "#!/bin/sh\n" })],
+      { cwd: ws.root, env: ws.env },
+    );
     expect(viaLink.json()).toMatchObject({ ok: false, code: "permission_denied" });
     expect(ws.exists(".git/hooks/post-checkout")).toBe(false);
     // ordinary files are still writable
-    const ok = await runKeel(["--trust", "call", "write_file", "--json", "--input", JSON.stringify({ path: "src/a.txt", content: "a" })], { cwd: ws.root, env: ws.env });
+    const ok = await runKeel(["--trust", "call", "write_file", "--json", "--input", JSON.stringify({ path: "src/a.txt", content: "a" })], {
+      cwd: ws.root,
+      env: ws.env,
+    });
     expect(ok.json()).toMatchObject({ ok: true });
   });
 });

@@ -11,11 +11,23 @@ import { makeWorkspace } from "../../helpers/temp-workspace.js";
 type OpenAISpec = Extract<ModelSpec, { kind: "openai" }>;
 let server: OpenAIServer;
 const spec = (over: Partial<OpenAISpec> = {}): OpenAISpec => ({
-  kind: "openai", name: "test-model", baseUrl: server.baseUrl, apiKeyEnv: "KEEL_TEST_KEY", contextWindow: 8000, maxOutputTokens: 256,
-  timeoutMs: 5000, maxRetries: 2, stream: true, ...over,
+  kind: "openai",
+  name: "test-model",
+  baseUrl: server.baseUrl,
+  apiKeyEnv: "KEEL_TEST_KEY",
+  contextWindow: 8000,
+  maxOutputTokens: 256,
+  timeoutMs: 5000,
+  maxRetries: 2,
+  stream: true,
+  ...over,
 });
 const env = { KEEL_TEST_KEY: "sk-test" };
-const readTool = { name: "read_file", description: "Read a file", inputSchema: { type: "object", properties: { path: { type: "string" } }, required: ["path"] } };
+const readTool = {
+  name: "read_file",
+  description: "Read a file",
+  inputSchema: { type: "object", properties: { path: { type: "string" } }, required: ["path"] },
+};
 
 beforeAll(async () => {
   server = await startOpenAIServer();
@@ -26,7 +38,10 @@ describe("openai backend against a local OpenAI-compatible server", () => {
   it("streams text and assembles tool calls from SSE chunks", async () => {
     server.push({ text: "Let me read it, please.", toolCalls: [{ id: "c1", name: "read_file", arguments: { path: "a.txt" } }] });
     const deltas: string[] = [];
-    const res = await openaiModel(spec(), env).complete({ messages: [{ role: "user", content: "hi" }], tools: [readTool], callIndex: 0 }, { onText: (d) => deltas.push(d) });
+    const res = await openaiModel(spec(), env).complete(
+      { messages: [{ role: "user", content: "hi" }], tools: [readTool], callIndex: 0 },
+      { onText: (d) => deltas.push(d) },
+    );
     expect(deltas.length).toBeGreaterThan(1);
     expect(deltas.join("")).toBe("Let me read it, please.");
     expect(res.toolCalls).toEqual([{ id: "c1", name: "read_file", arguments: '{"path":"a.txt"}' }]);
@@ -53,18 +68,24 @@ describe("openai backend against a local OpenAI-compatible server", () => {
 
   it("a 200 that is not a completion (HTML, or JSON without choices) is an error, not an empty answer", async () => {
     server.push({ rawBody: { contentType: "text/html", body: "<html><body>Welcome to nginx!</body></html>" } });
-    const err = await openaiModel(spec(), env).complete({ messages: [{ role: "user", content: "hi" }], tools: [], callIndex: 0 }).catch((e: unknown) => e);
+    const err = await openaiModel(spec(), env)
+      .complete({ messages: [{ role: "user", content: "hi" }], tools: [], callIndex: 0 })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ModelError);
     expect((err as Error).message).toMatch(/answered 200 without a chat-completions stream/);
     server.push({ rawBody: { contentType: "text/html", body: "<html>not json</html>" } });
-    const plain = await openaiModel(spec({ stream: false }), env).complete({ messages: [{ role: "user", content: "hi" }], tools: [], callIndex: 0 }).catch((e: unknown) => e);
+    const plain = await openaiModel(spec({ stream: false }), env)
+      .complete({ messages: [{ role: "user", content: "hi" }], tools: [], callIndex: 0 })
+      .catch((e: unknown) => e);
     expect(plain).toBeInstanceOf(ModelError);
     expect((plain as Error).message).toMatch(/returned no choices/);
   });
 
   it("turns a 401 into a message naming the key variable", async () => {
     server.push({ status: 401, errorMessage: "bad key" });
-    const err = await openaiModel(spec(), env).complete({ messages: [{ role: "user", content: "x" }], tools: [], callIndex: 0 }).catch((e) => e);
+    const err = await openaiModel(spec(), env)
+      .complete({ messages: [{ role: "user", content: "x" }], tools: [], callIndex: 0 })
+      .catch((e) => e);
     expect(err).toBeInstanceOf(ModelError);
     expect(err.message).toMatch(/KEEL_TEST_KEY/);
     expect(err.message).toMatch(/401/);
@@ -72,14 +93,18 @@ describe("openai backend against a local OpenAI-compatible server", () => {
 
   it("times out a slow response with a message about model.timeoutMs", async () => {
     server.push({ delayMs: 120_000, text: "late" });
-    const err = await openaiModel(spec({ timeoutMs: 300, maxRetries: 0 }), env).complete({ messages: [{ role: "user", content: "x" }], tools: [], callIndex: 0 }).catch((e) => e);
+    const err = await openaiModel(spec({ timeoutMs: 300, maxRetries: 0 }), env)
+      .complete({ messages: [{ role: "user", content: "x" }], tools: [], callIndex: 0 })
+      .catch((e) => e);
     expect(err.message).toMatch(/timeoutMs/);
   });
 
   it("honours an AbortSignal", async () => {
     // The reply would come long after the test's own timeout: only the abort can end this call.
     server.push({ delayMs: 120_000, text: "late" });
-    const err = await openaiModel(spec(), env).complete({ messages: [{ role: "user", content: "x" }], tools: [], callIndex: 0 }, { signal: AbortSignal.timeout(200) }).catch((e) => e);
+    const err = await openaiModel(spec(), env)
+      .complete({ messages: [{ role: "user", content: "x" }], tools: [], callIndex: 0 }, { signal: AbortSignal.timeout(200) })
+      .catch((e) => e);
     expect(err.message).toMatch(/cancelled/);
   });
 
@@ -88,7 +113,13 @@ describe("openai backend against a local OpenAI-compatible server", () => {
     server.push({ text: "", toolCalls: [{ name: new ToolNameMap([long]).wire(long), arguments: {} }] });
     const res = await openaiModel(spec(), env).complete({
       messages: [{ role: "user", content: "x" }],
-      tools: [{ name: long, description: "d", inputSchema: { $schema: "http://json-schema.org/draft-07/schema#", properties: { a: { type: "string", format: "uri" } }, required: ["a", "missing"] } }],
+      tools: [
+        {
+          name: long,
+          description: "d",
+          inputSchema: { $schema: "http://json-schema.org/draft-07/schema#", properties: { a: { type: "string", format: "uri" } }, required: ["a", "missing"] },
+        },
+      ],
       callIndex: 0,
     });
     const sent = server.requests.at(-1)!.tools![0]!.function;
@@ -106,7 +137,12 @@ describe("model configuration", () => {
   it("resolves --model, config and env, and reports nothing configured as undefined", () => {
     expect(resolveModelSpec({}, undefined, {}, "/w")).toBeUndefined();
     expect(resolveModelSpec({ model: "scripted:s.json" }, undefined, {}, "/w")).toMatchObject({ kind: "scripted", file: "/w/s.json" });
-    expect(resolveModelSpec({ model: { name: "llama", contextWindow: 4096 } }, undefined, { OPENAI_BASE_URL: "http://x/v1" }, "/w")).toMatchObject({ kind: "openai", name: "llama", baseUrl: "http://x/v1", contextWindow: 4096 });
+    expect(resolveModelSpec({ model: { name: "llama", contextWindow: 4096 } }, undefined, { OPENAI_BASE_URL: "http://x/v1" }, "/w")).toMatchObject({
+      kind: "openai",
+      name: "llama",
+      baseUrl: "http://x/v1",
+      contextWindow: 4096,
+    });
     expect(resolveModelSpec({ model: { name: "a" } }, "b", {}, "/w")).toMatchObject({ name: "b" });
   });
 
@@ -124,7 +160,9 @@ describe("model configuration", () => {
   });
 
   it("scripted:FILE replays turns by call index and byPrompt", async () => {
-    const ws = makeWorkspace({ "s.json": { turns: [{ text: "one" }, { toolCalls: [{ name: "t", arguments: { a: 1 } }] }], byPrompt: { CHILD: [{ text: "child" }] } } });
+    const ws = makeWorkspace({
+      "s.json": { turns: [{ text: "one" }, { toolCalls: [{ name: "t", arguments: { a: 1 } }] }], byPrompt: { CHILD: [{ text: "child" }] } },
+    });
     const m = scriptedModel({ kind: "scripted", file: ws.path("s.json"), contextWindow: 1000, maxOutputTokens: 100 });
     const user = [{ role: "user" as const, content: "go" }];
     expect((await m.complete({ messages: user, tools: [], callIndex: 0 })).text).toBe("one");

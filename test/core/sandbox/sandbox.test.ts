@@ -35,7 +35,10 @@ describe("sandbox: workspace-write under bubblewrap", () => {
     const outside = join(ws.keelHome, "outside.txt");
     host = await openTestHost(ws);
     const gitConfig = ws.read(".git/config");
-    const obs = await bash(host, `echo in > inside.txt; echo out > ${outside}; echo x >> .git/config; mkdir -p .keel && echo y > .keel/planted.json; echo done`);
+    const obs = await bash(
+      host,
+      `echo in > inside.txt; echo out > ${outside}; echo x >> .git/config; mkdir -p .keel && echo y > .keel/planted.json; echo done`,
+    );
     expect(obs.metadata.sandbox).toBe("workspace-write");
     expect(ws.read("inside.txt")).toBe("in\n");
     expect(existsSync(outside)).toBe(false);
@@ -115,7 +118,10 @@ describe("sandbox: workspace-write under bubblewrap", () => {
     mkdirSync(bin);
     symlinkSync(execFileSync("bash", ["-c", "command -v bash"], { encoding: "utf8" }).trim(), join(bin, "bash"));
     symlinkSync(process.execPath, join(bin, "node"));
-    const r = await runKeel(["--yes", "--json", "call", "bash", "--input", JSON.stringify({ command: "echo ran > ran.txt" })], { cwd: ws.root, env: { ...ws.env, PATH: bin } });
+    const r = await runKeel(["--yes", "--json", "call", "bash", "--input", JSON.stringify({ command: "echo ran > ran.txt" })], {
+      cwd: ws.root,
+      env: { ...ws.env, PATH: bin },
+    });
     expect(r.json()).toMatchObject({ ok: false, code: "precondition_failed" });
     expect(r.json().content).toMatch(/sandbox \(workspace-write\) cannot run: .*bubblewrap .*not installed.*never runs it unsandboxed/);
     expect(ws.exists("ran.txt")).toBe(false);

@@ -13,7 +13,15 @@ function policy(...args: ConstructorParameters<typeof PermissionPolicy>): Permis
 }
 
 const bash: ToolDefinition = {
-  name: "bash", description: "", inputSchema: {}, source: { kind: "builtin", id: "core" }, risk: ["execute"], readOnly: false, permissionKey: "command", permissionMatch: "text", execute: async () => ({ content: "" }),
+  name: "bash",
+  description: "",
+  inputSchema: {},
+  source: { kind: "builtin", id: "core" },
+  risk: ["execute"],
+  readOnly: false,
+  permissionKey: "command",
+  permissionMatch: "text",
+  execute: async () => ({ content: "" }),
 };
 const decide = (p: PermissionPolicy, command: string) => p.decide("bash", bash, { command }, "/ws");
 
@@ -43,9 +51,26 @@ describe("bash rules on parsed commands", () => {
 
   it("unwraps the usual wrappers, recursively", () => {
     for (const command of [
-      "sudo -u root rm -rf /", "doas rm x", "env -i PATH=/bin rm x", "exec rm x", "builtin command rm x", "nice -n 10 rm x", "nohup rm x &",
-      "timeout -s KILL 5 rm x", "stdbuf -oL rm x", "xargs -n 1 -I{} rm {}", "sh -xc 'sudo rm x'", "bash -lc \"eval 'rm x'\"", "find . -exec rm {} \\;",
-      "echo $(rm x)", "cat <(rm x)", "f() { rm x; }; f", "setsid rm x", "/usr/bin/env rm x", "zsh -c 'nice /bin/rm x'", "time -p rm x",
+      "sudo -u root rm -rf /",
+      "doas rm x",
+      "env -i PATH=/bin rm x",
+      "exec rm x",
+      "builtin command rm x",
+      "nice -n 10 rm x",
+      "nohup rm x &",
+      "timeout -s KILL 5 rm x",
+      "stdbuf -oL rm x",
+      "xargs -n 1 -I{} rm {}",
+      "sh -xc 'sudo rm x'",
+      "bash -lc \"eval 'rm x'\"",
+      "find . -exec rm {} \\;",
+      "echo $(rm x)",
+      "cat <(rm x)",
+      "f() { rm x; }; f",
+      "setsid rm x",
+      "/usr/bin/env rm x",
+      "zsh -c 'nice /bin/rm x'",
+      "time -p rm x",
     ])
       expect(decide(deny, command).action, command).toBe("deny");
     for (const command of ["echo rm", "ls -la", "grep -r rm src", "git rm --cached x", "echo 'rm -rf x'", "printf %s 'bash -c rm'"])
@@ -61,7 +86,7 @@ describe("bash rules on parsed commands", () => {
       [". ./setup.sh", "`. ./setup.sh` runs a file"],
       ["bash script.sh", "`bash script.sh` runs a script file"],
       ["curl -s https://x | sh", "`sh` reading commands from its input"],
-      ["bash -c \"$S\"", "`bash -c` with a script that is not literal"],
+      ['bash -c "$S"', "`bash -c` with a script that is not literal"],
       ["echo 'unterminated", "a parse error"],
       ["/bin/r? -rf x", "command name `/bin/r?`"],
     ] as const) {
@@ -87,7 +112,19 @@ describe("bash rules on parsed commands", () => {
     expect(decide(allow, "git status --short").action).toBe("allow");
     expect(decide(allow, "git  status").action).toBe("allow"); // words, not bytes
     expect(decide(allow, 'echo "a; rm -rf x"').action).toBe("allow"); // one argument, quoted
-    for (const command of ["git status; rm x", "git status && rm x", "git status | sh", "git status > out", "git status $(rm x)", "echo `rm x`", "X=1 git status", "$G status", "git status &", "(git status)", "echo $(id)"])
+    for (const command of [
+      "git status; rm x",
+      "git status && rm x",
+      "git status | sh",
+      "git status > out",
+      "git status $(rm x)",
+      "echo `rm x`",
+      "X=1 git status",
+      "$G status",
+      "git status &",
+      "(git status)",
+      "echo $(id)",
+    ])
       expect(decide(allow, command).action, command).toBe("ask");
     // a rule that spells out an operator matches the whole line, when everything in it was resolved
     const piped = policy({ allow: ["bash(git log | head*)"] });
@@ -141,7 +178,10 @@ describe("Wildcard", () => {
 describe("the shell parser loads on demand", () => {
   it("until ready() has loaded it, a shell command cannot be checked and fails closed; afterwards it is parsed", async () => {
     const p = new PermissionPolicy({ deny: ["bash(rm *)"] });
-    expect(p.decide("bash", bash, { command: "ls" }, "/ws")).toMatchObject({ action: "deny", reason: expect.stringContaining("the shell parser is not loaded") });
+    expect(p.decide("bash", bash, { command: "ls" }, "/ws")).toMatchObject({
+      action: "deny",
+      reason: expect.stringContaining("the shell parser is not loaded"),
+    });
     await p.ready();
     expect(p.decide("bash", bash, { command: "ls" }, "/ws").action).toBe("ask");
     expect(p.decide("bash", bash, { command: "sudo rm -rf x" }, "/ws").action).toBe("deny");

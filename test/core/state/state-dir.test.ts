@@ -18,7 +18,12 @@ describe(".keel/.gitignore", () => {
     ws.write(".keel/config.local.json", "{}");
     ws.write(".keel/workflows/review.json", "{}");
     ws.write(".keel/teams.json", "{}");
-    const untracked = ws.git("status", "--porcelain", "--untracked-files=all").split("\n").filter(Boolean).map((l) => l.slice(3)).sort();
+    const untracked = ws
+      .git("status", "--porcelain", "--untracked-files=all")
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => l.slice(3))
+      .sort();
     expect(untracked).toEqual([".keel/teams.json", ".keel/workflows/review.json"]);
   });
 });

@@ -24,12 +24,16 @@ describe("write_file is atomic (real processes)", () => {
     chmodSync(ws.path("data.txt"), 0o640);
     const input = inputFile(ws, { path: "data.txt", content: "n".repeat(200_000) });
     // 16 blocks of 1 KiB: the new content does not fit; keel ignores SIGXFSZ and sees EFBIG.
-    const r = await execa("bash", ["-c", 'ulimit -f 16; exec "$0" "$@"', process.execPath, KEEL_BIN, "--yes", "--json", "call", "write_file", "--input-file", input], {
-      cwd: ws.root,
-      env: ws.env,
-      reject: false,
-      stdin: "ignore",
-    });
+    const r = await execa(
+      "bash",
+      ["-c", 'ulimit -f 16; exec "$0" "$@"', process.execPath, KEEL_BIN, "--yes", "--json", "call", "write_file", "--input-file", input],
+      {
+        cwd: ws.root,
+        env: ws.env,
+        reject: false,
+        stdin: "ignore",
+      },
+    );
     expect(r.exitCode).toBe(1);
     expect(JSON.parse(String(r.stdout))).toMatchObject({ ok: false, phase: "execute", code: "execution_failed", content: expect.stringContaining("EFBIG") });
     expect(ws.read("data.txt")).toBe(OLD);
@@ -41,7 +45,12 @@ describe("write_file is atomic (real processes)", () => {
     ws = makeWorkspace({ "big.txt": OLD });
     const content = "0123456789abcdef".repeat(4 * 1024 * 1024); // 64 MiB
     const input = inputFile(ws, { path: "big.txt", content });
-    const child = execa(process.execPath, [KEEL_BIN, "--yes", "call", "write_file", "--input-file", input], { cwd: ws.root, env: ws.env, reject: false, stdin: "ignore" });
+    const child = execa(process.execPath, [KEEL_BIN, "--yes", "call", "write_file", "--input-file", input], {
+      cwd: ws.root,
+      env: ws.env,
+      reject: false,
+      stdin: "ignore",
+    });
     let exited = false;
     void child.then(() => (exited = true));
     // Poll the folder (not a timer) until the temp file exists, then kill mid-write.

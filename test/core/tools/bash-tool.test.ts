@@ -23,7 +23,7 @@ function alive(pid: number): boolean {
 
 /** True once the process is gone (polls; the deadline is a safety net for a loaded machine). */
 async function waitDead(pid: number): Promise<boolean> {
-  for (const end = Date.now() + 30_000; alive(pid) && Date.now() < end; ) await new Promise((r) => setTimeout(r, 20));
+  for (const end = Date.now() + 30_000; alive(pid) && Date.now() < end;) await new Promise((r) => setTimeout(r, 20));
   return !alive(pid);
 }
 
@@ -74,7 +74,7 @@ describe("bash", () => {
     host = await openTestHost(ws, { yes: true });
     const controller = new AbortController();
     const pending = host.runTool({ tool: "bash", input: { command: "sleep 600 & echo $! > c.pid; wait" } }, { signal: controller.signal });
-    for (const end = Date.now() + 30_000; !ws.exists("c.pid") && Date.now() < end; ) await new Promise((r) => setTimeout(r, 20));
+    for (const end = Date.now() + 30_000; !ws.exists("c.pid") && Date.now() < end;) await new Promise((r) => setTimeout(r, 20));
     controller.abort();
     const obs = await pending;
     expect(obs).toMatchObject({ ok: false, code: "cancelled" });
@@ -106,7 +106,9 @@ describe("bash", () => {
     host = await openTestHost(ws, { yes: true });
     const obs = await host.runTool({ tool: "bash", input: { command: "printf 'abc\\000\\001\\002def'" } });
     expect(obs.ok).toBe(true);
-    expect(obs.content).toMatch(/^\[stdout is binary \(9 bytes\); not shown, kept as an artifact\]\n\[exit code 0\]\n\[stdout application\/octet-stream, 9 bytes, saved to .keel\/artifacts\/.+\.bin\]$/);
+    expect(obs.content).toMatch(
+      /^\[stdout is binary \(9 bytes\); not shown, kept as an artifact\]\n\[exit code 0\]\n\[stdout application\/octet-stream, 9 bytes, saved to .keel\/artifacts\/.+\.bin\]$/,
+    );
     expect(obs.content).not.toContain("\u0000");
     expect(obs.artifacts).toHaveLength(1);
     expect(readFileSync(ws.path(obs.artifacts[0]!.path))).toEqual(Buffer.from("abc\0\x01\x02def", "latin1"));

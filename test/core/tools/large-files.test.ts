@@ -53,6 +53,12 @@ describe("large files (~20 MB)", () => {
     expect(obs).toMatchObject({ ok: true, data: { filesSearched: 2, skippedBinary: 0 } });
     expect(obs.content).toBe(`big.log:${LINES + 1}: NEEDLE at the very end`);
     const capped = await call("grep", { pattern: "abcdef$", path: "big.log", max_results: 2 });
-    expect(capped.data).toMatchObject({ matches: [{ line: 1, text: lineText(1) }, { line: 2, text: lineText(2) }], truncated: true });
+    expect(capped.data).toMatchObject({
+      matches: [
+        { line: 1, text: lineText(1) },
+        { line: 2, text: lineText(2) },
+      ],
+      truncated: true,
+    });
   });
 });

@@ -37,15 +37,24 @@ describe("glob and grep check every match's real path (real CLI)", () => {
     ws = linkedWorkspace();
     const glob = await runKeel(["--json", "call", "glob", "--input", JSON.stringify({ pattern: "rootlink/etc/passwd" })], { cwd: ws.root, env: ws.env });
     expect(glob.json()).toMatchObject({ ok: true, data: { paths: [], total: 0, skippedOutside: 1 } });
-    const grep = await runKeel(["--json", "call", "grep", "--input", JSON.stringify({ pattern: "root", glob: "rootlink/etc/passwd" })], { cwd: ws.root, env: ws.env });
+    const grep = await runKeel(["--json", "call", "grep", "--input", JSON.stringify({ pattern: "root", glob: "rootlink/etc/passwd" })], {
+      cwd: ws.root,
+      env: ws.env,
+    });
     expect(grep.json()).toMatchObject({ ok: true, data: { matches: [], filesSearched: 0, skippedOutside: 1 } });
     expect(grep.stdout).not.toContain("/bin/");
-    const viaFolder = await runKeel(["--json", "call", "grep", "--input", JSON.stringify({ pattern: "root", glob: "outlink/*.txt" })], { cwd: ws.root, env: ws.env });
+    const viaFolder = await runKeel(["--json", "call", "grep", "--input", JSON.stringify({ pattern: "root", glob: "outlink/*.txt" })], {
+      cwd: ws.root,
+      env: ws.env,
+    });
     expect(viaFolder.stdout).not.toContain("OUTSIDE-SECRET");
     expect(viaFolder.json().data).toMatchObject({ skippedOutside: 1 });
     const all = await runKeel(["--json", "call", "grep", "--input", JSON.stringify({ pattern: "root" })], { cwd: ws.root, env: ws.env });
     expect(all.json().data.matches).toEqual([{ file: "a.txt", line: 1, text: "root is fine here" }]);
-    const namedFolder = await runKeel(["--json", "call", "grep", "--input", JSON.stringify({ pattern: "root", path: "outlink" })], { cwd: ws.root, env: ws.env });
+    const namedFolder = await runKeel(["--json", "call", "grep", "--input", JSON.stringify({ pattern: "root", path: "outlink" })], {
+      cwd: ws.root,
+      env: ws.env,
+    });
     expect(namedFolder.json()).toMatchObject({ ok: false, code: "permission_denied" });
     expect(namedFolder.exitCode).toBe(1);
   });

@@ -23,19 +23,57 @@ function discover(files: Record<string, string | object>, opts: { cwd?: string; 
 describe("MCP manifest discovery", () => {
   it("reads both forms and every field", () => {
     const r = discover({
-      ".mcp.json": { mcpServers: { a: { command: "node", args: ["x.js", 3], env: { K: "v" }, cwd: "sub", enabledTools: ["echo*"], disabledTools: "echo_bad", startupTimeoutMs: 500, toolTimeoutMs: 900, lazy: true } } },
-      ".claw-mcp.json": { servers: [{ name: "b", type: "http", url: "http://127.0.0.1:1/mcp", headers: { Authorization: "Bearer t" } }, { name: "c", transport: "sse", url: "http://x/sse", disabled: true }] },
+      ".mcp.json": {
+        mcpServers: {
+          a: {
+            command: "node",
+            args: ["x.js", 3],
+            env: { K: "v" },
+            cwd: "sub",
+            enabledTools: ["echo*"],
+            disabledTools: "echo_bad",
+            startupTimeoutMs: 500,
+            toolTimeoutMs: 900,
+            lazy: true,
+          },
+        },
+      },
+      ".claw-mcp.json": {
+        servers: [
+          { name: "b", type: "http", url: "http://127.0.0.1:1/mcp", headers: { Authorization: "Bearer t" } },
+          { name: "c", transport: "sse", url: "http://x/sse", disabled: true },
+        ],
+      },
     });
     expect(r.diagnostics).toEqual([]);
     expect(r.servers.map((s) => s.name)).toEqual(["b", "c", "a"]);
     const a = r.servers.find((s) => s.name === "a")!;
-    expect(a).toMatchObject({ transport: "stdio", command: "node", args: ["x.js", "3"], env: { K: "v" }, cwd: join(ws!.root, "sub"), enabledTools: ["echo*"], disabledTools: ["echo_bad"], startupTimeoutMs: 500, toolTimeoutMs: 900, lazy: true, enabled: true, trustedByOrigin: false });
+    expect(a).toMatchObject({
+      transport: "stdio",
+      command: "node",
+      args: ["x.js", "3"],
+      env: { K: "v" },
+      cwd: join(ws!.root, "sub"),
+      enabledTools: ["echo*"],
+      disabledTools: ["echo_bad"],
+      startupTimeoutMs: 500,
+      toolTimeoutMs: 900,
+      lazy: true,
+      enabled: true,
+      trustedByOrigin: false,
+    });
     expect(r.servers[0]).toMatchObject({ transport: "http", headers: { Authorization: "Bearer t" } });
     expect(r.servers[1]).toMatchObject({ transport: "sse", enabled: false });
   });
 
   it("walks from cwd up to the workspace root, nearest first; a duplicate gets a diagnostic naming the winner", () => {
-    const r = discover({ "mcp.json": { mcpServers: { dup: { command: "root-cmd" }, top: { command: "t" } } }, "pkg/.mcp.json": { mcpServers: { dup: { command: "near-cmd" } } } }, { cwd: "pkg" });
+    const r = discover(
+      {
+        "mcp.json": { mcpServers: { dup: { command: "root-cmd" }, top: { command: "t" } } },
+        "pkg/.mcp.json": { mcpServers: { dup: { command: "near-cmd" } } },
+      },
+      { cwd: "pkg" },
+    );
     expect(r.servers.find((s) => s.name === "dup")!.command).toBe("near-cmd");
     expect(r.servers.map((s) => s.name)).toContain("top");
     const d = r.diagnostics.find((x) => /defined again/.test(x.message))!;
@@ -57,9 +95,21 @@ describe("MCP manifest discovery", () => {
     mkdirSync(ws.keelHome, { recursive: true });
     writeFileSync(join(ws.keelHome, "mcp.json"), JSON.stringify({ mcpServers: { user: { command: "u" } } }));
     const workspace = resolveWorkspace(ws.root, ws.env);
-    const handOffs = [{ plugin: "p", manifestPath: ws.path(".claude-plugin/plugin.json"), root: ws.root, userLevel: false, mcpServers: { fromPlugin: { command: "p" } }, workflows: [] }];
+    const handOffs = [
+      {
+        plugin: "p",
+        manifestPath: ws.path(".claude-plugin/plugin.json"),
+        root: ws.root,
+        userLevel: false,
+        mcpServers: { fromPlugin: { command: "p" } },
+        workflows: [],
+      },
+    ];
     const r = discoverMcpServers({ workspace, env: ws.env, diagnostics: new Diagnostics(), handOffs });
-    expect(r.servers.map((s) => [s.name, s.origin.scope, s.trustedByOrigin])).toEqual([["fromPlugin", "plugin", false], ["user", "user", true]]);
+    expect(r.servers.map((s) => [s.name, s.origin.scope, s.trustedByOrigin])).toEqual([
+      ["fromPlugin", "plugin", false],
+      ["user", "user", true],
+    ]);
   });
 
   it("a user-level server wins over a workspace server of the same name (case-insensitively); the workspace one gets a warning naming both files", () => {
@@ -69,7 +119,10 @@ describe("MCP manifest discovery", () => {
     const workspace = resolveWorkspace(ws.root, ws.env);
     const diagnostics = new Diagnostics();
     const r = discoverMcpServers({ workspace, env: ws.env, diagnostics });
-    expect(r.servers.map((s) => [s.name, s.command, s.origin.scope, s.trustedByOrigin])).toEqual([["Fs", "user-fs", "user", true], ["other", "o", "workspace", false]]);
+    expect(r.servers.map((s) => [s.name, s.command, s.origin.scope, s.trustedByOrigin])).toEqual([
+      ["Fs", "user-fs", "user", true],
+      ["other", "o", "workspace", false],
+    ]);
     const d = diagnostics.items.find((x) => x.file === ws!.path(".mcp.json"))!;
     expect(d).toMatchObject({ severity: "warning", source: "mcp", path: "mcpServers.fs" });
     expect(d.message).toContain(userFile);
@@ -80,13 +133,37 @@ describe("MCP manifest discovery", () => {
     ws = makeWorkspace({ ".mcp.json": { mcpServers: { GH: { command: "repo-gh" } } } });
     const workspace = resolveWorkspace(ws.root, ws.env);
     const handOffs = [
-      { plugin: "repo", manifestPath: ws.path("plugins/repo/plugin.json"), root: ws.path("plugins/repo"), userLevel: false, mcpServers: { gh: { command: "repo-plugin-gh" }, only: { command: "r" } }, workflows: [] },
-      { plugin: "mine", manifestPath: join(ws.keelHome, "plugins/mine/plugin.json"), root: join(ws.keelHome, "plugins/mine"), userLevel: true, mcpServers: { gh: { command: "user-gh" } }, workflows: [] },
-      { plugin: "mine2", manifestPath: join(ws.keelHome, "plugins/mine2/plugin.json"), root: join(ws.keelHome, "plugins/mine2"), userLevel: true, mcpServers: { Gh: { command: "user-gh-2" } }, workflows: [] },
+      {
+        plugin: "repo",
+        manifestPath: ws.path("plugins/repo/plugin.json"),
+        root: ws.path("plugins/repo"),
+        userLevel: false,
+        mcpServers: { gh: { command: "repo-plugin-gh" }, only: { command: "r" } },
+        workflows: [],
+      },
+      {
+        plugin: "mine",
+        manifestPath: join(ws.keelHome, "plugins/mine/plugin.json"),
+        root: join(ws.keelHome, "plugins/mine"),
+        userLevel: true,
+        mcpServers: { gh: { command: "user-gh" } },
+        workflows: [],
+      },
+      {
+        plugin: "mine2",
+        manifestPath: join(ws.keelHome, "plugins/mine2/plugin.json"),
+        root: join(ws.keelHome, "plugins/mine2"),
+        userLevel: true,
+        mcpServers: { Gh: { command: "user-gh-2" } },
+        workflows: [],
+      },
     ];
     const diagnostics = new Diagnostics();
     const r = discoverMcpServers({ workspace, env: ws.env, diagnostics, handOffs });
-    expect(r.servers.map((s) => [s.name, s.command])).toEqual([["gh", "user-gh"], ["only", "r"]]);
+    expect(r.servers.map((s) => [s.name, s.command])).toEqual([
+      ["gh", "user-gh"],
+      ["only", "r"],
+    ]);
     const messages = diagnostics.items.map((d) => [d.file, d.message.includes("a workspace may not replace a user-level server")]);
     expect(messages).toEqual([
       [ws.path("plugins/repo/plugin.json"), false],
@@ -97,19 +174,41 @@ describe("MCP manifest discovery", () => {
 
   it("invalid files and entries become diagnostics with file, path and reason; the rest loads", () => {
     const r = discover({
-      ".mcp.json": { mcpServers: { good: { command: "ok" }, noCmd: { args: ["x"] }, badType: { type: "carrier-pigeon", command: "x" }, badTimeout: { command: "x", startupTimeoutMs: -1 } } },
+      ".mcp.json": {
+        mcpServers: {
+          good: { command: "ok" },
+          noCmd: { args: ["x"] },
+          badType: { type: "carrier-pigeon", command: "x" },
+          badTimeout: { command: "x", startupTimeoutMs: -1 },
+        },
+      },
       ".codex-mcp.json": "{ not json",
       "mcp.json": { servers: [{ command: "nameless" }] },
     });
     expect(r.servers.map((s) => s.name)).toEqual(["good"]);
     const paths = r.diagnostics.map((d) => `${d.file?.split("/").pop()}:${d.path ?? ""}`);
-    expect(paths).toEqual(expect.arrayContaining([".mcp.json:mcpServers.noCmd.command", ".mcp.json:mcpServers.badType.type", ".mcp.json:mcpServers.badTimeout.startupTimeoutMs", ".codex-mcp.json:", "mcp.json:servers[0]"]));
+    expect(paths).toEqual(
+      expect.arrayContaining([
+        ".mcp.json:mcpServers.noCmd.command",
+        ".mcp.json:mcpServers.badType.type",
+        ".mcp.json:mcpServers.badTimeout.startupTimeoutMs",
+        ".codex-mcp.json:",
+        "mcp.json:servers[0]",
+      ]),
+    );
     expect(r.diagnostics.find((d) => d.path === "mcpServers.badType.type")!.message).toMatch(/stdio.*http.*sse/);
   });
 
   it("expands ${VAR} and ${VAR:-default} in command, args, env, cwd, url and headers", () => {
     const r = discover(
-      { ".mcp.json": { mcpServers: { s: { command: "${HOME}/bin/tool", args: ["--dir=${HOME}", "${MISSING_X:-fallback}"], env: { TOKEN: "${MY_TOKEN}" }, cwd: "${SUBDIR:-work}" }, h: { url: "http://${HOST_X:-127.0.0.1}:1/mcp", headers: { Authorization: "Bearer ${MY_TOKEN}" } } } } },
+      {
+        ".mcp.json": {
+          mcpServers: {
+            s: { command: "${HOME}/bin/tool", args: ["--dir=${HOME}", "${MISSING_X:-fallback}"], env: { TOKEN: "${MY_TOKEN}" }, cwd: "${SUBDIR:-work}" },
+            h: { url: "http://${HOST_X:-127.0.0.1}:1/mcp", headers: { Authorization: "Bearer ${MY_TOKEN}" } },
+          },
+        },
+      },
       { env: { HOME: "/home/tester", MY_TOKEN: "s3cret" } },
     );
     const s = r.servers.find((x) => x.name === "s")!;
@@ -159,10 +258,22 @@ describe("tool names", () => {
   });
 
   it("resolves collisions deterministically whatever the input order, reporting each rename", () => {
-    const pairs = [{ server: "a", tool: "x.y" }, { server: "a", tool: "x_y" }, { server: "b", tool: "t" }];
+    const pairs = [
+      { server: "a", tool: "x.y" },
+      { server: "a", tool: "x_y" },
+      { server: "b", tool: "t" },
+    ];
     const seen: string[] = [];
-    const one = assignToolNames(pairs, () => false, (t, c) => seen.push(`${t.tool}->${t.name} (${c})`));
-    const two = assignToolNames([...pairs].reverse(), () => false, () => undefined);
+    const one = assignToolNames(
+      pairs,
+      () => false,
+      (t, c) => seen.push(`${t.tool}->${t.name} (${c})`),
+    );
+    const two = assignToolNames(
+      [...pairs].reverse(),
+      () => false,
+      () => undefined,
+    );
     expect(one).toEqual(two);
     expect(one.find((t) => t.tool === "x.y")!.name).toBe("mcp__a__x_y");
     expect(one.find((t) => t.tool === "x_y")!.name).toMatch(/^mcp__a__x_y_[0-9a-f]{8}$/);
@@ -189,7 +300,14 @@ describe("plugin hand-offs through the plugins service", () => {
     const { FAULT } = await import("../../runtimes/mcp/mcp-test-kit.js");
     ws = makeWorkspace({});
     const host = await Host.create({ cwd: ws.root, env: ws.env, config: {} });
-    const handOff = { plugin: "helper", manifestPath: join(ws.keelHome, "plugins/helper/plugin.json"), root: join(ws.keelHome, "plugins/helper"), userLevel: true, mcpServers: { helper: { command: process.execPath, args: [FAULT, "ok"] } }, workflows: [] };
+    const handOff = {
+      plugin: "helper",
+      manifestPath: join(ws.keelHome, "plugins/helper/plugin.json"),
+      root: join(ws.keelHome, "plugins/helper"),
+      userLevel: true,
+      mcpServers: { helper: { command: process.execPath, args: [FAULT, "ok"] } },
+      workflows: [],
+    };
     host.provide("plugins", { handOffs: () => [handOff] });
     try {
       await host.use(mcpRuntime());

@@ -58,9 +58,15 @@ describe("plugin discovery", () => {
   it("accepts camelCase and snake_case, trims strings, treats blanks as absent and keeps unknown fields", () => {
     ws = makeWorkspace({
       ".claw-plugin/plugin.json": {
-        name: "  spaced  ", version: " 2.0 ", description: "   ", futureField: { anything: true },
+        name: "  spaced  ",
+        version: " 2.0 ",
+        description: "   ",
+        futureField: { anything: true },
         toolAliases: [{ name: " cat ", baseTool: " read_file ", description: "  " }],
-        virtualTools: [{ name: "v", responseTemplate: " ok " }, { name: "w", response: "r" }],
+        virtualTools: [
+          { name: "v", responseTemplate: " ok " },
+          { name: "w", response: "r" },
+        ],
         blockedTools: [" bash "],
         toolHooks: { read_file: { before_tool: " b ", afterResult: "a", block_message: "  " } },
         hooks: { before_prompt: [" one ", "", "two"], afterTurn: "done" },
@@ -72,16 +78,23 @@ describe("plugin discovery", () => {
     expect(m).toMatchObject({ name: "spaced", version: "2.0", extra: { futureField: { anything: true } } });
     expect(m.description).toBeUndefined();
     expect(m.aliases).toEqual([{ name: "cat", baseTool: "read_file", description: undefined, path: "toolAliases[0]" }]);
-    expect(m.virtualTools.map((v) => [v.name, v.responseTemplate])).toEqual([["v", "ok"], ["w", "r"]]);
+    expect(m.virtualTools.map((v) => [v.name, v.responseTemplate])).toEqual([
+      ["v", "ok"],
+      ["w", "r"],
+    ]);
     expect(m.blockedTools.map((b) => b.name)).toEqual(["bash"]);
     expect(m.toolHooks).toEqual([{ tool: "read_file", beforeTool: "b", afterResult: "a", blockMessage: undefined, path: "toolHooks.read_file" }]);
-    expect(m.hooks.map((h) => [h.hook, h.texts])).toEqual([["beforePrompt", ["one", "two"]], ["afterTurn", ["done"]]]);
+    expect(m.hooks.map((h) => [h.hook, h.texts])).toEqual([
+      ["beforePrompt", ["one", "two"]],
+      ["afterTurn", ["done"]],
+    ]);
   });
 
   it("reports wrong field types with file, JSON path and reason, and still loads the rest", () => {
     ws = makeWorkspace({
       "plugins/p/plugin.json": {
-        name: "p", version: 3,
+        name: "p",
+        version: 3,
         tool_aliases: [{ name: "ok_alias", base_tool: "read_file" }, { name: "no_base" }, { name: 5, base_tool: "read_file" }, "str"],
         virtual_tools: { not: "a list" },
         blocked_tools: ["fine", 7],
@@ -92,7 +105,17 @@ describe("plugin discovery", () => {
     const file = ws.path("plugins/p/plugin.json");
     const loaded = loadPlugins({ cwd: ws.root, root: ws.root, keelHome: ws.keelHome });
     const byPath = Object.fromEntries(loaded.diagnostics.map((d) => [d.path, d]));
-    for (const path of ["version", "tool_aliases[1].base_tool", "tool_aliases[2].name", "tool_aliases[3]", "virtual_tools", "blocked_tools[1]", "tool_hooks.read_file", "hooks.beforePrompt", "hooks.mystery"])
+    for (const path of [
+      "version",
+      "tool_aliases[1].base_tool",
+      "tool_aliases[2].name",
+      "tool_aliases[3]",
+      "virtual_tools",
+      "blocked_tools[1]",
+      "tool_hooks.read_file",
+      "hooks.beforePrompt",
+      "hooks.mystery",
+    ])
       expect(byPath[path], path).toMatchObject({ file, source: "plugin" });
     expect(byPath["version"]!.message).toMatch(/must be a string \(got number\)/);
     expect(byPath["tool_aliases[1].base_tool"]!.message).toMatch(/is required/);

@@ -37,23 +37,53 @@ describe("workflow discovery and tools", () => {
     const sub = ws.path("pkg", "sub", ".claw-workflows.json");
     expect(diags).toEqual(
       expect.arrayContaining([
-        expect.objectContaining({ severity: "warning", file: ws.path(".claw-workflow.json"), path: "workflow", message: expect.stringContaining("defined more than once") }),
+        expect.objectContaining({
+          severity: "warning",
+          file: ws.path(".claw-workflow.json"),
+          path: "workflow",
+          message: expect.stringContaining("defined more than once"),
+        }),
         expect.objectContaining({ severity: "error", file: sub, path: "workflows[2].steps[0]", message: expect.stringContaining("tool and run") }),
-        expect.objectContaining({ severity: "error", file: sub, path: "workflows[3].steps[0].timeoutMs", message: expect.stringContaining("number of milliseconds") }),
-        expect.objectContaining({ severity: "error", file: sub, path: "workflows[4].steps[0].timeoutMs", message: expect.stringContaining("must be more than 0 milliseconds (got -5)") }),
+        expect.objectContaining({
+          severity: "error",
+          file: sub,
+          path: "workflows[3].steps[0].timeoutMs",
+          message: expect.stringContaining("number of milliseconds"),
+        }),
+        expect.objectContaining({
+          severity: "error",
+          file: sub,
+          path: "workflows[4].steps[0].timeoutMs",
+          message: expect.stringContaining("must be more than 0 milliseconds (got -5)"),
+        }),
         expect.objectContaining({ severity: "warning", file: ws.path(".keel", "workflows", "bare.json"), path: "steps[0].extra" }),
-        expect.objectContaining({ severity: "warning", file: ws.path(".keel", "workflows", "bare.json"), path: "triggers", message: expect.stringContaining('Unknown workflow field "triggers"') }),
+        expect.objectContaining({
+          severity: "warning",
+          file: ws.path(".keel", "workflows", "bare.json"),
+          path: "triggers",
+          message: expect.stringContaining('Unknown workflow field "triggers"'),
+        }),
         expect.objectContaining({ severity: "error", file: ws.path(".keel", "workflows", "garbage.json"), message: expect.stringContaining("not valid JSON") }),
       ]),
     );
   });
 
   it("a user-level workflow is never displaced by a workspace workflow of the same name (case-insensitively)", async () => {
-    ws = makeWorkspace({ ".claw-workflows.json": { workflows: [{ name: "Review", steps: ["workspace"] }, { name: "other", steps: ["x"] }] } });
+    ws = makeWorkspace({
+      ".claw-workflows.json": {
+        workflows: [
+          { name: "Review", steps: ["workspace"] },
+          { name: "other", steps: ["x"] },
+        ],
+      },
+    });
     const userFile = writeUserPlugin(ws, "mine", { name: "mine", workflows: [{ name: "review", steps: ["user"] }] });
     host = await openTestHost(ws);
     const svc = host.service("workflows")!;
-    expect(svc.list().map((w) => [w.name, w.origin.file, w.origin.userLevel])).toEqual([["review", userFile, true], ["other", ws.path(".claw-workflows.json"), false]]);
+    expect(svc.list().map((w) => [w.name, w.origin.file, w.origin.userLevel])).toEqual([
+      ["review", userFile, true],
+      ["other", ws.path(".claw-workflows.json"), false],
+    ]);
     const d = host.diagnostics.items.find((x) => x.source === "workflow" && x.file === ws!.path(".claw-workflows.json"))!;
     expect(d).toMatchObject({ severity: "warning", path: "workflows[0]" });
     expect(d.message).toContain(userFile);
@@ -62,7 +92,9 @@ describe("workflow discovery and tools", () => {
 
   it("workflow_list, workflow_get and workflow_run work through the pipeline (reference tool names and fields)", async () => {
     ws = makeWorkspace({
-      ".claw-workflows.json": { workflows: [{ name: "build", description: "Build the project.", steps: ["Inspect package", "Run build {target}"], prompt: "Build {target}" }] },
+      ".claw-workflows.json": {
+        workflows: [{ name: "build", description: "Build the project.", steps: ["Inspect package", "Run build {target}"], prompt: "Build {target}" }],
+      },
     });
     host = await openTestHost(ws, { trust: true });
     const list = await host.runTool({ tool: "workflow_list", input: {} });

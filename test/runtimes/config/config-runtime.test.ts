@@ -17,7 +17,10 @@ function fourFiles(): TempWorkspace {
     ".claude/settings.json": { permissions: { deny: ["bash(rm *)"] }, review: { mode: "careful" } },
     "keel.config.json": { model: { name: "local-llama" }, review: { reviewers: 3 } },
   });
-  writeFileSync(join(w.keelHome, "config.json"), JSON.stringify({ model: "gpt-4.1-mini", review: { mode: "lenient", reviewers: 1 }, permissions: { allow: ["read_file"] } }));
+  writeFileSync(
+    join(w.keelHome, "config.json"),
+    JSON.stringify({ model: "gpt-4.1-mini", review: { mode: "lenient", reviewers: 1 }, permissions: { allow: ["read_file"] } }),
+  );
   return w;
 }
 
@@ -49,7 +52,7 @@ describe("config runtime", () => {
     const onlyLegacy = await call("config_list", { source: "legacy" });
     expect((onlyLegacy.data as any).entries.map((e: any) => e.key)).toEqual(["review.reviewers", "theme"]);
     const prefixed = await call("config_list", { prefix: "permissions", limit: 1 });
-    expect((prefixed.data as any)).toMatchObject({ total: 2, entries: [{ key: "permissions.allow" }] });
+    expect(prefixed.data as any).toMatchObject({ total: 2, entries: [{ key: "permissions.allow" }] });
     // The host itself read the same merged view.
     expect(host.config.permissions?.deny).toEqual(["bash(rm *)"]);
   });
@@ -76,7 +79,9 @@ describe("config runtime", () => {
     ws.write(".claude/settings.local.json", broken);
     host = await openTestHost(ws);
     const list = await call("config_list", {});
-    expect((list.data as any).layers).toContainEqual(expect.objectContaining({ file: ws.path(".claude/settings.local.json"), error: expect.stringContaining("not valid JSON") }));
+    expect((list.data as any).layers).toContainEqual(
+      expect.objectContaining({ file: ws.path(".claude/settings.local.json"), error: expect.stringContaining("not valid JSON") }),
+    );
     expect(list.content).toContain("Skipped (cannot be parsed, left untouched): .claude/settings.local.json");
     expect((await call("config_set", { key_path: "permissions.allow", value: ["bash(ls)"] })).ok).toBe(true);
     expect(ws.read(".claude/settings.local.json")).toBe(broken);
@@ -106,11 +111,15 @@ describe("config runtime", () => {
   });
 
   it("never loads a JS/TS project config (configuration is data), and writes keel.config.json beside it", async () => {
-    ws = makeWorkspace({ "keel.config.mjs": "import { writeFileSync } from 'node:fs'; writeFileSync('MARKER', 'ran'); export default { review: { mode: 'js' } };\n" });
+    ws = makeWorkspace({
+      "keel.config.mjs": "import { writeFileSync } from 'node:fs'; writeFileSync('MARKER', 'ran'); export default { review: { mode: 'js' } };\n",
+    });
     host = await openTestHost(ws);
     expect((await call("config_get", { key_path: "review.mode" })).data).toMatchObject({ found: false });
     expect(ws.exists("MARKER")).toBe(false);
-    expect(host.diagnostics.items.some((d) => d.source === "config" && d.file === ws.path("keel.config.mjs") && /never executes configuration/.test(d.message))).toBe(true);
+    expect(
+      host.diagnostics.items.some((d) => d.source === "config" && d.file === ws.path("keel.config.mjs") && /never executes configuration/.test(d.message)),
+    ).toBe(true);
     expect((await call("config_set", { key_path: "review.mode", value: "x", source: "project" })).ok).toBe(true);
     expect(JSON.parse(ws.read("keel.config.json"))).toEqual({ review: { mode: "x" } });
     expect(ws.read("keel.config.mjs")).toContain("export default");

@@ -19,7 +19,11 @@ function workspace(config: object = { permissions: { deny: ["mcp__rec__dotted_na
     {},
     {
       "keel.config.json": config,
-      ".claw-plugin/plugin.json": { name: "guard", blocked_tools: ["mcp__rec__shout"], tool_hooks: { mcp__rec__echo: { beforeTool: "Prefer short messages." } } },
+      ".claw-plugin/plugin.json": {
+        name: "guard",
+        blocked_tools: ["mcp__rec__shout"],
+        tool_hooks: { mcp__rec__echo: { beforeTool: "Prefer short messages." } },
+      },
     },
   );
   ws.write(".mcp.json", { mcpServers: { rec: nodeServer(RECORDING, [], { disabledTools: ["hidden"], env: { KEEL_CALLS_FILE: ws.path("calls.jsonl") } }) } });
@@ -29,7 +33,13 @@ function workspace(config: object = { permissions: { deny: ["mcp__rec__dotted_na
 /** The tools/call requests the server received. */
 function received(ws: TempWorkspace): { tool: string; arguments: Record<string, unknown> }[] {
   const file = ws.path("calls.jsonl");
-  return existsSync(file) ? readFileSync(file, "utf8").trim().split("\n").filter(Boolean).map((l) => JSON.parse(l)) : [];
+  return existsSync(file)
+    ? readFileSync(file, "utf8")
+        .trim()
+        .split("\n")
+        .filter(Boolean)
+        .map((l) => JSON.parse(l))
+    : [];
 }
 
 /** An approver that records what it was asked and answers `answer`. */
@@ -55,7 +65,12 @@ describe("mcp_call_tool re-enters the pipeline for the registered tool", () => {
 
   it("a permitted call runs the registered tool once, as a nested call with its own events", async () => {
     const obs = await call({ tool_name: "echo", server: "REC", arguments: { message: "hi" } });
-    expect(obs).toMatchObject({ ok: true, code: "ok", tool: "mcp_call_tool", metadata: { server_name: "rec", mcp_tool: "echo", mcp_registered_tool: "mcp__rec__echo", nested_phase: "done" } });
+    expect(obs).toMatchObject({
+      ok: true,
+      code: "ok",
+      tool: "mcp_call_tool",
+      metadata: { server_name: "rec", mcp_tool: "echo", mcp_registered_tool: "mcp__rec__echo", nested_phase: "done" },
+    });
     expect(obs.content).toMatch(/^echo: hi/);
     expect(obs.content).toContain("guard: Prefer short messages."); // the nested tool's plugin guidance is not lost
     expect(received(ws)).toEqual([{ tool: "echo", arguments: { message: "hi" } }]);
@@ -65,20 +80,33 @@ describe("mcp_call_tool re-enters the pipeline for the registered tool", () => {
     expect(nested.find((e) => e.type === "tool_intent")).toMatchObject({ tool: "mcp__rec__echo" });
     expect(nested.find((e) => e.type === "tool_observation")).toMatchObject({ ok: true, phase: "done" });
     // the registered name is understood too
-    expect(await call({ tool_name: "mcp__rec__echo", arguments: { message: "again" } })).toMatchObject({ ok: true, metadata: { mcp_registered_tool: "mcp__rec__echo" } });
+    expect(await call({ tool_name: "mcp__rec__echo", arguments: { message: "again" } })).toMatchObject({
+      ok: true,
+      metadata: { mcp_registered_tool: "mcp__rec__echo" },
+    });
     expect(received(ws)).toHaveLength(2);
   });
 
   it("resolves the server's own tool name to its sanitized registered name, and a deny rule on that name wins (not executed)", async () => {
     expect(host.registry.get("mcp__rec__dotted_name")).toBeDefined();
     const obs = await call({ tool_name: "dotted.name", arguments: { message: "x" } });
-    expect(obs).toMatchObject({ ok: false, phase: "permission", code: "permission_denied", metadata: { rule: "mcp__rec__dotted_name", mcp_registered_tool: "mcp__rec__dotted_name", nested_phase: "permission" } });
+    expect(obs).toMatchObject({
+      ok: false,
+      phase: "permission",
+      code: "permission_denied",
+      metadata: { rule: "mcp__rec__dotted_name", mcp_registered_tool: "mcp__rec__dotted_name", nested_phase: "permission" },
+    });
     expect(received(ws)).toEqual([]);
   });
 
   it("a plugin block of the registered tool blocks the generic call (not executed)", async () => {
     const obs = await call({ tool_name: "shout", server: "rec", arguments: { message: "x" } });
-    expect(obs).toMatchObject({ ok: false, phase: "hook", code: "tool_blocked", metadata: { plugin_name: "guard", plugin_blocked: true, nested_phase: "hook" } });
+    expect(obs).toMatchObject({
+      ok: false,
+      phase: "hook",
+      code: "tool_blocked",
+      metadata: { plugin_name: "guard", plugin_blocked: true, nested_phase: "hook" },
+    });
     expect(received(ws)).toEqual([]);
   });
 

@@ -120,12 +120,22 @@ describe("keel mcp CLI", () => {
   it("keel tools without MCP servers never loads the MCP SDK; with a trusted server it does", async () => {
     const empty = makeWorkspace({});
     try {
-      const plain = await execa(process.execPath, ["--import", TRACE, KEEL_BIN, "--json", "tools"], { cwd: empty.root, env: empty.env, extendEnv: false, reject: false });
+      const plain = await execa(process.execPath, ["--import", TRACE, KEEL_BIN, "--json", "tools"], {
+        cwd: empty.root,
+        env: empty.env,
+        extendEnv: false,
+        reject: false,
+      });
       expect(plain.exitCode).toBe(0);
       expect(plain.stderr).not.toContain("[sdk-loaded]");
       const help = await execa(process.execPath, ["--import", TRACE, KEEL_BIN, "--help"], { cwd: empty.root, env: empty.env, extendEnv: false, reject: false });
       expect(help.stderr).not.toContain("[sdk-loaded]");
-      const trusted = await execa(process.execPath, ["--import", TRACE, KEEL_BIN, "--trust", "--json", "tools"], { cwd: ws.root, env: ws.env, extendEnv: false, reject: false });
+      const trusted = await execa(process.execPath, ["--import", TRACE, KEEL_BIN, "--trust", "--json", "tools"], {
+        cwd: ws.root,
+        env: ws.env,
+        extendEnv: false,
+        reject: false,
+      });
       expect(trusted.exitCode, trusted.stderr).toBe(0);
       expect(trusted.stderr).toContain("[sdk-loaded]");
     } finally {

@@ -24,11 +24,18 @@ describe("MCP conformance (client scenarios, keel's runtime as the client)", () 
 
   for (const scenario of SCENARIOS) {
     it(`passes ${scenario}`, async () => {
-      const r = await execa(CONFORMANCE, ["client", "--command", `${process.execPath} ${ADAPTER}`, "--scenario", scenario, "--timeout", "60000", "-o", out], { reject: false, cwd: ROOT, timeout: 100_000 });
+      const r = await execa(CONFORMANCE, ["client", "--command", `${process.execPath} ${ADAPTER}`, "--scenario", scenario, "--timeout", "60000", "-o", out], {
+        reject: false,
+        cwd: ROOT,
+        timeout: 100_000,
+      });
       const text = `${r.stdout}\n${r.stderr}`;
       expect(text, text).toMatch(/OVERALL: PASSED/);
       expect(r.exitCode).toBe(0);
-      const dir = readdirSync(out).filter((d) => d.startsWith(scenario.replace(/\//g, "-"))).sort().at(-1)!;
+      const dir = readdirSync(out)
+        .filter((d) => d.startsWith(scenario.replace(/\//g, "-")))
+        .sort()
+        .at(-1)!;
       const checks = JSON.parse(readFileSync(join(out, dir, "checks.json"), "utf8")) as { status: string }[];
       expect(checks.filter((c) => c.status === "FAILURE")).toEqual([]);
       expect(checks.some((c) => c.status === "SUCCESS")).toBe(true);

@@ -12,7 +12,17 @@ describe("server-everything over stdio", () => {
   const events = new MemoryEventSink();
   beforeAll(async () => {
     ws = mcpWorkspace(
-      { everything: { ...nodeServer(EVERYTHING, ["stdio"], { env: { FROM_MANIFEST: "manifest-value" } }), resources: [{ name: "notes", text: "local notes" }, { name: "readme", path: "docs/readme.txt" }, { name: "escape", path: "../outside.txt" }, { name: "link", path: "docs/link.txt" }] } },
+      {
+        everything: {
+          ...nodeServer(EVERYTHING, ["stdio"], { env: { FROM_MANIFEST: "manifest-value" } }),
+          resources: [
+            { name: "notes", text: "local notes" },
+            { name: "readme", path: "docs/readme.txt" },
+            { name: "escape", path: "../outside.txt" },
+            { name: "link", path: "docs/link.txt" },
+          ],
+        },
+      },
       { "docs/readme.txt": "read me", "../outside.txt": "secret" },
     );
     symlinkSync("/etc/hostname", ws.path("docs/link.txt"));
@@ -29,7 +39,10 @@ describe("server-everything over stdio", () => {
   const call = (tool: string, input: unknown = {}) => host.runTool({ tool, input });
 
   it("registers the server's tools as mcp__everything__<tool> with server metadata", () => {
-    const names = host.registry.list().filter((t) => t.source.kind === "mcp").map((t) => t.name);
+    const names = host.registry
+      .list()
+      .filter((t) => t.source.kind === "mcp")
+      .map((t) => t.name);
     expect(names).toContain("mcp__everything__echo");
     expect(names).toContain("mcp__everything__get-sum");
     expect(names.every((n) => /^[A-Za-z0-9_-]{1,64}$/.test(n))).toBe(true);
@@ -129,7 +142,8 @@ describe("server-everything over stdio", () => {
   });
 
   it("progress notifications become events for calls with a caller signal (or progress: true), and are not asked for otherwise", async () => {
-    const progressOf = (obs: { metadata: Record<string, unknown> }) => events.events.filter((e) => e.type === "mcp_progress" && e.callId === obs.metadata.callId);
+    const progressOf = (obs: { metadata: Record<string, unknown> }) =>
+      events.events.filter((e) => e.type === "mcp_progress" && e.callId === obs.metadata.callId);
     const input = { duration: 0.3, steps: 3 };
     const withSignal = await host.runTool({ tool: "mcp__everything__trigger-long-running-operation", input }, { signal: new AbortController().signal });
     expect(withSignal.ok).toBe(true);

@@ -39,7 +39,10 @@ describe("server-filesystem and server-memory over stdio", () => {
   });
 
   it("memory: entities persist to MEMORY_FILE_PATH in the temp dir", async () => {
-    const c = await host.runTool({ tool: "mcp__memory__create_entities", input: { entities: [{ name: "keel", entityType: "project", observations: ["hosts MCP servers"] }] } });
+    const c = await host.runTool({
+      tool: "mcp__memory__create_entities",
+      input: { entities: [{ name: "keel", entityType: "project", observations: ["hosts MCP servers"] }] },
+    });
     expect(c.ok).toBe(true);
     const g = await host.runTool({ tool: "mcp__memory__read_graph", input: {} });
     expect(g.ok).toBe(true);

@@ -44,7 +44,12 @@ describe("a stdio MCP server with sandbox: true", () => {
     try {
       ws = makeWorkspace(
         {
-          ".mcp.json": { mcpServers: { probe: { command: process.execPath, args: ["probe/server.mjs"], sandbox: true }, free: { command: process.execPath, args: ["probe/server.mjs"] } } },
+          ".mcp.json": {
+            mcpServers: {
+              probe: { command: process.execPath, args: ["probe/server.mjs"], sandbox: true },
+              free: { command: process.execPath, args: ["probe/server.mjs"] },
+            },
+          },
           "keel.config.json": { sandbox: { network: false } },
         },
         { git: true },

@@ -20,7 +20,12 @@ describe("redactSecrets / redactDeep / StderrRing / configFingerprint / expandVa
     const s = ["tok/en+1", "tok", "ab"];
     expect(redactSecrets("a tok/en+1 b tok%2Fen%2B1 c tok d ab", s)).toBe("a *** b *** c *** d ab");
     expect(redactSecrets(JSON.stringify({ v: 'x"q\\' }), ['x"q\\'])).toBe('{"v":"***"}');
-    expect(redactDeep({ n: 1, b: true, list: ["has tok/en+1"], nested: { "tok/en+1": "tok" } }, s)).toEqual({ n: 1, b: true, list: ["has ***"], nested: { "***": "***" } });
+    expect(redactDeep({ n: 1, b: true, list: ["has tok/en+1"], nested: { "tok/en+1": "tok" } }, s)).toEqual({
+      n: 1,
+      b: true,
+      list: ["has ***"],
+      nested: { "***": "***" },
+    });
   });
 
   it("a stderr ring hands out redacted lines and drops a line it may have cut", () => {
@@ -33,7 +38,8 @@ describe("redactSecrets / redactDeep / StderrRing / configFingerprint / expandVa
   });
 
   it("the tool-cache fingerprint is no function of a secret (a changed token keeps it; a changed manifest does not)", () => {
-    const config = (token: string, args = ["server.js"]) => ({ name: "s", transport: "stdio", command: "node", args, env: { TOKEN: token }, headers: {}, secrets: [token] }) as unknown as McpServerConfig;
+    const config = (token: string, args = ["server.js"]) =>
+      ({ name: "s", transport: "stdio", command: "node", args, env: { TOKEN: token }, headers: {}, secrets: [token] }) as unknown as McpServerConfig;
     expect(configFingerprint(config("first-secret"))).toBe(configFingerprint(config("other-secret")));
     expect(configFingerprint(config("first-secret", ["other.js"]))).not.toBe(configFingerprint(config("first-secret")));
   });
@@ -57,7 +63,12 @@ describe("secrets expanded from ${VAR} stay out of .keel and out of keel mcp / k
     const closed = await freePort();
     ws = mcpWorkspace({
       leaky: { command: "node", args: ["-e", "console.error('token is ' + process.argv[1]); process.exit(3)", "${GITHUB_TOKEN}"], startupTimeoutMs: 5000 },
-      remote: { type: "http", url: `http://127.0.0.1:${closed}/mcp?key=\${GITHUB_TOKEN}`, headers: { Authorization: "Bearer ${GITHUB_TOKEN}" }, startupTimeoutMs: 5000 },
+      remote: {
+        type: "http",
+        url: `http://127.0.0.1:${closed}/mcp?key=\${GITHUB_TOKEN}`,
+        headers: { Authorization: "Bearer ${GITHUB_TOKEN}" },
+        startupTimeoutMs: 5000,
+      },
       rec: nodeServer(RECORDING, [], { env: { KEEL_LEAK: "${GITHUB_TOKEN}" } }),
     });
   });

@@ -27,7 +27,11 @@ describe("plan runtime", () => {
     expect((updated.data as any).sync.created).toEqual(["plan_1", "plan_2"]);
     let all = await tasks();
     expect(all.map((t) => t.id)).toEqual(["hand", "plan_1", "plan_2"]);
-    expect(all.find((t) => t.id === "plan_2")).toMatchObject({ title: "Test the parser", blocked_by: ["plan_1"], metadata: { plan_owned: true, plan_step: 2 } });
+    expect(all.find((t) => t.id === "plan_2")).toMatchObject({
+      title: "Test the parser",
+      blocked_by: ["plan_1"],
+      metadata: { plan_owned: true, plan_step: 2 },
+    });
     expect(all.find((t) => t.id === "plan_1")!.blocks).toEqual(["plan_2"]);
 
     // A second update with one step removes the plan's dropped task, not the hand-made one.
@@ -65,7 +69,13 @@ describe("plan runtime", () => {
   });
 
   it("shows live task status in plan_get and honours sync_tasks: false", async () => {
-    await call("update_plan", { ...twoSteps, items: [{ step: "A", task_id: "a" }, { step: "B", depends_on: ["a"] }] });
+    await call("update_plan", {
+      ...twoSteps,
+      items: [
+        { step: "A", task_id: "a" },
+        { step: "B", depends_on: ["a"] },
+      ],
+    });
     await call("task_complete", { task_id: "a" });
     const plan = await call("plan_get", {});
     expect((plan.data as any).items[0]).toMatchObject({ task_id: "a", status: "pending", task_status: "completed" });
@@ -82,7 +92,12 @@ describe("plan runtime", () => {
     const dangling = await call("update_plan", { items: [{ step: "A", depends_on: ["Z"] }] });
     expect(dangling.ok).toBe(false);
     expect(dangling.content).toMatch(/matches no step of this plan: use a step number/);
-    const cycle = await call("update_plan", { items: [{ step: "A", depends_on: [2] }, { step: "B", depends_on: [1] }] });
+    const cycle = await call("update_plan", {
+      items: [
+        { step: "A", depends_on: [2] },
+        { step: "B", depends_on: [1] },
+      ],
+    });
     expect(cycle.ok).toBe(false);
     expect(cycle.content).toMatch(/cycle/i);
     const status = await call("update_plan", { items: [{ step: "A", status: "later" }] });

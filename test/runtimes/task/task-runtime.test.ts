@@ -16,7 +16,18 @@ closeAfterEach(() => ({ host, ws }));
 
 describe("task runtime", () => {
   it("registers every task tool with runtime source and the right risk", () => {
-    const names = ["task_list", "task_get", "task_next", "task_create", "task_update", "task_start", "task_complete", "task_block", "task_cancel", "todo_write"];
+    const names = [
+      "task_list",
+      "task_get",
+      "task_next",
+      "task_create",
+      "task_update",
+      "task_start",
+      "task_complete",
+      "task_block",
+      "task_cancel",
+      "todo_write",
+    ];
     for (const name of names) {
       const tool = host.registry.get(name);
       expect(tool, name).toBeDefined();
@@ -27,7 +38,12 @@ describe("task runtime", () => {
   });
 
   it("runs the dependency flow: waiting_on, unblocking on completion, then in_progress", async () => {
-    const written = await call("todo_write", { items: [{ id: "scan", content: "Scan", status: "pending" }, { id: "patch", content: "Patch", blocked_by: ["scan"] }] });
+    const written = await call("todo_write", {
+      items: [
+        { id: "scan", content: "Scan", status: "pending" },
+        { id: "patch", content: "Patch", blocked_by: ["scan"] },
+      ],
+    });
     expect(written.ok).toBe(true);
     const next = await call("task_next", {});
     expect((next.data as any).tasks.map((t: any) => t.id)).toEqual(["scan"]);
@@ -87,7 +103,12 @@ describe("task runtime", () => {
     expect(status).toMatchObject({ ok: false, code: "schema_invalid" });
     expect(status.content).toContain("status");
 
-    const dupItems = await call("todo_write", { items: [{ id: "q", content: "one" }, { id: "q", content: "two" }] });
+    const dupItems = await call("todo_write", {
+      items: [
+        { id: "q", content: "one" },
+        { id: "q", content: "two" },
+      ],
+    });
     expect(dupItems.ok).toBe(false);
     expect(dupItems.content).toContain('Duplicate id "q"');
     // Nothing of the failed calls was written.
@@ -129,7 +150,11 @@ describe("task runtime", () => {
   it("never overwrites an unparseable tasks.json and names the file", async () => {
     const broken = '{"tasks": [ {"id": "x",  <- half edited by hand';
     ws.write(".keel/state/tasks.json", broken);
-    for (const [tool, input] of [["task_create", { title: "new" }], ["task_list", {}], ["todo_write", { items: [] }]] as const) {
+    for (const [tool, input] of [
+      ["task_create", { title: "new" }],
+      ["task_list", {}],
+      ["todo_write", { items: [] }],
+    ] as const) {
       const obs = await call(tool, input);
       expect(obs.ok, tool).toBe(false);
       expect(obs.code).toBe("execution_failed");

@@ -99,7 +99,12 @@ describe("team runtime", () => {
 
     // Declared teams appear alongside created ones, even though state exists.
     await call("team_create", { team_name: "builders", members: ["carol"] });
-    ws.write(".keel/teams.json", { teams: [{ name: "ops", members: ["dan"] }, { name: "Builders", members: ["erin"] }] });
+    ws.write(".keel/teams.json", {
+      teams: [
+        { name: "ops", members: ["dan"] },
+        { name: "Builders", members: ["erin"] },
+      ],
+    });
     ws.write(".claw-teams.json", { teams: { qa: { members: ["fay"] } } });
     const list = await call("team_list", {});
     const teams = (list.data as any).teams as any[];

@@ -17,14 +17,25 @@ describe("npm start (examples/start-demo)", () => {
     mkdirSync(tmp);
     const env: NodeJS.ProcessEnv = { ...process.env, KEEL_HOME: home, TMPDIR: tmp, CI: "true" };
     delete env.KEEL_TRUST;
-    const r = await execa("node", [join(ROOT, "dist", "examples", "start-demo.js")], { cwd: ROOT, env, extendEnv: false, reject: false, timeout: 110_000, stdin: "ignore" });
+    const r = await execa("node", [join(ROOT, "dist", "examples", "start-demo.js")], {
+      cwd: ROOT,
+      env,
+      extendEnv: false,
+      reject: false,
+      timeout: 110_000,
+      stdin: "ignore",
+    });
     const out = `${r.stdout}\n${r.stderr}`;
     expect(r.exitCode, out).toBe(0);
     expect(r.stdout).toMatch(/✓ Workflow tour succeeded/);
     expect(r.stdout).toContain("Hello newcomer, welcome to the keel demo!");
     expect(r.stdout).toContain("Saved note #1");
 
-    const demo = join(tmp, readdirSync(tmp).find((d) => d.startsWith("keel-demo-"))!, "demo");
+    const demo = join(
+      tmp,
+      readdirSync(tmp).find((d) => d.startsWith("keel-demo-"))!,
+      "demo",
+    );
     const recordFile = join(demo, ".keel", "state", "workflow-runs.jsonl");
     expect(r.stdout).toContain(`The run record is in ${recordFile}`);
     const record = JSON.parse(readFileSync(recordFile, "utf8").trim().split("\n").at(-1)!);

@@ -15,7 +15,7 @@ afterEach(async () => {
   ws = undefined;
 });
 
-const NASTY = "ann; touch PWNED1 && echo $(touch PWNED2) `touch PWNED3` it's \"quoted\" | cat > PWNED4 \\ $HOME *";
+const NASTY = 'ann; touch PWNED1 && echo $(touch PWNED2) `touch PWNED3` it\'s "quoted" | cat > PWNED4 \\ $HOME *';
 
 describe("run steps quote every substituted value as one shell word", () => {
   it("shellQuote writes a single quote as '\\'' inside single quotes", () => {

@@ -12,7 +12,9 @@ describe("keel workflow run with onFinish merge", () => {
     ws = makeWorkspace(
       {
         "a.txt": "a\n",
-        ".claw-workflows.json": { workflows: [{ name: "mw", worktree: true, onFinish: "merge", steps: [{ tool: "write_file", input: { path: "out.txt", content: "done\n" } }] }] },
+        ".claw-workflows.json": {
+          workflows: [{ name: "mw", worktree: true, onFinish: "merge", steps: [{ tool: "write_file", input: { path: "out.txt", content: "done\n" } }] }],
+        },
       },
       { git: true },
     );

@@ -72,7 +72,14 @@ describe("keel workflow (real CLI)", () => {
   });
 
   it("Ctrl-C (SIGINT) cancels the running step, records `cancelled` and exits 1", async () => {
-    const child = execa("node", [KEEL_BIN, "--trust", "--yes", "workflow", "run", "slow"], { cwd: ws.root, env: ws.env, extendEnv: false, reject: false, stdin: "ignore", timeout: 120_000 });
+    const child = execa("node", [KEEL_BIN, "--trust", "--yes", "workflow", "run", "slow"], {
+      cwd: ws.root,
+      env: ws.env,
+      extendEnv: false,
+      reject: false,
+      stdin: "ignore",
+      timeout: 120_000,
+    });
     await vi.waitFor(() => expect(ws.exists("started.txt")).toBe(true), { timeout: 60_000, interval: 20 });
     child.kill("SIGINT");
     // The step sleeps 600 s: only the SIGINT ends it within the test's timeout.
@@ -80,7 +87,12 @@ describe("keel workflow (real CLI)", () => {
     expect(r.exitCode).toBe(1);
     expect(String(r.stdout)).toContain("Workflow slow cancelled");
     expect(ws.exists("never.txt")).toBe(false);
-    const last = JSON.parse(readFileSync(ws.path(".keel", "state", "workflow-runs.jsonl"), "utf8").trim().split("\n").at(-1)!);
+    const last = JSON.parse(
+      readFileSync(ws.path(".keel", "state", "workflow-runs.jsonl"), "utf8")
+        .trim()
+        .split("\n")
+        .at(-1)!,
+    );
     expect(last).toMatchObject({ workflow: "slow", status: "cancelled" });
     expect(last.steps.map((s: { status: string }) => s.status)).toEqual(["cancelled", "skipped"]);
   });

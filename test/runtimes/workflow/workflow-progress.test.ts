@@ -10,7 +10,16 @@ function capture() {
   return { stream, text: () => text };
 }
 
-const step = (over: Partial<StepRecord>): StepRecord => ({ index: 0, key: "1", kind: "run", label: "$ npm test", status: "succeeded", durationMs: 1234, summary: "all good\n[exit code 0]", ...over });
+const step = (over: Partial<StepRecord>): StepRecord => ({
+  index: 0,
+  key: "1",
+  kind: "run",
+  label: "$ npm test",
+  status: "succeeded",
+  durationMs: 1234,
+  summary: "all good\n[exit code 0]",
+  ...over,
+});
 
 describe("workflow progress output", () => {
   it("on a TTY draws a spinner line per running step, then replaces it with ✓ and the duration", async () => {
@@ -37,7 +46,11 @@ describe("workflow progress output", () => {
     const out = capture();
     const p = createProgress(out.stream, false);
     p.stepStarted({ depth: 1, index: 1, total: 2, label: "$ exit 3", kind: "run" });
-    p.stepFinished({ depth: 1, total: 2, step: step({ index: 1, label: "$ exit 3", status: "failed", durationMs: 7, reason: "execution_failed (phase execute): [exit code 3]" }) });
+    p.stepFinished({
+      depth: 1,
+      total: 2,
+      step: step({ index: 1, label: "$ exit 3", status: "failed", durationMs: 7, reason: "execution_failed (phase execute): [exit code 3]" }),
+    });
     expect(out.text()).toBe("  ✗ [2/2] $ exit 3 (7 ms)\n      execution_failed (phase execute): [exit code 3]\n");
     expect(out.text()).not.toContain("\x1b");
   });

@@ -19,7 +19,15 @@ describe("prompt steps with a configured model", () => {
     ws = makeWorkspace({
       "keel.config.json": { model: { name: "local-model", baseUrl: server.baseUrl, contextWindow: 64000 } },
       ".claw-workflows.json": {
-        workflows: [{ name: "ask", steps: [{ id: "review", prompt: "Review {path} briefly." }, { id: "echo", tool: "write_file", input: { path: "verdict.txt", content: "{steps.review.content}" } }] }],
+        workflows: [
+          {
+            name: "ask",
+            steps: [
+              { id: "review", prompt: "Review {path} briefly." },
+              { id: "echo", tool: "write_file", input: { path: "verdict.txt", content: "{steps.review.content}" } },
+            ],
+          },
+        ],
       },
     });
     host = await openTestHost(ws, { trust: true, env: { ...ws.env, OPENAI_API_KEY: "test-key" } });

@@ -71,7 +71,11 @@ describe("workflow runs (in-process host)", () => {
 
   it("arguments violating parameters fail before any step runs", async () => {
     const svc = await setup([
-      { name: "typed", parameters: { type: "object", properties: { count: { type: "integer", minimum: 1 } }, required: ["count"] }, steps: [{ run: "touch ran.txt" }] },
+      {
+        name: "typed",
+        parameters: { type: "object", properties: { count: { type: "integer", minimum: 1 } }, required: ["count"] },
+        steps: [{ run: "touch ran.txt" }],
+      },
     ]);
     const record = await svc.run("typed", { args: { count: "many" }, yes: true });
     expect(record.status).toBe("failed");
@@ -82,12 +86,18 @@ describe("workflow runs (in-process host)", () => {
   });
 
   it("a tool blocked by a plugin is blocked inside a workflow, and a permissions.deny rule denies a run step", async () => {
-    const svc = await setup([{ name: "blocked", steps: [{ tool: "write_file", input: { path: "x.txt", content: "x" } }] }, { name: "denied", steps: [{ run: "touch denied.txt" }] }], {
-      files: {
-        ".claw-plugin/plugin.json": { name: "guard", blocked_tools: ["write_file"] },
-        "keel.config.json": { permissions: { deny: ["bash(touch*)"] } },
+    const svc = await setup(
+      [
+        { name: "blocked", steps: [{ tool: "write_file", input: { path: "x.txt", content: "x" } }] },
+        { name: "denied", steps: [{ run: "touch denied.txt" }] },
+      ],
+      {
+        files: {
+          ".claw-plugin/plugin.json": { name: "guard", blocked_tools: ["write_file"] },
+          "keel.config.json": { permissions: { deny: ["bash(touch*)"] } },
+        },
       },
-    });
+    );
     const blocked = await svc.run("blocked", { yes: true });
     expect(blocked.status).toBe("failed");
     expect(blocked.steps[0]).toMatchObject({ status: "failed", code: "tool_blocked", phase: "hook" });
@@ -140,7 +150,14 @@ describe("workflow runs (in-process host)", () => {
     const svc = await setup([
       { name: "a", steps: [{ workflow: "b" }] },
       { name: "b", steps: [{ workflow: "A" }] },
-      { name: "cond", parameters: { type: "object", properties: { go: { type: "boolean" } } }, steps: [{ id: "x", run: "touch x.txt", if: "go" }, { run: "touch y.txt", if: "!steps.x.ok" }] },
+      {
+        name: "cond",
+        parameters: { type: "object", properties: { go: { type: "boolean" } } },
+        steps: [
+          { id: "x", run: "touch x.txt", if: "go" },
+          { run: "touch y.txt", if: "!steps.x.ok" },
+        ],
+      },
       { name: "ask", steps: [{ prompt: "optional question", optional: true }, { prompt: "Summarize {what}" }] },
     ]);
     const cyc = await svc.run("a", { yes: true });

@@ -50,7 +50,10 @@ describe("workflows of an untrusted workspace do not run at all", () => {
     expect(record.steps.map((s: { status: string }) => s.status)).toEqual(["skipped"]);
     expect(w.exists(".git/hooks/post-checkout")).toBe(false);
 
-    for (const trusted of [keel("--json", "--trust", "--yes", "workflow", "run", "hook"), runKeel(["--json", "--yes", "workflow", "run", "hook"], { cwd: w.root, env: { ...w.env, KEEL_TRUST: "1" } })]) {
+    for (const trusted of [
+      keel("--json", "--trust", "--yes", "workflow", "run", "hook"),
+      runKeel(["--json", "--yes", "workflow", "run", "hook"], { cwd: w.root, env: { ...w.env, KEEL_TRUST: "1" } }),
+    ]) {
       const ran = (await trusted).json();
       expect(ran.refused).toBeUndefined();
       expect(ran.error ?? "").not.toContain("not trusted");

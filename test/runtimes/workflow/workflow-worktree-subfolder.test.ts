@@ -11,7 +11,19 @@ describe("a worktree workflow in a workspace that is a subfolder of the reposito
     ws = makeWorkspace(
       {
         "pkg/a.txt": "a\n",
-        "pkg/.claw-workflows.json": { workflows: [{ name: "sub", worktree: true, onFinish: "merge", steps: [{ tool: "write_file", input: { path: "p.txt", content: "x\n" } }, { id: "where", run: "pwd" }] }] },
+        "pkg/.claw-workflows.json": {
+          workflows: [
+            {
+              name: "sub",
+              worktree: true,
+              onFinish: "merge",
+              steps: [
+                { tool: "write_file", input: { path: "p.txt", content: "x\n" } },
+                { id: "where", run: "pwd" },
+              ],
+            },
+          ],
+        },
       },
       { git: true },
     );

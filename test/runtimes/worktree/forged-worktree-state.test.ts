@@ -18,7 +18,15 @@ const call = async (w: TempWorkspace, tool: string, input: object) => (await kee
 function hostileRepo(path: (root: string) => string, files: Record<string, string> = {}): TempWorkspace {
   const w = makeWorkspace({ "a.txt": "a\n", ...files }, { git: true });
   const commit = w.git("rev-parse", "HEAD").trim();
-  const record = { name: "x", path: path(w.root), branch: "keel/x", baseBranch: "main", baseCommit: commit, createdAt: "2026-01-01T00:00:00.000Z", mode: "entered" };
+  const record = {
+    name: "x",
+    path: path(w.root),
+    branch: "keel/x",
+    baseBranch: "main",
+    baseCommit: commit,
+    createdAt: "2026-01-01T00:00:00.000Z",
+    mode: "entered",
+  };
   w.write(".keel/state/worktrees.json", { version: 1, active: "x", worktrees: [record], history: [] });
   w.git("add", "-f", "-A");
   w.git("commit", "-q", "-m", "hostile worktree registry");
@@ -100,7 +108,14 @@ describe("a committed .keel/state/worktrees.json is not believed", () => {
     const foreign = ws.path(".keel", "worktrees", "y");
     git(other, "worktree", "add", "-q", "-b", "keel/y", foreign);
     const commit = git(other, "rev-parse", "HEAD").trim();
-    ws.write(".keel/state/worktrees.json", { version: 1, active: "y", worktrees: [{ name: "y", path: foreign, branch: "keel/y", baseBranch: "main", baseCommit: commit, createdAt: "2026-01-01T00:00:00.000Z", mode: "entered" }], history: [] });
+    ws.write(".keel/state/worktrees.json", {
+      version: 1,
+      active: "y",
+      worktrees: [
+        { name: "y", path: foreign, branch: "keel/y", baseBranch: "main", baseCommit: commit, createdAt: "2026-01-01T00:00:00.000Z", mode: "entered" },
+      ],
+      history: [],
+    });
 
     const diags = (await keel(ws, "--json", "tools")).json().diagnostics.filter((d: { source: string }) => d.source === "worktree");
     expect(diags).toHaveLength(1);

@@ -10,7 +10,14 @@ afterEach(() => ws?.cleanup());
 
 const commit = "a".repeat(40);
 const record = (dir: string, name: string, extra: Partial<WorktreeRecord> = {}): WorktreeRecord => ({
-  name, path: join(dir, name), branch: `keel/${name}`, baseBranch: "main", baseCommit: commit, createdAt: "2026-01-01T00:00:00.000Z", mode: "entered", ...extra,
+  name,
+  path: join(dir, name),
+  branch: `keel/${name}`,
+  baseBranch: "main",
+  baseCommit: commit,
+  createdAt: "2026-01-01T00:00:00.000Z",
+  mode: "entered",
+  ...extra,
 });
 
 describe("worktree records are checked field by field", () => {
@@ -35,13 +42,22 @@ describe("worktree records are checked field by field", () => {
     mkdirSync(join(wtDir, "listed"), { recursive: true });
     mkdirSync(join(wtDir, "unlisted"));
     symlinkSync(join(wtDir, "listed"), join(wtDir, "linked"));
-    const state = { version: 1 as const, active: null, history: [], worktrees: [record(wtDir, "listed"), record(wtDir, "unlisted"), record(wtDir, "linked"), record(wtDir, "gone"), record(wtDir, "listed")] };
+    const state = {
+      version: 1 as const,
+      active: null,
+      history: [],
+      worktrees: [record(wtDir, "listed"), record(wtDir, "unlisted"), record(wtDir, "linked"), record(wtDir, "gone"), record(wtDir, "listed")],
+    };
     let asked = 0;
     const checked = await checkWorktrees(state, wtDir, async () => (asked++, [ws!.root, join(wtDir, "listed"), join(wtDir, "linked")]));
     expect(asked).toBe(1);
     expect([...checked.valid.keys()].sort()).toEqual(["gone", "listed"]);
     expect(checked.valid.get("gone")!.exists).toBe(false);
-    expect(checked.ignored.map((b) => [b.index, b.name])).toEqual([[1, "unlisted"], [2, "linked"], [4, "listed"]]);
+    expect(checked.ignored.map((b) => [b.index, b.name])).toEqual([
+      [1, "unlisted"],
+      [2, "linked"],
+      [4, "listed"],
+    ]);
     expect(checked.ignored[0]!.reason).toContain("git does not list");
     expect(checked.ignored[1]!.reason).toContain("symlink");
     expect(checked.ignored[2]!.reason).toContain("second entry");

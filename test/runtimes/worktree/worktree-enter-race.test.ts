@@ -21,10 +21,7 @@ describe("concurrent keel worktree enter", () => {
     const a = await openTestHost(ws);
     const b = await openTestHost(ws);
     hosts.push(a, b);
-    const results = await Promise.allSettled([
-      a.service("worktree-manager")!.enter("one"),
-      b.service("worktree-manager")!.enter("two"),
-    ]);
+    const results = await Promise.allSettled([a.service("worktree-manager")!.enter("one"), b.service("worktree-manager")!.enter("two")]);
     const lost = results.filter((r): r is PromiseRejectedResult => r.status === "rejected");
     expect(lost).toHaveLength(1);
     expect(lost[0]!.reason).toBeInstanceOf(KeelError);
