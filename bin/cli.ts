@@ -24,6 +24,7 @@ export async function main(argv: string[], io: CliIO = processIO()): Promise<num
   };
   process.on("SIGINT", onSigint);
   const onAbort = () => controller.abort();
+  if (io.signal?.aborted) controller.abort();
   io.signal?.addEventListener("abort", onAbort, { once: true });
   // A file size limit (`ulimit -f`) must fail the write (EFBIG, an observation), not kill keel.
   if (process.platform !== "win32" && !process.listeners("SIGXFSZ").includes(ignoreSignal)) process.on("SIGXFSZ", ignoreSignal);
