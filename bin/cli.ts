@@ -33,11 +33,6 @@ export async function main(argv: string[], io: CliIO = processIO()): Promise<num
     const o = program.opts<{ cwd?: string; json?: boolean; trust?: boolean; yes?: boolean }>();
     return { cwd: resolve(io.cwd, o.cwd ?? "."), json: Boolean(o.json), trust: Boolean(o.trust), yes: Boolean(o.yes) };
   };
-  // Commands that may call MCP tools start MCP servers; the others (task, team, config, ...) never wait for them.
-  let startServers = true;
-  program.hook("preAction", (_root, action) => {
-    startServers = needsServers(action);
-  });
   const ctx: CliContext = {
     io,
     globals,
@@ -46,7 +41,8 @@ export async function main(argv: string[], io: CliIO = processIO()): Promise<num
     async openHost(extra?: Partial<HostOptions>): Promise<Host> {
       const g = globals();
       const { createKeelHost } = await import("./app.js");
-      return createKeelHost({ cwd: g.cwd, env: io.env, trust: g.trust, yes: g.yes, startServers, ...extra });
+      // No MCP server starts unless the command asks for the ones it needs (`extra.startServers`).
+      return createKeelHost({ cwd: g.cwd, env: io.env, trust: g.trust, yes: g.yes, startServers: false, ...extra });
     },
     async withHost(fn, extra) {
       const host = await ctx.openHost(extra);
@@ -98,15 +94,6 @@ export async function main(argv: string[], io: CliIO = processIO()): Promise<num
 
 /** Installed for SIGXFSZ once: the signal is ignored so a write past the size limit fails with EFBIG instead. */
 function ignoreSignal(): void {}
-
-/** Commands (by path) that may call MCP tools or list them live; all others run without starting MCP servers. */
-const SERVER_COMMANDS = new Set(["tools", "call", "mcp", "run", "workflow run", "sessions approve", "sessions reject"]);
-
-function needsServers(action: Command): boolean {
-  const names: string[] = [];
-  for (let c: Command | null = action; c && c.parent; c = c.parent) names.unshift(c.name());
-  return SERVER_COMMANDS.has(names[0] ?? "") || SERVER_COMMANDS.has(names.join(" "));
-}
 
 /** Every command and nested subcommand reports usage errors to `main` (exit 2) and writes to `io`. */
 function overrideExits(commands: readonly Command[], io: CliIO): void {

@@ -45,10 +45,13 @@ export interface HostOptions {
   /** Event sink for calls without their own; default `.keel/events.jsonl`. */
   events?: EventSink;
   /**
-   * `false`: the command never calls MCP tools, so MCP servers are not started (their tools come
-   * from the tool cache when there is one). Default true.
+   * Which MCP servers to start while the host opens. `true` (default): every trusted eager server.
+   * `false`: none. `{ tool }`: only the servers a call of that tool may need (`mcp__a__x` starts
+   * server `a`; a built-in tool none; any other name, e.g. an alias or a workflow, every server).
+   * Servers not started are registered from the tool cache, when it has their tools, and start on
+   * their first call. Each command decides for itself (the CLI opens hosts with `false`).
    */
-  startServers?: boolean;
+  startServers?: boolean | { tool: string };
 }
 
 /**

@@ -7,76 +7,85 @@ import { redactDeep, redactSecrets } from "./redact-secrets.js";
 
 /** `keel mcp [list]`: every server with transport, source, state, tool count, start-up time and last error. */
 export async function mcpListCommand(ctx: CliContext): Promise<void> {
-  await ctx.withHost(async (host) => {
-    const manager = host.service(MCP_SERVICE);
-    const servers = manager?.status() ?? [];
-    const diagnostics = host.diagnostics.items.filter((d) => d.source === "mcp");
-    print(ctx, manager, { servers: servers.map(({ stderrTail: _tail, ...row }) => row), diagnostics }, () => {
-      if (!servers.length) return noServers(diagnostics.map(formatDiagnostic));
-      const rows = servers.map((s) => [
-        s.name,
-        s.transport,
-        s.state,
-        String(s.tools),
-        s.startupMs === null ? "-" : `${s.startupMs} ms`,
-        s.source,
-        s.lastError ?? "",
-      ]);
-      let out = table(["NAME", "TRANSPORT", "STATE", "TOOLS", "STARTUP", "SOURCE", "LAST ERROR"], rows, 80);
-      if (servers.some((s) => s.state === "untrusted"))
-        out += "\n\nUntrusted servers come from this workspace's manifests and were not started: run with --trust, set KEEL_TRUST=1, or run `keel trust`.";
-      if (diagnostics.length) out += "\n\n" + diagnostics.map(formatDiagnostic).join("\n");
-      return out;
-    });
-  });
+  await ctx.withHost(
+    async (host) => {
+      const manager = host.service(MCP_SERVICE);
+      const servers = manager?.status() ?? [];
+      const diagnostics = host.diagnostics.items.filter((d) => d.source === "mcp");
+      print(ctx, manager, { servers: servers.map(({ stderrTail: _tail, ...row }) => row), diagnostics }, () => {
+        if (!servers.length) return noServers(diagnostics.map(formatDiagnostic));
+        const rows = servers.map((s) => [
+          s.name,
+          s.transport,
+          s.state,
+          String(s.tools),
+          s.startupMs === null ? "-" : `${s.startupMs} ms`,
+          s.source,
+          s.lastError ?? "",
+        ]);
+        let out = table(["NAME", "TRANSPORT", "STATE", "TOOLS", "STARTUP", "SOURCE", "LAST ERROR"], rows, 80);
+        if (servers.some((s) => s.state === "untrusted"))
+          out += "\n\nUntrusted servers come from this workspace's manifests and were not started: run with --trust, set KEEL_TRUST=1, or run `keel trust`.";
+        if (diagnostics.length) out += "\n\n" + diagnostics.map(formatDiagnostic).join("\n");
+        return out;
+      });
+    },
+    { startServers: true },
+  );
 }
 
 /** `keel mcp doctor [NAME]`: starts the servers (lazy ones too), times each start-up step, prints stderr tails and hints. Exit 1 when one fails. */
 export async function mcpDoctorCommand(ctx: CliContext, name?: string): Promise<void> {
-  await ctx.withHost(async (host) => {
-    const manager = requireManager(host);
-    const conns = name ? [requireServer(manager, name)] : manager.connections;
-    await Promise.all(conns.filter((c) => c.state === "lazy" || c.state === "idle").map((c) => c.start(ctx.signal)));
-    const byName = new Map(manager.status().map((s) => [s.name, s]));
-    const reports = conns.map((c) => ({ ...byName.get(c.name)!, protocolErrors: c.protocolErrors, hint: hintFor(c, byName.get(c.name)!) }));
-    print(ctx, manager, { servers: reports }, () =>
-      reports
-        .map((r) => {
-          const t = r.timings;
-          const ms = (v?: number) => (v === undefined ? "-" : `${Math.round(v)} ms`);
-          const lines = [
-            `${r.state === "connected" ? "✓" : "✗"} ${r.name} (${r.transport}, ${r.scope}) — ${r.state}`,
-            `  source: ${r.source}`,
-            `  spawn ${ms(t.spawnMs)} · initialize ${ms(t.initializeMs)} · tools/list ${ms(t.listToolsMs)} · total ${ms(t.totalMs)} · ${r.tools} tools`,
-          ];
-          if (r.lastError) lines.push(`  error: ${r.lastError}`);
-          if (r.stderrTail) lines.push("  stderr (last lines):", ...r.stderrTail.split("\n").map((l) => `    ${l}`));
-          if (r.hint) lines.push(`  hint: ${r.hint}`);
-          return lines.join("\n");
-        })
-        .join("\n\n"),
-    );
-    if (reports.some((r) => r.state === "failed")) ctx.setExitCode(1);
-  });
+  await ctx.withHost(
+    async (host) => {
+      const manager = requireManager(host);
+      const conns = name ? [requireServer(manager, name)] : manager.connections;
+      await Promise.all(conns.filter((c) => c.state === "lazy" || c.state === "idle").map((c) => c.start(ctx.signal)));
+      const byName = new Map(manager.status().map((s) => [s.name, s]));
+      const reports = conns.map((c) => ({ ...byName.get(c.name)!, protocolErrors: c.protocolErrors, hint: hintFor(c, byName.get(c.name)!) }));
+      print(ctx, manager, { servers: reports }, () =>
+        reports
+          .map((r) => {
+            const t = r.timings;
+            const ms = (v?: number) => (v === undefined ? "-" : `${Math.round(v)} ms`);
+            const lines = [
+              `${r.state === "connected" ? "✓" : "✗"} ${r.name} (${r.transport}, ${r.scope}) — ${r.state}`,
+              `  source: ${r.source}`,
+              `  spawn ${ms(t.spawnMs)} · initialize ${ms(t.initializeMs)} · tools/list ${ms(t.listToolsMs)} · total ${ms(t.totalMs)} · ${r.tools} tools`,
+            ];
+            if (r.lastError) lines.push(`  error: ${r.lastError}`);
+            if (r.stderrTail) lines.push("  stderr (last lines):", ...r.stderrTail.split("\n").map((l) => `    ${l}`));
+            if (r.hint) lines.push(`  hint: ${r.hint}`);
+            return lines.join("\n");
+          })
+          .join("\n\n"),
+      );
+      if (reports.some((r) => r.state === "failed")) ctx.setExitCode(1);
+    },
+    { startServers: true },
+  );
 }
 
 /** `keel mcp restart NAME`: clears the breaker and failure record, starts the server again. Exit 1 when it still fails. */
 export async function mcpRestartCommand(ctx: CliContext, name: string): Promise<void> {
-  await ctx.withHost(async (host) => {
-    const manager = requireManager(host);
-    const conn = requireServer(manager, name);
-    if (!conn.config.enabled) throw new UsageError(`MCP server "${conn.name}" is disabled in ${conn.config.origin.file}; enable it first.`);
-    if (!manager.isTrusted(conn))
-      throw new UsageError(`MCP server "${conn.name}" is untrusted (defined in this workspace). Re-run with --trust, or run \`keel trust\` first.`);
-    await manager.restart(conn, ctx.signal);
-    const status = manager.status().find((s) => s.name === conn.name)!;
-    print(ctx, manager, { server: { ...status } }, () =>
-      status.state === "connected"
-        ? `Restarted ${status.name}: connected in ${status.startupMs} ms, ${status.tools} tools.`
-        : `Restart of ${status.name} failed: ${status.lastError}${status.stderrTail ? `\nstderr (last lines):\n${status.stderrTail}` : ""}`,
-    );
-    if (status.state !== "connected") ctx.setExitCode(1);
-  });
+  await ctx.withHost(
+    async (host) => {
+      const manager = requireManager(host);
+      const conn = requireServer(manager, name);
+      if (!conn.config.enabled) throw new UsageError(`MCP server "${conn.name}" is disabled in ${conn.config.origin.file}; enable it first.`);
+      if (!manager.isTrusted(conn))
+        throw new UsageError(`MCP server "${conn.name}" is untrusted (defined in this workspace). Re-run with --trust, or run \`keel trust\` first.`);
+      await manager.restart(conn, ctx.signal);
+      const status = manager.status().find((s) => s.name === conn.name)!;
+      print(ctx, manager, { server: { ...status } }, () =>
+        status.state === "connected"
+          ? `Restarted ${status.name}: connected in ${status.startupMs} ms, ${status.tools} tools.`
+          : `Restart of ${status.name} failed: ${status.lastError}${status.stderrTail ? `\nstderr (last lines):\n${status.stderrTail}` : ""}`,
+      );
+      if (status.state !== "connected") ctx.setExitCode(1);
+    },
+    { startServers: true },
+  );
 }
 
 /** Prints like `ctx.print`, with every server's secrets redacted from the JSON value and the text (the last net: rows are redacted at their source too). */

@@ -3,7 +3,7 @@ import type { DiscoveredMcp } from "../../manifests/mcp/discover-mcp-servers.js"
 import type { LocalResource } from "../../manifests/mcp/mcp-server-config.js";
 import { McpConnection, type ConnectionDeps, type McpServerState } from "./mcp-connection.js";
 import { filterTools, serverToolDefinition } from "./server-tools.js";
-import { assignToolNames } from "./tool-names.js";
+import { assignToolNames, MAX_TOOL_NAME, sanitize } from "./tool-names.js";
 
 /** One row of `keel mcp list`. */
 export interface McpServerStatus {
@@ -83,6 +83,7 @@ export class McpManager {
    * start-up timeout), then registers all their tools with deterministic names. Never throws.
    */
   async startAll(signal?: AbortSignal): Promise<void> {
+    const wanted = this.serversToStart();
     const starts: Promise<void>[] = [];
     for (const conn of this.connections) {
       if (!conn.config.enabled) conn.state = "disabled";
@@ -90,7 +91,7 @@ export class McpManager {
         conn.state = "failed";
         conn.lastError = `unset environment variable ${conn.config.unsetVars.map((v) => "${" + v + "}").join(", ")}; the server was not started`;
       } else if (!this.isTrusted(conn)) conn.state = "untrusted";
-      else starts.push(this.startOne(conn, signal));
+      else starts.push(this.startOne(conn, !wanted(conn), signal));
     }
     await Promise.all(starts);
     const defs = this.definitions(this.connections, () => false);
@@ -147,8 +148,23 @@ export class McpManager {
     await this.cacheDeps.cache.flush();
   }
 
-  private async startOne(conn: McpConnection, signal?: AbortSignal): Promise<void> {
-    const deferred = this.host.options.startServers === false;
+  /**
+   * Which servers to start now, from the host's `startServers`: all, none, or those a call of one
+   * tool may need — `mcp__<server>__…` names its server; a tool already registered and not by MCP
+   * (a built-in) needs none; any other name (an alias, a plugin or workflow tool) may reach any server.
+   */
+  private serversToStart(): (conn: McpConnection) => boolean {
+    const opt = this.host.options.startServers ?? true;
+    if (typeof opt === "boolean") return () => opt;
+    const { tool } = opt;
+    const named = this.connections.filter((c) => servesName(c.name, tool));
+    if (named.length) return (c) => named.includes(c);
+    const known = this.host.registry.resolve(tool);
+    if (known && !known.alias && known.tool.source.kind !== "mcp") return () => false;
+    return () => true;
+  }
+
+  private async startOne(conn: McpConnection, deferred: boolean, signal?: AbortSignal): Promise<void> {
     if (this.isLazy(conn) || deferred) {
       const cached = await this.cacheDeps.cache.get(conn.config);
       if (cached || deferred) {
@@ -180,4 +196,11 @@ export class McpManager {
       return serverToolDefinition(this.host, p.conn, p.info, n.name);
     });
   }
+}
+
+/** True when `tool` is named like a tool of server `server` (`mcp__<server>__…`, also when cut to 64 characters). */
+function servesName(server: string, tool: string): boolean {
+  const prefix = `mcp__${sanitize(server)}__`;
+  // A name over 64 characters keeps its first 55 (then `_<hash>`): compare what is left of the prefix.
+  return tool.startsWith(prefix.slice(0, Math.min(prefix.length, MAX_TOOL_NAME - 9)));
 }

@@ -112,7 +112,8 @@ export async function workflowRunCommand(
       ctx.print(record, () => summary(host, record, service.runsFile));
       if (record.status !== "succeeded") ctx.setExitCode(1);
     },
-    { approver },
+    // Steps may call any tool: every server starts.
+    { approver, startServers: true },
   );
 }
 

@@ -52,6 +52,7 @@ export async function callCommand(ctx: CliContext, tool: string, opts: CallOptio
       });
       if (!obs.ok) ctx.setExitCode(1);
     },
-    { approver },
+    // Only the servers this tool may need start (`keel call mcp__a__x` starts server `a` alone).
+    { approver, startServers: { tool } },
   );
 }

@@ -73,7 +73,8 @@ async function withAgent(ctx: CliContext, fn: (runtime: AgentRuntime, base: Agen
       await fn(runtime, { yes: g.yes, approver, signal: ctx.signal, onText });
       if (streamed) ctx.io.stdout.write("\n");
     },
-    { approver },
+    // The model may call any tool: every server starts (runs, resumes, approvals).
+    { approver, startServers: true },
   );
 }
 

@@ -38,25 +38,28 @@ export function toolRows(host: Host): ToolRow[] {
 
 /** `keel tools`: the unified registry and the diagnostics gathered while building it. */
 export async function toolsCommand(ctx: CliContext): Promise<void> {
-  await ctx.withHost(async (host) => {
-    const tools = toolRows(host);
-    const diagnostics = host.diagnostics.items;
-    ctx.print({ tools, diagnostics }, () => {
-      const rows = tools.map((t) => [
-        t.name + (t.blocked ? " (blocked)" : ""),
-        t.source.kind === "builtin" ? "builtin" : fmt(t.source as never),
-        t.aliasOf ? `alias → ${t.aliasOf}` : t.risk.join(","),
-        firstLine(t.description),
-      ]);
-      let out = table(["NAME", "SOURCE", "RISK", "DESCRIPTION"], rows);
-      out += `\n\n${tools.length} tools`;
-      const errors = diagnostics.filter((d) => d.severity !== "info").length;
-      if (diagnostics.length)
-        out += `, ${diagnostics.length} diagnostics (${errors} errors/warnings): run \`keel plugins\` or \`keel tools --json\` for details`;
-      // Config problems change what every tool may do: show them here, not only in --json.
-      const config = diagnostics.filter((d) => d.source === "config" && d.severity !== "info");
-      if (config.length) out += "\n\n" + config.map(formatDiagnostic).join("\n");
-      return out;
-    });
-  });
+  await ctx.withHost(
+    async (host) => {
+      const tools = toolRows(host);
+      const diagnostics = host.diagnostics.items;
+      ctx.print({ tools, diagnostics }, () => {
+        const rows = tools.map((t) => [
+          t.name + (t.blocked ? " (blocked)" : ""),
+          t.source.kind === "builtin" ? "builtin" : fmt(t.source as never),
+          t.aliasOf ? `alias → ${t.aliasOf}` : t.risk.join(","),
+          firstLine(t.description),
+        ]);
+        let out = table(["NAME", "SOURCE", "RISK", "DESCRIPTION"], rows);
+        out += `\n\n${tools.length} tools`;
+        const errors = diagnostics.filter((d) => d.severity !== "info").length;
+        if (diagnostics.length)
+          out += `, ${diagnostics.length} diagnostics (${errors} errors/warnings): run \`keel plugins\` or \`keel tools --json\` for details`;
+        // Config problems change what every tool may do: show them here, not only in --json.
+        const config = diagnostics.filter((d) => d.source === "config" && d.severity !== "info");
+        if (config.length) out += "\n\n" + config.map(formatDiagnostic).join("\n");
+        return out;
+      });
+    },
+    { startServers: true },
+  ); // lists live tools
 }

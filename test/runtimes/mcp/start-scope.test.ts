@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { existsSync, readFileSync } from "node:fs";
 import { runKeel } from "../../helpers/run-cli.js";
+import { FAULT, nodeServer } from "./mcp-test-kit.js";
 import { openTestHost } from "../../helpers/test-host.js";
 import { makeWorkspace, type TempWorkspace } from "../../helpers/temp-workspace.js";
 
@@ -46,6 +47,37 @@ describe("which commands start MCP servers", () => {
       const r = await runKeel(["--trust", ...args], { cwd: ws.root, env: ws.env, timeout: 20_000 });
       expect(r.exitCode, `${args.join(" ")}: ${r.stderr}`).toBe(0);
     }
+    expect(ws.exists("spawned.pid")).toBe(false);
+  });
+
+  it("keel call starts only the servers its tool needs: mcp__a__x starts a alone, a built-in tool starts none", async () => {
+    // `hang` never answers initialize and has a 60 s start-up timeout: had it been started, the
+    // first call would wait for it (and it would leave its pid file).
+    ws = makeWorkspace({
+      "a.txt": "hello",
+      ".mcp.json": {
+        mcpServers: {
+          ok: nodeServer(FAULT, ["ok"], { env: { KEEL_MARK_FILE: "ok.marks" } }),
+          other: nodeServer(FAULT, ["ok"], { env: { KEEL_MARK_FILE: "other.marks" } }),
+          hang: { command: "node", args: ["-e", HANG], env: { MARK: "spawned.pid" }, startupTimeoutMs: 60_000 },
+        },
+      },
+    });
+    const echo = await runKeel(["--trust", "--yes", "--json", "call", "mcp__ok__echo", "--input", '{"message":"hi"}'], { cwd: ws.root, env: ws.env });
+    expect(echo.json()).toMatchObject({ ok: true, content: "echo: hi" });
+    expect(ws.read("ok.marks").trim().split("\n")).toHaveLength(1);
+    expect(ws.exists("other.marks")).toBe(false);
+    expect(ws.exists("spawned.pid")).toBe(false);
+    const read = await runKeel(["--trust", "--json", "call", "read_file", "--input", '{"path":"a.txt"}'], { cwd: ws.root, env: ws.env });
+    expect(read.json()).toMatchObject({ ok: true, content: "hello" });
+    expect(ws.read("ok.marks").trim().split("\n")).toHaveLength(1);
+    expect(ws.exists("other.marks")).toBe(false);
+    expect(ws.exists("spawned.pid")).toBe(false);
+    // Calling the other server's tool starts that server, and still not the hanging one.
+    const other = await runKeel(["--trust", "--yes", "--json", "call", "mcp__other__echo", "--input", '{"message":"x"}'], { cwd: ws.root, env: ws.env });
+    expect(other.json()).toMatchObject({ ok: true, content: "echo: x" });
+    expect(ws.read("other.marks").trim().split("\n")).toHaveLength(1);
+    expect(ws.read("ok.marks").trim().split("\n")).toHaveLength(1);
     expect(ws.exists("spawned.pid")).toBe(false);
   });
 
