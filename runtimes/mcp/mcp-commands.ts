@@ -120,6 +120,8 @@ export function hintFor(conn: McpConnection, s: McpServerStatus): string | undef
   if (s.state === "disabled") return `disabled in ${s.source} ("enabled": false or "disabled": true).`;
   if (/unset environment variable/.test(err)) return "export the variable before starting keel, or give it a default: ${VAR:-default}.";
   if (/command not found/.test(err)) return `"${conn.config.command}" is not on PATH: install it or use an absolute path in "command".`;
+  if (/keel skips it until/.test(err))
+    return `it hung in start-up last time, so keel skips it for a few minutes: fix the cause, then \`keel mcp restart ${conn.name}\`.`;
   if (/switched off/.test(err)) return `the breaker is open after repeated crashes: fix the cause, then \`keel mcp restart ${conn.name}\`.`;
   if (conn.protocolErrors > 0)
     return "the server printed lines on stdout that are not JSON-RPC: an MCP stdio server must write only protocol messages to stdout and log to stderr.";

@@ -8,7 +8,7 @@ import type { ElicitationRequest, Elicitor } from "./elicitation.js";
 import { openClient, type AuthProviderFactory, type OpenedClient } from "./open-client.js";
 import { paginate } from "./paginate.js";
 import { redactDeep, redactSecrets } from "./redact-secrets.js";
-import type { HealthStore } from "./server-health.js";
+import { backingOff, type HealthStore, type ServerHealth } from "./server-health.js";
 import { StderrRing } from "./stderr-ring.js";
 import type { McpToolInfo, ToolCache } from "./tool-cache.js";
 
@@ -94,6 +94,7 @@ export class McpConnection {
     if (this.state === "connected" && this.opened) return this.opened.client;
     const health = await this.deps.health.get(this.name);
     if (health.breakerOpen) throw this.breakerError(health.lastError);
+    if (backingOff(health)) throw this.backoffError(health);
     if (this.lastFailureAt) {
       const wait = restartDelay(this.recentFailures) - (Date.now() - this.lastFailureAt);
       if (wait > 0) await sleep(wait, signal);
@@ -210,6 +211,12 @@ export class McpConnection {
       this.lastError = this.redact(this.breakerError(health.lastError).message);
       return;
     }
+    if (backingOff(health)) {
+      if (health.stderrTail && !this.stderr.total) this.stderr.push(`[keel] stderr of the last failed start:\n${health.stderrTail}\n`);
+      this.state = "failed";
+      this.lastError = this.redact(this.backoffError(health).message);
+      return;
+    }
     this.closing = false;
     this.state = "connecting";
     const t0 = performance.now();
@@ -247,7 +254,7 @@ export class McpConnection {
       this.opened = undefined;
       this.timings = { totalMs: performance.now() - t0 };
       await new Promise((r) => setImmediate(r));
-      await this.fail(describeStartError(error, this.startupTimeoutMs));
+      await this.fail(describeStartError(error, this.startupTimeoutMs), isStartTimeout(error));
     }
   }
 
@@ -289,15 +296,24 @@ export class McpConnection {
   }
 
   /** Marks the server failed; the message (redacted) becomes `lastError`, the health record and an event. */
-  private async fail(raw: string): Promise<void> {
+  private async fail(raw: string, startupTimeout = false): Promise<void> {
     const message = this.redact(raw);
     this.state = "failed";
     this.lastError = message;
     this.lastFailureAt = Date.now();
-    const health = await this.deps.health.recordFailure(this.name, message, this.stderr.tail());
+    const health = await this.deps.health.recordFailure(this.name, message, this.stderr.tail(), this.lastFailureAt, startupTimeout);
     this.recentFailures = health.failures.length;
     this.deps.host.events.emit({ type: "mcp_server_failed", server: this.name, message, breakerOpen: health.breakerOpen });
     if (health.breakerOpen) this.lastError = this.breakerError(message).message;
+  }
+
+  private backoffError(health: ServerHealth): McpServerError {
+    const until = new Date(health.backoffUntil!).toLocaleTimeString();
+    return new McpServerError(
+      `MCP server "${this.name}" did not finish start-up on its last attempt${health.lastError ? ` (${health.lastError.replace(/\.$/, "")})` : ""}; keel skips it until ${until} instead of waiting for it again. Fix the cause, then run \`keel mcp restart ${this.name}\`.`,
+      this.name,
+      this.stderr.tail(),
+    );
   }
 
   private breakerError(last?: string): McpServerError {
@@ -329,12 +345,17 @@ export class McpConnection {
   }
 }
 
+/** True when start-up failed because the server did not answer in time (not because it exited or was missing). */
+function isStartTimeout(error: unknown): boolean {
+  return (error as { code?: number }).code === -32001 || /timed out/i.test(errorMessage(error));
+}
+
 function describeStartError(error: unknown, timeoutMs: number): string {
   const msg = errorMessage(error);
   const code = (error as NodeJS.ErrnoException).code;
   if (code === "ENOENT") return `command not found (${msg}). Check \`command\` in the manifest and that it is on PATH.`;
   if (code === "EACCES") return `command is not executable (${msg}).`;
-  if ((error as { code?: number }).code === -32001 || /timed out/i.test(msg))
+  if (isStartTimeout(error))
     return `did not finish start-up within ${timeoutMs} ms (${msg}). Raise startupTimeoutMs or check that the server speaks MCP on stdout.`;
   if (/Connection closed/i.test(msg)) return `the server exited during start-up (${msg}).`;
   return msg;

@@ -4,6 +4,8 @@ import { readJsonState, updateJsonState } from "../../core/index.js";
 export const CRASH_WINDOW_MS = 60_000;
 /** Crashes within the window that open the breaker. */
 export const CRASH_LIMIT = 3;
+/** After a start-up timeout, how long keel skips the server instead of waiting for it again. */
+export const STARTUP_BACKOFF_MS = 5 * 60_000;
 
 /** Persistent health of one server: recent failures and whether its breaker is open. */
 export interface ServerHealth {
@@ -12,6 +14,13 @@ export interface ServerHealth {
   lastError?: string;
   /** stderr tail of the last failure (shown while the breaker keeps the server from starting). */
   stderrTail?: string;
+  /** Until when (ms since the epoch) keel does not start the server: set by a start-up timeout. */
+  backoffUntil?: number;
+}
+
+/** True while a start-up timeout keeps the server from being started again. */
+export function backingOff(health: ServerHealth, now = Date.now()): boolean {
+  return health.backoffUntil !== undefined && health.backoffUntil > now;
 }
 
 interface HealthFile {
@@ -39,11 +48,22 @@ export class HealthStore {
     }
   }
 
-  /** Records one failure; returns the new health (breaker open after CRASH_LIMIT within CRASH_WINDOW_MS). */
-  async recordFailure(name: string, error: string, stderrTail = "", now = Date.now()): Promise<ServerHealth> {
+  /**
+   * Records one failure; returns the new health: the breaker opens after CRASH_LIMIT failures within
+   * CRASH_WINDOW_MS, and a start-up timeout (`startupTimeout`) makes keel skip the server for
+   * STARTUP_BACKOFF_MS (a hanging server costs its timeout once, not on every command).
+   */
+  async recordFailure(name: string, error: string, stderrTail = "", now = Date.now(), startupTimeout = false): Promise<ServerHealth> {
     const next = (cur: ServerHealth | undefined): ServerHealth => {
       const failures = [...(cur?.failures ?? []).filter((t) => now - t < CRASH_WINDOW_MS), now];
-      return { failures, breakerOpen: Boolean(cur?.breakerOpen) || failures.length >= CRASH_LIMIT, lastError: error, stderrTail };
+      const backoffUntil = startupTimeout ? now + STARTUP_BACKOFF_MS : cur?.backoffUntil;
+      return {
+        failures,
+        breakerOpen: Boolean(cur?.breakerOpen) || failures.length >= CRASH_LIMIT,
+        lastError: error,
+        stderrTail,
+        ...(backoffUntil !== undefined && backoffUntil > now ? { backoffUntil } : {}),
+      };
     };
     try {
       this.ensure();

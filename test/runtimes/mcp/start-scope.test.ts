@@ -81,6 +81,29 @@ describe("which commands start MCP servers", () => {
     expect(ws.exists("spawned.pid")).toBe(false);
   });
 
+  it("a server that hung in start-up costs its timeout once: later commands skip it until `keel mcp restart`", async () => {
+    // Each start appends the server's pid to starts.txt (a start killed before node ran adds nothing).
+    const counting = "require('fs').appendFileSync('starts.txt', process.pid + '\\n'); setInterval(() => {}, 1000)";
+    ws = makeWorkspace({ ".mcp.json": { mcpServers: { hang: { command: "node", args: ["-e", counting], startupTimeoutMs: 1500 } } } });
+    const starts = () => (ws!.exists("starts.txt") ? ws!.read("starts.txt").trim().split("\n").length : 0);
+    const first = await runKeel(["--trust", "--json", "mcp", "list"], { cwd: ws.root, env: ws.env });
+    expect(first.json().servers[0]).toMatchObject({ name: "hang", state: "failed" });
+    expect(first.json().servers[0].lastError).toMatch(/within 1500 ms/);
+    const afterFirst = starts();
+    const again = await runKeel(["--trust", "--json", "mcp", "list"], { cwd: ws.root, env: ws.env });
+    expect(again.json().servers[0].state).toBe("failed");
+    expect(again.json().servers[0].lastError).toMatch(/keel skips it until .*keel mcp restart hang/);
+    const call = await runKeel(["--trust", "--yes", "--json", "call", "mcp_list_tools", "--input", "{}"], { cwd: ws.root, env: ws.env });
+    expect(call.exitCode).toBe(0);
+    const doctor = await runKeel(["--trust", "mcp", "doctor"], { cwd: ws.root, env: ws.env });
+    expect(doctor.stdout).toMatch(/hint: it hung in start-up last time/);
+    expect(starts()).toBe(afterFirst); // none of these commands started it (or waited for it) again
+    // restart clears the back-off and really tries again (and times out again, so no skip message).
+    const restart = await runKeel(["--trust", "--json", "mcp", "restart", "hang"], { cwd: ws.root, env: ws.env });
+    expect(JSON.stringify(restart.json())).toMatch(/within 1500 ms/);
+    expect(JSON.stringify(restart.json())).not.toMatch(/skips it/);
+  });
+
   it("a server hanging in initialize is killed as soon as its start-up times out, even if it ignores SIGTERM", async () => {
     ws = workspace(800);
     const host = await openTestHost(ws, { trust: true, cwd: ws.path("sub") });
