@@ -1,4 +1,4 @@
-import { closeSync, existsSync, fstatSync, mkdirSync, readFileSync, readSync, writeSync } from "node:fs";
+import { closeSync, existsSync, fdatasyncSync, fstatSync, mkdirSync, readFileSync, readSync, statSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
 import { assertOwnPath, openOwnFileSync } from "./state/own-path.js";
 import type { EventInput, EventSegment, KeelEvent, SegmentSink } from "./types.js";
@@ -18,6 +18,10 @@ const COMMIT_NOW_CHARS = 64 * 1024;
  */
 export class JsonlEventSink implements SegmentSink {
   private fd: number | undefined;
+  /** Size of the file after the last write (while open). */
+  private written = 0;
+  /** Bytes were written since the last fsync. */
+  private unsynced = false;
   /** What is not written yet, in order: text (lines ending in "\n") and call segments. */
   private queue: (string | EventSegment)[] = [];
   /** Lines emitted after the last queued segment. */
@@ -29,7 +33,7 @@ export class JsonlEventSink implements SegmentSink {
   private readonly onCommit = () => {
     this.committing = false;
     try {
-      this.flush();
+      this.flush(false);
     } catch {
       // Kept pending: the next flush (before a tool with side effects, or at 64 KiB) retries and
       // reports the error to its caller instead of crashing the process from a tick.
@@ -37,16 +41,21 @@ export class JsonlEventSink implements SegmentSink {
   };
   private readonly onExit = () => {
     try {
-      this.flush();
+      this.flush(false);
     } catch {
       // nothing more can be done while exiting
     }
   };
 
-  /** `onOpen` runs once before the first write (e.g. to create `.keel/` and its `.gitignore`). */
+  /**
+   * `onOpen` runs once before the first write (e.g. to create `.keel/` and its `.gitignore`).
+   * `syncOnFlush`: a `flush()` without an argument also fsyncs (a session's log: what the pipeline
+   * flushes before a tool with side effects, and before each model call, survives a machine crash).
+   */
   constructor(
     readonly file: string,
     private readonly onOpen?: () => void,
+    private readonly syncOnFlush = false,
   ) {}
 
   /** Buffers one event; `ts` defaults to now (and then comes first). The line is exactly `JSON.stringify` of the event. */
@@ -76,15 +85,24 @@ export class JsonlEventSink implements SegmentSink {
    */
   commit(): void {
     // A long run of calls that never yields to the event loop must not pile events up: write now.
-    if (this.text.length + this.segments * 1024 >= COMMIT_NOW_CHARS) return this.flush();
+    if (this.text.length + this.segments * 1024 >= COMMIT_NOW_CHARS) return this.flush(false);
     if (this.committing || (this.text === "" && this.queue.length === 0)) return;
     this.committing = true;
     process.nextTick(this.onCommit);
   }
 
-  /** Writes buffered events durably to the file now (creating it on first use). */
-  flush(): void {
-    if (this.text === "" && this.queue.length === 0) return;
+  /**
+   * Writes buffered events to the file now (creating it on first use): they survive a crash of this
+   * process. With `durable` (default: `syncOnFlush`), also fsyncs (they survive a crash of the machine).
+   */
+  flush(durable = this.syncOnFlush): void {
+    if (this.text === "" && this.queue.length === 0) {
+      if (durable && this.unsynced && this.fd !== undefined) {
+        fdatasyncSync(this.fd);
+        this.unsynced = false;
+      }
+      return;
+    }
     if (this.fd === undefined) {
       this.onOpen?.();
       // Never through a link planted in the repository: linked folders are refused, a linked file replaced.
@@ -92,15 +110,26 @@ export class JsonlEventSink implements SegmentSink {
       if (!existsSync(dirname(this.file))) mkdirSync(dirname(this.file), { recursive: true });
       this.fd = openOwnFileSync(this.file, "append");
       endTornLine(this.fd);
+      this.written = fstatSync(this.fd).size;
       process.on("exit", this.onExit);
     }
     let out = "";
     for (const part of this.queue) out += typeof part === "string" ? part : part.lines();
     out += this.text;
-    writeSync(this.fd, out); // on failure the events stay pending
+    const bytes = Buffer.from(out);
+    writeSync(this.fd, bytes); // on failure the events stay pending
+    this.written += bytes.length;
     this.queue = [];
     this.text = "";
     this.segments = 0;
+    if (durable) fdatasyncSync(this.fd);
+    this.unsynced = !durable;
+  }
+
+  /** Size of the file with everything written so far (buffered events not counted). */
+  position(): number {
+    if (this.fd !== undefined) return this.written;
+    return existsSync(this.file) ? statSync(this.file).size : 0;
   }
 
   /** Flushes and closes the file. */

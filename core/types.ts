@@ -222,8 +222,8 @@ import type { EventInput, KeelEvent } from "./event-types.js";
 export interface EventSink {
   /** Records one event; `ts` defaults to now. */
   emit(event: EventInput): void;
-  /** Writes buffered events to disk now (synchronously durable against process crashes). */
-  flush(): void;
+  /** Writes buffered events to disk now (synchronously durable against process crashes; with `durable`, fsynced against machine crashes). */
+  flush(durable?: boolean): void;
   /**
    * Writes buffered events before the event loop moves on (a batched `flush`; see JsonlEventSink).
    * Sinks without it are flushed instead.

@@ -5,12 +5,13 @@ import type { Host } from "../host.js";
 import type { ChatMessage, ModelClient } from "../model/model-types.js";
 import type { SessionLock } from "../session/session-lock.js";
 import type { SessionPaths } from "../session/session-paths.js";
-import { writeSessionState } from "../session/session-store.js";
-import type { SessionMeta, SessionState, TranscriptEntry, TranscriptRecord } from "../session/session-types.js";
+import type { LoadedSession } from "../session/session-store.js";
+import type { SessionMeta, SessionState } from "../session/session-types.js";
 import type { HookErrorEvent } from "../event-types.js";
 import type { Approver, FileBaseline, FileBaselineStore, RunContext } from "../types.js";
 import type { SessionEvent } from "./session-events.js";
 import type { AgentSettings } from "./agent-settings.js";
+import { SessionRecorder } from "./session-recorder.js";
 
 /** Per-invocation options of a session run. */
 export interface SessionRunOptions {
@@ -24,12 +25,20 @@ export interface SessionRunOptions {
 
 /**
  * A session opened by this process: holds its state, its event log (passed to every tool
- * call so the pipeline's phase events land there) and its writer lock.
+ * call so the pipeline's phase events land there, and holding the session's own record: see
+ * SessionRecorder) and its writer lock. Messages change only through `addMessage`,
+ * `setSystemPrompt` and `editMessages`, which append the change to the log.
  */
 export class ActiveSession {
   readonly events: JsonlEventSink;
   readonly sessionAllow: Set<string>;
   readonly fileBaselines: FileBaselineStore;
+  /** Messages to add once the pending tool calls are answered (hook texts of an approval that continues a turn). */
+  readonly afterPending: ChatMessage[] = [];
+  /** Set while `delegate_agent` re-runs to continue its paused child with this decision. */
+  delegateDecision?: { callId: string; child: string; decision: "approve" | "reject" };
+  private readonly recorder: SessionRecorder;
+  private readonly messages: ChatMessage[];
 
   constructor(
     readonly host: Host,
@@ -40,16 +49,21 @@ export class ActiveSession {
     readonly model: ModelClient,
     readonly settings: AgentSettings,
     readonly options: SessionRunOptions,
+    loaded: Pick<LoadedSession, "snapshotOffset" | "snapshotBytes">,
   ) {
-    this.events = new JsonlEventSink(paths.events);
+    this.events = new JsonlEventSink(paths.events, undefined, true);
+    this.recorder = new SessionRecorder(host.workspace.stateDir, state, this.events, loaded);
+    this.messages = state.messages as ChatMessage[];
     this.sessionAllow = new Set(state.sessionAllow);
     const baselines = state.fileBaselines;
+    const dirty = this.recorder.dirtyBaselines;
     this.fileBaselines = {
       async get(p: string) {
         return baselines[p];
       },
       async set(p: string, b: FileBaseline) {
         baselines[p] = b;
+        dirty.add(p);
       },
     };
   }
@@ -68,15 +82,23 @@ export class ActiveSession {
     this.events.emit({ type, sessionId: this.id, ...fields } as unknown as SessionEventBody);
   }
 
-  /** Appends a model-facing message (and the same message to the transcript). */
+  /** Appends a model-facing message (recorded in the log at once). */
   addMessage(message: ChatMessage): void {
-    this.state.messages.push(message);
-    this.record({ kind: "message", message });
+    this.messages.push(message);
+    this.emit("session_message", { message });
   }
 
-  /** Appends a transcript-only entry. */
-  record(entry: TranscriptRecord): void {
-    this.state.transcript.push({ ts: Date.now(), ...entry } as TranscriptEntry);
+  /** Sets the system prompt (the first message); recorded only when it changed. */
+  setSystemPrompt(content: string): void {
+    const first = this.messages[0];
+    if (first?.role === "system" && first.content === content) return;
+    this.editMessages(0, first?.role === "system" ? 1 : 0, [{ role: "system", content }]);
+  }
+
+  /** Replaces `deleteCount` messages at `start` by `insert` (pruning, compaction), recorded in the log. */
+  editMessages(start: number, deleteCount: number, insert: ChatMessage[]): void {
+    this.messages.splice(start, deleteCount, ...insert);
+    this.emit("session_edit", { start, deleteCount, insert });
   }
 
   /** Directory of this session's next tool call: its pinned `cwd`, else the host's active directory (managed worktree). */
@@ -102,27 +124,30 @@ export class ActiveSession {
   }
 
   /**
-   * Persists the state: fires `beforePersist` (markers go to the transcript), writes
-   * `state.json` atomically, then flushes events. Hook failures are recorded, never fatal.
+   * Persists the state: fires `beforePersist` (its markers become a `hook` event), appends one
+   * `session_state` entry with what changed and writes the log (one `write`; fsynced when `durable`:
+   * at the end of a turn and when it pauses). Hook failures are recorded, never fatal.
    */
-  async save(): Promise<void> {
+  async save(durable = false): Promise<void> {
     if (this.host.hooks.beforePersist.isUsed()) {
       const ctx = { host: this.host, sessionId: this.id, markers: [] as GuidanceEntry[] };
       try {
         await this.host.hooks.beforePersist.promise(ctx);
-        if (ctx.markers.length) {
-          this.record({ kind: "persist_marker", markers: ctx.markers });
-          this.emit("hook", { hook: "beforePersist", texts: ctx.markers });
-        }
+        if (ctx.markers.length) this.emit("hook", { hook: "beforePersist", texts: ctx.markers });
       } catch (error) {
         this.emit("hook_error", { hook: "beforePersist", message: errorMessage(error) });
       }
     }
     this.state.sessionAllow = [...this.sessionAllow];
-    // Events first: state on disk never mentions a call whose events are not.
-    this.events.flush();
-    await writeSessionState(this.host.workspace.stateDir, this.state);
-    this.events.flush();
+    const changes = this.recorder.changes();
+    if (changes) this.emit("session_state", changes);
+    await this.recorder.persist(durable);
+  }
+
+  /** Writes the checkpoint `state.json` now (a new session's first state; a migrated one). */
+  async checkpoint(): Promise<void> {
+    this.events.flush(false);
+    await this.recorder.checkpoint(this.events.position());
   }
 
   /** Flushes events, closes the log and releases the writer lock. */

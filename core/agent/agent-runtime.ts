@@ -7,7 +7,7 @@ import { recordedModelSpec, requireModelSpec, type ModelSpec } from "../model/mo
 import type { AgentRunRequest, AgentRunResult, AgentService } from "../services.js";
 import { acquireSessionLock } from "../session/session-lock.js";
 import { newSessionId, sessionPaths } from "../session/session-paths.js";
-import { createSessionFiles, initialState, readSessionMeta, readSessionState } from "../session/session-store.js";
+import { createSessionFiles, initialState, loadSessionState, readSessionMeta, readSessionState } from "../session/session-store.js";
 import type { SessionMeta, SessionUsage } from "../session/session-types.js";
 import { workingDirProblem } from "../workspace.js";
 import { ActiveSession, isPinned, type SessionRunOptions } from "./active-session.js";
@@ -106,8 +106,9 @@ export class AgentRuntime implements AgentService {
     const state = initialState(meta.id, prompt.split("\n")[0]!.slice(0, 80));
     state.toolSubset = opts.tools;
     state.yes = opts.yes || undefined;
-    const s = new ActiveSession(host, meta, state, paths, lock, model, settings, opts);
+    const s = new ActiveSession(host, meta, state, paths, lock, model, settings, opts, { snapshotOffset: 0, snapshotBytes: 0 });
     s.emit("session_start", { depth, parentSessionId: opts.parentSessionId, model: model.id, cwd: meta.cwd });
+    await s.checkpoint();
     await this.fire("sessionStart", s);
     return this.runTurn(s, { prompt, resume: false });
   }
@@ -141,8 +142,44 @@ export class AgentRuntime implements AgentService {
     return this.runTurn(s, { prompt, resume: true });
   }
 
-  /** Approves or rejects the call a session is waiting on, then continues the turn. */
+  /**
+   * Approves or rejects the call a session is waiting on, then continues the turn as a resume does
+   * (`beforePrompt`/`onResume` fire). A sub-agent's parent waiting on it through `delegate_agent`
+   * then continues too (and its parent, …): the outcome is that of the top-most session continued.
+   */
   async decide(id: string, decision: ApprovalDecision, opts: AgentRunOptions = {}): Promise<AgentOutcome> {
+    let out = await this.decideOne(id, decision, opts);
+    let meta = await readSessionMeta(this.host.workspace.stateDir, id);
+    while (out.reason !== "awaiting_approval" && meta.parentSessionId) {
+      const parent = await readSessionState(this.host.workspace.stateDir, meta.parentSessionId);
+      const waits = parent.pending?.calls.some((c) => c.status === "awaiting_approval" && c.child === meta.id);
+      if (parent.status !== "awaiting_approval" || !waits) break;
+      out = await this.decideOne(meta.parentSessionId, "approve", opts);
+      meta = await readSessionMeta(this.host.workspace.stateDir, meta.parentSessionId);
+    }
+    return out;
+  }
+
+  /**
+   * For `delegate_agent` continuing a paused child: decides the child's waiting call and runs it on
+   * (when it still waits), or returns how it ended (when it was approved directly since).
+   */
+  async continueChild(id: string, decision: ApprovalDecision, opts: AgentRunOptions): Promise<AgentOutcome> {
+    const state = await readSessionState(this.host.workspace.stateDir, id);
+    if (state.status === "awaiting_approval") return this.decideOne(id, decision, opts);
+    const reason = (state.reason ?? "error") as StopReason;
+    const last = [...state.messages].reverse().find((m) => m.role === "assistant")?.content;
+    return {
+      ok: reason === "answer",
+      sessionId: id,
+      status: state.status,
+      reason,
+      text: reason === "answer" ? (state.lastAnswer ?? "") : (state.error ?? (typeof last === "string" ? last : "")),
+      usage: { ...state.usage },
+    };
+  }
+
+  private async decideOne(id: string, decision: ApprovalDecision, opts: AgentRunOptions): Promise<AgentOutcome> {
     const s = await this.open(id, opts);
     if (s.state.status !== "awaiting_approval") {
       s.close();
@@ -194,7 +231,8 @@ export class AgentRuntime implements AgentService {
       if (isPinned(meta)) checkPinnedDir(host, id, meta);
       else if (host.activeDirError !== undefined)
         throw new UsageError(`Session ${id} works in the active directory, which cannot be used: ${host.activeDirError}`);
-      const state = await readSessionState(host.workspace.stateDir, id);
+      const loaded = await loadSessionState(host.workspace.stateDir, id);
+      const state = loaded.state;
       // Session files may have been committed: approvals recorded in them are not evidence (a resumed
       // session asks again unless this invocation says --yes), and the endpoint and key variable come
       // from the current config, never from session.json.
@@ -203,7 +241,9 @@ export class AgentRuntime implements AgentService {
       meta.model = recordedModelSpec(meta.model, host.config, host.env, host.workspace.root);
       const spec = opts.model ? requireModelSpec(host.config, opts.model, host.env, host.workspace.root) : meta.model;
       const model = createModel(spec, host.env);
-      const s = new ActiveSession(host, meta, state, paths, lock, model, agentSettings(host.config as Record<string, unknown>), opts);
+      const s = new ActiveSession(host, meta, state, paths, lock, model, agentSettings(host.config as Record<string, unknown>), opts, loaded);
+      // a session in the old format gets its checkpoint in the new one before anything is appended
+      if (loaded.migrated) await s.checkpoint();
       this.active.set(id, s);
       return s;
     } catch (error) {
@@ -229,7 +269,7 @@ export class AgentRuntime implements AgentService {
           s.addMessage({ role: "user", kind: "prompt", content: turn.prompt });
           s.emit("turn_start", { turn: s.state.turn, resume: turn.resume });
         }
-      }
+      } else await firePromptHooks(s, true, true);
       await s.save();
       reason = await driveSession(s, turn.decision);
     } catch (error) {
@@ -241,12 +281,12 @@ export class AgentRuntime implements AgentService {
       if (reason !== "awaiting_approval") {
         s.state.status = "idle";
         s.state.reason = reason;
-        s.record({ kind: "turn_end", turn: s.state.turn, reason });
+        s.emit("turn_end", { turn: s.state.turn, reason });
         await fireAfterTurn(s, reason);
         await this.fire("sessionEnd", s);
       }
       s.state.pid = undefined;
-      await s.save();
+      await s.save(true);
     } finally {
       this.active.delete(s.id);
       s.close();

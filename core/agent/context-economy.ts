@@ -42,12 +42,14 @@ function pruneToolOutputs(s: ActiveSession): number {
     if (m.content.length < 400) continue;
     const artifact = m.artifact ?? writeArtifact(s, m.toolCallId, m.content);
     const firstLine = m.content.split("\n").find((l) => l.trim()) ?? "";
-    msgs[i] = {
-      ...m,
-      pruned: true,
-      artifact,
-      content: `[Output of ${m.name} pruned to save context (${m.content.length} chars). Starts: ${firstLine.slice(0, 160)}… Full text: ${artifact}]`,
-    };
+    s.editMessages(i, 1, [
+      {
+        ...m,
+        pruned: true,
+        artifact,
+        content: `[Output of ${m.name} pruned to save context (${m.content.length} chars). Starts: ${firstLine.slice(0, 160)}… Full text: ${artifact}]`,
+      },
+    ]);
     count++;
   }
   return count;
@@ -62,14 +64,13 @@ async function compact(s: ActiveSession): Promise<number> {
   const result = await summarizeHistory(s.model, head, s.options.signal);
   const content = `Continuation of an earlier conversation that was compacted to fit the context window (${head.length} messages summarized):\n\n${result.summary}`;
   const continuation: ChatMessage = { role: "user", kind: "continuation", content };
-  s.state.messages.splice(system, cut - system, continuation);
-  s.record({ kind: "compaction", method: result.method, summary: result.summary, removedMessages: head.length });
+  s.editMessages(system, cut - system, [continuation]);
   s.emit("compaction", { method: result.method, removedMessages: head.length, modelError: result.error });
   return head.length;
 }
 
 /** Index where the kept tail starts: the last prompt, or the last assistant message when the current turn is long. */
-function chooseCut(msgs: ChatMessage[], start: number): number {
+function chooseCut(msgs: readonly ChatMessage[], start: number): number {
   const lastPrompt = findLastIndex(msgs, (m) => m.role === "user" && (m.kind === undefined || m.kind === "prompt" || m.kind === "queued"));
   const lastAssistant = findLastIndex(msgs, (m) => m.role === "assistant");
   let cut = lastPrompt;
@@ -86,7 +87,7 @@ function writeArtifact(s: ActiveSession, callId: string, text: string): string {
   return relative(s.host.workspace.root, file);
 }
 
-function findLastIndex<T>(items: T[], pred: (x: T) => boolean): number {
+function findLastIndex<T>(items: readonly T[], pred: (x: T) => boolean): number {
   for (let i = items.length - 1; i >= 0; i--) if (pred(items[i]!)) return i;
   return -1;
 }

@@ -1,4 +1,5 @@
 import { readEvents } from "../events.js";
+import type { PendingTurn } from "../session/session-types.js";
 import type { Observation } from "../types.js";
 import type { ActiveSession } from "./active-session.js";
 import { observationText } from "./tool-guidance.js";
@@ -10,7 +11,7 @@ import { observationText } from "./tool-guidance.js";
  * Returns the ids of those calls.
  */
 export async function recoverCrashedTurn(s: ActiveSession): Promise<string[]> {
-  const pending = s.state.pending;
+  const pending = s.state.pending ?? unanswered(s);
   const unknown = pending ? pending.calls.filter((c) => c.status !== "done") : [];
   const seen = new Map<string, { started: boolean; finished?: { ok: unknown; code: unknown } }>();
   if (unknown.length) {
@@ -48,13 +49,11 @@ export async function recoverCrashedTurn(s: ActiveSession): Promise<string[]> {
     };
     call.status = "done";
     s.addMessage({ role: "tool", toolCallId: call.id, name: call.name, content: observationText(observation) });
-    s.record({ kind: "observation", callId: call.id, observation });
   }
   if (pending) {
     for (const text of pending.calls.flatMap((c) => (c.guidance ? [c.guidance] : []))) s.addMessage({ role: "user", kind: "guidance", content: text });
   }
   s.state.pending = null;
-  s.record({ kind: "turn_interrupted", turn: s.state.turn, unknownCalls: unknown.map((c) => c.id) });
   s.emit("recovery", {
     turn: s.state.turn,
     previousPid: s.state.pid,
@@ -64,4 +63,20 @@ export async function recoverCrashedTurn(s: ActiveSession): Promise<string[]> {
   s.state.reason = "interrupted";
   await s.save();
   return unknown.map((c) => c.id);
+}
+
+/**
+ * The tool calls of the last assistant message that have no result yet, as a pending turn: the log
+ * ends after that message but before its checkpoint entry (a crash, or a torn last write).
+ */
+function unanswered(s: ActiveSession): PendingTurn | null {
+  const msgs = s.state.messages;
+  for (let i = msgs.length - 1; i >= 0; i--) {
+    const m = msgs[i]!;
+    if (m.role !== "assistant") continue;
+    const answered = new Set(msgs.slice(i + 1).flatMap((r) => (r.role === "tool" ? [r.toolCallId] : [])));
+    const open = (m.toolCalls ?? []).filter((c) => !answered.has(c.id));
+    return open.length ? { turn: s.state.turn, calls: open.map((c) => ({ ...c, status: "queued" as const })) } : null;
+  }
+  return null;
 }

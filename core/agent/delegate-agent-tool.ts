@@ -4,7 +4,8 @@ import type { Host } from "../host.js";
 import type { WorktreeInfo } from "../services.js";
 import { defineTool } from "../define-tool.js";
 import type { ToolDefinition } from "../types.js";
-import type { AgentRuntime } from "./agent-runtime.js";
+import { readSessionMeta } from "../session/session-store.js";
+import type { AgentOutcome, AgentRuntime } from "./agent-runtime.js";
 import { MAX_DELEGATION_DEPTH } from "./agent-settings.js";
 import { DELEGATE_AGENT } from "./tool-menu.js";
 
@@ -39,37 +40,58 @@ export function delegateAgentTool(host: Host, runtime: AgentRuntime): ToolDefini
       if (!parent) throw new ToolError("delegate_agent only works inside an agent session (keel run).", "precondition_failed");
       if (parent.meta.depth >= MAX_DELEGATION_DEPTH)
         throw new ToolError(`Sub-agents nest at most ${MAX_DELEGATION_DEPTH} deep; do this task yourself.`, "precondition_failed");
-      const before = { host, sessionId: parent.id, prompt: input.prompt, prefix: [] as GuidanceEntry[] };
-      const delegated = await host.hooks.beforeDelegate.promise(before).catch((error) => {
-        parent.emit("hook_error", { hook: "beforeDelegate", message: errorMessage(error) });
-        return before;
-      });
-      const prefix = (delegated ?? before).prefix;
-      parent.emit("hook", { hook: "beforeDelegate", texts: prefix });
-      const prompt = [...prefix.map((p) => `${p.source}: ${p.text}`), (delegated ?? before).prompt].join("\n\n");
-      let worktree: WorktreeInfo | undefined;
-      const name = `agent-${Date.now().toString(36)}`;
-      if (input.isolation === "worktree") {
-        const service = host.service("worktrees");
-        if (!service)
-          throw new ToolError('isolation "worktree" needs the worktree runtime, which is not loaded here. Use isolation "none".', "precondition_failed");
-        worktree = await service.create(name, ctx.signal);
-      }
-      parent.emit("delegate_start", { tools: input.tools, isolation: input.isolation ?? "none", worktree: worktree?.path });
-      const child = await runtime.start({
-        prompt,
-        parentSessionId: parent.id,
-        modelSpec: parent.meta.model,
-        tools: input.tools,
-        maxSteps: input.max_steps,
+      const resumed = parent.delegateDecision?.callId === ctx.callId ? parent.delegateDecision : undefined;
+      const childOptions = {
         signal: ctx.signal,
         // the parent's own --yes, never the one-off approval of this delegate_agent call
         yes: Boolean(parent.options.yes || parent.state.yes),
         approver: parent.options.approver,
         onText: undefined,
-        cwd: worktree ? undefined : ctx.cwd,
-        worktree: worktree ? { name: worktree.name, path: worktree.path, branch: worktree.branch } : undefined,
-      });
+      };
+      let worktree: Pick<WorktreeInfo, "name" | "path" | "branch"> | undefined;
+      let child: AgentOutcome;
+      if (resumed) {
+        // the child paused for an approval and the user decided: continue it (hooks before it fired the first time)
+        child = await runtime.continueChild(resumed.child, resumed.decision, childOptions);
+        worktree = (await readSessionMeta(host.workspace.stateDir, resumed.child)).worktree;
+      } else {
+        const before = { host, sessionId: parent.id, prompt: input.prompt, prefix: [] as GuidanceEntry[] };
+        const delegated = await host.hooks.beforeDelegate.promise(before).catch((error) => {
+          parent.emit("hook_error", { hook: "beforeDelegate", message: errorMessage(error) });
+          return before;
+        });
+        const prefix = (delegated ?? before).prefix;
+        parent.emit("hook", { hook: "beforeDelegate", texts: prefix });
+        const prompt = [...prefix.map((p) => `${p.source}: ${p.text}`), (delegated ?? before).prompt].join("\n\n");
+        const name = `agent-${Date.now().toString(36)}`;
+        if (input.isolation === "worktree") {
+          const service = host.service("worktrees");
+          if (!service)
+            throw new ToolError('isolation "worktree" needs the worktree runtime, which is not loaded here. Use isolation "none".', "precondition_failed");
+          worktree = await service.create(name, ctx.signal);
+        }
+        parent.emit("delegate_start", { tools: input.tools, isolation: input.isolation ?? "none", worktree: worktree?.path });
+        child = await runtime.start({
+          ...childOptions,
+          prompt,
+          parentSessionId: parent.id,
+          modelSpec: parent.meta.model,
+          tools: input.tools,
+          maxSteps: input.max_steps,
+          cwd: worktree ? undefined : ctx.cwd,
+          worktree: worktree ? { name: worktree.name, path: worktree.path, branch: worktree.branch } : undefined,
+        });
+      }
+      if (child.reason === "awaiting_approval") {
+        // nobody can answer now: the parent pauses on this call, and deciding the child continues both
+        parent.emit("delegate_paused", { childSessionId: child.sessionId });
+        return {
+          ok: false,
+          code: "approval_required",
+          content: `Sub-agent session ${child.sessionId} waits for approval: ${child.message ?? ""} Deciding it (keel sessions approve|reject ${child.sessionId}, or the same for ${parent.id}) continues the sub-agent and then this session.`,
+          metadata: { childSessionId: child.sessionId },
+        };
+      }
       let where = "";
       let changed: string[] = [];
       if (worktree) {

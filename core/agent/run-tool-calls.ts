@@ -21,20 +21,27 @@ export async function runPendingCalls(s: ActiveSession, menu: ToolMenu, decision
     let observation: Observation;
     if (call.status === "awaiting_approval") {
       if (!decision) return "paused";
-      s.record({ kind: "approval", callId: call.id, decision });
       s.emit("approval_decision", { callId: call.id, tool: call.name, decision });
-      observation = decision === "reject" ? deniedObservation(call.name) : await runOne(s, menu, call, true);
+      if (call.child) {
+        // delegate_agent waits on its child: the decision is the child's, and the tool continues it
+        s.delegateDecision = { callId: call.id, child: call.child, decision };
+        try {
+          observation = await runOne(s, menu, call, true);
+        } finally {
+          s.delegateDecision = undefined;
+        }
+      } else observation = decision === "reject" ? deniedObservation(call.name) : await runOne(s, menu, call, true);
       decision = undefined;
-    } else {
-      observation = await runOne(s, menu, call, false);
-      if (observation.code === "approval_required") {
-        call.status = "awaiting_approval";
-        s.state.status = "awaiting_approval";
-        s.state.reason = "awaiting_approval";
-        s.emit("approval_paused", { callId: call.id, tool: call.name, input: safeParse(call.arguments), message: observation.content });
-        await s.save();
-        return "paused";
-      }
+    } else observation = await runOne(s, menu, call, false);
+    if (observation.code === "approval_required") {
+      call.status = "awaiting_approval";
+      const child = observation.metadata.childSessionId;
+      call.child = typeof child === "string" ? child : undefined;
+      s.state.status = "awaiting_approval";
+      s.state.reason = "awaiting_approval";
+      s.emit("approval_paused", { callId: call.id, tool: call.name, input: safeParse(call.arguments), message: observation.content });
+      await s.save(true);
+      return "paused";
     }
     s.state.usage.toolCalls++;
     if (call.name === TOOL_SEARCH && observation.ok) {
@@ -45,7 +52,6 @@ export async function runPendingCalls(s: ActiveSession, menu: ToolMenu, decision
     call.guidance = toolGuidanceMessage(observation);
     call.status = "done";
     s.addMessage({ role: "tool", toolCallId: call.id, name: call.name, content: observationText(observation), artifact: observation.artifacts[0]?.path });
-    s.record({ kind: "observation", callId: call.id, observation });
     if (pending.calls.every((c) => c.status === "done")) finishPending(s);
     await s.save();
   }
@@ -56,12 +62,16 @@ export async function runPendingCalls(s: ActiveSession, menu: ToolMenu, decision
   return "done";
 }
 
-/** All calls are done: plugin guidance (one message per tool) follows the tool results; the checkpoint is cleared. */
+/**
+ * All calls are done: plugin guidance (one message per tool) follows the tool results, then the hook
+ * texts of an approval that continued the turn; the checkpoint is cleared.
+ */
 function finishPending(s: ActiveSession): void {
   for (const text of (s.state.pending?.calls ?? []).flatMap((c) => (c.guidance ? [c.guidance] : []))) {
     s.addMessage({ role: "user", kind: "guidance", content: text });
     s.emit("tool_guidance", { text });
   }
+  for (const message of s.afterPending.splice(0)) s.addMessage(message);
   s.state.pending = null;
 }
 

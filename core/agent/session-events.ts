@@ -4,6 +4,7 @@
  */
 import type { GuidanceEntry } from "../hooks.js";
 import type { ModelUsage } from "../model/model-types.js";
+import type { SessionEditEvent, SessionMessageEvent, SessionStateEvent } from "../session/session-log.js";
 
 /** Fields of every session event. */
 interface SessionFields {
@@ -166,6 +167,12 @@ export interface DelegateStartEvent extends SessionFields {
   worktree?: string;
 }
 
+/** The child session of `delegate_agent` paused for an approval; the parent pauses on the call. */
+export interface DelegatePausedEvent extends SessionFields {
+  type: "delegate_paused";
+  childSessionId: string;
+}
+
 /** The child session of `delegate_agent` ended. */
 export interface DelegateEndEvent extends SessionFields {
   type: "delegate_end";
@@ -180,6 +187,13 @@ export interface AfterTurnEvent extends SessionFields {
   turn: number;
   reason: string;
   notes: GuidanceEntry[];
+}
+
+/** A turn ended (always recorded, whatever the `afterTurn` hooks do). */
+export interface TurnEndEvent extends SessionFields {
+  type: "turn_end";
+  turn: number;
+  reason: string;
 }
 
 /** Every session event. */
@@ -203,5 +217,10 @@ export type SessionEvent =
   | CompactionEvent
   | RecoveryEvent
   | DelegateStartEvent
+  | DelegatePausedEvent
   | DelegateEndEvent
-  | AfterTurnEvent;
+  | AfterTurnEvent
+  | TurnEndEvent
+  | SessionMessageEvent
+  | SessionEditEvent
+  | SessionStateEvent;

@@ -1,5 +1,6 @@
 import { errorMessage } from "../errors.js";
 import type { GuidanceEntry, PromptContext } from "../hooks.js";
+import type { ChatMessage } from "../model/model-types.js";
 import type { ActiveSession } from "./active-session.js";
 import { hookTextsMessage } from "./tool-guidance.js";
 
@@ -11,9 +12,12 @@ export function defaultSystemPrompt(cwd: string): string {
 /**
  * Fires `beforePrompt` (every run and resume) and, on resume, `onResume`. Sets the system
  * prompt and adds the plugin texts as user messages (`Plugin before-prompt hooks:`,
- * `Plugin resume hooks:`) — call it before adding the user prompt. Failures become events.
+ * `Plugin resume hooks:`) — call it before adding the user prompt. With `afterPending` (an approval
+ * continuing a turn whose tool calls are unanswered) the texts wait until the calls are answered.
+ * Failures become events.
  */
-export async function firePromptHooks(s: ActiveSession, resume: boolean): Promise<void> {
+export async function firePromptHooks(s: ActiveSession, resume: boolean, afterPending = false): Promise<void> {
+  const add = (message: ChatMessage) => (afterPending ? s.afterPending.push(message) : s.addMessage(message));
   const host = s.host;
   const base = s.settings.systemPrompt ?? defaultSystemPrompt(s.cwd);
   const ctx: PromptContext = { host, sessionId: s.id, system: base, guidance: [], resume };
@@ -26,10 +30,9 @@ export async function firePromptHooks(s: ActiveSession, resume: boolean): Promis
   } catch (error) {
     s.emit("hook_error", { hook: "beforePrompt", message: errorMessage(error) });
   }
-  if (s.state.messages[0]?.role === "system") s.state.messages[0] = { role: "system", content: ctx.system };
-  else s.state.messages.unshift({ role: "system", content: ctx.system });
+  s.setSystemPrompt(ctx.system);
   const beforeText = hookTextsMessage("Plugin before-prompt hooks:", before);
-  if (beforeText) s.addMessage({ role: "user", kind: "hooks", content: beforeText });
+  if (beforeText) add({ role: "user", kind: "hooks", content: beforeText });
   if (!resume) return;
   const rctx: PromptContext = { host, sessionId: s.id, system: ctx.system, guidance: [], resume: true };
   let resumed: GuidanceEntry[] = [];
@@ -41,7 +44,7 @@ export async function firePromptHooks(s: ActiveSession, resume: boolean): Promis
     s.emit("hook_error", { hook: "onResume", message: errorMessage(error) });
   }
   const resumeText = hookTextsMessage("Plugin resume hooks:", resumed);
-  if (resumeText) s.addMessage({ role: "user", kind: "hooks", content: resumeText });
+  if (resumeText) add({ role: "user", kind: "hooks", content: resumeText });
 }
 
 /** Fires `afterTurn` once at the end of a user turn; its notes are recorded as an event only. */

@@ -28,7 +28,7 @@ export interface ModelUsage {
 
 /** One model call. */
 export interface ModelRequest {
-  messages: ChatMessage[];
+  messages: readonly ChatMessage[];
   tools: ModelToolSpec[];
   /** Session the call belongs to (scripted models pick their script by it). */
   sessionId?: string;

@@ -105,7 +105,7 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv): ModelClie
   };
 }
 
-function toWire(messages: ChatMessage[], names: ToolNameMap): ChatCompletionMessageParam[] {
+function toWire(messages: readonly ChatMessage[], names: ToolNameMap): ChatCompletionMessageParam[] {
   return messages.map((m): ChatCompletionMessageParam => {
     switch (m.role) {
       case "system":

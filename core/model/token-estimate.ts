@@ -9,7 +9,7 @@ export function estimateText(text: string): number {
 }
 
 /** Estimated tokens of the messages of a request (content, tool calls and per-message overhead). */
-export function estimateMessages(messages: ChatMessage[]): number {
+export function estimateMessages(messages: readonly ChatMessage[]): number {
   let total = 0;
   for (const m of messages) {
     total += 4 + estimateText(m.content ?? "");
@@ -26,6 +26,6 @@ export function estimateTools(tools: ModelToolSpec[]): number {
 }
 
 /** Estimated tokens of a whole request. */
-export function estimateRequest(messages: ChatMessage[], tools: ModelToolSpec[]): number {
+export function estimateRequest(messages: readonly ChatMessage[], tools: ModelToolSpec[]): number {
   return estimateMessages(messages) + estimateTools(tools);
 }

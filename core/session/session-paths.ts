@@ -6,6 +6,7 @@ export interface SessionPaths {
   dir: string;
   meta: string;
   state: string;
+  status: string;
   events: string;
   artifacts: string;
   queue: string;
@@ -26,6 +27,7 @@ export function sessionPaths(stateDir: string, id: string): SessionPaths {
     dir,
     meta: join(dir, "session.json"),
     state: join(dir, "state.json"),
+    status: join(dir, "status.json"),
     events: join(dir, "events.jsonl"),
     artifacts: join(dir, "artifacts"),
     queue: join(dir, "queue.json"),

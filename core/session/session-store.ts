@@ -1,15 +1,16 @@
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { StateError, UsageError } from "../errors.js";
 import { readJsonState, writeTextAtomic } from "../state/json-file.js";
 import { assertOwnPath } from "../state/own-path.js";
 import { sessionPaths, sessionsRoot, type SessionPaths } from "./session-paths.js";
-import type { SessionMeta, SessionState } from "./session-types.js";
+import { readLogTail, replayLog } from "./session-log.js";
+import type { SessionMeta, SessionSnapshot, SessionState, SessionStatusFile } from "./session-types.js";
 
 /** A fresh state for a new session. */
 export function initialState(id: string, title: string): SessionState {
   return {
-    version: 1,
+    version: 2,
     id,
     status: "idle",
     updatedAt: new Date().toISOString(),
@@ -17,7 +18,6 @@ export function initialState(id: string, title: string): SessionState {
     turnSteps: 0,
     title,
     messages: [],
-    transcript: [],
     pending: null,
     usage: { modelCalls: 0, toolCalls: 0, inputTokens: 0, outputTokens: 0, lastRequestTokens: 0 },
     pluginState: {},
@@ -49,18 +49,72 @@ export async function readSessionMeta(stateDir: string, id: string): Promise<Ses
   return meta;
 }
 
-/** Reads `state.json` of a session (StateError when unreadable; never overwritten then). */
-export async function readSessionState(stateDir: string, id: string): Promise<SessionState> {
-  const paths = sessionPaths(stateDir, id);
-  const state = await readJsonState<SessionState | null>(paths.state, null);
-  if (!state) throw new StateError(`Session ${id} has no state.json yet (it never started). Start a new session instead.`, paths.state);
-  return state;
+/** A session's state as loaded: the checkpoint plus the log after it, and where the log ends. */
+export interface LoadedSession {
+  state: SessionState;
+  /** Byte offset of `events.jsonl` the checkpoint covers. */
+  snapshotOffset: number;
+  /** Size of the checkpoint file (bytes). */
+  snapshotBytes: number;
+  /** Size of `events.jsonl` when read. */
+  logSize: number;
+  /** The checkpoint was in the pre-log format (version 1) and must be rewritten before anything is appended. */
+  migrated: boolean;
 }
 
-/** Writes `state.json` atomically (temp file, fsync, rename). */
-export async function writeSessionState(stateDir: string, state: SessionState): Promise<void> {
-  state.updatedAt = new Date().toISOString();
-  await writeTextAtomic(sessionPaths(stateDir, state.id).state, JSON.stringify(state));
+/**
+ * Loads a session's state: `state.json` (the checkpoint) and the `session_*` entries of
+ * `events.jsonl` after its offset. Reads only; a version-1 `state.json` (whole state, rewritten
+ * every step, with a `transcript`) is converted in memory and reported as `migrated`. StateError
+ * when unreadable or of an unknown version (nothing is overwritten then).
+ */
+export async function loadSessionState(stateDir: string, id: string): Promise<LoadedSession> {
+  const paths = sessionPaths(stateDir, id);
+  const raw = await readJsonState<Record<string, unknown> | null>(paths.state, null);
+  if (!raw) throw new StateError(`Session ${id} has no state.json yet (it never started). Start a new session instead.`, paths.state);
+  const snapshotBytes = statSync(paths.state).size;
+  if (raw.version === 1) {
+    // Old format: state.json is the whole state as of the end of events.jsonl.
+    const { transcript: _t, ...rest } = raw;
+    const state = { ...rest, version: 2 } as unknown as SessionState;
+    const logSize = existsSync(paths.events) ? statSync(paths.events).size : 0;
+    return { state, snapshotOffset: logSize, snapshotBytes, logSize, migrated: true };
+  }
+  if (raw.version !== 2 || typeof raw.logOffset !== "number" || !Array.isArray(raw.messages))
+    throw new StateError(
+      `Session ${id}: ${paths.state} is not a state file this keel understands (version ${JSON.stringify(raw.version)}). It was left as is; start a new session.`,
+      paths.state,
+    );
+  const { logOffset, ...state } = raw as unknown as SessionSnapshot;
+  const tail = readLogTail(paths.events, logOffset);
+  replayLog(state, tail.entries);
+  if (tail.lastTs !== undefined) state.updatedAt = new Date(tail.lastTs).toISOString();
+  return { state, snapshotOffset: logOffset, snapshotBytes, logSize: tail.size, migrated: false };
+}
+
+/** Reads a session's current state (checkpoint + log); see loadSessionState. */
+export async function readSessionState(stateDir: string, id: string): Promise<SessionState> {
+  return (await loadSessionState(stateDir, id)).state;
+}
+
+/** Writes the checkpoint `state.json` atomically (temp file, fsync, rename): `state` as of byte `logOffset` of `events.jsonl`. Returns its size. */
+export async function writeSessionSnapshot(stateDir: string, state: SessionState, logOffset: number): Promise<number> {
+  const text = JSON.stringify({ ...state, logOffset } satisfies SessionSnapshot);
+  await writeTextAtomic(sessionPaths(stateDir, state.id).state, text);
+  return Buffer.byteLength(text);
+}
+
+/** Writes `status.json` (what `keel sessions list` reads) atomically. */
+export async function writeSessionStatus(stateDir: string, state: SessionState): Promise<void> {
+  const status: SessionStatusFile = {
+    status: state.status,
+    reason: state.reason,
+    title: state.title,
+    turn: state.turn,
+    pid: state.pid,
+    updatedAt: new Date().toISOString(),
+  };
+  await writeTextAtomic(sessionPaths(stateDir, state.id).status, JSON.stringify(status));
 }
 
 /** A row of `keel sessions list`. */
@@ -84,7 +138,9 @@ export function listSessions(stateDir: string): SessionSummary[] {
     if (!existsSync(paths.meta)) continue;
     try {
       const meta = JSON.parse(readFileSync(paths.meta, "utf8")) as SessionMeta;
-      const state = existsSync(paths.state) ? (JSON.parse(readFileSync(paths.state, "utf8")) as SessionState) : undefined;
+      // status.json is small; a session written before it existed falls back to its state.json
+      const file = existsSync(paths.status) ? paths.status : existsSync(paths.state) ? paths.state : undefined;
+      const state = file ? (JSON.parse(readFileSync(file, "utf8")) as SessionStatusFile) : undefined;
       out.push({
         id,
         status: state?.status ?? "new",

@@ -1,6 +1,6 @@
 import type { ChatMessage, ModelToolCall } from "../model/model-types.js";
 import type { ModelSpec } from "../model/model-spec.js";
-import type { FileBaseline, Observation } from "../types.js";
+import type { FileBaseline } from "../types.js";
 
 /** `session.json`: the contract frozen when the session starts. Never rewritten. */
 export interface SessionMeta {
@@ -34,24 +34,13 @@ export interface SessionMeta {
 /** Session status as kept in `state.json`. */
 export type SessionStatus = "running" | "idle" | "awaiting_approval" | "failed";
 
-/** A transcript entry before its timestamp is added. */
-export type TranscriptRecord =
-  | { kind: "message"; message: ChatMessage }
-  | { kind: "observation"; callId: string; observation: Observation }
-  | { kind: "persist_marker"; markers: { source: string; text: string }[] }
-  | { kind: "turn_interrupted"; turn: number; unknownCalls: string[] }
-  | { kind: "compaction"; method: "model" | "heuristic"; summary: string; removedMessages: number }
-  | { kind: "approval"; callId: string; decision: "approve" | "reject" }
-  | { kind: "turn_end"; turn: number; reason: string };
-
-/** One entry of the full transcript (never pruned or compacted). */
-export type TranscriptEntry = { ts: number } & TranscriptRecord;
-
 /** A tool call of the current assistant message and what happened to it. */
 export interface PendingCall extends ModelToolCall {
   status: "queued" | "done" | "awaiting_approval";
   /** Plugin guidance message of the finished call (sent after all calls of the turn). */
   guidance?: string;
+  /** `delegate_agent` paused because its child session awaits approval: that child's id. */
+  child?: string;
 }
 
 /** The pending-turn checkpoint: the last assistant message's tool calls. */
@@ -70,9 +59,12 @@ export interface SessionUsage {
   lastRequestTokens: number;
 }
 
-/** `state.json`: everything needed to continue the session (written atomically). */
+/**
+ * Everything needed to continue the session. Kept in memory while the session runs; on disk it is
+ * the `state.json` checkpoint plus the `session_*` entries appended to `events.jsonl` after it.
+ */
 export interface SessionState {
-  version: 1;
+  version: 2;
   id: string;
   status: SessionStatus;
   /** Why the last turn ended (`answer`, `max_steps`, `budget`, `error`, `cancelled`, `awaiting_approval`, `interrupted`). */
@@ -86,10 +78,8 @@ export interface SessionState {
   /** pid of the process running the session while status is `running`. */
   pid?: number;
   title: string;
-  /** Model-facing messages (may be pruned / compacted). */
-  messages: ChatMessage[];
-  /** The full transcript. */
-  transcript: TranscriptEntry[];
+  /** Model-facing messages (may be pruned / compacted; change them through ActiveSession only, so the log records it). */
+  readonly messages: readonly ChatMessage[];
   pending: PendingTurn | null;
   usage: SessionUsage;
   /** Per-plugin state that survives resume. */
@@ -107,4 +97,22 @@ export interface SessionState {
   maxSteps?: number;
   /** Whether asks are approved for this session (a child of a `--yes` run). */
   yes?: boolean;
+}
+
+/**
+ * `state.json`: a checkpoint of the state as of byte `logOffset` of `events.jsonl`. Resume reads it
+ * and replays the `session_*` entries after that offset (written atomically, rarely: see SessionRecorder).
+ */
+export interface SessionSnapshot extends SessionState {
+  logOffset: number;
+}
+
+/** `status.json`: what `keel sessions list` shows, rewritten when one of these changes (a few times per turn). */
+export interface SessionStatusFile {
+  status: SessionStatus;
+  reason?: string;
+  title: string;
+  turn: number;
+  pid?: number;
+  updatedAt: string;
 }

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { readFileSync } from "node:fs";
+import { sessionState } from "../helpers/session-state.js";
 import { runKeel } from "../helpers/run-cli.js";
 import { makeWorkspace, type TempWorkspace } from "../helpers/temp-workspace.js";
 
@@ -18,11 +18,11 @@ describe("plugin per-session state", () => {
     });
     const first = await runKeel(["run", "--model", "scripted:script.json", "--session", "s1", "stamp it"], { cwd: ws.root, env: ws.env });
     expect(first.exitCode, first.stderr).toBe(0);
-    const state = () => JSON.parse(readFileSync(ws!.path(".keel/sessions/s1/state.json"), "utf8"));
-    expect(state().pluginState["plugin:stamper"]).toEqual({ virtualToolResults: 1 });
+    const state = () => sessionState(ws!.root, "s1");
+    expect((await state()).pluginState["plugin:stamper"]).toEqual({ virtualToolResults: 1 });
     const second = await runKeel(["run", "--resume", "s1", "--model", "scripted:script.json", "again"], { cwd: ws.root, env: ws.env });
     expect(second.exitCode, second.stderr).toBe(0);
-    expect(state().pluginState["plugin:stamper"]).toEqual({ virtualToolResults: 2 });
+    expect((await state()).pluginState["plugin:stamper"]).toEqual({ virtualToolResults: 2 });
     // outside a session nothing is counted
     const direct = await runKeel(["--json", "call", "stamp", "--input", '{"what":"y"}'], { cwd: ws.root, env: ws.env });
     expect(direct.json().metadata.plugin_session_results).toBeUndefined();

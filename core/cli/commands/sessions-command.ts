@@ -53,7 +53,7 @@ export async function sessionsShow(ctx: CliContext, id: string): Promise<void> {
       `model:    ${meta.model.kind === "scripted" ? `scripted:${meta.model.file}` : meta.model.name}`,
       `cwd:      ${meta.cwd}`,
       `turns:    ${state.turn}   model calls: ${state.usage.modelCalls}   tool calls: ${state.usage.toolCalls}   tokens in/out: ${state.usage.inputTokens}/${state.usage.outputTokens}`,
-      `messages: ${state.messages.length} model-facing, ${state.transcript.length} transcript entries`,
+      `messages: ${state.messages.length} model-facing (the full record, events included: keel sessions events ${id})`,
       waiting ? `waiting:  approval of ${waiting.name} ${waiting.arguments} — keel sessions approve ${id} | reject ${id}` : "",
       state.lastAnswer ? `last answer:\n${state.lastAnswer}` : "",
       state.error ? `error: ${state.error}` : "",

@@ -1,9 +1,8 @@
-import { readFileSync } from "node:fs";
 import { afterAll, describe, expect, it } from "vitest";
 import { readEvents } from "../../../core/events.js";
 import type { KeelPlugin } from "../../../core/host.js";
-import type { SessionState } from "../../../core/session/session-types.js";
 import type { ApprovalRequest } from "../../../core/types.js";
+import { sessionState } from "../../helpers/session-state.js";
 import { runKeel } from "../../helpers/run-cli.js";
 import { makeWorkspace, type TempWorkspace } from "../../helpers/temp-workspace.js";
 import { openTestHost } from "../../helpers/test-host.js";
@@ -60,7 +59,7 @@ describe("AgentService, inline approvals, budgets and plugin session state", () 
       expect(out.reason).toBe("answer");
       expect(asked).toHaveLength(1);
       expect(w.read("n.txt")).toBe("1\n2\n");
-      const state = JSON.parse(readFileSync(w.path(".keel", "sessions", out.sessionId, "state.json"), "utf8")) as SessionState;
+      const state = await sessionState(w.root, out.sessionId);
       expect(state.sessionAllow).toContain("bash");
     } finally {
       await host.close();
@@ -72,7 +71,7 @@ describe("AgentService, inline approvals, budgets and plugin session state", () 
     const host = await openTestHost(w);
     try {
       const out = await host.service("agent-runtime")!.start({ prompt: "go", approver: { approve: async () => "no" } });
-      const state = JSON.parse(readFileSync(w.path(".keel", "sessions", out.sessionId, "state.json"), "utf8")) as SessionState;
+      const state = await sessionState(w.root, out.sessionId);
       expect(state.messages.find((m) => m.role === "tool")!.content).toMatch(/user_denied/);
       expect(w.exists("x.txt")).toBe(false);
     } finally {
@@ -118,7 +117,7 @@ describe("AgentService, inline approvals, budgets and plugin session state", () 
     host = await open();
     await rt().resume(first.sessionId, { prompt: "two" });
     await host.close();
-    const state = JSON.parse(readFileSync(w.path(".keel", "sessions", first.sessionId, "state.json"), "utf8")) as SessionState;
+    const state = await sessionState(w.root, first.sessionId);
     expect(state.pluginState.counter).toBe(2);
     expect(state.messages.some((m) => m.content.includes("- counter: run number 2"))).toBe(true);
   });

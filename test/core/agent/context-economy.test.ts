@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readEvents } from "../../../core/events.js";
-import type { SessionState } from "../../../core/session/session-types.js";
+import { sessionState } from "../../helpers/session-state.js";
 import { requestText, startOpenAIServer, type OpenAIServer } from "../../helpers/openai-server.js";
 import { makeWorkspace, type TempWorkspace } from "../../helpers/temp-workspace.js";
 import { openTestHost } from "../../helpers/test-host.js";
@@ -64,11 +64,15 @@ describe("context economy", () => {
     expect(requestText(last)).toContain("Continuation of an earlier conversation");
     expect(requestText(last)).toContain("## Goal");
     expect(requestText(last)).not.toContain("line of file 0 with some words");
-    const state = JSON.parse(readFileSync(`${dir}/state.json`, "utf8")) as SessionState;
-    const observations = state.transcript.filter((e) => e.kind === "observation");
-    expect(observations).toHaveLength(8);
-    expect(observations.every((e) => e.kind === "observation" && e.observation.content.includes("line of file"))).toBe(true);
-    expect(state.transcript.filter((e) => e.kind === "message" && e.message.role === "assistant")).toHaveLength(9);
+    // the log keeps every message as it was added (pruning and compaction only edit the model-facing list)
+    const transcript = events.flatMap((e) => (e.type === "session_message" ? [e.message] : []));
+    const results = transcript.filter((m) => m.role === "tool");
+    expect(results).toHaveLength(8);
+    expect(results.every((m) => m.content.includes("line of file"))).toBe(true);
+    expect(transcript.filter((m) => m.role === "assistant")).toHaveLength(9);
+    const state = await sessionState(ws.root, out.sessionId);
+    expect(state.messages.some((m) => m.role === "user" && m.kind === "continuation")).toBe(true);
+    expect(state.messages.some((m) => m.role === "tool" && m.pruned)).toBe(true);
     const kept = readdirSync(`${dir}/artifacts`).filter((f) => f.endsWith("-full.txt"));
     expect(kept.length).toBeGreaterThan(0);
     expect(readFileSync(`${dir}/artifacts/${kept[0]}`, "utf8")).toContain("line of file");
@@ -81,15 +85,13 @@ describe("context economy", () => {
     ws.write("keel.config.json", { model: { name: "scripted:script.json", contextWindow: 6000 } });
     const out = await run(ws, "Read f0.txt to f7.txt one by one.");
     expect(out.reason).toBe("answer");
-    const state = JSON.parse(readFileSync(ws.path(".keel", "sessions", out.sessionId, "state.json"), "utf8")) as SessionState;
-    const compaction = state.transcript.find((e) => e.kind === "compaction");
-    expect(compaction).toMatchObject({ method: "heuristic" });
-    if (compaction?.kind === "compaction") {
-      for (const h of ["## Goal", "## Constraints", "## Decisions", "## Files touched", "## Done", "## Remaining", "## Next steps"])
-        expect(compaction.summary).toContain(h);
-      expect(compaction.summary).toContain("f0.txt");
-      expect(compaction.summary).toContain("Read f0.txt to f7.txt");
-    }
+    const events = readEvents(ws.path(".keel", "sessions", out.sessionId, "events.jsonl"));
+    expect(events.find((e) => e.type === "compaction")).toMatchObject({ method: "heuristic" });
+    const state = await sessionState(ws.root, out.sessionId);
+    const summary = state.messages.find((m) => m.role === "user" && m.kind === "continuation")!.content;
+    for (const h of ["## Goal", "## Constraints", "## Decisions", "## Files touched", "## Done", "## Remaining", "## Next steps"]) expect(summary).toContain(h);
+    expect(summary).toContain("f0.txt");
+    expect(summary).toContain("Read f0.txt to f7.txt");
   });
 
   it("falls back to the heuristic when the model's summary request fails", async () => {

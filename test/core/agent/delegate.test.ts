@@ -2,7 +2,8 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { readEvents } from "../../../core/events.js";
-import type { SessionMeta, SessionState } from "../../../core/session/session-types.js";
+import type { SessionMeta } from "../../../core/session/session-types.js";
+import { sessionState } from "../../helpers/session-state.js";
 import { runKeel } from "../../helpers/run-cli.js";
 import { makeWorkspace, type TempWorkspace } from "../../helpers/temp-workspace.js";
 import { openTestHost } from "../../helpers/test-host.js";
@@ -47,22 +48,23 @@ describe("delegate_agent", () => {
     expect(out.reason).toBe("answer");
     expect(ws.read("a.txt")).toBe("original\n");
     expect(ws.git("status", "--porcelain", "-uall").trim()).toBe("");
-    const parent = JSON.parse(readFileSync(ws.path(".keel", "sessions", out.sessionId, "state.json"), "utf8")) as SessionState;
-    const obs = parent.transcript.find((e) => e.kind === "observation" && e.callId === "d1");
-    if (obs?.kind !== "observation") throw new Error("no delegate observation");
-    expect(obs.observation.ok).toBe(true);
-    const data = obs.observation.data as { sessionId: string; worktree: { path: string; branch: string }; changedFiles: string[] };
-    expect(data.changedFiles).toContain("a.txt");
-    expect(readFileSync(join(data.worktree.path, "a.txt"), "utf8")).toBe("edited\n");
-    expect(obs.observation.content).toContain(data.worktree.path);
-    expect(obs.observation.content).toContain("a.txt now says edited.");
-    expect(obs.observation.content).toContain("deleg: Parent: review the child's diff.");
-    const childMeta = JSON.parse(readFileSync(ws.path(".keel", "sessions", data.sessionId, "session.json"), "utf8")) as SessionMeta;
-    expect(childMeta).toMatchObject({ parentSessionId: out.sessionId, depth: 1, cwd: data.worktree.path });
-    const child = JSON.parse(readFileSync(ws.path(".keel", "sessions", data.sessionId, "state.json"), "utf8")) as SessionState;
+    const parentEvents = readEvents(ws.path(".keel", "sessions", out.sessionId, "events.jsonl"));
+    expect(parentEvents.find((e) => e.type === "tool_observation" && e.callId === "d1")).toMatchObject({ ok: true });
+    const end = parentEvents.find((e) => e.type === "delegate_end")!;
+    if (end.type !== "delegate_end") throw new Error("no delegate_end event");
+    expect(end.changedFiles).toContain("a.txt");
+    const childMeta = JSON.parse(readFileSync(ws.path(".keel", "sessions", end.childSessionId, "session.json"), "utf8")) as SessionMeta;
+    expect(childMeta).toMatchObject({ parentSessionId: out.sessionId, depth: 1, cwd: childMeta.worktree!.path });
+    expect(readFileSync(join(childMeta.worktree!.path, "a.txt"), "utf8")).toBe("edited\n");
+    const parent = await sessionState(ws.root, out.sessionId);
+    const result = parent.messages.find((m) => m.role === "tool" && m.toolCallId === "d1")!.content;
+    expect(result).toContain(childMeta.worktree!.path);
+    expect(result).toContain("a.txt now says edited.");
+    expect(result).toContain("deleg: Parent: review the child's diff.");
+    const child = await sessionState(ws.root, end.childSessionId);
     const prompt = child.messages.find((m) => m.role === "user" && m.kind === "prompt")!;
     expect(prompt.content).toMatch(/^deleg: Child: keep changes small\.[\s\S]*CHILD-TASK/);
-    expect(readEvents(ws.path(".keel", "sessions", data.sessionId, "events.jsonl")).some((e) => e.type === "tool_execute" && e.tool === "write_file")).toBe(
+    expect(readEvents(ws.path(".keel", "sessions", end.childSessionId, "events.jsonl")).some((e) => e.type === "tool_execute" && e.tool === "write_file")).toBe(
       true,
     );
   });
@@ -90,7 +92,7 @@ describe("delegate_agent", () => {
       // the model comes from --model only: the child inherits the parent's
       const out = await host.service("agent-runtime")!.start({ prompt: "coordinate", yes: true, model: "scripted:script.json" });
       expect(out.reason).toBe("answer");
-      const state = JSON.parse(readFileSync(ws.path(".keel", "sessions", out.sessionId, "state.json"), "utf8")) as SessionState;
+      const state = await sessionState(ws.root, out.sessionId);
       expect(state.messages.find((m) => m.role === "tool" && m.toolCallId === "d1")!.content).toContain("sent");
       expect(state.messages.find((m) => m.role === "tool" && m.toolCallId === "m1")!.content).toContain("helper finished the survey");
     } finally {

@@ -74,8 +74,11 @@ describe("agent sessions: worktree, recovery, per-turn options (real CLI)", () =
     expect(approve.stderr).not.toContain("busy");
   });
 
-  it("sessions list/show derive `interrupted` for a running session without a live writer, leaving state.json as is", async () => {
+  it("sessions list/show derive `interrupted` for a running session without a live writer, rewriting nothing", async () => {
     const ws = await approvedThenKilled();
+    const dir = ".keel/sessions/ap";
+    const files = () => ["state.json", "status.json", "events.jsonl"].map((f) => (ws.exists(`${dir}/${f}`) ? ws.read(`${dir}/${f}`) : ""));
+    const before = files();
     const list = await runKeel(["sessions", "list", "--json"], { cwd: ws.root, env: ws.env });
     expect(list.json().sessions[0]).toMatchObject({ id: "ap", status: "interrupted" });
     expect(list.json().sessions[0].hint).toContain("keel run --resume ap");
@@ -84,7 +87,8 @@ describe("agent sessions: worktree, recovery, per-turn options (real CLI)", () =
     const shown = await runKeel(["sessions", "show", "ap"], { cwd: ws.root, env: ws.env });
     expect(shown.stdout).toContain("interrupted");
     expect(shown.stdout).toContain("keel run --resume ap");
-    expect(JSON.parse(ws.read(".keel/sessions/ap/state.json")).status).toBe("running");
+    expect(JSON.parse(ws.read(`${dir}/status.json`)).status).toBe("running");
+    expect(files()).toEqual(before);
   });
 
   it("--max-steps caps only the turn it was given for", async () => {

@@ -1,0 +1,163 @@
+import { closeSync, fstatSync, openSync, readSync } from "node:fs";
+import { StateError } from "../errors.js";
+import type { ChatMessage } from "../model/model-types.js";
+import type { PendingCall, PendingTurn, SessionState } from "./session-types.js";
+
+/** The state fields a `session_state` entry may set (everything but messages and the two map fields). */
+export interface LoggedStateFields {
+  status: SessionState["status"];
+  reason: string;
+  error: string;
+  turn: number;
+  turnSteps: number;
+  pid: number;
+  title: string;
+  /** The pending checkpoint without the calls' arguments (those are in the assistant message). */
+  pending: LoggedPending;
+  usage: SessionState["usage"];
+  discoveredTools: string[];
+  sessionAllow: string[];
+  lastAnswer: string;
+  toolSubset: string[];
+  maxSteps: number;
+  yes: boolean;
+}
+
+/** A pending call as logged: its arguments are read back from the assistant message that made it. */
+export type LoggedPending = { turn: number; calls: Omit<PendingCall, "arguments">[] };
+
+/** Names of the logged scalar fields, in a fixed order. */
+export const LOGGED_FIELDS = [
+  "status",
+  "reason",
+  "error",
+  "turn",
+  "turnSteps",
+  "pid",
+  "title",
+  "pending",
+  "usage",
+  "discoveredTools",
+  "sessionAllow",
+  "lastAnswer",
+  "toolSubset",
+  "maxSteps",
+  "yes",
+] as const satisfies readonly (keyof LoggedStateFields)[];
+
+/** Session log: a message was appended to the model-facing conversation (replayed on resume). */
+export interface SessionMessageEvent {
+  sessionId: string;
+  type: "session_message";
+  message: ChatMessage;
+}
+
+/** Session log: `deleteCount` messages at `start` were replaced by `insert` (system prompt, pruning, compaction; replayed on resume). */
+export interface SessionEditEvent {
+  sessionId: string;
+  type: "session_edit";
+  start: number;
+  deleteCount: number;
+  insert: ChatMessage[];
+}
+
+/**
+ * Session log: state fields changed since the last entry (replayed on resume). `set` replaces fields
+ * (`null`: cleared); `merge` adds or replaces keys of the map fields (`null`: key removed).
+ */
+export interface SessionStateEvent {
+  sessionId: string;
+  type: "session_state";
+  set?: Partial<{ [K in keyof LoggedStateFields]: LoggedStateFields[K] | null }>;
+  merge?: { fileBaselines?: Record<string, unknown>; pluginState?: Record<string, unknown> };
+}
+
+/** An entry of the session log (a `session_*` event in `events.jsonl`). */
+export type SessionLogEntry = (SessionMessageEvent | SessionEditEvent | SessionStateEvent) & { ts: number };
+
+/** The log form of the pending checkpoint (arguments left out). */
+export function loggedPending(pending: PendingTurn | null): LoggedPending | null {
+  if (!pending) return null;
+  return { turn: pending.turn, calls: pending.calls.map(({ arguments: _a, ...rest }) => rest) };
+}
+
+/**
+ * The log entries after byte `offset` of `file`, the timestamp of the last one and the file size. A
+ * torn last line (a crash mid-write) is ignored; StateError when the file is shorter than `offset`.
+ */
+export function readLogTail(file: string, offset: number): { entries: SessionLogEntry[]; lastTs?: number; size: number } {
+  let fd: number;
+  try {
+    fd = openSync(file, "r");
+  } catch {
+    if (offset > 0) throw new StateError(`The session log ${file} is missing, but its checkpoint needs ${offset} bytes of it. Start a new session.`, file);
+    return { entries: [], size: 0 };
+  }
+  try {
+    const size = fstatSync(fd).size;
+    if (size < offset)
+      throw new StateError(
+        `The session log ${file} is shorter (${size} bytes) than its checkpoint state.json expects (${offset}): the session files were edited or truncated. Start a new session.`,
+        file,
+      );
+    const buf = Buffer.alloc(size - offset);
+    if (buf.length) readSync(fd, buf, 0, buf.length, offset);
+    const entries: SessionLogEntry[] = [];
+    let lastTs: number | undefined;
+    for (const line of buf.toString("utf8").split("\n")) {
+      // only session entries are parsed; a nested `"type":"session_…"` elsewhere is weeded out below
+      if (!line.includes('"type":"session_')) continue;
+      let entry: SessionLogEntry;
+      try {
+        entry = JSON.parse(line) as SessionLogEntry;
+      } catch {
+        continue; // torn line from a crash mid-write: tolerated
+      }
+      if (entry.type !== "session_message" && entry.type !== "session_edit" && entry.type !== "session_state") continue;
+      entries.push(entry);
+      lastTs = entry.ts;
+    }
+    return { entries, lastTs, size };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Applies log entries to `state` in order (mutating it). */
+export function replayLog(state: SessionState, entries: SessionLogEntry[]): void {
+  const messages = state.messages as ChatMessage[];
+  const fields = state as unknown as Record<string, unknown>;
+  for (const e of entries) {
+    if (e.type === "session_message") messages.push(e.message);
+    else if (e.type === "session_edit") messages.splice(e.start, e.deleteCount, ...e.insert);
+    else {
+      for (const [key, value] of Object.entries(e.set ?? {})) {
+        if (key === "pending") state.pending = restorePending(value as LoggedPending | null, messages);
+        else if (value === null) delete fields[key];
+        else fields[key] = value;
+      }
+      mergeInto(state.fileBaselines, e.merge?.fileBaselines);
+      mergeInto(state.pluginState, e.merge?.pluginState);
+    }
+  }
+}
+
+function mergeInto(target: Record<string, unknown>, changes: Record<string, unknown> | undefined): void {
+  if (!changes) return;
+  for (const [key, value] of Object.entries(changes)) {
+    if (value === null) delete target[key];
+    else target[key] = value;
+  }
+}
+
+/** The pending checkpoint with each call's arguments taken from the latest assistant message that made it. */
+function restorePending(logged: LoggedPending | null, messages: ChatMessage[]): PendingTurn | null {
+  if (!logged) return null;
+  const args = new Map<string, string>();
+  for (let i = messages.length - 1; i >= 0 && args.size < logged.calls.length; i--) {
+    const m = messages[i]!;
+    if (m.role !== "assistant") continue;
+    for (const c of m.toolCalls ?? []) if (!args.has(c.id)) args.set(c.id, c.arguments);
+  }
+  return { turn: logged.turn, calls: logged.calls.map((c) => ({ ...c, arguments: args.get(c.id) ?? "" })) };
+}
