@@ -1,0 +1,95 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { readEvents } from "../../../core/events.js";
+import { requestText, startOpenAIServer, type OpenAIServer } from "../../helpers/openai-server.js";
+import { runKeel } from "../../helpers/run-cli.js";
+import { sessionState } from "../../helpers/session-state.js";
+import { makeWorkspace, type TempWorkspace } from "../../helpers/temp-workspace.js";
+
+let server: OpenAIServer;
+const spaces: TempWorkspace[] = [];
+beforeAll(async () => {
+  server = await startOpenAIServer();
+});
+afterAll(async () => {
+  await server.close();
+  for (const w of spaces) w.cleanup();
+});
+
+function workspace(files: Record<string, string | object> = {}): TempWorkspace {
+  const w = makeWorkspace(files);
+  // delegate_agent is allowed, bash still asks: a sub-agent's bash call pauses it
+  w.writeUserConfig({ model: { name: "m", baseUrl: server.baseUrl }, permissions: { allow: ["delegate_agent"] } });
+  spaces.push(w);
+  return w;
+}
+
+/** Starts a parent whose sub-agent pauses on a bash call; returns the two session ids. */
+async function pausedPair(w: TempWorkspace): Promise<{ parent: string; child: string }> {
+  server.push(
+    { text: "", toolCalls: [{ id: "d1", name: "delegate_agent", arguments: { prompt: "CHILD: write the file" } }] },
+    { text: "", toolCalls: [{ id: "b1", name: "bash", arguments: { command: "echo child > child.txt" } }] },
+  );
+  const r = await runKeel(["--json", "run", "--session", "p1", "delegate it"], { cwd: w.root, env: w.env });
+  expect(r.exitCode, r.stderr).toBe(0);
+  expect(r.json()).toMatchObject({ reason: "awaiting_approval", pendingApproval: { callId: "d1", tool: "delegate_agent" } });
+  const parent = await sessionState(w.root, "p1");
+  const child = parent.pending!.calls[0]!.child!;
+  expect(child).toMatch(/^s-/);
+  expect((await sessionState(w.root, child)).status).toBe("awaiting_approval");
+  expect(readEvents(w.path(".keel", "sessions", "p1", "events.jsonl")).some((e) => e.type === "delegate_paused")).toBe(true);
+  expect(w.exists("child.txt")).toBe(false);
+  return { parent: "p1", child };
+}
+
+describe("approvals continue like a resume", () => {
+  it("keel sessions approve fires beforePrompt/onResume; their texts follow the approved call's result", async () => {
+    const w = workspace({ ".claw-plugin/plugin.json": { name: "hooky", hooks: { beforePrompt: "BEFORE-TEXT", onResume: "RESUME-TEXT" } } });
+    server.push({ text: "", toolCalls: [{ id: "w1", name: "bash", arguments: { command: "echo ok > ok.txt" } }] });
+    const paused = await runKeel(["run", "--session", "h1", "write"], { cwd: w.root, env: w.env });
+    expect(paused.stderr).toContain("keel sessions approve h1");
+    server.push({ text: "written" });
+    const before = server.requests.length;
+    const ok = await runKeel(["sessions", "approve", "h1"], { cwd: w.root, env: w.env });
+    expect(ok.exitCode, ok.stderr).toBe(0);
+    expect(w.read("ok.txt").trim()).toBe("ok");
+    const sent = server.requests[before]!.messages;
+    const tool = sent.findIndex((m) => m.role === "tool" && m.tool_call_id === "w1");
+    // the tool result comes right after the assistant message that asked for it; the hook texts after it
+    expect(sent[tool - 1]).toMatchObject({ role: "assistant" });
+    expect(JSON.stringify(sent.slice(tool + 1))).toContain("RESUME-TEXT");
+    expect(requestText(server.requests[before]!)).toContain("BEFORE-TEXT");
+    const hooks = readEvents(w.path(".keel", "sessions", "h1", "events.jsonl")).filter((e) => e.type === "hook" && e.hook === "onResume");
+    expect(hooks).toHaveLength(1);
+  });
+
+  it("a sub-agent that pauses pauses its parent; approving the sub-agent continues both to the end", async () => {
+    const w = workspace();
+    const { parent, child } = await pausedPair(w);
+    server.push({ text: "child wrote it" }, { text: "PARENT-DONE" });
+    const ok = await runKeel(["--json", "sessions", "approve", child], { cwd: w.root, env: w.env });
+    expect(ok.exitCode, ok.stderr).toBe(0);
+    expect(ok.json()).toMatchObject({ sessionId: parent, reason: "answer", text: "PARENT-DONE" });
+    expect(w.read("child.txt").trim()).toBe("child");
+    expect((await sessionState(w.root, child)).status).toBe("idle");
+    const p = await sessionState(w.root, parent);
+    expect(p.status).toBe("idle");
+    expect(p.messages.find((m) => m.role === "tool" && m.toolCallId === "d1")!.content).toContain("child wrote it");
+    // the child ran once: its bash call executed exactly once
+    const childEvents = readEvents(w.path(".keel", "sessions", child, "events.jsonl"));
+    expect(childEvents.filter((e) => e.type === "tool_execute" && e.callId === "b1")).toHaveLength(1);
+  });
+
+  it("approving the parent decides its sub-agent's call, then both run to the end; rejecting reaches the sub-agent", async () => {
+    const w = workspace();
+    const { parent, child } = await pausedPair(w);
+    server.push({ text: "child was refused" }, { text: "PARENT-AFTER-REJECT" });
+    const r = await runKeel(["--json", "sessions", "reject", parent], { cwd: w.root, env: w.env });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.json()).toMatchObject({ sessionId: parent, reason: "answer", text: "PARENT-AFTER-REJECT" });
+    expect(w.exists("child.txt")).toBe(false);
+    const c = await sessionState(w.root, child);
+    expect(c.messages.find((m) => m.role === "tool" && m.toolCallId === "b1")!.content).toMatch(/declined/);
+    const p = await sessionState(w.root, parent);
+    expect(p.messages.find((m) => m.role === "tool" && m.toolCallId === "d1")!.content).toContain("child was refused");
+  });
+});
