@@ -30,6 +30,19 @@ export function ratio(row: BenchRow): number {
   return row.baseline === 0 ? NaN : row.keel / row.baseline;
 }
 
+/** The median of `values` (which it sorts). */
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+/** The range of `values` as text, e.g. "1.20–1.45". */
+export function spread(values: number[]): string {
+  const fmt = (v: number) => (Math.abs(v) >= 100 ? v.toFixed(0) : v.toFixed(2));
+  return `${fmt(Math.min(...values))}–${fmt(Math.max(...values))}`;
+}
+
 /** Runs `fn` `n` times and returns the median wall time in milliseconds. */
 export async function medianMs(n: number, fn: () => Promise<unknown> | unknown): Promise<number> {
   const times: number[] = [];

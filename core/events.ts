@@ -50,7 +50,7 @@ export class JsonlEventSink implements SegmentSink {
   /**
    * `onOpen` runs once before the first write (e.g. to create `.keel/` and its `.gitignore`).
    * `syncOnFlush`: a `flush()` without an argument also fsyncs (a session's log: what the pipeline
-   * flushes before a tool with side effects, and before each model call, survives a machine crash).
+   * flushes before a tool with side effects survives a machine crash).
    */
   constructor(
     readonly file: string,

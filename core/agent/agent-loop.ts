@@ -47,7 +47,7 @@ export async function driveSession(s: ActiveSession, decision?: ApprovalDecision
       fullToolTokens: menu.fullToolTokens,
       deferredTools: menu.deferred.size || undefined,
     });
-    s.events.flush();
+    s.events.flush(false); // reaches the kernel before the wait; fsynced at turn ends, pauses and before side effects
     const started = performance.now();
     let response;
     try {
