@@ -1,33 +1,29 @@
 import { closeSync, existsSync, fdatasyncSync, fstatSync, mkdirSync, readFileSync, readSync, statSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
 import { assertOwnPath, openOwnFileSync } from "./state/own-path.js";
-import type { EventInput, EventSegment, KeelEvent, SegmentSink } from "./types.js";
+import type { EventInput, EventSink, KeelEvent } from "./types.js";
 
 /** Pending text at which `commit` writes at once instead of at the end of the burst. */
 const COMMIT_NOW_CHARS = 64 * 1024;
 
 /**
- * Appends events as JSON lines. Events are serialized when emitted (a call's pipeline events,
- * queued as a segment, when written), buffered in memory and written with one synchronous
- * `write` per `flush`. The pipeline flushes before executing a tool
- * that is not read-only, and `commit`s when a call ends: the write then happens once the current
- * run of synchronous work and microtasks is over (before any I/O callback or timer runs), so calls
- * finishing together share one write (at most 64 KiB wait). Pending events are also written when
- * the process exits. The file is keel's own: a symlinked folder on its way under `.keel` is refused
- * (StateError from `flush`) and a symlink at the file itself is replaced, never written through.
+ * Appends events as JSON lines (`JSON.stringify` of each event, `ts` first), buffered in memory
+ * and written with one synchronous `write` per `flush`. The pipeline flushes before executing a
+ * tool that is not read-only, and `commit`s when a call ends: the write then happens once the
+ * current run of synchronous work and microtasks is over (before any I/O callback or timer runs),
+ * so calls finishing together share one write (at most 64 KiB wait). Pending events are also
+ * written when the process exits. The file is keel's own: a symlinked folder on its way under
+ * `.keel` is refused (StateError from `flush`) and a symlink at the file itself is replaced, never
+ * written through.
  */
-export class JsonlEventSink implements SegmentSink {
+export class JsonlEventSink implements EventSink {
   private fd: number | undefined;
   /** Size of the file after the last write (while open). */
   private written = 0;
   /** Bytes were written since the last fsync. */
   private unsynced = false;
-  /** What is not written yet, in order: text (lines ending in "\n") and call segments. */
-  private queue: (string | EventSegment)[] = [];
-  /** Lines emitted after the last queued segment. */
+  /** Lines not written yet (each ending in "\n"). */
   private text = "";
-  /** Segments queued since the last write (each counts as ~1 KiB towards COMMIT_NOW_CHARS). */
-  private segments = 0;
   /** A `commit` is scheduled. */
   private committing = false;
   private readonly onCommit = () => {
@@ -58,24 +54,9 @@ export class JsonlEventSink implements SegmentSink {
     private readonly syncOnFlush = false,
   ) {}
 
-  /** Buffers one event; `ts` defaults to now (and then comes first). The line is exactly `JSON.stringify` of the event. */
+  /** Buffers one event; `ts` defaults to now (and then comes first). */
   emit(event: EventInput): void {
-    this.text += (event.ts === undefined ? serializeEvent(event, Date.now()) : JSON.stringify(event)) + "\n";
-  }
-
-  /** Queues a call's events, rendered to lines when they are written. */
-  appendSegment(segment: EventSegment): void {
-    if (this.text !== "") {
-      this.queue.push(this.text);
-      this.text = "";
-    }
-    this.queue.push(segment);
-    this.segments++;
-  }
-
-  /** Whether `segment` was queued last and is not written yet. */
-  isLastSegment(segment: EventSegment): boolean {
-    return this.text === "" && this.queue[this.queue.length - 1] === segment;
+    this.text += JSON.stringify(event.ts === undefined ? { ts: Date.now(), ...event } : event) + "\n";
   }
 
   /**
@@ -85,8 +66,8 @@ export class JsonlEventSink implements SegmentSink {
    */
   commit(): void {
     // A long run of calls that never yields to the event loop must not pile events up: write now.
-    if (this.text.length + this.segments * 1024 >= COMMIT_NOW_CHARS) return this.flush(false);
-    if (this.committing || (this.text === "" && this.queue.length === 0)) return;
+    if (this.text.length >= COMMIT_NOW_CHARS) return this.flush(false);
+    if (this.committing || this.text === "") return;
     this.committing = true;
     process.nextTick(this.onCommit);
   }
@@ -96,7 +77,7 @@ export class JsonlEventSink implements SegmentSink {
    * process. With `durable` (default: `syncOnFlush`), also fsyncs (they survive a crash of the machine).
    */
   flush(durable = this.syncOnFlush): void {
-    if (this.text === "" && this.queue.length === 0) {
+    if (this.text === "") {
       if (durable && this.unsynced && this.fd !== undefined) {
         fdatasyncSync(this.fd);
         this.unsynced = false;
@@ -113,15 +94,10 @@ export class JsonlEventSink implements SegmentSink {
       this.written = fstatSync(this.fd).size;
       process.on("exit", this.onExit);
     }
-    let out = "";
-    for (const part of this.queue) out += typeof part === "string" ? part : part.lines();
-    out += this.text;
-    const bytes = Buffer.from(out);
+    const bytes = Buffer.from(this.text);
     writeSync(this.fd, bytes); // on failure the events stay pending
     this.written += bytes.length;
-    this.queue = [];
     this.text = "";
-    this.segments = 0;
     if (durable) fdatasyncSync(this.fd);
     this.unsynced = !durable;
   }
@@ -153,53 +129,22 @@ function endTornLine(fd: number): void {
 }
 
 /** A sink that keeps events in memory (for benchmarks, nested runs and tests). */
-export class MemoryEventSink implements SegmentSink {
-  /** Events and not yet expanded call segments, in order. */
-  private items: (KeelEvent | EventSegment)[] = [];
-  private expanded = true;
-
-  /** Every event so far, in order (call segments are expanded into event objects on first read). */
-  get events(): KeelEvent[] {
-    if (!this.expanded) {
-      const out: KeelEvent[] = [];
-      for (const item of this.items) {
-        if (isSegment(item)) for (const e of item.toEvents()) out.push(e);
-        else out.push(item);
-      }
-      this.items = out;
-      this.expanded = true;
-    }
-    return this.items as KeelEvent[];
-  }
+export class MemoryEventSink implements EventSink {
+  /** Every event so far, in order. */
+  readonly events: KeelEvent[] = [];
 
   /** Records one event; one that already has `ts` is kept as given (not copied). */
   emit(event: EventInput): void {
-    this.items.push(event.ts === undefined ? ({ ts: Date.now(), ...event } as KeelEvent) : (event as KeelEvent));
-  }
-
-  /** Keeps a call's events, expanded when `events` is read. */
-  appendSegment(segment: EventSegment): void {
-    this.items.push(segment);
-    this.expanded = false;
-  }
-
-  /** Whether `segment` was appended last and not expanded since. */
-  isLastSegment(segment: EventSegment): boolean {
-    return this.items[this.items.length - 1] === segment;
+    this.events.push(event.ts === undefined ? ({ ts: Date.now(), ...event } as KeelEvent) : (event as KeelEvent));
   }
 
   /** Forgets every event kept so far. */
   clear(): void {
-    this.items = [];
-    this.expanded = true;
+    this.events.length = 0;
   }
 
   /** No-op. */
   flush(): void {}
-}
-
-function isSegment(item: KeelEvent | EventSegment): item is EventSegment {
-  return typeof (item as EventSegment).toEvents === "function";
 }
 
 /** Reads a JSONL event file; a torn or invalid line (e.g. after a crash) is skipped, never fatal. */
@@ -220,60 +165,4 @@ export function readEvents(file: string): KeelEvent[] {
     }
   }
   return out;
-}
-
-/** Strings JSON needs no escapes for (no quote, backslash, control character or surrogate). */
-const PLAIN = /^[^"\\\u0000-\u001f\ud800-\udfff]*$/;
-const quotedKeys = new Map<string, string>();
-
-/** `s` as a JSON string literal, exactly as `JSON.stringify(s)` writes it. */
-export function jsonString(s: string): string {
-  return s.length < 512 && PLAIN.test(s) ? `"${s}"` : JSON.stringify(s);
-}
-
-/**
- * The JSON text of `value` as the member `key` of an object, exactly as `JSON.stringify` writes it
- * there, or undefined when it omits the member (undefined, functions, symbols). Primitives skip the
- * generic serializer.
- */
-export function jsonMember(key: string, value: unknown): string | undefined {
-  switch (typeof value) {
-    case "string":
-      return jsonString(value);
-    case "number":
-      return Number.isFinite(value) ? String(value) : "null";
-    case "boolean":
-      return value ? "true" : "false";
-    case "undefined":
-    case "function":
-    case "symbol":
-      return undefined;
-    default: {
-      if (value === null) return "null";
-      // `toJSON` receives the member's key: serialize inside a one-member object to keep that exact.
-      if (typeof (value as { toJSON?: unknown }).toJSON === "function") {
-        const text = JSON.stringify({ [key]: value });
-        return text === "{}" ? undefined : text.slice(JSON.stringify(key).length + 2, -1);
-      }
-      return JSON.stringify(value);
-    }
-  }
-}
-
-/** `{"ts":…,…}`: the event with `ts` first, byte for byte what `JSON.stringify({ ts, ...event })` gives. */
-function serializeEvent(event: object, ts: number): string {
-  if (typeof (event as { toJSON?: unknown }).toJSON === "function") return `{"ts":${ts},${JSON.stringify(event).slice(1)}`;
-  let out = `{"ts":${ts}`;
-  for (const key of Object.keys(event)) {
-    if (key === "ts") continue;
-    const text = jsonMember(key, (event as Record<string, unknown>)[key]);
-    if (text === undefined) continue;
-    let quoted = quotedKeys.get(key);
-    if (quoted === undefined) {
-      quoted = `,${JSON.stringify(key)}:`;
-      if (quotedKeys.size < 1024) quotedKeys.set(key, quoted);
-    }
-    out += quoted + text;
-  }
-  return out + "}";
 }

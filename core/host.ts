@@ -11,7 +11,6 @@ import { PermissionPolicy } from "./permissions.js";
 import { ToolRegistry } from "./registry.js";
 import { SANDBOX_OFF, sandboxSettings } from "./sandbox/sandbox-config.js";
 import { SandboxRunner } from "./sandbox/sandbox-runner.js";
-import { AbortFanout } from "./abort-fanout.js";
 import { CallIdSource } from "./call-id.js";
 import { runToolIntent } from "./run-tool-intent.js";
 import { ensureStateDir } from "./state/state-dir.js";
@@ -71,8 +70,6 @@ export class Host {
   readonly sandbox: SandboxRunner;
   /** Ids of tool calls made without one. */
   readonly callIds = new CallIdSource();
-  /** Tells running tool calls when their caller's signal aborts. */
-  readonly aborts = new AbortFanout();
   /** Directory tools operate in; the worktree runtime moves it into the active worktree. */
   activeDir: string;
   /**

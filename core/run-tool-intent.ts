@@ -315,6 +315,8 @@ class ToolCall implements ToolContext {
   readonly timeout: number;
   private controller: AbortController | undefined;
   private stopped: { reason: unknown } | undefined;
+  /** Stops the call when the caller's signal aborts (added while the call runs). */
+  private readonly onCallerAbort = () => this.stop(this.run.signal?.reason);
   /** Resolves `execute`'s promise; undefined once the call has ended. */
   private resolve: ((outcome: ToolResult | Failure) => void) | undefined;
   private timer: NodeJS.Timeout | undefined;
@@ -349,7 +351,7 @@ class ToolCall implements ToolContext {
     return new Promise<ToolResult | Failure>((resolve) => {
       this.resolve = resolve;
       if (this.timeout > 0) this.timer = setTimeout(timedOut, this.timeout, this);
-      if (callerSignal) this.host.aborts.watch(callerSignal, this);
+      callerSignal?.addEventListener("abort", this.onCallerAbort, { once: true });
       let running: Promise<ToolResult>;
       try {
         running = this.tool.execute(input, this);
@@ -370,7 +372,7 @@ class ToolCall implements ToolContext {
     if (!resolve) return;
     this.resolve = undefined;
     if (this.timer) clearTimeout(this.timer);
-    if (this.run.signal) this.host.aborts.unwatch(this.run.signal, this);
+    this.run.signal?.removeEventListener("abort", this.onCallerAbort);
     resolve(outcome);
   }
 

@@ -216,7 +216,7 @@ export interface RunContext {
 }
 
 export type { EventBody, EventInput, EventOf, KeelEvent, KeelEventType } from "./event-types.js";
-import type { EventInput, KeelEvent } from "./event-types.js";
+import type { EventInput } from "./event-types.js";
 
 /** Appends events; implementations must persist each event before `flush` returns. */
 export interface EventSink {
@@ -229,19 +229,4 @@ export interface EventSink {
    * Sinks without it are flushed instead.
    */
   commit?(): void;
-}
-
-/** Pipeline events of one call held compactly until a sink writes or hands them out (see CallLog). */
-export interface EventSegment {
-  /** The events as JSONL lines, each exactly `JSON.stringify` of the event and "\n". */
-  lines(): string;
-  /** The events as objects. */
-  toEvents(): KeelEvent[];
-}
-
-/** A sink that keeps event segments in order with its other events. */
-export interface SegmentSink extends EventSink {
-  appendSegment(segment: EventSegment): void;
-  /** Whether `segment` is the last thing appended (so more of the same call's events can join it). */
-  isLastSegment(segment: EventSegment): boolean;
 }
