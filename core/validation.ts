@@ -11,9 +11,11 @@ const addFormats = (ajv: Ajv): Ajv => (require("ajv-formats") as (ajv: Ajv) => A
 /** A compiled validator, or the reason the schema could not be compiled. */
 export type CompiledSchema = { ok: true; validate: ValidateFunction } | { ok: false; error: string };
 
-/** Compiles tool input schemas once per tool (cached) and formats errors for the model. */
+/** Compiles tool input schemas once per tool and per distinct schema (cached) and formats errors for the model. */
 export class SchemaValidator {
   private readonly cache = new WeakMap<ToolDefinition, CompiledSchema>();
+  /** Compiled schemas by their JSON text: tools with the same schema share one validator. */
+  private readonly byText = new Map<string, CompiledSchema>();
   private ajv?: Ajv;
   private ajv2020?: Ajv2020;
 
@@ -21,10 +23,28 @@ export class SchemaValidator {
   forTool(tool: ToolDefinition): CompiledSchema {
     let entry = this.cache.get(tool);
     if (!entry) {
-      entry = this.compile(tool.inputSchema);
+      const text = JSON.stringify(tool.inputSchema);
+      entry = this.byText.get(text) ?? this.compile(tool.inputSchema);
+      this.byText.set(text, entry);
       this.cache.set(tool, entry);
     }
     return entry;
+  }
+
+  /**
+   * Checks a schema against its dialect's meta-schema without compiling it (no code generation):
+   * undefined when valid, else the problem. A schema that passes may still fail to compile (e.g. an
+   * unresolvable `$ref`); the pipeline reports that at the first call. Never throws.
+   */
+  check(schema: JsonSchema): string | undefined {
+    const { $schema, ...rest } = schema as { $schema?: string };
+    const ajv = typeof $schema === "string" && $schema.includes("2020-12") ? (this.get2020() as unknown as Ajv) : this.get07();
+    try {
+      if (ajv.validateSchema(rest)) return undefined;
+      return ajv.errorsText(ajv.errors, { dataVar: "schema" });
+    } catch (error) {
+      return error instanceof Error ? error.message : String(error);
+    }
   }
 
   /** Compiles a schema (draft-07, or 2020-12 when it says so or draft-07 fails). Never throws. */

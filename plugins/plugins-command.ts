@@ -27,21 +27,22 @@ export async function pluginsCommand(ctx: CliContext): Promise<void> {
 }
 
 /**
- * Compiles every plugin virtual tool's `parameters` (an inspection, so the cost stays out of start-up)
- * and reports the ones that cannot be compiled: such a tool is refused by the pipeline until fixed.
+ * Checks every plugin virtual tool's `parameters` against the JSON Schema meta-schema (no code is
+ * generated: compiling waits for the first call) and reports the invalid ones: such a tool is refused
+ * by the pipeline until fixed.
  */
 function checkVirtualToolSchemas(host: Host, plugins: PluginRecord[]): void {
   for (const tool of host.registry.list()) {
     if (tool.source.kind !== "plugin") continue;
-    const compiled = host.validator.forTool(tool);
-    if (compiled.ok) continue;
+    const problem = host.validator.check(tool.inputSchema);
+    if (problem === undefined) continue;
     const record = plugins.find((p) => p.name === tool.source.id);
     const diagnostic = {
       severity: "error" as const,
       source: "plugin",
       file: record?.path,
       path: `virtual_tools.${tool.name}.parameters`,
-      message: `Virtual tool ${tool.name} has a parameters schema that cannot be compiled (${compiled.error}); calls to it are refused until it is fixed.`,
+      message: `Virtual tool ${tool.name} has an invalid parameters schema (${problem}); calls to it are refused until it is fixed.`,
     };
     host.diagnostics.add(diagnostic);
     record?.diagnostics.push(diagnostic);

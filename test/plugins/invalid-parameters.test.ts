@@ -34,4 +34,18 @@ describe("a virtual tool whose parameters schema cannot be compiled", () => {
     const diag = plugins.diagnostics.find((d: { path?: string }) => d.path === "virtual_tools.bad.parameters");
     expect(diag).toMatchObject({ severity: "error", file: ws.path(".claw-plugin/plugin.json") });
   });
+
+  it("keel plugins checks schemas without compiling them; one valid by the meta-schema but uncompilable is refused at its first call", async () => {
+    ws = makeWorkspace({
+      ".claw-plugin/plugin.json": {
+        name: "dangling",
+        virtual_tools: [{ name: "deref", description: "dangling $ref", response_template: "x", parameters: { $ref: "#/definitions/missing" } }],
+      },
+    });
+    const plugins = (await runKeel(["--json", "plugins"], { cwd: ws.root, env: ws.env })).json();
+    expect(plugins.diagnostics.filter((d: { path?: string }) => d.path === "virtual_tools.deref.parameters")).toEqual([]);
+    const call = await runKeel(["--json", "call", "deref", "--input", "{}"], { cwd: ws.root, env: ws.env });
+    expect(call.exitCode).toBe(1);
+    expect(call.json()).toMatchObject({ ok: false, phase: "validate", code: "precondition_failed" });
+  });
 });
