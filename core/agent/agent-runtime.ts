@@ -15,7 +15,7 @@ import { agentSettings, MAX_DELEGATION_DEPTH } from "./agent-settings.js";
 import { recoverCrashedTurn } from "./crash-recovery.js";
 import type { ApprovalDecision } from "./run-tool-calls.js";
 import { fireAfterTurn, firePromptHooks } from "./session-hooks.js";
-import { checkPinnedDir, outcome } from "./session-outcome.js";
+import { checkPinnedDir, outcome, outcomeOf } from "./session-outcome.js";
 
 /** Options of `start` / `resume` / `decide`. */
 export interface AgentRunOptions extends SessionRunOptions {
@@ -167,16 +167,7 @@ export class AgentRuntime implements AgentService {
   async continueChild(id: string, decision: ApprovalDecision, opts: AgentRunOptions): Promise<AgentOutcome> {
     const state = await readSessionState(this.host.workspace.stateDir, id);
     if (state.status === "awaiting_approval") return this.decideOne(id, decision, opts);
-    const reason = (state.reason ?? "error") as StopReason;
-    const last = [...state.messages].reverse().find((m) => m.role === "assistant")?.content;
-    return {
-      ok: reason === "answer",
-      sessionId: id,
-      status: state.status,
-      reason,
-      text: reason === "answer" ? (state.lastAnswer ?? "") : (state.error ?? (typeof last === "string" ? last : "")),
-      usage: { ...state.usage },
-    };
+    return outcomeOf(id, state, (state.reason ?? "error") as StopReason);
   }
 
   private async decideOne(id: string, decision: ApprovalDecision, opts: AgentRunOptions): Promise<AgentOutcome> {

@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { StateError, UsageError } from "../errors.js";
 import type { Host } from "../host.js";
 import { sessionPaths } from "../session/session-paths.js";
-import type { SessionMeta } from "../session/session-types.js";
+import type { SessionMeta, SessionState } from "../session/session-types.js";
 import { workingDirProblem } from "../workspace.js";
 import type { ActiveSession } from "./active-session.js";
 import { overBudget, type StopReason } from "./agent-loop.js";
@@ -26,30 +26,36 @@ export function checkPinnedDir(host: Host, id: string, meta: SessionMeta): void 
     );
 }
 
+/** The outcome of a run of the open session `s` that stopped for `reason`. */
 export function outcome(s: ActiveSession, reason: StopReason): AgentOutcome {
-  const waiting = s.state.pending?.calls.find((c) => c.status === "awaiting_approval");
+  return outcomeOf(s.id, s.state, reason, reason === "budget" ? budgetMessage(s) : undefined);
+}
+
+/** The outcome a session's state shows for `reason` (`budget`: keel's message naming the budget, when known). */
+export function outcomeOf(id: string, state: SessionState, reason: StopReason, budget?: string): AgentOutcome {
+  const waiting = state.pending?.calls.find((c) => c.status === "awaiting_approval");
   const message =
     reason === "answer"
       ? undefined
       : reason === "error"
-        ? `The run failed: ${s.state.error ?? "unknown error"}`
+        ? `The run failed: ${state.error ?? "unknown error"}`
         : reason === "awaiting_approval"
-          ? `Session ${s.id} is waiting for approval to run ${waiting?.name}(${waiting?.arguments}). Approve with \`keel sessions approve ${s.id}\` or reject with \`keel sessions reject ${s.id}\`.`
+          ? `Session ${id} is waiting for approval to run ${waiting?.name}(${waiting?.arguments}). Approve with \`keel sessions approve ${id}\` or reject with \`keel sessions reject ${id}\`.`
           : reason === "max_steps"
-            ? `Stopped after the maximum number of steps; continue with keel run --resume ${s.id}.`
+            ? `Stopped after the maximum number of steps; continue with keel run --resume ${id}.`
             : reason === "budget"
-              ? budgetMessage(s)
+              ? (budget ?? `Stopped: a session budget is used up (see agent.budgets in keel config); continue with keel run --resume ${id}.`)
               : "Cancelled.";
-  const lastText = [...s.state.messages].reverse().find((m) => m.role === "assistant")?.content;
-  const text = reason === "answer" ? (s.state.lastAnswer ?? "") : reason === "error" ? message! : typeof lastText === "string" ? lastText : "";
+  const lastText = [...state.messages].reverse().find((m) => m.role === "assistant")?.content;
+  const text = reason === "answer" ? (state.lastAnswer ?? "") : reason === "error" ? message! : typeof lastText === "string" ? lastText : "";
   return {
     ok: reason === "answer",
-    sessionId: s.id,
-    status: s.state.status,
+    sessionId: id,
+    status: state.status,
     reason,
     text,
     ...(message ? { message } : {}),
-    usage: { ...s.state.usage },
+    usage: { ...state.usage },
     ...(waiting ? { pendingApproval: { callId: waiting.id, tool: waiting.name, arguments: waiting.arguments } } : {}),
   };
 }

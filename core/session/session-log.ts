@@ -1,4 +1,4 @@
-import { closeSync, fstatSync, openSync, readSync } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
 import { StateError } from "../errors.js";
 import type { ChatMessage } from "../model/model-types.js";
 import type { PendingCall, PendingTurn, SessionState } from "./session-types.js";
@@ -83,25 +83,32 @@ export function loggedPending(pending: PendingTurn | null): LoggedPending | null
 
 /**
  * The log entries after byte `offset` of `file`, the timestamp of the last one and the file size. A
- * torn last line (a crash mid-write) is ignored; StateError when the file is shorter than `offset`.
+ * torn last line (a crash mid-write) is ignored; StateError when the file is shorter than `offset` or
+ * is not a regular file (opened without blocking: a FIFO or device planted there is refused at once).
  */
 export function readLogTail(file: string, offset: number): { entries: SessionLogEntry[]; lastTs?: number; size: number } {
   let fd: number;
   try {
-    fd = openSync(file, "r");
+    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch {
     if (offset > 0) throw new StateError(`The session log ${file} is missing, but its checkpoint needs ${offset} bytes of it. Start a new session.`, file);
     return { entries: [], size: 0 };
   }
   try {
-    const size = fstatSync(fd).size;
+    const st = fstatSync(fd);
+    if (!st.isFile()) throw new StateError(`The session log ${file} is not a regular file; keel does not read it. Start a new session.`, file);
+    const size = st.size;
     if (size < offset)
       throw new StateError(
         `The session log ${file} is shorter (${size} bytes) than its checkpoint state.json expects (${offset}): the session files were edited or truncated. Start a new session.`,
         file,
       );
     const buf = Buffer.alloc(size - offset);
-    if (buf.length) readSync(fd, buf, 0, buf.length, offset);
+    for (let got = 0; got < buf.length;) {
+      const n = readSync(fd, buf, got, buf.length - got, offset + got);
+      if (n === 0) break;
+      got += n;
+    }
     const entries: SessionLogEntry[] = [];
     let lastTs: number | undefined;
     for (const line of buf.toString("utf8").split("\n")) {
@@ -123,17 +130,31 @@ export function readLogTail(file: string, offset: number): { entries: SessionLog
   }
 }
 
-/** Applies log entries to `state` in order (mutating it). */
-export function replayLog(state: SessionState, entries: SessionLogEntry[]): void {
+/**
+ * Applies log entries to `state` in order (mutating it). Only the logged fields can be set (an entry
+ * naming any other field, e.g. `messages` or `id`, has that part ignored); an entry of the wrong
+ * shape is a StateError naming `file` (the log was not written by keel).
+ */
+export function replayLog(state: SessionState, entries: SessionLogEntry[], file: string): void {
   const messages = state.messages as ChatMessage[];
   const fields = state as unknown as Record<string, unknown>;
+  const logged = new Set<string>(LOGGED_FIELDS);
+  const bad = (what: string) => new StateError(`The session log ${file} has a malformed ${what} entry; keel did not write it. Start a new session.`, file);
   for (const e of entries) {
-    if (e.type === "session_message") messages.push(e.message);
-    else if (e.type === "session_edit") messages.splice(e.start, e.deleteCount, ...e.insert);
-    else {
+    if (e.type === "session_message") {
+      if (typeof e.message !== "object" || e.message === null) throw bad(e.type);
+      messages.push(e.message);
+    } else if (e.type === "session_edit") {
+      if (!Number.isSafeInteger(e.start) || !Number.isSafeInteger(e.deleteCount) || e.start < 0 || e.deleteCount < 0 || !Array.isArray(e.insert))
+        throw bad(e.type);
+      messages.splice(e.start, e.deleteCount, ...e.insert);
+    } else {
       for (const [key, value] of Object.entries(e.set ?? {})) {
-        if (key === "pending") state.pending = restorePending(value as LoggedPending | null, messages);
-        else if (value === null) delete fields[key];
+        if (!logged.has(key)) continue;
+        if (key === "pending") {
+          if (value !== null && !Array.isArray((value as LoggedPending | undefined)?.calls)) throw bad(e.type);
+          state.pending = restorePending(value as LoggedPending | null, messages);
+        } else if (value === null) delete fields[key];
         else fields[key] = value;
       }
       mergeInto(state.fileBaselines, e.merge?.fileBaselines);
@@ -145,6 +166,7 @@ export function replayLog(state: SessionState, entries: SessionLogEntry[]): void
 function mergeInto(target: Record<string, unknown>, changes: Record<string, unknown> | undefined): void {
   if (!changes) return;
   for (const [key, value] of Object.entries(changes)) {
+    if (key === "__proto__") continue; // JSON.parse makes it an own key; assigning it would swap the prototype
     if (value === null) delete target[key];
     else target[key] = value;
   }

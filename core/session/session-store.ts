@@ -80,14 +80,14 @@ export async function loadSessionState(stateDir: string, id: string): Promise<Lo
     const logSize = existsSync(paths.events) ? statSync(paths.events).size : 0;
     return { state, snapshotOffset: logSize, snapshotBytes, logSize, migrated: true };
   }
-  if (raw.version !== 2 || typeof raw.logOffset !== "number" || !Array.isArray(raw.messages))
+  if (raw.version !== 2 || !Number.isSafeInteger(raw.logOffset) || (raw.logOffset as number) < 0 || !Array.isArray(raw.messages))
     throw new StateError(
       `Session ${id}: ${paths.state} is not a state file this keel understands (version ${JSON.stringify(raw.version)}). It was left as is; start a new session.`,
       paths.state,
     );
   const { logOffset, ...state } = raw as unknown as SessionSnapshot;
   const tail = readLogTail(paths.events, logOffset);
-  replayLog(state, tail.entries);
+  replayLog(state, tail.entries, paths.events);
   if (tail.lastTs !== undefined) state.updatedAt = new Date(tail.lastTs).toISOString();
   return { state, snapshotOffset: logOffset, snapshotBytes, logSize: tail.size, migrated: false };
 }
