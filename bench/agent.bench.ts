@@ -55,7 +55,6 @@ const bench: Bench = async () => {
       grown += steps * 2 + 2;
       templates.set(size, snapshotDir(ws, "grow", join(dir, `t${size}`)));
     }
-    const rawConversation = (n: number) => conversation(n);
 
     const perStep = new Map<number, { keel: number[]; raw: number[] }>(SIZES.map((s) => [s, { keel: [], raw: [] }]));
     const long = { keel: [] as number[], raw: [] as number[] };
@@ -64,9 +63,12 @@ const bench: Bench = async () => {
         const sides = [
           async () => {
             restore(templates.get(size)!, ws, "grow");
-            perStep.get(size)!.keel.push((await cpuMs(() => agent.resume("grow", WINDOW))) / WINDOW);
+            perStep.get(size)!.keel.push((await agent.resumeSteps("grow", WINDOW)) / WINDOW);
           },
-          async () => perStep.get(size)!.raw.push((await cpuMs(() => rawSteps(client, model, rawConversation(size), WINDOW))) / WINDOW),
+          async () => {
+            const messages = conversation(size);
+            perStep.get(size)!.raw.push((await cpuMs(() => rawSteps(client, model, messages, WINDOW))) / WINDOW);
+          },
         ];
         if (round % 2) sides.reverse();
         for (const side of sides) await side();
@@ -153,6 +155,8 @@ export default bench;
 /** Runs sessions of the bench workspace in one host (its start-up is not part of a step's cost). */
 class AgentDriver {
   private host?: Host;
+  /** CPU usage when the last resumed session fired `onResume`. */
+  private resumedAt?: NodeJS.CpuUsage;
 
   constructor(
     private readonly ws: string,
@@ -161,7 +165,10 @@ class AgentDriver {
   ) {}
 
   private async runtime() {
-    this.host ??= await createKeelHost({ cwd: this.ws, env: this.env });
+    if (!this.host) {
+      this.host = await createKeelHost({ cwd: this.ws, env: this.env });
+      this.host.hooks.onResume.tapPromise("bench", async (ctx) => ((this.resumedAt = process.cpuUsage()), ctx));
+    }
     return this.host.service("agent-runtime")!;
   }
 
@@ -169,6 +176,20 @@ class AgentDriver {
     await this.model.reset(calls);
     const out = await (await this.runtime()).start({ prompt: "bench", sessionId: id, yes: true, tools: ["read_file"], maxSteps: calls + 1 });
     if (out.usage.modelCalls !== calls) throw new Error(`expected ${calls} model calls, got ${out.usage.modelCalls}: ${out.text}`);
+  }
+
+  /**
+   * Resumes `id` for `calls` model calls and returns the CPU milliseconds from the `onResume` hook
+   * (the session is loaded; loading is measured on its own) to the end of the turn.
+   */
+  async resumeSteps(id: string, calls: number): Promise<number> {
+    const runtime = await this.runtime();
+    this.resumedAt = undefined;
+    await this.model.reset(calls);
+    const out = await runtime.resume(id, { prompt: "more", yes: true, tools: ["read_file"], maxSteps: calls + 1 });
+    if (out.reason !== "answer" || !this.resumedAt) throw new Error(`resume failed: ${out.reason} ${out.text}`);
+    const used = process.cpuUsage(this.resumedAt);
+    return (used.user + used.system) / 1000;
   }
 
   async resume(id: string, calls: number): Promise<void> {

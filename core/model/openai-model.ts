@@ -45,9 +45,17 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv): ModelClie
         max_tokens: request.maxOutputTokens ?? spec.maxOutputTokens,
       };
       const { sdk, client: c } = await getClient();
+      // The SDK adds an abort listener to the signal it is given and never removes it: given the
+      // session's long-lived signal, listeners pile up (one per model call, and Node's leak warning
+      // after ten). It gets a signal of its own per call instead, linked for the call's duration.
+      const callAbort = new AbortController();
+      const onAbort = () => callAbort.abort(options.signal?.reason);
+      if (options.signal?.aborted) onAbort();
+      else options.signal?.addEventListener("abort", onAbort, { once: true });
+      const signal = callAbort.signal;
       try {
         if (!spec.stream) {
-          const res = await c.chat.completions.create({ ...body, stream: false }, { signal: options.signal });
+          const res = await c.chat.completions.create({ ...body, stream: false }, { signal });
           const choice = res.choices?.[0];
           if (!choice) throw new ModelError(`The model at ${spec.baseUrl ?? "OpenAI"} returned no choices; check that "${spec.name}" is a chat model.`);
           const text = choice.message?.content ?? "";
@@ -62,7 +70,7 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv): ModelClie
             usage: res.usage ? { inputTokens: res.usage.prompt_tokens, outputTokens: res.usage.completion_tokens } : undefined,
           };
         }
-        const stream = await c.chat.completions.create({ ...body, stream: true, stream_options: { include_usage: true } }, { signal: options.signal });
+        const stream = await c.chat.completions.create({ ...body, stream: true, stream_options: { include_usage: true } }, { signal });
         let text = "";
         let finishReason: string | undefined;
         let usage: ModelResponse["usage"];
@@ -100,6 +108,8 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv): ModelClie
       } catch (error) {
         if (error instanceof ModelError) throw error;
         throw describeProviderError(error, spec, options.signal, sdk);
+      } finally {
+        options.signal?.removeEventListener("abort", onAbort);
       }
     },
   };

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { getEventListeners } from "node:events";
 import { openaiModel } from "../../../core/model/openai-model.js";
 import { resolveModelSpec, type ModelSpec } from "../../../core/model/model-spec.js";
 import { ToolNameMap } from "../../../core/model/tool-names.js";
@@ -106,6 +107,17 @@ describe("openai backend against a local OpenAI-compatible server", () => {
       .complete({ messages: [{ role: "user", content: "x" }], tools: [], callIndex: 0 }, { signal: AbortSignal.timeout(200) })
       .catch((e) => e);
     expect(err.message).toMatch(/cancelled/);
+  });
+
+  it("leaves no listener on a long-lived signal after its calls (no pile-up over a session's steps)", async () => {
+    const session = new AbortController();
+    const model = openaiModel(spec(), env);
+    for (let i = 0; i < 12; i++) {
+      server.push({ text: `step ${i}` });
+      const res = await model.complete({ messages: [{ role: "user", content: "x" }], tools: [], callIndex: i }, { signal: session.signal });
+      expect(res.text).toBe(`step ${i}`);
+    }
+    expect(getEventListeners(session.signal, "abort")).toHaveLength(0);
   });
 
   it("maps long and dotted tool names reversibly and normalises schemas", async () => {
