@@ -192,9 +192,9 @@ export interface FileBaselineStore {
 export interface RunContext {
   signal?: AbortSignal;
   /**
-   * Ask MCP servers for progress notifications (they become `mcp_progress` events). Default: when
-   * the call has a caller `signal`, as every CLI and workflow call does (agent calls set it); a bare
-   * API call without one skips the progress token (a measurable share of a fast call).
+   * Ask MCP servers for progress notifications (they become `mcp_progress` events): `true` always,
+   * `false` never. Default: on a tool's first call, and afterwards only from tools that reported
+   * progress (a progress token is a measurable share of a fast call, and most tools never use it).
    */
   progress?: boolean;
   /** `--yes`: approve every `ask` (deny rules still win). */

@@ -110,7 +110,6 @@ export class ActiveSession {
   runContext(extra: Partial<RunContext> = {}): RunContext {
     return {
       signal: this.options.signal,
-      progress: true,
       yes: this.options.yes || this.state.yes,
       approver: this.options.approver,
       sessionId: this.id,

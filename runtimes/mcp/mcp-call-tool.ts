@@ -41,8 +41,8 @@ export function mcpCallTool(manager: McpManager): ToolDefinition {
       const nested = await ctx.host.runTool(
         { tool: target, input: input.arguments ?? {}, callId: `${ctx.callId}.1` },
         // The caller's context (approver, --yes, session approvals, visibility, events, origin, cwd);
-        // progress stays as the caller asked (a signal is now always passed).
-        { ...ctx.run, signal: ctx.signal, progress: ctx.run.progress ?? ctx.run.signal !== undefined },
+        // (with this call's signal, so cancelling or timing out this call ends the nested one).
+        { ...ctx.run, signal: ctx.signal },
       );
       return resultOf(nested, target, ctx);
     },

@@ -56,6 +56,12 @@ export class McpConnection {
   readonly stderr = new StderrRing((text) => this.redact(text));
   /** Lines on stdout that were not valid JSON-RPC (skipped). */
   protocolErrors = 0;
+  /**
+   * Per tool: whether it sent progress when asked (absent: not asked yet). Unless a caller insists,
+   * keel asks a tool for progress on its first call and afterwards only if it reported some: a
+   * progress token costs every call (bench/README.md) and most tools never use it.
+   */
+  readonly reportsProgress = new Map<string, boolean>();
   private opened?: OpenedClient;
   private starting?: Promise<void>;
   private closing = false;

@@ -37,11 +37,14 @@ export function serverToolDefinition(host: Host, conn: McpConnection, info: McpT
     metadata: { server_name: conn.name, mcp_tool: info.name },
     execute(input, ctx) {
       // Without a caller signal only the deadline can end the call: the connection enforces it
-      // without a per-call AbortSignal, and (unless asked) without a progress token: both are a
-      // measurable share of a fast call.
-      const progress = ctx.run.progress ?? ctx.run.signal !== undefined;
+      // without a per-call AbortSignal. A progress token only when the caller insists, or on the
+      // tool's first call and later calls of a tool that did report progress (see `reportsProgress`).
+      const known = conn.reportsProgress.get(info.name);
+      const progress = ctx.run.progress ?? known !== false;
+      let reported = false;
       const onProgress = progress
-        ? (p: { progress: number; total?: number; message?: string }) =>
+        ? (p: { progress: number; total?: number; message?: string }) => {
+            reported = true;
             (ctx.run.events ?? ctx.host.events).emit({
               type: "mcp_progress",
               callId: ctx.callId,
@@ -50,9 +53,11 @@ export function serverToolDefinition(host: Host, conn: McpConnection, info: McpT
               progress: p.progress,
               total: p.total,
               message: p.message === undefined ? undefined : conn.redact(p.message),
-            })
+            });
+          }
         : undefined;
       return conn.callTool(info.name, input, ctx.run.signal ? ctx.signal : () => ctx.signal, timeoutMs, onProgress).then((result) => {
+        if (onProgress && known !== true) conn.reportsProgress.set(info.name, reported);
         const mapped = mapCallResult(result, { server_name: conn.name, mcp_tool: info.name });
         // An error the server reports is an error message like any other: no secrets in it.
         if (mapped.ok === false) {

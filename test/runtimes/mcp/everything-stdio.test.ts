@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Host } from "../../../core/host.js";
 import { MemoryEventSink } from "../../../core/events.js";
 import { openTestHost } from "../../helpers/test-host.js";
+import { MCP_SERVICE } from "../../../runtimes/mcp/index.js";
 import type { TempWorkspace } from "../../helpers/temp-workspace.js";
 import { EVERYTHING, mcpWorkspace, nodeServer } from "./mcp-test-kit.js";
 
@@ -141,19 +142,23 @@ describe("server-everything over stdio", () => {
     expect(obs.content).toContain(ws.root);
   });
 
-  it("progress notifications become events for calls with a caller signal (or progress: true), and are not asked for otherwise", async () => {
+  it("asks a tool for progress on its first call and later only if it reported some (or when the caller insists)", async () => {
     const progressOf = (obs: { metadata: Record<string, unknown> }) =>
       events.events.filter((e) => e.type === "mcp_progress" && e.callId === obs.metadata.callId);
+    const conn = host.service(MCP_SERVICE)!.find("everything")!;
     const input = { duration: 0.3, steps: 3 };
-    const withSignal = await host.runTool({ tool: "mcp__everything__trigger-long-running-operation", input }, { signal: new AbortController().signal });
-    expect(withSignal.ok).toBe(true);
-    expect(progressOf(withSignal).length).toBeGreaterThanOrEqual(1);
-    expect(progressOf(withSignal)[0]).toMatchObject({ server: "everything", tool: "trigger-long-running-operation", total: 3 });
-    const asked = await host.runTool({ tool: "mcp__everything__trigger-long-running-operation", input }, { progress: true });
-    expect(progressOf(asked).length).toBeGreaterThanOrEqual(1);
-    const bare = await call("mcp__everything__trigger-long-running-operation", input);
-    expect(bare.ok).toBe(true);
-    expect(progressOf(bare)).toEqual([]);
+    const first = await call("mcp__everything__trigger-long-running-operation", input);
+    expect(first.ok).toBe(true);
+    expect(progressOf(first)[0]).toMatchObject({ server: "everything", tool: "trigger-long-running-operation", total: 3 });
+    expect(conn.reportsProgress.get("trigger-long-running-operation")).toBe(true);
+    const again = await host.runTool({ tool: "mcp__everything__trigger-long-running-operation", input }, { signal: new AbortController().signal });
+    expect(progressOf(again).length).toBeGreaterThanOrEqual(1);
+    // echo reports nothing when asked: later calls carry no progress token
+    expect((await call("mcp__everything__echo", { message: "a" })).ok).toBe(true);
+    expect(conn.reportsProgress.get("echo")).toBe(false);
+    const declined = await host.runTool({ tool: "mcp__everything__trigger-long-running-operation", input }, { progress: false });
+    expect(declined.ok).toBe(true);
+    expect(progressOf(declined)).toEqual([]);
   });
 
   it("elicitation is declined by default", async () => {
