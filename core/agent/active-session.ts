@@ -3,6 +3,7 @@ import { JsonlEventSink } from "../events.js";
 import type { GuidanceEntry } from "../hooks.js";
 import type { Host } from "../host.js";
 import type { ChatMessage, ModelClient } from "../model/model-types.js";
+import { TokenEstimator } from "../model/token-estimate.js";
 import type { SessionLock } from "../session/session-lock.js";
 import type { SessionPaths } from "../session/session-paths.js";
 import type { LoadedSession } from "../session/session-store.js";
@@ -35,6 +36,8 @@ export class ActiveSession {
   readonly fileBaselines: FileBaselineStore;
   /** Messages to add once the pending tool calls are answered (hook texts of an approval that continues a turn). */
   readonly afterPending: ChatMessage[] = [];
+  /** Token estimates of this session's messages and tools, remembered between steps. */
+  readonly estimator = new TokenEstimator();
   /** Set while `delegate_agent` re-runs to continue its paused child with this decision. */
   delegateDecision?: { callId: string; child: string; decision: "approve" | "reject" };
   private readonly recorder: SessionRecorder;

@@ -2,7 +2,6 @@ import { mkdirSync } from "node:fs";
 import { writeOwnFileSync } from "../state/own-path.js";
 import { join, relative } from "node:path";
 import type { ChatMessage, ModelToolSpec } from "../model/model-types.js";
-import { estimateRequest } from "../model/token-estimate.js";
 import type { ActiveSession } from "./active-session.js";
 import { summarizeHistory } from "./compaction-summary.js";
 
@@ -14,17 +13,17 @@ import { summarizeHistory } from "./compaction-summary.js";
  */
 export async function economize(s: ActiveSession, tools: ModelToolSpec[]): Promise<number> {
   const window = s.model.profile.contextWindow;
-  let estimate = estimateRequest(s.state.messages, tools);
+  let estimate = s.estimator.request(s.state.messages, tools);
   if (estimate > s.settings.pruneAt * window) {
     const before = estimate;
     const pruned = pruneToolOutputs(s);
-    estimate = estimateRequest(s.state.messages, tools);
+    estimate = s.estimator.request(s.state.messages, tools);
     if (pruned) s.emit("context_pruned", { pruned, before, after: estimate, window });
   }
   if (estimate > s.settings.compactAt * window) {
     const before = estimate;
     const removed = await compact(s);
-    estimate = estimateRequest(s.state.messages, tools);
+    estimate = s.estimator.request(s.state.messages, tools);
     if (removed) s.emit("context_compacted_tokens", { before, after: estimate, window });
   }
   return estimate;

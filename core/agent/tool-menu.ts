@@ -1,5 +1,4 @@
 import type { ModelToolSpec } from "../model/model-types.js";
-import { estimateTools } from "../model/token-estimate.js";
 import type { ActiveSession } from "./active-session.js";
 import { MAX_DELEGATION_DEPTH } from "./agent-settings.js";
 
@@ -36,7 +35,7 @@ export function toolMenu(s: ActiveSession): ToolMenu {
   const shown = listing.filter((t) => t.name !== TOOL_SEARCH && !isBlocked(s, t.name));
   const spec = (t: (typeof listing)[number]): ModelToolSpec => ({ name: t.name, description: t.description, inputSchema: t.inputSchema });
   const full = shown.map(spec);
-  const fullToolTokens = estimateTools(full);
+  const fullToolTokens = s.estimator.tools(full);
   const discovered = new Set(s.state.discoveredTools);
   const deferred = new Set<string>();
   const search = listing.find((t) => t.name === TOOL_SEARCH);
@@ -47,7 +46,7 @@ export function toolMenu(s: ActiveSession): ToolMenu {
   return {
     tools,
     deferred,
-    toolTokens: deferred.size ? estimateTools(tools) : fullToolTokens,
+    toolTokens: deferred.size ? s.estimator.tools(tools) : fullToolTokens,
     fullToolTokens,
     isVisible: (name) => allowed(name) && !deferred.has(name) && (name !== TOOL_SEARCH || deferred.size > 0 || discovered.size > 0),
   };

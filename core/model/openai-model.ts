@@ -1,14 +1,17 @@
-import type { ChatCompletionMessageParam, ChatCompletionTool } from "openai/resources/chat/completions";
+import type { ChatCompletion, ChatCompletionChunk } from "openai/resources/chat/completions";
 import { UsageError } from "../errors.js";
 import { ModelError } from "./model-error.js";
 import type { ModelSpec } from "./model-spec.js";
 import type { ChatMessage, ModelCallOptions, ModelClient, ModelRequest, ModelResponse, ModelToolCall } from "./model-types.js";
 import { describeProviderError } from "./provider-errors.js";
 import { ToolNameMap } from "./tool-names.js";
-import { normalizeToolSchema } from "./tool-schema.js";
+import { WireBodyEncoder } from "./wire-body.js";
 
 type OpenAISpec = Extract<ModelSpec, { kind: "openai" }>;
 type OpenAIClient = import("openai").OpenAI;
+type ChunkStream = import("openai/streaming").Stream<ChatCompletionChunk>;
+
+const JSON_BODY = { "content-type": "application/json" };
 
 /**
  * Creates a chat-completions backend on the `openai` package (loaded lazily) for any
@@ -28,22 +31,17 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv): ModelClie
       sdk,
       client: new sdk.OpenAI({ apiKey: apiKey || "not-needed", baseURL: spec.baseUrl, timeout: spec.timeoutMs, maxRetries: spec.maxRetries }),
     })));
+  // Each message is serialized once per client: a request re-sends the cached bytes of the history.
+  const encoder = new WireBodyEncoder();
   return {
     id: `openai:${spec.name}`,
     profile: { contextWindow: spec.contextWindow, maxOutputTokens: spec.maxOutputTokens },
     canSummarize: true,
     async complete(request: ModelRequest, options: ModelCallOptions = {}): Promise<ModelResponse> {
       const names = new ToolNameMap(request.tools.map((t) => t.name));
-      const tools: ChatCompletionTool[] = request.tools.map((t) => ({
-        type: "function",
-        function: { name: names.wire(t.name), description: t.description.slice(0, 1024), parameters: normalizeToolSchema(t.inputSchema) },
-      }));
-      const body = {
-        model: spec.name,
-        messages: toWire(request.messages, names),
-        ...(tools.length ? { tools } : {}),
-        max_tokens: request.maxOutputTokens ?? spec.maxOutputTokens,
-      };
+      const maxTokens = request.maxOutputTokens ?? spec.maxOutputTokens;
+      const body = (extra: Record<string, unknown>) =>
+        encoder.encode(request.messages, request.tools, names, { model: spec.name, max_tokens: maxTokens, ...extra });
       const { sdk, client: c } = await getClient();
       // The SDK adds an abort listener to the signal it is given and never removes it: given the
       // session's long-lived signal, listeners pile up (one per model call, and Node's leak warning
@@ -55,7 +53,7 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv): ModelClie
       const signal = callAbort.signal;
       try {
         if (!spec.stream) {
-          const res = await c.chat.completions.create({ ...body, stream: false }, { signal });
+          const res = await c.post<ChatCompletion>("/chat/completions", { body: body({ stream: false }), headers: JSON_BODY, signal });
           const choice = res.choices?.[0];
           if (!choice) throw new ModelError(`The model at ${spec.baseUrl ?? "OpenAI"} returned no choices; check that "${spec.name}" is a chat model.`);
           const text = choice.message?.content ?? "";
@@ -70,7 +68,12 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv): ModelClie
             usage: res.usage ? { inputTokens: res.usage.prompt_tokens, outputTokens: res.usage.completion_tokens } : undefined,
           };
         }
-        const stream = await c.chat.completions.create({ ...body, stream: true, stream_options: { include_usage: true } }, { signal });
+        const stream = await c.post<ChunkStream>("/chat/completions", {
+          body: body({ stream: true, stream_options: { include_usage: true } }),
+          headers: JSON_BODY,
+          stream: true,
+          signal,
+        });
         let text = "";
         let finishReason: string | undefined;
         let usage: ModelResponse["usage"];
@@ -113,25 +116,4 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv): ModelClie
       }
     },
   };
-}
-
-function toWire(messages: readonly ChatMessage[], names: ToolNameMap): ChatCompletionMessageParam[] {
-  return messages.map((m): ChatCompletionMessageParam => {
-    switch (m.role) {
-      case "system":
-        return { role: "system", content: m.content };
-      case "user":
-        return { role: "user", content: m.content };
-      case "assistant":
-        return m.toolCalls?.length
-          ? {
-              role: "assistant",
-              content: m.content || null,
-              tool_calls: m.toolCalls.map((c) => ({ id: c.id, type: "function" as const, function: { name: names.wire(c.name), arguments: c.arguments } })),
-            }
-          : { role: "assistant", content: m.content };
-      case "tool":
-        return { role: "tool", tool_call_id: m.toolCallId, content: m.content };
-    }
-  });
 }

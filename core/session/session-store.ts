@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { StateError, UsageError } from "../errors.js";
-import { readJsonState, writeTextAtomic } from "../state/json-file.js";
+import { readJsonState, readJsonStateSync, writeTextAtomic } from "../state/json-file.js";
 import { assertOwnPath } from "../state/own-path.js";
 import { sessionPaths, sessionsRoot, type SessionPaths } from "./session-paths.js";
 import { readLogTail, replayLog } from "./session-log.js";
@@ -70,7 +70,7 @@ export interface LoadedSession {
  */
 export async function loadSessionState(stateDir: string, id: string): Promise<LoadedSession> {
   const paths = sessionPaths(stateDir, id);
-  const raw = await readJsonState<Record<string, unknown> | null>(paths.state, null);
+  const raw = readJsonStateSync<Record<string, unknown> | null>(paths.state, null);
   if (!raw) throw new StateError(`Session ${id} has no state.json yet (it never started). Start a new session instead.`, paths.state);
   const snapshotBytes = statSync(paths.state).size;
   if (raw.version === 1) {

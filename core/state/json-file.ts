@@ -1,3 +1,4 @@
+import { closeSync, constants, fstatSync, openSync, readFileSync } from "node:fs";
 import { mkdir, readFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import writeFileAtomic from "write-file-atomic";
@@ -14,9 +15,39 @@ export async function readJsonState<T>(file: string, fallback: T): Promise<T> {
   try {
     text = await readFile(file, "utf8");
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return fallback;
-    throw new StateError(`Cannot read state file ${file}: ${errorMessage(error)}`, file, { cause: error });
+    return unreadable(error, file, fallback);
   }
+  return parseState(text, file, fallback);
+}
+
+/**
+ * readJsonState in one synchronous read: for a large file read on the way to the next step anyway
+ * (a session checkpoint), where the promise API's chunked reads cost more than the read itself.
+ * Opens without blocking and reads only a regular file (a FIFO planted in a committed `.keel`
+ * would otherwise hang the process).
+ */
+export function readJsonStateSync<T>(file: string, fallback: T): T {
+  let text: string;
+  try {
+    const fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
+    try {
+      if (!fstatSync(fd).isFile()) throw new Error("not a regular file");
+      text = readFileSync(fd, "utf8");
+    } finally {
+      closeSync(fd);
+    }
+  } catch (error) {
+    return unreadable(error, file, fallback);
+  }
+  return parseState(text, file, fallback);
+}
+
+function unreadable<T>(error: unknown, file: string, fallback: T): T {
+  if ((error as NodeJS.ErrnoException).code === "ENOENT") return fallback;
+  throw new StateError(`Cannot read state file ${file}: ${errorMessage(error)}`, file, { cause: error });
+}
+
+function parseState<T>(text: string, file: string, fallback: T): T {
   if (text.trim() === "") return fallback;
   try {
     return JSON.parse(text) as T;

@@ -3,6 +3,7 @@ import { getEventListeners } from "node:events";
 import { openaiModel } from "../../../core/model/openai-model.js";
 import { resolveModelSpec, type ModelSpec } from "../../../core/model/model-spec.js";
 import { ToolNameMap } from "../../../core/model/tool-names.js";
+import type { ChatMessage } from "../../../core/model/model-types.js";
 import { normalizeToolSchema } from "../../../core/model/tool-schema.js";
 import { scriptedModel } from "../../../core/model/scripted-model.js";
 import { ModelError } from "../../../core/model/model-error.js";
@@ -138,6 +139,40 @@ describe("openai backend against a local OpenAI-compatible server", () => {
     expect(sent.name).toMatch(/^[A-Za-z0-9_-]{1,64}$/);
     expect(sent.parameters).toEqual({ type: "object", properties: { a: { type: "string" } }, required: ["a"] });
     expect(res.toolCalls[0]!.name).toBe(long);
+  });
+
+  it("re-sends a growing history byte-exact from its cache, and re-encodes a replaced message and a remapped tool name", async () => {
+    const model = openaiModel(spec(), env);
+    const dotted = { ...readTool, name: "files.read" };
+    const system: ChatMessage = { role: "system", content: 'sys \u2028 ünïcødé 🚀 "quoted"' };
+    const user: ChatMessage = { role: "user", content: "read it" };
+    const call: ChatMessage = { role: "assistant", content: "", toolCalls: [{ id: "c1", name: "files.read", arguments: '{"path":"a"}' }] };
+    const output: ChatMessage = { role: "tool", toolCallId: "c1", name: "files.read", content: "line 1\nline 2 ✓" };
+    const send = async (messages: ChatMessage[], tools = [dotted]) => {
+      server.push({ text: "ok" });
+      await model.complete({ messages, tools, callIndex: 0 });
+      return server.requests.at(-1)!;
+    };
+    const wireCall = (name: string) => ({
+      role: "assistant",
+      content: null,
+      tool_calls: [{ id: "c1", type: "function", function: { name, arguments: '{"path":"a"}' } }],
+    });
+    const first = await send([system, user]);
+    expect(first.messages).toEqual([system, user]);
+    const second = await send([system, user, call, output]);
+    expect(second.messages).toEqual([system, user, wireCall("files_read"), { role: "tool", tool_call_id: "c1", content: output.content }]);
+    // pruning replaces the tool output with a new object: the next request carries the new text
+    const pruned: ChatMessage = { ...output, content: "[pruned]" };
+    expect((await send([system, user, call, pruned])).messages.at(-1)).toEqual({ role: "tool", tool_call_id: "c1", content: "[pruned]" });
+    // a tool that really is called files_read takes that name: the cached assistant message is re-encoded with the new one
+    const third = await send([system, user, call, pruned], [dotted, { ...readTool, name: "files_read" }]);
+    const renamed = third.messages[2]!.tool_calls![0]!.function.name;
+    expect(renamed).not.toBe("files_read");
+    expect(renamed).toMatch(/^files_read_[0-9a-f]{8}$/);
+    expect(third.tools!.map((t) => t.function.name).sort()).toEqual(["files_read", renamed].sort());
+    expect(third.max_tokens).toBe(256);
+    expect(third.stream_options).toEqual({ include_usage: true });
   });
 
   it("needs a key or a base URL", () => {

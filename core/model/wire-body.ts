@@ -1,0 +1,90 @@
+import type { ChatCompletionMessageParam } from "openai/resources/chat/completions";
+import type { ChatMessage, ModelToolSpec } from "./model-types.js";
+import type { ToolNameMap } from "./tool-names.js";
+import { normalizeToolSchema } from "./tool-schema.js";
+
+const OPEN = Buffer.from('{"messages":[');
+const COMMA = Buffer.from(",");
+const TOOLS = Buffer.from('],"tools":[');
+/** Longest tool description sent (providers cap it). */
+const MAX_DESCRIPTION = 1024;
+
+/**
+ * Builds chat-completions request bodies as UTF-8 bytes, serializing each message once. A
+ * session's history only grows (messages are replaced, never changed in place: pruning and
+ * compaction splice in new objects), so the JSON of every earlier message is reused and a request
+ * costs one copy of the history's bytes instead of a `JSON.stringify` of it plus its encoding.
+ * Tool definitions are kept the same way (normalized schema and all), by schema object. The caches
+ * are keyed by identity (`WeakMap`s: dropped messages and tools are collected) and by what else
+ * shapes the bytes: the provider names of an assistant message's tool calls, and a tool's provider
+ * name and description (names depend on the request's tool set).
+ */
+export class WireBodyEncoder {
+  private readonly messages = new WeakMap<ChatMessage, { names: string; bytes: Buffer }>();
+  /** By schema object, then by provider name and description (aliases share their base tool's schema). */
+  private readonly tools = new WeakMap<object, Map<string, Buffer>>();
+
+  /**
+   * The request body `{"messages": [...], "tools": [...], ...rest}` as bytes (no `tools` key when
+   * there are none); `rest` (model, limits, stream options) is serialized as given and must hold `model`.
+   */
+  encode(messages: readonly ChatMessage[], tools: readonly ModelToolSpec[], names: ToolNameMap, rest: { model: string } & Record<string, unknown>): Buffer {
+    const parts: Buffer[] = [OPEN];
+    messages.forEach((m, i) => {
+      if (i) parts.push(COMMA);
+      parts.push(this.message(m, names));
+    });
+    if (tools.length) parts.push(TOOLS);
+    tools.forEach((t, i) => {
+      if (i) parts.push(COMMA);
+      parts.push(this.tool(t, names));
+    });
+    // `rest` has `model`, so its JSON is `{"model":…}`: its fields follow.
+    parts.push(Buffer.from("]," + JSON.stringify(rest).slice(1)));
+    return Buffer.concat(parts);
+  }
+
+  private tool(t: ModelToolSpec, names: ToolNameMap): Buffer {
+    const name = names.wire(t.name);
+    const description = t.description.slice(0, MAX_DESCRIPTION);
+    const key = name + "\n" + description;
+    let bySchema = this.tools.get(t.inputSchema);
+    if (!bySchema) this.tools.set(t.inputSchema, (bySchema = new Map()));
+    let bytes = bySchema.get(key);
+    if (!bytes)
+      bySchema.set(
+        key,
+        (bytes = Buffer.from(JSON.stringify({ type: "function", function: { name, description, parameters: normalizeToolSchema(t.inputSchema) } }))),
+      );
+    return bytes;
+  }
+
+  private message(m: ChatMessage, names: ToolNameMap): Buffer {
+    const wireNames = m.role === "assistant" && m.toolCalls?.length ? m.toolCalls.map((c) => names.wire(c.name)).join("\n") : "";
+    const hit = this.messages.get(m);
+    if (hit && hit.names === wireNames) return hit.bytes;
+    const bytes = Buffer.from(JSON.stringify(toWire(m, names)));
+    this.messages.set(m, { names: wireNames, bytes });
+    return bytes;
+  }
+}
+
+/** One message in the chat-completions wire format (tool names mapped to the provider's). */
+export function toWire(m: ChatMessage, names: ToolNameMap): ChatCompletionMessageParam {
+  switch (m.role) {
+    case "system":
+      return { role: "system", content: m.content };
+    case "user":
+      return { role: "user", content: m.content };
+    case "assistant":
+      return m.toolCalls?.length
+        ? {
+            role: "assistant",
+            content: m.content || null,
+            tool_calls: m.toolCalls.map((c) => ({ id: c.id, type: "function" as const, function: { name: names.wire(c.name), arguments: c.arguments } })),
+          }
+        : { role: "assistant", content: m.content };
+    case "tool":
+      return { role: "tool", tool_call_id: m.toolCallId, content: m.content };
+  }
+}
