@@ -2,7 +2,7 @@ import type { ChatCompletion, ChatCompletionChunk } from "openai/resources/chat/
 import { UsageError } from "../errors.js";
 import { ModelError } from "./model-error.js";
 import type { ModelSpec } from "./model-spec.js";
-import type { ChatMessage, ModelCallOptions, ModelClient, ModelRequest, ModelResponse, ModelToolCall } from "./model-types.js";
+import type { ModelCallOptions, ModelClient, ModelRequest, ModelResponse, ModelToolCall } from "./model-types.js";
 import { describeProviderError } from "./provider-errors.js";
 import { ToolNameMap } from "./tool-names.js";
 import { WireBodyEncoder } from "./wire-body.js";
