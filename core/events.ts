@@ -1,4 +1,4 @@
-import { closeSync, existsSync, fdatasyncSync, fstatSync, mkdirSync, readFileSync, readSync, statSync, writeSync } from "node:fs";
+import { closeSync, constants, existsSync, fdatasyncSync, fstatSync, mkdirSync, openSync, readSync, statSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
 import { assertOwnPath, openOwnFileSync } from "./state/own-path.js";
 import type { EventInput, EventSink, KeelEvent } from "./types.js";
@@ -147,11 +147,29 @@ export class MemoryEventSink implements EventSink {
   flush(): void {}
 }
 
-/** Reads a JSONL event file; a torn or invalid line (e.g. after a crash) is skipped, never fatal. */
-export function readEvents(file: string): KeelEvent[] {
+/**
+ * Reads a JSONL event file from byte `from` (default: the start); a torn or invalid line (e.g. after a
+ * crash) is skipped, never fatal. Only a regular file is read, opened without blocking (a planted
+ * FIFO yields no events instead of hanging).
+ */
+export function readEvents(file: string, from = 0): KeelEvent[] {
   let text: string;
   try {
-    text = readFileSync(file, "utf8");
+    const fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
+    try {
+      const st = fstatSync(fd);
+      if (!st.isFile() || st.size <= from) return [];
+      const buf = Buffer.alloc(st.size - from);
+      let got = 0;
+      while (got < buf.length) {
+        const n = readSync(fd, buf, got, buf.length - got, from + got);
+        if (n === 0) break;
+        got += n;
+      }
+      text = buf.subarray(0, got).toString("utf8");
+    } finally {
+      closeSync(fd);
+    }
   } catch {
     return [];
   }

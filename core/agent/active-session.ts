@@ -38,6 +38,8 @@ export class ActiveSession {
   readonly afterPending: ChatMessage[] = [];
   /** Token estimates of this session's messages and tools, remembered between steps. */
   readonly estimator = new TokenEstimator();
+  /** Byte of the log where what the checkpoint does not hold begins (0 for a migrated session: all of it). */
+  readonly logTailStart: number;
   /** Set while `delegate_agent` re-runs to continue its paused child with this decision. */
   delegateDecision?: { callId: string; child: string; decision: "approve" | "reject" };
   private readonly recorder: SessionRecorder;
@@ -52,8 +54,9 @@ export class ActiveSession {
     readonly model: ModelClient,
     readonly settings: AgentSettings,
     readonly options: SessionRunOptions,
-    loaded: Pick<LoadedSession, "snapshotOffset" | "snapshotBytes">,
+    loaded: Pick<LoadedSession, "snapshotOffset" | "snapshotBytes"> & { migrated?: boolean },
   ) {
+    this.logTailStart = loaded.migrated ? 0 : loaded.snapshotOffset;
     this.events = new JsonlEventSink(paths.events, undefined, true);
     this.recorder = new SessionRecorder(host.workspace.stateDir, state, this.events, loaded);
     this.messages = state.messages as ChatMessage[];

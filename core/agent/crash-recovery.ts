@@ -16,7 +16,8 @@ export async function recoverCrashedTurn(s: ActiveSession): Promise<string[]> {
   const seen = new Map<string, { started: boolean; finished?: { ok: unknown; code: unknown } }>();
   if (unknown.length) {
     const ids = new Set(unknown.map((c) => c.id));
-    for (const e of readEvents(s.paths.events)) {
+    // A checkpoint is written only between calls, so every record of an unfinished call follows it.
+    for (const e of readEvents(s.paths.events, s.logTailStart)) {
       const id = "callId" in e ? e.callId : undefined;
       if (!id || !ids.has(id)) continue;
       // the last record wins: an attempt that began after an observation (e.g. the approved
