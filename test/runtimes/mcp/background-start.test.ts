@@ -4,7 +4,7 @@ import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Host } from "../../../core/host.js";
 import { startOpenAIServer, type OpenAIServer } from "../../helpers/openai-server.js";
-import { runKeel, type CliRun } from "../../helpers/run-cli.js";
+import { runKeel, runKeelProcess, type CliRun } from "../../helpers/run-cli.js";
 import type { TempWorkspace } from "../../helpers/temp-workspace.js";
 import { openTestHost } from "../../helpers/test-host.js";
 import { alive, mcpWorkspace, nodeServer, waitFor } from "./mcp-test-kit.js";
@@ -79,9 +79,11 @@ describe("start in the background behind a fresh tool cache", () => {
     data.servers.hang.tools.push({ name: "from_cache", description: "only in the cache", inputSchema: { type: "object" } });
     ws.write(CACHE, data);
     // The server now hangs in initialize with a 10-minute start-up timeout: each command completes
-    // only because it does not wait for it. Three in a row: a cancelled start is no failure either.
+    // only because it does not wait for it. Three in a row (the last as a whole process, which must
+    // exit: nothing of the cancelled start keeps it alive); a cancelled start is no failure either.
     for (let i = 0; i < 3; i++) {
-      const r = await keel(["--json", "tools"]);
+      const args = ["--trust", "--json", "tools"];
+      const r = i < 2 ? await keel(args.slice(1)) : await runKeelProcess(args, { cwd: ws.root, env: ws.env });
       expect(r.exitCode, r.stderr).toBe(0);
       expect(toolNames(r)).toEqual(expect.arrayContaining(["mcp__hang__echo", "mcp__hang__ping_gate", "mcp__hang__from_cache"]));
       // readOnlyHint is never taken from the cache: the tool asks until the server lists it live.
