@@ -44,13 +44,17 @@ export interface HostOptions {
   /** Event sink for calls without their own; default `.keel/events.jsonl`. */
   events?: EventSink;
   /**
-   * Which MCP servers to start while the host opens. `true` (default): every trusted eager server.
-   * `false`: none. `{ tool }`: only the servers a call of that tool may need (`mcp__a__x` starts
-   * server `a`; a built-in tool none; any other name, e.g. an alias or a workflow, every server).
-   * Servers not started are registered from the tool cache, when it has their tools, and start on
-   * their first call. Each command decides for itself (the CLI opens hosts with `false`).
+   * Which MCP servers to start while the host opens. `true` (default): every trusted eager server,
+   * waiting for each. `"background"`: every trusted eager server, but one whose tool list is cached
+   * and fresh is registered from the cache at once and started without waiting (its tools are
+   * re-synced when it is up; a call of one of them waits for the start); the others are waited for
+   * as with `true`. `false`: none. `{ tool }`: only the servers a call of that tool may need
+   * (`mcp__a__x` starts server `a`; a built-in tool none; any other name, e.g. an alias or a
+   * workflow, every server). Servers not started are registered from the tool cache, when it has
+   * their tools, and start on their first call. Each command decides for itself (the CLI opens
+   * hosts with `false`).
    */
-  startServers?: boolean | { tool: string };
+  startServers?: boolean | "background" | { tool: string };
 }
 
 /**

@@ -88,7 +88,12 @@ export class McpConnection {
     return this.config.startupTimeoutMs ?? this.deps.startupTimeoutMs;
   }
 
-  /** Connects and lists tools; on failure the state is `failed` with `lastError`. Never throws. Concurrent calls share one attempt. */
+  /**
+   * Connects and lists tools; on failure the state is `failed` with `lastError`. Never throws.
+   * Concurrent calls share one attempt (the first caller's signal governs it). A start cancelled
+   * through `signal` kills the child and is not a failure of the server: the state goes back to
+   * `idle` and nothing is recorded in the health file.
+   */
   start(signal?: AbortSignal): Promise<void> {
     if (this.state === "connected") return Promise.resolve();
     this.starting ??= this.doStart(signal).finally(() => (this.starting = undefined));
@@ -259,6 +264,11 @@ export class McpConnection {
       await this.opened?.client.close().catch(() => undefined);
       this.opened = undefined;
       this.timings = { totalMs: performance.now() - t0 };
+      if (signal?.aborted) {
+        this.state = "idle";
+        this.lastError = "start-up was cancelled before it finished";
+        return;
+      }
       await new Promise((r) => setImmediate(r));
       await this.fail(describeStartError(error, this.startupTimeoutMs), isStartTimeout(error));
     }

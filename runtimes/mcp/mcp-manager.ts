@@ -3,7 +3,11 @@ import type { DiscoveredMcp } from "../../manifests/mcp/discover-mcp-servers.js"
 import type { LocalResource } from "../../manifests/mcp/mcp-server-config.js";
 import { McpConnection, type ConnectionDeps, type McpServerState } from "./mcp-connection.js";
 import { filterTools, serverToolDefinition } from "./server-tools.js";
+import { TOOL_CACHE_MAX_AGE_MS } from "./tool-cache.js";
 import { assignToolNames, MAX_TOOL_NAME, sanitize } from "./tool-names.js";
+
+/** How a server starts while the host opens: awaited, on its first call, or unawaited behind a fresh cached tool list. */
+type StartMode = "now" | "deferred" | "background";
 
 /** One row of `keel mcp list`. */
 export interface McpServerStatus {
@@ -34,6 +38,10 @@ export class McpManager {
   /** Set once the initial registration is done; later tool-list changes re-sync the registry. */
   private registered = false;
   private readonly cacheDeps: Omit<ConnectionDeps, "host" | "onToolsChanged" | "startupTimeoutMs">;
+  /** Cancels the starts nobody waits for (`startServers: "background"`) when the host closes. */
+  private readonly lifetime = new AbortController();
+  /** Starts in flight that no command awaited; `closeAll` waits for them to settle after cancelling them. */
+  private readonly background = new Set<Promise<void>>();
 
   constructor(host: Host, discovered: DiscoveredMcp, deps: Omit<ConnectionDeps, "host" | "onToolsChanged" | "startupTimeoutMs">) {
     this.host = host;
@@ -80,10 +88,12 @@ export class McpManager {
 
   /**
    * Sets every server's initial state and starts the eager ones in parallel (each bounded by its
-   * start-up timeout), then registers all their tools with deterministic names. Never throws.
+   * start-up timeout), then registers all their tools with deterministic names. With
+   * `startServers: "background"` a server with a fresh cached list is registered from it and its
+   * start is not awaited. Never throws.
    */
   async startAll(signal?: AbortSignal): Promise<void> {
-    const wanted = this.serversToStart();
+    const modeOf = this.startModes();
     const starts: Promise<void>[] = [];
     for (const conn of this.connections) {
       if (!conn.config.enabled) conn.state = "disabled";
@@ -91,7 +101,7 @@ export class McpManager {
         conn.state = "failed";
         conn.lastError = `unset environment variable ${conn.config.unsetVars.map((v) => "${" + v + "}").join(", ")}; the server was not started`;
       } else if (!this.isTrusted(conn)) conn.state = "untrusted";
-      else starts.push(this.startOne(conn, !wanted(conn), signal));
+      else starts.push(this.startOne(conn, modeOf(conn), signal));
     }
     await Promise.all(starts);
     const defs = this.definitions(this.connections, () => false);
@@ -142,34 +152,50 @@ export class McpManager {
     }));
   }
 
-  /** Stops every server in parallel. Never throws. */
+  /**
+   * Stops every server in parallel. Starts nobody awaited are cancelled first (their children are
+   * killed and nothing is recorded against the server) and settle before the cache is flushed, so
+   * no write is left half done. Never throws.
+   */
   async closeAll(): Promise<void> {
+    this.lifetime.abort();
+    await Promise.all(this.background);
     await Promise.all(this.connections.map((c) => c.close().catch(() => undefined)));
     await this.cacheDeps.cache.flush();
   }
 
   /**
-   * Which servers to start now, from the host's `startServers`: all, none, or those a call of one
-   * tool may need — `mcp__<server>__…` names its server; a tool already registered and not by MCP
-   * (a built-in) needs none; any other name (an alias, a plugin or workflow tool) may reach any server.
+   * How each server starts, from the host's `startServers`: all now, all in the background, none, or
+   * now only those a call of one tool may need — `mcp__<server>__…` names its server; a tool already
+   * registered and not by MCP (a built-in) needs none; any other name (an alias, a plugin or
+   * workflow tool) may reach any server.
    */
-  private serversToStart(): (conn: McpConnection) => boolean {
+  private startModes(): (conn: McpConnection) => StartMode {
     const opt = this.host.options.startServers ?? true;
-    if (typeof opt === "boolean") return () => opt;
+    if (opt === "background") return () => "background";
+    if (typeof opt === "boolean") return () => (opt ? "now" : "deferred");
     const { tool } = opt;
     const named = this.connections.filter((c) => servesName(c.name, tool));
-    if (named.length) return (c) => named.includes(c);
+    if (named.length) return (c) => (named.includes(c) ? "now" : "deferred");
     const known = this.host.registry.resolve(tool);
-    if (known && !known.alias && known.tool.source.kind !== "mcp") return () => false;
-    return () => true;
+    if (known && !known.alias && known.tool.source.kind !== "mcp") return () => "deferred";
+    return () => "now";
   }
 
-  private async startOne(conn: McpConnection, deferred: boolean, signal?: AbortSignal): Promise<void> {
-    if (this.isLazy(conn) || deferred) {
+  private async startOne(conn: McpConnection, mode: StartMode, signal?: AbortSignal): Promise<void> {
+    const lazy = this.isLazy(conn);
+    if (lazy || mode === "deferred") {
       const cached = await this.cacheDeps.cache.get(conn.config);
-      if (cached || deferred) {
+      if (cached || mode === "deferred") {
         conn.tools = cached ?? [];
         conn.state = "lazy";
+        return;
+      }
+    } else if (mode === "background") {
+      const cached = await this.cacheDeps.cache.get(conn.config, { maxAgeMs: TOOL_CACHE_MAX_AGE_MS });
+      if (cached) {
+        conn.tools = cached;
+        this.startInBackground(conn);
         return;
       }
     }
@@ -178,6 +204,15 @@ export class McpManager {
       const cached = await this.cacheDeps.cache.get(conn.config);
       if (cached) conn.tools = cached;
     }
+  }
+
+  /**
+   * Starts a server without waiting for it. When it is up with another list, `onToolsChanged`
+   * re-syncs the registry; a call of one of its tools meanwhile joins this start (`conn.ready`).
+   */
+  private startInBackground(conn: McpConnection): void {
+    const start: Promise<void> = conn.start(this.lifetime.signal).finally(() => this.background.delete(start));
+    this.background.add(start);
   }
 
   private definitions(conns: McpConnection[], taken: (name: string) => boolean): ToolDefinition[] {

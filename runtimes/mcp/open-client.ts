@@ -117,6 +117,8 @@ async function connectWith(o: OpenClientOptions, kind: OpenedClient["transportKi
   // Captured at spawn: after a failed connect the SDK forgets the process (its pid reads null).
   let spawned: number | undefined;
   try {
+    // A start cancelled before it got here (the host closing) spawns nothing.
+    o.signal?.throwIfAborted();
     await withTimeout(transport.start(), o.timeoutMs, o.signal, "spawn");
     spawned = (transport as { pid?: number | null }).pid ?? undefined;
     if (spawned) o.onSpawn?.(spawned);

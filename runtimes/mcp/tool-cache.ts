@@ -12,6 +12,14 @@ export interface McpToolInfo {
   annotations?: { readOnlyHint?: boolean; destructiveHint?: boolean; openWorldHint?: boolean; title?: string };
 }
 
+/**
+ * How old a cached tool list may be and still be served without waiting for the server
+ * (`startServers: "background"`): older entries make the command start the server and wait, so a
+ * server whose tools changed without a config change is re-read at least once a day. Lazy
+ * servers ignore the age (they re-list their tools on first use anyway).
+ */
+export const TOOL_CACHE_MAX_AGE_MS = 24 * 60 * 60_000;
+
 interface CacheFile {
   servers: Record<string, { fingerprint: string; savedAt: string; tools: McpToolInfo[] }>;
 }
@@ -38,13 +46,15 @@ export class ToolCache {
    * Cached tools of a server when the fingerprint matches; undefined otherwise. The file lives in
    * the repository's `.keel/` and may have been committed, so it is never evidence of safety: a
    * cached `readOnlyHint` is dropped (the tool keeps the server's default risk and asks) until the
-   * server itself lists its tools again. Never throws.
+   * server itself lists its tools again. With `maxAgeMs`, an entry saved longer ago than that (or
+   * with no readable `savedAt`) is treated as absent. Never throws.
    */
-  async get(server: McpServerConfig): Promise<McpToolInfo[] | undefined> {
+  async get(server: McpServerConfig, opts: { maxAgeMs?: number; now?: number } = {}): Promise<McpToolInfo[] | undefined> {
     try {
       const data = await readJsonState<CacheFile>(this.file, { servers: {} });
       const entry = data.servers?.[server.name];
       if (!entry || entry.fingerprint !== configFingerprint(server) || !Array.isArray(entry.tools)) return undefined;
+      if (opts.maxAgeMs !== undefined && !((opts.now ?? Date.now()) - Date.parse(entry.savedAt) <= opts.maxAgeMs)) return undefined;
       return entry.tools.map((t) => (t?.annotations ? { ...t, annotations: { ...t.annotations, readOnlyHint: undefined } } : t));
     } catch {
       return undefined;

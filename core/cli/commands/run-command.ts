@@ -73,8 +73,11 @@ async function withAgent(ctx: CliContext, fn: (runtime: AgentRuntime, base: Agen
       await fn(runtime, { yes: g.yes, approver, signal: ctx.signal, onText });
       if (streamed) ctx.io.stdout.write("\n");
     },
-    // The model may call any tool: every server starts (runs, resumes, approvals).
-    { approver, startServers: true },
+    // The model may call any tool: every server starts (runs, resumes, approvals). One with a fresh
+    // cached tool list starts in the background, so it never delays the first model request; its
+    // tools are in the menu from the cache, a call of one waits for the start, and a changed list
+    // reaches the next request's menu.
+    { approver, startServers: "background" },
   );
 }
 

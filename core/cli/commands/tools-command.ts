@@ -60,6 +60,8 @@ export async function toolsCommand(ctx: CliContext): Promise<void> {
         return out;
       });
     },
-    { startServers: true },
-  ); // lists live tools
+    // A server whose tool list is cached and fresh is listed from the cache; its start is not
+    // waited for, and closing the host cancels it. Servers without a fresh cache are started.
+    { startServers: "background" },
+  );
 }
