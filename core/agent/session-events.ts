@@ -36,6 +36,13 @@ export interface HookEvent extends SessionFields {
   resume?: boolean;
 }
 
+/** Project instruction files (AGENTS.md, CLAUDE.md, …) went into the system prompt; `notes` says what was skipped and why. */
+export interface InstructionsEvent extends SessionFields {
+  type: "instructions";
+  files: { path: string; level: "user" | "workspace"; tokens: number; importedFrom?: string; truncated?: boolean }[];
+  notes?: string[];
+}
+
 /** The model is called. */
 export interface ModelCallEvent extends SessionFields {
   type: "model_call";
@@ -201,6 +208,7 @@ export type SessionEvent =
   | SessionStartEvent
   | TurnStartEvent
   | HookEvent
+  | InstructionsEvent
   | ModelCallEvent
   | ModelResponseEvent
   | ModelErrorEvent

@@ -3,6 +3,7 @@ import type { GuidanceEntry, PromptContext } from "../hooks.js";
 import type { ChatMessage } from "../model/model-types.js";
 import type { ActiveSession } from "./active-session.js";
 import { hookTextsMessage } from "./tool-guidance.js";
+import { instructionsSection, loadInstructions } from "./project-instructions.js";
 
 /** Default system prompt (the `beforePrompt` waterfall may rewrite it; `agent.systemPrompt` replaces it). */
 export function defaultSystemPrompt(cwd: string): string {
@@ -10,8 +11,25 @@ export function defaultSystemPrompt(cwd: string): string {
 }
 
 /**
+ * The system prompt before plugins see it: `agent.systemPrompt` (or the default) followed by the
+ * project instructions (AGENTS.md and friends, from the user level and from the session's boundary
+ * down to its directory), read anew each run so edits apply. Records an `instructions` event when any were found.
+ */
+export async function baseSystemPrompt(s: ActiveSession): Promise<string> {
+  const base = s.settings.systemPrompt ?? defaultSystemPrompt(s.cwd);
+  const found = await loadInstructions({ userDir: s.host.workspace.keelHome, root: s.host.confinementRoot(s.cwd), cwd: s.cwd });
+  if (found.files.length || found.notes.length)
+    s.emit("instructions", {
+      files: found.files.map((f) => ({ path: f.shown, level: f.level, tokens: f.tokens, importedFrom: f.importedFrom, truncated: f.truncated || undefined })),
+      notes: found.notes.length ? found.notes : undefined,
+    });
+  const section = instructionsSection(found.files);
+  return section ? `${base}\n\n${section}` : base;
+}
+
+/**
  * Fires `beforePrompt` (every run and resume) and, on resume, `onResume`. Sets the system
- * prompt and adds the plugin texts as user messages (`Plugin before-prompt hooks:`,
+ * prompt (see baseSystemPrompt) and adds the plugin texts as user messages (`Plugin before-prompt hooks:`,
  * `Plugin resume hooks:`) — call it before adding the user prompt. With `afterPending` (an approval
  * continuing a turn whose tool calls are unanswered) the texts wait until the calls are answered.
  * Failures become events.
@@ -19,7 +37,7 @@ export function defaultSystemPrompt(cwd: string): string {
 export async function firePromptHooks(s: ActiveSession, resume: boolean, afterPending = false): Promise<void> {
   const add = (message: ChatMessage) => (afterPending ? s.afterPending.push(message) : s.addMessage(message));
   const host = s.host;
-  const base = s.settings.systemPrompt ?? defaultSystemPrompt(s.cwd);
+  const base = await baseSystemPrompt(s);
   const ctx: PromptContext = { host, sessionId: s.id, system: base, guidance: [], resume };
   let before: GuidanceEntry[] = [];
   try {

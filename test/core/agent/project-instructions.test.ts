@@ -1,0 +1,77 @@
+import { execFileSync } from "node:child_process";
+import { symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { loadInstructions } from "../../../core/agent/project-instructions.js";
+import { readEvents } from "../../../core/events.js";
+import { startOpenAIServer, type OpenAIServer } from "../../helpers/openai-server.js";
+import { runKeel } from "../../helpers/run-cli.js";
+import { makeWorkspace, type TempWorkspace } from "../../helpers/temp-workspace.js";
+
+let server: OpenAIServer;
+let ws: TempWorkspace;
+beforeAll(async () => {
+  server = await startOpenAIServer();
+});
+afterAll(() => server.close());
+afterEach(() => ws?.cleanup());
+
+describe("project instructions (AGENTS.md, CLAUDE.md, GEMINI.md, KEEL.md)", () => {
+  it("AGENTS.md of the root and of the subfolder run from, and the user's, reach the system prompt, nearest last", async () => {
+    ws = makeWorkspace({ "AGENTS.md": "Root rule: use tabs.", "pkg/app/AGENTS.md": "App rule: no semicolons.", "pkg/KEEL.md": "Pkg rule: keel-specific." });
+    writeFileSync(join(ws.keelHome, "AGENTS.md"), "User rule: answer in English.");
+    ws.writeUserConfig({ model: { name: "m", baseUrl: server.baseUrl } });
+    server.push({ text: "done" });
+    const r = await runKeel(["--json", "run", "hello"], { cwd: ws.path("pkg", "app"), env: ws.env });
+    expect(r.exitCode).toBe(0);
+    const system = server.requests.at(-1)!.messages[0]!;
+    expect(system.role).toBe("system");
+    const text = system.content!;
+    expect(text).toContain("# Project instructions");
+    const order = ["User rule", "Root rule", "Pkg rule", "App rule"].map((s) => text.indexOf(s));
+    expect(order.every((i) => i > 0)).toBe(true);
+    expect([...order].sort((a, b) => a - b)).toEqual(order);
+    expect(text).toContain("## pkg/app/AGENTS.md");
+    // the session records which files it used
+    const events = readEvents(ws.path(".keel", "sessions", r.json<{ sessionId: string }>().sessionId, "events.jsonl"));
+    const used = events.find((e) => e.type === "instructions");
+    expect(used && "files" in used && used.files.map((f) => `${f.level}:${f.path}`)).toEqual([
+      "user:~keel/AGENTS.md",
+      "workspace:AGENTS.md",
+      "workspace:pkg/KEEL.md",
+      "workspace:pkg/app/AGENTS.md",
+    ]);
+  });
+
+  it("follows @imports of CLAUDE.md inside the workspace, refuses imports and symlinks that lead outside, and loads a symlinked file once", async () => {
+    ws = makeWorkspace({
+      "AGENTS.md": "Shared rules.",
+      "docs/style.md": "Style: imported text. See @nested.md",
+      "docs/nested.md": "Nested import text.",
+      "CLAUDE.md": "Claude rules. Read @docs/style.md and @../secret.md and mail me@example.com.\n```\n@docs/not-in-code.md\n```",
+    });
+    writeFileSync(join(ws.root, "..", "secret.md"), "TOP SECRET");
+    writeFileSync(join(ws.root, "..", "outside.md"), "OUTSIDE SECRET");
+    symlinkSync(join(ws.root, "..", "outside.md"), ws.path("GEMINI.md"));
+    symlinkSync(ws.path("AGENTS.md"), ws.path("KEEL.md"));
+    const found = await loadInstructions({ root: ws.root, cwd: ws.root });
+    const shown = found.files.map((f) => f.shown);
+    expect(shown).toEqual(["AGENTS.md", "CLAUDE.md", "docs/style.md", "docs/nested.md"]);
+    expect(found.files[2]!.importedFrom).toBe("CLAUDE.md");
+    expect(found.files[3]!.importedFrom).toBe("docs/style.md");
+    const all = found.files.map((f) => f.text).join("\n");
+    expect(all).not.toContain("SECRET");
+    expect(found.notes.join("\n")).toMatch(/secret\.md: leads outside the workspace/);
+    expect(found.notes.join("\n")).toMatch(/GEMINI\.md: leads outside the workspace/);
+  });
+
+  it("a FIFO or a huge file does not hang or flood the prompt", async () => {
+    ws = makeWorkspace({ "CLAUDE.md": "x".repeat(200_000) });
+    execFileSync("mkfifo", [ws.path("AGENTS.md")]);
+    const found = await loadInstructions({ root: ws.root, cwd: ws.root });
+    expect(found.files.map((f) => f.shown)).toEqual(["CLAUDE.md"]);
+    expect(found.files[0]!.truncated).toBe(true);
+    expect(found.files[0]!.text.length).toBe(64 * 1024);
+    expect(found.notes.join("\n")).toMatch(/AGENTS\.md: not loaded \(not a regular file\)/);
+  });
+});
