@@ -3,7 +3,8 @@ import type { GuidanceEntry, PromptContext } from "../hooks.js";
 import type { ChatMessage } from "../model/model-types.js";
 import type { ActiveSession } from "./active-session.js";
 import { hookTextsMessage } from "./tool-guidance.js";
-import { instructionsSection, loadInstructions } from "./project-instructions.js";
+import { instructionsSection, loadInstructions, type Instructions } from "./project-instructions.js";
+import type { Host } from "../host.js";
 
 /** Default system prompt (the `beforePrompt` waterfall may rewrite it; `agent.systemPrompt` replaces it). */
 export function defaultSystemPrompt(cwd: string): string {
@@ -12,19 +13,25 @@ export function defaultSystemPrompt(cwd: string): string {
 
 /**
  * The system prompt before plugins see it: `agent.systemPrompt` (or the default) followed by the
- * project instructions (AGENTS.md and friends, from the user level and from the session's boundary
- * down to its directory), read anew each run so edits apply. Records an `instructions` event when any were found.
+ * project instructions (AGENTS.md and friends, from the user level and from the boundary of `cwd`
+ * down to it), read anew each time so edits apply.
  */
-export async function baseSystemPrompt(s: ActiveSession): Promise<string> {
-  const base = s.settings.systemPrompt ?? defaultSystemPrompt(s.cwd);
-  const found = await loadInstructions({ userDir: s.host.workspace.keelHome, root: s.host.confinementRoot(s.cwd), cwd: s.cwd });
+export async function systemPromptFor(host: Host, systemPrompt: string | undefined, cwd: string): Promise<{ prompt: string; instructions: Instructions }> {
+  const base = systemPrompt ?? defaultSystemPrompt(cwd);
+  const instructions = await loadInstructions({ userDir: host.workspace.keelHome, root: host.confinementRoot(cwd), cwd });
+  const section = instructionsSection(instructions.files);
+  return { prompt: section ? `${base}\n\n${section}` : base, instructions };
+}
+
+/** systemPromptFor a session; records an `instructions` event when instruction files were found (or skipped). */
+async function baseSystemPrompt(s: ActiveSession): Promise<string> {
+  const { prompt, instructions: found } = await systemPromptFor(s.host, s.settings.systemPrompt, s.cwd);
   if (found.files.length || found.notes.length)
     s.emit("instructions", {
       files: found.files.map((f) => ({ path: f.shown, level: f.level, tokens: f.tokens, importedFrom: f.importedFrom, truncated: f.truncated || undefined })),
       notes: found.notes.length ? found.notes : undefined,
     });
-  const section = instructionsSection(found.files);
-  return section ? `${base}\n\n${section}` : base;
+  return prompt;
 }
 
 /**

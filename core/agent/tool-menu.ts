@@ -1,4 +1,6 @@
 import type { ModelToolSpec } from "../model/model-types.js";
+import type { Host } from "../host.js";
+import type { TokenEstimator } from "../model/token-estimate.js";
 import type { ActiveSession } from "./active-session.js";
 import { MAX_DELEGATION_DEPTH } from "./agent-settings.js";
 
@@ -19,44 +21,69 @@ export interface ToolMenu {
   isVisible: (name: string) => boolean;
 }
 
+/** What a tool menu depends on: a session has all of it; `keel context` builds it for a session about to start. */
+export interface MenuInput {
+  host: Host;
+  /** The session's tool subset (`--tools`, a sub-agent's list), if any. */
+  toolSubset?: readonly string[];
+  depth: number;
+  toolSearchShare: number;
+  contextWindow: number;
+  discoveredTools: readonly string[];
+  estimator: TokenEstimator;
+}
+
 /**
  * Computes the session's tool menu: registry listing minus blocked tools, the session's
  * subset, and delegate_agent at the depth limit. When the definitions exceed
  * `toolSearchShare` of the window, undiscovered MCP tools are deferred behind tool_search.
  */
 export function toolMenu(s: ActiveSession): ToolMenu {
-  const host = s.host;
-  const subset = s.state.toolSubset ? new Set(s.state.toolSubset) : undefined;
+  return buildToolMenu({
+    host: s.host,
+    toolSubset: s.state.toolSubset,
+    depth: s.meta.depth,
+    toolSearchShare: s.settings.toolSearchShare,
+    contextWindow: s.model.profile.contextWindow,
+    discoveredTools: s.state.discoveredTools,
+    estimator: s.estimator,
+  });
+}
+
+/** The tool menu for `input` (see toolMenu). */
+export function buildToolMenu(input: MenuInput): ToolMenu {
+  const host = input.host;
+  const subset = input.toolSubset ? new Set(input.toolSubset) : undefined;
   const allowed = (name: string) => {
-    if (name === DELEGATE_AGENT && s.meta.depth >= MAX_DELEGATION_DEPTH) return false;
+    if (name === DELEGATE_AGENT && input.depth >= MAX_DELEGATION_DEPTH) return false;
     return !subset || subset.has(name) || name === TOOL_SEARCH;
   };
   const listing = host.registry.listing().filter((t) => allowed(t.name));
-  const shown = listing.filter((t) => t.name !== TOOL_SEARCH && !isBlocked(s, t.name));
+  const shown = listing.filter((t) => t.name !== TOOL_SEARCH && !isBlocked(host, t.name));
   const spec = (t: (typeof listing)[number]): ModelToolSpec => ({ name: t.name, description: t.description, inputSchema: t.inputSchema });
   const full = shown.map(spec);
-  const fullToolTokens = s.estimator.tools(full);
-  const discovered = new Set(s.state.discoveredTools);
+  const fullToolTokens = input.estimator.tools(full);
+  const discovered = new Set(input.discoveredTools);
   const deferred = new Set<string>();
   const search = listing.find((t) => t.name === TOOL_SEARCH);
-  if (search && fullToolTokens > s.settings.toolSearchShare * s.model.profile.contextWindow) {
+  if (search && fullToolTokens > input.toolSearchShare * input.contextWindow) {
     for (const t of shown) if (t.source.kind === "mcp" && !discovered.has(t.name)) deferred.add(t.name);
   }
   const tools = deferred.size ? [...full.filter((t) => !deferred.has(t.name)), spec(search!)] : full;
   return {
     tools,
     deferred,
-    toolTokens: deferred.size ? s.estimator.tools(tools) : fullToolTokens,
+    toolTokens: deferred.size ? input.estimator.tools(tools) : fullToolTokens,
     fullToolTokens,
     isVisible: (name) => allowed(name) && !deferred.has(name) && (name !== TOOL_SEARCH || deferred.size > 0 || discovered.size > 0),
   };
 }
 
-function isBlocked(s: ActiveSession, name: string): boolean {
-  const resolved = s.host.registry.resolve(name);
+function isBlocked(host: Host, name: string): boolean {
+  const resolved = host.registry.resolve(name);
   if (!resolved) return false;
   try {
-    return Boolean(s.host.hooks.toolBlocked.call({ host: s.host, calledAs: name, tool: resolved.tool })?.block);
+    return Boolean(host.hooks.toolBlocked.call({ host, calledAs: name, tool: resolved.tool })?.block);
   } catch {
     return true;
   }

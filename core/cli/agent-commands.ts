@@ -2,7 +2,7 @@ import { positiveIntOption } from "./int-option.js";
 import { commandGroup } from "./command-group.js";
 import type { CommandRegistrar } from "./cli-context.js";
 
-/** Registers `keel run`, `keel sessions …` and `keel send`. Implementations load lazily. */
+/** Registers `keel run`, `keel context`, `keel sessions …` and `keel send`. Implementations load lazily. */
 export const registerAgentCommands: CommandRegistrar = (program, ctx) => {
   program
     .command("run")
@@ -18,6 +18,12 @@ export const registerAgentCommands: CommandRegistrar = (program, ctx) => {
       "\nThe global --yes (approve every ask) and --json (print the outcome as JSON) apply. Sessions live in .keel/sessions/<id>/; see the README section The agent.",
     )
     .action(async (prompt: string | undefined, opts) => (await import("./commands/run-command.js")).runCommand(ctx, prompt, opts));
+
+  program
+    .command("context")
+    .description("Show what the model sees when a session starts here: system prompt, instruction files with their sources, tool menu with token estimates")
+    .option("--model <model>", "model whose context window the estimates use (overrides config)")
+    .action(async (opts: { model?: string }) => (await import("./commands/context-command.js")).contextCommand(ctx, opts));
 
   const sessions = commandGroup(
     program,

@@ -74,4 +74,31 @@ describe("project instructions (AGENTS.md, CLAUDE.md, GEMINI.md, KEEL.md)", () =
     expect(found.files[0]!.text.length).toBe(64 * 1024);
     expect(found.notes.join("\n")).toMatch(/AGENTS\.md: not loaded \(not a regular file\)/);
   });
+
+  it("keel context prints the system prompt, the instruction files with their sources and the tool menu with token estimates", async () => {
+    ws = makeWorkspace({
+      "AGENTS.md": "Root rule.",
+      "sub/CLAUDE.md": "Sub rule, see @notes.md",
+      "sub/notes.md": "Imported note.",
+      "plugins/p/plugin.json": { name: "p", hooks: { beforePrompt: "Remember the plugin." } },
+    });
+    const r = await runKeel(["--json", "context"], { cwd: ws.path("sub"), env: ws.env });
+    expect(r.exitCode).toBe(0);
+    const report = r.json<import("../../../core/cli/commands/context-command.js").ContextReport>();
+    expect(report.model).toBeNull();
+    expect(report.instructions.files.map((f) => [f.path, f.importedFrom ?? null])).toEqual([
+      ["AGENTS.md", null],
+      ["sub/CLAUDE.md", null],
+      ["sub/notes.md", "sub/CLAUDE.md"],
+    ]);
+    expect(report.system.text).toContain("Imported note.");
+    expect(report.hookTexts).toContain("Remember the plugin.");
+    const read = report.tools.find((t) => t.name === "read_file")!;
+    expect(read.tokens).toBeGreaterThan(10);
+    expect(report.totals.toolTokens).toBe(report.tools.filter((t) => !t.deferred).reduce((n, t) => n + t.tokens, 0));
+    expect(report.totals.firstRequestTokens).toBeGreaterThan(report.totals.systemTokens + report.totals.toolTokens);
+    const human = await runKeel(["context"], { cwd: ws.path("sub"), env: ws.env });
+    expect(human.stdout).toMatch(/sub\/notes\.md\s+workspace\s+\d+\s+imported by sub\/CLAUDE\.md/);
+    expect(human.stdout).toMatch(/First request ≈ \d+ tokens/);
+  });
 });
