@@ -50,8 +50,9 @@ export function pluginManifestRuntime(options: PluginManifestRuntimeOptions = {}
           host.diagnostics.add(d);
           record.diagnostics.push(d);
         }
-        if (plugin.informational.length) {
-          const summary = summarize(plugin.informational);
+        const notRun = plugin.informational.filter((i) => i.kind !== "skill");
+        if (notRun.length) {
+          const summary = summarize(notRun);
           const d = {
             severity: "info" as const,
             source: PLUGIN_DIAGNOSTIC_SOURCE,

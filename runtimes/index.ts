@@ -6,11 +6,12 @@ import { configRuntime } from "./config/index.js";
 import { worktreeRuntime } from "./worktree/index.js";
 import { workflowRuntime } from "./workflow/index.js";
 import { mcpRuntime } from "./mcp/index.js";
+import { skillsRuntime } from "./skills/index.js";
 
 /**
  * Every domain runtime, in application order. Each is a plugin (`apply(host)`) living in its
  * own folder under `runtimes/`. Add one line per runtime.
  */
 export function defaultRuntimes(): KeelPlugin[] {
-  return [taskRuntime(), planRuntime(), teamRuntime(), configRuntime(), worktreeRuntime(), workflowRuntime(), mcpRuntime()];
+  return [taskRuntime(), planRuntime(), teamRuntime(), configRuntime(), worktreeRuntime(), workflowRuntime(), mcpRuntime(), skillsRuntime()];
 }

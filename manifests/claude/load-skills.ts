@@ -1,0 +1,117 @@
+import { readdirSync, realpathSync } from "node:fs";
+import { join } from "node:path";
+import { inside, MAX_MANIFEST_BYTES, readRegularFile, type Diagnostic } from "../../core/index.js";
+import { isExcludedBelow } from "../discovery-scope.js";
+import { listField, parseFrontMatter } from "../markdown/front-matter.js";
+
+/** Diagnostics produced here carry this source. */
+export const SKILL_DIAGNOSTIC_SOURCE = "skill";
+/** Longest description kept (Claude Code's limit). */
+export const MAX_SKILL_DESCRIPTION = 1024;
+
+/** A folder of skills: each `<dir>/<name>/SKILL.md`. */
+export interface SkillPlace {
+  dir: string;
+  level: "project" | "user";
+  /** Files of a skill here must really lie inside this folder (the workspace root, `$KEEL_HOME`, a plugin's root). */
+  boundary: string;
+  /** The plugin that bundles these skills, if any. */
+  plugin?: string;
+}
+
+/** One skill (Claude Code's `SKILL.md` format). */
+export interface SkillDef {
+  name: string;
+  description: string;
+  /** `allowed-tools` of the front matter, as written (Claude rule syntax). */
+  allowedTools?: string[];
+  /** The skill's folder and its SKILL.md (real paths). */
+  dir: string;
+  file: string;
+  /** The instructions after the front matter. */
+  body: string;
+  level: SkillPlace["level"];
+  plugin?: string;
+}
+
+/**
+ * Loads the skills of `places`, earlier places first (the first skill of a name wins; a later one
+ * from a plugin is renamed `plugin:name`, any other gets a diagnostic). A skill folder must really lie inside its place's boundary (a symlink leading
+ * elsewhere is skipped, so a skill cannot expose files from outside), outside `node_modules/`,
+ * `.git/` and `.keel/worktrees/`; SKILL.md must be a regular file of at most 1 MiB. The name is the
+ * front matter's `name`, else the folder's; a skill without a `description` is skipped (the model
+ * could not know when to use it). Never throws.
+ */
+export function loadSkills(places: readonly SkillPlace[]): { skills: SkillDef[]; diagnostics: Diagnostic[] } {
+  const skills: SkillDef[] = [];
+  const diagnostics: Diagnostic[] = [];
+  const byName = new Map<string, SkillDef>();
+  const warn = (file: string, message: string, severity: Diagnostic["severity"] = "warning") =>
+    diagnostics.push({ severity, source: SKILL_DIAGNOSTIC_SOURCE, file, message });
+  for (const place of places) {
+    let entries: string[];
+    try {
+      entries = readdirSync(place.dir).sort();
+    } catch {
+      continue;
+    }
+    for (const entry of entries) {
+      const file = join(place.dir, entry, "SKILL.md");
+      let dir: string;
+      try {
+        dir = realpathSync.native(join(place.dir, entry));
+      } catch {
+        continue;
+      }
+      const boundary = realOrSelf(place.boundary);
+      if (!inside(boundary, dir) || isExcludedBelow(boundary, dir)) {
+        warn(file, `The skill folder leads to ${dir}, outside ${place.boundary} (or into node_modules/, .git/, .keel/worktrees/); it was skipped.`);
+        continue;
+      }
+      let text: string;
+      try {
+        text = readRegularFile(join(dir, "SKILL.md"), MAX_MANIFEST_BYTES);
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code !== "ENOENT" && code !== "ENOTDIR") warn(file, (error as Error).message, "error");
+        continue;
+      }
+      const doc = parseFrontMatter(text);
+      if (doc.lenient) warn(file, `${doc.lenient}; it was read as plain "key: value" lines. Quote values that contain ": ".`, "info");
+      const name = typeof doc.data.name === "string" && doc.data.name.trim() ? doc.data.name.trim() : entry;
+      const description = typeof doc.data.description === "string" ? doc.data.description.trim() : "";
+      if (!description) {
+        warn(file, `Skill "${name}" has no description in its front matter; it was skipped. Add "description: what it does and when to use it".`, "error");
+        continue;
+      }
+      // a plugin's skill whose name is taken is known as `plugin:name` (as Claude Code namespaces plugin skills)
+      const unique = byName.has(name) && place.plugin ? `${place.plugin}:${name}` : name;
+      const taken = byName.get(unique);
+      if (taken) {
+        warn(file, `A skill named "${unique}" is already loaded from ${taken.file}; this one was skipped.`);
+        continue;
+      }
+      const skill: SkillDef = {
+        name: unique,
+        description: description.slice(0, MAX_SKILL_DESCRIPTION),
+        allowedTools: listField(doc.data["allowed-tools"]),
+        dir,
+        file: join(dir, "SKILL.md"),
+        body: doc.body,
+        level: place.level,
+        plugin: place.plugin,
+      };
+      byName.set(unique, skill);
+      skills.push(skill);
+    }
+  }
+  return { skills, diagnostics };
+}
+
+function realOrSelf(path: string): string {
+  try {
+    return realpathSync.native(path);
+  } catch {
+    return path;
+  }
+}

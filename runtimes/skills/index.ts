@@ -1,0 +1,69 @@
+import { readdirSync } from "node:fs";
+import { join } from "node:path";
+import type { Host, KeelPlugin } from "../../core/index.js";
+import { discoveryDirs } from "../../manifests/discovery-scope.js";
+import type { SkillDef, SkillPlace } from "../../manifests/claude/load-skills.js";
+
+const PLUGIN_NAME = "skills-runtime";
+
+declare module "../../core/services.js" {
+  interface KeelServices {
+    /** The skills keel found (Claude Code's SKILL.md format). */
+    skills: { list(): readonly SkillDef[] };
+  }
+}
+
+/**
+ * Skills (Claude Code's `SKILL.md` format), from `.claude/skills/` of the working directory and its
+ * ancestors up to the workspace root (nearest first), `$KEEL_HOME/skills/` and the `skills/` folder of
+ * every loaded plugin. Progressive disclosure: the system prompt lists each skill's name and
+ * description (a `beforePrompt` tap); the `skill` tool loads a skill's body and files on demand.
+ * A workspace without skill folders costs one directory read per place: nothing is loaded, tapped
+ * or registered (the YAML parser and the tool load only when there is something to read).
+ */
+export function skillsRuntime(): KeelPlugin {
+  return {
+    name: PLUGIN_NAME,
+    apply(host: Host) {
+      let skills: SkillDef[] = [];
+      host.provide("skills", { list: () => skills });
+      const places = skillPlaces(host);
+      if (!places.some(hasEntries)) return;
+      host.hooks.registerTools.tapPromise({ name: PLUGIN_NAME, stage: 0 }, async () => {
+        const [{ loadSkills }, { skillTool }] = await Promise.all([import("../../manifests/claude/load-skills.js"), import("./skill-tool.js")]);
+        const loaded = loadSkills(places);
+        for (const d of loaded.diagnostics) host.diagnostics.add(d);
+        skills = loaded.skills;
+        if (skills.length) host.registry.register(skillTool(skills));
+      });
+      host.hooks.beforePrompt.tapPromise(PLUGIN_NAME, async (ctx) => {
+        if (skills.length) ctx.system = `${ctx.system}\n\n${skillsSection(skills)}`;
+        return ctx;
+      });
+    },
+  };
+}
+
+/** Where skills are looked for, in precedence order. */
+function skillPlaces(host: Host): SkillPlace[] {
+  const ws = host.workspace;
+  const places: SkillPlace[] = discoveryDirs(ws.cwd, ws.root).map((dir) => ({ dir: join(dir, ".claude", "skills"), level: "project", boundary: ws.root }));
+  places.push({ dir: join(ws.keelHome, "skills"), level: "user", boundary: ws.keelHome });
+  for (const p of host.service("plugins")?.handOffs() ?? [])
+    places.push({ dir: join(p.root, "skills"), level: p.userLevel ? "user" : "project", boundary: p.root, plugin: p.plugin });
+  return places;
+}
+
+/** The system prompt section: each skill's name and description, and how to load one. */
+export function skillsSection(skills: readonly SkillDef[]): string {
+  const lines = skills.map((s) => `- ${s.name}: ${s.description.replace(/\s+/g, " ")}`);
+  return `# Skills\n\nSkills are folders of instructions for particular tasks. Before a task one of them covers, load it with the \`skill\` tool (\`{"name": "<skill>"}\`) and follow it.\n\n${lines.join("\n")}`;
+}
+
+function hasEntries(place: SkillPlace): boolean {
+  try {
+    return readdirSync(place.dir).length > 0;
+  } catch {
+    return false;
+  }
+}

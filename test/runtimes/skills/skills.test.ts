@@ -1,0 +1,98 @@
+import { cpSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { startOpenAIServer, type OpenAIServer } from "../../helpers/openai-server.js";
+import { runKeel } from "../../helpers/run-cli.js";
+import { makeWorkspace, type TempWorkspace } from "../../helpers/temp-workspace.js";
+
+const GUARD_RAILS = fileURLToPath(new URL("../../plugins/fixtures/claude-code/plugins/guard-rails", import.meta.url));
+const SKILL = (name: string, description: string, body: string) => `---\nname: ${name}\ndescription: ${description}\n---\n\n${body}\n`;
+
+let server: OpenAIServer;
+let ws: TempWorkspace;
+beforeAll(async () => {
+  server = await startOpenAIServer();
+});
+afterAll(() => server.close());
+afterEach(() => ws?.cleanup());
+
+describe("skills (SKILL.md): progressive disclosure", () => {
+  it("the first request lists a skill's description only; its body reaches the model after it calls the skill tool", async () => {
+    ws = makeWorkspace({
+      ".claude/skills/release/SKILL.md": SKILL("release", "How to cut a release of this project", "RELEASE-BODY: bump the version, tag, push."),
+      ".claude/skills/release/checklist.md": "CHECKLIST-TEXT",
+    });
+    ws.writeUserConfig({ model: { name: "m", baseUrl: server.baseUrl } });
+    const before = server.requests.length;
+    server.push(
+      { toolCalls: [{ id: "s1", name: "skill", arguments: { name: "release" } }] },
+      { toolCalls: [{ id: "s2", name: "skill", arguments: { name: "release", file: "checklist.md" } }] },
+      { text: "released" },
+    );
+    const r = await runKeel(["run", "cut a release"], { cwd: ws.root, env: ws.env });
+    expect(r.exitCode).toBe(0);
+    const [first, second, third] = server.requests.slice(before);
+    const system = first!.messages[0]!.content!;
+    expect(system).toContain("# Skills");
+    expect(system).toContain("- release: How to cut a release of this project");
+    expect(JSON.stringify(first)).not.toContain("RELEASE-BODY");
+    expect(first!.tools!.map((t) => t.function.name)).toContain("skill");
+    const loaded = second!.messages.at(-1)!;
+    expect(loaded.role).toBe("tool");
+    expect(loaded.content).toContain("RELEASE-BODY");
+    expect(loaded.content).toContain("- checklist.md");
+    expect(third!.messages.at(-1)!.content).toBe("CHECKLIST-TEXT");
+  });
+
+  it("loads user-level and plugin skills, renames a plugin's clashing skill, and keeps every file read inside its skill's folder", async () => {
+    ws = makeWorkspace({ ".claude/skills/writing-guards/SKILL.md": SKILL("writing-guards", "The project's own guard guide", "PROJECT-GUARDS") });
+    cpSync(GUARD_RAILS, ws.path("plugins", "guard-rails"), { recursive: true });
+    mkdirSync(join(ws.keelHome, "skills", "mine"), { recursive: true });
+    writeFileSync(join(ws.keelHome, "skills", "mine", "SKILL.md"), SKILL("mine", "My personal skill", "MINE-BODY"));
+    writeFileSync(join(ws.root, "..", "secret.txt"), "SECRET");
+    // a skill folder that is a link to outside the workspace is skipped, and so is one without a description
+    mkdirSync(join(ws.root, "..", "outside-skill"));
+    writeFileSync(join(ws.root, "..", "outside-skill", "SKILL.md"), SKILL("outside", "Leaks", "OUTSIDE"));
+    symlinkSync(join(ws.root, "..", "outside-skill"), ws.path(".claude", "skills", "outside"));
+    ws.write(".claude/skills/nodesc/SKILL.md", "---\nname: nodesc\n---\nbody");
+    const tools = await runKeel(["--json", "tools"], { cwd: ws.root, env: ws.env });
+    const diagnostics = tools.json<{ diagnostics: { source: string; message: string; file?: string }[] }>().diagnostics.filter((d) => d.source === "skill");
+    expect(diagnostics.map((d) => d.message).join("\n")).toMatch(/outside-skill, outside .*it was skipped/);
+    expect(diagnostics.map((d) => d.message).join("\n")).toMatch(/"nodesc" has no description/);
+
+    const call = async (input: object) =>
+      (await runKeel(["--json", "call", "skill", "--input", JSON.stringify(input)], { cwd: ws.root, env: ws.env })).json<{
+        ok: boolean;
+        content: string;
+        code: string;
+      }>();
+    expect((await call({ name: "writing-guards" })).content).toContain("PROJECT-GUARDS");
+    const plugin = await call({ name: "guard-rails:writing-guards" });
+    expect(plugin.content).toContain("# Writing guard rules");
+    expect(plugin.content).toContain("(plugin guard-rails)");
+    expect((await call({ name: "mine" })).content).toContain("MINE-BODY");
+    const missing = await call({ name: "outside" });
+    expect(missing.ok).toBe(false);
+    expect(missing.content).toMatch(/No skill named "outside"/);
+    const escape = await call({ name: "mine", file: "../../ws/../secret.txt" });
+    expect(escape.ok).toBe(false);
+    expect(escape.content).not.toContain("SECRET");
+    symlinkSync(join(ws.root, "..", "secret.txt"), join(ws.keelHome, "skills", "mine", "link.txt"));
+    const viaLink = await call({ name: "mine", file: "link.txt" });
+    expect(viaLink.ok).toBe(false);
+    expect(viaLink.content).not.toContain("SECRET");
+  });
+
+  it("reads front matter that is not valid YAML the way Claude Code does, with a note", async () => {
+    ws = makeWorkspace({
+      ".claude/skills/loose/SKILL.md": "---\nname: loose\ndescription: Use this when: the user asks for it. Examples: <example>x</example>\n---\nLOOSE",
+    });
+    const r = await runKeel(["--json", "call", "skill", "--input", '{"name":"loose"}'], { cwd: ws.root, env: ws.env });
+    expect(r.json<{ ok: boolean; content: string }>().content).toContain("LOOSE");
+    const tools = await runKeel(["--json", "tools"], { cwd: ws.root, env: ws.env });
+    const note = tools.json<{ diagnostics: { source: string; severity: string; message: string }[] }>().diagnostics.find((d) => d.source === "skill")!;
+    expect(note.severity).toBe("info");
+    expect(note.message).toMatch(/not valid YAML/);
+  });
+});
