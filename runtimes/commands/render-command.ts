@@ -1,0 +1,130 @@
+import type { PromptCommand } from "../../manifests/commands/prompt-command.js";
+
+/** What rendering needs from the host: contained file reads and permission-checked shell runs. */
+export interface RenderDeps {
+  /** Text of a workspace file named by `@path` / `@{path}`; throws with a message saying why not. */
+  readFile(path: string): Promise<string>;
+  /** Output of a shell command line from `` !`cmd` `` / `!{cmd}`; throws with a message when it may not or did not run. */
+  runShell(command: string): Promise<string>;
+}
+
+/** A rendered command: the prompt text, and what it read and ran on the way. */
+export interface RenderedCommand {
+  text: string;
+  files: string[];
+  shell: { command: string; ok: boolean }[];
+}
+
+/**
+ * Renders a prompt command with its arguments.
+ * Claude Code syntax: `$ARGUMENTS` (all of them) and `$1`…`$9` (shell-like words), then `` !`cmd` ``
+ * replaced by the command's output and `@path` references followed by the files' contents; arguments
+ * given to a template without `$ARGUMENTS` or `$N` are appended as `ARGUMENTS: …`.
+ * Gemini CLI syntax: `!{cmd}` replaced by its output (with `{{args}}` inside it shell-quoted),
+ * `@{path}` by the file's contents, `{{args}}` elsewhere by the arguments as typed; arguments given
+ * to a template without `{{args}}` are appended after a blank line.
+ * A shell command or file that cannot be used becomes a bracketed note in the text (the model sees
+ * what is missing and why), never a silent gap.
+ */
+export async function renderCommand(cmd: PromptCommand, args: string, deps: RenderDeps): Promise<RenderedCommand> {
+  return cmd.syntax === "gemini" ? renderGemini(cmd.template, args, deps) : renderClaude(cmd.template, args, deps);
+}
+
+async function renderClaude(template: string, args: string, deps: RenderDeps): Promise<RenderedCommand> {
+  const words = shellWords(args);
+  const usesArgs = /\$ARGUMENTS|\$[1-9]/.test(template);
+  let text = template.replace(/\$ARGUMENTS|\$([1-9])/g, (_m, n: string | undefined) => (n ? (words[Number(n) - 1] ?? "") : args));
+  if (!usesArgs && args.trim()) text = `${text.trimEnd()}\n\nARGUMENTS: ${args}`;
+  const out: RenderedCommand = { text, files: [], shell: [] };
+  out.text = await replaceAsync(out.text, /!`([^`\n]+)`/g, async (_m, command: string) => shellOutput(command, deps, out));
+  const refs = [...new Set([...out.text.matchAll(/(?:^|\s)@((?:\.{0,2}\/)?[\w.\-/]*\.[A-Za-z0-9]+)\b/g)].map((m) => m[1]!))];
+  const blocks: string[] = [];
+  for (const ref of refs) blocks.push(`Contents of @${ref}:\n${fenced(await fileText(ref, deps, out))}`);
+  if (blocks.length) out.text = `${out.text.trimEnd()}\n\n${blocks.join("\n\n")}`;
+  return out;
+}
+
+async function renderGemini(template: string, args: string, deps: RenderDeps): Promise<RenderedCommand> {
+  const out: RenderedCommand = { text: template, files: [], shell: [] };
+  const usesArgs = template.includes("{{args}}");
+  let text = "";
+  // `!{…}` and `@{…}` with balanced braces, scanned left to right
+  for (let i = 0; i < template.length;) {
+    const start = template.slice(i).search(/[!@]\{/);
+    if (start === -1) {
+      text += template.slice(i).replaceAll("{{args}}", args);
+      break;
+    }
+    const at = i + start;
+    text += template.slice(i, at).replaceAll("{{args}}", args);
+    const end = closingBrace(template, at + 1);
+    if (end === -1) {
+      text += template.slice(at).replaceAll("{{args}}", args);
+      break;
+    }
+    const inner = template.slice(at + 2, end);
+    text += template[at] === "!" ? await shellOutput(inner.replaceAll("{{args}}", shellQuote(args)), deps, out) : await fileText(inner.trim(), deps, out);
+    i = end + 1;
+  }
+  if (!usesArgs && args.trim()) text = `${text.trimEnd()}\n\n${args}`;
+  out.text = text;
+  return out;
+}
+
+async function shellOutput(command: string, deps: RenderDeps, out: RenderedCommand): Promise<string> {
+  try {
+    const output = await deps.runShell(command);
+    out.shell.push({ command, ok: true });
+    return output.trimEnd();
+  } catch (error) {
+    out.shell.push({ command, ok: false });
+    return `[output of \`${command}\` not included: ${(error as Error).message}]`;
+  }
+}
+
+async function fileText(path: string, deps: RenderDeps, out: RenderedCommand): Promise<string> {
+  try {
+    const text = await deps.readFile(path);
+    out.files.push(path);
+    return text;
+  } catch (error) {
+    return `[contents of ${path} not included: ${(error as Error).message}]`;
+  }
+}
+
+/** Index of the `}` closing the `{` at `open`, or -1. */
+function closingBrace(text: string, open: number): number {
+  let depth = 0;
+  for (let i = open; i < text.length; i++) {
+    if (text[i] === "{") depth++;
+    else if (text[i] === "}" && --depth === 0) return i;
+  }
+  return -1;
+}
+
+/** Words of an argument string, honouring single and double quotes. */
+export function shellWords(text: string): string[] {
+  const words: string[] = [];
+  for (const m of text.matchAll(/"((?:[^"\\]|\\.)*)"|'([^']*)'|(\S+)/g)) words.push(m[1] !== undefined ? m[1].replace(/\\(.)/g, "$1") : (m[2] ?? m[3]!));
+  return words;
+}
+
+function shellQuote(text: string): string {
+  return `'${text.replaceAll("'", `'\\''`)}'`;
+}
+
+function fenced(text: string): string {
+  const fence = text.includes("```") ? "~~~~" : "```";
+  return `${fence}\n${text.trimEnd()}\n${fence}`;
+}
+
+/** `text.replace(re, fn)` with an async `fn`, called one match at a time in order (shell commands run one by one). */
+async function replaceAsync(text: string, re: RegExp, fn: (...m: string[]) => Promise<string>): Promise<string> {
+  let out = "";
+  let last = 0;
+  for (const m of text.matchAll(re)) {
+    out += text.slice(last, m.index) + (await fn(...(m as unknown as string[])));
+    last = m.index + m[0].length;
+  }
+  return out + text.slice(last);
+}

@@ -1,0 +1,73 @@
+import { describe, expect, it } from "vitest";
+import { parseClaudeCommand, parseGeminiCommand, type PromptCommand } from "../../../manifests/commands/prompt-command.js";
+import { renderCommand, shellWords, type RenderDeps } from "../../../runtimes/commands/render-command.js";
+
+const origin = { file: "/ws/.claude/commands/x.md", level: "project" as const };
+const claude = (text: string): PromptCommand => parseClaudeCommand(text, "x", origin).command!;
+const gemini = (text: string): PromptCommand => parseGeminiCommand(text, "x", { ...origin, file: "/ws/.gemini/commands/x.toml" }).command!;
+
+/** Records what rendering asked for; files and commands are answered from maps (the host's real ones are tested end to end). */
+function deps(files: Record<string, string> = {}, shell: Record<string, string> = {}): RenderDeps & { ran: string[] } {
+  const ran: string[] = [];
+  return {
+    ran,
+    async readFile(path) {
+      if (!(path in files)) throw new Error("no such file");
+      return files[path]!;
+    },
+    async runShell(command) {
+      ran.push(command);
+      if (!(command in shell)) throw new Error("not allowed by allowed-tools");
+      return shell[command]!;
+    },
+  };
+}
+
+describe("prompt commands: parsing and rendering", () => {
+  it("Claude: front matter, $ARGUMENTS and $1…$9 with quoted words", async () => {
+    const cmd = claude(
+      '---\ndescription: Greets\nargument-hint: "[name] [place]"\nallowed-tools: Bash(git status:*), Read\nmodel: m2\n---\nSay hello to $ARGUMENTS.\nFirst: $1, second: $2, none: [$3]\n',
+    );
+    expect(cmd).toMatchObject({ description: "Greets", argumentHint: "[name] [place]", allowedTools: ["Bash(git status:*)", "Read"], model: "m2" });
+    const r = await renderCommand(cmd, 'world "New York"', deps());
+    expect(r.text).toBe('Say hello to world "New York".\nFirst: world, second: New York, none: []\n');
+  });
+
+  it("Claude: arguments are appended when the template does not use them; !`cmd` output and @file contents are included", async () => {
+    const cmd = claude("Status: !`git status --short`\nDenied: !`rm -rf /`\nReview @src/a.ts and @missing.ts, not me@example.com.");
+    const d = deps({ "src/a.ts": "export const a = 1;" }, { "git status --short": " M src/a.ts\n" });
+    const r = await renderCommand(cmd, "carefully", d);
+    expect(d.ran).toEqual(["git status --short", "rm -rf /"]);
+    expect(r.text).toContain("Status:  M src/a.ts\n");
+    expect(r.text).toContain("Denied: [output of `rm -rf /` not included: not allowed by allowed-tools]");
+    expect(r.text).toContain("Contents of @src/a.ts:\n```\nexport const a = 1;\n```");
+    expect(r.text).toContain("Contents of @missing.ts:\n```\n[contents of missing.ts not included: no such file]\n```");
+    expect(r.text).not.toContain("@example.com:");
+    expect(r.text).toMatch(/ARGUMENTS: carefully\n\nContents of @src\/a\.ts/);
+    expect(r.shell).toEqual([
+      { command: "git status --short", ok: true },
+      { command: "rm -rf /", ok: false },
+    ]);
+    expect(r.files).toEqual(["src/a.ts"]);
+  });
+
+  it("Gemini: {{args}}, shell-quoted inside !{…}, @{file}, nested braces, and appended arguments", async () => {
+    const cmd = gemini(
+      'description = "Search"\nprompt = """\nFind {{args}}.\nHits: !{grep -r {{args}} src | awk \'{print $1}\'}\nRules: @{docs/rules.md}\n"""\n',
+    );
+    expect(cmd.description).toBe("Search");
+    const d = deps({ "docs/rules.md": "be kind" }, { "grep -r 'it'\\''s' src | awk '{print $1}'": "src/a.ts" });
+    const r = await renderCommand(cmd, "it's", d);
+    expect(d.ran).toEqual(["grep -r 'it'\\''s' src | awk '{print $1}'"]);
+    expect(r.text).toBe("Find it's.\nHits: src/a.ts\nRules: be kind\n");
+    const plain = gemini('prompt = "Summarize the repo."');
+    expect((await renderCommand(plain, "briefly", deps())).text).toBe("Summarize the repo.\n\nbriefly");
+  });
+
+  it("reports bad files: no body, invalid TOML, no prompt", () => {
+    expect(parseClaudeCommand("---\ndescription: x\n---\n   \n", "x", origin).issues[0]!.message).toMatch(/no prompt text/);
+    expect(parseGeminiCommand("prompt = ", "x", origin).issues[0]!.message).toMatch(/not valid TOML/);
+    expect(parseGeminiCommand('description = "d"', "x", origin).issues[0]!.message).toMatch(/needs a "prompt"/);
+    expect(shellWords(`a "b c" 'd e' f\\"g`)).toEqual(["a", "b c", "d e", 'f\\"g']);
+  });
+});
