@@ -46,6 +46,7 @@ export { openFileInside, readOpened } from "./tools/open-inside.js";
 export { builtinTools } from "./tools/builtin-tools.js";
 export { agentPlugin } from "./agent/agent-plugin.js";
 export { KeelConfigSchema } from "./config/config-schema.js";
+export { allowedToolsAllowBash } from "./config/allowed-tools.js";
 export { localConfigFile, type ConfigLayer, type ConfigSourceName } from "./config/config-sources.js";
 export { deepMerge, isPlainObject, loadConfigLayers } from "./config/load-config.js";
 export { contribution, mergeLayers } from "./config/merge-layers.js";

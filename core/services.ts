@@ -76,6 +76,8 @@ export interface AgentRunRequest {
   parentSessionId?: string;
   /** Approve asks (like --yes) for this run. */
   yes?: boolean;
+  /** Model name for this run (on the configured endpoint); default: the configured model. */
+  model?: string;
 }
 
 /** Result of an agent run. */

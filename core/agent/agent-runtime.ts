@@ -200,7 +200,8 @@ export class AgentRuntime implements AgentService {
         signal: request.signal,
         parentSessionId,
         yes: request.yes,
-        modelSpec,
+        // a run that names its model uses it on the configured endpoint; otherwise it inherits its parent's
+        ...(request.model ? { model: request.model } : { modelSpec }),
       });
       return { ok: out.ok, text: out.message ?? out.text, sessionId: out.sessionId, reason: out.reason };
     } catch (error) {

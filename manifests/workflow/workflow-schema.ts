@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { PromptCommand } from "../commands/prompt-command.js";
 
 /** Deepest nesting of `workflow` steps (a workflow calling a workflow calling ...). */
 export const MAX_WORKFLOW_DEPTH = 8;
@@ -54,12 +55,19 @@ export interface WorkflowCallStep extends StepCommon {
   arguments: Record<string, unknown>;
 }
 
+/** A prompt command (Claude Code `.md`, Gemini CLI `.toml`): rendered with the run's `arguments`, then a model turn. Never written in a workflow file: a command becomes a one-step workflow. */
+export interface CommandStep extends StepCommon {
+  kind: "command";
+  command: PromptCommand;
+}
+
 /** Any parsed step. */
-export type WorkflowStep = NoteStep | ToolStep | RunStep | PromptStep | WorkflowCallStep;
+export type WorkflowStep = NoteStep | ToolStep | RunStep | PromptStep | WorkflowCallStep | CommandStep;
 
 /** Where a workflow was defined; decides whether its shell steps need the workspace trusted. */
 export interface WorkflowOrigin {
-  kind: "file" | "plugin";
+  /** `command`: a prompt command file (`.claude/commands/*.md`, `.gemini/commands/*.toml`, a plugin's `commands/`). */
+  kind: "file" | "plugin" | "command";
   /** Absolute path of the file it came from. */
   file: string;
   /** JSON path of the workflow in that file. */

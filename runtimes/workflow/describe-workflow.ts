@@ -52,6 +52,14 @@ function describeStep(step: WorkflowStep): string[] {
       return [`${head}${step.title ?? "prompt"}${tail}`, `   ${step.prompt}`];
     case "workflow":
       return [`${head}${step.title ?? `workflow ${step.workflow}`}${tail}`, `   ${step.workflow} ${JSON.stringify(step.arguments)}`];
+    case "command":
+      return [
+        `${head}${step.title ?? `/${step.command.name}`}${tail}`,
+        ...step.command.template
+          .trimEnd()
+          .split("\n")
+          .map((l) => `   ${l}`),
+      ];
   }
 }
 

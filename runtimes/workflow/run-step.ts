@@ -1,5 +1,6 @@
 import { errorMessage, type Host, type Observation, type RunContext } from "../../core/index.js";
 import type { WorkflowStep } from "../../manifests/workflow/workflow-schema.js";
+import { runCommandStep } from "./command-step.js";
 import type { StepRecord, WorkflowRunRecord } from "./run-record.js";
 import { renderDeep, renderShellCommand, renderText, type StepValue, type TemplateValues } from "./template-values.js";
 
@@ -79,6 +80,8 @@ async function execute(step: WorkflowStep, ctx: StepContext): Promise<StepOutcom
       }
       case "prompt":
         return await prompt(step, ctx);
+      case "command":
+        return await runCommandStep(step, ctx);
       case "workflow": {
         const args = renderDeep(step.arguments, ctx.values);
         const label = step.title ? renderText(step.title, ctx.values).value : `workflow ${step.workflow}`;

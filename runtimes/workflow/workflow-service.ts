@@ -1,4 +1,8 @@
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { errorMessage, type Host, UsageError } from "../../core/index.js";
+import { commandPlaces } from "../../manifests/commands/command-places.js";
+import type { PromptCommand } from "../../manifests/commands/prompt-command.js";
 import { discoverWorkflows, type WorkflowCatalog } from "../../manifests/workflow/discover-workflows.js";
 import type { WorkflowDefinition } from "../../manifests/workflow/workflow-schema.js";
 import type { WorkflowRunRecord } from "./run-record.js";
@@ -16,11 +20,43 @@ export class WorkflowService {
     return this.host.statePath("workflow-runs.jsonl");
   }
 
-  /** Discovers workflows (files from cwd up to the root, `.keel/workflows/`, plugins). Problems become diagnostics. */
+  /**
+   * Discovers workflows (files from cwd up to the root, `.keel/workflows/`, plugins), then prompt
+   * commands (Claude Code `.md`, Gemini CLI `.toml`) as one-step workflows; a command whose name a
+   * workflow has is skipped. Problems become diagnostics.
+   */
   async load(): Promise<void> {
     const handOffs = this.host.service("plugins")?.handOffs() ?? [];
     const ws = this.host.workspace;
     this.catalog = await discoverWorkflows({ cwd: ws.cwd, root: ws.root, stateDir: ws.stateDir, handOffs }, this.host.diagnostics);
+    const plugins = handOffs.map((h) => ({ plugin: h.plugin, root: h.root, userLevel: h.userLevel, commands: [join(h.root, "commands")] }));
+    const places = commandPlaces({ cwd: ws.cwd, root: ws.root, keelHome: ws.keelHome, plugins });
+    if (!places.some((p) => existsSync(p.dir))) return;
+    // the command parsers (YAML, TOML) load only when there is a commands folder
+    const [{ loadCommands }, { commandWorkflow }] = await Promise.all([
+      import("../../manifests/commands/discover-commands.js"),
+      import("../commands/command-workflow.js"),
+    ]);
+    const loaded = loadCommands(places);
+    for (const d of loaded.diagnostics) this.host.diagnostics.add(d);
+    for (const cmd of loaded.commands) {
+      const taken = this.get(cmd.name);
+      if (taken)
+        this.host.diagnostics.warn(
+          "command",
+          `Command /${cmd.name} is not available as a workflow: the workflow "${taken.name}" in ${taken.origin.file} has that name.`,
+          {
+            file: cmd.file,
+          },
+        );
+      else this.catalog.workflows.push(commandWorkflow(cmd));
+    }
+  }
+
+  /** The prompt command of that name (`/name`), when there is one. */
+  command(name: string): PromptCommand | undefined {
+    const step = this.get(name)?.steps[0];
+    return step?.kind === "command" ? step.command : undefined;
   }
 
   /** Manifest files that were read. */

@@ -1,0 +1,51 @@
+import { allowedToolsAllowBash, confinePath, errorMessage, openFileInside, readOpened, type Host, type RunContext } from "../../core/index.js";
+import type { PromptCommand } from "../../manifests/commands/prompt-command.js";
+import type { RenderDeps } from "./render-command.js";
+
+/** Most bytes of an `@file` included in a command's prompt. */
+const MAX_FILE_BYTES = 256 * 1024;
+
+/** True when a command's shell lines may run at all: it comes from the user level, or the workspace is trusted. */
+export function commandMayRunShell(host: Host, cmd: PromptCommand): boolean {
+  return cmd.level === "user" || host.trusted;
+}
+
+/**
+ * File and shell access for rendering `cmd` in `host`. `@file`: relative to the working directory,
+ * confined to the workspace (links out refused), regular files, cut at 256 KiB. `` !`cmd` ``: only
+ * when the command comes from the user level or a trusted workspace, and only a command line its
+ * `allowed-tools` allows (Claude `Bash(…)` rules, a single static simple command, as keel's allow
+ * rules match); it then runs through the `bash` tool's pipeline approved like `--yes` — deny rules
+ * of every level still win, and the sandbox applies. Every refusal says why.
+ */
+export function commandRenderDeps(host: Host, cmd: PromptCommand, run: RunContext): RenderDeps {
+  const cwd = run.cwd ?? host.activeDir;
+  const root = host.confinementRoot(cwd);
+  return {
+    async readFile(path) {
+      const abs = confinePath(root, path, "path", cwd);
+      const handle = await openFileInside(root, abs, path).catch((error: NodeJS.ErrnoException) => {
+        throw new Error(error.code === "ENOENT" ? "no such file" : errorMessage(error));
+      });
+      try {
+        const st = await handle.stat();
+        if (!st.isFile()) throw new Error("not a regular file");
+        const text = (await readOpened(handle, Math.min(st.size, MAX_FILE_BYTES))).toString("utf8");
+        return st.size > MAX_FILE_BYTES ? `${text}\n[… cut at ${MAX_FILE_BYTES} bytes]` : text;
+      } finally {
+        await handle.close();
+      }
+    },
+    async runShell(command) {
+      if (!commandMayRunShell(host, cmd)) throw new Error("this workspace is not trusted, so its commands run no shell lines (keel trust, or --trust)");
+      const bash = host.registry.resolve("bash")?.tool;
+      if (!bash) throw new Error("the bash tool is not available");
+      if (!(await allowedToolsAllowBash(cmd.allowedTools ?? [], bash, command, cwd, root)))
+        throw new Error(`the command's allowed-tools do not allow it (add e.g. "Bash(${command.split(/\s+/)[0]}:*)" to allowed-tools in ${cmd.file})`);
+      const obs = await host.runTool({ tool: "bash", input: { command } }, { ...run, yes: true, origin: `command:${cmd.name}` });
+      if (!obs.ok) throw new Error(`${obs.code}: ${obs.content.split("\n")[0]}`);
+      const data = obs.data as { stdout?: unknown } | null;
+      return typeof data?.stdout === "string" ? data.stdout : obs.content;
+    },
+  };
+}
