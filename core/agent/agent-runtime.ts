@@ -10,12 +10,13 @@ import { newSessionId, sessionPaths } from "../session/session-paths.js";
 import { createSessionFiles, initialState, loadSessionState, readSessionMeta, readSessionState } from "../session/session-store.js";
 import type { SessionMeta, SessionUsage } from "../session/session-types.js";
 import { ActiveSession, isPinned, type SessionRunOptions } from "./active-session.js";
+import type { AgentSettings } from "./agent-settings.js";
 import { driveSession, type StopReason } from "./agent-loop.js";
-import { agentSettings, MAX_DELEGATION_DEPTH } from "./agent-settings.js";
 import { recoverCrashedTurn } from "./crash-recovery.js";
 import type { ApprovalDecision } from "./run-tool-calls.js";
 import { fireAfterTurn, firePromptHooks } from "./session-hooks.js";
 import { checkPinnedDir, outcome, outcomeOf } from "./session-outcome.js";
+import { MAX_DELEGATION_DEPTH } from "./tool-menu.js";
 
 /** Options of `start` / `resume` / `decide`. */
 export interface AgentRunOptions extends SessionRunOptions {
@@ -75,7 +76,7 @@ export class AgentRuntime implements AgentService {
       this.modelFlag = opts.model;
       if (!host.service("agent")) host.provide("agent", this);
     }
-    const settings = agentSettings(host.config as Record<string, unknown>);
+    const settings = await loadAgentSettings(host);
     let depth = 0;
     if (opts.parentSessionId) {
       depth = (await readSessionMeta(host.workspace.stateDir, opts.parentSessionId)).depth + 1;
@@ -232,7 +233,7 @@ export class AgentRuntime implements AgentService {
       meta.model = recordedModelSpec(meta.model, host.config, host.env, host.workspace.root);
       const spec = opts.model ? requireModelSpec(host.config, opts.model, host.env, host.workspace.root) : meta.model;
       const model = createModel(spec, host.env);
-      const s = new ActiveSession(host, meta, state, paths, lock, model, agentSettings(host.config as Record<string, unknown>), opts, loaded);
+      const s = new ActiveSession(host, meta, state, paths, lock, model, await loadAgentSettings(host), opts, loaded);
       // a session in the old format gets its checkpoint in the new one before anything is appended
       if (loaded.migrated) await s.checkpoint();
       this.active.set(id, s);
@@ -296,4 +297,10 @@ export class AgentRuntime implements AgentService {
 
 function hash(value: unknown): string {
   return createHash("sha256").update(JSON.stringify(value)).digest("hex").slice(0, 16);
+}
+
+/** The `agent` config section, parsed by a schema module loaded only when a session runs (commands that run none never load zod for it). */
+async function loadAgentSettings(host: Host): Promise<AgentSettings> {
+  const { agentSettings } = await import("./agent-settings.js");
+  return agentSettings(host.config as Record<string, unknown>);
 }

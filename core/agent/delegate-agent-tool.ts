@@ -6,8 +6,7 @@ import { defineTool } from "../define-tool.js";
 import type { ToolDefinition } from "../types.js";
 import { readSessionMeta } from "../session/session-store.js";
 import type { AgentOutcome, AgentRuntime } from "./agent-runtime.js";
-import { MAX_DELEGATION_DEPTH } from "./agent-settings.js";
-import { DELEGATE_AGENT } from "./tool-menu.js";
+import { DELEGATE_AGENT, MAX_DELEGATION_DEPTH } from "./tool-menu.js";
 
 /**
  * `delegate_agent`: runs a child session linked to the calling session (its own directory

@@ -1,6 +1,6 @@
 import { ManifestError } from "../errors.js";
 import type { Workspace } from "../workspace.js";
-import { KeelConfigSchema, type KeelConfig } from "./config-schema.js";
+import type { KeelConfig, KeelConfigSchema } from "./config-schema.js";
 import type { Diagnostic } from "../diagnostics.js";
 import { mergeLayers } from "./merge-layers.js";
 import { codeConfigFiles, type ConfigLayer, type TrustLevel, jsonLayerFiles, loadProjectLayer, localConfigFile, readJsonLayer } from "./config-sources.js";
@@ -20,6 +20,14 @@ export interface LoadedConfig {
 export { deepMerge } from "./merge-layers.js";
 import { isPlainObject } from "./plain-object.js";
 export { isPlainObject };
+
+/**
+ * keel config's zod schema, loaded on first use: loading zod is a large part of start-up, and a
+ * workspace without config files has nothing to validate.
+ */
+export async function keelConfigSchema(): Promise<typeof KeelConfigSchema> {
+  return (await import("./config-schema.js")).KeelConfigSchema;
+}
 
 /** Loads every config layer in order (user, legacy, claude, project, local). */
 export async function loadConfigLayers(ws: Workspace): Promise<ConfigLayer[]> {
@@ -61,7 +69,9 @@ export async function loadConfig(ws: Workspace, trusted = false): Promise<Loaded
       file,
       message: "This config file is code and was not loaded: keel never executes configuration. Move its settings into keel.config.json (or .yaml).",
     });
-  const parsed = KeelConfigSchema.safeParse(merged);
+  // No layer set anything: nothing to validate (the schema has no defaults), so the schema is not loaded.
+  if (Object.keys(merged).length === 0) return { config: {}, layers, broken, allowLevels, diagnostics };
+  const parsed = (await keelConfigSchema()).safeParse(merged);
   if (!parsed.success) {
     const issue = innermostIssue(parsed.error.issues[0]!);
     const field = issue.path.join(".");

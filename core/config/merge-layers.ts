@@ -3,7 +3,7 @@ import { translatePermissionRules } from "./claude-rules.js";
 import { unknownKeys } from "./config-keys.js";
 import { type ConfigLayer, levelOf, type TrustLevel } from "./config-sources.js";
 import { isPlainObject } from "./plain-object.js";
-import { SandboxConfig, sandboxSettings, strictest, type SandboxSettings } from "../sandbox/sandbox-config.js";
+import { isSandboxValue, sandboxSettings, strictest, type SandboxSettings } from "../sandbox/sandbox-config.js";
 import { restrictUntrusted } from "./untrusted-config.js";
 
 /** The three permission lists, in precedence order. */
@@ -90,7 +90,7 @@ export function mergeLayers(layers: ConfigLayer[], trusted: boolean): MergedLaye
     merged = deepMerge(merged, rest);
   }
   // Every level may tighten the sandbox; none may loosen it. Invalid values stay for the schema check to name.
-  if (sandboxes.length && SandboxConfig.safeParse(merged.sandbox).success) merged.sandbox = strictest(sandboxes);
+  if (sandboxes.length && isSandboxValue(merged.sandbox)) merged.sandbox = strictest(sandboxes);
   const present = (["allow", "ask", "deny"] as const).filter((l) => rules[l].size);
   if (present.length) merged.permissions = Object.fromEntries(present.map((l) => [l, [...rules[l]]]));
   return { value: merged, allowLevels, diagnostics, invalid };
