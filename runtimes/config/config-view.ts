@@ -9,10 +9,8 @@ import {
   ToolError,
   type Workspace,
 } from "../../core/index.js";
+import { CONFIG_SOURCES } from "./config-source-lists.js";
 import { formatKeyPath, getAt, leaves } from "./key-path.js";
-
-/** Source names in merge order (later wins). */
-export const CONFIG_SOURCES: ConfigSourceName[] = ["user", "legacy", "claude", "project", "local"];
 
 /** One key of the merged (or one source's) config and where its value came from. */
 export interface ConfigEntry {

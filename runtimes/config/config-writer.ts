@@ -15,14 +15,9 @@ import {
   type Workspace,
   writeJsonState,
 } from "../../core/index.js";
-import { CONFIG_SOURCES, ConfigView } from "./config-view.js";
+import { CONFIG_SOURCES, type WritableSource } from "./config-source-lists.js";
+import { ConfigView } from "./config-view.js";
 import { formatKeyPath, setAt } from "./key-path.js";
-
-/** Sources `config_set` writes to. */
-export const WRITABLE_SOURCES = ["local", "project", "user"] as const;
-
-/** A writable source. */
-export type WritableSource = (typeof WRITABLE_SOURCES)[number];
 
 /** What `config_set` did. */
 export interface ConfigSetResult {

@@ -37,6 +37,12 @@ const LAZY = [
   "/dist/manifests/plugin/load-plugin-files.js", // manifest parsers: only when a manifest exists
   "/dist/manifests/mcp/parse-mcp-manifest.js",
   "/dist/manifests/workflow/parse-workflow.js",
+  "/dist/runtimes/config/config-view.js", // runtimes' implementations: only when their tools run
+  "/dist/runtimes/config/config-writer.js",
+  "/dist/runtimes/worktree/merge-worktree.js",
+  "/dist/runtimes/worktree/discard-worktree.js",
+  "/dist/runtimes/workflow/describe-workflow.js",
+  "/dist/runtimes/workflow/workflow-runner.js",
 ];
 
 describe("start-up: keel tools loads only what the workspace needs", () => {
