@@ -37,6 +37,8 @@ const LAZY = [
   "/dist/manifests/plugin/load-plugin-files.js", // manifest parsers: only when a manifest exists
   "/dist/manifests/mcp/parse-mcp-manifest.js",
   "/dist/manifests/workflow/parse-workflow.js",
+  "/dist/core/tools/find-files.js", // built-in tools' search machinery: only when glob or grep runs
+  "/dist/core/tools/grep-pattern.js",
   "/dist/runtimes/config/config-view.js", // runtimes' implementations: only when their tools run
   "/dist/runtimes/config/config-writer.js",
   "/dist/runtimes/worktree/merge-worktree.js",
