@@ -46,7 +46,6 @@ export { openFileInside, readOpened } from "./tools/open-inside.js";
 export { builtinTools } from "./tools/builtin-tools.js";
 export { agentPlugin } from "./agent/agent-plugin.js";
 export { localConfigFile, type ConfigLayer, type ConfigSourceName } from "./config/config-sources.js";
-export { deepMerge, isPlainObject, keelConfigSchema, loadConfigLayers } from "./config/load-config.js";
-export { contribution, mergeLayers } from "./config/merge-layers.js";
+export { deepMerge, isPlainObject, keelConfigSchema, layerMerging, loadConfigLayers, type LayerMerging } from "./config/load-config.js";
 export { formatTemplateValue, lookupPlaceholder, renderTemplate, type PlaceholderLookup, type RenderedTemplate } from "./render-template.js";
 export { defineTool, objectSchema, type InputOf, type SchemaLiteral } from "./define-tool.js";

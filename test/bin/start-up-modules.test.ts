@@ -23,6 +23,8 @@ const loaded = (modules: string[], part: string) => modules.some((m) => m.includ
 const LAZY = [
   "/node_modules/zod/", // schemas: only when a config file or manifest exists
   "/node_modules/cosmiconfig/", // only when a project config file exists
+  "/dist/core/config/merge-layers.js", // config merging and Claude rule translation: only when a config layer exists
+  "/dist/core/config/claude-rules.js",
   "/node_modules/ajv/", // tool input validation: only when a tool is called
   "/node_modules/@modelcontextprotocol/sdk/", // only when a server starts
   "/node_modules/execa/",
@@ -89,6 +91,7 @@ describe("start-up: keel tools loads only what the workspace needs", () => {
       for (const part of [
         "/node_modules/zod/",
         "/node_modules/cosmiconfig/",
+        "/dist/core/config/merge-layers.js",
         "/dist/manifests/plugin/load-plugin-files.js",
         "/dist/manifests/workflow/parse-workflow.js",
       ])
