@@ -1,17 +1,55 @@
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { execa } from "execa";
-import type { Bench, BenchRow } from "./harness.js";
+import { median, spread, type Bench, type BenchRow } from "./harness.js";
 
-/** Start-up target from issue 2: `keel --help` within this many ms of `node -e 0`. */
+/** Start-up targets: `keel --help` (issue 2) and `keel tools --json` (issue 14) within this many ms of `node -e 0`. */
 const TARGET_MS = 150;
+/** Issue 14: `keel plugins --json` with 1,000 plugins at most this many times `keel tools --json` in the same workspace. */
+const PLUGINS_TARGET = 1.5;
 const RUNS = Number(process.env.KEEL_BENCH_RUNS ?? 15);
+const PLUGIN_RUNS = Number(process.env.KEEL_BENCH_PLUGIN_RUNS ?? 7);
+const PLUGINS = 1000;
+
+/** A plugin with 10 virtual tools, each with its own parameter schema (names unique across plugins). */
+function manifest(i: number): object {
+  return {
+    name: `bench-${i}`,
+    version: "1.0.0",
+    virtual_tools: Array.from({ length: 10 }, (_, j) => ({
+      name: `p${i}_virtual_${j}`,
+      description: `Virtual tool ${j} of plugin ${i}`,
+      response_template: `Plugin ${i} says {topic} ({n})`,
+      parameters: { type: "object", properties: { topic: { type: "string" }, n: { type: "number" } }, required: ["topic"] },
+    })),
+  };
+}
 
 /**
- * (b) Wall time of `node bin/keel.js --help` and `keel tools --json` vs. `node -e 0`, each the
- * median of RUNS runs, interleaved so load changes hit all three alike.
+ * Runs each case once per round, the order alternating every round (so load changes hit every case
+ * alike), after one warm-up round; returns each case's wall times in ms.
+ */
+async function interleaved(cases: Record<string, string[]>, rounds: number, cwd: string, env: NodeJS.ProcessEnv): Promise<Record<string, number[]>> {
+  const times: Record<string, number[]> = Object.fromEntries(Object.keys(cases).map((name) => [name, []]));
+  const entries = Object.entries(cases);
+  for (let round = 0; round <= rounds; round++) {
+    for (const [name, args] of round % 2 ? [...entries].reverse() : entries) {
+      const started = performance.now();
+      const r = await execa(process.execPath, args, { cwd, env, reject: false, stdin: "ignore" });
+      const ms = performance.now() - started;
+      if (r.exitCode !== 0) throw new Error(`node ${args.join(" ")} exited ${r.exitCode}: ${String(r.stderr)}`);
+      if (round > 0) times[name]!.push(ms); // the first round warms the disk cache
+    }
+  }
+  return times;
+}
+
+/**
+ * Whole-process wall time: `keel --help` and `keel tools --json` (a workspace without config,
+ * manifests or servers) vs. `node -e 0`; and `keel plugins --json` vs. `keel tools --json` in a
+ * workspace with 1,000 plugins of 10 virtual tools each. Medians of interleaved rounds, with spread.
  */
 const bench: Bench = async () => {
   // Compiled to dist/bench/; the shim lives in bin/ at the package root.
@@ -20,47 +58,53 @@ const bench: Bench = async () => {
   try {
     const ws = join(dir, "ws");
     mkdirSync(join(ws, ".keel"), { recursive: true });
-    const env = { ...process.env, KEEL_HOME: join(dir, "home") };
-    const cases: Record<string, string[]> = {
-      node: ["-e", "0"],
-      help: [keelBin, "--help"],
-      tools: [keelBin, "tools", "--json"],
+    const env: NodeJS.ProcessEnv = { ...process.env, KEEL_HOME: join(dir, "home") };
+    delete env.KEEL_TRUST;
+    const t = await interleaved({ node: ["-e", "0"], help: [keelBin, "--help"], tools: [keelBin, "tools", "--json"] }, RUNS, ws, env);
+    const node = median(t.node!);
+    const row = (label: string, values: number[]): BenchRow => {
+      const keel = median(values);
+      return {
+        case: label,
+        baselineLabel: "node -e 0",
+        baseline: node,
+        keel,
+        unit: "ms",
+        higherIsBetter: false,
+        note: `+${(keel - node).toFixed(0)} ms over node (median of ${RUNS} interleaved rounds); spread keel ${spread(values)}, node ${spread(t.node!)} ms`,
+        target: `within ${TARGET_MS} ms of node -e 0`,
+        met: keel - node <= TARGET_MS,
+      };
     };
-    const times: Record<string, number[]> = { node: [], help: [], tools: [] };
-    for (let i = 0; i < RUNS + 1; i++) {
-      for (const [name, args] of Object.entries(cases)) {
-        const started = performance.now();
-        const r = await execa(process.execPath, args, { cwd: ws, env, reject: false, stdin: "ignore" });
-        const ms = performance.now() - started;
-        if (r.exitCode !== 0) throw new Error(`node ${args.join(" ")} exited ${r.exitCode}: ${String(r.stderr)}`);
-        if (i > 0) times[name]!.push(ms); // the first round warms the disk cache
-      }
+
+    const big = join(dir, "plugins-ws");
+    mkdirSync(join(big, ".keel"), { recursive: true });
+    for (let i = 0; i < PLUGINS; i++) {
+      const pluginDir = join(big, "plugins", `plugin-${String(i).padStart(4, "0")}`);
+      mkdirSync(pluginDir, { recursive: true });
+      writeFileSync(join(pluginDir, "plugin.json"), JSON.stringify(manifest(i), null, 2));
     }
-    const node = median(times.node!);
-    const help = median(times.help!);
-    const tools = median(times.tools!);
-    const row = (label: string, keel: number, target?: boolean): BenchRow => ({
-      case: label,
-      baselineLabel: "node -e 0",
-      baseline: node,
-      keel,
+    const p = await interleaved({ tools: [keelBin, "tools", "--json"], plugins: [keelBin, "plugins", "--json"] }, PLUGIN_RUNS, big, env);
+    const ratios = p.plugins!.map((ms, i) => ms / p.tools![i]!);
+    const plugins = median(p.plugins!);
+    const pluginsRow: BenchRow = {
+      case: `keel plugins --json, ${PLUGINS} plugins (${PLUGINS * 10} virtual tools)`,
+      baselineLabel: "keel tools --json, same workspace",
+      baseline: median(p.tools!),
+      keel: plugins,
       unit: "ms",
       higherIsBetter: false,
-      note: `+${(keel - node).toFixed(0)} ms over node (median of ${RUNS})`,
-      ...(target ? { target: `within ${TARGET_MS} ms of node -e 0`, met: keel - node < TARGET_MS } : {}),
-    });
+      note: `whole process, median of ${PLUGIN_RUNS} interleaved rounds; per-round ratio ${median(ratios).toFixed(2)} (${spread(ratios)}); spread plugins ${spread(p.plugins!)}, tools ${spread(p.tools!)} ms`,
+      target: `≤ ${PLUGINS_TARGET}×`,
+      met: plugins / median(p.tools!) <= PLUGINS_TARGET,
+    };
     return {
       title: "Start-up: wall time of the keel executable vs. a bare node process",
-      rows: [row("keel --help", help, true), row("keel tools --json", tools)],
+      rows: [row("keel --help", t.help!), row("keel tools --json, no config, manifests or servers", t.tools!), pluginsRow],
     };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 };
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
-}
 
 export default bench;

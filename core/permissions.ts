@@ -1,4 +1,4 @@
-import picomatch from "picomatch";
+import { globMatcher } from "./glob-matcher.js";
 import { realOrSelf, realTarget } from "./real-path.js";
 import { isAbsolute, relative, resolve, sep } from "node:path";
 import type { TrustLevel } from "./config/config-sources.js";
@@ -51,13 +51,13 @@ function compile(rule: string, names: Map<string, (s: string) => boolean>, level
   // Many rules share a tool name (`bash(…)`): one name matcher each. Path matchers compile on first use
   // (most rules are never checked against a path), so even a file of many rules loads quickly.
   let nameMatch = names.get(name);
-  if (!nameMatch) names.set(name, (nameMatch = picomatch(name, { nocase: false })));
+  if (!nameMatch) names.set(name, (nameMatch = globMatcher(name, { nocase: false })));
   const out: CompiledRule = { text: rule, name: nameMatch, level };
   if (!/[*?[\]{}!+@()]/.test(name)) out.exactName = name;
   if (spec !== undefined) {
     out.spec = spec;
     let pathMatch: ((s: string) => boolean) | undefined;
-    out.pathMatch = (s) => (pathMatch ??= picomatch(spec, { dot: true }))(s);
+    out.pathMatch = (s) => (pathMatch ??= globMatcher(spec, { dot: true }))(s);
     out.textMatch = new Wildcard(spec);
   }
   return out;

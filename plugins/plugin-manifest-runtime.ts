@@ -31,9 +31,9 @@ export interface PluginManifestRuntimeOptions {
 export function pluginManifestRuntime(options: PluginManifestRuntimeOptions = {}): KeelPlugin {
   return {
     name: PLUGIN_NAME,
-    apply(host: Host) {
+    async apply(host: Host) {
       const ws = host.workspace;
-      const loaded: PluginLoadResult = loadPlugins({ cwd: ws.cwd, root: ws.root, keelHome: ws.keelHome }, options.fs);
+      const loaded: PluginLoadResult = await loadPlugins({ cwd: ws.cwd, root: ws.root, keelHome: ws.keelHome }, options.fs);
       for (const d of loaded.diagnostics) host.diagnostics.add(d);
       const entries: PluginEntry[] = loaded.plugins.map((plugin) => ({ plugin, record: createPluginRecord(plugin, host.trusted) }));
       for (const { plugin, record } of entries) {

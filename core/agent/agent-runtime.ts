@@ -1,21 +1,11 @@
-import { createHash } from "node:crypto";
-import { existsSync, statSync } from "node:fs";
-import { UsageError, errorMessage } from "../errors.js";
 import type { Host } from "../host.js";
-import { createModel } from "../model/create-model.js";
-import { recordedModelSpec, requireModelSpec, type ModelSpec } from "../model/model-spec.js";
+import type { ModelSpec } from "../model/model-spec.js";
 import type { AgentRunRequest, AgentRunResult, AgentService } from "../services.js";
-import { acquireSessionLock } from "../session/session-lock.js";
-import { newSessionId, sessionPaths } from "../session/session-paths.js";
-import { createSessionFiles, initialState, loadSessionState, readSessionMeta, readSessionState } from "../session/session-store.js";
-import type { SessionMeta, SessionUsage } from "../session/session-types.js";
-import { ActiveSession, isPinned, type SessionRunOptions } from "./active-session.js";
-import { driveSession, type StopReason } from "./agent-loop.js";
-import { agentSettings, MAX_DELEGATION_DEPTH } from "./agent-settings.js";
-import { recoverCrashedTurn } from "./crash-recovery.js";
+import type { SessionUsage } from "../session/session-types.js";
+import type { ActiveSession, SessionRunOptions } from "./active-session.js";
+import type { StopReason } from "./agent-loop.js";
+import type { AgentSessions } from "./agent-sessions.js";
 import type { ApprovalDecision } from "./run-tool-calls.js";
-import { fireAfterTurn, firePromptHooks } from "./session-hooks.js";
-import { checkPinnedDir, outcome, outcomeOf } from "./session-outcome.js";
 
 /** Options of `start` / `resume` / `decide`. */
 export interface AgentRunOptions extends SessionRunOptions {
@@ -50,251 +40,54 @@ export interface AgentOutcome {
 }
 
 /**
- * The agent loop's entry points for one host: start, resume, approve/reject sessions, and
- * run prompts for workflows (AgentService). Holds the sessions this process has open.
+ * The agent loop's entry points for one host: start, resume, approve/reject sessions, and run
+ * prompts for workflows (AgentService). The session machinery (sessions, models, the loop) is
+ * loaded on the first run: a command that runs no session (`keel tools`, `keel call`) never loads it.
  */
 export class AgentRuntime implements AgentService {
-  /** Sessions open in this process, by id (delegate_agent finds its parent here). */
-  readonly active = new Map<string, ActiveSession>();
-  /** `--model` of this invocation: later sessions without a parent (workflow steps) use it too. */
-  private modelFlag?: string;
+  private sessions?: AgentSessions;
+  private loading?: Promise<AgentSessions>;
 
   constructor(readonly host: Host) {}
 
+  /** Sessions open in this process, by id (delegate_agent finds its parent here); empty until the first run. */
+  get active(): ReadonlyMap<string, ActiveSession> {
+    return this.sessions?.active ?? new Map();
+  }
+
   /** Starts a new session and runs its first turn. Throws UsageError when no model is configured, or when it would follow an unusable active directory. */
   async start(opts: AgentRunOptions): Promise<AgentOutcome> {
-    const host = this.host;
-    const prompt = opts.prompt?.trim();
-    if (!prompt) throw new UsageError('Give a prompt: keel run "what to do".');
-    // A session that follows the active directory cannot start when that directory is unusable (vanished worktree).
-    const pinned = Boolean(opts.worktree) || (opts.cwd !== undefined && opts.cwd !== host.activeDir);
-    if (!pinned && host.activeDirError !== undefined) throw new UsageError(host.activeDirError);
-    const spec = opts.modelSpec ?? requireModelSpec(host.config, opts.model ?? this.modelFlag, host.env, host.workspace.root);
-    const model = createModel(spec, host.env);
-    if (opts.model && !this.modelFlag) {
-      this.modelFlag = opts.model;
-      if (!host.service("agent")) host.provide("agent", this);
-    }
-    const settings = agentSettings(host.config as Record<string, unknown>);
-    let depth = 0;
-    if (opts.parentSessionId) {
-      depth = (await readSessionMeta(host.workspace.stateDir, opts.parentSessionId)).depth + 1;
-      if (depth > MAX_DELEGATION_DEPTH)
-        throw new UsageError(`Sub-agents nest at most ${MAX_DELEGATION_DEPTH} deep; session ${opts.parentSessionId} is at the limit.`);
-    }
-    const listing = host.registry.listing();
-    const servers = [...new Set(listing.filter((t) => t.source.kind === "mcp").map((t) => t.source.id))].sort();
-    const meta: SessionMeta = {
-      id: opts.sessionId ?? newSessionId(),
-      createdAt: new Date().toISOString(),
-      parentSessionId: opts.parentSessionId,
-      depth,
-      model: spec,
-      cwd: opts.worktree?.path ?? opts.cwd ?? host.activeDir,
-      pinnedCwd: pinned || undefined,
-      permissions: host.config.permissions ?? {},
-      plugins: [...host.plugins],
-      pluginFingerprint: hash(host.plugins),
-      servers,
-      serverFingerprint: hash(servers),
-      toolMenuHash: hash(listing.map((t) => [t.name, t.inputSchema])),
-      worktree: opts.worktree,
-    };
-    host.ensureStateDir("sessions");
-    const paths = await createSessionFiles(host.workspace.stateDir, meta);
-    const lock = acquireSessionLock(paths.lock, meta.id);
-    const state = initialState(meta.id, prompt.split("\n")[0]!.slice(0, 80));
-    state.toolSubset = opts.tools;
-    state.yes = opts.yes || undefined;
-    const s = new ActiveSession(host, meta, state, paths, lock, model, settings, opts, { snapshotOffset: 0, snapshotBytes: 0 });
-    s.emit("session_start", { depth, parentSessionId: opts.parentSessionId, model: model.id, cwd: meta.cwd });
-    await s.checkpoint();
-    await this.fire("sessionStart", s);
-    return this.runTurn(s, { prompt, resume: false });
+    return (await this.load()).start(opts);
   }
 
   /** Resumes a session (crash recovery first if its last process died mid-turn), optionally with a new prompt. Refuses (UsageError) a pinned directory outside the workspace. */
   async resume(id: string, opts: AgentRunOptions): Promise<AgentOutcome> {
-    const s = await this.open(id, opts);
-    const prompt = opts.prompt?.trim();
-    try {
-      if (s.state.status === "awaiting_approval") {
-        const call = s.state.pending?.calls.find((c) => c.status === "awaiting_approval");
-        throw new UsageError(
-          `Session ${id} is waiting for approval of ${call?.name ?? "a tool call"}: run \`keel sessions approve ${id}\` or \`keel sessions reject ${id}\` first.`,
-        );
-      }
-      let recovered = false;
-      // a dead writer (status still running), or a turn that stopped with tool calls unanswered
-      if (s.state.status === "running" || s.state.pending) {
-        await recoverCrashedTurn(s);
-        recovered = true;
-      }
-      const last = s.state.messages[s.state.messages.length - 1];
-      const queued = existsSync(s.paths.queue) && statSync(s.paths.queue).size > 3;
-      if (!prompt && !recovered && !queued && last?.role === "assistant" && !last.toolCalls?.length)
-        throw new UsageError(`Session ${id} has nothing pending: continue it with a prompt, e.g. keel run --resume ${id} "next step".`);
-    } catch (error) {
-      s.close();
-      this.active.delete(id);
-      throw error;
-    }
-    return this.runTurn(s, { prompt, resume: true });
+    return (await this.load()).resume(id, opts);
   }
 
-  /**
-   * Approves or rejects the call a session is waiting on, then continues the turn as a resume does
-   * (`beforePrompt`/`onResume` fire). A sub-agent's parent waiting on it through `delegate_agent`
-   * then continues too (and its parent, …): the outcome is that of the top-most session continued.
-   */
+  /** Approves or rejects the call a session is waiting on and continues the turn as a resume does; parents waiting on it through `delegate_agent` continue too. */
   async decide(id: string, decision: ApprovalDecision, opts: AgentRunOptions = {}): Promise<AgentOutcome> {
-    let out = await this.decideOne(id, decision, opts);
-    let meta = await readSessionMeta(this.host.workspace.stateDir, id);
-    while (out.reason !== "awaiting_approval" && meta.parentSessionId) {
-      const parent = await readSessionState(this.host.workspace.stateDir, meta.parentSessionId);
-      const waits = parent.pending?.calls.some((c) => c.status === "awaiting_approval" && c.child === meta.id);
-      if (parent.status !== "awaiting_approval" || !waits) break;
-      out = await this.decideOne(meta.parentSessionId, "approve", opts);
-      meta = await readSessionMeta(this.host.workspace.stateDir, meta.parentSessionId);
-    }
-    return out;
+    return (await this.load()).decide(id, decision, opts);
   }
 
-  /**
-   * For `delegate_agent` continuing a paused child: decides the child's waiting call and runs it on
-   * (when it still waits), or returns how it ended (when it was approved directly since).
-   */
+  /** For `delegate_agent` continuing a paused child: decides the child's waiting call and runs it on, or returns how it ended. */
   async continueChild(id: string, decision: ApprovalDecision, opts: AgentRunOptions): Promise<AgentOutcome> {
-    const state = await readSessionState(this.host.workspace.stateDir, id);
-    if (state.status === "awaiting_approval") return this.decideOne(id, decision, opts);
-    return outcomeOf(id, state, (state.reason ?? "error") as StopReason);
-  }
-
-  private async decideOne(id: string, decision: ApprovalDecision, opts: AgentRunOptions): Promise<AgentOutcome> {
-    const s = await this.open(id, opts);
-    if (s.state.status !== "awaiting_approval") {
-      s.close();
-      this.active.delete(id);
-      // holding the lock means no live process runs it: `running` is a dead writer's leftover
-      if (s.state.status === "running")
-        throw new UsageError(
-          `Session ${id} was interrupted (its keel process${s.state.pid ? ` ${s.state.pid}` : ""} died mid-turn); nothing awaits approval. Recover it with \`keel run --resume ${id}\`.`,
-        );
-      throw new UsageError(`Session ${id} is not waiting for an approval (status: ${s.state.status}).`);
-    }
-    return this.runTurn(s, { resume: true, decision });
+    return (await this.load()).continueChild(id, decision, opts);
   }
 
   /** AgentService: runs one prompt in a new session (workflow `prompt` steps). Never throws: failures come back with `ok: false`. */
   async runPrompt(request: AgentRunRequest): Promise<AgentRunResult> {
-    try {
-      const parentSessionId =
-        request.parentSessionId && existsSync(sessionPaths(this.host.workspace.stateDir, request.parentSessionId).meta) ? request.parentSessionId : undefined;
-      const recorded = parentSessionId ? (await readSessionMeta(this.host.workspace.stateDir, parentSessionId)).model : undefined;
-      const modelSpec = recorded && recordedModelSpec(recorded, this.host.config, this.host.env, this.host.workspace.root);
-      const out = await this.start({
-        prompt: request.prompt,
-        cwd: request.cwd,
-        maxSteps: request.maxSteps,
-        tools: request.tools,
-        signal: request.signal,
-        parentSessionId,
-        yes: request.yes,
-        // a run that names its model uses it on the configured endpoint; otherwise it inherits its parent's
-        ...(request.model ? { model: request.model } : { modelSpec }),
-      });
-      return { ok: out.ok, text: out.message ?? out.text, sessionId: out.sessionId, reason: out.reason };
-    } catch (error) {
-      return { ok: false, text: errorMessage(error), sessionId: "", reason: "error" };
-    }
+    return (await this.load()).runPrompt(request);
   }
 
   /** Per-session plugin state (survives resume), for sessions open in this process. */
   pluginState(sessionId: string): Record<string, unknown> | undefined {
-    return this.active.get(sessionId)?.state.pluginState;
+    return this.sessions?.pluginState(sessionId);
   }
 
-  private async open(id: string, opts: AgentRunOptions): Promise<ActiveSession> {
-    const host = this.host;
-    const meta = await readSessionMeta(host.workspace.stateDir, id);
-    const paths = sessionPaths(host.workspace.stateDir, id);
-    const lock = acquireSessionLock(paths.lock, id);
-    try {
-      if (isPinned(meta)) checkPinnedDir(host, id, meta);
-      else if (host.activeDirError !== undefined)
-        throw new UsageError(`Session ${id} works in the active directory, which cannot be used: ${host.activeDirError}`);
-      const loaded = await loadSessionState(host.workspace.stateDir, id);
-      const state = loaded.state;
-      // Session files may have been committed: approvals recorded in them are not evidence (a resumed
-      // session asks again unless this invocation says --yes), and the endpoint and key variable come
-      // from the current config, never from session.json.
-      state.yes = undefined;
-      state.sessionAllow = [];
-      meta.model = recordedModelSpec(meta.model, host.config, host.env, host.workspace.root);
-      const spec = opts.model ? requireModelSpec(host.config, opts.model, host.env, host.workspace.root) : meta.model;
-      const model = createModel(spec, host.env);
-      const s = new ActiveSession(host, meta, state, paths, lock, model, agentSettings(host.config as Record<string, unknown>), opts, loaded);
-      // a session in the old format gets its checkpoint in the new one before anything is appended
-      if (loaded.migrated) await s.checkpoint();
-      this.active.set(id, s);
-      return s;
-    } catch (error) {
-      lock.release();
-      throw error;
-    }
+  /** The session machinery, imported and created once. */
+  private load(): Promise<AgentSessions> {
+    this.loading ??= import("./agent-sessions.js").then(({ AgentSessions }) => (this.sessions = new AgentSessions(this.host)));
+    return this.loading;
   }
-
-  private async runTurn(s: ActiveSession, turn: { prompt?: string; resume: boolean; decision?: ApprovalDecision }): Promise<AgentOutcome> {
-    this.active.set(s.id, s);
-    let reason: StopReason;
-    try {
-      s.state.status = "running";
-      s.state.pid = process.pid;
-      s.state.error = undefined;
-      if (!turn.decision) {
-        await firePromptHooks(s, turn.resume);
-        s.state.turnSteps = 0;
-        // `--max-steps` caps this turn only; an approval continues the turn with its cap
-        s.state.maxSteps = s.options.maxSteps;
-        if (turn.prompt) {
-          s.state.turn++;
-          s.addMessage({ role: "user", kind: "prompt", content: turn.prompt });
-          s.emit("turn_start", { turn: s.state.turn, resume: turn.resume });
-        }
-      } else await firePromptHooks(s, true, true);
-      await s.save();
-      reason = await driveSession(s, turn.decision);
-    } catch (error) {
-      reason = "error";
-      s.state.error = errorMessage(error);
-      s.emit("error", { message: s.state.error });
-    }
-    try {
-      if (reason !== "awaiting_approval") {
-        s.state.status = "idle";
-        s.state.reason = reason;
-        s.emit("turn_end", { turn: s.state.turn, reason });
-        await fireAfterTurn(s, reason);
-        await this.fire("sessionEnd", s);
-      }
-      s.state.pid = undefined;
-      await s.save(true);
-    } finally {
-      this.active.delete(s.id);
-      s.close();
-    }
-    return outcome(s, reason);
-  }
-
-  private async fire(hook: "sessionStart" | "sessionEnd", s: ActiveSession): Promise<void> {
-    try {
-      await this.host.hooks[hook].promise({ host: this.host, sessionId: s.id });
-    } catch (error) {
-      s.emit("hook_error", { hook, message: errorMessage(error) });
-    }
-  }
-}
-
-function hash(value: unknown): string {
-  return createHash("sha256").update(JSON.stringify(value)).digest("hex").slice(0, 16);
 }

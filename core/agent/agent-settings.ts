@@ -32,9 +32,6 @@ export interface AgentSettings {
   budgets: { maxTokens?: number; maxToolCalls?: number; maxModelCalls?: number };
 }
 
-/** Deepest sub-agent nesting: a session at this depth cannot delegate. */
-export const MAX_DELEGATION_DEPTH = 3;
-
 /** Reads `config.agent` with defaults; throws ManifestError naming the field when invalid. */
 export function agentSettings(config: Record<string, unknown>): AgentSettings {
   const parsed = AgentSettingsSchema.safeParse(config.agent ?? {});

@@ -4,10 +4,8 @@ import type { Host } from "../host.js";
 import type { WorktreeInfo } from "../services.js";
 import { defineTool } from "../define-tool.js";
 import type { ToolDefinition } from "../types.js";
-import { readSessionMeta } from "../session/session-store.js";
 import type { AgentOutcome, AgentRuntime } from "./agent-runtime.js";
-import { MAX_DELEGATION_DEPTH } from "./agent-settings.js";
-import { DELEGATE_AGENT } from "./tool-menu.js";
+import { DELEGATE_AGENT, MAX_DELEGATION_DEPTH } from "./tool-menu.js";
 
 /**
  * `delegate_agent`: runs a child session linked to the calling session (its own directory
@@ -53,6 +51,8 @@ export function delegateAgentTool(host: Host, runtime: AgentRuntime): ToolDefini
       if (resumed) {
         // the child paused for an approval and the user decided: continue it (hooks before it fired the first time)
         child = await runtime.continueChild(resumed.child, resumed.decision, childOptions);
+        // the session store is already loaded here (the parent session runs through it)
+        const { readSessionMeta } = await import("../session/session-store.js");
         worktree = (await readSessionMeta(host.workspace.stateDir, resumed.child)).worktree;
       } else {
         const before = { host, sessionId: parent.id, prompt: input.prompt, prefix: [] as GuidanceEntry[] };

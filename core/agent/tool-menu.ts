@@ -2,12 +2,13 @@ import type { ModelToolSpec } from "../model/model-types.js";
 import type { Host } from "../host.js";
 import type { TokenEstimator } from "../model/token-estimate.js";
 import type { ActiveSession } from "./active-session.js";
-import { MAX_DELEGATION_DEPTH } from "./agent-settings.js";
 
 /** Name of the tool-search tool. */
 export const TOOL_SEARCH = "tool_search";
 /** Name of the delegation tool. */
 export const DELEGATE_AGENT = "delegate_agent";
+/** Deepest sub-agent nesting: a session at this depth cannot delegate. */
+export const MAX_DELEGATION_DEPTH = 3;
 
 /** The tools offered in one request, and what was deferred. */
 export interface ToolMenu {

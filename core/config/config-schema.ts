@@ -1,5 +1,9 @@
 import { z } from "zod";
-import { SandboxConfig } from "../sandbox/sandbox-config.js";
+import { SANDBOX_MODES } from "../sandbox/sandbox-config.js";
+
+/** `sandbox` in keel config: a mode, or `{mode, network}` (sandbox-config.ts's isSandboxValue accepts the same values). */
+const SandboxMode = z.enum(SANDBOX_MODES);
+const SandboxConfig = z.union([SandboxMode, z.object({ mode: SandboxMode.optional(), network: z.boolean().optional() }).strict()]);
 
 /** A permission rule: a tool-name glob, optionally with an argument specifier: `bash(git status*)`. */
 export const PermissionRule = z

@@ -94,6 +94,9 @@ function refuseCode(filepath: string): never {
 
 /** Loads the project layer with cosmiconfig (module `keel`), searching from cwd up to the workspace root (never above). Data formats only. */
 export async function loadProjectLayer(ws: Workspace): Promise<ConfigLayer | undefined> {
+  const dirs = ancestorsWithin(ws.cwd, ws.root);
+  // No candidate file anywhere: nothing to search, and cosmiconfig (with its YAML parser) is not loaded.
+  if (!dirs.some((dir) => PROJECT_CONFIG_FILES.some((name) => existsSync(join(dir, name))))) return undefined;
   const { cosmiconfig, defaultLoaders } = await import("cosmiconfig");
   // Only JSON and YAML loaders; cosmiconfig's "global" strategy would also read ~/.config.
   const loaders = {
@@ -109,7 +112,7 @@ export async function loadProjectLayer(ws: Workspace): Promise<ConfigLayer | und
   const explorer = cosmiconfig("keel", { searchPlaces: [...PROJECT_CONFIG_FILES], loaders, searchStrategy: "none", cache: false });
   try {
     let found = null;
-    for (const dir of ancestorsWithin(ws.cwd, ws.root)) {
+    for (const dir of dirs) {
       // cosmiconfig reads whatever it finds: make sure each candidate is a regular file of bounded size first (a FIFO would block it forever).
       for (const name of PROJECT_CONFIG_FILES) {
         const problem = irregularFileProblem(join(dir, name), MAX_CONFIG_BYTES);

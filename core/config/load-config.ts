@@ -1,8 +1,8 @@
 import { ManifestError } from "../errors.js";
 import type { Workspace } from "../workspace.js";
-import { KeelConfigSchema, type KeelConfig } from "./config-schema.js";
+import type { KeelConfig, KeelConfigSchema } from "./config-schema.js";
 import type { Diagnostic } from "../diagnostics.js";
-import { mergeLayers } from "./merge-layers.js";
+import type { contribution, mergeLayers, MergedLayers } from "./merge-layers.js";
 import { codeConfigFiles, type ConfigLayer, type TrustLevel, jsonLayerFiles, loadProjectLayer, localConfigFile, readJsonLayer } from "./config-sources.js";
 
 /** The merged config plus the layers it came from. */
@@ -17,9 +17,32 @@ export interface LoadedConfig {
   diagnostics: Diagnostic[];
 }
 
-export { deepMerge } from "./merge-layers.js";
+export { deepMerge } from "./deep-merge.js";
 import { isPlainObject } from "./plain-object.js";
 export { isPlainObject };
+
+/**
+ * keel config's zod schema, loaded on first use: loading zod is a large part of start-up, and a
+ * workspace without config files has nothing to validate.
+ */
+export async function keelConfigSchema(): Promise<typeof KeelConfigSchema> {
+  return (await import("./config-schema.js")).KeelConfigSchema;
+}
+
+/** The layer merger and its helpers (merge-layers.ts), as `layerMerging()` returns them. */
+export interface LayerMerging {
+  mergeLayers: typeof mergeLayers;
+  contribution: typeof contribution;
+}
+
+/**
+ * The layer merger (with Claude rule translation and key checks), loaded on first use: a workspace
+ * without config files has no layer to merge.
+ */
+export async function layerMerging(): Promise<LayerMerging> {
+  const { mergeLayers, contribution } = await import("./merge-layers.js");
+  return { mergeLayers, contribution };
+}
 
 /** Loads every config layer in order (user, legacy, claude, project, local). */
 export async function loadConfigLayers(ws: Workspace): Promise<ConfigLayer[]> {
@@ -51,7 +74,8 @@ export async function loadConfig(ws: Workspace, trusted = false): Promise<Loaded
     );
   const layers = all.filter((l) => l.value);
   const broken = all.filter((l) => !l.value);
-  const { value: merged, allowLevels, diagnostics, invalid } = mergeLayers(layers, trusted);
+  const nothing: MergedLayers = { value: {}, allowLevels: {}, diagnostics: [], invalid: [] };
+  const { value: merged, allowLevels, diagnostics, invalid } = layers.length ? (await layerMerging()).mergeLayers(layers, trusted) : nothing;
   const own = invalid.find((i) => OWN_LAYERS.has(i.source));
   if (own) throw new ManifestError(`Invalid config field "${own.path}" in ${own.file}: ${own.message}. Fix the file, then retry.`, own.file, own.path);
   for (const file of codeConfigFiles(ws))
@@ -61,7 +85,9 @@ export async function loadConfig(ws: Workspace, trusted = false): Promise<Loaded
       file,
       message: "This config file is code and was not loaded: keel never executes configuration. Move its settings into keel.config.json (or .yaml).",
     });
-  const parsed = KeelConfigSchema.safeParse(merged);
+  // No layer set anything: nothing to validate (the schema has no defaults), so the schema is not loaded.
+  if (Object.keys(merged).length === 0) return { config: {}, layers, broken, allowLevels, diagnostics };
+  const parsed = (await keelConfigSchema()).safeParse(merged);
   if (!parsed.success) {
     const issue = innermostIssue(parsed.error.issues[0]!);
     const field = issue.path.join(".");

@@ -2,8 +2,9 @@ import type { Diagnostic } from "../diagnostics.js";
 import { translatePermissionRules } from "./claude-rules.js";
 import { unknownKeys } from "./config-keys.js";
 import { type ConfigLayer, levelOf, type TrustLevel } from "./config-sources.js";
+import { deepMerge } from "./deep-merge.js";
 import { isPlainObject } from "./plain-object.js";
-import { SandboxConfig, sandboxSettings, strictest, type SandboxSettings } from "../sandbox/sandbox-config.js";
+import { isSandboxValue, sandboxSettings, strictest, type SandboxSettings } from "../sandbox/sandbox-config.js";
 import { restrictUntrusted } from "./untrusted-config.js";
 
 /** The three permission lists, in precedence order. */
@@ -90,21 +91,10 @@ export function mergeLayers(layers: ConfigLayer[], trusted: boolean): MergedLaye
     merged = deepMerge(merged, rest);
   }
   // Every level may tighten the sandbox; none may loosen it. Invalid values stay for the schema check to name.
-  if (sandboxes.length && SandboxConfig.safeParse(merged.sandbox).success) merged.sandbox = strictest(sandboxes);
+  if (sandboxes.length && isSandboxValue(merged.sandbox)) merged.sandbox = strictest(sandboxes);
   const present = (["allow", "ask", "deny"] as const).filter((l) => rules[l].size);
   if (present.length) merged.permissions = Object.fromEntries(present.map((l) => [l, [...rules[l]]]));
   return { value: merged, allowLevels, diagnostics, invalid };
-}
-
-/** Objects merge deeply; arrays and scalars replace. Returns a new object. */
-export function deepMerge(base: Record<string, unknown>, over: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = { ...base };
-  for (const [key, value] of Object.entries(over)) {
-    if (key === "__proto__" || key === "constructor" || key === "prototype") continue;
-    const prev = out[key];
-    out[key] = isPlainObject(prev) && isPlainObject(value) ? deepMerge(prev, value) : value;
-  }
-  return out;
 }
 
 /** Why a layer's `permissions` value has the wrong shape (an object of string lists), or undefined when it is fine. */

@@ -1,14 +1,17 @@
-import { z } from "zod";
+import { isPlainObject } from "../config/plain-object.js";
 
-/** How shell commands run: unsandboxed, or under bubblewrap with the workspace writable or nothing writable. */
-export const SandboxMode = z.enum(["off", "workspace-write", "read-only"]);
+/** The sandbox modes: unsandboxed, or under bubblewrap with the workspace writable or nothing writable. */
+export const SANDBOX_MODES = ["off", "workspace-write", "read-only"] as const;
 
-/** `sandbox` in keel config: a mode, or `{mode, network}`. */
-export const SandboxConfig = z.union([SandboxMode, z.object({ mode: SandboxMode.optional(), network: z.boolean().optional() }).strict()]);
+/** How shell commands run (one of SANDBOX_MODES). */
+export type SandboxMode = (typeof SANDBOX_MODES)[number];
+
+/** A valid `sandbox` value in keel config: a mode, or `{mode, network}` (the config schema in config-schema.ts has the same shape). */
+export type SandboxValue = SandboxMode | { mode?: SandboxMode; network?: boolean };
 
 /** The sandbox settings in force. */
 export interface SandboxSettings {
-  mode: z.infer<typeof SandboxMode>;
+  mode: SandboxMode;
   /** False: the sandboxed process gets no network (its own empty network namespace). */
   network: boolean;
 }
@@ -18,12 +21,28 @@ export const SANDBOX_OFF: SandboxSettings = Object.freeze({ mode: "off", network
 
 const RANK = { off: 0, "workspace-write": 1, "read-only": 2 } as const;
 
+function isMode(value: unknown): value is SandboxMode {
+  return typeof value === "string" && (SANDBOX_MODES as readonly string[]).includes(value);
+}
+
+/**
+ * True when `value` is a valid `sandbox` value: a mode, or an object with only `mode` (a mode) and
+ * `network` (a boolean). Checked without zod, so merging config layers loads no schema library;
+ * the config schema (which names the fault) accepts exactly these values.
+ */
+export function isSandboxValue(value: unknown): value is SandboxValue {
+  if (isMode(value)) return true;
+  if (!isPlainObject(value)) return false;
+  return Object.entries(value).every(
+    ([key, v]) => (key === "mode" && (v === undefined || isMode(v))) || (key === "network" && (v === undefined || typeof v === "boolean")),
+  );
+}
+
 /** Normalizes one config value (invalid values are left to the schema check and count as off here). */
 export function sandboxSettings(value: unknown): SandboxSettings {
-  const parsed = SandboxConfig.safeParse(value);
-  if (!parsed.success) return SANDBOX_OFF;
-  if (typeof parsed.data === "string") return { mode: parsed.data, network: true };
-  return { mode: parsed.data.mode ?? "workspace-write", network: parsed.data.network ?? true };
+  if (!isSandboxValue(value)) return SANDBOX_OFF;
+  if (typeof value === "string") return { mode: value, network: true };
+  return { mode: value.mode ?? "workspace-write", network: value.network ?? true };
 }
 
 /**

@@ -1,8 +1,6 @@
 import { closeSync, constants, fstatSync, openSync, readFileSync } from "node:fs";
 import { mkdir, readFile } from "node:fs/promises";
 import { dirname } from "node:path";
-import writeFileAtomic from "write-file-atomic";
-import lockfile from "proper-lockfile";
 import { StateError, errorMessage } from "../errors.js";
 import { assertOwnPath, replaceLink, workspaceOwned } from "./own-path.js";
 
@@ -69,6 +67,8 @@ export async function writeJsonState(file: string, value: unknown): Promise<void
 /** Writes text atomically (temp file, fsync, rename). Creates parent directories. Links as in `writeJsonState`. */
 export async function writeTextAtomic(file: string, text: string | Buffer): Promise<void> {
   await prepareStateFile(file);
+  // Loaded on the first write (with its dependencies): most commands write no state.
+  const { default: writeFileAtomic } = await import("write-file-atomic");
   await writeFileAtomic(file, text, { fsync: true });
 }
 
@@ -91,6 +91,8 @@ async function prepareStateFile(file: string): Promise<void> {
 export async function withFileLock<T>(file: string, fn: () => Promise<T>): Promise<T> {
   await prepareStateFile(file);
   if (workspaceOwned(file)) replaceLink(`${file}.lock`);
+  // Loaded on the first lock (with graceful-fs, retry and signal-exit): most commands lock nothing.
+  const { default: lockfile } = await import("proper-lockfile");
   let release: () => Promise<void>;
   try {
     release = await lockfile.lock(file, {

@@ -4,7 +4,6 @@ import { truncateMiddle } from "../truncate.js";
 import { defineTool } from "../define-tool.js";
 import type { BinaryPart, ToolDefinition } from "../types.js";
 import { confinePath, displayPath } from "./confine-path.js";
-import { decodeOutput } from "./decode-output.js";
 
 /** Run time of one bash command when `timeout_ms` is not given (ms). */
 export const BASH_DEFAULT_TIMEOUT_MS = 120_000;
@@ -64,7 +63,7 @@ export function bashTool(): ToolDefinition {
       const timeoutMs = Math.min(input.timeout_ms ?? BASH_DEFAULT_TIMEOUT_MS, BASH_MAX_TIMEOUT_MS);
       let timedOut = false;
       // Loaded on first use: execa is the heaviest import of the built-ins and most commands never run bash.
-      const { execa } = await import("execa");
+      const [{ execa }, { decodeOutput }] = await Promise.all([import("execa"), import("./decode-output.js")]);
       // Under the sandbox (when configured) the command runs in bubblewrap; if that cannot run, the call is refused.
       const line = await ctx.host.sandbox.wrap({ root: ctx.root, cwd, argv: ["bash", "-c", input.command] }, "The command", ctx.signal);
       const child = execa(line.file, line.args, {

@@ -1,5 +1,4 @@
 import { isAbsolute } from "node:path";
-import { glob } from "tinyglobby";
 import { ToolError } from "../errors.js";
 
 /** Folders glob and grep skip unless asked to include them (`.keel` holds keel's own state and artifacts). */
@@ -25,6 +24,8 @@ export async function findFiles(dir: string, pattern: string, opts: FindFilesOpt
       `Pattern "${pattern}" leaves the search folder. Use a relative pattern such as "src/**/*.ts" and set \`path\` to choose the folder.`,
       "permission_denied",
     );
+  // Loaded on the first search (most commands never glob).
+  const { glob } = await import("tinyglobby");
   const found = await glob(pattern, {
     cwd: dir,
     dot: true,

@@ -4,8 +4,6 @@ import { defineTool } from "../define-tool.js";
 import type { ToolDefinition } from "../types.js";
 import { pathToolTraits } from "./path-tool-traits.js";
 import { confinePath, displayPath } from "./confine-path.js";
-import { findFiles } from "./find-files.js";
-import { READ_TOOLS, reachableFiles } from "./reachable-files.js";
 
 /** Most paths glob returns; the rest are counted in a note. */
 export const GLOB_MAX_RESULTS = 1000;
@@ -38,6 +36,8 @@ export function globTool(): ToolDefinition {
           `${input.path} is ${st ? "a file, not a folder" : "not found"}. Set \`path\` to a folder (or omit it for the workspace root).`,
           "execution_failed",
         );
+      // The search machinery loads on the first search: listing the tools loads none of it.
+      const [{ findFiles }, { READ_TOOLS, reachableFiles }] = await Promise.all([import("./find-files.js"), import("./reachable-files.js")]);
       const found = await findFiles(dir, input.pattern, { includeIgnored: input.include_ignored, signal: ctx.signal });
       const {
         files: matches,

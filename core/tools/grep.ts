@@ -1,14 +1,11 @@
 import { stat, type FileHandle } from "node:fs/promises";
 import { relative } from "node:path";
 import { ToolError } from "../errors.js";
-import { compileLinePattern } from "./grep-pattern.js";
 import { defineTool } from "../define-tool.js";
 import type { ToolDefinition } from "../types.js";
 import { pathToolTraits } from "./path-tool-traits.js";
 import { confinePath, displayPath } from "./confine-path.js";
-import { findFiles } from "./find-files.js";
 import { openFileInside, readOpened } from "./open-inside.js";
-import { READ_TOOLS, reachableFiles } from "./reachable-files.js";
 import { scanLines } from "./scan-lines.js";
 
 /** Matching lines grep returns when `max_results` is not given. */
@@ -49,6 +46,12 @@ export function grepTool(): ToolDefinition {
       'Search file contents with a regular expression (RE2 syntax, as in ripgrep: no lookaround or backreferences; always linear time). Returns `file:line: text` lines. `path` is a folder or a file; `glob` filters files (e.g. "**/*.ts"). Binary files, .git, node_modules and .keel are skipped.',
     ...pathToolTraits("read"),
     async execute(input, ctx) {
+      // The search machinery loads on the first search: listing the tools loads none of it.
+      const [{ compileLinePattern }, { findFiles }, { READ_TOOLS, reachableFiles }] = await Promise.all([
+        import("./grep-pattern.js"),
+        import("./find-files.js"),
+        import("./reachable-files.js"),
+      ]);
       const regex = await compileLinePattern(input.pattern, input.ignore_case === true);
       const target = confinePath(ctx.root, input.path ?? ".", "path", ctx.cwd);
       const st = await stat(target).catch(() => undefined);

@@ -1,15 +1,15 @@
-import { type Diagnostics, MAX_MANIFEST_BYTES, type PluginHandOff, readRegularFile, type Workspace } from "../../core/index.js";
+import type { Diagnostics, PluginHandOff, Workspace } from "../../core/index.js";
 import { existsSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { discoveryDirs, linkedIntoExcluded } from "../discovery-scope.js";
-import { expandMap, expandVars } from "./expand-vars.js";
-import { LocalResourceSchema, McpServerEntrySchema, normalizeTransport } from "./mcp-manifest-schema.js";
 import type { LocalResource, McpServerConfig, McpServerOrigin } from "./mcp-server-config.js";
 
 /** Manifest file names looked for in each directory, in precedence order. */
 export const MCP_MANIFEST_NAMES = [".claw-mcp.json", ".mcp.json", ".codex-mcp.json", "mcp.json"] as const;
 
-const SOURCE = "mcp";
+/** Source of MCP manifest diagnostics. */
+export const MCP_DIAGNOSTIC_SOURCE = "mcp";
+const SOURCE = MCP_DIAGNOSTIC_SOURCE;
 
 /** Everything discovery found: servers (one per name, case-insensitively: user level first, then the first definition) and top-level local resources. */
 export interface DiscoveredMcp {
@@ -34,8 +34,11 @@ export interface DiscoverOptions {
  * JSON path and reason; everything else loads. Server names match case-insensitively: a user-level
  * definition (`$KEEL_HOME/mcp.json`, user-level plugins) always wins over a workspace one; within a
  * level the first definition wins. Every ignored definition gets a warning naming the winner.
+ * The parser (and its zod schema) loads only when there is a manifest to parse.
  */
-export function discoverMcpServers(opts: DiscoverOptions): DiscoveredMcp {
+export async function discoverMcpServers(opts: DiscoverOptions): Promise<DiscoveredMcp> {
+  let parser: typeof import("./parse-mcp-manifest.js") | undefined;
+  const parse = async () => (parser ??= await import("./parse-mcp-manifest.js"));
   const out: DiscoveredMcp = { servers: [], resources: [], files: [] };
   const seen = new Map<string, McpServerConfig>();
   const add = (server: McpServerConfig) => {
@@ -66,16 +69,17 @@ export function discoverMcpServers(opts: DiscoverOptions): DiscoveredMcp {
         opts.diagnostics.warn(SOURCE, linked, { file });
         continue;
       }
-      loadManifestFile(file, { file, path: "", scope: "workspace" }, false, opts, out, add);
+      (await parse()).loadManifestFile(file, { file, path: "", scope: "workspace" }, false, opts, out, add);
     }
   }
   for (const h of opts.handOffs ?? []) {
+    if (Object.keys(h.mcpServers).length === 0) continue;
     const file = h.mcpServersFile ?? h.manifestPath;
     const origin: McpServerOrigin = { file, path: "mcpServers", scope: "plugin", plugin: h.plugin };
-    loadDocument({ mcpServers: h.mcpServers }, dirname(file), origin, h.userLevel, opts, out, add);
+    (await parse()).loadDocument({ mcpServers: h.mcpServers }, dirname(file), origin, h.userLevel, opts, out, add);
   }
   const userFile = join(opts.workspace.keelHome, "mcp.json");
-  if (existsSync(userFile)) loadManifestFile(userFile, { file: userFile, path: "", scope: "user" }, true, opts, out, add);
+  if (existsSync(userFile)) (await parse()).loadManifestFile(userFile, { file: userFile, path: "", scope: "user" }, true, opts, out, add);
   return out;
 }
 
@@ -86,170 +90,4 @@ function ignoredForUserLevel(opts: DiscoverOptions, workspace: McpServerConfig, 
     `MCP server "${workspace.name}" defined here was ignored: the user-level server "${user.name}" in ${user.origin.file} (${user.origin.path}) has the same name (names match case-insensitively), and a workspace may not replace a user-level server. Rename this one to use both.`,
     { file: workspace.origin.file, path: workspace.origin.path },
   );
-}
-
-function loadManifestFile(
-  file: string,
-  origin: McpServerOrigin,
-  trusted: boolean,
-  opts: DiscoverOptions,
-  out: DiscoveredMcp,
-  add: (s: McpServerConfig) => void,
-): void {
-  let doc: unknown;
-  let text: string;
-  try {
-    text = readRegularFile(file, MAX_MANIFEST_BYTES);
-  } catch (error) {
-    opts.diagnostics.error(SOURCE, `MCP manifest cannot be read and was skipped: ${(error as Error).message}`, { file });
-    return;
-  }
-  try {
-    doc = JSON.parse(text);
-  } catch (error) {
-    opts.diagnostics.error(SOURCE, `MCP manifest is not valid JSON and was skipped: ${(error as Error).message}. Fix the JSON syntax.`, { file });
-    return;
-  }
-  out.files.push(file);
-  loadDocument(doc, dirname(file), origin, trusted, opts, out, add);
-}
-
-function loadDocument(
-  doc: unknown,
-  baseDir: string,
-  origin: McpServerOrigin,
-  trusted: boolean,
-  opts: DiscoverOptions,
-  out: DiscoveredMcp,
-  add: (s: McpServerConfig) => void,
-): void {
-  const file = origin.file;
-  if (!isObject(doc)) {
-    opts.diagnostics.error(SOURCE, 'MCP manifest must be a JSON object with "mcpServers" ({name: {...}}) or "servers" ([{name, ...}]).', { file });
-    return;
-  }
-  const entries: { name: string | undefined; raw: unknown; path: string }[] = [];
-  if (doc.mcpServers !== undefined) {
-    if (!isObject(doc.mcpServers)) opts.diagnostics.error(SOURCE, '"mcpServers" must be an object of {name: server}.', { file, path: "mcpServers" });
-    else for (const [name, raw] of Object.entries(doc.mcpServers)) entries.push({ name, raw, path: `mcpServers.${name}` });
-  }
-  if (doc.servers !== undefined) {
-    if (Array.isArray(doc.servers)) doc.servers.forEach((raw, i) => entries.push({ name: undefined, raw, path: `servers[${i}]` }));
-    else if (isObject(doc.servers)) for (const [name, raw] of Object.entries(doc.servers)) entries.push({ name, raw, path: `servers.${name}` });
-    else opts.diagnostics.error(SOURCE, '"servers" must be a list of {name, ...} objects.', { file, path: "servers" });
-  }
-  if (doc.mcpServers === undefined && doc.servers === undefined && doc.resources === undefined)
-    opts.diagnostics.warn(SOURCE, 'MCP manifest has neither "mcpServers" nor "servers"; nothing was loaded.', { file });
-  for (const e of entries) {
-    const server = parseServer(e.name, e.raw, baseDir, { ...origin, path: e.path }, trusted, opts);
-    if (server) add(server);
-  }
-  if (doc.resources !== undefined) out.resources.push(...parseResources(doc.resources, baseDir, undefined, file, "resources", opts));
-}
-
-function parseServer(
-  key: string | undefined,
-  raw: unknown,
-  baseDir: string,
-  origin: McpServerOrigin,
-  trusted: boolean,
-  opts: DiscoverOptions,
-): McpServerConfig | undefined {
-  const file = origin.file;
-  const parsed = McpServerEntrySchema.safeParse(raw);
-  if (!parsed.success) {
-    for (const issue of parsed.error.issues)
-      opts.diagnostics.error(SOURCE, `Invalid MCP server entry (skipped): ${issue.message}.`, {
-        file,
-        path: [origin.path, ...issue.path.map(String)].join("."),
-      });
-    return undefined;
-  }
-  const s = parsed.data;
-  const name = key ?? s.name;
-  if (!name) {
-    opts.diagnostics.error(SOURCE, 'Invalid MCP server entry (skipped): a server in the "servers" list needs a "name".', { file, path: origin.path });
-    return undefined;
-  }
-  const unset: string[] = [];
-  const secrets: string[] = [];
-  const x = (v: string | undefined) => {
-    if (v === undefined) return undefined;
-    const e = expandVars(v, opts.env);
-    unset.push(...e.unset);
-    secrets.push(...e.secrets);
-    return e.value;
-  };
-  const command = x(s.command);
-  const args = (s.args ?? []).map((a) => x(a)!);
-  const env = expandMap(s.env ?? {}, opts.env, unset, secrets);
-  const cwd = x(s.cwd);
-  const url = x(s.url);
-  const headers = expandMap(s.headers ?? {}, opts.env, unset, secrets);
-  const unsetVars = [...new Set(unset)];
-  if (unsetVars.length)
-    opts.diagnostics.error(
-      SOURCE,
-      `MCP server "${name}" uses unset environment variable${unsetVars.length > 1 ? "s" : ""} ${unsetVars.map((v) => "${" + v + "}").join(", ")} and will not be started. Export ${unsetVars.length > 1 ? "them" : "it"} or write \${${unsetVars[0]}:-default} in the manifest.`,
-      { file, path: origin.path },
-    );
-  return {
-    name,
-    transport: normalizeTransport(s.type ?? s.transport, s.url),
-    command,
-    args,
-    env,
-    // Without a `cwd`, stdio servers start in the workspace root (not wherever the keel process happens to run).
-    cwd: cwd ? resolve(baseDir, cwd) : opts.workspace.root,
-    url,
-    headers,
-    enabled: s.enabled !== false && s.disabled !== true,
-    enabledTools: s.enabledTools ?? s.enabled_tools,
-    disabledTools: s.disabledTools ?? s.disabled_tools,
-    startupTimeoutMs: s.startupTimeoutMs ?? s.startup_timeout_ms,
-    toolTimeoutMs: s.toolTimeoutMs ?? s.tool_timeout_ms,
-    lazy: s.lazy,
-    sandbox: s.sandbox,
-    resources: s.resources ? parseResources(s.resources, baseDir, name, file, `${origin.path}.resources`, opts) : [],
-    origin,
-    trustedByOrigin: trusted,
-    unsetVars,
-    secrets: [...new Set(secrets)],
-  };
-}
-
-function parseResources(raw: unknown, baseDir: string, server: string | undefined, file: string, path: string, opts: DiscoverOptions): LocalResource[] {
-  if (!Array.isArray(raw)) {
-    opts.diagnostics.error(SOURCE, "`resources` must be a list of {name, text | path}.", { file, path });
-    return [];
-  }
-  const out: LocalResource[] = [];
-  raw.forEach((r, i) => {
-    const parsed = LocalResourceSchema.safeParse(r);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0]!;
-      opts.diagnostics.error(SOURCE, `Invalid local resource (skipped): ${issue.message}.`, {
-        file,
-        path: [`${path}[${i}]`, ...issue.path.map(String)].join("."),
-      });
-      return;
-    }
-    const d = parsed.data;
-    out.push({
-      name: d.name,
-      uri: d.uri ?? `keel-local://${server ?? "workspace"}/${encodeURIComponent(d.name)}`,
-      description: d.description,
-      mimeType: d.mimeType ?? "text/plain",
-      text: d.text,
-      path: d.path,
-      baseDir,
-      server,
-      file,
-    });
-  });
-  return out;
-}
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === "object" && !Array.isArray(v);
 }

@@ -2,8 +2,9 @@ import { type Diagnostics, errorMessage, MAX_MANIFEST_BYTES, type PluginHandOff,
 import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { discoveryDirs, linkedIntoExcluded } from "../discovery-scope.js";
-import { parseWorkflow } from "./parse-workflow.js";
-import { jsonType, type WorkflowDefinition, type WorkflowOrigin } from "./workflow-schema.js";
+import { jsonType } from "../json-type.js";
+import type { parseWorkflow } from "./parse-workflow.js";
+import type { WorkflowDefinition, WorkflowOrigin } from "./workflow-schema.js";
 
 /** Workflow manifest file names, looked for in each directory from the working directory up to the workspace root. */
 export const WORKFLOW_MANIFEST_FILES = [".claw-workflows.json", ".claw-workflow.json"] as const;
@@ -37,8 +38,13 @@ export interface WorkflowCatalog {
 export async function discoverWorkflows(sources: WorkflowSources, diagnostics: Diagnostics): Promise<WorkflowCatalog> {
   const catalog: WorkflowCatalog = { workflows: [], files: [] };
   const byName = new Map<string, WorkflowDefinition>();
+  // The parser (and its zod schema) loads when there is a first workflow document: most workspaces have none.
+  let parse: typeof parseWorkflow | undefined;
+  const loadParser = async () => {
+    parse ??= (await import("./parse-workflow.js")).parseWorkflow;
+  };
   const add = (raw: unknown, at: PropertyKey[], origin: Omit<WorkflowOrigin, "path">) => {
-    const parsed = parseWorkflow(raw, at, origin);
+    const parsed = parse!(raw, at, origin);
     for (const issue of parsed.issues)
       diagnostics.add({ severity: issue.severity, source: "workflow", file: origin.file, path: issue.path || undefined, message: issue.message });
     const wf = parsed.workflow;
@@ -73,6 +79,7 @@ export async function discoverWorkflows(sources: WorkflowSources, diagnostics: D
       const json = await readJson(file, sources.root, diagnostics);
       if (json === undefined) continue;
       catalog.files.push(file);
+      await loadParser();
       eachWorkflow(json, file, diagnostics, (raw, at) => add(raw, at, { kind: "file", file, userLevel: false }), false);
     }
   }
@@ -83,8 +90,10 @@ export async function discoverWorkflows(sources: WorkflowSources, diagnostics: D
     const json = await readJson(file, sources.root, diagnostics);
     if (json === undefined) continue;
     catalog.files.push(file);
+    await loadParser();
     eachWorkflow(json, file, diagnostics, (raw, at) => add(raw, at, { kind: "file", file, userLevel: false }), true);
   }
+  if (sources.handOffs.some((h) => h.workflows.length)) await loadParser();
   for (const handOff of sources.handOffs) {
     const file = handOff.workflowsFile ?? handOff.manifestPath;
     handOff.workflows.forEach((raw, i) => add(raw, ["workflows", i], { kind: "plugin", file, plugin: handOff.plugin, userLevel: handOff.userLevel }));

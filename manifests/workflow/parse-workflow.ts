@@ -1,9 +1,9 @@
 import type { z } from "zod";
+import { jsonType } from "../json-type.js";
 import { formatJsonPath } from "../plugin/json-path.js";
 import {
   STEP_KEYS,
   WORKFLOW_KEYS,
-  jsonType,
   stepObjectSchema,
   workflowHeaderSchema,
   type StepCommon,

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { PromptCommand } from "../commands/prompt-command.js";
+import { jsonType } from "../json-type.js";
 
 /** Deepest nesting of `workflow` steps (a workflow calling a workflow calling ...). */
 export const MAX_WORKFLOW_DEPTH = 8;
@@ -90,13 +91,6 @@ export interface WorkflowDefinition {
   steps: WorkflowStep[];
   metadata: Record<string, unknown>;
   origin: WorkflowOrigin;
-}
-
-/** Describes the JSON type of a value for messages. */
-export function jsonType(value: unknown): string {
-  if (value === null) return "null";
-  if (Array.isArray(value)) return "array";
-  return typeof value;
 }
 
 const text = (what = "a string") =>

@@ -1,8 +1,7 @@
 import { relative, sep } from "node:path";
 import { defineTool, type Host, objectSchema, type ToolDefinition } from "../../core/index.js";
-import { CONFIG_SOURCES, ConfigView, checkSource, type ConfigEntry } from "./config-view.js";
-import { setConfigValue, WRITABLE_SOURCES } from "./config-writer.js";
-import { formatKeyPath, parseKeyPath } from "./key-path.js";
+import { CONFIG_SOURCES, WRITABLE_SOURCES } from "./config-source-lists.js";
+import type { ConfigEntry } from "./config-view.js";
 
 const SOURCE = { kind: "runtime", id: "config" } as const;
 const sourceField = {
@@ -13,6 +12,9 @@ const sourceField = {
 const keyPath = { type: "string", minLength: 1, description: 'Dotted key path; quote keys containing dots: mcp["my.server"].lazy' } as const;
 
 const obj = objectSchema;
+
+/** The config views and key paths, loaded on the first config tool call (listing the tools loads neither). */
+const views = () => Promise.all([import("./config-view.js"), import("./key-path.js")]);
 
 /** The config runtime's tools; every call re-reads the config files. */
 export function configTools(host: Host): ToolDefinition[] {
@@ -29,6 +31,7 @@ export function configTools(host: Host): ToolDefinition[] {
         risk: ["read"],
         readOnly: true,
         async execute(input) {
+          const [{ ConfigView, checkSource }, { formatKeyPath, parseKeyPath }] = await views();
           const source = checkSource(input.source);
           const view = await ConfigView.load(ws, host.trusted);
           const prefix = input.prefix === undefined ? undefined : formatKeyPath(parseKeyPath(input.prefix));
@@ -60,6 +63,7 @@ export function configTools(host: Host): ToolDefinition[] {
       risk: ["read"],
       readOnly: true,
       async execute(input) {
+        const [{ ConfigView, checkSource }, { formatKeyPath, parseKeyPath }] = await views();
         const keys = parseKeyPath(input.key_path);
         const source = checkSource(input.source);
         const view = await ConfigView.load(ws, host.trusted);
@@ -97,6 +101,7 @@ export function configTools(host: Host): ToolDefinition[] {
         readOnly: false,
         permissionKey: "key_path",
         async execute(input) {
+          const [{ setConfigValue }, [, { parseKeyPath }]] = await Promise.all([import("./config-writer.js"), views()]);
           const keys = parseKeyPath(input.key_path);
           if ((input.source ?? "local") === "local") host.ensureStateDir();
           const result = await setConfigValue(ws, keys, input.value, input.source ?? "local", host.trusted);

@@ -1,18 +1,16 @@
 import {
   type ConfigLayer,
   type ConfigSourceName,
-  contribution,
   deepMerge,
   isPlainObject,
+  layerMerging,
+  type LayerMerging,
   loadConfigLayers,
-  mergeLayers,
   ToolError,
   type Workspace,
 } from "../../core/index.js";
+import { CONFIG_SOURCES } from "./config-source-lists.js";
 import { formatKeyPath, getAt, leaves } from "./key-path.js";
-
-/** Source names in merge order (later wins). */
-export const CONFIG_SOURCES: ConfigSourceName[] = ["user", "legacy", "claude", "project", "local"];
 
 /** One key of the merged (or one source's) config and where its value came from. */
 export interface ConfigEntry {
@@ -29,11 +27,13 @@ export class ConfigView {
     readonly layers: ConfigLayer[],
     /** Whether the workspace is trusted (an untrusted workspace's layers may only restrict). */
     readonly trusted: boolean,
+    private readonly merging: LayerMerging,
   ) {}
 
   /** Reads every layer of the workspace. */
   static async load(ws: Workspace, trusted: boolean): Promise<ConfigView> {
-    return new ConfigView(await loadConfigLayers(ws), trusted);
+    const [layers, merging] = await Promise.all([loadConfigLayers(ws), layerMerging()]);
+    return new ConfigView(layers, trusted, merging);
   }
 
   /** Parsed layers of one source, or all of them. */
@@ -48,7 +48,7 @@ export class ConfigView {
 
   /** The effective config as the host merges it (permission rules accumulate, an untrusted workspace only restricts); with `source`, that source's files as written. */
   merged(source?: ConfigSourceName): Record<string, unknown> {
-    if (source === undefined) return mergeLayers(this.parsed(), this.trusted).value;
+    if (source === undefined) return this.merging.mergeLayers(this.parsed(), this.trusted).value;
     return this.parsed(source).reduce<Record<string, unknown>>((acc, l) => deepMerge(acc, l.value!), {});
   }
 
@@ -58,7 +58,7 @@ export class ConfigView {
    * untrusted workspace only restrict-only keys). Accumulated permission rules report the last layer adding some.
    */
   origin(keys: string[], source?: ConfigSourceName): ConfigLayer | undefined {
-    const value = (l: ConfigLayer) => (source === undefined ? contribution(l, this.trusted).value : l.value);
+    const value = (l: ConfigLayer) => (source === undefined ? this.merging.contribution(l, this.trusted).value : l.value);
     return [...this.parsed(source)].reverse().find((l) => getAt(value(l), keys) !== undefined) ?? this.parsed(source)[0];
   }
 

@@ -7,7 +7,7 @@ import {
   deepMerge,
   errorMessage,
   isPlainObject,
-  KeelConfigSchema,
+  keelConfigSchema,
   localConfigFile,
   StateError,
   ToolError,
@@ -15,14 +15,9 @@ import {
   type Workspace,
   writeJsonState,
 } from "../../core/index.js";
-import { CONFIG_SOURCES, ConfigView } from "./config-view.js";
+import { CONFIG_SOURCES, type WritableSource } from "./config-source-lists.js";
+import { ConfigView } from "./config-view.js";
 import { formatKeyPath, setAt } from "./key-path.js";
-
-/** Sources `config_set` writes to. */
-export const WRITABLE_SOURCES = ["local", "project", "user"] as const;
-
-/** A writable source. */
-export type WritableSource = (typeof WRITABLE_SOURCES)[number];
 
 /** What `config_set` did. */
 export interface ConfigSetResult {
@@ -61,8 +56,8 @@ export async function setConfigValue(ws: Workspace, keys: string[], value: unkno
         throw new ToolError(`${target.file}: the "keel" field must be an object to write into it. Fix it by hand first.`, "precondition_failed");
       const previous = keys.reduce<unknown>((cur, k) => (isPlainObject(cur) || Array.isArray(cur) ? (cur as Record<string, unknown>)[k] : undefined), section);
       const updated = setAt(section, keys, value, target.file);
-      validate(updated, target.file, key, value);
-      validate(mergedWith((await ConfigView.load(ws, trusted)).layers, source, target.file, updated), "the merged config", key, value);
+      await validate(updated, target.file, key, value);
+      await validate(mergedWith((await ConfigView.load(ws, trusted)).layers, source, target.file, updated), "the merged config", key, value);
       await writeJsonState(target.file, target.packageJson ? { ...doc, keel: updated } : updated);
       const after = await ConfigView.load(ws, trusted);
       const origin = after.origin(keys);
@@ -130,8 +125,8 @@ function unparseable(file: string, why: string): ToolError {
   );
 }
 
-function validate(config: Record<string, unknown>, where: string, key: string, value: unknown): void {
-  const parsed = KeelConfigSchema.safeParse(config);
+async function validate(config: Record<string, unknown>, where: string, key: string, value: unknown): Promise<void> {
+  const parsed = (await keelConfigSchema()).safeParse(config);
   if (parsed.success) return;
   const issue = parsed.error.issues[0]!;
   const field = formatKeyPath(issue.path.map(String));

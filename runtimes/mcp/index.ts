@@ -37,7 +37,7 @@ export function mcpRuntime(options: McpRuntimeOptions = {}): KeelPlugin {
       let manager: McpManager | undefined;
       host.hooks.registerTools.tapPromise(PLUGIN_NAME, async () => {
         const handOffs = host.service("plugins")?.handOffs() ?? [];
-        const discovered = discoverMcpServers({ workspace: host.workspace, env: host.env, diagnostics: host.diagnostics, handOffs });
+        const discovered = await discoverMcpServers({ workspace: host.workspace, env: host.env, diagnostics: host.diagnostics, handOffs });
         if (!discovered.servers.length && !discovered.resources.length) return;
         // The manager and its dependencies load only when a workspace has MCP servers or resources.
         const [{ policyElicitor }, { genericMcpTools }, { McpManager }, { HealthStore }, { ToolCache }] = await Promise.all([

@@ -1,9 +1,11 @@
 import { type ToolDefinition, ToolError, UsageError } from "../../core/index.js";
 import { defineTool } from "../../core/index.js";
-import { describeRun, describeWorkflow, describeWorkflowIndex } from "./describe-workflow.js";
 import type { WorkflowService } from "./workflow-service.js";
 
 const SOURCE = { kind: "runtime", id: "workflow" } as const;
+
+/** The text renderers, loaded on the first workflow tool call (listing the tools loads none). */
+const describe = () => import("./describe-workflow.js");
 
 /** The workflow tools (reference names): `workflow_list`, `workflow_get`, `workflow_run`. */
 export function workflowTools(service: WorkflowService): ToolDefinition[] {
@@ -19,6 +21,7 @@ export function workflowTools(service: WorkflowService): ToolDefinition[] {
         readOnly: true,
         async execute(input) {
           const workflows = service.list(input.query);
+          const { describeWorkflowIndex } = await describe();
           return {
             content: describeWorkflowIndex(workflows),
             data: {
@@ -48,6 +51,7 @@ export function workflowTools(service: WorkflowService): ToolDefinition[] {
           const wf = known(service, input.workflow_name);
           const { origin, ...rest } = wf;
           const needsTrust = service.needsTrust(wf);
+          const { describeWorkflow } = await describe();
           return { content: describeWorkflow(wf, needsTrust), data: { ...rest, source: origin.file, needsTrust }, metadata: { action: "workflow_get" } };
         },
       },
@@ -92,6 +96,7 @@ export function workflowTools(service: WorkflowService): ToolDefinition[] {
                 : record.refused === "trust"
                   ? "permission_denied"
                   : "execution_failed";
+          const { describeRun } = await describe();
           return { ok, code, content: describeRun(record), data: record, metadata: { action: "workflow_run", run_id: record.id, status: record.status } };
         },
       },

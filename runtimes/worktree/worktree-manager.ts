@@ -12,9 +12,7 @@ import {
 } from "../../core/index.js";
 import { existsSync } from "node:fs";
 import { join, relative, sep } from "node:path";
-import { discardWorktree, pendingWork } from "./discard-worktree.js";
 import { gitAt, resolveRef, statusLines, worktreePaths } from "./git-client.js";
-import { diffNames, mergeWorktree } from "./merge-worktree.js";
 import { checkWorktrees, goneMessage, ignoredWorktreeMessage, type CheckedWorktrees, type IgnoredWorktree } from "./worktree-check.js";
 import { assertWorktreeName, defaultWorktreeName } from "./worktree-name.js";
 import { emptyWorktreeState, pushHistory, readWorktreeState, updateWorktreeState, type WorktreeRecord, type WorktreeState } from "./worktree-state.js";
@@ -158,9 +156,12 @@ export class WorktreeManager implements WorktreeService {
         this.state.active === rec.name
           ? "`keel worktree exit --action merge`"
           : `\`keel worktree enter ${rec.name}\` then \`keel worktree exit --action merge\``;
+      // Merging and discarding load when a worktree is left: most commands never leave one.
+      const { mergeWorktree } = await import("./merge-worktree.js");
       outcome = await mergeWorktree(rec, root, opts.signal, retry);
       if (outcome.ok) await removeWorktree(rec, root, opts.signal);
     } else {
+      const { discardWorktree } = await import("./discard-worktree.js");
       outcome = await discardWorktree(rec, root, Boolean(opts.force), opts.signal);
     }
     const { result: left } = await this.save((s) => {
@@ -193,6 +194,7 @@ export class WorktreeManager implements WorktreeService {
     const managed = this.checked.valid.size;
     if (!rec) return { active: null, managed };
     if (!existsSync(rec.path)) return { active: null, managed, problem: goneMessage(rec) };
+    const { pendingWork } = await import("./discard-worktree.js");
     const { uncommitted, unmerged } = await pendingWork(rec, await this.repoRoot(signal), signal);
     return { active: { ...toInfo(rec), uncommitted, unmergedCommits: unmerged, changedFiles: await changedSinceBase(rec, signal) }, managed };
   }
@@ -351,6 +353,7 @@ async function removeWorktree(rec: WorktreeRecord, root: string, signal?: AbortS
 /** Files that differ between the worktree (including uncommitted and untracked files) and its base commit. */
 async function changedSinceBase(rec: WorktreeRecord, signal?: AbortSignal): Promise<string[]> {
   const git = await gitAt(rec.path, { signal });
+  const { diffNames } = await import("./merge-worktree.js");
   const tracked = await diffNames(git, rec.baseCommit);
   const untracked = (await statusLines(git)).filter((l) => l.startsWith("??")).map((l) => l.slice(3));
   return [...new Set([...tracked, ...untracked])].sort();

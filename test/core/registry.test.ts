@@ -28,6 +28,12 @@ describe("ToolRegistry", () => {
     expect(diagnostics.items[0]!.message).toContain("already taken by builtin");
   });
 
+  it("lists tools in code-unit order of their names, whatever the locale (digits < uppercase < _ < lowercase)", () => {
+    const reg = new ToolRegistry(new Diagnostics());
+    for (const name of ["b", "a_1", "B", "a1", "mcp__z__x", "mcp_list"]) reg.register(tool(name));
+    expect(reg.listing().map((t) => t.name)).toEqual(["B", "a1", "a_1", "b", "mcp__z__x", "mcp_list"]);
+  });
+
   it("rejects empty names and names with spaces", () => {
     const diagnostics = new Diagnostics();
     const reg = new ToolRegistry(diagnostics);

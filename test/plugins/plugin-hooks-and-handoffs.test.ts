@@ -111,11 +111,11 @@ describe("hand-offs to other runtimes", () => {
     expect(trusted.plugins[0].needsTrust).toBe(false);
   });
 
-  it("copies __proto__ keys as plain own data, never as a prototype", () => {
+  it("copies __proto__ keys as plain own data, never as a prototype", async () => {
     ws = makeWorkspace({
       "plugins/p/plugin.json": '{"name":"p","__proto__":{"polluted":true},"mcpServers":{"srv":{"__proto__":{"command":"evil"},"args":[]}}}',
     });
-    const loaded = loadPlugins({ cwd: ws.root, root: ws.root, keelHome: ws.keelHome });
+    const loaded = await loadPlugins({ cwd: ws.root, root: ws.root, keelHome: ws.keelHome });
     const srv = loaded.plugins[0]!.mcpServers.srv as Record<string, unknown>;
     expect(srv.command).toBeUndefined();
     expect(Object.getPrototypeOf(srv)).toBe(Object.prototype);

@@ -12,17 +12,17 @@ import { makeWorkspace, type TempWorkspace } from "../../helpers/temp-workspace.
 let ws: TempWorkspace | undefined;
 afterEach(() => ws?.cleanup());
 
-function discover(files: Record<string, string | object>, opts: { cwd?: string; env?: NodeJS.ProcessEnv; handOffs?: any[] } = {}) {
+async function discover(files: Record<string, string | object>, opts: { cwd?: string; env?: NodeJS.ProcessEnv; handOffs?: any[] } = {}) {
   ws = makeWorkspace(files);
   const diagnostics = new Diagnostics();
   const env = { ...ws.env, ...opts.env };
   const workspace = resolveWorkspace(opts.cwd ? ws.path(opts.cwd) : ws.root, env);
-  return { ...discoverMcpServers({ workspace, env, diagnostics, handOffs: opts.handOffs }), diagnostics: diagnostics.items };
+  return { ...(await discoverMcpServers({ workspace, env, diagnostics, handOffs: opts.handOffs })), diagnostics: diagnostics.items };
 }
 
 describe("MCP manifest discovery", () => {
-  it("reads both forms and every field", () => {
-    const r = discover({
+  it("reads both forms and every field", async () => {
+    const r = await discover({
       ".mcp.json": {
         mcpServers: {
           a: {
@@ -66,8 +66,8 @@ describe("MCP manifest discovery", () => {
     expect(r.servers[1]).toMatchObject({ transport: "sse", enabled: false });
   });
 
-  it("walks from cwd up to the workspace root, nearest first; a duplicate gets a diagnostic naming the winner", () => {
-    const r = discover(
+  it("walks from cwd up to the workspace root, nearest first; a duplicate gets a diagnostic naming the winner", async () => {
+    const r = await discover(
       {
         "mcp.json": { mcpServers: { dup: { command: "root-cmd" }, top: { command: "t" } } },
         "pkg/.mcp.json": { mcpServers: { dup: { command: "near-cmd" } } },
@@ -82,15 +82,15 @@ describe("MCP manifest discovery", () => {
     expect(d.message).toContain(join(ws!.root, "pkg", ".mcp.json"));
   });
 
-  it("never reads above the workspace root", () => {
+  it("never reads above the workspace root", async () => {
     ws = makeWorkspace({});
     writeFileSync(join(ws.root, "..", ".mcp.json"), JSON.stringify({ mcpServers: { above: { command: "x" } } }));
     const workspace = resolveWorkspace(ws.root, ws.env);
-    const r = discoverMcpServers({ workspace, env: ws.env, diagnostics: new Diagnostics() });
+    const r = await discoverMcpServers({ workspace, env: ws.env, diagnostics: new Diagnostics() });
     expect(r.servers).toEqual([]);
   });
 
-  it("loads $KEEL_HOME/mcp.json as trusted user-level servers and plugin hand-offs by their level", () => {
+  it("loads $KEEL_HOME/mcp.json as trusted user-level servers and plugin hand-offs by their level", async () => {
     ws = makeWorkspace({});
     mkdirSync(ws.keelHome, { recursive: true });
     writeFileSync(join(ws.keelHome, "mcp.json"), JSON.stringify({ mcpServers: { user: { command: "u" } } }));
@@ -105,20 +105,20 @@ describe("MCP manifest discovery", () => {
         workflows: [],
       },
     ];
-    const r = discoverMcpServers({ workspace, env: ws.env, diagnostics: new Diagnostics(), handOffs });
+    const r = await discoverMcpServers({ workspace, env: ws.env, diagnostics: new Diagnostics(), handOffs });
     expect(r.servers.map((s) => [s.name, s.origin.scope, s.trustedByOrigin])).toEqual([
       ["fromPlugin", "plugin", false],
       ["user", "user", true],
     ]);
   });
 
-  it("a user-level server wins over a workspace server of the same name (case-insensitively); the workspace one gets a warning naming both files", () => {
+  it("a user-level server wins over a workspace server of the same name (case-insensitively); the workspace one gets a warning naming both files", async () => {
     ws = makeWorkspace({ ".mcp.json": { mcpServers: { fs: { command: "repo-fs" }, other: { command: "o" } } } });
     const userFile = join(ws.keelHome, "mcp.json");
     writeFileSync(userFile, JSON.stringify({ mcpServers: { Fs: { command: "user-fs" } } }));
     const workspace = resolveWorkspace(ws.root, ws.env);
     const diagnostics = new Diagnostics();
-    const r = discoverMcpServers({ workspace, env: ws.env, diagnostics });
+    const r = await discoverMcpServers({ workspace, env: ws.env, diagnostics });
     expect(r.servers.map((s) => [s.name, s.command, s.origin.scope, s.trustedByOrigin])).toEqual([
       ["Fs", "user-fs", "user", true],
       ["other", "o", "workspace", false],
@@ -129,7 +129,7 @@ describe("MCP manifest discovery", () => {
     expect(d.message).toMatch(/user-level server "Fs".*a workspace may not replace a user-level server/);
   });
 
-  it("a user-level plugin's server wins over a workspace plugin's and a workspace manifest's; within a level the first wins", () => {
+  it("a user-level plugin's server wins over a workspace plugin's and a workspace manifest's; within a level the first wins", async () => {
     ws = makeWorkspace({ ".mcp.json": { mcpServers: { GH: { command: "repo-gh" } } } });
     const workspace = resolveWorkspace(ws.root, ws.env);
     const handOffs = [
@@ -159,7 +159,7 @@ describe("MCP manifest discovery", () => {
       },
     ];
     const diagnostics = new Diagnostics();
-    const r = discoverMcpServers({ workspace, env: ws.env, diagnostics, handOffs });
+    const r = await discoverMcpServers({ workspace, env: ws.env, diagnostics, handOffs });
     expect(r.servers.map((s) => [s.name, s.command])).toEqual([
       ["gh", "user-gh"],
       ["only", "r"],
@@ -172,8 +172,8 @@ describe("MCP manifest discovery", () => {
     ]);
   });
 
-  it("invalid files and entries become diagnostics with file, path and reason; the rest loads", () => {
-    const r = discover({
+  it("invalid files and entries become diagnostics with file, path and reason; the rest loads", async () => {
+    const r = await discover({
       ".mcp.json": {
         mcpServers: {
           good: { command: "ok" },
@@ -199,8 +199,8 @@ describe("MCP manifest discovery", () => {
     expect(r.diagnostics.find((d) => d.path === "mcpServers.badType.type")!.message).toMatch(/stdio.*http.*sse/);
   });
 
-  it("expands ${VAR} and ${VAR:-default} in command, args, env, cwd, url and headers", () => {
-    const r = discover(
+  it("expands ${VAR} and ${VAR:-default} in command, args, env, cwd, url and headers", async () => {
+    const r = await discover(
       {
         ".mcp.json": {
           mcpServers: {
@@ -219,8 +219,8 @@ describe("MCP manifest discovery", () => {
     expect(r.servers.find((x) => x.name === "h")).toMatchObject({ url: "http://127.0.0.1:1/mcp", headers: { Authorization: "Bearer s3cret" } });
   });
 
-  it("an unset variable without default is a diagnostic naming server and variable; the server is marked not startable", () => {
-    const r = discover({ ".mcp.json": { mcpServers: { gh: { command: "gh-mcp", env: { GITHUB_TOKEN: "${KEEL_TEST_UNSET_TOKEN}" } } } } });
+  it("an unset variable without default is a diagnostic naming server and variable; the server is marked not startable", async () => {
+    const r = await discover({ ".mcp.json": { mcpServers: { gh: { command: "gh-mcp", env: { GITHUB_TOKEN: "${KEEL_TEST_UNSET_TOKEN}" } } } } });
     const d = r.diagnostics.find((x) => x.severity === "error")!;
     expect(d.message).toContain('"gh"');
     expect(d.message).toContain("${KEEL_TEST_UNSET_TOKEN}");

@@ -45,17 +45,17 @@ describe("plugin discovery", () => {
     expect(files).toContain(ws.path("plugins/nameless/plugin.json"));
   });
 
-  it("loads the same real path once and skips a second plugin with a taken name", () => {
+  it("loads the same real path once and skips a second plugin with a taken name", async () => {
     ws = makeWorkspace({ "plugins/real/plugin.json": { name: "real" }, "plugins/other/plugin.json": { name: "real" } });
     symlinkSync(ws.path("plugins/real"), ws.path("plugins/zlink"));
     const files = discoverPluginFiles({ cwd: ws.root, root: ws.root, keelHome: ws.keelHome });
     expect(files.map((f) => f.path)).toEqual([ws.path("plugins/other/plugin.json"), ws.path("plugins/real/plugin.json")]);
-    const loaded = loadPlugins({ cwd: ws.root, root: ws.root, keelHome: ws.keelHome });
+    const loaded = await loadPlugins({ cwd: ws.root, root: ws.root, keelHome: ws.keelHome });
     expect(loaded.plugins.map((p) => p.manifestPath)).toEqual([ws.path("plugins/other/plugin.json")]);
     expect(loaded.failed[0]!.diagnostics[0]!.message).toMatch(/already loaded/);
   });
 
-  it("accepts camelCase and snake_case, trims strings, treats blanks as absent and keeps unknown fields", () => {
+  it("accepts camelCase and snake_case, trims strings, treats blanks as absent and keeps unknown fields", async () => {
     ws = makeWorkspace({
       ".claw-plugin/plugin.json": {
         name: "  spaced  ",
@@ -72,7 +72,7 @@ describe("plugin discovery", () => {
         hooks: { before_prompt: [" one ", "", "two"], afterTurn: "done" },
       },
     });
-    const loaded = loadPlugins({ cwd: ws.root, root: ws.root, keelHome: ws.keelHome });
+    const loaded = await loadPlugins({ cwd: ws.root, root: ws.root, keelHome: ws.keelHome });
     expect(loaded.diagnostics).toEqual([]);
     const m = loaded.plugins[0]!.manifest;
     expect(m).toMatchObject({ name: "spaced", version: "2.0", extra: { futureField: { anything: true } } });
@@ -90,7 +90,7 @@ describe("plugin discovery", () => {
     ]);
   });
 
-  it("reports wrong field types with file, JSON path and reason, and still loads the rest", () => {
+  it("reports wrong field types with file, JSON path and reason, and still loads the rest", async () => {
     ws = makeWorkspace({
       "plugins/p/plugin.json": {
         name: "p",
@@ -103,7 +103,7 @@ describe("plugin discovery", () => {
       },
     });
     const file = ws.path("plugins/p/plugin.json");
-    const loaded = loadPlugins({ cwd: ws.root, root: ws.root, keelHome: ws.keelHome });
+    const loaded = await loadPlugins({ cwd: ws.root, root: ws.root, keelHome: ws.keelHome });
     const byPath = Object.fromEntries(loaded.diagnostics.map((d) => [d.path, d]));
     for (const path of [
       "version",
@@ -127,9 +127,9 @@ describe("plugin discovery", () => {
     expect(m.hooks.map((h) => h.hook)).toEqual(["onResume"]);
   });
 
-  it("reports a manifest that is not an object", () => {
+  it("reports a manifest that is not an object", async () => {
     ws = makeWorkspace({ "plugins/arr/plugin.json": "[1,2]", "plugins/str/plugin.json": '"x"' });
-    const loaded = loadPlugins({ cwd: ws.root, root: ws.root, keelHome: ws.keelHome });
+    const loaded = await loadPlugins({ cwd: ws.root, root: ws.root, keelHome: ws.keelHome });
     expect(loaded.plugins).toEqual([]);
     expect(loaded.failed.map((f) => f.diagnostics[0]!.message)).toEqual([
       expect.stringMatching(/must be a JSON object \(got array\)/),

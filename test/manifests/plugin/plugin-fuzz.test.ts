@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { loadPluginFiles } from "../../../manifests/plugin/load-plugins.js";
+import { loadPluginFiles } from "../../../manifests/plugin/load-plugin-files.js";
 import type { PluginFs } from "../../../manifests/plugin/plugin-fs.js";
 import { parsePluginManifest } from "../../../manifests/plugin/parse-plugin-manifest.js";
 

@@ -1,0 +1,175 @@
+import { MAX_MANIFEST_BYTES, readRegularFile } from "../../core/index.js";
+import { dirname, resolve } from "node:path";
+import type { DiscoveredMcp, DiscoverOptions } from "./discover-mcp-servers.js";
+import { MCP_DIAGNOSTIC_SOURCE as SOURCE } from "./discover-mcp-servers.js";
+import { expandMap, expandVars } from "./expand-vars.js";
+import { LocalResourceSchema, McpServerEntrySchema, normalizeTransport } from "./mcp-manifest-schema.js";
+import type { LocalResource, McpServerConfig, McpServerOrigin } from "./mcp-server-config.js";
+
+/** Reads one manifest file and adds its servers and resources; failures become diagnostics. */
+export function loadManifestFile(
+  file: string,
+  origin: McpServerOrigin,
+  trusted: boolean,
+  opts: DiscoverOptions,
+  out: DiscoveredMcp,
+  add: (s: McpServerConfig) => void,
+): void {
+  let doc: unknown;
+  let text: string;
+  try {
+    text = readRegularFile(file, MAX_MANIFEST_BYTES);
+  } catch (error) {
+    opts.diagnostics.error(SOURCE, `MCP manifest cannot be read and was skipped: ${(error as Error).message}`, { file });
+    return;
+  }
+  try {
+    doc = JSON.parse(text);
+  } catch (error) {
+    opts.diagnostics.error(SOURCE, `MCP manifest is not valid JSON and was skipped: ${(error as Error).message}. Fix the JSON syntax.`, { file });
+    return;
+  }
+  out.files.push(file);
+  loadDocument(doc, dirname(file), origin, trusted, opts, out, add);
+}
+
+/** Adds the servers and resources of one parsed manifest document; invalid entries become diagnostics. */
+export function loadDocument(
+  doc: unknown,
+  baseDir: string,
+  origin: McpServerOrigin,
+  trusted: boolean,
+  opts: DiscoverOptions,
+  out: DiscoveredMcp,
+  add: (s: McpServerConfig) => void,
+): void {
+  const file = origin.file;
+  if (!isObject(doc)) {
+    opts.diagnostics.error(SOURCE, 'MCP manifest must be a JSON object with "mcpServers" ({name: {...}}) or "servers" ([{name, ...}]).', { file });
+    return;
+  }
+  const entries: { name: string | undefined; raw: unknown; path: string }[] = [];
+  if (doc.mcpServers !== undefined) {
+    if (!isObject(doc.mcpServers)) opts.diagnostics.error(SOURCE, '"mcpServers" must be an object of {name: server}.', { file, path: "mcpServers" });
+    else for (const [name, raw] of Object.entries(doc.mcpServers)) entries.push({ name, raw, path: `mcpServers.${name}` });
+  }
+  if (doc.servers !== undefined) {
+    if (Array.isArray(doc.servers)) doc.servers.forEach((raw, i) => entries.push({ name: undefined, raw, path: `servers[${i}]` }));
+    else if (isObject(doc.servers)) for (const [name, raw] of Object.entries(doc.servers)) entries.push({ name, raw, path: `servers.${name}` });
+    else opts.diagnostics.error(SOURCE, '"servers" must be a list of {name, ...} objects.', { file, path: "servers" });
+  }
+  if (doc.mcpServers === undefined && doc.servers === undefined && doc.resources === undefined)
+    opts.diagnostics.warn(SOURCE, 'MCP manifest has neither "mcpServers" nor "servers"; nothing was loaded.', { file });
+  for (const e of entries) {
+    const server = parseServer(e.name, e.raw, baseDir, { ...origin, path: e.path }, trusted, opts);
+    if (server) add(server);
+  }
+  if (doc.resources !== undefined) out.resources.push(...parseResources(doc.resources, baseDir, undefined, file, "resources", opts));
+}
+
+function parseServer(
+  key: string | undefined,
+  raw: unknown,
+  baseDir: string,
+  origin: McpServerOrigin,
+  trusted: boolean,
+  opts: DiscoverOptions,
+): McpServerConfig | undefined {
+  const file = origin.file;
+  const parsed = McpServerEntrySchema.safeParse(raw);
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues)
+      opts.diagnostics.error(SOURCE, `Invalid MCP server entry (skipped): ${issue.message}.`, {
+        file,
+        path: [origin.path, ...issue.path.map(String)].join("."),
+      });
+    return undefined;
+  }
+  const s = parsed.data;
+  const name = key ?? s.name;
+  if (!name) {
+    opts.diagnostics.error(SOURCE, 'Invalid MCP server entry (skipped): a server in the "servers" list needs a "name".', { file, path: origin.path });
+    return undefined;
+  }
+  const unset: string[] = [];
+  const secrets: string[] = [];
+  const x = (v: string | undefined) => {
+    if (v === undefined) return undefined;
+    const e = expandVars(v, opts.env);
+    unset.push(...e.unset);
+    secrets.push(...e.secrets);
+    return e.value;
+  };
+  const command = x(s.command);
+  const args = (s.args ?? []).map((a) => x(a)!);
+  const env = expandMap(s.env ?? {}, opts.env, unset, secrets);
+  const cwd = x(s.cwd);
+  const url = x(s.url);
+  const headers = expandMap(s.headers ?? {}, opts.env, unset, secrets);
+  const unsetVars = [...new Set(unset)];
+  if (unsetVars.length)
+    opts.diagnostics.error(
+      SOURCE,
+      `MCP server "${name}" uses unset environment variable${unsetVars.length > 1 ? "s" : ""} ${unsetVars.map((v) => "${" + v + "}").join(", ")} and will not be started. Export ${unsetVars.length > 1 ? "them" : "it"} or write \${${unsetVars[0]}:-default} in the manifest.`,
+      { file, path: origin.path },
+    );
+  return {
+    name,
+    transport: normalizeTransport(s.type ?? s.transport, s.url),
+    command,
+    args,
+    env,
+    // Without a `cwd`, stdio servers start in the workspace root (not wherever the keel process happens to run).
+    cwd: cwd ? resolve(baseDir, cwd) : opts.workspace.root,
+    url,
+    headers,
+    enabled: s.enabled !== false && s.disabled !== true,
+    enabledTools: s.enabledTools ?? s.enabled_tools,
+    disabledTools: s.disabledTools ?? s.disabled_tools,
+    startupTimeoutMs: s.startupTimeoutMs ?? s.startup_timeout_ms,
+    toolTimeoutMs: s.toolTimeoutMs ?? s.tool_timeout_ms,
+    lazy: s.lazy,
+    sandbox: s.sandbox,
+    resources: s.resources ? parseResources(s.resources, baseDir, name, file, `${origin.path}.resources`, opts) : [],
+    origin,
+    trustedByOrigin: trusted,
+    unsetVars,
+    secrets: [...new Set(secrets)],
+  };
+}
+
+function parseResources(raw: unknown, baseDir: string, server: string | undefined, file: string, path: string, opts: DiscoverOptions): LocalResource[] {
+  if (!Array.isArray(raw)) {
+    opts.diagnostics.error(SOURCE, "`resources` must be a list of {name, text | path}.", { file, path });
+    return [];
+  }
+  const out: LocalResource[] = [];
+  raw.forEach((r, i) => {
+    const parsed = LocalResourceSchema.safeParse(r);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]!;
+      opts.diagnostics.error(SOURCE, `Invalid local resource (skipped): ${issue.message}.`, {
+        file,
+        path: [`${path}[${i}]`, ...issue.path.map(String)].join("."),
+      });
+      return;
+    }
+    const d = parsed.data;
+    out.push({
+      name: d.name,
+      uri: d.uri ?? `keel-local://${server ?? "workspace"}/${encodeURIComponent(d.name)}`,
+      description: d.description,
+      mimeType: d.mimeType ?? "text/plain",
+      text: d.text,
+      path: d.path,
+      baseDir,
+      server,
+      file,
+    });
+  });
+  return out;
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === "object" && !Array.isArray(v);
+}
