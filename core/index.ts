@@ -26,6 +26,8 @@ export type {
   KeelServiceName,
   KeelServices,
   AgentService,
+  ExpandedPrompt,
+  PromptCommandsService,
   PluginHandOff,
   PluginsService,
   SessionStateService,

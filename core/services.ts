@@ -1,3 +1,4 @@
+import type { RunContext } from "./types.js";
 import type { AgentRuntime } from "./agent/agent-runtime.js";
 
 /**
@@ -21,6 +22,24 @@ export interface KeelServices {
   worktrees: WorktreeService;
   /** What discovered plugins hand to other runtimes (plugin runtime). */
   plugins: PluginsService;
+  /** `/name args` prompts: prompt commands (Claude Code, Gemini CLI) expanded (workflow runtime). */
+  "prompt-commands": PromptCommandsService;
+}
+
+/** A prompt whose first word named a prompt command, expanded. */
+export interface ExpandedPrompt {
+  /** The command's name (without the slash). */
+  name: string;
+  /** The rendered text the model receives. */
+  prompt: string;
+  /** The model the command asks for (a model name on the configured endpoint), if any. */
+  model?: string;
+}
+
+/** Expands `/name args` prompts into the text of the prompt command `name`. */
+export interface PromptCommandsService {
+  /** The expansion of `prompt` when it starts with `/name` of a known command; undefined otherwise. Shell lines and files as the command's rules allow. */
+  expand(prompt: string, run: RunContext): Promise<ExpandedPrompt | undefined>;
 }
 
 /** A service name. */

@@ -67,8 +67,7 @@ export function renderPlugins(report: PluginsReport): string {
     for (const s of c.mcpServers) lines.push(`mcp server ${s}${p.needsTrust ? " (needs trust: --trust or keel trust)" : ""}`);
     if (c.workflows) lines.push(`${c.workflows} workflow${c.workflows === 1 ? "" : "s"}${p.needsTrust ? " (shell steps need trust)" : ""}`);
     for (const s of p.skipped) lines.push(`skipped ${s.kind} ${s.name}: ${s.reason}`);
-    for (const i of p.informational)
-      lines.push(i.kind === "skill" ? `skill ${i.name} (the skill tool loads it)` : `info: ${i.kind} ${i.name} (not run by keel yet)`);
+    for (const i of p.informational) lines.push(informationalLine(i));
     for (const d of p.diagnostics.filter((d) => !p.skipped.some((s) => s.reason === d.message))) lines.push(formatDiagnostic(d));
     if (lines.length) out.push("", `${p.name}:`, ...lines.map((l) => `  ${l}`));
   }
@@ -100,4 +99,11 @@ function summary(p: PluginRecord): string {
     .map(([n, w]) => `${n} ${w}${n === 1 ? "" : w.endsWith("s") ? "es" : "s"}`)
     .join(", ");
   return text || (p.informational.length ? `${p.informational.length} informational` : "nothing");
+}
+
+/** How `keel plugins` shows what a Claude Code plugin carries besides plugin.json. */
+function informationalLine(i: { kind: string; name: string }): string {
+  if (i.kind === "skill") return `skill ${i.name} (the skill tool loads it)`;
+  if (i.kind === "command") return `command ${i.name} (keel run "${i.name} …", or keel workflow run)`;
+  return `info: ${i.kind} ${i.name} (not run by keel yet)`;
 }

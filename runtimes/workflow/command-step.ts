@@ -1,9 +1,6 @@
 import type { CommandStep } from "../../manifests/workflow/workflow-schema.js";
 import type { StepContext, StepOutcome } from "./run-step.js";
 
-/** Claude Code's model aliases: Anthropic names that mean nothing to another endpoint, so the configured model runs. */
-const CLAUDE_MODEL_ALIASES = new Set(["inherit", "sonnet", "opus", "haiku", "default"]);
-
 /** Most characters of a rendered prompt kept in the run record. */
 const RECORDED_CHARS = 2000;
 
@@ -17,7 +14,11 @@ export async function runCommandStep(step: CommandStep, ctx: StepContext): Promi
   const args = typeof ctx.values.arguments === "string" ? ctx.values.arguments : "";
   const label = `/${cmd.name}${args ? ` ${args}` : ""}`;
   ctx.started(label);
-  const [{ renderCommand }, { commandRenderDeps }] = await Promise.all([import("../commands/render-command.js"), import("../commands/command-deps.js")]);
+  const [{ renderCommand }, { commandRenderDeps }, { commandModel }] = await Promise.all([
+    import("../commands/render-command.js"),
+    import("../commands/command-deps.js"),
+    import("../commands/expand-prompt.js"),
+  ]);
   const rendered = await renderCommand(cmd, args, commandRenderDeps(ctx.host, cmd, { ...ctx.run, signal: ctx.signal }));
   const recorded = rendered.text.length > RECORDED_CHARS ? `${rendered.text.slice(0, RECORDED_CHARS)}…` : rendered.text;
   const agent = ctx.host.service("agent");
@@ -31,7 +32,7 @@ export async function runCommandStep(step: CommandStep, ctx: StepContext): Promi
   }
   const result = await agent.runPrompt({
     prompt: rendered.text,
-    model: cmd.model && !CLAUDE_MODEL_ALIASES.has(cmd.model) ? cmd.model : undefined,
+    model: commandModel(cmd),
     cwd: ctx.run.cwd,
     signal: ctx.signal,
     yes: ctx.run.yes,

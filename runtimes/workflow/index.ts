@@ -13,7 +13,8 @@ declare module "../../core/services.js" {
 
 /**
  * The workflow runtime: discovers workflows when tools are registered (diagnostics for every
- * problem), provides the `"workflows"` service and registers `workflow_list`, `workflow_get`, `workflow_run`.
+ * problem), provides the `"workflows"` service (prompt commands included, as one-step workflows) and
+ * `"prompt-commands"` (`/name args` prompts for `keel run`), and registers `workflow_list`, `workflow_get`, `workflow_run`.
  */
 export function workflowRuntime(): KeelPlugin {
   return {
@@ -21,6 +22,12 @@ export function workflowRuntime(): KeelPlugin {
     apply(host: Host) {
       const service = new WorkflowService(host);
       host.provide("workflows", service);
+      host.provide("prompt-commands", {
+        async expand(prompt, run) {
+          const { expandPrompt } = await import("../commands/expand-prompt.js");
+          return expandPrompt(host, prompt, run, (name) => service.command(name));
+        },
+      });
       host.hooks.registerTools.tapPromise(PLUGIN_NAME, async () => {
         await service.load();
         for (const tool of workflowTools(service)) host.registry.register(tool);

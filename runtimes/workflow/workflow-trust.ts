@@ -4,10 +4,12 @@ import type { WorkflowDefinition } from "../../manifests/workflow/workflow-schem
 /**
  * True when the workflow may not run until the workspace is trusted: it is defined in the
  * workspace (its files, `.keel/workflows/`, or a workspace plugin) and the workspace is untrusted.
- * User-level workflows (user-level plugins) never need trust.
+ * User-level workflows (user-level plugins) never need trust. A prompt command does not either: its
+ * text reaches the model only when you invoke it by name (like AGENTS.md, it widens nothing), and
+ * its shell lines run only from trusted sources (commandMayRunShell).
  */
 export function workflowNeedsTrust(host: Host, wf: WorkflowDefinition): boolean {
-  return !host.trusted && !wf.origin.userLevel;
+  return !host.trusted && !wf.origin.userLevel && wf.origin.kind !== "command";
 }
 
 /**

@@ -2,7 +2,8 @@ import type { AgentOutcome, AgentRunOptions, AgentRuntime } from "../../agent/ag
 import { formatDiagnostic } from "../../diagnostics.js";
 import { UsageError } from "../../errors.js";
 import { requireModelSpec } from "../../model/model-spec.js";
-import type { WorktreeInfo } from "../../services.js";
+import type { ExpandedPrompt, WorktreeInfo } from "../../services.js";
+import type { Host } from "../../host.js";
 import type { CliContext } from "../cli-context.js";
 import { terminalText } from "../terminal-text.js";
 import { ttyApprover } from "../tty-approver.js";
@@ -31,7 +32,9 @@ export async function runCommand(ctx: CliContext, prompt: string | undefined, op
       if (!service) throw new UsageError("--worktree needs the worktree runtime, which is not available in this build.");
       worktree = await service.create(`run-${Date.now().toString(36)}`, ctx.signal);
     }
-    const common: AgentRunOptions = { ...base, prompt, model: opts.model, maxSteps: opts.maxSteps };
+    // `/name args`: a prompt command (Claude Code, Gemini CLI) expanded into its text
+    const expanded = !opts.resume && prompt ? await expandCommand(ctx, host, prompt, base) : undefined;
+    const common: AgentRunOptions = { ...base, prompt: expanded?.prompt ?? prompt, model: opts.model ?? expanded?.model, maxSteps: opts.maxSteps };
     const out = opts.resume
       ? await runtime.resume(opts.resume, common)
       : await runtime.start({
@@ -46,6 +49,15 @@ export async function runCommand(ctx: CliContext, prompt: string | undefined, op
     }
     report(ctx, out, note);
   });
+}
+
+/** The prompt command a `/name args` prompt names, expanded; undefined (with a note on stderr for an unknown `/name`) otherwise. */
+async function expandCommand(ctx: CliContext, host: Host, prompt: string, base: AgentRunOptions): Promise<ExpandedPrompt | undefined> {
+  const name = /^\s*\/([\w][\w:.-]*)(?:\s|$)/.exec(prompt)?.[1];
+  if (!name) return undefined;
+  const expanded = await host.service("prompt-commands")?.expand(prompt, { yes: base.yes, approver: base.approver, signal: base.signal, origin: "cli" });
+  if (!expanded) ctx.io.stderr.write(`keel: no command named /${name} (keel workflow list shows the commands); the prompt is sent as typed.\n`);
+  return expanded;
 }
 
 /** `keel sessions approve|reject ID`: decides the paused call and continues the run. */

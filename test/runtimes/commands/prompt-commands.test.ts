@@ -1,0 +1,82 @@
+import { cpSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { startOpenAIServer, type OpenAIServer } from "../../helpers/openai-server.js";
+import { runKeel } from "../../helpers/run-cli.js";
+import { makeWorkspace, type TempWorkspace } from "../../helpers/temp-workspace.js";
+
+const RELEASE_NOTES = fileURLToPath(new URL("../../plugins/fixtures/claude-code/plugins/release-notes", import.meta.url));
+
+let server: OpenAIServer;
+let ws: TempWorkspace;
+beforeAll(async () => {
+  server = await startOpenAIServer();
+});
+afterAll(() => server.close());
+afterEach(() => ws?.cleanup());
+
+const lastUserText = () =>
+  server.requests
+    .at(-1)!
+    .messages.filter((m) => m.role === "user")
+    .at(-1)!.content!;
+
+describe("prompt commands (Claude Code .md, Gemini CLI .toml) run as prompts and as workflows", () => {
+  it('keel run "/greet world" sends the rendered command to the model (untrusted workspace: text only)', async () => {
+    ws = makeWorkspace({ ".claude/commands/greet.md": "---\ndescription: Greets someone\nargument-hint: NAME\n---\nSay hello to $ARGUMENTS" });
+    ws.writeUserConfig({ model: { name: "m", baseUrl: server.baseUrl } });
+    server.push({ text: "Hello, world!" });
+    const r = await runKeel(["run", "/greet world"], { cwd: ws.root, env: ws.env });
+    expect(r.exitCode).toBe(0);
+    expect(lastUserText()).toBe("Say hello to world");
+    server.push({ text: "ok" });
+    const unknown = await runKeel(["run", "/nosuch thing"], { cwd: ws.root, env: ws.env });
+    expect(unknown.stderr).toContain("no command named /nosuch");
+    expect(lastUserText()).toBe("/nosuch thing");
+  });
+
+  it("lists commands with their source in keel workflow list, runs them with --arg arguments=…, and names plugin commands plugin:name on a clash", async () => {
+    ws = makeWorkspace({
+      ".claude/commands/notes.md": "---\ndescription: Project notes\n---\nWrite project notes about $1",
+      ".gemini/commands/git/summary.toml": 'description = "Summarize"\nprompt = "Summarize the changes for {{args}}."',
+    });
+    cpSync(RELEASE_NOTES, ws.path("plugins", "release-notes"), { recursive: true });
+    ws.writeUserConfig({ model: { name: "m", baseUrl: server.baseUrl } });
+    const list = await runKeel(["--json", "workflow", "list"], { cwd: ws.root, env: ws.env });
+    const names = list.json<{ workflows: { name: string; source?: string }[] }>().workflows.map((w) => w.name);
+    expect(names).toEqual(expect.arrayContaining(["notes", "git:summary", "release-notes:notes", "polish"]));
+    server.push({ text: "summary done" });
+    const run = await runKeel(["workflow", "run", "git:summary", "--arg", "arguments=v1.2"], { cwd: ws.root, env: ws.env });
+    expect(run.exitCode).toBe(0);
+    expect(lastUserText()).toBe("Summarize the changes for v1.2.");
+  });
+
+  it("!`cmd` runs only in a trusted workspace and only as allowed-tools allow, through the bash pipeline (deny rules win)", async () => {
+    ws = makeWorkspace(
+      {
+        ".claude/commands/status.md":
+          "---\nallowed-tools: Bash(git status:*), Bash(echo:*)\n---\nStatus: !`git status --short`\nEcho: !`echo hi; touch pwned`\nList: !`ls`",
+        "a.txt": "x",
+      },
+      { git: true },
+    );
+    ws.write("b.txt", "new");
+    ws.writeUserConfig({ model: { name: "m", baseUrl: server.baseUrl } });
+    server.push({ text: "ok" });
+    await runKeel(["run", "/status"], { cwd: ws.root, env: ws.env });
+    const untrusted = lastUserText();
+    expect(untrusted).toContain("[output of `git status --short` not included: this workspace is not trusted");
+    server.push({ text: "ok" });
+    await runKeel(["--trust", "run", "/status"], { cwd: ws.root, env: ws.env });
+    const trusted = lastUserText();
+    expect(trusted).toContain("Status: ?? b.txt");
+    expect(trusted).toMatch(/Echo: \[output of `echo hi; touch pwned` not included: the command's allowed-tools do not allow it/);
+    expect(trusted).toMatch(/List: \[output of `ls` not included: the command's allowed-tools do not allow it/);
+    expect(ws.exists("pwned")).toBe(false);
+    // a deny rule of the user beats the command's allowed-tools
+    ws.writeUserConfig({ model: { name: "m", baseUrl: server.baseUrl }, permissions: { deny: ["bash(git status*)"] } });
+    server.push({ text: "ok" });
+    await runKeel(["--trust", "run", "/status"], { cwd: ws.root, env: ws.env });
+    expect(lastUserText()).toMatch(/Status: \[output of `git status --short` not included: permission_denied/);
+  });
+});
