@@ -460,19 +460,10 @@ async function afterResult(
 
 /** Completes the observation (same key order as `{ ...draft, tool, durationMs }`), logs it and commits the call's events. */
 function finish(log: CallLog, started: number, d: Draft): Observation {
-  const obs: Observation = {
-    ok: d.ok,
-    phase: d.phase,
-    code: d.code,
-    content: d.content,
-    data: d.data,
-    metadata: d.metadata,
-    messages: d.messages,
-    truncated: d.truncated,
-    artifacts: d.artifacts,
-    tool: log.tool,
-    durationMs: round(performance.now() - started),
-  };
+  // Every draft is a fresh literal made for this call: completed in place.
+  const obs = d as Observation;
+  obs.tool = log.tool;
+  obs.durationMs = round(performance.now() - started);
   log.observation(obs);
   // Written once the current burst of synchronous work ends: calls ending together share one write.
   if (log.events.commit) log.events.commit();
