@@ -103,7 +103,9 @@ async function echoRows(base: string, env: NodeJS.ProcessEnv): Promise<BenchRow[
       ] as const) {
         const keel = median(got[name]);
         // Each round's keel rate over the raw rate of the same round: robust to the machine's drift.
-        const paired = median(got[name].map((k, i) => k / got.raw[i]!));
+        const ratios = got[name].map((k, i) => k / got.raw[i]!);
+        const paired = median(ratios);
+        const spread = `${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)}`;
         const logNote = `; ${logBytes} B of events per call${got.rawLog.length ? `; raw call + appending ${logBytes} B: ${median(got.rawLog).toFixed(0)} calls/s` : ""}`;
         rows.push({
           case: `echo, ${inFlight === 1 ? "sequential" : "8 in flight"}, ${label}`,
@@ -112,7 +114,7 @@ async function echoRows(base: string, env: NodeJS.ProcessEnv): Promise<BenchRow[
           keel,
           unit: "calls/s",
           higherIsBetter: true,
-          note: `overhead ${(1e6 / keel - 1e6 / baseline).toFixed(1)} µs/call; per-round ratio ${paired.toFixed(2)}${name === "jsonl" ? logNote : name === "withSignal" ? "; as CLI, agent and workflow calls run: cancellable, with a progress token" : ""}`,
+          note: `overhead ${(1e6 / keel - 1e6 / baseline).toFixed(1)} µs/call; per-round ratio ${paired.toFixed(2)} (spread ${spread})${name === "jsonl" ? logNote : name === "withSignal" ? "; as CLI, agent and workflow calls run: cancellable (progress asked on the first call only: echo reports none)" : ""}`,
           ...(name === "withSignal" ? {} : { target: "≥ 0.9 × raw", met: keel >= 0.9 * baseline }),
         });
       }

@@ -23,49 +23,49 @@ export interface ToolIntentEvent extends CallFields {
   sessionId?: string;
 }
 
-/** The name was looked up in the registry. */
+/**
+ * The checks a call passes before it executes, in order. A call that passes them all is recorded by
+ * one `tool_execute` line naming them; a call refused by one is recorded by that check's own event.
+ */
+export type ToolCheck = "lookup" | "visibility" | "validate" | "hook" | "permission";
+
+/** What a call went through after its checks, in order: the tool ran, its result was normalised, then truncated. */
+export type ToolStep = "execute" | "normalize" | "truncate";
+
+/** Lookup ended the call: no tool or alias has this name. */
 export interface ToolLookupEvent extends CallFields {
   type: "tool_lookup";
-  found: boolean;
-  /** The base tool an alias resolved to (or the tool itself). */
-  resolvedTool?: string;
-  alias?: true;
+  found: false;
 }
 
-/** The caller's visibility filter was checked. */
+/** Visibility ended the call: the tool exists but the caller's visibility filter hides it. */
 export interface ToolVisibilityEvent extends CallFields {
   type: "tool_visibility";
-  visible: boolean;
+  visible: false;
 }
 
-/** The input was validated against the tool's schema. */
+/** Validation ended the call: the input does not match the tool's schema, or the schema cannot be compiled. */
 export interface ToolValidateEvent extends CallFields {
   type: "tool_validate";
-  valid: boolean;
-  /** The tool's schema could not be compiled, so the input was not validated. */
-  skipped?: true;
+  valid: false;
   /** Why the schema could not be compiled (the call was refused). */
   schemaError?: string;
   /** What is wrong with the input. */
   problems?: string[];
 }
 
-/** Plugin `beforeTool` hooks ran. */
+/** A plugin's `beforeTool` hook or block list ended the call. */
 export interface ToolHookEvent extends CallFields {
   type: "tool_hook";
-  blocked: boolean;
+  blocked: true;
   /** The plugin that blocked the call. */
   by?: string;
-  /** Guidance messages the hooks added. */
-  messages?: number;
 }
 
-/** The permission decision. */
+/** The permission check ended the call: denied, or an `ask` that was not approved. */
 export interface ToolPermissionEvent extends CallFields {
   type: "tool_permission";
-  action: "allow" | "ask" | "deny";
-  /** Who approved an `ask`: `user`, `session`, `--yes`, or `none` for a plain allow. */
-  approvedBy?: string;
+  action: "ask" | "deny";
   /** The rule that decided, as written in the config. */
   rule?: string;
   /** How an `ask` ended without running. */
@@ -76,40 +76,47 @@ export interface ToolPermissionEvent extends CallFields {
   strict?: true;
 }
 
-/** The tool started running (side effects possible from here). */
+/**
+ * The call passed every check and the tool starts (side effects possible from here). One line
+ * records the checks: `steps` names them in order, the other fields are what each decided.
+ */
 export interface ToolExecuteEvent extends CallFields {
   type: "tool_execute";
+  /** The checks passed, in order (always all of them). */
+  steps: readonly ToolCheck[];
+  /** lookup: the base tool an alias resolved to (or the tool itself). */
   resolvedTool: string;
+  /** lookup: the name called is an alias. */
+  alias?: true;
+  /** validate: the tool takes its input unvalidated (`validateInput: false`, e.g. a server schema ajv cannot compile). */
+  unvalidated?: true;
+  /** hook: guidance messages plugin `beforeTool` hooks added. */
+  hookMessages?: number;
+  /** permission: the decision (`allow`, or an `ask` that was approved). */
+  action: "allow" | "ask";
+  /** permission: who approved: `policy` for a plain allow; `user`, `session` or `--yes` for an `ask`. */
+  approvedBy: string;
+  /** permission: the rule that decided, as written in the config. */
+  rule?: string;
 }
 
-/** The tool returned (or failed, timed out, was cancelled). */
-export interface ToolResultEvent extends CallFields {
-  type: "tool_result";
-  ok: boolean;
-  code?: ObservationCode;
-}
-
-/** The result was normalised into an observation. */
-export interface ToolNormalizeEvent extends CallFields {
-  type: "tool_normalize";
-  /** Artifacts written for binary or large parts. */
-  artifacts?: number;
-}
-
-/** Truncation was applied to the content. */
-export interface ToolTruncateEvent extends CallFields {
-  type: "tool_truncate";
-  truncated: boolean;
-  chars: number;
-}
-
-/** The call ended: the observation's outcome (always the call's last event). */
+/**
+ * The call ended: the observation's outcome (always the call's last event). After `tool_execute`,
+ * it also records what followed: `steps` names the steps the tool's result went through.
+ */
 export interface ToolObservationEvent extends CallFields {
   type: "tool_observation";
   ok: boolean;
   phase: ObservationPhase;
   code: ObservationCode;
   durationMs: number;
+  /** The tool returned a result: `execute`, `normalize`, `truncate` (only `execute` when its output could not be stored). Absent when it never ran, failed, timed out or was cancelled. */
+  steps?: readonly ToolStep[];
+  /** normalize: artifacts written for binary or large parts. */
+  artifacts?: number;
+  /** truncate: characters of content the observation kept. */
+  chars?: number;
+  /** truncate: the content was cut (the full text is an artifact). */
   truncated?: true;
 }
 
@@ -181,19 +188,12 @@ export interface McpServerFailedEvent {
 /** The events only MCP servers cause. */
 export type McpEvent = McpProgressEvent | McpElicitationEvent | McpLogEvent | McpToolsChangedEvent | McpErrorEvent | McpServerFailedEvent;
 
-/** The pipeline's events of one call, in the order they are recorded. */
+/**
+ * The pipeline's events of one call: `tool_intent`, then `tool_execute` or the event of the check
+ * that refused the call, then `tool_observation`.
+ */
 export type PipelineEvent =
-  | ToolIntentEvent
-  | ToolLookupEvent
-  | ToolVisibilityEvent
-  | ToolValidateEvent
-  | ToolHookEvent
-  | ToolPermissionEvent
-  | ToolExecuteEvent
-  | ToolResultEvent
-  | ToolNormalizeEvent
-  | ToolTruncateEvent
-  | ToolObservationEvent;
+  ToolIntentEvent | ToolLookupEvent | ToolVisibilityEvent | ToolValidateEvent | ToolHookEvent | ToolPermissionEvent | ToolExecuteEvent | ToolObservationEvent;
 
 /** Any event without its timestamp, as passed to `EventSink.emit` (the sink adds `ts`). */
 export type EventBody = PipelineEvent | HookErrorEvent | StateErrorEvent | McpEvent | SessionEvent;

@@ -94,9 +94,7 @@ export class JsonlEventSink implements EventSink {
       this.written = fstatSync(this.fd).size;
       process.on("exit", this.onExit);
     }
-    const bytes = Buffer.from(this.text);
-    writeSync(this.fd, bytes); // on failure the events stay pending
-    this.written += bytes.length;
+    this.written += writeSync(this.fd, this.text); // on failure the events stay pending
     this.text = "";
     if (durable) fdatasyncSync(this.fd);
     this.unsynced = !durable;

@@ -26,8 +26,10 @@ type Draft = Omit<Observation, "durationMs" | "tool">;
 /**
  * The single choke point for every tool call: lookup → visibility → validate → hook →
  * permission → execute → normalize → truncate → observe. Never throws: every failure is an
- * observation with the phase it ended in and a code. Each phase appends an event; events
- * are written before executing a tool that is not read-only, and committed when the call ends
+ * observation with the phase it ended in and a code. Events (see CallLog): `tool_intent`; then
+ * `tool_execute` naming every check passed, or the event of the check that refused the call; then
+ * `tool_observation` naming the steps after execution. They are written before executing a tool
+ * that is not read-only, and committed when the call ends
  * (written before the event loop runs any I/O callback or timer; code that persists state derived
  * from an observation flushes the sink first, as sessions do).
  */
@@ -48,7 +50,6 @@ export async function runToolIntent(host: Host, intent: ToolIntent, run: RunCont
   }
   const tool = resolved.tool;
   const source = resolved.alias?.source ?? tool.source;
-  log.found(tool.name, resolved.alias !== undefined);
 
   // visibility
   if (run.isVisible && !run.isVisible(calledAs)) {
@@ -63,7 +64,6 @@ export async function runToolIntent(host: Host, intent: ToolIntent, run: RunCont
       noMessages(),
     );
   }
-  log.visible();
 
   // validate
   if (tool.validateInput !== false) {
@@ -86,9 +86,6 @@ export async function runToolIntent(host: Host, intent: ToolIntent, run: RunCont
       events.emit({ type: "tool_validate", callId, tool: calledAs, valid: false, problems });
       return fail(log, started, "validate", "schema_invalid", schemaMessage(calledAs, problems, tool), { source, resolvedTool: tool.name }, noMessages());
     }
-    log.valid(false);
-  } else {
-    log.valid(true);
   }
 
   // hook (the context is only built when a plugin taps `beforeTool`)
@@ -126,7 +123,6 @@ export async function runToolIntent(host: Host, intent: ToolIntent, run: RunCont
       messages,
     );
   }
-  log.hookPassed(beforeTool.length);
 
   // permission
   // The worktree runtime's own tools stay usable so an agent can recover (status, gc, exit).
@@ -215,10 +211,17 @@ export async function runToolIntent(host: Host, intent: ToolIntent, run: RunCont
       approvedBy = "user";
     }
   }
-  log.permitted(permission.action, approvedBy, permission.rule);
 
   // execute
-  log.executing(tool.name);
+  log.executing({
+    resolvedTool: tool.name,
+    alias: resolved.alias !== undefined,
+    unvalidated: tool.validateInput === false,
+    hookMessages: beforeTool.length,
+    action: permission.action,
+    approvedBy,
+    rule: permission.rule,
+  });
   // A tool that may have side effects is on disk as started before it runs (a crash mid-call
   // still leaves the record); read-only tools skip this write and flush once when the call ends.
   if (!tool.readOnly) {
@@ -240,7 +243,6 @@ export async function runToolIntent(host: Host, intent: ToolIntent, run: RunCont
   const call = new ToolCall(host, tool, run, callId, calledAs, cwd, root);
   const executed = await call.execute(input);
   if (executed instanceof Failure) {
-    events.emit({ type: "tool_result", callId, tool: calledAs, ok: false, code: executed.code });
     const metadata: Record<string, unknown> = { source, resolvedTool: tool.name, ...executed.metadata };
     return observe(host, log, intent, tool, input, run, started, {
       ok: false,
@@ -254,15 +256,13 @@ export async function runToolIntent(host: Host, intent: ToolIntent, run: RunCont
       artifacts: [],
     });
   }
-  log.result(executed.ok !== false);
+  log.returned();
 
   // normalize + truncate
   let normalized;
   try {
-    normalized = normalizeResult(host, tool, callId, executed);
-    log.normalized(normalized.artifacts.length);
-    normalized = truncateResult(host, tool, callId, normalized);
-    log.truncated(normalized.truncated, normalized.content.length);
+    normalized = truncateResult(host, tool, callId, normalizeResult(host, tool, callId, executed));
+    log.stored(normalized.artifacts.length, normalized.content.length);
   } catch (error) {
     return fail(
       log,
@@ -460,19 +460,10 @@ async function afterResult(
 
 /** Completes the observation (same key order as `{ ...draft, tool, durationMs }`), logs it and commits the call's events. */
 function finish(log: CallLog, started: number, d: Draft): Observation {
-  const obs: Observation = {
-    ok: d.ok,
-    phase: d.phase,
-    code: d.code,
-    content: d.content,
-    data: d.data,
-    metadata: d.metadata,
-    messages: d.messages,
-    truncated: d.truncated,
-    artifacts: d.artifacts,
-    tool: log.tool,
-    durationMs: round(performance.now() - started),
-  };
+  // Every draft is a fresh literal made for this call: completed in place.
+  const obs = d as Observation;
+  obs.tool = log.tool;
+  obs.durationMs = round(performance.now() - started);
   log.observation(obs);
   // Written once the current burst of synchronous work ends: calls ending together share one write.
   if (log.events.commit) log.events.commit();

@@ -117,47 +117,50 @@ export class McpConnection {
   }
 
   /**
-   * Calls a tool; connection failures throw ToolError(execution_failed) naming the server with the
-   * stderr tail. `signal` is the call's signal, or — when the caller cannot cancel, so only the
+   * Calls a tool and hands its result to `onResult` (in the same promise step: no extra async
+   * layer per call); connection failures throw ToolError(execution_failed) naming the server with
+   * the stderr tail. `signal` is the call's signal, or — when the caller cannot cancel, so only the
    * `timeoutMs` deadline ends the call early — a function giving it: on a connected server the SDK
    * then enforces that same deadline itself (cancelling the request at the server when the pipeline
    * times the call out) and no per-call AbortSignal is made.
    */
-  callTool(
+  callTool<T>(
     tool: string,
     args: unknown,
     signal: AbortSignal | (() => AbortSignal),
     timeoutMs: number,
+    onResult: (result: Record<string, unknown>) => T,
     onProgress?: (p: { progress: number; total?: number; message?: string }) => void,
-  ): Promise<Record<string, unknown>> {
+  ): Promise<T> {
     if (this.state === "connected" && this.opened) {
       // The common case, kept free of extra async layers: a signal only when the caller can cancel.
-      return this.request(this.opened.client, tool, args, typeof signal === "function" ? undefined : signal, timeoutMs, onProgress);
+      return this.request(this.opened.client, tool, args, typeof signal === "function" ? undefined : signal, timeoutMs, onResult, onProgress);
     }
     const callSignal = typeof signal === "function" ? signal() : signal;
     return this.ready(callSignal).then(
-      (client) => this.request(client, tool, args, callSignal, timeoutMs, onProgress),
+      (client) => this.request(client, tool, args, callSignal, timeoutMs, onResult, onProgress),
       (error) => {
         throw this.toToolError(error);
       },
     );
   }
 
-  private request(
+  private request<T>(
     client: Client,
     tool: string,
     args: unknown,
     callSignal: AbortSignal | undefined,
     timeoutMs: number,
+    onResult: (result: Record<string, unknown>) => T,
     onProgress?: (p: { progress: number; total?: number; message?: string }) => void,
-  ): Promise<Record<string, unknown>> {
+  ): Promise<T> {
     const options: RequestOptions = callSignal
       ? { signal: callSignal, timeout: timeoutMs > 0 ? timeoutMs + 1000 : 2 ** 31 - 1, resetTimeoutOnProgress: true }
       : { timeout: timeoutMs > 0 ? timeoutMs : 2 ** 31 - 1 };
     // Without a handler the SDK adds no progress token, so the server sends no progress.
     if (onProgress) options.onprogress = onProgress;
     const pending = client.callTool({ name: tool, arguments: (args ?? {}) as Record<string, unknown> }, undefined, options) as Promise<Record<string, unknown>>;
-    return pending.catch(async (error) => {
+    return pending.then(onResult, async (error) => {
       if (callSignal?.aborted) throw error;
       // Let the transport's close handler mark a crashed server first, so the error says so.
       await new Promise((r) => setImmediate(r));

@@ -56,16 +56,25 @@ export function serverToolDefinition(host: Host, conn: McpConnection, info: McpT
             });
           }
         : undefined;
-      return conn.callTool(info.name, input, ctx.run.signal ? ctx.signal : () => ctx.signal, timeoutMs, onProgress).then((result) => {
-        if (onProgress && known !== true) conn.reportsProgress.set(info.name, reported);
-        const mapped = mapCallResult(result, { server_name: conn.name, mcp_tool: info.name });
-        // An error the server reports is an error message like any other: no secrets in it.
-        if (mapped.ok === false) {
-          mapped.content = conn.redact(mapped.content);
-          mapped.data = redactDeep(mapped.data, conn.config.secrets ?? []);
-        }
-        return mapped;
-      });
+      const signal = ctx.run.signal ? ctx.signal : () => ctx.signal;
+      return conn.callTool(
+        info.name,
+        input,
+        signal,
+        timeoutMs,
+        (result) => {
+          if (onProgress && known !== true) conn.reportsProgress.set(info.name, reported);
+          // The tool's own metadata (server_name, mcp_tool) is merged in by the pipeline.
+          const mapped = mapCallResult(result, {});
+          // An error the server reports is an error message like any other: no secrets in it.
+          if (mapped.ok === false) {
+            mapped.content = conn.redact(mapped.content);
+            mapped.data = redactDeep(mapped.data, conn.config.secrets ?? []);
+          }
+          return mapped;
+        },
+        onProgress,
+      );
     },
   };
   const compiled = host.validator.compile(inputSchema);

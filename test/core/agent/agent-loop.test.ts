@@ -101,7 +101,7 @@ describe("agent loop through the real openai client and the plugin runtime", () 
     const dir = ws.path(".keel", "sessions", out.sessionId);
     const events = readEvents(`${dir}/events.jsonl`);
     const types = events.map((e) => e.type);
-    for (const t of ["session_start", "model_call", "model_response", "tool_intent", "tool_permission", "tool_observation", "after_turn"])
+    for (const t of ["session_start", "model_call", "model_response", "tool_intent", "tool_execute", "tool_observation", "after_turn"])
       expect(types).toContain(t);
     expect(types.filter((t) => t === "after_turn")).toHaveLength(1);
     expect(JSON.stringify(events.find((e) => e.type === "after_turn"))).toContain("AFTER-TURN-NOTE");

@@ -1,3 +1,4 @@
+import { getEventListeners } from "node:events";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Host } from "../../../core/host.js";
 import { MemoryEventSink } from "../../../core/events.js";
@@ -122,6 +123,17 @@ describe("fault servers", () => {
       return JSON.parse(r.content).length > 0 ? r : undefined;
     });
     expect(JSON.parse(seen!.content).length).toBe(1);
+  });
+
+  it("calls sharing one caller signal leave no listener on it (the SDK gets a signal of the call's own)", async () => {
+    // The MCP SDK never removes the abort listener it adds to a request's signal: handed the
+    // caller's long-lived signal, every call would leave one behind.
+    const ac = new AbortController();
+    const calls = Array.from({ length: 12 }, (_, i) => host.runTool({ tool: "mcp__asker__echo", input: { message: `m${i}` } }, { signal: ac.signal }));
+    expect(getEventListeners(ac.signal, "abort").length).toBeGreaterThan(0); // the calls listen while they run
+    const done = await Promise.all(calls);
+    expect(done.map((o) => o.content)).toEqual(Array.from({ length: 12 }, (_, i) => `echo: m${i}`));
+    expect(getEventListeners(ac.signal, "abort")).toHaveLength(0);
   });
 
   it("a call past the server's toolTimeoutMs ends with code timeout", async () => {
