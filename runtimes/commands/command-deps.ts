@@ -12,11 +12,12 @@ export function commandMayRunShell(host: Host, cmd: PromptCommand): boolean {
 
 /**
  * File and shell access for rendering `cmd` in `host`. `@file`: relative to the working directory,
- * confined to the workspace (links out refused), regular files, cut at 256 KiB. `` !`cmd` ``: only
- * when the command comes from the user level or a trusted workspace, and only a command line its
- * `allowed-tools` allows (Claude `Bash(…)` rules, a single static simple command, as keel's allow
- * rules match); it then runs through the `bash` tool's pipeline approved like `--yes` — deny rules
- * of every level still win, and the sandbox applies. Every refusal says why.
+ * confined to the workspace (links out refused), regular files, cut at 256 KiB. Shell lines: only
+ * when the command comes from the user level or a trusted workspace. A Claude command's `` !`cmd` ``
+ * runs only when its `allowed-tools` allows that line (Claude `Bash(…)` rules, a single static simple
+ * command, as keel's allow rules match), and then through the `bash` tool's pipeline approved like
+ * `--yes`; a Gemini command's `!{cmd}` goes through the pipeline as any bash call (it asks, as Gemini
+ * CLI does). Deny rules of every level win and the sandbox applies. Every refusal says why.
  */
 export function commandRenderDeps(host: Host, cmd: PromptCommand, run: RunContext): RenderDeps {
   const cwd = run.cwd ?? host.activeDir;
@@ -40,9 +41,15 @@ export function commandRenderDeps(host: Host, cmd: PromptCommand, run: RunContex
       if (!commandMayRunShell(host, cmd)) throw new Error("this workspace is not trusted, so its commands run no shell lines (keel trust, or --trust)");
       const bash = host.registry.resolve("bash")?.tool;
       if (!bash) throw new Error("the bash tool is not available");
-      if (!(await allowedToolsAllowBash(cmd.allowedTools ?? [], bash, command, cwd, root)))
-        throw new Error(`the command's allowed-tools do not allow it (add e.g. "Bash(${command.split(/\s+/)[0]}:*)" to allowed-tools in ${cmd.file})`);
-      const obs = await host.runTool({ tool: "bash", input: { command } }, { ...run, yes: true, origin: `command:${cmd.name}` });
+      // Claude: `allowed-tools` pre-approves the line (like an approval; deny rules still win).
+      // Gemini: no such field; the line goes through the pipeline as it is and asks like any bash call.
+      let approved = false;
+      if (cmd.syntax === "claude") {
+        if (!(await allowedToolsAllowBash(cmd.allowedTools ?? [], bash, command, cwd, root)))
+          throw new Error(`the command's allowed-tools do not allow it (add e.g. "Bash(${command.split(/\s+/)[0]}:*)" to allowed-tools in ${cmd.file})`);
+        approved = true;
+      }
+      const obs = await host.runTool({ tool: "bash", input: { command } }, { ...run, ...(approved ? { yes: true } : {}), origin: `command:${cmd.name}` });
       if (!obs.ok) throw new Error(`${obs.code}: ${obs.content.split("\n")[0]}`);
       const data = obs.data as { stdout?: unknown } | null;
       return typeof data?.stdout === "string" ? data.stdout : obs.content;

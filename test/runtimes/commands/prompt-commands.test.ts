@@ -79,4 +79,16 @@ describe("prompt commands (Claude Code .md, Gemini CLI .toml) run as prompts and
     await runKeel(["--trust", "run", "/status"], { cwd: ws.root, env: ws.env });
     expect(lastUserText()).toMatch(/Status: \[output of `git status --short` not included: permission_denied/);
   });
+
+  it("a Gemini !{cmd} goes through the bash pipeline like any call: refused without an approval, run under --yes", async () => {
+    ws = makeWorkspace({ ".gemini/commands/hi.toml": 'prompt = "Say: !{echo {{args}}}"' });
+    ws.writeUserConfig({ model: { name: "m", baseUrl: server.baseUrl } });
+    server.push({ text: "ok" });
+    await runKeel(["--trust", "run", "/hi there; touch pwned"], { cwd: ws.root, env: ws.env });
+    expect(lastUserText()).toMatch(/^Say: \[output of `echo 'there; touch pwned'` not included: approval_required/);
+    server.push({ text: "ok" });
+    await runKeel(["--trust", "--yes", "run", "/hi there; touch pwned"], { cwd: ws.root, env: ws.env });
+    expect(lastUserText()).toBe("Say: there; touch pwned");
+    expect(ws.exists("pwned")).toBe(false);
+  });
 });
