@@ -1,4 +1,4 @@
-import { closeSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
+import { closeSync, linkSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
 import { StateError } from "../errors.js";
 import { assertOwnPath } from "../state/own-path.js";
 
@@ -9,7 +9,7 @@ export interface SessionLock {
 
 /**
  * Takes the one-writer lock of a session: a `writer.lock` file holding the owner's pid,
- * created exclusively. A lock whose owner process is gone (crash, kill -9) is taken over;
+ * created exclusively and never empty. A lock whose owner process is gone (crash, kill -9) is taken over;
  * a live owner makes this throw a StateError that says what to do instead, and so does a session
  * folder that is a symlink (keel never writes through one).
  */
@@ -17,9 +17,7 @@ export function acquireSessionLock(file: string, sessionId: string): SessionLock
   assertOwnPath(file);
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
-      const fd = openSync(file, "wx");
-      writeSync(fd, JSON.stringify({ pid: process.pid, since: new Date().toISOString() }));
-      closeSync(fd);
+      createWithContent(file, JSON.stringify({ pid: process.pid, since: new Date().toISOString() }));
       let held = true;
       return {
         release() {
@@ -40,6 +38,26 @@ export function acquireSessionLock(file: string, sessionId: string): SessionLock
     }
   }
   throw new StateError(`Could not lock session ${sessionId}; another keel process keeps taking it. Retry.`, file);
+}
+
+/**
+ * Creates `file` holding `text`, or throws EEXIST when it exists: the content is written to a
+ * private temp file first and hard-linked into place, so the lock never exists empty (a reader that
+ * saw an empty lock would take it for stale: two writers, or a follower that stops at once).
+ */
+function createWithContent(file: string, text: string): void {
+  const temp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
+  const fd = openSync(temp, "wx");
+  try {
+    writeSync(fd, text);
+  } finally {
+    closeSync(fd);
+  }
+  try {
+    linkSync(temp, file);
+  } finally {
+    rmSync(temp, { force: true });
+  }
 }
 
 /** pid recorded in a lock file, if readable. */
