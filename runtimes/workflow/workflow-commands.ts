@@ -112,8 +112,8 @@ export async function workflowRunCommand(
       ctx.print(record, () => summary(host, record, service.runsFile));
       if (record.status !== "succeeded") ctx.setExitCode(1);
     },
-    // Steps may call any tool: every server starts.
-    { approver, startServers: true },
+    // Steps may call any tool: every server starts, in the background behind a fresh tool cache (a call joins its start).
+    { approver, startServers: "background" },
   );
 }
 
