@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll } from "vitest";
 
 /** One scripted reply of the local OpenAI-compatible server. */
 export interface ServerReply {
@@ -128,4 +129,30 @@ export async function startOpenAIServer(replies: ServerReply[] = []): Promise<Op
 /** The text of every message of a request joined (for `toContain` checks). */
 export function requestText(body: ChatRequestBody): string {
   return body.messages.map((m) => `[${m.role}] ${m.content ?? ""}`).join("\n");
+}
+
+/**
+ * One local server for the calling test file: started in `beforeAll`, closed in `afterAll`. The
+ * returned object forwards to it, so tests use it as they would the server itself.
+ */
+export function useOpenAIServer(): OpenAIServer {
+  let current: OpenAIServer | undefined;
+  beforeAll(async () => {
+    current = await startOpenAIServer();
+  });
+  afterAll(() => current?.close());
+  const get = (): OpenAIServer => {
+    if (!current) throw new Error("useOpenAIServer: the server starts in beforeAll; use it inside tests");
+    return current;
+  };
+  return {
+    get baseUrl() {
+      return get().baseUrl;
+    },
+    get requests() {
+      return get().requests;
+    },
+    push: (...replies) => get().push(...replies),
+    close: () => get().close(),
+  };
 }

@@ -1,19 +1,15 @@
 import { execFileSync } from "node:child_process";
 import { symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { loadInstructions } from "../../../core/agent/project-instructions.js";
 import { readEvents } from "../../../core/events.js";
-import { startOpenAIServer, type OpenAIServer } from "../../helpers/openai-server.js";
+import { useOpenAIServer } from "../../helpers/openai-server.js";
 import { runKeel } from "../../helpers/run-cli.js";
 import { makeWorkspace, type TempWorkspace } from "../../helpers/temp-workspace.js";
 
-let server: OpenAIServer;
+const server = useOpenAIServer();
 let ws: TempWorkspace;
-beforeAll(async () => {
-  server = await startOpenAIServer();
-});
-afterAll(() => server.close());
 afterEach(() => ws?.cleanup());
 
 describe("project instructions (AGENTS.md, CLAUDE.md, GEMINI.md, KEEL.md)", () => {

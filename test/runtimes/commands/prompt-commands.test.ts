@@ -1,18 +1,14 @@
 import { cpSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { startOpenAIServer, type OpenAIServer } from "../../helpers/openai-server.js";
+import { afterEach, describe, expect, it } from "vitest";
+import { useOpenAIServer } from "../../helpers/openai-server.js";
 import { runKeel } from "../../helpers/run-cli.js";
 import { makeWorkspace, type TempWorkspace } from "../../helpers/temp-workspace.js";
 
 const RELEASE_NOTES = fileURLToPath(new URL("../../plugins/fixtures/claude-code/plugins/release-notes", import.meta.url));
 
-let server: OpenAIServer;
+const server = useOpenAIServer();
 let ws: TempWorkspace;
-beforeAll(async () => {
-  server = await startOpenAIServer();
-});
-afterAll(() => server.close());
 afterEach(() => ws?.cleanup());
 
 const lastUserText = () =>

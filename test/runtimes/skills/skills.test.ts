@@ -1,20 +1,16 @@
 import { cpSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { startOpenAIServer, type OpenAIServer } from "../../helpers/openai-server.js";
+import { afterEach, describe, expect, it } from "vitest";
+import { useOpenAIServer } from "../../helpers/openai-server.js";
 import { runKeel } from "../../helpers/run-cli.js";
 import { makeWorkspace, type TempWorkspace } from "../../helpers/temp-workspace.js";
 
 const GUARD_RAILS = fileURLToPath(new URL("../../plugins/fixtures/claude-code/plugins/guard-rails", import.meta.url));
 const SKILL = (name: string, description: string, body: string) => `---\nname: ${name}\ndescription: ${description}\n---\n\n${body}\n`;
 
-let server: OpenAIServer;
+const server = useOpenAIServer();
 let ws: TempWorkspace;
-beforeAll(async () => {
-  server = await startOpenAIServer();
-});
-afterAll(() => server.close());
 afterEach(() => ws?.cleanup());
 
 describe("skills (SKILL.md): progressive disclosure", () => {
