@@ -26,6 +26,8 @@ export type {
   KeelServiceName,
   KeelServices,
   AgentService,
+  AgentType,
+  AgentTypesService,
   PluginHandOff,
   PluginsService,
   SessionStateService,

@@ -68,7 +68,13 @@ export function renderPlugins(report: PluginsReport): string {
     if (c.workflows) lines.push(`${c.workflows} workflow${c.workflows === 1 ? "" : "s"}${p.needsTrust ? " (shell steps need trust)" : ""}`);
     for (const s of p.skipped) lines.push(`skipped ${s.kind} ${s.name}: ${s.reason}`);
     for (const i of p.informational)
-      lines.push(i.kind === "skill" ? `skill ${i.name} (the skill tool loads it)` : `info: ${i.kind} ${i.name} (not run by keel yet)`);
+      lines.push(
+        i.kind === "skill"
+          ? `skill ${i.name} (the skill tool loads it)`
+          : i.kind === "agent"
+            ? `agent ${i.name} (a delegate_agent type)`
+            : `info: ${i.kind} ${i.name} (not run by keel yet)`,
+      );
     for (const d of p.diagnostics.filter((d) => !p.skipped.some((s) => s.reason === d.message))) lines.push(formatDiagnostic(d));
     if (lines.length) out.push("", `${p.name}:`, ...lines.map((l) => `  ${l}`));
   }
