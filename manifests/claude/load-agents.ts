@@ -101,7 +101,9 @@ export function loadAgentTypes(places: readonly AgentPlace[]): { agents: AgentTy
 
 /** The `tools` field as keel names (undefined when absent: every tool); each dropped entry is reported. */
 function agentTools(value: unknown, report: (message: string) => void): string[] | undefined {
-  const entries = listField(value);
+  // a flow list left as text by the lenient reading (`tools: [Read, Grep]` next to invalid YAML)
+  const flow = typeof value === "string" ? /^\[(.*)\]$/.exec(value.trim()) : null;
+  const entries = flow ? listField(flow[1]!)?.map((e) => e.replace(/^["']|["']$/g, "")) : listField(value);
   if (!entries) {
     if (value !== undefined && value !== null) report(`"tools" must be a comma-separated string or a list; the agent gets no tools until it is fixed`);
     return value !== undefined && value !== null ? [] : undefined;

@@ -1,4 +1,5 @@
-import { cpSync, readFileSync } from "node:fs";
+import { cpSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { readEvents } from "../../../core/events.js";
@@ -153,5 +154,30 @@ describe("sub-agent types (Claude Code agent files)", () => {
     expect(continued.messages[0]!.content).toMatch(/^LINTER-PROMPT: Run the linter\./);
     expect(toolNames(continued)).toEqual(["bash"]);
     expect(server.requests[before + 1]!.messages.find((m) => m.role === "tool" && m.tool_call_id === "d1")!.content).toContain("lint is clean");
+  });
+
+  it("reads user-level agents and loose front matter, and skips an agent file that links out of the workspace", async () => {
+    ws = workspace();
+    mkdirSync(join(ws.keelHome, "agents"), { recursive: true });
+    writeFileSync(join(ws.keelHome, "agents", "planner.md"), "---\ndescription: Plans work. Use when: the task is large\ntools: [Read]\n---\nPLANNER-PROMPT");
+    writeFileSync(join(ws.root, "..", "outside.md"), "---\ndescription: Leaks\n---\nOUTSIDE-PROMPT");
+    symlinkSync(join(ws.root, "..", "outside.md"), ws.path(".claude", "agents", "leak.md"));
+    const before = server.requests.length;
+    server.push(
+      { toolCalls: [{ id: "d1", name: "delegate_agent", arguments: { prompt: "PLAN-TASK", agent: "planner" } }] },
+      { text: "planned" },
+      { text: "ok" },
+    );
+    const r = await runKeel(["--json", "run", "--session", "p1", "plan"], { cwd: ws.root, env: ws.env });
+    expect(r.exitCode, r.stderr).toBe(0);
+    const [parentFirst, child] = server.requests.slice(before);
+    expect(delegateDescription(parentFirst!)).toContain("- planner: Plans work. Use when: the task is large");
+    expect(delegateDescription(parentFirst!)).not.toContain("Leaks");
+    expect(child!.messages[0]!.content).toMatch(/^PLANNER-PROMPT/);
+    expect(toolNames(child!)).toEqual(["read_file"]);
+    const tools = await runKeel(["--json", "tools"], { cwd: ws.root, env: ws.env });
+    const diagnostics = tools.json<{ diagnostics: { source: string; severity: string; message: string }[] }>().diagnostics.filter((d) => d.source === "agent");
+    expect(diagnostics.some((d) => d.severity === "warning" && /outside\.md, outside .*it was skipped/.test(d.message))).toBe(true);
+    expect(diagnostics.some((d) => d.severity === "info" && /not valid YAML/.test(d.message))).toBe(true);
   });
 });
