@@ -52,13 +52,16 @@ export function delegateAgentTool(host: Host, runtime: AgentRuntime): ToolDefini
         onText: undefined,
       };
       let worktree: Pick<WorktreeInfo, "name" | "path" | "branch"> | undefined;
+      let agent: string | undefined;
       let child: AgentOutcome;
       if (resumed) {
         // the child paused for an approval and the user decided: continue it (hooks before it fired the first time)
         child = await runtime.continueChild(resumed.child, resumed.decision, childOptions);
         // the session store is already loaded here (the parent session runs through it)
         const { readSessionMeta } = await import("../session/session-store.js");
-        worktree = (await readSessionMeta(host.workspace.stateDir, resumed.child)).worktree;
+        const childMeta = await readSessionMeta(host.workspace.stateDir, resumed.child);
+        worktree = childMeta.worktree;
+        agent = childMeta.agentType?.name;
       } else {
         const choice = input.agent === undefined ? undefined : chooseAgentType(host, input.agent, input.tools, parent.meta.model);
         const before = { host, sessionId: parent.id, prompt: input.prompt, prefix: [] as GuidanceEntry[] };
@@ -77,6 +80,7 @@ export function delegateAgentTool(host: Host, runtime: AgentRuntime): ToolDefini
           worktree = await service.create(name, ctx.signal);
         }
         const tools = choice ? choice.tools : input.tools;
+        agent = choice?.agentType.name;
         parent.emit("delegate_start", { agent: choice?.agentType.name, tools, isolation: input.isolation ?? "none", worktree: worktree?.path });
         child = await runtime.start({
           ...childOptions,
@@ -122,6 +126,7 @@ export function delegateAgentTool(host: Host, runtime: AgentRuntime): ToolDefini
         content: result,
         data: {
           sessionId: child.sessionId,
+          agent: agent ?? null,
           reason: child.reason,
           answer: child.text,
           worktree: worktree ? { name: worktree.name, path: worktree.path, branch: worktree.branch } : null,

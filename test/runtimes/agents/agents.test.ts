@@ -64,6 +64,8 @@ describe("sub-agent types (Claude Code agent files)", () => {
     expect(toolNames(child!)).toEqual(["grep", "read_file"]);
     expect(child!.model).toBe("m");
     expect(parentLast!.messages.find((m) => m.role === "tool")!.content).toContain("No problems found.");
+    const observation = readEvents(ws.path(".keel", "sessions", "p1", "events.jsonl")).find((e) => e.type === "tool_observation" && e.callId === "d1");
+    expect(observation).toMatchObject({ ok: true });
     // the child records the agent type it runs
     const id = await childOf(ws, "p1");
     expect(meta(ws, id).agentType).toMatchObject({ name: "reviewer", file: ws.path(".claude", "agents", "reviewer.md") });
