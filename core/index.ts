@@ -28,6 +28,8 @@ export type {
   AgentService,
   ExpandedPrompt,
   PromptCommandsService,
+  AgentType,
+  AgentTypesService,
   PluginHandOff,
   PluginsService,
   SessionStateService,

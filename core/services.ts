@@ -24,6 +24,8 @@ export interface KeelServices {
   plugins: PluginsService;
   /** `/name args` prompts: prompt commands (Claude Code, Gemini CLI) expanded (workflow runtime). */
   "prompt-commands": PromptCommandsService;
+  /** Sub-agent types for `delegate_agent` (Claude Code's `agents/*.md`; agent-types runtime). */
+  "agent-types": AgentTypesService;
 }
 
 /** A prompt whose first word named a prompt command, expanded. */
@@ -145,4 +147,28 @@ export interface PluginsService {
  */
 export interface SessionStateService {
   get(sessionId: string): Record<string, unknown> | undefined;
+}
+
+/** A sub-agent type `delegate_agent` can run (`agent: name`): a Claude Code agent file, already parsed. */
+export interface AgentType {
+  /** Unique name (a plugin's type whose name was taken is `plugin:name`). */
+  name: string;
+  /** When to use it (shown in delegate_agent's description). */
+  description: string;
+  /** The child's system prompt (the file's body); project instructions are still appended. */
+  prompt: string;
+  /** keel tool names the child may use (Claude names already mapped); undefined = every tool. */
+  tools?: string[];
+  /** Model name on the configured endpoint; undefined (or a Claude alias in the file) = the parent's model. */
+  model?: string;
+  /** The agent file (real path). */
+  file: string;
+  level: "project" | "user";
+  /** The plugin that bundles it, if any. */
+  plugin?: string;
+}
+
+/** Provided by the agent-types runtime as `"agent-types"` (filled from `registerTools` stage 0 on). */
+export interface AgentTypesService {
+  list(): readonly AgentType[];
 }

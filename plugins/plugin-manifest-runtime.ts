@@ -50,7 +50,7 @@ export function pluginManifestRuntime(options: PluginManifestRuntimeOptions = {}
           host.diagnostics.add(d);
           record.diagnostics.push(d);
         }
-        const notRun = plugin.informational.filter((i) => i.kind !== "skill" && i.kind !== "command");
+        const notRun = plugin.informational.filter((i) => i.kind !== "skill" && i.kind !== "command" && i.kind !== "agent");
         if (notRun.length) {
           const summary = summarize(notRun);
           const d = {

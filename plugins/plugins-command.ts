@@ -105,5 +105,6 @@ function summary(p: PluginRecord): string {
 function informationalLine(i: { kind: string; name: string }): string {
   if (i.kind === "skill") return `skill ${i.name} (the skill tool loads it)`;
   if (i.kind === "command") return `command ${i.name} (keel run "${i.name} …", or keel workflow run)`;
+  if (i.kind === "agent") return `agent ${i.name} (a delegate_agent type)`;
   return `info: ${i.kind} ${i.name} (not run by keel yet)`;
 }

@@ -1,7 +1,7 @@
 import type { Host } from "../host.js";
 import type { ModelSpec } from "../model/model-spec.js";
 import type { AgentRunRequest, AgentRunResult, AgentService } from "../services.js";
-import type { SessionUsage } from "../session/session-types.js";
+import type { SessionAgentType, SessionUsage } from "../session/session-types.js";
 import type { ActiveSession, SessionRunOptions } from "./active-session.js";
 import type { StopReason } from "./agent-loop.js";
 import type { AgentSessions } from "./agent-sessions.js";
@@ -23,6 +23,8 @@ export interface AgentRunOptions extends SessionRunOptions {
   modelSpec?: ModelSpec;
   /** Managed worktree the session runs in. */
   worktree?: { name: string; path: string; branch: string };
+  /** The sub-agent type a new session runs (recorded in session.json and the `session_start` event). */
+  agentType?: SessionAgentType;
 }
 
 /** What a run returns to the CLI, workflows and delegate_agent. */

@@ -70,6 +70,7 @@ export class AgentSessions implements AgentService {
       serverFingerprint: hash(servers),
       toolMenuHash: hash(listing.map((t) => [t.name, t.inputSchema])),
       worktree: opts.worktree,
+      agentType: opts.agentType,
     };
     host.ensureStateDir("sessions");
     const paths = await createSessionFiles(host.workspace.stateDir, meta);
@@ -78,7 +79,7 @@ export class AgentSessions implements AgentService {
     state.toolSubset = opts.tools;
     state.yes = opts.yes || undefined;
     const s = new ActiveSession(host, meta, state, paths, lock, model, settings, opts, { snapshotOffset: 0, snapshotBytes: 0 });
-    s.emit("session_start", { depth, parentSessionId: opts.parentSessionId, model: model.id, cwd: meta.cwd });
+    s.emit("session_start", { depth, parentSessionId: opts.parentSessionId, model: model.id, cwd: meta.cwd, agentType: opts.agentType?.name });
     await s.checkpoint();
     await this.fire("sessionStart", s);
     return this.runTurn(s, { prompt, resume: false });

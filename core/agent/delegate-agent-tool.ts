@@ -5,19 +5,22 @@ import type { WorktreeInfo } from "../services.js";
 import { defineTool } from "../define-tool.js";
 import type { ToolDefinition } from "../types.js";
 import type { AgentOutcome, AgentRuntime } from "./agent-runtime.js";
+import { agentTypes, chooseAgentType, describeAgentTypes } from "./agent-type-choice.js";
 import { DELEGATE_AGENT, MAX_DELEGATION_DEPTH } from "./tool-menu.js";
 
 /**
  * `delegate_agent`: runs a child session linked to the calling session (its own directory
  * and events; depth limit 3). `isolation: "worktree"` runs the child in a fresh managed
  * worktree (kept afterwards) and the result says what changed and where. Fires
- * `beforeDelegate` / `afterDelegate`. Failures become observations.
+ * `beforeDelegate` / `afterDelegate`. `agent` runs a sub-agent type (its prompt, tools and model; the
+ * description lists the types known when the tool is registered). Failures become observations.
  */
 export function delegateAgentTool(host: Host, runtime: AgentRuntime): ToolDefinition {
   const inputSchema = {
     type: "object",
     properties: {
       prompt: { type: "string", description: "The complete task for the sub-agent" },
+      agent: { type: "string", description: "Agent type to run (one of those listed in this tool's description); default: a general sub-agent" },
       tools: { type: "array", items: { type: "string" }, description: "Tool names the sub-agent may use (default: all)" },
       isolation: { type: "string", enum: ["none", "worktree"], description: "worktree: work in a fresh git worktree, not the current checkout" },
       max_steps: { type: "integer", minimum: 1, maximum: 100, description: "Most model steps for the sub-agent" },
@@ -27,8 +30,10 @@ export function delegateAgentTool(host: Host, runtime: AgentRuntime): ToolDefini
   } as const;
   return defineTool(inputSchema, {
     name: DELEGATE_AGENT,
-    description:
+    description: describeAgentTypes(
       "Delegate a self-contained task to a sub-agent with its own session. Optionally restrict its tools and isolate it in a git worktree; returns its final answer and session id.",
+      agentTypes(host),
+    ),
     source: { kind: "runtime", id: "agent" },
     risk: ["delegate"],
     readOnly: false,
@@ -47,14 +52,18 @@ export function delegateAgentTool(host: Host, runtime: AgentRuntime): ToolDefini
         onText: undefined,
       };
       let worktree: Pick<WorktreeInfo, "name" | "path" | "branch"> | undefined;
+      let agent: string | undefined;
       let child: AgentOutcome;
       if (resumed) {
         // the child paused for an approval and the user decided: continue it (hooks before it fired the first time)
         child = await runtime.continueChild(resumed.child, resumed.decision, childOptions);
         // the session store is already loaded here (the parent session runs through it)
         const { readSessionMeta } = await import("../session/session-store.js");
-        worktree = (await readSessionMeta(host.workspace.stateDir, resumed.child)).worktree;
+        const childMeta = await readSessionMeta(host.workspace.stateDir, resumed.child);
+        worktree = childMeta.worktree;
+        agent = childMeta.agentType?.name;
       } else {
+        const choice = input.agent === undefined ? undefined : chooseAgentType(host, input.agent, input.tools, parent.meta.model);
         const before = { host, sessionId: parent.id, prompt: input.prompt, prefix: [] as GuidanceEntry[] };
         const delegated = await host.hooks.beforeDelegate.promise(before).catch((error) => {
           parent.emit("hook_error", { hook: "beforeDelegate", message: errorMessage(error) });
@@ -70,13 +79,16 @@ export function delegateAgentTool(host: Host, runtime: AgentRuntime): ToolDefini
             throw new ToolError('isolation "worktree" needs the worktree runtime, which is not loaded here. Use isolation "none".', "precondition_failed");
           worktree = await service.create(name, ctx.signal);
         }
-        parent.emit("delegate_start", { tools: input.tools, isolation: input.isolation ?? "none", worktree: worktree?.path });
+        const tools = choice ? choice.tools : input.tools;
+        agent = choice?.agentType.name;
+        parent.emit("delegate_start", { agent: choice?.agentType.name, tools, isolation: input.isolation ?? "none", worktree: worktree?.path });
         child = await runtime.start({
           ...childOptions,
           prompt,
           parentSessionId: parent.id,
-          modelSpec: parent.meta.model,
-          tools: input.tools,
+          modelSpec: choice?.modelSpec ?? parent.meta.model,
+          agentType: choice?.agentType,
+          tools,
           maxSteps: input.max_steps,
           cwd: worktree ? undefined : ctx.cwd,
           worktree: worktree ? { name: worktree.name, path: worktree.path, branch: worktree.branch } : undefined,
@@ -114,6 +126,7 @@ export function delegateAgentTool(host: Host, runtime: AgentRuntime): ToolDefini
         content: result,
         data: {
           sessionId: child.sessionId,
+          agent: agent ?? null,
           reason: child.reason,
           answer: child.text,
           worktree: worktree ? { name: worktree.name, path: worktree.path, branch: worktree.branch } : null,

@@ -19,6 +19,8 @@ export interface SessionStartEvent extends SessionFields {
   parentSessionId?: string;
   model: string;
   cwd: string;
+  /** The sub-agent type it runs (`delegate_agent` `agent`), if any. */
+  agentType?: string;
 }
 
 /** A turn started (a prompt, a resume, or approvals continuing). */
@@ -169,6 +171,8 @@ export interface RecoveryEvent extends SessionFields {
 /** `delegate_agent` started a child session. */
 export interface DelegateStartEvent extends SessionFields {
   type: "delegate_start";
+  /** The sub-agent type asked for, if any. */
+  agent?: string;
   tools?: string[];
   isolation: string;
   worktree?: string;

@@ -23,9 +23,9 @@ export async function systemPromptFor(host: Host, systemPrompt: string | undefin
   return { prompt: section ? `${base}\n\n${section}` : base, instructions };
 }
 
-/** systemPromptFor a session; records an `instructions` event when instruction files were found (or skipped). */
+/** systemPromptFor a session (a sub-agent type's prompt in place of the default or configured one); records an `instructions` event when instruction files were found (or skipped). */
 async function baseSystemPrompt(s: ActiveSession): Promise<string> {
-  const { prompt, instructions: found } = await systemPromptFor(s.host, s.settings.systemPrompt, s.cwd);
+  const { prompt, instructions: found } = await systemPromptFor(s.host, s.meta.agentType?.prompt || s.settings.systemPrompt, s.cwd);
   if (found.files.length || found.notes.length)
     s.emit("instructions", {
       files: found.files.map((f) => ({ path: f.shown, level: f.level, tokens: f.tokens, importedFrom: f.importedFrom, truncated: f.truncated || undefined })),

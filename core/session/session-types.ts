@@ -29,6 +29,17 @@ export interface SessionMeta {
   toolMenuHash: string;
   /** Managed worktree the session runs in, if any. */
   worktree?: { name: string; path: string; branch: string };
+  /** The sub-agent type the session runs (`delegate_agent` `agent`): its prompt replaces the default system prompt, also on resume. */
+  agentType?: SessionAgentType;
+}
+
+/** A sub-agent type as frozen into a session: the agent file may change later, the session keeps what it started with. */
+export interface SessionAgentType {
+  name: string;
+  /** The agent file it came from. */
+  file: string;
+  /** The system prompt (the file's body). */
+  prompt: string;
 }
 
 /** Session status as kept in `state.json`. */

@@ -5,7 +5,7 @@ import { resolveInsideRoot } from "./plugin-bundles.js";
 import type { PluginFs } from "./plugin-fs.js";
 import { CLAUDE_HOOK_EVENTS, type ManifestIssue, type PluginManifest } from "./plugin-manifest-schema.js";
 
-/** Something a Claude Code plugin carries beyond plugin.json: skills (loaded by the skills runtime) and what keel records but does not run yet (commands, agents, hook events, output styles). */
+/** Something a Claude Code plugin carries beyond plugin.json: skills and agents (loaded by their runtimes) and what keel records but does not run yet (commands, hook events, output styles). */
 export interface InformationalItem {
   kind: "command" | "agent" | "skill" | "hook-event" | "output-style";
   name: string;

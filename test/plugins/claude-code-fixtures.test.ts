@@ -35,7 +35,7 @@ describe("Claude Code plugins (the public plugin layout)", () => {
     const text = await runKeel(["plugins"], { cwd: ws.root, env: ws.env });
     expect(text.stdout).toMatch(/^guard-rails\s+0\.3\.1\s+project\s/m);
     expect(text.stdout).toContain(`command /guard (keel run "/guard …", or keel workflow run)`);
-    expect(text.stdout).toContain("info: agent auditor (not run by keel yet)");
+    expect(text.stdout).toContain("agent auditor (a delegate_agent type)");
   });
 
   it("loads a workspace-root .claude-plugin/plugin.json with commands/, agents/ and hooks/ folders", async () => {
