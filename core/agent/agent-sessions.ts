@@ -172,8 +172,9 @@ export class AgentSessions implements AgentService {
         signal: request.signal,
         parentSessionId,
         yes: request.yes,
-        // a run that names its model uses it on the configured endpoint; otherwise it inherits its parent's
-        ...(request.model ? { model: request.model } : { modelSpec }),
+        // a run that names its model uses it on the configured endpoint (resolved here: `model` would become
+        // this invocation's --model for later sessions); otherwise it inherits its parent's
+        modelSpec: request.model ? requireModelSpec(this.host.config, request.model, this.host.env, this.host.workspace.root) : modelSpec,
       });
       return { ok: out.ok, text: out.message ?? out.text, sessionId: out.sessionId, reason: out.reason };
     } catch (error) {
