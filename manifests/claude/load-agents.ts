@@ -66,6 +66,10 @@ export function loadAgentTypes(places: readonly AgentPlace[]): { agents: AgentTy
         warn(shown, `${(error as Error).message}; the agent file was skipped.`, "error");
         continue;
       }
+      if (!text.trim()) {
+        warn(shown, "The agent file is empty; it was skipped.");
+        continue;
+      }
       const doc = parseFrontMatter(text);
       if (doc.lenient) warn(shown, `${doc.lenient}; it was read as plain "key: value" lines. Quote values that contain ": ".`, "info");
       const stem = entry.slice(0, -3);

@@ -76,6 +76,10 @@ export function loadSkills(places: readonly SkillPlace[]): { skills: SkillDef[];
         if (code !== "ENOENT" && code !== "ENOTDIR") warn(file, (error as Error).message, "error");
         continue;
       }
+      if (!text.trim()) {
+        warn(file, "SKILL.md is empty; the skill was skipped.");
+        continue;
+      }
       const doc = parseFrontMatter(text);
       if (doc.lenient) warn(file, `${doc.lenient}; it was read as plain "key: value" lines. Quote values that contain ": ".`, "info");
       const name = typeof doc.data.name === "string" && doc.data.name.trim() ? doc.data.name.trim() : entry;

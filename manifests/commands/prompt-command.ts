@@ -32,6 +32,7 @@ type Origin = Pick<PromptCommand, "file" | "level" | "plugin">;
 
 /** Parses a Claude Code command: YAML front matter (`description`, `argument-hint`, `allowed-tools`, `model`) and a Markdown body. */
 export function parseClaudeCommand(text: string, name: string, origin: Origin): { command?: PromptCommand; issues: CommandIssue[] } {
+  if (!text.trim()) return { issues: [{ severity: "warning", message: "The command file is empty; it was skipped." }] };
   const issues: CommandIssue[] = [];
   const doc = parseFrontMatter(text);
   if (doc.lenient) issues.push({ severity: "info", message: `${doc.lenient}; it was read as plain "key: value" lines. Quote values that contain ": ".` });
@@ -55,6 +56,7 @@ export function parseClaudeCommand(text: string, name: string, origin: Origin): 
 
 /** Parses a Gemini CLI command: TOML with `prompt` (required) and `description`. */
 export function parseGeminiCommand(text: string, name: string, origin: Origin): { command?: PromptCommand; issues: CommandIssue[] } {
+  if (!text.trim()) return { issues: [{ severity: "warning", message: "The command file is empty; it was skipped." }] };
   let data: Record<string, unknown>;
   try {
     data = parseToml(text) as Record<string, unknown>;

@@ -68,6 +68,8 @@ describe("prompt commands: parsing and rendering", () => {
     expect(parseClaudeCommand("---\ndescription: x\n---\n   \n", "x", origin).issues[0]!.message).toMatch(/no prompt text/);
     expect(parseGeminiCommand("prompt = ", "x", origin).issues[0]!.message).toMatch(/not valid TOML/);
     expect(parseGeminiCommand('description = "d"', "x", origin).issues[0]!.message).toMatch(/needs a "prompt"/);
+    expect(parseClaudeCommand("", "x", origin).issues).toEqual([{ severity: "warning", message: "The command file is empty; it was skipped." }]);
+    expect(parseGeminiCommand(" \n", "x", origin).issues[0]!.severity).toBe("warning");
     expect(shellWords(`a "b c" 'd e' f\\"g`)).toEqual(["a", "b c", "d e", 'f\\"g']);
   });
 });

@@ -52,10 +52,13 @@ describe("skills (SKILL.md): progressive disclosure", () => {
     writeFileSync(join(ws.root, "..", "outside-skill", "SKILL.md"), SKILL("outside", "Leaks", "OUTSIDE"));
     symlinkSync(join(ws.root, "..", "outside-skill"), ws.path(".claude", "skills", "outside"));
     ws.write(".claude/skills/nodesc/SKILL.md", "---\nname: nodesc\n---\nbody");
+    ws.write(".claude/skills/empty/SKILL.md", "");
     const tools = await runKeel(["--json", "tools"], { cwd: ws.root, env: ws.env });
     const diagnostics = tools.json<{ diagnostics: { source: string; message: string; file?: string }[] }>().diagnostics.filter((d) => d.source === "skill");
     expect(diagnostics.map((d) => d.message).join("\n")).toMatch(/outside-skill, outside .*it was skipped/);
     expect(diagnostics.map((d) => d.message).join("\n")).toMatch(/"nodesc" has no description/);
+    // an empty placeholder file is a warning, not an error (published plugin trees ship such placeholders)
+    expect(diagnostics.find((d) => /SKILL\.md is empty/.test(d.message))).toMatchObject({ severity: "warning" });
 
     const call = async (input: object) =>
       (await runKeel(["--json", "call", "skill", "--input", JSON.stringify(input)], { cwd: ws.root, env: ws.env })).json<{
