@@ -79,7 +79,8 @@ export function delegateAgentTool(host: Host, runtime: AgentRuntime): ToolDefini
             throw new ToolError('isolation "worktree" needs the worktree runtime, which is not loaded here. Use isolation "none".', "precondition_failed");
           worktree = await service.create(name, ctx.signal);
         }
-        const tools = choice ? choice.tools : input.tools;
+        // a sub-agent never gets a tool its parent may not use: the parent's subset bounds every child
+        const tools = withinParent(choice ? choice.tools : input.tools, parent.state.toolSubset);
         agent = choice?.agentType.name;
         parent.emit("delegate_start", { agent: choice?.agentType.name, tools, isolation: input.isolation ?? "none", worktree: worktree?.path });
         child = await runtime.start({
@@ -136,4 +137,12 @@ export function delegateAgentTool(host: Host, runtime: AgentRuntime): ToolDefini
       };
     },
   });
+}
+
+/** `wanted` narrowed to the parent's tool subset (the parent's subset itself when nothing is asked for; everything when neither is set). */
+export function withinParent(wanted: readonly string[] | undefined, parentSubset: readonly string[] | undefined): string[] | undefined {
+  if (!parentSubset) return wanted ? [...wanted] : undefined;
+  if (!wanted) return [...parentSubset];
+  const allowed = new Set(parentSubset);
+  return wanted.filter((t) => allowed.has(t));
 }

@@ -100,6 +100,35 @@ describe("delegate_agent", () => {
     }
   });
 
+  it("a sub-agent never gets a tool its parent may not use (the parent's tool subset bounds the child's)", async () => {
+    const ws = makeWorkspace({
+      "a.txt": "x\n",
+      "script.json": {
+        turns: [
+          { toolCalls: [{ id: "d1", name: "delegate_agent", arguments: { prompt: "NARROW: run it", tools: ["bash", "read_file"] } }] },
+          { toolCalls: [{ id: "d2", name: "delegate_agent", arguments: { prompt: "WIDE: run it" } }] },
+          { text: "done" },
+        ],
+        byPrompt: { NARROW: [{ text: "narrow child" }], WIDE: [{ text: "wide child" }] },
+      },
+      "keel.config.json": { model: "scripted:script.json" },
+    });
+    spaces.push(ws);
+    const host = await openTestHost(ws);
+    try {
+      const out = await host.service("agent-runtime")!.start({ prompt: "delegate twice", yes: true, tools: ["delegate_agent", "read_file"] });
+      const starts = readEvents(ws.path(".keel", "sessions", out.sessionId, "events.jsonl")).filter((e) => e.type === "delegate_start");
+      expect(starts.map((e) => ("tools" in e ? e.tools : undefined))).toEqual([["read_file"], ["delegate_agent", "read_file"]]);
+      const children = readEvents(ws.path(".keel", "sessions", out.sessionId, "events.jsonl"))
+        .filter((e) => e.type === "delegate_end")
+        .map((e) => ("childSessionId" in e ? e.childSessionId : ""));
+      const subsets = await Promise.all(children.map(async (id) => (await sessionState(ws.root, id)).toolSubset));
+      expect(subsets).toEqual([["read_file"], ["delegate_agent", "read_file"]]);
+    } finally {
+      await host.close();
+    }
+  });
+
   it("enforces the depth limit of 3 and hides delegate_agent at the limit", async () => {
     const ws = makeWorkspace({
       "s.json": [{ text: "done" }, { text: "done" }, { text: "done" }, { text: "done" }],
