@@ -34,7 +34,7 @@ describe("Claude Code plugins (the public plugin layout)", () => {
 
     const text = await runKeel(["plugins"], { cwd: ws.root, env: ws.env });
     expect(text.stdout).toMatch(/^guard-rails\s+0\.3\.1\s+project\s/m);
-    expect(text.stdout).toContain("info: command /guard (not run by keel yet)");
+    expect(text.stdout).toContain("command /guard (keel workflow list)");
   });
 
   it("loads a workspace-root .claude-plugin/plugin.json with commands/, agents/ and hooks/ folders", async () => {
