@@ -92,7 +92,9 @@ export async function loadInstructions(places: InstructionPlaces): Promise<Instr
       return;
     }
     if (!inside(root, real) && !inside(realOrRoot(root), real))
-      return void out.notes.push(`${shown}: leads outside ${from ? `the folder of ${from.source}` : level === "user" ? "the user-level directory" : "the workspace"}; not loaded`);
+      return void out.notes.push(
+        `${shown}: leads outside ${from ? `the folder of ${from.source}` : level === "user" ? "the user-level directory" : "the workspace"}; not loaded`,
+      );
     if (seen.has(real)) return;
     seen.add(real);
     let read: { text: string; truncated: boolean };

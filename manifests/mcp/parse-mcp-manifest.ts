@@ -56,8 +56,9 @@ export function loadDocument(
   if (doc.servers !== undefined) {
     if (Array.isArray(doc.servers)) doc.servers.forEach((raw, i) => entries.push({ name: undefined, raw, path: `servers[${i}]` }));
     else if (isObject(doc.servers))
-      for (const [name, raw] of Object.entries(doc.servers)) if (!isComment(name)) entries.push({ name, raw, path: `servers.${name}` });
-    else opts.diagnostics.error(SOURCE, '"servers" must be a list of {name, ...} objects.', { file, path: "servers" });
+      for (const [name, raw] of Object.entries(doc.servers))
+        if (!isComment(name)) entries.push({ name, raw, path: `servers.${name}` });
+        else opts.diagnostics.error(SOURCE, '"servers" must be a list of {name, ...} objects.', { file, path: "servers" });
   }
   if (doc.mcpServers === undefined && doc.servers === undefined && doc.resources === undefined)
     opts.diagnostics.warn(SOURCE, 'MCP manifest has neither "mcpServers" nor "servers"; nothing was loaded.', { file });

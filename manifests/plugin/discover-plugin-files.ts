@@ -76,7 +76,13 @@ export function discoverPluginFiles(places: DiscoveryPlaces, fs: PluginFs = node
   return found;
 }
 
-type AddFile = (path: string, level: PluginFile["level"], layout: PluginLayout, root: string, extra?: Pick<PluginFile, "folderOnly" | "rootIsWorkspaceDir">) => void;
+type AddFile = (
+  path: string,
+  level: PluginFile["level"],
+  layout: PluginLayout,
+  root: string,
+  extra?: Pick<PluginFile, "folderOnly" | "rootIsWorkspaceDir">,
+) => void;
 
 function sortedSubdirs(dir: string, fs: PluginFs): string[] {
   return fs

@@ -47,9 +47,18 @@ const KNOWN = new Set(["name", "version", "description", "mcpServers", "contextF
  * becomes a denied command prefix) and `contextFileName`. Keys beginning with `_` are ignored; other
  * unknown fields get an info issue. Never throws: problems become issues naming the field.
  */
-export function parseGeminiExtension(raw: unknown, root: string, folderName: string, exists: (path: string) => boolean): { extension?: GeminiExtension; issues: ManifestIssue[] } {
+export function parseGeminiExtension(
+  raw: unknown,
+  root: string,
+  folderName: string,
+  exists: (path: string) => boolean,
+): { extension?: GeminiExtension; issues: ManifestIssue[] } {
   if (raw === null || typeof raw !== "object" || Array.isArray(raw))
-    return { issues: [{ severity: "error", path: "", message: `gemini-extension.json must be a JSON object (got ${jsonTypeName(raw)}); the extension was not loaded.` }] };
+    return {
+      issues: [
+        { severity: "error", path: "", message: `gemini-extension.json must be a JSON object (got ${jsonTypeName(raw)}); the extension was not loaded.` },
+      ],
+    };
   const obj = raw as Record<string, unknown>;
   const issues: ManifestIssue[] = [];
   const header = parsePluginManifest({ name: obj.name ?? folderName, version: obj.version, description: obj.description });
@@ -58,7 +67,11 @@ export function parseGeminiExtension(raw: unknown, root: string, folderName: str
   const manifest = header.manifest;
   const unknown = Object.keys(obj).filter((k) => !KNOWN.has(k) && !k.startsWith("_"));
   if (unknown.length)
-    issues.push({ severity: "info", path: unknown[0]!, message: `Gemini CLI extension field${unknown.length > 1 ? "s" : ""} ${unknown.join(", ")} ${unknown.length > 1 ? "are" : "is"} not used by keel.` });
+    issues.push({
+      severity: "info",
+      path: unknown[0]!,
+      message: `Gemini CLI extension field${unknown.length > 1 ? "s" : ""} ${unknown.join(", ")} ${unknown.length > 1 ? "are" : "is"} not used by keel.`,
+    });
   const deniedCommands = excludeTools(obj.excludeTools, manifest, issues);
   const mcpServers = geminiServers(obj.mcpServers, root, issues);
   const contextFiles = contextFilesOf(obj.contextFileName, root, exists, issues);
@@ -81,7 +94,11 @@ function excludeTools(value: unknown, manifest: PluginManifest, issues: Manifest
   const denied: DeniedCommand[] = [];
   if (value === undefined || value === null) return denied;
   if (!Array.isArray(value)) {
-    issues.push({ severity: "error", path: "excludeTools", message: `excludeTools must be a list of tool names (got ${jsonTypeName(value)}); it was ignored.` });
+    issues.push({
+      severity: "error",
+      path: "excludeTools",
+      message: `excludeTools must be a list of tool names (got ${jsonTypeName(value)}); it was ignored.`,
+    });
     return denied;
   }
   value.forEach((item, i) => {
@@ -117,13 +134,21 @@ function geminiServers(value: unknown, root: string, issues: ManifestIssue[]): R
   const out: Record<string, unknown> = {};
   if (value === undefined || value === null) return out;
   if (typeof value !== "object" || Array.isArray(value)) {
-    issues.push({ severity: "error", path: "mcpServers", message: `mcpServers must be an object of {name: server} (got ${jsonTypeName(value)}); it was ignored.` });
+    issues.push({
+      severity: "error",
+      path: "mcpServers",
+      message: `mcpServers must be an object of {name: server} (got ${jsonTypeName(value)}); it was ignored.`,
+    });
     return out;
   }
   for (const [name, raw] of Object.entries(value)) {
     if (name.startsWith("_")) continue;
     if (raw === null || typeof raw !== "object" || Array.isArray(raw)) {
-      issues.push({ severity: "error", path: `mcpServers.${name}`, message: `MCP server "${name}" must be an object (got ${jsonTypeName(raw)}); it was skipped.` });
+      issues.push({
+        severity: "error",
+        path: `mcpServers.${name}`,
+        message: `MCP server "${name}" must be an object (got ${jsonTypeName(raw)}); it was skipped.`,
+      });
       continue;
     }
     const { httpUrl, timeout, includeTools, excludeTools: exclude, trust, ...rest } = expandExtensionVars(raw, root) as Record<string, unknown>;

@@ -88,7 +88,11 @@ export function loadBundledMcpServers(
     for (const [name, config] of Object.entries(map)) {
       if (name.startsWith("_")) continue;
       if (config === null || typeof config !== "object" || Array.isArray(config)) {
-        issues.push({ severity: "error", path: `${path}.${name}`, message: `MCP server "${name}" must be an object (got ${jsonTypeName(config)}); it was skipped.` });
+        issues.push({
+          severity: "error",
+          path: `${path}.${name}`,
+          message: `MCP server "${name}" must be an object (got ${jsonTypeName(config)}); it was skipped.`,
+        });
         continue;
       }
       if (Object.hasOwn(out.servers, name)) {
@@ -116,7 +120,12 @@ export function loadBundledMcpServers(
   else if (Array.isArray(raw))
     raw.forEach((ref, i) => {
       if (typeof ref === "string" && ref.trim()) addFile(ref, `mcpServers[${i}]`);
-      else issues.push({ severity: "error", path: `mcpServers[${i}]`, message: `mcpServers[${i}] must be a path to a JSON file (got ${jsonTypeName(ref)}); it was skipped.` });
+      else
+        issues.push({
+          severity: "error",
+          path: `mcpServers[${i}]`,
+          message: `mcpServers[${i}] must be a path to a JSON file (got ${jsonTypeName(ref)}); it was skipped.`,
+        });
     });
   else if (raw !== undefined && raw !== null && raw !== "") addMap(raw, manifestPath, "mcpServers", "mcpServers");
   const rootFile = join(root, ".mcp.json");

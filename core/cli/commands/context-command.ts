@@ -110,7 +110,9 @@ function render(r: ContextReport): string {
             f.path,
             f.level,
             String(f.tokens),
-            [f.importedFrom ? `imported by ${f.importedFrom}` : "", f.source ? `from ${f.source}` : "", f.truncated ? "cut at 64 KiB" : ""].filter(Boolean).join("; "),
+            [f.importedFrom ? `imported by ${f.importedFrom}` : "", f.source ? `from ${f.source}` : "", f.truncated ? "cut at 64 KiB" : ""]
+              .filter(Boolean)
+              .join("; "),
           ]),
         ),
       ),
