@@ -141,14 +141,13 @@ function loadExtension(file: PluginFile, raw: unknown, fs: PluginFs): LoadedPlug
 }
 
 /** Resolves `commands` paths of plugin.json inside the plugin root; missing or escaping ones become warnings. */
-function customCommandPaths(refs: readonly string[], root: string, fs: PluginFs, issues: ManifestIssue[]): string[] {
+function customCommandPaths(refs: readonly { ref: string; path: string }[], root: string, fs: PluginFs, issues: ManifestIssue[]): string[] {
   const out: string[] = [];
-  refs.forEach((ref, i) => {
-    const path = refs.length > 1 ? `commands[${i}]` : "commands";
+  for (const { ref, path } of refs) {
     const target = resolveInsideRoot(root, ref);
     if (!target.ok) issues.push({ severity: "warning", path, message: `commands ${target.reason}; it was ignored.` });
     else if (!fs.exists(target.path)) issues.push({ severity: "warning", path, message: `commands: ${target.path} does not exist; it was ignored.` });
     else if (target.path !== join(root, "commands")) out.push(target.path);
-  });
+  }
   return out;
 }

@@ -138,12 +138,12 @@ export function parsePluginManifest(raw: unknown): ParsedPluginManifest {
 }
 
 /** `commands`: a path or a list of paths (files or folders, relative to the plugin root), as Claude Code's plugin.json has it. */
-function commandPaths(value: unknown, issues: ManifestIssue[]): string[] {
+function commandPaths(value: unknown, issues: ManifestIssue[]): { ref: string; path: string }[] {
   if (value === undefined || value === null) return [];
   const list = Array.isArray(value) ? value : [value];
-  const out: string[] = [];
+  const out: { ref: string; path: string }[] = [];
   list.forEach((item, i) => {
-    if (typeof item === "string" && item.trim()) out.push(item.trim());
+    if (typeof item === "string" && item.trim()) out.push({ ref: item.trim(), path: Array.isArray(value) ? joinJsonPath(["commands", i]) : "commands" });
     else
       issues.push({
         severity: "warning",

@@ -171,6 +171,6 @@ export interface PluginManifest {
   /** Raw `workflows` (list, object or path). */
   workflows?: unknown;
   /** `commands` paths (Claude Code: files or folders relative to the plugin root, in addition to `commands/`). */
-  commands?: string[];
+  commands?: { ref: string; path: string }[];
   extra: Record<string, unknown>;
 }

@@ -79,6 +79,23 @@ describe("Claude Code plugin layouts", () => {
     expect(tools.diagnostics.filter((d: { source: string }) => d.source === "mcp" || d.source === "plugin")).toEqual([]);
   });
 
+  it("a missing commands path, an mcpServers path leaving the plugin and a non-path item are diagnostics naming the field; the rest loads", async () => {
+    ws = makeWorkspace({
+      "plugins/p/.claude-plugin/plugin.json": { name: "p", commands: ["./a.md", "./missing"], mcpServers: ["../outside.json", 3, "./s.json"] },
+      "plugins/p/a.md": "Do A.",
+      "plugins/p/s.json": { mcpServers: { s: { command: "node", args: ["-e", "0"] } } },
+    });
+    const out = (await keelJson(ws, ["plugins"])).json();
+    const file = ws.path("plugins", "p", ".claude-plugin", "plugin.json");
+    expect(out.diagnostics.map((d: { severity: string; file: string; path: string }) => [d.severity, d.file, d.path])).toEqual([
+      ["error", file, "mcpServers[0]"],
+      ["error", file, "mcpServers[1]"],
+      ["warning", file, "commands[1]"],
+    ]);
+    expect(out.plugins[0].contributions.mcpServers).toEqual(["s"]);
+    expect(informational(out.plugins[0])).toEqual(["command:/a"]);
+  });
+
   it("a plugins/ folder with none of commands/, agents/, skills/, hooks/ and no manifest is not a plugin", async () => {
     ws = withPlugins();
     const out = (await keelJson(ws, ["plugins"])).json();
