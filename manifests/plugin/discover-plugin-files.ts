@@ -16,6 +16,8 @@ export interface PluginFile {
   /** `project` (workspace) or `user` (`$KEEL_HOME/plugins`). */
   level: "project" | "user";
   layout: PluginLayout;
+  /** The workspace root discovery ran in (what a Gemini CLI extension's `${workspacePath}` expands to). */
+  workspaceRoot?: string;
   /** A folder under `plugins/` with `commands/`, `agents/`, `skills/` or `hooks/` but no plugin.json: named after the folder (as Claude Code does). */
   folderOnly?: boolean;
   /** The root is a discovery directory itself (`.claude-plugin/` etc. in the workspace): its `.mcp.json` is the workspace's, not the plugin's. */
@@ -63,7 +65,7 @@ export function discoverPluginFiles(places: DiscoveryPlaces, fs: PluginFs = node
     if (seen.has(realPath)) return;
     if (level === "project" && isExcludedBelow(places.root, realPath)) return onExcluded?.(path, realPath);
     seen.add(realPath);
-    found.push({ path, realPath, root, level, layout, ...extra });
+    found.push({ path, realPath, root, level, layout, workspaceRoot: places.root, ...extra });
   };
   const dirs = discoveryDirs(places.cwd, places.root);
   for (const dir of dirs) {

@@ -52,6 +52,7 @@ export function parseGeminiExtension(
   root: string,
   folderName: string,
   exists: (path: string) => boolean,
+  workspaceRoot?: string,
 ): { extension?: GeminiExtension; issues: ManifestIssue[] } {
   if (raw === null || typeof raw !== "object" || Array.isArray(raw))
     return {
@@ -73,18 +74,21 @@ export function parseGeminiExtension(
       message: `Gemini CLI extension field${unknown.length > 1 ? "s" : ""} ${unknown.join(", ")} ${unknown.length > 1 ? "are" : "is"} not used by keel.`,
     });
   const deniedCommands = excludeTools(obj.excludeTools, manifest, issues);
-  const mcpServers = geminiServers(obj.mcpServers, root, issues);
+  const mcpServers = geminiServers(obj.mcpServers, root, workspaceRoot, issues);
   const contextFiles = contextFilesOf(obj.contextFileName, root, exists, issues);
   return { extension: { manifest, mcpServers, contextFiles, deniedCommands }, issues };
 }
 
-/** Expands Gemini's `${extensionPath}`, `${/}` and `${pathSeparator}` in every string of a JSON value. */
-export function expandExtensionVars(value: unknown, root: string): unknown {
-  if (typeof value === "string") return value.replace(/\$\{(extensionPath|\/|pathSeparator)\}/g, (_, v: string) => (v === "extensionPath" ? root : sep));
-  if (Array.isArray(value)) return value.map((v) => expandExtensionVars(v, root));
+/** Expands Gemini's `${extensionPath}`, `${workspacePath}` (when known), `${/}` and `${pathSeparator}` in every string of a JSON value. */
+export function expandExtensionVars(value: unknown, root: string, workspaceRoot?: string): unknown {
+  if (typeof value === "string")
+    return value.replace(/\$\{(extensionPath|workspacePath|\/|pathSeparator)\}/g, (whole, v: string) =>
+      v === "extensionPath" ? root : v === "workspacePath" ? (workspaceRoot ?? whole) : sep,
+    );
+  if (Array.isArray(value)) return value.map((v) => expandExtensionVars(v, root, workspaceRoot));
   if (value !== null && typeof value === "object") {
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) setOwn(out, k, expandExtensionVars(v, root));
+    for (const [k, v] of Object.entries(value)) setOwn(out, k, expandExtensionVars(v, root, workspaceRoot));
     return out;
   }
   return value;
@@ -130,7 +134,7 @@ function excludeTools(value: unknown, manifest: PluginManifest, issues: Manifest
 }
 
 /** Gemini's server fields in keel's: `httpUrl` is streamable HTTP, a bare `url` is SSE, `timeout` the call timeout, include/excludeTools the tool filters. */
-function geminiServers(value: unknown, root: string, issues: ManifestIssue[]): Record<string, unknown> {
+function geminiServers(value: unknown, root: string, workspaceRoot: string | undefined, issues: ManifestIssue[]): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   if (value === undefined || value === null) return out;
   if (typeof value !== "object" || Array.isArray(value)) {
@@ -151,7 +155,7 @@ function geminiServers(value: unknown, root: string, issues: ManifestIssue[]): R
       });
       continue;
     }
-    const { httpUrl, timeout, includeTools, excludeTools: exclude, trust, ...rest } = expandExtensionVars(raw, root) as Record<string, unknown>;
+    const { httpUrl, timeout, includeTools, excludeTools: exclude, trust, ...rest } = expandExtensionVars(raw, root, workspaceRoot) as Record<string, unknown>;
     const server: Record<string, unknown> = { ...rest };
     if (typeof httpUrl === "string") Object.assign(server, { url: httpUrl, type: server.type ?? "http" });
     else if (typeof server.url === "string" && server.type === undefined) server.type = "sse";

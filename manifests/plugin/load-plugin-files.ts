@@ -116,7 +116,7 @@ function loadPluginFile(file: PluginFile, fs: PluginFs): LoadedPlugin | FailedPl
 
 /** A Gemini CLI extension as a plugin: its MCP servers, exclusions, context files and `commands/*.toml`. */
 function loadExtension(file: PluginFile, raw: unknown, fs: PluginFs): LoadedPlugin | FailedPluginFile {
-  const parsed = parseGeminiExtension(raw, file.root, basename(file.root), (p) => fs.isFile(p));
+  const parsed = parseGeminiExtension(raw, file.root, basename(file.root), (p) => fs.isFile(p), file.workspaceRoot);
   const issues = parsed.issues;
   if (!parsed.extension) return { file: file.path, level: file.level, diagnostics: issues.map((i) => diag(file.path, i)) };
   const { manifest, mcpServers, contextFiles, deniedCommands } = parsed.extension;

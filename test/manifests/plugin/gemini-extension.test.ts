@@ -48,6 +48,13 @@ describe("gemini-extension.json in keel's terms", () => {
     expect(issues).toEqual([expect.objectContaining({ severity: "info", path: "mcpServers.remote.trust" })]);
   });
 
+  it("${workspacePath} expands to the workspace root when known, and stays as written otherwise", () => {
+    const raw = { name: "kit", mcpServers: { s: { command: "node", args: ["${workspacePath}${/}x.js"] } } };
+    const ws = `${sep}ws`;
+    expect(parseGeminiExtension(raw, ROOT, "kit", () => false, ws).extension!.mcpServers).toEqual({ s: { command: "node", args: [`${ws}${sep}x.js`] } });
+    expect(parse(raw).extension!.mcpServers).toEqual({ s: { command: "node", args: [`\${workspacePath}${sep}x.js`] } });
+  });
+
   it("context files: GEMINI.md by default when present, names or lists inside the folder, never outside", () => {
     const gemini = `${ROOT}${sep}GEMINI.md`;
     expect(parse({ name: "kit" }, [gemini]).extension!.contextFiles).toEqual([gemini]);
