@@ -50,6 +50,7 @@ export { openFileInside, readOpened } from "./tools/open-inside.js";
 export { builtinTools } from "./tools/builtin-tools.js";
 export { agentPlugin } from "./agent/agent-plugin.js";
 export { allowedToolsAllowBash } from "./config/allowed-tools.js";
+export { commandDenier, type CommandDenier } from "./config/denied-commands.js";
 export { localConfigFile, type ConfigLayer, type ConfigSourceName } from "./config/config-sources.js";
 export { deepMerge, isPlainObject, keelConfigSchema, layerMerging, loadConfigLayers, type LayerMerging } from "./config/load-config.js";
 export { formatTemplateValue, lookupPlaceholder, renderTemplate, type PlaceholderLookup, type RenderedTemplate } from "./render-template.js";

@@ -130,6 +130,14 @@ export interface PluginHandOff {
   mcpServers: Record<string, unknown>;
   /** File the MCP servers came from (the plugin.json or the referenced file). */
   mcpServersFile?: string;
+  /** File each MCP server came from, when they came from more than one (plugin.json, `mcpServers` paths, the plugin-root `.mcp.json`). */
+  mcpServerFiles?: Record<string, string>;
+  /** Command folders and files (`<root>/commands` and the paths plugin.json's `commands` names), absolute. */
+  commands?: string[];
+  /** Instruction files the plugin contributes (a Gemini CLI extension's `contextFileName`), absolute, inside `root`. */
+  contextFiles?: string[];
+  /** `gemini-extension` for a Gemini CLI extension; absent for plugins. */
+  kind?: "gemini-extension";
   /** Raw workflow definitions from the `workflows` field (inline list, or loaded from the relative path), unvalidated. */
   workflows: unknown[];
   /** File the workflows came from. */

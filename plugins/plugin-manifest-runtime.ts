@@ -1,6 +1,7 @@
 import type { Host, KeelPlugin } from "../core/index.js";
 import { loadPlugins, PLUGIN_DIAGNOSTIC_SOURCE, type PluginLoadResult } from "../manifests/plugin/load-plugins.js";
 import type { PluginFs } from "../manifests/plugin/plugin-fs.js";
+import { tapDeniedCommands } from "./denied-command-taps.js";
 import { tapLifecycleHooks } from "./lifecycle-taps.js";
 import { createPluginRecord, toHandOff, type PluginRuntimeService } from "./plugin-record.js";
 import { registerPluginTools, type PluginEntry } from "./register-plugin-tools.js";
@@ -40,6 +41,7 @@ export function pluginManifestRuntime(options: PluginManifestRuntimeOptions = {}
         try {
           tapToolHooks(host, plugin);
           tapLifecycleHooks(host, plugin);
+          tapDeniedCommands(host, plugin);
         } catch (error) {
           const d = {
             severity: "error" as const,

@@ -20,6 +20,10 @@ export interface PluginContributions {
   lifecycleHooks: { hook: string; texts: number }[];
   mcpServers: string[];
   workflows: number;
+  /** Command prefixes whose bash calls are blocked (Gemini CLI `excludeTools` `run_shell_command(…)`). */
+  blockedCommands: string[];
+  /** Instruction files it adds to the system prompt (Gemini CLI `contextFileName`). */
+  contextFiles: string[];
 }
 
 /** One row of `keel plugins`: a discovered plugin with what it added, skipped and noted. */
@@ -31,7 +35,10 @@ export interface PluginRecord {
   path: string;
   root: string;
   level: "project" | "user";
+  /** `claude`, `codex`, `claw`, `keel` (plugins/<name>/plugin.json) or `gemini` (a Gemini CLI extension). */
   layout: string;
+  /** True for a Claude Code plugin folder without a manifest (named after its folder). */
+  folderOnly?: boolean;
   contributions: PluginContributions;
   skipped: SkippedItem[];
   /** Claude Code commands, agents, skills and hook events keel does not run yet. */
@@ -61,6 +68,7 @@ export function createPluginRecord(plugin: LoadedPlugin, trusted: boolean): Plug
     root: plugin.root,
     level: plugin.level,
     layout: plugin.layout,
+    ...(plugin.manifestPath === plugin.root ? { folderOnly: true } : {}),
     contributions: {
       aliases: [],
       virtualTools: [],
@@ -72,6 +80,8 @@ export function createPluginRecord(plugin: LoadedPlugin, trusted: boolean): Plug
       lifecycleHooks: m.hooks.map((h) => ({ hook: h.hook, texts: h.texts.length })),
       mcpServers: Object.keys(plugin.mcpServers),
       workflows: plugin.workflows.length,
+      blockedCommands: plugin.deniedCommands.map((d) => d.prefix),
+      contextFiles: plugin.contextFiles,
     },
     skipped: plugin.diagnostics
       .filter((d) => d.severity === "error")
@@ -91,6 +101,10 @@ export function toHandOff(plugin: LoadedPlugin): PluginHandOff {
     userLevel: plugin.level === "user",
     mcpServers: plugin.mcpServers,
     ...(plugin.mcpServersFile ? { mcpServersFile: plugin.mcpServersFile } : {}),
+    mcpServerFiles: plugin.mcpServerFiles,
+    commands: plugin.commandPaths,
+    ...(plugin.contextFiles.length ? { contextFiles: plugin.contextFiles } : {}),
+    ...(plugin.layout === "gemini" ? { kind: "gemini-extension" as const } : {}),
     workflows: plugin.workflows,
     ...(plugin.workflowsFile ? { workflowsFile: plugin.workflowsFile } : {}),
   };

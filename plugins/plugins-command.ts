@@ -53,7 +53,7 @@ function checkVirtualToolSchemas(host: Host, plugins: PluginRecord[]): void {
 export function renderPlugins(report: PluginsReport): string {
   const out: string[] = [];
   if (!report.plugins.length && !report.failed.length)
-    return "No plugins found. Drop a plugin.json into .claw-plugin/, .claude-plugin/ or plugins/<name>/ (see the README section Plugins).";
+    return "No plugins found. Drop a plugin.json into .claw-plugin/, .claude-plugin/ or plugins/<name>/, or a Gemini CLI extension into .gemini/extensions/<name>/ (see the README sections Plugins and Gemini CLI extensions).";
   const rows = report.plugins.map((p) => [p.name, p.version ?? "-", p.level, summary(p), p.path]);
   out.push(table(["PLUGIN", "VERSION", "LEVEL", "CONTRIBUTES", "PATH"], rows, 90));
   for (const p of report.plugins) {
@@ -62,6 +62,8 @@ export function renderPlugins(report: PluginsReport): string {
     for (const a of c.aliases) lines.push(`alias ${a.name} → ${a.baseTool}`);
     for (const v of c.virtualTools) lines.push(`virtual tool ${v}`);
     for (const b of c.blockedTools) lines.push(`blocks ${b}`);
+    for (const b of c.blockedCommands) lines.push(`blocks bash commands starting with "${b}"`);
+    for (const f of c.contextFiles) lines.push(`context file ${f}`);
     for (const h of c.toolHooks) lines.push(`tool hook ${h.tool}: ${h.kinds.join(", ")}`);
     for (const h of c.lifecycleHooks) lines.push(`hook ${h.hook} (${h.texts} text${h.texts === 1 ? "" : "s"})`);
     for (const s of c.mcpServers) lines.push(`mcp server ${s}${p.needsTrust ? " (needs trust: --trust or keel trust)" : ""}`);
@@ -88,7 +90,8 @@ function summary(p: PluginRecord): string {
   const parts: [number, string][] = [
     [c.aliases.length, "alias"],
     [c.virtualTools.length, "virtual tool"],
-    [c.blockedTools.length, "block"],
+    [c.blockedTools.length + c.blockedCommands.length, "block"],
+    [c.contextFiles.length, "context file"],
     [c.toolHooks.length, "tool hook"],
     [c.lifecycleHooks.length, "hook"],
     [c.mcpServers.length, "mcp server"],

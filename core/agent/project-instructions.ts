@@ -26,6 +26,8 @@ export interface InstructionFile {
   text: string;
   /** The file whose `@` import brought it in. */
   importedFrom?: string;
+  /** What contributed it, when not the workspace or user directory itself (`gemini extension NAME`). */
+  source?: string;
   truncated: boolean;
   tokens: number;
 }
@@ -44,10 +46,25 @@ export interface InstructionPlaces {
   root: string;
   /** The session's working directory, inside `root`. */
   cwd: string;
+  /** Instruction files plugins contribute (Gemini CLI extensions' context files), each contained in its plugin's folder. */
+  contributed?: ContributedInstructions[];
+}
+
+/** Instruction files one plugin contributes. */
+export interface ContributedInstructions {
+  /** The plugin's folder: every file must really lie inside it. */
+  root: string;
+  files: string[];
+  level: InstructionFile["level"];
+  /** Shown with the file (`gemini extension NAME`). */
+  source: string;
+  /** Where `shown` paths are relative to: `$KEEL_HOME` for user level, the workspace root otherwise. */
+  shownFrom: string;
 }
 
 /**
- * Loads the project instructions: `$KEEL_HOME/AGENTS.md`, then `AGENTS.md`, `CLAUDE.md`, `GEMINI.md`
+ * Loads the project instructions: `$KEEL_HOME/AGENTS.md`, then the files plugins contribute (Gemini CLI
+ * extensions' context files, each confined to its extension's folder), then `AGENTS.md`, `CLAUDE.md`, `GEMINI.md`
  * and `KEEL.md` of the workspace root and of each directory down to `cwd` — nearest last. `@path`
  * imports of CLAUDE.md / GEMINI.md are followed (relative to the importing file, depth ≤ 5, cycles
  * cut). Every file must really lie inside its root (a symlink leading outside, e.g. to a secret, is
@@ -57,9 +74,16 @@ export interface InstructionPlaces {
 export async function loadInstructions(places: InstructionPlaces): Promise<Instructions> {
   const out: Instructions = { files: [], notes: [] };
   const seen = new Set<string>();
-  const load = async (root: string, abs: string, level: InstructionFile["level"], depth: number, importedFrom?: string): Promise<void> => {
-    if (out.files.length >= MAX_FILES) return void out.notes.push(`${shownPath(root, abs, level)}: not loaded (more than ${MAX_FILES} instruction files)`);
-    const shown = shownPath(root, abs, level);
+  const load = async (
+    root: string,
+    abs: string,
+    level: InstructionFile["level"],
+    depth: number,
+    importedFrom?: string,
+    from?: { source: string; shownFrom: string },
+  ): Promise<void> => {
+    const shown = shownPath(from?.shownFrom ?? root, abs, level);
+    if (out.files.length >= MAX_FILES) return void out.notes.push(`${shown}: not loaded (more than ${MAX_FILES} instruction files)`);
     let real: string;
     try {
       real = realpathSync.native(abs);
@@ -68,7 +92,9 @@ export async function loadInstructions(places: InstructionPlaces): Promise<Instr
       return;
     }
     if (!inside(root, real) && !inside(realOrRoot(root), real))
-      return void out.notes.push(`${shown}: leads outside ${level === "user" ? "the user-level directory" : "the workspace"}; not loaded`);
+      return void out.notes.push(
+        `${shown}: leads outside ${from ? `the folder of ${from.source}` : level === "user" ? "the user-level directory" : "the workspace"}; not loaded`,
+      );
     if (seen.has(real)) return;
     seen.add(real);
     let read: { text: string; truncated: boolean };
@@ -78,7 +104,7 @@ export async function loadInstructions(places: InstructionPlaces): Promise<Instr
       return void out.notes.push(`${shown}: not loaded (${errorMessage(error)})`);
     }
     const { text, truncated } = read;
-    out.files.push({ path: real, shown, level, text, importedFrom, truncated, tokens: estimateText(text) });
+    out.files.push({ path: real, shown, level, text, importedFrom, ...(from ? { source: from.source } : {}), truncated, tokens: estimateText(text) });
     // CLAUDE.md / GEMINI.md import, and so do the files they import (recursively)
     if (!importedFrom && !IMPORTING.has(basenameOf(abs))) return;
     for (const ref of importsOf(text)) {
@@ -92,10 +118,11 @@ export async function loadInstructions(places: InstructionPlaces): Promise<Instr
         );
         continue;
       }
-      await load(root, resolve(dirname(real), ref), level, depth + 1, shown);
+      await load(root, resolve(dirname(real), ref), level, depth + 1, shown, from);
     }
   };
   if (places.userDir) await load(places.userDir, join(places.userDir, "AGENTS.md"), "user", 0);
+  for (const c of places.contributed ?? []) for (const file of c.files) await load(c.root, file, c.level, 0, undefined, c);
   for (const dir of dirsDown(places.root, places.cwd)) for (const name of INSTRUCTION_FILES) await load(places.root, join(dir, name), "workspace", 0);
   return out;
 }
@@ -104,7 +131,7 @@ export async function loadInstructions(places: InstructionPlaces): Promise<Instr
 export function instructionsSection(files: readonly InstructionFile[]): string {
   if (!files.length) return "";
   const parts = files.map((f) => {
-    const origin = f.importedFrom ? ` (imported by ${f.importedFrom})` : "";
+    const origin = f.importedFrom ? ` (imported by ${f.importedFrom})` : f.source ? ` (from ${f.source})` : "";
     const cut = f.truncated ? `\n[… cut at ${MAX_INSTRUCTION_CHARS} characters]` : "";
     return `## ${f.shown}${origin}\n\n${f.text.trim()}${cut}`;
   });

@@ -3,7 +3,7 @@ import type { GuidanceEntry, PromptContext } from "../hooks.js";
 import type { ChatMessage } from "../model/model-types.js";
 import type { ActiveSession } from "./active-session.js";
 import { hookTextsMessage } from "./tool-guidance.js";
-import { instructionsSection, loadInstructions, type Instructions } from "./project-instructions.js";
+import { instructionsSection, loadInstructions, type ContributedInstructions, type Instructions } from "./project-instructions.js";
 import type { Host } from "../host.js";
 
 /** Default system prompt (the `beforePrompt` waterfall may rewrite it; `agent.systemPrompt` replaces it). */
@@ -13,12 +13,21 @@ export function defaultSystemPrompt(cwd: string): string {
 
 /**
  * The system prompt before plugins see it: `agent.systemPrompt` (or the default) followed by the
- * project instructions (AGENTS.md and friends, from the user level and from the boundary of `cwd`
- * down to it), read anew each time so edits apply.
+ * project instructions (AGENTS.md and friends, from the user level, plugins' context files and the
+ * boundary of `cwd` down to it), read anew each time so edits apply.
  */
 export async function systemPromptFor(host: Host, systemPrompt: string | undefined, cwd: string): Promise<{ prompt: string; instructions: Instructions }> {
   const base = systemPrompt ?? defaultSystemPrompt(cwd);
-  const instructions = await loadInstructions({ userDir: host.workspace.keelHome, root: host.confinementRoot(cwd), cwd });
+  const contributed: ContributedInstructions[] = (host.service("plugins")?.handOffs() ?? [])
+    .filter((h) => h.contextFiles?.length)
+    .map((h) => ({
+      root: h.root,
+      files: h.contextFiles!,
+      level: h.userLevel ? "user" : "workspace",
+      source: `${h.kind === "gemini-extension" ? "Gemini CLI extension" : "plugin"} ${h.plugin}`,
+      shownFrom: h.userLevel ? host.workspace.keelHome : host.workspace.root,
+    }));
+  const instructions = await loadInstructions({ userDir: host.workspace.keelHome, root: host.confinementRoot(cwd), cwd, contributed });
   const section = instructionsSection(instructions.files);
   return { prompt: section ? `${base}\n\n${section}` : base, instructions };
 }
@@ -28,7 +37,14 @@ async function baseSystemPrompt(s: ActiveSession): Promise<string> {
   const { prompt, instructions: found } = await systemPromptFor(s.host, s.meta.agentType?.prompt || s.settings.systemPrompt, s.cwd);
   if (found.files.length || found.notes.length)
     s.emit("instructions", {
-      files: found.files.map((f) => ({ path: f.shown, level: f.level, tokens: f.tokens, importedFrom: f.importedFrom, truncated: f.truncated || undefined })),
+      files: found.files.map((f) => ({
+        path: f.shown,
+        level: f.level,
+        tokens: f.tokens,
+        importedFrom: f.importedFrom,
+        source: f.source,
+        truncated: f.truncated || undefined,
+      })),
       notes: found.notes.length ? found.notes : undefined,
     });
   return prompt;

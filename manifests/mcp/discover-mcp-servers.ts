@@ -74,9 +74,17 @@ export async function discoverMcpServers(opts: DiscoverOptions): Promise<Discove
   }
   for (const h of opts.handOffs ?? []) {
     if (Object.keys(h.mcpServers).length === 0) continue;
-    const file = h.mcpServersFile ?? h.manifestPath;
-    const origin: McpServerOrigin = { file, path: "mcpServers", scope: "plugin", plugin: h.plugin };
-    (await parse()).loadDocument({ mcpServers: h.mcpServers }, dirname(file), origin, h.userLevel, opts, out, add);
+    // servers grouped by the file they came from (relative `cwd`s resolve against it)
+    const byFile = new Map<string, Record<string, unknown>>();
+    for (const [name, config] of Object.entries(h.mcpServers)) {
+      const file = h.mcpServerFiles?.[name] ?? h.mcpServersFile ?? h.manifestPath;
+      if (!byFile.has(file)) byFile.set(file, {});
+      Object.defineProperty(byFile.get(file)!, name, { value: config, enumerable: true, writable: true, configurable: true });
+    }
+    for (const [file, mcpServers] of byFile) {
+      const origin: McpServerOrigin = { file, path: "mcpServers", scope: "plugin", plugin: h.plugin };
+      (await parse()).loadDocument({ mcpServers }, dirname(file), origin, h.userLevel, opts, out, add);
+    }
   }
   const userFile = join(opts.workspace.keelHome, "mcp.json");
   if (existsSync(userFile)) (await parse()).loadManifestFile(userFile, { file: userFile, path: "", scope: "user" }, true, opts, out, add);

@@ -51,16 +51,23 @@ export function loadDocument(
   const entries: { name: string | undefined; raw: unknown; path: string }[] = [];
   if (doc.mcpServers !== undefined) {
     if (!isObject(doc.mcpServers)) opts.diagnostics.error(SOURCE, '"mcpServers" must be an object of {name: server}.', { file, path: "mcpServers" });
-    else for (const [name, raw] of Object.entries(doc.mcpServers)) entries.push({ name, raw, path: `mcpServers.${name}` });
+    else for (const [name, raw] of Object.entries(doc.mcpServers)) if (!isComment(name)) entries.push({ name, raw, path: `mcpServers.${name}` });
   }
   if (doc.servers !== undefined) {
     if (Array.isArray(doc.servers)) doc.servers.forEach((raw, i) => entries.push({ name: undefined, raw, path: `servers[${i}]` }));
-    else if (isObject(doc.servers)) for (const [name, raw] of Object.entries(doc.servers)) entries.push({ name, raw, path: `servers.${name}` });
-    else opts.diagnostics.error(SOURCE, '"servers" must be a list of {name, ...} objects.', { file, path: "servers" });
+    else if (isObject(doc.servers))
+      for (const [name, raw] of Object.entries(doc.servers))
+        if (!isComment(name)) entries.push({ name, raw, path: `servers.${name}` });
+        else opts.diagnostics.error(SOURCE, '"servers" must be a list of {name, ...} objects.', { file, path: "servers" });
   }
   if (doc.mcpServers === undefined && doc.servers === undefined && doc.resources === undefined)
     opts.diagnostics.warn(SOURCE, 'MCP manifest has neither "mcpServers" nor "servers"; nothing was loaded.', { file });
   for (const e of entries) {
+    if (isResourceOnly(e.raw)) {
+      const name = e.name ?? (typeof e.raw.name === "string" && e.raw.name ? e.raw.name : undefined);
+      out.resources.push(...parseResources(e.raw.resources, baseDir, name, file, `${e.path}.resources`, opts));
+      continue;
+    }
     const server = parseServer(e.name, e.raw, baseDir, { ...origin, path: e.path }, trusted, opts);
     if (server) add(server);
   }
@@ -168,6 +175,16 @@ function parseResources(raw: unknown, baseDir: string, server: string | undefine
     });
   });
   return out;
+}
+
+/** A key beginning with `_` (`"_comment"`) is a note for people, never a server. */
+function isComment(key: string): boolean {
+  return key.startsWith("_");
+}
+
+/** A reference-style entry (claw-code) with `resources` and neither `command` nor `url`: it only declares local resources. */
+function isResourceOnly(raw: unknown): raw is Record<string, unknown> & { resources: unknown } {
+  return isObject(raw) && raw.resources !== undefined && raw.command === undefined && raw.url === undefined && raw.httpUrl === undefined;
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {

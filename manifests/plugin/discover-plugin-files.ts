@@ -2,12 +2,12 @@ import { join } from "node:path";
 import { discoveryDirs, EXCLUDED_DIR_NAMES, isExcludedBelow } from "../discovery-scope.js";
 import { nodePluginFs, type PluginFs } from "./plugin-fs.js";
 
-/** Which layout a manifest was found in. */
-export type PluginLayout = "codex" | "claw" | "claude" | "keel";
+/** Which layout a manifest was found in (`gemini`: a Gemini CLI extension's gemini-extension.json). */
+export type PluginLayout = "codex" | "claw" | "claude" | "keel" | "gemini";
 
-/** A plugin.json found by discovery. */
+/** A plugin.json (or gemini-extension.json, or a manifest-less Claude Code plugin folder) found by discovery. */
 export interface PluginFile {
-  /** Absolute path as found. */
+  /** Absolute path as found; for a plugin folder without a manifest, the folder. */
   path: string;
   /** Canonical path (duplicates by real path load once). */
   realPath: string;
@@ -16,7 +16,16 @@ export interface PluginFile {
   /** `project` (workspace) or `user` (`$KEEL_HOME/plugins`). */
   level: "project" | "user";
   layout: PluginLayout;
+  /** The workspace root discovery ran in (what a Gemini CLI extension's `${workspacePath}` expands to). */
+  workspaceRoot?: string;
+  /** A folder under `plugins/` with `commands/`, `agents/`, `skills/` or `hooks/` but no plugin.json: named after the folder (as Claude Code does). */
+  folderOnly?: boolean;
+  /** The root is a discovery directory itself (`.claude-plugin/` etc. in the workspace): its `.mcp.json` is the workspace's, not the plugin's. */
+  rootIsWorkspaceDir?: boolean;
 }
+
+/** What makes a folder under `plugins/` a Claude Code plugin when it has no manifest. */
+const PLUGIN_FOLDER_PARTS = ["commands", "agents", "skills", "hooks"] as const;
 
 /** Where to look: the workspace's working directory, its root, and `$KEEL_HOME`. */
 export interface DiscoveryPlaces {
@@ -35,7 +44,9 @@ const DOT_LAYOUTS: ReadonlyArray<[string, PluginLayout]> = [
  * Finds plugin manifests in the documented order: in the working directory, then each ancestor
  * up to the workspace root (never above it): `.codex-plugin/`, `.claw-plugin/`, `.claude-plugin/`,
  * then `plugins/<dir>/plugin.json` and `plugins/<dir>/.claude-plugin/plugin.json` sorted by
- * directory name; then the same `plugins/` layout under `$KEEL_HOME`. Same real path loads once.
+ * directory name (a folder there with `commands/`, `agents/`, `skills/` or `hooks/` but no manifest
+ * loads under its folder name); then Gemini CLI extensions `.gemini/extensions/<dir>/gemini-extension.json`;
+ * then the same `plugins/` layout and `extensions/<dir>/gemini-extension.json` under `$KEEL_HOME`. Same real path loads once.
  * Nothing inside `node_modules/`, `.git/` or `.keel/worktrees/` of the workspace is read, also
  * when keel starts inside one of them; a manifest linking in there is passed to `onExcluded`
  * instead. Never throws.
@@ -43,8 +54,8 @@ const DOT_LAYOUTS: ReadonlyArray<[string, PluginLayout]> = [
 export function discoverPluginFiles(places: DiscoveryPlaces, fs: PluginFs = nodePluginFs, onExcluded?: (path: string, realPath: string) => void): PluginFile[] {
   const found: PluginFile[] = [];
   const seen = new Set<string>();
-  const add = (path: string, level: PluginFile["level"], layout: PluginLayout, root: string) => {
-    if (!fs.isFile(path)) return;
+  const add: AddFile = (path, level, layout, root, extra = {}) => {
+    if (extra.folderOnly ? !fs.exists(path) : !fs.isFile(path)) return;
     let realPath: string;
     try {
       realPath = fs.realpath(path);
@@ -54,30 +65,49 @@ export function discoverPluginFiles(places: DiscoveryPlaces, fs: PluginFs = node
     if (seen.has(realPath)) return;
     if (level === "project" && isExcludedBelow(places.root, realPath)) return onExcluded?.(path, realPath);
     seen.add(realPath);
-    found.push({ path, realPath, root, level, layout });
+    found.push({ path, realPath, root, level, layout, workspaceRoot: places.root, ...extra });
   };
-  for (const dir of discoveryDirs(places.cwd, places.root)) {
-    for (const [folder, layout] of DOT_LAYOUTS) add(join(dir, folder, "plugin.json"), "project", layout, dir);
+  const dirs = discoveryDirs(places.cwd, places.root);
+  for (const dir of dirs) {
+    for (const [folder, layout] of DOT_LAYOUTS) add(join(dir, folder, "plugin.json"), "project", layout, dir, { rootIsWorkspaceDir: true });
     addPluginsDir(join(dir, "plugins"), "project", fs, add);
   }
+  for (const dir of dirs) addExtensionsDir(join(dir, ".gemini", "extensions"), "project", fs, add);
   addPluginsDir(join(places.keelHome, "plugins"), "user", fs, add);
+  addExtensionsDir(join(places.keelHome, "extensions"), "user", fs, add);
   return found;
 }
 
-function addPluginsDir(
-  pluginsDir: string,
+type AddFile = (
+  path: string,
   level: PluginFile["level"],
-  fs: PluginFs,
-  add: (path: string, level: PluginFile["level"], layout: PluginLayout, root: string) => void,
-): void {
-  const names = fs
-    .subdirs(pluginsDir)
+  layout: PluginLayout,
+  root: string,
+  extra?: Pick<PluginFile, "folderOnly" | "rootIsWorkspaceDir">,
+) => void;
+
+function sortedSubdirs(dir: string, fs: PluginFs): string[] {
+  return fs
+    .subdirs(dir)
     .filter((n) => !EXCLUDED_DIR_NAMES.has(n))
     .sort(compareCodePoints);
-  for (const name of names) {
+}
+
+/** Gemini CLI extensions: `<dir>/<name>/gemini-extension.json`. */
+function addExtensionsDir(dir: string, level: PluginFile["level"], fs: PluginFs, add: AddFile): void {
+  for (const name of sortedSubdirs(dir, fs)) add(join(dir, name, "gemini-extension.json"), level, "gemini", join(dir, name));
+}
+
+function addPluginsDir(pluginsDir: string, level: PluginFile["level"], fs: PluginFs, add: AddFile): void {
+  for (const name of sortedSubdirs(pluginsDir, fs)) {
     const root = join(pluginsDir, name);
-    add(join(root, "plugin.json"), level, "keel", root);
-    add(join(root, ".claude-plugin", "plugin.json"), level, "claude", root);
+    const keel = join(root, "plugin.json");
+    const claude = join(root, ".claude-plugin", "plugin.json");
+    add(keel, level, "keel", root);
+    add(claude, level, "claude", root);
+    if (fs.isFile(keel) || fs.isFile(claude)) continue;
+    const entries = new Set(fs.subdirs(root));
+    if (PLUGIN_FOLDER_PARTS.some((part) => entries.has(part))) add(root, level, "claude", root, { folderOnly: true });
   }
 }
 

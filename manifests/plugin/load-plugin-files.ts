@@ -1,7 +1,9 @@
 import type { PluginFile } from "./discover-plugin-files.js";
 import type { FailedPluginFile, LoadedPlugin, PluginLoadResult } from "./load-plugins.js";
 import { pluginDiagnostic as diag } from "./load-plugins.js";
-import { loadBundledMcpServers, loadBundledWorkflows } from "./plugin-bundles.js";
+import { basename, join } from "node:path";
+import { parseGeminiExtension } from "./gemini-extension.js";
+import { loadBundledMcpServers, loadBundledWorkflows, resolveInsideRoot } from "./plugin-bundles.js";
 import { collectPluginExtras } from "./plugin-extras.js";
 import { nodePluginFs, type PluginFs } from "./plugin-fs.js";
 import type { ManifestIssue } from "./plugin-manifest-schema.js";
@@ -69,25 +71,30 @@ function loadPluginFile(file: PluginFile, fs: PluginFs): LoadedPlugin | FailedPl
     level: file.level,
     diagnostics: [diag(file.path, { severity: "error", path: "", message })],
   });
-  let text: string;
-  try {
-    text = fs.readText(file.path);
-  } catch (error) {
-    return fail(`The manifest cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); the plugin was not loaded.`);
-  }
   let raw: unknown;
-  try {
-    raw = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
-  } catch (error) {
-    return fail(`The manifest is not valid JSON (${(error as Error).message}); the plugin was not loaded.`);
+  if (file.folderOnly) raw = { name: basename(file.root) };
+  else {
+    let text: string;
+    try {
+      text = fs.readText(file.path);
+    } catch (error) {
+      return fail(`The manifest cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); the plugin was not loaded.`);
+    }
+    try {
+      raw = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+    } catch (error) {
+      return fail(`The manifest is not valid JSON (${(error as Error).message}); the plugin was not loaded.`);
+    }
   }
+  if (file.layout === "gemini") return loadExtension(file, raw, fs);
   const parsed = parsePluginManifest(raw);
   const issues: ManifestIssue[] = [...parsed.issues];
   if (!parsed.manifest) return { file: file.path, level: file.level, diagnostics: issues.map((i) => diag(file.path, i)) };
   const manifest = parsed.manifest;
-  const mcp = loadBundledMcpServers(manifest.mcpServers, file.path, file.root, fs, issues);
+  const mcp = loadBundledMcpServers(manifest.mcpServers, file.path, file.root, fs, issues, { rootMcpJson: !file.rootIsWorkspaceDir });
   const workflows = loadBundledWorkflows(manifest.workflows, file.path, file.root, fs, issues);
-  const informational = collectPluginExtras(manifest, file.root, file.layout, fs, issues);
+  const commandPaths = [join(file.root, "commands"), ...customCommandPaths(manifest.commands ?? [], file.root, fs, issues)];
+  const informational = collectPluginExtras(manifest, file.root, file.layout, fs, issues, commandPaths);
   return {
     manifest,
     manifestPath: file.path,
@@ -96,9 +103,51 @@ function loadPluginFile(file: PluginFile, fs: PluginFs): LoadedPlugin | FailedPl
     layout: file.layout,
     mcpServers: mcp.servers,
     mcpServersFile: Object.keys(mcp.servers).length ? mcp.file : undefined,
+    mcpServerFiles: mcp.serverFiles,
+    commandPaths,
+    contextFiles: [],
+    deniedCommands: [],
     workflows: workflows.workflows,
     workflowsFile: workflows.workflows.length ? workflows.file : undefined,
     informational,
     diagnostics: issues.map((i) => diag(file.path, i)),
   };
+}
+
+/** A Gemini CLI extension as a plugin: its MCP servers, exclusions, context files and `commands/*.toml`. */
+function loadExtension(file: PluginFile, raw: unknown, fs: PluginFs): LoadedPlugin | FailedPluginFile {
+  const parsed = parseGeminiExtension(raw, file.root, basename(file.root), (p) => fs.isFile(p), file.workspaceRoot);
+  const issues = parsed.issues;
+  if (!parsed.extension) return { file: file.path, level: file.level, diagnostics: issues.map((i) => diag(file.path, i)) };
+  const { manifest, mcpServers, contextFiles, deniedCommands } = parsed.extension;
+  const mcp = loadBundledMcpServers(mcpServers, file.path, file.root, fs, issues, { rootMcpJson: false, expand: (v) => v });
+  const commandPaths = [join(file.root, "commands")];
+  return {
+    manifest,
+    manifestPath: file.path,
+    root: file.root,
+    level: file.level,
+    layout: file.layout,
+    mcpServers: mcp.servers,
+    mcpServersFile: Object.keys(mcp.servers).length ? file.path : undefined,
+    mcpServerFiles: mcp.serverFiles,
+    commandPaths,
+    contextFiles,
+    deniedCommands,
+    workflows: [],
+    informational: collectPluginExtras(manifest, file.root, file.layout, fs, issues, commandPaths),
+    diagnostics: issues.map((i) => diag(file.path, i)),
+  };
+}
+
+/** Resolves `commands` paths of plugin.json inside the plugin root; missing or escaping ones become warnings. */
+function customCommandPaths(refs: readonly { ref: string; path: string }[], root: string, fs: PluginFs, issues: ManifestIssue[]): string[] {
+  const out: string[] = [];
+  for (const { ref, path } of refs) {
+    const target = resolveInsideRoot(root, ref);
+    if (!target.ok) issues.push({ severity: "warning", path, message: `commands ${target.reason}; it was ignored.` });
+    else if (!fs.exists(target.path)) issues.push({ severity: "warning", path, message: `commands: ${target.path} does not exist; it was ignored.` });
+    else if (target.path !== join(root, "commands")) out.push(target.path);
+  }
+  return out;
 }

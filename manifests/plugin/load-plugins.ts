@@ -1,6 +1,7 @@
 import type { Diagnostic } from "../../core/index.js";
 import { excludedLinkMessage } from "../discovery-scope.js";
 import { discoverPluginFiles, type DiscoveryPlaces, type PluginLayout } from "./discover-plugin-files.js";
+import type { DeniedCommand } from "./gemini-extension.js";
 import type { InformationalItem } from "./plugin-extras.js";
 import { nodePluginFs, type PluginFs } from "./plugin-fs.js";
 import type { ManifestIssue, PluginManifest } from "./plugin-manifest-schema.js";
@@ -17,6 +18,14 @@ export interface LoadedPlugin {
   layout: PluginLayout;
   mcpServers: Record<string, unknown>;
   mcpServersFile?: string;
+  /** File each MCP server came from (plugin.json, a file `mcpServers` names, the plugin-root `.mcp.json`). */
+  mcpServerFiles: Record<string, string>;
+  /** Command folders and files: `<root>/commands` plus the paths `commands` in plugin.json names (absolute, inside the root). */
+  commandPaths: string[];
+  /** Instruction files (a Gemini CLI extension's `contextFileName`), absolute, inside the root. */
+  contextFiles: string[];
+  /** Command prefixes whose bash calls are blocked (a Gemini CLI extension's `run_shell_command(…)` exclusions). */
+  deniedCommands: DeniedCommand[];
   workflows: unknown[];
   workflowsFile?: string;
   informational: InformationalItem[];

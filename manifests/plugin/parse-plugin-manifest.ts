@@ -34,6 +34,8 @@ const KNOWN_FIELDS = new Set([
   "toolAliases",
   "virtual_tools",
   "virtualTools",
+  "runtimeTools",
+  "runtime_tools",
   "tool_hooks",
   "toolHooks",
   "blocked_tools",
@@ -41,6 +43,7 @@ const KNOWN_FIELDS = new Set([
   "mcpServers",
   "mcp_servers",
   "workflows",
+  "commands",
 ]);
 
 const HOOK_KEYS: ReadonlyMap<string, LifecycleHookName> = new Map(
@@ -88,7 +91,8 @@ export function parsePluginManifest(raw: unknown): ParsedPluginManifest {
     claudeHookFiles: [],
     extra: {},
   };
-  for (const [key, value] of Object.entries(obj)) if (!KNOWN_FIELDS.has(key)) setOwn(manifest.extra, key, value);
+  // keys beginning with `_` ("_comment") are notes for people and ignored everywhere
+  for (const [key, value] of Object.entries(obj)) if (!KNOWN_FIELDS.has(key) && !key.startsWith("_")) setOwn(manifest.extra, key, value);
 
   for (const key of ["tool_aliases", "toolAliases"]) {
     eachItem(obj, key, issues, "alias", (item, i) => {
@@ -102,7 +106,8 @@ export function parsePluginManifest(raw: unknown): ParsedPluginManifest {
       });
     });
   }
-  for (const key of ["virtual_tools", "virtualTools"]) {
+  // `runtimeTools` is claw-code's name for the same thing
+  for (const key of ["virtual_tools", "virtualTools", "runtimeTools", "runtime_tools"]) {
     eachItem(obj, key, issues, "virtual tool", (item, i) => {
       const r = virtualToolItemSchema.safeParse(item);
       if (!r.success) return report(issues, [key, i], r.error, "the virtual tool was skipped");
@@ -128,7 +133,25 @@ export function parsePluginManifest(raw: unknown): ParsedPluginManifest {
   if (obj.hooks !== undefined) parseLifecycleHooks(obj.hooks, manifest, issues);
   manifest.mcpServers = obj.mcpServers ?? obj.mcp_servers;
   manifest.workflows = obj.workflows;
+  manifest.commands = commandPaths(obj.commands, issues);
   return { manifest, issues };
+}
+
+/** `commands`: a path or a list of paths (files or folders, relative to the plugin root), as Claude Code's plugin.json has it. */
+function commandPaths(value: unknown, issues: ManifestIssue[]): { ref: string; path: string }[] {
+  if (value === undefined || value === null) return [];
+  const list = Array.isArray(value) ? value : [value];
+  const out: { ref: string; path: string }[] = [];
+  list.forEach((item, i) => {
+    if (typeof item === "string" && item.trim()) out.push({ ref: item.trim(), path: Array.isArray(value) ? joinJsonPath(["commands", i]) : "commands" });
+    else
+      issues.push({
+        severity: "warning",
+        path: Array.isArray(value) ? joinJsonPath(["commands", i]) : "commands",
+        message: `commands must be a path or a list of paths to command files or folders (got ${jsonTypeName(item)}); the entry was ignored.`,
+      });
+  });
+  return out;
 }
 
 function field(obj: Record<string, unknown>, key: "version" | "description", issues: ManifestIssue[]): string | undefined {
@@ -165,6 +188,7 @@ function parseToolHooks(obj: Record<string, unknown>, key: string, manifest: Plu
   const map = jsonObjectSchema.safeParse(value);
   if (!map.success) return report(issues, [key], map.error, "it was ignored");
   for (const [tool, hookValue] of Object.entries(map.data)) {
+    if (tool.startsWith("_")) continue;
     const toolName = tool.trim();
     const r = toolHookValueSchema.safeParse(hookValue);
     if (!toolName || !r.success) {
@@ -198,6 +222,7 @@ function parseLifecycleHooks(value: unknown, manifest: PluginManifest, issues: M
   const map = jsonObjectSchema.safeParse(value);
   if (!map.success) return report(issues, ["hooks"], map.error, "it was ignored");
   for (const [key, hookValue] of Object.entries(map.data)) {
+    if (key.startsWith("_")) continue;
     const hook = HOOK_KEYS.get(key);
     if (!hook) {
       if (CLAUDE_HOOK_EVENTS.has(key)) manifest.claudeHookEvents.push(key);

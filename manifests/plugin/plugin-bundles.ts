@@ -1,4 +1,4 @@
-import { isAbsolute, relative, resolve } from "node:path";
+import { isAbsolute, join, relative, resolve } from "node:path";
 import { passesExcludedDir } from "../discovery-scope.js";
 import { jsonTypeName, type ManifestIssue } from "./plugin-manifest-schema.js";
 import type { PluginFs } from "./plugin-fs.js";
@@ -8,7 +8,18 @@ import { setOwn } from "./set-own.js";
 /** MCP servers a plugin bundles, ready to hand to the MCP runtime. */
 export interface BundledMcpServers {
   servers: Record<string, unknown>;
+  /** File the first servers came from. */
   file?: string;
+  /** File each server came from (plugin.json, a file `mcpServers` names, the plugin-root `.mcp.json`). */
+  serverFiles: Record<string, string>;
+}
+
+/** How to read a plugin's MCP servers. */
+export interface McpBundleOptions {
+  /** Also read `<root>/.mcp.json` (Claude Code plugins ship their servers there). */
+  rootMcpJson: boolean;
+  /** Expands the plugin's variables in a server config (default: `${CLAUDE_PLUGIN_ROOT}` / `${PLUGIN_ROOT}`). */
+  expand?: (config: unknown) => unknown;
 }
 
 /** Workflows a plugin bundles, raw. */
@@ -49,51 +60,87 @@ function readJson(fs: PluginFs, path: string): { ok: true; value: unknown } | { 
 }
 
 /**
- * Reads `mcpServers`: an inline `{name: config}` map or a path to a JSON file holding
- * `{mcpServers: {...}}`, `{servers: [{name, ...}]}` or a bare map. Plugin-root variables are expanded. Never throws.
+ * Reads `mcpServers`: an inline `{name: config}` map, a path or a list of paths to JSON files holding
+ * `{mcpServers: {...}}`, `{servers: [{name, ...}]}` or a bare map; then (with `rootMcpJson`) the
+ * plugin-root `.mcp.json` unless a path already named it. The first server of a name wins; keys
+ * beginning with `_` are ignored. Plugin variables are expanded. Never throws.
  */
-export function loadBundledMcpServers(raw: unknown, manifestPath: string, root: string, fs: PluginFs, issues: ManifestIssue[]): BundledMcpServers {
-  if (raw === undefined || raw === null || raw === "") return { servers: {} };
-  let map: unknown = raw;
-  let file = manifestPath;
-  let where = "mcpServers";
-  if (typeof raw === "string") {
-    const target = resolveInsideRoot(root, raw);
-    if (!target.ok) {
-      issues.push({ severity: "error", path: "mcpServers", message: `mcpServers ${target.reason}; its MCP servers were skipped.` });
-      return { servers: {} };
-    }
-    const json = readJson(fs, target.path);
-    if (!json.ok) {
-      issues.push({ severity: "error", path: "mcpServers", message: `The MCP file ${target.path} ${json.reason}; its MCP servers were skipped.` });
-      return { servers: {} };
-    }
-    file = target.path;
-    where = `${raw}`;
-    const v = json.value as Record<string, unknown> | null;
-    map = v && typeof v === "object" && !Array.isArray(v) && ("mcpServers" in v || Array.isArray(v.servers)) ? (v.mcpServers ?? listToMap(v.servers)) : v;
-  }
-  if (map === null || typeof map !== "object" || Array.isArray(map)) {
-    issues.push({
-      severity: "error",
-      path: "mcpServers",
-      message: `${where} must be an object of servers or a path to a JSON file (got ${jsonTypeName(map)}); its MCP servers were skipped.`,
-    });
-    return { servers: {} };
-  }
-  const servers: Record<string, unknown> = {};
-  for (const [name, config] of Object.entries(map)) {
-    if (config === null || typeof config !== "object" || Array.isArray(config)) {
+export function loadBundledMcpServers(
+  raw: unknown,
+  manifestPath: string,
+  root: string,
+  fs: PluginFs,
+  issues: ManifestIssue[],
+  options: McpBundleOptions = { rootMcpJson: false },
+): BundledMcpServers {
+  const out: BundledMcpServers = { servers: {}, serverFiles: {} };
+  const expand = options.expand ?? ((v: unknown) => expandPluginRoot(v, root));
+  const readFiles = new Set<string>();
+  const addMap = (map: unknown, file: string, where: string, path: string) => {
+    if (map === null || typeof map !== "object" || Array.isArray(map)) {
       issues.push({
         severity: "error",
-        path: `mcpServers.${name}`,
-        message: `MCP server "${name}" must be an object (got ${jsonTypeName(config)}); it was skipped.`,
+        path,
+        message: `${where} must be an object of servers or a path to a JSON file (got ${jsonTypeName(map)}); its MCP servers were skipped.`,
       });
-      continue;
+      return;
     }
-    setOwn(servers, name, expandPluginRoot(config, root));
+    for (const [name, config] of Object.entries(map)) {
+      if (name.startsWith("_")) continue;
+      if (config === null || typeof config !== "object" || Array.isArray(config)) {
+        issues.push({
+          severity: "error",
+          path: `${path}.${name}`,
+          message: `MCP server "${name}" must be an object (got ${jsonTypeName(config)}); it was skipped.`,
+        });
+        continue;
+      }
+      if (Object.hasOwn(out.servers, name)) {
+        issues.push({
+          severity: "warning",
+          path: `${path}.${name}`,
+          message: `MCP server "${name}" is defined again in ${file}; the definition in ${out.serverFiles[name]} wins. Rename one of them to use both.`,
+        });
+        continue;
+      }
+      setOwn(out.servers, name, expand(config));
+      setOwn(out.serverFiles, name, file);
+      out.file ??= file;
+    }
+  };
+  const addFile = (ref: string, path: string) => {
+    const target = resolveInsideRoot(root, ref);
+    if (!target.ok) return void issues.push({ severity: "error", path, message: `mcpServers ${target.reason}; its MCP servers were skipped.` });
+    readFiles.add(target.path);
+    const json = readJson(fs, target.path);
+    if (!json.ok) return void issues.push({ severity: "error", path, message: `The MCP file ${target.path} ${json.reason}; its MCP servers were skipped.` });
+    addMap(serverMapOf(json.value), target.path, ref, path);
+  };
+  if (typeof raw === "string" && raw.trim()) addFile(raw, "mcpServers");
+  else if (Array.isArray(raw))
+    raw.forEach((ref, i) => {
+      if (typeof ref === "string" && ref.trim()) addFile(ref, `mcpServers[${i}]`);
+      else
+        issues.push({
+          severity: "error",
+          path: `mcpServers[${i}]`,
+          message: `mcpServers[${i}] must be a path to a JSON file (got ${jsonTypeName(ref)}); it was skipped.`,
+        });
+    });
+  else if (raw !== undefined && raw !== null && raw !== "") addMap(raw, manifestPath, "mcpServers", "mcpServers");
+  const rootFile = join(root, ".mcp.json");
+  if (options.rootMcpJson && !readFiles.has(rootFile) && fs.isFile(rootFile)) {
+    const json = readJson(fs, rootFile);
+    if (!json.ok) issues.push({ severity: "error", path: "", message: `The plugin's MCP file ${rootFile} ${json.reason}; its MCP servers were skipped.` });
+    else addMap(serverMapOf(json.value), rootFile, ".mcp.json", "mcpServers");
   }
-  return { servers, file };
+  return out;
+}
+
+/** The server map of an MCP JSON document: `mcpServers`, a `servers` list, or the document itself. */
+function serverMapOf(value: unknown): unknown {
+  const v = value as Record<string, unknown> | null;
+  return v && typeof v === "object" && !Array.isArray(v) && ("mcpServers" in v || Array.isArray(v.servers)) ? (v.mcpServers ?? listToMap(v.servers)) : v;
 }
 
 function listToMap(list: unknown): Record<string, unknown> {

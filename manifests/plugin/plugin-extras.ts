@@ -1,4 +1,4 @@
-import { join } from "node:path";
+import { join, sep } from "node:path";
 import { EXCLUDED_DIR_NAMES } from "../discovery-scope.js";
 import type { PluginLayout } from "./discover-plugin-files.js";
 import { resolveInsideRoot } from "./plugin-bundles.js";
@@ -18,15 +18,21 @@ export interface InformationalItem {
  * `commands/*.md`, `agents/*.md`, `skills/<name>/SKILL.md`, hook events of `hooks/hooks.json`
  * (and of hook files or events named in the manifest). Problems are warnings, never errors. Never throws.
  */
-export function collectPluginExtras(manifest: PluginManifest, root: string, layout: PluginLayout, fs: PluginFs, issues: ManifestIssue[]): InformationalItem[] {
+export function collectPluginExtras(
+  manifest: PluginManifest,
+  root: string,
+  layout: PluginLayout,
+  fs: PluginFs,
+  issues: ManifestIssue[],
+  commandPaths: readonly string[] = [],
+): InformationalItem[] {
   const items: InformationalItem[] = [];
   for (const event of manifest.claudeHookEvents) items.push({ kind: "hook-event", name: event });
   const hookFiles = manifest.claudeHookFiles.map((f) => ({ ref: f, path: "hooks" }));
+  for (const place of commandPaths) for (const name of commandNames(fs, place)) items.push({ kind: "command", name: `/${name}`, file: place });
   if (layout === "claude" || layout === "codex") {
     hookFiles.unshift({ ref: "hooks/hooks.json", path: "" });
     const entries = new Set(fs.list(root));
-    if (entries.has("commands"))
-      mdNames(fs, join(root, "commands")).forEach((n) => items.push({ kind: "command", name: `/${n}`, file: join(root, "commands") }));
     if (entries.has("agents")) mdNames(fs, join(root, "agents")).forEach((n) => items.push({ kind: "agent", name: n, file: join(root, "agents") }));
     if (entries.has("skills"))
       for (const skill of fs
@@ -53,6 +59,33 @@ export function collectPluginExtras(manifest: PluginManifest, root: string, layo
     for (const event of hookEvents(fs, target.path, issues)) items.push({ kind: "hook-event", name: event, file: target.path });
   }
   return items;
+}
+
+/**
+ * Names of the commands at `place` (a folder or one file), as the command loader names them:
+ * Claude `*.md` by file name, Gemini `*.toml` by path joined with `:`. Sorted; at most 4 folders deep.
+ */
+export function commandNames(fs: PluginFs, place: string): string[] {
+  const names: string[] = [];
+  const add = (rel: string[]) => {
+    const file = rel.at(-1)!;
+    if (file.endsWith(".md")) names.push(file.slice(0, -3));
+    else if (file.endsWith(".toml")) names.push([...rel.slice(0, -1), file.slice(0, -5)].join(":"));
+  };
+  if (fs.isFile(place)) {
+    add([place.slice(place.lastIndexOf(sep) + 1)]);
+    return names;
+  }
+  const walk = (dir: string, rel: string[], depth: number) => {
+    const subdirs = new Set(fs.subdirs(dir));
+    for (const name of fs.list(dir).sort()) {
+      if (subdirs.has(name)) {
+        if (depth < 4 && !name.startsWith(".") && !EXCLUDED_DIR_NAMES.has(name)) walk(join(dir, name), [...rel, name], depth + 1);
+      } else add([...rel, name]);
+    }
+  };
+  walk(place, [], 0);
+  return names.sort();
 }
 
 function mdNames(fs: PluginFs, dir: string): string[] {

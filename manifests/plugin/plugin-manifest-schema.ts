@@ -170,5 +170,7 @@ export interface PluginManifest {
   mcpServers?: unknown;
   /** Raw `workflows` (list, object or path). */
   workflows?: unknown;
+  /** `commands` paths (Claude Code: files or folders relative to the plugin root, in addition to `commands/`). */
+  commands?: { ref: string; path: string }[];
   extra: Record<string, unknown>;
 }

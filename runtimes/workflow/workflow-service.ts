@@ -29,7 +29,7 @@ export class WorkflowService {
     const handOffs = this.host.service("plugins")?.handOffs() ?? [];
     const ws = this.host.workspace;
     this.catalog = await discoverWorkflows({ cwd: ws.cwd, root: ws.root, stateDir: ws.stateDir, handOffs }, this.host.diagnostics);
-    const plugins = handOffs.map((h) => ({ plugin: h.plugin, root: h.root, userLevel: h.userLevel, commands: [join(h.root, "commands")] }));
+    const plugins = handOffs.map((h) => ({ plugin: h.plugin, root: h.root, userLevel: h.userLevel, commands: h.commands ?? [join(h.root, "commands")] }));
     const places = commandPlaces({ cwd: ws.cwd, root: ws.root, keelHome: ws.keelHome, plugins });
     if (!places.some((p) => existsSync(p.dir))) return;
     // the command parsers (YAML, TOML) load only when there is a commands folder

@@ -43,6 +43,10 @@ describe("compat: real-world Claude Code plugins", () => {
         "hook-event:UserPromptSubmit",
       ]),
     );
+    // plugin-dev ships commands/, agents/ and skills/ without a plugin.json: it loads under its folder name
+    const dev = out.plugins.find((p: { name: string }) => p.name === "plugin-dev");
+    if (existsSync(resolve(TREE, "plugins", "plugin-dev")) && !existsSync(resolve(TREE, "plugins", "plugin-dev", ".claude-plugin")))
+      expect(dev).toMatchObject({ folderOnly: true, layout: "claude" });
     const text = await runKeel(["plugins"], { cwd: ws.root, env: ws.env });
     expect(text.stdout).toMatch(/^hookify\s+0\.1\.0\s+project\s/m);
   });

@@ -17,10 +17,11 @@ export function copyPluginTree(from: string, ws: TempWorkspace): void {
   walk(ws.root);
 }
 
-/** The plugin folders under `<tree>/plugins` that have a `.claude-plugin/plugin.json`, sorted. */
+/** The plugin folders under `<tree>/plugins`: with a `.claude-plugin/plugin.json`, or (as Claude Code has it) without one but with `commands/`, `agents/`, `skills/` or `hooks/`; sorted. */
 export function pluginFolders(tree: string): string[] {
+  const has = (d: string, ...rel: string[]) => existsSync(join(tree, "plugins", d, ...rel));
   return readdirSync(join(tree, "plugins"))
-    .filter((d) => existsSync(join(tree, "plugins", d, ".claude-plugin", "plugin.json")))
+    .filter((d) => has(d, ".claude-plugin", "plugin.json") || ["commands", "agents", "skills", "hooks"].some((part) => has(d, part)))
     .sort();
 }
 

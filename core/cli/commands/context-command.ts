@@ -16,7 +16,7 @@ export interface ContextReport {
   model: string | null;
   contextWindow: number;
   system: { text: string; tokens: number };
-  instructions: { files: { path: string; level: string; tokens: number; importedFrom?: string; truncated: boolean }[]; notes: string[] };
+  instructions: { files: { path: string; level: string; tokens: number; importedFrom?: string; source?: string; truncated: boolean }[]; notes: string[] };
   /** Plugin `beforePrompt` texts, sent as a user message before the prompt. */
   hookTexts: string | null;
   tools: { name: string; source: string; tokens: number; deferred: boolean }[];
@@ -80,7 +80,14 @@ export async function contextCommand(ctx: CliContext, opts: { model?: string }):
 
 function instructionRows(found: Instructions): ContextReport["instructions"] {
   return {
-    files: found.files.map((f) => ({ path: f.shown, level: f.level, tokens: f.tokens, importedFrom: f.importedFrom, truncated: f.truncated })),
+    files: found.files.map((f) => ({
+      path: f.shown,
+      level: f.level,
+      tokens: f.tokens,
+      importedFrom: f.importedFrom,
+      ...(f.source ? { source: f.source } : {}),
+      truncated: f.truncated,
+    })),
     notes: found.notes,
   };
 }
@@ -103,7 +110,9 @@ function render(r: ContextReport): string {
             f.path,
             f.level,
             String(f.tokens),
-            [f.importedFrom ? `imported by ${f.importedFrom}` : "", f.truncated ? "cut at 64 KiB" : ""].filter(Boolean).join("; "),
+            [f.importedFrom ? `imported by ${f.importedFrom}` : "", f.source ? `from ${f.source}` : "", f.truncated ? "cut at 64 KiB" : ""]
+              .filter(Boolean)
+              .join("; "),
           ]),
         ),
       ),
