@@ -101,13 +101,14 @@ function addExtensionsDir(dir: string, level: PluginFile["level"], fs: PluginFs,
 function addPluginsDir(pluginsDir: string, level: PluginFile["level"], fs: PluginFs, add: AddFile): void {
   for (const name of sortedSubdirs(pluginsDir, fs)) {
     const root = join(pluginsDir, name);
+    // one listing of the folder decides what to look at (a missing path costs an exception each)
+    const entries = new Set(fs.list(root));
     const keel = join(root, "plugin.json");
     const claude = join(root, ".claude-plugin", "plugin.json");
-    add(keel, level, "keel", root);
-    add(claude, level, "claude", root);
-    if (fs.isFile(keel) || fs.isFile(claude)) continue;
-    const entries = new Set(fs.subdirs(root));
-    if (PLUGIN_FOLDER_PARTS.some((part) => entries.has(part))) add(root, level, "claude", root, { folderOnly: true });
+    if (entries.has("plugin.json")) add(keel, level, "keel", root);
+    if (entries.has(".claude-plugin")) add(claude, level, "claude", root);
+    if ((entries.has("plugin.json") && fs.isFile(keel)) || (entries.has(".claude-plugin") && fs.isFile(claude))) continue;
+    if (PLUGIN_FOLDER_PARTS.some((part) => entries.has(part) && fs.subdirs(root).includes(part))) add(root, level, "claude", root, { folderOnly: true });
   }
 }
 

@@ -29,10 +29,14 @@ export function collectPluginExtras(
   const items: InformationalItem[] = [];
   for (const event of manifest.claudeHookEvents) items.push({ kind: "hook-event", name: event });
   const hookFiles = manifest.claudeHookFiles.map((f) => ({ ref: f, path: "hooks" }));
-  for (const place of commandPaths) for (const name of commandNames(fs, place)) items.push({ kind: "command", name: `/${name}`, file: place });
+  // one listing of the root: folders it does not have are not read (a missing path costs an exception each)
+  const entries = new Set(fs.list(root));
+  const defaultCommands = join(root, "commands");
+  for (const place of commandPaths)
+    if (place !== defaultCommands || entries.has("commands"))
+      for (const name of commandNames(fs, place)) items.push({ kind: "command", name: `/${name}`, file: place });
   if (layout === "claude" || layout === "codex") {
     hookFiles.unshift({ ref: "hooks/hooks.json", path: "" });
-    const entries = new Set(fs.list(root));
     if (entries.has("agents")) mdNames(fs, join(root, "agents")).forEach((n) => items.push({ kind: "agent", name: n, file: join(root, "agents") }));
     if (entries.has("skills"))
       for (const skill of fs
