@@ -46,6 +46,7 @@ export { ancestorsWithin, type Workspace } from "./workspace.js";
 export { MAX_MANIFEST_BYTES, readRegularFile } from "./bounded-read.js";
 export { readJsonState, updateJsonState, withFileLock, writeJsonState } from "./state/json-file.js";
 export { confinePath, inside, workspaceDirIn } from "./tools/confine-path.js";
+export { realOrSelf } from "./real-path.js";
 export { openFileInside, readOpened } from "./tools/open-inside.js";
 export { builtinTools } from "./tools/builtin-tools.js";
 export { agentPlugin } from "./agent/agent-plugin.js";

@@ -2,6 +2,7 @@ import { realpathSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { errorMessage } from "../errors.js";
 import { estimateText } from "../model/token-estimate.js";
+import { realOrSelf } from "../real-path.js";
 import { inside } from "../tools/confine-path.js";
 import { openFileInside } from "../tools/open-inside.js";
 
@@ -91,7 +92,7 @@ export async function loadInstructions(places: InstructionPlaces): Promise<Instr
       if (importedFrom) out.notes.push(`${shown} (imported by ${importedFrom}): not found`);
       return;
     }
-    if (!inside(root, real) && !inside(realOrRoot(root), real))
+    if (!inside(root, real) && !inside(realOrSelf(root), real))
       return void out.notes.push(
         `${shown}: leads outside ${from ? `the folder of ${from.source}` : level === "user" ? "the user-level directory" : "the workspace"}; not loaded`,
       );
@@ -192,14 +193,6 @@ async function readBounded(root: string, real: string, shown: string): Promise<{
 function shownPath(root: string, abs: string, level: InstructionFile["level"]): string {
   const rel = relative(root, abs) || ".";
   return level === "user" ? `~keel/${rel}` : rel;
-}
-
-function realOrRoot(root: string): string {
-  try {
-    return realpathSync.native(root);
-  } catch {
-    return root;
-  }
 }
 
 function basenameOf(p: string): string {

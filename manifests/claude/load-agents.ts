@@ -1,6 +1,6 @@
 import { readdirSync, realpathSync } from "node:fs";
 import { join } from "node:path";
-import { inside, MAX_MANIFEST_BYTES, readRegularFile, type AgentType, type Diagnostic } from "../../core/index.js";
+import { inside, MAX_MANIFEST_BYTES, realOrSelf, readRegularFile, type AgentType, type Diagnostic } from "../../core/index.js";
 import { isExcludedBelow } from "../discovery-scope.js";
 import { listField, parseFrontMatter } from "../markdown/front-matter.js";
 import { mapAgentToolName } from "./claude-tool-names.js";
@@ -119,12 +119,4 @@ function agentTools(value: unknown, report: (message: string) => void): string[]
     else report(`${mapped.reason}; it was left out of the agent's tools`);
   }
   return [...names];
-}
-
-function realOrSelf(path: string): string {
-  try {
-    return realpathSync.native(path);
-  } catch {
-    return path;
-  }
 }

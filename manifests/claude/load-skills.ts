@@ -1,6 +1,6 @@
 import { readdirSync, realpathSync } from "node:fs";
 import { join } from "node:path";
-import { inside, MAX_MANIFEST_BYTES, readRegularFile, type Diagnostic } from "../../core/index.js";
+import { inside, MAX_MANIFEST_BYTES, realOrSelf, readRegularFile, type Diagnostic } from "../../core/index.js";
 import { isExcludedBelow } from "../discovery-scope.js";
 import { listField, parseFrontMatter } from "../markdown/front-matter.js";
 
@@ -110,12 +110,4 @@ export function loadSkills(places: readonly SkillPlace[]): { skills: SkillDef[];
     }
   }
   return { skills, diagnostics };
-}
-
-function realOrSelf(path: string): string {
-  try {
-    return realpathSync.native(path);
-  } catch {
-    return path;
-  }
 }

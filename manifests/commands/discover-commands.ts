@@ -1,6 +1,6 @@
 import { lstatSync, readdirSync, realpathSync } from "node:fs";
 import { join, relative, sep } from "node:path";
-import { inside, MAX_MANIFEST_BYTES, readRegularFile, type Diagnostic } from "../../core/index.js";
+import { inside, MAX_MANIFEST_BYTES, realOrSelf, readRegularFile, type Diagnostic } from "../../core/index.js";
 import { isExcludedBelow } from "../discovery-scope.js";
 import type { CommandPlace } from "./command-places.js";
 import { parseClaudeCommand, parseGeminiCommand, type PromptCommand } from "./prompt-command.js";
@@ -98,12 +98,4 @@ function commandFiles(dir: string, ext: string): { file: string; rel: string }[]
 function baseName(rel: string, ext: string): string {
   const file = rel.slice(rel.lastIndexOf(sep) + 1);
   return file.slice(0, -ext.length);
-}
-
-function realOrSelf(path: string): string {
-  try {
-    return realpathSync.native(path);
-  } catch {
-    return path;
-  }
 }

@@ -1,6 +1,6 @@
 import { lstatSync, realpathSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
-import { errorMessage } from "../../core/index.js";
+import { errorMessage, realOrSelf } from "../../core/index.js";
 import { worktreeNameProblem } from "./worktree-name.js";
 import type { WorktreeRecord, WorktreeState } from "./worktree-state.js";
 
@@ -130,12 +130,4 @@ function refNameProblem(name: unknown): boolean {
     name.endsWith(".lock") ||
     name.endsWith("/")
   );
-}
-
-function realOrSelf(path: string): string {
-  try {
-    return realpathSync.native(path);
-  } catch {
-    return path;
-  }
 }
