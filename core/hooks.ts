@@ -13,6 +13,8 @@ export interface GuidanceEntry {
 export interface BeforeToolContext {
   host: Host;
   intent: ToolIntent;
+  /** The call's id (as in its events). */
+  callId: string;
   /** Name the tool was called as. */
   calledAs: string;
   /** The resolved (base) tool. */
@@ -21,6 +23,21 @@ export interface BeforeToolContext {
   run: RunContext;
   /** `"<plugin>: <text>"` guidance lines collected from every matching tap. */
   messages: string[];
+  /** Set by a tap to replace the input the tool runs with (validated against the tool's schema again). */
+  updatedInput?: unknown;
+  /**
+   * Set by a tap to take part in the permission decision: `ask` turns an allowed call into one that
+   * needs approval; `allow` approves an `ask` as an approval would (never a deny, never a strict ask).
+   */
+  permission?: HookPermission;
+}
+
+/** A hook's say in the permission decision of one call. */
+export interface HookPermission {
+  decision: "allow" | "ask";
+  /** Who decided (a hook's source). */
+  by: string;
+  reason?: string;
 }
 
 /** Returned by a `beforeTool` tap to veto the call. */
@@ -110,10 +127,39 @@ export interface ToolBlockedQuery {
   tool: ToolDefinition;
 }
 
+/** `userPromptSubmit`: taps may add context for the model, or block the prompt. */
+export interface UserPromptContext {
+  host: Host;
+  sessionId: string;
+  prompt: string;
+  cwd: string;
+  /** Texts added before the prompt reaches the model. */
+  context: GuidanceEntry[];
+  /** Set by a tap to refuse the prompt: the model never sees it. */
+  blocked?: { by: string; message: string };
+}
+
+/** `agentStop`: the agent is about to end its turn; a tap may ask it to go on with a reason. */
+export interface AgentStopContext {
+  host: Host;
+  sessionId: string;
+  /** True for a sub-agent (`SubagentStop`). */
+  subagent: boolean;
+  /** True when the turn already went on because of a stop hook (guards against loops). */
+  stopHookActive: boolean;
+  cwd: string;
+  /** Set by a tap: the agent continues with this text as a user message. */
+  continueWith?: { by: string; reason: string };
+}
+
 /** Session boundary notification. */
 export interface SessionContext {
   host: Host;
   sessionId: string;
+  /** The session's working directory (agent sessions). */
+  cwd?: string;
+  /** `sessionStart`: texts taps add for the model (a user message before the first prompt). */
+  context?: GuidanceEntry[];
 }
 
 /** Creates the host's hooks. Frozen: hooks are declared here once; taps are added by plugins. */
@@ -131,6 +177,8 @@ export function createHooks() {
     toolsChanged: new SyncHook<[ToolsChangedContext]>(["context"]),
     toolBlocked: new SyncBailHook<[ToolBlockedQuery], BlockDecision | undefined>(["context"]),
     sessionStart: new AsyncSeriesHook<[SessionContext]>(["context"]),
+    userPromptSubmit: new AsyncSeriesHook<[UserPromptContext]>(["context"]),
+    agentStop: new AsyncSeriesHook<[AgentStopContext]>(["context"]),
     sessionEnd: new AsyncSeriesHook<[SessionContext]>(["context"]),
     /** Fired by `host.close()`: stop child processes, flush state. */
     shutdown: new AsyncParallelHook<[{ host: Host }]>(["context"]),

@@ -35,7 +35,7 @@ export type {
   WorktreeInfo,
   WorktreeService,
 } from "./services.js";
-export type { BlockDecision, GuidanceEntry } from "./hooks.js";
+export type { AfterResultContext, AgentStopContext, BeforeToolContext, BlockDecision, GuidanceEntry, HookPermission, UserPromptContext } from "./hooks.js";
 export { KeelError, McpServerError, StateError, ToolError, UsageError, errorMessage } from "./errors.js";
 export { Diagnostics, formatDiagnostic, type Diagnostic } from "./diagnostics.js";
 export { ToolRegistry, fmt } from "./registry.js";
@@ -48,6 +48,7 @@ export { openFileInside, readOpened } from "./tools/open-inside.js";
 export { builtinTools } from "./tools/builtin-tools.js";
 export { agentPlugin } from "./agent/agent-plugin.js";
 export { allowedToolsAllowBash } from "./config/allowed-tools.js";
+export { compileRuleFilter, type RuleFilter } from "./config/claude-rule-filter.js";
 export { localConfigFile, type ConfigLayer, type ConfigSourceName } from "./config/config-sources.js";
 export { deepMerge, isPlainObject, keelConfigSchema, layerMerging, loadConfigLayers, type LayerMerging } from "./config/load-config.js";
 export { formatTemplateValue, lookupPlaceholder, renderTemplate, type PlaceholderLookup, type RenderedTemplate } from "./render-template.js";

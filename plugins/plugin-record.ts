@@ -93,5 +93,9 @@ export function toHandOff(plugin: LoadedPlugin): PluginHandOff {
     ...(plugin.mcpServersFile ? { mcpServersFile: plugin.mcpServersFile } : {}),
     workflows: plugin.workflows,
     ...(plugin.workflowsFile ? { workflowsFile: plugin.workflowsFile } : {}),
+    claudeHooks: {
+      inline: plugin.manifest.claudeHooksInline,
+      files: [...new Set(plugin.informational.flatMap((i) => (i.kind === "hook-event" && i.file ? [i.file] : [])))],
+    },
   };
 }

@@ -7,11 +7,22 @@ import { worktreeRuntime } from "./worktree/index.js";
 import { workflowRuntime } from "./workflow/index.js";
 import { mcpRuntime } from "./mcp/index.js";
 import { skillsRuntime } from "./skills/index.js";
+import { claudeHooksRuntime } from "./hooks/index.js";
 
 /**
  * Every domain runtime, in application order. Each is a plugin (`apply(host)`) living in its
  * own folder under `runtimes/`. Add one line per runtime.
  */
 export function defaultRuntimes(): KeelPlugin[] {
-  return [taskRuntime(), planRuntime(), teamRuntime(), configRuntime(), worktreeRuntime(), workflowRuntime(), mcpRuntime(), skillsRuntime()];
+  return [
+    taskRuntime(),
+    planRuntime(),
+    teamRuntime(),
+    configRuntime(),
+    worktreeRuntime(),
+    workflowRuntime(),
+    mcpRuntime(),
+    skillsRuntime(),
+    claudeHooksRuntime(),
+  ];
 }

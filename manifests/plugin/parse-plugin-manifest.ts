@@ -86,6 +86,7 @@ export function parsePluginManifest(raw: unknown): ParsedPluginManifest {
     hooks: [],
     claudeHookEvents: [],
     claudeHookFiles: [],
+    claudeHooksInline: {},
     extra: {},
   };
   for (const [key, value] of Object.entries(obj)) if (!KNOWN_FIELDS.has(key)) setOwn(manifest.extra, key, value);
@@ -200,8 +201,10 @@ function parseLifecycleHooks(value: unknown, manifest: PluginManifest, issues: M
   for (const [key, hookValue] of Object.entries(map.data)) {
     const hook = HOOK_KEYS.get(key);
     if (!hook) {
-      if (CLAUDE_HOOK_EVENTS.has(key)) manifest.claudeHookEvents.push(key);
-      else
+      if (CLAUDE_HOOK_EVENTS.has(key)) {
+        manifest.claudeHookEvents.push(key);
+        setOwn(manifest.claudeHooksInline, key, hookValue);
+      } else
         issues.push({
           severity: "warning",
           path: joinJsonPath(["hooks", key]),

@@ -1,0 +1,154 @@
+import { compileRuleFilter, type EventSink, type Host, type RuleFilter, type ToolDefinition } from "../../core/index.js";
+import type { DeclaredHook } from "./collect-hooks.js";
+import { readVerdict, type HookVerdict } from "./hook-output.js";
+import { hookKey, type HookLastOutcome, type HookStateStore } from "./hook-state.js";
+import { runCommandHook } from "./run-command-hook.js";
+
+/** The tool call a PreToolUse / PostToolUse dispatch is about. */
+export interface ToolTarget {
+  calledAs: string;
+  tool: ToolDefinition;
+  /** Claude Code's name for the tool (`Bash`), or the keel name when Claude Code has none. */
+  claudeName: string;
+  input: unknown;
+  cwd: string;
+  root: string;
+}
+
+/** One dispatch of an event. */
+export interface Dispatch {
+  event: string;
+  /** Fields of the hook's stdin JSON beyond the common ones (`tool_name`, `prompt`, …). */
+  fields: Record<string, unknown>;
+  cwd: string;
+  sessionId?: string;
+  /** The session's transcript (events.jsonl), when there is one. */
+  transcriptPath?: string;
+  events?: EventSink;
+  callId?: string;
+  /** For tool events: matchers and `if` filters are applied to it. */
+  tool?: ToolTarget;
+  /** For other events with matchers (SessionStart: `startup`/`resume`): the value matched. */
+  matchOn?: string;
+  /** Plain stdout of a hook is context for the model (UserPromptSubmit, SessionStart). */
+  plainStdoutIsContext?: boolean;
+  signal?: AbortSignal;
+}
+
+/** One hook's run and what it means. */
+export interface HookRunOutcome {
+  hook: DeclaredHook;
+  verdict: HookVerdict;
+}
+
+/** Variables a hook process never gets: the model's API key is keel's, not the hook's. */
+const WITHHELD_ENV = ["OPENAI_API_KEY"];
+
+/**
+ * Runs the hooks of one event as Claude Code does: every hook whose matcher (a regex over the
+ * Claude Code tool name and keel's names) and `if` filter match runs, in parallel, each with its
+ * own timeout; identical commands run once. Each run is a `command_hook` event and is recorded as
+ * the hook's last outcome; non-blocking errors are reported to the user. Never throws.
+ */
+export class HookDispatcher {
+  private readonly filters = new Map<string, Promise<RuleFilter>>();
+  private readonly matchers = new Map<string, RegExp>();
+
+  constructor(
+    private readonly host: Host,
+    private readonly hooks: readonly DeclaredHook[],
+    private readonly state: HookStateStore,
+    private readonly report: (line: string) => void,
+  ) {}
+
+  /** True when some hook of `event` runs here. */
+  has(event: string): boolean {
+    return this.hooks.some((h) => h.runs && h.event === event);
+  }
+
+  /** Runs the matching hooks of the event and returns their outcomes (none: an empty list). */
+  async dispatch(d: Dispatch): Promise<HookRunOutcome[]> {
+    const selected: DeclaredHook[] = [];
+    const seen = new Set<string>();
+    for (const h of this.hooks) {
+      if (!h.runs || h.event !== d.event || !this.matches(h, d)) continue;
+      if (h.if && d.tool && !(await this.passesIf(h.if, d.tool))) continue;
+      const key = `${h.origin.plugin?.root ?? ""}\0${h.command}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      selected.push(h);
+    }
+    if (!selected.length) return [];
+    const stdin = JSON.stringify({
+      session_id: d.sessionId ?? "",
+      transcript_path: d.transcriptPath ?? "",
+      cwd: d.cwd,
+      permission_mode: "default",
+      hook_event_name: d.event,
+      ...d.fields,
+    });
+    const outcomes = await Promise.all(selected.map((h) => this.runOne(h, d, stdin)));
+    const last: Record<string, HookLastOutcome> = {};
+    for (const o of outcomes) last[hookKey(o.hook.origin.file, o.hook.path)] = o.last;
+    await this.state.record(last);
+    return outcomes.map(({ hook, verdict }) => ({ hook, verdict }));
+  }
+
+  private async runOne(h: DeclaredHook, d: Dispatch, stdin: string): Promise<HookRunOutcome & { last: HookLastOutcome }> {
+    const started = performance.now();
+    const result = await runCommandHook({ command: h.command, stdin, cwd: d.cwd, env: this.envFor(h), timeoutMs: h.timeoutSec * 1000, signal: d.signal });
+    const durationMs = Math.round(performance.now() - started);
+    const verdict = readVerdict(result, h.timeoutSec, d.plainStdoutIsContext ?? false);
+    (d.events ?? this.host.events).emit({
+      type: "command_hook",
+      event: d.event,
+      command: h.command,
+      source: `${h.origin.file}#${h.path}`,
+      exitCode: result.exitCode,
+      ...(result.timedOut ? { timedOut: true as const } : {}),
+      durationMs,
+      decision: verdict.decision,
+      ...(d.callId ? { callId: d.callId } : {}),
+      ...(d.tool ? { tool: d.tool.calledAs } : {}),
+      ...(d.sessionId ? { sessionId: d.sessionId } : {}),
+    });
+    if (verdict.error) this.report(`keel: ${d.event} hook \`${h.command}\` (${h.origin.file}) ${verdict.error}`);
+    const last: HookLastOutcome = {
+      event: d.event,
+      at: new Date().toISOString(),
+      exitCode: result.exitCode,
+      decision: verdict.decision,
+      durationMs,
+      ...(verdict.error ? { error: verdict.error } : {}),
+    };
+    return { hook: h, verdict, last };
+  }
+
+  /** The hook's environment: keel's own (as the bash tool gets it) without the model key, plus Claude Code's variables. */
+  private envFor(h: DeclaredHook): Record<string, string | undefined> {
+    const env: Record<string, string | undefined> = { ...this.host.env };
+    const model = this.host.config.model;
+    const keyVar = typeof model === "object" ? (model as { apiKeyEnv?: unknown }).apiKeyEnv : undefined;
+    for (const name of [...WITHHELD_ENV, ...(typeof keyVar === "string" ? [keyVar] : [])]) delete env[name];
+    env.CLAUDE_PROJECT_DIR = this.host.workspace.root;
+    if (h.origin.plugin) env.CLAUDE_PLUGIN_ROOT = h.origin.plugin.root;
+    else delete env.CLAUDE_PLUGIN_ROOT;
+    return env;
+  }
+
+  private matches(h: DeclaredHook, d: Dispatch): boolean {
+    const m = h.matcher;
+    if (m === undefined || m === "" || m === "*") return true;
+    const names = d.tool ? [d.tool.claudeName, d.tool.calledAs, d.tool.tool.name] : d.matchOn !== undefined ? [d.matchOn] : undefined;
+    if (!names) return true;
+    let re = this.matchers.get(m);
+    if (!re) this.matchers.set(m, (re = new RegExp(`^(?:${m})$`)));
+    return names.some((n) => re.test(n));
+  }
+
+  private async passesIf(rule: string, t: ToolTarget): Promise<boolean> {
+    let filter = this.filters.get(rule);
+    if (!filter) this.filters.set(rule, (filter = compileRuleFilter(rule)));
+    return (await filter).matches(t.calledAs, t.tool, t.input, t.cwd, t.root);
+  }
+}
