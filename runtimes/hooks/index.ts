@@ -21,7 +21,7 @@ declare module "../../core/services.js" {
 
 /** Options of the hooks runtime. */
 export interface ClaudeHooksOptions {
-  /** Shows a hook's non-blocking error to the user (default: a line on stderr). */
+  /** Shows a hook's non-blocking error to the user (default: the host's `notice`). */
   report?: (line: string) => void;
 }
 
@@ -60,7 +60,7 @@ export function claudeHooksRuntime(options: ClaudeHooksOptions = {}): KeelPlugin
           message: `${n} Claude Code hook${n === 1 ? "" : "s"} in this file do${n === 1 ? "es" : ""} not run: this workspace is not trusted, and hooks are code. ${TRUST_HINT}`,
         });
       if (!hooks.some((h) => h.runs)) return;
-      const report = options.report ?? ((line: string) => void process.stderr.write(`${line}\n`));
+      const report = options.report ?? host.options.notice ?? (() => undefined);
       const dispatcher = new HookDispatcher(host, hooks, state, report);
       tapToolHooks(host, dispatcher);
       tapAgentHooks(host, dispatcher);
