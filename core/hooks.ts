@@ -1,7 +1,7 @@
 import { AsyncParallelHook, AsyncSeriesBailHook, AsyncSeriesHook, AsyncSeriesWaterfallHook, SyncBailHook, SyncHook } from "tapable";
 import { HookError } from "./errors.js";
 import type { Host } from "./host.js";
-import type { Observation, RunContext, ToolDefinition, ToolIntent } from "./types.js";
+import type { EventSink, Observation, RunContext, ToolDefinition, ToolIntent } from "./types.js";
 
 /** Guidance text contributed by a plugin or runtime, tagged with its source. */
 export interface GuidanceEntry {
@@ -135,6 +135,8 @@ export interface UserPromptContext {
   cwd: string;
   /** Texts added before the prompt reaches the model. */
   context: GuidanceEntry[];
+  /** The session's event log (events of hooks that ran go there). */
+  events?: EventSink;
   /** Set by a tap to refuse the prompt: the model never sees it. */
   blocked?: { by: string; message: string };
 }
@@ -148,6 +150,8 @@ export interface AgentStopContext {
   /** True when the turn already went on because of a stop hook (guards against loops). */
   stopHookActive: boolean;
   cwd: string;
+  /** The session's event log. */
+  events?: EventSink;
   /** Set by a tap: the agent continues with this text as a user message. */
   continueWith?: { by: string; reason: string };
 }
@@ -158,6 +162,8 @@ export interface SessionContext {
   sessionId: string;
   /** The session's working directory (agent sessions). */
   cwd?: string;
+  /** The session's event log (agent sessions). */
+  events?: EventSink;
   /** `sessionStart`: texts taps add for the model (a user message before the first prompt). */
   context?: GuidanceEntry[];
 }

@@ -266,7 +266,7 @@ export class AgentSessions implements AgentService {
   }
 
   private async fire(hook: "sessionStart" | "sessionEnd", s: ActiveSession): Promise<void> {
-    const ctx = { host: this.host, sessionId: s.id, cwd: s.cwd, context: [] as GuidanceEntry[] };
+    const ctx = { host: this.host, sessionId: s.id, cwd: s.cwd, events: s.events, context: [] as GuidanceEntry[] };
     try {
       await this.host.hooks[hook].promise(ctx);
     } catch (error) {

@@ -24,6 +24,7 @@ export function tapAgentHooks(host: Host, dispatcher: HookDispatcher): void {
         fields: { prompt: ctx.prompt },
         cwd: ctx.cwd,
         sessionId: ctx.sessionId,
+        events: ctx.events,
         transcriptPath: transcriptPath(host, ctx.sessionId),
         plainStdoutIsContext: true,
       });
@@ -42,6 +43,7 @@ export function tapAgentHooks(host: Host, dispatcher: HookDispatcher): void {
         matchOn: "startup",
         cwd: ctx.cwd ?? host.activeDir,
         sessionId: ctx.sessionId,
+        events: ctx.events,
         transcriptPath: transcriptPath(host, ctx.sessionId),
         plainStdoutIsContext: true,
       });
@@ -54,6 +56,7 @@ export function tapAgentHooks(host: Host, dispatcher: HookDispatcher): void {
         fields: { reason: "other" },
         cwd: ctx.cwd ?? host.activeDir,
         sessionId: ctx.sessionId,
+        events: ctx.events,
         transcriptPath: transcriptPath(host, ctx.sessionId),
       });
     });
@@ -65,6 +68,7 @@ export function tapAgentHooks(host: Host, dispatcher: HookDispatcher): void {
         fields: { stop_hook_active: ctx.stopHookActive },
         cwd: ctx.cwd,
         sessionId: ctx.sessionId,
+        events: ctx.events,
         transcriptPath: transcriptPath(host, ctx.sessionId),
       });
       // `continue: false` wins: the agent stops whatever another hook asks.

@@ -1,4 +1,5 @@
-import { readFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { runKeel } from "../../helpers/run-cli.js";
 import { makeWorkspace, type TempWorkspace } from "../../helpers/temp-workspace.js";
@@ -155,5 +156,28 @@ describe("Claude Code PreToolUse / PostToolUse hooks run inside the tool pipelin
     const sleeper = listed.hooks.find((h: { command: string }) => h.command === "sleep 30");
     expect(sleeper.last).toMatchObject({ decision: "error", exitCode: null });
     expect(sleeper.last.error).toContain("timed out");
+  });
+
+  it("a user-level plugin's inline plugin.json hooks run in an untrusted workspace; PostToolUse exit 2 stderr is appended to the result", async () => {
+    ws = makeWorkspace({});
+    const pluginDir = join(ws.keelHome, "plugins", "audit");
+    mkdirSync(pluginDir, { recursive: true });
+    writeFileSync(
+      join(pluginDir, "plugin.json"),
+      JSON.stringify({
+        name: "audit",
+        hooks: {
+          beforePrompt: "keel lifecycle text, not a command",
+          PostToolUse: [{ matcher: "bash", hooks: [{ type: "command", command: 'echo "audited by $(basename "$CLAUDE_PLUGIN_ROOT")" >&2; exit 2' }] }],
+        },
+      }),
+    );
+    const r = await call(["--yes", "call", "bash", "--input", JSON.stringify({ command: "echo payload" })]);
+    const obs = r.json();
+    expect(obs).toMatchObject({ ok: true, phase: "done" });
+    expect(obs.content).toContain("payload");
+    expect(obs.content).toContain("PostToolUse hook feedback: audited by audit");
+    const listed = (await call(["hooks"])).json();
+    expect(listed.hooks).toEqual([expect.objectContaining({ event: "PostToolUse", level: "user", plugin: "audit", runs: true })]);
   });
 });
