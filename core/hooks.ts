@@ -156,6 +156,27 @@ export interface AgentStopContext {
   continueWith?: { by: string; reason: string };
 }
 
+/** `beforeCompact`: the agent is about to compact its history (a notification). */
+export interface CompactContext {
+  host: Host;
+  sessionId: string;
+  cwd: string;
+  events?: EventSink;
+  /** `auto`: the context grew past `agent.compactAt`. */
+  trigger: "auto" | "manual";
+}
+
+/** `notification`: keel needs the user (an approval is asked or a session paused for one); taps may tell them elsewhere. */
+export interface NotificationContext {
+  host: Host;
+  sessionId?: string;
+  cwd: string;
+  events?: EventSink;
+  message: string;
+  /** What needs the user: `permission_prompt`. */
+  kind: "permission_prompt";
+}
+
 /** Session boundary notification. */
 export interface SessionContext {
   host: Host;
@@ -185,6 +206,8 @@ export function createHooks() {
     sessionStart: new AsyncSeriesHook<[SessionContext]>(["context"]),
     userPromptSubmit: new AsyncSeriesHook<[UserPromptContext]>(["context"]),
     agentStop: new AsyncSeriesHook<[AgentStopContext]>(["context"]),
+    beforeCompact: new AsyncSeriesHook<[CompactContext]>(["context"]),
+    notification: new AsyncSeriesHook<[NotificationContext]>(["context"]),
     sessionEnd: new AsyncSeriesHook<[SessionContext]>(["context"]),
     /** Fired by `host.close()`: stop child processes, flush state. */
     shutdown: new AsyncParallelHook<[{ host: Host }]>(["context"]),

@@ -35,7 +35,17 @@ export type {
   WorktreeInfo,
   WorktreeService,
 } from "./services.js";
-export type { AfterResultContext, AgentStopContext, BeforeToolContext, BlockDecision, GuidanceEntry, HookPermission, UserPromptContext } from "./hooks.js";
+export type {
+  AfterResultContext,
+  AgentStopContext,
+  BeforeToolContext,
+  BlockDecision,
+  CompactContext,
+  NotificationContext,
+  GuidanceEntry,
+  HookPermission,
+  UserPromptContext,
+} from "./hooks.js";
 export { KeelError, McpServerError, StateError, ToolError, UsageError, errorMessage } from "./errors.js";
 export { Diagnostics, formatDiagnostic, type Diagnostic } from "./diagnostics.js";
 export { ToolRegistry, fmt } from "./registry.js";

@@ -199,6 +199,17 @@ export async function runToolIntent(host: Host, intent: ToolIntent, run: RunCont
           messages,
         );
       }
+      if (host.hooks.notification.taps.length !== 0)
+        await host.hooks.notification
+          .promise({
+            host,
+            sessionId: run.sessionId,
+            cwd,
+            events: run.events,
+            message: `keel needs your permission to use ${calledAs}`,
+            kind: "permission_prompt",
+          })
+          .catch((error: unknown) => events.emit({ type: "hook_error", callId, tool: calledAs, hook: "notification", message: errorMessage(error) }));
       const answer = await approver
         .approve(
           { tool: calledAs, resolvedTool: tool.name, input, risk: tool.risk, rule: permission.rule, reason: permission.reason },

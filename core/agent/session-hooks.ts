@@ -111,6 +111,24 @@ export async function fireAgentStop(s: ActiveSession, stopHookActive: boolean): 
   return ctx.continueWith ? `${ctx.continueWith.by}: ${ctx.continueWith.reason}` : undefined;
 }
 
+/** Fires `notification` (a notification: failures become events). */
+export async function notifyUser(s: ActiveSession, message: string): Promise<void> {
+  const hook = s.host.hooks.notification;
+  if (hook.taps.length === 0) return;
+  await hook
+    .promise({ host: s.host, sessionId: s.id, cwd: s.cwd, events: s.events, message, kind: "permission_prompt" })
+    .catch((error: unknown) => s.emit("hook_error", { hook: "notification", message: errorMessage(error) }));
+}
+
+/** Fires `beforeCompact` before the history is compacted (a notification: failures become events). */
+export async function fireBeforeCompact(s: ActiveSession): Promise<void> {
+  const hook = s.host.hooks.beforeCompact;
+  if (hook.taps.length === 0) return;
+  await hook
+    .promise({ host: s.host, sessionId: s.id, cwd: s.cwd, events: s.events, trigger: "auto" })
+    .catch((error: unknown) => s.emit("hook_error", { hook: "beforeCompact", message: errorMessage(error) }));
+}
+
 /** Fires `afterTurn` once at the end of a user turn; its notes are recorded as an event only. */
 export async function fireAfterTurn(s: ActiveSession, reason: string): Promise<void> {
   const ctx = { host: s.host, sessionId: s.id, reason, notes: [] as GuidanceEntry[] };

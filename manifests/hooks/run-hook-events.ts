@@ -7,4 +7,6 @@ export const RUN_HOOK_EVENTS: ReadonlySet<string> = new Set([
   "SessionEnd",
   "Stop",
   "SubagentStop",
+  "PreCompact",
+  "Notification",
 ]);

@@ -14,7 +14,9 @@ function named(event: string, o: HookRunOutcome): string {
  * `additionalContext` reaches the model before the prompt; exit 2 or `decision: "block"` refuses
  * the prompt), SessionStart (`source: "startup"`; stdout or `additionalContext` reaches the
  * model), Stop / SubagentStop (exit 2 or `decision: "block"` sends the agent on with the reason;
- * `stop_hook_active` tells the hook it already did), SessionEnd (notification).
+ * `stop_hook_active` tells the hook it already did), SessionEnd, PreCompact (`trigger: "auto"`) and
+ * Notification (`notification_type: "permission_prompt"`: an approval is asked or a session paused
+ * for one) as notifications.
  */
 export function tapAgentHooks(host: Host, dispatcher: HookDispatcher): void {
   if (dispatcher.has("UserPromptSubmit"))
@@ -55,6 +57,30 @@ export function tapAgentHooks(host: Host, dispatcher: HookDispatcher): void {
         event: "SessionEnd",
         fields: { reason: "other" },
         cwd: ctx.cwd ?? host.activeDir,
+        sessionId: ctx.sessionId,
+        events: ctx.events,
+        transcriptPath: transcriptPath(host, ctx.sessionId),
+      });
+    });
+  if (dispatcher.has("PreCompact"))
+    host.hooks.beforeCompact.tapPromise(PLUGIN_NAME, async (ctx) => {
+      await dispatcher.dispatch({
+        event: "PreCompact",
+        fields: { trigger: ctx.trigger, custom_instructions: "" },
+        matchOn: ctx.trigger,
+        cwd: ctx.cwd,
+        sessionId: ctx.sessionId,
+        events: ctx.events,
+        transcriptPath: transcriptPath(host, ctx.sessionId),
+      });
+    });
+  if (dispatcher.has("Notification"))
+    host.hooks.notification.tapPromise(PLUGIN_NAME, async (ctx) => {
+      await dispatcher.dispatch({
+        event: "Notification",
+        fields: { message: ctx.message, notification_type: ctx.kind },
+        matchOn: ctx.kind,
+        cwd: ctx.cwd,
         sessionId: ctx.sessionId,
         events: ctx.events,
         transcriptPath: transcriptPath(host, ctx.sessionId),

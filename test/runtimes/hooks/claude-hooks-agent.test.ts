@@ -83,4 +83,18 @@ describe("Claude Code hooks in the agent (keel run against a local OpenAI-compat
     expect(requestText(server.requests[before + 1]!)).toContain("run the tests before you stop");
     expect(r.stdout).toContain("tests pass, now done");
   });
+
+  it("a Notification hook hears about a session that paused for approval", async () => {
+    ws = makeWorkspace({ "notify.cjs": nodeHook(`require("node:fs").writeFileSync(process.env.CLAUDE_PROJECT_DIR + "/notified.json", raw);`) });
+    useHooks(ws, hooksOf("Notification", `node "${ws.path("notify.cjs")}"`));
+    server.push({ toolCalls: [{ name: "bash", arguments: { command: "touch later.txt" } }] });
+    const r = await runKeel(["--json", "run", "make a file"], { cwd: ws.root, env: ws.env });
+    expect(r.json()).toMatchObject({ reason: "awaiting_approval" });
+    expect(ws.exists("later.txt")).toBe(false);
+    const seen = JSON.parse(ws.read("notified.json"));
+    expect(seen).toMatchObject({ hook_event_name: "Notification", notification_type: "permission_prompt" });
+    expect(seen.message).toContain("bash");
+    expect(seen.session_id).toBe(r.json().sessionId);
+    expect(seen.transcript_path).toContain(seen.session_id);
+  });
 });
