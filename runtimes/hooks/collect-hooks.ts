@@ -8,6 +8,8 @@ export interface DeclaredHook extends CommandHookSpec {
   runs: boolean;
   /** Why it does not run. */
   why?: string;
+  /** It does not run only because the workspace is not trusted. */
+  untrusted?: true;
 }
 
 /** How to trust a workspace, for messages. */
@@ -61,7 +63,7 @@ export function collectHooks(host: Host): { hooks: DeclaredHook[]; issues: HookI
   }
   const hooks = all.map((h): DeclaredHook => {
     if (!RUN_HOOK_EVENTS.has(h.event)) return { ...h, runs: false, why: `keel does not run ${h.event} hooks yet` };
-    if (h.origin.level === "workspace" && !host.trusted) return { ...h, runs: false, why: "the workspace is not trusted (hooks are code)" };
+    if (h.origin.level === "workspace" && !host.trusted) return { ...h, runs: false, why: "the workspace is not trusted (hooks are code)", untrusted: true };
     return { ...h, runs: true };
   });
   return { hooks, issues };

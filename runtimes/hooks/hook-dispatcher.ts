@@ -1,5 +1,5 @@
 import { compileRuleFilter, type EventSink, type Host, type RuleFilter, type ToolDefinition } from "../../core/index.js";
-import type { DeclaredHook } from "./collect-hooks.js";
+import { TRUST_HINT, type DeclaredHook } from "./collect-hooks.js";
 import { readVerdict, type HookVerdict } from "./hook-output.js";
 import { hookKey, type HookLastOutcome, type HookStateStore } from "./hook-state.js";
 import { runCommandHook } from "./run-command-hook.js";
@@ -53,6 +53,8 @@ const WITHHELD_ENV = ["OPENAI_API_KEY"];
 export class HookDispatcher {
   private readonly filters = new Map<string, Promise<RuleFilter>>();
   private readonly matchers = new Map<string, RegExp>();
+  /** Files whose untrusted hooks the user was already told about (once per file and host). */
+  private readonly untrustedNoticed = new Set<string>();
 
   constructor(
     private readonly host: Host,
@@ -61,9 +63,9 @@ export class HookDispatcher {
     private readonly report: (line: string) => void,
   ) {}
 
-  /** True when some hook of `event` runs here. */
+  /** True when some hook of `event` runs here, or would run if the workspace were trusted (the user is told when it would have fired). */
   has(event: string): boolean {
-    return this.hooks.some((h) => h.runs && h.event === event);
+    return this.hooks.some((h) => h.event === event && (h.runs || h.untrusted));
   }
 
   /** Runs the matching hooks of the event and returns their outcomes (none: an empty list). */
@@ -71,7 +73,11 @@ export class HookDispatcher {
     const selected: DeclaredHook[] = [];
     const seen = new Set<string>();
     for (const h of this.hooks) {
-      if (!h.runs || h.event !== d.event || !this.matches(h, d)) continue;
+      if (h.event !== d.event || !this.matches(h, d)) continue;
+      if (!h.runs) {
+        if (h.untrusted) this.noticeUntrusted(h);
+        continue;
+      }
       if (h.if && d.tool && !(await this.passesIf(h.if, d.tool))) continue;
       const key = `${h.origin.plugin?.root ?? ""}\0${h.command}`;
       if (seen.has(key)) continue;
@@ -134,6 +140,13 @@ export class HookDispatcher {
     if (h.origin.plugin) env.CLAUDE_PLUGIN_ROOT = h.origin.plugin.root;
     else delete env.CLAUDE_PLUGIN_ROOT;
     return env;
+  }
+
+  /** Tells the user (once per file) that a hook matched but did not run because the workspace is not trusted. */
+  private noticeUntrusted(h: DeclaredHook): void {
+    if (this.untrustedNoticed.has(h.origin.file)) return;
+    this.untrustedNoticed.add(h.origin.file);
+    this.report(`keel: hooks in ${h.origin.file} did not run: this workspace is not trusted, and hooks are code. ${TRUST_HINT}`);
   }
 
   private matches(h: DeclaredHook, d: Dispatch): boolean {

@@ -59,7 +59,7 @@ export function claudeHooksRuntime(options: ClaudeHooksOptions = {}): KeelPlugin
           file,
           message: `${n} Claude Code hook${n === 1 ? "" : "s"} in this file do${n === 1 ? "es" : ""} not run: this workspace is not trusted, and hooks are code. ${TRUST_HINT}`,
         });
-      if (!hooks.some((h) => h.runs)) return;
+      if (!hooks.some((h) => h.runs || h.untrusted)) return;
       const report = options.report ?? host.options.notice ?? (() => undefined);
       const dispatcher = new HookDispatcher(host, hooks, state, report);
       tapToolHooks(host, dispatcher);

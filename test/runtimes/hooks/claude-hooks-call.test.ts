@@ -121,6 +121,9 @@ describe("Claude Code PreToolUse / PostToolUse hooks run inside the tool pipelin
     ws.write("plugins/guard/hooks/hooks.json", { hooks: hooksOf("PreToolUse", "echo plugin-hook >&2; exit 2") });
     const r = await call(["--yes", "call", "bash", "--input", JSON.stringify({ command: "echo ran" })]);
     expect(r.json()).toMatchObject({ ok: true, phase: "done" });
+    // the user is told the hooks that would have fired did not run, and how to trust
+    expect(r.stderr).toContain(`hooks in ${ws.path(".claude", "settings.json")} did not run`);
+    expect(r.stderr).toContain("keel trust");
     const listed = (await call(["hooks"])).json();
     expect(listed.hooks).toHaveLength(2);
     for (const h of listed.hooks) expect(h).toMatchObject({ runs: false, why: expect.stringContaining("not trusted") });
