@@ -22,11 +22,16 @@ export function hookKey(file: string, path: string): string {
  * event dispatch, under the file's lock.
  */
 export class HookStateStore {
-  constructor(private readonly file: string) {}
+  /** `prepare` creates keel's state folder (with its .gitignore) before the first write. */
+  constructor(
+    private readonly file: string,
+    private readonly prepare: () => void = () => undefined,
+  ) {}
 
   /** Records outcomes (keyed by hookKey). Never throws: a state file keel cannot write only loses the record. */
   async record(outcomes: Record<string, HookLastOutcome>): Promise<void> {
     try {
+      this.prepare();
       await updateJsonState<Record<string, HookLastOutcome>, void>(this.file, {}, (current) => ({ value: { ...current, ...outcomes }, result: undefined }));
     } catch {
       // best effort: the events log has the same facts

@@ -46,7 +46,7 @@ export function claudeHooksRuntime(options: ClaudeHooksOptions = {}): KeelPlugin
         import("./agent-hook-taps.js"),
       ]);
       const { hooks, issues } = collectHooks(host);
-      const state = new HookStateStore(host.statePath("hooks.json"));
+      const state = new HookStateStore(host.statePath("hooks.json"), () => host.ensureStateDir("state"));
       Object.assign(found, { hooks, issues, state });
       for (const i of issues) host.diagnostics.add({ severity: i.severity, source: "hooks", file: i.file, path: i.path, message: i.message });
       const untrusted = new Map<string, number>();
