@@ -53,6 +53,7 @@ export { describeSchemaErrors } from "./validation.js";
 export { ancestorsWithin, type Workspace } from "./workspace.js";
 export { MAX_MANIFEST_BYTES, readRegularFile } from "./bounded-read.js";
 export { readJsonState, updateJsonState, withFileLock, writeJsonState } from "./state/json-file.js";
+export { enqueueMessage } from "./session/message-queue.js";
 export { confinePath, inside, workspaceDirIn } from "./tools/confine-path.js";
 export { openFileInside, readOpened } from "./tools/open-inside.js";
 export { builtinTools } from "./tools/builtin-tools.js";

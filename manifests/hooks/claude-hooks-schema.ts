@@ -25,6 +25,8 @@ export interface CommandHookSpec {
   timeoutSec: number;
   /** Claude Code permission-rule filter (`Bash(git commit:*)`). */
   if?: string;
+  /** Runs in the background (`async`); `rewake`: its exit-2 stderr also reaches the model later (`asyncRewake`). */
+  background?: "async" | "rewake";
   origin: HookOrigin;
   /** JSON path of the hook inside its file. */
   path: string;
@@ -55,8 +57,8 @@ const MatcherGroup = z.object({ matcher: z.string().optional(), hooks: z.array(z
  * Reads a Claude Code `hooks` object (`{"PreToolUse": [{"matcher": "Bash", "hooks": [{"type":
  * "command", ...}]}]}`): every command hook with its event and origin. Keys that are not Claude
  * Code events are skipped silently when `onlyEvents` (a plugin.json `hooks` also holds keel's
- * lifecycle texts), otherwise with a warning; hooks of other types (`prompt`, `http`) and
- * `async` hooks are skipped with a warning naming file and JSON path. Never throws.
+ * lifecycle texts), otherwise with a warning; hooks of other types (`prompt`, `http`) are skipped
+ * with a warning naming file and JSON path. Never throws.
  */
 export function parseClaudeHooks(value: unknown, origin: HookOrigin, onlyEvents = false): { hooks: CommandHookSpec[]; issues: HookIssue[] } {
   const hooks: CommandHookSpec[] = [];
@@ -91,14 +93,13 @@ export function parseClaudeHooks(value: unknown, origin: HookOrigin, onlyEvents 
           return issue(path, `hooks of type "${type}" are not supported by keel (only "command"); it was ignored.`);
         const h = CommandHook.safeParse(hook);
         if (!h.success) return issue(path, `${zodReason(h.error)}; the hook was ignored.`, "error");
-        if (h.data.async || h.data.asyncRewake)
-          return issue(path, `async hooks are not supported by keel yet; it was ignored (remove "async" to run it in line).`);
         hooks.push({
           event,
           ...(matcher !== undefined ? { matcher } : {}),
           command: h.data.command,
           timeoutSec: h.data.timeout ?? DEFAULT_HOOK_TIMEOUT_SEC,
           ...(h.data.if ? { if: h.data.if } : {}),
+          ...(h.data.asyncRewake ? { background: "rewake" as const } : h.data.async ? { background: "async" as const } : {}),
           origin,
           path,
         });

@@ -1,4 +1,6 @@
-import { compileRuleFilter, type EventSink, type Host, type RuleFilter, type ToolDefinition } from "../../core/index.js";
+import { existsSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { compileRuleFilter, enqueueMessage, type EventSink, type Host, type RuleFilter, type ToolDefinition } from "../../core/index.js";
 import { TRUST_HINT, type DeclaredHook } from "./collect-hooks.js";
 import { readVerdict, type HookVerdict } from "./hook-output.js";
 import { hookKey, type HookLastOutcome, type HookStateStore } from "./hook-state.js";
@@ -53,6 +55,8 @@ const WITHHELD_ENV = ["OPENAI_API_KEY"];
 export class HookDispatcher {
   private readonly filters = new Map<string, Promise<RuleFilter>>();
   private readonly matchers = new Map<string, RegExp>();
+  /** Background (`async`) hooks still running. */
+  private readonly background = new Set<Promise<void>>();
   /** Files whose untrusted hooks the user was already told about (once per file and host). */
   private readonly untrustedNoticed = new Set<string>();
 
@@ -93,11 +97,35 @@ export class HookDispatcher {
       hook_event_name: d.event,
       ...d.fields,
     });
-    const outcomes = await Promise.all(selected.map((h) => this.runOne(h, d, stdin)));
+    for (const h of selected.filter((h) => h.background)) this.startBackground(h, d, stdin);
+    const outcomes = await Promise.all(selected.filter((h) => !h.background).map((h) => this.runOne(h, d, stdin)));
     const last: Record<string, HookLastOutcome> = {};
     for (const o of outcomes) last[hookKey(o.hook.origin.file, o.hook.path)] = o.last;
-    await this.state.record(last);
+    if (outcomes.length) await this.state.record(last);
     return outcomes.map(({ hook, verdict }) => ({ hook, verdict }));
+  }
+
+  /** Waits for every background hook still running (at shutdown: each is bounded by its timeout). */
+  async drain(): Promise<void> {
+    while (this.background.size) await Promise.allSettled([...this.background]);
+  }
+
+  /**
+   * Starts an `async` hook without waiting for it. When it ends, its `additionalContext` (and, for
+   * `asyncRewake`, its exit-2 stderr) is queued for the session as a later message (the agent reads
+   * it before its next model call, or on the next resume); its run is an event in the workspace log.
+   */
+  private startBackground(h: DeclaredHook, d: Dispatch, stdin: string): void {
+    const run = (async () => {
+      const { verdict, last } = await this.runOne(h, { ...d, events: undefined }, stdin);
+      await this.state.record({ [hookKey(h.origin.file, h.path)]: last });
+      const text = verdict.context ?? (h.background === "rewake" ? verdict.block : undefined);
+      const queue =
+        d.sessionId && /^[A-Za-z0-9._-]{1,100}$/.test(d.sessionId) ? join(this.host.workspace.stateDir, "sessions", d.sessionId, "queue.json") : undefined;
+      if (text && queue && existsSync(dirname(queue))) await enqueueMessage(queue, `${d.event} hook \`${h.command}\` (ran in the background): ${text}`);
+    })().catch((error: unknown) => this.report(`keel: ${d.event} hook \`${h.command}\` (${h.origin.file}) failed in the background: ${String(error)}`));
+    this.background.add(run);
+    void run.finally(() => this.background.delete(run));
   }
 
   private async runOne(h: DeclaredHook, d: Dispatch, stdin: string): Promise<HookRunOutcome & { last: HookLastOutcome }> {

@@ -4,7 +4,7 @@ import { parseClaudeHooks } from "../../../manifests/hooks/claude-hooks-schema.j
 const origin = { file: "/ws/.claude/settings.json", path: ["hooks"], level: "workspace" as const };
 
 describe("parseClaudeHooks reads Claude Code's hooks format and names file and JSON path for what it skips", () => {
-  it("reads command hooks with matcher, timeout (default 60 s) and if; skips other types, async hooks and bad entries with a reason", () => {
+  it("reads command hooks with matcher, timeout (default 60 s), if and async; skips other types and bad entries with a reason", () => {
     const { hooks, issues } = parseClaudeHooks(
       {
         PreToolUse: [
@@ -18,31 +18,32 @@ describe("parseClaudeHooks reads Claude Code's hooks format and names file and J
           { matcher: "Bash", hooks: [{ type: "command", command: "guard.sh", if: "Bash(git push:*)" }, { type: "command" }] },
           { matcher: "(", hooks: [{ type: "command", command: "never.sh" }] },
         ],
-        PostToolUse: [{ hooks: [{ type: "command", command: "bg.sh", async: true }] }],
+        PostToolUse: [
+          {
+            hooks: [
+              { type: "command", command: "bg.sh", async: true },
+              { type: "command", command: "wake.sh", asyncRewake: true },
+            ],
+          },
+        ],
         Stop: "not a list",
         NoSuchEvent: [],
         _comment: "ignored",
       },
       origin,
     );
-    expect(hooks.map((h) => [h.event, h.matcher, h.command, h.timeoutSec, h.if, h.path])).toEqual([
-      ["PreToolUse", "Edit|Write", "lint.sh", 5, undefined, "hooks.PreToolUse[0].hooks[0]"],
-      ["PreToolUse", "Bash", "guard.sh", 60, "Bash(git push:*)", "hooks.PreToolUse[1].hooks[0]"],
+    expect(hooks.map((h) => [h.event, h.matcher, h.command, h.timeoutSec, h.if, h.background, h.path])).toEqual([
+      ["PreToolUse", "Edit|Write", "lint.sh", 5, undefined, undefined, "hooks.PreToolUse[0].hooks[0]"],
+      ["PreToolUse", "Bash", "guard.sh", 60, "Bash(git push:*)", undefined, "hooks.PreToolUse[1].hooks[0]"],
+      ["PostToolUse", undefined, "bg.sh", 60, undefined, "async", "hooks.PostToolUse[0].hooks[0]"],
+      ["PostToolUse", undefined, "wake.sh", 60, undefined, "rewake", "hooks.PostToolUse[0].hooks[1]"],
     ]);
     const byPath = Object.fromEntries(issues.map((i) => [i.path, i.message]));
     expect(Object.keys(byPath).sort()).toEqual(
-      [
-        "hooks.PreToolUse[0].hooks[1]",
-        "hooks.PreToolUse[1].hooks[1]",
-        "hooks.PreToolUse[2].matcher",
-        "hooks.PostToolUse[0].hooks[0]",
-        "hooks.Stop",
-        "hooks.NoSuchEvent",
-      ].sort(),
+      ["hooks.PreToolUse[0].hooks[1]", "hooks.PreToolUse[1].hooks[1]", "hooks.PreToolUse[2].matcher", "hooks.Stop", "hooks.NoSuchEvent"].sort(),
     );
     expect(byPath["hooks.PreToolUse[0].hooks[1]"]).toContain('type "prompt" are not supported');
     expect(byPath["hooks.PreToolUse[1].hooks[1]"]).toContain("command");
-    expect(byPath["hooks.PostToolUse[0].hooks[0]"]).toContain("async hooks are not supported");
     for (const i of issues) expect(i.file).toBe(origin.file);
   });
 

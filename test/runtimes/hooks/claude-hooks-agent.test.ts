@@ -97,4 +97,32 @@ describe("Claude Code hooks in the agent (keel run against a local OpenAI-compat
     expect(seen.session_id).toBe(r.json().sessionId);
     expect(seen.transcript_path).toContain(seen.session_id);
   });
+
+  it("an async PostToolUse hook runs in the background; its additionalContext reaches the model as a later message", async () => {
+    const before = server.requests.length;
+    ws = makeWorkspace({
+      "later.cjs": nodeHook(
+        `console.log(JSON.stringify({ hookSpecificOutput: { additionalContext: "background lint found 0 problems in " + input.tool_name } }));`,
+      ),
+    });
+    ws.writeUserConfig({
+      model: { name: "m", baseUrl: server.baseUrl },
+      hooks: { PostToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: `node "${ws.path("later.cjs")}"`, async: true }] }] },
+    });
+    server.push({ toolCalls: [{ name: "bash", arguments: { command: "echo x" } }] }, { text: "done" });
+    const first = await runKeel(["--yes", "--json", "run", "lint it"], { cwd: ws.root, env: ws.env });
+    expect(first.exitCode).toBe(0);
+    // the tool result itself does not wait for the background hook
+    const toolMessage = server.requests[before + 1]!.messages.find((m) => m.role === "tool")!;
+    expect(toolMessage.content).not.toContain("background lint");
+    // keel waited for the hook before exiting; its output is delivered by the next model call at the latest
+    server.push({ text: "noted" });
+    const next = await runKeel(["run", "--resume", first.json().sessionId, "anything else?"], { cwd: ws.root, env: ws.env });
+    expect(next.exitCode).toBe(0);
+    const seen = server.requests
+      .slice(before + 1)
+      .map(requestText)
+      .join("\n");
+    expect(seen).toContain("ran in the background): background lint found 0 problems in Bash");
+  });
 });
