@@ -185,6 +185,8 @@ export interface SessionContext {
   cwd?: string;
   /** The session's event log (agent sessions). */
   events?: EventSink;
+  /** `sessionStart`: `startup` for a new session, `resume` when `keel run --resume` continues one. */
+  source?: "startup" | "resume";
   /** `sessionStart`: texts taps add for the model (a user message before the first prompt). */
   context?: GuidanceEntry[];
 }

@@ -112,6 +112,7 @@ export class AgentSessions implements AgentService {
       this.active.delete(id);
       throw error;
     }
+    await this.fire("sessionStart", s, "resume");
     return this.runTurn(s, { prompt, resume: true });
   }
 
@@ -265,8 +266,8 @@ export class AgentSessions implements AgentService {
     return outcome(s, reason);
   }
 
-  private async fire(hook: "sessionStart" | "sessionEnd", s: ActiveSession): Promise<void> {
-    const ctx = { host: this.host, sessionId: s.id, cwd: s.cwd, events: s.events, context: [] as GuidanceEntry[] };
+  private async fire(hook: "sessionStart" | "sessionEnd", s: ActiveSession, source: "startup" | "resume" = "startup"): Promise<void> {
+    const ctx = { host: this.host, sessionId: s.id, cwd: s.cwd, events: s.events, source, context: [] as GuidanceEntry[] };
     try {
       await this.host.hooks[hook].promise(ctx);
     } catch (error) {

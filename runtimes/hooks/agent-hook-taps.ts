@@ -12,7 +12,7 @@ function named(event: string, o: HookRunOutcome): string {
 /**
  * Taps the agent's hooks with Claude Code's session events: UserPromptSubmit (stdout or
  * `additionalContext` reaches the model before the prompt; exit 2 or `decision: "block"` refuses
- * the prompt), SessionStart (`source: "startup"`; stdout or `additionalContext` reaches the
+ * the prompt), SessionStart (`source`: `startup` or `resume`; stdout or `additionalContext` reaches the
  * model), Stop / SubagentStop (exit 2 or `decision: "block"` sends the agent on with the reason;
  * `stop_hook_active` tells the hook it already did), SessionEnd, PreCompact (`trigger: "auto"`) and
  * Notification (`notification_type: "permission_prompt"`: an approval is asked or a session paused
@@ -41,8 +41,8 @@ export function tapAgentHooks(host: Host, dispatcher: HookDispatcher): void {
     host.hooks.sessionStart.tapPromise(PLUGIN_NAME, async (ctx) => {
       const outcomes = await dispatcher.dispatch({
         event: "SessionStart",
-        fields: { source: "startup" },
-        matchOn: "startup",
+        fields: { source: ctx.source ?? "startup" },
+        matchOn: ctx.source ?? "startup",
         cwd: ctx.cwd ?? host.activeDir,
         sessionId: ctx.sessionId,
         events: ctx.events,

@@ -49,18 +49,26 @@ describe("Claude Code hooks in the agent (keel run against a local OpenAI-compat
     ws = makeWorkspace();
     useHooks(ws, {
       ...hooksOf("UserPromptSubmit", `node -e 'let r="";process.stdin.on("data",d=>r+=d).on("end",()=>console.log("Sprint goal for: "+JSON.parse(r).prompt))'`),
-      ...hooksOf("SessionStart", "echo Session context: main branch is frozen"),
+      ...hooksOf(
+        "SessionStart",
+        `node -e 'let r="";process.stdin.on("data",d=>r+=d).on("end",()=>console.log("Session context ("+JSON.parse(r).source+"): main branch is frozen"))'`,
+      ),
     });
     server.push({ text: "ok" });
-    const r = await runKeel(["run", "fix the bug"], { cwd: ws.root, env: ws.env });
+    const r = await runKeel(["--json", "run", "fix the bug"], { cwd: ws.root, env: ws.env });
     expect(r.exitCode).toBe(0);
     const first = server.requests[before]!;
     const users = first.messages.filter((m) => m.role === "user").map((m) => m.content ?? "");
     expect(users.at(-1)).toBe("fix the bug");
     const context = users.slice(0, -1).join("\n");
     expect(context).toContain("Sprint goal for: fix the bug");
-    expect(context).toContain("Session context: main branch is frozen");
+    expect(context).toContain("Session context (startup): main branch is frozen");
     expect(requestText(first)).toContain("Sprint goal for: fix the bug");
+    // a resumed session runs SessionStart with source "resume"
+    server.push({ text: "ok again" });
+    const resumed = await runKeel(["--json", "run", "--resume", r.json().sessionId, "and now?"], { cwd: ws.root, env: ws.env });
+    expect(resumed.exitCode).toBe(0);
+    expect(requestText(server.requests.at(-1)!)).toContain("Session context (resume): main branch is frozen");
 
     useHooks(ws, hooksOf("UserPromptSubmit", "echo no secrets in prompts >&2; exit 2"));
     const count = server.requests.length;
