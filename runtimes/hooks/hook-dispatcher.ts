@@ -49,12 +49,14 @@ const WITHHELD_ENV = ["OPENAI_API_KEY"];
 /**
  * Runs the hooks of one event as Claude Code does: every hook whose matcher (a regex over the
  * Claude Code tool name and keel's names) and `if` filter match runs, in parallel, each with its
- * own timeout; identical commands run once. Each run is a `command_hook` event and is recorded as
- * the hook's last outcome; non-blocking errors are reported to the user. Never throws.
+ * own timeout; identical commands run once. Each run is a `command_hook` event and becomes the
+ * hook's last outcome (written by `close`); non-blocking errors are reported to the user. Never throws.
  */
 export class HookDispatcher {
   private readonly filters = new Map<string, Promise<RuleFilter>>();
   private readonly matchers = new Map<string, RegExp>();
+  /** Last outcomes not yet written to the state file (written once, at shutdown). */
+  private readonly lastOutcomes = new Map<string, HookLastOutcome>();
   /** Background (`async`) hooks still running. */
   private readonly background = new Set<Promise<void>>();
   /** Files whose untrusted hooks the user was already told about (once per file and host). */
@@ -99,15 +101,17 @@ export class HookDispatcher {
     });
     for (const h of selected.filter((h) => h.background)) this.startBackground(h, d, stdin);
     const outcomes = await Promise.all(selected.filter((h) => !h.background).map((h) => this.runOne(h, d, stdin)));
-    const last: Record<string, HookLastOutcome> = {};
-    for (const o of outcomes) last[hookKey(o.hook.origin.file, o.hook.path)] = o.last;
-    if (outcomes.length) await this.state.record(last);
+    for (const o of outcomes) this.lastOutcomes.set(hookKey(o.hook.origin.file, o.hook.path), o.last);
     return outcomes.map(({ hook, verdict }) => ({ hook, verdict }));
   }
 
-  /** Waits for every background hook still running (at shutdown: each is bounded by its timeout). */
-  async drain(): Promise<void> {
+  /** At shutdown: waits for every background hook still running (each is bounded by its timeout), then writes the hooks' last outcomes in one write. */
+  async close(): Promise<void> {
     while (this.background.size) await Promise.allSettled([...this.background]);
+    if (!this.lastOutcomes.size) return;
+    const outcomes = Object.fromEntries(this.lastOutcomes);
+    this.lastOutcomes.clear();
+    await this.state.record(outcomes);
   }
 
   /**
@@ -118,7 +122,7 @@ export class HookDispatcher {
   private startBackground(h: DeclaredHook, d: Dispatch, stdin: string): void {
     const run = (async () => {
       const { verdict, last } = await this.runOne(h, { ...d, events: undefined }, stdin);
-      await this.state.record({ [hookKey(h.origin.file, h.path)]: last });
+      this.lastOutcomes.set(hookKey(h.origin.file, h.path), last);
       const text = verdict.context ?? (h.background === "rewake" ? verdict.block : undefined);
       const queue =
         d.sessionId && /^[A-Za-z0-9._-]{1,100}$/.test(d.sessionId) ? join(this.host.workspace.stateDir, "sessions", d.sessionId, "queue.json") : undefined;

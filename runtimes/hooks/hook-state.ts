@@ -18,8 +18,8 @@ export function hookKey(file: string, path: string): string {
 
 /**
  * The last outcome of every hook that ran in this workspace (`.keel/state/hooks.json`), so a hook
- * that "silently does not fire" can be told apart from one that fires and fails. One write per
- * event dispatch, under the file's lock.
+ * that "silently does not fire" can be told apart from one that fires and fails. Written once per
+ * process (at shutdown), under the file's lock.
  */
 export class HookStateStore {
   /** `prepare` creates keel's state folder (with its .gitignore) before the first write. */

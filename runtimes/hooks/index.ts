@@ -62,7 +62,7 @@ export function claudeHooksRuntime(options: ClaudeHooksOptions = {}): KeelPlugin
       if (!hooks.some((h) => h.runs || h.untrusted)) return;
       const report = options.report ?? host.options.notice ?? (() => undefined);
       const dispatcher = new HookDispatcher(host, hooks, state, report);
-      host.hooks.shutdown.tapPromise(PLUGIN_NAME, () => dispatcher.drain());
+      host.hooks.shutdown.tapPromise(PLUGIN_NAME, () => dispatcher.close());
       tapToolHooks(host, dispatcher);
       tapAgentHooks(host, dispatcher);
     },
