@@ -133,6 +133,8 @@ export interface UserPromptContext {
   sessionId: string;
   prompt: string;
   cwd: string;
+  /** True for a sub-agent's prompt (given by its parent, not typed by the user). */
+  subagent: boolean;
   /** Texts added before the prompt reaches the model. */
   context: GuidanceEntry[];
   /** The session's event log (events of hooks that ran go there). */
@@ -185,6 +187,8 @@ export interface SessionContext {
   cwd?: string;
   /** The session's event log (agent sessions). */
   events?: EventSink;
+  /** True for a sub-agent's session (`delegate_agent`). */
+  subagent?: boolean;
   /** `sessionStart`: `startup` for a new session, `resume` when `keel run --resume` continues one. */
   source?: "startup" | "resume";
   /** `sessionStart`: texts taps add for the model (a user message before the first prompt). */

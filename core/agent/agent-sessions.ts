@@ -267,7 +267,7 @@ export class AgentSessions implements AgentService {
   }
 
   private async fire(hook: "sessionStart" | "sessionEnd", s: ActiveSession, source: "startup" | "resume" = "startup"): Promise<void> {
-    const ctx = { host: this.host, sessionId: s.id, cwd: s.cwd, events: s.events, source, context: [] as GuidanceEntry[] };
+    const ctx = { host: this.host, sessionId: s.id, cwd: s.cwd, events: s.events, subagent: s.meta.depth > 0, source, context: [] as GuidanceEntry[] };
     try {
       await this.host.hooks[hook].promise(ctx);
     } catch (error) {

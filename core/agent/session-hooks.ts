@@ -80,7 +80,7 @@ export async function firePromptHooks(s: ActiveSession, resume: boolean, afterPe
 export async function fireUserPromptSubmit(s: ActiveSession, prompt: string): Promise<string | undefined> {
   const hook = s.host.hooks.userPromptSubmit;
   if (hook.taps.length === 0) return undefined;
-  const ctx: UserPromptContext = { host: s.host, sessionId: s.id, prompt, cwd: s.cwd, events: s.events, context: [] };
+  const ctx: UserPromptContext = { host: s.host, sessionId: s.id, prompt, cwd: s.cwd, subagent: s.meta.depth > 0, events: s.events, context: [] };
   try {
     await hook.promise(ctx);
   } catch (error) {

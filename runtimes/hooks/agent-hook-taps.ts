@@ -10,7 +10,8 @@ function named(event: string, o: HookRunOutcome): string {
 }
 
 /**
- * Taps the agent's hooks with Claude Code's session events: UserPromptSubmit (stdout or
+ * Taps the agent's hooks with Claude Code's session events (sub-agents fire only SubagentStop and
+ * tool events, as in Claude Code): UserPromptSubmit (stdout or
  * `additionalContext` reaches the model before the prompt; exit 2 or `decision: "block"` refuses
  * the prompt), SessionStart (`source`: `startup` or `resume`; stdout or `additionalContext` reaches the
  * model), Stop / SubagentStop (exit 2 or `decision: "block"` sends the agent on with the reason;
@@ -21,6 +22,8 @@ function named(event: string, o: HookRunOutcome): string {
 export function tapAgentHooks(host: Host, dispatcher: HookDispatcher): void {
   if (dispatcher.has("UserPromptSubmit"))
     host.hooks.userPromptSubmit.tapPromise(PLUGIN_NAME, async (ctx) => {
+      // As in Claude Code, a sub-agent's task is not a user prompt.
+      if (ctx.subagent) return;
       const outcomes = await dispatcher.dispatch({
         event: "UserPromptSubmit",
         fields: { prompt: ctx.prompt },
@@ -39,6 +42,7 @@ export function tapAgentHooks(host: Host, dispatcher: HookDispatcher): void {
     });
   if (dispatcher.has("SessionStart"))
     host.hooks.sessionStart.tapPromise(PLUGIN_NAME, async (ctx) => {
+      if (ctx.subagent) return;
       const outcomes = await dispatcher.dispatch({
         event: "SessionStart",
         fields: { source: ctx.source ?? "startup" },
@@ -53,6 +57,7 @@ export function tapAgentHooks(host: Host, dispatcher: HookDispatcher): void {
     });
   if (dispatcher.has("SessionEnd"))
     host.hooks.sessionEnd.tapPromise(PLUGIN_NAME, async (ctx) => {
+      if (ctx.subagent) return;
       await dispatcher.dispatch({
         event: "SessionEnd",
         fields: { reason: "other" },
