@@ -133,4 +133,29 @@ describe("Claude Code hooks in the agent (keel run against a local OpenAI-compat
       .join("\n");
     expect(seen).toContain("ran in the background): background lint found 0 problems in Bash");
   });
+
+  it("a sub-agent fires SubagentStop (its block sends the child on) and not UserPromptSubmit; the parent fires Stop", async () => {
+    const before = server.requests.length;
+    ws = makeWorkspace({
+      "log.cjs": nodeHook(
+        `require("node:fs").appendFileSync(process.env.CLAUDE_PROJECT_DIR + "/events.log", input.hook_event_name + "\\n"); if (input.hook_event_name === "SubagentStop" && !input.stop_hook_active) console.log(JSON.stringify({ decision: "block", reason: "child: double-check" }));`,
+      ),
+    });
+    const log = `node "${ws.path("log.cjs")}"`;
+    ws.writeUserConfig({
+      model: { name: "m", baseUrl: server.baseUrl },
+      permissions: { allow: ["delegate_agent"] },
+      hooks: { ...hooksOf("UserPromptSubmit", log), ...hooksOf("SubagentStop", log), ...hooksOf("Stop", log) },
+    });
+    server.push(
+      { toolCalls: [{ id: "d1", name: "delegate_agent", arguments: { prompt: "CHILD-TASK: report" } }] },
+      { text: "child first answer" },
+      { text: "child checked answer" },
+      { text: "parent done" },
+    );
+    const r = await runKeel(["run", "delegate it"], { cwd: ws.root, env: ws.env });
+    expect(r.exitCode).toBe(0);
+    expect(requestText(server.requests[before + 2]!)).toContain("child: double-check");
+    expect(ws.read("events.log").trim().split("\n")).toEqual(["UserPromptSubmit", "SubagentStop", "SubagentStop", "Stop"]);
+  });
 });
