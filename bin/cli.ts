@@ -42,7 +42,15 @@ export async function main(argv: string[], io: CliIO = processIO()): Promise<num
       const g = globals();
       const { createKeelHost } = await import("./app.js");
       // No MCP server starts unless the command asks for the ones it needs (`extra.startServers`).
-      return createKeelHost({ cwd: g.cwd, env: io.env, trust: g.trust, yes: g.yes, startServers: false, ...extra });
+      return createKeelHost({
+        cwd: g.cwd,
+        env: io.env,
+        trust: g.trust,
+        yes: g.yes,
+        startServers: false,
+        notice: (line) => io.stderr.write(terminalText(`${line}\n`)),
+        ...extra,
+      });
     },
     async withHost(fn, extra) {
       const host = await ctx.openHost(extra);

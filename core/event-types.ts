@@ -132,6 +132,26 @@ export interface HookErrorEvent {
   sessionId?: string;
 }
 
+/** A Claude Code command hook ran (or could not start): what it returned and what keel made of it. */
+export interface CommandHookEvent {
+  type: "command_hook";
+  /** Claude Code hook event, e.g. `PreToolUse`. */
+  event: string;
+  /** The hook's command line. */
+  command: string;
+  /** File the hook was declared in. */
+  source: string;
+  /** `null` when the process was killed (timeout, cancel) or could not start. */
+  exitCode: number | null;
+  timedOut?: true;
+  durationMs: number;
+  /** What keel did with the outcome: `none`, `block`, `deny`, `ask`, `allow`, `context`, `error`, `stop`. */
+  decision: string;
+  callId?: string;
+  tool?: string;
+  sessionId?: string;
+}
+
 /** keel could not write its own state on shutdown. */
 export interface StateErrorEvent {
   type: "state_error";
@@ -196,7 +216,7 @@ export type PipelineEvent =
   ToolIntentEvent | ToolLookupEvent | ToolVisibilityEvent | ToolValidateEvent | ToolHookEvent | ToolPermissionEvent | ToolExecuteEvent | ToolObservationEvent;
 
 /** Any event without its timestamp, as passed to `EventSink.emit` (the sink adds `ts`). */
-export type EventBody = PipelineEvent | HookErrorEvent | StateErrorEvent | McpEvent | SessionEvent;
+export type EventBody = PipelineEvent | HookErrorEvent | CommandHookEvent | StateErrorEvent | McpEvent | SessionEvent;
 
 /** An event's `type`. */
 export type KeelEventType = EventBody["type"];

@@ -1,7 +1,7 @@
 import { AsyncParallelHook, AsyncSeriesBailHook, AsyncSeriesHook, AsyncSeriesWaterfallHook, SyncBailHook, SyncHook } from "tapable";
 import { HookError } from "./errors.js";
 import type { Host } from "./host.js";
-import type { Observation, RunContext, ToolDefinition, ToolIntent } from "./types.js";
+import type { EventSink, Observation, RunContext, ToolDefinition, ToolIntent } from "./types.js";
 
 /** Guidance text contributed by a plugin or runtime, tagged with its source. */
 export interface GuidanceEntry {
@@ -13,6 +13,8 @@ export interface GuidanceEntry {
 export interface BeforeToolContext {
   host: Host;
   intent: ToolIntent;
+  /** The call's id (as in its events). */
+  callId: string;
   /** Name the tool was called as. */
   calledAs: string;
   /** The resolved (base) tool. */
@@ -21,6 +23,21 @@ export interface BeforeToolContext {
   run: RunContext;
   /** `"<plugin>: <text>"` guidance lines collected from every matching tap. */
   messages: string[];
+  /** Set by a tap to replace the input the tool runs with (validated against the tool's schema again). */
+  updatedInput?: unknown;
+  /**
+   * Set by a tap to take part in the permission decision: `ask` turns an allowed call into one that
+   * needs approval; `allow` approves an `ask` as an approval would (never a deny, never a strict ask).
+   */
+  permission?: HookPermission;
+}
+
+/** A hook's say in the permission decision of one call. */
+export interface HookPermission {
+  decision: "allow" | "ask";
+  /** Who decided (a hook's source). */
+  by: string;
+  reason?: string;
 }
 
 /** Returned by a `beforeTool` tap to veto the call. */
@@ -110,10 +127,72 @@ export interface ToolBlockedQuery {
   tool: ToolDefinition;
 }
 
+/** `userPromptSubmit`: taps may add context for the model, or block the prompt. */
+export interface UserPromptContext {
+  host: Host;
+  sessionId: string;
+  prompt: string;
+  cwd: string;
+  /** True for a sub-agent's prompt (given by its parent, not typed by the user). */
+  subagent: boolean;
+  /** Texts added before the prompt reaches the model. */
+  context: GuidanceEntry[];
+  /** The session's event log (events of hooks that ran go there). */
+  events?: EventSink;
+  /** Set by a tap to refuse the prompt: the model never sees it. */
+  blocked?: { by: string; message: string };
+}
+
+/** `agentStop`: the agent is about to end its turn; a tap may ask it to go on with a reason. */
+export interface AgentStopContext {
+  host: Host;
+  sessionId: string;
+  /** True for a sub-agent (`SubagentStop`). */
+  subagent: boolean;
+  /** True when the turn already went on because of a stop hook (guards against loops). */
+  stopHookActive: boolean;
+  cwd: string;
+  /** The session's event log. */
+  events?: EventSink;
+  /** Set by a tap: the agent continues with this text as a user message. */
+  continueWith?: { by: string; reason: string };
+}
+
+/** `beforeCompact`: the agent is about to compact its history (a notification). */
+export interface CompactContext {
+  host: Host;
+  sessionId: string;
+  cwd: string;
+  events?: EventSink;
+  /** `auto`: the context grew past `agent.compactAt`. */
+  trigger: "auto" | "manual";
+}
+
+/** `notification`: keel needs the user (an approval is asked or a session paused for one); taps may tell them elsewhere. */
+export interface NotificationContext {
+  host: Host;
+  sessionId?: string;
+  cwd: string;
+  events?: EventSink;
+  message: string;
+  /** What needs the user: `permission_prompt`. */
+  kind: "permission_prompt";
+}
+
 /** Session boundary notification. */
 export interface SessionContext {
   host: Host;
   sessionId: string;
+  /** The session's working directory (agent sessions). */
+  cwd?: string;
+  /** The session's event log (agent sessions). */
+  events?: EventSink;
+  /** True for a sub-agent's session (`delegate_agent`). */
+  subagent?: boolean;
+  /** `sessionStart`: `startup` for a new session, `resume` when `keel run --resume` continues one. */
+  source?: "startup" | "resume";
+  /** `sessionStart`: texts taps add for the model (a user message before the first prompt). */
+  context?: GuidanceEntry[];
 }
 
 /** Creates the host's hooks. Frozen: hooks are declared here once; taps are added by plugins. */
@@ -131,6 +210,10 @@ export function createHooks() {
     toolsChanged: new SyncHook<[ToolsChangedContext]>(["context"]),
     toolBlocked: new SyncBailHook<[ToolBlockedQuery], BlockDecision | undefined>(["context"]),
     sessionStart: new AsyncSeriesHook<[SessionContext]>(["context"]),
+    userPromptSubmit: new AsyncSeriesHook<[UserPromptContext]>(["context"]),
+    agentStop: new AsyncSeriesHook<[AgentStopContext]>(["context"]),
+    beforeCompact: new AsyncSeriesHook<[CompactContext]>(["context"]),
+    notification: new AsyncSeriesHook<[NotificationContext]>(["context"]),
     sessionEnd: new AsyncSeriesHook<[SessionContext]>(["context"]),
     /** Fired by `host.close()`: stop child processes, flush state. */
     shutdown: new AsyncParallelHook<[{ host: Host }]>(["context"]),

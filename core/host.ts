@@ -39,6 +39,8 @@ export interface HostOptions {
   yes?: boolean;
   /** Prompts the user on a TTY; absent when non-interactive. */
   approver?: Approver;
+  /** Shows the user a note that is not part of any result (a hook's non-blocking error); the CLI writes it to stderr. Absent: dropped. */
+  notice?: (line: string) => void;
   /** Use this config instead of loading it (tests, benchmarks). */
   config?: KeelConfig;
   /** Event sink for calls without their own; default `.keel/events.jsonl`. */

@@ -37,7 +37,17 @@ export type {
   WorktreeInfo,
   WorktreeService,
 } from "./services.js";
-export type { BlockDecision, GuidanceEntry } from "./hooks.js";
+export type {
+  AfterResultContext,
+  AgentStopContext,
+  BeforeToolContext,
+  BlockDecision,
+  CompactContext,
+  NotificationContext,
+  GuidanceEntry,
+  HookPermission,
+  UserPromptContext,
+} from "./hooks.js";
 export { KeelError, McpServerError, StateError, ToolError, UsageError, errorMessage } from "./errors.js";
 export { Diagnostics, formatDiagnostic, type Diagnostic } from "./diagnostics.js";
 export { ToolRegistry, fmt } from "./registry.js";
@@ -45,6 +55,7 @@ export { describeSchemaErrors } from "./validation.js";
 export { ancestorsWithin, type Workspace } from "./workspace.js";
 export { MAX_MANIFEST_BYTES, readRegularFile } from "./bounded-read.js";
 export { readJsonState, updateJsonState, withFileLock, writeJsonState } from "./state/json-file.js";
+export { enqueueMessage } from "./session/message-queue.js";
 export { confinePath, inside, workspaceDirIn } from "./tools/confine-path.js";
 export { realOrSelf } from "./real-path.js";
 export { openFileInside, readOpened } from "./tools/open-inside.js";
@@ -52,6 +63,7 @@ export { builtinTools } from "./tools/builtin-tools.js";
 export { agentPlugin } from "./agent/agent-plugin.js";
 export { allowedToolsAllowBash } from "./config/allowed-tools.js";
 export { commandDenier, type CommandDenier } from "./config/denied-commands.js";
+export { compileRuleFilter, type RuleFilter } from "./config/claude-rule-filter.js";
 export { localConfigFile, type ConfigLayer, type ConfigSourceName } from "./config/config-sources.js";
 export { deepMerge, isPlainObject, keelConfigSchema, layerMerging, loadConfigLayers, type LayerMerging } from "./config/load-config.js";
 export { formatTemplateValue, lookupPlaceholder, renderTemplate, type PlaceholderLookup, type RenderedTemplate } from "./render-template.js";

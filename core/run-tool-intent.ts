@@ -38,7 +38,7 @@ export async function runToolIntent(host: Host, intent: ToolIntent, run: RunCont
   const callId = intent.callId ?? host.callIds.next();
   const events = run.events ?? host.events;
   const calledAs = String(intent.tool ?? "");
-  const input = intent.input === undefined ? {} : intent.input;
+  let input = intent.input === undefined ? {} : intent.input;
   const log = new CallLog(events, callId, calledAs);
   log.intent(run.origin ?? "api", run.sessionId);
 
@@ -91,8 +91,9 @@ export async function runToolIntent(host: Host, intent: ToolIntent, run: RunCont
   // hook (the context is only built when a plugin taps `beforeTool`)
   let beforeTool: string[] = [];
   let decision;
+  let hookCtx: BeforeToolContext | undefined;
   if (host.hooks.beforeTool.taps.length !== 0) {
-    const hookCtx: BeforeToolContext = { host, intent, calledAs, tool, input, run, messages: beforeTool };
+    hookCtx = { host, intent, callId, calledAs, tool, input, run, messages: beforeTool };
     try {
       decision = await host.hooks.beforeTool.promise(hookCtx);
       beforeTool = hookCtx.messages;
@@ -110,6 +111,7 @@ export async function runToolIntent(host: Host, intent: ToolIntent, run: RunCont
       );
     }
   }
+  const hookPermission = hookCtx?.permission;
   const messages: ObservationMessages = { beforeTool, afterResult: [] };
   if (decision?.block) {
     events.emit({ type: "tool_hook", callId, tool: calledAs, blocked: true, by: decision.by });
@@ -123,6 +125,23 @@ export async function runToolIntent(host: Host, intent: ToolIntent, run: RunCont
       messages,
     );
   }
+  if (hookCtx?.updatedInput !== undefined) {
+    // A hook rewrote the input: the tool runs with it only if it is valid input for the tool.
+    input = hookCtx.updatedInput;
+    const problems = revalidate(host, tool, input);
+    if (problems) {
+      events.emit({ type: "tool_validate", callId, tool: calledAs, valid: false, problems });
+      return fail(
+        log,
+        started,
+        "hook",
+        "schema_invalid",
+        `A hook replaced the input of ${calledAs} with invalid input (${problems.join("; ")}). Nothing was executed. Fix the hook's updatedInput.`,
+        { source, resolvedTool: tool.name, hook_updated_input: true },
+        messages,
+      );
+    }
+  }
 
   // permission
   // The worktree runtime's own tools stay usable so an agent can recover (status, gc, exit).
@@ -133,7 +152,10 @@ export async function runToolIntent(host: Host, intent: ToolIntent, run: RunCont
   const cwd = run.cwd ?? host.activeDir;
   const root = host.confinementRoot(cwd);
   if (tool.permissionKey === "command") await host.permissions.ready();
-  const permission = host.permissions.decide(calledAs, tool, input, cwd, root, resolved.alias && { level: resolved.alias.level ?? "workspace" });
+  let permission = host.permissions.decide(calledAs, tool, input, cwd, root, resolved.alias && { level: resolved.alias.level ?? "workspace" });
+  // A hook may ask for approval of an allowed call; its allow never beats a deny.
+  if (hookPermission?.decision === "ask" && permission.action === "allow")
+    permission = { action: "ask", reason: `a hook asks for approval (${hookPermission.by}${hookPermission.reason ? `: ${hookPermission.reason}` : ""})` };
   let approvedBy: string = permission.action === "allow" ? "policy" : "";
   if (permission.action === "deny") {
     events.emit({ type: "tool_permission", callId, tool: calledAs, action: "deny", rule: permission.rule });
@@ -150,6 +172,7 @@ export async function runToolIntent(host: Host, intent: ToolIntent, run: RunCont
   if (permission.action === "ask") {
     // A strict ask (a call keel could not check exactly) is approved only by an explicit answer.
     if (!permission.strict && run.sessionAllow?.has(tool.name)) approvedBy = "session";
+    else if (!permission.strict && hookPermission?.decision === "allow") approvedBy = `hook: ${hookPermission.by}`;
     else if (!permission.strict && (run.yes ?? host.options.yes)) approvedBy = "--yes";
     else {
       const approver = run.approver ?? host.options.approver;
@@ -176,6 +199,17 @@ export async function runToolIntent(host: Host, intent: ToolIntent, run: RunCont
           messages,
         );
       }
+      if (host.hooks.notification.taps.length !== 0)
+        await host.hooks.notification
+          .promise({
+            host,
+            sessionId: run.sessionId,
+            cwd,
+            events: run.events,
+            message: `keel needs your permission to use ${calledAs}`,
+            kind: "permission_prompt",
+          })
+          .catch((error: unknown) => events.emit({ type: "hook_error", callId, tool: calledAs, hook: "notification", message: errorMessage(error) }));
       const answer = await approver
         .approve(
           { tool: calledAs, resolvedTool: tool.name, input, risk: tool.risk, rule: permission.rule, reason: permission.reason },
@@ -399,6 +433,14 @@ class ToolCall implements ToolContext {
 
 function timedOut(call: ToolCall): void {
   call.stop(new DOMException(`${call.calledAs} timed out after ${call.timeout} ms`, "TimeoutError"));
+}
+
+/** Problems of `input` against the tool's schema, or undefined when it is valid (or the tool takes any input). */
+function revalidate(host: Host, tool: ToolDefinition, input: unknown): string[] | undefined {
+  if (tool.validateInput === false) return undefined;
+  const compiled = host.validator.forTool(tool);
+  if (!compiled.ok) return [compiled.error];
+  return compiled.validate(input) ? undefined : describeSchemaErrors(compiled.validate.errors, input);
 }
 
 /** Ends a call that failed before or around execution. */

@@ -142,6 +142,8 @@ export interface PluginHandOff {
   workflows: unknown[];
   /** File the workflows came from. */
   workflowsFile?: string;
+  /** Claude Code hooks: the events of an inline plugin.json `hooks` object, and hooks files (`hooks/hooks.json`, paths in `hooks`) that exist. */
+  claudeHooks?: { inline: Record<string, unknown>; files: string[] };
 }
 
 /** Provided by the plugin runtime as `"plugins"` (available from `apply` on, before `registerTools`). */

@@ -6,6 +6,7 @@ import { tapLifecycleHooks } from "./lifecycle-taps.js";
 import { createPluginRecord, toHandOff, type PluginRuntimeService } from "./plugin-record.js";
 import { registerPluginTools, type PluginEntry } from "./register-plugin-tools.js";
 import { tapToolHooks } from "./tool-hook-taps.js";
+import { RUN_HOOK_EVENTS } from "../manifests/hooks/run-hook-events.js";
 
 const PLUGIN_NAME = "plugin-manifests";
 
@@ -52,7 +53,9 @@ export function pluginManifestRuntime(options: PluginManifestRuntimeOptions = {}
           host.diagnostics.add(d);
           record.diagnostics.push(d);
         }
-        const notRun = plugin.informational.filter((i) => i.kind !== "skill" && i.kind !== "command" && i.kind !== "agent");
+        const notRun = plugin.informational.filter(
+          (i) => i.kind !== "skill" && i.kind !== "command" && i.kind !== "agent" && !(i.kind === "hook-event" && RUN_HOOK_EVENTS.has(i.name)),
+        );
         if (notRun.length) {
           const summary = summarize(notRun);
           const d = {

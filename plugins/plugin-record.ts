@@ -107,5 +107,9 @@ export function toHandOff(plugin: LoadedPlugin): PluginHandOff {
     ...(plugin.layout === "gemini" ? { kind: "gemini-extension" as const } : {}),
     workflows: plugin.workflows,
     ...(plugin.workflowsFile ? { workflowsFile: plugin.workflowsFile } : {}),
+    claudeHooks: {
+      inline: plugin.manifest.claudeHooksInline,
+      files: [...new Set(plugin.informational.flatMap((i) => (i.kind === "hook-event" && i.file ? [i.file] : [])))],
+    },
   };
 }

@@ -6,6 +6,7 @@ import { registerConfigCommands } from "./config/cli.js";
 import { registerWorktreeCommands } from "./worktree/worktree-cli.js";
 import { registerWorkflowCommands } from "./workflow/workflow-cli.js";
 import { registerMcpCommands } from "./mcp/cli.js";
+import { registerHookCommands } from "./hooks/cli.js";
 
 /** CLI registrars of every runtime (`keel mcp`, `keel task`, ...). Add one line per runtime. */
 export const runtimeCommands: CommandRegistrar[] = [
@@ -16,4 +17,5 @@ export const runtimeCommands: CommandRegistrar[] = [
   registerWorktreeCommands,
   registerWorkflowCommands,
   registerMcpCommands,
+  registerHookCommands,
 ];

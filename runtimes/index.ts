@@ -8,6 +8,7 @@ import { workflowRuntime } from "./workflow/index.js";
 import { mcpRuntime } from "./mcp/index.js";
 import { skillsRuntime } from "./skills/index.js";
 import { agentTypesRuntime } from "./agents/index.js";
+import { claudeHooksRuntime } from "./hooks/index.js";
 
 /**
  * Every domain runtime, in application order. Each is a plugin (`apply(host)`) living in its
@@ -24,5 +25,6 @@ export function defaultRuntimes(): KeelPlugin[] {
     mcpRuntime(),
     skillsRuntime(),
     agentTypesRuntime(),
+    claudeHooksRuntime(),
   ];
 }

@@ -5,6 +5,7 @@ import { drainQueue } from "../session/message-queue.js";
 import type { ActiveSession } from "./active-session.js";
 import { economize } from "./context-economy.js";
 import { runPendingCalls, type ApprovalDecision } from "./run-tool-calls.js";
+import { fireAgentStop } from "./session-hooks.js";
 import { toolMenu } from "./tool-menu.js";
 
 /** Why a turn stopped. */
@@ -18,6 +19,7 @@ export type StopReason = "answer" | "max_steps" | "budget" | "error" | "cancelle
  */
 export async function driveSession(s: ActiveSession, decision?: ApprovalDecision): Promise<StopReason> {
   const maxSteps = s.options.maxSteps ?? s.state.maxSteps ?? s.settings.maxSteps;
+  let stopHookActive = false;
   for (;;) {
     if (s.state.pending) {
       const outcome = await runPendingCalls(s, toolMenu(s), decision);
@@ -76,6 +78,14 @@ export async function driveSession(s: ActiveSession, decision?: ApprovalDecision
     if (response.text && response.toolCalls.length) s.options.onText?.("\n");
     s.addMessage({ role: "assistant", content: response.text, ...(response.toolCalls.length ? { toolCalls: response.toolCalls } : {}) });
     if (response.toolCalls.length === 0) {
+      // A Stop hook may send the agent on (once per answer; `stopHookActive` tells it it already did).
+      const goOn = await fireAgentStop(s, stopHookActive);
+      if (goOn !== undefined) {
+        stopHookActive = true;
+        s.addMessage({ role: "user", kind: "hooks", content: goOn });
+        await s.save();
+        continue;
+      }
       s.state.lastAnswer = response.text;
       await s.save();
       return "answer";

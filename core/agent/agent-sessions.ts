@@ -15,7 +15,9 @@ import type { AgentSettings } from "./agent-settings.js";
 import { driveSession, type StopReason } from "./agent-loop.js";
 import { recoverCrashedTurn } from "./crash-recovery.js";
 import type { ApprovalDecision } from "./run-tool-calls.js";
-import { fireAfterTurn, firePromptHooks } from "./session-hooks.js";
+import type { GuidanceEntry } from "../hooks.js";
+import { fireAfterTurn, firePromptHooks, fireUserPromptSubmit } from "./session-hooks.js";
+import { hookTextsMessage } from "./tool-guidance.js";
 import { checkPinnedDir, outcome, outcomeOf } from "./session-outcome.js";
 import { MAX_DELEGATION_DEPTH } from "./tool-menu.js";
 
@@ -111,6 +113,7 @@ export class AgentSessions implements AgentService {
       this.active.delete(id);
       throw error;
     }
+    await this.fire("sessionStart", s, "resume");
     return this.runTurn(s, { prompt, resume: true });
   }
 
@@ -220,6 +223,7 @@ export class AgentSessions implements AgentService {
   private async runTurn(s: ActiveSession, turn: { prompt?: string; resume: boolean; decision?: ApprovalDecision }): Promise<AgentOutcome> {
     this.active.set(s.id, s);
     let reason: StopReason;
+    let refused: string | undefined;
     try {
       s.state.status = "running";
       s.state.pid = process.pid;
@@ -229,14 +233,19 @@ export class AgentSessions implements AgentService {
         s.state.turnSteps = 0;
         // `--max-steps` caps this turn only; an approval continues the turn with its cap
         s.state.maxSteps = s.options.maxSteps;
-        if (turn.prompt) {
+        if (turn.prompt) refused = await fireUserPromptSubmit(s, turn.prompt);
+        if (turn.prompt && refused === undefined) {
           s.state.turn++;
           s.addMessage({ role: "user", kind: "prompt", content: turn.prompt });
           s.emit("turn_start", { turn: s.state.turn, resume: turn.resume });
         }
       } else await firePromptHooks(s, true, true);
       await s.save();
-      reason = await driveSession(s, turn.decision);
+      if (refused !== undefined) {
+        reason = "error";
+        s.state.error = refused;
+        s.emit("error", { message: refused });
+      } else reason = await driveSession(s, turn.decision);
     } catch (error) {
       reason = "error";
       s.state.error = errorMessage(error);
@@ -259,12 +268,15 @@ export class AgentSessions implements AgentService {
     return outcome(s, reason);
   }
 
-  private async fire(hook: "sessionStart" | "sessionEnd", s: ActiveSession): Promise<void> {
+  private async fire(hook: "sessionStart" | "sessionEnd", s: ActiveSession, source: "startup" | "resume" = "startup"): Promise<void> {
+    const ctx = { host: this.host, sessionId: s.id, cwd: s.cwd, events: s.events, subagent: s.meta.depth > 0, source, context: [] as GuidanceEntry[] };
     try {
-      await this.host.hooks[hook].promise({ host: this.host, sessionId: s.id });
+      await this.host.hooks[hook].promise(ctx);
     } catch (error) {
       s.emit("hook_error", { hook, message: errorMessage(error) });
     }
+    const text = hookTextsMessage("Session start hooks:", ctx.context);
+    if (hook === "sessionStart" && text) s.addMessage({ role: "user", kind: "hooks", content: text });
   }
 }
 

@@ -4,6 +4,7 @@ import { join, relative } from "node:path";
 import type { ChatMessage, ModelToolSpec } from "../model/model-types.js";
 import type { ActiveSession } from "./active-session.js";
 import { summarizeHistory } from "./compaction-summary.js";
+import { fireBeforeCompact } from "./session-hooks.js";
 
 /**
  * Keeps the request within the window: past `pruneAt` of the context window old tool
@@ -60,6 +61,7 @@ async function compact(s: ActiveSession): Promise<number> {
   const cut = chooseCut(msgs, system);
   if (cut <= system) return 0;
   const head = msgs.slice(system, cut);
+  await fireBeforeCompact(s);
   const result = await summarizeHistory(s.model, head, s.options.signal);
   const content = `Continuation of an earlier conversation that was compacted to fit the context window (${head.length} messages summarized):\n\n${result.summary}`;
   const continuation: ChatMessage = { role: "user", kind: "continuation", content };

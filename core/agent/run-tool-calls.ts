@@ -1,6 +1,7 @@
 import { errorMessage } from "../errors.js";
 import type { Observation } from "../types.js";
 import type { ActiveSession } from "./active-session.js";
+import { notifyUser } from "./session-hooks.js";
 import { TOOL_SEARCH, type ToolMenu } from "./tool-menu.js";
 import { observationText, toolGuidanceMessage } from "./tool-guidance.js";
 
@@ -41,6 +42,7 @@ export async function runPendingCalls(s: ActiveSession, menu: ToolMenu, decision
       s.state.reason = "awaiting_approval";
       s.emit("approval_paused", { callId: call.id, tool: call.name, input: safeParse(call.arguments), message: observation.content });
       await s.save(true);
+      await notifyUser(s, `Session ${s.id} needs your approval to run ${call.name}.`);
       return "paused";
     }
     s.state.usage.toolCalls++;

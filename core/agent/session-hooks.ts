@@ -1,5 +1,5 @@
 import { errorMessage } from "../errors.js";
-import type { GuidanceEntry, PromptContext } from "../hooks.js";
+import type { AgentStopContext, GuidanceEntry, PromptContext, UserPromptContext } from "../hooks.js";
 import type { ChatMessage } from "../model/model-types.js";
 import type { ActiveSession } from "./active-session.js";
 import { hookTextsMessage } from "./tool-guidance.js";
@@ -86,6 +86,63 @@ export async function firePromptHooks(s: ActiveSession, resume: boolean, afterPe
   }
   const resumeText = hookTextsMessage("Plugin resume hooks:", resumed);
   if (resumeText) add({ role: "user", kind: "hooks", content: resumeText });
+}
+
+/**
+ * Fires `userPromptSubmit` for a prompt about to be added: texts taps add become one user message
+ * before the prompt. Returns why the prompt was refused (a tap blocked it, or failed: failing
+ * closed), or undefined when it may go to the model.
+ */
+export async function fireUserPromptSubmit(s: ActiveSession, prompt: string): Promise<string | undefined> {
+  const hook = s.host.hooks.userPromptSubmit;
+  if (hook.taps.length === 0) return undefined;
+  const ctx: UserPromptContext = { host: s.host, sessionId: s.id, prompt, cwd: s.cwd, subagent: s.meta.depth > 0, events: s.events, context: [] };
+  try {
+    await hook.promise(ctx);
+  } catch (error) {
+    s.emit("hook_error", { hook: "userPromptSubmit", message: errorMessage(error) });
+    return `The prompt was not sent: a userPromptSubmit hook failed (${errorMessage(error)}), and keel fails closed. Fix the hook, then retry.`;
+  }
+  if (ctx.blocked) return `A UserPromptSubmit hook blocked the prompt; the model did not see it. ${ctx.blocked.by}: ${ctx.blocked.message}`;
+  const text = hookTextsMessage("UserPromptSubmit hooks:", ctx.context);
+  if (text) s.addMessage({ role: "user", kind: "hooks", content: text });
+  return undefined;
+}
+
+/**
+ * Fires `agentStop` when the model answered without tool calls: the text a tap returns (a Stop /
+ * SubagentStop hook's block reason) is what the agent continues with, or undefined to stop.
+ * `stopHookActive`: the turn already continued because of a stop hook. Failures become events.
+ */
+export async function fireAgentStop(s: ActiveSession, stopHookActive: boolean): Promise<string | undefined> {
+  const hook = s.host.hooks.agentStop;
+  if (hook.taps.length === 0) return undefined;
+  const ctx: AgentStopContext = { host: s.host, sessionId: s.id, subagent: s.meta.depth > 0, stopHookActive, cwd: s.cwd, events: s.events };
+  try {
+    await hook.promise(ctx);
+  } catch (error) {
+    s.emit("hook_error", { hook: "agentStop", message: errorMessage(error) });
+    return undefined;
+  }
+  return ctx.continueWith ? `${ctx.continueWith.by}: ${ctx.continueWith.reason}` : undefined;
+}
+
+/** Fires `notification` (a notification: failures become events). */
+export async function notifyUser(s: ActiveSession, message: string): Promise<void> {
+  const hook = s.host.hooks.notification;
+  if (hook.taps.length === 0) return;
+  await hook
+    .promise({ host: s.host, sessionId: s.id, cwd: s.cwd, events: s.events, message, kind: "permission_prompt" })
+    .catch((error: unknown) => s.emit("hook_error", { hook: "notification", message: errorMessage(error) }));
+}
+
+/** Fires `beforeCompact` before the history is compacted (a notification: failures become events). */
+export async function fireBeforeCompact(s: ActiveSession): Promise<void> {
+  const hook = s.host.hooks.beforeCompact;
+  if (hook.taps.length === 0) return;
+  await hook
+    .promise({ host: s.host, sessionId: s.id, cwd: s.cwd, events: s.events, trigger: "auto" })
+    .catch((error: unknown) => s.emit("hook_error", { hook: "beforeCompact", message: errorMessage(error) }));
 }
 
 /** Fires `afterTurn` once at the end of a user turn; its notes are recorded as an event only. */

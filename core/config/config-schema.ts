@@ -39,6 +39,8 @@ export const KeelConfigSchema = z
     model: z.union([z.string(), ModelConfig]).optional(),
     output: z.object({ maxChars: z.number().int().positive().optional() }).passthrough().optional(),
     sandbox: SandboxConfig.optional(),
+    /** Claude Code command hooks (`{"PreToolUse": [{"matcher", "hooks": [...]}]}`); each hook is checked by the hooks runtime, which names file and path. */
+    hooks: z.record(z.string(), z.unknown()).optional(),
     mcp: z
       .object({
         lazy: z.boolean().optional(),

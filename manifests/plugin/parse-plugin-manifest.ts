@@ -89,6 +89,7 @@ export function parsePluginManifest(raw: unknown): ParsedPluginManifest {
     hooks: [],
     claudeHookEvents: [],
     claudeHookFiles: [],
+    claudeHooksInline: {},
     extra: {},
   };
   // keys beginning with `_` ("_comment") are notes for people and ignored everywhere
@@ -225,8 +226,10 @@ function parseLifecycleHooks(value: unknown, manifest: PluginManifest, issues: M
     if (key.startsWith("_")) continue;
     const hook = HOOK_KEYS.get(key);
     if (!hook) {
-      if (CLAUDE_HOOK_EVENTS.has(key)) manifest.claudeHookEvents.push(key);
-      else
+      if (CLAUDE_HOOK_EVENTS.has(key)) {
+        manifest.claudeHookEvents.push(key);
+        setOwn(manifest.claudeHooksInline, key, hookValue);
+      } else
         issues.push({
           severity: "warning",
           path: joinJsonPath(["hooks", key]),

@@ -6,7 +6,7 @@ export const LIFECYCLE_HOOKS = ["beforePrompt", "afterTurn", "onResume", "before
 /** One of the six lifecycle hook names. */
 export type LifecycleHookName = (typeof LIFECYCLE_HOOKS)[number];
 
-/** Hook events of Claude Code plugins: recorded and shown as informational, not run by keel yet. */
+/** Hook events of Claude Code (the hooks runtime runs the ones its README lists; the others are recorded). */
 export const CLAUDE_HOOK_EVENTS: ReadonlySet<string> = new Set([
   "PreToolUse",
   "PostToolUse",
@@ -162,8 +162,10 @@ export interface PluginManifest {
   blockedTools: BlockedToolSpec[];
   toolHooks: ToolHookSpec[];
   hooks: LifecycleHookSpec[];
-  /** Claude Code hook events named in `hooks` (informational). */
+  /** Claude Code hook events named in `hooks`. */
   claudeHookEvents: string[];
+  /** The Claude Code events of an inline `hooks` object, as written (`{"PreToolUse": [...]}`), run by the hooks runtime. */
+  claudeHooksInline: Record<string, unknown>;
   /** `hooks` given as a path (Claude Code style), relative to the plugin root. */
   claudeHookFiles: string[];
   /** Raw `mcpServers` (object or path), handed to the loader. */

@@ -1,0 +1,70 @@
+import { readRegularFile, type ConfigLayer, type Host } from "../../core/index.js";
+import { parseClaudeHooks, type CommandHookSpec, type HookIssue, type HookOrigin } from "../../manifests/hooks/claude-hooks-schema.js";
+import { RUN_HOOK_EVENTS } from "../../manifests/hooks/run-hook-events.js";
+
+/** A declared hook and whether keel runs it here. */
+export interface DeclaredHook extends CommandHookSpec {
+  /** False when keel does not run it (untrusted workspace, an event keel does not run). */
+  runs: boolean;
+  /** Why it does not run. */
+  why?: string;
+  /** It does not run only because the workspace is not trusted. */
+  untrusted?: true;
+}
+
+/** How to trust a workspace, for messages. */
+export const TRUST_HINT = "Trust this workspace with `keel trust` (or pass --trust, or set KEEL_TRUST=1) to run them.";
+
+/** Bytes read at most from one hooks file. */
+const MAX_HOOKS_FILE_BYTES = 1024 * 1024;
+
+/** Config layers that may carry hooks, with the JSON path of their `hooks` object. */
+const LAYER_SOURCES: ReadonlySet<ConfigLayer["source"]> = new Set(["user", "claude", "project", "local"]);
+
+/**
+ * Every Claude Code command hook declared for this host: in `$KEEL_HOME/config.json`, keel config
+ * files and `.claude/settings{,.local}.json` (`hooks` key), and in plugins (`hooks/hooks.json`, an
+ * inline `hooks` object or hooks files named in plugin.json). Hooks are code: workspace-level ones
+ * run only in a trusted workspace; user-level ones always. Problems (with file and JSON path) are
+ * returned, never thrown.
+ */
+export function collectHooks(host: Host): { hooks: DeclaredHook[]; issues: HookIssue[] } {
+  const all: CommandHookSpec[] = [];
+  const issues: HookIssue[] = [];
+  const add = (value: unknown, origin: HookOrigin, onlyEvents = false) => {
+    const r = parseClaudeHooks(value, origin, onlyEvents);
+    all.push(...r.hooks);
+    issues.push(...r.issues);
+  };
+  for (const layer of host.configInfo.layers) {
+    if (!LAYER_SOURCES.has(layer.source) || layer.value?.hooks === undefined) continue;
+    add(layer.value.hooks, { file: layer.file, path: ["hooks"], level: layer.source === "user" ? "user" : "workspace" });
+  }
+  for (const p of host.service("plugins")?.handOffs() ?? []) {
+    if (!p.claudeHooks) continue;
+    const base = { level: p.userLevel ? ("user" as const) : ("workspace" as const), plugin: { name: p.plugin, root: p.root } };
+    if (Object.keys(p.claudeHooks.inline).length) add(p.claudeHooks.inline, { ...base, file: p.manifestPath, path: ["hooks"] }, true);
+    for (const file of p.claudeHooks.files) {
+      let value: unknown;
+      try {
+        value = JSON.parse(readRegularFile(file, MAX_HOOKS_FILE_BYTES));
+      } catch (error) {
+        issues.push({
+          severity: "error",
+          file,
+          path: "",
+          message: `could not be read as JSON (${(error as Error).message}); its hooks do not run. Fix the file.`,
+        });
+        continue;
+      }
+      const wrapped = value !== null && typeof value === "object" && "hooks" in value;
+      add(wrapped ? (value as { hooks: unknown }).hooks : value, { ...base, file, path: wrapped ? ["hooks"] : [] });
+    }
+  }
+  const hooks = all.map((h): DeclaredHook => {
+    if (!RUN_HOOK_EVENTS.has(h.event)) return { ...h, runs: false, why: `keel does not run ${h.event} hooks yet` };
+    if (h.origin.level === "workspace" && !host.trusted) return { ...h, runs: false, why: "the workspace is not trusted (hooks are code)", untrusted: true };
+    return { ...h, runs: true };
+  });
+  return { hooks, issues };
+}

@@ -1,0 +1,199 @@
+import { existsSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { compileRuleFilter, enqueueMessage, type EventSink, type Host, type RuleFilter, type ToolDefinition } from "../../core/index.js";
+import { TRUST_HINT, type DeclaredHook } from "./collect-hooks.js";
+import { readVerdict, type HookVerdict } from "./hook-output.js";
+import { hookKey, type HookLastOutcome, type HookStateStore } from "./hook-state.js";
+import { runCommandHook } from "./run-command-hook.js";
+
+/** The tool call a PreToolUse / PostToolUse dispatch is about. */
+export interface ToolTarget {
+  calledAs: string;
+  tool: ToolDefinition;
+  /** Claude Code's name for the tool (`Bash`), or the keel name when Claude Code has none. */
+  claudeName: string;
+  input: unknown;
+  cwd: string;
+  root: string;
+}
+
+/** One dispatch of an event. */
+export interface Dispatch {
+  event: string;
+  /** Fields of the hook's stdin JSON beyond the common ones (`tool_name`, `prompt`, …). */
+  fields: Record<string, unknown>;
+  cwd: string;
+  sessionId?: string;
+  /** The session's transcript (events.jsonl), when there is one. */
+  transcriptPath?: string;
+  events?: EventSink;
+  callId?: string;
+  /** For tool events: matchers and `if` filters are applied to it. */
+  tool?: ToolTarget;
+  /** For other events with matchers (SessionStart: `startup`/`resume`): the value matched. */
+  matchOn?: string;
+  /** Plain stdout of a hook is context for the model (UserPromptSubmit, SessionStart). */
+  plainStdoutIsContext?: boolean;
+  signal?: AbortSignal;
+}
+
+/** One hook's run and what it means. */
+export interface HookRunOutcome {
+  hook: DeclaredHook;
+  verdict: HookVerdict;
+}
+
+/** Variables a hook process never gets: the model's API key is keel's, not the hook's. */
+const WITHHELD_ENV = ["OPENAI_API_KEY"];
+
+/**
+ * Runs the hooks of one event as Claude Code does: every hook whose matcher (a regex over the
+ * Claude Code tool name and keel's names) and `if` filter match runs, in parallel, each with its
+ * own timeout; identical commands run once. Each run is a `command_hook` event and becomes the
+ * hook's last outcome (written by `close`); non-blocking errors are reported to the user. Never throws.
+ */
+export class HookDispatcher {
+  private readonly filters = new Map<string, Promise<RuleFilter>>();
+  private readonly matchers = new Map<string, RegExp>();
+  /** Last outcomes not yet written to the state file (written once, at shutdown). */
+  private readonly lastOutcomes = new Map<string, HookLastOutcome>();
+  /** Background (`async`) hooks still running. */
+  private readonly background = new Set<Promise<void>>();
+  /** Files whose untrusted hooks the user was already told about (once per file and host). */
+  private readonly untrustedNoticed = new Set<string>();
+
+  constructor(
+    private readonly host: Host,
+    private readonly hooks: readonly DeclaredHook[],
+    private readonly state: HookStateStore,
+    private readonly report: (line: string) => void,
+  ) {}
+
+  /** True when some hook of `event` runs here, or would run if the workspace were trusted (the user is told when it would have fired). */
+  has(event: string): boolean {
+    return this.hooks.some((h) => h.event === event && (h.runs || h.untrusted));
+  }
+
+  /** Runs the matching hooks of the event and returns their outcomes (none: an empty list). */
+  async dispatch(d: Dispatch): Promise<HookRunOutcome[]> {
+    const selected: DeclaredHook[] = [];
+    const seen = new Set<string>();
+    for (const h of this.hooks) {
+      if (h.event !== d.event || !this.matches(h, d)) continue;
+      if (!h.runs) {
+        if (h.untrusted) this.noticeUntrusted(h);
+        continue;
+      }
+      if (h.if && d.tool && !(await this.passesIf(h.if, d.tool))) continue;
+      const key = `${h.origin.plugin?.root ?? ""}\0${h.command}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      selected.push(h);
+    }
+    if (!selected.length) return [];
+    const stdin = JSON.stringify({
+      session_id: d.sessionId ?? "",
+      transcript_path: d.transcriptPath ?? "",
+      cwd: d.cwd,
+      permission_mode: "default",
+      hook_event_name: d.event,
+      ...d.fields,
+    });
+    for (const h of selected.filter((h) => h.background)) this.startBackground(h, d, stdin);
+    const outcomes = await Promise.all(selected.filter((h) => !h.background).map((h) => this.runOne(h, d, stdin)));
+    for (const o of outcomes) this.lastOutcomes.set(hookKey(o.hook.origin.file, o.hook.path), o.last);
+    return outcomes.map(({ hook, verdict }) => ({ hook, verdict }));
+  }
+
+  /** At shutdown: waits for every background hook still running (each is bounded by its timeout), then writes the hooks' last outcomes in one write. */
+  async close(): Promise<void> {
+    while (this.background.size) await Promise.allSettled([...this.background]);
+    if (!this.lastOutcomes.size) return;
+    const outcomes = Object.fromEntries(this.lastOutcomes);
+    this.lastOutcomes.clear();
+    await this.state.record(outcomes);
+  }
+
+  /**
+   * Starts an `async` hook without waiting for it. When it ends, its `additionalContext` (and, for
+   * `asyncRewake`, its exit-2 stderr) is queued for the session as a later message (the agent reads
+   * it before its next model call, or on the next resume); its run is an event in the workspace log.
+   */
+  private startBackground(h: DeclaredHook, d: Dispatch, stdin: string): void {
+    const run = (async () => {
+      const { verdict, last } = await this.runOne(h, { ...d, events: undefined }, stdin);
+      this.lastOutcomes.set(hookKey(h.origin.file, h.path), last);
+      const text = verdict.context ?? (h.background === "rewake" ? verdict.block : undefined);
+      const queue =
+        d.sessionId && /^[A-Za-z0-9._-]{1,100}$/.test(d.sessionId) ? join(this.host.workspace.stateDir, "sessions", d.sessionId, "queue.json") : undefined;
+      if (text && queue && existsSync(dirname(queue))) await enqueueMessage(queue, `${d.event} hook \`${h.command}\` (ran in the background): ${text}`);
+    })().catch((error: unknown) => this.report(`keel: ${d.event} hook \`${h.command}\` (${h.origin.file}) failed in the background: ${String(error)}`));
+    this.background.add(run);
+    void run.finally(() => this.background.delete(run));
+  }
+
+  private async runOne(h: DeclaredHook, d: Dispatch, stdin: string): Promise<HookRunOutcome & { last: HookLastOutcome }> {
+    const started = performance.now();
+    const result = await runCommandHook({ command: h.command, stdin, cwd: d.cwd, env: this.envFor(h), timeoutMs: h.timeoutSec * 1000, signal: d.signal });
+    const durationMs = Math.round(performance.now() - started);
+    const verdict = readVerdict(result, h.timeoutSec, d.plainStdoutIsContext ?? false);
+    (d.events ?? this.host.events).emit({
+      type: "command_hook",
+      event: d.event,
+      command: h.command,
+      source: `${h.origin.file}#${h.path}`,
+      exitCode: result.exitCode,
+      ...(result.timedOut ? { timedOut: true as const } : {}),
+      durationMs,
+      decision: verdict.decision,
+      ...(d.callId ? { callId: d.callId } : {}),
+      ...(d.tool ? { tool: d.tool.calledAs } : {}),
+      ...(d.sessionId ? { sessionId: d.sessionId } : {}),
+    });
+    if (verdict.error) this.report(`keel: ${d.event} hook \`${h.command}\` (${h.origin.file}) ${verdict.error}`);
+    const last: HookLastOutcome = {
+      event: d.event,
+      at: new Date().toISOString(),
+      exitCode: result.exitCode,
+      decision: verdict.decision,
+      durationMs,
+      ...(verdict.error ? { error: verdict.error } : {}),
+    };
+    return { hook: h, verdict, last };
+  }
+
+  /** The hook's environment: keel's own (as the bash tool gets it) without the model key, plus Claude Code's variables. */
+  private envFor(h: DeclaredHook): Record<string, string | undefined> {
+    const env: Record<string, string | undefined> = { ...this.host.env };
+    const model = this.host.config.model;
+    const keyVar = typeof model === "object" ? (model as { apiKeyEnv?: unknown }).apiKeyEnv : undefined;
+    for (const name of [...WITHHELD_ENV, ...(typeof keyVar === "string" ? [keyVar] : [])]) delete env[name];
+    env.CLAUDE_PROJECT_DIR = this.host.workspace.root;
+    if (h.origin.plugin) env.CLAUDE_PLUGIN_ROOT = h.origin.plugin.root;
+    else delete env.CLAUDE_PLUGIN_ROOT;
+    return env;
+  }
+
+  /** Tells the user (once per file) that a hook matched but did not run because the workspace is not trusted. */
+  private noticeUntrusted(h: DeclaredHook): void {
+    if (this.untrustedNoticed.has(h.origin.file)) return;
+    this.untrustedNoticed.add(h.origin.file);
+    this.report(`keel: hooks in ${h.origin.file} did not run: this workspace is not trusted, and hooks are code. ${TRUST_HINT}`);
+  }
+
+  private matches(h: DeclaredHook, d: Dispatch): boolean {
+    const m = h.matcher;
+    if (m === undefined || m === "" || m === "*") return true;
+    const names = d.tool ? [d.tool.claudeName, d.tool.calledAs, d.tool.tool.name] : d.matchOn !== undefined ? [d.matchOn] : undefined;
+    if (!names) return true;
+    let re = this.matchers.get(m);
+    if (!re) this.matchers.set(m, (re = new RegExp(`^(?:${m})$`)));
+    return names.some((n) => re.test(n));
+  }
+
+  private async passesIf(rule: string, t: ToolTarget): Promise<boolean> {
+    let filter = this.filters.get(rule);
+    if (!filter) this.filters.set(rule, (filter = compileRuleFilter(rule)));
+    return (await filter).matches(t.calledAs, t.tool, t.input, t.cwd, t.root);
+  }
+}

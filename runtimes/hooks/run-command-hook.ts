@@ -1,0 +1,71 @@
+/** How one hook process ended. */
+export interface HookProcessResult {
+  /** `null` when the process was killed (timeout, cancel) or could not start. */
+  exitCode: number | null;
+  stdout: string;
+  stderr: string;
+  timedOut: boolean;
+  /** Why it could not start, when it could not. */
+  startError?: string;
+}
+
+/** What a hook process needs to run. */
+export interface HookProcessOptions {
+  command: string;
+  /** JSON written to the hook's stdin. */
+  stdin: string;
+  cwd: string;
+  env: Record<string, string | undefined>;
+  timeoutMs: number;
+  signal?: AbortSignal;
+}
+
+/** Output kept per stream: a hook's answer is small; more is cut. */
+const MAX_HOOK_OUTPUT_BYTES = 1024 * 1024;
+
+/**
+ * Runs one command hook with `bash -c`, its input on stdin, in its own process group, which is
+ * killed when the hook times out, the caller's signal aborts, or the hook exits (so a background
+ * child cannot outlive it). Never throws: a hook that cannot start has `startError`.
+ */
+export async function runCommandHook(o: HookProcessOptions): Promise<HookProcessResult> {
+  const { execa } = await import("execa");
+  const child = execa("bash", ["-c", o.command], {
+    cwd: o.cwd,
+    env: o.env,
+    extendEnv: false,
+    input: o.stdin,
+    detached: true,
+    reject: false,
+    timeout: o.timeoutMs,
+    ...(o.signal ? { cancelSignal: o.signal } : {}),
+    forceKillAfterDelay: 1_000,
+    maxBuffer: MAX_HOOK_OUTPUT_BYTES,
+    stripFinalNewline: true,
+  });
+  const killGroup = () => {
+    if (child.pid === undefined) return;
+    try {
+      process.kill(-child.pid, "SIGKILL");
+    } catch {
+      // the group is already gone
+    }
+  };
+  let overTime = false;
+  const timer = setTimeout(() => {
+    overTime = true;
+    killGroup();
+  }, o.timeoutMs);
+  o.signal?.addEventListener("abort", killGroup, { once: true });
+  try {
+    const r = await child;
+    const timedOut = overTime || Boolean(r.timedOut);
+    if (r.failed && r.exitCode === undefined && !r.isTerminated && !timedOut && !r.isCanceled && !r.isMaxBuffer)
+      return { exitCode: null, stdout: "", stderr: "", timedOut: false, startError: r.shortMessage ?? r.message };
+    return { exitCode: timedOut || r.isCanceled ? null : (r.exitCode ?? null), stdout: String(r.stdout ?? ""), stderr: String(r.stderr ?? ""), timedOut };
+  } finally {
+    clearTimeout(timer);
+    o.signal?.removeEventListener("abort", killGroup);
+    killGroup();
+  }
+}
