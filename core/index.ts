@@ -58,6 +58,7 @@ export { readJsonState, updateJsonState, withFileLock, writeJsonState } from "./
 export { enqueueMessage } from "./session/message-queue.js";
 export { confinePath, inside, workspaceDirIn } from "./tools/confine-path.js";
 export { realOrSelf } from "./real-path.js";
+export { commandEnv } from "./command-env.js";
 export { openFileInside, readOpened } from "./tools/open-inside.js";
 export { builtinTools } from "./tools/builtin-tools.js";
 export { agentPlugin } from "./agent/agent-plugin.js";

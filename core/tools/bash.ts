@@ -4,6 +4,7 @@ import { truncateMiddle } from "../truncate.js";
 import { defineTool } from "../define-tool.js";
 import type { BinaryPart, ToolDefinition } from "../types.js";
 import { confinePath, displayPath } from "./confine-path.js";
+import { commandEnv } from "../command-env.js";
 
 /** Run time of one bash command when `timeout_ms` is not given (ms). */
 export const BASH_DEFAULT_TIMEOUT_MS = 120_000;
@@ -68,7 +69,8 @@ export function bashTool(): ToolDefinition {
       const line = await ctx.host.sandbox.wrap({ root: ctx.root, cwd, argv: ["bash", "-c", input.command] }, "The command", ctx.signal);
       const child = execa(line.file, line.args, {
         cwd,
-        env: ctx.host.env,
+        // without keel's model key: the command's output reaches the model
+        env: commandEnv(ctx.host),
         extendEnv: false,
         stdin: "ignore",
         detached: true,

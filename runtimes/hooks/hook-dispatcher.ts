@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { compileRuleFilter, enqueueMessage, type EventSink, type Host, type RuleFilter, type ToolDefinition } from "../../core/index.js";
+import { commandEnv, compileRuleFilter, enqueueMessage, type EventSink, type Host, type RuleFilter, type ToolDefinition } from "../../core/index.js";
 import { TRUST_HINT, type DeclaredHook } from "./collect-hooks.js";
 import { readVerdict, type HookVerdict } from "./hook-output.js";
 import { hookKey, type HookLastOutcome, type HookStateStore } from "./hook-state.js";
@@ -42,9 +42,6 @@ export interface HookRunOutcome {
   hook: DeclaredHook;
   verdict: HookVerdict;
 }
-
-/** Variables a hook process never gets: the model's API key is keel's, not the hook's. */
-const WITHHELD_ENV = ["OPENAI_API_KEY"];
 
 /**
  * Runs the hooks of one event as Claude Code does: every hook whose matcher (a regex over the
@@ -164,10 +161,7 @@ export class HookDispatcher {
 
   /** The hook's environment: keel's own (as the bash tool gets it) without the model key, plus Claude Code's variables. */
   private envFor(h: DeclaredHook): Record<string, string | undefined> {
-    const env: Record<string, string | undefined> = { ...this.host.env };
-    const model = this.host.config.model;
-    const keyVar = typeof model === "object" ? (model as { apiKeyEnv?: unknown }).apiKeyEnv : undefined;
-    for (const name of [...WITHHELD_ENV, ...(typeof keyVar === "string" ? [keyVar] : [])]) delete env[name];
+    const env = commandEnv(this.host);
     env.CLAUDE_PROJECT_DIR = this.host.workspace.root;
     if (h.origin.plugin) env.CLAUDE_PLUGIN_ROOT = h.origin.plugin.root;
     else delete env.CLAUDE_PLUGIN_ROOT;

@@ -22,11 +22,12 @@ describe("Claude Code plugins (the public plugin layout)", () => {
     const guard = out.plugins.find((p: { name: string }) => p.name === "guard-rails");
     expect(guard).toMatchObject({ version: "0.3.1", layout: "claude", level: "project" });
     expect(informational(guard).sort()).toEqual(["agent:auditor", "command:/guard", "hook-event:PreToolUse", "hook-event:Stop", "skill:writing-guards"]);
+    // everything guard-rails carries runs now (command, agent, skill, PreToolUse and Stop hooks): no "does not run yet" note
     expect(
       out.diagnostics.some(
         (d: { severity: string; file: string; message: string }) => d.severity === "info" && d.file === guard.path && /does not run them yet/.test(d.message),
       ),
-    ).toBe(true);
+    ).toBe(false);
     const notes = out.plugins.find((p: { name: string }) => p.name === "release-notes");
     expect(informational(notes).sort()).toEqual(["command:/notes", "command:/polish"]);
     const style = out.plugins.find((p: { name: string }) => p.name === "style-coach");
@@ -36,6 +37,28 @@ describe("Claude Code plugins (the public plugin layout)", () => {
     expect(text.stdout).toMatch(/^guard-rails\s+0\.3\.1\s+project\s/m);
     expect(text.stdout).toContain(`command /guard (keel run "/guard …", or keel workflow run)`);
     expect(text.stdout).toContain("agent auditor (a delegate_agent type)");
+  });
+
+  it("guard-rails' PreToolUse hook blocks a recursive delete once the workspace is trusted (and not before: hooks are code)", async () => {
+    ws = makeWorkspace();
+    copyPluginTree(TREE, ws);
+    const call = async (trust: boolean, command: string) =>
+      (
+        await runKeel([...(trust ? ["--trust"] : []), "--yes", "--json", "call", "bash", "--input", JSON.stringify({ command })], { cwd: ws.root, env: ws.env })
+      ).json<{
+        ok: boolean;
+        code: string;
+        content: string;
+      }>();
+    ws.write("build/x.txt", "x");
+    expect(await call(true, "echo fine")).toMatchObject({ ok: true });
+    const blocked = await call(true, "rm -rf build");
+    expect(blocked).toMatchObject({ ok: false, code: "tool_blocked" });
+    expect(blocked.content).toContain('guard-rails: "rm -rf build" deletes recursively');
+    expect(ws.exists("build/x.txt")).toBe(true);
+    // untrusted: the plugin's hooks do not run (the call is decided by keel's own rules alone)
+    expect(await call(false, "rm -rf build")).toMatchObject({ ok: true });
+    expect(ws.exists("build/x.txt")).toBe(false);
   });
 
   it("loads a workspace-root .claude-plugin/plugin.json with commands/, agents/ and hooks/ folders", async () => {

@@ -40,6 +40,19 @@ describe("bash", () => {
     expect(fail).toMatchObject({ ok: false, phase: "execute", code: "execution_failed", data: { exitCode: 7 } });
   });
 
+  it("never hands the model's API key to a command (OPENAI_API_KEY and model.apiKeyEnv are withheld; other variables pass)", async () => {
+    ws = makeWorkspace();
+    ws.writeUserConfig({ model: { name: "m", apiKeyEnv: "MY_MODEL_KEY" } });
+    const env = { ...ws.env, OPENAI_API_KEY: "sk-secret-1", MY_MODEL_KEY: "sk-secret-2", KEEL_TEST_VISIBLE: "visible" };
+    host = await openTestHost(ws, { yes: true, env });
+    const obs = await host.runTool({
+      tool: "bash",
+      input: { command: 'echo "${OPENAI_API_KEY:-none} ${MY_MODEL_KEY:-none} ${KEEL_TEST_VISIBLE:-none}"; env' },
+    });
+    expect((obs.data as BashData).stdout.split("\n")[0]).toBe("none none visible");
+    expect(obs.content).not.toContain("sk-secret");
+  });
+
   it("confines cwd to the workspace", async () => {
     ws = makeWorkspace();
     host = await openTestHost(ws, { yes: true });
