@@ -62,7 +62,7 @@ export { commandEnv } from "./command-env.js";
 export { openFileInside, readOpened } from "./tools/open-inside.js";
 export { builtinTools } from "./tools/builtin-tools.js";
 export { agentPlugin } from "./agent/agent-plugin.js";
-export { allowedToolsAllowBash } from "./config/allowed-tools.js";
+export { allowedToolsAllow, allowedToolsAllowBash } from "./config/allowed-tools.js";
 export { commandDenier, type CommandDenier } from "./config/denied-commands.js";
 export { compileRuleFilter, type RuleFilter } from "./config/claude-rule-filter.js";
 export { localConfigFile, type ConfigLayer, type ConfigSourceName } from "./config/config-sources.js";

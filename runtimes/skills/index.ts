@@ -1,6 +1,6 @@
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
-import type { Host, KeelPlugin } from "../../core/index.js";
+import { allowedToolsAllow, type Host, type KeelPlugin } from "../../core/index.js";
 import { discoveryDirs } from "../../manifests/discovery-scope.js";
 import type { SkillDef, SkillPlace } from "../../manifests/claude/load-skills.js";
 
@@ -34,7 +34,22 @@ export function skillsRuntime(): KeelPlugin {
         const loaded = loadSkills(places);
         for (const d of loaded.diagnostics) host.diagnostics.add(d);
         skills = loaded.skills;
-        if (skills.length) host.registry.register(skillTool(skills));
+        if (skills.length) host.registry.register(skillTool(skills, (skill, sessionId) => activate(host, skill, sessionId)));
+      });
+      // `allowed-tools` of a skill loaded in this session approve matching calls that would ask
+      // (never a deny, never a strict ask), when the skill may widen: user level, or a trusted workspace
+      host.hooks.beforeTool.tapPromise(PLUGIN_NAME, async (ctx) => {
+        const sessionId = ctx.run.sessionId;
+        if (!sessionId || ctx.permission) return undefined;
+        const active = activeSkills(host, sessionId, skills).filter((s) => s.allowedTools?.length && (s.level === "user" || host.trusted));
+        if (!active.length) return undefined;
+        const cwd = ctx.run.cwd ?? host.activeDir;
+        for (const skill of active)
+          if (await allowedToolsAllow(skill.allowedTools!, ctx.calledAs, ctx.tool, ctx.input, cwd, host.confinementRoot(cwd))) {
+            ctx.permission = { decision: "allow", by: `skill ${skill.name} (allowed-tools)` };
+            break;
+          }
+        return undefined;
       });
       host.hooks.beforePrompt.tapPromise(PLUGIN_NAME, async (ctx) => {
         if (skills.length) ctx.system = `${ctx.system}\n\n${skillsSection(skills)}`;
@@ -66,4 +81,23 @@ function hasEntries(place: SkillPlace): boolean {
   } catch {
     return false;
   }
+}
+
+/** Key of the skills runtime in a session's plugin state. */
+const STATE_KEY = "skills";
+
+/** Records that `skill` was loaded in `sessionId` (kept in the session's plugin state: it survives a resume). */
+function activate(host: Host, skill: SkillDef, sessionId: string | undefined): void {
+  const state = sessionId ? host.service("session-state")?.get(sessionId) : undefined;
+  if (!state) return;
+  const current = state[STATE_KEY] as { active?: unknown } | undefined;
+  const active = Array.isArray(current?.active) ? current.active.filter((n): n is string => typeof n === "string") : [];
+  if (!active.includes(skill.name)) state[STATE_KEY] = { active: [...active, skill.name] };
+}
+
+/** The skills loaded in `sessionId`. */
+function activeSkills(host: Host, sessionId: string, skills: readonly SkillDef[]): SkillDef[] {
+  const active = (host.service("session-state")?.get(sessionId)?.[STATE_KEY] as { active?: unknown } | undefined)?.active;
+  if (!Array.isArray(active)) return [];
+  return skills.filter((s) => active.includes(s.name));
 }

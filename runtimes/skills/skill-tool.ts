@@ -23,8 +23,9 @@ const inputSchema = {
  * name and description; calling `skill` with a name returns its instructions (the SKILL.md body)
  * and the list of its other files, which `skill` with `file` reads (confined to the skill's folder:
  * a user-level or plugin skill lives outside the workspace, where read_file does not reach).
+ * `onLoaded` is told when a skill is loaded (the skills runtime activates its `allowed-tools`).
  */
-export function skillTool(skills: readonly SkillDef[]): ToolDefinition {
+export function skillTool(skills: readonly SkillDef[], onLoaded: (skill: SkillDef, sessionId: string | undefined) => void = () => undefined): ToolDefinition {
   const byName = new Map(skills.map((s) => [s.name, s]));
   return defineTool(inputSchema, {
     name: "skill",
@@ -33,19 +34,23 @@ export function skillTool(skills: readonly SkillDef[]): ToolDefinition {
     source: { kind: "runtime", id: "skills" },
     risk: ["read"],
     readOnly: true,
-    async execute(input) {
+    async execute(input, ctx) {
       const skill = byName.get(input.name);
       if (!skill) {
         const names = [...byName.keys()];
         throw new ToolError(`No skill named "${input.name}". Skills: ${names.join(", ") || "none"}.`, "precondition_failed");
       }
       if (input.file !== undefined) return { content: await readSkillFile(skill, input.file) };
+      onLoaded(skill, ctx.sessionId);
       const files = await listFiles(skill.dir);
       const origin = skill.plugin ? `plugin ${skill.plugin}` : skill.level === "user" ? "user level" : "project";
       const parts = [`# Skill: ${skill.name} (${origin})`, "", skill.body.trim()];
       if (files.length) parts.push("", `Files of this skill (read one with skill {"name": "${skill.name}", "file": "<path>"}):`, ...files.map((f) => `- ${f}`));
       if (skill.allowedTools?.length)
-        parts.push("", `This skill names allowed-tools (${skill.allowedTools.join(", ")}); keel's permission rules still decide every call.`);
+        parts.push(
+          "",
+          `While this skill is active, these calls need no approval: ${skill.allowedTools.join(", ")} (deny rules still apply; only for skills of the user level or a trusted workspace).`,
+        );
       return { content: parts.join("\n"), data: { name: skill.name, files } };
     },
   });

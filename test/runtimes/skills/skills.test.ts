@@ -1,4 +1,4 @@
-import { cpSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
@@ -93,5 +93,38 @@ describe("skills (SKILL.md): progressive disclosure", () => {
     const note = tools.json<{ diagnostics: { source: string; severity: string; message: string }[] }>().diagnostics.find((d) => d.source === "skill")!;
     expect(note.severity).toBe("info");
     expect(note.message).toMatch(/not valid YAML/);
+  });
+
+  it("a loaded skill's allowed-tools approve matching calls in the session (user-level skill), but not a project skill of an untrusted workspace", async () => {
+    ws = makeWorkspace({
+      ".claude/skills/local/SKILL.md": "---\nname: local\ndescription: Local deploy\nallowed-tools: Bash(echo:*)\n---\nDeploy locally.",
+    });
+    mkdirSync(join(ws.keelHome, "skills", "deploy"), { recursive: true });
+    writeFileSync(
+      join(ws.keelHome, "skills", "deploy", "SKILL.md"),
+      "---\nname: deploy\ndescription: Deploy\nallowed-tools: Bash(echo:*)\n---\nRun echo deployed.",
+    );
+    ws.writeUserConfig({ model: { name: "m", baseUrl: server.baseUrl } });
+    const run = async (skill: string) => {
+      const before = server.requests.length;
+      // every run ends paused on an approval, so exactly the replies it uses are queued
+      server.push(
+        { toolCalls: [{ id: "s1", name: "skill", arguments: { name: skill } }] },
+        { toolCalls: [{ id: "b1", name: "bash", arguments: { command: "echo deployed" } }] },
+        ...(skill === "deploy" ? [{ toolCalls: [{ id: "b2", name: "bash", arguments: { command: "touch pwned" } }] }] : []),
+      );
+      const r = await runKeel(["--json", "run", "deploy it"], { cwd: ws.root, env: ws.env });
+      return { r: r.json<{ reason: string; sessionId: string }>(), requests: server.requests.slice(before) };
+    };
+    const user = await run("deploy");
+    // echo ran without a prompt (approved by the skill); touch is not in allowed-tools, so the run pauses there
+    expect(user.r.reason).toBe("awaiting_approval");
+    expect(user.requests[2]!.messages.at(-1)!.content).toContain("deployed");
+    expect(ws.exists("pwned")).toBe(false);
+    const events = readFileSync(ws.path(".keel", "sessions", user.r.sessionId, "events.jsonl"), "utf8");
+    expect(events).toContain('"approvedBy":"hook: skill deploy (allowed-tools)"');
+    const project = await run("local");
+    expect(project.r.reason).toBe("awaiting_approval");
+    expect(project.requests).toHaveLength(2);
   });
 });
