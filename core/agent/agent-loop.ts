@@ -9,7 +9,7 @@ import { fireAgentStop } from "./session-hooks.js";
 import { toolMenu } from "./tool-menu.js";
 
 /** Why a turn stopped. */
-export type StopReason = "answer" | "max_steps" | "budget" | "error" | "cancelled" | "awaiting_approval";
+export type StopReason = "answer" | "max_steps" | "budget" | "error" | "cancelled" | "awaiting_approval" | "hook_stop";
 
 /**
  * The loop. Each step, in order: finish pending tool calls → check stop conditions → drain
@@ -25,6 +25,7 @@ export async function driveSession(s: ActiveSession, decision?: ApprovalDecision
       const outcome = await runPendingCalls(s, toolMenu(s), decision);
       decision = undefined;
       if (outcome === "paused") return "awaiting_approval";
+      if (outcome === "stopped") return "hook_stop";
     }
     if (s.options.signal?.aborted) return "cancelled";
     if (s.state.turnSteps >= maxSteps) return "max_steps";

@@ -12,9 +12,10 @@ export type ApprovalDecision = "approve" | "reject";
  * Runs the pending tool calls one by one in the returned order through `runToolIntent`,
  * persisting each observation before the next. A non-interactive `ask` pauses the session
  * (`awaiting_approval`, the call persisted). When all calls are done, plugin guidance
- * messages (one per tool) are appended. Returns `paused` or `done`. Never throws for tool errors.
+ * messages (one per tool) are appended. Returns `paused`, `done`, or `stopped` when a hook answered
+ * `continue: false` (the remaining calls get "not run" results). Never throws for tool errors.
  */
-export async function runPendingCalls(s: ActiveSession, menu: ToolMenu, decision?: ApprovalDecision): Promise<"paused" | "done"> {
+export async function runPendingCalls(s: ActiveSession, menu: ToolMenu, decision?: ApprovalDecision): Promise<"paused" | "done" | "stopped"> {
   const pending = s.state.pending;
   if (!pending) return "done";
   for (const call of pending.calls) {
@@ -54,8 +55,16 @@ export async function runPendingCalls(s: ActiveSession, menu: ToolMenu, decision
     call.guidance = toolGuidanceMessage(observation);
     call.status = "done";
     s.addMessage({ role: "tool", toolCallId: call.id, name: call.name, content: observationText(observation), artifact: observation.artifacts[0]?.path });
+    // a hook answered `continue: false`: the turn ends here; the calls after this one are not run
+    const stop = observation.metadata.hook_stop === true;
+    if (stop)
+      for (const rest of pending.calls.filter((c) => c.status !== "done")) {
+        rest.status = "done";
+        s.addMessage({ role: "tool", toolCallId: rest.id, name: rest.name, content: "Not run: a hook stopped processing (continue: false)." });
+      }
     if (pending.calls.every((c) => c.status === "done")) finishPending(s);
     await s.save();
+    if (stop) return "stopped";
   }
   if (s.state.pending) {
     finishPending(s);

@@ -45,7 +45,9 @@ export function outcomeOf(id: string, state: SessionState, reason: StopReason, b
             ? `Stopped after the maximum number of steps; continue with keel run --resume ${id}.`
             : reason === "budget"
               ? (budget ?? `Stopped: a session budget is used up (see agent.budgets in keel config); continue with keel run --resume ${id}.`)
-              : "Cancelled.";
+              : reason === "hook_stop"
+                ? `Stopped by a hook (continue: false): ${hookStopText(state)} Continue with keel run --resume ${id}.`
+                : "Cancelled.";
   const lastText = [...state.messages].reverse().find((m) => m.role === "assistant")?.content;
   const text = reason === "answer" ? (state.lastAnswer ?? "") : reason === "error" ? message! : typeof lastText === "string" ? lastText : "";
   return {
@@ -65,4 +67,10 @@ function budgetMessage(s: ActiveSession): string {
   const b = overBudget(s);
   if (!b) return `Stopped: a session budget is used up (see agent.budgets in keel config); continue with keel run --resume ${s.id}.`;
   return `Stopped: the session used up its budget agent.budgets.${b.key} (${b.limit}). Raise it (keel config set agent.budgets.${b.key} N) and continue with keel run --resume ${s.id}.`;
+}
+
+/** The text of the tool result a stopping hook produced (its stopReason), from the last result that carries one. */
+function hookStopText(state: SessionState): string {
+  const last = [...state.messages].reverse().find((m) => m.role === "tool" && !m.content.startsWith("Not run: a hook stopped processing"));
+  return (last?.content.split("\n")[0] ?? "a hook stopped processing").slice(0, 300);
 }

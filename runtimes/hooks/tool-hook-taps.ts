@@ -99,7 +99,13 @@ export function tapToolHooks(host: Host, dispatcher: HookDispatcher): void {
         if (o.verdict.stop) notes.push(`PostToolUse hook asked to stop: ${o.verdict.stop}`);
       }
       if (!notes.length) return ctx;
-      ctx.observation = { ...obs, content: `${obs.content}\n\n${notes.join("\n")}`, metadata: { ...obs.metadata, hook_feedback: true } };
+      const stop = outcomes.some((o) => o.verdict.stop !== undefined);
+      ctx.observation = {
+        ...obs,
+        content: `${obs.content}\n\n${notes.join("\n")}`,
+        // `continue: false`: an agent ends its turn after this call
+        metadata: { ...obs.metadata, hook_feedback: true, ...(stop ? { hook_stop: true } : {}) },
+      };
       return ctx;
     });
 }

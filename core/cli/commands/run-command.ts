@@ -102,5 +102,6 @@ function report(ctx: CliContext, out: AgentOutcome, note: string): void {
     if (note) ctx.io.stderr.write(note + "\n");
     ctx.io.stderr.write(`[session ${out.sessionId} · ${out.reason} · ${out.usage.modelCalls} model calls, ${out.usage.toolCalls} tool calls]\n`);
   }
-  ctx.setExitCode(out.reason === "answer" || out.reason === "awaiting_approval" ? 0 : 1);
+  // a pause for approval and a hook's `continue: false` are outcomes the user asked for, not failures
+  ctx.setExitCode(out.reason === "answer" || out.reason === "awaiting_approval" || out.reason === "hook_stop" ? 0 : 1);
 }

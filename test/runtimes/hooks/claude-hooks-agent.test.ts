@@ -44,6 +44,26 @@ describe("Claude Code hooks in the agent (keel run against a local OpenAI-compat
     expect(toolMessage.content).toContain("PostToolUse hook context: style check: saw hello-from-bash from Bash");
   });
 
+  it("a PreToolUse hook answering continue: false ends the turn with its stopReason; the calls after it do not run", async () => {
+    const before = server.requests.length;
+    ws = makeWorkspace({ "stop.cjs": nodeHook(`console.log(JSON.stringify({ continue: false, stopReason: "Deploy freeze until Monday" }));`) });
+    useHooks(ws, hooksOf("PreToolUse", `node "${ws.path("stop.cjs")}"`, "Bash"));
+    server.push({
+      toolCalls: [
+        { id: "a", name: "bash", arguments: { command: "touch first" } },
+        { id: "b", name: "write_file", arguments: { path: "second.txt", content: "x" } },
+      ],
+    });
+    const r = await runKeel(["--yes", "--json", "run", "deploy"], { cwd: ws.root, env: ws.env });
+    expect(r.exitCode).toBe(0);
+    const out = r.json<{ reason: string; message: string }>();
+    expect(out.reason).toBe("hook_stop");
+    expect(out.message).toContain("Deploy freeze until Monday");
+    expect(server.requests.length - before).toBe(1);
+    expect(ws.exists("first")).toBe(false);
+    expect(ws.exists("second.txt")).toBe(false);
+  });
+
   it("a UserPromptSubmit hook's stdout reaches the model before the prompt; a SessionStart hook's too; exit 2 blocks the prompt", async () => {
     const before = server.requests.length;
     ws = makeWorkspace();
