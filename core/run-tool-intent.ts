@@ -16,6 +16,7 @@ import type {
   ToolResult,
 } from "./types.js";
 import { describeSchemaErrors } from "./validation.js";
+import { settleAsk } from "./settle-ask.js";
 
 /** Default execution timeout when a tool sets none. */
 export const DEFAULT_TOOL_TIMEOUT_MS = 120_000;
@@ -170,80 +171,19 @@ export async function runToolIntent(host: Host, intent: ToolIntent, run: RunCont
     );
   }
   if (permission.action === "ask") {
-    // A strict ask (a call keel could not check exactly) is approved only by an explicit answer.
-    if (!permission.strict && run.sessionAllow?.has(tool.name)) approvedBy = "session";
-    else if (!permission.strict && hookPermission?.decision === "allow") approvedBy = `hook: ${hookPermission.by}`;
-    else if (!permission.strict && (run.yes ?? host.options.yes)) approvedBy = "--yes";
-    else {
-      const approver = run.approver ?? host.options.approver;
-      if (!approver) {
-        events.emit({
-          type: "tool_permission",
-          callId,
-          tool: calledAs,
-          action: "ask",
-          outcome: "approval_required",
-          rule: permission.rule,
-          ...(permission.strict ? { strict: true } : {}),
-        });
-        const how = permission.strict
-          ? "Answer the prompt on a terminal (--yes does not approve a call keel could not check), or rewrite the command without the part named above."
-          : `Re-run with --yes, answer the prompt on a terminal, or add an allow rule under "permissions" in keel.config.json.`;
-        return fail(
-          log,
-          started,
-          "permission",
-          "approval_required",
-          `Approval required to run ${calledAs} (${permission.reason}). Nothing was executed. ${how}`,
-          { source, resolvedTool: tool.name, rule: permission.rule, risk: tool.risk, ...(permission.strict ? { strict: true } : {}) },
-          messages,
-        );
-      }
-      if (host.hooks.notification.taps.length !== 0)
-        await host.hooks.notification
-          .promise({
-            host,
-            sessionId: run.sessionId,
-            cwd,
-            events: run.events,
-            message: `keel needs your permission to use ${calledAs}`,
-            kind: "permission_prompt",
-          })
-          .catch((error: unknown) => events.emit({ type: "hook_error", callId, tool: calledAs, hook: "notification", message: errorMessage(error) }));
-      const answer = await approver
-        .approve(
-          { tool: calledAs, resolvedTool: tool.name, input, risk: tool.risk, rule: permission.rule, reason: permission.reason },
-          run.signal ?? AbortSignal.timeout(2 ** 31 - 1),
-        )
-        // Cancelled while asking (Ctrl-C, the caller's signal): not a refusal. Any other failure of the approver is a no.
-        .catch((error: unknown) => (run.signal?.aborted || (error as Error | undefined)?.name === "AbortError" ? ("cancelled" as const) : ("no" as const)));
-      if (answer === "cancelled") {
-        events.emit({ type: "tool_permission", callId, tool: calledAs, action: "ask", outcome: "cancelled" });
-        return fail(
-          log,
-          started,
-          "permission",
-          "cancelled",
-          `The approval prompt for ${calledAs} was cancelled before an answer. Nothing was executed.`,
-          { source, resolvedTool: tool.name },
-          messages,
-        );
-      }
-      if (answer === "no") {
-        events.emit({ type: "tool_permission", callId, tool: calledAs, action: "ask", outcome: "user_denied" });
-        return fail(
-          log,
-          started,
-          "permission",
-          "user_denied",
-          `The user declined to run ${calledAs}. Nothing was executed. Do not retry the same call; ask the user or choose another approach.`,
-          { source, resolvedTool: tool.name },
-          messages,
-        );
-      }
-      if (answer === "always" && !permission.strict) run.sessionAllow?.add(tool.name);
-      approvedBy = "user";
-    }
+    let settled = settleAsk(host, { callId, calledAs, tool, input, run, cwd, permission, hookPermission, events });
+    if (settled instanceof Promise) settled = await settled;
+    if ("refused" in settled)
+      return fail(
+        log,
+        started,
+        "permission",
+        settled.refused.code,
+        settled.refused.message,
+        { source, resolvedTool: tool.name, ...settled.refused.metadata },
+        messages,
+      );
+    approvedBy = settled.approvedBy;
   }
 
   // execute

@@ -1,0 +1,94 @@
+import { errorMessage } from "./errors.js";
+import type { HookPermission } from "./hooks.js";
+import type { Host } from "./host.js";
+import type { PermissionDecision } from "./permissions.js";
+import type { EventSink, ObservationCode, RunContext, ToolDefinition } from "./types.js";
+
+/** What the permission phase knows about a call whose decision is `ask`. */
+export interface AskedCall {
+  callId: string;
+  calledAs: string;
+  tool: ToolDefinition;
+  input: unknown;
+  run: RunContext;
+  cwd: string;
+  permission: PermissionDecision;
+  /** A `beforeTool` tap's say (a hook's or a skill's `allow`). */
+  hookPermission?: HookPermission;
+  events: EventSink;
+}
+
+/** How an `ask` ended: approved (and by whom), or refused with the observation's code, text and metadata. */
+export type AskSettlement = { approvedBy: string } | { refused: { code: ObservationCode; message: string; metadata: Record<string, unknown> } };
+
+/**
+ * Settles an `ask`, in this order: an "always" of this session, a tap's `allow`, `--yes` (none of
+ * them for a strict ask, a call keel could not check exactly), else the approver (a terminal prompt,
+ * after the `notification` hook). Without an approver the call needs approval (`approval_required`,
+ * saying how to give it); a cancelled prompt is `cancelled`, a no is `user_denied`. Records the
+ * `tool_permission` event of a refusal; never throws.
+ */
+export function settleAsk(host: Host, call: AskedCall): AskSettlement | Promise<AskSettlement> {
+  const { tool, run, permission, hookPermission } = call;
+  // Synchronous when approved without asking (the common case keeps the call free of an extra async step).
+  // A strict ask (a call keel could not check exactly) is approved only by an explicit answer.
+  if (!permission.strict && run.sessionAllow?.has(tool.name)) return { approvedBy: "session" };
+  if (!permission.strict && hookPermission?.decision === "allow") return { approvedBy: `hook: ${hookPermission.by}` };
+  if (!permission.strict && (run.yes ?? host.options.yes)) return { approvedBy: "--yes" };
+  return askApprover(host, call);
+}
+
+async function askApprover(host: Host, call: AskedCall): Promise<AskSettlement> {
+  const { callId, calledAs, tool, input, run, cwd, permission, events } = call;
+  const approver = run.approver ?? host.options.approver;
+  if (!approver) {
+    events.emit({
+      type: "tool_permission",
+      callId,
+      tool: calledAs,
+      action: "ask",
+      outcome: "approval_required",
+      rule: permission.rule,
+      ...(permission.strict ? { strict: true } : {}),
+    });
+    const how = permission.strict
+      ? "Answer the prompt on a terminal (--yes does not approve a call keel could not check), or rewrite the command without the part named above."
+      : `Re-run with --yes, answer the prompt on a terminal, or add an allow rule under "permissions" in keel.config.json.`;
+    return {
+      refused: {
+        code: "approval_required",
+        message: `Approval required to run ${calledAs} (${permission.reason}). Nothing was executed. ${how}`,
+        metadata: { rule: permission.rule, risk: tool.risk, ...(permission.strict ? { strict: true } : {}) },
+      },
+    };
+  }
+  if (host.hooks.notification.taps.length !== 0)
+    await host.hooks.notification
+      .promise({ host, sessionId: run.sessionId, cwd, events: run.events, message: `keel needs your permission to use ${calledAs}`, kind: "permission_prompt" })
+      .catch((error: unknown) => events.emit({ type: "hook_error", callId, tool: calledAs, hook: "notification", message: errorMessage(error) }));
+  const answer = await approver
+    .approve(
+      { tool: calledAs, resolvedTool: tool.name, input, risk: tool.risk, rule: permission.rule, reason: permission.reason },
+      run.signal ?? AbortSignal.timeout(2 ** 31 - 1),
+    )
+    // Cancelled while asking (Ctrl-C, the caller's signal): not a refusal. Any other failure of the approver is a no.
+    .catch((error: unknown) => (run.signal?.aborted || (error as Error | undefined)?.name === "AbortError" ? ("cancelled" as const) : ("no" as const)));
+  if (answer === "cancelled") {
+    events.emit({ type: "tool_permission", callId, tool: calledAs, action: "ask", outcome: "cancelled" });
+    return {
+      refused: { code: "cancelled", message: `The approval prompt for ${calledAs} was cancelled before an answer. Nothing was executed.`, metadata: {} },
+    };
+  }
+  if (answer === "no") {
+    events.emit({ type: "tool_permission", callId, tool: calledAs, action: "ask", outcome: "user_denied" });
+    return {
+      refused: {
+        code: "user_denied",
+        message: `The user declined to run ${calledAs}. Nothing was executed. Do not retry the same call; ask the user or choose another approach.`,
+        metadata: {},
+      },
+    };
+  }
+  if (answer === "always" && !permission.strict) run.sessionAllow?.add(tool.name);
+  return { approvedBy: "user" };
+}
