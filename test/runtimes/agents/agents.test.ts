@@ -1,10 +1,10 @@
 import { cpSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { readEvents } from "../../../core/events.js";
 import type { SessionMeta } from "../../../core/session/session-types.js";
-import { startOpenAIServer, type ChatRequestBody, type OpenAIServer } from "../../helpers/openai-server.js";
+import { useOpenAIServer, type ChatRequestBody } from "../../helpers/openai-server.js";
 import { runKeel } from "../../helpers/run-cli.js";
 import { sessionState } from "../../helpers/session-state.js";
 import { makeWorkspace, type TempWorkspace } from "../../helpers/temp-workspace.js";
@@ -13,12 +13,8 @@ import { makeWorkspace, type TempWorkspace } from "../../helpers/temp-workspace.
 const PROJECT = fileURLToPath(new URL("./fixtures/project", import.meta.url));
 const REVIEW_KIT = fileURLToPath(new URL("./fixtures/review-kit", import.meta.url));
 
-let server: OpenAIServer;
+const server = useOpenAIServer();
 let ws: TempWorkspace;
-beforeAll(async () => {
-  server = await startOpenAIServer();
-});
-afterAll(() => server.close());
 afterEach(() => ws?.cleanup());
 
 /** A workspace with the project's agents (and the review-kit plugin when asked); the model is the local server; delegate_agent is allowed, bash asks. */

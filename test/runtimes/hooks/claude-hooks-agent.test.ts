@@ -1,14 +1,10 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { requestText, startOpenAIServer, type OpenAIServer } from "../../helpers/openai-server.js";
+import { afterEach, describe, expect, it } from "vitest";
+import { requestText, useOpenAIServer } from "../../helpers/openai-server.js";
 import { runKeel } from "../../helpers/run-cli.js";
 import { makeWorkspace, type TempWorkspace } from "../../helpers/temp-workspace.js";
 
-let server: OpenAIServer;
+const server = useOpenAIServer();
 let ws: TempWorkspace;
-beforeAll(async () => {
-  server = await startOpenAIServer();
-});
-afterAll(() => server.close());
 afterEach(() => ws?.cleanup());
 
 /** A hooks object with one command hook for `event` (Claude Code's settings format). */
