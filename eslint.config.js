@@ -37,7 +37,7 @@ export default tseslint.config(
       "no-control-regex": "off",
     },
   },
-  { files: ["runtimes/**/*.ts", "plugins/**/*.ts", "manifests/**/*.ts", "bin/**/*.ts"], rules: coreBoundary },
+  { files: ["runtimes/**/*.ts", "plugins/**/*.ts", "manifests/**/*.ts", "bin/**/*.ts", "lib/**/*.ts"], rules: coreBoundary },
   {
     // Tests may use `any` to read loosely typed JSON output; everything else stays strict.
     files: ["test/**/*.ts", "bench/**/*.ts"],

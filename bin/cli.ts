@@ -40,9 +40,10 @@ export async function main(argv: string[], io: CliIO = processIO()): Promise<num
     interrupt: () => controller.abort(),
     async openHost(extra?: Partial<HostOptions>): Promise<Host> {
       const g = globals();
-      const { createKeelHost } = await import("./app.js");
+      // The CLI is built on the library's createHost (`import { createHost } from "keel"`).
+      const { createHost } = await import("../lib/create-host.js");
       // No MCP server starts unless the command asks for the ones it needs (`extra.startServers`).
-      return createKeelHost({
+      return createHost({
         cwd: g.cwd,
         env: io.env,
         trust: g.trust,

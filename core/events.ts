@@ -46,17 +46,27 @@ export class JsonlEventSink implements EventSink {
   /**
    * `onOpen` runs once before the first write (e.g. to create `.keel/` and its `.gitignore`).
    * `syncOnFlush`: a `flush()` without an argument also fsyncs (a session's log: what the pipeline
-   * flushes before a tool with side effects survives a machine crash).
+   * flushes before a tool with side effects survives a machine crash). `listener` also receives each
+   * event as it is buffered (an embedding program's event callback); one that throws is ignored.
    */
   constructor(
     readonly file: string,
     private readonly onOpen?: () => void,
     private readonly syncOnFlush = false,
+    private readonly listener?: (event: KeelEvent) => void,
   ) {}
 
   /** Buffers one event; `ts` defaults to now (and then comes first). */
   emit(event: EventInput): void {
-    this.text += JSON.stringify(event.ts === undefined ? { ts: Date.now(), ...event } : event) + "\n";
+    const stamped = event.ts === undefined ? { ts: Date.now(), ...event } : event;
+    this.text += JSON.stringify(stamped) + "\n";
+    if (this.listener) {
+      try {
+        this.listener(stamped as KeelEvent);
+      } catch {
+        // a listener only watches: its failure must not change what keel records or does
+      }
+    }
   }
 
   /**

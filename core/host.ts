@@ -7,7 +7,7 @@ import { errorMessage } from "./errors.js";
 import { JsonlEventSink } from "./events.js";
 import { PersistentBaselineStore } from "./file-baselines.js";
 import { createHooks, type KeelHooks } from "./hooks.js";
-import { PermissionPolicy } from "./permissions.js";
+import { PermissionPolicy, type PermissionRules } from "./permissions.js";
 import { ToolRegistry } from "./registry.js";
 import { SANDBOX_OFF, sandboxSettings } from "./sandbox/sandbox-config.js";
 import { SandboxRunner } from "./sandbox/sandbox-runner.js";
@@ -16,7 +16,7 @@ import { runToolIntent } from "./run-tool-intent.js";
 import { ensureStateDir } from "./state/state-dir.js";
 import { isWorkspaceTrusted } from "./trust.js";
 import { DEFAULT_OUTPUT_BUDGET } from "./truncate.js";
-import type { Approver, EventSink, Observation, RunContext, ToolIntent } from "./types.js";
+import type { Approver, EventSink, KeelEvent, Observation, RunContext, ToolIntent } from "./types.js";
 import { confinementRoot } from "./tools/confine-path.js";
 import type { KeelServiceName, KeelServices } from "./services.js";
 import { SchemaValidator } from "./validation.js";
@@ -45,6 +45,12 @@ export interface HostOptions {
   config?: KeelConfig;
   /** Event sink for calls without their own; default `.keel/events.jsonl`. */
   events?: EventSink;
+  /** Receives every event the host's own log and its sessions' logs record, as it is recorded (an embedding program's event stream). */
+  onEvent?: (event: KeelEvent) => void;
+  /** Permission rules added at the command-line level (like `--yes`, trusted): deny lists accumulate, so a deny anywhere still wins. */
+  permissions?: PermissionRules;
+  /** The model (a name, `scripted:FILE`, or a `model` config object), replacing the configured one. */
+  model?: KeelConfig["model"];
   /**
    * Which MCP servers to start while the host opens. `true` (default): every trusted eager server,
    * waiting for each. `"background"`: every trusted eager server, but one whose tool list is cached
@@ -98,7 +104,7 @@ export class Host {
     this.activeDir = workspace.cwd;
     this.permissions = new PermissionPolicy(config.permissions, configInfo.allowLevels);
     this.sandbox = new SandboxRunner(config.sandbox === undefined ? SANDBOX_OFF : sandboxSettings(config.sandbox), options.env ?? process.env);
-    this.events = options.events ?? new JsonlEventSink(join(workspace.stateDir, "events.jsonl"), () => this.ensureStateDir());
+    this.events = options.events ?? new JsonlEventSink(join(workspace.stateDir, "events.jsonl"), () => this.ensureStateDir(), false, options.onEvent);
     this.artifacts = new ArtifactStore(join(workspace.stateDir, "artifacts"), workspace.root, () => this.ensureStateDir());
     this.fileBaselines = new PersistentBaselineStore(workspace.stateDir);
     for (const d of configInfo.diagnostics) this.diagnostics.add(d);
@@ -115,7 +121,7 @@ export class Host {
     const loaded: LoadedConfig = options.config
       ? { config: options.config, layers: [], broken: [], allowLevels: {}, diagnostics: [] }
       : await loadConfig(workspace, trusted);
-    const { config, ...info } = loaded;
+    const { config, ...info } = withProgramSettings(loaded, options);
     return new Host(workspace, config, info, trusted, { ...options, env });
   }
 
@@ -200,4 +206,20 @@ export class Host {
     if (this.options.events === undefined && this.events instanceof JsonlEventSink) this.events.close();
     else this.events.flush();
   }
+}
+
+/** The config with the calling program's `model` and `permissions` (command-line level: its allow rules count as the user's) applied over it. */
+function withProgramSettings(loaded: LoadedConfig, options: HostOptions): LoadedConfig {
+  const { model, permissions } = options;
+  if (model === undefined && permissions === undefined) return loaded;
+  const config: KeelConfig = { ...loaded.config, ...(model === undefined ? {} : { model }) };
+  const allowLevels = { ...loaded.allowLevels };
+  if (permissions) {
+    const before = config.permissions ?? {};
+    config.permissions = { ...before };
+    for (const list of ["allow", "ask", "deny"] as const)
+      if (permissions[list]?.length) config.permissions[list] = [...(before[list] ?? []), ...permissions[list]];
+    for (const rule of permissions.allow ?? []) allowLevels[rule] = "user";
+  }
+  return { ...loaded, config, allowLevels };
 }

@@ -68,6 +68,8 @@ export function pluginManifestRuntime(options: PluginManifestRuntimeOptions = {}
           record.diagnostics.push(d);
         }
       }
+      // Code modules (`main`) are imported only when a plugin names one.
+      if (entries.some((e) => e.plugin.manifest.main !== undefined)) await (await import("./code-plugins.js")).applyCodePlugins(host, entries);
       const service: PluginRuntimeService = {
         handOffs: () => loaded.plugins.map(toHandOff),
         records: () => entries.map((e) => e.record),

@@ -46,6 +46,8 @@ export interface PluginRecord {
   diagnostics: Diagnostic[];
   /** True when it bundles MCP servers or workflows that will not start until the workspace is trusted. */
   needsTrust: boolean;
+  /** Its code module (`main`), when one was applied: the file (symlinks resolved) and the tools it registered. */
+  code?: { module: string; tools: string[] };
 }
 
 /** The `"plugins"` service: hand-offs for other runtimes plus the records `keel plugins` prints. */
@@ -59,7 +61,7 @@ export interface PluginRuntimeService extends PluginsService {
 /** Builds a plugin's initial record (contributions filled in as they register). */
 export function createPluginRecord(plugin: LoadedPlugin, trusted: boolean): PluginRecord {
   const m = plugin.manifest;
-  const hasProcesses = Object.keys(plugin.mcpServers).length > 0 || plugin.workflows.length > 0;
+  const hasProcesses = Object.keys(plugin.mcpServers).length > 0 || plugin.workflows.length > 0 || m.main !== undefined;
   return {
     name: m.name,
     ...(m.version ? { version: m.version } : {}),

@@ -9,7 +9,7 @@ import type { SessionPaths } from "../session/session-paths.js";
 import type { LoadedSession } from "../session/session-store.js";
 import type { SessionMeta, SessionState } from "../session/session-types.js";
 import type { HookErrorEvent } from "../event-types.js";
-import type { Approver, FileBaseline, FileBaselineStore, RunContext } from "../types.js";
+import type { Approver, FileBaseline, FileBaselineStore, KeelEvent, Observation, RunContext } from "../types.js";
 import type { SessionEvent } from "./session-events.js";
 import type { AgentSettings } from "./agent-settings.js";
 import { SessionRecorder } from "./session-recorder.js";
@@ -21,7 +21,25 @@ export interface SessionRunOptions {
   signal?: AbortSignal;
   /** Receives assistant text as it streams. */
   onText?: (delta: string) => void;
+  /** Receives each event of the session's log as it is recorded (after the host's `onEvent`). */
+  onEvent?: (event: KeelEvent) => void;
+  /** Called when the model's tool call goes into the pipeline (an embedding program's progress display). */
+  onToolStart?: (call: ToolCallStart) => void;
+  /** Called with the observation of each call that went into the pipeline (also one the pipeline refused). */
+  onToolEnd?: (call: ToolCallEnd) => void;
   maxSteps?: number;
+}
+
+/** A model's tool call about to run: its id, the tool's name and the parsed input. */
+export interface ToolCallStart {
+  callId: string;
+  tool: string;
+  input: unknown;
+}
+
+/** A model's tool call that ended, with its observation. */
+export interface ToolCallEnd extends ToolCallStart {
+  observation: Observation;
 }
 
 /**
@@ -57,7 +75,7 @@ export class ActiveSession {
     loaded: Pick<LoadedSession, "snapshotOffset" | "snapshotBytes"> & { migrated?: boolean },
   ) {
     this.logTailStart = loaded.migrated ? 0 : loaded.snapshotOffset;
-    this.events = new JsonlEventSink(paths.events, undefined, true);
+    this.events = new JsonlEventSink(paths.events, undefined, true, eventListener(host.options.onEvent, options.onEvent));
     this.recorder = new SessionRecorder(host.workspace.stateDir, state, this.events, loaded);
     this.messages = state.messages as ChatMessage[];
     this.sessionAllow = new Set(state.sessionAllow);
@@ -171,6 +189,20 @@ type SessionEventBody = SessionEvent | HookErrorEvent;
 export type SessionEventType = SessionEventBody["type"];
 /** The fields of a session event of type `T`, without `type` and `sessionId` (which `emit` adds). */
 export type SessionEventFields<T extends SessionEventType> = Omit<Extract<SessionEventBody, { type: T }>, "type" | "sessionId">;
+
+/** One listener calling the host's and the run's event callbacks, or none when neither is set. */
+function eventListener(...listeners: (((event: KeelEvent) => void) | undefined)[]): ((event: KeelEvent) => void) | undefined {
+  const set = listeners.filter((l) => l !== undefined);
+  if (set.length <= 1) return set[0];
+  return (event) => {
+    for (const listener of set)
+      try {
+        listener(event);
+      } catch {
+        // a listener only watches (as in JsonlEventSink)
+      }
+  };
+}
 
 /** Whether a session's tools stay in its start directory (explicit cwd or a managed worktree it was started in). */
 export function isPinned(meta: SessionMeta): boolean {

@@ -106,7 +106,23 @@ async function runOne(s: ActiveSession, menu: ToolMenu, call: { id: string; name
       durationMs: 0,
     };
   }
-  return s.host.runTool({ tool: call.name, input, callId: call.id }, s.runContext({ isVisible: menu.isVisible, ...(approved ? { yes: true } : {}) }));
+  const watch = { callId: call.id, tool: call.name, input };
+  notify(s.options.onToolStart, watch);
+  const observation = await s.host.runTool(
+    { tool: call.name, input, callId: call.id },
+    s.runContext({ isVisible: menu.isVisible, ...(approved ? { yes: true } : {}) }),
+  );
+  notify(s.options.onToolEnd, { ...watch, observation });
+  return observation;
+}
+
+/** Calls an embedding program's tool callback; one that throws is ignored (it only watches). */
+function notify<T>(callback: ((value: T) => void) | undefined, value: T): void {
+  try {
+    callback?.(value);
+  } catch {
+    // watching must not change the turn
+  }
 }
 
 /** The observation a rejected call produces: the model is told nothing ran. */

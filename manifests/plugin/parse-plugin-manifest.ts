@@ -7,6 +7,7 @@ import {
   hookTextsSchema,
   jsonObjectSchema,
   jsonTypeName,
+  mainModuleSchema,
   manifestHeaderSchema,
   optionalTextSchema,
   textSchema,
@@ -44,6 +45,7 @@ const KNOWN_FIELDS = new Set([
   "mcp_servers",
   "workflows",
   "commands",
+  "main",
 ]);
 
 const HOOK_KEYS: ReadonlyMap<string, LifecycleHookName> = new Map(
@@ -135,6 +137,9 @@ export function parsePluginManifest(raw: unknown): ParsedPluginManifest {
   manifest.mcpServers = obj.mcpServers ?? obj.mcp_servers;
   manifest.workflows = obj.workflows;
   manifest.commands = commandPaths(obj.commands, issues);
+  const main = mainModuleSchema.safeParse(obj.main);
+  if (main.success) manifest.main = main.data;
+  else report(issues, ["main"], main.error, "the code module was not loaded");
   return { manifest, issues };
 }
 

@@ -1,3 +1,4 @@
+import { isAbsolute, win32 } from "node:path";
 import { z } from "zod";
 
 /** The six lifecycle hooks a plugin manifest may tap (architecture section 2). */
@@ -102,6 +103,11 @@ export const hookTextsSchema = z.union([textSchema, z.array(z.unknown())], {
   error: (issue) => `must be a string or a list of strings (got ${jsonTypeName(issue.input)})`,
 });
 
+/** `main`: a code plugin's module, a relative path inside the plugin folder (checked again, symlinks resolved, when it loads). */
+export const mainModuleSchema = optionalTextSchema.refine((s) => s === undefined || !(isAbsolute(s) || win32.isAbsolute(s) || s.includes("\0")), {
+  message: 'must be a path relative to the plugin folder, e.g. "./index.mjs"',
+});
+
 /** A JSON object map (`tool_hooks`, `hooks`, `mcpServers` inline). */
 export const jsonObjectSchema = objectSchema;
 
@@ -174,5 +180,7 @@ export interface PluginManifest {
   workflows?: unknown;
   /** `commands` paths (Claude Code: files or folders relative to the plugin root, in addition to `commands/`). */
   commands?: { ref: string; path: string }[];
+  /** `main`: the code plugin module (relative to the plugin root) whose `apply(keel)` runs when the plugin's level is trusted. */
+  main?: string;
   extra: Record<string, unknown>;
 }

@@ -1,40 +1,10 @@
-import type { Host } from "../../host.js";
 import { fmt } from "../../registry.js";
 import type { CliContext } from "../cli-context.js";
 import { formatDiagnostic } from "../../diagnostics.js";
 import { firstLine, table } from "../format.js";
+import { toolRows } from "../../tool-rows.js";
 
-/** One row of `keel tools --json`. */
-export interface ToolRow {
-  name: string;
-  description: string;
-  source: { kind: string; id: string };
-  inputSchema: Record<string, unknown>;
-  blocked: boolean;
-  blockedBy?: string;
-  aliasOf?: string;
-  risk: string[];
-  readOnly: boolean;
-}
-
-/** The unified registry as rows, with plugin blocks resolved. */
-export function toolRows(host: Host): ToolRow[] {
-  return host.registry.listing().map((t) => {
-    const resolved = host.registry.resolve(t.name)!;
-    const block = host.hooks.toolBlocked.call({ host, calledAs: t.name, tool: resolved.tool });
-    return {
-      name: t.name,
-      description: t.description,
-      source: t.source,
-      inputSchema: t.inputSchema,
-      blocked: Boolean(block),
-      ...(block ? { blockedBy: block.by } : {}),
-      ...(t.aliasOf ? { aliasOf: t.aliasOf } : {}),
-      risk: t.risk,
-      readOnly: t.readOnly,
-    };
-  });
-}
+export { toolRows, type ToolRow } from "../../tool-rows.js";
 
 /** `keel tools`: the unified registry and the diagnostics gathered while building it. */
 export async function toolsCommand(ctx: CliContext): Promise<void> {

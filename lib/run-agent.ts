@@ -1,0 +1,44 @@
+import { UsageError, type AgentOutcome, type Host, type KeelEvent, type ToolCallEnd, type ToolCallStart } from "../core/index.js";
+import { toApprover, type ApproverLike } from "./approver.js";
+
+/** Options of one `runAgent` turn. */
+export interface RunAgentOptions {
+  /** Answers calls that need approval (default: the host's); without one (and without `yes`) the turn pauses with `awaiting_approval`. */
+  approver?: ApproverLike;
+  /** Approve every `ask` in this turn (deny rules still win). */
+  yes?: boolean;
+  /** Receives the model's text as it streams. */
+  onText?: (delta: string) => void;
+  /** Called when a tool call of the model enters the pipeline. */
+  onToolStart?: (call: ToolCallStart) => void;
+  /** Called with each tool call's observation. */
+  onToolEnd?: (call: ToolCallEnd) => void;
+  /** Receives every event of the session's log as it is recorded. */
+  onEvent?: (event: KeelEvent) => void;
+  /** Aborts the turn (it ends with reason `interrupted`; the session can be resumed). */
+  signal?: AbortSignal;
+  /** Model for this turn (a name on the configured endpoint, or `scripted:FILE`); default: the host's. */
+  model?: string;
+  /** Most model calls in this turn. */
+  maxSteps?: number;
+  /** Id of the new session (default: generated). */
+  sessionId?: string;
+  /** Continue this session (with `prompt` as its next message) instead of starting one. */
+  resume?: string;
+}
+
+/**
+ * Runs one agent turn on `prompt` in a new session (or continues `resume`), as `keel run` does: the
+ * session is recorded under `.keel/sessions/<id>/`, every tool call goes through the pipeline.
+ * Resolves to the outcome (answer text, reason, usage, a pending approval). Throws `UsageError` when
+ * no model is configured (pass `model` to `createHost` or here) or the prompt is empty; model and
+ * tool failures come back as the outcome's `reason`.
+ */
+export async function runAgent(host: Host, prompt: string, options: RunAgentOptions = {}): Promise<AgentOutcome> {
+  const runtime = host.service("agent-runtime");
+  if (!runtime) throw new UsageError("This host has no agent runtime: open it with createHost().");
+  if (!prompt.trim() && !options.resume) throw new UsageError("runAgent needs a prompt (or `resume` with a session id).");
+  const { approver, resume, sessionId, ...rest } = options;
+  const run = { ...rest, prompt, approver: toApprover(approver) ?? host.options.approver };
+  return resume ? runtime.resume(resume, run) : runtime.start({ ...run, sessionId });
+}

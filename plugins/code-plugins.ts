@@ -1,0 +1,128 @@
+import { realpathSync, statSync } from "node:fs";
+import { resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { errorMessage, inside, type Diagnostic, type Host } from "../core/index.js";
+import { PLUGIN_DIAGNOSTIC_SOURCE, type LoadedPlugin } from "../manifests/plugin/load-plugins.js";
+import { CODE_PLUGIN_HOOKS, type CodePluginApi, type CodePluginApply, type CodePluginHooks, type CodePluginTool } from "./code-plugin-api.js";
+import { codeToolProblem, toToolDefinition } from "./code-plugin-tool.js";
+import type { PluginEntry } from "./register-plugin-tools.js";
+
+const PLUGIN_NAME = "code-plugins";
+/** After the manifest plugins' tools (stage 200): declared names go first. */
+const REGISTER_STAGE = 210;
+
+/**
+ * Runs the code modules plugins name in `main` (`apply(keel)`), for user-level plugins and, in a
+ * trusted workspace, workspace plugins; an untrusted workspace's module is never imported (a
+ * warning says how to trust). The module must resolve, symlinks followed, inside its plugin
+ * folder. Tools the plugins register are added at `registerTools`. Every failure (refused path,
+ * import error, bad export, `apply` throwing, a bad tool) is a diagnostic naming the file; the
+ * host and the other plugins go on. Never throws.
+ */
+export async function applyCodePlugins(host: Host, entries: PluginEntry[]): Promise<void> {
+  const tools: { entry: PluginEntry; tool: CodePluginTool; file: string }[] = [];
+  for (const entry of entries) {
+    const main = entry.plugin.manifest.main;
+    if (main === undefined) continue;
+    const report = (severity: Diagnostic["severity"], file: string, message: string) => addDiagnostic(host, entry, severity, file, message);
+    const name = entry.plugin.manifest.name;
+    if (entry.plugin.level !== "user" && !host.trusted) {
+      report(
+        "warning",
+        entry.plugin.manifestPath,
+        `Plugin ${name} names a code module (main: ${main}); code plugins run only from the user level or a trusted workspace, so it was not loaded. Run \`keel trust\` (or pass --trust) to run it.`,
+      );
+      continue;
+    }
+    const file = moduleFile(entry.plugin, main, (message) => report("error", entry.plugin.manifestPath, message));
+    if (!file) continue;
+    let apply: CodePluginApply;
+    try {
+      const found = applyOf(await import(pathToFileURL(file).href));
+      if (!found) {
+        report("error", file, `Plugin ${name}: the module must export a function apply(keel) (named, or as the default export); it was not applied.`);
+        continue;
+      }
+      apply = found;
+    } catch (error) {
+      report("error", file, `Plugin ${name}: the module could not be imported (${errorMessage(error)}); fix it and run keel again.`);
+      continue;
+    }
+    const api: CodePluginApi = Object.freeze({
+      name,
+      root: realpathSync.native(entry.plugin.root),
+      workspace: Object.freeze({ root: host.workspace.root, cwd: host.workspace.cwd }),
+      hooks: pluginHooks(host),
+      registerTool(tool: CodePluginTool) {
+        const problem = codeToolProblem(tool);
+        if (problem) report("error", file, `Plugin ${name}: ${problem}; the tool was not registered.`);
+        else tools.push({ entry, tool: { ...tool }, file });
+      },
+    });
+    try {
+      await apply(api);
+      entry.record.code = { module: file, tools: [] };
+    } catch (error) {
+      report("error", file, `Plugin ${name}: apply(keel) threw (${errorMessage(error)}); what it did before that stays.`);
+    }
+  }
+  if (tools.length)
+    host.hooks.registerTools.tapPromise({ name: PLUGIN_NAME, stage: REGISTER_STAGE }, async () => {
+      for (const { entry, tool, file } of tools) {
+        const name = entry.plugin.manifest.name;
+        try {
+          if (host.registry.register(await toToolDefinition(name, tool))) (entry.record.code ??= { module: file, tools: [] }).tools.push(tool.name);
+          else
+            addDiagnostic(
+              host,
+              entry,
+              "error",
+              file,
+              `Plugin ${name}: tool "${tool.name}" was refused by the registry (the name is taken; see its diagnostic). Pick another name.`,
+            );
+        } catch (error) {
+          addDiagnostic(host, entry, "error", file, `Plugin ${name}: tool "${tool.name}" could not be registered (${errorMessage(error)}).`);
+        }
+      }
+    });
+}
+
+/** The plugin's module path, symlinks resolved, when it is a file inside the plugin folder; else reports why not. */
+function moduleFile(plugin: LoadedPlugin, main: string, fail: (message: string) => void): string | undefined {
+  const name = plugin.manifest.name;
+  let root: string;
+  let file: string;
+  try {
+    root = realpathSync.native(plugin.root);
+    file = realpathSync.native(resolve(plugin.root, main));
+  } catch {
+    fail(`Plugin ${name}: main "${main}" does not exist in ${plugin.root}; the code module was not loaded.`);
+    return undefined;
+  }
+  if (!inside(root, file) || file === root) {
+    fail(`Plugin ${name}: main "${main}" resolves to ${file}, outside the plugin folder ${root} (symlinks are followed); the code module was not loaded.`);
+    return undefined;
+  }
+  if (!statSync(file).isFile()) {
+    fail(`Plugin ${name}: main "${main}" is not a file; the code module was not loaded.`);
+    return undefined;
+  }
+  return file;
+}
+
+/** `apply` as the module exports it: named, the default export's `apply`, or the default export itself. */
+function applyOf(mod: Record<string, unknown>): CodePluginApply | undefined {
+  const candidates = [mod.apply, (mod.default as { apply?: unknown } | undefined)?.apply, mod.default];
+  return candidates.find((c): c is CodePluginApply => typeof c === "function");
+}
+
+/** The hooks a code plugin sees: the host's own, no others. */
+function pluginHooks(host: Host): CodePluginHooks {
+  return Object.freeze(Object.fromEntries(CODE_PLUGIN_HOOKS.map((name) => [name, host.hooks[name]]))) as unknown as CodePluginHooks;
+}
+
+function addDiagnostic(host: Host, entry: PluginEntry, severity: Diagnostic["severity"], file: string, message: string): void {
+  const d: Diagnostic = { severity, source: PLUGIN_DIAGNOSTIC_SOURCE, file, message };
+  host.diagnostics.add(d);
+  entry.record.diagnostics.push(d);
+}

@@ -1,0 +1,189 @@
+import { existsSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import type { Host } from "../../core/index.js";
+import { callTool, createHost, listTools } from "../../lib/index.js";
+import { runKeel } from "../helpers/run-cli.js";
+import { makeWorkspace, type TempWorkspace } from "../helpers/temp-workspace.js";
+
+let ws: TempWorkspace | undefined;
+let host: Host | undefined;
+afterEach(async () => {
+  await host?.close();
+  ws?.cleanup();
+  host = ws = undefined;
+});
+
+/** A module that leaves a marker file when imported (proves whether keel imported it) and registers `tool`. */
+function markingModule(marker: string, body = ""): string {
+  return [`import { writeFileSync } from "node:fs";`, `writeFileSync(${JSON.stringify(marker)}, "imported");`, `export function apply(keel) {`, body, `}`].join(
+    "\n",
+  );
+}
+
+const ECHO_TOOL = `keel.registerTool({
+  name: "echo_text",
+  description: "Echoes its text",
+  inputSchema: { type: "object", properties: { text: { type: "string" } }, required: ["text"], additionalProperties: false },
+  execute: (input, ctx) => "echo: " + input.text + " (" + ctx.calledAs + ")",
+});`;
+
+function diagnosticsOf(h: Host, file: string) {
+  return h.diagnostics.items.filter((d) => d.file === file);
+}
+
+describe("code plugins: main exporting apply(keel)", () => {
+  it("in a trusted workspace, registers tools that run through the whole pipeline and taps beforeTool/afterResult", async () => {
+    ws = makeWorkspace({
+      "plugins/p/plugin.json": { name: "p", main: "./index.mjs" },
+      "plugins/p/index.mjs": `export function apply(keel) {
+        ${ECHO_TOOL}
+        keel.hooks.beforeTool.tapPromise(keel.name, async (ctx) => {
+          if (JSON.stringify(ctx.input).includes("forbidden")) return { block: true, by: keel.name, message: "no forbidden words" };
+        });
+        keel.hooks.afterResult.tapPromise(keel.name, async (ctx) => {
+          if (ctx.calledAs === "echo_text") ctx.observation = { ...ctx.observation, content: ctx.observation.content + " [seen by p]" };
+          return ctx;
+        });
+      }`,
+    });
+    host = await createHost({ cwd: ws.root, env: ws.env, trust: true });
+    const row = listTools(host).find((t) => t.name === "echo_text");
+    expect(row).toMatchObject({ source: { kind: "plugin", id: "p" }, risk: ["execute"], readOnly: false });
+
+    // default risk `execute`: an ask, which without an approver ends before running
+    const asked = await callTool(host, "echo_text", { text: "hi" });
+    expect(asked).toMatchObject({ ok: false, phase: "permission", code: "approval_required" });
+    const ran = await callTool(host, "echo_text", { text: "hi" }, { yes: true });
+    expect(ran).toMatchObject({ ok: true, phase: "done", content: "echo: hi (echo_text) [seen by p]" });
+    expect(ran.metadata).toMatchObject({ plugin_name: "p" });
+    const invalid = await callTool(host, "echo_text", { text: 3 }, { yes: true });
+    expect(invalid).toMatchObject({ ok: false, phase: "validate", code: "schema_invalid" });
+    const blocked = await callTool(host, "bash", { command: "echo forbidden" }, { yes: true });
+    expect(blocked).toMatchObject({ ok: false, phase: "hook", code: "tool_blocked", content: "no forbidden words" });
+    expect(diagnosticsOf(host, ws.path("plugins/p/index.mjs"))).toEqual([]);
+  });
+
+  it("in an untrusted workspace never imports the module: a warning says how to trust, and the tool is absent", async () => {
+    ws = makeWorkspace({ "plugins/p/plugin.json": { name: "p", main: "./index.mjs" } });
+    const marker = join(ws.keelHome, "untrusted-imported");
+    ws.write("plugins/p/index.mjs", markingModule(marker, ECHO_TOOL));
+    host = await createHost({ cwd: ws.root, env: ws.env });
+    expect(existsSync(marker)).toBe(false);
+    expect(listTools(host).some((t) => t.name === "echo_text")).toBe(false);
+    const [d] = diagnosticsOf(host, ws.path("plugins/p/plugin.json"));
+    expect(d).toMatchObject({ severity: "warning", source: "plugin" });
+    expect(d!.message).toMatch(/main: \.\/index\.mjs.*not loaded.*keel trust/);
+    const plugins = await runKeel(["--json", "plugins"], { cwd: ws.root, env: ws.env });
+    expect(plugins.json().plugins[0]).toMatchObject({ name: "p", needsTrust: true });
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  it("runs a user-level plugin's module in an untrusted workspace; the CLI (built on createHost) lists and calls its tool", async () => {
+    ws = makeWorkspace({});
+    const dir = join(ws.keelHome, "plugins", "u");
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, "plugin.json"), JSON.stringify({ name: "u", main: "main.mjs" }));
+    writeFileSync(join(dir, "main.mjs"), `export default { apply(keel) { ${ECHO_TOOL} } };`);
+    const tools = await runKeel(["--json", "tools"], { cwd: ws.root, env: ws.env });
+    expect(tools.json().tools.find((t: any) => t.name === "echo_text")).toMatchObject({ source: { kind: "plugin", id: "u" } });
+    const call = await runKeel(["--json", "--yes", "call", "echo_text", "--input", '{"text":"cli"}'], { cwd: ws.root, env: ws.env });
+    expect(call.json()).toMatchObject({ ok: true, content: "echo: cli (echo_text)" });
+    const plugins = (await runKeel(["--json", "plugins"], { cwd: ws.root, env: ws.env })).json();
+    expect(plugins.plugins[0].code).toEqual({ module: join(dir, "main.mjs"), tools: ["echo_text"] });
+  });
+
+  it("one failing plugin never stops the host: import errors, throwing apply, a bad export and bad tools are diagnostics naming the file", async () => {
+    ws = makeWorkspace({
+      "plugins/throws-at-import/plugin.json": { name: "throws-at-import", main: "./index.mjs" },
+      "plugins/throws-at-import/index.mjs": `throw new Error("boom at import");`,
+      "plugins/syntax/plugin.json": { name: "syntax", main: "./index.mjs" },
+      "plugins/syntax/index.mjs": `export function apply( {`,
+      "plugins/throws-in-apply/plugin.json": { name: "throws-in-apply", main: "./index.mjs" },
+      "plugins/throws-in-apply/index.mjs": `export function apply(keel) { keel.registerTool({ name: "before_throw", description: "registered first", inputSchema: { type: "object" }, execute: () => "ok" }); throw new Error("boom in apply"); }`,
+      "plugins/no-apply/plugin.json": { name: "no-apply", main: "./index.mjs" },
+      "plugins/no-apply/index.mjs": `export const applied = false;`,
+      "plugins/bad-tools/plugin.json": { name: "bad-tools", main: "./index.mjs" },
+      "plugins/bad-tools/index.mjs": `export function apply(keel) {
+        keel.registerTool({ name: "no execute", description: "x", inputSchema: { type: "object" } });
+        keel.registerTool({ name: "array_input", description: "x", inputSchema: { type: "array" }, execute: () => "" });
+        keel.registerTool({ name: "bash", description: "takes a built-in name", inputSchema: { type: "object" }, execute: () => "" });
+      }`,
+      "plugins/missing/plugin.json": { name: "missing", main: "./nope.mjs" },
+      "plugins/good/plugin.json": { name: "good", main: "./index.mjs" },
+      "plugins/good/index.mjs": `export function apply(keel) { ${ECHO_TOOL} }`,
+    });
+    host = await createHost({ cwd: ws.root, env: ws.env, trust: true });
+    const names = listTools(host).map((t) => t.name);
+    expect(names).toContain("echo_text");
+    expect(names).toContain("before_throw");
+    expect(names).not.toContain("array_input");
+    expect(listTools(host).find((t) => t.name === "bash")?.source.kind).toBe("builtin");
+    const one = (plugin: string, file = "index.mjs") => diagnosticsOf(host!, ws!.path("plugins", plugin, file)).map((d) => d.message);
+    expect(one("throws-at-import")).toEqual([expect.stringMatching(/throws-at-import: the module could not be imported \(boom at import\)/)]);
+    expect(one("syntax")).toEqual([expect.stringMatching(/syntax: the module could not be imported/)]);
+    expect(one("throws-in-apply")).toEqual([expect.stringMatching(/apply\(keel\) threw \(boom in apply\)/)]);
+    expect(one("no-apply")).toEqual([expect.stringMatching(/must export a function apply\(keel\)/)]);
+    expect(one("bad-tools")).toEqual([
+      expect.stringMatching(/name must be a non-blank string without whitespace/),
+      expect.stringMatching(/array_input.*type "object"/),
+      expect.stringMatching(/tool "bash" was refused by the registry/),
+    ]);
+    expect(one("missing", "plugin.json")).toEqual([expect.stringMatching(/main "\.\/nope\.mjs" does not exist/)]);
+    expect(await callTool(host, "echo_text", { text: "still here" }, { yes: true })).toMatchObject({ ok: true });
+  });
+
+  it("refuses a main outside the plugin folder, by path or through a symlink, without importing it", async () => {
+    ws = makeWorkspace({});
+    const marker = join(ws.keelHome, "escaped-imported");
+    ws.write("outside.mjs", markingModule(marker, ECHO_TOOL));
+    ws.write("plugins/dots/plugin.json", { name: "dots", main: "../../outside.mjs" });
+    ws.write("plugins/link/plugin.json", { name: "link", main: "./index.mjs" });
+    symlinkSync(ws.path("outside.mjs"), ws.path("plugins/link/index.mjs"));
+    ws.write("plugins/absolute/plugin.json", { name: "absolute", main: ws.path("outside.mjs") });
+    host = await createHost({ cwd: ws.root, env: ws.env, trust: true });
+    expect(existsSync(marker)).toBe(false);
+    expect(listTools(host).some((t) => t.name === "echo_text")).toBe(false);
+    for (const plugin of ["dots", "link"]) {
+      const [d] = diagnosticsOf(host, ws.path("plugins", plugin, "plugin.json"));
+      expect(d?.message).toMatch(/outside the plugin folder/);
+    }
+    const [abs] = diagnosticsOf(host, ws.path("plugins/absolute/plugin.json"));
+    expect(abs).toMatchObject({ severity: "error", path: "main" });
+    expect(abs!.message).toMatch(/relative to the plugin folder/);
+  });
+
+  it("accepts a zod schema (converted to JSON Schema and validated) and exposes exactly the documented hooks", async () => {
+    ws = makeWorkspace({
+      "plugins/z/plugin.json": { name: "z", main: "./index.mjs" },
+      "plugins/z/index.mjs": `import { z } from "zod";
+        export function apply(keel) {
+          keel.registerTool({ name: "add_numbers", description: "Adds", inputSchema: z.object({ a: z.number(), b: z.number() }), risk: ["read"], readOnly: true,
+            execute: ({ a, b }) => ({ content: String(a + b), data: { sum: a + b } }) });
+          keel.registerTool({ name: "hook_names", description: "Lists the hooks", inputSchema: { type: "object" }, risk: ["read"], readOnly: true,
+            execute: () => Object.keys(keel.hooks).join(",") });
+          if (!Object.isFrozen(keel.hooks)) throw new Error("hooks must be frozen");
+        }`,
+    });
+    // the module imports zod: resolve it from keel's own node_modules
+    symlinkSync(join(process.cwd(), "node_modules"), ws.path("node_modules"));
+    host = await createHost({ cwd: ws.root, env: ws.env, trust: true });
+    expect(host.diagnostics.items.filter((d) => d.source === "plugin")).toEqual([]);
+    const row = listTools(host).find((t) => t.name === "add_numbers")!;
+    expect(row.inputSchema).toMatchObject({ type: "object", properties: { a: { type: "number" }, b: { type: "number" } }, required: ["a", "b"] });
+    expect(await callTool(host, "add_numbers", { a: 2, b: 3 })).toMatchObject({ ok: true, content: "5", data: { sum: 5 } });
+    expect(await callTool(host, "add_numbers", { a: "2", b: 3 })).toMatchObject({ ok: false, code: "schema_invalid" });
+    const hooks = await callTool(host, "hook_names", {});
+    expect(hooks.content.split(",")).toEqual([
+      "beforePrompt",
+      "afterTurn",
+      "onResume",
+      "beforePersist",
+      "beforeDelegate",
+      "afterDelegate",
+      "beforeTool",
+      "afterResult",
+      "toolsChanged",
+    ]);
+  });
+});
