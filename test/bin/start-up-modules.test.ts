@@ -40,6 +40,7 @@ const LAZY = [
   "/dist/manifests/mcp/parse-mcp-manifest.js",
   "/dist/manifests/workflow/parse-workflow.js",
   "/dist/manifests/claude/load-agents.js", // agent files: only when an agents/ folder has some
+  "/dist/plugins/code-plugins.js", // code plugins: only when a plugin names a `main` module
   "/dist/core/tools/find-files.js", // built-in tools' search machinery: only when glob or grep runs
   "/dist/core/tools/grep-pattern.js",
   "/dist/runtimes/config/config-view.js", // runtimes' implementations: only when their tools run

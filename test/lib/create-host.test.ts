@@ -1,0 +1,128 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { callTool, createHost, listTools, runAgent, UsageError, type ApprovalRequest, type Host, type KeelEvent, type ToolCallEnd } from "../../lib/index.js";
+import { useOpenAIServer } from "../helpers/openai-server.js";
+import { makeWorkspace, type TempWorkspace } from "../helpers/temp-workspace.js";
+
+let ws: TempWorkspace | undefined;
+let host: Host | undefined;
+afterEach(async () => {
+  await host?.close();
+  ws?.cleanup();
+  host = ws = undefined;
+});
+
+const server = useOpenAIServer();
+
+describe("createHost: a host opened by a program", () => {
+  it("applies the program's permissions (deny still beats yes), its approver function and its event callback", async () => {
+    ws = makeWorkspace({});
+    const events: KeelEvent[] = [];
+    const asked: ApprovalRequest[] = [];
+    host = await createHost({
+      cwd: ws.root,
+      env: ws.env,
+      permissions: { allow: ["write_file(allowed/**)"], deny: ["bash(rm *)"] },
+      approver: (request) => {
+        asked.push(request);
+        return "no";
+      },
+      onEvent: (event) => events.push(event),
+    });
+    const allowed = await callTool(host, "write_file", { path: "allowed/a.txt", content: "a" });
+    expect(allowed).toMatchObject({ ok: true, code: "ok" });
+    expect(ws.read("allowed/a.txt")).toBe("a");
+    expect(asked).toEqual([]);
+
+    const refused = await callTool(host, "write_file", { path: "other.txt", content: "b" });
+    expect(refused).toMatchObject({ ok: false, phase: "permission", code: "user_denied" });
+    expect(asked).toEqual([expect.objectContaining({ tool: "write_file", resolvedTool: "write_file", input: { path: "other.txt", content: "b" } })]);
+    expect(ws.exists("other.txt")).toBe(false);
+
+    const approvedByCall = await callTool(host, "write_file", { path: "other.txt", content: "c" }, { approver: () => "yes" });
+    expect(approvedByCall).toMatchObject({ ok: true });
+    const denied = await callTool(host, "bash", { command: "rm -rf allowed" }, { yes: true });
+    expect(denied).toMatchObject({ ok: false, code: "permission_denied" });
+    expect(ws.exists("allowed/a.txt")).toBe(true);
+
+    const observed = events.filter((e) => e.type === "tool_observation").map((e) => (e as { code: string }).code);
+    expect(observed).toEqual(["ok", "user_denied", "ok", "permission_denied"]);
+    expect(events.find((e) => e.type === "tool_intent")).toMatchObject({ origin: "embed", tool: "write_file" });
+  });
+
+  it("applies in-process plugins and lists their tools with the others", async () => {
+    ws = makeWorkspace({});
+    host = await createHost({
+      cwd: ws.root,
+      env: ws.env,
+      startServers: false,
+      plugins: [
+        {
+          name: "inline",
+          apply(h) {
+            h.hooks.registerTools.tap("inline", () => {
+              h.registry.register({
+                name: "inline_hello",
+                description: "Says hello",
+                inputSchema: { type: "object", properties: {} },
+                source: { kind: "plugin", id: "inline" },
+                risk: ["read"],
+                readOnly: true,
+                execute: async () => ({ content: "hello" }),
+              });
+            });
+          },
+        },
+      ],
+    });
+    expect(listTools(host).find((t) => t.name === "inline_hello")).toMatchObject({ source: { kind: "plugin", id: "inline" }, blocked: false });
+    expect(await callTool(host, "inline_hello", {})).toMatchObject({ ok: true, content: "hello" });
+  });
+});
+
+describe("runAgent: one agent turn with callbacks", () => {
+  it("streams text, reports each tool call with its input and observation, asks the injected approver, and records session events", async () => {
+    ws = makeWorkspace({});
+    server.push(
+      {
+        text: "Writing two files.",
+        toolCalls: [
+          { id: "c1", name: "write_file", arguments: { path: "yes.txt", content: "approved" } },
+          { id: "c2", name: "write_file", arguments: { path: "no.txt", content: "refused" } },
+        ],
+      },
+      { text: "One written, one refused." },
+    );
+    host = await createHost({ cwd: ws.root, env: ws.env, model: { name: "test-model", baseUrl: server.baseUrl } });
+    const text: string[] = [];
+    const started: string[] = [];
+    const ended: ToolCallEnd[] = [];
+    const types = new Set<string>();
+    const outcome = await runAgent(host, "write the files", {
+      approver: (request) => ((request.input as { path: string }).path === "yes.txt" ? "yes" : "no"),
+      onText: (delta) => text.push(delta),
+      onToolStart: (call) => started.push(`${call.callId}:${call.tool}:${JSON.stringify(call.input)}`),
+      onToolEnd: (call) => ended.push(call),
+      onEvent: (event) => types.add(event.type),
+    });
+    expect(outcome).toMatchObject({ ok: true, reason: "answer", text: "One written, one refused." });
+    expect(outcome.usage).toMatchObject({ modelCalls: 2, toolCalls: 2 });
+    expect(text.join("")).toBe("Writing two files.\nOne written, one refused.");
+    expect(started).toEqual(['c1:write_file:{"path":"yes.txt","content":"approved"}', 'c2:write_file:{"path":"no.txt","content":"refused"}']);
+    expect(ended.map((c) => [c.callId, c.observation.code])).toEqual([
+      ["c1", "ok"],
+      ["c2", "user_denied"],
+    ]);
+    expect(ws.read("yes.txt")).toBe("approved");
+    expect(ws.exists("no.txt")).toBe(false);
+    for (const type of ["session_start", "model_call", "tool_execute", "tool_observation", "turn_end"]) expect(types, type).toContain(type);
+    expect(server.requests.at(-1)?.model).toBe("test-model");
+    expect(ws.exists(`.keel/sessions/${outcome.sessionId}/events.jsonl`)).toBe(true);
+  });
+
+  it("without a model, refuses with a UsageError that says how to configure one", async () => {
+    ws = makeWorkspace({});
+    host = await createHost({ cwd: ws.root, env: { ...ws.env, OPENAI_BASE_URL: "" } });
+    await expect(runAgent(host, "hello")).rejects.toBeInstanceOf(UsageError);
+    await expect(runAgent(host, "hello")).rejects.toThrow(/No model is configured/);
+  });
+});
