@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Host } from "../../core/index.js";
@@ -185,5 +185,16 @@ describe("code plugins: main exporting apply(keel)", () => {
       "afterResult",
       "toolsChanged",
     ]);
+  });
+});
+
+describe("README: Writing a code plugin", () => {
+  it("shows the tested example verbatim (examples/code-plugin)", () => {
+    const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
+    const section = readme.slice(readme.indexOf("### Writing a code plugin"));
+    const js = /`index\.mjs`:\n\n```js\n([\s\S]*?)```\n/.exec(section)?.[1];
+    const json = /`plugin\.json`:\n\n```json\n([\s\S]*?)```\n/.exec(section)?.[1];
+    expect(js).toBe(readFileSync(new URL("../../examples/code-plugin/index.mjs", import.meta.url), "utf8"));
+    expect(JSON.parse(json!)).toEqual(JSON.parse(readFileSync(new URL("../../examples/code-plugin/plugin.json", import.meta.url), "utf8")));
   });
 });
