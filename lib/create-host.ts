@@ -1,4 +1,4 @@
-import { agentPlugin, builtinTools, Host, type HostOptions, type KeelPlugin } from "../core/index.js";
+import { agentPlugin, builtinTools, Host, type EventSink, type HostOptions, type KeelEvent, type KeelPlugin } from "../core/index.js";
 import { pluginRuntimes } from "../plugins/index.js";
 import { defaultRuntimes } from "../runtimes/index.js";
 import { toApprover, type ApproverLike } from "./approver.js";
@@ -25,7 +25,9 @@ export interface CreateHostOptions extends Omit<HostOptions, "approver"> {
  */
 export async function createHost(options: CreateHostOptions): Promise<Host> {
   const { plugins = [], approver, ...rest } = options;
-  const host = await Host.create({ ...rest, approver: toApprover(approver) });
+  // A sink of the caller's own does not call `onEvent`: forward its events too.
+  const events = rest.events && rest.onEvent ? forwardingSink(rest.events, rest.onEvent) : rest.events;
+  const host = await Host.create({ ...rest, events, approver: toApprover(approver) });
   try {
     await host.use(builtinTools(), ...pluginRuntimes(), ...defaultRuntimes(), ...plugins);
     // The agent loop is applied last: it sees every tool the others registered.
@@ -36,4 +38,21 @@ export async function createHost(options: CreateHostOptions): Promise<Host> {
     throw error;
   }
   return host;
+}
+
+/** A sink that records into `sink` and hands each event (stamped) to `listener`; a listener that throws is ignored. */
+function forwardingSink(sink: EventSink, listener: (event: KeelEvent) => void): EventSink {
+  return {
+    emit(event) {
+      const stamped = event.ts === undefined ? { ts: Date.now(), ...event } : event;
+      sink.emit(stamped);
+      try {
+        listener(stamped as KeelEvent);
+      } catch {
+        // a listener only watches
+      }
+    },
+    flush: (durable) => sink.flush(durable),
+    commit: () => (sink.commit ? sink.commit() : sink.flush()),
+  };
 }

@@ -5,7 +5,7 @@ import { toApprover, type ApproverLike } from "./approver.js";
 export interface RunAgentOptions {
   /** Answers calls that need approval (default: the host's); without one (and without `yes`) the turn pauses with `awaiting_approval`. */
   approver?: ApproverLike;
-  /** Approve every `ask` in this turn (deny rules still win). */
+  /** Approve every `ask` in this turn (deny rules still win); default: the host's `yes`. */
   yes?: boolean;
   /** Receives the model's text as it streams. */
   onText?: (delta: string) => void;
@@ -39,6 +39,6 @@ export async function runAgent(host: Host, prompt: string, options: RunAgentOpti
   if (!runtime) throw new UsageError("This host has no agent runtime: open it with createHost().");
   if (!prompt.trim() && !options.resume) throw new UsageError("runAgent needs a prompt (or `resume` with a session id).");
   const { approver, resume, sessionId, ...rest } = options;
-  const run = { ...rest, prompt, approver: toApprover(approver) ?? host.options.approver };
+  const run = { ...rest, prompt, yes: rest.yes ?? host.options.yes, approver: toApprover(approver) ?? host.options.approver };
   return resume ? runtime.resume(resume, run) : runtime.start({ ...run, sessionId });
 }

@@ -119,6 +119,28 @@ describe("runAgent: one agent turn with callbacks", () => {
     expect(ws.exists(`.keel/sessions/${outcome.sessionId}/events.jsonl`)).toBe(true);
   });
 
+  it("uses the host's yes and approver when the turn names none, and forwards a caller's own event sink to onEvent", async () => {
+    ws = makeWorkspace({});
+    server.push({ toolCalls: [{ id: "w1", name: "write_file", arguments: { path: "by-host-yes.txt", content: "x" } }] }, { text: "done" });
+    const recorded: string[] = [];
+    const seen: string[] = [];
+    host = await createHost({
+      cwd: ws.root,
+      env: ws.env,
+      yes: true,
+      model: { name: "m", baseUrl: server.baseUrl },
+      events: { emit: (e) => recorded.push(e.type), flush: () => {} },
+      onEvent: (e) => seen.push(e.type),
+    });
+    const outcome = await runAgent(host, "write it");
+    expect(outcome.reason).toBe("answer");
+    expect(ws.read("by-host-yes.txt")).toBe("x");
+    await callTool(host, "read_file", { path: "by-host-yes.txt" });
+    expect(recorded).toContain("tool_observation");
+    expect(seen).toEqual(expect.arrayContaining(recorded));
+    expect(seen).toContain("session_start");
+  });
+
   it("without a model, refuses with a UsageError that says how to configure one", async () => {
     ws = makeWorkspace({});
     host = await createHost({ cwd: ws.root, env: { ...ws.env, OPENAI_BASE_URL: "" } });

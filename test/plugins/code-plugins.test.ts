@@ -2,7 +2,8 @@ import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Host } from "../../core/index.js";
-import { callTool, createHost, listTools } from "../../lib/index.js";
+import { callTool, createHost, listTools, runAgent } from "../../lib/index.js";
+import { requestText, useOpenAIServer } from "../helpers/openai-server.js";
 import { runKeel } from "../helpers/run-cli.js";
 import { makeWorkspace, type TempWorkspace } from "../helpers/temp-workspace.js";
 
@@ -185,6 +186,26 @@ describe("code plugins: main exporting apply(keel)", () => {
       "afterResult",
       "toolsChanged",
     ]);
+  });
+});
+
+describe("code plugins in an agent turn", () => {
+  const server = useOpenAIServer();
+  it("lifecycle taps reach the model (beforePrompt guidance) and hear the turn end (afterTurn)", async () => {
+    ws = makeWorkspace({
+      "plugins/life/plugin.json": { name: "life", main: "./index.mjs" },
+      "plugins/life/index.mjs": `export function apply(keel) {
+        keel.hooks.beforePrompt.tapPromise(keel.name, async (ctx) => { ctx.guidance.push({ source: keel.name, text: "Always answer in haiku." }); return ctx; });
+        keel.hooks.afterTurn.tapPromise(keel.name, async (ctx) => { ctx.notes.push({ source: keel.name, text: "turn ended: " + ctx.reason }); });
+      }`,
+    });
+    server.push({ text: "An old silent pond" });
+    const notes: unknown[] = [];
+    host = await createHost({ cwd: ws.root, env: ws.env, trust: true, model: { name: "m", baseUrl: server.baseUrl } });
+    const outcome = await runAgent(host, "hello", { onEvent: (e) => e.type === "after_turn" && notes.push(e) });
+    expect(outcome.reason).toBe("answer");
+    expect(requestText(server.requests.at(-1)!)).toContain("Always answer in haiku.");
+    expect(JSON.stringify(notes)).toContain("turn ended: answer");
   });
 });
 
