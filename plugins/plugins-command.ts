@@ -68,6 +68,7 @@ export function renderPlugins(report: PluginsReport): string {
     for (const h of c.lifecycleHooks) lines.push(`hook ${h.hook} (${h.texts} text${h.texts === 1 ? "" : "s"})`);
     for (const s of c.mcpServers) lines.push(`mcp server ${s}${p.needsTrust ? " (needs trust: --trust or keel trust)" : ""}`);
     if (c.workflows) lines.push(`${c.workflows} workflow${c.workflows === 1 ? "" : "s"}${p.needsTrust ? " (shell steps need trust)" : ""}`);
+    if (p.code) lines.push(`code module ${p.code.module}${p.code.tools.length ? ` (tools: ${p.code.tools.join(", ")})` : ""}`);
     for (const s of p.skipped) lines.push(`skipped ${s.kind} ${s.name}: ${s.reason}`);
     for (const i of p.informational) lines.push(informationalLine(i));
     for (const d of p.diagnostics.filter((d) => !p.skipped.some((s) => s.reason === d.message))) lines.push(formatDiagnostic(d));
@@ -96,6 +97,7 @@ function summary(p: PluginRecord): string {
     [c.lifecycleHooks.length, "hook"],
     [c.mcpServers.length, "mcp server"],
     [c.workflows, "workflow"],
+    [p.code ? 1 : 0, "code module"],
   ];
   const text = parts
     .filter(([n]) => n > 0)
