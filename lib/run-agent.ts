@@ -39,6 +39,22 @@ export async function runAgent(host: Host, prompt: string, options: RunAgentOpti
   if (!runtime) throw new UsageError("This host has no agent runtime: open it with createHost().");
   if (!prompt.trim() && !options.resume) throw new UsageError("runAgent needs a prompt (or `resume` with a session id).");
   const { approver, resume, sessionId, ...rest } = options;
-  const run = { ...rest, prompt, yes: rest.yes ?? host.options.yes, approver: toApprover(approver) ?? host.options.approver };
+  const { onText } = rest;
+  const run = {
+    ...rest,
+    prompt,
+    yes: rest.yes ?? host.options.yes,
+    approver: toApprover(approver) ?? host.options.approver,
+    // like the other callbacks (guarded where core calls them), a throwing onText must not fail the model call
+    onText:
+      onText &&
+      ((delta: string) => {
+        try {
+          onText(delta);
+        } catch {
+          // watching only
+        }
+      }),
+  };
   return resume ? runtime.resume(resume, run) : runtime.start({ ...run, sessionId });
 }

@@ -119,7 +119,7 @@ describe("runAgent: one agent turn with callbacks", () => {
     expect(ws.exists(`.keel/sessions/${outcome.sessionId}/events.jsonl`)).toBe(true);
   });
 
-  it("uses the host's yes and approver when the turn names none, and forwards a caller's own event sink to onEvent", async () => {
+  it("uses the host's yes when the turn names none, ignores callbacks that throw, and forwards a caller's own event sink to onEvent", async () => {
     ws = makeWorkspace({});
     server.push({ toolCalls: [{ id: "w1", name: "write_file", arguments: { path: "by-host-yes.txt", content: "x" } }] }, { text: "done" });
     const recorded: string[] = [];
@@ -132,7 +132,11 @@ describe("runAgent: one agent turn with callbacks", () => {
       events: { emit: (e) => recorded.push(e.type), flush: () => {} },
       onEvent: (e) => seen.push(e.type),
     });
-    const outcome = await runAgent(host, "write it");
+    const thrower = () => {
+      throw new Error("a broken callback");
+    };
+    // callbacks only watch: ones that throw change nothing
+    const outcome = await runAgent(host, "write it", { onText: thrower, onToolStart: thrower, onToolEnd: thrower, onEvent: thrower });
     expect(outcome.reason).toBe("answer");
     expect(ws.read("by-host-yes.txt")).toBe("x");
     await callTool(host, "read_file", { path: "by-host-yes.txt" });
