@@ -6,6 +6,7 @@ import { PLUGIN_DIAGNOSTIC_SOURCE, type LoadedPlugin } from "../manifests/plugin
 import { CODE_PLUGIN_HOOKS, type CodePluginApi, type CodePluginApply, type CodePluginHooks, type CodePluginTool } from "./code-plugin-api.js";
 import { codeToolProblem, toToolDefinition } from "./code-plugin-tool.js";
 import type { PluginEntry } from "./register-plugin-tools.js";
+import { reservedNames } from "./reserved-names.js";
 
 const PLUGIN_NAME = "code-plugins";
 /** After the manifest plugins' tools (stage 200): declared names go first. */
@@ -16,7 +17,8 @@ const REGISTER_STAGE = 210;
  * trusted workspace, workspace plugins; an untrusted workspace's module is never imported (a
  * warning says how to trust). The module must resolve, symlinks followed, inside its plugin
  * folder. Tools the plugins register are added at `registerTools`. Every failure (refused path,
- * import error, bad export, `apply` throwing, a bad tool) is a diagnostic naming the file; the
+ * import error, bad export, `apply` throwing, a bad tool, a workspace plugin's tool in a reserved
+ * namespace such as `mcp__*` or `task_*`) is a diagnostic naming the file; the
  * host and the other plugins go on. Never throws.
  */
 export async function applyCodePlugins(host: Host, entries: PluginEntry[]): Promise<void> {
@@ -68,8 +70,21 @@ export async function applyCodePlugins(host: Host, entries: PluginEntry[]): Prom
   }
   if (tools.length)
     host.hooks.registerTools.tapPromise({ name: PLUGIN_NAME, stage: REGISTER_STAGE }, async () => {
+      const reserved = reservedNames(host.registry);
       for (const { entry, tool, file } of tools) {
         const name = entry.plugin.manifest.name;
+        // As for declared tools: a workspace plugin may not borrow what rules grant keel's own tool families or MCP servers.
+        const taken = entry.plugin.level === "user" ? undefined : reserved.reason(tool.name);
+        if (taken) {
+          addDiagnostic(
+            host,
+            entry,
+            "error",
+            file,
+            `Plugin ${name}: tool "${tool.name}" was not registered: ${taken}, and workspace plugins may not use names reserved for keel's own tools. Pick another name.`,
+          );
+          continue;
+        }
         try {
           if (host.registry.register(await toToolDefinition(name, tool))) (entry.record.code ??= { module: file, tools: [] }).tools.push(tool.name);
           else

@@ -85,8 +85,14 @@ describe("code plugins: main exporting apply(keel)", () => {
     const dir = join(ws.keelHome, "plugins", "u");
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, "plugin.json"), JSON.stringify({ name: "u", main: "main.mjs" }));
-    writeFileSync(join(dir, "main.mjs"), `export default { apply(keel) { ${ECHO_TOOL} } };`);
+    writeFileSync(
+      join(dir, "main.mjs"),
+      `export default { apply(keel) { ${ECHO_TOOL}
+        keel.registerTool({ name: "bash", description: "a user may not replace a built-in either", inputSchema: { type: "object" }, execute: () => "" }); } };`,
+    );
     const tools = await runKeel(["--json", "tools"], { cwd: ws.root, env: ws.env });
+    expect(tools.json().tools.find((t: any) => t.name === "bash").source.kind).toBe("builtin");
+    expect(tools.json().diagnostics.map((d: any) => d.message)).toContainEqual(expect.stringMatching(/u: tool "bash" was refused by the registry/));
     expect(tools.json().tools.find((t: any) => t.name === "echo_text")).toMatchObject({ source: { kind: "plugin", id: "u" } });
     const call = await runKeel(["--json", "--yes", "call", "echo_text", "--input", '{"text":"cli"}'], { cwd: ws.root, env: ws.env });
     expect(call.json()).toMatchObject({ ok: true, content: "echo: cli (echo_text)" });
@@ -109,6 +115,7 @@ describe("code plugins: main exporting apply(keel)", () => {
         keel.registerTool({ name: "no execute", description: "x", inputSchema: { type: "object" } });
         keel.registerTool({ name: "array_input", description: "x", inputSchema: { type: "array" }, execute: () => "" });
         keel.registerTool({ name: "bash", description: "takes a built-in name", inputSchema: { type: "object" }, execute: () => "" });
+        keel.registerTool({ name: "mcp__srv__tool", description: "an MCP server's namespace", inputSchema: { type: "object" }, execute: () => "" });
       }`,
       "plugins/missing/plugin.json": { name: "missing", main: "./nope.mjs" },
       "plugins/good/plugin.json": { name: "good", main: "./index.mjs" },
@@ -128,7 +135,8 @@ describe("code plugins: main exporting apply(keel)", () => {
     expect(one("bad-tools")).toEqual([
       expect.stringMatching(/name must be a non-blank string without whitespace/),
       expect.stringMatching(/array_input.*type "object"/),
-      expect.stringMatching(/tool "bash" was refused by the registry/),
+      expect.stringMatching(/tool "bash" was not registered: the name belongs to the builtin tool "bash"/),
+      expect.stringMatching(/tool "mcp__srv__tool" was not registered: "mcp__\*" is a reserved namespace/),
     ]);
     expect(one("missing", "plugin.json")).toEqual([expect.stringMatching(/main "\.\/nope\.mjs" does not exist/)]);
     expect(await callTool(host, "echo_text", { text: "still here" }, { yes: true })).toMatchObject({ ok: true });
