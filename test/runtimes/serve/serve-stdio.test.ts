@@ -125,6 +125,18 @@ describe("keel mcp serve (stdio, SDK client)", () => {
     expect(text(await client.callTool({ name: "shout", arguments: {} }))).toBe("LOUD");
   });
 
+  it("sends tools/list_changed when an upstream server's tool list changes, and serves its new tool", async () => {
+    ws = serveWorkspace();
+    ({ client } = await connectStdio(ws));
+    let changed = 0;
+    client.setNotificationHandler(ToolListChangedNotificationSchema, async () => void changed++);
+    expect((await client.listTools()).tools.some((t) => t.name === "mcp__up__grown")).toBe(false);
+    await client.callTool({ name: "mcp__up__grow", arguments: {} });
+    await waitFor(() => changed > 0);
+    expect((await client.listTools()).tools.some((t) => t.name === "mcp__up__grown")).toBe(true);
+    expect(text(await client.callTool({ name: "mcp__up__grown", arguments: {} }))).toBe("grown");
+  });
+
   it("upstream progress reaches the client, and the client's cancellation reaches the upstream tool", async () => {
     ws = serveWorkspace();
     ({ client } = await connectStdio(ws));
