@@ -4,7 +4,7 @@ import { ancestorsWithin, type Host } from "../../core/index.js";
 
 /** File and folder names discovery reads in the folders from the working directory up to the root and in `$KEEL_HOME`. */
 const MANIFEST_NAME =
-  /^(\.?mcp\.json|\.(claw|codex)-mcp\.json|\.claw-workflows?\.json|keel\.config\.(json|ya?ml)|\.keelrc(\.(json|ya?ml))?|package\.json|config\.json|\.(claude|codex|claw)-plugin|plugins|commands|extensions|workflows|\.claude|\.gemini|\.keel)$/;
+  /^(\.?mcp\.json|\.(claw|codex)-mcp\.json|\.claw-workflows?\.json|keel\.config\.(json|ya?ml)|\.keelrc(\.(json|ya?ml))?|package\.json|config\.json|\.(claude|codex|claw)-plugin|plugins|commands|extensions|workflows|\.claude|\.gemini)$/;
 
 /** Folders to watch: `any` for folders whose every file is a manifest (a plugin's folder), else the names that matter there. */
 type WatchSet = Map<string, "any" | Set<string>>;

@@ -69,6 +69,12 @@ describe("keel mcp serve (stdio, SDK client)", () => {
     const { resources } = await client.listResources();
     expect(resources).toContainEqual(expect.objectContaining({ uri: "test://notes", name: "notes" }));
     expect((await client.readResource({ uri: "test://notes" })).contents[0]).toMatchObject({ uri: "test://notes", text: "local notes" });
+    expect(resources).toContainEqual(expect.objectContaining({ uri: "up://readme", name: "readme", description: "The upstream readme" }));
+    expect((await client.readResource({ uri: "up://readme" })).contents[0]).toMatchObject({
+      uri: "up://readme",
+      text: "upstream readme",
+      mimeType: "text/plain",
+    });
   });
 
   it("a deny rule holds and an ask without elicitation is an isError result naming the rule to add (nothing runs)", async () => {
