@@ -37,7 +37,9 @@ export function createServeSession(sdk: Sdk, hub: ServeHub): Server {
   // "Allow for this session" answers, per client session.
   const sessionAllow = new Set<string>();
   const runContext = (host: Host, extra: RequestExtra): RunContext => {
-    const elicits = server.getClientCapabilities()?.elicitation !== undefined;
+    // `elicitation: {}` (or with `form`) accepts forms; a client that declares only `url` does not.
+    const elicitation = server.getClientCapabilities()?.elicitation as { form?: object; url?: object } | undefined;
+    const elicits = elicitation !== undefined && (elicitation.form !== undefined || elicitation.url === undefined);
     const token = extra._meta?.progressToken;
     return {
       origin: SERVE_ORIGIN,
