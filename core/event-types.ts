@@ -18,7 +18,7 @@ interface CallFields {
 /** A call entered the pipeline. */
 export interface ToolIntentEvent extends CallFields {
   type: "tool_intent";
-  /** Who called: `cli`, `agent`, `sub-agent`, `workflow:…`, `mcp-call-tool`, … */
+  /** Who called: `cli`, `agent`, `sub-agent`, `workflow:…`, `mcp-call-tool`, `mcp-serve` (a client of `keel mcp serve`), … */
   origin: string;
   sessionId?: string;
 }

@@ -21,6 +21,7 @@ export type {
   KeelEvent,
   KeelEventType,
 } from "./types.js";
+export type { ApprovalAnswer, ApprovalRequest, CallOrigin, ToolIntent } from "./types.js";
 export type * from "./event-types.js";
 export type {
   KeelServiceName,

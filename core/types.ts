@@ -188,6 +188,12 @@ export interface FileBaselineStore {
   set(absPath: string, baseline: FileBaseline): Promise<void>;
 }
 
+/**
+ * Who calls a tool, as recorded in `tool_intent` events: `cli`, `agent`, `workflow:NAME>…`, `mcp-serve`
+ * (a client of `keel mcp serve`), `api` (the default); other strings are allowed for embedders.
+ */
+export type CallOrigin = "api" | "cli" | "agent" | "mcp-serve" | `workflow:${string}` | (string & {});
+
 /** Options a caller passes to `runToolIntent`. Everything is optional. */
 export interface RunContext {
   signal?: AbortSignal;
@@ -203,8 +209,8 @@ export interface RunContext {
   /** When set, only these tool names are visible (sub-agents, tool search). */
   isVisible?: (name: string) => boolean;
   sessionId?: string;
-  /** Who is calling: `cli`, `agent`, `workflow`, `mcp-server`, ... (recorded in events). */
-  origin?: string;
+  /** Who is calling (recorded in `tool_intent` events). */
+  origin?: CallOrigin;
   /** Event sink for this call; defaults to the host's. */
   events?: EventSink;
   /** Baselines for this call; defaults to the host's standalone store. */

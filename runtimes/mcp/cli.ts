@@ -1,6 +1,6 @@
-import { commandGroup, type CommandRegistrar } from "../../core/cli/index.js";
+import { commandGroup, type CommandRegistrar, positiveIntOption } from "../../core/cli/index.js";
 
-/** Registers `keel mcp [list] [--json]`, `keel mcp doctor [NAME]`, `keel mcp restart NAME`. Implementations load lazily. */
+/** Registers `keel mcp [list] [--json]`, `keel mcp doctor [NAME]`, `keel mcp restart NAME`, `keel mcp serve`. Implementations load lazily. */
 export const registerMcpCommands: CommandRegistrar = (program, ctx) => {
   const mcp = commandGroup(
     program,
@@ -23,4 +23,15 @@ export const registerMcpCommands: CommandRegistrar = (program, ctx) => {
     .description("Close a server's breaker, forget its failures and start it again")
     .argument("<name>", "server name")
     .action(async (name: string) => (await import("./mcp-commands.js")).mcpRestartCommand(ctx, name));
+  mcp
+    .command("serve")
+    .description("Serve keel's tools, resources and prompts to MCP clients (stdio, or --http on 127.0.0.1 with a bearer token)")
+    .option("--http", "streamable HTTP instead of stdio")
+    .option("--port <n>", "HTTP port (default: any free port)", positiveIntOption("--port"))
+    .option("--host <addr>", "HTTP address to bind (default 127.0.0.1)")
+    .option("--no-auth", "HTTP without a bearer token (loopback only)")
+    .option("--tools <globs...>", "serve only tools whose names match these globs")
+    .action(async (opts: { http?: boolean; port?: number; host?: string; auth?: boolean; tools?: string[] }) =>
+      (await import("../serve/serve-command.js")).mcpServeCommand(ctx, opts),
+    );
 };

@@ -1,0 +1,113 @@
+import { randomUUID, timingSafeEqual } from "node:crypto";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import type { ServeHub } from "./serve-hub.js";
+import { createServeSession, type loadServerSdk } from "./serve-session.js";
+
+/** Path the MCP endpoint answers on. */
+export const SERVE_PATH = "/mcp";
+
+/** Options of the HTTP transport. */
+export interface HttpServeOptions {
+  host: string;
+  /** 0: any free port. */
+  port: number;
+  /** Bearer token every request must carry; undefined only for `--no-auth` on loopback. */
+  token: string | undefined;
+}
+
+/** A running HTTP endpoint. */
+export interface HttpEndpoint {
+  url: string;
+  /** Closes every session and the listener. */
+  close(): Promise<void>;
+}
+
+/** True for addresses only this machine can reach. */
+export function isLoopback(host: string): boolean {
+  return host === "localhost" || host === "::1" || host === "[::1]" || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
+/**
+ * Serves the hub over streamable HTTP (the SDK's transport, one `Server` per client session) at
+ * `http://host:port/mcp`. Every request needs `Authorization: Bearer <token>` when a token is set
+ * (401 otherwise); the SDK's DNS-rebinding protection answers 403 to a `Host` that is not this
+ * listener's address (`localhost` too on loopback) and to a browser `Origin` other than those hosts.
+ */
+export async function serveHttp(sdk: Awaited<ReturnType<typeof loadServerSdk>>, hub: ServeHub, opts: HttpServeOptions): Promise<HttpEndpoint> {
+  const { StreamableHTTPServerTransport } = await import("@modelcontextprotocol/sdk/server/streamableHttp.js");
+  const transports = new Map<string, StreamableHTTPServerTransport>();
+  let allowedHosts: string[] = [];
+  const expected = opts.token === undefined ? undefined : Buffer.from(`Bearer ${opts.token}`);
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const path = (req.url ?? "/").split("?")[0];
+    if (path !== SERVE_PATH) return reply(res, 404, `Not found: the MCP endpoint is ${SERVE_PATH}.`);
+    if (expected && !sameSecret(req.headers.authorization, expected)) {
+      res.setHeader("WWW-Authenticate", 'Bearer realm="keel"');
+      return reply(
+        res,
+        401,
+        "Missing or wrong bearer token: send `Authorization: Bearer <token>` with the token keel mcp serve printed (or KEEL_SERVE_TOKEN).",
+      );
+    }
+    const sessionId = req.headers["mcp-session-id"];
+    const existing = typeof sessionId === "string" ? transports.get(sessionId) : undefined;
+    if (existing) return existing.handleRequest(req, res);
+    if (sessionId !== undefined) return reply(res, 404, "Unknown or expired MCP session: initialize a new one.");
+    if (req.method !== "POST") return reply(res, 400, "No MCP session: start one with an initialize request (POST).");
+    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (id) => void transports.set(id, transport),
+      enableDnsRebindingProtection: true,
+      allowedHosts,
+      allowedOrigins: allowedHosts.map((h) => `http://${h}`),
+    });
+    transport.onclose = () => {
+      if (transport.sessionId) transports.delete(transport.sessionId);
+    };
+    const server = createServeSession(sdk, hub);
+    await server.connect(transport);
+    await transport.handleRequest(req, res);
+    // A request that did not open a session (not an initialize, a rejected Host) leaves nothing behind.
+    if (!transport.sessionId) await server.close();
+  };
+
+  const http = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      if (!res.headersSent) reply(res, 500, `keel mcp serve failed on this request: ${(error as Error)?.message ?? String(error)}`);
+      else res.end();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    http.once("error", reject);
+    http.listen(opts.port, opts.host, () => {
+      http.off("error", reject);
+      resolve();
+    });
+  });
+  const port = (http.address() as AddressInfo).port;
+  const bracketed = opts.host.includes(":") && !opts.host.startsWith("[") ? `[${opts.host}]` : opts.host;
+  allowedHosts = isLoopback(opts.host) ? [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`] : [`${bracketed}:${port}`];
+  if (!allowedHosts.includes(`${bracketed}:${port}`)) allowedHosts.push(`${bracketed}:${port}`);
+  return {
+    url: `http://${bracketed}:${port}${SERVE_PATH}`,
+    async close() {
+      await Promise.all([...transports.values()].map((t) => t.close().catch(() => undefined)));
+      http.closeAllConnections();
+      await new Promise<void>((resolve) => http.close(() => resolve()));
+    },
+  };
+}
+
+function sameSecret(header: string | undefined, expected: Buffer): boolean {
+  if (typeof header !== "string") return false;
+  const given = Buffer.from(header);
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+function reply(res: ServerResponse, status: number, message: string): void {
+  res.writeHead(status, { "Content-Type": "application/json" });
+  res.end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message }, id: null }));
+}

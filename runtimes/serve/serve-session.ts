@@ -1,0 +1,124 @@
+import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import type { EventSink, Host, RunContext } from "../../core/index.js";
+import { elicitApprover } from "./elicit-approver.js";
+import { observationResult, type ServedCallResult } from "./observation-result.js";
+import { approvalHint } from "./approval-hint.js";
+import { promptText, servedPrompts } from "./served-prompts.js";
+import { listResources, readResource } from "./served-resources.js";
+import type { ServeHub } from "./serve-hub.js";
+
+/** The origin every call from a client of `keel mcp serve` carries (recorded in `tool_intent` events). */
+export const SERVE_ORIGIN = "mcp-serve";
+
+type Sdk = typeof import("@modelcontextprotocol/sdk/server/index.js") & typeof import("@modelcontextprotocol/sdk/types.js");
+
+/** Loads the SDK parts a session needs (once per command; the CLI loads none of it otherwise). */
+export async function loadServerSdk(): Promise<Sdk> {
+  const [server, types] = await Promise.all([import("@modelcontextprotocol/sdk/server/index.js"), import("@modelcontextprotocol/sdk/types.js")]);
+  return { ...server, ...types };
+}
+
+/**
+ * One MCP session (one connected client): an SDK `Server` answering tools, resources and prompts
+ * from the hub's live host. Every tool call goes through `runToolIntent` with origin `mcp-serve`;
+ * an `ask` becomes a form elicitation when the client supports it (else an `isError` result naming
+ * the rule to add); the client's cancellation aborts the call's signal, and its progress token asks
+ * upstream MCP tools for progress, which is passed on as `notifications/progress`.
+ */
+export function createServeSession(sdk: Sdk, hub: ServeHub): Server {
+  const server = new sdk.Server(
+    { name: "keel", version: hub.settings.version },
+    {
+      capabilities: { tools: { listChanged: true }, resources: {}, prompts: { listChanged: true } },
+      instructions:
+        "keel's tools: built-ins, runtimes, plugin tools, workflows (workflow__NAME) and upstream MCP servers. Every call runs through keel's permission pipeline (blocks, hooks, deny rules, approvals).",
+    },
+  );
+  // "Allow for this session" answers, per client session.
+  const sessionAllow = new Set<string>();
+  const runContext = (host: Host, extra: RequestExtra): RunContext => {
+    // `elicitation: {}` (or with `form`) accepts forms; a client that declares only `url` does not.
+    const elicitation = server.getClientCapabilities()?.elicitation as { form?: object; url?: object } | undefined;
+    const elicits = elicitation !== undefined && (elicitation.form !== undefined || elicitation.url === undefined);
+    const token = extra._meta?.progressToken;
+    return {
+      origin: SERVE_ORIGIN,
+      signal: extra.signal,
+      sessionAllow,
+      ...(elicits ? { approver: elicitApprover(server) } : {}),
+      ...(token !== undefined ? { progress: true, events: forwardProgress(host.events, token, extra.sendNotification) } : {}),
+    };
+  };
+
+  server.setRequestHandler(sdk.ListToolsRequestSchema, async () => ({
+    tools: hub.tools().map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema, annotations: t.annotations })),
+  }));
+
+  server.setRequestHandler(sdk.CallToolRequestSchema, async (request, extra): Promise<ServedCallResult> => {
+    const tool = hub.tool(request.params.name);
+    if (!tool)
+      throw new sdk.McpError(sdk.ErrorCode.InvalidParams, `Unknown tool "${request.params.name}". List the tools (tools/list) for the names keel serves.`);
+    const obs = await hub.live.use((host) => host.runTool(tool.intent(request.params.arguments ?? {}), runContext(host, extra)));
+    if (obs.code !== "approval_required") return observationResult(obs);
+    // The pipeline's advice (--yes, a terminal prompt) is for the CLI: a client gets what it can do.
+    const cut = obs.content.indexOf("Nothing was executed.");
+    return observationResult({ ...obs, content: cut < 0 ? obs.content : obs.content.slice(0, cut + "Nothing was executed.".length) }, approvalHint(obs));
+  });
+
+  server.setRequestHandler(sdk.ListResourcesRequestSchema, async (_request, extra) =>
+    hub.live.use(async (host) => ({ resources: await listResources(host, runContext(host, extra)) })),
+  );
+
+  server.setRequestHandler(sdk.ReadResourceRequestSchema, async (request, extra) => {
+    const read = await hub.live.use((host) => readResource(host, request.params.uri, runContext(host, extra)));
+    if ("error" in read) throw new sdk.McpError(sdk.ErrorCode.InvalidParams, read.error);
+    return { contents: [read] };
+  });
+
+  server.setRequestHandler(sdk.ListPromptsRequestSchema, async () => ({ prompts: servedPrompts(hub.live.host) }));
+
+  server.setRequestHandler(sdk.GetPromptRequestSchema, async (request, extra) => {
+    const { name, arguments: args = {} } = request.params;
+    const made = await hub.live.use((host) => promptText(host, name, args, runContext(host, extra)));
+    if ("error" in made) throw new sdk.McpError(sdk.ErrorCode.InvalidParams, made.error);
+    return { messages: [{ role: "user" as const, content: { type: "text" as const, text: made.text } }] };
+  });
+
+  hub.add(server);
+  server.onclose = () => hub.remove(server);
+  return server;
+}
+
+/** A progress notification to the client. */
+interface ProgressNotification {
+  method: "notifications/progress";
+  params: { progressToken: string | number; progress: number; total?: number; message?: string };
+}
+
+/** What a request handler receives from the SDK that a call uses. */
+interface RequestExtra {
+  signal: AbortSignal;
+  _meta?: { progressToken?: string | number };
+  sendNotification: (notification: ProgressNotification) => Promise<void>;
+}
+
+/** The host's event sink, also sending each `mcp_progress` event of the call to the client as `notifications/progress`. */
+function forwardProgress(events: EventSink, progressToken: string | number, send: RequestExtra["sendNotification"]): EventSink {
+  return {
+    emit(event) {
+      events.emit(event);
+      if (event.type === "mcp_progress")
+        send({
+          method: "notifications/progress",
+          params: {
+            progressToken,
+            progress: event.progress,
+            ...(event.total !== undefined ? { total: event.total } : {}),
+            ...(event.message ? { message: event.message } : {}),
+          },
+        }).catch(() => undefined);
+    },
+    flush: (durable) => events.flush(durable),
+    commit: () => (events.commit ? events.commit() : events.flush()),
+  };
+}

@@ -1,0 +1,101 @@
+import { request } from "node:http";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { execa } from "execa";
+import { afterEach, describe, expect, it } from "vitest";
+import { KEEL_BIN } from "../../helpers/run-cli.js";
+import type { TempWorkspace } from "../../helpers/temp-workspace.js";
+import { type HttpServe, serveWorkspace, startHttp } from "./serve-test-kit.js";
+
+let ws: TempWorkspace | undefined;
+let server: HttpServe | undefined;
+let client: Client | undefined;
+afterEach(async () => {
+  await client?.close();
+  client = undefined;
+  await server?.stop();
+  server = undefined;
+  ws?.cleanup();
+  ws = undefined;
+});
+
+const INITIALIZE = JSON.stringify({
+  jsonrpc: "2.0",
+  id: 1,
+  method: "initialize",
+  params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+});
+
+/** POSTs an initialize request with these headers (node:http, so `Host` can be set); the status and body. */
+function post(url: string, headers: Record<string, string>): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      url,
+      { method: "POST", headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream", ...headers } },
+      (res) => {
+        let body = "";
+        res.on("data", (c: Buffer) => (body += c.toString()));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
+      },
+    );
+    req.on("error", reject);
+    req.end(INITIALIZE);
+  });
+}
+
+async function connect(url: string, token?: string): Promise<Client> {
+  const c = new Client({ name: "http-test", version: "1.0.0" });
+  await c.connect(new StreamableHTTPClientTransport(new URL(url), token ? { requestInit: { headers: { Authorization: `Bearer ${token}` } } } : undefined));
+  return c;
+}
+
+describe("keel mcp serve --http", () => {
+  it("binds 127.0.0.1, prints a generated token to stderr and requires it; a client with it lists and calls tools", async () => {
+    ws = serveWorkspace();
+    server = await startHttp(ws);
+    expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
+    expect(server.token).toMatch(/^\S{20,}$/);
+    expect((await post(server.url, {})).status).toBe(401);
+    expect((await post(server.url, { Authorization: "Bearer wrong" })).status).toBe(401);
+    await expect(connect(server.url)).rejects.toThrow();
+
+    client = await connect(server.url, server.token);
+    expect((await client.listTools()).tools.map((t) => t.name)).toContain("say");
+    const said = (await client.callTool({ name: "say", arguments: { topic: "http" } })) as { content: { text: string }[] };
+    expect(said.content[0]!.text).toBe("Plugin says http");
+  });
+
+  it("rejects a foreign Host or Origin (DNS rebinding) even with the right token", async () => {
+    ws = serveWorkspace();
+    server = await startHttp(ws);
+    const auth = { Authorization: `Bearer ${server.token}` };
+    const port = new URL(server.url).port;
+    expect((await post(server.url, { ...auth, Host: `evil.example:${port}` })).status).toBe(403);
+    expect((await post(server.url, { ...auth, Origin: "http://evil.example" })).status).toBe(403);
+    const ok = await post(server.url, { ...auth, Origin: `http://localhost:${port}` });
+    expect(ok.status).toBe(200);
+  });
+
+  it("takes the token from KEEL_SERVE_TOKEN (not printed), and --no-auth works on loopback only", async () => {
+    ws = serveWorkspace();
+    server = await startHttp(ws, [], { KEEL_SERVE_TOKEN: "s3cret-token-from-env" });
+    expect(server.token).toBeUndefined();
+    expect(server.stderr()).not.toContain("s3cret-token-from-env");
+    client = await connect(server.url, "s3cret-token-from-env");
+    expect((await client.listTools()).tools.length).toBeGreaterThan(0);
+    await client.close();
+    client = undefined;
+    await server.stop();
+
+    server = await startHttp(ws, ["--no-auth"]);
+    client = await connect(server.url);
+    expect((await client.listTools()).tools.length).toBeGreaterThan(0);
+
+    const refused = await execa(process.execPath, [KEEL_BIN, "--cwd", ws.root, "mcp", "serve", "--http", "--host", "0.0.0.0", "--no-auth"], {
+      env: ws.env,
+      reject: false,
+    });
+    expect(refused.exitCode).toBe(2);
+    expect(refused.stderr).toMatch(/--no-auth is only allowed on a loopback address/);
+  });
+});
