@@ -104,7 +104,8 @@ describe("start in the background behind a fresh tool cache", () => {
     ws.write(".mcp.json", { mcpServers: { hang: gated("hang", ["v2"], 1500) } });
     const r = await keel(["--json", "tools"]);
     expect(toolNames(r).filter((n) => n.startsWith("mcp__hang__"))).toEqual([]);
-    expect(ws.exists("hang.pid")).toBe(true);
+    // It was started and waited for (whether the child got as far as writing its pid within the
+    // timeout depends on the machine's load, so only the recorded start failure is asserted).
     expect(health().servers.hang.lastError).toMatch(/within 1500 ms/);
   });
 
