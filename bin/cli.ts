@@ -6,8 +6,10 @@ import {
   type GlobalOptions,
   errorMessage,
   KeelError,
+  keelVersion,
   registerAgentCommands,
   registerCoreCommands,
+  registerSetupCommands,
   terminalText,
 } from "../core/cli/index.js";
 import type { Host, HostOptions } from "../core/index.js";
@@ -79,6 +81,7 @@ export async function main(argv: string[], io: CliIO = processIO()): Promise<num
     .option("--json", "machine-readable JSON output")
     .option("--trust", "trust this workspace's manifests for this invocation (also KEEL_TRUST=1)")
     .option("--yes", "approve every permission prompt for this invocation (deny rules still win)")
+    .option("-V, --version", "print keel's version and exit")
     .showHelpAfterError("(run with --help for usage)")
     .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) })
     .exitOverride();
@@ -87,7 +90,13 @@ export async function main(argv: string[], io: CliIO = processIO()): Promise<num
   registerPluginCommands(program, ctx);
   for (const register of runtimeCommands) register(program, ctx);
   registerAgentCommands(program, ctx);
+  registerSetupCommands(program, ctx);
   overrideExits(program.commands, io);
+  // Read only when asked for (package.json is not loaded at start-up otherwise).
+  program.on("option:version", () => {
+    io.stdout.write(`${keelVersion()}\n`);
+    throw new CommanderError(0, "commander.version", keelVersion());
+  });
 
   try {
     await program.parseAsync(argv, { from: "user" });
