@@ -6,7 +6,6 @@ import {
   type GlobalOptions,
   errorMessage,
   KeelError,
-  keelVersion,
   registerAgentCommands,
   registerCoreCommands,
   registerSetupCommands,
@@ -92,15 +91,15 @@ export async function main(argv: string[], io: CliIO = processIO()): Promise<num
   registerAgentCommands(program, ctx);
   registerSetupCommands(program, ctx);
   overrideExits(program.commands, io);
-  // Read only when asked for (package.json is not loaded at start-up otherwise).
+  // `--version` stops parsing here; the version is read (package.json) only then, in handleError.
   program.on("option:version", () => {
-    io.stdout.write(`${keelVersion()}\n`);
-    throw new CommanderError(0, "commander.version", keelVersion());
+    throw new CommanderError(0, "commander.version", "");
   });
 
   try {
     await program.parseAsync(argv, { from: "user" });
   } catch (error) {
+    if (error instanceof CommanderError && error.code === "commander.version") io.stdout.write(`${(await import("./keel-version.js")).keelVersion()}\n`);
     exitCode = handleError(error, io, globals);
   } finally {
     process.off("SIGINT", onSigint);

@@ -8,7 +8,6 @@ export { commandGroup } from "./command-group.js";
 export { registerCoreCommands } from "./core-commands.js";
 export { registerAgentCommands } from "./agent-commands.js";
 export { firstLine, table } from "./format.js";
-export { keelVersion } from "./keel-version.js";
 export { registerSetupCommands } from "./setup-commands.js";
 export { positiveIntOption } from "./int-option.js";
 export { runToolCommand } from "./run-tool-command.js";

@@ -34,6 +34,8 @@ describe("exit codes are consistent across commands", () => {
     [["--trust", "mcp"], 1, "command not found"],
     [["--trust", "workflow", "run", "review"], 1, ""],
     [["tols"], 2, "Did you mean tools?"],
+    [["mcp", "lst"], 2, 'Did you mean "list"?'],
+    [["task", "lst"], 2, "Did you mean list?"],
     [["tools", "--bogus"], 2, "unknown option '--bogus'"],
     [["task", "list", "--status", "bogus"], 2, "Allowed choices are pending, todo, open, in_progress"],
     [["task", "add", "x", "--priority", "urgent"], 2, "Allowed choices are critical, high, medium, low"],
