@@ -99,11 +99,30 @@ complete_words keel completion ""`;
     const zsh = await runKeel(["completion", "zsh"], { cwd: ws.root, env: ws.env });
     expect(zsh.stdout.startsWith("#compdef keel")).toBe(true);
     expect(zsh.stdout).toContain("'list:List discovered workflows'");
-    if (await hasShell("zsh")) expect((await execa("zsh", ["-n", ws.write("_keel", zsh.stdout)], { reject: false })).exitCode).toBe(0);
+    if (await hasShell("zsh")) {
+      const file = ws.write("_keel", zsh.stdout);
+      expect((await execa("zsh", ["-n", file], { reject: false })).exitCode).toBe(0);
+      // zsh's completion builtins need a line editor: stand-ins print what _keel offers.
+      const probe = `compdef() { : }
+source ${file}
+_describe() { local n=\${@[-1]}; print -r -- "\${(j: :)\${(@P)n}}" }
+compadd() { local n=\${@[-1]}; print -r -- "\${(j: :)\${(@P)n}}" }
+_files() { print files }
+words=(keel --cwd /tmp task ""); CURRENT=5; PREFIX=""; _keel
+words=(keel task list --status ""); CURRENT=5; PREFIX=""; _keel`;
+      const out = (await execa("zsh", ["-c", probe])).stdout.split("\n");
+      expect(out[0]).toMatch(/^list:List tasks show:Show one task /);
+      expect(out[1]).toBe("pending todo open in_progress completed done complete blocked cancelled");
+    }
     const fish = await runKeel(["completion", "fish"], { cwd: ws.root, env: ws.env });
     expect(fish.stdout).toContain("complete -c keel -n '__keel_at '\\'''\\''' -a 'doctor'");
     expect(fish.stdout).toContain("-l 'status' -x -a 'pending todo open in_progress completed done complete blocked cancelled'");
-    if (await hasShell("fish")) expect((await execa("fish", ["-n", ws.write("keel.fish", fish.stdout)], { reject: false })).exitCode).toBe(0);
+    if (await hasShell("fish")) {
+      const file = ws.write("keel.fish", fish.stdout);
+      expect((await execa("fish", ["-n", file], { reject: false })).exitCode).toBe(0);
+      const out = (await execa("fish", ["-c", `source ${file}; complete -C "keel --cwd /tmp wor"; complete -C "keel worktree exit --action "`])).stdout;
+      expect(out.split("\n").map((l) => l.split("\t")[0])).toEqual(["workflow", "worktree", "discard", "keep", "merge"]);
+    }
     const bad = await runKeel(["completion", "pwsh"], { cwd: ws.root, env: ws.env });
     expect(bad.exitCode).toBe(2);
     expect(bad.stderr).toContain("Allowed choices are bash, zsh, fish");
