@@ -38,7 +38,8 @@ export async function runToolCommand(ctx: CliContext, tool: string, input: Recor
       const usage = obs.code === "schema_invalid";
       ctx.print(obs, () => {
         if (usage) {
-          ctx.io.stderr.write(`keel: ${obs.content.split(" Expected input schema:")[0]} (the command's --help lists its options)\n`);
+          const text = (obs.content.split(" Expected input schema:")[0] ?? "").replace(" Fix the arguments and call again.", "");
+          ctx.io.stderr.write(`keel: ${text}${text.startsWith("Invalid input for") ? " (--help lists the command's arguments)" : ""}\n`);
           return undefined;
         }
         if (!obs.ok) {
