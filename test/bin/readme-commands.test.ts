@@ -23,7 +23,7 @@ const NOT_RUN: Record<string, string> = {
 };
 
 /** The text of a `##`/`###` section, up to the next heading of the same or a higher level. */
-export function readmeSection(markdown: string, heading: string): string {
+function readmeSection(markdown: string, heading: string): string {
   const lines = markdown.split("\n");
   const start = lines.findIndex((l) => /^#{2,4} /.test(l) && l.replace(/^#+ /, "") === heading);
   if (start < 0) throw new Error(`README has no section "${heading}"`);
@@ -34,7 +34,7 @@ export function readmeSection(markdown: string, heading: string): string {
 }
 
 /** The command lines of a section's ```sh blocks, comments stripped (a `#` outside quotes, at the start or after a space). */
-export function shellCommands(section: string): string[] {
+function shellCommands(section: string): string[] {
   const out: string[] = [];
   for (const block of section.matchAll(/^```sh\n([\s\S]*?)^```/gm))
     for (const line of block[1]!.split("\n")) {
