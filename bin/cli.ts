@@ -8,6 +8,7 @@ import {
   KeelError,
   registerAgentCommands,
   registerCoreCommands,
+  registerSetupCommands,
   terminalText,
 } from "../core/cli/index.js";
 import type { Host, HostOptions } from "../core/index.js";
@@ -80,6 +81,7 @@ export async function main(argv: string[], io: CliIO = processIO()): Promise<num
     .option("--json", "machine-readable JSON output")
     .option("--trust", "trust this workspace's manifests for this invocation (also KEEL_TRUST=1)")
     .option("--yes", "approve every permission prompt for this invocation (deny rules still win)")
+    .option("-V, --version", "print keel's version and exit")
     .showHelpAfterError("(run with --help for usage)")
     .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) })
     .exitOverride();
@@ -88,11 +90,17 @@ export async function main(argv: string[], io: CliIO = processIO()): Promise<num
   registerPluginCommands(program, ctx);
   for (const register of runtimeCommands) register(program, ctx);
   registerAgentCommands(program, ctx);
+  registerSetupCommands(program, ctx);
   overrideExits(program.commands, io);
+  // `--version` stops parsing here; the version is read (package.json) only then, in handleError.
+  program.on("option:version", () => {
+    throw new CommanderError(0, "commander.version", "");
+  });
 
   try {
     await program.parseAsync(argv, { from: "user" });
   } catch (error) {
+    if (error instanceof CommanderError && error.code === "commander.version") io.stdout.write(`${(await import("./keel-version.js")).keelVersion()}\n`);
     exitCode = handleError(error, io, globals);
   } finally {
     process.off("SIGINT", onSigint);

@@ -51,6 +51,9 @@ export type {
 } from "./hooks.js";
 export { KeelError, McpServerError, StateError, ToolError, UsageError, errorMessage } from "./errors.js";
 export { Diagnostics, formatDiagnostic, type Diagnostic } from "./diagnostics.js";
+export { didYouMean, editDistance, suggestNames } from "./did-you-mean.js";
+export { MODEL_HELP, resolveModelSpec, type ModelSpec } from "./model/model-spec.js";
+export { sandboxUnavailable } from "./sandbox/bwrap.js";
 export { ToolRegistry, fmt } from "./registry.js";
 export { describeSchemaErrors } from "./validation.js";
 export { ancestorsWithin, type Workspace } from "./workspace.js";

@@ -17,6 +17,7 @@ import type {
 } from "./types.js";
 import { describeSchemaErrors } from "./validation.js";
 import { settleAsk } from "./settle-ask.js";
+import { didYouMean } from "./did-you-mean.js";
 
 /** Default execution timeout when a tool sets none. */
 export const DEFAULT_TOOL_TIMEOUT_MS = 120_000;
@@ -470,8 +471,6 @@ function schemaMessage(name: string, problems: string[], tool: ToolDefinition): 
 
 function unknownToolMessage(host: Host, name: string): string {
   const names = host.registry.listing().map((t) => t.name);
-  const lower = name.toLowerCase();
-  const close = names.filter((n) => n.toLowerCase().includes(lower) || lower.includes(n.toLowerCase())).slice(0, 5);
-  const hint = close.length ? ` Did you mean: ${close.join(", ")}?` : ` Run \`keel tools\` to list the ${names.length} available tools.`;
+  const hint = didYouMean(name, names, 5) || ` Run \`keel tools\` to list the ${names.length} available tools.`;
   return `Unknown tool "${name}".${hint}`;
 }

@@ -11,7 +11,7 @@ export interface PluginsReport {
   diagnostics: PluginRecord["diagnostics"];
 }
 
-/** `keel plugins [--json]`: every discovered plugin with contributions, skips, notes and diagnostics. Exit 0. */
+/** `keel plugins [--json]`: every discovered plugin with contributions, skips, notes and diagnostics. Exit 1 when a plugin failed to load or a diagnostic is an error. */
 export async function pluginsCommand(ctx: CliContext): Promise<void> {
   await ctx.withHost(async (host) => {
     const service = host.service("plugin-records");
@@ -23,6 +23,8 @@ export async function pluginsCommand(ctx: CliContext): Promise<void> {
       diagnostics: host.diagnostics.items.filter((d) => d.source === "plugin"),
     };
     ctx.print(report, () => renderPlugins(report));
+    // A plugin that failed to load, or an error diagnostic, is a failure of what was asked for.
+    if (report.failed.length || report.diagnostics.some((d) => d.severity === "error")) ctx.setExitCode(1);
   });
 }
 

@@ -7,6 +7,7 @@ import { registerWorktreeCommands } from "./worktree/worktree-cli.js";
 import { registerWorkflowCommands } from "./workflow/workflow-cli.js";
 import { registerMcpCommands } from "./mcp/cli.js";
 import { registerHookCommands } from "./hooks/cli.js";
+import { registerDoctorCommands } from "./doctor/cli.js";
 
 /** CLI registrars of every runtime (`keel mcp`, `keel task`, ...). Add one line per runtime. */
 export const runtimeCommands: CommandRegistrar[] = [
@@ -18,4 +19,5 @@ export const runtimeCommands: CommandRegistrar[] = [
   registerWorkflowCommands,
   registerMcpCommands,
   registerHookCommands,
+  registerDoctorCommands,
 ];

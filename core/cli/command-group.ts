@@ -13,7 +13,14 @@ export function commandGroup(program: Command, name: string, description: string
     .allowExcessArguments(true)
     .action(async (_options: unknown, self: Command) => {
       const word = self.args[0];
-      if (word !== undefined) throw new UsageError(`Unknown command "keel ${name} ${word}". Use: ${usage} (keel ${name} --help lists them).`);
+      if (word !== undefined) {
+        const { didYouMean } = await import("../did-you-mean.js");
+        const hint = didYouMean(
+          word,
+          self.commands.map((c) => c.name()),
+        );
+        throw new UsageError(`Unknown command "keel ${name} ${word}".${hint} Use: ${usage} (keel ${name} --help lists them).`);
+      }
       await run();
     });
 }

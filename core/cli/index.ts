@@ -8,6 +8,7 @@ export { commandGroup } from "./command-group.js";
 export { registerCoreCommands } from "./core-commands.js";
 export { registerAgentCommands } from "./agent-commands.js";
 export { firstLine, table } from "./format.js";
+export { registerSetupCommands } from "./setup-commands.js";
 export { positiveIntOption } from "./int-option.js";
 export { runToolCommand } from "./run-tool-command.js";
 export { terminalText } from "./terminal-text.js";

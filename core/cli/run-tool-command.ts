@@ -11,7 +11,7 @@ export interface RunToolCommandOptions {
 /**
  * Runs one tool for a user's direct CLI command (`keel task add`, `keel config set`, ...) through
  * the full pipeline and prints the observation (`--json`: the observation itself); exit 1 when
- * it is not ok. Deny rules and plugin blocks apply as for `keel call`, and explicit `ask` rules
+ * it is not ok, 2 when the tool rejected the input the command built (`schema_invalid`: a usage error). Deny rules and plugin blocks apply as for `keel call`, and explicit `ask` rules
  * still ask (TTY prompt, or `--yes`). Only the default risk-based ask is answered by the command
  * itself: typing `keel task add "x"` is the user's approval of exactly that call.
  */
@@ -34,14 +34,21 @@ export async function runToolCommand(ctx: CliContext, tool: string, input: Recor
         : undefined;
       const direct = decision?.action === "ask" && decision.rule === undefined ? true : undefined;
       const obs = await host.runTool({ tool, input }, { origin: "cli", signal: ctx.signal, yes: direct });
+      // The command built the input from its arguments: input the schema rejects is a usage error (exit 2), told in one line.
+      const usage = obs.code === "schema_invalid";
       ctx.print(obs, () => {
+        if (usage) {
+          const text = (obs.content.split(" Expected input schema:")[0] ?? "").replace(" Fix the arguments and call again.", "");
+          ctx.io.stderr.write(`keel: ${text}${text.startsWith("Invalid input for") ? " (--help lists the command's arguments)" : ""}\n`);
+          return undefined;
+        }
         if (!obs.ok) {
           ctx.io.stderr.write(`✗ ${obs.tool}: ${obs.code} (phase ${obs.phase})\n`);
           return obs.content;
         }
         return opts.human ? opts.human(obs) : obs.content;
       });
-      if (!obs.ok) ctx.setExitCode(1);
+      if (!obs.ok) ctx.setExitCode(usage ? 2 : 1);
       return obs;
     },
     { approver },

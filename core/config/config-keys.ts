@@ -1,3 +1,4 @@
+import { editDistance } from "../did-you-mean.js";
 import { isPlainObject } from "./plain-object.js";
 
 /** The keys keel's config knows, per section (`""` is the top level). Other tools' keys in shared files are not keel's to judge. */
@@ -41,6 +42,8 @@ export function unknownKeys(value: Record<string, unknown>): UnknownKey[] {
     if (!known) return;
     for (const [key, v] of Object.entries(obj)) {
       const path = section ? `${section}.${key}` : key;
+      // "$comment" is a note (JSON has no comments; `keel init` writes them): never a key.
+      if (key === "$comment") continue;
       if (!known.includes(key)) {
         const suggestion = closest(key, known);
         out.push({ key: path, ...(suggestion ? { suggestion: section ? `${section}.${suggestion}` : suggestion } : {}) });
@@ -55,19 +58,8 @@ export function unknownKeys(value: Record<string, unknown>): UnknownKey[] {
 function closest(key: string, known: readonly string[]): string | undefined {
   let best: { name: string; d: number } | undefined;
   for (const name of known) {
-    const d = name.toLowerCase() === key.toLowerCase() ? 0 : distance(key.toLowerCase(), name.toLowerCase());
+    const d = name.toLowerCase() === key.toLowerCase() ? 0 : editDistance(key.toLowerCase(), name.toLowerCase());
     if (d <= 2 && (!best || d < best.d)) best = { name, d };
   }
   return best?.name;
-}
-
-/** Levenshtein distance (short strings only). */
-function distance(a: string, b: string): number {
-  let prev = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    const cur = [i];
-    for (let j = 1; j <= b.length; j++) cur[j] = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-    prev = cur;
-  }
-  return prev[b.length]!;
 }

@@ -1,5 +1,6 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
+import { didYouMean } from "../did-you-mean.js";
 import { StateError, UsageError } from "../errors.js";
 import { readJsonState, readJsonStateSync, writeTextAtomic } from "../state/json-file.js";
 import { assertOwnPath } from "../state/own-path.js";
@@ -43,7 +44,11 @@ export async function createSessionFiles(stateDir: string, meta: SessionMeta): P
 /** Reads `session.json`; throws UsageError for an unknown session. */
 export async function readSessionMeta(stateDir: string, id: string): Promise<SessionMeta> {
   const paths = sessionPaths(stateDir, id);
-  if (!existsSync(paths.meta)) throw new UsageError(`No session "${id}" in this workspace. List sessions with \`keel sessions list\`.`);
+  if (!existsSync(paths.meta)) {
+    const root = sessionsRoot(stateDir);
+    const hint = existsSync(root) ? didYouMean(id, readdirSync(root)) : "";
+    throw new UsageError(`No session "${id}" in this workspace.${hint} List sessions with \`keel sessions list\`.`);
+  }
   const meta = await readJsonState<SessionMeta | null>(paths.meta, null);
   if (!meta) throw new StateError(`Session file ${paths.meta} is empty.`, paths.meta);
   return meta;

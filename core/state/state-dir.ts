@@ -7,7 +7,7 @@ import { assertOwnPath } from "./own-path.js";
  * themselves under `.keel/` (workflows, declared teams) stay committable. The .gitignore itself is
  * ignored too, so a repository where keel only ran shows nothing new in `git status`.
  */
-const GITIGNORE = [
+export const KEEL_GITIGNORE = [
   "# Written by keel: runtime state, sessions, artifacts and worktrees stay out of git.",
   "*",
   "# ...but what you author here is shared with your repository:",
@@ -30,7 +30,7 @@ export function ensureStateDir(stateDir: string, ...sub: string[]): string {
     mkdirSync(stateDir, { recursive: true });
     try {
       // O_CREAT|O_EXCL: never follows a link planted at .gitignore (a dangling one counts as existing).
-      writeFileSync(gitignore, GITIGNORE, { flag: "wx" });
+      writeFileSync(gitignore, KEEL_GITIGNORE, { flag: "wx" });
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
     }

@@ -1,4 +1,6 @@
+import { Option } from "commander";
 import { type CommandRegistrar, positiveIntOption, runToolCommand } from "../../core/cli/index.js";
+import { CONFIG_SOURCES, WRITABLE_SOURCES } from "./config-source-lists.js";
 
 /** Parses a command-line value as JSON when it is JSON (`true`, `3`, `["a"]`, `"x"`), else keeps it as a string. */
 export function parseCliValue(text: string): unknown {
@@ -19,7 +21,7 @@ export const registerConfigCommands: CommandRegistrar = (program, ctx) => {
   config
     .command("list")
     .description("List config keys with their sources")
-    .option("--source <source>", "one layer: user, legacy, claude, project or local")
+    .addOption(new Option("--source <source>", "one layer (default: the merged view)").choices([...CONFIG_SOURCES, "merged"]))
     .option("--prefix <key>", "only keys under this path")
     .option("--limit <n>", "at most n keys", positiveIntOption("--limit"))
     .action((o: { source?: string; prefix?: string; limit?: number }) => run("config_list", o));
@@ -27,13 +29,13 @@ export const registerConfigCommands: CommandRegistrar = (program, ctx) => {
     .command("get")
     .description("Get a value and the source it came from")
     .argument("<key>", 'dotted key path, e.g. permissions.deny or mcp["my.server"]')
-    .option("--source <source>", "read only this layer")
+    .addOption(new Option("--source <source>", "read only this layer").choices([...CONFIG_SOURCES, "merged"]))
     .action((key: string, o: { source?: string }) => run("config_get", { key_path: key, source: o.source }));
   config
     .command("set")
     .description("Set a value (parsed as JSON when it is JSON, else a string)")
     .argument("<key>", "dotted key path")
     .argument("<value>", `JSON value, e.g. strict, 3, true, '["bash(rm *)"]'`)
-    .option("--source <source>", "local (default, .keel/config.local.json), project or user")
+    .addOption(new Option("--source <source>", "where to write (default local: .keel/config.local.json)").choices(WRITABLE_SOURCES))
     .action((key: string, value: string, o: { source?: string }) => run("config_set", { key_path: key, value: parseCliValue(value), source: o.source }));
 };

@@ -1,11 +1,11 @@
 import { type CliContext, table } from "../../core/cli/index.js";
-import { formatDiagnostic, type Host, UsageError } from "../../core/index.js";
+import { didYouMean, formatDiagnostic, type Host, UsageError } from "../../core/index.js";
 import { MCP_SERVICE } from "./index.js";
 import type { McpConnection } from "./mcp-connection.js";
 import type { McpManager, McpServerStatus } from "./mcp-manager.js";
 import { redactDeep, redactSecrets } from "./redact-secrets.js";
 
-/** `keel mcp [list]`: every server with transport, source, state, tool count, start-up time and last error. */
+/** `keel mcp [list]`: every server with transport, source, state, tool count, start-up time and last error. Exit 1 when a server failed. */
 export async function mcpListCommand(ctx: CliContext): Promise<void> {
   await ctx.withHost(
     async (host) => {
@@ -29,6 +29,8 @@ export async function mcpListCommand(ctx: CliContext): Promise<void> {
         if (diagnostics.length) out += "\n\n" + diagnostics.map(formatDiagnostic).join("\n");
         return out;
       });
+      // A server that failed to start (or a manifest error) is a failure of what was asked for; untrusted, disabled and lazy are not.
+      if (servers.some((s) => s.state === "failed") || diagnostics.some((d) => d.severity === "error")) ctx.setExitCode(1);
     },
     { startServers: true },
   );
@@ -102,7 +104,13 @@ function requireManager(host: Host): McpManager {
 
 function requireServer(manager: McpManager, name: string): McpConnection {
   const conn = manager.find(name);
-  if (!conn) throw new UsageError(`Unknown MCP server "${name}". Known servers: ${manager.connections.map((c) => c.name).join(", ")}. Run \`keel mcp list\`.`);
+  if (!conn)
+    throw new UsageError(
+      `Unknown MCP server "${name}".${didYouMean(
+        name,
+        manager.connections.map((c) => c.name),
+      )} Known servers: ${manager.connections.map((c) => c.name).join(", ")}. Run \`keel mcp list\`.`,
+    );
   return conn;
 }
 

@@ -1,4 +1,10 @@
+import { Option } from "commander";
 import { type CommandRegistrar, positiveIntOption, runToolCommand } from "../../core/cli/index.js";
+
+/** Status spellings `--status` accepts: task-types.ts's STATUS_ENUM, repeated here so the CLI loads no runtime code (a test keeps them equal). */
+export const STATUS_CHOICES = ["pending", "todo", "open", "in_progress", "completed", "done", "complete", "blocked", "cancelled"] as const;
+/** Priorities `--priority` accepts (TASK_PRIORITIES). */
+export const PRIORITY_CHOICES = ["critical", "high", "medium", "low"] as const;
 
 /** Splits `a,b c` lists given on the command line. */
 export function listOption(value: string, previous: string[] = []): string[] {
@@ -20,7 +26,7 @@ export const registerTaskCommands: CommandRegistrar = (program, ctx) => {
   task
     .command("list")
     .description("List tasks")
-    .option("--status <status>", "only this status (pending, in_progress, completed, blocked, cancelled)")
+    .addOption(new Option("--status <status>", "only this status").choices(STATUS_CHOICES))
     .option("--owner <owner>", "only tasks of this owner")
     .option("--actionable", "only actionable tasks")
     .option("--max <n>", "at most n tasks", positiveIntOption("--max"))
@@ -46,8 +52,8 @@ export const registerTaskCommands: CommandRegistrar = (program, ctx) => {
     .argument("<title>")
     .option("--id <id>", "task id (default task_<n>)")
     .option("--description <text>")
-    .option("--status <status>", "initial status (default pending)")
-    .option("--priority <priority>", "critical, high, medium or low")
+    .addOption(new Option("--status <status>", "initial status (default pending)").choices(STATUS_CHOICES))
+    .addOption(new Option("--priority <priority>", "priority (default medium)").choices(PRIORITY_CHOICES))
     .option("--owner <owner>")
     .option("--active-form <text>")
     .option("--blocked-by <ids>", "tasks this one waits for (comma-separated, repeatable)", listOption)

@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { errorMessage, type Host, UsageError } from "../../core/index.js";
+import { didYouMean, errorMessage, type Host, UsageError } from "../../core/index.js";
 import { commandPlaces } from "../../manifests/commands/command-places.js";
 import type { PromptCommand } from "../../manifests/commands/prompt-command.js";
 import { discoverWorkflows, type WorkflowCatalog } from "../../manifests/workflow/discover-workflows.js";
@@ -88,7 +88,7 @@ export class WorkflowService {
     if (wf) return wf;
     const names = this.catalog.workflows.map((w) => w.name);
     throw new UsageError(
-      `Unknown workflow "${name}". ${names.length ? `Known workflows: ${names.join(", ")}.` : "No workflows were found: add .claw-workflows.json or .keel/workflows/*.json (see the README section Workflows and worktrees)."}`,
+      `Unknown workflow "${name}".${didYouMean(name, names)} ${names.length ? `Known workflows: ${names.join(", ")}.` : "No workflows were found: add .claw-workflows.json or .keel/workflows/*.json (see the README section Workflows and worktrees)."}`,
     );
   }
 

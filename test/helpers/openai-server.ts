@@ -51,6 +51,11 @@ export async function startOpenAIServer(replies: ServerReply[] = []): Promise<Op
   async function handle(req: IncomingMessage, res: ServerResponse) {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
+    if (req.method === "GET" && req.url?.endsWith("/models")) {
+      // What `keel doctor` asks to check that the endpoint is reachable.
+      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ object: "list", data: [{ id: "test-model", object: "model" }] }));
+      return;
+    }
     if (!req.url?.endsWith("/chat/completions")) {
       res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: `no route ${req.url}` } }));
       return;

@@ -35,9 +35,10 @@ describe.concurrent("keel task / plan / team / config CLI", () => {
     const dup = await keel("task", "add", "again", "--id", "scan");
     expect(dup.exitCode).toBe(1);
     expect(dup.stdout).toContain('"scan" already exists');
+    // An option value outside its choices is a usage error (exit 2) that lists the allowed values.
     const bad = await keel("task", "add", "x", "--status", "someday", "--json");
-    expect(bad.exitCode).toBe(1);
-    expect(bad.json()).toMatchObject({ ok: false, code: "schema_invalid", phase: "validate" });
+    expect(bad.exitCode).toBe(2);
+    expect(bad.stderr).toContain("Allowed choices are pending, todo, open, in_progress, completed, done, complete, blocked, cancelled");
   });
 
   it("explicit ask rules still ask, deny rules set with `keel config set` apply on the next command", async () => {
@@ -54,9 +55,10 @@ describe.concurrent("keel task / plan / team / config CLI", () => {
     expect(denied.exitCode).toBe(1);
     expect(denied.json()).toMatchObject({ ok: false, code: "permission_denied", phase: "permission" });
 
+    // A value the config schema rejects is a usage error of the command (exit 2), told in one line on stderr.
     const wrong = await keel("config", "set", "permissions.deny", '"bash"');
-    expect(wrong.exitCode).toBe(1);
-    expect(wrong.stdout).toMatch(/expected array/);
+    expect(wrong.exitCode).toBe(2);
+    expect(wrong.stderr).toMatch(/expected array/);
     const get = await keel("config", "get", "permissions", "--json");
     expect(get.json().data).toMatchObject({ value: { ask: ["task_create"], deny: ["task_*"] }, sources: ["project", "local"] });
   });

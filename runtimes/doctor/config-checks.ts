@@ -1,0 +1,40 @@
+import { relative } from "node:path";
+import { formatDiagnostic, type Host } from "../../core/index.js";
+import { check, type DoctorCheck } from "./doctor-check.js";
+
+/** Which config files were read, and every diagnostic the host collected (config, plugins, MCP manifests, workflows, hooks): errors fail, warnings warn. */
+export function configChecks(host: Host): DoctorCheck[] {
+  const root = host.workspace.root;
+  const show = (file: string) => (file.startsWith(root) ? relative(root, file) : file);
+  const layers = host.configInfo.layers.map((l) => `${show(l.file)} (${l.source})`);
+  const out = [
+    check("config", "ok", layers.length ? `read ${layers.join(", ")}` : "no config files (defaults); `keel init` writes a starter keel.config.json"),
+  ];
+  for (const l of host.configInfo.broken)
+    out.push(check("config", "fail", `${show(l.file)} cannot be parsed: ${l.error}`, "fix the file (keel never rewrites it)"));
+  for (const d of host.diagnostics.items) {
+    if (d.severity === "info") continue;
+    out.push(
+      check(d.source || "config", d.severity === "error" ? "fail" : "warn", formatDiagnostic(d).replace(/^\s*(error|warning)\s*/, ""), fixFor(d.message)),
+    );
+  }
+  return out;
+}
+
+/** Trust state: untrusted is a warning only when something in the workspace is ignored because of it. */
+export function trustCheck(host: Host, somethingIgnored: boolean): DoctorCheck {
+  if (host.trusted) return check("trust", "ok", "this workspace is trusted (its servers, allow rules and shell steps may run)");
+  return somethingIgnored
+    ? check(
+        "trust",
+        "warn",
+        "this workspace is not trusted: its MCP servers, allow rules and shell steps are ignored",
+        "keel trust (or --trust for one command)",
+      )
+    : check("trust", "ok", "not trusted (nothing here needs it)");
+}
+
+function fixFor(message: string): string | undefined {
+  // keel's diagnostics already say what to do; point at trust when that is the cause.
+  return /keel trust|--trust/.test(message) ? undefined : /trust/i.test(message) ? "keel trust" : undefined;
+}

@@ -1,0 +1,69 @@
+import { type CliContext } from "../../core/cli/index.js";
+import { errorMessage, type Host } from "../../core/index.js";
+import { configChecks, trustCheck } from "./config-checks.js";
+import { check, type DoctorCheck } from "./doctor-check.js";
+import { mcpChecks } from "./mcp-checks.js";
+import { modelCheck } from "./model-check.js";
+import { gitCheck, nodeCheck, sandboxCheck } from "./system-checks.js";
+
+/** What `keel doctor --json` prints. */
+export interface DoctorReport {
+  ok: boolean;
+  workspace: string;
+  checks: DoctorCheck[];
+}
+
+const MARK = { ok: "✓", warn: "!", fail: "✗", skip: "-" } as const;
+
+/**
+ * `keel doctor`: checks Node.js, config files and every diagnostic, trust, the model (one cheap
+ * request), MCP servers, the sandbox and git, each problem with how to fix it. Exit 1 when a check
+ * fails. A config keel cannot load is reported as a failed check (not thrown), with the rest still run.
+ */
+export async function doctorCommand(ctx: CliContext): Promise<void> {
+  const g = ctx.globals();
+  const checks: DoctorCheck[] = [nodeCheck()];
+  let host: Host | undefined;
+  try {
+    host = await ctx.openHost({ startServers: true });
+  } catch (error) {
+    checks.push(check("config", "fail", errorMessage(error), "fix the file it names, then run keel doctor again"));
+  }
+  let workspace = g.cwd;
+  try {
+    if (host) {
+      workspace = host.workspace.root;
+      const [model, mcp, sandbox, git] = await Promise.all([
+        modelCheck(host, ctx.signal),
+        mcpChecks(host, ctx.signal),
+        sandboxCheck(host, ctx.signal),
+        gitCheck(host.workspace.root, host.env, ctx.signal),
+      ]);
+      const config = configChecks(host);
+      const ignored = mcp.some((c) => /^untrusted/.test(c.message)) || config.some((c) => /trust/i.test(c.message));
+      checks.push(...config, trustCheck(host, ignored), model, ...mcp, sandbox, git);
+    } else checks.push(await gitCheck(g.cwd, ctx.io.env, ctx.signal));
+  } finally {
+    await host?.close();
+  }
+  const report: DoctorReport = { ok: !checks.some((c) => c.status === "fail"), workspace, checks };
+  ctx.print(report, () => render(report));
+  if (!report.ok) ctx.setExitCode(1);
+}
+
+function render(report: DoctorReport): string {
+  const width = Math.max(...report.checks.map((c) => c.name.length));
+  const lines = [`keel doctor — ${report.workspace}`];
+  for (const c of report.checks) {
+    lines.push(`${MARK[c.status]} ${c.name.padEnd(width)}  ${c.message}`);
+    if (c.fix && c.status !== "ok") lines.push(`  ${" ".repeat(width)}  fix: ${c.fix}`);
+  }
+  const failed = report.checks.filter((c) => c.status === "fail").length;
+  const warned = report.checks.filter((c) => c.status === "warn").length;
+  lines.push(
+    failed
+      ? `${failed} check${failed === 1 ? "" : "s"} failed, ${warned} warning${warned === 1 ? "" : "s"}.`
+      : `All checks passed${warned ? ` (${warned} warning${warned === 1 ? "" : "s"})` : ""}.`,
+  );
+  return lines.join("\n");
+}

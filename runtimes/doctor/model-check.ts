@@ -1,0 +1,58 @@
+import { existsSync } from "node:fs";
+import { errorMessage, type Host, MODEL_HELP, resolveModelSpec } from "../../core/index.js";
+import { check, type DoctorCheck } from "./doctor-check.js";
+
+/** How long the model endpoint may take to answer the doctor's one request. */
+export const MODEL_CHECK_TIMEOUT_MS = 5_000;
+
+/**
+ * Checks the configured model with one cheap request (`GET <baseUrl>/models`, short timeout, the
+ * key from the environment). Skipped, with how to configure one, when no model is configured; a
+ * scripted model is checked for its file. Never throws.
+ */
+export async function modelCheck(host: Host, signal: AbortSignal): Promise<DoctorCheck> {
+  let spec;
+  try {
+    spec = resolveModelSpec(host.config, undefined, host.env, host.workspace.root);
+  } catch (error) {
+    return check("model", "fail", errorMessage(error), "fix `model` in keel.config.json (keel config get model shows where it comes from)");
+  }
+  if (!spec)
+    return check("model", "skip", "no model configured (keel run needs one)", MODEL_HELP.split("\n").slice(1, 4).join(";").replace(/\s+/g, " ").trim());
+  if (spec.kind === "scripted")
+    return existsSync(spec.file)
+      ? check("model", "ok", `scripted model ${spec.file}`)
+      : check("model", "fail", `scripted model file ${spec.file} does not exist`, "create the script file or fix `model` in the config");
+  const base = (spec.baseUrl ?? "https://api.openai.com/v1").replace(/\/+$/, "");
+  const key = host.env[spec.apiKeyEnv];
+  if (!spec.baseUrl && !key)
+    return check(
+      "model",
+      "fail",
+      `${spec.name} on api.openai.com, but ${spec.apiKeyEnv} is not set`,
+      `export ${spec.apiKeyEnv}=… or set model.baseUrl to a local OpenAI-compatible server`,
+    );
+  const cfg = typeof host.config.model === "object" && host.config.model ? (host.config.model as { headers?: Record<string, string> }) : {};
+  const headers: Record<string, string> = { accept: "application/json", ...(cfg.headers ?? {}) };
+  if (key) headers.authorization = `Bearer ${key}`;
+  const url = `${base}/models`;
+  try {
+    const res = await fetch(url, { headers, signal: AbortSignal.any([signal, AbortSignal.timeout(MODEL_CHECK_TIMEOUT_MS)]) });
+    await res.body?.cancel();
+    if (res.ok) return check("model", "ok", `${spec.name} at ${base} (GET /models answered ${res.status})`);
+    if (res.status === 401 || res.status === 403)
+      return check("model", "fail", `${base} refused the key (HTTP ${res.status})`, `check ${spec.apiKeyEnv}${key ? "" : " (it is not set)"}`);
+    if (res.status === 404) return check("model", "warn", `${base} is reachable but has no /models (HTTP 404)`, "check model.baseUrl: it usually ends in /v1");
+    return check("model", "fail", `${url} answered HTTP ${res.status}`, "check the server's logs and model.baseUrl");
+  } catch (error) {
+    const timedOut = error instanceof Error && error.name === "TimeoutError";
+    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+    const detail = cause?.code ?? cause?.message ?? errorMessage(error);
+    return check(
+      "model",
+      "fail",
+      timedOut ? `${url} did not answer within ${MODEL_CHECK_TIMEOUT_MS / 1000} s` : `cannot reach ${url} (${detail})`,
+      "start the model server, or fix model.baseUrl / OPENAI_BASE_URL",
+    );
+  }
+}

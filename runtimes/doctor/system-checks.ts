@@ -1,0 +1,42 @@
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { errorMessage, type Host, sandboxUnavailable } from "../../core/index.js";
+import { check, type DoctorCheck } from "./doctor-check.js";
+
+/** keel needs Node.js 20 or newer. */
+export function nodeCheck(version = process.versions.node): DoctorCheck {
+  const major = Number(version.split(".")[0]);
+  return major >= 20 ? check("node", "ok", `Node.js ${version}`) : check("node", "fail", `Node.js ${version} is too old`, "install Node.js 20 or newer");
+}
+
+/** git on PATH, and whether the workspace is a repository (worktrees and workflows with `--worktree` need one). Never throws. */
+export async function gitCheck(root: string, env: NodeJS.ProcessEnv, signal: AbortSignal): Promise<DoctorCheck> {
+  const { execa } = await import("execa");
+  const r = await execa("git", ["--version"], { env, reject: false, stdin: "ignore", cancelSignal: signal, timeout: 10_000 });
+  if (r.exitCode !== 0)
+    return check(
+      "git",
+      "fail",
+      `git is not usable (${String(r.stderr || r.shortMessage || errorMessage(r)).split("\n")[0]})`,
+      "install git (apt-get install git)",
+    );
+  const version = String(r.stdout).trim();
+  if (!existsSync(join(root, ".git")))
+    return check("git", "warn", `${version}; ${root} is not a git repository`, "git init (keel worktree and --worktree need a repository)");
+  return check("git", "ok", version);
+}
+
+/** Whether the OS sandbox (bubblewrap) works here: a failure only when the config turns the sandbox on. Never throws. */
+export async function sandboxCheck(host: Host, signal: AbortSignal): Promise<DoctorCheck> {
+  const configured = host.config.sandbox;
+  const mode = typeof configured === "string" ? configured : (configured?.mode ?? "off");
+  let problem: string | undefined;
+  try {
+    problem = await sandboxUnavailable(host.env, signal);
+  } catch (error) {
+    problem = errorMessage(error);
+  }
+  if (!problem) return check("sandbox", "ok", `bubblewrap works (sandbox mode: ${mode})`);
+  if (mode !== "off") return check("sandbox", "fail", `the config asks for sandbox "${mode}", but ${problem}`, 'install bubblewrap, or set "sandbox": "off"');
+  return check("sandbox", "skip", `not available (${problem}); only needed with "sandbox" in the config`);
+}

@@ -1,0 +1,83 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { useOpenAIServer } from "../../helpers/openai-server.js";
+import { runKeel } from "../../helpers/run-cli.js";
+import { makeWorkspace, type TempWorkspace } from "../../helpers/temp-workspace.js";
+
+interface Check {
+  name: string;
+  status: "ok" | "warn" | "fail" | "skip";
+  message: string;
+  fix?: string;
+}
+
+const server = useOpenAIServer();
+
+describe("keel doctor", () => {
+  let ws: TempWorkspace | undefined;
+  afterEach(() => {
+    ws?.cleanup();
+    ws = undefined;
+  });
+  const doctor = async (w: TempWorkspace, ...flags: string[]) => {
+    const r = await runKeel([...flags, "--json", "doctor"], { cwd: w.root, env: w.env });
+    const report = r.json<{ ok: boolean; checks: Check[] }>();
+    return { exitCode: r.exitCode, report, byName: (name: string) => report.checks.find((c) => c.name === name) };
+  };
+
+  it("all green with a reachable model, a git repository and no servers; the model is asked once (GET /models)", async () => {
+    ws = makeWorkspace({}, { git: true });
+    ws.writeUserConfig({ model: { name: "test-model", baseUrl: server.baseUrl } });
+    const { exitCode, report, byName } = await doctor(ws);
+    expect(exitCode).toBe(0);
+    expect(report.ok).toBe(true);
+    expect(byName("node")).toMatchObject({ status: "ok", message: expect.stringContaining(process.versions.node) });
+    expect(byName("model")).toMatchObject({ status: "ok", message: expect.stringContaining(server.baseUrl) });
+    expect(byName("git")).toMatchObject({ status: "ok" });
+    expect(byName("mcp")).toMatchObject({ status: "skip" });
+    expect(["ok", "skip"]).toContain(byName("sandbox")!.status);
+    expect(server.requests).toHaveLength(0); // no chat request: only the model list was read
+  });
+
+  it("no model configured is a skipped check with how to configure one, not a failure", async () => {
+    ws = makeWorkspace();
+    const { exitCode, byName } = await doctor(ws);
+    expect(byName("model")).toMatchObject({ status: "skip", message: expect.stringContaining("no model configured") });
+    expect(byName("model")!.fix).toContain("keel.config.json");
+    expect(byName("git")).toMatchObject({ status: "warn", fix: expect.stringContaining("git init") });
+    expect(exitCode).toBe(0);
+  });
+
+  it("an unreachable model, a failed MCP server and a plugin error each fail with a fix; exit 1; text output says fix:", async () => {
+    ws = makeWorkspace({
+      ".mcp.json": { mcpServers: { gone: { command: "keel-test-no-such-command" } } },
+      "plugins/bad/plugin.json": { description: "no name" },
+    });
+    ws.writeUserConfig({ model: { name: "m", baseUrl: "http://127.0.0.1:1/v1" } });
+    const { exitCode, report, byName } = await doctor(ws, "--trust");
+    expect(exitCode).toBe(1);
+    expect(report.ok).toBe(false);
+    expect(byName("model")).toMatchObject({ status: "fail", fix: expect.stringContaining("baseUrl") });
+    expect(byName("mcp:gone")).toMatchObject({ status: "fail", fix: expect.stringContaining("not on PATH") });
+    expect(report.checks.find((c) => c.name === "plugin")).toMatchObject({ status: "fail", message: expect.stringContaining("name is required") });
+    const text = await runKeel(["--trust", "doctor"], { cwd: ws.root, env: ws.env });
+    expect(text.exitCode).toBe(1);
+    expect(text.stdout).toMatch(/✗ mcp:gone/);
+    expect(text.stdout).toMatch(/fix: .*not on PATH/);
+  });
+
+  it("an untrusted workspace server is a warning that says how to trust", async () => {
+    ws = makeWorkspace({ ".mcp.json": { mcpServers: { local: { command: "node", args: ["-e", ""] } } } });
+    const { exitCode, byName } = await doctor(ws);
+    expect(byName("mcp:local")).toMatchObject({ status: "warn", fix: expect.stringContaining("keel trust") });
+    expect(byName("trust")).toMatchObject({ status: "warn", fix: expect.stringContaining("keel trust") });
+    expect(exitCode).toBe(0);
+  });
+
+  it("a config keel cannot load is a failed check; the other checks still run", async () => {
+    ws = makeWorkspace({ "keel.config.json": "{ not json" });
+    const { exitCode, byName, report } = await doctor(ws);
+    expect(exitCode).toBe(1);
+    expect(byName("config")).toMatchObject({ status: "fail", message: expect.stringContaining("keel.config.json") });
+    expect(report.checks.map((c) => c.name)).toEqual(["node", "config", "git"]);
+  });
+});
