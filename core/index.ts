@@ -73,7 +73,6 @@ export { localConfigFile, type ConfigLayer, type ConfigSourceName } from "./conf
 export { deepMerge, isPlainObject, keelConfigSchema, layerMerging, loadConfigLayers, type LayerMerging } from "./config/load-config.js";
 export { formatTemplateValue, lookupPlaceholder, renderTemplate, type PlaceholderLookup, type RenderedTemplate } from "./render-template.js";
 export { defineTool, objectSchema, type InputOf, type SchemaLiteral } from "./define-tool.js";
-export type { ApprovalAnswer, ApprovalRequest, ToolIntent } from "./types.js";
 export type { AfterTurnContext, DelegateContext, DelegateResultContext, KeelHooks, PersistContext, PromptContext, ToolsChangedContext } from "./hooks.js";
 export type { PermissionRules } from "./permissions.js";
 export type { AgentOutcome, AgentRunOptions } from "./agent/agent-runtime.js";
