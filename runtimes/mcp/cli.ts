@@ -1,12 +1,12 @@
 import { commandGroup, type CommandRegistrar } from "../../core/cli/index.js";
 
-/** Registers `keel mcp [list] [--json]`, `keel mcp doctor [NAME]`, `keel mcp restart NAME`. Implementations load lazily. */
+/** Registers `keel mcp [list] [--json]`, `keel mcp doctor [NAME]`, `keel mcp restart NAME`, `keel mcp login|logout NAME`. Implementations load lazily. */
 export const registerMcpCommands: CommandRegistrar = (program, ctx) => {
   const mcp = commandGroup(
     program,
     "mcp",
-    "MCP servers from .mcp.json and friends: list, doctor, restart",
-    "keel mcp [list] | doctor [NAME] | restart NAME",
+    "MCP servers from .mcp.json and friends: list, doctor, restart, login, logout",
+    "keel mcp [list] | doctor [NAME] | restart NAME | login NAME | logout NAME",
     async () => (await import("./mcp-commands.js")).mcpListCommand(ctx),
   );
   mcp
@@ -23,4 +23,15 @@ export const registerMcpCommands: CommandRegistrar = (program, ctx) => {
     .description("Close a server's breaker, forget its failures and start it again")
     .argument("<name>", "server name")
     .action(async (name: string) => (await import("./mcp-commands.js")).mcpRestartCommand(ctx, name));
+  mcp
+    .command("login")
+    .description("Authorize keel with an http/sse server (OAuth): prints the URL, opens a browser when there is one, waits for the callback")
+    .argument("<name>", "server name")
+    .option("--no-browser", "only print the URL")
+    .action(async (name: string, opts: { browser?: boolean }) => (await import("./mcp-login-commands.js")).mcpLoginCommand(ctx, name, opts));
+  mcp
+    .command("logout")
+    .description("Delete a server's stored OAuth tokens and client registration")
+    .argument("<name>", "server name")
+    .action(async (name: string) => (await import("./mcp-login-commands.js")).mcpLogoutCommand(ctx, name));
 };
