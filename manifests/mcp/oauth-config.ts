@@ -20,7 +20,16 @@ export const McpOAuthSchema = z
     clientSecretEnv: z.string().regex(ENV_NAME, { message: "must be an environment variable name" }).optional(),
     privateKeyEnv: z.string().regex(ENV_NAME, { message: "must be an environment variable name holding a PEM private key" }).optional(),
     algorithm: z.string().min(1).optional(),
-    grantType: z.enum(["authorization_code", "client_credentials"]).optional(),
+    grantType: z.enum(["authorization_code", "client_credentials", "cross_app_access"]).optional(),
+    /** Enterprise identity provider for `cross_app_access` (SEP-990): its token endpoint, keel's client id there, the user's ID token from the environment. */
+    idp: z
+      .object({
+        tokenEndpoint: z.string().url(),
+        clientId: z.string().min(1),
+        idTokenEnv: z.string().regex(ENV_NAME, { message: "must be an environment variable name holding the ID token" }),
+      })
+      .strict()
+      .optional(),
     scope: z.string().optional(),
     clientMetadataUrl: z.string().url().startsWith("https://", { message: "must be an https URL" }).optional(),
     issuer: z.string().url().optional(),
@@ -31,6 +40,8 @@ export const McpOAuthSchema = z
   .superRefine((o, ctx) => {
     if (o.clientSecret && o.clientSecretEnv)
       ctx.addIssue({ code: "custom", path: ["clientSecretEnv"], message: "give either clientSecret or clientSecretEnv, not both" });
+    if (o.grantType === "cross_app_access" && (!o.idp || !o.clientId))
+      ctx.addIssue({ code: "custom", path: ["idp"], message: "cross_app_access needs clientId and idp: {tokenEndpoint, clientId, idTokenEnv}" });
     if (o.grantType === "client_credentials") {
       if (!o.clientId) ctx.addIssue({ code: "custom", path: ["clientId"], message: "client_credentials needs clientId" });
       if (!o.clientSecret && !o.clientSecretEnv && !o.privateKeyEnv)
@@ -43,7 +54,9 @@ export type McpOAuthEntry = z.infer<typeof McpOAuthSchema>;
 
 /** `oauth` of a server, with secrets read from the environment (the values are also listed in the server's `secrets`). */
 export interface McpOAuthConfig {
-  grantType: "authorization_code" | "client_credentials";
+  grantType: "authorization_code" | "client_credentials" | "cross_app_access";
+  /** `cross_app_access`: the identity provider and the user's ID token (a secret). */
+  idp?: { tokenEndpoint: string; clientId: string; idToken?: string };
   clientId?: string;
   clientSecret?: string;
   /** PEM private key for `private_key_jwt` (client_credentials). */
@@ -89,5 +102,6 @@ export function resolveOAuth(o: McpOAuthEntry, env: NodeJS.ProcessEnv, unset: st
     issuer: o.issuer,
     callbackPort: o.callbackPort,
     clientName: o.clientName,
+    ...(o.idp ? { idp: { tokenEndpoint: o.idp.tokenEndpoint, clientId: o.idp.clientId, idToken: named(o.idp.idTokenEnv) } } : {}),
   };
 }

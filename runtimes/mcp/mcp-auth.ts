@@ -42,6 +42,10 @@ export class McpAuth {
   async forServer(server: McpServerConfig): Promise<McpAuthSession | undefined> {
     if (server.transport === "stdio" || !server.url) return undefined;
     if (server.oauth?.grantType === "client_credentials") return { provider: await machineProvider(server, this.store), fetch: oauthFetch(server, this.store) };
+    if (server.oauth?.grantType === "cross_app_access") {
+      const { crossAppAccessProvider } = await import("./cross-app-access.js");
+      return { provider: await crossAppAccessProvider(server, this.store), fetch: oauthFetch(server, this.store) };
+    }
     const openUrl = this.openers.get(server.name) ?? this.defaultOpenUrl;
     if (!openUrl) return { provider: await StoredOAuthProvider.create(server, this.store), fetch: oauthFetch(server, this.store) };
     const stored = await this.store.read(server.url);
