@@ -28,7 +28,7 @@ export async function mcpLoginCommand(ctx: CliContext, name: string, opts: { bro
       const value = { server: conn.name, url: conn.config.url, state: conn.state, tools: conn.tools.length, lastError: ok ? null : (conn.lastError ?? null) };
       ctx.print(value, () =>
         ok
-          ? `Logged in to ${conn.name}: connected, ${conn.tools.length} tools. Tokens are kept in ${auth.store.fileFor(conn.config.url!)} (readable only by you).`
+          ? `Logged in to ${conn.name}: connected, ${conn.tools.length} tool${conn.tools.length === 1 ? "" : "s"}. Tokens are kept in ${auth.store.fileFor(conn.config.url!)} (readable only by you).`
           : `Login to ${conn.name} did not complete: ${conn.redact(conn.lastError ?? "the server did not connect")}`,
       );
       if (!ok) ctx.setExitCode(1);
