@@ -92,11 +92,13 @@ export class McpAuth {
 async function machineProvider(server: McpServerConfig, store: OAuthStore): Promise<OAuthClientProvider> {
   const ext = await import("@modelcontextprotocol/sdk/client/auth-extensions.js");
   const o = server.oauth!;
-  const common = { clientId: o.clientId!, scope: o.scope, clientName: o.clientName ?? "keel", ...(o.issuer ? { expectedIssuer: o.issuer } : {}) };
+  let tokens = (await store.read(server.url!)).tokens;
+  // The credentials go only to `oauth.issuer`, else to the authorization server that issued the stored token (pinned on first use).
+  const issuer = o.issuer ?? tokens?.issuer;
+  const common = { clientId: o.clientId!, scope: o.scope, clientName: o.clientName ?? "keel", ...(issuer ? { expectedIssuer: issuer } : {}) };
   const inner: OAuthClientProvider = o.privateKey
     ? new ext.PrivateKeyJwtProvider({ ...common, privateKey: o.privateKey, algorithm: o.algorithm ?? "RS256" })
     : new ext.ClientCredentialsProvider({ ...common, clientSecret: o.clientSecret ?? "" });
-  let tokens = (await store.read(server.url!)).tokens;
   // Delegates everything else (metadata, token request, client authentication) to the SDK's provider.
   const provider = Object.create(inner) as OAuthClientProvider;
   provider.tokens = () => tokens;
