@@ -28,7 +28,8 @@ export const registerMcpCommands: CommandRegistrar = (program, ctx) => {
     .description("Authorize keel with an http/sse server (OAuth): prints the URL, opens a browser when there is one, waits for the callback")
     .argument("<name>", "server name")
     .option("--no-browser", "only print the URL")
-    .action(async (name: string, opts: { browser?: boolean }) => (await import("./mcp-login-commands.js")).mcpLoginCommand(ctx, name, opts));
+    .option("--timeout <seconds>", "how long to wait for the browser (default 300)")
+    .action(async (name: string, opts: { browser?: boolean; timeout?: string }) => (await import("./mcp-login-commands.js")).mcpLoginCommand(ctx, name, opts));
   mcp
     .command("logout")
     .description("Delete a server's stored OAuth tokens and client registration")

@@ -24,7 +24,7 @@ export type OpenUrl = (url: URL) => Promise<void>;
  * has a default `openUrl` (a test playing the browser).
  */
 export class McpAuth {
-  private readonly openers = new Map<string, OpenUrl>();
+  private readonly openers = new Map<string, { openUrl: OpenUrl; timeoutMs?: number }>();
   private readonly callbacks = new Set<LoopbackCallback>();
 
   constructor(
@@ -33,9 +33,9 @@ export class McpAuth {
     private readonly loginTimeoutMs = LOGIN_TIMEOUT_MS,
   ) {}
 
-  /** The next start of server `name` may log in: authorization URLs go to `openUrl`. */
-  interactive(name: string, openUrl: OpenUrl): void {
-    this.openers.set(name, openUrl);
+  /** The next start of server `name` may log in: authorization URLs go to `openUrl`; the browser has `timeoutMs` (default 5 min) to come back. */
+  interactive(name: string, openUrl: OpenUrl, timeoutMs?: number): void {
+    this.openers.set(name, { openUrl, timeoutMs });
   }
 
   /** The provider and fetch for a server (undefined for stdio). Interactive starts listen on a loopback port until `close`. */
@@ -46,7 +46,9 @@ export class McpAuth {
       const { crossAppAccessProvider } = await import("./cross-app-access.js");
       return { provider: await crossAppAccessProvider(server, this.store), fetch: oauthFetch(server, this.store) };
     }
-    const openUrl = this.openers.get(server.name) ?? this.defaultOpenUrl;
+    const own = this.openers.get(server.name);
+    const openUrl = own?.openUrl ?? this.defaultOpenUrl;
+    const timeoutMs = own?.timeoutMs ?? this.loginTimeoutMs;
     if (!openUrl) return { provider: await StoredOAuthProvider.create(server, this.store), fetch: oauthFetch(server, this.store) };
     const stored = await this.store.read(server.url);
     const fixed = server.oauth?.callbackPort;
@@ -72,7 +74,11 @@ export class McpAuth {
         provider,
         arm: (on) => (armed = on),
         reset: () => cb.reset(),
-        waitForCode: () => cb.waitForCode(this.loginTimeoutMs),
+        waitForCode: () =>
+          cb.waitForCode(timeoutMs).catch((error: Error) => {
+            // An unfinished login leaves the server waiting for one (not failed): keep what went wrong.
+            throw Object.assign(new LoginRequiredError(error.message, { cause: error }), { reason: error.message });
+          }),
       }),
     };
   }

@@ -274,7 +274,7 @@ export class McpConnection {
         return;
       }
       // A server that wants a login has not failed: no breaker, no health record, other servers unaffected.
-      if (needsLogin(error)) return this.markNeedsLogin();
+      if (needsLogin(error)) return this.markNeedsLogin((error as { reason?: string }).reason);
       await new Promise((r) => setImmediate(r));
       await this.fail(describeStartError(error, this.startupTimeoutMs), isStartTimeout(error));
     }
@@ -317,9 +317,9 @@ export class McpConnection {
     setImmediate(() => void this.fail(`the server exited unexpectedly${this.stderr.tail() ? "" : " (no stderr output)"}`));
   }
 
-  private markNeedsLogin(): void {
+  private markNeedsLogin(reason?: string): void {
     this.state = "needs_login";
-    this.lastError = `the server requires authorization (OAuth): run \`${loginCommand(this.name)}\``;
+    this.lastError = `${reason ? `${reason.replace(/\.$/, "")}; ` : ""}the server requires authorization (OAuth): run \`${loginCommand(this.name)}\``;
     this.deps.host.events.emit({ type: "mcp_error", server: this.name, message: this.lastError });
   }
 

@@ -2,27 +2,37 @@ import { execa } from "execa";
 import type { CliContext } from "../../core/cli/index.js";
 import { type Host, UsageError, errorMessage } from "../../core/index.js";
 import { MCP_AUTH_SERVICE, MCP_SERVICE } from "./index.js";
+import { LOGIN_TIMEOUT_MS } from "./loopback-callback.js";
 import type { McpAuth } from "./mcp-auth.js";
 import type { McpConnection } from "./mcp-connection.js";
 
 /**
- * `keel mcp login NAME [--no-browser]`: the OAuth authorization-code flow for an HTTP/SSE server.
+ * `keel mcp login NAME [--no-browser] [--timeout SECONDS]`: the OAuth authorization-code flow for an HTTP/SSE server.
  * keel listens on a loopback port (`http://127.0.0.1:<port>/callback`), always prints the
  * authorization URL on stderr and opens it in a browser when there is one (a desktop session on a
  * TTY, not CI); the tokens go to `$KEEL_HOME/mcp-oauth/`. A `client_credentials` server just fetches
  * its token. Exit 1 when the server still does not connect (e.g. no answer within the timeout).
  */
-export async function mcpLoginCommand(ctx: CliContext, name: string, opts: { browser?: boolean }): Promise<void> {
+export async function mcpLoginCommand(ctx: CliContext, name: string, opts: { browser?: boolean; timeout?: string }): Promise<void> {
+  const timeoutMs = opts.timeout === undefined ? LOGIN_TIMEOUT_MS : Number(opts.timeout) * 1000;
+  if (!(timeoutMs > 0)) throw new UsageError(`--timeout must be a positive number of seconds, not "${opts.timeout}".`);
   await ctx.withHost(
     async (host) => {
       const { conn, auth } = requireOAuthServer(host, name);
       const useBrowser = opts.browser !== false && canOpenBrowser(ctx, host.env);
-      auth.interactive(conn.name, async (url) => {
-        ctx.io.stderr.write(
-          `Open this URL to authorize keel with MCP server "${conn.name}":\n\n  ${url.href}\n\nWaiting for the browser to come back to keel…\n`,
-        );
-        if (useBrowser) await openBrowser(url, host.env).catch(() => undefined);
-      });
+      auth.interactive(
+        conn.name,
+        async (url) => {
+          ctx.io.stderr.write(
+            `Open this URL to authorize keel with MCP server "${conn.name}":\n\n  ${url.href}\n\nWaiting for the browser to come back to keel…\n`,
+          );
+          if (useBrowser) await openBrowser(url, host.env).catch(() => undefined);
+        },
+        timeoutMs,
+      );
+      // The user's time in the browser is part of this start: it must not count against the server's start-up timeout.
+      const config = conn.config as { startupTimeoutMs?: number };
+      config.startupTimeoutMs = timeoutMs + conn.startupTimeoutMs;
       await host.service(MCP_SERVICE)!.restart(conn, ctx.signal);
       const ok = conn.state === "connected";
       const value = { server: conn.name, url: conn.config.url, state: conn.state, tools: conn.tools.length, lastError: ok ? null : (conn.lastError ?? null) };

@@ -6,6 +6,8 @@ import type { OAuthRecord, OAuthStore } from "./oauth-store.js";
 /** Thrown (inside the SDK's `auth()`) when a server needs a login that this process may not start: the server goes to `needs_login`. */
 export class LoginRequiredError extends Error {
   override name = "LoginRequiredError";
+  /** Why a login that was under way did not finish (no answer from the browser, a refused authorization), for `lastError`. */
+  reason?: string;
 }
 
 /** How an interactive provider sends the user to the authorization server. */

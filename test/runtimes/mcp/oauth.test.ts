@@ -89,6 +89,16 @@ describe("MCP OAuth (against examples/oauth-mcp-server.mjs)", () => {
     expect(list.json().servers.find((s: any) => s.name === "remote").state).toBe("needs_login");
   });
 
+  it("a login nobody finishes stops after --timeout with a clear message; the server still needs a login and has not failed", async () => {
+    const r = await keel(["--trust", "--json", "mcp", "login", "remote", "--timeout", "1"]);
+    expect(r.stderr).toContain("Open this URL");
+    expect(r.exitCode).toBe(1);
+    expect(r.json()).toMatchObject({ server: "remote", state: "needs_login" });
+    expect(r.json().lastError).toContain("No answer from the browser within 1 s");
+    expect(r.json().lastError).toContain("keel mcp login remote");
+    expect(filesContaining(ws.path(".keel"), "remote")).not.toContain(join("state", "mcp", "health.json"));
+  });
+
   it("an expired access token is refreshed (stored again, 0600) without a new login", async () => {
     const short = await startOAuthExample(["--token-ttl", "3"]);
     const w = mcpWorkspace({ short: { type: "http", url: short.url } });
