@@ -130,6 +130,14 @@ export function hintFor(conn: McpConnection, s: McpServerStatus): string | undef
   if (/start-up within/.test(err))
     return `no answer to initialize within ${conn.startupTimeoutMs} ms: check that the command starts an MCP server (not a CLI waiting for input), or raise "startupTimeoutMs".`;
   if (/exited/.test(err)) return "the server process exited: read its stderr above (missing dependency, bad arguments, missing credentials).";
+  if (/Protected resource .* does not match/i.test(err))
+    return "the server's protected-resource metadata names another resource, so keel refused to authorize (RFC 8707): check `url`, or tell the server's operator.";
+  if (/invalid_client|unauthorized_client/i.test(err))
+    return (
+      "the authorization server rejected the client: check `oauth.clientId` and the secret's environment variable, or run `keel mcp logout " +
+      conn.name +
+      "` and log in again."
+    );
   if (/ECONNREFUSED|fetch failed/i.test(err)) return 'nothing is listening at the URL: start the HTTP server or fix "url".';
   return undefined;
 }

@@ -139,8 +139,9 @@ export class StoredOAuthProvider implements OAuthClientProvider {
     await this.save({ discovery: state });
   }
 
-  /** The cached discovery result. */
+  /** The cached discovery result. Non-interactive without a refresh token: LoginRequiredError before any discovery request (nothing to gain from it). */
   discoveryState(): OAuthDiscoveryState | undefined {
+    if (!this.interactive && !this.record.tokens?.refresh_token) throw this.loginRequired();
     return this.record.discovery;
   }
 
