@@ -93,26 +93,48 @@ export class McpAuth {
 /**
  * `client_credentials` for machines: the SDK's ClientCredentialsProvider (client_secret_basic) or
  * PrivateKeyJwtProvider (private_key_jwt), with tokens kept in the store instead of memory so one
- * token serves several keel processes.
+ * token serves several keel processes. The SDK provider is made once the authorization server is
+ * known, so its credentials are bound to one (`expectedIssuer`): `oauth.issuer`, else the one that
+ * issued the stored token, else the one discovery found on first use (then pinned by the token).
  */
 async function machineProvider(server: McpServerConfig, store: OAuthStore): Promise<OAuthClientProvider> {
   const ext = await import("@modelcontextprotocol/sdk/client/auth-extensions.js");
   const o = server.oauth!;
   let tokens = (await store.read(server.url!)).tokens;
-  // The credentials go only to `oauth.issuer`, else to the authorization server that issued the stored token (pinned on first use).
-  const issuer = o.issuer ?? tokens?.issuer;
-  const common = { clientId: o.clientId!, scope: o.scope, clientName: o.clientName ?? "keel", ...(issuer ? { expectedIssuer: issuer } : {}) };
-  const inner: OAuthClientProvider = o.privateKey
-    ? new ext.PrivateKeyJwtProvider({ ...common, privateKey: o.privateKey, algorithm: o.algorithm ?? "RS256" })
-    : new ext.ClientCredentialsProvider({ ...common, clientSecret: o.clientSecret ?? "" });
-  // Delegates everything else (metadata, token request, client authentication) to the SDK's provider.
-  const provider = Object.create(inner) as OAuthClientProvider;
-  provider.tokens = () => tokens;
-  provider.saveTokens = async (t: OAuthTokens) => {
-    tokens = t;
-    await store.update(server.url!, (cur) => ({ ...cur, tokens: t }));
+  let discovered: string | undefined;
+  let inner: OAuthClientProvider | undefined;
+  const sdk = (): OAuthClientProvider => {
+    if (inner) return inner;
+    const issuer = o.issuer ?? tokens?.issuer ?? discovered;
+    const common = { clientId: o.clientId!, scope: o.scope, clientName: o.clientName ?? "keel", ...(issuer ? { expectedIssuer: issuer } : {}) };
+    inner = o.privateKey
+      ? new ext.PrivateKeyJwtProvider({ ...common, privateKey: o.privateKey, algorithm: o.algorithm ?? "RS256" })
+      : new ext.ClientCredentialsProvider({ ...common, clientSecret: o.clientSecret ?? "" });
+    return inner;
   };
-  return provider;
+  return {
+    get redirectUrl() {
+      return undefined;
+    },
+    get clientMetadata() {
+      return sdk().clientMetadata;
+    },
+    clientInformation: () => sdk().clientInformation(),
+    saveClientInformation: (info) => sdk().saveClientInformation?.(info),
+    tokens: () => tokens,
+    saveTokens: async (t: OAuthTokens) => {
+      tokens = t;
+      await store.update(server.url!, (cur) => ({ ...cur, tokens: t }));
+    },
+    redirectToAuthorization: (url) => sdk().redirectToAuthorization(url),
+    saveCodeVerifier: (v) => sdk().saveCodeVerifier(v),
+    codeVerifier: () => sdk().codeVerifier(),
+    prepareTokenRequest: (scope) => sdk().prepareTokenRequest?.(scope),
+    saveDiscoveryState: (state) => {
+      discovered = state.authorizationServerUrl;
+    },
+    ...(o.privateKey ? { addClientAuthentication: (headers, params, url, metadata) => sdk().addClientAuthentication!(headers, params, url, metadata) } : {}),
+  };
 }
 
 function portOf(url: string | undefined): number {
