@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { McpOAuthSchema } from "./oauth-config.js";
 
 /** A local resource declared in an MCP manifest: inline `text`, or a `path` inside the workspace. */
 export const LocalResourceSchema = z
@@ -51,6 +52,7 @@ export const McpServerEntrySchema = z
     lazy: z.boolean().optional(),
     sandbox: z.boolean().optional(),
     resources: z.array(z.unknown()).optional(),
+    oauth: McpOAuthSchema.optional(),
   })
   .passthrough()
   .superRefine((s, ctx) => {
@@ -58,6 +60,7 @@ export const McpServerEntrySchema = z
     if (t === "stdio" && !s.command)
       ctx.addIssue({ code: "custom", path: ["command"], message: 'a stdio server needs `command` (or set `type` to "http"/"sse" with a `url`)' });
     if (t !== "stdio" && !s.url) ctx.addIssue({ code: "custom", path: ["url"], message: `a ${t} server needs \`url\`` });
+    if (t === "stdio" && s.oauth) ctx.addIssue({ code: "custom", path: ["oauth"], message: "`oauth` applies to http and sse servers only" });
   });
 
 /** A parsed server entry. */

@@ -1,3 +1,5 @@
+import type { McpOAuthConfig } from "./oauth-config.js";
+
 /** Where a server definition came from. */
 export interface McpServerOrigin {
   /** Absolute path of the manifest file. */
@@ -37,6 +39,8 @@ export interface McpServerConfig {
   cwd?: string;
   url?: string;
   headers: Record<string, string>;
+  /** OAuth settings of an http/sse server (`oauth` in the manifest); absent means defaults (discovery, dynamic registration). */
+  oauth?: McpOAuthConfig;
   /** False when `enabled: false` or `disabled: true`. */
   enabled: boolean;
   enabledTools?: string[];

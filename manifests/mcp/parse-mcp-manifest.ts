@@ -3,6 +3,7 @@ import { dirname, resolve } from "node:path";
 import type { DiscoveredMcp, DiscoverOptions } from "./discover-mcp-servers.js";
 import { MCP_DIAGNOSTIC_SOURCE as SOURCE } from "./discover-mcp-servers.js";
 import { expandMap, expandVars } from "./expand-vars.js";
+import { resolveOAuth } from "./oauth-config.js";
 import { LocalResourceSchema, McpServerEntrySchema, normalizeTransport } from "./mcp-manifest-schema.js";
 import type { LocalResource, McpServerConfig, McpServerOrigin } from "./mcp-server-config.js";
 
@@ -113,6 +114,7 @@ function parseServer(
   const cwd = x(s.cwd);
   const url = x(s.url);
   const headers = expandMap(s.headers ?? {}, opts.env, unset, secrets);
+  const oauth = s.oauth ? resolveOAuth(s.oauth, opts.env, unset, secrets) : undefined;
   const unsetVars = [...new Set(unset)];
   if (unsetVars.length)
     opts.diagnostics.error(
@@ -130,6 +132,7 @@ function parseServer(
     cwd: cwd ? resolve(baseDir, cwd) : opts.workspace.root,
     url,
     headers,
+    ...(oauth ? { oauth } : {}),
     enabled: s.enabled !== false && s.disabled !== true,
     enabledTools: s.enabledTools ?? s.enabled_tools,
     disabledTools: s.disabledTools ?? s.disabled_tools,

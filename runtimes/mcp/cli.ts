@@ -1,12 +1,12 @@
 import { commandGroup, type CommandRegistrar, positiveIntOption } from "../../core/cli/index.js";
 
-/** Registers `keel mcp [list] [--json]`, `keel mcp doctor [NAME]`, `keel mcp restart NAME`, `keel mcp serve`. Implementations load lazily. */
+/** Registers `keel mcp [list] [--json]`, `keel mcp doctor [NAME]`, `keel mcp restart NAME`, `keel mcp login|logout NAME`, `keel mcp serve`. Implementations load lazily. */
 export const registerMcpCommands: CommandRegistrar = (program, ctx) => {
   const mcp = commandGroup(
     program,
     "mcp",
-    "MCP servers from .mcp.json and friends: list, doctor, restart",
-    "keel mcp [list] | doctor [NAME] | restart NAME",
+    "MCP servers from .mcp.json and friends: list, doctor, restart, login, logout, serve",
+    "keel mcp [list] | doctor [NAME] | restart NAME | login NAME | logout NAME | serve [--http]",
     async () => (await import("./mcp-commands.js")).mcpListCommand(ctx),
   );
   mcp
@@ -34,4 +34,16 @@ export const registerMcpCommands: CommandRegistrar = (program, ctx) => {
     .action(async (opts: { http?: boolean; port?: number; host?: string; auth?: boolean; tools?: string[] }) =>
       (await import("../serve/serve-command.js")).mcpServeCommand(ctx, opts),
     );
+  mcp
+    .command("login")
+    .description("Authorize keel with an http/sse server (OAuth): prints the URL, opens a browser when there is one, waits for the callback")
+    .argument("<name>", "server name")
+    .option("--no-browser", "only print the URL")
+    .option("--timeout <seconds>", "how long to wait for the browser (default 300)")
+    .action(async (name: string, opts: { browser?: boolean; timeout?: string }) => (await import("./mcp-login-commands.js")).mcpLoginCommand(ctx, name, opts));
+  mcp
+    .command("logout")
+    .description("Delete a server's stored OAuth tokens and client registration")
+    .argument("<name>", "server name")
+    .action(async (name: string) => (await import("./mcp-login-commands.js")).mcpLogoutCommand(ctx, name));
 };

@@ -1,6 +1,7 @@
 import type { Host, KeelPlugin } from "../../core/index.js";
 import { discoverMcpServers } from "../../manifests/mcp/discover-mcp-servers.js";
 import type { Elicitor } from "./elicitation.js";
+import type { McpAuth, OpenUrl } from "./mcp-auth.js";
 import type { McpManager } from "./mcp-manager.js";
 import type { AuthProviderFactory } from "./open-client.js";
 
@@ -9,10 +10,15 @@ const PLUGIN_NAME = "mcp-runtime";
 /** Name of the service the MCP runtime provides (`host.service(MCP_SERVICE)`). */
 export const MCP_SERVICE = "mcp";
 
+/** Name of the service holding MCP OAuth (`host.service(MCP_AUTH_SERVICE)`). */
+export const MCP_AUTH_SERVICE = "mcpAuth";
+
 declare module "../../core/services.js" {
   interface KeelServices {
     /** MCP connections and their tools (MCP runtime). */
     mcp: McpManager;
+    /** OAuth of the MCP servers: token store, interactive logins (MCP runtime). */
+    mcpAuth: McpAuth;
   }
 }
 
@@ -20,8 +26,10 @@ declare module "../../core/services.js" {
 export interface McpRuntimeOptions {
   /** Answers `elicitation/create`; default follows config `mcp.elicitation` (ask on a TTY, otherwise decline). */
   elicit?: Elicitor;
-  /** Supplies an OAuth provider per HTTP server (none by default). */
+  /** Supplies OAuth per HTTP/SSE server; default keel's (tokens under `$KEEL_HOME/mcp-oauth`, see McpAuth). */
   authProvider?: AuthProviderFactory;
+  /** Plays the browser for every server: authorization URLs go here and servers log in as they start (tests, the conformance adapter). */
+  openUrl?: OpenUrl;
 }
 
 /**
@@ -35,24 +43,29 @@ export function mcpRuntime(options: McpRuntimeOptions = {}): KeelPlugin {
     name: PLUGIN_NAME,
     apply(host: Host) {
       let manager: McpManager | undefined;
+      let auth: McpAuth | undefined;
       host.hooks.registerTools.tapPromise(PLUGIN_NAME, async () => {
         const handOffs = host.service("plugins")?.handOffs() ?? [];
         const discovered = await discoverMcpServers({ workspace: host.workspace, env: host.env, diagnostics: host.diagnostics, handOffs });
         if (!discovered.servers.length && !discovered.resources.length) return;
         // The manager and its dependencies load only when a workspace has MCP servers or resources.
-        const [{ policyElicitor }, { genericMcpTools }, { McpManager }, { HealthStore }, { ToolCache }] = await Promise.all([
+        const [{ policyElicitor }, { genericMcpTools }, { McpManager }, { HealthStore }, { ToolCache }, { McpAuth }, { OAuthStore }] = await Promise.all([
           import("./elicitation.js"),
           import("./generic-tools.js"),
           import("./mcp-manager.js"),
           import("./server-health.js"),
           import("./tool-cache.js"),
+          import("./mcp-auth.js"),
+          import("./oauth-store.js"),
         ]);
+        auth = new McpAuth(new OAuthStore(host.workspace.keelHome), options.openUrl);
+        host.provide(MCP_AUTH_SERVICE, auth);
         const ensure = () => host.ensureStateDir("state", "mcp");
         manager = new McpManager(host, discovered, {
           health: new HealthStore(host.statePath("mcp", "health.json"), ensure),
           cache: new ToolCache(host.statePath("mcp", "tool-cache.json"), ensure),
           elicit: options.elicit ?? policyElicitor(host.config.mcp?.elicitation, Boolean(process.stdin.isTTY && process.stderr.isTTY) && !host.env.CI),
-          authProvider: options.authProvider,
+          authProvider: options.authProvider ?? ((s) => auth!.forServer(s)),
         });
         host.provide(MCP_SERVICE, manager);
         await manager.startAll();
@@ -60,6 +73,7 @@ export function mcpRuntime(options: McpRuntimeOptions = {}): KeelPlugin {
       });
       host.hooks.shutdown.tapPromise(PLUGIN_NAME, async () => {
         await manager?.closeAll();
+        await auth?.close();
       });
     },
   };

@@ -26,6 +26,7 @@ export async function mcpListCommand(ctx: CliContext): Promise<void> {
         let out = table(["NAME", "TRANSPORT", "STATE", "TOOLS", "STARTUP", "SOURCE", "LAST ERROR"], rows, 80);
         if (servers.some((s) => s.state === "untrusted"))
           out += "\n\nUntrusted servers come from this workspace's manifests and were not started: run with --trust, set KEEL_TRUST=1, or run `keel trust`.";
+        for (const s of servers.filter((s) => s.state === "needs_login")) out += `\n\n${s.name} needs a login: ${s.hint}.`;
         if (diagnostics.length) out += "\n\n" + diagnostics.map(formatDiagnostic).join("\n");
         return out;
       });
@@ -124,6 +125,7 @@ function noServers(diagnostics: string[]): string {
 /** A next step for a failed server, from its error and stderr. */
 export function hintFor(conn: McpConnection, s: McpServerStatus): string | undefined {
   const err = s.lastError ?? "";
+  if (s.state === "needs_login") return s.hint;
   if (s.state === "untrusted") return "defined in this workspace and not trusted: re-run with --trust, set KEEL_TRUST=1, or run `keel trust`.";
   if (s.state === "disabled") return `disabled in ${s.source} ("enabled": false or "disabled": true).`;
   if (/unset environment variable/.test(err)) return "export the variable before starting keel, or give it a default: ${VAR:-default}.";
@@ -136,6 +138,14 @@ export function hintFor(conn: McpConnection, s: McpServerStatus): string | undef
   if (/start-up within/.test(err))
     return `no answer to initialize within ${conn.startupTimeoutMs} ms: check that the command starts an MCP server (not a CLI waiting for input), or raise "startupTimeoutMs".`;
   if (/exited/.test(err)) return "the server process exited: read its stderr above (missing dependency, bad arguments, missing credentials).";
+  if (/Protected resource .* does not match/i.test(err))
+    return "the server's protected-resource metadata names another resource, so keel refused to authorize (RFC 8707): check `url`, or tell the server's operator.";
+  if (/invalid_client|unauthorized_client/i.test(err))
+    return (
+      "the authorization server rejected the client: check `oauth.clientId` and the secret's environment variable, or run `keel mcp logout " +
+      conn.name +
+      "` and log in again."
+    );
   if (/ECONNREFUSED|fetch failed/i.test(err)) return 'nothing is listening at the URL: start the HTTP server or fix "url".';
   return undefined;
 }

@@ -5,6 +5,7 @@ import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.j
 import { errorMessage, type Host, McpServerError, ToolError } from "../../core/index.js";
 import type { McpServerConfig } from "../../manifests/mcp/mcp-server-config.js";
 import type { ElicitationRequest, Elicitor } from "./elicitation.js";
+import { loginCommand, needsLogin } from "./oauth-provider.js";
 import { openClient, type AuthProviderFactory, type OpenedClient } from "./open-client.js";
 import { paginate } from "./paginate.js";
 import { redactDeep, redactSecrets } from "./redact-secrets.js";
@@ -13,7 +14,7 @@ import { StderrRing } from "./stderr-ring.js";
 import type { McpToolInfo, ToolCache } from "./tool-cache.js";
 
 /** What `keel mcp list` shows for a server. */
-export type McpServerState = "connected" | "connecting" | "failed" | "untrusted" | "disabled" | "lazy" | "idle";
+export type McpServerState = "connected" | "connecting" | "failed" | "needs_login" | "untrusted" | "disabled" | "lazy" | "idle";
 
 /** Shared dependencies of every connection. */
 export interface ConnectionDeps {
@@ -272,6 +273,8 @@ export class McpConnection {
         this.lastError = "start-up was cancelled before it finished";
         return;
       }
+      // A server that wants a login has not failed: no breaker, no health record, other servers unaffected.
+      if (needsLogin(error)) return this.markNeedsLogin((error as { reason?: string }).reason);
       await new Promise((r) => setImmediate(r));
       await this.fail(describeStartError(error, this.startupTimeoutMs), isStartTimeout(error));
     }
@@ -314,6 +317,12 @@ export class McpConnection {
     setImmediate(() => void this.fail(`the server exited unexpectedly${this.stderr.tail() ? "" : " (no stderr output)"}`));
   }
 
+  private markNeedsLogin(reason?: string): void {
+    this.state = "needs_login";
+    this.lastError = `${reason ? `${reason.replace(/\.$/, "")}; ` : ""}the server requires authorization (OAuth): run \`${loginCommand(this.name)}\``;
+    this.deps.host.events.emit({ type: "mcp_error", server: this.name, message: this.lastError });
+  }
+
   /** Marks the server failed; the message (redacted) becomes `lastError`, the health record and an event. */
   private async fail(raw: string, startupTimeout = false): Promise<void> {
     const message = this.redact(raw);
@@ -350,7 +359,10 @@ export class McpConnection {
     const code = (error as { code?: number }).code;
     let message: string;
     if (error instanceof McpServerError) message = error.message;
-    else if (code === -32000 || this.state === "failed" || !this.opened)
+    else if (needsLogin(error)) {
+      void this.close().then(() => this.markNeedsLogin());
+      message = `MCP server "${this.name}" requires a new login (its token was refused): run \`${loginCommand(this.name)}\`.`;
+    } else if (code === -32000 || this.state === "failed" || !this.opened)
       message = `MCP server "${this.name}" stopped during the call (${errorMessage(error)}). The next call restarts it.`;
     else if (code === -32001)
       return new ToolError(this.redact(`MCP server "${this.name}" did not answer in time: ${errorMessage(error)}`), "timeout", null, {

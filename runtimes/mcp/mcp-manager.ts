@@ -2,6 +2,7 @@ import type { Host, ToolDefinition } from "../../core/index.js";
 import type { DiscoveredMcp } from "../../manifests/mcp/discover-mcp-servers.js";
 import type { LocalResource } from "../../manifests/mcp/mcp-server-config.js";
 import { McpConnection, type ConnectionDeps, type McpServerState } from "./mcp-connection.js";
+import { loginCommand } from "./oauth-provider.js";
 import { filterTools, serverToolDefinition } from "./server-tools.js";
 import { TOOL_CACHE_MAX_AGE_MS } from "./tool-cache.js";
 import { assignToolNames, MAX_TOOL_NAME, sanitize } from "./tool-names.js";
@@ -19,6 +20,8 @@ export interface McpServerStatus {
   tools: number;
   startupMs: number | null;
   lastError: string | null;
+  /** The next step for the user, when there is an obvious one (e.g. `keel mcp login NAME` for `needs_login`). */
+  hint?: string;
   timings: McpConnection["timings"];
   stderrTail: string;
 }
@@ -147,6 +150,7 @@ export class McpManager {
       tools: filterTools(c, c.tools).length,
       startupMs: c.timings.totalMs !== undefined ? Math.round(c.timings.totalMs) : null,
       lastError: c.lastError ?? null,
+      ...(c.state === "needs_login" ? { hint: `run \`${loginCommand(c.name)}\` to authorize keel with this server` } : {}),
       timings: Object.fromEntries(Object.entries(c.timings).map(([k, v]) => [k, Math.round(v * 10) / 10])),
       stderrTail: c.stderr.tail(),
     }));

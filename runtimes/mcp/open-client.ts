@@ -1,15 +1,15 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { errorMessage } from "../../core/index.js";
 import type { McpServerConfig } from "../../manifests/mcp/mcp-server-config.js";
+import type { McpAuthSession } from "./mcp-auth.js";
 import type { StderrRing } from "./stderr-ring.js";
 
 /** Name and version keel announces in `initialize`. */
 export const CLIENT_INFO = { name: "keel", version: "0.1.0" };
 
-/** Supplies an OAuth provider for an HTTP server (the seam for OAuth; none by default). */
-export type AuthProviderFactory = (server: McpServerConfig) => OAuthClientProvider | undefined;
+/** Supplies OAuth (the SDK provider and the fetch to use) for an HTTP/SSE server; undefined: no OAuth. */
+export type AuthProviderFactory = (server: McpServerConfig) => Promise<McpAuthSession | undefined>;
 
 /** Inputs to open one client connection. */
 export interface OpenClientOptions {
@@ -98,13 +98,14 @@ async function httpTransport(o: OpenClientOptions, kind: "http" | "sse"): Promis
   const s = o.server;
   const url = new URL(s.url!);
   const requestInit: RequestInit = { headers: s.headers };
-  const authProvider = o.authProvider?.(s);
+  const auth = await o.authProvider?.(s);
+  const opts = { requestInit, authProvider: auth?.provider, fetch: auth?.fetch };
   if (kind === "sse") {
     const { SSEClientTransport } = await import("@modelcontextprotocol/sdk/client/sse.js");
-    return new SSEClientTransport(url, { requestInit, authProvider });
+    return new SSEClientTransport(url, opts);
   }
   const { StreamableHTTPClientTransport } = await import("@modelcontextprotocol/sdk/client/streamableHttp.js");
-  return new StreamableHTTPClientTransport(url, { requestInit, authProvider });
+  return new StreamableHTTPClientTransport(url, opts);
 }
 
 async function connectWith(o: OpenClientOptions, kind: OpenedClient["transportKind"], transport: Transport): Promise<OpenedClient> {

@@ -1,0 +1,146 @@
+import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
+import type { OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
+import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { McpServerConfig } from "../../manifests/mcp/mcp-server-config.js";
+import { LOGIN_TIMEOUT_MS, LoopbackCallback } from "./loopback-callback.js";
+import { oauthFetch } from "./oauth-fetch.js";
+import { LoginRequiredError, StoredOAuthProvider } from "./oauth-provider.js";
+import type { OAuthStore } from "./oauth-store.js";
+
+/** What an HTTP/SSE transport gets for OAuth: the SDK provider and the fetch it should use. */
+export interface McpAuthSession {
+  provider: OAuthClientProvider;
+  fetch: FetchLike;
+}
+
+/** Shows an authorization URL to the user; the code comes back to keel's loopback callback. */
+export type OpenUrl = (url: URL) => Promise<void>;
+
+/**
+ * OAuth for the MCP servers of one host: makes each HTTP/SSE server's provider from the manifest's
+ * `oauth` (authorization code by default, `client_credentials` with a secret or a private key) and
+ * the OAuthStore. A server starts non-interactively (stored tokens, refreshed; otherwise
+ * `needs_login`) unless it was made interactive with `interactive()` (`keel mcp login`) or the host
+ * has a default `openUrl` (a test playing the browser).
+ */
+export class McpAuth {
+  private readonly openers = new Map<string, { openUrl: OpenUrl; timeoutMs?: number }>();
+  private readonly callbacks = new Set<LoopbackCallback>();
+
+  constructor(
+    readonly store: OAuthStore,
+    private readonly defaultOpenUrl?: OpenUrl,
+    private readonly loginTimeoutMs = LOGIN_TIMEOUT_MS,
+  ) {}
+
+  /** The next start of server `name` may log in: authorization URLs go to `openUrl`; the browser has `timeoutMs` (default 5 min) to come back. */
+  interactive(name: string, openUrl: OpenUrl, timeoutMs?: number): void {
+    this.openers.set(name, { openUrl, timeoutMs });
+  }
+
+  /** The provider and fetch for a server (undefined for stdio). Interactive starts listen on a loopback port until `close`. */
+  async forServer(server: McpServerConfig): Promise<McpAuthSession | undefined> {
+    if (server.transport === "stdio" || !server.url) return undefined;
+    if (server.oauth?.grantType === "client_credentials") return { provider: await machineProvider(server, this.store), fetch: oauthFetch(server, this.store) };
+    if (server.oauth?.grantType === "cross_app_access") {
+      const { crossAppAccessProvider } = await import("./cross-app-access.js");
+      return { provider: await crossAppAccessProvider(server, this.store), fetch: oauthFetch(server, this.store) };
+    }
+    const own = this.openers.get(server.name);
+    const openUrl = own?.openUrl ?? this.defaultOpenUrl;
+    const timeoutMs = own?.timeoutMs ?? this.loginTimeoutMs;
+    if (!openUrl) return { provider: await StoredOAuthProvider.create(server, this.store), fetch: oauthFetch(server, this.store) };
+    const stored = await this.store.read(server.url);
+    const fixed = server.oauth?.callbackPort;
+    const cb = await LoopbackCallback.listen(
+      fixed ?? portOf((stored.client as { redirect_uris?: string[] } | undefined)?.redirect_uris?.[0]),
+      fixed === undefined,
+    );
+    this.callbacks.add(cb);
+    let armed = false;
+    const provider = await StoredOAuthProvider.create(server, this.store, {
+      redirectUrl: cb.redirectUrl,
+      state: cb.state,
+      openUrl: async (url) => {
+        if (!armed) throw new LoginRequiredError(`MCP server "${server.name}" needs a login: run \`keel mcp login ${server.name}\`.`);
+        await openUrl(url);
+      },
+    });
+    const sdk = await import("@modelcontextprotocol/sdk/client/auth.js");
+    return {
+      provider,
+      fetch: oauthFetch(server, this.store, {
+        sdk,
+        provider,
+        arm: (on) => (armed = on),
+        reset: () => cb.reset(),
+        waitForCode: () =>
+          cb.waitForCode(timeoutMs).catch((error: Error) => {
+            // An unfinished login leaves the server waiting for one (not failed): keep what went wrong.
+            throw Object.assign(new LoginRequiredError(error.message, { cause: error }), { reason: error.message });
+          }),
+      }),
+    };
+  }
+
+  /** Stops every loopback listener. */
+  async close(): Promise<void> {
+    await Promise.all([...this.callbacks].map((cb) => cb.close()));
+    this.callbacks.clear();
+  }
+}
+
+/**
+ * `client_credentials` for machines: the SDK's ClientCredentialsProvider (client_secret_basic) or
+ * PrivateKeyJwtProvider (private_key_jwt), with tokens kept in the store instead of memory so one
+ * token serves several keel processes. The SDK provider is made once the authorization server is
+ * known, so its credentials are bound to one (`expectedIssuer`): `oauth.issuer`, else the one that
+ * issued the stored token, else the one discovery found on first use (then pinned by the token).
+ */
+async function machineProvider(server: McpServerConfig, store: OAuthStore): Promise<OAuthClientProvider> {
+  const ext = await import("@modelcontextprotocol/sdk/client/auth-extensions.js");
+  const o = server.oauth!;
+  let tokens = (await store.read(server.url!)).tokens;
+  let discovered: string | undefined;
+  let inner: OAuthClientProvider | undefined;
+  const sdk = (): OAuthClientProvider => {
+    if (inner) return inner;
+    const issuer = o.issuer ?? tokens?.issuer ?? discovered;
+    const common = { clientId: o.clientId!, scope: o.scope, clientName: o.clientName ?? "keel", ...(issuer ? { expectedIssuer: issuer } : {}) };
+    inner = o.privateKey
+      ? new ext.PrivateKeyJwtProvider({ ...common, privateKey: o.privateKey, algorithm: o.algorithm ?? "RS256" })
+      : new ext.ClientCredentialsProvider({ ...common, clientSecret: o.clientSecret ?? "" });
+    return inner;
+  };
+  return {
+    get redirectUrl() {
+      return undefined;
+    },
+    get clientMetadata() {
+      return sdk().clientMetadata;
+    },
+    clientInformation: () => sdk().clientInformation(),
+    saveClientInformation: (info) => sdk().saveClientInformation?.(info),
+    tokens: () => tokens,
+    saveTokens: async (t: OAuthTokens) => {
+      tokens = t;
+      await store.update(server.url!, (cur) => ({ ...cur, tokens: t }));
+    },
+    redirectToAuthorization: (url) => sdk().redirectToAuthorization(url),
+    saveCodeVerifier: (v) => sdk().saveCodeVerifier(v),
+    codeVerifier: () => sdk().codeVerifier(),
+    prepareTokenRequest: (scope) => sdk().prepareTokenRequest?.(scope),
+    saveDiscoveryState: (state) => {
+      discovered = state.authorizationServerUrl;
+    },
+    ...(o.privateKey ? { addClientAuthentication: (headers, params, url, metadata) => sdk().addClientAuthentication!(headers, params, url, metadata) } : {}),
+  };
+}
+
+function portOf(url: string | undefined): number {
+  try {
+    return url ? Number(new URL(url).port) || 0 : 0;
+  } catch {
+    return 0;
+  }
+}

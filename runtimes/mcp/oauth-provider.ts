@@ -1,0 +1,176 @@
+import type { OAuthClientProvider, OAuthDiscoveryState } from "@modelcontextprotocol/sdk/client/auth.js";
+import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
+import type { McpServerConfig } from "../../manifests/mcp/mcp-server-config.js";
+import type { OAuthRecord, OAuthStore } from "./oauth-store.js";
+
+/** Thrown (inside the SDK's `auth()`) when a server needs a login that this process may not start: the server goes to `needs_login`. */
+export class LoginRequiredError extends Error {
+  override name = "LoginRequiredError";
+  /** Why a login that was under way did not finish (no answer from the browser, a refused authorization), for `lastError`. */
+  reason?: string;
+}
+
+/** How an interactive provider sends the user to the authorization server. */
+export interface InteractiveLogin {
+  /** The loopback redirect URI (`http://127.0.0.1:<port>/callback`). */
+  redirectUrl: string;
+  /** The `state` the callback must echo. */
+  state: string;
+  /** Shows the authorization URL to the user (browser and/or printed); the code arrives at the loopback callback. */
+  openUrl(url: URL): Promise<void>;
+}
+
+/** Placeholder redirect URI of a non-interactive provider (never used: it cannot start an authorization). */
+const NO_REDIRECT = "http://127.0.0.1/callback";
+
+/**
+ * The SDK's `OAuthClientProvider` for the authorization-code flow, backed by the OAuthStore (keyed
+ * by the server URL). Interactive (`keel mcp login`): registers the loopback redirect URI and
+ * opens the authorization URL. Non-interactive (every other start): uses and refreshes stored
+ * tokens, and throws LoginRequiredError instead of registering or redirecting.
+ */
+export class StoredOAuthProvider implements OAuthClientProvider {
+  private verifier?: string;
+
+  private constructor(
+    private readonly server: McpServerConfig,
+    private readonly store: OAuthStore,
+    private record: OAuthRecord,
+    private readonly interactive?: InteractiveLogin,
+  ) {}
+
+  /** Loads the server's record and makes its provider. */
+  static async create(server: McpServerConfig, store: OAuthStore, interactive?: InteractiveLogin): Promise<StoredOAuthProvider> {
+    return new StoredOAuthProvider(server, store, await store.read(server.url!), interactive);
+  }
+
+  /** The loopback redirect URI when interactive, else the registered one (never used). */
+  get redirectUrl(): string {
+    if (this.interactive) return this.interactive.redirectUrl;
+    const client = this.record.client as { redirect_uris?: string[] } | undefined;
+    return client?.redirect_uris?.[0] ?? NO_REDIRECT;
+  }
+
+  /** A client metadata document URL (`oauth.clientMetadataUrl`), used as client_id when the server supports it. */
+  get clientMetadataUrl(): string | undefined {
+    return this.server.oauth?.clientMetadataUrl;
+  }
+
+  /** What keel registers: a native (loopback) client that wants refresh tokens. */
+  get clientMetadata(): OAuthClientMetadata {
+    const o = this.server.oauth;
+    return {
+      client_name: o?.clientName ?? "keel",
+      redirect_uris: [this.redirectUrl],
+      grant_types: ["authorization_code", "refresh_token"],
+      response_types: ["code"],
+      token_endpoint_auth_method: o?.clientSecret ? "client_secret_basic" : "none",
+      ...(o?.scope ? { scope: o.scope } : {}),
+    };
+  }
+
+  /** The state parameter the loopback callback checks. */
+  state(): string {
+    return this.interactive?.state ?? "";
+  }
+
+  /** The pre-registered client (`oauth.clientId`), else the stored registration; non-interactive without a usable token: LoginRequiredError. */
+  clientInformation(): OAuthClientInformationMixed | undefined {
+    if (!this.interactive && !this.record.tokens?.refresh_token) throw this.loginRequired();
+    const o = this.server.oauth;
+    if (o?.clientId) return { client_id: o.clientId, ...(o.clientSecret ? { client_secret: o.clientSecret } : {}), ...(o.issuer ? { issuer: o.issuer } : {}) };
+    const client = this.record.client as (OAuthClientInformationMixed & { redirect_uris?: string[] }) | undefined;
+    // A registration for another loopback port is not reused: the authorization server would reject the redirect.
+    if (this.interactive && client?.redirect_uris && !client.redirect_uris.includes(this.interactive.redirectUrl)) return undefined;
+    return client;
+  }
+
+  /** Stores a dynamic registration (or the client metadata URL used as client_id). */
+  async saveClientInformation(info: OAuthClientInformationMixed): Promise<void> {
+    if (this.server.oauth?.clientId) return;
+    await this.save({ client: info });
+  }
+
+  /** Stored tokens. */
+  tokens(): OAuthTokens | undefined {
+    return this.record.tokens;
+  }
+
+  /** Stores tokens (0600, atomically). */
+  async saveTokens(tokens: OAuthTokens): Promise<void> {
+    await this.save({ tokens });
+  }
+
+  /** Interactive: asks for `offline_access` when the authorization server offers it, then opens the URL. Otherwise: LoginRequiredError. */
+  async redirectToAuthorization(url: URL): Promise<void> {
+    if (!this.interactive) throw this.loginRequired();
+    const offered = this.record.discovery?.authorizationServerMetadata?.scopes_supported ?? [];
+    const scope = url.searchParams.get("scope")?.split(" ").filter(Boolean) ?? [];
+    if (offered.includes("offline_access") && !scope.includes("offline_access")) url.searchParams.set("scope", [...scope, "offline_access"].join(" "));
+    await this.interactive.openUrl(url);
+  }
+
+  /** Keeps the PKCE verifier in memory (it lives only as long as this login). */
+  saveCodeVerifier(verifier: string): void {
+    this.verifier = verifier;
+  }
+
+  /** The PKCE verifier of this login. */
+  codeVerifier(): string {
+    if (!this.verifier) throw new Error("no PKCE code verifier: the login did not start in this process");
+    return this.verifier;
+  }
+
+  /** Forgets what the server rejected. */
+  async invalidateCredentials(scope: "all" | "client" | "tokens" | "verifier" | "discovery"): Promise<void> {
+    if (scope === "verifier" || scope === "all") this.verifier = undefined;
+    const drop: (keyof OAuthRecord)[] =
+      scope === "all" ? ["tokens", "client", "discovery"] : scope === "verifier" ? [] : [scope === "client" ? "client" : scope];
+    if (!drop.length) return;
+    this.record = await this.store.update(this.server.url!, (cur) => {
+      const next = { ...cur };
+      for (const k of drop) delete next[k];
+      return next;
+    });
+  }
+
+  /** Caches discovery (authorization server and its metadata) with the tokens. */
+  async saveDiscoveryState(state: OAuthDiscoveryState): Promise<void> {
+    await this.save({ discovery: state });
+  }
+
+  /** The cached discovery result. Non-interactive without a refresh token: LoginRequiredError before any discovery request (nothing to gain from it). */
+  discoveryState(): OAuthDiscoveryState | undefined {
+    if (!this.interactive && !this.record.tokens?.refresh_token) throw this.loginRequired();
+    return this.record.discovery;
+  }
+
+  private async save(patch: Partial<OAuthRecord>): Promise<void> {
+    this.record = await this.store.update(this.server.url!, (cur) => ({ ...cur, ...patch }));
+  }
+
+  private loginRequired(): LoginRequiredError {
+    return new LoginRequiredError(`MCP server "${this.server.name}" needs a login: run \`keel mcp login ${this.server.name}\`.`);
+  }
+}
+
+/** The command that logs in to a server. */
+export function loginCommand(name: string): string {
+  return `keel mcp login ${/^[\w.-]+$/.test(name) ? name : JSON.stringify(name)}`;
+}
+
+/**
+ * True when `error` (or its cause) means the server wants a login: LoginRequiredError, the SDK's
+ * UnauthorizedError, or a 401 after authorization. Never throws.
+ */
+export function needsLogin(error: unknown): boolean {
+  for (
+    let e = error as { name?: string; code?: number; cause?: unknown; constructor?: { name?: string } } | undefined, i = 0;
+    e && i < 5;
+    e = e.cause as typeof e, i++
+  ) {
+    if (e.name === "LoginRequiredError" || e.constructor?.name === "UnauthorizedError") return true;
+    if (e.constructor?.name === "StreamableHTTPError" && e.code === 401) return true;
+  }
+  return false;
+}

@@ -1,0 +1,96 @@
+import { createHash } from "node:crypto";
+import { mkdir, readFile, rm } from "node:fs/promises";
+import { join } from "node:path";
+import type { OAuthDiscoveryState } from "@modelcontextprotocol/sdk/client/auth.js";
+import type { OAuthClientInformationMixed, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
+import { StateError, errorMessage, withFileLock } from "../../core/index.js";
+
+/** What keel keeps for one server URL: tokens, the client registration and the discovery result. */
+export interface OAuthRecord {
+  serverUrl: string;
+  tokens?: OAuthTokens;
+  client?: OAuthClientInformationMixed;
+  discovery?: OAuthDiscoveryState;
+  savedAt?: string;
+}
+
+/** Folder under `$KEEL_HOME` holding one file per server URL. */
+export const OAUTH_DIR = "mcp-oauth";
+
+/**
+ * Tokens and client registrations under `$KEEL_HOME/mcp-oauth/<sha256(url)>.json`: the folder
+ * 0700, each file 0600, written atomically (temp file + rename) under a cross-process lock, keyed by
+ * the server URL so a token only ever goes back to the server it was issued for. Never in a
+ * workspace, never in events: nothing here is logged.
+ */
+export class OAuthStore {
+  constructor(private readonly keelHome: string) {}
+
+  /** The file of a server URL. */
+  fileFor(serverUrl: string): string {
+    const key = createHash("sha256").update(normalizeUrl(serverUrl)).digest("hex").slice(0, 32);
+    return join(this.keelHome, OAUTH_DIR, `${key}.json`);
+  }
+
+  /** The record of a server URL (empty when none). Throws StateError when the file is unreadable. */
+  async read(serverUrl: string): Promise<OAuthRecord> {
+    const file = this.fileFor(serverUrl);
+    let text: string;
+    try {
+      text = await readFile(file, "utf8");
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return { serverUrl };
+      throw new StateError(`Cannot read ${file}: ${errorMessage(error)}`, file);
+    }
+    try {
+      const data = JSON.parse(text) as OAuthRecord;
+      // A file for another URL (a hash collision, or a copied file) is not this server's.
+      return data.serverUrl === normalizeUrl(serverUrl) ? data : { serverUrl };
+    } catch {
+      throw new StateError(`${file} is not valid JSON; remove it with \`keel mcp logout\` for its server, then log in again.`, file);
+    }
+  }
+
+  /** Read-modify-write under the file's lock; `change` returns the new record (or undefined to keep it). */
+  async update(serverUrl: string, change: (cur: OAuthRecord) => OAuthRecord | undefined | Promise<OAuthRecord | undefined>): Promise<OAuthRecord> {
+    return this.locked(serverUrl, async () => {
+      const cur = await this.read(serverUrl);
+      const next = await change(cur);
+      if (!next) return cur;
+      await this.write(serverUrl, next);
+      return next;
+    });
+  }
+
+  /** Runs `fn` holding the server's lock (other keel processes wait): used around a token refresh. */
+  async locked<T>(serverUrl: string, fn: () => Promise<T>): Promise<T> {
+    await mkdir(join(this.keelHome, OAUTH_DIR), { recursive: true, mode: 0o700 });
+    return withFileLock(this.fileFor(serverUrl), fn);
+  }
+
+  /** Writes a record atomically with mode 0600 (call under `locked`). */
+  async write(serverUrl: string, record: OAuthRecord): Promise<void> {
+    await mkdir(join(this.keelHome, OAUTH_DIR), { recursive: true, mode: 0o700 });
+    const { default: writeFileAtomic } = await import("write-file-atomic");
+    const data: OAuthRecord = { ...record, serverUrl: normalizeUrl(serverUrl), savedAt: new Date().toISOString() };
+    await writeFileAtomic(this.fileFor(serverUrl), JSON.stringify(data, null, 2) + "\n", { mode: 0o600, fsync: true });
+  }
+
+  /** Deletes what is stored for a server URL; returns what was there (`tokens`, `client`), for `keel mcp logout`. */
+  async remove(serverUrl: string): Promise<{ tokens: boolean; client: boolean }> {
+    return this.locked(serverUrl, async () => {
+      const cur = await this.read(serverUrl).catch(() => ({ serverUrl }) as OAuthRecord);
+      await rm(this.fileFor(serverUrl), { force: true });
+      return { tokens: Boolean(cur.tokens), client: Boolean(cur.client) };
+    });
+  }
+}
+
+/** The URL as keel keys it: parsed and printed back (so `HTTP://Host:80/x` and `http://host/x` are one server). */
+export function normalizeUrl(url: string): string {
+  try {
+    return new URL(url).href;
+  } catch {
+    return url;
+  }
+}
