@@ -10,6 +10,12 @@ export interface McpToolInfo {
   description?: string;
   inputSchema: Record<string, unknown>;
   annotations?: { readOnlyHint?: boolean; destructiveHint?: boolean; openWorldHint?: boolean; title?: string };
+  /** JSON Schema of `structuredContent`; keel validates results against it. */
+  outputSchema?: Record<string, unknown>;
+  /** `execution.taskSupport` as listed (`required` tools are not offered until keel supports tasks). */
+  execution?: { taskSupport?: string };
+  /** Why the SDK's tool schema rejected this definition (the tool is registered without input validation). */
+  schemaProblem?: string;
 }
 
 /**
