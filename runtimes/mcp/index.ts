@@ -58,6 +58,12 @@ export function mcpRuntime(options: McpRuntimeOptions = {}): KeelPlugin {
         await manager.startAll();
         for (const tool of genericMcpTools(manager)) host.registry.register(tool);
       });
+      // Servers' `instructions` (untrusted, labelled by server) join the system prompt: `keel run`, `keel context`.
+      host.hooks.beforePrompt.tapPromise(PLUGIN_NAME, async (ctx) => {
+        const section = manager?.instructionsSection();
+        if (section) ctx.system = `${ctx.system}\n\n${section}`;
+        return ctx;
+      });
       host.hooks.shutdown.tapPromise(PLUGIN_NAME, async () => {
         await manager?.closeAll();
       });

@@ -53,6 +53,8 @@ export class McpConnection {
   state: McpServerState = "idle";
   lastError?: string;
   tools: McpToolInfo[] = [];
+  /** The server's `instructions` from `initialize` (or from the tool cache until it starts); untrusted text. */
+  instructions?: string;
   timings: StartupTimings = {};
   transportKind?: "stdio" | "http" | "sse";
   pid?: number;
@@ -197,7 +199,7 @@ export class McpConnection {
     const listed = await listAllTools(client, await import("@modelcontextprotocol/sdk/types.js"), { signal, timeout: this.startupTimeoutMs });
     if (listed.dropped) this.stderr.push(`[keel] skipped ${listed.dropped} tool(s) without a name in tools/list\n`);
     this.tools = listed.tools;
-    void this.deps.cache.put(this.config, this.tools);
+    void this.deps.cache.put(this.config, this.tools, this.instructions);
     return this.tools;
   }
 
@@ -263,6 +265,7 @@ export class McpConnection {
         setup: (client) => this.installHandlers(client, types),
       });
       this.opened = opened;
+      this.instructions = opened.client.getInstructions();
       this.transportKind = opened.transportKind;
       this.pid = opened.pid;
       opened.client.onclose = () => this.onClosed(opened);

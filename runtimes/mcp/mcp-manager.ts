@@ -2,6 +2,7 @@ import type { Host, ToolDefinition } from "../../core/index.js";
 import type { DiscoveredMcp } from "../../manifests/mcp/discover-mcp-servers.js";
 import type { LocalResource } from "../../manifests/mcp/mcp-server-config.js";
 import { McpConnection, type ConnectionDeps, type McpServerState } from "./mcp-connection.js";
+import { serverInstructionsSection } from "./server-instructions.js";
 import { filterTools, requiresTasks, serverToolDefinition } from "./server-tools.js";
 import { TOOL_CACHE_MAX_AGE_MS } from "./tool-cache.js";
 import { assignToolNames, MAX_TOOL_NAME, sanitize } from "./tool-names.js";
@@ -132,6 +133,11 @@ export class McpManager {
     }
   }
 
+  /** The system-prompt section with the servers' `instructions` (enabled, trusted servers only; see server-instructions.ts). */
+  instructionsSection(): string | undefined {
+    return serverInstructionsSection(this.connections, (c) => c.config.enabled && this.isTrusted(c));
+  }
+
   /** Restarts a server: clears its breaker and failure record, reconnects, re-syncs its tools. */
   async restart(conn: McpConnection, signal?: AbortSignal): Promise<void> {
     await conn.restart(signal);
@@ -187,16 +193,18 @@ export class McpManager {
   private async startOne(conn: McpConnection, mode: StartMode, signal?: AbortSignal): Promise<void> {
     const lazy = this.isLazy(conn);
     if (lazy || mode === "deferred") {
-      const cached = await this.cacheDeps.cache.get(conn.config);
+      const cached = await this.cacheDeps.cache.entry(conn.config);
       if (cached || mode === "deferred") {
-        conn.tools = cached ?? [];
+        conn.tools = cached?.tools ?? [];
+        conn.instructions = cached?.instructions;
         conn.state = "lazy";
         return;
       }
     } else if (mode === "background") {
-      const cached = await this.cacheDeps.cache.get(conn.config, { maxAgeMs: TOOL_CACHE_MAX_AGE_MS });
+      const cached = await this.cacheDeps.cache.entry(conn.config, { maxAgeMs: TOOL_CACHE_MAX_AGE_MS });
       if (cached) {
-        conn.tools = cached;
+        conn.tools = cached.tools;
+        conn.instructions = cached.instructions;
         this.startInBackground(conn);
         return;
       }

@@ -1,7 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { SchemaValidator } from "../../core/validation.js";
 
-const tuple = { type: "object", properties: { pair: { type: "array", prefixItems: [{ type: "string" }, { type: "number" }], items: false } }, required: ["pair"] };
+const tuple = {
+  type: "object",
+  properties: { pair: { type: "array", prefixItems: [{ type: "string" }, { type: "number" }], items: false } },
+  required: ["pair"],
+};
 
 describe("JSON Schema dialects", () => {
   it("reads a schema without $schema as 2020-12: prefixItems with items: false", () => {
