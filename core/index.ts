@@ -51,7 +51,7 @@ export type {
 export { KeelError, McpServerError, StateError, ToolError, UsageError, errorMessage } from "./errors.js";
 export { Diagnostics, formatDiagnostic, type Diagnostic } from "./diagnostics.js";
 export { ToolRegistry, fmt } from "./registry.js";
-export { describeSchemaErrors } from "./validation.js";
+export { describeSchemaErrors, type CompiledSchema } from "./validation.js";
 export { ancestorsWithin, type Workspace } from "./workspace.js";
 export { MAX_MANIFEST_BYTES, readRegularFile } from "./bounded-read.js";
 export { readJsonState, updateJsonState, withFileLock, writeJsonState } from "./state/json-file.js";

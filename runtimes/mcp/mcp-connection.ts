@@ -13,6 +13,7 @@ import { cleanMcpErrorText } from "./error-text.js";
 import { listAllTools } from "./list-tools.js";
 import { redactDeep, redactSecrets } from "./redact-secrets.js";
 import { backingOff, type HealthStore, type ServerHealth } from "./server-health.js";
+import { sdkSchemaValidator } from "./sdk-schema-validator.js";
 import { StderrRing } from "./stderr-ring.js";
 import type { McpToolInfo, ToolCache } from "./tool-cache.js";
 
@@ -255,6 +256,7 @@ export class McpConnection {
         timeoutMs: this.startupTimeoutMs,
         signal,
         authProvider: this.deps.authProvider,
+        jsonSchemaValidator: sdkSchemaValidator(this.deps.host),
         sandbox: (argv, cwd) =>
           this.deps.host.sandbox.wrapServer({ root: this.deps.host.workspace.root, cwd, argv }, `MCP server "${this.config.name}"`, signal),
         onSpawn: (pid) => (this.pid = pid),

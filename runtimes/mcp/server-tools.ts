@@ -1,5 +1,5 @@
 import picomatch from "picomatch";
-import { type Host, type RiskTag, type ToolDefinition, ToolError } from "../../core/index.js";
+import { type CompiledSchema, type Host, type RiskTag, type ToolDefinition, ToolError } from "../../core/index.js";
 import { cleanMcpErrorText } from "./error-text.js";
 import { mapCallResult } from "./map-result.js";
 import { outputProblem } from "./output-schema.js";
@@ -38,6 +38,8 @@ export function serverToolDefinition(host: Host, conn: McpConnection, info: McpT
   const inputSchema = isObject(info.inputSchema) ? info.inputSchema : { type: "object" };
   const where = { file: conn.config.origin.file, path: conn.config.origin.path };
   let outputWarned = false;
+  let outputCompiled: CompiledSchema | undefined;
+  const outputSchema = () => (outputCompiled ??= host.validator.forSchema(info.outputSchema!));
   const def: ToolDefinition = {
     name,
     description: info.description ?? info.title ?? `Tool "${info.name}" of MCP server "${conn.name}".`,
@@ -76,7 +78,7 @@ export function serverToolDefinition(host: Host, conn: McpConnection, info: McpT
         timeoutMs,
         (result) => {
           if (onProgress && known !== true) conn.reportsProgress.set(info.name, reported);
-          const problem = outputProblem(host, info, result, (reason) => {
+          const problem = outputProblem(outputSchema, info, result, (reason) => {
             if (outputWarned) return;
             outputWarned = true;
             host.diagnostics.warn(

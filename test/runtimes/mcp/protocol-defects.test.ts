@@ -68,6 +68,11 @@ describe("MCP protocol corners (fixture server written with the SDK)", () => {
     expect((await run("mcp__p__broken", { anything: 1 })).content).toBe('broken got {"anything":1}');
   });
 
+  it("a tool whose output schema cannot be compiled works unchecked, with a diagnostic", async () => {
+    expect(await run("mcp__p__badout")).toMatchObject({ ok: true, content: "badout ok" });
+    expect(host.diagnostics.items.some((i) => /Output schema of tool "badout" from MCP server "p" could not be compiled/.test(i.message))).toBe(true);
+  });
+
   it("tools that require task support are not offered, with a diagnostic", async () => {
     expect(host.registry.has("mcp__p__taskonly")).toBe(false);
     expect(host.diagnostics.items.some((i) => /"taskonly".*taskSupport: "required".*not offered/.test(i.message))).toBe(true);
