@@ -7,10 +7,10 @@ type SdkTypes = typeof import("@modelcontextprotocol/sdk/types.js");
 
 /**
  * Lists every tool of a server, following `nextCursor`, one tool at a time: a tool whose
- * definition the SDK's schema rejects (an input schema without `type: "object"`, a malformed
- * `required`, a bad output schema) is kept with `schemaProblem` saying why, instead of failing the
- * whole list (and with it the server); only an entry without a string `name` is dropped (in
- * `dropped`). The SDK's `client.listTools` is not used: it resets its output-schema validators on
+ * definition the SDK's schema rejects is kept instead of failing the whole list (and with it the
+ * server) — with `schemaProblem` saying why when its input schema is at fault (no `type: "object"`,
+ * a malformed `required`); malformed optional fields are left out. Only an entry without a string
+ * `name` is dropped (counted in `dropped`). The SDK's `client.listTools` is not used: it resets its output-schema validators on
  * every page and compiles them with its own draft-07 ajv, which logs to the console; keel validates
  * `structuredContent` itself (server-tools.ts). Throws what the request throws.
  */
@@ -46,13 +46,14 @@ function toolInfo(raw: unknown, types: SdkTypes): McpToolInfo | undefined {
   if (isObject(t.outputSchema)) info.outputSchema = t.outputSchema;
   const taskSupport = isObject(t.execution) ? t.execution.taskSupport : undefined;
   if (typeof taskSupport === "string") info.execution = { taskSupport };
-  if (!parsed.success) info.schemaProblem = describeIssues(parsed.error);
+  if (!parsed.success) info.schemaProblem = inputSchemaIssues(parsed.error);
   return info;
 }
 
-function describeIssues(error: unknown): string {
-  const issues = (error as { issues?: { path?: PropertyKey[]; message?: string }[] }).issues;
-  if (!issues?.length) return String(error);
+/** The schema issues about `inputSchema` (others — a bad title, annotations — are dropped with those fields above). */
+function inputSchemaIssues(error: unknown): string | undefined {
+  const issues = (error as { issues?: { path?: PropertyKey[]; message?: string }[] }).issues?.filter((i) => i.path?.[0] === "inputSchema");
+  if (!issues?.length) return undefined;
   return issues
     .slice(0, 3)
     .map((i) => `${(i.path ?? []).map(String).join(".") || "tool"}: ${i.message ?? "invalid"}`)

@@ -66,6 +66,9 @@ describe("MCP protocol corners (fixture server written with the SDK)", () => {
     const d = host.diagnostics.items.find((i) => i.message.includes('tool "broken"'));
     expect(d?.message).toMatch(/MCP server "p" is invalid \(.*required.*\); mcp__p__broken stays callable without input validation/);
     expect((await run("mcp__p__broken", { anything: 1 })).content).toBe('broken got {"anything":1}');
+    // A tool the SDK rejects for its output schema keeps its input validation.
+    expect(host.registry.get("mcp__p__arrayout")!.validateInput).not.toBe(false);
+    expect(await run("mcp__p__arrayout", { x: 1 })).toMatchObject({ ok: false, code: "schema_invalid" });
   });
 
   it("a tool whose output schema cannot be compiled works unchecked, with a diagnostic", async () => {
