@@ -58,13 +58,21 @@ export class SchemaValidator {
    */
   check(schema: JsonSchema): string | undefined {
     const { $schema, ...rest } = schema as { $schema?: string };
-    const ajv = declaresDraft07($schema) ? this.get07() : (this.get2020() as unknown as Ajv);
-    try {
-      if (ajv.validateSchema(rest)) return undefined;
-      return ajv.errorsText(ajv.errors, { dataVar: "schema" });
-    } catch (error) {
-      return error instanceof Error ? error.message : String(error);
+    // The same dialect order as `compile`: a schema either dialect accepts is fine.
+    const attempts = declaresDraft07($schema)
+      ? [() => this.get07(), () => this.get2020() as unknown as Ajv]
+      : [() => this.get2020() as unknown as Ajv, () => this.get07()];
+    let firstError: string | undefined;
+    for (const get of attempts) {
+      const ajv = get();
+      try {
+        if (ajv.validateSchema(rest)) return undefined;
+        firstError ??= ajv.errorsText(ajv.errors, { dataVar: "schema" });
+      } catch (error) {
+        firstError ??= error instanceof Error ? error.message : String(error);
+      }
     }
+    return firstError;
   }
 
   /** Compiles a schema (2020-12 unless `$schema` declares draft-07 or older; the other dialect when that fails). Never throws. */

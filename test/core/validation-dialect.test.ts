@@ -49,3 +49,12 @@ describe("JSON Schema dialects", () => {
     expect(warnings[0]).toMatch(/unknown format "json"/);
   });
 });
+
+describe("schema checks without compiling", () => {
+  it("accept what either dialect accepts and report the 2020-12 problem otherwise", () => {
+    const v = new SchemaValidator();
+    expect(v.check({ type: "array", prefixItems: [{ type: "string" }], items: false })).toBeUndefined();
+    expect(v.check({ type: "array", items: [{ type: "string" }] })).toBeUndefined();
+    expect(v.check({ type: "object", properties: { a: { type: "no-such-type" } } })).toMatch(/schema\/properties\/a\/type/);
+  });
+});
