@@ -172,6 +172,8 @@ export interface McpElicitationEvent {
   type: "mcp_elicitation";
   server: string;
   action: string;
+  /** Why keel declined or cancelled on its own (URL mode, an answer that does not match the schema). */
+  reason?: string;
 }
 
 /** A log message from an MCP server (secrets redacted). */

@@ -20,6 +20,7 @@ import type { Approver, EventSink, KeelEvent, Observation, RunContext, ToolInten
 import { confinementRoot } from "./tools/confine-path.js";
 import type { KeelServiceName, KeelServices } from "./services.js";
 import { SchemaValidator } from "./validation.js";
+import { UserWaitClock } from "./user-wait-clock.js";
 import { resolveWorkspace, type Workspace } from "./workspace.js";
 
 /** A plugin (or runtime, or built-in feature): taps hooks and registers tools in `apply`. */
@@ -73,13 +74,15 @@ export class Host {
   readonly hooks: KeelHooks = createHooks();
   readonly diagnostics = new Diagnostics();
   readonly registry = new ToolRegistry(this.diagnostics);
-  readonly validator = new SchemaValidator();
+  readonly validator = new SchemaValidator((message) => this.diagnostics.warn("validation", `JSON Schema: ${message}`));
   readonly events: EventSink;
   readonly artifacts: ArtifactStore;
   readonly fileBaselines: PersistentBaselineStore;
   readonly permissions: PermissionPolicy;
   /** Runs shell commands (bash, workflow `run` steps, sandboxed MCP servers) under the configured sandbox. */
   readonly sandbox: SandboxRunner;
+  /** Time spent waiting for the user (elicitations); tool timeouts leave it out. */
+  readonly userWait = new UserWaitClock();
   /** Ids of tool calls made without one. */
   readonly callIds = new CallIdSource();
   /** Directory tools operate in; the worktree runtime moves it into the active worktree. */

@@ -55,7 +55,7 @@ export { didYouMean, editDistance, suggestNames } from "./did-you-mean.js";
 export { MODEL_HELP, resolveModelSpec, type ModelSpec } from "./model/model-spec.js";
 export { sandboxUnavailable } from "./sandbox/bwrap.js";
 export { ToolRegistry, fmt } from "./registry.js";
-export { describeSchemaErrors } from "./validation.js";
+export { describeSchemaErrors, type CompiledSchema } from "./validation.js";
 export { ancestorsWithin, type Workspace } from "./workspace.js";
 export { MAX_MANIFEST_BYTES, readRegularFile } from "./bounded-read.js";
 export { readJsonState, updateJsonState, withFileLock, writeJsonState } from "./state/json-file.js";

@@ -295,6 +295,8 @@ class ToolCall implements ToolContext {
   /** Resolves `execute`'s promise; undefined once the call has ended. */
   private resolve: ((outcome: ToolResult | Failure) => void) | undefined;
   private timer: NodeJS.Timeout | undefined;
+  /** `host.userWait.elapsed()` when the deadline was last (re)armed: user-wait time since then extends it. */
+  private waitMark = 0;
 
   constructor(
     readonly host: Host,
@@ -325,7 +327,10 @@ class ToolCall implements ToolContext {
     if (callerSignal?.aborted) return Promise.resolve(this.aborted());
     return new Promise<ToolResult | Failure>((resolve) => {
       this.resolve = resolve;
-      if (this.timeout > 0) this.timer = setTimeout(timedOut, this.timeout, this);
+      if (this.timeout > 0) {
+        this.waitMark = this.host.userWait.elapsed();
+        this.timer = setTimeout(timedOut, this.timeout, this);
+      }
       callerSignal?.addEventListener("abort", this.onCallerAbort, { once: true });
       let running: Promise<ToolResult>;
       try {
@@ -358,6 +363,19 @@ class ToolCall implements ToolContext {
     else this.settle(new Failure("execution_failed", `${this.calledAs} failed: ${errorMessage(error)}`));
   }
 
+  /**
+   * At the deadline: when the user was being asked something meanwhile (an elicitation), re-arms the
+   * timer for that much longer and returns true; otherwise false (the call times out).
+   */
+  extendByUserWait(): boolean {
+    const now = this.host.userWait.elapsed();
+    const waited = now - this.waitMark;
+    if (waited <= 0 || !this.resolve) return false;
+    this.waitMark = now;
+    this.timer = setTimeout(timedOut, Math.max(1, waited), this);
+    return true;
+  }
+
   /** Ends the call as timed out or cancelled (the tool's signal is aborted with `reason`). */
   stop(reason: unknown): void {
     this.stopped ??= { reason };
@@ -373,6 +391,7 @@ class ToolCall implements ToolContext {
 }
 
 function timedOut(call: ToolCall): void {
+  if (call.extendByUserWait()) return;
   call.stop(new DOMException(`${call.calledAs} timed out after ${call.timeout} ms`, "TimeoutError"));
 }
 

@@ -11,22 +11,42 @@ const addFormats = (ajv: Ajv): Ajv => (require("ajv-formats") as (ajv: Ajv) => A
 /** A compiled validator, or the reason the schema could not be compiled. */
 export type CompiledSchema = { ok: true; validate: ValidateFunction } | { ok: false; error: string };
 
-/** Compiles tool input schemas once per tool and per distinct schema (cached) and formats errors for the model. */
+/** Receives ajv's warnings (e.g. `unknown format "json" ignored`), which would otherwise go to the console. */
+export type SchemaWarningSink = (message: string) => void;
+
+/**
+ * Compiles tool input schemas once per tool and per distinct schema (cached) and formats errors for
+ * the model. Dialect: a schema without `$schema` is JSON Schema 2020-12 (as MCP specifies); draft-07
+ * (or older) only when its `$schema` says so. A schema 2020-12 rejects but draft-07 accepts (array-form
+ * `items`) is read as draft-07 rather than refused. ajv's warnings go to `onWarning`, once each.
+ */
 export class SchemaValidator {
   private readonly cache = new WeakMap<ToolDefinition, CompiledSchema>();
   /** Compiled schemas by their JSON text: tools with the same schema share one validator. */
   private readonly byText = new Map<string, CompiledSchema>();
+  private readonly warned = new Set<string>();
   private ajv?: Ajv;
   private ajv2020?: Ajv2020;
+
+  constructor(private readonly onWarning: SchemaWarningSink = () => undefined) {}
 
   /** The compiled schema of a tool, compiled on first use. Never throws. */
   forTool(tool: ToolDefinition): CompiledSchema {
     let entry = this.cache.get(tool);
     if (!entry) {
-      const text = JSON.stringify(tool.inputSchema);
-      entry = this.byText.get(text) ?? this.compile(tool.inputSchema);
-      this.byText.set(text, entry);
+      entry = this.forSchema(tool.inputSchema);
       this.cache.set(tool, entry);
+    }
+    return entry;
+  }
+
+  /** A schema compiled once per distinct JSON text (output schemas, elicitation forms). Never throws. */
+  forSchema(schema: JsonSchema): CompiledSchema {
+    const text = JSON.stringify(schema);
+    let entry = this.byText.get(text);
+    if (!entry) {
+      entry = this.compile(schema);
+      this.byText.set(text, entry);
     }
     return entry;
   }
@@ -38,35 +58,52 @@ export class SchemaValidator {
    */
   check(schema: JsonSchema): string | undefined {
     const { $schema, ...rest } = schema as { $schema?: string };
-    const ajv = typeof $schema === "string" && $schema.includes("2020-12") ? (this.get2020() as unknown as Ajv) : this.get07();
-    try {
-      if (ajv.validateSchema(rest)) return undefined;
-      return ajv.errorsText(ajv.errors, { dataVar: "schema" });
-    } catch (error) {
-      return error instanceof Error ? error.message : String(error);
+    // The same dialect order as `compile`: a schema either dialect accepts is fine.
+    const attempts = declaresDraft07($schema)
+      ? [() => this.get07(), () => this.get2020() as unknown as Ajv]
+      : [() => this.get2020() as unknown as Ajv, () => this.get07()];
+    let firstError: string | undefined;
+    for (const get of attempts) {
+      const ajv = get();
+      try {
+        if (ajv.validateSchema(rest)) return undefined;
+        firstError ??= ajv.errorsText(ajv.errors, { dataVar: "schema" });
+      } catch (error) {
+        firstError ??= error instanceof Error ? error.message : String(error);
+      }
     }
+    return firstError;
   }
 
-  /** Compiles a schema (draft-07, or 2020-12 when it says so or draft-07 fails). Never throws. */
+  /** Compiles a schema (2020-12 unless `$schema` declares draft-07 or older; the other dialect when that fails). Never throws. */
   compile(schema: JsonSchema): CompiledSchema {
     const { $schema, ...rest } = schema as { $schema?: string };
-    const prefer2020 = typeof $schema === "string" && $schema.includes("2020-12");
-    const attempts = prefer2020 ? [() => this.get2020(), () => this.get07()] : [() => this.get07(), () => this.get2020()];
-    let lastError = "";
+    const attempts = declaresDraft07($schema) ? [() => this.get07(), () => this.get2020()] : [() => this.get2020(), () => this.get07()];
+    let firstError = "";
     for (const get of attempts) {
       try {
         return { ok: true, validate: get().compile(rest) };
       } catch (error) {
-        lastError = error instanceof Error ? error.message : String(error);
+        firstError ||= error instanceof Error ? error.message : String(error);
       }
     }
-    return { ok: false, error: lastError };
+    return { ok: false, error: firstError };
+  }
+
+  private logger() {
+    const warn = (...args: unknown[]) => {
+      const message = args.map(String).join(" ");
+      if (this.warned.has(message)) return;
+      this.warned.add(message);
+      this.onWarning(message);
+    };
+    return { log: () => undefined, warn, error: warn };
   }
 
   private get07(): Ajv {
     if (!this.ajv) {
       const { Ajv } = require("ajv") as typeof import("ajv");
-      this.ajv = addFormats(new Ajv({ allErrors: true, strict: false, validateSchema: true }));
+      this.ajv = addFormats(new Ajv({ allErrors: true, strict: false, validateSchema: true, logger: this.logger() }));
     }
     return this.ajv;
   }
@@ -74,10 +111,15 @@ export class SchemaValidator {
   private get2020(): Ajv2020 {
     if (!this.ajv2020) {
       const { Ajv2020 } = require("ajv/dist/2020.js") as typeof import("ajv/dist/2020.js");
-      this.ajv2020 = addFormats(new Ajv2020({ allErrors: true, strict: false }) as unknown as Ajv) as unknown as Ajv2020;
+      this.ajv2020 = addFormats(new Ajv2020({ allErrors: true, strict: false, logger: this.logger() }) as unknown as Ajv) as unknown as Ajv2020;
     }
     return this.ajv2020;
   }
+}
+
+/** True when `$schema` names draft-07 or an older draft (`…/draft-07/schema#`, `…/draft-04/…`). */
+function declaresDraft07($schema: unknown): boolean {
+  return typeof $schema === "string" && /draft-0\d/.test($schema);
 }
 
 /** Turns ajv errors into one sentence per problem, naming each field: "`path` must be string (got number)". */

@@ -17,8 +17,12 @@ export interface ElicitationAnswer {
   content?: Record<string, string | number | boolean | string[]>;
 }
 
-/** Answers a server's `elicitation/create`. Must not throw for a user's refusal (return decline). */
-export type Elicitor = (request: ElicitationRequest, signal: AbortSignal) => Promise<ElicitationAnswer>;
+/**
+ * Answers a server's `elicitation/create`. Must not throw for a user's refusal (return decline).
+ * `waitsForUser`: it asks a person (time spent in it does not count against tool timeouts, and an
+ * answer that does not match the form is asked again).
+ */
+export type Elicitor = ((request: ElicitationRequest, signal: AbortSignal) => Promise<ElicitationAnswer>) & { waitsForUser?: boolean };
 
 /** Elicitation policy from `mcp.elicitation` config: `decline` (default), `cancel`, or `ask` (TTY only). */
 export type ElicitationPolicy = "decline" | "cancel" | "ask";
@@ -29,11 +33,13 @@ export type ElicitationPolicy = "decline" | "cancel" | "ask";
  * `decline` and `cancel` answer so without asking. URL-mode elicitations are declined.
  */
 export function policyElicitor(policy?: ElicitationPolicy, interactive = Boolean(process.stdin.isTTY && process.stderr.isTTY)): Elicitor {
-  return async (req, signal) => {
+  const elicitor: Elicitor = async (req, signal) => {
     if (policy === "cancel") return { action: "cancel" };
     if (policy === "decline" || !interactive || req.mode === "url") return { action: "decline" };
     return askOnTerminal(req, signal);
   };
+  elicitor.waitsForUser = interactive && policy !== "cancel" && policy !== "decline";
+  return elicitor;
 }
 
 /** Accepts every elicitation with an empty answer, so the SDK fills in the schema's defaults (tests, conformance). */

@@ -69,12 +69,13 @@ export function genericMcpTools(manager: McpManager): ToolDefinition[] {
     mcpCallTool(manager),
     tool(
       "mcp_list_resources",
-      "List resources of the MCP servers and the local resources declared in MCP manifests.",
+      "List resources and resource templates (URI templates to fill in, then read) of the MCP servers, and the local resources declared in MCP manifests.",
       serverProp,
       [],
       ["read"],
       async (input, ctx) => {
         const rows: { server: string | null; uri: string; name: string; mimeType?: string; description?: string }[] = [];
+        const templates: { server: string; uriTemplate: string; name: string; mimeType?: string; description?: string }[] = [];
         for (const r of manager.localResources)
           if (!input.server || r.server?.toLowerCase() === input.server.toLowerCase())
             rows.push({ server: r.server ?? null, uri: r.uri, name: r.name, mimeType: r.mimeType, description: r.description });
@@ -88,10 +89,23 @@ export function genericMcpTools(manager: McpManager): ToolDefinition[] {
               : Promise.resolve([]),
           );
           for (const r of list) rows.push({ server: c.name, uri: r.uri, name: r.name, mimeType: r.mimeType, description: r.description });
+          const found = await c.withClient(ctx.signal, (client) =>
+            client.getServerCapabilities()?.resources
+              ? paginate(async (cursor) => {
+                  const r = await client.listResourceTemplates(cursor ? { cursor } : undefined, { signal: ctx.signal });
+                  return { items: r.resourceTemplates, nextCursor: r.nextCursor };
+                }).catch(() => [])
+              : Promise.resolve([]),
+          );
+          for (const t of found) templates.push({ server: c.name, uriTemplate: t.uriTemplate, name: t.name, mimeType: t.mimeType, description: t.description });
         }
+        const lines = [
+          ...rows.map((r) => `${r.server ?? "local"}: ${r.uri} (${r.name})`),
+          ...templates.map((t) => `${t.server}: template ${t.uriTemplate} (${t.name})`),
+        ];
         return {
-          content: rows.length ? rows.map((r) => `${r.server ?? "local"}: ${r.uri} (${r.name})`).join("\n") : "No MCP resources.",
-          data: { resources: rows },
+          content: lines.length ? lines.join("\n") : "No MCP resources.",
+          data: { resources: rows, resourceTemplates: templates },
         };
       },
     ),
@@ -168,8 +182,14 @@ export function genericMcpTools(manager: McpManager): ToolDefinition[] {
         const servers = usableServers(manager, input.server);
         const owners: McpConnection[] = [];
         for (const c of servers) {
+          // Every page of prompts/list, as mcp_list_prompts reads them (a prompt on page 2 is found).
           const names = await c.withClient(ctx.signal, async (client) =>
-            client.getServerCapabilities()?.prompts ? (await client.listPrompts(undefined, { signal: ctx.signal })).prompts.map((p) => p.name) : [],
+            client.getServerCapabilities()?.prompts
+              ? paginate(async (cursor) => {
+                  const r = await client.listPrompts(cursor ? { cursor } : undefined, { signal: ctx.signal });
+                  return { items: r.prompts.map((p) => p.name), nextCursor: r.nextCursor };
+                })
+              : ([] as string[]),
           );
           if (names.includes(input.name)) owners.push(c);
         }

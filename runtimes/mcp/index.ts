@@ -68,6 +68,14 @@ export function mcpRuntime(options: McpRuntimeOptions = {}): KeelPlugin {
           authProvider: options.authProvider ?? ((s) => auth!.forServer(s)),
         });
         host.provide(MCP_SERVICE, manager);
+        const servers = manager;
+        // Servers' `instructions` (untrusted, labelled by server) join the system prompt: `keel run`, `keel context`.
+        // Tapped only when there are servers, so workspaces without MCP keep their hooks as they were.
+        host.hooks.beforePrompt.tapPromise(PLUGIN_NAME, async (ctx) => {
+          const section = servers.instructionsSection();
+          if (section) ctx.system = `${ctx.system}\n\n${section}`;
+          return ctx;
+        });
         await manager.startAll();
         for (const tool of genericMcpTools(manager)) host.registry.register(tool);
       });

@@ -1,6 +1,7 @@
 import { defineTool, type Host, type Observation, type ToolContext, type ToolDefinition, ToolError, type ToolResult } from "../../core/index.js";
 import type { McpConnection } from "./mcp-connection.js";
 import type { McpManager } from "./mcp-manager.js";
+import { requiresTasks } from "./server-tools.js";
 import { usableServers } from "./usable-servers.js";
 
 /** Name of the generic call tool. */
@@ -68,6 +69,12 @@ function resolveTarget(manager: McpManager, host: Host, toolName: string, server
   const registered = host.registry.get(toolName);
   if (registered?.source.kind === "mcp" && candidates.some((c) => c.name === registered.source.id)) return registered.name;
   const listed = candidates.filter((c) => c.tools.some((t) => t.name === toolName));
+  const taskOnly = listed.find((c) => c.tools.some((t) => t.name === toolName && requiresTasks(t)));
+  if (taskOnly)
+    throw new ToolError(
+      `Tool "${toolName}" of MCP server "${taskOnly.name}" can only run as a task (execution.taskSupport: "required"), which keel does not support yet.`,
+      "precondition_failed",
+    );
   if (listed.length) throw notEnabled(listed[0]!, toolName);
   if (server !== undefined)
     throw new ToolError(

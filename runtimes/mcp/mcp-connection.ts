@@ -7,9 +7,14 @@ import type { McpServerConfig } from "../../manifests/mcp/mcp-server-config.js";
 import type { ElicitationRequest, Elicitor } from "./elicitation.js";
 import { loginCommand, needsLogin } from "./oauth-provider.js";
 import { openClient, type AuthProviderFactory, type OpenedClient } from "./open-client.js";
-import { paginate } from "./paginate.js";
+import { answerElicitation } from "./answer-elicitation.js";
+import { coalesce } from "./coalesce.js";
+import { endHttpSession } from "./end-session.js";
+import { cleanMcpErrorText } from "./error-text.js";
+import { listAllTools } from "./list-tools.js";
 import { redactDeep, redactSecrets } from "./redact-secrets.js";
 import { backingOff, type HealthStore, type ServerHealth } from "./server-health.js";
+import { sdkSchemaValidator } from "./sdk-schema-validator.js";
 import { StderrRing } from "./stderr-ring.js";
 import type { McpToolInfo, ToolCache } from "./tool-cache.js";
 
@@ -50,6 +55,8 @@ export class McpConnection {
   state: McpServerState = "idle";
   lastError?: string;
   tools: McpToolInfo[] = [];
+  /** The server's `instructions` from `initialize` (or from the tool cache until it starts); untrusted text. */
+  instructions?: string;
   timings: StartupTimings = {};
   transportKind?: "stdio" | "http" | "sse";
   pid?: number;
@@ -134,8 +141,10 @@ export class McpConnection {
     onProgress?: (p: { progress: number; total?: number; message?: string }) => void,
   ): Promise<T> {
     if (this.state === "connected" && this.opened) {
-      // The common case, kept free of extra async layers: a signal only when the caller can cancel.
-      return this.request(this.opened.client, tool, args, typeof signal === "function" ? undefined : signal, timeoutMs, onResult, onProgress);
+      // The common case, kept free of extra async layers: a signal only when the caller can cancel
+      // or the user may be asked something during the call (the SDK's deadline could not wait for them).
+      const own = typeof signal === "function" ? (this.deps.elicit.waitsForUser ? signal() : undefined) : signal;
+      return this.request(this.opened.client, tool, args, own, timeoutMs, onResult, onProgress);
     }
     const callSignal = typeof signal === "function" ? signal() : signal;
     return this.ready(callSignal).then(
@@ -156,7 +165,12 @@ export class McpConnection {
     onProgress?: (p: { progress: number; total?: number; message?: string }) => void,
   ): Promise<T> {
     const options: RequestOptions = callSignal
-      ? { signal: callSignal, timeout: timeoutMs > 0 ? timeoutMs + 1000 : 2 ** 31 - 1, resetTimeoutOnProgress: true }
+      ? {
+          signal: callSignal,
+          // With a user to wait for, the pipeline's deadline (which leaves the wait out) ends the call through the signal.
+          timeout: timeoutMs > 0 && !this.deps.elicit.waitsForUser ? timeoutMs + 1000 : 2 ** 31 - 1,
+          resetTimeoutOnProgress: true,
+        }
       : { timeout: timeoutMs > 0 ? timeoutMs : 2 ** 31 - 1 };
     // Without a handler the SDK adds no progress token, so the server sends no progress.
     if (onProgress) options.onprogress = onProgress;
@@ -184,16 +198,14 @@ export class McpConnection {
     const client = this.opened?.client;
     if (!client) return this.tools;
     if (!client.getServerCapabilities()?.tools) return (this.tools = []);
-    const tools = await paginate(async (cursor) => {
-      const r = await client.listTools(cursor ? { cursor } : undefined, { signal, timeout: this.startupTimeoutMs });
-      return { items: r.tools as McpToolInfo[], nextCursor: r.nextCursor };
-    });
-    this.tools = tools.map((t) => ({ name: t.name, title: t.title, description: t.description, inputSchema: t.inputSchema, annotations: t.annotations }));
-    void this.deps.cache.put(this.config, this.tools);
+    const listed = await listAllTools(client, await import("@modelcontextprotocol/sdk/types.js"), { signal, timeout: this.startupTimeoutMs });
+    if (listed.dropped) this.stderr.push(`[keel] skipped ${listed.dropped} tool(s) without a name in tools/list\n`);
+    this.tools = listed.tools;
+    void this.deps.cache.put(this.config, this.tools, this.instructions);
     return this.tools;
   }
 
-  /** Stops the server (children get stdin closed, then SIGTERM, then SIGKILL). Idempotent. */
+  /** Stops the server (children get stdin closed, then SIGTERM, then SIGKILL; an HTTP session is ended with DELETE). Idempotent. */
   async close(): Promise<void> {
     this.closing = true;
     const opened = this.opened;
@@ -202,6 +214,7 @@ export class McpConnection {
     if (!opened) return;
     const pid = opened.pid;
     const term = pid ? setTimeout(() => killQuietly(pid, "SIGTERM"), 300) : undefined;
+    await endHttpSession(opened.transport);
     await opened.client.close().catch(() => undefined);
     if (term) clearTimeout(term);
   }
@@ -244,6 +257,7 @@ export class McpConnection {
         timeoutMs: this.startupTimeoutMs,
         signal,
         authProvider: this.deps.authProvider,
+        jsonSchemaValidator: sdkSchemaValidator(this.deps.host),
         sandbox: (argv, cwd) =>
           this.deps.host.sandbox.wrapServer({ root: this.deps.host.workspace.root, cwd, argv }, `MCP server "${this.config.name}"`, signal),
         onSpawn: (pid) => (this.pid = pid),
@@ -254,6 +268,7 @@ export class McpConnection {
         setup: (client) => this.installHandlers(client, types),
       });
       this.opened = opened;
+      this.instructions = opened.client.getInstructions();
       this.transportKind = opened.transportKind;
       this.pid = opened.pid;
       opened.client.onclose = () => this.onClosed(opened);
@@ -286,9 +301,8 @@ export class McpConnection {
       roots: [{ uri: pathToFileURL(host.workspace.root).href, name: basename(host.workspace.root) }],
     }));
     client.setRequestHandler(types.ElicitRequestSchema, async (req, extra) => {
-      const answer = await this.deps.elicit({ server: this.name, ...(req.params as Omit<ElicitationRequest, "server">) }, extra.signal);
-      host.events.emit({ type: "mcp_elicitation", server: this.name, action: answer.action });
-      return { ...answer } as Record<string, unknown>;
+      const request = { server: this.name, ...(req.params as Omit<ElicitationRequest, "server">) };
+      return { ...(await answerElicitation(host, this.deps.elicit, request, extra.signal)) } as Record<string, unknown>;
     });
     client.setNotificationHandler(types.LoggingMessageNotificationSchema, (n) => {
       host.events.emit({
@@ -299,15 +313,16 @@ export class McpConnection {
         data: redactDeep(n.params.data, this.config.secrets ?? []),
       });
     });
-    client.setNotificationHandler(types.ToolListChangedNotificationSchema, async () => {
-      try {
+    // A burst of list_changed notifications causes one re-list (see coalesce.ts).
+    const relist = coalesce(
+      async () => {
         await this.refreshTools();
         host.events.emit({ type: "mcp_tools_changed", server: this.name, tools: this.tools.length });
         this.deps.onToolsChanged(this);
-      } catch (error) {
-        host.events.emit({ type: "mcp_error", server: this.name, message: this.redact(`re-listing tools failed: ${errorMessage(error)}`) });
-      }
-    });
+      },
+      (error) => host.events.emit({ type: "mcp_error", server: this.name, message: this.redact(`re-listing tools failed: ${errorMessage(error)}`) }),
+    );
+    client.setNotificationHandler(types.ToolListChangedNotificationSchema, () => relist());
   }
 
   private onClosed(opened: OpenedClient): void {
@@ -363,12 +378,17 @@ export class McpConnection {
       void this.close().then(() => this.markNeedsLogin());
       message = `MCP server "${this.name}" requires a new login (its token was refused): run \`${loginCommand(this.name)}\`.`;
     } else if (code === -32000 || this.state === "failed" || !this.opened)
-      message = `MCP server "${this.name}" stopped during the call (${errorMessage(error)}). The next call restarts it.`;
+      message = `MCP server "${this.name}" stopped during the call (${cleanMcpErrorText(errorMessage(error))}). The next call restarts it.`;
     else if (code === -32001)
-      return new ToolError(this.redact(`MCP server "${this.name}" did not answer in time: ${errorMessage(error)}`), "timeout", null, {
+      return new ToolError(this.redact(`MCP server "${this.name}" did not answer in time: ${cleanMcpErrorText(errorMessage(error))}`), "timeout", null, {
         server_name: this.name,
       });
-    else message = `MCP server "${this.name}" returned an error: ${errorMessage(error)}`;
+    else if (typeof code === "number")
+      // The server answered with a JSON-RPC error: its stderr is unrelated to that answer.
+      return new ToolError(this.redact(`MCP server "${this.name}" returned an error: ${cleanMcpErrorText(errorMessage(error))}`), "execution_failed", null, {
+        server_name: this.name,
+      });
+    else message = `MCP server "${this.name}" returned an error: ${cleanMcpErrorText(errorMessage(error))}`;
     return new ToolError(this.redact(tail ? `${message}\nServer stderr (last lines):\n${tail}` : message), "execution_failed", null, {
       server_name: this.name,
       ...(tail ? { stderr_tail: tail } : {}),

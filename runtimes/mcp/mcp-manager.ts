@@ -3,7 +3,8 @@ import type { DiscoveredMcp } from "../../manifests/mcp/discover-mcp-servers.js"
 import type { LocalResource } from "../../manifests/mcp/mcp-server-config.js";
 import { McpConnection, type ConnectionDeps, type McpServerState } from "./mcp-connection.js";
 import { loginCommand } from "./oauth-provider.js";
-import { filterTools, serverToolDefinition } from "./server-tools.js";
+import { serverInstructionsSection } from "./server-instructions.js";
+import { filterTools, requiresTasks, serverToolDefinition } from "./server-tools.js";
 import { TOOL_CACHE_MAX_AGE_MS } from "./tool-cache.js";
 import { assignToolNames, MAX_TOOL_NAME, sanitize } from "./tool-names.js";
 
@@ -45,6 +46,8 @@ export class McpManager {
   private readonly lifetime = new AbortController();
   /** Starts in flight that no command awaited; `closeAll` waits for them to settle after cancelling them. */
   private readonly background = new Set<Promise<void>>();
+  /** Server and tool pairs already reported as needing task support. */
+  private readonly reportedTaskTools = new Set<string>();
 
   constructor(host: Host, discovered: DiscoveredMcp, deps: Omit<ConnectionDeps, "host" | "onToolsChanged" | "startupTimeoutMs">) {
     this.host = host;
@@ -133,6 +136,11 @@ export class McpManager {
     }
   }
 
+  /** The system-prompt section with the servers' `instructions` (enabled, trusted servers only; see server-instructions.ts). */
+  instructionsSection(): string | undefined {
+    return serverInstructionsSection(this.connections, (c) => c.config.enabled && this.isTrusted(c));
+  }
+
   /** Restarts a server: clears its breaker and failure record, reconnects, re-syncs its tools. */
   async restart(conn: McpConnection, signal?: AbortSignal): Promise<void> {
     await conn.restart(signal);
@@ -189,16 +197,18 @@ export class McpManager {
   private async startOne(conn: McpConnection, mode: StartMode, signal?: AbortSignal): Promise<void> {
     const lazy = this.isLazy(conn);
     if (lazy || mode === "deferred") {
-      const cached = await this.cacheDeps.cache.get(conn.config);
+      const cached = await this.cacheDeps.cache.entry(conn.config);
       if (cached || mode === "deferred") {
-        conn.tools = cached ?? [];
+        conn.tools = cached?.tools ?? [];
+        conn.instructions = cached?.instructions;
         conn.state = "lazy";
         return;
       }
     } else if (mode === "background") {
-      const cached = await this.cacheDeps.cache.get(conn.config, { maxAgeMs: TOOL_CACHE_MAX_AGE_MS });
+      const cached = await this.cacheDeps.cache.entry(conn.config, { maxAgeMs: TOOL_CACHE_MAX_AGE_MS });
       if (cached) {
-        conn.tools = cached;
+        conn.tools = cached.tools;
+        conn.instructions = cached.instructions;
         this.startInBackground(conn);
         return;
       }
@@ -219,7 +229,22 @@ export class McpManager {
     this.background.add(start);
   }
 
+  /** One diagnostic per server and tool for tools that need task support (not offered to the model). */
+  private reportTaskTools(conn: McpConnection): void {
+    for (const t of conn.tools) {
+      const key = `${conn.name}\u0000${t.name}`;
+      if (!requiresTasks(t) || this.reportedTaskTools.has(key)) continue;
+      this.reportedTaskTools.add(key);
+      this.host.diagnostics.warn(
+        "mcp",
+        `Tool "${t.name}" of MCP server "${conn.name}" requires task-augmented execution (execution.taskSupport: "required"), which keel does not support yet; it is not offered.`,
+        { file: conn.config.origin.file, path: conn.config.origin.path },
+      );
+    }
+  }
+
   private definitions(conns: McpConnection[], taken: (name: string) => boolean): ToolDefinition[] {
+    for (const c of conns) this.reportTaskTools(c);
     const pairs = conns.flatMap((c) => filterTools(c, c.tools).map((t) => ({ server: c.name, tool: t.name, conn: c, info: t })));
     const byKey = new Map(pairs.map((p) => [`${p.server}\u0000${p.tool}`, p]));
     const named = assignToolNames(pairs, taken, (t, clashed) => {

@@ -1,5 +1,6 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js";
 import { errorMessage } from "../../core/index.js";
 import type { McpServerConfig } from "../../manifests/mcp/mcp-server-config.js";
 import type { McpAuthSession } from "./mcp-auth.js";
@@ -21,6 +22,8 @@ export interface OpenClientOptions {
   timeoutMs: number;
   signal?: AbortSignal;
   authProvider?: AuthProviderFactory;
+  /** JSON Schema validator for the SDK client (keel's; the SDK would build an ajv instance per client). */
+  jsonSchemaValidator?: jsonSchemaValidator;
   /** Installs request/notification handlers on a fresh client before it connects. */
   setup(client: Client): void;
   /** Wraps a stdio server's command line in the OS sandbox (for servers with `sandbox: true`); throws when the sandbox cannot run. */
@@ -110,7 +113,10 @@ async function httpTransport(o: OpenClientOptions, kind: "http" | "sse"): Promis
 
 async function connectWith(o: OpenClientOptions, kind: OpenedClient["transportKind"], transport: Transport): Promise<OpenedClient> {
   const { Client } = await import("@modelcontextprotocol/sdk/client/index.js");
-  const client = new Client(CLIENT_INFO, { capabilities: { roots: { listChanged: false }, elicitation: { form: { applyDefaults: true } } } });
+  const client = new Client(CLIENT_INFO, {
+    capabilities: { roots: { listChanged: false }, elicitation: { form: { applyDefaults: true } } },
+    jsonSchemaValidator: o.jsonSchemaValidator,
+  });
   o.setup(client);
   transport.onerror = (error) => o.onProtocolError(error);
   const t0 = performance.now();

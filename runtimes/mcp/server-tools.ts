@@ -1,6 +1,8 @@
 import picomatch from "picomatch";
-import type { Host, RiskTag, ToolDefinition } from "../../core/index.js";
+import { type CompiledSchema, type Host, type RiskTag, type ToolDefinition, ToolError } from "../../core/index.js";
+import { cleanMcpErrorText } from "./error-text.js";
 import { mapCallResult } from "./map-result.js";
+import { outputProblem } from "./output-schema.js";
 import { redactDeep } from "./redact-secrets.js";
 import type { McpConnection } from "./mcp-connection.js";
 import type { McpToolInfo } from "./tool-cache.js";
@@ -8,11 +10,19 @@ import type { McpToolInfo } from "./tool-cache.js";
 /** Default per-call timeout of MCP tools when neither the manifest nor config sets one. */
 export const DEFAULT_MCP_TOOL_TIMEOUT_MS = 120_000;
 
-/** The server's tools that pass its `enabledTools` / `disabledTools` globs. */
+/**
+ * The server's tools keel offers: those that pass its `enabledTools` / `disabledTools` globs and do
+ * not require task-augmented execution (`execution.taskSupport: "required"`, which keel does not support yet).
+ */
 export function filterTools(conn: McpConnection, tools: McpToolInfo[]): McpToolInfo[] {
   const on = conn.config.enabledTools?.length ? picomatch(conn.config.enabledTools) : undefined;
   const off = conn.config.disabledTools?.length ? picomatch(conn.config.disabledTools) : undefined;
-  return tools.filter((t) => (!on || on(t.name)) && !(off && off(t.name)));
+  return tools.filter((t) => (!on || on(t.name)) && !(off && off(t.name)) && !requiresTasks(t));
+}
+
+/** True when a tool can only be called as a task (`execution.taskSupport: "required"`). */
+export function requiresTasks(tool: McpToolInfo): boolean {
+  return tool.execution?.taskSupport === "required";
 }
 
 /**
@@ -26,6 +36,10 @@ export function serverToolDefinition(host: Host, conn: McpConnection, info: McpT
   const risk: RiskTag[] = readOnly ? ["read"] : conn.config.transport === "stdio" ? ["execute"] : ["network"];
   const timeoutMs = conn.config.toolTimeoutMs ?? host.config.mcp?.toolTimeoutMs ?? DEFAULT_MCP_TOOL_TIMEOUT_MS;
   const inputSchema = isObject(info.inputSchema) ? info.inputSchema : { type: "object" };
+  const where = { file: conn.config.origin.file, path: conn.config.origin.path };
+  let outputWarned = false;
+  let outputCompiled: CompiledSchema | undefined;
+  const outputSchema = () => (outputCompiled ??= host.validator.forSchema(info.outputSchema!));
   const def: ToolDefinition = {
     name,
     description: info.description ?? info.title ?? `Tool "${info.name}" of MCP server "${conn.name}".`,
@@ -64,11 +78,24 @@ export function serverToolDefinition(host: Host, conn: McpConnection, info: McpT
         timeoutMs,
         (result) => {
           if (onProgress && known !== true) conn.reportsProgress.set(info.name, reported);
+          const problem = outputProblem(outputSchema, info, result, (reason) => {
+            if (outputWarned) return;
+            outputWarned = true;
+            host.diagnostics.warn(
+              "mcp",
+              `Output schema of tool "${info.name}" from MCP server "${conn.name}" could not be compiled (${reason}); its results are not checked.`,
+              where,
+            );
+          });
+          if (problem)
+            throw new ToolError(conn.redact(`MCP server "${conn.name}" returned an invalid result: ${problem}.`), "execution_failed", null, {
+              server_name: conn.name,
+            });
           // The tool's own metadata (server_name, mcp_tool) is merged in by the pipeline.
           const mapped = mapCallResult(result, {});
           // An error the server reports is an error message like any other: no secrets in it.
           if (mapped.ok === false) {
-            mapped.content = conn.redact(mapped.content);
+            mapped.content = conn.redact(cleanMcpErrorText(mapped.content));
             mapped.data = redactDeep(mapped.data, conn.config.secrets ?? []);
           }
           return mapped;
@@ -77,16 +104,22 @@ export function serverToolDefinition(host: Host, conn: McpConnection, info: McpT
       );
     },
   };
-  const compiled = host.validator.compile(inputSchema);
-  if (!compiled.ok) {
+  // Compiled once per distinct schema; the pipeline's validate phase reuses it.
+  const problem = info.schemaProblem ?? compileProblem(host, inputSchema);
+  if (problem) {
     def.validateInput = false;
     host.diagnostics.warn(
       "mcp",
-      `Input schema of tool "${info.name}" from MCP server "${conn.name}" could not be compiled (${compiled.error}); ${name} stays callable without input validation.`,
-      { file: conn.config.origin.file, path: conn.config.origin.path },
+      `Input schema of tool "${info.name}" from MCP server "${conn.name}" is invalid (${problem}); ${name} stays callable without input validation.`,
+      where,
     );
   }
   return def;
+}
+
+function compileProblem(host: Host, schema: Record<string, unknown>): string | undefined {
+  const compiled = host.validator.forSchema(schema);
+  return compiled.ok ? undefined : compiled.error;
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {

@@ -10,6 +10,12 @@ export interface McpToolInfo {
   description?: string;
   inputSchema: Record<string, unknown>;
   annotations?: { readOnlyHint?: boolean; destructiveHint?: boolean; openWorldHint?: boolean; title?: string };
+  /** JSON Schema of `structuredContent`; keel validates results against it. */
+  outputSchema?: Record<string, unknown>;
+  /** `execution.taskSupport` as listed (`required` tools are not offered until keel supports tasks). */
+  execution?: { taskSupport?: string };
+  /** Why the SDK's tool schema rejected this definition (the tool is registered without input validation). */
+  schemaProblem?: string;
 }
 
 /**
@@ -21,7 +27,7 @@ export interface McpToolInfo {
 export const TOOL_CACHE_MAX_AGE_MS = 24 * 60 * 60_000;
 
 interface CacheFile {
-  servers: Record<string, { fingerprint: string; savedAt: string; tools: McpToolInfo[] }>;
+  servers: Record<string, { fingerprint: string; savedAt: string; tools: McpToolInfo[]; instructions?: string }>;
 }
 
 /**
@@ -50,23 +56,29 @@ export class ToolCache {
    * with no readable `savedAt`) is treated as absent. Never throws.
    */
   async get(server: McpServerConfig, opts: { maxAgeMs?: number; now?: number } = {}): Promise<McpToolInfo[] | undefined> {
+    return (await this.entry(server, opts))?.tools;
+  }
+
+  /** Like `get`, plus the server's cached `instructions` (untrusted text, like the tool descriptions). Never throws. */
+  async entry(server: McpServerConfig, opts: { maxAgeMs?: number; now?: number } = {}): Promise<{ tools: McpToolInfo[]; instructions?: string } | undefined> {
     try {
       const data = await readJsonState<CacheFile>(this.file, { servers: {} });
       const entry = data.servers?.[server.name];
       if (!entry || entry.fingerprint !== configFingerprint(server) || !Array.isArray(entry.tools)) return undefined;
       if (opts.maxAgeMs !== undefined && !((opts.now ?? Date.now()) - Date.parse(entry.savedAt) <= opts.maxAgeMs)) return undefined;
-      return entry.tools.map((t) => (t?.annotations ? { ...t, annotations: { ...t.annotations, readOnlyHint: undefined } } : t));
+      const tools = entry.tools.map((t) => (t?.annotations ? { ...t, annotations: { ...t.annotations, readOnlyHint: undefined } } : t));
+      return { tools, instructions: typeof entry.instructions === "string" ? entry.instructions : undefined };
     } catch {
       return undefined;
     }
   }
 
-  private pending = new Map<string, { server: McpServerConfig; tools: McpToolInfo[] }>();
+  private pending = new Map<string, { server: McpServerConfig; tools: McpToolInfo[]; instructions?: string }>();
   private writing: Promise<void> | undefined;
 
   /** Stores a server's tools under its fingerprint. Writes are coalesced (one file write for many servers). Never throws. */
-  put(server: McpServerConfig, tools: McpToolInfo[]): Promise<void> {
-    this.pending.set(server.name, { server, tools });
+  put(server: McpServerConfig, tools: McpToolInfo[], instructions?: string): Promise<void> {
+    this.pending.set(server.name, { server, tools, instructions });
     this.writing ??= Promise.resolve().then(() => this.drain());
     return this.writing;
   }
@@ -83,7 +95,13 @@ export class ToolCache {
       try {
         const data = await readJsonState<CacheFile>(this.file, { servers: {} }).catch(() => ({ servers: {} }) as CacheFile);
         data.servers = data.servers ?? {};
-        for (const { server, tools } of batch) data.servers[server.name] = { fingerprint: configFingerprint(server), savedAt: new Date().toISOString(), tools };
+        for (const { server, tools, instructions } of batch)
+          data.servers[server.name] = {
+            fingerprint: configFingerprint(server),
+            savedAt: new Date().toISOString(),
+            tools,
+            ...(instructions ? { instructions } : {}),
+          };
         this.ensure();
         await writeJsonState(this.file, data);
       } catch {

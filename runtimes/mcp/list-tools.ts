@@ -1,0 +1,65 @@
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
+import { paginate } from "./paginate.js";
+import type { McpToolInfo } from "./tool-cache.js";
+
+type SdkTypes = typeof import("@modelcontextprotocol/sdk/types.js");
+
+/**
+ * Lists every tool of a server, following `nextCursor`, one tool at a time: a tool whose
+ * definition the SDK's schema rejects is kept instead of failing the whole list (and with it the
+ * server) — with `schemaProblem` saying why when its input schema is at fault (no `type: "object"`,
+ * a malformed `required`); malformed optional fields are left out. Only an entry without a string
+ * `name` is dropped (counted in `dropped`). The SDK's `client.listTools` is not used: it resets its output-schema validators on
+ * every page and compiles them with its own draft-07 ajv, which logs to the console; keel validates
+ * `structuredContent` itself (server-tools.ts). Throws what the request throws.
+ */
+export async function listAllTools(client: Client, types: SdkTypes, options: RequestOptions): Promise<{ tools: McpToolInfo[]; dropped: number }> {
+  let dropped = 0;
+  const tools = await paginate(async (cursor) => {
+    const r = (await client.request({ method: "tools/list", params: cursor ? { cursor } : {} }, types.ResultSchema, options)) as {
+      tools?: unknown;
+      nextCursor?: unknown;
+    };
+    const items: McpToolInfo[] = [];
+    for (const raw of Array.isArray(r.tools) ? r.tools : []) {
+      const info = toolInfo(raw, types);
+      if (info) items.push(info);
+      else dropped++;
+    }
+    return { items, nextCursor: typeof r.nextCursor === "string" ? r.nextCursor : undefined };
+  });
+  return { tools, dropped };
+}
+
+function toolInfo(raw: unknown, types: SdkTypes): McpToolInfo | undefined {
+  if (!isObject(raw) || typeof raw.name !== "string" || !raw.name) return undefined;
+  const parsed = types.ToolSchema.safeParse(raw);
+  const t = raw as Record<string, unknown> & { name: string };
+  const info: McpToolInfo = {
+    name: t.name,
+    title: typeof t.title === "string" ? t.title : undefined,
+    description: typeof t.description === "string" ? t.description : undefined,
+    inputSchema: isObject(t.inputSchema) ? t.inputSchema : { type: "object" },
+    annotations: isObject(t.annotations) ? (t.annotations as McpToolInfo["annotations"]) : undefined,
+  };
+  if (isObject(t.outputSchema)) info.outputSchema = t.outputSchema;
+  const taskSupport = isObject(t.execution) ? t.execution.taskSupport : undefined;
+  if (typeof taskSupport === "string") info.execution = { taskSupport };
+  if (!parsed.success) info.schemaProblem = inputSchemaIssues(parsed.error);
+  return info;
+}
+
+/** The schema issues about `inputSchema` (others — a bad title, annotations — are dropped with those fields above). */
+function inputSchemaIssues(error: unknown): string | undefined {
+  const issues = (error as { issues?: { path?: PropertyKey[]; message?: string }[] }).issues?.filter((i) => i.path?.[0] === "inputSchema");
+  if (!issues?.length) return undefined;
+  return issues
+    .slice(0, 3)
+    .map((i) => `${(i.path ?? []).map(String).join(".") || "tool"}: ${i.message ?? "invalid"}`)
+    .join("; ");
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === "object" && !Array.isArray(v);
+}
