@@ -4,6 +4,7 @@ import {
   type CliContext,
   type CliIO,
   type GlobalOptions,
+  chatArgv,
   errorMessage,
   KeelError,
   registerAgentCommands,
@@ -71,6 +72,8 @@ export async function main(argv: string[], io: CliIO = processIO()): Promise<num
     setExitCode(code) {
       exitCode = Math.max(exitCode, code);
     },
+    // `keel chat`'s /tools, /mcp, …: the same commands, printed to the same terminal
+    runCli: (args) => main(args, { ...io, interactive: false }),
   };
 
   program
@@ -90,7 +93,7 @@ export async function main(argv: string[], io: CliIO = processIO()): Promise<num
   overrideExits(program.commands, io);
 
   try {
-    await program.parseAsync(argv, { from: "user" });
+    await program.parseAsync(chatArgv(argv, io.interactive), { from: "user" });
   } catch (error) {
     exitCode = handleError(error, io, globals);
   } finally {

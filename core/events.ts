@@ -47,16 +47,25 @@ export class JsonlEventSink implements EventSink {
    * `onOpen` runs once before the first write (e.g. to create `.keel/` and its `.gitignore`).
    * `syncOnFlush`: a `flush()` without an argument also fsyncs (a session's log: what the pipeline
    * flushes before a tool with side effects survives a machine crash).
+   * `observer` sees each event as it is emitted (live tool activity on a terminal); what it throws is ignored.
    */
   constructor(
     readonly file: string,
     private readonly onOpen?: () => void,
     private readonly syncOnFlush = false,
+    private readonly observer?: (event: KeelEvent) => void,
   ) {}
 
-  /** Buffers one event; `ts` defaults to now (and then comes first). */
+  /** Buffers one event; `ts` defaults to now (and then comes first). The observer, if any, sees it. */
   emit(event: EventInput): void {
-    this.text += JSON.stringify(event.ts === undefined ? { ts: Date.now(), ...event } : event) + "\n";
+    const stamped = event.ts === undefined ? { ts: Date.now(), ...event } : event;
+    this.text += JSON.stringify(stamped) + "\n";
+    if (this.observer)
+      try {
+        this.observer(stamped as KeelEvent);
+      } catch {
+        // a display problem never affects the record or the run
+      }
   }
 
   /**

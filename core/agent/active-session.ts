@@ -9,7 +9,7 @@ import type { SessionPaths } from "../session/session-paths.js";
 import type { LoadedSession } from "../session/session-store.js";
 import type { SessionMeta, SessionState } from "../session/session-types.js";
 import type { HookErrorEvent } from "../event-types.js";
-import type { Approver, FileBaseline, FileBaselineStore, RunContext } from "../types.js";
+import type { Approver, FileBaseline, FileBaselineStore, KeelEvent, RunContext } from "../types.js";
 import type { SessionEvent } from "./session-events.js";
 import type { AgentSettings } from "./agent-settings.js";
 import { SessionRecorder } from "./session-recorder.js";
@@ -21,6 +21,8 @@ export interface SessionRunOptions {
   signal?: AbortSignal;
   /** Receives assistant text as it streams. */
   onText?: (delta: string) => void;
+  /** Sees each event of the session's log as it is recorded (tool activity on a terminal); must not throw. */
+  onEvent?: (event: KeelEvent) => void;
   maxSteps?: number;
 }
 
@@ -57,7 +59,7 @@ export class ActiveSession {
     loaded: Pick<LoadedSession, "snapshotOffset" | "snapshotBytes"> & { migrated?: boolean },
   ) {
     this.logTailStart = loaded.migrated ? 0 : loaded.snapshotOffset;
-    this.events = new JsonlEventSink(paths.events, undefined, true);
+    this.events = new JsonlEventSink(paths.events, undefined, true, options.onEvent);
     this.recorder = new SessionRecorder(host.workspace.stateDir, state, this.events, loaded);
     this.messages = state.messages as ChatMessage[];
     this.sessionAllow = new Set(state.sessionAllow);

@@ -1,0 +1,88 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { requestText, useOpenAIServer } from "../helpers/openai-server.js";
+import { KEEL_BIN } from "../helpers/run-cli.js";
+import { makeWorkspace, type TempWorkspace } from "../helpers/temp-workspace.js";
+import { HAS_TMUX, startTerminal, type Terminal } from "../helpers/tmux.js";
+
+const server = useOpenAIServer();
+let ws: TempWorkspace;
+let term: Terminal | undefined;
+afterEach(() => {
+  term?.close();
+  term = undefined;
+  ws?.cleanup();
+});
+
+/** `keel` alone, on a real pseudo-terminal (tmux), against the local OpenAI-compatible server. */
+function keel(...args: string[]): Terminal {
+  term = startTerminal([process.execPath, KEEL_BIN, ...args], { cwd: ws.root, env: ws.env });
+  return term;
+}
+
+describe.skipIf(!HAS_TMUX)("keel chat on a terminal (tmux)", () => {
+  it("streams the answer, shows tool calls and an inline approval, cancels a slow tool with Ctrl-C, lists /tools, leaves with /exit, and resumes", async () => {
+    ws = makeWorkspace({}, { git: true });
+    ws.writeUserConfig({ model: { name: "m", baseUrl: server.baseUrl } });
+    server.push({ toolCalls: [{ name: "bash", arguments: { command: "echo hello-from-tool" } }] }, { text: "The command printed hello-from-tool." });
+    const t = keel();
+    await t.waitFor("/help for commands");
+    t.line("say hello with a command");
+    let screen = await t.waitFor("Allow?");
+    expect(screen).toMatch(/● bash\s+echo hello-from-tool/);
+    t.line("y");
+    screen = await t.waitFor(/The command printed hello-from-tool.\n\[session \S+ · answer/);
+    expect(screen).toMatch(/✓ hello-from-tool( \(\+\d+ lines?\))? · \d+(ms|\.\ds)/);
+    const first = screen.match(/\[session (\S+) · answer · 2 model calls, 1 tool calls/);
+    expect(first, screen).not.toBeNull();
+    const id = first![1]!;
+
+    // Ctrl-C during a slow tool: the tool is aborted, the turn ends cancelled, the session goes on
+    server.push({ toolCalls: [{ name: "bash", arguments: { command: "sleep 600" } }] });
+    let mark = t.mark();
+    t.line("wait a long time");
+    await t.waitFor("Allow?", { after: mark });
+    t.line("a");
+    await t.waitFor("approved (user)", { after: mark });
+    t.send("C-c");
+    screen = await t.waitFor("Turn cancelled", { after: mark });
+    expect(screen.slice(mark)).toMatch(/⏹ cancelled: /);
+    expect(screen.slice(mark)).toContain(`[session ${id} · cancelled`);
+
+    server.push({ text: "Still here." });
+    mark = t.mark();
+    t.line("are you there?");
+    await t.waitFor("Still here.", { after: mark });
+    const last = requestText(server.requests.at(-1)!);
+    expect(last).toContain("say hello with a command");
+    expect(last).toContain("are you there?");
+
+    mark = t.mark();
+    t.line("/tools");
+    screen = await t.waitFor(/\d+ tools/, { after: mark });
+    expect(screen.slice(mark)).toMatch(/read_file\s+builtin/);
+    t.line("/exti");
+    await t.waitFor("Did you mean /exit?", { after: mark });
+    t.line("/exit");
+    await t.waitFor(`continue it with keel --resume ${id}`, { after: mark });
+    await waitUntil(() => t.exited());
+    t.close();
+
+    // keel --resume ID reopens it interactively
+    server.push({ text: "Welcome back." });
+    const again = keel("--resume", id);
+    await again.waitFor(`continuing session ${id}`);
+    again.line("hello again");
+    await again.waitFor("Welcome back.");
+    expect(requestText(server.requests.at(-1)!)).toContain("are you there?");
+    again.send("C-d");
+    await waitUntil(() => again.exited());
+  });
+});
+
+async function waitUntil(check: () => boolean, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error("the program did not exit");
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
