@@ -74,8 +74,12 @@ export class ActivityRenderer {
       }
       case "approval_paused":
         return this.line(`  ${c.yellow("⏸")} ${c.yellow(`${e.tool} waits for approval`)} ${c.dim(this.fold(e.message))}`);
-      case "tool_guidance":
-        return this.guidance("guidance", e.text);
+      case "tool_guidance": {
+        // `Plugin tool runtime guidance for `tool`:` then `- Before tool: …` lines: shown as one line
+        const [heading = "", ...items] = e.text.split("\n");
+        const tool = /guidance for `([^`]+)`/.exec(heading)?.[1];
+        return tool ? this.guidance(`guidance for ${tool}`, items.map((l) => l.replace(/^- /, "")).join("; ")) : this.guidance("guidance", e.text);
+      }
       case "hook":
         return this.guidance(`hook ${e.hook}`, e.texts.map((t) => (typeof t === "string" ? t : `${t.source}: ${t.text}`)).join("; "));
       case "after_turn":
