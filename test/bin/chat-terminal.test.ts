@@ -77,6 +77,94 @@ describe.skipIf(!HAS_TMUX)("keel chat on a terminal (tmux)", () => {
     again.send("C-d");
     await waitUntil(() => again.exited());
   });
+
+  it("slash commands: /help, /run of a prompt command, /cost, /compact, /context, /sessions, /clear, /resume; a refused call; Ctrl-C clears a line and twice on an empty line leaves", async () => {
+    ws = makeWorkspace({ ".claude/commands/greet.md": "---\ndescription: Greets someone\n---\nSay hello to $ARGUMENTS" }, { git: true });
+    ws.writeUserConfig({ model: { name: "m", baseUrl: server.baseUrl } });
+    const t = keel();
+    await t.waitFor("/help for commands");
+    let mark = t.mark();
+    t.line("/help");
+    let screen = await t.waitFor("Ctrl-D leaves.", { after: mark });
+    for (const name of [
+      "/tools",
+      "/mcp",
+      "/plugins",
+      "/workflows",
+      "/run NAME [args]",
+      "/compact",
+      "/clear",
+      "/sessions",
+      "/resume ID",
+      "/cost",
+      "/context",
+      "/exit",
+    ])
+      expect(screen.slice(mark)).toContain(name);
+
+    server.push({ text: "Hello, world!" });
+    mark = t.mark();
+    t.line("/run greet world");
+    screen = await t.waitFor(/\[session (\S+) · answer/, { after: mark });
+    expect(screen.slice(mark)).toContain("Hello, world!");
+    expect(requestText(server.requests.at(-1)!)).toContain("Say hello to world");
+    const id = /\[session (\S+) · answer/.exec(screen.slice(mark))![1]!;
+
+    // a call the user refuses: ✗ user_denied, the model goes on
+    server.push({ toolCalls: [{ name: "bash", arguments: { command: "rm -rf build" } }] }, { text: "Understood, I will not." });
+    mark = t.mark();
+    t.line("clean up");
+    await t.waitFor("Allow?", { after: mark });
+    t.line("n");
+    screen = await t.waitFor("Understood, I will not.", { after: mark });
+    expect(screen.slice(mark)).toMatch(/✗ user_denied: The user declined to run bash/);
+
+    mark = t.mark();
+    t.line("/cost");
+    screen = await t.waitFor("This session in this chat:", { after: mark });
+    expect(screen.slice(mark)).toMatch(/TURN\s+SESSION\s+IN\s+OUT/);
+    expect(screen.slice(mark)).toContain("300 tokens in, 30 out (3 model calls, 1 tool calls)");
+
+    server.push({ text: "## Goal\nGreet the world." });
+    mark = t.mark();
+    t.line("/compact");
+    await t.waitFor(/Compacted: \d+ older messages are now one summary./, { after: mark });
+
+    mark = t.mark();
+    t.line("/context");
+    await t.waitFor(/read_file/, { after: mark });
+    mark = t.mark();
+    t.line("/sessions");
+    await t.waitFor(id, { after: mark });
+
+    mark = t.mark();
+    t.line("/clear");
+    await t.waitFor("The next prompt starts a new session.", { after: mark });
+    server.push({ text: "A fresh start." });
+    t.line("new topic");
+    screen = await t.waitFor(/A fresh start.\n\[session (\S+)/, { after: mark });
+    expect(screen.slice(mark)).not.toContain(`[session ${id} `);
+    expect(requestText(server.requests.at(-1)!)).not.toContain("clean up");
+
+    mark = t.mark();
+    t.line(`/resume ${id}`);
+    await t.waitFor(`Session ${id}`, { after: mark });
+    server.push({ text: "Resumed." });
+    t.line("where were we");
+    screen = await t.waitFor(`[session ${id} · answer`, { after: mark });
+    expect(requestText(server.requests.at(-1)!)).toContain("Greet the world.");
+
+    // Ctrl-C drops a typed line (nothing is sent); twice on an empty line leaves
+    const requests = server.requests.length;
+    mark = t.mark();
+    t.send("-l", "half a thought");
+    t.send("C-c");
+    t.send("C-c");
+    await t.waitFor("(Ctrl-C again or Ctrl-D to leave)", { after: mark });
+    t.send("C-c");
+    await waitUntil(() => t.exited());
+    expect(server.requests.length).toBe(requests);
+  });
 });
 
 async function waitUntil(check: () => boolean, timeoutMs = 60_000): Promise<void> {
