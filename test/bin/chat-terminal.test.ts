@@ -151,7 +151,7 @@ describe.skipIf(!HAS_TMUX)("keel chat on a terminal (tmux)", () => {
     await t.waitFor(`Session ${id}`, { after: mark });
     server.push({ text: "Resumed." });
     t.line("where were we");
-    screen = await t.waitFor(`[session ${id} · answer`, { after: mark });
+    await t.waitFor(`[session ${id} · answer`, { after: mark });
     expect(requestText(server.requests.at(-1)!)).toContain("Greet the world.");
 
     // Ctrl-C drops a typed line (nothing is sent); twice on an empty line leaves
