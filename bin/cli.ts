@@ -73,7 +73,7 @@ export async function main(argv: string[], io: CliIO = processIO()): Promise<num
       exitCode = Math.max(exitCode, code);
     },
     // `keel chat`'s /tools, /mcp, …: the same commands, printed to the same terminal
-    runCli: (args) => main(args, { ...io, interactive: false }),
+    runCli: (args, signal) => main(args, { ...io, interactive: false, signal }),
   };
 
   program

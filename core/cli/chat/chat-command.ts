@@ -1,5 +1,6 @@
 import { UsageError } from "../../errors.js";
 import { formatDiagnostic } from "../../diagnostics.js";
+import { requireModelSpec } from "../../model/model-spec.js";
 import { readSessionState } from "../../session/session-store.js";
 import type { CliContext } from "../cli-context.js";
 import { terminalText } from "../terminal-text.js";
@@ -26,6 +27,8 @@ export async function chatCommand(ctx: CliContext, opts: ChatOptions): Promise<v
       if (d.source === "config" && d.severity !== "info") ctx.io.stderr.write(terminalText(`keel: ${formatDiagnostic(d)}`) + "\n");
     const runtime = host.service("agent-runtime");
     if (!runtime) throw new UsageError("The agent runtime is not loaded in this host.");
+    // without a model there is nothing to chat with: say how to configure one before the first prompt
+    if (!opts.resume) requireModelSpec(host.config, opts.model, host.env, host.workspace.root);
     const chat = new Chat(ctx, host, runtime, opts.model);
     if (opts.resume) {
       if (!chat.exists(opts.resume)) throw new UsageError(`No session ${opts.resume} in this workspace: keel sessions lists them.`);

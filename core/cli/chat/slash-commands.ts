@@ -12,11 +12,17 @@ interface SlashCommand {
   run(chat: Chat, args: string): Promise<boolean | void>;
 }
 
-/** Runs `keel ARGV…` in this process (output to the terminal), saying so when it is not available. */
+/** Runs `keel ARGV…` in this process (output to the terminal; Ctrl-C cancels it, not the chat), saying so when it is not available. */
 async function cli(chat: Chat, argv: string[]): Promise<void> {
   chat.endLine();
   if (!chat.ctx.runCli) return chat.say(`Run \`keel ${argv.join(" ")}\` in a shell (not available inside this chat).`);
-  await chat.ctx.runCli(argv);
+  const controller = new AbortController();
+  const watch = chat.input.watch(() => controller.abort());
+  try {
+    await chat.ctx.runCli(argv, controller.signal);
+  } finally {
+    watch.stop();
+  }
 }
 
 const COMMANDS: SlashCommand[] = [
