@@ -21,6 +21,8 @@ export interface SessionRunOptions {
   signal?: AbortSignal;
   /** Receives assistant text as it streams. */
   onText?: (delta: string) => void;
+  /** Tools the user approved "always" in this process, kept across turns (`keel chat`); default: the session's own, from its state. */
+  sessionAllow?: Set<string>;
   /** Sees each event of the session's log as it is recorded (tool activity on a terminal); must not throw. */
   onEvent?: (event: KeelEvent) => void;
   maxSteps?: number;
@@ -62,7 +64,7 @@ export class ActiveSession {
     this.events = new JsonlEventSink(paths.events, undefined, true, options.onEvent);
     this.recorder = new SessionRecorder(host.workspace.stateDir, state, this.events, loaded);
     this.messages = state.messages as ChatMessage[];
-    this.sessionAllow = new Set(state.sessionAllow);
+    this.sessionAllow = options.sessionAllow ?? new Set(state.sessionAllow);
     const baselines = state.fileBaselines;
     const dirty = this.recorder.dirtyBaselines;
     this.fileBaselines = {

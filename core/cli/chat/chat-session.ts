@@ -37,6 +37,8 @@ export class Chat {
   readonly renderer: ActivityRenderer;
   readonly c: Palette;
   private midLine = false;
+  /** Tools approved "always" in this chat for the current session (a resumed session's file is no evidence of approval). */
+  private readonly allowed = new Set<string>();
   private watch?: InterruptWatch;
   private turnAbort?: AbortController;
   /** Asks on the terminal, inline, without breaking the stream (y / n / a). */
@@ -92,6 +94,8 @@ export class Chat {
       prompt,
       model,
       approver: this.approver,
+      yes: this.ctx.globals().yes,
+      sessionAllow: this.allowed,
       signal: AbortSignal.any([controller.signal, this.ctx.signal]),
       onText: (delta) => this.text(delta),
       onEvent: (e) => this.renderer.event(e),
@@ -150,6 +154,8 @@ export class Chat {
 
   /** Makes `id` the session the next prompt continues; `usage` is what it had used so far (not counted in `/cost`). */
   use(id: string | undefined, usage?: Totals): void {
+    // "always" answers hold for the session they were given in
+    if (this.sessionId !== undefined && id !== this.sessionId) this.allowed.clear();
     this.sessionId = id;
     this.usage = id ? { sessionId: id, totals: { ...zeroUsage(), ...pick(usage) } } : undefined;
   }
