@@ -4,6 +4,7 @@ import {
   type CliContext,
   type CliIO,
   type GlobalOptions,
+  chatArgv,
   errorMessage,
   KeelError,
   registerAgentCommands,
@@ -73,6 +74,8 @@ export async function main(argv: string[], io: CliIO = processIO()): Promise<num
     setExitCode(code) {
       exitCode = Math.max(exitCode, code);
     },
+    // `keel chat`'s /tools, /mcp, …: the same commands, printed to the same terminal
+    runCli: (args, signal) => main(args, { ...io, interactive: false, signal }),
   };
 
   program
@@ -98,7 +101,7 @@ export async function main(argv: string[], io: CliIO = processIO()): Promise<num
   });
 
   try {
-    await program.parseAsync(argv, { from: "user" });
+    await program.parseAsync(chatArgv(argv, io.interactive), { from: "user" });
   } catch (error) {
     if (error instanceof CommanderError && error.code === "commander.version") io.stdout.write(`${(await import("./keel-version.js")).keelVersion()}\n`);
     exitCode = handleError(error, io, globals);

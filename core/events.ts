@@ -56,7 +56,7 @@ export class JsonlEventSink implements EventSink {
     private readonly listener?: (event: KeelEvent) => void,
   ) {}
 
-  /** Buffers one event; `ts` defaults to now (and then comes first). */
+  /** Buffers one event; `ts` defaults to now (and then comes first). The observer, if any, sees it. */
   emit(event: EventInput): void {
     const stamped = event.ts === undefined ? { ts: Date.now(), ...event } : event;
     this.text += JSON.stringify(stamped) + "\n";

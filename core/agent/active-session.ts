@@ -27,6 +27,8 @@ export interface SessionRunOptions {
   onToolStart?: (call: ToolCallStart) => void;
   /** Called with the observation of each call that went into the pipeline (also one the pipeline refused). */
   onToolEnd?: (call: ToolCallEnd) => void;
+  /** Tools the user approved "always" in this process, kept across turns (`keel chat`); default: the session's own, from its state. */
+  sessionAllow?: Set<string>;
   maxSteps?: number;
 }
 
@@ -78,7 +80,7 @@ export class ActiveSession {
     this.events = new JsonlEventSink(paths.events, undefined, true, eventListener(host.options.onEvent, options.onEvent));
     this.recorder = new SessionRecorder(host.workspace.stateDir, state, this.events, loaded);
     this.messages = state.messages as ChatMessage[];
-    this.sessionAllow = new Set(state.sessionAllow);
+    this.sessionAllow = options.sessionAllow ?? new Set(state.sessionAllow);
     const baselines = state.fileBaselines;
     const dirty = this.recorder.dirtyBaselines;
     this.fileBaselines = {

@@ -77,6 +77,11 @@ export class AgentRuntime implements AgentService {
     return (await this.load()).continueChild(id, decision, opts);
   }
 
+  /** Compacts a session's history now (`/compact`): older messages become a continuation summary; returns how many it replaced. */
+  async compact(id: string, opts: AgentRunOptions = {}): Promise<number> {
+    return (await this.load()).compact(id, opts);
+  }
+
   /** AgentService: runs one prompt in a new session (workflow `prompt` steps). Never throws: failures come back with `ok: false`. */
   async runPrompt(request: AgentRunRequest): Promise<AgentRunResult> {
     return (await this.load()).runPrompt(request);

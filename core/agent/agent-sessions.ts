@@ -14,6 +14,7 @@ import type { AgentOutcome, AgentRunOptions } from "./agent-runtime.js";
 import type { AgentSettings } from "./agent-settings.js";
 import { driveSession, type StopReason } from "./agent-loop.js";
 import { recoverCrashedTurn } from "./crash-recovery.js";
+import { compactHistory } from "./context-economy.js";
 import type { ApprovalDecision } from "./run-tool-calls.js";
 import type { GuidanceEntry } from "../hooks.js";
 import { fireAfterTurn, firePromptHooks, fireUserPromptSubmit } from "./session-hooks.js";
@@ -158,6 +159,19 @@ export class AgentSessions implements AgentService {
       throw new UsageError(`Session ${id} is not waiting for an approval (status: ${s.state.status}).`);
     }
     return this.runTurn(s, { resume: true, decision });
+  }
+
+  /** Compacts a session's history now (`/compact` in `keel chat`); returns how many messages the summary replaced. */
+  async compact(id: string, opts: AgentRunOptions = {}): Promise<number> {
+    const s = await this.open(id, opts);
+    try {
+      const removed = await compactHistory(s, "manual");
+      await s.save(true);
+      return removed;
+    } finally {
+      this.active.delete(id);
+      s.close();
+    }
   }
 
   /** AgentService: runs one prompt in a new session (workflow `prompt` steps). Never throws: failures come back with `ok: false`. */

@@ -23,7 +23,7 @@ export async function economize(s: ActiveSession, tools: ModelToolSpec[]): Promi
   }
   if (estimate > s.settings.compactAt * window) {
     const before = estimate;
-    const removed = await compact(s);
+    const removed = await compactHistory(s);
     estimate = s.estimator.request(s.state.messages, tools);
     if (removed) s.emit("context_compacted_tokens", { before, after: estimate, window });
   }
@@ -55,13 +55,14 @@ function pruneToolOutputs(s: ActiveSession): number {
   return count;
 }
 
-async function compact(s: ActiveSession): Promise<number> {
+/** Summarizes the older history into a continuation message (`beforeCompact` fires first); returns how many messages it replaced (0: nothing to compact). */
+export async function compactHistory(s: ActiveSession, trigger: "auto" | "manual" = "auto"): Promise<number> {
   const msgs = s.state.messages;
   const system = msgs[0]?.role === "system" ? 1 : 0;
   const cut = chooseCut(msgs, system);
   if (cut <= system) return 0;
   const head = msgs.slice(system, cut);
-  await fireBeforeCompact(s);
+  await fireBeforeCompact(s, trigger);
   const result = await summarizeHistory(s.model, head, s.options.signal);
   const content = `Continuation of an earlier conversation that was compacted to fit the context window (${head.length} messages summarized):\n\n${result.summary}`;
   const continuation: ChatMessage = { role: "user", kind: "continuation", content };

@@ -137,11 +137,11 @@ export async function notifyUser(s: ActiveSession, message: string): Promise<voi
 }
 
 /** Fires `beforeCompact` before the history is compacted (a notification: failures become events). */
-export async function fireBeforeCompact(s: ActiveSession): Promise<void> {
+export async function fireBeforeCompact(s: ActiveSession, trigger: "auto" | "manual" = "auto"): Promise<void> {
   const hook = s.host.hooks.beforeCompact;
   if (hook.taps.length === 0) return;
   await hook
-    .promise({ host: s.host, sessionId: s.id, cwd: s.cwd, events: s.events, trigger: "auto" })
+    .promise({ host: s.host, sessionId: s.id, cwd: s.cwd, events: s.events, trigger })
     .catch((error: unknown) => s.emit("hook_error", { hook: "beforeCompact", message: errorMessage(error) }));
 }
 

@@ -2,8 +2,15 @@ import { positiveIntOption } from "./int-option.js";
 import { commandGroup } from "./command-group.js";
 import type { CommandRegistrar } from "./cli-context.js";
 
-/** Registers `keel run`, `keel context`, `keel sessions …` and `keel send`. Implementations load lazily. */
+/** Registers `keel chat`, `keel run`, `keel context`, `keel sessions …` and `keel send`. Implementations load lazily. */
 export const registerAgentCommands: CommandRegistrar = (program, ctx) => {
+  program
+    .command("chat")
+    .description("Interactive session on a terminal (also `keel` alone): streamed answers, live tool activity, inline approvals, /help")
+    .option("--resume <id>", "continue session ID")
+    .option("--model <model>", "model name (overrides config)")
+    .action(async (opts: { resume?: string; model?: string }) => (await import("./chat/chat-command.js")).chatCommand(ctx, opts));
+
   program
     .command("run")
     .description("Run the agent on a prompt (or continue a session with --resume); streams the answer")

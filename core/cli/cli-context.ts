@@ -42,6 +42,8 @@ export interface CliContext {
   signal: AbortSignal;
   /** Does what Ctrl-C does: aborts `signal` (e.g. Ctrl-C read by a prompt in raw mode). */
   interrupt(): void;
+  /** Runs another `keel` command line in this process with the same streams (`keel chat`'s `/tools`, …); aborting `signal` is its Ctrl-C. Resolves to its exit code. */
+  runCli?(argv: string[], signal?: AbortSignal): Promise<number>;
 }
 
 /** A module that adds commands to the program. Keep its imports light: load implementations lazily in actions. */

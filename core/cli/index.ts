@@ -4,6 +4,7 @@
  * what they run; the rest of the public API is `core/index.ts`.
  */
 export type { CliContext, CliIO, CommandRegistrar, GlobalOptions } from "./cli-context.js";
+export { chatArgv } from "./chat-argv.js";
 export { commandGroup } from "./command-group.js";
 export { registerCoreCommands } from "./core-commands.js";
 export { registerAgentCommands } from "./agent-commands.js";

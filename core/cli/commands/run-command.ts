@@ -5,6 +5,8 @@ import { requireModelSpec } from "../../model/model-spec.js";
 import type { ExpandedPrompt, WorktreeInfo } from "../../services.js";
 import type { Host } from "../../host.js";
 import type { CliContext } from "../cli-context.js";
+import { ActivityRenderer } from "../activity-renderer.js";
+import { useColor } from "../palette.js";
 import { terminalText } from "../terminal-text.js";
 import { ttyApprover } from "../tty-approver.js";
 
@@ -23,7 +25,7 @@ export async function runCommand(ctx: CliContext, prompt: string | undefined, op
   if (opts.resume && opts.session && opts.session !== opts.resume)
     throw new UsageError(`--session names a new session and --resume continues one; to continue ${opts.resume}, drop --session ${opts.session}.`);
   if (opts.resume && opts.worktree) throw new UsageError("--worktree applies to new sessions; a resumed session keeps its own directory.");
-  await withAgent(ctx, async (runtime, base) => {
+  await withAgent(ctx, async (runtime, base, endLine) => {
     const host = runtime.host;
     if (!opts.resume) requireModelSpec(host.config, opts.model, host.env, host.workspace.root);
     let worktree: WorktreeInfo | undefined;
@@ -47,6 +49,7 @@ export async function runCommand(ctx: CliContext, prompt: string | undefined, op
       const done = await host.service("worktrees")!.finish(worktree.name, "keep", { signal: ctx.signal });
       note = `worktree ${worktree.name} kept at ${worktree.path} (branch ${worktree.branch}); changed: ${done.changedFiles.join(", ") || "nothing"}`;
     }
+    endLine();
     report(ctx, out, note);
   });
 }
@@ -62,19 +65,33 @@ async function expandCommand(ctx: CliContext, host: Host, prompt: string, base: 
 
 /** `keel sessions approve|reject ID`: decides the paused call and continues the run. */
 export async function decideCommand(ctx: CliContext, id: string, decision: "approve" | "reject"): Promise<void> {
-  await withAgent(ctx, async (runtime, base) => report(ctx, await runtime.decide(id, decision, base), ""));
+  await withAgent(ctx, async (runtime, base, endLine) => {
+    const out = await runtime.decide(id, decision, base);
+    endLine();
+    report(ctx, out, "");
+  });
 }
 
-async function withAgent(ctx: CliContext, fn: (runtime: AgentRuntime, base: AgentRunOptions) => Promise<void>): Promise<void> {
+async function withAgent(ctx: CliContext, fn: (runtime: AgentRuntime, base: AgentRunOptions, endLine: () => void) => Promise<void>): Promise<void> {
   const g = ctx.globals();
   const approver = ctx.io.interactive && !g.yes ? ttyApprover(ctx.io.stdin, ctx.io.stderr, ctx.interrupt) : undefined;
-  let streamed = false;
+  // The answer streams to stdout; tool activity goes to stderr, each line after the answer's partial line ends.
+  let midLine = false;
+  const endLine = () => {
+    if (midLine) ctx.io.stdout.write("\n");
+    midLine = false;
+  };
   const onText = g.json
     ? undefined
     : (delta: string) => {
-        streamed = true;
+        if (delta === "") return;
+        midLine = !delta.endsWith("\n");
         ctx.io.stdout.write(terminalText(delta));
       };
+  const stderr = ctx.io.stderr;
+  const activity = g.json
+    ? undefined
+    : new ActivityRenderer(stderr, { color: useColor(stderr, ctx.io.env), width: (stderr as { columns?: number }).columns, beforeLine: endLine });
   await ctx.withHost(
     async (host) => {
       // Config keel ignored or could not use (untrusted keys, unknown keys, code config files) is said before the run.
@@ -82,8 +99,8 @@ async function withAgent(ctx: CliContext, fn: (runtime: AgentRuntime, base: Agen
         if (d.source === "config" && d.severity !== "info") ctx.io.stderr.write(terminalText(`keel: ${formatDiagnostic(d)}`) + "\n");
       const runtime = host.service("agent-runtime");
       if (!runtime) throw new UsageError("The agent runtime is not loaded in this host.");
-      await fn(runtime, { yes: g.yes, approver, signal: ctx.signal, onText });
-      if (streamed) ctx.io.stdout.write("\n");
+      await fn(runtime, { yes: g.yes, approver, signal: ctx.signal, onText, onEvent: activity && ((e) => activity.event(e)) }, endLine);
+      endLine();
     },
     // The model may call any tool: every server starts (runs, resumes, approvals). One with a fresh
     // cached tool list starts in the background, so it never delays the first model request; its

@@ -1,0 +1,187 @@
+import { existsSync } from "node:fs";
+import type { AgentOutcome, AgentRunOptions, AgentRuntime } from "../../agent/agent-runtime.js";
+import { errorMessage } from "../../errors.js";
+import type { Host } from "../../host.js";
+import { sessionPaths } from "../../session/session-paths.js";
+import type { SessionUsage } from "../../session/session-types.js";
+import type { Approver } from "../../types.js";
+import { ActivityRenderer } from "../activity-renderer.js";
+import type { CliContext } from "../cli-context.js";
+import { type Palette, palette, useColor } from "../palette.js";
+import { terminalText } from "../terminal-text.js";
+import { ttyApprover } from "../tty-approver.js";
+import { ChatInput, type InterruptWatch } from "./chat-input.js";
+
+/** Tokens and calls of one turn (for `/cost`). */
+export interface TurnCost {
+  sessionId: string;
+  turn: number;
+  inputTokens: number;
+  outputTokens: number;
+  modelCalls: number;
+  toolCalls: number;
+}
+
+/**
+ * One interactive session on the terminal: reads prompts, runs each as a turn of the current agent
+ * session (the first starts it, later ones resume it), streams the answer and draws tool activity
+ * as it happens. Ctrl-C cancels the running turn (the tool gets its abort; the session is persisted
+ * and goes on with the next prompt). Holds one host open for the whole chat.
+ */
+export class Chat {
+  /** The session the next prompt continues (set through `use`); undefined: the next prompt starts one. */
+  sessionId?: string;
+  /** Costs of this chat's turns, oldest first. */
+  readonly turns: TurnCost[] = [];
+  readonly input: ChatInput;
+  readonly renderer: ActivityRenderer;
+  readonly c: Palette;
+  private midLine = false;
+  /** Tools approved "always" in this chat for the current session (a resumed session's file is no evidence of approval). */
+  private readonly allowed = new Set<string>();
+  private watch?: InterruptWatch;
+  private turnAbort?: AbortController;
+  /** Asks on the terminal, inline, without breaking the stream (y / n / a). */
+  readonly approver: Approver;
+
+  constructor(
+    readonly ctx: CliContext,
+    readonly host: Host,
+    readonly runtime: AgentRuntime,
+    readonly model: string | undefined,
+  ) {
+    const out = ctx.io.stdout;
+    const color = useColor(out, ctx.io.env);
+    this.c = palette(color);
+    this.input = new ChatInput(ctx.io.stdin, out);
+    this.renderer = new ActivityRenderer(out, { color, width: (out as { columns?: number }).columns, beforeLine: () => this.endLine() });
+    const tty = ttyApprover(ctx.io.stdin, out, () => this.interrupt());
+    // The approval prompt reads lines itself and gives the terminal back in cooked mode: take it back after.
+    this.approver = {
+      approve: async (req, signal) => {
+        this.endLine();
+        try {
+          return await tty.approve(req, signal);
+        } finally {
+          this.watch?.rearm();
+        }
+      },
+    };
+  }
+
+  /** Writes text for the user (terminal-safe), on its own line. */
+  say(text: string): void {
+    this.styled(terminalText(text));
+  }
+
+  /** Writes keel's own styled text (already terminal-safe), on its own line. */
+  styled(text: string): void {
+    this.endLine();
+    this.ctx.io.stdout.write(text.endsWith("\n") ? text : text + "\n");
+  }
+
+  /** Ctrl-C during a turn: cancels it. */
+  interrupt(): void {
+    this.turnAbort?.abort();
+  }
+
+  /** Runs `prompt` as the next turn; never throws (a failure is shown and the chat goes on). */
+  async turn(prompt: string, model = this.model): Promise<void> {
+    const controller = new AbortController();
+    this.turnAbort = controller;
+    this.watch = this.input.watch(() => controller.abort());
+    const options: AgentRunOptions = {
+      prompt,
+      model,
+      approver: this.approver,
+      yes: this.ctx.globals().yes,
+      sessionAllow: this.allowed,
+      signal: AbortSignal.any([controller.signal, this.ctx.signal]),
+      onText: (delta) => this.text(delta),
+      onEvent: (e) => this.renderer.event(e),
+    };
+    let out: AgentOutcome | undefined;
+    try {
+      out = this.sessionId && this.exists(this.sessionId) ? await this.runtime.resume(this.sessionId, options) : await this.runtime.start(options);
+    } catch (error) {
+      this.renderer.notice(errorMessage(error), "error");
+    } finally {
+      this.watch.stop();
+      this.watch = undefined;
+      this.turnAbort = undefined;
+    }
+    this.endLine();
+    if (out) this.finish(out);
+  }
+
+  /** Whether session `id` exists in this workspace. */
+  exists(id: string): boolean {
+    return existsSync(sessionPaths(this.host.workspace.stateDir, id).meta);
+  }
+
+  /** Ends a partial line of streamed answer text. */
+  endLine(): void {
+    if (this.midLine) this.ctx.io.stdout.write("\n");
+    this.midLine = false;
+  }
+
+  private text(delta: string): void {
+    if (delta === "") return;
+    this.midLine = !delta.endsWith("\n");
+    this.ctx.io.stdout.write(terminalText(delta));
+  }
+
+  private finish(out: AgentOutcome): void {
+    const prior = this.usage?.sessionId === out.sessionId ? this.usage.totals : zeroUsage();
+    const cost: TurnCost = {
+      sessionId: out.sessionId,
+      turn: this.turns.length + 1,
+      inputTokens: out.usage.inputTokens - prior.inputTokens,
+      outputTokens: out.usage.outputTokens - prior.outputTokens,
+      modelCalls: out.usage.modelCalls - prior.modelCalls,
+      toolCalls: out.usage.toolCalls - prior.toolCalls,
+    };
+    this.use(out.sessionId, out.usage);
+    this.turns.push(cost);
+    if (out.reason === "cancelled") this.renderer.notice(`Turn cancelled. Session ${out.sessionId} is saved; your next prompt continues it.`, "warn");
+    else if (out.message) this.renderer.notice(out.message, out.ok ? "info" : "warn");
+    this.ctx.io.stdout.write(
+      this.c.dim(
+        `[session ${out.sessionId} · ${out.reason} · ${cost.modelCalls} model calls, ${cost.toolCalls} tool calls · ${cost.inputTokens} in / ${cost.outputTokens} out tokens]`,
+      ) + "\n",
+    );
+  }
+
+  /** Makes `id` the session the next prompt continues; `usage` is what it had used so far (not counted in `/cost`). */
+  use(id: string | undefined, usage?: Totals): void {
+    // "always" answers hold for the session they were given in
+    if (this.sessionId !== undefined && id !== this.sessionId) this.allowed.clear();
+    this.sessionId = id;
+    this.usage = id ? { sessionId: id, totals: { ...zeroUsage(), ...pick(usage) } } : undefined;
+  }
+
+  /** The current session's usage as of its last turn (or resume). */
+  private usage?: { sessionId: string; totals: Totals };
+}
+
+type Totals = Pick<SessionUsage, "inputTokens" | "outputTokens" | "modelCalls" | "toolCalls">;
+
+function pick(u: Totals | undefined): Partial<Totals> {
+  return u ? { inputTokens: u.inputTokens, outputTokens: u.outputTokens, modelCalls: u.modelCalls, toolCalls: u.toolCalls } : {};
+}
+
+/** Sums the costs of `turns`. */
+export function sessionTotals(turns: readonly TurnCost[]): Omit<TurnCost, "sessionId" | "turn"> {
+  const sum = zeroUsage();
+  for (const t of turns) {
+    sum.inputTokens += t.inputTokens;
+    sum.outputTokens += t.outputTokens;
+    sum.modelCalls += t.modelCalls;
+    sum.toolCalls += t.toolCalls;
+  }
+  return sum;
+}
+
+function zeroUsage(): Totals {
+  return { inputTokens: 0, outputTokens: 0, modelCalls: 0, toolCalls: 0 };
+}

@@ -1,0 +1,181 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { requestText, useOpenAIServer } from "../helpers/openai-server.js";
+import { KEEL_BIN } from "../helpers/run-cli.js";
+import { makeWorkspace, type TempWorkspace } from "../helpers/temp-workspace.js";
+import { HAS_TMUX, startTerminal, type Terminal } from "../helpers/tmux.js";
+
+const server = useOpenAIServer();
+let ws: TempWorkspace;
+let term: Terminal | undefined;
+afterEach(() => {
+  term?.close();
+  term = undefined;
+  ws?.cleanup();
+});
+
+/** `keel` alone, on a real pseudo-terminal (tmux), against the local OpenAI-compatible server. */
+function keel(...args: string[]): Terminal {
+  term = startTerminal([process.execPath, KEEL_BIN, ...args], { cwd: ws.root, env: ws.env });
+  return term;
+}
+
+describe.skipIf(!HAS_TMUX)("keel chat on a terminal (tmux)", () => {
+  it("streams the answer, shows tool calls and an inline approval, cancels a slow tool with Ctrl-C, lists /tools, leaves with /exit, and resumes", async () => {
+    ws = makeWorkspace({}, { git: true });
+    ws.writeUserConfig({ model: { name: "m", baseUrl: server.baseUrl } });
+    server.push({ toolCalls: [{ name: "bash", arguments: { command: "echo hello-from-tool" } }] }, { text: "The command printed hello-from-tool." });
+    const t = keel();
+    await t.waitFor("/help for commands");
+    t.line("say hello with a command");
+    let screen = await t.waitFor("Allow?");
+    expect(screen).toMatch(/● bash\s+echo hello-from-tool/);
+    t.line("y");
+    screen = await t.waitFor(/The command printed hello-from-tool.\n\[session \S+ · answer/);
+    expect(screen).toMatch(/✓ hello-from-tool( \(\+\d+ lines?\))? · \d+(ms|\.\ds)/);
+    const first = screen.match(/\[session (\S+) · answer · 2 model calls, 1 tool calls/);
+    expect(first, screen).not.toBeNull();
+    const id = first![1]!;
+
+    // Ctrl-C during a slow tool: the tool is aborted, the turn ends cancelled, the session goes on
+    server.push({ toolCalls: [{ name: "bash", arguments: { command: "sleep 600" } }] });
+    let mark = t.mark();
+    t.line("wait a long time");
+    await t.waitFor("Allow?", { after: mark });
+    t.line("a");
+    await t.waitFor("approved (user)", { after: mark });
+    t.send("C-c");
+    screen = await t.waitFor("Turn cancelled", { after: mark });
+    expect(screen.slice(mark)).toMatch(/⏹ cancelled: /);
+    expect(screen.slice(mark)).toContain(`[session ${id} · cancelled`);
+
+    // "a" (always) holds for the rest of the session: bash runs without asking again
+    server.push({ toolCalls: [{ name: "bash", arguments: { command: "echo still-here" } }] }, { text: "Still here." });
+    mark = t.mark();
+    t.line("are you there?");
+    screen = await t.waitFor(/Still here.\n\[session/, { after: mark });
+    expect(screen.slice(mark)).toMatch(/● bash\s+echo still-here\n\s+✔ approved \(session\)\n\s+✓ still-here/);
+    expect(screen.slice(mark)).not.toContain("Allow?");
+    const last = requestText(server.requests.at(-1)!);
+    expect(last).toContain("say hello with a command");
+    expect(last).toContain("are you there?");
+
+    mark = t.mark();
+    t.line("/tools");
+    screen = await t.waitFor(/\d+ tools/, { after: mark });
+    expect(screen.slice(mark)).toMatch(/read_file\s+builtin/);
+    t.line("/exti");
+    await t.waitFor("Did you mean /exit?", { after: mark });
+    t.line("/exit");
+    await t.waitFor(`continue it with keel --resume ${id}`, { after: mark });
+    await exitOf(t);
+    t.close();
+
+    // keel --resume ID reopens it interactively
+    server.push({ text: "Welcome back." });
+    const again = keel("--resume", id);
+    await again.waitFor(`continuing session ${id}`);
+    again.line("hello again");
+    // keys typed while a turn runs are not kept (only Ctrl-C is read): wait for the status line that ends the turn
+    await again.waitFor(/Welcome back.\n\[session/);
+    expect(requestText(server.requests.at(-1)!)).toContain("are you there?");
+    again.send("C-d");
+    await exitOf(again);
+  });
+
+  it("slash commands: /help, /run of a prompt command, /cost, /compact, /context, /sessions, /clear, /resume; a refused call; Ctrl-C clears a line and twice on an empty line leaves", async () => {
+    ws = makeWorkspace({ ".claude/commands/greet.md": "---\ndescription: Greets someone\n---\nSay hello to $ARGUMENTS" }, { git: true });
+    ws.writeUserConfig({ model: { name: "m", baseUrl: server.baseUrl } });
+    const t = keel();
+    await t.waitFor("/help for commands");
+    let mark = t.mark();
+    t.line("/help");
+    let screen = await t.waitFor("Ctrl-D leaves.", { after: mark });
+    for (const name of [
+      "/tools",
+      "/mcp",
+      "/plugins",
+      "/workflows",
+      "/run NAME [args]",
+      "/compact",
+      "/clear",
+      "/sessions",
+      "/resume ID",
+      "/cost",
+      "/context",
+      "/exit",
+    ])
+      expect(screen.slice(mark)).toContain(name);
+
+    server.push({ text: "Hello, world!" });
+    mark = t.mark();
+    t.line("/run greet world");
+    screen = await t.waitFor(/\[session (\S+) · answer/, { after: mark });
+    expect(screen.slice(mark)).toContain("Hello, world!");
+    expect(requestText(server.requests.at(-1)!)).toContain("Say hello to world");
+    const id = /\[session (\S+) · answer/.exec(screen.slice(mark))![1]!;
+
+    // a call the user refuses: ✗ user_denied, the model goes on
+    server.push({ toolCalls: [{ name: "bash", arguments: { command: "rm -rf build" } }] }, { text: "Understood, I will not." });
+    mark = t.mark();
+    t.line("clean up");
+    await t.waitFor("Allow?", { after: mark });
+    t.line("n");
+    screen = await t.waitFor(/Understood, I will not.\n\[session/, { after: mark });
+    expect(screen.slice(mark)).toMatch(/✗ user_denied: The user declined to run bash/);
+
+    mark = t.mark();
+    t.line("/cost");
+    screen = await t.waitFor("This session in this chat:", { after: mark });
+    expect(screen.slice(mark)).toMatch(/TURN\s+SESSION\s+IN\s+OUT/);
+    expect(screen.slice(mark)).toContain("300 tokens in, 30 out (3 model calls, 1 tool calls)");
+
+    server.push({ text: "## Goal\nGreet the world." });
+    mark = t.mark();
+    t.line("/compact");
+    await t.waitFor(/Compacted: \d+ older messages are now one summary./, { after: mark });
+
+    mark = t.mark();
+    t.line("/context");
+    await t.waitFor(/read_file/, { after: mark });
+    mark = t.mark();
+    t.line("/sessions");
+    await t.waitFor(id, { after: mark });
+
+    mark = t.mark();
+    t.line("/clear");
+    await t.waitFor("The next prompt starts a new session.", { after: mark });
+    server.push({ text: "A fresh start." });
+    t.line("new topic");
+    screen = await t.waitFor(/A fresh start.\n\[session (\S+)/, { after: mark });
+    expect(screen.slice(mark)).not.toContain(`[session ${id} `);
+    expect(requestText(server.requests.at(-1)!)).not.toContain("clean up");
+
+    mark = t.mark();
+    t.line(`/resume ${id}`);
+    await t.waitFor(`Session ${id}`, { after: mark });
+    server.push({ text: "Resumed." });
+    t.line("where were we");
+    await t.waitFor(`[session ${id} · answer`, { after: mark });
+    expect(requestText(server.requests.at(-1)!)).toContain("Greet the world.");
+
+    // Ctrl-C drops a typed line (nothing is sent); twice on an empty line leaves
+    const requests = server.requests.length;
+    mark = t.mark();
+    t.send("-l", "half a thought");
+    t.send("C-c");
+    t.send("C-c");
+    await t.waitFor("(Ctrl-C again or Ctrl-D to leave)", { after: mark });
+    t.send("C-c");
+    await exitOf(t);
+    expect(server.requests.length).toBe(requests);
+  });
+});
+
+/** Waits until the program in `t` has exited (a generous deadline: a safety net, not an assertion of time). */
+async function exitOf(t: Terminal, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!t.exited()) {
+    if (Date.now() > deadline) throw new Error(`The program did not exit. Screen:\n${t.screen()}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}

@@ -1,0 +1,143 @@
+import { Writable } from "node:stream";
+import { afterEach, describe, expect, it } from "vitest";
+import { ActivityRenderer, argumentSummary, duration } from "../../../core/cli/activity-renderer.js";
+import { useColor } from "../../../core/cli/palette.js";
+import type { KeelEvent } from "../../../core/index.js";
+import { useOpenAIServer } from "../../helpers/openai-server.js";
+import { runKeel } from "../../helpers/run-cli.js";
+import { makeWorkspace, type TempWorkspace } from "../../helpers/temp-workspace.js";
+
+const server = useOpenAIServer();
+let ws: TempWorkspace;
+afterEach(() => ws?.cleanup());
+
+/** A stream that keeps what is written to it (a terminal when `tty`). */
+function sink(tty = false): Writable & { text: string; isTTY: boolean } {
+  const out = Object.assign(
+    new Writable({
+      write(chunk, _enc, done) {
+        out.text += String(chunk);
+        done();
+      },
+    }),
+    { text: "", isTTY: tty },
+  );
+  return out;
+}
+
+/** The events of one call of `tool` as a session records them, ending with its result message. */
+function callEvents(tool: string, args: object, result: { ok: boolean; code: string; content: string; artifact?: string; durationMs: number }): KeelEvent[] {
+  const ts = 1;
+  const callId = `c-${tool}`;
+  return [
+    {
+      ts,
+      type: "session_message",
+      sessionId: "s",
+      message: { role: "assistant", content: "", toolCalls: [{ id: callId, name: tool, arguments: JSON.stringify(args) }] },
+    },
+    { ts, type: "tool_intent", callId, tool, origin: "agent", sessionId: "s" },
+    {
+      ts,
+      type: "tool_observation",
+      callId,
+      tool,
+      ok: result.ok,
+      phase: result.ok ? "done" : "execute",
+      code: result.code as never,
+      durationMs: result.durationMs,
+    },
+    {
+      ts,
+      type: "session_message",
+      sessionId: "s",
+      message: { role: "tool", toolCallId: callId, name: tool, content: result.content, ...(result.artifact ? { artifact: result.artifact } : {}) },
+    },
+  ] as KeelEvent[];
+}
+
+describe("the tool-activity renderer", () => {
+  it("draws a call as its name and argument summary, then ✓ with the first line of the result, the lines folded, the artifact path and the duration", () => {
+    const out = sink();
+    const r = new ActivityRenderer(out, { color: false, width: 100 });
+    const long = Array.from({ length: 40 }, (_, i) => `line ${i + 1}`).join("\n");
+    for (const e of callEvents(
+      "bash",
+      { command: "seq 1 40" },
+      { ok: true, code: "ok", content: long, artifact: ".keel/sessions/s/artifacts/c-bash.txt", durationMs: 1234 },
+    ))
+      r.event(e);
+    expect(out.text).toBe("● bash  seq 1 40\n  ✓ line 1 (+39 lines) · 1.2s · full output: .keel/sessions/s/artifacts/c-bash.txt\n");
+  });
+
+  it("draws a failure with ✗ and its code, cuts long lines to the width, and makes tool text terminal-safe", () => {
+    const out = sink();
+    const r = new ActivityRenderer(out, { color: false, width: 60 });
+    const content = `Error (execution_failed): ${"x".repeat(200)}\u001b[2J`;
+    for (const e of callEvents("read_file", { path: "a.txt", offset: 3 }, { ok: false, code: "execution_failed", content, durationMs: 80 })) r.event(e);
+    const [head, result] = out.text.trimEnd().split("\n");
+    expect(head).toBe("● read_file  path=a.txt offset=3");
+    expect(result).toMatch(/^ {2}✗ execution_failed: x+… · 80ms$/);
+    expect(result!.length).toBeLessThanOrEqual(100);
+    expect(out.text).not.toContain("\u001b");
+  });
+
+  it("colours only when asked: NO_COLOR and a non-terminal stream turn colours off", () => {
+    const events = callEvents("glob", { pattern: "*.ts" }, { ok: true, code: "ok", content: "a.ts", durationMs: 5 });
+    const coloured = sink(true);
+    const r = new ActivityRenderer(coloured, { color: useColor(coloured, {}) });
+    for (const e of events) r.event(e);
+    expect(coloured.text).toContain("\u001b[");
+    const plain = sink(true);
+    const p = new ActivityRenderer(plain, { color: useColor(plain, { NO_COLOR: "1" }) });
+    for (const e of events) p.event(e);
+    expect(plain.text).not.toContain("\u001b");
+    expect(plain.text).toBe(coloured.text.replace(/\u001b\[\d+m/g, ""));
+    expect(useColor(sink(false), {})).toBe(false);
+    expect(useColor(sink(true), { TERM: "dumb" })).toBe(false);
+  });
+
+  it("summarizes arguments on one line and formats durations", () => {
+    expect(argumentSummary('{"command":"echo a\\necho b"}')).toBe("echo a ⏎ echo b");
+    expect(argumentSummary('{"path":"a","limit":5,"flags":["x"]}')).toBe('path=a limit=5 flags=["x"]');
+    expect(argumentSummary("not json")).toBe("not json");
+    expect(duration(420)).toBe("420ms");
+    expect(duration(3100)).toBe("3.1s");
+    expect(duration(125_000)).toBe("2m05s");
+  });
+});
+
+describe("keel run shows tool activity on stderr", () => {
+  it("draws each call, blocks and guidance on stderr, keeps stdout the answer, and puts the status line on its own line; --json is unchanged", async () => {
+    ws = makeWorkspace(
+      {
+        "notes.txt": "first line of notes\nsecond\n",
+        ".claw-plugin/plugin.json": { name: "guard", blocked_tools: ["write_file"], tool_hooks: { read_file: { beforeTool: "Read only what you need." } } },
+      },
+      { git: true },
+    );
+    ws.writeUserConfig({ model: { name: "m", baseUrl: server.baseUrl } });
+    server.push(
+      { toolCalls: [{ name: "read_file", arguments: { path: "notes.txt" } }] },
+      { toolCalls: [{ name: "write_file", arguments: { path: "out.txt", content: "x" } }] },
+      { toolCalls: [{ name: "bash", arguments: { command: "seq 1 30000" } }] },
+      { text: "I read the notes." },
+    );
+    const r = await runKeel(["--yes", "run", "read the notes"], { cwd: ws.root, env: ws.env });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stdout).toBe("I read the notes.");
+    const lines = r.stderr.split("\n");
+    expect(lines).toContain("● read_file  notes.txt");
+    expect(lines).toContain("  ℹ guidance for read_file: Before tool: guard: Read only what you need.");
+    expect(r.stderr).toMatch(/● write_file {2}path=out.txt content=x\n {2}⛔ blocked by guard\n {2}✗ tool_blocked: .+ · \d+ms\n/);
+    expect(r.stderr).toMatch(/● bash {2}seq 1 30000\n {2}✔ approved \(--yes\)\n {2}✓ .*\(\+\d+ lines\) · [\d.]+m?s · full output: \.keel\/.+\n/);
+    expect(lines.at(-1)).toMatch(/^\[session \S+ · answer · 4 model calls, 3 tool calls\]$/);
+    expect(r.stderr).not.toContain("\u001b");
+    expect(ws.exists("out.txt")).toBe(false);
+
+    server.push({ toolCalls: [{ name: "read_file", arguments: { path: "notes.txt" } }] }, { text: "again" });
+    const json = await runKeel(["--json", "run", "read the notes"], { cwd: ws.root, env: ws.env });
+    expect(json.json()).toMatchObject({ ok: true, reason: "answer", text: "again" });
+    expect(json.stderr).not.toContain("● read_file");
+  });
+});

@@ -1,0 +1,30 @@
+import { describe, expect, it } from "vitest";
+import { chatArgv } from "../../../core/cli/chat-argv.js";
+import { runKeel } from "../../helpers/run-cli.js";
+import { makeWorkspace } from "../../helpers/temp-workspace.js";
+
+describe("which command lines open the interactive session", () => {
+  it("keel alone on a terminal and keel --resume ID become keel chat; commands, --help and non-terminals are left alone", () => {
+    expect(chatArgv([], true)).toEqual(["chat"]);
+    expect(chatArgv(["--cwd", "sub", "--yes"], true)).toEqual(["--cwd", "sub", "--yes", "chat"]);
+    expect(chatArgv(["--resume", "s-1"], false)).toEqual(["chat", "--resume", "s-1"]);
+    expect(chatArgv(["--trust", "--resume", "s-1"], true)).toEqual(["--trust", "chat", "--resume", "s-1"]);
+    expect(chatArgv([], false)).toEqual([]);
+    expect(chatArgv(["--help"], true)).toEqual(["--help"]);
+    expect(chatArgv(["run", "--resume", "s-1"], true)).toEqual(["run", "--resume", "s-1"]);
+  });
+
+  it("keel without a terminal still prints help and exits 0; keel chat without one says to use keel run (exit 2)", async () => {
+    const ws = makeWorkspace();
+    try {
+      const help = await runKeel([], { cwd: ws.root, env: ws.env });
+      expect(help.exitCode).toBe(0);
+      expect(help.stdout + help.stderr).toContain("Usage: keel");
+      const chat = await runKeel(["--resume", "s-1"], { cwd: ws.root, env: ws.env });
+      expect(chat.exitCode).toBe(2);
+      expect(chat.stderr).toContain('keel chat needs a terminal (stdin and stdout a TTY); in scripts use keel run "PROMPT"');
+    } finally {
+      ws.cleanup();
+    }
+  });
+});

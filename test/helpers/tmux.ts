@@ -1,0 +1,73 @@
+import { execFileSync, spawnSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
+
+/** True when the `tmux` binary is installed (.ci/run installs it). */
+export const HAS_TMUX = spawnSync("tmux", ["-V"], { stdio: "ignore" }).status === 0;
+
+/** A program running in a real pseudo-terminal (a detached tmux session on a private server). */
+export interface Terminal {
+  /** Types keys: literal text, or tmux key names (`Enter`, `C-c`, `C-d`). */
+  send(...keys: string[]): void;
+  /** Types `text` literally, then Enter. */
+  line(text: string): void;
+  /** The visible screen and scrollback as plain text (no colours). */
+  screen(): string;
+  /** Where new output will start: pass it as `waitFor`'s `after` to look only at what follows. */
+  mark(): number;
+  /** Polls the screen until `pattern` shows (a generous deadline: a safety net, not an assertion of time); returns the screen. */
+  waitFor(pattern: string | RegExp, opts?: { after?: number; timeoutMs?: number }): Promise<string>;
+  /** True once the program has exited (its pane is dead). */
+  exited(): boolean;
+  /** Kills the tmux server (and the program, if still running). */
+  close(): void;
+}
+
+/**
+ * Starts `argv` in `cwd` with exactly `env`, on a terminal of `cols`×`rows`, in a tmux server of
+ * its own (its own socket: tests never touch a user's tmux). The pane stays after the program
+ * exits, so its last screen can be read.
+ */
+export function startTerminal(argv: string[], opts: { cwd: string; env: NodeJS.ProcessEnv; cols?: number; rows?: number }): Terminal {
+  const socket = `keel-test-${process.pid}-${randomBytes(4).toString("hex")}`;
+  const tmux = (...args: string[]) =>
+    execFileSync("tmux", ["-u", "-L", socket, ...args], { encoding: "utf8", env: { ...opts.env, TMUX: "", LANG: "C.UTF-8" } });
+  const env = Object.entries({ ...opts.env, TERM: "xterm-256color", LANG: "C.UTF-8" })
+    .filter(([k, v]) => v !== undefined && /^[A-Za-z_][A-Za-z0-9_]*$/.test(k))
+    .map(([k, v]) => `${k}=${quote(v!)}`);
+  const command = `cd ${quote(opts.cwd)} && exec env -i ${env.join(" ")} ${argv.map(quote).join(" ")}`;
+  tmux("-f", "/dev/null", "new-session", "-d", "-s", "t", "-x", String(opts.cols ?? 120), "-y", String(opts.rows ?? 50), command);
+  tmux("set-option", "-t", "t", "remain-on-exit", "on");
+  tmux("set-option", "-t", "t", "history-limit", "5000");
+  const screen = () => tmux("capture-pane", "-p", "-J", "-S", "-", "-t", "t");
+  return {
+    send: (...keys) => void tmux("send-keys", "-t", "t", ...keys),
+    line(text) {
+      tmux("send-keys", "-t", "t", "-l", text);
+      tmux("send-keys", "-t", "t", "Enter");
+    },
+    screen,
+    mark: () => screen().trimEnd().length,
+    async waitFor(pattern, { after = 0, timeoutMs = 60_000 } = {}) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const text = screen();
+        const tail = text.slice(after);
+        if (typeof pattern === "string" ? tail.includes(pattern) : pattern.test(tail)) return text;
+        if (Date.now() > deadline) throw new Error(`The screen never showed ${String(pattern)}. Screen:\n${text}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    },
+    exited: () => tmux("display-message", "-p", "-t", "t", "#{pane_dead}").trim() === "1",
+    close() {
+      try {
+        tmux("kill-server");
+      } catch {
+        // already gone
+      }
+    },
+  };
+}
+
+function quote(s: string): string {
+  return `'${s.replace(/'/g, `'\\''`)}'`;
+}
