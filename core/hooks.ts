@@ -118,6 +118,13 @@ export interface ToolsChangedContext {
   removed: string[];
 }
 
+/** `unknownTool`: asks a runtime why a name is not in the registry (e.g. its MCP server awaits a login). */
+export interface UnknownToolQuery {
+  host: Host;
+  /** The name as called. */
+  name: string;
+}
+
 /** `toolBlocked`: asks whether a tool is blocked without calling it (for `keel tools`, hiding from the model). */
 export interface ToolBlockedQuery {
   host: Host;
@@ -209,6 +216,7 @@ export function createHooks() {
     afterDelegate: new AsyncSeriesWaterfallHook<[DelegateResultContext]>(["context"]),
     toolsChanged: new SyncHook<[ToolsChangedContext]>(["context"]),
     toolBlocked: new SyncBailHook<[ToolBlockedQuery], BlockDecision | undefined>(["context"]),
+    unknownTool: new SyncBailHook<[UnknownToolQuery], string | undefined>(["context"]),
     sessionStart: new AsyncSeriesHook<[SessionContext]>(["context"]),
     userPromptSubmit: new AsyncSeriesHook<[UserPromptContext]>(["context"]),
     agentStop: new AsyncSeriesHook<[AgentStopContext]>(["context"]),

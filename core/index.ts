@@ -47,6 +47,7 @@ export type {
   NotificationContext,
   GuidanceEntry,
   HookPermission,
+  UnknownToolQuery,
   UserPromptContext,
 } from "./hooks.js";
 export { KeelError, McpServerError, StateError, ToolError, UsageError, errorMessage } from "./errors.js";

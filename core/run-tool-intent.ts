@@ -489,6 +489,13 @@ function schemaMessage(name: string, problems: string[], tool: ToolDefinition): 
 }
 
 function unknownToolMessage(host: Host, name: string): string {
+  let why: string | undefined;
+  try {
+    why = host.hooks.unknownTool.call({ host, name });
+  } catch {
+    why = undefined; // an explanation is a courtesy: a failing tap leaves the plain message
+  }
+  if (why) return `Unknown tool "${name}": ${why}`;
   const names = host.registry.listing().map((t) => t.name);
   const hint = didYouMean(name, names, 5) || ` Run \`keel tools\` to list the ${names.length} available tools.`;
   return `Unknown tool "${name}".${hint}`;

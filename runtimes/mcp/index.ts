@@ -69,6 +69,7 @@ export function mcpRuntime(options: McpRuntimeOptions = {}): KeelPlugin {
         });
         host.provide(MCP_SERVICE, manager);
         const servers = manager;
+        host.hooks.unknownTool.tap(PLUGIN_NAME, ({ name }) => servers.explainUnknown(name));
         // Servers' `instructions` (untrusted, labelled by server) join the system prompt: `keel run`, `keel context`.
         // Tapped only when there are servers, so workspaces without MCP keep their hooks as they were.
         host.hooks.beforePrompt.tapPromise(PLUGIN_NAME, async (ctx) => {

@@ -142,6 +142,18 @@ export class McpManager {
   }
 
   /** Restarts a server: clears its breaker and failure record, reconnects, re-syncs its tools. */
+  /** Why `name` (an `mcp__SERVER__…` name) has no tool: its server awaits a login, failed or is untrusted; else undefined. */
+  explainUnknown(name: string): string | undefined {
+    const conn = this.connections.find((c) => name.startsWith(`mcp__${sanitize(c.name)}__`));
+    if (!conn) return undefined;
+    if (conn.state === "needs_login") return `MCP server "${conn.name}" needs a login before its tools are listed: run \`${loginCommand(conn.name)}\`.`;
+    if (conn.state === "untrusted")
+      return `MCP server "${conn.name}" is defined by this untrusted workspace: re-run with --trust, or run \`keel trust\` first.`;
+    if (conn.state === "failed")
+      return `MCP server "${conn.name}" did not start (${conn.lastError ?? "no error recorded"}): run \`keel mcp doctor ${conn.name}\`.`;
+    return undefined;
+  }
+
   async restart(conn: McpConnection, signal?: AbortSignal): Promise<void> {
     await conn.restart(signal);
     if (conn.state === "connected") this.syncServer(conn);

@@ -55,6 +55,16 @@ describe("fault servers", () => {
     expect(c.stderr.tail()).toContain("FAULT_TOKEN is not set");
   });
 
+  it("calling a tool of a server that failed to start says which server, why, and what to run", async () => {
+    const obs = await host.runTool({ tool: "mcp__exits__anything", input: {} });
+    expect(obs).toMatchObject({ ok: false, code: "unknown_tool" });
+    expect(obs.content).toMatch(
+      /^Unknown tool "mcp__exits__anything": MCP server "exits" did not start \(.*(exited|closed).*\): run `keel mcp doctor exits`\.$/is,
+    );
+    // A name of no configured server keeps the plain message with suggestions.
+    expect((await host.runTool({ tool: "mcp__nosuch__x", input: {} })).content).not.toContain("did not start");
+  });
+
   it("a server that hangs in initialize fails at its start-up timeout and is killed", async () => {
     const c = state("hangs");
     expect(c.state).toBe("failed");

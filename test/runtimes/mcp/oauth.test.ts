@@ -50,6 +50,8 @@ describe("MCP OAuth (against examples/oauth-mcp-server.mjs)", () => {
     // Its tools are not known before a login.
     const call = await keel(["--trust", "--yes", "--json", "call", "mcp__remote__whoami"]);
     expect(call.json()).toMatchObject({ ok: false, code: "unknown_tool" });
+    // ...and the refusal says why and what to run (the MCP runtime answers the `unknownTool` hook).
+    expect(call.json().content).toContain('MCP server "remote" needs a login before its tools are listed: run `keel mcp login remote`');
   });
 
   it("keel mcp login runs the authorization-code flow with the test as the browser; tokens are 0600 under KEEL_HOME, never in the workspace", async () => {
