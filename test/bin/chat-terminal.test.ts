@@ -1,3 +1,4 @@
+import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { requestText, useOpenAIServer } from "../helpers/openai-server.js";
 import { KEEL_BIN } from "../helpers/run-cli.js";
@@ -5,6 +6,7 @@ import { makeWorkspace, type TempWorkspace } from "../helpers/temp-workspace.js"
 import { HAS_TMUX, startTerminal, type Terminal } from "../helpers/tmux.js";
 
 const server = useOpenAIServer();
+const PROTOCOL_SERVER = fileURLToPath(new URL("../runtimes/mcp/fixtures/protocol-server.mjs", import.meta.url));
 let ws: TempWorkspace;
 let term: Terminal | undefined;
 afterEach(() => {
@@ -168,6 +170,28 @@ describe.skipIf(!HAS_TMUX)("keel chat on a terminal (tmux)", () => {
     t.send("C-c");
     await exitOf(t);
     expect(server.requests.length).toBe(requests);
+  });
+
+  it("asks an MCP server's elicitation inline during a turn, and sends the answer back to the server", async () => {
+    ws = makeWorkspace({ ".mcp.json": { mcpServers: { proto: { command: process.execPath, args: [PROTOCOL_SERVER] } } } }, { git: true });
+    ws.writeUserConfig({ model: { name: "m", baseUrl: server.baseUrl } });
+    server.push({ toolCalls: [{ name: "mcp__proto__ask", arguments: {} }] }, { text: "Noted your age." });
+    const t = keel("--trust", "--yes", "chat");
+    await t.waitFor("/help for commands");
+    t.line("how old am I?");
+    await t.waitFor('MCP server "proto" asks: How old are you?');
+    await t.waitFor("age (integer):");
+    t.line("42");
+    await t.waitFor("Send these answers?");
+    t.line("y");
+    const screen = await t.waitFor(/Noted your age.\n\[session \S+ · answer/);
+    expect(screen).toMatch(/● mcp__proto__ask/);
+    expect(screen).not.toMatch(/\n\n\? MCP server/);
+    const result = requestText(server.requests.at(-1)!);
+    expect(result).toContain("accept");
+    expect(result).toMatch(/age\\?"?:\s*42/);
+    t.line("/exit");
+    await exitOf(t);
   });
 });
 

@@ -4,12 +4,14 @@ import { errorMessage } from "../../errors.js";
 import type { Host } from "../../host.js";
 import { sessionPaths } from "../../session/session-paths.js";
 import type { SessionUsage } from "../../session/session-types.js";
+import type { ElicitationRequest, Elicitor } from "../../elicitation.js";
 import type { Approver } from "../../types.js";
 import { ActivityRenderer } from "../activity-renderer.js";
 import type { CliContext } from "../cli-context.js";
 import { type Palette, palette, useColor } from "../palette.js";
 import { terminalText } from "../terminal-text.js";
 import { ttyApprover } from "../tty-approver.js";
+import { ttyElicitor } from "../tty-elicitor.js";
 import { ChatInput, type InterruptWatch } from "./chat-input.js";
 
 /** Tokens and calls of one turn (for `/cost`). */
@@ -43,6 +45,8 @@ export class Chat {
   private turnAbort?: AbortController;
   /** Asks on the terminal, inline, without breaking the stream (y / n / a). */
   readonly approver: Approver;
+  /** Asks an MCP server's elicitation on the terminal, inline, the same way. */
+  readonly elicitor: Elicitor;
 
   constructor(
     readonly ctx: CliContext,
@@ -56,17 +60,19 @@ export class Chat {
     this.input = new ChatInput(ctx.io.stdin, out);
     this.renderer = new ActivityRenderer(out, { color, width: (out as { columns?: number }).columns, beforeLine: () => this.endLine() });
     const tty = ttyApprover(ctx.io.stdin, out, () => this.interrupt());
-    // The approval prompt reads lines itself and gives the terminal back in cooked mode: take it back after.
-    this.approver = {
-      approve: async (req, signal) => {
-        this.endLine();
-        try {
-          return await tty.approve(req, signal);
-        } finally {
-          this.watch?.rearm();
-        }
-      },
-    };
+    const elicit = ttyElicitor(ctx.io.stdin, out, () => this.interrupt());
+    this.approver = { approve: (req, signal) => this.asking(() => tty.approve(req, signal)) };
+    this.elicitor = Object.assign((req: ElicitationRequest, signal: AbortSignal) => this.asking(() => elicit(req, signal)), { waitsForUser: true });
+  }
+
+  /** Runs a prompt that reads lines itself (an approval, an elicitation) on its own line, and takes the terminal back after (it leaves it in cooked mode). */
+  private async asking<T>(ask: () => Promise<T>): Promise<T> {
+    this.endLine();
+    try {
+      return await ask();
+    } finally {
+      this.watch?.rearm();
+    }
   }
 
   /** Writes text for the user (terminal-safe), on its own line. */
