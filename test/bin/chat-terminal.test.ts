@@ -193,6 +193,24 @@ describe.skipIf(!HAS_TMUX)("keel chat on a terminal (tmux)", () => {
     t.line("/exit");
     await exitOf(t);
   });
+
+  it("draws a sub-agent's tool calls under its delegate_agent call, indented and named", async () => {
+    ws = makeWorkspace({ "notes.txt": "the notes\n" }, { git: true });
+    ws.writeUserConfig({ model: { name: "m", baseUrl: server.baseUrl } });
+    server.push(
+      { toolCalls: [{ name: "delegate_agent", arguments: { prompt: "read the notes" } }] },
+      { toolCalls: [{ name: "read_file", arguments: { path: "notes.txt" } }] },
+      { text: "The notes say: the notes." },
+      { text: "Delegated and done." },
+    );
+    const t = keel("--yes", "chat");
+    await t.waitFor("/help for commands");
+    t.line("delegate the reading");
+    const screen = await t.waitFor(/Delegated and done.\n\[session/);
+    expect(screen).toMatch(/● delegate_agent {2}read the notes\n(.*\n)*? {2}● sub-agent › read_file {2}notes\.txt\n {4}✓ the notes/);
+    t.line("/exit");
+    await exitOf(t);
+  });
 });
 
 /** Waits until the program in `t` has exited (a generous deadline: a safety net, not an assertion of time). */

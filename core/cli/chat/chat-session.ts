@@ -104,7 +104,7 @@ export class Chat {
       sessionAllow: this.allowed,
       signal: AbortSignal.any([controller.signal, this.ctx.signal]),
       onText: (delta) => this.text(delta),
-      onEvent: (e) => this.renderer.event(e),
+      onEvent: (e, from) => this.renderer.event(e, from),
     };
     let out: AgentOutcome | undefined;
     try {

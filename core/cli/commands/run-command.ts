@@ -99,7 +99,7 @@ async function withAgent(ctx: CliContext, fn: (runtime: AgentRuntime, base: Agen
         if (d.source === "config" && d.severity !== "info") ctx.io.stderr.write(terminalText(`keel: ${formatDiagnostic(d)}`) + "\n");
       const runtime = host.service("agent-runtime");
       if (!runtime) throw new UsageError("The agent runtime is not loaded in this host.");
-      await fn(runtime, { yes: g.yes, approver, signal: ctx.signal, onText, onEvent: activity && ((e) => activity.event(e)) }, endLine);
+      await fn(runtime, { yes: g.yes, approver, signal: ctx.signal, onText, onEvent: activity && ((e, from) => activity.event(e, from)) }, endLine);
       endLine();
     },
     // The model may call any tool: every server starts (runs, resumes, approvals). One with a fresh

@@ -140,4 +140,21 @@ describe("keel run shows tool activity on stderr", () => {
     expect(json.json()).toMatchObject({ ok: true, reason: "answer", text: "again" });
     expect(json.stderr).not.toContain("● read_file");
   });
+
+  it("draws a sub-agent's calls under its delegate_agent call, indented and named by the sub-agent", async () => {
+    ws = makeWorkspace({ "notes.txt": "the notes\n" }, { git: true });
+    ws.writeUserConfig({ model: { name: "m", baseUrl: server.baseUrl } });
+    server.push(
+      { toolCalls: [{ name: "delegate_agent", arguments: { prompt: "read the notes" } }] },
+      { toolCalls: [{ name: "read_file", arguments: { path: "notes.txt" } }] },
+      { text: "The notes say: the notes." },
+      { text: "Done." },
+    );
+    const r = await runKeel(["--yes", "run", "delegate the reading"], { cwd: ws.root, env: ws.env });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stdout).toBe("Done.");
+    expect(r.stderr).toMatch(
+      /^● delegate_agent {2}read the notes\n(.*\n)*? {2}● sub-agent › read_file {2}notes\.txt\n {4}✓ the notes · \d+ms\n(.*\n)*? {2}✓ Sub-agent session \S+ finished/m,
+    );
+  });
 });
