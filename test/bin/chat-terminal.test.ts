@@ -30,7 +30,9 @@ describe.skipIf(!HAS_TMUX)("keel chat on a terminal (tmux)", () => {
     await t.waitFor("/help for commands");
     t.line("say hello with a command");
     let screen = await t.waitFor("Allow?");
-    expect(screen).toMatch(/● bash\s+echo hello-from-tool/);
+    // the approval prompt follows the tool line directly (no blank line), and "thinking…" was erased
+    expect(screen).toMatch(/● bash {2}echo hello-from-tool\n\? bash wants to run/);
+    expect(screen).not.toContain("thinking…");
     t.line("y");
     screen = await t.waitFor(/The command printed hello-from-tool.\n\[session \S+ · answer/);
     expect(screen).toMatch(/✓ hello-from-tool( \(\+\d+ lines?\))? · \d+(ms|\.\ds)/);
@@ -208,6 +210,22 @@ describe.skipIf(!HAS_TMUX)("keel chat on a terminal (tmux)", () => {
     t.line("delegate the reading");
     const screen = await t.waitFor(/Delegated and done.\n\[session/);
     expect(screen).toMatch(/● delegate_agent {2}read the notes\n(.*\n)*? {2}● sub-agent › read_file {2}notes\.txt\n {4}✓ the notes/);
+    t.line("/exit");
+    await exitOf(t);
+  });
+
+  it("shows a thinking… indicator while the model is asked and erases it (here: Ctrl-C cancels the wait)", async () => {
+    ws = makeWorkspace({}, { git: true });
+    ws.writeUserConfig({ model: { name: "m", baseUrl: server.baseUrl } });
+    server.push({ text: "never sent in time", delayMs: 600_000 });
+    const t = keel();
+    await t.waitFor("/help for commands");
+    const mark = t.mark();
+    t.line("think hard");
+    await t.waitFor("thinking…", { after: mark });
+    t.send("C-c");
+    const screen = await t.waitFor(/Turn cancelled.*\n\[session \S+ · cancelled/, { after: mark });
+    expect(screen.slice(mark)).not.toContain("thinking…");
     t.line("/exit");
     await exitOf(t);
   });

@@ -11,6 +11,7 @@ import type { CliContext } from "../cli-context.js";
 import { type Palette, palette, useColor } from "../palette.js";
 import { terminalText } from "../terminal-text.js";
 import { ttyApprover } from "../tty-approver.js";
+import { ThinkingIndicator } from "../thinking-indicator.js";
 import { ttyElicitor } from "../tty-elicitor.js";
 import { ChatInput, type InterruptWatch } from "./chat-input.js";
 
@@ -39,6 +40,8 @@ export class Chat {
   readonly renderer: ActivityRenderer;
   readonly c: Palette;
   private midLine = false;
+  /** "thinking…" while the model is asked, erased before anything else is written. */
+  private readonly thinking: ThinkingIndicator;
   /** Tools approved "always" in this chat for the current session (a resumed session's file is no evidence of approval). */
   private readonly allowed = new Set<string>();
   private watch?: InterruptWatch;
@@ -58,6 +61,7 @@ export class Chat {
     const color = useColor(out, ctx.io.env);
     this.c = palette(color);
     this.input = new ChatInput(ctx.io.stdin, out);
+    this.thinking = new ThinkingIndicator(out, color);
     this.renderer = new ActivityRenderer(out, { color, width: (out as { columns?: number }).columns, beforeLine: () => this.endLine() });
     const tty = ttyApprover(ctx.io.stdin, out, () => this.interrupt());
     const elicit = ttyElicitor(ctx.io.stdin, out, () => this.interrupt());
@@ -104,7 +108,10 @@ export class Chat {
       sessionAllow: this.allowed,
       signal: AbortSignal.any([controller.signal, this.ctx.signal]),
       onText: (delta) => this.text(delta),
-      onEvent: (e, from) => this.renderer.event(e, from),
+      onEvent: (e, from) => {
+        if (e.type === "model_call" && !this.midLine) this.thinking.show();
+        this.renderer.event(e, from);
+      },
     };
     let out: AgentOutcome | undefined;
     try {
@@ -127,12 +134,14 @@ export class Chat {
 
   /** Ends a partial line of streamed answer text. */
   endLine(): void {
+    this.thinking.hide();
     if (this.midLine) this.ctx.io.stdout.write("\n");
     this.midLine = false;
   }
 
   private text(delta: string): void {
     if (delta === "") return;
+    this.thinking.hide();
     this.midLine = !delta.endsWith("\n");
     this.ctx.io.stdout.write(terminalText(delta));
   }

@@ -2,6 +2,7 @@ import { Writable } from "node:stream";
 import { afterEach, describe, expect, it } from "vitest";
 import { ActivityRenderer, argumentSummary, duration } from "../../../core/cli/activity-renderer.js";
 import { useColor } from "../../../core/cli/palette.js";
+import { ThinkingIndicator } from "../../../core/cli/thinking-indicator.js";
 import type { KeelEvent } from "../../../core/index.js";
 import { useOpenAIServer } from "../../helpers/openai-server.js";
 import { runKeel } from "../../helpers/run-cli.js";
@@ -107,6 +108,26 @@ describe("the tool-activity renderer", () => {
   });
 });
 
+describe("the thinking indicator", () => {
+  it("writes plain text without colours and erases it with spaces; with colours a spinner erased by a clear-line", () => {
+    const plain = sink(true);
+    const off = new ThinkingIndicator(plain, false);
+    off.show();
+    off.show();
+    expect(plain.text).toBe("thinking…");
+    off.hide();
+    off.hide();
+    expect(plain.text).toMatch(/^thinking…\r {9,}\r$/);
+    expect(plain.text).not.toContain("\u001b");
+    const tty = sink(true);
+    const on = new ThinkingIndicator(tty, true);
+    on.show();
+    expect(tty.text).toMatch(/⠋ thinking…/);
+    on.hide();
+    expect(tty.text.endsWith("\r\u001b[2K")).toBe(true);
+  });
+});
+
 describe("keel run shows tool activity on stderr", () => {
   it("draws each call, blocks and guidance on stderr, keeps stdout the answer, and puts the status line on its own line; --json is unchanged", async () => {
     ws = makeWorkspace(
@@ -133,6 +154,8 @@ describe("keel run shows tool activity on stderr", () => {
     expect(r.stderr).toMatch(/● bash {2}seq 1 30000\n {2}✔ approved \(--yes\)\n {2}✓ .*\(\+\d+ lines\) · [\d.]+m?s · full output: \.keel\/.+\n/);
     expect(lines.at(-1)).toMatch(/^\[session \S+ · answer · 4 model calls, 3 tool calls\]$/);
     expect(r.stderr).not.toContain("\u001b");
+    // stderr is not a terminal: no "thinking…" indicator
+    expect(r.stderr).not.toContain("thinking");
     expect(ws.exists("out.txt")).toBe(false);
 
     server.push({ toolCalls: [{ name: "read_file", arguments: { path: "notes.txt" } }] }, { text: "again" });
