@@ -1,4 +1,3 @@
-import { ttyElicitor } from "../../core/cli/index.js";
 import type { Elicitor } from "../../core/index.js";
 
 export type { ElicitationAnswer, ElicitationRequest, Elicitor } from "../../core/index.js";
@@ -16,7 +15,10 @@ export function policyElicitor(policy?: ElicitationPolicy, interactive = Boolean
   const elicitor: Elicitor = async (req, signal) => {
     if (policy === "cancel") return { action: "cancel" };
     if (policy === "decline" || !interactive || req.mode === "url") return { action: "decline" };
-    return (ask ?? ttyElicitor(process.stdin, process.stderr))(req, signal);
+    if (ask) return ask(req, signal);
+    // the terminal prompt loads only when a server actually asks
+    const { ttyElicitor } = await import("../../core/cli/index.js");
+    return ttyElicitor(process.stdin, process.stderr)(req, signal);
   };
   elicitor.waitsForUser = interactive && policy !== "cancel" && policy !== "decline";
   return elicitor;
