@@ -3,6 +3,7 @@ import { ArtifactStore } from "./artifacts.js";
 import type { KeelConfig } from "./config/config-schema.js";
 import { loadConfig, type LoadedConfig } from "./config/load-config.js";
 import { Diagnostics } from "./diagnostics.js";
+import type { Elicitor } from "./elicitation.js";
 import { errorMessage } from "./errors.js";
 import { JsonlEventSink } from "./events.js";
 import { PersistentBaselineStore } from "./file-baselines.js";
@@ -40,6 +41,8 @@ export interface HostOptions {
   yes?: boolean;
   /** Prompts the user on a TTY; absent when non-interactive. */
   approver?: Approver;
+  /** Asks the user when an MCP server elicits input (a terminal prompt); config `mcp.elicitation` `decline`/`cancel` still wins. Absent: the MCP runtime's default. */
+  elicit?: Elicitor;
   /** Shows the user a note that is not part of any result (a hook's non-blocking error); the CLI writes it to stderr. Absent: dropped. */
   notice?: (line: string) => void;
   /** Use this config instead of loading it (tests, benchmarks). */

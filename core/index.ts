@@ -22,6 +22,7 @@ export type {
   KeelEventType,
 } from "./types.js";
 export type { ApprovalAnswer, ApprovalRequest, CallOrigin, ToolIntent } from "./types.js";
+export type { ElicitationAnswer, ElicitationRequest, Elicitor } from "./elicitation.js";
 export type * from "./event-types.js";
 export type {
   KeelServiceName,

@@ -15,14 +15,25 @@ import type { AgentSettings } from "./agent-settings.js";
 import { SessionRecorder } from "./session-recorder.js";
 
 /** Per-invocation options of a session run. */
+/** Where an event comes from when a sub-agent's session recorded it: the `delegate_agent` call that runs it, its agent type, its depth (1+). */
+export interface SubAgentOrigin {
+  callId: string;
+  agent: string;
+  depth: number;
+}
+
+/** Options of one run of a session (a turn, a resume). */
 export interface SessionRunOptions {
   yes?: boolean;
   approver?: Approver;
   signal?: AbortSignal;
   /** Receives assistant text as it streams. */
   onText?: (delta: string) => void;
-  /** Receives each event of the session's log as it is recorded (after the host's `onEvent`). */
-  onEvent?: (event: KeelEvent) => void;
+  /**
+   * Receives each event of the session's log as it is recorded (after the host's `onEvent`); a
+   * sub-agent's (`delegate_agent`) events come here too, with `from` saying which call ran it.
+   */
+  onEvent?: (event: KeelEvent, from?: SubAgentOrigin) => void;
   /** Called when the model's tool call goes into the pipeline (an embedding program's progress display). */
   onToolStart?: (call: ToolCallStart) => void;
   /** Called with the observation of each call that went into the pipeline (also one the pipeline refused). */

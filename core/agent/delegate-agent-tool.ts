@@ -3,7 +3,8 @@ import type { GuidanceEntry } from "../hooks.js";
 import type { Host } from "../host.js";
 import type { WorktreeInfo } from "../services.js";
 import { defineTool } from "../define-tool.js";
-import type { ToolDefinition } from "../types.js";
+import type { KeelEvent, ToolDefinition } from "../types.js";
+import type { SubAgentOrigin } from "./active-session.js";
 import type { AgentOutcome, AgentRuntime } from "./agent-runtime.js";
 import { agentTypes, chooseAgentType, describeAgentTypes } from "./agent-type-choice.js";
 import { DELEGATE_AGENT, MAX_DELEGATION_DEPTH } from "./tool-menu.js";
@@ -44,15 +45,19 @@ export function delegateAgentTool(host: Host, runtime: AgentRuntime): ToolDefini
       if (parent.meta.depth >= MAX_DELEGATION_DEPTH)
         throw new ToolError(`Sub-agents nest at most ${MAX_DELEGATION_DEPTH} deep; do this task yourself.`, "precondition_failed");
       const resumed = parent.delegateDecision?.callId === ctx.callId ? parent.delegateDecision : undefined;
+      let agent: string | undefined;
+      const onEvent = parent.options.onEvent;
+      const origin = (): SubAgentOrigin => ({ callId: ctx.callId, agent: agent ?? "sub-agent", depth: parent.meta.depth + 1 });
       const childOptions = {
         signal: ctx.signal,
+        // whoever watches the parent (keel chat, keel run) sees the sub-agent's activity, under this call
+        onEvent: onEvent && ((e: KeelEvent, from?: SubAgentOrigin) => onEvent(e, from ?? origin())),
         // the parent's own --yes, never the one-off approval of this delegate_agent call
         yes: Boolean(parent.options.yes || parent.state.yes),
         approver: parent.options.approver,
         onText: undefined,
       };
       let worktree: Pick<WorktreeInfo, "name" | "path" | "branch"> | undefined;
-      let agent: string | undefined;
       let child: AgentOutcome;
       if (resumed) {
         // the child paused for an approval and the user decided: continue it (hooks before it fired the first time)

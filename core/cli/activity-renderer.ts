@@ -1,3 +1,4 @@
+import type { SubAgentOrigin } from "../agent/active-session.js";
 import type { KeelEvent } from "../types.js";
 import { type Palette, palette } from "./palette.js";
 import { terminalText } from "./terminal-text.js";
@@ -29,12 +30,15 @@ interface CallState {
  * result is recorded; blocks, approvals, hook guidance and context changes get their own marked
  * lines. Long results are folded to one line (the full text's artifact is named by path). Text
  * from tools and models is made terminal-safe; colours only when `color` is on. Used by
- * `keel chat` (stdout) and `keel run` (stderr). Never throws.
+ * `keel chat` (stdout) and `keel run` (stderr). A sub-agent's calls are drawn under its `delegate_agent`
+ * call, indented by depth and named by the sub-agent's type. Never throws.
  */
 export class ActivityRenderer {
   private readonly calls = new Map<string, CallState>();
   private readonly c: Palette;
   private readonly width: number;
+  /** The sub-agent whose event is being drawn (its lines are indented under the `delegate_agent` call), if any. */
+  private from?: SubAgentOrigin;
 
   constructor(
     private readonly out: NodeJS.WritableStream,
@@ -44,8 +48,17 @@ export class ActivityRenderer {
     this.width = Math.max(40, options.width ?? 100);
   }
 
-  /** Handles one event of the session's log (unknown and uninteresting ones are skipped). */
-  event(e: KeelEvent): void {
+  /** Handles one event of the session's log (unknown and uninteresting ones are skipped); `from`: a sub-agent's event, drawn under its call. */
+  event(e: KeelEvent, from?: SubAgentOrigin): void {
+    this.from = from;
+    try {
+      this.draw(e);
+    } finally {
+      this.from = undefined;
+    }
+  }
+
+  private draw(e: KeelEvent): void {
     const c = this.c;
     switch (e.type) {
       case "session_message": {
@@ -118,8 +131,9 @@ export class ActivityRenderer {
     if (s.started) return;
     s.started = true;
     const args = s.args === undefined ? "" : argumentSummary(s.args);
-    const head = `${this.c.cyan("●")} ${this.c.bold(terminalText(tool))}`;
-    const room = this.width - tool.length - 4;
+    const who = this.from ? `${this.c.magenta(terminalText(this.from.agent))} ${this.c.dim("›")} ` : "";
+    const head = `${this.c.cyan("●")} ${who}${this.c.bold(terminalText(tool))}`;
+    const room = this.width - tool.length - 4 - (this.from ? this.from.agent.length + 3 + 2 * this.from.depth : 0);
     this.line(args ? `${head}  ${this.c.dim(terminalText(cut(args, room)))}` : head);
   }
 
@@ -152,7 +166,7 @@ export class ActivityRenderer {
 
   private line(text: string): void {
     this.options.beforeLine?.();
-    this.out.write(text + "\n");
+    this.out.write((this.from ? "  ".repeat(this.from.depth) : "") + text + "\n");
   }
 }
 

@@ -14,4 +14,5 @@ export { positiveIntOption } from "./int-option.js";
 export { runToolCommand } from "./run-tool-command.js";
 export { terminalText } from "./terminal-text.js";
 export { ttyApprover } from "./tty-approver.js";
+export { ttyElicitor } from "./tty-elicitor.js";
 export { KeelError, UsageError, errorMessage } from "../errors.js";

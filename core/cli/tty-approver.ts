@@ -22,7 +22,7 @@ export function ttyApprover(input: NodeJS.ReadableStream, output: NodeJS.Writabl
         const args = JSON.stringify(req.input);
         output.write(
           terminalText(
-            `\n? ${req.tool}${req.tool !== req.resolvedTool ? ` (→ ${req.resolvedTool})` : ""} wants to run [${req.risk.join(", ")}]: ${args.length > 300 ? args.slice(0, 300) + "…" : args}\n  ${req.reason}\n`,
+            `? ${req.tool}${req.tool !== req.resolvedTool ? ` (→ ${req.resolvedTool})` : ""} wants to run [${req.risk.join(", ")}]: ${args.length > 300 ? args.slice(0, 300) + "…" : args}\n  ${req.reason}\n`,
           ),
         );
         const answer = (await rl.question("  Allow? [y]es / [n]o / [a]lways for this session: ", { signal: AbortSignal.any([signal, interrupted.signal]) }))

@@ -24,7 +24,7 @@ declare module "../../core/services.js" {
 
 /** Seams of the MCP runtime: how elicitations are answered and how HTTP servers authenticate. */
 export interface McpRuntimeOptions {
-  /** Answers `elicitation/create`; default follows config `mcp.elicitation` (ask on a TTY, otherwise decline). */
+  /** Answers `elicitation/create`; default follows config `mcp.elicitation` (ask with the host's `elicit`, else on a TTY, otherwise decline). */
   elicit?: Elicitor;
   /** Supplies OAuth per HTTP/SSE server; default keel's (tokens under `$KEEL_HOME/mcp-oauth`, see McpAuth). */
   authProvider?: AuthProviderFactory;
@@ -64,7 +64,13 @@ export function mcpRuntime(options: McpRuntimeOptions = {}): KeelPlugin {
         manager = new McpManager(host, discovered, {
           health: new HealthStore(host.statePath("mcp", "health.json"), ensure),
           cache: new ToolCache(host.statePath("mcp", "tool-cache.json"), ensure),
-          elicit: options.elicit ?? policyElicitor(host.config.mcp?.elicitation, Boolean(process.stdin.isTTY && process.stderr.isTTY) && !host.env.CI),
+          elicit:
+            options.elicit ??
+            policyElicitor(
+              host.config.mcp?.elicitation,
+              host.options.elicit !== undefined || (Boolean(process.stdin.isTTY && process.stderr.isTTY) && !host.env.CI),
+              host.options.elicit,
+            ),
           authProvider: options.authProvider ?? ((s) => auth!.forServer(s)),
         });
         host.provide(MCP_SERVICE, manager);

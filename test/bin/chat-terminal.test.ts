@@ -1,3 +1,4 @@
+import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { requestText, useOpenAIServer } from "../helpers/openai-server.js";
 import { KEEL_BIN } from "../helpers/run-cli.js";
@@ -5,6 +6,7 @@ import { makeWorkspace, type TempWorkspace } from "../helpers/temp-workspace.js"
 import { HAS_TMUX, startTerminal, type Terminal } from "../helpers/tmux.js";
 
 const server = useOpenAIServer();
+const PROTOCOL_SERVER = fileURLToPath(new URL("../runtimes/mcp/fixtures/protocol-server.mjs", import.meta.url));
 let ws: TempWorkspace;
 let term: Terminal | undefined;
 afterEach(() => {
@@ -28,7 +30,9 @@ describe.skipIf(!HAS_TMUX)("keel chat on a terminal (tmux)", () => {
     await t.waitFor("/help for commands");
     t.line("say hello with a command");
     let screen = await t.waitFor("Allow?");
-    expect(screen).toMatch(/● bash\s+echo hello-from-tool/);
+    // the approval prompt follows the tool line directly (no blank line), and "thinking…" was erased
+    expect(screen).toMatch(/● bash {2}echo hello-from-tool\n\? bash wants to run/);
+    expect(screen).not.toContain("thinking…");
     t.line("y");
     screen = await t.waitFor(/The command printed hello-from-tool.\n\[session \S+ · answer/);
     expect(screen).toMatch(/✓ hello-from-tool( \(\+\d+ lines?\))? · \d+(ms|\.\ds)/);
@@ -168,6 +172,62 @@ describe.skipIf(!HAS_TMUX)("keel chat on a terminal (tmux)", () => {
     t.send("C-c");
     await exitOf(t);
     expect(server.requests.length).toBe(requests);
+  });
+
+  it("asks an MCP server's elicitation inline during a turn, and sends the answer back to the server", async () => {
+    ws = makeWorkspace({ ".mcp.json": { mcpServers: { proto: { command: process.execPath, args: [PROTOCOL_SERVER] } } } }, { git: true });
+    ws.writeUserConfig({ model: { name: "m", baseUrl: server.baseUrl } });
+    server.push({ toolCalls: [{ name: "mcp__proto__ask", arguments: {} }] }, { text: "Noted your age." });
+    const t = keel("--trust", "--yes", "chat");
+    await t.waitFor("/help for commands");
+    t.line("how old am I?");
+    await t.waitFor('MCP server "proto" asks: How old are you?');
+    await t.waitFor("age (integer):");
+    t.line("42");
+    await t.waitFor("Send these answers?");
+    t.line("y");
+    const screen = await t.waitFor(/Noted your age.\n\[session \S+ · answer/);
+    expect(screen).toMatch(/● mcp__proto__ask/);
+    expect(screen).not.toMatch(/\n\n\? MCP server/);
+    const result = requestText(server.requests.at(-1)!);
+    expect(result).toContain("accept");
+    expect(result).toMatch(/age\\?"?:\s*42/);
+    t.line("/exit");
+    await exitOf(t);
+  });
+
+  it("draws a sub-agent's tool calls under its delegate_agent call, indented and named", async () => {
+    ws = makeWorkspace({ "notes.txt": "the notes\n" }, { git: true });
+    ws.writeUserConfig({ model: { name: "m", baseUrl: server.baseUrl } });
+    server.push(
+      { toolCalls: [{ name: "delegate_agent", arguments: { prompt: "read the notes" } }] },
+      { toolCalls: [{ name: "read_file", arguments: { path: "notes.txt" } }] },
+      { text: "The notes say: the notes." },
+      { text: "Delegated and done." },
+    );
+    const t = keel("--yes", "chat");
+    await t.waitFor("/help for commands");
+    t.line("delegate the reading");
+    const screen = await t.waitFor(/Delegated and done.\n\[session/);
+    expect(screen).toMatch(/● delegate_agent {2}read the notes\n(.*\n)*? {2}● sub-agent › read_file {2}notes\.txt\n {4}✓ the notes/);
+    t.line("/exit");
+    await exitOf(t);
+  });
+
+  it("shows a thinking… indicator while the model is asked and erases it (here: Ctrl-C cancels the wait)", async () => {
+    ws = makeWorkspace({}, { git: true });
+    ws.writeUserConfig({ model: { name: "m", baseUrl: server.baseUrl } });
+    server.push({ text: "never sent in time", delayMs: 600_000 });
+    const t = keel();
+    await t.waitFor("/help for commands");
+    const mark = t.mark();
+    t.line("think hard");
+    await t.waitFor("thinking…", { after: mark });
+    t.send("C-c");
+    const screen = await t.waitFor(/Turn cancelled.*\n\[session \S+ · cancelled/, { after: mark });
+    expect(screen.slice(mark)).not.toContain("thinking…");
+    t.line("/exit");
+    await exitOf(t);
   });
 });
 

@@ -1,3 +1,4 @@
+import type { ElicitationRequest } from "../../elicitation.js";
 import { UsageError } from "../../errors.js";
 import { formatDiagnostic } from "../../diagnostics.js";
 import { requireModelSpec } from "../../model/model-spec.js";
@@ -21,7 +22,19 @@ export interface ChatOptions {
 export async function chatCommand(ctx: CliContext, opts: ChatOptions): Promise<void> {
   if (!ctx.io.interactive)
     throw new UsageError('keel chat needs a terminal (stdin and stdout a TTY); in scripts use keel run "PROMPT" (with --resume ID to continue a session).');
-  const host = await ctx.openHost({ startServers: "background" });
+  // For the chat's lifetime the host asks through the chat's inline prompts: approvals asked outside a
+  // turn's own approver and MCP servers' elicitations (before the chat exists: refused, nothing can ask yet)
+  let chat: Chat | undefined;
+  const host = await ctx.openHost({
+    startServers: "background",
+    approver: { approve: (req, signal) => (chat ? chat.approver.approve(req, signal) : Promise.resolve("no")) },
+    elicit: Object.assign(
+      (req: ElicitationRequest, signal: AbortSignal) => (chat ? chat.elicitor(req, signal) : Promise.resolve({ action: "decline" as const })),
+      {
+        waitsForUser: true,
+      },
+    ),
+  });
   try {
     for (const d of host.diagnostics.items)
       if (d.source === "config" && d.severity !== "info") ctx.io.stderr.write(terminalText(`keel: ${formatDiagnostic(d)}`) + "\n");
@@ -29,7 +42,7 @@ export async function chatCommand(ctx: CliContext, opts: ChatOptions): Promise<v
     if (!runtime) throw new UsageError("The agent runtime is not loaded in this host.");
     // without a model there is nothing to chat with: say how to configure one before the first prompt
     if (!opts.resume) requireModelSpec(host.config, opts.model, host.env, host.workspace.root);
-    const chat = new Chat(ctx, host, runtime, opts.model);
+    chat = new Chat(ctx, host, runtime, opts.model);
     if (opts.resume) {
       if (!chat.exists(opts.resume)) throw new UsageError(`No session ${opts.resume} in this workspace: keel sessions lists them.`);
       const state = await readSessionState(host.workspace.stateDir, opts.resume);

@@ -4,12 +4,15 @@ import { errorMessage } from "../../errors.js";
 import type { Host } from "../../host.js";
 import { sessionPaths } from "../../session/session-paths.js";
 import type { SessionUsage } from "../../session/session-types.js";
+import type { ElicitationRequest, Elicitor } from "../../elicitation.js";
 import type { Approver } from "../../types.js";
 import { ActivityRenderer } from "../activity-renderer.js";
 import type { CliContext } from "../cli-context.js";
 import { type Palette, palette, useColor } from "../palette.js";
 import { terminalText } from "../terminal-text.js";
 import { ttyApprover } from "../tty-approver.js";
+import { ThinkingIndicator } from "../thinking-indicator.js";
+import { ttyElicitor } from "../tty-elicitor.js";
 import { ChatInput, type InterruptWatch } from "./chat-input.js";
 
 /** Tokens and calls of one turn (for `/cost`). */
@@ -37,12 +40,16 @@ export class Chat {
   readonly renderer: ActivityRenderer;
   readonly c: Palette;
   private midLine = false;
+  /** "thinking…" while the model is asked, erased before anything else is written. */
+  private readonly thinking: ThinkingIndicator;
   /** Tools approved "always" in this chat for the current session (a resumed session's file is no evidence of approval). */
   private readonly allowed = new Set<string>();
   private watch?: InterruptWatch;
   private turnAbort?: AbortController;
   /** Asks on the terminal, inline, without breaking the stream (y / n / a). */
   readonly approver: Approver;
+  /** Asks an MCP server's elicitation on the terminal, inline, the same way. */
+  readonly elicitor: Elicitor;
 
   constructor(
     readonly ctx: CliContext,
@@ -54,19 +61,22 @@ export class Chat {
     const color = useColor(out, ctx.io.env);
     this.c = palette(color);
     this.input = new ChatInput(ctx.io.stdin, out);
+    this.thinking = new ThinkingIndicator(out, color);
     this.renderer = new ActivityRenderer(out, { color, width: (out as { columns?: number }).columns, beforeLine: () => this.endLine() });
     const tty = ttyApprover(ctx.io.stdin, out, () => this.interrupt());
-    // The approval prompt reads lines itself and gives the terminal back in cooked mode: take it back after.
-    this.approver = {
-      approve: async (req, signal) => {
-        this.endLine();
-        try {
-          return await tty.approve(req, signal);
-        } finally {
-          this.watch?.rearm();
-        }
-      },
-    };
+    const elicit = ttyElicitor(ctx.io.stdin, out, () => this.interrupt());
+    this.approver = { approve: (req, signal) => this.asking(() => tty.approve(req, signal)) };
+    this.elicitor = Object.assign((req: ElicitationRequest, signal: AbortSignal) => this.asking(() => elicit(req, signal)), { waitsForUser: true });
+  }
+
+  /** Runs a prompt that reads lines itself (an approval, an elicitation) on its own line, and takes the terminal back after (it leaves it in cooked mode). */
+  private async asking<T>(ask: () => Promise<T>): Promise<T> {
+    this.endLine();
+    try {
+      return await ask();
+    } finally {
+      this.watch?.rearm();
+    }
   }
 
   /** Writes text for the user (terminal-safe), on its own line. */
@@ -98,7 +108,10 @@ export class Chat {
       sessionAllow: this.allowed,
       signal: AbortSignal.any([controller.signal, this.ctx.signal]),
       onText: (delta) => this.text(delta),
-      onEvent: (e) => this.renderer.event(e),
+      onEvent: (e, from) => {
+        if (e.type === "model_call" && !this.midLine) this.thinking.show();
+        this.renderer.event(e, from);
+      },
     };
     let out: AgentOutcome | undefined;
     try {
@@ -121,12 +134,14 @@ export class Chat {
 
   /** Ends a partial line of streamed answer text. */
   endLine(): void {
+    this.thinking.hide();
     if (this.midLine) this.ctx.io.stdout.write("\n");
     this.midLine = false;
   }
 
   private text(delta: string): void {
     if (delta === "") return;
+    this.thinking.hide();
     this.midLine = !delta.endsWith("\n");
     this.ctx.io.stdout.write(terminalText(delta));
   }

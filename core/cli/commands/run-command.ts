@@ -6,6 +6,7 @@ import type { ExpandedPrompt, WorktreeInfo } from "../../services.js";
 import type { Host } from "../../host.js";
 import type { CliContext } from "../cli-context.js";
 import { ActivityRenderer } from "../activity-renderer.js";
+import { ThinkingIndicator } from "../thinking-indicator.js";
 import { useColor } from "../palette.js";
 import { terminalText } from "../terminal-text.js";
 import { ttyApprover } from "../tty-approver.js";
@@ -77,7 +78,11 @@ async function withAgent(ctx: CliContext, fn: (runtime: AgentRuntime, base: Agen
   const approver = ctx.io.interactive && !g.yes ? ttyApprover(ctx.io.stdin, ctx.io.stderr, ctx.interrupt) : undefined;
   // The answer streams to stdout; tool activity goes to stderr, each line after the answer's partial line ends.
   let midLine = false;
+  const stderr = ctx.io.stderr;
+  // "thinking…" while the model is asked: on a terminal only (never in redirected stderr or --json)
+  const thinking = !g.json && (stderr as { isTTY?: boolean }).isTTY ? new ThinkingIndicator(stderr, useColor(stderr, ctx.io.env)) : undefined;
   const endLine = () => {
+    thinking?.hide();
     if (midLine) ctx.io.stdout.write("\n");
     midLine = false;
   };
@@ -85,10 +90,10 @@ async function withAgent(ctx: CliContext, fn: (runtime: AgentRuntime, base: Agen
     ? undefined
     : (delta: string) => {
         if (delta === "") return;
+        thinking?.hide();
         midLine = !delta.endsWith("\n");
         ctx.io.stdout.write(terminalText(delta));
       };
-  const stderr = ctx.io.stderr;
   const activity = g.json
     ? undefined
     : new ActivityRenderer(stderr, { color: useColor(stderr, ctx.io.env), width: (stderr as { columns?: number }).columns, beforeLine: endLine });
@@ -99,8 +104,27 @@ async function withAgent(ctx: CliContext, fn: (runtime: AgentRuntime, base: Agen
         if (d.source === "config" && d.severity !== "info") ctx.io.stderr.write(terminalText(`keel: ${formatDiagnostic(d)}`) + "\n");
       const runtime = host.service("agent-runtime");
       if (!runtime) throw new UsageError("The agent runtime is not loaded in this host.");
-      await fn(runtime, { yes: g.yes, approver, signal: ctx.signal, onText, onEvent: activity && ((e) => activity.event(e)) }, endLine);
-      endLine();
+      try {
+        await fn(
+          runtime,
+          {
+            yes: g.yes,
+            approver,
+            signal: ctx.signal,
+            onText,
+            onEvent:
+              activity &&
+              ((e, from) => {
+                if (e.type === "model_call" && !midLine) thinking?.show();
+                activity.event(e, from);
+              }),
+          },
+          endLine,
+        );
+      } finally {
+        // also when the run throws: the indicator never stays over an error message
+        endLine();
+      }
     },
     // The model may call any tool: every server starts (runs, resumes, approvals). One with a fresh
     // cached tool list starts in the background, so it never delays the first model request; its

@@ -2,6 +2,7 @@ import { Writable } from "node:stream";
 import { afterEach, describe, expect, it } from "vitest";
 import { ActivityRenderer, argumentSummary, duration } from "../../../core/cli/activity-renderer.js";
 import { useColor } from "../../../core/cli/palette.js";
+import { ThinkingIndicator } from "../../../core/cli/thinking-indicator.js";
 import type { KeelEvent } from "../../../core/index.js";
 import { useOpenAIServer } from "../../helpers/openai-server.js";
 import { runKeel } from "../../helpers/run-cli.js";
@@ -107,6 +108,26 @@ describe("the tool-activity renderer", () => {
   });
 });
 
+describe("the thinking indicator", () => {
+  it("writes plain text without colours and erases it with spaces; with colours a spinner erased by a clear-line", () => {
+    const plain = sink(true);
+    const off = new ThinkingIndicator(plain, false);
+    off.show();
+    off.show();
+    expect(plain.text).toBe("thinking…");
+    off.hide();
+    off.hide();
+    expect(plain.text).toMatch(/^thinking…\r {9,}\r$/);
+    expect(plain.text).not.toContain("\u001b");
+    const tty = sink(true);
+    const on = new ThinkingIndicator(tty, true);
+    on.show();
+    expect(tty.text).toMatch(/⠋ thinking…/);
+    on.hide();
+    expect(tty.text.endsWith("\r\u001b[2K")).toBe(true);
+  });
+});
+
 describe("keel run shows tool activity on stderr", () => {
   it("draws each call, blocks and guidance on stderr, keeps stdout the answer, and puts the status line on its own line; --json is unchanged", async () => {
     ws = makeWorkspace(
@@ -133,11 +154,30 @@ describe("keel run shows tool activity on stderr", () => {
     expect(r.stderr).toMatch(/● bash {2}seq 1 30000\n {2}✔ approved \(--yes\)\n {2}✓ .*\(\+\d+ lines\) · [\d.]+m?s · full output: \.keel\/.+\n/);
     expect(lines.at(-1)).toMatch(/^\[session \S+ · answer · 4 model calls, 3 tool calls\]$/);
     expect(r.stderr).not.toContain("\u001b");
+    // stderr is not a terminal: no "thinking…" indicator
+    expect(r.stderr).not.toContain("thinking");
     expect(ws.exists("out.txt")).toBe(false);
 
     server.push({ toolCalls: [{ name: "read_file", arguments: { path: "notes.txt" } }] }, { text: "again" });
     const json = await runKeel(["--json", "run", "read the notes"], { cwd: ws.root, env: ws.env });
     expect(json.json()).toMatchObject({ ok: true, reason: "answer", text: "again" });
     expect(json.stderr).not.toContain("● read_file");
+  });
+
+  it("draws a sub-agent's calls under its delegate_agent call, indented and named by the sub-agent", async () => {
+    ws = makeWorkspace({ "notes.txt": "the notes\n" }, { git: true });
+    ws.writeUserConfig({ model: { name: "m", baseUrl: server.baseUrl } });
+    server.push(
+      { toolCalls: [{ name: "delegate_agent", arguments: { prompt: "read the notes" } }] },
+      { toolCalls: [{ name: "read_file", arguments: { path: "notes.txt" } }] },
+      { text: "The notes say: the notes." },
+      { text: "Done." },
+    );
+    const r = await runKeel(["--yes", "run", "delegate the reading"], { cwd: ws.root, env: ws.env });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stdout).toBe("Done.");
+    expect(r.stderr).toMatch(
+      /^● delegate_agent {2}read the notes\n(.*\n)*? {2}● sub-agent › read_file {2}notes\.txt\n {4}✓ the notes · \d+ms\n(.*\n)*? {2}✓ Sub-agent session \S+ finished/m,
+    );
   });
 });

@@ -1,0 +1,50 @@
+import { createInterface } from "node:readline/promises";
+import type { ElicitationAnswer, ElicitationRequest, Elicitor } from "../elicitation.js";
+import { terminalText } from "./terminal-text.js";
+
+/**
+ * Asks an MCP server's elicitation on a terminal: each field of the form (Enter keeps the default),
+ * then whether to send the answers. Ctrl-C at the prompt (or `signal` aborting) cancels the
+ * elicitation and runs `onInterrupt`; a closed terminal cancels it too. Never throws.
+ */
+export function ttyElicitor(input: NodeJS.ReadableStream, output: NodeJS.WritableStream, onInterrupt?: () => void): Elicitor {
+  const elicitor: Elicitor = (req, signal) => ask(input, output, req, signal, onInterrupt);
+  elicitor.waitsForUser = true;
+  return elicitor;
+}
+
+async function ask(
+  input: NodeJS.ReadableStream,
+  output: NodeJS.WritableStream,
+  req: ElicitationRequest,
+  signal: AbortSignal,
+  onInterrupt?: () => void,
+): Promise<ElicitationAnswer> {
+  const rl = createInterface({ input, output });
+  const interrupted = new AbortController();
+  // On a terminal readline reads Ctrl-C itself (raw mode): no SIGINT reaches the process.
+  rl.on("SIGINT", () => {
+    interrupted.abort();
+    onInterrupt?.();
+  });
+  const asking = AbortSignal.any([signal, interrupted.signal]);
+  try {
+    output.write(terminalText(`? MCP server "${req.server}" asks: ${req.message}\n`));
+    const content: Record<string, string | number | boolean> = {};
+    for (const [key, prop] of Object.entries(req.requestedSchema?.properties ?? {})) {
+      const hint = prop.enum ? ` (${prop.enum.join("/")})` : prop.type ? ` (${prop.type})` : "";
+      const def = prop.default !== undefined ? ` [${String(prop.default)}]` : "";
+      const answer = (await rl.question(terminalText(`  ${prop.title ?? key}${hint}${def}: `), { signal: asking })).trim();
+      if (answer === "") continue;
+      if (prop.type === "number" || prop.type === "integer") content[key] = Number(answer);
+      else if (prop.type === "boolean") content[key] = /^(y|yes|true|1)$/i.test(answer);
+      else content[key] = answer;
+    }
+    const ok = (await rl.question("  Send these answers? [y]es / [n]o: ", { signal: asking })).trim().toLowerCase();
+    return ok === "y" || ok === "yes" ? { action: "accept", content } : { action: "decline" };
+  } catch {
+    return { action: "cancel" };
+  } finally {
+    rl.close();
+  }
+}
