@@ -34,7 +34,7 @@ export function freePort(): Promise<number> {
 }
 
 /** Waits until `fn` returns truthy (polling every 25 ms); `ms` is a safety net, never the thing a test asserts. */
-export async function waitFor<T>(fn: () => T | Promise<T>, ms = 20_000): Promise<T> {
+export async function waitFor<T>(fn: () => T | Promise<T>, ms = 60_000): Promise<T> {
   const end = Date.now() + ms;
   for (;;) {
     const v = await fn();
