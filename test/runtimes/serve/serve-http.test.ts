@@ -1,5 +1,6 @@
 import { request } from "node:http";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { execa } from "execa";
 import { afterEach, describe, expect, it } from "vitest";
@@ -44,8 +45,10 @@ function post(url: string, headers: Record<string, string>, body = INITIALIZE): 
   });
 }
 
-async function connect(url: string, token?: string): Promise<Client> {
-  const c = new Client({ name: "http-test", version: "1.0.0" });
+/** An SDK client over HTTP; with `answer`, it declares form elicitation and answers every question with it. */
+async function connect(url: string, token?: string, answer?: (message: string) => { action: "accept"; content: Record<string, string> }): Promise<Client> {
+  const c = new Client({ name: "http-test", version: "1.0.0" }, { capabilities: answer ? { elicitation: { form: {} } } : {} });
+  if (answer) c.setRequestHandler(ElicitRequestSchema, async (req) => answer(req.params.message));
   await c.connect(new StreamableHTTPClientTransport(new URL(url), token ? { requestInit: { headers: { Authorization: `Bearer ${token}` } } } : undefined));
   return c;
 }
@@ -130,5 +133,35 @@ describe("keel mcp serve --http", () => {
     expect(stdio.stderr).toMatch(/--session-idle.*apply to the HTTP transport only/);
     const zero = await execa(process.execPath, [KEEL_BIN, "--cwd", ws.root, "mcp", "serve", "--http", "--session-idle", "0"], { env: ws.env, reject: false });
     expect(zero.exitCode).toBe(2);
+  });
+
+  it("forwards an upstream elicitation to the calling client only while that client's calls alone are in flight (else keel's policy)", async () => {
+    ws = serveWorkspace();
+    server = await startHttp(ws);
+    const asked: string[] = [];
+    client = await connect(server.url, server.token, (message) => {
+      asked.push(message);
+      return { action: "accept", content: { name: "Ada" } };
+    });
+    const other = await connect(server.url, server.token);
+    try {
+      // Another client's call to the same upstream server is in flight: MCP does not say which call
+      // a server's question belongs to, so keel cannot forward it and its policy answers (decline).
+      const controller = new AbortController();
+      const waiting = other.callTool({ name: "mcp__up__wait_for_cancel", arguments: {} }, undefined, { signal: controller.signal });
+      await waitFor(() => ws!.exists("started.txt"));
+      const ask = (r: unknown) => (r as { content: { text: string }[] }).content[0]!.text;
+      expect(ask(await client.callTool({ name: "mcp__up__ask_name", arguments: {} }))).toBe("no name (decline)");
+      expect(asked).toEqual([]);
+      controller.abort();
+      await expect(waiting).rejects.toThrow();
+      await waitFor(() => ws!.exists("cancelled.txt"));
+
+      // Only this client's call now: the question reaches it and its answer goes upstream.
+      expect(ask(await client.callTool({ name: "mcp__up__ask_name", arguments: {} }))).toBe("Hello Ada");
+      expect(asked).toEqual([expect.stringMatching(/MCP server "up" \(called through keel\) asks: What is your name\?/)]);
+    } finally {
+      await other.close();
+    }
   });
 });
