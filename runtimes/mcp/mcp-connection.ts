@@ -8,6 +8,7 @@ import type { ElicitationRequest, Elicitor } from "./elicitation.js";
 import { loginCommand, needsLogin } from "./oauth-provider.js";
 import { openClient, type AuthProviderFactory, type OpenedClient } from "./open-client.js";
 import { answerElicitation } from "./answer-elicitation.js";
+import { CallElicitors } from "./call-elicitors.js";
 import { coalesce } from "./coalesce.js";
 import { endHttpSession } from "./end-session.js";
 import { cleanMcpErrorText } from "./error-text.js";
@@ -70,8 +71,8 @@ export class McpConnection {
    * progress token costs every call (bench/README.md) and most tools never use it.
    */
   readonly reportsProgress = new Map<string, boolean>();
-  /** Calls in flight, with the elicitor each brought (see `callElicitor`). */
-  private readonly calls = new Set<{ elicit?: CallElicitor }>();
+  /** Calls in flight, with the elicitor each brought: who answers this server's elicitations. */
+  private readonly calls = new CallElicitors();
   private opened?: OpenedClient;
   private starting?: Promise<void>;
   private closing = false;
@@ -178,36 +179,21 @@ export class McpConnection {
       : { timeout: timeoutMs > 0 ? timeoutMs : 2 ** 31 - 1 };
     // Without a handler the SDK adds no progress token, so the server sends no progress.
     if (onProgress) options.onprogress = onProgress;
-    const call = { elicit };
-    this.calls.add(call);
+    const call = this.calls.begin(elicit);
     const pending = client.callTool({ name: tool, arguments: (args ?? {}) as Record<string, unknown> }, undefined, options) as Promise<Record<string, unknown>>;
     return pending.then(
       (result) => {
-        this.calls.delete(call);
+        this.calls.end(call);
         return onResult(result);
       },
       async (error) => {
-        this.calls.delete(call);
+        this.calls.end(call);
         if (callSignal?.aborted) throw error;
         // Let the transport's close handler mark a crashed server first, so the error says so.
         await new Promise((r) => setImmediate(r));
         throw this.toToolError(error);
       },
     );
-  }
-
-  /**
-   * Who answers an elicitation from this server: the calls' own elicitor when every call in flight
-   * brought one and they all reach the same person (same `scope`: one `keel mcp serve` client), since
-   * MCP does not say which call a server's request belongs to; otherwise the host's policy.
-   */
-  private elicitorNow(): Elicitor {
-    let found: CallElicitor | undefined;
-    for (const { elicit } of this.calls) {
-      if (!elicit || (found && (found.scope ?? found) !== (elicit.scope ?? elicit))) return this.deps.elicit;
-      found ??= elicit;
-    }
-    return found ?? this.deps.elicit;
   }
 
   /** Runs a request on the connected client (starting it if needed), mapping failures like `callTool`. */
@@ -329,7 +315,7 @@ export class McpConnection {
     }));
     client.setRequestHandler(types.ElicitRequestSchema, async (req, extra) => {
       const request = { server: this.name, ...(req.params as Omit<ElicitationRequest, "server">) };
-      return { ...(await answerElicitation(host, this.elicitorNow(), request, extra.signal)) } as Record<string, unknown>;
+      return { ...(await answerElicitation(host, this.calls.pick(this.deps.elicit), request, extra.signal)) } as Record<string, unknown>;
     });
     client.setNotificationHandler(types.LoggingMessageNotificationSchema, (n) => {
       host.events.emit({

@@ -30,10 +30,8 @@ export function forwardElicitor(server: ForwardingServer, relatedRequestId: stri
       );
       if (result.action !== "accept") return { action: result.action };
       return { action: "accept", content: (result.content ?? {}) as Record<string, string | number | boolean | string[]> };
-    } catch (error) {
-      if (signal.aborted) return { action: "cancel" };
-      void error;
-      return { action: "decline" };
+    } catch {
+      return { action: signal.aborted ? "cancel" : "decline" };
     }
   };
   elicitor.waitsForUser = true;
