@@ -7,6 +7,7 @@ export { Host, type HostOptions, type KeelPlugin } from "./host.js";
 export type {
   Approver,
   BinaryPart,
+  CallElicitor,
   JsonSchema,
   Observation,
   RiskTag,

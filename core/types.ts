@@ -219,7 +219,22 @@ export interface RunContext {
   sessionAllow?: Set<string>;
   /** Working directory override (defaults to the host's active directory). */
   cwd?: string;
+  /** Answers elicitations upstream MCP servers send during this call (`keel mcp serve` forwards them to its client); default: the MCP runtime's policy. */
+  elicit?: CallElicitor;
 }
+
+/**
+ * Answers an upstream MCP server's `elicitation/create` for one call (the MCP runtime's `Elicitor`
+ * shape). `scope`: elicitors with the same scope reach the same person (one client session), so a
+ * server's question may go to them while only their calls are in flight.
+ */
+export type CallElicitor = ((
+  request: { server: string; message: string; mode?: string; requestedSchema?: { properties?: Record<string, object>; required?: string[] } },
+  signal: AbortSignal,
+) => Promise<{ action: "accept" | "decline" | "cancel"; content?: Record<string, string | number | boolean | string[]> }>) & {
+  waitsForUser?: boolean;
+  scope?: object;
+};
 
 export type { EventBody, EventInput, EventOf, KeelEvent, KeelEventType } from "./event-types.js";
 import type { EventInput } from "./event-types.js";

@@ -1,4 +1,4 @@
-import type { Host, Observation, ToolRow } from "../core/index.js";
+import type { CallElicitor, Host, Observation, ToolRow } from "../core/index.js";
 import { toolRows } from "../core/index.js";
 import { toApprover, type ApproverLike } from "./approver.js";
 
@@ -14,6 +14,8 @@ export interface CallToolOptions {
   callId?: string;
   /** Directory relative paths resolve against (default: the host's active directory). */
   cwd?: string;
+  /** Answers what an upstream MCP server asks (form elicitations) during this call; default: config `mcp.elicitation`. */
+  elicit?: CallElicitor;
 }
 
 /** Every tool the host offers (built-in, runtime, plugin, MCP), as `keel tools --json` lists them, with blocks resolved. Never throws. */
@@ -35,6 +37,7 @@ export function callTool(host: Host, name: string, input: unknown, options: Call
       approver: toApprover(options.approver),
       ...(options.yes === undefined ? {} : { yes: options.yes }),
       ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
+      ...(options.elicit === undefined ? {} : { elicit: options.elicit }),
     },
   );
 }

@@ -19,6 +19,7 @@ export type {
   Approver,
   BeforeToolContext,
   BlockDecision,
+  CallElicitor,
   DelegateContext,
   DelegateResultContext,
   Diagnostic,

@@ -11,6 +11,10 @@ import { reservedNames } from "./reserved-names.js";
 const PLUGIN_NAME = "code-plugins";
 /** After the manifest plugins' tools (stage 200): declared names go first. */
 const REGISTER_STAGE = 210;
+/** How long one plugin's `apply(keel)` may take before the host opens without waiting for it. */
+const DEFAULT_APPLY_TIMEOUT_MS = 10_000;
+/** Overrides the apply bound, in milliseconds (read from the host's environment; tests use a short one). */
+export const APPLY_TIMEOUT_ENV = "KEEL_PLUGIN_APPLY_TIMEOUT_MS";
 
 /**
  * Runs the code modules plugins name in `main` (`apply(keel)`), for user-level plugins and, in a
@@ -18,11 +22,12 @@ const REGISTER_STAGE = 210;
  * warning says how to trust). The module must resolve, symlinks followed, inside its plugin
  * folder. Tools the plugins register are added at `registerTools`. Every failure (refused path,
  * import error, bad export, `apply` throwing, a bad tool, a workspace plugin's tool in a reserved
- * namespace such as `mcp__*` or `task_*`) is a diagnostic naming the file; the
- * host and the other plugins go on. Never throws.
+ * namespace such as `mcp__*` or `task_*`, an `apply` that has not settled within the bound) is a
+ * diagnostic naming the file; the host and the other plugins go on. Never throws.
  */
 export async function applyCodePlugins(host: Host, entries: PluginEntry[]): Promise<void> {
   const tools: { entry: PluginEntry; tool: CodePluginTool; file: string }[] = [];
+  const timeoutMs = applyTimeoutMs(host.env);
   for (const entry of entries) {
     const main = entry.plugin.manifest.main;
     if (main === undefined) continue;
@@ -50,6 +55,7 @@ export async function applyCodePlugins(host: Host, entries: PluginEntry[]): Prom
       report("error", file, `Plugin ${name}: the module could not be imported (${errorMessage(error)}); fix it and run keel again.`);
       continue;
     }
+    let timedOut = false;
     const api: CodePluginApi = Object.freeze({
       name,
       root: realpathSync.native(entry.plugin.root),
@@ -57,13 +63,31 @@ export async function applyCodePlugins(host: Host, entries: PluginEntry[]): Prom
       hooks: pluginHooks(host),
       registerTool(tool: CodePluginTool) {
         const problem = codeToolProblem(tool);
-        if (problem) report("error", file, `Plugin ${name}: ${problem}; the tool was not registered.`);
+        if (timedOut)
+          report(
+            "error",
+            file,
+            `Plugin ${name}: tool "${String(tool?.name)}" was registered after apply(keel) timed out; it was not registered. Register tools before apply settles.`,
+          );
+        else if (problem) report("error", file, `Plugin ${name}: ${problem}; the tool was not registered.`);
         else tools.push({ entry, tool: { ...tool }, file });
       },
     });
     try {
-      await apply(api);
-      entry.record.code = { module: file, tools: [] };
+      const settled = await withinBound(
+        Promise.resolve().then(() => apply(api)),
+        timeoutMs,
+      );
+      if (settled) entry.record.code = { module: file, tools: [] };
+      else {
+        // Tools registered before the bound stay, as when apply throws: its hook taps cannot be undone either.
+        timedOut = true;
+        report(
+          "error",
+          file,
+          `Plugin ${name}: apply(keel) did not settle within ${timeoutMs} ms; keel went on without waiting (tools and taps it added before that stay, later registrations are refused). Make apply return sooner (start long work without awaiting it), or raise ${APPLY_TIMEOUT_ENV}.`,
+        );
+      }
     } catch (error) {
       report("error", file, `Plugin ${name}: apply(keel) threw (${errorMessage(error)}); what it did before that stays.`);
     }
@@ -100,6 +124,28 @@ export async function applyCodePlugins(host: Host, entries: PluginEntry[]): Prom
         }
       }
     });
+}
+
+/** Resolves true when `work` settles within `ms` (rethrowing its error), false when the bound passes first. */
+async function withinBound(work: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const bound = new Promise<false>((resolveBound) => {
+    timer = setTimeout(() => resolveBound(false), ms);
+    timer.unref();
+  });
+  // A late rejection after the bound must not become an unhandled rejection.
+  work.catch(() => undefined);
+  try {
+    return await Promise.race([work.then(() => true as const), bound]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** The apply bound: `KEEL_PLUGIN_APPLY_TIMEOUT_MS` when it is a positive number, else 10 s. */
+function applyTimeoutMs(env: NodeJS.ProcessEnv): number {
+  const raw = Number(env[APPLY_TIMEOUT_ENV]);
+  return Number.isFinite(raw) && raw > 0 ? raw : DEFAULT_APPLY_TIMEOUT_MS;
 }
 
 /** The plugin's module path, symlinks resolved, when it is a file inside the plugin folder; else reports why not. */

@@ -31,7 +31,8 @@ export const registerMcpCommands: CommandRegistrar = (program, ctx) => {
     .option("--host <addr>", "HTTP address to bind (default 127.0.0.1)")
     .option("--no-auth", "HTTP without a bearer token (loopback only)")
     .option("--tools <globs...>", "serve only tools whose names match these globs")
-    .action(async (opts: { http?: boolean; port?: number; host?: string; auth?: boolean; tools?: string[] }) =>
+    .option("--session-idle <seconds>", "HTTP: close a session after this long without a request (default 1800)", positiveIntOption("--session-idle"))
+    .action(async (opts: { http?: boolean; port?: number; host?: string; auth?: boolean; tools?: string[]; sessionIdle?: number }) =>
       (await import("../serve/serve-command.js")).mcpServeCommand(ctx, opts),
     );
   mcp

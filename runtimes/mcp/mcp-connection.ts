@@ -2,12 +2,13 @@ import { basename } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
-import { errorMessage, type Host, McpServerError, ToolError } from "../../core/index.js";
+import { type CallElicitor, errorMessage, type Host, McpServerError, ToolError } from "../../core/index.js";
 import type { McpServerConfig } from "../../manifests/mcp/mcp-server-config.js";
 import type { ElicitationRequest, Elicitor } from "./elicitation.js";
 import { loginCommand, needsLogin } from "./oauth-provider.js";
 import { openClient, type AuthProviderFactory, type OpenedClient } from "./open-client.js";
 import { answerElicitation } from "./answer-elicitation.js";
+import { CallElicitors } from "./call-elicitors.js";
 import { coalesce } from "./coalesce.js";
 import { endHttpSession } from "./end-session.js";
 import { cleanMcpErrorText } from "./error-text.js";
@@ -70,6 +71,8 @@ export class McpConnection {
    * progress token costs every call (bench/README.md) and most tools never use it.
    */
   readonly reportsProgress = new Map<string, boolean>();
+  /** Calls in flight, with the elicitor each brought: who answers this server's elicitations. */
+  private readonly calls = new CallElicitors();
   private opened?: OpenedClient;
   private starting?: Promise<void>;
   private closing = false;
@@ -139,16 +142,17 @@ export class McpConnection {
     timeoutMs: number,
     onResult: (result: Record<string, unknown>) => T,
     onProgress?: (p: { progress: number; total?: number; message?: string }) => void,
+    elicit?: CallElicitor,
   ): Promise<T> {
     if (this.state === "connected" && this.opened) {
       // The common case, kept free of extra async layers: a signal only when the caller can cancel
       // or the user may be asked something during the call (the SDK's deadline could not wait for them).
-      const own = typeof signal === "function" ? (this.deps.elicit.waitsForUser ? signal() : undefined) : signal;
-      return this.request(this.opened.client, tool, args, own, timeoutMs, onResult, onProgress);
+      const own = typeof signal === "function" ? (this.deps.elicit.waitsForUser || elicit?.waitsForUser ? signal() : undefined) : signal;
+      return this.request(this.opened.client, tool, args, own, timeoutMs, onResult, onProgress, elicit);
     }
     const callSignal = typeof signal === "function" ? signal() : signal;
     return this.ready(callSignal).then(
-      (client) => this.request(client, tool, args, callSignal, timeoutMs, onResult, onProgress),
+      (client) => this.request(client, tool, args, callSignal, timeoutMs, onResult, onProgress, elicit),
       (error) => {
         throw this.toToolError(error);
       },
@@ -163,24 +167,33 @@ export class McpConnection {
     timeoutMs: number,
     onResult: (result: Record<string, unknown>) => T,
     onProgress?: (p: { progress: number; total?: number; message?: string }) => void,
+    elicit?: CallElicitor,
   ): Promise<T> {
     const options: RequestOptions = callSignal
       ? {
           signal: callSignal,
           // With a user to wait for, the pipeline's deadline (which leaves the wait out) ends the call through the signal.
-          timeout: timeoutMs > 0 && !this.deps.elicit.waitsForUser ? timeoutMs + 1000 : 2 ** 31 - 1,
+          timeout: timeoutMs > 0 && !this.deps.elicit.waitsForUser && !elicit?.waitsForUser ? timeoutMs + 1000 : 2 ** 31 - 1,
           resetTimeoutOnProgress: true,
         }
       : { timeout: timeoutMs > 0 ? timeoutMs : 2 ** 31 - 1 };
     // Without a handler the SDK adds no progress token, so the server sends no progress.
     if (onProgress) options.onprogress = onProgress;
+    const call = this.calls.begin(elicit);
     const pending = client.callTool({ name: tool, arguments: (args ?? {}) as Record<string, unknown> }, undefined, options) as Promise<Record<string, unknown>>;
-    return pending.then(onResult, async (error) => {
-      if (callSignal?.aborted) throw error;
-      // Let the transport's close handler mark a crashed server first, so the error says so.
-      await new Promise((r) => setImmediate(r));
-      throw this.toToolError(error);
-    });
+    return pending.then(
+      (result) => {
+        this.calls.end(call);
+        return onResult(result);
+      },
+      async (error) => {
+        this.calls.end(call);
+        if (callSignal?.aborted) throw error;
+        // Let the transport's close handler mark a crashed server first, so the error says so.
+        await new Promise((r) => setImmediate(r));
+        throw this.toToolError(error);
+      },
+    );
   }
 
   /** Runs a request on the connected client (starting it if needed), mapping failures like `callTool`. */
@@ -302,7 +315,7 @@ export class McpConnection {
     }));
     client.setRequestHandler(types.ElicitRequestSchema, async (req, extra) => {
       const request = { server: this.name, ...(req.params as Omit<ElicitationRequest, "server">) };
-      return { ...(await answerElicitation(host, this.deps.elicit, request, extra.signal)) } as Record<string, unknown>;
+      return { ...(await answerElicitation(host, this.calls.pick(this.deps.elicit), request, extra.signal)) } as Record<string, unknown>;
     });
     client.setNotificationHandler(types.LoggingMessageNotificationSchema, (n) => {
       host.events.emit({

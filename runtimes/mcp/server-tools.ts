@@ -101,6 +101,7 @@ export function serverToolDefinition(host: Host, conn: McpConnection, info: McpT
           return mapped;
         },
         onProgress,
+        ctx.run.elicit,
       );
     },
   };

@@ -2,11 +2,14 @@ import { randomUUID, timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { IdleSessions } from "./idle-sessions.js";
 import type { ServeHub } from "./serve-hub.js";
 import { createServeSession, type loadServerSdk } from "./serve-session.js";
 
 /** Path the MCP endpoint answers on. */
 export const SERVE_PATH = "/mcp";
+/** Default `--session-idle`: a session with no request for 30 minutes is closed. */
+export const DEFAULT_SESSION_IDLE_SECONDS = 30 * 60;
 
 /** Options of the HTTP transport. */
 export interface HttpServeOptions {
@@ -15,6 +18,10 @@ export interface HttpServeOptions {
   port: number;
   /** Bearer token every request must carry; undefined only for `--no-auth` on loopback. */
   token: string | undefined;
+  /** Seconds without a request after which a session is closed (default 30 minutes). */
+  sessionIdleSeconds?: number;
+  /** Where a line about an expired session goes (stderr in the CLI). */
+  notice?: (line: string) => void;
 }
 
 /** A running HTTP endpoint. */
@@ -34,10 +41,13 @@ export function isLoopback(host: string): boolean {
  * `http://host:port/mcp`. Every request needs `Authorization: Bearer <token>` when a token is set
  * (401 otherwise); the SDK's DNS-rebinding protection answers 403 to a `Host` that is not this
  * listener's address (`localhost` too on loopback) and to a browser `Origin` other than those hosts.
+ * A session with no request for `sessionIdleSeconds` is closed; its id then gets the spec's 404.
  */
 export async function serveHttp(sdk: Awaited<ReturnType<typeof loadServerSdk>>, hub: ServeHub, opts: HttpServeOptions): Promise<HttpEndpoint> {
   const { StreamableHTTPServerTransport } = await import("@modelcontextprotocol/sdk/server/streamableHttp.js");
   const transports = new Map<string, StreamableHTTPServerTransport>();
+  const idleSeconds = opts.sessionIdleSeconds ?? DEFAULT_SESSION_IDLE_SECONDS;
+  const idle = new IdleSessions(idleSeconds * 1000);
   let allowedHosts: string[] = [];
   const expected = opts.token === undefined ? undefined : Buffer.from(`Bearer ${opts.token}`);
 
@@ -54,18 +64,30 @@ export async function serveHttp(sdk: Awaited<ReturnType<typeof loadServerSdk>>, 
     }
     const sessionId = req.headers["mcp-session-id"];
     const existing = typeof sessionId === "string" ? transports.get(sessionId) : undefined;
-    if (existing) return existing.handleRequest(req, res);
+    if (existing) {
+      // The idle clock stops while this request (or its SSE stream) is open.
+      res.once("close", idle.begin(sessionId as string));
+      return existing.handleRequest(req, res);
+    }
     if (sessionId !== undefined) return reply(res, 404, "Unknown or expired MCP session: initialize a new one.");
     if (req.method !== "POST") return reply(res, 400, "No MCP session: start one with an initialize request (POST).");
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: (id) => void transports.set(id, transport),
+      onsessioninitialized: (id) => {
+        transports.set(id, transport);
+        idle.add(id, async () => {
+          opts.notice?.(`keel mcp serve: session ${id} closed after ${idleSeconds} s without a request (--session-idle).`);
+          await server.close();
+        });
+      },
       enableDnsRebindingProtection: true,
       allowedHosts,
       allowedOrigins: allowedHosts.map((h) => `http://${h}`),
     });
     transport.onclose = () => {
-      if (transport.sessionId) transports.delete(transport.sessionId);
+      if (!transport.sessionId) return;
+      transports.delete(transport.sessionId);
+      idle.forget(transport.sessionId);
     };
     const server = createServeSession(sdk, hub);
     await server.connect(transport);

@@ -1,6 +1,7 @@
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { EventSink, Host, RunContext } from "../../core/index.js";
 import { elicitApprover } from "./elicit-approver.js";
+import { forwardElicitor } from "./forward-elicitor.js";
 import { observationResult, type ServedCallResult } from "./observation-result.js";
 import { approvalHint } from "./approval-hint.js";
 import { promptText, servedPrompts } from "./served-prompts.js";
@@ -22,7 +23,8 @@ export async function loadServerSdk(): Promise<Sdk> {
  * One MCP session (one connected client): an SDK `Server` answering tools, resources and prompts
  * from the hub's live host. Every tool call goes through `runToolIntent` with origin `mcp-serve`;
  * an `ask` becomes a form elicitation when the client supports it (else an `isError` result naming
- * the rule to add); the client's cancellation aborts the call's signal, and its progress token asks
+ * the rule to add), and an upstream MCP server's elicitation during the call goes to that client
+ * too; the client's cancellation aborts the call's signal, and its progress token asks
  * upstream MCP tools for progress, which is passed on as `notifications/progress`.
  */
 export function createServeSession(sdk: Sdk, hub: ServeHub): Server {
@@ -45,7 +47,8 @@ export function createServeSession(sdk: Sdk, hub: ServeHub): Server {
       origin: SERVE_ORIGIN,
       signal: extra.signal,
       sessionAllow,
-      ...(elicits ? { approver: elicitApprover(server) } : {}),
+      // The client also answers what upstream MCP servers ask during its calls.
+      ...(elicits ? { approver: elicitApprover(server), elicit: forwardElicitor(server, extra.requestId) } : {}),
       ...(token !== undefined ? { progress: true, events: forwardProgress(host.events, token, extra.sendNotification) } : {}),
     };
   };
@@ -98,6 +101,7 @@ interface ProgressNotification {
 /** What a request handler receives from the SDK that a call uses. */
 interface RequestExtra {
   signal: AbortSignal;
+  requestId: string | number;
   _meta?: { progressToken?: string | number };
   sendNotification: (notification: ProgressNotification) => Promise<void>;
 }

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { callTool, createHost, listTools, runAgent, UsageError, type ApprovalRequest, type Host, type KeelEvent, type ToolCallEnd } from "../../lib/index.js";
 import { useOpenAIServer } from "../helpers/openai-server.js";
 import { makeWorkspace, type TempWorkspace } from "../helpers/temp-workspace.js";
+import { upstreamManifest } from "../runtimes/serve/serve-test-kit.js";
 
 let ws: TempWorkspace | undefined;
 let host: Host | undefined;
@@ -14,6 +15,27 @@ afterEach(async () => {
 const server = useOpenAIServer();
 
 describe("createHost: a host opened by a program", () => {
+  it("callTool's elicit answers what an upstream MCP server asks during that call; without it, the policy declines", async () => {
+    ws = makeWorkspace({});
+    ws.write(".mcp.json", upstreamManifest(ws));
+    host = await createHost({ cwd: ws.root, env: ws.env, trust: true });
+    const asked: string[] = [];
+    const answered = await callTool(
+      host,
+      "mcp__up__ask_name",
+      {},
+      {
+        elicit: async (request) => {
+          asked.push(`${request.server}: ${request.message}`);
+          return { action: "accept", content: { name: "Grace" } };
+        },
+      },
+    );
+    expect(answered).toMatchObject({ ok: true, content: "Hello Grace" });
+    expect(asked).toEqual(["up: What is your name?"]);
+    expect(await callTool(host, "mcp__up__ask_name", {})).toMatchObject({ ok: true, content: "no name (decline)" });
+  });
+
   it("applies the program's permissions (deny still beats yes), its approver function and its event callback", async () => {
     ws = makeWorkspace({});
     const events: KeelEvent[] = [];

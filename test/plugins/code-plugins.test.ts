@@ -142,6 +142,36 @@ describe("code plugins: main exporting apply(keel)", () => {
     expect(await callTool(host, "echo_text", { text: "still here" }, { yes: true })).toMatchObject({ ok: true });
   });
 
+  it("an apply(keel) that never settles is bounded: a diagnostic names the file, earlier tools stay, later ones are refused, others load", async () => {
+    ws = makeWorkspace({
+      "plugins/hangs/plugin.json": { name: "hangs", main: "./index.mjs" },
+      // Registers one tool, taps beforeTool to try a late registration (proves the refusal), then never settles.
+      "plugins/hangs/index.mjs": `export async function apply(keel) {
+        keel.registerTool({ name: "before_hang", description: "registered first", inputSchema: { type: "object" }, risk: ["read"], readOnly: true, execute: () => "ok" });
+        keel.hooks.beforeTool.tapPromise(keel.name, async () => {
+          keel.registerTool({ name: "after_hang", description: "too late", inputSchema: { type: "object" }, execute: () => "late" });
+        });
+        await new Promise(() => {});
+      }`,
+      "plugins/good/plugin.json": { name: "good", main: "./index.mjs" },
+      "plugins/good/index.mjs": `export function apply(keel) { ${ECHO_TOOL} }`,
+    });
+    host = await createHost({ cwd: ws.root, env: { ...ws.env, KEEL_PLUGIN_APPLY_TIMEOUT_MS: "300" }, trust: true });
+    const names = listTools(host).map((t) => t.name);
+    expect(names).toEqual(expect.arrayContaining(["before_hang", "echo_text"]));
+    const file = ws.path("plugins/hangs/index.mjs");
+    expect(diagnosticsOf(host, file).map((d) => d.message)).toEqual([
+      expect.stringMatching(/hangs: apply\(keel\) did not settle within 300 ms.*KEEL_PLUGIN_APPLY_TIMEOUT_MS/),
+    ]);
+    expect(await callTool(host, "before_hang", {})).toMatchObject({ ok: true, content: "ok" });
+    expect(diagnosticsOf(host, file).map((d) => d.message)).toEqual([
+      expect.stringMatching(/did not settle/),
+      expect.stringMatching(/tool "after_hang" was registered after apply\(keel\) timed out; it was not registered/),
+    ]);
+    expect(listTools(host).some((t) => t.name === "after_hang")).toBe(false);
+    expect(diagnosticsOf(host, ws.path("plugins/good/index.mjs"))).toEqual([]);
+  });
+
   it("refuses a main outside the plugin folder, by path or through a symlink, without importing it", async () => {
     ws = makeWorkspace({});
     const marker = join(ws.keelHome, "escaped-imported");

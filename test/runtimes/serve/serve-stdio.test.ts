@@ -116,6 +116,31 @@ describe("keel mcp serve (stdio, SDK client)", () => {
     expect(asked).toHaveLength(2);
   });
 
+  it("forwards an upstream server's elicitation during a call to the client that made it, and its answer back upstream", async () => {
+    ws = serveWorkspace();
+    const asked: string[] = [];
+    ({ client } = await connectStdio(ws, {
+      elicit: (message) => {
+        asked.push(message);
+        return { action: "accept", content: { name: "Ada" } };
+      },
+    }));
+    const greeted = await client.callTool({ name: "mcp__up__ask_name", arguments: {} });
+    expect(text(greeted), text(greeted)).toBe("Hello Ada");
+    expect(asked).toEqual([expect.stringMatching(/^MCP server "up" \(called through keel\) asks: What is your name\?/)]);
+    const events = await waitFor(() => {
+      const all = readEvents(ws!);
+      return all.some((e) => e.type === "mcp_elicitation") ? all : undefined;
+    });
+    expect(events!.find((e) => e.type === "mcp_elicitation")).toMatchObject({ server: "up", action: "accept" });
+  });
+
+  it("without elicitation support in the client, an upstream elicitation follows keel's policy (declined here)", async () => {
+    ws = serveWorkspace();
+    ({ client } = await connectStdio(ws));
+    expect(text(await client.callTool({ name: "mcp__up__ask_name", arguments: {} }))).toBe("no name (decline)");
+  });
+
   it("sends tools/list_changed after a plugin file is edited, and serves the new tool", async () => {
     ws = serveWorkspace();
     ({ client } = await connectStdio(ws));

@@ -110,9 +110,12 @@ export async function startHttp(ws: TempWorkspace, args: string[] = [], env: Nod
     if (child.exitCode !== null) throw new Error(`keel mcp serve exited: ${stderr}`);
     return /at (http:\/\/\S+\/mcp)/.exec(stderr)?.[1];
   }))!;
+  // The token line follows the address line (a separate write): wait for it when one is printed.
+  const printsToken = !args.includes("--no-auth") && env.KEEL_SERVE_TOKEN === undefined;
+  const token = printsToken ? await waitFor(() => /Authorization: Bearer (\S+)/.exec(stderr)?.[1]) : undefined;
   return {
     url,
-    token: /Authorization: Bearer (\S+)/.exec(stderr)?.[1],
+    token,
     stderr: () => stderr,
     async stop() {
       child.kill("SIGTERM");

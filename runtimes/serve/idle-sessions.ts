@@ -1,0 +1,55 @@
+/** One tracked session: requests in flight, and the timer that runs while there are none. */
+interface Tracked {
+  active: number;
+  timer: NodeJS.Timeout | undefined;
+  close: () => Promise<void>;
+}
+
+/**
+ * Expires HTTP sessions no request has touched for `idleMs`: a client that went away without a
+ * DELETE leaves a session whose SDK server and transport would otherwise live forever. The clock
+ * runs only while the session has no request in flight (an open GET stream or a long tool call
+ * keeps it alive) and restarts when the last one ends. The timers never keep the process alive.
+ */
+export class IdleSessions {
+  private readonly sessions = new Map<string, Tracked>();
+
+  constructor(private readonly idleMs: number) {}
+
+  /** Starts tracking a new session; `close` ends its server and transport (it must also call `forget`). */
+  add(id: string, close: () => Promise<void>): void {
+    const tracked: Tracked = { active: 0, timer: undefined, close };
+    this.sessions.set(id, tracked);
+    this.arm(id, tracked);
+  }
+
+  /** Marks a request on `id` as started; call the returned function once its response has closed. */
+  begin(id: string): () => void {
+    const tracked = this.sessions.get(id);
+    if (!tracked) return () => undefined;
+    tracked.active++;
+    clearTimeout(tracked.timer);
+    let done = false;
+    return () => {
+      if (done) return;
+      done = true;
+      tracked.active--;
+      if (tracked.active === 0 && this.sessions.get(id) === tracked) this.arm(id, tracked);
+    };
+  }
+
+  /** Stops tracking `id` (closed by the client, by expiry or at shutdown). */
+  forget(id: string): void {
+    clearTimeout(this.sessions.get(id)?.timer);
+    this.sessions.delete(id);
+  }
+
+  private arm(id: string, tracked: Tracked): void {
+    clearTimeout(tracked.timer);
+    tracked.timer = setTimeout(() => {
+      this.forget(id);
+      void tracked.close().catch(() => undefined);
+    }, this.idleMs);
+    tracked.timer.unref();
+  }
+}
