@@ -7,6 +7,8 @@ export const OAUTH_EXAMPLE = fileURLToPath(new URL("../../../examples/oauth-mcp-
 /** A running example server: its MCP URL, what it received, and how to stop it. */
 export interface OAuthExampleServer {
   url: string;
+  /** The same server over the legacy SSE transport (`<url>/sse`). */
+  sseUrl: string;
   /** Every request the server received (method, path, headers, body) and its counters. */
   log(): Promise<{
     requests: { method: string; path: string; headers: Record<string, string>; body: string }[];
@@ -15,7 +17,7 @@ export interface OAuthExampleServer {
   stop(): Promise<void>;
 }
 
-/** Starts the example server (`--token-ttl`, `--machine-client ID:SECRET` as in the script) and waits until it listens. */
+/** Starts the example server (`--token-ttl`, `--machine-client ID:SECRET`, `--tool-scope NAME=SCOPE` as in the script) and waits until it listens. */
 export async function startOAuthExample(args: string[] = []): Promise<OAuthExampleServer> {
   const child: ResultPromise = execa(process.execPath, [OAUTH_EXAMPLE, "--port", "0", ...args], { reject: false, buffer: false });
   const url = await new Promise<string>((resolve, reject) => {
@@ -29,6 +31,7 @@ export async function startOAuthExample(args: string[] = []): Promise<OAuthExamp
   });
   return {
     url,
+    sseUrl: `${url}/sse`,
     log: async () => (await fetch(new URL("/_log", url))).json() as never,
     stop: async () => {
       child.kill();
