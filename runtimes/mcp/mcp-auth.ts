@@ -5,12 +5,14 @@ import type { McpServerConfig } from "../../manifests/mcp/mcp-server-config.js";
 import { LOGIN_TIMEOUT_MS, LoopbackCallback } from "./loopback-callback.js";
 import { oauthFetch } from "./oauth-fetch.js";
 import { LoginRequiredError, StoredOAuthProvider } from "./oauth-provider.js";
-import type { OAuthStore } from "./oauth-store.js";
+import { type OAuthStore, pendingScope } from "./oauth-store.js";
 
 /** What an HTTP/SSE transport gets for OAuth: the SDK provider and the fetch it should use. */
 export interface McpAuthSession {
   provider: OAuthClientProvider;
   fetch: FetchLike;
+  /** Scopes the next login must add: a tool asked for more than the stored token was granted. */
+  pendingScope?: string;
 }
 
 /** Shows an authorization URL to the user; the code comes back to keel's loopback callback. */
@@ -49,8 +51,13 @@ export class McpAuth {
     const own = this.openers.get(server.name);
     const openUrl = own?.openUrl ?? this.defaultOpenUrl;
     const timeoutMs = own?.timeoutMs ?? this.loginTimeoutMs;
-    if (!openUrl) return { provider: await StoredOAuthProvider.create(server, this.store), fetch: oauthFetch(server, this.store) };
     const stored = await this.store.read(server.url);
+    if (!openUrl)
+      return {
+        provider: await StoredOAuthProvider.create(server, this.store, undefined, stored),
+        fetch: oauthFetch(server, this.store),
+        pendingScope: pendingScope(stored),
+      };
     const fixed = server.oauth?.callbackPort;
     const cb = await LoopbackCallback.listen(
       fixed ?? portOf((stored.client as { redirect_uris?: string[] } | undefined)?.redirect_uris?.[0]),

@@ -41,6 +41,8 @@ export interface OpenedClient {
   /** Actual transport used (`http` may fall back to `sse`). */
   transportKind: "stdio" | "http" | "sse";
   pid?: number;
+  /** OAuth: scopes the next login must add (a tool asked for more than the token was granted). */
+  pendingScope?: string;
   spawnMs: number;
   initializeMs: number;
 }
@@ -55,11 +57,11 @@ export async function openClient(o: OpenClientOptions): Promise<OpenedClient> {
   const s = o.server;
   if (s.transport === "stdio") return connectWith(o, "stdio", await stdioTransport(o));
   try {
-    return await connectWith(o, s.transport, await httpTransport(o, s.transport));
+    return await connectWith(o, s.transport, ...(await httpTransport(o, s.transport)));
   } catch (error) {
     if (s.transport !== "http" || !(await looksLikeSseOnly(error)) || o.signal?.aborted) throw error;
     o.stderr.push(`[keel] streamable HTTP failed (${errorMessage(error)}); retrying with SSE\n`);
-    return connectWith(o, "sse", await httpTransport(o, "sse"));
+    return connectWith(o, "sse", ...(await httpTransport(o, "sse")));
   }
 }
 
@@ -97,7 +99,7 @@ export function childEnv(safe: readonly string[], hostEnv: NodeJS.ProcessEnv, ow
   return { ...env, ...own } as Record<string, string>;
 }
 
-async function httpTransport(o: OpenClientOptions, kind: "http" | "sse"): Promise<Transport> {
+async function httpTransport(o: OpenClientOptions, kind: "http" | "sse"): Promise<[Transport, string?]> {
   const s = o.server;
   const url = new URL(s.url!);
   const requestInit: RequestInit = { headers: s.headers };
@@ -105,13 +107,13 @@ async function httpTransport(o: OpenClientOptions, kind: "http" | "sse"): Promis
   const opts = { requestInit, authProvider: auth?.provider, fetch: auth?.fetch };
   if (kind === "sse") {
     const { SSEClientTransport } = await import("@modelcontextprotocol/sdk/client/sse.js");
-    return new SSEClientTransport(url, opts);
+    return [new SSEClientTransport(url, opts), auth?.pendingScope];
   }
   const { StreamableHTTPClientTransport } = await import("@modelcontextprotocol/sdk/client/streamableHttp.js");
-  return new StreamableHTTPClientTransport(url, opts);
+  return [new StreamableHTTPClientTransport(url, opts), auth?.pendingScope];
 }
 
-async function connectWith(o: OpenClientOptions, kind: OpenedClient["transportKind"], transport: Transport): Promise<OpenedClient> {
+async function connectWith(o: OpenClientOptions, kind: OpenedClient["transportKind"], transport: Transport, pendingScope?: string): Promise<OpenedClient> {
   const { Client } = await import("@modelcontextprotocol/sdk/client/index.js");
   const client = new Client(CLIENT_INFO, {
     capabilities: { roots: { listChanged: false }, elicitation: { form: { applyDefaults: true } } },
@@ -143,7 +145,7 @@ async function connectWith(o: OpenClientOptions, kind: OpenedClient["transportKi
   }
   const done = performance.now();
   const pid = (transport as { pid?: number | null }).pid ?? undefined;
-  return { client, transport, transportKind: kind, pid, spawnMs: initStart - t0, initializeMs: done - initStart };
+  return { client, transport, transportKind: kind, pid, pendingScope, spawnMs: initStart - t0, initializeMs: done - initStart };
 }
 
 function withTimeout<T>(p: Promise<T>, ms: number, signal: AbortSignal | undefined, step: string): Promise<T> {
