@@ -65,7 +65,7 @@ export function mcpRuntime(options: McpRuntimeOptions = {}): KeelPlugin {
           health: new HealthStore(host.statePath("mcp", "health.json"), ensure),
           cache: new ToolCache(host.statePath("mcp", "tool-cache.json"), ensure),
           elicit: options.elicit ?? policyElicitor(host.config.mcp?.elicitation, Boolean(process.stdin.isTTY && process.stderr.isTTY) && !host.env.CI),
-          authProvider: options.authProvider ?? ((s) => auth!.forServer(s)),
+          authProvider: options.authProvider ?? ((s, deadline) => auth!.forServer(s, deadline)),
         });
         host.provide(MCP_SERVICE, manager);
         const servers = manager;

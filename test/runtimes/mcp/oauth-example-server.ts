@@ -40,8 +40,11 @@ export async function startOAuthExample(args: string[] = []): Promise<OAuthExamp
   };
 }
 
-/** An `onStderr` for `runKeel` that plays the browser: follows the first authorization URL keel prints (the redirect lands on keel's callback). */
-export function browserPlayer(): { onStderr(text: string): void; visited: string[] } {
+/**
+ * An `onStderr` for `runKeel` that plays the browser: follows the first authorization URL keel
+ * prints (the redirect lands on keel's callback), after `delayMs` (a user taking their time).
+ */
+export function browserPlayer(delayMs = 0): { onStderr(text: string): void; visited: string[] } {
   const visited: string[] = [];
   return {
     visited,
@@ -49,7 +52,7 @@ export function browserPlayer(): { onStderr(text: string): void; visited: string
       const m = /^\s+(http:\/\/\S+\/authorize\S*)$/m.exec(text);
       if (m && !visited.includes(m[1]!)) {
         visited.push(m[1]!);
-        void fetch(m[1]!).catch(() => undefined);
+        setTimeout(() => void fetch(m[1]!).catch(() => undefined), delayMs);
       }
     },
   };
