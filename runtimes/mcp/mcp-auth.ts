@@ -89,6 +89,7 @@ export class McpAuth {
         provider,
         arm: (on) => (armed = on),
         reset: () => cb.reset(),
+        widen: (scope) => provider.requireScope(scope),
         waitForCode: () =>
           wait(cb.waitForCode(timeoutMs)).catch((error: Error) => {
             // An unfinished login leaves the server waiting for one (not failed): keep what went wrong.

@@ -14,6 +14,8 @@ export interface InteractiveFetch {
   arm(on: boolean): void;
   /** Drops a code delivered for an earlier attempt. */
   reset(): void;
+  /** Remembers the wider scope a 403 `insufficient_scope` asked for, so `auth()` authorizes it (a refresh could not widen the token). */
+  widen(scope: string): Promise<void>;
   /** The next authorization code from the loopback callback. */
   waitForCode(): Promise<string>;
 }
@@ -81,6 +83,7 @@ export function oauthFetch(server: McpServerConfig, store: OAuthStore, interacti
     if (!wanted || answered.has(`${res.status} ${challenge}`)) return res;
     answered.add(`${res.status} ${challenge}`);
     await res.body?.cancel();
+    if (res.status === 403 && params.scope) await interactive.widen(params.scope);
     const opts = { serverUrl: server.url!, resourceMetadataUrl: params.resourceMetadataUrl, scope: params.scope, fetchFn: locked };
     interactive.reset();
     interactive.arm(true);

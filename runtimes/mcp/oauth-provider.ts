@@ -100,6 +100,11 @@ export class StoredOAuthProvider implements OAuthClientProvider {
     return client;
   }
 
+  /** Adds `scope` (and what the tokens were granted) to the scopes the next authorization asks for; while that is wider than the tokens, a login does not use them. */
+  async requireScope(scope: string): Promise<void> {
+    await this.save({ requiredScope: scopeUnion(this.record.requiredScope, this.record.tokens?.scope, scope) });
+  }
+
   /** Stores a dynamic registration (or the client metadata URL used as client_id). */
   async saveClientInformation(info: OAuthClientInformationMixed): Promise<void> {
     if (this.server.oauth?.clientId) return;

@@ -1,13 +1,15 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Host } from "../../../core/index.js";
+import { mcpRuntime } from "../../../runtimes/mcp/index.js";
 import { filesContaining } from "../../helpers/files-containing.js";
 import { runKeel } from "../../helpers/run-cli.js";
 import type { TempWorkspace } from "../../helpers/temp-workspace.js";
 import { mcpWorkspace } from "./mcp-test-kit.js";
 import { browserPlayer, startOAuthExample, type OAuthExampleServer } from "./oauth-example-server.js";
 
-describe("MCP OAuth step-up from the CLI (a tool of examples/oauth-mcp-server.mjs needs an extra scope)", () => {
+describe("MCP OAuth step-up (a tool of examples/oauth-mcp-server.mjs needs an extra scope)", () => {
   let server: OAuthExampleServer;
   let ws: TempWorkspace;
   const keel = (args: string[], extra: object = {}) => runKeel(args, { cwd: ws.root, env: ws.env, ...extra });
@@ -70,5 +72,31 @@ describe("MCP OAuth step-up from the CLI (a tool of examples/oauth-mcp-server.mj
     expect(granted.json().content).toContain("admin_report ran");
     const after = await keel(["--trust", "--json", "mcp", "list"]);
     expect(after.json().servers[0].hint).toBeUndefined();
+  });
+
+  it("a host that can show a browser steps up during the call: a new authorization for the union of scopes (no refresh), then the call is retried", async () => {
+    const w = mcpWorkspace({ scoped: { type: "http", url: server.url } });
+    const visited: string[] = [];
+    const host = await Host.create({ cwd: w.root, env: w.env, trust: true, yes: true });
+    try {
+      await host.use(
+        mcpRuntime({
+          openUrl: async (url) => {
+            visited.push(url.href);
+            await fetch(url);
+          },
+        }),
+      );
+      await host.init();
+      const before = (await server.log()).stats.refreshes;
+      const obs = await host.runTool({ tool: "mcp__scoped__admin_report", input: {} });
+      expect(obs, obs.content).toMatchObject({ ok: true });
+      expect(obs.content).toContain("scopes: mcp:tools mcp:admin");
+      expect(visited.map((u) => new URL(u).searchParams.get("scope"))).toEqual(["mcp:tools", "mcp:tools mcp:admin"]);
+      expect((await server.log()).stats.refreshes).toBe(before);
+    } finally {
+      await host.close();
+      w.cleanup();
+    }
   });
 });
