@@ -2,10 +2,13 @@
 // A small OAuth-protected MCP server for trying `keel mcp login` locally (and for keel's tests).
 // One process is both the authorization server (the MCP SDK's mcpAuthRouter: metadata, dynamic
 // client registration, authorize, token, PKCE) and the resource server (streamable HTTP at /mcp,
-// behind requireBearerAuth). The "user" approves every authorization at once. Not for production.
+// behind requireBearerAuth; the legacy SSE transport at /mcp/sse, posting to /mcp/messages, behind the
+// same middleware). The "user" approves every authorization at once. Not for production.
 //
 //   node examples/oauth-mcp-server.mjs [--port 8848] [--token-ttl 3600]
 //                                      [--machine-client ID:SECRET]   (client_credentials)
+//                                      [--tool-scope NAME=SCOPE]      (a tool NAME whose calls need SCOPE
+//                                                                      too: 403 insufficient_scope without it)
 //
 // Prints `MCP server listening at http://127.0.0.1:<port>/mcp` when ready. GET /_log returns every
 // request it received (method, path, headers, body) so tests can check what a client sent.
@@ -13,6 +16,7 @@ import { randomUUID } from "node:crypto";
 import express from "express";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { SSEServerTransport } from "@modelcontextprotocol/sdk/server/sse.js";
 import { mcpAuthRouter, getOAuthProtectedResourceMetadataUrl } from "@modelcontextprotocol/sdk/server/auth/router.js";
 import { requireBearerAuth } from "@modelcontextprotocol/sdk/server/auth/middleware/bearerAuth.js";
 import { InvalidGrantError, InvalidRequestError, InvalidTokenError } from "@modelcontextprotocol/sdk/server/auth/errors.js";
@@ -24,6 +28,7 @@ function option(name, fallback) {
 const port = Number(option("port", "0"));
 const ttl = Number(option("token-ttl", "3600"));
 const [machineId, machineSecret] = (option("machine-client", "") || ":").split(":");
+const [scopedTool, toolScope] = (option("tool-scope", "") || "=").split("=");
 
 /** Clients, codes and tokens in memory; the user approves every authorization request. */
 class MemoryProvider {
@@ -117,16 +122,47 @@ const server = app.listen(port, "127.0.0.1", () => {
     res.json(provider.issue(id, (req.body.scope ?? "mcp:tools").split(" "), false));
   });
   app.use(mcpAuthRouter({ provider, issuerUrl: new URL(base), resourceServerUrl: mcpUrl, scopesSupported: ["mcp:tools"], resourceName: "keel OAuth example" }));
-  const auth = requireBearerAuth({ verifier: provider, resourceMetadataUrl: getOAuthProtectedResourceMetadataUrl(mcpUrl) });
-  app.all("/mcp", auth, express.json(), async (req, res) => {
+  const resourceMetadataUrl = getOAuthProtectedResourceMetadataUrl(mcpUrl);
+  const auth = requireBearerAuth({ verifier: provider, resourceMetadataUrl });
+  const mcpServer = (req) => {
     const mcp = new McpServer({ name: "oauth-example", version: "1.0.0" });
     mcp.registerTool("whoami", { description: "Who the bearer token belongs to" }, async () => ({
       content: [{ type: "text", text: `client ${req.auth.clientId}, scopes: ${req.auth.scopes.join(" ") || "(none)"}` }],
     }));
+    if (scopedTool)
+      mcp.registerTool(scopedTool, { description: `Needs the ${toolScope} scope` }, async () => ({
+        content: [{ type: "text", text: `${scopedTool} ran for client ${req.auth.clientId} with scopes: ${req.auth.scopes.join(" ")}` }],
+      }));
+    return mcp;
+  };
+  // Step-up (insufficient_scope): a call of the scoped tool without its scope is refused at the HTTP
+  // layer, naming every scope the token needs (the ones it has plus the tool's).
+  const stepUp = (req, res, next) => {
+    const call = req.body?.method === "tools/call" && req.body.params?.name === scopedTool;
+    if (!scopedTool || !call || req.auth.scopes.includes(toolScope)) return next();
+    const scope = [...new Set([...req.auth.scopes, toolScope])].join(" ");
+    res.set("WWW-Authenticate", `Bearer error="insufficient_scope", scope="${scope}", resource_metadata="${resourceMetadataUrl}"`);
+    res.status(403).json({ error: "insufficient_scope", error_description: `${scopedTool} needs the ${toolScope} scope` });
+  };
+  // Legacy SSE transport (protocol 2024-11-05): GET opens the stream, POSTs go to /mcp/messages.
+  const sse = new Map();
+  app.get("/mcp/sse", auth, async (req, res) => {
+    const transport = new SSEServerTransport("/mcp/messages", res);
+    sse.set(transport.sessionId, transport);
+    res.on("close", () => sse.delete(transport.sessionId));
+    await mcpServer(req).connect(transport);
+  });
+  app.post("/mcp/messages", auth, express.json(), stepUp, async (req, res) => {
+    const transport = sse.get(String(req.query.sessionId));
+    if (!transport) return res.status(404).json({ error: "unknown session" });
+    await transport.handlePostMessage(req, res, req.body);
+  });
+  app.all("/mcp", auth, express.json(), stepUp, async (req, res) => {
+    const mcp = mcpServer(req);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     res.on("close", () => void transport.close());
     await mcp.connect(transport);
     await transport.handleRequest(req, res, req.body);
   });
-  process.stdout.write(`MCP server listening at ${mcpUrl.href}\n`);
+  process.stdout.write(`MCP server listening at ${mcpUrl.href}\n(legacy SSE transport at ${mcpUrl.href}/sse)\n`);
 });

@@ -71,7 +71,7 @@ export function mcpRuntime(options: McpRuntimeOptions = {}): KeelPlugin {
               host.options.elicit !== undefined || (Boolean(process.stdin.isTTY && process.stderr.isTTY) && !host.env.CI),
               host.options.elicit,
             ),
-          authProvider: options.authProvider ?? ((s) => auth!.forServer(s)),
+          authProvider: options.authProvider ?? ((s, deadline) => auth!.forServer(s, deadline)),
         });
         host.provide(MCP_SERVICE, manager);
         const servers = manager;

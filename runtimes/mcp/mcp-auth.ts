@@ -4,13 +4,18 @@ import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { McpServerConfig } from "../../manifests/mcp/mcp-server-config.js";
 import { LOGIN_TIMEOUT_MS, LoopbackCallback } from "./loopback-callback.js";
 import { oauthFetch } from "./oauth-fetch.js";
+import type { StartDeadline } from "./start-deadline.js";
 import { LoginRequiredError, StoredOAuthProvider } from "./oauth-provider.js";
-import type { OAuthStore } from "./oauth-store.js";
+import { type OAuthStore, pendingScope } from "./oauth-store.js";
 
 /** What an HTTP/SSE transport gets for OAuth: the SDK provider and the fetch it should use. */
 export interface McpAuthSession {
   provider: OAuthClientProvider;
   fetch: FetchLike;
+  /** Scopes the next login must add: a tool asked for more than the stored token was granted. */
+  pendingScope?: string;
+  /** True when this start may wait for the user in a browser (that wait is left out of the start-up deadline). */
+  waitsForUser?: boolean;
 }
 
 /** Shows an authorization URL to the user; the code comes back to keel's loopback callback. */
@@ -38,8 +43,11 @@ export class McpAuth {
     this.openers.set(name, { openUrl, timeoutMs });
   }
 
-  /** The provider and fetch for a server (undefined for stdio). Interactive starts listen on a loopback port until `close`. */
-  async forServer(server: McpServerConfig): Promise<McpAuthSession | undefined> {
+  /**
+   * The provider and fetch for a server (undefined for stdio). Interactive starts listen on a
+   * loopback port until `close`; their wait for the browser is excluded from `deadline`.
+   */
+  async forServer(server: McpServerConfig, deadline?: StartDeadline): Promise<McpAuthSession | undefined> {
     if (server.transport === "stdio" || !server.url) return undefined;
     if (server.oauth?.grantType === "client_credentials") return { provider: await machineProvider(server, this.store), fetch: oauthFetch(server, this.store) };
     if (server.oauth?.grantType === "cross_app_access") {
@@ -49,8 +57,13 @@ export class McpAuth {
     const own = this.openers.get(server.name);
     const openUrl = own?.openUrl ?? this.defaultOpenUrl;
     const timeoutMs = own?.timeoutMs ?? this.loginTimeoutMs;
-    if (!openUrl) return { provider: await StoredOAuthProvider.create(server, this.store), fetch: oauthFetch(server, this.store) };
     const stored = await this.store.read(server.url);
+    if (!openUrl)
+      return {
+        provider: await StoredOAuthProvider.create(server, this.store, undefined, stored),
+        fetch: oauthFetch(server, this.store),
+        pendingScope: pendingScope(stored),
+      };
     const fixed = server.oauth?.callbackPort;
     const cb = await LoopbackCallback.listen(
       fixed ?? portOf((stored.client as { redirect_uris?: string[] } | undefined)?.redirect_uris?.[0]),
@@ -67,15 +80,18 @@ export class McpAuth {
       },
     });
     const sdk = await import("@modelcontextprotocol/sdk/client/auth.js");
+    const wait = (p: Promise<string>) => (deadline ? deadline.excluding(p) : p);
     return {
       provider,
+      waitsForUser: true,
       fetch: oauthFetch(server, this.store, {
         sdk,
         provider,
         arm: (on) => (armed = on),
         reset: () => cb.reset(),
+        widen: (scope) => provider.requireScope(scope),
         waitForCode: () =>
-          cb.waitForCode(timeoutMs).catch((error: Error) => {
+          wait(cb.waitForCode(timeoutMs)).catch((error: Error) => {
             // An unfinished login leaves the server waiting for one (not failed): keep what went wrong.
             throw Object.assign(new LoginRequiredError(error.message, { cause: error }), { reason: error.message });
           }),

@@ -27,6 +27,7 @@ export async function mcpListCommand(ctx: CliContext): Promise<void> {
         if (servers.some((s) => s.state === "untrusted"))
           out += "\n\nUntrusted servers come from this workspace's manifests and were not started: run with --trust, set KEEL_TRUST=1, or run `keel trust`.";
         for (const s of servers.filter((s) => s.state === "needs_login")) out += `\n\n${s.name} needs a login: ${s.hint}.`;
+        for (const s of servers.filter((s) => s.state !== "needs_login" && s.hint)) out += `\n\n${s.name}: ${s.hint}.`;
         if (diagnostics.length) out += "\n\n" + diagnostics.map(formatDiagnostic).join("\n");
         return out;
       });
@@ -125,7 +126,7 @@ function noServers(diagnostics: string[]): string {
 /** A next step for a failed server, from its error and stderr. */
 export function hintFor(conn: McpConnection, s: McpServerStatus): string | undefined {
   const err = s.lastError ?? "";
-  if (s.state === "needs_login") return s.hint;
+  if (s.state === "needs_login" || s.hint) return s.hint;
   if (s.state === "untrusted") return "defined in this workspace and not trusted: re-run with --trust, set KEEL_TRUST=1, or run `keel trust`.";
   if (s.state === "disabled") return `disabled in ${s.source} ("enabled": false or "disabled": true).`;
   if (/unset environment variable/.test(err)) return "export the variable before starting keel, or give it a default: ${VAR:-default}.";

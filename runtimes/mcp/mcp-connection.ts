@@ -5,7 +5,7 @@ import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.j
 import { type CallElicitor, errorMessage, type Host, McpServerError, ToolError } from "../../core/index.js";
 import type { McpServerConfig } from "../../manifests/mcp/mcp-server-config.js";
 import type { ElicitationRequest, Elicitor } from "./elicitation.js";
-import { loginCommand, needsLogin } from "./oauth-provider.js";
+import { loginCommand, needsLogin, ScopeRequiredError } from "./oauth-provider.js";
 import { openClient, type AuthProviderFactory, type OpenedClient } from "./open-client.js";
 import { answerElicitation } from "./answer-elicitation.js";
 import { CallElicitors } from "./call-elicitors.js";
@@ -59,6 +59,8 @@ export class McpConnection {
   /** The server's `instructions` from `initialize` (or from the tool cache until it starts); untrusted text. */
   instructions?: string;
   timings: StartupTimings = {};
+  /** Scopes the next `keel mcp login` asks for because a tool needed more than the token has (set from the token store, or by a refused call). */
+  pendingScope?: string;
   transportKind?: "stdio" | "http" | "sse";
   pid?: number;
   /** The child's stderr; its tail comes out redacted. */
@@ -275,6 +277,8 @@ export class McpConnection {
           this.deps.host.sandbox.wrapServer({ root: this.deps.host.workspace.root, cwd, argv }, `MCP server "${this.config.name}"`, signal),
         onSpawn: (pid) => (this.pid = pid),
         onProtocolError: (error) => {
+          // A call refused for its scope is reported by the call, not as a protocol problem.
+          if (error instanceof ScopeRequiredError) return;
           this.protocolErrors++;
           this.stderr.push(`[keel] ignored a message from the server: ${this.redact(errorMessage(error)).slice(0, 300)}\n`);
         },
@@ -284,6 +288,7 @@ export class McpConnection {
       this.instructions = opened.client.getInstructions();
       this.transportKind = opened.transportKind;
       this.pid = opened.pid;
+      this.pendingScope = opened.pendingScope;
       opened.client.onclose = () => this.onClosed(opened);
       const tl = performance.now();
       const before = JSON.stringify(this.tools);
@@ -386,6 +391,10 @@ export class McpConnection {
     const tail = error instanceof McpServerError && error.stderrTail ? error.stderrTail : this.stderr.tail(10);
     const code = (error as { code?: number }).code;
     let message: string;
+    if (error instanceof ScopeRequiredError) {
+      this.pendingScope = error.scope;
+      return new ToolError(this.redact(error.message), "execution_failed", null, { server_name: this.name, required_scope: error.scope });
+    }
     if (error instanceof McpServerError) message = error.message;
     else if (needsLogin(error)) {
       void this.close().then(() => this.markNeedsLogin());

@@ -12,6 +12,7 @@ import type { McpConnection } from "./mcp-connection.js";
  * authorization URL on stderr and opens it in a browser when there is one (a desktop session on a
  * TTY, not CI); the tokens go to `$KEEL_HOME/mcp-oauth/`. A `client_credentials` server just fetches
  * its token. Exit 1 when the server still does not connect (e.g. no answer within the timeout).
+ * The wait for the browser is bounded by `--timeout` only: the server's start-up timeout leaves it out (see StartDeadline).
  */
 export async function mcpLoginCommand(ctx: CliContext, name: string, opts: { browser?: boolean; timeout?: string }): Promise<void> {
   const timeoutMs = opts.timeout === undefined ? LOGIN_TIMEOUT_MS : Number(opts.timeout) * 1000;
@@ -30,9 +31,6 @@ export async function mcpLoginCommand(ctx: CliContext, name: string, opts: { bro
         },
         timeoutMs,
       );
-      // The user's time in the browser is part of this start: it must not count against the server's start-up timeout.
-      const config = conn.config as { startupTimeoutMs?: number };
-      config.startupTimeoutMs = timeoutMs + conn.startupTimeoutMs;
       await host.service(MCP_SERVICE)!.restart(conn, ctx.signal);
       const ok = conn.state === "connected";
       const value = { server: conn.name, url: conn.config.url, state: conn.state, tools: conn.tools.length, lastError: ok ? null : (conn.lastError ?? null) };

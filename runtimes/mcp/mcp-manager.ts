@@ -171,6 +171,9 @@ export class McpManager {
       startupMs: c.timings.totalMs !== undefined ? Math.round(c.timings.totalMs) : null,
       lastError: c.lastError ?? null,
       ...(c.state === "needs_login" ? { hint: `run \`${loginCommand(c.name)}\` to authorize keel with this server` } : {}),
+      ...(c.state !== "needs_login" && c.pendingScope
+        ? { hint: `a tool needs a wider authorization (scopes: ${c.pendingScope}): run \`${loginCommand(c.name)}\` again to grant it` }
+        : {}),
       timings: Object.fromEntries(Object.entries(c.timings).map(([k, v]) => [k, Math.round(v * 10) / 10])),
       stderrTail: c.stderr.tail(),
     }));

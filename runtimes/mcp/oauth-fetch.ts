@@ -1,7 +1,8 @@
 import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { McpServerConfig } from "../../manifests/mcp/mcp-server-config.js";
-import type { OAuthStore } from "./oauth-store.js";
+import { ScopeRequiredError } from "./oauth-provider.js";
+import { type OAuthStore, scopeUnion } from "./oauth-store.js";
 
 type AuthSdk = Pick<typeof import("@modelcontextprotocol/sdk/client/auth.js"), "auth" | "extractWWWAuthenticateParams">;
 
@@ -13,6 +14,8 @@ export interface InteractiveFetch {
   arm(on: boolean): void;
   /** Drops a code delivered for an earlier attempt. */
   reset(): void;
+  /** Remembers the wider scope a 403 `insufficient_scope` asked for, so `auth()` authorizes it (a refresh could not widen the token). */
+  widen(scope: string): Promise<void>;
   /** The next authorization code from the loopback callback. */
   waitForCode(): Promise<string>;
 }
@@ -26,7 +29,11 @@ export interface InteractiveFetch {
  * - interactive (`keel mcp login`, or a host given a browser): a 401, or a 403 `insufficient_scope`,
  *   from the MCP server runs the SDK's `auth()` with the challenge's scope and resource metadata,
  *   waits for the browser to come back to the loopback callback, finishes with the code and retries
- *   the request once. The same challenge is never answered twice (no authorization loops).
+ *   the request once. The same challenge is never answered twice (no authorization loops);
+ * - otherwise a 403 `insufficient_scope` from the MCP server's origin (a tool wanting more than the
+ *   token was granted) stores the union of the granted and the asked-for scopes as the next login's
+ *   `requiredScope` and throws ScopeRequiredError: the call fails at once, with no token refresh
+ *   spent on it (a refresh cannot widen scopes), and the connection stays up for the other tools.
  */
 export function oauthFetch(server: McpServerConfig, store: OAuthStore, interactive?: InteractiveFetch, base: FetchLike = fetch): FetchLike {
   const origin = new URL(server.url!).origin;
@@ -54,7 +61,17 @@ export function oauthFetch(server: McpServerConfig, store: OAuthStore, interacti
       return res;
     });
   };
-  if (!interactive) return locked;
+  if (!interactive)
+    return async (input, init) => {
+      const res = await locked(input, init);
+      if (res.status !== 403 || new URL(String(input)).origin !== origin) return res;
+      const { extractWWWAuthenticateParams } = await import("@modelcontextprotocol/sdk/client/auth.js");
+      const { error, scope } = extractWWWAuthenticateParams(res);
+      if (error !== "insufficient_scope" || !scope) return res;
+      await res.body?.cancel();
+      const saved = await store.update(server.url!, (cur) => ({ ...cur, requiredScope: scopeUnion(cur.requiredScope, cur.tokens?.scope, scope) }));
+      throw new ScopeRequiredError(server.name, saved.requiredScope!);
+    };
   const answered = new Set<string>();
   return async (input, init) => {
     const res = await locked(input, init);
@@ -66,6 +83,7 @@ export function oauthFetch(server: McpServerConfig, store: OAuthStore, interacti
     if (!wanted || answered.has(`${res.status} ${challenge}`)) return res;
     answered.add(`${res.status} ${challenge}`);
     await res.body?.cancel();
+    if (res.status === 403 && params.scope) await interactive.widen(params.scope);
     const opts = { serverUrl: server.url!, resourceMetadataUrl: params.resourceMetadataUrl, scope: params.scope, fetchFn: locked };
     interactive.reset();
     interactive.arm(true);

@@ -1,13 +1,28 @@
 import type { OAuthClientProvider, OAuthDiscoveryState } from "@modelcontextprotocol/sdk/client/auth.js";
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import type { McpServerConfig } from "../../manifests/mcp/mcp-server-config.js";
-import type { OAuthRecord, OAuthStore } from "./oauth-store.js";
+import { type OAuthRecord, type OAuthStore, pendingScope, scopeUnion } from "./oauth-store.js";
 
 /** Thrown (inside the SDK's `auth()`) when a server needs a login that this process may not start: the server goes to `needs_login`. */
 export class LoginRequiredError extends Error {
   override name = "LoginRequiredError";
   /** Why a login that was under way did not finish (no answer from the browser, a refused authorization), for `lastError`. */
   reason?: string;
+}
+
+/**
+ * A tool call the token's scopes do not cover (403 `insufficient_scope`) where no login can run:
+ * the wider scope is stored for the next `keel mcp login`, the call fails with this, the server stays connected.
+ */
+export class ScopeRequiredError extends Error {
+  override name = "ScopeRequiredError";
+  constructor(
+    readonly server: string,
+    /** Every scope the next login asks for (the old ones and the required ones). */
+    readonly scope: string,
+  ) {
+    super(`MCP server "${server}" needs a wider authorization for this call (scopes: ${scope}): run \`${loginCommand(server)}\` to grant it, then call again.`);
+  }
 }
 
 /** How an interactive provider sends the user to the authorization server. */
@@ -39,9 +54,9 @@ export class StoredOAuthProvider implements OAuthClientProvider {
     private readonly interactive?: InteractiveLogin,
   ) {}
 
-  /** Loads the server's record and makes its provider. */
-  static async create(server: McpServerConfig, store: OAuthStore, interactive?: InteractiveLogin): Promise<StoredOAuthProvider> {
-    return new StoredOAuthProvider(server, store, await store.read(server.url!), interactive);
+  /** Makes the server's provider from its stored record (read here unless given). */
+  static async create(server: McpServerConfig, store: OAuthStore, interactive?: InteractiveLogin, record?: OAuthRecord): Promise<StoredOAuthProvider> {
+    return new StoredOAuthProvider(server, store, record ?? (await store.read(server.url!)), interactive);
   }
 
   /** The loopback redirect URI when interactive, else the registered one (never used). */
@@ -85,28 +100,38 @@ export class StoredOAuthProvider implements OAuthClientProvider {
     return client;
   }
 
+  /** Adds `scope` (and what the tokens were granted) to the scopes the next authorization asks for; while that is wider than the tokens, a login does not use them. */
+  async requireScope(scope: string): Promise<void> {
+    await this.save({ requiredScope: scopeUnion(this.record.requiredScope, this.record.tokens?.scope, scope) });
+  }
+
   /** Stores a dynamic registration (or the client metadata URL used as client_id). */
   async saveClientInformation(info: OAuthClientInformationMixed): Promise<void> {
     if (this.server.oauth?.clientId) return;
     await this.save({ client: info });
   }
 
-  /** Stored tokens. */
+  /** Stored tokens; none while a login must widen their scopes (so the server asks for an authorization, not a refresh). */
   tokens(): OAuthTokens | undefined {
+    if (this.interactive && pendingScope(this.record)) return undefined;
     return this.record.tokens;
   }
 
-  /** Stores tokens (0600, atomically). */
+  /** Stores tokens (0600, atomically); tokens from a login settle a pending wider scope (the server granted what it granted). */
   async saveTokens(tokens: OAuthTokens): Promise<void> {
-    await this.save({ tokens });
+    await this.save(this.interactive ? { tokens, requiredScope: undefined } : { tokens });
   }
 
-  /** Interactive: asks for `offline_access` when the authorization server offers it, then opens the URL. Otherwise: LoginRequiredError. */
+  /**
+   * Interactive: adds the scopes a tool asked for earlier (`requiredScope`) and `offline_access`
+   * when the authorization server offers it, then opens the URL. Otherwise: LoginRequiredError.
+   */
   async redirectToAuthorization(url: URL): Promise<void> {
     if (!this.interactive) throw this.loginRequired();
     const offered = this.record.discovery?.authorizationServerMetadata?.scopes_supported ?? [];
-    const scope = url.searchParams.get("scope")?.split(" ").filter(Boolean) ?? [];
-    if (offered.includes("offline_access") && !scope.includes("offline_access")) url.searchParams.set("scope", [...scope, "offline_access"].join(" "));
+    const offline = offered.includes("offline_access") ? "offline_access" : undefined;
+    const scope = scopeUnion(url.searchParams.get("scope") ?? undefined, this.record.requiredScope, offline);
+    if (scope) url.searchParams.set("scope", scope);
     await this.interactive.openUrl(url);
   }
 

@@ -11,7 +11,22 @@ export interface OAuthRecord {
   tokens?: OAuthTokens;
   client?: OAuthClientInformationMixed;
   discovery?: OAuthDiscoveryState;
+  /** Scopes the next login must ask for (what the tokens had plus what a tool's 403 `insufficient_scope` asked for); cleared by a login. */
+  requiredScope?: string;
   savedAt?: string;
+}
+
+/** The space-separated union of scope strings, in first-seen order (undefined when empty). */
+export function scopeUnion(...scopes: (string | undefined)[]): string | undefined {
+  const all = [...new Set(scopes.flatMap((s) => s?.split(" ").filter(Boolean) ?? []))];
+  return all.length ? all.join(" ") : undefined;
+}
+
+/** The scopes a record's next login must add to what its tokens were granted (undefined when none are missing). */
+export function pendingScope(record: OAuthRecord): string | undefined {
+  if (!record.requiredScope) return undefined;
+  const granted = new Set(record.tokens?.scope?.split(" ") ?? []);
+  return record.requiredScope.split(" ").some((s) => s && !granted.has(s)) ? record.requiredScope : undefined;
 }
 
 /** Folder under `$KEEL_HOME` holding one file per server URL. */

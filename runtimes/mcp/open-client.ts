@@ -4,13 +4,14 @@ import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/t
 import { errorMessage } from "../../core/index.js";
 import type { McpServerConfig } from "../../manifests/mcp/mcp-server-config.js";
 import type { McpAuthSession } from "./mcp-auth.js";
+import { StartDeadline } from "./start-deadline.js";
 import type { StderrRing } from "./stderr-ring.js";
 
 /** Name and version keel announces in `initialize`. */
 export const CLIENT_INFO = { name: "keel", version: "0.1.0" };
 
-/** Supplies OAuth (the SDK provider and the fetch to use) for an HTTP/SSE server; undefined: no OAuth. */
-export type AuthProviderFactory = (server: McpServerConfig) => Promise<McpAuthSession | undefined>;
+/** Supplies OAuth (the SDK provider and the fetch to use) for an HTTP/SSE server; undefined: no OAuth. Time a login waits for the user goes outside `deadline`. */
+export type AuthProviderFactory = (server: McpServerConfig, deadline?: StartDeadline) => Promise<McpAuthSession | undefined>;
 
 /** Inputs to open one client connection. */
 export interface OpenClientOptions {
@@ -18,7 +19,7 @@ export interface OpenClientOptions {
   stderr: StderrRing;
   /** The host's environment: stdio children inherit only its safe variables (PATH, HOME, …), never `process.env`'s. */
   hostEnv: NodeJS.ProcessEnv;
-  /** Startup timeout for spawn + initialize. */
+  /** Startup timeout for spawn + initialize (time a login waits for the browser is not counted). */
   timeoutMs: number;
   signal?: AbortSignal;
   authProvider?: AuthProviderFactory;
@@ -41,6 +42,8 @@ export interface OpenedClient {
   /** Actual transport used (`http` may fall back to `sse`). */
   transportKind: "stdio" | "http" | "sse";
   pid?: number;
+  /** OAuth: scopes the next login must add (a tool asked for more than the token was granted). */
+  pendingScope?: string;
   spawnMs: number;
   initializeMs: number;
 }
@@ -53,13 +56,15 @@ export interface OpenedClient {
  */
 export async function openClient(o: OpenClientOptions): Promise<OpenedClient> {
   const s = o.server;
-  if (s.transport === "stdio") return connectWith(o, "stdio", await stdioTransport(o));
+  if (s.transport === "stdio") return connectWith(o, "stdio", new StartDeadline(o.timeoutMs), await stdioTransport(o));
   try {
-    return await connectWith(o, s.transport, await httpTransport(o, s.transport));
+    const deadline = new StartDeadline(o.timeoutMs);
+    return await connectWith(o, s.transport, deadline, ...(await httpTransport(o, s.transport, deadline)));
   } catch (error) {
     if (s.transport !== "http" || !(await looksLikeSseOnly(error)) || o.signal?.aborted) throw error;
     o.stderr.push(`[keel] streamable HTTP failed (${errorMessage(error)}); retrying with SSE\n`);
-    return connectWith(o, "sse", await httpTransport(o, "sse"));
+    const deadline = new StartDeadline(o.timeoutMs);
+    return connectWith(o, "sse", deadline, ...(await httpTransport(o, "sse", deadline)));
   }
 }
 
@@ -97,21 +102,27 @@ export function childEnv(safe: readonly string[], hostEnv: NodeJS.ProcessEnv, ow
   return { ...env, ...own } as Record<string, string>;
 }
 
-async function httpTransport(o: OpenClientOptions, kind: "http" | "sse"): Promise<Transport> {
+async function httpTransport(o: OpenClientOptions, kind: "http" | "sse", deadline: StartDeadline): Promise<[Transport, McpAuthSession?]> {
   const s = o.server;
   const url = new URL(s.url!);
   const requestInit: RequestInit = { headers: s.headers };
-  const auth = await o.authProvider?.(s);
+  const auth = await o.authProvider?.(s, deadline);
   const opts = { requestInit, authProvider: auth?.provider, fetch: auth?.fetch };
   if (kind === "sse") {
     const { SSEClientTransport } = await import("@modelcontextprotocol/sdk/client/sse.js");
-    return new SSEClientTransport(url, opts);
+    return [new SSEClientTransport(url, opts), auth];
   }
   const { StreamableHTTPClientTransport } = await import("@modelcontextprotocol/sdk/client/streamableHttp.js");
-  return new StreamableHTTPClientTransport(url, opts);
+  return [new StreamableHTTPClientTransport(url, opts), auth];
 }
 
-async function connectWith(o: OpenClientOptions, kind: OpenedClient["transportKind"], transport: Transport): Promise<OpenedClient> {
+async function connectWith(
+  o: OpenClientOptions,
+  kind: OpenedClient["transportKind"],
+  deadline: StartDeadline,
+  transport: Transport,
+  auth?: McpAuthSession,
+): Promise<OpenedClient> {
   const { Client } = await import("@modelcontextprotocol/sdk/client/index.js");
   const client = new Client(CLIENT_INFO, {
     capabilities: { roots: { listChanged: false }, elicitation: { form: { applyDefaults: true } } },
@@ -126,12 +137,14 @@ async function connectWith(o: OpenClientOptions, kind: OpenedClient["transportKi
   try {
     // A start cancelled before it got here (the host closing) spawns nothing.
     o.signal?.throwIfAborted();
-    await withTimeout(transport.start(), o.timeoutMs, o.signal, "spawn");
+    await deadline.race(transport.start(), "spawn", o.signal);
     spawned = (transport as { pid?: number | null }).pid ?? undefined;
     if (spawned) o.onSpawn?.(spawned);
     initStart = performance.now();
     transport.start = async () => undefined;
-    await client.connect(transport, { timeout: Math.max(1, o.timeoutMs - (initStart - t0)), signal: o.signal });
+    // A login may wait for the browser inside initialize: then keel's deadline (which leaves that wait out) ends it, not the SDK's timer.
+    if (auth?.waitsForUser) await deadline.race(client.connect(transport, { timeout: 2 ** 31 - 1, signal: o.signal }), "initialize", o.signal);
+    else await client.connect(transport, { timeout: Math.max(1, deadline.remaining()), signal: o.signal });
   } catch (error) {
     // A server that failed to start gets no grace period: kill it now, and let the SDK's
     // close (which may wait seconds for a process it no longer sees) finish in the background.
@@ -143,19 +156,7 @@ async function connectWith(o: OpenClientOptions, kind: OpenedClient["transportKi
   }
   const done = performance.now();
   const pid = (transport as { pid?: number | null }).pid ?? undefined;
-  return { client, transport, transportKind: kind, pid, spawnMs: initStart - t0, initializeMs: done - initStart };
-}
-
-function withTimeout<T>(p: Promise<T>, ms: number, signal: AbortSignal | undefined, step: string): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${step} timed out after ${ms} ms`)), ms);
-    const onAbort = () => reject(new Error(`${step} was cancelled`));
-    signal?.addEventListener("abort", onAbort, { once: true });
-    p.then(resolve, reject).finally(() => {
-      clearTimeout(timer);
-      signal?.removeEventListener("abort", onAbort);
-    });
-  });
+  return { client, transport, transportKind: kind, pid, pendingScope: auth?.pendingScope, spawnMs: initStart - t0, initializeMs: done - initStart };
 }
 
 async function looksLikeSseOnly(error: unknown): Promise<boolean> {

@@ -7,6 +7,8 @@ export const OAUTH_EXAMPLE = fileURLToPath(new URL("../../../examples/oauth-mcp-
 /** A running example server: its MCP URL, what it received, and how to stop it. */
 export interface OAuthExampleServer {
   url: string;
+  /** The same server over the legacy SSE transport (`<url>/sse`). */
+  sseUrl: string;
   /** Every request the server received (method, path, headers, body) and its counters. */
   log(): Promise<{
     requests: { method: string; path: string; headers: Record<string, string>; body: string }[];
@@ -15,7 +17,7 @@ export interface OAuthExampleServer {
   stop(): Promise<void>;
 }
 
-/** Starts the example server (`--token-ttl`, `--machine-client ID:SECRET` as in the script) and waits until it listens. */
+/** Starts the example server (`--token-ttl`, `--machine-client ID:SECRET`, `--tool-scope NAME=SCOPE` as in the script) and waits until it listens. */
 export async function startOAuthExample(args: string[] = []): Promise<OAuthExampleServer> {
   const child: ResultPromise = execa(process.execPath, [OAUTH_EXAMPLE, "--port", "0", ...args], { reject: false, buffer: false });
   const url = await new Promise<string>((resolve, reject) => {
@@ -29,6 +31,7 @@ export async function startOAuthExample(args: string[] = []): Promise<OAuthExamp
   });
   return {
     url,
+    sseUrl: `${url}/sse`,
     log: async () => (await fetch(new URL("/_log", url))).json() as never,
     stop: async () => {
       child.kill();
@@ -37,8 +40,11 @@ export async function startOAuthExample(args: string[] = []): Promise<OAuthExamp
   };
 }
 
-/** An `onStderr` for `runKeel` that plays the browser: follows the first authorization URL keel prints (the redirect lands on keel's callback). */
-export function browserPlayer(): { onStderr(text: string): void; visited: string[] } {
+/**
+ * An `onStderr` for `runKeel` that plays the browser: follows the first authorization URL keel
+ * prints (the redirect lands on keel's callback), after `delayMs` (a user taking their time).
+ */
+export function browserPlayer(delayMs = 0): { onStderr(text: string): void; visited: string[] } {
   const visited: string[] = [];
   return {
     visited,
@@ -46,7 +52,7 @@ export function browserPlayer(): { onStderr(text: string): void; visited: string
       const m = /^\s+(http:\/\/\S+\/authorize\S*)$/m.exec(text);
       if (m && !visited.includes(m[1]!)) {
         visited.push(m[1]!);
-        void fetch(m[1]!).catch(() => undefined);
+        setTimeout(() => void fetch(m[1]!).catch(() => undefined), delayMs);
       }
     },
   };

@@ -101,6 +101,17 @@ describe("MCP OAuth (against examples/oauth-mcp-server.mjs)", () => {
     expect(filesContaining(ws.path(".keel"), "remote")).not.toContain(join("state", "mcp", "health.json"));
   });
 
+  it("the time the user spends in the browser does not count against the server's start-up timeout", async () => {
+    // startupTimeoutMs 2 s, the "user" comes back after 4 s: only keel's own start-up work is timed.
+    const w = mcpWorkspace({ slowuser: { type: "http", url: server.url, startupTimeoutMs: 2000 } });
+    try {
+      const r = await runKeel(["--trust", "--json", "mcp", "login", "slowuser"], { cwd: w.root, env: w.env, onStderr: browserPlayer(4000).onStderr });
+      expect(r.json(), r.stderr).toMatchObject({ server: "slowuser", state: "connected", lastError: null });
+    } finally {
+      w.cleanup();
+    }
+  });
+
   it("an expired access token is refreshed (stored again, 0600) without a new login", async () => {
     const short = await startOAuthExample(["--token-ttl", "3"]);
     const w = mcpWorkspace({ short: { type: "http", url: short.url } });
