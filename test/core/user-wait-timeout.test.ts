@@ -8,7 +8,10 @@ let ws: TempWorkspace;
 let host: Host | undefined;
 closeAfterEach(() => ({ host, ws }));
 
-/** A tool with a 50 ms timeout that takes 150 ms, spent waiting for the user when `asks`. */
+/**
+ * A tool with a 500 ms timeout that takes 1,000 ms, spent waiting for the user when `asks` (the margin
+ * covers a loaded machine's delay between the pipeline arming its timer and the tool starting to wait).
+ */
 function asker(name: string, asks: boolean): ToolDefinition {
   return {
     name,
@@ -17,10 +20,10 @@ function asker(name: string, asks: boolean): ToolDefinition {
     source: { kind: "runtime", id: "test" },
     risk: ["read"],
     readOnly: true,
-    timeoutMs: 50,
+    timeoutMs: 500,
     async execute(_input, ctx) {
       const end = asks ? ctx.host.userWait.begin() : undefined;
-      await new Promise((r) => setTimeout(r, 150));
+      await new Promise((r) => setTimeout(r, 1000));
       end?.();
       return { content: "answered" };
     },

@@ -102,10 +102,11 @@ describe("MCP OAuth (against examples/oauth-mcp-server.mjs)", () => {
   });
 
   it("the time the user spends in the browser does not count against the server's start-up timeout", async () => {
-    // startupTimeoutMs 2 s, the "user" comes back after 4 s: only keel's own start-up work is timed.
-    const w = mcpWorkspace({ slowuser: { type: "http", url: server.url, startupTimeoutMs: 2000 } });
+    // startupTimeoutMs 6 s, the "user" comes back after 9 s: only keel's own start-up work is timed (6 s
+    // leaves a loaded machine ample room for that work; the browser time alone exceeds the timeout).
+    const w = mcpWorkspace({ slowuser: { type: "http", url: server.url, startupTimeoutMs: 6000 } });
     try {
-      const r = await runKeel(["--trust", "--json", "mcp", "login", "slowuser"], { cwd: w.root, env: w.env, onStderr: browserPlayer(4000).onStderr });
+      const r = await runKeel(["--trust", "--json", "mcp", "login", "slowuser"], { cwd: w.root, env: w.env, onStderr: browserPlayer(9000).onStderr });
       expect(r.json(), r.stderr).toMatchObject({ server: "slowuser", state: "connected", lastError: null });
     } finally {
       w.cleanup();

@@ -24,13 +24,14 @@ describe("MCP protocol corners (fixture server written with the SDK)", () => {
   let host: Host;
   const events = new MemoryEventSink();
   // A scripted "user": the first answer breaks the form (age -1), the second is valid; it waits
-  // 150 ms per answer, longer than the tool's 100 ms timeout would allow if the wait counted.
+  // 1,500 ms per answer, longer than the tool's 1,000 ms timeout would allow if the wait counted (the
+  // timeout leaves a loaded machine room for the round trips to the server that are keel's own time).
   const answers = [{ age: -1 }, { age: 42 }];
   const asked: string[] = [];
   const user: Elicitor = Object.assign(
     async (req: { message: string }) => {
       asked.push(req.message);
-      await new Promise((r) => setTimeout(r, 150));
+      await new Promise((r) => setTimeout(r, 1500));
       return { action: "accept" as const, content: answers.shift() ?? { age: 1 } };
     },
     { waitsForUser: true },
@@ -130,7 +131,7 @@ describe("MCP protocol corners (fixture server written with the SDK)", () => {
 
   it("elicitation: an answer that breaks the form is asked again, and the wait does not count against the timeout", async () => {
     const tool = host.registry.get("mcp__p__ask")!;
-    tool.timeoutMs = 100;
+    tool.timeoutMs = 1000;
     const obs = await run("mcp__p__ask");
     expect(obs).toMatchObject({ ok: true });
     expect(JSON.parse(obs.content)).toEqual({ action: "accept", content: { age: 42 } });
