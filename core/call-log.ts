@@ -23,8 +23,8 @@ export interface Admission {
 /**
  * Records the pipeline's events of one call in three lines at most: `tool_intent`; `tool_execute`
  * naming every check passed (or, from the caller, the event of the check that refused the call);
- * and `tool_observation`, which also names the steps the tool's result went through. The sink
- * serializes each event once. `tool` is the called name.
+ * and `tool_observation`, which also names the steps the tool's result went through. Each event
+ * is made with its `ts` first, so the sink serializes it as made (no copy). `tool` is the called name.
  */
 export class CallLog {
   private steps: readonly ToolStep[] | undefined;
@@ -39,12 +39,13 @@ export class CallLog {
 
   /** The call entered the pipeline. */
   intent(origin: string, sessionId: string | undefined): void {
-    this.events.emit({ type: "tool_intent", callId: this.callId, tool: this.tool, origin, sessionId });
+    this.events.emit({ ts: Date.now(), type: "tool_intent", callId: this.callId, tool: this.tool, origin, sessionId });
   }
 
   /** The call passed every check and the tool starts: one line with what each check decided. */
   executing(a: Admission): void {
     this.events.emit({
+      ts: Date.now(),
       type: "tool_execute",
       callId: this.callId,
       tool: this.tool,
@@ -74,6 +75,7 @@ export class CallLog {
   /** The call ended: its outcome, and the steps its result went through. */
   observation(obs: Observation): void {
     this.events.emit({
+      ts: Date.now(),
       type: "tool_observation",
       callId: this.callId,
       tool: obs.tool,

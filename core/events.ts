@@ -35,6 +35,18 @@ export class JsonlEventSink implements EventSink {
       // reports the error to its caller instead of crashing the process from a tick.
     }
   };
+  /** The shared write `flushed()` callers wait for, while one is scheduled. */
+  private barrier: { promise: Promise<void>; resolve(): void; reject(error: unknown): void } | undefined;
+  private readonly onBarrier = () => {
+    const barrier = this.barrier!;
+    this.barrier = undefined;
+    try {
+      this.flush();
+      barrier.resolve();
+    } catch (error) {
+      barrier.reject(error);
+    }
+  };
   private readonly onExit = () => {
     try {
       this.flush(false);
@@ -80,6 +92,26 @@ export class JsonlEventSink implements EventSink {
     if (this.committing || this.text === "") return;
     this.committing = true;
     process.nextTick(this.onCommit);
+  }
+
+  /**
+   * Resolves once the events buffered so far are written (and fsynced with `syncOnFlush`), with one
+   * write after the current burst of synchronous work and microtasks: calls that start together
+   * (an agent's parallel tool calls, calls at 8 in flight) wait for one write (and one fsync)
+   * instead of one each. Rejects with the write's error (the events stay pending).
+   */
+  flushed(): Promise<void> {
+    if (!this.barrier) {
+      let resolve!: () => void;
+      let reject!: (error: unknown) => void;
+      const promise = new Promise<void>((res, rej) => {
+        resolve = res;
+        reject = rej;
+      });
+      this.barrier = { promise, resolve, reject };
+      process.nextTick(this.onBarrier);
+    }
+    return this.barrier.promise;
   }
 
   /**

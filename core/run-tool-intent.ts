@@ -1,26 +1,15 @@
-import { errorMessage, HookError, ToolError } from "./errors.js";
+import { errorMessage, HookError } from "./errors.js";
 import { CallLog } from "./call-log.js";
 import type { BeforeToolContext } from "./hooks.js";
 import type { Host } from "./host.js";
 import { normalizeResult, truncateResult } from "./normalize-result.js";
-import type {
-  FileBaselineStore,
-  Observation,
-  ObservationCode,
-  ObservationMessages,
-  ObservationPhase,
-  RunContext,
-  ToolContext,
-  ToolDefinition,
-  ToolIntent,
-  ToolResult,
-} from "./types.js";
+import type { Observation, ObservationCode, ObservationMessages, ObservationPhase, RunContext, ToolDefinition, ToolIntent } from "./types.js";
 import { describeSchemaErrors } from "./validation.js";
 import { settleAsk } from "./settle-ask.js";
 import { didYouMean } from "./did-you-mean.js";
+import { Failure, ToolCall } from "./tool-call.js";
 
-/** Default execution timeout when a tool sets none. */
-export const DEFAULT_TOOL_TIMEOUT_MS = 120_000;
+export { DEFAULT_TOOL_TIMEOUT_MS } from "./tool-call.js";
 
 /** An observation before `tool` and `durationMs` are filled in. */
 type Draft = Omit<Observation, "durationMs" | "tool">;
@@ -198,10 +187,12 @@ export async function runToolIntent(host: Host, intent: ToolIntent, run: RunCont
     rule: permission.rule,
   });
   // A tool that may have side effects is on disk as started before it runs (a crash mid-call
-  // still leaves the record); read-only tools skip this write and flush once when the call ends.
+  // still leaves the record; calls starting together share that write); read-only tools skip this
+  // write and flush once when the call ends.
   if (!tool.readOnly) {
     try {
-      events.flush();
+      if (events.flushed) await events.flushed();
+      else events.flush();
     } catch (error) {
       // A call keel cannot record must not run (a crash would leave no trace of it).
       return fail(
@@ -266,133 +257,6 @@ export async function runToolIntent(host: Host, intent: ToolIntent, run: RunCont
     truncated: normalized.truncated,
     artifacts: normalized.artifacts,
   });
-}
-
-/** A failed execution, as the observation will describe it. */
-class Failure {
-  constructor(
-    readonly code: ObservationCode,
-    readonly message: string,
-    readonly data?: unknown,
-    readonly metadata?: Record<string, unknown>,
-  ) {}
-}
-
-/**
- * One execution of a tool, and the context the tool runs with. Its signal is created only when the
- * tool reads `signal` (AbortController is a measurable share of a fast call); the caller's signal
- * and the timeout abort it, or mark it to be born aborted. The timer is cleared when the call ends.
- */
-class ToolCall implements ToolContext {
-  readonly sessionId: string | undefined;
-  readonly fileBaselines: FileBaselineStore;
-  /** Execution timeout in ms (0: none). */
-  readonly timeout: number;
-  private controller: AbortController | undefined;
-  private stopped: { reason: unknown } | undefined;
-  /** Stops the call when the caller's signal aborts (added while the call runs). */
-  private readonly onCallerAbort = () => this.stop(this.run.signal?.reason);
-  /** Resolves `execute`'s promise; undefined once the call has ended. */
-  private resolve: ((outcome: ToolResult | Failure) => void) | undefined;
-  private timer: NodeJS.Timeout | undefined;
-  /** `host.userWait.elapsed()` when the deadline was last (re)armed: user-wait time since then extends it. */
-  private waitMark = 0;
-
-  constructor(
-    readonly host: Host,
-    private readonly tool: ToolDefinition,
-    readonly run: RunContext,
-    readonly callId: string,
-    readonly calledAs: string,
-    readonly cwd: string,
-    readonly root: string,
-  ) {
-    this.sessionId = run.sessionId;
-    this.fileBaselines = run.fileBaselines ?? host.fileBaselines;
-    this.timeout = tool.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
-  }
-
-  /** Aborted on cancel or timeout; created on first read. */
-  get signal(): AbortSignal {
-    if (!this.controller) {
-      this.controller = new AbortController();
-      if (this.stopped) this.controller.abort(this.stopped.reason);
-    }
-    return this.controller.signal;
-  }
-
-  /** Runs the tool: its result, or the failure (timeout, cancel, error) it ended with. Never throws. */
-  execute(input: unknown): Promise<ToolResult | Failure> {
-    const callerSignal = this.run.signal;
-    if (callerSignal?.aborted) return Promise.resolve(this.aborted());
-    return new Promise<ToolResult | Failure>((resolve) => {
-      this.resolve = resolve;
-      if (this.timeout > 0) {
-        this.waitMark = this.host.userWait.elapsed();
-        this.timer = setTimeout(timedOut, this.timeout, this);
-      }
-      callerSignal?.addEventListener("abort", this.onCallerAbort, { once: true });
-      let running: Promise<ToolResult>;
-      try {
-        running = this.tool.execute(input, this);
-      } catch (error) {
-        this.fail(error);
-        return;
-      }
-      running.then(
-        (result) => this.settle(result),
-        (error) => this.fail(error),
-      );
-    });
-  }
-
-  /** Ends the call with `outcome` (the first outcome wins) and releases its timer and listener. */
-  private settle(outcome: ToolResult | Failure): void {
-    const resolve = this.resolve;
-    if (!resolve) return;
-    this.resolve = undefined;
-    if (this.timer) clearTimeout(this.timer);
-    this.run.signal?.removeEventListener("abort", this.onCallerAbort);
-    resolve(outcome);
-  }
-
-  private fail(error: unknown): void {
-    if (!this.resolve) return;
-    if (this.stopped) this.settle(this.aborted());
-    else if (error instanceof ToolError) this.settle(new Failure(error.code, error.message, error.data, error.metadata));
-    else this.settle(new Failure("execution_failed", `${this.calledAs} failed: ${errorMessage(error)}`));
-  }
-
-  /**
-   * At the deadline: when the user was being asked something meanwhile (an elicitation), re-arms the
-   * timer for that much longer and returns true; otherwise false (the call times out).
-   */
-  extendByUserWait(): boolean {
-    const now = this.host.userWait.elapsed();
-    const waited = now - this.waitMark;
-    if (waited <= 0 || !this.resolve) return false;
-    this.waitMark = now;
-    this.timer = setTimeout(timedOut, Math.max(1, waited), this);
-    return true;
-  }
-
-  /** Ends the call as timed out or cancelled (the tool's signal is aborted with `reason`). */
-  stop(reason: unknown): void {
-    this.stopped ??= { reason };
-    if (this.controller && !this.controller.signal.aborted) this.controller.abort(reason);
-    this.settle(this.aborted());
-  }
-
-  private aborted(): Failure {
-    return this.run.signal?.aborted
-      ? new Failure("cancelled", `${this.calledAs} was cancelled.`)
-      : new Failure("timeout", `${this.calledAs} timed out after ${this.timeout} ms. Try a smaller request or a longer timeout.`);
-  }
-}
-
-function timedOut(call: ToolCall): void {
-  if (call.extendByUserWait()) return;
-  call.stop(new DOMException(`${call.calledAs} timed out after ${call.timeout} ms`, "TimeoutError"));
 }
 
 /** Problems of `input` against the tool's schema, or undefined when it is valid (or the tool takes any input). */

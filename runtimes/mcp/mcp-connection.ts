@@ -1,8 +1,9 @@
 import { basename } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { pathToFileURL } from "node:url";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
-import { type CallElicitor, errorMessage, type Host, McpServerError, ToolError } from "../../core/index.js";
+import { type CallElicitor, errorMessage, type Host, McpServerError, type ToolError, type ToolContext } from "../../core/index.js";
 import type { McpServerConfig } from "../../manifests/mcp/mcp-server-config.js";
 import type { ElicitationRequest, Elicitor } from "./elicitation.js";
 import { loginCommand, needsLogin, ScopeRequiredError } from "./oauth-provider.js";
@@ -11,11 +12,12 @@ import { answerElicitation } from "./answer-elicitation.js";
 import { CallElicitors } from "./call-elicitors.js";
 import { coalesce } from "./coalesce.js";
 import { endHttpSession } from "./end-session.js";
-import { cleanMcpErrorText } from "./error-text.js";
+import { backoffError, breakerError, callError, describeStartError, isStartTimeout } from "./connection-errors.js";
 import { listAllTools } from "./list-tools.js";
 import { redactDeep, redactSecrets } from "./redact-secrets.js";
-import { backingOff, type HealthStore, type ServerHealth } from "./server-health.js";
+import { backingOff, type HealthStore } from "./server-health.js";
 import { sdkSchemaValidator } from "./sdk-schema-validator.js";
+import { RequestCancel } from "./request-cancel.js";
 import { StderrRing } from "./stderr-ring.js";
 import type { McpToolInfo, ToolCache } from "./tool-cache.js";
 
@@ -41,6 +43,9 @@ export interface StartupTimings {
   listToolsMs?: number;
   totalMs?: number;
 }
+
+/** Timeout for requests the pipeline's own deadline governs (the largest a timer takes). */
+const FOREVER = 2 ** 31 - 1;
 
 /** Backoff before restarting a failed server: 250 ms doubling per recent failure, at most 4 s. */
 export function restartDelay(recentFailures: number): number {
@@ -117,11 +122,11 @@ export class McpConnection {
   async ready(signal?: AbortSignal): Promise<Client> {
     if (this.state === "connected" && this.opened) return this.opened.client;
     const health = await this.deps.health.get(this.name);
-    if (health.breakerOpen) throw this.breakerError(health.lastError);
-    if (backingOff(health)) throw this.backoffError(health);
+    if (health.breakerOpen) throw breakerError(this.name, this.stderr.tail(), health.lastError);
+    if (backingOff(health)) throw backoffError(this.name, this.stderr.tail(), health);
     if (this.lastFailureAt) {
       const wait = restartDelay(this.recentFailures) - (Date.now() - this.lastFailureAt);
-      if (wait > 0) await sleep(wait, signal);
+      if (wait > 0) await sleep(wait, undefined, { signal });
     }
     await this.start(signal);
     if (this.state !== "connected" || !this.opened)
@@ -132,29 +137,28 @@ export class McpConnection {
   /**
    * Calls a tool and hands its result to `onResult` (in the same promise step: no extra async
    * layer per call); connection failures throw ToolError(execution_failed) naming the server with
-   * the stderr tail. `signal` is the call's signal, or — when the caller cannot cancel, so only the
-   * `timeoutMs` deadline ends the call early — a function giving it: on a connected server the SDK
-   * then enforces that same deadline itself (cancelling the request at the server when the pipeline
-   * times the call out) and no per-call AbortSignal is made.
+   * the stderr tail. The pipeline ends the call at its deadline or on cancel (`call.onStop`): that
+   * cancels the request at the server through a `RequestCancel`, with no per-call AbortSignal; the
+   * SDK's own timeout only backs the deadline up. `call.signal` (created on first read) is used
+   * only to start a server that is not connected.
    */
   callTool<T>(
     tool: string,
     args: unknown,
-    signal: AbortSignal | (() => AbortSignal),
+    call: Pick<ToolContext, "onStop" | "signal">,
     timeoutMs: number,
     onResult: (result: Record<string, unknown>) => T,
     onProgress?: (p: { progress: number; total?: number; message?: string }) => void,
     elicit?: CallElicitor,
   ): Promise<T> {
-    if (this.state === "connected" && this.opened) {
-      // The common case, kept free of extra async layers: a signal only when the caller can cancel
-      // or the user may be asked something during the call (the SDK's deadline could not wait for them).
-      const own = typeof signal === "function" ? (this.deps.elicit.waitsForUser || elicit?.waitsForUser ? signal() : undefined) : signal;
-      return this.request(this.opened.client, tool, args, own, timeoutMs, onResult, onProgress, elicit);
-    }
-    const callSignal = typeof signal === "function" ? signal() : signal;
-    return this.ready(callSignal).then(
-      (client) => this.request(client, tool, args, callSignal, timeoutMs, onResult, onProgress, elicit),
+    const cancel = new RequestCancel();
+    call.onStop(cancel.abort);
+    // While the user may be asked something, the pipeline's deadline (which leaves that wait out) governs alone.
+    const timeout = timeoutMs > 0 && !this.deps.elicit.waitsForUser && !elicit?.waitsForUser ? timeoutMs + 1000 : FOREVER;
+    // The common case, kept free of extra async layers.
+    if (this.state === "connected" && this.opened) return this.request(this.opened.client, tool, args, cancel, timeout, onResult, onProgress, elicit);
+    return this.ready(call.signal).then(
+      (client) => this.request(client, tool, args, cancel, timeout, onResult, onProgress, elicit),
       (error) => {
         throw this.toToolError(error);
       },
@@ -165,20 +169,13 @@ export class McpConnection {
     client: Client,
     tool: string,
     args: unknown,
-    callSignal: AbortSignal | undefined,
-    timeoutMs: number,
+    cancel: RequestCancel,
+    timeout: number,
     onResult: (result: Record<string, unknown>) => T,
     onProgress?: (p: { progress: number; total?: number; message?: string }) => void,
     elicit?: CallElicitor,
   ): Promise<T> {
-    const options: RequestOptions = callSignal
-      ? {
-          signal: callSignal,
-          // With a user to wait for, the pipeline's deadline (which leaves the wait out) ends the call through the signal.
-          timeout: timeoutMs > 0 && !this.deps.elicit.waitsForUser && !elicit?.waitsForUser ? timeoutMs + 1000 : 2 ** 31 - 1,
-          resetTimeoutOnProgress: true,
-        }
-      : { timeout: timeoutMs > 0 ? timeoutMs : 2 ** 31 - 1 };
+    const options: RequestOptions = { signal: cancel.asSignal(), timeout };
     // Without a handler the SDK adds no progress token, so the server sends no progress.
     if (onProgress) options.onprogress = onProgress;
     const call = this.calls.begin(elicit);
@@ -190,7 +187,7 @@ export class McpConnection {
       },
       async (error) => {
         this.calls.end(call);
-        if (callSignal?.aborted) throw error;
+        if (cancel.aborted) throw error;
         // Let the transport's close handler mark a crashed server first, so the error says so.
         await new Promise((r) => setImmediate(r));
         throw this.toToolError(error);
@@ -251,13 +248,13 @@ export class McpConnection {
     if (health.breakerOpen) {
       if (health.stderrTail && !this.stderr.total) this.stderr.push(`[keel] stderr of the last failed start:\n${health.stderrTail}\n`);
       this.state = "failed";
-      this.lastError = this.redact(this.breakerError(health.lastError).message);
+      this.lastError = this.redact(breakerError(this.name, this.stderr.tail(), health.lastError).message);
       return;
     }
     if (backingOff(health)) {
       if (health.stderrTail && !this.stderr.total) this.stderr.push(`[keel] stderr of the last failed start:\n${health.stderrTail}\n`);
       this.state = "failed";
-      this.lastError = this.redact(this.backoffError(health).message);
+      this.lastError = this.redact(backoffError(this.name, this.stderr.tail(), health).message);
       return;
     }
     this.closing = false;
@@ -365,88 +362,20 @@ export class McpConnection {
     const health = await this.deps.health.recordFailure(this.name, message, this.stderr.tail(), this.lastFailureAt, startupTimeout);
     this.recentFailures = health.failures.length;
     this.deps.host.events.emit({ type: "mcp_server_failed", server: this.name, message, breakerOpen: health.breakerOpen });
-    if (health.breakerOpen) this.lastError = this.breakerError(message).message;
-  }
-
-  private backoffError(health: ServerHealth): McpServerError {
-    const until = new Date(health.backoffUntil!).toLocaleTimeString();
-    return new McpServerError(
-      `MCP server "${this.name}" did not finish start-up on its last attempt${health.lastError ? ` (${health.lastError.replace(/\.$/, "")})` : ""}; keel skips it until ${until} instead of waiting for it again. Fix the cause, then run \`keel mcp restart ${this.name}\`.`,
-      this.name,
-      this.stderr.tail(),
-    );
-  }
-
-  private breakerError(last?: string): McpServerError {
-    return new McpServerError(
-      `MCP server "${this.name}" failed 3 times within 60 s and is switched off${last ? ` (last error: ${last.replace(/\.$/, "")})` : ""}. Fix the cause, then run \`keel mcp restart ${this.name}\`.`,
-      this.name,
-      this.stderr.tail(),
-    );
+    if (health.breakerOpen) this.lastError = breakerError(this.name, this.stderr.tail(), message).message;
   }
 
   /** A connection or protocol failure as a ToolError naming the server, with its stderr tail; redacted. */
   private toToolError(error: unknown): ToolError {
-    if (error instanceof ToolError) return new ToolError(this.redact(error.message), error.code, error.data, error.metadata);
-    const tail = error instanceof McpServerError && error.stderrTail ? error.stderrTail : this.stderr.tail(10);
-    const code = (error as { code?: number }).code;
-    let message: string;
-    if (error instanceof ScopeRequiredError) {
-      this.pendingScope = error.scope;
-      return new ToolError(this.redact(error.message), "execution_failed", null, { server_name: this.name, required_scope: error.scope });
-    }
-    if (error instanceof McpServerError) message = error.message;
-    else if (needsLogin(error)) {
-      void this.close().then(() => this.markNeedsLogin());
-      message = `MCP server "${this.name}" requires a new login (its token was refused): run \`${loginCommand(this.name)}\`.`;
-    } else if (code === -32000 || this.state === "failed" || !this.opened)
-      message = `MCP server "${this.name}" stopped during the call (${cleanMcpErrorText(errorMessage(error))}). The next call restarts it.`;
-    else if (code === -32001)
-      return new ToolError(this.redact(`MCP server "${this.name}" did not answer in time: ${cleanMcpErrorText(errorMessage(error))}`), "timeout", null, {
-        server_name: this.name,
-      });
-    else if (typeof code === "number")
-      // The server answered with a JSON-RPC error: its stderr is unrelated to that answer.
-      return new ToolError(this.redact(`MCP server "${this.name}" returned an error: ${cleanMcpErrorText(errorMessage(error))}`), "execution_failed", null, {
-        server_name: this.name,
-      });
-    else message = `MCP server "${this.name}" returned an error: ${cleanMcpErrorText(errorMessage(error))}`;
-    return new ToolError(this.redact(tail ? `${message}\nServer stderr (last lines):\n${tail}` : message), "execution_failed", null, {
-      server_name: this.name,
-      ...(tail ? { stderr_tail: tail } : {}),
+    return callError(error, {
+      name: this.name,
+      stopped: this.state === "failed" || !this.opened,
+      stderrTail: () => this.stderr.tail(10),
+      redact: (text) => this.redact(text),
+      onScopeRequired: (scope) => (this.pendingScope = scope),
+      onTokenRefused: () => void this.close().then(() => this.markNeedsLogin()),
     });
   }
-}
-
-/** True when start-up failed because the server did not answer in time (not because it exited or was missing). */
-function isStartTimeout(error: unknown): boolean {
-  return (error as { code?: number }).code === -32001 || /timed out/i.test(errorMessage(error));
-}
-
-function describeStartError(error: unknown, timeoutMs: number): string {
-  const msg = errorMessage(error);
-  const code = (error as NodeJS.ErrnoException).code;
-  if (code === "ENOENT") return `command not found (${msg}). Check \`command\` in the manifest and that it is on PATH.`;
-  if (code === "EACCES") return `command is not executable (${msg}).`;
-  if (isStartTimeout(error))
-    return `did not finish start-up within ${timeoutMs} ms (${msg}). Raise startupTimeoutMs or check that the server speaks MCP on stdout.`;
-  if (/Connection closed/i.test(msg)) return `the server exited during start-up (${msg}).`;
-  return msg;
-}
-
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const t = setTimeout(done, ms);
-    function done() {
-      signal?.removeEventListener("abort", onAbort);
-      resolve();
-    }
-    function onAbort() {
-      clearTimeout(t);
-      reject(signal!.reason ?? new Error("aborted"));
-    }
-    signal?.addEventListener("abort", onAbort, { once: true });
-  });
 }
 
 function killQuietly(pid: number, sig: NodeJS.Signals): void {

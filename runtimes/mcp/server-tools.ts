@@ -50,8 +50,8 @@ export function serverToolDefinition(host: Host, conn: McpConnection, info: McpT
     timeoutMs,
     metadata: { server_name: conn.name, mcp_tool: info.name },
     execute(input, ctx) {
-      // Without a caller signal only the deadline can end the call: the connection enforces it
-      // without a per-call AbortSignal. A progress token only when the caller insists, or on the
+      // The pipeline's deadline and cancel reach the request through `ctx.onStop` (no per-call
+      // AbortSignal; see the connection's call path). A progress token only when the caller insists, or on the
       // tool's first call and later calls of a tool that did report progress (see `reportsProgress`).
       const known = conn.reportsProgress.get(info.name);
       const progress = ctx.run.progress ?? known !== false;
@@ -70,11 +70,10 @@ export function serverToolDefinition(host: Host, conn: McpConnection, info: McpT
             });
           }
         : undefined;
-      const signal = ctx.run.signal ? ctx.signal : () => ctx.signal;
       return conn.callTool(
         info.name,
         input,
-        signal,
+        ctx,
         timeoutMs,
         (result) => {
           if (onProgress && known !== true) conn.reportsProgress.set(info.name, reported);

@@ -47,6 +47,31 @@ describe("JsonlEventSink", () => {
     sink.close();
   });
 
+  it("flushed() resolves after one write shared by every caller of the same burst, and rejects when it cannot write", async () => {
+    ws = makeWorkspace();
+    const file = ws.path(".keel", "events.jsonl");
+    const sink = new JsonlEventSink(file);
+    sink.emit(rawEvent({ type: "a" }));
+    const first = sink.flushed();
+    sink.emit(rawEvent({ type: "b" })); // a second call starting in the same burst
+    const second = sink.flushed();
+    expect(second).toBe(first);
+    expect(readEvents(file)).toEqual([]); // nothing written before the burst ends
+    await first;
+    expect(readEvents(file).map((e) => e.type)).toEqual(["a", "b"]);
+    sink.close();
+
+    const blocked = ws.path(".keel", "taken.jsonl");
+    mkdirSync(blocked, { recursive: true }); // the log path is taken by a directory
+    const failing = new JsonlEventSink(blocked);
+    failing.emit(rawEvent({ type: "kept" }));
+    await expect(failing.flushed()).rejects.toThrow(/EISDIR|illegal operation/i);
+    rmSync(blocked, { recursive: true });
+    await failing.flushed();
+    expect(readEvents(blocked).map((e) => e.type)).toEqual(["kept"]);
+    failing.close();
+  });
+
   it("a commit that cannot write keeps the events and a later flush writes them (or throws to its caller)", async () => {
     ws = makeWorkspace();
     const file = ws.path(".keel", "events.jsonl");

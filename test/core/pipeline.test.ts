@@ -146,6 +146,39 @@ describe("runToolIntent: timeout and cancellation", () => {
     const again = await host.runTool({ tool: "slow", input: { ms: 1 } }, { signal: AbortSignal.abort() });
     expect(again.code).toBe("cancelled");
   });
+
+  it("ToolContext.onStop hears a cancel and a timeout (with the reason), never a call that ended normally", async () => {
+    ws = makeWorkspace();
+    host = await openTestHost(ws);
+    const heard: string[] = [];
+    let started!: () => void;
+    let running = new Promise<void>((resolve) => (started = resolve));
+    let finish: (() => void) | undefined;
+    host.registry.register({
+      ...slowTool("listens", { timeoutMs: 100 }),
+      // Never reads ctx.signal: onStop is the whole cancellation path of this tool.
+      execute: (input: { ms?: number }, ctx) =>
+        new Promise((resolve) => {
+          ctx.onStop((reason) => heard.push(reason instanceof Error ? `${reason.name}: ${reason.message}` : String(reason)));
+          finish = () => resolve({ content: "done" });
+          started();
+          if (input.ms !== undefined) setTimeout(finish, input.ms);
+        }),
+    });
+    const controller = new AbortController();
+    const cancelled = host.runTool({ tool: "listens", input: {} }, { signal: controller.signal });
+    await running;
+    controller.abort(new Error("stop now"));
+    expect((await cancelled).code).toBe("cancelled");
+    expect(heard).toEqual(["Error: stop now"]);
+    running = new Promise<void>((resolve) => (started = resolve));
+    expect((await host.runTool({ tool: "listens", input: {} })).code).toBe("timeout");
+    expect(heard[1]).toMatch(/^TimeoutError: listens timed out after 100 ms/);
+    const ok = await host.runTool({ tool: "listens", input: { ms: 1 } });
+    expect(ok).toMatchObject({ ok: true, content: "done" });
+    finish?.(); // a late resolve changes nothing
+    expect(heard).toHaveLength(2);
+  });
 });
 
 describe("runToolIntent: other phases", () => {
