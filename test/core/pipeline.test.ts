@@ -152,7 +152,7 @@ describe("runToolIntent: timeout and cancellation", () => {
     host = await openTestHost(ws);
     const heard: string[] = [];
     let started!: () => void;
-    let running = new Promise<void>((resolve) => (started = resolve));
+    const running = new Promise<void>((resolve) => (started = resolve));
     let finish: (() => void) | undefined;
     host.registry.register({
       ...slowTool("listens", { timeoutMs: 100 }),
@@ -171,7 +171,6 @@ describe("runToolIntent: timeout and cancellation", () => {
     controller.abort(new Error("stop now"));
     expect((await cancelled).code).toBe("cancelled");
     expect(heard).toEqual(["Error: stop now"]);
-    running = new Promise<void>((resolve) => (started = resolve));
     expect((await host.runTool({ tool: "listens", input: {} })).code).toBe("timeout");
     expect(heard[1]).toMatch(/^TimeoutError: listens timed out after 100 ms/);
     const ok = await host.runTool({ tool: "listens", input: { ms: 1 } });
