@@ -2,11 +2,11 @@ import { readFileSync } from "node:fs";
 
 /**
  * keel's version from its own package.json, found by walking up from this module (it runs from
- * `bin/` in tests and `dist/bin/` when built); reads one small file, loads nothing else.
+ * `bin/` in tests, `dist/bin/` when built, `dist/cli/` or `dist/cli/chunks/` when bundled); reads one small file, loads nothing else.
  * Never throws: "unknown" when the file cannot be read.
  */
 export function keelVersion(): string {
-  for (const up of ["../package.json", "../../package.json"]) {
+  for (const up of ["../package.json", "../../package.json", "../../../package.json"]) {
     try {
       const pkg = JSON.parse(readFileSync(new URL(up, import.meta.url), "utf8")) as { name?: string; version?: string };
       if (pkg.name === "keel" && typeof pkg.version === "string") return pkg.version;

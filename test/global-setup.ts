@@ -2,12 +2,15 @@ import { execa } from "execa";
 import { fileURLToPath } from "node:url";
 
 /**
- * vitest globalSetup: compiles keel once per test run, so the whole-process tests (`bin/keel.js`
- * runs `dist/`) never run a stale build. Fails the run with the compiler's output on a type error.
+ * vitest globalSetup: compiles and bundles keel once per test run, so the whole-process tests
+ * (`bin/keel.js` runs `dist/cli/`) never run a stale build. Fails the run with the compiler's output on a type error.
  */
 export default async function buildOnce(): Promise<void> {
   const root = fileURLToPath(new URL("..", import.meta.url));
   const tsc = fileURLToPath(new URL("../node_modules/typescript/bin/tsc", import.meta.url));
   const r = await execa("node", [tsc, "-p", "tsconfig.json"], { cwd: root, reject: false, all: true });
   if (r.exitCode !== 0) throw new Error(`keel does not compile (tsc -p tsconfig.json):\n${r.all}`);
+  // The executable runs the bundle (bin/keel.js): built from the fresh output, as `npm run build` does.
+  const b = await execa("node", ["bin/bundle-cli.mjs"], { cwd: root, reject: false, all: true });
+  if (b.exitCode !== 0) throw new Error(`keel's CLI bundle failed (node bin/bundle-cli.mjs):\n${b.all}`);
 }

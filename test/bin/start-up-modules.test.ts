@@ -1,10 +1,26 @@
 import { execa } from "execa";
+import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { KEEL_BIN, runKeel } from "../helpers/run-cli.js";
 import { makeWorkspace, type TempWorkspace } from "../helpers/temp-workspace.js";
 
 const TRACE = fileURLToPath(new URL("./fixtures/trace-module-loads.mjs", import.meta.url));
+const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+
+/**
+ * The executable runs the bundle (dist/cli/, bin/bundle-cli.mjs): each loaded bundle file stands
+ * for the compiled modules inside it (dist/cli/meta.json), so the checks below name modules as
+ * `tsc` emits them, whichever file they were bundled into.
+ */
+function unbundle(urls: string[]): string[] {
+  const meta = JSON.parse(readFileSync(`${ROOT}dist/cli/meta.json`, "utf8")) as { outputs: Record<string, string[]> };
+  return urls.flatMap((url) => {
+    const rel = url.startsWith(`file://${ROOT}`) ? url.slice(`file://${ROOT}`.length) : undefined;
+    const inputs = rel === undefined ? undefined : meta.outputs[rel];
+    return inputs ? inputs.map((input) => `file://${ROOT}${input}`) : [url];
+  });
+}
 
 /** Runs the real executable with the module tracer; returns its JSON output and the loaded module URLs. */
 async function traced(ws: TempWorkspace, args: string[]): Promise<{ json: any; modules: string[] }> {
@@ -14,7 +30,11 @@ async function traced(ws: TempWorkspace, args: string[]): Promise<{ json: any; m
     .split("\n")
     .filter((l) => l.startsWith("[module-loaded] "))
     .map((l) => l.slice("[module-loaded] ".length));
-  return { json: JSON.parse(r.stdout), modules };
+  expect(
+    modules.some((m) => m.includes("/dist/cli/keel-cli.js")),
+    "the executable runs the bundle",
+  ).toBe(true);
+  return { json: JSON.parse(r.stdout), modules: unbundle(modules) };
 }
 
 const loaded = (modules: string[], part: string) => modules.some((m) => m.includes(part));

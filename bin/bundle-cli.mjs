@@ -1,0 +1,31 @@
+// Bundles the compiled CLI (dist/bin/cli.js, from `tsc`) into dist/cli/: keel's own ~150 modules
+// become a few files, so a command resolves, reads and links a handful of modules instead of every
+// one (on Node 20, without a compile cache, that per-module work was most of `keel tools`' start-up;
+// bench/README.md). Code split at every dynamic import: what loads lazily stays lazy. Packages stay
+// external (imported from node_modules as before). `dist/cli/meta.json` maps each output file to the
+// modules inside it (the start-up test reads it to check what a command loads).
+// Run by `npm run build` after `tsc`; `bin/keel.js` falls back to dist/bin/cli.js when the bundle is
+// missing or older than the compiled sources.
+import { rmSync, writeFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { build } from "esbuild";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+// Chunk names carry content hashes: start empty, so no chunk of an earlier build stays behind.
+rmSync(new URL("../dist/cli", import.meta.url), { recursive: true, force: true });
+const result = await build({
+  absWorkingDir: root,
+  entryPoints: { "keel-cli": "dist/bin/cli.js" },
+  outdir: "dist/cli",
+  bundle: true,
+  splitting: true,
+  format: "esm",
+  platform: "node",
+  target: "node20",
+  packages: "external",
+  chunkNames: "chunks/[name]-[hash]",
+  metafile: true,
+  logLevel: "warning",
+});
+const outputs = Object.fromEntries(Object.entries(result.metafile.outputs).map(([file, out]) => [file, Object.keys(out.inputs).sort()]));
+writeFileSync(new URL("../dist/cli/meta.json", import.meta.url), JSON.stringify({ outputs }, null, 1) + "\n");
