@@ -114,8 +114,10 @@ async function echoRows(base: string, env: NodeJS.ProcessEnv): Promise<BenchRow[
           keel,
           unit: "calls/s",
           higherIsBetter: true,
-          note: `overhead ${(1e6 / keel - 1e6 / baseline).toFixed(1)} µs/call; per-round ratio ${paired.toFixed(2)} (spread ${spread})${name === "jsonl" ? logNote : name === "withSignal" ? "; as CLI, agent and workflow calls run: cancellable (progress asked on the first call only: echo reports none)" : ""}`,
-          ...(name === "withSignal" ? {} : { target: "≥ 0.9 × raw", met: keel >= 0.9 * baseline }),
+          note: `overhead ${(1e6 / keel - 1e6 / baseline).toFixed(1)} µs/call; per-round ratio ${paired.toFixed(2)} (spread ${spread})${name === "jsonl" ? logNote : name === "withSignal" ? "; as CLI, agent and workflow calls run: cancellable through ToolContext.onStop, no AbortController per call (progress asked on the first call only: echo reports none)" : ""}`,
+          ...(name === "withSignal"
+            ? { target: "≥ 0.85 × raw (issue 14)", met: keel >= 0.85 * baseline }
+            : { target: "≥ 0.9 × raw", met: keel >= 0.9 * baseline }),
         });
       }
     }
