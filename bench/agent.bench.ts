@@ -1,7 +1,7 @@
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createKeelHost } from "../bin/app.js";
+import { createHost } from "../lib/create-host.js";
 import type { Host } from "../core/host.js";
 import { loadSessionState } from "../core/session/session-store.js";
 import { median, spread, type Bench, type BenchRow } from "./harness.js";
@@ -169,7 +169,7 @@ class AgentDriver {
 
   private async runtime() {
     if (!this.host) {
-      this.host = await createKeelHost({ cwd: this.ws, env: this.env });
+      this.host = await createHost({ cwd: this.ws, env: this.env });
       this.host.hooks.onResume.tapPromise("bench", async (ctx) => ((this.resumedAt = process.cpuUsage()), ctx));
     }
     return this.host.service("agent-runtime")!;

@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createKeelHost } from "../bin/app.js";
+import { createHost } from "../lib/create-host.js";
 import { loadSessionState } from "../core/session/session-store.js";
 import { median, spread, type Bench } from "./harness.js";
 import { startLocalModel } from "./local-model.js";
@@ -28,7 +28,7 @@ const bench: Bench = async () => {
     const home = join(dir, "home");
     mkdirSync(home);
     writeFileSync(join(home, "config.json"), JSON.stringify({ model: { name: "bench", baseUrl: model.url, contextWindow: 50_000_000 } }));
-    const host = await createKeelHost({ cwd: ws, env: { ...process.env, KEEL_HOME: home } });
+    const host = await createHost({ cwd: ws, env: { ...process.env, KEEL_HOME: home } });
     const runtime = host.service("agent-runtime")!;
     const sessionDir = join(ws, ".keel", "sessions", "big");
     const log = join(sessionDir, "events.jsonl");

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { makeWorkspace, type TempWorkspace } from "../helpers/temp-workspace.js";
 
 // Children run the built code (dist/), like the real CLI: `npx tsc -p tsconfig.json` first.
-const distApp = fileURLToPath(new URL("../../dist/bin/app.js", import.meta.url));
+const distApp = fileURLToPath(new URL("../../dist/lib/create-host.js", import.meta.url));
 const distStore = fileURLToPath(new URL("../../dist/runtimes/task/task-store.js", import.meta.url));
 const fixture = (name: string) => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
 
