@@ -97,8 +97,8 @@ export class JsonlEventSink implements EventSink {
   /**
    * Resolves once the events buffered so far are written (and fsynced with `syncOnFlush`), with one
    * write after the current burst of synchronous work and microtasks: calls that start together
-   * (an agent's parallel tool calls, calls at 8 in flight) wait for one write (and one fsync)
-   * instead of one each. Rejects with the write's error (the events stay pending).
+   * (concurrent calls of a `keel mcp serve` or an embedding program) wait for one write (and one
+   * fsync) instead of one each. Rejects with the write's error (the events stay pending).
    */
   flushed(): Promise<void> {
     if (!this.barrier) {
