@@ -1,11 +1,31 @@
-/** Base of every configuration or programming error keel throws; tool failures are observations instead. */
+/** Where an error records the names of its keel classes (see `KeelError[Symbol.hasInstance]`). */
+const KEEL_CLASSES = Symbol.for("keel.error.classes");
+
+/**
+ * Base of every configuration or programming error keel throws; tool failures are observations instead.
+ *
+ * One process can hold two copies of these classes: the `keel` CLI runs a bundle (dist/cli/),
+ * while a code plugin that imports `ToolError` from "keel" gets the library's (dist/lib/).
+ * `instanceof` therefore also accepts an error whose recorded class names include this class's
+ * name, so a plugin's `ToolError` keeps its observation code either way.
+ */
 export abstract class KeelError extends Error {
   override readonly name: string;
   /** Exit code the CLI uses when this error reaches the top: 2 for usage/configuration, 1 otherwise. */
   readonly exitCode: number = 2;
+  declare readonly [KEEL_CLASSES]: readonly string[];
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = new.target.name;
+    const classes: string[] = [];
+    for (let c: unknown = new.target; typeof c === "function" && c !== Error; c = Object.getPrototypeOf(c)) classes.push((c as { name: string }).name);
+    Object.defineProperty(this, KEEL_CLASSES, { value: classes });
+  }
+
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    if (Function.prototype[Symbol.hasInstance].call(this, value)) return true;
+    const classes = (value as { [KEEL_CLASSES]?: unknown } | null | undefined)?.[KEEL_CLASSES];
+    return Array.isArray(classes) && classes.includes(this.name);
   }
 }
 

@@ -1,10 +1,11 @@
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Host } from "../../core/index.js";
 import { callTool, createHost, listTools, runAgent } from "../../lib/index.js";
 import { requestText, useOpenAIServer } from "../helpers/openai-server.js";
-import { runKeel } from "../helpers/run-cli.js";
+import { runKeel, runKeelProcess } from "../helpers/run-cli.js";
 import { makeWorkspace, type TempWorkspace } from "../helpers/temp-workspace.js";
 
 let ws: TempWorkspace | undefined;
@@ -224,6 +225,26 @@ describe("code plugins: main exporting apply(keel)", () => {
       "afterResult",
       "toolsChanged",
     ]);
+  });
+});
+
+describe("code plugins run by the keel executable (a bundle) with keel's library classes", () => {
+  it("a ToolError imported from the library keeps its observation code when the CLI's bundled pipeline catches it", async () => {
+    // `import { ToolError } from "keel"` resolves to dist/lib/ (package exports); the executable runs
+    // dist/cli/, a bundle with its own copy of the classes: instanceof must still recognise it.
+    const lib = pathToFileURL(fileURLToPath(new URL("../../dist/lib/index.js", import.meta.url))).href;
+    ws = makeWorkspace({
+      "plugins/p/plugin.json": { name: "p", main: "./index.mjs" },
+      "plugins/p/index.mjs": `import { ToolError } from ${JSON.stringify(lib)};
+export function apply(keel) {
+  keel.registerTool({ name: "p_needs_setup", description: "Refuses until set up", inputSchema: { type: "object" }, risk: ["read"], readOnly: true,
+    execute() { throw new ToolError("run setup first", "precondition_failed", null, { hint: "setup" }); } });
+}`,
+    });
+    const r = await runKeelProcess(["--trust", "--json", "call", "p_needs_setup", "--input", "{}"], { cwd: ws.root, env: ws.env });
+    const obs = JSON.parse(r.stdout) as { code: string; content: string; metadata: Record<string, unknown> };
+    expect(obs).toMatchObject({ code: "precondition_failed", content: "run setup first" });
+    expect(obs.metadata.hint).toBe("setup");
   });
 });
 
