@@ -23,6 +23,8 @@ function alive(pid: number): boolean {
 
 /** True once the process is gone (polls; the deadline is a safety net for a loaded machine). */
 async function waitDead(pid: number): Promise<boolean> {
+  // A pid file read before its content was written gives 0: that proves nothing about the child.
+  expect(Number.isInteger(pid) && pid > 0, `not a pid: ${pid}`).toBe(true);
   for (const end = Date.now() + 30_000; alive(pid) && Date.now() < end;) await new Promise((r) => setTimeout(r, 20));
   return !alive(pid);
 }
@@ -87,7 +89,9 @@ describe("bash", () => {
     host = await openTestHost(ws, { yes: true });
     const controller = new AbortController();
     const pending = host.runTool({ tool: "bash", input: { command: "sleep 600 & echo $! > c.pid; wait" } }, { signal: controller.signal });
-    for (const end = Date.now() + 30_000; !ws.exists("c.pid") && Date.now() < end;) await new Promise((r) => setTimeout(r, 20));
+    // The pid in full (the file exists before `echo` has written it): the child runs.
+    const written = () => ws!.exists("c.pid") && Number(ws!.read("c.pid")) > 0;
+    for (const end = Date.now() + 30_000; !written() && Date.now() < end;) await new Promise((r) => setTimeout(r, 20));
     controller.abort();
     const obs = await pending;
     expect(obs).toMatchObject({ ok: false, code: "cancelled" });

@@ -7,7 +7,7 @@ import { startOpenAIServer, type OpenAIServer } from "../../helpers/openai-serve
 import { runKeel, runKeelProcess, type CliRun } from "../../helpers/run-cli.js";
 import type { TempWorkspace } from "../../helpers/temp-workspace.js";
 import { openTestHost } from "../../helpers/test-host.js";
-import { alive, mcpWorkspace, nodeServer, waitFor } from "./mcp-test-kit.js";
+import { alive, mcpWorkspace, nodeServer, pidIn, waitFor } from "./mcp-test-kit.js";
 
 /** The SDK server that answers `initialize` only once `<name>.gate` exists (see the fixture). */
 const GATED = fileURLToPath(new URL("./fixtures/gated-server.mjs", import.meta.url));
@@ -91,7 +91,7 @@ describe("start in the background behind a fresh tool cache", () => {
     }
     expect(health().servers.hang).toBeUndefined();
     if (ws.exists("hang.pid")) {
-      const pid = Number(ws.read("hang.pid"));
+      const pid = await pidIn(ws, "hang.pid");
       await waitFor(() => !alive(pid));
     }
     expect(cachedNames("hang")).toEqual(["echo", "ping_gate", "from_cache"]); // the file is intact
@@ -148,8 +148,7 @@ describe("start in the background behind a fresh tool cache", () => {
     ws = mcpWorkspace({ hang: gated("hang") });
     await seedCache(["hang"]);
     host = await openTestHost(ws, { trust: true, startServers: "background" });
-    await waitFor(() => ws!.exists("hang.pid"));
-    const pid = Number(ws.read("hang.pid"));
+    const pid = await pidIn(ws, "hang.pid"); // the child runs (and wrote its pid in full)
     expect(alive(pid)).toBe(true);
     await host.close();
     host = undefined;

@@ -44,8 +44,21 @@ export async function waitFor<T>(fn: () => T | Promise<T>, ms = 60_000): Promise
   }
 }
 
-/** True when a process with this pid is alive. */
+/**
+ * The pid a fixture wrote to `file`, once the file holds one: a file is created before its content
+ * is written, so "exists" alone may read as "" (Number("") is 0, and signal 0 to pid 0 reaches the
+ * whole process group: alive forever).
+ */
+export async function pidIn(ws: { exists(p: string): boolean; read(p: string): string }, file: string): Promise<number> {
+  return waitFor(() => {
+    const pid = ws.exists(file) ? Number(ws.read(file)) : NaN;
+    return Number.isInteger(pid) && pid > 0 ? pid : 0;
+  });
+}
+
+/** True when a process with this pid is alive (a pid that is not a positive integer is a test bug: it throws). */
 export function alive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) throw new Error(`alive(${pid}): not a process id (read a pid file before its content was written?)`);
   try {
     process.kill(pid, 0);
     return true;
