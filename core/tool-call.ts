@@ -5,6 +5,9 @@ import type { FileBaselineStore, ObservationCode, RunContext, ToolContext, ToolD
 /** Default execution timeout when a tool sets none. */
 export const DEFAULT_TOOL_TIMEOUT_MS = 120_000;
 
+/** The longest delay a timer takes (~24.8 days); Node fires a longer one after 1 ms instead. */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
 /** A failed execution, as the observation will describe it. */
 export class Failure {
   constructor(
@@ -73,7 +76,8 @@ export class ToolCall implements ToolContext {
       this.resolve = resolve;
       if (this.timeout > 0) {
         this.waitMark = this.host.userWait.elapsed();
-        this.timer = setTimeout(timedOut, this.timeout, this);
+        // A longer timeout (e.g. 1e10 meant as "no limit") would fire at once: such a call waits the longest a timer can.
+        this.timer = setTimeout(timedOut, Math.min(this.timeout, MAX_TIMER_MS), this);
       }
       callerSignal?.addEventListener("abort", this.onCallerAbort, { once: true });
       let running: Promise<ToolResult>;
@@ -117,7 +121,7 @@ export class ToolCall implements ToolContext {
     const waited = now - this.waitMark;
     if (waited <= 0 || !this.resolve) return false;
     this.waitMark = now;
-    this.timer = setTimeout(timedOut, Math.max(1, waited), this);
+    this.timer = setTimeout(timedOut, Math.min(Math.max(1, waited), MAX_TIMER_MS), this);
     return true;
   }
 

@@ -145,7 +145,8 @@ async function withinBound(work: Promise<unknown>, ms: number): Promise<boolean>
 /** The apply bound: `KEEL_PLUGIN_APPLY_TIMEOUT_MS` when it is a positive number, else 10 s. */
 function applyTimeoutMs(env: NodeJS.ProcessEnv): number {
   const raw = Number(env[APPLY_TIMEOUT_ENV]);
-  return Number.isFinite(raw) && raw > 0 ? raw : DEFAULT_APPLY_TIMEOUT_MS;
+  // Capped at what a timer takes (~24.8 days): a longer delay would fire at once.
+  return Number.isFinite(raw) && raw > 0 ? Math.min(raw, 2 ** 31 - 1) : DEFAULT_APPLY_TIMEOUT_MS;
 }
 
 /** The plugin's module path, symlinks resolved, when it is a file inside the plugin folder; else reports why not. */

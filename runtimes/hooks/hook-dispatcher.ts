@@ -131,7 +131,14 @@ export class HookDispatcher {
 
   private async runOne(h: DeclaredHook, d: Dispatch, stdin: string): Promise<HookRunOutcome & { last: HookLastOutcome }> {
     const started = performance.now();
-    const result = await runCommandHook({ command: h.command, stdin, cwd: d.cwd, env: this.envFor(h), timeoutMs: h.timeoutSec * 1000, signal: d.signal });
+    const result = await runCommandHook({
+      command: h.command,
+      stdin,
+      cwd: d.cwd,
+      env: this.envFor(h),
+      timeoutMs: Math.min(h.timeoutSec * 1000, 2 ** 31 - 1),
+      signal: d.signal,
+    });
     const durationMs = Math.round(performance.now() - started);
     const verdict = readVerdict(result, h.timeoutSec, d.plainStdoutIsContext ?? false);
     (d.events ?? this.host.events).emit({

@@ -44,7 +44,7 @@ export interface StartupTimings {
   totalMs?: number;
 }
 
-/** Timeout for requests the pipeline's own deadline governs (the largest a timer takes). */
+/** The largest delay a timer takes (~24.8 days): the timeout of requests the pipeline's own deadline governs, and the cap of every other. */
 const FOREVER = 2 ** 31 - 1;
 
 /** Backoff before restarting a failed server: 250 ms doubling per recent failure, at most 4 s. */
@@ -103,7 +103,8 @@ export class McpConnection {
 
   /** Start-up timeout for this server (manifest, then config, then 30 s). */
   get startupTimeoutMs(): number {
-    return this.config.startupTimeoutMs ?? this.deps.startupTimeoutMs;
+    // At most what a timer takes (a longer one would fire at once).
+    return Math.min(this.config.startupTimeoutMs ?? this.deps.startupTimeoutMs, FOREVER);
   }
 
   /**
@@ -154,7 +155,7 @@ export class McpConnection {
     const cancel = new RequestCancel();
     call.onStop(cancel.abort);
     // While the user may be asked something, the pipeline's deadline (which leaves that wait out) governs alone.
-    const timeout = timeoutMs > 0 && !this.deps.elicit.waitsForUser && !elicit?.waitsForUser ? timeoutMs + 1000 : FOREVER;
+    const timeout = timeoutMs > 0 && !this.deps.elicit.waitsForUser && !elicit?.waitsForUser ? Math.min(timeoutMs + 1000, FOREVER) : FOREVER;
     // The common case, kept free of extra async layers.
     if (this.state === "connected" && this.opened) return this.request(this.opened.client, tool, args, cancel, timeout, onResult, onProgress, elicit);
     return this.ready(call.signal).then(

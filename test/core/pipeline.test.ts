@@ -147,6 +147,15 @@ describe("runToolIntent: timeout and cancellation", () => {
     expect(again.code).toBe("cancelled");
   });
 
+  it("a timeout longer than a timer can hold (e.g. 1e10 meant as no limit) does not fire at once", async () => {
+    ws = makeWorkspace();
+    host = await openTestHost(ws);
+    // Node fires a timer past 2^31-1 ms after 1 ms: uncapped, this call would time out before its 30 ms sleep ends.
+    host.registry.register(slowTool("patient", { timeoutMs: 1e10 }));
+    const obs = await host.runTool({ tool: "patient", input: { ms: 30 } });
+    expect(obs).toMatchObject({ ok: true, content: "finished" });
+  });
+
   it("ToolContext.onStop hears a cancel and a timeout (with the reason), never a call that ended normally", async () => {
     ws = makeWorkspace();
     host = await openTestHost(ws);

@@ -28,6 +28,8 @@ describe("fault servers", () => {
       garbage: fault("invalid-json"),
       ok: fault("ok", { env: { KEEL_SLEEP_FILE: "${KEEL_TEST_DIR}/sleeping" } }),
       slow: fault("ok", { toolTimeoutMs: 300 }),
+      // "No limit" written as a huge number: Node fires a timer past 2^31-1 ms after 1 ms, unless keel caps it.
+      patient: fault("ok", { toolTimeoutMs: 1e10, startupTimeoutMs: 1e10 }),
       asker: fault("ok", { disabledTools: ["crash", "add_*"] }),
       missing: { command: "keel-no-such-command-xyz" },
     });
@@ -159,6 +161,12 @@ describe("fault servers", () => {
     await new Promise((r) => setTimeout(r, 1500));
     const after = await host.runTool({ tool: "mcp__slow__was_cancelled", input: {} });
     expect(JSON.parse(after.content)).toEqual(seen);
+  });
+
+  it("a huge toolTimeoutMs / startupTimeoutMs (meant as no limit) neither fails the start nor times calls out at once", async () => {
+    expect(state("patient").state).toBe("connected");
+    const obs = await host.runTool({ tool: "mcp__patient__echo", input: { message: "still here" } });
+    expect(obs).toMatchObject({ ok: true, content: "echo: still here" });
   });
 
   it("enabledTools / disabledTools globs filter the registered tools", () => {
