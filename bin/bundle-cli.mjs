@@ -24,6 +24,9 @@ const result = await build({
   target: "node20",
   packages: "external",
   chunkNames: "chunks/[name]-[hash]",
+  // Class and function names stay as written even where two modules' names collide in the bundle
+  // (errors report `name`, and keel's error classes recognise their other copies by it).
+  keepNames: true,
   metafile: true,
   logLevel: "warning",
 });
