@@ -9,8 +9,6 @@ import { settleAsk } from "./settle-ask.js";
 import { didYouMean } from "./did-you-mean.js";
 import { Failure, ToolCall } from "./tool-call.js";
 
-export { DEFAULT_TOOL_TIMEOUT_MS } from "./tool-call.js";
-
 /** An observation before `tool` and `durationMs` are filled in. */
 type Draft = Omit<Observation, "durationMs" | "tool">;
 

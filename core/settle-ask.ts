@@ -3,6 +3,7 @@ import type { HookPermission } from "./hooks.js";
 import type { Host } from "./host.js";
 import type { PermissionDecision } from "./permissions.js";
 import type { EventSink, ObservationCode, RunContext, ToolDefinition } from "./types.js";
+import { MAX_TIMER_MS } from "./tool-call.js";
 
 /** What the permission phase knows about a call whose decision is `ask`. */
 export interface AskedCall {
@@ -69,7 +70,7 @@ async function askApprover(host: Host, call: AskedCall): Promise<AskSettlement> 
   const answer = await approver
     .approve(
       { tool: calledAs, resolvedTool: tool.name, input, risk: tool.risk, rule: permission.rule, reason: permission.reason },
-      run.signal ?? AbortSignal.timeout(2 ** 31 - 1),
+      run.signal ?? AbortSignal.timeout(MAX_TIMER_MS),
     )
     // Cancelled while asking (Ctrl-C, the caller's signal): not a refusal. Any other failure of the approver is a no.
     .catch((error: unknown) => (run.signal?.aborted || (error as Error | undefined)?.name === "AbortError" ? ("cancelled" as const) : ("no" as const)));

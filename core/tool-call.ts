@@ -5,7 +5,7 @@ import type { FileBaselineStore, ObservationCode, RunContext, ToolContext, ToolD
 /** Default execution timeout when a tool sets none. */
 export const DEFAULT_TOOL_TIMEOUT_MS = 120_000;
 
-/** The longest delay a timer takes (~24.8 days); Node fires a longer one after 1 ms instead. */
+/** The longest delay a timer takes (~24.8 days); Node fires a longer one after 1 ms instead: cap every configured timeout with it. */
 export const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** A failed execution, as the observation will describe it. */

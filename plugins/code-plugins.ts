@@ -1,7 +1,7 @@
 import { realpathSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { errorMessage, inside, type Diagnostic, type Host } from "../core/index.js";
+import { errorMessage, inside, MAX_TIMER_MS, type Diagnostic, type Host } from "../core/index.js";
 import { PLUGIN_DIAGNOSTIC_SOURCE, type LoadedPlugin } from "../manifests/plugin/load-plugins.js";
 import { CODE_PLUGIN_HOOKS, type CodePluginApi, type CodePluginApply, type CodePluginHooks, type CodePluginTool } from "./code-plugin-api.js";
 import { codeToolProblem, toToolDefinition } from "./code-plugin-tool.js";
@@ -146,7 +146,7 @@ async function withinBound(work: Promise<unknown>, ms: number): Promise<boolean>
 function applyTimeoutMs(env: NodeJS.ProcessEnv): number {
   const raw = Number(env[APPLY_TIMEOUT_ENV]);
   // Capped at what a timer takes (~24.8 days): a longer delay would fire at once.
-  return Number.isFinite(raw) && raw > 0 ? Math.min(raw, 2 ** 31 - 1) : DEFAULT_APPLY_TIMEOUT_MS;
+  return Number.isFinite(raw) && raw > 0 ? Math.min(raw, MAX_TIMER_MS) : DEFAULT_APPLY_TIMEOUT_MS;
 }
 
 /** The plugin's module path, symlinks resolved, when it is a file inside the plugin folder; else reports why not. */

@@ -1,6 +1,15 @@
 import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { commandEnv, compileRuleFilter, enqueueMessage, type EventSink, type Host, type RuleFilter, type ToolDefinition } from "../../core/index.js";
+import {
+  commandEnv,
+  compileRuleFilter,
+  enqueueMessage,
+  MAX_TIMER_MS,
+  type EventSink,
+  type Host,
+  type RuleFilter,
+  type ToolDefinition,
+} from "../../core/index.js";
 import { TRUST_HINT, type DeclaredHook } from "./collect-hooks.js";
 import { readVerdict, type HookVerdict } from "./hook-output.js";
 import { hookKey, type HookLastOutcome, type HookStateStore } from "./hook-state.js";
@@ -136,7 +145,7 @@ export class HookDispatcher {
       stdin,
       cwd: d.cwd,
       env: this.envFor(h),
-      timeoutMs: Math.min(h.timeoutSec * 1000, 2 ** 31 - 1),
+      timeoutMs: Math.min(h.timeoutSec * 1000, MAX_TIMER_MS),
       signal: d.signal,
     });
     const durationMs = Math.round(performance.now() - started);

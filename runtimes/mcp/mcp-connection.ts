@@ -3,7 +3,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { pathToFileURL } from "node:url";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
-import { type CallElicitor, errorMessage, type Host, McpServerError, type ToolError, type ToolContext } from "../../core/index.js";
+import { type CallElicitor, errorMessage, type Host, MAX_TIMER_MS, McpServerError, type ToolError, type ToolContext } from "../../core/index.js";
 import type { McpServerConfig } from "../../manifests/mcp/mcp-server-config.js";
 import type { ElicitationRequest, Elicitor } from "./elicitation.js";
 import { loginCommand, needsLogin, ScopeRequiredError } from "./oauth-provider.js";
@@ -43,9 +43,6 @@ export interface StartupTimings {
   listToolsMs?: number;
   totalMs?: number;
 }
-
-/** The largest delay a timer takes (~24.8 days): the timeout of requests the pipeline's own deadline governs, and the cap of every other. */
-const FOREVER = 2 ** 31 - 1;
 
 /** Backoff before restarting a failed server: 250 ms doubling per recent failure, at most 4 s. */
 export function restartDelay(recentFailures: number): number {
@@ -104,7 +101,7 @@ export class McpConnection {
   /** Start-up timeout for this server (manifest, then config, then 30 s). */
   get startupTimeoutMs(): number {
     // At most what a timer takes (a longer one would fire at once).
-    return Math.min(this.config.startupTimeoutMs ?? this.deps.startupTimeoutMs, FOREVER);
+    return Math.min(this.config.startupTimeoutMs ?? this.deps.startupTimeoutMs, MAX_TIMER_MS);
   }
 
   /**
@@ -155,7 +152,7 @@ export class McpConnection {
     const cancel = new RequestCancel();
     call.onStop(cancel.abort);
     // While the user may be asked something, the pipeline's deadline (which leaves that wait out) governs alone.
-    const timeout = timeoutMs > 0 && !this.deps.elicit.waitsForUser && !elicit?.waitsForUser ? Math.min(timeoutMs + 1000, FOREVER) : FOREVER;
+    const timeout = timeoutMs > 0 && !this.deps.elicit.waitsForUser && !elicit?.waitsForUser ? Math.min(timeoutMs + 1000, MAX_TIMER_MS) : MAX_TIMER_MS;
     // The common case, kept free of extra async layers.
     if (this.state === "connected" && this.opened) return this.request(this.opened.client, tool, args, cancel, timeout, onResult, onProgress, elicit);
     return this.ready(call.signal).then(

@@ -1,7 +1,7 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js";
-import { errorMessage } from "../../core/index.js";
+import { errorMessage, MAX_TIMER_MS } from "../../core/index.js";
 import type { McpServerConfig } from "../../manifests/mcp/mcp-server-config.js";
 import type { McpAuthSession } from "./mcp-auth.js";
 import { StartDeadline } from "./start-deadline.js";
@@ -143,7 +143,7 @@ async function connectWith(
     initStart = performance.now();
     transport.start = async () => undefined;
     // A login may wait for the browser inside initialize: then keel's deadline (which leaves that wait out) ends it, not the SDK's timer.
-    if (auth?.waitsForUser) await deadline.race(client.connect(transport, { timeout: 2 ** 31 - 1, signal: o.signal }), "initialize", o.signal);
+    if (auth?.waitsForUser) await deadline.race(client.connect(transport, { timeout: MAX_TIMER_MS, signal: o.signal }), "initialize", o.signal);
     else await client.connect(transport, { timeout: Math.max(1, deadline.remaining()), signal: o.signal });
   } catch (error) {
     // A server that failed to start gets no grace period: kill it now, and let the SDK's

@@ -34,8 +34,8 @@ export function requiresTasks(tool: McpToolInfo): boolean {
 export function serverToolDefinition(host: Host, conn: McpConnection, info: McpToolInfo, name: string): ToolDefinition {
   const readOnly = info.annotations?.readOnlyHint === true;
   const risk: RiskTag[] = readOnly ? ["read"] : conn.config.transport === "stdio" ? ["execute"] : ["network"];
-  // At most what a timer takes (~24.8 days; a longer one, e.g. 1e10 meant as "no limit", would fire at once).
-  const timeoutMs = Math.min(conn.config.toolTimeoutMs ?? host.config.mcp?.toolTimeoutMs ?? DEFAULT_MCP_TOOL_TIMEOUT_MS, 2 ** 31 - 1);
+  // A timeout past what a timer holds is capped where the timers are set (the pipeline's, the connection's).
+  const timeoutMs = conn.config.toolTimeoutMs ?? host.config.mcp?.toolTimeoutMs ?? DEFAULT_MCP_TOOL_TIMEOUT_MS;
   const inputSchema = isObject(info.inputSchema) ? info.inputSchema : { type: "object" };
   const where = { file: conn.config.origin.file, path: conn.config.origin.path };
   let outputWarned = false;

@@ -148,7 +148,7 @@ describe("fault servers", () => {
     expect(getEventListeners(ac.signal, "abort")).toHaveLength(0);
   });
 
-  it("a call past the server's toolTimeoutMs ends with code timeout, and the server is told to cancel it once", async () => {
+  it("a call past the server's toolTimeoutMs ends with code timeout, and the server is told to cancel it", async () => {
     const obs = await host.runTool({ tool: "mcp__slow__sleep", input: {} });
     expect(obs).toMatchObject({ ok: false, phase: "execute", code: "timeout" });
     // The pipeline's deadline reaches the request through ToolContext.onStop (no per-call signal).
@@ -156,11 +156,7 @@ describe("fault servers", () => {
       const r = await host.runTool({ tool: "mcp__slow__was_cancelled", input: {} });
       return JSON.parse(r.content).length > 0 ? (JSON.parse(r.content) as unknown[]) : undefined;
     });
-    expect(seen).toHaveLength(1);
-    // The SDK's backup timer (deadline + 1 s) was cleared by that cancellation: no second notice.
-    await new Promise((r) => setTimeout(r, 1500));
-    const after = await host.runTool({ tool: "mcp__slow__was_cancelled", input: {} });
-    expect(JSON.parse(after.content)).toEqual(seen);
+    expect(seen).toHaveLength(1); // the SDK's own backup timer is cleared by it (request-cancel.test.ts, with fake timers)
   });
 
   it("a huge toolTimeoutMs / startupTimeoutMs (meant as no limit) neither fails the start nor times calls out at once", async () => {

@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
@@ -57,6 +57,25 @@ describe("RequestCancel (the MCP SDK's request signal without an AbortController
     cancel.abort(new Error("again")); // a second abort does nothing
     await client.close();
     await server.close();
+  });
+
+  it("after an abort the SDK's own timeout is cleared: the server hears of the cancellation once", async () => {
+    const { client, server, cancelled, started } = await pair();
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    try {
+      const cancel = new RequestCancel();
+      const call = client.callTool({ name: "wait", arguments: {} }, undefined, { signal: cancel.asSignal(), timeout: 1000 });
+      await started;
+      cancel.abort(new Error("deadline"));
+      await expect(call).rejects.toThrow(/deadline/);
+      vi.advanceTimersByTime(10_000); // well past the SDK's timeout: had it stayed armed, it would cancel again
+      await client.callTool({ name: "echo", arguments: {} }); // every earlier notification has reached the server
+      expect(cancelled).toHaveLength(1);
+    } finally {
+      vi.useRealTimers();
+      await client.close();
+      await server.close();
+    }
   });
 
   it("a handle aborted before the request is sent sends nothing; a completed request is not cancelled later", async () => {
