@@ -40,7 +40,9 @@ export function normalizeResult(host: Host, tool: ToolDefinition, callId: string
     ok: result.ok !== false,
     content,
     data: result.data === undefined ? null : result.data,
-    metadata: { ...tool.metadata, ...result.metadata },
+    // Not `{ ...a, ...b }`: the pipeline adds keys to this object, and on Node 20 adding a key to an
+    // object made by spreading costs ~2 µs each time (bench/README.md, "Object spread"); assign doesn't.
+    metadata: Object.assign({}, tool.metadata, result.metadata),
     artifacts,
     truncated: result.truncated === true,
     code: result.code,
