@@ -3,18 +3,23 @@ import { dirname } from "node:path";
 import { assertOwnPath, openOwnFileSync } from "./state/own-path.js";
 import type { EventInput, EventSink, KeelEvent } from "./types.js";
 
-/** Pending text at which `commit` writes at once instead of at the end of the burst. */
+/** Pending text at which `commit` writes at once instead of at the end of the batch. */
 const COMMIT_NOW_CHARS = 64 * 1024;
+/**
+ * How long `commit` lets events of calls that ended wait in memory: calls in that window share one
+ * `write` (sequential MCP calls take ~0.1 ms each, so a write per call was a fifth of their cost).
+ */
+export const COMMIT_WITHIN_MS = 5;
 
 /**
  * Appends events as JSON lines (`JSON.stringify` of each event, `ts` first), buffered in memory
- * and written with one synchronous `write` per `flush`. The pipeline flushes before executing a
- * tool that is not read-only, and `commit`s when a call ends: the write then happens once the
- * current run of synchronous work and microtasks is over (before any I/O callback or timer runs),
- * so calls finishing together share one write (at most 64 KiB wait). Pending events are also
- * written when the process exits. The file is keel's own: a symlinked folder on its way under
- * `.keel` is refused (StateError from `flush`) and a symlink at the file itself is replaced, never
- * written through.
+ * and written with one synchronous `write` per `flush`. Write policy (README, "Events"): the
+ * pipeline flushes before executing a tool that is not read-only (so a side effect is never
+ * unrecorded), sessions flush (and fsync) at step and turn boundaries, and a call that ends
+ * `commit`s: its events are written within COMMIT_WITHIN_MS (at once past 64 KiB), together with
+ * whatever else ended meanwhile. Pending events are also written when the process exits. The file
+ * is keel's own: a symlinked folder on its way under `.keel` is refused (StateError from `flush`)
+ * and a symlink at the file itself is replaced, never written through.
  */
 export class JsonlEventSink implements EventSink {
   private fd: number | undefined;
@@ -24,10 +29,12 @@ export class JsonlEventSink implements EventSink {
   private unsynced = false;
   /** Lines not written yet (each ending in "\n"). */
   private text = "";
-  /** A `commit` is scheduled. */
-  private committing = false;
+  /** The scheduled `commit` write, if any. */
+  private commitTimer: NodeJS.Timeout | undefined;
+  /** The exit handler is installed (from the first `commit` or write until `close`). */
+  private exitHooked = false;
   private readonly onCommit = () => {
-    this.committing = false;
+    this.commitTimer = undefined;
     try {
       this.flush(false);
     } catch {
@@ -82,16 +89,17 @@ export class JsonlEventSink implements EventSink {
   }
 
   /**
-   * Writes buffered events soon: after the current synchronous code and the microtasks it queues
-   * (`process.nextTick`), before the event loop runs any I/O callback or timer. Concurrent calls
-   * that end in the same burst share one `write`.
+   * Writes buffered events soon: within COMMIT_WITHIN_MS, or at once past 64 KiB pending (a long
+   * run of calls must not pile events up), or earlier when something flushes or the process exits.
+   * Calls that end in that window share one `write`.
    */
   commit(): void {
-    // A long run of calls that never yields to the event loop must not pile events up: write now.
     if (this.text.length >= COMMIT_NOW_CHARS) return this.flush(false);
-    if (this.committing || this.text === "") return;
-    this.committing = true;
-    process.nextTick(this.onCommit);
+    if (this.commitTimer !== undefined || this.text === "") return;
+    this.hookExit();
+    this.commitTimer = setTimeout(this.onCommit, COMMIT_WITHIN_MS);
+    // The timer never keeps a process alive: the exit handler writes what is pending.
+    this.commitTimer.unref();
   }
 
   /**
@@ -134,7 +142,7 @@ export class JsonlEventSink implements EventSink {
       this.fd = openOwnFileSync(this.file, "append");
       endTornLine(this.fd);
       this.written = fstatSync(this.fd).size;
-      process.on("exit", this.onExit);
+      this.hookExit();
     }
     this.written += writeSync(this.fd, this.text); // on failure the events stay pending
     this.text = "";
@@ -151,11 +159,18 @@ export class JsonlEventSink implements EventSink {
   /** Flushes and closes the file. */
   close(): void {
     this.flush();
-    if (this.fd !== undefined) {
-      closeSync(this.fd);
-      process.off("exit", this.onExit);
-    }
+    if (this.commitTimer !== undefined) clearTimeout(this.commitTimer);
+    this.commitTimer = undefined;
+    if (this.fd !== undefined) closeSync(this.fd);
+    if (this.exitHooked) process.off("exit", this.onExit);
+    this.exitHooked = false;
     this.fd = undefined;
+  }
+
+  private hookExit(): void {
+    if (this.exitHooked) return;
+    this.exitHooked = true;
+    process.on("exit", this.onExit);
   }
 }
 

@@ -18,9 +18,9 @@ type Draft = Omit<Observation, "durationMs" | "tool">;
  * observation with the phase it ended in and a code. Events (see CallLog): `tool_intent`; then
  * `tool_execute` naming every check passed, or the event of the check that refused the call; then
  * `tool_observation` naming the steps after execution. They are written before executing a tool
- * that is not read-only, and committed when the call ends
- * (written before the event loop runs any I/O callback or timer; code that persists state derived
- * from an observation flushes the sink first, as sessions do).
+ * that is not read-only, and committed when the call ends (JsonlEventSink: written within a few
+ * ms, one write for the calls ending meanwhile; code that persists state derived from an
+ * observation flushes the sink first, as sessions do).
  */
 export async function runToolIntent(host: Host, intent: ToolIntent, run: RunContext = {}): Promise<Observation> {
   const started = performance.now();
@@ -329,7 +329,7 @@ function finish(log: CallLog, started: number, d: Draft): Observation {
   obs.tool = log.tool;
   obs.durationMs = round(performance.now() - started);
   log.observation(obs);
-  // Written once the current burst of synchronous work ends: calls ending together share one write.
+  // Written soon, in one write with the other calls that end meanwhile (see JsonlEventSink.commit).
   if (log.events.commit) log.events.commit();
   else log.events.flush();
   obs.metadata.callId = log.callId;

@@ -252,8 +252,8 @@ export interface EventSink {
   /** Writes buffered events to disk now (synchronously durable against process crashes; with `durable`, fsynced against machine crashes). */
   flush(durable?: boolean): void;
   /**
-   * Writes buffered events before the event loop moves on (a batched `flush`; see JsonlEventSink).
-   * Sinks without it are flushed instead.
+   * Writes buffered events soon (a batched `flush`: JsonlEventSink writes within a few ms, sharing
+   * the write with other calls that end meanwhile). Sinks without it are flushed instead.
    */
   commit?(): void;
   /**

@@ -54,5 +54,6 @@ function forwardingSink(sink: EventSink, listener: (event: KeelEvent) => void): 
     },
     flush: (durable) => sink.flush(durable),
     commit: () => (sink.commit ? sink.commit() : sink.flush()),
+    flushed: () => (sink.flushed ? sink.flushed() : Promise.resolve(sink.flush())),
   };
 }

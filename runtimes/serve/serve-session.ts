@@ -124,5 +124,6 @@ function forwardProgress(events: EventSink, progressToken: string | number, send
     },
     flush: (durable) => events.flush(durable),
     commit: () => (events.commit ? events.commit() : events.flush()),
+    flushed: () => (events.flushed ? events.flushed() : Promise.resolve(events.flush())),
   };
 }

@@ -1,13 +1,12 @@
 import { execFileSync } from "node:child_process";
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { afterEach, describe, expect, it } from "vitest";
-import { JsonlEventSink, readEvents } from "../../core/events.js";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { COMMIT_WITHIN_MS, JsonlEventSink, readEvents } from "../../core/events.js";
 import { makeWorkspace, type TempWorkspace } from "../helpers/temp-workspace.js";
 import { rawEvent } from "../helpers/events.js";
 
 const DIST_EVENTS = fileURLToPath(new URL("../../dist/core/events.js", import.meta.url));
-const nextTurn = () => new Promise((r) => setImmediate(r));
 
 describe("JsonlEventSink", () => {
   let ws: TempWorkspace;
@@ -29,21 +28,38 @@ describe("JsonlEventSink", () => {
     expect(readEvents(file).map((e) => e.type)).toEqual(["a", "tool_intent", "custom"]);
   });
 
-  it("commit writes pending events before the event loop moves on, once for all commits of the same burst", async () => {
+  it("commit writes pending events within COMMIT_WITHIN_MS, in one write for every commit in that window", async () => {
     ws = makeWorkspace();
     const file = ws.path(".keel", "events.jsonl");
     const sink = new JsonlEventSink(file);
     sink.emit(rawEvent({ type: "first" }));
     sink.flush(); // opens the file
-    sink.emit(rawEvent({ type: "a" }));
-    sink.commit();
-    sink.emit(rawEvent({ type: "b" }));
-    sink.commit();
-    await Promise.resolve(); // microtasks of the same burst still run before the write
-    sink.emit(rawEvent({ type: "c" }));
-    sink.commit();
-    await nextTurn();
-    expect(readEvents(file).map((e) => e.type)).toEqual(["first", "a", "b", "c"]);
+    vi.useFakeTimers();
+    try {
+      const writes = vi.spyOn(sink as unknown as { flush(durable?: boolean): void }, "flush");
+      sink.emit(rawEvent({ type: "a" }));
+      sink.commit();
+      await vi.advanceTimersByTimeAsync(COMMIT_WITHIN_MS - 1);
+      sink.emit(rawEvent({ type: "b" })); // a call ending later in the same window
+      sink.commit();
+      expect(readEvents(file).map((e) => e.type)).toEqual(["first"]); // nothing written yet
+      await vi.advanceTimersByTimeAsync(1);
+      expect(readEvents(file).map((e) => e.type)).toEqual(["first", "a", "b"]);
+      expect(writes).toHaveBeenCalledTimes(1);
+      // A flush (a tool with side effects starting, a session saving) writes at once, the window's timer then finds nothing.
+      sink.emit(rawEvent({ type: "c" }));
+      sink.commit();
+      sink.flush();
+      expect(readEvents(file).map((e) => e.type)).toEqual(["first", "a", "b", "c"]);
+      await vi.advanceTimersByTimeAsync(COMMIT_WITHIN_MS);
+      expect(readEvents(file)).toHaveLength(4);
+      // Past 64 KiB pending, commit writes at once.
+      sink.emit(rawEvent({ type: "big", text: "x".repeat(70_000) }));
+      sink.commit();
+      expect(readEvents(file).map((e) => e.type)).toEqual(["first", "a", "b", "c", "big"]);
+    } finally {
+      vi.useRealTimers();
+    }
     sink.close();
   });
 
@@ -79,7 +95,7 @@ describe("JsonlEventSink", () => {
     const sink = new JsonlEventSink(file);
     sink.emit(rawEvent({ type: "kept" }));
     sink.commit();
-    await nextTurn(); // the failed write in the tick did not crash the process
+    await new Promise((r) => setTimeout(r, COMMIT_WITHIN_MS + 5)); // the failed write in the timer did not crash the process
     expect(() => sink.flush()).toThrow(/EISDIR|illegal operation/i);
     rmSync(file, { recursive: true });
     sink.emit(rawEvent({ type: "later" }));
@@ -87,11 +103,12 @@ describe("JsonlEventSink", () => {
     expect(readEvents(file).map((e) => e.type)).toEqual(["kept", "later"]);
   });
 
-  it("writes committed events when the process exits right away, even on an uncaught exception", () => {
+  it("writes committed events when the process exits right away, even on an uncaught exception or before the file was ever opened", () => {
     ws = makeWorkspace();
-    for (const [name, ending] of [
-      ["exit", "process.exit(3);"],
-      ["throw", "throw new Error('boom');"],
+    for (const [name, opening, ending] of [
+      ["exit", "open", "process.exit(3);"],
+      ["throw", "open", "throw new Error('boom');"],
+      ["never-opened", "", ""], // the script just ends: the commit timer must not be what writes
     ] as const) {
       const file = ws.path(".keel", `${name}.jsonl`);
       const script = ws.path(`${name}.mjs`);
@@ -99,7 +116,7 @@ describe("JsonlEventSink", () => {
         script,
         `import { JsonlEventSink } from ${JSON.stringify(DIST_EVENTS)};\n` +
           `const sink = new JsonlEventSink(${JSON.stringify(file)});\n` +
-          `sink.emit({ type: "opened" }); sink.flush();\n` +
+          (opening ? `sink.emit({ type: "opened" }); sink.flush();\n` : "") +
           `sink.emit({ type: "last", how: ${JSON.stringify(name)} }); sink.commit();\n${ending}\n`,
       );
       try {
@@ -107,7 +124,7 @@ describe("JsonlEventSink", () => {
       } catch {
         // exits non-zero on purpose
       }
-      expect(readEvents(file).map((e) => e.type)).toEqual(["opened", "last"]);
+      expect(readEvents(file).map((e) => e.type)).toEqual(opening ? ["opened", "last"] : ["last"]);
     }
   });
 });

@@ -57,7 +57,7 @@ describe("runToolIntent: hook failures fail closed", () => {
     expect(obs.content).toContain('"exploding-guard"');
     expect(obs.content).toContain("guard database unreachable");
     expect(ws.exists("x.txt")).toBe(false);
-    await new Promise((r) => setImmediate(r)); // a call's last events are committed before the event loop moves on
+    host.events.flush(); // a call's last events are committed within a few ms: read them now
     const events = eventsOfCall(readEvents(ws.path(".keel", "events.jsonl")), String(obs.metadata.callId));
     expect(events.find((e) => e.type === "hook_error")).toMatchObject({ hook: "beforeTool", tap: "exploding-guard" });
     expect(events.map((e) => e.type)).not.toContain("tool_execute");
@@ -139,7 +139,7 @@ describe("runToolIntent: timeout and cancellation", () => {
     controller.abort();
     const obs = await pending;
     expect(obs).toMatchObject({ ok: false, phase: "execute", code: "cancelled" });
-    await new Promise((r) => setImmediate(r));
+    host.events.flush();
     const events = eventsOfCall(readEvents(ws.path(".keel", "events.jsonl")), String(obs.metadata.callId));
     expect(events.at(-1)).toMatchObject({ type: "tool_observation", code: "cancelled" });
     // an already-aborted signal never starts the tool
