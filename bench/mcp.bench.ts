@@ -5,7 +5,7 @@ import { fileURLToPath } from "node:url";
 import { execa } from "execa";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { MemoryEventSink } from "../core/events.js";
+import { COMMIT_WITHIN_MS, MemoryEventSink } from "../core/events.js";
 import { Host } from "../core/host.js";
 import { MCP_SERVICE, mcpRuntime } from "../runtimes/mcp/index.js";
 import { spread, type Bench, type BenchRow } from "./harness.js";
@@ -17,7 +17,7 @@ const EVERYTHING = nm("@modelcontextprotocol/server-everything/dist/index.js");
 const FILESYSTEM = nm("@modelcontextprotocol/server-filesystem/dist/index.js");
 const MEMORY = nm("@modelcontextprotocol/server-memory/dist/index.js");
 /** Rounds per case and length of one round; the cases alternate every round. */
-const ROUNDS = Number(process.env.KEEL_BENCH_ROUNDS ?? 20);
+const ROUNDS = Number(process.env.KEEL_BENCH_ROUNDS ?? 40);
 const ROUND_MS = 150;
 const everything = { command: process.execPath, args: [EVERYTHING, "stdio"] };
 
@@ -128,21 +128,25 @@ async function echoRows(base: string, env: NodeJS.ProcessEnv): Promise<BenchRow[
   return rows;
 }
 
-/** Appends `bytes` per call to `file`, written once per burst (as keel commits its events). */
+/** Appends `bytes` per call to `file`, batched as keel commits its events (one write per COMMIT_WITHIN_MS window). */
 function appender(file: string, bytes: number): (() => void) & { close(): void } {
   const fd = openSync(file, "a");
   const line = "x".repeat(Math.max(0, bytes - 1)) + "\n";
   let pending = "";
+  let timer: NodeJS.Timeout | undefined;
   const write = () => {
+    timer = undefined;
     if (pending !== "") writeSync(fd, pending);
     pending = "";
   };
   const append = () => {
-    if (pending === "") process.nextTick(write);
     pending += line;
+    if (pending.length >= 64 * 1024) write();
+    else timer ??= setTimeout(write, COMMIT_WITHIN_MS);
   };
   return Object.assign(append, {
     close: () => {
+      if (timer) clearTimeout(timer);
       write();
       closeSync(fd);
     },
