@@ -7,7 +7,7 @@ import type { EventInput, EventSink, KeelEvent } from "./types.js";
 const COMMIT_NOW_CHARS = 64 * 1024;
 /**
  * How long `commit` lets events of calls that ended wait in memory: calls in that window share one
- * `write` (sequential MCP calls take ~0.1 ms each, so a write per call was a fifth of their cost).
+ * `write` (a `write` costs ~3 µs and sequential MCP calls come every ~0.15 ms; bench/README.md).
  */
 export const COMMIT_WITHIN_MS = 5;
 

@@ -41,7 +41,7 @@ export function normalizeResult(host: Host, tool: ToolDefinition, callId: string
     content,
     data: result.data === undefined ? null : result.data,
     // Not `{ ...a, ...b }`: the pipeline adds keys to this object, and on Node 20 adding a key to an
-    // object made by spreading costs ~2 µs each time (bench/README.md, "Object spread"); assign doesn't.
+    // object made by spreading costs ~2 µs each time (bench/README.md, issue 14, "What changed"); assign doesn't.
     metadata: Object.assign({}, tool.metadata, result.metadata),
     artifacts,
     truncated: result.truncated === true,
