@@ -18,7 +18,8 @@ export interface NormalizedResult {
 
 /**
  * Normalize phase: binary parts and binary-looking text become artifacts; content is always a string.
- * `metadata` is always a fresh object (the tool's metadata under the result's), so the caller may extend it.
+ * `metadata` is always a fresh object (the tool's metadata under the result's, after the pipeline's
+ * `source` and `resolvedTool`, left for the caller to set), so the caller may extend it.
  */
 export function normalizeResult(host: Host, tool: ToolDefinition, callId: string, result: ToolResult): NormalizedResult {
   const artifacts: ArtifactRef[] = result.artifacts ? [...result.artifacts] : [];
@@ -40,9 +41,10 @@ export function normalizeResult(host: Host, tool: ToolDefinition, callId: string
     ok: result.ok !== false,
     content,
     data: result.data === undefined ? null : result.data,
-    // Not `{ ...a, ...b }`: the pipeline adds keys to this object, and on Node 20 adding a key to an
-    // object made by spreading costs ~2 µs each time (bench/README.md, issue 14, "What changed"); assign doesn't.
-    metadata: Object.assign({}, tool.metadata, result.metadata),
+    // The pipeline's own keys come first and it sets them after: on Node 20 adding keys to an object
+    // made by `{ ...spread }` costs ~2 µs each time (bench/README.md, issue 14, "What changed"), and
+    // `Object.assign` would let a `__proto__` key in a manifest's metadata set this object's prototype.
+    metadata: { source: undefined, resolvedTool: undefined, ...tool.metadata, ...result.metadata },
     artifacts,
     truncated: result.truncated === true,
     code: result.code,

@@ -239,8 +239,8 @@ export async function runToolIntent(host: Host, intent: ToolIntent, run: RunCont
     );
   }
   const ok = normalized.ok;
-  // `normalizeResult` made this object for this call: the pipeline's own fields go on top of it
-  // (same keys and order as spreading it with `{ source, resolvedTool }`).
+  // `normalizeResult` made this object for this call, with the pipeline's own keys first (as in
+  // `{ source, resolvedTool, ...metadata }` of a failed call): their values are set here, so they win.
   const metadata = normalized.metadata;
   metadata.source = source;
   metadata.resolvedTool = tool.name;

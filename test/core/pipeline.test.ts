@@ -190,6 +190,30 @@ describe("runToolIntent: timeout and cancellation", () => {
 });
 
 describe("runToolIntent: other phases", () => {
+  it("the observation's metadata: the tool's and the result's keys, the pipeline's source/resolvedTool/callId winning, no prototype from a __proto__ key", async () => {
+    ws = makeWorkspace();
+    // As JSON.parse makes them from a hostile manifest or result: `__proto__` as an own key.
+    const hostile = () => JSON.parse('{"__proto__": {"injected": true}, "source": "forged", "resolvedTool": "forged", "callId": "forged"}');
+    const tool: ToolDefinition = {
+      name: "meta_tool",
+      description: "returns metadata",
+      inputSchema: { type: "object" },
+      source: { kind: "runtime", id: "test" },
+      risk: ["read"],
+      readOnly: true,
+      metadata: { ...hostile(), from_tool: 1, shared: "tool" },
+      execute: async () => ({ content: "ok", metadata: { ...hostile(), from_result: 2, shared: "result" } }),
+    };
+    host = await openTestHost(ws);
+    host.registry.register(tool);
+    const obs = await host.runTool({ tool: "meta_tool", input: {} });
+    expect(obs.ok).toBe(true);
+    expect(Object.getPrototypeOf(obs.metadata)).toBe(Object.prototype);
+    expect((obs.metadata as Record<string, unknown>).injected).toBeUndefined();
+    expect(obs.metadata).toMatchObject({ source: { kind: "runtime", id: "test" }, resolvedTool: "meta_tool", from_tool: 1, from_result: 2, shared: "result" });
+    expect(obs.metadata.callId).toMatch(/^call_/);
+  });
+
   it("hides tools outside the visible set with tool_not_visible", async () => {
     ws = makeWorkspace({ "a.txt": "a" });
     host = await openTestHost(ws);
