@@ -3,8 +3,8 @@
 // one (on Node 20, without a compile cache, that per-module work was most of `keel tools`' start-up;
 // bench/README.md). Code split at every dynamic import: what loads lazily stays lazy. Packages stay
 // external (imported from node_modules), except the two every command loads (tapable, commander:
-// ~30 small CommonJS files, ~18 ms of a command's start-up on Node 20). `dist/cli/meta.json` maps each output file to the
-// modules inside it (the start-up test reads it to check what a command loads).
+// ~30 small CommonJS files, ~18 ms of a command's start-up on Node 20). `dist/cli/meta.json` maps
+// each output file to the modules inside it (the start-up test reads it to check what a command loads).
 // Run by `npm run build` after `tsc`; `bin/keel.js` falls back to dist/bin/cli.js when the bundle is
 // missing or older than the compiled sources.
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
