@@ -183,6 +183,20 @@ function endTornLine(fd: number): void {
   if (last[0] !== 0x0a) writeSync(fd, "\n");
 }
 
+/**
+ * A sink whose `emit` is `emit` (which records into `sink` and may also watch or forward the event)
+ * and whose `flush`, `commit` and `flushed` are `sink`'s, with the same fall-backs the pipeline uses
+ * (a sink without `commit` or `flushed` is flushed).
+ */
+export function sinkWithEmit(sink: EventSink, emit: (event: EventInput) => void): EventSink {
+  return {
+    emit,
+    flush: (durable) => sink.flush(durable),
+    commit: () => (sink.commit ? sink.commit() : sink.flush()),
+    flushed: () => (sink.flushed ? sink.flushed() : Promise.resolve(sink.flush())),
+  };
+}
+
 /** A sink that keeps events in memory (for benchmarks, nested runs and tests). */
 export class MemoryEventSink implements EventSink {
   /** Every event so far, in order. */

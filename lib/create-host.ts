@@ -1,4 +1,4 @@
-import { agentPlugin, builtinTools, Host, type EventSink, type HostOptions, type KeelEvent, type KeelPlugin } from "../core/index.js";
+import { agentPlugin, builtinTools, Host, sinkWithEmit, type EventSink, type HostOptions, type KeelEvent, type KeelPlugin } from "../core/index.js";
 import { pluginRuntimes } from "../plugins/index.js";
 import { defaultRuntimes } from "../runtimes/index.js";
 import { toApprover, type ApproverLike } from "./approver.js";
@@ -42,18 +42,13 @@ export async function createHost(options: CreateHostOptions): Promise<Host> {
 
 /** A sink that records into `sink` and hands each event (stamped) to `listener`; a listener that throws is ignored. */
 function forwardingSink(sink: EventSink, listener: (event: KeelEvent) => void): EventSink {
-  return {
-    emit(event) {
-      const stamped = event.ts === undefined ? { ts: Date.now(), ...event } : event;
-      sink.emit(stamped);
-      try {
-        listener(stamped as KeelEvent);
-      } catch {
-        // a listener only watches
-      }
-    },
-    flush: (durable) => sink.flush(durable),
-    commit: () => (sink.commit ? sink.commit() : sink.flush()),
-    flushed: () => (sink.flushed ? sink.flushed() : Promise.resolve(sink.flush())),
-  };
+  return sinkWithEmit(sink, (event) => {
+    const stamped = event.ts === undefined ? { ts: Date.now(), ...event } : event;
+    sink.emit(stamped);
+    try {
+      listener(stamped as KeelEvent);
+    } catch {
+      // a listener only watches
+    }
+  });
 }

@@ -1,5 +1,5 @@
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import type { EventSink, Host, RunContext } from "../../core/index.js";
+import { sinkWithEmit, type EventSink, type Host, type RunContext } from "../../core/index.js";
 import { elicitApprover } from "./elicit-approver.js";
 import { forwardElicitor } from "./forward-elicitor.js";
 import { observationResult, type ServedCallResult } from "./observation-result.js";
@@ -108,22 +108,17 @@ interface RequestExtra {
 
 /** The host's event sink, also sending each `mcp_progress` event of the call to the client as `notifications/progress`. */
 function forwardProgress(events: EventSink, progressToken: string | number, send: RequestExtra["sendNotification"]): EventSink {
-  return {
-    emit(event) {
-      events.emit(event);
-      if (event.type === "mcp_progress")
-        send({
-          method: "notifications/progress",
-          params: {
-            progressToken,
-            progress: event.progress,
-            ...(event.total !== undefined ? { total: event.total } : {}),
-            ...(event.message ? { message: event.message } : {}),
-          },
-        }).catch(() => undefined);
-    },
-    flush: (durable) => events.flush(durable),
-    commit: () => (events.commit ? events.commit() : events.flush()),
-    flushed: () => (events.flushed ? events.flushed() : Promise.resolve(events.flush())),
-  };
+  return sinkWithEmit(events, (event) => {
+    events.emit(event);
+    if (event.type === "mcp_progress")
+      send({
+        method: "notifications/progress",
+        params: {
+          progressToken,
+          progress: event.progress,
+          ...(event.total !== undefined ? { total: event.total } : {}),
+          ...(event.message ? { message: event.message } : {}),
+        },
+      }).catch(() => undefined);
+  });
 }

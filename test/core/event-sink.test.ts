@@ -94,8 +94,13 @@ describe("JsonlEventSink", () => {
     mkdirSync(file, { recursive: true }); // the log path is taken by a directory: open fails
     const sink = new JsonlEventSink(file);
     sink.emit(rawEvent({ type: "kept" }));
-    sink.commit();
-    await new Promise((r) => setTimeout(r, COMMIT_WITHIN_MS + 5)); // the failed write in the timer did not crash the process
+    vi.useFakeTimers();
+    try {
+      sink.commit();
+      await vi.advanceTimersByTimeAsync(COMMIT_WITHIN_MS); // the failed write in the timer did not crash the process
+    } finally {
+      vi.useRealTimers();
+    }
     expect(() => sink.flush()).toThrow(/EISDIR|illegal operation/i);
     rmSync(file, { recursive: true });
     sink.emit(rawEvent({ type: "later" }));
