@@ -1,9 +1,10 @@
 import { closeSync, constants, existsSync, fdatasyncSync, fstatSync, mkdirSync, openSync, readSync, statSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
+import { errorMessage } from "./errors.js";
 import { assertOwnPath, openOwnFileSync } from "./state/own-path.js";
 import type { EventInput, EventSink, KeelEvent } from "./types.js";
 
-/** Pending text at which `commit` writes at once instead of at the end of the batch. */
+/** Pending text at which events are written at the end of the turn instead of at the end of the commit window. */
 const COMMIT_NOW_CHARS = 64 * 1024;
 /**
  * How long `commit` lets events of calls that ended wait in memory: calls in that window share one
@@ -13,13 +14,17 @@ export const COMMIT_WITHIN_MS = 5;
 
 /**
  * Appends events as JSON lines (`JSON.stringify` of each event, `ts` first), buffered in memory
- * and written with one synchronous `write` per `flush`. Write policy (README, "Events"): the
- * pipeline flushes before executing a tool that is not read-only (so a side effect is never
- * unrecorded), sessions flush (and fsync) at step and turn boundaries, and a call that ends
- * `commit`s: its events are written within COMMIT_WITHIN_MS (at once past 64 KiB), together with
- * whatever else ended meanwhile. Pending events are also written when the process exits. The file
- * is keel's own: a symlinked folder on its way under `.keel` is refused (StateError from `flush`)
- * and a symlink at the file itself is replaced, never written through.
+ * and written with one synchronous `write` per `flush`. An event is serialized at the end of the
+ * event-loop turn it was emitted in (`setImmediate`), or by an earlier `flush`: after the work that
+ * follows it in that turn (e.g. the next request to an MCP server) has started, so that work does
+ * not wait for the log (bench/README.md, "Issue 14"). Emitters therefore never change an event
+ * after emitting it. Write policy (README, "Events"): the pipeline flushes before executing a tool
+ * that is not read-only (so a side effect is never unrecorded), sessions flush (and fsync) at step
+ * and turn boundaries, and a call that ends `commit`s: its events are written within
+ * COMMIT_WITHIN_MS (at the end of the turn past 64 KiB), together with whatever else ended meanwhile. Pending
+ * events are also written when the process exits. The file is keel's own: a symlinked folder on
+ * its way under `.keel` is refused (StateError from `flush`) and a symlink at the file itself is
+ * replaced, never written through.
  */
 export class JsonlEventSink implements EventSink {
   private fd: number | undefined;
@@ -29,6 +34,21 @@ export class JsonlEventSink implements EventSink {
   private unsynced = false;
   /** Lines not written yet (each ending in "\n"). */
   private text = "";
+  /** Events emitted in this event-loop turn, not serialized yet (see the class comment). */
+  private queued: EventInput[] = [];
+  /** The scheduled serialization of `queued`, if any. */
+  private serializer: NodeJS.Immediate | undefined;
+  private readonly onSerialize = () => {
+    this.serializer = undefined;
+    this.serialize();
+    // A long run of calls must not pile events up: past 64 KiB pending, written at the end of this turn.
+    if (this.text.length < COMMIT_NOW_CHARS) return;
+    try {
+      this.flush(false);
+    } catch {
+      // Kept pending, as in onCommit.
+    }
+  };
   /** The scheduled `commit` write, if any. */
   private commitTimer: NodeJS.Timeout | undefined;
   /** The exit handler is installed (from the first `commit` or write until `close`). */
@@ -75,11 +95,17 @@ export class JsonlEventSink implements EventSink {
     private readonly listener?: (event: KeelEvent) => void,
   ) {}
 
-  /** Buffers one event; `ts` defaults to now (and then comes first). The observer, if any, sees it. */
+  /**
+   * Buffers one event, to be serialized at the end of this event-loop turn (the caller must not
+   * change it afterwards); `ts` defaults to now (and then comes first). The observer, if any, sees it.
+   */
   emit(event: EventInput): void {
     const stamped = event.ts === undefined ? { ts: Date.now(), ...event } : event;
-    this.text += JSON.stringify(stamped) + "\n";
+    this.queued.push(stamped);
+    this.serializer ??= setImmediate(this.onSerialize);
     if (this.listener) {
+      // Recorded after the listener returns (at the end of the turn): it may read the event, never change the record.
+      Object.freeze(stamped);
       try {
         this.listener(stamped as KeelEvent);
       } catch {
@@ -89,13 +115,13 @@ export class JsonlEventSink implements EventSink {
   }
 
   /**
-   * Writes buffered events soon: within COMMIT_WITHIN_MS, or at once past 64 KiB pending (a long
-   * run of calls must not pile events up), or earlier when something flushes or the process exits.
+   * Writes buffered events soon: within COMMIT_WITHIN_MS, or at the end of this turn past 64 KiB
+   * pending (a long run of calls must not pile events up), or earlier when something flushes or the
+   * process exits.
    * Calls that end in that window share one `write`.
    */
   commit(): void {
-    if (this.text.length >= COMMIT_NOW_CHARS) return this.flush(false);
-    if (this.commitTimer !== undefined || this.text === "") return;
+    if (this.commitTimer !== undefined || (this.text === "" && this.queued.length === 0)) return;
     this.hookExit();
     this.commitTimer = setTimeout(this.onCommit, COMMIT_WITHIN_MS);
     // The timer never keeps a process alive: the exit handler writes what is pending.
@@ -127,6 +153,7 @@ export class JsonlEventSink implements EventSink {
    * process. With `durable` (default: `syncOnFlush`), also fsyncs (they survive a crash of the machine).
    */
   flush(durable = this.syncOnFlush): void {
+    this.serialize();
     if (this.text === "") {
       if (durable && this.unsynced && this.fd !== undefined) {
         fdatasyncSync(this.fd);
@@ -161,10 +188,29 @@ export class JsonlEventSink implements EventSink {
     this.flush();
     if (this.commitTimer !== undefined) clearTimeout(this.commitTimer);
     this.commitTimer = undefined;
+    if (this.serializer !== undefined) clearImmediate(this.serializer);
+    this.serializer = undefined;
     if (this.fd !== undefined) closeSync(this.fd);
     if (this.exitHooked) process.off("exit", this.onExit);
     this.exitHooked = false;
     this.fd = undefined;
+  }
+
+  /** Appends the queued events to the pending text; one that cannot be serialized becomes a `state_error` line saying so. */
+  private serialize(): void {
+    if (this.queued.length === 0) return;
+    const queued = this.queued;
+    this.queued = [];
+    for (const event of queued) {
+      let line: string;
+      try {
+        line = JSON.stringify(event);
+      } catch (error) {
+        // e.g. a BigInt or a cycle from a hook's data: recorded as lost, never thrown from a later tick
+        line = JSON.stringify({ ts: event.ts, type: "state_error", message: `keel could not record the ${String(event.type)} event: ${errorMessage(error)}` });
+      }
+      this.text += line + "\n";
+    }
   }
 
   private hookExit(): void {

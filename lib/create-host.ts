@@ -46,7 +46,8 @@ function forwardingSink(sink: EventSink, listener: (event: KeelEvent) => void): 
     const stamped = event.ts === undefined ? { ts: Date.now(), ...event } : event;
     sink.emit(stamped);
     try {
-      listener(stamped as KeelEvent);
+      // The sink records it at the end of this turn: the listener may read it, never change the record.
+      listener(Object.freeze(stamped) as KeelEvent);
     } catch {
       // a listener only watches
     }

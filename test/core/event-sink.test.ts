@@ -53,14 +53,34 @@ describe("JsonlEventSink", () => {
       expect(readEvents(file).map((e) => e.type)).toEqual(["first", "a", "b", "c"]);
       await vi.advanceTimersByTimeAsync(COMMIT_WITHIN_MS);
       expect(readEvents(file)).toHaveLength(4);
-      // Past 64 KiB pending, commit writes at once.
+      // Past 64 KiB pending, the events are written at the end of the turn, not of the window.
       sink.emit(rawEvent({ type: "big", text: "x".repeat(70_000) }));
       sink.commit();
+      await vi.advanceTimersByTimeAsync(0);
       expect(readEvents(file).map((e) => e.type)).toEqual(["first", "a", "b", "c", "big"]);
     } finally {
       vi.useRealTimers();
     }
     sink.close();
+  });
+
+  it("serializes at the end of the turn: an event that cannot be serialized becomes a state_error line, and a listener cannot change the record", async () => {
+    ws = makeWorkspace();
+    const file = ws.path(".keel", "events.jsonl");
+    const seen: string[] = [];
+    const sink = new JsonlEventSink(file, undefined, false, (event) => {
+      seen.push(event.type);
+      (event as { type: string }).type = "forged"; // throws: the event is frozen (and the throw is ignored)
+    });
+    sink.emit(rawEvent({ type: "kept", n: 1 }));
+    sink.emit(rawEvent({ type: "odd", n: 2n })); // JSON.stringify throws on a BigInt
+    sink.emit(rawEvent({ type: "after" }));
+    await new Promise((resolve) => setImmediate(resolve)); // the end of the turn: serialized, without throwing from the tick
+    sink.close();
+    expect(seen).toEqual(["kept", "odd", "after"]);
+    const events = readEvents(file);
+    expect(events.map((e) => e.type)).toEqual(["kept", "state_error", "after"]);
+    expect((events[1] as { message: string }).message).toMatch(/could not record the odd event: .*BigInt/);
   });
 
   it("flushed() resolves after one write shared by every caller of the same burst, and rejects when it cannot write", async () => {
