@@ -18,7 +18,7 @@ const FILESYSTEM = nm("@modelcontextprotocol/server-filesystem/dist/index.js");
 const MEMORY = nm("@modelcontextprotocol/server-memory/dist/index.js");
 /** Rounds per case and length of one round; the cases alternate every round. */
 const ROUNDS = Number(process.env.KEEL_BENCH_ROUNDS ?? 40);
-const ROUND_MS = 150;
+const ROUND_MS = Number(process.env.KEEL_BENCH_ROUND_MS ?? 150);
 const everything = { command: process.execPath, args: [EVERYTHING, "stdio"] };
 
 /** A temp workspace with `.mcp.json`; returns its root. */
