@@ -21,10 +21,10 @@ export const COMMIT_WITHIN_MS = 5;
  * after emitting it. Write policy (README, "Events"): the pipeline flushes before executing a tool
  * that is not read-only (so a side effect is never unrecorded), sessions flush (and fsync) at step
  * and turn boundaries, and a call that ends `commit`s: its events are written within
- * COMMIT_WITHIN_MS (at the end of the turn past 64 KiB), together with whatever else ended meanwhile. Pending
- * events are also written when the process exits. The file is keel's own: a symlinked folder on
- * its way under `.keel` is refused (StateError from `flush`) and a symlink at the file itself is
- * replaced, never written through.
+ * COMMIT_WITHIN_MS (at the end of the turn past 64 KiB), together with whatever else ended
+ * meanwhile. Pending events are also written when the process exits. The file is keel's own: a
+ * symlinked folder on its way under `.keel` is refused (StateError from `flush`) and a symlink at
+ * the file itself is replaced, never written through.
  */
 export class JsonlEventSink implements EventSink {
   private fd: number | undefined;
@@ -117,8 +117,7 @@ export class JsonlEventSink implements EventSink {
   /**
    * Writes buffered events soon: within COMMIT_WITHIN_MS, or at the end of this turn past 64 KiB
    * pending (a long run of calls must not pile events up), or earlier when something flushes or the
-   * process exits.
-   * Calls that end in that window share one `write`.
+   * process exits. Calls that end in that window share one `write`.
    */
   commit(): void {
     if (this.commitTimer !== undefined || (this.text === "" && this.queued.length === 0)) return;

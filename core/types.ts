@@ -247,7 +247,7 @@ import type { EventInput } from "./event-types.js";
 
 /** Appends events; implementations must persist each event before `flush` returns. */
 export interface EventSink {
-  /** Records one event; `ts` defaults to now. */
+  /** Records one event; `ts` defaults to now. The sink may serialize it later in this event-loop turn: never change an event after emitting it. */
   emit(event: EventInput): void;
   /** Writes buffered events to disk now (synchronously durable against process crashes; with `durable`, fsynced against machine crashes). */
   flush(durable?: boolean): void;
