@@ -49,12 +49,22 @@ export function mcpRuntime(options: McpRuntimeOptions = {}): KeelPlugin {
         const discovered = await discoverMcpServers({ workspace: host.workspace, env: host.env, diagnostics: host.diagnostics, handOffs });
         if (!discovered.servers.length && !discovered.resources.length) return;
         // The manager and its dependencies load only when a workspace has MCP servers or resources.
-        const [{ policyElicitor }, { genericMcpTools }, { McpManager }, { HealthStore }, { ToolCache }, { McpAuth }, { OAuthStore }] = await Promise.all([
+        const [
+          { policyElicitor },
+          { genericMcpTools },
+          { McpManager },
+          { HealthStore },
+          { ToolCache },
+          { ToolCaches, userToolCacheFile },
+          { McpAuth },
+          { OAuthStore },
+        ] = await Promise.all([
           import("./elicitation.js"),
           import("./generic-tools.js"),
           import("./mcp-manager.js"),
           import("./server-health.js"),
           import("./tool-cache.js"),
+          import("./tool-caches.js"),
           import("./mcp-auth.js"),
           import("./oauth-store.js"),
         ]);
@@ -63,7 +73,11 @@ export function mcpRuntime(options: McpRuntimeOptions = {}): KeelPlugin {
         const ensure = () => host.ensureStateDir("state", "mcp");
         manager = new McpManager(host, discovered, {
           health: new HealthStore(host.statePath("mcp", "health.json"), ensure),
-          cache: new ToolCache(host.statePath("mcp", "tool-cache.json"), ensure),
+          // The user's own servers are cached under $KEEL_HOME: a committed .keel/ cannot speak for them.
+          cache: new ToolCaches(
+            new ToolCache(host.statePath("mcp", "tool-cache.json"), ensure),
+            new ToolCache(userToolCacheFile(host.workspace.keelHome, host.workspace.root)),
+          ),
           elicit:
             options.elicit ??
             policyElicitor(

@@ -19,7 +19,8 @@ import { backingOff, type HealthStore } from "./server-health.js";
 import { sdkSchemaValidator } from "./sdk-schema-validator.js";
 import { RequestCancel } from "./request-cancel.js";
 import { StderrRing } from "./stderr-ring.js";
-import type { McpToolInfo, ToolCache } from "./tool-cache.js";
+import type { McpToolInfo } from "./tool-cache.js";
+import type { ToolListCache } from "./tool-caches.js";
 
 /** What `keel mcp list` shows for a server. */
 export type McpServerState = "connected" | "connecting" | "failed" | "needs_login" | "untrusted" | "disabled" | "lazy" | "idle";
@@ -28,7 +29,7 @@ export type McpServerState = "connected" | "connecting" | "failed" | "needs_logi
 export interface ConnectionDeps {
   host: Host;
   health: HealthStore;
-  cache: ToolCache;
+  cache: ToolListCache;
   elicit: Elicitor;
   authProvider?: AuthProviderFactory;
   startupTimeoutMs: number;
