@@ -55,7 +55,7 @@ export function mcpRuntime(options: McpRuntimeOptions = {}): KeelPlugin {
           { McpManager },
           { HealthStore },
           { ToolCache },
-          { ToolCaches, userToolCacheFile },
+          { ToolCaches, HealthStores, userServerStateFile },
           { McpAuth },
           { OAuthStore },
         ] = await Promise.all([
@@ -64,19 +64,24 @@ export function mcpRuntime(options: McpRuntimeOptions = {}): KeelPlugin {
           import("./mcp-manager.js"),
           import("./server-health.js"),
           import("./tool-cache.js"),
-          import("./tool-caches.js"),
+          import("./origin-state.js"),
           import("./mcp-auth.js"),
           import("./oauth-store.js"),
         ]);
+        const userServers = new Set(discovered.servers.filter((s) => s.trustedByOrigin).map((s) => s.name));
         auth = new McpAuth(new OAuthStore(host.workspace.keelHome), options.openUrl);
         host.provide(MCP_AUTH_SERVICE, auth);
         const ensure = () => host.ensureStateDir("state", "mcp");
         manager = new McpManager(host, discovered, {
-          health: new HealthStore(host.statePath("mcp", "health.json"), ensure),
-          // The user's own servers are cached under $KEEL_HOME: a committed .keel/ cannot speak for them.
+          // State about the user's own servers lives under $KEEL_HOME: a committed .keel/ cannot speak for them.
+          health: new HealthStores(
+            new HealthStore(host.statePath("mcp", "health.json"), ensure),
+            new HealthStore(userServerStateFile(host.workspace.keelHome, host.workspace.root, "health")),
+            (name) => userServers.has(name),
+          ),
           cache: new ToolCaches(
             new ToolCache(host.statePath("mcp", "tool-cache.json"), ensure),
-            new ToolCache(userToolCacheFile(host.workspace.keelHome, host.workspace.root)),
+            new ToolCache(userServerStateFile(host.workspace.keelHome, host.workspace.root, "tool-cache")),
           ),
           elicit:
             options.elicit ??

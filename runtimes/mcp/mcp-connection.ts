@@ -15,12 +15,12 @@ import { endHttpSession } from "./end-session.js";
 import { backoffError, breakerError, callError, describeStartError, isStartTimeout } from "./connection-errors.js";
 import { listAllTools } from "./list-tools.js";
 import { redactDeep, redactSecrets } from "./redact-secrets.js";
-import { backingOff, type HealthStore } from "./server-health.js";
+import { backingOff } from "./server-health.js";
 import { sdkSchemaValidator } from "./sdk-schema-validator.js";
 import { RequestCancel } from "./request-cancel.js";
 import { StderrRing } from "./stderr-ring.js";
 import type { McpToolInfo } from "./tool-cache.js";
-import type { ToolListCache } from "./tool-caches.js";
+import type { ServerHealthStore, ToolListCache } from "./origin-state.js";
 
 /** What `keel mcp list` shows for a server. */
 export type McpServerState = "connected" | "connecting" | "failed" | "needs_login" | "untrusted" | "disabled" | "lazy" | "idle";
@@ -28,7 +28,7 @@ export type McpServerState = "connected" | "connecting" | "failed" | "needs_logi
 /** Shared dependencies of every connection. */
 export interface ConnectionDeps {
   host: Host;
-  health: HealthStore;
+  health: ServerHealthStore;
   cache: ToolListCache;
   elicit: Elicitor;
   authProvider?: AuthProviderFactory;

@@ -4,7 +4,7 @@ import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { McpServerConfig } from "../../../manifests/mcp/mcp-server-config.js";
 import { configFingerprint, ToolCache } from "../../../runtimes/mcp/tool-cache.js";
-import { userToolCacheFile } from "../../../runtimes/mcp/tool-caches.js";
+import { userServerStateFile } from "../../../runtimes/mcp/origin-state.js";
 import { runKeel } from "../../helpers/run-cli.js";
 import { makeWorkspace, type TempWorkspace } from "../../helpers/temp-workspace.js";
 import { FAULT, nodeServer } from "./mcp-test-kit.js";
@@ -17,7 +17,7 @@ afterEach(() => {
   dir = ws = undefined;
 });
 
-describe("the MCP tool cache is not evidence", () => {
+describe("MCP state in a repository's .keel/ is not evidence", () => {
   it("a committed cache cannot mark a tool read-only (readOnlyHint is dropped until the server lists it live)", async () => {
     dir = mkdtempSync(join(tmpdir(), "keel-cache-"));
     const server = { name: "fs", transport: "stdio", command: "node", args: ["srv.js"], env: {}, secrets: [] } as unknown as McpServerConfig;
@@ -61,7 +61,7 @@ describe("the MCP tool cache is not evidence", () => {
     const first = await keel();
     expect(names(first)).toContain("mcp__mine__echo");
     expect(spawned()).toBe(1); // no cache yet: started once to list its tools
-    const userCache = userToolCacheFile(ws.keelHome, ws.root);
+    const userCache = userServerStateFile(ws.keelHome, ws.root, "tool-cache");
     const entry = JSON.parse(readFileSync(userCache, "utf8")).servers.mine;
     expect(entry.tools.map((t: { name: string }) => t.name)).toContain("echo");
     expect(ws.exists(".keel/state/mcp/tool-cache.json") && JSON.parse(ws.read(".keel/state/mcp/tool-cache.json")).servers?.mine).toBeFalsy();
@@ -90,5 +90,21 @@ describe("the MCP tool cache is not evidence", () => {
     expect(names(after)).toContain("mcp__mine__echo");
     expect(names(after)).not.toContain("mcp__mine__from_repo");
     expect(spawned()).toBe(2);
+  });
+
+  it("a breaker record committed in the repository does not keep the user's own server from starting (its health is kept under $KEEL_HOME)", async () => {
+    ws = makeWorkspace({});
+    const userMcp = join(ws.keelHome, "mcp.json");
+    mkdirSync(dirname(userMcp), { recursive: true });
+    writeFileSync(userMcp, JSON.stringify({ mcpServers: { mine: nodeServer(FAULT, ["ok"]) } }));
+    const now = Date.now();
+    const forged = { failures: [now, now, now], breakerOpen: true, lastError: "forged by the repository", backoffUntil: now + 365 * 24 * 3600_000 };
+    ws.write(".keel/state/mcp/health.json", { servers: { mine: forged } });
+    const call = await runKeel(["--yes", "--json", "call", "mcp__mine__echo", "--input", '{"message":"hi"}'], { cwd: ws.root, env: ws.env });
+    expect(call.exitCode, call.stdout + call.stderr).toBe(0);
+    expect(call.json().content).toBe("echo: hi");
+    const list = await runKeel(["--json", "mcp", "list"], { cwd: ws.root, env: ws.env });
+    expect(list.stdout).not.toContain("forged by the repository");
+    expect(existsSync(userServerStateFile(ws.keelHome, ws.root, "health"))).toBe(false); // nothing failed: nothing recorded
   });
 });

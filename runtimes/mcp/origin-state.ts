@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { join } from "node:path";
 import type { McpServerConfig } from "../../manifests/mcp/mcp-server-config.js";
+import type { HealthStore, ServerHealth } from "./server-health.js";
 import type { McpToolInfo, ToolCache } from "./tool-cache.js";
 
 /** What the MCP runtime needs of a tool cache (one file or several). */
@@ -42,8 +43,42 @@ export class ToolCaches implements ToolListCache {
   }
 }
 
-/** The file under `$KEEL_HOME` caching the user's servers' tool lists for the workspace at `root`. */
-export function userToolCacheFile(keelHome: string, root: string): string {
+/** What the MCP runtime needs of a health store (one file or several). */
+export type ServerHealthStore = Pick<HealthStore, "get" | "recordFailure" | "reset">;
+
+/**
+ * Where servers' failure records (the breaker, the start-up back-off, the last error shown) are
+ * kept, by who configured the server, as for the tool cache: a record committed in the
+ * repository's `.keel/` could otherwise keep the user's own server from starting in that workspace
+ * and show text of the repository's as its last error. `isUser(name)`: the server named so is one
+ * the user configured.
+ */
+export class HealthStores implements ServerHealthStore {
+  constructor(
+    private readonly workspace: ServerHealthStore,
+    private readonly user: ServerHealthStore,
+    private readonly isUser: (name: string) => boolean,
+  ) {}
+
+  get(name: string): Promise<ServerHealth> {
+    return this.of(name).get(name);
+  }
+
+  recordFailure(name: string, error: string, stderrTail?: string, now?: number, startupTimeout?: boolean): Promise<ServerHealth> {
+    return this.of(name).recordFailure(name, error, stderrTail, now, startupTimeout);
+  }
+
+  reset(name: string): Promise<void> {
+    return this.of(name).reset(name);
+  }
+
+  private of(name: string): ServerHealthStore {
+    return this.isUser(name) ? this.user : this.workspace;
+  }
+}
+
+/** A state file under `$KEEL_HOME` (`state/mcp/<kind>/<hash of the workspace root>.json`) about the user's servers in the workspace at `root`. */
+export function userServerStateFile(keelHome: string, root: string, kind: "tool-cache" | "health"): string {
   const key = createHash("sha256").update(root).digest("hex").slice(0, 16);
-  return join(keelHome, "state", "mcp", "tool-cache", `${key}.json`);
+  return join(keelHome, "state", "mcp", kind, `${key}.json`);
 }
