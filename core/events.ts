@@ -97,14 +97,16 @@ export class JsonlEventSink implements EventSink {
 
   /**
    * Buffers one event, to be serialized at the end of this event-loop turn (the caller must not
-   * change it afterwards); `ts` defaults to now (and then comes first). The observer, if any, sees it.
+   * change it afterwards); `ts` defaults to now (and then comes first). With a listener, it is
+   * serialized at once, then the listener sees it (frozen).
    */
   emit(event: EventInput): void {
     const stamped = event.ts === undefined ? { ts: Date.now(), ...event } : event;
     this.queued.push(stamped);
     this.serializer ??= setImmediate(this.onSerialize);
     if (this.listener) {
-      // Recorded after the listener returns (at the end of the turn): it may read the event, never change the record.
+      // Serialized before the listener sees it (nested objects too): it may read the event, never change the record.
+      this.serialize();
       Object.freeze(stamped);
       try {
         this.listener(stamped as KeelEvent);

@@ -64,15 +64,17 @@ describe("JsonlEventSink", () => {
     sink.close();
   });
 
-  it("serializes at the end of the turn: an event that cannot be serialized becomes a state_error line, and a listener cannot change the record", async () => {
+  it("an event that cannot be serialized becomes a state_error line, and a listener cannot change the record (not even nested)", async () => {
     ws = makeWorkspace();
     const file = ws.path(".keel", "events.jsonl");
     const seen: string[] = [];
     const sink = new JsonlEventSink(file, undefined, false, (event) => {
       seen.push(event.type);
+      const nested = (event as { nested?: { v: number } }).nested;
+      if (nested) nested.v = 2; // a nested object is not frozen, but the record was made before the listener ran
       (event as { type: string }).type = "forged"; // throws: the event is frozen (and the throw is ignored)
     });
-    sink.emit(rawEvent({ type: "kept", n: 1 }));
+    sink.emit(rawEvent({ type: "kept", n: 1, nested: { v: 1 } }));
     sink.emit(rawEvent({ type: "odd", n: 2n })); // JSON.stringify throws on a BigInt
     sink.emit(rawEvent({ type: "after" }));
     await new Promise((resolve) => setImmediate(resolve)); // the end of the turn: serialized, without throwing from the tick
@@ -80,6 +82,7 @@ describe("JsonlEventSink", () => {
     expect(seen).toEqual(["kept", "odd", "after"]);
     const events = readEvents(file);
     expect(events.map((e) => e.type)).toEqual(["kept", "state_error", "after"]);
+    expect((events[0] as unknown as { nested: { v: number } }).nested.v).toBe(1);
     expect((events[1] as { message: string }).message).toMatch(/could not record the odd event: .*BigInt/);
   });
 
