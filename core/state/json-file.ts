@@ -1,19 +1,28 @@
 import { closeSync, constants, fstatSync, openSync, readFileSync } from "node:fs";
-import { mkdir, readFile } from "node:fs/promises";
+import { mkdir, open } from "node:fs/promises";
 import { dirname } from "node:path";
 import { StateError, errorMessage } from "../errors.js";
 import { assertOwnPath, replaceLink, workspaceOwned } from "./own-path.js";
 
 /**
  * Reads a JSON state file. Missing file → `fallback`. A file that cannot be parsed
- * throws `StateError` naming the file (the caller must not overwrite it).
+ * throws `StateError` naming the file (the caller must not overwrite it). Only a regular file is
+ * read, opened without blocking; under a workspace's `.keel`, a link at the file reads as missing
+ * and a linked folder on the way throws StateError (see `ownedForRead`).
  */
 export async function readJsonState<T>(file: string, fallback: T): Promise<T> {
+  const own = ownedForRead(file);
   let text: string;
   try {
-    text = await readFile(file, "utf8");
+    const handle = await open(file, readFlags(own));
+    try {
+      if (!(await handle.stat()).isFile()) throw new Error("not a regular file");
+      text = await handle.readFile("utf8");
+    } finally {
+      await handle.close();
+    }
   } catch (error) {
-    return unreadable(error, file, fallback);
+    return unreadable(error, file, fallback, own);
   }
   return parseState(text, file, fallback);
 }
@@ -21,13 +30,12 @@ export async function readJsonState<T>(file: string, fallback: T): Promise<T> {
 /**
  * readJsonState in one synchronous read: for a large file read on the way to the next step anyway
  * (a session checkpoint), where the promise API's chunked reads cost more than the read itself.
- * Opens without blocking and reads only a regular file (a FIFO planted in a committed `.keel`
- * would otherwise hang the process).
  */
 export function readJsonStateSync<T>(file: string, fallback: T): T {
+  const own = ownedForRead(file);
   let text: string;
   try {
-    const fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
+    const fd = openSync(file, readFlags(own));
     try {
       if (!fstatSync(fd).isFile()) throw new Error("not a regular file");
       text = readFileSync(fd, "utf8");
@@ -35,13 +43,33 @@ export function readJsonStateSync<T>(file: string, fallback: T): T {
       closeSync(fd);
     }
   } catch (error) {
-    return unreadable(error, file, fallback);
+    return unreadable(error, file, fallback, own);
   }
   return parseState(text, file, fallback);
 }
 
-function unreadable<T>(error: unknown, file: string, fallback: T): T {
-  if ((error as NodeJS.ErrnoException).code === "ENOENT") return fallback;
+/**
+ * Whether `file` is keel's own under a workspace's `.keel` (then it is read through no symlinked
+ * folder: StateError, as for writes). A repository can commit `.keel`: a state file there linked to
+ * `/dev/zero`, a terminal or another of the user's files would otherwise be read as keel's state.
+ */
+function ownedForRead(file: string): boolean {
+  if (!workspaceOwned(file)) return false;
+  assertOwnPath(file);
+  return true;
+}
+
+/**
+ * Opened without blocking (a FIFO is never waited on) and, for keel's own files, without following a
+ * link planted at the file: that reads as a missing file (the next write replaces the link).
+ */
+function readFlags(own: boolean): number {
+  return constants.O_RDONLY | constants.O_NONBLOCK | (own ? constants.O_NOFOLLOW : 0);
+}
+
+function unreadable<T>(error: unknown, file: string, fallback: T, own: boolean): T {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === "ENOENT" || (own && code === "ELOOP")) return fallback;
   throw new StateError(`Cannot read state file ${file}: ${errorMessage(error)}`, file, { cause: error });
 }
 

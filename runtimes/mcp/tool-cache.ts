@@ -26,7 +26,8 @@ export interface McpToolInfo {
  */
 export const TOOL_CACHE_MAX_AGE_MS = 24 * 60 * 60_000;
 
-interface CacheFile {
+/** The cache file's shape. */
+export interface CacheFile {
   servers: Record<string, { fingerprint: string; savedAt: string; tools: McpToolInfo[]; instructions?: string }>;
 }
 
@@ -42,10 +43,17 @@ export function configFingerprint(s: McpServerConfig): string {
 
 /** Per-workspace cache of servers' tool lists (`.keel/state/mcp/tool-cache.json`), for lazy start. */
 export class ToolCache {
-  /** `ensure` runs before the first write (creates `.keel/` with its `.gitignore`). */
+  /**
+   * The file as read once for this process (every server's entry comes from one read and one parse;
+   * replaced by what `put` writes). A file that cannot be read or parsed reads as empty.
+   */
+  private loaded: Promise<CacheFile> | undefined;
+
+  /** `ensure` runs before the first write (creates `.keel/` with its `.gitignore`); `read` reads the file (default: `readJsonState`). */
   constructor(
     private readonly file: string,
     private readonly ensure: () => void = () => undefined,
+    private readonly read: (file: string) => Promise<CacheFile> = (f) => readJsonState<CacheFile>(f, { servers: {} }),
   ) {}
 
   /**
@@ -62,7 +70,7 @@ export class ToolCache {
   /** Like `get`, plus the server's cached `instructions` (untrusted text, like the tool descriptions). Never throws. */
   async entry(server: McpServerConfig, opts: { maxAgeMs?: number; now?: number } = {}): Promise<{ tools: McpToolInfo[]; instructions?: string } | undefined> {
     try {
-      const data = await readJsonState<CacheFile>(this.file, { servers: {} });
+      const data = await (this.loaded ??= this.read(this.file).catch((): CacheFile => ({ servers: {} })));
       const entry = data.servers?.[server.name];
       if (!entry || entry.fingerprint !== configFingerprint(server) || !Array.isArray(entry.tools)) return undefined;
       if (opts.maxAgeMs !== undefined && !((opts.now ?? Date.now()) - Date.parse(entry.savedAt) <= opts.maxAgeMs)) return undefined;
@@ -93,7 +101,8 @@ export class ToolCache {
       const batch = [...this.pending.values()];
       this.pending.clear();
       try {
-        const data = await readJsonState<CacheFile>(this.file, { servers: {} }).catch(() => ({ servers: {} }) as CacheFile);
+        // Read anew: another keel process may have cached other servers meanwhile.
+        const data = await this.read(this.file).catch(() => ({ servers: {} }) as CacheFile);
         data.servers = data.servers ?? {};
         for (const { server, tools, instructions } of batch)
           data.servers[server.name] = {
@@ -104,6 +113,7 @@ export class ToolCache {
           };
         this.ensure();
         await writeJsonState(this.file, data);
+        this.loaded = Promise.resolve(data);
       } catch {
         // the cache is an optimization only
       }

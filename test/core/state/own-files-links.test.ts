@@ -1,4 +1,5 @@
-import { lstatSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { copyFileSync, lstatSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { runKeel } from "../../helpers/run-cli.js";
@@ -96,5 +97,38 @@ describe("keel's own files never follow symlinks planted in the repo (real CLI)"
     expect(fresh.exitCode).toBe(0);
     expect(fresh.stdout).toContain("done");
     expect(everything(repo.outside)).toEqual([]);
+  });
+
+  it("state files linked to another file of the user's or to /dev/zero, or planted as a FIFO, are never read as keel's state", async () => {
+    const repo = hostileRepo();
+    ws = repo.ws;
+    // A real tasks.json of another workspace, made by keel, sits outside; the repository links to it.
+    const other = makeWorkspace();
+    try {
+      expect((await runKeel(["task", "add", "SECRET plan of another project"], { cwd: other.root, env: other.env })).exitCode).toBe(0);
+      copyFileSync(other.path(".keel", "state", "tasks.json"), join(repo.outside, "tasks.json"));
+    } finally {
+      other.cleanup();
+    }
+    mkdirSync(ws.path(".keel", "state", "mcp"), { recursive: true });
+    symlinkSync(join(repo.outside, "tasks.json"), ws.path(".keel", "state", "tasks.json"));
+    symlinkSync("/dev/zero", ws.path(".keel", "state", "plan.json"));
+    // Read naively, a FIFO blocks forever and /dev/zero fills memory: these commands would never answer.
+    execFileSync("mkfifo", [ws.path(".keel", "state", "mcp", "tool-cache.json")]);
+    ws.write(".mcp.json", { mcpServers: { gone: { command: process.execPath, args: ["-e", "process.exit(3)"], lazy: true } } });
+
+    const tasks = await runKeel(["--json", "task", "list"], { cwd: ws.root, env: ws.env });
+    expect(tasks.exitCode).toBe(0);
+    expect(tasks.stdout).not.toContain("SECRET");
+    const plan = await runKeel(["--json", "plan"], { cwd: ws.root, env: ws.env });
+    expect(plan.exitCode).toBe(0);
+    const tools = await runKeel(["--trust", "--json", "tools"], { cwd: ws.root, env: ws.env });
+    expect(tools.exitCode).toBe(0);
+    expect(tools.json<{ tools: { name: string }[] }>().tools.some((t) => t.name === "read_file")).toBe(true);
+    // The link is replaced by keel's own file on the next write, and the file linked to is untouched.
+    expect((await runKeel(["task", "add", "our task"], { cwd: ws.root, env: ws.env })).exitCode).toBe(0);
+    expect(lstatSync(ws.path(".keel", "state", "tasks.json")).isFile()).toBe(true);
+    expect(ws.read(".keel/state/tasks.json")).not.toContain("SECRET");
+    expect(readFileSync(join(repo.outside, "tasks.json"), "utf8")).toContain("SECRET");
   });
 });
