@@ -1,7 +1,7 @@
-import { closeSync, constants, existsSync, fdatasyncSync, fstatSync, mkdirSync, openSync, readSync, statSync, writeSync } from "node:fs";
+import { closeSync, existsSync, fdatasyncSync, fstatSync, mkdirSync, openSync, readSync, statSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
 import { errorMessage } from "./errors.js";
-import { assertOwnPath, openOwnFileSync } from "./state/own-path.js";
+import { assertOwnPath, openOwnFileSync, ownReadFlags } from "./state/own-path.js";
 import type { EventInput, EventSink, KeelEvent } from "./types.js";
 
 /** Pending text at which events are written at the end of the turn instead of at the end of the commit window. */
@@ -271,7 +271,7 @@ export class MemoryEventSink implements EventSink {
 export function readEvents(file: string, from = 0): KeelEvent[] {
   let text: string;
   try {
-    const fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
+    const fd = openSync(file, ownReadFlags(file));
     try {
       const st = fstatSync(fd);
       if (!st.isFile() || st.size <= from) return [];

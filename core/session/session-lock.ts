@@ -1,5 +1,6 @@
-import { closeSync, linkSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
+import { closeSync, linkSync, openSync, rmSync, writeSync } from "node:fs";
 import { StateError } from "../errors.js";
+import { readJsonStateSync } from "../state/json-file.js";
 import { assertOwnPath } from "../state/own-path.js";
 
 /** A held writer lock; `release` is idempotent. */
@@ -63,7 +64,7 @@ function createWithContent(file: string, text: string): void {
 /** pid recorded in a lock file, if readable. */
 export function lockOwner(file: string): number | undefined {
   try {
-    const pid = Number((JSON.parse(readFileSync(file, "utf8")) as { pid?: unknown }).pid);
+    const pid = Number(readJsonStateSync<{ pid?: unknown } | null>(file, null)?.pid);
     return Number.isInteger(pid) && pid > 0 ? pid : undefined;
   } catch {
     return undefined;

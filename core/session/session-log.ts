@@ -1,5 +1,6 @@
-import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
+import { closeSync, fstatSync, openSync, readSync } from "node:fs";
 import { StateError } from "../errors.js";
+import { ownReadFlags } from "../state/own-path.js";
 import type { ChatMessage } from "../model/model-types.js";
 import type { PendingCall, PendingTurn, SessionState } from "./session-types.js";
 
@@ -87,9 +88,11 @@ export function loggedPending(pending: PendingTurn | null): LoggedPending | null
  * is not a regular file (opened without blocking: a FIFO or device planted there is refused at once).
  */
 export function readLogTail(file: string, offset: number): { entries: SessionLogEntry[]; lastTs?: number; size: number } {
+  const flags = ownReadFlags(file);
   let fd: number;
   try {
-    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
+    // a link planted at the log reads as no log (ownReadFlags)
+    fd = openSync(file, flags);
   } catch {
     if (offset > 0) throw new StateError(`The session log ${file} is missing, but its checkpoint needs ${offset} bytes of it. Start a new session.`, file);
     return { entries: [], size: 0 };

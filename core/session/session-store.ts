@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, statSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { didYouMean } from "../did-you-mean.js";
 import { StateError, UsageError } from "../errors.js";
@@ -142,10 +142,12 @@ export function listSessions(stateDir: string): SessionSummary[] {
     const paths = sessionPaths(stateDir, id);
     if (!existsSync(paths.meta)) continue;
     try {
-      const meta = JSON.parse(readFileSync(paths.meta, "utf8")) as SessionMeta;
+      // Read as keel's own files (no links, no FIFOs: a repository can commit .keel/sessions).
+      const meta = readJsonStateSync<SessionMeta | null>(paths.meta, null);
+      if (!meta) throw new Error(`${paths.meta} is empty or not keel's`);
       // status.json is small; a session written before it existed falls back to its state.json
-      const file = existsSync(paths.status) ? paths.status : existsSync(paths.state) ? paths.state : undefined;
-      const state = file ? (JSON.parse(readFileSync(file, "utf8")) as SessionStatusFile) : undefined;
+      const state =
+        readJsonStateSync<SessionStatusFile | null>(paths.status, null) ?? readJsonStateSync<SessionStatusFile | null>(paths.state, null) ?? undefined;
       out.push({
         id,
         status: state?.status ?? "new",

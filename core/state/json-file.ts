@@ -2,29 +2,15 @@ import { closeSync, constants, fstatSync, openSync, readFileSync } from "node:fs
 import { mkdir, open } from "node:fs/promises";
 import { dirname } from "node:path";
 import { StateError, errorMessage } from "../errors.js";
-import { assertOwnPath, replaceLink, workspaceOwned } from "./own-path.js";
+import { assertOwnPath, ownReadFlags, replaceLink, workspaceOwned } from "./own-path.js";
 
 /**
  * Reads a JSON state file. Missing file → `fallback`. A file that cannot be parsed
- * throws `StateError` naming the file (the caller must not overwrite it). Only a regular file is
- * read, opened without blocking; under a workspace's `.keel`, a link at the file reads as missing
- * and a linked folder on the way throws StateError (see `ownedForRead`).
+ * throws `StateError` naming the file (the caller must not overwrite it). Read as `readStateText`.
  */
 export async function readJsonState<T>(file: string, fallback: T): Promise<T> {
-  const own = ownedForRead(file);
-  let text: string;
-  try {
-    const handle = await open(file, readFlags(own));
-    try {
-      if (!(await handle.stat()).isFile()) throw new Error("not a regular file");
-      text = await handle.readFile("utf8");
-    } finally {
-      await handle.close();
-    }
-  } catch (error) {
-    return unreadable(error, file, fallback, own);
-  }
-  return parseState(text, file, fallback);
+  const text = await readStateText(file);
+  return text === undefined ? fallback : parseState(text, file, fallback);
 }
 
 /**
@@ -32,44 +18,52 @@ export async function readJsonState<T>(file: string, fallback: T): Promise<T> {
  * (a session checkpoint), where the promise API's chunked reads cost more than the read itself.
  */
 export function readJsonStateSync<T>(file: string, fallback: T): T {
-  const own = ownedForRead(file);
-  let text: string;
+  const text = readStateTextSync(file);
+  return text === undefined ? fallback : parseState(text, file, fallback);
+}
+
+/**
+ * The text of a state file, or undefined when there is none. Only a regular file is read, opened
+ * without blocking (a FIFO is never waited on, a device never read). Under a workspace's `.keel`,
+ * which a repository can commit, it is read as keel writes it: a link at the file (to another
+ * project's state, `/dev/zero`, a terminal) reads as no file — the next write replaces it — and a
+ * linked folder on the way throws StateError. Other failures throw StateError naming the file.
+ */
+export async function readStateText(file: string): Promise<string | undefined> {
+  const flags = ownReadFlags(file);
   try {
-    const fd = openSync(file, readFlags(own));
+    const handle = await open(file, flags);
+    try {
+      if (!(await handle.stat()).isFile()) throw new Error("not a regular file");
+      return await handle.readFile("utf8");
+    } finally {
+      await handle.close();
+    }
+  } catch (error) {
+    return unreadable(error, file, flags);
+  }
+}
+
+/** `readStateText` in one synchronous read. */
+export function readStateTextSync(file: string): string | undefined {
+  const flags = ownReadFlags(file);
+  try {
+    const fd = openSync(file, flags);
     try {
       if (!fstatSync(fd).isFile()) throw new Error("not a regular file");
-      text = readFileSync(fd, "utf8");
+      return readFileSync(fd, "utf8");
     } finally {
       closeSync(fd);
     }
   } catch (error) {
-    return unreadable(error, file, fallback, own);
+    return unreadable(error, file, flags);
   }
-  return parseState(text, file, fallback);
 }
 
-/**
- * Whether `file` is keel's own under a workspace's `.keel` (then it is read through no symlinked
- * folder: StateError, as for writes). A repository can commit `.keel`: a state file there linked to
- * `/dev/zero`, a terminal or another of the user's files would otherwise be read as keel's state.
- */
-function ownedForRead(file: string): boolean {
-  if (!workspaceOwned(file)) return false;
-  assertOwnPath(file);
-  return true;
-}
-
-/**
- * Opened without blocking (a FIFO is never waited on) and, for keel's own files, without following a
- * link planted at the file: that reads as a missing file (the next write replaces the link).
- */
-function readFlags(own: boolean): number {
-  return constants.O_RDONLY | constants.O_NONBLOCK | (own ? constants.O_NOFOLLOW : 0);
-}
-
-function unreadable<T>(error: unknown, file: string, fallback: T, own: boolean): T {
+/** A missing file, or a link at keel's own file (opened with O_NOFOLLOW), is no file; anything else throws StateError. */
+function unreadable(error: unknown, file: string, flags: number): undefined {
   const code = (error as NodeJS.ErrnoException).code;
-  if (code === "ENOENT" || (own && code === "ELOOP")) return fallback;
+  if (code === "ENOENT" || (code === "ELOOP" && (flags & constants.O_NOFOLLOW) !== 0)) return undefined;
   throw new StateError(`Cannot read state file ${file}: ${errorMessage(error)}`, file, { cause: error });
 }
 

@@ -51,6 +51,20 @@ export function workspaceOwned(file: string): boolean {
 }
 
 /**
+ * Flags to open keel's own file `file` for reading: never blocking (a FIFO is never waited on) and,
+ * under a workspace's `.keel`, never following a link at the file (the open fails with ELOOP: read
+ * it as no file) after refusing a linked folder on the way (StateError), as for writes: a
+ * repository can commit `.keel`, so a link there to another project's state, a session log, a
+ * device or a terminal must not be read as keel's own.
+ */
+export function ownReadFlags(file: string): number {
+  const flags = constants.O_RDONLY | constants.O_NONBLOCK;
+  if (!workspaceOwned(file)) return flags;
+  assertOwnPath(file);
+  return flags | O_NOFOLLOW;
+}
+
+/**
  * If `file` itself is a symlink, removes the link (not its target) so a write creates keel's own
  * file in its place. Returns true when a link was removed. Never throws for a missing file.
  */

@@ -1,6 +1,6 @@
-import { open, rename, stat, mkdir } from "node:fs/promises";
+import { lstat, mkdir, open, rename } from "node:fs/promises";
 import { join } from "node:path";
-import { readJsonState, StateError, withFileLock, writeJsonState } from "../../core/index.js";
+import { ownReadFlags, readJsonState, StateError, withFileLock, writeJsonState } from "../../core/index.js";
 
 /** One team message as stored (one JSON line in `messages.jsonl`). */
 export interface TeamMessage {
@@ -106,8 +106,10 @@ export class MessageLog {
       if (error instanceof StateError) return emptyIndex(); // a cache: rebuilt from the log
       throw error;
     });
-    const size = await stat(this.logFile).then(
-      (s) => s.size,
+    // A link planted at the log (a repository can commit .keel) is not read: the log counts as empty
+    // until the next append replaces the link (withFileLock).
+    const size = await lstat(this.logFile).then(
+      (s) => (s.isFile() ? s.size : 0),
       () => 0,
     );
     if (size < index.bytes || typeof index.recipients !== "object") index = emptyIndex();
@@ -135,7 +137,7 @@ export class MessageLog {
 
   private async lines(entries: Entry[]): Promise<TeamMessage[]> {
     if (entries.length === 0) return [];
-    const handle = await open(this.logFile, "r");
+    const handle = await open(this.logFile, ownReadFlags(this.logFile));
     try {
       const out: TeamMessage[] = [];
       for (const [, offset, length] of entries) {
@@ -150,7 +152,7 @@ export class MessageLog {
   }
 
   private async slice(offset: number, length: number): Promise<Buffer> {
-    const handle = await open(this.logFile, "r");
+    const handle = await open(this.logFile, ownReadFlags(this.logFile));
     try {
       const buf = Buffer.alloc(length);
       await handle.read(buf, 0, length, offset);

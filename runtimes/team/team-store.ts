@@ -1,6 +1,5 @@
-import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { readJsonState, StateError, ToolError, withFileLock, writeJsonState } from "../../core/index.js";
+import { MAX_MANIFEST_BYTES, readJsonState, readRegularFile, StateError, ToolError, withFileLock, writeJsonState } from "../../core/index.js";
 import { asToolError } from "../task/task-store.js";
 import { MessageLog, type ReadOptions, type TeamMessage } from "./message-log.js";
 
@@ -194,7 +193,8 @@ export class TeamStore {
     for (const file of this.declaredFiles) {
       let text: string;
       try {
-        text = await readFile(file, "utf8");
+        // A manifest (`.claw-teams.json`) or keel's own file: a regular file of bounded size, never a FIFO or device.
+        text = readRegularFile(file, MAX_MANIFEST_BYTES);
       } catch {
         continue;
       }

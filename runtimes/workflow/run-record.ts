@@ -1,6 +1,6 @@
-import { appendFile, readFile } from "node:fs/promises";
+import { appendFile } from "node:fs/promises";
 import { randomBytes } from "node:crypto";
-import { withFileLock, type WorktreeExitResult } from "../../core/index.js";
+import { readStateText, withFileLock, type WorktreeExitResult } from "../../core/index.js";
 import type { WorkflowStep } from "../../manifests/workflow/workflow-schema.js";
 
 /** Status of a whole run. */
@@ -77,7 +77,7 @@ export async function appendRunRecord(file: string, record: WorkflowRunRecord): 
 
 /** Reads run records, newest last; torn or invalid lines are skipped. Missing file → []. */
 export async function readRunRecords(file: string): Promise<WorkflowRunRecord[]> {
-  const text = await readFile(file, "utf8").catch(() => "");
+  const text = (await readStateText(file).catch(() => undefined)) ?? "";
   const out: WorkflowRunRecord[] = [];
   for (const line of text.split("\n")) {
     if (!line.trim()) continue;

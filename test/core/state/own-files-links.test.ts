@@ -131,4 +131,29 @@ describe("keel's own files never follow symlinks planted in the repo (real CLI)"
     expect(ws.read(".keel/state/tasks.json")).not.toContain("SECRET");
     expect(readFileSync(join(repo.outside, "tasks.json"), "utf8")).toContain("SECRET");
   });
+
+  it("a committed session whose log links to another project's session log does not replay that conversation", async () => {
+    const repo = hostileRepo();
+    ws = repo.ws;
+    const other = makeWorkspace({ "script.json": [{ text: "SECRET answer of the other project" }] });
+    try {
+      const run = await runKeel(["run", "--model", "scripted:script.json", "--session", "s1", "tell me"], { cwd: other.root, env: other.env });
+      expect(run.stdout).toContain("SECRET");
+      // The repository commits a session of its own: session.json and a checkpoint replaying the log from its start…
+      const dir = ws.path(".keel", "sessions", "s1");
+      mkdirSync(dir, { recursive: true });
+      copyFileSync(other.path(".keel", "sessions", "s1", "session.json"), join(dir, "session.json"));
+      const state = JSON.parse(other.read(".keel/sessions/s1/state.json")) as Record<string, unknown>;
+      writeFileSync(join(dir, "state.json"), JSON.stringify({ ...state, messages: [], lastAnswer: undefined, logOffset: 0 }));
+      // …and a log that is a link to the other project's.
+      symlinkSync(other.path(".keel", "sessions", "s1", "events.jsonl"), join(dir, "events.jsonl"));
+      const show = await runKeel(["--json", "sessions", "show", "s1"], { cwd: ws.root, env: ws.env });
+      expect(show.exitCode).toBe(0);
+      expect(show.stdout).not.toContain("SECRET");
+      const events = await runKeel(["sessions", "events", "s1"], { cwd: ws.root, env: ws.env });
+      expect(events.stdout).not.toContain("SECRET");
+    } finally {
+      other.cleanup();
+    }
+  });
 });
