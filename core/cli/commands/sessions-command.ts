@@ -1,7 +1,8 @@
 import { terminalText } from "../terminal-text.js";
-import { closeSync, existsSync, openSync, readSync, statSync } from "node:fs";
+import { closeSync, lstatSync, openSync, readSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 import { readEvents } from "../../events.js";
+import { ownReadFlags } from "../../state/own-path.js";
 import { enqueueMessage } from "../../session/message-queue.js";
 import { isAlive, lockOwner, writerAlive } from "../../session/session-lock.js";
 import { UsageError } from "../../errors.js";
@@ -81,10 +82,12 @@ export async function sessionsEvents(ctx: CliContext, id: string, opts: { follow
   let offset = 0;
   let rest = "";
   const drain = () => {
-    if (!existsSync(paths.events)) return;
-    const size = statSync(paths.events).size;
+    // keel's own log only: a link or FIFO planted at it is not read (see ownReadFlags)
+    const st = lstatSync(paths.events, { throwIfNoEntry: false });
+    if (!st?.isFile()) return;
+    const size = st.size;
     if (size <= offset) return;
-    const fd = openSync(paths.events, "r");
+    const fd = openSync(paths.events, ownReadFlags(paths.events));
     const buf = Buffer.alloc(size - offset);
     readSync(fd, buf, 0, buf.length, offset);
     closeSync(fd);

@@ -152,6 +152,9 @@ describe("keel's own files never follow symlinks planted in the repo (real CLI)"
       expect(show.stdout).not.toContain("SECRET");
       const events = await runKeel(["sessions", "events", "s1"], { cwd: ws.root, env: ws.env });
       expect(events.stdout).not.toContain("SECRET");
+      const follow = await runKeel(["sessions", "events", "s1", "--follow"], { cwd: ws.root, env: ws.env });
+      expect(follow.exitCode).toBe(0);
+      expect(follow.stdout).not.toContain("SECRET");
     } finally {
       other.cleanup();
     }
