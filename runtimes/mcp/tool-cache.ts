@@ -101,9 +101,11 @@ export class ToolCache {
       const batch = [...this.pending.values()];
       this.pending.clear();
       try {
-        // Read anew: another keel process may have cached other servers meanwhile.
-        const data = await this.read(this.file).catch(() => ({ servers: {} }) as CacheFile);
-        data.servers = data.servers ?? {};
+        // Read anew: another keel process may have cached other servers meanwhile. A file that cannot
+        // be read or parsed, or is not a cache, is left as it is (the read throws; nothing is written).
+        const data = await this.read(this.file);
+        if (!isRecord(data) || (data.servers !== undefined && !isRecord(data.servers))) continue;
+        data.servers ??= {};
         for (const { server, tools, instructions } of batch)
           data.servers[server.name] = {
             fingerprint: configFingerprint(server),
@@ -120,4 +122,8 @@ export class ToolCache {
     }
     this.writing = undefined;
   }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

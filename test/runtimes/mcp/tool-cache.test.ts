@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -42,5 +42,17 @@ describe("ToolCache (real files)", () => {
     expect(reads).toBe(2);
     const onDisk = JSON.parse(readFileSync(file, "utf8")) as CacheFile;
     expect(Object.keys(onDisk.servers).sort()).toEqual(["a", "b", "c", "d"]);
+  });
+
+  it("a cache file that cannot be parsed, or is not a cache, reads as empty and is never overwritten", async () => {
+    dir = mkdtempSync(join(tmpdir(), "keel-cache-"));
+    const file = join(dir, "tool-cache.json");
+    for (const text of ["{not json", "[1,2]", '{"servers": 7}']) {
+      writeFileSync(file, text);
+      const cache = new ToolCache(file);
+      expect(await cache.get(server("a"))).toBeUndefined();
+      await cache.put(server("a"), [tool("echo")]);
+      expect(readFileSync(file, "utf8")).toBe(text);
+    }
   });
 });
