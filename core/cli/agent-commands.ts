@@ -36,7 +36,7 @@ export const registerAgentCommands: CommandRegistrar = (program, ctx) => {
     program,
     "sessions",
     "List and inspect agent sessions; approve or reject paused calls",
-    "keel sessions [list] | show ID | events ID [--follow] | approve ID | reject ID",
+    "keel sessions [list] | show ID | events ID [--follow] | approve ID | reject ID | adopt ID",
     async () => (await import("./commands/sessions-command.js")).sessionsList(ctx),
   );
   sessions
@@ -54,6 +54,11 @@ export const registerAgentCommands: CommandRegistrar = (program, ctx) => {
     .option("--follow", "keep printing new events until the session stops")
     .description("Print a session's events (events.jsonl)")
     .action(async (id: string, opts: { follow?: boolean }) => (await import("./commands/sessions-command.js")).sessionsEvents(ctx, id, opts));
+  sessions
+    .command("adopt")
+    .argument("<id>")
+    .description("Make a session that came with the workspace yours, so keel resumes it (read it first: keel sessions show ID)")
+    .action(async (id: string) => (await import("./commands/sessions-command.js")).sessionsAdopt(ctx, id));
   for (const decision of ["approve", "reject"] as const)
     sessions
       .command(decision)

@@ -11,6 +11,8 @@ export interface SessionPaths {
   artifacts: string;
   queue: string;
   lock: string;
+  /** Proof that keel started (or the user adopted) the session for this user (see session-seal.ts). */
+  seal: string;
 }
 
 /** `.keel/sessions`. */
@@ -32,6 +34,7 @@ export function sessionPaths(stateDir: string, id: string): SessionPaths {
     artifacts: join(dir, "artifacts"),
     queue: join(dir, "queue.json"),
     lock: join(dir, "writer.lock"),
+    seal: join(dir, "seal"),
   };
 }
 

@@ -131,6 +131,8 @@ export interface SessionSummary {
   updatedAt: string;
   turns: number;
   parentSessionId?: string;
+  /** `session.json`'s creation time (absent for an unreadable session). */
+  createdAt?: string;
 }
 
 /** Every session of the workspace, newest first. Unreadable ones are listed with status `unreadable`. */
@@ -156,6 +158,7 @@ export function listSessions(stateDir: string): SessionSummary[] {
         updatedAt: state?.updatedAt ?? meta.createdAt,
         turns: state?.turn ?? 0,
         parentSessionId: meta.parentSessionId,
+        createdAt: meta.createdAt,
       });
     } catch {
       out.push({ id, status: "unreadable", title: "", updatedAt: "", turns: 0 });

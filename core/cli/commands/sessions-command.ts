@@ -7,8 +7,10 @@ import { enqueueMessage } from "../../session/message-queue.js";
 import { isAlive, lockOwner, writerAlive } from "../../session/session-lock.js";
 import { UsageError } from "../../errors.js";
 import { sessionPaths } from "../../session/session-paths.js";
+import { isSealed, sealSession } from "../../session/session-seal.js";
 import { listSessions, readSessionMeta, readSessionState } from "../../session/session-store.js";
-import { resolveWorkspace } from "../../workspace.js";
+import type { SessionMeta } from "../../session/session-types.js";
+import { resolveWorkspace, type Workspace } from "../../workspace.js";
 import type { CliContext } from "../cli-context.js";
 import { table } from "../format.js";
 
@@ -25,17 +27,62 @@ function stateDir(ctx: CliContext): string {
   return resolveWorkspace(ctx.globals().cwd, ctx.io.env).stateDir;
 }
 
+/** Whether keel started (or the user adopted) session `meta.id` for this user: only such sessions are resumed. */
+function sealed(ws: Workspace, meta: Pick<SessionMeta, "id" | "createdAt">): boolean {
+  return isSealed(ws.keelHome, sessionPaths(ws.stateDir, meta.id).seal, meta);
+}
+
 /** `keel sessions list`. */
 export async function sessionsList(ctx: CliContext): Promise<void> {
-  const dir = stateDir(ctx);
-  const rows = listSessions(dir).map((r) => (interrupted(dir, r.id, r.status) ? { ...r, status: "interrupted", hint: resumeHint(r.id) } : r));
+  const ws = resolveWorkspace(ctx.globals().cwd, ctx.io.env);
+  const dir = ws.stateDir;
+  const rows = listSessions(dir).map((r) => {
+    const row = { ...r, yours: r.createdAt !== undefined && sealed(ws, { id: r.id, createdAt: r.createdAt }) };
+    return interrupted(dir, r.id, r.status) ? { ...row, status: "interrupted", hint: resumeHint(r.id) } : row;
+  });
+  const notes = [
+    rows.some((r) => r.status === "interrupted") ? "interrupted: its keel process died mid-turn; continue with keel run --resume ID" : "",
+    rows.some((r) => !r.yours)
+      ? "*: not started by keel for you here (it came with the workspace): read it with keel sessions show ID before keel sessions adopt ID"
+      : "",
+  ].filter(Boolean);
   ctx.print({ sessions: rows }, () =>
     rows.length
       ? table(
           ["ID", "STATUS", "REASON", "TURNS", "UPDATED", "TITLE"],
-          rows.map((r) => [r.id, r.status, r.reason ?? "", String(r.turns), r.updatedAt, r.title]),
-        ) + (rows.some((r) => r.status === "interrupted") ? "\ninterrupted: its keel process died mid-turn; continue with keel run --resume ID" : "")
+          rows.map((r) => [r.yours ? r.id : `${r.id} *`, r.status, r.reason ?? "", String(r.turns), r.updatedAt, r.title]),
+        ) + notes.map((n) => `\n${n}`).join("")
       : 'No sessions yet. Start one with keel run "…".',
+  );
+}
+
+/** `keel sessions adopt ID`: seals a session that came with the workspace, after saying what it holds. */
+export async function sessionsAdopt(ctx: CliContext, id: string): Promise<void> {
+  const ws = resolveWorkspace(ctx.globals().cwd, ctx.io.env);
+  const meta = await readSessionMeta(ws.stateDir, id);
+  const state = await readSessionState(ws.stateDir, id);
+  const seal = sessionPaths(ws.stateDir, id).seal;
+  // the id asked for, not the one the file claims
+  const already = isSealed(ws.keelHome, seal, { id, createdAt: meta.createdAt });
+  if (!already) sealSession(ws.keelHome, seal, { id, createdAt: meta.createdAt });
+  const waiting = state.pending?.calls.find((c) => c.status === "awaiting_approval");
+  const users = state.messages.filter((m) => m.role === "user").length;
+  ctx.print(
+    {
+      adopted: id,
+      alreadyYours: already,
+      title: state.title,
+      messages: state.messages.length,
+      waiting: waiting ? { tool: waiting.name, arguments: waiting.arguments } : null,
+    },
+    () =>
+      [
+        already ? `Session ${id} was already yours.` : `Session ${id} is now yours: keel run --resume ${id} continues it.`,
+        `It holds ${state.messages.length} messages (${users} as yours) — title "${state.title}", created ${meta.createdAt}.`,
+        waiting ? `It waits for approval of ${waiting.name} ${waiting.arguments}: keel sessions approve ${id} runs that call.` : "",
+      ]
+        .filter(Boolean)
+        .join("\n"),
   );
 }
 
@@ -47,7 +94,8 @@ export async function sessionsShow(ctx: CliContext, id: string): Promise<void> {
   const hint = interrupted(dir, id, stored.status) ? resumeHint(id) : undefined;
   const state = hint ? { ...stored, status: "interrupted" as const } : stored;
   const waiting = state.pending?.calls.find((c) => c.status === "awaiting_approval");
-  ctx.print({ session: meta, state, ...(hint ? { hint } : {}) }, () =>
+  const yours = sealed(resolveWorkspace(ctx.globals().cwd, ctx.io.env), { id, createdAt: meta.createdAt });
+  ctx.print({ session: meta, state, yours, ...(hint ? { hint } : {}) }, () =>
     [
       `session ${id}${meta.parentSessionId ? ` (child of ${meta.parentSessionId}, depth ${meta.depth})` : ""}`,
       `status:   ${state.status}${state.reason && state.reason !== state.status ? ` (${state.reason})` : ""}${hint ? ` — ${hint}` : ""}`,
@@ -56,6 +104,7 @@ export async function sessionsShow(ctx: CliContext, id: string): Promise<void> {
       `turns:    ${state.turn}   model calls: ${state.usage.modelCalls}   tool calls: ${state.usage.toolCalls}   tokens in/out: ${state.usage.inputTokens}/${state.usage.outputTokens}`,
       `messages: ${state.messages.length} model-facing (the full record, events included: keel sessions events ${id})`,
       waiting ? `waiting:  approval of ${waiting.name} ${waiting.arguments} — keel sessions approve ${id} | reject ${id}` : "",
+      yours ? "" : `origin:   not started by keel for you here (it came with the workspace); keel resumes it only after keel sessions adopt ${id}`,
       state.lastAnswer ? `last answer:\n${state.lastAnswer}` : "",
       state.error ? `error: ${state.error}` : "",
     ]

@@ -92,7 +92,7 @@ describe("append-only sessions", () => {
     expect(state.turn).toBe(2);
   });
 
-  it("a session written in the old format (state.json version 1) is migrated on resume; an unknown version is refused untouched", async () => {
+  it("a session written in the old format (state.json version 1) is adopted, then migrated on resume; an unknown version is refused untouched", async () => {
     const w = ws({ "s.json": [{ text: "old answer" }, { text: "continued" }], "keel.config.json": { model: "scripted:s.json" } });
     const dir = ".keel/sessions/old1";
     w.write(`${dir}/session.json`, {
@@ -130,6 +130,14 @@ describe("append-only sessions", () => {
       sessionAllow: [],
       fileBaselines: {},
     });
+    // Written before sessions were sealed: keel continues it once the user adopts it (see session-seal.test.ts).
+    const unsealed = await runKeel(["run", "--resume", "old1", "--model", "scripted:s.json", "more"], { cwd: w.root, env: w.env });
+    expect(unsealed.exitCode).toBe(2);
+    expect(unsealed.stderr).toContain("predate session seals");
+    const adopt = await runKeel(["sessions", "adopt", "old1"], { cwd: w.root, env: w.env });
+    expect(adopt.exitCode, adopt.stderr).toBe(0);
+    expect(adopt.stdout).toContain("2 messages (1 as yours)");
+    expect(JSON.parse(w.read(`${dir}/state.json`))).toMatchObject({ version: 1 });
     const r = await runKeel(["run", "--resume", "old1", "--model", "scripted:s.json", "more"], { cwd: w.root, env: w.env });
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stdout).toContain("continued");

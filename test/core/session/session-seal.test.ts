@@ -1,0 +1,92 @@
+import { cpSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { runKeel } from "../../helpers/run-cli.js";
+import { makeWorkspace, type TempWorkspace } from "../../helpers/temp-workspace.js";
+
+const made: TempWorkspace[] = [];
+afterEach(() => {
+  for (const w of made.splice(0)) w.cleanup();
+});
+
+const keel = (w: TempWorkspace, ...args: string[]) => runKeel(args, { cwd: w.root, env: w.env });
+
+/** A model that asks to write `pwned.txt`, then answers. */
+const script = [{ toolCalls: [{ id: "w", name: "write_file", arguments: { path: "pwned.txt", content: "x" } }] }, { text: "done" }];
+
+/**
+ * A session paused on that write, made by someone else (another workspace, another $KEEL_HOME) and
+ * committed into a fresh repository as `.keel/sessions/s1`.
+ */
+async function committedSession(): Promise<TempWorkspace> {
+  const author = makeWorkspace({ "s.json": script }, { git: true });
+  const repo = makeWorkspace({ "s.json": script }, { git: true });
+  made.push(author, repo);
+  const paused = await keel(author, "--json", "run", "--model", "scripted:s.json", "--session", "s1", "set things up");
+  expect(paused.json()).toMatchObject({ reason: "awaiting_approval" });
+  cpSync(author.path(".keel", "sessions", "s1"), repo.path(".keel", "sessions", "s1"), { recursive: true });
+  return repo;
+}
+
+describe("sessions keel did not start for the user are not continued (real CLI)", () => {
+  it("a committed session is listed and shown as not yours; resume and approve refuse and run nothing", async () => {
+    const repo = await committedSession();
+    const log = repo.path(".keel", "sessions", "s1", "events.jsonl");
+    const before = statSync(log).size;
+
+    const list = await keel(repo, "--json", "sessions", "list");
+    expect(list.json().sessions).toEqual([expect.objectContaining({ id: "s1", yours: false })]);
+    expect((await keel(repo, "sessions", "list")).stdout).toContain("s1 *");
+    const show = await keel(repo, "sessions", "show", "s1");
+    expect(show.stdout).toContain("waiting:  approval of write_file");
+    expect(show.stdout).toContain("not started by keel for you here");
+
+    const approve = await keel(repo, "--yes", "sessions", "approve", "s1");
+    expect(approve.exitCode).toBe(2);
+    expect(approve.stderr).toContain("Session s1 was not started by keel for you here");
+    expect(approve.stderr).toContain("keel sessions adopt s1");
+    const resume = await keel(repo, "--yes", "run", "--resume", "s1", "go on");
+    expect(resume.exitCode).toBe(2);
+    expect(repo.exists("pwned.txt")).toBe(false);
+    expect(statSync(log).size).toBe(before);
+
+    // A seal of the repository's own making is no seal.
+    writeFileSync(repo.path(".keel", "sessions", "s1", "seal"), "a".repeat(64) + "\n");
+    expect((await keel(repo, "--yes", "sessions", "approve", "s1")).exitCode).toBe(2);
+    expect(repo.exists("pwned.txt")).toBe(false);
+  });
+
+  it("keel sessions adopt says what the session holds and makes it resumable", async () => {
+    const repo = await committedSession();
+    const adopt = await keel(repo, "--json", "sessions", "adopt", "s1");
+    expect(adopt.exitCode, adopt.stderr).toBe(0);
+    expect(adopt.json()).toMatchObject({ adopted: "s1", alreadyYours: false, waiting: { tool: "write_file" } });
+    expect((await keel(repo, "sessions", "adopt", "s1")).stdout).toContain("already yours");
+    expect((await keel(repo, "--json", "sessions", "list")).json().sessions[0].yours).toBe(true);
+    const approve = await keel(repo, "--yes", "sessions", "approve", "s1");
+    expect(approve.exitCode, approve.stderr).toBe(0);
+    expect(approve.stdout).toContain("done");
+    expect(repo.read("pwned.txt")).toBe("x");
+  });
+
+  it("a session started here is yours and resumes without adopting", async () => {
+    const w = makeWorkspace({ "s.json": [{ text: "one" }, { text: "two" }] }, { git: true });
+    made.push(w);
+    expect((await keel(w, "run", "--model", "scripted:s.json", "--session", "mine", "hi")).exitCode).toBe(0);
+    expect((await keel(w, "--json", "sessions", "list")).json().sessions[0]).toMatchObject({ id: "mine", yours: true });
+    const again = await keel(w, "run", "--resume", "mine", "more");
+    expect(again.exitCode, again.stderr).toBe(0);
+    expect(again.stdout).toContain("two");
+  });
+
+  it("sessions started at the same moment on first use share one key, and both resume", async () => {
+    const w = makeWorkspace({ "s.json": [{ text: "one" }, { text: "two" }] }, { git: true });
+    made.push(w);
+    const ids = ["p1", "p2", "p3"];
+    const runs = await Promise.all(ids.map((id) => keel(w, "run", "--model", "scripted:s.json", "--session", id, "hi")));
+    for (const r of runs) expect(r.exitCode, r.stderr).toBe(0);
+    expect(readdirSync(w.keelHome).filter((f) => f.startsWith("session-key"))).toEqual(["session-key"]);
+    expect((statSync(join(w.keelHome, "session-key")).mode & 0o777).toString(8)).toBe("600");
+    for (const id of ids) expect((await keel(w, "run", "--resume", id, "more")).exitCode).toBe(0);
+  });
+});
