@@ -17,11 +17,20 @@ export interface Diagnostic {
   message: string;
 }
 
-/** Collects diagnostics; one per host, shared by every loader. */
+/**
+ * Collects diagnostics; one per host, shared by every loader. A diagnostic equal to one already
+ * recorded (same severity, source, file, path and message) is recorded once: re-reading the same
+ * thing — an MCP server re-listing its tools on every `list_changed` — says nothing new, and a
+ * long-running host must not grow its list with it.
+ */
 export class Diagnostics {
   readonly items: Diagnostic[] = [];
-  /** Records one diagnostic. */
+  private readonly seen = new Set<string>();
+  /** Records one diagnostic, unless an equal one is recorded already. */
   add(diagnostic: Diagnostic): void {
+    const key = JSON.stringify([diagnostic.severity, diagnostic.source, diagnostic.file, diagnostic.path, diagnostic.message]);
+    if (this.seen.has(key)) return;
+    this.seen.add(key);
     this.items.push(diagnostic);
   }
   /** Records an error-severity diagnostic. */

@@ -124,6 +124,18 @@ describe("fault servers", () => {
     expect(changes.some((c) => c.added.includes("mcp__ok__added"))).toBe(true);
   });
 
+  it("re-listing a server's tools does not repeat their diagnostics (a list_changed loop cannot grow them)", async () => {
+    const about = () => host.diagnostics.items.filter((d) => d.message.includes('"bad_schema" from MCP server "ok"')).length;
+    expect(about()).toBe(1);
+    const relists = () => events.events.filter((e) => e.type === "mcp_tools_changed" && e.server === "ok").length;
+    for (let i = 0; i < 3; i++) {
+      const before = relists();
+      await host.runTool({ tool: "mcp__ok__add_tool", input: {} });
+      await waitFor(() => relists() > before);
+    }
+    expect(about()).toBe(1);
+  });
+
   it("cancellation sends notifications/cancelled", async () => {
     const ac = new AbortController();
     const p = host.runTool({ tool: "mcp__ok__sleep", input: {} }, { signal: ac.signal });
