@@ -8,7 +8,7 @@ import type { AgentRunRequest, AgentRunResult, AgentService } from "../services.
 import { acquireSessionLock } from "../session/session-lock.js";
 import { newSessionId, sessionPaths } from "../session/session-paths.js";
 import { createSessionFiles, initialState, loadSessionState, readSessionMeta, readSessionState } from "../session/session-store.js";
-import { isSealed, notSealedMessage, sealNewSession } from "../session/session-seal.js";
+import { notSealedMessage, SessionSeals } from "../session/session-seal.js";
 import type { SessionMeta } from "../session/session-types.js";
 import { ActiveSession, isPinned } from "./active-session.js";
 import type { AgentOutcome, AgentRunOptions } from "./agent-runtime.js";
@@ -78,7 +78,7 @@ export class AgentSessions implements AgentService {
     };
     host.ensureStateDir("sessions");
     const paths = await createSessionFiles(host.workspace.stateDir, meta);
-    sealNewSession(host.workspace.keelHome, paths.seal, meta);
+    new SessionSeals(host.workspace).sealNew(meta.id, meta.createdAt);
     const lock = acquireSessionLock(paths.lock, meta.id);
     const state = initialState(meta.id, prompt.split("\n")[0]!.slice(0, 80));
     state.toolSubset = opts.tools;
@@ -212,7 +212,7 @@ export class AgentSessions implements AgentService {
     const paths = sessionPaths(host.workspace.stateDir, id);
     // A committed session's messages would reach the model as the user's own: only sessions keel
     // started (or the user adopted) for this user are continued.
-    if (!isSealed(host.workspace.keelHome, paths.seal, { id, createdAt: meta.createdAt })) throw new UsageError(notSealedMessage(id));
+    if (!new SessionSeals(host.workspace).isYours(id, meta.createdAt)) throw new UsageError(notSealedMessage(id));
     const lock = acquireSessionLock(paths.lock, id);
     try {
       if (isPinned(meta)) checkPinnedDir(host, id, meta);

@@ -1,10 +1,11 @@
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
-import { existsSync, linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, linkSync, lstatSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { StateError, errorMessage } from "../errors.js";
 import { readStateTextSync } from "../state/json-file.js";
 import { writeOwnFileSync } from "../state/own-path.js";
-import type { SessionMeta } from "./session-types.js";
+import type { Workspace } from "../workspace.js";
+import { sessionPaths } from "./session-paths.js";
 
 /** The user's secret for sealing sessions: `$KEEL_HOME/session-key` (random, 0600, made on first use). */
 function keyFile(keelHome: string): string {
@@ -37,42 +38,58 @@ function sessionKey(keelHome: string): Buffer {
   return Buffer.from(text, "hex");
 }
 
-/** The seal of a session: an HMAC, under the user's key, of its id and creation time. */
-function sealOf(key: Buffer, meta: Pick<SessionMeta, "id" | "createdAt">): string {
-  return createHmac("sha256", key).update(`keel-session-v1\n${meta.id}\n${meta.createdAt}`).digest("hex");
-}
+/** Largest `seal` file read (a seal is 65 bytes; a huge file committed in its place is not read). */
+const MAX_SEAL_BYTES = 256;
 
 /**
- * Marks a session as started by keel for this user: writes `seal` in its folder (`sealFile`).
- * A repository can commit `.keel/sessions/`, and a committed session's messages would reach the
- * model as the user's own words: only sessions carrying a seal made with the user's key (in
- * `$KEEL_HOME`, never in the workspace) are continued (`isSealed`). Throws StateError when the key
- * cannot be made.
+ * The seals of one workspace's sessions, for the user whose `$KEEL_HOME` holds the key (read once
+ * per instance). A repository can commit `.keel/sessions/`, and a committed session's messages would
+ * reach the model as the user's own words: only a session whose `seal` was made with the user's key
+ * — which no file in a workspace can supply — is continued. Seals are checked for the id asked for,
+ * never the id a `session.json` claims.
  */
-export function sealSession(keelHome: string, sealFile: string, meta: Pick<SessionMeta, "id" | "createdAt">): void {
-  writeOwnFileSync(sealFile, sealOf(sessionKey(keelHome), meta) + "\n");
-}
+export class SessionSeals {
+  private key: Buffer | undefined;
 
-/** True when the session's `seal` was made with this user's key for this id and creation time. Never throws. */
-export function isSealed(keelHome: string, sealFile: string, meta: Pick<SessionMeta, "id" | "createdAt">): boolean {
-  try {
-    const found = Buffer.from((readStateTextSync(sealFile) ?? "").trim(), "utf8");
-    const want = Buffer.from(sealOf(sessionKey(keelHome), meta), "utf8");
-    return found.length === want.length && timingSafeEqual(found, want);
-  } catch {
-    return false;
+  constructor(private readonly ws: Pick<Workspace, "keelHome" | "stateDir">) {}
+
+  /** True when keel started (or the user adopted) session `id` for this user. Never throws. */
+  isYours(id: string, createdAt: unknown): boolean {
+    try {
+      const file = sessionPaths(this.ws.stateDir, id).seal;
+      const st = lstatSync(file, { throwIfNoEntry: false });
+      if (!st?.isFile() || st.size > MAX_SEAL_BYTES) return false;
+      const found = Buffer.from((readStateTextSync(file) ?? "").trim(), "utf8");
+      const want = Buffer.from(this.sealOf(id, createdAt), "utf8");
+      return found.length === want.length && timingSafeEqual(found, want);
+    } catch {
+      return false;
+    }
   }
-}
 
-/**
- * Seals a session keel has just created. Best effort: without a usable `$KEEL_HOME` the session
- * runs but cannot be resumed until the user adopts it (`notSealedMessage` says how).
- */
-export function sealNewSession(keelHome: string, sealFile: string, meta: Pick<SessionMeta, "id" | "createdAt">): void {
-  try {
-    sealSession(keelHome, sealFile, meta);
-  } catch {
-    // resume refuses it with notSealedMessage, which names the way out
+  /** Seals session `id` (keel started it, or the user adopts it). Throws StateError when the key cannot be made. */
+  seal(id: string, createdAt: unknown): void {
+    writeOwnFileSync(sessionPaths(this.ws.stateDir, id).seal, this.sealOf(id, createdAt) + "\n");
+  }
+
+  /**
+   * Seals a session keel has just created. Best effort: without a usable `$KEEL_HOME` the session
+   * runs but cannot be resumed until the user adopts it (`notSealedMessage` says how).
+   */
+  sealNew(id: string, createdAt: unknown): void {
+    try {
+      this.seal(id, createdAt);
+    } catch {
+      // resume refuses it with notSealedMessage, which names the way out
+    }
+  }
+
+  /** An HMAC, under the user's key, of the session's id and creation time. */
+  private sealOf(id: string, createdAt: unknown): string {
+    this.key ??= sessionKey(this.ws.keelHome);
+    return createHmac("sha256", this.key)
+      .update(`keel-session-v1\n${id}\n${String(createdAt)}`)
+      .digest("hex");
   }
 }
 

@@ -141,7 +141,12 @@ export function listSessions(stateDir: string): SessionSummary[] {
   if (!existsSync(root)) return [];
   const out: SessionSummary[] = [];
   for (const id of readdirSync(root)) {
-    const paths = sessionPaths(stateDir, id);
+    let paths: SessionPaths;
+    try {
+      paths = sessionPaths(stateDir, id);
+    } catch {
+      continue; // a folder keel would never name a session (a repository can commit any name)
+    }
     if (!existsSync(paths.meta)) continue;
     try {
       // Read as keel's own files (no links, no FIFOs: a repository can commit .keel/sessions).

@@ -2,8 +2,7 @@ import type { ElicitationRequest } from "../../elicitation.js";
 import { UsageError } from "../../errors.js";
 import { formatDiagnostic } from "../../diagnostics.js";
 import { requireModelSpec } from "../../model/model-spec.js";
-import { sessionPaths } from "../../session/session-paths.js";
-import { isSealed, notSealedMessage } from "../../session/session-seal.js";
+import { notSealedMessage, SessionSeals } from "../../session/session-seal.js";
 import { readSessionMeta, readSessionState } from "../../session/session-store.js";
 import type { CliContext } from "../cli-context.js";
 import { terminalText } from "../terminal-text.js";
@@ -49,8 +48,7 @@ export async function chatCommand(ctx: CliContext, opts: ChatOptions): Promise<v
       if (!chat.exists(opts.resume)) throw new UsageError(`No session ${opts.resume} in this workspace: keel sessions lists them.`);
       // said before the first prompt (every turn's resume checks it too)
       const meta = await readSessionMeta(host.workspace.stateDir, opts.resume);
-      if (!isSealed(host.workspace.keelHome, sessionPaths(host.workspace.stateDir, opts.resume).seal, { id: opts.resume, createdAt: meta.createdAt }))
-        throw new UsageError(notSealedMessage(opts.resume));
+      if (!new SessionSeals(host.workspace).isYours(opts.resume, meta.createdAt)) throw new UsageError(notSealedMessage(opts.resume));
       const state = await readSessionState(host.workspace.stateDir, opts.resume);
       chat.use(opts.resume, state.usage);
     }

@@ -7,10 +7,9 @@ import { enqueueMessage } from "../../session/message-queue.js";
 import { isAlive, lockOwner, writerAlive } from "../../session/session-lock.js";
 import { UsageError } from "../../errors.js";
 import { sessionPaths } from "../../session/session-paths.js";
-import { isSealed, sealSession } from "../../session/session-seal.js";
+import { SessionSeals } from "../../session/session-seal.js";
 import { listSessions, readSessionMeta, readSessionState } from "../../session/session-store.js";
-import type { SessionMeta } from "../../session/session-types.js";
-import { resolveWorkspace, type Workspace } from "../../workspace.js";
+import { resolveWorkspace } from "../../workspace.js";
 import type { CliContext } from "../cli-context.js";
 import { table } from "../format.js";
 
@@ -27,17 +26,13 @@ function stateDir(ctx: CliContext): string {
   return resolveWorkspace(ctx.globals().cwd, ctx.io.env).stateDir;
 }
 
-/** Whether keel started (or the user adopted) session `meta.id` for this user: only such sessions are resumed. */
-function sealed(ws: Workspace, meta: Pick<SessionMeta, "id" | "createdAt">): boolean {
-  return isSealed(ws.keelHome, sessionPaths(ws.stateDir, meta.id).seal, meta);
-}
-
 /** `keel sessions list`. */
 export async function sessionsList(ctx: CliContext): Promise<void> {
   const ws = resolveWorkspace(ctx.globals().cwd, ctx.io.env);
   const dir = ws.stateDir;
+  const seals = new SessionSeals(ws);
   const rows = listSessions(dir).map((r) => {
-    const row = { ...r, yours: r.createdAt !== undefined && sealed(ws, { id: r.id, createdAt: r.createdAt }) };
+    const row = { ...r, yours: r.createdAt !== undefined && seals.isYours(r.id, r.createdAt) };
     return interrupted(dir, r.id, r.status) ? { ...row, status: "interrupted", hint: resumeHint(r.id) } : row;
   });
   const notes = [
@@ -61,10 +56,9 @@ export async function sessionsAdopt(ctx: CliContext, id: string): Promise<void> 
   const ws = resolveWorkspace(ctx.globals().cwd, ctx.io.env);
   const meta = await readSessionMeta(ws.stateDir, id);
   const state = await readSessionState(ws.stateDir, id);
-  const seal = sessionPaths(ws.stateDir, id).seal;
-  // the id asked for, not the one the file claims
-  const already = isSealed(ws.keelHome, seal, { id, createdAt: meta.createdAt });
-  if (!already) sealSession(ws.keelHome, seal, { id, createdAt: meta.createdAt });
+  const seals = new SessionSeals(ws);
+  const already = seals.isYours(id, meta.createdAt);
+  if (!already) seals.seal(id, meta.createdAt);
   const waiting = state.pending?.calls.find((c) => c.status === "awaiting_approval");
   const users = state.messages.filter((m) => m.role === "user").length;
   ctx.print(
@@ -94,7 +88,7 @@ export async function sessionsShow(ctx: CliContext, id: string): Promise<void> {
   const hint = interrupted(dir, id, stored.status) ? resumeHint(id) : undefined;
   const state = hint ? { ...stored, status: "interrupted" as const } : stored;
   const waiting = state.pending?.calls.find((c) => c.status === "awaiting_approval");
-  const yours = sealed(resolveWorkspace(ctx.globals().cwd, ctx.io.env), { id, createdAt: meta.createdAt });
+  const yours = new SessionSeals(resolveWorkspace(ctx.globals().cwd, ctx.io.env)).isYours(id, meta.createdAt);
   ctx.print({ session: meta, state, yours, ...(hint ? { hint } : {}) }, () =>
     [
       `session ${id}${meta.parentSessionId ? ` (child of ${meta.parentSessionId}, depth ${meta.depth})` : ""}`,

@@ -34,6 +34,8 @@ describe("sessions keel did not start for the user are not continued (real CLI)"
     const log = repo.path(".keel", "sessions", "s1", "events.jsonl");
     const before = statSync(log).size;
 
+    // A folder no session of keel's could be named does not break the list.
+    repo.write(".keel/sessions/a b/session.json", "{}");
     const list = await keel(repo, "--json", "sessions", "list");
     expect(list.json().sessions).toEqual([expect.objectContaining({ id: "s1", yours: false })]);
     expect((await keel(repo, "sessions", "list")).stdout).toContain("s1 *");
