@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { MAX_MANIFEST_BYTES, readJsonState, readRegularFile, StateError, ToolError, withFileLock, writeJsonState } from "../../core/index.js";
+import { errorMessage, MAX_MANIFEST_BYTES, readJsonState, readRegularFile, StateError, ToolError, withFileLock, writeJsonState } from "../../core/index.js";
 import { asToolError } from "../task/task-store.js";
 import { MessageLog, type ReadOptions, type TeamMessage } from "./message-log.js";
 
@@ -195,8 +195,10 @@ export class TeamStore {
       try {
         // A manifest (`.claw-teams.json`) or keel's own file: a regular file of bounded size, never a FIFO or device.
         text = readRegularFile(file, MAX_MANIFEST_BYTES);
-      } catch {
-        continue;
+      } catch (error) {
+        // No file declares no teams; one that cannot be read is an error, as one that cannot be parsed.
+        if ((error as NodeJS.ErrnoException).code === "ENOENT") continue;
+        throw declaredError(file, `cannot be read (${errorMessage(error)})`);
       }
       out.push({ file, teams: parseDeclared(text, file) });
     }
@@ -206,13 +208,7 @@ export class TeamStore {
 
 /** Parses a declared-teams file: `{"teams": [...]}`, `{"teams": {name: {...}}}` or a bare list. */
 export function parseDeclared(text: string, file: string): TeamRecord[] {
-  const fail = (why: string) =>
-    new ToolError(
-      `Declared teams file ${file} ${why}. keel does not change it: fix it (e.g. {"teams": [{"name": "reviewers", "members": ["alice"]}]}) or move it.`,
-      "execution_failed",
-      null,
-      { file },
-    );
+  const fail = (why: string) => declaredError(file, why);
   let raw: unknown;
   try {
     raw = JSON.parse(text);
@@ -230,6 +226,16 @@ export function parseDeclared(text: string, file: string): TeamRecord[] {
       throw fail(`has a "members" field that is not a list of names in team "${name}"`);
     return { name, description: team.description ?? "", members: [...new Set(team.members ?? [])], metadata: team.metadata ?? {}, created_at: "" };
   });
+}
+
+/** The error for a declared-teams file that cannot be used (`why` completes "Declared teams file F …"). */
+function declaredError(file: string, why: string): ToolError {
+  return new ToolError(
+    `Declared teams file ${file} ${why}. keel does not change it: fix it (e.g. {"teams": [{"name": "reviewers", "members": ["alice"]}]}) or move it.`,
+    "execution_failed",
+    null,
+    { file },
+  );
 }
 
 function mergeTeam(prev: Team, next: TeamRecord, source: string): Team {

@@ -1,4 +1,4 @@
-import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { beforeEach, describe, expect, it } from "vitest";
 import type { Host } from "../../../core/host.js";
 import { makeWorkspace, type TempWorkspace } from "../../helpers/temp-workspace.js";
@@ -115,5 +115,23 @@ describe("team runtime", () => {
     expect(declaredDelete.ok).toBe(false);
     expect(declaredDelete.content).toContain(".claw-teams.json");
     expect((await call("team_create", { team_name: "OPS" })).ok).toBe(false);
+  });
+  it("says why a declared teams file cannot be read instead of skipping it, and leaves it as it is", async () => {
+    // Not a regular file (a folder), then one too large to be a manifest: each an error naming the file.
+    mkdirSync(ws.path(".claw-teams.json"));
+    const folder = await call("team_list", {});
+    expect(folder).toMatchObject({ ok: false, code: "execution_failed" });
+    expect(folder.content).toContain(`Declared teams file ${ws.path(".claw-teams.json")} cannot be read`);
+    expect(folder.content).toContain("not a regular file");
+    rmSync(ws.path(".claw-teams.json"), { recursive: true });
+    const big = JSON.stringify({ teams: [{ name: "qa", members: ["fay"] }], pad: "x".repeat(2 * 1024 * 1024) });
+    writeFileSync(ws.path(".claw-teams.json"), big);
+    const tooBig = await call("team_list", {});
+    expect(tooBig.ok).toBe(false);
+    expect(tooBig.content).toContain("bytes, more than the");
+    expect(readFileSync(ws.path(".claw-teams.json"), "utf8")).toBe(big);
+    // Once it can be read, its teams are listed again.
+    ws.write(".claw-teams.json", { teams: [{ name: "qa", members: ["fay"] }] });
+    expect(((await call("team_list", {})).data as any).teams.map((t: any) => t.name)).toEqual(["qa", "reviewers"]);
   });
 });
