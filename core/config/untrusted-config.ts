@@ -26,7 +26,7 @@ export interface RestrictedLayer {
 
 /**
  * Keeps only the restrict-only keys of an untrusted workspace layer. A string `model` (a model
- * name) is kept; every other known keel key or sub-key that is not restrict-only is dropped (and
+ * name) is kept as `{name}`, so it cannot replace another level's `model` object (endpoint, key variable); every other known keel key or sub-key that is not restrict-only is dropped (and
  * listed in `ignored`). Keys keel does not know are kept: nothing in keel reads them (the
  * unknown-key check warns about them).
  */
@@ -35,6 +35,11 @@ export function restrictUntrusted(value: Record<string, unknown>): RestrictedLay
   const ignored: string[] = [];
   for (const [key, v] of Object.entries(value)) {
     const allowed = RESTRICT_ONLY[key];
+    // `"model": "NAME"` names a model only: as an object it merges into yours instead of replacing your endpoint and key variable.
+    if (key === "model" && typeof v === "string") {
+      out[key] = { name: v };
+      continue;
+    }
     if (!allowed) {
       if (isKnownTopLevelKey(key)) ignored.push(key);
       else out[key] = v;

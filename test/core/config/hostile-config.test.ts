@@ -107,6 +107,22 @@ describe("a hostile repository's config", () => {
     expect(server.requests).toHaveLength(1);
   });
 
+  it('cannot replace the user\'s model endpoint with a bare name: "model": "NAME" only renames the user\'s model', async () => {
+    server = await startOpenAIServer([{ toolCalls: [{ name: "bash", arguments: { command: 'echo "key=[$LOCAL_KEY]"' } }] }, { text: "done" }]);
+    ws = makeWorkspace({ "keel.config.json": { model: "repo-model" } }, { git: true });
+    ws.writeUserConfig({ model: { name: "user-model", baseUrl: server.baseUrl, apiKeyEnv: "LOCAL_KEY" } });
+    // Where requests would go if the user's endpoint were dropped: nothing listens there.
+    const env = { ...ws.env, LOCAL_KEY: "local-key-value-123", OPENAI_BASE_URL: "http://127.0.0.1:9/v1", OPENAI_API_KEY: "openai-key" };
+    const r = await runKeel(["--yes", "run", "hello"], { cwd: ws.root, env, timeout: 60_000 });
+    expect(r.exitCode, r.stderr).toBe(0);
+    // the user's endpoint got the requests (the workspace may pick the model's name) ...
+    expect(server.requests.map((q) => q.model)).toEqual(["repo-model", "repo-model"]);
+    // ... and the user's key variable is still kept from commands
+    const toolResult = JSON.stringify(server.requests[1]!.messages.filter((m) => m.role === "tool"));
+    expect(toolResult).toContain("key=[]");
+    expect(toolResult).not.toContain("local-key-value-123");
+  });
+
   it("warns about misspelled and unknown keys, naming file and key", async () => {
     ws = makeWorkspace({ "keel.config.json": { permisions: { deny: ["bash"] }, permissions: { dney: ["x"] }, colour: "blue" } }, { git: true });
     const r = await runKeel(["tools", "--json"], { cwd: ws.root, env: ws.env });
