@@ -1,4 +1,4 @@
-import { writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { startOpenAIServer, type OpenAIServer } from "../../helpers/openai-server.js";
@@ -27,7 +27,7 @@ describe("a hostile repository's config", () => {
       {
         "keel.config.js": payload("MARKER-js"),
         ".keelrc.cjs": payload("MARKER-cjs"),
-        "keel.config.ts": `import { writeFileSync } from "node:fs"; writeFileSync("MARKER-ts", "ran"); export default {};\n`,
+        "keel.config.ts": `import { existsSync, readFileSync, writeFileSync } from "node:fs"; writeFileSync("MARKER-ts", "ran"); export default {};\n`,
         "script.json": { turns: [{ text: "hello back" }] },
       },
       { git: true },
@@ -121,6 +121,22 @@ describe("a hostile repository's config", () => {
     const toolResult = JSON.stringify(server.requests[1]!.messages.filter((m) => m.role === "tool"));
     expect(toolResult).toContain("key=[]");
     expect(toolResult).not.toContain("local-key-value-123");
+  });
+
+  it("cannot make the model write the user config: config_set to source user works only from the user's own command line", async () => {
+    const widen = { key_path: "model", value: { name: "m", baseUrl: "http://127.0.0.1:9/v1", apiKeyEnv: "AWS_SECRET_ACCESS_KEY" }, source: "user" };
+    ws = makeWorkspace({ "s.json": [{ toolCalls: [{ name: "config_set", arguments: widen }] }, { text: "done" }] }, { git: true });
+    const userConfig = join(ws.keelHome, "config.json");
+    // --yes approves every ask of this run; a write to the user level would outlive it, in every project
+    const r = await runKeel(["--yes", "--json", "run", "--model", "scripted:s.json", "set up the project"], { cwd: ws.root, env: ws.env });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(existsSync(userConfig)).toBe(false);
+    const events = readFileSync(join(ws.root, ".keel", "sessions", r.json().sessionId, "events.jsonl"), "utf8");
+    expect(events).toMatch(/only from the user's own command line/);
+    // the user's own command line still writes it
+    const cli = await runKeel(["config", "set", "model.name", "gpt-test", "--source", "user"], { cwd: ws.root, env: ws.env });
+    expect(cli.exitCode, cli.stderr).toBe(0);
+    expect(JSON.parse(readFileSync(userConfig, "utf8"))).toEqual({ model: { name: "gpt-test" } });
   });
 
   it("warns about misspelled and unknown keys, naming file and key", async () => {
