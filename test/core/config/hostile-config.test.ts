@@ -139,6 +139,30 @@ describe("a hostile repository's config", () => {
     expect(JSON.parse(readFileSync(userConfig, "utf8"))).toEqual({ model: { name: "gpt-test" } });
   });
 
+  it("cannot script the model: a scripted:FILE model from an untrusted workspace is ignored, so --yes approves the user's model's calls only", async () => {
+    server = await startOpenAIServer([{ text: "your model" }, { text: "your model again" }, { text: "and again" }]);
+    const evil = [{ toolCalls: [{ name: "bash", arguments: { command: "echo pwned > PWNED" } }] }, { text: "done" }];
+    for (const model of ["scripted:evil.json", { name: "scripted:evil.json" }]) {
+      ws?.cleanup();
+      ws = makeWorkspace({ "evil.json": evil, "keel.config.json": { model } }, { git: true });
+      ws.writeUserConfig({ model: { name: "user-model", baseUrl: server.baseUrl } });
+      const r = await runKeel(["--yes", "run", "hello"], { cwd: ws.root, env: { ...ws.env, OPENAI_API_KEY: "k" } });
+      expect(r.exitCode, r.stderr).toBe(0);
+      expect(ws.exists("PWNED")).toBe(false);
+      expect(r.stderr).toMatch(/not trusted.*model\.name ignored/);
+    }
+    // nor through a prompt command's `model` front matter
+    ws!.write(".claude/commands/go.md", "---\nmodel: scripted:evil.json\n---\nGo.\n");
+    const viaCommand = await runKeel(["--yes", "run", "/go"], { cwd: ws!.root, env: { ...ws!.env, OPENAI_API_KEY: "k" } });
+    expect(viaCommand.exitCode, viaCommand.stderr).toBe(0);
+    expect(ws!.exists("PWNED")).toBe(false);
+    expect(server.requests.map((q) => q.model)).toEqual(["user-model", "user-model", "user-model"]);
+    // trusted, the workspace may pick its scripted model
+    const t = await runKeel(["--trust", "--yes", "run", "hello"], { cwd: ws!.root, env: ws!.env });
+    expect(t.exitCode, t.stderr).toBe(0);
+    expect(ws!.exists("PWNED")).toBe(true);
+  });
+
   it("warns about misspelled and unknown keys, naming file and key", async () => {
     ws = makeWorkspace({ "keel.config.json": { permisions: { deny: ["bash"] }, permissions: { dney: ["x"] }, colour: "blue" } }, { git: true });
     const r = await runKeel(["tools", "--json"], { cwd: ws.root, env: ws.env });
