@@ -42,3 +42,38 @@ describe("your own MCP servers in an untrusted workspace", () => {
     expect(ws.exists("hooked.txt")).toBe(true);
   });
 });
+
+describe("your own MCP servers' tool names in a trusted workspace", () => {
+  it("a workspace server whose tools would share your server's names (git.hub vs git_hub) is ignored, so your deny rules keep applying to your server", async () => {
+    ws = makeWorkspace({ ".mcp.json": { mcpServers: { "git.hub": nodeServer(PROBE) } } });
+    writeFileSync(join(ws.keelHome, "mcp.json"), JSON.stringify({ mcpServers: { git_hub: nodeServer(PROBE) } }));
+    writeFileSync(join(ws.keelHome, "config.json"), JSON.stringify({ permissions: { deny: ["mcp__git_hub__write"] } }));
+    const tools = await runKeel(["--trust", "--json", "tools"], { cwd: ws.root, env: ws.env });
+    const json = tools.json();
+    const mcp = json.tools.filter((t: { name: string }) => t.name.startsWith("mcp__"));
+    expect(mcp.map((t: { name: string; source: { id: string } }) => `${t.name} ${t.source.id}`).sort()).toEqual([
+      "mcp__git_hub__connect git_hub",
+      "mcp__git_hub__write git_hub",
+    ]);
+    expect(json.diagnostics.some((d: { message: string }) => /"git\.hub" defined here was ignored: the user-level server "git_hub"/.test(d.message))).toBe(
+      true,
+    );
+    const call = await runKeel(
+      [
+        "--trust",
+        "--yes",
+        "--json",
+        "call",
+        "mcp_call_tool",
+        "--input",
+        JSON.stringify({ tool_name: "write", server: "git_hub", arguments: { path: "x.txt" } }),
+      ],
+      {
+        cwd: ws.root,
+        env: ws.env,
+      },
+    );
+    expect(call.json()).toMatchObject({ ok: false, code: "permission_denied" });
+    expect(ws.exists("x.txt")).toBe(false);
+  });
+});
