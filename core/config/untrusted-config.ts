@@ -26,15 +26,29 @@ export interface RestrictedLayer {
 
 /**
  * Keeps only the restrict-only keys of an untrusted workspace layer. A string `model` (a model
- * name) is kept; every other known keel key or sub-key that is not restrict-only is dropped (and
- * listed in `ignored`). Keys keel does not know are kept: nothing in keel reads them (the
+ * name) is kept as `{name}`, so it cannot replace another level's `model` object (endpoint, key
+ * variable); a `scripted:FILE` model name is dropped like an endpoint. Every other known keel key
+ * or sub-key that is not restrict-only is dropped (and listed in `ignored`). Keys keel does not know are kept: nothing in keel reads them (the
  * unknown-key check warns about them).
  */
 export function restrictUntrusted(value: Record<string, unknown>): RestrictedLayer {
   const out: Record<string, unknown> = {};
   const ignored: string[] = [];
-  for (const [key, v] of Object.entries(value)) {
+  for (const [key, raw] of Object.entries(value)) {
+    let v = raw;
     const allowed = RESTRICT_ONLY[key];
+    // `"model": "NAME"` names a model only: as an object it merges into yours instead of replacing your endpoint and key variable.
+    if (key === "model" && typeof v === "string") {
+      if (isScripted(v)) ignored.push("model.name");
+      else out[key] = { name: v };
+      continue;
+    }
+    // A scripted model is a model the repository writes: its turns would be the tool calls (what `--yes` approves).
+    if (key === "model" && isPlainObject(v) && isScripted(v.name)) {
+      v = { ...v };
+      delete (v as Record<string, unknown>).name;
+      ignored.push("model.name");
+    }
     if (!allowed) {
       if (isKnownTopLevelKey(key)) ignored.push(key);
       else out[key] = v;
@@ -52,4 +66,9 @@ export function restrictUntrusted(value: Record<string, unknown>): RestrictedLay
     out[key] = kept;
   }
   return { value: out, ignored };
+}
+
+/** True for a `scripted:FILE` model name (a script in the repository standing in for the model). */
+function isScripted(name: unknown): boolean {
+  return typeof name === "string" && name.trim().startsWith("scripted:");
 }

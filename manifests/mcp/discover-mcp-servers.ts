@@ -41,8 +41,27 @@ export async function discoverMcpServers(opts: DiscoverOptions): Promise<Discove
   const parse = async () => (parser ??= await import("./parse-mcp-manifest.js"));
   const out: DiscoveredMcp = { servers: [], resources: [], files: [] };
   const seen = new Map<string, McpServerConfig>();
+  // Servers whose tools would share the `mcp__<name>__` prefix (`git.hub` and `git_hub`): a workspace
+  // server must not take a user-level server's tool names (and with them the user's rules about them).
+  const userByPrefix = new Map<string, McpServerConfig>();
+  const workspaceByPrefix = new Map<string, McpServerConfig[]>();
   const add = (server: McpServerConfig) => {
     const key = server.name.toLowerCase();
+    const prefix = toolPrefixKey(server.name);
+    if (!server.trustedByOrigin && userByPrefix.has(prefix)) return ignoredForUserLevel(opts, server, userByPrefix.get(prefix)!);
+    if (server.trustedByOrigin)
+      for (const w of workspaceByPrefix.get(prefix) ?? []) {
+        if (w.name.toLowerCase() === key || seen.get(w.name.toLowerCase()) !== w) continue;
+        out.servers.splice(out.servers.indexOf(w), 1);
+        seen.delete(w.name.toLowerCase());
+        ignoredForUserLevel(opts, w, server);
+      }
+    addByName(server, key);
+    if (seen.get(key) !== server) return;
+    if (!server.trustedByOrigin) workspaceByPrefix.set(prefix, [...(workspaceByPrefix.get(prefix) ?? []), server]);
+    else if (!userByPrefix.has(prefix)) userByPrefix.set(prefix, server);
+  };
+  const addByName = (server: McpServerConfig, key: string) => {
     const winner = seen.get(key);
     if (!winner) {
       seen.set(key, server);
@@ -91,11 +110,16 @@ export async function discoverMcpServers(opts: DiscoverOptions): Promise<Discove
   return out;
 }
 
+/** The registered tool-name prefix a server name leads to (`mcp__<sanitized>__`, as the MCP runtime names tools), case-insensitively. */
+function toolPrefixKey(name: string): string {
+  return name.replace(/[^A-Za-z0-9_-]/g, "_").toLowerCase();
+}
+
 /** Warns on a workspace definition displaced by a user-level one of the same name. */
 function ignoredForUserLevel(opts: DiscoverOptions, workspace: McpServerConfig, user: McpServerConfig): void {
   opts.diagnostics.warn(
     SOURCE,
-    `MCP server "${workspace.name}" defined here was ignored: the user-level server "${user.name}" in ${user.origin.file} (${user.origin.path}) has the same name (names match case-insensitively), and a workspace may not replace a user-level server. Rename this one to use both.`,
+    `MCP server "${workspace.name}" defined here was ignored: the user-level server "${user.name}" in ${user.origin.file} (${user.origin.path}) has the same name (names match case-insensitively, and names whose tools would share a registered name, like "a.b" and "a_b", count as the same), and a workspace may not replace a user-level server. Rename this one to use both.`,
     { file: workspace.origin.file, path: workspace.origin.path },
   );
 }

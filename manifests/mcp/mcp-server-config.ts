@@ -37,6 +37,8 @@ export interface McpServerConfig {
   env: Record<string, string>;
   /** Absolute working directory: a relative `cwd` resolves against the manifest's directory; default the workspace root. */
   cwd?: string;
+  /** True when the manifest named no `cwd` (so `cwd` is the default; a server of yours in an untrusted workspace then starts elsewhere, see server-cwd.ts). */
+  defaultCwd?: boolean;
   url?: string;
   headers: Record<string, string>;
   /** OAuth settings of an http/sse server (`oauth` in the manifest); absent means defaults (discovery, dynamic registration). */

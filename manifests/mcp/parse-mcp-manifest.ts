@@ -130,6 +130,7 @@ function parseServer(
     env,
     // Without a `cwd`, stdio servers start in the workspace root (not wherever the keel process happens to run).
     cwd: cwd ? resolve(baseDir, cwd) : opts.workspace.root,
+    ...(cwd ? {} : { defaultCwd: true }),
     url,
     headers,
     ...(oauth ? { oauth } : {}),

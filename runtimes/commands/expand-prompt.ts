@@ -4,9 +4,14 @@ import type { PromptCommand } from "../../manifests/commands/prompt-command.js";
 /** Claude Code's model aliases: Anthropic names that mean nothing to another endpoint, so the configured model runs. */
 export const CLAUDE_MODEL_ALIASES: ReadonlySet<string> = new Set(["inherit", "sonnet", "opus", "haiku", "default"]);
 
-/** The model a command asks for, when keel can use it (not a Claude alias). */
-export function commandModel(cmd: PromptCommand): string | undefined {
-  return cmd.model && !CLAUDE_MODEL_ALIASES.has(cmd.model) ? cmd.model : undefined;
+/**
+ * The model a command asks for, when keel can use it (not a Claude alias). A `scripted:FILE` model
+ * only from a command that may widen (`mayWiden`: your own, or a trusted workspace's): a repository's
+ * script would choose every tool call the run makes.
+ */
+export function commandModel(cmd: PromptCommand, mayWiden: boolean): string | undefined {
+  if (!cmd.model || CLAUDE_MODEL_ALIASES.has(cmd.model)) return undefined;
+  return mayWiden || !cmd.model.trim().startsWith("scripted:") ? cmd.model : undefined;
 }
 
 /**
@@ -22,7 +27,7 @@ export async function expandPrompt(
   const m = /^\s*\/([\w][\w:.-]*)(?:\s+([\s\S]*))?$/.exec(prompt);
   const cmd = m ? find(m[1]!) : undefined;
   if (!m || !cmd) return undefined;
-  const [{ renderCommand }, { commandRenderDeps }] = await Promise.all([import("./render-command.js"), import("./command-deps.js")]);
+  const [{ renderCommand }, { commandRenderDeps, commandMayRunShell }] = await Promise.all([import("./render-command.js"), import("./command-deps.js")]);
   const rendered = await renderCommand(cmd, (m[2] ?? "").trim(), commandRenderDeps(host, cmd, run));
-  return { name: cmd.name, prompt: rendered.text, model: commandModel(cmd) };
+  return { name: cmd.name, prompt: rendered.text, model: commandModel(cmd, commandMayRunShell(host, cmd)) };
 }

@@ -1,5 +1,5 @@
 import { relative, sep } from "node:path";
-import { defineTool, type Host, objectSchema, type ToolDefinition } from "../../core/index.js";
+import { defineTool, type Host, objectSchema, ToolError, type ToolDefinition } from "../../core/index.js";
 import { CONFIG_SOURCES, WRITABLE_SOURCES } from "./config-source-lists.js";
 import type { ConfigEntry } from "./config-view.js";
 
@@ -12,6 +12,14 @@ const sourceField = {
 const keyPath = { type: "string", minLength: 1, description: 'Dotted key path; quote keys containing dots: mcp["my.server"].lazy' } as const;
 
 const obj = objectSchema;
+
+/**
+ * Callers that may write the user config: the user's own command line (`keel config set`, `keel call`)
+ * and programs embedding keel. A model, a workflow step or an MCP client may not: the user level
+ * applies to every project and every later command, so one approval (or `--yes`) in one repository
+ * would otherwise widen permissions or redirect the model endpoint everywhere.
+ */
+const USER_CONFIG_WRITERS: ReadonlySet<string> = new Set(["cli", "api"]);
 
 /** The config views and key paths, loaded on the first config tool call (listing the tools loads neither). */
 const views = () => Promise.all([import("./config-view.js"), import("./key-path.js")]);
@@ -95,12 +103,17 @@ export function configTools(host: Host): ToolDefinition[] {
       {
         name: "config_set",
         description:
-          "Set a config value (JSON) in the local (.keel/config.local.json, default), project (keel.config.json or package.json#keel) or user ($KEEL_HOME/config.json) file. Values of keys keel understands are validated; JS/TS and unparseable files are never written.",
+          "Set a config value (JSON) in the local (.keel/config.local.json, default), project (keel.config.json or package.json#keel) or user ($KEEL_HOME/config.json; only from the user's own command line) file. Values of keys keel understands are validated; JS/TS and unparseable files are never written.",
         source: SOURCE,
         risk: ["write"],
         readOnly: false,
         permissionKey: "key_path",
-        async execute(input) {
+        async execute(input, ctx) {
+          if (input.source === "user" && !USER_CONFIG_WRITERS.has(ctx.run.origin ?? "api"))
+            throw new ToolError(
+              `config_set may write the user config ($KEEL_HOME/config.json) only from the user's own command line, not from ${ctx.run.origin}: it applies to every project. Ask the user to run \`keel config set ${input.key_path} VALUE --source user\`, or write to source local or project.`,
+              "precondition_failed",
+            );
           const [{ setConfigValue }, [, { parseKeyPath }]] = await Promise.all([import("./config-writer.js"), views()]);
           const keys = parseKeyPath(input.key_path);
           if ((input.source ?? "local") === "local") host.ensureStateDir();

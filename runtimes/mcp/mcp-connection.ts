@@ -18,6 +18,7 @@ import { redactDeep, redactSecrets } from "./redact-secrets.js";
 import { backingOff } from "./server-health.js";
 import { sdkSchemaValidator } from "./sdk-schema-validator.js";
 import { RequestCancel } from "./request-cancel.js";
+import { spawnConfig } from "./server-cwd.js";
 import { StderrRing } from "./stderr-ring.js";
 import type { McpToolInfo } from "./tool-cache.js";
 import type { ServerHealthStore, ToolListCache } from "./origin-state.js";
@@ -262,7 +263,7 @@ export class McpConnection {
     try {
       const types = await import("@modelcontextprotocol/sdk/types.js");
       const opened = await openClient({
-        server: this.config,
+        server: spawnConfig(this.config, this.deps.host),
         stderr: this.stderr,
         hostEnv: this.deps.host.env,
         timeoutMs: this.startupTimeoutMs,

@@ -14,7 +14,7 @@ export async function runCommandStep(step: CommandStep, ctx: StepContext): Promi
   const args = typeof ctx.values.arguments === "string" ? ctx.values.arguments : "";
   const label = `/${cmd.name}${args ? ` ${args}` : ""}`;
   ctx.started(label);
-  const [{ renderCommand }, { commandRenderDeps }, { commandModel }] = await Promise.all([
+  const [{ renderCommand }, { commandRenderDeps, commandMayRunShell }, { commandModel }] = await Promise.all([
     import("../commands/render-command.js"),
     import("../commands/command-deps.js"),
     import("../commands/expand-prompt.js"),
@@ -32,7 +32,7 @@ export async function runCommandStep(step: CommandStep, ctx: StepContext): Promi
   }
   const result = await agent.runPrompt({
     prompt: rendered.text,
-    model: commandModel(cmd),
+    model: commandModel(cmd, commandMayRunShell(ctx.host, cmd)),
     cwd: ctx.run.cwd,
     signal: ctx.signal,
     yes: ctx.run.yes,

@@ -7,6 +7,9 @@ import { runKeel } from "../../helpers/run-cli.js";
 import { makeWorkspace, type TempWorkspace } from "../../helpers/temp-workspace.js";
 import { openTestHost } from "../../helpers/test-host.js";
 
+/** These workspaces' keel.config.json picks a scripted model, which only a trusted workspace may do. */
+const TRUSTED = { trust: true };
+
 const spaces: TempWorkspace[] = [];
 afterAll(() => spaces.forEach((w) => w.cleanup()));
 function ws(files: Record<string, string | object>): TempWorkspace {
@@ -19,7 +22,7 @@ const bashTurn = (cmd: string) => ({ toolCalls: [{ name: "bash", arguments: { co
 describe("AgentService, inline approvals, budgets and plugin session state", () => {
   it('provides "agent" for workflow prompt steps when a model is configured, and not otherwise', async () => {
     const w = ws({ "s.json": [{ text: "workflow answer" }], "keel.config.json": { model: "scripted:s.json" } });
-    const host = await openTestHost(w);
+    const host = await openTestHost(w, TRUSTED);
     try {
       const agent = host.service("agent")!;
       const res = await agent.runPrompt({ prompt: "summarize", parentSessionId: "not-a-session" });
@@ -53,7 +56,7 @@ describe("AgentService, inline approvals, budgets and plugin session state", () 
   it("an inline 'always' approves the tool for the rest of the session (and is persisted)", async () => {
     const w = ws({ "s.json": [bashTurn("echo 1 >> n.txt"), bashTurn("echo 2 >> n.txt"), { text: "done" }], "keel.config.json": { model: "scripted:s.json" } });
     const asked: ApprovalRequest[] = [];
-    const host = await openTestHost(w);
+    const host = await openTestHost(w, TRUSTED);
     try {
       const out = await host.service("agent-runtime")!.start({ prompt: "go", approver: { approve: async (r) => (asked.push(r), "always") } });
       expect(out.reason).toBe("answer");
@@ -68,7 +71,7 @@ describe("AgentService, inline approvals, budgets and plugin session state", () 
 
   it("an inline 'no' reaches the model as user_denied", async () => {
     const w = ws({ "s.json": [bashTurn("echo x > x.txt"), { text: "ok" }], "keel.config.json": { model: "scripted:s.json" } });
-    const host = await openTestHost(w);
+    const host = await openTestHost(w, TRUSTED);
     try {
       const out = await host.service("agent-runtime")!.start({ prompt: "go", approver: { approve: async () => "no" } });
       const state = await sessionState(w.root, out.sessionId);
@@ -82,7 +85,7 @@ describe("AgentService, inline approvals, budgets and plugin session state", () 
   it("stops on the tool-call budget and fires afterTurn with the reason", async () => {
     const turns = Array.from({ length: 6 }, () => ({ toolCalls: [{ name: "read_file", arguments: { path: "s.json" } }] }));
     const w = ws({ "s.json": turns, "keel.config.json": { model: "scripted:s.json", agent: { budgets: { maxToolCalls: 2 } } } });
-    const host = await openTestHost(w);
+    const host = await openTestHost(w, TRUSTED);
     try {
       const out = await host.service("agent-runtime")!.start({ prompt: "loop" });
       expect(out.reason).toBe("budget");
@@ -109,7 +112,7 @@ describe("AgentService, inline approvals, budgets and plugin session state", () 
         });
       },
     };
-    const open = async () => (await openTestHost(w)).use(counter);
+    const open = async () => (await openTestHost(w, TRUSTED)).use(counter);
     let host = await open();
     const rt = () => host.service("agent-runtime")!;
     const first = await rt().start({ prompt: "one" });

@@ -8,6 +8,9 @@ import { runKeel } from "../../helpers/run-cli.js";
 import { makeWorkspace, type TempWorkspace } from "../../helpers/temp-workspace.js";
 import { openTestHost } from "../../helpers/test-host.js";
 
+/** These workspaces' keel.config.json picks a scripted model, which only a trusted workspace may do. */
+const TRUSTED = { trust: true };
+
 const spaces: TempWorkspace[] = [];
 afterAll(() => spaces.forEach((w) => w.cleanup()));
 
@@ -38,7 +41,7 @@ describe("delegate_agent", () => {
       { git: true },
     );
     spaces.push(ws);
-    const host = await openTestHost(ws);
+    const host = await openTestHost(ws, TRUSTED);
     let out;
     try {
       out = await host.service("agent-runtime")!.start({ prompt: "Delegate the edit", yes: true });
@@ -87,7 +90,7 @@ describe("delegate_agent", () => {
       },
     });
     spaces.push(ws);
-    const host = await openTestHost(ws);
+    const host = await openTestHost(ws, TRUSTED);
     try {
       // the model comes from --model only: the child inherits the parent's
       const out = await host.service("agent-runtime")!.start({ prompt: "coordinate", yes: true, model: "scripted:script.json" });
@@ -114,7 +117,7 @@ describe("delegate_agent", () => {
       "keel.config.json": { model: "scripted:script.json" },
     });
     spaces.push(ws);
-    const host = await openTestHost(ws);
+    const host = await openTestHost(ws, TRUSTED);
     try {
       const out = await host.service("agent-runtime")!.start({ prompt: "delegate twice", yes: true, tools: ["delegate_agent", "read_file"] });
       const starts = readEvents(ws.path(".keel", "sessions", out.sessionId, "events.jsonl")).filter((e) => e.type === "delegate_start");
@@ -135,7 +138,7 @@ describe("delegate_agent", () => {
       "keel.config.json": { model: "scripted:s.json" },
     });
     spaces.push(ws);
-    const host = await openTestHost(ws);
+    const host = await openTestHost(ws, TRUSTED);
     try {
       const rt = host.service("agent-runtime")!;
       const root = (await rt.start({ prompt: "level 0" })).sessionId;

@@ -9,6 +9,9 @@ import { sessionState } from "../../helpers/session-state.js";
 import { makeWorkspace, type TempWorkspace } from "../../helpers/temp-workspace.js";
 import { openTestHost } from "../../helpers/test-host.js";
 
+/** These workspaces' keel.config.json picks a scripted model, which only a trusted workspace may do. */
+const TRUSTED = { trust: true };
+
 const spaces: TempWorkspace[] = [];
 afterAll(() => spaces.forEach((w) => w.cleanup()));
 function ws(files: Record<string, string | object>): TempWorkspace {
@@ -43,7 +46,7 @@ describe("append-only sessions", () => {
         });
       },
     };
-    const host = await (await openTestHost(w)).use(probe);
+    const host = await (await openTestHost(w, TRUSTED)).use(probe);
     let out;
     try {
       out = await host.service("agent-runtime")!.start({ prompt: "read it 2000 times", maxSteps: STEPS + 1 });
