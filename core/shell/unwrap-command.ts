@@ -77,7 +77,8 @@ export function baseName(name: string): string {
 /**
  * Reports what a simple command runs through the usual wrappers — `command`, `builtin`, `exec`,
  * `env`, `sudo`, `doas`, `time`, `nice`, `nohup`, `timeout`, `xargs`, `stdbuf`, `setsid`, `ionice`,
- * `find -exec`, `bash|sh|zsh -c` and `eval` on literal strings — recursively. `literal[i]` says
+ * `find -exec`, `bash|sh|zsh -c` and `eval` on literal strings — recursively; a command `xargs`
+ * runs is also reported with a placeholder for the words xargs appends. `literal[i]` says
  * whether `argv[i + 1]` is a literal word. `source`/`.`, shells without `-c`, and non-literal
  * scripts are unresolved.
  */
@@ -127,6 +128,8 @@ export function unwrapCommand(argv: string[], literal: boolean[], sink: UnwrapSi
   if (rest.length === 0) return;
   if (restLiteral[0] === false) return sink.unresolved(`\`${name}\` runs a command whose name is not literal`);
   sink.command(rest);
+  // xargs appends the words it reads to the command: `… | xargs rm` runs `rm WORDS`, so it must meet `rm *` rules too.
+  if (name === "xargs") sink.command([...rest, "<xargs input>"]);
   unwrapCommand(rest, restLiteral.slice(1), sink, depth + 1);
 }
 
