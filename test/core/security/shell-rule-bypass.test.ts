@@ -25,3 +25,25 @@ describe("deny rules on bash reach what the command runs (real CLI)", () => {
     expect(await run("echo victim.txt | xargs cat")).toMatchObject({ ok: true, content: expect.stringContaining("keep me") });
   });
 });
+
+describe("deny rules reach scripts bash runs later (real CLI)", () => {
+  it("a literal `trap` action is checked like `eval`; rbash -c like bash -c", async () => {
+    ws = makeWorkspace({ "victim.txt": "keep me\n" });
+    ws.writeUserConfig({ permissions: { deny: ["bash(rm *)"] } });
+    for (const command of [
+      "trap 'rm victim.txt' EXIT",
+      "trap -- 'rm victim.txt' EXIT INT",
+      "bash -c \"trap 'rm victim.txt' EXIT\"",
+      "rbash -c 'rm victim.txt'",
+    ]) {
+      const obs = await run(command);
+      expect(obs, command).toMatchObject({ ok: false, code: "permission_denied" });
+      expect(obs.content).toContain('deny rule "bash(rm *)"');
+    }
+    const dynamic = await run('trap "$CLEANUP" EXIT');
+    expect(dynamic).toMatchObject({ ok: false, code: "permission_denied" });
+    expect(dynamic.content).toContain("`trap` with an action that is not literal");
+    expect(ws.read("victim.txt")).toBe("keep me\n");
+    expect(await run("trap 'echo bye' EXIT; trap -p; trap - EXIT; echo ok")).toMatchObject({ ok: true });
+  });
+});
