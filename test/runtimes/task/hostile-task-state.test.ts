@@ -33,3 +33,33 @@ describe("a committed tasks.json with entries keel never writes (real CLI)", () 
     expect(ws.read(".keel/state/tasks.json")).toBe(text);
   });
 });
+
+describe("committed plan.json and teams.json with entries keel never writes (real CLI)", () => {
+  it.each([
+    ["plan", ".keel/state/plan.json", { version: 1, items: [null] }, ["plan", "show"], "items[0] is not an object"],
+    ["plan", ".keel/state/plan.json", { version: 1, items: [{ step: 5 }] }, ["plan", "show"], "items[0] has no step text"],
+    ["teams", ".keel/state/teams/teams.json", { version: 1, teams: [null] }, ["team", "list"], "teams[0] is not an object"],
+    [
+      "teams",
+      ".keel/state/teams/teams.json",
+      { version: 1, teams: [{ name: "../../x", members: [] }] },
+      ["team", "list"],
+      'teams[0] has an invalid name "../../x"',
+    ],
+    [
+      "teams",
+      ".keel/state/teams/teams.json",
+      { version: 1, teams: [{ name: "t", members: "ab" }] },
+      ["team", "list"],
+      "teams[0] has members that are not a list",
+    ],
+  ])("%s: %j fails naming the entry, file untouched", async (_, rel, state, args, problem) => {
+    ws = makeWorkspace();
+    const text = JSON.stringify(state);
+    ws.write(rel, text);
+    const run = await runKeel(["--json", ...args], { cwd: ws.root, env: ws.env });
+    expect(run.exitCode).toBe(1);
+    expect(run.json().content).toContain(`${ws.path(rel)}: ${problem}`);
+    expect(ws.read(rel)).toBe(text);
+  });
+});
