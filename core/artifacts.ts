@@ -17,7 +17,8 @@ export class ArtifactStore {
   ) {}
 
   /**
-   * Writes one artifact synchronously and returns its reference. Never through a symlink planted in
+   * Writes one artifact synchronously and returns its reference, always directly in `dir`: the call
+   * id and kind are reduced to `[A-Za-z0-9_-]`. Never through a symlink planted in
    * the repository: a linked artifacts folder throws StateError, a link at the file is replaced.
    */
   write(callId: string, kind: string, data: string | Buffer, ext: string, mimeType?: string): ArtifactRef {
@@ -28,7 +29,9 @@ export class ArtifactStore {
       this.made = true;
     }
     const safeKind = kind.replace(/[^A-Za-z0-9_-]/g, "_");
-    const file = join(this.dir, `${callId}-${safeKind}.${ext.replace(/^\./, "")}`);
+    // A call id can come from the model's response (`../../x`): only its safe characters name a file here.
+    const safeId = callId.replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 100);
+    const file = join(this.dir, `${safeId}-${safeKind}.${ext.replace(/[^A-Za-z0-9]/g, "")}`);
     writeOwnFileSync(file, data);
     const bytes = typeof data === "string" ? Buffer.byteLength(data) : data.length;
     return { kind, path: relative(this.root, file), bytes, ...(mimeType ? { mimeType } : {}) };

@@ -1,5 +1,6 @@
 import { lstatSync, readFileSync, realpathSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
+import { gitMarkerAt } from "./git-marker.js";
 
 /**
  * True when `<root>/.keel/worktrees/<name>` is a linked git worktree of the repository `root`
@@ -30,14 +31,9 @@ export function isManagedWorktree(root: string, name: string): boolean {
 function repositoryCommonDir(dir: string): string | undefined {
   for (let d = dir; ; d = dirname(d)) {
     const dotGit = join(d, ".git");
-    let isFile: boolean | undefined;
-    try {
-      isFile = lstatSync(dotGit).isFile();
-    } catch {
-      isFile = undefined;
-    }
-    if (isFile === false) return realpathSync.native(dotGit);
-    if (isFile === true) return commonDirOf(realpathSync.native(resolve(d, pointer(dotGit))));
+    const marker = gitMarkerAt(d);
+    if (marker === "dir") return realpathSync.native(dotGit);
+    if (marker === "file") return commonDirOf(realpathSync.native(resolve(d, pointer(dotGit))));
     if (dirname(d) === d) return undefined;
   }
 }

@@ -1,5 +1,6 @@
-import { existsSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
+import { ToolError } from "../errors.js";
 import type { SandboxSettings } from "./sandbox-config.js";
 
 /** What to run inside the sandbox and where. */
@@ -27,6 +28,28 @@ export function bwrapArgs(settings: SandboxSettings, target: SandboxTarget): str
   if (!settings.network) args.push("--unshare-net");
   args.push("--unshare-pid", "--unshare-ipc", "--unshare-uts", "--die-with-parent", "--new-session", "--chdir", target.cwd, "--", ...target.argv);
   return args;
+}
+
+/**
+ * Before a `workspace-write` sandbox starts: creates an empty `.git` and `.keel` folder at the
+ * boundary where none exists, so `bwrapArgs` mounts them read-only too. Otherwise a sandboxed
+ * command could create `<root>/.git` (a repository with hooks or `core.fsmonitor`) that keel's own
+ * git calls, which run unsandboxed in the workspace, would then use. An empty `.git` folder is no
+ * repository: git looks past it to the enclosing one. Throws ToolError(`precondition_failed`) when a folder cannot be made.
+ */
+export function reserveProtectedDirs(settings: SandboxSettings, root: string): void {
+  if (settings.mode !== "workspace-write") return;
+  for (const dir of [".git", ".keel"]) {
+    try {
+      mkdirSync(join(root, dir));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST")
+        throw new ToolError(
+          `The sandbox cannot keep ${dir} read-only: creating ${join(root, dir)} failed (${(error as Error).message}). Nothing was run; make the workspace writable or turn the sandbox to "read-only".`,
+          "precondition_failed",
+        );
+    }
+  }
 }
 
 /** Why the sandbox cannot be used on this machine, or undefined when it can (checked by running `bwrap` once). */

@@ -1,5 +1,5 @@
 import { ToolError } from "../errors.js";
-import { bwrapArgs, sandboxUnavailable, type SandboxTarget } from "./bwrap.js";
+import { bwrapArgs, reserveProtectedDirs, sandboxUnavailable, type SandboxTarget } from "./bwrap.js";
 import type { SandboxSettings } from "./sandbox-config.js";
 
 /** A command line ready to spawn: the program and its arguments. */
@@ -53,6 +53,7 @@ export class SandboxRunner {
         `The sandbox (${settings.mode}) cannot run: ${why}. ${what} was not run: keel never runs it unsandboxed. Fix the sandbox, or turn it off ("sandbox": "off" in your config, or no "sandbox": true on the MCP server).`,
         "precondition_failed",
       );
+    reserveProtectedDirs(settings, target.root);
     return { file: "bwrap", args: bwrapArgs(settings, target) };
   }
 }

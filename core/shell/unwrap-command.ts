@@ -9,7 +9,7 @@ export interface UnwrapSink {
 }
 
 /** Shells whose `-c STRING` is parsed recursively; without `-c` they run a file or their input. */
-const SHELLS = new Set(["bash", "sh", "zsh", "dash", "ksh", "ash", "mksh", "fish"]);
+const SHELLS = new Set(["bash", "rbash", "sh", "zsh", "dash", "ksh", "ash", "mksh", "fish"]);
 
 /** Options (per wrapper) that take the next word as their value. */
 const VALUE_OPTIONS: Record<string, ReadonlySet<string>> = {
@@ -77,7 +77,8 @@ export function baseName(name: string): string {
 /**
  * Reports what a simple command runs through the usual wrappers — `command`, `builtin`, `exec`,
  * `env`, `sudo`, `doas`, `time`, `nice`, `nohup`, `timeout`, `xargs`, `stdbuf`, `setsid`, `ionice`,
- * `find -exec`, `bash|sh|zsh -c` and `eval` on literal strings — recursively. `literal[i]` says
+ * `find -exec`, `bash|sh|zsh -c`, `eval` and `trap` on literal strings — recursively; a command `xargs`
+ * runs is also reported with a placeholder for the words xargs appends. `literal[i]` says
  * whether `argv[i + 1]` is a literal word. `source`/`.`, shells without `-c`, and non-literal
  * scripts are unresolved.
  */
@@ -91,6 +92,7 @@ export function unwrapCommand(argv: string[], literal: boolean[], sink: UnwrapSi
     else sink.unresolved("`eval` of a string that is not literal");
     return;
   }
+  if (name === "trap") return unwrapTrap(args, isLiteral, sink);
   if (name === "source" || name === ".") return sink.unresolved(`\`${name} ${args[0] ?? ""}\` runs a file keel cannot check`);
   if (SHELLS.has(name)) return unwrapShell(name, args, isLiteral, sink);
   if (name === "find") return unwrapFind(args, isLiteral, sink, depth);
@@ -127,6 +129,8 @@ export function unwrapCommand(argv: string[], literal: boolean[], sink: UnwrapSi
   if (rest.length === 0) return;
   if (restLiteral[0] === false) return sink.unresolved(`\`${name}\` runs a command whose name is not literal`);
   sink.command(rest);
+  // xargs appends the words it reads to the command: `… | xargs rm` runs `rm WORDS`, so it must meet `rm *` rules too.
+  if (name === "xargs") sink.command([...rest, "<xargs input>"]);
   unwrapCommand(rest, restLiteral.slice(1), sink, depth + 1);
 }
 
@@ -148,6 +152,15 @@ function unwrapShell(name: string, args: string[], isLiteral: (i: number) => boo
     return;
   }
   if (!args.some((a) => a === "--version" || a === "--help")) sink.unresolved(`\`${name}\` reading commands from its input`);
+}
+
+/** `trap 'ACTION' SIGNAL…`: the action is a script the shell runs later (as `eval` would); listing and resetting run nothing. */
+function unwrapTrap(args: string[], isLiteral: (i: number) => boolean, sink: UnwrapSink): void {
+  const i = args[0] === "--" ? 1 : 0;
+  if (i === 0 && args[0]?.startsWith("-") && args[0] !== "-") return;
+  if (args.length - i < 2 || args[i] === "-") return;
+  if (isLiteral(i)) sink.script(args[i]!);
+  else sink.unresolved("`trap` with an action that is not literal");
 }
 
 /** `find … -exec CMD … ;` and friends: CMD is a command. */

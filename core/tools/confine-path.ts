@@ -1,6 +1,7 @@
-import { existsSync, lstatSync, readlinkSync, realpathSync } from "node:fs";
+import { lstatSync, readlinkSync, realpathSync } from "node:fs";
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { ToolError } from "../errors.js";
+import { gitMarkerAt } from "../git-marker.js";
 
 /**
  * Resolves a tool's path argument (relative to `base`, default `root`) inside `root` (the
@@ -114,11 +115,12 @@ function reallyAt(dir: string): boolean {
 
 /**
  * The workspace's directory inside a git worktree of its repository: the worktree path plus the
- * workspace root's path relative to the repository's top level (the nearest ancestor holding `.git`).
+ * workspace root's path relative to the repository's top level (the nearest ancestor holding `.git`; an
+ * empty `.git` folder, the sandbox's placeholder, is none).
  */
 export function workspaceDirIn(worktree: string, workspaceRoot: string): string {
   for (let d = workspaceRoot; ; d = dirname(d)) {
-    if (existsSync(join(d, ".git"))) return join(worktree, relative(d, workspaceRoot));
+    if (gitMarkerAt(d)) return join(worktree, relative(d, workspaceRoot));
     if (dirname(d) === d) return worktree;
   }
 }

@@ -1,6 +1,6 @@
 import { readJsonState, StateError, withFileLock, writeJsonState } from "../../core/index.js";
 import { asToolError, type TaskStore } from "../task/task-store.js";
-import { isPlanOwned, type Task } from "../task/task-types.js";
+import { isPlanOwned, TASK_ID_PATTERN, TASK_STATUSES, type Task } from "../task/task-types.js";
 import { normalizePlanItems, removePlanTasks, syncPlanTasks, type PlanItem, type PlanItemInput } from "./plan-sync.js";
 
 /** The plan state file. */
@@ -74,6 +74,14 @@ export class PlanStore {
       const plan = await readJsonState<PlanState>(this.file, { version: 1, items: [] });
       if (!plan || typeof plan !== "object" || !Array.isArray(plan.items))
         throw new StateError(`State file ${this.file} does not hold a plan ({"items": [...]}). keel left it untouched: fix or move it, then retry.`, this.file);
+      plan.items.forEach((item, i) => {
+        const problem = planItemProblem(item);
+        if (problem)
+          throw new StateError(
+            `State file ${this.file}: items[${i}] ${problem}. keel left it untouched: fix or remove that entry (or move the file), then retry.`,
+            this.file,
+          );
+      });
       return plan;
     });
   }
@@ -81,4 +89,14 @@ export class PlanStore {
   private locked<T>(fn: () => Promise<T>): Promise<T> {
     return asToolError(() => withFileLock(this.file, fn));
   }
+}
+
+/** Why a stored plan item is not one keel could have written (a repository can commit the file), or undefined. Never throws. */
+function planItemProblem(item: PlanItem): string | undefined {
+  if (!item || typeof item !== "object" || Array.isArray(item)) return "is not an object";
+  if (typeof item.step !== "string") return "has no step text";
+  if (!(TASK_STATUSES as readonly string[]).includes(item.status)) return `has an unknown status ${JSON.stringify(item.status)}`;
+  if (typeof item.task_id !== "string" || !new RegExp(TASK_ID_PATTERN).test(item.task_id)) return `has an invalid task_id ${JSON.stringify(item.task_id)}`;
+  if (!Array.isArray(item.depends_on) || !item.depends_on.every((id) => typeof id === "string")) return "has a depends_on that is not a list of task ids";
+  return undefined;
 }

@@ -8,7 +8,9 @@ import {
   type TaskPatch,
   type TaskState,
   type TaskStatus,
+  TASK_ID_PATTERN,
   TASK_PRIORITIES,
+  TASK_STATUSES,
 } from "./task-types.js";
 
 /** Filters of `task_list`. */
@@ -250,5 +252,25 @@ function checkShape(state: TaskState, file: string): TaskState {
   if (!state || typeof state !== "object" || !Array.isArray(state.tasks))
     throw new StateError(`State file ${file} does not hold a task list ({"tasks": [...]}). keel left it untouched: fix or move it, then retry.`, file);
   if (typeof state.seq !== "number") state.seq = state.tasks.length;
+  state.tasks.forEach((task, i) => {
+    const problem = taskEntryProblem(task);
+    if (problem)
+      throw new StateError(
+        `State file ${file}: tasks[${i}] ${problem}. keel left it untouched: fix or remove that entry (or move the file), then retry.`,
+        file,
+      );
+  });
   return state;
+}
+
+/** Why a stored task entry is not one keel could have written (a repository can commit the file), or undefined. Never throws. */
+function taskEntryProblem(task: Task): string | undefined {
+  if (!task || typeof task !== "object" || Array.isArray(task)) return "is not an object";
+  if (typeof task.id !== "string" || !new RegExp(TASK_ID_PATTERN).test(task.id)) return `has an invalid id ${JSON.stringify(task.id)}`;
+  if (typeof task.title !== "string") return "has no title";
+  if (!(TASK_STATUSES as readonly string[]).includes(task.status)) return `has an unknown status ${JSON.stringify(task.status)}`;
+  if (!(TASK_PRIORITIES as readonly string[]).includes(task.priority)) return `has an unknown priority ${JSON.stringify(task.priority)}`;
+  for (const key of ["blocked_by", "blocks"] as const)
+    if (!Array.isArray(task[key]) || !task[key].every((id) => typeof id === "string")) return `has a ${key} that is not a list of task ids`;
+  return undefined;
 }

@@ -173,6 +173,12 @@ export class TeamStore {
       if (!state || !Array.isArray(state.teams))
         throw new StateError(`State file ${this.file} does not hold teams ({"teams": [...]}). keel left it untouched: fix or move it, then retry.`, this.file);
       state.archived ??= [];
+      const problem = teamStateProblem(state);
+      if (problem)
+        throw new StateError(
+          `State file ${this.file}: ${problem}. keel left it untouched: fix or remove that entry (or move the file), then retry.`,
+          this.file,
+        );
       return state;
     });
   }
@@ -255,4 +261,18 @@ function checkRecipient(team: Team, recipient: string): void {
     `"${recipient}" is not a member of team "${team.name}" (members: ${team.members.join(", ") || "none"}). Send to a member, or to "*" for everyone.`,
     "precondition_failed",
   );
+}
+
+/** Why stored teams are not what keel writes (a repository can commit the file), naming the entry, or undefined. Never throws. */
+function teamStateProblem(state: TeamState): string | undefined {
+  if (!Array.isArray(state.archived)) return "archived is not a list";
+  const name = new RegExp(TEAM_NAME_PATTERN);
+  for (const [i, t] of state.teams.entries()) {
+    if (!t || typeof t !== "object" || Array.isArray(t)) return `teams[${i}] is not an object`;
+    if (typeof t.name !== "string" || !name.test(t.name)) return `teams[${i}] has an invalid name ${JSON.stringify(t.name)}`;
+    if (!Array.isArray(t.members) || !t.members.every((m) => typeof m === "string")) return `teams[${i}] has members that are not a list of names`;
+  }
+  for (const [i, a] of state.archived.entries())
+    if (!a || typeof a !== "object" || typeof a.name !== "string" || typeof a.archive !== "string") return `archived[${i}] is not an archived team`;
+  return undefined;
 }

@@ -1,0 +1,49 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { runKeel } from "../../helpers/run-cli.js";
+import { makeWorkspace, type TempWorkspace } from "../../helpers/temp-workspace.js";
+
+let ws: TempWorkspace | undefined;
+afterEach(() => ws?.cleanup());
+
+/** `keel --yes call bash` with the user's deny rule `bash(rm *)`: the observation. */
+async function run(command: string) {
+  const r = await runKeel(["--yes", "--json", "call", "bash", "--input", JSON.stringify({ command })], { cwd: ws!.root, env: ws!.env });
+  return r.json();
+}
+
+describe("deny rules on bash reach what the command runs (real CLI)", () => {
+  it("`… | xargs rm` meets `bash(rm *)`: xargs appends the words it reads", async () => {
+    ws = makeWorkspace({ "victim.txt": "keep me\n" });
+    ws.writeUserConfig({ permissions: { deny: ["bash(rm *)"] } });
+    for (const command of ["echo victim.txt | xargs rm", "echo victim.txt | xargs -0 /bin/rm", "xargs -a list.txt rm", "ls | xargs -n1 -P2 rm"]) {
+      const obs = await run(command);
+      expect(obs, command).toMatchObject({ ok: false, code: "permission_denied" });
+      expect(obs.content).toContain('deny rule "bash(rm *)"');
+    }
+    expect(ws.read("victim.txt")).toBe("keep me\n");
+    // Other commands through xargs still run.
+    expect(await run("echo victim.txt | xargs cat")).toMatchObject({ ok: true, content: expect.stringContaining("keep me") });
+  });
+});
+
+describe("deny rules reach scripts bash runs later (real CLI)", () => {
+  it("a literal `trap` action is checked like `eval`; rbash -c like bash -c", async () => {
+    ws = makeWorkspace({ "victim.txt": "keep me\n" });
+    ws.writeUserConfig({ permissions: { deny: ["bash(rm *)"] } });
+    for (const command of [
+      "trap 'rm victim.txt' EXIT",
+      "trap -- 'rm victim.txt' EXIT INT",
+      "bash -c \"trap 'rm victim.txt' EXIT\"",
+      "rbash -c 'rm victim.txt'",
+    ]) {
+      const obs = await run(command);
+      expect(obs, command).toMatchObject({ ok: false, code: "permission_denied" });
+      expect(obs.content).toContain('deny rule "bash(rm *)"');
+    }
+    const dynamic = await run('trap "$CLEANUP" EXIT');
+    expect(dynamic).toMatchObject({ ok: false, code: "permission_denied" });
+    expect(dynamic.content).toContain("`trap` with an action that is not literal");
+    expect(ws.read("victim.txt")).toBe("keep me\n");
+    expect(await run("trap 'echo bye' EXIT; trap -p; trap - EXIT; echo ok")).toMatchObject({ ok: true });
+  });
+});

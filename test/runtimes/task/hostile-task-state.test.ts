@@ -1,0 +1,65 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { runKeel } from "../../helpers/run-cli.js";
+import { makeWorkspace, type TempWorkspace } from "../../helpers/temp-workspace.js";
+
+let ws: TempWorkspace | undefined;
+afterEach(() => ws?.cleanup());
+
+const entry = { title: "t", description: "", status: "pending", priority: "medium", blocks: [], blocked_by: [], metadata: {} };
+
+describe("a committed tasks.json with entries keel never writes (real CLI)", () => {
+  it.each([
+    ["null", null, "is not an object"],
+    ["no dependency lists", { id: "a", title: "t", status: "pending", priority: "medium" }, "has a blocked_by that is not a list of task ids"],
+    ["an id with a path", { ...entry, id: "../../etc" }, 'has an invalid id "../../etc"'],
+    ["an object id", { ...entry, id: { x: 1 } }, "has an invalid id"],
+    ["a string blocked_by", { ...entry, id: "a", blocked_by: "abc" }, "has a blocked_by that is not a list of task ids"],
+    ["an unknown status", { ...entry, id: "a", status: "bogus" }, 'has an unknown status "bogus"'],
+  ])("%s: every task command fails naming the file and entry, and the file is left alone", async (_, task, problem) => {
+    ws = makeWorkspace();
+    const text = JSON.stringify({ version: 1, seq: 1, tasks: [task] });
+    ws.write(".keel/state/tasks.json", text);
+    for (const args of [
+      ["task", "list"],
+      ["task", "next"],
+      ["task", "add", "new"],
+    ]) {
+      const run = await runKeel(["--json", ...args], { cwd: ws.root, env: ws.env });
+      expect(run.exitCode, args.join(" ")).toBe(1);
+      expect(run.json()).toMatchObject({ ok: false, code: "execution_failed" });
+      expect(run.json().content).toContain(`${ws.path(".keel/state/tasks.json")}: tasks[0] ${problem}`);
+      expect(run.json().content).toContain("keel left it untouched");
+    }
+    expect(ws.read(".keel/state/tasks.json")).toBe(text);
+  });
+});
+
+describe("committed plan.json and teams.json with entries keel never writes (real CLI)", () => {
+  it.each([
+    ["plan", ".keel/state/plan.json", { version: 1, items: [null] }, ["plan", "show"], "items[0] is not an object"],
+    ["plan", ".keel/state/plan.json", { version: 1, items: [{ step: 5 }] }, ["plan", "show"], "items[0] has no step text"],
+    ["teams", ".keel/state/teams/teams.json", { version: 1, teams: [null] }, ["team", "list"], "teams[0] is not an object"],
+    [
+      "teams",
+      ".keel/state/teams/teams.json",
+      { version: 1, teams: [{ name: "../../x", members: [] }] },
+      ["team", "list"],
+      'teams[0] has an invalid name "../../x"',
+    ],
+    [
+      "teams",
+      ".keel/state/teams/teams.json",
+      { version: 1, teams: [{ name: "t", members: "ab" }] },
+      ["team", "list"],
+      "teams[0] has members that are not a list",
+    ],
+  ])("%s: %j fails naming the entry, file untouched", async (_, rel, state, args, problem) => {
+    ws = makeWorkspace();
+    const text = JSON.stringify(state);
+    ws.write(rel, text);
+    const run = await runKeel(["--json", ...args], { cwd: ws.root, env: ws.env });
+    expect(run.exitCode).toBe(1);
+    expect(run.json().content).toContain(`${ws.path(rel)}: ${problem}`);
+    expect(ws.read(rel)).toBe(text);
+  });
+});
