@@ -2,6 +2,7 @@ import { realpathSync } from "node:fs";
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
 import { realOrSelf } from "../../core/index.js";
 import { passesExcludedDir } from "../discovery-scope.js";
+import { tooDeepMessage } from "../manifest-depth.js";
 import { jsonTypeName, type ManifestIssue } from "./plugin-manifest-schema.js";
 import type { PluginFs } from "./plugin-fs.js";
 import { expandPluginRoot } from "./plugin-root-vars.js";
@@ -69,11 +70,14 @@ function readJson(fs: PluginFs, path: string): { ok: true; value: unknown } | { 
   } catch (error) {
     return { ok: false, reason: `cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})` };
   }
+  let value: unknown;
   try {
-    return { ok: true, value: JSON.parse(text) };
+    value = JSON.parse(text);
   } catch (error) {
     return { ok: false, reason: `is not valid JSON (${(error as Error).message})` };
   }
+  const deep = tooDeepMessage(value);
+  return deep ? { ok: false, reason: `cannot be used: ${deep}` } : { ok: true, value };
 }
 
 /**
