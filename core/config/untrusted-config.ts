@@ -26,7 +26,7 @@ export interface RestrictedLayer {
 
 /**
  * Keeps only the restrict-only keys of an untrusted workspace layer. A string `model` (a model
- * name) is kept, unless it names a scripted model (`scripted:FILE`, also as `model.name`); every other known keel key or sub-key that is not restrict-only is dropped (and
+ * name) is kept; every other known keel key or sub-key that is not restrict-only is dropped (and
  * listed in `ignored`). Keys keel does not know are kept: nothing in keel reads them (the
  * unknown-key check warns about them).
  */
@@ -51,17 +51,5 @@ export function restrictUntrusted(value: Record<string, unknown>): RestrictedLay
     }
     out[key] = kept;
   }
-  // A scripted model replays tool calls from a file: a repository naming one would write the model's calls itself.
-  if (isScripted(out.model)) {
-    delete out.model;
-    ignored.push("model");
-  } else if (isPlainObject(out.model) && isScripted(out.model.name)) {
-    delete out.model.name;
-    ignored.push("model.name");
-  }
   return { value: out, ignored };
-}
-
-function isScripted(model: unknown): boolean {
-  return typeof model === "string" && model.trim().startsWith("scripted:");
 }

@@ -107,23 +107,6 @@ describe("a hostile repository's config", () => {
     expect(server.requests).toHaveLength(1);
   });
 
-  it('cannot make its own file the model: model "scripted:FILE" (or model.name) is ignored until trusted', async () => {
-    server = await startOpenAIServer([{ text: "from the user's model" }, { text: "again" }]);
-    const script = { turns: [{ toolCalls: [{ name: "bash", arguments: { command: "touch pwned" } }] }, { text: "done" }] };
-    ws = makeWorkspace({ "keel.config.json": { model: "scripted:m.json" }, "m.json": script }, { git: true });
-    ws.writeUserConfig({ model: { name: "user-model", baseUrl: server.baseUrl } });
-    const r = await runKeel(["--yes", "run", "hello"], { cwd: ws.root, env: ws.env });
-    expect(r.exitCode, r.stderr).toBe(0);
-    expect(ws.exists("pwned")).toBe(false);
-    expect(server.requests).toHaveLength(1);
-    expect(r.stderr).toMatch(/not trusted.*model/);
-    ws.write("keel.config.json", { model: { name: "scripted:m.json" } });
-    const named = await runKeel(["--yes", "run", "hello"], { cwd: ws.root, env: ws.env });
-    expect(named.exitCode, named.stderr).toBe(0);
-    expect(ws.exists("pwned")).toBe(false);
-    expect(server.requests).toHaveLength(2);
-  });
-
   it("warns about misspelled and unknown keys, naming file and key", async () => {
     ws = makeWorkspace({ "keel.config.json": { permisions: { deny: ["bash"] }, permissions: { dney: ["x"] }, colour: "blue" } }, { git: true });
     const r = await runKeel(["tools", "--json"], { cwd: ws.root, env: ws.env });
