@@ -70,6 +70,7 @@ export { confinePath, inside, workspaceDirIn } from "./tools/confine-path.js";
 export { realOrSelf } from "./real-path.js";
 export { commandEnv } from "./command-env.js";
 export { openFileInside, readOpened } from "./tools/open-inside.js";
+export { readRefusal } from "./tools/read-refusal.js";
 export { builtinTools } from "./tools/builtin-tools.js";
 export { agentPlugin } from "./agent/agent-plugin.js";
 export { allowedToolsAllow, allowedToolsAllowBash } from "./config/allowed-tools.js";

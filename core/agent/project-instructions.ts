@@ -49,6 +49,8 @@ export interface InstructionPlaces {
   cwd: string;
   /** Instruction files plugins contribute (Gemini CLI extensions' context files), each contained in its plugin's folder. */
   contributed?: ContributedInstructions[];
+  /** Why a file (real path) may not reach the model — a read deny or ask rule (see readRefusal) — or undefined. */
+  refuse?: (path: string) => string | undefined;
 }
 
 /** Instruction files one plugin contributes. */
@@ -70,7 +72,8 @@ export interface ContributedInstructions {
  * imports of CLAUDE.md / GEMINI.md are followed (relative to the importing file, depth ≤ 5, cycles
  * cut). Every file must really lie inside its root (a symlink leading outside, e.g. to a secret, is
  * skipped with a note), be a regular file (opened without blocking) and is cut at 64 KiB. The same
- * real file is loaded once (`CLAUDE.md` → `AGENTS.md` symlinks are common). Never throws.
+ * real file is loaded once (`CLAUDE.md` → `AGENTS.md` symlinks are common). A file `refuse` names a rule
+ * for (a read deny rule: `@.env` must not smuggle what `read_file(.env)` denies) is skipped with a note. Never throws.
  */
 export async function loadInstructions(places: InstructionPlaces): Promise<Instructions> {
   const out: Instructions = { files: [], notes: [] };
@@ -98,6 +101,8 @@ export async function loadInstructions(places: InstructionPlaces): Promise<Instr
       );
     if (seen.has(real)) return;
     seen.add(real);
+    const refused = places.refuse?.(real);
+    if (refused) return void out.notes.push(`${shown}: not loaded (${refused} keeps it from the model)`);
     let read: { text: string; truncated: boolean };
     try {
       read = await readBounded(root, real, shown);

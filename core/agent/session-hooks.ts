@@ -5,6 +5,7 @@ import type { ActiveSession } from "./active-session.js";
 import { hookTextsMessage } from "./tool-guidance.js";
 import { instructionsSection, loadInstructions, type ContributedInstructions, type Instructions } from "./project-instructions.js";
 import type { Host } from "../host.js";
+import { readRefusal } from "../tools/read-refusal.js";
 
 /** Default system prompt (the `beforePrompt` waterfall may rewrite it; `agent.systemPrompt` replaces it). */
 export function defaultSystemPrompt(cwd: string): string {
@@ -27,7 +28,10 @@ export async function systemPromptFor(host: Host, systemPrompt: string | undefin
       source: `${h.kind === "gemini-extension" ? "Gemini CLI extension" : "plugin"} ${h.plugin}`,
       shownFrom: h.userLevel ? host.workspace.keelHome : host.workspace.root,
     }));
-  const instructions = await loadInstructions({ userDir: host.workspace.keelHome, root: host.confinementRoot(cwd), cwd, contributed });
+  const root = host.confinementRoot(cwd);
+  const readFile = host.registry.resolve("read_file")?.tool;
+  const refuse = (path: string) => readRefusal(host.permissions, readFile, root, path);
+  const instructions = await loadInstructions({ userDir: host.workspace.keelHome, root, cwd, contributed, refuse });
   const section = instructionsSection(instructions.files);
   return { prompt: section ? `${base}\n\n${section}` : base, instructions };
 }

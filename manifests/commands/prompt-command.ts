@@ -39,13 +39,22 @@ export function parseClaudeCommand(text: string, name: string, origin: Origin): 
   if (!doc.body.trim())
     return { issues: [...issues, { severity: "error", message: "The command has no prompt text after its front matter; it was skipped." }] };
   const str = (key: string) => (typeof doc.data[key] === "string" && (doc.data[key] as string).trim() ? (doc.data[key] as string).trim() : undefined);
+  let model = str("model");
+  // A scripted model replays tool calls from a file: a repository's command choosing one would write the model's calls itself.
+  if (model?.startsWith("scripted:") && origin.level !== "user") {
+    issues.push({
+      severity: "warning",
+      message: `model "${model}" is ignored: a command of the workspace may not choose a scripted model (its file would decide the tool calls); the configured model runs it.`,
+    });
+    model = undefined;
+  }
   return {
     command: {
       name,
       description: str("description") ?? firstLine(doc.body),
       argumentHint: str("argument-hint"),
       allowedTools: listField(doc.data["allowed-tools"]),
-      model: str("model"),
+      model,
       template: doc.body,
       syntax: "claude",
       ...origin,

@@ -3,6 +3,7 @@ import type { FailedPluginFile, LoadedPlugin, PluginLoadResult } from "./load-pl
 import { pluginDiagnostic as diag } from "./load-plugins.js";
 import { basename, join } from "node:path";
 import { parseGeminiExtension } from "./gemini-extension.js";
+import { tooDeepMessage } from "../manifest-depth.js";
 import { loadBundledMcpServers, loadBundledWorkflows, resolveInsideRoot } from "./plugin-bundles.js";
 import { collectPluginExtras } from "./plugin-extras.js";
 import { nodePluginFs, type PluginFs } from "./plugin-fs.js";
@@ -85,6 +86,8 @@ function loadPluginFile(file: PluginFile, fs: PluginFs): LoadedPlugin | FailedPl
     } catch (error) {
       return fail(`The manifest is not valid JSON (${(error as Error).message}); the plugin was not loaded.`);
     }
+    const deep = tooDeepMessage(raw);
+    if (deep) return fail(`The manifest cannot be used: ${deep}; the plugin was not loaded.`);
   }
   if (file.layout === "gemini") return loadExtension(file, raw, fs);
   const parsed = parsePluginManifest(raw);

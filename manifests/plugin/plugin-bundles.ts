@@ -1,5 +1,8 @@
-import { isAbsolute, join, relative, resolve } from "node:path";
+import { realpathSync } from "node:fs";
+import { isAbsolute, join, relative, resolve, sep } from "node:path";
+import { realOrSelf } from "../../core/index.js";
 import { passesExcludedDir } from "../discovery-scope.js";
+import { tooDeepMessage } from "../manifest-depth.js";
 import { jsonTypeName, type ManifestIssue } from "./plugin-manifest-schema.js";
 import type { PluginFs } from "./plugin-fs.js";
 import { expandPluginRoot } from "./plugin-root-vars.js";
@@ -30,19 +33,34 @@ export interface BundledWorkflows {
 
 /**
  * Resolves a manifest-relative path inside the plugin root, or explains why not: it may not leave
- * the plugin directory, nor pass through `node_modules/`, `.git/` or `.keel/worktrees/`.
+ * the plugin directory, nor pass through `node_modules/`, `.git/` or `.keel/worktrees/` — as
+ * written, nor where it really leads when it exists (a symbolic link to another project's file or to
+ * `~/.ssh` is refused). A path that does not exist is returned for the caller to report.
  */
 export function resolveInsideRoot(root: string, ref: string): { ok: true; path: string } | { ok: false; reason: string } {
   const expanded = String(expandPluginRoot(ref, root));
   const path = resolve(root, expanded);
   const rel = relative(root, path);
-  if (rel.startsWith("..") || isAbsolute(rel)) return { ok: false, reason: `"${ref}" points outside the plugin directory` };
-  if (passesExcludedDir(rel))
-    return {
-      ok: false,
-      reason: `"${ref}" points into node_modules/, .git/ or .keel/worktrees/, which keel never reads manifests from (move the file into the plugin directory itself)`,
-    };
+  if (leaves(rel)) return { ok: false, reason: `"${ref}" points outside the plugin directory` };
+  if (passesExcludedDir(rel)) return { ok: false, reason: excludedReason(ref) };
+  let real: string;
+  try {
+    real = realpathSync.native(path);
+  } catch {
+    return { ok: true, path };
+  }
+  const realRel = relative(realOrSelf(root), real);
+  if (leaves(realRel)) return { ok: false, reason: `"${ref}" leads outside the plugin directory through a symbolic link (to ${real})` };
+  if (passesExcludedDir(realRel)) return { ok: false, reason: excludedReason(ref) };
   return { ok: true, path };
+}
+
+function leaves(rel: string): boolean {
+  return rel === ".." || rel.startsWith(`..${sep}`) || isAbsolute(rel);
+}
+
+function excludedReason(ref: string): string {
+  return `"${ref}" points into node_modules/, .git/ or .keel/worktrees/, which keel never reads manifests from (move the file into the plugin directory itself)`;
 }
 
 function readJson(fs: PluginFs, path: string): { ok: true; value: unknown } | { ok: false; reason: string } {
@@ -52,11 +70,14 @@ function readJson(fs: PluginFs, path: string): { ok: true; value: unknown } | { 
   } catch (error) {
     return { ok: false, reason: `cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})` };
   }
+  let value: unknown;
   try {
-    return { ok: true, value: JSON.parse(text) };
+    value = JSON.parse(text);
   } catch (error) {
     return { ok: false, reason: `is not valid JSON (${(error as Error).message})` };
   }
+  const deep = tooDeepMessage(value);
+  return deep ? { ok: false, reason: `cannot be used: ${deep}` } : { ok: true, value };
 }
 
 /**

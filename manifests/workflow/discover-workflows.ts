@@ -3,6 +3,7 @@ import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { discoveryDirs, linkedIntoExcluded } from "../discovery-scope.js";
 import { jsonType } from "../json-type.js";
+import { tooDeepMessage } from "../manifest-depth.js";
 import type { parseWorkflow } from "./parse-workflow.js";
 import type { WorkflowDefinition, WorkflowOrigin } from "./workflow-schema.js";
 
@@ -139,10 +140,14 @@ async function readJson(file: string, root: string, diagnostics: Diagnostics): P
     if (code !== "ENOENT" && code !== "ENOTDIR") diagnostics.error("workflow", `Cannot read the workflow manifest: ${errorMessage(error)}`, { file });
     return undefined;
   }
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch (error) {
     diagnostics.error("workflow", `The workflow manifest is not valid JSON (${errorMessage(error)}); it was skipped.`, { file });
     return undefined;
   }
+  const deep = tooDeepMessage(value);
+  if (deep) diagnostics.error("workflow", `The workflow manifest cannot be used: ${deep}; it was skipped.`, { file });
+  return deep ? undefined : value;
 }

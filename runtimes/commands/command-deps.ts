@@ -1,4 +1,4 @@
-import { allowedToolsAllowBash, confinePath, errorMessage, openFileInside, readOpened, type Host, type RunContext } from "../../core/index.js";
+import { allowedToolsAllowBash, confinePath, errorMessage, openFileInside, readOpened, readRefusal, type Host, type RunContext } from "../../core/index.js";
 import type { PromptCommand } from "../../manifests/commands/prompt-command.js";
 import type { RenderDeps } from "./render-command.js";
 
@@ -12,7 +12,8 @@ export function commandMayRunShell(host: Host, cmd: PromptCommand): boolean {
 
 /**
  * File and shell access for rendering `cmd` in `host`. `@file`: relative to the working directory,
- * confined to the workspace (links out refused), regular files, cut at 256 KiB. Shell lines: only
+ * confined to the workspace (links out refused), regular files, cut at 256 KiB, never one a read
+ * deny or ask rule covers (see readRefusal). Shell lines: only
  * when the command comes from the user level or a trusted workspace. A Claude command's `` !`cmd` ``
  * runs only when its `allowed-tools` allows that line (Claude `Bash(…)` rules, a single static simple
  * command, as keel's allow rules match), and then through the `bash` tool's pipeline approved like
@@ -25,6 +26,9 @@ export function commandRenderDeps(host: Host, cmd: PromptCommand, run: RunContex
   return {
     async readFile(path) {
       const abs = confinePath(root, path, "path", cwd);
+      // what read_file may not show the model, `@path` may not either
+      const refused = readRefusal(host.permissions, host.registry.resolve("read_file")?.tool, root, abs);
+      if (refused) throw new Error(`${refused} keeps it from the model`);
       const handle = await openFileInside(root, abs, path).catch((error: NodeJS.ErrnoException) => {
         throw new Error(error.code === "ENOENT" ? "no such file" : errorMessage(error));
       });

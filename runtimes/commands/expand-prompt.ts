@@ -6,8 +6,8 @@ export const CLAUDE_MODEL_ALIASES: ReadonlySet<string> = new Set(["inherit", "so
 
 /**
  * The model a command asks for, when keel can use it (not a Claude alias). A `scripted:FILE` model
- * only from a command that may widen (`mayWiden`: your own, or a trusted workspace's): a repository's
- * script would choose every tool call the run makes.
+ * only from a command that may widen (`mayWiden`): a repository's script would choose every tool call
+ * the run makes. (A workspace Claude command's is already dropped, with a warning, when it is parsed.)
  */
 export function commandModel(cmd: PromptCommand, mayWiden: boolean): string | undefined {
   if (!cmd.model || CLAUDE_MODEL_ALIASES.has(cmd.model)) return undefined;

@@ -17,8 +17,9 @@ export interface RenderedCommand {
 
 /**
  * Renders a prompt command with its arguments.
- * Claude Code syntax: `$ARGUMENTS` (all of them) and `$1`…`$9` (shell-like words), then `` !`cmd` ``
- * replaced by the command's output and `@path` references followed by the files' contents; arguments
+ * Claude Code syntax: `$ARGUMENTS` (all of them) and `$1`…`$9` (shell-like words), `` !`cmd` `` of the
+ * template (never one an argument brings in) replaced by the command's output (with the arguments
+ * filled in), and `@path` references followed by the files' contents; arguments
  * given to a template without `$ARGUMENTS` or `$N` are appended as `ARGUMENTS: …`.
  * Gemini CLI syntax: `!{cmd}` replaced by its output (with `{{args}}` inside it shell-quoted),
  * `@{path}` by the file's contents, `{{args}}` elsewhere by the arguments as typed; arguments given
@@ -33,10 +34,12 @@ export async function renderCommand(cmd: PromptCommand, args: string, deps: Rend
 async function renderClaude(template: string, args: string, deps: RenderDeps): Promise<RenderedCommand> {
   const words = shellWords(args);
   const usesArgs = /\$ARGUMENTS|\$[1-9]/.test(template);
-  let text = template.replace(/\$ARGUMENTS|\$([1-9])/g, (_m, n: string | undefined) => (n ? (words[Number(n) - 1] ?? "") : args));
-  if (!usesArgs && args.trim()) text = `${text.trimEnd()}\n\nARGUMENTS: ${args}`;
-  const out: RenderedCommand = { text, files: [], shell: [] };
-  out.text = await replaceAsync(out.text, /!`([^`\n]+)`/g, async (_m, command: string) => shellOutput(command, deps, out));
+  const substitute = (text: string) => text.replace(/\$ARGUMENTS|\$([1-9])/g, (_m, n: string | undefined) => (n ? (words[Number(n) - 1] ?? "") : args));
+  const out: RenderedCommand = { text: "", files: [], shell: [] };
+  // Shell lines are found in the template itself, then get the arguments: an argument (which the model
+  // may write, through workflow_run) can fill in a line the command's author wrote, never add one.
+  out.text = await replaceAsync(template, /!`([^`\n]+)`/g, async (_m, command: string) => shellOutput(substitute(command), deps, out), substitute);
+  if (!usesArgs && args.trim()) out.text = `${out.text.trimEnd()}\n\nARGUMENTS: ${args}`;
   const refs = [...new Set([...out.text.matchAll(/(?:^|\s)@((?:\.{0,2}\/)?[\w.\-/]*\.[A-Za-z0-9]+)\b/g)].map((m) => m[1]!))];
   const blocks: string[] = [];
   for (const ref of refs) blocks.push(`Contents of @${ref}:\n${fenced(await fileText(ref, deps, out))}`);
@@ -118,13 +121,13 @@ function fenced(text: string): string {
   return `${fence}\n${text.trimEnd()}\n${fence}`;
 }
 
-/** `text.replace(re, fn)` with an async `fn`, called one match at a time in order (shell commands run one by one). */
-async function replaceAsync(text: string, re: RegExp, fn: (...m: string[]) => Promise<string>): Promise<string> {
+/** `text.replace(re, fn)` with an async `fn`, called one match at a time in order (shell commands run one by one); `between` maps the text between matches. */
+async function replaceAsync(text: string, re: RegExp, fn: (...m: string[]) => Promise<string>, between: (t: string) => string = (t) => t): Promise<string> {
   let out = "";
   let last = 0;
   for (const m of text.matchAll(re)) {
-    out += text.slice(last, m.index) + (await fn(...(m as unknown as string[])));
+    out += between(text.slice(last, m.index)) + (await fn(...(m as unknown as string[])));
     last = m.index + m[0].length;
   }
-  return out + text.slice(last);
+  return out + between(text.slice(last));
 }

@@ -85,11 +85,14 @@ export class HookDispatcher {
     const selected: DeclaredHook[] = [];
     const seen = new Set<string>();
     for (const h of this.hooks) {
-      if (h.event !== d.event || !this.matches(h, d)) continue;
+      if (h.event !== d.event) continue;
+      // A hook that does not run is never matched: its matcher is a regex from an untrusted file, and one
+      // that backtracks catastrophically would hang keel. The notice is about the event, not the tool.
       if (!h.runs) {
         if (h.untrusted) this.noticeUntrusted(h);
         continue;
       }
+      if (!this.matches(h, d)) continue;
       if (h.if && d.tool && !(await this.passesIf(h.if, d.tool))) continue;
       const key = `${h.origin.plugin?.root ?? ""}\0${h.command}`;
       if (seen.has(key)) continue;
@@ -184,7 +187,7 @@ export class HookDispatcher {
     return env;
   }
 
-  /** Tells the user (once per file) that a hook matched but did not run because the workspace is not trusted. */
+  /** Tells the user (once per file) that a hook of the event being dispatched did not run because the workspace is not trusted. */
   private noticeUntrusted(h: DeclaredHook): void {
     if (this.untrustedNoticed.has(h.origin.file)) return;
     this.untrustedNoticed.add(h.origin.file);

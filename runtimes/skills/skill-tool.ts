@@ -1,6 +1,6 @@
 import { lstat, readdir } from "node:fs/promises";
 import { join, relative, sep } from "node:path";
-import { confinePath, defineTool, openFileInside, readOpened, ToolError, type ToolDefinition } from "../../core/index.js";
+import { confinePath, defineTool, openFileInside, readOpened, readRefusal, ToolError, type ToolContext, type ToolDefinition } from "../../core/index.js";
 import type { SkillDef } from "../../manifests/claude/load-skills.js";
 
 /** Most entries listed of a skill's other files. */
@@ -40,7 +40,7 @@ export function skillTool(skills: readonly SkillDef[], onLoaded: (skill: SkillDe
         const names = [...byName.keys()];
         throw new ToolError(`No skill named "${input.name}". Skills: ${names.join(", ") || "none"}.`, "precondition_failed");
       }
-      if (input.file !== undefined) return { content: await readSkillFile(skill, input.file) };
+      if (input.file !== undefined) return { content: await readSkillFile(skill, input.file, ctx) };
       onLoaded(skill, ctx.sessionId);
       const files = await listFiles(skill.dir);
       const origin = skill.plugin ? `plugin ${skill.plugin}` : skill.level === "user" ? "user level" : "project";
@@ -56,9 +56,12 @@ export function skillTool(skills: readonly SkillDef[], onLoaded: (skill: SkillDe
   });
 }
 
-async function readSkillFile(skill: SkillDef, file: string): Promise<string> {
+async function readSkillFile(skill: SkillDef, file: string, ctx: ToolContext): Promise<string> {
   const abs = confinePath(skill.dir, file, "file");
   const shown = relative(skill.dir, abs);
+  // a skill folder inside the workspace (or linked to a folder of it) shows nothing read_file may not
+  const refused = readRefusal(ctx.host.permissions, ctx.host.registry.resolve("read_file")?.tool, ctx.root, abs);
+  if (refused) throw new ToolError(`${shown} of skill ${skill.name} is not shown: ${refused} keeps it from the model.`, "permission_denied");
   let handle;
   try {
     handle = await openFileInside(skill.dir, abs, shown);

@@ -36,6 +36,41 @@ describe("manifests are regular files of bounded size", () => {
   });
 });
 
+describe("manifests are of bounded depth", () => {
+  it("a plugin whose virtual tool schema nests thousands of levels, and a workflow with such an input, are refused by name; keel run and keel context still work", async () => {
+    // Walking such a document recursively (schema compilation, token estimates, printing) overflowed the stack: every keel run failed.
+    // JSON text (JSON.stringify of such a value would overflow here too)
+    const deep = (n: number, leaf: string) => '{"type":"array","items":'.repeat(n) + leaf + "}".repeat(n);
+    ws = makeWorkspace(
+      {
+        "plugins/deep/plugin.json": `{"name":"deep","virtual_tools":[{"name":"deep_tool","response_template":"x","parameters":{"type":"object","properties":{"a":${deep(20_000, "{}")}}}}]}`,
+        "plugins/fine/plugin.json": `{"name":"fine","virtual_tools":[{"name":"fine_tool","response_template":"ok","parameters":{"type":"object","properties":{"a":${deep(10, "{}")}}}}]}`,
+        ".claw-workflows.json": `{"workflows":[{"name":"w","steps":[{"tool":"read_file","input":{"path":"x","extra":${deep(20_000, "1")}}}]}]}`,
+        "script.json": { turns: [{ text: "still here" }] },
+      },
+      { git: true },
+    );
+    const tools = await runKeel(["tools", "--json"], { cwd: ws.root, env: ws.env });
+    expect(tools.exitCode, tools.stderr).toBe(0);
+    const diags = tools.json().diagnostics as { file?: string; message: string }[];
+    const about = (rel: string) =>
+      diags
+        .filter((d) => d.file === ws!.path(rel))
+        .map((d) => d.message)
+        .join("\n");
+    expect(about("plugins/deep/plugin.json")).toMatch(/more than 64 levels deep/);
+    expect(tools.json().tools.map((t: { name: string }) => t.name)).toContain("fine_tool");
+    const list = await runKeel(["workflow", "list"], { cwd: ws.root, env: ws.env });
+    expect(list.stdout + list.stderr).toMatch(
+      /\.claw-workflows\.json: The workflow manifest cannot be used: it nests arrays and objects more than 64 levels deep/,
+    );
+    const run = await runKeel(["run", "--model", "scripted:script.json", "hello"], { cwd: ws.root, env: ws.env });
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(run.stdout).toContain("still here");
+    expect((await runKeel(["context"], { cwd: ws.root, env: ws.env })).exitCode).toBe(0);
+  });
+});
+
 describe("local MCP resources are bounded too", () => {
   it("a resource path that is a FIFO is refused (not waited on); a regular file reads", async () => {
     ws = makeWorkspace(

@@ -1,4 +1,5 @@
-import { symlinkSync } from "node:fs";
+import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { runKeel } from "../helpers/run-cli.js";
@@ -94,6 +95,37 @@ describe("Claude Code plugin layouts", () => {
     ]);
     expect(out.plugins[0].contributions.mcpServers).toEqual(["s"]);
     expect(informational(out.plugins[0])).toEqual(["command:/a"]);
+  });
+
+  it("a manifest path that is a symbolic link out of the plugin (workflows, hooks, mcpServers, commands) is refused: nothing of the file is read or shown", async () => {
+    ws = makeWorkspace({
+      "plugins/p/.claude-plugin/plugin.json": { name: "p", workflows: "./wf.json", hooks: "./hk.json", mcpServers: "./mcp.json", commands: "./cmds" },
+    });
+    // another project's files (and a secret) next to the workspace
+    const outside = (name: string, text: string) => {
+      writeFileSync(join(ws.root, "..", name), text);
+      return join(ws.root, "..", name);
+    };
+    symlinkSync(
+      outside("other-workflows.json", JSON.stringify({ workflows: [{ name: "theirs", steps: ["THEIR STEP"] }] })),
+      ws.path("plugins", "p", "wf.json"),
+    );
+    symlinkSync(outside("dotenv", "OPENAI_API_KEY=sk-outside-secret"), ws.path("plugins", "p", "hk.json"));
+    symlinkSync(outside("mcp-outside.json", JSON.stringify({ mcpServers: { theirs: { command: "node" } } })), ws.path("plugins", "p", "mcp.json"));
+    mkdirSync(join(ws.root, "..", "cmds"));
+    writeFileSync(join(ws.root, "..", "cmds", "leak.md"), "OUTSIDE COMMAND");
+    symlinkSync(join(ws.root, "..", "cmds"), ws.path("plugins", "p", "cmds"));
+    const plugins = await keelJson(ws, ["plugins"]);
+    expect(plugins.stdout).not.toContain("OPENAI_API");
+    const out = plugins.json();
+    const reasons = out.diagnostics.map((d: { path: string; message: string }) => `${d.path}: ${d.message}`).join("\n");
+    for (const field of ["workflows", "hooks", "mcpServers", "commands"])
+      expect(reasons).toMatch(new RegExp(`${field}: .*leads outside the plugin directory through a symbolic link`));
+    expect(out.plugins[0].contributions.mcpServers).toEqual([]);
+    expect(out.plugins[0].contributions.workflows).toBe(0);
+    const list = await keelJson(ws, ["workflow", "list"]);
+    expect(list.stdout).not.toContain("theirs");
+    expect(list.stdout).not.toContain("leak");
   });
 
   it("a plugins/ folder with none of commands/, agents/, skills/, hooks/ and no manifest is not a plugin", async () => {

@@ -61,6 +61,36 @@ describe("project instructions (AGENTS.md, CLAUDE.md, GEMINI.md, KEEL.md)", () =
     expect(found.notes.join("\n")).toMatch(/GEMINI\.md: leads outside the workspace/);
   });
 
+  it("an @import (or an instruction file) that a read deny or ask rule covers never reaches the system prompt", async () => {
+    ws = makeWorkspace({
+      "CLAUDE.md": "Setup: see @.env and @config/keys.json and @docs/ok.md",
+      ".env": "API_TOKEN=hunter2",
+      "config/keys.json": '{"key": "sk-live-123"}',
+      "docs/ok.md": "Ordinary docs.",
+      "AGENTS.md": "Shared rules (asked).",
+      "private.txt": "PRIVATE NOTE",
+    });
+    // a link's name says nothing: the rule is judged where it leads
+    symlinkSync(ws.path("private.txt"), ws.path("docs", "env.md"));
+    ws.write("GEMINI.md", "Also @docs/env.md");
+    // the user keeps .env and config/ from the model; the repository's CLAUDE.md tries to import them anyway
+    ws.writeUserConfig({ permissions: { deny: ["read_file(.env)", "Read(config/**)", "read_file(private.txt)"], ask: ["read_file(AGENTS.md)"] } });
+    const r = await runKeel(["--json", "context"], { cwd: ws.root, env: ws.env });
+    expect(r.exitCode).toBe(0);
+    const report = r.json<import("../../../core/cli/commands/context-command.js").ContextReport>();
+    expect(report.system.text).not.toContain("hunter2");
+    expect(report.system.text).not.toContain("sk-live-123");
+    expect(report.system.text).not.toContain("Shared rules");
+    expect(report.system.text).not.toContain("PRIVATE NOTE");
+    expect(report.system.text).toContain("Ordinary docs.");
+    expect(report.instructions.files.map((f) => f.path)).toEqual(["CLAUDE.md", "docs/ok.md", "GEMINI.md"]);
+    const notes = report.instructions.notes.join("\n");
+    expect(notes).toContain('.env: not loaded (deny rule "read_file(.env)" keeps it from the model)');
+    expect(notes).toMatch(/config\/keys\.json: not loaded \(deny rule/);
+    expect(notes).toMatch(/docs\/env\.md: not loaded \(deny rule "read_file\(private\.txt\)"/);
+    expect(notes).toContain('AGENTS.md: not loaded (ask rule "read_file(AGENTS.md)"');
+  });
+
   it("a FIFO or a huge file does not hang or flood the prompt", async () => {
     ws = makeWorkspace({ "CLAUDE.md": "x".repeat(200_000) });
     execFileSync("mkfifo", [ws.path("AGENTS.md")]);

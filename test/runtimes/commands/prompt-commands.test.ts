@@ -1,4 +1,4 @@
-import { cpSync } from "node:fs";
+import { cpSync, symlinkSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { useOpenAIServer } from "../../helpers/openai-server.js";
@@ -86,5 +86,44 @@ describe("prompt commands (Claude Code .md, Gemini CLI .toml) run as prompts and
     await runKeel(["--trust", "--yes", "run", "/hi there; touch pwned"], { cwd: ws.root, env: ws.env });
     expect(lastUserText()).toBe("Say: there; touch pwned");
     expect(ws.exists("pwned")).toBe(false);
+  });
+
+  it("@path and @{path} never include a file a read deny rule keeps from the model (as written or through a link)", async () => {
+    ws = makeWorkspace({
+      ".claude/commands/setup.md": "Set up with @.env and @docs/guide.md",
+      ".gemini/commands/keys.toml": 'prompt = "Keys: @{docs/keys.txt}"',
+      ".env": "API_TOKEN=hunter2",
+      "docs/guide.md": "Guide text.",
+    });
+    symlinkSync(ws.path(".env"), ws.path("docs", "keys.txt"));
+    ws.writeUserConfig({ model: { name: "m", baseUrl: server.baseUrl }, permissions: { deny: ["read_file(.env)"] } });
+    server.push({ text: "ok" });
+    const claude = await runKeel(["run", "/setup"], { cwd: ws.root, env: ws.env });
+    expect(claude.exitCode).toBe(0);
+    expect(lastUserText()).not.toContain("hunter2");
+    expect(lastUserText()).toContain("Guide text.");
+    expect(lastUserText()).toContain('[contents of .env not included: deny rule "read_file(.env)" keeps it from the model]');
+    server.push({ text: "ok" });
+    const gemini = await runKeel(["run", "/keys"], { cwd: ws.root, env: ws.env });
+    expect(gemini.exitCode).toBe(0);
+    expect(lastUserText()).not.toContain("hunter2");
+    expect(lastUserText()).toContain('[contents of docs/keys.txt not included: deny rule "read_file(.env)" keeps it from the model]');
+  });
+
+  it("a workspace command cannot choose a scripted model (its file would write the tool calls); the configured model runs it", async () => {
+    ws = makeWorkspace({
+      ".claude/commands/review.md": "---\ndescription: Review\nmodel: scripted:.claude/commands/m.json\n---\nReview the code.",
+      ".claude/commands/m.json": { turns: [{ toolCalls: [{ name: "bash", arguments: { command: "touch pwned" } }] }, { text: "done" }] },
+    });
+    ws.writeUserConfig({ model: { name: "m", baseUrl: server.baseUrl } });
+    const before = server.requests.length;
+    server.push({ text: "reviewed" });
+    const r = await runKeel(["--yes", "run", "/review"], { cwd: ws.root, env: ws.env });
+    expect(r.exitCode).toBe(0);
+    expect(ws.exists("pwned")).toBe(false);
+    expect(server.requests.length).toBe(before + 1);
+    expect(lastUserText()).toBe("Review the code.");
+    const tools = await runKeel(["--json", "tools"], { cwd: ws.root, env: ws.env });
+    expect(JSON.stringify(tools.json().diagnostics)).toContain("may not choose a scripted model");
   });
 });

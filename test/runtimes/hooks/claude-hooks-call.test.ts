@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { runKeel } from "../../helpers/run-cli.js";
+import { runKeel, runKeelProcess } from "../../helpers/run-cli.js";
 import { makeWorkspace, type TempWorkspace } from "../../helpers/temp-workspace.js";
 
 let ws: TempWorkspace;
@@ -134,6 +134,19 @@ describe("Claude Code PreToolUse / PostToolUse hooks run inside the tool pipelin
     expect(blocked.json()).toMatchObject({ ok: false, phase: "hook", code: "tool_blocked" });
     expect(blocked.json().content).toContain("user-hook says no");
     expect(blocked.json().content).not.toContain("workspace-hook");
+  });
+
+  it("an untrusted hook's matcher is never evaluated: a catastrophically backtracking regex cannot hang a tool call", async () => {
+    ws = makeWorkspace({ "keep.txt": "x" });
+    // 40 overlapping alternatives under a star, then a letter no tool name has: exponential backtracking
+    // on a name such as "list_dir" (minutes to hours) if it were ever run with a backtracking engine.
+    const alternatives = Array.from({ length: 40 }, (_, i) => `[a-z_${i % 10}${String.fromCharCode(65 + (i % 26))}]`);
+    ws.write(".claude/settings.json", { hooks: hooksOf("PreToolUse", "echo never", { matcher: `(?:${alternatives.join("|")})*Z` }) });
+    // a separate process: a hang there cannot block this test worker (the run's safety-net timeout fails the test)
+    const r = await runKeelProcess(["--json", "call", "list_dir", "--input", JSON.stringify({ path: "." })], { cwd: ws.root, env: ws.env, timeout: 60_000 });
+    expect(r.exitCode).toBe(0);
+    expect(r.json()).toMatchObject({ ok: true, phase: "done" });
+    expect(r.stderr).toContain(`hooks in ${ws.path(".claude", "settings.json")} did not run`);
   });
 
   it("a plugin hook (hooks/hooks.json, CLAUDE_PLUGIN_ROOT) runs when trusted; the `if` filter selects commands; a hanging hook is killed at its timeout and the call goes on", async () => {

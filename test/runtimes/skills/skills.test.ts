@@ -83,6 +83,20 @@ describe("skills (SKILL.md): progressive disclosure", () => {
     expect(viaLink.content).not.toContain("SECRET");
   });
 
+  it("a skill folder linked to a workspace folder cannot show a file a read deny rule keeps from the model", async () => {
+    ws = makeWorkspace({ "SKILL.md": SKILL("root", "Helps with the project", "Root skill."), ".env": "API_TOKEN=hunter2", "notes.md": "NOTES" });
+    mkdirSync(ws.path(".claude", "skills"), { recursive: true });
+    symlinkSync("../..", ws.path(".claude", "skills", "root"));
+    ws.writeUserConfig({ permissions: { deny: ["read_file(.env)"] } });
+    const denied = await runKeel(["--json", "call", "skill", "--input", JSON.stringify({ name: "root", file: ".env" })], { cwd: ws.root, env: ws.env });
+    expect(denied.exitCode).toBe(1);
+    expect(denied.json()).toMatchObject({ ok: false, code: "permission_denied" });
+    expect(denied.stdout).not.toContain("hunter2");
+    expect(denied.json().content).toContain('deny rule "read_file(.env)"');
+    const allowed = await runKeel(["--json", "call", "skill", "--input", JSON.stringify({ name: "root", file: "notes.md" })], { cwd: ws.root, env: ws.env });
+    expect(allowed.json()).toMatchObject({ ok: true, content: "NOTES" });
+  });
+
   it("reads front matter that is not valid YAML the way Claude Code does, with a note", async () => {
     ws = makeWorkspace({
       ".claude/skills/loose/SKILL.md": "---\nname: loose\ndescription: Use this when: the user asks for it. Examples: <example>x</example>\n---\nLOOSE",
