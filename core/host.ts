@@ -12,6 +12,7 @@ import { PermissionPolicy, type PermissionRules } from "./permissions.js";
 import { ToolRegistry } from "./registry.js";
 import { SANDBOX_OFF, sandboxSettings } from "./sandbox/sandbox-config.js";
 import { SandboxRunner } from "./sandbox/sandbox-runner.js";
+import { keelHomeSecrets } from "./keel-home-secrets.js";
 import { CallIdSource } from "./call-id.js";
 import { runToolIntent } from "./run-tool-intent.js";
 import { ensureStateDir } from "./state/state-dir.js";
@@ -109,7 +110,11 @@ export class Host {
   ) {
     this.activeDir = workspace.cwd;
     this.permissions = new PermissionPolicy(config.permissions, configInfo.allowLevels);
-    this.sandbox = new SandboxRunner(config.sandbox === undefined ? SANDBOX_OFF : sandboxSettings(config.sandbox), options.env ?? process.env);
+    this.sandbox = new SandboxRunner(
+      config.sandbox === undefined ? SANDBOX_OFF : sandboxSettings(config.sandbox),
+      options.env ?? process.env,
+      keelHomeSecrets(workspace.keelHome),
+    );
     this.events = options.events ?? new JsonlEventSink(join(workspace.stateDir, "events.jsonl"), () => this.ensureStateDir(), false, options.onEvent);
     this.artifacts = new ArtifactStore(join(workspace.stateDir, "artifacts"), workspace.root, () => this.ensureStateDir());
     this.fileBaselines = new PersistentBaselineStore(workspace.stateDir);

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { ToolError } from "../errors.js";
 import type { SandboxSettings } from "./sandbox-config.js";
@@ -11,12 +11,14 @@ export interface SandboxTarget {
   cwd: string;
   /** The command and its arguments. */
   argv: string[];
+  /** Files and folders the process must not see (keel's secrets, see keelHomeSecrets): masked when they exist. */
+  hidden?: readonly string[];
 }
 
 /**
  * The `bwrap` argument list that runs `target.argv` under bubblewrap: the whole file system
  * read-only, `/tmp` private, the boundary (workspace root or active worktree) writable in
- * `workspace-write` mode with its `.git` and `.keel` read-only, no network when `network` is false, its own PID namespace (so
+ * `workspace-write` mode with its `.git` and `.keel` read-only, `target.hidden` masked, no network when `network` is false, its own PID namespace (so
  * background processes die with the command) and `--die-with-parent`.
  */
 export function bwrapArgs(settings: SandboxSettings, target: SandboxTarget): string[] {
@@ -25,6 +27,12 @@ export function bwrapArgs(settings: SandboxSettings, target: SandboxTarget): str
   // /tmp, and its .git and .keel read-only over it. Everything else, a main checkout too, stays read-only.
   args.push(settings.mode === "workspace-write" ? "--bind" : "--ro-bind", target.root, target.root);
   for (const dir of [".git", ".keel"]) if (existsSync(join(target.root, dir))) args.push("--ro-bind", join(target.root, dir), join(target.root, dir));
+  // keel's secrets: a folder becomes an empty one, a file reads as empty (mounted last, so they cover the boundary too).
+  for (const path of target.hidden ?? []) {
+    const kind = kindOf(path);
+    if (kind === "dir") args.push("--tmpfs", path, "--remount-ro", path);
+    else if (kind === "other") args.push("--ro-bind", "/dev/null", path);
+  }
   if (!settings.network) args.push("--unshare-net");
   args.push("--unshare-pid", "--unshare-ipc", "--unshare-uts", "--die-with-parent", "--new-session", "--chdir", target.cwd, "--", ...target.argv);
   return args;
@@ -73,4 +81,13 @@ export async function sandboxUnavailable(env: NodeJS.ProcessEnv, signal?: AbortS
       .trim()
       .split("\n")[0]
   }): enable unprivileged user namespaces or run where they are allowed`;
+}
+
+/** "dir", "other" (anything else that exists) or undefined (nothing there). */
+function kindOf(path: string): "dir" | "other" | undefined {
+  try {
+    return lstatSync(path).isDirectory() ? "dir" : "other";
+  } catch {
+    return undefined;
+  }
 }

@@ -18,6 +18,8 @@ export class SandboxRunner {
   constructor(
     readonly settings: SandboxSettings,
     private readonly env: NodeJS.ProcessEnv,
+    /** Paths no sandboxed process may read (keel's secrets under `$KEEL_HOME`). */
+    private readonly hidden: readonly string[] = [],
   ) {}
 
   /** True when commands run sandboxed. */
@@ -54,6 +56,6 @@ export class SandboxRunner {
         "precondition_failed",
       );
     reserveProtectedDirs(settings, target.root);
-    return { file: "bwrap", args: bwrapArgs(settings, target) };
+    return { file: "bwrap", args: bwrapArgs(settings, { ...target, hidden: this.hidden }) };
   }
 }

@@ -2,6 +2,7 @@ import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import { existsSync, linkSync, lstatSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { StateError, errorMessage } from "../errors.js";
+import { SESSION_KEY_FILE } from "../keel-home-secrets.js";
 import { readStateTextSync } from "../state/json-file.js";
 import { writeOwnFileSync } from "../state/own-path.js";
 import type { Workspace } from "../workspace.js";
@@ -9,7 +10,7 @@ import { sessionPaths } from "./session-paths.js";
 
 /** The user's secret for sealing sessions: `$KEEL_HOME/session-key` (random, 0600, made on first use). */
 function keyFile(keelHome: string): string {
-  return join(keelHome, "session-key");
+  return join(keelHome, SESSION_KEY_FILE);
 }
 
 /**

@@ -3,7 +3,7 @@ import { mkdir, readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { OAuthDiscoveryState } from "@modelcontextprotocol/sdk/client/auth.js";
 import type { OAuthClientInformationMixed, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
-import { StateError, errorMessage, withFileLock } from "../../core/index.js";
+import { MCP_OAUTH_DIR, StateError, errorMessage, withFileLock } from "../../core/index.js";
 
 /** What keel keeps for one server URL: tokens, the client registration and the discovery result. */
 export interface OAuthRecord {
@@ -30,7 +30,7 @@ export function pendingScope(record: OAuthRecord): string | undefined {
 }
 
 /** Folder under `$KEEL_HOME` holding one file per server URL. */
-export const OAUTH_DIR = "mcp-oauth";
+export const OAUTH_DIR = MCP_OAUTH_DIR;
 
 /**
  * Tokens and client registrations under `$KEEL_HOME/mcp-oauth/<sha256(url)>.json`: the folder
