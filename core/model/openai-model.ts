@@ -17,10 +17,12 @@ const JSON_BODY = { "content-type": "application/json" };
  * Creates a chat-completions backend on the `openai` package (loaded lazily) for any
  * OpenAI-compatible endpoint. Retries transient failures (the client's backoff), honours the
  * timeout and AbortSignal, streams text, and maps tool names and schemas for strict providers.
- * Throws UsageError when no API key is available for the hosted OpenAI API.
+ * The key is read from `spec.apiKeyEnv` only. Throws UsageError when no API key is available for the hosted OpenAI API.
  */
 export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv): ModelClient {
-  const apiKey = env[spec.apiKeyEnv]?.trim() || env.OPENAI_API_KEY?.trim();
+  // Only the variable the config names (OPENAI_API_KEY by default): with "apiKeyEnv" set, an unset
+  // variable never falls back to OPENAI_API_KEY, whose key would go to another provider's endpoint.
+  const apiKey = env[spec.apiKeyEnv]?.trim();
   if (!apiKey && !spec.baseUrl)
     throw new UsageError(
       `Model "${spec.name}" needs an API key: set ${spec.apiKeyEnv}, or point "model.baseUrl" (or OPENAI_BASE_URL) at a local OpenAI-compatible server.`,

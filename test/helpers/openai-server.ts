@@ -33,6 +33,8 @@ export interface OpenAIServer {
   baseUrl: string;
   /** Every chat-completions request received, parsed, in order. */
   requests: ChatRequestBody[];
+  /** The Authorization header of each chat-completions request, in the same order. */
+  authorizations: (string | undefined)[];
   /** Adds replies at the end of the queue. */
   push(...replies: ServerReply[]): void;
   close(): Promise<void>;
@@ -47,6 +49,7 @@ export interface OpenAIServer {
 export async function startOpenAIServer(replies: ServerReply[] = []): Promise<OpenAIServer> {
   const queue = [...replies];
   const requests: ChatRequestBody[] = [];
+  const authorizations: (string | undefined)[] = [];
   const server = createServer((req, res) => void handle(req, res));
   async function handle(req: IncomingMessage, res: ServerResponse) {
     const chunks: Buffer[] = [];
@@ -62,6 +65,7 @@ export async function startOpenAIServer(replies: ServerReply[] = []): Promise<Op
     }
     const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as ChatRequestBody;
     requests.push(body);
+    authorizations.push(req.headers.authorization);
     let index = queue.findIndex((r) => r.match?.(body));
     if (index === -1) index = queue.findIndex((r) => !r.match);
     const reply = index === -1 ? { text: "(no more scripted replies)" } : queue.splice(index, 1)[0]!;
@@ -122,6 +126,7 @@ export async function startOpenAIServer(replies: ServerReply[] = []): Promise<Op
   return {
     baseUrl: `http://127.0.0.1:${port}/v1`,
     requests,
+    authorizations,
     push: (...r) => void queue.push(...r),
     close: () =>
       new Promise((resolve) => {
@@ -156,6 +161,9 @@ export function useOpenAIServer(): OpenAIServer {
     },
     get requests() {
       return get().requests;
+    },
+    get authorizations() {
+      return get().authorizations;
     },
     push: (...replies) => get().push(...replies),
     close: () => get().close(),

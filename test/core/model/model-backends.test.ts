@@ -53,6 +53,21 @@ describe("openai backend against a local OpenAI-compatible server", () => {
     expect(res.usage).toEqual({ inputTokens: 100, outputTokens: 10 });
   });
 
+  it("sends the key of the variable model.apiKeyEnv names, and never OPENAI_API_KEY in its place", async () => {
+    server.push({ text: "one" }, { text: "two" });
+    await openaiModel(spec(), { KEEL_TEST_KEY: "sk-test", OPENAI_API_KEY: "sk-openai-secret" }).complete({
+      messages: [{ role: "user", content: "hi" }],
+      tools: [],
+      callIndex: 0,
+    });
+    expect(server.authorizations.at(-1)).toBe("Bearer sk-test");
+    // The configured variable is unset: this endpoint gets no key rather than the user's OpenAI key.
+    await openaiModel(spec(), { OPENAI_API_KEY: "sk-openai-secret" }).complete({ messages: [{ role: "user", content: "hi" }], tools: [], callIndex: 0 });
+    expect(server.authorizations.at(-1)).not.toContain("sk-openai-secret");
+    // Without a base URL (the hosted OpenAI API) a missing key is an error naming the variable.
+    expect(() => openaiModel(spec({ baseUrl: undefined }), { OPENAI_API_KEY: "sk-openai-secret" })).toThrow(/set KEEL_TEST_KEY/);
+  });
+
   it("works without streaming", async () => {
     server.push({ text: "plain answer" });
     const res = await openaiModel(spec({ stream: false }), env).complete({ messages: [{ role: "user", content: "hi" }], tools: [], callIndex: 0 });
