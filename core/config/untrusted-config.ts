@@ -27,7 +27,7 @@ export interface RestrictedLayer {
 /**
  * Keeps only the restrict-only keys of an untrusted workspace layer. A string `model` (a model
  * name) is kept as `{name}`, so it cannot replace another level's `model` object (endpoint, key
- * variable); a `scripted:FILE` model name is dropped like an endpoint. Every other known keel key
+ * variable); a `scripted:FILE` model name is dropped like an endpoint, and `mcp.elicitation: "ask"` like a widening key. Every other known keel key
  * or sub-key that is not restrict-only is dropped (and listed in `ignored`). Keys keel does not know are kept: nothing in keel reads them (the
  * unknown-key check warns about them).
  */
@@ -60,7 +60,9 @@ export function restrictUntrusted(value: Record<string, unknown>): RestrictedLay
     }
     const kept: Record<string, unknown> = {};
     for (const [sub, sv] of Object.entries(v)) {
-      if (allowed[sub]) kept[sub] = sv;
+      // Servers' questions: a workspace may make keel decline or cancel them, not ask you where you chose not to be asked.
+      if (key === "mcp" && sub === "elicitation" && sv === "ask") ignored.push("mcp.elicitation");
+      else if (allowed[sub]) kept[sub] = sv;
       else if (isKnownKey(key, sub)) ignored.push(`${key}.${sub}`);
     }
     out[key] = kept;

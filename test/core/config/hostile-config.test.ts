@@ -163,6 +163,16 @@ describe("a hostile repository's config", () => {
     expect(ws!.exists("PWNED")).toBe(true);
   });
 
+  it('cannot turn your declined MCP questions back into prompts: an untrusted mcp.elicitation "ask" is ignored, "decline" kept', async () => {
+    ws = makeWorkspace({ "keel.config.json": { mcp: { elicitation: "ask" } } }, { git: true });
+    ws.writeUserConfig({ mcp: { elicitation: "decline" } });
+    const asked = await runKeel(["doctor"], { cwd: ws.root, env: ws.env });
+    expect(asked.stdout).toMatch(/keel\.config\.json:mcp\.elicitation: This workspace is not trusted.*mcp\.elicitation ignored/);
+    ws.write("keel.config.json", { mcp: { elicitation: "cancel" } });
+    const cancelled = await runKeel(["doctor"], { cwd: ws.root, env: ws.env });
+    expect(cancelled.stdout + cancelled.stderr).not.toContain("mcp.elicitation");
+  });
+
   it("warns about misspelled and unknown keys, naming file and key", async () => {
     ws = makeWorkspace({ "keel.config.json": { permisions: { deny: ["bash"] }, permissions: { dney: ["x"] }, colour: "blue" } }, { git: true });
     const r = await runKeel(["tools", "--json"], { cwd: ws.root, env: ws.env });
