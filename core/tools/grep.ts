@@ -6,7 +6,7 @@ import type { ToolDefinition } from "../types.js";
 import { pathToolTraits } from "./path-tool-traits.js";
 import { confinePath, displayPath } from "./confine-path.js";
 import { openFileInside, readOpened } from "./open-inside.js";
-import { scanLines } from "./scan-lines.js";
+import { MAX_LINE_CHARS as MAX_SCANNED_LINE_CHARS, scanLines } from "./scan-lines.js";
 
 /** Matching lines grep returns when `max_results` is not given. */
 export const GREP_DEFAULT_RESULTS = 200;
@@ -85,6 +85,8 @@ export function grepTool(): ToolDefinition {
       const matches: GrepMatch[] = [];
       let skippedBinary = 0;
       let searched = 0;
+      /** Lines longer than scanLines hands on: searched in their first MAX_LINE_CHARS characters only. */
+      let cutLines = 0;
       let more = false;
       for (let i = 0; i < files.length && !more; i += BATCH) {
         ctx.signal.throwIfAborted();
@@ -119,6 +121,7 @@ export function grepTool(): ToolDefinition {
               });
               if (scan?.binary) skippedBinary++;
               else if (scan) searched++;
+              cutLines += scan?.cutLines ?? 0;
             } else {
               searched++;
               const lines = loaded.split("\n");
@@ -134,10 +137,14 @@ export function grepTool(): ToolDefinition {
       if (matches.length === 0) out.push(`No matches for /${input.pattern}/${input.ignore_case ? "i" : ""} in ${searched} file(s).`);
       if (more) out.push(`[stopped at max_results=${max}; narrow the pattern, path or glob, or raise max_results]`);
       if (skippedDenied > 0) out.push(`[${skippedDenied} file(s) not searched: denied by ${deniedBy.map((r) => `"${r}"`).join(", ")}]`);
+      if (cutLines > 0)
+        out.push(
+          `[${cutLines} line(s) longer than ${MAX_SCANNED_LINE_CHARS} characters were searched in their first ${MAX_SCANNED_LINE_CHARS} characters only]`,
+        );
       if (skippedOutside > 0) out.push(`[${skippedOutside} file(s) not searched: they lead outside the workspace through a symlink]`);
       return {
         content: out.join("\n"),
-        data: { matches, filesSearched: searched, skippedBinary, skippedDenied, skippedOutside, truncated: more },
+        data: { matches, filesSearched: searched, skippedBinary, skippedDenied, skippedOutside, cutLines, truncated: more },
         metadata: { path: displayPath(ctx.cwd, target) },
       };
     },

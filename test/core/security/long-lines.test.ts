@@ -40,6 +40,11 @@ describe("one huge line cannot exhaust memory (streamed reads)", () => {
     const grep = await runKeel(["--json", "call", "grep", "--input", JSON.stringify({ pattern: "needle|tail-marker" })], { cwd: ws.root, env: ws.env });
     const matches = grep.json().data.matches as { file: string; line: number }[];
     expect(matches.map((m) => m.line)).toEqual([1, 2]);
+    // The cut is said: "tail-marker" past the cut was not searched.
+    expect(grep.json().data.cutLines).toBe(1);
+    expect(grep.json().content).toContain(
+      `[1 line(s) longer than ${MAX_LINE_CHARS} characters were searched in their first ${MAX_LINE_CHARS} characters only]`,
+    );
     const read = await runKeel(["--json", "call", "read_file", "--input", JSON.stringify({ path: "one-line.txt", offset: 2, limit: 1 })], {
       cwd: ws.root,
       env: ws.env,
