@@ -83,6 +83,7 @@ export { formatTemplateValue, lookupPlaceholder, renderTemplate, type Placeholde
 export { defineTool, objectSchema, type InputOf, type SchemaLiteral } from "./define-tool.js";
 export type { AfterTurnContext, DelegateContext, DelegateResultContext, KeelHooks, PersistContext, PromptContext, ToolsChangedContext } from "./hooks.js";
 export type { PermissionRules } from "./permissions.js";
+export { compileGlob, globMatcher, type CompiledGlob } from "./glob-matcher.js";
 export type { AgentOutcome, AgentRunOptions } from "./agent/agent-runtime.js";
 export type { ToolCallEnd, ToolCallStart } from "./agent/active-session.js";
 export type { KeelConfig } from "./config/config-schema.js";

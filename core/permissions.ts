@@ -1,4 +1,4 @@
-import { globMatcher } from "./glob-matcher.js";
+import { compileGlob } from "./glob-matcher.js";
 import { realOrSelf, realTarget } from "./real-path.js";
 import { isAbsolute, relative, resolve, sep } from "node:path";
 import type { TrustLevel } from "./config/config-sources.js";
@@ -41,23 +41,47 @@ interface CompiledRule {
   pathMatch?: (s: string) => boolean;
   /** `*` = any text, matched in linear time. */
   textMatch?: Wildcard;
+  /** Why a glob of the rule could not be compiled (it then matches everything for deny/ask, nothing for allow). */
+  unsupported?: string;
 }
 
+/** A rule glob compiled once: a glob that cannot be compiled holds for everything in deny/ask lists (failing closed) and for nothing in allow. */
+interface RuleGlob {
+  match: (s: string) => boolean;
+  unsupported?: string;
+}
+
+function ruleGlob(pattern: string, dot: boolean, list: RuleList): RuleGlob {
+  const compiled = compileGlob(pattern, { dot });
+  if ("match" in compiled) return compiled;
+  return { match: list === "allow" ? () => false : () => true, unsupported: compiled.unsupported };
+}
+
+type RuleList = "allow" | "ask" | "deny";
+
 /** Compiles `name(spec)` into matchers once. */
-function compile(rule: string, names: Map<string, (s: string) => boolean>, level: TrustLevel = "user"): CompiledRule {
+function compile(rule: string, list: RuleList, names: Map<string, RuleGlob>, level: TrustLevel = "user"): CompiledRule {
   const m = /^([^()]+?)(?:\((.*)\))?$/.exec(rule.trim());
   const name = m?.[1] ?? rule;
   const spec = m?.[2];
   // Many rules share a tool name (`bash(…)`): one name matcher each. Path matchers compile on first use
   // (most rules are never checked against a path), so even a file of many rules loads quickly.
-  let nameMatch = names.get(name);
-  if (!nameMatch) names.set(name, (nameMatch = globMatcher(name, { nocase: false })));
-  const out: CompiledRule = { text: rule, name: nameMatch, level };
+  const key = `${list === "allow" ? "allow" : "restrict"}:${name}`;
+  let nameGlob = names.get(key);
+  if (!nameGlob) names.set(key, (nameGlob = ruleGlob(name, false, list)));
+  const out: CompiledRule = { text: rule, name: nameGlob.match, level };
+  if (nameGlob.unsupported) out.unsupported = nameGlob.unsupported;
   if (!/[*?[\]{}!+@()]/.test(name)) out.exactName = name;
   if (spec !== undefined) {
     out.spec = spec;
-    let pathMatch: ((s: string) => boolean) | undefined;
-    out.pathMatch = (s) => (pathMatch ??= globMatcher(spec, { dot: true }))(s);
+    let pathGlob: RuleGlob | undefined;
+    out.pathMatch = (s) => {
+      if (!pathGlob) {
+        pathGlob = ruleGlob(spec, true, list);
+        out.unsupported ??= pathGlob.unsupported;
+      }
+      return pathGlob.match(s);
+    };
     out.textMatch = new Wildcard(spec);
   }
   return out;
@@ -85,10 +109,10 @@ export class PermissionPolicy {
 
   /** `allowLevels`: who wrote each allow rule (default: the user). */
   constructor(rules: PermissionRules = {}, allowLevels: Record<string, TrustLevel> = {}) {
-    const names = new Map<string, (s: string) => boolean>();
-    this.deny = (rules.deny ?? []).map((r) => compile(r, names));
-    this.ask = (rules.ask ?? []).map((r) => compile(r, names));
-    this.allow = (rules.allow ?? []).map((r) => compile(r, names, allowLevels[r] ?? "user"));
+    const names = new Map<string, RuleGlob>();
+    this.deny = (rules.deny ?? []).map((r) => compile(r, "deny", names));
+    this.ask = (rules.ask ?? []).map((r) => compile(r, "ask", names));
+    this.allow = (rules.allow ?? []).map((r) => compile(r, "allow", names, allowLevels[r] ?? "user"));
   }
 
   /**
@@ -160,7 +184,8 @@ export class PermissionPolicy {
 const READ_ONLY_ALLOWED: PermissionDecision = Object.freeze({ action: "allow", reason: "read-only tools are allowed by default" });
 
 function decision(rule: CompiledRule, action: PermissionDecision["action"]): PermissionDecision {
-  return { action, rule: rule.text, reason: `${action} rule "${rule.text}" matched` };
+  const closed = rule.unsupported ? ` (${rule.unsupported}, so the rule holds for every call it could name, failing closed; rewrite it)` : "";
+  return { action, rule: rule.text, reason: `${action} rule "${rule.text}" matched${closed}` };
 }
 
 /** One call being decided: its names, argument, and (for shell tools, parsed on first use) its commands. */

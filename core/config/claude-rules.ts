@@ -209,7 +209,7 @@ function mcpRule(rule: string, name: string, spec: string | undefined, list: Per
 function toolNameGlob(rule: string, name: string, spec: string | undefined, list: PermissionList): RuleTranslation {
   if (list === "allow") return skip(rule, UNANCHORED_ALLOW);
   if (spec !== undefined) return skip(rule, "a tool-name glob takes no specifier");
-  const isMatch = globMatcher(name);
+  const isMatch = globMatcher(name, {}, "all");
   const tools = Object.keys(CLAUDE_TOOLS).filter((t) => isMatch(t));
   const rules = [...new Set(tools.flatMap((t) => CLAUDE_TOOLS[t]!.tools))];
   return rules.length ? { rules } : skip(rule, "the tool-name glob matches no Claude Code tool keel has a counterpart for");

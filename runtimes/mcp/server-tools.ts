@@ -1,5 +1,4 @@
-import picomatch from "picomatch";
-import { type CompiledSchema, type Host, type RiskTag, type ToolDefinition, ToolError } from "../../core/index.js";
+import { type CompiledSchema, globMatcher, type Host, type RiskTag, type ToolDefinition, ToolError } from "../../core/index.js";
 import { cleanMcpErrorText } from "./error-text.js";
 import { mapCallResult } from "./map-result.js";
 import { outputProblem } from "./output-schema.js";
@@ -15,9 +14,10 @@ export const DEFAULT_MCP_TOOL_TIMEOUT_MS = 120_000;
  * not require task-augmented execution (`execution.taskSupport: "required"`, which keel does not support yet).
  */
 export function filterTools(conn: McpConnection, tools: McpToolInfo[]): McpToolInfo[] {
-  const on = conn.config.enabledTools?.length ? picomatch(conn.config.enabledTools) : undefined;
-  const off = conn.config.disabledTools?.length ? picomatch(conn.config.disabledTools) : undefined;
-  return tools.filter((t) => (!on || on(t.name)) && !(off && off(t.name)) && !requiresTasks(t));
+  // Globs from a workspace's .mcp.json: matched in linear time; one keel cannot compile enables nothing and disables everything.
+  const on = conn.config.enabledTools?.map((g) => globMatcher(g, {}, "none"));
+  const off = conn.config.disabledTools?.map((g) => globMatcher(g, {}, "all"));
+  return tools.filter((t) => (!on?.length || on.some((m) => m(t.name))) && !off?.some((m) => m(t.name)) && !requiresTasks(t));
 }
 
 /** True when a tool can only be called as a task (`execution.taskSupport: "required"`). */

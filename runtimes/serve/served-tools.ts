@@ -1,5 +1,4 @@
-import picomatch from "picomatch";
-import type { Host, ToolIntent } from "../../core/index.js";
+import { globMatcher, type Host, type ToolIntent } from "../../core/index.js";
 
 /** Prefix of the tools that run a workflow (`workflow__NAME`). */
 export const WORKFLOW_TOOL_PREFIX = "workflow__";
@@ -17,8 +16,8 @@ export interface ServedTool {
 /** Decides by name whether a tool is served (`--tools` globs); every tool when no globs are given. */
 export function toolFilter(globs: readonly string[] | undefined): (name: string) => boolean {
   if (!globs?.length) return () => true;
-  const match = picomatch([...globs], { dot: true });
-  return (name) => match(name);
+  const matchers = globs.map((g) => globMatcher(g, { dot: true }, "none"));
+  return (name) => matchers.some((m) => m(name));
 }
 
 /**
