@@ -10,6 +10,7 @@ export function tooDeepMessage(value: unknown): string | undefined {
   const stack: [unknown, number][] = [[value, 1]];
   while (stack.length) {
     const [v, depth] = stack.pop()!;
+    if (v === null || typeof v !== "object") continue;
     if (depth > MAX_MANIFEST_DEPTH) return `it nests arrays and objects more than ${MAX_MANIFEST_DEPTH} levels deep, which keel does not read (flatten it)`;
     for (const child of Array.isArray(v) ? v : Object.values(v as object)) if (child !== null && typeof child === "object") stack.push([child, depth + 1]);
   }

@@ -69,6 +69,14 @@ describe("manifests are of bounded depth", () => {
     expect(run.stdout).toContain("still here");
     expect((await runKeel(["context"], { cwd: ws.root, env: ws.env })).exitCode).toBe(0);
   });
+
+  it("a manifest that is JSON null gets the plain diagnostic of a non-object manifest (the depth check skips it)", async () => {
+    ws = makeWorkspace({ "plugins/nul/plugin.json": "null" }, { git: true });
+    const r = await runKeel(["tools", "--json"], { cwd: ws.root, env: ws.env });
+    expect(r.exitCode, r.stderr).toBe(0);
+    const messages = (r.json().diagnostics as { file?: string; message: string }[]).filter((d) => d.file === ws!.path("plugins/nul/plugin.json"));
+    expect(messages.map((d) => d.message).join("\n")).toMatch(/must be a JSON object \(got null\)/);
+  });
 });
 
 describe("local MCP resources are bounded too", () => {
