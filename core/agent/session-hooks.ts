@@ -29,8 +29,7 @@ export async function systemPromptFor(host: Host, systemPrompt: string | undefin
       shownFrom: h.userLevel ? host.workspace.keelHome : host.workspace.root,
     }));
   const root = host.confinementRoot(cwd);
-  const readFile = host.registry.resolve("read_file")?.tool;
-  const refuse = (path: string) => readRefusal(host.permissions, readFile, root, path);
+  const refuse = (path: string) => readRefusal(host, root, path);
   const instructions = await loadInstructions({ userDir: host.workspace.keelHome, root, cwd, contributed, refuse });
   const section = instructionsSection(instructions.files);
   return { prompt: section ? `${base}\n\n${section}` : base, instructions };

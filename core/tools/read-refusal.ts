@@ -1,7 +1,6 @@
 import { relative } from "node:path";
-import type { PermissionPolicy } from "../permissions.js";
+import type { Host } from "../host.js";
 import { realOrSelf } from "../real-path.js";
-import type { ToolDefinition } from "../types.js";
 import { inside } from "./confine-path.js";
 import { READ_TOOLS } from "./reachable-files.js";
 
@@ -9,11 +8,13 @@ import { READ_TOOLS } from "./reachable-files.js";
  * Why the text of the file at `path` (absolute) may not be put in front of the model without a tool
  * call — an `@file` import, a prompt command's `@path`, a skill's file — as the rule text: a path deny
  * rule of `read_file`, `grep` or `glob`, or the deny or ask decision a `read_file` call of that path
- * would get (nobody is asked when a file is pulled into a prompt, so an ask refuses too). Paths are
+ * would get under `host`'s rules (nobody is asked when a file is pulled into a prompt, so an ask refuses too). Paths are
  * matched relative to `root` as written and where they really lead. Undefined when the file may be
  * read, or lies outside `root` (rules are relative to it). Never throws.
  */
-export function readRefusal(policy: PermissionPolicy, readFile: ToolDefinition | undefined, root: string, path: string): string | undefined {
+export function readRefusal(host: Host, root: string, path: string): string | undefined {
+  const policy = host.permissions;
+  const readFile = host.registry.resolve("read_file")?.tool;
   const rels = new Set<string>();
   for (const [base, p] of [
     [root, path],

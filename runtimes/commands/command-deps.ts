@@ -27,7 +27,7 @@ export function commandRenderDeps(host: Host, cmd: PromptCommand, run: RunContex
     async readFile(path) {
       const abs = confinePath(root, path, "path", cwd);
       // what read_file may not show the model, `@path` may not either
-      const refused = readRefusal(host.permissions, host.registry.resolve("read_file")?.tool, root, abs);
+      const refused = readRefusal(host, root, abs);
       if (refused) throw new Error(`${refused} keeps it from the model`);
       const handle = await openFileInside(root, abs, path).catch((error: NodeJS.ErrnoException) => {
         throw new Error(error.code === "ENOENT" ? "no such file" : errorMessage(error));

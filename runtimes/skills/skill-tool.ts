@@ -60,7 +60,7 @@ async function readSkillFile(skill: SkillDef, file: string, ctx: ToolContext): P
   const abs = confinePath(skill.dir, file, "file");
   const shown = relative(skill.dir, abs);
   // a skill folder inside the workspace (or linked to a folder of it) shows nothing read_file may not
-  const refused = readRefusal(ctx.host.permissions, ctx.host.registry.resolve("read_file")?.tool, ctx.root, abs);
+  const refused = readRefusal(ctx.host, ctx.root, abs);
   if (refused) throw new ToolError(`${shown} of skill ${skill.name} is not shown: ${refused} keeps it from the model.`, "permission_denied");
   let handle;
   try {
