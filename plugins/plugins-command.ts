@@ -1,5 +1,6 @@
 import { formatDiagnostic, type Host } from "../core/index.js";
 import { type CliContext, table } from "../core/cli/index.js";
+import { RUN_HOOK_EVENTS } from "../manifests/hooks/run-hook-events.js";
 import type { PluginRecord } from "./plugin-record.js";
 
 /** What `keel plugins --json` prints. */
@@ -113,5 +114,7 @@ function informationalLine(i: { kind: string; name: string }): string {
   if (i.kind === "skill") return `skill ${i.name} (the skill tool loads it)`;
   if (i.kind === "command") return `command ${i.name} (keel run "${i.name} …", or keel workflow run)`;
   if (i.kind === "agent") return `agent ${i.name} (a delegate_agent type)`;
+  if (i.kind === "hook-event")
+    return RUN_HOOK_EVENTS.has(i.name) ? `hook ${i.name} (keel runs it: see keel hooks)` : `hook ${i.name} (not run by keel yet: keel hooks lists it)`;
   return `info: ${i.kind} ${i.name} (not run by keel yet)`;
 }

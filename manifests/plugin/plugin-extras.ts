@@ -5,7 +5,7 @@ import { resolveInsideRoot } from "./plugin-bundles.js";
 import type { PluginFs } from "./plugin-fs.js";
 import { CLAUDE_HOOK_EVENTS, type ManifestIssue, type PluginManifest } from "./plugin-manifest-schema.js";
 
-/** Something a Claude Code plugin carries beyond plugin.json: skills and agents (loaded by their runtimes) and what keel records but does not run yet (commands, hook events, output styles). */
+/** Something a Claude Code plugin carries beyond plugin.json: skills, agents, commands and hook events (run by their runtimes) and output styles (listed, not used yet). */
 export interface InformationalItem {
   kind: "command" | "agent" | "skill" | "hook-event" | "output-style";
   name: string;
@@ -14,8 +14,8 @@ export interface InformationalItem {
 }
 
 /**
- * Lists what a Claude Code / Codex style plugin bundles that keel does not run yet:
- * `commands/*.md`, `agents/*.md`, `skills/<name>/SKILL.md`, hook events of `hooks/hooks.json`
+ * Lists what a Claude Code / Codex style plugin bundles besides plugin.json, for `keel plugins`:
+ * `commands/*.md`, `agents/*.md`, `skills/<name>/SKILL.md`, `output-styles/*.md`, hook events of `hooks/hooks.json`
  * (and of hook files or events named in the manifest). Problems are warnings, never errors. Never throws.
  */
 export function collectPluginExtras(

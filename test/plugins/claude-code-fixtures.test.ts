@@ -37,6 +37,10 @@ describe("Claude Code plugins (the public plugin layout)", () => {
     expect(text.stdout).toMatch(/^guard-rails\s+0\.3\.1\s+project\s/m);
     expect(text.stdout).toContain(`command /guard (keel run "/guard …", or keel workflow run)`);
     expect(text.stdout).toContain("agent auditor (a delegate_agent type)");
+    // hook events keel runs are not called "not run by keel yet"
+    expect(text.stdout).toContain("hook PreToolUse (keel runs it: see keel hooks)");
+    expect(text.stdout).toContain("hook SessionStart (keel runs it: see keel hooks)");
+    expect(text.stdout).not.toContain("not run by keel yet");
   });
 
   it("guard-rails' PreToolUse hook blocks a recursive delete once the workspace is trusted (and not before: hooks are code)", async () => {
@@ -73,5 +77,15 @@ describe("Claude Code plugins (the public plugin layout)", () => {
     expect(out.plugins).toHaveLength(1);
     expect(out.diagnostics.filter((d: { severity: string }) => d.severity !== "info")).toEqual([]);
     expect(informational(out.plugins[0]).sort()).toEqual(["agent:reviewer", "command:/ship", "hook-event:PreCompact", "hook-event:SessionStart"]);
+  });
+
+  it("keel plugins says which hook events keel runs and which it only lists", async () => {
+    ws = makeWorkspace({
+      "plugins/mixed/.claude-plugin/plugin.json": { name: "mixed" },
+      "plugins/mixed/hooks/hooks.json": { hooks: { PostToolUse: [], PermissionRequest: [] } },
+    });
+    const text = await runKeel(["plugins"], { cwd: ws.root, env: ws.env });
+    expect(text.stdout).toContain("hook PostToolUse (keel runs it: see keel hooks)");
+    expect(text.stdout).toContain("hook PermissionRequest (not run by keel yet: keel hooks lists it)");
   });
 });
