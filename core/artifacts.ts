@@ -1,6 +1,7 @@
 import { mkdirSync } from "node:fs";
 import { join, relative } from "node:path";
-import { assertOwnPath, writeOwnFileSync } from "./state/own-path.js";
+import { randomBytes } from "node:crypto";
+import { assertOwnPath, writeNewOwnFileSync } from "./state/own-path.js";
 import type { ArtifactRef } from "./types.js";
 
 /** Writes full outputs and binary parts to files under an artifacts directory. */
@@ -17,9 +18,10 @@ export class ArtifactStore {
   ) {}
 
   /**
-   * Writes one artifact synchronously and returns its reference, always directly in `dir`: the call
-   * id and kind are reduced to `[A-Za-z0-9_-]`. Never through a symlink planted in
-   * the repository: a linked artifacts folder throws StateError, a link at the file is replaced.
+   * Writes one artifact synchronously and returns its reference, always directly in `dir` as a new
+   * file `<callId>-<kind>[-N].<ext>` (call id and kind reduced to `[A-Za-z0-9_-]`; `-N` when that
+   * name is taken): an artifact is never overwritten. Never through a symlink planted in the
+   * repository: a linked artifacts folder throws StateError, a link at the name counts as taken.
    */
   write(callId: string, kind: string, data: string | Buffer, ext: string, mimeType?: string): ArtifactRef {
     if (!this.made) {
@@ -28,14 +30,24 @@ export class ArtifactStore {
       mkdirSync(this.dir, { recursive: true });
       this.made = true;
     }
-    const safeKind = kind.replace(/[^A-Za-z0-9_-]/g, "_");
-    // A call id can come from the model's response (`../../x`): only its safe characters name a file here.
-    const safeId = callId.replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 100);
-    const file = join(this.dir, `${safeId}-${safeKind}.${ext.replace(/[^A-Za-z0-9]/g, "")}`);
-    writeOwnFileSync(file, data);
+    const name = `${fileSafeCallId(callId)}-${kind.replace(/[^A-Za-z0-9_-]/g, "_")}`;
+    const dot = `.${ext.replace(/[^A-Za-z0-9]/g, "")}`;
+    // Never over another artifact: the same call id from another session (servers that send one
+    // constant id, or none) or the re-run of an approved call gets `-2`, `-3`… (then a random suffix).
+    let file = join(this.dir, name + dot);
+    for (let n = 2; !writeNewOwnFileSync(file, data); n++) file = join(this.dir, `${name}-${n <= 100 ? n : randomBytes(6).toString("hex")}${dot}`);
     const bytes = typeof data === "string" ? Buffer.byteLength(data) : data.length;
     return { kind, path: relative(this.root, file), bytes, ...(mimeType ? { mimeType } : {}) };
   }
+}
+
+/**
+ * The part of an artifact's file name that comes from its call id: `[A-Za-z0-9_-]` only (a call id
+ * can come from the model's response, `../../x`), at most 100 characters. Agent sessions keep the
+ * ids of their calls distinct by this form (see `uniqueCallIds`), so no two share an artifact.
+ */
+export function fileSafeCallId(callId: string): string {
+  return callId.replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 100);
 }
 
 /** File extension for a MIME type (best effort; `bin` when unknown). */

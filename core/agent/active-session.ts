@@ -2,7 +2,7 @@ import { errorMessage } from "../errors.js";
 import { JsonlEventSink } from "../events.js";
 import type { GuidanceEntry } from "../hooks.js";
 import type { Host } from "../host.js";
-import type { ChatMessage, ModelClient } from "../model/model-types.js";
+import type { ChatMessage, ModelClient, ModelToolCall } from "../model/model-types.js";
 import { TokenEstimator } from "../model/token-estimate.js";
 import type { SessionLock } from "../session/session-lock.js";
 import type { SessionPaths } from "../session/session-paths.js";
@@ -13,6 +13,7 @@ import type { Approver, FileBaseline, FileBaselineStore, KeelEvent, Observation,
 import type { SessionEvent } from "./session-events.js";
 import type { AgentSettings } from "./agent-settings.js";
 import { SessionRecorder } from "./session-recorder.js";
+import { callIdsIn, uniqueCallIds } from "./unique-call-ids.js";
 
 /** Per-invocation options of a session run. */
 /** Where an event comes from when a sub-agent's session recorded it: the `delegate_agent` call that runs it, its agent type, its depth (1+). */
@@ -75,6 +76,8 @@ export class ActiveSession {
   delegateDecision?: { callId: string; child: string; decision: "approve" | "reject" };
   private readonly recorder: SessionRecorder;
   private readonly messages: ChatMessage[];
+  /** Tool call ids of this session (artifact-name form), from the first `claimCallIds` on. */
+  private callIds: Set<string> | undefined;
 
   constructor(
     readonly host: Host,
@@ -117,6 +120,16 @@ export class ActiveSession {
   emit<T extends SessionEventType>(type: T, fields: SessionEventFields<T>): void {
     // The call site is checked against the event type; the generic spread is beyond the compiler.
     this.events.emit({ type, sessionId: this.id, ...fields } as unknown as SessionEventBody);
+  }
+
+  /**
+   * The tool calls of a model response with ids no other call of this session has (see
+   * `uniqueCallIds`): record these, never the response's own, so approvals, recovery and
+   * artifacts of two calls never mix.
+   */
+  claimCallIds(calls: ModelToolCall[], callIndex: number): ModelToolCall[] {
+    this.callIds ??= callIdsIn(this.messages);
+    return uniqueCallIds(calls, this.callIds, callIndex);
   }
 
   /** Appends a model-facing message (recorded in the log at once). */

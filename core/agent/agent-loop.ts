@@ -64,6 +64,8 @@ export async function driveSession(s: ActiveSession, decision?: ApprovalDecision
       s.emit("model_error", { callIndex, message: s.state.error, transient: error instanceof ModelError ? error.transient : undefined });
       return "error";
     }
+    // Ids as some servers send them (one constant id, repeats within a response) would mix calls up.
+    const toolCalls = s.claimCallIds(response.toolCalls, callIndex);
     s.state.turnSteps++;
     s.state.usage.modelCalls++;
     s.state.usage.inputTokens += response.usage?.inputTokens ?? estimate;
@@ -72,13 +74,13 @@ export async function driveSession(s: ActiveSession, decision?: ApprovalDecision
       callIndex,
       durationMs: Math.round(performance.now() - started),
       finishReason: response.finishReason,
-      toolCalls: response.toolCalls.map((c) => ({ id: c.id, name: c.name })),
+      toolCalls: toolCalls.map((c) => ({ id: c.id, name: c.name })),
       textChars: response.text.length,
       usage: response.usage,
     });
-    if (response.text && response.toolCalls.length) s.options.onText?.("\n");
-    s.addMessage({ role: "assistant", content: response.text, ...(response.toolCalls.length ? { toolCalls: response.toolCalls } : {}) });
-    if (response.toolCalls.length === 0) {
+    if (response.text && toolCalls.length) s.options.onText?.("\n");
+    s.addMessage({ role: "assistant", content: response.text, ...(toolCalls.length ? { toolCalls } : {}) });
+    if (toolCalls.length === 0) {
       // A Stop hook may send the agent on (once per answer; `stopHookActive` tells it it already did).
       const goOn = await fireAgentStop(s, stopHookActive);
       if (goOn !== undefined) {
@@ -91,7 +93,7 @@ export async function driveSession(s: ActiveSession, decision?: ApprovalDecision
       await s.save();
       return "answer";
     }
-    s.state.pending = { turn: s.state.turn, calls: response.toolCalls.map((c) => ({ ...c, status: "queued" as const })) };
+    s.state.pending = { turn: s.state.turn, calls: toolCalls.map((c) => ({ ...c, status: "queued" as const })) };
     await s.save();
   }
 }

@@ -1,6 +1,4 @@
-import { mkdirSync } from "node:fs";
-import { writeOwnFileSync } from "../state/own-path.js";
-import { join, relative } from "node:path";
+import { ArtifactStore } from "../artifacts.js";
 import type { ChatMessage, ModelToolSpec } from "../model/model-types.js";
 import type { ActiveSession } from "./active-session.js";
 import { summarizeHistory } from "./compaction-summary.js";
@@ -83,10 +81,7 @@ function chooseCut(msgs: readonly ChatMessage[], start: number): number {
 }
 
 function writeArtifact(s: ActiveSession, callId: string, text: string): string {
-  mkdirSync(s.paths.artifacts, { recursive: true });
-  const file = join(s.paths.artifacts, `${callId.replace(/[^A-Za-z0-9_-]/g, "_")}-full.txt`);
-  writeOwnFileSync(file, text);
-  return relative(s.host.workspace.root, file);
+  return new ArtifactStore(s.paths.artifacts, s.host.workspace.root).write(callId, "full", text, "txt").path;
 }
 
 function findLastIndex<T>(items: readonly T[], pred: (x: T) => boolean): number {

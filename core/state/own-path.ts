@@ -3,7 +3,7 @@ import { homedir } from "node:os";
 import { resolve, sep } from "node:path";
 import { StateError } from "../errors.js";
 
-const { O_CREAT, O_NOFOLLOW, O_WRONLY, O_TRUNC, O_APPEND, O_RDWR } = constants;
+const { O_CREAT, O_EXCL, O_NOFOLLOW, O_WRONLY, O_TRUNC, O_APPEND, O_RDWR } = constants;
 
 /**
  * Why keel may not write its own file `file`, or undefined when it may: from the last `.keel`
@@ -96,7 +96,28 @@ export function openOwnFileSync(file: string, mode: "append" | "truncate"): numb
 
 /** Writes `data` to keel's own file `file` (see `openOwnFileSync`), replacing its content. */
 export function writeOwnFileSync(file: string, data: string | Buffer): void {
-  const fd = openOwnFileSync(file, "truncate");
+  writeAll(openOwnFileSync(file, "truncate"), data);
+}
+
+/**
+ * Creates keel's own file `file` with `data`, only if nothing (not even a link) is there: returns
+ * false, writing nothing, when something is. Its folders are checked as for `openOwnFileSync`;
+ * throws StateError for a linked folder, else the system error.
+ */
+export function writeNewOwnFileSync(file: string, data: string | Buffer): boolean {
+  assertOwnPath(file);
+  let fd: number;
+  try {
+    fd = openSync(file, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o666);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "EEXIST") return false;
+    throw error;
+  }
+  writeAll(fd, data);
+  return true;
+}
+
+function writeAll(fd: number, data: string | Buffer): void {
   try {
     const buf = typeof data === "string" ? Buffer.from(data) : data;
     for (let off = 0; off < buf.length;) off += writeSync(fd, buf, off);

@@ -1,0 +1,39 @@
+import { fileSafeCallId } from "../artifacts.js";
+import type { ChatMessage, ModelToolCall } from "../model/model-types.js";
+
+/** The ids (in artifact-name form) of every tool call and tool result in `messages`. */
+export function callIdsIn(messages: readonly ChatMessage[]): Set<string> {
+  const used = new Set<string>();
+  for (const m of messages) {
+    if (m.role === "assistant") for (const c of m.toolCalls ?? []) used.add(fileSafeCallId(c.id));
+    else if (m.role === "tool") used.add(fileSafeCallId(m.toolCallId));
+  }
+  return used;
+}
+
+/**
+ * The model's tool calls with ids distinct within the session: an id that is empty, repeats an
+ * earlier call of the same response, or one already in `used` (compared in artifact-name form, so
+ * `a.b` and `a_b` count as the same) is replaced by `<id>-2`, `<id>-3`… (`call_<callIndex>_<i>`
+ * for an empty one); the calls keep their order, names and arguments, and their ids are added to
+ * `used`. Some OpenAI-compatible servers send one constant id for every call, or repeat an id
+ * within a response; approvals, crash recovery, the answer each result is paired with and
+ * artifact files are all keyed by the id, so keel makes them unique before recording the
+ * response. The model sees the ids keel recorded (the provider only needs them to pair calls
+ * with results). Returns `calls` itself when nothing had to change.
+ */
+export function uniqueCallIds(calls: ModelToolCall[], used: Set<string>, callIndex: number): ModelToolCall[] {
+  let out: ModelToolCall[] | undefined;
+  calls.forEach((call, i) => {
+    let id = call.id;
+    if (id === "" || used.has(fileSafeCallId(id))) {
+      const base = id === "" ? `call_${callIndex}_${i}` : fileSafeCallId(id).slice(0, 90);
+      id = base;
+      for (let n = 2; used.has(fileSafeCallId(id)); n++) id = `${base}-${n}`;
+      out ??= calls.slice(0, i);
+    }
+    used.add(fileSafeCallId(id));
+    out?.push(id === call.id ? call : { ...call, id });
+  });
+  return out ?? calls;
+}

@@ -1,0 +1,34 @@
+import { describe, expect, it } from "vitest";
+import { callIdsIn, uniqueCallIds } from "../../../core/agent/unique-call-ids.js";
+import { fileSafeCallId } from "../../../core/artifacts.js";
+
+const call = (id: string, path = "x") => ({ id, name: "read_file", arguments: JSON.stringify({ path }) });
+
+describe("uniqueCallIds", () => {
+  it("keeps distinct ids, and the very array, when nothing clashes", () => {
+    const calls = [call("call_a"), call("call_b")];
+    const used = new Set<string>();
+    expect(uniqueCallIds(calls, used, 0)).toBe(calls);
+    expect([...used]).toEqual(["call_a", "call_b"]);
+  });
+
+  it("renames repeats, empty ids and ids that only differ in characters a file name cannot hold", () => {
+    const used = callIdsIn([
+      { role: "assistant", content: "", toolCalls: [call("old")] },
+      { role: "tool", toolCallId: "old", name: "read_file", content: "x" },
+    ]);
+    const out = uniqueCallIds([call("old", "1"), call("a.b", "2"), call("a_b", "3"), call("", "4"), call("", "5"), call("old-2", "6")], used, 7);
+    expect(out.map((c) => c.id)).toEqual(["old-2", "a.b", "a_b-2", "call_7_3", "call_7_4", "old-2-2"]);
+    // names and arguments stay as the model sent them
+    expect(out.map((c) => JSON.parse(c.arguments).path)).toEqual(["1", "2", "3", "4", "5", "6"]);
+    expect(new Set(out.map((c) => fileSafeCallId(c.id))).size).toBe(out.length);
+  });
+
+  it("an id longer than an artifact name can hold is cut to 90 characters when renamed, so the renamed one stays distinct", () => {
+    const long = "x".repeat(150);
+    const used = new Set<string>();
+    const out = uniqueCallIds([call(long), call(long)], used, 0);
+    expect(out[1]!.id).toBe("x".repeat(90));
+    expect(fileSafeCallId(out[0]!.id)).not.toBe(fileSafeCallId(out[1]!.id));
+  });
+});
