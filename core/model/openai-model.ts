@@ -4,6 +4,7 @@ import { ModelError } from "./model-error.js";
 import type { ModelSpec } from "./model-spec.js";
 import type { ModelCallOptions, ModelClient, ModelRequest, ModelResponse, ModelToolCall } from "./model-types.js";
 import { describeProviderError } from "./provider-errors.js";
+import { StreamedToolCalls } from "./streamed-tool-calls.js";
 import { ToolNameMap } from "./tool-names.js";
 import { WireBodyEncoder } from "./wire-body.js";
 
@@ -79,7 +80,7 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv): ModelClie
         let text = "";
         let finishReason: string | undefined;
         let usage: ModelResponse["usage"];
-        const partial = new Map<number, { id: string; name: string; arguments: string }>();
+        const partial = new StreamedToolCalls();
         let chunks = 0;
         for await (const chunk of stream) {
           chunks++;
@@ -91,13 +92,7 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv): ModelClie
             text += delta.content;
             options.onText?.(delta.content);
           }
-          for (const tc of delta?.tool_calls ?? []) {
-            const cur = partial.get(tc.index) ?? { id: "", name: "", arguments: "" };
-            if (tc.id) cur.id = tc.id;
-            if (tc.function?.name) cur.name += tc.function.name;
-            if (tc.function?.arguments) cur.arguments += tc.function.arguments;
-            partial.set(tc.index, cur);
-          }
+          if (delta?.tool_calls) partial.add(delta.tool_calls);
           if (choice.finish_reason) finishReason = choice.finish_reason;
         }
         // A 200 whose body is not a chat-completions event stream (an HTML page, a JSON error, a proxy's
@@ -106,9 +101,9 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv): ModelClie
           throw new ModelError(
             `The model endpoint ${spec.baseUrl ?? "(OpenAI)"} answered 200 without a chat-completions stream (no data chunks). Check that the base URL ends in /v1 of an OpenAI-compatible server and that "${spec.name}" supports streaming (or set model.stream to false).`,
           );
-        const toolCalls: ModelToolCall[] = [...partial.entries()]
-          .sort((a, b) => a[0] - b[0])
-          .map(([i, p]) => ({ id: p.id || `call_${request.callIndex}_${i}`, name: names.local(p.name), arguments: p.arguments || "{}" }));
+        const toolCalls: ModelToolCall[] = partial
+          .result()
+          .map((p, i) => ({ id: p.id || `call_${request.callIndex}_${i}`, name: names.local(p.name), arguments: p.arguments || "{}" }));
         return { text, toolCalls, finishReason, usage };
       } catch (error) {
         if (error instanceof ModelError) throw error;

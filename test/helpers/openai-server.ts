@@ -16,6 +16,11 @@ export interface ServerReply {
   /** Only use this reply for a request it matches (e.g. a compaction request); unmatched replies are used in order. */
   match?: (body: ChatRequestBody) => boolean;
   usage?: { prompt_tokens: number; completion_tokens: number };
+  /**
+   * How streamed tool-call deltas are keyed: by their position (the protocol, default), with no
+   * `index` at all (Gemini's OpenAI endpoint, some local servers), or `index: 0` for every call (Ollama).
+   */
+  toolCallIndex?: "position" | "omitted" | "zero";
 }
 
 /** The parts of a chat-completions request the tests look at. */
@@ -112,8 +117,9 @@ export async function startOpenAIServer(replies: ServerReply[] = []): Promise<Op
     calls.forEach((c, i) => {
       const args = c.function.arguments;
       const half = Math.floor(args.length / 2);
-      send({ tool_calls: [{ index: i, id: c.id, type: "function", function: { name: c.function.name, arguments: args.slice(0, half) } }] });
-      send({ tool_calls: [{ index: i, function: { arguments: args.slice(half) } }] });
+      const index = reply.toolCallIndex === "omitted" ? {} : { index: reply.toolCallIndex === "zero" ? 0 : i };
+      send({ tool_calls: [{ ...index, id: c.id, type: "function", function: { name: c.function.name, arguments: args.slice(0, half) } }] });
+      send({ tool_calls: [{ ...index, function: { arguments: args.slice(half) } }] });
     });
     send({}, finish);
     res.write(

@@ -53,6 +53,25 @@ describe("openai backend against a local OpenAI-compatible server", () => {
     expect(res.usage).toEqual({ inputTokens: 100, outputTokens: 10 });
   });
 
+  it("keeps parallel streamed calls apart when the server sends no index (Gemini) or index 0 for each (Ollama)", async () => {
+    for (const toolCallIndex of ["omitted", "zero", "position"] as const) {
+      server.push({
+        toolCallIndex,
+        toolCalls: [
+          { id: "c1", name: "read_file", arguments: { path: "a.txt" } },
+          { id: "c2", name: "read_file", arguments: { path: "b.txt" } },
+          { id: "c3", name: "list_dir", arguments: {} },
+        ],
+      });
+      const res = await openaiModel(spec(), env).complete({ messages: [{ role: "user", content: "hi" }], tools: [readTool], callIndex: 0 }, {});
+      expect(res.toolCalls, toolCallIndex).toEqual([
+        { id: "c1", name: "read_file", arguments: '{"path":"a.txt"}' },
+        { id: "c2", name: "read_file", arguments: '{"path":"b.txt"}' },
+        { id: "c3", name: "list_dir", arguments: "{}" },
+      ]);
+    }
+  });
+
   it("sends the key of the variable model.apiKeyEnv names, and never OPENAI_API_KEY in its place", async () => {
     server.push({ text: "one" }, { text: "two" });
     await openaiModel(spec(), { KEEL_TEST_KEY: "sk-test", OPENAI_API_KEY: "sk-openai-secret" }).complete({

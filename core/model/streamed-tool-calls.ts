@@ -1,0 +1,53 @@
+/** One `delta.tool_calls[]` item of a streamed chat-completions chunk, as servers send it (`index` is not always there). */
+export interface ToolCallDelta {
+  index?: number;
+  id?: string;
+  function?: { name?: string; arguments?: string };
+}
+
+/** A tool call put together from the deltas of a stream, in the order the calls began. */
+export interface StreamedToolCall {
+  /** The server's `index` of the call, or undefined when it sent none. */
+  index: number | undefined;
+  id: string;
+  name: string;
+  arguments: string;
+}
+
+/**
+ * Puts streamed tool calls together from their deltas. The OpenAI protocol keys each delta by
+ * `index`, but not every OpenAI-compatible server keeps to it: some (Gemini's OpenAI endpoint,
+ * several local servers) send no `index`, and Ollama labels every call of a turn `index: 0`. Keyed
+ * by `index` alone, such calls merge into one with concatenated arguments (`{"a":1}{"b":2}`) and
+ * the others are lost. So a delta continues the call it belongs to unless it plainly begins
+ * another: it carries an id other than that call's, or a name after that call's arguments began.
+ * A delta without `index` belongs to the call begun last. One instance per response.
+ */
+export class StreamedToolCalls {
+  private readonly calls: StreamedToolCall[] = [];
+  /** The call each server index is at now (the latest call begun under it). */
+  private readonly byIndex = new Map<number, StreamedToolCall>();
+
+  /** Adds the `tool_calls` of one chunk's delta. */
+  add(deltas: readonly ToolCallDelta[]): void {
+    for (const d of deltas) {
+      const index = typeof d.index === "number" ? d.index : undefined;
+      let cur = index === undefined ? this.calls.at(-1) : this.byIndex.get(index);
+      const name = d.function?.name;
+      if (!cur || (d.id && cur.id && d.id !== cur.id) || (name && cur.arguments !== "")) {
+        cur = { index, id: "", name: "", arguments: "" };
+        this.calls.push(cur);
+      }
+      if (index !== undefined) this.byIndex.set(index, cur);
+      if (d.id) cur.id = d.id;
+      if (name) cur.name += name;
+      if (d.function?.arguments) cur.arguments += d.function.arguments;
+    }
+  }
+
+  /** The calls, ordered by server index where every call has one (as the protocol intends), else in the order they began. */
+  result(): StreamedToolCall[] {
+    const indexed = this.calls.every((c) => c.index !== undefined) && new Set(this.calls.map((c) => c.index)).size === this.calls.length;
+    return indexed ? [...this.calls].sort((a, b) => a.index! - b.index!) : [...this.calls];
+  }
+}
