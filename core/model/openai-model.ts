@@ -4,7 +4,7 @@ import { ModelError } from "./model-error.js";
 import type { ModelSpec } from "./model-spec.js";
 import type { ModelCallOptions, ModelClient, ModelRequest, ModelResponse, ModelToolCall } from "./model-types.js";
 import { describeProviderError } from "./provider-errors.js";
-import { StreamedToolCalls } from "./streamed-tool-calls.js";
+import { argumentsText, StreamedToolCalls } from "./streamed-tool-calls.js";
 import { ToolNameMap } from "./tool-names.js";
 import { WireBodyEncoder } from "./wire-body.js";
 
@@ -61,8 +61,11 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv): ModelClie
           if (!choice) throw new ModelError(`The model at ${spec.baseUrl ?? "OpenAI"} returned no choices; check that "${spec.name}" is a chat model.`);
           const text = choice.message?.content ?? "";
           if (text) options.onText?.(text);
+          // Some servers leave out `type`: a call with a `function` is a function call.
           const toolCalls = (choice.message?.tool_calls ?? []).flatMap((tc) =>
-            tc.type === "function" ? [{ id: tc.id, name: names.local(tc.function.name), arguments: tc.function.arguments ?? "{}" }] : [],
+            tc.type !== "custom" && "function" in tc && tc.function
+              ? [{ id: tc.id, name: names.local(tc.function.name), arguments: argumentsText(tc.function.arguments) || "{}" }]
+              : [],
           );
           return {
             text,

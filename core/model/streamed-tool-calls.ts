@@ -2,7 +2,16 @@
 export interface ToolCallDelta {
   index?: number;
   id?: string;
-  function?: { name?: string; arguments?: string };
+  function?: { name?: string; arguments?: unknown };
+}
+
+/**
+ * A call's `arguments` as the protocol has them, JSON text: some servers (llama-server in some
+ * versions, TGI) send a JSON object instead, which is serialized here; undefined and null stay "".
+ */
+export function argumentsText(args: unknown): string {
+  if (typeof args === "string") return args;
+  return args == null ? "" : JSON.stringify(args);
 }
 
 /** A tool call put together from the deltas of a stream, in the order the calls began. */
@@ -41,7 +50,7 @@ export class StreamedToolCalls {
       if (index !== undefined) this.byIndex.set(index, cur);
       if (d.id) cur.id = d.id;
       if (name) cur.name += name;
-      if (d.function?.arguments) cur.arguments += d.function.arguments;
+      cur.arguments += argumentsText(d.function?.arguments);
     }
   }
 

@@ -21,6 +21,8 @@ export interface ServerReply {
    * `index` at all (Gemini's OpenAI endpoint, some local servers), or `index: 0` for every call (Ollama).
    */
   toolCallIndex?: "position" | "omitted" | "zero";
+  /** Send each call's `arguments` as a JSON object and without `type`, as some servers do (llama-server in some versions, TGI). */
+  looseToolCalls?: boolean;
 }
 
 /** The parts of a chat-completions request the tests look at. */
@@ -92,6 +94,11 @@ export async function startOpenAIServer(replies: ServerReply[] = []): Promise<Op
       type: "function" as const,
       function: { name: c.name, arguments: typeof c.arguments === "string" ? c.arguments : JSON.stringify(c.arguments ?? {}) },
     }));
+    /** A call as the reply sends it: per protocol, or loose (object arguments, no `type`). */
+    const wire = (c: (typeof calls)[number], args = c.function.arguments): object =>
+      reply.looseToolCalls
+        ? { id: c.id, function: { name: c.function.name, arguments: JSON.parse(c.function.arguments) } }
+        : { ...c, function: { ...c.function, arguments: args } };
     const usage = reply.usage ?? { prompt_tokens: 100, completion_tokens: 10 };
     const finish = calls.length ? "tool_calls" : "stop";
     const base = { id: `chatcmpl-${requests.length}`, created: Math.floor(Date.now() / 1000), model: body.model };
@@ -101,7 +108,11 @@ export async function startOpenAIServer(replies: ServerReply[] = []): Promise<Op
           ...base,
           object: "chat.completion",
           choices: [
-            { index: 0, finish_reason: finish, message: { role: "assistant", content: reply.text ?? null, ...(calls.length ? { tool_calls: calls } : {}) } },
+            {
+              index: 0,
+              finish_reason: finish,
+              message: { role: "assistant", content: reply.text ?? null, ...(calls.length ? { tool_calls: calls.map((c) => wire(c)) } : {}) },
+            },
           ],
           usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens },
         }),
@@ -118,6 +129,7 @@ export async function startOpenAIServer(replies: ServerReply[] = []): Promise<Op
       const args = c.function.arguments;
       const half = Math.floor(args.length / 2);
       const index = reply.toolCallIndex === "omitted" ? {} : { index: reply.toolCallIndex === "zero" ? 0 : i };
+      if (reply.looseToolCalls) return void send({ tool_calls: [{ ...index, ...wire(c) }] }); // the whole call in one delta
       send({ tool_calls: [{ ...index, id: c.id, type: "function", function: { name: c.function.name, arguments: args.slice(0, half) } }] });
       send({ tool_calls: [{ ...index, function: { arguments: args.slice(half) } }] });
     });

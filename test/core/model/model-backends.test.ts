@@ -72,6 +72,14 @@ describe("openai backend against a local OpenAI-compatible server", () => {
     }
   });
 
+  it("takes tool calls whose arguments are a JSON object and that lack `type` (llama-server, TGI), streamed or not", async () => {
+    for (const stream of [true, false]) {
+      server.push({ looseToolCalls: true, toolCalls: [{ id: "c1", name: "read_file", arguments: { path: "a.txt", lines: [1, 2] } }] });
+      const res = await openaiModel(spec({ stream }), env).complete({ messages: [{ role: "user", content: "hi" }], tools: [readTool], callIndex: 0 }, {});
+      expect(res.toolCalls, `stream: ${stream}`).toEqual([{ id: "c1", name: "read_file", arguments: '{"path":"a.txt","lines":[1,2]}' }]);
+    }
+  });
+
   it("sends the key of the variable model.apiKeyEnv names, and never OPENAI_API_KEY in its place", async () => {
     server.push({ text: "one" }, { text: "two" });
     await openaiModel(spec(), { KEEL_TEST_KEY: "sk-test", OPENAI_API_KEY: "sk-openai-secret" }).complete({
