@@ -13,7 +13,7 @@ import type { Approver, FileBaseline, FileBaselineStore, KeelEvent, Observation,
 import type { SessionEvent } from "./session-events.js";
 import type { AgentSettings } from "./agent-settings.js";
 import { SessionRecorder } from "./session-recorder.js";
-import { callIdsIn, uniqueCallIds } from "./unique-call-ids.js";
+import { callIdsIn, uniqueCallIds, type UsedCallIds } from "./unique-call-ids.js";
 
 /** Per-invocation options of a session run. */
 /** Where an event comes from when a sub-agent's session recorded it: the `delegate_agent` call that runs it, its agent type, its depth (1+). */
@@ -77,7 +77,7 @@ export class ActiveSession {
   private readonly recorder: SessionRecorder;
   private readonly messages: ChatMessage[];
   /** Tool call ids of this session (artifact-name form), from the first `claimCallIds` on. */
-  private callIds: Set<string> | undefined;
+  private callIds: UsedCallIds | undefined;
 
   constructor(
     readonly host: Host,

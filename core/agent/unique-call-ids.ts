@@ -1,14 +1,21 @@
 import { fileSafeCallId } from "../artifacts.js";
 import type { ChatMessage, ModelToolCall } from "../model/model-types.js";
 
+/** The tool-call ids a session has used (in artifact-name form), and the next suffix to try per renamed id. */
+export interface UsedCallIds {
+  ids: Set<string>;
+  /** For an id renamed before: the suffix its next rename starts from (so renaming stays O(1) per call). */
+  next: Map<string, number>;
+}
+
 /** The ids (in artifact-name form) of every tool call and tool result in `messages`. */
-export function callIdsIn(messages: readonly ChatMessage[]): Set<string> {
-  const used = new Set<string>();
+export function callIdsIn(messages: readonly ChatMessage[]): UsedCallIds {
+  const ids = new Set<string>();
   for (const m of messages) {
-    if (m.role === "assistant") for (const c of m.toolCalls ?? []) used.add(fileSafeCallId(c.id));
-    else if (m.role === "tool") used.add(fileSafeCallId(m.toolCallId));
+    if (m.role === "assistant") for (const c of m.toolCalls ?? []) ids.add(fileSafeCallId(c.id));
+    else if (m.role === "tool") ids.add(fileSafeCallId(m.toolCallId));
   }
-  return used;
+  return { ids, next: new Map() };
 }
 
 /**
@@ -22,17 +29,19 @@ export function callIdsIn(messages: readonly ChatMessage[]): Set<string> {
  * response. The model sees the ids keel recorded (the provider only needs them to pair calls
  * with results). Returns `calls` itself when nothing had to change.
  */
-export function uniqueCallIds(calls: ModelToolCall[], used: Set<string>, callIndex: number): ModelToolCall[] {
+export function uniqueCallIds(calls: ModelToolCall[], used: UsedCallIds, callIndex: number): ModelToolCall[] {
   let out: ModelToolCall[] | undefined;
   calls.forEach((call, i) => {
     let id = call.id;
-    if (id === "" || used.has(fileSafeCallId(id))) {
+    if (id === "" || used.ids.has(fileSafeCallId(id))) {
       const base = id === "" ? `call_${callIndex}_${i}` : fileSafeCallId(id).slice(0, 90);
-      id = base;
-      for (let n = 2; used.has(fileSafeCallId(id)); n++) id = `${base}-${n}`;
+      let n = used.next.get(base) ?? 1;
+      id = n === 1 ? base : `${base}-${n}`;
+      while (used.ids.has(fileSafeCallId(id))) id = `${base}-${++n}`;
+      used.next.set(base, n + 1);
       out ??= calls.slice(0, i);
     }
-    used.add(fileSafeCallId(id));
+    used.ids.add(fileSafeCallId(id));
     out?.push(id === call.id ? call : { ...call, id });
   });
   return out ?? calls;

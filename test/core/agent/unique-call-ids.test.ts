@@ -5,11 +5,19 @@ import { fileSafeCallId } from "../../../core/artifacts.js";
 const call = (id: string, path = "x") => ({ id, name: "read_file", arguments: JSON.stringify({ path }) });
 
 describe("uniqueCallIds", () => {
+  it("a constant id over many responses keeps counting up (llama.cpp), each rename checked against every id used", () => {
+    const used = callIdsIn([]);
+    const ids = Array.from({ length: 5 }, (_, turn) => uniqueCallIds([call("k")], used, turn)[0]!.id);
+    expect(ids).toEqual(["k", "k-2", "k-3", "k-4", "k-5"]);
+    // an id the model sent that happens to look like a rename is skipped over, never reused
+    expect(uniqueCallIds([call("k-6"), call("k")], used, 5).map((c) => c.id)).toEqual(["k-6", "k-7"]);
+  });
+
   it("keeps distinct ids, and the very array, when nothing clashes", () => {
     const calls = [call("call_a"), call("call_b")];
-    const used = new Set<string>();
+    const used = callIdsIn([]);
     expect(uniqueCallIds(calls, used, 0)).toBe(calls);
-    expect([...used]).toEqual(["call_a", "call_b"]);
+    expect([...used.ids]).toEqual(["call_a", "call_b"]);
   });
 
   it("renames repeats, empty ids and ids that only differ in characters a file name cannot hold", () => {
@@ -26,7 +34,7 @@ describe("uniqueCallIds", () => {
 
   it("an id longer than an artifact name can hold is cut to 90 characters when renamed, so the renamed one stays distinct", () => {
     const long = "x".repeat(150);
-    const used = new Set<string>();
+    const used = callIdsIn([]);
     const out = uniqueCallIds([call(long), call(long)], used, 0);
     expect(out[1]!.id).toBe("x".repeat(90));
     expect(fileSafeCallId(out[0]!.id)).not.toBe(fileSafeCallId(out[1]!.id));
