@@ -23,7 +23,7 @@ export interface CallToolResultLike {
 
 /**
  * Maps an MCP `CallToolResult` to a keel ToolResult: text parts joined, `structuredContent`
- * → `data`, images/audio/blobs → `binary` parts (artifacts, never base64 in content),
+ * → `data` (and, when there is no other content, its JSON text → content), images/audio/blobs → `binary` parts (artifacts, never base64 in content),
  * resource links listed, `isError` → ok:false execution_failed. Never throws.
  */
 export function mapCallResult(result: CallToolResultLike, metadata: Record<string, unknown>): ToolResult {
@@ -57,6 +57,8 @@ export function mapCallResult(result: CallToolResultLike, metadata: Record<strin
     }
   }
   if (result.content === undefined && result.toolResult !== undefined) texts.push(JSON.stringify(result.toolResult));
+  // Structured content alone (the spec asks for a text copy, but only SHOULD): the model reads its JSON.
+  if (texts.length === 0 && binary.length === 0 && result.structuredContent !== undefined) texts.push(JSON.stringify(result.structuredContent));
   const content = texts.join("\n");
   const meta = links.length ? { ...metadata, resource_links: links } : metadata;
   const data = result.structuredContent ?? null;

@@ -62,6 +62,10 @@ describe("MCP protocol corners (fixture server written with the SDK)", () => {
     }
   });
 
+  it("a result with structuredContent and no content blocks reaches the model as its JSON text (the spec only says SHOULD for the text copy)", async () => {
+    expect(await run("mcp__p__structonly")).toMatchObject({ ok: true, content: '{"n":3}', data: { n: 3 } });
+  });
+
   it("a tool with an invalid input schema is registered without validation; the server and its other tools work", async () => {
     expect(host.service("mcp")!.find("p")!.state).toBe("connected");
     const d = host.diagnostics.items.find((i) => i.message.includes('tool "broken"'));
