@@ -29,8 +29,9 @@ export interface StreamedToolCall {
  * several local servers) send no `index`, and Ollama labels every call of a turn `index: 0`. Keyed
  * by `index` alone, such calls merge into one with concatenated arguments (`{"a":1}{"b":2}`) and
  * the others are lost. So a delta continues the call it belongs to unless it plainly begins
- * another: it carries an id other than that call's, or a name after that call's arguments began.
- * A delta without `index` belongs to the call begun last. One instance per response.
+ * another: it carries an id other than that call's, or a name other than that call's after its
+ * arguments began (the same name again is a repeat: some servers send it with every delta). A
+ * delta without `index` belongs to the call begun last. One instance per response.
  */
 export class StreamedToolCalls {
   private readonly calls: StreamedToolCall[] = [];
@@ -43,13 +44,16 @@ export class StreamedToolCalls {
       const index = typeof d.index === "number" ? d.index : undefined;
       let cur = index === undefined ? this.calls.at(-1) : this.byIndex.get(index);
       const name = d.function?.name;
-      if (!cur || (d.id && cur.id && d.id !== cur.id) || (name && cur.arguments !== "")) {
+      // Some servers (MiniMax on NVIDIA NIM, Fireworks, gateways) send the whole name with every delta: a repeat, not a new call.
+      let repeat = name !== undefined && name !== "" && name === cur?.name;
+      if (!cur || (d.id && cur.id && d.id !== cur.id) || (name && !repeat && cur.arguments !== "")) {
         cur = { index, id: "", name: "", arguments: "" };
         this.calls.push(cur);
+        repeat = false;
       }
       if (index !== undefined) this.byIndex.set(index, cur);
       if (d.id) cur.id = d.id;
-      if (name) cur.name += name;
+      if (name && !repeat) cur.name += name; // a name may also come in pieces before the arguments
       cur.arguments += argumentsText(d.function?.arguments);
     }
   }

@@ -21,6 +21,8 @@ export interface ServerReply {
    * `index` at all (Gemini's OpenAI endpoint, some local servers), or `index: 0` for every call (Ollama).
    */
   toolCallIndex?: "position" | "omitted" | "zero";
+  /** Stream each call's name with every one of its deltas (MiniMax on NVIDIA NIM, Fireworks), its arguments in 3-character pieces. */
+  repeatToolName?: boolean;
   /** Send each call's `arguments` as a JSON object and without `type`, as some servers do (llama-server in some versions, TGI). */
   looseToolCalls?: boolean;
 }
@@ -130,6 +132,15 @@ export async function startOpenAIServer(replies: ServerReply[] = []): Promise<Op
       const half = Math.floor(args.length / 2);
       const index = reply.toolCallIndex === "omitted" ? {} : { index: reply.toolCallIndex === "zero" ? 0 : i };
       if (reply.looseToolCalls) return void send({ tool_calls: [{ ...index, ...wire(c) }] }); // the whole call in one delta
+      if (reply.repeatToolName) {
+        for (let at = 0; at === 0 || at < args.length; at += 3)
+          send({
+            tool_calls: [
+              { ...index, ...(at === 0 ? { id: c.id, type: "function" } : {}), function: { name: c.function.name, arguments: args.slice(at, at + 3) } },
+            ],
+          });
+        return;
+      }
       send({ tool_calls: [{ ...index, id: c.id, type: "function", function: { name: c.function.name, arguments: args.slice(0, half) } }] });
       send({ tool_calls: [{ ...index, function: { arguments: args.slice(half) } }] });
     });

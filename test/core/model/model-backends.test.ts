@@ -72,6 +72,24 @@ describe("openai backend against a local OpenAI-compatible server", () => {
     }
   });
 
+  it("a server that repeats the tool name with every delta (MiniMax on NVIDIA NIM, Fireworks) gives each call its name once", async () => {
+    for (const toolCallIndex of ["position", "omitted"] as const) {
+      server.push({
+        toolCallIndex,
+        repeatToolName: true,
+        toolCalls: [
+          { id: "c1", name: "read_file", arguments: { path: "a.txt" } },
+          { id: "c2", name: "read_file", arguments: { path: "b.txt" } },
+        ],
+      });
+      const res = await openaiModel(spec(), env).complete({ messages: [{ role: "user", content: "hi" }], tools: [readTool], callIndex: 0 }, {});
+      expect(res.toolCalls, toolCallIndex).toEqual([
+        { id: "c1", name: "read_file", arguments: '{"path":"a.txt"}' },
+        { id: "c2", name: "read_file", arguments: '{"path":"b.txt"}' },
+      ]);
+    }
+  });
+
   it("takes tool calls whose arguments are a JSON object and that lack `type` (llama-server, TGI), streamed or not", async () => {
     for (const stream of [true, false]) {
       server.push({ looseToolCalls: true, toolCalls: [{ id: "c1", name: "read_file", arguments: { path: "a.txt", lines: [1, 2] } }] });
