@@ -11,7 +11,7 @@ const IGNORED_NAMES = new Set([".git", "node_modules", ".keel"]);
 
 /** Options of `findFiles`. */
 export interface FindFilesOptions {
-  /** Also walk `.git` and `node_modules`. */
+  /** Also walk `.git`, `node_modules` and `.keel`. */
   includeIgnored?: boolean;
   /** Return directories too (with a trailing `/`); glob and grep want files only (the default). */
   onlyFiles?: boolean;
