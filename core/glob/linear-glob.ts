@@ -13,7 +13,8 @@ export interface LinearGlobOptions {
 /**
  * A brace-free glob (`*`, `**`, `?`, `[a-z]`, `[^x]`, `\` escapes) compiled for matching in time
  * O(pattern × input), with no regular expression and no backtracking: path segments are matched by
- * a set-of-states simulation over the pattern's segments, each segment by one over its tokens.
+ * a set-of-states simulation over the pattern's segments, each segment by one over its tokens (a
+ * segment of literals and stars only, the common case, by placing its literal runs leftmost).
  * Semantics are picomatch's for normalized relative paths and names (a test checks them side by
  * side): `*` and `?` stay within a segment, `**` alone in a segment spans segments (`a/**` also
  * matches `a`), and without `dot` a segment starting with `*` or `?` never matches a name starting
@@ -40,7 +41,9 @@ export function compileLinearGlob(pattern: string, options: LinearGlobOptions = 
     }
   }
   const dot = options.dot === true;
-  return (input) => matchPath(segments, input.split("/"), dot);
+  // Segments of literals and stars only (most of them: `*.ts`, `src`) are matched without a state set.
+  const runs = segments.map((seg) => (Array.isArray(seg) ? starRuns(seg) : undefined));
+  return (input) => matchPath(segments, runs, input.split("/"), dot);
 }
 
 /** The tokens of one segment, or undefined for unsupported syntax. Runs of stars are one star. */
@@ -82,12 +85,13 @@ function classToken(inner: string): Token {
 }
 
 /** Whether the path segments match: states are pattern segment indices; `**` may stay or be skipped. */
-function matchPath(segments: Segment[], parts: string[], dot: boolean): boolean {
+function matchPath(segments: Segment[], runs: (string[] | undefined)[], parts: string[], dot: boolean): boolean {
   let active = new Uint8Array(segments.length + 1);
+  let next = new Uint8Array(segments.length + 1);
   active[0] = 1;
   skipGlobstars(segments, active);
   for (const part of parts) {
-    const next = new Uint8Array(segments.length + 1);
+    next.fill(0);
     let any = false;
     for (let i = 0; i < segments.length; i++) {
       if (!active[i]) continue;
@@ -95,13 +99,13 @@ function matchPath(segments: Segment[], parts: string[], dot: boolean): boolean 
       if (seg === "globstar" || seg === "crossable") {
         if (!crossable(part, dot)) continue;
         next[seg === "globstar" ? i : i + 1] = 1;
-      } else if (matchSegment(seg, part, dot)) next[i + 1] = 1;
+      } else if (matchSegment(seg, runs[i], part, dot)) next[i + 1] = 1;
       else continue;
       any = true;
     }
     if (!any) return false;
     skipGlobstars(segments, next);
-    active = next;
+    [active, next] = [next, active];
   }
   return active[segments.length] === 1;
 }
@@ -117,18 +121,20 @@ function skipGlobstars(segments: Segment[], active: Uint8Array): void {
 }
 
 /** Whether one path segment matches a token sequence, including picomatch's rules for a leading wildcard. */
-function matchSegment(tokens: Token[], text: string, dot: boolean): boolean {
+function matchSegment(tokens: Token[], runs: string[] | undefined, text: string, dot: boolean): boolean {
   const first = tokens[0]?.kind;
   if (first === "star" && (text === "" || (dot && (text === "." || text === "..")))) return false;
   if (!dot && (first === "star" || first === "any") && text.startsWith(".")) return false;
   // picomatch: `.*` at a segment start never matches `.` or `..`.
   if (first === "lit" && tokens[1]?.kind === "star" && (tokens[0] as { code: number }).code === 46 && (text === "." || text === "..")) return false;
+  if (runs) return matchRuns(runs, text);
   let active = new Uint8Array(tokens.length + 1);
+  let next = new Uint8Array(tokens.length + 1);
   active[0] = 1;
   skipStars(tokens, active);
   for (let p = 0; p < text.length; p++) {
     const code = text.charCodeAt(p);
-    const next = new Uint8Array(tokens.length + 1);
+    next.fill(0);
     let any = false;
     for (let i = 0; i < tokens.length; i++) {
       if (!active[i]) continue;
@@ -140,9 +146,41 @@ function matchSegment(tokens: Token[], text: string, dot: boolean): boolean {
     }
     if (!any) return false;
     skipStars(tokens, next);
-    active = next;
+    [active, next] = [next, active];
   }
   return active[tokens.length] === 1;
+}
+
+/** The literal runs between the stars of a segment of literals and stars only (`*.ts` → `["", ".ts"]`), or undefined when it has `?` or a class. */
+function starRuns(tokens: Token[]): string[] | undefined {
+  const runs = [""];
+  for (const t of tokens) {
+    if (t.kind === "star") runs.push("");
+    else if (t.kind === "lit") runs[runs.length - 1] += String.fromCharCode(t.code);
+    else return undefined;
+  }
+  return runs;
+}
+
+/**
+ * Whether the text matches a segment given as its star runs: it must start with the run before the
+ * first star and end with the one after the last, and each run in between is placed at its leftmost
+ * occurrence after the previous one (leftmost is never worse, so nothing is retried). Time
+ * O(pattern × text) at worst, through `indexOf`.
+ */
+function matchRuns(runs: string[], text: string): boolean {
+  const first = runs[0]!;
+  const last = runs[runs.length - 1]!;
+  if (runs.length === 1) return text === first;
+  const end = text.length - last.length;
+  if (end < first.length || !text.startsWith(first) || !text.endsWith(last)) return false;
+  let at = first.length;
+  for (let i = 1; i < runs.length - 1; i++) {
+    const found = text.indexOf(runs[i]!, at);
+    if (found === -1 || found + runs[i]!.length > end) return false;
+    at = found + runs[i]!.length;
+  }
+  return true;
 }
 
 function skipStars(tokens: Token[], active: Uint8Array): void {

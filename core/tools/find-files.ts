@@ -1,39 +1,73 @@
-import { isAbsolute } from "node:path";
+import { isAbsolute, join } from "node:path";
 import { ToolError } from "../errors.js";
+import { compileGlob } from "../glob-matcher.js";
+import { globWalkPlan } from "../glob/walk-plan.js";
 
 /** Folders glob and grep skip unless asked to include them (`.keel` holds keel's own state and artifacts). */
 export const DEFAULT_IGNORES = ["**/.git/**", "**/node_modules/**", "**/.keel/**"];
 
+/** The names DEFAULT_IGNORES skip at any depth: such a folder is not entered, such a file (a worktree's `.git`) not listed. */
+const IGNORED_NAMES = new Set([".git", "node_modules", ".keel"]);
+
 /** Options of `findFiles`. */
 export interface FindFilesOptions {
-  /** Also walk `.git` and `node_modules`. */
+  /** Also walk `.git`, `node_modules` and `.keel`. */
   includeIgnored?: boolean;
-  /** Return directories too (glob); grep wants files only. */
+  /** Return directories too (with a trailing `/`); glob and grep want files only (the default). */
   onlyFiles?: boolean;
   signal?: AbortSignal;
 }
 
 /**
  * Files under `dir` (absolute, already confined) matching `pattern`, as paths relative to `dir`,
- * sorted. Never follows symlinks (so it cannot walk out of the workspace). Throws ToolError for a
- * pattern that is absolute or climbs with `..`.
+ * sorted. Never follows symlinks while walking (so it cannot walk out of the workspace; a folder
+ * the pattern names literally is opened as the OS resolves it, and callers check real paths). The
+ * pattern is matched in time linear in pattern × path (`compileGlob`), whoever wrote it: a model's
+ * `*a*a*a*a*a*a*b` cannot block the event loop. The walk starts at the pattern's literal prefix and
+ * stops at the depth it can reach (`globWalkPlan`). Throws ToolError for a pattern that is absolute,
+ * climbs with `..`, or uses syntax outside `*`, `**`, `?`, `[...]`, `{a,b}` that cannot be matched
+ * in bounded time (nothing is walked then).
  */
 export async function findFiles(dir: string, pattern: string, opts: FindFilesOptions = {}): Promise<string[]> {
+  if (pattern === "") return [];
   if (isAbsolute(pattern) || pattern.split(/[\\/]/).includes(".."))
     throw new ToolError(
       `Pattern "${pattern}" leaves the search folder. Use a relative pattern such as "src/**/*.ts" and set \`path\` to choose the folder.`,
       "permission_denied",
     );
+  const plan = globWalkPlan(pattern);
+  const compiled = compileGlob(plan.pattern, { dot: true });
+  if ("unsupported" in compiled)
+    throw new ToolError(
+      `Pattern "${pattern}" uses syntax glob and grep cannot match in bounded time (an extglob such as !(x) or *(x), or a [!...] class). Supported: * (within a name), ** (any depth of folders), ? (one character), [abc], [a-z], [^a] and {a,b}; rewrite the pattern with those.`,
+      "execution_failed",
+    );
+  const includeIgnored = opts.includeIgnored === true;
+  if (!includeIgnored && plan.base.some((name) => IGNORED_NAMES.has(name))) return [];
+  const match = compiled.match;
+  const prefix = plan.base.length > 0 ? plan.base.join("/") + "/" : "";
   // Loaded on the first search (most commands never glob).
-  const { glob } = await import("tinyglobby");
-  const found = await glob(pattern, {
-    cwd: dir,
-    dot: true,
-    followSymbolicLinks: false,
-    onlyFiles: opts.onlyFiles ?? true,
-    ignore: opts.includeIgnored ? [] : DEFAULT_IGNORES,
-    expandDirectories: false,
+  const { fdir } = await import("fdir");
+  opts.signal?.throwIfAborted();
+  const crawler = new fdir({
+    pathSeparator: "/",
+    relativePaths: true,
+    excludeSymlinks: true,
+    includeDirs: opts.onlyFiles === false,
+    maxDepth: plan.depth === undefined ? Infinity : plan.depth - 1,
+    exclude: includeIgnored ? undefined : (name) => IGNORED_NAMES.has(name),
+    filters: [
+      (path, isDirectory) => {
+        if (!isDirectory) return (includeIgnored || !IGNORED_NAMES.has(path.slice(path.lastIndexOf("/") + 1))) && match(prefix + path);
+        // A folder comes with a trailing `/`; the start folder is `.` (listed only when it is itself named by the pattern).
+        const folder = path === "." ? prefix.slice(0, -1) : prefix + path.slice(0, -1);
+        return folder !== "" && match(folder);
+      },
+    ],
     signal: opts.signal,
   });
-  return found.sort();
+  const found = await crawler.crawl(join(dir, ...plan.base)).withPromise();
+  // fdir stops early, without an error, when the signal aborts.
+  opts.signal?.throwIfAborted();
+  return (prefix === "" ? found : found.map((p) => (p === "." ? prefix : prefix + p))).sort();
 }

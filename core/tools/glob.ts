@@ -9,9 +9,12 @@ import { confinePath, displayPath } from "./confine-path.js";
 export const GLOB_MAX_RESULTS = 1000;
 
 /**
- * `glob`: workspace files matching a glob pattern (tinyglobby), sorted, capped; skips .git and
- * node_modules by default. Never lists a match whose real path is outside the boundary, nor one a
- * path deny rule of read_file, grep or glob denies (both counted in `data`).
+ * `glob`: workspace files matching a glob pattern, sorted, capped; skips .git, node_modules and
+ * .keel by default. The pattern (which the model writes) is matched in linear time (`findFiles`):
+ * `*`, `**`, `?`, `[...]` and `{a,b}` (other picomatch syntax where RE2 can run it); a pattern
+ * that cannot be matched in bounded time (an extglob like `!(x)`) is refused with a message.
+ * Never lists a match whose real path is outside the boundary, nor one a path deny rule of
+ * read_file, grep or glob denies (both counted in `data`).
  */
 export function globTool(): ToolDefinition {
   const inputSchema = {

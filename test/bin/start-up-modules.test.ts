@@ -52,7 +52,7 @@ const LAZY = [
   "/node_modules/openai/",
   "/node_modules/write-file-atomic/", // only when state is written
   "/node_modules/proper-lockfile/", // only when a state file is locked
-  "/node_modules/tinyglobby/", // only when glob or grep searches
+  "/node_modules/fdir/", // only when glob or grep searches
   "/dist/core/agent/agent-sessions.js", // the session machinery: only when a session runs
   "/dist/core/session/session-store.js",
   "/dist/core/model/create-model.js",
