@@ -79,7 +79,12 @@ export async function driveSession(s: ActiveSession, decision?: ApprovalDecision
       usage: response.usage,
     });
     if (response.text && toolCalls.length) s.options.onText?.("\n");
-    s.addMessage({ role: "assistant", content: response.text, ...(toolCalls.length ? { toolCalls } : {}) });
+    // The reasoning behind tool calls goes back with them (thinking models need it); an answer's is not kept.
+    s.addMessage({
+      role: "assistant",
+      content: response.text,
+      ...(toolCalls.length ? { toolCalls, ...(response.reasoning ? { reasoning: response.reasoning } : {}) } : {}),
+    });
     if (toolCalls.length === 0) {
       // A Stop hook may send the agent on (once per answer; `stopHookActive` tells it it already did).
       const goOn = await fireAgentStop(s, stopHookActive);

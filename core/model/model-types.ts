@@ -6,11 +6,21 @@ export interface ModelToolCall {
   arguments: string;
 }
 
+/**
+ * The reasoning a thinking model returned beside its answer, and the field it came in
+ * (`reasoning_content`: DeepSeek, Qwen, older vLLM; `reasoning`: newer vLLM, OpenRouter, gpt-oss servers).
+ */
+export interface ModelReasoning {
+  field: "reasoning_content" | "reasoning";
+  text: string;
+}
+
 /** One message of the model-facing conversation (provider-neutral). */
 export type ChatMessage =
   | { role: "system"; content: string }
   | { role: "user"; content: string; kind?: "prompt" | "hooks" | "guidance" | "queued" | "continuation" | "note" }
-  | { role: "assistant"; content: string; toolCalls?: ModelToolCall[] }
+  /** `reasoning` is kept on a message with tool calls only: it is sent back with it (see `toWire`). */
+  | { role: "assistant"; content: string; toolCalls?: ModelToolCall[]; reasoning?: ModelReasoning }
   | { role: "tool"; toolCallId: string; name: string; content: string; pruned?: boolean; artifact?: string };
 
 /** A tool offered to the model. */
@@ -41,6 +51,8 @@ export interface ModelRequest {
 export interface ModelResponse {
   text: string;
   toolCalls: ModelToolCall[];
+  /** The model's reasoning, when the server returned it in a field of its own. */
+  reasoning?: ModelReasoning;
   usage?: ModelUsage;
   finishReason?: string;
 }

@@ -2,7 +2,8 @@ import type { ChatCompletion, ChatCompletionChunk } from "openai/resources/chat/
 import { UsageError } from "../errors.js";
 import { ModelError } from "./model-error.js";
 import type { ModelSpec } from "./model-spec.js";
-import type { ModelCallOptions, ModelClient, ModelRequest, ModelResponse, ModelToolCall } from "./model-types.js";
+import type { ModelCallOptions, ModelClient, ModelReasoning, ModelRequest, ModelResponse, ModelToolCall } from "./model-types.js";
+import { appendReasoning, reasoningOf } from "./reasoning-field.js";
 import { describeProviderError } from "./provider-errors.js";
 import { argumentsText, StreamedToolCalls } from "./streamed-tool-calls.js";
 import { ToolNameMap } from "./tool-names.js";
@@ -70,6 +71,7 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv): ModelClie
           return {
             text,
             toolCalls,
+            reasoning: reasoningOf(choice.message),
             finishReason: choice.finish_reason ?? undefined,
             usage: res.usage ? { inputTokens: res.usage.prompt_tokens, outputTokens: res.usage.completion_tokens } : undefined,
           };
@@ -81,6 +83,7 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv): ModelClie
           signal,
         });
         let text = "";
+        let reasoning: ModelReasoning | undefined;
         let finishReason: string | undefined;
         let usage: ModelResponse["usage"];
         const partial = new StreamedToolCalls();
@@ -96,6 +99,7 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv): ModelClie
             options.onText?.(delta.content);
           }
           if (delta?.tool_calls) partial.add(delta.tool_calls);
+          reasoning = appendReasoning(reasoning, delta);
           if (choice.finish_reason) finishReason = choice.finish_reason;
         }
         // A 200 whose body is not a chat-completions event stream (an HTML page, a JSON error, a proxy's
@@ -107,7 +111,7 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv): ModelClie
         const toolCalls: ModelToolCall[] = partial
           .result()
           .map((p, i) => ({ id: p.id || `call_${request.callIndex}_${i}`, name: names.local(p.name), arguments: p.arguments || "{}" }));
-        return { text, toolCalls, finishReason, usage };
+        return { text, toolCalls, reasoning, finishReason, usage };
       } catch (error) {
         if (error instanceof ModelError) throw error;
         throw describeProviderError(error, spec, options.signal, sdk);

@@ -8,10 +8,13 @@ export function estimateText(text: string): number {
   return Math.ceil(text.length / CHARS_PER_TOKEN);
 }
 
-/** Estimated tokens of one message (content, tool calls and per-message overhead). */
+/** Estimated tokens of one message (content, tool calls, the reasoning sent back with them, and per-message overhead). */
 export function estimateMessage(m: ChatMessage): number {
   let total = 4 + estimateText(m.content ?? "");
-  if (m.role === "assistant" && m.toolCalls) for (const c of m.toolCalls) total += 8 + estimateText(c.name + c.arguments);
+  if (m.role === "assistant" && m.toolCalls) {
+    for (const c of m.toolCalls) total += 8 + estimateText(c.name + c.arguments);
+    if (m.reasoning) total += estimateText(m.reasoning.text);
+  }
   return total;
 }
 

@@ -82,6 +82,9 @@ export function toWire(m: ChatMessage, names: ToolNameMap): ChatCompletionMessag
             role: "assistant",
             content: m.content || null,
             tool_calls: m.toolCalls.map((c) => ({ id: c.id, type: "function" as const, function: { name: names.wire(c.name), arguments: c.arguments } })),
+            // Thinking models need the reasoning behind their tool calls back, in the field it came in
+            // (DeepSeek answers 400 without it); sent only to servers that returned it.
+            ...(m.reasoning ? { [m.reasoning.field]: m.reasoning.text } : {}),
           }
         : { role: "assistant", content: m.content };
     case "tool":

@@ -25,13 +25,27 @@ export interface ServerReply {
   repeatToolName?: boolean;
   /** Send each call's `arguments` as a JSON object and without `type`, as some servers do (llama-server in some versions, TGI). */
   looseToolCalls?: boolean;
+  /** Reasoning beside the answer, in `reasoning_content` (DeepSeek, the default) or `reasoning` (newer vLLM, OpenRouter). */
+  reasoning?: { text: string; field?: "reasoning_content" | "reasoning" };
+  /**
+   * Answer 400 as DeepSeek's thinking mode does when an assistant message with tool calls in the
+   * request lacks the `reasoning_content` the server returned with it.
+   */
+  requireReasoningBack?: boolean;
 }
 
 /** The parts of a chat-completions request the tests look at. */
 export interface ChatRequestBody {
   model: string;
   stream?: boolean;
-  messages: { role: string; content: string | null; tool_calls?: { id: string; function: { name: string; arguments: string } }[]; tool_call_id?: string }[];
+  messages: {
+    role: string;
+    content: string | null;
+    tool_calls?: { id: string; function: { name: string; arguments: string } }[];
+    tool_call_id?: string;
+    reasoning_content?: unknown;
+    reasoning?: unknown;
+  }[];
   tools?: { type: string; function: { name: string; description?: string; parameters: Record<string, unknown> } }[];
   [key: string]: unknown;
 }
@@ -85,6 +99,14 @@ export async function startOpenAIServer(replies: ServerReply[] = []): Promise<Op
       res.writeHead(200, { "content-type": reply.rawBody.contentType }).end(reply.rawBody.body);
       return;
     }
+    if (reply.requireReasoningBack) {
+      const missing = body.messages.findIndex((m) => m.role === "assistant" && m.tool_calls?.length && typeof m.reasoning_content !== "string");
+      if (missing !== -1) {
+        const message = `Missing \`reasoning_content\` field in the assistant message at message index ${missing}.`;
+        res.writeHead(400, { "content-type": "application/json" }).end(JSON.stringify({ error: { message, type: "invalid_request_error" } }));
+        return;
+      }
+    }
     if (reply.status) {
       res
         .writeHead(reply.status, { "content-type": "application/json" })
@@ -102,6 +124,7 @@ export async function startOpenAIServer(replies: ServerReply[] = []): Promise<Op
         ? { id: c.id, function: { name: c.function.name, arguments: JSON.parse(c.function.arguments) } }
         : { ...c, function: { ...c.function, arguments: args } };
     const usage = reply.usage ?? { prompt_tokens: 100, completion_tokens: 10 };
+    const reasoning = reply.reasoning ? { [reply.reasoning.field ?? "reasoning_content"]: reply.reasoning.text } : {};
     const finish = calls.length ? "tool_calls" : "stop";
     const base = { id: `chatcmpl-${requests.length}`, created: Math.floor(Date.now() / 1000), model: body.model };
     if (!body.stream) {
@@ -113,7 +136,7 @@ export async function startOpenAIServer(replies: ServerReply[] = []): Promise<Op
             {
               index: 0,
               finish_reason: finish,
-              message: { role: "assistant", content: reply.text ?? null, ...(calls.length ? { tool_calls: calls.map((c) => wire(c)) } : {}) },
+              message: { role: "assistant", content: reply.text ?? null, ...reasoning, ...(calls.length ? { tool_calls: calls.map((c) => wire(c)) } : {}) },
             },
           ],
           usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens },
@@ -125,6 +148,10 @@ export async function startOpenAIServer(replies: ServerReply[] = []): Promise<Op
     const send = (delta: object, finish_reason: string | null = null) =>
       res.write(`data: ${JSON.stringify({ ...base, object: "chat.completion.chunk", choices: [{ index: 0, delta, finish_reason }] })}\n\n`);
     send({ role: "assistant", content: "" });
+    if (reply.reasoning) {
+      const { field = "reasoning_content", text: thought } = reply.reasoning;
+      for (let i = 0; i < thought.length; i += 8) send({ [field]: thought.slice(i, i + 8) });
+    }
     const text = reply.text ?? "";
     for (let i = 0; i < text.length; i += 8) send({ content: text.slice(i, i + 8) });
     calls.forEach((c, i) => {

@@ -1,0 +1,61 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { startOpenAIServer, type OpenAIServer } from "../../helpers/openai-server.js";
+import { runKeel } from "../../helpers/run-cli.js";
+import { sessionState } from "../../helpers/session-state.js";
+import { makeWorkspace, type TempWorkspace } from "../../helpers/temp-workspace.js";
+
+let server: OpenAIServer;
+let ws: TempWorkspace | undefined;
+beforeAll(async () => {
+  server = await startOpenAIServer();
+});
+afterAll(() => server.close());
+afterEach(() => ws?.cleanup());
+
+describe("thinking models: the reasoning behind tool calls goes back with them (real openai client, local server)", () => {
+  for (const stream of [true, false])
+    it(`a DeepSeek-style server that answers 400 without it gets reasoning_content back, and the session goes on (stream: ${stream})`, async () => {
+      ws = makeWorkspace({ "a.txt": "AAA" }, { git: true });
+      ws.writeUserConfig({ model: { name: "deepseek-v4-flash", baseUrl: server.baseUrl, apiKeyEnv: "KEEL_TEST_KEY", stream } });
+      server.push(
+        { reasoning: { text: "The user wants a.txt; read it first." }, toolCalls: [{ id: "c1", name: "read_file", arguments: { path: "a.txt" } }] },
+        { requireReasoningBack: true, reasoning: { text: "It says AAA." }, text: "It says AAA." },
+        { requireReasoningBack: true, text: "still fine" },
+      );
+      const env = { ...ws.env, KEEL_TEST_KEY: "k" };
+      const first = await runKeel(["--yes", "run", "--session", "t1", "what is in a.txt?"], { cwd: ws.root, env });
+      expect(first.exitCode, first.stderr).toBe(0);
+      expect(first.stdout).toContain("It says AAA.");
+      const sent = server.requests.at(-1)!.messages.find((m) => m.role === "assistant" && m.tool_calls?.length);
+      expect(sent?.reasoning_content).toBe("The user wants a.txt; read it first.");
+      // the next turn (a new process, from the session's record) still sends it; an answer's reasoning is not kept
+      const second = await runKeel(["--yes", "run", "--resume", "t1", "and now?"], { cwd: ws.root, env });
+      expect(second.exitCode, second.stderr).toBe(0);
+      expect(second.stdout).toContain("still fine");
+      const assistant = server.requests.at(-1)!.messages.filter((m) => m.role === "assistant");
+      expect(assistant.map((m) => m.reasoning_content)).toEqual(["The user wants a.txt; read it first.", undefined]);
+      const state = await sessionState(ws.root, "t1");
+      expect(state.messages.filter((m) => m.role === "assistant").map((m) => (m.role === "assistant" ? m.reasoning?.text : ""))).toEqual([
+        "The user wants a.txt; read it first.",
+        undefined,
+        undefined,
+      ]);
+    });
+
+  it("reasoning in a `reasoning` field (newer vLLM, OpenRouter) goes back in that field; a server that sends none gets none", async () => {
+    ws = makeWorkspace({ "a.txt": "AAA" }, { git: true });
+    ws.writeUserConfig({ model: { name: "m", baseUrl: server.baseUrl, apiKeyEnv: "KEEL_TEST_KEY" } });
+    server.push(
+      { reasoning: { field: "reasoning", text: "read it" }, toolCalls: [{ id: "c1", name: "read_file", arguments: { path: "a.txt" } }] },
+      { toolCalls: [{ id: "c2", name: "read_file", arguments: { path: "a.txt" } }] },
+      { text: "done" },
+    );
+    const r = await runKeel(["--yes", "run", "go"], { cwd: ws.root, env: { ...ws.env, KEEL_TEST_KEY: "k" } });
+    expect(r.exitCode, r.stderr).toBe(0);
+    const assistant = server.requests.at(-1)!.messages.filter((m) => m.role === "assistant");
+    expect(assistant.map((m) => [m.reasoning, m.reasoning_content])).toEqual([
+      ["read it", undefined],
+      [undefined, undefined],
+    ]);
+  });
+});
