@@ -4,6 +4,12 @@ export interface ModelToolCall {
   name: string;
   /** Raw JSON text of the arguments, as the model produced it. */
   arguments: string;
+  /**
+   * The call's `extra_content` as the server sent it (Gemini's OpenAI endpoint puts the thought
+   * signature there, `{"google": {"thought_signature": …}}`, and answers 400 when it does not come
+   * back): sent back with the call verbatim.
+   */
+  extraContent?: Record<string, unknown>;
 }
 
 /**

@@ -5,7 +5,7 @@ import type { ModelSpec } from "./model-spec.js";
 import type { ModelCallOptions, ModelClient, ModelReasoning, ModelRequest, ModelResponse, ModelToolCall } from "./model-types.js";
 import { appendReasoning, reasoningOf } from "./reasoning-field.js";
 import { describeProviderError } from "./provider-errors.js";
-import { argumentsText, StreamedToolCalls } from "./streamed-tool-calls.js";
+import { argumentsText, extraContentOf, StreamedToolCalls } from "./streamed-tool-calls.js";
 import { ToolNameMap } from "./tool-names.js";
 import { WireBodyEncoder } from "./wire-body.js";
 
@@ -65,7 +65,7 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv): ModelClie
           // Some servers leave out `type`: a call with a `function` is a function call.
           const toolCalls = (choice.message?.tool_calls ?? []).flatMap((tc) =>
             tc.type !== "custom" && "function" in tc && tc.function
-              ? [{ id: tc.id, name: names.local(tc.function.name), arguments: argumentsText(tc.function.arguments) || "{}" }]
+              ? [withExtra({ id: tc.id, name: names.local(tc.function.name), arguments: argumentsText(tc.function.arguments) || "{}" }, tc)]
               : [],
           );
           return {
@@ -110,7 +110,12 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv): ModelClie
           );
         const toolCalls: ModelToolCall[] = partial
           .result()
-          .map((p, i) => ({ id: p.id || `call_${request.callIndex}_${i}`, name: names.local(p.name), arguments: p.arguments || "{}" }));
+          .map((p, i) =>
+            withExtra(
+              { id: p.id || `call_${request.callIndex}_${i}`, name: names.local(p.name), arguments: p.arguments || "{}" },
+              { extra_content: p.extraContent },
+            ),
+          );
         return { text, toolCalls, reasoning, finishReason, usage };
       } catch (error) {
         if (error instanceof ModelError) throw error;
@@ -120,4 +125,10 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv): ModelClie
       }
     },
   };
+}
+
+/** `call` with the `extra_content` object of `wire` (the call as the server sent it), when it has one. */
+function withExtra(call: ModelToolCall, wire: object): ModelToolCall {
+  const extra = extraContentOf((wire as { extra_content?: unknown }).extra_content);
+  return extra ? { ...call, extraContent: extra } : call;
 }

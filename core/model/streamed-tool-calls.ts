@@ -3,6 +3,13 @@ export interface ToolCallDelta {
   index?: number;
   id?: string;
   function?: { name?: string; arguments?: unknown };
+  /** Provider data to send back with the call (Gemini's thought signature). */
+  extra_content?: unknown;
+}
+
+/** A call's `extra_content` when it is a JSON object (kept and sent back verbatim), else undefined. */
+export function extraContentOf(value: unknown): Record<string, unknown> | undefined {
+  return value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
 }
 
 /**
@@ -21,6 +28,7 @@ export interface StreamedToolCall {
   id: string;
   name: string;
   arguments: string;
+  extraContent?: Record<string, unknown>;
 }
 
 /**
@@ -55,6 +63,8 @@ export class StreamedToolCalls {
       if (d.id) cur.id = d.id;
       if (name && !repeat) cur.name += name; // a name may also come in pieces before the arguments
       cur.arguments += argumentsText(d.function?.arguments);
+      const extra = extraContentOf(d.extra_content);
+      if (extra) cur.extraContent = { ...cur.extraContent, ...extra };
     }
   }
 

@@ -81,7 +81,12 @@ export function toWire(m: ChatMessage, names: ToolNameMap): ChatCompletionMessag
         ? {
             role: "assistant",
             content: m.content || null,
-            tool_calls: m.toolCalls.map((c) => ({ id: c.id, type: "function" as const, function: { name: names.wire(c.name), arguments: c.arguments } })),
+            tool_calls: m.toolCalls.map((c) => ({
+              id: c.id,
+              type: "function" as const,
+              function: { name: names.wire(c.name), arguments: c.arguments },
+              ...(c.extraContent ? { extra_content: c.extraContent } : {}),
+            })),
             // Thinking models need the reasoning behind their tool calls back, in the field it came in
             // (DeepSeek answers 400 without it); sent only to servers that returned it.
             ...(m.reasoning ? { [m.reasoning.field]: m.reasoning.text } : {}),

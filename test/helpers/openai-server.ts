@@ -5,7 +5,8 @@ import { afterAll, beforeAll } from "vitest";
 /** One scripted reply of the local OpenAI-compatible server. */
 export interface ServerReply {
   text?: string;
-  toolCalls?: { id?: string; name: string; arguments?: unknown }[];
+  /** `extraContent` is sent as the call's `extra_content` (Gemini's thought signature). */
+  toolCalls?: { id?: string; name: string; arguments?: unknown; extraContent?: object }[];
   /** Reply with this HTTP status and an OpenAI-style error body instead. */
   status?: number;
   errorMessage?: string;
@@ -32,6 +33,8 @@ export interface ServerReply {
    * request lacks the `reasoning_content` the server returned with it.
    */
   requireReasoningBack?: boolean;
+  /** Answer 400 as Gemini does when an assistant tool call in the request lacks `extra_content.google.thought_signature`. */
+  requireSignatureBack?: boolean;
 }
 
 /** The parts of a chat-completions request the tests look at. */
@@ -41,7 +44,7 @@ export interface ChatRequestBody {
   messages: {
     role: string;
     content: string | null;
-    tool_calls?: { id: string; function: { name: string; arguments: string } }[];
+    tool_calls?: { id: string; function: { name: string; arguments: string }; extra_content?: { google?: { thought_signature?: unknown } } }[];
     tool_call_id?: string;
     reasoning_content?: unknown;
     reasoning?: unknown;
@@ -107,6 +110,14 @@ export async function startOpenAIServer(replies: ServerReply[] = []): Promise<Op
         return;
       }
     }
+    if (reply.requireSignatureBack) {
+      const unsigned = body.messages.flatMap((m) => m.tool_calls ?? []).find((c) => typeof c.extra_content?.google?.thought_signature !== "string");
+      if (unsigned) {
+        const message = `Function call is missing a thought_signature in functionCall parts. Additional data, function call \`${unsigned.function.name}\`.`;
+        res.writeHead(400, { "content-type": "application/json" }).end(JSON.stringify([{ error: { code: 400, message, status: "INVALID_ARGUMENT" } }]));
+        return;
+      }
+    }
     if (reply.status) {
       res
         .writeHead(reply.status, { "content-type": "application/json" })
@@ -117,6 +128,7 @@ export async function startOpenAIServer(replies: ServerReply[] = []): Promise<Op
       id: c.id ?? `call_${requests.length}_${i}`,
       type: "function" as const,
       function: { name: c.name, arguments: typeof c.arguments === "string" ? c.arguments : JSON.stringify(c.arguments ?? {}) },
+      ...(c.extraContent ? { extra_content: c.extraContent } : {}),
     }));
     /** A call as the reply sends it: per protocol, or loose (object arguments, no `type`). */
     const wire = (c: (typeof calls)[number], args = c.function.arguments): object =>
@@ -168,7 +180,8 @@ export async function startOpenAIServer(replies: ServerReply[] = []): Promise<Op
           });
         return;
       }
-      send({ tool_calls: [{ ...index, id: c.id, type: "function", function: { name: c.function.name, arguments: args.slice(0, half) } }] });
+      const extra = "extra_content" in c ? { extra_content: c.extra_content } : {};
+      send({ tool_calls: [{ ...index, id: c.id, type: "function", function: { name: c.function.name, arguments: args.slice(0, half) }, ...extra }] });
       send({ tool_calls: [{ ...index, function: { arguments: args.slice(half) } }] });
     });
     send({}, finish);

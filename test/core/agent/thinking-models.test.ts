@@ -12,7 +12,7 @@ beforeAll(async () => {
 afterAll(() => server.close());
 afterEach(() => ws?.cleanup());
 
-describe("thinking models: the reasoning behind tool calls goes back with them (real openai client, local server)", () => {
+describe("thinking models: the reasoning and signatures behind tool calls go back with them (real openai client, local server)", () => {
   for (const stream of [true, false])
     it(`a DeepSeek-style server that answers 400 without it gets reasoning_content back, and the session goes on (stream: ${stream})`, async () => {
       ws = makeWorkspace({ "a.txt": "AAA" }, { git: true });
@@ -42,6 +42,32 @@ describe("thinking models: the reasoning behind tool calls goes back with them (
       ]);
     });
 
+  for (const stream of [true, false])
+    it(`a Gemini-style server gets each tool call's extra_content (its thought signature) back verbatim (stream: ${stream})`, async () => {
+      ws = makeWorkspace({ "a.txt": "AAA", "b.txt": "BBB" }, { git: true });
+      ws.writeUserConfig({ model: { name: "gemini-3-flash", baseUrl: server.baseUrl, apiKeyEnv: "KEEL_TEST_KEY", stream } });
+      const sig = (s: string) => ({ google: { thought_signature: s, other: [1, { x: true }] } });
+      server.push(
+        {
+          toolCalls: [
+            { id: "g1", name: "read_file", arguments: { path: "a.txt" }, extraContent: sig("SIG-A") },
+            { id: "g2", name: "read_file", arguments: { path: "b.txt" }, extraContent: sig("SIG-B") },
+          ],
+        },
+        { requireSignatureBack: true, toolCalls: [{ id: "g3", name: "read_file", arguments: { path: "a.txt" }, extraContent: sig("SIG-C") }] },
+        { requireSignatureBack: true, text: "both read" },
+      );
+      const r = await runKeel(["--yes", "run", "read both"], { cwd: ws.root, env: { ...ws.env, KEEL_TEST_KEY: "k" } });
+      expect(r.exitCode, r.stderr).toBe(0);
+      expect(r.stdout).toContain("both read");
+      const sent = server.requests.at(-1)!.messages.flatMap((m) => m.tool_calls ?? []);
+      expect(sent.map((c) => [c.id, c.extra_content])).toEqual([
+        ["g1", sig("SIG-A")],
+        ["g2", sig("SIG-B")],
+        ["g3", sig("SIG-C")],
+      ]);
+    });
+
   it("reasoning in a `reasoning` field (newer vLLM, OpenRouter) goes back in that field; a server that sends none gets none", async () => {
     ws = makeWorkspace({ "a.txt": "AAA" }, { git: true });
     ws.writeUserConfig({ model: { name: "m", baseUrl: server.baseUrl, apiKeyEnv: "KEEL_TEST_KEY" } });
@@ -57,5 +83,7 @@ describe("thinking models: the reasoning behind tool calls goes back with them (
       ["read it", undefined],
       [undefined, undefined],
     ]);
+    // nor extra_content to a server that sent none
+    expect(assistant.flatMap((m) => m.tool_calls ?? []).map((c) => "extra_content" in c)).toEqual([false, false]);
   });
 });
