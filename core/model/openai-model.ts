@@ -4,6 +4,7 @@ import { ModelError } from "./model-error.js";
 import type { ModelSpec } from "./model-spec.js";
 import type { ModelCallOptions, ModelClient, ModelReasoning, ModelRequest, ModelResponse, ModelToolCall } from "./model-types.js";
 import { appendReasoning, reasoningOf } from "./reasoning-field.js";
+import { firstTokenLimitField, wantsMaxCompletionTokens } from "./token-limit-field.js";
 import { describeProviderError } from "./provider-errors.js";
 import { argumentsText, extraContentOf, StreamedToolCalls } from "./streamed-tool-calls.js";
 import { ToolNameMap } from "./tool-names.js";
@@ -37,15 +38,18 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv): ModelClie
     })));
   // Each message is serialized once per client: a request re-sends the cached bytes of the history.
   const encoder = new WireBodyEncoder();
-  return {
+  // OpenAI's reasoning models (o-series, gpt-5) refuse `max_tokens`; other servers may not know its successor.
+  let tokenLimit = firstTokenLimitField(spec.baseUrl);
+  const model: ModelClient = {
     id: `openai:${spec.name}`,
     profile: { contextWindow: spec.contextWindow, maxOutputTokens: spec.maxOutputTokens },
     canSummarize: true,
     async complete(request: ModelRequest, options: ModelCallOptions = {}): Promise<ModelResponse> {
       const names = new ToolNameMap(request.tools.map((t) => t.name));
       const maxTokens = request.maxOutputTokens ?? spec.maxOutputTokens;
+      const field = tokenLimit;
       const body = (extra: Record<string, unknown>) =>
-        encoder.encode(request.messages, request.tools, names, { model: spec.name, max_tokens: maxTokens, ...extra });
+        encoder.encode(request.messages, request.tools, names, { model: spec.name, [field]: maxTokens, ...extra });
       const { sdk, client: c } = await getClient();
       // The SDK adds an abort listener to the signal it is given and never removes it: given the
       // session's long-lived signal, listeners pile up (one per model call, and Node's leak warning
@@ -119,12 +123,18 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv): ModelClie
         return { text, toolCalls, reasoning, finishReason, usage };
       } catch (error) {
         if (error instanceof ModelError) throw error;
+        // Asked for the other field by name (a 400 before any output): switch for this client and ask again, once.
+        if (field === "max_tokens" && wantsMaxCompletionTokens(error)) {
+          tokenLimit = "max_completion_tokens";
+          return await model.complete(request, options);
+        }
         throw describeProviderError(error, spec, options.signal, sdk);
       } finally {
         options.signal?.removeEventListener("abort", onAbort);
       }
     },
   };
+  return model;
 }
 
 /** `call` with the `extra_content` object of `wire` (the call as the server sent it), when it has one. */

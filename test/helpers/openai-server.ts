@@ -35,6 +35,8 @@ export interface ServerReply {
   requireReasoningBack?: boolean;
   /** Answer 400 as Gemini does when an assistant tool call in the request lacks `extra_content.google.thought_signature`. */
   requireSignatureBack?: boolean;
+  /** Answer 400 as OpenAI's reasoning models do to a request with `max_tokens` (the reply stays queued for the retry). */
+  refuseMaxTokens?: boolean;
 }
 
 /** The parts of a chat-completions request the tests look at. */
@@ -94,6 +96,13 @@ export async function startOpenAIServer(replies: ServerReply[] = []): Promise<Op
     authorizations.push(req.headers.authorization);
     let index = queue.findIndex((r) => r.match?.(body));
     if (index === -1) index = queue.findIndex((r) => !r.match);
+    if (index !== -1 && queue[index]!.refuseMaxTokens && "max_tokens" in body) {
+      const message = "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.";
+      res
+        .writeHead(400, { "content-type": "application/json" })
+        .end(JSON.stringify({ error: { message, type: "invalid_request_error", param: "max_tokens", code: "unsupported_parameter" } }));
+      return;
+    }
     const reply = index === -1 ? { text: "(no more scripted replies)" } : queue.splice(index, 1)[0]!;
     // unref: a reply delayed past the end of a test never holds the process open.
     if (reply.delayMs) await new Promise((r) => setTimeout(r, reply.delayMs).unref());

@@ -98,6 +98,30 @@ describe("openai backend against a local OpenAI-compatible server", () => {
     }
   });
 
+  it("a model that refuses max_tokens (OpenAI's o-series and gpt-5) is asked again with max_completion_tokens, and so is every later call", async () => {
+    const model = openaiModel(spec({ maxRetries: 0 }), env);
+    const ask = () => model.complete({ messages: [{ role: "user", content: "hi" }], tools: [], callIndex: 0, maxOutputTokens: 77 }, {});
+    const before = server.requests.length;
+    server.push({ refuseMaxTokens: true, text: "first" }, { refuseMaxTokens: true, text: "second" });
+    expect((await ask()).text).toBe("first");
+    expect((await ask()).text).toBe("second");
+    const sent = server.requests.slice(before);
+    // one refused request, then only the field the model takes
+    expect(sent.map((r) => [r.max_tokens, r.max_completion_tokens])).toEqual([
+      [77, undefined],
+      [undefined, 77],
+      [undefined, 77],
+    ]);
+  });
+
+  it("OpenAI's own API is sent max_completion_tokens from the first call; any other server max_tokens", async () => {
+    const { firstTokenLimitField } = await import("../../../core/model/token-limit-field.js");
+    expect(firstTokenLimitField(undefined)).toBe("max_completion_tokens");
+    expect(firstTokenLimitField("https://api.openai.com/v1")).toBe("max_completion_tokens");
+    expect(firstTokenLimitField(server.baseUrl)).toBe("max_tokens");
+    expect(firstTokenLimitField("not a url")).toBe("max_tokens");
+  });
+
   it("sends the key of the variable model.apiKeyEnv names, and never OPENAI_API_KEY in its place", async () => {
     server.push({ text: "one" }, { text: "two" });
     await openaiModel(spec(), { KEEL_TEST_KEY: "sk-test", OPENAI_API_KEY: "sk-openai-secret" }).complete({

@@ -1,0 +1,28 @@
+/** The request field that caps a completion's length. */
+export type TokenLimitField = "max_tokens" | "max_completion_tokens";
+
+/**
+ * The field to send first: `max_completion_tokens` to OpenAI's own API (its reasoning models —
+ * o-series, gpt-5 — refuse `max_tokens`, and every chat model there takes the newer field),
+ * `max_tokens` to any other server (the field every OpenAI-compatible server knows). Never throws.
+ */
+export function firstTokenLimitField(baseUrl: string | undefined): TokenLimitField {
+  if (baseUrl === undefined) return "max_completion_tokens";
+  try {
+    return new URL(baseUrl).hostname === "api.openai.com" ? "max_completion_tokens" : "max_tokens";
+  } catch {
+    return "max_tokens";
+  }
+}
+
+/**
+ * True when a request failed because the model wants `max_completion_tokens` instead of
+ * `max_tokens` (OpenAI: 400 "Unsupported parameter: 'max_tokens' is not supported with this model.
+ * Use 'max_completion_tokens' instead.", as Azure OpenAI and proxies in front of them say too).
+ */
+export function wantsMaxCompletionTokens(error: unknown): boolean {
+  const e = error as { status?: unknown; message?: unknown; error?: { message?: unknown } } | null;
+  if (e?.status !== 400) return false;
+  const text = `${typeof e.error?.message === "string" ? e.error.message : ""} ${typeof e.message === "string" ? e.message : ""}`;
+  return /max_tokens/.test(text) && /max_completion_tokens/.test(text);
+}
