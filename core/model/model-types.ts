@@ -12,13 +12,13 @@ export interface ModelToolCall {
   extraContent?: Record<string, unknown>;
 }
 
-/**
- * The reasoning a thinking model returned beside its answer, and the field it came in
- * (`reasoning_content`: DeepSeek, Qwen, older vLLM; `reasoning`: newer vLLM, OpenRouter, gpt-oss servers).
- */
+/** The reasoning a thinking model returned beside its answer, kept as it came to be sent back. */
 export interface ModelReasoning {
-  field: "reasoning_content" | "reasoning";
-  text: string;
+  /** The field its plain text came in (`reasoning_content`: DeepSeek, Qwen, older vLLM; `reasoning`: newer vLLM, OpenRouter, gpt-oss servers). */
+  field?: "reasoning_content" | "reasoning";
+  text?: string;
+  /** OpenRouter's `reasoning_details` (text with signatures, summaries, encrypted blocks). */
+  details?: Record<string, unknown>[];
 }
 
 /** One message of the model-facing conversation (provider-neutral). */

@@ -13,7 +13,7 @@ export function estimateMessage(m: ChatMessage): number {
   let total = 4 + estimateText(m.content ?? "");
   if (m.role === "assistant" && m.toolCalls) {
     for (const c of m.toolCalls) total += 8 + estimateText(c.name + c.arguments);
-    if (m.reasoning) total += estimateText(m.reasoning.text);
+    if (m.reasoning) total += estimateText(m.reasoning.text ?? "") + (m.reasoning.details ? estimateText(JSON.stringify(m.reasoning.details)) : 0);
   }
   return total;
 }

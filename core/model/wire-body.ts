@@ -89,7 +89,8 @@ export function toWire(m: ChatMessage, names: ToolNameMap): ChatCompletionMessag
             })),
             // Thinking models need the reasoning behind their tool calls back, in the field it came in
             // (DeepSeek answers 400 without it); sent only to servers that returned it.
-            ...(m.reasoning ? { [m.reasoning.field]: m.reasoning.text } : {}),
+            ...(m.reasoning?.field && m.reasoning.text ? { [m.reasoning.field]: m.reasoning.text } : {}),
+            ...(m.reasoning?.details ? { reasoning_details: m.reasoning.details } : {}),
           }
         : { role: "assistant", content: m.content };
     case "tool":

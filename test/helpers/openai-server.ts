@@ -37,6 +37,10 @@ export interface ServerReply {
   requireSignatureBack?: boolean;
   /** Answer 400 as OpenAI's reasoning models do to a request with `max_tokens` (the reply stays queued for the retry). */
   refuseMaxTokens?: boolean;
+  /** OpenRouter's `reasoning_details`; streamed with each detail's `text` in two pieces, its other fields on the second. */
+  reasoningDetails?: Record<string, unknown>[];
+  /** Answer 400 when an assistant message with tool calls in the request lacks `reasoning_details`. */
+  requireDetailsBack?: boolean;
 }
 
 /** The parts of a chat-completions request the tests look at. */
@@ -50,6 +54,7 @@ export interface ChatRequestBody {
     tool_call_id?: string;
     reasoning_content?: unknown;
     reasoning?: unknown;
+    reasoning_details?: unknown;
   }[];
   tools?: { type: string; function: { name: string; description?: string; parameters: Record<string, unknown> } }[];
   [key: string]: unknown;
@@ -119,6 +124,14 @@ export async function startOpenAIServer(replies: ServerReply[] = []): Promise<Op
         return;
       }
     }
+    if (reply.requireDetailsBack) {
+      const missing = body.messages.findIndex((m) => m.role === "assistant" && m.tool_calls?.length && !Array.isArray(m.reasoning_details));
+      if (missing !== -1) {
+        const message = `Reasoning details of the assistant message at index ${missing} were not passed back.`;
+        res.writeHead(400, { "content-type": "application/json" }).end(JSON.stringify({ error: { message, code: 400 } }));
+        return;
+      }
+    }
     if (reply.requireSignatureBack) {
       const unsigned = body.messages.flatMap((m) => m.tool_calls ?? []).find((c) => typeof c.extra_content?.google?.thought_signature !== "string");
       if (unsigned) {
@@ -145,7 +158,10 @@ export async function startOpenAIServer(replies: ServerReply[] = []): Promise<Op
         ? { id: c.id, function: { name: c.function.name, arguments: JSON.parse(c.function.arguments) } }
         : { ...c, function: { ...c.function, arguments: args } };
     const usage = reply.usage ?? { prompt_tokens: 100, completion_tokens: 10 };
-    const reasoning = reply.reasoning ? { [reply.reasoning.field ?? "reasoning_content"]: reply.reasoning.text } : {};
+    const reasoning = {
+      ...(reply.reasoning ? { [reply.reasoning.field ?? "reasoning_content"]: reply.reasoning.text } : {}),
+      ...(reply.reasoningDetails ? { reasoning_details: reply.reasoningDetails } : {}),
+    };
     const finish = calls.length ? "tool_calls" : "stop";
     const base = { id: `chatcmpl-${requests.length}`, created: Math.floor(Date.now() / 1000), model: body.model };
     if (!body.stream) {
@@ -173,6 +189,13 @@ export async function startOpenAIServer(replies: ServerReply[] = []): Promise<Op
       const { field = "reasoning_content", text: thought } = reply.reasoning;
       for (let i = 0; i < thought.length; i += 8) send({ [field]: thought.slice(i, i + 8) });
     }
+    (reply.reasoningDetails ?? []).forEach((detail, index) => {
+      const { text, ...rest } = detail as { text?: string };
+      if (text === undefined) return void send({ reasoning_details: [{ ...rest, index }] });
+      const half = Math.floor(text.length / 2);
+      send({ reasoning_details: [{ type: rest["type" as keyof typeof rest], index, text: text.slice(0, half) }] });
+      send({ reasoning_details: [{ ...rest, index, text: text.slice(half) }] });
+    });
     const text = reply.text ?? "";
     for (let i = 0; i < text.length; i += 8) send({ content: text.slice(i, i + 8) });
     calls.forEach((c, i) => {

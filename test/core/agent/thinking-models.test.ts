@@ -68,6 +68,31 @@ describe("thinking models: the reasoning and signatures behind tool calls go bac
       ]);
     });
 
+  for (const stream of [true, false])
+    it(`OpenRouter's reasoning_details (text with its signature, encrypted blocks) go back whole with the tool calls (stream: ${stream})`, async () => {
+      ws = makeWorkspace({ "a.txt": "AAA" }, { git: true });
+      ws.writeUserConfig({ model: { name: "anthropic/claude-sonnet-4", baseUrl: server.baseUrl, apiKeyEnv: "KEEL_TEST_KEY", stream } });
+      const details = [
+        { type: "reasoning.text", text: "I should read a.txt before answering.", signature: "SIG-1", format: "anthropic-claude-v1" },
+        { type: "reasoning.encrypted", data: "ENCRYPTED-BLOB", format: "anthropic-claude-v1" },
+      ];
+      server.push(
+        {
+          reasoning: { field: "reasoning", text: "I should read a.txt before answering." },
+          reasoningDetails: details,
+          toolCalls: [{ id: "o1", name: "read_file", arguments: { path: "a.txt" } }],
+        },
+        { requireDetailsBack: true, text: "AAA it is" },
+      );
+      const r = await runKeel(["--yes", "run", "read it"], { cwd: ws.root, env: { ...ws.env, KEEL_TEST_KEY: "k" } });
+      expect(r.exitCode, r.stderr).toBe(0);
+      expect(r.stdout).toContain("AAA it is");
+      const sent = server.requests.at(-1)!.messages.find((m) => m.role === "assistant" && m.tool_calls?.length)!;
+      expect(sent.reasoning).toBe("I should read a.txt before answering.");
+      const strip = (d: Record<string, unknown>) => Object.fromEntries(Object.entries(d).filter(([k]) => k !== "index"));
+      expect((sent.reasoning_details as Record<string, unknown>[]).map(strip)).toEqual(details);
+    });
+
   it("reasoning in a `reasoning` field (newer vLLM, OpenRouter) goes back in that field; a server that sends none gets none", async () => {
     ws = makeWorkspace({ "a.txt": "AAA" }, { git: true });
     ws.writeUserConfig({ model: { name: "m", baseUrl: server.baseUrl, apiKeyEnv: "KEEL_TEST_KEY" } });
