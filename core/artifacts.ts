@@ -47,7 +47,10 @@ export class ArtifactStore {
  * ids of their calls distinct by this form (see `uniqueCallIds`), so no two share an artifact.
  */
 export function fileSafeCallId(callId: string): string {
-  return callId.replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 100);
+  // A session recorded from a server that sent no id (or a number) may hold a call without a string id.
+  return String(callId ?? "")
+    .replace(/[^A-Za-z0-9_-]/g, "_")
+    .slice(0, 100);
 }
 
 /** File extension for a MIME type (best effort; `bin` when unknown). */

@@ -32,9 +32,10 @@ export function callIdsIn(messages: readonly ChatMessage[]): UsedCallIds {
 export function uniqueCallIds(calls: ModelToolCall[], used: UsedCallIds, callIndex: number): ModelToolCall[] {
   let out: ModelToolCall[] | undefined;
   calls.forEach((call, i) => {
-    let id = call.id;
+    let id = typeof call.id === "string" ? call.id : "";
     if (id === "" || used.ids.has(fileSafeCallId(id))) {
-      const base = id === "" ? `call_${callIndex}_${i}` : fileSafeCallId(id).slice(0, 90);
+      // The id as the server wrote it (some servers expect their own format back), cut so the suffix survives in the file-safe form.
+      const base = id === "" ? `call_${callIndex}_${i}` : id.slice(0, 90);
       let n = used.next.get(base) ?? 1;
       id = n === 1 ? base : `${base}-${n}`;
       while (used.ids.has(fileSafeCallId(id))) id = `${base}-${++n}`;

@@ -67,11 +67,13 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv): ModelClie
           const text = choice.message?.content ?? "";
           if (text) options.onText?.(text);
           // Some servers leave out `type`: a call with a `function` is a function call.
-          const toolCalls = (choice.message?.tool_calls ?? []).flatMap((tc) =>
-            tc.type !== "custom" && "function" in tc && tc.function
-              ? [withExtra({ id: tc.id, name: names.local(tc.function.name), arguments: argumentsText(tc.function.arguments) || "{}" }, tc)]
-              : [],
-          );
+          const toolCalls = (choice.message?.tool_calls ?? [])
+            .flatMap((tc) =>
+              tc.type !== "custom" && "function" in tc && tc.function
+                ? [withExtra({ id: tc.id, name: names.local(tc.function.name), arguments: argumentsText(tc.function.arguments) || "{}" }, tc)]
+                : [],
+            )
+            .map((call, i) => (typeof call.id === "string" && call.id !== "" ? call : { ...call, id: `call_${request.callIndex}_${i}` }));
           return {
             text,
             toolCalls,

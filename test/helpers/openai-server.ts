@@ -24,6 +24,8 @@ export interface ServerReply {
   toolCallIndex?: "position" | "omitted" | "zero";
   /** Stream each call's name with every one of its deltas (MiniMax on NVIDIA NIM, Fireworks), its arguments in 3-character pieces. */
   repeatToolName?: boolean;
+  /** How tool-call ids are sent: once per call (the protocol, default), not at all, or a new one with every streamed delta (Poolside). */
+  toolCallIds?: "once" | "omitted" | "per-delta";
   /** Send each call's `arguments` as a JSON object and without `type`, as some servers do (llama-server in some versions, TGI). */
   looseToolCalls?: boolean;
   /** Reasoning beside the answer, in `reasoning_content` (DeepSeek, the default) or `reasoning` (newer vLLM, OpenRouter). */
@@ -147,7 +149,7 @@ export async function startOpenAIServer(replies: ServerReply[] = []): Promise<Op
       return;
     }
     const calls = (reply.toolCalls ?? []).map((c, i) => ({
-      id: c.id ?? `call_${requests.length}_${i}`,
+      id: reply.toolCallIds === "omitted" ? undefined : (c.id ?? `call_${requests.length}_${i}`),
       type: "function" as const,
       function: { name: c.name, arguments: typeof c.arguments === "string" ? c.arguments : JSON.stringify(c.arguments ?? {}) },
       ...(c.extraContent ? { extra_content: c.extraContent } : {}),
@@ -214,7 +216,7 @@ export async function startOpenAIServer(replies: ServerReply[] = []): Promise<Op
       }
       const extra = "extra_content" in c ? { extra_content: c.extra_content } : {};
       send({ tool_calls: [{ ...index, id: c.id, type: "function", function: { name: c.function.name, arguments: args.slice(0, half) }, ...extra }] });
-      send({ tool_calls: [{ ...index, function: { arguments: args.slice(half) } }] });
+      send({ tool_calls: [{ ...index, ...(reply.toolCallIds === "per-delta" ? { id: `${c.id}-more` } : {}), function: { arguments: args.slice(half) } }] });
     });
     send({}, finish);
     res.write(

@@ -32,6 +32,18 @@ describe("uniqueCallIds", () => {
     expect(new Set(out.map((c) => fileSafeCallId(c.id))).size).toBe(out.length);
   });
 
+  it("a renamed id keeps the server's own spelling (functions.bash:0 → functions.bash:0-2); ids that are not strings, as old sessions may hold, do not break it", () => {
+    const used = callIdsIn([
+      { role: "assistant", content: "", toolCalls: [{ id: undefined as unknown as string, name: "bash", arguments: "{}" }] },
+      { role: "tool", toolCallId: undefined as unknown as string, name: "bash", content: "x" },
+    ]);
+    expect(uniqueCallIds([call("functions.bash:0"), call("functions.bash:0"), call(7 as unknown as string)], used, 3).map((c) => c.id)).toEqual([
+      "functions.bash:0",
+      "functions.bash:0-2",
+      "call_3_2",
+    ]);
+  });
+
   it("an id longer than an artifact name can hold is cut to 90 characters when renamed, so the renamed one stays distinct", () => {
     const long = "x".repeat(150);
     const used = callIdsIn([]);

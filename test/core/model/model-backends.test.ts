@@ -72,6 +72,30 @@ describe("openai backend against a local OpenAI-compatible server", () => {
     }
   });
 
+  it("the same tool twice from a server that sends neither index nor ids stays two calls, streamed or not; ids it leaves out are filled in", async () => {
+    for (const stream of [true, false]) {
+      server.push({
+        toolCallIndex: "omitted",
+        toolCallIds: "omitted",
+        toolCalls: [
+          { name: "read_file", arguments: { path: "a.txt" } },
+          { name: "read_file", arguments: { path: "b.txt" } },
+        ],
+      });
+      const res = await openaiModel(spec({ stream }), env).complete({ messages: [{ role: "user", content: "hi" }], tools: [readTool], callIndex: 4 }, {});
+      expect(res.toolCalls, `stream: ${stream}`).toEqual([
+        { id: "call_4_0", name: "read_file", arguments: '{"path":"a.txt"}' },
+        { id: "call_4_1", name: "read_file", arguments: '{"path":"b.txt"}' },
+      ]);
+    }
+  });
+
+  it("a server that sends a new id with every delta of a call (Poolside) gives one call, with its first id", async () => {
+    server.push({ toolCallIds: "per-delta", toolCalls: [{ id: "p1", name: "read_file", arguments: { path: "a.txt" } }] });
+    const res = await openaiModel(spec(), env).complete({ messages: [{ role: "user", content: "hi" }], tools: [readTool], callIndex: 0 }, {});
+    expect(res.toolCalls).toEqual([{ id: "p1", name: "read_file", arguments: '{"path":"a.txt"}' }]);
+  });
+
   it("a server that repeats the tool name with every delta (MiniMax on NVIDIA NIM, Fireworks) gives each call its name once", async () => {
     for (const toolCallIndex of ["position", "omitted"] as const) {
       server.push({
