@@ -79,11 +79,14 @@ export async function driveSession(s: ActiveSession, decision?: ApprovalDecision
       usage: response.usage,
     });
     if (response.text && toolCalls.length) s.options.onText?.("\n");
-    // The reasoning behind tool calls goes back with them (thinking models need it); an answer's is not kept.
+    // The reasoning behind tool calls goes back with them (thinking models need it), to the model
+    // that produced it (its origin is recorded with it); an answer's is not kept.
+    const providerData = toolCalls.length > 0 && (response.reasoning !== undefined || toolCalls.some((c) => c.extraContent));
     s.addMessage({
       role: "assistant",
       content: response.text,
       ...(toolCalls.length ? { toolCalls, ...(response.reasoning ? { reasoning: response.reasoning } : {}) } : {}),
+      ...(providerData && response.origin ? { origin: response.origin } : {}),
     });
     if (toolCalls.length === 0) {
       // A Stop hook may send the agent on (once per answer; `stopHookActive` tells it it already did).

@@ -25,8 +25,11 @@ export interface ModelReasoning {
 export type ChatMessage =
   | { role: "system"; content: string }
   | { role: "user"; content: string; kind?: "prompt" | "hooks" | "guidance" | "queued" | "continuation" | "note" }
-  /** `reasoning` is kept on a message with tool calls only: it is sent back with it (see `toWire`). */
-  | { role: "assistant"; content: string; toolCalls?: ModelToolCall[]; reasoning?: ModelReasoning }
+  /**
+   * `reasoning` is kept on a message with tool calls only; it and the calls' `extraContent` are
+   * sent back only to the model that produced them, which `origin` names (see `toWire`).
+   */
+  | { role: "assistant"; content: string; toolCalls?: ModelToolCall[]; reasoning?: ModelReasoning; origin?: string }
   | { role: "tool"; toolCallId: string; name: string; content: string; pruned?: boolean; artifact?: string };
 
 /** A tool offered to the model. */
@@ -59,6 +62,8 @@ export interface ModelResponse {
   toolCalls: ModelToolCall[];
   /** The model's reasoning, when the server returned it in a field of its own. */
   reasoning?: ModelReasoning;
+  /** Which endpoint and model answered (`ModelClient.origin`): provider data in the response goes back only to it. */
+  origin?: string;
   usage?: ModelUsage;
   finishReason?: string;
 }

@@ -37,7 +37,9 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv): ModelClie
       client: new sdk.OpenAI({ apiKey: apiKey || "not-needed", baseURL: spec.baseUrl, timeout: spec.timeoutMs, maxRetries: spec.maxRetries }),
     })));
   // Each message is serialized once per client: a request re-sends the cached bytes of the history.
-  const encoder = new WireBodyEncoder();
+  // Provider data (reasoning, thought signatures) goes back only to the endpoint and model that sent it.
+  const origin = `${spec.baseUrl ?? "https://api.openai.com/v1"}#${spec.name}`;
+  const encoder = new WireBodyEncoder(origin);
   // OpenAI's reasoning models (o-series, gpt-5) refuse `max_tokens`; other servers may not know its successor.
   let tokenLimit = firstTokenLimitField(spec.baseUrl);
   const model: ModelClient = {
@@ -78,6 +80,7 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv): ModelClie
             text,
             toolCalls,
             reasoning: reasoningOf(choice.message),
+            origin,
             finishReason: choice.finish_reason ?? undefined,
             usage: res.usage ? { inputTokens: res.usage.prompt_tokens, outputTokens: res.usage.completion_tokens } : undefined,
           };
@@ -122,7 +125,7 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv): ModelClie
               { extra_content: p.extraContent },
             ),
           );
-        return { text, toolCalls, reasoning, finishReason, usage };
+        return { text, toolCalls, reasoning, origin, finishReason, usage };
       } catch (error) {
         if (error instanceof ModelError) throw error;
         // Asked for the other field by name (a 400 before any output): switch for this client and ask again, once.

@@ -20,6 +20,9 @@ const MAX_DESCRIPTION = 1024;
  * name and description (names depend on the request's tool set).
  */
 export class WireBodyEncoder {
+  /** `origin`: the endpoint and model this encoder's requests go to (provider data of other origins is left out). */
+  constructor(private readonly origin?: string) {}
+
   private readonly messages = new WeakMap<ChatMessage, { names: string; bytes: Buffer }>();
   /** By schema object, then by provider name and description (aliases share their base tool's schema). */
   private readonly tools = new WeakMap<object, Map<string, Buffer>>();
@@ -63,20 +66,25 @@ export class WireBodyEncoder {
     const wireNames = m.role === "assistant" && m.toolCalls?.length ? m.toolCalls.map((c) => names.wire(c.name)).join("\n") : "";
     const hit = this.messages.get(m);
     if (hit && hit.names === wireNames) return hit.bytes;
-    const bytes = Buffer.from(JSON.stringify(toWire(m, names)));
+    const bytes = Buffer.from(JSON.stringify(toWire(m, names, this.origin)));
     this.messages.set(m, { names: wireNames, bytes });
     return bytes;
   }
 }
 
-/** One message in the chat-completions wire format (tool names mapped to the provider's). */
-export function toWire(m: ChatMessage, names: ToolNameMap): ChatCompletionMessageParam {
+/**
+ * One message in the chat-completions wire format (tool names mapped to the provider's). An
+ * assistant message's reasoning and its calls' `extra_content` are included only when the message
+ * came from `origin` (another provider may refuse fields it does not know, or misread them).
+ */
+export function toWire(m: ChatMessage, names: ToolNameMap, origin?: string): ChatCompletionMessageParam {
   switch (m.role) {
     case "system":
       return { role: "system", content: m.content };
     case "user":
       return { role: "user", content: m.content };
-    case "assistant":
+    case "assistant": {
+      const own = m.origin !== undefined && m.origin === origin;
       return m.toolCalls?.length
         ? {
             role: "assistant",
@@ -85,14 +93,15 @@ export function toWire(m: ChatMessage, names: ToolNameMap): ChatCompletionMessag
               id: c.id,
               type: "function" as const,
               function: { name: names.wire(c.name), arguments: c.arguments },
-              ...(c.extraContent ? { extra_content: c.extraContent } : {}),
+              ...(own && c.extraContent ? { extra_content: c.extraContent } : {}),
             })),
             // Thinking models need the reasoning behind their tool calls back, in the field it came in
-            // (DeepSeek answers 400 without it); sent only to servers that returned it.
-            ...(m.reasoning?.field && m.reasoning.text ? { [m.reasoning.field]: m.reasoning.text } : {}),
-            ...(m.reasoning?.details ? { reasoning_details: m.reasoning.details } : {}),
+            // (DeepSeek answers 400 without it); sent only to the model that returned it.
+            ...(own && m.reasoning?.field && m.reasoning.text ? { [m.reasoning.field]: m.reasoning.text } : {}),
+            ...(own && m.reasoning?.details ? { reasoning_details: m.reasoning.details } : {}),
           }
         : { role: "assistant", content: m.content };
+    }
     case "tool":
       return { role: "tool", tool_call_id: m.toolCallId, content: m.content };
   }

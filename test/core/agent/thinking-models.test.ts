@@ -93,6 +93,33 @@ describe("thinking models: the reasoning and signatures behind tool calls go bac
       expect((sent.reasoning_details as Record<string, unknown>[]).map(strip)).toEqual(details);
     });
 
+  it("reasoning and signatures go back only to the model that produced them: resumed with another model, the session sends neither", async () => {
+    ws = makeWorkspace({ "a.txt": "AAA" }, { git: true });
+    ws.writeUserConfig({ model: { name: "deepseek-v4-flash", baseUrl: server.baseUrl, apiKeyEnv: "KEEL_TEST_KEY" } });
+    const env = { ...ws.env, KEEL_TEST_KEY: "k" };
+    server.push(
+      {
+        reasoning: { text: "read it" },
+        toolCalls: [{ id: "c1", name: "read_file", arguments: { path: "a.txt" }, extraContent: { google: { thought_signature: "S" } } }],
+      },
+      { text: "AAA" },
+    );
+    expect((await runKeel(["--yes", "run", "--session", "sw", "go"], { cwd: ws.root, env })).exitCode).toBe(0);
+    server.push({ text: "other model here" });
+    const other = await runKeel(["--yes", "run", "--resume", "sw", "--model", "another-model", "and now?"], { cwd: ws.root, env });
+    expect(other.exitCode, other.stderr).toBe(0);
+    const last = server.requests.at(-1)!;
+    expect(last.model).toBe("another-model");
+    const sent = last.messages.find((m) => m.role === "assistant" && m.tool_calls?.length)!;
+    expect(sent.reasoning_content).toBeUndefined();
+    expect(sent.tool_calls!.map((c) => "extra_content" in c)).toEqual([false]);
+    // back on the model that produced them, they are sent again
+    server.push({ requireReasoningBack: true, requireSignatureBack: true, text: "same model again" });
+    const same = await runKeel(["--yes", "run", "--resume", "sw", "once more"], { cwd: ws.root, env });
+    expect(same.exitCode, same.stderr).toBe(0);
+    expect(same.stdout).toContain("same model again");
+  });
+
   it("reasoning in a `reasoning` field (newer vLLM, OpenRouter) goes back in that field; a server that sends none gets none", async () => {
     ws = makeWorkspace({ "a.txt": "AAA" }, { git: true });
     ws.writeUserConfig({ model: { name: "m", baseUrl: server.baseUrl, apiKeyEnv: "KEEL_TEST_KEY" } });
