@@ -21,8 +21,10 @@ export function firstTokenLimitField(baseUrl: string | undefined): TokenLimitFie
  * Use 'max_completion_tokens' instead.", as Azure OpenAI and proxies in front of them say too).
  */
 export function wantsMaxCompletionTokens(error: unknown): boolean {
-  const e = error as { status?: unknown; message?: unknown; error?: { message?: unknown } } | null;
+  const e = error as { status?: unknown; message?: unknown; param?: unknown; code?: unknown; error?: { message?: unknown } } | null;
   if (e?.status !== 400) return false;
   const text = `${typeof e.error?.message === "string" ? e.error.message : ""} ${typeof e.message === "string" ? e.message : ""}`;
-  return /max_tokens/.test(text) && /max_completion_tokens/.test(text);
+  if (!/max_completion_tokens/.test(text)) return false;
+  // The field itself refused — not a limit that is too large, which vLLM words naming both fields.
+  return e.param === "max_tokens" || e.code === "unsupported_parameter" || /unsupported parameter|not supported/i.test(text);
 }

@@ -58,11 +58,20 @@ export function mapCallResult(result: CallToolResultLike, metadata: Record<strin
   }
   if (result.content === undefined && result.toolResult !== undefined) texts.push(JSON.stringify(result.toolResult));
   // Structured content alone (the spec asks for a text copy, but only SHOULD): the model reads its JSON.
-  if (texts.length === 0 && binary.length === 0 && result.structuredContent !== undefined) texts.push(JSON.stringify(result.structuredContent));
+  if (texts.length === 0 && binary.length === 0 && result.structuredContent !== undefined) texts.push(jsonText(result.structuredContent));
   const content = texts.join("\n");
   const meta = links.length ? { ...metadata, resource_links: links } : metadata;
   const data = result.structuredContent ?? null;
   if (result.isError)
     return { ok: false, code: "execution_failed", content: content || "The MCP tool reported an error without a message.", data, metadata: meta, binary };
   return { content, data, metadata: meta, binary };
+}
+
+/** `value` as JSON text; a value JSON cannot hold (nested too deep for the stack) becomes a note saying so. */
+function jsonText(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? "";
+  } catch (error) {
+    return `[structured content that cannot be shown as JSON: ${error instanceof Error ? error.message : String(error)}]`;
+  }
 }

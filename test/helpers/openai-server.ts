@@ -39,6 +39,8 @@ export interface ServerReply {
   requireSignatureBack?: boolean;
   /** Answer 400 as OpenAI's reasoning models do to a request with `max_tokens` (the reply stays queued for the retry). */
   refuseMaxTokens?: boolean;
+  /** Answer 400 as vLLM does to a limit larger than the context leaves (its message names both limit fields). */
+  limitTooLarge?: boolean;
   /** OpenRouter's `reasoning_details`; streamed with each detail's `text` in two pieces, its other fields on the second. */
   reasoningDetails?: Record<string, unknown>[];
   /** Answer 400 when an assistant message with tool calls in the request lacks `reasoning_details`. */
@@ -108,6 +110,13 @@ export async function startOpenAIServer(replies: ServerReply[] = []): Promise<Op
       res
         .writeHead(400, { "content-type": "application/json" })
         .end(JSON.stringify({ error: { message, type: "invalid_request_error", param: "max_tokens", code: "unsupported_parameter" } }));
+      return;
+    }
+    if (index !== -1 && queue[index]!.limitTooLarge) {
+      queue.splice(index, 1);
+      const message =
+        "'max_tokens' or 'max_completion_tokens' is too large: 32000. This model's maximum context length is 32768 tokens and your request has 1000 input tokens (32000 > 32768 - 1000). None";
+      res.writeHead(400, { "content-type": "application/json" }).end(JSON.stringify({ error: { message, type: "BadRequestError", param: null, code: 400 } }));
       return;
     }
     const reply = index === -1 ? { text: "(no more scripted replies)" } : queue.splice(index, 1)[0]!;

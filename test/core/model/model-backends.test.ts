@@ -138,6 +138,15 @@ describe("openai backend against a local OpenAI-compatible server", () => {
     ]);
   });
 
+  it("a limit that is too large (vLLM's 400 names both fields) is an error, not a reason to switch fields", async () => {
+    const model = openaiModel(spec({ maxRetries: 0 }), env);
+    const before = server.requests.length;
+    server.push({ limitTooLarge: true }, { text: "after" });
+    await expect(model.complete({ messages: [{ role: "user", content: "hi" }], tools: [], callIndex: 0 }, {})).rejects.toThrow(/is too large/);
+    expect((await model.complete({ messages: [{ role: "user", content: "hi" }], tools: [], callIndex: 1 }, {})).text).toBe("after");
+    expect(server.requests.slice(before).map((r) => "max_tokens" in r)).toEqual([true, true]);
+  });
+
   it("OpenAI's own API is sent max_completion_tokens from the first call; any other server max_tokens", async () => {
     const { firstTokenLimitField } = await import("../../../core/model/token-limit-field.js");
     expect(firstTokenLimitField(undefined)).toBe("max_completion_tokens");
