@@ -2,8 +2,8 @@ import type { ChatCompletion, ChatCompletionChunk } from "openai/resources/chat/
 import { UsageError } from "../errors.js";
 import { ModelError } from "./model-error.js";
 import type { ModelSpec } from "./model-spec.js";
-import type { ModelCallOptions, ModelClient, ModelReasoning, ModelRequest, ModelResponse, ModelToolCall } from "./model-types.js";
-import { appendReasoning, reasoningOf } from "./reasoning-field.js";
+import type { ModelCallOptions, ModelClient, ModelRequest, ModelResponse, ModelToolCall } from "./model-types.js";
+import { reasoningOf, StreamedReasoning } from "./reasoning-field.js";
 import { firstTokenLimitField, wantsMaxCompletionTokens } from "./token-limit-field.js";
 import { describeProviderError } from "./provider-errors.js";
 import { argumentsText, extraContentOf, StreamedToolCalls } from "./streamed-tool-calls.js";
@@ -92,7 +92,7 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv): ModelClie
           signal,
         });
         let text = "";
-        let reasoning: ModelReasoning | undefined;
+        const reasoning = new StreamedReasoning();
         let finishReason: string | undefined;
         let usage: ModelResponse["usage"];
         const partial = new StreamedToolCalls();
@@ -108,7 +108,7 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv): ModelClie
             options.onText?.(delta.content);
           }
           if (delta?.tool_calls) partial.add(delta.tool_calls);
-          reasoning = appendReasoning(reasoning, delta);
+          reasoning.add(delta);
           if (choice.finish_reason) finishReason = choice.finish_reason;
         }
         // A 200 whose body is not a chat-completions event stream (an HTML page, a JSON error, a proxy's
@@ -125,7 +125,7 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv): ModelClie
               { extra_content: p.extraContent },
             ),
           );
-        return { text, toolCalls, reasoning, origin, finishReason, usage };
+        return { text, toolCalls, reasoning: reasoning.result(), origin, finishReason, usage };
       } catch (error) {
         if (error instanceof ModelError) throw error;
         // Asked for the other field by name (a 400 before any output): switch for this client and ask again, once.

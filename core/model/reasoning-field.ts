@@ -24,38 +24,50 @@ export function reasoningOf(m: unknown): ModelReasoning | undefined {
 }
 
 /**
- * `sofar` with one more stream delta's reasoning added: plain text appended (the first delta's
- * field names the whole); details merged by their `index` (their `text`, `summary` and `data`
- * pieces appended, other fields such as `signature` set), a detail without `index` continuing the last one.
+ * The reasoning of a stream, put together delta by delta: plain text appended (the first delta's
+ * field names the whole); `reasoning_details` merged by their `index` (their `text`, `summary` and
+ * `data` pieces appended, other fields such as `signature` set), a detail without `index`
+ * continuing the last one when it is of the same type. Linear in what the stream sends. One
+ * instance per response.
  */
-export function appendReasoning(sofar: ModelReasoning | undefined, delta: unknown): ModelReasoning | undefined {
-  const more = reasoningOf(delta);
-  if (!more) return sofar;
-  if (!sofar) return { ...more, ...(more.details ? { details: more.details.map((d) => ({ ...d })) } : {}) };
-  const out: ModelReasoning = { ...sofar };
-  if (more.text) {
-    out.field ??= more.field;
-    out.text = (out.text ?? "") + more.text;
-  }
-  if (more.details) out.details = mergeDetails(out.details ? [...out.details] : [], more.details);
-  return out;
-}
+export class StreamedReasoning {
+  private field: ModelReasoning["field"];
+  private text = "";
+  private readonly details: Detail[] = [];
+  private readonly byIndex = new Map<number, Detail>();
 
-function mergeDetails(into: Detail[], pieces: Detail[]): Detail[] {
-  for (const piece of pieces) {
-    const at = typeof piece.index === "number" ? into.findIndex((d) => d.index === piece.index) : into.length - 1;
-    if (at === -1 || (typeof piece.index !== "number" && into.length === 0)) {
-      into.push({ ...piece });
-      continue;
+  /** Adds the reasoning of one stream delta (none is fine). */
+  add(delta: unknown): void {
+    const more = reasoningOf(delta);
+    if (!more) return;
+    if (more.text) {
+      this.field ??= more.field;
+      this.text += more.text;
     }
-    const merged: Detail = { ...into[at]! };
+    for (const piece of more.details ?? []) this.addDetail(piece);
+  }
+
+  /** The reasoning so far, or undefined when the stream carried none. */
+  result(): ModelReasoning | undefined {
+    if (!this.text && this.details.length === 0) return undefined;
+    return { ...(this.text ? { field: this.field, text: this.text } : {}), ...(this.details.length ? { details: this.details } : {}) };
+  }
+
+  private addDetail(piece: Detail): void {
+    const index = typeof piece.index === "number" ? piece.index : undefined;
+    const last = this.details.at(-1);
+    let target = index !== undefined ? this.byIndex.get(index) : last && (piece.type === undefined || piece.type === last.type) ? last : undefined;
+    if (!target) {
+      target = {};
+      this.details.push(target);
+      if (index !== undefined) this.byIndex.set(index, target);
+    }
     for (const [key, value] of Object.entries(piece)) {
       if (key === "__proto__") continue;
-      merged[key] = (PIECED as readonly string[]).includes(key) && typeof value === "string" && typeof merged[key] === "string" ? merged[key] + value : value;
+      const sofar = target[key];
+      target[key] = (PIECED as readonly string[]).includes(key) && typeof value === "string" && typeof sofar === "string" ? sofar + value : value;
     }
-    into[at] = merged;
   }
-  return into;
 }
 
 function isDetail(value: unknown): boolean {
