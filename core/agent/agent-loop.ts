@@ -101,7 +101,8 @@ export async function driveSession(s: ActiveSession, decision?: ApprovalDecision
       await s.save();
       return "answer";
     }
-    s.state.pending = { turn: s.state.turn, calls: toolCalls.map((c) => ({ ...c, status: "queued" as const })) };
+    // Provider data stays on the message (logged once), not on the pending calls (logged at every save).
+    s.state.pending = { turn: s.state.turn, calls: toolCalls.map(({ extraContent: _x, ...c }) => ({ ...c, status: "queued" as const })) };
     await s.save();
   }
 }

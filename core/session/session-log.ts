@@ -76,10 +76,10 @@ export interface SessionStateEvent {
 /** An entry of the session log (a `session_*` event in `events.jsonl`). */
 export type SessionLogEntry = (SessionMessageEvent | SessionEditEvent | SessionStateEvent) & { ts: number };
 
-/** The log form of the pending checkpoint (arguments left out). */
+/** The log form of the pending checkpoint (arguments and provider data left out: the assistant message holds them, logged once). */
 export function loggedPending(pending: PendingTurn | null): LoggedPending | null {
   if (!pending) return null;
-  return { turn: pending.turn, calls: pending.calls.map(({ arguments: _a, ...rest }) => rest) };
+  return { turn: pending.turn, calls: pending.calls.map(({ arguments: _a, extraContent: _x, ...rest }) => rest) };
 }
 
 /**

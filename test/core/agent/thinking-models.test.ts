@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startOpenAIServer, type OpenAIServer } from "../../helpers/openai-server.js";
 import { runKeel } from "../../helpers/run-cli.js";
@@ -118,6 +119,22 @@ describe("thinking models: the reasoning and signatures behind tool calls go bac
     const same = await runKeel(["--yes", "run", "--resume", "sw", "once more"], { cwd: ws.root, env });
     expect(same.exitCode, same.stderr).toBe(0);
     expect(same.stdout).toContain("same model again");
+  });
+
+  it("a signature is recorded once, with its message, not again with every save of the pending calls", async () => {
+    ws = makeWorkspace({}, { git: true });
+    ws.writeUserConfig({ model: { name: "gemini-3-flash", baseUrl: server.baseUrl, apiKeyEnv: "KEEL_TEST_KEY" } });
+    const env = { ...ws.env, KEEL_TEST_KEY: "k" };
+    server.push({
+      toolCalls: [{ id: "b1", name: "bash", arguments: { command: "echo hi" }, extraContent: { google: { thought_signature: "ONCE-ONLY-SIG" } } }],
+    });
+    // bash asks for approval: the run pauses with the call pending (saved), then approval runs it (saved again)
+    expect((await runKeel(["run", "--session", "p1", "go"], { cwd: ws.root, env })).exitCode).toBe(0);
+    server.push({ requireSignatureBack: true, text: "done" });
+    const ok = await runKeel(["sessions", "approve", "p1"], { cwd: ws.root, env });
+    expect(ok.exitCode, ok.stderr).toBe(0);
+    const log = readFileSync(ws.path(".keel", "sessions", "p1", "events.jsonl"), "utf8");
+    expect(log.split("ONCE-ONLY-SIG").length - 1).toBe(1);
   });
 
   it("reasoning in a `reasoning` field (newer vLLM, OpenRouter) goes back in that field; a server that sends none gets none", async () => {
