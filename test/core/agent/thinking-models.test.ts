@@ -1,16 +1,12 @@
 import { readFileSync } from "node:fs";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { startOpenAIServer, type OpenAIServer } from "../../helpers/openai-server.js";
+import { afterEach, describe, expect, it } from "vitest";
+import { useOpenAIServer } from "../../helpers/openai-server.js";
 import { runKeel } from "../../helpers/run-cli.js";
 import { sessionState } from "../../helpers/session-state.js";
 import { makeWorkspace, type TempWorkspace } from "../../helpers/temp-workspace.js";
 
-let server: OpenAIServer;
+const server = useOpenAIServer();
 let ws: TempWorkspace | undefined;
-beforeAll(async () => {
-  server = await startOpenAIServer();
-});
-afterAll(() => server.close());
 afterEach(() => ws?.cleanup());
 
 describe("thinking models: the reasoning and signatures behind tool calls go back with them (real openai client, local server)", () => {
