@@ -62,7 +62,7 @@ export interface ModelResponse {
   toolCalls: ModelToolCall[];
   /** The model's reasoning, when the server returned it in a field of its own. */
   reasoning?: ModelReasoning;
-  /** Which endpoint and model answered (`ModelClient.origin`): provider data in the response goes back only to it. */
+  /** Which endpoint and model answered (a hash of its base URL and model name, never the URL): provider data in the response goes back only to it. */
   origin?: string;
   usage?: ModelUsage;
   finishReason?: string;

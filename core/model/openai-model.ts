@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import type { ChatCompletion, ChatCompletionChunk } from "openai/resources/chat/completions";
 import { UsageError } from "../errors.js";
 import { ModelError } from "./model-error.js";
@@ -38,7 +39,11 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv): ModelClie
     })));
   // Each message is serialized once per client: a request re-sends the cached bytes of the history.
   // Provider data (reasoning, thought signatures) goes back only to the endpoint and model that sent it.
-  const origin = `${spec.baseUrl ?? "https://api.openai.com/v1"}#${spec.name}`;
+  // Recorded in sessions as a hash: a base URL may carry credentials (`https://user:key@host/v1`).
+  const origin = createHash("sha256")
+    .update(`${spec.baseUrl ?? "https://api.openai.com/v1"}#${spec.name}`)
+    .digest("hex")
+    .slice(0, 16);
   const encoder = new WireBodyEncoder(origin);
   // OpenAI's reasoning models (o-series, gpt-5) refuse `max_tokens`; other servers may not know its successor.
   let tokenLimit = firstTokenLimitField(spec.baseUrl);

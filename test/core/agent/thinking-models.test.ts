@@ -102,6 +102,9 @@ describe("thinking models: the reasoning and signatures behind tool calls go bac
       { text: "AAA" },
     );
     expect((await runKeel(["--yes", "run", "--session", "sw", "go"], { cwd: ws.root, env })).exitCode).toBe(0);
+    // the origin is recorded as a hash: a base URL may carry credentials
+    const port = new URL(server.baseUrl).port;
+    expect(readFileSync(ws.path(".keel", "sessions", "sw", "events.jsonl"), "utf8").includes(`127.0.0.1:${port}`)).toBe(false);
     server.push({ text: "other model here" });
     const other = await runKeel(["--yes", "run", "--resume", "sw", "--model", "another-model", "and now?"], { cwd: ws.root, env });
     expect(other.exitCode, other.stderr).toBe(0);
