@@ -1,11 +1,12 @@
 import { createHash } from "node:crypto";
 import type { ChatCompletion, ChatCompletionChunk } from "openai/resources/chat/completions";
 import { UsageError } from "../errors.js";
+import { ErrorBodies } from "./error-bodies.js";
 import { ModelError } from "./model-error.js";
 import type { ModelSpec } from "./model-spec.js";
 import type { ModelCallOptions, ModelClient, ModelRequest, ModelResponse, ModelToolCall } from "./model-types.js";
 import { reasoningOf, StreamedReasoning } from "./reasoning-field.js";
-import { firstTokenLimitField, wantsMaxCompletionTokens } from "./token-limit-field.js";
+import { firstTokenLimitField, refusesUserAfterTool, wantsMaxCompletionTokens } from "./provider-quirks.js";
 import { describeProviderError } from "./provider-errors.js";
 import { argumentsText, extraContentOf, StreamedToolCalls } from "./streamed-tool-calls.js";
 import { ToolNameMap } from "./tool-names.js";
@@ -32,10 +33,18 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv): ModelClie
       `Model "${spec.name}" needs an API key: set ${spec.apiKeyEnv}, or point "model.baseUrl" (or OPENAI_BASE_URL) at a local OpenAI-compatible server.`,
     );
   let client: Promise<{ sdk: typeof import("openai"); client: OpenAIClient }> | undefined;
+  // Messages of error bodies the SDK cannot read (Mistral's, Gemini's), for errors and the retries below.
+  const errorBodies = new ErrorBodies();
   const getClient = () =>
     (client ??= import("openai").then((sdk) => ({
       sdk,
-      client: new sdk.OpenAI({ apiKey: apiKey || "not-needed", baseURL: spec.baseUrl, timeout: spec.timeoutMs, maxRetries: spec.maxRetries }),
+      client: new sdk.OpenAI({
+        apiKey: apiKey || "not-needed",
+        baseURL: spec.baseUrl,
+        timeout: spec.timeoutMs,
+        maxRetries: spec.maxRetries,
+        fetch: errorBodies.fetch,
+      }),
     })));
   // Each message is serialized once per client: a request re-sends the cached bytes of the history.
   // Provider data (reasoning, thought signatures) goes back only to the endpoint and model that sent it.
@@ -47,6 +56,8 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv): ModelClie
   const encoder = new WireBodyEncoder(origin);
   // OpenAI's reasoning models (o-series, gpt-5) refuse `max_tokens`; other servers may not know its successor.
   let tokenLimit = firstTokenLimitField(spec.baseUrl);
+  // Mistral refuses a user message right after a tool result: bridged once the server says so.
+  let bridge = false;
   const model: ModelClient = {
     id: `openai:${spec.name}`,
     profile: { contextWindow: spec.contextWindow, maxOutputTokens: spec.maxOutputTokens },
@@ -55,8 +66,9 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv): ModelClie
       const names = new ToolNameMap(request.tools.map((t) => t.name));
       const maxTokens = request.maxOutputTokens ?? spec.maxOutputTokens;
       const field = tokenLimit;
+      const bridged = bridge;
       const body = (extra: Record<string, unknown>) =>
-        encoder.encode(request.messages, request.tools, names, { model: spec.name, [field]: maxTokens, ...extra });
+        encoder.encode(request.messages, request.tools, names, { model: spec.name, [field]: maxTokens, ...extra }, bridged);
       const { sdk, client: c } = await getClient();
       // The SDK adds an abort listener to the signal it is given and never removes it: given the
       // session's long-lived signal, listeners pile up (one per model call, and Node's leak warning
@@ -134,11 +146,16 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv): ModelClie
       } catch (error) {
         if (error instanceof ModelError) throw error;
         // Asked for the other field by name (a 400 before any output): switch for this client and ask again, once.
-        if (field === "max_tokens" && wantsMaxCompletionTokens(error)) {
+        const bodyMessage = errorBodies.messageOf(error);
+        if (field === "max_tokens" && wantsMaxCompletionTokens(error, bodyMessage)) {
           tokenLimit = "max_completion_tokens";
           return await model.complete(request, options);
         }
-        throw describeProviderError(error, spec, options.signal, sdk);
+        if (!bridged && refusesUserAfterTool(error, bodyMessage)) {
+          bridge = true;
+          return await model.complete(request, options);
+        }
+        throw describeProviderError(error, spec, options.signal, sdk, bodyMessage);
       } finally {
         options.signal?.removeEventListener("abort", onAbort);
       }

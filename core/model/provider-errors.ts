@@ -8,10 +8,17 @@ type OpenAISpec = Extract<ModelSpec, { kind: "openai" }>;
  * Turns an error from the `openai` client into a ModelError whose message says what to fix.
  * Never throws.
  */
-export function describeProviderError(error: unknown, spec: OpenAISpec, signal: AbortSignal | undefined, sdk: typeof import("openai")): ModelError {
+export function describeProviderError(
+  error: unknown,
+  spec: OpenAISpec,
+  signal: AbortSignal | undefined,
+  sdk: typeof import("openai"),
+  bodyMessage?: string,
+): ModelError {
   const where = spec.baseUrl ?? "https://api.openai.com/v1";
   const e = error as { status?: number; name?: string; message?: string; error?: { message?: string } };
-  const detail = e?.error?.message ?? errorMessage(error);
+  // The SDK reads only OpenAI's error shape; keel's copy of the body has the message of the others.
+  const detail = e?.error?.message ?? bodyMessage ?? errorMessage(error);
   if (signal?.aborted || error instanceof sdk.APIUserAbortError || e?.name === "AbortError")
     return new ModelError("The model call was cancelled.", false, { cause: error });
   if (error instanceof sdk.APIConnectionTimeoutError)

@@ -6,6 +6,8 @@ import { normalizeToolSchema } from "./tool-schema.js";
 const OPEN = Buffer.from('{"messages":[');
 const COMMA = Buffer.from(",");
 const TOOLS = Buffer.from('],"tools":[');
+/** The assistant message put between a tool result and a user message for servers that refuse that order (Mistral). */
+const BRIDGE = Buffer.from(',{"role":"assistant","content":"Ok."}');
 /** Longest tool description sent (providers cap it). */
 const MAX_DESCRIPTION = 1024;
 
@@ -30,10 +32,19 @@ export class WireBodyEncoder {
   /**
    * The request body `{"messages": [...], "tools": [...], ...rest}` as bytes (no `tools` key when
    * there are none); `rest` (model, limits, stream options) is serialized as given and must hold `model`.
+   * With `bridgeToolToUser`, a user message right after a tool result gets a short assistant
+   * message before it (Mistral answers 400 "Unexpected role 'user' after role 'tool'" otherwise).
    */
-  encode(messages: readonly ChatMessage[], tools: readonly ModelToolSpec[], names: ToolNameMap, rest: { model: string } & Record<string, unknown>): Buffer {
+  encode(
+    messages: readonly ChatMessage[],
+    tools: readonly ModelToolSpec[],
+    names: ToolNameMap,
+    rest: { model: string } & Record<string, unknown>,
+    bridgeToolToUser = false,
+  ): Buffer {
     const parts: Buffer[] = [OPEN];
     messages.forEach((m, i) => {
+      if (bridgeToolToUser && m.role === "user" && messages[i - 1]?.role === "tool") parts.push(BRIDGE);
       if (i) parts.push(COMMA);
       parts.push(this.message(m, names));
     });

@@ -41,6 +41,10 @@ export interface ServerReply {
   refuseMaxTokens?: boolean;
   /** Answer 400 as vLLM does to a limit larger than the context leaves (its message names both limit fields). */
   limitTooLarge?: boolean;
+  /** Answer 400 as Mistral does to a user message right after a tool result (the reply stays queued for the retry). */
+  refuseUserAfterTool?: boolean;
+  /** With `status`: this JSON as the error body instead of OpenAI's `{"error": {"message": …}}` (Mistral's and Gemini's shapes). */
+  errorBody?: unknown;
   /** OpenRouter's `reasoning_details`; streamed with each detail's `text` in two pieces, its other fields on the second. */
   reasoningDetails?: Record<string, unknown>[];
   /** Answer 400 when an assistant message with tool calls in the request lacks `reasoning_details`. */
@@ -112,6 +116,13 @@ export async function startOpenAIServer(replies: ServerReply[] = []): Promise<Op
         .end(JSON.stringify({ error: { message, type: "invalid_request_error", param: "max_tokens", code: "unsupported_parameter" } }));
       return;
     }
+    if (index !== -1 && queue[index]!.refuseUserAfterTool && body.messages.some((m, i) => m.role === "user" && body.messages[i - 1]?.role === "tool")) {
+      const message = "Unexpected role 'user' after role 'tool'";
+      res
+        .writeHead(400, { "content-type": "application/json" })
+        .end(JSON.stringify({ object: "error", message, type: "invalid_request_message_order", param: null, code: "3230" }));
+      return;
+    }
     if (index !== -1 && queue[index]!.limitTooLarge) {
       queue.splice(index, 1);
       const message =
@@ -154,7 +165,7 @@ export async function startOpenAIServer(replies: ServerReply[] = []): Promise<Op
     if (reply.status) {
       res
         .writeHead(reply.status, { "content-type": "application/json" })
-        .end(JSON.stringify({ error: { message: reply.errorMessage ?? "error", type: "test_error" } }));
+        .end(JSON.stringify(reply.errorBody ?? { error: { message: reply.errorMessage ?? "error", type: "test_error" } }));
       return;
     }
     const calls = (reply.toolCalls ?? []).map((c, i) => ({

@@ -147,8 +147,38 @@ describe("openai backend against a local OpenAI-compatible server", () => {
     expect(server.requests.slice(before).map((r) => "max_tokens" in r)).toEqual([true, true]);
   });
 
+  it("a server that refuses a user message right after a tool result (Mistral) is asked again with a short assistant message between, and so is every later call", async () => {
+    const model = openaiModel(spec({ maxRetries: 0 }), env);
+    const messages: ChatMessage[] = [
+      { role: "user", content: "read a.txt" },
+      { role: "assistant", content: "", toolCalls: [{ id: "t1", name: "read_file", arguments: '{"path":"a.txt"}' }] },
+      { role: "tool", toolCallId: "t1", name: "read_file", content: "AAA" },
+      { role: "user", content: "[guidance] check b.txt too" },
+    ];
+    const before = server.requests.length;
+    server.push({ refuseUserAfterTool: true, text: "first" }, { refuseUserAfterTool: true, text: "second" });
+    expect((await model.complete({ messages, tools: [readTool], callIndex: 0 }, {})).text).toBe("first");
+    expect((await model.complete({ messages, tools: [readTool], callIndex: 1 }, {})).text).toBe("second");
+    const roles = server.requests.slice(before).map((r) => r.messages.map((m) => m.role).join(","));
+    expect(roles).toEqual(["user,assistant,tool,user", "user,assistant,tool,assistant,user", "user,assistant,tool,assistant,user"]);
+  });
+
+  it("error bodies in other shapes than OpenAI's (Mistral's, Gemini's list) still give their message, not '400 status code (no body)'", async () => {
+    const model = openaiModel(spec({ maxRetries: 0 }), env);
+    const ask = () => model.complete({ messages: [{ role: "user", content: "hi" }], tools: [], callIndex: 0 }, {});
+    server.push({
+      status: 400,
+      errorBody: { object: "error", message: "Unexpected role 'tool' after role 'user'", type: "invalid_request_message_order", code: "3230" },
+    });
+    await expect(ask()).rejects.toThrow(/\(400: Unexpected role 'tool' after role 'user'\)/);
+    server.push({ status: 400, errorBody: [{ error: { code: 400, message: "Function call is missing a thought_signature", status: "INVALID_ARGUMENT" } }] });
+    await expect(ask()).rejects.toThrow(/\(400: Function call is missing a thought_signature\)/);
+    server.push({ status: 422, errorBody: { detail: "model 'x' not loaded" } });
+    await expect(ask()).rejects.toThrow(/\(422: model 'x' not loaded\)/);
+  });
+
   it("OpenAI's own API is sent max_completion_tokens from the first call; any other server max_tokens", async () => {
-    const { firstTokenLimitField } = await import("../../../core/model/token-limit-field.js");
+    const { firstTokenLimitField } = await import("../../../core/model/provider-quirks.js");
     expect(firstTokenLimitField(undefined)).toBe("max_completion_tokens");
     expect(firstTokenLimitField("https://api.openai.com/v1")).toBe("max_completion_tokens");
     expect(firstTokenLimitField(server.baseUrl)).toBe("max_tokens");

@@ -1,3 +1,8 @@
+/**
+ * How OpenAI-compatible servers differ in what request they accept, and how to tell from their
+ * 400 which shape they want: the output-cap field, and role order after tool results.
+ */
+
 /** The request field that caps a completion's length. */
 export type TokenLimitField = "max_tokens" | "max_completion_tokens";
 
@@ -20,11 +25,23 @@ export function firstTokenLimitField(baseUrl: string | undefined): TokenLimitFie
  * `max_tokens` (OpenAI: 400 "Unsupported parameter: 'max_tokens' is not supported with this model.
  * Use 'max_completion_tokens' instead.", as Azure OpenAI and proxies in front of them say too).
  */
-export function wantsMaxCompletionTokens(error: unknown): boolean {
+export function wantsMaxCompletionTokens(error: unknown, bodyMessage = ""): boolean {
   const e = error as { status?: unknown; message?: unknown; param?: unknown; code?: unknown; error?: { message?: unknown } } | null;
   if (e?.status !== 400) return false;
-  const text = `${typeof e.error?.message === "string" ? e.error.message : ""} ${typeof e.message === "string" ? e.message : ""}`;
+  const text = errorText(e, bodyMessage);
   if (!/max_completion_tokens/.test(text)) return false;
   // The field itself refused — not a limit that is too large, which vLLM words naming both fields.
   return e.param === "max_tokens" || e.code === "unsupported_parameter" || /unsupported parameter|not supported/i.test(text);
+}
+
+/** True when a request failed because the server refuses a user message right after a tool result (Mistral: 400 "Unexpected role 'user' after role 'tool'"). */
+export function refusesUserAfterTool(error: unknown, bodyMessage = ""): boolean {
+  const e = error as { status?: unknown; message?: unknown; error?: { message?: unknown } } | null;
+  if (e?.status !== 400) return false;
+  return /unexpected role '?user'? after role '?tool'?/i.test(errorText(e, bodyMessage));
+}
+
+/** Every message an SDK error carries: its own, the `error.message` of the body, and the body's message keel kept (see ErrorBodies). */
+function errorText(e: { message?: unknown; error?: { message?: unknown } }, bodyMessage: string): string {
+  return `${typeof e.error?.message === "string" ? e.error.message : ""} ${typeof e.message === "string" ? e.message : ""} ${bodyMessage}`;
 }
