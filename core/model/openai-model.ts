@@ -89,7 +89,12 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv): ModelClie
           const toolCalls = (choice.message?.tool_calls ?? [])
             .flatMap((tc) =>
               tc.type !== "custom" && "function" in tc && tc.function
-                ? [withExtra({ id: tc.id, name: names.local(tc.function.name), arguments: argumentsText(tc.function.arguments) || "{}" }, tc)]
+                ? [
+                    withExtra(
+                      { id: tc.id, name: names.local(tc.function.name), arguments: argumentsText(tc.function.arguments) || "{}" },
+                      (tc as { extra_content?: unknown }).extra_content,
+                    ),
+                  ]
                 : [],
             )
             .map((call, i) => (typeof call.id === "string" && call.id !== "" ? call : { ...call, id: `call_${request.callIndex}_${i}` }));
@@ -137,10 +142,7 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv): ModelClie
         const toolCalls: ModelToolCall[] = partial
           .result()
           .map((p, i) =>
-            withExtra(
-              { id: p.id || `call_${request.callIndex}_${i}`, name: names.local(p.name), arguments: p.arguments || "{}" },
-              { extra_content: p.extraContent },
-            ),
+            withExtra({ id: p.id || `call_${request.callIndex}_${i}`, name: names.local(p.name), arguments: p.arguments || "{}" }, p.extraContent),
           );
         return { text, toolCalls, reasoning: reasoning.result(), origin, finishReason, usage };
       } catch (error) {
@@ -164,8 +166,8 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv): ModelClie
   return model;
 }
 
-/** `call` with the `extra_content` object of `wire` (the call as the server sent it), when it has one. */
-function withExtra(call: ModelToolCall, wire: object): ModelToolCall {
-  const extra = extraContentOf((wire as { extra_content?: unknown }).extra_content);
+/** `call` with the server's `extra_content` for it, when that is a JSON object. */
+function withExtra(call: ModelToolCall, extraContent: unknown): ModelToolCall {
+  const extra = extraContentOf(extraContent);
   return extra ? { ...call, extraContent: extra } : call;
 }

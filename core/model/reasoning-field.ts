@@ -1,3 +1,4 @@
+import { isPlainObject } from "../config/plain-object.js";
 import type { ModelReasoning } from "./model-types.js";
 
 type Detail = Record<string, unknown>;
@@ -18,7 +19,7 @@ export function reasoningOf(m: unknown): ModelReasoning | undefined {
       : typeof o?.reasoning === "string" && o.reasoning !== ""
         ? { field: "reasoning" as const, text: o.reasoning }
         : undefined;
-  const details = Array.isArray(o?.reasoning_details) ? (o.reasoning_details.filter(isDetail) as Detail[]) : [];
+  const details = Array.isArray(o?.reasoning_details) ? o.reasoning_details.filter(isPlainObject) : [];
   if (!plain && details.length === 0) return undefined;
   return { ...plain, ...(details.length ? { details } : {}) };
 }
@@ -68,8 +69,4 @@ export class StreamedReasoning {
       target[key] = (PIECED as readonly string[]).includes(key) && typeof value === "string" && typeof sofar === "string" ? sofar + value : value;
     }
   }
-}
-
-function isDetail(value: unknown): boolean {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
 }

@@ -1,3 +1,4 @@
+import { isPlainObject } from "../config/plain-object.js";
 /** One `delta.tool_calls[]` item of a streamed chat-completions chunk, as servers send it (`index` is not always there). */
 export interface ToolCallDelta {
   index?: number;
@@ -9,7 +10,7 @@ export interface ToolCallDelta {
 
 /** A call's `extra_content` when it is a JSON object (kept and sent back verbatim), else undefined. */
 export function extraContentOf(value: unknown): Record<string, unknown> | undefined {
-  return value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  return isPlainObject(value) ? value : undefined;
 }
 
 /**
