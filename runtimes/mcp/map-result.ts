@@ -22,9 +22,17 @@ export interface CallToolResultLike {
 }
 
 /**
+ * How deeply `structuredContent` may nest. Beyond it, `JSON.stringify` (of `keel call --json`, of
+ * `keel mcp serve`'s answer, of an embedding program) may overflow the stack: a hostile server's
+ * ~20,000 nested objects are 120 KB of text. Real structured results nest a few levels.
+ */
+export const MAX_DATA_DEPTH = 256;
+
+/**
  * Maps an MCP `CallToolResult` to a keel ToolResult: text parts joined, `structuredContent`
  * → `data` (and, when there is no other content, its JSON text → content), images/audio/blobs → `binary` parts (artifacts, never base64 in content),
- * resource links listed, `isError` → ok:false execution_failed. Never throws.
+ * resource links listed, `isError` → ok:false execution_failed. `structuredContent` nested deeper
+ * than MAX_DATA_DEPTH is left out (`data: null`, `metadata.structured_content_omitted` says why). Never throws.
  */
 export function mapCallResult(result: CallToolResultLike, metadata: Record<string, unknown>): ToolResult {
   const texts: string[] = [];
@@ -56,15 +64,34 @@ export function mapCallResult(result: CallToolResultLike, metadata: Record<strin
         texts.push(`[unsupported content type ${JSON.stringify(part.type)}]`);
     }
   }
-  if (result.content === undefined && result.toolResult !== undefined) texts.push(JSON.stringify(result.toolResult));
+  if (result.content === undefined && result.toolResult !== undefined) texts.push(jsonText(result.toolResult));
+  let structured = result.structuredContent;
+  let omitted: string | undefined;
+  if (structured !== null && typeof structured === "object" && nestedDeeperThan(structured, MAX_DATA_DEPTH)) {
+    omitted = `the server's structuredContent nests deeper than ${MAX_DATA_DEPTH} levels; it was left out`;
+    structured = undefined;
+    if (texts.length === 0 && binary.length === 0) texts.push(`[${omitted}]`);
+  }
   // Structured content alone (the spec asks for a text copy, but only SHOULD): the model reads its JSON.
-  if (texts.length === 0 && binary.length === 0 && result.structuredContent !== undefined) texts.push(jsonText(result.structuredContent));
+  if (texts.length === 0 && binary.length === 0 && structured !== undefined) texts.push(jsonText(structured));
   const content = texts.join("\n");
-  const meta = links.length ? { ...metadata, resource_links: links } : metadata;
-  const data = result.structuredContent ?? null;
+  let meta = links.length ? { ...metadata, resource_links: links } : metadata;
+  if (omitted) meta = { ...meta, structured_content_omitted: omitted };
+  const data = structured ?? null;
   if (result.isError)
     return { ok: false, code: "execution_failed", content: content || "The MCP tool reported an error without a message.", data, metadata: meta, binary };
   return { content, data, metadata: meta, binary };
+}
+
+/** True when `value` has a path of more than `limit` nested objects or arrays (iterative: never overflows the stack itself; stops at the first such path). */
+export function nestedDeeperThan(value: object, limit: number): boolean {
+  const stack: [object, number][] = [[value, 1]];
+  while (stack.length) {
+    const [node, depth] = stack.pop()!;
+    if (depth > limit) return true;
+    for (const child of Array.isArray(node) ? node : Object.values(node)) if (child !== null && typeof child === "object") stack.push([child, depth + 1]);
+  }
+  return false;
 }
 
 /** `value` as JSON text; a value JSON cannot hold (nested too deep for the stack) becomes a note saying so. */

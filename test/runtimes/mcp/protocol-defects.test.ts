@@ -166,6 +166,31 @@ describe("elicitation answers that do not match the form, without a user to ask 
   });
 });
 
+describe("a hostile server's structuredContent nested 20,000 levels (beyond what JSON.stringify can print)", () => {
+  it("keel call --json prints the observation with the data left out and a note, instead of failing to print", async () => {
+    const ws = mcpWorkspace({ p: nodeServer(PROTOCOL) });
+    try {
+      for (const [input, content] of [
+        ["{}", "[the server's structuredContent nests deeper than 256 levels; it was left out]"],
+        ['{"text":true}', "deep text"],
+      ]) {
+        const r = await runKeel(["--json", "--trust", "--yes", "call", "mcp__p__deep", "--input", input], { cwd: ws.root, env: ws.env });
+        expect(r.exitCode, r.stderr).toBe(0);
+        const obs = r.json();
+        expect(obs).toMatchObject({
+          ok: true,
+          code: "ok",
+          content,
+          data: null,
+          metadata: { structured_content_omitted: expect.stringContaining("256 levels") },
+        });
+      }
+    } finally {
+      ws.cleanup();
+    }
+  });
+});
+
 describe("keel context", () => {
   it("shows the servers' instructions in the system prompt (trusted workspace only)", async () => {
     const ws = mcpWorkspace({ p: nodeServer(PROTOCOL, [], { env: { KEEL_INSTRUCTIONS: "Use p carefully." } }) });
