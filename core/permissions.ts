@@ -2,6 +2,7 @@ import { compileGlob } from "./glob-matcher.js";
 import { realOrSelf, realTarget } from "./real-path.js";
 import { isAbsolute, relative, resolve, sep } from "node:path";
 import type { TrustLevel } from "./config/config-sources.js";
+import { controlWriteOf, type ControlWrite } from "./control-files.js";
 import { protectedDirOf } from "./protected-paths.js";
 import type { ShellParser } from "./shell/shell-analysis.js";
 import { ShellCall } from "./shell/shell-call.js";
@@ -89,7 +90,7 @@ function compile(rule: string, list: RuleList, names: Map<string, RuleGlob>, lev
 
 /**
  * Decides allow / ask / deny for a call. Writes into `.git/` and `.keel/` are denied first, whatever
- * the rules say. Deny beats ask beats allow; with no matching rule, tools whose risk is only `read`
+ * the rules say; a write to a control file (core/control-files.ts) asks, whatever allow rules say. Deny beats ask beats allow; with no matching rule, tools whose risk is only `read`
  * are allowed and everything else asks. Deny and ask rules match the called name and the resolved
  * tool name, so aliases cannot dodge them. Names cannot borrow permissions: an allow rule matches
  * the tool that actually executes, or an alias only when it names that alias exactly and comes
@@ -134,13 +135,16 @@ export class PermissionPolicy {
     // This runs on every call: the shell command is parsed only when a rule for the tool needs it.
     const resolved = calledAs === tool.name ? undefined : tool.name;
     const arg = argumentOf(tool, input, cwd, root);
+    let control: ControlWrite | undefined;
     if (arg !== undefined && tool.permissionMatch === "path" && tool.risk.includes("write")) {
-      const dir = protectedDirOf(root, resolve(root, arg));
+      const abs = resolve(root, arg);
+      const dir = protectedDirOf(root, abs);
       if (dir)
         return {
           action: "deny",
           reason: `"${arg}" is inside ${dir}/, which keel protects: tool writes into .git/ and .keel/ are always refused, whatever allow rules or --yes say (they could plant git hooks or change keel's own state)`,
         };
+      control = controlWriteOf(root, abs, tool, input);
     }
     const call = new Call(calledAs, resolved, tool, arg, root, this.parser);
     const denied = first(this.deny, call);
@@ -160,6 +164,13 @@ export class PermissionPolicy {
         action: "ask",
         strict: true,
         reason: `the command has a part keel cannot check statically (${unchecked}), and ask rules exist for ${tool.name}; only an explicit answer approves it (--yes does not)`,
+      };
+    // A write that can widen what keel runs or allows (once the workspace is trusted) is approved
+    // by a person, or --yes: never by an allow rule, which a model could otherwise use to grant itself more.
+    if (control)
+      return {
+        action: "ask",
+        reason: `${control.file} is ${control.what}: a change to it can widen what keel runs or allows in this workspace, so allow rules do not approve it (a person does, or --yes)`,
       };
     const allowed = firstAllow(this.allow, call, alias);
     if (allowed) return decision(allowed, "allow");

@@ -135,6 +135,12 @@ export interface ToolDefinition<I = unknown> {
   permissionKey?: string;
   /** How the specifier matches: `path` uses globs with `**`, `text` uses `*` as any text. Default `text`. */
   permissionMatch?: "path" | "text";
+  /**
+   * A path tool that writes: the whole text the call would leave in the file, given its current text
+   * (undefined when the file does not exist), or undefined when it cannot tell. The permission layer
+   * uses it to see whether a write changes package.json's `keel` field (core/control-files.ts).
+   */
+  nextText?(input: I, current: string | undefined): string | undefined;
   /** Max characters of `content` before truncation; default from config (`output.maxChars`). */
   outputBudget?: number;
   /** Default execution timeout in milliseconds (0 disables). */

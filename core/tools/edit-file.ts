@@ -31,6 +31,8 @@ export function editFileTool(): ToolDefinition {
     description:
       "Replace an exact piece of text in a file. Read the file with read_file first. `old_string` must occur exactly once (include surrounding lines to make it unique) unless `replace_all` is true.",
     ...pathToolTraits("write"),
+    // The text the edit leaves when it succeeds (it fails, changing nothing, unless `old_string` occurs).
+    nextText: (input, current) => (current === undefined ? undefined : applyEdit(current, input.old_string, input.new_string)),
     async execute(input, ctx) {
       const abs = confinePath(ctx.root, input.path, "path", ctx.cwd);
       const rel = displayPath(ctx.cwd, abs);
@@ -86,7 +88,7 @@ export function editFileTool(): ToolDefinition {
           null,
           { path: rel, occurrences: count },
         );
-      const next = Buffer.from(text.split(input.old_string).join(input.new_string), "utf8");
+      const next = Buffer.from(applyEdit(text, input.old_string, input.new_string), "utf8");
       const written = await writeFileInside(ctx.root, abs, next, ctx.signal, rel);
       await ctx.fileBaselines.set(abs, baselineOf(written.stat, next));
       return {
@@ -96,6 +98,11 @@ export function editFileTool(): ToolDefinition {
       };
     },
   });
+}
+
+/** `text` with every occurrence of `oldString` replaced (a unique one, unless `replace_all`: the caller checks the count). */
+function applyEdit(text: string, oldString: string, newString: string): string {
+  return text.split(oldString).join(newString);
 }
 
 /** Non-overlapping occurrences of `needle` in `text`. */

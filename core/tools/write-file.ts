@@ -25,6 +25,7 @@ export function writeFileTool(): ToolDefinition {
     description:
       "Create or overwrite a text file inside the workspace with `content` (parent folders are created). For a small change to an existing file prefer edit_file.",
     ...pathToolTraits("write"),
+    nextText: (input) => input.content,
     async execute(input, ctx) {
       const abs = confinePath(ctx.root, input.path, "path", ctx.cwd);
       const rel = displayPath(ctx.cwd, abs);

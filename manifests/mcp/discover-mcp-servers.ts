@@ -1,11 +1,12 @@
 import type { Diagnostics, PluginHandOff, Workspace } from "../../core/index.js";
 import { existsSync } from "node:fs";
+import { MCP_MANIFEST_NAMES } from "../../core/index.js";
 import { dirname, join, resolve } from "node:path";
 import { discoveryDirs, linkedIntoExcluded } from "../discovery-scope.js";
 import type { LocalResource, McpServerConfig, McpServerOrigin } from "./mcp-server-config.js";
 
-/** Manifest file names looked for in each directory, in precedence order. */
-export const MCP_MANIFEST_NAMES = [".claw-mcp.json", ".mcp.json", ".codex-mcp.json", "mcp.json"] as const;
+/** Manifest file names looked for in each directory, in precedence order (core: a tool's write to one is a protected write). */
+export { MCP_MANIFEST_NAMES };
 
 /** Source of MCP manifest diagnostics. */
 export const MCP_DIAGNOSTIC_SOURCE = "mcp";
