@@ -2,6 +2,8 @@ import { isAbsolute, join } from "node:path";
 import { ToolError } from "../errors.js";
 import { compileGlob } from "../glob-matcher.js";
 import { globWalkPlan } from "../glob/walk-plan.js";
+import { realOrSelf } from "../real-path.js";
+import { inside } from "./confine-path.js";
 
 /** Folders glob and grep skip unless asked to include them (`.keel` holds keel's own state and artifacts). */
 export const DEFAULT_IGNORES = ["**/.git/**", "**/node_modules/**", "**/.keel/**"];
@@ -15,6 +17,11 @@ export interface FindFilesOptions {
   includeIgnored?: boolean;
   /** Return directories too (with a trailing `/`); glob and grep want files only (the default). */
   onlyFiles?: boolean;
+  /**
+   * The confinement boundary: a folder the pattern names literally (`src` of `src/**`) that really
+   * leads outside it (a committed link `src → /`) is refused before anything is walked.
+   */
+  root?: string;
   signal?: AbortSignal;
 }
 
@@ -26,7 +33,7 @@ export interface FindFilesOptions {
  * `*a*a*a*a*a*a*b` cannot block the event loop. The walk starts at the pattern's literal prefix and
  * stops at the depth it can reach (`globWalkPlan`). Throws ToolError for a pattern that is absolute,
  * climbs with `..`, or uses syntax outside `*`, `**`, `?`, `[...]`, `{a,b}` that cannot be matched
- * in bounded time (nothing is walked then).
+ * in bounded time, or whose literal folder leads outside `opts.root` (nothing is walked then).
  */
 export async function findFiles(dir: string, pattern: string, opts: FindFilesOptions = {}): Promise<string[]> {
   if (pattern === "") return [];
@@ -44,6 +51,16 @@ export async function findFiles(dir: string, pattern: string, opts: FindFilesOpt
     );
   const includeIgnored = opts.includeIgnored === true;
   if (!includeIgnored && plan.base.some((name) => IGNORED_NAMES.has(name))) return [];
+  const start = join(dir, ...plan.base);
+  if (opts.root !== undefined && plan.base.length > 0) {
+    // Walking through a link to `/` would cost the whole tree it reaches (every match is dropped later anyway).
+    const real = realOrSelf(start);
+    if (!inside(realOrSelf(opts.root), real))
+      throw new ToolError(
+        `"${plan.base.join("/")}" of pattern "${pattern}" leads outside the workspace (a symbolic link to ${real}); nothing was searched there. Search inside the workspace.`,
+        "permission_denied",
+      );
+  }
   const match = compiled.match;
   const prefix = plan.base.length > 0 ? plan.base.join("/") + "/" : "";
   // Loaded on the first search (most commands never glob).
@@ -66,7 +83,7 @@ export async function findFiles(dir: string, pattern: string, opts: FindFilesOpt
     ],
     signal: opts.signal,
   });
-  const found = await crawler.crawl(join(dir, ...plan.base)).withPromise();
+  const found = await crawler.crawl(start).withPromise();
   // fdir stops early, without an error, when the signal aborts.
   opts.signal?.throwIfAborted();
   return (prefix === "" ? found : found.map((p) => (p === "." ? prefix : prefix + p))).sort();

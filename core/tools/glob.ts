@@ -41,7 +41,7 @@ export function globTool(): ToolDefinition {
         );
       // The search machinery loads on the first search: listing the tools loads none of it.
       const [{ findFiles }, { READ_TOOLS, reachableFiles }] = await Promise.all([import("./find-files.js"), import("./reachable-files.js")]);
-      const found = await findFiles(dir, input.pattern, { includeIgnored: input.include_ignored, signal: ctx.signal });
+      const found = await findFiles(dir, input.pattern, { includeIgnored: input.include_ignored, root: ctx.root, signal: ctx.signal });
       const {
         files: matches,
         skippedOutside,

@@ -65,7 +65,7 @@ export function grepTool(): ToolDefinition {
         const walk = await reachableFiles(
           ctx.root,
           target,
-          await findFiles(target, input.glob ?? "**/*", { signal: ctx.signal }),
+          await findFiles(target, input.glob ?? "**/*", { root: ctx.root, signal: ctx.signal }),
           ctx.host.permissions,
           READ_TOOLS,
           ctx.signal,

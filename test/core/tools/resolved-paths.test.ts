@@ -33,22 +33,36 @@ function linkedWorkspace(files: Record<string, string | object> = {}): TempWorks
 }
 
 describe("glob and grep check every match's real path (real CLI)", () => {
-  it("a pattern naming a symlink to / lists nothing and reads nothing outside", async () => {
+  it("a pattern whose literal folder is a symlink leading outside is refused before anything is walked, and reads nothing outside", async () => {
     ws = linkedWorkspace();
     const glob = await runKeel(["--json", "call", "glob", "--input", JSON.stringify({ pattern: "rootlink/etc/passwd" })], { cwd: ws.root, env: ws.env });
-    expect(glob.json()).toMatchObject({ ok: true, data: { paths: [], total: 0, skippedOutside: 1 } });
+    expect(glob.exitCode).toBe(1);
+    expect(glob.json()).toMatchObject({
+      ok: false,
+      code: "permission_denied",
+      content: expect.stringMatching(/^"rootlink\/etc" of pattern .* leads outside the workspace/),
+    });
     const grep = await runKeel(["--json", "call", "grep", "--input", JSON.stringify({ pattern: "root", glob: "rootlink/etc/passwd" })], {
       cwd: ws.root,
       env: ws.env,
     });
-    expect(grep.json()).toMatchObject({ ok: true, data: { matches: [], filesSearched: 0, skippedOutside: 1 } });
+    expect(grep.json()).toMatchObject({ ok: false, code: "permission_denied" });
     expect(grep.stdout).not.toContain("/bin/");
+    // `rootlink/**` would have walked the whole file system (every match dropped afterwards): refused at once.
+    const everything = await runKeel(["--json", "call", "glob", "--input", JSON.stringify({ pattern: "rootlink/**" })], { cwd: ws.root, env: ws.env });
+    expect(everything.json()).toMatchObject({ ok: false, code: "permission_denied" });
     const viaFolder = await runKeel(["--json", "call", "grep", "--input", JSON.stringify({ pattern: "root", glob: "outlink/*.txt" })], {
       cwd: ws.root,
       env: ws.env,
     });
     expect(viaFolder.stdout).not.toContain("OUTSIDE-SECRET");
-    expect(viaFolder.json().data).toMatchObject({ skippedOutside: 1 });
+    expect(viaFolder.json()).toMatchObject({ ok: false, code: "permission_denied" });
+    // A link that stays inside the workspace is searched as the folder it leads to.
+    mkdirSync(ws.path("lib"));
+    writeFileSync(ws.path("lib", "b.txt"), "inside\n");
+    symlinkSync(ws.path("lib"), ws.path("inlink"));
+    const inside = await runKeel(["--json", "call", "glob", "--input", JSON.stringify({ pattern: "inlink/*.txt" })], { cwd: ws.root, env: ws.env });
+    expect(inside.json()).toMatchObject({ ok: true, data: { paths: ["inlink/b.txt"] } });
     const all = await runKeel(["--json", "call", "grep", "--input", JSON.stringify({ pattern: "root" })], { cwd: ws.root, env: ws.env });
     expect(all.json().data.matches).toEqual([{ file: "a.txt", line: 1, text: "root is fine here" }]);
     const namedFolder = await runKeel(["--json", "call", "grep", "--input", JSON.stringify({ pattern: "root", path: "outlink" })], {
