@@ -84,7 +84,8 @@ export function parseClaudeHooks(value: unknown, origin: HookOrigin, onlyEvents 
       const g = MatcherGroup.safeParse(group);
       if (!g.success) return issue(at(event, gi), `${zodReason(g.error)}; the entry was ignored.`, "error");
       const matcher = g.data.matcher;
-      if (matcher !== undefined && !validRegex(matcher))
+      // `*` (like "" or none) matches every tool, as in Claude Code; it is no regular expression.
+      if (matcher !== undefined && matcher !== "*" && !validRegex(matcher))
         return issue(at(event, gi, "matcher"), `"${matcher}" is not a valid regular expression; the entry was ignored.`, "error");
       g.data.hooks.forEach((hook, hi) => {
         const path = at(event, gi, "hooks", hi);

@@ -47,6 +47,12 @@ describe("parseClaudeHooks reads Claude Code's hooks format and names file and J
     for (const i of issues) expect(i.file).toBe(origin.file);
   });
 
+  it('matcher "*" matches every tool, as Claude Code documents (it is no regular expression, and was dropped as one)', () => {
+    const { hooks, issues } = parseClaudeHooks({ PreToolUse: [{ matcher: "*", hooks: [{ type: "command", command: "all.sh" }] }] }, origin);
+    expect(issues).toEqual([]);
+    expect(hooks).toMatchObject([{ event: "PreToolUse", matcher: "*", command: "all.sh" }]);
+  });
+
   it("in a plugin.json hooks object only Claude Code events are read (keel's lifecycle texts are not hooks)", () => {
     const { hooks, issues } = parseClaudeHooks(
       { beforePrompt: "text", SessionStart: [{ hooks: [{ type: "command", command: "cat intro.txt" }] }] },
