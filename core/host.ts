@@ -16,7 +16,7 @@ import { keelHomeSecrets } from "./keel-home-secrets.js";
 import { CallIdSource } from "./call-id.js";
 import { runToolIntent } from "./run-tool-intent.js";
 import { ensureStateDir } from "./state/state-dir.js";
-import { isWorkspaceTrusted } from "./trust.js";
+import { REVIEW_TRUST, trustApproves, workspaceTrust, type TrustItem, type WorkspaceTrust } from "./trust.js";
 import { DEFAULT_OUTPUT_BUDGET } from "./truncate.js";
 import type { Approver, EventSink, KeelEvent, Observation, RunContext, ToolIntent } from "./types.js";
 import { confinementRoot } from "./tools/confine-path.js";
@@ -38,6 +38,11 @@ export interface HostOptions {
   env?: NodeJS.ProcessEnv;
   /** `--trust`: trust the workspace's manifests for this invocation. */
   trust?: boolean;
+  /**
+   * Open the host as `keel trust` reviews the workspace: its config is read as trusted, nothing it
+   * declares runs (no server, hook or code plugin), and `host.trustItems` lists what would.
+   */
+  reviewTrust?: boolean;
   /** `--yes`: approve every `ask` (deny still wins). */
   yes?: boolean;
   /** Prompts the user on a TTY; absent when non-interactive. */
@@ -96,6 +101,8 @@ export class Host {
    * calls in it fail with this message (`precondition_failed`) instead of silently running elsewhere.
    */
   activeDirError?: string;
+  /** What the workspace declared that needs its trust to run (see `approves`), in the order met. */
+  readonly trustItems: TrustItem[] = [];
   private readonly services = new Map<string, unknown>();
   private readonly applied: string[] = [];
   private closed = false;
@@ -105,7 +112,8 @@ export class Host {
     readonly workspace: Workspace,
     readonly config: KeelConfig,
     readonly configInfo: Omit<LoadedConfig, "config">,
-    readonly trusted: boolean,
+    /** How far the workspace is trusted (see `approves`). */
+    readonly trust: WorkspaceTrust,
     readonly options: HostOptions,
   ) {
     this.activeDir = workspace.cwd;
@@ -128,12 +136,35 @@ export class Host {
     const env = options.env ?? process.env;
     const workspace = resolveWorkspace(options.cwd, env);
     // Trust first: an untrusted workspace's config may only restrict.
-    const trusted = await isWorkspaceTrusted(workspace, options.trust, env);
+    const trust = options.reviewTrust ? REVIEW_TRUST : await workspaceTrust(workspace, options.trust, env);
     const loaded: LoadedConfig = options.config
       ? { config: options.config, layers: [], broken: [], allowLevels: {}, diagnostics: [] }
-      : await loadConfig(workspace, trusted);
+      : await loadConfig(workspace, trust.trusted);
     const { config, ...info } = withProgramSettings(loaded, options);
-    return new Host(workspace, config, info, trusted, { ...options, env });
+    return new Host(workspace, config, info, trust, { ...options, env });
+  }
+
+  /** The workspace is trusted (`keel trust`, `--trust`): its config may widen, and what it declares may run once approved (`approves`). */
+  get trusted(): boolean {
+    return this.trust.trusted;
+  }
+
+  /**
+   * Whether the workspace may run `item` (an MCP server, a command hook, a code plugin it declares):
+   * it is trusted and the item is as it was when `keel trust` approved it (or `--trust` approves
+   * everything). Records the item in `trustItems` for `keel trust`. A trusted workspace's item that
+   * was added or changed since gets a warning saying how to approve it.
+   */
+  approves(item: TrustItem, file?: string): boolean {
+    this.trustItems.push(item);
+    if (trustApproves(this.trust, item)) return true;
+    if (this.trust.trusted && !this.options.reviewTrust)
+      this.diagnostics.warn(
+        "trust",
+        `${item.kind} ${item.name} was added or changed since this workspace was trusted: it does not run until you review it with \`keel trust\` (which lists what it approves), or pass --trust for one run.`,
+        file ? { file } : {},
+      );
+    return false;
   }
 
   /** Environment the host runs with. */

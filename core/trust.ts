@@ -1,35 +1,85 @@
+import { createHash } from "node:crypto";
 import { join } from "node:path";
 import { readJsonState, updateJsonState } from "./state/json-file.js";
 import type { Workspace } from "./workspace.js";
 
-interface TrustFile {
-  trusted: { root: string; at: string }[];
+/** One workspace trusted with `keel trust`: when, and what it approved (pins of the items it ran then). */
+interface TrustRecord {
+  root: string;
+  at: string;
+  /** Pins (`trustPin`) of the processes and code the workspace declared when it was trusted; absent in records written before pins. */
+  approved?: string[];
 }
+
+interface TrustFile {
+  trusted: TrustRecord[];
+}
+
+/**
+ * Something a trusted workspace makes keel run without asking: an MCP server it starts, a command
+ * hook, a code plugin's module. `config` is what identifies what would run (command line, URL,
+ * module content hash, …; secrets masked): changing it needs a new `keel trust`.
+ */
+export interface TrustItem {
+  kind: "mcp server" | "hook" | "code plugin";
+  /** Shown in `keel trust` and in diagnostics, e.g. `github (.mcp.json)`. */
+  name: string;
+  config: unknown;
+}
+
+/**
+ * How far the workspace is trusted. `trusted`: its config may widen (allow rules, model endpoint).
+ * `approved`: the pins of the TrustItems it may run — undefined when everything is approved
+ * (`--trust`, `KEEL_TRUST=1`), empty for an untrusted workspace.
+ */
+export interface WorkspaceTrust {
+  trusted: boolean;
+  approved?: ReadonlySet<string>;
+}
+
+/** A workspace trusted for this run only while `keel trust` reviews it: its config is read as trusted, nothing of it runs. */
+export const REVIEW_TRUST: WorkspaceTrust = Object.freeze({ trusted: true, approved: new Set<string>() });
 
 /** Path of the user-level trust records. */
 export function trustFile(ws: Workspace): string {
   return join(ws.keelHome, "trust.json");
 }
 
+/** The pin of an item: a hash of its kind and configuration. */
+export function trustPin(item: TrustItem): string {
+  return createHash("sha256")
+    .update(JSON.stringify([item.kind, item.config]))
+    .digest("hex");
+}
+
+/** True when `trust` lets the workspace run `item`. */
+export function trustApproves(trust: WorkspaceTrust, item: TrustItem): boolean {
+  if (!trust.trusted) return false;
+  return trust.approved === undefined || trust.approved.has(trustPin(item));
+}
+
 /**
- * True when the workspace's own manifests may start processes: `--trust`, `KEEL_TRUST=1`,
- * or a record written by `keel trust`. Never throws (an unreadable trust file means untrusted).
+ * The workspace's trust: `--trust`, `KEEL_TRUST=1` (everything approved for this invocation), or a
+ * record written by `keel trust` (what it approved then). Never throws (an unreadable trust file means untrusted).
  */
-export async function isWorkspaceTrusted(ws: Workspace, flag: boolean | undefined, env = process.env): Promise<boolean> {
-  if (flag) return true;
-  if (env.KEEL_TRUST === "1" || env.KEEL_TRUST === "true") return true;
+export async function workspaceTrust(ws: Workspace, flag: boolean | undefined, env = process.env): Promise<WorkspaceTrust> {
+  if (flag) return { trusted: true };
+  if (env.KEEL_TRUST === "1" || env.KEEL_TRUST === "true") return { trusted: true };
   try {
     const file = await readJsonState<TrustFile>(trustFile(ws), { trusted: [] });
-    return file.trusted.some((t) => t.root === ws.root);
+    const record = file.trusted.find((t) => t.root === ws.root);
+    if (!record) return { trusted: false };
+    return { trusted: true, approved: new Set(Array.isArray(record.approved) ? record.approved.filter((p) => typeof p === "string") : []) };
   } catch {
-    return false;
+    return { trusted: false };
   }
 }
 
-/** Records persistent trust for the workspace root (idempotent); `revoke` removes it. */
-export async function recordTrust(ws: Workspace, revoke = false): Promise<void> {
+/** Records persistent trust for the workspace root with the pins of `items` (replacing an earlier record); `revoke` removes it. */
+export async function recordTrust(ws: Workspace, revoke = false, items: readonly TrustItem[] = []): Promise<void> {
+  const approved = [...new Set(items.map(trustPin))].sort();
   await updateJsonState<TrustFile, void>(trustFile(ws), { trusted: [] }, (cur) => {
     const rest = (cur.trusted ?? []).filter((t) => t.root !== ws.root);
-    return { value: { trusted: revoke ? rest : [...rest, { root: ws.root, at: new Date().toISOString() }] }, result: undefined };
+    return { value: { trusted: revoke ? rest : [...rest, { root: ws.root, at: new Date().toISOString(), approved }] }, result: undefined };
   });
 }

@@ -1,5 +1,6 @@
-import { realpathSync, statSync } from "node:fs";
-import { resolve } from "node:path";
+import { createHash } from "node:crypto";
+import { readFileSync, realpathSync, statSync } from "node:fs";
+import { relative, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { errorMessage, inside, MAX_TIMER_MS, type Diagnostic, type Host } from "../core/index.js";
 import { PLUGIN_DIAGNOSTIC_SOURCE, type LoadedPlugin } from "../manifests/plugin/load-plugins.js";
@@ -43,6 +44,12 @@ export async function applyCodePlugins(host: Host, entries: PluginEntry[]): Prom
     }
     const file = moduleFile(entry.plugin, main, (message) => report("error", entry.plugin.manifestPath, message));
     if (!file) continue;
+    // A trusted workspace's module runs as `keel trust` approved it (its entry file's content).
+    if (entry.plugin.level !== "user") {
+      const sha256 = createHash("sha256").update(readFileSync(file)).digest("hex");
+      const item = { kind: "code plugin" as const, name: `${name} (${relative(host.workspace.root, file)})`, config: [name, main, sha256] };
+      if (!host.approves(item, file)) continue;
+    }
     let apply: CodePluginApply;
     try {
       const found = applyOf(await import(pathToFileURL(file).href));

@@ -17,7 +17,7 @@ export const registerCoreCommands: CommandRegistrar = (program, ctx) => {
 
   program
     .command("trust")
-    .description("Trust this workspace's manifests persistently (MCP servers and shell steps may start)")
+    .description("Trust this workspace: approve the MCP servers, hooks and code plugins it declares now (listed), and let its config widen")
     .option("--revoke", "remove the trust record instead")
     .action(async (opts: { revoke?: boolean }) => (await import("./commands/trust-command.js")).trustCommand(ctx, opts));
 };

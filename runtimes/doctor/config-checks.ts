@@ -1,5 +1,5 @@
 import { relative } from "node:path";
-import { formatDiagnostic, type Host } from "../../core/index.js";
+import { formatDiagnostic, trustApproves, type Host } from "../../core/index.js";
 import { check, type DoctorCheck } from "./doctor-check.js";
 
 /** Which config files were read, and every diagnostic the host collected (config, plugins, MCP manifests, workflows, hooks): errors fail, warnings warn. */
@@ -23,7 +23,17 @@ export function configChecks(host: Host): DoctorCheck[] {
 
 /** Trust state: untrusted is a warning only when something in the workspace is ignored because of it. */
 export function trustCheck(host: Host, somethingIgnored: boolean): DoctorCheck {
-  if (host.trusted) return check("trust", "ok", "this workspace is trusted (its servers, allow rules and shell steps may run)");
+  if (host.trusted) {
+    const held = host.trustItems.filter((item) => !trustApproves(host.trust, item));
+    if (held.length)
+      return check(
+        "trust",
+        "warn",
+        `this workspace is trusted, but ${held.length} item(s) were added or changed since and do not run: ${held.map((i) => `${i.kind} ${i.name}`).join(", ")}`,
+        "review them, then keel trust (or --trust for one command)",
+      );
+    return check("trust", "ok", "this workspace is trusted (its servers, hooks, allow rules and shell steps may run)");
+  }
   return somethingIgnored
     ? check(
         "trust",

@@ -1,3 +1,4 @@
+import { relative } from "node:path";
 import { readRegularFile, type ConfigLayer, type Host } from "../../core/index.js";
 import { parseClaudeHooks, type CommandHookSpec, type HookIssue, type HookOrigin } from "../../manifests/hooks/claude-hooks-schema.js";
 import { RUN_HOOK_EVENTS } from "../../manifests/hooks/run-hook-events.js";
@@ -64,6 +65,13 @@ export function collectHooks(host: Host): { hooks: DeclaredHook[]; issues: HookI
   const hooks = all.map((h): DeclaredHook => {
     if (!RUN_HOOK_EVENTS.has(h.event)) return { ...h, runs: false, why: `keel does not run ${h.event} hooks yet` };
     if (h.origin.level === "workspace" && !host.trusted) return { ...h, runs: false, why: "the workspace is not trusted (hooks are code)", untrusted: true };
+    // A trusted workspace's hook runs as `keel trust` approved it: what runs (command), when (event,
+    // matcher, if) and how long; a changed or added one waits for a new review.
+    if (h.origin.level === "workspace") {
+      const config = [h.event, h.matcher, h.if, h.command, h.timeoutSec, h.background];
+      if (!host.approves({ kind: "hook", name: `${h.event} \`${h.command}\` (${relative(host.workspace.root, h.origin.file)})`, config }, h.origin.file))
+        return { ...h, runs: false, why: "it was added or changed since the workspace was trusted: review it with `keel trust`", untrusted: true };
+    }
     return { ...h, runs: true };
   });
   return { hooks, issues };

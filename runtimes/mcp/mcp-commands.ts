@@ -77,8 +77,7 @@ export async function mcpRestartCommand(ctx: CliContext, name: string): Promise<
       const manager = requireManager(host);
       const conn = requireServer(manager, name);
       if (!conn.config.enabled) throw new UsageError(`MCP server "${conn.name}" is disabled in ${conn.config.origin.file}; enable it first.`);
-      if (!manager.isTrusted(conn))
-        throw new UsageError(`MCP server "${conn.name}" is untrusted (defined in this workspace). Re-run with --trust, or run \`keel trust\` first.`);
+      if (!manager.isTrusted(conn)) throw new UsageError(manager.untrustedReason(conn));
       await manager.restart(conn, ctx.signal);
       const status = manager.status().find((s) => s.name === conn.name)!;
       print(ctx, manager, { server: { ...status } }, () =>

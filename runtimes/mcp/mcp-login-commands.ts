@@ -71,8 +71,7 @@ function requireOAuthServer(host: Host, name: string, needTrust = true): { conn:
     );
   if (conn.config.transport === "stdio") throw new UsageError(`MCP server "${conn.name}" runs as a local command (stdio); only http and sse servers log in.`);
   // An untrusted workspace's server never receives anything: not a login, not a client secret.
-  if (needTrust && !manager.isTrusted(conn))
-    throw new UsageError(`MCP server "${conn.name}" is untrusted (defined in this workspace). Re-run with --trust, or run \`keel trust\` first.`);
+  if (needTrust && !manager.isTrusted(conn)) throw new UsageError(manager.untrustedReason(conn));
   if (needTrust && !conn.config.enabled) throw new UsageError(`MCP server "${conn.name}" is disabled in ${conn.config.origin.file}; enable it first.`);
   return { conn, auth };
 }

@@ -1,3 +1,4 @@
+import { relative } from "node:path";
 import type { Host, ToolDefinition } from "../../core/index.js";
 import type { DiscoveredMcp } from "../../manifests/mcp/discover-mcp-servers.js";
 import type { LocalResource } from "../../manifests/mcp/mcp-server-config.js";
@@ -5,7 +6,7 @@ import { McpConnection, type ConnectionDeps, type McpServerState } from "./mcp-c
 import { loginCommand } from "./oauth-provider.js";
 import { serverInstructionsSection } from "./server-instructions.js";
 import { filterTools, requiresTasks, serverToolDefinition } from "./server-tools.js";
-import { TOOL_CACHE_MAX_AGE_MS } from "./tool-cache.js";
+import { serverIdentity, TOOL_CACHE_MAX_AGE_MS } from "./tool-cache.js";
 import { assignToolNames, MAX_TOOL_NAME, sanitize } from "./tool-names.js";
 
 /** How a server starts while the host opens: awaited, on its first call, or unawaited behind a fresh cached tool list. */
@@ -46,6 +47,8 @@ export class McpManager {
   private readonly lifetime = new AbortController();
   /** Starts in flight that no command awaited; `closeAll` waits for them to settle after cancelling them. */
   private readonly background = new Set<Promise<void>>();
+  /** Workspace servers: whether the workspace's trust approves each (decided once, see Host.approves). */
+  private readonly approved = new Map<McpConnection, boolean>();
   /** Server and tool pairs already reported as needing task support. */
   private readonly reportedTaskTools = new Set<string>();
 
@@ -58,6 +61,16 @@ export class McpManager {
       onToolsChanged: (conn) => this.syncServer(conn),
     };
     this.connections = discovered.servers.map((s) => new McpConnection(s, full));
+    // A workspace's server runs when the workspace is trusted and the server is as `keel trust` approved it.
+    for (const c of this.connections)
+      if (!c.config.trustedByOrigin)
+        this.approved.set(
+          c,
+          host.approves(
+            { kind: "mcp server", name: `"${c.name}" (${relative(host.workspace.root, c.config.origin.file)})`, config: serverIdentity(c.config) },
+            c.config.origin.file,
+          ),
+        );
     this.localResources = [...discovered.resources, ...discovered.servers.flatMap((s) => s.resources)];
     this.cacheDeps = deps;
   }
@@ -84,7 +97,15 @@ export class McpManager {
 
   /** True when the workspace (or the server's origin) allows starting this server. */
   isTrusted(conn: McpConnection): boolean {
-    return conn.config.trustedByOrigin || this.host.trusted;
+    return conn.config.trustedByOrigin || this.approved.get(conn) === true;
+  }
+
+  /** Why a server `isTrusted` refuses may not start, and what to do. */
+  untrustedReason(conn: McpConnection): string {
+    const file = relative(this.host.workspace.root, conn.config.origin.file);
+    return this.host.trusted
+      ? `MCP server "${conn.name}" (${file}) was added or changed since this workspace was trusted, so it was not started: review it with \`keel trust\`, or re-run with --trust.`
+      : `MCP server "${conn.name}" is defined by this untrusted workspace (${file}) and was not started: re-run with --trust, or run \`keel trust\` first.`;
   }
 
   /** True when the server is lazy (manifest `lazy`, else config `mcp.lazy`). */
@@ -147,8 +168,7 @@ export class McpManager {
     const conn = this.connections.find((c) => name.startsWith(`mcp__${sanitize(c.name)}__`));
     if (!conn) return undefined;
     if (conn.state === "needs_login") return `MCP server "${conn.name}" needs a login before its tools are listed: run \`${loginCommand(conn.name)}\`.`;
-    if (conn.state === "untrusted")
-      return `MCP server "${conn.name}" is defined by this untrusted workspace: re-run with --trust, or run \`keel trust\` first.`;
+    if (conn.state === "untrusted") return this.untrustedReason(conn);
     if (conn.state === "failed")
       return `MCP server "${conn.name}" did not start (${conn.lastError ?? "no error recorded"}): run \`keel mcp doctor ${conn.name}\`.`;
     return undefined;

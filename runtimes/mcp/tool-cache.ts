@@ -37,8 +37,13 @@ export interface CacheFile {
  * changed token keeps the cache; the tool list is re-read when the server starts anyway).
  */
 export function configFingerprint(s: McpServerConfig): string {
-  const key = JSON.stringify(redactDeep([s.transport, s.command, s.args, s.env, s.cwd, s.url, s.headers], s.secrets ?? []));
+  const key = JSON.stringify(serverIdentity(s));
   return createHash("sha256").update(key).digest("hex").slice(0, 16);
+}
+
+/** What identifies what a server runs or reaches: transport, command, args, env, cwd, url, headers (secret values masked). */
+export function serverIdentity(s: McpServerConfig): unknown[] {
+  return redactDeep([s.transport, s.command, s.args, s.env, s.cwd, s.url, s.headers], s.secrets ?? []) as unknown[];
 }
 
 /** Per-workspace cache of servers' tool lists (`.keel/state/mcp/tool-cache.json`), for lazy start. */

@@ -24,9 +24,5 @@ export function usableServers(manager: McpManager, server: string | undefined): 
 function check(manager: McpManager, conn: McpConnection): void {
   if (!conn.config.enabled) throw new ToolError(`MCP server "${conn.name}" is disabled in ${conn.config.origin.file}.`, "precondition_failed");
   if (conn.config.unsetVars.length) throw new ToolError(`MCP server "${conn.name}" was not started: ${conn.lastError}.`, "precondition_failed");
-  if (!manager.isTrusted(conn))
-    throw new ToolError(
-      `MCP server "${conn.name}" comes from an untrusted workspace manifest and was not started. Re-run with --trust (or KEEL_TRUST=1, or \`keel trust\`).`,
-      "precondition_failed",
-    );
+  if (!manager.isTrusted(conn)) throw new ToolError(manager.untrustedReason(conn), "precondition_failed");
 }

@@ -227,7 +227,7 @@ describe("keel call --input-file and keel trust", () => {
     const r = await keel("call", "read_file", "--input-file", "input.json", "--json");
     expect(r.json()).toMatchObject({ ok: true, content: "from a file\n" });
     const trust = await keel("trust", "--json");
-    expect(trust.json()).toEqual({ workspace: ws.root, trusted: true });
+    expect(trust.json()).toEqual({ workspace: ws.root, trusted: true, approved: [] });
     expect(readFileSync(join(ws.keelHome, "trust.json"), "utf8")).toContain(ws.root);
     const revoke = await keel("trust", "--revoke", "--json");
     expect(revoke.json()).toEqual({ workspace: ws.root, trusted: false });

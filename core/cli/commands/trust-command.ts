@@ -1,14 +1,33 @@
-import { recordTrust } from "../../trust.js";
+import { recordTrust, trustPin } from "../../trust.js";
 import { resolveWorkspace } from "../../workspace.js";
 import type { CliContext } from "../cli-context.js";
 
-/** `keel trust [--revoke]`: records (or removes) persistent trust for this workspace in `$KEEL_HOME/trust.json`. */
+/**
+ * `keel trust [--revoke]`: records (or removes) persistent trust for this workspace in
+ * `$KEEL_HOME/trust.json`, approving the MCP servers, command hooks and code plugins it declares
+ * now (read without running any of them); one added or changed later waits for the next `keel trust`.
+ */
 export async function trustCommand(ctx: CliContext, opts: { revoke?: boolean }): Promise<void> {
   const ws = resolveWorkspace(ctx.globals().cwd, ctx.io.env);
-  await recordTrust(ws, Boolean(opts.revoke));
-  ctx.print({ workspace: ws.root, trusted: !opts.revoke }, () =>
-    opts.revoke
-      ? `Trust revoked for ${ws.root}. Its config may only restrict again: its allow rules, model endpoint and key variable are ignored, and its MCP servers and workflows will not run until trusted again.`
-      : `Trusted ${ws.root}. Its config may now add allow rules and choose the model endpoint (never removing your deny rules), and its MCP servers and workflows may run.`,
+  if (opts.revoke) {
+    await recordTrust(ws, true);
+    ctx.print(
+      { workspace: ws.root, trusted: false },
+      () =>
+        `Trust revoked for ${ws.root}. Its config may only restrict again: its allow rules, model endpoint and key variable are ignored, and its MCP servers, hooks, code plugins and workflows will not run until trusted again.`,
+    );
+    return;
+  }
+  // Read as `keel trust` reviews: config as trusted, nothing of the workspace started or imported.
+  const items = await ctx.withHost(async (host) => [...host.trustItems], { reviewTrust: true, trust: false });
+  await recordTrust(ws, false, items);
+  const approved = items.map((i) => ({ kind: i.kind, name: i.name, pin: trustPin(i) }));
+  ctx.print({ workspace: ws.root, trusted: true, approved }, () =>
+    [
+      `Trusted ${ws.root}. Its config may now add allow rules and choose the model endpoint (never removing your deny rules), and its workflows may run.`,
+      approved.length
+        ? `Approved to run as they are now (one added or changed later waits for the next \`keel trust\`):\n${approved.map((a) => `  ${a.kind} ${a.name}`).join("\n")}`
+        : "It declares no MCP servers, hooks or code plugins; any added later waits for the next `keel trust`.",
+    ].join("\n"),
   );
 }

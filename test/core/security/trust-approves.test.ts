@@ -1,0 +1,90 @@
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterEach, describe, expect, it } from "vitest";
+import { runKeel } from "../../helpers/run-cli.js";
+import { makeWorkspace, type TempWorkspace } from "../../helpers/temp-workspace.js";
+
+const ECHO_SERVER = fileURLToPath(new URL("../../runtimes/mcp/fixtures/protocol-server.mjs", import.meta.url));
+
+let ws: TempWorkspace | undefined;
+afterEach(() => ws?.cleanup());
+
+/** A server entry that runs the fixture server, after touching `marker` (so a start is visible). */
+function server(marker: string): object {
+  return { command: process.execPath, args: ["-e", `require("fs").writeFileSync(${JSON.stringify(marker)}, ""); import(${JSON.stringify(ECHO_SERVER)})`] };
+}
+
+/** A hook that touches `marker` before every tool call. */
+function hook(marker: string): object {
+  return { PreToolUse: [{ matcher: "*", hooks: [{ type: "command", command: `touch ${marker}` }] }] };
+}
+
+describe("keel trust approves what the workspace declares now; what is added or changed later waits for the next keel trust", () => {
+  it("MCP servers, command hooks and code plugins: listed by keel trust (none of them run by it), run once approved, held back when changed", async () => {
+    ws = makeWorkspace(
+      {
+        ".mcp.json": { mcpServers: { a: server("a-started") } },
+        ".claude/settings.json": { hooks: hook("hook-ran") },
+        "plugins/p/plugin.json": { name: "p", main: "./index.mjs" },
+        // (keel runs in this process here: the marker is placed next to the workspace root by the module's own URL)
+        "plugins/p/index.mjs": `import { writeFileSync } from "node:fs"; writeFileSync(new URL("../../plugin-imported", import.meta.url), ""); export function apply() {}`,
+      },
+      { git: true },
+    );
+    const keel = (...args: string[]) => runKeel(["--json", "--yes", ...args], { cwd: ws!.root, env: ws!.env });
+    const trusted = await keel("trust");
+    expect(trusted.exitCode, trusted.stderr).toBe(0);
+    const approved = trusted.json().approved as { kind: string; name: string }[];
+    expect(approved.map((a) => a.kind).sort()).toEqual(["code plugin", "hook", "mcp server"]);
+    expect(approved.find((a) => a.kind === "mcp server")!.name).toBe('"a" (.mcp.json)');
+    // Reviewing ran nothing: no server started, no hook, no module imported.
+    for (const marker of ["a-started", "hook-ran", "plugin-imported"]) expect(ws.exists(marker), marker).toBe(false);
+
+    // Approved: they run.
+    const called = await keel("call", "mcp__a__tuple", "--input", JSON.stringify({ pair: ["x", 1] }));
+    expect(called.json(), JSON.stringify(called.json())).toMatchObject({ ok: true, content: 'pair ["x",1]' });
+    for (const marker of ["a-started", "hook-ran", "plugin-imported"]) expect(ws.exists(marker), marker).toBe(true);
+
+    // Changed since (as a `git pull` or a sandboxed command could): a new server, a changed hook, a changed module.
+    for (const marker of ["a-started", "hook-ran", "plugin-imported"]) rmSync(ws!.path(marker), { force: true });
+    ws.write(".mcp.json", { mcpServers: { a: server("a-started"), b: server("b-started") } });
+    ws.write(".claude/settings.json", { hooks: hook("hook2-ran") });
+    writeFileSync(ws.path("plugins/p/index.mjs"), `${readFileSync(ws.path("plugins/p/index.mjs"), "utf8")}\n// changed\n`);
+    const held = await keel("call", "mcp__b__tuple", "--input", JSON.stringify({ pair: ["x", 1] }));
+    expect(held.exitCode).toBe(1);
+    expect(held.json().content).toMatch(/MCP server "b" \(\.mcp\.json\) was added or changed since this workspace was trusted/);
+    const still = await keel("call", "mcp__a__tuple", "--input", JSON.stringify({ pair: ["y", 2] }));
+    expect(still.json()).toMatchObject({ ok: true }); // unchanged: still approved
+    expect(ws.exists("b-started")).toBe(false);
+    expect(ws.exists("hook2-ran")).toBe(false);
+    expect(ws.exists("plugin-imported")).toBe(false);
+    const tools = await keel("tools");
+    const warnings = (tools.json().diagnostics as { message: string }[]).map((d) => d.message).join("\n");
+    expect(warnings).toMatch(/mcp server "b" \(\.mcp\.json\) was added or changed since this workspace was trusted/);
+    expect(warnings).toMatch(/hook PreToolUse `touch hook2-ran` \(\.claude\/settings\.json\) was added or changed/);
+    expect(warnings).toMatch(/code plugin p \(plugins\/p\/index\.mjs\) was added or changed/);
+
+    const doctor = await keel("doctor");
+    const checks = doctor.json().checks as { name: string; status: string; message: string }[];
+    expect(
+      checks.filter((c) => c.name === "trust" && c.message.includes("this workspace is trusted, but 3 item(s) were added or changed since")),
+    ).toMatchObject([{ status: "warn" }]);
+
+    // --trust runs everything for one invocation; a new keel trust approves the new set.
+    expect((await keel("--trust", "call", "mcp__b__tuple", "--input", JSON.stringify({ pair: ["z", 3] }))).json()).toMatchObject({ ok: true });
+    await keel("trust");
+    rmSync(ws.path("b-started"), { force: true });
+    expect((await keel("call", "mcp__b__tuple", "--input", JSON.stringify({ pair: ["z", 3] }))).json()).toMatchObject({ ok: true });
+    expect(ws.exists("b-started")).toBe(true);
+    expect(ws.exists("hook2-ran")).toBe(true);
+  });
+
+  it("a trust record written before approvals (no `approved` list) keeps the config trusted but starts none of the workspace's servers", async () => {
+    ws = makeWorkspace({ ".mcp.json": { mcpServers: { a: server("a-started") } } }, { git: true });
+    writeFileSync(join(ws.keelHome, "trust.json"), JSON.stringify({ trusted: [{ root: ws.root, at: "2026-11-01T00:00:00.000Z" }] }));
+    const r = await runKeel(["--json", "call", "mcp__a__tuple", "--input", JSON.stringify({ pair: ["x", 1] })], { cwd: ws.root, env: ws.env });
+    expect(r.json().content).toMatch(/was added or changed since this workspace was trusted.*keel trust/);
+    expect(ws.exists("a-started")).toBe(false);
+  });
+});
