@@ -126,6 +126,8 @@ export class Host {
     this.events = options.events ?? new JsonlEventSink(join(workspace.stateDir, "events.jsonl"), () => this.ensureStateDir(), false, options.onEvent);
     this.artifacts = new ArtifactStore(join(workspace.stateDir, "artifacts"), workspace.root, () => this.ensureStateDir());
     this.fileBaselines = new PersistentBaselineStore(workspace.stateDir);
+    // The config's widening settings were approved (or held back) while loading: recorded here, with the warning.
+    if (configInfo.trustItem) this.approves(configInfo.trustItem);
     for (const d of configInfo.diagnostics) this.diagnostics.add(d);
     for (const layer of configInfo.broken)
       this.diagnostics.error("config", `Config file could not be loaded and was skipped: ${layer.error}`, { file: layer.file });
@@ -139,7 +141,7 @@ export class Host {
     const trust = options.reviewTrust ? REVIEW_TRUST : await workspaceTrust(workspace, options.trust, env);
     const loaded: LoadedConfig = options.config
       ? { config: options.config, layers: [], broken: [], allowLevels: {}, diagnostics: [] }
-      : await loadConfig(workspace, trust.trusted);
+      : await loadConfig(workspace, trust.trusted, (item) => trustApproves(trust, item));
     const { config, ...info } = withProgramSettings(loaded, options);
     return new Host(workspace, config, info, trust, { ...options, env });
   }
@@ -147,6 +149,11 @@ export class Host {
   /** The workspace is trusted (`keel trust`, `--trust`): its config may widen, and what it declares may run once approved (`approves`). */
   get trusted(): boolean {
     return this.trust.trusted;
+  }
+
+  /** The workspace's config was merged as trusted: it is trusted and its widening settings are as `keel trust` approved them. */
+  get configTrusted(): boolean {
+    return this.trust.trusted && (this.configInfo.trustItem === undefined || trustApproves(this.trust, this.configInfo.trustItem));
   }
 
   /**
@@ -161,7 +168,7 @@ export class Host {
     if (this.trust.trusted && !this.options.reviewTrust)
       this.diagnostics.warn(
         "trust",
-        `${item.kind} ${item.name} was added or changed since this workspace was trusted: it does not run until you review it with \`keel trust\` (which lists what it approves), or pass --trust for one run.`,
+        `${item.kind} ${item.name} was added or changed since this workspace was trusted: ${item.kind === "config" ? "they are not applied (the workspace's config only restricts)" : "it does not run"} until you review it with \`keel trust\` (which lists what it approves), or pass --trust for one run.`,
         file ? { file } : {},
       );
     return false;

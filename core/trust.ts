@@ -16,12 +16,13 @@ interface TrustFile {
 }
 
 /**
- * Something a trusted workspace makes keel run without asking: an MCP server it starts, a command
- * hook, a code plugin's module. `config` is what identifies what would run (command line, URL,
+ * Something a trusted workspace makes keel run or allow without asking: an MCP server it starts, a
+ * command hook, a code plugin's module, its config's widening settings (allow rules, model endpoint, …),
+ * the `allowed-tools` of a skill or prompt command (calls they approve without asking). `config` is what identifies what would run (command line, URL,
  * module content hash, …; secrets masked): changing it needs a new `keel trust`.
  */
 export interface TrustItem {
-  kind: "mcp server" | "hook" | "code plugin";
+  kind: "mcp server" | "hook" | "code plugin" | "config" | "skill" | "command";
   /** Shown in `keel trust` and in diagnostics, e.g. `github (.mcp.json)`. */
   name: string;
   config: unknown;

@@ -2,7 +2,8 @@ import { ManifestError } from "../errors.js";
 import type { Workspace } from "../workspace.js";
 import type { KeelConfig, KeelConfigSchema } from "./config-schema.js";
 import type { Diagnostic } from "../diagnostics.js";
-import type { contribution, mergeLayers, MergedLayers } from "./merge-layers.js";
+import type { contribution, mergeLayers, MergedLayers, wideningSettings } from "./merge-layers.js";
+import type { TrustItem } from "../trust.js";
 import { codeConfigFiles, type ConfigLayer, type TrustLevel, jsonLayerFiles, loadProjectLayer, localConfigFile, readJsonLayer } from "./config-sources.js";
 
 /** The merged config plus the layers it came from. */
@@ -15,6 +16,8 @@ export interface LoadedConfig {
   allowLevels: Record<string, TrustLevel>;
   /** Ignored keys of an untrusted workspace, translated or untranslatable rules, unknown keys, code config files. */
   diagnostics: Diagnostic[];
+  /** What the workspace's config sets that widens, as `keel trust` approves it (see `wideningSettings`). */
+  trustItem?: TrustItem;
 }
 
 export { deepMerge } from "./deep-merge.js";
@@ -33,6 +36,7 @@ export async function keelConfigSchema(): Promise<typeof KeelConfigSchema> {
 export interface LayerMerging {
   mergeLayers: typeof mergeLayers;
   contribution: typeof contribution;
+  wideningSettings: typeof wideningSettings;
 }
 
 /**
@@ -40,8 +44,8 @@ export interface LayerMerging {
  * without config files has no layer to merge.
  */
 export async function layerMerging(): Promise<LayerMerging> {
-  const { mergeLayers, contribution } = await import("./merge-layers.js");
-  return { mergeLayers, contribution };
+  const { mergeLayers, contribution, wideningSettings } = await import("./merge-layers.js");
+  return { mergeLayers, contribution, wideningSettings };
 }
 
 /** Loads every config layer in order (user, legacy, claude, project, local). */
@@ -64,7 +68,7 @@ const OWN_LAYERS: ReadonlySet<ConfigLayer["source"]> = new Set(["user", "project
  * files of other tools (legacy, Claude settings) are skipped and returned in `broken`.
  * A merged value that violates keel's schema throws a ManifestError naming the field and file.
  */
-export async function loadConfig(ws: Workspace, trusted = false): Promise<LoadedConfig> {
+export async function loadConfig(ws: Workspace, trusted = false, approves?: (item: TrustItem) => boolean): Promise<LoadedConfig> {
   const all = await loadConfigLayers(ws);
   const ownBroken = all.find((l) => !l.value && OWN_LAYERS.has(l.source));
   if (ownBroken)
@@ -75,7 +79,11 @@ export async function loadConfig(ws: Workspace, trusted = false): Promise<Loaded
   const layers = all.filter((l) => l.value);
   const broken = all.filter((l) => !l.value);
   const nothing: MergedLayers = { value: {}, allowLevels: {}, diagnostics: [], invalid: [] };
-  const { value: merged, allowLevels, diagnostics, invalid } = layers.length ? (await layerMerging()).mergeLayers(layers, trusted) : nothing;
+  const merging = layers.length ? await layerMerging() : undefined;
+  // A trusted workspace's widening settings apply as `keel trust` approved them; changed since, the config only restricts.
+  const trustItem = trusted && merging ? merging.wideningSettings(layers, ws.root) : undefined;
+  if (trustItem && approves && !approves(trustItem)) trusted = false;
+  const { value: merged, allowLevels, diagnostics, invalid } = merging ? merging.mergeLayers(layers, trusted) : nothing;
   const own = invalid.find((i) => OWN_LAYERS.has(i.source));
   if (own) throw new ManifestError(`Invalid config field "${own.path}" in ${own.file}: ${own.message}. Fix the file, then retry.`, own.file, own.path);
   for (const file of codeConfigFiles(ws))
@@ -86,7 +94,7 @@ export async function loadConfig(ws: Workspace, trusted = false): Promise<Loaded
       message: "This config file is code and was not loaded: keel never executes configuration. Move its settings into keel.config.json (or .yaml).",
     });
   // No layer set anything: nothing to validate (the schema has no defaults), so the schema is not loaded.
-  if (Object.keys(merged).length === 0) return { config: {}, layers, broken, allowLevels, diagnostics };
+  if (Object.keys(merged).length === 0) return { config: {}, layers, broken, allowLevels, diagnostics, trustItem };
   const parsed = (await keelConfigSchema()).safeParse(merged);
   if (!parsed.success) {
     const issue = innermostIssue(parsed.error.issues[0]!);
@@ -94,7 +102,7 @@ export async function loadConfig(ws: Workspace, trusted = false): Promise<Loaded
     const culprit = [...layers].reverse().find((l) => hasPath(l.value!, issue.path as PropertyKey[]));
     throw new ManifestError(`Invalid config field "${field}"${culprit ? ` in ${culprit.file}` : ""}: ${issue.message}.`, culprit?.file, field);
   }
-  return { config: parsed.data, layers, broken, allowLevels, diagnostics };
+  return { config: parsed.data, layers, broken, allowLevels, diagnostics, trustItem };
 }
 
 /** A config issue as zod reports it; union failures carry each branch's issues. */

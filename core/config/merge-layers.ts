@@ -1,4 +1,6 @@
+import { relative } from "node:path";
 import type { Diagnostic } from "../diagnostics.js";
+import type { TrustItem } from "../trust.js";
 import { translatePermissionRules } from "./claude-rules.js";
 import { unknownKeys } from "./config-keys.js";
 import { type ConfigLayer, levelOf, type TrustLevel } from "./config-sources.js";
@@ -119,6 +121,32 @@ function permissionsShapeError(permissions: unknown): { path: string; message: s
 export function contribution(layer: ConfigLayer, trusted: boolean): { value: Record<string, unknown>; ignored: string[] } {
   const value = layer.source === "claude" ? pick(layer.value ?? {}, "permissions") : (layer.value ?? {});
   return levelOf(layer.source) === "workspace" && !trusted ? restrictUntrusted(value) : { value, ignored: [] };
+}
+
+/**
+ * What the workspace's config sets that widens (every key `restrictUntrusted` would drop, with its
+ * value, per file), as the TrustItem `keel trust` approves; undefined when it sets nothing that
+ * widens. Files are named relative to `root`.
+ */
+export function wideningSettings(layers: ConfigLayer[], root: string): TrustItem | undefined {
+  const parts: [string, [string, unknown][]][] = [];
+  for (const layer of layers) {
+    if (!layer.value || levelOf(layer.source) !== "workspace") continue;
+    const source = contribution(layer, true).value;
+    const { ignored } = contribution(layer, false);
+    if (ignored.length) parts.push([relative(root, layer.file), ignored.map((key) => [key, valueAt(source, key)])]);
+  }
+  if (!parts.length) return undefined;
+  const keys = [...new Set(parts.flatMap(([, entries]) => entries.map(([key]) => key)))];
+  return { kind: "config", name: `settings that widen (${keys.join(", ")} in ${parts.map(([file]) => file).join(", ")})`, config: parts };
+}
+
+/** The value at a dotted key of a config layer (`model.name` of a string model is the string). */
+function valueAt(value: Record<string, unknown>, dotted: string): unknown {
+  const [key, sub] = dotted.split(".", 2) as [string, string | undefined];
+  const v = value[key];
+  if (sub === undefined || !isPlainObject(v)) return v;
+  return v[sub];
 }
 
 function pick(value: Record<string, unknown>, key: string): Record<string, unknown> {

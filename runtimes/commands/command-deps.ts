@@ -5,9 +5,21 @@ import type { RenderDeps } from "./render-command.js";
 /** Most bytes of an `@file` included in a command's prompt. */
 const MAX_FILE_BYTES = 256 * 1024;
 
-/** True when a command's shell lines may run at all: it comes from the user level, or the workspace is trusted. */
+/**
+ * True when a command's shell lines may run at all: it comes from the user level, or the workspace
+ * is trusted (and a Claude command's `allowed-tools`, which approve its lines, are as `keel trust` approved them).
+ */
 export function commandMayRunShell(host: Host, cmd: PromptCommand): boolean {
-  return cmd.level === "user" || host.trusted;
+  return shellRefusal(host, cmd) === undefined;
+}
+
+/** Why a command's shell lines may not run, or undefined when they may. */
+function shellRefusal(host: Host, cmd: PromptCommand): string | undefined {
+  if (cmd.level === "user") return undefined;
+  if (!host.trusted) return "this workspace is not trusted, so its commands run no shell lines (keel trust, or --trust)";
+  if (cmd.syntax === "claude" && cmd.allowedTools?.length && host.service("workflows")?.allowedToolsApproved(cmd) === false)
+    return "its allowed-tools were added or changed since this workspace was trusted: review them with `keel trust` (or pass --trust)";
+  return undefined;
 }
 
 /**
@@ -42,7 +54,8 @@ export function commandRenderDeps(host: Host, cmd: PromptCommand, run: RunContex
       }
     },
     async runShell(command) {
-      if (!commandMayRunShell(host, cmd)) throw new Error("this workspace is not trusted, so its commands run no shell lines (keel trust, or --trust)");
+      const refused = shellRefusal(host, cmd);
+      if (refused) throw new Error(refused);
       const bash = host.registry.resolve("bash")?.tool;
       if (!bash) throw new Error("the bash tool is not available");
       // Claude: `allowed-tools` pre-approves the line (like an approval; deny rules still win).

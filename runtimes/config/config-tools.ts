@@ -41,7 +41,7 @@ export function configTools(host: Host): ToolDefinition[] {
         async execute(input) {
           const [{ ConfigView, checkSource }, { formatKeyPath, parseKeyPath }] = await views();
           const source = checkSource(input.source);
-          const view = await ConfigView.load(ws, host.trusted);
+          const view = await ConfigView.load(ws, host.configTrusted);
           const prefix = input.prefix === undefined ? undefined : formatKeyPath(parseKeyPath(input.prefix));
           const all = view.entries(source).filter((e) => !prefix || e.key === prefix || e.key.startsWith(prefix + ".") || e.key.startsWith(prefix + "["));
           const entries = all.slice(0, input.limit ?? 200);
@@ -74,7 +74,7 @@ export function configTools(host: Host): ToolDefinition[] {
         const [{ ConfigView, checkSource }, { formatKeyPath, parseKeyPath }] = await views();
         const keys = parseKeyPath(input.key_path);
         const source = checkSource(input.source);
-        const view = await ConfigView.load(ws, host.trusted);
+        const view = await ConfigView.load(ws, host.configTrusted);
         const hit = view.lookup(keys, source);
         const key = formatKeyPath(keys);
         if (!hit)
@@ -117,7 +117,7 @@ export function configTools(host: Host): ToolDefinition[] {
           const [{ setConfigValue }, [, { parseKeyPath }]] = await Promise.all([import("./config-writer.js"), views()]);
           const keys = parseKeyPath(input.key_path);
           if ((input.source ?? "local") === "local") host.ensureStateDir();
-          const result = await setConfigValue(ws, keys, input.value, input.source ?? "local", host.trusted);
+          const result = await setConfigValue(ws, keys, input.value, input.source ?? "local", host.configTrusted);
           const over = result.overriddenBy ? `\nNote: ${result.overriddenBy.source} (${show(result.overriddenBy.file)}) sets ${result.key} too and wins.` : "";
           return {
             content: `Set ${result.key} = ${JSON.stringify(result.value)} in ${result.source} (${show(result.file)}${result.created ? ", created" : ""}). It applies from the next command.${over}`,

@@ -1,5 +1,5 @@
 import { readdirSync } from "node:fs";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { allowedToolsAllow, type Host, type KeelPlugin } from "../../core/index.js";
 import { discoveryDirs } from "../../manifests/discovery-scope.js";
 import type { SkillDef, SkillPlace } from "../../manifests/claude/load-skills.js";
@@ -26,6 +26,8 @@ export function skillsRuntime(): KeelPlugin {
     name: PLUGIN_NAME,
     apply(host: Host) {
       let skills: SkillDef[] = [];
+      /** Skills whose `allowed-tools` may approve calls: user-level ones, and a trusted workspace's as `keel trust` approved them. */
+      let widening = new Set<SkillDef>();
       host.provide("skills", { list: () => skills });
       const places = skillPlaces(host);
       if (!places.some(hasEntries)) return;
@@ -34,6 +36,14 @@ export function skillsRuntime(): KeelPlugin {
         const loaded = loadSkills(places);
         for (const d of loaded.diagnostics) host.diagnostics.add(d);
         skills = loaded.skills;
+        widening = new Set(
+          skills.filter(
+            (s) =>
+              s.allowedTools?.length &&
+              (s.level === "user" ||
+                host.approves({ kind: "skill", name: `${s.name} (${relative(host.workspace.root, s.file)})`, config: [s.name, s.allowedTools] }, s.file)),
+          ),
+        );
         if (skills.length) host.registry.register(skillTool(skills, (skill, sessionId) => activate(host, skill, sessionId)));
       });
       // `allowed-tools` of a skill loaded in this session approve matching calls that would ask
@@ -41,7 +51,7 @@ export function skillsRuntime(): KeelPlugin {
       host.hooks.beforeTool.tapPromise(PLUGIN_NAME, async (ctx) => {
         const sessionId = ctx.run.sessionId;
         if (!sessionId || ctx.permission) return undefined;
-        const active = activeSkills(host, sessionId, skills).filter((s) => s.allowedTools?.length && (s.level === "user" || host.trusted));
+        const active = activeSkills(host, sessionId, skills).filter((s) => widening.has(s));
         if (!active.length) return undefined;
         const cwd = ctx.run.cwd ?? host.activeDir;
         for (const skill of active)

@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { didYouMean, errorMessage, type Host, UsageError } from "../../core/index.js";
 import { commandPlaces } from "../../manifests/commands/command-places.js";
 import type { PromptCommand } from "../../manifests/commands/prompt-command.js";
@@ -12,6 +12,8 @@ import { workflowNeedsTrust } from "./workflow-trust.js";
 /** The workflow runtime's API, provided as `"workflows"`: the catalog, runs and run history. */
 export class WorkflowService {
   private catalog: WorkflowCatalog = { workflows: [], files: [] };
+  /** A trusted workspace's Claude commands whose `allowed-tools` `keel trust` approved (their shell lines may run). */
+  private approved = new Set<PromptCommand>();
 
   constructor(private readonly host: Host) {}
 
@@ -39,6 +41,11 @@ export class WorkflowService {
     ]);
     const loaded = loadCommands(places);
     for (const d of loaded.diagnostics) this.host.diagnostics.add(d);
+    const root = this.host.workspace.root;
+    for (const cmd of loaded.commands)
+      if (cmd.level !== "user" && cmd.allowedTools?.length)
+        if (this.host.approves({ kind: "command", name: `/${cmd.name} (${relative(root, cmd.file)})`, config: [cmd.name, cmd.allowedTools] }, cmd.file))
+          this.approved.add(cmd);
     for (const cmd of loaded.commands) {
       const taken = this.get(cmd.name);
       if (taken)
@@ -51,6 +58,11 @@ export class WorkflowService {
         );
       else this.catalog.workflows.push(commandWorkflow(cmd));
     }
+  }
+
+  /** True when a workspace command's `allowed-tools` are as `keel trust` approved them. */
+  allowedToolsApproved(cmd: PromptCommand): boolean {
+    return this.approved.has(cmd);
   }
 
   /** The prompt command of that name (`/name`), when there is one. */

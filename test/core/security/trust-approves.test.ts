@@ -80,6 +80,30 @@ describe("keel trust approves what the workspace declares now; what is added or 
     expect(ws.exists("hook2-ran")).toBe(true);
   });
 
+  it("the config's widening settings (allow rules, model endpoint, …) apply as approved; changed since, the config only restricts until the next keel trust", async () => {
+    ws = makeWorkspace({ "keel.config.json": { permissions: { allow: ["bash(echo *)"], deny: ["bash(rm *)"] } } }, { git: true });
+    const keel = (...args: string[]) => runKeel(["--json", ...args], { cwd: ws!.root, env: ws!.env });
+    const echo = () => keel("call", "bash", "--input", JSON.stringify({ command: "echo hi" }));
+    const trusted = await keel("trust");
+    expect(trusted.json().approved).toMatchObject([{ kind: "config", name: "settings that widen (permissions.allow in keel.config.json)" }]);
+    expect((await echo()).json()).toMatchObject({ ok: true, content: expect.stringContaining("hi") }); // allowed without --yes
+    // A deny rule added since is a restriction: it applies, and the allow rule is still approved.
+    ws.write("keel.config.json", { permissions: { allow: ["bash(echo *)"], deny: ["bash(rm *)", "bash(curl *)"] } });
+    expect((await echo()).json()).toMatchObject({ ok: true });
+    // The allow rules changed (as a sandboxed command or a git pull could): the workspace's config only restricts.
+    ws.write("keel.config.json", { permissions: { allow: ["bash"], deny: ["bash(rm *)"] } });
+    const held = await echo();
+    expect(held.json()).toMatchObject({ ok: false, code: "approval_required" });
+    const tools = await keel("tools");
+    const messages = (tools.json().diagnostics as { message: string }[]).map((d) => d.message).join("\n");
+    expect(messages).toMatch(
+      /config settings that widen \(permissions\.allow in keel\.config\.json\) was added or changed since this workspace was trusted: they are not applied/,
+    );
+    expect((await keel("call", "bash", "--input", JSON.stringify({ command: "rm -rf x" }))).json()).toMatchObject({ code: "permission_denied" }); // its deny rules still apply
+    await keel("trust");
+    expect((await echo()).json()).toMatchObject({ ok: true });
+  });
+
   it("a trust record written before approvals (no `approved` list) keeps the config trusted but starts none of the workspace's servers", async () => {
     ws = makeWorkspace({ ".mcp.json": { mcpServers: { a: server("a-started") } } }, { git: true });
     writeFileSync(join(ws.keelHome, "trust.json"), JSON.stringify({ trusted: [{ root: ws.root, at: "2026-11-01T00:00:00.000Z" }] }));

@@ -1,0 +1,58 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { useOpenAIServer } from "../../helpers/openai-server.js";
+import { runKeel } from "../../helpers/run-cli.js";
+import { makeWorkspace, type TempWorkspace } from "../../helpers/temp-workspace.js";
+
+const server = useOpenAIServer();
+let ws: TempWorkspace | undefined;
+afterEach(() => ws?.cleanup());
+
+/** The text of the last user message the model was sent. */
+function lastUserText(): string {
+  const messages = server.requests.at(-1)!.messages;
+  return String([...messages].reverse().find((m) => m.role === "user")!.content);
+}
+
+describe("allowed-tools of a trusted workspace's skills and prompt commands approve calls only as keel trust approved them", () => {
+  it("a Claude command's !`cmd` lines run under its approved allowed-tools; changed allowed-tools hold them back until the next keel trust", async () => {
+    ws = makeWorkspace({ ".claude/commands/status.md": "---\nallowed-tools: Bash(echo:*)\n---\nEcho: !`echo cmd-ran`" }, { git: true });
+    ws.writeUserConfig({ model: { name: "m", baseUrl: server.baseUrl } });
+    const keel = (...args: string[]) => runKeel(args, { cwd: ws!.root, env: ws!.env });
+    const trusted = await keel("--json", "trust");
+    expect(trusted.json().approved).toMatchObject([{ kind: "command", name: "/status (.claude/commands/status.md)" }]);
+    server.push({ text: "ok" });
+    await keel("run", "/status");
+    expect(lastUserText()).toBe("Echo: cmd-ran");
+    ws.write(".claude/commands/status.md", "---\nallowed-tools: Bash(echo:*), Bash(touch:*)\n---\nEcho: !`echo cmd-ran`");
+    server.push({ text: "ok" });
+    await keel("run", "/status");
+    expect(lastUserText()).toMatch(/^Echo: \[output of `echo cmd-ran` not included: its allowed-tools were added or changed since this workspace was trusted/);
+    await keel("trust");
+    server.push({ text: "ok" });
+    await keel("run", "/status");
+    expect(lastUserText()).toBe("Echo: cmd-ran");
+  });
+
+  it("a workspace skill's allowed-tools approve calls once keel trust approved them; changed, the calls ask again", async () => {
+    ws = makeWorkspace(
+      { ".claude/skills/local/SKILL.md": "---\nname: local\ndescription: Local deploy\nallowed-tools: Bash(echo:*)\n---\nRun echo deployed." },
+      { git: true },
+    );
+    ws.writeUserConfig({ model: { name: "m", baseUrl: server.baseUrl } });
+    // Exactly the replies a run uses are queued: a paused run stops before the third.
+    const run = async (pauses: boolean) => {
+      server.push(
+        { toolCalls: [{ id: "s1", name: "skill", arguments: { name: "local" } }] },
+        { toolCalls: [{ id: "b1", name: "bash", arguments: { command: "echo deployed" } }] },
+        ...(pauses ? [] : [{ text: "done" }]),
+      );
+      const r = await runKeel(["--json", "run", "deploy it"], { cwd: ws!.root, env: ws!.env });
+      return r.json<{ reason: string }>().reason;
+    };
+    const trusted = await runKeel(["--json", "trust"], { cwd: ws.root, env: ws.env });
+    expect(trusted.json().approved).toMatchObject([{ kind: "skill", name: "local (.claude/skills/local/SKILL.md)" }]);
+    expect(await run(false)).toBe("answer"); // echo approved by the skill: no prompt
+    ws.write(".claude/skills/local/SKILL.md", "---\nname: local\ndescription: Local deploy\nallowed-tools: Bash(*)\n---\nRun echo deployed.");
+    expect(await run(true)).toBe("awaiting_approval");
+  });
+});
