@@ -125,7 +125,9 @@ describe("MCP OAuth (against examples/oauth-mcp-server.mjs)", () => {
       await new Promise((r) => setTimeout(r, 3500));
       const call = await runKeel(["--trust", "--yes", "--json", "call", "mcp__short__whoami"], { cwd: w.root, env: w.env });
       expect(call.json(), call.stdout).toMatchObject({ ok: true });
-      expect((await short.log()).stats.refreshes).toBe(1);
+      // At least one refresh (more only if a loaded machine let the 3 s token expire again mid-call); no new login.
+      const once = (await short.log()).stats.refreshes;
+      expect(once).toBeGreaterThanOrEqual(1);
       expect(accessToken(file!)).not.toBe(first);
       expect(statSync(file!).mode & 0o777).toBe(0o600);
       // Two keel processes find the token expired at once: the server rotates refresh tokens, so only
@@ -135,7 +137,10 @@ describe("MCP OAuth (against examples/oauth-mcp-server.mjs)", () => {
         [1, 2].map(() => runKeelProcess(["--trust", "--yes", "--json", "call", "mcp__short__whoami"], { cwd: w.root, env: w.env })),
       );
       for (const r of both) expect(r.json(), r.stdout).toMatchObject({ ok: true });
-      expect((await short.log()).stats.refreshes).toBe(2);
+      // Both stayed logged in (that is the lock's doing: without it the second refresh, with a rotated
+      // token, fails). Usually one refresh serves both; a busy machine can let the 3 s token expire
+      // again before the second process starts, and then it refreshes once more, also under the lock.
+      expect((await short.log()).stats.refreshes).toBeGreaterThan(once);
     } finally {
       await short.stop();
       w.cleanup();
