@@ -84,3 +84,21 @@ export async function recordTrust(ws: Workspace, revoke = false, items: readonly
     return { value: { trusted: revoke ? rest : [...rest, { root: ws.root, at: new Date().toISOString(), approved }] }, result: undefined };
   });
 }
+
+/**
+ * Adds `item`'s pin to the workspace's trust record (the user changed it from their own command
+ * line, e.g. `keel config set`, on top of what was approved); no-op without a record. Never throws.
+ */
+export async function approveTrustItem(ws: Workspace, item: TrustItem): Promise<void> {
+  try {
+    await updateJsonState<TrustFile, void>(trustFile(ws), { trusted: [] }, (cur) => {
+      const pin = trustPin(item);
+      const trusted = (cur.trusted ?? []).map((t) =>
+        t.root === ws.root && Array.isArray(t.approved) && !t.approved.includes(pin) ? { ...t, approved: [...t.approved, pin].sort() } : t,
+      );
+      return { value: { trusted }, result: undefined };
+    });
+  } catch {
+    // the next `keel trust` approves it
+  }
+}

@@ -1,5 +1,5 @@
 import { relative, sep } from "node:path";
-import { defineTool, type Host, objectSchema, ToolError, type ToolDefinition } from "../../core/index.js";
+import { approveTrustItem, defineTool, type Host, objectSchema, ToolError, type ToolDefinition } from "../../core/index.js";
 import { CONFIG_SOURCES, WRITABLE_SOURCES } from "./config-source-lists.js";
 import type { ConfigEntry } from "./config-view.js";
 
@@ -114,10 +114,15 @@ export function configTools(host: Host): ToolDefinition[] {
               `config_set may write the user config ($KEEL_HOME/config.json) only from the user's own command line, not from ${ctx.run.origin}: it applies to every project. Ask the user to run \`keel config set ${input.key_path} VALUE --source user\`, or write to source local or project.`,
               "precondition_failed",
             );
-          const [{ setConfigValue }, [, { parseKeyPath }]] = await Promise.all([import("./config-writer.js"), views()]);
+          const [{ setConfigValue }, [{ ConfigView }, { parseKeyPath }]] = await Promise.all([import("./config-writer.js"), views()]);
           const keys = parseKeyPath(input.key_path);
           if ((input.source ?? "local") === "local") host.ensureStateDir();
           const result = await setConfigValue(ws, keys, input.value, input.source ?? "local", host.configTrusted);
+          // The user's own change on top of approved settings stays approved (a change by anyone else waits for `keel trust`).
+          if (USER_CONFIG_WRITERS.has(ctx.run.origin ?? "api") && host.trust.approved && host.configTrusted) {
+            const widening = (await ConfigView.load(ws, true)).wideningSettings(ws.root);
+            if (widening) await approveTrustItem(ws, widening);
+          }
           const over = result.overriddenBy ? `\nNote: ${result.overriddenBy.source} (${show(result.overriddenBy.file)}) sets ${result.key} too and wins.` : "";
           return {
             content: `Set ${result.key} = ${JSON.stringify(result.value)} in ${result.source} (${show(result.file)}${result.created ? ", created" : ""}). It applies from the next command.${over}`,

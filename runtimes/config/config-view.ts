@@ -7,6 +7,7 @@ import {
   type LayerMerging,
   loadConfigLayers,
   ToolError,
+  type TrustItem,
   type Workspace,
 } from "../../core/index.js";
 import { CONFIG_SOURCES } from "./config-source-lists.js";
@@ -34,6 +35,11 @@ export class ConfigView {
   static async load(ws: Workspace, trusted: boolean): Promise<ConfigView> {
     const [layers, merging] = await Promise.all([loadConfigLayers(ws), layerMerging()]);
     return new ConfigView(layers, trusted, merging);
+  }
+
+  /** What the workspace's layers set that widens, as `keel trust` pins it (see `wideningSettings`). */
+  wideningSettings(root: string): TrustItem | undefined {
+    return this.merging.wideningSettings(this.parsed(), root);
   }
 
   /** Parsed layers of one source, or all of them. */

@@ -102,6 +102,13 @@ describe("keel trust approves what the workspace declares now; what is added or 
     expect((await keel("call", "bash", "--input", JSON.stringify({ command: "rm -rf x" }))).json()).toMatchObject({ code: "permission_denied" }); // its deny rules still apply
     await keel("trust");
     expect((await echo()).json()).toMatchObject({ ok: true });
+    // The user's own `keel config set` on top of approved settings stays approved; a model's config_set does not.
+    const set = await keel("--yes", "config", "set", "permissions.allow", '["bash(echo *)", "bash(ls*)"]', "--source", "project");
+    expect(set.exitCode, set.stderr).toBe(0);
+    const ls = await keel("call", "bash", "--input", JSON.stringify({ command: "ls" }));
+    expect(ls.json()).toMatchObject({ ok: true });
+    const noWarning = await keel("tools");
+    expect(JSON.stringify(noWarning.json().diagnostics)).not.toContain("since this workspace was trusted");
   });
 
   it("a trust record written before approvals (no `approved` list) keeps the config trusted but starts none of the workspace's servers", async () => {
