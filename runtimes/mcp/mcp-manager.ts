@@ -61,13 +61,18 @@ export class McpManager {
       onToolsChanged: (conn) => this.syncServer(conn),
     };
     this.connections = discovered.servers.map((s) => new McpConnection(s, full));
-    // A workspace's server runs when the workspace is trusted and the server is as `keel trust` approved it.
+    // A workspace's server runs when the workspace is trusted and the server is as `keel trust` approved it
+    // (as expanded, and as written: which variable feeds each value, sandbox, oauth, tool filters).
     for (const c of this.connections)
       if (!c.config.trustedByOrigin)
         this.approved.set(
           c,
           host.approves(
-            { kind: "mcp server", name: `"${c.name}" (${relative(host.workspace.root, c.config.origin.file)})`, config: serverIdentity(c.config) },
+            {
+              kind: "mcp server",
+              name: `"${c.name}" (${relative(host.workspace.root, c.config.origin.file)})`,
+              config: [serverIdentity(c.config), c.config.declared ?? null],
+            },
             c.config.origin.file,
           ),
         );

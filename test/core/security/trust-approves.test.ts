@@ -80,6 +80,23 @@ describe("keel trust approves what the workspace declares now; what is added or 
     expect(ws.exists("hook2-ran")).toBe(true);
   });
 
+  it("a server's pin covers what its entry says, not only what it expands to: dropping `sandbox` or feeding a value from another variable is a change", async () => {
+    const entry = (extra: object) => ({ mcpServers: { a: { ...server("a-started"), env: { TOKEN: "${GOOD_TOKEN}" }, sandbox: true, ...extra } } });
+    ws = makeWorkspace({ ".mcp.json": entry({}) }, { git: true });
+    const env = { ...ws.env, GOOD_TOKEN: "good-token-value-1234", OTHER_SECRET: "other-secret-value-5678" };
+    const keel = (...args: string[]) => runKeel(["--json", ...args], { cwd: ws!.root, env });
+    expect((await keel("trust")).json().approved).toMatchObject([{ kind: "mcp server", name: '"a" (.mcp.json)' }]);
+    const heldWarning = async () =>
+      ((await keel("tools")).json().diagnostics as { message: string }[]).some((d) => /mcp server "a" \(\.mcp\.json\) was added or changed/.test(d.message));
+    expect(await heldWarning()).toBe(false);
+    for (const changed of [entry({ sandbox: false }), entry({ env: { TOKEN: "${OTHER_SECRET}" } })]) {
+      rmSync(ws.path("a-started"), { force: true });
+      ws.write(".mcp.json", changed);
+      expect(await heldWarning(), JSON.stringify(changed)).toBe(true);
+      expect(ws.exists("a-started")).toBe(false);
+    }
+  });
+
   it("a trust record written before approvals (no `approved` list) keeps the config trusted but starts none of the workspace's servers", async () => {
     ws = makeWorkspace({ ".mcp.json": { mcpServers: { a: server("a-started") } } }, { git: true });
     writeFileSync(join(ws.keelHome, "trust.json"), JSON.stringify({ trusted: [{ root: ws.root, at: "2026-11-01T00:00:00.000Z" }] }));
