@@ -97,6 +97,18 @@ describe("keel trust approves what the workspace declares now; what is added or 
     }
   });
 
+  it("a hook held back in a trusted workspace says so when its event fires (not that the workspace is untrusted)", async () => {
+    ws = makeWorkspace({ ".claude/settings.json": { hooks: hook("hook-ran") } }, { git: true });
+    const keel = (...args: string[]) => runKeel(["--json", ...args], { cwd: ws!.root, env: ws!.env });
+    await keel("trust");
+    ws.write(".claude/settings.json", { hooks: hook("hook2-ran") });
+    const r = await keel("call", "read_file", "--input", JSON.stringify({ path: ".claude/settings.json" }));
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(ws.exists("hook2-ran")).toBe(false);
+    expect(r.stderr).toContain("did not run: they were added or changed since this workspace was trusted");
+    expect(r.stderr).not.toContain("this workspace is not trusted");
+  });
+
   it("a trust record written before approvals (no `approved` list) keeps the config trusted but starts none of the workspace's servers", async () => {
     ws = makeWorkspace({ ".mcp.json": { mcpServers: { a: server("a-started") } } }, { git: true });
     writeFileSync(join(ws.keelHome, "trust.json"), JSON.stringify({ trusted: [{ root: ws.root, at: "2026-11-01T00:00:00.000Z" }] }));
