@@ -196,6 +196,8 @@ export class McpManager {
       startupMs: c.timings.totalMs !== undefined ? Math.round(c.timings.totalMs) : null,
       lastError: c.lastError ?? null,
       ...(c.state === "needs_login" ? { hint: `run \`${loginCommand(c.name)}\` to authorize keel with this server` } : {}),
+      // Held back in a trusted workspace (added or changed since `keel trust`): say so, not "untrusted workspace".
+      ...(c.state === "untrusted" && this.host.trusted ? { hint: this.untrustedReason(c) } : {}),
       ...(c.state !== "needs_login" && c.pendingScope
         ? { hint: `a tool needs a wider authorization (scopes: ${c.pendingScope}): run \`${loginCommand(c.name)}\` again to grant it` }
         : {}),

@@ -54,6 +54,14 @@ describe("keel trust approves what the workspace declares now; what is added or 
     const held = await keel("call", "mcp__b__tuple", "--input", JSON.stringify({ pair: ["x", 1] }));
     expect(held.exitCode).toBe(1);
     expect(held.json().content).toMatch(/MCP server "b" \(\.mcp\.json\) was added or changed since this workspace was trusted/);
+    // `keel mcp` and `keel mcp doctor` say why too (not that the workspace is untrusted)
+    const listed = (await keel("mcp")).json().servers as { name: string; state: string; hint?: string }[];
+    expect(listed.find((s) => s.name === "b")).toMatchObject({
+      state: "untrusted",
+      hint: expect.stringContaining("was added or changed since this workspace was trusted"),
+    });
+    const doctored = (await keel("mcp", "doctor", "b")).json().servers as { hint?: string }[];
+    expect(doctored[0]!.hint).toContain("was added or changed since this workspace was trusted");
     const still = await keel("call", "mcp__a__tuple", "--input", JSON.stringify({ pair: ["y", 2] }));
     expect(still.json()).toMatchObject({ ok: true }); // unchanged: still approved
     expect(ws.exists("b-started")).toBe(false);
