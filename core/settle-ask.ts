@@ -33,7 +33,8 @@ export function settleAsk(host: Host, call: AskedCall): AskSettlement | Promise<
   const { tool, run, permission, hookPermission } = call;
   // Synchronous when approved without asking (the common case keeps the call free of an extra async step).
   // A strict ask (a call keel could not check exactly) is approved only by an explicit answer.
-  if (!permission.strict && run.sessionAllow?.has(tool.name)) return { approvedBy: "session" };
+  // A control-file write is not covered by an "always" given for the tool on another call (it acts like an allow rule).
+  if (!permission.strict && !permission.control && run.sessionAllow?.has(tool.name)) return { approvedBy: "session" };
   if (!permission.strict && hookPermission?.decision === "allow") return { approvedBy: `hook: ${hookPermission.by}` };
   if (!permission.strict && (run.yes ?? host.options.yes)) return { approvedBy: "--yes" };
   return askApprover(host, call);

@@ -4,6 +4,7 @@ import { PermissionPolicy } from "../../../core/permissions.js";
 import { editFileTool } from "../../../core/tools/edit-file.js";
 import { writeFileTool } from "../../../core/tools/write-file.js";
 import { runKeel } from "../../helpers/run-cli.js";
+import { openTestHost } from "../../helpers/test-host.js";
 import { makeWorkspace, type TempWorkspace } from "../../helpers/temp-workspace.js";
 
 let ws: TempWorkspace | undefined;
@@ -102,5 +103,30 @@ describe("end to end: keel call with an allow rule for write_file", () => {
     const approved = await call(".mcp.json", "--yes");
     expect(approved.exitCode, approved.stderr).toBe(0);
     expect(ws.read(".mcp.json")).toBe('{"mcpServers": {}}');
+  });
+});
+
+describe("an answer of always (for this session) covers the tool's other calls, not a control-file write", () => {
+  it("write_file approved always for src/a.txt: the next write to .mcp.json in the session is asked again", async () => {
+    ws = makeWorkspace({}, { git: true });
+    const asked: string[] = [];
+    const approver = {
+      approve: async (req: { input: unknown }) => {
+        asked.push((req.input as { path: string }).path);
+        return asked.length === 1 ? ("always" as const) : ("no" as const);
+      },
+    };
+    const host = await openTestHost(ws);
+    try {
+      const run = { sessionId: "s", sessionAllow: new Set<string>(), approver };
+      expect((await host.runTool({ tool: "write_file", input: { path: "src/a.txt", content: "a" } }, run)).ok).toBe(true);
+      expect((await host.runTool({ tool: "write_file", input: { path: "src/b.txt", content: "b" } }, run)).ok).toBe(true); // the always holds
+      const control = await host.runTool({ tool: "write_file", input: { path: ".mcp.json", content: '{"mcpServers": {}}' } }, run);
+      expect(asked).toEqual(["src/a.txt", ".mcp.json"]);
+      expect(control).toMatchObject({ ok: false, code: "user_denied" });
+      expect(ws.exists(".mcp.json")).toBe(false);
+    } finally {
+      await host.close();
+    }
   });
 });
