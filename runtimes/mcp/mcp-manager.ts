@@ -1,4 +1,4 @@
-import { relative } from "node:path";
+import { dirname, relative } from "node:path";
 import type { Host, ToolDefinition } from "../../core/index.js";
 import type { DiscoveredMcp } from "../../manifests/mcp/discover-mcp-servers.js";
 import type { LocalResource } from "../../manifests/mcp/mcp-server-config.js";
@@ -61,8 +61,7 @@ export class McpManager {
       onToolsChanged: (conn) => this.syncServer(conn),
     };
     this.connections = discovered.servers.map((s) => new McpConnection(s, full));
-    // A workspace's server runs when the workspace is trusted and the server is as `keel trust` approved it
-    // (as expanded, and as written: which variable feeds each value, sandbox, oauth, tool filters).
+    // A workspace's server runs when the workspace is trusted and the server is as `keel trust` approved it.
     for (const c of this.connections)
       if (!c.config.trustedByOrigin)
         this.approved.set(
@@ -71,7 +70,7 @@ export class McpManager {
             {
               kind: "mcp server",
               name: `"${c.name}" (${relative(host.workspace.root, c.config.origin.file)})`,
-              config: [serverIdentity(c.config), c.config.declared ?? null],
+              config: trustConfig(host, c),
             },
             c.config.origin.file,
           ),
@@ -302,6 +301,17 @@ export class McpManager {
       return serverToolDefinition(this.host, p.conn, p.info, n.name);
     });
   }
+}
+
+/**
+ * What a workspace server's trust pin covers: its transport, its entry as written (which variable
+ * feeds each value, sandbox, oauth, tool filters) and the folder of its manifest (relative paths
+ * resolve there); not the values variables expand to, which are the user's environment (a token
+ * exported after `keel trust` is no change).
+ */
+function trustConfig(host: Host, c: McpConnection): unknown {
+  if (c.config.declared === undefined) return serverIdentity(c.config);
+  return [c.config.transport, c.config.declared, relative(host.workspace.root, dirname(c.config.origin.file))];
 }
 
 /** True when `tool` is named like a tool of server `server` (`mcp__<server>__…`, also when cut to 64 characters). */

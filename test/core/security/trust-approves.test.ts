@@ -88,12 +88,14 @@ describe("keel trust approves what the workspace declares now; what is added or 
     expect(ws.exists("hook2-ran")).toBe(true);
   });
 
-  it("a server's pin covers what its entry says, not only what it expands to: dropping `sandbox` or feeding a value from another variable is a change", async () => {
+  it("a server's pin covers what its entry says, not what it expands to: dropping `sandbox` or feeding a value from another variable is a change, exporting the variable is not", async () => {
     const entry = (extra: object) => ({ mcpServers: { a: { ...server("a-started"), env: { TOKEN: "${GOOD_TOKEN}" }, sandbox: true, ...extra } } });
     ws = makeWorkspace({ ".mcp.json": entry({}) }, { git: true });
     const env = { ...ws.env, GOOD_TOKEN: "good-token-value-1234", OTHER_SECRET: "other-secret-value-5678" };
     const keel = (...args: string[]) => runKeel(["--json", ...args], { cwd: ws!.root, env });
-    expect((await keel("trust")).json().approved).toMatchObject([{ kind: "mcp server", name: '"a" (.mcp.json)' }]);
+    // Trusted in a shell where the token is not exported: the environment is the user's, not the workspace's, so no change.
+    const trusted = await runKeel(["--json", "trust"], { cwd: ws.root, env: ws.env });
+    expect(trusted.json().approved).toMatchObject([{ kind: "mcp server", name: '"a" (.mcp.json)' }]);
     const heldWarning = async () =>
       ((await keel("tools")).json().diagnostics as { message: string }[]).some((d) => /mcp server "a" \(\.mcp\.json\) was added or changed/.test(d.message));
     expect(await heldWarning()).toBe(false);
