@@ -55,7 +55,9 @@ async function askApprover(host: Host, call: AskedCall): Promise<AskSettlement> 
     });
     const how = permission.strict
       ? "Answer the prompt on a terminal (--yes does not approve a call keel could not check), or rewrite the command without the part named above."
-      : `Re-run with --yes, answer the prompt on a terminal, or add an allow rule under "permissions" in keel.config.json.`;
+      : permission.control
+        ? "Re-run with --yes, or answer the prompt on a terminal (an allow rule does not approve this write)."
+        : `Re-run with --yes, answer the prompt on a terminal, or add an allow rule under "permissions" in keel.config.json.`;
     return {
       refused: {
         code: "approval_required",

@@ -99,6 +99,9 @@ describe("end to end: keel call with an allow rule for write_file", () => {
     expect(asked.exitCode).toBe(1);
     expect(asked.json()).toMatchObject({ ok: false, phase: "permission", code: "approval_required" });
     expect(asked.json().content).toContain(".mcp.json is an MCP manifest (servers keel starts)");
+    // it says how to approve it, and not to add an allow rule (which would not)
+    expect(asked.json().content).toContain("Re-run with --yes, or answer the prompt on a terminal (an allow rule does not approve this write)");
+    expect(asked.json().content).not.toContain("add an allow rule");
     expect(ws.exists(".mcp.json")).toBe(false);
     const approved = await call(".mcp.json", "--yes");
     expect(approved.exitCode, approved.stderr).toBe(0);
