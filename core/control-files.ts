@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { isAbsolute, relative, sep } from "node:path";
-import { PROJECT_CONFIG_FILES } from "./config/config-sources.js";
+import { LEGACY_CONFIG_FILES, PROJECT_CONFIG_FILES } from "./config/config-sources.js";
 import { realOrSelf, realTarget } from "./real-path.js";
 import type { ToolDefinition } from "./types.js";
 
@@ -14,6 +14,7 @@ export const MCP_MANIFEST_NAMES = [".claw-mcp.json", ".mcp.json", ".codex-mcp.js
  */
 const CONTROL_NAMES: ReadonlySet<string> = new Set([
   ...PROJECT_CONFIG_FILES.filter((f) => !f.includes("/") && f !== "package.json"),
+  ...LEGACY_CONFIG_FILES,
   ...MCP_MANIFEST_NAMES,
   "plugin.json",
   "gemini-extension.json",

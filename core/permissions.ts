@@ -17,6 +17,8 @@ export interface PermissionDecision {
   reason: string;
   /** For `ask`: only an explicit answer approves it (not `--yes`, not an "always" of this session), because keel could not check the call exactly. */
   strict?: boolean;
+  /** For `ask`: a write to a control file: an "always" given in this session (for the tool, on another call) does not approve it; an answer or `--yes` does. */
+  control?: boolean;
 }
 
 /** Permission rules as written in config. */
@@ -158,7 +160,7 @@ export class PermissionPolicy {
         reason: `the command has a part keel cannot check statically (${unchecked}), and deny rules exist for ${tool.name}, so it is refused (failing closed)`,
       };
     const asked = first(this.ask, call);
-    if (asked) return { ...decision(asked, "ask"), ...(unchecked !== undefined ? { strict: true } : {}) };
+    if (asked) return { ...decision(asked, "ask"), ...(unchecked !== undefined ? { strict: true } : {}), ...(control ? { control: true } : {}) };
     if (unchecked !== undefined && askNames)
       return {
         action: "ask",
@@ -170,6 +172,7 @@ export class PermissionPolicy {
     if (control)
       return {
         action: "ask",
+        control: true,
         reason: `${control.file} is ${control.what}: a change to it can widen what keel runs or allows in this workspace, so allow rules do not approve it (a person does, or --yes)`,
       };
     const allowed = firstAllow(this.allow, call, alias);

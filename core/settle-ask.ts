@@ -33,7 +33,8 @@ export function settleAsk(host: Host, call: AskedCall): AskSettlement | Promise<
   const { tool, run, permission, hookPermission } = call;
   // Synchronous when approved without asking (the common case keeps the call free of an extra async step).
   // A strict ask (a call keel could not check exactly) is approved only by an explicit answer.
-  if (!permission.strict && run.sessionAllow?.has(tool.name)) return { approvedBy: "session" };
+  // A control-file write is not covered by an "always" given for the tool on another call (it acts like an allow rule).
+  if (!permission.strict && !permission.control && run.sessionAllow?.has(tool.name)) return { approvedBy: "session" };
   if (!permission.strict && hookPermission?.decision === "allow") return { approvedBy: `hook: ${hookPermission.by}` };
   if (!permission.strict && (run.yes ?? host.options.yes)) return { approvedBy: "--yes" };
   return askApprover(host, call);
@@ -54,7 +55,9 @@ async function askApprover(host: Host, call: AskedCall): Promise<AskSettlement> 
     });
     const how = permission.strict
       ? "Answer the prompt on a terminal (--yes does not approve a call keel could not check), or rewrite the command without the part named above."
-      : `Re-run with --yes, answer the prompt on a terminal, or add an allow rule under "permissions" in keel.config.json.`;
+      : permission.control
+        ? "Re-run with --yes, or answer the prompt on a terminal (an allow rule does not approve this write)."
+        : `Re-run with --yes, answer the prompt on a terminal, or add an allow rule under "permissions" in keel.config.json.`;
     return {
       refused: {
         code: "approval_required",

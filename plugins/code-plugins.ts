@@ -46,7 +46,18 @@ export async function applyCodePlugins(host: Host, entries: PluginEntry[]): Prom
     if (!file) continue;
     // A trusted workspace's module runs as `keel trust` approved it (its entry file's content).
     if (entry.plugin.level !== "user") {
-      const sha256 = createHash("sha256").update(readFileSync(file)).digest("hex");
+      let sha256: string;
+      try {
+        sha256 = createHash("sha256").update(readFileSync(file)).digest("hex");
+      } catch (error) {
+        // (a file over 2 GiB, say): never fatal, like a module that fails to import
+        report(
+          "error",
+          file,
+          `Plugin ${name}: main "${main}" could not be read (${errorMessage(error)}); the code module was not loaded. Fix or remove the file.`,
+        );
+        continue;
+      }
       const item = { kind: "code plugin" as const, name: `${name} (${relative(host.workspace.root, file)})`, config: [name, main, sha256] };
       if (!host.approves(item, file)) continue;
     }

@@ -24,12 +24,14 @@ export interface ConfigLayer {
   error?: string;
 }
 
+/** Config files of keel's predecessors, read (as full keel config) from the workspace root. */
+export const LEGACY_CONFIG_FILES = [".claw-config.json", ".codex-config.json"] as const;
+
 /** Files each JSON layer reads, in merge order, for a workspace. The project layer comes from cosmiconfig. */
 export function jsonLayerFiles(ws: Workspace): { source: ConfigSourceName; file: string }[] {
   return [
     { source: "user", file: join(ws.keelHome, "config.json") },
-    { source: "legacy", file: join(ws.root, ".claw-config.json") },
-    { source: "legacy", file: join(ws.root, ".codex-config.json") },
+    ...LEGACY_CONFIG_FILES.map((name) => ({ source: "legacy" as const, file: join(ws.root, name) })),
     { source: "claude", file: join(ws.root, ".claude", "settings.json") },
     { source: "claude", file: join(ws.root, ".claude", "settings.local.json") },
   ];

@@ -54,6 +54,12 @@ export interface McpServerConfig {
   sandbox?: boolean;
   resources: LocalResource[];
   origin: McpServerOrigin;
+  /**
+   * The entry's fields that decide what runs and what it receives, as written (before `${VAR}`
+   * expansion): command, args, env, cwd, url, headers, oauth, sandbox, tool filters. Part of a
+   * workspace server's trust pin, so pointing a variable at another secret or dropping `sandbox` is a change.
+   */
+  declared?: unknown;
   /** True for user-level servers and user-level plugins; workspace servers follow `host.trusted`. */
   trustedByOrigin: boolean;
   /** Variables used without default that were unset: the server must not start. */

@@ -141,6 +141,7 @@ function parseServer(
     toolTimeoutMs: s.toolTimeoutMs ?? s.tool_timeout_ms,
     lazy: s.lazy,
     sandbox: s.sandbox,
+    declared: [s.command, s.args, s.env, s.cwd, s.url, s.headers, s.oauth, s.sandbox, s.enabledTools ?? s.enabled_tools, s.disabledTools ?? s.disabled_tools],
     resources: s.resources ? parseResources(s.resources, baseDir, name, file, `${origin.path}.resources`, opts) : [],
     origin,
     trustedByOrigin: trusted,

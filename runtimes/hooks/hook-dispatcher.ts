@@ -187,11 +187,15 @@ export class HookDispatcher {
     return env;
   }
 
-  /** Tells the user (once per file) that a hook of the event being dispatched did not run because the workspace is not trusted. */
+  /** Tells the user (once per file) that a hook of the event being dispatched did not run because the workspace is not trusted, or not since the hook changed. */
   private noticeUntrusted(h: DeclaredHook): void {
     if (this.untrustedNoticed.has(h.origin.file)) return;
     this.untrustedNoticed.add(h.origin.file);
-    this.report(`keel: hooks in ${h.origin.file} did not run: this workspace is not trusted, and hooks are code. ${TRUST_HINT}`);
+    this.report(
+      this.host.trusted
+        ? `keel: hooks in ${h.origin.file} did not run: they were added or changed since this workspace was trusted, and hooks are code. Review them, then run \`keel trust\` (or pass --trust for one run).`
+        : `keel: hooks in ${h.origin.file} did not run: this workspace is not trusted, and hooks are code. ${TRUST_HINT}`,
+    );
   }
 
   private matches(h: DeclaredHook, d: Dispatch): boolean {

@@ -1,4 +1,4 @@
-import { relative } from "node:path";
+import { dirname, relative } from "node:path";
 import type { Host, ToolDefinition } from "../../core/index.js";
 import type { DiscoveredMcp } from "../../manifests/mcp/discover-mcp-servers.js";
 import type { LocalResource } from "../../manifests/mcp/mcp-server-config.js";
@@ -67,7 +67,11 @@ export class McpManager {
         this.approved.set(
           c,
           host.approves(
-            { kind: "mcp server", name: `"${c.name}" (${relative(host.workspace.root, c.config.origin.file)})`, config: serverIdentity(c.config) },
+            {
+              kind: "mcp server",
+              name: `"${c.name}" (${relative(host.workspace.root, c.config.origin.file)})`,
+              config: trustConfig(host, c),
+            },
             c.config.origin.file,
           ),
         );
@@ -191,6 +195,8 @@ export class McpManager {
       startupMs: c.timings.totalMs !== undefined ? Math.round(c.timings.totalMs) : null,
       lastError: c.lastError ?? null,
       ...(c.state === "needs_login" ? { hint: `run \`${loginCommand(c.name)}\` to authorize keel with this server` } : {}),
+      // Held back in a trusted workspace (added or changed since `keel trust`): say so, not "untrusted workspace".
+      ...(c.state === "untrusted" && this.host.trusted ? { hint: this.untrustedReason(c) } : {}),
       ...(c.state !== "needs_login" && c.pendingScope
         ? { hint: `a tool needs a wider authorization (scopes: ${c.pendingScope}): run \`${loginCommand(c.name)}\` again to grant it` }
         : {}),
@@ -295,6 +301,17 @@ export class McpManager {
       return serverToolDefinition(this.host, p.conn, p.info, n.name);
     });
   }
+}
+
+/**
+ * What a workspace server's trust pin covers: its transport, its entry as written (which variable
+ * feeds each value, sandbox, oauth, tool filters) and the folder of its manifest (relative paths
+ * resolve there); not the values variables expand to, which are the user's environment (a token
+ * exported after `keel trust` is no change).
+ */
+function trustConfig(host: Host, c: McpConnection): unknown {
+  if (c.config.declared === undefined) return serverIdentity(c.config);
+  return [c.config.transport, c.config.declared, relative(host.workspace.root, dirname(c.config.origin.file))];
 }
 
 /** True when `tool` is named like a tool of server `server` (`mcp__<server>__…`, also when cut to 64 characters). */

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
@@ -141,6 +141,22 @@ describe("code plugins: main exporting apply(keel)", () => {
     ]);
     expect(one("missing", "plugin.json")).toEqual([expect.stringMatching(/main "\.\/nope\.mjs" does not exist/)]);
     expect(await callTool(host, "echo_text", { text: "still here" }, { yes: true })).toMatchObject({ ok: true });
+  });
+
+  it("a main keel cannot read to pin it (a sparse 3 GiB file) is a diagnostic, not a failed host or a failed keel trust", async () => {
+    ws = makeWorkspace({
+      "plugins/huge/plugin.json": { name: "huge", main: "./index.mjs" },
+      "plugins/good/plugin.json": { name: "good", main: "./index.mjs" },
+      "plugins/good/index.mjs": `export function apply(keel) { ${ECHO_TOOL} }`,
+    });
+    truncateSync(ws.write("plugins/huge/index.mjs", ""), 3 * 2 ** 30);
+    const trusted = await runKeel(["--json", "trust"], { cwd: ws.root, env: ws.env });
+    expect(trusted.exitCode, trusted.stderr).toBe(0);
+    host = await createHost({ cwd: ws.root, env: ws.env, trust: true });
+    expect(listTools(host).map((t) => t.name)).toContain("echo_text");
+    expect(diagnosticsOf(host, ws.path("plugins", "huge", "index.mjs")).map((d) => d.message)).toEqual([
+      expect.stringMatching(/huge: main "\.\/index\.mjs" could not be read .*the code module was not loaded/),
+    ]);
   });
 
   it("an apply(keel) that never settles is bounded: a diagnostic names the file, earlier tools stay, later ones are refused, others load", async () => {

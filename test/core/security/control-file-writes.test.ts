@@ -4,6 +4,7 @@ import { PermissionPolicy } from "../../../core/permissions.js";
 import { editFileTool } from "../../../core/tools/edit-file.js";
 import { writeFileTool } from "../../../core/tools/write-file.js";
 import { runKeel } from "../../helpers/run-cli.js";
+import { openTestHost } from "../../helpers/test-host.js";
 import { makeWorkspace, type TempWorkspace } from "../../helpers/temp-workspace.js";
 
 let ws: TempWorkspace | undefined;
@@ -22,6 +23,9 @@ describe("a tool's write to a file that can widen what keel runs or allows asks,
       "sub/dir/keel.config.yaml",
       ".keelrc",
       ".config/keelrc.json",
+      // the legacy layers are full keel config (allow rules, hooks) too
+      ".claw-config.json",
+      ".codex-config.json",
       ".mcp.json",
       "packages/a/mcp.json",
       ".codex-mcp.json",
@@ -95,9 +99,37 @@ describe("end to end: keel call with an allow rule for write_file", () => {
     expect(asked.exitCode).toBe(1);
     expect(asked.json()).toMatchObject({ ok: false, phase: "permission", code: "approval_required" });
     expect(asked.json().content).toContain(".mcp.json is an MCP manifest (servers keel starts)");
+    // it says how to approve it, and not to add an allow rule (which would not)
+    expect(asked.json().content).toContain("Re-run with --yes, or answer the prompt on a terminal (an allow rule does not approve this write)");
+    expect(asked.json().content).not.toContain("add an allow rule");
     expect(ws.exists(".mcp.json")).toBe(false);
     const approved = await call(".mcp.json", "--yes");
     expect(approved.exitCode, approved.stderr).toBe(0);
     expect(ws.read(".mcp.json")).toBe('{"mcpServers": {}}');
+  });
+});
+
+describe("an answer of always (for this session) covers the tool's other calls, not a control-file write", () => {
+  it("write_file approved always for src/a.txt: the next write to .mcp.json in the session is asked again", async () => {
+    ws = makeWorkspace({}, { git: true });
+    const asked: string[] = [];
+    const approver = {
+      approve: async (req: { input: unknown }) => {
+        asked.push((req.input as { path: string }).path);
+        return asked.length === 1 ? ("always" as const) : ("no" as const);
+      },
+    };
+    const host = await openTestHost(ws);
+    try {
+      const run = { sessionId: "s", sessionAllow: new Set<string>(), approver };
+      expect((await host.runTool({ tool: "write_file", input: { path: "src/a.txt", content: "a" } }, run)).ok).toBe(true);
+      expect((await host.runTool({ tool: "write_file", input: { path: "src/b.txt", content: "b" } }, run)).ok).toBe(true); // the always holds
+      const control = await host.runTool({ tool: "write_file", input: { path: ".mcp.json", content: '{"mcpServers": {}}' } }, run);
+      expect(asked).toEqual(["src/a.txt", ".mcp.json"]);
+      expect(control).toMatchObject({ ok: false, code: "user_denied" });
+      expect(ws.exists(".mcp.json")).toBe(false);
+    } finally {
+      await host.close();
+    }
   });
 });

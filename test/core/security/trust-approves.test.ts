@@ -54,6 +54,14 @@ describe("keel trust approves what the workspace declares now; what is added or 
     const held = await keel("call", "mcp__b__tuple", "--input", JSON.stringify({ pair: ["x", 1] }));
     expect(held.exitCode).toBe(1);
     expect(held.json().content).toMatch(/MCP server "b" \(\.mcp\.json\) was added or changed since this workspace was trusted/);
+    // `keel mcp` and `keel mcp doctor` say why too (not that the workspace is untrusted)
+    const listed = (await keel("mcp")).json().servers as { name: string; state: string; hint?: string }[];
+    expect(listed.find((s) => s.name === "b")).toMatchObject({
+      state: "untrusted",
+      hint: expect.stringContaining("was added or changed since this workspace was trusted"),
+    });
+    const doctored = (await keel("mcp", "doctor", "b")).json().servers as { hint?: string }[];
+    expect(doctored[0]!.hint).toContain("was added or changed since this workspace was trusted");
     const still = await keel("call", "mcp__a__tuple", "--input", JSON.stringify({ pair: ["y", 2] }));
     expect(still.json()).toMatchObject({ ok: true }); // unchanged: still approved
     expect(ws.exists("b-started")).toBe(false);
@@ -109,6 +117,37 @@ describe("keel trust approves what the workspace declares now; what is added or 
     expect(ls.json()).toMatchObject({ ok: true });
     const noWarning = await keel("tools");
     expect(JSON.stringify(noWarning.json().diagnostics)).not.toContain("since this workspace was trusted");
+  });
+
+  it("a server's pin covers what its entry says, not what it expands to: dropping `sandbox` or feeding a value from another variable is a change, exporting the variable is not", async () => {
+    const entry = (extra: object) => ({ mcpServers: { a: { ...server("a-started"), env: { TOKEN: "${GOOD_TOKEN}" }, sandbox: true, ...extra } } });
+    ws = makeWorkspace({ ".mcp.json": entry({}) }, { git: true });
+    const env = { ...ws.env, GOOD_TOKEN: "good-token-value-1234", OTHER_SECRET: "other-secret-value-5678" };
+    const keel = (...args: string[]) => runKeel(["--json", ...args], { cwd: ws!.root, env });
+    // Trusted in a shell where the token is not exported: the environment is the user's, not the workspace's, so no change.
+    const trusted = await runKeel(["--json", "trust"], { cwd: ws.root, env: ws.env });
+    expect(trusted.json().approved).toMatchObject([{ kind: "mcp server", name: '"a" (.mcp.json)' }]);
+    const heldWarning = async () =>
+      ((await keel("tools")).json().diagnostics as { message: string }[]).some((d) => /mcp server "a" \(\.mcp\.json\) was added or changed/.test(d.message));
+    expect(await heldWarning()).toBe(false);
+    for (const changed of [entry({ sandbox: false }), entry({ env: { TOKEN: "${OTHER_SECRET}" } })]) {
+      rmSync(ws.path("a-started"), { force: true });
+      ws.write(".mcp.json", changed);
+      expect(await heldWarning(), JSON.stringify(changed)).toBe(true);
+      expect(ws.exists("a-started")).toBe(false);
+    }
+  });
+
+  it("a hook held back in a trusted workspace says so when its event fires (not that the workspace is untrusted)", async () => {
+    ws = makeWorkspace({ ".claude/settings.json": { hooks: hook("hook-ran") } }, { git: true });
+    const keel = (...args: string[]) => runKeel(["--json", ...args], { cwd: ws!.root, env: ws!.env });
+    await keel("trust");
+    ws.write(".claude/settings.json", { hooks: hook("hook2-ran") });
+    const r = await keel("call", "read_file", "--input", JSON.stringify({ path: ".claude/settings.json" }));
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(ws.exists("hook2-ran")).toBe(false);
+    expect(r.stderr).toContain("did not run: they were added or changed since this workspace was trusted");
+    expect(r.stderr).not.toContain("this workspace is not trusted");
   });
 
   it("a trust record written before approvals (no `approved` list) keeps the config trusted but starts none of the workspace's servers", async () => {
