@@ -76,11 +76,15 @@ export async function workspaceTrust(ws: Workspace, flag: boolean | undefined, e
   }
 }
 
-/** Records persistent trust for the workspace root with the pins of `items` (replacing an earlier record); `revoke` removes it. */
+/** Records persistent trust for the workspace root, adding the pins of `items` to those it approved before; `revoke` removes the record (and every approval). */
 export async function recordTrust(ws: Workspace, revoke = false, items: readonly TrustItem[] = []): Promise<void> {
-  const approved = [...new Set(items.map(trustPin))].sort();
   await updateJsonState<TrustFile, void>(trustFile(ws), { trusted: [] }, (cur) => {
+    const previous = (cur.trusted ?? []).find((t) => t.root === ws.root)?.approved;
     const rest = (cur.trusted ?? []).filter((t) => t.root !== ws.root);
+    // Approvals accumulate: `keel trust` in one folder of a monorepo sees only the manifests from
+    // there up to the root, and must not forget what was approved from another (`--revoke` forgets all).
+    const kept = Array.isArray(previous) ? previous.filter((p) => typeof p === "string") : [];
+    const approved = [...new Set([...kept, ...items.map(trustPin)])].sort();
     return { value: { trusted: revoke ? rest : [...rest, { root: ws.root, at: new Date().toISOString(), approved }] }, result: undefined };
   });
 }

@@ -150,6 +150,22 @@ describe("keel trust approves what the workspace declares now; what is added or 
     expect(r.stderr).not.toContain("this workspace is not trusted");
   });
 
+  it("approvals accumulate: keel trust in one folder of a monorepo keeps what keel trust approved in another; --revoke forgets them all", async () => {
+    ws = makeWorkspace(
+      { "pa/.mcp.json": { mcpServers: { a: server("a-started") } }, "pb/.mcp.json": { mcpServers: { b: server("b-started") } } },
+      { git: true },
+    );
+    const keelIn = (dir: string, ...args: string[]) => runKeel(["--json", "--yes", ...args], { cwd: ws!.path(dir), env: ws!.env });
+    expect((await keelIn("pa", "trust")).json().approved).toMatchObject([{ name: '"a" (pa/.mcp.json)' }]);
+    expect((await keelIn("pb", "trust")).json().approved).toMatchObject([{ name: '"b" (pb/.mcp.json)' }]);
+    expect((await keelIn("pa", "call", "mcp__a__tuple", "--input", JSON.stringify({ pair: ["x", 1] }))).json()).toMatchObject({ ok: true });
+    expect((await keelIn("pb", "call", "mcp__b__tuple", "--input", JSON.stringify({ pair: ["x", 1] }))).json()).toMatchObject({ ok: true });
+    await keelIn("pb", "trust", "--revoke");
+    await keelIn("pb", "trust");
+    const held = await keelIn("pa", "call", "mcp__a__tuple", "--input", JSON.stringify({ pair: ["x", 1] }));
+    expect(held.json().content).toMatch(/MCP server "a" \(pa\/\.mcp\.json\) was added or changed since this workspace was trusted/);
+  });
+
   it("a trust record written before approvals (no `approved` list) keeps the config trusted but starts none of the workspace's servers", async () => {
     ws = makeWorkspace({ ".mcp.json": { mcpServers: { a: server("a-started") } } }, { git: true });
     writeFileSync(join(ws.keelHome, "trust.json"), JSON.stringify({ trusted: [{ root: ws.root, at: "2026-11-01T00:00:00.000Z" }] }));
