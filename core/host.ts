@@ -157,9 +157,9 @@ export class Host {
   }
 
   /**
-   * Whether the workspace may run `item` (an MCP server, a command hook, a code plugin it declares):
-   * it is trusted and the item is as it was when `keel trust` approved it (or `--trust` approves
-   * everything). Records the item in `trustItems` for `keel trust`. A trusted workspace's item that
+   * Whether the workspace may run or apply `item` (an MCP server, command hook or code plugin it
+   * declares, its config's widening settings, a skill's or command's `allowed-tools`): it is trusted
+   * and the item is as it was when `keel trust` approved it (or `--trust` approves everything). Records the item in `trustItems` for `keel trust`. A trusted workspace's item that
    * was added or changed since gets a warning saying how to approve it.
    */
   approves(item: TrustItem, file?: string): boolean {
