@@ -1,4 +1,4 @@
-import { formatDiagnostic, type Host } from "../core/index.js";
+import { formatDiagnostic, inside, realOrSelf, type Host } from "../core/index.js";
 import { type CliContext, table } from "../core/cli/index.js";
 import { RUN_HOOK_EVENTS } from "../manifests/hooks/run-hook-events.js";
 import type { PluginRecord } from "./plugin-record.js";
@@ -8,7 +8,7 @@ export interface PluginsReport {
   plugins: PluginRecord[];
   /** Manifest files that could not load at all. */
   failed: { file: string; level: string; diagnostics: PluginRecord["diagnostics"] }[];
-  /** Every diagnostic with source `plugin`. */
+  /** Every diagnostic with source `plugin`, and the trust warnings about a plugin's files (held back since `keel trust`). */
   diagnostics: PluginRecord["diagnostics"];
 }
 
@@ -18,10 +18,17 @@ export async function pluginsCommand(ctx: CliContext): Promise<void> {
     const service = host.service("plugin-records");
     const plugins = service?.records() ?? [];
     checkVirtualToolSchemas(host, plugins);
+    // What trust holds back in a plugin (a code module, a server or hook changed since `keel trust`) is shown with it.
+    const held = host.diagnostics.items.filter((d) => d.source === "trust" && d.file !== undefined);
+    const ofPlugins = held.filter((d) => {
+      const owner = plugins.find((p) => inside(realOrSelf(p.root), realOrSelf(d.file!)));
+      owner?.diagnostics.push(d);
+      return owner !== undefined;
+    });
     const report: PluginsReport = {
       plugins,
       failed: service?.failed() ?? [],
-      diagnostics: host.diagnostics.items.filter((d) => d.source === "plugin"),
+      diagnostics: [...host.diagnostics.items.filter((d) => d.source === "plugin"), ...ofPlugins],
     };
     ctx.print(report, () => renderPlugins(report));
     // A plugin that failed to load, or an error diagnostic, is a failure of what was asked for.

@@ -73,6 +73,14 @@ describe("keel trust approves what the workspace declares now; what is added or 
     expect(warnings).toMatch(/hook PreToolUse `touch hook2-ran` \(\.claude\/settings\.json\) was added or changed/);
     expect(warnings).toMatch(/code plugin p \(plugins\/p\/index\.mjs\) was added or changed/);
 
+    // keel plugins shows the held module with its plugin.
+    const listed = (await keel("plugins")).json().plugins as { name: string; diagnostics: { message: string }[] }[];
+    expect(
+      listed
+        .find((p) => p.name === "p")!
+        .diagnostics.map((d) => d.message)
+        .join("\n"),
+    ).toMatch(/code plugin p .* was added or changed since/);
     const doctor = await keel("doctor");
     const checks = doctor.json().checks as { name: string; status: string; message: string }[];
     expect(
