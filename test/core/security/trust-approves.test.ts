@@ -74,9 +74,9 @@ describe("keel trust approves what the workspace declares now; what is added or 
     expect(warnings).toMatch(/code plugin p \(plugins\/p\/index\.mjs\) was added or changed/);
 
     // keel plugins shows the held module with its plugin.
-    const listed = (await keel("plugins")).json().plugins as { name: string; diagnostics: { message: string }[] }[];
+    const plugins = (await keel("plugins")).json().plugins as { name: string; diagnostics: { message: string }[] }[];
     expect(
-      listed
+      plugins
         .find((p) => p.name === "p")!
         .diagnostics.map((d) => d.message)
         .join("\n"),
