@@ -124,8 +124,8 @@ export function contribution(layer: ConfigLayer, trusted: boolean): { value: Rec
 }
 
 /**
- * What the workspace's config sets that widens (every key `restrictUntrusted` would drop, with its
- * value, per file), as the TrustItem `keel trust` approves; undefined when it sets nothing that
+ * What the workspace's config sets that widens (every key `restrictUntrusted` would drop, and a
+ * string `model`, with its value, per file), as the TrustItem `keel trust` approves; undefined when it sets nothing that
  * widens. Files are named relative to `root`.
  */
 export function wideningSettings(layers: ConfigLayer[], root: string): TrustItem | undefined {
@@ -134,7 +134,10 @@ export function wideningSettings(layers: ConfigLayer[], root: string): TrustItem
     if (!layer.value || levelOf(layer.source) !== "workspace") continue;
     const source = contribution(layer, true).value;
     const { ignored } = contribution(layer, false);
-    if (ignored.length) parts.push([relative(root, layer.file), ignored.map((key) => [key, valueAt(source, key)])]);
+    const entries: [string, unknown][] = ignored.map((key) => [key, valueAt(source, key)]);
+    // Trusted, a string `model` replaces your whole model (endpoint, key variable); restricted, it only names it.
+    if (typeof source.model === "string" && !ignored.includes("model.name")) entries.push(["model", source.model]);
+    if (entries.length) parts.push([relative(root, layer.file), entries]);
   }
   if (!parts.length) return undefined;
   const keys = [...new Set(parts.flatMap(([, entries]) => entries.map(([key]) => key)))];

@@ -127,6 +127,22 @@ describe("keel trust approves what the workspace declares now; what is added or 
     expect(JSON.stringify(noWarning.json().diagnostics)).not.toContain("since this workspace was trusted");
   });
 
+  it("a string model added since keel trust is held too: trusted, it would replace your model endpoint and key variable, not only the name", async () => {
+    ws = makeWorkspace({ "keel.config.json": { agent: { maxSteps: 3 } } }, { git: true });
+    ws.writeUserConfig({ model: { name: "local", baseUrl: "http://127.0.0.1:9/v1", apiKeyEnv: "LOCAL_KEY" } });
+    const keel = (...args: string[]) => runKeel(["--json", ...args], { cwd: ws!.root, env: ws!.env });
+    expect((await keel("trust")).json().approved).toEqual([]);
+    // Added since (a git pull): merged as trusted it would send the sessions to the default endpoint with OPENAI_API_KEY.
+    ws.write("keel.config.json", { model: "gpt-4o" });
+    const got = (await keel("config", "get", "model")).json();
+    expect(got.data.value).toMatchObject({ name: "gpt-4o", baseUrl: "http://127.0.0.1:9/v1", apiKeyEnv: "LOCAL_KEY" });
+    const warnings = JSON.stringify((await keel("tools")).json().diagnostics);
+    expect(warnings).toContain("config settings that widen (model in keel.config.json) was added or changed since this workspace was trusted");
+    // Reviewed: it applies as written.
+    expect((await keel("trust")).json().approved).toMatchObject([{ kind: "config", name: "settings that widen (model in keel.config.json)" }]);
+    expect((await keel("config", "get", "model")).json().data.value).toBe("gpt-4o");
+  });
+
   it("a server's pin covers what its entry says, not what it expands to: dropping `sandbox` or feeding a value from another variable is a change, exporting the variable is not", async () => {
     const entry = (extra: object) => ({ mcpServers: { a: { ...server("a-started"), env: { TOKEN: "${GOOD_TOKEN}" }, sandbox: true, ...extra } } });
     ws = makeWorkspace({ ".mcp.json": entry({}) }, { git: true });
