@@ -91,14 +91,18 @@ export async function recordTrust(ws: Workspace, revoke = false, items: readonly
 
 /**
  * Adds `item`'s pin to the workspace's trust record (the user changed it from their own command
- * line, e.g. `keel config set`, on top of what was approved); no-op without a record. Never throws.
+ * line, e.g. `keel config set`, on top of what was approved) when the record approves `before` (the
+ * item just before the change; undefined: there was nothing to approve); no-op without a record. Never throws.
  */
-export async function approveTrustItem(ws: Workspace, item: TrustItem): Promise<void> {
+export async function approveTrustItem(ws: Workspace, item: TrustItem, before?: TrustItem): Promise<void> {
   try {
     await updateJsonState<TrustFile, void>(trustFile(ws), { trusted: [] }, (cur) => {
       const pin = trustPin(item);
+      const was = before && trustPin(before);
       const trusted = (cur.trusted ?? []).map((t) =>
-        t.root === ws.root && Array.isArray(t.approved) && !t.approved.includes(pin) ? { ...t, approved: [...t.approved, pin].sort() } : t,
+        t.root === ws.root && Array.isArray(t.approved) && (!was || t.approved.includes(was)) && !t.approved.includes(pin)
+          ? { ...t, approved: [...t.approved, pin].sort() }
+          : t,
       );
       return { value: { trusted }, result: undefined };
     });

@@ -117,11 +117,14 @@ export function configTools(host: Host): ToolDefinition[] {
           const [{ setConfigValue }, [{ ConfigView }, { parseKeyPath }]] = await Promise.all([import("./config-writer.js"), views()]);
           const keys = parseKeyPath(input.key_path);
           if ((input.source ?? "local") === "local") host.ensureStateDir();
-          const result = await setConfigValue(ws, keys, input.value, input.source ?? "local", host.configTrusted);
           // The user's own change on top of approved settings stays approved (a change by anyone else waits for `keel trust`).
-          if (USER_CONFIG_WRITERS.has(ctx.run.origin ?? "api") && host.trust.approved && host.configTrusted) {
+          // Approved is judged on the settings as they are just before the change, not as this host loaded them (a model may have changed them since).
+          const own = USER_CONFIG_WRITERS.has(ctx.run.origin ?? "api") && host.trust.approved !== undefined && host.configTrusted;
+          const before = own ? (await ConfigView.load(ws, true)).wideningSettings(ws.root) : undefined;
+          const result = await setConfigValue(ws, keys, input.value, input.source ?? "local", host.configTrusted);
+          if (own) {
             const widening = (await ConfigView.load(ws, true)).wideningSettings(ws.root);
-            if (widening) await approveTrustItem(ws, widening);
+            if (widening) await approveTrustItem(ws, widening, before);
           }
           const over = result.overriddenBy ? `\nNote: ${result.overriddenBy.source} (${show(result.overriddenBy.file)}) sets ${result.key} too and wins.` : "";
           return {
