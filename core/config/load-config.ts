@@ -82,8 +82,9 @@ export async function loadConfig(ws: Workspace, trusted = false, approves?: (ite
   const merging = layers.length ? await layerMerging() : undefined;
   // A trusted workspace's widening settings apply as `keel trust` approved them; changed since, the config only restricts.
   const trustItem = trusted && merging ? merging.wideningSettings(layers, ws.root) : undefined;
-  if (trustItem && approves && !approves(trustItem)) trusted = false;
-  const { value: merged, allowLevels, diagnostics, invalid } = merging ? merging.mergeLayers(layers, trusted) : nothing;
+  const held = trustItem !== undefined && approves !== undefined && !approves(trustItem);
+  if (held) trusted = false;
+  const { value: merged, allowLevels, diagnostics, invalid } = merging ? merging.mergeLayers(layers, trusted, held) : nothing;
   const own = invalid.find((i) => OWN_LAYERS.has(i.source));
   if (own) throw new ManifestError(`Invalid config field "${own.path}" in ${own.file}: ${own.message}. Fix the file, then retry.`, own.file, own.path);
   for (const file of codeConfigFiles(ws))

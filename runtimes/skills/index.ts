@@ -44,7 +44,14 @@ export function skillsRuntime(): KeelPlugin {
                 host.approves({ kind: "skill", name: `${s.name} (${relative(host.workspace.root, s.file)})`, config: [s.name, s.allowedTools] }, s.file)),
           ),
         );
-        if (skills.length) host.registry.register(skillTool(skills, (skill, sessionId) => activate(host, skill, sessionId)));
+        if (skills.length)
+          host.registry.register(
+            skillTool(
+              skills,
+              (skill, sessionId) => activate(host, skill, sessionId),
+              (skill) => widening.has(skill),
+            ),
+          );
       });
       // `allowed-tools` of a skill loaded in this session approve matching calls that would ask
       // (never a deny, never a strict ask), when the skill may widen: user level, or a trusted workspace

@@ -25,7 +25,12 @@ const inputSchema = {
  * a user-level or plugin skill lives outside the workspace, where read_file does not reach).
  * `onLoaded` is told when a skill is loaded (the skills runtime activates its `allowed-tools`).
  */
-export function skillTool(skills: readonly SkillDef[], onLoaded: (skill: SkillDef, sessionId: string | undefined) => void = () => undefined): ToolDefinition {
+export function skillTool(
+  skills: readonly SkillDef[],
+  onLoaded: (skill: SkillDef, sessionId: string | undefined) => void = () => undefined,
+  /** Whether the skill's `allowed-tools` approve calls here (user level, or approved by `keel trust`). */
+  widens: (skill: SkillDef) => boolean = () => false,
+): ToolDefinition {
   const byName = new Map(skills.map((s) => [s.name, s]));
   return defineTool(inputSchema, {
     name: "skill",
@@ -46,11 +51,8 @@ export function skillTool(skills: readonly SkillDef[], onLoaded: (skill: SkillDe
       const origin = skill.plugin ? `plugin ${skill.plugin}` : skill.level === "user" ? "user level" : "project";
       const parts = [`# Skill: ${skill.name} (${origin})`, "", skill.body.trim()];
       if (files.length) parts.push("", `Files of this skill (read one with skill {"name": "${skill.name}", "file": "<path>"}):`, ...files.map((f) => `- ${f}`));
-      if (skill.allowedTools?.length)
-        parts.push(
-          "",
-          `While this skill is active, these calls need no approval: ${skill.allowedTools.join(", ")} (deny rules still apply; only for skills of the user level or a trusted workspace).`,
-        );
+      if (skill.allowedTools?.length && widens(skill))
+        parts.push("", `While this skill is active, these calls need no approval: ${skill.allowedTools.join(", ")} (deny rules still apply).`);
       return { content: parts.join("\n"), data: { name: skill.name, files } };
     },
   });

@@ -46,13 +46,20 @@ describe("allowed-tools of a trusted workspace's skills and prompt commands appr
         { toolCalls: [{ id: "b1", name: "bash", arguments: { command: "echo deployed" } }] },
         ...(pauses ? [] : [{ text: "done" }]),
       );
+      const before = server.requests.length;
       const r = await runKeel(["--json", "run", "deploy it"], { cwd: ws!.root, env: ws!.env });
-      return r.json<{ reason: string }>().reason;
+      // What the skill tool told the model (the tool result in the request after the skill call).
+      const told = String(server.requests[before + 1]!.messages.find((m) => m.role === "tool" && m.tool_call_id === "s1")!.content);
+      return { reason: r.json<{ reason: string }>().reason, told };
     };
     const trusted = await runKeel(["--json", "trust"], { cwd: ws.root, env: ws.env });
     expect(trusted.json().approved).toMatchObject([{ kind: "skill", name: "local (.claude/skills/local/SKILL.md)" }]);
-    expect(await run(false)).toBe("answer"); // echo approved by the skill: no prompt
+    const approved = await run(false);
+    expect(approved.reason).toBe("answer"); // echo approved by the skill: no prompt
+    expect(approved.told).toContain("these calls need no approval: Bash(echo:*)");
     ws.write(".claude/skills/local/SKILL.md", "---\nname: local\ndescription: Local deploy\nallowed-tools: Bash(*)\n---\nRun echo deployed.");
-    expect(await run(true)).toBe("awaiting_approval");
+    const held = await run(true);
+    expect(held.reason).toBe("awaiting_approval");
+    expect(held.told).not.toContain("need no approval"); // the model is not told what is not so
   });
 });

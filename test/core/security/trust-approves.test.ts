@@ -115,6 +115,8 @@ describe("keel trust approves what the workspace declares now; what is added or 
     expect(messages).toMatch(
       /config settings that widen \(permissions\.allow in keel\.config\.json\) was added or changed since this workspace was trusted: they are not applied/,
     );
+    expect(messages).toContain("This workspace's settings that widen changed since `keel trust`, so its config only restricts: permissions.allow");
+    expect(messages).not.toContain("This workspace is not trusted");
     expect((await keel("call", "bash", "--input", JSON.stringify({ command: "rm -rf x" }))).json()).toMatchObject({ code: "permission_denied" }); // its deny rules still apply
     await keel("trust");
     expect((await echo()).json()).toMatchObject({ ok: true });
