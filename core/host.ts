@@ -141,7 +141,7 @@ export class Host {
     const trust = options.reviewTrust ? REVIEW_TRUST : await workspaceTrust(workspace, options.trust, env);
     const loaded: LoadedConfig = options.config
       ? { config: options.config, layers: [], broken: [], allowLevels: {}, diagnostics: [] }
-      : await loadConfig(workspace, trust.trusted, (item) => trustApproves(trust, item));
+      : await loadConfig(workspace, trust.trusted, (item) => trustApproves(trust, item), trust.unpinned);
     const { config, ...info } = withProgramSettings(loaded, options);
     return new Host(workspace, config, info, trust, { ...options, env });
   }
@@ -168,7 +168,7 @@ export class Host {
     if (this.trust.trusted && !this.options.reviewTrust)
       this.diagnostics.warn(
         "trust",
-        `${item.kind} ${item.name} was added or changed since this workspace was trusted: ${item.kind === "config" ? "they are not applied (the workspace's config only restricts)" : "it does not run"} until you review it with \`keel trust\` (which lists what it approves), or pass --trust for one run.`,
+        `${item.kind} ${item.name} ${this.trust.unpinned ? "is not approved yet: this workspace was trusted before `keel trust` recorded what it approves, so" : "was added or changed since this workspace was trusted:"} ${item.kind === "config" ? "they are not applied (the workspace's config only restricts)" : "it does not run"} until you review it with \`keel trust\` (which lists what it approves), or pass --trust for one run.`,
         file ? { file } : {},
       );
     return false;

@@ -36,6 +36,8 @@ export interface TrustItem {
 export interface WorkspaceTrust {
   trusted: boolean;
   approved?: ReadonlySet<string>;
+  /** The record was written before `keel trust` pinned what it approves: it approves nothing to run. */
+  unpinned?: true;
 }
 
 /** A workspace trusted for this run only while `keel trust` reviews it: its config is read as trusted, nothing of it runs. */
@@ -70,7 +72,8 @@ export async function workspaceTrust(ws: Workspace, flag: boolean | undefined, e
     const file = await readJsonState<TrustFile>(trustFile(ws), { trusted: [] });
     const record = file.trusted.find((t) => t.root === ws.root);
     if (!record) return { trusted: false };
-    return { trusted: true, approved: new Set(Array.isArray(record.approved) ? record.approved.filter((p) => typeof p === "string") : []) };
+    if (!Array.isArray(record.approved)) return { trusted: true, approved: new Set(), unpinned: true };
+    return { trusted: true, approved: new Set(record.approved.filter((p) => typeof p === "string")) };
   } catch {
     return { trusted: false };
   }

@@ -68,7 +68,7 @@ const OWN_LAYERS: ReadonlySet<ConfigLayer["source"]> = new Set(["user", "project
  * files of other tools (legacy, Claude settings) are skipped and returned in `broken`.
  * A merged value that violates keel's schema throws a ManifestError naming the field and file.
  */
-export async function loadConfig(ws: Workspace, trusted = false, approves?: (item: TrustItem) => boolean): Promise<LoadedConfig> {
+export async function loadConfig(ws: Workspace, trusted = false, approves?: (item: TrustItem) => boolean, unpinned = false): Promise<LoadedConfig> {
   const all = await loadConfigLayers(ws);
   const ownBroken = all.find((l) => !l.value && OWN_LAYERS.has(l.source));
   if (ownBroken)
@@ -84,7 +84,12 @@ export async function loadConfig(ws: Workspace, trusted = false, approves?: (ite
   const trustItem = trusted && merging ? merging.wideningSettings(layers, ws.root) : undefined;
   const held = trustItem !== undefined && approves !== undefined && !approves(trustItem);
   if (held) trusted = false;
-  const { value: merged, allowLevels, diagnostics, invalid } = merging ? merging.mergeLayers(layers, trusted, held) : nothing;
+  const {
+    value: merged,
+    allowLevels,
+    diagnostics,
+    invalid,
+  } = merging ? merging.mergeLayers(layers, trusted, held ? (unpinned ? "unpinned" : "changed") : undefined) : nothing;
   const own = invalid.find((i) => OWN_LAYERS.has(i.source));
   if (own) throw new ManifestError(`Invalid config field "${own.path}" in ${own.file}: ${own.message}. Fix the file, then retry.`, own.file, own.path);
   for (const file of codeConfigFiles(ws))

@@ -37,7 +37,7 @@ export const HOW_TO_TRUST = "Trust this workspace with `keel trust` (or pass --t
  * workspace may only restrict: its allow rules, model endpoint, key variable and headers are
  * dropped with a warning. The sandbox is the strictest any layer asks for. Never throws.
  */
-export function mergeLayers(layers: ConfigLayer[], trusted: boolean, heldSinceTrust = false): MergedLayers {
+export function mergeLayers(layers: ConfigLayer[], trusted: boolean, held?: "changed" | "unpinned"): MergedLayers {
   const diagnostics: Diagnostic[] = [];
   const invalid: MergedLayers["invalid"] = [];
   // Sets keep insertion order and dedupe in constant time (a committed file may hold many rules).
@@ -64,8 +64,8 @@ export function mergeLayers(layers: ConfigLayer[], trusted: boolean, heldSinceTr
         source: "config",
         file: layer.file,
         path: ignored.join(", "),
-        message: heldSinceTrust
-          ? `This workspace's settings that widen changed since \`keel trust\`, so its config only restricts: ${ignored.map(describeIgnored(layer.value)).join(", ")} ignored. Review them, then run \`keel trust\` (or pass --trust) to use them.`
+        message: held
+          ? `${held === "changed" ? "This workspace's settings that widen changed since `keel trust`" : "This workspace was trusted before `keel trust` recorded what it approves"}, so its config only restricts: ${ignored.map(describeIgnored(layer.value)).join(", ")} ignored. Review them, then run \`keel trust\` (or pass --trust) to use them.`
           : `This workspace is not trusted, so its config may only restrict: ${ignored.map(describeIgnored(layer.value)).join(", ")} ignored. ${HOW_TO_TRUST}`,
       });
     const { permissions, ...rest } = value;

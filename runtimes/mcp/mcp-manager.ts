@@ -107,6 +107,8 @@ export class McpManager {
   /** Why a server `isTrusted` refuses may not start, and what to do. */
   untrustedReason(conn: McpConnection): string {
     const file = relative(this.host.workspace.root, conn.config.origin.file);
+    if (this.host.trust.unpinned)
+      return `MCP server "${conn.name}" (${file}) is not approved yet: this workspace was trusted before \`keel trust\` recorded what it approves, so it was not started. Review it with \`keel trust\`, or re-run with --trust.`;
     return this.host.trusted
       ? `MCP server "${conn.name}" (${file}) was added or changed since this workspace was trusted, so it was not started: review it with \`keel trust\`, or re-run with --trust.`
       : `MCP server "${conn.name}" is defined by this untrusted workspace (${file}) and was not started: re-run with --trust, or run \`keel trust\` first.`;

@@ -192,11 +192,24 @@ describe("keel trust approves what the workspace declares now; what is added or 
     expect(held.json().content).toMatch(/MCP server "a" \(pa\/\.mcp\.json\) was added or changed since this workspace was trusted/);
   });
 
-  it("a trust record written before approvals (no `approved` list) keeps the config trusted but starts none of the workspace's servers", async () => {
-    ws = makeWorkspace({ ".mcp.json": { mcpServers: { a: server("a-started") } } }, { git: true });
+  it("a trust record written before approvals (no `approved` list) approves nothing, and says the record is the reason and to run keel trust", async () => {
+    ws = makeWorkspace(
+      { ".mcp.json": { mcpServers: { a: server("a-started") } }, "keel.config.json": { permissions: { allow: ["bash(echo *)"] } } },
+      { git: true },
+    );
     writeFileSync(join(ws.keelHome, "trust.json"), JSON.stringify({ trusted: [{ root: ws.root, at: "2026-11-01T00:00:00.000Z" }] }));
     const r = await runKeel(["--json", "call", "mcp__a__tuple", "--input", JSON.stringify({ pair: ["x", 1] })], { cwd: ws.root, env: ws.env });
-    expect(r.json().content).toMatch(/was added or changed since this workspace was trusted.*keel trust/);
+    expect(r.json().content).toMatch(
+      /MCP server "a" \(\.mcp\.json\) is not approved yet: this workspace was trusted before `keel trust` recorded what it approves.*keel trust/,
+    );
     expect(ws.exists("a-started")).toBe(false);
+    const echo = await runKeel(["--json", "call", "bash", "--input", JSON.stringify({ command: "echo hi" })], { cwd: ws.root, env: ws.env });
+    expect(echo.json()).toMatchObject({ code: "approval_required" }); // the allow rule waits for the review too
+    const tools = await runKeel(["--json", "tools"], { cwd: ws.root, env: ws.env });
+    const messages = (tools.json().diagnostics as { message: string }[]).map((d) => d.message).join("\n");
+    expect(messages).toMatch(/config settings that widen \(permissions\.allow in keel\.config\.json\) is not approved yet: this workspace was trusted before/);
+    expect(messages).toContain("This workspace was trusted before `keel trust` recorded what it approves, so its config only restricts: permissions.allow");
+    expect(messages).not.toContain("was added or changed since");
+    expect(messages).not.toContain("changed since `keel trust`");
   });
 });
