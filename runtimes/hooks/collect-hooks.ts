@@ -70,7 +70,14 @@ export function collectHooks(host: Host): { hooks: DeclaredHook[]; issues: HookI
     if (h.origin.level === "workspace") {
       const config = [h.event, h.matcher, h.if, h.command, h.timeoutSec, h.background];
       if (!host.approves({ kind: "hook", name: `${h.event} \`${h.command}\` (${relative(host.workspace.root, h.origin.file)})`, config }, h.origin.file))
-        return { ...h, runs: false, why: "it was added or changed since the workspace was trusted: review it with `keel trust`", untrusted: true };
+        return {
+          ...h,
+          runs: false,
+          why: host.trust.unpinned
+            ? "the workspace was trusted before `keel trust` recorded what it approves: review it with `keel trust`"
+            : "it was added or changed since the workspace was trusted: review it with `keel trust`",
+          untrusted: true,
+        };
     }
     return { ...h, runs: true };
   });

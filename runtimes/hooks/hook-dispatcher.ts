@@ -193,7 +193,7 @@ export class HookDispatcher {
     this.untrustedNoticed.add(h.origin.file);
     this.report(
       this.host.trusted
-        ? `keel: hooks in ${h.origin.file} did not run: they were added or changed since this workspace was trusted, and hooks are code. Review them, then run \`keel trust\` (or pass --trust for one run).`
+        ? `keel: hooks in ${h.origin.file} did not run: ${this.host.trust.unpinned ? "this workspace was trusted before `keel trust` recorded what it approves" : "they were added or changed since this workspace was trusted"}, and hooks are code. Review them, then run \`keel trust\` (or pass --trust for one run).`
         : `keel: hooks in ${h.origin.file} did not run: this workspace is not trusted, and hooks are code. ${TRUST_HINT}`,
     );
   }
