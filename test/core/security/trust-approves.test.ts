@@ -194,7 +194,11 @@ describe("keel trust approves what the workspace declares now; what is added or 
 
   it("a trust record written before approvals (no `approved` list) approves nothing, and says the record is the reason and to run keel trust", async () => {
     ws = makeWorkspace(
-      { ".mcp.json": { mcpServers: { a: server("a-started") } }, "keel.config.json": { permissions: { allow: ["bash(echo *)"] } } },
+      {
+        ".mcp.json": { mcpServers: { a: server("a-started") } },
+        "keel.config.json": { permissions: { allow: ["bash(echo *)"] } },
+        ".claude/settings.json": { hooks: hook("hook-ran") },
+      },
       { git: true },
     );
     writeFileSync(join(ws.keelHome, "trust.json"), JSON.stringify({ trusted: [{ root: ws.root, at: "2026-11-01T00:00:00.000Z" }] }));
@@ -211,5 +215,8 @@ describe("keel trust approves what the workspace declares now; what is added or 
     expect(messages).toContain("This workspace was trusted before `keel trust` recorded what it approves, so its config only restricts: permissions.allow");
     expect(messages).not.toContain("was added or changed since");
     expect(messages).not.toContain("changed since `keel trust`");
+    const hooks = (await runKeel(["--json", "hooks"], { cwd: ws.root, env: ws.env })).json().hooks as { runs: boolean; why?: string }[];
+    expect(hooks).toMatchObject([{ runs: false, why: expect.stringContaining("trusted before `keel trust` recorded what it approves") }]);
+    expect(ws.exists("hook-ran")).toBe(false);
   });
 });
