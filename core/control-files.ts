@@ -1,5 +1,5 @@
-import { readFileSync } from "node:fs";
 import { isAbsolute, relative, sep } from "node:path";
+import { MAX_MANIFEST_BYTES, readRegularFile } from "./bounded-read.js";
 import { LEGACY_CONFIG_FILES, PROJECT_CONFIG_FILES } from "./config/config-sources.js";
 import { realOrSelf, realTarget } from "./real-path.js";
 import type { ToolDefinition } from "./types.js";
@@ -87,7 +87,8 @@ function keelField(text: string | undefined): string | undefined {
 function changesKeelField(abs: string, tool: ToolDefinition, input: unknown): boolean {
   let current: string | undefined;
   try {
-    current = readFileSync(realTarget(abs), "utf8");
+    // Bounded, regular files only: a committed `package.json → /dev/zero` or a FIFO must not hang the check.
+    current = readRegularFile(abs, MAX_MANIFEST_BYTES);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "ENOENT") return true;
   }

@@ -1,4 +1,4 @@
-import { symlinkSync } from "node:fs";
+import { mkdirSync, symlinkSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { PermissionPolicy } from "../../../core/permissions.js";
 import { editFileTool } from "../../../core/tools/edit-file.js";
@@ -81,6 +81,10 @@ describe("a tool's write to a file that can widen what keel runs or allows asks,
     // a new package.json with a keel field asks; text that is no JSON object holds no config
     expect(writing("new/package.json", '{"keel": {}}')).toBe("ask");
     expect(writing("new/package.json", "not json")).toBe("allow");
+    // a package.json keel cannot read as a bounded regular file (a committed link to /dev/zero) asks, without hanging the check
+    mkdirSync(ws.path("zero"));
+    symlinkSync("/dev/zero", ws.path("zero", "package.json"));
+    expect(writing("zero/package.json", "{}")).toBe("ask");
     // a tool that cannot say what it leaves behind asks (fails closed)
     const opaque = { ...write, name: "plugin_write", nextText: undefined };
     expect(p.decide("plugin_write", opaque, { path: "package.json" }, ws.root)).toMatchObject({ action: "ask" });
