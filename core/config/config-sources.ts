@@ -79,6 +79,9 @@ export const PROJECT_CONFIG_FILES = [
   "keel.config.yml",
 ] as const;
 
+/** Where cosmiconfig looks for its own options, in the process's working directory (its `metaSearchPlaces`). */
+const COSMICONFIG_META_FILES = ["package.json", "package.yaml", ".config/config.json", ".config/config.yaml", ".config/config.yml"];
+
 /** Config files that would have to be executed to be read: keel refuses them and says so. */
 export const CODE_CONFIG_FILES: readonly string[] = ["keel.config", ".keelrc", ".config/keelrc"].flatMap((base) =>
   ["js", "cjs", "mjs", "ts", "cts", "mts"].map((ext) => `${base}.${ext}`),
@@ -99,6 +102,13 @@ export async function loadProjectLayer(ws: Workspace): Promise<ConfigLayer | und
   const dirs = ancestorsWithin(ws.cwd, ws.root);
   // No candidate file anywhere: nothing to search, and cosmiconfig (with its YAML parser) is not loaded.
   if (!dirs.some((dir) => PROJECT_CONFIG_FILES.some((name) => existsSync(join(dir, name))))) return undefined;
+  // cosmiconfig first reads its own options (`package.json#cosmiconfig`, `.config/config.*`) from the
+  // process's working directory, before any check of ours: a `package.json → /dev/zero` there hung keel.
+  for (const name of COSMICONFIG_META_FILES) {
+    const file = join(process.cwd(), name);
+    const problem = irregularFileProblem(file, MAX_CONFIG_BYTES);
+    if (problem) return { source: "project", file, error: problem };
+  }
   const { cosmiconfig, defaultLoaders } = await import("cosmiconfig");
   // Only JSON and YAML loaders; cosmiconfig's "global" strategy would also read ~/.config.
   const loaders = {

@@ -2,7 +2,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { startOpenAIServer, type OpenAIServer } from "../../helpers/openai-server.js";
-import { runKeel } from "../../helpers/run-cli.js";
+import { runKeel, runKeelProcess } from "../../helpers/run-cli.js";
 import { makeWorkspace, type TempWorkspace } from "../../helpers/temp-workspace.js";
 
 // Issue 12 acceptance, against the real CLI in a temp git repo with an isolated KEEL_HOME:
@@ -228,6 +228,16 @@ describe("Claude Code permission syntax is enforced", () => {
 });
 
 describe("config files are regular files of bounded size", () => {
+  it("a package.json linked to /dev/zero in the directory keel starts in is refused at once, naming the file (cosmiconfig reads its own options there first)", async () => {
+    ws = makeWorkspace({}, { git: true });
+    const { symlinkSync } = await import("node:fs");
+    symlinkSync("/dev/zero", ws.path("package.json"));
+    // A real process: cosmiconfig looks in the process's working directory, which in-process runs do not change.
+    const r = await runKeelProcess(["tools"], { cwd: ws.root, env: ws.env });
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toContain(`${ws.path("package.json")} is not a regular file (a character device)`);
+  });
+
   it("a keel.config.json linked to /dev/zero, a FIFO .keelrc.json and a /dev/zero Claude settings file are refused at once, naming the file", async () => {
     ws = makeWorkspace({}, { git: true });
     const { symlinkSync } = await import("node:fs");
