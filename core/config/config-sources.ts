@@ -3,6 +3,7 @@ import { irregularFileProblem, MAX_CONFIG_BYTES, readRegularFile } from "../boun
 import { join } from "node:path";
 import { errorMessage } from "../errors.js";
 import { ancestorsWithin, type Workspace } from "../workspace.js";
+import { projectExplorer } from "./project-explorer.js";
 
 /** Names of the config layers, lowest precedence first. */
 export type ConfigSourceName = "user" | "legacy" | "claude" | "project" | "local";
@@ -79,9 +80,6 @@ export const PROJECT_CONFIG_FILES = [
   "keel.config.yml",
 ] as const;
 
-/** Where cosmiconfig looks for its own options, in the process's working directory (its `metaSearchPlaces`). */
-const COSMICONFIG_META_FILES = ["package.json", "package.yaml", ".config/config.json", ".config/config.yaml", ".config/config.yml"];
-
 /** Config files that would have to be executed to be read: keel refuses them and says so. */
 export const CODE_CONFIG_FILES: readonly string[] = ["keel.config", ".keelrc", ".config/keelrc"].flatMap((base) =>
   ["js", "cjs", "mjs", "ts", "cts", "mts"].map((ext) => `${base}.${ext}`),
@@ -92,36 +90,12 @@ export function codeConfigFiles(ws: Workspace): string[] {
   return ancestorsWithin(ws.cwd, ws.root).flatMap((dir) => CODE_CONFIG_FILES.map((name) => join(dir, name)).filter((f) => existsSync(f)));
 }
 
-/** A cosmiconfig loader for extensions keel never executes (defence in depth: they are not in the search places either). */
-function refuseCode(filepath: string): never {
-  throw new Error(`${filepath} is code; keel never executes configuration. Move the settings into keel.config.json or keel.config.yaml.`);
-}
-
 /** Loads the project layer with cosmiconfig (module `keel`), searching from cwd up to the workspace root (never above). Data formats only. */
 export async function loadProjectLayer(ws: Workspace): Promise<ConfigLayer | undefined> {
   const dirs = ancestorsWithin(ws.cwd, ws.root);
   // No candidate file anywhere: nothing to search, and cosmiconfig (with its YAML parser) is not loaded.
   if (!dirs.some((dir) => PROJECT_CONFIG_FILES.some((name) => existsSync(join(dir, name))))) return undefined;
-  // cosmiconfig first reads its own options (`package.json#cosmiconfig`, `.config/config.*`) from the
-  // process's working directory, before any check of ours: a `package.json → /dev/zero` there hung keel.
-  for (const name of COSMICONFIG_META_FILES) {
-    const file = join(process.cwd(), name);
-    const problem = irregularFileProblem(file, MAX_CONFIG_BYTES);
-    if (problem) return { source: "project", file, error: problem };
-  }
-  const { cosmiconfig, defaultLoaders } = await import("cosmiconfig");
-  // Only JSON and YAML loaders; cosmiconfig's "global" strategy would also read ~/.config.
-  const loaders = {
-    ".json": defaultLoaders[".json"],
-    ".yaml": defaultLoaders[".yaml"],
-    ".yml": defaultLoaders[".yml"],
-    noExt: defaultLoaders.noExt,
-    ".js": refuseCode,
-    ".cjs": refuseCode,
-    ".mjs": refuseCode,
-    ".ts": refuseCode,
-  };
-  const explorer = cosmiconfig("keel", { searchPlaces: [...PROJECT_CONFIG_FILES], loaders, searchStrategy: "none", cache: false });
+  const explorer = await projectExplorer(PROJECT_CONFIG_FILES);
   try {
     let found = null;
     for (const dir of dirs) {

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { startOpenAIServer, type OpenAIServer } from "../../helpers/openai-server.js";
@@ -27,7 +27,7 @@ describe("a hostile repository's config", () => {
       {
         "keel.config.js": payload("MARKER-js"),
         ".keelrc.cjs": payload("MARKER-cjs"),
-        "keel.config.ts": `import { existsSync, readFileSync, writeFileSync } from "node:fs"; writeFileSync("MARKER-ts", "ran"); export default {};\n`,
+        "keel.config.ts": `import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs"; writeFileSync("MARKER-ts", "ran"); export default {};\n`,
         "script.json": { turns: [{ text: "hello back" }] },
       },
       { git: true },
@@ -228,14 +228,35 @@ describe("Claude Code permission syntax is enforced", () => {
 });
 
 describe("config files are regular files of bounded size", () => {
-  it("a package.json linked to /dev/zero in the directory keel starts in is refused at once, naming the file (cosmiconfig reads its own options there first)", async () => {
+  it("a package.json linked to /dev/zero in the directory keel starts in is refused at once, naming the file", async () => {
     ws = makeWorkspace({}, { git: true });
     const { symlinkSync } = await import("node:fs");
     symlinkSync("/dev/zero", ws.path("package.json"));
-    // A real process: cosmiconfig looks in the process's working directory, which in-process runs do not change.
+    // A real process: cosmiconfig's own factory read its "meta config" from the process's working directory,
+    // which in-process runs do not change.
     const r = await runKeelProcess(["tools"], { cwd: ws.root, env: ws.env });
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toContain(`${ws.path("package.json")} is not a regular file (a character device)`);
+  });
+
+  it("cosmiconfig's meta config in the repository (package.json#cosmiconfig, .config/config.json) cannot point keel's config search outside the workspace", async () => {
+    ws = makeWorkspace({ "keel.config.json": JSON.stringify({ permissions: { ask: ["read_file"] } }) }, { git: true });
+    // Outside the workspace (its parent is the test's own temp folder, removed with it).
+    const outside = join(ws.root, "..", "outside.json");
+    writeFileSync(outside, JSON.stringify({ permissions: { deny: ["OUTSIDE_MARKER"] } }));
+    const redirect = { searchPlaces: ["../outside.json"] };
+    for (const [file, text] of [
+      ["package.json", JSON.stringify({ name: "x", cosmiconfig: redirect })],
+      [".config/config.json", JSON.stringify({ cosmiconfig: redirect })],
+    ] as const) {
+      ws.write(file, text);
+      // A real process: cosmiconfig's factory read its meta config from the process's working directory.
+      const r = await runKeelProcess(["config", "list", "--json"], { cwd: ws.root, env: ws.env });
+      expect(r.exitCode, r.stderr).toBe(0);
+      expect(r.stdout).not.toContain("OUTSIDE_MARKER");
+      expect(JSON.parse(r.stdout).data.entries).toEqual([expect.objectContaining({ key: "permissions.ask", value: ["read_file"] })]);
+      rmSync(ws.path(file));
+    }
   });
 
   it("a keel.config.json linked to /dev/zero, a FIFO .keelrc.json and a /dev/zero Claude settings file are refused at once, naming the file", async () => {
