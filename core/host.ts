@@ -5,6 +5,7 @@ import { loadConfig, type LoadedConfig } from "./config/load-config.js";
 import { Diagnostics } from "./diagnostics.js";
 import type { Elicitor } from "./elicitation.js";
 import { errorMessage } from "./errors.js";
+import { DIGEST_BUDGET_BYTES, namedWorkspaceFiles, type DigestBudget } from "./file-digest.js";
 import { JsonlEventSink } from "./events.js";
 import { PersistentBaselineStore } from "./file-baselines.js";
 import { createHooks, type KeelHooks } from "./hooks.js";
@@ -103,6 +104,8 @@ export class Host {
   activeDirError?: string;
   /** What the workspace declared that needs its trust to run (see `approves`), in the order met. */
   readonly trustItems: TrustItem[] = [];
+  /** What is left of this host's budget for hashing the files trust pins name. */
+  private readonly digestBudget: DigestBudget = { bytes: DIGEST_BUDGET_BYTES };
   private readonly services = new Map<string, unknown>();
   private readonly applied: string[] = [];
   private closed = false;
@@ -172,6 +175,17 @@ export class Host {
         file ? { file } : {},
       );
     return false;
+  }
+
+  /**
+   * The workspace files a command line of a trusted workspace names (`bash .claude/hooks/lint.sh`,
+   * `node server.js`), with their content digests, for the item's trust pin: a script changed since
+   * `keel trust` holds its hook or server back too. Empty when the workspace is not trusted or
+   * `--trust` approves everything (nothing is read then).
+   */
+  namedFiles(words: readonly string[], cwd: string): [string, string][] {
+    // Untrusted: nothing of it runs; `--trust`: everything does. Only a pinned trust (or `keel trust`'s review) needs the digests.
+    return this.trust.trusted && this.trust.approved ? namedWorkspaceFiles(words, cwd, this.workspace.root, this.digestBudget) : [];
   }
 
   /** Environment the host runs with. */

@@ -26,6 +26,8 @@ export interface TrustItem {
   /** Shown in `keel trust` and in diagnostics, e.g. `github (.mcp.json)`. */
   name: string;
   config: unknown;
+  /** Workspace files the item runs whose content `config` pins (a hook's script, a server's entry), shown by `keel trust`. */
+  files?: string[];
 }
 
 /**

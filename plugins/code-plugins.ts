@@ -1,8 +1,7 @@
-import { createHash } from "node:crypto";
-import { readFileSync, realpathSync, statSync } from "node:fs";
+import { realpathSync, statSync } from "node:fs";
 import { relative, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { errorMessage, inside, MAX_TIMER_MS, type Diagnostic, type Host } from "../core/index.js";
+import { errorMessage, fileDigest, inside, MAX_DIGEST_BYTES, MAX_TIMER_MS, type Diagnostic, type Host } from "../core/index.js";
 import { PLUGIN_DIAGNOSTIC_SOURCE, type LoadedPlugin } from "../manifests/plugin/load-plugins.js";
 import { CODE_PLUGIN_HOOKS, type CodePluginApi, type CodePluginApply, type CodePluginHooks, type CodePluginTool } from "./code-plugin-api.js";
 import { codeToolProblem, toToolDefinition } from "./code-plugin-tool.js";
@@ -46,18 +45,15 @@ export async function applyCodePlugins(host: Host, entries: PluginEntry[]): Prom
     if (!file) continue;
     // A trusted workspace's module runs as `keel trust` approved it (its entry file's content).
     if (entry.plugin.level !== "user") {
-      let sha256: string;
-      try {
-        sha256 = createHash("sha256").update(readFileSync(file)).digest("hex");
-      } catch (error) {
-        // (a file over 2 GiB, say): never fatal, like a module that fails to import
-        report(
-          "error",
-          file,
-          `Plugin ${name}: main "${main}" could not be read (${errorMessage(error)}); the code module was not loaded. Fix or remove the file.`,
-        );
+      // Read in chunks and bounded: a 3 GiB sparse `main` is refused, never read or imported. Never fatal.
+      const digest = fileDigest(file);
+      if (!digest.startsWith("sha256:")) {
+        const why = digest.startsWith("stat:") ? `it is larger than ${MAX_DIGEST_BYTES} bytes` : digest;
+        report("error", file, `Plugin ${name}: main "${main}" could not be read (${why}); the code module was not loaded. Fix or remove the file.`);
         continue;
       }
+      // The bare hex, as pinned before `fileDigest` existed (approvals stay valid).
+      const sha256 = digest.slice("sha256:".length);
       const item = { kind: "code plugin" as const, name: `${name} (${relative(host.workspace.root, file)})`, config: [name, main, sha256] };
       if (!host.approves(item, file)) continue;
     }

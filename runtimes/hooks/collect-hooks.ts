@@ -1,5 +1,5 @@
 import { relative } from "node:path";
-import { readRegularFile, type ConfigLayer, type Host } from "../../core/index.js";
+import { analyzeShell, readRegularFile, type ConfigLayer, type Host, type ShellParser } from "../../core/index.js";
 import { parseClaudeHooks, type CommandHookSpec, type HookIssue, type HookOrigin } from "../../manifests/hooks/claude-hooks-schema.js";
 import { RUN_HOOK_EVENTS } from "../../manifests/hooks/run-hook-events.js";
 
@@ -27,9 +27,10 @@ const LAYER_SOURCES: ReadonlySet<ConfigLayer["source"]> = new Set(["user", "clau
  * files and `.claude/settings{,.local}.json` (`hooks` key), and in plugins (`hooks/hooks.json`, an
  * inline `hooks` object or hooks files named in plugin.json). Hooks are code: workspace-level ones
  * run only in a trusted workspace; user-level ones always. Problems (with file and JSON path) are
- * returned, never thrown.
+ * returned, never thrown. With `parser` (loaded for a trusted workspace), a workspace hook's pin also
+ * covers the workspace files its command names (see `Host.namedFiles`).
  */
-export function collectHooks(host: Host): { hooks: DeclaredHook[]; issues: HookIssue[] } {
+export function collectHooks(host: Host, parser?: ShellParser): { hooks: DeclaredHook[]; issues: HookIssue[] } {
   const all: CommandHookSpec[] = [];
   const issues: HookIssue[] = [];
   const add = (value: unknown, origin: HookOrigin, onlyEvents = false) => {
@@ -68,8 +69,12 @@ export function collectHooks(host: Host): { hooks: DeclaredHook[]; issues: HookI
     // A trusted workspace's hook runs as `keel trust` approved it: what runs (command), when (event,
     // matcher, if) and how long; a changed or added one waits for a new review.
     if (h.origin.level === "workspace") {
-      const config = [h.event, h.matcher, h.if, h.command, h.timeoutSec, h.background];
-      if (!host.approves({ kind: "hook", name: `${h.event} \`${h.command}\` (${relative(host.workspace.root, h.origin.file)})`, config }, h.origin.file))
+      const files = parser ? host.namedFiles(commandWords(h, host, parser), host.workspace.cwd) : [];
+      const base = [h.event, h.matcher, h.if, h.command, h.timeoutSec, h.background];
+      // The scripts the command names are pinned too; a line naming none keeps the pin it had before.
+      const config = files.length ? [...base, files] : base;
+      const name = `${h.event} \`${h.command}\` (${relative(host.workspace.root, h.origin.file)})`;
+      if (!host.approves({ kind: "hook", name, config, ...(files.length ? { files: files.map(([file]) => file) } : {}) }, h.origin.file))
         return {
           ...h,
           runs: false,
@@ -82,4 +87,17 @@ export function collectHooks(host: Host): { hooks: DeclaredHook[]; issues: HookI
     return { ...h, runs: true };
   });
   return { hooks, issues };
+}
+
+/**
+ * The words of every simple command a hook's command line runs, with Claude Code's variables
+ * expanded as the hook will see them (`"$CLAUDE_PROJECT_DIR"/.claude/hooks/lint.sh`).
+ */
+function commandWords(h: CommandHookSpec, host: Host, parser: ShellParser): string[] {
+  const vars: Record<string, string> = { CLAUDE_PROJECT_DIR: host.workspace.root, ...(h.origin.plugin ? { CLAUDE_PLUGIN_ROOT: h.origin.plugin.root } : {}) };
+  return analyzeShell(h.command, parser).commands.flatMap((c) =>
+    c.argv.map((w) =>
+      w.includes("$") ? w.replace(/\$\{?(CLAUDE_PROJECT_DIR|CLAUDE_PLUGIN_ROOT)\}?/g, (m, name: string) => vars[name] ?? m).replace(/["']/g, "") : w,
+    ),
+  );
 }

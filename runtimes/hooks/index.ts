@@ -45,7 +45,8 @@ export function claudeHooksRuntime(options: ClaudeHooksOptions = {}): KeelPlugin
         import("./tool-hook-taps.js"),
         import("./agent-hook-taps.js"),
       ]);
-      const { hooks, issues } = collectHooks(host);
+      // The shell parser names the scripts a trusted workspace's hooks run, for their trust pins.
+      const { hooks, issues } = collectHooks(host, host.trust.approved ? await import("unbash") : undefined);
       const state = new HookStateStore(host.statePath("hooks.json"), () => host.ensureStateDir("state"));
       Object.assign(found, { hooks, issues, state });
       for (const i of issues) host.diagnostics.add({ severity: i.severity, source: "hooks", file: i.file, path: i.path, message: i.message });

@@ -70,7 +70,7 @@ export class McpManager {
             {
               kind: "mcp server",
               name: `"${c.name}" (${relative(host.workspace.root, c.config.origin.file)})`,
-              config: trustConfig(host, c),
+              ...trustConfig(host, c),
             },
             c.config.origin.file,
           ),
@@ -309,11 +309,18 @@ export class McpManager {
  * What a workspace server's trust pin covers: its transport, its entry as written (which variable
  * feeds each value, sandbox, oauth, tool filters) and the folder of its manifest (relative paths
  * resolve there); not the values variables expand to, which are the user's environment (a token
- * exported after `keel trust` is no change).
+ * exported after `keel trust` is no change). For a stdio server, also the content of the workspace
+ * files its command line names (`node server.js`, `./bin/server`): a server rewritten since (by a
+ * pull, or by a sandboxed command) waits for a review instead of running unsandboxed.
  */
-function trustConfig(host: Host, c: McpConnection): unknown {
-  if (c.config.declared === undefined) return serverIdentity(c.config);
-  return [c.config.transport, c.config.declared, relative(host.workspace.root, dirname(c.config.origin.file))];
+function trustConfig(host: Host, c: McpConnection): { config: unknown; files?: string[] } {
+  const files = c.config.command === undefined ? [] : host.namedFiles([c.config.command, ...c.config.args], c.config.cwd ?? host.workspace.root);
+  const pinned =
+    c.config.declared === undefined
+      ? serverIdentity(c.config)
+      : [c.config.transport, c.config.declared, relative(host.workspace.root, dirname(c.config.origin.file))];
+  // A line naming no workspace file keeps the pin it had before files were pinned.
+  return files.length ? { config: [pinned, files], files: files.map(([file]) => file) } : { config: pinned };
 }
 
 /** True when `tool` is named like a tool of server `server` (`mcp__<server>__…`, also when cut to 64 characters). */

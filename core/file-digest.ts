@@ -1,0 +1,80 @@
+import { createHash } from "node:crypto";
+import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
+import { isAbsolute, relative, resolve, sep } from "node:path";
+
+/** Largest file whose content `keel trust` hashes; a larger one is pinned by its identity (see `fileDigest`). */
+export const MAX_DIGEST_BYTES = 64 * 1024 * 1024;
+
+/** Bytes one host hashes at most for trust pins, so a repository of huge scripts cannot slow every command down. */
+export const DIGEST_BUDGET_BYTES = 256 * 1024 * 1024;
+
+/** What is left of a host's hashing budget (`DIGEST_BUDGET_BYTES`), shared by every pin it computes. */
+export interface DigestBudget {
+  bytes: number;
+}
+
+/**
+ * A pin of a file's content: `sha256:<hex>` for a regular file, or, for one over `MAX_DIGEST_BYTES`
+ * (or past the budget), its identity `stat:<size>:<ino>:<ctime>` — the change time moves with every
+ * write and no program can set it back, so a changed file still changes the pin (failing closed: so may a
+ * mere `chmod`). Anything else is named: `directory`, `not a regular file (…)`, `unreadable (…)`.
+ * Opens without blocking (a FIFO is never waited on) and reads in chunks; never throws.
+ */
+export function fileDigest(file: string, budget: DigestBudget = { bytes: Infinity }): string {
+  let fd: number;
+  try {
+    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch (error) {
+    return `unreadable (${(error as NodeJS.ErrnoException).code ?? "error"})`;
+  }
+  try {
+    const st = fstatSync(fd);
+    if (st.isDirectory()) return "directory";
+    if (!st.isFile()) return "not a regular file";
+    if (st.size > MAX_DIGEST_BYTES || st.size > budget.bytes) return `stat:${st.size}:${st.ino}:${st.ctimeMs}`;
+    budget.bytes -= st.size;
+    const hash = createHash("sha256");
+    const chunk = Buffer.alloc(Math.min(st.size, 1024 * 1024) + 1);
+    let total = 0;
+    for (;;) {
+      const n = readSync(fd, chunk, 0, chunk.length, null);
+      if (n === 0) break;
+      total += n;
+      // A file growing while it is read: pin its identity, which changes with every write.
+      if (total > st.size) {
+        const now = fstatSync(fd);
+        return `stat:${now.size}:${now.ino}:${now.ctimeMs}`;
+      }
+      hash.update(chunk.subarray(0, n));
+    }
+    return `sha256:${hash.digest("hex")}`;
+  } catch (error) {
+    return `unreadable (${(error as NodeJS.ErrnoException).code ?? "error"})`;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * The workspace files a command line names directly, with their `fileDigest`: the script a hook runs
+ * (`bash .claude/hooks/lint.sh`), a server's entry (`node server/index.js`), a binary
+ * (`./bin/server`). Each word — and the value of a `--flag=value` word — is resolved against `cwd`;
+ * words leading outside `root` (your system's programs), missing paths and folders are left out, so a
+ * line naming no workspace file pins as before. What those files import or read is not covered.
+ */
+export function namedWorkspaceFiles(words: readonly string[], cwd: string, root: string, budget: DigestBudget): [string, string][] {
+  const out: [string, string][] = [];
+  const seen = new Set<string>();
+  for (const word of words) {
+    const value = /^--?[\w-]+=/.test(word) ? word.slice(word.indexOf("=") + 1) : word;
+    if (!value || value.includes("\0")) continue;
+    const path = resolve(cwd, value);
+    const rel = relative(root, path);
+    if (rel === "" || rel === ".." || rel.startsWith(`..${sep}`) || isAbsolute(rel) || seen.has(rel)) continue;
+    seen.add(rel);
+    const digest = fileDigest(path, budget);
+    if (digest === "directory" || digest === "unreadable (ENOENT)" || digest === "unreadable (ENOTDIR)") continue;
+    out.push([rel, digest]);
+  }
+  return out;
+}

@@ -1,0 +1,104 @@
+import { execFileSync } from "node:child_process";
+import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { afterEach, describe, expect, it } from "vitest";
+import { fileDigest, namedWorkspaceFiles } from "../../../core/file-digest.js";
+import { runKeel } from "../../helpers/run-cli.js";
+import { makeWorkspace, type TempWorkspace } from "../../helpers/temp-workspace.js";
+
+const ECHO_SERVER = fileURLToPath(new URL("../../runtimes/mcp/fixtures/protocol-server.mjs", import.meta.url));
+
+let ws: TempWorkspace | undefined;
+afterEach(() => ws?.cleanup());
+
+const keel = (...args: string[]) => runKeel(["--json", "--yes", ...args], { cwd: ws!.root, env: ws!.env });
+
+describe("keel trust pins the workspace scripts a hook or server runs, not just the line naming them", () => {
+  it("an MCP server whose script changed since keel trust (as a pull or a sandboxed command could change it) waits for a review", async () => {
+    ws = makeWorkspace(
+      {
+        // The server's code is a workspace file the line names: `node server.mjs`.
+        "server.mjs": `import ${JSON.stringify(pathToFileURL(ECHO_SERVER).href)};\n`,
+        ".mcp.json": { mcpServers: { a: { command: process.execPath, args: ["server.mjs"] } } },
+      },
+      { git: true },
+    );
+    const trusted = await keel("trust");
+    expect(trusted.exitCode, trusted.stderr).toBe(0);
+    // keel trust says which files it vouches for along with the line.
+    expect(trusted.json().approved).toEqual([expect.objectContaining({ kind: "mcp server", name: '"a" (.mcp.json)', files: ["server.mjs"] })]);
+    const input = JSON.stringify({ pair: ["x", 1] });
+    expect((await keel("call", "mcp__a__tuple", "--input", input)).json()).toMatchObject({ ok: true, content: 'pair ["x",1]' });
+
+    appendFileSync(ws.path("server.mjs"), "// changed after keel trust\n");
+    const held = await keel("call", "mcp__a__tuple", "--input", input);
+    expect(held.exitCode).toBe(1);
+    expect(held.json().content).toMatch(/MCP server "a" \(\.mcp\.json\) was added or changed since this workspace was trusted/);
+
+    expect((await keel("trust")).exitCode).toBe(0);
+    expect((await keel("call", "mcp__a__tuple", "--input", input)).json()).toMatchObject({ ok: true });
+  });
+
+  it("a command hook whose script changed since keel trust does not run until reviewed; its line is unchanged", async () => {
+    ws = makeWorkspace(
+      {
+        ".claude/hooks/mark.sh": "touch hook-ran\n",
+        ".claude/settings.json": {
+          hooks: { PreToolUse: [{ matcher: "*", hooks: [{ type: "command", command: 'bash "$CLAUDE_PROJECT_DIR"/.claude/hooks/mark.sh' }] }] },
+        },
+        "notes.txt": "hello\n",
+      },
+      { git: true },
+    );
+    const read = () => keel("call", "read_file", "--input", JSON.stringify({ path: "notes.txt" }));
+    const trusted = await keel("trust");
+    expect(trusted.exitCode, trusted.stderr).toBe(0);
+    expect(trusted.json().approved).toEqual([expect.objectContaining({ kind: "hook", files: [".claude/hooks/mark.sh"] })]);
+    expect((await read()).json()).toMatchObject({ ok: true });
+    expect(ws.exists("hook-ran")).toBe(true);
+
+    // The script now does something else; the settings file is untouched.
+    writeFileSync(ws.path(".claude/hooks/mark.sh"), "touch hook2-ran\n");
+    const tools = await keel("tools");
+    const warnings = (tools.json().diagnostics as { message: string }[]).map((d) => d.message).join("\n");
+    expect(warnings).toMatch(
+      /hook PreToolUse `bash "\$CLAUDE_PROJECT_DIR"\/\.claude\/hooks\/mark\.sh` \(\.claude\/settings\.json\) was added or changed since/,
+    );
+    expect((await read()).json()).toMatchObject({ ok: true });
+    expect(ws.exists("hook2-ran")).toBe(false);
+
+    expect((await keel("trust")).exitCode).toBe(0);
+    expect((await read()).json()).toMatchObject({ ok: true });
+    expect(ws.exists("hook2-ran")).toBe(true);
+  });
+});
+
+describe("namedWorkspaceFiles / fileDigest", () => {
+  it("names only workspace files that exist (not programs outside, missing paths or folders), reads a --flag=value, and never waits on a FIFO", () => {
+    ws = makeWorkspace({ "bin/run.sh": "echo hi\n", "conf/c.json": "{}" });
+    execFileSync("mkfifo", [ws.path("pipe")]);
+    const words = ["/bin/sh", "bin/run.sh", "--config=conf/c.json", "missing.js", "conf", "pipe", "-y", "../outside.sh"];
+    const named = namedWorkspaceFiles(words, ws.root, ws.root, { bytes: Infinity });
+    expect(named.map(([file]) => file)).toEqual(["bin/run.sh", join("conf", "c.json"), "pipe"]);
+    expect(named[0]![1]).toMatch(/^sha256:[0-9a-f]{64}$/);
+    expect(named[2]![1]).toBe("not a regular file");
+    // Resolved against the line's own folder.
+    mkdirSync(ws.path("sub"));
+    expect(namedWorkspaceFiles(["../bin/run.sh"], ws.path("sub"), ws.root, { bytes: Infinity }).map(([f]) => f)).toEqual([join("bin", "run.sh")]);
+  });
+
+  it("a file past the hashing budget is pinned by its identity, which still changes when the file is rewritten", () => {
+    ws = makeWorkspace({ "big.bin": "x".repeat(1000) });
+    const budget = { bytes: 100 };
+    const before = fileDigest(ws.path("big.bin"), budget);
+    expect(before).toMatch(/^stat:1000:/);
+    expect(budget.bytes).toBe(100); // nothing hashed
+    writeFileSync(ws.path("big.bin"), "y".repeat(1001));
+    expect(fileDigest(ws.path("big.bin"), budget)).not.toBe(before);
+    // Within the budget it is a content hash, and the budget shrinks by its size.
+    const roomy = { bytes: 5000 };
+    expect(fileDigest(ws.path("big.bin"), roomy)).toMatch(/^sha256:/);
+    expect(roomy.bytes).toBe(5000 - 1001);
+  });
+});
