@@ -1,9 +1,24 @@
 import { z } from "zod";
-import { SANDBOX_MODES } from "../sandbox/sandbox-config.js";
+import { PATTERN_CHARS, SANDBOX_MODES } from "../sandbox/sandbox-config.js";
 
-/** `sandbox` in keel config: a mode, or `{mode, network}` (sandbox-config.ts's isSandboxValue accepts the same values). */
+/** `sandbox` in keel config: a mode, or `{mode, network, denyRead, credentials}` (sandbox-config.ts's isSandboxValue accepts the same values). */
 const SandboxMode = z.enum(SANDBOX_MODES);
-const SandboxConfig = z.union([SandboxMode, z.object({ mode: SandboxMode.optional(), network: z.boolean().optional() }).strict()]);
+const DenyReadPath = z
+  .string()
+  .trim()
+  .min(1)
+  .refine((p) => !PATTERN_CHARS.test(p), "denyRead takes paths, not patterns: the sandbox hides each path it names, so list them one by one");
+const SandboxConfig = z.union([
+  SandboxMode,
+  z
+    .object({
+      mode: SandboxMode.optional(),
+      network: z.boolean().optional(),
+      denyRead: z.array(DenyReadPath).optional(),
+      credentials: z.enum(["hidden", "visible"]).optional(),
+    })
+    .strict(),
+]);
 
 /** A permission rule: a tool-name glob, optionally with an argument specifier: `bash(git status*)`. */
 export const PermissionRule = z

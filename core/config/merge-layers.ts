@@ -6,7 +6,7 @@ import { unknownKeys } from "./config-keys.js";
 import { type ConfigLayer, levelOf, type TrustLevel } from "./config-sources.js";
 import { deepMerge } from "./deep-merge.js";
 import { isPlainObject } from "./plain-object.js";
-import { isSandboxValue, sandboxSettings, strictest, type SandboxSettings } from "../sandbox/sandbox-config.js";
+import { isSandboxValue, SANDBOX_SHAPE, strictest } from "../sandbox/sandbox-config.js";
 import { restrictUntrusted } from "./untrusted-config.js";
 
 /** The three permission lists, in precedence order. */
@@ -44,7 +44,7 @@ export function mergeLayers(layers: ConfigLayer[], trusted: boolean, held?: "cha
   const rules: Record<(typeof LISTS)[number], Set<string>> = { deny: new Set(), ask: new Set(), allow: new Set() };
   const allowLevels: Record<string, TrustLevel> = {};
   let merged: Record<string, unknown> = {};
-  const sandboxes: SandboxSettings[] = [];
+  const sandboxes: unknown[] = [];
   for (const layer of layers) {
     if (!layer.value) continue;
     const level = levelOf(layer.source);
@@ -91,11 +91,24 @@ export function mergeLayers(layers: ConfigLayer[], trusted: boolean, held?: "cha
         if (list === "allow" && allowLevels[rule] !== "user") allowLevels[rule] = level;
       }
     }
-    if (rest.sandbox !== undefined) sandboxes.push(sandboxSettings(rest.sandbox));
+    if (rest.sandbox !== undefined && isSandboxValue(rest.sandbox)) sandboxes.push(rest.sandbox);
+    else if (rest.sandbox !== undefined) {
+      // Named here, per file: a later level's valid value must not hide it (its restrictions would be lost).
+      const problem = { path: "sandbox", message: SANDBOX_SHAPE };
+      invalid.push({ file: layer.file, source: layer.source, ...problem });
+      diagnostics.push({
+        severity: "error",
+        source: "config",
+        file: layer.file,
+        path: "sandbox",
+        message: `Invalid config field "sandbox": ${SANDBOX_SHAPE}. It was not applied.`,
+      });
+    }
     merged = deepMerge(merged, rest);
   }
   // Every level may tighten the sandbox; none may loosen it. Invalid values stay for the schema check to name.
-  if (sandboxes.length && isSandboxValue(merged.sandbox)) merged.sandbox = strictest(sandboxes);
+  if (sandboxes.length) merged.sandbox = strictest(sandboxes);
+  else delete merged.sandbox;
   const present = (["allow", "ask", "deny"] as const).filter((l) => rules[l].size);
   if (present.length) merged.permissions = Object.fromEntries(present.map((l) => [l, [...rules[l]]]));
   return { value: merged, allowLevels, diagnostics, invalid };

@@ -14,8 +14,9 @@ const RESTRICT_ONLY: Record<string, true | Record<string, true>> = {
   output: true,
   mcp: { lazy: true, startupTimeoutMs: true, toolTimeoutMs: true, elicitation: true },
   agent: true,
-  // Levels merge to the strictest sandbox, so a workspace can tighten it but never loosen it.
-  sandbox: true,
+  // Levels merge to the strictest sandbox, so a workspace can tighten it but never loosen it;
+  // `credentials: "visible"` loosens it, and is dropped below.
+  sandbox: { mode: true, network: true, denyRead: true, credentials: true },
 };
 
 /** An untrusted layer reduced to what it may set, and the dotted keys that were dropped. */
@@ -62,6 +63,8 @@ export function restrictUntrusted(value: Record<string, unknown>): RestrictedLay
     for (const [sub, sv] of Object.entries(v)) {
       // Servers' questions: a workspace may make keel decline or cancel them, not ask you where you chose not to be asked.
       if (key === "mcp" && sub === "elicitation" && sv === "ask") ignored.push("mcp.elicitation");
+      // Showing your credential stores to sandboxed commands is yours to choose, not the repository's.
+      else if (key === "sandbox" && sub === "credentials" && sv === "visible") ignored.push("sandbox.credentials");
       else if (allowed[sub]) kept[sub] = sv;
       else if (isKnownKey(key, sub)) ignored.push(`${key}.${sub}`);
     }

@@ -1,5 +1,5 @@
 import { existsSync, lstatSync, mkdirSync } from "node:fs";
-import { join } from "node:path";
+import { join, sep } from "node:path";
 import { ToolError } from "../errors.js";
 import type { SandboxSettings } from "./sandbox-config.js";
 
@@ -11,7 +11,7 @@ export interface SandboxTarget {
   cwd: string;
   /** The command and its arguments. */
   argv: string[];
-  /** Files and folders the process must not see (keel's secrets, see keelHomeSecrets): masked when they exist. */
+  /** Files and folders the process must not see (keel's secrets, your credential stores, `denyRead`; see hidden-paths.ts): masked when they exist. */
   hidden?: readonly string[];
 }
 
@@ -23,16 +23,22 @@ export interface SandboxTarget {
  */
 export function bwrapArgs(settings: SandboxSettings, target: SandboxTarget): string[] {
   const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"];
-  // Later mounts cover earlier ones: the boundary (possibly under /tmp) is mounted after the private
-  // /tmp, and its .git and .keel read-only over it. Everything else, a main checkout too, stays read-only.
+  // Later mounts cover earlier ones. A hidden folder holding the boundary (`denyRead: ["~"]`) is
+  // masked first by an empty tmpfs, so the boundary mounted next shows through it; the tmpfs is made
+  // read-only once the boundary's mount point exists in it.
+  const hidden = target.hidden ?? [];
+  const holding = hidden.filter((p) => kindOf(p) === "dir" && (target.root === p || target.root.startsWith(p.endsWith(sep) ? p : p + sep)));
+  for (const path of holding) args.push("--tmpfs", path);
+  // The boundary (possibly under /tmp) is mounted after the private /tmp, and its .git and .keel
+  // read-only over it. Everything else, a main checkout too, stays read-only.
   args.push(settings.mode === "workspace-write" ? "--bind" : "--ro-bind", target.root, target.root);
   for (const dir of [".git", ".keel"]) if (existsSync(join(target.root, dir))) args.push("--ro-bind", join(target.root, dir), join(target.root, dir));
-  // keel's secrets: a folder becomes an empty one, a file reads as empty (mounted last, so they cover the boundary too).
-  for (const path of target.hidden ?? []) {
-    const kind = kindOf(path);
-    if (kind === "dir") args.push("--tmpfs", path, "--remount-ro", path);
-    else if (kind === "other") args.push("--ro-bind", "/dev/null", path);
-  }
+  for (const path of holding) args.push("--remount-ro", path);
+  // The other hidden paths last, so they cover the boundary too (a `.env` in the workspace).
+  hide(
+    args,
+    hidden.filter((p) => !holding.includes(p)),
+  );
   if (!settings.network) args.push("--unshare-net");
   args.push("--unshare-pid", "--unshare-ipc", "--unshare-uts", "--die-with-parent", "--new-session", "--chdir", target.cwd, "--", ...target.argv);
   return args;
@@ -81,6 +87,15 @@ export async function sandboxUnavailable(env: NodeJS.ProcessEnv, signal?: AbortS
       .trim()
       .split("\n")[0]
   }): enable unprivileged user namespaces or run where they are allowed`;
+}
+
+/** Masks each path that exists: a folder becomes an empty read-only one, anything else reads as empty. */
+function hide(args: string[], paths: readonly string[]): void {
+  for (const path of paths) {
+    const kind = kindOf(path);
+    if (kind === "dir") args.push("--tmpfs", path, "--remount-ro", path);
+    else if (kind === "other") args.push("--ro-bind", "/dev/null", path);
+  }
 }
 
 /** "dir", "other" (anything else that exists) or undefined (nothing there). */

@@ -6,18 +6,32 @@ export const SANDBOX_MODES = ["off", "workspace-write", "read-only"] as const;
 /** How shell commands run (one of SANDBOX_MODES). */
 export type SandboxMode = (typeof SANDBOX_MODES)[number];
 
-/** A valid `sandbox` value in keel config: a mode, or `{mode, network}` (the config schema in config-schema.ts has the same shape). */
-export type SandboxValue = SandboxMode | { mode?: SandboxMode; network?: boolean };
+/** Whether a sandboxed process sees your credential stores (`~/.ssh`, `~/.aws`, …; see hidden-paths.ts). */
+export type CredentialsVisibility = "hidden" | "visible";
+
+/** A valid `sandbox` value in keel config: a mode, or an object (the config schema in config-schema.ts has the same shape). */
+export type SandboxValue = SandboxMode | { mode?: SandboxMode; network?: boolean; denyRead?: string[]; credentials?: CredentialsVisibility };
 
 /** The sandbox settings in force. */
 export interface SandboxSettings {
   mode: SandboxMode;
   /** False: the sandboxed process gets no network (its own empty network namespace). */
   network: boolean;
+  /** Paths a sandboxed process must not read, as configured (`~/…`, absolute, or relative to the workspace), every level's together. */
+  denyRead: readonly string[];
+  /** `hidden` (the default): your credential stores read as empty inside the sandbox. */
+  credentials: CredentialsVisibility;
 }
 
 /** No sandbox: the default for now (opt-in). */
-export const SANDBOX_OFF: SandboxSettings = Object.freeze({ mode: "off", network: true });
+export const SANDBOX_OFF: SandboxSettings = Object.freeze({ mode: "off", network: true, denyRead: Object.freeze([]), credentials: "hidden" });
+
+/** What a valid `sandbox` value looks like, for error messages. */
+export const SANDBOX_SHAPE =
+  'must be "off", "workspace-write", "read-only" or an object with "mode" (one of those), "network" (true or false), "denyRead" (a list of paths: no wildcards) and "credentials" ("hidden" or "visible")';
+
+/** Characters of a pattern: `denyRead` takes paths only, since the sandbox must name each path it hides. */
+export const PATTERN_CHARS = /[*?[\]{}]/;
 
 const RANK = { off: 0, "workspace-write": 1, "read-only": 2 } as const;
 
@@ -34,24 +48,50 @@ export function isSandboxValue(value: unknown): value is SandboxValue {
   if (isMode(value)) return true;
   if (!isPlainObject(value)) return false;
   return Object.entries(value).every(
-    ([key, v]) => (key === "mode" && (v === undefined || isMode(v))) || (key === "network" && (v === undefined || typeof v === "boolean")),
+    ([key, v]) =>
+      v === undefined ||
+      (key === "mode" && isMode(v)) ||
+      (key === "network" && typeof v === "boolean") ||
+      (key === "denyRead" && Array.isArray(v) && v.every((p) => typeof p === "string" && p.trim() !== "" && !PATTERN_CHARS.test(p))) ||
+      (key === "credentials" && (v === "hidden" || v === "visible")),
   );
 }
 
 /** Normalizes one config value (invalid values are left to the schema check and count as off here). */
 export function sandboxSettings(value: unknown): SandboxSettings {
   if (!isSandboxValue(value)) return SANDBOX_OFF;
-  if (typeof value === "string") return { mode: value, network: true };
-  return { mode: value.mode ?? "workspace-write", network: value.network ?? true };
+  if (typeof value === "string") return { ...SANDBOX_OFF, mode: value };
+  return {
+    mode: value.mode ?? "workspace-write",
+    network: value.network ?? true,
+    denyRead: value.denyRead ?? [],
+    credentials: value.credentials ?? "hidden",
+  };
+}
+
+/** What one level's `sandbox` value says about credentials: undefined when it does not say. */
+function credentialsOf(value: unknown): CredentialsVisibility | undefined {
+  return isSandboxValue(value) && typeof value === "object" ? value.credentials : undefined;
 }
 
 /**
- * The strictest of several levels' settings: a sandbox may be tightened by any level, loosened by
- * none. No network cannot be enforced without a sandbox, so `network: false` with mode `off`
- * becomes `workspace-write` (failing closed).
+ * The strictest of several levels' `sandbox` values: a sandbox may be tightened by any level,
+ * loosened by none. `denyRead` paths accumulate; credentials are visible only when a level says
+ * `visible` and none says `hidden` (an untrusted workspace's `visible` never gets here: it widens).
+ * No network cannot be enforced without a sandbox, so `network: false` with mode `off` becomes
+ * `workspace-write` (failing closed).
  */
-export function strictest(all: SandboxSettings[]): SandboxSettings {
-  let out = SANDBOX_OFF;
-  for (const s of all) out = { mode: RANK[s.mode] > RANK[out.mode] ? s.mode : out.mode, network: out.network && s.network };
-  return !out.network && out.mode === "off" ? { mode: "workspace-write", network: false } : out;
+export function strictest(values: unknown[]): SandboxSettings {
+  let mode: SandboxMode = "off";
+  let network = true;
+  const denyRead = new Set<string>();
+  for (const value of values) {
+    const s = sandboxSettings(value);
+    if (RANK[s.mode] > RANK[mode]) mode = s.mode;
+    network &&= s.network;
+    for (const p of s.denyRead) denyRead.add(p);
+  }
+  const said = values.map(credentialsOf);
+  const credentials = said.includes("visible") && !said.includes("hidden") ? "visible" : "hidden";
+  return { mode: !network && mode === "off" ? "workspace-write" : mode, network, denyRead: [...denyRead], credentials };
 }

@@ -1,5 +1,6 @@
 import { ToolError } from "../errors.js";
 import { bwrapArgs, reserveProtectedDirs, sandboxUnavailable, type SandboxTarget } from "./bwrap.js";
+import { hiddenPaths } from "./hidden-paths.js";
 import type { SandboxSettings } from "./sandbox-config.js";
 
 /** A command line ready to spawn: the program and its arguments. */
@@ -18,7 +19,7 @@ export class SandboxRunner {
   constructor(
     readonly settings: SandboxSettings,
     private readonly env: NodeJS.ProcessEnv,
-    /** Paths no sandboxed process may read (keel's secrets under `$KEEL_HOME`). */
+    /** keel's secrets under `$KEEL_HOME`, which no sandboxed process may read (with your credential stores and `denyRead`, see hidden-paths.ts). */
     private readonly hidden: readonly string[] = [],
   ) {}
 
@@ -39,7 +40,7 @@ export class SandboxRunner {
    * sandbox is off. Throws ToolError(`precondition_failed`) when bubblewrap cannot run.
    */
   wrapServer(target: SandboxTarget, what: string, signal?: AbortSignal): Promise<SpawnLine> {
-    return this.wrapWith(this.enabled ? this.settings : { mode: "workspace-write", network: this.settings.network }, target, what, signal);
+    return this.wrapWith(this.enabled ? this.settings : { ...this.settings, mode: "workspace-write" }, target, what, signal);
   }
 
   /** The spawn line for `target`: bwrap around it when the sandbox is on. Throws ToolError(`precondition_failed`) when it is on but unavailable. */
@@ -56,6 +57,6 @@ export class SandboxRunner {
         "precondition_failed",
       );
     reserveProtectedDirs(settings, target.root);
-    return { file: "bwrap", args: bwrapArgs(settings, { ...target, hidden: this.hidden }) };
+    return { file: "bwrap", args: bwrapArgs(settings, { ...target, hidden: hiddenPaths(settings, target.root, this.hidden, this.env) }) };
   }
 }

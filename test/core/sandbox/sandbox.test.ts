@@ -107,8 +107,32 @@ describe("sandbox: workspace-write under bubblewrap", () => {
     const { writeFileSync } = await import("node:fs");
     writeFileSync(join(ws.keelHome, "config.json"), JSON.stringify({ sandbox: "read-only" }));
     host = await openTestHost(ws, { trust: true });
-    expect(host.sandbox.settings).toEqual({ mode: "read-only", network: true });
-    expect(host.config.sandbox).toEqual({ mode: "read-only", network: true });
+    const strict = { mode: "read-only", network: true, denyRead: [], credentials: "hidden" };
+    expect(host.sandbox.settings).toEqual(strict);
+    expect(host.config.sandbox).toEqual(strict);
+  });
+
+  it("denyRead paths accumulate across levels; only your level (or an approved trusted workspace) can make credentials visible", async () => {
+    ws = makeWorkspace({ "keel.config.json": { sandbox: { denyRead: [".env"], credentials: "visible" } } }, { git: true });
+    const { writeFileSync } = await import("node:fs");
+    writeFileSync(join(ws.keelHome, "config.json"), JSON.stringify({ sandbox: { mode: "workspace-write", denyRead: ["~/.config/secret-app"] } }));
+    host = await openTestHost(ws);
+    expect(host.sandbox.settings).toEqual({ mode: "workspace-write", network: true, denyRead: ["~/.config/secret-app", ".env"], credentials: "hidden" });
+    // The untrusted workspace's "visible" is ignored, with the usual warning naming the key.
+    expect(host.diagnostics.items.map((d) => `${d.path} ${d.message}`)).toContainEqual(expect.stringMatching(/sandbox\.credentials.*not trusted/));
+    await host.close();
+    // Your own config may show them.
+    writeFileSync(join(ws.keelHome, "config.json"), JSON.stringify({ sandbox: { mode: "workspace-write", credentials: "visible" } }));
+    ws.write("keel.config.json", { sandbox: { denyRead: [".env"] } });
+    host = await openTestHost(ws);
+    expect(host.sandbox.settings).toMatchObject({ credentials: "visible", denyRead: [".env"] });
+  });
+
+  it("a sandbox value that is invalid in one level stops keel naming that file, even when a later level's value is valid (its restrictions are never dropped silently)", async () => {
+    ws = makeWorkspace({ "keel.config.json": { sandbox: "workspace-write" } }, { git: true });
+    const { writeFileSync } = await import("node:fs");
+    writeFileSync(join(ws.keelHome, "config.json"), JSON.stringify({ sandbox: { mode: "read-only", denyRead: ["~/**/*.kdbx"] } }));
+    await expect(openTestHost(ws)).rejects.toThrow(/Invalid config field "sandbox" in .*config\.json: .*no wildcards/);
   });
 
   it("when bwrap cannot run, the call is refused with a clear message and nothing runs unsandboxed", async () => {

@@ -39,3 +39,62 @@ describe("a sandboxed command cannot read keel's own secrets (real CLI, bwrap)",
     expect(readFileSync(join(home, "mcp-oauth", "0123.json"), "utf8")).toContain("TOKENSECRET");
   });
 });
+
+describe("a sandboxed command cannot read your credential stores or the paths you deny (real CLI, bwrap)", () => {
+  /** A home folder outside /tmp (the sandbox's private /tmp would hide one under it whole, and prove nothing). */
+  function makeHome(): string {
+    home = mkdtempSync("/var/tmp/keel-user-home-");
+    mkdirSync(join(home, ".ssh"), { mode: 0o700 });
+    writeFileSync(join(home, ".ssh", "id_ed25519"), "SSHSECRET\n", { mode: 0o600 });
+    mkdirSync(join(home, ".aws"));
+    writeFileSync(join(home, ".aws", "credentials"), "AWSSECRET\n");
+    writeFileSync(join(home, ".netrc"), "NETRCSECRET\n");
+    writeFileSync(join(home, "notes.txt"), "not a secret\n");
+    return home;
+  }
+  const bash = async (env: NodeJS.ProcessEnv, command: string, cwd = ws!.root) => {
+    const r = await runKeel(["--yes", "--json", "call", "bash", "--input", JSON.stringify({ command })], { cwd, env });
+    const obs = r.json();
+    expect(obs.metadata.sandbox, r.stdout + r.stderr).toBe("workspace-write");
+    return { out: `${obs.data.stdout}${obs.data.stderr}`, stdout: obs.data.stdout as string };
+  };
+
+  it("~/.ssh, ~/.aws and ~/.netrc read as empty by default, and a repository's denyRead hides its .env; your notes and the workspace stay readable", async () => {
+    ws = makeWorkspace({ "a.txt": "workspace file\n", ".env": "ENVSECRET\n", "keel.config.json": { sandbox: { denyRead: [".env"] } } });
+    const env = { ...ws.env, HOME: makeHome() };
+    writeFileSync(join(ws.keelHome, "config.json"), JSON.stringify({ sandbox: "workspace-write" }));
+    const { out, stdout } = await bash(env, "cat ~/.ssh/id_ed25519 ~/.aws/credentials ~/.netrc .env; ls -A ~/.ssh | wc -l; cat ~/notes.txt a.txt");
+    for (const secret of ["SSHSECRET", "AWSSECRET", "NETRCSECRET", "ENVSECRET"]) expect(out).not.toContain(secret);
+    expect(stdout).toMatch(/^0$/m); // ~/.ssh is an empty folder inside
+    expect(stdout).toContain("not a secret");
+    expect(stdout).toContain("workspace file");
+    // Outside the sandbox nothing changed.
+    expect(readFileSync(join(home!, ".ssh", "id_ed25519"), "utf8")).toBe("SSHSECRET\n");
+    expect(ws.read(".env")).toBe("ENVSECRET\n");
+
+    // Your own config may show them (a repository's cannot: see sandbox.test.ts); the repository's denyRead still holds.
+    writeFileSync(join(ws.keelHome, "config.json"), JSON.stringify({ sandbox: { mode: "workspace-write", credentials: "visible" } }));
+    const shown = await bash(env, "cat ~/.ssh/id_ed25519 .env");
+    expect(shown.out).toContain("SSHSECRET");
+    expect(shown.out).not.toContain("ENVSECRET");
+  });
+
+  it("a denied folder holding the workspace hides everything in it but the workspace, which stays writable", async () => {
+    ws = makeWorkspace({});
+    const base = mkdtempSync("/var/tmp/keel-holding-");
+    try {
+      const root = join(base, "proj");
+      mkdirSync(join(root, ".keel"), { recursive: true });
+      writeFileSync(join(root, "a.txt"), "workspace file\n");
+      writeFileSync(join(base, "sibling.txt"), "SIBLINGSECRET\n");
+      writeFileSync(join(ws.keelHome, "config.json"), JSON.stringify({ sandbox: { mode: "workspace-write", denyRead: [base] } }));
+      const { out, stdout } = await bash({ ...ws.env, HOME: makeHome() }, `cat ${join(base, "sibling.txt")} a.txt; echo made > b.txt && cat b.txt`, root);
+      expect(out).not.toContain("SIBLINGSECRET");
+      expect(stdout).toContain("workspace file");
+      expect(stdout).toContain("made");
+      expect(readFileSync(join(root, "b.txt"), "utf8")).toBe("made\n");
+    } finally {
+      rmSync(base, { recursive: true, force: true });
+    }
+  });
+});
