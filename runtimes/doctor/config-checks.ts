@@ -13,7 +13,8 @@ export function configChecks(host: Host): DoctorCheck[] {
   for (const l of host.configInfo.broken)
     out.push(check("config", "fail", `${show(l.file)} cannot be parsed: ${l.error}`, "fix the file (keel never rewrites it)"));
   for (const d of host.diagnostics.items) {
-    if (d.severity === "info") continue;
+    // Held trust items are listed once, by the trust check (and a held server by its own row).
+    if (d.severity === "info" || d.source === "trust") continue;
     out.push(
       check(d.source || "config", d.severity === "error" ? "fail" : "warn", formatDiagnostic(d).replace(/^\s*(error|warning)\s*/, ""), fixFor(d.message)),
     );

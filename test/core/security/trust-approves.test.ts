@@ -86,6 +86,8 @@ describe("keel trust approves what the workspace declares now; what is added or 
     expect(
       checks.filter((c) => c.name === "trust" && c.message.includes("this workspace is trusted, but 3 item(s) were added or changed since")),
     ).toMatchObject([{ status: "warn" }]);
+    // Listed there once, not also as one warning per held item.
+    expect(checks.filter((c) => c.name === "trust")).toHaveLength(1);
 
     // --trust runs everything for one invocation; a new keel trust approves the new set.
     expect((await keel("--trust", "call", "mcp__b__tuple", "--input", JSON.stringify({ pair: ["z", 3] }))).json()).toMatchObject({ ok: true });
