@@ -42,21 +42,21 @@ export class WorkflowService {
     const loaded = loadCommands(places);
     for (const d of loaded.diagnostics) this.host.diagnostics.add(d);
     const root = this.host.workspace.root;
-    for (const cmd of loaded.commands)
-      if (cmd.level !== "user" && cmd.allowedTools?.length)
-        if (this.host.approves({ kind: "command", name: `/${cmd.name} (${relative(root, cmd.file)})`, config: [cmd.name, cmd.allowedTools] }, cmd.file))
-          this.approved.add(cmd);
     for (const cmd of loaded.commands) {
       const taken = this.get(cmd.name);
-      if (taken)
+      if (taken) {
+        // Never runs: nothing of it to approve (nor to warn about as held).
         this.host.diagnostics.warn(
           "command",
           `Command /${cmd.name} is not available as a workflow: the workflow "${taken.name}" in ${taken.origin.file} has that name.`,
-          {
-            file: cmd.file,
-          },
+          { file: cmd.file },
         );
-      else this.catalog.workflows.push(commandWorkflow(cmd));
+        continue;
+      }
+      if (cmd.level !== "user" && cmd.allowedTools?.length)
+        if (this.host.approves({ kind: "command", name: `/${cmd.name} (${relative(root, cmd.file)})`, config: [cmd.name, cmd.allowedTools] }, cmd.file))
+          this.approved.add(cmd);
+      this.catalog.workflows.push(commandWorkflow(cmd));
     }
   }
 

@@ -33,6 +33,22 @@ describe("allowed-tools of a trusted workspace's skills and prompt commands appr
     expect(lastUserText()).toBe("Echo: cmd-ran");
   });
 
+  it("a command a workflow of the same name hides never runs, so keel trust does not list it and nothing warns that it is held", async () => {
+    ws = makeWorkspace(
+      {
+        ".claude/commands/status.md": "---\nallowed-tools: Bash(echo:*)\n---\nEcho: !`echo cmd-ran`",
+        ".keel/workflows/status.json": { name: "status", steps: ["the workflow wins"] },
+      },
+      { git: true },
+    );
+    const keel = (...args: string[]) => runKeel(["--json", ...args], { cwd: ws!.root, env: ws!.env });
+    expect((await keel("trust")).json().approved).toEqual([]);
+    ws.write(".claude/commands/status.md", "---\nallowed-tools: Bash(touch:*)\n---\nEcho: !`echo cmd-ran`");
+    const messages = ((await keel("tools")).json().diagnostics as { message: string }[]).map((d) => d.message);
+    expect(messages).toContainEqual(expect.stringContaining('Command /status is not available as a workflow: the workflow "status"'));
+    expect(messages.filter((m) => m.includes("was added or changed since"))).toEqual([]);
+  });
+
   it("a workspace skill's allowed-tools approve calls once keel trust approved them; changed, the calls ask again", async () => {
     ws = makeWorkspace(
       { ".claude/skills/local/SKILL.md": "---\nname: local\ndescription: Local deploy\nallowed-tools: Bash(echo:*)\n---\nRun echo deployed." },
