@@ -20,9 +20,15 @@ export async function pluginsCommand(ctx: CliContext): Promise<void> {
     checkVirtualToolSchemas(host, plugins);
     // What trust holds back in a plugin (a code module, a server or hook changed since `keel trust`) is shown with it.
     const held = host.diagnostics.items.filter((d) => d.source === "trust" && d.file !== undefined);
+    const roots = plugins.map((p) => realOrSelf(p.root));
     const ofPlugins = held.filter((d) => {
-      const owner = plugins.find((p) => inside(realOrSelf(p.root), realOrSelf(d.file!)));
-      owner?.diagnostics.push(d);
+      const file = realOrSelf(d.file!);
+      // The innermost plugin holding the file (a plugin may sit inside another's folder).
+      let owner: number | undefined;
+      roots.forEach((root, i) => {
+        if (inside(root, file) && (owner === undefined || root.length > roots[owner]!.length)) owner = i;
+      });
+      if (owner !== undefined) plugins[owner]!.diagnostics.push(d);
       return owner !== undefined;
     });
     const report: PluginsReport = {

@@ -221,4 +221,22 @@ describe("keel trust approves what the workspace declares now; what is added or 
     expect(hooks).toMatchObject([{ runs: false, why: expect.stringContaining("trusted before `keel trust` recorded what it approves") }]);
     expect(ws.exists("hook-ran")).toBe(false);
   });
+
+  it("keel plugins shows a held code module with the innermost plugin holding it, not with a plugin whose folder holds both", async () => {
+    ws = makeWorkspace(
+      {
+        ".claude-plugin/plugin.json": { name: "repo" },
+        "plugins/p/plugin.json": { name: "p", main: "./index.mjs" },
+        "plugins/p/index.mjs": "export function apply() {}",
+      },
+      { git: true },
+    );
+    const keel = (...args: string[]) => runKeel(["--json", ...args], { cwd: ws!.root, env: ws!.env });
+    expect((await keel("trust")).exitCode).toBe(0);
+    writeFileSync(ws.path("plugins/p/index.mjs"), "export function apply() {}\n// changed\n");
+    const plugins = (await keel("plugins")).json().plugins as { name: string; diagnostics: { message: string }[] }[];
+    const held = (name: string) => plugins.find((p) => p.name === name)!.diagnostics.filter((d) => d.message.includes("was added or changed since"));
+    expect(held("p")).toHaveLength(1);
+    expect(held("repo")).toEqual([]);
+  });
 });
