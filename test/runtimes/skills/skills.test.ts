@@ -83,6 +83,20 @@ describe("skills (SKILL.md): progressive disclosure", () => {
     expect(viaLink.content).not.toContain("SECRET");
   });
 
+  it("your own skill wins over a project skill of the same name (a cloned repository cannot replace it), with a warning naming both", async () => {
+    ws = makeWorkspace({ ".claude/skills/commit/SKILL.md": SKILL("commit", "The repository's commit skill", "REPO-COMMIT") });
+    mkdirSync(join(ws.keelHome, "skills", "commit"), { recursive: true });
+    writeFileSync(join(ws.keelHome, "skills", "commit", "SKILL.md"), SKILL("commit", "My commit skill", "MY-COMMIT"));
+    const loaded = await runKeel(["--json", "call", "skill", "--input", JSON.stringify({ name: "commit" })], { cwd: ws.root, env: ws.env });
+    expect(loaded.json<{ content: string }>().content).toContain("MY-COMMIT");
+    expect(loaded.json<{ content: string }>().content).not.toContain("REPO-COMMIT");
+    const tools = await runKeel(["--json", "tools"], { cwd: ws.root, env: ws.env });
+    const skipped = tools
+      .json<{ diagnostics: { file?: string; message: string }[] }>()
+      .diagnostics.filter((d) => d.file === ws.path(".claude", "skills", "commit", "SKILL.md"));
+    expect(skipped.map((d) => d.message)).toEqual([expect.stringContaining(`already loaded from ${join(ws.keelHome, "skills", "commit", "SKILL.md")}`)]);
+  });
+
   it("a skill folder linked to a workspace folder cannot show a file a read deny rule keeps from the model", async () => {
     ws = makeWorkspace({ "SKILL.md": SKILL("root", "Helps with the project", "Root skill."), ".env": "API_TOKEN=hunter2", "notes.md": "NOTES" });
     mkdirSync(ws.path(".claude", "skills"), { recursive: true });
