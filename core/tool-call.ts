@@ -1,3 +1,4 @@
+import { setMaxListeners } from "node:events";
 import { errorMessage, ToolError } from "./errors.js";
 import type { Host } from "./host.js";
 import type { FileBaselineStore, ObservationCode, RunContext, ToolContext, ToolDefinition, ToolResult } from "./types.js";
@@ -79,7 +80,12 @@ export class ToolCall implements ToolContext {
         // A longer timeout (e.g. 1e10 meant as "no limit") would fire at once: such a call waits the longest a timer can.
         this.timer = setTimeout(timedOut, Math.min(this.timeout, MAX_TIMER_MS), this);
       }
-      callerSignal?.addEventListener("abort", this.onCallerAbort, { once: true });
+      if (callerSignal) {
+        // A program may share one signal among any number of concurrent calls: each removes its
+        // listener when it ends, so many at once is no leak, and Node's warning past 10 would mislead.
+        setMaxListeners(0, callerSignal);
+        callerSignal.addEventListener("abort", this.onCallerAbort, { once: true });
+      }
       let running: Promise<ToolResult>;
       try {
         running = this.tool.execute(input, this);

@@ -15,6 +15,28 @@ afterEach(async () => {
 const server = useOpenAIServer();
 
 describe("createHost: a host opened by a program", () => {
+  it("many concurrent calls sharing one signal raise no MaxListeners warning, and aborting it cancels every one", async () => {
+    ws = makeWorkspace({ "a.txt": "a\n" });
+    host = await createHost({ cwd: ws.root, env: ws.env });
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(w.name);
+    process.on("warning", onWarning);
+    try {
+      const controller = new AbortController();
+      const done = await Promise.all(Array.from({ length: 20 }, () => callTool(host!, "read_file", { path: "a.txt" }, { signal: controller.signal })));
+      expect(done.every((o) => o.ok)).toBe(true);
+      // Twenty calls waiting on the same signal at once (each blocks in `sleep` until aborted).
+      const pending = Array.from({ length: 20 }, () => callTool(host!, "bash", { command: "sleep 30" }, { signal: controller.signal, yes: true }));
+      setTimeout(() => controller.abort(), 200);
+      const cancelled = await Promise.all(pending);
+      expect(cancelled.map((o) => o.code)).toEqual(Array(20).fill("cancelled"));
+      await new Promise((r) => setImmediate(r));
+      expect(warnings).not.toContain("MaxListenersExceededWarning");
+    } finally {
+      process.off("warning", onWarning);
+    }
+  });
+
   it("callTool's elicit answers what an upstream MCP server asks during that call; without it, the policy declines", async () => {
     ws = makeWorkspace({});
     ws.write(".mcp.json", upstreamManifest(ws));
