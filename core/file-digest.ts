@@ -55,18 +55,67 @@ export function fileDigest(file: string, budget: DigestBudget = { bytes: Infinit
   }
 }
 
+/** Programs that run a script file named by their first argument that is not an option (`node server.js`, `bash x.sh`). */
+const INTERPRETERS = new Set([
+  "sh",
+  "bash",
+  "zsh",
+  "dash",
+  "ksh",
+  "fish",
+  "node",
+  "nodejs",
+  "deno",
+  "bun",
+  "tsx",
+  "ts-node",
+  "python",
+  "python2",
+  "python3",
+  "ruby",
+  "perl",
+  "php",
+  "uv",
+]);
+
+/** Options of those programs whose value is code or a module, not a file: nothing of the line is a script then. */
+const CODE_OPTIONS = new Set(["-c", "-e", "--eval", "-p", "--print", "-m", "-r"]);
+
 /**
- * The workspace files a command line names directly, with their `fileDigest`: the script a hook runs
- * (`bash .claude/hooks/lint.sh`), a server's entry (`node server/index.js`), a binary
- * (`./bin/server`). Each word — and the value of a `--flag=value` word — is resolved against `cwd`;
- * words leading outside `root` (your system's programs), missing paths and folders are left out, so a
- * line naming no workspace file pins as before. What those files import or read is not covered.
+ * The words of one command (its program and arguments, after quote removal) that name files it
+ * runs: the program when written as a path (`./bin/server`, `$CLAUDE_PROJECT_DIR/hooks/x.sh`), and
+ * for an interpreter the script it is given (`node server.js`, `bash .claude/hooks/lint.sh`, `uv run
+ * tool.py`, `deno run main.ts`). Files a command only reads or writes (`prettier --write README.md`)
+ * are not code it runs, and are left out, or every edit to them would wait for a review.
  */
-export function namedWorkspaceFiles(words: readonly string[], cwd: string, root: string, budget: DigestBudget): [string, string][] {
+export function executedWords(argv: readonly string[]): string[] {
+  const [program, ...args] = argv;
+  if (!program) return [];
+  const out = program.includes("/") ? [program] : [];
+  const name = program.slice(program.lastIndexOf("/") + 1);
+  if (!INTERPRETERS.has(name)) return out;
+  let i = 0;
+  if ((name === "uv" || name === "deno" || name === "bun") && args[0] === "run") i = 1;
+  else if (name === "uv" || name === "deno") return out;
+  for (; i < args.length; i++) {
+    const arg = args[i]!;
+    if (CODE_OPTIONS.has(arg)) return out;
+    if (arg === "--") continue;
+    if (!arg.startsWith("-")) return [...out, arg];
+  }
+  return out;
+}
+
+/**
+ * The workspace files the commands of a line run (see `executedWords`), with their `fileDigest`: the
+ * script a hook runs, a server's entry, a binary. Each is resolved against `cwd`; words leading
+ * outside `root` (your system's programs), missing paths and folders are left out, so a line running
+ * no workspace file pins as before. What those files import or read is not covered.
+ */
+export function namedWorkspaceFiles(commands: readonly (readonly string[])[], cwd: string, root: string, budget: DigestBudget): [string, string][] {
   const out: [string, string][] = [];
   const seen = new Set<string>();
-  for (const word of words) {
-    const value = /^--?[\w-]+=/.test(word) ? word.slice(word.indexOf("=") + 1) : word;
+  for (const value of commands.flatMap(executedWords)) {
     if (!value || value.includes("\0")) continue;
     const path = resolve(cwd, value);
     const rel = relative(root, path);

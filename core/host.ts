@@ -178,14 +178,14 @@ export class Host {
   }
 
   /**
-   * The workspace files a command line of a trusted workspace names (`bash .claude/hooks/lint.sh`,
-   * `node server.js`), with their content digests, for the item's trust pin: a script changed since
+   * The workspace files the commands (argv lists) of a trusted workspace's line run
+   * (`bash .claude/hooks/lint.sh`, `node server.js`, `./bin/server`), with their content digests, for the item's trust pin: a script changed since
    * `keel trust` holds its hook or server back too. Empty when the workspace is not trusted or
    * `--trust` approves everything (nothing is read then).
    */
-  namedFiles(words: readonly string[], cwd: string): [string, string][] {
+  namedFiles(commands: readonly (readonly string[])[], cwd: string): [string, string][] {
     // Untrusted: nothing of it runs; `--trust`: everything does. Only a pinned trust (or `keel trust`'s review) needs the digests.
-    return this.trust.trusted && this.trust.approved ? namedWorkspaceFiles(words, cwd, this.workspace.root, this.digestBudget) : [];
+    return this.trust.trusted && this.trust.approved ? namedWorkspaceFiles(commands, cwd, this.workspace.root, this.digestBudget) : [];
   }
 
   /** Environment the host runs with. */

@@ -90,12 +90,12 @@ export function collectHooks(host: Host, parser?: ShellParser): { hooks: Declare
 }
 
 /**
- * The words of every simple command a hook's command line runs, with Claude Code's variables
+ * The words (argv) of every simple command a hook's command line runs, with Claude Code's variables
  * expanded as the hook will see them (`"$CLAUDE_PROJECT_DIR"/.claude/hooks/lint.sh`).
  */
-function commandWords(h: CommandHookSpec, host: Host, parser: ShellParser): string[] {
+function commandWords(h: CommandHookSpec, host: Host, parser: ShellParser): string[][] {
   const vars: Record<string, string> = { CLAUDE_PROJECT_DIR: host.workspace.root, ...(h.origin.plugin ? { CLAUDE_PLUGIN_ROOT: h.origin.plugin.root } : {}) };
-  return analyzeShell(h.command, parser).commands.flatMap((c) =>
+  return analyzeShell(h.command, parser).commands.map((c) =>
     c.argv.map((w) =>
       w.includes("$") ? w.replace(/\$\{?(CLAUDE_PROJECT_DIR|CLAUDE_PLUGIN_ROOT)\}?/g, (m, name: string) => vars[name] ?? m).replace(/["']/g, "") : w,
     ),

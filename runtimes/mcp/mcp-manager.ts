@@ -310,11 +310,11 @@ export class McpManager {
  * feeds each value, sandbox, oauth, tool filters) and the folder of its manifest (relative paths
  * resolve there); not the values variables expand to, which are the user's environment (a token
  * exported after `keel trust` is no change). For a stdio server, also the content of the workspace
- * files its command line names (`node server.js`, `./bin/server`): a server rewritten since (by a
+ * files its command line runs (`node server.js`, `./bin/server`): a server rewritten since (by a
  * pull, or by a sandboxed command) waits for a review instead of running unsandboxed.
  */
 function trustConfig(host: Host, c: McpConnection): { config: unknown; files?: string[] } {
-  const files = c.config.command === undefined ? [] : host.namedFiles([c.config.command, ...c.config.args], c.config.cwd ?? host.workspace.root);
+  const files = c.config.command === undefined ? [] : host.namedFiles([[c.config.command, ...c.config.args]], c.config.cwd ?? host.workspace.root);
   const pinned =
     c.config.declared === undefined
       ? serverIdentity(c.config)

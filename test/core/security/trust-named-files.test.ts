@@ -3,7 +3,7 @@ import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
-import { fileDigest, namedWorkspaceFiles } from "../../../core/file-digest.js";
+import { executedWords, fileDigest, namedWorkspaceFiles } from "../../../core/file-digest.js";
 import { runKeel } from "../../helpers/run-cli.js";
 import { makeWorkspace, type TempWorkspace } from "../../helpers/temp-workspace.js";
 
@@ -75,17 +75,36 @@ describe("keel trust pins the workspace scripts a hook or server runs, not just 
 });
 
 describe("namedWorkspaceFiles / fileDigest", () => {
-  it("names only workspace files that exist (not programs outside, missing paths or folders), reads a --flag=value, and never waits on a FIFO", () => {
-    ws = makeWorkspace({ "bin/run.sh": "echo hi\n", "conf/c.json": "{}" });
+  it("names the workspace files a line runs (a program written as a path, an interpreter's script), not files it only reads or writes, and never waits on a FIFO", () => {
+    ws = makeWorkspace({ "bin/run.sh": "echo hi\n", "conf/c.json": "{}", "tool.py": "print(1)\n" });
     execFileSync("mkfifo", [ws.path("pipe")]);
-    const words = ["/bin/sh", "bin/run.sh", "--config=conf/c.json", "missing.js", "conf", "pipe", "-y", "../outside.sh"];
-    const named = namedWorkspaceFiles(words, ws.root, ws.root, { bytes: Infinity });
-    expect(named.map(([file]) => file)).toEqual(["bin/run.sh", join("conf", "c.json"), "pipe"]);
+    const commands = [
+      ["/bin/sh", "bin/run.sh"], // the system's sh is outside; its script is not
+      ["prettier", "--write", "conf/c.json"], // a file it writes, not code it runs
+      ["node", "missing.js"],
+      ["./pipe"],
+      ["python", "-m", "pkg"],
+      ["bash", "../outside.sh"],
+      ["uv", "run", "tool.py"],
+      ["npx", "-y", "@scope/server"],
+    ];
+    const named = namedWorkspaceFiles(commands, ws.root, ws.root, { bytes: Infinity });
+    expect(named.map(([file]) => file)).toEqual(["bin/run.sh", "pipe", "tool.py"]);
     expect(named[0]![1]).toMatch(/^sha256:[0-9a-f]{64}$/);
-    expect(named[2]![1]).toBe("not a regular file");
+    expect(named[1]![1]).toBe("not a regular file");
     // Resolved against the line's own folder.
     mkdirSync(ws.path("sub"));
-    expect(namedWorkspaceFiles(["../bin/run.sh"], ws.path("sub"), ws.root, { bytes: Infinity }).map(([f]) => f)).toEqual([join("bin", "run.sh")]);
+    expect(namedWorkspaceFiles([["bash", "../bin/run.sh"]], ws.path("sub"), ws.root, { bytes: Infinity }).map(([f]) => f)).toEqual([join("bin", "run.sh")]);
+  });
+
+  it("executedWords: the program when written as a path, and an interpreter's script after its options; nothing for code given inline", () => {
+    expect(executedWords(["node", "--inspect", "server.js", "--port", "3"])).toEqual(["server.js"]);
+    expect(executedWords(["deno", "run", "-A", "main.ts"])).toEqual(["main.ts"]);
+    expect(executedWords(["./bin/server", "--config", "x.json"])).toEqual(["./bin/server"]);
+    expect(executedWords(["bash", "-c", "echo hi"])).toEqual([]);
+    expect(executedWords(["node", "-e", "1"])).toEqual([]);
+    expect(executedWords(["deno", "fmt", "main.ts"])).toEqual([]);
+    expect(executedWords(["touch", "hook-ran"])).toEqual([]);
   });
 
   it("a file past the hashing budget is pinned by its identity, which still changes when the file is rewritten", () => {
