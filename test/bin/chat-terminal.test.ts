@@ -1,3 +1,5 @@
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { requestText, useOpenAIServer } from "../helpers/openai-server.js";
@@ -192,6 +194,39 @@ describe.skipIf(!HAS_TMUX)("keel chat on a terminal (tmux)", () => {
     const result = requestText(server.requests.at(-1)!);
     expect(result).toContain("accept");
     expect(result).toMatch(/age\\?"?:\s*42/);
+    t.line("/exit");
+    await exitOf(t);
+  });
+
+  it("offers to trust a workspace that declares what only trust runs, listing it; yes records the approval and runs it, no keeps it restricted", async () => {
+    const hook = { PreToolUse: [{ matcher: "*", hooks: [{ type: "command", command: "touch hook-ran" }] }] };
+    ws = makeWorkspace({ ".claude/settings.json": { hooks: hook }, "notes.txt": "the notes\n" }, { git: true });
+    ws.writeUserConfig({ model: { name: "m", baseUrl: server.baseUrl } });
+    const readNotes = async (t: Terminal, answer: string) => {
+      server.push({ toolCalls: [{ name: "read_file", arguments: { path: "notes.txt" } }] }, { text: "Read them." });
+      let screen = await t.waitFor("? Trust this workspace?");
+      expect(screen).toContain("is not trusted. Trusting it lets keel run or allow what it declares:");
+      expect(screen).toContain("hook PreToolUse `touch hook-ran` (.claude/settings.json)");
+      t.line(answer);
+      await t.waitFor("/help for commands");
+      t.line("read the notes");
+      screen = await t.waitFor(/Read them.\n\[session/);
+      t.line("/exit");
+      await exitOf(t);
+      return screen;
+    };
+    // No: nothing recorded, the hook does not run, the session goes on.
+    await readNotes(keel(), "n");
+    expect(ws.exists("hook-ran")).toBe(false);
+    expect(existsSync(join(ws.keelHome, "trust.json"))).toBe(false);
+    term?.close();
+    // Yes: approved as reviewed, the hook runs, and the next start asks nothing.
+    await readNotes(keel(), "y");
+    expect(ws.exists("hook-ran")).toBe(true);
+    term?.close();
+    const t = keel();
+    const screen = await t.waitFor("/help for commands");
+    expect(screen).not.toContain("Trust this workspace?");
     t.line("/exit");
     await exitOf(t);
   });

@@ -8,6 +8,7 @@ import type { CliContext } from "../cli-context.js";
 import { terminalText } from "../terminal-text.js";
 import { Chat } from "./chat-session.js";
 import { runSlash } from "./slash-commands.js";
+import { offerTrust } from "./trust-offer.js";
 
 /** Options of `keel chat` (and of `keel` alone on a terminal). */
 export interface ChatOptions {
@@ -25,6 +26,8 @@ export async function chatCommand(ctx: CliContext, opts: ChatOptions): Promise<v
     throw new UsageError('keel chat needs a terminal (stdin and stdout a TTY); in scripts use keel run "PROMPT" (with --resume ID to continue a session).');
   // For the chat's lifetime the host asks through the chat's inline prompts: approvals asked outside a
   // turn's own approver and MCP servers' elicitations (before the chat exists: refused, nothing can ask yet)
+  // What the workspace would run or allow once trusted, and is not approved yet, is asked about first.
+  await offerTrust(ctx);
   let chat: Chat | undefined;
   const host = await ctx.openHost({
     startServers: "background",

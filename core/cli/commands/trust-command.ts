@@ -1,6 +1,7 @@
 import { recordTrust, trustPin } from "../../trust.js";
 import { resolveWorkspace } from "../../workspace.js";
 import type { CliContext } from "../cli-context.js";
+import { reviewWorkspace, trustItemLine } from "../trust-review.js";
 
 /**
  * `keel trust [--revoke]`: records (or removes) persistent trust for this workspace in
@@ -18,15 +19,14 @@ export async function trustCommand(ctx: CliContext, opts: { revoke?: boolean }):
     );
     return;
   }
-  // Read as `keel trust` reviews: config as trusted, nothing of the workspace started or imported.
-  const items = await ctx.withHost(async (host) => [...host.trustItems], { reviewTrust: true, trust: false });
+  const items = await reviewWorkspace(ctx);
   await recordTrust(ws, false, items);
   const approved = items.map((i) => ({ kind: i.kind, name: i.name, pin: trustPin(i), ...(i.files?.length ? { files: i.files } : {}) }));
   ctx.print({ workspace: ws.root, trusted: true, approved }, () =>
     [
       `Trusted ${ws.root}. Its config may now add allow rules and choose the model endpoint (never removing your deny rules), and its workflows may run.`,
       approved.length
-        ? `Approved to run as they are now (one added or changed later waits for the next \`keel trust\`):\n${approved.map((a) => `  ${a.kind} ${a.name}${a.files ? `, with ${a.files.join(", ")}` : ""}`).join("\n")}`
+        ? `Approved to run as they are now (one added or changed later waits for the next \`keel trust\`):\n${approved.map((a) => `  ${trustItemLine(a)}`).join("\n")}`
         : "It declares no MCP servers, hooks or code plugins; any added later waits for the next `keel trust`.",
     ].join("\n"),
   );

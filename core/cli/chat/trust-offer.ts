@@ -1,0 +1,51 @@
+import { createInterface } from "node:readline/promises";
+import { recordTrust, trustApproves, workspaceTrust } from "../../trust.js";
+import { resolveWorkspace } from "../../workspace.js";
+import type { CliContext } from "../cli-context.js";
+import { terminalText } from "../terminal-text.js";
+import { reviewWorkspace, trustItemLine } from "../trust-review.js";
+
+/**
+ * Before an interactive session opens its host: when the workspace declares something its trust
+ * would let it run or allow (an MCP server, a hook, a code plugin, widening settings, a skill's or
+ * command's `allowed-tools`) that is not approved yet — never trusted, or added or changed since
+ * `keel trust` — lists it and asks whether to trust the workspace, as `keel trust` would. "y"
+ * records the approval (the session then runs them); anything else, Ctrl-C or a closed terminal
+ * keeps the workspace restricted. Nothing is asked with `--trust` or `KEEL_TRUST=1`, or when all is approved.
+ */
+export async function offerTrust(ctx: CliContext): Promise<void> {
+  if (ctx.globals().trust) return;
+  const ws = resolveWorkspace(ctx.globals().cwd, ctx.io.env);
+  const current = await workspaceTrust(ws, false, ctx.io.env);
+  if (current.trusted && current.approved === undefined) return;
+  const items = await reviewWorkspace(ctx);
+  const waiting = items.filter((item) => !trustApproves(current, item));
+  if (!waiting.length) return;
+  const out = ctx.io.stdout;
+  out.write(
+    terminalText(
+      [
+        current.trusted
+          ? `Added or changed in ${ws.root} since you trusted it (they do not run until you approve them):`
+          : `${ws.root} is not trusted. Trusting it lets keel run or allow what it declares:`,
+        ...waiting.map((item) => `  ${trustItemLine(item)}`),
+        "They run with your permissions: review them (and the files named) first. `keel trust --revoke` undoes it.",
+      ].join("\n") + "\n",
+    ),
+  );
+  const rl = createInterface({ input: ctx.io.stdin, output: out });
+  const interrupted = new AbortController();
+  rl.on("SIGINT", () => interrupted.abort());
+  let answer = "";
+  try {
+    answer = (await rl.question("? Trust this workspace? [y]es / [N]o, keep it restricted: ", { signal: interrupted.signal })).trim().toLowerCase();
+  } catch {
+    // Ctrl-C or a closed terminal: not an approval
+  } finally {
+    rl.close();
+  }
+  if (answer === "y" || answer === "yes") {
+    await recordTrust(ws, false, items);
+    out.write(terminalText(`Trusted ${ws.root}: approved as they are now (one added or changed later is asked about again).`) + "\n");
+  } else out.write("Keeping it restricted: its servers, hooks and code plugins do not run, and its config only restricts.\n");
+}
