@@ -25,9 +25,11 @@ export async function offerTrust(ctx: CliContext): Promise<void> {
   out.write(
     terminalText(
       [
-        current.trusted
-          ? `Added or changed in ${ws.root} since you trusted it (they do not run until you approve them):`
-          : `${ws.root} is not trusted. Trusting it lets keel run or allow what it declares:`,
+        !current.trusted
+          ? `${ws.root} is not trusted. Trusting it lets keel run or allow what it declares:`
+          : current.unpinned
+            ? `${ws.root} was trusted before \`keel trust\` recorded what it approves; nothing of it runs until you approve it:`
+            : `Added or changed in ${ws.root} since you trusted it (they do not run until you approve them):`,
         ...waiting.map((item) => `  ${trustItemLine(item)}`),
         "They run with your permissions: review them (and the files named) first. `keel trust --revoke` undoes it.",
       ].join("\n") + "\n",
