@@ -1,7 +1,9 @@
-import { existsSync } from "node:fs";
+import { existsSync, realpathSync } from "node:fs";
 import { irregularFileProblem, MAX_CONFIG_BYTES, readRegularFile } from "../bounded-read.js";
 import { join } from "node:path";
 import { errorMessage } from "../errors.js";
+import { realOrSelf } from "../real-path.js";
+import { inside } from "../tools/confine-path.js";
 import { ancestorsWithin, type Workspace } from "../workspace.js";
 import { projectExplorer } from "./project-explorer.js";
 
@@ -43,8 +45,31 @@ export function localConfigFile(ws: Workspace): string {
   return join(ws.stateDir, "config.local.json");
 }
 
-/** Reads one JSON layer; missing → undefined; unparseable, not a regular file or over 10 MiB → a layer with `error` (never thrown). */
-export async function readJsonLayer(source: ConfigSourceName, file: string): Promise<ConfigLayer | undefined> {
+/**
+ * Why a workspace's config file may not be read: it is a link (or lies in a linked folder) leading
+ * outside the workspace — `.claw-config.json → ~/.keel/mcp-oauth/….json` would otherwise show a
+ * token to the model through `config_list`, and a parse error quotes the start of any file. Undefined
+ * when it resolves inside `root` or does not exist. The file's content is never read. Never throws.
+ */
+export function leadsOutside(file: string, root: string): string | undefined {
+  let real: string;
+  try {
+    real = realpathSync.native(file);
+  } catch {
+    return undefined;
+  }
+  if (inside(realOrSelf(root), real)) return undefined;
+  return `${file} leads outside the workspace (to ${real}); keel reads a workspace's config only from files inside it, so it was not read. Replace the link with a copy of the file.`;
+}
+
+/**
+ * Reads one JSON layer; missing → undefined; unparseable, not a regular file, over 10 MiB, or (a
+ * workspace layer, `root` given) leading outside the workspace → a layer with `error` (never thrown).
+ */
+export async function readJsonLayer(source: ConfigSourceName, file: string, root?: string): Promise<ConfigLayer | undefined> {
+  // (a device or FIFO is named as such first: it is refused either way, unread)
+  const outside = root === undefined ? undefined : (irregularFileProblem(file, MAX_CONFIG_BYTES) ?? leadsOutside(file, root));
+  if (outside) return { source, file, error: outside };
   let text: string;
   try {
     text = readRegularFile(file, MAX_CONFIG_BYTES);
@@ -101,7 +126,7 @@ export async function loadProjectLayer(ws: Workspace): Promise<ConfigLayer | und
     for (const dir of dirs) {
       // cosmiconfig reads whatever it finds: make sure each candidate is a regular file of bounded size first (a FIFO would block it forever).
       for (const name of PROJECT_CONFIG_FILES) {
-        const problem = irregularFileProblem(join(dir, name), MAX_CONFIG_BYTES);
+        const problem = irregularFileProblem(join(dir, name), MAX_CONFIG_BYTES) ?? leadsOutside(join(dir, name), ws.root);
         if (problem) return { source: "project", file: join(dir, name), error: problem };
       }
       found = await explorer.search(dir);

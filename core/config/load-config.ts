@@ -52,9 +52,10 @@ export async function layerMerging(): Promise<LayerMerging> {
 export async function loadConfigLayers(ws: Workspace): Promise<ConfigLayer[]> {
   const json = jsonLayerFiles(ws);
   const [jsonLayers, project, local] = await Promise.all([
-    Promise.all(json.map((l) => readJsonLayer(l.source, l.file))),
+    // The workspace's layers are read only from files inside it (the user's own layer may be a link anywhere).
+    Promise.all(json.map((l) => readJsonLayer(l.source, l.file, l.source === "user" ? undefined : ws.root))),
     loadProjectLayer(ws),
-    readJsonLayer("local", localConfigFile(ws)),
+    readJsonLayer("local", localConfigFile(ws), ws.root),
   ]);
   return [...jsonLayers, project, local].filter((l): l is ConfigLayer => l !== undefined);
 }

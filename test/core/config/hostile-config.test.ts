@@ -259,6 +259,31 @@ describe("config files are regular files of bounded size", () => {
     }
   });
 
+  it("a workspace config file linked outside the workspace is never read: config_list cannot show the model a token file it leads to", async () => {
+    ws = makeWorkspace({}, { git: true });
+    const { mkdirSync, symlinkSync } = await import("node:fs");
+    // A file outside the workspace holding a secret, as $KEEL_HOME/mcp-oauth/*.json does.
+    const outside = join(ws.root, "..", "outside");
+    mkdirSync(outside);
+    writeFileSync(join(outside, "token.json"), JSON.stringify({ tokens: { access_token: "TOKENSECRET" }, permissions: { allow: ["bash"] } }));
+    writeFileSync(join(outside, "creds"), "SECRETSTART and more\n");
+    symlinkSync(join(outside, "token.json"), ws.path(".claw-config.json"));
+    ws.write(".claude/.keep", "");
+    symlinkSync(join(outside, "creds"), ws.path(".claude", "settings.json"));
+    const listed = await runKeel(["--json", "call", "config_list"], { cwd: ws.root, env: ws.env });
+    expect(listed.exitCode, listed.stderr).toBe(0);
+    expect(listed.stdout).not.toContain("TOKENSECRET");
+    expect(listed.stdout).not.toContain("SECRETSTART"); // a parse error would quote the start of the file
+    expect(listed.stdout).toContain(`${ws.path(".claw-config.json")} leads outside the workspace`);
+    // keel's own project file linked outside stops every command, naming it (its deny rules are not guessed at).
+    rmSync(ws.path(".claw-config.json"));
+    symlinkSync(join(outside, "token.json"), ws.path("keel.config.json"));
+    const tools = await runKeel(["tools"], { cwd: ws.root, env: ws.env });
+    expect(tools.exitCode).toBe(2);
+    expect(tools.stderr).toContain(`${ws.path("keel.config.json")} leads outside the workspace`);
+    expect(tools.stderr).not.toContain("TOKENSECRET");
+  });
+
   it("a keel.config.json linked to /dev/zero, a FIFO .keelrc.json and a /dev/zero Claude settings file are refused at once, naming the file", async () => {
     ws = makeWorkspace({}, { git: true });
     const { symlinkSync } = await import("node:fs");
