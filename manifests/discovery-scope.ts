@@ -1,6 +1,6 @@
-import { realpathSync } from "node:fs";
+import { realpathSync, statSync } from "node:fs";
 import { isAbsolute, relative, sep } from "node:path";
-import { ancestorsWithin } from "../core/index.js";
+import { ancestorsWithin, inside, realOrSelf } from "../core/index.js";
 
 /** Folder names manifest discovery never descends into or reads from (a dependency's or git's files are not the user's). */
 export const EXCLUDED_DIR_NAMES: ReadonlySet<string> = new Set(["node_modules", ".git"]);
@@ -32,9 +32,10 @@ export function discoveryDirs(cwd: string, root: string): string[] {
 }
 
 /**
- * When `file` (a manifest found in a discovery directory) is a link resolving inside
- * `node_modules/`, `.git/` or `.keel/worktrees/` below `root`: a diagnostic message saying it was
- * skipped and what to do; otherwise undefined (also when it cannot be resolved). Never throws.
+ * When `file` (a workspace manifest found in a discovery directory) is a link resolving inside
+ * `node_modules/`, `.git/` or `.keel/worktrees/` below `root`, or outside `root` altogether: a
+ * diagnostic message saying it was skipped and what to do; otherwise undefined (also when it cannot
+ * be resolved). Never throws.
  */
 export function linkedIntoExcluded(root: string, file: string): string | undefined {
   let real: string;
@@ -43,7 +44,25 @@ export function linkedIntoExcluded(root: string, file: string): string | undefin
   } catch {
     return undefined;
   }
-  return isExcludedBelow(root, real) ? excludedLinkMessage(real) : undefined;
+  return linkedManifestProblem(root, real);
+}
+
+/**
+ * Why a workspace manifest whose real path is `real` is not read: it lies in an excluded folder, or
+ * outside `root` (a committed link to another project's file or to a secret: its parse errors would
+ * quote it, its text could reach the model). A device or FIFO outside is left to the bounded reader,
+ * which refuses it by kind. Undefined when it may be read. Never throws.
+ */
+export function linkedManifestProblem(root: string, real: string): string | undefined {
+  if (isExcludedBelow(root, real)) return excludedLinkMessage(real);
+  if (inside(realOrSelf(root), real)) return undefined;
+  try {
+    const st = statSync(real);
+    if (!st.isFile() && !st.isDirectory()) return undefined;
+  } catch {
+    return undefined;
+  }
+  return `This manifest is a link to ${real}, outside the workspace; keel reads a workspace's manifests only from files inside it, so it was skipped. Copy the file into the workspace to use it.`;
 }
 
 /** The diagnostic text for a manifest skipped because it links to `real`, inside an excluded folder. */

@@ -95,4 +95,24 @@ describe("manifest discovery stays in the workspace's own files", () => {
     expect(passesExcludedDir(".keel/workflows")).toBe(false);
     expect(passesExcludedDir("node_modules_not/x")).toBe(false);
   });
+
+  it("an MCP manifest or workflow file linked outside the workspace is skipped with a warning, unread (its text could reach the model)", async () => {
+    ws = makeWorkspace({ ".claw-workflows.json": { workflows: [{ name: "own-flow", steps: ["hello"] }] } }, { git: true });
+    const { writeFileSync } = await import("node:fs");
+    const { join } = await import("node:path");
+    const outside = join(ws.root, "..", "other");
+    mkdirSync(outside);
+    writeFileSync(join(outside, "servers.json"), JSON.stringify({ mcpServers: { theirs: { command: "node", args: ["SECRETARG"] } } }));
+    writeFileSync(join(outside, "notes.txt"), "SECRETSTART is not JSON\n");
+    symlinkSync(join(outside, "servers.json"), ws.path(".mcp.json"));
+    mkdirSync(ws.path(".keel/workflows"), { recursive: true });
+    symlinkSync(join(outside, "notes.txt"), ws.path(".keel/workflows/notes.json"));
+    const found = await discovered(ws, ws.root);
+    expect(found.servers).toEqual([]);
+    expect(found.workflows).toEqual(["own-flow"]);
+    expect(found.text).not.toContain("SECRET");
+    const about = (rel: string) => (found.diagnostics as Diag[]).filter((d) => d.file === ws.path(rel)).map((d) => d.message);
+    expect(about(".mcp.json")).toContainEqual(expect.stringMatching(/a link to .*other\/servers\.json, outside the workspace/));
+    expect(about(".keel/workflows/notes.json")).toContainEqual(expect.stringMatching(/outside the workspace/));
+  });
 });
