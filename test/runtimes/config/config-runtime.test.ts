@@ -152,10 +152,17 @@ describe("config runtime", () => {
     const { symlinkSync } = await import("node:fs");
     writeFileSync(join(ws.keelHome, "config.json"), "{}");
     symlinkSync(join(ws.keelHome, "config.json"), ws.path("keel.config.json"));
+    // Linked outside the workspace: not even read (keel stops, naming the link).
+    await expect(openTestHost(ws)).rejects.toThrow(/keel\.config\.json leads outside the workspace/);
+    // Linked inside it: read, but a write does not follow the link.
+    (await import("node:fs")).rmSync(ws.path("keel.config.json"));
+    ws.write("conf/real.json", "{}");
+    symlinkSync(ws.path("conf/real.json"), ws.path("keel.config.json"));
     host = await openTestHost(ws);
     const obs = await call("config_set", { key_path: "permissions.allow", value: ["bash"], source: "project" });
     expect(obs).toMatchObject({ ok: false, code: "precondition_failed" });
     expect(obs.content).toContain("symbolic link");
     expect(JSON.parse((await import("node:fs")).readFileSync(join(ws.keelHome, "config.json"), "utf8"))).toEqual({});
+    expect(ws.read("conf/real.json")).toBe("{}");
   });
 });
