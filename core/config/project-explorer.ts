@@ -1,4 +1,5 @@
-import type { CosmiconfigResult, Loaders } from "cosmiconfig";
+import type { CosmiconfigResult, Loader, Loaders } from "cosmiconfig";
+import { basename } from "node:path";
 
 /** The part of cosmiconfig's explorer keel uses. */
 export interface ProjectExplorer {
@@ -25,13 +26,34 @@ function refuseCode(filepath: string): never {
 }
 
 /**
+ * A data loader that refuses cosmiconfig's `$import` key (in `package.json`, under `keel`): cosmiconfig
+ * would read each file it names, anywhere on the machine (`"$import": "../../home/me/.config/gh/hosts.yml"`),
+ * and merge it into the project layer, whose values `config_list` shows the model.
+ */
+function withoutImports(load: Loader): Loader {
+  return async (filepath, content) => {
+    const value: unknown = await load(filepath, content);
+    const own = basename(filepath) === "package.json" && isObject(value) ? value.keel : value;
+    if (isObject(own) && Object.hasOwn(own, "$import"))
+      throw new Error(
+        `"$import" is not supported: keel reads its project config from this file alone, never from files it names. Move the settings you need into this file.`,
+      );
+    return value;
+  };
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null;
+}
+
+/**
  * cosmiconfig's explorer for module `keel`, searching exactly `searchPlaces`, one folder at a time, with JSON and YAML loaders only.
  *
  * Built directly rather than through `cosmiconfig()`: that factory first reads cosmiconfig's own "meta config"
  * (`package.json#cosmiconfig`, `package.yaml`, `.config/config.{json,yaml,yml}`) from the process's working directory and
  * lets it add search places and options. A repository could then point keel's config search at any file outside the
  * workspace (`"searchPlaces": ["../../home/me/secrets.json"]`), whose content `config_list` would show the model. keel's
- * config search is keel's: no file in the workspace decides where it looks.
+ * config search is keel's: no file in the workspace decides where it looks, nor (`$import`) what else it reads.
  */
 export async function projectExplorer(searchPlaces: readonly string[]): Promise<ProjectExplorer> {
   const { defaultLoaders } = await import("cosmiconfig");
@@ -41,10 +63,10 @@ export async function projectExplorer(searchPlaces: readonly string[]): Promise<
     Explorer: new (options: ExplorerOptions) => ProjectExplorer;
   };
   const loaders: Loaders = {
-    ".json": defaultLoaders[".json"],
-    ".yaml": defaultLoaders[".yaml"],
-    ".yml": defaultLoaders[".yml"],
-    noExt: defaultLoaders.noExt,
+    ".json": withoutImports(defaultLoaders[".json"]),
+    ".yaml": withoutImports(defaultLoaders[".yaml"]),
+    ".yml": withoutImports(defaultLoaders[".yml"]),
+    noExt: withoutImports(defaultLoaders.noExt),
     ".js": refuseCode,
     ".cjs": refuseCode,
     ".mjs": refuseCode,

@@ -259,6 +259,30 @@ describe("config files are regular files of bounded size", () => {
     }
   });
 
+  it("a project config's cosmiconfig `$import` (of a file outside the workspace) is refused naming the file, and nothing it names is read", async () => {
+    ws = makeWorkspace({}, { git: true });
+    // Outside the workspace (its parent is the test's own temp folder, removed with it): a YAML credentials file.
+    writeFileSync(join(ws.root, "..", "hosts.yml"), "github.com:\n  oauth_token: IMPORTED_SECRET\n");
+    for (const [file, text] of [
+      ["keel.config.json", JSON.stringify({ $import: "../hosts.yml", output: { maxChars: 5000 } })],
+      [".keelrc.yaml", "$import: [../hosts.yml]\n"],
+      ["package.json", JSON.stringify({ name: "x", keel: { $import: "../hosts.yml" } })],
+    ] as const) {
+      ws.write(file, text);
+      for (const argv of [
+        ["config", "list", "--json"],
+        ["call", "config_list", "--json", "--input", "{}"],
+      ]) {
+        const r = await runKeel(argv, { cwd: ws.root, env: ws.env });
+        expect(r.stdout + r.stderr).not.toContain("IMPORTED_SECRET");
+        expect(r.exitCode, file).toBe(2);
+        expect(r.stdout + r.stderr).toContain(`Config file ${ws.path(file)} cannot be parsed`);
+        expect(r.stdout + r.stderr).toContain('$import\\" is not supported');
+      }
+      rmSync(ws.path(file));
+    }
+  });
+
   it("a keel.config.json linked to /dev/zero, a FIFO .keelrc.json and a /dev/zero Claude settings file are refused at once, naming the file", async () => {
     ws = makeWorkspace({}, { git: true });
     const { symlinkSync } = await import("node:fs");
