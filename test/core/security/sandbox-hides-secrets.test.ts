@@ -97,4 +97,28 @@ describe("a sandboxed command cannot read your credential stores or the paths yo
       rmSync(base, { recursive: true, force: true });
     }
   });
+
+  it('denyRead: ["~"] with the workspace under your home: commands still run (your credential stores and $KEEL_HOME in it are hidden with it), the workspace stays writable', async () => {
+    const h = makeHome();
+    const root = join(h, "proj");
+    mkdirSync(join(root, ".keel"), { recursive: true });
+    writeFileSync(join(root, "a.txt"), "workspace file\n");
+    writeFileSync(join(root, ".env"), "ENVSECRET\n");
+    // $KEEL_HOME under the home folder too, as by default (~/.keel), with its session key.
+    const keelHome = join(h, ".keel-home");
+    mkdirSync(keelHome);
+    writeFileSync(join(keelHome, "session-key"), "SESSIONKEYSECRET\n", { mode: 0o600 });
+    writeFileSync(join(keelHome, "config.json"), JSON.stringify({ sandbox: { mode: "workspace-write", denyRead: ["~", ".env"] } }));
+    ws = makeWorkspace({});
+    const env = { ...ws.env, HOME: h, KEEL_HOME: keelHome };
+    const { out, stdout } = await bash(
+      env,
+      `cat ~/.ssh/id_ed25519 ~/notes.txt ${join(keelHome, "session-key")} .env; cat a.txt; echo made > b.txt && cat b.txt`,
+      root,
+    );
+    for (const secret of ["SSHSECRET", "not a secret", "SESSIONKEYSECRET", "ENVSECRET"]) expect(out).not.toContain(secret);
+    expect(stdout).toContain("workspace file");
+    expect(stdout).toContain("made");
+    expect(readFileSync(join(root, "b.txt"), "utf8")).toBe("made\n");
+  });
 });
