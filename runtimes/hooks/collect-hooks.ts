@@ -89,15 +89,32 @@ export function collectHooks(host: Host, parser?: ShellParser): { hooks: Declare
   return { hooks, issues };
 }
 
+/** Stands in for a Claude Code variable while a line is parsed: word characters only, the same in any quoting. */
+function placeholder(name: string): string {
+  return `__KEEL_VAR_${name}__`;
+}
+
 /**
  * The words of every simple command a hook's command line runs, with Claude Code's variables
- * expanded as the hook will see them (`"$CLAUDE_PROJECT_DIR"/.claude/hooks/lint.sh`).
+ * expanded as the hook will see them (`"$CLAUDE_PROJECT_DIR"/.claude/hooks/lint.sh`). They are
+ * replaced before the line is parsed: a command name from a variable is otherwise not static, and
+ * the script of the form Claude Code documents (the line is the script) would not be named.
  */
 function commandWords(h: CommandHookSpec, host: Host, parser: ShellParser): string[] {
   const vars: Record<string, string> = { CLAUDE_PROJECT_DIR: host.workspace.root, ...(h.origin.plugin ? { CLAUDE_PLUGIN_ROOT: h.origin.plugin.root } : {}) };
-  return analyzeShell(h.command, parser).commands.flatMap((c) =>
-    c.argv.map((w) =>
-      w.includes("$") ? w.replace(/\$\{?(CLAUDE_PROJECT_DIR|CLAUDE_PLUGIN_ROOT)\}?/g, (m, name: string) => vars[name] ?? m).replace(/["']/g, "") : w,
-    ),
+  const line = h.command.replace(
+    /\$(?:\{(CLAUDE_PROJECT_DIR|CLAUDE_PLUGIN_ROOT)\}|(CLAUDE_PROJECT_DIR|CLAUDE_PLUGIN_ROOT)(?!\w))/g,
+    (m, braced?: string, bare?: string) => {
+      const name = (braced ?? bare)!;
+      return vars[name] === undefined ? m : placeholder(name);
+    },
+  );
+  return analyzeShell(line, parser).commands.flatMap((c) =>
+    c.argv.map((w) => {
+      // A word with another expansion keeps its source text: its quotes go, as the shell would remove them.
+      let word = w.includes("$") ? w.replace(/["']/g, "") : w;
+      for (const [name, value] of Object.entries(vars)) word = word.split(placeholder(name)).join(value);
+      return word;
+    }),
   );
 }

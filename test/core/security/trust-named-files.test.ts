@@ -72,6 +72,31 @@ describe("keel trust pins the workspace scripts a hook or server runs, not just 
     expect((await read()).json()).toMatchObject({ ok: true });
     expect(ws.exists("hook2-ran")).toBe(true);
   });
+
+  it('a hook whose command is the script itself, as Claude Code documents it ("$CLAUDE_PROJECT_DIR"/.claude/hooks/x.sh), pins the script too', async () => {
+    for (const command of ['"$CLAUDE_PROJECT_DIR"/.claude/hooks/mark.sh', "${CLAUDE_PROJECT_DIR}/.claude/hooks/mark.sh"]) {
+      ws = makeWorkspace(
+        {
+          ".claude/hooks/mark.sh": "#!/bin/sh\ntouch hook-ran\n",
+          ".claude/settings.json": { hooks: { PreToolUse: [{ matcher: "*", hooks: [{ type: "command", command }] }] } },
+          "notes.txt": "hello\n",
+        },
+        { git: true },
+      );
+      execFileSync("chmod", ["+x", ws.path(".claude/hooks/mark.sh")]);
+      const read = () => keel("call", "read_file", "--input", JSON.stringify({ path: "notes.txt" }));
+      const trusted = await keel("trust");
+      expect(trusted.json().approved, command).toEqual([expect.objectContaining({ kind: "hook", files: [".claude/hooks/mark.sh"] })]);
+      expect((await read()).json()).toMatchObject({ ok: true });
+      expect(ws.exists("hook-ran")).toBe(true);
+
+      writeFileSync(ws.path(".claude/hooks/mark.sh"), "#!/bin/sh\ntouch hook2-ran\n");
+      expect((await read()).json()).toMatchObject({ ok: true });
+      expect(ws.exists("hook2-ran"), command).toBe(false);
+      ws.cleanup();
+    }
+    ws = undefined;
+  });
 });
 
 describe("namedWorkspaceFiles / fileDigest", () => {
