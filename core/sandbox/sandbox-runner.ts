@@ -21,6 +21,8 @@ export class SandboxRunner {
     private readonly env: NodeJS.ProcessEnv,
     /** keel's secrets under `$KEEL_HOME`, which no sandboxed process may read (with your credential stores and `denyRead`, see hidden-paths.ts). */
     private readonly hidden: readonly string[] = [],
+    /** The workspace root: relative `denyRead` paths are hidden under it as well as under a sandbox's boundary (an active worktree). */
+    private readonly workspaceRoot?: string,
   ) {}
 
   /** True when commands run sandboxed. */
@@ -57,6 +59,6 @@ export class SandboxRunner {
         "precondition_failed",
       );
     reserveProtectedDirs(settings, target.root);
-    return { file: "bwrap", args: bwrapArgs(settings, { ...target, hidden: hiddenPaths(settings, target.root, this.hidden, this.env) }) };
+    return { file: "bwrap", args: bwrapArgs(settings, { ...target, hidden: hiddenPaths(settings, target.root, this.hidden, this.env, this.workspaceRoot) }) };
   }
 }

@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -95,6 +96,34 @@ describe("a sandboxed command cannot read your credential stores or the paths yo
       expect(readFileSync(join(root, "b.txt"), "utf8")).toBe("made\n");
     } finally {
       rmSync(base, { recursive: true, force: true });
+    }
+  });
+
+  it("a relative denyRead path is hidden in the main checkout too while a worktree is active (its .env is not in the worktree)", async () => {
+    // Outside /tmp: the sandbox's private /tmp would hide a main checkout under it whole, and prove nothing.
+    const root = mkdtempSync("/var/tmp/keel-wt-deny-");
+    try {
+      const git = (...args: string[]) => execFileSync("git", args, { cwd: root, env: { ...process.env, GIT_CONFIG_NOSYSTEM: "1" } });
+      git("init", "-q", "-b", "main");
+      git("config", "user.name", "keel test");
+      git("config", "user.email", "test@keel.invalid");
+      git("config", "commit.gpgsign", "false");
+      writeFileSync(join(root, "a.txt"), "tracked\n");
+      git("add", "a.txt");
+      git("commit", "-q", "-m", "initial");
+      writeFileSync(join(root, ".env"), "ENVSECRET\n"); // untracked: not in the worktree
+      ws = makeWorkspace({});
+      writeFileSync(join(ws.keelHome, "config.json"), JSON.stringify({ sandbox: { mode: "workspace-write", denyRead: [".env"] } }));
+      const env = { ...ws.env, HOME: makeHome() };
+      const entered = await runKeel(["worktree", "enter", "exp"], { cwd: root, env });
+      expect(entered.exitCode, entered.stderr).toBe(0);
+      const { out, stdout } = await bash(env, `pwd; cat ${join(root, ".env")} ../../../.env; cat a.txt`, root);
+      expect(stdout).toContain(join(root, ".keel", "worktrees", "exp"));
+      expect(stdout).toContain("tracked");
+      expect(out).not.toContain("ENVSECRET");
+      expect(readFileSync(join(root, ".env"), "utf8")).toBe("ENVSECRET\n");
+    } finally {
+      rmSync(root, { recursive: true, force: true });
     }
   });
 
