@@ -78,3 +78,14 @@ export function namedWorkspaceFiles(words: readonly string[], cwd: string, root:
   }
   return out;
 }
+
+/**
+ * The first of `pinned` (workspace files, relative to `root`, with the digests `namedWorkspaceFiles`
+ * gave them) that no longer has that digest, or undefined. Checked again right before what names
+ * them runs: a command of the same session, a sandboxed one included, may have rewritten one since
+ * keel started. A file pinned by its identity is compared by its identity again.
+ */
+export function changedPinnedFile(root: string, pinned: readonly (readonly [string, string])[]): string | undefined {
+  for (const [file, digest] of pinned) if (fileDigest(resolve(root, file), { bytes: digest.startsWith("stat:") ? 0 : Infinity }) !== digest) return file;
+  return undefined;
+}

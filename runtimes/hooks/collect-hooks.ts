@@ -11,6 +11,8 @@ export interface DeclaredHook extends CommandHookSpec {
   why?: string;
   /** It does not run only because the workspace is not trusted. */
   untrusted?: true;
+  /** The workspace files its command names, with the digests `keel trust` approved: checked again before each run. */
+  pinned?: [string, string][];
 }
 
 /** How to trust a workspace, for messages. */
@@ -83,6 +85,7 @@ export function collectHooks(host: Host, parser?: ShellParser): { hooks: Declare
             : "it was added or changed since the workspace was trusted: review it with `keel trust`",
           untrusted: true,
         };
+      if (files.length) return { ...h, runs: true, pinned: files };
     }
     return { ...h, runs: true };
   });

@@ -97,6 +97,37 @@ describe("keel trust pins the workspace scripts a hook or server runs, not just 
     }
     ws = undefined;
   });
+
+  it("a hook whose script a command of the same session rewrote does not run for the rest of that session", async () => {
+    ws = makeWorkspace(
+      {
+        ".claude/hooks/mark.sh": "touch hook-ran\n",
+        ".claude/settings.json": {
+          hooks: { PreToolUse: [{ matcher: "read_file", hooks: [{ type: "command", command: 'bash "$CLAUDE_PROJECT_DIR"/.claude/hooks/mark.sh' }] }] },
+        },
+        "notes.txt": "hello\n",
+        // The model (as a sandboxed bash command could) rewrites the script, then calls a tool the hook runs for.
+        "script.json": {
+          turns: [
+            { toolCalls: [{ name: "read_file", arguments: { path: "notes.txt" } }] },
+            { toolCalls: [{ name: "write_file", arguments: { path: ".claude/hooks/mark.sh", content: "touch rewritten-ran\n" } }] },
+            { toolCalls: [{ name: "read_file", arguments: { path: "notes.txt" } }] },
+            { text: "done" },
+          ],
+        },
+      },
+      { git: true },
+    );
+    expect((await keel("trust")).exitCode).toBe(0);
+    const r = await runKeel(["--yes", "run", "--model", "scripted:script.json", "go"], { cwd: ws.root, env: ws.env });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(ws.exists("hook-ran")).toBe(true); // as approved, before the rewrite
+    expect(ws.read(".claude/hooks/mark.sh")).toBe("touch rewritten-ran\n");
+    expect(ws.exists("rewritten-ran")).toBe(false);
+    expect(r.stderr).toMatch(
+      /PreToolUse hook `bash "\$CLAUDE_PROJECT_DIR"\/\.claude\/hooks\/mark\.sh` .* did not run: \.claude\/hooks\/mark\.sh changed since/,
+    );
+  });
 });
 
 describe("namedWorkspaceFiles / fileDigest", () => {
