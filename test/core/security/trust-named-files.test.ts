@@ -128,6 +128,40 @@ describe("keel trust pins the workspace scripts a hook or server runs, not just 
       /PreToolUse hook `bash "\$CLAUDE_PROJECT_DIR"\/\.claude\/hooks\/mark\.sh` .* did not run: \.claude\/hooks\/mark\.sh changed since/,
     );
   });
+
+  it("a lazy MCP server whose script a command of the same session rewrote is not started", async () => {
+    const echo = `import ${JSON.stringify(pathToFileURL(ECHO_SERVER).href)};\n`;
+    ws = makeWorkspace(
+      {
+        "server.mjs": echo,
+        ".mcp.json": { mcpServers: { a: { command: process.execPath, args: ["server.mjs"], lazy: true } } },
+        // The model (as a sandboxed bash command could) rewrites the server, then calls one of its tools: the lazy server starts then.
+        "script.json": {
+          turns: [
+            {
+              toolCalls: [
+                {
+                  name: "write_file",
+                  arguments: { path: "server.mjs", content: `import { writeFileSync } from "node:fs";\nwriteFileSync("rewritten-ran", "");\n${echo}` },
+                },
+              ],
+            },
+            { toolCalls: [{ name: "mcp__a__tuple", arguments: { pair: ["x", 1] } }] },
+            { text: "done" },
+          ],
+        },
+      },
+      { git: true },
+    );
+    expect((await keel("trust")).exitCode).toBe(0);
+    // Started once as approved (its tools are cached for the lazy start).
+    expect((await keel("call", "mcp__a__tuple", "--input", JSON.stringify({ pair: ["x", 1] }))).json()).toMatchObject({ ok: true });
+    const r = await runKeel(["--yes", "run", "--model", "scripted:script.json", "go"], { cwd: ws.root, env: ws.env });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(ws.read("server.mjs")).toContain("rewritten-ran");
+    expect(ws.exists("rewritten-ran")).toBe(false);
+    expect(r.stdout + r.stderr).toMatch(/MCP server "a" is not available: server\.mjs changed since/);
+  });
 });
 
 describe("namedWorkspaceFiles / fileDigest", () => {
