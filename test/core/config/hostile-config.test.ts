@@ -283,6 +283,33 @@ describe("config files are regular files of bounded size", () => {
     }
   });
 
+  it("a YAML project config whose aliases expand it far beyond its size is refused naming the file (config_list would exhaust memory)", async () => {
+    ws = makeWorkspace({}, { git: true });
+    const nested = ['a0: &a0 ["x", "x", "x", "x", "x", "x", "x", "x", "x", "x"]'];
+    for (let i = 1; i < 30; i++)
+      nested.push(
+        `a${i}: &a${i} [${Array(10)
+          .fill(`*a${i - 1}`)
+          .join(", ")}]`,
+      );
+    for (const text of [
+      // A long string repeated: 200 kB written once, 6 MB listed.
+      `big: &s "${"x".repeat(200_000)}"\nmore: [${Array(30).fill("*s").join(", ")}]\n`,
+      // Lists of lists: 10^30 values.
+      `lol:\n${nested.map((l) => `  ${l}`).join("\n")}\n`,
+    ]) {
+      ws.write("keel.config.yaml", text);
+      const r = await runKeel(["call", "config_list", "--json", "--input", "{}"], { cwd: ws.root, env: ws.env });
+      expect(r.exitCode).toBe(2);
+      expect(r.stdout + r.stderr).toContain(`Config file ${ws.path("keel.config.yaml")} cannot be parsed (its YAML aliases (*name) expand it to more than`);
+    }
+    // Aliases that repeat little are fine.
+    ws.write("keel.config.yaml", "base: &b { maxChars: 1234 }\noutput: *b\n");
+    const ok = await runKeel(["config", "get", "output.maxChars", "--json"], { cwd: ws.root, env: ws.env });
+    expect(ok.exitCode, ok.stderr).toBe(0);
+    expect(ok.stdout).toContain("1234");
+  });
+
   it("a keel.config.json linked to /dev/zero, a FIFO .keelrc.json and a /dev/zero Claude settings file are refused at once, naming the file", async () => {
     ws = makeWorkspace({}, { git: true });
     const { symlinkSync } = await import("node:fs");
