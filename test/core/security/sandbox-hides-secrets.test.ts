@@ -127,6 +127,22 @@ describe("a sandboxed command cannot read your credential stores or the paths yo
     }
   });
 
+  it('denyRead of "/" (or a relative path leading there) refuses the command, saying why, instead of a bwrap error about a missing bash', async () => {
+    for (const denied of ["/", "../../../../../../../../.."]) {
+      ws = makeWorkspace({ "keel.config.json": { sandbox: { denyRead: [denied] } } });
+      writeFileSync(join(ws.keelHome, "config.json"), JSON.stringify({ sandbox: "workspace-write" }));
+      const r = await runKeel(["--yes", "--json", "call", "bash", "--input", JSON.stringify({ command: "touch ran.txt" })], {
+        cwd: ws.root,
+        env: ws.env,
+      });
+      expect(r.json(), denied).toMatchObject({ ok: false, code: "precondition_failed" });
+      expect(r.json().content).toMatch(/sandbox\.denyRead hides \/ .*The command was not run\. Remove "\/"/);
+      expect(ws.exists("ran.txt")).toBe(false);
+      ws.cleanup();
+    }
+    ws = undefined;
+  });
+
   it('denyRead: ["~"] with the workspace under your home: commands still run (your credential stores and $KEEL_HOME in it are hidden with it), the workspace stays writable', async () => {
     const h = makeHome();
     const root = join(h, "proj");
