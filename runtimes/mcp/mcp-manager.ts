@@ -1,4 +1,4 @@
-import { dirname, relative } from "node:path";
+import { basename, dirname, relative } from "node:path";
 import type { Host, ToolDefinition } from "../../core/index.js";
 import type { DiscoveredMcp } from "../../manifests/mcp/discover-mcp-servers.js";
 import type { LocalResource } from "../../manifests/mcp/mcp-server-config.js";
@@ -311,13 +311,29 @@ export class McpManager {
  * pull, or by a sandboxed command) waits for a review instead of running unsandboxed.
  */
 function trustConfig(host: Host, c: McpConnection): { config: unknown; files?: string[]; pinned: [string, string][] } {
-  const files = c.config.command === undefined ? [] : host.namedFiles([c.config.command, ...c.config.args], c.config.cwd ?? host.workspace.root);
+  const files = c.config.command === undefined ? [] : host.namedFiles(commandLineWords(c.config.command, c.config.args), c.config.cwd ?? host.workspace.root);
   const pinned =
     c.config.declared === undefined
       ? serverIdentity(c.config)
       : [c.config.transport, c.config.declared, relative(host.workspace.root, dirname(c.config.origin.file))];
   // A line naming no workspace file keeps the pin it had before files were pinned.
   return files.length ? { config: [pinned, files], files: files.map(([file]) => file), pinned: files } : { config: pinned, pinned: [] };
+}
+
+/** Shells whose `-c` script names what a server really runs (`sh -c "node server.js"`). */
+const SHELLS = new Set(["sh", "bash", "dash", "zsh", "ksh", "ash", "mksh"]);
+
+/**
+ * A stdio server's command and arguments, and for a shell's `-c` script (`"-c"`, `"-lc"`) that
+ * script's words too: split loosely at blanks, quotes and operators, since a word too many only
+ * pins a file too many, while a script not pinned could be rewritten and run unreviewed.
+ */
+function commandLineWords(command: string, args: readonly string[]): string[] {
+  const words = [command, ...args];
+  if (!SHELLS.has(basename(command))) return words;
+  const flag = args.findIndex((a) => /^-[a-z]*c[a-z]*$/.test(a));
+  const script = flag === -1 ? undefined : args[flag + 1];
+  return script === undefined ? words : [...words, ...script.split(/[\s;&|()<>"'`]+/)];
 }
 
 /** True when `tool` is named like a tool of server `server` (`mcp__<server>__…`, also when cut to 64 characters). */

@@ -40,6 +40,22 @@ describe("keel trust pins the workspace scripts a hook or server runs, not just 
     expect((await keel("call", "mcp__a__tuple", "--input", input)).json()).toMatchObject({ ok: true });
   });
 
+  it('an MCP server started through a shell (sh -c "node server.mjs") pins the script the shell runs', async () => {
+    ws = makeWorkspace(
+      {
+        "server.mjs": `import ${JSON.stringify(pathToFileURL(ECHO_SERVER).href)};\n`,
+        ".mcp.json": { mcpServers: { a: { command: "sh", args: ["-c", `exec '${process.execPath}' server.mjs`] } } },
+      },
+      { git: true },
+    );
+    const trusted = await keel("trust");
+    expect(trusted.json().approved).toEqual([expect.objectContaining({ kind: "mcp server", files: ["server.mjs"] })]);
+    const input = JSON.stringify({ pair: ["x", 1] });
+    expect((await keel("call", "mcp__a__tuple", "--input", input)).json()).toMatchObject({ ok: true });
+    appendFileSync(ws.path("server.mjs"), "// changed after keel trust\n");
+    expect((await keel("call", "mcp__a__tuple", "--input", input)).json().content).toMatch(/MCP server "a" \(\.mcp\.json\) was added or changed since/);
+  });
+
   it("a command hook whose script changed since keel trust does not run until reviewed; its line is unchanged", async () => {
     ws = makeWorkspace(
       {
