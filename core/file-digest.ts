@@ -78,6 +78,9 @@ const INTERPRETERS = new Set([
   "uv",
 ]);
 
+/** Words that run the command after them (with their options, and `env`'s assignments). */
+const WRAPPERS = new Set(["exec", "command", "env", "nohup", "nice", "time"]);
+
 /** Options of those programs whose value is code or a module, not a file: nothing of the line is a script then. */
 const CODE_OPTIONS = new Set(["-c", "-e", "--eval", "-p", "--print", "-m", "-r"]);
 
@@ -89,7 +92,10 @@ const CODE_OPTIONS = new Set(["-c", "-e", "--eval", "-p", "--print", "-m", "-r"]
  * are not code it runs, and are left out, or every edit to them would wait for a review.
  */
 export function executedWords(argv: readonly string[]): string[] {
-  const [program, ...args] = argv;
+  // What a wrapper runs is the command after it (`exec node server.js`, `env A=1 ./run.sh`).
+  let start = 0;
+  while (start < argv.length && (WRAPPERS.has(argv[start]!) || /^[A-Za-z_]\w*=/.test(argv[start]!) || (start > 0 && argv[start]!.startsWith("-")))) start++;
+  const [program, ...args] = argv.slice(start);
   if (!program) return [];
   const out = program.includes("/") ? [program] : [];
   const name = program.slice(program.lastIndexOf("/") + 1);
@@ -126,4 +132,15 @@ export function namedWorkspaceFiles(commands: readonly (readonly string[])[], cw
     out.push([rel, digest]);
   }
   return out;
+}
+
+/**
+ * The first of `pinned` (workspace files, relative to `root`, with the digests `namedWorkspaceFiles`
+ * gave them) that no longer has that digest, or undefined. Checked again right before what names
+ * them runs: a command of the same session, a sandboxed one included, may have rewritten one since
+ * keel started. A file pinned by its identity is compared by its identity again.
+ */
+export function changedPinnedFile(root: string, pinned: readonly (readonly [string, string])[]): string | undefined {
+  for (const [file, digest] of pinned) if (fileDigest(resolve(root, file), { bytes: digest.startsWith("stat:") ? 0 : Infinity }) !== digest) return file;
+  return undefined;
 }

@@ -125,6 +125,7 @@ export class Host {
       config.sandbox === undefined ? SANDBOX_OFF : sandboxSettings(config.sandbox),
       options.env ?? process.env,
       keelHomeSecrets(workspace.keelHome),
+      workspace.root,
     );
     this.events = options.events ?? new JsonlEventSink(join(workspace.stateDir, "events.jsonl"), () => this.ensureStateDir(), false, options.onEvent);
     this.artifacts = new ArtifactStore(join(workspace.stateDir, "artifacts"), workspace.root, () => this.ensureStateDir());

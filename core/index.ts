@@ -63,7 +63,7 @@ export { describeSchemaErrors, type CompiledSchema } from "./validation.js";
 export { ancestorsWithin, type Workspace } from "./workspace.js";
 export { MAX_MANIFEST_BYTES, readRegularFile } from "./bounded-read.js";
 export { analyzeShell, type ShellParser } from "./shell/shell-analysis.js";
-export { fileDigest, MAX_DIGEST_BYTES } from "./file-digest.js";
+export { changedPinnedFile, fileDigest, MAX_DIGEST_BYTES } from "./file-digest.js";
 export { MAX_TIMER_MS } from "./tool-call.js";
 export { sinkWithEmit } from "./events.js";
 export { readJsonState, readStateText, updateJsonState, withFileLock, writeJsonState } from "./state/json-file.js";

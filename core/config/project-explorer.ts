@@ -1,4 +1,5 @@
-import type { CosmiconfigResult, Loaders } from "cosmiconfig";
+import type { CosmiconfigResult, Loader, Loaders } from "cosmiconfig";
+import { basename } from "node:path";
 
 /** The part of cosmiconfig's explorer keel uses. */
 export interface ProjectExplorer {
@@ -25,13 +26,59 @@ function refuseCode(filepath: string): never {
 }
 
 /**
+ * A data loader that refuses cosmiconfig's `$import` key (in `package.json`, under `keel`): cosmiconfig
+ * would read each file it names, anywhere on the machine (`"$import": "../../home/me/.config/gh/hosts.yml"`),
+ * and merge it into the project layer, whose values `config_list` shows the model. With `yaml`, it also
+ * refuses a file whose aliases (`*name`) expand it far beyond its own size (`a1: [*a0, *a0, …]`, or a long
+ * string repeated: a few bytes each that expand to more than memory holds once keel lists or merges them).
+ */
+function dataLoader(load: Loader, yaml: boolean): Loader {
+  return async (filepath, content) => {
+    const value: unknown = await load(filepath, content);
+    const own = basename(filepath) === "package.json" && isObject(value) ? value.keel : value;
+    if (isObject(own) && Object.hasOwn(own, "$import"))
+      throw new Error(
+        `"$import" is not supported: keel reads its project config from this file alone, never from files it names. Move the settings you need into this file.`,
+      );
+    // Without aliases a value is about as large as its text; 2x and 1 MB of slack spare every file written out.
+    const limit = 2 * content.length + 1024 * 1024;
+    if (yaml && expandedSize(value, new Map(), limit) > limit)
+      throw new Error(`its YAML aliases (*name) expand it to more than ${limit} characters. Write the values out, or repeat fewer of them.`);
+    return value;
+  };
+}
+
+/**
+ * About how many characters `value` takes written out, every aliased value counted each time it
+ * appears (each shared list or map is sized once, then reused); stops counting past `limit`.
+ */
+function expandedSize(value: unknown, memo: Map<object, number>, limit: number): number {
+  if (typeof value === "string") return value.length + 2;
+  if (!isObject(value)) return String(value).length;
+  const known = memo.get(value);
+  if (known !== undefined) return known;
+  memo.set(value, 2); // a cycle (`&a [*a]`) counts once
+  let size = 2;
+  for (const [key, child] of Object.entries(value)) {
+    size += key.length + 2 + expandedSize(child, memo, limit);
+    if (size > limit) break;
+  }
+  memo.set(value, size);
+  return size;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null;
+}
+
+/**
  * cosmiconfig's explorer for module `keel`, searching exactly `searchPlaces`, one folder at a time, with JSON and YAML loaders only.
  *
  * Built directly rather than through `cosmiconfig()`: that factory first reads cosmiconfig's own "meta config"
  * (`package.json#cosmiconfig`, `package.yaml`, `.config/config.{json,yaml,yml}`) from the process's working directory and
  * lets it add search places and options. A repository could then point keel's config search at any file outside the
  * workspace (`"searchPlaces": ["../../home/me/secrets.json"]`), whose content `config_list` would show the model. keel's
- * config search is keel's: no file in the workspace decides where it looks.
+ * config search is keel's: no file in the workspace decides where it looks, nor (`$import`) what else it reads.
  */
 export async function projectExplorer(searchPlaces: readonly string[]): Promise<ProjectExplorer> {
   const { defaultLoaders } = await import("cosmiconfig");
@@ -41,10 +88,10 @@ export async function projectExplorer(searchPlaces: readonly string[]): Promise<
     Explorer: new (options: ExplorerOptions) => ProjectExplorer;
   };
   const loaders: Loaders = {
-    ".json": defaultLoaders[".json"],
-    ".yaml": defaultLoaders[".yaml"],
-    ".yml": defaultLoaders[".yml"],
-    noExt: defaultLoaders.noExt,
+    ".json": dataLoader(defaultLoaders[".json"], false),
+    ".yaml": dataLoader(defaultLoaders[".yaml"], true),
+    ".yml": dataLoader(defaultLoaders[".yml"], true),
+    noExt: dataLoader(defaultLoaders.noExt, true),
     ".js": refuseCode,
     ".cjs": refuseCode,
     ".mjs": refuseCode,

@@ -27,17 +27,19 @@ export function bwrapArgs(settings: SandboxSettings, target: SandboxTarget): str
   // masked first by an empty tmpfs, so the boundary mounted next shows through it; the tmpfs is made
   // read-only once the boundary's mount point exists in it.
   const hidden = target.hidden ?? [];
-  const holding = hidden.filter((p) => kindOf(p) === "dir" && (target.root === p || target.root.startsWith(p.endsWith(sep) ? p : p + sep)));
+  const holding = hidden.filter((p) => kindOf(p) === "dir" && within(target.root, p));
   for (const path of holding) args.push("--tmpfs", path);
   // The boundary (possibly under /tmp) is mounted after the private /tmp, and its .git and .keel
   // read-only over it. Everything else, a main checkout too, stays read-only.
   args.push(settings.mode === "workspace-write" ? "--bind" : "--ro-bind", target.root, target.root);
   for (const dir of [".git", ".keel"]) if (existsSync(join(target.root, dir))) args.push("--ro-bind", join(target.root, dir), join(target.root, dir));
   for (const path of holding) args.push("--remount-ro", path);
-  // The other hidden paths last, so they cover the boundary too (a `.env` in the workspace).
+  // The other hidden paths last, so they cover the boundary too (a `.env` in the workspace). One in a
+  // holding folder but outside the boundary (`~/.ssh` with `denyRead: ["~"]`) is hidden already, and
+  // could not get a mount point in that read-only tmpfs: every command would fail.
   hide(
     args,
-    hidden.filter((p) => !holding.includes(p)),
+    hidden.filter((p) => !holding.includes(p) && (within(p, target.root) || !holding.some((h) => within(p, h)))),
   );
   if (!settings.network) args.push("--unshare-net");
   args.push("--unshare-pid", "--unshare-ipc", "--unshare-uts", "--die-with-parent", "--new-session", "--chdir", target.cwd, "--", ...target.argv);
@@ -96,6 +98,11 @@ function hide(args: string[], paths: readonly string[]): void {
     if (kind === "dir") args.push("--tmpfs", path, "--remount-ro", path);
     else if (kind === "other") args.push("--ro-bind", "/dev/null", path);
   }
+}
+
+/** True when `path` is `dir` or lies under it. */
+function within(path: string, dir: string): boolean {
+  return path === dir || path.startsWith(dir.endsWith(sep) ? dir : dir + sep);
 }
 
 /** "dir", "other" (anything else that exists) or undefined (nothing there). */

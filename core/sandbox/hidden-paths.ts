@@ -32,14 +32,23 @@ export const CREDENTIAL_PATHS: readonly string[] = [
 /**
  * Every path a sandboxed process must not read, as real paths (a link is hidden where it leads):
  * keel's own secrets, your credential stores (unless visible), and the configured `denyRead` paths
- * (`~/x` under your home, relative ones under `root`, the workspace or the active worktree).
+ * (`~/x` under your home; a relative one under `root`, the workspace or the active worktree, and
+ * under `workspaceRoot` too: from a worktree the main checkout's `.env` stays readable otherwise).
  */
-export function hiddenPaths(settings: SandboxSettings, root: string, keelSecrets: readonly string[], env: NodeJS.ProcessEnv): string[] {
+export function hiddenPaths(
+  settings: SandboxSettings,
+  root: string,
+  keelSecrets: readonly string[],
+  env: NodeJS.ProcessEnv,
+  workspaceRoot: string = root,
+): string[] {
   const home = env.HOME || homedir();
+  const denied = (p: string): string[] =>
+    p === "~" ? [home] : p.startsWith("~/") ? [join(home, p.slice(2))] : isAbsolute(p) ? [p] : [resolve(root, p), resolve(workspaceRoot, p)];
   const wanted = [
     ...keelSecrets,
     ...(settings.credentials === "visible" ? [] : CREDENTIAL_PATHS.map((p) => join(home, p))),
-    ...settings.denyRead.map((p) => (p === "~" ? home : p.startsWith("~/") ? join(home, p.slice(2)) : isAbsolute(p) ? p : resolve(root, p))),
+    ...settings.denyRead.flatMap(denied),
   ];
   return [...new Set(wanted.map(realOrSelf))];
 }

@@ -21,6 +21,8 @@ export class SandboxRunner {
     private readonly env: NodeJS.ProcessEnv,
     /** keel's secrets under `$KEEL_HOME`, which no sandboxed process may read (with your credential stores and `denyRead`, see hidden-paths.ts). */
     private readonly hidden: readonly string[] = [],
+    /** The workspace root: relative `denyRead` paths are hidden under it as well as under a sandbox's boundary (an active worktree). */
+    private readonly workspaceRoot?: string,
   ) {}
 
   /** True when commands run sandboxed. */
@@ -56,7 +58,14 @@ export class SandboxRunner {
         `The sandbox (${settings.mode}) cannot run: ${why}. ${what} was not run: keel never runs it unsandboxed. Fix the sandbox, or turn it off ("sandbox": "off" in your config, or no "sandbox": true on the MCP server).`,
         "precondition_failed",
       );
+    const hidden = hiddenPaths(settings, target.root, this.hidden, this.env, this.workspaceRoot);
+    // Hiding "/" leaves nothing to run ("bwrap: execvp bash: No such file or directory" would send you looking for bash).
+    if (hidden.includes("/"))
+      throw new ToolError(
+        `The sandbox cannot run: sandbox.denyRead hides / (the whole file system: no program would be left to run). ${what} was not run. Remove "/" (or a relative path leading there, such as "../..") from denyRead in your config or the workspace's, and list the folders to hide instead.`,
+        "precondition_failed",
+      );
     reserveProtectedDirs(settings, target.root);
-    return { file: "bwrap", args: bwrapArgs(settings, { ...target, hidden: hiddenPaths(settings, target.root, this.hidden, this.env) }) };
+    return { file: "bwrap", args: bwrapArgs(settings, { ...target, hidden }) };
   }
 }

@@ -11,6 +11,8 @@ export interface DeclaredHook extends CommandHookSpec {
   why?: string;
   /** It does not run only because the workspace is not trusted. */
   untrusted?: true;
+  /** The workspace files its command names, with the digests `keel trust` approved: checked again before each run. */
+  pinned?: [string, string][];
 }
 
 /** How to trust a workspace, for messages. */
@@ -83,21 +85,39 @@ export function collectHooks(host: Host, parser?: ShellParser): { hooks: Declare
             : "it was added or changed since the workspace was trusted: review it with `keel trust`",
           untrusted: true,
         };
+      if (files.length) return { ...h, runs: true, pinned: files };
     }
     return { ...h, runs: true };
   });
   return { hooks, issues };
 }
 
+/** Stands in for a Claude Code variable while a line is parsed: word characters only, the same in any quoting. */
+function placeholder(name: string): string {
+  return `__KEEL_VAR_${name}__`;
+}
+
 /**
  * The words (argv) of every simple command a hook's command line runs, with Claude Code's variables
- * expanded as the hook will see them (`"$CLAUDE_PROJECT_DIR"/.claude/hooks/lint.sh`).
+ * expanded as the hook will see them (`"$CLAUDE_PROJECT_DIR"/.claude/hooks/lint.sh`). They are
+ * replaced before the line is parsed: a command name from a variable is otherwise not static, and
+ * the script of the form Claude Code documents (the line is the script) would not be named.
  */
 function commandWords(h: CommandHookSpec, host: Host, parser: ShellParser): string[][] {
   const vars: Record<string, string> = { CLAUDE_PROJECT_DIR: host.workspace.root, ...(h.origin.plugin ? { CLAUDE_PLUGIN_ROOT: h.origin.plugin.root } : {}) };
-  return analyzeShell(h.command, parser).commands.map((c) =>
-    c.argv.map((w) =>
-      w.includes("$") ? w.replace(/\$\{?(CLAUDE_PROJECT_DIR|CLAUDE_PLUGIN_ROOT)\}?/g, (m, name: string) => vars[name] ?? m).replace(/["']/g, "") : w,
-    ),
+  const line = h.command.replace(
+    /\$(?:\{(CLAUDE_PROJECT_DIR|CLAUDE_PLUGIN_ROOT)\}|(CLAUDE_PROJECT_DIR|CLAUDE_PLUGIN_ROOT)(?!\w))/g,
+    (m, braced?: string, bare?: string) => {
+      const name = (braced ?? bare)!;
+      return vars[name] === undefined ? m : placeholder(name);
+    },
+  );
+  return analyzeShell(line, parser).commands.map((c) =>
+    c.argv.map((w) => {
+      // A word with another expansion keeps its source text: its quotes go, as the shell would remove them.
+      let word = w.includes("$") ? w.replace(/["']/g, "") : w;
+      for (const [name, value] of Object.entries(vars)) word = word.split(placeholder(name)).join(value);
+      return word;
+    }),
   );
 }

@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import {
+  changedPinnedFile,
   commandEnv,
   compileRuleFilter,
   enqueueMessage,
@@ -65,6 +66,8 @@ export class HookDispatcher {
   private readonly lastOutcomes = new Map<string, HookLastOutcome>();
   /** Background (`async`) hooks still running. */
   private readonly background = new Set<Promise<void>>();
+  /** Hooks whose changed script the user was already told about (once per hook and host). */
+  private readonly changedNoticed = new Set<DeclaredHook>();
   /** Files whose untrusted hooks the user was already told about (once per file and host). */
   private readonly untrustedNoticed = new Set<string>();
 
@@ -94,6 +97,7 @@ export class HookDispatcher {
       }
       if (!this.matches(h, d)) continue;
       if (h.if && d.tool && !(await this.passesIf(h.if, d.tool))) continue;
+      if (this.scriptChanged(h, d.event)) continue;
       const key = `${h.origin.plugin?.root ?? ""}\0${h.command}`;
       if (seen.has(key)) continue;
       seen.add(key);
@@ -185,6 +189,22 @@ export class HookDispatcher {
     if (h.origin.plugin) env.CLAUDE_PLUGIN_ROOT = h.origin.plugin.root;
     else delete env.CLAUDE_PLUGIN_ROOT;
     return env;
+  }
+
+  /**
+   * True (telling the user) when a workspace file the hook's command names changed since keel
+   * started, so no longer is what `keel trust` approved: a command of this session (a sandboxed one
+   * too) could otherwise rewrite a hook's script and have it run unsandboxed by the next tool call.
+   */
+  private scriptChanged(h: DeclaredHook, event: string): boolean {
+    const changed = h.pinned && changedPinnedFile(this.host.workspace.root, h.pinned);
+    if (!changed) return false;
+    if (this.changedNoticed.has(h)) return true;
+    this.changedNoticed.add(h);
+    this.report(
+      `keel: ${event} hook \`${h.command}\` (${h.origin.file}) did not run: ${changed} changed since this workspace was trusted, and hooks are code. Review it, then run \`keel trust\` (or pass --trust for one run).`,
+    );
+    return true;
   }
 
   /** Tells the user (once per file) that a hook of the event being dispatched did not run because the workspace is not trusted, or not since the hook changed. */

@@ -3,7 +3,16 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { pathToFileURL } from "node:url";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
-import { type CallElicitor, errorMessage, type Host, MAX_TIMER_MS, McpServerError, type ToolError, type ToolContext } from "../../core/index.js";
+import {
+  type CallElicitor,
+  changedPinnedFile,
+  errorMessage,
+  type Host,
+  MAX_TIMER_MS,
+  McpServerError,
+  type ToolError,
+  type ToolContext,
+} from "../../core/index.js";
 import type { McpServerConfig } from "../../manifests/mcp/mcp-server-config.js";
 import type { ElicitationRequest, Elicitor } from "./elicitation.js";
 import { loginCommand, needsLogin, ScopeRequiredError } from "./oauth-provider.js";
@@ -66,6 +75,8 @@ export class McpConnection {
   /** Scopes the next `keel mcp login` asks for because a tool needed more than the token has (set from the token store, or by a refused call). */
   pendingScope?: string;
   transportKind?: "stdio" | "http" | "sse";
+  /** A trusted workspace's server: the workspace files its command line names, with the digests `keel trust` approved (checked again before each start). */
+  pinned?: [string, string][];
   pid?: number;
   /** The child's stderr; its tail comes out redacted. */
   readonly stderr = new StderrRing((text) => this.redact(text));
@@ -244,6 +255,13 @@ export class McpConnection {
   }
 
   private async doStart(signal?: AbortSignal): Promise<void> {
+    // Started late (lazy, or again after a crash): a command of this session, a sandboxed one too, may have rewritten its script.
+    const changed = this.pinned && changedPinnedFile(this.deps.host.workspace.root, this.pinned);
+    if (changed) {
+      this.state = "failed";
+      this.lastError = `${changed} changed since this workspace was trusted, so the server was not started: review it with \`keel trust\`, or re-run with --trust.`;
+      return;
+    }
     const health = await this.deps.health.get(this.name);
     if (health.breakerOpen) {
       if (health.stderrTail && !this.stderr.total) this.stderr.push(`[keel] stderr of the last failed start:\n${health.stderrTail}\n`);

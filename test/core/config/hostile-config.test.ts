@@ -284,6 +284,57 @@ describe("config files are regular files of bounded size", () => {
     expect(tools.stderr).not.toContain("TOKENSECRET");
   });
 
+  it("a project config's cosmiconfig `$import` (of a file outside the workspace) is refused naming the file, and nothing it names is read", async () => {
+    ws = makeWorkspace({}, { git: true });
+    // Outside the workspace (its parent is the test's own temp folder, removed with it): a YAML credentials file.
+    writeFileSync(join(ws.root, "..", "hosts.yml"), "github.com:\n  oauth_token: IMPORTED_SECRET\n");
+    for (const [file, text] of [
+      ["keel.config.json", JSON.stringify({ $import: "../hosts.yml", output: { maxChars: 5000 } })],
+      [".keelrc.yaml", "$import: [../hosts.yml]\n"],
+      ["package.json", JSON.stringify({ name: "x", keel: { $import: "../hosts.yml" } })],
+    ] as const) {
+      ws.write(file, text);
+      for (const argv of [
+        ["config", "list", "--json"],
+        ["call", "config_list", "--json", "--input", "{}"],
+      ]) {
+        const r = await runKeel(argv, { cwd: ws.root, env: ws.env });
+        expect(r.stdout + r.stderr).not.toContain("IMPORTED_SECRET");
+        expect(r.exitCode, file).toBe(2);
+        expect(r.stdout + r.stderr).toContain(`Config file ${ws.path(file)} cannot be parsed`);
+        expect(r.stdout + r.stderr).toContain('$import\\" is not supported');
+      }
+      rmSync(ws.path(file));
+    }
+  });
+
+  it("a YAML project config whose aliases expand it far beyond its size is refused naming the file (config_list would exhaust memory)", async () => {
+    ws = makeWorkspace({}, { git: true });
+    const nested = ['a0: &a0 ["x", "x", "x", "x", "x", "x", "x", "x", "x", "x"]'];
+    for (let i = 1; i < 30; i++)
+      nested.push(
+        `a${i}: &a${i} [${Array(10)
+          .fill(`*a${i - 1}`)
+          .join(", ")}]`,
+      );
+    for (const text of [
+      // A long string repeated: 200 kB written once, 6 MB listed.
+      `big: &s "${"x".repeat(200_000)}"\nmore: [${Array(30).fill("*s").join(", ")}]\n`,
+      // Lists of lists: 10^30 values.
+      `lol:\n${nested.map((l) => `  ${l}`).join("\n")}\n`,
+    ]) {
+      ws.write("keel.config.yaml", text);
+      const r = await runKeel(["call", "config_list", "--json", "--input", "{}"], { cwd: ws.root, env: ws.env });
+      expect(r.exitCode).toBe(2);
+      expect(r.stdout + r.stderr).toContain(`Config file ${ws.path("keel.config.yaml")} cannot be parsed (its YAML aliases (*name) expand it to more than`);
+    }
+    // Aliases that repeat little are fine.
+    ws.write("keel.config.yaml", "base: &b { maxChars: 1234 }\noutput: *b\n");
+    const ok = await runKeel(["config", "get", "output.maxChars", "--json"], { cwd: ws.root, env: ws.env });
+    expect(ok.exitCode, ok.stderr).toBe(0);
+    expect(ok.stdout).toContain("1234");
+  });
+
   it("a keel.config.json linked to /dev/zero, a FIFO .keelrc.json and a /dev/zero Claude settings file are refused at once, naming the file", async () => {
     ws = makeWorkspace({}, { git: true });
     const { symlinkSync } = await import("node:fs");

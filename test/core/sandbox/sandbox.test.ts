@@ -153,7 +153,10 @@ describe("sandbox: workspace-write under bubblewrap", () => {
 
   it("builds the mounts in covering order: private /tmp first, then the boundary, then .git and .keel read-only", () => {
     ws = makeWorkspace({}, { git: true });
-    const args = bwrapArgs({ mode: "workspace-write", network: false }, { root: ws.root, cwd: ws.root, argv: ["bash", "-c", "true"] });
+    const args = bwrapArgs(
+      { mode: "workspace-write", network: false, denyRead: [], credentials: "hidden" },
+      { root: ws.root, cwd: ws.root, argv: ["bash", "-c", "true"] },
+    );
     const text = args.join(" ");
     expect(text.indexOf("--tmpfs /tmp")).toBeLessThan(text.indexOf(`--bind ${ws.root} ${ws.root}`));
     expect(text.indexOf(`--bind ${ws.root} ${ws.root}`)).toBeLessThan(text.indexOf(`--ro-bind ${ws.root}/.git`));

@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -96,5 +97,73 @@ describe("a sandboxed command cannot read your credential stores or the paths yo
     } finally {
       rmSync(base, { recursive: true, force: true });
     }
+  });
+
+  it("a relative denyRead path is hidden in the main checkout too while a worktree is active (its .env is not in the worktree)", async () => {
+    // Outside /tmp: the sandbox's private /tmp would hide a main checkout under it whole, and prove nothing.
+    const root = mkdtempSync("/var/tmp/keel-wt-deny-");
+    try {
+      const git = (...args: string[]) => execFileSync("git", args, { cwd: root, env: { ...process.env, GIT_CONFIG_NOSYSTEM: "1" } });
+      git("init", "-q", "-b", "main");
+      git("config", "user.name", "keel test");
+      git("config", "user.email", "test@keel.invalid");
+      git("config", "commit.gpgsign", "false");
+      writeFileSync(join(root, "a.txt"), "tracked\n");
+      git("add", "a.txt");
+      git("commit", "-q", "-m", "initial");
+      writeFileSync(join(root, ".env"), "ENVSECRET\n"); // untracked: not in the worktree
+      ws = makeWorkspace({});
+      writeFileSync(join(ws.keelHome, "config.json"), JSON.stringify({ sandbox: { mode: "workspace-write", denyRead: [".env"] } }));
+      const env = { ...ws.env, HOME: makeHome() };
+      const entered = await runKeel(["worktree", "enter", "exp"], { cwd: root, env });
+      expect(entered.exitCode, entered.stderr).toBe(0);
+      const { out, stdout } = await bash(env, `pwd; cat ${join(root, ".env")} ../../../.env; cat a.txt`, root);
+      expect(stdout).toContain(join(root, ".keel", "worktrees", "exp"));
+      expect(stdout).toContain("tracked");
+      expect(out).not.toContain("ENVSECRET");
+      expect(readFileSync(join(root, ".env"), "utf8")).toBe("ENVSECRET\n");
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  it('denyRead of "/" (or a relative path leading there) refuses the command, saying why, instead of a bwrap error about a missing bash', async () => {
+    for (const denied of ["/", "../../../../../../../../.."]) {
+      ws = makeWorkspace({ "keel.config.json": { sandbox: { denyRead: [denied] } } });
+      writeFileSync(join(ws.keelHome, "config.json"), JSON.stringify({ sandbox: "workspace-write" }));
+      const r = await runKeel(["--yes", "--json", "call", "bash", "--input", JSON.stringify({ command: "touch ran.txt" })], {
+        cwd: ws.root,
+        env: ws.env,
+      });
+      expect(r.json(), denied).toMatchObject({ ok: false, code: "precondition_failed" });
+      expect(r.json().content).toMatch(/sandbox\.denyRead hides \/ .*The command was not run\. Remove "\/"/);
+      expect(ws.exists("ran.txt")).toBe(false);
+      ws.cleanup();
+    }
+    ws = undefined;
+  });
+
+  it('denyRead: ["~"] with the workspace under your home: commands still run (your credential stores and $KEEL_HOME in it are hidden with it), the workspace stays writable', async () => {
+    const h = makeHome();
+    const root = join(h, "proj");
+    mkdirSync(join(root, ".keel"), { recursive: true });
+    writeFileSync(join(root, "a.txt"), "workspace file\n");
+    writeFileSync(join(root, ".env"), "ENVSECRET\n");
+    // $KEEL_HOME under the home folder too, as by default (~/.keel), with its session key.
+    const keelHome = join(h, ".keel-home");
+    mkdirSync(keelHome);
+    writeFileSync(join(keelHome, "session-key"), "SESSIONKEYSECRET\n", { mode: 0o600 });
+    writeFileSync(join(keelHome, "config.json"), JSON.stringify({ sandbox: { mode: "workspace-write", denyRead: ["~", ".env"] } }));
+    ws = makeWorkspace({});
+    const env = { ...ws.env, HOME: h, KEEL_HOME: keelHome };
+    const { out, stdout } = await bash(
+      env,
+      `cat ~/.ssh/id_ed25519 ~/notes.txt ${join(keelHome, "session-key")} .env; cat a.txt; echo made > b.txt && cat b.txt`,
+      root,
+    );
+    for (const secret of ["SSHSECRET", "not a secret", "SESSIONKEYSECRET", "ENVSECRET"]) expect(out).not.toContain(secret);
+    expect(stdout).toContain("workspace file");
+    expect(stdout).toContain("made");
+    expect(readFileSync(join(root, "b.txt"), "utf8")).toBe("made\n");
   });
 });

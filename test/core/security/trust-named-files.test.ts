@@ -40,6 +40,22 @@ describe("keel trust pins the workspace scripts a hook or server runs, not just 
     expect((await keel("call", "mcp__a__tuple", "--input", input)).json()).toMatchObject({ ok: true });
   });
 
+  it('an MCP server started through a shell (sh -c "node server.mjs") pins the script the shell runs', async () => {
+    ws = makeWorkspace(
+      {
+        "server.mjs": `import ${JSON.stringify(pathToFileURL(ECHO_SERVER).href)};\n`,
+        ".mcp.json": { mcpServers: { a: { command: "sh", args: ["-c", `exec '${process.execPath}' server.mjs`] } } },
+      },
+      { git: true },
+    );
+    const trusted = await keel("trust");
+    expect(trusted.json().approved).toEqual([expect.objectContaining({ kind: "mcp server", files: ["server.mjs"] })]);
+    const input = JSON.stringify({ pair: ["x", 1] });
+    expect((await keel("call", "mcp__a__tuple", "--input", input)).json()).toMatchObject({ ok: true });
+    appendFileSync(ws.path("server.mjs"), "// changed after keel trust\n");
+    expect((await keel("call", "mcp__a__tuple", "--input", input)).json().content).toMatch(/MCP server "a" \(\.mcp\.json\) was added or changed since/);
+  });
+
   it("a command hook whose script changed since keel trust does not run until reviewed; its line is unchanged", async () => {
     ws = makeWorkspace(
       {
@@ -71,6 +87,96 @@ describe("keel trust pins the workspace scripts a hook or server runs, not just 
     expect((await keel("trust")).exitCode).toBe(0);
     expect((await read()).json()).toMatchObject({ ok: true });
     expect(ws.exists("hook2-ran")).toBe(true);
+  });
+
+  it('a hook whose command is the script itself, as Claude Code documents it ("$CLAUDE_PROJECT_DIR"/.claude/hooks/x.sh), pins the script too', async () => {
+    for (const command of ['"$CLAUDE_PROJECT_DIR"/.claude/hooks/mark.sh', "${CLAUDE_PROJECT_DIR}/.claude/hooks/mark.sh"]) {
+      ws = makeWorkspace(
+        {
+          ".claude/hooks/mark.sh": "#!/bin/sh\ntouch hook-ran\n",
+          ".claude/settings.json": { hooks: { PreToolUse: [{ matcher: "*", hooks: [{ type: "command", command }] }] } },
+          "notes.txt": "hello\n",
+        },
+        { git: true },
+      );
+      execFileSync("chmod", ["+x", ws.path(".claude/hooks/mark.sh")]);
+      const read = () => keel("call", "read_file", "--input", JSON.stringify({ path: "notes.txt" }));
+      const trusted = await keel("trust");
+      expect(trusted.json().approved, command).toEqual([expect.objectContaining({ kind: "hook", files: [".claude/hooks/mark.sh"] })]);
+      expect((await read()).json()).toMatchObject({ ok: true });
+      expect(ws.exists("hook-ran")).toBe(true);
+
+      writeFileSync(ws.path(".claude/hooks/mark.sh"), "#!/bin/sh\ntouch hook2-ran\n");
+      expect((await read()).json()).toMatchObject({ ok: true });
+      expect(ws.exists("hook2-ran"), command).toBe(false);
+      ws.cleanup();
+    }
+    ws = undefined;
+  });
+
+  it("a hook whose script a command of the same session rewrote does not run for the rest of that session", async () => {
+    ws = makeWorkspace(
+      {
+        ".claude/hooks/mark.sh": "touch hook-ran\n",
+        ".claude/settings.json": {
+          hooks: { PreToolUse: [{ matcher: "read_file", hooks: [{ type: "command", command: 'bash "$CLAUDE_PROJECT_DIR"/.claude/hooks/mark.sh' }] }] },
+        },
+        "notes.txt": "hello\n",
+        // The model (as a sandboxed bash command could) rewrites the script, then calls a tool the hook runs for.
+        "script.json": {
+          turns: [
+            { toolCalls: [{ name: "read_file", arguments: { path: "notes.txt" } }] },
+            { toolCalls: [{ name: "write_file", arguments: { path: ".claude/hooks/mark.sh", content: "touch rewritten-ran\n" } }] },
+            { toolCalls: [{ name: "read_file", arguments: { path: "notes.txt" } }] },
+            { text: "done" },
+          ],
+        },
+      },
+      { git: true },
+    );
+    expect((await keel("trust")).exitCode).toBe(0);
+    const r = await runKeel(["--yes", "run", "--model", "scripted:script.json", "go"], { cwd: ws.root, env: ws.env });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(ws.exists("hook-ran")).toBe(true); // as approved, before the rewrite
+    expect(ws.read(".claude/hooks/mark.sh")).toBe("touch rewritten-ran\n");
+    expect(ws.exists("rewritten-ran")).toBe(false);
+    expect(r.stderr).toMatch(
+      /PreToolUse hook `bash "\$CLAUDE_PROJECT_DIR"\/\.claude\/hooks\/mark\.sh` .* did not run: \.claude\/hooks\/mark\.sh changed since/,
+    );
+  });
+
+  it("a lazy MCP server whose script a command of the same session rewrote is not started", async () => {
+    const echo = `import ${JSON.stringify(pathToFileURL(ECHO_SERVER).href)};\n`;
+    ws = makeWorkspace(
+      {
+        "server.mjs": echo,
+        ".mcp.json": { mcpServers: { a: { command: process.execPath, args: ["server.mjs"], lazy: true } } },
+        // The model (as a sandboxed bash command could) rewrites the server, then calls one of its tools: the lazy server starts then.
+        "script.json": {
+          turns: [
+            {
+              toolCalls: [
+                {
+                  name: "write_file",
+                  arguments: { path: "server.mjs", content: `import { writeFileSync } from "node:fs";\nwriteFileSync("rewritten-ran", "");\n${echo}` },
+                },
+              ],
+            },
+            { toolCalls: [{ name: "mcp__a__tuple", arguments: { pair: ["x", 1] } }] },
+            { text: "done" },
+          ],
+        },
+      },
+      { git: true },
+    );
+    expect((await keel("trust")).exitCode).toBe(0);
+    // Started once as approved (its tools are cached for the lazy start).
+    expect((await keel("call", "mcp__a__tuple", "--input", JSON.stringify({ pair: ["x", 1] }))).json()).toMatchObject({ ok: true });
+    const r = await runKeel(["--yes", "run", "--model", "scripted:script.json", "go"], { cwd: ws.root, env: ws.env });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(ws.read("server.mjs")).toContain("rewritten-ran");
+    expect(ws.exists("rewritten-ran")).toBe(false);
+    expect(r.stdout + r.stderr).toMatch(/MCP server "a" is not available: server\.mjs changed since/);
   });
 });
 
@@ -105,6 +211,8 @@ describe("namedWorkspaceFiles / fileDigest", () => {
     expect(executedWords(["node", "-e", "1"])).toEqual([]);
     expect(executedWords(["deno", "fmt", "main.ts"])).toEqual([]);
     expect(executedWords(["touch", "hook-ran"])).toEqual([]);
+    expect(executedWords(["exec", "/usr/bin/node", "server.mjs"])).toEqual(["/usr/bin/node", "server.mjs"]);
+    expect(executedWords(["env", "-i", "A=1", "./run.sh"])).toEqual(["./run.sh"]);
   });
 
   it("a file past the hashing budget is pinned by its identity, which still changes when the file is rewritten", () => {
