@@ -27,7 +27,32 @@ export const CREDENTIAL_PATHS: readonly string[] = [
   ".terraform.d/credentials.tfrc.json",
   ".password-store",
   ".local/share/keyrings",
+  ".vault-token",
+  ".pgpass",
+  ".config/hub",
+  ".config/glab-cli",
+  ".gem/credentials",
+  ".m2/settings.xml",
+  ".claude/.credentials.json",
+  ".codex/auth.json",
+  ".gemini/oauth_creds.json",
 ];
+
+/** Under `$XDG_CONFIG_HOME` (default `~/.config`), where it is not `~/.config`. */
+const XDG_CREDENTIAL_PATHS: readonly string[] = ["gcloud", "gh", "git/credentials", "hub", "glab-cli"];
+
+/** Variables that move a credential store elsewhere (`KUBECONFIG` may list several files). */
+function movedCredentialPaths(env: NodeJS.ProcessEnv): string[] {
+  const out: string[] = [];
+  for (const name of ["GNUPGHOME", "AWS_SHARED_CREDENTIALS_FILE", "AWS_CONFIG_FILE", "DOCKER_CONFIG", "PASSWORD_STORE_DIR", "VAULT_TOKEN_FILE"]) {
+    const v = env[name];
+    if (v && isAbsolute(v)) out.push(v);
+  }
+  for (const file of (env.KUBECONFIG ?? "").split(":")) if (isAbsolute(file)) out.push(file);
+  if (env.CARGO_HOME && isAbsolute(env.CARGO_HOME)) out.push(join(env.CARGO_HOME, "credentials.toml"));
+  if (env.XDG_CONFIG_HOME && isAbsolute(env.XDG_CONFIG_HOME)) out.push(...XDG_CREDENTIAL_PATHS.map((p) => join(env.XDG_CONFIG_HOME!, p)));
+  return out;
+}
 
 /**
  * Every path a sandboxed process must not read, as real paths (a link is hidden where it leads):
@@ -47,7 +72,7 @@ export function hiddenPaths(
     p === "~" ? [home] : p.startsWith("~/") ? [join(home, p.slice(2))] : isAbsolute(p) ? [p] : [resolve(root, p), resolve(workspaceRoot, p)];
   const wanted = [
     ...keelSecrets,
-    ...(settings.credentials === "visible" ? [] : CREDENTIAL_PATHS.map((p) => join(home, p))),
+    ...(settings.credentials === "visible" ? [] : [...CREDENTIAL_PATHS.map((p) => join(home, p)), ...movedCredentialPaths(env)]),
     ...settings.denyRead.flatMap(denied),
   ];
   return [...new Set(wanted.map(realOrSelf))];

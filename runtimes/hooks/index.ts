@@ -46,7 +46,8 @@ export function claudeHooksRuntime(options: ClaudeHooksOptions = {}): KeelPlugin
         import("./agent-hook-taps.js"),
       ]);
       // The shell parser names the scripts a trusted workspace's hooks run, for their trust pins.
-      const { hooks, issues } = collectHooks(host, host.trust.approved ? await import("unbash") : undefined);
+      // Only workspace hooks are pinned: your own hooks never load it.
+      const { hooks, issues } = collectHooks(host, host.trust.approved && hasHookSource(host, "workspace") ? await import("unbash") : undefined);
       const state = new HookStateStore(host.statePath("hooks.json"), () => host.ensureStateDir("state"));
       Object.assign(found, { hooks, issues, state });
       for (const i of issues) host.diagnostics.add({ severity: i.severity, source: "hooks", file: i.file, path: i.path, message: i.message });
@@ -70,8 +71,11 @@ export function claudeHooksRuntime(options: ClaudeHooksOptions = {}): KeelPlugin
   };
 }
 
-/** True when a config layer has a `hooks` key or a plugin carries Claude Code hooks. */
-function hasHookSource(host: Host): boolean {
-  if (host.configInfo.layers.some((l) => l.value?.hooks !== undefined && l.source !== "legacy")) return true;
-  return (host.service("plugins")?.handOffs() ?? []).some((p) => p.claudeHooks && (p.claudeHooks.files.length || Object.keys(p.claudeHooks.inline).length));
+/** True when a config layer has a `hooks` key or a plugin carries Claude Code hooks (`workspace`: only the workspace's own). */
+function hasHookSource(host: Host, only?: "workspace"): boolean {
+  const layers = host.configInfo.layers.filter((l) => l.source !== "legacy" && (only === undefined || l.source !== "user"));
+  if (layers.some((l) => l.value?.hooks !== undefined)) return true;
+  return (host.service("plugins")?.handOffs() ?? []).some(
+    (p) => (only === undefined || !p.userLevel) && p.claudeHooks && (p.claudeHooks.files.length || Object.keys(p.claudeHooks.inline).length),
+  );
 }

@@ -51,6 +51,11 @@ describe("a sandboxed command cannot read your credential stores or the paths yo
     writeFileSync(join(home, ".aws", "credentials"), "AWSSECRET\n");
     writeFileSync(join(home, ".netrc"), "NETRCSECRET\n");
     writeFileSync(join(home, "notes.txt"), "not a secret\n");
+    mkdirSync(join(home, ".codex"));
+    writeFileSync(join(home, ".codex", "auth.json"), '{"token":"CODEXSECRET"}');
+    // A store moved elsewhere by its variable (KUBECONFIG) is hidden where it is.
+    mkdirSync(join(home, "kube"));
+    writeFileSync(join(home, "kube", "conf"), "KUBESECRET\n");
     return home;
   }
   const bash = async (env: NodeJS.ProcessEnv, command: string, cwd = ws!.root) => {
@@ -63,9 +68,13 @@ describe("a sandboxed command cannot read your credential stores or the paths yo
   it("~/.ssh, ~/.aws and ~/.netrc read as empty by default, and a repository's denyRead hides its .env; your notes and the workspace stay readable", async () => {
     ws = makeWorkspace({ "a.txt": "workspace file\n", ".env": "ENVSECRET\n", "keel.config.json": { sandbox: { denyRead: [".env"] } } });
     const env = { ...ws.env, HOME: makeHome() };
+    env.KUBECONFIG = join(home!, "kube", "conf");
     writeFileSync(join(ws.keelHome, "config.json"), JSON.stringify({ sandbox: "workspace-write" }));
-    const { out, stdout } = await bash(env, "cat ~/.ssh/id_ed25519 ~/.aws/credentials ~/.netrc .env; ls -A ~/.ssh | wc -l; cat ~/notes.txt a.txt");
-    for (const secret of ["SSHSECRET", "AWSSECRET", "NETRCSECRET", "ENVSECRET"]) expect(out).not.toContain(secret);
+    const { out, stdout } = await bash(
+      env,
+      "cat ~/.ssh/id_ed25519 ~/.aws/credentials ~/.netrc ~/.codex/auth.json ~/kube/conf .env; ls -A ~/.ssh | wc -l; cat ~/notes.txt a.txt",
+    );
+    for (const secret of ["SSHSECRET", "AWSSECRET", "NETRCSECRET", "CODEXSECRET", "KUBESECRET", "ENVSECRET"]) expect(out).not.toContain(secret);
     expect(stdout).toMatch(/^0$/m); // ~/.ssh is an empty folder inside
     expect(stdout).toContain("not a secret");
     expect(stdout).toContain("workspace file");
