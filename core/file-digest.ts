@@ -121,15 +121,20 @@ export function executedWords(argv: readonly string[]): string[] {
 export function namedWorkspaceFiles(commands: readonly (readonly string[])[], cwd: string, root: string, budget: DigestBudget): [string, string][] {
   const out: [string, string][] = [];
   const seen = new Set<string>();
+  // A line that changes folder (`cd .claude/hooks && ./lint.sh`) may run its scripts from there:
+  // each word is tried from every folder the line names (a file too many only pins a file too many).
+  const dirs = [cwd, ...commands.filter((c) => c[0] === "cd" && c[1] !== undefined && c.length === 2).map((c) => resolve(cwd, c[1]!))];
   for (const value of commands.flatMap(executedWords)) {
     if (!value || value.includes("\0")) continue;
-    const path = resolve(cwd, value);
-    const rel = relative(root, path);
-    if (rel === "" || rel === ".." || rel.startsWith(`..${sep}`) || isAbsolute(rel) || seen.has(rel)) continue;
-    seen.add(rel);
-    const digest = fileDigest(path, budget);
-    if (digest === "directory" || digest === "unreadable (ENOENT)" || digest === "unreadable (ENOTDIR)") continue;
-    out.push([rel, digest]);
+    for (const dir of isAbsolute(value) ? [cwd] : dirs) {
+      const path = resolve(dir, value);
+      const rel = relative(root, path);
+      if (rel === "" || rel === ".." || rel.startsWith(`..${sep}`) || isAbsolute(rel) || seen.has(rel)) continue;
+      seen.add(rel);
+      const digest = fileDigest(path, budget);
+      if (digest === "directory" || digest === "unreadable (ENOENT)" || digest === "unreadable (ENOTDIR)") continue;
+      out.push([rel, digest]);
+    }
   }
   return out;
 }

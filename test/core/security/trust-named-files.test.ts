@@ -198,6 +198,8 @@ describe("namedWorkspaceFiles / fileDigest", () => {
     expect(named.map(([file]) => file)).toEqual(["bin/run.sh", "pipe", "tool.py"]);
     expect(named[0]![1]).toMatch(/^sha256:[0-9a-f]{64}$/);
     expect(named[1]![1]).toBe("not a regular file");
+    // A line that changes folder runs its script from there.
+    expect(namedWorkspaceFiles([["cd", "bin"], ["./run.sh"]], ws.root, ws.root, { bytes: Infinity }).map(([f]) => f)).toEqual([join("bin", "run.sh")]);
     // Resolved against the line's own folder.
     mkdirSync(ws.path("sub"));
     expect(namedWorkspaceFiles([["bash", "../bin/run.sh"]], ws.path("sub"), ws.root, { bytes: Infinity }).map(([f]) => f)).toEqual([join("bin", "run.sh")]);
