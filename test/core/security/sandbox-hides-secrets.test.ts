@@ -67,7 +67,7 @@ describe("a sandboxed command cannot read your credential stores or the paths yo
 
   it("~/.ssh, ~/.aws and ~/.netrc read as empty by default, and a repository's denyRead hides its .env; your notes and the workspace stay readable", async () => {
     ws = makeWorkspace({ "a.txt": "workspace file\n", ".env": "ENVSECRET\n", "keel.config.json": { sandbox: { denyRead: [".env"] } } });
-    const env = { ...ws.env, HOME: makeHome() };
+    const env: NodeJS.ProcessEnv = { ...ws.env, HOME: makeHome() };
     env.KUBECONFIG = join(home!, "kube", "conf");
     writeFileSync(join(ws.keelHome, "config.json"), JSON.stringify({ sandbox: "workspace-write" }));
     const { out, stdout } = await bash(
