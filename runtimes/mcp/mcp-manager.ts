@@ -311,7 +311,13 @@ export class McpManager {
  * pull, or by a sandboxed command) waits for a review instead of running unsandboxed.
  */
 function trustConfig(host: Host, c: McpConnection): { config: unknown; files?: string[]; pinned: [string, string][] } {
-  const files = c.config.command === undefined ? [] : host.namedFiles([[c.config.command, ...c.config.args]], c.config.cwd ?? host.workspace.root);
+  const files =
+    c.config.command === undefined
+      ? []
+      : host.namedFiles(
+          [[...Object.entries(c.config.env).map(([k, v]) => `${k}=${v}`), c.config.command, ...c.config.args]],
+          c.config.cwd ?? host.workspace.root,
+        );
   const pinned =
     c.config.declared === undefined
       ? serverIdentity(c.config)

@@ -66,6 +66,7 @@ describe("keel trust pins the workspace scripts a hook or server runs, not just 
           mcpServers: {
             a: { command: "/usr/bin/env", args: [process.execPath, "server.mjs"] },
             b: { command: process.execPath, args: ["-r", "./pre.cjs", "--title", "x", "server.mjs"] },
+            c: { command: process.execPath, args: ["server.mjs"], env: { NODE_OPTIONS: "--require ./pre.cjs" } },
           },
         },
       },
@@ -75,8 +76,12 @@ describe("keel trust pins the workspace scripts a hook or server runs, not just 
     expect(trusted.json().approved).toEqual([
       expect.objectContaining({ name: '"a" (.mcp.json)', files: ["server.mjs"] }),
       expect.objectContaining({ name: '"b" (.mcp.json)', files: ["pre.cjs", "server.mjs"] }),
+      expect.objectContaining({ name: '"c" (.mcp.json)', files: ["pre.cjs", "server.mjs"] }),
     ]);
     const input = JSON.stringify({ pair: ["x", 1] });
+    expect((await keel("call", "mcp__c__tuple", "--input", input)).json()).toMatchObject({ ok: true });
+    appendFileSync(ws.path("pre.cjs"), "// changed after keel trust\n");
+    expect((await keel("call", "mcp__c__tuple", "--input", input)).json().content).toMatch(/was added or changed since/);
     appendFileSync(ws.path("server.mjs"), "// changed after keel trust\n");
     for (const s of ["a", "b"]) expect((await keel("call", `mcp__${s}__tuple`, "--input", input)).json().content).toMatch(/was added or changed since/);
   });
