@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
 import { isAbsolute, relative, resolve, sep } from "node:path";
+import { executedWords } from "./executed-words.js";
 
 /** Largest file whose content `keel trust` hashes; a larger one is pinned by its identity (see `fileDigest`). */
 export const MAX_DIGEST_BYTES = 64 * 1024 * 1024;
@@ -55,63 +56,6 @@ export function fileDigest(file: string, budget: DigestBudget = { bytes: Infinit
   }
 }
 
-/** Programs that run a script file named by their first argument that is not an option (`node server.js`, `bash x.sh`). */
-const INTERPRETERS = new Set([
-  "sh",
-  "bash",
-  "zsh",
-  "dash",
-  "ksh",
-  "fish",
-  "node",
-  "nodejs",
-  "deno",
-  "bun",
-  "tsx",
-  "ts-node",
-  "python",
-  "python2",
-  "python3",
-  "ruby",
-  "perl",
-  "php",
-  "uv",
-]);
-
-/** Words that run the command after them (with their options, and `env`'s assignments). */
-const WRAPPERS = new Set(["exec", "command", "env", "nohup", "nice", "time"]);
-
-/** Options of those programs whose value is code or a module, not a file: nothing of the line is a script then. */
-const CODE_OPTIONS = new Set(["-c", "-e", "--eval", "-p", "--print", "-m", "-r"]);
-
-/**
- * The words of one command (its program and arguments, after quote removal) that name files it
- * runs: the program when written as a path (`./bin/server`, `$CLAUDE_PROJECT_DIR/hooks/x.sh`), and
- * for an interpreter the script it is given (`node server.js`, `bash .claude/hooks/lint.sh`, `uv run
- * tool.py`, `deno run main.ts`). Files a command only reads or writes (`prettier --write README.md`)
- * are not code it runs, and are left out, or every edit to them would wait for a review.
- */
-export function executedWords(argv: readonly string[]): string[] {
-  // What a wrapper runs is the command after it (`exec node server.js`, `env A=1 ./run.sh`).
-  let start = 0;
-  while (start < argv.length && (WRAPPERS.has(argv[start]!) || /^[A-Za-z_]\w*=/.test(argv[start]!) || (start > 0 && argv[start]!.startsWith("-")))) start++;
-  const [program, ...args] = argv.slice(start);
-  if (!program) return [];
-  const out = program.includes("/") ? [program] : [];
-  const name = program.slice(program.lastIndexOf("/") + 1);
-  if (!INTERPRETERS.has(name)) return out;
-  let i = 0;
-  if ((name === "uv" || name === "deno" || name === "bun") && args[0] === "run") i = 1;
-  else if (name === "uv" || name === "deno") return out;
-  for (; i < args.length; i++) {
-    const arg = args[i]!;
-    if (CODE_OPTIONS.has(arg)) return out;
-    if (arg === "--") continue;
-    if (!arg.startsWith("-")) return [...out, arg];
-  }
-  return out;
-}
-
 /**
  * The workspace files the commands of a line run (see `executedWords`), with their `fileDigest`: the
  * script a hook runs, a server's entry, a binary. Each is resolved against `cwd`; words leading
@@ -124,7 +68,7 @@ export function namedWorkspaceFiles(commands: readonly (readonly string[])[], cw
   // A line that changes folder (`cd .claude/hooks && ./lint.sh`) may run its scripts from there:
   // each word is tried from every folder the line names (a file too many only pins a file too many).
   const dirs = [cwd, ...commands.filter((c) => c[0] === "cd" && c[1] !== undefined && c.length === 2).map((c) => resolve(cwd, c[1]!))];
-  for (const value of commands.flatMap(executedWords)) {
+  for (const value of commands.flatMap((argv) => executedWords(argv))) {
     if (!value || value.includes("\0")) continue;
     for (const dir of isAbsolute(value) ? [cwd] : dirs) {
       const path = resolve(dir, value);

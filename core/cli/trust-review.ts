@@ -9,7 +9,15 @@ export function reviewWorkspace(ctx: CliContext): Promise<TrustItem[]> {
   return ctx.withHost(async (host) => [...host.trustItems], { reviewTrust: true, trust: false });
 }
 
-/** One reviewed item as a line: `mcp server "a" (.mcp.json), with server.mjs`. */
+/**
+ * One reviewed item as one line: `mcp server "a" (.mcp.json), with server.mjs`. A newline, tab or
+ * direction mark in a name, command or file name is shown as an escape: a hook command of 80 blank
+ * lines then `` hook PreToolUse `npx prettier --check .` `` would otherwise scroll its real start
+ * off the screen and leave a harmless-looking line above the question.
+ */
 export function trustItemLine(item: Pick<TrustItem, "kind" | "name" | "files">): string {
-  return `${item.kind} ${item.name}${item.files?.length ? `, with ${item.files.join(", ")}` : ""}`;
+  const line = `${item.kind} ${item.name}${item.files?.length ? `, with ${item.files.join(", ")}` : ""}`;
+  return line.replace(/[\n\t\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, (c) =>
+    c === "\n" ? "\\n" : c === "\t" ? "\\t" : `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
 }

@@ -1,7 +1,8 @@
 import type { PluginFile } from "./discover-plugin-files.js";
 import type { FailedPluginFile, LoadedPlugin, PluginLoadResult } from "./load-plugins.js";
 import { pluginDiagnostic as diag } from "./load-plugins.js";
-import { basename, join } from "node:path";
+import { statSync } from "node:fs";
+import { basename, join, relative } from "node:path";
 import { parseGeminiExtension } from "./gemini-extension.js";
 import { tooDeepMessage } from "../manifest-depth.js";
 import { loadBundledMcpServers, loadBundledWorkflows, resolveInsideRoot } from "./plugin-bundles.js";
@@ -75,6 +76,11 @@ function loadPluginFile(file: PluginFile, fs: PluginFs): LoadedPlugin | FailedPl
   let raw: unknown;
   if (file.folderOnly) raw = { name: basename(file.root) };
   else {
+    // A manifest linked outside its plugin folder (to a secret, say) is not read: its parse error would quote it.
+    // (a device or FIFO is left to the bounded reader, which names it by kind, unread)
+    const inside =
+      file.level === "project" && isRegularFile(file.path) ? resolveInsideRoot(file.root, relative(file.root, file.path)) : ({ ok: true } as const);
+    if (!inside.ok) return fail(`The manifest was not read: ${inside.reason}; the plugin was not loaded. Copy the file into the plugin folder.`);
     let text: string;
     try {
       text = fs.readText(file.path);
@@ -94,7 +100,10 @@ function loadPluginFile(file: PluginFile, fs: PluginFs): LoadedPlugin | FailedPl
   const issues: ManifestIssue[] = [...parsed.issues];
   if (!parsed.manifest) return { file: file.path, level: file.level, diagnostics: issues.map((i) => diag(file.path, i)) };
   const manifest = parsed.manifest;
-  const mcp = loadBundledMcpServers(manifest.mcpServers, file.path, file.root, fs, issues, { rootMcpJson: !file.rootIsWorkspaceDir });
+  const mcp = loadBundledMcpServers(manifest.mcpServers, file.path, file.root, fs, issues, {
+    rootMcpJson: !file.rootIsWorkspaceDir,
+    confined: file.level === "project",
+  });
   const workflows = loadBundledWorkflows(manifest.workflows, file.path, file.root, fs, issues);
   const commandPaths = [join(file.root, "commands"), ...customCommandPaths(manifest.commands ?? [], file.root, fs, issues)];
   const informational = collectPluginExtras(manifest, file.root, file.layout, fs, issues, commandPaths);
@@ -153,4 +162,13 @@ function customCommandPaths(refs: readonly { ref: string; path: string }[], root
     else if (target.path !== join(root, "commands")) out.push(target.path);
   }
   return out;
+}
+
+/** True when `path` leads to a regular file. Never throws. */
+function isRegularFile(path: string): boolean {
+  try {
+    return statSync(path, { throwIfNoEntry: false })?.isFile() ?? false;
+  } catch {
+    return false;
+  }
 }

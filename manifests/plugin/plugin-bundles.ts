@@ -21,6 +21,8 @@ export interface BundledMcpServers {
 export interface McpBundleOptions {
   /** Also read `<root>/.mcp.json` (Claude Code plugins ship their servers there). */
   rootMcpJson: boolean;
+  /** Read that `.mcp.json` only when it really lies inside the plugin folder (a workspace plugin's: a link to a secret is not read). */
+  confined?: boolean;
   /** Expands the plugin's variables in a server config (default: `${CLAUDE_PLUGIN_ROOT}` / `${PLUGIN_ROOT}`). */
   expand?: (config: unknown) => unknown;
 }
@@ -151,7 +153,9 @@ export function loadBundledMcpServers(
   else if (raw !== undefined && raw !== null && raw !== "") addMap(raw, manifestPath, "mcpServers", "mcpServers");
   const rootFile = join(root, ".mcp.json");
   if (options.rootMcpJson && !readFiles.has(rootFile) && fs.isFile(rootFile)) {
-    const json = readJson(fs, rootFile);
+    // A link to another project's file or to a secret is not read: its parse error would quote it.
+    const target = options.confined ? resolveInsideRoot(root, ".mcp.json") : ({ ok: true } as const);
+    const json = target.ok ? readJson(fs, rootFile) : ({ ok: false, reason: `was skipped: ${target.reason}` } as const);
     if (!json.ok) issues.push({ severity: "error", path: "", message: `The plugin's MCP file ${rootFile} ${json.reason}; its MCP servers were skipped.` });
     else addMap(serverMapOf(json.value), rootFile, ".mcp.json", "mcpServers");
   }

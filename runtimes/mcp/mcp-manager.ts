@@ -1,4 +1,4 @@
-import { basename, dirname, relative } from "node:path";
+import { dirname, relative } from "node:path";
 import type { Host, ToolDefinition } from "../../core/index.js";
 import type { DiscoveredMcp } from "../../manifests/mcp/discover-mcp-servers.js";
 import type { LocalResource } from "../../manifests/mcp/mcp-server-config.js";
@@ -311,31 +311,19 @@ export class McpManager {
  * pull, or by a sandboxed command) waits for a review instead of running unsandboxed.
  */
 function trustConfig(host: Host, c: McpConnection): { config: unknown; files?: string[]; pinned: [string, string][] } {
-  const files = c.config.command === undefined ? [] : host.namedFiles(commandLines(c.config.command, c.config.args), c.config.cwd ?? host.workspace.root);
+  const files =
+    c.config.command === undefined
+      ? []
+      : host.namedFiles(
+          [[...Object.entries(c.config.env).map(([k, v]) => `${k}=${v}`), c.config.command, ...c.config.args]],
+          c.config.cwd ?? host.workspace.root,
+        );
   const pinned =
     c.config.declared === undefined
       ? serverIdentity(c.config)
       : [c.config.transport, c.config.declared, relative(host.workspace.root, dirname(c.config.origin.file))];
   // A line naming no workspace file keeps the pin it had before files were pinned.
   return files.length ? { config: [pinned, files], files: files.map(([file]) => file), pinned: files } : { config: pinned, pinned: [] };
-}
-
-/** Shells whose `-c` script names what a server really runs (`sh -c "node server.js"`). */
-const SHELLS = new Set(["sh", "bash", "dash", "zsh", "ksh", "ash", "mksh"]);
-
-/**
- * A stdio server's command line, and for a shell's `-c` script (`"-c"`, `"-lc"`) that script's
- * commands too: split loosely at operators, then at blanks and quotes, since a file too many only
- * pins a file too many, while a script not pinned could be rewritten and run unreviewed.
- */
-function commandLines(command: string, args: readonly string[]): string[][] {
-  const line = [command, ...args];
-  if (!SHELLS.has(basename(command))) return [line];
-  const flag = args.findIndex((a) => /^-[a-z]*c[a-z]*$/.test(a));
-  const script = flag === -1 ? undefined : args[flag + 1];
-  if (script === undefined) return [line];
-  const commands = script.split(/[;&|()\n`]+/).map((part) => part.split(/[\s"'<>]+/).filter(Boolean));
-  return [line, ...commands.filter((words) => words.length)];
 }
 
 /** True when `tool` is named like a tool of server `server` (`mcp__<server>__…`, also when cut to 64 characters). */

@@ -115,4 +115,22 @@ describe("manifest discovery stays in the workspace's own files", () => {
     expect(about(".mcp.json")).toContainEqual(expect.stringMatching(/a link to .*other\/servers\.json, outside the workspace/));
     expect(about(".keel/workflows/notes.json")).toContainEqual(expect.stringMatching(/outside the workspace/));
   });
+
+  it("a workspace plugin's manifest or root .mcp.json linked outside its folder is not read (its parse error quoted the file's start)", async () => {
+    ws = makeWorkspace({ "plugins/p/.claude-plugin/plugin.json": { name: "p" }, "plugins/q/.claude-plugin/.keep": "" }, { git: true });
+    const { writeFileSync } = await import("node:fs");
+    const { join } = await import("node:path");
+    const outside = join(ws.root, "..", "other");
+    mkdirSync(outside);
+    writeFileSync(join(outside, "token"), "ghp_SECRETTOKEN0123456789\n");
+    writeFileSync(join(outside, "servers.json"), JSON.stringify({ mcpServers: { theirs: { type: "http", url: "https://x.invalid/SECRETURL" } } }));
+    symlinkSync(join(outside, "servers.json"), ws.path("plugins/p/.mcp.json"));
+    symlinkSync(join(outside, "token"), ws.path("plugins/q/.claude-plugin/plugin.json"));
+    const found = await discovered(ws, ws.root);
+    expect(found.plugins).toEqual(["p"]);
+    expect(found.servers).toEqual([]);
+    expect(found.text).not.toContain("SECRET");
+    expect(found.text).toMatch(/plugins\/p\/\.mcp\.json was skipped: \\".mcp.json\\" leads outside the plugin directory/);
+    expect(found.text).toMatch(/The manifest was not read: \\".claude-plugin\/plugin.json\\" leads outside the plugin directory/);
+  });
 });

@@ -22,6 +22,7 @@ export async function offerTrust(ctx: CliContext): Promise<void> {
   const waiting = items.filter((item) => !trustApproves(current, item));
   if (!waiting.length) return;
   const out = ctx.io.stdout;
+  const lines = waiting.map((item) => trustItemLine(item));
   out.write(
     terminalText(
       [
@@ -30,8 +31,10 @@ export async function offerTrust(ctx: CliContext): Promise<void> {
           : current.unpinned
             ? `${ws.root} was trusted before \`keel trust\` recorded what it approves; nothing of it runs until you approve it:`
             : `Added or changed in ${ws.root} since you trusted it (they do not run until you approve them):`,
-        ...waiting.map((item) => `  ${trustItemLine(item)}`),
-        "They run with your permissions: review them (and the files named) first. `keel trust --revoke` undoes it.",
+        ...lines.map((line) => `  ${line}`),
+        // The count and a long line are named next to the question: a long list can scroll its start off the screen.
+        `${waiting.length === 1 ? "It runs with your permissions: review it" : `These ${waiting.length} run with your permissions: review them`} (and the files named) first. \`keel trust --revoke\` undoes it.`,
+        ...(lines.some((line) => line.length > 500) ? ["Some of them are long lines: scroll up to read them in full."] : []),
       ].join("\n") + "\n",
     ),
   );

@@ -3,7 +3,8 @@ import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
-import { executedWords, fileDigest, namedWorkspaceFiles } from "../../../core/file-digest.js";
+import { executedWords } from "../../../core/executed-words.js";
+import { fileDigest, namedWorkspaceFiles } from "../../../core/file-digest.js";
 import { runKeel } from "../../helpers/run-cli.js";
 import { makeWorkspace, type TempWorkspace } from "../../helpers/temp-workspace.js";
 
@@ -54,6 +55,52 @@ describe("keel trust pins the workspace scripts a hook or server runs, not just 
     expect((await keel("call", "mcp__a__tuple", "--input", input)).json()).toMatchObject({ ok: true });
     appendFileSync(ws.path("server.mjs"), "// changed after keel trust\n");
     expect((await keel("call", "mcp__a__tuple", "--input", input)).json().content).toMatch(/MCP server "a" \(\.mcp\.json\) was added or changed since/);
+  });
+
+  it("a server started through a wrapper, with interpreter options taking values or preloading a module, pins its script and the module", async () => {
+    ws = makeWorkspace(
+      {
+        "server.mjs": `import ${JSON.stringify(pathToFileURL(ECHO_SERVER).href)};\n`,
+        "pre.cjs": "\n",
+        ".mcp.json": {
+          mcpServers: {
+            a: { command: "/usr/bin/env", args: [process.execPath, "server.mjs"] },
+            b: { command: process.execPath, args: ["-r", "./pre.cjs", "--title", "x", "server.mjs"] },
+            c: { command: process.execPath, args: ["server.mjs"], env: { NODE_OPTIONS: "--require ./pre.cjs" } },
+          },
+        },
+      },
+      { git: true },
+    );
+    const trusted = await keel("trust");
+    expect(trusted.json().approved).toEqual([
+      expect.objectContaining({ name: '"a" (.mcp.json)', files: ["server.mjs"] }),
+      expect.objectContaining({ name: '"b" (.mcp.json)', files: ["pre.cjs", "server.mjs"] }),
+      expect.objectContaining({ name: '"c" (.mcp.json)', files: ["pre.cjs", "server.mjs"] }),
+    ]);
+    const input = JSON.stringify({ pair: ["x", 1] });
+    expect((await keel("call", "mcp__c__tuple", "--input", input)).json()).toMatchObject({ ok: true });
+    appendFileSync(ws.path("pre.cjs"), "// changed after keel trust\n");
+    expect((await keel("call", "mcp__c__tuple", "--input", input)).json().content).toMatch(/was added or changed since/);
+    appendFileSync(ws.path("server.mjs"), "// changed after keel trust\n");
+    for (const s of ["a", "b"]) expect((await keel("call", `mcp__${s}__tuple`, "--input", input)).json().content).toMatch(/was added or changed since/);
+  });
+
+  it("a hook running its script with shell options (bash -e) pins the script", async () => {
+    ws = makeWorkspace(
+      {
+        ".claude/hooks/mark.sh": "touch hook-ran\n",
+        ".claude/settings.json": {
+          hooks: { PreToolUse: [{ matcher: "*", hooks: [{ type: "command", command: 'bash -e "$CLAUDE_PROJECT_DIR"/.claude/hooks/mark.sh' }] }] },
+        },
+        "notes.txt": "hello\n",
+      },
+      { git: true },
+    );
+    expect((await keel("trust")).json().approved).toEqual([expect.objectContaining({ kind: "hook", files: [".claude/hooks/mark.sh"] })]);
+    writeFileSync(ws.path(".claude/hooks/mark.sh"), "touch changed-ran\n");
+    await keel("call", "read_file", "--input", JSON.stringify({ path: "notes.txt" }));
+    expect(ws.exists("changed-ran")).toBe(false);
   });
 
   it("a command hook whose script changed since keel trust does not run until reviewed; its line is unchanged", async () => {
@@ -215,6 +262,25 @@ describe("namedWorkspaceFiles / fileDigest", () => {
     expect(executedWords(["touch", "hook-ran"])).toEqual([]);
     expect(executedWords(["exec", "/usr/bin/node", "server.mjs"])).toEqual(["/usr/bin/node", "server.mjs"]);
     expect(executedWords(["env", "-i", "A=1", "./run.sh"])).toEqual(["./run.sh"]);
+    // Wrappers, runners and interpreter options that take a value or load code first.
+    const words = (line: string) => executedWords(line.split(" "));
+    expect(words("/usr/bin/env node server.js")).toEqual(["/usr/bin/env", "server.js"]);
+    expect(words("timeout 10 nice -n 5 ./bin/server")).toEqual(["./bin/server"]);
+    expect(words("node -r ./pre.js --title t server.js")).toEqual(["./pre.js", "server.js"]);
+    expect(words("node --import=./l.mjs server.js")).toEqual(["./l.mjs", "server.js"]);
+    expect(words("NODE_OPTIONS=--require=./pre.js node x.js")).toEqual(["./pre.js", "x.js"]);
+    expect(words("python3.12 -W ignore -u x.py arg")).toEqual(["x.py"]);
+    expect(words("python -m pkg.tool")).toEqual(["pkg/tool.py", "pkg/tool/__main__.py"]);
+    expect(words("bash -e -o pipefail x.sh arg")).toEqual(["x.sh"]);
+    expect(words("deno run --config deno.json -A main.ts")).toEqual(["main.ts"]);
+    expect(words("uv run --with requests python tool.py")).toEqual(["python", "tool.py"]);
+    expect(words("npx -y tsx x.ts")).toEqual(["x.ts"]);
+    expect(words("uvx python x.py")).toEqual(["x.py"]);
+    expect(words("java -jar server.jar")).toEqual(["server.jar"]);
+    // An option keel does not know may take the next word: both are named.
+    expect(words("node --some-option a.js b.js c.js")).toEqual(["a.js", "b.js"]);
+    expect(words("sh -c ./run.sh")).toEqual(["./run.sh"]);
+    expect(words("npm run start")).toEqual([]);
   });
 
   it("a file past the hashing budget is pinned by its identity, which still changes when the file is rewritten", () => {

@@ -1,0 +1,222 @@
+import { baseName, unwrapCommand } from "./shell/unwrap-command.js";
+
+/** How an interpreter reads its options: which take the next word, which run it, which give code inline. */
+interface Dialect {
+  /** Options whose value is the next word (unless written `--opt=value`). */
+  value: ReadonlySet<string>;
+  /** Of those, the ones whose value is code that runs before the script (`node -r ./setup.js`): pinned too. */
+  loads: ReadonlySet<string>;
+  /** Options giving the program inline (`node -e`, `python -c`): no script file follows. */
+  code: ReadonlySet<string>;
+  /** Options known to take no value; any other option may take the next word, which is then pinned too. */
+  flag: (option: string) => boolean;
+}
+
+const NODE_LOADS = ["-r", "--require", "--import", "--loader", "--experimental-loader", "--preload"];
+const NODE: Dialect = {
+  value: new Set([
+    ...NODE_LOADS,
+    "-C",
+    "--conditions",
+    "--env-file",
+    "--input-type",
+    "--title",
+    "--inspect-port",
+    "--redirect-warnings",
+    "--disable-warning",
+    "--watch-path",
+    "--tsconfig",
+    "--project",
+    "-P",
+    "--cwd",
+  ]),
+  loads: new Set(NODE_LOADS),
+  code: new Set(["-e", "--eval", "-p", "--print"]),
+  flag: (o) =>
+    /^--(inspect(-brk|-wait)?|watch|test|no-[\w-]+|experimental-[\w-]+|enable-source-maps|expose-gc|trace-[\w-]+|preserve-symlinks(-main)?|abort-on-uncaught-exception|transpile-only|swc|esm|hot)$/.test(
+      o,
+    ),
+};
+const SHELL: Dialect = {
+  value: new Set(["-o", "+o", "-O", "+O", "--rcfile", "--init-file"]),
+  loads: new Set(["--rcfile", "--init-file"]),
+  code: new Set(),
+  // Clusters of one-letter flags (`-eu`, `-lx`); a `-c` among them is handled before (its script is split).
+  flag: (o) => /^[-+][a-zA-Z]+$/.test(o) && !/[oO]$/.test(o),
+};
+const PYTHON: Dialect = {
+  value: new Set(["-W", "-X", "-Q"]),
+  loads: new Set(),
+  code: new Set(["-c"]),
+  flag: (o) => /^-[bBdEhiIOPqsSuvVx]+$/.test(o),
+};
+const OTHER: Dialect = { value: new Set(["-I", "-C", "-E", "-d", "-c", "-z"]), loads: new Set(["-r"]), code: new Set(["-e", "-E"]), flag: () => false };
+const RUBY: Dialect = { ...OTHER, value: new Set(["-r", "-I", "-C", "-E"]), code: new Set(["-e"]) };
+const PHP: Dialect = { ...OTHER, value: new Set(["-c", "-d", "-z", "-f"]), loads: new Set(["-f"]), code: new Set(["-r"]) };
+const DENO: Dialect = {
+  value: new Set(["-c", "--config", "--import-map", "--lock", "--cert", "--location", "--seed", "--preload"]),
+  loads: new Set(["--preload"]),
+  code: new Set(),
+  flag: (o) => /^(-A|-r|-q|--allow-[\w-]+|--deny-[\w-]+|--reload|--quiet|--watch|--check|--no-[\w-]+|--unstable[\w-]*)$/.test(o),
+};
+const UV: Dialect = {
+  value: new Set([
+    "--with",
+    "--with-editable",
+    "--with-requirements",
+    "--python",
+    "-p",
+    "--project",
+    "--directory",
+    "--package",
+    "--extra",
+    "--group",
+    "--env-file",
+    "--index",
+    "--index-url",
+    "--default-index",
+    "--extra-index-url",
+    "--from",
+  ]),
+  loads: new Set(),
+  code: new Set(),
+  flag: (o) => /^(--script|--no-project|--isolated|--frozen|--locked|--no-sync|--all-extras|--quiet|-q|--offline|--active)$/.test(o),
+};
+
+/** Interpreters (a trailing version is ignored: `python3.12`, `node20`) and how each reads its options. */
+const INTERPRETERS: Record<string, Dialect> = {
+  ...Object.fromEntries(["sh", "bash", "rbash", "zsh", "dash", "ksh", "ash", "mksh", "fish"].map((s) => [s, SHELL])),
+  ...Object.fromEntries(["node", "nodejs", "bun", "tsx", "ts-node", "ts-node-esm", "esno", "vite-node"].map((s) => [s, NODE])),
+  ...Object.fromEntries(["python", "pypy"].map((s) => [s, PYTHON])),
+  ruby: RUBY,
+  perl: { ...OTHER, code: new Set(["-e", "-E"]) },
+  php: PHP,
+  lua: OTHER,
+  luajit: OTHER,
+  deno: DENO,
+  uv: UV,
+  go: OTHER,
+  java: {
+    value: new Set(["-jar", "-cp", "-classpath", "--class-path", "-p", "--module-path", "--add-modules"]),
+    loads: new Set(["-jar"]),
+    code: new Set(),
+    flag: (o) => /^-(D|X|ea|da|verbose|server|client)/.test(o),
+  },
+};
+
+/** Subcommands after which an interpreter names what it runs (`deno run main.ts`, `uv run tool.py`); its other subcommands run nothing of the line. */
+const RUN_SUBCOMMANDS: Record<string, ReadonlySet<string>> = {
+  deno: new Set(["run", "serve", "test"]),
+  uv: new Set(["run"]),
+  bun: new Set(["run"]),
+  tsx: new Set(["watch"]),
+  go: new Set(["run"]),
+};
+
+/** The dialect of a program named `word` (by its last path component, without a trailing version), if it is an interpreter. */
+function dialectOf(word: string): [string, Dialect] | undefined {
+  const name = baseName(word).replace(/(?<=[a-z])[\d.]+$/, "");
+  return Object.hasOwn(INTERPRETERS, name) ? [name, INTERPRETERS[name]!] : undefined;
+}
+
+/**
+ * The words of one command (its program and arguments, after quote removal) that name files it
+ * runs: the program when written as a path (`./bin/server`, `$CLAUDE_PROJECT_DIR/hooks/x.sh`), and
+ * for an interpreter the script it is given (`node server.js`, `bash -e .claude/hooks/lint.sh`, `uv
+ * run tool.py`, `deno run main.ts`, `python -m pkg`) and the modules its options load first (`node -r
+ * ./setup.js`). Wrappers are looked past (`/usr/bin/env node x.js`, `timeout 5 ./run`, `sh -c "…"`),
+ * and so is a runner naming an interpreter (`npx tsx x.ts`, `uvx python x.py`). Files a command only
+ * reads or writes (`prettier --write README.md`) are left out, or every edit to them would wait for a
+ * review. Where an unknown option could take the next word, both that word and the next are named:
+ * a file too many only pins a file too many, while a script left out could change unreviewed.
+ */
+export function executedWords(argv: readonly string[]): string[] {
+  return wordsRun(argv, 0);
+}
+
+/** `executedWords`, `depth` wrappers deep. */
+function wordsRun(argv: readonly string[], depth: number): string[] {
+  if (depth > 8) return [];
+  let start = 0;
+  const out: string[] = [];
+  // Leading assignments (`NODE_OPTIONS=--require=./x.js node …`, `BASH_ENV=./env.sh bash …`) can load code too.
+  for (; start < argv.length && /^[A-Za-z_]\w*=/.test(argv[start]!); start++) out.push(...assignmentWords(argv[start]!));
+  const [program, ...args] = argv.slice(start);
+  if (!program) return out;
+  if (program.includes("/")) out.push(program);
+  const inner: string[][] = [];
+  const scripts: string[] = [];
+  unwrapCommand([program, ...args], [], { command: (a) => inner.push(a), script: (text) => scripts.push(text), unresolved: () => undefined });
+  for (const text of scripts) for (const words of splitLoosely(text)) out.push(...wordsRun(words, depth + 1));
+  // What a wrapper runs (`exec node server.js`, `env A=1 ./run.sh`) is read as its own command.
+  if (inner.length) return [...out, ...wordsRun(inner[0]!, depth + 1)];
+  const dialect = dialectOf(program);
+  if (dialect) return [...out, ...interpreterWords(dialect, args)];
+  // A runner (`npx tsx x.ts`, `pnpm exec tsx x.ts`, `uvx python x.py`): the first word naming an interpreter starts what it runs.
+  const k = args.findIndex((a) => !a.startsWith("-") && dialectOf(a) !== undefined);
+  return k === -1 ? out : [...out, ...wordsRun(args.slice(k), depth + 1)];
+}
+
+/** The script (and loaded modules) of an interpreter given `args`, read with its dialect. */
+function interpreterWords([name, d]: [string, Dialect], args: readonly string[]): string[] {
+  const out: string[] = [];
+  let i = 0;
+  const run = RUN_SUBCOMMANDS[name];
+  if (run && args[0] !== undefined && run.has(args[0])) i = 1;
+  else if (name === "deno" || name === "uv" || name === "go") {
+    // `deno main.ts` runs it; `deno fmt`, `uv sync`, `go build` run nothing of the line.
+    if (args[0] === undefined || /^[a-z]+$/.test(args[0])) return out;
+  }
+  let ambiguous = false;
+  for (; i < args.length; i++) {
+    const a = args[i]!;
+    if (a === "--") {
+      ambiguous = false;
+      continue;
+    }
+    if (/^[-+]./.test(a) && (a.startsWith("-") || d === SHELL)) {
+      if (d.code.has(a)) return out;
+      // `bash -c 'node x.js'`: its script's commands were read already (see `executedWords`).
+      if (d === SHELL && /^-[a-zA-Z]*c[a-zA-Z]*$/.test(a)) return out;
+      const eq = a.indexOf("=");
+      const option = eq === -1 ? a : a.slice(0, eq);
+      if (eq !== -1) {
+        if (d.loads.has(option)) out.push(a.slice(eq + 1));
+        ambiguous = false;
+      } else if (d.value.has(a)) {
+        if (d.loads.has(a) && args[i + 1] !== undefined) out.push(args[i + 1]!);
+        i++;
+        ambiguous = false;
+      } else if (d === PYTHON && a === "-m") {
+        // `python -m pkg.tool` runs pkg/tool.py (or pkg/tool/__main__.py) from its folder.
+        const mod = (args[i + 1] ?? "").split(".").join("/");
+        return mod ? [...out, `${mod}.py`, `${mod}/__main__.py`] : out;
+      } else ambiguous = !d.flag(a);
+      continue;
+    }
+    // `uv run python tool.py`: the word run is an interpreter itself.
+    const nested = dialectOf(a);
+    if (nested) return [...out, a, ...interpreterWords(nested, args.slice(i + 1))];
+    out.push(a);
+    if (!ambiguous) return out;
+    ambiguous = false;
+  }
+  return out;
+}
+
+/** The files an assignment before a command makes it load: `BASH_ENV=./env.sh`, `NODE_OPTIONS="--require ./x.js"`. */
+function assignmentWords(word: string): string[] {
+  const eq = word.indexOf("=");
+  const [name, value] = [word.slice(0, eq), word.slice(eq + 1)];
+  if (name === "BASH_ENV" || name === "ENV") return [value];
+  if (name !== "NODE_OPTIONS") return [];
+  return interpreterWords(["node", NODE], [...value.split(/\s+/).filter(Boolean), "-e", ""]);
+}
+
+/** A shell script's commands split loosely at operators, then at blanks and quotes: a word too many only pins a file too many. */
+function splitLoosely(script: string): string[][] {
+  return script
+    .split(/[;&|()\n`]+/)
+    .map((part) => part.split(/[\s"'<>]+/).filter(Boolean))
+    .filter((words) => words.length);
+}
