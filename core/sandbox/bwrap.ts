@@ -1,6 +1,7 @@
 import { existsSync, lstatSync, mkdirSync } from "node:fs";
-import { join, sep } from "node:path";
+import { join } from "node:path";
 import { ToolError } from "../errors.js";
+import { inside } from "../tools/confine-path.js";
 import type { SandboxSettings } from "./sandbox-config.js";
 
 /** What to run inside the sandbox and where. */
@@ -27,7 +28,7 @@ export function bwrapArgs(settings: SandboxSettings, target: SandboxTarget): str
   // masked first by an empty tmpfs, so the boundary mounted next shows through it; the tmpfs is made
   // read-only once the boundary's mount point exists in it.
   const hidden = target.hidden ?? [];
-  const holding = hidden.filter((p) => kindOf(p) === "dir" && within(target.root, p));
+  const holding = hidden.filter((p) => kindOf(p) === "dir" && inside(p, target.root));
   for (const path of holding) args.push("--tmpfs", path);
   // The boundary (possibly under /tmp) is mounted after the private /tmp, and its .git and .keel
   // read-only over it. Everything else, a main checkout too, stays read-only.
@@ -39,7 +40,7 @@ export function bwrapArgs(settings: SandboxSettings, target: SandboxTarget): str
   // could not get a mount point in that read-only tmpfs: every command would fail.
   hide(
     args,
-    hidden.filter((p) => !holding.includes(p) && (within(p, target.root) || !holding.some((h) => within(p, h)))),
+    hidden.filter((p) => !holding.includes(p) && (inside(target.root, p) || !holding.some((h) => inside(h, p)))),
   );
   if (!settings.network) args.push("--unshare-net");
   args.push("--unshare-pid", "--unshare-ipc", "--unshare-uts", "--die-with-parent", "--new-session", "--chdir", target.cwd, "--", ...target.argv);
@@ -98,11 +99,6 @@ function hide(args: string[], paths: readonly string[]): void {
     if (kind === "dir") args.push("--tmpfs", path, "--remount-ro", path);
     else if (kind === "other") args.push("--ro-bind", "/dev/null", path);
   }
-}
-
-/** True when `path` is `dir` or lies under it. */
-function within(path: string, dir: string): boolean {
-  return path === dir || path.startsWith(dir.endsWith(sep) ? dir : dir + sep);
 }
 
 /** "dir", "other" (anything else that exists) or undefined (nothing there). */
