@@ -24,13 +24,19 @@ export const registerConfigCommands: CommandRegistrar = (program, ctx) => {
     .addOption(new Option("--source <source>", "one layer (default: the merged view)").choices([...CONFIG_SOURCES, "merged"]))
     .option("--prefix <key>", "only keys under this path")
     .option("--limit <n>", "at most n keys", positiveIntOption("--limit"))
-    .action((o: { source?: string; prefix?: string; limit?: number }) => run("config_list", o));
+    .option("--show-secrets", "show values that look like secrets (env, headers, keys, tokens) instead of hiding them")
+    .action((o: { source?: string; prefix?: string; limit?: number; showSecrets?: boolean }) =>
+      run("config_list", { source: o.source, prefix: o.prefix, limit: o.limit, show_secrets: o.showSecrets }),
+    );
   config
     .command("get")
     .description("Get a value and the source it came from")
     .argument("<key>", 'dotted key path, e.g. permissions.deny or mcp["my.server"]')
     .addOption(new Option("--source <source>", "read only this layer").choices([...CONFIG_SOURCES, "merged"]))
-    .action((key: string, o: { source?: string }) => run("config_get", { key_path: key, source: o.source }));
+    .option("--show-secrets", "show the value even if it looks like a secret")
+    .action((key: string, o: { source?: string; showSecrets?: boolean }) =>
+      run("config_get", { key_path: key, source: o.source, show_secrets: o.showSecrets }),
+    );
   config
     .command("set")
     .description("Set a value (parsed as JSON when it is JSON, else a string)")

@@ -2,6 +2,7 @@ import { relative, sep } from "node:path";
 import { approveTrustItem, defineTool, type Host, objectSchema, ToolError, type ToolDefinition } from "../../core/index.js";
 import { CONFIG_SOURCES, WRITABLE_SOURCES } from "./config-source-lists.js";
 import type { ConfigEntry } from "./config-view.js";
+import { hideSecrets } from "./secret-values.js";
 
 const SOURCE = { kind: "runtime", id: "config" } as const;
 const sourceField = {
@@ -21,56 +22,89 @@ const obj = objectSchema;
  */
 const USER_CONFIG_WRITERS: ReadonlySet<string> = new Set(["cli", "api"]);
 
+const showSecretsField = {
+  type: "boolean",
+  description: "Show values that look like secrets (env, headers, keys, tokens) instead of hiding them; only from the user's own command line",
+} as const;
+
+/**
+ * Whether a config tool may show secret-looking values: only when asked, and only to the user's own
+ * command line or an embedding program (a model, a workflow step or an MCP client never sees them).
+ */
+function mayShowSecrets(show: boolean | undefined, origin: string | undefined, tool: string): boolean {
+  if (!show) return false;
+  if (USER_CONFIG_WRITERS.has(origin ?? "api")) return true;
+  throw new ToolError(
+    `${tool} shows secret-looking values only to the user's own command line, not to ${origin}. Ask the user to run \`keel config ${tool === "config_get" ? "get KEY" : "list"} --show-secrets\`, or read the value's file yourself if you are the user.`,
+    "permission_denied",
+  );
+}
+
+/** The note under a listing that hid values. */
+const hiddenNote = (n: number) =>
+  `(${n === 1 ? "1 value that looks like a secret is" : `${n} values that look like secrets are`} hidden: environment variables, headers, keys and tokens. The user can see them with \`keel config list --show-secrets\` or in the files named.)`;
+
 /** The config views and key paths, loaded on the first config tool call (listing the tools loads neither). */
 const views = () => Promise.all([import("./config-view.js"), import("./key-path.js")]);
 
 /** The config runtime's tools; every call re-reads the config files. */
 export function configTools(host: Host): ToolDefinition[] {
   const ws = host.workspace;
-  const show = (file: string) => (file.startsWith(ws.root + sep) ? relative(ws.root, file) : file);
-  const line = (e: ConfigEntry) => `${e.key} = ${JSON.stringify(e.value)}  (${e.source}: ${show(e.file)})`;
+  const shown = (file: string) => (file.startsWith(ws.root + sep) ? relative(ws.root, file) : file);
+  const line = (e: ConfigEntry) => `${e.key} = ${JSON.stringify(e.value)}  (${e.source}: ${shown(e.file)})`;
   return [
     defineTool(
-      obj({ source: sourceField, prefix: { type: "string", description: "Only keys starting with this path" }, limit: { type: "integer", minimum: 1 } }),
+      obj({
+        source: sourceField,
+        prefix: { type: "string", description: "Only keys starting with this path" },
+        limit: { type: "integer", minimum: 1 },
+        show_secrets: showSecretsField,
+      }),
       {
         name: "config_list",
         description: "List config keys with their values and the source each value came from (user < legacy < claude < project < local).",
         source: SOURCE,
         risk: ["read"],
         readOnly: true,
-        async execute(input) {
+        async execute(input, ctx) {
+          const reveal = mayShowSecrets(input.show_secrets, ctx.run.origin, "config_list");
           const [{ ConfigView, checkSource }, { formatKeyPath, parseKeyPath }] = await views();
           const source = checkSource(input.source);
           const view = await ConfigView.load(ws, host.configTrusted);
           const prefix = input.prefix === undefined ? undefined : formatKeyPath(parseKeyPath(input.prefix));
-          const all = view.entries(source).filter((e) => !prefix || e.key === prefix || e.key.startsWith(prefix + ".") || e.key.startsWith(prefix + "["));
+          const all = view
+            .entries(source, !reveal)
+            .filter((e) => !prefix || e.key === prefix || e.key.startsWith(prefix + ".") || e.key.startsWith(prefix + "["));
           const entries = all.slice(0, input.limit ?? 200);
+          const hidden = entries.filter((e) => e.hidden).length;
           const layers = view.layers.map((l) => ({ source: l.source, file: l.file, ...(l.error ? { error: l.error } : {}) }));
           // What the host ignored, translated or could not use in these files (untrusted keys, unknown keys, code config files).
           const warnings = host.diagnostics.items.filter((d) => d.source === "config" && d.severity !== "info");
           const text = [
             entries.length ? entries.map(line).join("\n") : "No config keys set" + (prefix ? ` under ${prefix}` : "") + ".",
             ...(entries.length < all.length ? [`(${entries.length} of ${all.length} keys; raise limit to see more)`] : []),
+            ...(hidden ? [hiddenNote(hidden)] : []),
             `Layers read: ${
               view
                 .parsed()
-                .map((l) => `${l.source}: ${show(l.file)}`)
+                .map((l) => `${l.source}: ${shown(l.file)}`)
                 .join(", ") || "none"
             }`,
-            ...view.broken.map((l) => `Skipped (cannot be parsed, left untouched): ${show(l.file)}: ${l.error}`),
-            ...warnings.map((d) => `${d.severity}: ${show(d.file ?? "")}${d.path ? ` ${d.path}` : ""}: ${d.message}`),
+            ...view.broken.map((l) => `Skipped (cannot be parsed, left untouched): ${shown(l.file)}: ${l.error}`),
+            ...warnings.map((d) => `${d.severity}: ${shown(d.file ?? "")}${d.path ? ` ${d.path}` : ""}: ${d.message}`),
           ].join("\n");
-          return { content: text, data: { entries, total: all.length, layers, diagnostics: warnings } };
+          return { content: text, data: { entries, total: all.length, hidden, layers, diagnostics: warnings } };
         },
       },
     ),
-    defineTool(obj({ key_path: keyPath, source: sourceField }, ["key_path"]), {
+    defineTool(obj({ key_path: keyPath, source: sourceField, show_secrets: showSecretsField }, ["key_path"]), {
       name: "config_get",
       description: "Get one config value and the source (and file) it came from.",
       source: SOURCE,
       risk: ["read"],
       readOnly: true,
-      async execute(input) {
+      async execute(input, ctx) {
+        const reveal = mayShowSecrets(input.show_secrets, ctx.run.origin, "config_get");
         const [{ ConfigView, checkSource }, { formatKeyPath, parseKeyPath }] = await views();
         const keys = parseKeyPath(input.key_path);
         const source = checkSource(input.source);
@@ -84,9 +118,10 @@ export function configTools(host: Host): ToolDefinition[] {
             content: `${key} is not set${source ? ` in the ${source} config` : " in any config source"}. Use config_list to see the keys that are set, or config_set to set it.`,
             data: { key, found: false },
           };
-        const data = { key, value: hit.value, source: hit.layer.source, file: hit.layer.file, sources: hit.sources, found: true };
+        const { value, hidden } = reveal ? { value: hit.value, hidden: 0 } : hideSecrets(keys, hit.value);
+        const data = { key, value, source: hit.layer.source, file: hit.layer.file, sources: hit.sources, found: true, hidden };
         return {
-          content: `${key} = ${JSON.stringify(hit.value, null, 2)}\n(from ${hit.sources.length > 1 ? `sources ${hit.sources.join(", ")}; last: ` : ""}${hit.layer.source}: ${show(hit.layer.file)})`,
+          content: `${key} = ${JSON.stringify(value, null, 2)}\n(from ${hit.sources.length > 1 ? `sources ${hit.sources.join(", ")}; last: ` : ""}${hit.layer.source}: ${shown(hit.layer.file)})${hidden ? `\n${hiddenNote(hidden)}` : ""}`,
           data,
         };
       },
@@ -126,9 +161,9 @@ export function configTools(host: Host): ToolDefinition[] {
             const widening = (await ConfigView.load(ws, true)).wideningSettings(ws.root);
             if (widening) await approveTrustItem(ws, widening, before);
           }
-          const over = result.overriddenBy ? `\nNote: ${result.overriddenBy.source} (${show(result.overriddenBy.file)}) sets ${result.key} too and wins.` : "";
+          const over = result.overriddenBy ? `\nNote: ${result.overriddenBy.source} (${shown(result.overriddenBy.file)}) sets ${result.key} too and wins.` : "";
           return {
-            content: `Set ${result.key} = ${JSON.stringify(result.value)} in ${result.source} (${show(result.file)}${result.created ? ", created" : ""}). It applies from the next command.${over}`,
+            content: `Set ${result.key} = ${JSON.stringify(result.value)} in ${result.source} (${shown(result.file)}${result.created ? ", created" : ""}). It applies from the next command.${over}`,
             data: result,
           };
         },

@@ -12,6 +12,7 @@ import {
 } from "../../core/index.js";
 import { CONFIG_SOURCES } from "./config-source-lists.js";
 import { formatKeyPath, getAt, leaves } from "./key-path.js";
+import { hideSecrets } from "./secret-values.js";
 
 /** One key of the merged (or one source's) config and where its value came from. */
 export interface ConfigEntry {
@@ -19,6 +20,8 @@ export interface ConfigEntry {
   value: unknown;
   source: ConfigSourceName;
   file: string;
+  /** The value looked like a secret and shows as HIDDEN (see secret-values.ts). */
+  hidden?: true;
 }
 
 /** Every config layer as read right now (files are re-read on every call, so changes show at once). */
@@ -68,12 +71,13 @@ export class ConfigView {
     return [...this.parsed(source)].reverse().find((l) => getAt(value(l), keys) !== undefined) ?? this.parsed(source)[0];
   }
 
-  /** Every leaf key with its value and origin, in key order. */
-  entries(source?: ConfigSourceName): ConfigEntry[] {
+  /** Every leaf key with its value and origin, in key order; with `hide`, secret-looking values show as HIDDEN. */
+  entries(source?: ConfigSourceName, hide = true): ConfigEntry[] {
     return leaves(this.merged(source))
-      .map(([keys, value]) => {
+      .map(([keys, raw]): ConfigEntry => {
         const layer = this.origin(keys, source)!;
-        return { key: formatKeyPath(keys), value, source: layer.source, file: layer.file };
+        const { value, hidden } = hide ? hideSecrets(keys, raw) : { value: raw, hidden: 0 };
+        return { key: formatKeyPath(keys), value, source: layer.source, file: layer.file, ...(hidden ? { hidden: true } : {}) };
       })
       .sort((a, b) => a.key.localeCompare(b.key));
   }
