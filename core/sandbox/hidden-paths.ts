@@ -36,6 +36,12 @@ export const CREDENTIAL_PATHS: readonly string[] = [
   ".claude/.credentials.json",
   ".codex/auth.json",
   ".gemini/oauth_creds.json",
+  // Other agents' files that hold MCP servers' env and headers, or their logins.
+  ".claude.json",
+  ".cursor/mcp.json",
+  ".codeium/windsurf/mcp_config.json",
+  ".local/share/opencode/auth.json",
+  ".config/goose/secrets.yaml",
 ];
 
 /** Under `$XDG_CONFIG_HOME` (default `~/.config`), where it is not `~/.config`. */

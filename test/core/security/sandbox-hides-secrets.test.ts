@@ -19,13 +19,14 @@ describe("a sandboxed command cannot read keel's own secrets (real CLI, bwrap)",
     ws = makeWorkspace({ "a.txt": "a\n" });
     // $KEEL_HOME outside /tmp: the sandbox's private /tmp would hide a home under it whole, and prove nothing.
     home = mkdtempSync("/var/tmp/keel-home-");
-    writeFileSync(join(home, "config.json"), JSON.stringify({ sandbox: "workspace-write" }));
+    writeFileSync(join(home, "config.json"), JSON.stringify({ sandbox: "workspace-write", model: { headers: { Authorization: "Bearer HEADERSECRET" } } }));
+    writeFileSync(join(home, "mcp.json"), JSON.stringify({ mcpServers: { gh: { command: "gh-mcp", env: { GITHUB_TOKEN: "MCPENVSECRET" } } } }));
     const key = join(home, "session-key");
     writeFileSync(key, "SESSIONKEYSECRET\n", { mode: 0o600 });
     mkdirSync(join(home, "mcp-oauth"), { mode: 0o700 });
     writeFileSync(join(home, "mcp-oauth", "0123.json"), '{"tokens":{"access_token":"TOKENSECRET"}}', { mode: 0o600 });
     writeFileSync(join(home, "notes.txt"), "not a secret\n");
-    const command = `cat ${key} ${join(home, "mcp-oauth")}/*.json; ls -A ${join(home, "mcp-oauth")} | wc -l; cat ${join(home, "notes.txt")}`;
+    const command = `cat ${key} ${join(home, "mcp-oauth")}/*.json ${join(home, "config.json")} ${join(home, "mcp.json")}; ls -A ${join(home, "mcp-oauth")} | wc -l; cat ${join(home, "notes.txt")}`;
     const env = { ...ws.env, KEEL_HOME: home };
     const r = await runKeel(["--yes", "--json", "call", "bash", "--input", JSON.stringify({ command })], { cwd: ws.root, env });
     const obs = r.json();
@@ -33,6 +34,8 @@ describe("a sandboxed command cannot read keel's own secrets (real CLI, bwrap)",
     const out = `${obs.data.stdout}${obs.data.stderr}`;
     expect(out).not.toContain("SESSIONKEYSECRET");
     expect(out).not.toContain("TOKENSECRET");
+    expect(out).not.toContain("HEADERSECRET");
+    expect(out).not.toContain("MCPENVSECRET");
     expect(obs.data.stdout).toContain("not a secret");
     expect(obs.data.stdout).toMatch(/^0$/m); // the token folder is empty inside the sandbox
     // Nothing was changed outside: the files are as they were.
@@ -53,6 +56,7 @@ describe("a sandboxed command cannot read your credential stores or the paths yo
     writeFileSync(join(home, "notes.txt"), "not a secret\n");
     mkdirSync(join(home, ".codex"));
     writeFileSync(join(home, ".codex", "auth.json"), '{"token":"CODEXSECRET"}');
+    writeFileSync(join(home, ".claude.json"), '{"mcpServers":{"x":{"env":{"T":"CLAUDEJSONSECRET"}}}}');
     // A store moved elsewhere by its variable (KUBECONFIG) is hidden where it is.
     mkdirSync(join(home, "kube"));
     writeFileSync(join(home, "kube", "conf"), "KUBESECRET\n");
@@ -72,9 +76,10 @@ describe("a sandboxed command cannot read your credential stores or the paths yo
     writeFileSync(join(ws.keelHome, "config.json"), JSON.stringify({ sandbox: "workspace-write" }));
     const { out, stdout } = await bash(
       env,
-      "cat ~/.ssh/id_ed25519 ~/.aws/credentials ~/.netrc ~/.codex/auth.json ~/kube/conf .env; ls -A ~/.ssh | wc -l; cat ~/notes.txt a.txt",
+      "cat ~/.ssh/id_ed25519 ~/.aws/credentials ~/.netrc ~/.codex/auth.json ~/.claude.json ~/kube/conf .env; ls -A ~/.ssh | wc -l; cat ~/notes.txt a.txt",
     );
-    for (const secret of ["SSHSECRET", "AWSSECRET", "NETRCSECRET", "CODEXSECRET", "KUBESECRET", "ENVSECRET"]) expect(out).not.toContain(secret);
+    for (const secret of ["SSHSECRET", "AWSSECRET", "NETRCSECRET", "CODEXSECRET", "CLAUDEJSONSECRET", "KUBESECRET", "ENVSECRET"])
+      expect(out).not.toContain(secret);
     expect(stdout).toMatch(/^0$/m); // ~/.ssh is an empty folder inside
     expect(stdout).toContain("not a secret");
     expect(stdout).toContain("workspace file");
