@@ -1,3 +1,4 @@
+import { statSync } from "node:fs";
 import { ManifestError } from "../errors.js";
 import type { Workspace } from "../workspace.js";
 import type { KeelConfig, KeelConfigSchema } from "./config-schema.js";
@@ -60,6 +61,15 @@ export async function loadConfigLayers(ws: Workspace): Promise<ConfigLayer[]> {
   return [...jsonLayers, project, local].filter((l): l is ConfigLayer => l !== undefined);
 }
 
+/** Whether `file` is an empty regular file (as keel's sandbox shows the user config), false when it cannot be read. */
+function isEmptyFile(file: string): boolean {
+  try {
+    return statSync(file).size === 0;
+  } catch {
+    return false;
+  }
+}
+
 /** Layers keel owns: a broken one could hide deny rules, so it stops the command instead of being skipped. */
 const OWN_LAYERS: ReadonlySet<ConfigLayer["source"]> = new Set(["user", "project", "local"]);
 
@@ -74,7 +84,11 @@ export async function loadConfig(ws: Workspace, trusted = false, approves?: (ite
   const ownBroken = all.find((l) => !l.value && OWN_LAYERS.has(l.source));
   if (ownBroken)
     throw new ManifestError(
-      `Config file ${ownBroken.file} cannot be parsed (${ownBroken.error}). keel stops rather than run without its rules: fix the file (keel never rewrites it), then retry.`,
+      `Config file ${ownBroken.file} cannot be parsed (${ownBroken.error}). keel stops rather than run without its rules: fix the file (keel never rewrites it), then retry.${
+        ownBroken.source === "user" && isEmptyFile(ownBroken.file)
+          ? " If this keel runs inside keel's sandbox, which shows your config as an empty file, run it outside the sandbox instead."
+          : ""
+      }`,
       ownBroken.file,
     );
   const layers = all.filter((l) => l.value);
