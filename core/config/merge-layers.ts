@@ -2,6 +2,7 @@ import { relative } from "node:path";
 import type { Diagnostic } from "../diagnostics.js";
 import type { TrustItem } from "../trust.js";
 import { translatePermissionRules } from "./claude-rules.js";
+import { claudeDenyRead } from "./claude-sandbox.js";
 import { unknownKeys } from "./config-keys.js";
 import { type ConfigLayer, levelOf, type TrustLevel } from "./config-sources.js";
 import { deepMerge } from "./deep-merge.js";
@@ -58,6 +59,15 @@ export function mergeLayers(layers: ConfigLayer[], trusted: boolean, held?: "cha
           message: `Unknown config key "${u.key}"${u.suggestion ? ` — did you mean "${u.suggestion}"?` : ""}; it has no effect.${u.suggestion ? ` Rename it to "${u.suggestion}".` : ""}`,
         });
     const { value, ignored } = contribution(layer, trusted);
+    if (layer.source === "claude")
+      for (const skip of claudeDenyRead(layer.value, layer.file).skipped)
+        diagnostics.push({
+          severity: "warning",
+          source: "config",
+          file: layer.file,
+          path: `sandbox.filesystem.denyRead[${skip.index}]`,
+          message: `Not hidden by keel's sandbox: ${skip.reason}.`,
+        });
     if (ignored.length)
       diagnostics.push({
         severity: "warning",
@@ -130,11 +140,12 @@ function permissionsShapeError(permissions: unknown): { path: string; message: s
 
 /**
  * What a layer contributes to the merged config: Claude Code settings only their permission rules
- * (untranslated here); a workspace layer of an untrusted workspace only its restrict-only keys
+ * (untranslated here) and the paths their sandbox hides (`sandbox.filesystem.denyRead`, as keel's
+ * `sandbox.denyRead`); a workspace layer of an untrusted workspace only its restrict-only keys
  * (with the keys it dropped). Never throws.
  */
 export function contribution(layer: ConfigLayer, trusted: boolean): { value: Record<string, unknown>; ignored: string[] } {
-  const value = layer.source === "claude" ? pick(layer.value ?? {}, "permissions") : (layer.value ?? {});
+  const value = layer.source === "claude" ? claudeContribution(layer) : (layer.value ?? {});
   return levelOf(layer.source) === "workspace" && !trusted ? restrictUntrusted(value) : { value, ignored: [] };
 }
 
@@ -165,6 +176,13 @@ function valueAt(value: Record<string, unknown>, dotted: string): unknown {
   const v = value[key];
   if (sub === undefined || !isPlainObject(v)) return v;
   return v[sub];
+}
+
+/** Claude Code settings' permission rules, and their sandbox's hidden paths as keel's `sandbox.denyRead`. */
+function claudeContribution(layer: ConfigLayer): Record<string, unknown> {
+  const settings = layer.value ?? {};
+  const { paths } = claudeDenyRead(settings, layer.file);
+  return { ...pick(settings, "permissions"), ...(paths.length ? { sandbox: { denyRead: paths } } : {}) };
 }
 
 function pick(value: Record<string, unknown>, key: string): Record<string, unknown> {

@@ -98,6 +98,35 @@ describe("a sandboxed command cannot read your credential stores or the paths yo
     expect(shown.out).not.toContain("ENVSECRET");
   });
 
+  it("a project's Claude Code sandbox.filesystem.denyRead paths are hidden too (they only restrict); patterns are skipped with a warning", async () => {
+    const h = makeHome();
+    const abs = mkdtempSync("/var/tmp/keel-claude-deny-");
+    try {
+      writeFileSync(join(abs, "k.txt"), "ABSSECRET\n");
+      mkdirSync(join(h, "private"));
+      writeFileSync(join(h, "private", "p.txt"), "HOMESECRET\n");
+      const denyRead = ["./secrets/**", `/${abs}`, "~/private", "/hooks-data", "**/.env"];
+      ws = makeWorkspace({
+        "secrets/s.txt": "PROJECTSECRET\n",
+        ".claude/hooks-data/d.txt": "SETTINGSDIRSECRET\n",
+        ".claude/settings.json": { sandbox: { enabled: true, filesystem: { denyRead } } },
+        "a.txt": "workspace file\n",
+      });
+      writeFileSync(join(ws.keelHome, "config.json"), JSON.stringify({ sandbox: "workspace-write" }));
+      const env = { ...ws.env, HOME: h };
+      const { out, stdout } = await bash(env, `cat secrets/s.txt ${join(abs, "k.txt")} ~/private/p.txt .claude/hooks-data/d.txt a.txt ~/notes.txt`);
+      for (const secret of ["PROJECTSECRET", "ABSSECRET", "HOMESECRET", "SETTINGSDIRSECRET"]) expect(out).not.toContain(secret);
+      expect(stdout).toContain("workspace file");
+      expect(stdout).toContain("not a secret");
+      // The untrusted workspace's restriction applied; the pattern it could not is named, with the file.
+      const list = await runKeel(["config", "list", "--prefix", "sandbox"], { cwd: ws.root, env });
+      expect(list.stdout).toContain("sandbox.filesystem.denyRead[4]: Not hidden by keel's sandbox: a pattern");
+      expect(list.stdout).toContain("(claude: .claude/settings.json)");
+    } finally {
+      rmSync(abs, { recursive: true, force: true });
+    }
+  });
+
   it("a denied folder holding the workspace hides everything in it but the workspace, which stays writable", async () => {
     ws = makeWorkspace({});
     const base = mkdtempSync("/var/tmp/keel-holding-");
