@@ -1,6 +1,7 @@
 import { ToolError } from "../errors.js";
 import { bwrapArgs, reserveProtectedDirs, sandboxUnavailable, type SandboxTarget } from "./bwrap.js";
 import { hiddenPaths } from "./hidden-paths.js";
+import { hiddenNeed } from "./needed-paths.js";
 import type { SandboxSettings } from "./sandbox-config.js";
 
 /** A command line ready to spawn: the program and its arguments. */
@@ -63,6 +64,13 @@ export class SandboxRunner {
     if (hidden.includes("/"))
       throw new ToolError(
         `The sandbox cannot run: sandbox.denyRead hides / (the whole file system: no program would be left to run). ${what} was not run. Remove "/" (or a relative path leading there, such as "../..") from denyRead in your config or the workspace's, and list the folders to hide instead.`,
+        "precondition_failed",
+      );
+    // Hiding /usr (or where the program lives) gives bwrap's "execvp …: No such file or directory": name the cause instead.
+    const needed = hiddenNeed(hidden, target.argv[0]!, this.env);
+    if (needed)
+      throw new ToolError(
+        `The sandbox cannot run ${target.argv[0]}: sandbox.denyRead hides ${needed}, which holds the program or the system libraries it needs. ${what} was not run. Remove ${JSON.stringify(needed)} from denyRead in your config or the workspace's, and hide the folders inside it that hold secrets instead.`,
         "precondition_failed",
       );
     reserveProtectedDirs(settings, target.root);

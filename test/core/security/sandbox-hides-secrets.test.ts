@@ -190,6 +190,19 @@ describe("a sandboxed command cannot read your credential stores or the paths yo
     ws = undefined;
   });
 
+  it("denyRead of a folder holding the shell or the system libraries refuses the command, naming the folder, instead of bwrap's execvp error", async () => {
+    for (const denied of ["/usr", "/usr/lib"]) {
+      ws = makeWorkspace({ "keel.config.json": { sandbox: { denyRead: [denied] } } });
+      writeFileSync(join(ws.keelHome, "config.json"), JSON.stringify({ sandbox: "workspace-write" }));
+      const r = await runKeel(["--yes", "--json", "call", "bash", "--input", JSON.stringify({ command: "touch ran.txt" })], { cwd: ws.root, env: ws.env });
+      expect(r.json(), denied).toMatchObject({ ok: false, code: "precondition_failed" });
+      expect(r.json().content).toContain(`sandbox.denyRead hides ${denied}, which holds the program or the system libraries it needs`);
+      expect(ws.exists("ran.txt")).toBe(false);
+      ws.cleanup();
+    }
+    ws = undefined;
+  });
+
   it('denyRead: ["~"] with the workspace under your home: commands still run (your credential stores and $KEEL_HOME in it are hidden with it), the workspace stays writable', async () => {
     const h = makeHome();
     const root = join(h, "proj");
