@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -121,6 +122,21 @@ describe("commands run for the model do not get secret-looking variables (real C
     for (const [name, value] of Object.entries(SECRETS)) if (name !== "MY_API_KEY") expect(text).not.toContain(value);
     expect(valueIn(stdout, "MY_API_KEY")).toBe(SECRETS.MY_API_KEY);
     expect(valueIn(stdout, "ORDINARY_SETTING")).toBe("plainvalue");
+  });
+
+  it("a workflow `run` step goes through the same scrubbing; nothing under .keel holds the values", async () => {
+    ws = makeWorkspace({ ".claw-workflows.json": { workflows: [{ name: "show-env", steps: [{ run: "env" }, { run: "env > env.txt" }] }] } }, { git: true });
+    const r = await runKeel(["--trust", "--yes", "--json", "workflow", "run", "show-env"], { cwd: ws.root, env: envOf(ws) });
+    expect(r.exitCode, r.stdout + r.stderr).toBe(0);
+    const written = ws.read("env.txt");
+    expect(valueIn(written, "ORDINARY_SETTING")).toBe("plainvalue");
+    for (const value of Object.values(SECRETS)) {
+      expect(written).not.toContain(value);
+      expect(r.stdout + r.stderr).not.toContain(value);
+    }
+    // grep exits 1 when no file matches (0: some file holds a value; 2: no .keel folder to search).
+    const grep = spawnSync("grep", ["-rlF", "-e", SECRETS.FOO_TOKEN, "-e", SECRETS.AWS_SECRET_ACCESS_KEY, join(ws.root, ".keel")], { encoding: "utf8" });
+    expect(grep.status, grep.stdout + grep.stderr).toBe(1);
   });
 
   it("command hooks (code you approved) keep keel's environment without the model key", async () => {
