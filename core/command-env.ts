@@ -1,17 +1,44 @@
 import type { Host } from "./host.js";
+import { scrubSecrets } from "./secret-env.js";
 
 /** Variables that hold keel's own model credentials by convention. */
 const MODEL_KEY_VARS = ["OPENAI_API_KEY"];
 
+/** The variables holding keel's model key (`OPENAI_API_KEY` and the configured `model.apiKeyEnv`): never in a command's environment. */
+export function modelKeyVars(config: Host["config"]): string[] {
+  const model = config.model;
+  const keyVar = typeof model === "object" && model !== null ? (model as { apiKeyEnv?: unknown }).apiKeyEnv : undefined;
+  return [...MODEL_KEY_VARS, ...(typeof keyVar === "string" ? [keyVar] : [])];
+}
+
+/** The `commandEnv.pass` patterns of the merged config (empty when unset). */
+export function passedVars(config: Host["config"]): string[] {
+  const pass = (config as { commandEnv?: { pass?: unknown } }).commandEnv?.pass;
+  return Array.isArray(pass) ? pass.filter((p): p is string => typeof p === "string") : [];
+}
+
 /**
- * The environment of commands keel runs for the model or for hooks (the bash tool, command hooks):
- * keel's own environment without the model's API key (`OPENAI_API_KEY` and the configured
- * `model.apiKeyEnv`), so a command — and through its output the model — never sees keel's credentials.
+ * The environment of commands keel runs for the model (the bash tool, and through it workflow
+ * `run` steps and commands' shell lines): keel's own environment without the model's key and
+ * without every variable that looks like a secret (see `looksSecret`) unless `commandEnv.pass`
+ * names it, so a command — and through its output the model and `.keel` files — never sees them.
  */
 export function commandEnv(host: Host): Record<string, string | undefined> {
+  return scrubSecrets(host.env, passedVars(host.config), modelKeyVars(host.config)).env;
+}
+
+/** The names `commandEnv` takes out besides the model key (sorted), for `keel doctor`. */
+export function scrubbedVarNames(host: Host): string[] {
+  return scrubSecrets(host.env, passedVars(host.config), modelKeyVars(host.config)).removed;
+}
+
+/**
+ * The environment of command hooks: keel's own without the model's key only. Hooks are code you
+ * approved (your config, or a workspace you trusted, pinned by `keel trust`), not commands the
+ * model chose, and commonly need your tokens (`gh`, notifications), as in Claude Code.
+ */
+export function hookEnv(host: Host): Record<string, string | undefined> {
   const env: Record<string, string | undefined> = { ...host.env };
-  const model = host.config.model;
-  const keyVar = typeof model === "object" && model !== null ? (model as { apiKeyEnv?: unknown }).apiKeyEnv : undefined;
-  for (const name of [...MODEL_KEY_VARS, ...(typeof keyVar === "string" ? [keyVar] : [])]) delete env[name];
+  for (const name of modelKeyVars(host.config)) delete env[name];
   return env;
 }

@@ -73,7 +73,7 @@ export { confinePath, inside, workspaceDirIn } from "./tools/confine-path.js";
 export { realOrSelf } from "./real-path.js";
 export { MCP_MANIFEST_NAMES } from "./control-files.js";
 export { approveTrustItem, trustApproves, type TrustItem, type WorkspaceTrust } from "./trust.js";
-export { commandEnv } from "./command-env.js";
+export { commandEnv, hookEnv, scrubbedVarNames } from "./command-env.js";
 export { openFileInside, readOpened } from "./tools/open-inside.js";
 export { readRefusal } from "./tools/read-refusal.js";
 export { builtinTools } from "./tools/builtin-tools.js";

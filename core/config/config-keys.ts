@@ -3,7 +3,8 @@ import { isPlainObject } from "./plain-object.js";
 
 /** The keys keel's config knows, per section (`""` is the top level). Other tools' keys in shared files are not keel's to judge. */
 const KNOWN: Record<string, readonly string[]> = {
-  "": ["$schema", "permissions", "model", "output", "mcp", "agent", "sandbox", "hooks"],
+  "": ["$schema", "permissions", "model", "output", "mcp", "agent", "sandbox", "hooks", "commandEnv"],
+  commandEnv: ["pass"],
   sandbox: ["mode", "network", "denyRead", "credentials"],
   permissions: ["allow", "ask", "deny"],
   model: ["name", "baseUrl", "apiKeyEnv", "headers", "contextWindow", "maxOutputTokens", "timeoutMs", "maxRetries", "stream"],

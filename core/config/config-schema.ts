@@ -47,6 +47,20 @@ export const ModelConfig = z
   })
   .passthrough();
 
+/** keel's model key variable by convention: never passed to commands, whatever `commandEnv.pass` says. */
+const MODEL_KEY_VAR = "OPENAI_API_KEY";
+const NEVER_PASSED = "is keel's model key: it never reaches commands, even when listed. Remove it from the list";
+
+/** A variable name, or a pattern with `*` (`NPM_*`), let through to commands run for the model. */
+const PassPattern = z
+  .string()
+  .trim()
+  .regex(/^[^\s=]+$/, 'a variable name, or a pattern with *, such as "GH_TOKEN" or "NPM_*"')
+  .refine((p) => p !== MODEL_KEY_VAR, `${MODEL_KEY_VAR} ${NEVER_PASSED}`);
+
+/** `commandEnv`: which secret-looking variables commands run for the model still get. */
+const CommandEnvConfig = z.object({ pass: z.array(PassPattern).optional() }).strict();
+
 /** keel's own config schema. Unknown top-level keys are kept (other tools share these files). */
 export const KeelConfigSchema = z
   .object({
@@ -54,6 +68,7 @@ export const KeelConfigSchema = z
     model: z.union([z.string(), ModelConfig]).optional(),
     output: z.object({ maxChars: z.number().int().positive().optional() }).passthrough().optional(),
     sandbox: SandboxConfig.optional(),
+    commandEnv: CommandEnvConfig.optional(),
     /** Claude Code command hooks (`{"PreToolUse": [{"matcher", "hooks": [...]}]}`); each hook is checked by the hooks runtime, which names file and path. */
     hooks: z.record(z.string(), z.unknown()).optional(),
     mcp: z
@@ -66,7 +81,13 @@ export const KeelConfigSchema = z
       .passthrough()
       .optional(),
   })
-  .passthrough();
+  .passthrough()
+  .superRefine((config, ctx) => {
+    // The configured key variable is as much keel's model key as OPENAI_API_KEY.
+    const keyVar = typeof config.model === "object" ? config.model.apiKeyEnv : undefined;
+    const at = keyVar ? (config.commandEnv?.pass ?? []).indexOf(keyVar) : -1;
+    if (at !== -1) ctx.addIssue({ code: "custom", path: ["commandEnv", "pass", at], message: `${keyVar} (model.apiKeyEnv) ${NEVER_PASSED}` });
+  });
 
 /** The merged config as the host sees it. */
 export type KeelConfig = z.infer<typeof KeelConfigSchema>;

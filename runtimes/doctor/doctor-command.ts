@@ -1,5 +1,6 @@
 import { type CliContext } from "../../core/cli/index.js";
 import { errorMessage, type Host } from "../../core/index.js";
+import { commandEnvCheck } from "./command-env-check.js";
 import { configChecks, trustCheck } from "./config-checks.js";
 import { check, type DoctorCheck } from "./doctor-check.js";
 import { mcpChecks } from "./mcp-checks.js";
@@ -17,7 +18,7 @@ const MARK = { ok: "✓", warn: "!", fail: "✗", skip: "-" } as const;
 
 /**
  * `keel doctor`: checks Node.js, config files and every diagnostic, trust, the model (one cheap
- * request), MCP servers, the sandbox and git, each problem with how to fix it. Exit 1 when a check
+ * request), MCP servers, the sandbox, the variables commands do not get, and git, each problem with how to fix it. Exit 1 when a check
  * fails. A config keel cannot load is reported as a failed check (not thrown), with the rest still run.
  */
 export async function doctorCommand(ctx: CliContext): Promise<void> {
@@ -41,7 +42,7 @@ export async function doctorCommand(ctx: CliContext): Promise<void> {
       ]);
       const config = configChecks(host);
       const ignored = mcp.some((c) => /^untrusted/.test(c.message)) || config.some((c) => /trust/i.test(c.message));
-      checks.push(...config, trustCheck(host, ignored), model, ...mcp, sandbox, git);
+      checks.push(...config, trustCheck(host, ignored), model, ...mcp, sandbox, commandEnvCheck(host), git);
     } else checks.push(await gitCheck(g.cwd, ctx.io.env, ctx.signal));
   } finally {
     await host?.close();

@@ -2,9 +2,9 @@ import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import {
   changedPinnedFile,
-  commandEnv,
   compileRuleFilter,
   enqueueMessage,
+  hookEnv,
   MAX_TIMER_MS,
   type EventSink,
   type Host,
@@ -182,9 +182,9 @@ export class HookDispatcher {
     return { hook: h, verdict, last };
   }
 
-  /** The hook's environment: keel's own (as the bash tool gets it) without the model key, plus Claude Code's variables. */
+  /** The hook's environment: keel's own without the model key (not scrubbed of other secrets like the bash tool's: see hookEnv), plus Claude Code's variables. */
   private envFor(h: DeclaredHook): Record<string, string | undefined> {
-    const env = commandEnv(this.host);
+    const env = hookEnv(this.host);
     env.CLAUDE_PROJECT_DIR = this.host.workspace.root;
     if (h.origin.plugin) env.CLAUDE_PLUGIN_ROOT = h.origin.plugin.root;
     else delete env.CLAUDE_PLUGIN_ROOT;

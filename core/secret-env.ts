@@ -1,0 +1,66 @@
+/**
+ * Words that mark a variable's name as holding a secret (matched case-insensitively anywhere in the
+ * name): `GITHUB_TOKEN`, `AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN`, `PGPASSWORD`, `NPM_TOKEN`, `GH_ENTERPRISE_TOKEN`, …
+ */
+const SECRET_WORDS = /KEY|SECRET|TOKEN|PASSWORD|PASSWD|PASSPHRASE|CREDENTIAL|PRIVATE/i;
+
+/** Well-known secrets whose names miss those words: npm's `_auth`, `GITHUB_PAT`-style tokens, MySQL's password variable. */
+const SECRET_NAMES = /(^|_)AUTH$|_PAT$|^MYSQL_PWD$/i;
+
+/** Names that match a secret word but are known to hold none (a tokenizer switch, not a token). */
+const NOT_SECRETS: ReadonlySet<string> = new Set(["TOKENIZERS_PARALLELISM"]);
+
+/** A name that says its value is where something is (`SSL_KEY_FILE`, `GNUPG_KEY_DIR`), kept when the value is an absolute path. */
+const LOCATION_NAME = /_(FILE|PATH|DIR|SOCK|SOCKET)$/i;
+
+/** A URL with a password in it: `postgres://user:pw@host/db`, `https://user:token@proxy:8080`. */
+const URL_PASSWORD = /^[a-z][a-z0-9+.-]*:\/\/[^/@:\s]*:[^/@\s]+@/i;
+
+/**
+ * True when a variable looks like it holds a secret: its name contains KEY, SECRET, TOKEN,
+ * PASSWORD, PASSWD, PASSPHRASE, CREDENTIAL or PRIVATE (case-insensitive), or is a well-known secret
+ * name (`*_AUTH`, `*_PAT`, `MYSQL_PWD`), or its value is a URL with a password in it
+ * (`DATABASE_URL=postgres://u:pw@db/x`; a URL without one stays). A name ending in `_FILE`,
+ * `_PATH`, `_DIR` or `_SOCK(ET)` whose value is an absolute path names a place, not a secret, and stays.
+ */
+export function looksSecret(name: string, value: string | undefined): boolean {
+  if (value !== undefined && URL_PASSWORD.test(value)) return true;
+  if (NOT_SECRETS.has(name.toUpperCase())) return false;
+  if (!SECRET_WORDS.test(name) && !SECRET_NAMES.test(name)) return false;
+  return !(LOCATION_NAME.test(name) && value !== undefined && value.startsWith("/"));
+}
+
+/** True when `name` matches one of the patterns (exact names, `*` for any run of characters; case-sensitive, as variable names are). */
+export function matchesAny(name: string, patterns: readonly string[]): boolean {
+  return patterns.some((p) => (p.includes("*") ? globRegExp(p).test(name) : p === name));
+}
+
+function globRegExp(pattern: string): RegExp {
+  return new RegExp(`^${pattern.split("*").map(escapeRegExp).join(".*")}$`);
+}
+
+function escapeRegExp(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
+/** An environment with its secret-looking variables taken out, and their names (sorted; the `never` names are not listed). */
+export interface ScrubbedEnv {
+  env: Record<string, string | undefined>;
+  removed: string[];
+}
+
+/**
+ * `env` without the variables that look secret (`looksSecret`) unless a `pass` pattern names them,
+ * and without the `never` names whatever `pass` says. Returns a new object; never throws.
+ */
+export function scrubSecrets(env: NodeJS.ProcessEnv, pass: readonly string[], never: readonly string[]): ScrubbedEnv {
+  const out: Record<string, string | undefined> = {};
+  const removed: string[] = [];
+  for (const [name, value] of Object.entries(env)) {
+    if (value === undefined) continue;
+    if (never.includes(name)) continue;
+    if (looksSecret(name, value) && !matchesAny(name, pass)) removed.push(name);
+    else out[name] = value;
+  }
+  return { env: out, removed: removed.sort() };
+}

@@ -1,0 +1,58 @@
+import { describe, expect, it } from "vitest";
+import { looksSecret, scrubSecrets } from "../../core/secret-env.js";
+
+describe("which variables look secret (names, and URLs with a password)", () => {
+  it("names with KEY, SECRET, TOKEN, PASSWORD, PASSWD, CREDENTIAL, PRIVATE (any case) and well-known ones look secret", () => {
+    for (const name of [
+      "GITHUB_TOKEN",
+      "GH_ENTERPRISE_TOKEN",
+      "AWS_SECRET_ACCESS_KEY",
+      "AWS_SESSION_TOKEN",
+      "AWS_ACCESS_KEY_ID",
+      "ANTHROPIC_API_KEY",
+      "NPM_TOKEN",
+      "npm_config__auth",
+      "PGPASSWORD",
+      "MYSQL_PWD",
+      "REDIS_PASSWD",
+      "GOOGLE_APPLICATION_CREDENTIALS",
+      "SIGNING_PRIVATE",
+      "GITHUB_PAT",
+      "my_api_key",
+    ])
+      expect(looksSecret(name, "x"), name).toBe(true);
+  });
+
+  it("ordinary names, sockets and files named by a *_FILE/_PATH/_DIR/_SOCK variable with an absolute path stay", () => {
+    for (const [name, value] of [
+      ["PATH", "/usr/bin"],
+      ["HOME", "/home/u"],
+      ["PWD", "/w"],
+      ["SSH_AUTH_SOCK", "/run/ssh.sock"],
+      ["GPG_TTY", "/dev/pts/1"],
+      ["GIT_AUTHOR_NAME", "A"],
+      ["GIT_ASKPASS", "/usr/bin/askpass"],
+      ["TOKENIZERS_PARALLELISM", "false"],
+      ["SSL_KEY_FILE", "/etc/ssl/k.pem"],
+      ["DATABASE_URL", "postgres://localhost/test"],
+      ["SENTRY_DSN", "https://public@o1.ingest.sentry.io/2"],
+    ])
+      expect(looksSecret(name!, value), name).toBe(false);
+    // A relative "path" may be anything: a name that looks secret then does.
+    expect(looksSecret("SSL_KEY_FILE", "abc123")).toBe(true);
+  });
+
+  it("a URL with a password in its value looks secret whatever the variable is called", () => {
+    expect(looksSecret("DATABASE_URL", "postgres://app:hunter2@db:5432/app")).toBe(true);
+    expect(looksSecret("HTTPS_PROXY", "http://me:pw@proxy:3128")).toBe(true);
+    expect(looksSecret("HTTPS_PROXY", "http://proxy:3128")).toBe(false);
+  });
+
+  it("scrubSecrets keeps what `pass` names (exact or with *), never the `never` names, and lists what it took out", () => {
+    const env = { PATH: "/bin", GH_TOKEN: "g", NPM_TOKEN: "n", NPM_CONFIG_TOKEN: "c", AWS_SECRET_ACCESS_KEY: "a", OPENAI_API_KEY: "o" };
+    const { env: out, removed } = scrubSecrets(env, ["GH_TOKEN", "NPM_*", "OPENAI_*"], ["OPENAI_API_KEY"]);
+    expect(out).toEqual({ PATH: "/bin", GH_TOKEN: "g", NPM_TOKEN: "n", NPM_CONFIG_TOKEN: "c" });
+    expect(removed).toEqual(["AWS_SECRET_ACCESS_KEY"]);
+    expect(scrubSecrets(env, ["gh_token"], []).env.GH_TOKEN).toBeUndefined(); // names are case-sensitive
+  });
+});
