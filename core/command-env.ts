@@ -24,12 +24,20 @@ export function passedVars(config: Host["config"]): string[] {
  * names it, so a command — and through its output the model and `.keel` files — never sees them.
  */
 export function commandEnv(host: Host): Record<string, string | undefined> {
-  return scrubSecrets(host.env, passedVars(host.config), modelKeyVars(host.config)).env;
+  return scrubSecrets(host.env, passedVars(host.config), neverPassed(host.config)).env;
+}
+
+/**
+ * What a command run for the model never gets: the model key, and `KEEL_TRUST` (a `keel` the model
+ * runs, e.g. `keel --cwd ../other-repo run …`, must not inherit trust you gave this invocation).
+ */
+function neverPassed(config: Host["config"]): string[] {
+  return [...modelKeyVars(config), "KEEL_TRUST"];
 }
 
 /** The names `commandEnv` takes out besides the model key (sorted), for `keel doctor`. */
 export function scrubbedVarNames(host: Host): string[] {
-  return scrubSecrets(host.env, passedVars(host.config), modelKeyVars(host.config)).removed;
+  return scrubSecrets(host.env, passedVars(host.config), neverPassed(host.config)).removed;
 }
 
 /**

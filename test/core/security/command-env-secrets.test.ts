@@ -50,8 +50,9 @@ function valueIn(stdout: string, name: string): string | undefined {
 describe("commands run for the model do not get secret-looking variables (real CLI)", () => {
   it("`env` through the bash tool shows none of their values; PATH, HOME and ordinary variables stay", async () => {
     ws = makeWorkspace({}, { git: true });
-    const { text, stdout } = await runEnv(ws, envOf(ws));
+    const { text, stdout } = await runEnv(ws, { ...envOf(ws), KEEL_TRUST: "1" });
     for (const value of Object.values(SECRETS)) expect(text).not.toContain(value);
+    expect(valueIn(stdout, "KEEL_TRUST")).toBeUndefined(); // a keel the model runs does not inherit this run's trust
     expect(valueIn(stdout, "ORDINARY_SETTING")).toBe("plainvalue");
     expect(valueIn(stdout, "PATH")).toBe(ws.env.PATH);
     expect(valueIn(stdout, "HOME")).toBe(ws.env.HOME);
