@@ -39,8 +39,9 @@ export function isLoopback(host: string): boolean {
 /**
  * Serves the hub over streamable HTTP (the SDK's transport, one `Server` per client session) at
  * `http://host:port/mcp`. Every request needs `Authorization: Bearer <token>` when a token is set
- * (401 otherwise); the SDK's DNS-rebinding protection answers 403 to a `Host` that is not this
- * listener's address (`localhost` too on loopback) and to a browser `Origin` other than those hosts.
+ * (401 otherwise); every request whose `Host` is not this listener's address (`localhost` too on
+ * loopback), or whose browser `Origin` is not one of those hosts, gets 403 first (DNS rebinding; the
+ * SDK's own check for this is deprecated in favour of the server's).
  * A session with no request for `sessionIdleSeconds` is closed; its id then gets the spec's 404.
  */
 export async function serveHttp(sdk: Awaited<ReturnType<typeof loadServerSdk>>, hub: ServeHub, opts: HttpServeOptions): Promise<HttpEndpoint> {
@@ -52,6 +53,9 @@ export async function serveHttp(sdk: Awaited<ReturnType<typeof loadServerSdk>>, 
   const expected = opts.token === undefined ? undefined : Buffer.from(`Bearer ${opts.token}`);
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    // DNS rebinding: a web page whose name now resolves to 127.0.0.1 sends its own Host (and a browser its Origin).
+    const foreign = foreignHostOrOrigin(req, allowedHosts);
+    if (foreign) return reply(res, 403, foreign);
     const path = (req.url ?? "/").split("?")[0];
     if (path !== SERVE_PATH) return reply(res, 404, `Not found: the MCP endpoint is ${SERVE_PATH}.`);
     if (expected && !sameSecret(req.headers.authorization, expected)) {
@@ -80,9 +84,6 @@ export async function serveHttp(sdk: Awaited<ReturnType<typeof loadServerSdk>>, 
           await server.close();
         });
       },
-      enableDnsRebindingProtection: true,
-      allowedHosts,
-      allowedOrigins: allowedHosts.map((h) => `http://${h}`),
     });
     transport.onclose = () => {
       if (!transport.sessionId) return;
@@ -127,6 +128,17 @@ function sameSecret(header: string | undefined, expected: Buffer): boolean {
   if (typeof header !== "string") return false;
   const given = Buffer.from(header);
   return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+/** Why a request comes from a foreign `Host` or browser `Origin` (DNS rebinding), or undefined when both are this listener's. */
+function foreignHostOrOrigin(req: IncomingMessage, allowedHosts: readonly string[]): string | undefined {
+  const host = req.headers.host;
+  if (host === undefined || !allowedHosts.includes(host.toLowerCase()))
+    return `Forbidden Host header ${JSON.stringify(host ?? "")}: keel mcp serve answers only requests addressed to ${allowedHosts.join(" or ")}.`;
+  const origin = req.headers.origin;
+  if (origin !== undefined && !allowedHosts.some((h) => origin.toLowerCase() === `http://${h}`))
+    return `Forbidden Origin ${JSON.stringify(origin)}: keel mcp serve answers browsers only from its own address.`;
+  return undefined;
 }
 
 function reply(res: ServerResponse, status: number, message: string): void {

@@ -76,6 +76,10 @@ describe("keel mcp serve --http", () => {
     const port = new URL(server.url).port;
     expect((await post(server.url, { ...auth, Host: `evil.example:${port}` })).status).toBe(403);
     expect((await post(server.url, { ...auth, Origin: "http://evil.example" })).status).toBe(403);
+    // Checked before anything else: without a token, and on another path, a foreign Host still gets 403.
+    const foreign = await post(server.url.replace("/mcp", "/other"), { Host: `evil.example:${port}` });
+    expect(foreign.status).toBe(403);
+    expect(foreign.body).toContain("Forbidden Host header");
     const ok = await post(server.url, { ...auth, Origin: `http://localhost:${port}` });
     expect(ok.status).toBe(200);
   });
