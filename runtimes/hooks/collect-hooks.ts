@@ -112,8 +112,10 @@ function commandWords(h: CommandHookSpec, host: Host, parser: ShellParser): stri
       return vars[name] === undefined ? m : placeholder(name);
     },
   );
+  // Assignments (`BASH_ENV=./x.sh bash -c …`, `export NODE_OPTIONS=…`) lead the words, and a file on
+  // standard input ends them: `bash < x.sh` runs x.sh as `bash x.sh` would.
   return analyzeShell(line, parser).commands.map((c) =>
-    c.argv.map((w) => {
+    [...(c.assignments ?? []), ...c.argv, ...(c.input !== undefined ? [c.input] : [])].map((w) => {
       // A word with another expansion keeps its source text: its quotes go, as the shell would remove them.
       let word = w.includes("$") ? w.replace(/["']/g, "") : w;
       for (const [name, value] of Object.entries(vars)) word = word.split(placeholder(name)).join(value);
