@@ -3,7 +3,7 @@ import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
 import { basename, dirname, isAbsolute, relative, resolve, sep } from "node:path";
 import { readRegularFile } from "./bounded-read.js";
 import { executedRuns, splitLoosely } from "./executed-words.js";
-import { scriptEntryDigest, scriptPin } from "./package-scripts.js";
+import { scriptEntryDigest, scriptPins } from "./package-scripts.js";
 
 /** Largest file whose content `keel trust` hashes; a larger one is pinned by its identity (see `fileDigest`). */
 export const MAX_DIGEST_BYTES = 64 * 1024 * 1024;
@@ -69,7 +69,7 @@ const MAX_MAKEFILE_BYTES = 1024 * 1024;
  * script a hook runs, a server's entry, a binary, a makefile. Each is resolved against `cwd`; words leading
  * outside `root` (your system's programs), missing paths and folders are left out, so a line running
  * no workspace file pins as before. A package script the line runs (`npm run lint`) is pinned as
- * `package.json#scripts.lint` (see `scriptPin`), and what that script and a makefile's recipes run is
+ * `package.json#scripts.lint` (see `scriptPins`), and what that script and a makefile's recipes run is
  * followed the same way, `MAX_SCRIPT_DEPTH` deep. What those files import or read is not covered.
  */
 export function namedWorkspaceFiles(commands: readonly (readonly string[])[], cwd: string, root: string, budget: DigestBudget): [string, string][] {
@@ -95,9 +95,8 @@ export function namedWorkspaceFiles(commands: readonly (readonly string[])[], cw
         for (const dir of isAbsolute(value) ? [cwd] : dirs) pin(resolve(dir, value));
       }
       for (const run of runs.scripts)
-        for (const dir of dirs) {
-          const script = scriptPin(run, dir, root);
-          if (!script || seen.has(script.entry)) continue;
+        for (const script of dirs.flatMap((dir) => scriptPins(run, dir, root))) {
+          if (seen.has(script.entry)) continue;
           seen.add(script.entry);
           out.push([script.entry, script.digest]);
           for (const file of script.files) pin(file);

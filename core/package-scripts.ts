@@ -4,11 +4,14 @@ import { dirname, join, relative, resolve } from "node:path";
 import { readRegularFile } from "./bounded-read.js";
 import { baseName } from "./shell/unwrap-command.js";
 import { inside } from "./tools/confine-path.js";
+import { workspacePackageDirs, workspacePatterns } from "./workspace-packages.js";
 
 /** A package script a command runs (`npm run lint` → `{dir: "", name: "lint"}`), `dir` as written (`npm --prefix web run lint`). */
 export interface ScriptRun {
   dir: string;
   name: string;
+  /** The script runs in packages of a monorepo named by package (`npm -w NAME`, `--workspaces`, `pnpm -r`, `yarn workspace NAME`): all of them are pinned. */
+  packages?: true;
 }
 
 /** How one package manager reads its command line. */
@@ -23,6 +26,8 @@ interface Manager {
   lifecycle: Readonly<Record<string, readonly string[]>>;
   /** Word names a script unless it is one of these built-in subcommands (npm runs only `run`/lifecycle subcommands). */
   builtins?: ReadonlySet<string>;
+  /** Options that run the script in packages of a monorepo (by name, or all of them). */
+  packages: ReadonlySet<string>;
   /** Options count after the script name too (npm reads them anywhere; the others pass them to the script). */
   optionsAnywhere?: true;
 }
@@ -37,7 +42,8 @@ const PNPM_YARN_BUILTINS = (
 const MANAGERS: Record<string, Manager> = {
   npm: {
     value: new Set(["--prefix", "-C", "-w", "--workspace", "--script-shell", "--userconfig", "--globalconfig", "--cache", "--registry", "--loglevel"]),
-    dir: new Set(["--prefix", "-C", "-w", "--workspace"]),
+    dir: new Set(["--prefix", "-C"]),
+    packages: new Set(["-w", "--workspace", "-ws", "--workspaces"]),
     run: new Set(["run", "run-script", "rum", "urn"]),
     lifecycle: {
       ...COMMON_LIFECYCLE,
@@ -54,6 +60,7 @@ const MANAGERS: Record<string, Manager> = {
   yarn: {
     value: new Set(["--cwd", "--modules-folder", "--cache-folder", "--mutex", "--network-timeout", "--registry", "--global-folder", "--link-folder"]),
     dir: new Set(["--cwd"]),
+    packages: new Set(),
     run: new Set(["run"]),
     lifecycle: { ...COMMON_LIFECYCLE, "": INSTALL, install: INSTALL, add: INSTALL },
     builtins: new Set(PNPM_YARN_BUILTINS),
@@ -61,6 +68,7 @@ const MANAGERS: Record<string, Manager> = {
   pnpm: {
     value: new Set(["-C", "--dir", "--filter", "-F", "--workspace-dir", "--reporter", "--loglevel"]),
     dir: new Set(["-C", "--dir"]),
+    packages: new Set(["-r", "--recursive", "--filter", "-F"]),
     run: new Set(["run", "run-script"]),
     lifecycle: { ...COMMON_LIFECYCLE, install: INSTALL, i: INSTALL, add: INSTALL },
     builtins: new Set(PNPM_YARN_BUILTINS),
@@ -68,6 +76,7 @@ const MANAGERS: Record<string, Manager> = {
   bun: {
     value: new Set(["--cwd", "-c", "--config", "--filter", "-F", "--env-file", "-r", "--preload"]),
     dir: new Set(["--cwd"]),
+    packages: new Set(["--filter", "-F"]),
     run: new Set(["run"]),
     lifecycle: { install: INSTALL, i: INSTALL, add: INSTALL },
     // `bun test` is bun's own test runner, `bun x.ts` runs a file (pinned as the script of an interpreter).
@@ -88,6 +97,7 @@ export function packageScriptRuns(program: string, args: readonly string[]): { r
   const m = MANAGERS[baseName(program).replace(/\.(cmd|exe)$/, "")];
   if (!m) return undefined;
   let dir = "";
+  let packages = false;
   const files: string[] = [];
   const words: string[] = [];
   for (let i = 0; i < args.length; i++) {
@@ -99,9 +109,16 @@ export function packageScriptRuns(program: string, args: readonly string[]): { r
       const value = eq !== -1 ? a.slice(eq + 1) : m.value.has(option) ? args[++i] : undefined;
       if (value !== undefined && m.dir.has(option)) dir = value;
       if (value !== undefined && option === "--script-shell") files.push(value);
+      if (m.packages.has(option)) packages = true;
       continue;
     }
     words.push(a);
+    // `yarn workspace NAME lint`, `yarn workspaces foreach -A run lint`: the script comes later.
+    if (m === MANAGERS.yarn && /^workspaces?$/.test(words[0]!)) {
+      const rest = args.slice(i + 1).filter((w) => !w.startsWith("-"));
+      const name = words[0] === "workspace" ? (rest[1] === "run" ? rest[2] : rest[1]) : rest[rest.indexOf("run") + 1];
+      return name === undefined || (rest.indexOf("run") === -1 && words[0] === "workspaces") ? undefined : { runs: [{ dir, name, packages: true }], files };
+    }
     if (words.length === 2 && !m.optionsAnywhere) break;
   }
   const [command = "", next] = words;
@@ -110,7 +127,7 @@ export function packageScriptRuns(program: string, args: readonly string[]): { r
   else if (Object.hasOwn(m.lifecycle, command)) names = m.lifecycle[command]!;
   else if (m.builtins && command !== "" && !m.builtins.has(command) && !FILE_LIKE.test(command)) names = [command];
   if (!names.length && !files.length) return undefined;
-  return { runs: names.map((name) => ({ dir, name })), files };
+  return { runs: names.map((name) => ({ dir, name, ...(packages ? { packages: true as const } : {}) })), files };
 }
 
 /** Largest package.json whose scripts keel reads for a pin. */
@@ -130,22 +147,36 @@ export interface ScriptPin {
 }
 
 /**
- * The pin of package script `run` for a line running in `cwd`: the nearest package.json from
- * `cwd` (or its `dir`) up to `root`, as the package manager finds it; undefined when that folder is
- * outside `root`. The digest covers the texts of `pre<name>`, `<name>` and `post<name>` (null when absent),
- * not the rest of package.json (a dependency bump is no change); a missing or unparsable package.json is
- * pinned as such, so a line keeps its pin until one appears or is fixed. Never throws.
+ * The pins of package script `run` for a line running in `cwd`: in the nearest package.json from
+ * `cwd` (or its `dir`) up to `root`, as the package manager finds it (none when that folder is outside
+ * `root`); for a run in packages of a monorepo, in each of its packages that declares the script or its
+ * `pre`/`post` script (see `workspacePackageDirs`). The digest covers the texts of `pre<name>`, `<name>`
+ * and `post<name>` (null when absent), not the rest of package.json (a dependency bump is no change); a
+ * missing or unparsable package.json is pinned as such, so a line keeps its pin until one appears or is
+ * fixed. Never throws.
  */
-export function scriptPin(run: ScriptRun, cwd: string, root: string): ScriptPin | undefined {
+export function scriptPins(run: ScriptRun, cwd: string, root: string): ScriptPin[] {
   const start = resolve(cwd, run.dir);
-  if (!inside(root, start)) return undefined;
-  let dir = start;
-  while (!existsSync(join(dir, "package.json")) && dir !== root && inside(root, dirname(dir))) dir = dirname(dir);
-  if (!existsSync(join(dir, "package.json"))) dir = start;
+  if (!inside(root, start)) return [];
+  const nearest = (from: string, found: (dir: string) => boolean): string | undefined => {
+    for (let dir = from; ; dir = dirname(dir)) {
+      if (found(dir)) return dir;
+      if (dir === root || !inside(root, dirname(dir))) return undefined;
+    }
+  };
+  const dir = nearest(start, (d) => existsSync(join(d, "package.json"))) ?? start;
+  if (!run.packages) return [scriptPinIn(dir, run.name, root)];
+  const top = nearest(start, (d) => workspacePatterns(d).length > 0) ?? dir;
+  const pins = [top, ...workspacePackageDirs(top)].map((d) => scriptPinIn(d, run.name, root));
+  return pins.filter((p, i) => i === 0 || p.texts.length || !p.digest.startsWith("sha256:"));
+}
+
+/** The pin of script `name` of the package.json in `dir`, with what changes how it runs there. */
+function scriptPinIn(dir: string, name: string, root: string): ScriptPin {
   const file = join(dir, "package.json");
-  const entry = `${relative(root, file)}#scripts.${run.name}`;
-  const read = scriptTexts(file, run.name);
-  const rc = [".npmrc", ".yarnrc", ".yarnrc.yml", ...(run.name === "start" ? ["server.js"] : [])].map((f) => join(dir, f));
+  const entry = `${relative(root, file)}#scripts.${name}`;
+  const read = scriptTexts(file, name);
+  const rc = [".npmrc", ".yarnrc", ".yarnrc.yml", ...(name === "start" ? ["server.js"] : [])].map((f) => join(dir, f));
   const yarnPath = yarnRelease(join(dir, ".yarnrc.yml"));
   if (yarnPath) rc.push(resolve(dir, yarnPath));
   if (typeof read === "string") return { entry, digest: read, texts: [], dir, files: rc };
@@ -153,7 +184,7 @@ export function scriptPin(run: ScriptRun, cwd: string, root: string): ScriptPin 
   return { entry, digest, texts: read.filter((t): t is string => typeof t === "string"), dir, files: rc };
 }
 
-/** The digest `scriptPin` gave `entry` (`<path>/package.json#scripts.<name>`, relative to `root`) now, or undefined when `entry` names no script. */
+/** The digest `scriptPins` gave `entry` (`<path>/package.json#scripts.<name>`, relative to `root`) now, or undefined when `entry` names no script. */
 export function scriptEntryDigest(root: string, entry: string): string | undefined {
   const m = /^(.*package\.json)#scripts\.(.*)$/s.exec(entry);
   if (!m) return undefined;

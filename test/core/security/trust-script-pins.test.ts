@@ -174,6 +174,32 @@ describe("namedWorkspaceFiles: package scripts", () => {
     expect(names([["npm", "--prefix", "web", "run", "lint"]])).toEqual(["web/package.json#scripts.lint", "web/lint.js"]);
   });
 
+  it("a script run in packages named by package (npm -w NAME, --workspaces, pnpm -r, yarn workspace) pins it in every package declaring it", () => {
+    ws = makeWorkspace({
+      "package.json": { name: "root", workspaces: ["packages/*"], scripts: {} },
+      "packages/a/package.json": { name: "@x/a", scripts: { lint: "node lint.js" } },
+      "packages/a/lint.js": "",
+      "packages/b/package.json": { name: "@x/b", scripts: { build: "tsc" } },
+      "packages/c/package.json": { name: "@x/c", scripts: { prelint: "true" } },
+      "other/d/package.json": { name: "d", scripts: { lint: "x" } },
+    });
+    const all = ["package.json#scripts.lint", "packages/a/package.json#scripts.lint", "packages/a/lint.js", "packages/c/package.json#scripts.lint"];
+    for (const line of [
+      "npm run lint -w @x/a",
+      "npm run lint --workspaces",
+      "pnpm -r lint",
+      "pnpm --filter @x/a run lint",
+      "yarn workspace @x/a lint",
+      "yarn workspaces foreach -A run lint",
+    ])
+      expect(names([line.split(" ")]), line).toEqual(all);
+    // Inside a package, from its folder.
+    expect(namedWorkspaceFiles([["npm", "run", "lint"]], ws.path("packages/a"), ws.root, { bytes: Infinity }).map(([f]) => f)).toEqual([
+      "packages/a/package.json#scripts.lint",
+      "packages/a/lint.js",
+    ]);
+  });
+
   it("pins a missing package.json, a missing script and an unparsable package.json stably, so the pin changes only when they do", () => {
     ws = makeWorkspace({});
     const pins = () => namedWorkspaceFiles([["npm", "test"]], ws!.root, ws!.root, { bytes: Infinity });
