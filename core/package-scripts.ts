@@ -98,6 +98,7 @@ export function packageScriptRuns(program: string, args: readonly string[]): { r
   if (!m) return undefined;
   let dir = "";
   let packages = false;
+  let ambiguous = false;
   const files: string[] = [];
   const words: string[] = [];
   for (let i = 0; i < args.length; i++) {
@@ -110,6 +111,8 @@ export function packageScriptRuns(program: string, args: readonly string[]): { r
       if (value !== undefined && m.dir.has(option)) dir = value;
       if (value !== undefined && option === "--script-shell") files.push(value);
       if (m.packages.has(option)) packages = true;
+      // An option keel does not know may take the next word (`yarn --foo bar lint`): the word after is tried too.
+      if (eq === -1 && !m.value.has(option) && !words.length) ambiguous = true;
       continue;
     }
     words.push(a);
@@ -119,15 +122,20 @@ export function packageScriptRuns(program: string, args: readonly string[]): { r
       const name = words[0] === "workspace" ? (rest[1] === "run" ? rest[2] : rest[1]) : rest[rest.indexOf("run") + 1];
       return name === undefined || (rest.indexOf("run") === -1 && words[0] === "workspaces") ? undefined : { runs: [{ dir, name, packages: true }], files };
     }
-    if (words.length === 2 && !m.optionsAnywhere) break;
+    if (words.length === 3 && !m.optionsAnywhere) break;
   }
-  const [command = "", next] = words;
-  let names: readonly string[] = [];
-  if (m.run.has(command)) names = next === undefined || FILE_LIKE.test(next) ? [] : [next];
-  else if (Object.hasOwn(m.lifecycle, command)) names = m.lifecycle[command]!;
-  else if (m.builtins && command !== "" && !m.builtins.has(command) && !FILE_LIKE.test(command)) names = [command];
-  if (!names.length && !files.length) return undefined;
-  return { runs: names.map((name) => ({ dir, name, ...(packages ? { packages: true as const } : {}) })), files };
+  // npm reads options anywhere, and its other subcommands run no script: the first `run` or lifecycle word starts it.
+  const starts = m.optionsAnywhere ? [words.findIndex((w) => m.run.has(w) || Object.hasOwn(m.lifecycle, w))] : ambiguous ? [0, 1] : [0];
+  const names = new Set(starts.flatMap((k) => (k === -1 ? [] : scriptsOf(m, words[k] ?? "", words[k + 1]))));
+  if (!names.size && !files.length) return undefined;
+  return { runs: [...names].map((name) => ({ dir, name, ...(packages ? { packages: true as const } : {}) })), files };
+}
+
+/** The scripts subcommand `command` (then `next`) of manager `m` runs. */
+function scriptsOf(m: Manager, command: string, next: string | undefined): readonly string[] {
+  if (m.run.has(command)) return next === undefined || FILE_LIKE.test(next) ? [] : [next];
+  if (Object.hasOwn(m.lifecycle, command)) return m.lifecycle[command]!;
+  return m.builtins && command !== "" && !m.builtins.has(command) && !FILE_LIKE.test(command) ? [command] : [];
 }
 
 /** Largest package.json whose scripts keel reads for a pin. */

@@ -232,6 +232,9 @@ describe("namedWorkspaceFiles: package scripts", () => {
     expect(scripts("pnpm -C web run lint")).toEqual(["web:lint"]);
     expect(scripts("bun run lint")).toEqual(["lint"]);
     expect(scripts("timeout 60 npm test")).toEqual(["test"]);
+    // An option whose value keel does not know cannot hide the script.
+    expect(scripts("npm --color always run lint")).toEqual(["lint"]);
+    expect(scripts("yarn --foo bar lint")).toEqual(["bar", "lint"]);
     // Runners and lines that run no script of the package keep their pins.
     for (const line of ["npx --no -- eslint .", "npm exec tsx x.ts", "pnpm dlx x", "yarn add x --dev", "bun x.ts", "bun run x.ts", "npm ls", "npm"])
       expect(scripts(line), line).toEqual(line === "yarn add x --dev" ? ["install", "prepare"] : []);
