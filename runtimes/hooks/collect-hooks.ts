@@ -11,7 +11,7 @@ export interface DeclaredHook extends CommandHookSpec {
   why?: string;
   /** It does not run only because the workspace is not trusted. */
   untrusted?: true;
-  /** The workspace files its command names, with the digests `keel trust` approved: checked again before each run. */
+  /** The workspace files (and package scripts, `package.json#scripts.lint`) its command runs, with the digests `keel trust` approved: checked again before each run. */
   pinned?: [string, string][];
 }
 
