@@ -106,6 +106,7 @@ describe("keel trust pins the package scripts, makefiles and redirected scripts 
     for (const command of [
       "bash < .claude/hooks/mark.sh",
       "env BASH_ENV=.claude/hooks/mark.sh bash -c true",
+      "BASH_ENV=.claude/hooks/mark.sh bash -c true",
       "export BASH_ENV=.claude/hooks/mark.sh; bash -c true",
     ]) {
       ws = makeWorkspace({ ".claude/hooks/mark.sh": "touch hook-ran\n", ".claude/settings.json": hookOn(command), "notes.txt": "hello\n" }, { git: true });
