@@ -15,6 +15,8 @@ export interface SimpleCommand {
   assignments?: string[];
   /** The file its standard input is redirected from, when static (`bash < x.sh`); absent otherwise. */
   input?: string;
+  /** The text of a here-document or here-string on its standard input (`bash <<'EOF' … EOF`), as written; absent otherwise. */
+  stdinText?: string;
 }
 
 /** What keel could establish statically about a shell command line. */
@@ -113,7 +115,15 @@ function record(parser: ShellParser, node: Command, depth: number, out: ShellAna
         : [],
     )
     .at(-1);
-  out.commands.push({ argv, topLevel: top && depth === 0, ...(assignments.length ? { assignments } : {}), ...(input !== undefined ? { input } : {}) });
+  const here = node.redirects.findLast((r) => r.type === "HereDoc" || r.type === "HereString");
+  const stdinText = here?.type === "HereDoc" ? here.body.text : here?.target && (staticValue(here.target, false) ?? here.target.text);
+  out.commands.push({
+    argv,
+    topLevel: top && depth === 0,
+    ...(assignments.length ? { assignments } : {}),
+    ...(input !== undefined ? { input } : {}),
+    ...(stdinText !== undefined ? { stdinText } : {}),
+  });
   unwrapCommand(
     argv,
     args.map((w) => staticValue(w, false) !== undefined),
