@@ -1,3 +1,5 @@
+import { packageScriptRuns, type ScriptRun } from "./package-scripts.js";
+import { programFileWords } from "./program-file-words.js";
 import { baseName, unwrapCommand } from "./shell/unwrap-command.js";
 
 /** How an interpreter reads its options: which take the next word, which run it, which give code inline. */
@@ -85,7 +87,8 @@ const UV: Dialect = {
 
 /** Interpreters (a trailing version is ignored: `python3.12`, `node20`) and how each reads its options. */
 const INTERPRETERS: Record<string, Dialect> = {
-  ...Object.fromEntries(["sh", "bash", "rbash", "zsh", "dash", "ksh", "ash", "mksh", "fish"].map((s) => [s, SHELL])),
+  // `source x.sh` and `. x.sh` run the file in the shell itself.
+  ...Object.fromEntries(["sh", "bash", "rbash", "zsh", "dash", "ksh", "ash", "mksh", "fish", "source", "."].map((s) => [s, SHELL])),
   ...Object.fromEntries(["node", "nodejs", "bun", "tsx", "ts-node", "ts-node-esm", "esno", "vite-node"].map((s) => [s, NODE])),
   ...Object.fromEntries(["python", "pypy"].map((s) => [s, PYTHON])),
   ruby: RUBY,
@@ -131,11 +134,24 @@ function dialectOf(word: string): [string, Dialect] | undefined {
  * a file too many only pins a file too many, while a script left out could change unreviewed.
  */
 export function executedWords(argv: readonly string[]): string[] {
-  return wordsRun(argv, 0);
+  return executedRuns(argv).files;
 }
 
-/** `executedWords`, `depth` wrappers deep. */
-function wordsRun(argv: readonly string[], depth: number): string[] {
+/**
+ * What one command runs: the files `executedWords` names, and the package scripts it runs (`npm
+ * test`, `npm run lint`, `yarn lint`, `pnpm run lint`, `bun run lint`; see `packageScriptRuns`), whose
+ * text lives in package.json and is pinned by `namedWorkspaceFiles`.
+ */
+export function executedRuns(argv: readonly string[]): { files: string[]; scripts: ScriptRun[] } {
+  const scripts: ScriptRun[] = [];
+  return { files: wordsRun(argv, 0, scripts), scripts };
+}
+
+/** Programs that set variables for the command they run (`env NODE_OPTIONS=… node x.js`, `cross-env A=1 ./x.sh`). */
+const SETS_ENV = new Set(["env", "cross-env", "cross-env-shell", "export"]);
+
+/** `executedWords`, `depth` wrappers deep; the package scripts met are added to `scripts`. */
+function wordsRun(argv: readonly string[], depth: number, scripts: ScriptRun[]): string[] {
   if (depth > 8) return [];
   let start = 0;
   const out: string[] = [];
@@ -144,17 +160,34 @@ function wordsRun(argv: readonly string[], depth: number): string[] {
   const [program, ...args] = argv.slice(start);
   if (!program) return out;
   if (program.includes("/")) out.push(program);
+  const name = baseName(program);
+  if (SETS_ENV.has(name)) {
+    // Assignments after `env` (`env BASH_ENV=./x.sh bash -c …`) load code as those before a command do.
+    for (const a of args) if (/^[A-Za-z_]\w*=/.test(a)) out.push(...assignmentWords(a));
+    if (name !== "env") {
+      const k = args.findIndex((a) => !/^[A-Za-z_]\w*=/.test(a) && !a.startsWith("-"));
+      return k === -1 || name === "export" ? out : [...out, ...wordsRun(args.slice(k), depth + 1, scripts)];
+    }
+  }
+  const programs = programFileWords(name, args);
+  if (programs) return [...out, ...programs];
   const inner: string[][] = [];
-  const scripts: string[] = [];
-  unwrapCommand([program, ...args], [], { command: (a) => inner.push(a), script: (text) => scripts.push(text), unresolved: () => undefined });
-  for (const text of scripts) for (const words of splitLoosely(text)) out.push(...wordsRun(words, depth + 1));
+  const texts: string[] = [];
+  unwrapCommand([program, ...args], [], { command: (a) => inner.push(a), script: (text) => texts.push(text), unresolved: () => undefined });
+  for (const text of texts) for (const words of splitLoosely(text)) out.push(...wordsRun(words, depth + 1, scripts));
   // What a wrapper runs (`exec node server.js`, `env A=1 ./run.sh`) is read as its own command.
-  if (inner.length) return [...out, ...wordsRun(inner[0]!, depth + 1)];
+  if (inner.length) return [...out, ...wordsRun(inner[0]!, depth + 1, scripts)];
   const dialect = dialectOf(program);
+  const pm = packageScriptRuns(program, args);
+  if (pm) {
+    scripts.push(...pm.runs);
+    out.push(...pm.files);
+    if (!dialect) return out;
+  }
   if (dialect) return [...out, ...interpreterWords(dialect, args)];
   // A runner (`npx tsx x.ts`, `pnpm exec tsx x.ts`, `uvx python x.py`): the first word naming an interpreter starts what it runs.
   const k = args.findIndex((a) => !a.startsWith("-") && dialectOf(a) !== undefined);
-  return k === -1 ? out : [...out, ...wordsRun(args.slice(k), depth + 1)];
+  return k === -1 ? out : [...out, ...wordsRun(args.slice(k), depth + 1, scripts)];
 }
 
 /** The script (and loaded modules) of an interpreter given `args`, read with its dialect. */
@@ -170,7 +203,8 @@ function interpreterWords([name, d]: [string, Dialect], args: readonly string[])
   let ambiguous = false;
   for (; i < args.length; i++) {
     const a = args[i]!;
-    if (a === "--") {
+    if (a === "--" || a === "-") {
+      // `-` is standard input: `bash - < x.sh` (the redirected file is added after the words, see `namedWorkspaceFiles`).
       ambiguous = false;
       continue;
     }
@@ -214,7 +248,7 @@ function assignmentWords(word: string): string[] {
 }
 
 /** A shell script's commands split loosely at operators, then at blanks and quotes: a word too many only pins a file too many. */
-function splitLoosely(script: string): string[][] {
+export function splitLoosely(script: string): string[][] {
   return script
     .split(/[;&|()\n`]+/)
     .map((part) => part.split(/[\s"'<>]+/).filter(Boolean))

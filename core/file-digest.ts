@@ -1,7 +1,9 @@
 import { createHash } from "node:crypto";
 import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
-import { isAbsolute, relative, resolve, sep } from "node:path";
-import { executedWords } from "./executed-words.js";
+import { basename, dirname, isAbsolute, relative, resolve, sep } from "node:path";
+import { readRegularFile } from "./bounded-read.js";
+import { executedRuns, splitLoosely } from "./executed-words.js";
+import { scriptEntryDigest, scriptPins } from "./package-scripts.js";
 
 /** Largest file whose content `keel trust` hashes; a larger one is pinned by its identity (see `fileDigest`). */
 export const MAX_DIGEST_BYTES = 64 * 1024 * 1024;
@@ -56,40 +58,80 @@ export function fileDigest(file: string, budget: DigestBudget = { bytes: Infinit
   }
 }
 
+/** How many package scripts (or make recipes) deep `namedWorkspaceFiles` follows what a script runs (`npm run a` → `npm run b` → `node b.js`). */
+export const MAX_SCRIPT_DEPTH = 4;
+
+/** Largest makefile whose recipes are read for the scripts they run. */
+const MAX_MAKEFILE_BYTES = 1024 * 1024;
+
 /**
  * The workspace files the commands of a line run (see `executedWords`), with their `fileDigest`: the
- * script a hook runs, a server's entry, a binary. Each is resolved against `cwd`; words leading
+ * script a hook runs, a server's entry, a binary, a makefile. Each is resolved against `cwd`; words leading
  * outside `root` (your system's programs), missing paths and folders are left out, so a line running
- * no workspace file pins as before. What those files import or read is not covered.
+ * no workspace file pins as before. A package script the line runs (`npm run lint`) is pinned as
+ * `package.json#scripts.lint` (see `scriptPins`), and what that script and a makefile's recipes run is
+ * followed the same way, `MAX_SCRIPT_DEPTH` deep. What those files import or read is not covered.
  */
 export function namedWorkspaceFiles(commands: readonly (readonly string[])[], cwd: string, root: string, budget: DigestBudget): [string, string][] {
   const out: [string, string][] = [];
   const seen = new Set<string>();
-  // A line that changes folder (`cd .claude/hooks && ./lint.sh`) may run its scripts from there:
-  // each word is tried from every folder the line names (a file too many only pins a file too many).
-  const dirs = [cwd, ...commands.filter((c) => c[0] === "cd" && c[1] !== undefined && c.length === 2).map((c) => resolve(cwd, c[1]!))];
-  for (const value of commands.flatMap((argv) => executedWords(argv))) {
-    if (!value || value.includes("\0")) continue;
-    for (const dir of isAbsolute(value) ? [cwd] : dirs) {
-      const path = resolve(dir, value);
+  const visit = (commands: readonly (readonly string[])[], cwd: string, depth: number): void => {
+    // A line that changes folder (`cd .claude/hooks && ./lint.sh`) may run its scripts from there:
+    // each word is tried from every folder the line names (a file too many only pins a file too many).
+    const dirs = [cwd, ...commands.filter((c) => c[0] === "cd" && c[1] !== undefined && c.length === 2).map((c) => resolve(cwd, c[1]!))];
+    const pin = (path: string): void => {
       const rel = relative(root, path);
-      if (rel === "" || rel === ".." || rel.startsWith(`..${sep}`) || isAbsolute(rel) || seen.has(rel)) continue;
+      if (rel === "" || rel === ".." || rel.startsWith(`..${sep}`) || isAbsolute(rel) || seen.has(rel)) return;
       seen.add(rel);
       const digest = fileDigest(path, budget);
-      if (digest === "directory" || digest === "unreadable (ENOENT)" || digest === "unreadable (ENOTDIR)") continue;
+      if (digest === "directory" || digest === "unreadable (ENOENT)" || digest === "unreadable (ENOTDIR)") return;
       out.push([rel, digest]);
+      if (depth < MAX_SCRIPT_DEPTH && /^(GNUmakefile|[Mm]akefile|.*\.mk)$/.test(basename(path))) visit(recipeCommands(path), dirname(path), depth + 1);
+    };
+    for (const argv of commands) {
+      const runs = executedRuns(argv);
+      for (const value of runs.files) {
+        if (!value || value.includes("\0")) continue;
+        for (const dir of isAbsolute(value) ? [cwd] : dirs) pin(resolve(dir, value));
+      }
+      for (const run of runs.scripts)
+        for (const script of dirs.flatMap((dir) => scriptPins(run, dir, root))) {
+          if (seen.has(script.entry)) continue;
+          seen.add(script.entry);
+          out.push([script.entry, script.digest]);
+          for (const file of script.files) pin(file);
+          if (depth < MAX_SCRIPT_DEPTH) for (const text of script.texts) visit(splitLoosely(text), script.dir, depth + 1);
+        }
     }
-  }
+  };
+  visit(commands, cwd, 0);
   return out;
 }
 
+/** The commands of a makefile's recipes (its lines starting with a tab), split loosely; none when it cannot be read. */
+function recipeCommands(file: string): string[][] {
+  try {
+    const recipes = readRegularFile(file, MAX_MAKEFILE_BYTES)
+      .split("\n")
+      .filter((line) => line.startsWith("\t"))
+      .map((line) => line.replace(/^\t[@+-]*/, ""));
+    return recipes.flatMap((line) => splitLoosely(line));
+  } catch {
+    return [];
+  }
+}
+
 /**
- * The first of `pinned` (workspace files, relative to `root`, with the digests `namedWorkspaceFiles`
- * gave them) that no longer has that digest, or undefined. Checked again right before what names
- * them runs: a command of the same session, a sandboxed one included, may have rewritten one since
- * keel started. A file pinned by its identity is compared by its identity again.
+ * The first of `pinned` (workspace files, relative to `root`, and package scripts such as
+ * `package.json#scripts.lint`, with the digests `namedWorkspaceFiles` gave them) that no longer has
+ * that digest, or undefined. Checked again right before what names them runs: a command of the same
+ * session, a sandboxed one included, may have rewritten one since keel started. A file pinned by its
+ * identity is compared by its identity again.
  */
 export function changedPinnedFile(root: string, pinned: readonly (readonly [string, string])[]): string | undefined {
-  for (const [file, digest] of pinned) if (fileDigest(resolve(root, file), { bytes: digest.startsWith("stat:") ? 0 : Infinity }) !== digest) return file;
+  for (const [file, digest] of pinned) {
+    const now = scriptEntryDigest(root, file) ?? fileDigest(resolve(root, file), { bytes: digest.startsWith("stat:") ? 0 : Infinity });
+    if (now !== digest) return file;
+  }
   return undefined;
 }

@@ -180,7 +180,8 @@ export class Host {
 
   /**
    * The workspace files the commands (argv lists) of a trusted workspace's line run
-   * (`bash .claude/hooks/lint.sh`, `node server.js`, `./bin/server`), with their content digests, for the item's trust pin: a script changed since
+   * (`bash .claude/hooks/lint.sh`, `node server.js`, `./bin/server`, `make`'s Makefile) and the package scripts they
+   * run (`npm run lint`: `package.json#scripts.lint`), with their content digests, for the item's trust pin: a script changed since
    * `keel trust` holds its hook or server back too. Empty when the workspace is not trusted or
    * `--trust` approves everything (nothing is read then).
    */

@@ -26,7 +26,7 @@ export interface TrustItem {
   /** Shown in `keel trust` and in diagnostics, e.g. `github (.mcp.json)`. */
   name: string;
   config: unknown;
-  /** Workspace files the item runs whose content `config` pins (a hook's script, a server's entry), shown by `keel trust`. */
+  /** Workspace files the item runs whose content `config` pins (a hook's script, a server's entry, a Makefile), and package scripts pinned by their text (`package.json#scripts.lint`), shown by `keel trust`. */
   files?: string[];
 }
 

@@ -11,6 +11,12 @@ export interface SimpleCommand {
   argv: string[];
   /** True for the command as written at the top level of the script (not nested or unwrapped). */
   topLevel: boolean;
+  /** Its static variable assignments (`NODE_OPTIONS=--require=./x.js node …`, `export BASH_ENV=./x.sh`), as `NAME=value`; absent when none. */
+  assignments?: string[];
+  /** The file its standard input is redirected from, when static (`bash < x.sh`); absent otherwise. */
+  input?: string;
+  /** The text of a here-document or here-string on its standard input (`bash <<'EOF' … EOF`), as written; absent otherwise. */
+  stdinText?: string;
 }
 
 /** What keel could establish statically about a shell command line. */
@@ -98,7 +104,26 @@ function record(parser: ShellParser, node: Command, depth: number, out: ShellAna
   }
   const args = node.suffix.filter((s): s is Word => s.type === "Word");
   const argv = [name, ...args.map((w) => staticValue(w, true) ?? w.text)];
-  out.commands.push({ argv, topLevel: top && depth === 0 });
+  const assignments = [...node.prefix, ...node.suffix].flatMap((a) => {
+    const value = a.type === "Assignment" && a.value.type === "Word" ? staticValue(a.value, false) : undefined;
+    return value === undefined ? [] : [`${(a as { name: string }).name}=${value}`];
+  });
+  const input = node.redirects
+    .flatMap((r) =>
+      r.type === "Redirect" && r.operator === "<" && r.target && (!r.descriptor || (r.descriptor.type === "FileDescriptor" && r.descriptor.value === 0))
+        ? [staticValue(r.target, false)]
+        : [],
+    )
+    .at(-1);
+  const here = node.redirects.findLast((r) => r.type === "HereDoc" || r.type === "HereString");
+  const stdinText = here?.type === "HereDoc" ? here.body.text : here?.target && (staticValue(here.target, false) ?? here.target.text);
+  out.commands.push({
+    argv,
+    topLevel: top && depth === 0,
+    ...(assignments.length ? { assignments } : {}),
+    ...(input !== undefined ? { input } : {}),
+    ...(stdinText !== undefined ? { stdinText } : {}),
+  });
   unwrapCommand(
     argv,
     args.map((w) => staticValue(w, false) !== undefined),

@@ -11,7 +11,7 @@ export interface DeclaredHook extends CommandHookSpec {
   why?: string;
   /** It does not run only because the workspace is not trusted. */
   untrusted?: true;
-  /** The workspace files its command names, with the digests `keel trust` approved: checked again before each run. */
+  /** The workspace files (and package scripts, `package.json#scripts.lint`) its command runs, with the digests `keel trust` approved: checked again before each run. */
   pinned?: [string, string][];
 }
 
@@ -112,12 +112,21 @@ function commandWords(h: CommandHookSpec, host: Host, parser: ShellParser): stri
       return vars[name] === undefined ? m : placeholder(name);
     },
   );
-  return analyzeShell(line, parser).commands.map((c) =>
-    c.argv.map((w) => {
-      // A word with another expansion keeps its source text: its quotes go, as the shell would remove them.
-      let word = w.includes("$") ? w.replace(/["']/g, "") : w;
-      for (const [name, value] of Object.entries(vars)) word = word.split(placeholder(name)).join(value);
-      return word;
-    }),
-  );
+  const expand = (w: string) => {
+    // A word with another expansion keeps its source text: its quotes go, as the shell would remove them.
+    let word = w.includes("$") ? w.replace(/["']/g, "") : w;
+    for (const [name, value] of Object.entries(vars)) word = word.split(placeholder(name)).join(value);
+    return word;
+  };
+  // Assignments (`BASH_ENV=./x.sh bash -c …`, `export NODE_OPTIONS=…`) lead the words, and a file on
+  // standard input ends them: `bash < x.sh` runs x.sh as `bash x.sh` would; a shell's here-document is its script.
+  const commands = (script: string): string[][] =>
+    analyzeShell(script, parser).commands.flatMap((c) => [
+      [...(c.assignments ?? []), ...c.argv, ...(c.input !== undefined ? [c.input] : [])].map(expand),
+      ...(c.stdinText !== undefined && SHELL.test(c.argv[0]!.split("/").pop()!) ? commands(c.stdinText) : []),
+    ]);
+  return commands(line);
 }
+
+/** Shells, whose standard input is their script (`bash <<'EOF' … EOF`). */
+const SHELL = /^(ba|rba|z|da|k|mk|a)?sh$/;

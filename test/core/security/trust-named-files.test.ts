@@ -280,6 +280,7 @@ describe("namedWorkspaceFiles / fileDigest", () => {
     // An option keel does not know may take the next word: both are named.
     expect(words("node --some-option a.js b.js c.js")).toEqual(["a.js", "b.js"]);
     expect(words("sh -c ./run.sh")).toEqual(["./run.sh"]);
+    // `npm run start` runs a package script, pinned by its text (see trust-script-pins.test.ts), not a file word.
     expect(words("npm run start")).toEqual([]);
   });
 

@@ -1,0 +1,65 @@
+import { existsSync } from "node:fs";
+import { createRequire } from "node:module";
+import { join } from "node:path";
+import { readRegularFile } from "./bounded-read.js";
+import { globMatcher } from "./glob-matcher.js";
+
+const require = createRequire(import.meta.url);
+
+/** Folders below a monorepo's root searched for its packages, and packages named at most. */
+const MAX_PACKAGE_DEPTH = 5;
+const MAX_PACKAGES = 500;
+
+/**
+ * The package folders (absolute) of the monorepo whose root is `dir`: the folders below it holding a
+ * package.json that match a pattern of its package.json `workspaces` (an array, or `{packages}`) or
+ * of its `pnpm-workspace.yaml` `packages`, `MAX_PACKAGE_DEPTH` deep (`node_modules` and `.git` left out).
+ * An exclusion (`!pkg`) is ignored and a pattern keel cannot match matches every folder: a package too
+ * many only pins a script too many. Never throws (an unreadable list is no package).
+ */
+export function workspacePackageDirs(dir: string): string[] {
+  const patterns = workspacePatterns(dir);
+  if (!patterns.length) return [];
+  const matchers = patterns.map((p) => globMatcher(p.replace(/^\.\//, "").replace(/\/+$/, ""), {}, "all"));
+  const { fdir } = require("fdir") as typeof import("fdir");
+  const found = new fdir()
+    .onlyDirs()
+    .withRelativePaths()
+    .withMaxDepth(MAX_PACKAGE_DEPTH)
+    .exclude((name) => name === "node_modules" || name === ".git")
+    .crawl(dir)
+    .sync();
+  const out: string[] = [];
+  for (const rel of found.map((d) => d.replace(/[/\\]+$/, "")).sort()) {
+    if (rel === "" || rel === "." || !matchers.some((m) => m(rel)) || !existsSync(join(dir, rel, "package.json"))) continue;
+    out.push(join(dir, rel));
+    if (out.length >= MAX_PACKAGES) break;
+  }
+  return out;
+}
+
+/** The package patterns (exclusions left out) `dir` declares as a monorepo's root: none when it is not one. Never throws. */
+export function workspacePatterns(dir: string): string[] {
+  return [...packageJsonWorkspaces(dir), ...pnpmWorkspaces(dir)].filter((p) => !p.startsWith("!"));
+}
+
+/** The `workspaces` patterns of `dir`'s package.json. */
+function packageJsonWorkspaces(dir: string): string[] {
+  try {
+    const value = JSON.parse(readRegularFile(join(dir, "package.json"), 16 * 1024 * 1024)) as { workspaces?: unknown };
+    const list = Array.isArray(value.workspaces) ? value.workspaces : (value.workspaces as { packages?: unknown } | undefined)?.packages;
+    return Array.isArray(list) ? list.filter((p): p is string => typeof p === "string") : [];
+  } catch {
+    return [];
+  }
+}
+
+/** The `packages` patterns of `dir`'s pnpm-workspace.yaml. */
+function pnpmWorkspaces(dir: string): string[] {
+  try {
+    const value = (require("yaml") as typeof import("yaml")).parse(readRegularFile(join(dir, "pnpm-workspace.yaml"), 1024 * 1024)) as { packages?: unknown };
+    return Array.isArray(value?.packages) ? value.packages.filter((p): p is string => typeof p === "string") : [];
+  } catch {
+    return [];
+  }
+}

@@ -1,0 +1,264 @@
+import { writeFileSync } from "node:fs";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { afterEach, describe, expect, it } from "vitest";
+import { executedRuns } from "../../../core/executed-words.js";
+import { changedPinnedFile, namedWorkspaceFiles } from "../../../core/file-digest.js";
+import { runKeel } from "../../helpers/run-cli.js";
+import { makeWorkspace, type TempWorkspace } from "../../helpers/temp-workspace.js";
+
+const ECHO_SERVER = fileURLToPath(new URL("../../runtimes/mcp/fixtures/protocol-server.mjs", import.meta.url));
+
+let ws: TempWorkspace | undefined;
+afterEach(() => ws?.cleanup());
+
+const keel = (...args: string[]) => runKeel(["--json", "--yes", ...args], { cwd: ws!.root, env: ws!.env });
+const read = () => keel("call", "read_file", "--input", JSON.stringify({ path: "notes.txt" }));
+const hookOn = (command: string) => ({ hooks: { PreToolUse: [{ matcher: "read_file", hooks: [{ type: "command", command }] }] } });
+const warnings = async () => ((await keel("tools")).json().diagnostics as { message: string }[]).map((d) => d.message).join("\n");
+const pkg = (scripts: Record<string, string>, version = "1.0.0") => ({ name: "x", scripts, dependencies: { lodash: version } });
+
+describe("keel trust pins the package scripts, makefiles and redirected scripts a line runs", () => {
+  it("a hook running `npm run` pins the script's text and the file it runs; a dependency bump is no change, a changed script is", async () => {
+    ws = makeWorkspace(
+      {
+        "package.json": pkg({ mark: "node scripts/mark.js", premark: "true" }),
+        "scripts/mark.js": "require('fs').writeFileSync('hook-ran', '')\n",
+        ".claude/settings.json": hookOn("npm run --silent mark"),
+        "notes.txt": "hello\n",
+      },
+      { git: true },
+    );
+    const trusted = await keel("trust");
+    expect(trusted.exitCode, trusted.stderr).toBe(0);
+    expect(trusted.json().approved).toEqual([expect.objectContaining({ kind: "hook", files: ["package.json#scripts.mark", "scripts/mark.js"] })]);
+    expect((await read()).json()).toMatchObject({ ok: true });
+    expect(ws.exists("hook-ran")).toBe(true);
+
+    // Other parts of package.json (a dependency, another script) are not the line's code: no review.
+    ws.write("package.json", { ...pkg({ mark: "node scripts/mark.js", premark: "true", other: "rm -rf /" }, "2.0.0") });
+    expect(await warnings()).not.toMatch(/was added or changed/);
+
+    // The script itself, its pre script, or the file it runs: each waits for a review.
+    for (const change of [
+      () => ws!.write("package.json", pkg({ mark: "node scripts/mark.js && touch changed-ran", premark: "true" })),
+      () => ws!.write("package.json", pkg({ mark: "node scripts/mark.js", premark: "touch changed-ran" })),
+      () => ws!.write("scripts/mark.js", "require('fs').writeFileSync('changed-ran', '')\n"),
+    ]) {
+      change();
+      expect(await warnings()).toMatch(/hook PreToolUse `npm run --silent mark` \(\.claude\/settings\.json\) was added or changed since/);
+      expect((await read()).json()).toMatchObject({ ok: true });
+      expect(ws.exists("changed-ran")).toBe(false);
+      expect((await keel("trust")).exitCode).toBe(0);
+    }
+  });
+
+  it("a hook whose package script a command of the same session rewrote is held back, naming the script", async () => {
+    ws = makeWorkspace(
+      {
+        "package.json": pkg({ mark: "touch hook-ran" }),
+        ".claude/settings.json": hookOn("npm run --silent mark"),
+        "notes.txt": "hello\n",
+        "script.json": {
+          turns: [
+            { toolCalls: [{ name: "read_file", arguments: { path: "notes.txt" } }] },
+            { toolCalls: [{ name: "write_file", arguments: { path: "package.json", content: JSON.stringify(pkg({ mark: "touch rewritten-ran" })) } }] },
+            { toolCalls: [{ name: "read_file", arguments: { path: "notes.txt" } }] },
+            { text: "done" },
+          ],
+        },
+      },
+      { git: true },
+    );
+    expect((await keel("trust")).exitCode).toBe(0);
+    const r = await runKeel(["--yes", "run", "--model", "scripted:script.json", "go"], { cwd: ws.root, env: ws.env });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(ws.exists("hook-ran")).toBe(true);
+    expect(ws.exists("rewritten-ran")).toBe(false);
+    expect(r.stderr).toMatch(/PreToolUse hook `npm run --silent mark` .* did not run: package\.json#scripts\.mark changed since this workspace was trusted/);
+  });
+
+  it("a hook running `make TARGET` pins the makefile and the scripts its recipes run", async () => {
+    ws = makeWorkspace(
+      {
+        Makefile: "mark:\n\t@sh tools/mark.sh\n",
+        "tools/mark.sh": "touch hook-ran\n",
+        ".claude/settings.json": hookOn("make -s mark"),
+        "notes.txt": "hello\n",
+      },
+      { git: true },
+    );
+    expect((await keel("trust")).json().approved).toEqual([expect.objectContaining({ files: ["Makefile", "tools/mark.sh"] })]);
+    expect((await read()).json()).toMatchObject({ ok: true });
+    expect(ws.exists("hook-ran")).toBe(true);
+    for (const [file, text] of [
+      ["Makefile", "mark:\n\t@sh tools/mark.sh\n\t@touch changed-ran\n"],
+      ["tools/mark.sh", "touch changed-ran\n"],
+    ] as const) {
+      ws.write(file, text);
+      expect(await warnings()).toMatch(/hook PreToolUse `make -s mark` .* was added or changed since/);
+      expect((await read()).json()).toMatchObject({ ok: true });
+      expect(ws.exists("changed-ran")).toBe(false);
+      expect((await keel("trust")).exitCode).toBe(0);
+    }
+  });
+
+  it("a hook feeding a script to a shell (bash < x.sh, a here-document), or loading one through `env BASH_ENV=…`, pins it", async () => {
+    for (const command of [
+      "bash < .claude/hooks/mark.sh",
+      "env BASH_ENV=.claude/hooks/mark.sh bash -c true",
+      "BASH_ENV=.claude/hooks/mark.sh bash -c true",
+      "export BASH_ENV=.claude/hooks/mark.sh; bash -c true",
+      "bash <<'EOF'\nsh .claude/hooks/mark.sh\nEOF",
+    ]) {
+      ws = makeWorkspace({ ".claude/hooks/mark.sh": "touch hook-ran\n", ".claude/settings.json": hookOn(command), "notes.txt": "hello\n" }, { git: true });
+      expect((await keel("trust")).json().approved, command).toEqual([expect.objectContaining({ files: [".claude/hooks/mark.sh"] })]);
+      expect((await read()).json()).toMatchObject({ ok: true });
+      expect(ws.exists("hook-ran"), command).toBe(true);
+      ws.write(".claude/hooks/mark.sh", "touch changed-ran\n");
+      expect((await read()).json()).toMatchObject({ ok: true });
+      expect(ws.exists("changed-ran"), command).toBe(false);
+      ws.cleanup();
+    }
+    ws = undefined;
+  });
+
+  it("an MCP server started with `npm start` pins its start script and the server file it runs", async () => {
+    ws = makeWorkspace(
+      {
+        "package.json": pkg({ start: "node server.mjs" }),
+        "server.mjs": `import ${JSON.stringify(pathToFileURL(ECHO_SERVER).href)};\n`,
+        ".mcp.json": { mcpServers: { a: { command: "npm", args: ["start", "--silent"] } } },
+      },
+      { git: true },
+    );
+    const trusted = await keel("trust");
+    expect(trusted.json().approved).toEqual([expect.objectContaining({ kind: "mcp server", files: ["package.json#scripts.start", "server.mjs"] })]);
+    const input = JSON.stringify({ pair: ["x", 1] });
+    expect((await keel("call", "mcp__a__tuple", "--input", input)).json()).toMatchObject({ ok: true });
+    ws.write("package.json", pkg({ start: "node server.mjs" }, "3.0.0"));
+    expect((await keel("call", "mcp__a__tuple", "--input", input)).json()).toMatchObject({ ok: true });
+    ws.write("package.json", pkg({ start: "touch changed-ran; node server.mjs" }));
+    expect((await keel("call", "mcp__a__tuple", "--input", input)).json().content).toMatch(/MCP server "a" \(\.mcp\.json\) was added or changed since/);
+    expect(ws.exists("changed-ran")).toBe(false);
+    // `keel trust`'s text review names the script.
+    const text = await runKeel(["--yes", "trust"], { cwd: ws.root, env: ws.env });
+    expect(text.stdout + text.stderr).toContain("package.json#scripts.start");
+  });
+});
+
+describe("namedWorkspaceFiles: package scripts", () => {
+  const names = (commands: string[][]) => namedWorkspaceFiles(commands, ws!.root, ws!.root, { bytes: Infinity }).map(([f]) => f);
+
+  it("follows scripts that run other scripts and files, from the nearest package.json, a bounded depth deep", () => {
+    ws = makeWorkspace({
+      "package.json": pkg({ a: "npm run b && ./tools/a.sh", b: "yarn c", c: "pnpm run d", d: "bun run e", e: "node e.js", loop: "npm run loop" }),
+      "tools/a.sh": "",
+      "e.js": "",
+      "web/package.json": pkg({ lint: "eslint . && node lint.js" }),
+      "web/lint.js": "",
+      "web/src/x": "",
+    });
+    expect(names([["npm", "run", "a"]])).toEqual([
+      "package.json#scripts.a",
+      "package.json#scripts.b",
+      "package.json#scripts.c",
+      "package.json#scripts.d",
+      "package.json#scripts.e",
+      "tools/a.sh",
+    ]);
+    // Four scripts deep, then no further.
+    expect(names([["npm", "run", "a"]])).not.toContain("e.js");
+    expect(names([["npm", "run", "loop"]])).toEqual(["package.json#scripts.loop"]);
+    expect(namedWorkspaceFiles([["npm", "run", "lint"]], ws.path("web/src"), ws.root, { bytes: Infinity }).map(([f]) => f)).toEqual([
+      "web/package.json#scripts.lint",
+      "web/lint.js",
+    ]);
+    expect(names([["npm", "--prefix", "web", "run", "lint"]])).toEqual(["web/package.json#scripts.lint", "web/lint.js"]);
+  });
+
+  it("a script run in packages named by package (npm -w NAME, --workspaces, pnpm -r, yarn workspace) pins it in every package declaring it", () => {
+    ws = makeWorkspace({
+      "package.json": { name: "root", workspaces: ["packages/*"], scripts: {} },
+      "packages/a/package.json": { name: "@x/a", scripts: { lint: "node lint.js" } },
+      "packages/a/lint.js": "",
+      "packages/b/package.json": { name: "@x/b", scripts: { build: "tsc" } },
+      "packages/c/package.json": { name: "@x/c", scripts: { prelint: "true" } },
+      "other/d/package.json": { name: "d", scripts: { lint: "x" } },
+    });
+    const all = ["package.json#scripts.lint", "packages/a/package.json#scripts.lint", "packages/a/lint.js", "packages/c/package.json#scripts.lint"];
+    for (const line of [
+      "npm run lint -w @x/a",
+      "npm run lint --workspaces",
+      "pnpm -r lint",
+      "pnpm --filter @x/a run lint",
+      "yarn workspace @x/a lint",
+      "yarn workspaces foreach -A run lint",
+    ])
+      expect(names([line.split(" ")]), line).toEqual(all);
+    // Inside a package, from its folder.
+    expect(namedWorkspaceFiles([["npm", "run", "lint"]], ws.path("packages/a"), ws.root, { bytes: Infinity }).map(([f]) => f)).toEqual([
+      "packages/a/package.json#scripts.lint",
+      "packages/a/lint.js",
+    ]);
+  });
+
+  it("pins a missing package.json, a missing script and an unparsable package.json stably, so the pin changes only when they do", () => {
+    ws = makeWorkspace({});
+    const pins = () => namedWorkspaceFiles([["npm", "test"]], ws!.root, ws!.root, { bytes: Infinity });
+    expect(pins()).toEqual([["package.json#scripts.test", "unreadable (ENOENT)"]]);
+    writeFileSync(ws.path("package.json"), "{ not json");
+    expect(pins()).toEqual([["package.json#scripts.test", "not JSON"]]);
+    expect(pins()).toEqual(pins());
+    ws.write("package.json", pkg({}));
+    const none = pins();
+    expect(none[0]![1]).toMatch(/^sha256:/);
+    ws.write("package.json", pkg({ build: "tsc" }, "9.9.9"));
+    expect(changedPinnedFile(ws.root, none)).toBeUndefined();
+    ws.write("package.json", pkg({ test: "vitest" }));
+    expect(changedPinnedFile(ws.root, none)).toBe("package.json#scripts.test");
+  });
+
+  it("executedRuns: which lines run package scripts, makefiles, awk or sed programs, and code loaded by assignments after env", () => {
+    const runs = (line: string) => executedRuns(line.split(" "));
+    const scripts = (line: string) => runs(line).scripts.map((s) => (s.dir ? `${s.dir}:${s.name}` : s.name));
+    expect(scripts("npm run lint -- --fix")).toEqual(["lint"]);
+    expect(scripts("npm test")).toEqual(["test"]);
+    expect(scripts("npm start")).toEqual(["start"]);
+    expect(scripts("npm run-script x")).toEqual(["x"]);
+    expect(scripts("npm run lint --prefix web")).toEqual(["web:lint"]);
+    expect(scripts("npm ci")).toEqual(["install", "prepare"]);
+    expect(scripts("yarn lint")).toEqual(["lint"]);
+    expect(scripts("yarn run lint")).toEqual(["lint"]);
+    expect(scripts("yarn --cwd web lint")).toEqual(["web:lint"]);
+    expect(scripts("pnpm lint")).toEqual(["lint"]);
+    expect(scripts("pnpm -C web run lint")).toEqual(["web:lint"]);
+    expect(scripts("bun run lint")).toEqual(["lint"]);
+    expect(scripts("timeout 60 npm test")).toEqual(["test"]);
+    // An option whose value keel does not know cannot hide the script.
+    expect(scripts("npm --color always run lint")).toEqual(["lint"]);
+    expect(scripts("yarn --foo bar lint")).toEqual(["bar", "lint"]);
+    // Runners and lines that run no script of the package keep their pins.
+    for (const line of ["npx --no -- eslint .", "npm exec tsx x.ts", "pnpm dlx x", "yarn add x --dev", "bun x.ts", "bun run x.ts", "npm ls", "npm"])
+      expect(scripts(line), line).toEqual(line === "yarn add x --dev" ? ["install", "prepare"] : []);
+    expect(runs("bun run x.ts").files).toEqual(["x.ts"]);
+    expect(runs("npx -y tsx x.ts").files).toEqual(["x.ts"]);
+    expect(runs("npm run --script-shell ./sh.sh lint").files).toEqual(["./sh.sh"]);
+    expect(runs("make lint").files).toEqual(["GNUmakefile", "makefile", "Makefile"]);
+    expect(runs("make -C sub -f build.mk x").files).toEqual(["sub/build.mk"]);
+    expect(runs("make --directory=sub -j 4 x").files).toEqual(["sub/GNUmakefile", "sub/makefile", "sub/Makefile"]);
+    expect(runs("awk -f prog.awk data.txt").files).toEqual(["prog.awk"]);
+    expect(runs("awk {print} data.txt").files).toEqual([]);
+    expect(runs("sed -f script.sed -i x.txt").files).toEqual(["script.sed"]);
+    expect(runs("env NODE_OPTIONS=--require=./x.js node y.js").files).toEqual(["./x.js", "y.js"]);
+    expect(runs("env BASH_ENV=./x.sh bash -c true").files).toEqual(["./x.sh"]);
+    expect(runs("cross-env NODE_ENV=production ./tools/x.sh").files).toEqual(["./tools/x.sh"]);
+    expect(runs("source ./env.sh").files).toEqual(["./env.sh"]);
+    expect(runs(". ./env.sh").files).toEqual(["./env.sh"]);
+    expect(runs("bash - x.sh").files).toEqual(["x.sh"]);
+    expect(runs("perl -w script.pl").files).toEqual(["script.pl"]);
+    expect(runs("ruby x.rb").files).toEqual(["x.rb"]);
+    expect(runs("php x.php").files).toEqual(["x.php"]);
+    expect(runs("deno run x.ts").files).toEqual(["x.ts"]);
+    expect(runs("bun x.ts").files).toEqual(["x.ts"]);
+  });
+});
