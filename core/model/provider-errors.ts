@@ -1,4 +1,5 @@
 import { errorMessage } from "../errors.js";
+import { urlForDisplay } from "../url-secrets.js";
 import { ModelError } from "./model-error.js";
 import type { ModelSpec } from "./model-spec.js";
 
@@ -15,7 +16,7 @@ export function describeProviderError(
   sdk: typeof import("openai"),
   bodyMessage?: string,
 ): ModelError {
-  const where = spec.baseUrl ?? "https://api.openai.com/v1";
+  const where = spec.baseUrl ? urlForDisplay(spec.baseUrl) : "https://api.openai.com/v1";
   const e = error as { status?: number; name?: string; message?: string; error?: { message?: string } };
   // The SDK reads only OpenAI's error shape; keel's copy of the body has the message of the others.
   const detail = e?.error?.message ?? bodyMessage ?? errorMessage(error);
