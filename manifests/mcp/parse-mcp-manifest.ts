@@ -116,7 +116,7 @@ function parseServer(
   const url = x(s.url);
   const headers = expandMap(s.headers ?? {}, opts.env, unset, secrets);
   const oauth = s.oauth ? resolveOAuth(s.oauth, opts.env, unset, secrets) : undefined;
-  secrets.push(...literalSecrets({ url, headers, env, args }));
+  secrets.push(...literalSecrets({ url: s.url, headers: s.headers, env: s.env, args: s.args }));
   const unsetVars = [...new Set(unset)];
   if (unsetVars.length)
     opts.diagnostics.error(

@@ -18,6 +18,8 @@ describe("literalSecrets: credentials written into a server entry itself", () =>
     for (const secret of ["bot", "url-pass", "query-key", "Bearer bearer-token", "bearer-token", "header-key", "ghp_env", "db-pass", "arg-token", "arg-key"])
       expect(found).toContain(secret);
     for (const plain of ["json", "application/json", "true", "/home/me", "8080", "server.js"]) expect(found).not.toContain(plain);
+    // A value naming a variable is left to expansion: an unset one's name and a default stay readable.
+    expect(literalSecrets({ env: { GH_TOKEN: "${UNSET_GH_TOKEN}", API_KEY: "${API_KEY:-dev-key}" }, headers: { Authorization: "Bearer ${T}" } })).toEqual([]);
   });
 });
 
