@@ -161,7 +161,7 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv): ModelClie
           bridge = true;
           return await model.complete(request, options);
         }
-        throw describeProviderError(error, spec, options.signal, sdk, bodyMessage);
+        throw describeProviderError(error, spec, options.signal, sdk, bodyMessage, apiKey);
       } finally {
         options.signal?.removeEventListener("abort", onAbort);
       }

@@ -1,6 +1,7 @@
 import { createServer } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { filesContaining } from "../../helpers/files-containing.js";
+import { startOpenAIServer } from "../../helpers/openai-server.js";
 import { runKeel } from "../../helpers/run-cli.js";
 import { makeWorkspace, type TempWorkspace } from "../../helpers/temp-workspace.js";
 
@@ -32,5 +33,22 @@ describe("a model endpoint's credentials (user:key@host, ?api_key=) stay out of 
     const id = run.json().sessionId as string;
     const resumed = await runKeel(["--json", "run", "--resume", id, "again"], { cwd: ws.root, env: ws.env });
     expect(resumed.json().text).toContain(`127.0.0.1:${port}`);
+  });
+
+  it("a provider that echoes the API key in its error message has it replaced by *** in the events and the output", async () => {
+    const key = "sk-ECHOED-KEY-SECRET-0123456789";
+    const server = await startOpenAIServer([{ status: 401, errorMessage: `Invalid API key: ${key}` }]);
+    try {
+      ws = makeWorkspace({}, { git: true });
+      ws.writeUserConfig({ model: { name: "m", baseUrl: server.baseUrl, maxRetries: 0 } });
+      const run = await runKeel(["--json", "run", "hi"], { cwd: ws.root, env: { ...ws.env, OPENAI_API_KEY: key } });
+      expect(run.exitCode).toBe(1);
+      expect(server.authorizations).toEqual([`Bearer ${key}`]);
+      expect(run.json().text).toContain("rejected the API key (401: Invalid API key: ***)");
+      expect(run.stdout + run.stderr).not.toContain(key);
+      expect(filesContaining(ws.path(".keel"), key)).toEqual([]);
+    } finally {
+      await server.close();
+    }
   });
 });
