@@ -201,7 +201,7 @@ export class PermissionPolicy {
   hides(abs: string): string | undefined {
     if (!this.hidden.length) return undefined;
     const real = realTarget(abs);
-    return this.hidden.find((h) => within(h, abs) || within(h, real));
+    return this.hidden.find((h) => inside(relative(h, abs)) || inside(relative(h, real)));
   }
 
   /**
@@ -320,9 +320,4 @@ function resolvedPath(root: string, rel: string): string {
 /** True for a relative path that does not climb out. */
 function inside(rel: string): boolean {
   return rel === "" || (rel !== ".." && !rel.startsWith(".." + sep) && !isAbsolute(rel));
-}
-
-function within(dir: string, path: string): boolean {
-  const rel = relative(dir, path);
-  return rel === "" || (rel !== ".." && !rel.startsWith(`..${sep}`) && !isAbsolute(rel));
 }
