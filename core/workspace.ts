@@ -24,11 +24,14 @@ export function resolveWorkspace(cwd: string, env: NodeJS.ProcessEnv = process.e
   // `~/.keel` is your user-level directory, not a workspace's state: counting it as a marker made every
   // folder under ~ without its own `.git` (an unpacked archive) a workspace rooted at ~, whose files
   // (`~/.ssh`, keel's OAuth tokens) its CLAUDE.md could import and the model could read.
-  const userDirs = new Set([keelHome, join(env.HOME || homedir(), ".keel")].flatMap((d) => [d, realOrSelf(d)]));
+  const userDir = (marker: string) => {
+    const at = realOrSelf(marker);
+    return [keelHome, join(env.HOME || homedir(), ".keel")].some((d) => d === marker || realOrSelf(d) === at);
+  };
   let root = real;
   for (let dir = real; ; dir = dirname(dir)) {
     const marker = join(dir, ".keel");
-    if (existsSync(join(dir, ".git")) || (existsSync(marker) && !userDirs.has(realOrSelf(marker)))) {
+    if (existsSync(join(dir, ".git")) || (existsSync(marker) && !userDir(marker))) {
       root = dir;
       break;
     }
