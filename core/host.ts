@@ -12,6 +12,7 @@ import { createHooks, type KeelHooks } from "./hooks.js";
 import { PermissionPolicy, type PermissionRules } from "./permissions.js";
 import { ToolRegistry } from "./registry.js";
 import { SANDBOX_OFF, sandboxSettings } from "./sandbox/sandbox-config.js";
+import { hiddenPaths } from "./sandbox/hidden-paths.js";
 import { SandboxRunner } from "./sandbox/sandbox-runner.js";
 import { keelHomeSecrets } from "./keel-home-secrets.js";
 import { CallIdSource } from "./call-id.js";
@@ -20,7 +21,7 @@ import { ensureStateDir } from "./state/state-dir.js";
 import { REVIEW_TRUST, trustApproves, workspaceTrust, type TrustItem, type WorkspaceTrust } from "./trust.js";
 import { DEFAULT_OUTPUT_BUDGET } from "./truncate.js";
 import type { Approver, EventSink, KeelEvent, Observation, RunContext, ToolIntent } from "./types.js";
-import { confinementRoot } from "./tools/confine-path.js";
+import { confinementRoot, inside } from "./tools/confine-path.js";
 import type { KeelServiceName, KeelServices } from "./services.js";
 import { SchemaValidator } from "./validation.js";
 import { UserWaitClock } from "./user-wait-clock.js";
@@ -120,13 +121,16 @@ export class Host {
     readonly options: HostOptions,
   ) {
     this.activeDir = workspace.cwd;
-    this.permissions = new PermissionPolicy(config.permissions, configInfo.allowLevels);
-    this.sandbox = new SandboxRunner(
-      config.sandbox === undefined ? SANDBOX_OFF : sandboxSettings(config.sandbox),
-      options.env ?? process.env,
-      keelHomeSecrets(workspace.keelHome),
-      workspace.root,
+    const sandbox = config.sandbox === undefined ? SANDBOX_OFF : sandboxSettings(config.sandbox);
+    const env = options.env ?? process.env;
+    // keel's secrets and your credential stores, where the workspace holds them (run in ~, a dotfiles
+    // repository): what the sandbox hides from commands, file tools do not reach either. A store that
+    // is the workspace itself (a repository at ~/.password-store) is what you chose to work on.
+    const hidden = hiddenPaths({ ...sandbox, denyRead: [] }, workspace.root, keelHomeSecrets(workspace.keelHome), env).filter(
+      (p) => p !== workspace.root && inside(workspace.root, p),
     );
+    this.permissions = new PermissionPolicy(config.permissions, configInfo.allowLevels, hidden);
+    this.sandbox = new SandboxRunner(sandbox, env, keelHomeSecrets(workspace.keelHome), workspace.root);
     this.events = options.events ?? new JsonlEventSink(join(workspace.stateDir, "events.jsonl"), () => this.ensureStateDir(), false, options.onEvent);
     this.artifacts = new ArtifactStore(join(workspace.stateDir, "artifacts"), workspace.root, () => this.ensureStateDir());
     this.fileBaselines = new PersistentBaselineStore(workspace.stateDir);

@@ -110,8 +110,16 @@ export class PermissionPolicy {
   private parser: ShellParser | undefined;
   private loading: Promise<void> | undefined;
 
-  /** `allowLevels`: who wrote each allow rule (default: the user). */
-  constructor(rules: PermissionRules = {}, allowLevels: Record<string, TrustLevel> = {}) {
+  /**
+   * `allowLevels`: who wrote each allow rule (default: the user). `hidden`: real paths of files and
+   * folders no path tool may touch, whatever the rules say (keel's own secrets and your credential
+   * stores, when they lie inside the workspace: see `Host`).
+   */
+  constructor(
+    rules: PermissionRules = {},
+    allowLevels: Record<string, TrustLevel> = {},
+    private readonly hidden: readonly string[] = [],
+  ) {
     const names = new Map<string, RuleGlob>();
     this.deny = (rules.deny ?? []).map((r) => compile(r, "deny", names));
     this.ask = (rules.ask ?? []).map((r) => compile(r, "ask", names));
@@ -137,6 +145,12 @@ export class PermissionPolicy {
     // This runs on every call: the shell command is parsed only when a rule for the tool needs it.
     const resolved = calledAs === tool.name ? undefined : tool.name;
     const arg = argumentOf(tool, input, cwd, root);
+    const secret = this.hidden.length && arg !== undefined && tool.permissionMatch === "path" ? this.hides(resolve(root, arg)) : undefined;
+    if (secret)
+      return {
+        action: "deny",
+        reason: `"${arg}" is inside ${secret}, which holds keel's tokens or your credentials: no tool reads or writes there, whatever allow rules or --yes say (set "sandbox": {"credentials": "visible"} to let tools see your credential stores)`,
+      };
     let control: ControlWrite | undefined;
     if (arg !== undefined && tool.permissionMatch === "path" && tool.risk.includes("write")) {
       const abs = resolve(root, arg);
@@ -181,6 +195,13 @@ export class PermissionPolicy {
       if (r !== "read") return { action: "ask", reason: `tools with risk ${tool.risk.filter((x) => x !== "read").join(", ")} ask by default` };
     }
     return READ_ONLY_ALLOWED;
+  }
+
+  /** The hidden path (see the constructor) that `abs` lies in, as written or where it really leads; undefined when none. Never throws. */
+  hides(abs: string): string | undefined {
+    if (!this.hidden.length) return undefined;
+    const real = realTarget(abs);
+    return this.hidden.find((h) => inside(relative(h, abs)) || inside(relative(h, real)));
   }
 
   /**

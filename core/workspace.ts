@@ -3,6 +3,7 @@ import { UsageError } from "./errors.js";
 import { homedir } from "node:os";
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { isManagedWorktree } from "./managed-worktree.js";
+import { realOrSelf } from "./real-path.js";
 
 /** Where things live for one invocation (architecture section 6). */
 export interface Workspace {
@@ -19,16 +20,24 @@ export interface Workspace {
 /** Resolves the workspace for a working directory. Never creates anything. A missing or non-directory cwd is a UsageError. */
 export function resolveWorkspace(cwd: string, env: NodeJS.ProcessEnv = process.env): Workspace {
   const real = realDirectory(resolve(cwd));
+  const keelHome = resolve(env.KEEL_HOME && env.KEEL_HOME.trim() ? env.KEEL_HOME : join(env.HOME || homedir(), ".keel"));
+  // `~/.keel` is your user-level directory, not a workspace's state: counting it as a marker made every
+  // folder under ~ without its own `.git` (an unpacked archive) a workspace rooted at ~, whose files
+  // (`~/.ssh`, keel's OAuth tokens) its CLAUDE.md could import and the model could read.
+  const userDir = (marker: string) => {
+    const at = realOrSelf(marker);
+    return [keelHome, join(env.HOME || homedir(), ".keel")].some((d) => d === marker || realOrSelf(d) === at);
+  };
   let root = real;
   for (let dir = real; ; dir = dirname(dir)) {
-    if (existsSync(join(dir, ".git")) || existsSync(join(dir, ".keel"))) {
+    const marker = join(dir, ".keel");
+    if (existsSync(join(dir, ".git")) || (existsSync(marker) && !userDir(marker))) {
       root = dir;
       break;
     }
     if (dirname(dir) === dir) break;
   }
   root = owningWorkspace(real) ?? root;
-  const keelHome = resolve(env.KEEL_HOME && env.KEEL_HOME.trim() ? env.KEEL_HOME : join(env.HOME || homedir(), ".keel"));
   return { root, cwd: real, stateDir: join(root, ".keel"), keelHome };
 }
 

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import type { ChatCompletion, ChatCompletionChunk } from "openai/resources/chat/completions";
 import { UsageError } from "../errors.js";
+import { urlForDisplay } from "../url-secrets.js";
 import { ErrorBodies } from "./error-bodies.js";
 import { ModelError } from "./model-error.js";
 import type { ModelSpec } from "./model-spec.js";
@@ -82,7 +83,10 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv): ModelClie
         if (!spec.stream) {
           const res = await c.post<ChatCompletion>("/chat/completions", { body: body({ stream: false }), headers: JSON_BODY, signal });
           const choice = res.choices?.[0];
-          if (!choice) throw new ModelError(`The model at ${spec.baseUrl ?? "OpenAI"} returned no choices; check that "${spec.name}" is a chat model.`);
+          if (!choice)
+            throw new ModelError(
+              `The model at ${spec.baseUrl ? urlForDisplay(spec.baseUrl) : "OpenAI"} returned no choices; check that "${spec.name}" is a chat model.`,
+            );
           const text = choice.message?.content ?? "";
           if (text) options.onText?.(text);
           // Some servers leave out `type`: a call with a `function` is a function call.
@@ -137,7 +141,7 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv): ModelClie
         // answer) yields no chunks at all: an error, not an empty answer.
         if (chunks === 0)
           throw new ModelError(
-            `The model endpoint ${spec.baseUrl ?? "(OpenAI)"} answered 200 without a chat-completions stream (no data chunks). Check that the base URL ends in /v1 of an OpenAI-compatible server and that "${spec.name}" supports streaming (or set model.stream to false).`,
+            `The model endpoint ${spec.baseUrl ? urlForDisplay(spec.baseUrl) : "(OpenAI)"} answered 200 without a chat-completions stream (no data chunks). Check that the base URL ends in /v1 of an OpenAI-compatible server and that "${spec.name}" supports streaming (or set model.stream to false).`,
           );
         const toolCalls: ModelToolCall[] = partial
           .result()
@@ -157,7 +161,7 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv): ModelClie
           bridge = true;
           return await model.complete(request, options);
         }
-        throw describeProviderError(error, spec, options.signal, sdk, bodyMessage);
+        throw describeProviderError(error, spec, options.signal, sdk, bodyMessage, apiKey);
       } finally {
         options.signal?.removeEventListener("abort", onAbort);
       }

@@ -1,12 +1,14 @@
 import { errorMessage } from "../errors.js";
+import { urlForDisplay } from "../url-secrets.js";
 import { ModelError } from "./model-error.js";
 import type { ModelSpec } from "./model-spec.js";
 
 type OpenAISpec = Extract<ModelSpec, { kind: "openai" }>;
 
 /**
- * Turns an error from the `openai` client into a ModelError whose message says what to fix.
- * Never throws.
+ * Turns an error from the `openai` client into a ModelError whose message says what to fix. The API
+ * key is `***` in it wherever the provider's message echoes it (the message goes to events and the
+ * terminal). Never throws.
  */
 export function describeProviderError(
   error: unknown,
@@ -14,8 +16,15 @@ export function describeProviderError(
   signal: AbortSignal | undefined,
   sdk: typeof import("openai"),
   bodyMessage?: string,
+  apiKey?: string,
 ): ModelError {
-  const where = spec.baseUrl ?? "https://api.openai.com/v1";
+  const e = describe(error, spec, signal, sdk, bodyMessage);
+  if (!apiKey || apiKey.length < 8 || !e.message.includes(apiKey)) return e;
+  return new ModelError(e.message.split(apiKey).join("***"), e.transient, { cause: error });
+}
+
+function describe(error: unknown, spec: OpenAISpec, signal: AbortSignal | undefined, sdk: typeof import("openai"), bodyMessage?: string): ModelError {
+  const where = spec.baseUrl ? urlForDisplay(spec.baseUrl) : "https://api.openai.com/v1";
   const e = error as { status?: number; name?: string; message?: string; error?: { message?: string } };
   // The SDK reads only OpenAI's error shape; keel's copy of the body has the message of the others.
   const detail = e?.error?.message ?? bodyMessage ?? errorMessage(error);

@@ -4,6 +4,7 @@ import { didYouMean } from "../did-you-mean.js";
 import { StateError, UsageError } from "../errors.js";
 import { readJsonState, readJsonStateSync, writeTextAtomic } from "../state/json-file.js";
 import { assertOwnPath } from "../state/own-path.js";
+import { urlForDisplay } from "../url-secrets.js";
 import { sessionPaths, sessionsRoot, type SessionPaths } from "./session-paths.js";
 import { readLogTail, replayLog } from "./session-log.js";
 import type { SessionMeta, SessionSnapshot, SessionState, SessionStatusFile } from "./session-types.js";
@@ -37,7 +38,9 @@ export async function createSessionFiles(stateDir: string, meta: SessionMeta): P
   if (existsSync(paths.meta)) throw new UsageError(`Session ${meta.id} already exists; resume it with \`keel run --resume ${meta.id}\` or pick another id.`);
   assertOwnPath(paths.artifacts, true);
   await mkdir(paths.artifacts, { recursive: true });
-  await writeFile(paths.meta, JSON.stringify(meta, null, 2) + "\n", { flag: "wx" });
+  // The endpoint is recorded for reading only (a resume takes it from the config): without the credentials a URL may carry.
+  const model = meta.model.kind === "openai" && meta.model.baseUrl ? { ...meta.model, baseUrl: urlForDisplay(meta.model.baseUrl) } : meta.model;
+  await writeFile(paths.meta, JSON.stringify({ ...meta, model }, null, 2) + "\n", { flag: "wx" });
   return paths;
 }
 

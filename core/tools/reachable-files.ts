@@ -59,7 +59,7 @@ export async function reachableFiles(
       continue;
     }
     const real = join(folder.real, name);
-    const rule = policy.deniesPath(tools, relative(realRoot, real) || ".");
+    const rule = policy.hides(real) ? HIDDEN : policy.deniesPath(tools, relative(realRoot, real) || ".");
     if (rule !== undefined) {
       out.skippedDenied++;
       if (!out.deniedBy.includes(rule)) out.deniedBy.push(rule);
@@ -69,6 +69,9 @@ export async function reachableFiles(
   }
   return out;
 }
+
+/** Named in `deniedBy` for files keel hides from every tool (see `PermissionPolicy.hides`). */
+const HIDDEN = "keel: its tokens and your credential stores stay hidden";
 
 /** Folders opened at once. */
 const FOLDER_BATCH = 32;

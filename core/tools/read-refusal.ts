@@ -14,6 +14,8 @@ import { READ_TOOLS } from "./reachable-files.js";
  */
 export function readRefusal(host: Host, root: string, path: string): string | undefined {
   const policy = host.permissions;
+  const secret = policy.hides(path);
+  if (secret) return `it is inside ${secret}, which holds keel's tokens or your credentials`;
   const readFile = host.registry.resolve("read_file")?.tool;
   const rels = new Set<string>();
   for (const [base, p] of [

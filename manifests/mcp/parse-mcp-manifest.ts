@@ -3,6 +3,7 @@ import { dirname, resolve } from "node:path";
 import type { DiscoveredMcp, DiscoverOptions } from "./discover-mcp-servers.js";
 import { MCP_DIAGNOSTIC_SOURCE as SOURCE } from "./discover-mcp-servers.js";
 import { expandMap, expandVars } from "./expand-vars.js";
+import { literalSecrets } from "./literal-secrets.js";
 import { resolveOAuth } from "./oauth-config.js";
 import { LocalResourceSchema, McpServerEntrySchema, normalizeTransport } from "./mcp-manifest-schema.js";
 import type { LocalResource, McpServerConfig, McpServerOrigin } from "./mcp-server-config.js";
@@ -115,6 +116,7 @@ function parseServer(
   const url = x(s.url);
   const headers = expandMap(s.headers ?? {}, opts.env, unset, secrets);
   const oauth = s.oauth ? resolveOAuth(s.oauth, opts.env, unset, secrets) : undefined;
+  secrets.push(...literalSecrets({ url: s.url, headers: s.headers, env: s.env, args: s.args }));
   const unsetVars = [...new Set(unset)];
   if (unsetVars.length)
     opts.diagnostics.error(

@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { errorMessage, type Host, MODEL_HELP, resolveModelSpec } from "../../core/index.js";
+import { errorMessage, type Host, MODEL_HELP, resolveModelSpec, urlForDisplay } from "../../core/index.js";
 import { check, type DoctorCheck } from "./doctor-check.js";
 
 /** How long the model endpoint may take to answer the doctor's one request. */
@@ -36,14 +36,18 @@ export async function modelCheck(host: Host, signal: AbortSignal): Promise<Docto
   const headers: Record<string, string> = { accept: "application/json", ...(cfg.headers ?? {}) };
   if (key) headers.authorization = `Bearer ${key}`;
   const url = `${base}/models`;
+  // What the check prints: a URL's credentials (`user:key@`, `?api_key=`) stay out of output people paste into bug reports.
+  const shownBase = urlForDisplay(base);
+  const shownUrl = urlForDisplay(url);
   try {
     const res = await fetch(url, { headers, signal: AbortSignal.any([signal, AbortSignal.timeout(MODEL_CHECK_TIMEOUT_MS)]) });
     await res.body?.cancel();
-    if (res.ok) return check("model", "ok", `${spec.name} at ${base} (GET /models answered ${res.status})`);
+    if (res.ok) return check("model", "ok", `${spec.name} at ${shownBase} (GET /models answered ${res.status})`);
     if (res.status === 401 || res.status === 403)
-      return check("model", "fail", `${base} refused the key (HTTP ${res.status})`, `check ${spec.apiKeyEnv}${key ? "" : " (it is not set)"}`);
-    if (res.status === 404) return check("model", "warn", `${base} is reachable but has no /models (HTTP 404)`, "check model.baseUrl: it usually ends in /v1");
-    return check("model", "fail", `${url} answered HTTP ${res.status}`, "check the server's logs and model.baseUrl");
+      return check("model", "fail", `${shownBase} refused the key (HTTP ${res.status})`, `check ${spec.apiKeyEnv}${key ? "" : " (it is not set)"}`);
+    if (res.status === 404)
+      return check("model", "warn", `${shownBase} is reachable but has no /models (HTTP 404)`, "check model.baseUrl: it usually ends in /v1");
+    return check("model", "fail", `${shownUrl} answered HTTP ${res.status}`, "check the server's logs and model.baseUrl");
   } catch (error) {
     const timedOut = error instanceof Error && error.name === "TimeoutError";
     const cause = (error as { cause?: { code?: string; message?: string } }).cause;
@@ -51,7 +55,7 @@ export async function modelCheck(host: Host, signal: AbortSignal): Promise<Docto
     return check(
       "model",
       "fail",
-      timedOut ? `${url} did not answer within ${MODEL_CHECK_TIMEOUT_MS / 1000} s` : `cannot reach ${url} (${detail})`,
+      timedOut ? `${shownUrl} did not answer within ${MODEL_CHECK_TIMEOUT_MS / 1000} s` : `cannot reach ${shownUrl} (${detail.split(url).join(shownUrl)})`,
       "start the model server, or fix model.baseUrl / OPENAI_BASE_URL",
     );
   }

@@ -15,6 +15,7 @@ import { TRUST_HINT, type DeclaredHook } from "./collect-hooks.js";
 import { readVerdict, type HookVerdict } from "./hook-output.js";
 import { hookKey, type HookLastOutcome, type HookStateStore } from "./hook-state.js";
 import { runCommandHook } from "./run-command-hook.js";
+import { shownCommand } from "./shown-command.js";
 
 /** The tool call a PreToolUse / PostToolUse dispatch is about. */
 export interface ToolTarget {
@@ -139,7 +140,7 @@ export class HookDispatcher {
       const text = verdict.context ?? (h.background === "rewake" ? verdict.block : undefined);
       const queue =
         d.sessionId && /^[A-Za-z0-9._-]{1,100}$/.test(d.sessionId) ? join(this.host.workspace.stateDir, "sessions", d.sessionId, "queue.json") : undefined;
-      if (text && queue && existsSync(dirname(queue))) await enqueueMessage(queue, `${d.event} hook \`${h.command}\` (ran in the background): ${text}`);
+      if (text && queue && existsSync(dirname(queue))) await enqueueMessage(queue, `${d.event} hook \`${shownCommand(h)}\` (ran in the background): ${text}`);
     })().catch((error: unknown) => this.report(`keel: ${d.event} hook \`${h.command}\` (${h.origin.file}) failed in the background: ${String(error)}`));
     this.background.add(run);
     void run.finally(() => this.background.delete(run));
@@ -160,7 +161,7 @@ export class HookDispatcher {
     (d.events ?? this.host.events).emit({
       type: "command_hook",
       event: d.event,
-      command: h.command,
+      command: shownCommand(h),
       source: `${h.origin.file}#${h.path}`,
       exitCode: result.exitCode,
       ...(result.timedOut ? { timedOut: true as const } : {}),

@@ -3,6 +3,7 @@ import {
   defineTool,
   type InputOf,
   objectSchema,
+  readRefusal,
   type SchemaLiteral,
   type ToolContext,
   type ToolDefinition,
@@ -118,7 +119,8 @@ export function genericMcpTools(manager: McpManager): ToolDefinition[] {
       async (input, ctx) => {
         const local = manager.localResources.find((r) => r.uri === input.uri || r.name === input.uri);
         if (local && !input.server) {
-          const r = await readLocalResource(local, ctx.host.workspace.root);
+          const root = ctx.host.workspace.root;
+          const r = await readLocalResource(local, root, (abs) => readRefusal(ctx.host, root, abs));
           return { content: r.text, data: { uri: r.uri, mimeType: r.mimeType, source: "local" } };
         }
         const candidates = usableServers(manager, input.server);

@@ -1,0 +1,54 @@
+import { createServer } from "node:net";
+import { afterEach, describe, expect, it } from "vitest";
+import { filesContaining } from "../../helpers/files-containing.js";
+import { startOpenAIServer } from "../../helpers/openai-server.js";
+import { runKeel } from "../../helpers/run-cli.js";
+import { makeWorkspace, type TempWorkspace } from "../../helpers/temp-workspace.js";
+
+let ws: TempWorkspace | undefined;
+afterEach(() => ws?.cleanup());
+
+/** A loopback port nothing listens on (bound, then closed). */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
+  const port = (server.address() as { port: number }).port;
+  await new Promise((done) => server.close(done));
+  return port;
+}
+
+describe("a model endpoint's credentials (user:key@host, ?api_key=) stay out of .keel and messages", () => {
+  it("session.json, the session's events and the error keep the URL with *** in their place", async () => {
+    ws = makeWorkspace({}, { git: true });
+    const port = await closedPort();
+    ws.writeUserConfig({ model: { name: "m", baseUrl: `http://proxyuser:URLPASS-SECRET@127.0.0.1:${port}/v1?api_key=QUERY-KEY-SECRET`, maxRetries: 0 } });
+    const run = await runKeel(["--json", "run", "hi"], { cwd: ws.root, env: ws.env });
+    expect(run.exitCode).toBe(1);
+    expect(run.json().text).toContain(`Cannot reach the model at http://***:***@127.0.0.1:${port}/v1?api_key=***`);
+    for (const secret of ["URLPASS-SECRET", "QUERY-KEY-SECRET", "proxyuser"]) {
+      expect(run.stdout + run.stderr).not.toContain(secret);
+      expect(filesContaining(ws.path(".keel"), secret)).toEqual([]);
+    }
+    // A resume takes the endpoint from the config, not from the file: it still reaches the same server.
+    const id = run.json().sessionId as string;
+    const resumed = await runKeel(["--json", "run", "--resume", id, "again"], { cwd: ws.root, env: ws.env });
+    expect(resumed.json().text).toContain(`127.0.0.1:${port}`);
+  });
+
+  it("a provider that echoes the API key in its error message has it replaced by *** in the events and the output", async () => {
+    const key = "sk-ECHOED-KEY-SECRET-0123456789";
+    const server = await startOpenAIServer([{ status: 401, errorMessage: `Invalid API key: ${key}` }]);
+    try {
+      ws = makeWorkspace({}, { git: true });
+      ws.writeUserConfig({ model: { name: "m", baseUrl: server.baseUrl, maxRetries: 0 } });
+      const run = await runKeel(["--json", "run", "hi"], { cwd: ws.root, env: { ...ws.env, OPENAI_API_KEY: key } });
+      expect(run.exitCode).toBe(1);
+      expect(server.authorizations).toEqual([`Bearer ${key}`]);
+      expect(run.json().text).toContain("rejected the API key (401: Invalid API key: ***)");
+      expect(run.stdout + run.stderr).not.toContain(key);
+      expect(filesContaining(ws.path(".keel"), key)).toEqual([]);
+    } finally {
+      await server.close();
+    }
+  });
+});
