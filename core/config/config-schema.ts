@@ -44,6 +44,8 @@ export const ModelConfig = z
     contextWindow: z.number().int().positive().optional(),
     maxOutputTokens: z.number().int().positive().optional(),
     timeoutMs: z.number().int().positive().optional(),
+    /** Extra HTTP headers for the model endpoint (strings only; a workspace's need trust). */
+    headers: z.record(z.string(), z.string()).optional(),
   })
   .passthrough();
 

@@ -22,6 +22,8 @@ export type ModelSpec =
       timeoutMs: number;
       maxRetries: number;
       stream: boolean;
+      /** Extra HTTP headers sent with every request (`model.headers`: a proxy's key, OpenRouter's `HTTP-Referer`); never written to sessions. */
+      headers?: Record<string, string>;
     };
 
 /** How to configure a model, shown when none is configured. */
@@ -50,7 +52,7 @@ export function resolveModelSpec(config: KeelConfig, flag: string | undefined, e
     if (!file) throw new UsageError('A scripted model needs a file: "scripted:path/to/script.json".');
     return { kind: "scripted", file: resolve(root, file), contextWindow, maxOutputTokens };
   }
-  const extra = cfg as { baseUrl?: string; apiKeyEnv?: string; timeoutMs?: number; maxRetries?: number; stream?: boolean };
+  const extra = cfg as { baseUrl?: string; apiKeyEnv?: string; timeoutMs?: number; maxRetries?: number; stream?: boolean; headers?: Record<string, string> };
   return {
     kind: "openai",
     name: chosen,
@@ -61,6 +63,7 @@ export function resolveModelSpec(config: KeelConfig, flag: string | undefined, e
     timeoutMs: extra.timeoutMs ?? DEFAULT_MODEL_TIMEOUT_MS,
     maxRetries: typeof extra.maxRetries === "number" ? extra.maxRetries : 2,
     stream: extra.stream !== false,
+    ...(extra.headers && Object.keys(extra.headers).length ? { headers: { ...extra.headers } } : {}),
   };
 }
 

@@ -44,6 +44,7 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv): ModelClie
         baseURL: spec.baseUrl,
         timeout: spec.timeoutMs,
         maxRetries: spec.maxRetries,
+        ...(spec.headers ? { defaultHeaders: spec.headers } : {}),
         fetch: errorBodies.fetch,
       }),
     })));

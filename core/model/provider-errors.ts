@@ -7,8 +7,8 @@ type OpenAISpec = Extract<ModelSpec, { kind: "openai" }>;
 
 /**
  * Turns an error from the `openai` client into a ModelError whose message says what to fix. The API
- * key is `***` in it wherever the provider's message echoes it (the message goes to events and the
- * terminal). Never throws.
+ * key and the configured headers' values are `***` in it wherever the provider's message echoes
+ * them (the message goes to events and the terminal). Never throws.
  */
 export function describeProviderError(
   error: unknown,
@@ -19,8 +19,10 @@ export function describeProviderError(
   apiKey?: string,
 ): ModelError {
   const e = describe(error, spec, signal, sdk, bodyMessage);
-  if (!apiKey || apiKey.length < 8 || !e.message.includes(apiKey)) return e;
-  return new ModelError(e.message.split(apiKey).join("***"), e.transient, { cause: error });
+  const secrets = [apiKey, ...Object.values(spec.headers ?? {})].filter((s): s is string => s !== undefined && s.length >= 8 && e.message.includes(s));
+  if (!secrets.length) return e;
+  const message = secrets.sort((a, b) => b.length - a.length).reduce((text, s) => text.split(s).join("***"), e.message);
+  return new ModelError(message, e.transient, { cause: error });
 }
 
 function describe(error: unknown, spec: OpenAISpec, signal: AbortSignal | undefined, sdk: typeof import("openai"), bodyMessage?: string): ModelError {

@@ -39,7 +39,16 @@ export async function createSessionFiles(stateDir: string, meta: SessionMeta): P
   assertOwnPath(paths.artifacts, true);
   await mkdir(paths.artifacts, { recursive: true });
   // The endpoint is recorded for reading only (a resume takes it from the config): without the credentials a URL may carry.
-  const model = meta.model.kind === "openai" && meta.model.baseUrl ? { ...meta.model, baseUrl: urlForDisplay(meta.model.baseUrl) } : meta.model;
+  // Nor its headers (a proxy's key): their names only, as a note.
+  const model =
+    meta.model.kind === "openai"
+      ? {
+          ...meta.model,
+          ...(meta.model.baseUrl ? { baseUrl: urlForDisplay(meta.model.baseUrl) } : {}),
+          headers: undefined,
+          ...(meta.model.headers ? { headerNames: Object.keys(meta.model.headers) } : {}),
+        }
+      : meta.model;
   await writeFile(paths.meta, JSON.stringify({ ...meta, model }, null, 2) + "\n", { flag: "wx" });
   return paths;
 }

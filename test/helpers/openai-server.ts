@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll } from "vitest";
 
@@ -76,6 +76,8 @@ export interface OpenAIServer {
   requests: ChatRequestBody[];
   /** The Authorization header of each chat-completions request, in the same order. */
   authorizations: (string | undefined)[];
+  /** All headers of each chat-completions request, in the same order. */
+  headers: IncomingHttpHeaders[];
   /** Adds replies at the end of the queue. */
   push(...replies: ServerReply[]): void;
   close(): Promise<void>;
@@ -91,6 +93,7 @@ export async function startOpenAIServer(replies: ServerReply[] = []): Promise<Op
   const queue = [...replies];
   const requests: ChatRequestBody[] = [];
   const authorizations: (string | undefined)[] = [];
+  const headers: IncomingHttpHeaders[] = [];
   const server = createServer((req, res) => void handle(req, res));
   async function handle(req: IncomingMessage, res: ServerResponse) {
     const chunks: Buffer[] = [];
@@ -107,6 +110,7 @@ export async function startOpenAIServer(replies: ServerReply[] = []): Promise<Op
     const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as ChatRequestBody;
     requests.push(body);
     authorizations.push(req.headers.authorization);
+    headers.push(req.headers);
     let index = queue.findIndex((r) => r.match?.(body));
     if (index === -1) index = queue.findIndex((r) => !r.match);
     if (index !== -1 && queue[index]!.refuseMaxTokens && "max_tokens" in body) {
@@ -250,6 +254,7 @@ export async function startOpenAIServer(replies: ServerReply[] = []): Promise<Op
     baseUrl: `http://127.0.0.1:${port}/v1`,
     requests,
     authorizations,
+    headers,
     push: (...r) => void queue.push(...r),
     close: () =>
       new Promise((resolve) => {
@@ -287,6 +292,9 @@ export function useOpenAIServer(): OpenAIServer {
     },
     get authorizations() {
       return get().authorizations;
+    },
+    get headers() {
+      return get().headers;
     },
     push: (...replies) => get().push(...replies),
     close: () => get().close(),

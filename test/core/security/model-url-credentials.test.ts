@@ -51,4 +51,33 @@ describe("a model endpoint's credentials (user:key@host, ?api_key=) stay out of 
       await server.close();
     }
   });
+
+  it("model.headers reach the endpoint with every request, never session.json or the events, and are *** where the provider echoes them", async () => {
+    const secret = "X-PROXY-KEY-SECRET-0123456789";
+    const server = await startOpenAIServer([{ text: "hello" }, { status: 403, errorMessage: `proxy refused key ${secret}` }]);
+    try {
+      ws = makeWorkspace({}, { git: true });
+      ws.writeUserConfig({
+        model: { name: "m", baseUrl: server.baseUrl, maxRetries: 0, headers: { "X-Proxy-Key": secret, "HTTP-Referer": "https://keel.example" } },
+      });
+      const ok = await runKeel(["--json", "run", "hi"], { cwd: ws.root, env: ws.env });
+      expect(ok.exitCode, ok.stderr).toBe(0);
+      expect(server.headers[0]).toMatchObject({ "x-proxy-key": secret, "http-referer": "https://keel.example" });
+      const failed = await runKeel(["--json", "run", "again"], { cwd: ws.root, env: ws.env });
+      expect(failed.exitCode).toBe(1);
+      expect(server.headers[1]).toMatchObject({ "x-proxy-key": secret });
+      expect(failed.json().text).toContain("proxy refused key ***");
+      expect(ok.stdout + ok.stderr + failed.stdout + failed.stderr).not.toContain(secret);
+      expect(filesContaining(ws.path(".keel"), secret)).toEqual([]);
+      // session.json names the headers it sent, not their values.
+      expect(JSON.parse(ws.read(`.keel/sessions/${ok.json().sessionId}/session.json`)).model.headerNames).toEqual(["X-Proxy-Key", "HTTP-Referer"]);
+      // A workspace's headers are a widening setting: ignored untrusted, with a warning naming the file.
+      ws.write("keel.config.json", { model: { headers: { "X-Evil": "1" } } });
+      const untrusted = await runKeel(["--json", "run", "third"], { cwd: ws.root, env: ws.env });
+      expect(untrusted.stderr + untrusted.stdout).toContain("model.headers");
+      expect(server.headers[2]?.["x-evil"]).toBeUndefined();
+    } finally {
+      await server.close();
+    }
+  });
 });
