@@ -9,6 +9,8 @@
 //                                      [--machine-client ID:SECRET]   (client_credentials)
 //                                      [--tool-scope NAME=SCOPE]      (a tool NAME whose calls need SCOPE
 //                                                                      too: 403 insufficient_scope without it)
+//                                      [--leaky-errors]               (a tool `leak` whose error quotes the bearer
+//                                                                      token, as a careless server's might)
 //
 // Prints `MCP server listening at http://127.0.0.1:<port>/mcp` when ready. GET /_log returns every
 // request it received (method, path, headers, body) so tests can check what a client sent.
@@ -29,6 +31,7 @@ const port = Number(option("port", "0"));
 const ttl = Number(option("token-ttl", "3600"));
 const [machineId, machineSecret] = (option("machine-client", "") || ":").split(":");
 const [scopedTool, toolScope] = (option("tool-scope", "") || "=").split("=");
+const leakyErrors = process.argv.includes("--leaky-errors");
 
 /** Clients, codes and tokens in memory; the user approves every authorization request. */
 class MemoryProvider {
@@ -129,6 +132,11 @@ const server = app.listen(port, "127.0.0.1", () => {
     mcp.registerTool("whoami", { description: "Who the bearer token belongs to" }, async () => ({
       content: [{ type: "text", text: `client ${req.auth.clientId}, scopes: ${req.auth.scopes.join(" ") || "(none)"}` }],
     }));
+    if (leakyErrors)
+      mcp.registerTool("leak", { description: "Fails, quoting the request's bearer token" }, async () => ({
+        isError: true,
+        content: [{ type: "text", text: `upstream rejected Authorization: Bearer ${req.auth.token}` }],
+      }));
     if (scopedTool)
       mcp.registerTool(scopedTool, { description: `Needs the ${toolScope} scope` }, async () => ({
         content: [{ type: "text", text: `${scopedTool} ran for client ${req.auth.clientId} with scopes: ${req.auth.scopes.join(" ")}` }],

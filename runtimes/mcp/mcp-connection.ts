@@ -106,9 +106,15 @@ export class McpConnection {
     return this.config.name;
   }
 
-  /** `text` with this server's secrets (values expanded from `${VAR}` into its config) replaced by `***`. */
+  /** This server's secrets: values expanded from `${VAR}` or written literally into its config, and its OAuth tokens in use. */
+  get secrets(): string[] {
+    const tokens = this.opened?.authTokens?.() ?? [];
+    return tokens.length ? [...(this.config.secrets ?? []), ...tokens] : (this.config.secrets ?? []);
+  }
+
+  /** `text` with this server's secrets (see `secrets`) replaced by `***`. */
   redact(text: string): string {
-    return redactSecrets(text, this.config.secrets ?? []);
+    return redactSecrets(text, this.secrets);
   }
 
   /** Start-up timeout for this server (manifest, then config, then 30 s). */
@@ -343,7 +349,7 @@ export class McpConnection {
         server: this.name,
         level: n.params.level,
         logger: n.params.logger,
-        data: redactDeep(n.params.data, this.config.secrets ?? []),
+        data: redactDeep(n.params.data, this.secrets),
       });
     });
     // A burst of list_changed notifications causes one re-list (see coalesce.ts).

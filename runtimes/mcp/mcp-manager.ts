@@ -93,7 +93,7 @@ export class McpManager {
 
   /** Every server's secrets (values expanded from `${VAR}`), for text about several servers such as `keel mcp` output. */
   get secrets(): string[] {
-    return [...new Set(this.connections.flatMap((c) => c.config.secrets ?? []))];
+    return [...new Set(this.connections.flatMap((c) => c.secrets))];
   }
 
   /** True when the workspace (or the server's origin) allows starting this server. */

@@ -44,6 +44,8 @@ export interface OpenedClient {
   pid?: number;
   /** OAuth: scopes the next login must add (a tool asked for more than the token was granted). */
   pendingScope?: string;
+  /** OAuth: the access and refresh tokens in use now (they change on a refresh), to redact like the server's other secrets. */
+  authTokens?: () => string[];
   spawnMs: number;
   initializeMs: number;
 }
@@ -156,7 +158,15 @@ async function connectWith(
   }
   const done = performance.now();
   const pid = (transport as { pid?: number | null }).pid ?? undefined;
-  return { client, transport, transportKind: kind, pid, pendingScope: auth?.pendingScope, spawnMs: initStart - t0, initializeMs: done - initStart };
+  const authTokens = auth ? () => tokenStrings(auth.provider.tokens()) : undefined;
+  return { client, transport, transportKind: kind, pid, pendingScope: auth?.pendingScope, authTokens, spawnMs: initStart - t0, initializeMs: done - initStart };
+}
+
+/** The token strings of an OAuth provider's `tokens()` (none while it answers asynchronously: keel's own provider answers at once). */
+function tokenStrings(tokens: unknown): string[] {
+  if (!tokens || typeof tokens !== "object" || tokens instanceof Promise) return [];
+  const t = tokens as { access_token?: unknown; refresh_token?: unknown; id_token?: unknown };
+  return [t.access_token, t.refresh_token, t.id_token].filter((v): v is string => typeof v === "string");
 }
 
 async function looksLikeSseOnly(error: unknown): Promise<boolean> {

@@ -96,7 +96,7 @@ export function serverToolDefinition(host: Host, conn: McpConnection, info: McpT
           // An error the server reports is an error message like any other: no secrets in it.
           if (mapped.ok === false) {
             mapped.content = conn.redact(cleanMcpErrorText(mapped.content));
-            mapped.data = redactDeep(mapped.data, conn.config.secrets ?? []);
+            mapped.data = redactDeep(mapped.data, conn.secrets);
           }
           return mapped;
         },

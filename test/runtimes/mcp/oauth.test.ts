@@ -147,6 +147,24 @@ describe("MCP OAuth (against examples/oauth-mcp-server.mjs)", () => {
     }
   });
 
+  it("a server whose error quotes the bearer token shows *** to the model and in the events: the OAuth tokens in use count as the server's secrets", async () => {
+    const leaky = await startOAuthExample(["--leaky-errors"]);
+    const w = mcpWorkspace({ leaky: { type: "http", url: leaky.url } });
+    try {
+      const login = await runKeel(["--trust", "--json", "mcp", "login", "leaky"], { cwd: w.root, env: w.env, onStderr: browserPlayer().onStderr });
+      expect(login.exitCode, login.stderr).toBe(0);
+      const token = accessToken(tokenFiles(w)[0]!);
+      const call = await runKeel(["--trust", "--yes", "--json", "call", "mcp__leaky__leak"], { cwd: w.root, env: w.env });
+      expect(call.json(), call.stdout).toMatchObject({ ok: false });
+      expect(call.json().content).toContain("upstream rejected Authorization: Bearer ***");
+      expect(call.stdout + call.stderr).not.toContain(token);
+      expect(filesContaining(w.root, token)).toEqual([]);
+    } finally {
+      await leaky.stop();
+      w.cleanup();
+    }
+  });
+
   it("client_credentials: a machine client with its secret from the environment connects without a login", async () => {
     const machine = await startOAuthExample(["--machine-client", "build-bot:s3cret-from-env"]);
     const w = mcpWorkspace({
