@@ -41,7 +41,7 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv): ModelClie
       sdk,
       client: new sdk.OpenAI({
         apiKey: apiKey || "not-needed",
-        baseURL: spec.baseUrl,
+        ...endpointOf(spec.baseUrl),
         timeout: spec.timeoutMs,
         maxRetries: spec.maxRetries,
         ...(spec.headers ? { defaultHeaders: spec.headers } : {}),
@@ -175,4 +175,23 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv): ModelClie
 function withExtra(call: ModelToolCall, extraContent: unknown): ModelToolCall {
   const extra = extraContentOf(extraContent);
   return extra ? { ...call, extraContent: extra } : call;
+}
+
+/**
+ * The client's `baseURL` and `defaultQuery` for a base URL: a query in it (Azure's `?api-version=…`)
+ * goes with every request, after the path (the SDK appends paths to `baseURL` as text, which would
+ * put `/chat/completions` inside the query).
+ */
+function endpointOf(baseUrl: string | undefined): { baseURL?: string; defaultQuery?: Record<string, string> } {
+  if (!baseUrl) return {};
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    return { baseURL: baseUrl };
+  }
+  if (!url.search) return { baseURL: baseUrl };
+  const defaultQuery = Object.fromEntries(url.searchParams);
+  url.search = "";
+  return { baseURL: url.toString(), defaultQuery };
 }

@@ -35,7 +35,7 @@ export async function modelCheck(host: Host, signal: AbortSignal): Promise<Docto
   const cfg = typeof host.config.model === "object" && host.config.model ? (host.config.model as { headers?: Record<string, string> }) : {};
   const headers: Record<string, string> = { accept: "application/json", ...(cfg.headers ?? {}) };
   if (key) headers.authorization = `Bearer ${key}`;
-  const url = `${base}/models`;
+  const url = modelsUrl(base);
   // What the check prints: a URL's credentials (`user:key@`, `?api_key=`) stay out of output people paste into bug reports.
   const shownBase = urlForDisplay(base);
   const shownUrl = urlForDisplay(url);
@@ -58,5 +58,16 @@ export async function modelCheck(host: Host, signal: AbortSignal): Promise<Docto
       timedOut ? `${shownUrl} did not answer within ${MODEL_CHECK_TIMEOUT_MS / 1000} s` : `cannot reach ${shownUrl} (${detail.split(url).join(shownUrl)})`,
       "start the model server, or fix model.baseUrl / OPENAI_BASE_URL",
     );
+  }
+}
+
+/** `GET /models` of a base URL, after its path and before its query (`…/v1/models?api-version=…`). */
+function modelsUrl(base: string): string {
+  try {
+    const url = new URL(base);
+    url.pathname = `${url.pathname.replace(/\/+$/, "")}/models`;
+    return url.toString();
+  } catch {
+    return `${base}/models`;
   }
 }

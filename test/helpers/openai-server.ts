@@ -78,6 +78,8 @@ export interface OpenAIServer {
   authorizations: (string | undefined)[];
   /** All headers of each chat-completions request, in the same order. */
   headers: IncomingHttpHeaders[];
+  /** The URL (path and query) of every request received, in order (`/models` too). */
+  urls: string[];
   /** Adds replies at the end of the queue. */
   push(...replies: ServerReply[]): void;
   close(): Promise<void>;
@@ -94,16 +96,19 @@ export async function startOpenAIServer(replies: ServerReply[] = []): Promise<Op
   const requests: ChatRequestBody[] = [];
   const authorizations: (string | undefined)[] = [];
   const headers: IncomingHttpHeaders[] = [];
+  const urls: string[] = [];
   const server = createServer((req, res) => void handle(req, res));
   async function handle(req: IncomingMessage, res: ServerResponse) {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
-    if (req.method === "GET" && req.url?.endsWith("/models")) {
+    const path = new URL(req.url ?? "/", "http://127.0.0.1").pathname;
+    urls.push(req.url ?? "");
+    if (req.method === "GET" && path.endsWith("/models")) {
       // What `keel doctor` asks to check that the endpoint is reachable.
       res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ object: "list", data: [{ id: "test-model", object: "model" }] }));
       return;
     }
-    if (!req.url?.endsWith("/chat/completions")) {
+    if (!path.endsWith("/chat/completions")) {
       res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: `no route ${req.url}` } }));
       return;
     }
@@ -255,6 +260,7 @@ export async function startOpenAIServer(replies: ServerReply[] = []): Promise<Op
     requests,
     authorizations,
     headers,
+    urls,
     push: (...r) => void queue.push(...r),
     close: () =>
       new Promise((resolve) => {
@@ -295,6 +301,9 @@ export function useOpenAIServer(): OpenAIServer {
     },
     get headers() {
       return get().headers;
+    },
+    get urls() {
+      return get().urls;
     },
     push: (...replies) => get().push(...replies),
     close: () => get().close(),

@@ -9,6 +9,7 @@ import { scriptedModel } from "../../../core/model/scripted-model.js";
 import { ModelError } from "../../../core/model/model-error.js";
 import { startOpenAIServer, type OpenAIServer } from "../../helpers/openai-server.js";
 import { makeWorkspace } from "../../helpers/temp-workspace.js";
+import { runKeel } from "../../helpers/run-cli.js";
 
 type OpenAISpec = Extract<ModelSpec, { kind: "openai" }>;
 let server: OpenAIServer;
@@ -51,6 +52,27 @@ describe("openai backend against a local OpenAI-compatible server", () => {
     expect(req.stream).toBe(true);
     expect(req.tools?.[0]?.function.name).toBe("read_file");
     expect(res.usage).toEqual({ inputTokens: 100, outputTokens: 10 });
+  });
+
+  it("a base URL with a query (Azure's ?api-version=) keeps it after the path of every request; keel doctor's /models check too", async () => {
+    server.push({ text: "ok" });
+    const res = await openaiModel(spec({ baseUrl: `${server.baseUrl}?api-version=2024-10-21` }), env).complete({
+      messages: [{ role: "user", content: "hi" }],
+      tools: [],
+      callIndex: 0,
+    });
+    expect(res.text).toBe("ok");
+    expect(server.urls.at(-1)).toBe("/v1/chat/completions?api-version=2024-10-21");
+    const ws = makeWorkspace({}, { git: true });
+    try {
+      ws.writeUserConfig({ model: { name: "test-model", baseUrl: `${server.baseUrl}?api-version=2024-10-21` } });
+      const doctor = await runKeel(["--json", "doctor"], { cwd: ws.root, env: ws.env });
+      const model = (doctor.json().checks as { name: string; status: string; message: string }[]).find((c) => c.name === "model")!;
+      expect(model.status, model.message).toBe("ok");
+      expect(server.urls.at(-1)).toBe("/v1/models?api-version=2024-10-21");
+    } finally {
+      ws.cleanup();
+    }
   });
 
   it("keeps parallel streamed calls apart when the server sends no index (Gemini) or index 0 for each (Ollama)", async () => {
