@@ -1,4 +1,4 @@
-import { isPlainObject } from "../../core/index.js";
+import { isPlainObject, urlSecrets } from "../../core/index.js";
 
 /** What a hidden value shows instead. */
 export const HIDDEN = "<hidden: looks like a secret>";
@@ -9,12 +9,10 @@ const SECRET_CONTAINERS = /^(env|environment|headers|http_headers|httpheaders|se
 const SECRET_KEY = /(key|secret|token|passw(or)?d|pwd|credential|private|cookie|authorization|bearer|session)/i;
 /** …unless they name where one is kept or how it is obtained (`apiKeyEnv: "OPENAI_API_KEY"`, `apiKeyHelper`, `tokenFile`). */
 const NAMES_A_PLACE = /(env|var|variable|helper|file|path|command|cmd|url|uri|name|id|header)s?$/i;
-/** Values shaped like a credential whatever their key: an auth scheme, a well-known token prefix, a URL with a password or a key in its query. */
+/** Values shaped like a credential whatever their key: an auth scheme, a well-known token prefix, a private key. */
 const SECRET_SHAPE = [
   /^\s*(bearer|basic|token|digest)\s+\S{8,}/i,
   /\b(sk-[\w-]{16,}|sk_(live|test)_\w{8,}|gh[pousr]_\w{20,}|github_pat_\w{20,}|glpat-[\w-]{16,}|xox[abposr]-[\w-]{10,}|AKIA[0-9A-Z]{16}|AIza[\w-]{30,}|hf_\w{20,}|npm_\w{30,})/,
-  /^[a-z][\w+.-]*:\/\/[^/\s:@]+:[^/\s@]+@/i,
-  /[?&](api[_-]?key|access[_-]?token|token|key|secret|password|sig|signature|auth)=[^&\s]+/i,
   /-----BEGIN [A-Z ]*PRIVATE KEY-----/,
 ];
 
@@ -28,7 +26,8 @@ export function isSecretValue(keys: readonly string[], value: unknown): boolean 
   if (keys.slice(0, -1).some((k) => SECRET_CONTAINERS.test(k))) return true;
   const last = keys[keys.length - 1] ?? "";
   if (SECRET_KEY.test(last) && !NAMES_A_PLACE.test(last)) return true;
-  return SECRET_SHAPE.some((shape) => shape.test(value));
+  // A URL with a password or a credential in its query, as keel judges endpoint URLs everywhere (core/url-secrets.ts).
+  return SECRET_SHAPE.some((shape) => shape.test(value)) || (/^[a-z][\w+.-]*:\/\//i.test(value) && urlSecrets(value).length > 0);
 }
 
 /** A copy of `value` (found at `keys`) with every secret string replaced by HIDDEN, and how many were replaced. */
