@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { KEEL_BIN, runKeel } from "../../helpers/run-cli.js";
+import { runKeel, runKeelProcess } from "../../helpers/run-cli.js";
 import { makeWorkspace, type TempWorkspace } from "../../helpers/temp-workspace.js";
 
 // Runs the real bubblewrap (`bwrap`), which .ci/run installs (Debian package bubblewrap).
@@ -26,9 +26,7 @@ describe("a sandboxed command cannot read keel's own secrets (real CLI, bwrap)",
     mkdirSync(join(home, "mcp-oauth"), { mode: 0o700 });
     writeFileSync(join(home, "mcp-oauth", "0123.json"), '{"tokens":{"access_token":"TOKENSECRET"}}', { mode: 0o600 });
     writeFileSync(join(home, "notes.txt"), "not a secret\n");
-    // A keel run inside the sandbox stops (it cannot see your rules) and says why.
-    const nested = `${JSON.stringify(process.execPath)} ${JSON.stringify(KEEL_BIN)} tools; echo "nested exit $?"`;
-    const command = `cat ${key} ${join(home, "mcp-oauth")}/*.json ${join(home, "config.json")} ${join(home, "mcp.json")}; ls -A ${join(home, "mcp-oauth")} | wc -l; cat ${join(home, "notes.txt")}; ${nested}`;
+    const command = `cat ${key} ${join(home, "mcp-oauth")}/*.json ${join(home, "config.json")} ${join(home, "mcp.json")}; ls -A ${join(home, "mcp-oauth")} | wc -l; cat ${join(home, "notes.txt")}`;
     const env = { ...ws.env, KEEL_HOME: home };
     const r = await runKeel(["--yes", "--json", "call", "bash", "--input", JSON.stringify({ command })], { cwd: ws.root, env });
     const obs = r.json();
@@ -40,11 +38,18 @@ describe("a sandboxed command cannot read keel's own secrets (real CLI, bwrap)",
     expect(out).not.toContain("MCPENVSECRET");
     expect(obs.data.stdout).toContain("not a secret");
     expect(obs.data.stdout).toMatch(/^0$/m); // the token folder is empty inside the sandbox
-    expect(obs.data.stdout).toContain("nested exit 2");
-    expect(obs.data.stderr).toContain("inside keel's sandbox");
     // Nothing was changed outside: the files are as they were.
     expect(readFileSync(key, "utf8")).toBe("SESSIONKEYSECRET\n");
     expect(readFileSync(join(home, "mcp-oauth", "0123.json"), "utf8")).toContain("TOKENSECRET");
+  });
+
+  it("a keel run where your config reads as empty (as inside keel's sandbox) stops with exit 2 and says to run it outside the sandbox", async () => {
+    // Run directly: inside the sandbox the checkout may be under the host's /tmp, which the sandbox replaces.
+    ws = makeWorkspace({});
+    writeFileSync(join(ws.keelHome, "config.json"), "");
+    const r = await runKeelProcess(["tools"], { cwd: ws.root, env: ws.env });
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toContain("If this keel runs inside keel's sandbox, which shows your config as an empty file, run it outside the sandbox instead.");
   });
 });
 

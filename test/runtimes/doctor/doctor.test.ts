@@ -43,7 +43,7 @@ describe("keel doctor", () => {
     ws.writeUserConfig({ model: { name: "m", baseUrl: "http://proxy:DOCTOR-PASS-SECRET@127.0.0.1:1/v1?api_key=DOCTOR-KEY-SECRET" } });
     const r = await runKeel(["--json", "doctor"], { cwd: ws.root, env: ws.env });
     const model = r.json<{ checks: Check[] }>().checks.find((c) => c.name === "model")!;
-    expect(model).toMatchObject({ status: "fail", message: expect.stringContaining("http://***:***@127.0.0.1:1/v1?api_key=***") });
+    expect(model).toMatchObject({ status: "fail", message: expect.stringContaining("http://***:***@127.0.0.1:1/v1/models?api_key=***") });
     expect(r.stdout).not.toMatch(/DOCTOR-(PASS|KEY)-SECRET/);
   });
 
