@@ -8,6 +8,7 @@ import type { ModelSpec } from "./model-spec.js";
 import type { ModelCallOptions, ModelClient, ModelRequest, ModelResponse, ModelToolCall } from "./model-types.js";
 import { reasoningOf, StreamedReasoning } from "./reasoning-field.js";
 import { firstTokenLimitField, refusesUserAfterTool, wantsMaxCompletionTokens } from "./provider-quirks.js";
+import { endpointParts } from "./endpoint-url.js";
 import { describeProviderError } from "./provider-errors.js";
 import { argumentsText, extraContentOf, StreamedToolCalls } from "./streamed-tool-calls.js";
 import { ToolNameMap } from "./tool-names.js";
@@ -41,10 +42,9 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv): ModelClie
       sdk,
       client: new sdk.OpenAI({
         apiKey: apiKey || "not-needed",
-        ...endpointOf(spec.baseUrl),
+        ...clientEndpoint(spec),
         timeout: spec.timeoutMs,
         maxRetries: spec.maxRetries,
-        ...(spec.headers ? { defaultHeaders: spec.headers } : {}),
         fetch: errorBodies.fetch,
       }),
     })));
@@ -178,20 +178,16 @@ function withExtra(call: ModelToolCall, extraContent: unknown): ModelToolCall {
 }
 
 /**
- * The client's `baseURL` and `defaultQuery` for a base URL: a query in it (Azure's `?api-version=…`)
- * goes with every request, after the path (the SDK appends paths to `baseURL` as text, which would
- * put `/chat/completions` inside the query).
+ * The client's `baseURL`, `defaultQuery` and `defaultHeaders`: a query in the base URL (Azure's
+ * `?api-version=…`) goes with every request after the path, user info (`https://user:pass@host/v1`,
+ * which fetch refuses) as `Authorization: Basic`, and `model.headers` last (they win).
  */
-function endpointOf(baseUrl: string | undefined): { baseURL?: string; defaultQuery?: Record<string, string> } {
-  if (!baseUrl) return {};
-  let url: URL;
-  try {
-    url = new URL(baseUrl);
-  } catch {
-    return { baseURL: baseUrl };
-  }
-  if (!url.search) return { baseURL: baseUrl };
-  const defaultQuery = Object.fromEntries(url.searchParams);
-  url.search = "";
-  return { baseURL: url.toString(), defaultQuery };
+function clientEndpoint(spec: OpenAISpec): { baseURL?: string; defaultQuery?: Record<string, string>; defaultHeaders?: Record<string, string> } {
+  const parts = spec.baseUrl ? endpointParts(spec.baseUrl) : undefined;
+  const headers = { ...(parts?.authorization ? { Authorization: parts.authorization } : {}), ...spec.headers };
+  return {
+    ...(parts ? { baseURL: parts.base } : {}),
+    ...(parts?.query ? { defaultQuery: parts.query } : {}),
+    ...(Object.keys(headers).length ? { defaultHeaders: headers } : {}),
+  };
 }

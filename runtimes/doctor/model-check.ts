@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { errorMessage, type Host, MODEL_HELP, resolveModelSpec, urlForDisplay } from "../../core/index.js";
+import { errorMessage, type Host, MODEL_HELP, modelsEndpoint, resolveModelSpec, urlForDisplay } from "../../core/index.js";
 import { check, type DoctorCheck } from "./doctor-check.js";
 
 /** How long the model endpoint may take to answer the doctor's one request. */
@@ -33,9 +33,13 @@ export async function modelCheck(host: Host, signal: AbortSignal): Promise<Docto
       `export ${spec.apiKeyEnv}=… or set model.baseUrl to a local OpenAI-compatible server`,
     );
   const cfg = typeof host.config.model === "object" && host.config.model ? (host.config.model as { headers?: Record<string, string> }) : {};
-  const headers: Record<string, string> = { accept: "application/json", ...(cfg.headers ?? {}) };
+  const endpoint = modelsEndpoint(base);
+  const headers: Record<string, string> = { accept: "application/json" };
   if (key) headers.authorization = `Bearer ${key}`;
-  const url = modelsUrl(base);
+  // As the client sends them: a URL's user info as Basic authorization, then model.headers (they win).
+  if (endpoint.authorization) headers.authorization = endpoint.authorization;
+  for (const [name, value] of Object.entries(cfg.headers ?? {})) headers[name.toLowerCase()] = value;
+  const url = endpoint.url;
   // What the check prints: a URL's credentials (`user:key@`, `?api_key=`) stay out of output people paste into bug reports.
   const shownBase = urlForDisplay(base);
   const shownUrl = urlForDisplay(url);
@@ -58,16 +62,5 @@ export async function modelCheck(host: Host, signal: AbortSignal): Promise<Docto
       timedOut ? `${shownUrl} did not answer within ${MODEL_CHECK_TIMEOUT_MS / 1000} s` : `cannot reach ${shownUrl} (${detail.split(url).join(shownUrl)})`,
       "start the model server, or fix model.baseUrl / OPENAI_BASE_URL",
     );
-  }
-}
-
-/** `GET /models` of a base URL, after its path and before its query (`…/v1/models?api-version=…`). */
-function modelsUrl(base: string): string {
-  try {
-    const url = new URL(base);
-    url.pathname = `${url.pathname.replace(/\/+$/, "")}/models`;
-    return url.toString();
-  } catch {
-    return `${base}/models`;
   }
 }

@@ -80,4 +80,25 @@ describe("a model endpoint's credentials (user:key@host, ?api_key=) stay out of 
       await server.close();
     }
   });
+
+  it("a base URL with user info (a proxy behind basic auth) is used: Authorization: Basic goes with each request, the URL keel records has ***", async () => {
+    const server = await startOpenAIServer([{ text: "through the proxy" }]);
+    try {
+      ws = makeWorkspace({}, { git: true });
+      const withUser = server.baseUrl.replace("http://", "http://proxyuser:BASIC-PASS-SECRET@");
+      ws.writeUserConfig({ model: { name: "m", baseUrl: withUser, maxRetries: 0 } });
+      const run = await runKeel(["--json", "run", "hi"], { cwd: ws.root, env: ws.env });
+      expect(run.exitCode, run.stdout + run.stderr).toBe(0);
+      expect(run.json().text).toContain("through the proxy");
+      expect(server.headers[0]?.authorization).toBe(`Basic ${Buffer.from("proxyuser:BASIC-PASS-SECRET").toString("base64")}`);
+      const doctor = await runKeel(["--json", "doctor"], { cwd: ws.root, env: ws.env });
+      const model = (doctor.json().checks as { name: string; status: string; message: string }[]).find((c) => c.name === "model")!;
+      expect(model.status, model.message).toBe("ok");
+      expect(server.urls.at(-1)).toBe("/v1/models");
+      expect(filesContaining(ws.path(".keel"), "BASIC-PASS-SECRET")).toEqual([]);
+      expect(run.stdout + doctor.stdout).not.toContain("BASIC-PASS-SECRET");
+    } finally {
+      await server.close();
+    }
+  });
 });

@@ -38,12 +38,12 @@ describe("keel doctor", () => {
     expect(server.requests).toHaveLength(0); // no chat request: only the model list was read
   });
 
-  it("a model URL's credentials (user:key@, ?api_key=) are *** in the report", async () => {
+  it("a model URL's credentials (user:key@, ?api_key=) are *** in the report (user info goes as Basic authorization, not in the URL)", async () => {
     ws = makeWorkspace({}, { git: true });
     ws.writeUserConfig({ model: { name: "m", baseUrl: "http://proxy:DOCTOR-PASS-SECRET@127.0.0.1:1/v1?api_key=DOCTOR-KEY-SECRET" } });
     const r = await runKeel(["--json", "doctor"], { cwd: ws.root, env: ws.env });
     const model = r.json<{ checks: Check[] }>().checks.find((c) => c.name === "model")!;
-    expect(model).toMatchObject({ status: "fail", message: expect.stringContaining("http://***:***@127.0.0.1:1/v1/models?api_key=***") });
+    expect(model).toMatchObject({ status: "fail", message: expect.stringContaining("http://127.0.0.1:1/v1/models?api_key=***") });
     expect(r.stdout).not.toMatch(/DOCTOR-(PASS|KEY)-SECRET/);
   });
 
