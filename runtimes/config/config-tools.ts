@@ -2,7 +2,6 @@ import { relative, sep } from "node:path";
 import { approveTrustItem, defineTool, type Host, objectSchema, ToolError, type ToolDefinition } from "../../core/index.js";
 import { CONFIG_SOURCES, WRITABLE_SOURCES } from "./config-source-lists.js";
 import type { ConfigEntry } from "./config-view.js";
-import { hideSecrets } from "./secret-values.js";
 
 const SOURCE = { kind: "runtime", id: "config" } as const;
 const sourceField = {
@@ -105,7 +104,7 @@ export function configTools(host: Host): ToolDefinition[] {
       readOnly: true,
       async execute(input, ctx) {
         const reveal = mayShowSecrets(input.show_secrets, ctx.run.origin, "config_get");
-        const [{ ConfigView, checkSource }, { formatKeyPath, parseKeyPath }] = await views();
+        const [[{ ConfigView, checkSource }, { formatKeyPath, parseKeyPath }], { hideSecrets }] = await Promise.all([views(), import("./secret-values.js")]);
         const keys = parseKeyPath(input.key_path);
         const source = checkSource(input.source);
         const view = await ConfigView.load(ws, host.configTrusted);
