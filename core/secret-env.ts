@@ -10,6 +10,14 @@ const SECRET_NAMES = /(^|_)AUTH$|_PAT$|^MYSQL_PWD$/i;
 /** Names that match a secret word but are known to hold none (a tokenizer switch, not a token). */
 const NOT_SECRETS: ReadonlySet<string> = new Set(["TOKENIZERS_PARALLELISM"]);
 
+/**
+ * Words holding a secret word that name no secret, taken out of a name before it is judged: Go's list of
+ * private module paths (`GOPRIVATE`: without it `go` asks the public proxy and checksum database about
+ * them), keyring backends (`PYTHON_KEYRING_BACKEND`, `PIP_KEYRING_PROVIDER`), Keycloak's and Key
+ * Vault's addresses, keyboard and key-map settings. `KEYCLOAK_CLIENT_SECRET` still looks secret.
+ */
+const HARMLESS_WORDS = /GOPRIVATE|KEYRING|KEYCLOAK|KEYVAULT|KEYBOARD|KEYMAP|KEYTIMEOUT|MONKEY|TURNKEY|HOTKEY/gi;
+
 /** A name that says its value is where something is (`SSL_KEY_FILE`, `GNUPG_KEY_DIR`), kept when the value is an absolute path. */
 const LOCATION_NAME = /_(FILE|PATH|DIR|SOCK|SOCKET)$/i;
 
@@ -20,13 +28,15 @@ const URL_PASSWORD = /^[a-z][a-z0-9+.-]*:\/\/[^/@:\s]*:[^/@\s]+@/i;
  * True when a variable looks like it holds a secret: its name contains KEY, SECRET, TOKEN,
  * PASSWORD, PASSWD, PASSPHRASE, CREDENTIAL or PRIVATE (case-insensitive), or is a well-known secret
  * name (`*_AUTH`, `*_PAT`, `MYSQL_PWD`), or its value is a URL with a password in it
- * (`DATABASE_URL=postgres://u:pw@db/x`; a URL without one stays). A name ending in `_FILE`,
+ * (`DATABASE_URL=postgres://u:pw@db/x`; a URL without one stays). Words such as `GOPRIVATE`,
+ * `KEYRING` and `KEYCLOAK` do not count (see `HARMLESS_WORDS`). A name ending in `_FILE`,
  * `_PATH`, `_DIR` or `_SOCK(ET)` whose value is an absolute path names a place, not a secret, and stays.
  */
 export function looksSecret(name: string, value: string | undefined): boolean {
   if (value !== undefined && URL_PASSWORD.test(value)) return true;
   if (NOT_SECRETS.has(name.toUpperCase())) return false;
-  if (!SECRET_WORDS.test(name) && !SECRET_NAMES.test(name)) return false;
+  const judged = name.replace(HARMLESS_WORDS, "_");
+  if (!SECRET_WORDS.test(judged) && !SECRET_NAMES.test(judged)) return false;
   return !(LOCATION_NAME.test(name) && value !== undefined && value.startsWith("/"));
 }
 
