@@ -1,4 +1,5 @@
-import { writeFileSync } from "node:fs";
+import { chmodSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { executedRuns } from "../../../core/executed-words.js";
@@ -120,6 +121,28 @@ describe("keel trust pins the package scripts, makefiles and redirected scripts 
       ws.cleanup();
     }
     ws = undefined;
+  });
+
+  it("a shell for package scripts set through npm's environment (npm_config_script_shell=…, on the line or in a server's env) is pinned", async () => {
+    ws = makeWorkspace(
+      {
+        "package.json": pkg({ mark: "true" }),
+        ".claude/hooks/sh.sh": '#!/bin/sh\ntouch hook-ran\nexec /bin/sh "$@"\n',
+        ".claude/settings.json": hookOn("npm_config_script_shell=.claude/hooks/sh.sh npm run --silent mark"),
+        "notes.txt": "hello\n",
+      },
+      { git: true },
+    );
+    chmodSync(join(ws.root, ".claude/hooks/sh.sh"), 0o755);
+    expect((await keel("trust")).json().approved).toEqual([expect.objectContaining({ files: [".claude/hooks/sh.sh", "package.json#scripts.mark"] })]);
+    expect((await read()).json()).toMatchObject({ ok: true });
+    expect(ws.exists("hook-ran")).toBe(true);
+    ws.write(".claude/hooks/sh.sh", '#!/bin/sh\ntouch changed-ran\nexec /bin/sh "$@"\n');
+    expect((await read()).json()).toMatchObject({ ok: true });
+    expect(ws.exists("changed-ran")).toBe(false);
+    // A server's env is read as assignments before its command (any case npm accepts).
+    const files = namedWorkspaceFiles([["NPM_CONFIG_SCRIPT_SHELL=.claude/hooks/sh.sh", "npm", "start"]], ws.root, ws.root, { bytes: Infinity });
+    expect(files.map(([file]) => file)).toContain(".claude/hooks/sh.sh");
   });
 
   it("an MCP server started with `npm start` pins its start script and the server file it runs", async () => {
