@@ -1,4 +1,5 @@
 import { isPlainObject } from "../../core/index.js";
+import { maskCommand } from "../hooks/shown-command.js";
 
 /** What a hidden value shows instead. */
 export const HIDDEN = "<hidden: looks like a secret>";
@@ -31,13 +32,22 @@ export function isSecretValue(keys: readonly string[], value: unknown): boolean 
   return SECRET_SHAPE.some((shape) => shape.test(value));
 }
 
-/** A copy of `value` (found at `keys`) with every secret string replaced by HIDDEN, and how many were replaced. */
+/** Keys whose value is a command line (a hook's `command`, `apiKeyHelper`, `statusLine.command`): shown with its credentials masked. */
+const COMMAND_KEY = /(^|[a-z_])(command|cmd|helper)$/i;
+
+/** A copy of `value` (found at `keys`) with every secret string replaced by HIDDEN (a command line's credentials by ***), and how many were replaced. */
 export function hideSecrets(keys: readonly string[], value: unknown): { value: unknown; hidden: number } {
   let hidden = 0;
   const walk = (at: readonly string[], v: unknown): unknown => {
     if (isSecretValue(at, v)) {
       hidden++;
       return HIDDEN;
+    }
+    // A command line stays readable, with its tokens, webhook URL paths and `KEY=value`s masked as hook events show them.
+    if (typeof v === "string" && COMMAND_KEY.test(at[at.length - 1] ?? "")) {
+      const masked = maskCommand(v);
+      if (masked !== v) hidden++;
+      return masked;
     }
     if (Array.isArray(v)) return v.map((x) => walk(at, x));
     if (isPlainObject(v)) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk([...at, k], x)]));
