@@ -225,6 +225,20 @@ describe("namedWorkspaceFiles: package scripts", () => {
     ]);
   });
 
+  it('a package pattern is searched from its own folder: a package deep under a literal path is pinned, a "**" one too', () => {
+    ws = makeWorkspace({
+      "package.json": { name: "root", workspaces: ["tools/js/internal/libs/group/set/*", "apps/**"], scripts: {} },
+      "tools/js/internal/libs/group/set/deep/package.json": { name: "deep", scripts: { lint: "true" } },
+      "apps/web/site/package.json": { name: "site", scripts: { lint: "true" } },
+      "other/x/package.json": { name: "x", scripts: { lint: "true" } },
+    });
+    expect(names([["pnpm", "-r", "lint"]])).toEqual([
+      "package.json#scripts.lint",
+      "apps/web/site/package.json#scripts.lint",
+      "tools/js/internal/libs/group/set/deep/package.json#scripts.lint",
+    ]);
+  });
+
   it("pins a missing package.json, a missing script and an unparsable package.json stably, so the pin changes only when they do", () => {
     ws = makeWorkspace({});
     const pins = () => namedWorkspaceFiles([["npm", "test"]], ws!.root, ws!.root, { bytes: Infinity });
