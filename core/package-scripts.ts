@@ -33,6 +33,9 @@ interface Manager {
 }
 
 const INSTALL = ["install", "prepare"];
+/** `pack` and `publish` run the packing scripts (`prepack`, `prepare`, `postpack`; publishing adds its own), `version` its version scripts. */
+const PACK = ["prepack", "prepare", "postpack"];
+const PUBLISH = ["prepublishOnly", ...PACK, "publish"];
 const COMMON_LIFECYCLE = { test: ["test"], t: ["test"], tst: ["test"], start: ["start"], stop: ["stop"], restart: ["restart", "stop", "start"] };
 const PNPM_YARN_BUILTINS = (
   "add audit autoclean bin cache check config constraints create dedupe deploy dlx doctor env exec explain fetch generate-lock-entry global help import info " +
@@ -54,6 +57,11 @@ const MANAGERS: Record<string, Manager> = {
       rebuild: INSTALL,
       it: [...INSTALL, "test"],
       cit: [...INSTALL, "test"],
+      link: INSTALL,
+      pack: PACK,
+      publish: PUBLISH,
+      version: ["version"],
+      diff: ["prepare"],
     },
     optionsAnywhere: true,
   },
@@ -62,7 +70,7 @@ const MANAGERS: Record<string, Manager> = {
     dir: new Set(["--cwd"]),
     packages: new Set(),
     run: new Set(["run"]),
-    lifecycle: { ...COMMON_LIFECYCLE, "": INSTALL, install: INSTALL, add: INSTALL },
+    lifecycle: { ...COMMON_LIFECYCLE, "": INSTALL, install: INSTALL, add: INSTALL, pack: PACK, publish: PUBLISH, version: ["version"] },
     builtins: new Set(PNPM_YARN_BUILTINS),
   },
   pnpm: {
@@ -70,7 +78,7 @@ const MANAGERS: Record<string, Manager> = {
     dir: new Set(["-C", "--dir"]),
     packages: new Set(["-r", "--recursive", "--filter", "-F"]),
     run: new Set(["run", "run-script"]),
-    lifecycle: { ...COMMON_LIFECYCLE, install: INSTALL, i: INSTALL, add: INSTALL },
+    lifecycle: { ...COMMON_LIFECYCLE, install: INSTALL, i: INSTALL, add: INSTALL, pack: PACK, publish: PUBLISH },
     builtins: new Set(PNPM_YARN_BUILTINS),
   },
   bun: {

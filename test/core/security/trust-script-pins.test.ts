@@ -264,6 +264,12 @@ describe("namedWorkspaceFiles: package scripts", () => {
     expect(scripts("npm run-script x")).toEqual(["x"]);
     expect(scripts("npm run lint --prefix web")).toEqual(["web:lint"]);
     expect(scripts("npm ci")).toEqual(["install", "prepare"]);
+    // Packing, publishing and versioning run scripts too (`npm pack --dry-run` runs prepack).
+    expect(scripts("npm pack --dry-run")).toEqual(["prepack", "prepare", "postpack"]);
+    expect(scripts("npm publish")).toEqual(["prepublishOnly", "prepack", "prepare", "postpack", "publish"]);
+    expect(scripts("npm version patch")).toEqual(["version"]);
+    expect(scripts("yarn pack")).toEqual(["prepack", "prepare", "postpack"]);
+    expect(scripts("pnpm pack")).toEqual(["prepack", "prepare", "postpack"]);
     expect(scripts("yarn lint")).toEqual(["lint"]);
     expect(scripts("yarn run lint")).toEqual(["lint"]);
     expect(scripts("yarn --cwd web lint")).toEqual(["web:lint"]);
