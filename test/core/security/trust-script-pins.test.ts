@@ -239,6 +239,27 @@ describe("namedWorkspaceFiles: package scripts", () => {
     ]);
   });
 
+  it("a package script pins the code yarn loads on every command (yarnPath release, plugins, yarn 1's yarn-path) and .pnpmfile.cjs", () => {
+    ws = makeWorkspace({
+      "package.json": pkg({ lint: "true" }),
+      ".yarnrc.yml": "yarnPath: .yarn/releases/yarn-4.cjs\nplugins:\n  - path: .yarn/plugins/@yarnpkg/plugin-x.cjs\n    spec: x\n",
+      ".yarn/releases/yarn-4.cjs": "",
+      ".yarn/plugins/@yarnpkg/plugin-x.cjs": "",
+      ".yarnrc": 'yarn-path ".yarn/releases/yarn-1.js"\n',
+      ".yarn/releases/yarn-1.js": "",
+      ".pnpmfile.cjs": "module.exports = {}\n",
+    });
+    expect(names([["yarn", "lint"]])).toEqual([
+      "package.json#scripts.lint",
+      ".yarnrc",
+      ".yarnrc.yml",
+      ".pnpmfile.cjs",
+      ".yarn/releases/yarn-4.cjs",
+      ".yarn/plugins/@yarnpkg/plugin-x.cjs",
+      ".yarn/releases/yarn-1.js",
+    ]);
+  });
+
   it("pins a missing package.json, a missing script and an unparsable package.json stably, so the pin changes only when they do", () => {
     ws = makeWorkspace({});
     const pins = () => namedWorkspaceFiles([["npm", "test"]], ws!.root, ws!.root, { bytes: Infinity });
