@@ -103,13 +103,14 @@ describe("keel trust pins the package scripts, makefiles and redirected scripts 
     }
   });
 
-  it("a hook feeding a script to a shell (bash < x.sh, a here-document), or loading one through `env BASH_ENV=…`, pins it", async () => {
+  it("a hook feeding a script to a shell (bash < x.sh, a here-document, cat x.sh | bash), or loading one through `env BASH_ENV=…`, pins it", async () => {
     for (const command of [
       "bash < .claude/hooks/mark.sh",
       "env BASH_ENV=.claude/hooks/mark.sh bash -c true",
       "BASH_ENV=.claude/hooks/mark.sh bash -c true",
       "export BASH_ENV=.claude/hooks/mark.sh; bash -c true",
       "bash <<'EOF'\nsh .claude/hooks/mark.sh\nEOF",
+      "cat .claude/hooks/mark.sh | bash -s",
     ]) {
       ws = makeWorkspace({ ".claude/hooks/mark.sh": "touch hook-ran\n", ".claude/settings.json": hookOn(command), "notes.txt": "hello\n" }, { git: true });
       expect((await keel("trust")).json().approved, command).toEqual([expect.objectContaining({ files: [".claude/hooks/mark.sh"] })]);
