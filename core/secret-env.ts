@@ -10,7 +10,7 @@ const SECRET_WORDS = /KEY|SECRET|TOKEN|PASSWORD|PASSWD|PASSPHRASE|CREDENTIAL|PRI
  * CI identity tokens (`CI_JOB_JWT`), webhook URLs (`SLACK_WEBHOOK_URL`: the path is the secret), cookies,
  * connection strings (`AZURE_STORAGE_CONNECTION_STRING` holds its `AccountKey`), `DOCKER_AUTH_CONFIG`.
  */
-const SECRET_NAMES = /(^|_)AUTH$|(^|_)AUTH_|_PAT$|^MYSQL_PWD$|_(PASS|PWD)$|^PASS$|CREDS|JWT|WEBHOOK|COOKIE|CONNECTION_STRING|CONN_STR/i;
+const SECRET_NAMES = /(^|_)AUTH$|_AUTH_CONFIG$|_PAT$|^MYSQL_PWD$|_(PASS|PWD)$|^PASS$|CREDS|JWT|WEBHOOK|COOKIE|CONNECTION_STRING|CONN_STR/i;
 
 /**
  * Values shaped like a credential whatever their name: a private key, a connection string's key or

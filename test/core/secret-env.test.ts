@@ -70,6 +70,8 @@ describe("which variables look secret (names, and URLs with a password)", () => 
       ["GIT_AUTHOR_NAME", "A"],
       ["SSH_AUTH_SOCK", "/run/ssh.sock"],
       ["PASSENGER_ENV", "x"],
+      ["AUTH_URL", "http://localhost:3000"],
+      ["AUTH_TRUST_HOST", "true"],
       ["TASK_RUNNER", "desk-abcdefghijklmnopqrst"],
     ])
       expect(looksSecret(name!, value), name).toBe(false);
