@@ -10,6 +10,8 @@ const SECRET_CONTAINERS = /^(env|environment|headers|http_headers|httpheaders|se
 const SECRET_KEY = /(key|secret|token|passw(or)?d|pwd|credential|private|cookie|authorization|bearer|session)/i;
 /** …unless they name where one is kept or how it is obtained (`apiKeyEnv: "OPENAI_API_KEY"`, `apiKeyHelper`, `tokenFile`). */
 const NAMES_A_PLACE = /(env|var|variable|helper|file|path|command|cmd|url|uri|name|id|header)s?$/i;
+/** keel's own settings whose names hold a secret word but whose values are choices, not secrets (`sandbox.credentials: "visible"`). */
+const KEEL_CHOICES: ReadonlySet<string> = new Set(["sandbox.credentials"]);
 /** Values shaped like a credential whatever their key: an auth scheme, a well-known token prefix, a URL with a password or a key in its query. */
 const SECRET_SHAPE = [
   /^\s*(bearer|basic|token|digest)\s+\S{8,}/i,
@@ -27,6 +29,7 @@ const SECRET_SHAPE = [
 export function isSecretValue(keys: readonly string[], value: unknown): boolean {
   if (typeof value !== "string" || value === "") return false;
   if (keys.slice(0, -1).some((k) => SECRET_CONTAINERS.test(k))) return true;
+  if (KEEL_CHOICES.has(keys.join("."))) return false;
   const last = keys[keys.length - 1] ?? "";
   if (SECRET_KEY.test(last) && !NAMES_A_PLACE.test(last)) return true;
   return SECRET_SHAPE.some((shape) => shape.test(value));

@@ -120,6 +120,7 @@ describe("config tools never show secret-looking values unless the user asks on 
     expect(isSecretValue(["apiKeyHelper"], "~/bin/get-key.sh")).toBe(false);
     expect(isSecretValue(["tokenFile"], "/run/secrets/t")).toBe(false);
     expect(isSecretValue(["model", "maxOutputTokens"], 4096)).toBe(false);
+    expect(isSecretValue(["sandbox", "credentials"], "visible")).toBe(false); // a choice of keel's, not a credential
     expect(isSecretValue(["permissions", "allow"], "bash(git status*)")).toBe(false);
     expect(isSecretValue(["x", "password"], "p")).toBe(true);
     expect(isSecretValue(["webhook"], "https://hooks.example.com/x?token=abc123")).toBe(true);
