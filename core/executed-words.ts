@@ -1,4 +1,4 @@
-import { packageScriptRuns, type ScriptRun } from "./package-scripts.js";
+import { isPackageManager, packageScriptRuns, type ScriptRun } from "./package-scripts.js";
 import { programFileWords } from "./program-file-words.js";
 import { baseName, unwrapCommand } from "./shell/unwrap-command.js";
 
@@ -185,8 +185,9 @@ function wordsRun(argv: readonly string[], depth: number, scripts: ScriptRun[]):
     if (!dialect) return out;
   }
   if (dialect) return [...out, ...interpreterWords(dialect, args)];
-  // A runner (`npx tsx x.ts`, `pnpm exec tsx x.ts`, `uvx python x.py`): the first word naming an interpreter starts what it runs.
-  const k = args.findIndex((a) => !a.startsWith("-") && dialectOf(a) !== undefined);
+  // A runner (`npx tsx x.ts`, `pnpm exec tsx x.ts`, `uvx python x.py`, `corepack yarn lint`, `dotenv -- npm test`): the first
+  // word naming an interpreter or a package manager starts what it runs.
+  const k = args.findIndex((a) => !a.startsWith("-") && (dialectOf(a) !== undefined || isPackageManager(a)));
   return k === -1 ? out : [...out, ...wordsRun(args.slice(k), depth + 1, scripts)];
 }
 

@@ -92,6 +92,11 @@ const MANAGERS: Record<string, Manager> = {
   },
 };
 
+/** True when `program` is npm, yarn, pnpm or bun (by its last path component, `.cmd`/`.exe` left out). */
+export function isPackageManager(program: string): boolean {
+  return Object.hasOwn(MANAGERS, baseName(program).replace(/\.(cmd|exe)$/, ""));
+}
+
 /** Words that name a file rather than a script (`bun run x.ts`, `bun ./tool`). */
 const FILE_LIKE = /\/|\.[cm]?[jt]sx?$/;
 

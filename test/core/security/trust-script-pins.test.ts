@@ -299,6 +299,11 @@ describe("namedWorkspaceFiles: package scripts", () => {
     expect(scripts("pnpm -C web run lint")).toEqual(["web:lint"]);
     expect(scripts("bun run lint")).toEqual(["lint"]);
     expect(scripts("timeout 60 npm test")).toEqual(["test"]);
+    // Through corepack or another runner.
+    expect(scripts("corepack yarn lint")).toEqual(["lint"]);
+    expect(scripts("corepack pnpm run lint")).toEqual(["lint"]);
+    expect(scripts("npx yarn lint")).toEqual(["lint"]);
+    expect(scripts("dotenv -- npm run lint")).toEqual(["lint"]);
     // An option whose value keel does not know cannot hide the script.
     expect(scripts("npm --color always run lint")).toEqual(["lint"]);
     expect(scripts("yarn --foo bar lint")).toEqual(["bar", "lint"]);
