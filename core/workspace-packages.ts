@@ -1,8 +1,9 @@
-import { existsSync } from "node:fs";
+import { existsSync, realpathSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { readRegularFile } from "./bounded-read.js";
 import { globMatcher } from "./glob-matcher.js";
+import { inside } from "./tools/confine-path.js";
 
 const require = createRequire(import.meta.url);
 
@@ -31,13 +32,14 @@ export function workspacePackageDirs(dir: string): string[] {
     const base = (literal === -1 ? segments : segments.slice(0, literal)).join("/");
     // `**`, or an extglob keel may not match (it then matches every folder), goes as deep as keel looks.
     const rest = segments.slice(literal);
-    const depth = literal === -1 ? 0 : rest.some((s) => s === "**" || /[!()+@]/.test(s)) ? MAX_PACKAGE_DEPTH - literal : rest.length;
+    const depth = literal === -1 ? 0 : rest.some((s) => s === "**" || /[!()+@]/.test(s)) ? MAX_PACKAGE_DEPTH + 1 - literal : rest.length;
     if (base.split("/").some((s) => s === ".." || s === "node_modules" || s === ".git")) continue;
     if (literal === -1) {
       found.add(base);
       continue;
     }
-    if (depth < 1 || !existsSync(join(dir, base))) continue;
+    // A pattern's folder that is a link leading out of the repository is not searched (the whole-tree walk never followed links).
+    if (depth < 1 || !insideReally(dir, join(dir, base))) continue;
     const below = new fdir()
       .onlyDirs()
       .withRelativePaths()
@@ -54,6 +56,15 @@ export function workspacePackageDirs(dir: string): string[] {
     if (out.length >= MAX_PACKAGES) break;
   }
   return out;
+}
+
+/** Whether `path` exists and really (links resolved) lies in `dir`. */
+function insideReally(dir: string, path: string): boolean {
+  try {
+    return inside(realpathSync(dir), realpathSync(path));
+  } catch {
+    return false;
+  }
 }
 
 /** The package patterns (exclusions left out) `dir` declares as a monorepo's root: none when it is not one. Never throws. */

@@ -1,4 +1,5 @@
-import { chmodSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
@@ -233,11 +234,19 @@ describe("namedWorkspaceFiles: package scripts", () => {
       "apps/web/site/package.json": { name: "site", scripts: { lint: "true" } },
       "other/x/package.json": { name: "x", scripts: { lint: "true" } },
     });
+    // A pattern's folder that leads out of the repository is not searched.
+    const outside = mkdtempSync(join(tmpdir(), "keel-outside-"));
+    mkdirSync(join(outside, "p"));
+    writeFileSync(join(outside, "p", "package.json"), JSON.stringify({ name: "p", scripts: { lint: "true" } }));
+    symlinkSync(join(outside, "p"), ws.path("tools/js/internal/libs/group/set/link"));
+    symlinkSync(outside, ws.path("ext"));
+    ws.write("package.json", { name: "root", workspaces: ["tools/js/internal/libs/group/set/*", "apps/**", "ext/*"], scripts: {} });
     expect(names([["pnpm", "-r", "lint"]])).toEqual([
       "package.json#scripts.lint",
       "apps/web/site/package.json#scripts.lint",
       "tools/js/internal/libs/group/set/deep/package.json#scripts.lint",
     ]);
+    rmSync(outside, { recursive: true, force: true });
   });
 
   it("a package script pins the code yarn loads on every command (yarnPath release, plugins, yarn 1's yarn-path) and .pnpmfile.cjs", () => {
