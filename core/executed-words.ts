@@ -1,4 +1,4 @@
-import { packageScriptRuns, type ScriptRun } from "./package-scripts.js";
+import { isPackageManager, packageScriptRuns, type ScriptRun } from "./package-scripts.js";
 import { programFileWords } from "./program-file-words.js";
 import { baseName, unwrapCommand } from "./shell/unwrap-command.js";
 
@@ -185,8 +185,9 @@ function wordsRun(argv: readonly string[], depth: number, scripts: ScriptRun[]):
     if (!dialect) return out;
   }
   if (dialect) return [...out, ...interpreterWords(dialect, args)];
-  // A runner (`npx tsx x.ts`, `pnpm exec tsx x.ts`, `uvx python x.py`): the first word naming an interpreter starts what it runs.
-  const k = args.findIndex((a) => !a.startsWith("-") && dialectOf(a) !== undefined);
+  // A runner (`npx tsx x.ts`, `pnpm exec tsx x.ts`, `uvx python x.py`, `corepack yarn lint`, `dotenv -- npm test`): the first
+  // word naming an interpreter or a package manager starts what it runs.
+  const k = args.findIndex((a) => !a.startsWith("-") && (dialectOf(a) !== undefined || isPackageManager(a)));
   return k === -1 ? out : [...out, ...wordsRun(args.slice(k), depth + 1, scripts)];
 }
 
@@ -238,14 +239,20 @@ function interpreterWords([name, d]: [string, Dialect], args: readonly string[])
   return out;
 }
 
-/** The files an assignment before a command makes it load: `BASH_ENV=./env.sh`, `NODE_OPTIONS="--require ./x.js"`. */
+/**
+ * The files an assignment before a command makes it load: `BASH_ENV=./env.sh`, `NODE_OPTIONS="--require ./x.js"`,
+ * npm's `npm_config_script_shell=./sh` (the shell every package script runs in) and its `.npmrc` files (any case, `-` or `_`).
+ */
 function assignmentWords(word: string): string[] {
   const eq = word.indexOf("=");
   const [name, value] = [word.slice(0, eq), word.slice(eq + 1)];
-  if (name === "BASH_ENV" || name === "ENV") return [value];
+  if (name === "BASH_ENV" || name === "ENV" || NPM_CONFIG_FILES.test(name)) return [value];
   if (name !== "NODE_OPTIONS") return [];
   return interpreterWords(["node", NODE], [...value.split(/\s+/).filter(Boolean), "-e", ""]);
 }
+
+/** npm settings from the environment that name a program or config file (`npm_config_script_shell`, `NPM_CONFIG_USERCONFIG`). */
+const NPM_CONFIG_FILES = /^npm_config_(script[-_]shell|userconfig|globalconfig)$/i;
 
 /** A shell script's commands split loosely at operators, then at blanks and quotes: a word too many only pins a file too many. */
 export function splitLoosely(script: string): string[][] {

@@ -88,7 +88,7 @@ export function namedWorkspaceFiles(commands: readonly (readonly string[])[], cw
       out.push([rel, digest]);
       if (depth < MAX_SCRIPT_DEPTH && /^(GNUmakefile|[Mm]akefile|.*\.mk)$/.test(basename(path))) visit(recipeCommands(path), dirname(path), depth + 1);
     };
-    for (const argv of commands) {
+    for (const argv of [...commands, ...pipedScripts(commands)]) {
       const runs = executedRuns(argv);
       for (const value of runs.files) {
         if (!value || value.includes("\0")) continue;
@@ -106,6 +106,27 @@ export function namedWorkspaceFiles(commands: readonly (readonly string[])[], cw
   };
   visit(commands, cwd, 0);
   return out;
+}
+
+/** Shells, whose standard input is their script when no script is named (`cat x.sh | bash`). */
+const SHELL_NAME = /^(ba|rba|z|da|k|mk|a)?sh$/;
+
+/**
+ * `cat x.sh | bash`: the files `cat` prints, read as the scripts of a shell the line pipes into (as
+ * `bash x.sh`), when the line has a shell naming no script or `-c` text. Loose, as pins are: a file
+ * too many only pins a file too many.
+ */
+function pipedScripts(commands: readonly (readonly string[])[]): string[][] {
+  const stdinShell = commands.some((c) => SHELL_NAME.test(basename(c[0] ?? "")) && c.slice(1).every((a) => a.startsWith("-") && !/^-[a-zA-Z]*c/.test(a)));
+  if (!stdinShell) return [];
+  return commands
+    .filter((c) => basename(c[0] ?? "") === "cat")
+    .flatMap((c) =>
+      c
+        .slice(1)
+        .filter((a) => !a.startsWith("-"))
+        .map((file) => ["bash", file]),
+    );
 }
 
 /** The commands of a makefile's recipes (its lines starting with a tab), split loosely; none when it cannot be read. */

@@ -72,6 +72,7 @@ export { enqueueMessage } from "./session/message-queue.js";
 export { confinePath, inside, workspaceDirIn } from "./tools/confine-path.js";
 export { realOrSelf } from "./real-path.js";
 export { urlForDisplay, urlSecrets } from "./url-secrets.js";
+export { maskCommand } from "./mask-command.js";
 export { modelsEndpoint } from "./model/endpoint-url.js";
 export { MCP_MANIFEST_NAMES } from "./control-files.js";
 export { approveTrustItem, trustApproves, type TrustItem, type WorkspaceTrust } from "./trust.js";

@@ -33,6 +33,9 @@ interface Manager {
 }
 
 const INSTALL = ["install", "prepare"];
+/** `pack` and `publish` run the packing scripts (`prepack`, `prepare`, `postpack`; publishing adds its own), `version` its version scripts. */
+const PACK = ["prepack", "prepare", "postpack"];
+const PUBLISH = ["prepublishOnly", ...PACK, "publish"];
 const COMMON_LIFECYCLE = { test: ["test"], t: ["test"], tst: ["test"], start: ["start"], stop: ["stop"], restart: ["restart", "stop", "start"] };
 const PNPM_YARN_BUILTINS = (
   "add audit autoclean bin cache check config constraints create dedupe deploy dlx doctor env exec explain fetch generate-lock-entry global help import info " +
@@ -54,6 +57,11 @@ const MANAGERS: Record<string, Manager> = {
       rebuild: INSTALL,
       it: [...INSTALL, "test"],
       cit: [...INSTALL, "test"],
+      link: INSTALL,
+      pack: PACK,
+      publish: PUBLISH,
+      version: ["version"],
+      diff: ["prepare"],
     },
     optionsAnywhere: true,
   },
@@ -62,7 +70,7 @@ const MANAGERS: Record<string, Manager> = {
     dir: new Set(["--cwd"]),
     packages: new Set(),
     run: new Set(["run"]),
-    lifecycle: { ...COMMON_LIFECYCLE, "": INSTALL, install: INSTALL, add: INSTALL },
+    lifecycle: { ...COMMON_LIFECYCLE, "": INSTALL, install: INSTALL, add: INSTALL, pack: PACK, publish: PUBLISH, version: ["version"] },
     builtins: new Set(PNPM_YARN_BUILTINS),
   },
   pnpm: {
@@ -70,7 +78,7 @@ const MANAGERS: Record<string, Manager> = {
     dir: new Set(["-C", "--dir"]),
     packages: new Set(["-r", "--recursive", "--filter", "-F"]),
     run: new Set(["run", "run-script"]),
-    lifecycle: { ...COMMON_LIFECYCLE, install: INSTALL, i: INSTALL, add: INSTALL },
+    lifecycle: { ...COMMON_LIFECYCLE, install: INSTALL, i: INSTALL, add: INSTALL, pack: PACK, publish: PUBLISH },
     builtins: new Set(PNPM_YARN_BUILTINS),
   },
   bun: {
@@ -83,6 +91,11 @@ const MANAGERS: Record<string, Manager> = {
     builtins: new Set(["test", "x", "build", "pm", "repl", "exec", "upgrade", "create", ...PNPM_YARN_BUILTINS]),
   },
 };
+
+/** True when `program` is npm, yarn, pnpm or bun (by its last path component, `.cmd`/`.exe` left out). */
+export function isPackageManager(program: string): boolean {
+  return Object.hasOwn(MANAGERS, baseName(program).replace(/\.(cmd|exe)$/, ""));
+}
 
 /** Words that name a file rather than a script (`bun run x.ts`, `bun ./tool`). */
 const FILE_LIKE = /\/|\.[cm]?[jt]sx?$/;
@@ -150,7 +163,7 @@ export interface ScriptPin {
   texts: string[];
   /** The package folder (absolute): the scripts run there. */
   dir: string;
-  /** Files of the package folder that change how the scripts run (`.npmrc`'s `script-shell`, yarn's `yarnPath`), and npm's default `start` (`server.js`). */
+  /** Files of the package folder that change how the scripts run (`.npmrc`'s `script-shell`, yarn's `yarnPath` release and plugins, `.pnpmfile.cjs`), and npm's default `start` (`server.js`). */
   files: string[];
 }
 
@@ -184,9 +197,8 @@ function scriptPinIn(dir: string, name: string, root: string): ScriptPin {
   const file = join(dir, "package.json");
   const entry = `${relative(root, file)}#scripts.${name}`;
   const read = scriptTexts(file, name);
-  const rc = [".npmrc", ".yarnrc", ".yarnrc.yml", ...(name === "start" ? ["server.js"] : [])].map((f) => join(dir, f));
-  const yarnPath = yarnRelease(join(dir, ".yarnrc.yml"));
-  if (yarnPath) rc.push(resolve(dir, yarnPath));
+  const rc = [".npmrc", ".yarnrc", ".yarnrc.yml", ".pnpmfile.cjs", ...(name === "start" ? ["server.js"] : [])].map((f) => join(dir, f));
+  rc.push(...yarnCode(dir).map((f) => resolve(dir, f)));
   if (typeof read === "string") return { entry, digest: read, texts: [], dir, files: rc };
   const digest = `sha256:${createHash("sha256").update(JSON.stringify(read)).digest("hex")}`;
   return { entry, digest, texts: read.filter((t): t is string => typeof t === "string"), dir, files: rc };
@@ -214,12 +226,25 @@ function scriptTexts(file: string, name: string): unknown[] | string {
   return [`pre${name}`, name, `post${name}`].map((k) => (Object.hasOwn(table, k) ? table[k] : null));
 }
 
-/** The `yarnPath` a `.yarnrc.yml` names (the yarn release the repository runs), if any. */
-function yarnRelease(file: string): string | undefined {
-  try {
-    const m = /^yarnPath:\s*["']?([^"'\n#]+?)["']?\s*(?:#.*)?$/m.exec(readRegularFile(file, 1024 * 1024));
-    return m?.[1];
-  } catch {
-    return undefined;
-  }
+/**
+ * The code files yarn runs named by the package folder's settings: the release `.yarnrc.yml`'s
+ * `yarnPath` (or yarn 1's `.yarnrc` `yarn-path`) names, and the plugins its `plugins` list loads
+ * (`- path: .yarn/plugins/…cjs`), which every yarn command runs.
+ */
+function yarnCode(dir: string): string[] {
+  const read = (file: string): string => {
+    try {
+      return readRegularFile(join(dir, file), 1024 * 1024);
+    } catch {
+      return "";
+    }
+  };
+  const berry = read(".yarnrc.yml");
+  const out: string[] = [];
+  const release = /^yarnPath:\s*["']?([^"'\n#]+?)["']?\s*(?:#.*)?$/m.exec(berry)?.[1];
+  if (release) out.push(release);
+  for (const m of berry.matchAll(/^\s*-?\s*path:\s*["']?([^"'\n#]+?)["']?\s*(?:#.*)?$/gm)) out.push(m[1]!);
+  const classic = /^yarn-path\s+["']?([^"'\n]+?)["']?\s*$/m.exec(read(".yarnrc"))?.[1];
+  if (classic) out.push(classic);
+  return out;
 }

@@ -1,8 +1,9 @@
-import { existsSync } from "node:fs";
+import { existsSync, realpathSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { readRegularFile } from "./bounded-read.js";
 import { globMatcher } from "./glob-matcher.js";
+import { inside } from "./tools/confine-path.js";
 
 const require = createRequire(import.meta.url);
 
@@ -14,28 +15,56 @@ const MAX_PACKAGES = 500;
  * The package folders (absolute) of the monorepo whose root is `dir`: the folders below it holding a
  * package.json that match a pattern of its package.json `workspaces` (an array, or `{packages}`) or
  * of its `pnpm-workspace.yaml` `packages`, `MAX_PACKAGE_DEPTH` deep (`node_modules` and `.git` left out).
- * An exclusion (`!pkg`) is ignored and a pattern keel cannot match matches every folder: a package too
- * many only pins a script too many. Never throws (an unreadable list is no package).
+ * Each pattern is searched from its literal folder (`packages/*` lists `packages/` only, not the whole
+ * repository), as deep as its segments go (`**` to `MAX_PACKAGE_DEPTH`). An exclusion (`!pkg`) is
+ * ignored and a pattern keel cannot match matches every folder: a package too many only pins a script
+ * too many. Never throws (an unreadable list is no package).
  */
 export function workspacePackageDirs(dir: string): string[] {
-  const patterns = workspacePatterns(dir);
+  const patterns = workspacePatterns(dir).map((p) => p.replace(/^\.\//, "").replace(/\/+$/, ""));
   if (!patterns.length) return [];
-  const matchers = patterns.map((p) => globMatcher(p.replace(/^\.\//, "").replace(/\/+$/, ""), {}, "all"));
+  const matchers = patterns.map((p) => globMatcher(p, {}, "all"));
   const { fdir } = require("fdir") as typeof import("fdir");
-  const found = new fdir()
-    .onlyDirs()
-    .withRelativePaths()
-    .withMaxDepth(MAX_PACKAGE_DEPTH)
-    .exclude((name) => name === "node_modules" || name === ".git")
-    .crawl(dir)
-    .sync();
+  const found = new Set<string>();
+  for (const pattern of patterns) {
+    const segments = pattern.split("/");
+    const literal = segments.findIndex((s) => /[*?[\]{}!()+@]/.test(s));
+    const base = (literal === -1 ? segments : segments.slice(0, literal)).join("/");
+    // `**`, or an extglob keel may not match (it then matches every folder), goes as deep as keel looks.
+    const rest = segments.slice(literal);
+    const depth = literal === -1 ? 0 : rest.some((s) => s === "**" || /[!()+@]/.test(s)) ? MAX_PACKAGE_DEPTH + 1 - literal : rest.length;
+    if (base.split("/").some((s) => s === ".." || s === "node_modules" || s === ".git")) continue;
+    if (literal === -1) {
+      found.add(base);
+      continue;
+    }
+    // A pattern's folder that is a link leading out of the repository is not searched (the whole-tree walk never followed links).
+    if (depth < 1 || !insideReally(dir, join(dir, base))) continue;
+    const below = new fdir()
+      .onlyDirs()
+      .withRelativePaths()
+      .withMaxDepth(depth - 1)
+      .exclude((name) => name === "node_modules" || name === ".git")
+      .crawl(join(dir, base))
+      .sync();
+    for (const d of below) found.add(join(base, d).replace(/[/\\]+$/, ""));
+  }
   const out: string[] = [];
-  for (const rel of found.map((d) => d.replace(/[/\\]+$/, "")).sort()) {
+  for (const rel of [...found].sort()) {
     if (rel === "" || rel === "." || !matchers.some((m) => m(rel)) || !existsSync(join(dir, rel, "package.json"))) continue;
     out.push(join(dir, rel));
     if (out.length >= MAX_PACKAGES) break;
   }
   return out;
+}
+
+/** Whether `path` exists and really (links resolved) lies in `dir`. */
+function insideReally(dir: string, path: string): boolean {
+  try {
+    return inside(realpathSync(dir), realpathSync(path));
+  } catch {
+    return false;
+  }
 }
 
 /** The package patterns (exclusions left out) `dir` declares as a monorepo's root: none when it is not one. Never throws. */

@@ -19,11 +19,16 @@ export function describeProviderError(
   apiKey?: string,
 ): ModelError {
   const e = describe(error, spec, signal, sdk, bodyMessage);
-  const secrets = [apiKey, ...Object.values(spec.headers ?? {})].filter((s): s is string => s !== undefined && s.length >= 8 && e.message.includes(s));
+  // A header's credential may be echoed without its scheme (`Authorization: Bearer X` → "invalid token X").
+  const headerValues = Object.values(spec.headers ?? {}).flatMap((v) => [v, ...(AUTH_SCHEME.exec(v)?.slice(1) ?? [])]);
+  const secrets = [apiKey, ...headerValues].filter((s): s is string => s !== undefined && s.length >= 8 && e.message.includes(s));
   if (!secrets.length) return e;
   const message = secrets.sort((a, b) => b.length - a.length).reduce((text, s) => text.split(s).join("***"), e.message);
   return new ModelError(message, e.transient, { cause: error });
 }
+
+/** An HTTP authorization value: its scheme, then the credential (`Bearer X`, `Basic X`, `token X`). */
+const AUTH_SCHEME = /^\s*[A-Za-z][\w-]*\s+(\S.*?)\s*$/;
 
 function describe(error: unknown, spec: OpenAISpec, signal: AbortSignal | undefined, sdk: typeof import("openai"), bodyMessage?: string): ModelError {
   const where = spec.baseUrl ? urlForDisplay(spec.baseUrl) : "https://api.openai.com/v1";

@@ -42,10 +42,16 @@ export const CREDENTIAL_PATHS: readonly string[] = [
   ".codeium/windsurf/mcp_config.json",
   ".local/share/opencode/auth.json",
   ".config/goose/secrets.yaml",
+  // Their settings files, where MCP servers' env and headers and API keys are written too.
+  ".claude/settings.json",
+  ".claude/settings.local.json",
+  ".gemini/settings.json",
+  ".codex/config.toml",
+  ".config/Code/User/mcp.json",
 ];
 
 /** Under `$XDG_CONFIG_HOME` (default `~/.config`), where it is not `~/.config`. */
-const XDG_CREDENTIAL_PATHS: readonly string[] = ["gcloud", "gh", "git/credentials", "hub", "glab-cli"];
+const XDG_CREDENTIAL_PATHS: readonly string[] = ["gcloud", "gh", "git/credentials", "hub", "glab-cli", "Code/User/mcp.json"];
 
 /** Variables that move a credential store elsewhere (`KUBECONFIG` may list several files). */
 function movedCredentialPaths(env: NodeJS.ProcessEnv): string[] {

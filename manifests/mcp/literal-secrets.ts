@@ -14,7 +14,8 @@ const SECRET_OPTION = /^--?[\w-]*(token|secret|passw|key|auth|credential)[\w-]*$
  * Credentials a server's entry (as written, before expansion) holds in plain sight rather than through `${VAR}`: the user name,
  * password and key-like query values of its `url`, the values of headers and `env` variables named
  * like credentials (with an `Authorization` value's token also on its own, `Bearer <token>`), and the
- * value of a credential option in its `args` (`--token X`, `--api-key=X`). They
+ * value of a credential option in its `args` (`--token X`, `--api-key=X`), and the password of a URL
+ * written as an argument or variable (`postgresql://app:pw@db/app`, `DATABASE_URL=…`). They
  * join the server's `secrets`, so they are redacted wherever keel writes or prints about the server,
  * as values taken from the environment are. Never throws.
  */
@@ -33,8 +34,31 @@ export function literalSecrets(entry: { url?: string; headers?: Record<string, s
     if (token) out.push(token);
   }
   for (const [name, value] of Object.entries(entry.env ?? {})) if (value && SECRET_ENV.test(name) && !NON_SECRET_VARS.has(name)) out.push(value);
+  // A connection URL's password in an argument or variable (`postgresql://app:pw@db/app`, `DATABASE_URL=…`), whatever its name.
+  for (const value of [...args, ...Object.values(entry.env ?? {})]) if (literal(value)) out.push(...urlPasswords(value));
   // A value naming a variable is covered by expansion (its value is a secret, a default written with it is not).
   return out.filter(literal);
+}
+
+/** The password and credential query values of a URL written as a whole value (not its user name, which is often a word such as `app`). */
+function urlPasswords(value: string): string[] {
+  if (!/^[a-z][\w+.-]*:\/\/\S+$/i.test(value)) return [];
+  let user: string;
+  try {
+    user = new URL(value).username;
+  } catch {
+    return [];
+  }
+  const named = new Set([user, safeDecode(user)]);
+  return urlSecrets(value).filter((s) => !named.has(s));
+}
+
+function safeDecode(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
 }
 
 function literal(value: string | undefined): value is string {

@@ -1,12 +1,13 @@
 import type { Host } from "../../core/index.js";
 import type { HookDispatcher, HookRunOutcome } from "./hook-dispatcher.js";
+import { shownCommand } from "./shown-command.js";
 import { transcriptPath } from "./tool-hook-taps.js";
 
 const PLUGIN_NAME = "claude-hooks";
 
-/** `UserPromptSubmit hook \`cmd\`` — how a hook is named in texts for the model. */
+/** `UserPromptSubmit hook \`cmd\`` — how a hook is named in texts for the model (a user-level hook's credentials masked, see `shownCommand`). */
 function named(event: string, o: HookRunOutcome): string {
-  return `${event} hook \`${o.hook.command}\``;
+  return `${event} hook \`${shownCommand(o.hook)}\``;
 }
 
 /**

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import type { BlockDecision, Host, Observation } from "../../core/index.js";
 import { claudeToolName, fromClaudeInput, toClaudeInput } from "./claude-tool-input.js";
 import type { HookDispatcher, HookRunOutcome } from "./hook-dispatcher.js";
+import { shownCommand } from "./shown-command.js";
 
 const PLUGIN_NAME = "claude-hooks";
 
@@ -13,9 +14,9 @@ export function transcriptPath(host: Host, sessionId: string | undefined): strin
   return existsSync(file) ? file : undefined;
 }
 
-/** `Bash` hook `cmd` (file) — how a hook is named to the model and the user. */
+/** `Bash` hook `cmd` (file) — how a hook is named to the model and the user (a user-level hook's credentials masked, see `shownCommand`). */
 function hookNames(outcomes: HookRunOutcome[]): string {
-  return outcomes.map((o) => `\`${o.hook.command}\``).join(", ");
+  return outcomes.map((o) => `\`${shownCommand(o.hook)}\``).join(", ");
 }
 
 /**
@@ -54,7 +55,7 @@ export function tapToolHooks(host: Host, dispatcher: HookDispatcher): void {
           by: "PreToolUse hook",
           metadata: {
             hook_event: "PreToolUse",
-            hook_commands: refusing.map((o) => o.hook.command),
+            hook_commands: refusing.map((o) => shownCommand(o.hook)),
             ...(refusing.some((o) => o.verdict.stop !== undefined) ? { hook_stop: true } : {}),
           },
         };

@@ -48,6 +48,35 @@ describe("which variables look secret (names, and URLs with a password)", () => 
     expect(looksSecret("HTTPS_PROXY", "http://proxy:3128")).toBe(false);
   });
 
+  it("short and well-known secret names, and values shaped like a credential, look secret; PWD, OLDPWD, GIT_AUTHOR_NAME, SSH_AUTH_SOCK do not", () => {
+    for (const [name, value] of [
+      ["DB_PASS", "p"],
+      ["SMTP_PWD", "p"],
+      ["GOOGLE_CREDS", "{}"],
+      ["CI_JOB_JWT", "eyJ"],
+      ["SLACK_WEBHOOK_URL", "https://hooks.slack.com/services/T0/B0/x"],
+      ["SESSION_COOKIE", "c"],
+      ["DOCKER_AUTH_CONFIG", "{}"],
+      ["AZURE_STORAGE_CONNECTION_STRING", "DefaultEndpointsProtocol=https;AccountName=a;AccountKey=k;EndpointSuffix=core.windows.net"],
+      ["SQL", "Server=db;Database=x;User Id=u;Password=p;"],
+      ["GITHUB_APP_PEM", "-----BEGIN RSA PRIVATE KEY-----\nMII\n-----END RSA PRIVATE KEY-----"],
+      ["SOME_VAR", "ghp_abcdefghijklmnopqrstuvwxyz0123"],
+      ["OTHER", "sk-proj-abcdefghijklmnop1234"],
+    ])
+      expect(looksSecret(name!, value), name).toBe(true);
+    for (const [name, value] of [
+      ["PWD", "/w"],
+      ["OLDPWD", "/w"],
+      ["GIT_AUTHOR_NAME", "A"],
+      ["SSH_AUTH_SOCK", "/run/ssh.sock"],
+      ["PASSENGER_ENV", "x"],
+      ["AUTH_URL", "http://localhost:3000"],
+      ["AUTH_TRUST_HOST", "true"],
+      ["TASK_RUNNER", "desk-abcdefghijklmnopqrst"],
+    ])
+      expect(looksSecret(name!, value), name).toBe(false);
+  });
+
   it("scrubSecrets keeps what `pass` names (exact or with *), never the `never` names, and lists what it took out", () => {
     const env = { PATH: "/bin", GH_TOKEN: "g", NPM_TOKEN: "n", NPM_CONFIG_TOKEN: "c", AWS_SECRET_ACCESS_KEY: "a", OPENAI_API_KEY: "o" };
     const { env: out, removed } = scrubSecrets(env, ["GH_TOKEN", "NPM_*", "OPENAI_*"], ["OPENAI_API_KEY"]);

@@ -48,6 +48,32 @@ function valueIn(stdout: string, name: string): string | undefined {
 }
 
 describe("commands run for the model do not get secret-looking variables (real CLI)", () => {
+  it("short secret names (DB_PASS), webhook URLs, CI JWTs and values shaped like a token or key are withheld too", async () => {
+    ws = makeWorkspace({}, { git: true });
+    const more = {
+      DB_PASS: "dbpassvalue8",
+      SLACK_WEBHOOK_URL: "https://hooks.slack.com/services/T0/B0/webhookvalue9",
+      CI_JOB_JWT: "jwtvalue10",
+      SOME_SETTING: "ghp_tokenshapedvalue11abcdefghij",
+      APP_PEM: "-----BEGIN RSA PRIVATE KEY-----\npemvalue12\n-----END RSA PRIVATE KEY-----",
+    };
+    const { text } = await runEnv(ws, { ...envOf(ws), ...more });
+    for (const value of ["dbpassvalue8", "webhookvalue9", "jwtvalue10", "tokenshapedvalue11", "pemvalue12"]) expect(text).not.toContain(value);
+  });
+
+  it("build settings whose names hold KEY or PRIVATE but no secret stay (GOPRIVATE, keyring backends, Keycloak)", async () => {
+    ws = makeWorkspace({}, { git: true });
+    const settings = {
+      GOPRIVATE: "github.com/acme/*",
+      PYTHON_KEYRING_BACKEND: "keyring.backends.null.Keyring",
+      PIP_KEYRING_PROVIDER: "subprocess",
+      KEYCLOAK_URL: "http://localhost:8080",
+    };
+    const { stdout } = await runEnv(ws, { ...envOf(ws), ...settings, KEYCLOAK_CLIENT_SECRET: "keycloaksecretvalue7" });
+    for (const [name, value] of Object.entries(settings)) expect(valueIn(stdout, name), name).toBe(value);
+    expect(stdout).not.toContain("keycloaksecretvalue7");
+  });
+
   it("`env` through the bash tool shows none of their values; PATH, HOME and ordinary variables stay", async () => {
     ws = makeWorkspace({}, { git: true });
     const { text, stdout } = await runEnv(ws, { ...envOf(ws), KEEL_TRUST: "1" });

@@ -101,4 +101,21 @@ describe("a model endpoint's credentials (user:key@host, ?api_key=) stay out of 
       await server.close();
     }
   });
+
+  it('a header\'s credential echoed without its scheme (Authorization: Bearer X → "invalid token X") is *** too', async () => {
+    const token = "PROXY-BEARER-SECRET-0123456789";
+    const server = await startOpenAIServer([{ status: 401, errorMessage: `invalid token ${token}` }]);
+    try {
+      ws = makeWorkspace({}, { git: true });
+      ws.writeUserConfig({ model: { name: "m", baseUrl: server.baseUrl, maxRetries: 0, headers: { Authorization: `Bearer ${token}` } } });
+      const failed = await runKeel(["--json", "run", "hi"], { cwd: ws.root, env: ws.env });
+      expect(failed.exitCode).toBe(1);
+      expect(server.headers[0]).toMatchObject({ authorization: `Bearer ${token}` });
+      expect(failed.json().text).toContain("invalid token ***");
+      expect(failed.stdout + failed.stderr).not.toContain(token);
+      expect(filesContaining(ws.path(".keel"), token)).toEqual([]);
+    } finally {
+      await server.close();
+    }
+  });
 });

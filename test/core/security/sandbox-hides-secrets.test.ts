@@ -66,6 +66,16 @@ describe("a sandboxed command cannot read your credential stores or the paths yo
     mkdirSync(join(home, ".codex"));
     writeFileSync(join(home, ".codex", "auth.json"), '{"token":"CODEXSECRET"}');
     writeFileSync(join(home, ".claude.json"), '{"mcpServers":{"x":{"env":{"T":"CLAUDEJSONSECRET"}}}}');
+    // Other agents' settings, holding MCP servers' env and API keys.
+    for (const [dir, file, text] of [
+      [".claude", "settings.json", '{"env":{"ANTHROPIC_API_KEY":"CLAUDESETTINGSSECRET"}}'],
+      [".gemini", "settings.json", '{"mcpServers":{"x":{"env":{"T":"GEMINISECRET"}}}}'],
+      [".codex", "config.toml", '[mcp_servers.x.env]\nT = "CODEXCONFIGSECRET"\n'],
+      [".config/Code/User", "mcp.json", '{"servers":{"x":{"env":{"T":"VSCODESECRET"}}}}'],
+    ] as const) {
+      mkdirSync(join(home, dir), { recursive: true });
+      writeFileSync(join(home, dir, file), text);
+    }
     // A store moved elsewhere by its variable (KUBECONFIG) is hidden where it is.
     mkdirSync(join(home, "kube"));
     writeFileSync(join(home, "kube", "conf"), "KUBESECRET\n");
@@ -85,9 +95,22 @@ describe("a sandboxed command cannot read your credential stores or the paths yo
     writeFileSync(join(ws.keelHome, "config.json"), JSON.stringify({ sandbox: "workspace-write" }));
     const { out, stdout } = await bash(
       env,
-      "cat ~/.ssh/id_ed25519 ~/.aws/credentials ~/.netrc ~/.codex/auth.json ~/.claude.json ~/kube/conf .env; ls -A ~/.ssh | wc -l; cat ~/notes.txt a.txt",
+      "cat ~/.ssh/id_ed25519 ~/.aws/credentials ~/.netrc ~/.codex/auth.json ~/.claude.json ~/kube/conf .env; ls -A ~/.ssh | wc -l; cat ~/notes.txt a.txt; " +
+        "cat ~/.claude/settings.json ~/.gemini/settings.json ~/.codex/config.toml ~/.config/Code/User/mcp.json",
     );
-    for (const secret of ["SSHSECRET", "AWSSECRET", "NETRCSECRET", "CODEXSECRET", "CLAUDEJSONSECRET", "KUBESECRET", "ENVSECRET"])
+    for (const secret of [
+      "SSHSECRET",
+      "AWSSECRET",
+      "NETRCSECRET",
+      "CODEXSECRET",
+      "CLAUDEJSONSECRET",
+      "KUBESECRET",
+      "ENVSECRET",
+      "CLAUDESETTINGSSECRET",
+      "GEMINISECRET",
+      "CODEXCONFIGSECRET",
+      "VSCODESECRET",
+    ])
       expect(out).not.toContain(secret);
     expect(stdout).toMatch(/^0$/m); // ~/.ssh is an empty folder inside
     expect(stdout).toContain("not a secret");

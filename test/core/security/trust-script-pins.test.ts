@@ -1,4 +1,6 @@
-import { writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { executedRuns } from "../../../core/executed-words.js";
@@ -102,13 +104,14 @@ describe("keel trust pins the package scripts, makefiles and redirected scripts 
     }
   });
 
-  it("a hook feeding a script to a shell (bash < x.sh, a here-document), or loading one through `env BASH_ENV=…`, pins it", async () => {
+  it("a hook feeding a script to a shell (bash < x.sh, a here-document, cat x.sh | bash), or loading one through `env BASH_ENV=…`, pins it", async () => {
     for (const command of [
       "bash < .claude/hooks/mark.sh",
       "env BASH_ENV=.claude/hooks/mark.sh bash -c true",
       "BASH_ENV=.claude/hooks/mark.sh bash -c true",
       "export BASH_ENV=.claude/hooks/mark.sh; bash -c true",
       "bash <<'EOF'\nsh .claude/hooks/mark.sh\nEOF",
+      "cat .claude/hooks/mark.sh | bash -s",
     ]) {
       ws = makeWorkspace({ ".claude/hooks/mark.sh": "touch hook-ran\n", ".claude/settings.json": hookOn(command), "notes.txt": "hello\n" }, { git: true });
       expect((await keel("trust")).json().approved, command).toEqual([expect.objectContaining({ files: [".claude/hooks/mark.sh"] })]);
@@ -120,6 +123,28 @@ describe("keel trust pins the package scripts, makefiles and redirected scripts 
       ws.cleanup();
     }
     ws = undefined;
+  });
+
+  it("a shell for package scripts set through npm's environment (npm_config_script_shell=…, on the line or in a server's env) is pinned", async () => {
+    ws = makeWorkspace(
+      {
+        "package.json": pkg({ mark: "true" }),
+        ".claude/hooks/sh.sh": '#!/bin/sh\ntouch hook-ran\nexec /bin/sh "$@"\n',
+        ".claude/settings.json": hookOn("npm_config_script_shell=.claude/hooks/sh.sh npm run --silent mark"),
+        "notes.txt": "hello\n",
+      },
+      { git: true },
+    );
+    chmodSync(join(ws.root, ".claude/hooks/sh.sh"), 0o755);
+    expect((await keel("trust")).json().approved).toEqual([expect.objectContaining({ files: [".claude/hooks/sh.sh", "package.json#scripts.mark"] })]);
+    expect((await read()).json()).toMatchObject({ ok: true });
+    expect(ws.exists("hook-ran")).toBe(true);
+    ws.write(".claude/hooks/sh.sh", '#!/bin/sh\ntouch changed-ran\nexec /bin/sh "$@"\n');
+    expect((await read()).json()).toMatchObject({ ok: true });
+    expect(ws.exists("changed-ran")).toBe(false);
+    // A server's env is read as assignments before its command (any case npm accepts).
+    const files = namedWorkspaceFiles([["NPM_CONFIG_SCRIPT_SHELL=.claude/hooks/sh.sh", "npm", "start"]], ws.root, ws.root, { bytes: Infinity });
+    expect(files.map(([file]) => file)).toContain(".claude/hooks/sh.sh");
   });
 
   it("an MCP server started with `npm start` pins its start script and the server file it runs", async () => {
@@ -202,6 +227,49 @@ describe("namedWorkspaceFiles: package scripts", () => {
     ]);
   });
 
+  it('a package pattern is searched from its own folder: a package deep under a literal path is pinned, a "**" one too', () => {
+    ws = makeWorkspace({
+      "package.json": { name: "root", workspaces: ["tools/js/internal/libs/group/set/*", "apps/**"], scripts: {} },
+      "tools/js/internal/libs/group/set/deep/package.json": { name: "deep", scripts: { lint: "true" } },
+      "apps/web/site/package.json": { name: "site", scripts: { lint: "true" } },
+      "other/x/package.json": { name: "x", scripts: { lint: "true" } },
+    });
+    // A pattern's folder that leads out of the repository is not searched.
+    const outside = mkdtempSync(join(tmpdir(), "keel-outside-"));
+    mkdirSync(join(outside, "p"));
+    writeFileSync(join(outside, "p", "package.json"), JSON.stringify({ name: "p", scripts: { lint: "true" } }));
+    symlinkSync(join(outside, "p"), ws.path("tools/js/internal/libs/group/set/link"));
+    symlinkSync(outside, ws.path("ext"));
+    ws.write("package.json", { name: "root", workspaces: ["tools/js/internal/libs/group/set/*", "apps/**", "ext/*"], scripts: {} });
+    expect(names([["pnpm", "-r", "lint"]])).toEqual([
+      "package.json#scripts.lint",
+      "apps/web/site/package.json#scripts.lint",
+      "tools/js/internal/libs/group/set/deep/package.json#scripts.lint",
+    ]);
+    rmSync(outside, { recursive: true, force: true });
+  });
+
+  it("a package script pins the code yarn loads on every command (yarnPath release, plugins, yarn 1's yarn-path) and .pnpmfile.cjs", () => {
+    ws = makeWorkspace({
+      "package.json": pkg({ lint: "true" }),
+      ".yarnrc.yml": "yarnPath: .yarn/releases/yarn-4.cjs\nplugins:\n  - path: .yarn/plugins/@yarnpkg/plugin-x.cjs\n    spec: x\n",
+      ".yarn/releases/yarn-4.cjs": "",
+      ".yarn/plugins/@yarnpkg/plugin-x.cjs": "",
+      ".yarnrc": 'yarn-path ".yarn/releases/yarn-1.js"\n',
+      ".yarn/releases/yarn-1.js": "",
+      ".pnpmfile.cjs": "module.exports = {}\n",
+    });
+    expect(names([["yarn", "lint"]])).toEqual([
+      "package.json#scripts.lint",
+      ".yarnrc",
+      ".yarnrc.yml",
+      ".pnpmfile.cjs",
+      ".yarn/releases/yarn-4.cjs",
+      ".yarn/plugins/@yarnpkg/plugin-x.cjs",
+      ".yarn/releases/yarn-1.js",
+    ]);
+  });
+
   it("pins a missing package.json, a missing script and an unparsable package.json stably, so the pin changes only when they do", () => {
     ws = makeWorkspace({});
     const pins = () => namedWorkspaceFiles([["npm", "test"]], ws!.root, ws!.root, { bytes: Infinity });
@@ -227,6 +295,12 @@ describe("namedWorkspaceFiles: package scripts", () => {
     expect(scripts("npm run-script x")).toEqual(["x"]);
     expect(scripts("npm run lint --prefix web")).toEqual(["web:lint"]);
     expect(scripts("npm ci")).toEqual(["install", "prepare"]);
+    // Packing, publishing and versioning run scripts too (`npm pack --dry-run` runs prepack).
+    expect(scripts("npm pack --dry-run")).toEqual(["prepack", "prepare", "postpack"]);
+    expect(scripts("npm publish")).toEqual(["prepublishOnly", "prepack", "prepare", "postpack", "publish"]);
+    expect(scripts("npm version patch")).toEqual(["version"]);
+    expect(scripts("yarn pack")).toEqual(["prepack", "prepare", "postpack"]);
+    expect(scripts("pnpm pack")).toEqual(["prepack", "prepare", "postpack"]);
     expect(scripts("yarn lint")).toEqual(["lint"]);
     expect(scripts("yarn run lint")).toEqual(["lint"]);
     expect(scripts("yarn --cwd web lint")).toEqual(["web:lint"]);
@@ -234,6 +308,11 @@ describe("namedWorkspaceFiles: package scripts", () => {
     expect(scripts("pnpm -C web run lint")).toEqual(["web:lint"]);
     expect(scripts("bun run lint")).toEqual(["lint"]);
     expect(scripts("timeout 60 npm test")).toEqual(["test"]);
+    // Through corepack or another runner.
+    expect(scripts("corepack yarn lint")).toEqual(["lint"]);
+    expect(scripts("corepack pnpm run lint")).toEqual(["lint"]);
+    expect(scripts("npx yarn lint")).toEqual(["lint"]);
+    expect(scripts("dotenv -- npm run lint")).toEqual(["lint"]);
     // An option whose value keel does not know cannot hide the script.
     expect(scripts("npm --color always run lint")).toEqual(["lint"]);
     expect(scripts("yarn --foo bar lint")).toEqual(["bar", "lint"]);

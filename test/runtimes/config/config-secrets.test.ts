@@ -83,11 +83,44 @@ describe("config tools never show secret-looking values unless the user asks on 
     expect(JSON.stringify(all.json().data.entries)).toContain(SECRETS.header);
   });
 
+  it("a hook's command line shows with its credentials masked (webhook URL path, Bearer token, KEY=value)", async () => {
+    ws = makeWorkspace();
+    const command = "curl -s -H 'Authorization: Bearer opaquetoken12345' https://hooks.slack.com/services/T01/B02/webhookpathsecret -d ok";
+    ws.writeUserConfig({
+      hooks: {
+        Stop: [
+          {
+            hooks: [
+              { type: "command", command },
+              { type: "command", command: "API_KEY=plainkeyvalue ./notify.sh" },
+            ],
+          },
+        ],
+      },
+    });
+    host = await openTestHost(ws);
+    for (const [tool, input] of [
+      ["config_list", {}],
+      ["config_get", { key_path: "hooks" }],
+    ] as const) {
+      const r = await host.runTool({ tool, input }, { origin: "agent" });
+      expect(r.ok).toBe(true);
+      const text = r.content + JSON.stringify(r.data);
+      for (const secret of ["opaquetoken12345", "webhookpathsecret", "plainkeyvalue"]) expect(text, tool).not.toContain(secret);
+      expect(text, tool).toContain("https://hooks.slack.com/***");
+      expect(text, tool).toContain("./notify.sh");
+    }
+    await host.close();
+    const shown = await runKeel(["config", "get", "hooks", "--show-secrets"], { cwd: ws.root, env: ws.env });
+    expect(shown.stdout).toContain("webhookpathsecret");
+  });
+
   it("tells secrets from the names of where they are kept", () => {
     expect(isSecretValue(["model", "apiKeyEnv"], "OPENAI_API_KEY")).toBe(false);
     expect(isSecretValue(["apiKeyHelper"], "~/bin/get-key.sh")).toBe(false);
     expect(isSecretValue(["tokenFile"], "/run/secrets/t")).toBe(false);
     expect(isSecretValue(["model", "maxOutputTokens"], 4096)).toBe(false);
+    expect(isSecretValue(["sandbox", "credentials"], "visible")).toBe(false); // a choice of keel's, not a credential
     expect(isSecretValue(["permissions", "allow"], "bash(git status*)")).toBe(false);
     expect(isSecretValue(["x", "password"], "p")).toBe(true);
     expect(isSecretValue(["webhook"], "https://hooks.example.com/x?token=abc123")).toBe(true);

@@ -1,7 +1,7 @@
-import { readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { maskCommand } from "../../../runtimes/hooks/shown-command.js";
+import { maskCommand } from "../../../core/mask-command.js";
 import { runKeel } from "../../helpers/run-cli.js";
 import { makeWorkspace, type TempWorkspace } from "../../helpers/temp-workspace.js";
 
@@ -28,5 +28,24 @@ describe("your own hooks' credentials stay out of the workspace's events", () =>
     expect(events).toContain('"command":"true https://hooks.slack.com/*** --token=***"');
     expect(events).not.toContain("WEBHOOK-SECRET");
     expect(events).not.toContain("TOKEN-SECRET");
+  });
+  it("a $KEEL_HOME hook that asks for approval is named masked in the session's events and the approval text", async () => {
+    ws = makeWorkspace(
+      { "notes.txt": "hi\n", "script.json": { turns: [{ toolCalls: [{ name: "read_file", arguments: { path: "notes.txt" } }] }, { text: "done" }] } },
+      { git: true },
+    );
+    const ask = JSON.stringify({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "ask" } });
+    const command = `API_TOKEN=ASK-HOOK-SECRET echo '${ask}'`;
+    writeFileSync(
+      join(ws.keelHome, "config.json"),
+      JSON.stringify({ hooks: { PreToolUse: [{ matcher: "read_file", hooks: [{ type: "command", command }] }] } }),
+    );
+    const r = await runKeel(["run", "--model", "scripted:script.json", "go"], { cwd: ws.root, env: ws.env });
+    expect(r.stdout + r.stderr).not.toContain("ASK-HOOK-SECRET");
+    const sessions = readdirSync(ws.path(".keel", "sessions"));
+    expect(sessions.length).toBe(1);
+    const events = readFileSync(ws.path(".keel", "sessions", sessions[0]!, "events.jsonl"), "utf8");
+    expect(events).toContain("PreToolUse hook `API_TOKEN=***");
+    expect(events).not.toContain("ASK-HOOK-SECRET");
   });
 });

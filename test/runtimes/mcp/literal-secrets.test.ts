@@ -18,6 +18,12 @@ describe("literalSecrets: credentials written into a server entry itself", () =>
     for (const secret of ["bot", "url-pass", "query-key", "Bearer bearer-token", "bearer-token", "header-key", "ghp_env", "db-pass", "arg-token", "arg-key"])
       expect(found).toContain(secret);
     for (const plain of ["json", "application/json", "true", "/home/me", "8080", "server.js"]) expect(found).not.toContain(plain);
+    // A connection URL's password as an argument or in any variable (the official Postgres server takes its URL as an argument); not its user name.
+    const urls = literalSecrets({
+      args: ["postgresql://app:pg-arg-pass@db/app", "https://example.com/x"],
+      env: { DATABASE_URL: "postgres://app:pg-env-pass@db/app" },
+    });
+    expect(urls).toEqual(["pg-arg-pass", "pg-env-pass"]);
     // A value naming a variable is left to expansion: an unset one's name and a default stay readable.
     expect(literalSecrets({ env: { GH_TOKEN: "${UNSET_GH_TOKEN}", API_KEY: "${API_KEY:-dev-key}" }, headers: { Authorization: "Bearer ${T}" } })).toEqual([]);
   });
@@ -26,7 +32,7 @@ describe("literalSecrets: credentials written into a server entry itself", () =>
 describe("credentials written literally in $KEEL_HOME/mcp.json stay out of .keel, the model's view and keel mcp output (real CLI)", () => {
   let ws: TempWorkspace;
   const runs: { args: string[]; run: CliRun }[] = [];
-  const SECRETS = ["LIT-ENV-TOKEN", "LIT-ARG-TOKEN", "LIT-URL-PASS", "LIT-QUERY-KEY"];
+  const SECRETS = ["LIT-ENV-TOKEN", "LIT-ARG-TOKEN", "LIT-URL-PASS", "LIT-QUERY-KEY", "LIT-PG-PASS"];
   const keel = async (...args: string[]) => {
     const run = await runKeel(args, { cwd: ws.root, env: ws.env });
     runs.push({ args, run });
@@ -45,6 +51,7 @@ describe("credentials written literally in $KEEL_HOME/mcp.json stay out of .keel
           "--",
           "--token",
           "LIT-ARG-TOKEN",
+          "postgresql://app:LIT-PG-PASS@db.example/app",
         ],
         env: { GH_TOKEN: "LIT-ENV-TOKEN" },
         startupTimeoutMs: 5000,
@@ -58,7 +65,7 @@ describe("credentials written literally in $KEEL_HOME/mcp.json stay out of .keel
   it("keel mcp list / doctor and the calls the model makes show *** in their place; no file under .keel holds them", async () => {
     const doctor = await keel("--json", "mcp", "doctor");
     const leaky = doctor.json().servers.find((s: { name: string }) => s.name === "leaky");
-    expect(leaky.stderrTail).toContain("token is ***, argv --token ***"); // the child printed them: redacted
+    expect(leaky.stderrTail).toContain("token is ***, argv --token *** postgresql://app:***@db.example/app"); // the child printed them: redacted
     const remote = doctor.json().servers.find((s: { name: string }) => s.name === "remote");
     expect(remote.state).toBe("failed");
     await keel("mcp", "list");
