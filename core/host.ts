@@ -126,9 +126,10 @@ export class Host {
     // keel's secrets and your credential stores, where the workspace holds them (run in ~, a dotfiles
     // repository): what the sandbox hides from commands, file tools do not reach either. A store that
     // is the workspace itself (a repository at ~/.password-store) is what you chose to work on.
-    const hidden = hiddenPaths({ ...sandbox, denyRead: [] }, workspace.root, keelHomeSecrets(workspace.keelHome), env).filter(
-      (p) => p !== workspace.root && inside(workspace.root, p),
-    );
+    const hidden = () =>
+      hiddenPaths({ ...sandbox, denyRead: [] }, workspace.root, keelHomeSecrets(workspace.keelHome), env).filter(
+        (p) => p !== workspace.root && inside(workspace.root, p),
+      );
     this.permissions = new PermissionPolicy(config.permissions, configInfo.allowLevels, hidden);
     this.sandbox = new SandboxRunner(sandbox, env, keelHomeSecrets(workspace.keelHome), workspace.root);
     this.events = options.events ?? new JsonlEventSink(join(workspace.stateDir, "events.jsonl"), () => this.ensureStateDir(), false, options.onEvent);

@@ -109,16 +109,23 @@ export class PermissionPolicy {
   private readonly allow: CompiledRule[];
   private parser: ShellParser | undefined;
   private loading: Promise<void> | undefined;
+  private hiddenList: readonly string[] | undefined;
+
+  /** The hidden paths (see the constructor), found once. */
+  private get hidden(): readonly string[] {
+    return (this.hiddenList ??= this.hiddenPaths());
+  }
 
   /**
-   * `allowLevels`: who wrote each allow rule (default: the user). `hidden`: real paths of files and
+   * `allowLevels`: who wrote each allow rule (default: the user). `hiddenPaths`: real paths of files and
    * folders no path tool may touch, whatever the rules say (keel's own secrets and your credential
-   * stores, when they lie inside the workspace: see `Host`).
+   * stores, when they lie inside the workspace: see `Host`); asked for on the first path check
+   * (finding them resolves a few dozen paths; a command that checks none never does).
    */
   constructor(
     rules: PermissionRules = {},
     allowLevels: Record<string, TrustLevel> = {},
-    private readonly hidden: readonly string[] = [],
+    private readonly hiddenPaths: () => readonly string[] = () => [],
   ) {
     const names = new Map<string, RuleGlob>();
     this.deny = (rules.deny ?? []).map((r) => compile(r, "deny", names));
