@@ -22,7 +22,7 @@ export function endpointParts(baseUrl: string): EndpointParts {
   }
   if (!url.search && !url.username && !url.password) return { base: baseUrl };
   const query = url.search ? Object.fromEntries(url.searchParams) : undefined;
-  const user = `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`;
+  const user = `${decoded(url.username)}:${decoded(url.password)}`;
   const authorization = url.username || url.password ? `Basic ${Buffer.from(user).toString("base64")}` : undefined;
   url.search = "";
   url.username = "";
@@ -42,4 +42,13 @@ export function modelsEndpoint(baseUrl: string): { url: string; authorization?: 
   url.pathname = `${url.pathname.replace(/\/+$/, "")}/models`;
   for (const [k, v] of Object.entries(parts.query ?? {})) url.searchParams.set(k, v);
   return { url: url.toString(), ...(parts.authorization ? { authorization: parts.authorization } : {}) };
+}
+
+/** `text` with its %-escapes decoded; as written when one is malformed (`%zz`). */
+function decoded(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
 }
