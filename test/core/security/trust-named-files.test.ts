@@ -7,6 +7,7 @@ import { executedWords } from "../../../core/executed-words.js";
 import { fileDigest, namedWorkspaceFiles } from "../../../core/file-digest.js";
 import { runKeel } from "../../helpers/run-cli.js";
 import { makeWorkspace, type TempWorkspace } from "../../helpers/temp-workspace.js";
+import { rewriteMidSession } from "../../helpers/rewrite-script.js";
 
 const ECHO_SERVER = fileURLToPath(new URL("../../runtimes/mcp/fixtures/protocol-server.mjs", import.meta.url));
 
@@ -170,14 +171,7 @@ describe("keel trust pins the workspace scripts a hook or server runs, not just 
         },
         "notes.txt": "hello\n",
         // The model (as a sandboxed bash command could) rewrites the script, then calls a tool the hook runs for.
-        "script.json": {
-          turns: [
-            { toolCalls: [{ name: "read_file", arguments: { path: "notes.txt" } }] },
-            { toolCalls: [{ name: "write_file", arguments: { path: ".claude/hooks/mark.sh", content: "touch rewritten-ran\n" } }] },
-            { toolCalls: [{ name: "read_file", arguments: { path: "notes.txt" } }] },
-            { text: "done" },
-          ],
-        },
+        "script.json": rewriteMidSession(".claude/hooks/mark.sh", "touch rewritten-ran\n"),
       },
       { git: true },
     );

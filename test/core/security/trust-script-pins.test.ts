@@ -7,6 +7,7 @@ import { executedRuns } from "../../../core/executed-words.js";
 import { changedPinnedFile, namedWorkspaceFiles } from "../../../core/file-digest.js";
 import { runKeel } from "../../helpers/run-cli.js";
 import { makeWorkspace, type TempWorkspace } from "../../helpers/temp-workspace.js";
+import { rewriteMidSession } from "../../helpers/rewrite-script.js";
 
 const ECHO_SERVER = fileURLToPath(new URL("../../runtimes/mcp/fixtures/protocol-server.mjs", import.meta.url));
 
@@ -60,14 +61,7 @@ describe("keel trust pins the package scripts, makefiles and redirected scripts 
         "package.json": pkg({ mark: "touch hook-ran" }),
         ".claude/settings.json": hookOn("npm run --silent mark"),
         "notes.txt": "hello\n",
-        "script.json": {
-          turns: [
-            { toolCalls: [{ name: "read_file", arguments: { path: "notes.txt" } }] },
-            { toolCalls: [{ name: "write_file", arguments: { path: "package.json", content: JSON.stringify(pkg({ mark: "touch rewritten-ran" })) } }] },
-            { toolCalls: [{ name: "read_file", arguments: { path: "notes.txt" } }] },
-            { text: "done" },
-          ],
-        },
+        "script.json": rewriteMidSession("package.json", JSON.stringify(pkg({ mark: "touch rewritten-ran" }))),
       },
       { git: true },
     );
