@@ -1,6 +1,6 @@
 import { mkdirSync } from "node:fs";
 import { join, relative } from "node:path";
-import { randomBytes } from "node:crypto";
+import { randomBytes } from "./lazy-crypto.js";
 import { assertOwnPath, writeNewOwnFileSync } from "./state/own-path.js";
 import type { ArtifactRef } from "./types.js";
 

@@ -1,6 +1,6 @@
-import { createHash } from "node:crypto";
 import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
 import { basename, dirname, isAbsolute, relative, resolve, sep } from "node:path";
+import { createHash } from "./lazy-crypto.js";
 import { readRegularFile } from "./bounded-read.js";
 import { executedRuns, splitLoosely } from "./executed-words.js";
 import { scriptEntryDigest, scriptPins } from "./package-scripts.js";

@@ -65,6 +65,7 @@ export { MAX_MANIFEST_BYTES, readRegularFile } from "./bounded-read.js";
 export { analyzeShell, type ShellParser } from "./shell/shell-analysis.js";
 export { changedPinnedFile, fileDigest, MAX_DIGEST_BYTES } from "./file-digest.js";
 export { MAX_TIMER_MS } from "./tool-call.js";
+export { BASH_MAX_TIMEOUT_MS } from "./tools/bash.js";
 export { sinkWithEmit } from "./events.js";
 export { readJsonState, readStateText, updateJsonState, withFileLock, writeJsonState } from "./state/json-file.js";
 export { ownReadFlags } from "./state/own-path.js";

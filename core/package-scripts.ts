@@ -1,6 +1,6 @@
-import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
+import { createHash } from "./lazy-crypto.js";
 import { readRegularFile } from "./bounded-read.js";
 import { baseName } from "./shell/unwrap-command.js";
 import { inside } from "./tools/confine-path.js";

@@ -1,5 +1,5 @@
-import { createHash } from "node:crypto";
 import { join } from "node:path";
+import { createHash } from "./lazy-crypto.js";
 import { readJsonState, updateJsonState } from "./state/json-file.js";
 import type { Workspace } from "./workspace.js";
 

@@ -18,7 +18,8 @@ export interface LinearGlobOptions {
  * Semantics are picomatch's for normalized relative paths and names (a test checks them side by
  * side): `*` and `?` stay within a segment, `**` alone in a segment spans segments (`a/**` also
  * matches `a`), and without `dot` a segment starting with `*` or `?` never matches a name starting
- * with a dot. Undefined for syntax outside this subset (extglobs, `!` negation, `[!…]`, POSIX classes,
+ * with a dot. One deliberate difference: `*.*` matches `a.` (an empty extension) as in bash, gitignore
+ * and minimatch, where picomatch, only for a pattern starting with `*.`, does not. Undefined for syntax outside this subset (extglobs, `!` negation, `[!…]`, POSIX classes,
  * parentheses, `|`), which the caller matches another way. Pure; never throws.
  */
 export function compileLinearGlob(pattern: string, options: LinearGlobOptions = {}): ((input: string) => boolean) | undefined {

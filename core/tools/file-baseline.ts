@@ -1,5 +1,5 @@
-import { createHash } from "node:crypto";
 import type { Stats } from "node:fs";
+import { createHash } from "../lazy-crypto.js";
 import type { FileBaseline } from "../types.js";
 
 /** The read-before-edit baseline of a file's bytes and stat: size, mtime and sha1. Pure. */

@@ -1,5 +1,5 @@
-import { createHash } from "node:crypto";
 import type { FileHandle } from "node:fs/promises";
+import { createHash } from "../lazy-crypto.js";
 import { scanLines } from "./scan-lines.js";
 
 /** What `readLineWindow` asks for: lines `offset` .. `offset + limit - 1` (1-based). */

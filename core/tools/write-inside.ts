@@ -1,7 +1,7 @@
-import { randomBytes } from "node:crypto";
 import { constants, type Stats } from "node:fs";
 import { lstat, open, rename, unlink, type FileHandle } from "node:fs/promises";
 import { basename, dirname } from "node:path";
+import { randomBytes } from "../lazy-crypto.js";
 import { ToolError } from "../errors.js";
 import { openDirInside } from "./open-inside.js";
 

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { MAX_TIMER_MS } from "../../core/index.js";
 import { formatJsonPath } from "../plugin/json-path.js";
 import { CLAUDE_HOOK_EVENTS } from "../plugin/plugin-manifest-schema.js";
 
@@ -94,6 +95,11 @@ export function parseClaudeHooks(value: unknown, origin: HookOrigin, onlyEvents 
           return issue(path, `hooks of type "${type}" are not supported by keel (only "command"); it was ignored.`);
         const h = CommandHook.safeParse(hook);
         if (!h.success) return issue(path, `${zodReason(h.error)}; the hook was ignored.`, "error");
+        if (h.data.timeout !== undefined && h.data.timeout * 1000 > MAX_TIMER_MS)
+          issue(
+            at(event, gi, "hooks", hi, "timeout"),
+            `timeout is ${h.data.timeout} s, more than the longest timeout keel can set (${MAX_TIMER_MS / 1000} s, about 24.8 days); it is capped there. Set at most ${Math.floor(MAX_TIMER_MS / 1000)}.`,
+          );
         hooks.push({
           event,
           ...(matcher !== undefined ? { matcher } : {}),

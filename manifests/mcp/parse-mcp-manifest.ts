@@ -1,4 +1,4 @@
-import { MAX_MANIFEST_BYTES, readRegularFile } from "../../core/index.js";
+import { MAX_MANIFEST_BYTES, MAX_TIMER_MS, readRegularFile } from "../../core/index.js";
 import { dirname, resolve } from "node:path";
 import type { DiscoveredMcp, DiscoverOptions } from "./discover-mcp-servers.js";
 import { MCP_DIAGNOSTIC_SOURCE as SOURCE } from "./discover-mcp-servers.js";
@@ -124,6 +124,15 @@ function parseServer(
       `MCP server "${name}" uses unset environment variable${unsetVars.length > 1 ? "s" : ""} ${unsetVars.map((v) => "${" + v + "}").join(", ")} and will not be started. Export ${unsetVars.length > 1 ? "them" : "it"} or write \${${unsetVars[0]}:-default} in the manifest.`,
       { file, path: origin.path },
     );
+  for (const field of ["startupTimeoutMs", "startup_timeout_ms", "toolTimeoutMs", "tool_timeout_ms"] as const) {
+    const value = s[field];
+    if (value !== undefined && value > MAX_TIMER_MS)
+      opts.diagnostics.warn(
+        SOURCE,
+        `MCP server "${name}": ${field} is ${value} ms, more than the longest timeout keel can set (${MAX_TIMER_MS} ms, about 24.8 days); it is capped there. Set at most ${MAX_TIMER_MS}.`,
+        { file, path: `${origin.path}.${field}` },
+      );
+  }
   return {
     name,
     transport: normalizeTransport(s.type ?? s.transport, s.url),

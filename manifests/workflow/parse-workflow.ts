@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import { BASH_MAX_TIMEOUT_MS } from "../../core/index.js";
 import { jsonType } from "../json-type.js";
 import { formatJsonPath } from "../plugin/json-path.js";
 import {
@@ -140,6 +141,14 @@ function parseStep(item: unknown, index: number, at: PropertyKey[], issues: Work
     case "tool":
       return { ...base, kind: "tool", tool: s.tool!, input: s.input ?? {} };
     case "run":
+      if (base.timeoutMs !== undefined && base.timeoutMs > BASH_MAX_TIMEOUT_MS) {
+        const field = s.timeoutMs !== undefined ? "timeoutMs" : "timeout_ms";
+        issues.push({
+          severity: "warning",
+          path: formatJsonPath([...at, field]),
+          message: `${field} is ${base.timeoutMs} ms, more than bash's maximum of ${BASH_MAX_TIMEOUT_MS} ms: the command is stopped after ${BASH_MAX_TIMEOUT_MS} ms. Set at most ${BASH_MAX_TIMEOUT_MS}, or split the command into steps.`,
+        });
+      }
       return { ...base, kind: "run", run: s.run!, cwd: s.cwd };
     case "prompt":
       return { ...base, kind: "prompt", prompt: s.prompt! };

@@ -287,11 +287,17 @@ export class McpManager {
     for (const c of conns) this.reportTaskTools(c);
     const pairs = conns.flatMap((c) => filterTools(c, c.tools).map((t) => ({ server: c.name, tool: t.name, conn: c, info: t })));
     const byKey = new Map(pairs.map((p) => [`${p.server}\u0000${p.tool}`, p]));
-    const named = assignToolNames(pairs, taken, (t, clashed) => {
+    const named = assignToolNames(pairs, taken, (t, clashed, holder) => {
       const conn = this.find(t.server)!;
+      const other = holder ? undefined : this.host.registry.resolve(clashed)?.tool.source;
+      const by = holder
+        ? `by tool "${holder.tool}" of MCP server "${holder.server}"`
+        : other?.kind === "mcp"
+          ? `by a tool of MCP server "${other.id}"`
+          : `by a ${other?.kind ?? "registered"} tool`;
       this.host.diagnostics.warn(
         "mcp",
-        `Tool "${t.tool}" of MCP server "${t.server}" would be registered as ${clashed}, which is taken; it is registered as ${t.name} instead.`,
+        `Tool "${t.tool}" of MCP server "${t.server}" would be registered as ${clashed}, which is taken ${by}; it is registered as ${t.name} instead.`,
         { file: conn.config.origin.file, path: conn.config.origin.path },
       );
     });

@@ -36,26 +36,31 @@ export interface NamedTool {
 }
 
 /**
- * Assigns registered names to server tools. When two pairs sanitize to the same name, the
- * pair that sorts first (server, then tool, by code point) keeps it and the others get a
- * hash suffix; each such rename is reported through `onCollision`. Deterministic.
+ * Assigns registered names to server tools. When two pairs sanitize to the same name (or a name is
+ * already registered), the pair that sorts first (server, then tool, by code point) keeps it and the
+ * others get a hash suffix; a suffixed name that is itself taken (a name already cut to 64 characters
+ * keeps its suffix when cut again, and a server may name a tool like another's suffixed name) gets
+ * the hash of the pair and a counter instead, so every pair ends with a name of its own. Each rename
+ * is reported through `onCollision`, with the pair holding the name when it is one of `pairs`. Deterministic.
  */
 export function assignToolNames(
   pairs: { server: string; tool: string }[],
   taken: (name: string) => boolean,
-  onCollision: (t: NamedTool, clashedWith: string) => void,
+  onCollision: (t: NamedTool, clashedWith: string, holder?: { server: string; tool: string }) => void,
 ): NamedTool[] {
   const sorted = [...pairs].sort((a, b) => (a.server === b.server ? cmp(a.tool, b.tool) : cmp(a.server, b.server)));
-  const used = new Set<string>();
+  const used = new Map<string, { server: string; tool: string }>();
+  const free = (name: string) => !used.has(name) && !taken(name);
   const out: NamedTool[] = [];
   for (const p of sorted) {
     let name = mcpToolName(p.server, p.tool);
-    if (used.has(name) || taken(name)) {
+    if (!free(name)) {
       const clashed = name;
       name = withSuffix(name, shortHash(`${p.server}\u0000${p.tool}`));
-      onCollision({ ...p, name }, clashed);
+      for (let n = 1; !free(name); n++) name = withSuffix(clashed, shortHash(`${p.server}\u0000${p.tool}\u0000${n}`));
+      onCollision({ ...p, name }, clashed, used.get(clashed));
     }
-    used.add(name);
+    used.set(name, p);
     out.push({ ...p, name });
   }
   return out;

@@ -53,6 +53,7 @@ const LAZY = [
   "/node_modules/write-file-atomic/", // only when state is written
   "/node_modules/proper-lockfile/", // only when a state file is locked
   "/node_modules/fdir/", // only when glob or grep searches
+  "node:crypto", // hashes and random names: only when a file is hashed, a trust pin checked or a call id drawn (core/lazy-crypto.ts)
   "/dist/core/agent/agent-sessions.js", // the session machinery: only when a session runs
   "/dist/core/session/session-store.js",
   "/dist/core/model/create-model.js",
