@@ -9,6 +9,7 @@ import { deepMerge } from "./deep-merge.js";
 import { isPlainObject } from "./plain-object.js";
 import { isSandboxValue, SANDBOX_SHAPE, strictest } from "../sandbox/sandbox-config.js";
 import { restrictUntrusted } from "./untrusted-config.js";
+import { MAX_TIMER_MS } from "../tool-call.js";
 
 /** The three permission lists, in precedence order. */
 const LISTS = ["deny", "ask", "allow"] as const;
@@ -58,6 +59,8 @@ export function mergeLayers(layers: ConfigLayer[], trusted: boolean, held?: "cha
           path: u.key,
           message: `Unknown config key "${u.key}"${u.suggestion ? ` — did you mean "${u.suggestion}"?` : ""}; it has no effect.${u.suggestion ? ` Rename it to "${u.suggestion}".` : ""}`,
         });
+    const capped = cappedModelTimeout(layer);
+    if (capped) diagnostics.push(capped);
     const { value, ignored } = contribution(layer, trusted);
     if (layer.source === "claude")
       for (const skip of claudeDenyRead(layer.value, layer.file).skipped)
@@ -195,5 +198,19 @@ function describeIgnored(value: Record<string, unknown>): (key: string) => strin
     const [section, sub] = key.split(".") as [string, string];
     const v = isPlainObject(value[section]) ? (value[section] as Record<string, unknown>)[sub] : undefined;
     return Array.isArray(v) ? `${key} (${v.length} rule${v.length === 1 ? "" : "s"})` : key;
+  };
+}
+
+/** A warning when the layer's `model.timeoutMs` is longer than a timer can wait (the model client would time out at once; keel caps it). */
+function cappedModelTimeout(layer: ConfigLayer): Diagnostic | undefined {
+  const model = layer.value?.model;
+  const value = isPlainObject(model) ? model.timeoutMs : undefined;
+  if (typeof value !== "number" || value <= MAX_TIMER_MS) return undefined;
+  return {
+    severity: "warning",
+    source: "config",
+    file: layer.file,
+    path: "model.timeoutMs",
+    message: `model.timeoutMs is ${value} ms, more than the longest timeout keel can set (${MAX_TIMER_MS} ms, about 24.8 days); it is capped there. Set at most ${MAX_TIMER_MS}.`,
   };
 }

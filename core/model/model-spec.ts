@@ -1,6 +1,7 @@
 import { resolve } from "node:path";
 import type { KeelConfig } from "../config/config-schema.js";
 import { UsageError } from "../errors.js";
+import { MAX_TIMER_MS } from "../tool-call.js";
 
 /** Default context window when the config names none. */
 export const DEFAULT_CONTEXT_WINDOW = 128_000;
@@ -60,7 +61,8 @@ export function resolveModelSpec(config: KeelConfig, flag: string | undefined, e
     apiKeyEnv: extra.apiKeyEnv?.trim() || "OPENAI_API_KEY",
     contextWindow,
     maxOutputTokens,
-    timeoutMs: extra.timeoutMs ?? DEFAULT_MODEL_TIMEOUT_MS,
+    // A longer delay would make the client's timer fire at once (config load warns, naming the file).
+    timeoutMs: Math.min(extra.timeoutMs ?? DEFAULT_MODEL_TIMEOUT_MS, MAX_TIMER_MS),
     maxRetries: typeof extra.maxRetries === "number" ? extra.maxRetries : 2,
     stream: extra.stream !== false,
     ...(extra.headers && Object.keys(extra.headers).length ? { headers: { ...extra.headers } } : {}),

@@ -386,4 +386,20 @@ describe("model configuration", () => {
     expect((await m.complete({ messages: [{ role: "user", content: "CHILD task" }], tools: [], callIndex: 0 })).text).toBe("child");
     ws.cleanup();
   });
+  it("a model.timeoutMs longer than a timer can wait is capped with a warning naming the file (the client's timer would fire at once)", async () => {
+    const ws = makeWorkspace({}, { git: true });
+    try {
+      ws.writeUserConfig({ model: { name: "test-model", baseUrl: server.baseUrl, timeoutMs: 3_000_000_000 } });
+      // Node fires a timer longer than 2^31-1 ms after 1 ms: uncapped, this reply (100 ms late) timed out.
+      server.push({ text: "answered in time", delayMs: 100 });
+      const r = await runKeel(["run", "hi"], { cwd: ws.root, env: { ...ws.env, OPENAI_API_KEY: "sk-test" } });
+      expect(r.stderr).not.toMatch(/timed out|did not answer/i);
+      expect(r.exitCode).toBe(0);
+      expect(r.stdout).toContain("answered in time");
+      const config = await runKeel(["--json", "config", "list"], { cwd: ws.root, env: ws.env });
+      expect(JSON.stringify(config.json())).toMatch(/model\.timeoutMs is 3000000000 ms, more than the longest timeout keel can set \(2147483647 ms/);
+    } finally {
+      ws.cleanup();
+    }
+  });
 });
