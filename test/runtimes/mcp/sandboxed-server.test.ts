@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, symlinkSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
@@ -50,13 +50,16 @@ describe("a stdio MCP server with sandbox: true", () => {
               free: { command: process.execPath, args: ["probe/server.mjs"] },
             },
           },
-          "keel.config.json": { sandbox: { network: false } },
         },
         { git: true },
       );
+      // Your config: the workspace's servers run unsandboxed unless they ask (only your level may say so).
+      writeFileSync(join(ws.keelHome, "config.json"), JSON.stringify({ sandbox: { network: false, workspaceCommands: false } }));
       installProbe(ws.path("probe"));
       host = await openTestHost(ws, { trust: true, yes: true });
-      const outside = join(ws.keelHome, "escaped.txt");
+      // A folder of its own: the sandbox's private /tmp holds the mount point of the hidden $KEEL_HOME/config.json, not this folder.
+      mkdirSync(join(ws.keelHome, "out"));
+      const outside = join(ws.keelHome, "out", "escaped.txt");
       const call = async (tool: string, input: object) => (await host!.runTool({ tool, input }, { yes: true })).content;
       expect(await call("mcp__probe__write", { path: ws.path("inside.txt") })).toBe("written");
       expect(await call("mcp__probe__write", { path: outside })).toMatch(/^refused: (EROFS|ENOENT)$/); // outside: read-only, or hidden under the private /tmp
@@ -64,7 +67,7 @@ describe("a stdio MCP server with sandbox: true", () => {
       expect(await call("mcp__probe__write", { path: ws.path(".git/config") })).toBe("refused: EROFS");
       expect(await call("mcp__probe__connect", { port })).toMatch(/^refused: /);
       expect(connections).toBe(0);
-      // control: the same server without sandbox: true reaches both (bash is sandboxed by config, MCP servers only on request)
+      // control: the same server without sandbox: true reaches both (workspaceCommands: false: MCP servers are sandboxed only on request)
       expect(await call("mcp__free__connect", { port })).toBe("connected");
       expect(connections).toBe(1);
     } finally {
