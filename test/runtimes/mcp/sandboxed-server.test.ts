@@ -134,4 +134,28 @@ describe("the workspace's stdio MCP servers under sandbox.workspaceCommands", ()
     expect((await host.runTool({ tool: "mcp__repo__write", input: { path: outside } }, { yes: true })).content).toBe("written");
     expect(existsSync(outside)).toBe(true);
   });
+
+  it("when bwrap cannot run, the workspace's server is not started (never unsandboxed), saying why", async () => {
+    ws = makeWorkspace(
+      {
+        ".mcp.json": { mcpServers: { repo: { command: process.execPath, args: ["probe/server.mjs"] } } },
+        "keel.config.json": { sandbox: { workspaceCommands: true } },
+      },
+      { git: true },
+    );
+    installProbe(ws.path("probe"));
+    // A PATH without bwrap (the server is named by its absolute path, so only the sandbox is missing).
+    const bin = join(ws.keelHome, "bin");
+    mkdirSync(bin);
+    host = await openTestHost(ws, { trust: true, yes: true, env: { ...ws.env, PATH: bin } });
+    const row = host
+      .service("mcp")!
+      .status()
+      .find((r) => r.name === "repo");
+    expect(row).toMatchObject({ state: "failed", sandboxed: "workspace" });
+    expect(row?.lastError).toMatch(/cannot run: .*bubblewrap .*not installed.*never runs it unsandboxed/);
+    const obs = await host.runTool({ tool: "mcp__repo__write", input: { path: ws.path("ran.txt") } }, { yes: true });
+    expect(obs.ok).toBe(false);
+    expect(ws.exists("ran.txt")).toBe(false);
+  });
 });
