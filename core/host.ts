@@ -90,7 +90,7 @@ export class Host {
   readonly artifacts: ArtifactStore;
   readonly fileBaselines: PersistentBaselineStore;
   readonly permissions: PermissionPolicy;
-  /** Runs shell commands (bash, workflow `run` steps, sandboxed MCP servers) under the configured sandbox. */
+  /** Runs shell commands (bash, workflow `run` steps, sandboxed MCP servers, and the workspace's hooks and stdio servers under `sandbox.workspaceCommands`) under the configured sandbox. */
   readonly sandbox: SandboxRunner;
   /** Time spent waiting for the user (elicitations); tool timeouts leave it out. */
   readonly userWait = new UserWaitClock();

@@ -82,6 +82,20 @@ export function mergeLayers(layers: ConfigLayer[], trusted: boolean, held?: "cha
           : `This workspace is not trusted, so its config may only restrict: ${ignored.map(describeIgnored(layer.value)).join(", ")} ignored. ${HOW_TO_TRUST}`,
       });
     const { permissions, ...rest } = value;
+    // Only you may let what the workspace brings run unsandboxed: a workspace's opt-out is ignored, trusted or not.
+    if (level === "workspace" && isPlainObject(rest.sandbox) && rest.sandbox.workspaceCommands === false) {
+      const { workspaceCommands: _dropped, ...others } = rest.sandbox;
+      if (Object.keys(others).length) rest.sandbox = others;
+      else delete rest.sandbox;
+      diagnostics.push({
+        severity: "warning",
+        source: "config",
+        file: layer.file,
+        path: "sandbox.workspaceCommands",
+        message:
+          'Ignored: only your own config ($KEEL_HOME/config.json) may set "sandbox.workspaceCommands": false (run the hooks and MCP servers a workspace brings outside the sandbox). Remove it from this file, or set it in your config.',
+      });
+    }
     const shapeError = permissionsShapeError(permissions);
     if (shapeError) {
       invalid.push({ file: layer.file, source: layer.source, ...shapeError });

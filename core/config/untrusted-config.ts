@@ -15,8 +15,9 @@ const RESTRICT_ONLY: Record<string, true | Record<string, true>> = {
   mcp: { lazy: true, startupTimeoutMs: true, toolTimeoutMs: true, elicitation: true },
   agent: true,
   // Levels merge to the strictest sandbox, so a workspace can tighten it but never loosen it;
-  // `credentials: "visible"` loosens it, and is dropped below.
-  sandbox: { mode: true, network: true, denyRead: true, credentials: true },
+  // `credentials: "visible"` loosens it, and is dropped below (a workspace's `workspaceCommands: false`
+  // is dropped by mergeLayers, trusted or not).
+  sandbox: { mode: true, network: true, denyRead: true, credentials: true, workspaceCommands: true },
 };
 
 /** An untrusted layer reduced to what it may set, and the dotted keys that were dropped. */

@@ -10,7 +10,8 @@ export type SandboxMode = (typeof SANDBOX_MODES)[number];
 export type CredentialsVisibility = "hidden" | "visible";
 
 /** A valid `sandbox` value in keel config: a mode, or an object (the config schema in config-schema.ts has the same shape). */
-export type SandboxValue = SandboxMode | { mode?: SandboxMode; network?: boolean; denyRead?: string[]; credentials?: CredentialsVisibility };
+export type SandboxValue =
+  SandboxMode | { mode?: SandboxMode; network?: boolean; denyRead?: string[]; credentials?: CredentialsVisibility; workspaceCommands?: boolean };
 
 /** The sandbox settings in force. */
 export interface SandboxSettings {
@@ -21,14 +22,25 @@ export interface SandboxSettings {
   denyRead: readonly string[];
   /** `hidden` (the default): your credential stores read as empty inside the sandbox. */
   credentials: CredentialsVisibility;
+  /**
+   * True: hook commands and stdio MCP servers the workspace brings (not yours from `$KEEL_HOME`) run
+   * sandboxed too, under these settings, or `workspace-write` when the mode is `off`.
+   */
+  workspaceCommands: boolean;
 }
 
 /** No sandbox: the default for now (opt-in). */
-export const SANDBOX_OFF: SandboxSettings = Object.freeze({ mode: "off", network: true, denyRead: Object.freeze([]), credentials: "hidden" });
+export const SANDBOX_OFF: SandboxSettings = Object.freeze({
+  mode: "off",
+  network: true,
+  denyRead: Object.freeze([]),
+  credentials: "hidden",
+  workspaceCommands: false,
+});
 
 /** What a valid `sandbox` value looks like, for error messages. */
 export const SANDBOX_SHAPE =
-  'must be "off", "workspace-write", "read-only" or an object with "mode" (one of those), "network" (true or false), "denyRead" (a list of paths: no wildcards) and "credentials" ("hidden" or "visible")';
+  'must be "off", "workspace-write", "read-only" or an object with "mode" (one of those), "network" (true or false), "denyRead" (a list of paths: no wildcards), "credentials" ("hidden" or "visible") and "workspaceCommands" (true or false)';
 
 /** Characters of a pattern: `denyRead` takes paths only, since the sandbox must name each path it hides. */
 export const PATTERN_CHARS = /[*?[\]{}]/;
@@ -40,8 +52,8 @@ function isMode(value: unknown): value is SandboxMode {
 }
 
 /**
- * True when `value` is a valid `sandbox` value: a mode, or an object with only `mode` (a mode) and
- * `network` (a boolean). Checked without zod, so merging config layers loads no schema library;
+ * True when `value` is a valid `sandbox` value: a mode, or an object with only `mode` (a mode),
+ * `network` and `workspaceCommands` (booleans), `denyRead` (paths) and `credentials`. Checked without zod, so merging config layers loads no schema library;
  * the config schema (which names the fault) accepts exactly these values.
  */
 export function isSandboxValue(value: unknown): value is SandboxValue {
@@ -51,7 +63,7 @@ export function isSandboxValue(value: unknown): value is SandboxValue {
     ([key, v]) =>
       v === undefined ||
       (key === "mode" && isMode(v)) ||
-      (key === "network" && typeof v === "boolean") ||
+      ((key === "network" || key === "workspaceCommands") && typeof v === "boolean") ||
       (key === "denyRead" && Array.isArray(v) && v.every((p) => typeof p === "string" && p.trim() !== "" && !PATTERN_CHARS.test(p))) ||
       (key === "credentials" && (v === "hidden" || v === "visible")),
   );
@@ -60,12 +72,18 @@ export function isSandboxValue(value: unknown): value is SandboxValue {
 /** Normalizes one config value (invalid values are left to the schema check and count as off here). */
 export function sandboxSettings(value: unknown): SandboxSettings {
   if (!isSandboxValue(value)) return SANDBOX_OFF;
-  if (typeof value === "string") return { ...SANDBOX_OFF, mode: value };
+  if (typeof value === "string") return { ...SANDBOX_OFF, mode: value, workspaceCommands: value !== "off" };
+  // An object turns the sandbox on unless it sets a mode, or says nothing but `workspaceCommands`
+  // (which sandboxes what the workspace brings, not the bash tool).
+  const onlyWorkspaceCommands =
+    value.workspaceCommands !== undefined && Object.entries(value).every(([key, v]) => key === "workspaceCommands" || v === undefined);
+  const mode = value.mode ?? (onlyWorkspaceCommands ? "off" : "workspace-write");
   return {
-    mode: value.mode ?? "workspace-write",
+    mode,
     network: value.network ?? true,
     denyRead: value.denyRead ?? [],
     credentials: value.credentials ?? "hidden",
+    workspaceCommands: value.workspaceCommands ?? mode !== "off",
   };
 }
 
@@ -79,7 +97,9 @@ function credentialsOf(value: unknown): CredentialsVisibility | undefined {
  * loosened by none. `denyRead` paths accumulate; credentials are visible only when a level says
  * `visible` and none says `hidden` (an untrusted workspace's `visible` never gets here: it widens).
  * No network cannot be enforced without a sandbox, so `network: false` with mode `off` becomes
- * `workspace-write` (failing closed).
+ * `workspace-write` (failing closed). `workspaceCommands` is true when a level says `true`, false
+ * when none does and one says `false` (only yours may: mergeLayers drops a workspace's `false`),
+ * else on exactly when the merged mode is not `off`.
  */
 export function strictest(values: unknown[]): SandboxSettings {
   let mode: SandboxMode = "off";
@@ -93,5 +113,13 @@ export function strictest(values: unknown[]): SandboxSettings {
   }
   const said = values.map(credentialsOf);
   const credentials = said.includes("visible") && !said.includes("hidden") ? "visible" : "hidden";
-  return { mode: !network && mode === "off" ? "workspace-write" : mode, network, denyRead: [...denyRead], credentials };
+  if (!network && mode === "off") mode = "workspace-write";
+  const wc = values.map(workspaceCommandsOf);
+  const workspaceCommands = wc.includes(true) || (!wc.includes(false) && mode !== "off");
+  return { mode, network, denyRead: [...denyRead], credentials, workspaceCommands };
+}
+
+/** What one level's `sandbox` value says about `workspaceCommands`: undefined when it does not say. */
+function workspaceCommandsOf(value: unknown): boolean | undefined {
+  return isSandboxValue(value) && typeof value === "object" ? value.workspaceCommands : undefined;
 }

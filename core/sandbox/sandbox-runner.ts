@@ -37,13 +37,38 @@ export class SandboxRunner {
     return (this.check ??= sandboxUnavailable(this.env, signal));
   }
 
+  /** True when hook commands and stdio MCP servers the workspace brings run sandboxed (`sandbox.workspaceCommands`). */
+  get workspaceCommands(): boolean {
+    return this.settings.workspaceCommands;
+  }
+
   /**
    * The spawn line for a process that asked for the sandbox itself (an MCP server with `sandbox:
    * true`): under the configured settings, or `workspace-write` (network as configured) when the
    * sandbox is off. Throws ToolError(`precondition_failed`) when bubblewrap cannot run.
    */
   wrapServer(target: SandboxTarget, what: string, signal?: AbortSignal): Promise<SpawnLine> {
-    return this.wrapWith(this.enabled ? this.settings : { ...this.settings, mode: "workspace-write" }, target, what, signal);
+    return this.wrapWith(this.ownSettings(), target, what, signal, 'or no "sandbox": true on the MCP server');
+  }
+
+  /**
+   * The spawn line for a hook command or stdio MCP server the workspace brings, while
+   * `workspaceCommands` is on: sandboxed as `wrapServer` does. Throws ToolError(`precondition_failed`)
+   * when bubblewrap cannot run (never runs it unsandboxed).
+   */
+  wrapWorkspaceCommand(target: SandboxTarget, what: string, signal?: AbortSignal): Promise<SpawnLine> {
+    return this.wrapWith(
+      this.ownSettings(),
+      target,
+      what,
+      signal,
+      'or let what workspaces bring run unsandboxed ("sandbox": {"workspaceCommands": false} in $KEEL_HOME/config.json)',
+    );
+  }
+
+  /** The configured settings, or `workspace-write` (network as configured) when the sandbox is off. */
+  private ownSettings(): SandboxSettings {
+    return this.enabled ? this.settings : { ...this.settings, mode: "workspace-write" };
   }
 
   /** The spawn line for `target`: bwrap around it when the sandbox is on. Throws ToolError(`precondition_failed`) when it is on but unavailable. */
@@ -52,11 +77,11 @@ export class SandboxRunner {
     return this.wrapWith(this.settings, target, what, signal);
   }
 
-  private async wrapWith(settings: SandboxSettings, target: SandboxTarget, what: string, signal?: AbortSignal): Promise<SpawnLine> {
+  private async wrapWith(settings: SandboxSettings, target: SandboxTarget, what: string, signal?: AbortSignal, orElse?: string): Promise<SpawnLine> {
     const why = await (this.check ??= sandboxUnavailable(this.env, signal));
     if (why)
       throw new ToolError(
-        `The sandbox (${settings.mode}) cannot run: ${why}. ${what} was not run: keel never runs it unsandboxed. Fix the sandbox, or turn it off ("sandbox": "off" in your config, or no "sandbox": true on the MCP server).`,
+        `The sandbox (${settings.mode}) cannot run: ${why}. ${what} was not run: keel never runs it unsandboxed. Fix the sandbox, or turn it off ("sandbox": "off" in your config${orElse ? `, ${orElse}` : ""}).`,
         "precondition_failed",
       );
     const hidden = hiddenPaths(settings, target.root, this.hidden, this.env, this.workspaceRoot);

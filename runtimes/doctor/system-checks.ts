@@ -26,17 +26,29 @@ export async function gitCheck(root: string, env: NodeJS.ProcessEnv, signal: Abo
   return check("git", "ok", version);
 }
 
-/** Whether the OS sandbox (bubblewrap) works here: a failure only when the config turns the sandbox on. Never throws. */
+/**
+ * Whether the OS sandbox (bubblewrap) works here, and whether the workspace's hooks and stdio MCP
+ * servers run in it (`sandbox.workspaceCommands`): a failure only when the config turns either on. Never throws.
+ */
 export async function sandboxCheck(host: Host, signal: AbortSignal): Promise<DoctorCheck> {
-  const configured = host.config.sandbox;
-  const mode = typeof configured === "string" ? configured : (configured?.mode ?? "off");
+  const { mode, workspaceCommands } = host.sandbox.settings;
+  const scope = workspaceCommands
+    ? `the workspace's hooks and MCP servers run sandboxed${mode === "off" ? ' ("workspace-write")' : ""}`
+    : "the workspace's hooks and MCP servers run unsandboxed";
   let problem: string | undefined;
   try {
     problem = await sandboxUnavailable(host.env, signal);
   } catch (error) {
     problem = errorMessage(error);
   }
-  if (!problem) return check("sandbox", "ok", `bubblewrap works (sandbox mode: ${mode})`);
+  if (!problem) return check("sandbox", "ok", `bubblewrap works (sandbox mode: ${mode}; ${scope})`);
   if (mode !== "off") return check("sandbox", "fail", `the config asks for sandbox "${mode}", but ${problem}`, 'install bubblewrap, or set "sandbox": "off"');
+  if (workspaceCommands)
+    return check(
+      "sandbox",
+      "fail",
+      `the config asks for "sandbox": {"workspaceCommands": true}, but ${problem}: the workspace's hooks and MCP servers are refused`,
+      'install bubblewrap, or set "sandbox": {"workspaceCommands": false} in $KEEL_HOME/config.json',
+    );
   return check("sandbox", "skip", `not available (${problem}); only needed with "sandbox" in the config`);
 }

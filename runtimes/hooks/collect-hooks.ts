@@ -92,6 +92,11 @@ export function collectHooks(host: Host, parser?: ShellParser): { hooks: Declare
   return { hooks, issues };
 }
 
+/** True when the hook runs under the OS sandbox: the workspace brings it (its config, `.claude/settings*.json`, a workspace plugin) and `sandbox.workspaceCommands` is on. Yours never are. */
+export function hookSandboxed(h: CommandHookSpec, host: Host): boolean {
+  return h.origin.level === "workspace" && host.sandbox.workspaceCommands;
+}
+
 /** Stands in for a Claude Code variable while a line is parsed: word characters only, the same in any quoting. */
 function placeholder(name: string): string {
   return `__KEEL_VAR_${name}__`;

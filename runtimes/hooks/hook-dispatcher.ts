@@ -11,7 +11,7 @@ import {
   type RuleFilter,
   type ToolDefinition,
 } from "../../core/index.js";
-import { TRUST_HINT, type DeclaredHook } from "./collect-hooks.js";
+import { hookSandboxed, TRUST_HINT, type DeclaredHook } from "./collect-hooks.js";
 import { readVerdict, type HookVerdict } from "./hook-output.js";
 import { hookKey, type HookLastOutcome, type HookStateStore } from "./hook-state.js";
 import { runCommandHook } from "./run-command-hook.js";
@@ -155,6 +155,16 @@ export class HookDispatcher {
       env: this.envFor(h),
       timeoutMs: Math.min(h.timeoutSec * 1000, MAX_TIMER_MS),
       signal: d.signal,
+      ...(hookSandboxed(h, this.host)
+        ? {
+            sandbox: (argv: string[]) =>
+              this.host.sandbox.wrapWorkspaceCommand(
+                { root: this.host.confinementRoot(d.cwd), cwd: d.cwd, argv },
+                `The ${d.event} hook from this workspace`,
+                d.signal,
+              ),
+          }
+        : {}),
     });
     const durationMs = Math.round(performance.now() - started);
     const verdict = readVerdict(result, h.timeoutSec, d.plainStdoutIsContext ?? false);

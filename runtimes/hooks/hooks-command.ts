@@ -1,5 +1,6 @@
 import { table, type CliContext } from "../../core/cli/index.js";
 import type { Diagnostic } from "../../core/index.js";
+import { hookSandboxed } from "./collect-hooks.js";
 import { hookKey, type HookLastOutcome } from "./hook-state.js";
 
 /** One hook as `keel hooks --json` prints it. */
@@ -15,6 +16,8 @@ export interface HookListing {
   level: "user" | "workspace";
   plugin?: string;
   runs: boolean;
+  /** True when it runs under the OS sandbox (a workspace hook while `sandbox.workspaceCommands` is on). */
+  sandboxed: boolean;
   /** Why it does not run. */
   why?: string;
   /** Its last run in this workspace, when it ran. */
@@ -47,6 +50,7 @@ export async function hooksCommand(ctx: CliContext): Promise<void> {
         level: h.origin.level,
         ...(h.origin.plugin ? { plugin: h.origin.plugin.name } : {}),
         runs: h.runs,
+        sandboxed: hookSandboxed(h, host),
         ...(h.why ? { why: h.why } : {}),
         ...(last[hookKey(h.origin.file, h.path)] ? { last: last[hookKey(h.origin.file, h.path)] } : {}),
       })),
@@ -65,7 +69,7 @@ export function renderHooks(report: HooksReport): string {
     h.matcher ?? "*",
     h.command,
     `${h.level}${h.plugin ? ` (plugin ${h.plugin})` : ""}`,
-    h.runs ? "yes" : `no: ${h.why}`,
+    h.runs ? (h.sandboxed ? "yes, sandboxed" : "yes") : `no: ${h.why}`,
     h.last ? `${h.last.decision}, exit ${h.last.exitCode ?? "-"}, ${h.last.at}${h.last.error ? ` (${h.last.error})` : ""}` : "never ran here",
   ]);
   const out = [table(["EVENT", "MATCHER", "COMMAND", "LEVEL", "RUNS", "LAST OUTCOME"], rows, 70)];

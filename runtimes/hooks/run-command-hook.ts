@@ -18,19 +18,30 @@ export interface HookProcessOptions {
   env: Record<string, string | undefined>;
   timeoutMs: number;
   signal?: AbortSignal;
+  /** Wraps `bash -c COMMAND` in the OS sandbox (a workspace hook while `sandbox.workspaceCommands` is on); throws when the sandbox cannot run. */
+  sandbox?: (argv: string[]) => Promise<{ file: string; args: string[] }>;
 }
 
 /** Output kept per stream: a hook's answer is small; more is cut. */
 const MAX_HOOK_OUTPUT_BYTES = 1024 * 1024;
 
 /**
- * Runs one command hook with `bash -c`, its input on stdin, in its own process group, which is
+ * Runs one command hook with `bash -c` (under the OS sandbox when `sandbox` is given), its input on stdin, in its own process group, which is
  * killed when the hook times out, the caller's signal aborts, or the hook exits (so a background
  * child cannot outlive it). Never throws: a hook that cannot start has `startError`.
  */
 export async function runCommandHook(o: HookProcessOptions): Promise<HookProcessResult> {
   const { execa } = await import("execa");
-  const child = execa("bash", ["-c", o.command], {
+  let line = { file: "bash", args: ["-c", o.command] };
+  if (o.sandbox) {
+    try {
+      line = await o.sandbox([line.file, ...line.args]);
+    } catch (error) {
+      // Refused, never run unsandboxed: like a hook that cannot start (a non-blocking error).
+      return { exitCode: null, stdout: "", stderr: "", timedOut: false, startError: (error as Error).message };
+    }
+  }
+  const child = execa(line.file, line.args, {
     cwd: o.cwd,
     env: o.env,
     extendEnv: false,

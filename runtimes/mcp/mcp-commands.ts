@@ -20,10 +20,11 @@ export async function mcpListCommand(ctx: CliContext): Promise<void> {
           s.state,
           String(s.tools),
           s.startupMs === null ? "-" : `${s.startupMs} ms`,
+          s.sandboxed ? `yes (${s.sandboxed === "server" ? "sandbox: true" : "workspace"})` : s.sandboxed === false ? "no" : "-",
           s.source,
           s.lastError ?? "",
         ]);
-        let out = table(["NAME", "TRANSPORT", "STATE", "TOOLS", "STARTUP", "SOURCE", "LAST ERROR"], rows, 80);
+        let out = table(["NAME", "TRANSPORT", "STATE", "TOOLS", "STARTUP", "SANDBOXED", "SOURCE", "LAST ERROR"], rows, 80);
         if (servers.some((s) => s.state === "untrusted"))
           out += "\n\nUntrusted servers come from this workspace's manifests and were not started: run with --trust, set KEEL_TRUST=1, or run `keel trust`.";
         for (const s of servers.filter((s) => s.state === "needs_login")) out += `\n\n${s.name} needs a login: ${s.hint}.`;

@@ -28,6 +28,7 @@ import { backingOff } from "./server-health.js";
 import { sdkSchemaValidator } from "./sdk-schema-validator.js";
 import { RequestCancel } from "./request-cancel.js";
 import { spawnConfig } from "./server-cwd.js";
+import { serverSandbox } from "./server-sandbox.js";
 import { StderrRing } from "./stderr-ring.js";
 import type { McpToolInfo } from "./tool-cache.js";
 import type { ServerHealthStore, ToolListCache } from "./origin-state.js";
@@ -286,16 +287,23 @@ export class McpConnection {
     const t0 = performance.now();
     try {
       const types = await import("@modelcontextprotocol/sdk/types.js");
+      const sandboxed = serverSandbox(this.config, this.deps.host);
+      const spawn = spawnConfig(this.config, this.deps.host);
       const opened = await openClient({
-        server: spawnConfig(this.config, this.deps.host),
+        server: sandboxed ? { ...spawn, sandbox: true } : spawn,
         stderr: this.stderr,
         hostEnv: this.deps.host.env,
         timeoutMs: this.startupTimeoutMs,
         signal,
         authProvider: this.deps.authProvider,
         jsonSchemaValidator: sdkSchemaValidator(this.deps.host),
-        sandbox: (argv, cwd) =>
-          this.deps.host.sandbox.wrapServer({ root: this.deps.host.workspace.root, cwd, argv }, `MCP server "${this.config.name}"`, signal),
+        sandbox: (argv, cwd) => {
+          const target = { root: this.deps.host.workspace.root, cwd, argv };
+          const what = `MCP server "${this.config.name}"`;
+          return sandboxed === "workspace"
+            ? this.deps.host.sandbox.wrapWorkspaceCommand(target, `${what} (from this workspace)`, signal)
+            : this.deps.host.sandbox.wrapServer(target, what, signal);
+        },
         onSpawn: (pid) => (this.pid = pid),
         onProtocolError: (error) => {
           // A call refused for its scope is reported by the call, not as a protocol problem.

@@ -5,6 +5,7 @@ import type { LocalResource } from "../../manifests/mcp/mcp-server-config.js";
 import { McpConnection, type ConnectionDeps, type McpServerState } from "./mcp-connection.js";
 import { loginCommand } from "./oauth-provider.js";
 import { serverInstructionsSection } from "./server-instructions.js";
+import { serverSandbox } from "./server-sandbox.js";
 import { filterTools, requiresTasks, serverToolDefinition } from "./server-tools.js";
 import { serverIdentity, TOOL_CACHE_MAX_AGE_MS } from "./tool-cache.js";
 import { assignToolNames, MAX_TOOL_NAME, sanitize } from "./tool-names.js";
@@ -22,6 +23,8 @@ export interface McpServerStatus {
   tools: number;
   startupMs: number | null;
   lastError: string | null;
+  /** stdio servers: why it runs under the OS sandbox (`server`: it asks, `sandbox: true`; `workspace`: the workspace brings it and `sandbox.workspaceCommands` is on), or false. */
+  sandboxed?: "server" | "workspace" | false;
   /** The next step for the user, when there is an obvious one (e.g. `keel mcp login NAME` for `needs_login`). */
   hint?: string;
   timings: McpConnection["timings"];
@@ -193,6 +196,7 @@ export class McpManager {
       tools: filterTools(c, c.tools).length,
       startupMs: c.timings.totalMs !== undefined ? Math.round(c.timings.totalMs) : null,
       lastError: c.lastError ?? null,
+      ...(c.config.transport === "stdio" ? { sandboxed: serverSandbox(c.config, this.host) ?? false } : {}),
       ...(c.state === "needs_login" ? { hint: `run \`${loginCommand(c.name)}\` to authorize keel with this server` } : {}),
       // Held back in a trusted workspace (added or changed since `keel trust`): say so, not "untrusted workspace".
       ...(c.state === "untrusted" && this.host.trusted ? { hint: this.untrustedReason(c) } : {}),

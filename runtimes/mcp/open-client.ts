@@ -4,6 +4,7 @@ import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/t
 import { errorMessage, MAX_TIMER_MS } from "../../core/index.js";
 import type { McpServerConfig } from "../../manifests/mcp/mcp-server-config.js";
 import type { McpAuthSession } from "./mcp-auth.js";
+import { SANDBOX_CACHE_ENV } from "./server-sandbox.js";
 import { StartDeadline } from "./start-deadline.js";
 import type { StderrRing } from "./stderr-ring.js";
 
@@ -27,7 +28,7 @@ export interface OpenClientOptions {
   jsonSchemaValidator?: jsonSchemaValidator;
   /** Installs request/notification handlers on a fresh client before it connects. */
   setup(client: Client): void;
-  /** Wraps a stdio server's command line in the OS sandbox (for servers with `sandbox: true`); throws when the sandbox cannot run. */
+  /** Wraps a stdio server's command line in the OS sandbox (for servers with `sandbox: true`, which a workspace server gets while `sandbox.workspaceCommands` is on); throws when the sandbox cannot run. */
   sandbox?: (argv: string[], cwd: string) => Promise<{ file: string; args: string[] }>;
   /** Told the child's pid as soon as a stdio server is spawned (even if start-up then fails). */
   onSpawn?(pid: number): void;
@@ -81,7 +82,7 @@ async function stdioTransport(o: OpenClientOptions): Promise<Transport> {
   const t = new StdioClientTransport({
     command: line.file,
     args: line.args,
-    env: childEnv(DEFAULT_INHERITED_ENV_VARS, o.hostEnv, s.env),
+    env: childEnv(DEFAULT_INHERITED_ENV_VARS, o.hostEnv, s.sandbox ? { ...SANDBOX_CACHE_ENV, ...s.env } : s.env),
     cwd: s.cwd,
     stderr: "pipe",
   });

@@ -1,7 +1,7 @@
 import { recordTrust, trustPin } from "../../trust.js";
 import { resolveWorkspace } from "../../workspace.js";
 import type { CliContext } from "../cli-context.js";
-import { reviewWorkspace, trustItemLine } from "../trust-review.js";
+import { reviewWorkspace, sandboxNote, trustItemLine } from "../trust-review.js";
 
 /**
  * `keel trust [--revoke]`: records (or removes) persistent trust for this workspace in
@@ -19,15 +19,17 @@ export async function trustCommand(ctx: CliContext, opts: { revoke?: boolean }):
     );
     return;
   }
-  const items = await reviewWorkspace(ctx);
+  const { items, sandboxed } = await reviewWorkspace(ctx);
+  const note = sandboxNote(items, sandboxed);
   await recordTrust(ws, false, items);
   const approved = items.map((i) => ({ kind: i.kind, name: i.name, pin: trustPin(i), ...(i.files?.length ? { files: i.files } : {}) }));
-  ctx.print({ workspace: ws.root, trusted: true, approved }, () =>
+  ctx.print({ workspace: ws.root, trusted: true, approved, ...(note ? { sandboxed: true } : {}) }, () =>
     [
       `Trusted ${ws.root}. Its config may now add allow rules and choose the model endpoint (never removing your deny rules), and its workflows may run.`,
       approved.length
         ? `Approved to run as they are now (one added or changed later waits for the next \`keel trust\`):\n${approved.map((a) => `  ${trustItemLine(a)}`).join("\n")}`
         : "It declares no MCP servers, hooks or code plugins; any added later waits for the next `keel trust`.",
+      ...(note ? [note] : []),
     ].join("\n"),
   );
 }

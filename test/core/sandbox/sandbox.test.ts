@@ -107,7 +107,7 @@ describe("sandbox: workspace-write under bubblewrap", () => {
     const { writeFileSync } = await import("node:fs");
     writeFileSync(join(ws.keelHome, "config.json"), JSON.stringify({ sandbox: "read-only" }));
     host = await openTestHost(ws, { trust: true });
-    const strict = { mode: "read-only", network: true, denyRead: [], credentials: "hidden" };
+    const strict = { mode: "read-only", network: true, denyRead: [], credentials: "hidden", workspaceCommands: true };
     expect(host.sandbox.settings).toEqual(strict);
     expect(host.config.sandbox).toEqual(strict);
   });
@@ -117,7 +117,13 @@ describe("sandbox: workspace-write under bubblewrap", () => {
     const { writeFileSync } = await import("node:fs");
     writeFileSync(join(ws.keelHome, "config.json"), JSON.stringify({ sandbox: { mode: "workspace-write", denyRead: ["~/.config/secret-app"] } }));
     host = await openTestHost(ws);
-    expect(host.sandbox.settings).toEqual({ mode: "workspace-write", network: true, denyRead: ["~/.config/secret-app", ".env"], credentials: "hidden" });
+    expect(host.sandbox.settings).toEqual({
+      mode: "workspace-write",
+      network: true,
+      denyRead: ["~/.config/secret-app", ".env"],
+      credentials: "hidden",
+      workspaceCommands: true,
+    });
     // The untrusted workspace's "visible" is ignored, with the usual warning naming the key.
     expect(host.diagnostics.items.map((d) => `${d.path} ${d.message}`)).toContainEqual(expect.stringMatching(/sandbox\.credentials.*not trusted/));
     await host.close();
@@ -154,7 +160,7 @@ describe("sandbox: workspace-write under bubblewrap", () => {
   it("builds the mounts in covering order: private /tmp first, then the boundary, then .git and .keel read-only", () => {
     ws = makeWorkspace({}, { git: true });
     const args = bwrapArgs(
-      { mode: "workspace-write", network: false, denyRead: [], credentials: "hidden" },
+      { mode: "workspace-write", network: false, denyRead: [], credentials: "hidden", workspaceCommands: false },
       { root: ws.root, cwd: ws.root, argv: ["bash", "-c", "true"] },
     );
     const text = args.join(" ");

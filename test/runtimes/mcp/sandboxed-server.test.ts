@@ -1,10 +1,10 @@
 import { execFileSync } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, symlinkSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import type { Host } from "../../../core/host.js";
 import { makeWorkspace, type TempWorkspace } from "../../helpers/temp-workspace.js";
 import { closeAfterEach, openTestHost } from "../../helpers/test-host.js";
@@ -30,7 +30,12 @@ function installProbe(dir: string): string {
 
 let ws: TempWorkspace;
 let host: Host | undefined;
+let home: string | undefined;
 closeAfterEach(() => ({ host, ws }));
+afterEach(() => {
+  if (home) rmSync(home, { recursive: true, force: true });
+  home = undefined;
+});
 
 describe("a stdio MCP server with sandbox: true", () => {
   it("runs under bubblewrap: it can write the workspace but not outside it, and has no network with network: false", async () => {
@@ -50,13 +55,16 @@ describe("a stdio MCP server with sandbox: true", () => {
               free: { command: process.execPath, args: ["probe/server.mjs"] },
             },
           },
-          "keel.config.json": { sandbox: { network: false } },
         },
         { git: true },
       );
+      // Your config: the workspace's servers run unsandboxed unless they ask (only your level may say so).
+      writeFileSync(join(ws.keelHome, "config.json"), JSON.stringify({ sandbox: { network: false, workspaceCommands: false } }));
       installProbe(ws.path("probe"));
       host = await openTestHost(ws, { trust: true, yes: true });
-      const outside = join(ws.keelHome, "escaped.txt");
+      // A folder of its own: the sandbox's private /tmp holds the mount point of the hidden $KEEL_HOME/config.json, not this folder.
+      mkdirSync(join(ws.keelHome, "out"));
+      const outside = join(ws.keelHome, "out", "escaped.txt");
       const call = async (tool: string, input: object) => (await host!.runTool({ tool, input }, { yes: true })).content;
       expect(await call("mcp__probe__write", { path: ws.path("inside.txt") })).toBe("written");
       expect(await call("mcp__probe__write", { path: outside })).toMatch(/^refused: (EROFS|ENOENT)$/); // outside: read-only, or hidden under the private /tmp
@@ -64,11 +72,90 @@ describe("a stdio MCP server with sandbox: true", () => {
       expect(await call("mcp__probe__write", { path: ws.path(".git/config") })).toBe("refused: EROFS");
       expect(await call("mcp__probe__connect", { port })).toMatch(/^refused: /);
       expect(connections).toBe(0);
-      // control: the same server without sandbox: true reaches both (bash is sandboxed by config, MCP servers only on request)
+      // control: the same server without sandbox: true reaches both (workspaceCommands: false: MCP servers are sandboxed only on request)
       expect(await call("mcp__free__connect", { port })).toBe("connected");
       expect(connections).toBe(1);
     } finally {
       listener.close();
     }
+  });
+});
+
+describe("the workspace's stdio MCP servers under sandbox.workspaceCommands", () => {
+  it("run sandboxed once the sandbox is on (your credential stores hidden, nothing written outside, caches in the private /tmp); your own server does not", async () => {
+    // A home outside /tmp: the sandbox's private /tmp would hide one under it whole, and prove nothing.
+    home = mkdtempSync("/var/tmp/keel-user-home-");
+    mkdirSync(join(home, ".ssh"), { mode: 0o700 });
+    writeFileSync(join(home, ".ssh", "id_ed25519"), "SSHSECRET\n");
+    mkdirSync(join(home, "out"));
+    ws = makeWorkspace({ ".mcp.json": { mcpServers: { repo: { command: process.execPath, args: ["probe/server.mjs"] } } } }, { git: true });
+    const server = installProbe(ws.path("probe"));
+    ws.writeUserConfig({ sandbox: "workspace-write" });
+    writeFileSync(join(ws.keelHome, "mcp.json"), JSON.stringify({ mcpServers: { mine: { command: process.execPath, args: [server] } } }));
+    host = await openTestHost(ws, { trust: true, yes: true, env: { ...ws.env, HOME: home } });
+    const call = async (tool: string, input: object) => (await host!.runTool({ tool, input }, { yes: true })).content;
+    const key = join(home, ".ssh", "id_ed25519");
+    expect(await call("mcp__repo__read", { path: key })).toBe("refused: ENOENT"); // ~/.ssh is an empty folder inside
+    expect(await call("mcp__repo__write", { path: join(home, "out", "repo.txt") })).toBe("refused: EROFS");
+    expect(existsSync(join(home, "out", "repo.txt"))).toBe(false);
+    expect(await call("mcp__repo__write", { path: ws.path("inside.txt") })).toBe("written");
+    expect(await call("mcp__repo__env", { name: "npm_config_cache" })).toBe("/tmp/.npm");
+    // Yours (\$KEEL_HOME/mcp.json) runs as before.
+    expect(await call("mcp__mine__read", { path: key })).toBe("read: SSHSECRET\n");
+    expect(await call("mcp__mine__write", { path: join(home, "out", "mine.txt") })).toBe("written");
+    expect(await call("mcp__mine__env", { name: "npm_config_cache" })).toBe("(unset)");
+    const rows = host.service("mcp")!.status();
+    expect(rows.find((r) => r.name === "repo")?.sandboxed).toBe("workspace");
+    expect(rows.find((r) => r.name === "mine")?.sandboxed).toBe(false);
+  });
+
+  it("a workspace's workspaceCommands: false is ignored with a warning; yours turns it off", async () => {
+    home = mkdtempSync("/var/tmp/keel-user-home-");
+    mkdirSync(join(home, "out"));
+    ws = makeWorkspace(
+      {
+        ".mcp.json": { mcpServers: { repo: { command: process.execPath, args: ["probe/server.mjs"] } } },
+        "keel.config.json": { sandbox: { workspaceCommands: false } },
+      },
+      { git: true },
+    );
+    installProbe(ws.path("probe"));
+    ws.writeUserConfig({ sandbox: "workspace-write" });
+    const outside = join(home, "out", "repo.txt");
+    host = await openTestHost(ws, { trust: true, yes: true });
+    expect(host.sandbox.workspaceCommands).toBe(true);
+    expect(host.diagnostics.items).toContainEqual(
+      expect.objectContaining({ path: "sandbox.workspaceCommands", message: expect.stringMatching(/^Ignored: only your own config/) }),
+    );
+    expect((await host.runTool({ tool: "mcp__repo__write", input: { path: outside } }, { yes: true })).content).toBe("refused: EROFS");
+    await host.close();
+    ws.writeUserConfig({ sandbox: { mode: "workspace-write", workspaceCommands: false } });
+    host = await openTestHost(ws, { trust: true, yes: true });
+    expect((await host.runTool({ tool: "mcp__repo__write", input: { path: outside } }, { yes: true })).content).toBe("written");
+    expect(existsSync(outside)).toBe(true);
+  });
+
+  it("when bwrap cannot run, the workspace's server is not started (never unsandboxed), saying why", async () => {
+    ws = makeWorkspace(
+      {
+        ".mcp.json": { mcpServers: { repo: { command: process.execPath, args: ["probe/server.mjs"] } } },
+        "keel.config.json": { sandbox: { workspaceCommands: true } },
+      },
+      { git: true },
+    );
+    installProbe(ws.path("probe"));
+    // A PATH without bwrap (the server is named by its absolute path, so only the sandbox is missing).
+    const bin = join(ws.keelHome, "bin");
+    mkdirSync(bin);
+    host = await openTestHost(ws, { trust: true, yes: true, env: { ...ws.env, PATH: bin } });
+    const row = host
+      .service("mcp")!
+      .status()
+      .find((r) => r.name === "repo");
+    expect(row).toMatchObject({ state: "failed", sandboxed: "workspace" });
+    expect(row?.lastError).toMatch(/cannot run: .*bubblewrap .*not installed.*never runs it unsandboxed/);
+    const obs = await host.runTool({ tool: "mcp__repo__write", input: { path: ws.path("ran.txt") } }, { yes: true });
+    expect(obs.ok).toBe(false);
+    expect(ws.exists("ran.txt")).toBe(false);
   });
 });

@@ -53,6 +53,8 @@ describe("your own MCP servers' tool names in a trusted workspace", () => {
     const mcp = json.tools.filter((t: { name: string }) => t.name.startsWith("mcp__"));
     expect(mcp.map((t: { name: string; source: { id: string } }) => `${t.name} ${t.source.id}`).sort()).toEqual([
       "mcp__git_hub__connect git_hub",
+      "mcp__git_hub__env git_hub",
+      "mcp__git_hub__read git_hub",
       "mcp__git_hub__write git_hub",
     ]);
     expect(json.diagnostics.some((d: { message: string }) => /"git\.hub" defined here was ignored: the user-level server "git_hub"/.test(d.message))).toBe(
