@@ -7,7 +7,7 @@
  * How much a false positive costs where a name is judged. `"remove"`: the variable is taken out of a
  * command's environment (a build or a desktop tool that needs it breaks), so only the core words count.
  * `"display"`: the value is only shown as `***` or redacted (a config listing, a manifest literal, a header,
- * a command line in an event), so the HTTP words count too.
+ * a command line in an event), so the display words (`DISPLAY_WORDS`) count too.
  */
 export type SecretNameCost = "remove" | "display";
 
@@ -50,7 +50,7 @@ const SHELL_DIRECTORY = "PWD";
 const HARMLESS_WORDS = /GOPRIVATE|KEYRING|KEYCLOAK|KEYVAULT|KEYBOARD|KEYMAP|KEYTIMEOUT|MONKEY|TURNKEY|HOTKEY/g;
 
 /** `apiKey`, `x-api-key`, `--api-key`, `API_KEY` → `API_KEY`: a name in any notation, as words joined by `_`. */
-export function secretNameWords(name: string): string {
+function secretNameWords(name: string): string {
   return name
     .replace(/([a-z0-9])([A-Z])/g, "$1_$2")
     .replace(/[^A-Za-z0-9]+/g, "_")
@@ -61,8 +61,9 @@ export function secretNameWords(name: string): string {
 /**
  * True when `name` (a variable, config key, header or option name, in any notation) names a secret: it contains
  * one of the secret words (`SECRET_WORDS`), or ends in the word `AUTH`, `PAT`, `PASS` or `PWD` (or has `AUTH_CONFIG`),
- * or, at `"display"` cost, has one of them as any word or contains `SESSION`, `SIGNATURE` or `AUTH` (not `AUTHOR`). `GOPRIVATE`, `KEYRING`, `KEYCLOAK`, … do not count;
- * `TOKENIZERS_PARALLELISM` and the shell's `PWD`/`OLDPWD` are no secrets. Never throws.
+ * or, at `"display"` cost, has one of them as any word or contains `SESSION`, `SIGNATURE` or `AUTH` (not `AUTHOR`).
+ * `GOPRIVATE`, `KEYRING`, `KEYCLOAK`, … do not count; `TOKENIZERS_PARALLELISM` and the shell's `PWD`/`OLDPWD` are no
+ * secrets. Never throws.
  */
 export function looksSecretName(name: string, cost: SecretNameCost): boolean {
   const words = secretNameWords(name);
