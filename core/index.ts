@@ -74,6 +74,7 @@ export { confinePath, inside, workspaceDirIn } from "./tools/confine-path.js";
 export { realOrSelf } from "./real-path.js";
 export { urlForDisplay, urlSecrets } from "./url-secrets.js";
 export { maskCommand } from "./mask-command.js";
+export { looksSecretName, looksSecretValue, maskSecretShapes, namesWebhook, secretShapesIn, type SecretNameCost } from "./secret-words.js";
 export { modelsEndpoint } from "./model/endpoint-url.js";
 export { MCP_MANIFEST_NAMES } from "./control-files.js";
 export { approveTrustItem, trustApproves, type TrustItem, type WorkspaceTrust } from "./trust.js";

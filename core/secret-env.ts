@@ -1,58 +1,33 @@
-/**
- * Words that mark a variable's name as holding a secret (matched case-insensitively anywhere in the
- * name): `GITHUB_TOKEN`, `AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN`, `PGPASSWORD`, `NPM_TOKEN`, `GH_ENTERPRISE_TOKEN`, …
- */
-const SECRET_WORDS = /KEY|SECRET|TOKEN|PASSWORD|PASSWD|PASSPHRASE|CREDENTIAL|PRIVATE/i;
+import { looksSecretName, looksSecretValue } from "./secret-words.js";
 
 /**
- * Well-known secrets whose names miss those words: npm's `_auth`, `GITHUB_PAT`-style tokens, MySQL's
- * password variable, the short forms `DB_PASS`/`SMTP_PWD` (not the shell's `PWD`/`OLDPWD`), `*_CREDS`,
- * CI identity tokens (`CI_JOB_JWT`), webhook URLs (`SLACK_WEBHOOK_URL`: the path is the secret), cookies,
- * connection strings (`AZURE_STORAGE_CONNECTION_STRING` holds its `AccountKey`), `DOCKER_AUTH_CONFIG`.
+ * A name that says its value is where something is (`SSL_KEY_FILE`, `GNUPG_KEY_DIR`, `SSH_AUTH_SOCK`), kept when the
+ * value is an absolute path. The environment's own exception: taking the variable away would break the program that
+ * reads the file, while the sandbox hides credential stores themselves. Where a value is only displayed (a config
+ * listing, a command line in an event) keel masks it anyway.
  */
-const SECRET_NAMES = /(^|_)AUTH$|_AUTH_CONFIG$|_PAT$|^MYSQL_PWD$|_(PASS|PWD)$|^PASS$|CREDS|JWT|WEBHOOK|COOKIE|CONNECTION_STRING|CONN_STR/i;
-
-/**
- * Values shaped like a credential whatever their name: a private key, a connection string's key or
- * password (`;AccountKey=…`, `Password=…`), or the whole value a well-known token (`ghp_…`, `sk-…`, `glpat-…`, `xoxb-…`, `AKIA…`).
- */
-const SECRET_VALUES = [
-  /-----BEGIN [A-Z ]*PRIVATE KEY-----/,
-  /(^|;)\s*(AccountKey|SharedAccessKey|Password|Pwd)=[^;\s]/i,
-  /^(sk-[\w-]{16,}|sk_(live|test)_\w{8,}|gh[pousr]_\w{20,}|github_pat_\w{20,}|glpat-[\w-]{16,}|xox[abposr]-[\w-]{10,}|AKIA[0-9A-Z]{16}|AIza[\w-]{30,}|hf_\w{20,}|npm_\w{30,})$/,
-];
-
-/** Names that match a secret word but are known to hold none (a tokenizer switch, not a token). */
-const NOT_SECRETS: ReadonlySet<string> = new Set(["TOKENIZERS_PARALLELISM"]);
-
-/**
- * Words holding a secret word that name no secret, taken out of a name before it is judged: Go's list of
- * private module paths (`GOPRIVATE`: without it `go` asks the public proxy and checksum database about
- * them), keyring backends (`PYTHON_KEYRING_BACKEND`, `PIP_KEYRING_PROVIDER`), Keycloak's and Key
- * Vault's addresses, keyboard and key-map settings. `KEYCLOAK_CLIENT_SECRET` still looks secret.
- */
-const HARMLESS_WORDS = /GOPRIVATE|KEYRING|KEYCLOAK|KEYVAULT|KEYBOARD|KEYMAP|KEYTIMEOUT|MONKEY|TURNKEY|HOTKEY/gi;
-
-/** A name that says its value is where something is (`SSL_KEY_FILE`, `GNUPG_KEY_DIR`), kept when the value is an absolute path. */
 const LOCATION_NAME = /_(FILE|PATH|DIR|SOCK|SOCKET)$/i;
 
-/** A URL with a password in it: `postgres://user:pw@host/db`, `https://user:token@proxy:8080`. */
+/**
+ * A URL with a password in it: `postgres://user:pw@host/db`, `https://user:token@proxy:8080`. The environment judges
+ * a URL by its password alone (a user name alone is often public, as in a Sentry DSN, and a local test database's
+ * URL must pass); the display contexts use url-secrets.ts.
+ */
 const URL_PASSWORD = /^[a-z][a-z0-9+.-]*:\/\/[^/@:\s]*:[^/@\s]+@/i;
 
 /**
- * True when a variable looks like it holds a secret: its name contains KEY, SECRET, TOKEN,
- * PASSWORD, PASSWD, PASSPHRASE, CREDENTIAL or PRIVATE (case-insensitive), or is a well-known secret
- * name (`*_AUTH`, `*_PAT`, `MYSQL_PWD`, `*_PASS`, `*_CREDS`, `*JWT*`, `*WEBHOOK*`, …), or its value is a URL
- * with a password in it (`DATABASE_URL=postgres://u:pw@db/x`; a URL without one stays), a private key,
- * a connection string's key or a well-known token. Words such as `GOPRIVATE`,
- * `KEYRING` and `KEYCLOAK` do not count (see `HARMLESS_WORDS`). A name ending in `_FILE`,
- * `_PATH`, `_DIR` or `_SOCK(ET)` whose value is an absolute path names a place, not a secret, and stays.
+ * True when a variable looks like it holds a secret, in keel's one vocabulary (core/secret-words.ts) at `"remove"`
+ * cost: its name contains KEY, SECRET, TOKEN, PASSWORD, PASSWD, PASSPHRASE, CREDENTIAL, CREDS, PRIVATE, COOKIE, JWT,
+ * WEBHOOK, CONNECTION_STRING, AUTHORIZATION or BEARER, or has AUTH, PAT, PASS or PWD as a word (`npm_config__auth`,
+ * `GITHUB_PAT`, `DB_PASS`, `MYSQL_PWD`; not the shell's `PWD`/`OLDPWD`), or its value is shaped like a credential
+ * (a private key, a connection string's key, `Bearer …`, a well-known token such as `ghp_…`) or is a URL with a
+ * password in it (`DATABASE_URL=postgres://u:pw@db/x`; a URL without one stays). Words such as `GOPRIVATE`, `KEYRING`
+ * and `KEYCLOAK` do not count. A name ending in `_FILE`, `_PATH`, `_DIR` or `_SOCK(ET)` whose value is an absolute
+ * path names a place, not a secret, and stays.
  */
 export function looksSecret(name: string, value: string | undefined): boolean {
-  if (value !== undefined && (URL_PASSWORD.test(value) || SECRET_VALUES.some((shape) => shape.test(value)))) return true;
-  if (NOT_SECRETS.has(name.toUpperCase())) return false;
-  const judged = name.replace(HARMLESS_WORDS, "_");
-  if (!SECRET_WORDS.test(judged) && !SECRET_NAMES.test(judged)) return false;
+  if (value !== undefined && (URL_PASSWORD.test(value) || looksSecretValue(value))) return true;
+  if (!looksSecretName(name, "remove")) return false;
   return !(LOCATION_NAME.test(name) && value !== undefined && value.startsWith("/"));
 }
 

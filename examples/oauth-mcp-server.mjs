@@ -11,6 +11,8 @@
 //                                                                      too: 403 insufficient_scope without it)
 //                                      [--leaky-errors]               (a tool `leak` whose error quotes the bearer
 //                                                                      token, as a careless server's might)
+//                                      [--leaky-initialize]           (every `initialize` with a token fails with an
+//                                                                      HTTP 502 whose body quotes the bearer token)
 //
 // Prints `MCP server listening at http://127.0.0.1:<port>/mcp` when ready. GET /_log returns every
 // request it received (method, path, headers, body) so tests can check what a client sent.
@@ -32,6 +34,7 @@ const ttl = Number(option("token-ttl", "3600"));
 const [machineId, machineSecret] = (option("machine-client", "") || ":").split(":");
 const [scopedTool, toolScope] = (option("tool-scope", "") || "=").split("=");
 const leakyErrors = process.argv.includes("--leaky-errors");
+const leakyInitialize = process.argv.includes("--leaky-initialize");
 
 /** Clients, codes and tokens in memory; the user approves every authorization request. */
 class MemoryProvider {
@@ -165,7 +168,12 @@ const server = app.listen(port, "127.0.0.1", () => {
     if (!transport) return res.status(404).json({ error: "unknown session" });
     await transport.handlePostMessage(req, res, req.body);
   });
-  app.all("/mcp", auth, express.json(), stepUp, async (req, res) => {
+  // A server that fails while the connection is still starting, quoting the token it was sent.
+  const failInitialize = (req, res, next) => {
+    if (!leakyInitialize || req.body?.method !== "initialize") return next();
+    res.status(502).type("text/plain").send(`initialize failed: upstream rejected Authorization: Bearer ${req.auth.token}`);
+  };
+  app.all("/mcp", auth, express.json(), stepUp, failInitialize, async (req, res) => {
     const mcp = mcpServer(req);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     res.on("close", () => void transport.close());

@@ -1,21 +1,31 @@
-import { urlSecrets } from "../../core/index.js";
+import { looksSecretName, looksSecretValue, secretShapesIn, urlSecrets } from "../../core/index.js";
 import { NON_SECRET_VARS } from "./expand-vars.js";
 
-/** Header names that carry credentials (`Authorization`, `Cookie`, `X-Api-Key`, `Private-Token`, …). */
-const SECRET_HEADER = /^(authorization|proxy-authorization|cookie)$|key|token|secret|auth|session|signature|passw|credential/i;
+/** A command-line option (`--token`, `--api-key`); whether it names a credential is keel's one vocabulary's call. */
+const OPTION = /^--?[A-Za-z][\w-]*$/;
 
-/** Environment variable names that carry credentials (`GITHUB_TOKEN`, `API_KEY`, `DB_PASSWORD`, `*_PAT`, …). */
-const SECRET_ENV = /token|secret|passw|key|auth|credential|session|cookie|(^|_)pat$/i;
+/**
+ * True when a header, variable or option name names a credential in keel's one vocabulary (core/secret-words.ts)
+ * at display cost: a literal found here is only redacted from what keel shows, so `SESSION_ID` and `X-Hub-Signature`
+ * count here though a command's environment keeps `XDG_SESSION_TYPE`. `-p` is no credential option (too short to tell).
+ */
+function secretName(name: string): boolean {
+  return looksSecretName(name, "display");
+}
 
-/** A command-line option naming a credential: `--token`, `--api-key=`, `-p` is not one (too short to tell). */
-const SECRET_OPTION = /^--?[\w-]*(token|secret|passw|key|auth|credential)[\w-]*$/i;
+/** `value` if it is shaped like a credential (a token, `Bearer …`, a connection string's key, a private key), with the credential parts on their own. */
+function shaped(value: string): string[] {
+  return looksSecretValue(value) ? [value, ...secretShapesIn(value)] : [];
+}
 
 /**
  * Credentials a server's entry (as written, before expansion) holds in plain sight rather than through `${VAR}`: the user name,
  * password and key-like query values of its `url`, the values of headers and `env` variables named
  * like credentials (with an `Authorization` value's token also on its own, `Bearer <token>`), and the
- * value of a credential option in its `args` (`--token X`, `--api-key=X`), and the password of a URL
- * written as an argument or variable (`postgresql://app:pw@db/app`, `DATABASE_URL=…`). They
+ * value of a credential option in its `args` (`--token X`, `--api-key=X`), the password of a URL
+ * written as an argument, header or variable (`postgresql://app:pw@db/app`, `DATABASE_URL=…`), and any of these
+ * values shaped like a credential whatever its name (`ghp_…`, `Bearer …`, a webhook URL, a private key). Names are
+ * judged in keel's one vocabulary (core/secret-words.ts). They
  * join the server's `secrets`, so they are redacted wherever keel writes or prints about the server,
  * as values taken from the environment are. Never throws.
  */
@@ -24,18 +34,27 @@ export function literalSecrets(entry: { url?: string; headers?: Record<string, s
   const args = entry.args ?? [];
   args.forEach((arg, i) => {
     const eq = arg.indexOf("=");
-    if (eq > 0 && SECRET_OPTION.test(arg.slice(0, eq))) out.push(arg.slice(eq + 1));
-    else if (SECRET_OPTION.test(arg) && args[i + 1] !== undefined && !args[i + 1]!.startsWith("-")) out.push(args[i + 1]!);
+    const option = eq > 0 ? arg.slice(0, eq) : arg;
+    const isSecretOption = OPTION.test(option) && secretName(option);
+    if (eq > 0 && isSecretOption) out.push(arg.slice(eq + 1));
+    else if (isSecretOption && args[i + 1] !== undefined && !args[i + 1]!.startsWith("-")) out.push(args[i + 1]!);
+    out.push(...shaped(arg));
   });
   for (const [name, value] of Object.entries(entry.headers ?? {})) {
-    if (!SECRET_HEADER.test(name) || !value) continue;
+    if (!value) continue;
+    out.push(...shaped(value));
+    if (!secretName(name)) continue;
     out.push(value);
     const token = /^\S+\s+(\S.*)$/.exec(value)?.[1];
     if (token) out.push(token);
   }
-  for (const [name, value] of Object.entries(entry.env ?? {})) if (value && SECRET_ENV.test(name) && !NON_SECRET_VARS.has(name)) out.push(value);
+  for (const [name, value] of Object.entries(entry.env ?? {})) {
+    if (!value) continue;
+    out.push(...shaped(value));
+    if (secretName(name) && !NON_SECRET_VARS.has(name)) out.push(value);
+  }
   // A connection URL's password in an argument or variable (`postgresql://app:pw@db/app`, `DATABASE_URL=…`), whatever its name.
-  for (const value of [...args, ...Object.values(entry.env ?? {})]) if (literal(value)) out.push(...urlPasswords(value));
+  for (const value of [...args, ...Object.values(entry.env ?? {}), ...Object.values(entry.headers ?? {})]) if (literal(value)) out.push(...urlPasswords(value));
   // A value naming a variable is covered by expansion (its value is a secret, a default written with it is not).
   return out.filter(literal);
 }

@@ -1,22 +1,22 @@
-import { isPlainObject, maskCommand, urlSecrets } from "../../core/index.js";
+import { isPlainObject, looksSecretName, looksSecretValue, maskCommand, namesWebhook, urlSecrets } from "../../core/index.js";
 
 /** What a hidden value shows instead. */
 export const HIDDEN = "<hidden: looks like a secret>";
 
 /** Objects whose every string value is treated as a secret: environment variables and HTTP headers (tokens live there). */
 const SECRET_CONTAINERS = /^(env|environment|headers|http_headers|httpheaders|secrets?|credentials?|auth)$/i;
-/** Key names that hold a secret… */
-const SECRET_KEY = /(key|secret|token|passw(or)?d|pwd|credential|private|cookie|authorization|bearer|session)/i;
-/** …unless they name where one is kept or how it is obtained (`apiKeyEnv: "OPENAI_API_KEY"`, `apiKeyHelper`, `tokenFile`). */
-const NAMES_A_PLACE = /(env|var|variable|helper|file|path|command|cmd|url|uri|name|id|header)s?$/i;
-/** keel's own settings whose names hold a secret word but whose values are choices, not secrets (`sandbox.credentials: "visible"`). */
-const KEEL_CHOICES: ReadonlySet<string> = new Set(["sandbox.credentials"]);
-/** Values shaped like a credential whatever their key: an auth scheme, a well-known token prefix, a private key. */
-const SECRET_SHAPE = [
-  /^\s*(bearer|basic|token|digest)\s+\S{8,}/i,
-  /\b(sk-[\w-]{16,}|sk_(live|test)_\w{8,}|gh[pousr]_\w{20,}|github_pat_\w{20,}|glpat-[\w-]{16,}|xox[abposr]-[\w-]{10,}|AKIA[0-9A-Z]{16}|AIza[\w-]{30,}|hf_\w{20,}|npm_\w{30,})/,
-  /-----BEGIN [A-Z ]*PRIVATE KEY-----/,
-];
+/**
+ * Key names that name a place or a way to get a secret rather than hold one (`apiKeyEnv: "OPENAI_API_KEY"`,
+ * `apiKeyHelper`, `tokenFile`, `tokenUrl`, `clientId`, `SSH_AUTH_SOCK`): config's own exception, since a config key
+ * says what its value is (the environment keeps `*_FILE`/`*_DIR`/`*_SOCK` names only with an absolute path). A
+ * webhook's `…Url` is not one of them: the URL is the secret.
+ */
+const NAMES_A_PLACE = /(env|var|variable|helper|file|path|dir|sock|socket|command|cmd|url|uri|name|id|header)s?$/i;
+/**
+ * keel's own settings whose names hold a secret word but whose values are choices or names, not secrets
+ * (`sandbox.credentials: "visible"`, `commandEnv.pass: ["GH_TOKEN"]`).
+ */
+const KEEL_CHOICES: ReadonlySet<string> = new Set(["sandbox.credentials", "commandEnv.pass"]);
 
 /**
  * Whether the value at `keys` must not be shown to whoever lists the config (the model, a
@@ -28,9 +28,10 @@ export function isSecretValue(keys: readonly string[], value: unknown): boolean 
   if (keys.slice(0, -1).some((k) => SECRET_CONTAINERS.test(k))) return true;
   if (KEEL_CHOICES.has(keys.join("."))) return false;
   const last = keys[keys.length - 1] ?? "";
-  if (SECRET_KEY.test(last) && !NAMES_A_PLACE.test(last)) return true;
+  // keel's one vocabulary (core/secret-words.ts) at display cost: hiding costs only a placeholder in a listing.
+  if (looksSecretName(last, "display") && (!NAMES_A_PLACE.test(last) || namesWebhook(last))) return true;
   // A URL with a password or a credential in its query, as keel judges endpoint URLs everywhere (core/url-secrets.ts).
-  return SECRET_SHAPE.some((shape) => shape.test(value)) || (/^[a-z][\w+.-]*:\/\//i.test(value) && urlSecrets(value).length > 0);
+  return looksSecretValue(value) || (/^[a-z][\w+.-]*:\/\//i.test(value) && urlSecrets(value).length > 0);
 }
 
 /** Keys whose value is a command line (a hook's `command`, `apiKeyHelper`, `statusLine.command`): shown with its credentials masked. */
@@ -44,7 +45,11 @@ export function hideSecrets(keys: readonly string[], value: unknown): { value: u
       hidden++;
       return HIDDEN;
     }
-    // A command line stays readable, with its tokens, webhook URL paths and `KEY=value`s masked as hook events show them.
+    // A command line stays readable, with its tokens, webhook URL paths and `KEY=value`s masked as hook events show
+    // a user-level hook. Unlike events, which show a workspace hook as written, this masks every level's on purpose:
+    // the listing judges values, not where they came from, and a workspace layer is not always the repository's own
+    // (`.keel/config.local.json` and `.claude/settings.local.json` are personal and uncommitted); a committed hook loses
+    // only a `***` its file (and `--show-secrets`) still shows.
     if (typeof v === "string" && COMMAND_KEY.test(at[at.length - 1] ?? "")) {
       const masked = maskCommand(v);
       if (masked !== v) hidden++;

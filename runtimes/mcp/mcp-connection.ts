@@ -92,6 +92,10 @@ export class McpConnection {
   /** Calls in flight, with the elicitor each brought: who answers this server's elicitations. */
   private readonly calls = new CallElicitors();
   private opened?: OpenedClient;
+  /** OAuth: reads the tokens the current auth session sends (set before its first request). */
+  private authTokens?: () => string[];
+  /** OAuth: the tokens seen so far (see `secrets`). */
+  private readonly sentTokens = new Set<string>();
   private starting?: Promise<void>;
   private closing = false;
   private lastFailureAt = 0;
@@ -107,10 +111,14 @@ export class McpConnection {
     return this.config.name;
   }
 
-  /** This server's secrets: values expanded from `${VAR}` or written literally into its config, and its OAuth tokens in use. */
+  /**
+   * This server's secrets: values expanded from `${VAR}` or written literally into its config, and every OAuth token
+   * it has sent since its auth session began (before the first request: an `initialize` error may quote one; a token
+   * replaced by a refresh stays a secret).
+   */
   get secrets(): string[] {
-    const tokens = this.opened?.authTokens?.() ?? [];
-    return tokens.length ? [...(this.config.secrets ?? []), ...tokens] : (this.config.secrets ?? []);
+    for (const token of this.authTokens?.() ?? []) this.sentTokens.add(token);
+    return this.sentTokens.size ? [...(this.config.secrets ?? []), ...this.sentTokens] : (this.config.secrets ?? []);
   }
 
   /** `text` with this server's secrets (see `secrets`) replaced by `***`. */
@@ -305,6 +313,7 @@ export class McpConnection {
             : this.deps.host.sandbox.wrapServer(target, what, signal);
         },
         onSpawn: (pid) => (this.pid = pid),
+        onAuthTokens: (tokens) => (this.authTokens = tokens),
         onProtocolError: (error) => {
           // A call refused for its scope is reported by the call, not as a protocol problem.
           if (error instanceof ScopeRequiredError) return;
@@ -381,7 +390,10 @@ export class McpConnection {
 
   private markNeedsLogin(reason?: string): void {
     this.state = "needs_login";
-    this.lastError = `${reason ? `${reason.replace(/\.$/, "")}; ` : ""}the server requires authorization (OAuth): run \`${loginCommand(this.name)}\``;
+    // The reason is the server's or the authorization server's words: redacted like any error (a token may be quoted).
+    this.lastError = this.redact(
+      `${reason ? `${reason.replace(/\.$/, "")}; ` : ""}the server requires authorization (OAuth): run \`${loginCommand(this.name)}\``,
+    );
     this.deps.host.events.emit({ type: "mcp_error", server: this.name, message: this.lastError });
   }
 

@@ -34,6 +34,12 @@ export interface OpenClientOptions {
   onSpawn?(pid: number): void;
   /** Counts lines on stdout that were not valid JSON-RPC. */
   onProtocolError(error: Error): void;
+  /**
+   * OAuth: told, as soon as an HTTP/SSE server's auth session exists (before the first request), how to read the
+   * access and refresh tokens it sends (they change on a refresh), so an error that quotes them while the connection
+   * is still starting is redacted like one after it connected.
+   */
+  onAuthTokens?(tokens: () => string[]): void;
 }
 
 /** A connected client, its transport and the time each start-up step took. */
@@ -45,8 +51,6 @@ export interface OpenedClient {
   pid?: number;
   /** OAuth: scopes the next login must add (a tool asked for more than the token was granted). */
   pendingScope?: string;
-  /** OAuth: the access and refresh tokens in use now (they change on a refresh), to redact like the server's other secrets. */
-  authTokens?: () => string[];
   spawnMs: number;
   initializeMs: number;
 }
@@ -110,6 +114,7 @@ async function httpTransport(o: OpenClientOptions, kind: "http" | "sse", deadlin
   const url = new URL(s.url!);
   const requestInit: RequestInit = { headers: s.headers };
   const auth = await o.authProvider?.(s, deadline);
+  if (auth) o.onAuthTokens?.(() => tokenStrings(auth.provider.tokens()));
   const opts = { requestInit, authProvider: auth?.provider, fetch: auth?.fetch };
   if (kind === "sse") {
     const { SSEClientTransport } = await import("@modelcontextprotocol/sdk/client/sse.js");
@@ -159,8 +164,7 @@ async function connectWith(
   }
   const done = performance.now();
   const pid = (transport as { pid?: number | null }).pid ?? undefined;
-  const authTokens = auth ? () => tokenStrings(auth.provider.tokens()) : undefined;
-  return { client, transport, transportKind: kind, pid, pendingScope: auth?.pendingScope, authTokens, spawnMs: initStart - t0, initializeMs: done - initStart };
+  return { client, transport, transportKind: kind, pid, pendingScope: auth?.pendingScope, spawnMs: initStart - t0, initializeMs: done - initStart };
 }
 
 /** The token strings of an OAuth provider's `tokens()` (none while it answers asynchronously: keel's own provider answers at once). */
