@@ -110,7 +110,7 @@ async function runOne(s: ActiveSession, menu: ToolMenu, call: { id: string; name
   notify(s.options.onToolStart, watch);
   const observation = await s.host.runTool(
     { tool: call.name, input, callId: call.id },
-    s.runContext({ isVisible: menu.isVisible, ...(approved ? { yes: true } : {}) }),
+    s.runContext({ isVisible: menu.isVisible, ...(approved ? { yes: true, userApproved: true } : {}) }),
   );
   notify(s.options.onToolEnd, { ...watch, observation });
   return observation;
