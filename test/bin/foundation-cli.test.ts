@@ -232,6 +232,11 @@ describe("keel call --input-file and keel trust", () => {
     const revoke = await keel("trust", "--revoke", "--json");
     expect(revoke.json()).toEqual({ workspace: ws.root, trusted: false });
     expect(readFileSync(join(ws.keelHome, "trust.json"), "utf8")).not.toContain(ws.root);
+    // a second revoke says there was nothing to revoke instead of claiming it revoked something
+    const again = await keel("trust", "--revoke");
+    expect(again.exitCode).toBe(0);
+    expect(again.stdout).toContain("was not trusted");
+    expect(again.stdout).not.toContain("Trust revoked");
   });
 });
 
