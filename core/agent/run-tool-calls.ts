@@ -23,7 +23,7 @@ export async function runPendingCalls(s: ActiveSession, menu: ToolMenu, decision
     let observation: Observation;
     if (call.status === "awaiting_approval") {
       if (!decision) return "paused";
-      s.emit("approval_decision", { callId: call.id, tool: call.name, decision });
+      s.emit("approval_decision", { callId: call.id, tool: call.name, input: safeParse(call.arguments), decision });
       if (call.child) {
         // delegate_agent waits on its child: the decision is the child's, and the tool continues it
         s.delegateDecision = { callId: call.id, child: call.child, decision };

@@ -71,6 +71,7 @@ describe("approvals continue like a resume", () => {
     server.push({ text: "done" });
     const ok = await runKeel(["sessions", "approve", "st1"], { cwd: w.root, env: w.env });
     expect(ok.exitCode, ok.stderr).toBe(0);
+    expect(ok.stderr).toContain("● bash  $(echo echo) strict-ran > strict.txt"); // the call, with its arguments, as keel run shows it
     expect(ok.stderr).toContain("approved (user)");
     expect(ok.stderr).toContain("· answer ·");
     expect(w.read("strict.txt").trim()).toBe("strict-ran");
