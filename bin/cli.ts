@@ -124,18 +124,22 @@ function overrideExits(commands: readonly Command[], io: CliIO): void {
 }
 
 function handleError(error: unknown, io: CliIO, globals: () => GlobalOptions): number {
-  if (error instanceof CommanderError) {
-    if (error.code === "commander.helpDisplayed" || error.code === "commander.version" || error.code === "commander.help") return 0;
-    return error.exitCode === 0 ? 0 : 2;
-  }
-  const code = error instanceof KeelError ? error.exitCode : 1;
-  const name = error instanceof Error ? error.name : "Error";
   let json: boolean;
   try {
     json = globals().json;
   } catch {
     json = false;
   }
+  if (error instanceof CommanderError) {
+    if (error.code === "commander.helpDisplayed" || error.code === "commander.version" || error.code === "commander.help") return 0;
+    if (error.exitCode === 0) return 0;
+    // commander told it on stderr; with --json stdout carries the same error object as keel's own usage errors
+    if (json)
+      io.stdout.write(JSON.stringify({ error: { type: "UsageError", message: error.message.replace(/^error: /, "").replace(/\n/g, " ") } }, null, 2) + "\n");
+    return 2;
+  }
+  const code = error instanceof KeelError ? error.exitCode : 1;
+  const name = error instanceof Error ? error.name : "Error";
   if (json) io.stdout.write(JSON.stringify({ error: { type: name, message: errorMessage(error) } }, null, 2) + "\n");
   else io.stderr.write(terminalText(`keel: ${errorMessage(error)}\n`));
   if (!(error instanceof KeelError) && io.env.KEEL_DEBUG) io.stderr.write(String((error as Error)?.stack) + "\n");

@@ -23,9 +23,9 @@ export interface AskedCall {
 export type AskSettlement = { approvedBy: string } | { refused: { code: ObservationCode; message: string; metadata: Record<string, unknown> } };
 
 /**
- * Settles an `ask`, in this order: an "always" of this session, a tap's `allow`, `--yes` (none of
- * them for a strict ask, a call keel could not check exactly), else the approver (a terminal prompt,
- * after the `notification` hook). Without an approver the call needs approval (`approval_required`,
+ * Settles an `ask`, in this order: the user's yes already given for this very call (`keel sessions
+ * approve`); then, except for a strict ask (a call keel could not check exactly), an "always" of this
+ * session, a tap's `allow`, `--yes`; else the approver (a terminal prompt, after the `notification` hook). Without an approver the call needs approval (`approval_required`,
  * saying how to give it); a cancelled prompt is `cancelled`, a no is `user_denied`. Records the
  * `tool_permission` event of a refusal; never throws.
  */
@@ -34,6 +34,7 @@ export function settleAsk(host: Host, call: AskedCall): AskSettlement | Promise<
   // Synchronous when approved without asking (the common case keeps the call free of an extra async step).
   // A strict ask (a call keel could not check exactly) is approved only by an explicit answer.
   // A control-file write is not covered by an "always" given for the tool on another call (it acts like an allow rule).
+  if (run.userApproved) return { approvedBy: "user" };
   if (!permission.strict && !permission.control && run.sessionAllow?.has(tool.name)) return { approvedBy: "session" };
   if (!permission.strict && hookPermission?.decision === "allow") return { approvedBy: `hook: ${hookPermission.by}` };
   if (!permission.strict && (run.yes ?? host.options.yes)) return { approvedBy: "--yes" };

@@ -217,6 +217,11 @@ export interface RunContext {
   progress?: boolean;
   /** `--yes`: approve every `ask` (deny rules still win). */
   yes?: boolean;
+  /**
+   * The user already answered yes to this very call (`keel sessions approve`): its `ask` is settled as
+   * the user's answer, a strict one too (as any explicit answer is), and recorded as approved by `user`.
+   */
+  userApproved?: boolean;
   approver?: Approver;
   /** When set, only these tool names are visible (sub-agents, tool search). */
   isVisible?: (name: string) => boolean;

@@ -23,7 +23,7 @@ export async function runPendingCalls(s: ActiveSession, menu: ToolMenu, decision
     let observation: Observation;
     if (call.status === "awaiting_approval") {
       if (!decision) return "paused";
-      s.emit("approval_decision", { callId: call.id, tool: call.name, decision });
+      s.emit("approval_decision", { callId: call.id, tool: call.name, input: safeParse(call.arguments), decision });
       if (call.child) {
         // delegate_agent waits on its child: the decision is the child's, and the tool continues it
         s.delegateDecision = { callId: call.id, child: call.child, decision };
@@ -110,7 +110,7 @@ async function runOne(s: ActiveSession, menu: ToolMenu, call: { id: string; name
   notify(s.options.onToolStart, watch);
   const observation = await s.host.runTool(
     { tool: call.name, input, callId: call.id },
-    s.runContext({ isVisible: menu.isVisible, ...(approved ? { yes: true } : {}) }),
+    s.runContext({ isVisible: menu.isVisible, ...(approved ? { yes: true, userApproved: true } : {}) }),
   );
   notify(s.options.onToolEnd, { ...watch, observation });
   return observation;

@@ -103,6 +103,8 @@ export interface ApprovalDecisionEvent extends SessionFields {
   type: "approval_decision";
   callId: string;
   tool: string;
+  /** The decided call's arguments (so a process that did not see the call asked for can show it). */
+  input?: unknown;
   decision: string;
 }
 

@@ -67,6 +67,12 @@ export class ActivityRenderer {
         else if (m.role === "tool") this.result(m.toolCallId, m.name, m.content, m.artifact);
         return;
       }
+      case "approval_decision": {
+        // `keel sessions approve`: the call was asked for in an earlier process; its arguments come with the decision
+        const s = this.state(e.callId, e.tool);
+        if (s.args === undefined && e.input !== undefined) s.args = typeof e.input === "string" ? e.input : JSON.stringify(e.input);
+        return;
+      }
       case "tool_intent":
         return this.start(e.callId, e.tool);
       case "tool_hook":

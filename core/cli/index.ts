@@ -13,6 +13,7 @@ export { registerSetupCommands } from "./setup-commands.js";
 export { positiveIntOption } from "./int-option.js";
 export { runToolCommand } from "./run-tool-command.js";
 export { terminalText } from "./terminal-text.js";
+export { reviewWorkspace } from "./trust-review.js";
 export { ttyApprover } from "./tty-approver.js";
 export { ttyElicitor } from "./tty-elicitor.js";
 export { KeelError, UsageError, errorMessage } from "../errors.js";

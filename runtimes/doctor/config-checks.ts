@@ -1,5 +1,5 @@
 import { relative } from "node:path";
-import { formatDiagnostic, trustApproves, type Host } from "../../core/index.js";
+import { formatDiagnostic, trustApproves, type Host, type TrustItem } from "../../core/index.js";
 import { check, type DoctorCheck } from "./doctor-check.js";
 
 /** Which config files were read, and every diagnostic the host collected (config, plugins, MCP manifests, workflows, hooks): errors fail, warnings warn. */
@@ -22,8 +22,11 @@ export function configChecks(host: Host): DoctorCheck[] {
   return out;
 }
 
-/** Trust state: untrusted is a warning only when something in the workspace is ignored because of it. */
-export function trustCheck(host: Host, somethingIgnored: boolean): DoctorCheck {
+/**
+ * Trust state: untrusted is a warning only when something in the workspace is ignored because of it
+ * (`declared`: what `keel trust` would approve, each named in the message).
+ */
+export function trustCheck(host: Host, somethingIgnored: boolean, declared: readonly TrustItem[] = []): DoctorCheck {
   if (host.trusted) {
     const held = host.trustItems.filter((item) => !trustApproves(host.trust, item));
     if (held.length)
@@ -35,14 +38,15 @@ export function trustCheck(host: Host, somethingIgnored: boolean): DoctorCheck {
       );
     return check("trust", "ok", "this workspace is trusted (its servers, hooks, allow rules and shell steps may run)");
   }
-  return somethingIgnored
-    ? check(
-        "trust",
-        "warn",
-        "this workspace is not trusted: its MCP servers, allow rules and shell steps are ignored",
-        "keel trust (or --trust for one command)",
-      )
-    : check("trust", "ok", "not trusted (nothing here needs it)");
+  if (!somethingIgnored && declared.length === 0) return check("trust", "ok", "not trusted (nothing here needs it)");
+  const named = declared.slice(0, 3).map((i) => `${i.kind} ${i.name}`);
+  if (declared.length > 3) named.push(`${declared.length - 3} more (keel trust lists them)`);
+  return check(
+    "trust",
+    "warn",
+    `this workspace is not trusted: its MCP servers, allow rules and shell steps are ignored${named.length ? ` (${named.join(", ")})` : ""}`,
+    "keel trust (or --trust for one command)",
+  );
 }
 
 function fixFor(message: string): string | undefined {

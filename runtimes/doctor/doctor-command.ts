@@ -1,4 +1,4 @@
-import { type CliContext } from "../../core/cli/index.js";
+import { reviewWorkspace, type CliContext } from "../../core/cli/index.js";
 import { errorMessage, type Host } from "../../core/index.js";
 import { commandEnvCheck } from "./command-env-check.js";
 import { configChecks, trustCheck } from "./config-checks.js";
@@ -42,7 +42,9 @@ export async function doctorCommand(ctx: CliContext): Promise<void> {
       ]);
       const config = configChecks(host);
       const ignored = mcp.some((c) => /^untrusted/.test(c.message)) || config.some((c) => /trust/i.test(c.message));
-      checks.push(...config, trustCheck(host, ignored), model, ...mcp, sandbox, commandEnvCheck(host), git);
+      // Untrusted: what trust would let it run or allow, read as `keel trust` reviews it (prompt commands' shell lines too, which load lazily).
+      const declared = host.trusted ? [] : await reviewWorkspace(ctx);
+      checks.push(...config, trustCheck(host, ignored, declared), model, ...mcp, sandbox, commandEnvCheck(host), git);
     } else checks.push(await gitCheck(g.cwd, ctx.io.env, ctx.signal));
   } finally {
     await host?.close();

@@ -42,4 +42,23 @@ describe("configuration and usage errors from the CLI", () => {
     expect(r.stdout.length).toBe(10);
     expect(String(r.stderr)).not.toContain("EPIPE");
   });
+
+  it("with --json every usage error is the same {error} object on stdout: commander's (unknown command, option, value) as keel's own", async () => {
+    ws = makeWorkspace();
+    const cases = [
+      ["--json", "tols"],
+      ["tools", "--json", "extra"],
+      ["--json", "task", "list", "--status", "bogus"],
+      ["--json", "call"],
+      ["--json", "workflow", "run", "nope"],
+    ];
+    for (const args of cases) {
+      const r = await runKeel(args, { cwd: ws.root, env: ws.env });
+      expect(r.exitCode, args.join(" ")).toBe(2);
+      expect(r.json(), args.join(" ")).toEqual({ error: { type: "UsageError", message: expect.any(String) } });
+    }
+    const unknown = await runKeel(["--json", "tols"], { cwd: ws.root, env: ws.env });
+    expect(unknown.json().error.message).toBe("unknown command 'tols' (Did you mean tools?)");
+    expect(unknown.stderr).toContain("Did you mean tools?"); // still told on stderr
+  });
 });

@@ -38,6 +38,13 @@ describe("keel tools", () => {
     expect(human.exitCode).toBe(0);
     for (const name of BUILTINS) expect(human.stdout).toContain(name);
   });
+
+  it("the RISK column is never blank: mcp_call_tool, which has no risk of its own, shows -", async () => {
+    ws = makeWorkspace({ ".mcp.json": { resources: [{ name: "note", text: "hi" }] } });
+    const human = await keel("tools");
+    const row = human.stdout.split("\n").find((l) => l.startsWith("mcp_call_tool "))!;
+    expect(row.split(/\s{2,}/)).toEqual(["mcp_call_tool", "runtime:mcp", "-", expect.stringContaining("Call a tool")]);
+  });
 });
 
 describe("keel call read_file", () => {
@@ -232,6 +239,11 @@ describe("keel call --input-file and keel trust", () => {
     const revoke = await keel("trust", "--revoke", "--json");
     expect(revoke.json()).toEqual({ workspace: ws.root, trusted: false });
     expect(readFileSync(join(ws.keelHome, "trust.json"), "utf8")).not.toContain(ws.root);
+    // a second revoke says there was nothing to revoke instead of claiming it revoked something
+    const again = await keel("trust", "--revoke");
+    expect(again.exitCode).toBe(0);
+    expect(again.stdout).toContain("was not trusted");
+    expect(again.stdout).not.toContain("Trust revoked");
   });
 });
 

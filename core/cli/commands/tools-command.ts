@@ -16,7 +16,8 @@ export async function toolsCommand(ctx: CliContext): Promise<void> {
         const rows = tools.map((t) => [
           t.name + (t.blocked ? " (blocked)" : ""),
           t.source.kind === "builtin" ? "builtin" : fmt(t.source as never),
-          t.aliasOf ? `alias → ${t.aliasOf}` : t.risk.join(","),
+          // no risk of its own (mcp_call_tool: the tool it calls is judged)
+          t.aliasOf ? `alias → ${t.aliasOf}` : t.risk.join(",") || "-",
           firstLine(t.description),
         ]);
         let out = table(["NAME", "SOURCE", "RISK", "DESCRIPTION"], rows);

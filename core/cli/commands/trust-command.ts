@@ -1,4 +1,4 @@
-import { recordTrust, trustPin } from "../../trust.js";
+import { recordTrust, trustPin, workspaceTrust } from "../../trust.js";
 import { resolveWorkspace } from "../../workspace.js";
 import type { CliContext } from "../cli-context.js";
 import { reviewWorkspace, sandboxNote, trustItemLine } from "../trust-review.js";
@@ -11,11 +11,13 @@ import { reviewWorkspace, sandboxNote, trustItemLine } from "../trust-review.js"
 export async function trustCommand(ctx: CliContext, opts: { revoke?: boolean }): Promise<void> {
   const ws = resolveWorkspace(ctx.globals().cwd, ctx.io.env);
   if (opts.revoke) {
-    await recordTrust(ws, true);
-    ctx.print(
-      { workspace: ws.root, trusted: false },
-      () =>
-        `Trust revoked for ${ws.root}. Its config may only restrict again: its allow rules, model endpoint and key variable are ignored, and its MCP servers, hooks, code plugins and workflows will not run until trusted again.`,
+    // Whether there is a record to remove (KEEL_TRUST is not a record).
+    const recorded = (await workspaceTrust(ws, false, {})).trusted;
+    if (recorded) await recordTrust(ws, true);
+    ctx.print({ workspace: ws.root, trusted: false }, () =>
+      recorded
+        ? `Trust revoked for ${ws.root}. Its config may only restrict again: its allow rules, model endpoint and key variable are ignored, and its MCP servers, hooks, code plugins and workflows will not run until trusted again.`
+        : `${ws.root} was not trusted (keel trust has no record of it): nothing to revoke.`,
     );
     return;
   }

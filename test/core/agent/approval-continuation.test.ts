@@ -62,6 +62,23 @@ describe("approvals continue like a resume", () => {
     expect(hooks).toHaveLength(1);
   });
 
+  it("keel sessions approve is the user's answer: it approves a strict ask (--yes cannot) and records approvedBy user, not --yes", async () => {
+    // an ask rule for bash and a command name keel cannot check statically: only an explicit answer approves it
+    const w = workspace({ "keel.config.json": { permissions: { ask: ["bash(git push*)"] } } });
+    server.push({ text: "", toolCalls: [{ id: "s1", name: "bash", arguments: { command: "$(echo echo) strict-ran > strict.txt" } }] });
+    const paused = await runKeel(["--json", "run", "--session", "st1", "run it"], { cwd: w.root, env: w.env });
+    expect(paused.json()).toMatchObject({ reason: "awaiting_approval", pendingApproval: { callId: "s1" } });
+    server.push({ text: "done" });
+    const ok = await runKeel(["sessions", "approve", "st1"], { cwd: w.root, env: w.env });
+    expect(ok.exitCode, ok.stderr).toBe(0);
+    expect(ok.stderr).toContain("● bash  $(echo echo) strict-ran > strict.txt"); // the call, with its arguments, as keel run shows it
+    expect(ok.stderr).toContain("approved (user)");
+    expect(ok.stderr).toContain("· answer ·");
+    expect(w.read("strict.txt").trim()).toBe("strict-ran");
+    const execute = readEvents(w.path(".keel", "sessions", "st1", "events.jsonl")).find((e) => e.type === "tool_execute" && e.callId === "s1");
+    expect(execute).toMatchObject({ action: "ask", approvedBy: "user" });
+  });
+
   it("a sub-agent that pauses pauses its parent; approving the sub-agent continues both to the end", async () => {
     const w = workspace();
     const { parent, child } = await pausedPair(w);

@@ -82,6 +82,21 @@ describe("keel doctor", () => {
     expect(exitCode).toBe(0);
   });
 
+  it("untrusted: a prompt command whose shell lines need trust is named by the trust check (not 'nothing here needs it'); keel trust clears it", async () => {
+    ws = makeWorkspace({
+      ".claude/commands/review.md": "---\ndescription: Review\nallowed-tools: Bash(git status:*)\n---\nChanged: !`git status --short`\n",
+    });
+    const before = await doctor(ws);
+    expect(before.byName("trust")).toMatchObject({
+      status: "warn",
+      message: expect.stringContaining("command /review"),
+      fix: expect.stringContaining("keel trust"),
+    });
+    expect(before.exitCode).toBe(0);
+    expect((await runKeel(["trust"], { cwd: ws.root, env: ws.env })).exitCode).toBe(0);
+    expect((await doctor(ws)).byName("trust")).toMatchObject({ status: "ok", message: expect.stringContaining("is trusted") });
+  });
+
   it("a config keel cannot load is a failed check; the other checks still run", async () => {
     ws = makeWorkspace({ "keel.config.json": "{ not json" });
     const { exitCode, byName, report } = await doctor(ws);
