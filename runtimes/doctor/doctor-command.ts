@@ -43,7 +43,7 @@ export async function doctorCommand(ctx: CliContext): Promise<void> {
       const config = configChecks(host);
       const ignored = mcp.some((c) => /^untrusted/.test(c.message)) || config.some((c) => /trust/i.test(c.message));
       // Untrusted: what trust would let it run or allow, read as `keel trust` reviews it (prompt commands' shell lines too, which load lazily).
-      const declared = host.trusted ? [] : await reviewWorkspace(ctx);
+      const declared = host.trusted ? [] : (await reviewWorkspace(ctx)).items;
       checks.push(...config, trustCheck(host, ignored, declared), model, ...mcp, sandbox, commandEnvCheck(host), git);
     } else checks.push(await gitCheck(g.cwd, ctx.io.env, ctx.signal));
   } finally {
