@@ -46,10 +46,9 @@ export function hideSecrets(keys: readonly string[], value: unknown): { value: u
       return HIDDEN;
     }
     // A command line stays readable, with its tokens, webhook URL paths and `KEY=value`s masked as hook events show
-    // a user-level hook. Unlike events, which show a workspace hook as written, this masks every level's on purpose:
-    // the listing judges values, not where they came from, and a workspace layer is not always the repository's own
-    // (`.keel/config.local.json` and `.claude/settings.local.json` are personal and uncommitted); a committed hook loses
-    // only a `***` its file (and `--show-secrets`) still shows.
+    // it, at every level: the listing judges values, not where they came from, and a workspace layer is not always
+    // the repository's own (`.keel/config.local.json` and `.claude/settings.local.json` are personal and uncommitted);
+    // a committed hook loses only a `***` its file (and `--show-secrets`) still shows.
     if (typeof v === "string" && COMMAND_KEY.test(at[at.length - 1] ?? "")) {
       const masked = maskCommand(v);
       if (masked !== v) hidden++;

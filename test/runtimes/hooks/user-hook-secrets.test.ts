@@ -48,4 +48,15 @@ describe("your own hooks' credentials stay out of the workspace's events", () =>
     expect(events).toContain("PreToolUse hook `API_TOKEN=***");
     expect(events).not.toContain("ASK-HOOK-SECRET");
   });
+  it("a hook in the workspace's .claude/settings.local.json (yours, uncommitted) is recorded masked too", async () => {
+    ws = makeWorkspace({ "a.txt": "a\n" }, { git: true });
+    const command = "true https://hooks.slack.com/services/T000/B000/LOCAL-WEBHOOK-SECRET";
+    ws.write(".claude/settings.local.json", JSON.stringify({ hooks: { PostToolUse: [{ matcher: "*", hooks: [{ type: "command", command }] }] } }));
+    const r = await runKeel(["--json", "--trust", "call", "list_dir", "--input", '{"path": "."}'], { cwd: ws.root, env: ws.env });
+    expect(r.json()).toMatchObject({ ok: true });
+    const events = readFileSync(ws.path(".keel", "events.jsonl"), "utf8");
+    expect(events).toContain('"type":"command_hook"');
+    expect(events).toContain('"command":"true https://hooks.slack.com/***"');
+    expect(events).not.toContain("LOCAL-WEBHOOK-SECRET");
+  });
 });
