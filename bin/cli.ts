@@ -52,6 +52,8 @@ export async function main(argv: string[], io: CliIO = processIO()): Promise<num
         yes: g.yes,
         startServers: false,
         notice: (line) => io.stderr.write(terminalText(`${line}\n`)),
+        // Progress only on a terminal: a script reading stderr gets results and errors, not chatter.
+        ...((io.stderr as { isTTY?: boolean }).isTTY ? { progress: (line: string) => io.stderr.write(terminalText(`${line}\n`)) } : {}),
         ...extra,
       });
     },

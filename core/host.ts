@@ -53,6 +53,8 @@ export interface HostOptions {
   elicit?: Elicitor;
   /** Shows the user a note that is not part of any result (a hook's non-blocking error); the CLI writes it to stderr. Absent: dropped. */
   notice?: (line: string) => void;
+  /** Shows progress of a long wait (MCP servers a command waits for); the CLI writes it to stderr on a terminal only. Absent: silent. */
+  progress?: (line: string) => void;
   /** Use this config instead of loading it (tests, benchmarks). */
   config?: KeelConfig;
   /** Event sink for calls without their own; default `.keel/events.jsonl`. */

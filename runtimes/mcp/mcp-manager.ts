@@ -7,6 +7,7 @@ import { loginCommand } from "./oauth-provider.js";
 import { serverInstructionsSection } from "./server-instructions.js";
 import { serverSandbox } from "./server-sandbox.js";
 import { filterTools, requiresTasks, serverToolDefinition } from "./server-tools.js";
+import { watchStarts } from "./start-progress.js";
 import { serverIdentity, TOOL_CACHE_MAX_AGE_MS } from "./tool-cache.js";
 import { assignToolNames, MAX_TOOL_NAME, sanitize } from "./tool-names.js";
 
@@ -128,15 +129,18 @@ export class McpManager {
   async startAll(signal?: AbortSignal): Promise<void> {
     const modeOf = this.startModes();
     const starts: Promise<void>[] = [];
+    // The servers this command waits for (not those registered from a cache or started in the background).
+    const waiting = new Set<McpConnection>();
     for (const conn of this.connections) {
       if (!conn.config.enabled) conn.state = "disabled";
       else if (conn.config.unsetVars.length) {
         conn.state = "failed";
         conn.lastError = `unset environment variable ${conn.config.unsetVars.map((v) => "${" + v + "}").join(", ")}; the server was not started`;
       } else if (!this.isTrusted(conn)) conn.state = "untrusted";
-      else starts.push(this.startOne(conn, modeOf(conn), signal));
+      else starts.push(this.startOne(conn, modeOf(conn), waiting, signal));
     }
-    await Promise.all(starts);
+    const stopWatching = watchStarts(waiting, this.host.options.progress);
+    await Promise.all(starts).finally(stopWatching);
     const defs = this.definitions(this.connections, () => false);
     for (const def of defs) this.host.registry.register(def);
     this.registered = true;
@@ -238,7 +242,7 @@ export class McpManager {
     return () => "now";
   }
 
-  private async startOne(conn: McpConnection, mode: StartMode, signal?: AbortSignal): Promise<void> {
+  private async startOne(conn: McpConnection, mode: StartMode, waiting: Set<McpConnection>, signal?: AbortSignal): Promise<void> {
     const lazy = this.isLazy(conn);
     if (lazy || mode === "deferred") {
       const cached = await this.cacheDeps.cache.entry(conn.config);
@@ -257,7 +261,8 @@ export class McpManager {
         return;
       }
     }
-    await conn.start(signal);
+    waiting.add(conn);
+    await conn.start(signal).finally(() => waiting.delete(conn));
     if (conn.state === "failed" && !conn.tools.length) {
       const cached = await this.cacheDeps.cache.get(conn.config);
       if (cached) conn.tools = cached;
