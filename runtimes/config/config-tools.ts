@@ -114,7 +114,7 @@ export function configTools(host: Host): ToolDefinition[] {
           return {
             ok: false,
             code: "precondition_failed",
-            content: `${key} is not set${source ? ` in the ${source} config` : " in any config source"}. Use config_list to see the keys that are set, or config_set to set it.`,
+            content: `${key} is not set${source ? ` in the ${source} config` : " in any config source"}. Use config_list (\`keel config list\`) to see the keys that are set, or config_set (\`keel config set KEY VALUE\`) to set it.`,
             data: { key, found: false },
           };
         const { value, hidden } = reveal ? { value: hit.value, hidden: 0 } : hideSecrets(keys, hit.value);

@@ -23,7 +23,7 @@ export function normalizeGraph(tasks: Task[]): void {
     const missing = task.blocked_by.filter((id) => !byId.has(id));
     if (missing.length)
       throw new ToolError(
-        `Task "${task.id}" refers to unknown task id(s) ${missing.map((m) => `"${m}"`).join(", ")} in its dependencies. Create those tasks first, or remove them from blocked_by/blocks (task_list shows existing ids).`,
+        `Task "${task.id}" refers to unknown task id(s) ${missing.map((m) => `"${m}"`).join(", ")} in its dependencies. Create those tasks first, or remove them from blocked_by/blocks (task_list, \`keel task list\`, shows existing ids).`,
         "precondition_failed",
       );
   }

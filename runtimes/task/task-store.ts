@@ -241,7 +241,7 @@ export function find(tasks: Task[], id: string): Task {
       .map((t) => t.id)
       .join(", ");
     throw new ToolError(
-      `No task with id "${id}".${known ? ` Known ids: ${known}${tasks.length > 10 ? ", …" : ""}.` : " There are no tasks yet."} Use task_list to see them.`,
+      `No task with id "${id}".${known ? ` Known ids: ${known}${tasks.length > 10 ? ", …" : ""}.` : " There are no tasks yet."} Use task_list (\`keel task list\`) to see them.`,
       "precondition_failed",
     );
   }

@@ -80,7 +80,7 @@ export class TeamStore {
     const team = teams.find((t) => t.name.toLowerCase() === name.toLowerCase());
     if (!team)
       throw new ToolError(
-        `No team named "${name}".${teams.length ? ` Known teams: ${teams.map((t) => t.name).join(", ")}.` : ""} Create it with team_create.`,
+        `No team named "${name}".${teams.length ? ` Known teams: ${teams.map((t) => t.name).join(", ")}.` : ""} Create it with team_create (\`keel team create NAME MEMBER…\`).`,
         "precondition_failed",
       );
     return team;

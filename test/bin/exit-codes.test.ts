@@ -69,4 +69,12 @@ describe("exit codes are consistent across commands", () => {
     expect(bad.stderr.trim().split("\n")).toHaveLength(1);
     expect(bad.stderr).not.toContain("Expected input schema");
   });
+  it("a missing task, team or config key says which keel command shows what exists, besides the tool the model would call", async () => {
+    const task = await keel(["task", "show", "task_99"]);
+    expect(task.stdout + task.stderr).toContain("Use task_list (`keel task list`) to see them.");
+    const team = await keel(["team", "show", "nobody"]);
+    expect(team.stdout + team.stderr).toContain("Create it with team_create (`keel team create NAME MEMBER…`).");
+    const config = await keel(["config", "get", "agent.notAKey"]);
+    expect(config.stdout + config.stderr).toContain("config_list (`keel config list`)");
+  });
 });
