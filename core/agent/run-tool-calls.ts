@@ -110,7 +110,9 @@ async function runOne(s: ActiveSession, menu: ToolMenu, call: { id: string; name
   notify(s.options.onToolStart, watch);
   const observation = await s.host.runTool(
     { tool: call.name, input, callId: call.id },
-    s.runContext({ isVisible: menu.isVisible, ...(approved ? { yes: true, userApproved: true } : {}) }),
+    // Your yes to this call (`keel sessions approve`) approves it alone, as a terminal's y does: not
+    // `--yes` for what it runs in turn (a workflow's steps ask on their own).
+    s.runContext({ isVisible: menu.isVisible, ...(approved ? { userApproved: true } : {}) }),
   );
   notify(s.options.onToolEnd, { ...watch, observation });
   return observation;

@@ -62,6 +62,22 @@ describe("approvals continue like a resume", () => {
     expect(hooks).toHaveLength(1);
   });
 
+  it("keel sessions approve approves that one call: a workflow it runs does not get --yes for its steps (as a terminal's y)", async () => {
+    const w = workspace({ ".claw-workflows.json": { workflows: [{ name: "release", steps: [{ id: "tag", run: "echo tagged > tagged.txt" }] }] } });
+    server.push({ text: "", toolCalls: [{ id: "r1", name: "workflow_run", arguments: { workflow_name: "release" } }] });
+    const paused = await runKeel(["--json", "--trust", "run", "--session", "wf1", "release it"], { cwd: w.root, env: w.env });
+    expect(paused.json()).toMatchObject({ reason: "awaiting_approval", pendingApproval: { callId: "r1", tool: "workflow_run" } });
+    server.push({ text: "done" });
+    const ok = await runKeel(["--trust", "sessions", "approve", "wf1"], { cwd: w.root, env: w.env });
+    expect(ok.exitCode, ok.stderr).toBe(0);
+    // The workflow ran; its bash step asked on its own and, with nobody to answer here, did not run.
+    expect(w.exists("tagged.txt")).toBe(false);
+    const events = readEvents(w.path(".keel", "sessions", "wf1", "events.jsonl"));
+    expect(events.find((e) => e.type === "tool_execute" && e.callId === "r1")).toMatchObject({ approvedBy: "user" });
+    const result = events.find((e) => e.type === "tool_observation" && e.callId === "r1");
+    expect(result).toMatchObject({ ok: false });
+  });
+
   it("keel sessions approve is the user's answer: it approves a strict ask (--yes cannot) and records approvedBy user, not --yes", async () => {
     // an ask rule for bash and a command name keel cannot check statically: only an explicit answer approves it
     const w = workspace({ "keel.config.json": { permissions: { ask: ["bash(git push*)"] } } });
