@@ -195,11 +195,16 @@ function valueAt(value: Record<string, unknown>, dotted: string): unknown {
   return v[sub];
 }
 
-/** Claude Code settings' permission rules, and their sandbox's hidden paths as keel's `sandbox.denyRead`. */
+/**
+ * Claude Code settings' permission rules, and their sandbox's hidden paths as keel's `sandbox.denyRead`
+ * with mode `off`: the paths join every level's and apply when keel's sandbox is on; they never turn it
+ * on (an object without a mode would mean `workspace-write`, and every `bash` call would be refused
+ * where bubblewrap cannot run).
+ */
 function claudeContribution(layer: ConfigLayer): Record<string, unknown> {
   const settings = layer.value ?? {};
   const { paths } = claudeDenyRead(settings, layer.file);
-  return { ...pick(settings, "permissions"), ...(paths.length ? { sandbox: { denyRead: paths } } : {}) };
+  return { ...pick(settings, "permissions"), ...(paths.length ? { sandbox: { mode: "off", denyRead: paths } } : {}) };
 }
 
 function pick(value: Record<string, unknown>, key: string): Record<string, unknown> {

@@ -69,7 +69,8 @@ export function restrictUntrusted(value: Record<string, unknown>): RestrictedLay
       else if (allowed[sub]) kept[sub] = sv;
       else if (isKnownKey(key, sub)) ignored.push(`${key}.${sub}`);
     }
-    out[key] = kept;
+    // Nothing left of it: dropped whole (a `sandbox` object without a mode would turn the sandbox on).
+    if (Object.keys(kept).length || !Object.keys(v).length) out[key] = kept;
   }
   return { value: out, ignored };
 }

@@ -155,6 +155,27 @@ describe("a sandboxed command cannot read your credential stores or the paths yo
     }
   });
 
+  it("a project's Claude denyRead, or an untrusted workspace's dropped sandbox.credentials, never turns keel's sandbox on by itself", async () => {
+    ws = makeWorkspace({
+      ".claude/settings.json": { sandbox: { filesystem: { denyRead: ["./secrets"] } } },
+      "keel.config.json": { sandbox: { credentials: "visible" } },
+    });
+    const r = await runKeel(["--yes", "--json", "call", "bash", "--input", JSON.stringify({ command: "echo ran" })], { cwd: ws.root, env: ws.env });
+    const obs = r.json();
+    expect(obs.data.stdout.trim()).toBe("ran");
+    expect(obs.metadata.sandbox, r.stdout + r.stderr).toBeUndefined();
+    // With your sandbox on, the project's paths are hidden as before.
+    writeFileSync(join(ws.keelHome, "config.json"), JSON.stringify({ sandbox: "workspace-write" }));
+    ws.write("secrets/s.txt", "PROJECTSECRET\n");
+    const on = await runKeel(["--yes", "--json", "call", "bash", "--input", JSON.stringify({ command: "cat secrets/s.txt; echo done" })], {
+      cwd: ws.root,
+      env: ws.env,
+    });
+    expect(on.json().metadata.sandbox).toBe("workspace-write");
+    expect(on.json().data.stdout).toContain("done");
+    expect(JSON.stringify(on.json().data)).not.toContain("PROJECTSECRET");
+  });
+
   it("a denied folder holding the workspace hides everything in it but the workspace, which stays writable", async () => {
     ws = makeWorkspace({});
     const base = mkdtempSync("/var/tmp/keel-holding-");
