@@ -88,7 +88,7 @@ export async function main(argv: string[], io: CliIO = processIO()): Promise<num
     .option("--yes", "approve every permission prompt for this invocation (deny rules still win)")
     .option("-V, --version", "print keel's version and exit")
     .showHelpAfterError("(run with --help for usage)")
-    .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) })
+    .configureOutput(output(io))
     .exitOverride();
 
   registerCoreCommands(program, ctx);
@@ -120,9 +120,18 @@ function ignoreSignal(): void {}
 /** Every command and nested subcommand reports usage errors to `main` (exit 2) and writes to `io`. */
 function overrideExits(commands: readonly Command[], io: CliIO): void {
   for (const cmd of commands) {
-    cmd.exitOverride().configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) });
+    cmd.exitOverride().configureOutput(output(io));
     overrideExits(cmd.commands, io);
   }
+}
+
+/** Where commander writes: `io`'s streams; its usage errors start with `keel:` as keel's own errors do (not commander's `error:`). */
+function output(io: CliIO): { writeOut(s: string): void; writeErr(s: string): void; outputError(s: string, write: (s: string) => void): void } {
+  return {
+    writeOut: (s) => io.stdout.write(s),
+    writeErr: (s) => io.stderr.write(s),
+    outputError: (s, write) => write(s.replace(/^error: /, "keel: ")),
+  };
 }
 
 function handleError(error: unknown, io: CliIO, globals: () => GlobalOptions): number {

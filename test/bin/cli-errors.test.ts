@@ -60,5 +60,9 @@ describe("configuration and usage errors from the CLI", () => {
     const unknown = await runKeel(["--json", "tols"], { cwd: ws.root, env: ws.env });
     expect(unknown.json().error.message).toBe("unknown command 'tols' (Did you mean tools?)");
     expect(unknown.stderr).toContain("Did you mean tools?"); // still told on stderr
+    // On stderr, commander's usage errors start as keel's own do.
+    const option = await runKeel(["task", "list", "--bogus"], { cwd: ws.root, env: ws.env });
+    expect(option.exitCode).toBe(2);
+    expect(option.stderr.startsWith("keel: unknown option '--bogus'"), option.stderr).toBe(true);
   });
 });
