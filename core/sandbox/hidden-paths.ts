@@ -53,10 +53,22 @@ export const CREDENTIAL_PATHS: readonly string[] = [
 /** Under `$XDG_CONFIG_HOME` (default `~/.config`), where it is not `~/.config`. */
 const XDG_CREDENTIAL_PATHS: readonly string[] = ["gcloud", "gh", "git/credentials", "hub", "glab-cli", "Code/User/mcp.json"];
 
-/** Variables that move a credential store elsewhere (`KUBECONFIG` may list several files). */
+/**
+ * Variables that move a credential store elsewhere (`KUBECONFIG` may list several files), and `SSH_AUTH_SOCK`: an
+ * agent's socket signs with your SSH keys for whoever connects (a hidden `~/.ssh` keeps nothing from `git push`
+ * through it), and a socket on a read-only mount still accepts connections.
+ */
 function movedCredentialPaths(env: NodeJS.ProcessEnv): string[] {
   const out: string[] = [];
-  for (const name of ["GNUPGHOME", "AWS_SHARED_CREDENTIALS_FILE", "AWS_CONFIG_FILE", "DOCKER_CONFIG", "PASSWORD_STORE_DIR", "VAULT_TOKEN_FILE"]) {
+  for (const name of [
+    "GNUPGHOME",
+    "AWS_SHARED_CREDENTIALS_FILE",
+    "AWS_CONFIG_FILE",
+    "DOCKER_CONFIG",
+    "PASSWORD_STORE_DIR",
+    "VAULT_TOKEN_FILE",
+    "SSH_AUTH_SOCK",
+  ]) {
     const v = env[name];
     if (v && isAbsolute(v)) out.push(v);
   }
