@@ -125,4 +125,14 @@ describe("the workspace's hooks under sandbox.workspaceCommands (real CLI, bwrap
     expect(r.json()).toMatchObject({ ok: true });
     expect(ws.read("ran.txt")).toBe("ran\n");
   });
+
+  it("keel trust says the approved hook sees your credential stores when your config makes them visible", async () => {
+    ws = makeWorkspace({}, { git: true });
+    ws.write(".claude/settings.json", { hooks: preToolUse("true") });
+    ws.writeUserConfig({ sandbox: { mode: "workspace-write", credentials: "visible" } });
+    const trust = await runKeel(["trust"], { cwd: ws.root, env: ws.env });
+    expect(trust.stdout).toContain("Its hooks and stdio MCP servers run inside keel's OS sandbox");
+    expect(trust.stdout).not.toContain("do not see your credential stores");
+    expect(trust.stdout).toContain('but see your credential stores ("credentials": "visible" in your config)');
+  });
 });
