@@ -135,4 +135,16 @@ describe("the workspace's hooks under sandbox.workspaceCommands (real CLI, bwrap
     expect(trust.stdout).not.toContain("do not see your credential stores");
     expect(trust.stdout).toContain('but see your credential stores ("credentials": "visible" in your config)');
   });
+
+  it("a sandboxed hook caches in the sandbox's private /tmp (npx and uvx write their caches; your home is read-only), as a sandboxed server does", async () => {
+    ws = makeWorkspace({}, { git: true });
+    const probe =
+      'mkdir -p "$npm_config_cache/_cacache" "$XDG_CACHE_HOME/uv" && echo "cached in $npm_config_cache $XDG_CACHE_HOME" > "$CLAUDE_PROJECT_DIR/seen.txt"';
+    ws.write(".claude/settings.json", { hooks: preToolUse(probe) });
+    ws.writeUserConfig({ sandbox: "workspace-write" });
+    const env = { ...ws.env, HOME: makeHome(), XDG_CACHE_HOME: join(home!, ".cache") };
+    const r = await runKeel(["--trust", "--yes", "--json", ...bashCall("true")], { cwd: ws.root, env });
+    expect(r.json(), r.stderr).toMatchObject({ ok: true });
+    expect(ws.read("seen.txt")).toBe("cached in /tmp/.npm /tmp/.cache\n");
+  });
 });
