@@ -133,7 +133,7 @@ export class Host {
         (p) => p !== workspace.root && inside(workspace.root, p),
       );
     this.permissions = new PermissionPolicy(config.permissions, configInfo.allowLevels, hidden);
-    this.sandbox = new SandboxRunner(sandbox, env, keelHomeSecrets(workspace.keelHome), workspace.root);
+    this.sandbox = new SandboxRunner(sandbox, env, keelHomeSecrets(workspace.keelHome), workspace.root, workspace.keelHome);
     this.events = options.events ?? new JsonlEventSink(join(workspace.stateDir, "events.jsonl"), () => this.ensureStateDir(), false, options.onEvent);
     this.artifacts = new ArtifactStore(join(workspace.stateDir, "artifacts"), workspace.root, () => this.ensureStateDir());
     this.fileBaselines = new PersistentBaselineStore(workspace.stateDir);

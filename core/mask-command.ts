@@ -1,8 +1,11 @@
 // Masking credentials in a command line: hook events, approval texts and config listings show command lines this way.
 import { looksSecretName, maskSecretShapes } from "./secret-words.js";
 
-/** A URL: scheme, optional user info, host, and the rest (path, query) up to a space or quote. */
-const URL_IN_TEXT = /\b([a-z][a-z0-9+.-]*:\/\/)(?:[^\s/'"?#@]+@)?([^\s/'"?#]+)([^\s'"]*)/gi;
+/**
+ * A URL: scheme, optional user info, host, and the rest (path, query) up to a space or quote. The scheme starts only
+ * where a run of scheme characters starts (not at each word inside `a.a.a.…`, which made a long line cost its length squared).
+ */
+const URL_IN_TEXT = /(?<![a-z0-9+.-])([a-z][a-z0-9+.-]*:\/\/)(?:[^\s/'"?#@]+@)?([^\s/'"?#]+)([^\s'"]*)/gi;
 
 /** `--token X`, `--api-key=X`: an option and its value, not another option (masked when the option names a credential). */
 const OPTION = /(\s(--?[A-Za-z][\w-]*))(=|\s+)(["']?)([^\s"'-][^\s"']*)\4/g;

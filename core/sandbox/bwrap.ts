@@ -14,6 +14,8 @@ export interface SandboxTarget {
   argv: string[];
   /** Files and folders the process must not see (keel's secrets, your credential stores, `denyRead`; see hidden-paths.ts): masked when they exist. */
   hidden?: readonly string[];
+  /** Folders inside the boundary kept read-only besides its `.git` and `.keel` (`$KEEL_HOME` when the workspace holds it). */
+  readOnly?: readonly string[];
 }
 
 /**
@@ -34,6 +36,7 @@ export function bwrapArgs(settings: SandboxSettings, target: SandboxTarget): str
   // read-only over it. Everything else, a main checkout too, stays read-only.
   args.push(settings.mode === "workspace-write" ? "--bind" : "--ro-bind", target.root, target.root);
   for (const dir of [".git", ".keel"]) if (existsSync(join(target.root, dir))) args.push("--ro-bind", join(target.root, dir), join(target.root, dir));
+  for (const dir of target.readOnly ?? []) if (existsSync(dir)) args.push("--ro-bind", dir, dir);
   for (const path of holding) args.push("--remount-ro", path);
   // The other hidden paths last, so they cover the boundary too (a `.env` in the workspace). One in a
   // holding folder but outside the boundary (`~/.ssh` with `denyRead: ["~"]`) is hidden already, and

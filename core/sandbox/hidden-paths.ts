@@ -53,22 +53,65 @@ export const CREDENTIAL_PATHS: readonly string[] = [
 /** Under `$XDG_CONFIG_HOME` (default `~/.config`), where it is not `~/.config`. */
 const XDG_CREDENTIAL_PATHS: readonly string[] = ["gcloud", "gh", "git/credentials", "hub", "glab-cli", "Code/User/mcp.json"];
 
-/** Variables that move a credential store elsewhere (`KUBECONFIG` may list several files). */
+/**
+ * Variables that move a credential store elsewhere (`KUBECONFIG` may list several files), and `SSH_AUTH_SOCK`: an
+ * agent's socket signs with your SSH keys for whoever connects (a hidden `~/.ssh` keeps nothing from `git push`
+ * through it), and a socket on a read-only mount still accepts connections; gpg-agent's and the keyring's sockets
+ * in your session's runtime folder likewise.
+ */
 function movedCredentialPaths(env: NodeJS.ProcessEnv): string[] {
   const out: string[] = [];
-  for (const name of ["GNUPGHOME", "AWS_SHARED_CREDENTIALS_FILE", "AWS_CONFIG_FILE", "DOCKER_CONFIG", "PASSWORD_STORE_DIR", "VAULT_TOKEN_FILE"]) {
+  for (const name of [
+    "GNUPGHOME",
+    "AWS_SHARED_CREDENTIALS_FILE",
+    "AWS_CONFIG_FILE",
+    "DOCKER_CONFIG",
+    "PASSWORD_STORE_DIR",
+    "VAULT_TOKEN_FILE",
+    "SSH_AUTH_SOCK",
+  ]) {
     const v = env[name];
     if (v && isAbsolute(v)) out.push(v);
   }
   for (const file of (env.KUBECONFIG ?? "").split(":")) if (isAbsolute(file)) out.push(file);
   if (env.CARGO_HOME && isAbsolute(env.CARGO_HOME)) out.push(join(env.CARGO_HOME, "credentials.toml"));
   if (env.XDG_CONFIG_HOME && isAbsolute(env.XDG_CONFIG_HOME)) out.push(...XDG_CREDENTIAL_PATHS.map((p) => join(env.XDG_CONFIG_HOME!, p)));
+  out.push(...runtimeDirs(env).flatMap((dir) => RUNTIME_AGENTS.map((name) => join(dir, name))));
   return out;
+}
+
+/** What under your session's runtime folder lets a client run commands outside the sandbox. */
+const RUNTIME_ESCAPES: readonly string[] = ["bus", "systemd", "podman", "docker.sock"];
+
+/** What under your session's runtime folder holds agents that use your keys (gpg-agent, the keyring's SSH agent): hidden with your credential stores. */
+const RUNTIME_AGENTS: readonly string[] = ["gnupg", "keyring"];
+
+/** Your session's runtime folder: `$XDG_RUNTIME_DIR`, and `/run/user/<uid>`. */
+function runtimeDirs(env: NodeJS.ProcessEnv): string[] {
+  const uid = process.getuid?.();
+  return [env.XDG_RUNTIME_DIR, uid === undefined ? undefined : `/run/user/${uid}`].filter((p): p is string => !!p && isAbsolute(p));
+}
+
+/**
+ * Sockets of services that run commands for whoever connects, outside the sandbox: in your session's runtime folder
+ * D-Bus (`systemd-run --user` starts anything unconfined), systemd's, podman's and rootless Docker's sockets; the
+ * D-Bus session bus where `DBUS_SESSION_BUS_ADDRESS` puts it; and Docker's. A socket on a read-only mount still
+ * accepts connections, so they are hidden whatever `credentials` says.
+ */
+function escapeSockets(env: NodeJS.ProcessEnv): string[] {
+  const bus = /^unix:path=([^,;]+)/.exec(env.DBUS_SESSION_BUS_ADDRESS ?? "")?.[1];
+  return [
+    ...runtimeDirs(env).flatMap((dir) => RUNTIME_ESCAPES.map((name) => join(dir, name))),
+    ...(bus && isAbsolute(bus) ? [bus] : []),
+    "/run/docker.sock",
+    "/var/run/docker.sock",
+  ];
 }
 
 /**
  * Every path a sandboxed process must not read, as real paths (a link is hidden where it leads):
- * keel's own secrets, your credential stores (unless visible), and the configured `denyRead` paths
+ * keel's own secrets, the sockets of services that would run a command unconfined, your credential stores (unless
+ * visible), and the configured `denyRead` paths
  * (`~/x` under your home; a relative one under `root`, the workspace or the active worktree, and
  * under `workspaceRoot` too: from a worktree the main checkout's `.env` stays readable otherwise).
  */
@@ -84,6 +127,7 @@ export function hiddenPaths(
     p === "~" ? [home] : p.startsWith("~/") ? [join(home, p.slice(2))] : isAbsolute(p) ? [p] : [resolve(root, p), resolve(workspaceRoot, p)];
   const wanted = [
     ...keelSecrets,
+    ...escapeSockets(env),
     ...(settings.credentials === "visible" ? [] : [...CREDENTIAL_PATHS.map((p) => join(home, p)), ...movedCredentialPaths(env)]),
     ...settings.denyRead.flatMap(denied),
   ];

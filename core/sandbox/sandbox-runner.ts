@@ -1,4 +1,7 @@
+import { mkdirSync } from "node:fs";
 import { ToolError } from "../errors.js";
+import { realOrSelf } from "../real-path.js";
+import { inside } from "../tools/confine-path.js";
 import { bwrapArgs, reserveProtectedDirs, sandboxUnavailable, type SandboxTarget } from "./bwrap.js";
 import { hiddenPaths } from "./hidden-paths.js";
 import { hiddenNeed } from "./needed-paths.js";
@@ -24,6 +27,8 @@ export class SandboxRunner {
     private readonly hidden: readonly string[] = [],
     /** The workspace root: relative `denyRead` paths are hidden under it as well as under a sandbox's boundary (an active worktree). */
     private readonly workspaceRoot?: string,
+    /** `$KEEL_HOME`: kept read-only when a writable boundary holds it (a plugin written there would be yours, and run unsandboxed). */
+    private readonly keelHome?: string,
   ) {}
 
   /** True when commands run sandboxed. */
@@ -99,6 +104,24 @@ export class SandboxRunner {
         "precondition_failed",
       );
     reserveProtectedDirs(settings, target.root);
-    return { file: "bwrap", args: bwrapArgs(settings, { ...target, hidden }) };
+    return { file: "bwrap", args: bwrapArgs(settings, { ...target, hidden, readOnly: this.keptKeelHome(settings, target.root) }) };
+  }
+
+  /**
+   * `$KEEL_HOME` when a `workspace-write` boundary holds it (`KEEL_HOME` set inside a project, keel run in a home
+   * holding `~/.config/keel`), made first if missing: a command writing there would add a plugin, hook or trust of
+   * yours, which keel runs unsandboxed. Throws ToolError(`precondition_failed`) when it cannot be made.
+   */
+  private keptKeelHome(settings: SandboxSettings, root: string): string[] {
+    if (!this.keelHome || settings.mode !== "workspace-write" || !inside(realOrSelf(root), realOrSelf(this.keelHome))) return [];
+    try {
+      mkdirSync(this.keelHome, { recursive: true });
+    } catch (error) {
+      throw new ToolError(
+        `The sandbox cannot keep $KEEL_HOME (${this.keelHome}) read-only: creating it failed (${(error as Error).message}). Nothing was run; set KEEL_HOME outside the workspace.`,
+        "precondition_failed",
+      );
+    }
+    return [realOrSelf(this.keelHome)];
   }
 }

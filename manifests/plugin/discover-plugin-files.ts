@@ -46,14 +46,15 @@ const DOT_LAYOUTS: ReadonlyArray<[string, PluginLayout]> = [
  * then `plugins/<dir>/plugin.json` and `plugins/<dir>/.claude-plugin/plugin.json` sorted by
  * directory name (a folder there with `commands/`, `agents/`, `skills/` or `hooks/` but no manifest
  * loads under its folder name); then Gemini CLI extensions `.gemini/extensions/<dir>/gemini-extension.json`;
- * then the same `plugins/` layout and `extensions/<dir>/gemini-extension.json` under `$KEEL_HOME`. Same real path loads once.
+ * then the same `plugins/` layout and `extensions/<dir>/gemini-extension.json` under `$KEEL_HOME`. Same real path loads once
+ * (as yours when one of the places is under `$KEEL_HOME`).
  * Nothing inside `node_modules/`, `.git/` or `.keel/worktrees/` of the workspace is read, also
  * when keel starts inside one of them; a manifest linking in there is passed to `onExcluded`
  * instead. Never throws.
  */
 export function discoverPluginFiles(places: DiscoveryPlaces, fs: PluginFs = nodePluginFs, onExcluded?: (path: string, realPath: string) => void): PluginFile[] {
   const found: PluginFile[] = [];
-  const seen = new Set<string>();
+  const seen = new Map<string, PluginFile>();
   const add: AddFile = (path, level, layout, root, extra = {}) => {
     if (extra.folderOnly ? !fs.exists(path) : !fs.isFile(path)) return;
     let realPath: string;
@@ -62,10 +63,15 @@ export function discoverPluginFiles(places: DiscoveryPlaces, fs: PluginFs = node
     } catch {
       return;
     }
-    if (seen.has(realPath)) return;
+    const prior = seen.get(realPath);
+    if (prior && (level !== "user" || prior.level === "user")) return;
+    // A workspace link to one of your plugins (`plugins/guard → ~/.keel/plugins/guard`) does not make it the
+    // workspace's: it loads as yours, where it is yours (else its hooks would wait for trust, a guard of yours silenced).
+    if (prior) found.splice(found.indexOf(prior), 1);
     if (level === "project" && isExcludedBelow(places.root, realPath)) return onExcluded?.(path, realPath);
-    seen.add(realPath);
-    found.push({ path, realPath, root, level, layout, workspaceRoot: places.root, ...extra });
+    const file: PluginFile = { path, realPath, root, level, layout, workspaceRoot: places.root, ...extra };
+    seen.set(realPath, file);
+    found.push(file);
   };
   const dirs = discoveryDirs(places.cwd, places.root);
   for (const dir of dirs) {

@@ -13,6 +13,7 @@ import {
 } from "../../core/index.js";
 import { hookSandboxed, TRUST_HINT, type DeclaredHook } from "./collect-hooks.js";
 import { readVerdict, type HookVerdict } from "./hook-output.js";
+import { SANDBOX_CACHE_ENV } from "../mcp/server-sandbox.js";
 import { hookKey, type HookLastOutcome, type HookStateStore } from "./hook-state.js";
 import { runCommandHook } from "./run-command-hook.js";
 import { shownCommand } from "./shown-command.js";
@@ -199,7 +200,8 @@ export class HookDispatcher {
     env.CLAUDE_PROJECT_DIR = this.host.workspace.root;
     if (h.origin.plugin) env.CLAUDE_PLUGIN_ROOT = h.origin.plugin.root;
     else delete env.CLAUDE_PLUGIN_ROOT;
-    return env;
+    // Sandboxed, your home is read-only: `npx`/`uvx` cache in the sandbox's private /tmp, as a sandboxed server's do.
+    return hookSandboxed(h, this.host) ? { ...env, ...SANDBOX_CACHE_ENV } : env;
   }
 
   /**

@@ -1,7 +1,9 @@
+import { symlinkSync } from "node:fs";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { runKeel } from "../helpers/run-cli.js";
 import { makeWorkspace, type TempWorkspace } from "../helpers/temp-workspace.js";
-import { keelJson, writeUserPlugin } from "./plugin-test-kit.js";
+import { keelJson, writeJson, writeUserPlugin } from "./plugin-test-kit.js";
 
 let ws: TempWorkspace;
 afterEach(() => ws?.cleanup());
@@ -147,5 +149,22 @@ describe("plugin levels: reserved namespaces", () => {
     expect(byName.task_list.source).toEqual({ kind: "runtime", id: "task" });
     const diags = tools.diagnostics.filter((d: Diag) => d.source === "plugin");
     expect(diags.map((d: Diag) => d.path)).toEqual(["tool_aliases[2]"]);
+  });
+  it("a workspace link to one of your plugins does not make it the workspace's: its hook keeps guarding, untrusted", async () => {
+    ws = makeWorkspace();
+    const guard = join(ws.keelHome, "plugins", "guard");
+    writeJson(join(guard, ".claude-plugin", "plugin.json"), { name: "guard" });
+    writeJson(join(guard, "hooks", "hooks.json"), {
+      hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "echo guard says no >&2; exit 2" }] }] },
+    });
+    // plugins/guard in the repository leads to your plugin: seen there first, it used to load as the workspace's,
+    // so its hook waited for trust and bash ran unguarded.
+    ws.write("plugins/.keep", "");
+    symlinkSync(guard, ws.path("plugins/guard"));
+    const call = await keelJson(ws, ECHO);
+    expect(call.json(), call.stderr).toMatchObject({ ok: false, phase: "hook", code: "tool_blocked" });
+    expect(call.json().content).toContain("guard says no");
+    const plugins = (await keelJson(ws, ["plugins"])).json();
+    expect(plugins.plugins.map((p: { name: string; level: string }) => [p.name, p.level])).toEqual([["guard", "user"]]);
   });
 });

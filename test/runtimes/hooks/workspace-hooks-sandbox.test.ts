@@ -125,4 +125,26 @@ describe("the workspace's hooks under sandbox.workspaceCommands (real CLI, bwrap
     expect(r.json()).toMatchObject({ ok: true });
     expect(ws.read("ran.txt")).toBe("ran\n");
   });
+
+  it("keel trust says the approved hook sees your credential stores when your config makes them visible", async () => {
+    ws = makeWorkspace({}, { git: true });
+    ws.write(".claude/settings.json", { hooks: preToolUse("true") });
+    ws.writeUserConfig({ sandbox: { mode: "workspace-write", credentials: "visible" } });
+    const trust = await runKeel(["trust"], { cwd: ws.root, env: ws.env });
+    expect(trust.stdout).toContain("Its hooks and stdio MCP servers run inside keel's OS sandbox");
+    expect(trust.stdout).not.toContain("do not see your credential stores");
+    expect(trust.stdout).toContain('but see your credential stores ("credentials": "visible" in your config)');
+  });
+
+  it("a sandboxed hook caches in the sandbox's private /tmp (npx and uvx write their caches; your home is read-only), as a sandboxed server does", async () => {
+    ws = makeWorkspace({}, { git: true });
+    const probe =
+      'mkdir -p "$npm_config_cache/_cacache" "$XDG_CACHE_HOME/uv" && echo "cached in $npm_config_cache $XDG_CACHE_HOME" > "$CLAUDE_PROJECT_DIR/seen.txt"';
+    ws.write(".claude/settings.json", { hooks: preToolUse(probe) });
+    ws.writeUserConfig({ sandbox: "workspace-write" });
+    const env = { ...ws.env, HOME: makeHome(), XDG_CACHE_HOME: join(home!, ".cache") };
+    const r = await runKeel(["--trust", "--yes", "--json", ...bashCall("true")], { cwd: ws.root, env });
+    expect(r.json(), r.stderr).toMatchObject({ ok: true });
+    expect(ws.read("seen.txt")).toBe("cached in /tmp/.npm /tmp/.cache\n");
+  });
 });
