@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import {
   changedPinnedFile,
+  commandEnv,
   compileRuleFilter,
   enqueueMessage,
   hookEnv,
@@ -194,14 +195,20 @@ export class HookDispatcher {
     return { hook: h, verdict, last };
   }
 
-  /** The hook's environment: keel's own without the model key (not scrubbed of other secrets like the bash tool's: see hookEnv), plus Claude Code's variables. */
+  /**
+   * The hook's environment, plus Claude Code's variables: keel's own without the model key (see
+   * hookEnv); a sandboxed hook (the workspace's, under `sandbox.workspaceCommands`) gets the bash
+   * tool's, scrubbed of secret-looking variables (`commandEnv.pass` lets some through): the sandbox
+   * contains code no pin covers (what its scripts import), which must not hold your tokens and the network.
+   */
   private envFor(h: DeclaredHook): Record<string, string | undefined> {
-    const env = hookEnv(this.host);
+    const sandboxed = hookSandboxed(h, this.host);
+    const env = sandboxed ? { ...commandEnv(this.host) } : hookEnv(this.host);
     env.CLAUDE_PROJECT_DIR = this.host.workspace.root;
     if (h.origin.plugin) env.CLAUDE_PLUGIN_ROOT = h.origin.plugin.root;
     else delete env.CLAUDE_PLUGIN_ROOT;
     // Sandboxed, your home is read-only: `npx`/`uvx` cache in the sandbox's private /tmp, as a sandboxed server's do.
-    return hookSandboxed(h, this.host) ? { ...env, ...SANDBOX_CACHE_ENV } : env;
+    return sandboxed ? { ...env, ...SANDBOX_CACHE_ENV } : env;
   }
 
   /**

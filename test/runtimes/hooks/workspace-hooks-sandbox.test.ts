@@ -147,4 +147,16 @@ describe("the workspace's hooks under sandbox.workspaceCommands (real CLI, bwrap
     expect(r.json(), r.stderr).toMatchObject({ ok: true });
     expect(ws.read("seen.txt")).toBe("cached in /tmp/.npm /tmp/.cache\n");
   });
+  it("a sandboxed hook gets the bash tool's environment, without your tokens (commandEnv.pass lets one through); your own hook keeps them", async () => {
+    ws = makeWorkspace({}, { git: true });
+    const probe = (file: string) =>
+      `echo "gh=\${GH_TOKEN:-none} aws=\${AWS_SECRET_ACCESS_KEY:-none} npm=\${NPM_TOKEN:-none} path=\${PATH:+set}" > "$CLAUDE_PROJECT_DIR/${file}"`;
+    ws.write(".claude/settings.json", { hooks: preToolUse(probe("workspace-hook.txt")) });
+    ws.writeUserConfig({ sandbox: "workspace-write", commandEnv: { pass: ["NPM_TOKEN"] }, hooks: preToolUse(probe("user-hook.txt")) });
+    const env = { ...ws.env, HOME: makeHome(), GH_TOKEN: "ghs_GHSECRET", AWS_SECRET_ACCESS_KEY: "AWSSECRET", NPM_TOKEN: "NPMPASSED" };
+    const r = await runKeel(["--trust", "--yes", "--json", ...bashCall("true")], { cwd: ws.root, env });
+    expect(r.json(), r.stderr).toMatchObject({ ok: true });
+    expect(ws.read("workspace-hook.txt")).toBe("gh=none aws=none npm=NPMPASSED path=set\n");
+    expect(ws.read("user-hook.txt")).toBe("gh=ghs_GHSECRET aws=AWSSECRET npm=NPMPASSED path=set\n");
+  });
 });
