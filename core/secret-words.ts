@@ -35,6 +35,13 @@ const SECRET_WHOLE_WORDS: ReadonlySet<string> = new Set(["AUTH", "PAT", "PASS", 
  */
 const DISPLAY_WORDS = /SESSION|SIGNATURE|AUTH(?!OR)/;
 
+/**
+ * Names that hold a secret without a secret word as their last word, counted at `"remove"` cost too: Docker's
+ * `DOCKER_AUTH_CONFIG`, Yarn's `YARN_NPM_AUTH_IDENT` (`user:password`), a `*_OAUTH` value, and CI's
+ * `KUBE_CONFIG_DATA` (a base64 kubeconfig with its tokens).
+ */
+const REMOVE_ALSO = /AUTH_CONFIG|AUTH_IDENT$|(^|_)OAUTH$|KUBE_?CONFIG_DATA/;
+
 /** Names that hold a secret word but are known to hold no secret (a tokenizer switch, not a token). */
 const NOT_SECRET_NAMES: ReadonlySet<string> = new Set(["TOKENIZERS_PARALLELISM"]);
 
@@ -60,7 +67,7 @@ function secretNameWords(name: string): string {
 
 /**
  * True when `name` (a variable, config key, header or option name, in any notation) names a secret: it contains
- * one of the secret words (`SECRET_WORDS`), or ends in the word `AUTH`, `PAT`, `PASS` or `PWD` (or has `AUTH_CONFIG`),
+ * one of the secret words (`SECRET_WORDS`), or ends in the word `AUTH`, `PAT`, `PASS` or `PWD` (or is one of `REMOVE_ALSO`),
  * or, at `"display"` cost, has one of them as any word or contains `SESSION`, `SIGNATURE` or `AUTH` (not `AUTHOR`).
  * `GOPRIVATE`, `KEYRING`, `KEYCLOAK`, … do not count; `TOKENIZERS_PARALLELISM` and the shell's `PWD`/`OLDPWD` are no
  * secrets. Never throws.
@@ -71,8 +78,8 @@ export function looksSecretName(name: string, cost: SecretNameCost): boolean {
   const judged = words.replace(HARMLESS_WORDS, "_");
   if (SECRET_WORDS.test(judged)) return true;
   const list = judged.split("_");
-  if (cost === "remove") return SECRET_WHOLE_WORDS.has(list[list.length - 1] ?? "") || judged.includes("AUTH_CONFIG");
-  return list.some((w) => SECRET_WHOLE_WORDS.has(w)) || DISPLAY_WORDS.test(judged);
+  if (cost === "remove") return SECRET_WHOLE_WORDS.has(list[list.length - 1] ?? "") || REMOVE_ALSO.test(judged);
+  return list.some((w) => SECRET_WHOLE_WORDS.has(w)) || DISPLAY_WORDS.test(judged) || REMOVE_ALSO.test(judged);
 }
 
 /** True when `name` names a webhook, whose URL is the secret itself (so a `*_URL`/`…Url` suffix does not make it a mere address). */

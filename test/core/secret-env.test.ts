@@ -19,6 +19,9 @@ describe("which variables look secret (names, and URLs with a password)", () => 
       "SIGNING_PRIVATE",
       "GITHUB_PAT",
       "my_api_key",
+      "YARN_NPM_AUTH_IDENT",
+      "KUBE_CONFIG_DATA",
+      "GITLAB_OAUTH",
     ])
       expect(looksSecret(name, "x"), name).toBe(true);
   });
