@@ -21,7 +21,7 @@ export const APPLY_TIMEOUT_ENV = "KEEL_PLUGIN_APPLY_TIMEOUT_MS";
  * Runs the code modules plugins name in `main` (`apply(keel)`), for user-level plugins and, in a
  * trusted workspace, workspace plugins; an untrusted workspace's module is never imported (a
  * warning says how to trust). The module must resolve, symlinks followed, inside its plugin
- * folder. Tools the plugins register are added at `registerTools`. Every failure (refused path,
+ * folder; a workspace plugin runs only while that folder is as approved (see `pluginFolderDigest`). Tools the plugins register are added at `registerTools`. Every failure (refused path,
  * import error, bad export, `apply` throwing, a bad tool, a workspace plugin's tool in a reserved
  * namespace such as `mcp__*` or `task_*`, an `apply` that has not settled within the bound) is a
  * diagnostic naming the file; the host and the other plugins go on. Never throws.

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { lstatSync, readdirSync, readlinkSync, realpathSync } from "node:fs";
-import { dirname, join, relative, resolve, sep } from "node:path";
+import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import { fileDigest, inside, MAX_DIGEST_BYTES } from "../core/index.js";
 
 /** Most files (and links) a workspace code plugin's folder may hold outside `node_modules/` and `.git/` for `keel trust` to pin it. */
@@ -9,7 +9,7 @@ export const MAX_PLUGIN_FILES = 1000;
 /** Most bytes the files of one plugin folder may hold in all (each file is also bounded by `MAX_DIGEST_BYTES`). */
 export const MAX_PLUGIN_BYTES = MAX_DIGEST_BYTES;
 
-/** Folders the walk does not enter, at any depth: a plugin's dependencies and git's own files. */
+/** Names the walk leaves out, at any depth: a plugin's dependencies and git's own files. */
 const SKIPPED = new Set(["node_modules", ".git"]);
 
 /** The digest of a plugin folder, or why it could not be computed (`file` is absolute, for the diagnostic). */
@@ -29,6 +29,8 @@ export function pluginFolderDigest(root: string, keelState?: string): FolderDige
   } catch (error) {
     return { ok: false, file: root, reason: `the folder cannot be read (${(error as NodeJS.ErrnoException).code ?? "error"})` };
   }
+  // As the walk names it: the real parent folder, the name as is.
+  const state = keelState === undefined ? undefined : join(realOrSelf(dirname(keelState)), basename(keelState));
   const lines: string[] = [];
   const budget = { bytes: MAX_PLUGIN_BYTES };
   const dirs = [base];
@@ -41,12 +43,13 @@ export function pluginFolderDigest(root: string, keelState?: string): FolderDige
     }
     for (const name of names) {
       const path = join(dir, name);
-      if (path === keelState) continue;
+      // Skipped whatever they are: a `node_modules` link to a monorepo's shared folder, a submodule's `.git` file.
+      if (SKIPPED.has(name) || path === state) continue;
       let entry: string;
       try {
         const st = lstatSync(path);
         if (st.isDirectory()) {
-          if (!SKIPPED.has(name)) dirs.push(path);
+          dirs.push(path);
           continue;
         }
         if (lines.length >= MAX_PLUGIN_FILES) return { ok: false, file: path, reason: `the plugin folder holds more than ${MAX_PLUGIN_FILES} files` };
@@ -90,4 +93,13 @@ function linkOutside(base: string, link: string, target: string): string | undef
     real = resolve(dirname(link), target);
   }
   return inside(base, real) ? undefined : real;
+}
+
+/** `path` with symlinks resolved, or as given when it does not exist. */
+function realOrSelf(path: string): string {
+  try {
+    return realpathSync.native(path);
+  } catch {
+    return path;
+  }
 }

@@ -64,7 +64,12 @@ describe("keel trust pins a workspace code plugin's folder, not only its entry f
       },
       { git: true },
     );
+    // A monorepo's shared node_modules linked in is left out too (not refused as a link out of the folder).
+    ws.write("shared/node_modules/x.js", "");
+    ws.write("plugins/p/sub/a.mjs", "export {};");
+    symlinkSync(ws.path("shared/node_modules"), ws.path("plugins/p/sub/node_modules"));
     await trust();
+    expect((await tools()).names).toContain("lib_tool");
     ws.write("plugins/p/node_modules/dep/index.mjs", "export const changed = 1;");
     ws.write("plugins/p/node_modules/other/x.js", "");
     ws.write("plugins/p/.git/HEAD", "ref: refs/heads/other\n");
@@ -101,5 +106,23 @@ describe("keel trust pins a workspace code plugin's folder, not only its entry f
     expect(linked.messages).toMatch(
       /Plugin p: its folder cannot be pinned .*plugins\/p\/helper\.mjs: it is a symbolic link leading to .*outside\.mjs, outside the plugin folder/,
     );
+  });
+});
+
+describe("a code plugin whose folder is the workspace itself", () => {
+  it("is pinned without keel's own .keel/ state (which every run writes), so it still loads on the next runs", async () => {
+    ws = makeWorkspace(
+      {
+        ".claude-plugin/plugin.json": { name: "root", main: "./index.mjs" },
+        "index.mjs": `export function apply(keel) { keel.registerTool({ name: "root_tool", description: "r", inputSchema: { type: "object" }, execute: () => "r" }); }`,
+      },
+      { git: true },
+    );
+    await trust();
+    expect((await tools()).names).toContain("root_tool");
+    ws.write(".keel/state/anything.json", "{}");
+    expect((await tools()).names).toContain("root_tool");
+    ws.write("notes.txt", "an edit anywhere in the workspace");
+    expect((await tools()).names).not.toContain("root_tool");
   });
 });
