@@ -1,11 +1,12 @@
 import { realpathSync, statSync } from "node:fs";
-import { relative, resolve } from "node:path";
+import { join, relative, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { errorMessage, fileDigest, inside, MAX_DIGEST_BYTES, MAX_TIMER_MS, type Diagnostic, type Host } from "../core/index.js";
 import { PLUGIN_DIAGNOSTIC_SOURCE, type LoadedPlugin } from "../manifests/plugin/load-plugins.js";
 import { CODE_PLUGIN_HOOKS, type CodePluginApi, type CodePluginApply, type CodePluginHooks, type CodePluginTool } from "./code-plugin-api.js";
 import { codeToolProblem, toToolDefinition } from "./code-plugin-tool.js";
 import type { PluginEntry } from "./register-plugin-tools.js";
+import { MAX_PLUGIN_BYTES, MAX_PLUGIN_FILES, pluginFolderDigest } from "./plugin-folder-digest.js";
 import { reservedNames } from "./reserved-names.js";
 
 const PLUGIN_NAME = "code-plugins";
@@ -20,7 +21,7 @@ export const APPLY_TIMEOUT_ENV = "KEEL_PLUGIN_APPLY_TIMEOUT_MS";
  * Runs the code modules plugins name in `main` (`apply(keel)`), for user-level plugins and, in a
  * trusted workspace, workspace plugins; an untrusted workspace's module is never imported (a
  * warning says how to trust). The module must resolve, symlinks followed, inside its plugin
- * folder. Tools the plugins register are added at `registerTools`. Every failure (refused path,
+ * folder; a workspace plugin runs only while that folder is as approved (see `pluginFolderDigest`). Tools the plugins register are added at `registerTools`. Every failure (refused path,
  * import error, bad export, `apply` throwing, a bad tool, a workspace plugin's tool in a reserved
  * namespace such as `mcp__*` or `task_*`, an `apply` that has not settled within the bound) is a
  * diagnostic naming the file; the host and the other plugins go on. Never throws.
@@ -43,7 +44,7 @@ export async function applyCodePlugins(host: Host, entries: PluginEntry[]): Prom
     }
     const file = moduleFile(entry.plugin, main, (message) => report("error", entry.plugin.manifestPath, message));
     if (!file) continue;
-    // A trusted workspace's module runs as `keel trust` approved it (its entry file's content).
+    // A trusted workspace's module runs as `keel trust` approved it (its entry file's content and its folder's files).
     if (entry.plugin.level !== "user") {
       // Read in chunks and bounded: a 3 GiB sparse `main` is refused, never read or imported. Never fatal.
       const digest = fileDigest(file);
@@ -52,9 +53,23 @@ export async function applyCodePlugins(host: Host, entries: PluginEntry[]): Prom
         report("error", file, `Plugin ${name}: main "${main}" could not be read (${why}); the code module was not loaded. Fix or remove the file.`);
         continue;
       }
-      // The bare hex, as pinned before `fileDigest` existed (approvals stay valid).
+      // The bare hex, as pinned before `fileDigest` existed.
       const sha256 = digest.slice("sha256:".length);
-      const item = { kind: "code plugin" as const, name: `${name} (${relative(host.workspace.root, file)})`, config: [name, main, sha256] };
+      // What the module imports from its folder is pinned too (a sandboxed command may write there). Only a pinned trust needs it: `--trust` runs it as it is.
+      const folder = host.trust.approved ? pluginFolderDigest(entry.plugin.root, join(host.workspace.root, ".keel")) : { ok: true as const, digest: "" };
+      if (!folder.ok) {
+        report(
+          "error",
+          folder.file,
+          `Plugin ${name}: its folder cannot be pinned for \`keel trust\` (${relative(host.workspace.root, folder.file) || folder.file}: ${folder.reason}); the code module was not loaded. Keep the plugin folder to its own code (at most ${MAX_PLUGIN_FILES} files and ${MAX_PLUGIN_BYTES} bytes outside node_modules/ and .git/, no links out of it), or install it at user level ($KEEL_HOME/plugins/).`,
+        );
+        continue;
+      }
+      const item = {
+        kind: "code plugin" as const,
+        name: `${name} (${relative(host.workspace.root, file)})`,
+        config: [name, main, sha256, folder.digest],
+      };
       if (!host.approves(item, file)) continue;
     }
     let apply: CodePluginApply;

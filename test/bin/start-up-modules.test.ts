@@ -62,6 +62,7 @@ const LAZY = [
   "/dist/manifests/workflow/parse-workflow.js",
   "/dist/manifests/claude/load-agents.js", // agent files: only when an agents/ folder has some
   "/dist/plugins/code-plugins.js", // code plugins: only when a plugin names a `main` module
+  "/dist/plugins/plugin-folder-digest.js", // the walk pinning a workspace code plugin's folder: only with code plugins
   "/dist/core/tools/find-files.js", // built-in tools' search machinery: only when glob or grep runs
   "/dist/core/tools/grep-pattern.js",
   "/dist/runtimes/config/config-view.js", // runtimes' implementations: only when their tools run

@@ -1,0 +1,105 @@
+import { createHash } from "node:crypto";
+import { lstatSync, readdirSync, readlinkSync, realpathSync } from "node:fs";
+import { basename, dirname, join, relative, resolve, sep } from "node:path";
+import { fileDigest, inside, MAX_DIGEST_BYTES } from "../core/index.js";
+
+/** Most files (and links) a workspace code plugin's folder may hold outside `node_modules/` and `.git/` for `keel trust` to pin it. */
+export const MAX_PLUGIN_FILES = 1000;
+
+/** Most bytes the files of one plugin folder may hold in all (each file is also bounded by `MAX_DIGEST_BYTES`). */
+export const MAX_PLUGIN_BYTES = MAX_DIGEST_BYTES;
+
+/** Names the walk leaves out, at any depth: a plugin's dependencies and git's own files. */
+const SKIPPED = new Set(["node_modules", ".git"]);
+
+/** The digest of a plugin folder, or why it could not be computed (`file` is absolute, for the diagnostic). */
+export type FolderDigest = { ok: true; digest: string } | { ok: false; file: string; reason: string };
+
+/**
+ * One `sha256:` digest over every regular file under the plugin folder `root` (symlinks resolved):
+ * each file's relative path and `fileDigest`, sorted by path, with each symlink's target text. Skips
+ * `node_modules/` and `.git/` at any depth, and `keelState` (the workspace's `.keel`, which keel itself
+ * writes). Fails closed, naming the file: past `MAX_PLUGIN_FILES` or `MAX_PLUGIN_BYTES`, a file over
+ * `MAX_DIGEST_BYTES` or unreadable, a FIFO, socket or device, a symlink leading outside `root`. Never throws.
+ */
+export function pluginFolderDigest(root: string, keelState?: string): FolderDigest {
+  let base: string;
+  try {
+    base = realpathSync.native(root);
+  } catch (error) {
+    return { ok: false, file: root, reason: `the folder cannot be read (${(error as NodeJS.ErrnoException).code ?? "error"})` };
+  }
+  // As the walk names it: the real parent folder, the name as is.
+  const state = keelState === undefined ? undefined : join(realOrSelf(dirname(keelState)), basename(keelState));
+  const lines: string[] = [];
+  const budget = { bytes: MAX_PLUGIN_BYTES };
+  const dirs = [base];
+  for (let dir = dirs.pop(); dir !== undefined; dir = dirs.pop()) {
+    let names: string[];
+    try {
+      names = readdirSync(dir);
+    } catch (error) {
+      return { ok: false, file: dir, reason: `the folder cannot be read (${(error as NodeJS.ErrnoException).code ?? "error"})` };
+    }
+    for (const name of names) {
+      const path = join(dir, name);
+      // Skipped whatever they are: a `node_modules` link to a monorepo's shared folder, a submodule's `.git` file.
+      if (SKIPPED.has(name) || path === state) continue;
+      let entry: string;
+      try {
+        const st = lstatSync(path);
+        if (st.isDirectory()) {
+          dirs.push(path);
+          continue;
+        }
+        if (lines.length >= MAX_PLUGIN_FILES) return { ok: false, file: path, reason: `the plugin folder holds more than ${MAX_PLUGIN_FILES} files` };
+        if (st.isSymbolicLink()) {
+          const target = readlinkSync(path);
+          const outside = linkOutside(base, path, target);
+          if (outside) return { ok: false, file: path, reason: `it is a symbolic link leading to ${outside}, outside the plugin folder` };
+          entry = `link:${target}`;
+        } else {
+          const digest = fileDigest(path, budget);
+          if (digest.startsWith("stat:"))
+            return {
+              ok: false,
+              file: path,
+              reason:
+                st.size > MAX_DIGEST_BYTES ? `it is larger than ${MAX_DIGEST_BYTES} bytes` : `the plugin folder holds more than ${MAX_PLUGIN_BYTES} bytes`,
+            };
+          if (!digest.startsWith("sha256:")) return { ok: false, file: path, reason: `it cannot be pinned (${digest})` };
+          entry = digest;
+        }
+      } catch (error) {
+        return { ok: false, file: path, reason: `it cannot be read (${(error as NodeJS.ErrnoException).code ?? "error"})` };
+      }
+      lines.push(`${relative(base, path).split(sep).join("/")}\0${entry}\n`);
+    }
+  }
+  // Byte order of the relative paths (each line starts with its path, ended by NUL), so the digest does not depend on readdir's order.
+  lines.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const hash = createHash("sha256");
+  for (const line of lines) hash.update(line);
+  return { ok: true, digest: `sha256:${hash.digest("hex")}` };
+}
+
+/** Where a symlink leads when that is outside `base` (followed when it resolves; as written when it dangles), else undefined. */
+function linkOutside(base: string, link: string, target: string): string | undefined {
+  let real: string;
+  try {
+    real = realpathSync.native(link);
+  } catch {
+    // A dangling link: what it names could be created later, so it must name a place inside the folder.
+    real = resolve(dirname(link), target);
+  }
+  return inside(base, real) ? undefined : real;
+}
+
+/** `path` with symlinks resolved, or as given when it does not exist. */
+function realOrSelf(path: string): string {
+  try {
+    return realpathSync.native(path);
+  } catch {
+    return path;
+  }
+}
