@@ -71,6 +71,8 @@ export async function applyCodePlugins(host: Host, entries: PluginEntry[]): Prom
         config: [name, main, sha256, folder.digest],
       };
       if (!host.approves(item, file)) continue;
+      // keel imports it unsandboxed: sandboxed commands of this run must not rewrite it (it is pinned only at start).
+      host.sandbox.keepReadOnly(entry.plugin.root);
     }
     let apply: CodePluginApply;
     try {

@@ -19,6 +19,8 @@ export interface SpawnLine {
  */
 export class SandboxRunner {
   private check: Promise<string | undefined> | undefined;
+  /** Folders of code keel runs in its own process (a trusted workspace's code plugins), kept read-only inside the boundary. */
+  private readonly keptCode = new Set<string>();
 
   constructor(
     readonly settings: SandboxSettings,
@@ -30,6 +32,15 @@ export class SandboxRunner {
     /** `$KEEL_HOME`: kept read-only when a writable boundary holds it (a plugin written there would be yours, and run unsandboxed). */
     private readonly keelHome?: string,
   ) {}
+
+  /**
+   * Keeps `dir` (a trusted workspace code plugin's folder, which keel imports unsandboxed) read-only
+   * inside every later sandbox whose boundary holds it: a sandboxed command must not rewrite code
+   * keel then runs outside the sandbox (the folder is pinned only when keel starts).
+   */
+  keepReadOnly(dir: string): void {
+    this.keptCode.add(realOrSelf(dir));
+  }
 
   /** True when commands run sandboxed. */
   get enabled(): boolean {
@@ -104,7 +115,10 @@ export class SandboxRunner {
         "precondition_failed",
       );
     reserveProtectedDirs(settings, target.root);
-    return { file: "bwrap", args: bwrapArgs(settings, { ...target, hidden, readOnly: this.keptKeelHome(settings, target.root) }) };
+    // Only folders inside the boundary: one elsewhere is read-only already, and one under the host's /tmp must stay unseen.
+    const root = realOrSelf(target.root);
+    const code = [...this.keptCode].filter((dir) => dir !== root && inside(root, dir));
+    return { file: "bwrap", args: bwrapArgs(settings, { ...target, hidden, readOnly: [...this.keptKeelHome(settings, target.root), ...code] }) };
   }
 
   /**

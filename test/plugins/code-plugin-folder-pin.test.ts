@@ -125,4 +125,16 @@ describe("a code plugin whose folder is the workspace itself", () => {
     ws.write("notes.txt", "an edit anywhere in the workspace");
     expect((await tools()).names).not.toContain("root_tool");
   });
+  it("with the sandbox on, a sandboxed command cannot rewrite a loaded plugin's folder (keel imports it unsandboxed); the rest of the workspace stays writable", async () => {
+    // Runs the real bubblewrap (`bwrap`), which .ci/run installs (Debian package bubblewrap).
+    ws = makeWorkspace(PLUGIN, { git: true });
+    ws.writeUserConfig({ sandbox: "workspace-write" });
+    await trust();
+    const command = "echo 'globalThis.planted = 1;' >> plugins/p/lib.mjs; echo written > other.txt";
+    const run = await runKeelProcess(["--json", "--yes", "call", "bash", "--input", JSON.stringify({ command })], { cwd: ws.root, env: ws.env });
+    expect(run.json().metadata.sandbox, run.stdout + run.stderr).toBe("workspace-write");
+    expect(JSON.stringify(run.json().data)).toMatch(/Read-only file system/);
+    expect(ws.read("plugins/p/lib.mjs")).toBe(lib("lib-ran"));
+    expect(ws.read("other.txt")).toBe("written\n");
+  });
 });
