@@ -144,6 +144,8 @@ export interface CommandHookEvent {
   /** `null` when the process was killed (timeout, cancel) or could not start. */
   exitCode: number | null;
   timedOut?: true;
+  /** The hook ran under the OS sandbox (the workspace's, under `sandbox.workspaceCommands`). */
+  sandboxed?: true;
   durationMs: number;
   /** What keel did with the outcome: `none`, `block`, `deny`, `ask`, `allow`, `context`, `error`, `stop`. */
   decision: string;

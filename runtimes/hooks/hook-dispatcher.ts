@@ -177,6 +177,7 @@ export class HookDispatcher {
       source: `${h.origin.file}#${h.path}`,
       exitCode: result.exitCode,
       ...(result.timedOut ? { timedOut: true as const } : {}),
+      ...(hookSandboxed(h, this.host) ? { sandboxed: true as const } : {}),
       durationMs,
       decision: verdict.decision,
       ...(d.callId ? { callId: d.callId } : {}),

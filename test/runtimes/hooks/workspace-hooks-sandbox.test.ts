@@ -158,5 +158,15 @@ describe("the workspace's hooks under sandbox.workspaceCommands (real CLI, bwrap
     expect(r.json(), r.stderr).toMatchObject({ ok: true });
     expect(ws.read("workspace-hook.txt")).toBe("gh=none aws=none npm=NPMPASSED path=set\n");
     expect(ws.read("user-hook.txt")).toBe("gh=ghs_GHSECRET aws=AWSSECRET npm=NPMPASSED path=set\n");
+    // Each run's event says whether it ran sandboxed.
+    const runs = ws
+      .read(".keel/events.jsonl")
+      .split("\n")
+      .filter((l) => l.includes('"type":"command_hook"'))
+      .map((l) => JSON.parse(l) as { command: string; sandboxed?: true });
+    expect(runs.map((e) => `${e.command.includes("workspace-hook") ? "workspace" : "user"} ${e.sandboxed ?? false}`).sort()).toEqual([
+      "user false",
+      "workspace true",
+    ]);
   });
 });
