@@ -59,8 +59,7 @@ export function mergeLayers(layers: ConfigLayer[], trusted: boolean, held?: "cha
           path: u.key,
           message: `Unknown config key "${u.key}"${u.suggestion ? ` — did you mean "${u.suggestion}"?` : ""}; it has no effect.${u.suggestion ? ` Rename it to "${u.suggestion}".` : ""}`,
         });
-    const capped = cappedModelTimeout(layer);
-    if (capped) diagnostics.push(capped);
+    diagnostics.push(...cappedTimeouts(layer));
     const { value, ignored } = contribution(layer, trusted);
     if (layer.source === "claude")
       for (const skip of claudeDenyRead(layer.value, layer.file).skipped)
@@ -220,16 +219,28 @@ function describeIgnored(value: Record<string, unknown>): (key: string) => strin
   };
 }
 
-/** A warning when the layer's `model.timeoutMs` is longer than a timer can wait (the model client would time out at once; keel caps it). */
-function cappedModelTimeout(layer: ConfigLayer): Diagnostic | undefined {
-  const model = layer.value?.model;
-  const value = isPlainObject(model) ? model.timeoutMs : undefined;
-  if (typeof value !== "number" || value <= MAX_TIMER_MS) return undefined;
-  return {
-    severity: "warning",
-    source: "config",
-    file: layer.file,
-    path: "model.timeoutMs",
-    message: `model.timeoutMs is ${value} ms, more than the longest timeout keel can set (${MAX_TIMER_MS} ms, about 24.8 days); it is capped there. Set at most ${MAX_TIMER_MS}.`,
-  };
+/** Timeouts keel config sets in milliseconds, each passed to a timer (the longest a timer waits is MAX_TIMER_MS). */
+const TIMEOUT_FIELDS = [
+  ["model", "timeoutMs"],
+  ["mcp", "startupTimeoutMs"],
+  ["mcp", "toolTimeoutMs"],
+] as const;
+
+/** A warning per timeout the layer sets longer than a timer can wait (Node would fire it after 1 ms; keel caps it), naming the file. */
+function cappedTimeouts(layer: ConfigLayer): Diagnostic[] {
+  return TIMEOUT_FIELDS.flatMap(([section, field]) => {
+    const parent = layer.value?.[section];
+    const value = isPlainObject(parent) ? parent[field] : undefined;
+    if (typeof value !== "number" || value <= MAX_TIMER_MS) return [];
+    const path = `${section}.${field}`;
+    return [
+      {
+        severity: "warning" as const,
+        source: "config",
+        file: layer.file,
+        path,
+        message: `${path} is ${value} ms, more than the longest timeout keel can set (${MAX_TIMER_MS} ms, about 24.8 days); it is capped there. Set at most ${MAX_TIMER_MS}.`,
+      },
+    ];
+  });
 }

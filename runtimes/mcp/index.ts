@@ -1,4 +1,4 @@
-import { MAX_TIMER_MS, type Host, type KeelPlugin } from "../../core/index.js";
+import type { Host, KeelPlugin } from "../../core/index.js";
 import { discoverMcpServers } from "../../manifests/mcp/discover-mcp-servers.js";
 import type { Elicitor } from "./elicitation.js";
 import type { McpAuth, OpenUrl } from "./mcp-auth.js";
@@ -48,7 +48,6 @@ export function mcpRuntime(options: McpRuntimeOptions = {}): KeelPlugin {
         const handOffs = host.service("plugins")?.handOffs() ?? [];
         const discovered = await discoverMcpServers({ workspace: host.workspace, env: host.env, diagnostics: host.diagnostics, handOffs });
         if (!discovered.servers.length && !discovered.resources.length) return;
-        warnCappedTimeouts(host);
         // The manager and its dependencies load only when a workspace has MCP servers or resources.
         const [
           { policyElicitor },
@@ -112,18 +111,4 @@ export function mcpRuntime(options: McpRuntimeOptions = {}): KeelPlugin {
       });
     },
   };
-}
-
-/** Warns when config `mcp.startupTimeoutMs` / `mcp.toolTimeoutMs` exceeds the longest timer keel can set (it is capped there), naming the file that set it. */
-function warnCappedTimeouts(host: Host): void {
-  for (const field of ["startupTimeoutMs", "toolTimeoutMs"] as const) {
-    const value = host.config.mcp?.[field];
-    if (value === undefined || value <= MAX_TIMER_MS) continue;
-    const file = host.configInfo.layers.findLast((l) => (l.value?.mcp as Record<string, unknown> | undefined)?.[field] === value)?.file;
-    host.diagnostics.warn(
-      "mcp",
-      `mcp.${field} is ${value} ms, more than the longest timeout keel can set (${MAX_TIMER_MS} ms, about 24.8 days); it is capped there. Set at most ${MAX_TIMER_MS}.`,
-      { ...(file ? { file } : {}), path: `mcp.${field}` },
-    );
-  }
 }
