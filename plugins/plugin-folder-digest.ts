@@ -1,9 +1,9 @@
 import { createHash } from "node:crypto";
 import { lstatSync, readdirSync, readlinkSync, realpathSync } from "node:fs";
 import { basename, dirname, join, relative, resolve, sep } from "node:path";
-import { fileDigest, inside, MAX_DIGEST_BYTES } from "../core/index.js";
+import { fileDigest, inside, MAX_DIGEST_BYTES, realOrSelf } from "../core/index.js";
 
-/** Most files (and links) a workspace code plugin's folder may hold outside `node_modules/` and `.git/` for `keel trust` to pin it. */
+/** Most files (and links), and most folders, a workspace code plugin's folder may hold outside `node_modules/` and `.git/` for `keel trust` to pin it. */
 export const MAX_PLUGIN_FILES = 1000;
 
 /** Most bytes the files of one plugin folder may hold in all (each file is also bounded by `MAX_DIGEST_BYTES`). */
@@ -19,7 +19,7 @@ export type FolderDigest = { ok: true; digest: string } | { ok: false; file: str
  * One `sha256:` digest over every regular file under the plugin folder `root` (symlinks resolved):
  * each file's relative path and `fileDigest`, sorted by path, with each symlink's target text. Skips
  * `node_modules/` and `.git/` at any depth, and `keelState` (the workspace's `.keel`, which keel itself
- * writes). Fails closed, naming the file: past `MAX_PLUGIN_FILES` or `MAX_PLUGIN_BYTES`, a file over
+ * writes). Fails closed, naming the file: past `MAX_PLUGIN_FILES` files or folders or `MAX_PLUGIN_BYTES`, a file over
  * `MAX_DIGEST_BYTES` or unreadable, a FIFO, socket or device, a symlink leading outside `root`. Never throws.
  */
 export function pluginFolderDigest(root: string, keelState?: string): FolderDigest {
@@ -34,6 +34,8 @@ export function pluginFolderDigest(root: string, keelState?: string): FolderDige
   const lines: string[] = [];
   const budget = { bytes: MAX_PLUGIN_BYTES };
   const dirs = [base];
+  // Folders count too: a tree of a million empty folders must not make every start walk it.
+  let folders = 0;
   for (let dir = dirs.pop(); dir !== undefined; dir = dirs.pop()) {
     let names: string[];
     try {
@@ -49,6 +51,7 @@ export function pluginFolderDigest(root: string, keelState?: string): FolderDige
       try {
         const st = lstatSync(path);
         if (st.isDirectory()) {
+          if (++folders > MAX_PLUGIN_FILES) return { ok: false, file: path, reason: `the plugin folder holds more than ${MAX_PLUGIN_FILES} folders` };
           dirs.push(path);
           continue;
         }
@@ -93,13 +96,4 @@ function linkOutside(base: string, link: string, target: string): string | undef
     real = resolve(dirname(link), target);
   }
   return inside(base, real) ? undefined : real;
-}
-
-/** `path` with symlinks resolved, or as given when it does not exist. */
-function realOrSelf(path: string): string {
-  try {
-    return realpathSync.native(path);
-  } catch {
-    return path;
-  }
 }

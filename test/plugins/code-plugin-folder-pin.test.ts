@@ -1,4 +1,4 @@
-import { symlinkSync } from "node:fs";
+import { mkdirSync, symlinkSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { MAX_PLUGIN_FILES } from "../../plugins/plugin-folder-digest.js";
 import { runKeel, runKeelProcess } from "../helpers/run-cli.js";
@@ -106,6 +106,15 @@ describe("keel trust pins a workspace code plugin's folder, not only its entry f
     expect(linked.messages).toMatch(
       /Plugin p: its folder cannot be pinned .*plugins\/p\/helper\.mjs: it is a symbolic link leading to .*outside\.mjs, outside the plugin folder/,
     );
+
+    // Folders count too: a tree of empty folders would otherwise be walked at every start.
+    ws.cleanup();
+    ws = makeWorkspace(PLUGIN, { git: true });
+    for (let i = 0; i <= MAX_PLUGIN_FILES; i++) mkdirSync(ws.path(`plugins/p/empty/${i}`), { recursive: true });
+    await trust();
+    const folders = await tools();
+    expect(folders.names).not.toContain("lib_tool");
+    expect(folders.messages).toContain(`the plugin folder holds more than ${MAX_PLUGIN_FILES} folders`);
   });
 });
 
