@@ -90,6 +90,9 @@ describe("sandbox: workspace-write under bubblewrap", () => {
         return "";
       }
     };
+    // The namespace's processes are killed when its init exits; on a busy machine the kernel may reap them a moment
+    // after the call returns: poll (a generous safety net, not a timing assertion). One that survives still fails.
+    for (const deadline = Date.now() + 10_000; alive() !== "" && Date.now() < deadline;) await new Promise((r) => setTimeout(r, 50));
     expect(alive()).toBe("");
     // control: the same probe does see a live process (pgrep works here)
     const { spawn } = await import("node:child_process");
