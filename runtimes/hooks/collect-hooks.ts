@@ -47,13 +47,15 @@ export function collectHooks(host: Host, parser?: ShellParser): { hooks: Declare
       file: layer.file,
       path: ["hooks"],
       level: layer.source === "user" ? "user" : "workspace",
-      dir: layerDir(layer, host.workspace.root),
+      ...(layer.source === "user" ? {} : { dir: layerDir(layer, host.workspace.root) }),
     });
   }
   for (const p of host.service("plugins")?.handOffs() ?? []) {
     if (!p.claudeHooks) continue;
     // As in Claude Code, a plugin's hooks run in the project (they reach their own files through CLAUDE_PLUGIN_ROOT).
-    const base = { level: p.userLevel ? ("user" as const) : ("workspace" as const), plugin: { name: p.plugin, root: p.root }, dir: host.workspace.root };
+    const base = p.userLevel
+      ? { level: "user" as const, plugin: { name: p.plugin, root: p.root } }
+      : { level: "workspace" as const, plugin: { name: p.plugin, root: p.root }, dir: host.workspace.root };
     if (Object.keys(p.claudeHooks.inline).length) add(p.claudeHooks.inline, { ...base, file: p.manifestPath, path: ["hooks"] }, true);
     for (const file of p.claudeHooks.files) {
       let value: unknown;
@@ -78,7 +80,7 @@ export function collectHooks(host: Host, parser?: ShellParser): { hooks: Declare
     // A trusted workspace's hook runs as `keel trust` approved it: what runs (command), when (event,
     // matcher, if) and how long; a changed or added one waits for a new review.
     if (h.origin.level === "workspace") {
-      const files = parser ? host.namedFiles(commandWords(h, host, parser), h.origin.dir) : [];
+      const files = parser ? host.namedFiles(commandWords(h, host, parser), h.origin.dir ?? host.workspace.root) : [];
       const base = [h.event, h.matcher, h.if, h.command, h.timeoutSec, h.background];
       // The scripts the command names are pinned too; a line naming none keeps the pin it had before.
       const config = files.length ? [...base, files] : base;

@@ -101,7 +101,7 @@ export class HookDispatcher {
       if (!this.matches(h, d)) continue;
       if (h.if && d.tool && !(await this.passesIf(h.if, d.tool))) continue;
       if (this.scriptChanged(h, d.event)) continue;
-      const key = `${h.origin.dir}\0${h.origin.plugin?.root ?? ""}\0${h.command}`;
+      const key = `${h.origin.dir ?? ""}\0${h.origin.plugin?.root ?? ""}\0${h.command}`;
       if (seen.has(key)) continue;
       seen.add(key);
       selected.push(h);
@@ -155,7 +155,7 @@ export class HookDispatcher {
     const result = await runCommandHook({
       command: h.command,
       stdin,
-      cwd: h.origin.dir,
+      cwd: h.origin.dir ?? d.cwd,
       env: this.envFor(h),
       timeoutMs: Math.min(h.timeoutSec * 1000, MAX_TIMER_MS),
       signal: d.signal,
@@ -163,7 +163,7 @@ export class HookDispatcher {
         ? {
             sandbox: (argv: string[]) =>
               this.host.sandbox.wrapWorkspaceCommand(
-                { root: this.host.confinementRoot(d.cwd), cwd: h.origin.dir, argv },
+                { root: this.host.confinementRoot(d.cwd), cwd: h.origin.dir ?? d.cwd, argv },
                 `The ${d.event} hook from this workspace`,
                 d.signal,
               ),

@@ -161,7 +161,7 @@ describe("a workspace hook runs in its file's folder, pinned from there, whereve
     expect(ws.read("check-ran-in.txt")).toBe(ws.root);
   });
 
-  it("plugin hooks and your own hooks run in the workspace root (CLAUDE_PROJECT_DIR), as in Claude Code, wherever keel starts", async () => {
+  it("a workspace plugin's hooks run in the workspace root (CLAUDE_PROJECT_DIR), as in Claude Code; your own hooks run in the session's folder, wherever keel starts", async () => {
     ws = makeProject({
       ".claude/settings.json": {},
       "keel.config.json": {},
@@ -170,11 +170,16 @@ describe("a workspace hook runs in its file's folder, pinned from there, whereve
       "plugins/probe/hooks/probe.sh": 'pwd > plugin-ran-in.txt\necho "$CLAUDE_PROJECT_DIR" > plugin-project-dir.txt\n',
     });
     mkdirSync(ws.keelHome, { recursive: true });
-    writeFileSync(join(ws.keelHome, "config.json"), JSON.stringify({ hooks: preRead("pwd > user-ran-in.txt") }));
+    // Absolute: it runs in sub/dir, where a relative file would land.
+    writeFileSync(join(ws.keelHome, "config.json"), JSON.stringify({ hooks: preRead(`pwd > "${ws.path("user-ran-in.txt")}"`) }));
     expect((await keelIn(".", "trust")).exitCode).toBe(0);
     expect((await readIn("sub/dir")).json()).toMatchObject({ ok: true });
     expect(ws.read("plugin-ran-in.txt").trim()).toBe(ws.root);
     expect(ws.read("plugin-project-dir.txt").trim()).toBe(ws.root);
-    expect(ws.read("user-ran-in.txt").trim()).toBe(ws.root);
+    // Nothing of yours is pinned: your hook sees the folder you work in (a worktree, a package), as before.
+    expect(ws.read("user-ran-in.txt").trim()).toBe(ws.path("sub/dir"));
+    const listed = (await keelIn("sub/dir", "hooks", "--json")).json() as { hooks: { command: string; cwd: string | null }[] };
+    expect(listed.hooks.find((h) => h.command.includes("user-ran-in"))?.cwd).toBeNull();
+    expect(listed.hooks.find((h) => h.command.includes("probe.sh"))?.cwd).toBe(ws.root);
   });
 });
