@@ -7,6 +7,7 @@ import { CODE_PLUGIN_HOOKS, type CodePluginApi, type CodePluginApply, type CodeP
 import { codeToolProblem, toToolDefinition } from "./code-plugin-tool.js";
 import type { PluginEntry } from "./register-plugin-tools.js";
 import { MAX_PLUGIN_BYTES, MAX_PLUGIN_FILES, pluginFolderDigest } from "./plugin-folder-digest.js";
+import { PluginImports } from "./import-plugin-module.js";
 import { reservedNames } from "./reserved-names.js";
 
 const PLUGIN_NAME = "code-plugins";
@@ -29,6 +30,8 @@ export const APPLY_TIMEOUT_ENV = "KEEL_PLUGIN_APPLY_TIMEOUT_MS";
 export async function applyCodePlugins(host: Host, entries: PluginEntry[]): Promise<void> {
   const tools: { entry: PluginEntry; tool: CodePluginTool; file: string }[] = [];
   const timeoutMs = applyTimeoutMs(host.env);
+  // Node 20 reports a CommonJS file's error a second time, as an unhandled rejection (see PluginImports).
+  const imports = new PluginImports();
   for (const entry of entries) {
     const main = entry.plugin.manifest.main;
     if (main === undefined) continue;
@@ -76,7 +79,7 @@ export async function applyCodePlugins(host: Host, entries: PluginEntry[]): Prom
     }
     let apply: CodePluginApply;
     try {
-      const found = applyOf(await import(pathToFileURL(file).href));
+      const found = applyOf(await imports.import(pathToFileURL(file).href));
       if (!found) {
         report("error", file, `Plugin ${name}: the module must export a function apply(keel) (named, or as the default export); it was not applied.`);
         continue;
@@ -123,6 +126,7 @@ export async function applyCodePlugins(host: Host, entries: PluginEntry[]): Prom
       report("error", file, `Plugin ${name}: apply(keel) threw (${errorMessage(error)}); what it did before that stays.`);
     }
   }
+  imports.close();
   if (tools.length)
     host.hooks.registerTools.tapPromise({ name: PLUGIN_NAME, stage: REGISTER_STAGE }, async () => {
       const reserved = reservedNames(host.registry);
