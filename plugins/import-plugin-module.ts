@@ -5,7 +5,8 @@
  * whole process — so one broken plugin made every command fail with a stack trace and no diagnostic.
  * From the first import until one turn after `close`, that second report of an error an import
  * rejected with is dropped; any other unhandled rejection still ends the process, as it does without
- * a listener (one reported while a plugin loads, at `close`).
+ * a listener (one reported while a plugin loads, at `close`) — unless the program embedding keel
+ * listens for them itself, which then decides, as it would without keel's listener.
  */
 export class PluginImports {
   /** What the imports rejected with: Node's duplicate reports of these are dropped. */
@@ -15,7 +16,8 @@ export class PluginImports {
   private listening = false;
   private closed = false;
   private readonly onUnhandled = (reason: unknown): void => {
-    if (this.failed.has(reason)) return;
+    // An embedding program's own listener has it (Node calls every listener): that program decides.
+    if (this.failed.has(reason) || process.listenerCount("unhandledRejection") > 1) return;
     if (!this.closed) this.early.push(reason);
     else throw reason; // as Node does without a listener
   };
