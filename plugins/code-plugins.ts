@@ -7,6 +7,7 @@ import { CODE_PLUGIN_HOOKS, type CodePluginApi, type CodePluginApply, type CodeP
 import { codeToolProblem, toToolDefinition } from "./code-plugin-tool.js";
 import type { PluginEntry } from "./register-plugin-tools.js";
 import { MAX_PLUGIN_BYTES, MAX_PLUGIN_FILES, pluginFolderDigest } from "./plugin-folder-digest.js";
+import { guardedImportUrl } from "./plugin-import-guard.js";
 import { reservedNames } from "./reserved-names.js";
 
 const PLUGIN_NAME = "code-plugins";
@@ -21,7 +22,9 @@ export const APPLY_TIMEOUT_ENV = "KEEL_PLUGIN_APPLY_TIMEOUT_MS";
  * Runs the code modules plugins name in `main` (`apply(keel)`), for user-level plugins and, in a
  * trusted workspace, workspace plugins; an untrusted workspace's module is never imported (a
  * warning says how to trust). The module must resolve, symlinks followed, inside its plugin
- * folder; a workspace plugin runs only while that folder is as approved (see `pluginFolderDigest`). Tools the plugins register are added at `registerTools`. Every failure (refused path,
+ * folder; a workspace plugin runs only while that folder is as approved (see `pluginFolderDigest`), and
+ * what it imports is checked as Node loads it (plugin-import-guard.ts: pinned bytes of its folder, nothing
+ * else from the workspace; a refusal fails the import). Tools the plugins register are added at `registerTools`. Every failure (refused path,
  * import error, bad export, `apply` throwing, a bad tool, a workspace plugin's tool in a reserved
  * namespace such as `mcp__*` or `task_*`, an `apply` that has not settled within the bound) is a
  * diagnostic naming the file; the host and the other plugins go on. Never throws.
@@ -44,6 +47,7 @@ export async function applyCodePlugins(host: Host, entries: PluginEntry[]): Prom
     }
     const file = moduleFile(entry.plugin, main, (message) => report("error", entry.plugin.manifestPath, message));
     if (!file) continue;
+    let url = pathToFileURL(file).href;
     // A trusted workspace's module runs as `keel trust` approved it (its entry file's content and its folder's files).
     if (entry.plugin.level !== "user") {
       // Read in chunks and bounded: a 3 GiB sparse `main` is refused, never read or imported. Never fatal.
@@ -56,7 +60,9 @@ export async function applyCodePlugins(host: Host, entries: PluginEntry[]): Prom
       // The bare hex, as pinned before `fileDigest` existed.
       const sha256 = digest.slice("sha256:".length);
       // What the module imports from its folder is pinned too (a sandboxed command may write there). Only a pinned trust needs it: `--trust` runs it as it is.
-      const folder = host.trust.approved ? pluginFolderDigest(entry.plugin.root, join(host.workspace.root, ".keel")) : { ok: true as const, digest: "" };
+      const folder = host.trust.approved
+        ? pluginFolderDigest(entry.plugin.root, join(host.workspace.root, ".keel"))
+        : { ok: true as const, digest: "", files: undefined };
       if (!folder.ok) {
         report(
           "error",
@@ -73,10 +79,19 @@ export async function applyCodePlugins(host: Host, entries: PluginEntry[]): Prom
       if (!host.approves(item, file)) continue;
       // keel imports it unsandboxed: sandboxed commands of this run must not rewrite it (it is pinned only at start).
       host.sandbox.keepReadOnly(entry.plugin.root);
+      // And what it imports is checked as Node loads it: pinned bytes from its folder, nothing else from the workspace.
+      if (folder.files) {
+        try {
+          url = await guardedImportUrl({ name, folder: realpathSync.native(entry.plugin.root), files: folder.files, workspaceRoot: host.workspace.root }, file);
+        } catch (error) {
+          report("error", file, `Plugin ${name}: ${errorMessage(error)}; the code module was not loaded.`);
+          continue;
+        }
+      }
     }
     let apply: CodePluginApply;
     try {
-      const found = applyOf(await import(pathToFileURL(file).href));
+      const found = applyOf(await import(url));
       if (!found) {
         report("error", file, `Plugin ${name}: the module must export a function apply(keel) (named, or as the default export); it was not applied.`);
         continue;

@@ -12,8 +12,11 @@ export const MAX_PLUGIN_BYTES = MAX_DIGEST_BYTES;
 /** Names the walk leaves out, at any depth: a plugin's dependencies and git's own files. */
 const SKIPPED = new Set(["node_modules", ".git"]);
 
-/** The digest of a plugin folder, or why it could not be computed (`file` is absolute, for the diagnostic). */
-export type FolderDigest = { ok: true; digest: string } | { ok: false; file: string; reason: string };
+/**
+ * The digest of a plugin folder with each regular file's own `sha256:` digest (`files`, keyed by its
+ * path relative to the folder's real path, `/`-separated), or why it could not be computed (`file` is absolute, for the diagnostic).
+ */
+export type FolderDigest = { ok: true; digest: string; files: ReadonlyMap<string, string> } | { ok: false; file: string; reason: string };
 
 /**
  * One `sha256:` digest over every regular file under the plugin folder `root` (symlinks resolved):
@@ -32,6 +35,7 @@ export function pluginFolderDigest(root: string, keelState?: string): FolderDige
   // As the walk names it: the real parent folder, the name as is.
   const state = keelState === undefined ? undefined : join(realOrSelf(dirname(keelState)), basename(keelState));
   const lines: string[] = [];
+  const files = new Map<string, string>();
   const budget = { bytes: MAX_PLUGIN_BYTES };
   const dirs = [base];
   // Folders count too: a tree of a million empty folders must not make every start walk it.
@@ -76,14 +80,16 @@ export function pluginFolderDigest(root: string, keelState?: string): FolderDige
       } catch (error) {
         return { ok: false, file: path, reason: `it cannot be read (${(error as NodeJS.ErrnoException).code ?? "error"})` };
       }
-      lines.push(`${relative(base, path).split(sep).join("/")}\0${entry}\n`);
+      const rel = relative(base, path).split(sep).join("/");
+      if (!entry.startsWith("link:")) files.set(rel, entry);
+      lines.push(`${rel}\0${entry}\n`);
     }
   }
   // Byte order of the relative paths (each line starts with its path, ended by NUL), so the digest does not depend on readdir's order.
   lines.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   const hash = createHash("sha256");
   for (const line of lines) hash.update(line);
-  return { ok: true, digest: `sha256:${hash.digest("hex")}` };
+  return { ok: true, digest: `sha256:${hash.digest("hex")}`, files };
 }
 
 /** Where a symlink leads when that is outside `base` (followed when it resolves; as written when it dangles), else undefined. */

@@ -57,7 +57,7 @@ describe("keel trust pins a workspace code plugin's folder, not only its entry f
     ws = makeWorkspace(
       {
         ...PLUGIN,
-        "plugins/p/index.mjs": `import { register } from "./lib.mjs";\nimport "dep";\nexport function apply(keel) { register(keel); }`,
+        // Not imported: a pinned plugin may not import from its node_modules/ (code-plugin-imports.test.ts).
         "plugins/p/node_modules/dep/package.json": { name: "dep", type: "module", main: "index.mjs" },
         "plugins/p/node_modules/dep/index.mjs": "export {};",
         "plugins/p/.git/HEAD": "ref: refs/heads/main\n",
