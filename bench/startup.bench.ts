@@ -12,6 +12,36 @@ const PLUGINS_TARGET = 1.5;
 const RUNS = Number(process.env.KEEL_BENCH_RUNS ?? 15);
 const PLUGIN_RUNS = Number(process.env.KEEL_BENCH_PLUGIN_RUNS ?? 7);
 const PLUGINS = 1000;
+/** Files the code plugin's folder holds besides its entry (each imported by it), for the code-plugin row. */
+const CODE_PLUGIN_FILES = 40;
+
+/**
+ * A trusted workspace (`keel trust` run once) with one workspace code plugin in `plugins/guard/`:
+ * an entry that imports CODE_PLUGIN_FILES modules of ~10 KB and registers one tool. With `main:
+ * false` the same folder is declared without its module (the baseline: a manifest plugin).
+ */
+async function codePluginWorkspace(root: string, main: boolean, keelBin: string, env: NodeJS.ProcessEnv): Promise<void> {
+  const folder = join(root, "plugins", "guard");
+  mkdirSync(join(folder, "lib"), { recursive: true });
+  mkdirSync(join(root, ".keel"), { recursive: true });
+  const filler = `// ${"x".repeat(100)}\n`.repeat(100);
+  const imports: string[] = [];
+  for (let i = 0; i < CODE_PLUGIN_FILES; i++) {
+    writeFileSync(join(folder, "lib", `m${i}.mjs`), `${filler}export const v${i} = ${i};\n`);
+    imports.push(`import { v${i} } from "./lib/m${i}.mjs";`);
+  }
+  const sum = Array.from({ length: CODE_PLUGIN_FILES }, (_, i) => `v${i}`).join(" + ");
+  writeFileSync(
+    join(folder, "index.mjs"),
+    `${imports.join("\n")}\nexport function apply(keel) {\n  keel.registerTool({ name: "guard_sum", description: "Sum", inputSchema: { type: "object" }, execute: async () => ({ content: String(${sum}) }) });\n}\n`,
+  );
+  writeFileSync(join(folder, "plugin.json"), JSON.stringify({ name: "guard", version: "1.0.0", ...(main ? { main: "./index.mjs" } : {}) }));
+  const r = await execa(process.execPath, [keelBin, "trust"], { cwd: root, env, reject: false, stdin: "ignore" });
+  if (r.exitCode !== 0) throw new Error(`keel trust in ${root} exited ${r.exitCode}: ${String(r.stderr)}`);
+  const tools = await execa(process.execPath, [keelBin, "tools", "--json"], { cwd: root, env, stdin: "ignore" });
+  if (main !== tools.stdout.includes('"guard_sum"'))
+    throw new Error(`the code plugin's tool is ${main ? "missing" : "present"} in ${root}: ${String(tools.stderr)}`);
+}
 
 /** A plugin with 10 virtual tools, each with its own parameter schema (names unique across plugins). */
 function manifest(i: number): object {
@@ -98,9 +128,30 @@ const bench: Bench = async () => {
       target: `≤ ${PLUGINS_TARGET}×`,
       met: plugins / median(p.tools!) <= PLUGINS_TARGET,
     };
+    // One trusted workspace code plugin: its folder pinned and checked, its module imported (vs. the same folder as a manifest plugin).
+    const withCode = join(dir, "code-ws");
+    const withoutCode = join(dir, "manifest-ws");
+    await codePluginWorkspace(withCode, true, keelBin, env);
+    await codePluginWorkspace(withoutCode, false, keelBin, env);
+    const c = await interleaved(
+      { code: [keelBin, "--cwd", withCode, "tools", "--json"], manifest: [keelBin, "--cwd", withoutCode, "tools", "--json"] },
+      RUNS,
+      dir,
+      env,
+    );
+    const codeRatios = c.code!.map((ms, i) => ms - c.manifest![i]!);
+    const codeRow: BenchRow = {
+      case: `keel tools --json, trusted workspace with a code plugin (entry + ${CODE_PLUGIN_FILES} modules of 10 KB)`,
+      baselineLabel: "same folder as a manifest plugin (no main)",
+      baseline: median(c.manifest!),
+      keel: median(c.code!),
+      unit: "ms",
+      higherIsBetter: false,
+      note: `what a workspace code plugin costs a command (folder pin, import); per-round difference ${median(codeRatios).toFixed(0)} ms (${spread(codeRatios)}); median of ${RUNS} interleaved rounds`,
+    };
     return {
       title: "Start-up: wall time of the keel executable vs. a bare node process",
-      rows: [row("keel --help", t.help!), row("keel tools --json, no config, manifests or servers", t.tools!), pluginsRow],
+      rows: [row("keel --help", t.help!), row("keel tools --json, no config, manifests or servers", t.tools!), pluginsRow, codeRow],
     };
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -40,14 +40,18 @@ export async function createHost(options: CreateHostOptions): Promise<Host> {
   return host;
 }
 
-/** A sink that records into `sink` and hands each event (stamped) to `listener`; a listener that throws is ignored. */
+/**
+ * A sink that records into `sink` and hands a copy of each event (stamped, frozen) to `listener`; a
+ * listener that throws is ignored, and so is an event that cannot be copied (keel's are plain data).
+ */
 function forwardingSink(sink: EventSink, listener: (event: KeelEvent) => void): EventSink {
   return sinkWithEmit(sink, (event) => {
     const stamped = event.ts === undefined ? { ts: Date.now(), ...event } : event;
     sink.emit(stamped);
     try {
-      // The sink records it at the end of this turn: the listener may read it, never change the record.
-      listener(Object.freeze(stamped) as KeelEvent);
+      // The caller's sink may keep the object, or serialize it at the end of this turn: the listener
+      // gets its own copy (nested objects too), so it may read the event, never change the record.
+      listener(Object.freeze(structuredClone(stamped)) as KeelEvent);
     } catch {
       // a listener only watches
     }

@@ -15,6 +15,12 @@ export interface HookOrigin {
   level: "user" | "workspace";
   /** The plugin the hook belongs to (its root is `CLAUDE_PLUGIN_ROOT`). */
   plugin?: { name: string; root: string };
+  /**
+   * The folder a workspace hook runs in, where the relative paths of its command resolve (and are
+   * pinned): derived from where its file was found, never from its content. Undefined for your own
+   * hooks (nothing of theirs is pinned): they run in the session's (or call's) folder, as before.
+   */
+  dir?: string;
 }
 
 /** One command hook, as declared. */

@@ -1,5 +1,5 @@
-import { relative } from "node:path";
-import { analyzeShell, readRegularFile, type ConfigLayer, type Host, type ShellParser } from "../../core/index.js";
+import { basename, dirname, relative } from "node:path";
+import { analyzeShell, inside, readRegularFile, type ConfigLayer, type Host, type ShellParser } from "../../core/index.js";
 import { parseClaudeHooks, type CommandHookSpec, type HookIssue, type HookOrigin } from "../../manifests/hooks/claude-hooks-schema.js";
 import { RUN_HOOK_EVENTS } from "../../manifests/hooks/run-hook-events.js";
 
@@ -30,7 +30,8 @@ const LAYER_SOURCES: ReadonlySet<ConfigLayer["source"]> = new Set(["user", "clau
  * inline `hooks` object or hooks files named in plugin.json). Hooks are code: workspace-level ones
  * run only in a trusted workspace; user-level ones always. Problems (with file and JSON path) are
  * returned, never thrown. With `parser` (loaded for a trusted workspace), a workspace hook's pin also
- * covers the workspace files its command names (see `Host.namedFiles`).
+ * covers the workspace files its command names (see `Host.namedFiles`), resolved from the folder the
+ * hook runs in (`origin.dir`, see `layerDir`): the same from the workspace root and any folder below it.
  */
 export function collectHooks(host: Host, parser?: ShellParser): { hooks: DeclaredHook[]; issues: HookIssue[] } {
   const all: CommandHookSpec[] = [];
@@ -42,11 +43,19 @@ export function collectHooks(host: Host, parser?: ShellParser): { hooks: Declare
   };
   for (const layer of host.configInfo.layers) {
     if (!LAYER_SOURCES.has(layer.source) || layer.value?.hooks === undefined) continue;
-    add(layer.value.hooks, { file: layer.file, path: ["hooks"], level: layer.source === "user" ? "user" : "workspace" });
+    add(layer.value.hooks, {
+      file: layer.file,
+      path: ["hooks"],
+      level: layer.source === "user" ? "user" : "workspace",
+      ...(layer.source === "user" ? {} : { dir: layerDir(layer, host.workspace.root) }),
+    });
   }
   for (const p of host.service("plugins")?.handOffs() ?? []) {
     if (!p.claudeHooks) continue;
-    const base = { level: p.userLevel ? ("user" as const) : ("workspace" as const), plugin: { name: p.plugin, root: p.root } };
+    // As in Claude Code, a plugin's hooks run in the project (they reach their own files through CLAUDE_PLUGIN_ROOT).
+    const base = p.userLevel
+      ? { level: "user" as const, plugin: { name: p.plugin, root: p.root } }
+      : { level: "workspace" as const, plugin: { name: p.plugin, root: p.root }, dir: host.workspace.root };
     if (Object.keys(p.claudeHooks.inline).length) add(p.claudeHooks.inline, { ...base, file: p.manifestPath, path: ["hooks"] }, true);
     for (const file of p.claudeHooks.files) {
       let value: unknown;
@@ -71,7 +80,7 @@ export function collectHooks(host: Host, parser?: ShellParser): { hooks: Declare
     // A trusted workspace's hook runs as `keel trust` approved it: what runs (command), when (event,
     // matcher, if) and how long; a changed or added one waits for a new review.
     if (h.origin.level === "workspace") {
-      const files = parser ? host.namedFiles(commandWords(h, host, parser), host.workspace.cwd) : [];
+      const files = parser ? host.namedFiles(commandWords(h, host, parser), h.origin.dir ?? host.workspace.root) : [];
       const base = [h.event, h.matcher, h.if, h.command, h.timeoutSec, h.background];
       // The scripts the command names are pinned too; a line naming none keeps the pin it had before.
       const config = files.length ? [...base, files] : base;
@@ -90,6 +99,20 @@ export function collectHooks(host: Host, parser?: ShellParser): { hooks: Declare
     return { ...h, runs: true };
   });
   return { hooks, issues };
+}
+
+/**
+ * The folder a config layer's hooks run in: a keel config file's own folder (`sub/keel.config.json`
+ * → `sub`; `.config/keelrc.json`, the one name without a dot, → the folder holding `.config`), the project folder holding
+ * `.claude/` for its settings files, and the workspace root (`CLAUDE_PROJECT_DIR`) for
+ * `.keel/config.local.json` and your `$KEEL_HOME/config.json`. Derived from the file's path alone;
+ * a folder outside the workspace (never found there) falls back to the root.
+ */
+function layerDir(layer: ConfigLayer, root: string): string {
+  let dir = root;
+  if (layer.source === "claude") dir = dirname(dirname(layer.file));
+  else if (layer.source === "project") dir = /^keelrc/.test(basename(layer.file)) ? dirname(dirname(layer.file)) : dirname(layer.file);
+  return inside(root, dir) ? dir : root;
 }
 
 /** True when the hook runs under the OS sandbox: the workspace brings it (its config, `.claude/settings*.json`, a workspace plugin) and `sandbox.workspaceCommands` is on. Yours never are. */

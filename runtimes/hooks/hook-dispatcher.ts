@@ -59,7 +59,7 @@ export interface HookRunOutcome {
 /**
  * Runs the hooks of one event as Claude Code does: every hook whose matcher (a regex over the
  * Claude Code tool name and keel's names) and `if` filter match runs, in parallel, each with its
- * own timeout; identical commands run once. Each run is a `command_hook` event and becomes the
+ * own timeout, in its folder (`origin.dir`); identical commands of one folder run once. Each run is a `command_hook` event and becomes the
  * hook's last outcome (written by `close`); non-blocking errors are reported to the user. Never throws.
  */
 export class HookDispatcher {
@@ -101,7 +101,7 @@ export class HookDispatcher {
       if (!this.matches(h, d)) continue;
       if (h.if && d.tool && !(await this.passesIf(h.if, d.tool))) continue;
       if (this.scriptChanged(h, d.event)) continue;
-      const key = `${h.origin.plugin?.root ?? ""}\0${h.command}`;
+      const key = `${h.origin.dir ?? ""}\0${h.origin.plugin?.root ?? ""}\0${h.command}`;
       if (seen.has(key)) continue;
       seen.add(key);
       selected.push(h);
@@ -150,10 +150,12 @@ export class HookDispatcher {
 
   private async runOne(h: DeclaredHook, d: Dispatch, stdin: string): Promise<HookRunOutcome & { last: HookLastOutcome }> {
     const started = performance.now();
+    // The hook runs in its own folder (where its pins resolved its relative paths), not wherever the
+    // session is: from any folder of the workspace, the script `keel trust` approved is the one that runs.
     const result = await runCommandHook({
       command: h.command,
       stdin,
-      cwd: d.cwd,
+      cwd: h.origin.dir ?? d.cwd,
       env: this.envFor(h),
       timeoutMs: Math.min(h.timeoutSec * 1000, MAX_TIMER_MS),
       signal: d.signal,
@@ -161,7 +163,7 @@ export class HookDispatcher {
         ? {
             sandbox: (argv: string[]) =>
               this.host.sandbox.wrapWorkspaceCommand(
-                { root: this.host.confinementRoot(d.cwd), cwd: d.cwd, argv },
+                { root: this.host.confinementRoot(d.cwd), cwd: h.origin.dir ?? d.cwd, argv },
                 `The ${d.event} hook from this workspace`,
                 d.signal,
               ),

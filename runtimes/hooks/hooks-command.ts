@@ -13,6 +13,8 @@ export interface HookListing {
   /** File and JSON path it was declared at. */
   file: string;
   path: string;
+  /** The folder a workspace hook runs in, where the relative paths of its command resolve; null for yours (the session's folder). */
+  cwd: string | null;
   level: "user" | "workspace";
   plugin?: string;
   runs: boolean;
@@ -47,6 +49,7 @@ export async function hooksCommand(ctx: CliContext): Promise<void> {
         timeoutSec: h.timeoutSec,
         file: h.origin.file,
         path: h.path,
+        cwd: h.origin.dir ?? null,
         level: h.origin.level,
         ...(h.origin.plugin ? { plugin: h.origin.plugin.name } : {}),
         runs: h.runs,
@@ -73,7 +76,7 @@ export function renderHooks(report: HooksReport): string {
     h.last ? `${h.last.decision}, exit ${h.last.exitCode ?? "-"}, ${h.last.at}${h.last.error ? ` (${h.last.error})` : ""}` : "never ran here",
   ]);
   const out = [table(["EVENT", "MATCHER", "COMMAND", "LEVEL", "RUNS", "LAST OUTCOME"], rows, 70)];
-  out.push("", "Sources:", ...report.hooks.map((h) => `  ${h.event} ${h.command}: ${h.file} ${h.path}`));
+  out.push("", "Sources:", ...report.hooks.map((h) => `  ${h.event} ${h.command}: ${h.file} ${h.path} (runs in ${h.cwd ?? "the session's folder"})`));
   for (const d of report.diagnostics) out.push(`${d.severity}: ${d.file ?? ""}${d.path ? ` ${d.path}` : ""}: ${d.message}`);
   return out.join("\n");
 }

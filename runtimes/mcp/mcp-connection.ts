@@ -1,6 +1,4 @@
-import { basename } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { pathToFileURL } from "node:url";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import {
@@ -14,21 +12,19 @@ import {
   type ToolContext,
 } from "../../core/index.js";
 import type { McpServerConfig } from "../../manifests/mcp/mcp-server-config.js";
-import type { ElicitationRequest, Elicitor } from "./elicitation.js";
+import type { Elicitor } from "./elicitation.js";
 import { loginCommand, needsLogin, ScopeRequiredError } from "./oauth-provider.js";
-import { openClient, type AuthProviderFactory, type OpenedClient } from "./open-client.js";
-import { answerElicitation } from "./answer-elicitation.js";
+import type { AuthProviderFactory, OpenedClient } from "./open-client.js";
 import { CallElicitors } from "./call-elicitors.js";
-import { coalesce } from "./coalesce.js";
-import { endHttpSession } from "./end-session.js";
-import { backoffError, breakerError, callError, describeStartError, isStartTimeout } from "./connection-errors.js";
+import { installClientHandlers } from "./client-handlers.js";
+import { closeClient } from "./close-client.js";
+import { breakerError, callError, describeStartError, isStartTimeout } from "./connection-errors.js";
 import { listAllTools } from "./list-tools.js";
-import { redactDeep, redactSecrets } from "./redact-secrets.js";
-import { backingOff } from "./server-health.js";
-import { sdkSchemaValidator } from "./sdk-schema-validator.js";
+import { openServer } from "./open-server.js";
+import { redactSecrets } from "./redact-secrets.js";
 import { RequestCancel } from "./request-cancel.js";
-import { spawnConfig } from "./server-cwd.js";
-import { serverSandbox } from "./server-sandbox.js";
+import { SentTokens } from "./sent-tokens.js";
+import { restartDelay, startRefusal } from "./start-refusal.js";
 import { StderrRing } from "./stderr-ring.js";
 import type { McpToolInfo } from "./tool-cache.js";
 import type { ServerHealthStore, ToolListCache } from "./origin-state.js";
@@ -54,11 +50,6 @@ export interface StartupTimings {
   initializeMs?: number;
   listToolsMs?: number;
   totalMs?: number;
-}
-
-/** Backoff before restarting a failed server: 250 ms doubling per recent failure, at most 4 s. */
-export function restartDelay(recentFailures: number): number {
-  return Math.min(4000, 250 * 2 ** Math.max(0, recentFailures - 1));
 }
 
 /**
@@ -92,10 +83,8 @@ export class McpConnection {
   /** Calls in flight, with the elicitor each brought: who answers this server's elicitations. */
   private readonly calls = new CallElicitors();
   private opened?: OpenedClient;
-  /** OAuth: reads the tokens the current auth session sends (set before its first request). */
-  private authTokens?: () => string[];
-  /** OAuth: the tokens seen so far (see `secrets`). */
-  private readonly sentTokens = new Set<string>();
+  /** OAuth: the tokens the auth session has sent (see `secrets`). */
+  private readonly sentTokens = new SentTokens();
   private starting?: Promise<void>;
   private closing = false;
   private lastFailureAt = 0;
@@ -117,8 +106,7 @@ export class McpConnection {
    * replaced by a refresh stays a secret).
    */
   get secrets(): string[] {
-    for (const token of this.authTokens?.() ?? []) this.sentTokens.add(token);
-    return this.sentTokens.size ? [...(this.config.secrets ?? []), ...this.sentTokens] : (this.config.secrets ?? []);
+    return this.sentTokens.withConfigured(this.config.secrets ?? []);
   }
 
   /** `text` with this server's secrets (see `secrets`) replaced by `***`. */
@@ -148,8 +136,8 @@ export class McpConnection {
   async ready(signal?: AbortSignal): Promise<Client> {
     if (this.state === "connected" && this.opened) return this.opened.client;
     const health = await this.deps.health.get(this.name);
-    if (health.breakerOpen) throw breakerError(this.name, this.stderr.tail(), health.lastError);
-    if (backingOff(health)) throw backoffError(this.name, this.stderr.tail(), health);
+    const refused = startRefusal(this.name, health, () => this.stderr.tail());
+    if (refused) throw refused;
     if (this.lastFailureAt) {
       const wait = restartDelay(this.recentFailures) - (Date.now() - this.lastFailureAt);
       if (wait > 0) await sleep(wait, undefined, { signal });
@@ -250,11 +238,7 @@ export class McpConnection {
     this.opened = undefined;
     if (this.state === "connected") this.state = "idle";
     if (!opened) return;
-    const pid = opened.pid;
-    const term = pid ? setTimeout(() => killQuietly(pid, "SIGTERM"), 300) : undefined;
-    await endHttpSession(opened.transport);
-    await opened.client.close().catch(() => undefined);
-    if (term) clearTimeout(term);
+    await closeClient(opened);
   }
 
   /** Forgets failures and reconnects (used by `keel mcp restart`). */
@@ -278,49 +262,36 @@ export class McpConnection {
       return;
     }
     const health = await this.deps.health.get(this.name);
-    if (health.breakerOpen) {
+    const refused = startRefusal(this.name, health, () => {
       if (health.stderrTail && !this.stderr.total) this.stderr.push(`[keel] stderr of the last failed start:\n${health.stderrTail}\n`);
+      return this.stderr.tail();
+    });
+    if (refused) {
       this.state = "failed";
-      this.lastError = this.redact(breakerError(this.name, this.stderr.tail(), health.lastError).message);
-      return;
-    }
-    if (backingOff(health)) {
-      if (health.stderrTail && !this.stderr.total) this.stderr.push(`[keel] stderr of the last failed start:\n${health.stderrTail}\n`);
-      this.state = "failed";
-      this.lastError = this.redact(backoffError(this.name, this.stderr.tail(), health).message);
+      this.lastError = this.redact(refused.message);
       return;
     }
     this.closing = false;
     this.state = "connecting";
     const t0 = performance.now();
     try {
-      const types = await import("@modelcontextprotocol/sdk/types.js");
-      const sandboxed = serverSandbox(this.config, this.deps.host);
-      const spawn = spawnConfig(this.config, this.deps.host);
-      const opened = await openClient({
-        server: sandboxed ? { ...spawn, sandbox: true } : spawn,
+      const opened = await openServer(this.config, this.deps, this.startupTimeoutMs, signal, {
         stderr: this.stderr,
-        hostEnv: this.deps.host.env,
-        timeoutMs: this.startupTimeoutMs,
-        signal,
-        authProvider: this.deps.authProvider,
-        jsonSchemaValidator: sdkSchemaValidator(this.deps.host),
-        sandbox: (argv, cwd) => {
-          const target = { root: this.deps.host.workspace.root, cwd, argv };
-          const what = `MCP server "${this.config.name}"`;
-          return sandboxed === "workspace"
-            ? this.deps.host.sandbox.wrapWorkspaceCommand(target, `${what} (from this workspace)`, signal)
-            : this.deps.host.sandbox.wrapServer(target, what, signal);
-        },
         onSpawn: (pid) => (this.pid = pid),
-        onAuthTokens: (tokens) => (this.authTokens = tokens),
+        onAuthTokens: (tokens) => this.sentTokens.follow(tokens),
         onProtocolError: (error) => {
           // A call refused for its scope is reported by the call, not as a protocol problem.
           if (error instanceof ScopeRequiredError) return;
           this.protocolErrors++;
           this.stderr.push(`[keel] ignored a message from the server: ${this.redact(errorMessage(error)).slice(0, 300)}\n`);
         },
-        setup: (client) => this.installHandlers(client, types),
+        setup: (client, types) =>
+          installClientHandlers(client, types, {
+            host: this.deps.host,
+            conn: this,
+            elicitor: () => this.calls.pick(this.deps.elicit),
+            onToolsChanged: () => this.deps.onToolsChanged(this),
+          }),
       });
       this.opened = opened;
       this.instructions = opened.client.getInstructions();
@@ -349,36 +320,6 @@ export class McpConnection {
       await new Promise((r) => setImmediate(r));
       await this.fail(describeStartError(error, this.startupTimeoutMs), isStartTimeout(error));
     }
-  }
-
-  private installHandlers(client: Client, types: typeof import("@modelcontextprotocol/sdk/types.js")): void {
-    const host = this.deps.host;
-    client.setRequestHandler(types.ListRootsRequestSchema, async () => ({
-      roots: [{ uri: pathToFileURL(host.workspace.root).href, name: basename(host.workspace.root) }],
-    }));
-    client.setRequestHandler(types.ElicitRequestSchema, async (req, extra) => {
-      const request = { server: this.name, ...(req.params as Omit<ElicitationRequest, "server">) };
-      return { ...(await answerElicitation(host, this.calls.pick(this.deps.elicit), request, extra.signal)) } as Record<string, unknown>;
-    });
-    client.setNotificationHandler(types.LoggingMessageNotificationSchema, (n) => {
-      host.events.emit({
-        type: "mcp_log",
-        server: this.name,
-        level: n.params.level,
-        logger: n.params.logger,
-        data: redactDeep(n.params.data, this.secrets),
-      });
-    });
-    // A burst of list_changed notifications causes one re-list (see coalesce.ts).
-    const relist = coalesce(
-      async () => {
-        await this.refreshTools();
-        host.events.emit({ type: "mcp_tools_changed", server: this.name, tools: this.tools.length });
-        this.deps.onToolsChanged(this);
-      },
-      (error) => host.events.emit({ type: "mcp_error", server: this.name, message: this.redact(`re-listing tools failed: ${errorMessage(error)}`) }),
-    );
-    client.setNotificationHandler(types.ToolListChangedNotificationSchema, () => relist());
   }
 
   private onClosed(opened: OpenedClient): void {
@@ -419,13 +360,5 @@ export class McpConnection {
       onScopeRequired: (scope) => (this.pendingScope = scope),
       onTokenRefused: () => void this.close().then(() => this.markNeedsLogin()),
     });
-  }
-}
-
-function killQuietly(pid: number, sig: NodeJS.Signals): void {
-  try {
-    process.kill(pid, sig);
-  } catch {
-    // already gone
   }
 }

@@ -1,36 +1,16 @@
-import { dirname, relative } from "node:path";
 import type { Host, ToolDefinition } from "../../core/index.js";
 import type { DiscoveredMcp } from "../../manifests/mcp/discover-mcp-servers.js";
 import type { LocalResource } from "../../manifests/mcp/mcp-server-config.js";
-import { McpConnection, type ConnectionDeps, type McpServerState } from "./mcp-connection.js";
+import { McpConnection, type ConnectionDeps } from "./mcp-connection.js";
 import { loginCommand } from "./oauth-provider.js";
 import { serverInstructionsSection } from "./server-instructions.js";
-import { serverSandbox } from "./server-sandbox.js";
+import { serverStatus, type McpServerStatus } from "./server-status.js";
+import { approveServers, untrustedReason } from "./server-trust.js";
 import { filterTools, requiresTasks, serverToolDefinition } from "./server-tools.js";
+import { startModes, type StartMode } from "./start-modes.js";
 import { watchStarts } from "./start-progress.js";
-import { serverIdentity, TOOL_CACHE_MAX_AGE_MS } from "./tool-cache.js";
-import { assignToolNames, MAX_TOOL_NAME, sanitize } from "./tool-names.js";
-
-/** How a server starts while the host opens: awaited, on its first call, or unawaited behind a fresh cached tool list. */
-type StartMode = "now" | "deferred" | "background";
-
-/** One row of `keel mcp list`. */
-export interface McpServerStatus {
-  name: string;
-  transport: string;
-  source: string;
-  scope: string;
-  state: McpServerState;
-  tools: number;
-  startupMs: number | null;
-  lastError: string | null;
-  /** stdio servers: why it runs under the OS sandbox (`server`: it asks, `sandbox: true`; `workspace`: the workspace brings it and `sandbox.workspaceCommands` is on), or false. */
-  sandboxed?: "server" | "workspace" | false;
-  /** The next step for the user, when there is an obvious one (e.g. `keel mcp login NAME` for `needs_login`). */
-  hint?: string;
-  timings: McpConnection["timings"];
-  stderrTail: string;
-}
+import { TOOL_CACHE_MAX_AGE_MS } from "./tool-cache.js";
+import { assignToolNames, sanitize } from "./tool-names.js";
 
 /** Default start-up timeout of a server. */
 export const DEFAULT_STARTUP_TIMEOUT_MS = 30_000;
@@ -52,7 +32,7 @@ export class McpManager {
   /** Starts in flight that no command awaited; `closeAll` waits for them to settle after cancelling them. */
   private readonly background = new Set<Promise<void>>();
   /** Workspace servers: whether the workspace's trust approves each (decided once, see Host.approves). */
-  private readonly approved = new Map<McpConnection, boolean>();
+  private readonly approved: Map<McpConnection, boolean>;
   /** Server and tool pairs already reported as needing task support. */
   private readonly reportedTaskTools = new Set<string>();
 
@@ -66,16 +46,7 @@ export class McpManager {
     };
     this.connections = discovered.servers.map((s) => new McpConnection(s, full));
     // A workspace's server runs when the workspace is trusted and the server is as `keel trust` approved it.
-    for (const c of this.connections) {
-      if (c.config.trustedByOrigin) continue;
-      const { pinned, ...item } = trustConfig(host, c);
-      const approved = host.approves(
-        { kind: "mcp server", name: `"${c.name}" (${relative(host.workspace.root, c.config.origin.file)})`, ...item },
-        c.config.origin.file,
-      );
-      this.approved.set(c, approved);
-      if (approved && pinned.length) c.pinned = pinned;
-    }
+    this.approved = approveServers(host, this.connections);
     this.localResources = [...discovered.resources, ...discovered.servers.flatMap((s) => s.resources)];
     this.cacheDeps = deps;
   }
@@ -107,12 +78,7 @@ export class McpManager {
 
   /** Why a server `isTrusted` refuses may not start, and what to do. */
   untrustedReason(conn: McpConnection): string {
-    const file = relative(this.host.workspace.root, conn.config.origin.file);
-    if (this.host.trust.unpinned)
-      return `MCP server "${conn.name}" (${file}) is not approved yet: this workspace was trusted before \`keel trust\` recorded what it approves, so it was not started. Review it with \`keel trust\`, or re-run with --trust.`;
-    return this.host.trusted
-      ? `MCP server "${conn.name}" (${file}) was added or changed since this workspace was trusted, so it was not started: review it with \`keel trust\`, or re-run with --trust.`
-      : `MCP server "${conn.name}" is defined by this untrusted workspace (${file}) and was not started: re-run with --trust, or run \`keel trust\` first.`;
+    return untrustedReason(this.host, conn);
   }
 
   /** True when the server is lazy (manifest `lazy`, else config `mcp.lazy`). */
@@ -127,7 +93,7 @@ export class McpManager {
    * start is not awaited. Never throws.
    */
   async startAll(signal?: AbortSignal): Promise<void> {
-    const modeOf = this.startModes();
+    const modeOf = startModes(this.host, this.connections);
     const starts: Promise<void>[] = [];
     // The servers this command waits for (not those registered from a cache or started in the background).
     const waiting = new Set<McpConnection>();
@@ -172,7 +138,6 @@ export class McpManager {
     return serverInstructionsSection(this.connections, (c) => c.config.enabled && this.isTrusted(c));
   }
 
-  /** Restarts a server: clears its breaker and failure record, reconnects, re-syncs its tools. */
   /** Why `name` (an `mcp__SERVER__…` name) has no tool: its server awaits a login, failed or is untrusted; else undefined. */
   explainUnknown(name: string): string | undefined {
     const conn = this.connections.find((c) => name.startsWith(`mcp__${sanitize(c.name)}__`));
@@ -184,6 +149,7 @@ export class McpManager {
     return undefined;
   }
 
+  /** Restarts a server: clears its breaker and failure record, reconnects, re-syncs its tools. */
   async restart(conn: McpConnection, signal?: AbortSignal): Promise<void> {
     await conn.restart(signal);
     if (conn.state === "connected") this.syncServer(conn);
@@ -191,25 +157,7 @@ export class McpManager {
 
   /** Status rows for `keel mcp list`. */
   status(): McpServerStatus[] {
-    return this.connections.map((c) => ({
-      name: c.name,
-      transport: c.transportKind ?? c.config.transport,
-      source: c.config.origin.file,
-      scope: c.config.origin.plugin ? `plugin:${c.config.origin.plugin}` : c.config.origin.scope,
-      state: c.state,
-      tools: filterTools(c, c.tools).length,
-      startupMs: c.timings.totalMs !== undefined ? Math.round(c.timings.totalMs) : null,
-      lastError: c.lastError ?? null,
-      ...(c.config.transport === "stdio" ? { sandboxed: serverSandbox(c.config, this.host) ?? false } : {}),
-      ...(c.state === "needs_login" ? { hint: `run \`${loginCommand(c.name)}\` to authorize keel with this server` } : {}),
-      // Held back in a trusted workspace (added or changed since `keel trust`): say so, not "untrusted workspace".
-      ...(c.state === "untrusted" && this.host.trusted ? { hint: this.untrustedReason(c) } : {}),
-      ...(c.state !== "needs_login" && c.pendingScope
-        ? { hint: `a tool needs a wider authorization (scopes: ${c.pendingScope}): run \`${loginCommand(c.name)}\` again to grant it` }
-        : {}),
-      timings: Object.fromEntries(Object.entries(c.timings).map(([k, v]) => [k, Math.round(v * 10) / 10])),
-      stderrTail: c.stderr.tail(),
-    }));
+    return this.connections.map((c) => serverStatus(this.host, c));
   }
 
   /**
@@ -222,24 +170,6 @@ export class McpManager {
     await Promise.all(this.background);
     await Promise.all(this.connections.map((c) => c.close().catch(() => undefined)));
     await this.cacheDeps.cache.flush();
-  }
-
-  /**
-   * How each server starts, from the host's `startServers`: all now, all in the background, none, or
-   * now only those a call of one tool may need — `mcp__<server>__…` names its server; a tool already
-   * registered and not by MCP (a built-in) needs none; any other name (an alias, a plugin or
-   * workflow tool) may reach any server.
-   */
-  private startModes(): (conn: McpConnection) => StartMode {
-    const opt = this.host.options.startServers ?? true;
-    if (opt === "background") return () => "background";
-    if (typeof opt === "boolean") return () => (opt ? "now" : "deferred");
-    const { tool } = opt;
-    const named = this.connections.filter((c) => servesName(c.name, tool));
-    if (named.length) return (c) => (named.includes(c) ? "now" : "deferred");
-    const known = this.host.registry.resolve(tool);
-    if (known && !known.alias && known.tool.source.kind !== "mcp") return () => "deferred";
-    return () => "now";
   }
 
   private async startOne(conn: McpConnection, mode: StartMode, waiting: Set<McpConnection>, signal?: AbortSignal): Promise<void> {
@@ -315,35 +245,4 @@ export class McpManager {
       return serverToolDefinition(this.host, p.conn, p.info, n.name);
     });
   }
-}
-
-/**
- * What a workspace server's trust pin covers: its transport, its entry as written (which variable
- * feeds each value, sandbox, oauth, tool filters) and the folder of its manifest (relative paths
- * resolve there); not the values variables expand to, which are the user's environment (a token
- * exported after `keel trust` is no change). For a stdio server, also the content of the workspace
- * files its command line runs (`node server.js`, `./bin/server`): a server rewritten since (by a
- * pull, or by a sandboxed command) waits for a review instead of running unsandboxed.
- */
-function trustConfig(host: Host, c: McpConnection): { config: unknown; files?: string[]; pinned: [string, string][] } {
-  const files =
-    c.config.command === undefined
-      ? []
-      : host.namedFiles(
-          [[...Object.entries(c.config.env).map(([k, v]) => `${k}=${v}`), c.config.command, ...c.config.args]],
-          c.config.cwd ?? host.workspace.root,
-        );
-  const pinned =
-    c.config.declared === undefined
-      ? serverIdentity(c.config)
-      : [c.config.transport, c.config.declared, relative(host.workspace.root, dirname(c.config.origin.file))];
-  // A line naming no workspace file keeps the pin it had before files were pinned.
-  return files.length ? { config: [pinned, files], files: files.map(([file]) => file), pinned: files } : { config: pinned, pinned: [] };
-}
-
-/** True when `tool` is named like a tool of server `server` (`mcp__<server>__…`, also when cut to 64 characters). */
-function servesName(server: string, tool: string): boolean {
-  const prefix = `mcp__${sanitize(server)}__`;
-  // A name over 64 characters keeps its first 55 (then `_<hash>`): compare what is left of the prefix.
-  return tool.startsWith(prefix.slice(0, Math.min(prefix.length, MAX_TOOL_NAME - 9)));
 }

@@ -23,9 +23,12 @@ export interface TempWorkspace {
   cleanup(): void;
 }
 
-/** Creates a temp workspace with files; `git: true` makes it a repo with one commit and a local identity. */
-export function makeWorkspace(files: Record<string, string | object> = {}, opts: { git?: boolean; marker?: boolean } = {}): TempWorkspace {
-  const base = realpathSync(mkdtempSync(join(tmpdir(), "keel-test-")));
+/**
+ * Creates a temp workspace with files; `git: true` makes it a repo with one commit and a local identity.
+ * `under` is the folder it is made in (default the OS temp folder; `/var/tmp` for one a sandboxed process must see).
+ */
+export function makeWorkspace(files: Record<string, string | object> = {}, opts: { git?: boolean; marker?: boolean; under?: string } = {}): TempWorkspace {
+  const base = realpathSync(mkdtempSync(join(opts.under ?? tmpdir(), "keel-test-")));
   const root = join(base, "ws");
   const keelHome = join(base, "keel-home");
   mkdirSync(root, { recursive: true });

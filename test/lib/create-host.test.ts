@@ -189,6 +189,25 @@ describe("runAgent: one agent turn with callbacks", () => {
     expect(seen).toContain("session_start");
   });
 
+  it("a listener of a caller's own sink cannot change what the sink records, not even a nested object", async () => {
+    ws = makeWorkspace({ "a.txt": "a\n" });
+    const recorded: KeelEvent[] = [];
+    /** Adds `forged` to every object and list the event holds that it can change. */
+    const forge = (value: unknown): void => {
+      if (value === null || typeof value !== "object") return;
+      for (const child of Object.values(value)) forge(child);
+      if (Object.isFrozen(value)) return;
+      if (Array.isArray(value)) value.push("forged");
+      else (value as Record<string, unknown>).forged = true;
+    };
+    host = await createHost({ cwd: ws.root, env: ws.env, events: { emit: (e) => recorded.push(e as KeelEvent), flush: () => {} }, onEvent: forge });
+    expect((await callTool(host, "read_file", { path: "a.txt" })).ok).toBe(true);
+    // an input the schema refuses: its event lists the problems
+    expect((await callTool(host, "read_file", { path: 3 })).code).toBe("schema_invalid");
+    expect(recorded.find((e) => e.type === "tool_validate")).toMatchObject({ problems: [expect.any(String)] });
+    expect(JSON.stringify(recorded)).not.toContain("forged");
+  });
+
   it("without a model, refuses with a UsageError that says how to configure one", async () => {
     ws = makeWorkspace({});
     host = await createHost({ cwd: ws.root, env: { ...ws.env, OPENAI_BASE_URL: "" } });

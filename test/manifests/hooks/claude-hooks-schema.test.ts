@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { parseClaudeHooks } from "../../../manifests/hooks/claude-hooks-schema.js";
 
-const origin = { file: "/ws/.claude/settings.json", path: ["hooks"], level: "workspace" as const };
+const origin = { file: "/ws/.claude/settings.json", path: ["hooks"], level: "workspace" as const, dir: "/ws" };
 
 describe("parseClaudeHooks reads Claude Code's hooks format and names file and JSON path for what it skips", () => {
   it("reads command hooks with matcher, timeout (default 60 s), if and async; skips other types and bad entries with a reason", () => {

@@ -1,0 +1,53 @@
+import { basename } from "node:path";
+import { pathToFileURL } from "node:url";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { errorMessage, type Host } from "../../core/index.js";
+import { answerElicitation } from "./answer-elicitation.js";
+import { coalesce } from "./coalesce.js";
+import type { ElicitationRequest, Elicitor } from "./elicitation.js";
+import type { McpConnection } from "./mcp-connection.js";
+import { redactDeep } from "./redact-secrets.js";
+
+/** What the handlers of one server's client work with. */
+export interface ClientHandlersContext {
+  host: Host;
+  conn: McpConnection;
+  /** Who answers the server's elicitations now (see CallElicitors). */
+  elicitor(): Elicitor;
+  /** Tells the manager the server's tool list changed. */
+  onToolsChanged(): void;
+}
+
+/**
+ * Installs the handlers of what a server may send: `roots/list` (the workspace root),
+ * `elicitation/create`, log messages (events, redacted) and `tools/list_changed` (a re-list).
+ */
+export function installClientHandlers(client: Client, types: typeof import("@modelcontextprotocol/sdk/types.js"), c: ClientHandlersContext): void {
+  const { host, conn } = c;
+  client.setRequestHandler(types.ListRootsRequestSchema, async () => ({
+    roots: [{ uri: pathToFileURL(host.workspace.root).href, name: basename(host.workspace.root) }],
+  }));
+  client.setRequestHandler(types.ElicitRequestSchema, async (req, extra) => {
+    const request = { server: conn.name, ...(req.params as Omit<ElicitationRequest, "server">) };
+    return { ...(await answerElicitation(host, c.elicitor(), request, extra.signal)) } as Record<string, unknown>;
+  });
+  client.setNotificationHandler(types.LoggingMessageNotificationSchema, (n) => {
+    host.events.emit({
+      type: "mcp_log",
+      server: conn.name,
+      level: n.params.level,
+      logger: n.params.logger,
+      data: redactDeep(n.params.data, conn.secrets),
+    });
+  });
+  // A burst of list_changed notifications causes one re-list (see coalesce.ts).
+  const relist = coalesce(
+    async () => {
+      await conn.refreshTools();
+      host.events.emit({ type: "mcp_tools_changed", server: conn.name, tools: conn.tools.length });
+      c.onToolsChanged();
+    },
+    (error) => host.events.emit({ type: "mcp_error", server: conn.name, message: conn.redact(`re-listing tools failed: ${errorMessage(error)}`) }),
+  );
+  client.setNotificationHandler(types.ToolListChangedNotificationSchema, () => relist());
+}

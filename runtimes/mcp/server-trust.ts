@@ -1,0 +1,59 @@
+import { dirname, relative } from "node:path";
+import type { Host } from "../../core/index.js";
+import type { McpConnection } from "./mcp-connection.js";
+import { serverIdentity } from "./tool-cache.js";
+
+/**
+ * Whether the workspace's trust approves each workspace server (decided once, see Host.approves;
+ * servers trusted by their origin are left out). A workspace's server runs when the workspace is
+ * trusted and the server is as `keel trust` approved it; an approved server with pinned files gets
+ * them as `pinned` (checked again before each start).
+ */
+export function approveServers(host: Host, connections: readonly McpConnection[]): Map<McpConnection, boolean> {
+  const approvedBy = new Map<McpConnection, boolean>();
+  for (const c of connections) {
+    if (c.config.trustedByOrigin) continue;
+    const { pinned, ...item } = trustConfig(host, c);
+    const approved = host.approves(
+      { kind: "mcp server", name: `"${c.name}" (${relative(host.workspace.root, c.config.origin.file)})`, ...item },
+      c.config.origin.file,
+    );
+    approvedBy.set(c, approved);
+    if (approved && pinned.length) c.pinned = pinned;
+  }
+  return approvedBy;
+}
+
+/** Why a server the workspace's trust does not approve may not start, and what to do. */
+export function untrustedReason(host: Host, conn: McpConnection): string {
+  const file = relative(host.workspace.root, conn.config.origin.file);
+  if (host.trust.unpinned)
+    return `MCP server "${conn.name}" (${file}) is not approved yet: this workspace was trusted before \`keel trust\` recorded what it approves, so it was not started. Review it with \`keel trust\`, or re-run with --trust.`;
+  return host.trusted
+    ? `MCP server "${conn.name}" (${file}) was added or changed since this workspace was trusted, so it was not started: review it with \`keel trust\`, or re-run with --trust.`
+    : `MCP server "${conn.name}" is defined by this untrusted workspace (${file}) and was not started: re-run with --trust, or run \`keel trust\` first.`;
+}
+
+/**
+ * What a workspace server's trust pin covers: its transport, its entry as written (which variable
+ * feeds each value, sandbox, oauth, tool filters) and the folder of its manifest (relative paths
+ * resolve there); not the values variables expand to, which are the user's environment (a token
+ * exported after `keel trust` is no change). For a stdio server, also the content of the workspace
+ * files its command line runs (`node server.js`, `./bin/server`): a server rewritten since (by a
+ * pull, or by a sandboxed command) waits for a review instead of running unsandboxed.
+ */
+function trustConfig(host: Host, c: McpConnection): { config: unknown; files?: string[]; pinned: [string, string][] } {
+  const files =
+    c.config.command === undefined
+      ? []
+      : host.namedFiles(
+          [[...Object.entries(c.config.env).map(([k, v]) => `${k}=${v}`), c.config.command, ...c.config.args]],
+          c.config.cwd ?? host.workspace.root,
+        );
+  const pinned =
+    c.config.declared === undefined
+      ? serverIdentity(c.config)
+      : [c.config.transport, c.config.declared, relative(host.workspace.root, dirname(c.config.origin.file))];
+  // A line naming no workspace file keeps the pin it had before files were pinned.
+  return files.length ? { config: [pinned, files], files: files.map(([file]) => file), pinned: files } : { config: pinned, pinned: [] };
+}
