@@ -7,7 +7,8 @@ import { CODE_PLUGIN_HOOKS, type CodePluginApi, type CodePluginApply, type CodeP
 import { codeToolProblem, toToolDefinition } from "./code-plugin-tool.js";
 import type { PluginEntry } from "./register-plugin-tools.js";
 import { MAX_PLUGIN_BYTES, MAX_PLUGIN_FILES, pluginFolderDigest } from "./plugin-folder-digest.js";
-import { guardedImportUrl } from "./plugin-import-guard.js";
+import { pluginSnapshot, snapshotsDir } from "./plugin-snapshot.js";
+import { prunePluginSnapshots } from "./prune-plugin-snapshots.js";
 import { reservedNames } from "./reserved-names.js";
 
 const PLUGIN_NAME = "code-plugins";
@@ -23,8 +24,8 @@ export const APPLY_TIMEOUT_ENV = "KEEL_PLUGIN_APPLY_TIMEOUT_MS";
  * trusted workspace, workspace plugins; an untrusted workspace's module is never imported (a
  * warning says how to trust). The module must resolve, symlinks followed, inside its plugin
  * folder; a workspace plugin runs only while that folder is as approved (see `pluginFolderDigest`), and
- * what it imports is checked as Node loads it (plugin-import-guard.ts: pinned bytes of its folder, nothing
- * else from the workspace; a refusal fails the import). Tools the plugins register are added at `registerTools`. Every failure (refused path,
+ * with a pinned trust it is imported from keel's copy of exactly the pinned bytes (`pluginSnapshot`:
+ * its imports resolve there, never in the workspace). Tools the plugins register are added at `registerTools`. Every failure (refused path,
  * import error, bad export, `apply` throwing, a bad tool, a workspace plugin's tool in a reserved
  * namespace such as `mcp__*` or `task_*`, an `apply` that has not settled within the bound) is a
  * diagnostic naming the file; the host and the other plugins go on. Never throws.
@@ -32,6 +33,8 @@ export const APPLY_TIMEOUT_ENV = "KEEL_PLUGIN_APPLY_TIMEOUT_MS";
 export async function applyCodePlugins(host: Host, entries: PluginEntry[]): Promise<void> {
   const tools: { entry: PluginEntry; tool: CodePluginTool; file: string }[] = [];
   const timeoutMs = applyTimeoutMs(host.env);
+  /** The pinned copies this start imports from (kept by the pruning below). */
+  const snapshots = new Set<string>();
   for (const entry of entries) {
     const main = entry.plugin.manifest.main;
     if (main === undefined) continue;
@@ -48,6 +51,7 @@ export async function applyCodePlugins(host: Host, entries: PluginEntry[]): Prom
     const file = moduleFile(entry.plugin, main, (message) => report("error", entry.plugin.manifestPath, message));
     if (!file) continue;
     let url = pathToFileURL(file).href;
+    let root = realpathSync.native(entry.plugin.root);
     // A trusted workspace's module runs as `keel trust` approved it (its entry file's content and its folder's files).
     if (entry.plugin.level !== "user") {
       // Read in chunks and bounded: a 3 GiB sparse `main` is refused, never read or imported. Never fatal.
@@ -62,7 +66,7 @@ export async function applyCodePlugins(host: Host, entries: PluginEntry[]): Prom
       // What the module imports from its folder is pinned too (a sandboxed command may write there). Only a pinned trust needs it: `--trust` runs it as it is.
       const folder = host.trust.approved
         ? pluginFolderDigest(entry.plugin.root, join(host.workspace.root, ".keel"))
-        : { ok: true as const, digest: "", files: undefined };
+        : { ok: true as const, digest: "", files: undefined, links: undefined };
       if (!folder.ok) {
         report(
           "error",
@@ -79,14 +83,27 @@ export async function applyCodePlugins(host: Host, entries: PluginEntry[]): Prom
       if (!host.approves(item, file)) continue;
       // keel imports it unsandboxed: sandboxed commands of this run must not rewrite it (it is pinned only at start).
       host.sandbox.keepReadOnly(entry.plugin.root);
-      // And what it imports is checked as Node loads it: pinned bytes from its folder, nothing else from the workspace.
+      // Imported from keel's copy of the pinned bytes: what it imports, reads or starts by its own URL is that copy (the start-up/import race closed), never the workspace.
       if (folder.files) {
-        try {
-          url = await guardedImportUrl({ name, folder: realpathSync.native(entry.plugin.root), files: folder.files, workspaceRoot: host.workspace.root }, file);
-        } catch (error) {
-          report("error", file, `Plugin ${name}: ${errorMessage(error)}; the code module was not loaded.`);
+        const copy = pluginSnapshot({
+          folder: root,
+          digest: folder.digest,
+          files: folder.files,
+          links: folder.links,
+          keelHome: host.workspace.keelHome,
+          workspaceRoot: host.workspace.root,
+        });
+        if (!copy.ok) {
+          report(
+            "error",
+            copy.file,
+            `Plugin ${name}: keel could not make its pinned copy of the plugin folder to run it from (${displayed(host, copy.file)}: ${copy.reason}); the code module was not loaded. Run keel again (a changed folder is then held back until \`keel trust\`), or install the plugin at user level ($KEEL_HOME/plugins/).`,
+          );
           continue;
         }
+        snapshots.add(copy.dir);
+        url = pathToFileURL(join(copy.dir, relative(root, file))).href;
+        root = copy.dir;
       }
     }
     let apply: CodePluginApply;
@@ -98,13 +115,20 @@ export async function applyCodePlugins(host: Host, entries: PluginEntry[]): Prom
       }
       apply = found;
     } catch (error) {
-      report("error", file, `Plugin ${name}: the module could not be imported (${errorMessage(error)}); fix it and run keel again.`);
+      const pinned = snapshots.has(root) && notFound(error);
+      report(
+        "error",
+        file,
+        pinned
+          ? `Plugin ${name}: the module could not be imported (${errorMessage(error)}): a workspace code plugin runs from keel's pinned copy of its folder (${root}): it may import only files inside its folder (bundle or vendor what it needs there) and Node's built-ins; install it at user level ($KEEL_HOME/plugins/) to import from elsewhere.`
+          : `Plugin ${name}: the module could not be imported (${errorMessage(error)}); fix it and run keel again.`,
+      );
       continue;
     }
     let timedOut = false;
     const api: CodePluginApi = Object.freeze({
       name,
-      root: realpathSync.native(entry.plugin.root),
+      root,
       workspace: Object.freeze({ root: host.workspace.root, cwd: host.workspace.cwd }),
       hooks: pluginHooks(host),
       registerTool(tool: CodePluginTool) {
@@ -138,6 +162,8 @@ export async function applyCodePlugins(host: Host, entries: PluginEntry[]): Prom
       report("error", file, `Plugin ${name}: apply(keel) threw (${errorMessage(error)}); what it did before that stays.`);
     }
   }
+  // Once per start, and only where pinned copies are used: old copies of changed plugins go after a month unused.
+  if (snapshots.size) prunePluginSnapshots(snapshotsDir(host.workspace.keelHome), snapshots);
   if (tools.length)
     host.hooks.registerTools.tapPromise({ name: PLUGIN_NAME, stage: REGISTER_STAGE }, async () => {
       const reserved = reservedNames(host.registry);
@@ -170,6 +196,17 @@ export async function applyCodePlugins(host: Host, entries: PluginEntry[]): Prom
         }
       }
     });
+}
+
+/** True for Node's "module not found" errors (an ES import, or `require` in a CommonJS file). */
+function notFound(error: unknown): boolean {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return code === "ERR_MODULE_NOT_FOUND" || code === "MODULE_NOT_FOUND";
+}
+
+/** `file` relative to the workspace when inside it, else as is. */
+function displayed(host: Host, file: string): string {
+  return inside(host.workspace.root, file) ? relative(host.workspace.root, file) || "." : file;
 }
 
 /** Resolves true when `work` settles within `ms` (rethrowing its error), false when the bound passes first. */

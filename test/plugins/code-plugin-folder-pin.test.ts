@@ -7,11 +7,11 @@ import { makeWorkspace, type TempWorkspace } from "../helpers/temp-workspace.js"
 let ws: TempWorkspace | undefined;
 afterEach(() => ws?.cleanup());
 
-/** `lib.mjs`: registers `lib_tool` and leaves `marker` next to the workspace root (by its own URL: keel may run in this process). */
+/** `lib.mjs`: registers `lib_tool` and leaves `marker` in the workspace root (keel may run in this process; a pinned plugin runs from keel's copy of its folder, so not by its own URL). */
 function lib(marker: string): string {
   return `import { writeFileSync } from "node:fs";
-writeFileSync(new URL("../../${marker}", import.meta.url), "");
 export function register(keel) {
+  writeFileSync(keel.workspace.root + "/${marker}", "");
   keel.registerTool({ name: "lib_tool", description: "From lib.mjs", inputSchema: { type: "object" }, execute: () => "lib" });
 }`;
 }
