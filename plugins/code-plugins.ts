@@ -81,7 +81,7 @@ export async function applyCodePlugins(host: Host, entries: PluginEntry[]): Prom
         config: [name, main, sha256, folder.digest],
       };
       if (!host.approves(item, file)) continue;
-      // keel imports it unsandboxed: sandboxed commands of this run must not rewrite it (it is pinned only at start).
+      // keel imports it unsandboxed (with `--trust`, from this folder): sandboxed commands of this run must not rewrite it.
       host.sandbox.keepReadOnly(entry.plugin.root);
       // Imported from keel's copy of the pinned bytes: what it imports, reads or starts by its own URL is that copy (the start-up/import race closed), never the workspace.
       if (folder.files) {
