@@ -44,7 +44,7 @@ export interface CodePluginTool<I = unknown> {
 export interface CodePluginApi {
   /** The plugin's name (from its manifest); use it as the tap name. */
   readonly name: string;
-  /** The plugin's folder (absolute, symlinks resolved). */
+  /** The folder its code runs from (absolute, symlinks resolved): the plugin folder, or for a workspace plugin pinned by `keel trust`, keel's read-only copy of it (plugin-snapshot.ts). */
   readonly root: string;
   /** The workspace the host runs in. */
   readonly workspace: { readonly root: string; readonly cwd: string };

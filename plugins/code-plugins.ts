@@ -8,6 +8,8 @@ import { codeToolProblem, toToolDefinition } from "./code-plugin-tool.js";
 import type { PluginEntry } from "./register-plugin-tools.js";
 import { MAX_PLUGIN_BYTES, MAX_PLUGIN_FILES, pluginFolderDigest } from "./plugin-folder-digest.js";
 import { PluginImports } from "./import-plugin-module.js";
+import { pluginSnapshot, snapshotsDir } from "./plugin-snapshot.js";
+import { prunePluginSnapshots } from "./prune-plugin-snapshots.js";
 import { reservedNames } from "./reserved-names.js";
 
 const PLUGIN_NAME = "code-plugins";
@@ -22,7 +24,9 @@ export const APPLY_TIMEOUT_ENV = "KEEL_PLUGIN_APPLY_TIMEOUT_MS";
  * Runs the code modules plugins name in `main` (`apply(keel)`), for user-level plugins and, in a
  * trusted workspace, workspace plugins; an untrusted workspace's module is never imported (a
  * warning says how to trust). The module must resolve, symlinks followed, inside its plugin
- * folder; a workspace plugin runs only while that folder is as approved (see `pluginFolderDigest`). Tools the plugins register are added at `registerTools`. Every failure (refused path,
+ * folder; a workspace plugin runs only while that folder is as approved (see `pluginFolderDigest`), and
+ * with a pinned trust it is imported from keel's copy of exactly the pinned bytes (`pluginSnapshot`:
+ * its imports resolve there, never in the workspace). Tools the plugins register are added at `registerTools`. Every failure (refused path,
  * import error, bad export, `apply` throwing, a bad tool, a workspace plugin's tool in a reserved
  * namespace such as `mcp__*` or `task_*`, an `apply` that has not settled within the bound) is a
  * diagnostic naming the file; the host and the other plugins go on. Never throws.
@@ -32,6 +36,8 @@ export async function applyCodePlugins(host: Host, entries: PluginEntry[]): Prom
   const timeoutMs = applyTimeoutMs(host.env);
   // Node 20 reports a CommonJS file's error a second time, as an unhandled rejection (see PluginImports).
   const imports = new PluginImports();
+  /** The pinned copies this start imports from (kept by the pruning below). */
+  const snapshots = new Set<string>();
   for (const entry of entries) {
     const main = entry.plugin.manifest.main;
     if (main === undefined) continue;
@@ -47,6 +53,8 @@ export async function applyCodePlugins(host: Host, entries: PluginEntry[]): Prom
     }
     const file = moduleFile(entry.plugin, main, (message) => report("error", entry.plugin.manifestPath, message));
     if (!file) continue;
+    let url = pathToFileURL(file).href;
+    let root = realpathSync.native(entry.plugin.root);
     // A trusted workspace's module runs as `keel trust` approved it (its entry file's content and its folder's files).
     if (entry.plugin.level !== "user") {
       // Read in chunks and bounded: a 3 GiB sparse `main` is refused, never read or imported. Never fatal.
@@ -59,7 +67,9 @@ export async function applyCodePlugins(host: Host, entries: PluginEntry[]): Prom
       // The bare hex, as pinned before `fileDigest` existed.
       const sha256 = digest.slice("sha256:".length);
       // What the module imports from its folder is pinned too (a sandboxed command may write there). Only a pinned trust needs it: `--trust` runs it as it is.
-      const folder = host.trust.approved ? pluginFolderDigest(entry.plugin.root, join(host.workspace.root, ".keel")) : { ok: true as const, digest: "" };
+      const folder = host.trust.approved
+        ? pluginFolderDigest(entry.plugin.root, join(host.workspace.root, ".keel"))
+        : { ok: true as const, digest: "", files: undefined, links: undefined };
       if (!folder.ok) {
         report(
           "error",
@@ -74,25 +84,54 @@ export async function applyCodePlugins(host: Host, entries: PluginEntry[]): Prom
         config: [name, main, sha256, folder.digest],
       };
       if (!host.approves(item, file)) continue;
-      // keel imports it unsandboxed: sandboxed commands of this run must not rewrite it (it is pinned only at start).
+      // keel imports it unsandboxed (with `--trust`, from this folder): sandboxed commands of this run must not rewrite it.
       host.sandbox.keepReadOnly(entry.plugin.root);
+      // Imported from keel's copy of the pinned bytes: what it imports, reads or starts by its own URL is that copy (the start-up/import race closed), never the workspace.
+      if (folder.files) {
+        const copy = pluginSnapshot({
+          folder: root,
+          digest: folder.digest,
+          files: folder.files,
+          links: folder.links,
+          keelHome: host.workspace.keelHome,
+          workspaceRoot: host.workspace.root,
+        });
+        if (!copy.ok) {
+          report(
+            "error",
+            copy.file,
+            `Plugin ${name}: keel could not make its pinned copy of the plugin folder to run it from (${displayed(host, copy.file)}: ${copy.reason}); the code module was not loaded. Run keel again (a changed folder is then held back until \`keel trust\`), or install the plugin at user level ($KEEL_HOME/plugins/).`,
+          );
+          continue;
+        }
+        snapshots.add(copy.dir);
+        url = pathToFileURL(join(copy.dir, relative(root, file))).href;
+        root = copy.dir;
+      }
     }
     let apply: CodePluginApply;
     try {
-      const found = applyOf(await imports.import(pathToFileURL(file).href));
+      const found = applyOf(await imports.import(url));
       if (!found) {
         report("error", file, `Plugin ${name}: the module must export a function apply(keel) (named, or as the default export); it was not applied.`);
         continue;
       }
       apply = found;
     } catch (error) {
-      report("error", file, `Plugin ${name}: the module could not be imported (${errorMessage(error)}); fix it and run keel again.`);
+      const pinned = snapshots.has(root) && notFound(error);
+      report(
+        "error",
+        file,
+        pinned
+          ? `Plugin ${name}: the module could not be imported (${errorMessage(error)}): a workspace code plugin runs from keel's pinned copy of its folder (${root}): it may import only files inside its folder (bundle or vendor what it needs there) and Node's built-ins; install it at user level ($KEEL_HOME/plugins/) to import from elsewhere.`
+          : `Plugin ${name}: the module could not be imported (${errorMessage(error)}); fix it and run keel again.`,
+      );
       continue;
     }
     let timedOut = false;
     const api: CodePluginApi = Object.freeze({
       name,
-      root: realpathSync.native(entry.plugin.root),
+      root,
       workspace: Object.freeze({ root: host.workspace.root, cwd: host.workspace.cwd }),
       hooks: pluginHooks(host),
       registerTool(tool: CodePluginTool) {
@@ -127,6 +166,8 @@ export async function applyCodePlugins(host: Host, entries: PluginEntry[]): Prom
     }
   }
   imports.close();
+  // Once per start, and only where pinned copies are used: old copies of changed plugins go after a month unused.
+  if (snapshots.size) prunePluginSnapshots(snapshotsDir(host.workspace.keelHome), snapshots);
   if (tools.length)
     host.hooks.registerTools.tapPromise({ name: PLUGIN_NAME, stage: REGISTER_STAGE }, async () => {
       const reserved = reservedNames(host.registry);
@@ -159,6 +200,17 @@ export async function applyCodePlugins(host: Host, entries: PluginEntry[]): Prom
         }
       }
     });
+}
+
+/** True for Node's "module not found" errors (an ES import, or `require` in a CommonJS file). */
+function notFound(error: unknown): boolean {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return code === "ERR_MODULE_NOT_FOUND" || code === "MODULE_NOT_FOUND";
+}
+
+/** `file` relative to the workspace when inside it, else as is. */
+function displayed(host: Host, file: string): string {
+  return inside(host.workspace.root, file) ? relative(host.workspace.root, file) || "." : file;
 }
 
 /** Resolves true when `work` settles within `ms` (rethrowing its error), false when the bound passes first. */

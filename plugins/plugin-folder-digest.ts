@@ -12,8 +12,19 @@ export const MAX_PLUGIN_BYTES = MAX_DIGEST_BYTES;
 /** Names the walk leaves out, at any depth: a plugin's dependencies and git's own files. */
 const SKIPPED = new Set(["node_modules", ".git"]);
 
-/** The digest of a plugin folder, or why it could not be computed (`file` is absolute, for the diagnostic). */
-export type FolderDigest = { ok: true; digest: string } | { ok: false; file: string; reason: string };
+/** A symlink of a plugin folder: its target text as pinned, and where it led when walked (relative to the folder, `/`-separated; for a dangling link, where its text names). */
+export interface PinnedLink {
+  text: string;
+  target: string;
+}
+
+/**
+ * The digest of a plugin folder with each regular file's own `sha256:` digest (`files`) and each
+ * symlink (`links`), keyed by path relative to the folder's real path, `/`-separated; or why it could
+ * not be computed (`file` is absolute, for the diagnostic).
+ */
+export type FolderDigest =
+  { ok: true; digest: string; files: ReadonlyMap<string, string>; links: ReadonlyMap<string, PinnedLink> } | { ok: false; file: string; reason: string };
 
 /**
  * One `sha256:` digest over every regular file under the plugin folder `root` (symlinks resolved):
@@ -32,6 +43,8 @@ export function pluginFolderDigest(root: string, keelState?: string): FolderDige
   // As the walk names it: the real parent folder, the name as is.
   const state = keelState === undefined ? undefined : join(realOrSelf(dirname(keelState)), basename(keelState));
   const lines: string[] = [];
+  const files = new Map<string, string>();
+  const links = new Map<string, PinnedLink>();
   const budget = { bytes: MAX_PLUGIN_BYTES };
   const dirs = [base];
   // Folders count too: a tree of a million empty folders must not make every start walk it.
@@ -47,6 +60,7 @@ export function pluginFolderDigest(root: string, keelState?: string): FolderDige
       const path = join(dir, name);
       // Skipped whatever they are: a `node_modules` link to a monorepo's shared folder, a submodule's `.git` file.
       if (SKIPPED.has(name) || path === state) continue;
+      const rel = relative(base, path).split(sep).join("/");
       let entry: string;
       try {
         const st = lstatSync(path);
@@ -58,8 +72,9 @@ export function pluginFolderDigest(root: string, keelState?: string): FolderDige
         if (lines.length >= MAX_PLUGIN_FILES) return { ok: false, file: path, reason: `the plugin folder holds more than ${MAX_PLUGIN_FILES} files` };
         if (st.isSymbolicLink()) {
           const target = readlinkSync(path);
-          const outside = linkOutside(base, path, target);
-          if (outside) return { ok: false, file: path, reason: `it is a symbolic link leading to ${outside}, outside the plugin folder` };
+          const real = linkTarget(path, target);
+          if (!inside(base, real)) return { ok: false, file: path, reason: `it is a symbolic link leading to ${real}, outside the plugin folder` };
+          links.set(rel, { text: target, target: relative(base, real).split(sep).join("/") });
           entry = `link:${target}`;
         } else {
           const digest = fileDigest(path, budget);
@@ -76,24 +91,22 @@ export function pluginFolderDigest(root: string, keelState?: string): FolderDige
       } catch (error) {
         return { ok: false, file: path, reason: `it cannot be read (${(error as NodeJS.ErrnoException).code ?? "error"})` };
       }
-      lines.push(`${relative(base, path).split(sep).join("/")}\0${entry}\n`);
+      if (!entry.startsWith("link:")) files.set(rel, entry);
+      lines.push(`${rel}\0${entry}\n`);
     }
   }
   // Byte order of the relative paths (each line starts with its path, ended by NUL), so the digest does not depend on readdir's order.
   lines.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   const hash = createHash("sha256");
   for (const line of lines) hash.update(line);
-  return { ok: true, digest: `sha256:${hash.digest("hex")}` };
+  return { ok: true, digest: `sha256:${hash.digest("hex")}`, files, links };
 }
 
-/** Where a symlink leads when that is outside `base` (followed when it resolves; as written when it dangles), else undefined. */
-function linkOutside(base: string, link: string, target: string): string | undefined {
-  let real: string;
+/** Where a symlink leads: followed when it resolves; as written when it dangles (what it names could be created later, so that must be inside the folder). */
+function linkTarget(link: string, target: string): string {
   try {
-    real = realpathSync.native(link);
+    return realpathSync.native(link);
   } catch {
-    // A dangling link: what it names could be created later, so it must name a place inside the folder.
-    real = resolve(dirname(link), target);
+    return resolve(dirname(link), target);
   }
-  return inside(base, real) ? undefined : real;
 }

@@ -1,4 +1,4 @@
-import { mkdtempSync, mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync, existsSync } from "node:fs";
+import { chmodSync, mkdtempSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { execFileSync } from "node:child_process";
@@ -50,7 +50,7 @@ export function makeWorkspace(files: Record<string, string | object> = {}, opts:
     path: (...rel) => join(root, ...rel),
     writeUserConfig: (config) => writeFileSync(join(keelHome, "config.json"), JSON.stringify(config, null, 2)),
     git: (...args) => execFileSync("git", args, { cwd: root, encoding: "utf8", env: { ...env, GIT_CONFIG_NOSYSTEM: "1" } }),
-    cleanup: () => rmSync(base, { recursive: true, force: true }),
+    cleanup: () => removeTree(base),
   };
   if (opts.marker !== false && !opts.git) mkdirSync(join(root, ".keel"), { recursive: true });
   for (const [rel, content] of Object.entries(files)) ws.write(rel, content);
@@ -63,4 +63,24 @@ export function makeWorkspace(files: Record<string, string | object> = {}, opts:
     ws.git("commit", "-q", "--allow-empty", "-m", "initial");
   }
   return ws;
+}
+
+/** Removes a temp tree, also one holding read-only folders (keel's pinned copies of code plugins under `$KEEL_HOME/state/code-plugins/`). */
+export function removeTree(dir: string): void {
+  try {
+    rmSync(dir, { recursive: true, force: true });
+    return;
+  } catch {
+    // A read-only folder inside: give the folders write permission back, then remove.
+  }
+  const dirs = [dir];
+  for (let i = 0; i < dirs.length; i++) {
+    try {
+      chmodSync(dirs[i]!, 0o755);
+      for (const e of readdirSync(dirs[i]!, { withFileTypes: true })) if (e.isDirectory()) dirs.push(join(dirs[i]!, e.name));
+    } catch {
+      // Not ours, or gone.
+    }
+  }
+  rmSync(dir, { recursive: true, force: true });
 }

@@ -7,11 +7,11 @@ import { makeWorkspace, type TempWorkspace } from "../helpers/temp-workspace.js"
 let ws: TempWorkspace | undefined;
 afterEach(() => ws?.cleanup());
 
-/** `lib.mjs`: registers `lib_tool` and leaves `marker` next to the workspace root (by its own URL: keel may run in this process). */
+/** `lib.mjs`: registers `lib_tool` and leaves `marker` in the workspace root (keel may run in this process; a pinned plugin runs from keel's copy of its folder, so not by its own URL). */
 function lib(marker: string): string {
   return `import { writeFileSync } from "node:fs";
-writeFileSync(new URL("../../${marker}", import.meta.url), "");
 export function register(keel) {
+  writeFileSync(keel.workspace.root + "/${marker}", "");
   keel.registerTool({ name: "lib_tool", description: "From lib.mjs", inputSchema: { type: "object" }, execute: () => "lib" });
 }`;
 }
@@ -57,7 +57,7 @@ describe("keel trust pins a workspace code plugin's folder, not only its entry f
     ws = makeWorkspace(
       {
         ...PLUGIN,
-        "plugins/p/index.mjs": `import { register } from "./lib.mjs";\nimport "dep";\nexport function apply(keel) { register(keel); }`,
+        // Not imported: a pinned plugin may not import from its node_modules/ (code-plugin-imports.test.ts).
         "plugins/p/node_modules/dep/package.json": { name: "dep", type: "module", main: "index.mjs" },
         "plugins/p/node_modules/dep/index.mjs": "export {};",
         "plugins/p/.git/HEAD": "ref: refs/heads/main\n",

@@ -27,8 +27,8 @@ describe("keel trust approves what the workspace declares now; what is added or 
         ".mcp.json": { mcpServers: { a: server("a-started") } },
         ".claude/settings.json": { hooks: hook("hook-ran") },
         "plugins/p/plugin.json": { name: "p", main: "./index.mjs" },
-        // (keel runs in this process here: the marker is placed next to the workspace root by the module's own URL)
-        "plugins/p/index.mjs": `import { writeFileSync } from "node:fs"; writeFileSync(new URL("../../plugin-imported", import.meta.url), ""); export function apply() {}`,
+        // (keel runs in this process here, and a pinned plugin from keel's copy of its folder: the marker is placed in the workspace root apply is given)
+        "plugins/p/index.mjs": `import { writeFileSync } from "node:fs"; export function apply(keel) { writeFileSync(keel.workspace.root + "/plugin-imported", ""); }`,
       },
       { git: true },
     );
