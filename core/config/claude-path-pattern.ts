@@ -10,16 +10,31 @@ const PICOMATCH_ONLY = /[{}()!+@]/g;
 /**
  * Translates the path specifier of a Claude Code `Read(...)` / `Edit(...)` rule, which follows
  * gitignore syntax, into one workspace-relative picomatch glob for keel's path rules:
- * `./x` and `x` are relative to the project root; `/x` is anchored at the project root (keel only
- * reads the project's own `.claude/settings*.json`); a pattern without a slash (other than a
+ * `./x` and `x` are relative to the project root; `/x` is anchored at the project root (the folder
+ * holding the settings file's `.claude/`); a pattern without a slash (other than a
  * trailing one) matches at any depth (`.env` → `**\/.env`); in deny and ask lists a single
  * directory segment followed by `/**` matches at any depth too (`secrets/**`), as Claude Code
  * documents. A matched directory covers everything under it, so the glob ends in `/**` (picomatch's
  * `x/**` also matches `x`). `//abs`, `~/`, `..`, and negation cannot be expressed by keel's
  * workspace-relative rules: those return an error, except `//**\/x`, which within the workspace
- * means `**\/x`. Pure; never throws.
+ * means `**\/x`. `scope` (a `.claude/` below the root, see ConfigLayer) puts the glob under that
+ * folder (`packages/api/x/**`), except a deny or ask pattern matching at any depth, which keeps
+ * matching anywhere in the workspace. Pure; never throws.
  */
-export function claudePathToGlob(spec: string, list: PermissionList): PathPatternTranslation {
+export function claudePathToGlob(spec: string, list: PermissionList, scope?: string): PathPatternTranslation {
+  const t = projectGlob(spec, list);
+  if (!scope || "error" in t) return t;
+  // A nested project's pattern is relative to its folder; one that matches at any depth keeps matching
+  // anywhere in the workspace in deny and ask lists (the stricter reading), and only under the folder in allow lists.
+  if (list !== "allow" && (t.glob === "**" || t.glob.startsWith("**/"))) return t;
+  return { glob: `${scope.replace(GLOB_CHARS, "\\$&")}/${t.glob}` };
+}
+
+/** Characters a folder name must have escaped to be matched literally in a glob. */
+const GLOB_CHARS = /[*?[\]{}()!+@\\]/g;
+
+/** `claudePathToGlob` for a pattern of the workspace root's own settings. */
+function projectGlob(spec: string, list: PermissionList): PathPatternTranslation {
   let p = spec.trim();
   if (!p) return { error: "the path pattern is empty" };
   if (p.startsWith("//")) {

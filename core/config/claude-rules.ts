@@ -18,6 +18,8 @@ export interface TranslateOptions {
    * `mixed` (default) for keel's and the legacy claw/codex files: such globs are keel rules and pass through.
    */
   dialect?: "claude" | "mixed";
+  /** For a `.claude/settings*.json` below the workspace root: its project folder, relative to the root (see `claudePathToGlob`). */
+  scope?: string;
 }
 
 /** keel's built-in tools that read, list or search files: Claude Code applies `Read` rules to every tool that reads files. */
@@ -129,7 +131,7 @@ export function translateClaudeRule(rule: string, list: PermissionList, options:
   const param = /^\s*(-?[A-Za-z_][\w]*)\s*:/.exec(spec);
   if (param && FILE_TOOL_PARAMS.has(param[1]!))
     return skip(rule, `"${param[1]}:" makes it a parameter rule (Tool(param:value)), which keel's path rules cannot express`);
-  const path = claudePathToGlob(spec, list);
+  const path = claudePathToGlob(spec, list, options.scope);
   if ("error" in path) return skip(rule, path.error);
   const tools = list === "deny" ? [...mapping.tools, ...(mapping.pathDenyAlso ?? [])] : mapping.tools;
   return { rules: tools.map((t) => `${t}(${path.glob})`) };

@@ -12,11 +12,12 @@ export interface SkippedDenyRead {
  * Claude Code's `sandbox.filesystem.denyRead` (paths its sandbox hides from Bash) as keel's
  * `sandbox.denyRead` paths: they only restrict, so a project's settings count untrusted too.
  * Claude's prefixes: `//x` is the absolute `/x`, `~/x` is under your home, `/x` is under the
- * settings file's folder, `./x` and `x` are under the project root. A trailing `/**` or `/*` names
+ * settings file's folder, `./x` and `x` are under the project root (the folder holding `.claude/`:
+ * `scope`, relative to the workspace root, for a nested one). A trailing `/**` or `/*` names
  * the folder (hiding all of it covers what the pattern covers). Other patterns cannot be hidden by
  * a sandbox that names each path: they are skipped, with why. Pure; never throws.
  */
-export function claudeDenyRead(settings: Record<string, unknown>, settingsFile: string): { paths: string[]; skipped: SkippedDenyRead[] } {
+export function claudeDenyRead(settings: Record<string, unknown>, settingsFile: string, scope?: string): { paths: string[]; skipped: SkippedDenyRead[] } {
   const sandbox = settings.sandbox;
   const filesystem = isPlainObject(sandbox) ? sandbox.filesystem : undefined;
   const list = isPlainObject(filesystem) ? filesystem.denyRead : undefined;
@@ -33,7 +34,10 @@ export function claudeDenyRead(settings: Record<string, unknown>, settingsFile: 
     if (path.startsWith("//")) paths.push(path.slice(1));
     else if (path === "~" || path.startsWith("~/")) paths.push(path);
     else if (path.startsWith("/")) paths.push(join(dirname(settingsFile), path));
-    else paths.push(path.replace(/^\.\//, "") || ".");
+    else {
+      const rel = path.replace(/^(\.\/)+/, "") || ".";
+      paths.push(scope ? (rel === "." ? scope : `${scope}/${rel}`) : rel);
+    }
   });
   return { paths, skipped };
 }

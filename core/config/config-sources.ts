@@ -1,6 +1,6 @@
 import { existsSync, realpathSync } from "node:fs";
 import { irregularFileProblem, MAX_CONFIG_BYTES, readRegularFile } from "../bounded-read.js";
-import { join } from "node:path";
+import { dirname, isAbsolute, join, relative, sep } from "node:path";
 import { errorMessage } from "../errors.js";
 import { realOrSelf } from "../real-path.js";
 import { inside } from "../tools/confine-path.js";
@@ -25,19 +25,43 @@ export interface ConfigLayer {
   /** Parsed content, or undefined when the file could not be parsed (see `error`). */
   value?: Record<string, unknown>;
   error?: string;
+  /**
+   * A `.claude/settings*.json` below the workspace root: the folder holding its `.claude/`, relative
+   * to the root with `/` separators (`packages/api`). Its path rules are relative to that folder, as
+   * Claude Code started there reads them. Unset at the root and for other sources.
+   */
+  scope?: string;
 }
 
 /** Config files of keel's predecessors, read (as full keel config) from the workspace root. */
 export const LEGACY_CONFIG_FILES = [".claw-config.json", ".codex-config.json"] as const;
 
-/** Files each JSON layer reads, in merge order, for a workspace. The project layer comes from cosmiconfig. */
+/** Claude Code's project settings files in a `.claude/` folder, lowest precedence first. */
+export const CLAUDE_SETTINGS_FILES = ["settings.json", "settings.local.json"] as const;
+
+/**
+ * Files each JSON layer reads, in merge order, for a workspace. The project layer comes from cosmiconfig.
+ * Claude Code's settings are read in every folder from the workspace root down to the working
+ * directory (root first: a nearer folder's files come later and win), `settings.json` then
+ * `settings.local.json` in each; a folder without a `.claude` entry costs one failed stat.
+ */
 export function jsonLayerFiles(ws: Workspace): { source: ConfigSourceName; file: string }[] {
+  const claudeDirs = ancestorsWithin(ws.cwd, ws.root)
+    .reverse()
+    .map((dir) => join(dir, ".claude"))
+    .filter((dir) => existsSync(dir));
   return [
     { source: "user", file: join(ws.keelHome, "config.json") },
     ...LEGACY_CONFIG_FILES.map((name) => ({ source: "legacy" as const, file: join(ws.root, name) })),
-    { source: "claude", file: join(ws.root, ".claude", "settings.json") },
-    { source: "claude", file: join(ws.root, ".claude", "settings.local.json") },
+    ...claudeDirs.flatMap((dir) => CLAUDE_SETTINGS_FILES.map((name) => ({ source: "claude" as const, file: join(dir, name) }))),
   ];
+}
+
+/** The `scope` of a `.claude/settings*.json` (see ConfigLayer): its project folder relative to `root`, or undefined at the root (or outside it). */
+export function claudeScope(file: string, root: string): string | undefined {
+  const rel = relative(root, dirname(dirname(file)));
+  if (rel === "" || rel === ".." || rel.startsWith(`..${sep}`) || isAbsolute(rel)) return undefined;
+  return rel.split(sep).join("/");
 }
 
 /** Path of the local layer (`.keel/config.local.json`). */

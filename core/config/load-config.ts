@@ -5,7 +5,16 @@ import type { KeelConfig, KeelConfigSchema } from "./config-schema.js";
 import type { Diagnostic } from "../diagnostics.js";
 import type { contribution, mergeLayers, MergedLayers, wideningSettings } from "./merge-layers.js";
 import type { TrustItem } from "../trust.js";
-import { codeConfigFiles, type ConfigLayer, type TrustLevel, jsonLayerFiles, loadProjectLayer, localConfigFile, readJsonLayer } from "./config-sources.js";
+import {
+  claudeScope,
+  codeConfigFiles,
+  type ConfigLayer,
+  type TrustLevel,
+  jsonLayerFiles,
+  loadProjectLayer,
+  localConfigFile,
+  readJsonLayer,
+} from "./config-sources.js";
 
 /** The merged config plus the layers it came from. */
 export interface LoadedConfig {
@@ -49,12 +58,18 @@ export async function layerMerging(): Promise<LayerMerging> {
   return { mergeLayers, contribution, wideningSettings };
 }
 
-/** Loads every config layer in order (user, legacy, claude, project, local). */
+/** Loads every config layer in order (user, legacy, claude: the root's then each folder's down to the working directory, project, local). */
 export async function loadConfigLayers(ws: Workspace): Promise<ConfigLayer[]> {
   const json = jsonLayerFiles(ws);
   const [jsonLayers, project, local] = await Promise.all([
     // The workspace's layers are read only from files inside it (the user's own layer may be a link anywhere).
-    Promise.all(json.map((l) => readJsonLayer(l.source, l.file, l.source === "user" ? undefined : ws.root))),
+    Promise.all(
+      json.map(async (l) => {
+        const layer = await readJsonLayer(l.source, l.file, l.source === "user" ? undefined : ws.root);
+        const scope = l.source === "claude" ? claudeScope(l.file, ws.root) : undefined;
+        return layer && scope !== undefined ? { ...layer, scope } : layer;
+      }),
+    ),
     loadProjectLayer(ws),
     readJsonLayer("local", localConfigFile(ws), ws.root),
   ]);

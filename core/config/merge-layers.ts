@@ -62,7 +62,7 @@ export function mergeLayers(layers: ConfigLayer[], trusted: boolean, held?: "cha
     diagnostics.push(...cappedTimeouts(layer));
     const { value, ignored } = contribution(layer, trusted);
     if (layer.source === "claude")
-      for (const skip of claudeDenyRead(layer.value, layer.file).skipped)
+      for (const skip of claudeDenyRead(layer.value, layer.file, layer.scope).skipped)
         diagnostics.push({
           severity: "warning",
           source: "config",
@@ -109,7 +109,7 @@ export function mergeLayers(layers: ConfigLayer[], trusted: boolean, held?: "cha
     for (const list of shapeError ? [] : LISTS) {
       const raw = (permissions as Record<string, unknown> | undefined)?.[list];
       if (!Array.isArray(raw)) continue;
-      const translated = translatePermissionRules(raw, list, { dialect: layer.source === "claude" ? "claude" : "mixed" });
+      const translated = translatePermissionRules(raw, list, layer.source === "claude" ? { dialect: "claude", scope: layer.scope } : { dialect: "mixed" });
       for (const w of translated.warnings)
         diagnostics.push({ severity: "warning", source: "config", file: layer.file, path: `permissions.${list}[${w.index}]`, message: w.message });
       for (const rule of translated.rules) {
@@ -202,7 +202,7 @@ function valueAt(value: Record<string, unknown>, dotted: string): unknown {
  */
 function claudeContribution(layer: ConfigLayer): Record<string, unknown> {
   const settings = layer.value ?? {};
-  const { paths } = claudeDenyRead(settings, layer.file);
+  const { paths } = claudeDenyRead(settings, layer.file, layer.scope);
   return { ...pick(settings, "permissions"), ...(paths.length ? { sandbox: { mode: "off", denyRead: paths } } : {}) };
 }
 

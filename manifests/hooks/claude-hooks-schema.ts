@@ -21,6 +21,11 @@ export interface HookOrigin {
    * hooks (nothing of theirs is pinned): they run in the session's (or call's) folder, as before.
    */
   dir?: string;
+  /**
+   * `CLAUDE_PROJECT_DIR` for the hook when it is not the workspace root: a `.claude/settings*.json`
+   * below the root belongs to the folder holding its `.claude/`, as Claude Code started there sets it.
+   */
+  projectDir?: string;
 }
 
 /** One command hook, as declared. */

@@ -43,11 +43,14 @@ export function collectHooks(host: Host, parser?: ShellParser): { hooks: Declare
   };
   for (const layer of host.configInfo.layers) {
     if (!LAYER_SOURCES.has(layer.source) || layer.value?.hooks === undefined) continue;
+    const dir = layer.source === "user" ? undefined : layerDir(layer, host.workspace.root);
     add(layer.value.hooks, {
       file: layer.file,
       path: ["hooks"],
       level: layer.source === "user" ? "user" : "workspace",
-      ...(layer.source === "user" ? {} : { dir: layerDir(layer, host.workspace.root) }),
+      ...(dir === undefined ? {} : { dir }),
+      // A package's Claude Code settings: its hooks see the package as their project, as Claude Code started there shows it.
+      ...(layer.source === "claude" && dir !== undefined && dir !== host.workspace.root ? { projectDir: dir } : {}),
     });
   }
   for (const p of host.service("plugins")?.handOffs() ?? []) {
@@ -104,7 +107,7 @@ export function collectHooks(host: Host, parser?: ShellParser): { hooks: Declare
 /**
  * The folder a config layer's hooks run in: a keel config file's own folder (`sub/keel.config.json`
  * → `sub`; `.config/keelrc.json`, the one name without a dot, → the folder holding `.config`), the project folder holding
- * `.claude/` for its settings files, and the workspace root (`CLAUDE_PROJECT_DIR`) for
+ * `.claude/` for its settings files (at the root or below it), and the workspace root (`CLAUDE_PROJECT_DIR`) for
  * `.keel/config.local.json` and your `$KEEL_HOME/config.json`. Derived from the file's path alone;
  * a folder outside the workspace (never found there) falls back to the root.
  */
@@ -132,7 +135,10 @@ function placeholder(name: string): string {
  * the script of the form Claude Code documents (the line is the script) would not be named.
  */
 function commandWords(h: CommandHookSpec, host: Host, parser: ShellParser): string[][] {
-  const vars: Record<string, string> = { CLAUDE_PROJECT_DIR: host.workspace.root, ...(h.origin.plugin ? { CLAUDE_PLUGIN_ROOT: h.origin.plugin.root } : {}) };
+  const vars: Record<string, string> = {
+    CLAUDE_PROJECT_DIR: h.origin.projectDir ?? host.workspace.root,
+    ...(h.origin.plugin ? { CLAUDE_PLUGIN_ROOT: h.origin.plugin.root } : {}),
+  };
   const line = h.command.replace(
     /\$(?:\{(CLAUDE_PROJECT_DIR|CLAUDE_PLUGIN_ROOT)\}|(CLAUDE_PROJECT_DIR|CLAUDE_PLUGIN_ROOT)(?!\w))/g,
     (m, braced?: string, bare?: string) => {

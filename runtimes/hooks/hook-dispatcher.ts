@@ -207,7 +207,7 @@ export class HookDispatcher {
   private envFor(h: DeclaredHook): Record<string, string | undefined> {
     const sandboxed = hookSandboxed(h, this.host);
     const env = sandboxed ? { ...commandEnv(this.host) } : hookEnv(this.host);
-    env.CLAUDE_PROJECT_DIR = this.host.workspace.root;
+    env.CLAUDE_PROJECT_DIR = h.origin.projectDir ?? this.host.workspace.root;
     if (h.origin.plugin) env.CLAUDE_PLUGIN_ROOT = h.origin.plugin.root;
     else delete env.CLAUDE_PLUGIN_ROOT;
     // Sandboxed, your home is read-only: `npx`/`uvx` cache in the sandbox's private /tmp, as a sandboxed server's do.

@@ -1,6 +1,6 @@
 import { existsSync, type FSWatcher, watch } from "node:fs";
 import { basename, dirname, join } from "node:path";
-import { ancestorsWithin, type Host } from "../../core/index.js";
+import { ancestorsWithin, CLAUDE_SETTINGS_FILES, type Host } from "../../core/index.js";
 
 /** File and folder names discovery reads in the folders from the working directory up to the root and in `$KEEL_HOME`. */
 const MANIFEST_NAME =
@@ -92,5 +92,7 @@ function watchSet(host: Host): WatchSet {
   for (const h of host.service("plugins")?.handOffs() ?? []) for (const dir of h.commands ?? []) any(dir);
   for (const file of host.service("workflows")?.files ?? []) named(file);
   for (const layer of host.configInfo.layers) named(layer.file);
+  // Claude Code's settings are read in every discovery folder's `.claude/`: one added there counts too.
+  for (const dir of ancestorsWithin(ws.cwd, ws.root)) for (const name of CLAUDE_SETTINGS_FILES) named(join(dir, ".claude", name));
   return set;
 }

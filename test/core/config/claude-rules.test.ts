@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { translateClaudeRule, translatePermissionBlock, translatePermissionRules, type PermissionList } from "../../../core/config/claude-rules.js";
+import { claudeDenyRead } from "../../../core/config/claude-sandbox.js";
 import { PermissionPolicy } from "../../../core/permissions.js";
 import { builtinToolDefinitions } from "../../../core/tools/builtin-tools.js";
 import type { ToolDefinition } from "../../../core/types.js";
@@ -293,5 +294,38 @@ describe("translatePermissionRules / translatePermissionBlock", () => {
 
   it("treats missing or non-list entries as empty", () => {
     expect(translatePermissionBlock({ deny: "Bash" })).toEqual({ rules: { deny: [], ask: [], allow: [] }, warnings: [] });
+  });
+});
+
+describe("a nested project's rules (.claude/ below the workspace root)", () => {
+  const scoped = (rule: string, list: PermissionList) => translateClaudeRule(rule, list, { dialect: "claude", scope: "packages/api" }).rules[0];
+
+  it("puts paths relative to the project under its folder", () => {
+    expect(scoped("Read(/b.txt)", "deny")).toBe("read_file(packages/api/b.txt/**)");
+    expect(scoped("Edit(src/lib/**)", "allow")).toBe("edit_file(packages/api/src/lib/**)");
+    expect(scoped("Read(./config/prod.json)", "ask")).toBe("read_file(packages/api/config/prod.json/**)");
+  });
+
+  it("keeps a deny or ask pattern that matches at any depth workspace-wide (stricter), and scopes such an allow to the folder", () => {
+    expect(scoped("Read(.env)", "deny")).toBe("read_file(**/.env/**)");
+    expect(scoped("Read(secrets/**)", "ask")).toBe("read_file(**/secrets/**)");
+    expect(scoped("Read(**)", "deny")).toBe("read_file(**)");
+    expect(scoped("Read(.env)", "allow")).toBe("read_file(packages/api/**/.env/**)");
+    expect(scoped("Read(**)", "allow")).toBe("read_file(packages/api/**)");
+    expect(scoped("Bash(ls:*)", "allow")).toBe("bash(ls)");
+  });
+
+  it("matches the folder's name literally", () => {
+    expect(translateClaudeRule("Read(/x)", "deny", { scope: "pkgs/[a]*" }).rules[0]).toBe("read_file(pkgs/\\[a\\]\\*/x/**)");
+  });
+
+  it("hides a sandbox denyRead path relative to the project under its folder", () => {
+    const settings = { sandbox: { filesystem: { denyRead: ["secrets", "./keys/**", "//etc/x", "~/y"] } } };
+    expect(claudeDenyRead(settings, "/w/packages/api/.claude/settings.json", "packages/api").paths).toEqual([
+      "packages/api/secrets",
+      "packages/api/keys",
+      "/etc/x",
+      "~/y",
+    ]);
   });
 });
