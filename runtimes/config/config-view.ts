@@ -58,7 +58,18 @@ export class ConfigView {
   /** The effective config as the host merges it (permission rules accumulate, an untrusted workspace only restricts); with `source`, that source's files as written. */
   merged(source?: ConfigSourceName): Record<string, unknown> {
     if (source === undefined) return this.merging.mergeLayers(this.parsed(), this.trusted).value;
-    return this.parsed(source).reduce<Record<string, unknown>>((acc, l) => deepMerge(acc, l.value!), {});
+    const layers = this.parsed(source);
+    const merged = layers.reduce<Record<string, unknown>>((acc, l) => deepMerge(acc, l.value!), {});
+    // Permission lists accumulate across files (as the host applies them): every file's rules, as written, not only the last file's.
+    for (const list of ["allow", "ask", "deny"] as const) {
+      const rules = layers.flatMap((l) => {
+        const v = (l.value!.permissions as Record<string, unknown> | undefined)?.[list];
+        return Array.isArray(v) ? v : [];
+      });
+      const writing = layers.filter((l) => Array.isArray((l.value!.permissions as Record<string, unknown> | undefined)?.[list]));
+      if (writing.length > 1 && isPlainObject(merged.permissions)) merged.permissions[list] = [...new Set(rules)];
+    }
+    return merged;
   }
 
   /**

@@ -58,6 +58,9 @@ describe("nested .claude/settings*.json", () => {
       { source: "claude", file: ws.path(API, ".claude/settings.json") },
     ]);
     expect(listed.content).toContain(`claude: ${API}/.claude/settings.json`);
+    // The Claude files as written: both files' rules (they accumulate), not only the nearer file's list.
+    const claude = (await keelIn(API, "config", "list", "--source", "claude")).json().data.entries as { key: string; value: unknown }[];
+    expect(claude.find((e) => e.key === "permissions.deny")?.value).toEqual(["Read(a.txt)", "Read(/b.txt)"]);
   });
 
   it("the package's settings.local.json overrides its settings.json, which overrides the root's", async () => {
