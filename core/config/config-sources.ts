@@ -46,7 +46,10 @@ export const CLAUDE_SETTINGS_FILES = ["settings.json", "settings.local.json"] as
  * `settings.local.json` in each; a folder without a `.claude` entry costs one failed stat.
  */
 export function jsonLayerFiles(ws: Workspace): { source: ConfigSourceName; file: string }[] {
+  // keel's own state is never an input: inside a managed worktree the walk passes `.keel/worktrees` and `.keel`, which are skipped.
+  const state = [ws.stateDir, join(ws.stateDir, "worktrees")];
   const claudeDirs = ancestorsWithin(ws.cwd, ws.root)
+    .filter((dir) => !state.includes(dir))
     .reverse()
     .map((dir) => join(dir, ".claude"))
     .filter((dir) => existsSync(dir));

@@ -156,3 +156,18 @@ describe("nested .claude/settings*.json", () => {
     expect((await keelIn(API, "doctor")).stdout).toContain(`${API}/.claude/settings.json cannot be parsed`);
   });
 });
+
+describe("Claude settings inside a managed worktree", () => {
+  it("the walk up from a managed worktree skips keel's own .keel/ and .keel/worktrees/ (keel's state is never an input), and reads the worktree's own .claude/", async () => {
+    ws = monorepo({ ".claude/settings.json": { theme: "root" } });
+    expect((await keelIn(".", "worktree", "enter", "x")).exitCode).toBe(0);
+    ws.write(".keel/.claude/settings.json", JSON.stringify({ permissions: { deny: ["Read(c.txt)"] } }));
+    ws.write(".keel/worktrees/.claude/settings.json", JSON.stringify({ permissions: { deny: ["Read(c.txt)"] } }));
+    ws.write(".keel/worktrees/x/.claude/settings.local.json", JSON.stringify({ theme: "worktree" }));
+    const listed = (await keelIn(".keel/worktrees/x", "config", "list")).json();
+    const files = (listed.data.layers as { file: string }[]).map((l) => l.file);
+    expect(files).toContain(ws.path(".keel/worktrees/x/.claude/settings.local.json"));
+    expect(files.filter((f) => f.includes(".keel/.claude") || f.includes(".keel/worktrees/.claude"))).toEqual([]);
+    expect(await readIn(".keel/worktrees/x", `${API}/c.txt`)).toMatchObject({ ok: true });
+  });
+});
