@@ -159,11 +159,13 @@ describe("a workspace hook runs in its file's folder, pinned from there, whereve
       "call",
       "bash",
       "--input",
-      JSON.stringify({ command: `cat ${ws.path("sub/dir/notes.txt")} ${ws.path(".env")}; touch ${ws.path("planted")}` }),
+      JSON.stringify({ command: `cat ${ws.path("sub/dir/notes.txt")} ${ws.path(".env")}; touch ${ws.path("planted")}; echo made > made.txt` }),
     );
     expect(bash.json().data.stdout).toContain("hello");
     expect(JSON.stringify(bash.json())).not.toContain("ENVSECRET");
     expect(ws.exists("planted")).toBe(false);
+    // The worktree stays writable over it.
+    expect(ws.read(".keel/worktrees/wt/made.txt")).toBe("made\n");
   });
 
   it("a keel config in a subfolder runs its hooks in its own folder, from any folder below it", async () => {
