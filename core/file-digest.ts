@@ -58,6 +58,15 @@ export function fileDigest(file: string, budget: DigestBudget = { bytes: Infinit
   }
 }
 
+/** The pin of a path where no file is (nothing there, or a file where one of its folders should be). */
+const MISSING = "missing";
+
+/** A file's `fileDigest`, or `MISSING`. */
+function pinDigest(path: string, budget: DigestBudget): string {
+  const digest = fileDigest(path, budget);
+  return digest === "unreadable (ENOENT)" || digest === "unreadable (ENOTDIR)" ? MISSING : digest;
+}
+
 /** How many package scripts (or make recipes) deep `namedWorkspaceFiles` follows what a script runs (`npm run a` → `npm run b` → `node b.js`). */
 export const MAX_SCRIPT_DEPTH = 4;
 
@@ -67,8 +76,8 @@ const MAX_MAKEFILE_BYTES = 1024 * 1024;
 /**
  * The workspace files the commands of a line run (see `executedWords`), with their `fileDigest`: the
  * script a hook runs, a server's entry, a binary, a makefile. Each is resolved against `cwd`; words leading
- * outside `root` (your system's programs), missing paths and folders are left out, so a line running
- * no workspace file pins as before. A package script the line runs (`npm run lint`) is pinned as
+ * outside `root` (your system's programs) and folders are left out, so a line running no workspace
+ * file pins as before; a script it runs that does not exist yet is pinned as `missing` (created later, it is a change). A package script the line runs (`npm run lint`) is pinned as
  * `package.json#scripts.lint` (see `scriptPins`), and what that script and a makefile's recipes run is
  * followed the same way, `MAX_SCRIPT_DEPTH` deep. What those files import or read is not covered.
  */
@@ -79,12 +88,14 @@ export function namedWorkspaceFiles(commands: readonly (readonly string[])[], cw
     // A line that changes folder (`cd .claude/hooks && ./lint.sh`) may run its scripts from there:
     // each word is tried from every folder the line names (a file too many only pins a file too many).
     const dirs = [cwd, ...commands.filter((c) => c[0] === "cd" && c[1] !== undefined && c.length === 2).map((c) => resolve(cwd, c[1]!))];
-    const pin = (path: string): void => {
+    // `runs`: a file the line runs, pinned as `missing` when nothing is there yet (one created later, by a command of
+    // the session say, is no script `keel trust` approved); a file a package manager only reads when present (`.npmrc`) is left out then.
+    const pin = (path: string, runs = false): void => {
       const rel = relative(root, path);
       if (rel === "" || rel === ".." || rel.startsWith(`..${sep}`) || isAbsolute(rel) || seen.has(rel)) return;
       seen.add(rel);
-      const digest = fileDigest(path, budget);
-      if (digest === "directory" || digest === "unreadable (ENOENT)" || digest === "unreadable (ENOTDIR)") return;
+      const digest = pinDigest(path, budget);
+      if (digest === "directory" || (digest === MISSING && !runs)) return;
       out.push([rel, digest]);
       if (depth < MAX_SCRIPT_DEPTH && /^(GNUmakefile|[Mm]akefile|.*\.mk)$/.test(basename(path))) visit(recipeCommands(path), dirname(path), depth + 1);
     };
@@ -92,7 +103,7 @@ export function namedWorkspaceFiles(commands: readonly (readonly string[])[], cw
       const runs = executedRuns(argv);
       for (const value of runs.files) {
         if (!value || value.includes("\0")) continue;
-        for (const dir of isAbsolute(value) ? [cwd] : dirs) pin(resolve(dir, value));
+        for (const dir of isAbsolute(value) ? [cwd] : dirs) pin(resolve(dir, value), true);
       }
       for (const run of runs.scripts)
         for (const script of dirs.flatMap((dir) => scriptPins(run, dir, root))) {
@@ -151,7 +162,7 @@ function recipeCommands(file: string): string[][] {
  */
 export function changedPinnedFile(root: string, pinned: readonly (readonly [string, string])[]): string | undefined {
   for (const [file, digest] of pinned) {
-    const now = scriptEntryDigest(root, file) ?? fileDigest(resolve(root, file), { bytes: digest.startsWith("stat:") ? 0 : Infinity });
+    const now = scriptEntryDigest(root, file) ?? pinDigest(resolve(root, file), { bytes: digest.startsWith("stat:") ? 0 : Infinity });
     if (now !== digest) return file;
   }
   return undefined;

@@ -16,6 +16,12 @@ export interface SandboxTarget {
   hidden?: readonly string[];
   /** Folders inside the boundary kept read-only besides its `.git` and `.keel` (`$KEEL_HOME` when the workspace holds it). */
   readOnly?: readonly string[];
+  /**
+   * The workspace root, when the boundary is a managed worktree inside it: its main checkout stays
+   * readable (read-only), as documented, even under a denied folder or the private `/tmp` that holds
+   * it — the workspace's hooks run their pinned scripts from there. Not when `hidden` names it.
+   */
+  workspace?: string;
 }
 
 /**
@@ -32,6 +38,9 @@ export function bwrapArgs(settings: SandboxSettings, target: SandboxTarget): str
   const hidden = target.hidden ?? [];
   const holding = hidden.filter((p) => kindOf(p) === "dir" && inside(p, target.root));
   for (const path of holding) args.push("--tmpfs", path);
+  // A worktree's main checkout shows through them read-only (the rest of the file system is read-only already).
+  const main = mainCheckout(target, hidden);
+  if (main) args.push("--ro-bind", main, main);
   // The boundary (possibly under /tmp) is mounted after the private /tmp, and its .git and .keel
   // read-only over it. Everything else, a main checkout too, stays read-only.
   args.push(settings.mode === "workspace-write" ? "--bind" : "--ro-bind", target.root, target.root);
@@ -43,11 +52,18 @@ export function bwrapArgs(settings: SandboxSettings, target: SandboxTarget): str
   // could not get a mount point in that read-only tmpfs: every command would fail.
   hide(
     args,
-    hidden.filter((p) => !holding.includes(p) && (inside(target.root, p) || !holding.some((h) => inside(h, p)))),
+    hidden.filter((p) => !holding.includes(p) && (inside(target.root, p) || (main !== undefined && inside(main, p)) || !holding.some((h) => inside(h, p)))),
   );
   if (!settings.network) args.push("--unshare-net");
   args.push("--unshare-pid", "--unshare-ipc", "--unshare-uts", "--die-with-parent", "--new-session", "--chdir", target.cwd, "--", ...target.argv);
   return args;
+}
+
+/** The main checkout a worktree boundary lies in (`target.workspace`), unless it is the boundary itself or a hidden path holds the boundary from inside it (`denyRead` naming the workspace). */
+function mainCheckout(target: SandboxTarget, hidden: readonly string[]): string | undefined {
+  const ws = target.workspace;
+  if (ws === undefined || ws === target.root || !inside(ws, target.root)) return undefined;
+  return hidden.some((h) => inside(ws, h) && inside(h, target.root)) ? undefined : ws;
 }
 
 /**

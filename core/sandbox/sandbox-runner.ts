@@ -118,7 +118,15 @@ export class SandboxRunner {
     // Only folders inside the boundary: one elsewhere is read-only already, and one under the host's /tmp must stay unseen.
     const root = realOrSelf(target.root);
     const code = [...this.keptCode].filter((dir) => dir !== root && inside(root, dir));
-    return { file: "bwrap", args: bwrapArgs(settings, { ...target, hidden, readOnly: [...this.keptKeelHome(settings, target.root), ...code] }) };
+    return {
+      file: "bwrap",
+      args: bwrapArgs(settings, {
+        ...target,
+        hidden,
+        readOnly: [...this.keptKeelHome(settings, target.root), ...code],
+        ...(this.workspaceRoot ? { workspace: this.workspaceRoot } : {}),
+      }),
+    };
   }
 
   /**

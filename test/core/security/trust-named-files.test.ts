@@ -186,6 +186,30 @@ describe("keel trust pins the workspace scripts a hook or server runs, not just 
     );
   });
 
+  it("a hook naming a script that is not there when keel trust runs does not run one a command of the session creates, nor after", async () => {
+    ws = makeWorkspace(
+      {
+        ".claude/settings.json": { hooks: { PreToolUse: [{ matcher: "read_file", hooks: [{ type: "command", command: "bash scripts/late.sh" }] }] } },
+        "notes.txt": "hello\n",
+        // The model (as a sandboxed bash command could) creates the script, then calls a tool the hook runs for.
+        "script.json": rewriteMidSession("scripts/late.sh", "touch late-ran\n"),
+      },
+      { git: true },
+    );
+    const trusted = await keel("trust");
+    expect(trusted.json().approved).toEqual([expect.objectContaining({ kind: "hook", files: ["scripts/late.sh"] })]);
+    const r = await runKeel(["--yes", "run", "--model", "scripted:script.json", "go"], { cwd: ws.root, env: ws.env });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(ws.read("scripts/late.sh")).toBe("touch late-ran\n");
+    expect(ws.exists("late-ran")).toBe(false);
+    expect(r.stderr).toMatch(/PreToolUse hook `bash scripts\/late\.sh` .* did not run: scripts\/late\.sh changed since/);
+    expect(((await keel("tools")).json().diagnostics as { message: string }[]).map((d) => d.message).join("\n")).toMatch(
+      /hook PreToolUse `bash scripts\/late\.sh` \(\.claude\/settings\.json\) was added or changed since/,
+    );
+    expect((await keel("call", "read_file", "--input", JSON.stringify({ path: "notes.txt" }))).json()).toMatchObject({ ok: true });
+    expect(ws.exists("late-ran")).toBe(false);
+  });
+
   it("a lazy MCP server whose script a command of the same session rewrote is not started", async () => {
     const echo = `import ${JSON.stringify(pathToFileURL(ECHO_SERVER).href)};\n`;
     ws = makeWorkspace(
@@ -222,7 +246,7 @@ describe("keel trust pins the workspace scripts a hook or server runs, not just 
 });
 
 describe("namedWorkspaceFiles / fileDigest", () => {
-  it("names the workspace files a line runs (a program written as a path, an interpreter's script), not files it only reads or writes, and never waits on a FIFO", () => {
+  it("names the workspace files a line runs (a program written as a path, an interpreter's script; one not there yet as missing), not files it only reads or writes, and never waits on a FIFO", () => {
     ws = makeWorkspace({ "bin/run.sh": "echo hi\n", "conf/c.json": "{}", "tool.py": "print(1)\n" });
     execFileSync("mkfifo", [ws.path("pipe")]);
     const commands = [
@@ -236,11 +260,20 @@ describe("namedWorkspaceFiles / fileDigest", () => {
       ["npx", "-y", "@scope/server"],
     ];
     const named = namedWorkspaceFiles(commands, ws.root, ws.root, { bytes: Infinity });
-    expect(named.map(([file]) => file)).toEqual(["bin/run.sh", "pipe", "tool.py"]);
-    expect(named[0]![1]).toMatch(/^sha256:[0-9a-f]{64}$/);
-    expect(named[1]![1]).toBe("not a regular file");
-    // A line that changes folder runs its script from there.
-    expect(namedWorkspaceFiles([["cd", "bin"], ["./run.sh"]], ws.root, ws.root, { bytes: Infinity }).map(([f]) => f)).toEqual([join("bin", "run.sh")]);
+    // A script the line runs that is not there yet is pinned as missing (python -m pkg runs pkg.py or pkg/__main__.py).
+    expect(named).toEqual([
+      ["bin/run.sh", expect.stringMatching(/^sha256:[0-9a-f]{64}$/)],
+      ["missing.js", "missing"],
+      ["pipe", "not a regular file"],
+      ["pkg.py", "missing"],
+      [join("pkg", "__main__.py"), "missing"],
+      ["tool.py", expect.stringMatching(/^sha256:/)],
+    ]);
+    // A line that changes folder runs its script from there (or, it may be, from where it started: missing there, pinned as missing).
+    expect(namedWorkspaceFiles([["cd", "bin"], ["./run.sh"]], ws.root, ws.root, { bytes: Infinity })).toEqual([
+      ["run.sh", "missing"],
+      [join("bin", "run.sh"), expect.stringMatching(/^sha256:/)],
+    ]);
     // Resolved against the line's own folder.
     mkdirSync(ws.path("sub"));
     expect(namedWorkspaceFiles([["bash", "../bin/run.sh"]], ws.path("sub"), ws.root, { bytes: Infinity }).map(([f]) => f)).toEqual([join("bin", "run.sh")]);

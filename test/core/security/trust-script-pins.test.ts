@@ -83,12 +83,14 @@ describe("keel trust pins the package scripts, makefiles and redirected scripts 
       },
       { git: true },
     );
-    expect((await keel("trust")).json().approved).toEqual([expect.objectContaining({ files: ["Makefile", "tools/mark.sh"] })]);
+    // GNU make reads GNUmakefile, then makefile, before Makefile: missing now, each is pinned as missing.
+    expect((await keel("trust")).json().approved).toEqual([expect.objectContaining({ files: ["GNUmakefile", "makefile", "Makefile", "tools/mark.sh"] })]);
     expect((await read()).json()).toMatchObject({ ok: true });
     expect(ws.exists("hook-ran")).toBe(true);
     for (const [file, text] of [
       ["Makefile", "mark:\n\t@sh tools/mark.sh\n\t@touch changed-ran\n"],
       ["tools/mark.sh", "touch changed-ran\n"],
+      ["GNUmakefile", "mark:\n\t@touch changed-ran\n"],
     ] as const) {
       ws.write(file, text);
       expect(await warnings()).toMatch(/hook PreToolUse `make -s mark` .* was added or changed since/);
@@ -182,6 +184,7 @@ describe("namedWorkspaceFiles: package scripts", () => {
       "package.json#scripts.b",
       "package.json#scripts.c",
       "package.json#scripts.d",
+      "e", // `bun run e` runs a file e when there is one: missing, pinned as missing
       "package.json#scripts.e",
       "tools/a.sh",
     ]);

@@ -1,5 +1,5 @@
 import { chmodSync, existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { runKeel } from "../../helpers/run-cli.js";
 import { rewriteMidSession } from "../../helpers/rewrite-script.js";
@@ -140,6 +140,32 @@ describe("a workspace hook runs in its file's folder, pinned from there, whereve
     expect(ws.exists("rewritten-ran") || existsSync(join(worktree, "rewritten-ran"))).toBe(false);
     expect(ws.read("guard-ran-in.txt").trim()).toBe(ws.root);
     expect(JSON.parse(ws.read("guard-input.json"))).toMatchObject({ cwd: worktree });
+  });
+
+  it("in a managed worktree under the OS sandbox, with a denied folder holding the workspace, the hook still reads its pinned script in the main checkout, and blocks (real bwrap)", async () => {
+    ws = makeProject({ ".env": "ENVSECRET\n" });
+    ws.git("add", "-A");
+    ws.git("commit", "-q", "-m", "initial");
+    // `denyRead: ["~"]` with the workspace under your home: here the folder holding the workspace (and $KEEL_HOME).
+    ws.writeUserConfig({ sandbox: { mode: "workspace-write", denyRead: [dirname(ws.root), ".env"] } });
+    expect((await keelIn(".", "trust")).exitCode).toBe(0);
+    expect((await keelIn(".", "worktree", "enter", "wt")).exitCode).toBe(0);
+    const blocked = await readIn(".", "sub/dir/secret.txt");
+    expect(blocked.json(), blocked.stderr).toMatchObject({ ok: false, phase: "hook", code: "tool_blocked" });
+    expect(blocked.json().content).toContain("secret.txt stays closed");
+    // The main checkout is readable, never writable, and what denyRead names in it stays hidden.
+    const bash = await keelIn(
+      ".",
+      "call",
+      "bash",
+      "--input",
+      JSON.stringify({ command: `cat ${ws.path("sub/dir/notes.txt")} ${ws.path(".env")}; touch ${ws.path("planted")}; echo made > made.txt` }),
+    );
+    expect(bash.json().data.stdout).toContain("hello");
+    expect(JSON.stringify(bash.json())).not.toContain("ENVSECRET");
+    expect(ws.exists("planted")).toBe(false);
+    // The worktree stays writable over it.
+    expect(ws.read(".keel/worktrees/wt/made.txt")).toBe("made\n");
   });
 
   it("a keel config in a subfolder runs its hooks in its own folder, from any folder below it", async () => {
