@@ -1,11 +1,12 @@
 import { existsSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { dirname, join, relative } from "node:path";
 import {
   changedPinnedFile,
   commandEnv,
   compileRuleFilter,
   enqueueMessage,
   hookEnv,
+  inside,
   MAX_TIMER_MS,
   type EventSink,
   type Host,
@@ -59,7 +60,7 @@ export interface HookRunOutcome {
 /**
  * Runs the hooks of one event as Claude Code does: every hook whose matcher (a regex over the
  * Claude Code tool name and keel's names) and `if` filter match runs, in parallel, each with its
- * own timeout, in its folder (`origin.dir`); identical commands of one folder run once. Each run is a `command_hook` event and becomes the
+ * own timeout, in its folder (`place`); identical commands of one folder run once. Each run is a `command_hook` event and becomes the
  * hook's last outcome (written by `close`); non-blocking errors are reported to the user. Never throws.
  */
 export class HookDispatcher {
@@ -100,8 +101,9 @@ export class HookDispatcher {
       }
       if (!this.matches(h, d)) continue;
       if (h.if && d.tool && !(await this.passesIf(h.if, d.tool))) continue;
-      if (this.scriptChanged(h, d.event)) continue;
-      const key = `${h.origin.dir ?? ""}\0${h.origin.plugin?.root ?? ""}\0${h.command}`;
+      const place = this.place(h, d);
+      if (this.scriptChanged(h, d.event, place.pins)) continue;
+      const key = `${place.dir}\0${h.origin.plugin?.root ?? ""}\0${h.command}`;
       if (seen.has(key)) continue;
       seen.add(key);
       selected.push(h);
@@ -148,14 +150,31 @@ export class HookDispatcher {
     void run.finally(() => this.background.delete(run));
   }
 
+  /**
+   * Where a hook of `d` runs, and the root its pins are checked against. A workspace hook runs in its
+   * own folder (where its pins resolved its relative paths), not wherever the session is: from any
+   * folder of the workspace, the script `keel trust` approved is the one that runs. In a managed
+   * worktree it runs in the worktree's copy of that folder, so what it formats, lints or tests is the
+   * worktree's (the experiment stays apart from the main checkout), and its scripts are checked there
+   * against the same pins (a copy the session rewrote does not run). Your own hooks run in the session's folder.
+   */
+  private place(h: DeclaredHook, d: Dispatch): { dir: string; pins: string } {
+    const root = this.host.workspace.root;
+    if (h.origin.dir === undefined) return { dir: d.cwd, pins: root };
+    const base = this.host.confinementRoot(d.cwd);
+    // At the root, or a file found inside the worktree itself (keel started there): pinned where it was found.
+    if (base === root || inside(base, h.origin.dir)) return { dir: h.origin.dir, pins: root };
+    const dir = join(base, relative(root, h.origin.dir));
+    return { dir: existsSync(dir) ? dir : base, pins: base };
+  }
+
   private async runOne(h: DeclaredHook, d: Dispatch, stdin: string): Promise<HookRunOutcome & { last: HookLastOutcome }> {
     const started = performance.now();
-    // The hook runs in its own folder (where its pins resolved its relative paths), not wherever the
-    // session is: from any folder of the workspace, the script `keel trust` approved is the one that runs.
+    const { dir } = this.place(h, d);
     const result = await runCommandHook({
       command: h.command,
       stdin,
-      cwd: h.origin.dir ?? d.cwd,
+      cwd: dir,
       env: this.envFor(h),
       timeoutMs: Math.min(h.timeoutSec * 1000, MAX_TIMER_MS),
       signal: d.signal,
@@ -163,7 +182,7 @@ export class HookDispatcher {
         ? {
             sandbox: (argv: string[]) =>
               this.host.sandbox.wrapWorkspaceCommand(
-                { root: this.host.confinementRoot(d.cwd), cwd: h.origin.dir ?? d.cwd, argv },
+                { root: this.host.confinementRoot(d.cwd), cwd: dir, argv },
                 `The ${d.event} hook from this workspace`,
                 d.signal,
               ),
@@ -219,8 +238,8 @@ export class HookDispatcher {
    * started, so no longer is what `keel trust` approved: a command of this session (a sandboxed one
    * too) could otherwise rewrite a hook's script and have it run unsandboxed by the next tool call.
    */
-  private scriptChanged(h: DeclaredHook, event: string): boolean {
-    const changed = h.pinned && changedPinnedFile(this.host.workspace.root, h.pinned);
+  private scriptChanged(h: DeclaredHook, event: string, pinRoot: string): boolean {
+    const changed = h.pinned && changedPinnedFile(pinRoot, h.pinned);
     if (!changed) return false;
     if (this.changedNoticed.has(h)) return true;
     this.changedNoticed.add(h);

@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { runKeel } from "../../helpers/run-cli.js";
@@ -123,7 +123,7 @@ describe("a workspace hook runs in its file's folder, pinned from there, whereve
     expect(listed.hooks.every((h: { sandboxed: boolean; runs: boolean }) => h.sandboxed && h.runs)).toBe(true);
   });
 
-  it("in a managed worktree, the hook runs the script `keel trust` pinned, not the worktree's copy of it", async () => {
+  it("in a managed worktree, the hook runs in the worktree's copy of its folder, checked against the same pins: a copy the session rewrote does not run", async () => {
     ws = makeProject();
     ws.git("add", "-A");
     ws.git("commit", "-q", "-m", "initial");
@@ -131,18 +131,24 @@ describe("a workspace hook runs in its file's folder, pinned from there, whereve
     const entered = await keelIn(".", "worktree", "enter", "wt");
     expect(entered.exitCode, entered.stderr).toBe(0);
     const worktree = entered.json().path as string;
-    // Every write of the session now lands in the worktree, its copy of the hook's script too.
+    // Unchanged, the worktree's copy matches the pin: it runs there (what it formats or tests is the worktree's), and blocks.
+    expect((await readIn(".", "sub/dir/notes.txt")).json()).toMatchObject({ ok: true });
+    expect(readFileSync(join(worktree, "guard-ran-in.txt"), "utf8").trim()).toBe(worktree);
+    expect(ws.exists("guard-ran-in.txt")).toBe(false);
+    expect(JSON.parse(readFileSync(join(worktree, "guard-input.json"), "utf8"))).toMatchObject({ cwd: worktree });
+    expect((await readIn(".", "sub/dir/secret.txt")).json()).toMatchObject({ ok: false, phase: "hook", code: "tool_blocked" });
+    // Every write of the session lands in the worktree, its copy of the hook's script too: that copy no longer matches, and does not run.
     const rewrite = GUARD.replace("exit 0", "touch rewritten-ran; exit 0");
     expect((await keelIn(".", "call", "write_file", "--input", JSON.stringify({ path: "scripts/guard.sh", content: rewrite }))).json()).toMatchObject({
       ok: true,
     });
-    expect((await readIn(".", "sub/dir/notes.txt")).json()).toMatchObject({ ok: true });
+    const held = await readIn(".", "sub/dir/notes.txt");
+    expect(held.json()).toMatchObject({ ok: true });
+    expect(held.stderr).toMatch(/scripts\/guard\.sh changed since this workspace was trusted/);
     expect(ws.exists("rewritten-ran") || existsSync(join(worktree, "rewritten-ran"))).toBe(false);
-    expect(ws.read("guard-ran-in.txt").trim()).toBe(ws.root);
-    expect(JSON.parse(ws.read("guard-input.json"))).toMatchObject({ cwd: worktree });
   });
 
-  it("in a managed worktree under the OS sandbox, with a denied folder holding the workspace, the hook still reads its pinned script in the main checkout, and blocks (real bwrap)", async () => {
+  it("in a managed worktree under the OS sandbox, with a denied folder holding the workspace, the hook runs its worktree copy and blocks; the main checkout stays readable, never writable (real bwrap)", async () => {
     ws = makeProject({ ".env": "ENVSECRET\n" });
     ws.git("add", "-A");
     ws.git("commit", "-q", "-m", "initial");
