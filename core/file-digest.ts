@@ -59,7 +59,7 @@ export function fileDigest(file: string, budget: DigestBudget = { bytes: Infinit
 }
 
 /** The pin of a path where no file is (nothing there, or a file where one of its folders should be). */
-const MISSING = "missing";
+export const MISSING = "missing";
 
 /** A file's `fileDigest`, or `MISSING`. */
 function pinDigest(path: string, budget: DigestBudget): string {
@@ -80,8 +80,17 @@ const MAX_MAKEFILE_BYTES = 1024 * 1024;
  * file pins as before; a script it runs that does not exist yet is pinned as `missing` (created later, it is a change). A package script the line runs (`npm run lint`) is pinned as
  * `package.json#scripts.lint` (see `scriptPins`), and what that script and a makefile's recipes run is
  * followed the same way, `MAX_SCRIPT_DEPTH` deep. What those files import or read is not covered.
+ * `absent` collects the files a package manager would read if they were there (`.npmrc`, a nearer
+ * package.json) that are not: left out of the pins (a `keel trust` of before stays valid; at the next
+ * start one that appeared changes the line's files anyway), to be checked as `missing` before a later run.
  */
-export function namedWorkspaceFiles(commands: readonly (readonly string[])[], cwd: string, root: string, budget: DigestBudget): [string, string][] {
+export function namedWorkspaceFiles(
+  commands: readonly (readonly string[])[],
+  cwd: string,
+  root: string,
+  budget: DigestBudget,
+  absent?: string[],
+): [string, string][] {
   const out: [string, string][] = [];
   const seen = new Set<string>();
   const visit = (commands: readonly (readonly string[])[], cwd: string, depth: number): void => {
@@ -89,12 +98,14 @@ export function namedWorkspaceFiles(commands: readonly (readonly string[])[], cw
     // each word is tried from every folder the line names (a file too many only pins a file too many).
     const dirs = [cwd, ...commands.filter((c) => c[0] === "cd" && c[1] !== undefined && c.length === 2).map((c) => resolve(cwd, c[1]!))];
     // `runs`: a file the line runs, pinned as `missing` when nothing is there yet (one created later, by a command of
-    // the session say, is no script `keel trust` approved); a file a package manager only reads when present (`.npmrc`) is left out then.
+    // the session say, is no script `keel trust` approved); a file a package manager only reads when present (`.npmrc`) is left
+    // out then (the line's pin is as before), but named in `absent`: created during a session, it holds the line back.
     const pin = (path: string, runs = false): void => {
       const rel = relative(root, path);
       if (rel === "" || rel === ".." || rel.startsWith(`..${sep}`) || isAbsolute(rel) || seen.has(rel)) return;
       seen.add(rel);
       const digest = pinDigest(path, budget);
+      if (digest === MISSING && !runs) absent?.push(rel);
       if (digest === "directory" || (digest === MISSING && !runs)) return;
       out.push([rel, digest]);
       if (depth < MAX_SCRIPT_DEPTH && /^(GNUmakefile|[Mm]akefile|.*\.mk)$/.test(basename(path))) visit(recipeCommands(path), dirname(path), depth + 1);
@@ -107,11 +118,14 @@ export function namedWorkspaceFiles(commands: readonly (readonly string[])[], cw
       }
       for (const run of runs.scripts)
         for (const script of dirs.flatMap((dir) => scriptPins(run, dir, root))) {
-          if (seen.has(script.entry)) continue;
-          seen.add(script.entry);
-          out.push([script.entry, script.digest]);
+          const fresh = !seen.has(script.entry);
+          if (fresh) {
+            seen.add(script.entry);
+            out.push([script.entry, script.digest]);
+          }
+          // Also for the same package's script from another folder of the line: the package.json files between that folder and it count too.
           for (const file of script.files) pin(file);
-          if (depth < MAX_SCRIPT_DEPTH) for (const text of script.texts) visit(splitLoosely(text), script.dir, depth + 1);
+          if (fresh && depth < MAX_SCRIPT_DEPTH) for (const text of script.texts) visit(splitLoosely(text), script.dir, depth + 1);
         }
     }
   };

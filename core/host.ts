@@ -190,11 +190,12 @@ export class Host {
    * (`bash .claude/hooks/lint.sh`, `node server.js`, `./bin/server`, `make`'s Makefile) and the package scripts they
    * run (`npm run lint`: `package.json#scripts.lint`), with their content digests, for the item's trust pin: a script changed since
    * `keel trust` holds its hook or server back too. Empty when the workspace is not trusted or
-   * `--trust` approves everything (nothing is read then).
+   * `--trust` approves everything (nothing is read then). `absent` collects what a package manager would read if it were
+   * there (`.npmrc`, a nearer package.json), to check as missing before a later run (see `namedWorkspaceFiles`).
    */
-  namedFiles(commands: readonly (readonly string[])[], cwd: string): [string, string][] {
+  namedFiles(commands: readonly (readonly string[])[], cwd: string, absent?: string[]): [string, string][] {
     // Untrusted: nothing of it runs; `--trust`: everything does. Only a pinned trust (or `keel trust`'s review) needs the digests.
-    return this.trust.trusted && this.trust.approved ? namedWorkspaceFiles(commands, cwd, this.workspace.root, this.digestBudget) : [];
+    return this.trust.trusted && this.trust.approved ? namedWorkspaceFiles(commands, cwd, this.workspace.root, this.digestBudget, absent) : [];
   }
 
   /** Environment the host runs with. */

@@ -63,7 +63,7 @@ export { describeSchemaErrors, type CompiledSchema } from "./validation.js";
 export { ancestorsWithin, type Workspace } from "./workspace.js";
 export { MAX_MANIFEST_BYTES, readRegularFile } from "./bounded-read.js";
 export { analyzeShell, type ShellParser } from "./shell/shell-analysis.js";
-export { changedPinnedFile, fileDigest, MAX_DIGEST_BYTES } from "./file-digest.js";
+export { changedPinnedFile, fileDigest, MAX_DIGEST_BYTES, MISSING } from "./file-digest.js";
 export { MAX_TIMER_MS } from "./tool-call.js";
 export { BASH_MAX_TIMEOUT_MS } from "./tools/bash.js";
 export { sinkWithEmit } from "./events.js";

@@ -163,7 +163,7 @@ export interface ScriptPin {
   texts: string[];
   /** The package folder (absolute): the scripts run there. */
   dir: string;
-  /** Files of the package folder that change how the scripts run (`.npmrc`'s `script-shell`, yarn's `yarnPath` release and plugins, `.pnpmfile.cjs`), and npm's default `start` (`server.js`). */
+  /** Files of the package folder that change how the scripts run (`.npmrc`'s `script-shell`, yarn's `yarnPath` release and plugins, `.pnpmfile.cjs`), npm's default `start` (`server.js`), and the package.json files a folder between the line's and the package's would hold (created, npm would run theirs): pinned, `missing` when absent. */
   files: string[];
 }
 
@@ -186,7 +186,13 @@ export function scriptPins(run: ScriptRun, cwd: string, root: string): ScriptPin
     }
   };
   const dir = nearest(start, (d) => existsSync(join(d, "package.json"))) ?? start;
-  if (!run.packages) return [scriptPinIn(dir, run.name, root)];
+  // A package.json created later between `start` and the one found would be the package the manager runs instead.
+  const nearer: string[] = [];
+  for (let d = start; d !== dir && inside(dir, d); d = dirname(d)) nearer.push(join(d, "package.json"));
+  if (!run.packages) {
+    const pin = scriptPinIn(dir, run.name, root);
+    return [{ ...pin, files: [...pin.files, ...nearer] }];
+  }
   const top = nearest(start, (d) => workspacePatterns(d).length > 0) ?? dir;
   const pins = [top, ...workspacePackageDirs(top)].map((d) => scriptPinIn(d, run.name, root));
   return pins.filter((p, i) => i === 0 || p.texts.length || !p.digest.startsWith("sha256:"));

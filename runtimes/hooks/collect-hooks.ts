@@ -1,5 +1,5 @@
 import { basename, dirname, relative } from "node:path";
-import { analyzeShell, inside, readRegularFile, type ConfigLayer, type Host, type ShellParser } from "../../core/index.js";
+import { analyzeShell, inside, MISSING, readRegularFile, type ConfigLayer, type Host, type ShellParser } from "../../core/index.js";
 import { parseClaudeHooks, type CommandHookSpec, type HookIssue, type HookOrigin } from "../../manifests/hooks/claude-hooks-schema.js";
 import { RUN_HOOK_EVENTS } from "../../manifests/hooks/run-hook-events.js";
 
@@ -83,7 +83,8 @@ export function collectHooks(host: Host, parser?: ShellParser): { hooks: Declare
     // A trusted workspace's hook runs as `keel trust` approved it: what runs (command), when (event,
     // matcher, if) and how long; a changed or added one waits for a new review.
     if (h.origin.level === "workspace") {
-      const files = parser ? host.namedFiles(commandWords(h, host, parser), h.origin.dir ?? host.workspace.root) : [];
+      const absent: string[] = [];
+      const files = parser ? host.namedFiles(commandWords(h, host, parser), h.origin.dir ?? host.workspace.root, absent) : [];
       const base = [h.event, h.matcher, h.if, h.command, h.timeoutSec, h.background];
       // The scripts the command names are pinned too; a line naming none keeps the pin it had before.
       const config = files.length ? [...base, files] : base;
@@ -97,7 +98,8 @@ export function collectHooks(host: Host, parser?: ShellParser): { hooks: Declare
             : "it was added or changed since the workspace was trusted: review it with `keel trust`",
           untrusted: true,
         };
-      if (files.length) return { ...h, runs: true, pinned: files };
+      // What a package manager would read if it were there (`.npmrc`) must still not be there when the hook runs.
+      if (files.length) return { ...h, runs: true, pinned: [...files, ...absent.map((file): [string, string] => [file, MISSING])] };
     }
     return { ...h, runs: true };
   });

@@ -1,5 +1,5 @@
 import { dirname, relative } from "node:path";
-import type { Host } from "../../core/index.js";
+import { MISSING, type Host } from "../../core/index.js";
 import type { McpConnection } from "./mcp-connection.js";
 import { serverIdentity } from "./tool-cache.js";
 
@@ -43,17 +43,21 @@ export function untrustedReason(host: Host, conn: McpConnection): string {
  * pull, or by a sandboxed command) waits for a review instead of running unsandboxed.
  */
 function trustConfig(host: Host, c: McpConnection): { config: unknown; files?: string[]; pinned: [string, string][] } {
+  const absent: string[] = [];
   const files =
     c.config.command === undefined
       ? []
       : host.namedFiles(
           [[...Object.entries(c.config.env).map(([k, v]) => `${k}=${v}`), c.config.command, ...c.config.args]],
           c.config.cwd ?? host.workspace.root,
+          absent,
         );
   const pinned =
     c.config.declared === undefined
       ? serverIdentity(c.config)
       : [c.config.transport, c.config.declared, relative(host.workspace.root, dirname(c.config.origin.file))];
   // A line naming no workspace file keeps the pin it had before files were pinned.
-  return files.length ? { config: [pinned, files], files: files.map(([file]) => file), pinned: files } : { config: pinned, pinned: [] };
+  // What a package manager would read if it were there (`.npmrc`) must still not be there when the server starts.
+  const missing = absent.map((file): [string, string] => [file, MISSING]);
+  return files.length ? { config: [pinned, files], files: files.map(([file]) => file), pinned: [...files, ...missing] } : { config: pinned, pinned: [] };
 }

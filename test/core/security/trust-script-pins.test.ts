@@ -73,6 +73,36 @@ describe("keel trust pins the package scripts, makefiles and redirected scripts 
     expect(r.stderr).toMatch(/PreToolUse hook `npm run --silent mark` .* did not run: package\.json#scripts\.mark changed since this workspace was trusted/);
   });
 
+  it("an .npmrc or a nearer package.json a command of the session creates holds the `npm run` hook back", async () => {
+    for (const [line, path, content] of [
+      // npm reads the package folder's .npmrc when there: its script-shell runs every script.
+      ["npm run --silent mark", ".npmrc", "script-shell=./evil.sh\n"],
+      // From sub/, npm runs the nearest package.json's script.
+      ["cd sub && npm run --silent mark", "sub/package.json", JSON.stringify(pkg({ mark: "touch ../evil-ran" }))],
+    ]) {
+      ws = makeWorkspace(
+        {
+          "package.json": pkg({ mark: "touch hook-ran" }),
+          "evil.sh": "#!/bin/sh\ntouch evil-ran\n",
+          "sub/notes.txt": "x\n",
+          ".claude/settings.json": hookOn(line),
+          "notes.txt": "hello\n",
+          "script.json": rewriteMidSession(path, content),
+        },
+        { git: true },
+      );
+      chmodSync(join(ws.root, "evil.sh"), 0o755);
+      expect((await keel("trust")).exitCode).toBe(0);
+      const r = await runKeel(["--yes", "run", "--model", "scripted:script.json", "go"], { cwd: ws.root, env: ws.env });
+      expect(r.exitCode, r.stderr).toBe(0);
+      expect(ws.exists("hook-ran"), line).toBe(true);
+      expect(ws.exists("evil-ran"), line).toBe(false);
+      expect(r.stderr).toMatch(/PreToolUse hook .* did not run: .* changed since this workspace was trusted/);
+      ws.cleanup();
+      ws = undefined;
+    }
+  });
+
   it("a hook running `make TARGET` pins the makefile and the scripts its recipes run", async () => {
     ws = makeWorkspace(
       {
