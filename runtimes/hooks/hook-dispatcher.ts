@@ -156,7 +156,9 @@ export class HookDispatcher {
    * folder of the workspace, the script `keel trust` approved is the one that runs. In a managed
    * worktree it runs in the worktree's copy of that folder, so what it formats, lints or tests is the
    * worktree's (the experiment stays apart from the main checkout), and its scripts are checked there
-   * against the same pins (a copy the session rewrote does not run). Your own hooks run in the session's folder.
+   * against the same pins (a copy the session rewrote does not run). A worktree without that folder (not committed,
+   * or removed by the session) runs it where it was found, checked there: its pins resolved its relative paths from
+   * that folder, and say nothing of the worktree's root. Your own hooks run in the session's folder.
    */
   private place(h: DeclaredHook, d: Dispatch): { dir: string; pins: string } {
     const root = this.host.workspace.root;
@@ -165,7 +167,7 @@ export class HookDispatcher {
     // At the root, or a file found inside the worktree itself (keel started there): pinned where it was found.
     if (base === root || inside(base, h.origin.dir)) return { dir: h.origin.dir, pins: root };
     const dir = join(base, relative(root, h.origin.dir));
-    return { dir: existsSync(dir) ? dir : base, pins: base };
+    return existsSync(dir) ? { dir, pins: base } : { dir: h.origin.dir, pins: root };
   }
 
   private async runOne(h: DeclaredHook, d: Dispatch, stdin: string): Promise<HookRunOutcome & { last: HookLastOutcome }> {

@@ -148,6 +148,20 @@ describe("a workspace hook runs in its file's folder, pinned from there, whereve
     expect(ws.exists("rewritten-ran") || existsSync(join(worktree, "rewritten-ran"))).toBe(false);
   });
 
+  it("in a managed worktree without the hook's folder, the hook does not run a script of the worktree's root that its pins never covered", async () => {
+    // pkg/ is not committed: the worktree has no copy of it. Its hook runs ./check.sh when there (pinned as missing).
+    ws = makeProject({ "pkg/.claude/settings.json": { hooks: preRead("[ -f ./check.sh ] && bash ./check.sh; true") }, "pkg/notes.txt": "x\n" });
+    ws.git("add", "scripts", ".claude", "keel.config.json", "sub");
+    ws.git("commit", "-q", "-m", "initial");
+    expect((await keelIn("pkg", "trust")).exitCode).toBe(0);
+    expect((await keelIn("pkg", "worktree", "enter", "wt")).exitCode).toBe(0);
+    // A command of the session writes check.sh in the worktree's root (its boundary).
+    writeFileSync(ws.path(".keel/worktrees/wt/check.sh"), `touch ${ws.path("planted-ran")}\n`);
+    const r = await readIn("pkg", "sub/dir/notes.txt");
+    expect(r.json(), r.stderr).toMatchObject({ ok: true });
+    expect(ws.exists("planted-ran")).toBe(false);
+  });
+
   it("in a managed worktree under the OS sandbox, with a denied folder holding the workspace, the hook runs its worktree copy and blocks; the main checkout stays readable, never writable (real bwrap)", async () => {
     ws = makeProject({ ".env": "ENVSECRET\n" });
     ws.git("add", "-A");
