@@ -31,7 +31,8 @@ export type FolderDigest =
  * each file's relative path and `fileDigest`, sorted by path, with each symlink's target text. Skips
  * `node_modules/` and `.git/` at any depth, and `keelState` (the workspace's `.keel`, which keel itself
  * writes). Fails closed, naming the file: past `MAX_PLUGIN_FILES` files or folders or `MAX_PLUGIN_BYTES`, a file over
- * `MAX_DIGEST_BYTES` or unreadable, a FIFO, socket or device, a symlink leading outside `root`. Never throws.
+ * `MAX_DIGEST_BYTES` or unreadable, a FIFO, socket or device, a symlink leading outside `root`, a line break in a name
+ * or a link's target (each entry is one line of the digest). Never throws.
  */
 export function pluginFolderDigest(root: string, keelState?: string): FolderDigest {
   let base: string;
@@ -61,6 +62,8 @@ export function pluginFolderDigest(root: string, keelState?: string): FolderDige
       // Skipped whatever they are: a `node_modules` link to a monorepo's shared folder, a submodule's `.git` file.
       if (SKIPPED.has(name) || path === state) continue;
       const rel = relative(base, path).split(sep).join("/");
+      // One line per entry: a line break in a name would let two different folders write the same lines (one digest, one copy).
+      if (name.includes("\n")) return { ok: false, file: path, reason: "its name holds a line break, which keel's pin cannot tell apart; rename it" };
       let entry: string;
       try {
         const st = lstatSync(path);
@@ -72,6 +75,8 @@ export function pluginFolderDigest(root: string, keelState?: string): FolderDige
         if (lines.length >= MAX_PLUGIN_FILES) return { ok: false, file: path, reason: `the plugin folder holds more than ${MAX_PLUGIN_FILES} files` };
         if (st.isSymbolicLink()) {
           const target = readlinkSync(path);
+          if (target.includes("\n"))
+            return { ok: false, file: path, reason: "it is a symbolic link whose target holds a line break, which keel's pin cannot tell apart; remove it" };
           const real = linkTarget(path, target);
           if (!inside(base, real)) return { ok: false, file: path, reason: `it is a symbolic link leading to ${real}, outside the plugin folder` };
           links.set(rel, { text: target, target: relative(base, real).split(sep).join("/") });

@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { readdirSync, readFileSync, rmSync, statSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { pluginFolderDigest } from "../../plugins/plugin-folder-digest.js";
@@ -42,5 +42,17 @@ describe("pluginSnapshot", () => {
     const ino = statSync(join(first.dir, "sub/lib.mjs")).ino;
     expect(snapshot(ws)).toEqual(first);
     expect(statSync(join(first.dir, "sub/lib.mjs")).ino).toBe(ino);
+  });
+
+  it("a line break in a name or link is refused: two different folders never share a digest (and a copy)", () => {
+    // One line per entry: a link `a` to "x\nb" and a file `c` wrote the same lines as a link `a` to "x" and a file "b\nc".
+    ws = makeWorkspace({ "plugins/one/c": "code", "plugins/two/b\nc": "code" });
+    symlinkSync("x\nb", ws.path("plugins/one/a"));
+    symlinkSync("x", ws.path("plugins/two/a"));
+    const one = pluginFolderDigest(ws.path("plugins/one"));
+    const two = pluginFolderDigest(ws.path("plugins/two"));
+    expect(one.ok && two.ok && one.digest === two.digest).toBe(false);
+    expect(one).toMatchObject({ ok: false, file: ws.path("plugins/one/a"), reason: expect.stringMatching(/line break/) });
+    expect(two).toMatchObject({ ok: false, file: ws.path("plugins/two/b\nc"), reason: expect.stringMatching(/line break/) });
   });
 });
