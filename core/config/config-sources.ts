@@ -60,9 +60,17 @@ export function jsonLayerFiles(ws: Workspace): { source: ConfigSourceName; file:
   ];
 }
 
-/** The `scope` of a `.claude/settings*.json` (see ConfigLayer): its project folder relative to `root`, or undefined at the root (or outside it). */
+/**
+ * The `scope` of a `.claude/settings*.json` (see ConfigLayer): its project folder relative to `root`, or undefined at the root (or outside it).
+ * A file of a managed worktree (`<root>/.keel/worktrees/<name>/…`, read when keel starts there) is relative to that worktree, which
+ * is the root every path rule is matched against there.
+ */
 export function claudeScope(file: string, root: string): string | undefined {
-  const rel = relative(root, dirname(dirname(file)));
+  const project = dirname(dirname(file));
+  const worktrees = join(root, ".keel", "worktrees");
+  const [name] = relative(worktrees, project).split(sep);
+  const base = project !== worktrees && inside(worktrees, project) && name ? join(worktrees, name) : root;
+  const rel = relative(base, project);
   if (rel === "" || rel === ".." || rel.startsWith(`..${sep}`) || isAbsolute(rel)) return undefined;
   return rel.split(sep).join("/");
 }

@@ -170,4 +170,16 @@ describe("Claude settings inside a managed worktree", () => {
     expect(files.filter((f) => f.includes(".keel/.claude") || f.includes(".keel/worktrees/.claude"))).toEqual([]);
     expect(await readIn(".keel/worktrees/x", `${API}/c.txt`)).toMatchObject({ ok: true });
   });
+
+  it("in a managed worktree, the worktree's own .claude/ rules are relative to the worktree (as every path rule there is), not to .keel/worktrees/<name>", async () => {
+    ws = monorepo();
+    expect((await keelIn(".", "worktree", "enter", "x")).exitCode).toBe(0);
+    // The branch's settings (the worktree's copy): anchored rules name the worktree's files, at its root and in a package.
+    ws.write(".keel/worktrees/x/.claude/settings.json", { permissions: { deny: ["Read(/b.txt)"] } });
+    ws.write(`.keel/worktrees/x/${API}/.claude/settings.json`, { permissions: { deny: ["Read(./c.txt)"] } });
+    expect(await readIn(".keel/worktrees/x", "b.txt")).toMatchObject({ ok: false, code: "permission_denied" });
+    expect(await readIn(".keel/worktrees/x", "a.txt")).toMatchObject({ ok: true });
+    expect(await readIn(`.keel/worktrees/x/${API}`, "c.txt")).toMatchObject({ ok: false, code: "permission_denied" });
+    expect(await readIn(`.keel/worktrees/x/${API}`, "a.txt")).toMatchObject({ ok: true });
+  });
 });
