@@ -156,18 +156,20 @@ export class HookDispatcher {
    * folder of the workspace, the script `keel trust` approved is the one that runs. In a managed
    * worktree it runs in the worktree's copy of that folder, so what it formats, lints or tests is the
    * worktree's (the experiment stays apart from the main checkout), and its scripts are checked there
-   * against the same pins (a copy the session rewrote does not run). A worktree without that folder (not committed,
+   * against the same pins (a copy the session rewrote does not run), and so are the main checkout's, which a line naming its
+   * script through `$CLAUDE_PROJECT_DIR` or an absolute path runs (rewritten before the session entered the worktree). A worktree without that folder (not committed,
    * or removed by the session) runs it where it was found, checked there: its pins resolved its relative paths from
    * that folder, and say nothing of the worktree's root. Your own hooks run in the session's folder.
    */
-  private place(h: DeclaredHook, d: Dispatch): { dir: string; pins: string } {
+  private place(h: DeclaredHook, d: Dispatch): { dir: string; pins: string[] } {
     const root = this.host.workspace.root;
-    if (h.origin.dir === undefined) return { dir: d.cwd, pins: root };
+    if (h.origin.dir === undefined) return { dir: d.cwd, pins: [root] };
     const base = this.host.confinementRoot(d.cwd);
     // At the root, or a file found inside the worktree itself (keel started there): pinned where it was found.
-    if (base === root || inside(base, h.origin.dir)) return { dir: h.origin.dir, pins: root };
+    if (base === root || inside(base, h.origin.dir)) return { dir: h.origin.dir, pins: [root] };
     const dir = join(base, relative(root, h.origin.dir));
-    return existsSync(dir) ? { dir, pins: base } : { dir: h.origin.dir, pins: root };
+    // Checked in the main checkout too: a line naming its script through "$CLAUDE_PROJECT_DIR" (or an absolute path) runs the main checkout's.
+    return existsSync(dir) ? { dir, pins: [base, root] } : { dir: h.origin.dir, pins: [root] };
   }
 
   private async runOne(h: DeclaredHook, d: Dispatch, stdin: string): Promise<HookRunOutcome & { last: HookLastOutcome }> {
@@ -240,8 +242,9 @@ export class HookDispatcher {
    * started, so no longer is what `keel trust` approved: a command of this session (a sandboxed one
    * too) could otherwise rewrite a hook's script and have it run unsandboxed by the next tool call.
    */
-  private scriptChanged(h: DeclaredHook, event: string, pinRoot: string): boolean {
-    const changed = h.pinned && changedPinnedFile(pinRoot, h.pinned);
+  private scriptChanged(h: DeclaredHook, event: string, pinRoots: readonly string[]): boolean {
+    const pinned = h.pinned;
+    const changed = pinned && pinRoots.map((root) => changedPinnedFile(root, pinned)).find((file) => file !== undefined);
     if (!changed) return false;
     if (this.changedNoticed.has(h)) return true;
     this.changedNoticed.add(h);

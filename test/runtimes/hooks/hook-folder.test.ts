@@ -162,6 +162,33 @@ describe("a workspace hook runs in its file's folder, pinned from there, whereve
     expect(ws.exists("planted-ran")).toBe(false);
   });
 
+  it("a hook naming its script through $CLAUDE_PROJECT_DIR, rewritten in the main checkout during a session, does not run once the session enters a worktree", async () => {
+    const rewrite = GUARD.replace("exit 0", 'touch "$(dirname "$0")/../rewritten-ran"; exit 0');
+    const read = { toolCalls: [{ name: "read_file", arguments: { path: "sub/dir/notes.txt" } }] };
+    ws = makeProject({
+      ".claude/settings.json": { hooks: preRead('"$CLAUDE_PROJECT_DIR"/scripts/guard.sh') },
+      "script.json": {
+        turns: [
+          read,
+          { toolCalls: [{ name: "write_file", arguments: { path: "scripts/guard.sh", content: rewrite } }] },
+          read,
+          { toolCalls: [{ name: "worktree_enter", arguments: { name: "wt" } }] },
+          read,
+          { text: "done" },
+        ],
+      },
+    });
+    ws.git("add", "-A");
+    ws.git("commit", "-q", "-m", "initial");
+    expect((await keelIn(".", "trust")).exitCode).toBe(0);
+    const r = await runKeel(["--yes", "run", "--model", "scripted:script.json", "go"], { cwd: ws.root, env: ws.env });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(ws.read("guard-ran-in.txt").trim()).toBe(ws.root);
+    expect(ws.exists(".keel/worktrees/wt/scripts/guard.sh")).toBe(true);
+    // The main checkout's script, rewritten, is what "$CLAUDE_PROJECT_DIR" names: the worktree's unchanged copy does not vouch for it.
+    expect(ws.exists("rewritten-ran")).toBe(false);
+  });
+
   it("in a managed worktree under the OS sandbox, with a denied folder holding the workspace, the hook runs its worktree copy and blocks; the main checkout stays readable, never writable (real bwrap)", async () => {
     ws = makeProject({ ".env": "ENVSECRET\n" });
     ws.git("add", "-A");
