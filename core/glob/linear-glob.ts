@@ -20,11 +20,12 @@ export interface LinearGlobOptions {
  * matches `a`), and without `dot` a segment starting with `*` or `?` never matches a name starting
  * with a dot. One deliberate difference: `*.*` matches `a.` (an empty extension) as in bash, gitignore
  * and minimatch, where picomatch, only for a pattern starting with `*.`, does not. Undefined for syntax outside this subset (extglobs, `!` negation, `[!…]`, POSIX classes,
- * parentheses, `|`), which the caller matches another way. Pure; never throws.
+ * unescaped parentheses, `|`), which the caller matches another way. Pure; never throws.
  */
 export function compileLinearGlob(pattern: string, options: LinearGlobOptions = {}): ((input: string) => boolean) | undefined {
   const body = pattern.startsWith("./") ? pattern.slice(2) : pattern;
-  if (body.startsWith("!") || /[()|]/.test(body)) return undefined;
+  // An escaped `\(` is a literal (a folder name such as `app (copy)`, escaped by its rules' scope), as in picomatch.
+  if (body.startsWith("!") || /[()|]/.test(body.replace(/\\./g, ""))) return undefined;
   const segments: Segment[] = [];
   // `**/**` is one `**`.
   const parts = body.split("/").filter((part, i, all) => part !== "**" || all[i - 1] !== "**");

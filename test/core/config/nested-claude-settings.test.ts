@@ -182,4 +182,12 @@ describe("Claude settings inside a managed worktree", () => {
     expect(await readIn(`.keel/worktrees/x/${API}`, "c.txt")).toMatchObject({ ok: false, code: "permission_denied" });
     expect(await readIn(`.keel/worktrees/x/${API}`, "a.txt")).toMatchObject({ ok: true });
   });
+
+  it("a package folder whose name holds parentheses (`app (copy)`) scopes its rules to itself, not to every file", async () => {
+    const app = "packages/app (copy)";
+    ws = monorepo({ [`${app}/a.txt`]: "a\n", [`${app}/b.txt`]: "b\n", [`${app}/.claude/settings.json`]: { permissions: { deny: ["Read(/b.txt)"] } } });
+    expect(await readIn(app, "b.txt")).toMatchObject({ ok: false, code: "permission_denied" });
+    expect(await readIn(app, "a.txt")).toMatchObject({ ok: true });
+    expect(await readIn(app, "../../a.txt")).toMatchObject({ ok: true });
+  });
 });

@@ -52,6 +52,10 @@ export const PATTERNS = [
   "a\\*b",
   "a\\?b",
   "\\[x\\]",
+  // A folder name with parentheses, escaped by a nested .claude/ rule's scope.
+  "app \\(copy\\)/x.txt/**",
+  "a\\(b\\)/**",
+  "a\\|b",
   "a.b",
   "a+b",
   "a@b",
@@ -111,6 +115,12 @@ export const PATTERNS = [
 
 export const INPUTS = [
   "",
+  "app (copy)/x.txt",
+  "app (copy)/x.txt/y",
+  "app xcopyx/x.txt",
+  "a(b)",
+  "a(b)/c",
+  "a|b",
   ".",
   "a",
   "b",
