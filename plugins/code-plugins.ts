@@ -38,134 +38,138 @@ export async function applyCodePlugins(host: Host, entries: PluginEntry[]): Prom
   const imports = new PluginImports();
   /** The pinned copies this start imports from (kept by the pruning below). */
   const snapshots = new Set<string>();
-  for (const entry of entries) {
-    const main = entry.plugin.manifest.main;
-    if (main === undefined) continue;
-    const report = (severity: Diagnostic["severity"], file: string, message: string) => addDiagnostic(host, entry, severity, file, message);
-    const name = entry.plugin.manifest.name;
-    if (entry.plugin.level !== "user" && !host.trusted) {
-      report(
-        "warning",
-        entry.plugin.manifestPath,
-        `Plugin ${name} names a code module (main: ${main}); code plugins run only from the user level or a trusted workspace, so it was not loaded. Run \`keel trust\` (or pass --trust) to run it.`,
-      );
-      continue;
-    }
-    const file = moduleFile(entry.plugin, main, (message) => report("error", entry.plugin.manifestPath, message));
-    if (!file) continue;
-    let url = pathToFileURL(file).href;
-    let root = realpathSync.native(entry.plugin.root);
-    // A trusted workspace's module runs as `keel trust` approved it (its entry file's content and its folder's files).
-    if (entry.plugin.level !== "user") {
-      // Read in chunks and bounded: a 3 GiB sparse `main` is refused, never read or imported. Never fatal.
-      const digest = fileDigest(file);
-      if (!digest.startsWith("sha256:")) {
-        const why = digest.startsWith("stat:") ? `it is larger than ${MAX_DIGEST_BYTES} bytes` : digest;
-        report("error", file, `Plugin ${name}: main "${main}" could not be read (${why}); the code module was not loaded. Fix or remove the file.`);
-        continue;
-      }
-      // The bare hex, as pinned before `fileDigest` existed.
-      const sha256 = digest.slice("sha256:".length);
-      // What the module imports from its folder is pinned too (a sandboxed command may write there). Only a pinned trust needs it: `--trust` runs it as it is.
-      const folder = host.trust.approved
-        ? pluginFolderDigest(entry.plugin.root, join(host.workspace.root, ".keel"))
-        : { ok: true as const, digest: "", files: undefined, links: undefined };
-      if (!folder.ok) {
+  try {
+    for (const entry of entries) {
+      const main = entry.plugin.manifest.main;
+      if (main === undefined) continue;
+      const report = (severity: Diagnostic["severity"], file: string, message: string) => addDiagnostic(host, entry, severity, file, message);
+      const name = entry.plugin.manifest.name;
+      if (entry.plugin.level !== "user" && !host.trusted) {
         report(
-          "error",
-          folder.file,
-          `Plugin ${name}: its folder cannot be pinned for \`keel trust\` (${relative(host.workspace.root, folder.file) || folder.file}: ${folder.reason}); the code module was not loaded. Keep the plugin folder to its own code (at most ${MAX_PLUGIN_FILES} files and ${MAX_PLUGIN_BYTES} bytes outside node_modules/ and .git/, no links out of it), or install it at user level ($KEEL_HOME/plugins/).`,
+          "warning",
+          entry.plugin.manifestPath,
+          `Plugin ${name} names a code module (main: ${main}); code plugins run only from the user level or a trusted workspace, so it was not loaded. Run \`keel trust\` (or pass --trust) to run it.`,
         );
         continue;
       }
-      const item = {
-        kind: "code plugin" as const,
-        name: `${name} (${relative(host.workspace.root, file)})`,
-        config: [name, main, sha256, folder.digest],
-      };
-      if (!host.approves(item, file)) continue;
-      // keel imports it unsandboxed (with `--trust`, from this folder): sandboxed commands of this run must not rewrite it.
-      host.sandbox.keepReadOnly(entry.plugin.root);
-      // Imported from keel's copy of the pinned bytes: what it imports, reads or starts by its own URL is that copy (the start-up/import race closed), never the workspace.
-      if (folder.files) {
-        const copy = pluginSnapshot({
-          folder: root,
-          digest: folder.digest,
-          files: folder.files,
-          links: folder.links,
-          keelHome: host.workspace.keelHome,
-          workspaceRoot: host.workspace.root,
-        });
-        if (!copy.ok) {
+      const file = moduleFile(entry.plugin, main, (message) => report("error", entry.plugin.manifestPath, message));
+      if (!file) continue;
+      let url = pathToFileURL(file).href;
+      let root = realpathSync.native(entry.plugin.root);
+      // A trusted workspace's module runs as `keel trust` approved it (its entry file's content and its folder's files).
+      if (entry.plugin.level !== "user") {
+        // Read in chunks and bounded: a 3 GiB sparse `main` is refused, never read or imported. Never fatal.
+        const digest = fileDigest(file);
+        if (!digest.startsWith("sha256:")) {
+          const why = digest.startsWith("stat:") ? `it is larger than ${MAX_DIGEST_BYTES} bytes` : digest;
+          report("error", file, `Plugin ${name}: main "${main}" could not be read (${why}); the code module was not loaded. Fix or remove the file.`);
+          continue;
+        }
+        // The bare hex, as pinned before `fileDigest` existed.
+        const sha256 = digest.slice("sha256:".length);
+        // What the module imports from its folder is pinned too (a sandboxed command may write there). Only a pinned trust needs it: `--trust` runs it as it is.
+        const folder = host.trust.approved
+          ? pluginFolderDigest(entry.plugin.root, join(host.workspace.root, ".keel"))
+          : { ok: true as const, digest: "", files: undefined, links: undefined };
+        if (!folder.ok) {
           report(
             "error",
-            copy.file,
-            `Plugin ${name}: keel could not make its pinned copy of the plugin folder to run it from (${displayed(host, copy.file)}: ${copy.reason}); the code module was not loaded. Run keel again (a changed folder is then held back until \`keel trust\`), or install the plugin at user level ($KEEL_HOME/plugins/).`,
+            folder.file,
+            `Plugin ${name}: its folder cannot be pinned for \`keel trust\` (${relative(host.workspace.root, folder.file) || folder.file}: ${folder.reason}); the code module was not loaded. Keep the plugin folder to its own code (at most ${MAX_PLUGIN_FILES} files and ${MAX_PLUGIN_BYTES} bytes outside node_modules/ and .git/, no links out of it), or install it at user level ($KEEL_HOME/plugins/).`,
           );
           continue;
         }
-        snapshots.add(copy.dir);
-        url = pathToFileURL(join(copy.dir, relative(root, file))).href;
-        root = copy.dir;
+        const item = {
+          kind: "code plugin" as const,
+          name: `${name} (${relative(host.workspace.root, file)})`,
+          config: [name, main, sha256, folder.digest],
+        };
+        if (!host.approves(item, file)) continue;
+        // keel imports it unsandboxed (with `--trust`, from this folder): sandboxed commands of this run must not rewrite it.
+        host.sandbox.keepReadOnly(entry.plugin.root);
+        // Imported from keel's copy of the pinned bytes: what it imports, reads or starts by its own URL is that copy (the start-up/import race closed), never the workspace.
+        if (folder.files) {
+          const copy = pluginSnapshot({
+            folder: root,
+            digest: folder.digest,
+            files: folder.files,
+            links: folder.links,
+            keelHome: host.workspace.keelHome,
+            workspaceRoot: host.workspace.root,
+          });
+          if (!copy.ok) {
+            report(
+              "error",
+              copy.file,
+              `Plugin ${name}: keel could not make its pinned copy of the plugin folder to run it from (${displayed(host, copy.file)}: ${copy.reason}); the code module was not loaded. Run keel again (a changed folder is then held back until \`keel trust\`), or install the plugin at user level ($KEEL_HOME/plugins/).`,
+            );
+            continue;
+          }
+          snapshots.add(copy.dir);
+          url = pathToFileURL(join(copy.dir, relative(root, file))).href;
+          root = copy.dir;
+        }
       }
-    }
-    let apply: CodePluginApply;
-    try {
-      const found = applyOf(await imports.import(url));
-      if (!found) {
-        report("error", file, `Plugin ${name}: the module must export a function apply(keel) (named, or as the default export); it was not applied.`);
-        continue;
-      }
-      apply = found;
-    } catch (error) {
-      const pinned = snapshots.has(root) && notFound(error);
-      report(
-        "error",
-        file,
-        pinned
-          ? `Plugin ${name}: the module could not be imported (${errorMessage(error)}): a workspace code plugin runs from keel's pinned copy of its folder (${root}): it may import only files inside its folder (bundle or vendor what it needs there) and Node's built-ins; install it at user level ($KEEL_HOME/plugins/) to import from elsewhere.`
-          : `Plugin ${name}: the module could not be imported (${errorMessage(error)}); fix it and run keel again.`,
-      );
-      continue;
-    }
-    let timedOut = false;
-    const api: CodePluginApi = Object.freeze({
-      name,
-      root,
-      workspace: Object.freeze({ root: host.workspace.root, cwd: host.workspace.cwd }),
-      hooks: pluginHooks(host),
-      registerTool(tool: CodePluginTool) {
-        const problem = codeToolProblem(tool);
-        if (timedOut)
-          report(
-            "error",
-            file,
-            `Plugin ${name}: tool "${String(tool?.name)}" was registered after apply(keel) timed out; it was not registered. Register tools before apply settles.`,
-          );
-        else if (problem) report("error", file, `Plugin ${name}: ${problem}; the tool was not registered.`);
-        else tools.push({ entry, tool: { ...tool }, file });
-      },
-    });
-    try {
-      const settled = await withinBound(
-        Promise.resolve().then(() => apply(api)),
-        timeoutMs,
-      );
-      if (settled) entry.record.code = { module: file, tools: [] };
-      else {
-        // Tools registered before the bound stay, as when apply throws: its hook taps cannot be undone either.
-        timedOut = true;
+      let apply: CodePluginApply;
+      try {
+        const found = applyOf(await imports.import(url));
+        if (!found) {
+          report("error", file, `Plugin ${name}: the module must export a function apply(keel) (named, or as the default export); it was not applied.`);
+          continue;
+        }
+        apply = found;
+      } catch (error) {
+        const pinned = snapshots.has(root) && notFound(error);
         report(
           "error",
           file,
-          `Plugin ${name}: apply(keel) did not settle within ${timeoutMs} ms; keel went on without waiting (tools and taps it added before that stay, later registrations are refused). Make apply return sooner (start long work without awaiting it), or raise ${APPLY_TIMEOUT_ENV}.`,
+          pinned
+            ? `Plugin ${name}: the module could not be imported (${errorMessage(error)}): a workspace code plugin runs from keel's pinned copy of its folder (${root}): it may import only files inside its folder (bundle or vendor what it needs there) and Node's built-ins; install it at user level ($KEEL_HOME/plugins/) to import from elsewhere.`
+            : `Plugin ${name}: the module could not be imported (${errorMessage(error)}); fix it and run keel again.`,
         );
+        continue;
       }
-    } catch (error) {
-      report("error", file, `Plugin ${name}: apply(keel) threw (${errorMessage(error)}); what it did before that stays.`);
+      let timedOut = false;
+      const api: CodePluginApi = Object.freeze({
+        name,
+        root,
+        workspace: Object.freeze({ root: host.workspace.root, cwd: host.workspace.cwd }),
+        hooks: pluginHooks(host),
+        registerTool(tool: CodePluginTool) {
+          const problem = codeToolProblem(tool);
+          if (timedOut)
+            report(
+              "error",
+              file,
+              `Plugin ${name}: tool "${String(tool?.name)}" was registered after apply(keel) timed out; it was not registered. Register tools before apply settles.`,
+            );
+          else if (problem) report("error", file, `Plugin ${name}: ${problem}; the tool was not registered.`);
+          else tools.push({ entry, tool: { ...tool }, file });
+        },
+      });
+      try {
+        const settled = await withinBound(
+          Promise.resolve().then(() => apply(api)),
+          timeoutMs,
+        );
+        if (settled) entry.record.code = { module: file, tools: [] };
+        else {
+          // Tools registered before the bound stay, as when apply throws: its hook taps cannot be undone either.
+          timedOut = true;
+          report(
+            "error",
+            file,
+            `Plugin ${name}: apply(keel) did not settle within ${timeoutMs} ms; keel went on without waiting (tools and taps it added before that stay, later registrations are refused). Make apply return sooner (start long work without awaiting it), or raise ${APPLY_TIMEOUT_ENV}.`,
+          );
+        }
+      } catch (error) {
+        report("error", file, `Plugin ${name}: apply(keel) threw (${errorMessage(error)}); what it did before that stays.`);
+      }
     }
+  } finally {
+    // Also when something above throws: the listener never outlives the loading.
+    imports.close();
   }
-  imports.close();
   // Once per start, and only where pinned copies are used: old copies of changed plugins go after a month unused.
   if (snapshots.size) prunePluginSnapshots(snapshotsDir(host.workspace.keelHome), snapshots);
   if (tools.length)

@@ -8,6 +8,14 @@
  * a listener (one reported while a plugin loads, at `close`) — unless the program embedding keel
  * listens for them itself, which then decides, as it would without keel's listener.
  */
+/** Marks the listeners of PluginImports (another host's loading plugins at the same time is not a program's listener). */
+const OWN = Symbol.for("keel.pluginImports");
+
+/** True when something other than a PluginImports listens for unhandled rejections. */
+function othersListen(): boolean {
+  return process.listeners("unhandledRejection").some((l) => !(OWN in l));
+}
+
 export class PluginImports {
   /** What the imports rejected with: Node's duplicate reports of these are dropped. */
   private readonly failed = new Set<unknown>();
@@ -15,12 +23,15 @@ export class PluginImports {
   private readonly early: unknown[] = [];
   private listening = false;
   private closed = false;
-  private readonly onUnhandled = (reason: unknown): void => {
-    // An embedding program's own listener has it (Node calls every listener): that program decides.
-    if (this.failed.has(reason) || process.listenerCount("unhandledRejection") > 1) return;
-    if (!this.closed) this.early.push(reason);
-    else throw reason; // as Node does without a listener
-  };
+  private readonly onUnhandled = Object.assign(
+    (reason: unknown): void => {
+      // An embedding program's own listener has it (Node calls every listener): that program decides.
+      if (this.failed.has(reason) || othersListen()) return;
+      if (!this.closed) this.early.push(reason);
+      else throw reason; // as Node does without a listener
+    },
+    { [OWN]: true },
+  );
 
   /** Imports `href` (rejecting with the module's error, reported once). */
   async import(href: string): Promise<Record<string, unknown>> {

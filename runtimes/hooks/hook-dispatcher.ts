@@ -161,25 +161,29 @@ export class HookDispatcher {
    * or removed by the session) runs it where it was found, checked there: its pins resolved its relative paths from
    * that folder, and say nothing of the worktree's root. Your own hooks run in the session's folder.
    */
-  private place(h: DeclaredHook, d: Dispatch): { dir: string; pins: string[] } {
+  private place(h: DeclaredHook, d: Dispatch): { dir: string; pins: string[]; projectDir: string } {
     const root = this.host.workspace.root;
-    if (h.origin.dir === undefined) return { dir: d.cwd, pins: [root] };
+    const projectDir = h.origin.projectDir ?? root;
+    if (h.origin.dir === undefined) return { dir: d.cwd, pins: [root], projectDir };
     const base = this.host.confinementRoot(d.cwd);
     // At the root, or a file found inside the worktree itself (keel started there): pinned where it was found.
-    if (base === root || inside(base, h.origin.dir)) return { dir: h.origin.dir, pins: [root] };
+    if (base === root || inside(base, h.origin.dir)) return { dir: h.origin.dir, pins: [root], projectDir };
     const dir = join(base, relative(root, h.origin.dir));
-    // Checked in the main checkout too: a line naming its script through "$CLAUDE_PROJECT_DIR" (or an absolute path) runs the main checkout's.
-    return existsSync(dir) ? { dir, pins: [base, root] } : { dir: h.origin.dir, pins: [root] };
+    if (!existsSync(dir)) return { dir: h.origin.dir, pins: [root], projectDir };
+    // `CLAUDE_PROJECT_DIR` names the worktree's copy of the project folder too ("$CLAUDE_PROJECT_DIR"/scripts/x.sh is the
+    // worktree's script). Checked in the main checkout as well: a line naming a script by an absolute path runs the main checkout's.
+    const mapped = join(base, relative(root, projectDir));
+    return { dir, pins: [base, root], projectDir: existsSync(mapped) ? mapped : projectDir };
   }
 
   private async runOne(h: DeclaredHook, d: Dispatch, stdin: string): Promise<HookRunOutcome & { last: HookLastOutcome }> {
     const started = performance.now();
-    const { dir } = this.place(h, d);
+    const { dir, projectDir } = this.place(h, d);
     const result = await runCommandHook({
       command: h.command,
       stdin,
       cwd: dir,
-      env: this.envFor(h),
+      env: this.envFor(h, projectDir),
       timeoutMs: Math.min(h.timeoutSec * 1000, MAX_TIMER_MS),
       signal: d.signal,
       ...(hookSandboxed(h, this.host)
@@ -227,10 +231,10 @@ export class HookDispatcher {
    * tool's, scrubbed of secret-looking variables (`commandEnv.pass` lets some through): the sandbox
    * contains code no pin covers (what its scripts import), which must not hold your tokens and the network.
    */
-  private envFor(h: DeclaredHook): Record<string, string | undefined> {
+  private envFor(h: DeclaredHook, projectDir: string): Record<string, string | undefined> {
     const sandboxed = hookSandboxed(h, this.host);
     const env = sandboxed ? { ...commandEnv(this.host) } : hookEnv(this.host);
-    env.CLAUDE_PROJECT_DIR = h.origin.projectDir ?? this.host.workspace.root;
+    env.CLAUDE_PROJECT_DIR = projectDir;
     if (h.origin.plugin) env.CLAUDE_PLUGIN_ROOT = h.origin.plugin.root;
     else delete env.CLAUDE_PLUGIN_ROOT;
     // Sandboxed, your home is read-only: `npx`/`uvx` cache in the sandbox's private /tmp, as a sandboxed server's do.

@@ -124,7 +124,21 @@ describe("a workspace hook runs in its file's folder, pinned from there, whereve
   });
 
   it("in a managed worktree, the hook runs in the worktree's copy of its folder, checked against the same pins: a copy the session rewrote does not run", async () => {
-    ws = makeProject();
+    ws = makeProject({
+      ".claude/settings.json": {
+        hooks: {
+          PreToolUse: [
+            {
+              matcher: "Read",
+              hooks: [
+                { type: "command", command: "./scripts/guard.sh" },
+                { type: "command", command: 'echo "$CLAUDE_PROJECT_DIR" > project-dir.txt' },
+              ],
+            },
+          ],
+        },
+      },
+    });
     ws.git("add", "-A");
     ws.git("commit", "-q", "-m", "initial");
     expect((await keelIn(".", "trust")).exitCode).toBe(0);
@@ -136,6 +150,8 @@ describe("a workspace hook runs in its file's folder, pinned from there, whereve
     expect(readFileSync(join(worktree, "guard-ran-in.txt"), "utf8").trim()).toBe(worktree);
     expect(ws.exists("guard-ran-in.txt")).toBe(false);
     expect(JSON.parse(readFileSync(join(worktree, "guard-input.json"), "utf8"))).toMatchObject({ cwd: worktree });
+    // CLAUDE_PROJECT_DIR names the worktree's copy of the project too ("$CLAUDE_PROJECT_DIR"/scripts/x.sh is the experiment's).
+    expect(readFileSync(join(worktree, "project-dir.txt"), "utf8").trim()).toBe(worktree);
     expect((await readIn(".", "sub/dir/secret.txt")).json()).toMatchObject({ ok: false, phase: "hook", code: "tool_blocked" });
     // Every write of the session lands in the worktree, its copy of the hook's script too: that copy no longer matches, and does not run.
     const rewrite = GUARD.replace("exit 0", "touch rewritten-ran; exit 0");
