@@ -19,7 +19,7 @@ import {
 } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
-import { inside, MAX_DIGEST_BYTES, realOrSelf } from "../core/index.js";
+import { inside, MAX_DIGEST_BYTES, readRegularFile, realOrSelf } from "../core/index.js";
 import type { PinnedLink } from "./plugin-folder-digest.js";
 import { removeSnapshotDir } from "./prune-plugin-snapshots.js";
 
@@ -69,7 +69,10 @@ export function pluginSnapshot(src: SnapshotSource): Snapshot {
     .update(keelRoot ?? "")
     .digest("hex")
     .slice(0, 12);
-  const dir = join(parent, `${src.digest.replace(/^sha256:/, "")}-${tag}`);
+  // `.js` files of a folder without a package.json of its own took `"type": "module"` from the nearest one above it:
+  // the copy has nothing above it, so it gets that one field (and a name of its own: it is read at every start).
+  const esm = !src.files.has("package.json") && inheritedModuleType(src.folder);
+  const dir = join(parent, `${src.digest.replace(/^sha256:/, "")}-${tag}${esm ? "-esm" : ""}`);
   try {
     if (lstatSync(dir).isDirectory()) {
       const now = new Date();
@@ -101,6 +104,7 @@ export function pluginSnapshot(src: SnapshotSource): Snapshot {
       // Relative, through real folders of the copy only: it cannot lead out of it, whatever its text was (an absolute path into the workspace).
       symlinkSync(relative(dirname(to), join(tmp, link.target)) || ".", to);
     }
+    if (esm) writeFileSync(join(tmp, "package.json"), '{ "type": "module" }\n', { flag: "wx", mode: 0o444 });
     if (keelRoot) {
       mkdirSync(join(tmp, "node_modules"), { recursive: true });
       symlinkSync(keelRoot, join(tmp, "node_modules", "keel"));
@@ -168,5 +172,24 @@ export function keelPackageRoot(): string | undefined {
       // No package.json here (or not JSON): look further up.
     }
     if (dirname(dir) === dir) return undefined;
+  }
+}
+
+/**
+ * True when the nearest package.json above `folder` (as Node looks it up for a file in `folder`
+ * without one of its own) says `"type": "module"`. Bounded (1 MiB) and never throws: an unreadable
+ * or unparseable one counts as none, as Node would fail on it anyway.
+ */
+function inheritedModuleType(folder: string): boolean {
+  for (let dir = dirname(folder); ; dir = dirname(dir)) {
+    const file = join(dir, "package.json");
+    if (lstatSync(file, { throwIfNoEntry: false }) !== undefined) {
+      try {
+        return (JSON.parse(readRegularFile(file, 1024 * 1024)) as { type?: unknown }).type === "module";
+      } catch {
+        return false;
+      }
+    }
+    if (dirname(dir) === dir) return false;
   }
 }

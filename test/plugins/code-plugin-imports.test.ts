@@ -261,3 +261,20 @@ export function apply(keel) {
     expect(await call("u_tool")).toMatchObject({ ok: true, content: "useruser" });
   });
 });
+
+describe("a pinned copy keeps how Node reads the plugin's files", () => {
+  it('a folder without a package.json of its own keeps the "type": "module" of the workspace\'s package.json (its .js entry is an ES module in the copy too)', async () => {
+    workspace(() => ({
+      "package.json": { name: "ws", type: "module" },
+      "plugins/p/plugin.json": { name: "p", main: "./index.js" },
+      "plugins/p/index.js": `import { two } from "./lib.js";\nexport function apply(keel) {\n  keel.registerTool({ name: "p_tool", description: "p", inputSchema: { type: "object" }, risk: ["read"], readOnly: true, execute: () => "two is " + two });\n}`,
+      "plugins/p/lib.js": "export const two = 2;",
+    }));
+    await trust();
+    const listed = await tools();
+    expect(listed.messages).toBe("");
+    expect(listed.names).toContain("p_tool");
+    expect(await call("p_tool")).toMatchObject({ ok: true, content: "two is 2" });
+    expect(copies().map((c) => c.endsWith("-esm"))).toEqual([true]);
+  });
+});
