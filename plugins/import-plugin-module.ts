@@ -1,3 +1,11 @@
+/** Marks the listeners of PluginImports (another host's loading plugins at the same time is not a program's listener). */
+const OWN = Symbol.for("keel.pluginImports");
+
+/** True when something other than a PluginImports listens for unhandled rejections. */
+function othersListen(): boolean {
+  return process.listeners("unhandledRejection").some((l) => !(OWN in l));
+}
+
 /**
  * Imports code plugins' modules for one host. On Node 20, an error thrown while a CommonJS file that
  * an ES module imports is evaluated is reported twice: as the rejection of `import()` (which keel
@@ -8,14 +16,6 @@
  * a listener (one reported while a plugin loads, at `close`) — unless the program embedding keel
  * listens for them itself, which then decides, as it would without keel's listener.
  */
-/** Marks the listeners of PluginImports (another host's loading plugins at the same time is not a program's listener). */
-const OWN = Symbol.for("keel.pluginImports");
-
-/** True when something other than a PluginImports listens for unhandled rejections. */
-function othersListen(): boolean {
-  return process.listeners("unhandledRejection").some((l) => !(OWN in l));
-}
-
 export class PluginImports {
   /** What the imports rejected with: Node's duplicate reports of these are dropped. */
   private readonly failed = new Set<unknown>();
