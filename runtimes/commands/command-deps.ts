@@ -37,6 +37,8 @@ export function commandRenderDeps(host: Host, cmd: PromptCommand, run: RunContex
   const root = host.confinementRoot(cwd);
   return {
     async readFile(path) {
+      // `@path` is a read_file: not for a caller that may not use read_file (`keel mcp serve --tools`, a sub-agent's menu).
+      if (run.isVisible && !run.isVisible("read_file")) throw new Error("read_file is not among the tools available here");
       const abs = confinePath(root, path, "path", cwd);
       // what read_file may not show the model, `@path` may not either
       const refused = readRefusal(host, root, abs);

@@ -41,6 +41,11 @@ export async function mcpServeCommand(ctx: CliContext, opts: ServeCommandOptions
     throw new UsageError(
       `--no-auth is only allowed on a loopback address (127.0.0.1, localhost, ::1), not ${bindHost}: drop --no-auth and give clients the bearer token.`,
     );
+  const envToken = ctx.io.env.KEEL_SERVE_TOKEN;
+  if (opts.http && auth && envToken !== undefined && !/^[\x21-\x7e]{16,}$/.test(envToken))
+    throw new UsageError(
+      "KEEL_SERVE_TOKEN must be at least 16 characters of visible ASCII without spaces (an empty or short token is no lock, and a space cannot be sent): set it to e.g. the output of `openssl rand -base64 24`, or unset it to get a generated token.",
+    );
   const notice = (line: string) => void ctx.io.stderr.write(terminalText(`${line}\n`));
   const stop = new AbortController();
   const onStop = () => stop.abort();
@@ -60,10 +65,10 @@ export async function mcpServeCommand(ctx: CliContext, opts: ServeCommandOptions
   try {
     const sdk = await loadServerSdk();
     if (opts.http) {
-      const token = auth ? (ctx.io.env.KEEL_SERVE_TOKEN ?? randomBytes(24).toString("base64url")) : undefined;
+      const token = auth ? (envToken ?? randomBytes(24).toString("base64url")) : undefined;
       endpoint = await serveHttp(sdk, hub, { host: bindHost, port: opts.port ?? 0, token, sessionIdleSeconds: opts.sessionIdle, notice });
       notice(`keel mcp serve: ${hub.tools().length} tools at ${endpoint.url} (streamable HTTP)`);
-      if (token && ctx.io.env.KEEL_SERVE_TOKEN === undefined) notice(`keel mcp serve: clients must send the header  Authorization: Bearer ${token}`);
+      if (token && envToken === undefined) notice(`keel mcp serve: clients must send the header  Authorization: Bearer ${token}`);
       else if (!token) notice("keel mcp serve: --no-auth: any local process may call these tools.");
       await aborted(stop.signal);
     } else {

@@ -53,6 +53,10 @@ export function createServeSession(sdk: Sdk, hub: ServeHub): Server {
     };
   };
 
+  // Resources and prompts reach tools too (`mcp_read_resource`, a command's shell lines and `@file`s):
+  // only those `--tools` serves, so a client cannot get past the filter through them.
+  const servedOnly = (host: Host, extra: RequestExtra): RunContext => ({ ...runContext(host, extra), isVisible: hub.settings.served });
+
   server.setRequestHandler(sdk.ListToolsRequestSchema, async () => ({
     tools: hub.tools().map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema, annotations: t.annotations })),
   }));
@@ -69,11 +73,11 @@ export function createServeSession(sdk: Sdk, hub: ServeHub): Server {
   });
 
   server.setRequestHandler(sdk.ListResourcesRequestSchema, async (_request, extra) =>
-    hub.live.use(async (host) => ({ resources: await listResources(host, runContext(host, extra)) })),
+    hub.live.use(async (host) => ({ resources: await listResources(host, servedOnly(host, extra)) })),
   );
 
   server.setRequestHandler(sdk.ReadResourceRequestSchema, async (request, extra) => {
-    const read = await hub.live.use((host) => readResource(host, request.params.uri, runContext(host, extra)));
+    const read = await hub.live.use((host) => readResource(host, request.params.uri, servedOnly(host, extra)));
     if ("error" in read) throw new sdk.McpError(sdk.ErrorCode.InvalidParams, read.error);
     return { contents: [read] };
   });
@@ -82,7 +86,7 @@ export function createServeSession(sdk: Sdk, hub: ServeHub): Server {
 
   server.setRequestHandler(sdk.GetPromptRequestSchema, async (request, extra) => {
     const { name, arguments: args = {} } = request.params;
-    const made = await hub.live.use((host) => promptText(host, name, args, runContext(host, extra)));
+    const made = await hub.live.use((host) => promptText(host, name, args, servedOnly(host, extra)));
     if ("error" in made) throw new sdk.McpError(sdk.ErrorCode.InvalidParams, made.error);
     return { messages: [{ role: "user" as const, content: { type: "text" as const, text: made.text } }] };
   });

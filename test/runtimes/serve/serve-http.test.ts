@@ -107,6 +107,20 @@ describe("keel mcp serve --http", () => {
     expect(refused.stderr).toMatch(/--no-auth is only allowed on a loopback address/);
   });
 
+  it("refuses an empty, short or unsendable KEEL_SERVE_TOKEN (exit 2) instead of serving behind it", async () => {
+    ws = serveWorkspace();
+    for (const token of ["", "short", "has spaces in the middle ok? no", "trailing-space-token-xx "]) {
+      const r = await execa(process.execPath, [KEEL_BIN, "--cwd", ws.root, "mcp", "serve", "--http"], {
+        env: { ...ws.env, KEEL_SERVE_TOKEN: token },
+        reject: false,
+        timeout: 60_000,
+      });
+      expect(r.exitCode, `${JSON.stringify(token)}: ${r.stderr}`).toBe(2);
+      expect(r.stderr).toMatch(/KEEL_SERVE_TOKEN must be at least 16 characters/);
+      expect(r.stderr).not.toContain("any local process may call");
+    }
+  });
+
   it("closes a session idle for --session-idle seconds (a client gone without DELETE): its id gets 404, a new initialize works", async () => {
     ws = serveWorkspace();
     server = await startHttp(ws, ["--session-idle", "1"]);

@@ -226,6 +226,28 @@ describe("keel mcp serve (stdio, SDK client)", () => {
     expect(names).toContain("task_create");
     expect(names).not.toContain("write_file");
     await expect(client.callTool({ name: "write_file", arguments: { path: "x", content: "y" } })).rejects.toThrow(/Unknown tool/);
+  });
+
+  it("--tools also bounds what prompts and resources reach: no shell line, @file or resource read through tools it does not serve", async () => {
+    ws = serveWorkspace({
+      ".claude/commands/shell.md": "---\nallowed-tools: Bash(touch:*)\n---\nRan !`touch ran.txt` here.\n",
+      "notes.txt": "secret notes",
+    });
+    ws.write(".mcp.json", upstreamManifest(ws, { resources: [{ name: "notes", uri: "test://notes", text: "local notes" }] }));
+    ({ client } = await connectStdio(ws, { args: ["--tools", "say"] }));
+    const shell = (await client.getPrompt({ name: "shell" })).messages[0]!.content as { text: string };
+    expect(shell.text).toMatch(/output of `touch ran.txt` not included: tool_not_visible/);
+    expect(ws.exists("ran.txt")).toBe(false);
+    const file = (await client.getPrompt({ name: "hello", arguments: { arguments: "@notes.txt" } })).messages[0]!.content as { text: string };
+    expect(file.text).toMatch(/contents of notes.txt not included: read_file is not among the tools available here/);
+    expect(file.text).not.toContain("secret notes");
+    expect((await client.listResources()).resources).toEqual([]);
+    await expect(client.readResource({ uri: "test://notes" })).rejects.toThrow(/not available in this context/);
+    await expect(client.readResource({ uri: "up://readme" })).rejects.toThrow(/not available in this context/);
+    // A prompt that reaches no tool still works.
+    expect((await client.getPrompt({ name: "hello", arguments: { arguments: "Bob" } })).messages[0]!.content).toMatchObject({
+      text: "Hello Bob, from a command.\n",
+    });
     const usage = await execa(process.execPath, [KEEL_BIN, "--cwd", ws.root, "mcp", "serve", "--no-auth"], { env: ws.env, reject: false });
     expect(usage.exitCode).toBe(2);
     expect(usage.stderr).toMatch(/apply to the HTTP transport only/);
