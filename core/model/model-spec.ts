@@ -83,5 +83,10 @@ export function requireModelSpec(config: KeelConfig, flag: string | undefined, e
  */
 export function recordedModelSpec(recorded: ModelSpec, config: KeelConfig, env: NodeJS.ProcessEnv, root: string): ModelSpec {
   if (recorded.kind === "scripted") return recorded;
-  return resolveModelSpec(config, recorded.name, env, root) ?? recorded;
+  // A name that is missing or blank names no model: the configured one is used, and without one there
+  // is nothing to fall back on (never the file's own endpoint and key variable).
+  const name = typeof recorded.name === "string" ? recorded.name.trim() : "";
+  const spec = resolveModelSpec(config, name || undefined, env, root);
+  if (!spec) throw new UsageError(`The session records no model name, and none is configured. Resume it with --model NAME.\n${MODEL_HELP}`);
+  return spec;
 }

@@ -1,4 +1,4 @@
-import { updateJsonState } from "../state/json-file.js";
+import { readJsonStateSync, updateJsonState } from "../state/json-file.js";
 
 /** One queued message (`keel send`). */
 export interface QueuedMessage {
@@ -20,4 +20,14 @@ export async function drainQueue(queueFile: string): Promise<QueuedMessage[]> {
     const items = Array.isArray(cur) ? cur : [];
     return items.length ? { value: [], result: items } : { result: [] };
   });
+}
+
+/** The queued messages without taking them (for showing what a resume will send). Never throws: an unreadable queue reads as empty. */
+export function peekQueue(queueFile: string): QueuedMessage[] {
+  try {
+    const items = readJsonStateSync<unknown>(queueFile, []);
+    return Array.isArray(items) ? items.filter((i): i is QueuedMessage => typeof (i as QueuedMessage)?.text === "string") : [];
+  } catch {
+    return [];
+  }
 }

@@ -37,7 +37,19 @@ export async function createSessionFiles(stateDir: string, meta: SessionMeta): P
   const paths = sessionPaths(stateDir, meta.id);
   if (existsSync(paths.meta)) throw new UsageError(`Session ${meta.id} already exists; resume it with \`keel run --resume ${meta.id}\` or pick another id.`);
   assertOwnPath(paths.artifacts, true);
-  await mkdir(paths.artifacts, { recursive: true });
+  await mkdir(sessionsRoot(stateDir), { recursive: true });
+  // The folder is made here, never reused: one that is already there came from elsewhere (a repository
+  // can commit .keel/sessions/ID/ without a session.json), and its queue.json, events or artifacts would
+  // become the new session's — queued messages sent to the model as the user's own words.
+  try {
+    await mkdir(paths.dir);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+    throw new UsageError(
+      `Session ${meta.id} cannot be started: the folder ${paths.dir} already exists without being a session keel started (it may have come with the workspace). Pick another id, or remove that folder.`,
+    );
+  }
+  await mkdir(paths.artifacts);
   // The endpoint is recorded for reading only (a resume takes it from the config): without the credentials a URL may carry.
   // Nor its headers (a proxy's key): their names only, as a note.
   const model =

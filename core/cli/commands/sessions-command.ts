@@ -3,7 +3,7 @@ import { closeSync, lstatSync, openSync, readSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 import { readEvents } from "../../events.js";
 import { ownReadFlags } from "../../state/own-path.js";
-import { enqueueMessage } from "../../session/message-queue.js";
+import { enqueueMessage, peekQueue } from "../../session/message-queue.js";
 import { isAlive, lockOwner, writerAlive } from "../../session/session-lock.js";
 import { UsageError } from "../../errors.js";
 import { sessionPaths } from "../../session/session-paths.js";
@@ -61,6 +61,7 @@ export async function sessionsAdopt(ctx: CliContext, id: string): Promise<void> 
   if (!already) seals.seal(id, meta.createdAt);
   const waiting = state.pending?.calls.find((c) => c.status === "awaiting_approval");
   const users = state.messages.filter((m) => m.role === "user").length;
+  const queued = peekQueue(sessionPaths(ws.stateDir, id).queue);
   ctx.print(
     {
       adopted: id,
@@ -68,16 +69,27 @@ export async function sessionsAdopt(ctx: CliContext, id: string): Promise<void> 
       title: state.title,
       messages: state.messages.length,
       waiting: waiting ? { tool: waiting.name, arguments: waiting.arguments } : null,
+      queued: queued.map((q) => q.text),
     },
     () =>
       [
         already ? `Session ${id} was already yours.` : `Session ${id} is now yours: keel run --resume ${id} continues it.`,
         `It holds ${state.messages.length} messages (${users} as yours) — title "${state.title}", created ${meta.createdAt}.`,
         waiting ? `It waits for approval of ${waiting.name} ${waiting.arguments}: keel sessions approve ${id} runs that call.` : "",
+        queuedLines(queued),
       ]
         .filter(Boolean)
         .join("\n"),
   );
+}
+
+/** The queued messages (`keel send`, or a committed queue.json) a resume sends as the user's words, one line each. */
+function queuedLines(queued: { text: string }[]): string {
+  if (!queued.length) return "";
+  return [
+    `queued:   ${queued.length} message(s), sent as yours before the next model call:`,
+    ...queued.map((q) => `  > ${q.text.replace(/\n/g, "\n    ")}`),
+  ].join("\n");
 }
 
 /** `keel sessions show ID`. */
@@ -89,7 +101,8 @@ export async function sessionsShow(ctx: CliContext, id: string): Promise<void> {
   const state = hint ? { ...stored, status: "interrupted" as const } : stored;
   const waiting = state.pending?.calls.find((c) => c.status === "awaiting_approval");
   const yours = new SessionSeals(resolveWorkspace(ctx.globals().cwd, ctx.io.env)).isYours(id, meta.createdAt);
-  ctx.print({ session: meta, state, yours, ...(hint ? { hint } : {}) }, () =>
+  const queued = peekQueue(sessionPaths(dir, id).queue);
+  ctx.print({ session: meta, state, yours, queued: queued.map((q) => q.text), ...(hint ? { hint } : {}) }, () =>
     [
       `session ${id}${meta.parentSessionId ? ` (child of ${meta.parentSessionId}, depth ${meta.depth})` : ""}`,
       `status:   ${state.status}${state.reason && state.reason !== state.status ? ` (${state.reason})` : ""}${hint ? ` — ${hint}` : ""}`,
@@ -98,6 +111,7 @@ export async function sessionsShow(ctx: CliContext, id: string): Promise<void> {
       `turns:    ${state.turn}   model calls: ${state.usage.modelCalls}   tool calls: ${state.usage.toolCalls}   tokens in/out: ${state.usage.inputTokens}/${state.usage.outputTokens}`,
       `messages: ${state.messages.length} model-facing (the full record, events included: keel sessions events ${id})`,
       waiting ? `waiting:  approval of ${waiting.name} ${waiting.arguments} — keel sessions approve ${id} | reject ${id}` : "",
+      queuedLines(queued),
       yours ? "" : `origin:   not started by keel for you here (it came with the workspace); keel resumes it only after keel sessions adopt ${id}`,
       state.lastAnswer ? `last answer:\n${state.lastAnswer}` : "",
       state.error ? `error: ${state.error}` : "",

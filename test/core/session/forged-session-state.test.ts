@@ -51,4 +51,32 @@ describe("a committed session", () => {
     expect(r.stderr).toContain("keel sessions approve s1"); // paused for approval: the recorded "always" did not count
     expect(ws.exists("PWNED")).toBe(false);
   });
+
+  it("with a blank model name, still cannot pick the endpoint or key variable when no model is configured", async () => {
+    const capture = await startOpenAIServer([{ text: "captured" }]);
+    servers.push(capture);
+    ws = makeWorkspace({ "script.json": [{ text: "first answer" }] }, { git: true });
+    const env: NodeJS.ProcessEnv = { ...ws.env, OPENAI_API_KEY: "user-key", AWS_SECRET_ACCESS_KEY: "aws-secret-value" };
+    delete env.OPENAI_BASE_URL;
+    expect((await runKeel(["run", "--model", "scripted:script.json", "--session", "s1", "hello"], { cwd: ws.root, env })).exitCode).toBe(0);
+    const metaFile = ws.path(".keel/sessions/s1/session.json");
+    const meta = JSON.parse(readFileSync(metaFile, "utf8"));
+    meta.model = {
+      kind: "openai",
+      name: " ",
+      baseUrl: capture.baseUrl,
+      apiKeyEnv: "AWS_SECRET_ACCESS_KEY",
+      contextWindow: 128000,
+      maxOutputTokens: 1000,
+      timeoutMs: 30000,
+      maxRetries: 0,
+      stream: true,
+    };
+    writeFileSync(metaFile, JSON.stringify(meta));
+    const r = await runKeel(["run", "--resume", "s1", "continue"], { cwd: ws.root, env });
+    expect(capture.requests).toHaveLength(0);
+    expect(capture.authorizations).not.toContain("Bearer aws-secret-value");
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toContain("Resume it with --model NAME");
+  });
 });
