@@ -41,6 +41,11 @@ export async function mcpServeCommand(ctx: CliContext, opts: ServeCommandOptions
     throw new UsageError(
       `--no-auth is only allowed on a loopback address (127.0.0.1, localhost, ::1), not ${bindHost}: drop --no-auth and give clients the bearer token.`,
     );
+  // Requests are answered only when addressed to the bound host (DNS rebinding): an unspecified address has no name a client can use.
+  if (opts.http && ["0.0.0.0", "::", "[::]"].includes(bindHost))
+    throw new UsageError(
+      `--host ${bindHost} binds every interface, but keel mcp serve answers only requests addressed to the host it binds (its protection against DNS rebinding), and no client addresses ${bindHost}: pass the address clients will use (e.g. --host 192.168.1.5).`,
+    );
   const envToken = ctx.io.env.KEEL_SERVE_TOKEN;
   if (opts.http && auth && envToken !== undefined && !/^[\x21-\x7e]{16,}$/.test(envToken))
     throw new UsageError(

@@ -107,6 +107,19 @@ describe("keel mcp serve --http", () => {
     expect(refused.stderr).toMatch(/--no-auth is only allowed on a loopback address/);
   });
 
+  it("refuses --host 0.0.0.0 or :: (exit 2): it would answer only requests addressed to that address, which no client uses", async () => {
+    ws = serveWorkspace();
+    for (const host of ["0.0.0.0", "::"]) {
+      const r = await execa(process.execPath, [KEEL_BIN, "--cwd", ws.root, "mcp", "serve", "--http", "--host", host], {
+        env: { ...ws.env, KEEL_SERVE_TOKEN: "a-long-enough-token-1234" },
+        reject: false,
+        timeout: 60_000,
+      });
+      expect(r.exitCode, r.stderr).toBe(2);
+      expect(r.stderr).toMatch(/pass the address clients will use/);
+    }
+  });
+
   it("refuses an empty, short or unsendable KEEL_SERVE_TOKEN (exit 2) instead of serving behind it", async () => {
     ws = serveWorkspace();
     for (const token of ["", "short", "has spaces in the middle ok? no", "trailing-space-token-xx "]) {
