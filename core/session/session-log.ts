@@ -82,6 +82,9 @@ export function loggedPending(pending: PendingTurn | null): LoggedPending | null
   return { turn: pending.turn, calls: pending.calls.map(({ arguments: _a, extraContent: _x, ...rest }) => rest) };
 }
 
+/** Most bytes of a session log past its checkpoint that resume reads (one string; V8 strings end near 512 MiB). */
+export const MAX_LOG_TAIL_BYTES = 256 * 2 ** 20;
+
 /**
  * The log entries after byte `offset` of `file`, the timestamp of the last one and the file size. A
  * torn last line (a crash mid-write) is ignored; StateError when the file is shorter than `offset` or
@@ -104,6 +107,11 @@ export function readLogTail(file: string, offset: number): { entries: SessionLog
     if (size < offset)
       throw new StateError(
         `The session log ${file} is shorter (${size} bytes) than its checkpoint state.json expects (${offset}): the session files were edited or truncated. Start a new session.`,
+        file,
+      );
+    if (size - offset > MAX_LOG_TAIL_BYTES)
+      throw new StateError(
+        `The session log ${file} holds ${Math.round((size - offset) / 2 ** 20)} MiB past its checkpoint (state.json), more than keel reads at once (${MAX_LOG_TAIL_BYTES / 2 ** 20} MiB): keel checkpoints a session as it goes, so its own logs stay far below that; this one was edited or not written by keel. Start a new session.`,
         file,
       );
     const buf = Buffer.alloc(size - offset);

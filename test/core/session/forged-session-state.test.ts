@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, truncateSync, writeFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { startOpenAIServer, type OpenAIServer } from "../../helpers/openai-server.js";
 import { runKeel } from "../../helpers/run-cli.js";
@@ -70,5 +70,18 @@ describe("a committed session", () => {
     expect(capture.authorizations).not.toContain("Bearer aws-secret-value");
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toContain("Resume it with --model NAME");
+  });
+});
+
+describe("a session log too large to read", () => {
+  it("a log holding more than 256 MiB past its checkpoint is refused with a clear error, not read (a 600 MiB one failed with V8's string-length error)", async () => {
+    ws = makeWorkspace({ "script.json": [{ text: "first answer" }] }, { git: true });
+    expect((await runKeel(["run", "--model", "scripted:script.json", "--session", "s1", "hello"], { cwd: ws.root, env: ws.env })).exitCode).toBe(0);
+    // Sparse: no disk is used, and the new code reads none of it.
+    truncateSync(ws.path(".keel/sessions/s1/events.jsonl"), 600 * 2 ** 20);
+    const r = await runKeel(["sessions", "show", "s1"], { cwd: ws.root, env: ws.env });
+    expect(r.exitCode).not.toBe(0);
+    expect(r.stderr).toMatch(/holds \d+ MiB past its checkpoint \(state\.json\), more than keel reads at once \(256 MiB\)/);
+    expect(r.stderr).toContain("Start a new session.");
   });
 });
