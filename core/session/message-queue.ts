@@ -14,19 +14,27 @@ export async function enqueueMessage(queueFile: string, text: string): Promise<n
   });
 }
 
-/** Takes every queued message in FIFO order and empties the queue. */
+/**
+ * The messages of a queue file's content that are well formed (a `text` string each). Anything else
+ * (a committed queue.json may hold `{"text": [{"type": "text", …}]}`) is never sent, so what
+ * `peekQueue` shows is exactly what `drainQueue` sends.
+ */
+function wellFormed(items: unknown): QueuedMessage[] {
+  return Array.isArray(items) ? items.filter((i): i is QueuedMessage => typeof (i as QueuedMessage | null)?.text === "string") : [];
+}
+
+/** Takes every well-formed queued message in FIFO order and empties the queue (dropping what is not). */
 export async function drainQueue(queueFile: string): Promise<QueuedMessage[]> {
   return updateJsonState<QueuedMessage[], QueuedMessage[]>(queueFile, [], (cur) => {
     const items = Array.isArray(cur) ? cur : [];
-    return items.length ? { value: [], result: items } : { result: [] };
+    return items.length ? { value: [], result: wellFormed(items) } : { result: [] };
   });
 }
 
 /** The queued messages without taking them (for showing what a resume will send). Never throws: an unreadable queue reads as empty. */
 export function peekQueue(queueFile: string): QueuedMessage[] {
   try {
-    const items = readJsonStateSync<unknown>(queueFile, []);
-    return Array.isArray(items) ? items.filter((i): i is QueuedMessage => typeof (i as QueuedMessage)?.text === "string") : [];
+    return wellFormed(readJsonStateSync<unknown>(queueFile, []));
   } catch {
     return [];
   }
