@@ -57,6 +57,13 @@ export interface HookRunOutcome {
   verdict: HookVerdict;
 }
 
+/** Where one hook of a dispatch runs (`dir`, `CLAUDE_PROJECT_DIR`) and the roots its pins are checked against (see `HookDispatcher.place`). */
+interface HookPlace {
+  dir: string;
+  pins: string[];
+  projectDir: string;
+}
+
 /**
  * Runs the hooks of one event as Claude Code does: every hook whose matcher (a regex over the
  * Claude Code tool name and keel's names) and `if` filter match runs, in parallel, each with its
@@ -89,7 +96,7 @@ export class HookDispatcher {
 
   /** Runs the matching hooks of the event and returns their outcomes (none: an empty list). */
   async dispatch(d: Dispatch): Promise<HookRunOutcome[]> {
-    const selected: DeclaredHook[] = [];
+    const selected: { h: DeclaredHook; place: HookPlace }[] = [];
     const seen = new Set<string>();
     for (const h of this.hooks) {
       if (h.event !== d.event) continue;
@@ -106,7 +113,7 @@ export class HookDispatcher {
       const key = `${place.dir}\0${h.origin.plugin?.root ?? ""}\0${h.command}`;
       if (seen.has(key)) continue;
       seen.add(key);
-      selected.push(h);
+      selected.push({ h, place });
     }
     if (!selected.length) return [];
     const stdin = JSON.stringify({
@@ -117,8 +124,8 @@ export class HookDispatcher {
       hook_event_name: d.event,
       ...d.fields,
     });
-    for (const h of selected.filter((h) => h.background)) this.startBackground(h, d, stdin);
-    const outcomes = await Promise.all(selected.filter((h) => !h.background).map((h) => this.runOne(h, d, stdin)));
+    for (const { h, place } of selected.filter((s) => s.h.background)) this.startBackground(h, place, d, stdin);
+    const outcomes = await Promise.all(selected.filter((s) => !s.h.background).map(({ h, place }) => this.runOne(h, place, d, stdin)));
     for (const o of outcomes) this.lastOutcomes.set(hookKey(o.hook.origin.file, o.hook.path), o.last);
     return outcomes.map(({ hook, verdict }) => ({ hook, verdict }));
   }
@@ -137,9 +144,9 @@ export class HookDispatcher {
    * `asyncRewake`, its exit-2 stderr) is queued for the session as a later message (the agent reads
    * it before its next model call, or on the next resume); its run is an event in the workspace log.
    */
-  private startBackground(h: DeclaredHook, d: Dispatch, stdin: string): void {
+  private startBackground(h: DeclaredHook, place: HookPlace, d: Dispatch, stdin: string): void {
     const run = (async () => {
-      const { verdict, last } = await this.runOne(h, { ...d, events: undefined }, stdin);
+      const { verdict, last } = await this.runOne(h, place, { ...d, events: undefined }, stdin);
       this.lastOutcomes.set(hookKey(h.origin.file, h.path), last);
       const text = verdict.context ?? (h.background === "rewake" ? verdict.block : undefined);
       const queue =
@@ -161,7 +168,7 @@ export class HookDispatcher {
    * or removed by the session) runs it where it was found, checked there: its pins resolved its relative paths from
    * that folder, and say nothing of the worktree's root. Your own hooks run in the session's folder.
    */
-  private place(h: DeclaredHook, d: Dispatch): { dir: string; pins: string[]; projectDir: string } {
+  private place(h: DeclaredHook, d: Dispatch): HookPlace {
     const root = this.host.workspace.root;
     const projectDir = h.origin.projectDir ?? root;
     if (h.origin.dir === undefined) return { dir: d.cwd, pins: [root], projectDir };
@@ -176,9 +183,8 @@ export class HookDispatcher {
     return { dir, pins: [base, root], projectDir: existsSync(mapped) ? mapped : projectDir };
   }
 
-  private async runOne(h: DeclaredHook, d: Dispatch, stdin: string): Promise<HookRunOutcome & { last: HookLastOutcome }> {
+  private async runOne(h: DeclaredHook, { dir, projectDir }: HookPlace, d: Dispatch, stdin: string): Promise<HookRunOutcome & { last: HookLastOutcome }> {
     const started = performance.now();
-    const { dir, projectDir } = this.place(h, d);
     const result = await runCommandHook({
       command: h.command,
       stdin,
