@@ -32,7 +32,8 @@ export const registerMcpCommands: CommandRegistrar = (program, ctx) => {
     .option("--no-auth", "HTTP without a bearer token (loopback only)")
     .option("--tools <globs...>", "serve only tools whose names match these globs")
     .option("--session-idle <seconds>", "HTTP: close a session after this long without a request (default 1800)", positiveIntOption("--session-idle"))
-    .action(async (opts: { http?: boolean; port?: number; host?: string; auth?: boolean; tools?: string[]; sessionIdle?: number }) =>
+    .option("--max-sessions <n>", "HTTP: most client sessions at once; a new one closes the one idle longest (default 64)", positiveIntOption("--max-sessions"))
+    .action(async (opts: { http?: boolean; port?: number; host?: string; auth?: boolean; tools?: string[]; sessionIdle?: number; maxSessions?: number }) =>
       (await import("../serve/serve-command.js")).mcpServeCommand(ctx, opts),
     );
   mcp

@@ -1,7 +1,8 @@
 import { randomUUID, timingSafeEqual } from "node:crypto";
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { createLimitedServer, DEFAULT_HTTP_LIMITS, type HttpLimits } from "./http-limits.js";
 import { IdleSessions } from "./idle-sessions.js";
 import type { ServeHub } from "./serve-hub.js";
 import { createServeSession, type loadServerSdk } from "./serve-session.js";
@@ -10,6 +11,8 @@ import { createServeSession, type loadServerSdk } from "./serve-session.js";
 export const SERVE_PATH = "/mcp";
 /** Default `--session-idle`: a session with no request for 30 minutes is closed. */
 export const DEFAULT_SESSION_IDLE_SECONDS = 30 * 60;
+/** Default `--max-sessions`: live client sessions at once. */
+export const DEFAULT_MAX_SESSIONS = 64;
 
 /** Options of the HTTP transport. */
 export interface HttpServeOptions {
@@ -20,6 +23,10 @@ export interface HttpServeOptions {
   token: string | undefined;
   /** Seconds without a request after which a session is closed (default 30 minutes). */
   sessionIdleSeconds?: number;
+  /** Live sessions at once (default 64); a new one closes the session idle longest, or is refused with 503 when all are busy. */
+  maxSessions?: number;
+  /** Slow-client limits (default `DEFAULT_HTTP_LIMITS`). */
+  limits?: HttpLimits;
   /** Where a line about an expired session goes (stderr in the CLI). */
   notice?: (line: string) => void;
 }
@@ -43,12 +50,19 @@ export function isLoopback(host: string): boolean {
  * loopback), or whose browser `Origin` is not one of those hosts, gets 403 first (DNS rebinding; the
  * SDK's own check for this is deprecated in favour of the server's).
  * A session with no request for `sessionIdleSeconds` is closed; its id then gets the spec's 404.
+ * At most `maxSessions` live at once: a new session closes the one idle longest (its client gets
+ * 404 and initializes again, as after expiry), or, when every session has a request in flight or an
+ * open stream, is refused with 503. Slow clients are cut off by `limits` (`createLimitedServer`).
  */
 export async function serveHttp(sdk: Awaited<ReturnType<typeof loadServerSdk>>, hub: ServeHub, opts: HttpServeOptions): Promise<HttpEndpoint> {
   const { StreamableHTTPServerTransport } = await import("@modelcontextprotocol/sdk/server/streamableHttp.js");
   const transports = new Map<string, StreamableHTTPServerTransport>();
   const idleSeconds = opts.sessionIdleSeconds ?? DEFAULT_SESSION_IDLE_SECONDS;
   const idle = new IdleSessions(idleSeconds * 1000);
+  const maxSessions = opts.maxSessions ?? DEFAULT_MAX_SESSIONS;
+  const limits = opts.limits ?? DEFAULT_HTTP_LIMITS;
+  // Sessions being opened (their initialize is in flight), counted against maxSessions too.
+  let opening = 0;
   let allowedHosts: string[] = [];
   const expected = opts.token === undefined ? undefined : Buffer.from(`Bearer ${opts.token}`);
 
@@ -75,12 +89,34 @@ export async function serveHttp(sdk: Awaited<ReturnType<typeof loadServerSdk>>, 
     }
     if (sessionId !== undefined) return reply(res, 404, "Unknown or expired MCP session: initialize a new one.");
     if (req.method !== "POST") return reply(res, 400, "No MCP session: start one with an initialize request (POST).");
+    // Evicting an idle session keeps a client that never sends DELETE (a new session per task) working, with bounded memory.
+    while (transports.size + opening >= maxSessions)
+      if (!(await idle.evictIdlest()))
+        return reply(
+          res,
+          503,
+          `keel mcp serve already has ${maxSessions} sessions, each with a request in flight or an open stream: end one (DELETE its session) or restart keel mcp serve with a higher --max-sessions.`,
+        );
+    opening++;
+    try {
+      await openSession(req, res);
+    } finally {
+      opening--;
+    }
+  };
+
+  const openSession = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
+      keepAliveMs: limits.sseKeepAliveMs,
       onsessioninitialized: (id) => {
         transports.set(id, transport);
-        idle.add(id, async () => {
-          opts.notice?.(`keel mcp serve: session ${id} closed after ${idleSeconds} s without a request (--session-idle).`);
+        idle.add(id, async (reason) => {
+          opts.notice?.(
+            reason === "idle"
+              ? `keel mcp serve: session ${id} closed after ${idleSeconds} s without a request (--session-idle).`
+              : `keel mcp serve: session ${id} closed to make room for a new one (--max-sessions ${maxSessions}); it was idle longest.`,
+          );
           await server.close();
         });
       },
@@ -97,7 +133,7 @@ export async function serveHttp(sdk: Awaited<ReturnType<typeof loadServerSdk>>, 
     if (!transport.sessionId) await server.close();
   };
 
-  const http = createServer((req, res) => {
+  const http = createLimitedServer(limits, (req, res) => {
     handle(req, res).catch((error: unknown) => {
       if (!res.headersSent) reply(res, 500, `keel mcp serve failed on this request: ${(error as Error)?.message ?? String(error)}`);
       else res.end();

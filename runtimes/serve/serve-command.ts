@@ -23,6 +23,8 @@ export interface ServeCommandOptions {
   tools?: string[];
   /** `--session-idle`: seconds without a request before an HTTP session is closed. */
   sessionIdle?: number;
+  /** `--max-sessions`: live HTTP sessions at once. */
+  maxSessions?: number;
 }
 
 /**
@@ -34,8 +36,10 @@ export interface ServeCommandOptions {
  */
 export async function mcpServeCommand(ctx: CliContext, opts: ServeCommandOptions): Promise<void> {
   const auth = opts.auth !== false;
-  if (!opts.http && (opts.port !== undefined || opts.host !== undefined || opts.sessionIdle !== undefined || !auth))
-    throw new UsageError("--port, --host, --session-idle and --no-auth apply to the HTTP transport only: add --http (stdio needs none of them).");
+  if (!opts.http && (opts.port !== undefined || opts.host !== undefined || opts.sessionIdle !== undefined || opts.maxSessions !== undefined || !auth))
+    throw new UsageError(
+      "--port, --host, --session-idle, --max-sessions and --no-auth apply to the HTTP transport only: add --http (stdio needs none of them).",
+    );
   const bindHost = opts.host ?? "127.0.0.1";
   if (opts.http && !auth && !isLoopback(bindHost))
     throw new UsageError(
@@ -71,7 +75,14 @@ export async function mcpServeCommand(ctx: CliContext, opts: ServeCommandOptions
     const sdk = await loadServerSdk();
     if (opts.http) {
       const token = auth ? (envToken ?? randomBytes(24).toString("base64url")) : undefined;
-      endpoint = await serveHttp(sdk, hub, { host: bindHost, port: opts.port ?? 0, token, sessionIdleSeconds: opts.sessionIdle, notice });
+      endpoint = await serveHttp(sdk, hub, {
+        host: bindHost,
+        port: opts.port ?? 0,
+        token,
+        sessionIdleSeconds: opts.sessionIdle,
+        maxSessions: opts.maxSessions,
+        notice,
+      });
       notice(`keel mcp serve: ${hub.tools().length} tools at ${endpoint.url} (streamable HTTP)`);
       if (token && envToken === undefined) notice(`keel mcp serve: clients must send the header  Authorization: Bearer ${token}`);
       else if (!token) notice("keel mcp serve: --no-auth: any local process may call these tools.");
