@@ -1,12 +1,13 @@
 import { realpathSync, statSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { errorMessage, fileDigest, inside, MAX_DIGEST_BYTES, MAX_TIMER_MS, type Diagnostic, type Host } from "../core/index.js";
+import { errorMessage, fileDigest, inside, MAX_DIGEST_BYTES, type Diagnostic, type Host } from "../core/index.js";
 import { PLUGIN_DIAGNOSTIC_SOURCE, type LoadedPlugin } from "../manifests/plugin/load-plugins.js";
 import { CODE_PLUGIN_HOOKS, type CodePluginApi, type CodePluginApply, type CodePluginHooks, type CodePluginTool } from "./code-plugin-api.js";
 import { codeToolProblem, toToolDefinition } from "./code-plugin-tool.js";
 import type { PluginEntry } from "./register-plugin-tools.js";
 import { MAX_PLUGIN_BYTES, MAX_PLUGIN_FILES, pluginFolderDigest } from "./plugin-folder-digest.js";
+import { APPLY_TIMEOUT_ENV, applyTimeout } from "./apply-timeout.js";
 import { PluginImports } from "./import-plugin-module.js";
 import { pluginSnapshot, snapshotsDir } from "./plugin-snapshot.js";
 import { prunePluginSnapshots } from "./prune-plugin-snapshots.js";
@@ -15,10 +16,6 @@ import { reservedNames } from "./reserved-names.js";
 const PLUGIN_NAME = "code-plugins";
 /** After the manifest plugins' tools (stage 200): declared names go first. */
 const REGISTER_STAGE = 210;
-/** How long one plugin's `apply(keel)` may take before the host opens without waiting for it. */
-const DEFAULT_APPLY_TIMEOUT_MS = 10_000;
-/** Overrides the apply bound, in milliseconds (read from the host's environment; tests use a short one). */
-export const APPLY_TIMEOUT_ENV = "KEEL_PLUGIN_APPLY_TIMEOUT_MS";
 
 /**
  * Runs the code modules plugins name in `main` (`apply(keel)`), for user-level plugins and, in a
@@ -33,7 +30,15 @@ export const APPLY_TIMEOUT_ENV = "KEEL_PLUGIN_APPLY_TIMEOUT_MS";
  */
 export async function applyCodePlugins(host: Host, entries: PluginEntry[]): Promise<void> {
   const tools: { entry: PluginEntry; tool: CodePluginTool; file: string }[] = [];
-  const timeoutMs = applyTimeoutMs(host.env);
+  const { ms: timeoutMs, problem } = applyTimeout(host.env);
+  // Said with each code plugin, whose bound it is (an environment variable: no file to name).
+  if (problem) {
+    const d: Diagnostic = { severity: "warning", source: PLUGIN_DIAGNOSTIC_SOURCE, message: problem };
+    for (const entry of entries.filter((e) => e.plugin.manifest.main !== undefined)) {
+      host.diagnostics.add(d);
+      entry.record.diagnostics.push(d);
+    }
+  }
   // Node 20 reports a CommonJS file's error a second time, as an unhandled rejection (see PluginImports).
   const imports = new PluginImports();
   /** The pinned copies this start imports from (kept by the pruning below). */
@@ -231,13 +236,6 @@ async function withinBound(work: Promise<unknown>, ms: number): Promise<boolean>
   } finally {
     clearTimeout(timer);
   }
-}
-
-/** The apply bound: `KEEL_PLUGIN_APPLY_TIMEOUT_MS` when it is a positive number, else 10 s. */
-function applyTimeoutMs(env: NodeJS.ProcessEnv): number {
-  const raw = Number(env[APPLY_TIMEOUT_ENV]);
-  // Capped at what a timer takes (~24.8 days): a longer delay would fire at once.
-  return Number.isFinite(raw) && raw > 0 ? Math.min(raw, MAX_TIMER_MS) : DEFAULT_APPLY_TIMEOUT_MS;
 }
 
 /** The plugin's module path, symlinks resolved, when it is a file inside the plugin folder; else reports why not. */

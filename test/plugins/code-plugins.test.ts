@@ -189,6 +189,44 @@ describe("code plugins: main exporting apply(keel)", () => {
     expect(diagnosticsOf(host, ws.path("plugins/good/index.mjs"))).toEqual([]);
   });
 
+  it("says so when KEEL_PLUGIN_APPLY_TIMEOUT_MS is not used as set (over the longest timer, or not a positive number): the variable, the value used, why", async () => {
+    ws = makeWorkspace({
+      "plugins/good/plugin.json": { name: "good", main: "./index.mjs" },
+      "plugins/good/index.mjs": `export function apply(keel) { ${ECHO_TOOL} }`,
+    });
+    const warnings = async (value: string) => {
+      host = await createHost({ cwd: ws!.root, env: { ...ws!.env, KEEL_PLUGIN_APPLY_TIMEOUT_MS: value }, trust: true });
+      expect(listTools(host).map((t) => t.name)).toContain("echo_text");
+      const found = host.diagnostics.items.filter((d) => d.message.includes("KEEL_PLUGIN_APPLY_TIMEOUT_MS"));
+      await host.close();
+      host = undefined;
+      return found;
+    };
+    expect(await warnings("99999999999")).toEqual([
+      expect.objectContaining({
+        severity: "warning",
+        source: "plugin",
+        message: expect.stringMatching(
+          /^KEEL_PLUGIN_APPLY_TIMEOUT_MS is 99999999999 ms, more than the longest timeout .*; 2147483647 ms is used\. Set at most 2147483647\./,
+        ),
+      }),
+    ]);
+    expect(await warnings("Infinity")).toEqual([
+      expect.objectContaining({ message: expect.stringMatching(/is Infinity ms, more than .*2147483647 ms is used/) }),
+    ]);
+    for (const bad of ["ten seconds", "0", "-5"])
+      expect(await warnings(bad)).toEqual([
+        expect.objectContaining({
+          severity: "warning",
+          message: expect.stringMatching(/^KEEL_PLUGIN_APPLY_TIMEOUT_MS is ".*", not a positive number of milliseconds; the default 10000 ms is used/),
+        }),
+      ]);
+    for (const fine of ["300", "", "2147483647"]) expect(await warnings(fine)).toEqual([]);
+    // `keel plugins` shows it with the code plugin it bounds.
+    const shown = await runKeel(["--trust", "plugins"], { cwd: ws.root, env: { ...ws.env, KEEL_PLUGIN_APPLY_TIMEOUT_MS: "99999999999" } });
+    expect(shown.stdout).toMatch(/good:[\s\S]*warning \[plugin\]: KEEL_PLUGIN_APPLY_TIMEOUT_MS is 99999999999 ms/);
+  });
+
   it("refuses a main outside the plugin folder, by path or through a symlink, without importing it", async () => {
     ws = makeWorkspace({});
     const marker = join(ws.keelHome, "escaped-imported");
