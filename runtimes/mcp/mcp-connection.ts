@@ -1,36 +1,24 @@
-import { setTimeout as sleep } from "node:timers/promises";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
-import {
-  type CallElicitor,
-  changedPinnedFile,
-  errorMessage,
-  type Host,
-  MAX_TIMER_MS,
-  McpServerError,
-  type ToolError,
-  type ToolContext,
-} from "../../core/index.js";
+import { type CallElicitor, errorMessage, type Host, MAX_TIMER_MS, McpServerError, type ToolError, type ToolContext } from "../../core/index.js";
 import type { McpServerConfig } from "../../manifests/mcp/mcp-server-config.js";
 import type { Elicitor } from "./elicitation.js";
-import { loginCommand, needsLogin, ScopeRequiredError } from "./oauth-provider.js";
+import { needsLogin, ScopeRequiredError } from "./oauth-provider.js";
 import type { AuthProviderFactory, OpenedClient } from "./open-client.js";
 import { CallElicitors } from "./call-elicitors.js";
 import { installClientHandlers } from "./client-handlers.js";
 import { closeClient } from "./close-client.js";
-import { breakerError, callError, describeStartError, isStartTimeout } from "./connection-errors.js";
+import { callError, describeStartError, isStartTimeout } from "./connection-errors.js";
 import { listAllTools } from "./list-tools.js";
 import { openServer } from "./open-server.js";
 import { redactSecrets } from "./redact-secrets.js";
 import { RequestCancel } from "./request-cancel.js";
 import { SentTokens } from "./sent-tokens.js";
-import { restartDelay, startRefusal } from "./start-refusal.js";
+import type { McpServerState, StartupTimings } from "./server-status.js";
+import { ServerSupervisor } from "./server-supervisor.js";
 import { StderrRing } from "./stderr-ring.js";
 import type { McpToolInfo } from "./tool-cache.js";
 import type { ServerHealthStore, ToolListCache } from "./origin-state.js";
-
-/** What `keel mcp list` shows for a server. */
-export type McpServerState = "connected" | "connecting" | "failed" | "needs_login" | "untrusted" | "disabled" | "lazy" | "idle";
 
 /** Shared dependencies of every connection. */
 export interface ConnectionDeps {
@@ -44,18 +32,11 @@ export interface ConnectionDeps {
   onToolsChanged(conn: McpConnection): void;
 }
 
-/** Time each start-up step took, in milliseconds. */
-export interface StartupTimings {
-  spawnMs?: number;
-  initializeMs?: number;
-  listToolsMs?: number;
-  totalMs?: number;
-}
-
 /**
- * One long-lived connection to one MCP server, with supervision: a crash fails in-flight calls at
- * once (the SDK rejects pending requests when the transport closes), marks the server failed and
- * records the failure; the next call restarts it after a backoff, unless the breaker is open.
+ * One long-lived connection to one MCP server, with supervision (`ServerSupervisor`): a crash fails
+ * in-flight calls at once (the SDK rejects pending requests when the transport closes), marks the
+ * server failed and records the failure; the next call restarts it after a backoff, unless the
+ * breaker is open.
  */
 export class McpConnection {
   state: McpServerState = "idle";
@@ -85,15 +66,17 @@ export class McpConnection {
   private opened?: OpenedClient;
   /** OAuth: the tokens the auth session has sent (see `secrets`). */
   private readonly sentTokens = new SentTokens();
+  /** Start gates, backoff and failure records. */
+  private readonly supervisor: ServerSupervisor;
   private starting?: Promise<void>;
   private closing = false;
-  private lastFailureAt = 0;
-  private recentFailures = 0;
 
   constructor(
     readonly config: McpServerConfig,
     private readonly deps: ConnectionDeps,
-  ) {}
+  ) {
+    this.supervisor = new ServerSupervisor(config.name, deps, this);
+  }
 
   /** Server name. */
   get name(): string {
@@ -135,13 +118,7 @@ export class McpConnection {
   /** The connected client, (re)starting the server first when needed; throws McpServerError when it cannot. */
   async ready(signal?: AbortSignal): Promise<Client> {
     if (this.state === "connected" && this.opened) return this.opened.client;
-    const health = await this.deps.health.get(this.name);
-    const refused = startRefusal(this.name, health, () => this.stderr.tail());
-    if (refused) throw refused;
-    if (this.lastFailureAt) {
-      const wait = restartDelay(this.recentFailures) - (Date.now() - this.lastFailureAt);
-      if (wait > 0) await sleep(wait, undefined, { signal });
-    }
+    await this.supervisor.beforeRestart(signal);
     await this.start(signal);
     if (this.state !== "connected" || !this.opened)
       throw new McpServerError(`MCP server "${this.name}" is not available: ${this.lastError ?? "it did not start"}`, this.name, this.stderr.tail());
@@ -244,33 +221,13 @@ export class McpConnection {
   /** Forgets failures and reconnects (used by `keel mcp restart`). */
   async restart(signal?: AbortSignal): Promise<void> {
     await this.close();
-    await this.deps.health.reset(this.name);
-    this.lastFailureAt = 0;
-    this.recentFailures = 0;
-    this.lastError = undefined;
-    this.stderr.clear();
-    this.state = "idle";
+    await this.supervisor.reset();
     await this.start(signal);
   }
 
   private async doStart(signal?: AbortSignal): Promise<void> {
     // Started late (lazy, or again after a crash): a command of this session, a sandboxed one too, may have rewritten its script.
-    const changed = this.pinned && changedPinnedFile(this.deps.host.workspace.root, this.pinned);
-    if (changed) {
-      this.state = "failed";
-      this.lastError = `${changed} changed since this workspace was trusted, so the server was not started: review it with \`keel trust\`, or re-run with --trust.`;
-      return;
-    }
-    const health = await this.deps.health.get(this.name);
-    const refused = startRefusal(this.name, health, () => {
-      if (health.stderrTail && !this.stderr.total) this.stderr.push(`[keel] stderr of the last failed start:\n${health.stderrTail}\n`);
-      return this.stderr.tail();
-    });
-    if (refused) {
-      this.state = "failed";
-      this.lastError = this.redact(refused.message);
-      return;
-    }
+    if (this.supervisor.changedPin(this.pinned) || (await this.supervisor.refused())) return;
     this.closing = false;
     this.state = "connecting";
     const t0 = performance.now();
@@ -316,9 +273,9 @@ export class McpConnection {
         return;
       }
       // A server that wants a login has not failed: no breaker, no health record, other servers unaffected.
-      if (needsLogin(error)) return this.markNeedsLogin((error as { reason?: string }).reason);
+      if (needsLogin(error)) return this.supervisor.needsLogin((error as { reason?: string }).reason);
       await new Promise((r) => setImmediate(r));
-      await this.fail(describeStartError(error, this.startupTimeoutMs), isStartTimeout(error));
+      await this.supervisor.fail(describeStartError(error, this.startupTimeoutMs), isStartTimeout(error));
     }
   }
 
@@ -326,28 +283,7 @@ export class McpConnection {
     if (this.opened !== opened) return;
     this.opened = undefined;
     if (this.closing) return;
-    setImmediate(() => void this.fail(`the server exited unexpectedly${this.stderr.tail() ? "" : " (no stderr output)"}`));
-  }
-
-  private markNeedsLogin(reason?: string): void {
-    this.state = "needs_login";
-    // The reason is the server's or the authorization server's words: redacted like any error (a token may be quoted).
-    this.lastError = this.redact(
-      `${reason ? `${reason.replace(/\.$/, "")}; ` : ""}the server requires authorization (OAuth): run \`${loginCommand(this.name)}\``,
-    );
-    this.deps.host.events.emit({ type: "mcp_error", server: this.name, message: this.lastError });
-  }
-
-  /** Marks the server failed; the message (redacted) becomes `lastError`, the health record and an event. */
-  private async fail(raw: string, startupTimeout = false): Promise<void> {
-    const message = this.redact(raw);
-    this.state = "failed";
-    this.lastError = message;
-    this.lastFailureAt = Date.now();
-    const health = await this.deps.health.recordFailure(this.name, message, this.stderr.tail(), this.lastFailureAt, startupTimeout);
-    this.recentFailures = health.failures.length;
-    this.deps.host.events.emit({ type: "mcp_server_failed", server: this.name, message, breakerOpen: health.breakerOpen });
-    if (health.breakerOpen) this.lastError = breakerError(this.name, this.stderr.tail(), message).message;
+    setImmediate(() => void this.supervisor.fail(`the server exited unexpectedly${this.stderr.tail() ? "" : " (no stderr output)"}`));
   }
 
   /** A connection or protocol failure as a ToolError naming the server, with its stderr tail; redacted. */
@@ -358,7 +294,7 @@ export class McpConnection {
       stderrTail: () => this.stderr.tail(10),
       redact: (text) => this.redact(text),
       onScopeRequired: (scope) => (this.pendingScope = scope),
-      onTokenRefused: () => void this.close().then(() => this.markNeedsLogin()),
+      onTokenRefused: () => void this.close().then(() => this.supervisor.needsLogin()),
     });
   }
 }

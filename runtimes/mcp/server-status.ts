@@ -1,9 +1,20 @@
 import type { Host } from "../../core/index.js";
-import type { McpConnection, McpServerState } from "./mcp-connection.js";
+import type { McpConnection } from "./mcp-connection.js";
 import { loginCommand } from "./oauth-provider.js";
 import { serverSandbox } from "./server-sandbox.js";
 import { filterTools } from "./server-tools.js";
 import { untrustedReason } from "./server-trust.js";
+
+/** What `keel mcp list` shows for a server. */
+export type McpServerState = "connected" | "connecting" | "failed" | "needs_login" | "untrusted" | "disabled" | "lazy" | "idle";
+
+/** Time each start-up step took, in milliseconds. */
+export interface StartupTimings {
+  spawnMs?: number;
+  initializeMs?: number;
+  listToolsMs?: number;
+  totalMs?: number;
+}
 
 /** One row of `keel mcp list`. */
 export interface McpServerStatus {
