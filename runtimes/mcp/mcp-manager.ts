@@ -93,7 +93,7 @@ export class McpManager {
    * start is not awaited. Never throws.
    */
   async startAll(signal?: AbortSignal): Promise<void> {
-    const modeOf = startModes(this.host, this.connections);
+    const plan = await startModes(this.host, this.connections, (c) => this.cacheDeps.cache.get(c.config));
     const starts: Promise<void>[] = [];
     // The servers this command waits for (not those registered from a cache or started in the background).
     const waiting = new Set<McpConnection>();
@@ -103,13 +103,16 @@ export class McpManager {
         conn.state = "failed";
         conn.lastError = `unset environment variable ${conn.config.unsetVars.map((v) => "${" + v + "}").join(", ")}; the server was not started`;
       } else if (!this.isTrusted(conn)) conn.state = "untrusted";
-      else starts.push(this.startOne(conn, modeOf(conn), waiting, signal));
+      else starts.push(this.startOne(conn, plan.mode(conn), waiting, signal));
     }
     const stopWatching = watchStarts(waiting, this.host.options.progress);
     await Promise.all(starts).finally(stopWatching);
     const defs = this.definitions(this.connections, () => false);
     for (const def of defs) this.host.registry.register(def);
     this.registered = true;
+    // The cached lists named another owner than the servers' own lists: start the others too (each re-syncs when its list differs).
+    const unsure = plan.unsure && !this.host.registry.has(plan.unsure.tool) ? plan.unsure.servers.filter((c) => c.state === "lazy") : [];
+    await Promise.all(unsure.map((c) => c.start(signal)));
   }
 
   /** Re-registers one server's tools after its list changed and fires `toolsChanged` (no-op before the initial registration). */

@@ -1,7 +1,11 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { existsSync, readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import { runKeel } from "../../helpers/run-cli.js";
+import { mcpToolName } from "../../../runtimes/mcp/tool-names.js";
 import { FAULT, nodeServer } from "./mcp-test-kit.js";
+
+const NAMED = fileURLToPath(new URL("./fixtures/named-tools-server.mjs", import.meta.url));
 import { openTestHost } from "../../helpers/test-host.js";
 import { makeWorkspace, type TempWorkspace } from "../../helpers/temp-workspace.js";
 
@@ -79,6 +83,61 @@ describe("which commands start MCP servers", () => {
     expect(ws.read("other.marks").trim().split("\n")).toHaveLength(1);
     expect(ws.read("ok.marks").trim().split("\n")).toHaveLength(1);
     expect(ws.exists("spawned.pid")).toBe(false);
+  });
+
+  /** How many times each server started (its pid lines in `<name>.marks`). */
+  const starts = (...names: string[]) => names.map((n) => (ws!.exists(`${n}.marks`) ? ws!.read(`${n}.marks`).trim().split("\n").length : 0));
+
+  it("keel call of a name cut to 64 characters starts only its server, not every server sharing the name's first 55 characters", async () => {
+    const prod = "knowledge-base-server-for-the-engineering-department-production";
+    const staging = "knowledge-base-server-for-the-engineering-department-staging";
+    ws = makeWorkspace({
+      ".mcp.json": {
+        mcpServers: {
+          [prod]: nodeServer(FAULT, ["ok"], { env: { KEEL_MARK_FILE: "prod.marks" } }),
+          [staging]: nodeServer(FAULT, ["ok"], { env: { KEEL_MARK_FILE: "staging.marks" } }),
+          short: nodeServer(FAULT, ["ok"], { env: { KEEL_MARK_FILE: "short.marks" } }),
+        },
+      },
+    });
+    const name = (server: string) => mcpToolName(server, "echo");
+    expect(name(prod)).toHaveLength(64);
+    expect(name(prod).slice(0, 55)).toBe(name(staging).slice(0, 55));
+    const call = async (tool: string) => {
+      const r = await runKeel(["--trust", "--yes", "--json", "call", tool, "--input", '{"message":"hi"}'], { cwd: ws!.root, env: ws!.env });
+      expect(r.json(), r.stderr).toMatchObject({ ok: true, content: "echo: hi" });
+    };
+    // No tool list cached yet: the name cannot say which, so both start (and their lists are cached).
+    await call(name(prod));
+    expect(starts("prod", "staging", "short")).toEqual([1, 1, 0]);
+    // From then on, the cached lists say which server registers the name: only it starts.
+    await call(name(prod));
+    expect(starts("prod", "staging", "short")).toEqual([2, 1, 0]);
+    await call(name(staging));
+    expect(starts("prod", "staging", "short")).toEqual([2, 2, 0]);
+  });
+
+  it("a name two servers fit (`a` and `a__b` both fit mcp__a__b__x) starts the one the cached lists name, and the other too when its own list disagrees", async () => {
+    const server = (label: string, tools: string[]) =>
+      nodeServer(NAMED, [label], { env: { KEEL_MARK_FILE: `${label}.marks`, KEEL_TOOLS: JSON.stringify(tools) } });
+    ws = makeWorkspace({ ".mcp.json": { mcpServers: { a: server("A", ["y"]), a__b: server("B", ["x"]) } } });
+    const call = async (tool: string) => {
+      const r = await runKeel(["--trust", "--yes", "--json", "call", tool], { cwd: ws!.root, env: ws!.env });
+      return r.json() as { ok: boolean; content: string };
+    };
+    expect(await call("mcp__a__b__x")).toMatchObject({ ok: true, content: "B:x" });
+    expect(starts("A", "B")).toEqual([1, 1]);
+    expect(await call("mcp__a__b__x")).toMatchObject({ ok: true, content: "B:x" });
+    expect(starts("A", "B")).toEqual([1, 2]);
+    // A stale (or committed) cache that gives the name to `a`: `a` starts, its own list has no such tool,
+    // so `a__b` starts too and the call still reaches it.
+    const file = ".keel/state/mcp/tool-cache.json";
+    const cache = JSON.parse(ws.read(file)) as { servers: Record<string, { tools: { name: string }[] }> };
+    cache.servers.a!.tools = [{ ...cache.servers.a!.tools[0]!, name: "b__x" }];
+    cache.servers.a__b!.tools = [{ ...cache.servers.a__b!.tools[0]!, name: "z" }];
+    ws.write(file, cache);
+    expect(await call("mcp__a__b__x")).toMatchObject({ ok: true, content: "B:x" });
+    expect(starts("A", "B")).toEqual([2, 3]);
   });
 
   it("a server that hung in start-up costs its timeout once: later commands skip it until `keel mcp restart`", async () => {
