@@ -61,7 +61,7 @@ export async function serveHttp(sdk: Awaited<ReturnType<typeof loadServerSdk>>, 
   const idle = new IdleSessions(idleSeconds * 1000);
   const maxSessions = opts.maxSessions ?? DEFAULT_MAX_SESSIONS;
   const limits = opts.limits ?? DEFAULT_HTTP_LIMITS;
-  // Sessions being opened (their initialize is in flight), counted against maxSessions too.
+  // Initialize requests in flight whose session is not in `transports` yet, counted against maxSessions too.
   let opening = 0;
   let allowedHosts: string[] = [];
   const expected = opts.token === undefined ? undefined : Buffer.from(`Bearer ${opts.token}`);
@@ -97,19 +97,22 @@ export async function serveHttp(sdk: Awaited<ReturnType<typeof loadServerSdk>>, 
           503,
           `keel mcp serve already has ${maxSessions} sessions, each with a request in flight or an open stream: end one (DELETE its session) or restart keel mcp serve with a higher --max-sessions.`,
         );
-    opening++;
-    try {
-      await openSession(req, res);
-    } finally {
-      opening--;
-    }
+    return openSession(req, res);
   };
 
   const openSession = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    // Counted in `opening` until it is a session in `transports` (or turns out not to be one).
+    let pending = true;
+    const settled = () => {
+      if (pending) opening--;
+      pending = false;
+    };
+    opening++;
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       keepAliveMs: limits.sseKeepAliveMs,
       onsessioninitialized: (id) => {
+        settled();
         transports.set(id, transport);
         idle.add(id, async (reason) => {
           opts.notice?.(
@@ -127,8 +130,12 @@ export async function serveHttp(sdk: Awaited<ReturnType<typeof loadServerSdk>>, 
       idle.forget(transport.sessionId);
     };
     const server = createServeSession(sdk, hub);
-    await server.connect(transport);
-    await transport.handleRequest(req, res);
+    try {
+      await server.connect(transport);
+      await transport.handleRequest(req, res);
+    } finally {
+      settled();
+    }
     // A request that did not open a session (not an initialize, a rejected Host) leaves nothing behind.
     if (!transport.sessionId) await server.close();
   };

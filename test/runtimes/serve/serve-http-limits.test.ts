@@ -195,6 +195,18 @@ describe("keel mcp serve --http --max-sessions", () => {
     expect((await post(server.url, on(auth, c), LIST)).status).toBe(200);
   });
 
+  it("holds the limit when many clients initialize at once: each gets a session or 503, and at most the limit stay live", async () => {
+    ws = serveWorkspace();
+    server = await startHttp(ws, ["--max-sessions", "2"]);
+    const auth = { Authorization: `Bearer ${server.token}` };
+    const opened = await Promise.all(Array.from({ length: 6 }, () => post(server!.url, auth)));
+    expect(opened.map((r) => r.status).every((s) => s === 200 || s === 503)).toBe(true);
+    const ids = opened.filter((r) => r.status === 200).map((r) => r.headers["mcp-session-id"] as string);
+    expect(ids.length).toBeGreaterThan(0);
+    const live = await Promise.all(ids.map(async (id) => (await post(server!.url, on(auth, id), LIST)).status === 200));
+    expect(live.filter(Boolean).length).toBeLessThanOrEqual(2);
+  });
+
   it("refuses --max-sessions without --http, and a non-positive value (exit 2)", async () => {
     ws = serveWorkspace();
     const stdio = await execa(process.execPath, [KEEL_BIN, "--cwd", ws.root, "mcp", "serve", "--max-sessions", "5"], { env: ws.env, reject: false });
