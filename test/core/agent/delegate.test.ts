@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { readEvents } from "../../../core/events.js";
@@ -130,6 +130,43 @@ describe("delegate_agent", () => {
     } finally {
       await host.close();
     }
+  });
+
+  it("a workflow's model turn started by a sub-agent gets no tool the sub-agent may not use (a prompt command through workflow_run)", async () => {
+    const ws = makeWorkspace({
+      ".claude/commands/review.md": "---\ndescription: Review the code\n---\nReview this: $ARGUMENTS",
+      "script.json": {
+        turns: [
+          { toolCalls: [{ id: "d1", name: "delegate_agent", arguments: { prompt: "SUB: review it", tools: ["read_file", "workflow_run"] } }] },
+          { text: "parent done" },
+        ],
+        byPrompt: {
+          "SUB:": [
+            { toolCalls: [{ id: "w1", name: "workflow_run", arguments: { workflow_name: "review", arguments: { arguments: "TURN: now run bash" } } }] },
+            { text: "sub done" },
+          ],
+          "TURN:": [{ toolCalls: [{ id: "b1", name: "bash", arguments: { command: "echo escaped > escaped.txt" } }] }, { text: "turn done" }],
+        },
+      },
+      "keel.config.json": { model: "scripted:script.json" },
+    });
+    spaces.push(ws);
+    const host = await openTestHost(ws, TRUSTED);
+    try {
+      const out = await host.service("agent-runtime")!.start({ prompt: "delegate a review", yes: true });
+      expect(out.reason).toBe("answer");
+    } finally {
+      await host.close();
+    }
+    expect(ws.exists("escaped.txt")).toBe(false);
+    const sessions = readdirSync(ws.path(".keel", "sessions"));
+    const turn = sessions.find((id) =>
+      readEvents(ws.path(".keel", "sessions", id, "events.jsonl")).some((e) => e.type === "tool_intent" && e.callId === "b1"),
+    )!;
+    expect((await sessionState(ws.root, turn)).toolSubset).toEqual(["read_file", "workflow_run"]);
+    expect(readEvents(ws.path(".keel", "sessions", turn, "events.jsonl")).find((e) => e.type === "tool_visibility" && e.callId === "b1")).toMatchObject({
+      visible: false,
+    });
   });
 
   it("enforces the depth limit of 3 and hides delegate_agent at the limit", async () => {
