@@ -169,6 +169,32 @@ describe("delegate_agent", () => {
     });
   });
 
+  it("a sub-agent's max_steps is capped at the parent's own limit per turn (agent.maxSteps)", async () => {
+    const read = { toolCalls: [{ name: "read_file", arguments: { path: "a.txt" } }] };
+    const ws = makeWorkspace({
+      "a.txt": "x\n",
+      "script.json": {
+        turns: [{ toolCalls: [{ id: "d1", name: "delegate_agent", arguments: { prompt: "LONG: keep reading", max_steps: 100 } }] }, { text: "parent done" }],
+        byPrompt: { "LONG:": [read, read, read, read, { text: "child ran 5 steps" }] },
+      },
+      "keel.config.json": { model: "scripted:script.json", agent: { maxSteps: 3 } },
+    });
+    spaces.push(ws);
+    const host = await openTestHost(ws, TRUSTED);
+    let parent: string;
+    try {
+      const out = await host.service("agent-runtime")!.start({ prompt: "delegate", yes: true });
+      expect(out.reason).toBe("answer");
+      parent = out.sessionId;
+    } finally {
+      await host.close();
+    }
+    const end = readEvents(ws.path(".keel", "sessions", parent, "events.jsonl"));
+    const child = end.find((e) => e.type === "delegate_end") as { childSessionId: string; reason: string };
+    expect(child.reason).toBe("max_steps");
+    expect((await sessionState(ws.root, child.childSessionId)).usage.modelCalls).toBe(3);
+  });
+
   it("enforces the depth limit of 3 and hides delegate_agent at the limit", async () => {
     const ws = makeWorkspace({
       "s.json": [{ text: "done" }, { text: "done" }, { text: "done" }, { text: "done" }],
