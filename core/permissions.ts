@@ -106,6 +106,7 @@ export class PermissionPolicy {
         };
       control = controlWriteOf(root, abs, tool, input);
     }
+    if (control === undefined && tool.controlWrite) control = ownControlWrite(tool, input);
     const call = new PermissionCall(calledAs, resolved, tool, arg, root, this.parser);
     const denied = firstRestricting(this.deny, call);
     if (denied) return decision(denied, "deny");
@@ -161,6 +162,15 @@ export class PermissionPolicy {
 
 /** The decision for a read-only tool no rule names (shared: decisions are never modified). */
 const READ_ONLY_ALLOWED: PermissionDecision = Object.freeze({ action: "allow", reason: "read-only tools are allowed by default" });
+
+/** What a tool's own `controlWrite` says the call changes; a check that throws counts as a control write (failing closed). */
+function ownControlWrite(tool: ToolDefinition, input: unknown): ControlWrite | undefined {
+  try {
+    return tool.controlWrite!(input);
+  } catch {
+    return { file: tool.name, what: "a change to keel's settings that keel could not judge" };
+  }
+}
 
 function decision(rule: CompiledRule, action: PermissionDecision["action"]): PermissionDecision {
   const closed = rule.unsupported ? ` (${rule.unsupported}, so the rule holds for every call it could name, failing closed; rewrite it)` : "";

@@ -141,6 +141,12 @@ export interface ToolDefinition<I = unknown> {
    * uses it to see whether a write changes package.json's `keel` field (core/control-files.ts).
    */
   nextText?(input: I, current: string | undefined): string | undefined;
+  /**
+   * A tool that writes keel's settings by key rather than by path (`config_set`): what the call would
+   * change that can widen what keel runs or allows (`file`, and `what` its change decides), or
+   * undefined. Such a call asks as a write to a control file does: allow rules never approve it.
+   */
+  controlWrite?(input: I): { file: string; what: string } | undefined;
   /** Max characters of `content` before truncation; default from config (`output.maxChars`). */
   outputBudget?: number;
   /** Default execution timeout in milliseconds (0 disables). */

@@ -22,6 +22,7 @@ import { fireAfterTurn, firePromptHooks, fireUserPromptSubmit } from "./session-
 import { hookTextsMessage } from "./tool-guidance.js";
 import { checkPinnedDir, outcome, outcomeOf } from "./session-outcome.js";
 import { MAX_DELEGATION_DEPTH } from "./tool-menu.js";
+import { withinParent } from "./delegate-agent-tool.js";
 
 /**
  * The session machinery behind AgentRuntime (loaded on its first use): start, resume,
@@ -176,18 +177,26 @@ export class AgentSessions implements AgentService {
     }
   }
 
-  /** AgentService: runs one prompt in a new session (workflow `prompt` steps). Never throws: failures come back with `ok: false`. */
+  /**
+   * AgentService: runs one prompt in a new session (workflow `prompt` steps), a child of the calling
+   * session when there is one, with no tool that session may not use. Never throws: failures come back with `ok: false`.
+   */
   async runPrompt(request: AgentRunRequest): Promise<AgentRunResult> {
     try {
       const parentSessionId =
         request.parentSessionId && existsSync(sessionPaths(this.host.workspace.stateDir, request.parentSessionId).meta) ? request.parentSessionId : undefined;
       const recorded = parentSessionId ? (await readSessionMeta(this.host.workspace.stateDir, parentSessionId)).model : undefined;
+      // the run is a sub-agent of the calling session: it never gets a tool that session may not use (a workflow's
+      // prompt step or prompt command called by a sub-agent limited to read_file and workflow_run gets no bash)
+      const callerSubset = parentSessionId
+        ? (this.active.get(parentSessionId)?.state ?? (await readSessionState(this.host.workspace.stateDir, parentSessionId))).toolSubset
+        : undefined;
       const modelSpec = recorded && recordedModelSpec(recorded, this.host.config, this.host.env, this.host.workspace.root);
       const out = await this.start({
         prompt: request.prompt,
         cwd: request.cwd,
         maxSteps: request.maxSteps,
-        tools: request.tools,
+        tools: withinParent(request.tools, callerSubset),
         signal: request.signal,
         parentSessionId,
         yes: request.yes,

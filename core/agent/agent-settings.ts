@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { ManifestError } from "../errors.js";
+import { DEFAULT_MAX_STEPS } from "../config/untrusted-config.js";
 
 /** The `agent` section of keel config (parsed here, at the boundary). */
 export const AgentSettingsSchema = z
@@ -41,7 +42,7 @@ export function agentSettings(config: Record<string, unknown>): AgentSettings {
   }
   const a = parsed.data;
   return {
-    maxSteps: a.maxSteps ?? 25,
+    maxSteps: a.maxSteps ?? DEFAULT_MAX_STEPS,
     systemPrompt: a.systemPrompt,
     toolSearchShare: a.toolSearchShare ?? 0.1,
     pruneAt: a.pruneAt ?? 0.75,

@@ -24,7 +24,7 @@ export function delegateAgentTool(host: Host, runtime: AgentRuntime): ToolDefini
       agent: { type: "string", description: "Agent type to run (one of those listed in this tool's description); default: a general sub-agent" },
       tools: { type: "array", items: { type: "string" }, description: "Tool names the sub-agent may use (default: all)" },
       isolation: { type: "string", enum: ["none", "worktree"], description: "worktree: work in a fresh git worktree, not the current checkout" },
-      max_steps: { type: "integer", minimum: 1, maximum: 100, description: "Most model steps for the sub-agent" },
+      max_steps: { type: "integer", minimum: 1, maximum: 100, description: "Most model steps for the sub-agent (at most your own limit per turn)" },
     },
     required: ["prompt"],
     additionalProperties: false,
@@ -95,7 +95,8 @@ export function delegateAgentTool(host: Host, runtime: AgentRuntime): ToolDefini
           modelSpec: choice?.modelSpec ?? parent.meta.model,
           agentType: choice?.agentType,
           tools,
-          maxSteps: input.max_steps,
+          // at most the parent's own cap per turn (--max-steps, else agent.maxSteps): the model cannot lift your limit by delegating
+          maxSteps: Math.min(input.max_steps ?? Infinity, parent.options.maxSteps ?? parent.state.maxSteps ?? parent.settings.maxSteps),
           cwd: worktree ? undefined : ctx.cwd,
           worktree: worktree ? { name: worktree.name, path: worktree.path, branch: worktree.branch } : undefined,
         });

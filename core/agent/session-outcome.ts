@@ -7,6 +7,7 @@ import { workingDirProblem } from "../workspace.js";
 import type { ActiveSession } from "./active-session.js";
 import { overBudget, type StopReason } from "./agent-loop.js";
 import type { AgentOutcome } from "./agent-runtime.js";
+import { describeWaiting, waitingCall, type WaitingCall } from "./waiting-call.js";
 
 /**
  * A resumed session's pinned directory comes from `session.json`, which a repository can commit:
@@ -26,21 +27,26 @@ export function checkPinnedDir(host: Host, id: string, meta: SessionMeta): void 
     );
 }
 
-/** The outcome of a run of the open session `s` that stopped for `reason`. */
-export function outcome(s: ActiveSession, reason: StopReason): AgentOutcome {
-  return outcomeOf(s.id, s.state, reason, reason === "budget" ? budgetMessage(s) : undefined);
+/** The outcome of a run of the open session `s` that stopped for `reason` (a pause names the call deciding it runs, a sub-agent's too). */
+export async function outcome(s: ActiveSession, reason: StopReason): Promise<AgentOutcome> {
+  const waiting = reason === "awaiting_approval" ? await waitingCall(s.host.workspace.stateDir, s.state) : undefined;
+  return outcomeOf(s.id, s.state, reason, reason === "budget" ? budgetMessage(s) : undefined, waiting);
 }
 
-/** The outcome a session's state shows for `reason` (`budget`: keel's message naming the budget, when known). */
-export function outcomeOf(id: string, state: SessionState, reason: StopReason, budget?: string): AgentOutcome {
-  const waiting = state.pending?.calls.find((c) => c.status === "awaiting_approval");
+/**
+ * The outcome a session's state shows for `reason` (`budget`: keel's message naming the budget, when
+ * known; `found`: the waiting call as waitingCall found it, with the sub-agent call it decides).
+ */
+export function outcomeOf(id: string, state: SessionState, reason: StopReason, budget?: string, found?: WaitingCall): AgentOutcome {
+  const own = state.pending?.calls.find((c) => c.status === "awaiting_approval");
+  const waiting = found ?? (own ? { call: own } : undefined);
   const message =
     reason === "answer"
       ? undefined
       : reason === "error"
         ? `The run failed: ${state.error ?? "unknown error"}`
         : reason === "awaiting_approval"
-          ? `Session ${id} is waiting for approval to run ${waiting?.name}(${waiting?.arguments}). Approve with \`keel sessions approve ${id}\` or reject with \`keel sessions reject ${id}\`.`
+          ? `Session ${id} is waiting for approval to run ${waiting ? describeWaiting(waiting) : "a tool call"}. Approve with \`keel sessions approve ${id}\` or reject with \`keel sessions reject ${id}\`.`
           : reason === "max_steps"
             ? `Stopped after the maximum number of steps; continue with keel run --resume ${id}.`
             : reason === "budget"
@@ -58,7 +64,16 @@ export function outcomeOf(id: string, state: SessionState, reason: StopReason, b
     text,
     ...(message ? { message } : {}),
     usage: { ...state.usage },
-    ...(waiting ? { pendingApproval: { callId: waiting.id, tool: waiting.name, arguments: waiting.arguments } } : {}),
+    ...(waiting
+      ? {
+          pendingApproval: {
+            callId: waiting.call.id,
+            tool: waiting.call.name,
+            arguments: waiting.call.arguments,
+            ...(waiting.subAgent ? { subAgent: waiting.subAgent } : {}),
+          },
+        }
+      : {}),
   };
 }
 

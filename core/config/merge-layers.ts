@@ -8,7 +8,7 @@ import { type ConfigLayer, levelOf, type TrustLevel } from "./config-sources.js"
 import { deepMerge } from "./deep-merge.js";
 import { isPlainObject } from "./plain-object.js";
 import { isSandboxValue, SANDBOX_SHAPE, strictest } from "../sandbox/sandbox-config.js";
-import { restrictUntrusted } from "./untrusted-config.js";
+import { capUntrustedLimits, restrictUntrusted } from "./untrusted-config.js";
 import { MAX_TIMER_MS } from "../tool-call.js";
 
 /** The three permission lists, in precedence order. */
@@ -94,6 +94,19 @@ export function mergeLayers(layers: ConfigLayer[], trusted: boolean, held?: "cha
         message:
           'Ignored: only your own config ($KEEL_HOME/config.json) may set "sandbox.workspaceCommands": false (run the hooks and MCP servers a workspace brings outside the sandbox). Remove it from this file, or set it in your config.',
       });
+    }
+    // An untrusted repository may lower the agent's step limit and budgets, never raise yours (or keel's default).
+    if (level === "workspace" && !trusted && rest.agent !== undefined) {
+      const { agent, capped } = capUntrustedLimits(rest.agent, merged);
+      rest.agent = agent;
+      for (const c of capped)
+        diagnostics.push({
+          severity: "warning",
+          source: "config",
+          file: layer.file,
+          path: c.key,
+          message: `This workspace is not trusted, so its config may lower keel's limits, not raise them: ${c.key} ${c.wanted} was capped at ${c.limit}, the limit set before it (your config, or keel's default). ${HOW_TO_TRUST}`,
+        });
     }
     const shapeError = permissionsShapeError(permissions);
     if (shapeError) {

@@ -79,3 +79,41 @@ export function restrictUntrusted(value: Record<string, unknown>): RestrictedLay
 function isScripted(name: unknown): boolean {
   return typeof name === "string" && name.trim().startsWith("scripted:");
 }
+
+/** keel's default `agent.maxSteps`: model calls per user turn. */
+export const DEFAULT_MAX_STEPS = 25;
+
+/** The `agent` limits an untrusted workspace may lower but not raise, and what each is before any config sets it. */
+const LIMITS: readonly { path: readonly string[]; unset: number }[] = [
+  { path: ["maxSteps"], unset: DEFAULT_MAX_STEPS },
+  { path: ["budgets", "maxTokens"], unset: Infinity },
+  { path: ["budgets", "maxToolCalls"], unset: Infinity },
+  { path: ["budgets", "maxModelCalls"], unset: Infinity },
+];
+
+/**
+ * Caps an untrusted workspace layer's `agent.maxSteps` and `agent.budgets.*` at what the levels before
+ * it set (`before`: your config merged so far; keel's default of 25 steps), so a repository may lower
+ * the limits on a run, never raise the ones you chose. Returns the layer's `agent` value with each
+ * limit capped, and each capped limit. Values that are not numbers are left for the schema check.
+ */
+export function capUntrustedLimits(
+  agent: unknown,
+  before: Record<string, unknown>,
+): { agent: unknown; capped: { key: string; wanted: number; limit: number }[] } {
+  if (!isPlainObject(agent)) return { agent, capped: [] };
+  const out = structuredClone(agent);
+  const capped: { key: string; wanted: number; limit: number }[] = [];
+  for (const { path, unset } of LIMITS) {
+    const holder = path.slice(0, -1).reduce<unknown>((o, k) => (isPlainObject(o) ? o[k] : undefined), out);
+    const key = path[path.length - 1]!;
+    if (!isPlainObject(holder) || typeof holder[key] !== "number") continue;
+    const prior = path.reduce<unknown>((o, k) => (isPlainObject(o) ? o[k] : undefined), before.agent);
+    const limit = typeof prior === "number" ? prior : unset;
+    if (holder[key] > limit) {
+      capped.push({ key: `agent.${path.join(".")}`, wanted: holder[key], limit });
+      holder[key] = limit;
+    }
+  }
+  return { agent: out, capped };
+}

@@ -9,9 +9,10 @@ const PLUGIN_NAME = "agent-types-runtime";
 const CHECK_STAGE = 1000;
 
 /**
- * Sub-agent types for `delegate_agent` (Claude Code's agent files), from `.claude/agents/*.md` of the
- * working directory and its ancestors up to the workspace root (nearest first), `$KEEL_HOME/agents/`
- * and the `agents/` folder of every loaded plugin; provided as `"agent-types"`. A workspace without
+ * Sub-agent types for `delegate_agent` (Claude Code's agent files), from `$KEEL_HOME/agents/`,
+ * `.claude/agents/*.md` of the working directory and its ancestors up to the workspace root (nearest
+ * first) and the `agents/` folder of every loaded plugin (see agentPlaces for which wins a name);
+ * provided as `"agent-types"`. A workspace without
  * agent folders costs one directory read per place: nothing is loaded or tapped.
  */
 export function agentTypesRuntime(): KeelPlugin {
@@ -44,14 +45,26 @@ export function agentTypesRuntime(): KeelPlugin {
   };
 }
 
-/** Where agent files are looked for, in precedence order. */
+/**
+ * Where agent files are looked for, in precedence order: yours first (`$KEEL_HOME/agents/`, then your
+ * plugins'), so a cloned repository's agent of the same name cannot replace the tools and prompt you
+ * gave it (user-level names win, as for skills, plugins, servers and workflows); then the project's
+ * (nearest folder first), then the workspace's plugins'.
+ */
 function agentPlaces(host: Host): AgentPlace[] {
   const ws = host.workspace;
-  const places: AgentPlace[] = discoveryDirs(ws.cwd, ws.root).map((dir) => ({ dir: join(dir, ".claude", "agents"), level: "project", boundary: ws.root }));
-  places.push({ dir: join(ws.keelHome, "agents"), level: "user", boundary: ws.keelHome });
-  for (const p of host.service("plugins")?.handOffs() ?? [])
-    places.push({ dir: join(p.root, "agents"), level: p.userLevel ? "user" : "project", boundary: p.root, plugin: p.plugin });
-  return places;
+  const plugins = (host.service("plugins")?.handOffs() ?? []).map((p): AgentPlace => ({
+    dir: join(p.root, "agents"),
+    level: p.userLevel ? "user" : "project",
+    boundary: p.root,
+    plugin: p.plugin,
+  }));
+  return [
+    { dir: join(ws.keelHome, "agents"), level: "user", boundary: ws.keelHome },
+    ...plugins.filter((p) => p.level === "user"),
+    ...discoveryDirs(ws.cwd, ws.root).map((dir): AgentPlace => ({ dir: join(dir, ".claude", "agents"), level: "project", boundary: ws.root })),
+    ...plugins.filter((p) => p.level !== "user"),
+  ];
 }
 
 function hasMarkdown(place: AgentPlace): boolean {

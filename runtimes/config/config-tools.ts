@@ -1,7 +1,8 @@
 import { relative, sep } from "node:path";
-import { approveTrustItem, defineTool, type Host, objectSchema, ToolError, type ToolDefinition } from "../../core/index.js";
-import { CONFIG_SOURCES, WRITABLE_SOURCES } from "./config-source-lists.js";
+import { approveTrustItem, defineTool, type Host, objectSchema, restrictUntrusted, ToolError, type ToolDefinition } from "../../core/index.js";
+import { CONFIG_SOURCES, WRITABLE_SOURCES, type WritableSource } from "./config-source-lists.js";
 import type { ConfigEntry } from "./config-view.js";
+import { parseKeyPath, setAt } from "./key-path.js";
 
 const SOURCE = { kind: "runtime", id: "config" } as const;
 const sourceField = {
@@ -43,7 +44,23 @@ function mayShowSecrets(show: boolean | undefined, origin: string | undefined, t
 const hiddenNote = (n: number) =>
   `(${n === 1 ? "1 value that looks like a secret is" : `${n} values that look like secrets are`} hidden: environment variables, headers, keys and tokens. The user can see them with \`keel config list --show-secrets\` or in the files named.)`;
 
-/** The config views and key paths, loaded on the first config tool call (listing the tools loads neither). */
+/**
+ * What a `config_set` of a workspace file (local, project) changes that widens once the workspace is
+ * trusted: the keys an untrusted workspace may not set (`permissions.allow`, `model.baseUrl`, `hooks`,
+ * …) and a string `model` (trusted, it replaces your endpoint), judged as keel judges the file. The
+ * permission layer then asks as for a write to keel.config.json: allow rules never approve it.
+ */
+function wideningWrite(input: { key_path: string; value?: unknown; source?: WritableSource }): { file: string; what: string } | undefined {
+  const source = input.source ?? "local";
+  // the user config is written only from the user's own command line (refused for anyone else when the call runs)
+  if (source === "user") return undefined;
+  const layer = setAt({}, parseKeyPath(input.key_path), input.value, "config_set");
+  const keys = [...restrictUntrusted(layer).ignored, ...(typeof layer.model === "string" ? ["model"] : [])];
+  if (!keys.length) return undefined;
+  return { file: source === "local" ? ".keel/config.local.json" : "the project config", what: `keel's config (its ${[...new Set(keys)].join(", ")})` };
+}
+
+/** The config views and key paths, loaded on the first config tool call (listing the tools loads no view). */
 const views = () => Promise.all([import("./config-view.js"), import("./key-path.js")]);
 
 /** The config runtime's tools; every call re-reads the config files. */
@@ -142,6 +159,7 @@ export function configTools(host: Host): ToolDefinition[] {
         risk: ["write"],
         readOnly: false,
         permissionKey: "key_path",
+        controlWrite: wideningWrite,
         async execute(input, ctx) {
           if (input.source === "user" && !USER_CONFIG_WRITERS.has(ctx.run.origin ?? "api"))
             throw new ToolError(

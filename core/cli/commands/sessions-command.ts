@@ -12,6 +12,7 @@ import { listSessions, readSessionMeta, readSessionState } from "../../session/s
 import { resolveWorkspace } from "../../workspace.js";
 import type { CliContext } from "../cli-context.js";
 import { table } from "../format.js";
+import { describeWaiting, waitingCall, type WaitingCall } from "../../agent/waiting-call.js";
 
 /** A `running` session whose writer lock has no live holder: its process died (derived on read; state.json is not rewritten). */
 function interrupted(dir: string, id: string, status: string): boolean {
@@ -59,7 +60,7 @@ export async function sessionsAdopt(ctx: CliContext, id: string): Promise<void> 
   const seals = new SessionSeals(ws);
   const already = seals.isYours(id, meta.createdAt);
   if (!already) seals.seal(id, meta.createdAt);
-  const waiting = state.pending?.calls.find((c) => c.status === "awaiting_approval");
+  const waiting = await waitingCall(ws.stateDir, state);
   const users = state.messages.filter((m) => m.role === "user").length;
   const queued = peekQueue(sessionPaths(ws.stateDir, id).queue);
   ctx.print(
@@ -68,19 +69,27 @@ export async function sessionsAdopt(ctx: CliContext, id: string): Promise<void> 
       alreadyYours: already,
       title: state.title,
       messages: state.messages.length,
-      waiting: waiting ? { tool: waiting.name, arguments: waiting.arguments } : null,
+      waiting: waiting ? waitingJson(waiting) : null,
       queued: queued.map((q) => q.text),
     },
     () =>
       [
         already ? `Session ${id} was already yours.` : `Session ${id} is now yours: keel run --resume ${id} continues it.`,
         `It holds ${state.messages.length} messages (${users} as yours) — title "${state.title}", created ${meta.createdAt}.`,
-        waiting ? `It waits for approval of ${waiting.name} ${waiting.arguments}: keel sessions approve ${id} runs that call.` : "",
+        waiting ? `It waits for approval of ${describeWaiting(waiting, words)}: keel sessions approve ${id} runs that call.` : "",
         queuedLines(queued),
       ]
         .filter(Boolean)
         .join("\n"),
   );
+}
+
+/** A call as `keel sessions show` and `adopt` print it: the tool, then its arguments. */
+const words = (tool: string, args: string) => `${tool} ${args}`;
+
+/** The waiting call as printed with --json: the session's own call and, when it waits on a sub-agent, the sub-agent's call deciding it runs. */
+function waitingJson(waiting: WaitingCall): { callId: string; tool: string; arguments: string; subAgent: WaitingCall["subAgent"] | null } {
+  return { callId: waiting.call.id, tool: waiting.call.name, arguments: waiting.call.arguments, subAgent: waiting.subAgent ?? null };
 }
 
 /** The queued messages (`keel send`, or a committed queue.json) a resume sends as the user's words, one line each. */
@@ -99,10 +108,10 @@ export async function sessionsShow(ctx: CliContext, id: string): Promise<void> {
   const stored = await readSessionState(dir, id);
   const hint = interrupted(dir, id, stored.status) ? resumeHint(id) : undefined;
   const state = hint ? { ...stored, status: "interrupted" as const } : stored;
-  const waiting = state.pending?.calls.find((c) => c.status === "awaiting_approval");
+  const waiting = await waitingCall(dir, stored);
   const yours = new SessionSeals(resolveWorkspace(ctx.globals().cwd, ctx.io.env)).isYours(id, meta.createdAt);
   const queued = peekQueue(sessionPaths(dir, id).queue);
-  ctx.print({ session: meta, state, yours, queued: queued.map((q) => q.text), ...(hint ? { hint } : {}) }, () =>
+  ctx.print({ session: meta, state, yours, waiting: waiting ? waitingJson(waiting) : null, queued: queued.map((q) => q.text), ...(hint ? { hint } : {}) }, () =>
     [
       `session ${id}${meta.parentSessionId ? ` (child of ${meta.parentSessionId}, depth ${meta.depth})` : ""}`,
       `status:   ${state.status}${state.reason && state.reason !== state.status ? ` (${state.reason})` : ""}${hint ? ` — ${hint}` : ""}`,
@@ -110,7 +119,7 @@ export async function sessionsShow(ctx: CliContext, id: string): Promise<void> {
       `cwd:      ${meta.cwd}`,
       `turns:    ${state.turn}   model calls: ${state.usage.modelCalls}   tool calls: ${state.usage.toolCalls}   tokens in/out: ${state.usage.inputTokens}/${state.usage.outputTokens}`,
       `messages: ${state.messages.length} model-facing (the full record, events included: keel sessions events ${id})`,
-      waiting ? `waiting:  approval of ${waiting.name} ${waiting.arguments} — keel sessions approve ${id} | reject ${id}` : "",
+      waiting ? `waiting:  approval of ${describeWaiting(waiting, words)} — keel sessions approve ${id} | reject ${id}` : "",
       queuedLines(queued),
       yours ? "" : `origin:   not started by keel for you here (it came with the workspace); keel resumes it only after keel sessions adopt ${id}`,
       state.lastAnswer ? `last answer:\n${state.lastAnswer}` : "",

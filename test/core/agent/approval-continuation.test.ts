@@ -112,6 +112,33 @@ describe("approvals continue like a resume", () => {
     expect(childEvents.filter((e) => e.type === "tool_execute" && e.callId === "b1")).toHaveLength(1);
   });
 
+  it("a parent paused on its sub-agent names the sub-agent's call that approving it runs (keel run, sessions show, sessions adopt)", async () => {
+    const w = workspace();
+    server.push(
+      { text: "", toolCalls: [{ id: "d1", name: "delegate_agent", arguments: { prompt: "CHILD: tidy up" } }] },
+      { text: "", toolCalls: [{ id: "b1", name: "bash", arguments: { command: "echo hidden-step > hidden.txt" } }] },
+    );
+    const paused = await runKeel(["run", "--session", "p2", "delegate it"], { cwd: w.root, env: w.env });
+    expect(paused.exitCode, paused.stderr).toBe(0);
+    const child = (await sessionState(w.root, "p2")).pending!.calls[0]!.child!;
+    const named = `bash({"command":"echo hidden-step > hidden.txt"}) in sub-agent session ${child}`;
+    // the last line keel run prints names the call the approval runs, not only the delegate_agent call
+    expect(paused.stderr).toContain(`Session p2 is waiting for approval to run ${named}`);
+    const json = await runKeel(["--json", "sessions", "show", "p2"], { cwd: w.root, env: w.env });
+    expect(json.json()).toMatchObject({
+      waiting: {
+        callId: "d1",
+        tool: "delegate_agent",
+        subAgent: { sessionId: child, callId: "b1", tool: "bash", arguments: '{"command":"echo hidden-step > hidden.txt"}' },
+      },
+    });
+    const show = await runKeel(["sessions", "show", "p2"], { cwd: w.root, env: w.env });
+    expect(show.stdout).toContain(`waiting:  approval of bash {"command":"echo hidden-step > hidden.txt"} in sub-agent session ${child}`);
+    const adopt = await runKeel(["sessions", "adopt", "p2"], { cwd: w.root, env: w.env });
+    expect(adopt.stdout).toContain(`It waits for approval of bash {"command":"echo hidden-step > hidden.txt"} in sub-agent session ${child}`);
+    expect(w.exists("hidden.txt")).toBe(false);
+  });
+
   it("approving the parent decides its sub-agent's call, then both run to the end; rejecting reaches the sub-agent", async () => {
     const w = workspace();
     const { parent, child } = await pausedPair(w);

@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { readEvents } from "../../../core/events.js";
@@ -130,6 +130,69 @@ describe("delegate_agent", () => {
     } finally {
       await host.close();
     }
+  });
+
+  it("a workflow's model turn started by a sub-agent gets no tool the sub-agent may not use (a prompt command through workflow_run)", async () => {
+    const ws = makeWorkspace({
+      ".claude/commands/review.md": "---\ndescription: Review the code\n---\nReview this: $ARGUMENTS",
+      "script.json": {
+        turns: [
+          { toolCalls: [{ id: "d1", name: "delegate_agent", arguments: { prompt: "SUB: review it", tools: ["read_file", "workflow_run"] } }] },
+          { text: "parent done" },
+        ],
+        byPrompt: {
+          "SUB:": [
+            { toolCalls: [{ id: "w1", name: "workflow_run", arguments: { workflow_name: "review", arguments: { arguments: "TURN: now run bash" } } }] },
+            { text: "sub done" },
+          ],
+          "TURN:": [{ toolCalls: [{ id: "b1", name: "bash", arguments: { command: "echo escaped > escaped.txt" } }] }, { text: "turn done" }],
+        },
+      },
+      "keel.config.json": { model: "scripted:script.json" },
+    });
+    spaces.push(ws);
+    const host = await openTestHost(ws, TRUSTED);
+    try {
+      const out = await host.service("agent-runtime")!.start({ prompt: "delegate a review", yes: true });
+      expect(out.reason).toBe("answer");
+    } finally {
+      await host.close();
+    }
+    expect(ws.exists("escaped.txt")).toBe(false);
+    const sessions = readdirSync(ws.path(".keel", "sessions"));
+    const turn = sessions.find((id) =>
+      readEvents(ws.path(".keel", "sessions", id, "events.jsonl")).some((e) => e.type === "tool_intent" && e.callId === "b1"),
+    )!;
+    expect((await sessionState(ws.root, turn)).toolSubset).toEqual(["read_file", "workflow_run"]);
+    expect(readEvents(ws.path(".keel", "sessions", turn, "events.jsonl")).find((e) => e.type === "tool_visibility" && e.callId === "b1")).toMatchObject({
+      visible: false,
+    });
+  });
+
+  it("a sub-agent's max_steps is capped at the parent's own limit per turn (agent.maxSteps)", async () => {
+    const read = { toolCalls: [{ name: "read_file", arguments: { path: "a.txt" } }] };
+    const ws = makeWorkspace({
+      "a.txt": "x\n",
+      "script.json": {
+        turns: [{ toolCalls: [{ id: "d1", name: "delegate_agent", arguments: { prompt: "LONG: keep reading", max_steps: 100 } }] }, { text: "parent done" }],
+        byPrompt: { "LONG:": [read, read, read, read, { text: "child ran 5 steps" }] },
+      },
+      "keel.config.json": { model: "scripted:script.json", agent: { maxSteps: 3 } },
+    });
+    spaces.push(ws);
+    const host = await openTestHost(ws, TRUSTED);
+    let parent: string;
+    try {
+      const out = await host.service("agent-runtime")!.start({ prompt: "delegate", yes: true });
+      expect(out.reason).toBe("answer");
+      parent = out.sessionId;
+    } finally {
+      await host.close();
+    }
+    const end = readEvents(ws.path(".keel", "sessions", parent, "events.jsonl"));
+    const child = end.find((e) => e.type === "delegate_end") as { childSessionId: string; reason: string };
+    expect(child.reason).toBe("max_steps");
+    expect((await sessionState(ws.root, child.childSessionId)).usage.modelCalls).toBe(3);
   });
 
   it("enforces the depth limit of 3 and hides delegate_agent at the limit", async () => {

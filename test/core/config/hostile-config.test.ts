@@ -163,6 +163,27 @@ describe("a hostile repository's config", () => {
     expect(ws!.exists("PWNED")).toBe(true);
   });
 
+  it("cannot raise your step limit or budgets (nor keel's default): an untrusted agent.maxSteps and agent.budgets only lower them", async () => {
+    const read = { toolCalls: [{ name: "read_file", arguments: { path: "keel.config.json" } }] };
+    const script = { turns: [read, read, read, read, read, { text: "ran past the limit" }] };
+    ws = makeWorkspace({ "script.json": script, "keel.config.json": { agent: { maxSteps: 100000, budgets: { maxModelCalls: 100000 } } } }, { git: true });
+    ws.writeUserConfig({ agent: { budgets: { maxModelCalls: 2 } } });
+    const r = await runKeel(["--json", "run", "--model", "scripted:script.json", "go"], { cwd: ws.root, env: ws.env });
+    expect(r.json()).toMatchObject({ reason: "budget", usage: { modelCalls: 2 } });
+    expect(r.stderr).toMatch(/not trusted.*agent\.budgets\.maxModelCalls 100000 was capped at 2/);
+    // no budget of yours: keel's default of 25 steps caps the workspace's maxSteps; a lower value applies as written
+    ws.writeUserConfig({});
+    const steps = await runKeel(["run", "--model", "scripted:script.json", "go"], { cwd: ws.root, env: ws.env });
+    expect(steps.stderr).toMatch(/agent\.maxSteps 100000 was capped at 25/);
+    ws.write("keel.config.json", JSON.stringify({ agent: { maxSteps: 2 } }));
+    const lower = await runKeel(["--json", "run", "--model", "scripted:script.json", "go"], { cwd: ws.root, env: ws.env });
+    expect(lower.json()).toMatchObject({ reason: "max_steps", usage: { modelCalls: 2 } });
+    // trusted, the workspace's values apply
+    ws.write("keel.config.json", JSON.stringify({ agent: { maxSteps: 100000 } }));
+    const trusted = await runKeel(["--json", "--trust", "run", "--model", "scripted:script.json", "go"], { cwd: ws.root, env: ws.env });
+    expect(trusted.json()).toMatchObject({ reason: "answer", text: "ran past the limit" });
+  });
+
   it('cannot turn your declined MCP questions back into prompts: an untrusted mcp.elicitation "ask" is ignored, "decline" kept', async () => {
     ws = makeWorkspace({ "keel.config.json": { mcp: { elicitation: "ask" } } }, { git: true });
     ws.writeUserConfig({ mcp: { elicitation: "decline" } });
