@@ -1,6 +1,7 @@
 import type { SimpleGit } from "simple-git";
 import { errorMessage } from "../../core/index.js";
-import { commitAll, committingGitAt, resolveRef, statusLines } from "./git-client.js";
+import { commitAll, committingGitAt, NO_SUBMODULE_STATUS, resolveRef, statusLines } from "./git-client.js";
+import { submoduleIgnoreOverrides } from "./submodule-ignore.js";
 import type { WorktreeRecord } from "./worktree-state.js";
 
 /** Outcome of one merge attempt; on failure nothing in the main checkout changed. */
@@ -39,6 +40,7 @@ export async function mergeWorktree(
     return fail(
       `The main checkout has uncommitted changes (${summarize(dirty)}). Nothing was changed and worktree "${rec.name}" is intact. Commit or stash those changes in ${repoRoot}, then run ${retry} again.`,
     );
+  const merging = await committingGitAt(repoRoot, signal, await submoduleIgnoreOverrides(main, repoRoot));
 
   const wt = await committingGitAt(rec.path, signal);
   await commitAll(wt, `keel: work from worktree ${rec.name}`);
@@ -51,11 +53,11 @@ export async function mergeWorktree(
       changedFiles,
     );
   try {
-    await main.raw(["merge", "--no-ff", "--no-edit", "-m", `Merge keel worktree ${rec.name} (${rec.branch}) into ${rec.baseBranch}`, rec.branch]);
+    await merging.raw(["merge", "--no-ff", "--no-edit", "-m", `Merge keel worktree ${rec.name} (${rec.branch}) into ${rec.baseBranch}`, rec.branch]);
   } catch (error) {
     const conflicts = await diffNames(main, undefined, ["--diff-filter=U"]).catch(() => []);
     const inProgress = await resolveRef(main, "MERGE_HEAD");
-    if (inProgress) await main.raw(["merge", "--abort"]);
+    if (inProgress) await merging.raw(["merge", "--abort"]);
     const reason = conflicts.length ? `it conflicts in ${conflicts.join(", ")}` : firstLines(errorMessage(error));
     return fail(
       `Merging ${rec.branch} into ${rec.baseBranch} failed: ${reason}. The merge was aborted: ${rec.baseBranch} is unchanged and your work is committed on ${rec.branch} (worktree "${rec.name}" is intact at ${rec.path}). ` +
@@ -70,9 +72,9 @@ export async function mergeWorktree(
   };
 }
 
-/** `git diff --name-only [range] [extra]` as a list. */
+/** `git diff --name-only [range] [extra]` as a list (never looking inside submodules). */
 export async function diffNames(git: SimpleGit, range?: string, extra: string[] = []): Promise<string[]> {
-  const out = await git.raw(["diff", "--name-only", ...extra, ...(range ? [range] : [])]);
+  const out = await git.raw(["diff", "--name-only", NO_SUBMODULE_STATUS, ...extra, ...(range ? [range] : [])]);
   return out
     .split("\n")
     .map((l) => l.trim())

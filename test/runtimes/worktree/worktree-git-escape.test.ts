@@ -1,0 +1,71 @@
+import { execFileSync } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { runKeel } from "../../helpers/run-cli.js";
+import { makeWorkspace, type TempWorkspace } from "../../helpers/temp-workspace.js";
+
+// keel's git runs outside the OS sandbox, in folders a sandboxed command can write (the workspace,
+// the active worktree): nothing written there may become code keel's git runs.
+
+let ws: TempWorkspace | undefined;
+afterEach(() => ws?.cleanup());
+
+const keel = (w: TempWorkspace, ...args: string[]) => runKeel(args, { cwd: w.root, env: w.env });
+const call = async (w: TempWorkspace, tool: string, input: object) => (await keel(w, "--yes", "--json", "call", tool, "--input", JSON.stringify(input))).json();
+const ran = (w: TempWorkspace) => join(dirname(w.root), "ran.txt");
+const ranText = (w: TempWorkspace) => (existsSync(ran(w)) ? readFileSync(ran(w), "utf8") : "");
+
+/** What a sandboxed command can do in `dir`: make `dir/sub` a repository at `commit` whose `core.fsmonitor` is a command. */
+function plantNestedRepo(w: TempWorkspace, dir: string, commit: string): void {
+  const sub = join(dir, "sub");
+  const git = (...args: string[]) => execFileSync("git", args, { cwd: dir, env: { ...w.env, GIT_CONFIG_NOSYSTEM: "1" }, stdio: "pipe" });
+  git("clone", "-q", "--no-checkout", w.root, sub);
+  git("-C", sub, "checkout", "-q", "--detach", commit);
+  git("-C", sub, "config", "core.fsmonitor", `echo fsmonitor >> '${ran(w)}'; false`);
+}
+
+describe("keel's own git calls run nothing a sandboxed command wrote", () => {
+  it("a checked-out submodule's .git (its core.fsmonitor) is never used by worktree status, merge or discard, even with .gitmodules ignore = none", async () => {
+    ws = makeWorkspace({ "a.txt": "a\n", ".gitmodules": '[submodule "sub"]\n\tpath = sub\n\turl = ./sub\n\tignore = none\n' }, { git: true });
+    const base = ws.git("rev-parse", "HEAD").trim();
+    ws.git("update-index", "--add", "--cacheinfo", `160000,${base},sub`);
+    ws.git("commit", "-q", "-m", "submodule sub");
+    const wt = ws.path(".keel", "worktrees", "x");
+    expect((await keel(ws, "worktree", "enter", "x")).exitCode).toBe(0);
+    plantNestedRepo(ws, wt, base);
+    plantNestedRepo(ws, ws.root, base);
+    ws.write(".keel/worktrees/x/b.txt", "b\n");
+
+    const status = await call(ws, "worktree_status", {});
+    expect(status.ok, status.content).toBe(true);
+    expect(status.data.active.changedFiles).toEqual(["b.txt"]);
+    expect(ranText(ws)).toBe("");
+    const merge = await keel(ws, "worktree", "exit", "--action", "merge");
+    expect(merge.exitCode, merge.stderr).toBe(0);
+    expect(ws.read("b.txt")).toBe("b\n");
+    expect(ranText(ws)).toBe("");
+
+    // A submodule moved to another commit is still saved with the work.
+    expect((await keel(ws, "worktree", "enter", "y")).exitCode).toBe(0);
+    const moved = ws.git("rev-parse", "HEAD").trim();
+    plantNestedRepo(ws, ws.path(".keel", "worktrees", "y"), moved);
+    ws.write(".keel/worktrees/y/c.txt", "c\n");
+    const discard = await call(ws, "worktree_exit", { action: "discard", force: true });
+    expect(discard.ok, discard.content).toBe(true);
+    expect(ws.git("ls-tree", discard.data.savedRef, "c.txt", "sub")).toMatch(new RegExp(`^100644 blob \\w+\tc\\.txt\n160000 commit ${moved}\tsub\n$`));
+    expect(ranText(ws)).toBe("");
+  });
+
+  it("a submodule name git cannot take in a -c setting makes the merge refuse, changing nothing", async () => {
+    ws = makeWorkspace({ "a.txt": "a\n", ".gitmodules": '[submodule "a=b"]\n\tpath = sub\n\turl = ./sub\n\tignore = none\n' }, { git: true });
+    expect((await keel(ws, "worktree", "enter", "x")).exitCode).toBe(0);
+    ws.write(".keel/worktrees/x/b.txt", "b\n");
+    const head = ws.git("rev-parse", "HEAD");
+    const merge = await keel(ws, "worktree", "exit", "--action", "merge");
+    expect(merge.exitCode).toBe(2);
+    expect(merge.stderr).toContain('the submodule setting "submodule.a=b.ignore" names a submodule keel cannot override');
+    expect(ws.git("rev-parse", "HEAD")).toBe(head);
+    expect(ws.exists(".keel/worktrees/x/b.txt")).toBe(true);
+  });
+});
