@@ -8,16 +8,25 @@ export interface GitClientOptions {
 }
 
 /**
- * A simple-git client for `dir` (simple-git is imported lazily, on first use). The signal aborts
- * running git processes. Every non-zero exit rejects (simple-git's default ignores a failure that
- * printed nothing on stderr, e.g. a conflicting merge).
+ * Settings every keel git call runs with. keel's git runs outside the OS sandbox, in folders a
+ * sandboxed command can write, so it runs no git hooks: `core.hooksPath` may name a workspace
+ * folder (husky's `.husky/_`), where a command would write the hook keel's commit or merge runs.
+ */
+export const KEEL_GIT_CONFIG: readonly string[] = ["core.hooksPath=/dev/null"];
+
+/**
+ * A simple-git client for `dir` (simple-git is imported lazily, on first use), with
+ * `KEEL_GIT_CONFIG`. The signal aborts running git processes. Every non-zero exit rejects
+ * (simple-git's default ignores a failure that printed nothing on stderr, e.g. a conflicting merge).
  */
 export async function gitAt(dir: string, opts: GitClientOptions = {}): Promise<SimpleGit> {
   const { simpleGit } = await import("simple-git");
   return simpleGit({
     baseDir: dir,
     abort: opts.signal,
-    config: opts.config ?? [],
+    config: [...KEEL_GIT_CONFIG, ...(opts.config ?? [])],
+    // For KEEL_GIT_CONFIG's own `core.hooksPath`: nothing else keel passes sets it.
+    unsafe: { allowUnsafeHooksPath: true },
     maxConcurrentProcesses: 1,
     errors: (error, result) => {
       if (error) return error;
@@ -62,7 +71,7 @@ export async function statusLines(git: SimpleGit, untracked = true): Promise<str
 }
 
 /**
- * Stages everything and commits it (hooks skipped); returns true when a commit was made. Submodules
+ * Stages everything and commits it (no hooks run); returns true when a commit was made. Submodules
  * are staged by `update-index`, which reads their checked-out commit without running git in them:
  * `git add -A` runs `git status` inside each one whose commit did not move (see NO_SUBMODULE_STATUS),
  * whatever `.gitmodules` or the config say.

@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { chmodSync, existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { runKeel } from "../../helpers/run-cli.js";
@@ -67,5 +67,24 @@ describe("keel's own git calls run nothing a sandboxed command wrote", () => {
     expect(merge.stderr).toContain('the submodule setting "submodule.a=b.ignore" names a submodule keel cannot override');
     expect(ws.git("rev-parse", "HEAD")).toBe(head);
     expect(ws.exists(".keel/worktrees/x/b.txt")).toBe(true);
+  });
+
+  it("no git hook runs, also where core.hooksPath names a workspace folder (husky's)", async () => {
+    const hooks = ["post-checkout", "prepare-commit-msg", "post-commit", "pre-merge-commit", "commit-msg", "post-merge"];
+    ws = makeWorkspace({ "a.txt": "a\n" }, { git: true });
+    for (const hook of hooks) chmodSync(ws.write(`.husky/${hook}`, `#!/bin/sh\necho ${hook} >> '${ran(ws)}'\n`), 0o755);
+    ws.git("add", ".husky");
+    ws.git("commit", "-q", "-m", "hooks");
+    ws.git("config", "core.hooksPath", ".husky");
+
+    expect((await keel(ws, "worktree", "enter", "x")).exitCode).toBe(0);
+    ws.write(".keel/worktrees/x/b.txt", "b\n");
+    const merge = await call(ws, "worktree_exit", { action: "merge" });
+    expect(merge.ok, merge.content).toBe(true);
+    expect(ws.read("b.txt")).toBe("b\n");
+    expect((await keel(ws, "worktree", "enter", "y")).exitCode).toBe(0);
+    ws.write(".keel/worktrees/y/c.txt", "c\n");
+    expect((await call(ws, "worktree_exit", { action: "discard", force: true })).ok).toBe(true);
+    expect(ranText(ws)).toBe("");
   });
 });
