@@ -1,5 +1,6 @@
 import {
   errorMessage,
+  gitTopAt,
   type Host,
   inside,
   StateError,
@@ -262,13 +263,20 @@ export class WorktreeManager implements WorktreeService {
     return result;
   }
 
-  /** Top level of the workspace's git repository; UsageError when the workspace is not a git repository. */
+  /**
+   * Top level of the workspace's git repository; UsageError when the workspace is not a git
+   * repository. git starts from the folder holding the repository's `.git` (`gitTopAt`), never
+   * from a workspace root without one, which git would take for a bare repository.
+   */
   async repoRoot(signal?: AbortSignal): Promise<string> {
-    const git = await gitAt(this.host.workspace.root, { signal });
+    const notRepo = () => new UsageError(`${this.host.workspace.root} is not a git repository. Worktrees need git: run \`git init\` and commit once.`);
+    const top = gitTopAt(this.host.workspace.root);
+    if (top === undefined) throw notRepo();
+    const git = await gitAt(top, { signal });
     try {
       return (await git.raw(["rev-parse", "--show-toplevel"])).trim();
     } catch {
-      throw new UsageError(`${this.host.workspace.root} is not a git repository. Worktrees need git: run \`git init\` and commit once.`);
+      throw notRepo();
     }
   }
 

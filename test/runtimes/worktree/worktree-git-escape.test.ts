@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { chmodSync, existsSync, readFileSync } from "node:fs";
+import { chmodSync, cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { runKeel } from "../../helpers/run-cli.js";
@@ -85,6 +85,36 @@ describe("keel's own git calls run nothing a sandboxed command wrote", () => {
     expect((await keel(ws, "worktree", "enter", "y")).exitCode).toBe(0);
     ws.write(".keel/worktrees/y/c.txt", "c\n");
     expect((await call(ws, "worktree_exit", { action: "discard", force: true })).ok).toBe(true);
+    expect(ranText(ws)).toBe("");
+  });
+
+  it("a workspace root without a .git of its own (the sandbox's empty placeholder) that a command filled like a bare repository is not keel's repository", async () => {
+    ws = makeWorkspace({ "pkg/a.txt": "a\n" }, { git: true });
+    const pkg = ws.path("pkg");
+    mkdirSync(join(pkg, ".keel"));
+    mkdirSync(join(pkg, ".git"));
+    // What a sandboxed command can write in pkg: a repository's files, with a config of its own.
+    const hostile = join(dirname(ws.root), "hostile");
+    const git = (...args: string[]) => execFileSync("git", args, { env: { ...ws!.env, GIT_CONFIG_NOSYSTEM: "1" }, stdio: "pipe" });
+    git("init", "-q", hostile);
+    writeFileSync(join(hostile, ".gitattributes"), "* filter=evil\n");
+    git("-C", hostile, "add", "-A");
+    git("-C", hostile, "-c", "user.name=h", "-c", "user.email=h@h", "commit", "-q", "-m", "hostile");
+    cpSync(join(hostile, ".git"), pkg, { recursive: true });
+    for (const [key, value] of [
+      ["core.bare", "false"],
+      ["core.worktree", pkg],
+      ["core.fsmonitor", `echo fsmonitor >> '${ran(ws)}'; false`],
+      ["filter.evil.smudge", `echo smudge >> '${ran(ws)}'; cat`],
+    ])
+      git("config", "--file", join(pkg, "config"), key!, value!);
+
+    const entered = await runKeel(["--json", "worktree", "enter", "x"], { cwd: pkg, env: ws.env });
+    expect(entered.exitCode, entered.stderr).toBe(0);
+    expect(entered.json()).toMatchObject({ path: join(pkg, ".keel", "worktrees", "x"), baseBranch: "main" });
+    expect(ws.git("branch", "--list", "keel/x")).toContain("keel/x");
+    const status = await runKeel(["--json", "worktree", "status"], { cwd: pkg, env: ws.env });
+    expect(status.exitCode, status.stderr).toBe(0);
     expect(ranText(ws)).toBe("");
   });
 });
