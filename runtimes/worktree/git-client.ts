@@ -45,6 +45,21 @@ export async function committingGitAt(dir: string, signal?: AbortSignal, config:
   return settings.length ? gitAt(dir, { signal, config: settings }) : probe;
 }
 
+/** The full ref of branch `name`: as a revision, a bare `keel/x` or `main` means a tag of that name first, which a repository can ship. */
+export function branchRef(name: string): string {
+  return `refs/heads/${name}`;
+}
+
+/** The branch HEAD is on (`main`), or undefined on a detached HEAD. Never `heads/main`, as `rev-parse --abbrev-ref` says when a tag shares the name. */
+export async function currentBranch(git: SimpleGit): Promise<string | undefined> {
+  try {
+    const ref = (await git.raw(["symbolic-ref", "-q", "HEAD"])).trim();
+    return ref.startsWith("refs/heads/") ? ref.slice("refs/heads/".length) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** `git rev-parse --verify -q <ref>`: the commit id, or undefined when the ref does not exist. Never throws for a missing ref. */
 export async function resolveRef(git: SimpleGit, ref: string): Promise<string | undefined> {
   try {

