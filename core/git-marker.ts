@@ -1,5 +1,5 @@
-import { lstatSync, readdirSync } from "node:fs";
-import { join } from "node:path";
+import { lstatSync, readdirSync, statSync } from "node:fs";
+import { dirname, join } from "node:path";
 
 /**
  * What `<dir>/.git` is, as git sees it when it looks for a repository: a `"file"` (a gitdir
@@ -16,5 +16,31 @@ export function gitMarkerAt(dir: string): "file" | "dir" | undefined {
     return "dir";
   } catch {
     return undefined;
+  }
+}
+
+/**
+ * The nearest directory from `dir` up whose `.git` `gitMarkerAt` sees (or a link to a file or a
+ * non-empty folder, which git follows), or undefined: where keel starts its own git. Never a folder
+ * whose `.git` is missing or the sandbox's empty placeholder: git takes such a folder itself for a
+ * bare repository once it holds `HEAD`, `objects/` and `refs/` (which a sandboxed command can write
+ * there) and runs what its `config` says. Never throws.
+ */
+export function gitTopAt(dir: string): string | undefined {
+  for (let d = dir; ; d = dirname(d)) {
+    if (gitMarkerAt(d) || linkedGitAt(d)) return d;
+    if (dirname(d) === d) return undefined;
+  }
+}
+
+/** True when `<dir>/.git` is a link to a file or a non-empty folder. Never throws. */
+function linkedGitAt(dir: string): boolean {
+  const dotGit = join(dir, ".git");
+  try {
+    if (!lstatSync(dotGit).isSymbolicLink()) return false;
+    const stat = statSync(dotGit);
+    return stat.isFile() || (stat.isDirectory() && readdirSync(dotGit).length > 0);
+  } catch {
+    return false;
   }
 }

@@ -71,6 +71,7 @@ export { readJsonState, readStateText, updateJsonState, withFileLock, writeJsonS
 export { ownReadFlags } from "./state/own-path.js";
 export { enqueueMessage } from "./session/message-queue.js";
 export { confinePath, inside, workspaceDirIn } from "./tools/confine-path.js";
+export { gitTopAt } from "./git-marker.js";
 export { realOrSelf } from "./real-path.js";
 export { urlForDisplay, urlSecrets } from "./url-secrets.js";
 export { maskCommand } from "./mask-command.js";

@@ -1,7 +1,7 @@
 import { lstatSync, readlinkSync, realpathSync } from "node:fs";
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { ToolError } from "../errors.js";
-import { gitMarkerAt } from "../git-marker.js";
+import { gitTopAt } from "../git-marker.js";
 
 /**
  * Resolves a tool's path argument (relative to `base`, default `root`) inside `root` (the
@@ -119,8 +119,6 @@ function reallyAt(dir: string): boolean {
  * empty `.git` folder, the sandbox's placeholder, is none).
  */
 export function workspaceDirIn(worktree: string, workspaceRoot: string): string {
-  for (let d = workspaceRoot; ; d = dirname(d)) {
-    if (gitMarkerAt(d)) return join(worktree, relative(d, workspaceRoot));
-    if (dirname(d) === d) return worktree;
-  }
+  const top = gitTopAt(workspaceRoot);
+  return top === undefined ? worktree : join(worktree, relative(top, workspaceRoot));
 }

@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { commitAll, committingGitAt, gitAt, resolveRef, statusLines } from "./git-client.js";
+import { branchRef, commitAll, committingGitAt, gitAt, resolveRef, statusLines } from "./git-client.js";
 import { refTimestamp } from "./worktree-name.js";
 import type { WorktreeRecord } from "./worktree-state.js";
 
@@ -20,8 +20,8 @@ export async function pendingWork(rec: WorktreeRecord, repoRoot: string, signal?
   const uncommitted = existsSync(rec.path) ? (await statusLines(await gitAt(rec.path, { signal }))).map((l) => l.slice(3)) : [];
   let unmerged = 0;
   if (await resolveRef(main, `refs/heads/${rec.branch}`)) {
-    const target = (await resolveRef(main, `refs/heads/${rec.baseBranch}`)) ? rec.baseBranch : rec.baseCommit;
-    unmerged = Number((await main.raw(["rev-list", "--count", `${target}..${rec.branch}`])).trim()) || 0;
+    const target = (await resolveRef(main, branchRef(rec.baseBranch))) ? branchRef(rec.baseBranch) : rec.baseCommit;
+    unmerged = Number((await main.raw(["rev-list", "--count", `${target}..${branchRef(rec.branch)}`])).trim()) || 0;
   }
   return { uncommitted, unmerged };
 }

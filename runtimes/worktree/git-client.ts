@@ -8,16 +8,25 @@ export interface GitClientOptions {
 }
 
 /**
- * A simple-git client for `dir` (simple-git is imported lazily, on first use). The signal aborts
- * running git processes. Every non-zero exit rejects (simple-git's default ignores a failure that
- * printed nothing on stderr, e.g. a conflicting merge).
+ * Settings every keel git call runs with. keel's git runs outside the OS sandbox, in folders a
+ * sandboxed command can write, so it runs no git hooks: `core.hooksPath` may name a workspace
+ * folder (husky's `.husky/_`), where a command would write the hook keel's commit or merge runs.
+ */
+export const KEEL_GIT_CONFIG: readonly string[] = ["core.hooksPath=/dev/null"];
+
+/**
+ * A simple-git client for `dir` (simple-git is imported lazily, on first use), with
+ * `KEEL_GIT_CONFIG`. The signal aborts running git processes. Every non-zero exit rejects
+ * (simple-git's default ignores a failure that printed nothing on stderr, e.g. a conflicting merge).
  */
 export async function gitAt(dir: string, opts: GitClientOptions = {}): Promise<SimpleGit> {
   const { simpleGit } = await import("simple-git");
   return simpleGit({
     baseDir: dir,
     abort: opts.signal,
-    config: opts.config ?? [],
+    config: [...KEEL_GIT_CONFIG, ...(opts.config ?? [])],
+    // For KEEL_GIT_CONFIG's own `core.hooksPath`: nothing else keel passes sets it.
+    unsafe: { allowUnsafeHooksPath: true },
     maxConcurrentProcesses: 1,
     errors: (error, result) => {
       if (error) return error;
@@ -27,13 +36,28 @@ export async function gitAt(dir: string, opts: GitClientOptions = {}): Promise<S
   });
 }
 
-/** A client whose commits work even without a configured identity (falls back to `keel <keel@localhost>`). */
-export async function committingGitAt(dir: string, signal?: AbortSignal): Promise<SimpleGit> {
+/** A client whose commits work even without a configured identity (falls back to `keel <keel@localhost>`), with `config` settings besides. */
+export async function committingGitAt(dir: string, signal?: AbortSignal, config: string[] = []): Promise<SimpleGit> {
   const probe = await gitAt(dir, { signal });
-  const config: string[] = [];
-  if (!(await configValue(probe, "user.name"))) config.push("user.name=keel");
-  if (!(await configValue(probe, "user.email"))) config.push("user.email=keel@localhost");
-  return config.length ? gitAt(dir, { signal, config }) : probe;
+  const settings = [...config];
+  if (!(await configValue(probe, "user.name"))) settings.push("user.name=keel");
+  if (!(await configValue(probe, "user.email"))) settings.push("user.email=keel@localhost");
+  return settings.length ? gitAt(dir, { signal, config: settings }) : probe;
+}
+
+/** The full ref of branch `name`: as a revision, a bare `keel/x` or `main` means a tag of that name first, which a repository can ship. */
+export function branchRef(name: string): string {
+  return `refs/heads/${name}`;
+}
+
+/** The branch HEAD is on (`main`), or undefined on a detached HEAD. Never `heads/main`, as `rev-parse --abbrev-ref` says when a tag shares the name. */
+export async function currentBranch(git: SimpleGit): Promise<string | undefined> {
+  try {
+    const ref = (await git.raw(["symbolic-ref", "-q", "HEAD"])).trim();
+    return ref.startsWith("refs/heads/") ? ref.slice("refs/heads/".length) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** `git rev-parse --verify -q <ref>`: the commit id, or undefined when the ref does not exist. Never throws for a missing ref. */
@@ -46,19 +70,41 @@ export async function resolveRef(git: SimpleGit, ref: string): Promise<string | 
   }
 }
 
-/** Porcelain status lines (`XY path`), including untracked files unless `untracked` is false. */
+/**
+ * Keeps `git status` and `git diff` out of submodules' working trees: by default git runs
+ * `git status` inside each checked-out submodule (`sub/.git`, which a sandboxed command can write),
+ * and that runs the submodule's `core.fsmonitor` and filters, unsandboxed. A submodule whose commit
+ * moved still shows. On the command line, since a committed `.gitmodules` (`ignore = none`)
+ * overrides the config setting.
+ */
+export const NO_SUBMODULE_STATUS = "--ignore-submodules=dirty";
+
+/** Porcelain status lines (`XY path`), including untracked files unless `untracked` is false. Never looks inside submodules. */
 export async function statusLines(git: SimpleGit, untracked = true): Promise<string[]> {
-  const out = await git.raw(["status", "--porcelain=v1", untracked ? "--untracked-files=all" : "--untracked-files=no"]);
+  const out = await git.raw(["status", "--porcelain=v1", NO_SUBMODULE_STATUS, untracked ? "--untracked-files=all" : "--untracked-files=no"]);
   return out.split("\n").filter((l) => l.trim() !== "");
 }
 
-/** Stages everything and commits it (hooks skipped); returns true when a commit was made. */
+/**
+ * Stages everything and commits it (no hooks run); returns true when a commit was made. Submodules
+ * are staged by `update-index`, which reads their checked-out commit without running git in them:
+ * `git add -A` runs `git status` inside each one whose commit did not move (see NO_SUBMODULE_STATUS),
+ * whatever `.gitmodules` or the config say.
+ */
 export async function commitAll(git: SimpleGit, message: string): Promise<boolean> {
-  await git.raw(["add", "-A"]);
+  const submodules = await submodulePaths(git);
+  await git.raw(["add", "-A", "--", ".", ...submodules.map((p) => `:(exclude,literal)${p}`)]);
+  if (submodules.length) await git.raw(["update-index", "--remove", "--", ...submodules]);
   const staged = (await git.raw(["diff", "--cached", "--name-only"])).trim();
   if (!staged) return false;
   await git.raw(["commit", "-q", "--no-verify", "-m", message]);
   return true;
+}
+
+/** Paths of the submodules (gitlinks) in the index, relative to the client's directory. Reads only the index. */
+async function submodulePaths(git: SimpleGit): Promise<string[]> {
+  const entries = (await git.raw(["ls-files", "--stage", "-z"])).split("\0").filter((e) => e.startsWith("160000 "));
+  return [...new Set(entries.map((e) => e.slice(e.indexOf("\t") + 1)))];
 }
 
 /** `git config --get key`, or undefined when unset. Never throws for a missing key. */

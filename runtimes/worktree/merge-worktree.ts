@@ -1,6 +1,7 @@
 import type { SimpleGit } from "simple-git";
 import { errorMessage } from "../../core/index.js";
-import { commitAll, committingGitAt, resolveRef, statusLines } from "./git-client.js";
+import { branchRef, commitAll, committingGitAt, currentBranch, NO_SUBMODULE_STATUS, resolveRef, statusLines } from "./git-client.js";
+import { submoduleIgnoreOverrides } from "./submodule-ignore.js";
 import type { WorktreeRecord } from "./worktree-state.js";
 
 /** Outcome of one merge attempt; on failure nothing in the main checkout changed. */
@@ -29,20 +30,21 @@ export async function mergeWorktree(
     return fail(
       `Worktree "${rec.name}" was created from ${rec.baseBranch === rec.baseCommit ? "a detached HEAD" : `branch ${rec.baseBranch}, which no longer exists`}, so there is no branch to merge into. Nothing was changed. Use \`keel worktree exit --action keep\` and merge ${rec.branch} by hand.`,
     );
-  const current = (await main.raw(["rev-parse", "--abbrev-ref", "HEAD"])).trim();
+  const current = await currentBranch(main);
   if (current !== rec.baseBranch)
     return fail(
-      `The main checkout (${repoRoot}) is on ${current === "HEAD" ? "a detached HEAD" : `branch ${current}`}, not ${rec.baseBranch} (where worktree "${rec.name}" came from). Nothing was changed. Run \`git switch ${rec.baseBranch}\` in the main checkout and retry, or keep the worktree.`,
+      `The main checkout (${repoRoot}) is on ${current === undefined ? "a detached HEAD" : `branch ${current}`}, not ${rec.baseBranch} (where worktree "${rec.name}" came from). Nothing was changed. Run \`git switch ${rec.baseBranch}\` in the main checkout and retry, or keep the worktree.`,
     );
   const dirty = await statusLines(main, false);
   if (dirty.length)
     return fail(
       `The main checkout has uncommitted changes (${summarize(dirty)}). Nothing was changed and worktree "${rec.name}" is intact. Commit or stash those changes in ${repoRoot}, then run ${retry} again.`,
     );
+  const merging = await committingGitAt(repoRoot, signal, await submoduleIgnoreOverrides(main, repoRoot));
 
   const wt = await committingGitAt(rec.path, signal);
   await commitAll(wt, `keel: work from worktree ${rec.name}`);
-  const changedFiles = await diffNames(main, `${rec.baseBranch}...${rec.branch}`);
+  const changedFiles = await diffNames(main, `${branchRef(rec.baseBranch)}...${branchRef(rec.branch)}`);
   const inTheWay = await untrackedIn(main, changedFiles);
   if (inTheWay.length)
     return fail(
@@ -51,11 +53,11 @@ export async function mergeWorktree(
       changedFiles,
     );
   try {
-    await main.raw(["merge", "--no-ff", "--no-edit", "-m", `Merge keel worktree ${rec.name} (${rec.branch}) into ${rec.baseBranch}`, rec.branch]);
+    await merging.raw(["merge", "--no-ff", "--no-edit", "-m", `Merge keel worktree ${rec.name} (${rec.branch}) into ${rec.baseBranch}`, branchRef(rec.branch)]);
   } catch (error) {
     const conflicts = await diffNames(main, undefined, ["--diff-filter=U"]).catch(() => []);
     const inProgress = await resolveRef(main, "MERGE_HEAD");
-    if (inProgress) await main.raw(["merge", "--abort"]);
+    if (inProgress) await merging.raw(["merge", "--abort"]);
     const reason = conflicts.length ? `it conflicts in ${conflicts.join(", ")}` : firstLines(errorMessage(error));
     return fail(
       `Merging ${rec.branch} into ${rec.baseBranch} failed: ${reason}. The merge was aborted: ${rec.baseBranch} is unchanged and your work is committed on ${rec.branch} (worktree "${rec.name}" is intact at ${rec.path}). ` +
@@ -70,9 +72,9 @@ export async function mergeWorktree(
   };
 }
 
-/** `git diff --name-only [range] [extra]` as a list. */
+/** `git diff --name-only [range] [extra]` as a list (never looking inside submodules). */
 export async function diffNames(git: SimpleGit, range?: string, extra: string[] = []): Promise<string[]> {
-  const out = await git.raw(["diff", "--name-only", ...extra, ...(range ? [range] : [])]);
+  const out = await git.raw(["diff", "--name-only", NO_SUBMODULE_STATUS, ...extra, ...(range ? [range] : [])]);
   return out
     .split("\n")
     .map((l) => l.trim())

@@ -1,5 +1,6 @@
 import {
   errorMessage,
+  gitTopAt,
   type Host,
   inside,
   StateError,
@@ -12,7 +13,7 @@ import {
 } from "../../core/index.js";
 import { existsSync } from "node:fs";
 import { join, relative, sep } from "node:path";
-import { gitAt, resolveRef, statusLines, worktreePaths } from "./git-client.js";
+import { currentBranch, gitAt, resolveRef, statusLines, worktreePaths } from "./git-client.js";
 import { checkWorktrees, goneMessage, ignoredWorktreeMessage, type CheckedWorktrees, type IgnoredWorktree } from "./worktree-check.js";
 import { assertWorktreeName, defaultWorktreeName } from "./worktree-name.js";
 import { emptyWorktreeState, pushHistory, readWorktreeState, updateWorktreeState, type WorktreeRecord, type WorktreeState } from "./worktree-state.js";
@@ -262,13 +263,20 @@ export class WorktreeManager implements WorktreeService {
     return result;
   }
 
-  /** Top level of the workspace's git repository; UsageError when the workspace is not a git repository. */
+  /**
+   * Top level of the workspace's git repository; UsageError when the workspace is not a git
+   * repository. git starts from the folder holding the repository's `.git` (`gitTopAt`), never
+   * from a workspace root without one, which git would take for a bare repository.
+   */
   async repoRoot(signal?: AbortSignal): Promise<string> {
-    const git = await gitAt(this.host.workspace.root, { signal });
+    const notRepo = () => new UsageError(`${this.host.workspace.root} is not a git repository. Worktrees need git: run \`git init\` and commit once.`);
+    const top = gitTopAt(this.host.workspace.root);
+    if (top === undefined) throw notRepo();
+    const git = await gitAt(top, { signal });
     try {
       return (await git.raw(["rev-parse", "--show-toplevel"])).trim();
     } catch {
-      throw new UsageError(`${this.host.workspace.root} is not a git repository. Worktrees need git: run \`git init\` and commit once.`);
+      throw notRepo();
     }
   }
 
@@ -287,8 +295,7 @@ export class WorktreeManager implements WorktreeService {
       throw new UsageError(
         `Branch ${branch} already exists. Pick another worktree name, or delete the branch (\`git branch -D ${branch}\`) if you no longer need it.`,
       );
-    const head = (await git.raw(["rev-parse", "--abbrev-ref", "HEAD"])).trim();
-    const baseBranch = head === "HEAD" ? baseCommit : head;
+    const baseBranch = (await currentBranch(git)) ?? baseCommit;
     this.host.ensureStateDir("worktrees");
     // Concurrent `git worktree add` in one repository can fail inside git ("failed to read
     // .git/worktrees/…"): keel processes of this workspace add worktrees one at a time.

@@ -1,5 +1,5 @@
-import { existsSync, mkdirSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, mkdirSync, renameSync, symlinkSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { runKeel } from "../../helpers/run-cli.js";
 import { makeWorkspace, type TempWorkspace } from "../../helpers/temp-workspace.js";
@@ -35,6 +35,16 @@ describe("keel worktree: where the workspace sits", () => {
     expect(merged.json().changedFiles).toEqual(["pkg/p.txt"]);
     expect(ws.read("pkg/p.txt")).toBe("x");
     expect(ws.exists("p.txt")).toBe(false);
+  });
+
+  it("a workspace whose .git is a link to the repository's folder makes worktrees of that repository", async () => {
+    ws = makeWorkspace({ "a.txt": "a\n" }, { git: true });
+    const gitDir = join(dirname(ws.root), "repo.git");
+    renameSync(ws.path(".git"), gitDir);
+    symlinkSync(gitDir, ws.path(".git"));
+    const entered = await keelIn(ws, ws.root, "--json", "worktree", "enter", "ln");
+    expect(entered.exitCode, entered.stderr).toBe(0);
+    expect(ws.git("branch", "--list", "keel/ln")).toContain("keel/ln");
   });
 
   it("keel run inside a managed worktree belongs to the parent workspace and refuses nesting", async () => {
