@@ -1,12 +1,18 @@
-import { terminalText } from "./terminal-text.js";
 import { createInterface } from "node:readline/promises";
+import { callInputText } from "../call-input-text.js";
 import type { ApprovalAnswer, ApprovalRequest, Approver } from "../types.js";
+import { exactText } from "./terminal-text.js";
+
+/** Arguments longer than this get a line next to the question saying to scroll up: their start (and the tool's name) may be off the screen. */
+const LONG_ARGUMENTS = 1000;
 
 /**
- * Asks on the terminal: yes / no / always (for this session); any other answer means no. Ctrl-C
- * at the prompt (or `signal` aborting while it waits) is not an answer: `approve` rejects with an
- * AbortError (the call ends `cancelled`) and `onInterrupt` runs, so the CLI cancels the whole
- * command as Ctrl-C does anywhere else.
+ * Asks on the terminal: yes / no / always (for this session); any other answer means no. The call
+ * is shown whole and exactly (`exactText`): every argument in full, newlines and invisible
+ * characters as escapes, long runs of spaces counted — a command is never cut, so no tail of it
+ * runs unseen. Ctrl-C at the prompt (or `signal` aborting while it waits) is not an answer:
+ * `approve` rejects with an AbortError (the call ends `cancelled`) and `onInterrupt` runs, so the
+ * CLI cancels the whole command as Ctrl-C does anywhere else.
  */
 export function ttyApprover(input: NodeJS.ReadableStream, output: NodeJS.WritableStream, onInterrupt?: () => void): Approver {
   return {
@@ -19,11 +25,14 @@ export function ttyApprover(input: NodeJS.ReadableStream, output: NodeJS.Writabl
         onInterrupt?.();
       });
       try {
-        const args = JSON.stringify(req.input);
+        const args = exactText(callInputText(req.input));
+        const tool = exactText(req.tool);
         output.write(
-          terminalText(
-            `? ${req.tool}${req.tool !== req.resolvedTool ? ` (→ ${req.resolvedTool})` : ""} wants to run [${req.risk.join(", ")}]: ${args.length > 300 ? args.slice(0, 300) + "…" : args}\n  ${req.reason}\n`,
-          ),
+          [
+            `? ${tool}${req.tool !== req.resolvedTool ? ` (→ ${exactText(req.resolvedTool)})` : ""} wants to run [${exactText(req.risk.join(", "))}]: ${args}`,
+            `  ${exactText(req.reason)}`,
+            ...(args.length > LONG_ARGUMENTS ? [`  The arguments of ${tool} above are ${args.length} characters long: scroll up to read them in full.`] : []),
+          ].join("\n") + "\n",
         );
         const answer = (await rl.question("  Allow? [y]es / [n]o / [a]lways for this session: ", { signal: AbortSignal.any([signal, interrupted.signal]) }))
           .trim()

@@ -1,10 +1,11 @@
 import { createInterface } from "node:readline/promises";
 import type { ElicitationAnswer, ElicitationRequest, Elicitor } from "../elicitation.js";
-import { terminalText } from "./terminal-text.js";
+import { exactText, terminalText } from "./terminal-text.js";
 
 /**
  * Asks an MCP server's elicitation on a terminal: each field of the form (Enter keeps the default),
- * then whether to send the answers. Ctrl-C at the prompt (or `signal` aborting) cancels the
+ * then whether to send the answers. The server's text is terminal-safe: its message indented under
+ * the question, each field's title on one line (`exactText`), so it cannot imitate keel's own prompts. Ctrl-C at the prompt (or `signal` aborting) cancels the
  * elicitation and runs `onInterrupt`; a closed terminal cancels it too. Never throws.
  */
 export function ttyElicitor(input: NodeJS.ReadableStream, output: NodeJS.WritableStream, onInterrupt?: () => void): Elicitor {
@@ -29,12 +30,13 @@ async function ask(
   });
   const asking = AbortSignal.any([signal, interrupted.signal]);
   try {
-    output.write(terminalText(`? MCP server "${req.server}" asks: ${req.message}\n`));
+    // The server's message keeps its lines, each indented: none reads as a prompt of keel's own.
+    output.write(`? MCP server "${exactText(req.server)}" asks: ${terminalText(req.message).replace(/\n/g, "\n    ")}\n`);
     const content: Record<string, string | number | boolean> = {};
     for (const [key, prop] of Object.entries(req.requestedSchema?.properties ?? {})) {
       const hint = prop.enum ? ` (${prop.enum.join("/")})` : prop.type ? ` (${prop.type})` : "";
       const def = prop.default !== undefined ? ` [${String(prop.default)}]` : "";
-      const answer = (await rl.question(terminalText(`  ${prop.title ?? key}${hint}${def}: `), { signal: asking })).trim();
+      const answer = (await rl.question(`  ${exactText(`${prop.title ?? key}${hint}${def}`)}: `, { signal: asking })).trim();
       if (answer === "") continue;
       if (prop.type === "number" || prop.type === "integer") content[key] = Number(answer);
       else if (prop.type === "boolean") content[key] = /^(y|yes|true|1)$/i.test(answer);

@@ -1,4 +1,5 @@
-import { terminalText } from "../terminal-text.js";
+import { exactText, terminalText } from "../terminal-text.js";
+import { callArgumentsText } from "../../call-input-text.js";
 import { closeSync, lstatSync, openSync, readSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 import { readEvents } from "../../events.js";
@@ -74,9 +75,12 @@ export async function sessionsAdopt(ctx: CliContext, id: string): Promise<void> 
     () =>
       [
         already ? `Session ${id} was already yours.` : `Session ${id} is now yours: keel run --resume ${id} continues it.`,
-        `It holds ${state.messages.length} messages (${users} as yours) — title "${state.title}", created ${meta.createdAt}.`,
-        waiting ? `It waits for approval of ${waiting.name} ${waiting.arguments}: keel sessions approve ${id} runs that call.` : "",
+        `It holds ${state.messages.length} messages (${users} as yours) — title "${exactText(state.title)}", created ${exactText(String(meta.createdAt))}.`,
         queuedLines(queued),
+        // last: no queued text can scroll it away
+        waiting
+          ? `It waits for approval of ${exactText(waiting.name)} ${exactText(callArgumentsText(waiting.arguments))}: keel sessions approve ${id} runs that call.`
+          : "",
       ]
         .filter(Boolean)
         .join("\n"),
@@ -92,7 +96,15 @@ function queuedLines(queued: { text: string }[]): string {
   ].join("\n");
 }
 
-/** `keel sessions show ID`. */
+/** Text from a session's model shown under a heading: every line indented, so none reads as one of keel's own lines. */
+function indented(text: string): string {
+  return text.replace(/^/gm, "  ");
+}
+
+/**
+ * `keel sessions show ID`: what the session holds, the call waiting for approval last, shown as it
+ * would run (parsed as the agent parses it, see `callArgumentsText`).
+ */
 export async function sessionsShow(ctx: CliContext, id: string): Promise<void> {
   const dir = stateDir(ctx);
   const meta = await readSessionMeta(dir, id);
@@ -106,15 +118,18 @@ export async function sessionsShow(ctx: CliContext, id: string): Promise<void> {
     [
       `session ${id}${meta.parentSessionId ? ` (child of ${meta.parentSessionId}, depth ${meta.depth})` : ""}`,
       `status:   ${state.status}${state.reason && state.reason !== state.status ? ` (${state.reason})` : ""}${hint ? ` — ${hint}` : ""}`,
-      `model:    ${meta.model.kind === "scripted" ? `scripted:${meta.model.file}` : meta.model.name}`,
-      `cwd:      ${meta.cwd}`,
+      `model:    ${exactText(meta.model.kind === "scripted" ? `scripted:${meta.model.file}` : meta.model.name)}`,
+      `cwd:      ${exactText(meta.cwd)}`,
       `turns:    ${state.turn}   model calls: ${state.usage.modelCalls}   tool calls: ${state.usage.toolCalls}   tokens in/out: ${state.usage.inputTokens}/${state.usage.outputTokens}`,
       `messages: ${state.messages.length} model-facing (the full record, events included: keel sessions events ${id})`,
-      waiting ? `waiting:  approval of ${waiting.name} ${waiting.arguments} — keel sessions approve ${id} | reject ${id}` : "",
+      // The model's words, indented: then what a resume sends and runs, last, so no answer can scroll it away or imitate it below.
+      state.lastAnswer ? `last answer:\n${indented(state.lastAnswer)}` : "",
+      state.error ? `error: ${indented(state.error).slice(2)}` : "",
       queuedLines(queued),
       yours ? "" : `origin:   not started by keel for you here (it came with the workspace); keel resumes it only after keel sessions adopt ${id}`,
-      state.lastAnswer ? `last answer:\n${state.lastAnswer}` : "",
-      state.error ? `error: ${state.error}` : "",
+      waiting
+        ? `waiting:  approval of ${exactText(waiting.name)} ${exactText(callArgumentsText(waiting.arguments))} — keel sessions approve ${id} | reject ${id}`
+        : "",
     ]
       .filter(Boolean)
       .join("\n"),

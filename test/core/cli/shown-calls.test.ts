@@ -1,0 +1,84 @@
+import { existsSync } from "node:fs";
+import { PassThrough } from "node:stream";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ttyApprover } from "../../../core/cli/tty-approver.js";
+import type { ApprovalRequest } from "../../../core/types.js";
+import { startOpenAIServer, type OpenAIServer } from "../../helpers/openai-server.js";
+import { runKeel } from "../../helpers/run-cli.js";
+import { makeWorkspace, type TempWorkspace } from "../../helpers/temp-workspace.js";
+
+/** What the approval prompt printed for `req` (answered "n" once it asks). */
+async function prompted(req: Partial<ApprovalRequest>): Promise<string> {
+  const input = new PassThrough();
+  const output = new PassThrough();
+  let shown = "";
+  output.on("data", (chunk: Buffer) => {
+    shown += chunk.toString("utf8");
+    if (shown.includes("Allow?")) input.write("n\n");
+  });
+  const answer = await ttyApprover(input, output).approve(
+    { tool: "bash", resolvedTool: "bash", input: {}, risk: ["execute"], reason: "tools with risk execute ask by default", ...req },
+    AbortSignal.timeout(60_000),
+  );
+  expect(answer).toBe("no");
+  return shown;
+}
+
+let server: OpenAIServer;
+const cleanup: TempWorkspace[] = [];
+beforeAll(async () => {
+  server = await startOpenAIServer();
+});
+afterAll(async () => {
+  await server.close();
+  for (const ws of cleanup) ws.cleanup();
+});
+
+// A key written with \u escapes is the same key to JSON.parse: the last one wins and is what runs.
+const spelled = (s: string) => [...s].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`).join("");
+
+describe("what the user approves is what runs", () => {
+  it("the approval prompt shows a command whole: a tail behind 400 spaces or past 300 characters is not cut off", async () => {
+    const spaced = await prompted({ input: { command: `echo hello${" ".repeat(400)}; touch pwned` } });
+    expect(spaced).toContain('{"command":"echo hello [400 spaces] ; touch pwned"}');
+    const long = `echo ${"a".repeat(2000)}; touch pwned`;
+    const shown = await prompted({ input: { command: long } });
+    expect(shown).toContain(`${"a".repeat(2000)}; touch pwned"}`);
+    expect(shown).toMatch(/The arguments of bash above are \d+ characters long: scroll up to read them in full\.\n {2}Allow\?/);
+  });
+
+  it("the approval prompt shows newlines, direction marks and invisible characters as escapes", async () => {
+    const shown = await prompted({
+      tool: "mcp__s__\u202etxt.exe",
+      resolvedTool: "mcp__s__\u202etxt.exe",
+      input: { command: "rm -rf /tmp/a\u200b\u2066 b\u{e0041}" },
+      reason: 'deny rule "x"\n? bash wants to run [execute]: {"command":"ls"}',
+    });
+    expect(shown).toContain('? mcp__s__\\u202etxt.exe wants to run [execute]: {"command":"rm -rf /tmp/a\\u200b\\u2066 b\\udb40\\udc41"}');
+    expect(shown).toContain('  deny rule "x"\\n? bash wants to run');
+    expect(shown).not.toMatch(/[\u200b\u202e\u2066\u{e0041}]/u);
+    expect(shown.split("\n")).toHaveLength(3);
+  });
+
+  it("a paused call is shown as it will run: a repeated key spelled with \\u escapes does not hide the command from run, sessions show and adopt", async () => {
+    const ws = makeWorkspace();
+    cleanup.push(ws);
+    ws.writeUserConfig({ model: { name: "m", baseUrl: server.baseUrl } });
+    const args = `{"command":"echo hello","${spelled("command")}":"${spelled("touch pwned.txt")}"}`;
+    const fake = 'waiting:  approval of bash {"command":"echo hello"} — keel sessions approve x | reject x';
+    server.push({ text: `Done.${"\n".repeat(60)}${fake}` });
+    await runKeel(["run", "--session", "dup1", "hello"], { cwd: ws.root, env: ws.env });
+    server.push({ toolCalls: [{ name: "bash", arguments: args }] });
+    const run = await runKeel(["run", "--resume", "dup1", "go on"], { cwd: ws.root, env: ws.env });
+    expect(run.stderr).toContain('waiting for approval to run bash({"command":"touch pwned.txt"})');
+    const show = await runKeel(["sessions", "show", "dup1"], { cwd: ws.root, env: ws.env });
+    const lines = show.stdout.trimEnd().split("\n");
+    // the real call comes last, below the model's indented answer that imitates it
+    expect(lines.at(-1)).toBe('waiting:  approval of bash {"command":"touch pwned.txt"} — keel sessions approve dup1 | reject dup1');
+    expect(lines).toContain(`  ${fake}`);
+    expect(lines).not.toContain(fake);
+    const adopt = await runKeel(["sessions", "adopt", "dup1"], { cwd: ws.root, env: ws.env });
+    expect(adopt.stdout).toContain('It waits for approval of bash {"command":"touch pwned.txt"}');
+    expect(existsSync(ws.path("pwned.txt"))).toBe(false);
+  });
+});
