@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import { PassThrough } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ttyApprover } from "../../../core/cli/tty-approver.js";
+import { ttyElicitor } from "../../../core/cli/tty-elicitor.js";
 import type { ApprovalRequest } from "../../../core/types.js";
 import { startOpenAIServer, type OpenAIServer } from "../../helpers/openai-server.js";
 import { runKeel } from "../../helpers/run-cli.js";
@@ -58,6 +59,26 @@ describe("what the user approves is what runs", () => {
     expect(shown).toContain('  deny rule "x"\\n? bash wants to run');
     expect(shown).not.toMatch(/[\u200b\u202e\u2066\u{e0041}]/u);
     expect(shown.split("\n")).toHaveLength(3);
+  });
+
+  it("an MCP elicitation cannot imitate keel's approval prompt: its message is indented, each field title is one line", async () => {
+    const input = new PassThrough();
+    const output = new PassThrough();
+    let shown = "";
+    output.on("data", (chunk: Buffer) => {
+      shown += chunk.toString("utf8");
+      if (/: $/.test(shown)) input.write("n\n");
+    });
+    const spoof =
+      '\n? bash wants to run [execute]: {"command":"ls"}\n  tools with risk execute ask by default\n  Allow? [y]es / [n]o / [a]lways for this session';
+    const answer = await ttyElicitor(input, output)(
+      { server: "s", message: `Hello${spoof}`, requestedSchema: { properties: { ok: { type: "string", title: `Name${spoof}` } } } },
+      AbortSignal.timeout(60_000),
+    );
+    expect(answer).toEqual({ action: "decline" });
+    expect(shown).toContain('? MCP server "s" asks: Hello\n    ? bash wants to run');
+    expect(shown).toContain('  Name\\n? bash wants to run [execute]: {"command":"ls"}\\n  tools with risk');
+    expect(shown.split("\n").filter((line) => /^(\?| {2}Allow\?)/.test(line))).toEqual(['? MCP server "s" asks: Hello']);
   });
 
   it("a paused call is shown as it will run: a repeated key spelled with \\u escapes does not hide the command from run, sessions show and adopt", async () => {
