@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { callArgumentsText } from "../call-input-text.js";
+import { callArgumentsText } from "../visible-json.js";
 import { StateError, UsageError } from "../errors.js";
 import type { Host } from "../host.js";
 import { sessionPaths } from "../session/session-paths.js";

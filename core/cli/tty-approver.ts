@@ -1,5 +1,5 @@
 import { createInterface } from "node:readline/promises";
-import { callInputText } from "../call-input-text.js";
+import { visibleJson } from "../visible-json.js";
 import type { ApprovalAnswer, ApprovalRequest, Approver } from "../types.js";
 import { exactText } from "./terminal-text.js";
 
@@ -25,7 +25,7 @@ export function ttyApprover(input: NodeJS.ReadableStream, output: NodeJS.Writabl
         onInterrupt?.();
       });
       try {
-        const args = exactText(callInputText(req.input));
+        const args = exactText(visibleJson(req.input));
         const tool = exactText(req.tool);
         output.write(
           [

@@ -1,5 +1,5 @@
 import { exactText, terminalText } from "../terminal-text.js";
-import { callArgumentsText } from "../../call-input-text.js";
+import { callArgumentsText, visibleJson } from "../../visible-json.js";
 import { closeSync, lstatSync, openSync, readSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 import { readEvents } from "../../events.js";
@@ -87,12 +87,15 @@ export async function sessionsAdopt(ctx: CliContext, id: string): Promise<void> 
   );
 }
 
-/** The queued messages (`keel send`, or a committed queue.json) a resume sends as the user's words, one line each. */
+/**
+ * The queued messages (`keel send`, or a committed queue.json) a resume sends as the user's words, each
+ * line shown exactly (`exactText`): tag characters and other invisible text reach the model as words.
+ */
 function queuedLines(queued: { text: string }[]): string {
   if (!queued.length) return "";
   return [
     `queued:   ${queued.length} message(s), sent as yours before the next model call:`,
-    ...queued.map((q) => `  > ${q.text.replace(/\n/g, "\n    ")}`),
+    ...queued.map((q) => `  > ${q.text.split("\n").map(exactText).join("\n    ")}`),
   ].join("\n");
 }
 
@@ -136,7 +139,7 @@ export async function sessionsShow(ctx: CliContext, id: string): Promise<void> {
   );
 }
 
-/** `keel sessions events ID [--follow]`: JSONL with --json, a compact line per event otherwise. */
+/** `keel sessions events ID [--follow]`: JSONL with --json, a compact line per event otherwise (invisible characters in it shown as `\u` escapes, see `visibleJson`). */
 export async function sessionsEvents(ctx: CliContext, id: string, opts: { follow?: boolean }): Promise<void> {
   const dir = stateDir(ctx);
   await readSessionMeta(dir, id);
@@ -145,7 +148,7 @@ export async function sessionsEvents(ctx: CliContext, id: string, opts: { follow
   const print = (e: object) => {
     if (json) return ctx.io.stdout.write(JSON.stringify(e) + "\n");
     const { ts, type, sessionId: _s, ...rest } = e as { ts?: unknown; type?: unknown; sessionId?: unknown };
-    ctx.io.stdout.write(terminalText(`${new Date(Number(ts)).toISOString().slice(11, 23)} ${String(type).padEnd(18)} ${JSON.stringify(rest)}`) + "\n");
+    ctx.io.stdout.write(terminalText(`${new Date(Number(ts)).toISOString().slice(11, 23)} ${String(type).padEnd(18)} ${visibleJson(rest)}`) + "\n");
   };
   if (!opts.follow) {
     for (const e of readEvents(paths.events)) print(e);

@@ -2,11 +2,11 @@
 const INVISIBLE = /[\u007f-\u009f\p{Cf}\p{Zl}\p{Zp}]/gu;
 
 /**
- * A tool call's input as one line of JSON that shows what runs: `JSON.stringify`, with every
- * character a terminal would hide or reorder written as its `\uXXXX` escape (still the same JSON
- * value). Never throws: an input JSON cannot hold (a cycle, a BigInt) is shown with `String`.
+ * A value as one line of JSON that shows all it holds (a tool call's input, a logged event):
+ * `JSON.stringify`, with every character a terminal would hide or reorder written as its `\uXXXX`
+ * escape (still the same JSON value). Never throws: a value JSON cannot hold (a cycle, a BigInt) is shown with `String`.
  */
-export function callInputText(input: unknown): string {
+export function visibleJson(input: unknown): string {
   let json: string | undefined;
   try {
     json = JSON.stringify(input);
@@ -21,15 +21,15 @@ export function callInputText(input: unknown): string {
 /**
  * The arguments a model wrote for a call, as the call will run with them: parsed as the agent loop
  * parses them (`JSON.parse`: a repeated key's last value wins, `\u` escapes are decoded) and shown
- * by `callInputText`, so `{"command":"ls","\u0063ommand":"rm -rf ~"}` reads `{"command":"rm -rf ~"}`.
- * Text that is not JSON (the call fails validation and never runs) comes back as `callInputText` of the string.
+ * by `visibleJson`, so `{"command":"ls","\u0063ommand":"rm -rf ~"}` reads `{"command":"rm -rf ~"}`.
+ * Text that is not JSON (the call fails validation and never runs) comes back as `visibleJson` of the string.
  */
 export function callArgumentsText(raw: string): string {
   let input: unknown;
   try {
     input = raw.trim() ? JSON.parse(raw) : {};
   } catch {
-    return callInputText(raw);
+    return visibleJson(raw);
   }
-  return callInputText(input);
+  return visibleJson(input);
 }
