@@ -1,4 +1,5 @@
 import { existsSync } from "node:fs";
+import { callArgumentsText } from "../visible-json.js";
 import { StateError, UsageError } from "../errors.js";
 import type { Host } from "../host.js";
 import { sessionPaths } from "../session/session-paths.js";
@@ -46,7 +47,7 @@ export function outcomeOf(id: string, state: SessionState, reason: StopReason, b
       : reason === "error"
         ? `The run failed: ${state.error ?? "unknown error"}`
         : reason === "awaiting_approval"
-          ? `Session ${id} is waiting for approval to run ${waiting ? describeWaiting(waiting) : "a tool call"}. Approve with \`keel sessions approve ${id}\` or reject with \`keel sessions reject ${id}\`.`
+          ? `Session ${id} is waiting for approval to run ${waiting ? describeWaiting(waiting, (tool, args) => `${tool}(${callArgumentsText(args)})`) : "a tool call"}. Approve with \`keel sessions approve ${id}\` or reject with \`keel sessions reject ${id}\`.`
           : reason === "max_steps"
             ? `Stopped after the maximum number of steps; continue with keel run --resume ${id}.`
             : reason === "budget"

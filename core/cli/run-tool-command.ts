@@ -1,5 +1,6 @@
 import type { Observation } from "../types.js";
 import type { CliContext } from "./cli-context.js";
+import { terminalText } from "./terminal-text.js";
 import { ttyApprover } from "./tty-approver.js";
 
 /** Options of `runToolCommand`. */
@@ -39,11 +40,11 @@ export async function runToolCommand(ctx: CliContext, tool: string, input: Recor
       ctx.print(obs, () => {
         if (usage) {
           const text = (obs.content.split(" Expected input schema:")[0] ?? "").replace(" Fix the arguments and call again.", "");
-          ctx.io.stderr.write(`keel: ${text}${text.startsWith("Invalid input for") ? " (--help lists the command's arguments)" : ""}\n`);
+          ctx.io.stderr.write(terminalText(`keel: ${text}${text.startsWith("Invalid input for") ? " (--help lists the command's arguments)" : ""}\n`));
           return undefined;
         }
         if (!obs.ok) {
-          ctx.io.stderr.write(`✗ ${obs.tool}: ${obs.code} (phase ${obs.phase})\n`);
+          ctx.io.stderr.write(terminalText(`✗ ${obs.tool}: ${obs.code} (phase ${obs.phase})\n`));
           return obs.content;
         }
         return opts.human ? opts.human(obs) : obs.content;

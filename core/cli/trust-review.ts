@@ -1,5 +1,6 @@
 import type { TrustItem } from "../trust.js";
 import type { CliContext } from "./cli-context.js";
+import { exactText } from "./terminal-text.js";
 
 /**
  * What the workspace's trust would let it run or allow, read as `keel trust` reviews it: config as
@@ -23,18 +24,11 @@ export function sandboxNote(items: readonly Pick<TrustItem, "kind">[], sandboxed
 }
 
 /**
- * One reviewed item as one line: `mcp server "a" (.mcp.json), with server.mjs`. A newline, tab or
- * direction mark in a name, command or file name is shown as an escape: a hook command of 80 blank
- * lines then `` hook PreToolUse `npx prettier --check .` `` would otherwise scroll its real start
- * off the screen and leave a harmless-looking line above the question. A run of more than 8 spaces
- * is shown as `[N spaces]` (any blank: no-break, em and ideographic spaces, braille and Hangul fillers
- * count), so nothing hides screens away to the right of a harmless start.
+ * One reviewed item as one line: `mcp server "a" (.mcp.json), with server.mjs`, shown exactly (see
+ * `exactText`): a hook command of 80 blank lines then `` hook PreToolUse `npx prettier --check .` ``
+ * would otherwise scroll its real start off the screen and leave a harmless-looking line above the
+ * question, and a run of spaces would hide its tail screens away to the right of a harmless start.
  */
 export function trustItemLine(item: Pick<TrustItem, "kind" | "name" | "files">): string {
-  const line = `${item.kind} ${item.name}${item.files?.length ? `, with ${item.files.join(", ")}` : ""}`;
-  return line
-    .replace(/[\n\t\u2028\u2029\u200b-\u200f\u202a-\u202e\u2060\u2066-\u2069\ufeff]/g, (c) =>
-      c === "\n" ? "\\n" : c === "\t" ? "\\t" : `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
-    )
-    .replace(/[\p{Zs}\u2800\u115f\u1160\u3164\uffa0]{9,}/gu, (run) => ` [${run.length} spaces] `);
+  return exactText(`${item.kind} ${item.name}${item.files?.length ? `, with ${item.files.join(", ")}` : ""}`);
 }

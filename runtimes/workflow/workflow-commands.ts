@@ -1,5 +1,5 @@
 import { relative } from "node:path";
-import { type CliContext, firstLine, table, ttyApprover } from "../../core/cli/index.js";
+import { type CliContext, firstLine, table, terminalText, ttyApprover } from "../../core/cli/index.js";
 import { type Approver, formatDiagnostic, type Host, UsageError } from "../../core/index.js";
 import { describeWorkflow, NEEDS_TRUST_NOTE } from "./describe-workflow.js";
 import { parseArgPairs } from "./parse-args.js";
@@ -91,7 +91,7 @@ export async function workflowRunCommand(
       const args = parseArgPairs(opts.arg ?? [], wf.parameters);
       if (!globals.json) {
         progress = createProgress(ctx.io.stdout, tty);
-        ctx.io.stdout.write(`Running workflow ${wf.name} (${wf.steps.length} step${wf.steps.length === 1 ? "" : "s"})\n`);
+        ctx.io.stdout.write(`Running workflow ${terminalText(wf.name)} (${wf.steps.length} step${wf.steps.length === 1 ? "" : "s"})\n`);
       }
       const worktree = opts.worktree === undefined ? undefined : opts.worktree === true ? (wf.worktree?.onFinish ?? "keep") : opts.worktree;
       let record;

@@ -98,18 +98,18 @@ export function createProgress(out: NodeJS.WritableStream, tty: boolean): LivePr
   };
 }
 
-/** `✓ [2/5] Inspect diff: Read src/ (12 ms)`: one finished step as text. */
+/** `✓ [2/5] Inspect diff: Read src/ (12 ms)`: one finished step as terminal-safe text (its label comes from the workflow file). */
 export function finishedLine(step: StepRecord, total: number): string {
   const mark = step.status === "succeeded" ? "✓" : step.status === "skipped" ? "-" : step.status === "cancelled" ? "⊘" : "✗";
   const note =
     step.status === "skipped"
-      ? ` (skipped: ${step.reason ?? "skipped"})`
+      ? ` (skipped: ${terminalText(step.reason ?? "skipped")})`
       : step.continued
         ? " (failed, continuing)"
         : step.status === "cancelled"
           ? " (cancelled)"
           : "";
-  return `${mark} ${counter(step.index, total)} ${step.label} ${formatDuration(step.durationMs)}${note}`;
+  return `${mark} ${counter(step.index, total)} ${terminalText(step.label)} ${formatDuration(step.durationMs)}${note}`;
 }
 
 /** `12 ms`, `1.4 s`, `2 min 3 s`. */

@@ -1,4 +1,4 @@
-import { type CliContext, table } from "../../core/cli/index.js";
+import { type CliContext, table, terminalText } from "../../core/cli/index.js";
 import { type Host, UsageError } from "../../core/index.js";
 import { listDiscardedRefs } from "./discarded-refs.js";
 import type { WorktreeListRow, WorktreeManager } from "./worktree-manager.js";
@@ -29,7 +29,7 @@ export async function worktreeExitCommand(ctx: CliContext, opts: { action: "keep
     const result = await managerOf(host).exit(opts.action, { force: opts.force, signal: ctx.signal });
     ctx.print(result, () => (result.ok ? `✓ ${result.message}` : undefined));
     if (!result.ok) {
-      if (!ctx.globals().json) ctx.io.stderr.write(`✗ ${result.message}\n`);
+      if (!ctx.globals().json) ctx.io.stderr.write(terminalText(`✗ ${result.message}\n`));
       ctx.setExitCode(1);
     }
   });

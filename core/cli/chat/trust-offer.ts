@@ -3,6 +3,7 @@ import { recordTrust, trustApproves, workspaceTrust } from "../../trust.js";
 import { resolveWorkspace } from "../../workspace.js";
 import type { CliContext } from "../cli-context.js";
 import { terminalText } from "../terminal-text.js";
+import { dropTypeAhead } from "../type-ahead.js";
 import { reviewWorkspace, sandboxNote, trustItemLine } from "../trust-review.js";
 
 /**
@@ -39,8 +40,11 @@ export async function offerTrust(ctx: CliContext): Promise<void> {
       ].join("\n") + "\n",
     ),
   );
+  // Keys typed before the question was shown are no answer to it (Ctrl-C among them, or a closed terminal, keeps the workspace restricted).
+  const typed = await dropTypeAhead(ctx.io.stdin);
   const rl = createInterface({ input: ctx.io.stdin, output: out });
   const interrupted = new AbortController();
+  if (typed) interrupted.abort();
   rl.on("SIGINT", () => interrupted.abort());
   let answer = "";
   try {

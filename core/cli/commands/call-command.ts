@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { UsageError, errorMessage } from "../../errors.js";
 import type { CliContext } from "../cli-context.js";
+import { terminalText } from "../terminal-text.js";
 import { ttyApprover } from "../tty-approver.js";
 
 /** Options of `keel call`. */
@@ -43,7 +44,7 @@ export async function callCommand(ctx: CliContext, tool: string, opts: CallOptio
     async (host) => {
       const obs = await host.runTool({ tool, input }, { origin: "cli", signal: ctx.signal });
       ctx.print(obs, () => {
-        if (!obs.ok) ctx.io.stderr.write(`✗ ${obs.tool}: ${obs.code} (phase ${obs.phase})\n`);
+        if (!obs.ok) ctx.io.stderr.write(terminalText(`✗ ${obs.tool}: ${obs.code} (phase ${obs.phase})\n`));
         const extra =
           obs.messages.beforeTool.length || obs.messages.afterResult.length
             ? "\n" + [...obs.messages.beforeTool.map((m) => `[before] ${m}`), ...obs.messages.afterResult.map((m) => `[after] ${m}`)].join("\n")

@@ -140,7 +140,7 @@ function report(ctx: CliContext, out: AgentOutcome, note: string): void {
     ctx.io.stdout.write(JSON.stringify({ ...out, ...(note ? { worktree: note } : {}) }, null, 2) + "\n");
   } else {
     if (out.message) ctx.io.stderr.write(terminalText(out.message) + "\n");
-    if (note) ctx.io.stderr.write(note + "\n");
+    if (note) ctx.io.stderr.write(terminalText(note) + "\n");
     ctx.io.stderr.write(`[session ${out.sessionId} · ${out.reason} · ${out.usage.modelCalls} model calls, ${out.usage.toolCalls} tool calls]\n`);
   }
   // a pause for approval and a hook's `continue: false` are outcomes the user asked for, not failures

@@ -1,4 +1,5 @@
-import { terminalText } from "../terminal-text.js";
+import { exactText, terminalText } from "../terminal-text.js";
+import { callArgumentsText, visibleJson } from "../../visible-json.js";
 import { closeSync, lstatSync, openSync, readSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 import { readEvents } from "../../events.js";
@@ -75,33 +76,45 @@ export async function sessionsAdopt(ctx: CliContext, id: string): Promise<void> 
     () =>
       [
         already ? `Session ${id} was already yours.` : `Session ${id} is now yours: keel run --resume ${id} continues it.`,
-        `It holds ${state.messages.length} messages (${users} as yours) — title "${state.title}", created ${meta.createdAt}.`,
-        waiting ? `It waits for approval of ${describeWaiting(waiting, words)}: keel sessions approve ${id} runs that call.` : "",
+        `It holds ${state.messages.length} messages (${users} as yours) — title "${exactText(state.title)}", created ${exactText(String(meta.createdAt))}.`,
         queuedLines(queued),
+        // last: no queued text can scroll it away
+        waiting ? `It waits for approval of ${describeWaiting(waiting, words)}: keel sessions approve ${id} runs that call.` : "",
       ]
         .filter(Boolean)
         .join("\n"),
   );
 }
 
-/** A call as `keel sessions show` and `adopt` print it: the tool, then its arguments. */
-const words = (tool: string, args: string) => `${tool} ${args}`;
+/** A call as `keel sessions show` and `adopt` print it: the tool, then its arguments as they will run, shown exactly. */
+const words = (tool: string, args: string) => `${exactText(tool)} ${exactText(callArgumentsText(args))}`;
 
 /** The waiting call as printed with --json: the session's own call and, when it waits on a sub-agent, the sub-agent's call deciding it runs. */
 function waitingJson(waiting: WaitingCall): { callId: string; tool: string; arguments: string; subAgent: WaitingCall["subAgent"] | null } {
   return { callId: waiting.call.id, tool: waiting.call.name, arguments: waiting.call.arguments, subAgent: waiting.subAgent ?? null };
 }
 
-/** The queued messages (`keel send`, or a committed queue.json) a resume sends as the user's words, one line each. */
+/**
+ * The queued messages (`keel send`, or a committed queue.json) a resume sends as the user's words, each
+ * line shown exactly (`exactText`): tag characters and other invisible text reach the model as words.
+ */
 function queuedLines(queued: { text: string }[]): string {
   if (!queued.length) return "";
   return [
     `queued:   ${queued.length} message(s), sent as yours before the next model call:`,
-    ...queued.map((q) => `  > ${q.text.replace(/\n/g, "\n    ")}`),
+    ...queued.map((q) => `  > ${q.text.split("\n").map(exactText).join("\n    ")}`),
   ].join("\n");
 }
 
-/** `keel sessions show ID`. */
+/** Text from a session's model shown under a heading: every line indented, so none reads as one of keel's own lines. */
+function indented(text: string): string {
+  return text.replace(/^/gm, "  ");
+}
+
+/**
+ * `keel sessions show ID`: what the session holds, the call waiting for approval last, shown as it
+ * would run (parsed as the agent parses it, see `callArgumentsText`).
+ */
 export async function sessionsShow(ctx: CliContext, id: string): Promise<void> {
   const dir = stateDir(ctx);
   const meta = await readSessionMeta(dir, id);
@@ -115,22 +128,23 @@ export async function sessionsShow(ctx: CliContext, id: string): Promise<void> {
     [
       `session ${id}${meta.parentSessionId ? ` (child of ${meta.parentSessionId}, depth ${meta.depth})` : ""}`,
       `status:   ${state.status}${state.reason && state.reason !== state.status ? ` (${state.reason})` : ""}${hint ? ` — ${hint}` : ""}`,
-      `model:    ${meta.model.kind === "scripted" ? `scripted:${meta.model.file}` : meta.model.name}`,
-      `cwd:      ${meta.cwd}`,
+      `model:    ${exactText(meta.model.kind === "scripted" ? `scripted:${meta.model.file}` : meta.model.name)}`,
+      `cwd:      ${exactText(meta.cwd)}`,
       `turns:    ${state.turn}   model calls: ${state.usage.modelCalls}   tool calls: ${state.usage.toolCalls}   tokens in/out: ${state.usage.inputTokens}/${state.usage.outputTokens}`,
       `messages: ${state.messages.length} model-facing (the full record, events included: keel sessions events ${id})`,
-      waiting ? `waiting:  approval of ${describeWaiting(waiting, words)} — keel sessions approve ${id} | reject ${id}` : "",
+      // The model's words, indented: then what a resume sends and runs, last, so no answer can scroll it away or imitate it below.
+      state.lastAnswer ? `last answer:\n${indented(state.lastAnswer)}` : "",
+      state.error ? `error: ${indented(state.error).slice(2)}` : "",
       queuedLines(queued),
       yours ? "" : `origin:   not started by keel for you here (it came with the workspace); keel resumes it only after keel sessions adopt ${id}`,
-      state.lastAnswer ? `last answer:\n${state.lastAnswer}` : "",
-      state.error ? `error: ${state.error}` : "",
+      waiting ? `waiting:  approval of ${describeWaiting(waiting, words)} — keel sessions approve ${id} | reject ${id}` : "",
     ]
       .filter(Boolean)
       .join("\n"),
   );
 }
 
-/** `keel sessions events ID [--follow]`: JSONL with --json, a compact line per event otherwise. */
+/** `keel sessions events ID [--follow]`: JSONL with --json, a compact line per event otherwise (invisible characters in it shown as `\u` escapes, see `visibleJson`). */
 export async function sessionsEvents(ctx: CliContext, id: string, opts: { follow?: boolean }): Promise<void> {
   const dir = stateDir(ctx);
   await readSessionMeta(dir, id);
@@ -139,7 +153,7 @@ export async function sessionsEvents(ctx: CliContext, id: string, opts: { follow
   const print = (e: object) => {
     if (json) return ctx.io.stdout.write(JSON.stringify(e) + "\n");
     const { ts, type, sessionId: _s, ...rest } = e as { ts?: unknown; type?: unknown; sessionId?: unknown };
-    ctx.io.stdout.write(terminalText(`${new Date(Number(ts)).toISOString().slice(11, 23)} ${String(type).padEnd(18)} ${JSON.stringify(rest)}`) + "\n");
+    ctx.io.stdout.write(terminalText(`${new Date(Number(ts)).toISOString().slice(11, 23)} ${String(type).padEnd(18)} ${visibleJson(rest)}`) + "\n");
   };
   if (!opts.follow) {
     for (const e of readEvents(paths.events)) print(e);

@@ -214,7 +214,13 @@ describe("keel run / sessions / send (real CLI processes)", () => {
     });
     // `script` gives keel a pseudo-terminal, so stdin and stdout are TTYs
     const cmd = `${JSON.stringify(process.execPath)} ${JSON.stringify(KEEL_BIN)} run --session tty1 --model scripted:script.json go`;
-    const r = await execa("script", ["-qec", cmd, "/dev/null"], { cwd: ws.root, env: ws.env, input: "always\n", reject: false, timeout: 110_000 });
+    const child = execa("script", ["-qec", cmd, "/dev/null"], { cwd: ws.root, env: ws.env, reject: false, timeout: 110_000 });
+    // answered once the question shows: keys typed before it are dropped (no answer to a call not yet shown)
+    let shown = "";
+    child.stdout!.on("data", (chunk: Buffer) => {
+      if (!shown.includes("Allow?") && (shown += chunk.toString("utf8")).includes("Allow?")) child.stdin!.end("always\n");
+    });
+    const r = await child;
     expect(r.exitCode).toBe(0);
     expect(r.stdout).toContain("Allow? [y]es / [n]o / [a]lways for this session");
     expect(r.stdout.match(/Allow\?/g)).toHaveLength(1);

@@ -1,13 +1,13 @@
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
-import { terminalText } from "../../../core/cli/terminal-text.js";
+import { exactText, terminalText } from "../../../core/cli/terminal-text.js";
 import { trustItemLine } from "../../../core/cli/trust-review.js";
 import { runKeel } from "../../helpers/run-cli.js";
 import { makeWorkspace, type TempWorkspace } from "../../helpers/temp-workspace.js";
 
 const SERVER = fileURLToPath(new URL("../../runtimes/mcp/fixtures/ansi-server.mjs", import.meta.url));
 // Raw control characters a terminal would interpret (newline and tab are fine).
-const RAW_CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
+const RAW_CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
 
 let ws: TempWorkspace | undefined;
 afterEach(() => {
@@ -18,6 +18,28 @@ afterEach(() => {
 describe("terminal safety", () => {
   it("shows control characters as visible escapes and keeps newlines and tabs", () => {
     expect(terminalText("a\u001b[31mred\u001b[0m\r\nb\tc\u009b\u0007")).toBe("a\\u001b[31mred\\u001b[0m\\u000d\nb\tc\\u009b\\u0007");
+  });
+
+  it("bidi overrides and isolates are escaped everywhere; exactText also escapes newlines, tabs and invisible characters and counts blank runs", () => {
+    expect(terminalText("a\u202eb\u2067c\u200bd\n")).toBe("a\\u202eb\\u2067c\u200bd\n");
+    expect(exactText(`a\nb\tc\u200b\u00ad\u2028\u{e0041}${" ".repeat(9)}d\u001b`)).toBe("a\\nb\\tc\\u200b\\u00ad\\u2028\\u{e0041} [9 spaces] d\\u001b");
+    expect(exactText(`a${" ".repeat(8)}b`)).toBe(`a${" ".repeat(8)}b`);
+  });
+
+  it("workflow progress and a refused worktree merge print names from the workspace terminal-safe", async () => {
+    const title = "Inspect\u001b]52;c;cm0gLXJmIH4K\u0007\u001b[2J";
+    ws = makeWorkspace({ ".claw-workflows.json": { workflows: [{ name: "w", steps: [{ title, detail: "d" }] }] } }, { git: true });
+    const opts = { cwd: ws.root, env: ws.env };
+    const run = await runKeel(["--trust", "workflow", "run", "w"], opts);
+    expect(run.exitCode).toBe(0);
+    expect(run.stdout).toContain("✓ [1/1] Inspect\\u001b]52;c;cm0gLXJmIH4K\\u0007\\u001b[2J: d");
+    expect((await runKeel(["worktree", "enter", "x"], opts)).exitCode).toBe(0);
+    // git allows a C1 control and a direction mark in a branch name
+    ws.git("checkout", "-q", "-b", "feat\u009b2J\u202eevil");
+    const exit = await runKeel(["worktree", "exit", "--action", "merge"], opts);
+    expect(exit.exitCode).toBe(1);
+    expect(exit.stderr).toContain("on branch feat\\u009b2J\\u202eevil, not main");
+    for (const r of [run, exit]) expect(RAW_CONTROL.test(r.stdout + r.stderr), r.stdout + r.stderr).toBe(false);
   });
 
   it("a trust item is one line: newlines, zero-width and direction marks are escaped and long runs of spaces counted", () => {

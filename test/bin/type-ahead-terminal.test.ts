@@ -1,0 +1,58 @@
+import { existsSync } from "node:fs";
+import { PassThrough } from "node:stream";
+import { afterEach, describe, expect, it } from "vitest";
+import { ttyApprover } from "../../core/cli/tty-approver.js";
+import type { ApprovalRequest } from "../../core/types.js";
+import { useOpenAIServer } from "../helpers/openai-server.js";
+import { KEEL_BIN, ttyInput } from "../helpers/run-cli.js";
+import { makeWorkspace, type TempWorkspace } from "../helpers/temp-workspace.js";
+import { HAS_TMUX, startTerminal, type Terminal } from "../helpers/tmux.js";
+
+const server = useOpenAIServer();
+let ws: TempWorkspace | undefined;
+let term: Terminal | undefined;
+afterEach(() => {
+  term?.close();
+  term = undefined;
+  ws?.cleanup();
+  ws = undefined;
+});
+
+describe.skipIf(!HAS_TMUX)("keys typed before a question are no answer to it (tmux)", () => {
+  it("keel run: a 'y' and Enter typed while the model is asked does not approve the call shown after it", async () => {
+    ws = makeWorkspace({}, { git: true });
+    ws.writeUserConfig({ model: { name: "m", baseUrl: server.baseUrl } });
+    // the model takes a moment: the keys below are typed before the call (and its question) exists
+    server.push({ delayMs: 3000, toolCalls: [{ name: "bash", arguments: { command: "touch typed-ahead.txt" } }] }, { text: "done" });
+    const t = (term = startTerminal([process.execPath, KEEL_BIN, "run", "hi"], { cwd: ws.root, env: ws.env }));
+    t.send("y", "Enter");
+    await t.waitFor("Allow?");
+    t.line("n");
+    const screen = await t.waitFor(/user_denied|approved \(user\)/);
+    expect(screen).toContain("✗ user_denied");
+    expect(screen).not.toContain("approved (user)");
+    expect(existsSync(ws.path("typed-ahead.txt"))).toBe(false);
+  });
+});
+
+describe("the approval prompt and keys typed before it", () => {
+  const req: ApprovalRequest = { tool: "bash", resolvedTool: "bash", input: { command: "touch x" }, risk: ["execute"], reason: "r" };
+
+  it("drops a 'y' already typed when the call is shown and reads the answer typed after the question", async () => {
+    const input = ttyInput();
+    const output = new PassThrough();
+    let shown = "";
+    output.on("data", (chunk: Buffer) => {
+      shown += chunk.toString("utf8");
+      if (shown.includes("Allow?")) input.write("n\n");
+    });
+    input.write("y\n");
+    expect(await ttyApprover(input, output).approve(req, AbortSignal.timeout(60_000))).toBe("no");
+  });
+
+  it("a terminal that closes before the question is a no, not a hang", async () => {
+    const input = ttyInput();
+    input.end();
+    expect(await ttyApprover(input, new PassThrough()).approve(req, AbortSignal.timeout(60_000))).toBe("no");
+  });
+});
