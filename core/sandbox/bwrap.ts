@@ -1,6 +1,7 @@
 import { existsSync, lstatSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { ToolError } from "../errors.js";
+import { systemProgram } from "../system-program.js";
 import { inside } from "../tools/confine-path.js";
 import type { SandboxSettings } from "./sandbox-config.js";
 
@@ -88,11 +89,17 @@ export function reserveProtectedDirs(settings: SandboxSettings, root: string): v
   }
 }
 
-/** Why the sandbox cannot be used on this machine, or undefined when it can (checked by running `bwrap` once). */
-export async function sandboxUnavailable(env: NodeJS.ProcessEnv, signal?: AbortSignal): Promise<string | undefined> {
+/**
+ * Why the sandbox cannot be used on this machine, or undefined when it can (checked by running `bwrap` once).
+ * `bwrap` is looked up outside `writable` (the workspace): see systemProgram.
+ */
+export async function sandboxUnavailable(env: NodeJS.ProcessEnv, signal?: AbortSignal, writable: readonly string[] = []): Promise<string | undefined> {
   if (process.platform !== "linux") return `the sandbox uses bubblewrap, which runs on Linux only (this is ${process.platform}; macOS is not supported yet)`;
+  const bwrap = systemProgram("bwrap", env, writable);
+  if (!bwrap)
+    return "bubblewrap (`bwrap`) is not installed in a PATH folder outside the workspace (keel never runs one from the workspace or a relative PATH entry, which a sandboxed command could have written): install it (Debian/Ubuntu: apt-get install bubblewrap)";
   const { execa } = await import("execa");
-  const probe = await execa("bwrap", ["--ro-bind", "/", "/", "--unshare-pid", "--die-with-parent", "--", "true"], {
+  const probe = await execa(bwrap, ["--ro-bind", "/", "/", "--unshare-pid", "--die-with-parent", "--", "true"], {
     env,
     extendEnv: false,
     reject: false,

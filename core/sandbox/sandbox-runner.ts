@@ -2,6 +2,7 @@ import { mkdirSync } from "node:fs";
 import { ToolError } from "../errors.js";
 import { realOrSelf } from "../real-path.js";
 import { inside } from "../tools/confine-path.js";
+import { systemProgram } from "../system-program.js";
 import { bwrapArgs, reserveProtectedDirs, sandboxUnavailable, type SandboxTarget } from "./bwrap.js";
 import { hiddenPaths } from "./hidden-paths.js";
 import { hiddenNeed } from "./needed-paths.js";
@@ -42,6 +43,11 @@ export class SandboxRunner {
     this.keptCode.add(realOrSelf(dir));
   }
 
+  /** Folders a sandboxed command may have written, where keel never looks up `bwrap` (see systemProgram). */
+  private writable(): string[] {
+    return this.workspaceRoot ? [this.workspaceRoot] : [];
+  }
+
   /** True when commands run sandboxed. */
   get enabled(): boolean {
     return this.settings.mode !== "off";
@@ -50,7 +56,7 @@ export class SandboxRunner {
   /** Why the sandbox is configured but cannot run here, or undefined (also when it is off). */
   async unavailable(signal?: AbortSignal): Promise<string | undefined> {
     if (!this.enabled) return undefined;
-    return (this.check ??= sandboxUnavailable(this.env, signal));
+    return (this.check ??= sandboxUnavailable(this.env, signal, this.writable()));
   }
 
   /** True when hook commands and stdio MCP servers the workspace brings run sandboxed (`sandbox.workspaceCommands`). */
@@ -94,7 +100,7 @@ export class SandboxRunner {
   }
 
   private async wrapWith(settings: SandboxSettings, target: SandboxTarget, what: string, signal?: AbortSignal, orElse?: string): Promise<SpawnLine> {
-    const why = await (this.check ??= sandboxUnavailable(this.env, signal));
+    const why = await (this.check ??= sandboxUnavailable(this.env, signal, this.writable()));
     if (why)
       throw new ToolError(
         `The sandbox (${settings.mode}) cannot run: ${why}. ${what} was not run: keel never runs it unsandboxed. Fix the sandbox, or turn it off ("sandbox": "off" in your config${orElse ? `, ${orElse}` : ""}).`,
@@ -118,8 +124,14 @@ export class SandboxRunner {
     // Only folders inside the boundary: one elsewhere is read-only already, and one under the host's /tmp must stay unseen.
     const root = realOrSelf(target.root);
     const code = [...this.keptCode].filter((dir) => dir !== root && inside(root, dir));
+    const bwrap = systemProgram("bwrap", this.env, [...this.writable(), target.root]);
+    if (!bwrap)
+      throw new ToolError(
+        `The sandbox cannot run: \`bwrap\` is no longer on PATH outside the workspace. ${what} was not run: keel never runs it unsandboxed.`,
+        "precondition_failed",
+      );
     return {
-      file: "bwrap",
+      file: bwrap,
       args: bwrapArgs(settings, {
         ...target,
         hidden,

@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { errorMessage, type Host, sandboxUnavailable } from "../../core/index.js";
+import { errorMessage, type Host, sandboxUnavailable, systemProgram } from "../../core/index.js";
 import { check, type DoctorCheck } from "./doctor-check.js";
 
 /** keel needs Node.js 20 or newer. */
@@ -9,10 +9,13 @@ export function nodeCheck(version = process.versions.node): DoctorCheck {
   return major >= 20 ? check("node", "ok", `Node.js ${version}`) : check("node", "fail", `Node.js ${version} is too old`, "install Node.js 20 or newer");
 }
 
-/** git on PATH, and whether the workspace is a repository (worktrees and workflows with `--worktree` need one). Never throws. */
+/** git on PATH (outside the workspace: see systemProgram), and whether the workspace is a repository (worktrees and workflows with `--worktree` need one). Never throws. */
 export async function gitCheck(root: string, env: NodeJS.ProcessEnv, signal: AbortSignal): Promise<DoctorCheck> {
+  const git = systemProgram("git", env, [root]);
+  if (!git)
+    return check("git", "fail", "git is not on PATH outside the workspace (keel never runs a git found in the workspace)", "install git (apt-get install git)");
   const { execa } = await import("execa");
-  const r = await execa("git", ["--version"], { env, reject: false, stdin: "ignore", cancelSignal: signal, timeout: 10_000 });
+  const r = await execa(git, ["--version"], { env, reject: false, stdin: "ignore", cancelSignal: signal, timeout: 10_000 });
   if (r.exitCode !== 0)
     return check(
       "git",
@@ -37,7 +40,7 @@ export async function sandboxCheck(host: Host, signal: AbortSignal): Promise<Doc
     : "the workspace's hooks and MCP servers run unsandboxed";
   let problem: string | undefined;
   try {
-    problem = await sandboxUnavailable(host.env, signal);
+    problem = await sandboxUnavailable(host.env, signal, [host.workspace.root]);
   } catch (error) {
     problem = errorMessage(error);
   }

@@ -192,6 +192,7 @@ export class HookDispatcher {
       env: this.envFor(h, projectDir),
       timeoutMs: Math.min(h.timeoutSec * 1000, MAX_TIMER_MS),
       signal: d.signal,
+      writable: [this.host.workspace.root, dir],
       ...(hookSandboxed(h, this.host)
         ? {
             sandbox: (argv: string[]) =>

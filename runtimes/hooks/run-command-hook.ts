@@ -1,3 +1,5 @@
+import { systemProgram } from "../../core/index.js";
+
 /** How one hook process ended. */
 export interface HookProcessResult {
   /** `null` when the process was killed (timeout, cancel) or could not start. */
@@ -20,6 +22,8 @@ export interface HookProcessOptions {
   signal?: AbortSignal;
   /** Wraps `bash -c COMMAND` in the OS sandbox (a workspace hook while `sandbox.workspaceCommands` is on); throws when the sandbox cannot run. */
   sandbox?: (argv: string[]) => Promise<{ file: string; args: string[] }>;
+  /** Folders a sandboxed command may have written (the workspace): an unsandboxed hook's `bash` is never looked up there (see systemProgram). */
+  writable: readonly string[];
 }
 
 /** Output kept per stream: a hook's answer is small; more is cut. */
@@ -33,7 +37,18 @@ const MAX_HOOK_OUTPUT_BYTES = 1024 * 1024;
 export async function runCommandHook(o: HookProcessOptions): Promise<HookProcessResult> {
   const { execa } = await import("execa");
   let line = { file: "bash", args: ["-c", o.command] };
-  if (o.sandbox) {
+  if (!o.sandbox) {
+    const bash = systemProgram("bash", o.env, o.writable);
+    if (!bash)
+      return {
+        exitCode: null,
+        stdout: "",
+        stderr: "",
+        timedOut: false,
+        startError: "no `bash` on PATH outside the workspace (keel never runs one found there)",
+      };
+    line = { ...line, file: bash };
+  } else {
     try {
       line = await o.sandbox([line.file, ...line.args]);
     } catch (error) {

@@ -1,6 +1,6 @@
 import { execa } from "execa";
 import type { CliContext } from "../../core/cli/index.js";
-import { type Host, UsageError, errorMessage } from "../../core/index.js";
+import { type Host, UsageError, errorMessage, requireSystemProgram } from "../../core/index.js";
 import { MCP_AUTH_SERVICE, MCP_SERVICE } from "./index.js";
 import { LOGIN_TIMEOUT_MS } from "./loopback-callback.js";
 import type { McpAuth } from "./mcp-auth.js";
@@ -27,7 +27,7 @@ export async function mcpLoginCommand(ctx: CliContext, name: string, opts: { bro
           ctx.io.stderr.write(
             `Open this URL to authorize keel with MCP server "${conn.name}":\n\n  ${url.href}\n\nWaiting for the browser to come back to keel…\n`,
           );
-          if (useBrowser) await openBrowser(url, host.env).catch(() => undefined);
+          if (useBrowser) await openBrowser(url, host.env, host.workspace.root).catch(() => undefined);
         },
         timeoutMs,
       );
@@ -82,11 +82,18 @@ function canOpenBrowser(ctx: CliContext, env: NodeJS.ProcessEnv): boolean {
   return process.platform === "darwin" || process.platform === "win32" || Boolean(env.DISPLAY || env.WAYLAND_DISPLAY);
 }
 
-async function openBrowser(url: URL, env: NodeJS.ProcessEnv): Promise<void> {
+async function openBrowser(url: URL, env: NodeJS.ProcessEnv, root: string): Promise<void> {
   const [file, args] =
     process.platform === "darwin" ? ["open", [url.href]] : process.platform === "win32" ? ["cmd", ["/c", "start", '""', url.href]] : ["xdg-open", [url.href]];
   try {
-    await execa(file, args as string[], { env, extendEnv: false, stdio: "ignore", detached: true, timeout: 10_000 });
+    // xdg-open runs unsandboxed: never one a sandboxed command wrote in the workspace (systemProgram).
+    await execa(requireSystemProgram(file, env, [root], "Opening a browser"), args as string[], {
+      env,
+      extendEnv: false,
+      stdio: "ignore",
+      detached: true,
+      timeout: 10_000,
+    });
   } catch (error) {
     throw new Error(`could not open a browser (${errorMessage(error)})`, { cause: error });
   }

@@ -1,7 +1,7 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js";
-import { errorMessage, MAX_TIMER_MS } from "../../core/index.js";
+import { errorMessage, MAX_TIMER_MS, systemProgram } from "../../core/index.js";
 import type { McpServerConfig } from "../../manifests/mcp/mcp-server-config.js";
 import type { McpAuthSession } from "./mcp-auth.js";
 import { SANDBOX_CACHE_ENV } from "./server-sandbox.js";
@@ -30,6 +30,8 @@ export interface OpenClientOptions {
   setup(client: Client): void;
   /** Wraps a stdio server's command line in the OS sandbox (for servers with `sandbox: true`, which a workspace server gets while `sandbox.workspaceCommands` is on); throws when the sandbox cannot run. */
   sandbox?: (argv: string[], cwd: string) => Promise<{ file: string; args: string[] }>;
+  /** Folders a sandboxed command may have written (the workspace): an unsandboxed stdio server's program is never looked up there (see systemProgram). */
+  writable: readonly string[];
   /** Told the child's pid as soon as a stdio server is spawned (even if start-up then fails). */
   onSpawn?(pid: number): void;
   /** Counts lines on stdout that were not valid JSON-RPC. */
@@ -79,7 +81,14 @@ async function stdioTransport(o: OpenClientOptions): Promise<Transport> {
   const { DEFAULT_INHERITED_ENV_VARS, StdioClientTransport } = await import("@modelcontextprotocol/sdk/client/stdio.js");
   const s = o.server;
   let line = { file: s.command!, args: s.args };
-  if (s.sandbox) {
+  if (!s.sandbox) {
+    const file = systemProgram(s.command!, o.hostEnv, o.writable);
+    if (!file)
+      throw new Error(
+        `command not found: "${s.command}" is in no PATH folder outside the workspace (keel never starts a server's program from the workspace or a relative PATH entry, which a sandboxed command could have written). Install it, or name it by an absolute path in "command".`,
+      );
+    line = { ...line, file };
+  } else {
     if (!o.sandbox) throw new Error(`MCP server "${s.name}" asks for the sandbox (sandbox: true), but none is available in this host; it was not started.`);
     line = await o.sandbox([s.command!, ...s.args], s.cwd ?? process.cwd());
   }

@@ -31,6 +31,7 @@ export async function openServer(
     server: sandboxed ? { ...spawn, sandbox: true } : spawn,
     stderr: hooks.stderr,
     hostEnv: host.env,
+    writable: [host.workspace.root, ...(spawn.cwd ? [spawn.cwd] : [])],
     timeoutMs,
     signal,
     authProvider: deps.authProvider,

@@ -1,4 +1,6 @@
+import { sep } from "node:path";
 import type { SimpleGit } from "simple-git";
+import { requireSystemProgram } from "../../core/index.js";
 
 /** Options for a git client bound to one directory. */
 export interface GitClientOptions {
@@ -20,9 +22,11 @@ export const KEEL_GIT_CONFIG: readonly string[] = ["core.hooksPath=/dev/null"];
  * (simple-git's default ignores a failure that printed nothing on stderr, e.g. a conflicting merge).
  */
 export async function gitAt(dir: string, opts: GitClientOptions = {}): Promise<SimpleGit> {
+  const binary = requireSystemProgram("git", process.env, gitWritable(dir), "keel's git");
   const { simpleGit } = await import("simple-git");
   return simpleGit({
     baseDir: dir,
+    binary,
     abort: opts.signal,
     config: [...KEEL_GIT_CONFIG, ...(opts.config ?? [])],
     // For KEEL_GIT_CONFIG's own `core.hooksPath`: nothing else keel passes sets it.
@@ -34,6 +38,15 @@ export async function gitAt(dir: string, opts: GitClientOptions = {}): Promise<S
       return undefined;
     },
   });
+}
+
+/**
+ * Where keel never looks up its `git` (see systemProgram): `dir` and, for a managed worktree
+ * (`<workspace>/.keel/worktrees/NAME`), the workspace holding it.
+ */
+function gitWritable(dir: string): string[] {
+  const at = dir.indexOf(`${sep}.keel${sep}worktrees${sep}`);
+  return at < 0 ? [dir] : [dir, dir.slice(0, at)];
 }
 
 /** A client whose commits work even without a configured identity (falls back to `keel <keel@localhost>`), with `config` settings besides. */

@@ -61,7 +61,7 @@ export async function runKeel(args: string[], opts: RunOptions): Promise<CliRun>
 
 /** Runs `keel ...args` as a real process (`node bin/keel.js`, built dist/) with stdin closed unless `input` is given. */
 export async function runKeelProcess(args: string[], opts: RunOptions): Promise<CliRun> {
-  const r = await execa("node", [KEEL_BIN, ...args], {
+  const r = await execa(process.execPath, [KEEL_BIN, ...args], {
     cwd: opts.cwd,
     env: opts.env,
     extendEnv: opts.env === undefined,

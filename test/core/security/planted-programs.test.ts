@@ -1,0 +1,66 @@
+import { execFileSync } from "node:child_process";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterEach, describe, expect, it } from "vitest";
+import { runKeelProcess } from "../../helpers/run-cli.js";
+import { makeWorkspace, removeTree, type TempWorkspace } from "../../helpers/temp-workspace.js";
+
+// Runs the real bubblewrap (`bwrap`) and git, which .ci/run installs. keel starts bwrap, its own git, the
+// bash of an unsandboxed hook and an unsandboxed stdio server outside the sandbox: a program of that name in
+// a workspace folder on PATH (`npx keel` puts the project's node_modules/.bin first; direnv's PATH_add bin),
+// which a sandboxed command can write, must never be the one started.
+
+let ws: TempWorkspace | undefined;
+let marks: string | undefined;
+afterEach(() => {
+  ws?.cleanup();
+  ws = undefined;
+  if (marks) removeTree(marks);
+  marks = undefined;
+});
+
+const PROBE = fileURLToPath(new URL("../../runtimes/mcp/fixtures/probe-server.mjs", import.meta.url));
+
+/** A planted `name`: notes that it ran, then runs the real program so nothing else changes. */
+function plant(dir: string, name: string, marksDir: string): void {
+  const real = execFileSync("sh", ["-c", `command -v ${name}`], { encoding: "utf8" }).trim();
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, name), `#!/bin/sh\ntouch "${join(marksDir, name)}"\nexec "${real}" "$@"\n`);
+  chmodSync(join(dir, name), 0o755);
+}
+
+describe("programs keel starts outside the sandbox are never looked up in the workspace (real CLI, bwrap, git)", () => {
+  it("bwrap, git, a hook's bash and a server's node come from PATH folders outside the workspace, also through a relative PATH entry", async () => {
+    marks = mkdtempSync("/var/tmp/keel-planted-");
+    ws = makeWorkspace({ "notes.txt": "hi\n" }, { git: true });
+    for (const name of ["bwrap", "git", "bash", "node"]) plant(ws.path("node_modules/.bin"), name, marks);
+    mkdirSync(ws.keelHome, { recursive: true });
+    // Your own config: the sandbox on, an unsandboxed hook of yours and a stdio server of yours started by name.
+    writeFileSync(
+      join(ws.keelHome, "config.json"),
+      JSON.stringify({
+        sandbox: "workspace-write",
+        hooks: { PreToolUse: [{ matcher: "Read", hooks: [{ type: "command", command: `echo ran > "${join(marks, "hook-ran")}"` }] }] },
+      }),
+    );
+    writeFileSync(join(ws.keelHome, "mcp.json"), JSON.stringify({ mcpServers: { plain: { command: "node", args: [PROBE] } } }));
+    for (const path of [`${ws.path("node_modules/.bin")}:${process.env.PATH}`, `node_modules/.bin:${process.env.PATH}`]) {
+      const env = { ...ws.env, PATH: path };
+      const keel = (...args: string[]) => runKeelProcess(["--json", "--yes", ...args], { cwd: ws!.root, env });
+      const bash = await keel("call", "bash", "--input", JSON.stringify({ command: "echo sandboxed" }));
+      expect(bash.json(), bash.stderr).toMatchObject({ ok: true, metadata: { sandbox: "workspace-write" } });
+      expect(bash.json().content).toContain("sandboxed");
+      const read = await keel("call", "read_file", "--input", JSON.stringify({ path: "notes.txt" }));
+      expect(read.json(), read.stderr).toMatchObject({ ok: true });
+      expect(existsSync(join(marks, "hook-ran")), "your hook ran").toBe(true);
+      const entered = await keel("worktree", "enter", path.startsWith("/") ? "abs" : "rel");
+      expect(entered.exitCode, entered.stdout).toBe(0);
+      const left = await keel("worktree", "exit", "--action", "discard");
+      expect(left.exitCode, left.stdout).toBe(0);
+      const probe = await keel("call", "mcp__plain__env", "--input", JSON.stringify({ name: "HOME" }));
+      expect(probe.json(), probe.stderr).toMatchObject({ ok: true });
+      expect(["bwrap", "git", "bash", "node"].filter((name) => existsSync(join(marks!, name)))).toEqual([]);
+    }
+  });
+});
