@@ -5,6 +5,7 @@ import {
   type CallElicitor,
   changedPinnedFile,
   errorMessage,
+  type EventSink,
   type Host,
   MAX_TIMER_MS,
   McpServerError,
@@ -20,6 +21,7 @@ import { installClientHandlers } from "./client-handlers.js";
 import { closeClient } from "./close-client.js";
 import { breakerError, callError, describeStartError, isStartTimeout } from "./connection-errors.js";
 import { listAllTools } from "./list-tools.js";
+import { NOTIFICATION_BURST, NOTIFICATIONS_PER_SECOND, NotificationBudget } from "./notification-budget.js";
 import { openServer } from "./open-server.js";
 import { redactSecrets } from "./redact-secrets.js";
 import { RequestCancel } from "./request-cancel.js";
@@ -80,6 +82,8 @@ export class McpConnection {
    * progress token costs every call (bench/README.md) and most tools never use it.
    */
   readonly reportsProgress = new Map<string, boolean>();
+  /** How many of this server's log and progress notifications become events (see `admitNotification`). */
+  private readonly notifications = new NotificationBudget();
   /** Calls in flight, with the elicitor each brought: who answers this server's elicitations. */
   private readonly calls = new CallElicitors();
   private opened?: OpenedClient;
@@ -112,6 +116,23 @@ export class McpConnection {
   /** `text` with this server's secrets (see `secrets`) replaced by `***`. */
   redact(text: string): string {
     return redactSecrets(text, this.secrets);
+  }
+
+  /**
+   * Whether one more log or progress notification of this server may become an event now (a flood
+   * is cut to NotificationBudget's rate); when some were refused since the last one, an `mcp_log`
+   * warning on `events` says how many first.
+   */
+  admitNotification(events: EventSink = this.deps.host.events): boolean {
+    return this.notifications.take((count) =>
+      events.emit({
+        type: "mcp_log",
+        server: this.name,
+        level: "warning",
+        logger: "keel",
+        data: `${count} log or progress notification(s) of MCP server "${this.name}" were not recorded: it sent more than ${NOTIFICATION_BURST} at once or ${NOTIFICATIONS_PER_SECOND} a second.`,
+      }),
+    );
   }
 
   /** Start-up timeout for this server (manifest, then config, then 30 s). */
