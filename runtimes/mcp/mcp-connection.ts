@@ -240,12 +240,23 @@ export class McpConnection {
     }
   }
 
-  /** Re-lists the tools of a connected server (following pagination) and caches them. */
+  /**
+   * Re-lists the tools of a connected server (following pagination) and caches them. All pages
+   * together must arrive within the start-up timeout: a server handing out cursor after cursor,
+   * each page just inside the timeout, fails the listing instead of holding keel for hours.
+   */
   async refreshTools(signal?: AbortSignal): Promise<McpToolInfo[]> {
     const client = this.opened?.client;
     if (!client) return this.tools;
     if (!client.getServerCapabilities()?.tools) return (this.tools = []);
-    const listed = await listAllTools(client, await import("@modelcontextprotocol/sdk/types.js"), { signal, timeout: this.startupTimeoutMs });
+    const budget = AbortSignal.timeout(this.startupTimeoutMs);
+    const types = await import("@modelcontextprotocol/sdk/types.js");
+    const listed = await listAllTools(client, types, { signal: signal ? AbortSignal.any([signal, budget]) : budget, timeout: this.startupTimeoutMs }).catch(
+      (error: unknown) => {
+        if (!budget.aborted || signal?.aborted) throw error;
+        throw new Error(`tools/list timed out: its pages did not all arrive within ${this.startupTimeoutMs} ms`, { cause: error });
+      },
+    );
     if (listed.dropped) this.stderr.push(`[keel] skipped ${listed.dropped} tool(s) without a name in tools/list\n`);
     this.tools = listed.tools;
     void this.deps.cache.put(this.config, this.tools, this.instructions);

@@ -50,4 +50,14 @@ describe("a server that storms keel with notifications", () => {
       true,
     );
   });
+
+  it("a tools/list whose pages keep coming (each in time) ends within the start-up timeout, not after all of them", async () => {
+    ws = makeWorkspace();
+    writeFileSync(join(ws.keelHome, "mcp.json"), JSON.stringify({ mcpServers: { pages: nodeServer(STORM, ["pages"], { startupTimeoutMs: 1500 }) } }));
+    const run = await runKeel(["--json", "mcp", "list"], { cwd: ws.root, env: ws.env });
+    const row = run.json().servers.find((s: { name: string }) => s.name === "pages");
+    // 60 pages of 200 ms each would take 12 s.
+    expect(row).toMatchObject({ state: "failed" });
+    expect(row.lastError).toMatch(/did not finish start-up within 1500 ms \(tools\/list timed out: its pages did not all arrive within 1500 ms\)/);
+  });
 });
