@@ -22,14 +22,16 @@ export interface ClientHandlersContext {
 }
 
 /**
- * Installs the handlers of what a server may send: `roots/list` (the workspace root),
+ * Installs the handlers of what a server may send: `roots/list` (the workspace root; stdio servers only),
  * `elicitation/create`, log messages (events, redacted) and `tools/list_changed` (a re-list).
  */
 export function installClientHandlers(client: Client, types: typeof import("@modelcontextprotocol/sdk/types.js"), c: ClientHandlersContext): void {
   const { host, conn } = c;
-  client.setRequestHandler(types.ListRootsRequestSchema, async () => ({
-    roots: [{ uri: pathToFileURL(host.workspace.root).href, name: basename(host.workspace.root) }],
-  }));
+  // Only stdio servers are offered roots (see openClient): a remote server gets no local paths.
+  if (conn.config.transport === "stdio")
+    client.setRequestHandler(types.ListRootsRequestSchema, async () => ({
+      roots: [{ uri: pathToFileURL(host.workspace.root).href, name: basename(host.workspace.root) }],
+    }));
   client.setRequestHandler(types.ElicitRequestSchema, async (req, extra) => {
     const request = { server: conn.name, ...(req.params as Omit<ElicitationRequest, "server">) };
     return { ...(await answerElicitation(host, c.elicitor(), request, extra.signal)) } as Record<string, unknown>;
