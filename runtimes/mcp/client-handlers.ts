@@ -6,7 +6,10 @@ import { answerElicitation } from "./answer-elicitation.js";
 import { coalesce } from "./coalesce.js";
 import type { ElicitationRequest, Elicitor } from "./elicitation.js";
 import type { McpConnection } from "./mcp-connection.js";
-import { redactDeep } from "./redact-secrets.js";
+import { boundedData, boundedText } from "./notification-budget.js";
+
+/** A server's tools are re-listed at most once per this many milliseconds, however often it sends `tools/list_changed`. */
+export const RELIST_GAP_MS = 1000;
 
 /** What the handlers of one server's client work with. */
 export interface ClientHandlersContext {
@@ -19,25 +22,28 @@ export interface ClientHandlersContext {
 }
 
 /**
- * Installs the handlers of what a server may send: `roots/list` (the workspace root),
+ * Installs the handlers of what a server may send: `roots/list` (the workspace root; stdio servers only),
  * `elicitation/create`, log messages (events, redacted) and `tools/list_changed` (a re-list).
  */
 export function installClientHandlers(client: Client, types: typeof import("@modelcontextprotocol/sdk/types.js"), c: ClientHandlersContext): void {
   const { host, conn } = c;
-  client.setRequestHandler(types.ListRootsRequestSchema, async () => ({
-    roots: [{ uri: pathToFileURL(host.workspace.root).href, name: basename(host.workspace.root) }],
-  }));
+  // Only stdio servers are offered roots (see openClient): a remote server gets no local paths.
+  if (conn.config.transport === "stdio")
+    client.setRequestHandler(types.ListRootsRequestSchema, async () => ({
+      roots: [{ uri: pathToFileURL(host.workspace.root).href, name: basename(host.workspace.root) }],
+    }));
   client.setRequestHandler(types.ElicitRequestSchema, async (req, extra) => {
     const request = { server: conn.name, ...(req.params as Omit<ElicitationRequest, "server">) };
     return { ...(await answerElicitation(host, c.elicitor(), request, extra.signal)) } as Record<string, unknown>;
   });
   client.setNotificationHandler(types.LoggingMessageNotificationSchema, (n) => {
+    if (!conn.admitNotification()) return;
     host.events.emit({
       type: "mcp_log",
       server: conn.name,
-      level: n.params.level,
-      logger: n.params.logger,
-      data: redactDeep(n.params.data, conn.secrets),
+      level: boundedText(String(n.params.level)),
+      logger: n.params.logger === undefined ? undefined : boundedText(conn.redact(String(n.params.logger))),
+      data: boundedData(n.params.data, conn.secrets),
     });
   });
   // A burst of list_changed notifications causes one re-list (see coalesce.ts).
@@ -48,6 +54,7 @@ export function installClientHandlers(client: Client, types: typeof import("@mod
       c.onToolsChanged();
     },
     (error) => host.events.emit({ type: "mcp_error", server: conn.name, message: conn.redact(`re-listing tools failed: ${errorMessage(error)}`) }),
+    RELIST_GAP_MS,
   );
   client.setNotificationHandler(types.ToolListChangedNotificationSchema, () => relist());
 }

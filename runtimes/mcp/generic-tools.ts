@@ -11,6 +11,7 @@ import {
   type ToolResult,
 } from "../../core/index.js";
 import { readLocalResource } from "./local-resources.js";
+import { listServerResources, resourceOwner } from "./resource-owners.js";
 import { mcpCallTool } from "./mcp-call-tool.js";
 import type { McpConnection } from "./mcp-connection.js";
 import type { McpManager } from "./mcp-manager.js";
@@ -81,24 +82,10 @@ export function genericMcpTools(manager: McpManager): ToolDefinition[] {
           if (!input.server || r.server?.toLowerCase() === input.server.toLowerCase())
             rows.push({ server: r.server ?? null, uri: r.uri, name: r.name, mimeType: r.mimeType, description: r.description });
         for (const c of usableServers(manager, input.server)) {
-          const list = await c.withClient(ctx.signal, (client) =>
-            client.getServerCapabilities()?.resources
-              ? paginate(async (cursor) => {
-                  const r = await client.listResources(cursor ? { cursor } : undefined, { signal: ctx.signal });
-                  return { items: r.resources, nextCursor: r.nextCursor };
-                })
-              : Promise.resolve([]),
-          );
-          for (const r of list) rows.push({ server: c.name, uri: r.uri, name: r.name, mimeType: r.mimeType, description: r.description });
-          const found = await c.withClient(ctx.signal, (client) =>
-            client.getServerCapabilities()?.resources
-              ? paginate(async (cursor) => {
-                  const r = await client.listResourceTemplates(cursor ? { cursor } : undefined, { signal: ctx.signal });
-                  return { items: r.resourceTemplates, nextCursor: r.nextCursor };
-                }).catch(() => [])
-              : Promise.resolve([]),
-          );
-          for (const t of found) templates.push({ server: c.name, uriTemplate: t.uriTemplate, name: t.name, mimeType: t.mimeType, description: t.description });
+          const listed = await listServerResources(c, ctx.signal);
+          for (const r of listed.resources) rows.push({ server: c.name, uri: r.uri, name: r.name, mimeType: r.mimeType, description: r.description });
+          for (const t of listed.templates)
+            templates.push({ server: c.name, uriTemplate: t.uriTemplate, name: t.name, mimeType: t.mimeType, description: t.description });
         }
         const lines = [
           ...rows.map((r) => `${r.server ?? "local"}: ${r.uri} (${r.name})`),
@@ -123,37 +110,27 @@ export function genericMcpTools(manager: McpManager): ToolDefinition[] {
           const r = await readLocalResource(local, root, (abs) => readRefusal(ctx.host, root, abs));
           return { content: r.text, data: { uri: r.uri, mimeType: r.mimeType, source: "local" } };
         }
-        const candidates = usableServers(manager, input.server);
-        let lastError: unknown;
-        for (const c of candidates) {
-          try {
-            const r = await c.withClient(ctx.signal, (client) => client.readResource({ uri: input.uri }, { signal: ctx.signal }));
-            const texts: string[] = [];
-            const binary: BinaryPart[] = [];
-            for (const part of r.contents as { text?: string; blob?: string; mimeType?: string }[]) {
-              if (typeof part.text === "string") texts.push(part.text);
-              else if (typeof part.blob === "string")
-                binary.push({ data: Buffer.from(part.blob, "base64"), mimeType: part.mimeType ?? "application/octet-stream", kind: "blob" });
-            }
-            return {
-              content: texts.join("\n"),
-              binary,
-              data: {
-                uri: input.uri,
-                server: c.name,
-                contents: (r.contents as { mimeType?: string; uri: string }[]).map((p) => ({ uri: p.uri, mimeType: p.mimeType })),
-              },
-              metadata: { server_name: c.name },
-            };
-          } catch (error) {
-            lastError = error;
-          }
+        // Without `server`, only the server that lists the URI (or a template matching it) is asked.
+        const c =
+          input.server !== undefined ? usableServers(manager, input.server)[0]! : await resourceOwner(usableServers(manager, undefined), input.uri, ctx.signal);
+        const r = await c.withClient(ctx.signal, (client) => client.readResource({ uri: input.uri }, { signal: ctx.signal }));
+        const texts: string[] = [];
+        const binary: BinaryPart[] = [];
+        for (const part of r.contents as { text?: string; blob?: string; mimeType?: string }[]) {
+          if (typeof part.text === "string") texts.push(part.text);
+          else if (typeof part.blob === "string")
+            binary.push({ data: Buffer.from(part.blob, "base64"), mimeType: part.mimeType ?? "application/octet-stream", kind: "blob" });
         }
-        if (lastError instanceof ToolError && candidates.length === 1) throw lastError;
-        throw new ToolError(
-          `No MCP server could read ${input.uri}. Run mcp_list_resources to see the available URIs${candidates.length > 1 ? ", and pass `server`" : ""}.`,
-          "execution_failed",
-        );
+        return {
+          content: texts.join("\n"),
+          binary,
+          data: {
+            uri: input.uri,
+            server: c.name,
+            contents: (r.contents as { mimeType?: string; uri: string }[]).map((p) => ({ uri: p.uri, mimeType: p.mimeType })),
+          },
+          metadata: { server_name: c.name },
+        };
       },
     ),
     tool("mcp_list_prompts", "List the prompts the MCP servers offer.", serverProp, [], ["read"], async (input, ctx) => {

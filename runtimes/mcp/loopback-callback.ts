@@ -8,7 +8,8 @@ export const LOGIN_TIMEOUT_MS = 5 * 60_000;
 /**
  * A one-shot HTTP listener on 127.0.0.1 for the OAuth redirect (`/callback`): checks `state`,
  * hands over the `code` (or the authorization server's error) and answers the browser with a short
- * page. Listens on `port` (0: an ephemeral one); `unref`'d, so it never keeps keel alive.
+ * page. A request with another `state` is answered 400 and changes nothing: any local program or
+ * web page can reach the port, and must not be able to end the login. Listens on `port` (0: an ephemeral one); `unref`'d, so it never keeps keel alive.
  */
 export class LoopbackCallback {
   /** `state` the callback must carry (random, per login). */
@@ -38,7 +39,7 @@ export class LoopbackCallback {
     return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/callback`;
   }
 
-  /** The authorization code, once the browser is back; rejects on the server's error, a wrong state, `timeoutMs` or `signal`. */
+  /** The authorization code, once the browser is back; rejects on the server's error (with this login's state), `timeoutMs` or `signal`. */
   waitForCode(timeoutMs = LOGIN_TIMEOUT_MS, signal?: AbortSignal): Promise<string> {
     if (this.result) {
       const r = this.result;
@@ -89,12 +90,17 @@ export class LoopbackCallback {
       res.writeHead(404, { "content-type": "text/plain" }).end("Not found");
       return;
     }
+    // Not this login's answer (another page or program, or an earlier attempt's browser tab): refused, and the login keeps waiting.
+    if (url.searchParams.get("state") !== this.state) {
+      res
+        .writeHead(400, { "content-type": "text/plain; charset=utf-8" })
+        .end("keel: this callback carried a wrong state parameter and was ignored; keel is still waiting for the login it started.");
+      return;
+    }
     const code = url.searchParams.get("code");
     const error = url.searchParams.get("error");
     let outcome: { code?: string; error?: Error };
-    if (url.searchParams.get("state") !== this.state)
-      outcome = { error: new Error("The login callback carried a wrong state parameter; it was ignored. Run the login again.") };
-    else if (error)
+    if (error)
       outcome = {
         error: new Error(
           `The authorization server refused the login: ${error}${url.searchParams.get("error_description") ? ` (${url.searchParams.get("error_description")})` : ""}.`,

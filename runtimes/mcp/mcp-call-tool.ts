@@ -52,7 +52,8 @@ export function mcpCallTool(manager: McpManager): ToolDefinition {
 
 /**
  * The registered name of the one server tool `toolName` means (its name on the server, or the
- * registered `mcp__…` name itself); a ToolError(precondition_failed) saying what to do otherwise.
+ * registered `mcp__…` name itself; a name that is both, for different tools, is ambiguous); a
+ * ToolError(precondition_failed) saying what to do otherwise.
  */
 function resolveTarget(manager: McpManager, host: Host, toolName: string, server: string | undefined): string {
   const candidates = usableServers(manager, server);
@@ -60,14 +61,17 @@ function resolveTarget(manager: McpManager, host: Host, toolName: string, server
     const name = manager.registeredName(conn, toolName);
     return name ? [{ conn, name }] : [];
   });
+  // A registered `mcp__…` name means its own tool, also when another server names a tool so: it
+  // competes with that server's claim (both named: pass `server`), and never loses to it silently.
+  const registered = host.registry.get(toolName);
+  const byRegistered = registered?.source.kind === "mcp" ? candidates.find((c) => c.name === registered.source.id) : undefined;
+  if (byRegistered && !owners.some((o) => o.name === registered!.name)) owners.push({ conn: byRegistered, name: registered!.name });
   if (owners.length > 1)
     throw new ToolError(
       `Tool "${toolName}" exists on several MCP servers (${owners.map((o) => o.conn.name).join(", ")}); pass \`server\` to choose one.`,
       "precondition_failed",
     );
   if (owners.length === 1) return owners[0]!.name;
-  const registered = host.registry.get(toolName);
-  if (registered?.source.kind === "mcp" && candidates.some((c) => c.name === registered.source.id)) return registered.name;
   const listed = candidates.filter((c) => c.tools.some((t) => t.name === toolName));
   const taskOnly = listed.find((c) => c.tools.some((t) => t.name === toolName && requiresTasks(t)));
   if (taskOnly)

@@ -1,6 +1,15 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
-import { type CallElicitor, errorMessage, type Host, MAX_TIMER_MS, McpServerError, type ToolError, type ToolContext } from "../../core/index.js";
+import {
+  type CallElicitor,
+  errorMessage,
+  type EventSink,
+  type Host,
+  MAX_TIMER_MS,
+  McpServerError,
+  type ToolError,
+  type ToolContext,
+} from "../../core/index.js";
 import type { McpServerConfig } from "../../manifests/mcp/mcp-server-config.js";
 import type { Elicitor } from "./elicitation.js";
 import { needsLogin, ScopeRequiredError } from "./oauth-provider.js";
@@ -10,6 +19,7 @@ import { installClientHandlers } from "./client-handlers.js";
 import { closeClient } from "./close-client.js";
 import { callError, describeStartError, isStartTimeout } from "./connection-errors.js";
 import { listAllTools } from "./list-tools.js";
+import { NOTIFICATION_BURST, NOTIFICATIONS_PER_SECOND, NotificationBudget } from "./notification-budget.js";
 import { openServer } from "./open-server.js";
 import { redactSecrets } from "./redact-secrets.js";
 import { RequestCancel } from "./request-cancel.js";
@@ -61,6 +71,8 @@ export class McpConnection {
    * progress token costs every call (bench/README.md) and most tools never use it.
    */
   readonly reportsProgress = new Map<string, boolean>();
+  /** How many of this server's log and progress notifications become events (see `admitNotification`). */
+  private readonly notifications = new NotificationBudget();
   /** Calls in flight, with the elicitor each brought: who answers this server's elicitations. */
   private readonly calls = new CallElicitors();
   private opened?: OpenedClient;
@@ -95,6 +107,23 @@ export class McpConnection {
   /** `text` with this server's secrets (see `secrets`) replaced by `***`. */
   redact(text: string): string {
     return redactSecrets(text, this.secrets);
+  }
+
+  /**
+   * Whether one more log or progress notification of this server may become an event now (a flood
+   * is cut to NotificationBudget's rate); when some were refused since the last one, an `mcp_log`
+   * warning on `events` says how many first.
+   */
+  admitNotification(events: EventSink = this.deps.host.events): boolean {
+    return this.notifications.take((count) =>
+      events.emit({
+        type: "mcp_log",
+        server: this.name,
+        level: "warning",
+        logger: "keel",
+        data: `${count} log or progress notification(s) of MCP server "${this.name}" were not recorded: it sent more than ${NOTIFICATION_BURST} at once or ${NOTIFICATIONS_PER_SECOND} a second.`,
+      }),
+    );
   }
 
   /** Start-up timeout for this server (manifest, then config, then 30 s). */
@@ -196,12 +225,23 @@ export class McpConnection {
     }
   }
 
-  /** Re-lists the tools of a connected server (following pagination) and caches them. */
+  /**
+   * Re-lists the tools of a connected server (following pagination) and caches them. All pages
+   * together must arrive within the start-up timeout: a server handing out cursor after cursor,
+   * each page just inside the timeout, fails the listing instead of holding keel for hours.
+   */
   async refreshTools(signal?: AbortSignal): Promise<McpToolInfo[]> {
     const client = this.opened?.client;
     if (!client) return this.tools;
     if (!client.getServerCapabilities()?.tools) return (this.tools = []);
-    const listed = await listAllTools(client, await import("@modelcontextprotocol/sdk/types.js"), { signal, timeout: this.startupTimeoutMs });
+    const budget = AbortSignal.timeout(this.startupTimeoutMs);
+    const types = await import("@modelcontextprotocol/sdk/types.js");
+    const listed = await listAllTools(client, types, { signal: signal ? AbortSignal.any([signal, budget]) : budget, timeout: this.startupTimeoutMs }).catch(
+      (error: unknown) => {
+        if (!budget.aborted || signal?.aborted) throw error;
+        throw new Error(`tools/list timed out: its pages did not all arrive within ${this.startupTimeoutMs} ms`, { cause: error });
+      },
+    );
     if (listed.dropped) this.stderr.push(`[keel] skipped ${listed.dropped} tool(s) without a name in tools/list\n`);
     this.tools = listed.tools;
     void this.deps.cache.put(this.config, this.tools, this.instructions);

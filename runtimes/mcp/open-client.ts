@@ -142,7 +142,8 @@ async function connectWith(
 ): Promise<OpenedClient> {
   const { Client } = await import("@modelcontextprotocol/sdk/client/index.js");
   const client = new Client(CLIENT_INFO, {
-    capabilities: { roots: { listChanged: false }, elicitation: { form: { applyDefaults: true } } },
+    // Roots are local paths, for local servers: a remote one (http/sse) is not told where the workspace lives on this machine.
+    capabilities: { ...(kind === "stdio" ? { roots: { listChanged: false } } : {}), elicitation: { form: { applyDefaults: true } } },
     jsonSchemaValidator: o.jsonSchemaValidator,
   });
   o.setup(client);

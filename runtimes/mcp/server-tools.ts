@@ -1,6 +1,7 @@
 import { type CompiledSchema, globMatcher, type Host, type RiskTag, type ToolDefinition, ToolError } from "../../core/index.js";
 import { cleanMcpErrorText } from "./error-text.js";
 import { mapCallResult } from "./map-result.js";
+import { boundedText } from "./notification-budget.js";
 import { outputProblem } from "./output-schema.js";
 import { redactDeep } from "./redact-secrets.js";
 import type { McpConnection } from "./mcp-connection.js";
@@ -60,14 +61,16 @@ export function serverToolDefinition(host: Host, conn: McpConnection, info: McpT
       const onProgress = progress
         ? (p: { progress: number; total?: number; message?: string }) => {
             reported = true;
-            (ctx.run.events ?? ctx.host.events).emit({
+            const events = ctx.run.events ?? ctx.host.events;
+            if (!conn.admitNotification(events)) return;
+            events.emit({
               type: "mcp_progress",
               callId: ctx.callId,
               server: conn.name,
               tool: info.name,
               progress: p.progress,
               total: p.total,
-              message: p.message === undefined ? undefined : conn.redact(p.message),
+              message: p.message === undefined ? undefined : boundedText(conn.redact(String(p.message))),
             });
           }
         : undefined;

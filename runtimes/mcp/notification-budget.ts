@@ -1,0 +1,71 @@
+import { redactDeep, redactSecrets } from "./redact-secrets.js";
+
+/** Log and progress notifications of one server recorded in a burst, before the rate applies. */
+export const NOTIFICATION_BURST = 200;
+/** Log and progress notifications of one server recorded per second after a burst. */
+export const NOTIFICATIONS_PER_SECOND = 20;
+/** Characters of one log message's `data` (as JSON) or one progress `message` that are recorded. */
+export const MAX_NOTIFICATION_CHARS = 4096;
+
+/**
+ * How much of one server's log and progress notifications reaches keel's events (and through them
+ * `events.jsonl`): a token bucket of NOTIFICATION_BURST events refilled at NOTIFICATIONS_PER_SECOND,
+ * so a server that floods notifications cannot fill the disk or the memory; what is refused is
+ * counted, for one `mcp_log` line saying so. Holds state: one per connection.
+ */
+export class NotificationBudget {
+  private tokens: number;
+  private last: number;
+  private dropped = 0;
+
+  constructor(
+    private readonly burst = NOTIFICATION_BURST,
+    private readonly perSecond = NOTIFICATIONS_PER_SECOND,
+    private readonly now: () => number = () => performance.now(),
+  ) {
+    this.tokens = burst;
+    this.last = now();
+  }
+
+  /**
+   * Whether one more notification may be recorded now; when it may and earlier ones were refused,
+   * `onDropped` is told how many first (and the count starts again).
+   */
+  take(onDropped: (count: number) => void): boolean {
+    const t = this.now();
+    this.tokens = Math.min(this.burst, this.tokens + ((t - this.last) / 1000) * this.perSecond);
+    this.last = t;
+    if (this.tokens < 1) {
+      this.dropped++;
+      return false;
+    }
+    this.tokens--;
+    if (this.dropped) {
+      const count = this.dropped;
+      this.dropped = 0;
+      onDropped(count);
+    }
+    return true;
+  }
+}
+
+/**
+ * A log message's `data` as recorded, with the server's `secrets` redacted: itself when its JSON is
+ * at most MAX_NOTIFICATION_CHARS long, else the start of that (redacted) JSON as a string with a
+ * note. Never throws.
+ */
+export function boundedData(data: unknown, secrets: readonly string[]): unknown {
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(data);
+  } catch {
+    return "[log data that cannot be shown as JSON; left out]";
+  }
+  if (text === undefined || text.length <= MAX_NOTIFICATION_CHARS) return redactDeep(data, secrets);
+  return boundedText(redactSecrets(text, secrets));
+}
+
+/** `text` cut to MAX_NOTIFICATION_CHARS characters, with a note when cut. */
+export function boundedText(text: string): string {
+  return text.length <= MAX_NOTIFICATION_CHARS ? text : `${text.slice(0, MAX_NOTIFICATION_CHARS)}… [cut: ${text.length} characters in all]`;
+}
