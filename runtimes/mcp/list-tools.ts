@@ -32,6 +32,26 @@ export async function listAllTools(client: Client, types: SdkTypes, options: Req
   return { tools, dropped };
 }
 
+/**
+ * listAllTools with every page within `timeoutMs` in all (each request too): a server handing out
+ * cursor after cursor, each page just inside the timeout, fails the listing instead of holding
+ * keel for hours. Throws what the request throws, or an Error saying the pages did not all arrive.
+ */
+export async function listAllToolsWithin(
+  client: Client,
+  types: SdkTypes,
+  timeoutMs: number,
+  signal?: AbortSignal,
+): Promise<{ tools: McpToolInfo[]; dropped: number }> {
+  const budget = AbortSignal.timeout(timeoutMs);
+  try {
+    return await listAllTools(client, types, { signal: signal ? AbortSignal.any([signal, budget]) : budget, timeout: timeoutMs });
+  } catch (error) {
+    if (!budget.aborted || signal?.aborted) throw error;
+    throw new Error(`tools/list timed out: its pages did not all arrive within ${timeoutMs} ms`, { cause: error });
+  }
+}
+
 function toolInfo(raw: unknown, types: SdkTypes): McpToolInfo | undefined {
   if (!isObject(raw) || typeof raw.name !== "string" || !raw.name) return undefined;
   const parsed = types.ToolSchema.safeParse(raw);

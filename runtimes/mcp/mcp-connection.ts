@@ -18,8 +18,8 @@ import { CallElicitors } from "./call-elicitors.js";
 import { installClientHandlers } from "./client-handlers.js";
 import { closeClient } from "./close-client.js";
 import { callError, describeStartError, isStartTimeout } from "./connection-errors.js";
-import { listAllTools } from "./list-tools.js";
-import { NOTIFICATION_BURST, NOTIFICATIONS_PER_SECOND, NotificationBudget } from "./notification-budget.js";
+import { listAllToolsWithin } from "./list-tools.js";
+import { NotificationBudget } from "./notification-budget.js";
 import { openServer } from "./open-server.js";
 import { redactSecrets } from "./redact-secrets.js";
 import { RequestCancel } from "./request-cancel.js";
@@ -115,15 +115,7 @@ export class McpConnection {
    * warning on `events` says how many first.
    */
   admitNotification(events: EventSink = this.deps.host.events): boolean {
-    return this.notifications.take((count) =>
-      events.emit({
-        type: "mcp_log",
-        server: this.name,
-        level: "warning",
-        logger: "keel",
-        data: `${count} log or progress notification(s) of MCP server "${this.name}" were not recorded: it sent more than ${NOTIFICATION_BURST} at once or ${NOTIFICATIONS_PER_SECOND} a second.`,
-      }),
-    );
+    return this.notifications.admit(this.name, events);
   }
 
   /** Start-up timeout for this server (manifest, then config, then 30 s). */
@@ -234,14 +226,7 @@ export class McpConnection {
     const client = this.opened?.client;
     if (!client) return this.tools;
     if (!client.getServerCapabilities()?.tools) return (this.tools = []);
-    const budget = AbortSignal.timeout(this.startupTimeoutMs);
-    const types = await import("@modelcontextprotocol/sdk/types.js");
-    const listed = await listAllTools(client, types, { signal: signal ? AbortSignal.any([signal, budget]) : budget, timeout: this.startupTimeoutMs }).catch(
-      (error: unknown) => {
-        if (!budget.aborted || signal?.aborted) throw error;
-        throw new Error(`tools/list timed out: its pages did not all arrive within ${this.startupTimeoutMs} ms`, { cause: error });
-      },
-    );
+    const listed = await listAllToolsWithin(client, await import("@modelcontextprotocol/sdk/types.js"), this.startupTimeoutMs, signal);
     if (listed.dropped) this.stderr.push(`[keel] skipped ${listed.dropped} tool(s) without a name in tools/list\n`);
     this.tools = listed.tools;
     void this.deps.cache.put(this.config, this.tools, this.instructions);

@@ -1,3 +1,4 @@
+import type { EventSink } from "../../core/index.js";
 import { redactDeep, redactSecrets } from "./redact-secrets.js";
 
 /** Log and progress notifications of one server recorded in a burst, before the rate applies. */
@@ -25,6 +26,22 @@ export class NotificationBudget {
   ) {
     this.tokens = burst;
     this.last = now();
+  }
+
+  /**
+   * Whether one more log or progress notification of MCP server `server` may become an event now;
+   * when some were refused since the last one, an `mcp_log` warning on `events` says how many first.
+   */
+  admit(server: string, events: EventSink): boolean {
+    return this.take((count) =>
+      events.emit({
+        type: "mcp_log",
+        server,
+        level: "warning",
+        logger: "keel",
+        data: `${count} log or progress notification(s) of MCP server "${server}" were not recorded: it sent more than ${this.burst} at once or ${this.perSecond} a second.`,
+      }),
+    );
   }
 
   /**
