@@ -10,11 +10,12 @@ import { inside } from "./tools/confine-path.js";
  * workspace, the repository), checked where it resolves, is skipped, as is a program file that is
  * a link into one of them. So `npx keel` (which puts the project's `node_modules/.bin` first on
  * PATH) or direnv's `PATH_add bin` never make keel run a `bwrap` or `git` that a sandboxed command
- * wrote there. A name holding a `/` is returned as it is (a path the caller names on purpose).
+ * wrote there. A name holding a `/` is returned as it is (a path the caller names on purpose), and
+ * so is every name on Windows (PATHEXT and `.cmd` shims are left to the spawn; keel's sandbox is Linux only).
  * Undefined when no such program is found. Never throws.
  */
 export function systemProgram(name: string, env: NodeJS.ProcessEnv, writable: readonly string[]): string | undefined {
-  if (name.includes("/")) return name;
+  if (name.includes("/") || process.platform === "win32") return name;
   const avoided = writable.map(realOrNone).filter((dir): dir is string => dir !== undefined);
   const entries = (env.PATH ?? "").split(delimiter);
   for (const entry of entries) {

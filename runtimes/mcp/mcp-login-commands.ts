@@ -84,9 +84,14 @@ function canOpenBrowser(ctx: CliContext, env: NodeJS.ProcessEnv): boolean {
 
 async function openBrowser(url: URL, env: NodeJS.ProcessEnv, root: string): Promise<void> {
   const [file, args] =
-    process.platform === "darwin" ? ["open", [url.href]] : process.platform === "win32" ? ["cmd", ["/c", "start", '""', url.href]] : ["xdg-open", [url.href]];
+    process.platform === "darwin"
+      ? ["open", [url.href]]
+      : process.platform === "win32"
+        ? ["rundll32", ["url.dll,FileProtocolHandler", url.href]]
+        : ["xdg-open", [url.href]];
   try {
-    // xdg-open runs unsandboxed: never one a sandboxed command wrote in the workspace (systemProgram).
+    // The opener runs unsandboxed: never one a sandboxed command wrote in the workspace (systemProgram). On Windows,
+    // rundll32 gets the URL as one argument: `cmd /c start` would read the & every authorization URL holds as a command separator.
     await execa(requireSystemProgram(file, env, [root], "Opening a browser"), args as string[], {
       env,
       extendEnv: false,

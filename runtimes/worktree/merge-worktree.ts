@@ -61,7 +61,7 @@ export async function mergeWorktree(
     const reason = conflicts.length ? `it conflicts in ${conflicts.join(", ")}` : firstLines(errorMessage(error));
     return fail(
       `Merging ${rec.branch} into ${rec.baseBranch} failed: ${reason}. The merge was aborted: ${rec.baseBranch} is unchanged and your work is committed on ${rec.branch} (worktree "${rec.name}" is intact at ${rec.path}). ` +
-        `To resolve: in the worktree run \`git merge ${rec.baseBranch}\` (or \`git rebase ${rec.baseBranch}\`), fix the conflicts and commit, then run ${retry} again; or merge ${rec.branch} by hand.`,
+        `To resolve: in the worktree run \`git merge ${branchRef(rec.baseBranch)}\` (or \`git rebase ${branchRef(rec.baseBranch)}\`), fix the conflicts and commit, then run ${retry} again; or merge ${rec.branch} by hand.`,
       changedFiles,
     );
   }

@@ -65,7 +65,7 @@ describe("keel worktree (real CLI, real git)", () => {
     expect(r.exitCode).toBe(1);
     expect(r.stderr).toContain("conflicts in a.txt");
     expect(r.stderr).toContain("The merge was aborted");
-    expect(r.stderr).toMatch(/git merge main|git rebase main/);
+    expect(r.stderr).toMatch(/git merge refs\/heads\/main|git rebase refs\/heads\/main/);
     expect(ws.read("a.txt")).toBe("main side\n");
     expect(ws.git("status", "--porcelain", "-uall").trim()).toBe("");
     expect(ws.git("rev-parse", "HEAD").trim()).toBe(headBefore);

@@ -20,7 +20,7 @@ describe("keel worktree exit --action merge: advice that works", () => {
     expect(r.exitCode).toBe(1);
     expect(r.stderr).toContain("untracked file new.txt");
     expect(r.stderr).toContain("Move or commit that file in the main checkout");
-    expect(r.stderr).not.toContain("git merge main");
+    expect(r.stderr).not.toContain("git merge");
     expect(ws.read("new.txt")).toBe("local draft\n");
 
     // Following the advice works.
