@@ -12,12 +12,17 @@ type SdkTypes = typeof import("@modelcontextprotocol/sdk/types.js");
  * a malformed `required`); malformed optional fields are left out. Only an entry without a string
  * `name` is dropped (counted in `dropped`). The SDK's `client.listTools` is not used: it resets its output-schema validators on
  * every page and compiles them with its own draft-07 ajv, which logs to the console; keel validates
- * `structuredContent` itself (server-tools.ts). Throws what the request throws.
+ * `structuredContent` itself (server-tools.ts). `options` may be a function giving each page's own. Throws what the request throws.
  */
-export async function listAllTools(client: Client, types: SdkTypes, options: RequestOptions): Promise<{ tools: McpToolInfo[]; dropped: number }> {
+export async function listAllTools(
+  client: Client,
+  types: SdkTypes,
+  options: RequestOptions | (() => RequestOptions),
+): Promise<{ tools: McpToolInfo[]; dropped: number }> {
   let dropped = 0;
   const tools = await paginate(async (cursor) => {
-    const r = (await client.request({ method: "tools/list", params: cursor ? { cursor } : {} }, types.ResultSchema, options)) as {
+    const opts = typeof options === "function" ? options() : options;
+    const r = (await client.request({ method: "tools/list", params: cursor ? { cursor } : {} }, types.ResultSchema, opts)) as {
       tools?: unknown;
       nextCursor?: unknown;
     };
@@ -45,7 +50,9 @@ export async function listAllToolsWithin(
 ): Promise<{ tools: McpToolInfo[]; dropped: number }> {
   const budget = AbortSignal.timeout(timeoutMs);
   try {
-    return await listAllTools(client, types, { signal: signal ? AbortSignal.any([signal, budget]) : budget, timeout: timeoutMs });
+    // A signal per page: the SDK leaves an abort listener on each request's signal, so one shared by
+    // hundreds of pages piles them up (and Node warns of a leak past 10).
+    return await listAllTools(client, types, () => ({ signal: AbortSignal.any(signal ? [signal, budget] : [budget]), timeout: timeoutMs }));
   } catch (error) {
     if (!budget.aborted || signal?.aborted) throw error;
     throw new Error(`tools/list timed out: its pages did not all arrive within ${timeoutMs} ms`, { cause: error });
