@@ -1,10 +1,10 @@
 import { existsSync } from "node:fs";
 import { PassThrough } from "node:stream";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { ttyApprover } from "../../../core/cli/tty-approver.js";
 import { ttyElicitor } from "../../../core/cli/tty-elicitor.js";
 import type { ApprovalRequest } from "../../../core/types.js";
-import { startOpenAIServer, type OpenAIServer } from "../../helpers/openai-server.js";
+import { useOpenAIServer } from "../../helpers/openai-server.js";
 import { runKeel } from "../../helpers/run-cli.js";
 import { makeWorkspace, type TempWorkspace } from "../../helpers/temp-workspace.js";
 
@@ -25,13 +25,9 @@ async function prompted(req: Partial<ApprovalRequest>): Promise<string> {
   return shown;
 }
 
-let server: OpenAIServer;
+const server = useOpenAIServer();
 const cleanup: TempWorkspace[] = [];
-beforeAll(async () => {
-  server = await startOpenAIServer();
-});
-afterAll(async () => {
-  await server.close();
+afterAll(() => {
   for (const ws of cleanup) ws.cleanup();
 });
 

@@ -1,16 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { readEvents } from "../../../core/events.js";
-import { startOpenAIServer, type OpenAIServer } from "../../helpers/openai-server.js";
+import { useOpenAIServer } from "../../helpers/openai-server.js";
 import { runKeel } from "../../helpers/run-cli.js";
 import { makeWorkspace, type TempWorkspace } from "../../helpers/temp-workspace.js";
 
-let server: OpenAIServer;
+const server = useOpenAIServer();
 const spaces: TempWorkspace[] = [];
-beforeAll(async () => {
-  server = await startOpenAIServer();
-});
-afterAll(async () => {
-  await server.close();
+afterAll(() => {
   for (const w of spaces) w.cleanup();
 });
 
