@@ -57,7 +57,7 @@ export { Diagnostics, formatDiagnostic, type Diagnostic } from "./diagnostics.js
 export { didYouMean, editDistance, suggestNames } from "./did-you-mean.js";
 export { MODEL_HELP, resolveModelSpec, type ModelSpec } from "./model/model-spec.js";
 export { sandboxUnavailable } from "./sandbox/bwrap.js";
-export { requireSystemProgram, systemProgram } from "./system-program.js";
+export { requireSystemProgram, systemEnv, systemProgram } from "./system-program.js";
 export { MCP_OAUTH_DIR, SESSION_KEY_FILE, keelHomeSecrets } from "./keel-home-secrets.js";
 export { ToolRegistry, fmt } from "./registry.js";
 export { describeSchemaErrors, type CompiledSchema } from "./validation.js";
