@@ -57,7 +57,7 @@ export { Diagnostics, formatDiagnostic, type Diagnostic } from "./diagnostics.js
 export { didYouMean, editDistance, suggestNames } from "./did-you-mean.js";
 export { MODEL_HELP, resolveModelSpec, type ModelSpec } from "./model/model-spec.js";
 export { sandboxUnavailable } from "./sandbox/bwrap.js";
-export { requireSystemProgram, systemProgram } from "./system-program.js";
+export { requireSystemProgram, systemEnv, systemProgram } from "./system-program.js";
 export { MCP_OAUTH_DIR, SESSION_KEY_FILE, keelHomeSecrets } from "./keel-home-secrets.js";
 export { ToolRegistry, fmt } from "./registry.js";
 export { describeSchemaErrors, type CompiledSchema } from "./validation.js";
@@ -88,7 +88,7 @@ export { agentPlugin } from "./agent/agent-plugin.js";
 export { allowedToolsAllow, allowedToolsAllowBash } from "./config/allowed-tools.js";
 export { commandDenier, type CommandDenier } from "./config/denied-commands.js";
 export { compileRuleFilter, type RuleFilter } from "./config/claude-rule-filter.js";
-export { restrictUntrusted } from "./config/untrusted-config.js";
+export { capUntrustedLimits, restrictUntrusted } from "./config/untrusted-config.js";
 export { CLAUDE_SETTINGS_FILES, localConfigFile, type ConfigLayer, type ConfigSourceName } from "./config/config-sources.js";
 export { deepMerge, isPlainObject, keelConfigSchema, layerMerging, loadConfigLayers, type LayerMerging } from "./config/load-config.js";
 export { formatTemplateValue, lookupPlaceholder, renderTemplate, type PlaceholderLookup, type RenderedTemplate } from "./render-template.js";

@@ -16,18 +16,41 @@ import { inside } from "./tools/confine-path.js";
  */
 export function systemProgram(name: string, env: NodeJS.ProcessEnv, writable: readonly string[]): string | undefined {
   if (name.includes("/") || process.platform === "win32") return name;
-  const avoided = writable.map(realOrNone).filter((dir): dir is string => dir !== undefined);
-  const entries = (env.PATH ?? "").split(delimiter);
-  for (const entry of entries) {
-    if (!entry || !isAbsolute(entry)) continue;
-    const dir = realOrNone(entry);
-    if (!dir || avoided.some((w) => inside(w, dir))) continue;
+  const avoided = avoidedDirs(writable);
+  for (const dir of systemDirs(env, avoided)) {
     const file = join(dir, name);
     const real = realOrNone(file);
     if (!real || avoided.some((w) => inside(w, real)) || !executableFile(real)) continue;
     return file;
   }
   return undefined;
+}
+
+/**
+ * `env` with its `PATH` cut to the folders `systemProgram` looks in (absolute entries outside
+ * `writable`, resolved), for a program keel starts outside the sandbox: what that program looks
+ * up in turn (git's `gpg` for a signed commit, its `git-lfs` filter, a `#!/usr/bin/env node`
+ * script's `node`, xdg-open's helpers) is never found in the workspace either. Unchanged on
+ * Windows and when `env` has no `PATH`. Never throws.
+ */
+export function systemEnv(env: NodeJS.ProcessEnv, writable: readonly string[]): NodeJS.ProcessEnv {
+  if (process.platform === "win32" || env.PATH === undefined) return env;
+  return { ...env, PATH: systemDirs(env, avoidedDirs(writable)).join(delimiter) };
+}
+
+/** The resolved absolute `PATH` folders of `env`, in order, without those inside one of `avoided` (real paths). */
+function systemDirs(env: NodeJS.ProcessEnv, avoided: readonly string[]): string[] {
+  const dirs: string[] = [];
+  for (const entry of (env.PATH ?? "").split(delimiter)) {
+    if (!entry || !isAbsolute(entry)) continue;
+    const dir = realOrNone(entry);
+    if (dir && !avoided.some((w) => inside(w, dir)) && !dirs.includes(dir)) dirs.push(dir);
+  }
+  return dirs;
+}
+
+function avoidedDirs(writable: readonly string[]): string[] {
+  return writable.map(realOrNone).filter((dir): dir is string => dir !== undefined);
 }
 
 /**

@@ -3,8 +3,12 @@
  * and the bidi embeddings, overrides and isolates (U+202A–U+202E, U+2066–U+2069) that make a line read in another order.
  */
 const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
-/** Every control character (newline and tab too), every invisible format character (zero-width, bidi, tag characters, BOM, soft hyphen) and the line and paragraph separators. */
-const HIDDEN = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu;
+/**
+ * Every control character (newline and tab too), every invisible format character (zero-width, bidi, tag characters, BOM, soft hyphen),
+ * the line and paragraph separators, and every other character Unicode says to draw as nothing (Default_Ignorable_Code_Point: the
+ * combining grapheme joiner U+034F, variation selectors, Hangul fillers), which would otherwise split a run of blanks unseen.
+ */
+const HIDDEN = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}]/gu;
 /** More than 8 blanks in a row (any blank: no-break, em and ideographic spaces, braille and Hangul fillers). */
 const BLANK_RUN = /[\p{Zs}\u2800\u115f\u1160\u3164\uffa0]{9,}/gu;
 
@@ -25,7 +29,8 @@ export function terminalText(text: string): string {
  * harmless first line, screens away to the right of a harmless start, or between visible letters.
  */
 export function exactText(text: string): string {
-  return text.replace(HIDDEN, (c) => (c === "\n" ? "\\n" : c === "\t" ? "\\t" : escape(c))).replace(BLANK_RUN, (run) => ` [${[...run].length} spaces] `);
+  // Runs first: the blank fillers among them are drawn as nothing too, and counted as blanks.
+  return text.replace(BLANK_RUN, (run) => ` [${[...run].length} spaces] `).replace(HIDDEN, (c) => (c === "\n" ? "\\n" : c === "\t" ? "\\t" : escape(c)));
 }
 
 function escape(c: string): string {

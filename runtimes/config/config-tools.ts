@@ -1,5 +1,14 @@
 import { relative, sep } from "node:path";
-import { approveTrustItem, defineTool, type Host, objectSchema, restrictUntrusted, ToolError, type ToolDefinition } from "../../core/index.js";
+import {
+  approveTrustItem,
+  capUntrustedLimits,
+  defineTool,
+  type Host,
+  objectSchema,
+  restrictUntrusted,
+  ToolError,
+  type ToolDefinition,
+} from "../../core/index.js";
 import { CONFIG_SOURCES, WRITABLE_SOURCES, type WritableSource } from "./config-source-lists.js";
 import type { ConfigEntry } from "./config-view.js";
 import { parseKeyPath, setAt } from "./key-path.js";
@@ -47,15 +56,21 @@ const hiddenNote = (n: number) =>
 /**
  * What a `config_set` of a workspace file (local, project) changes that widens once the workspace is
  * trusted: the keys an untrusted workspace may not set (`permissions.allow`, `model.baseUrl`, `hooks`,
- * …) and a string `model` (trusted, it replaces your endpoint), judged as keel judges the file. The
+ * …), a string `model` (trusted, it replaces your endpoint) and an agent limit (`agent.maxSteps`,
+ * `agent.budgets.*`) above the one in force (`inForce`: the config keel runs with), judged as keel judges the file. The
  * permission layer then asks as for a write to keel.config.json: allow rules never approve it.
  */
-function wideningWrite(input: { key_path: string; value?: unknown; source?: WritableSource }): { file: string; what: string } | undefined {
+function wideningWrite(
+  input: { key_path: string; value?: unknown; source?: WritableSource },
+  inForce: Record<string, unknown>,
+): { file: string; what: string } | undefined {
   const source = input.source ?? "local";
   // the user config is written only from the user's own command line (refused for anyone else when the call runs)
   if (source === "user") return undefined;
   const layer = setAt({}, parseKeyPath(input.key_path), input.value, "config_set");
-  const keys = [...restrictUntrusted(layer).ignored, ...(typeof layer.model === "string" ? ["model"] : [])];
+  // An agent limit above the one in force (yours: `agent.maxSteps` 3 lifted to 1000) widens too, once the workspace is trusted.
+  const raised = capUntrustedLimits(layer.agent, inForce).capped.map((c) => c.key);
+  const keys = [...restrictUntrusted(layer).ignored, ...(typeof layer.model === "string" ? ["model"] : []), ...raised];
   if (!keys.length) return undefined;
   return { file: source === "local" ? ".keel/config.local.json" : "the project config", what: `keel's config (its ${[...new Set(keys)].join(", ")})` };
 }
@@ -159,7 +174,7 @@ export function configTools(host: Host): ToolDefinition[] {
         risk: ["write"],
         readOnly: false,
         permissionKey: "key_path",
-        controlWrite: wideningWrite,
+        controlWrite: (input) => wideningWrite(input, host.config as Record<string, unknown>),
         async execute(input, ctx) {
           if (input.source === "user" && !USER_CONFIG_WRITERS.has(ctx.run.origin ?? "api"))
             throw new ToolError(

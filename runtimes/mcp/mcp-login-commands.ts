@@ -1,6 +1,6 @@
 import { execa } from "execa";
 import type { CliContext } from "../../core/cli/index.js";
-import { type Host, UsageError, errorMessage, requireSystemProgram } from "../../core/index.js";
+import { type Host, UsageError, errorMessage, requireSystemProgram, systemEnv } from "../../core/index.js";
 import { MCP_AUTH_SERVICE, MCP_SERVICE } from "./index.js";
 import { LOGIN_TIMEOUT_MS } from "./loopback-callback.js";
 import type { McpAuth } from "./mcp-auth.js";
@@ -90,10 +90,11 @@ async function openBrowser(url: URL, env: NodeJS.ProcessEnv, root: string): Prom
         ? ["rundll32", ["url.dll,FileProtocolHandler", url.href]]
         : ["xdg-open", [url.href]];
   try {
-    // The opener runs unsandboxed: never one a sandboxed command wrote in the workspace (systemProgram). On Windows,
+    // The opener runs unsandboxed: never one a sandboxed command wrote in the workspace, nor a helper it looks up
+    // (xdg-open's gio, x-www-browser: systemProgram, systemEnv). On Windows,
     // rundll32 gets the URL as one argument: `cmd /c start` would read the & every authorization URL holds as a command separator.
     await execa(requireSystemProgram(file, env, [root], "Opening a browser"), args as string[], {
-      env,
+      env: systemEnv(env, [root]),
       extendEnv: false,
       stdio: "ignore",
       detached: true,

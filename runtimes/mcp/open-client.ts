@@ -1,7 +1,7 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js";
-import { errorMessage, MAX_TIMER_MS, systemProgram } from "../../core/index.js";
+import { errorMessage, MAX_TIMER_MS, systemEnv, systemProgram } from "../../core/index.js";
 import type { McpServerConfig } from "../../manifests/mcp/mcp-server-config.js";
 import type { McpAuthSession } from "./mcp-auth.js";
 import { SANDBOX_CACHE_ENV } from "./server-sandbox.js";
@@ -85,7 +85,7 @@ async function stdioTransport(o: OpenClientOptions): Promise<Transport> {
     const file = systemProgram(s.command!, o.hostEnv, o.writable);
     if (!file)
       throw new Error(
-        `command not found: "${s.command}" is in no PATH folder outside the workspace (keel never starts a server's program from the workspace or a relative PATH entry, which a sandboxed command could have written). Install it, or name it by an absolute path in "command".`,
+        `command not found: "${s.command}" is in no PATH folder outside the workspace (keel never starts a server's program from the workspace or a relative PATH entry, which a sandboxed command could have written). Install it, or name it by an absolute path in "command" (and set "PATH" in its "env" when it needs programs from there too).`,
       );
     line = { ...line, file };
   } else {
@@ -95,7 +95,10 @@ async function stdioTransport(o: OpenClientOptions): Promise<Transport> {
   const t = new StdioClientTransport({
     command: line.file,
     args: line.args,
-    env: childEnv(DEFAULT_INHERITED_ENV_VARS, o.hostEnv, s.sandbox ? { ...SANDBOX_CACHE_ENV, ...s.env } : s.env),
+    // Unsandboxed, what the program starts in turn (`npx`'s `#!/usr/bin/env node`) is looked up outside the workspace too.
+    env: s.sandbox
+      ? childEnv(DEFAULT_INHERITED_ENV_VARS, o.hostEnv, { ...SANDBOX_CACHE_ENV, ...s.env })
+      : childEnv(DEFAULT_INHERITED_ENV_VARS, systemEnv(o.hostEnv, o.writable), s.env),
     cwd: s.cwd,
     stderr: "pipe",
   });

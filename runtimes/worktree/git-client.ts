@@ -1,6 +1,6 @@
 import { sep } from "node:path";
 import type { SimpleGit } from "simple-git";
-import { requireSystemProgram } from "../../core/index.js";
+import { requireSystemProgram, systemEnv } from "../../core/index.js";
 
 /** Options for a git client bound to one directory. */
 export interface GitClientOptions {
@@ -16,21 +16,37 @@ export interface GitClientOptions {
  */
 export const KEEL_GIT_CONFIG: readonly string[] = ["core.hooksPath=/dev/null"];
 
+/** simple-git's checks that your environment's variables (not keel's arguments) would trip. */
+const ENVIRONMENT_SETTINGS = {
+  allowUnsafeAskPass: true,
+  allowUnsafeConfigEnvCount: true,
+  allowUnsafeConfigPaths: true,
+  allowUnsafeDiffExternal: true,
+  allowUnsafeEditor: true,
+  allowUnsafeGitProxy: true,
+  allowUnsafePager: true,
+  allowUnsafeSshCommand: true,
+  allowUnsafeTemplateDir: true,
+} as const;
+
 /**
  * A simple-git client for `dir` (simple-git is imported lazily, on first use), with
- * `KEEL_GIT_CONFIG`. The signal aborts running git processes. Every non-zero exit rejects
+ * `KEEL_GIT_CONFIG`, and `PATH` cut as `systemEnv` does. The signal aborts running git processes. Every non-zero exit rejects
  * (simple-git's default ignores a failure that printed nothing on stderr, e.g. a conflicting merge).
  */
 export async function gitAt(dir: string, opts: GitClientOptions = {}): Promise<SimpleGit> {
-  const binary = requireSystemProgram("git", process.env, gitWritable(dir), "keel's git");
+  const writable = gitWritable(dir);
+  const binary = requireSystemProgram("git", process.env, writable, "keel's git");
   const { simpleGit } = await import("simple-git");
-  return simpleGit({
+  const git = simpleGit({
     baseDir: dir,
     binary,
     abort: opts.signal,
     config: [...KEEL_GIT_CONFIG, ...(opts.config ?? [])],
-    // For KEEL_GIT_CONFIG's own `core.hooksPath`: nothing else keel passes sets it.
-    unsafe: { allowUnsafeHooksPath: true },
+    // For KEEL_GIT_CONFIG's own `core.hooksPath`: nothing else keel passes sets it. The others: simple-git
+    // checks an environment passed to it (below: your own, with PATH cut) for EDITOR, PAGER, GIT_SSH_COMMAND,
+    // GIT_CONFIG_GLOBAL, …, which git inherited unchecked before; keel's own arguments set none of them.
+    unsafe: { allowUnsafeHooksPath: true, ...ENVIRONMENT_SETTINGS },
     maxConcurrentProcesses: 1,
     errors: (error, result) => {
       if (error) return error;
@@ -38,6 +54,8 @@ export async function gitAt(dir: string, opts: GitClientOptions = {}): Promise<S
       return undefined;
     },
   });
+  // What git starts in turn (gpg for a signed commit, a git-lfs filter) is looked up outside the workspace too.
+  return git.env(systemEnv(process.env, writable) as Record<string, string>);
 }
 
 /**

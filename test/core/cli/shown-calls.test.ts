@@ -38,6 +38,10 @@ describe("what the user approves is what runs", () => {
   it("the approval prompt shows a command whole: a tail behind 400 spaces or past 300 characters is not cut off", async () => {
     const spaced = await prompted({ input: { command: `echo hello${" ".repeat(400)}; touch pwned` } });
     expect(spaced).toContain('{"command":"echo hello [400 spaces] ; touch pwned"}');
+    // Blanks split by characters drawn as nothing (combining grapheme joiner, variation selector) are no shorter a run.
+    const split = await prompted({ input: { command: `echo hello${"        \u034f        \ufe0f".repeat(25)}; touch pwned` } });
+    expect(split).toContain(`{"command":"echo hello${"        \\u034f        \\ufe0f".repeat(25)}; touch pwned"}`);
+    expect(split).not.toMatch(/[\u034f\ufe0f]/u);
     const long = `echo ${"a".repeat(2000)}; touch pwned`;
     const shown = await prompted({ input: { command: long } });
     expect(shown).toContain(`${"a".repeat(2000)}; touch pwned"}`);

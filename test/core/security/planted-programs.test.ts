@@ -63,4 +63,43 @@ describe("programs keel starts outside the sandbox are never looked up in the wo
       expect(["bwrap", "git", "bash", "node"].filter((name) => existsSync(join(marks!, name)))).toEqual([]);
     }
   });
+
+  it("what keel's git starts in turn (a git-lfs filter your git config names) is never found in the workspace either", async () => {
+    marks = mkdtempSync("/var/tmp/keel-planted-");
+    ws = makeWorkspace({ "data.bin": "payload\n", ".gitattributes": "*.bin filter=lfs\n" }, { git: true });
+    // Your git-lfs, outside the workspace (it notes that it ran), and your global git config, as `git lfs install` writes it.
+    const system = join(marks, "system-bin");
+    mkdirSync(system);
+    writeFileSync(join(system, "git-lfs"), `#!/bin/sh\ntouch "${join(marks, "system-git-lfs")}"\nexec cat\n`);
+    chmodSync(join(system, "git-lfs"), 0o755);
+    writeFileSync(join(marks, "gitconfig"), '[filter "lfs"]\n\tclean = git-lfs clean -- %f\n\tsmudge = git-lfs smudge -- %f\n');
+    mkdirSync(ws.path("node_modules/.bin"), { recursive: true });
+    writeFileSync(ws.path("node_modules/.bin/git-lfs"), `#!/bin/sh\ntouch "${join(marks, "planted-git-lfs")}"\nexec cat\n`);
+    chmodSync(ws.path("node_modules/.bin/git-lfs"), 0o755);
+    const env = { ...ws.env, GIT_CONFIG_GLOBAL: join(marks, "gitconfig"), PATH: `${ws.path("node_modules/.bin")}:${system}:${process.env.PATH}` };
+    const entered = await runKeelProcess(["worktree", "enter", "lfs"], { cwd: ws.root, env });
+    expect(entered.exitCode, entered.stderr).toBe(0);
+    expect(existsSync(join(marks, "planted-git-lfs")), "the workspace's git-lfs ran").toBe(false);
+    expect(existsSync(join(marks, "system-git-lfs")), "the checkout ran your git-lfs").toBe(true);
+    const left = await runKeelProcess(["worktree", "exit", "--action", "discard"], { cwd: ws.root, env });
+    expect(left.exitCode, left.stderr).toBe(0);
+    expect(existsSync(join(marks, "planted-git-lfs")), "the workspace's git-lfs ran").toBe(false);
+  });
+
+  it("an unsandboxed server's `#!/usr/bin/env node` program (npx, an npm -g install) never gets the workspace's node", async () => {
+    marks = mkdtempSync("/var/tmp/keel-planted-");
+    ws = makeWorkspace({ "notes.txt": "hi\n" }, { git: true });
+    const system = join(marks, "system-bin");
+    mkdirSync(system);
+    writeFileSync(join(system, "probe-mcp"), `#!/usr/bin/env node\nimport(${JSON.stringify(PROBE)});\n`);
+    chmodSync(join(system, "probe-mcp"), 0o755);
+    plant(ws.path("node_modules/.bin"), "node", marks);
+    mkdirSync(ws.keelHome, { recursive: true });
+    writeFileSync(join(ws.keelHome, "mcp.json"), JSON.stringify({ mcpServers: { plain: { command: "probe-mcp" } } }));
+    const env = { ...ws.env, PATH: `${ws.path("node_modules/.bin")}:${system}:${process.env.PATH}` };
+    const probe = await runKeelProcess(["--json", "--yes", "call", "mcp__plain__env", "--input", JSON.stringify({ name: "PATH" })], { cwd: ws.root, env });
+    expect(probe.json(), probe.stderr).toMatchObject({ ok: true });
+    expect(existsSync(join(marks, "node")), "the workspace's node ran the server").toBe(false);
+    expect(probe.json().content).not.toContain(ws.path("node_modules"));
+  });
 });

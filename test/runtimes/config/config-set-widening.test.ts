@@ -43,4 +43,24 @@ describe("config_set of a setting that widens asks, whatever allow rules say (as
     expect(rejected.json()).toMatchObject({ reason: "awaiting_approval", pendingApproval: { callId: "c3", tool: "config_set" } });
     expect(JSON.parse(w.read(".keel/config.local.json"))).toEqual({ output: { maxChars: 5000 } });
   });
+
+  it("an allow rule for config_set approves lowering an agent limit, not raising the one in force (it applies once the workspace is trusted)", async () => {
+    const w = makeWorkspace({}, { git: true });
+    spaces.push(w);
+    w.writeUserConfig({ permissions: { allow: ["config_set"] }, agent: { maxSteps: 3, budgets: { maxToolCalls: 5 } } });
+    const set = (key_path: string, value: unknown) =>
+      runKeel(["--json", "call", "config_set", "--input", JSON.stringify({ key_path, value, source: "project" })], { cwd: w.root, env: w.env });
+    for (const [key, value] of [
+      ["agent.maxSteps", 1000],
+      ["agent.budgets", { maxToolCalls: 100000 }],
+    ] as const) {
+      const raised = await set(key, value);
+      expect(raised.json(), key).toMatchObject({ ok: false, code: "approval_required" });
+      expect(raised.json().content, key).toContain("agent.");
+    }
+    expect(w.exists("keel.config.json")).toBe(false);
+    const lowered = await set("agent.maxSteps", 2);
+    expect(lowered.json(), lowered.stderr).toMatchObject({ ok: true });
+    expect(JSON.parse(w.read("keel.config.json"))).toEqual({ agent: { maxSteps: 2 } });
+  });
 });
