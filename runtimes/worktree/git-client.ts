@@ -1,4 +1,4 @@
-import { sep } from "node:path";
+import { delimiter, dirname, sep } from "node:path";
 import type { SimpleGit } from "simple-git";
 import { requireSystemProgram, systemEnv } from "../../core/index.js";
 
@@ -36,11 +36,16 @@ const ENVIRONMENT_SETTINGS = {
  */
 export async function gitAt(dir: string, opts: GitClientOptions = {}): Promise<SimpleGit> {
   const writable = gitWritable(dir);
-  const binary = requireSystemProgram("git", process.env, writable, "keel's git");
+  const found = requireSystemProgram("git", process.env, writable, "keel's git");
+  // What git starts in turn (gpg for a signed commit, a git-lfs filter) is looked up outside the workspace too.
+  const env = systemEnv(process.env, writable);
+  // simple-git refuses a `binary` path holding a space, `+` or `@` (a git in `~/my tools/`): git is named
+  // bare, with the folder it was found in first on PATH, so the git run is the one systemProgram chose.
+  env.PATH = [dirname(found), env.PATH].filter(Boolean).join(delimiter);
   const { simpleGit } = await import("simple-git");
   const git = simpleGit({
     baseDir: dir,
-    binary,
+    binary: "git",
     abort: opts.signal,
     config: [...KEEL_GIT_CONFIG, ...(opts.config ?? [])],
     // For KEEL_GIT_CONFIG's own `core.hooksPath`: nothing else keel passes sets it. The others: simple-git
@@ -54,8 +59,7 @@ export async function gitAt(dir: string, opts: GitClientOptions = {}): Promise<S
       return undefined;
     },
   });
-  // What git starts in turn (gpg for a signed commit, a git-lfs filter) is looked up outside the workspace too.
-  return git.env(systemEnv(process.env, writable) as Record<string, string>);
+  return git.env(env as Record<string, string>);
 }
 
 /**

@@ -102,4 +102,18 @@ describe("programs keel starts outside the sandbox are never looked up in the wo
     expect(existsSync(join(marks, "node")), "the workspace's node ran the server").toBe(false);
     expect(probe.json().content).not.toContain(ws.path("node_modules"));
   });
+
+  it("a git found in a folder whose name holds a space (which simple-git refuses as a binary path) still runs keel's worktrees", async () => {
+    marks = mkdtempSync("/var/tmp/keel-spaced-");
+    ws = makeWorkspace({ "notes.txt": "hi\n" }, { git: true });
+    const real = execFileSync("sh", ["-c", "command -v git"], { encoding: "utf8" }).trim();
+    const tools = join(marks, "my tools");
+    mkdirSync(tools);
+    writeFileSync(join(tools, "git"), `#!/bin/sh\ntouch "${join(marks, "spaced-git-ran")}"\nexec "${real}" "$@"\n`);
+    chmodSync(join(tools, "git"), 0o755);
+    const env = { ...ws.env, PATH: `${tools}:${process.env.PATH}` };
+    const entered = await runKeelProcess(["--json", "worktree", "enter", "spaced"], { cwd: ws.root, env });
+    expect(entered.exitCode, entered.stdout).toBe(0);
+    expect(existsSync(join(marks, "spaced-git-ran")), "the git first on PATH is the one run").toBe(true);
+  });
 });
