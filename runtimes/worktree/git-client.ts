@@ -1,4 +1,4 @@
-import { delimiter, dirname, sep } from "node:path";
+import { delimiter, dirname, isAbsolute, sep } from "node:path";
 import type { SimpleGit } from "simple-git";
 import { requireSystemProgram, systemEnv } from "../../core/index.js";
 
@@ -38,10 +38,10 @@ export async function gitAt(dir: string, opts: GitClientOptions = {}): Promise<S
   const writable = gitWritable(dir);
   const found = requireSystemProgram("git", process.env, writable, "keel's git");
   // What git starts in turn (gpg for a signed commit, a git-lfs filter) is looked up outside the workspace too.
-  const env = systemEnv(process.env, writable);
+  const env = { ...systemEnv(process.env, writable) };
   // simple-git refuses a `binary` path holding a space, `+` or `@` (a git in `~/my tools/`): git is named
   // bare, with the folder it was found in first on PATH, so the git run is the one systemProgram chose.
-  env.PATH = [dirname(found), env.PATH].filter(Boolean).join(delimiter);
+  if (isAbsolute(found)) env.PATH = [dirname(found), env.PATH].filter(Boolean).join(delimiter);
   const { simpleGit } = await import("simple-git");
   const git = simpleGit({
     baseDir: dir,
