@@ -7,7 +7,8 @@ import { runKeel } from "../../helpers/run-cli.js";
 import { makeWorkspace, type TempWorkspace } from "../../helpers/temp-workspace.js";
 import { freePort, waitFor } from "./mcp-test-kit.js";
 
-const ROOTS = fileURLToPath(new URL("./fixtures/roots-http-server.mjs", import.meta.url));
+// session-http-server.mjs has a tool `roots` asking the client for its roots.
+const ROOTS = fileURLToPath(new URL("./fixtures/session-http-server.mjs", import.meta.url));
 
 describe("roots and remote servers", () => {
   let server: ResultPromise | undefined;
