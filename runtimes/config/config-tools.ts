@@ -11,7 +11,7 @@ import {
 } from "../../core/index.js";
 import { CONFIG_SOURCES, WRITABLE_SOURCES, type WritableSource } from "./config-source-lists.js";
 import type { ConfigEntry } from "./config-view.js";
-import { parseKeyPath, setAt } from "./key-path.js";
+import { formatKeyPath, parseKeyPath, setAt } from "./key-path.js";
 
 const SOURCE = { kind: "runtime", id: "config" } as const;
 const sourceField = {
@@ -75,8 +75,8 @@ function wideningWrite(
   return { file: source === "local" ? ".keel/config.local.json" : "the project config", what: `keel's config (its ${[...new Set(keys)].join(", ")})` };
 }
 
-/** The config views and key paths, loaded on the first config tool call (listing the tools loads no view). */
-const views = () => Promise.all([import("./config-view.js"), import("./key-path.js")]);
+/** The config views, loaded on the first config tool call (listing the tools loads none; key paths are needed by `controlWrite`, at once). */
+const views = () => import("./config-view.js");
 
 /** The config runtime's tools; every call re-reads the config files. */
 export function configTools(host: Host): ToolDefinition[] {
@@ -99,7 +99,7 @@ export function configTools(host: Host): ToolDefinition[] {
         readOnly: true,
         async execute(input, ctx) {
           const reveal = mayShowSecrets(input.show_secrets, ctx.run.origin, "config_list");
-          const [{ ConfigView, checkSource }, { formatKeyPath, parseKeyPath }] = await views();
+          const { ConfigView, checkSource } = await views();
           const source = checkSource(input.source);
           const view = await ConfigView.load(ws, host.configTrusted);
           const prefix = input.prefix === undefined ? undefined : formatKeyPath(parseKeyPath(input.prefix));
@@ -136,7 +136,7 @@ export function configTools(host: Host): ToolDefinition[] {
       readOnly: true,
       async execute(input, ctx) {
         const reveal = mayShowSecrets(input.show_secrets, ctx.run.origin, "config_get");
-        const [[{ ConfigView, checkSource }, { formatKeyPath, parseKeyPath }], { hideSecrets }] = await Promise.all([views(), import("./secret-values.js")]);
+        const [{ ConfigView, checkSource }, { hideSecrets }] = await Promise.all([views(), import("./secret-values.js")]);
         const keys = parseKeyPath(input.key_path);
         const source = checkSource(input.source);
         const view = await ConfigView.load(ws, host.configTrusted);
@@ -181,7 +181,7 @@ export function configTools(host: Host): ToolDefinition[] {
               `config_set may write the user config ($KEEL_HOME/config.json) only from the user's own command line, not from ${ctx.run.origin}: it applies to every project. Ask the user to run \`keel config set ${input.key_path} VALUE --source user\`, or write to source local or project.`,
               "precondition_failed",
             );
-          const [{ setConfigValue }, [{ ConfigView }, { parseKeyPath }]] = await Promise.all([import("./config-writer.js"), views()]);
+          const [{ setConfigValue }, { ConfigView }] = await Promise.all([import("./config-writer.js"), views()]);
           const keys = parseKeyPath(input.key_path);
           if ((input.source ?? "local") === "local") host.ensureStateDir();
           // The user's own change on top of approved settings stays approved (a change by anyone else waits for `keel trust`).
