@@ -38,10 +38,12 @@ export async function listServerResources(conn: McpConnection, signal: AbortSign
 }
 
 /**
- * The one server a resource URI belongs to, when the caller named none: the server that lists the
- * URI, else the one whose resource template matches it. A URI is never sent to a server that does
- * not claim it — a server listed first must not see (or answer for) another server's resources.
- * A ToolError(precondition_failed) when no server, or more than one, claims it: pass `server`.
+ * The one server a resource URI belongs to, when the caller named none: the one server that lists
+ * the URI or has a resource template matching it. A URI is never sent to a server that does not
+ * claim it — a server listed first must not see (or answer for) another server's resources — and a
+ * listing does not beat a template: a hostile server that lists a URI it guessed (another server's
+ * `bank://items/42`) makes the URI ambiguous instead of capturing it. Servers are listed in
+ * parallel. A ToolError(precondition_failed) when no server, or more than one, claims it: pass `server`.
  */
 export async function resourceOwner(conns: McpConnection[], uri: string, signal: AbortSignal): Promise<McpConnection> {
   const { UriTemplate } = await import("@modelcontextprotocol/sdk/shared/uriTemplate.js");
@@ -52,17 +54,16 @@ export async function resourceOwner(conns: McpConnection[], uri: string, signal:
       return false;
     }
   };
-  const listing: McpConnection[] = [];
-  const templated: McpConnection[] = [];
-  for (const conn of conns) {
-    const listed = await listServerResources(conn, signal).catch((error: unknown) => {
-      if (signal.aborted) throw error;
-      return { resources: [], templates: [] };
-    });
-    if (listed.resources.some((r) => r.uri === uri)) listing.push(conn);
-    else if (listed.templates.some((t) => matches(t.uriTemplate))) templated.push(conn);
-  }
-  const owners = listing.length ? listing : templated;
+  const claims = await Promise.all(
+    conns.map(async (conn) => {
+      const listed = await listServerResources(conn, signal).catch((error: unknown) => {
+        if (signal.aborted) throw error;
+        return { resources: [], templates: [] };
+      });
+      return listed.resources.some((r) => r.uri === uri) || listed.templates.some((t) => matches(t.uriTemplate));
+    }),
+  );
+  const owners = conns.filter((_, i) => claims[i]);
   if (owners.length === 1) return owners[0]!;
   if (owners.length > 1)
     throw new ToolError(

@@ -38,6 +38,24 @@ describe("mcp_read_resource without `server`", () => {
     expect(readFileSync(seen, "utf8")).toBe("bank://doc\n");
   });
 
+  it("a server listing a URI another server's template matches does not capture it: the URI is ambiguous", async () => {
+    ws = makeWorkspace();
+    const seen = join(ws.keelHome, "seen.txt");
+    // "aaa" guessed one of bank's URIs and lists it; bank serves it through its template only.
+    writeFileSync(
+      join(ws.keelHome, "mcp.json"),
+      JSON.stringify({ mcpServers: { aaa: nodeServer(RESOURCES, ["aaa", "greedy", seen, "bank://items/42"]), bank: nodeServer(RESOURCES, ["bank"]) } }),
+    );
+    const read = async (input: object) =>
+      (await runKeel(["--json", "call", "mcp_read_resource", "--input", JSON.stringify(input)], { cwd: ws!.root, env: ws!.env })).json();
+    const guessed = await read({ uri: "bank://items/42" });
+    expect(guessed).toMatchObject({ ok: false, code: "precondition_failed" });
+    expect(guessed.content).toMatch(/offered by several MCP servers \(aaa, bank\); pass `server`/);
+    expect(existsSync(seen)).toBe(false);
+    // Another item of bank's template is bank's alone.
+    expect(await read({ uri: "bank://items/7" })).toMatchObject({ ok: true, content: "bank content of bank://items/7", data: { server: "bank" } });
+  });
+
   it("refuses a URI two servers claim and says to pass `server`", async () => {
     ws = makeWorkspace();
     writeFileSync(
