@@ -1,4 +1,4 @@
-import { systemProgram } from "../../core/index.js";
+import { systemEnv, systemProgram } from "../../core/index.js";
 
 /** How one hook process ended. */
 export interface HookProcessResult {
@@ -22,7 +22,10 @@ export interface HookProcessOptions {
   signal?: AbortSignal;
   /** Wraps `bash -c COMMAND` in the OS sandbox (a workspace hook while `sandbox.workspaceCommands` is on); throws when the sandbox cannot run. */
   sandbox?: (argv: string[]) => Promise<{ file: string; args: string[] }>;
-  /** Folders a sandboxed command may have written (the workspace): an unsandboxed hook's `bash` is never looked up there (see systemProgram). */
+  /**
+   * Folders a sandboxed command may have written (the workspace): an unsandboxed hook's `bash`, and
+   * what its command starts by name, are never looked up there (see systemProgram, systemEnv).
+   */
   writable: readonly string[];
 }
 
@@ -37,7 +40,11 @@ const MAX_HOOK_OUTPUT_BYTES = 1024 * 1024;
 export async function runCommandHook(o: HookProcessOptions): Promise<HookProcessResult> {
   const { execa } = await import("execa");
   let line = { file: "bash", args: ["-c", o.command] };
+  let env = o.env;
   if (!o.sandbox) {
+    // Outside the sandbox `jq` or `git` in the hook's command must not be a program a sandboxed
+    // command planted in `node_modules/.bin` (first on PATH under `npx keel`): PATH without the workspace's folders.
+    env = systemEnv(o.env, o.writable);
     const bash = systemProgram("bash", o.env, o.writable);
     if (!bash)
       return {
@@ -58,7 +65,7 @@ export async function runCommandHook(o: HookProcessOptions): Promise<HookProcess
   }
   const child = execa(line.file, line.args, {
     cwd: o.cwd,
-    env: o.env,
+    env,
     extendEnv: false,
     input: o.stdin,
     detached: true,

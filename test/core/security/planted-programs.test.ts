@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
@@ -101,6 +101,37 @@ describe("programs keel starts outside the sandbox are never looked up in the wo
     expect(probe.json(), probe.stderr).toMatchObject({ ok: true });
     expect(existsSync(join(marks, "node")), "the workspace's node ran the server").toBe(false);
     expect(probe.json().content).not.toContain(ws.path("node_modules"));
+  });
+
+  it("what an unsandboxed hook of yours runs by name (`jq`, `git`) is never the workspace's, also through a relative PATH entry", async () => {
+    marks = mkdtempSync("/var/tmp/keel-planted-");
+    ws = makeWorkspace({ "notes.txt": "hi\n" }, { git: true });
+    const system = join(marks, "system-bin");
+    mkdirSync(system);
+    for (const [dir, mark] of [
+      [system, "system-tool"],
+      [ws.path("node_modules/.bin"), "planted-tool"],
+    ] as const) {
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(join(dir, "fmt-tool"), `#!/bin/sh\ntouch "${join(marks, mark)}"\n`);
+      chmodSync(join(dir, "fmt-tool"), 0o755);
+    }
+    mkdirSync(ws.keelHome, { recursive: true });
+    writeFileSync(
+      join(ws.keelHome, "config.json"),
+      JSON.stringify({
+        hooks: { PreToolUse: [{ matcher: "Read", hooks: [{ type: "command", command: `fmt-tool; echo "$PATH" > "${join(marks, "hook-path")}"` }] }] },
+      }),
+    );
+    for (const first of [ws.path("node_modules/.bin"), "node_modules/.bin"]) {
+      const env = { ...ws.env, PATH: `${first}:${system}:${process.env.PATH}` };
+      const read = await runKeelProcess(["--json", "call", "read_file", "--input", JSON.stringify({ path: "notes.txt" })], { cwd: ws.root, env });
+      expect(read.json(), read.stderr).toMatchObject({ ok: true });
+      expect(existsSync(join(marks, "planted-tool")), "the workspace's fmt-tool ran").toBe(false);
+      expect(existsSync(join(marks, "system-tool")), "your fmt-tool ran").toBe(true);
+      const entries = readFileSync(join(marks, "hook-path"), "utf8").trim().split(":");
+      expect(entries.filter((entry) => !entry.startsWith("/") || entry.startsWith(ws!.root))).toEqual([]);
+    }
   });
 
   it("a git found in a folder whose name holds a space (which simple-git refuses as a binary path) still runs keel's worktrees", async () => {
