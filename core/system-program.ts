@@ -65,9 +65,10 @@ export function requireSystemProgram(name: string, env: NodeJS.ProcessEnv, writa
   );
 }
 
+/** The real path (`.native`: on a case-insensitive disk it also fixes letter case, so `inside` compares like with like). */
 function realOrNone(path: string): string | undefined {
   try {
-    return realpathSync(path);
+    return realpathSync.native(path);
   } catch {
     return undefined;
   }
