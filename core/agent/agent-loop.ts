@@ -7,6 +7,7 @@ import { economize } from "./context-economy.js";
 import { runPendingCalls, type ApprovalDecision } from "./run-tool-calls.js";
 import { fireAgentStop } from "./session-hooks.js";
 import { toolMenu } from "./tool-menu.js";
+import { exhaustedBudget } from "./tree-budget.js";
 
 /** Why a turn stopped. */
 export type StopReason = "answer" | "max_steps" | "budget" | "error" | "cancelled" | "awaiting_approval" | "hook_stop";
@@ -119,12 +120,10 @@ export async function drainQueued(s: ActiveSession): Promise<number> {
   return items.length;
 }
 
-/** The first budget of `agent.budgets` the session has used up (its key and limit), or undefined. */
-export function overBudget(s: ActiveSession): { key: "maxModelCalls" | "maxToolCalls" | "maxTokens"; limit: number } | undefined {
-  const b = s.settings.budgets;
-  const u = s.state.usage;
-  if (b.maxModelCalls !== undefined && u.modelCalls >= b.maxModelCalls) return { key: "maxModelCalls", limit: b.maxModelCalls };
-  if (b.maxToolCalls !== undefined && u.toolCalls >= b.maxToolCalls) return { key: "maxToolCalls", limit: b.maxToolCalls };
-  if (b.maxTokens !== undefined && u.inputTokens + u.outputTokens >= b.maxTokens) return { key: "maxTokens", limit: b.maxTokens };
-  return undefined;
+/**
+ * The first budget of `agent.budgets` the session has used up together with its sub-agents (its
+ * key and limit; `inherited` when what its parent had left set it), or undefined.
+ */
+export function overBudget(s: ActiveSession): { key: "maxModelCalls" | "maxToolCalls" | "maxTokens"; limit: number; inherited: boolean } | undefined {
+  return exhaustedBudget(s.settings.budgets, s.state);
 }

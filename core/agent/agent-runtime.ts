@@ -6,6 +6,7 @@ import type { ActiveSession, SessionRunOptions } from "./active-session.js";
 import type { StopReason } from "./agent-loop.js";
 import type { AgentSessions } from "./agent-sessions.js";
 import type { ApprovalDecision } from "./run-tool-calls.js";
+import type { CountedUsage } from "./tree-budget.js";
 import type { SubAgentCall } from "./waiting-call.js";
 
 /** Options of `start` / `resume` / `decide`. */
@@ -39,6 +40,8 @@ export interface AgentOutcome {
   /** keel's status message when the turn did not end with an answer (what awaits approval, how to continue). */
   message?: string;
   usage: SessionUsage;
+  /** `usage` together with that of the session's sub-agents (what budgets count). */
+  treeUsage: CountedUsage;
   /** The call the session waits on; `subAgent`: the sub-agent's call deciding it runs, when it is a `delegate_agent` waiting on one. */
   pendingApproval?: { callId: string; tool: string; arguments: string; subAgent?: SubAgentCall };
 }

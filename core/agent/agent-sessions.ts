@@ -9,7 +9,7 @@ import { acquireSessionLock } from "../session/session-lock.js";
 import { newSessionId, sessionPaths } from "../session/session-paths.js";
 import { createSessionFiles, initialState, loadSessionState, readSessionMeta, readSessionState } from "../session/session-store.js";
 import { notSealedMessage, SessionSeals } from "../session/session-seal.js";
-import type { SessionMeta } from "../session/session-types.js";
+import type { SessionMeta, SessionState } from "../session/session-types.js";
 import { ActiveSession, isPinned } from "./active-session.js";
 import type { AgentOutcome, AgentRunOptions } from "./agent-runtime.js";
 import type { AgentSettings } from "./agent-settings.js";
@@ -22,7 +22,8 @@ import { fireAfterTurn, firePromptHooks, fireUserPromptSubmit } from "./session-
 import { hookTextsMessage } from "./tool-guidance.js";
 import { checkPinnedDir, outcome, outcomeOf } from "./session-outcome.js";
 import { MAX_DELEGATION_DEPTH } from "./tool-menu.js";
-import { withinParent } from "./delegate-agent-tool.js";
+import { runPromptSession } from "./run-prompt-session.js";
+import { budgetsLeft } from "./tree-budget.js";
 
 /**
  * The session machinery behind AgentRuntime (loaded on its first use): start, resume,
@@ -53,10 +54,14 @@ export class AgentSessions implements AgentService {
     }
     const settings = await loadAgentSettings(host);
     let depth = 0;
+    let inherited: SessionState["budgets"];
     if (opts.parentSessionId) {
       depth = (await readSessionMeta(host.workspace.stateDir, opts.parentSessionId)).depth + 1;
       if (depth > MAX_DELEGATION_DEPTH)
         throw new UsageError(`Sub-agents nest at most ${MAX_DELEGATION_DEPTH} deep; session ${opts.parentSessionId} is at the limit.`);
+      // a sub-agent gets what its parent has left of each budget, never a budget of its own on top
+      const parent = this.active.get(opts.parentSessionId)?.state ?? (await readSessionState(host.workspace.stateDir, opts.parentSessionId));
+      inherited = budgetsLeft(settings.budgets, parent);
     }
     const listing = host.registry.listing();
     const servers = [...new Set(listing.filter((t) => t.source.kind === "mcp").map((t) => t.source.id))].sort();
@@ -84,11 +89,22 @@ export class AgentSessions implements AgentService {
     const state = initialState(meta.id, prompt.split("\n")[0]!.slice(0, 80));
     state.toolSubset = opts.tools;
     state.yes = opts.yes || undefined;
+    if (inherited && Object.keys(inherited).length) state.budgets = inherited;
     const s = new ActiveSession(host, meta, state, paths, lock, model, settings, opts, { snapshotOffset: 0, snapshotBytes: 0 });
     s.emit("session_start", { depth, parentSessionId: opts.parentSessionId, model: model.id, cwd: meta.cwd, agentType: opts.agentType?.name });
     await s.checkpoint();
     await this.fire("sessionStart", s);
-    return this.runTurn(s, { prompt, resume: false });
+    return this.countForParent(opts.parentSessionId, await this.runTurn(s, { prompt, resume: false }));
+  }
+
+  /**
+   * Records what a sub-agent has used so far (its tree total) in its parent's state, when the parent
+   * runs in this process (it is what started or continues the child): the parent's budgets count it.
+   */
+  private countForParent(parentId: string | undefined, out: AgentOutcome): AgentOutcome {
+    const parent = parentId ? this.active.get(parentId) : undefined;
+    if (parent) parent.state.childUsage = { ...parent.state.childUsage, [out.sessionId]: out.treeUsage };
+    return out;
   }
 
   /** Resumes a session (crash recovery first if its last process died mid-turn), optionally with a new prompt. Refuses (UsageError) a pinned directory outside the workspace. */
@@ -145,8 +161,9 @@ export class AgentSessions implements AgentService {
    */
   async continueChild(id: string, decision: ApprovalDecision, opts: AgentRunOptions): Promise<AgentOutcome> {
     const state = await readSessionState(this.host.workspace.stateDir, id);
-    if (state.status === "awaiting_approval") return this.decideOne(id, decision, opts);
-    return outcomeOf(id, state, (state.reason ?? "error") as StopReason);
+    const parentId = (await readSessionMeta(this.host.workspace.stateDir, id)).parentSessionId;
+    if (state.status === "awaiting_approval") return this.countForParent(parentId, await this.decideOne(id, decision, opts));
+    return this.countForParent(parentId, outcomeOf(id, state, (state.reason ?? "error") as StopReason));
   }
 
   private async decideOne(id: string, decision: ApprovalDecision, opts: AgentRunOptions): Promise<AgentOutcome> {
@@ -181,33 +198,8 @@ export class AgentSessions implements AgentService {
    * AgentService: runs one prompt in a new session (workflow `prompt` steps), a child of the calling
    * session when there is one, with no tool that session may not use. Never throws: failures come back with `ok: false`.
    */
-  async runPrompt(request: AgentRunRequest): Promise<AgentRunResult> {
-    try {
-      const parentSessionId =
-        request.parentSessionId && existsSync(sessionPaths(this.host.workspace.stateDir, request.parentSessionId).meta) ? request.parentSessionId : undefined;
-      const recorded = parentSessionId ? (await readSessionMeta(this.host.workspace.stateDir, parentSessionId)).model : undefined;
-      // the run is a sub-agent of the calling session: it never gets a tool that session may not use (a workflow's
-      // prompt step or prompt command called by a sub-agent limited to read_file and workflow_run gets no bash)
-      const callerSubset = parentSessionId
-        ? (this.active.get(parentSessionId)?.state ?? (await readSessionState(this.host.workspace.stateDir, parentSessionId))).toolSubset
-        : undefined;
-      const modelSpec = recorded && recordedModelSpec(recorded, this.host.config, this.host.env, this.host.workspace.root);
-      const out = await this.start({
-        prompt: request.prompt,
-        cwd: request.cwd,
-        maxSteps: request.maxSteps,
-        tools: withinParent(request.tools, callerSubset),
-        signal: request.signal,
-        parentSessionId,
-        yes: request.yes,
-        // a run that names its model uses it on the configured endpoint (resolved here: `model` would become
-        // this invocation's --model for later sessions); otherwise it inherits its parent's
-        modelSpec: request.model ? requireModelSpec(this.host.config, request.model, this.host.env, this.host.workspace.root) : modelSpec,
-      });
-      return { ok: out.ok, text: out.message ?? out.text, sessionId: out.sessionId, reason: out.reason };
-    } catch (error) {
-      return { ok: false, text: errorMessage(error), sessionId: "", reason: "error" };
-    }
+  runPrompt(request: AgentRunRequest): Promise<AgentRunResult> {
+    return runPromptSession(this, this.host, request);
   }
 
   /** Per-session plugin state (survives resume), for sessions open in this process. */

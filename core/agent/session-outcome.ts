@@ -9,6 +9,7 @@ import type { ActiveSession } from "./active-session.js";
 import { overBudget, type StopReason } from "./agent-loop.js";
 import type { AgentOutcome } from "./agent-runtime.js";
 import { describeWaiting, waitingCall, type WaitingCall } from "./waiting-call.js";
+import { treeUsage } from "./tree-budget.js";
 
 /**
  * A resumed session's pinned directory comes from `session.json`, which a repository can commit:
@@ -65,6 +66,7 @@ export function outcomeOf(id: string, state: SessionState, reason: StopReason, b
     text,
     ...(message ? { message } : {}),
     usage: { ...state.usage },
+    treeUsage: treeUsage(state),
     ...(waiting
       ? {
           pendingApproval: {
@@ -82,6 +84,8 @@ export function outcomeOf(id: string, state: SessionState, reason: StopReason, b
 function budgetMessage(s: ActiveSession): string {
   const b = overBudget(s);
   if (!b) return `Stopped: a session budget is used up (see agent.budgets in keel config); continue with keel run --resume ${s.id}.`;
+  if (b.inherited)
+    return `Stopped: this sub-agent used up what its parent session had left of agent.budgets.${b.key} (${b.limit}); budgets count a session together with its sub-agents. Raise it (keel config set agent.budgets.${b.key} N) and continue with keel run --resume ${s.meta.parentSessionId ?? s.id}.`;
   return `Stopped: the session used up its budget agent.budgets.${b.key} (${b.limit}). Raise it (keel config set agent.budgets.${b.key} N) and continue with keel run --resume ${s.id}.`;
 }
 

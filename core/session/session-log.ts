@@ -22,6 +22,8 @@ export interface LoggedStateFields {
   toolSubset: string[];
   maxSteps: number;
   yes: boolean;
+  budgets: NonNullable<SessionState["budgets"]>;
+  childUsage: NonNullable<SessionState["childUsage"]>;
 }
 
 /** A pending call as logged: its arguments are read back from the assistant message that made it. */
@@ -44,6 +46,8 @@ export const LOGGED_FIELDS = [
   "toolSubset",
   "maxSteps",
   "yes",
+  "budgets",
+  "childUsage",
 ] as const satisfies readonly (keyof LoggedStateFields)[];
 
 /** Session log: a message was appended to the model-facing conversation (replayed on resume). */

@@ -106,6 +106,13 @@ export interface SessionState {
   /** Tool names visible to this session (sub-agents); undefined = all. */
   toolSubset?: string[];
   maxSteps?: number;
+  /**
+   * What the parent session had left of its budgets when this sub-agent started (a child never
+   * gets more than that; see core/agent/tree-budget.ts). Undefined for a top-level session.
+   */
+  budgets?: { maxTokens?: number; maxToolCalls?: number; maxModelCalls?: number };
+  /** The usage each sub-agent of this session last reported (its own tree total), by child session id: budgets count it. */
+  childUsage?: Record<string, Pick<SessionUsage, "modelCalls" | "toolCalls" | "inputTokens" | "outputTokens">>;
   /** Whether asks are approved for this session (a child of a `--yes` run). */
   yes?: boolean;
 }

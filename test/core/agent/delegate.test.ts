@@ -195,6 +195,58 @@ describe("delegate_agent", () => {
     expect((await sessionState(ws.root, child.childSessionId)).usage.modelCalls).toBe(3);
   });
 
+  it("agent.budgets bound a session together with its sub-agents: fanning out over children never lifts them, also after a resume", async () => {
+    const read = { toolCalls: [{ name: "read_file", arguments: { path: "a.txt" } }] };
+    const child = [read, read, read, read, { text: "child done" }];
+    const ws = makeWorkspace({
+      "a.txt": "x\n",
+      "script.json": {
+        turns: [
+          { toolCalls: [{ id: "d1", name: "delegate_agent", arguments: { prompt: "FIRST: read" } }] },
+          { toolCalls: [{ id: "d2", name: "delegate_agent", arguments: { prompt: "SECOND: read" } }] },
+          { toolCalls: [{ id: "d3", name: "delegate_agent", arguments: { prompt: "THIRD: read" } }] },
+          { text: "parent done" },
+        ],
+        byPrompt: { "FIRST:": child, "SECOND:": child, "THIRD:": child },
+      },
+      "keel.config.json": { model: "scripted:script.json", agent: { budgets: { maxToolCalls: 3 } } },
+    });
+    spaces.push(ws);
+    const reads = () =>
+      readdirSync(ws.path(".keel", "sessions"))
+        .flatMap((id) => readEvents(ws.path(".keel", "sessions", id, "events.jsonl")))
+        .filter((e) => e.type === "tool_execute" && e.tool === "read_file").length;
+    let host = await openTestHost(ws, TRUSTED);
+    let parent: string;
+    try {
+      const out = await host.service("agent-runtime")!.start({ prompt: "fan out", yes: true });
+      parent = out.sessionId;
+      // the first child gets all 3 (the parent's delegate_agent call counts once it ends) and stops there; so does the parent
+      expect(out.reason).toBe("budget");
+      expect(out.treeUsage.toolCalls).toBe(4);
+    } finally {
+      await host.close();
+    }
+    expect(reads()).toBe(3);
+    const events = readEvents(ws.path(".keel", "sessions", parent, "events.jsonl"));
+    const ends = events.filter((e) => e.type === "delegate_end") as { childSessionId: string; reason: string }[];
+    expect(ends.map((e) => e.reason)).toEqual(["budget"]);
+    const first = await sessionState(ws.root, ends[0]!.childSessionId);
+    expect(first.budgets).toEqual({ maxToolCalls: 3 });
+    const observed = (await sessionState(ws.root, parent)).messages.find((m) => m.role === "tool" && m.toolCallId === "d1")!.content;
+    expect(observed).toContain("what its parent session had left of agent.budgets.maxToolCalls (3)");
+    // What the child used is recorded in the parent's log: a resume stops at once, with no model call and no child.
+    host = await openTestHost(ws, TRUSTED);
+    try {
+      const again = await host.service("agent-runtime")!.resume(parent, { prompt: "go on", yes: true });
+      expect(again.reason).toBe("budget");
+      expect(again.usage.modelCalls).toBe(1);
+    } finally {
+      await host.close();
+    }
+    expect(reads()).toBe(3);
+  });
+
   it("enforces the depth limit of 3 and hides delegate_agent at the limit", async () => {
     const ws = makeWorkspace({
       "s.json": [{ text: "done" }, { text: "done" }, { text: "done" }, { text: "done" }],
