@@ -6,6 +6,7 @@ import type { McpServerConfig } from "../../manifests/mcp/mcp-server-config.js";
 import type { McpAuthSession } from "./mcp-auth.js";
 import { SANDBOX_CACHE_ENV } from "./server-sandbox.js";
 import { StartDeadline } from "./start-deadline.js";
+import { deliverProgressFirst } from "./progress-first.js";
 import type { StderrRing } from "./stderr-ring.js";
 
 /** Name and version keel announces in `initialize`. */
@@ -175,6 +176,7 @@ async function connectWith(
     void transport.close().catch(() => undefined);
     throw error;
   }
+  deliverProgressFirst(transport);
   const done = performance.now();
   const pid = (transport as { pid?: number | null }).pid ?? undefined;
   return { client, transport, transportKind: kind, pid, pendingScope: auth?.pendingScope, spawnMs: initStart - t0, initializeMs: done - initStart };
