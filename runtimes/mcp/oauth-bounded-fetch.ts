@@ -32,7 +32,9 @@ export function boundedOAuthFetch(base: FetchLike = fetch, limits: OAuthLimits =
     const shown = redactedUrl(url);
     const timer = new AbortController();
     const tooSlow = new OAuthResponseError(`No complete answer from ${shown} within ${timeoutMs / 1000} s; keel stopped waiting for it.`);
+    // Unref'd: an answer whose body nobody reads (a 404 during discovery) must not keep the process alive.
     const t = setTimeout(() => timer.abort(tooSlow), timeoutMs);
+    t.unref();
     const signal = init?.signal ? AbortSignal.any([init.signal, timer.signal]) : timer.signal;
     const method = (init?.method ?? (input instanceof Request ? input.method : "GET")).toUpperCase();
     let res: Response;
