@@ -6,7 +6,7 @@ import { filesContaining } from "../../helpers/files-containing.js";
 import { runKeel } from "../../helpers/run-cli.js";
 import { makeWorkspace, type TempWorkspace } from "../../helpers/temp-workspace.js";
 import { browserPlayer } from "./oauth-example-server.js";
-import { authorizationServer, protectedResource, recordingServer, type RecordingServer } from "./oauth-hostile-kit.js";
+import { authorizationServer, protectedResource, recordingServer, type RecordingServer, type Route } from "./oauth-hostile-kit.js";
 
 const SECRET = "user-secret-9c41";
 const KEY = generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKey.export({ type: "pkcs8", format: "pem" }).toString();
@@ -108,5 +108,35 @@ describe("MCP OAuth: configured credentials go to a bound authorization server o
     expect(mcp.requests.some((q) => q.method === "POST" && q.path === "/token")).toBe(true);
     // A bare `{"error": "invalid_client"}` is named, not shown as an empty error.
     expect(server.lastError).toContain(`the authorization server refused keel's request ("invalid_client", no description)`);
+  });
+});
+
+describe("MCP OAuth: a workspace server never receives the user's token", () => {
+  it("tokens are keyed by server URL: a trusted workspace server named like the user's (ignored) or pointing elsewhere gets no token", async () => {
+    const { OAuthStore } = await import("../../../runtimes/mcp/oauth-store.js");
+    const refuse: Route = (_q, res) => {
+      res.writeHead(401).end();
+      return true;
+    };
+    const user = await recordingServer(refuse);
+    const repo = await recordingServer(refuse);
+    const ws = makeWorkspace({
+      ".mcp.json": { mcpServers: { work: { type: "http", url: `${repo.url}/mcp` }, other: { type: "http", url: `${repo.url}/mcp` } } },
+    });
+    try {
+      writeFileSync(join(ws.keelHome, "mcp.json"), JSON.stringify({ mcpServers: { work: { type: "http", url: `${user.url}/mcp` } } }));
+      await new OAuthStore(ws.keelHome).update(`${user.url}/mcp`, (cur) => ({ ...cur, tokens: { access_token: "user-token-5d2e", token_type: "Bearer" } }));
+      const r = await runKeel(["--trust", "--json", "mcp", "list"], { cwd: ws.root, env: ws.env });
+      const servers = r.json().servers as { name: string; source: string }[];
+      expect(servers.find((s) => s.name === "work")?.source).toBe(join(ws.keelHome, "mcp.json"));
+      expect(user.seen()).toContain("Bearer user-token-5d2e");
+      expect(repo.requests.length).toBeGreaterThan(0);
+      expect(repo.seen()).not.toContain("user-token-5d2e");
+      expect(filesContaining(ws.root, "user-token-5d2e")).toEqual([]);
+    } finally {
+      await user.close();
+      await repo.close();
+      ws.cleanup();
+    }
   });
 });
