@@ -139,4 +139,23 @@ describe("MCP OAuth: a workspace server never receives the user's token", () => 
       ws.cleanup();
     }
   });
+
+  it("keel mcp logout of an untrusted workspace server that shares the URL of the user's server does not remove the user's login", async () => {
+    const { OAuthStore } = await import("../../../runtimes/mcp/oauth-store.js");
+    const url = "http://127.0.0.1:9/mcp";
+    const ws = makeWorkspace({ ".mcp.json": { mcpServers: { x: { type: "http", url } } } });
+    try {
+      writeFileSync(join(ws.keelHome, "mcp.json"), JSON.stringify({ mcpServers: { work: { type: "http", url } } }));
+      const store = new OAuthStore(ws.keelHome);
+      await store.update(url, (cur) => ({ ...cur, tokens: { access_token: "user-token-77", token_type: "Bearer" } }));
+      const r = await runKeel(["mcp", "logout", "x"], { cwd: ws.root, env: ws.env });
+      expect(r.exitCode).toBe(2);
+      expect(r.stderr).toContain('has the URL of your server "work"');
+      expect((await store.read(url)).tokens?.access_token).toBe("user-token-77");
+      expect((await runKeel(["mcp", "logout", "work"], { cwd: ws.root, env: ws.env })).exitCode).toBe(0);
+      expect((await store.read(url)).tokens).toBeUndefined();
+    } finally {
+      ws.cleanup();
+    }
+  });
 });
