@@ -58,6 +58,13 @@ export function describeStartError(error: unknown, timeoutMs: number): string {
   if (isStartTimeout(error))
     return `did not finish start-up within ${timeoutMs} ms (${msg}). Raise startupTimeoutMs or check that the server speaks MCP on stdout.`;
   if (/Connection closed/i.test(msg)) return `the server exited during start-up (${msg}).`;
+  if (!msg.trim()) {
+    // An OAuth error response without error_description (e.g. a bare `invalid_client`) has an empty message.
+    const oauth = (error as { errorCode?: unknown }).errorCode;
+    return typeof oauth === "string"
+      ? `the authorization server refused keel's request ("${oauth}", no description): check the server's oauth settings (clientId, its secret or key, issuer).`
+      : `start-up failed with ${(error as Error | undefined)?.name ?? "an error"} and no message.`;
+  }
   return msg;
 }
 

@@ -3,6 +3,8 @@ import type { OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { McpServerConfig } from "../../manifests/mcp/mcp-server-config.js";
 import { LOGIN_TIMEOUT_MS, LoopbackCallback } from "./loopback-callback.js";
+import { checkAuthorizationServer, IssuerBindingError } from "./issuer-binding.js";
+import { mcpTransportFetch } from "./oauth-bounded-fetch.js";
 import { oauthFetch } from "./oauth-fetch.js";
 import type { StartDeadline } from "./start-deadline.js";
 import { LoginRequiredError, StoredOAuthProvider } from "./oauth-provider.js";
@@ -49,10 +51,11 @@ export class McpAuth {
    */
   async forServer(server: McpServerConfig, deadline?: StartDeadline): Promise<McpAuthSession | undefined> {
     if (server.transport === "stdio" || !server.url) return undefined;
-    if (server.oauth?.grantType === "client_credentials") return { provider: await machineProvider(server, this.store), fetch: oauthFetch(server, this.store) };
+    if (server.oauth?.grantType === "client_credentials")
+      return { provider: await machineProvider(server, this.store), fetch: oauthFetch(server, this.store, undefined, mcpTransportFetch()) };
     if (server.oauth?.grantType === "cross_app_access") {
       const { crossAppAccessProvider } = await import("./cross-app-access.js");
-      return { provider: await crossAppAccessProvider(server, this.store), fetch: oauthFetch(server, this.store) };
+      return { provider: await crossAppAccessProvider(server, this.store), fetch: oauthFetch(server, this.store, undefined, mcpTransportFetch()) };
     }
     const own = this.openers.get(server.name);
     const openUrl = own?.openUrl ?? this.defaultOpenUrl;
@@ -61,7 +64,7 @@ export class McpAuth {
     if (!openUrl)
       return {
         provider: await StoredOAuthProvider.create(server, this.store, undefined, stored),
-        fetch: oauthFetch(server, this.store),
+        fetch: oauthFetch(server, this.store, undefined, mcpTransportFetch()),
         pendingScope: pendingScope(stored),
       };
     const fixed = server.oauth?.callbackPort;
@@ -84,18 +87,23 @@ export class McpAuth {
     return {
       provider,
       waitsForUser: true,
-      fetch: oauthFetch(server, this.store, {
-        sdk,
-        provider,
-        arm: (on) => (armed = on),
-        reset: () => cb.reset(),
-        widen: (scope) => provider.requireScope(scope),
-        waitForCode: () =>
-          wait(cb.waitForCode(timeoutMs)).catch((error: Error) => {
-            // An unfinished login leaves the server waiting for one (not failed): keep what went wrong.
-            throw Object.assign(new LoginRequiredError(error.message, { cause: error }), { reason: error.message });
-          }),
-      }),
+      fetch: oauthFetch(
+        server,
+        this.store,
+        {
+          sdk,
+          provider,
+          arm: (on) => (armed = on),
+          reset: () => cb.reset(),
+          widen: (scope) => provider.requireScope(scope),
+          waitForCode: () =>
+            wait(cb.waitForCode(timeoutMs)).catch((error: Error) => {
+              // An unfinished login leaves the server waiting for one (not failed): keep what went wrong.
+              throw Object.assign(new LoginRequiredError(error.message, { cause: error }), { reason: error.message });
+            }),
+        },
+        mcpTransportFetch(),
+      ),
     };
   }
 
@@ -110,8 +118,8 @@ export class McpAuth {
  * `client_credentials` for machines: the SDK's ClientCredentialsProvider (client_secret_basic) or
  * PrivateKeyJwtProvider (private_key_jwt), with tokens kept in the store instead of memory so one
  * token serves several keel processes. The SDK provider is made once the authorization server is
- * known, so its credentials are bound to one (`expectedIssuer`): `oauth.issuer`, else the one that
- * issued the stored token, else the one discovery found on first use (then pinned by the token).
+ * known and checked (checkAuthorizationServer: `oauth.issuer`, else the MCP server's own origin),
+ * so its credentials are bound to that one issuer (`expectedIssuer`) and never reach another.
  */
 async function machineProvider(server: McpServerConfig, store: OAuthStore): Promise<OAuthClientProvider> {
   const ext = await import("@modelcontextprotocol/sdk/client/auth-extensions.js");
@@ -121,8 +129,9 @@ async function machineProvider(server: McpServerConfig, store: OAuthStore): Prom
   let inner: OAuthClientProvider | undefined;
   const sdk = (): OAuthClientProvider => {
     if (inner) return inner;
-    const issuer = o.issuer ?? tokens?.issuer ?? discovered;
-    const common = { clientId: o.clientId!, scope: o.scope, clientName: o.clientName ?? "keel", ...(issuer ? { expectedIssuer: issuer } : {}) };
+    const issuer = o.issuer ?? discovered;
+    if (!issuer) throw new IssuerBindingError(`MCP server "${server.name}": no authorization server was discovered yet; keel sent no credentials.`);
+    const common = { clientId: o.clientId!, scope: o.scope, clientName: o.clientName ?? "keel", expectedIssuer: issuer };
     inner = o.privateKey
       ? new ext.PrivateKeyJwtProvider({ ...common, privateKey: o.privateKey, algorithm: o.algorithm ?? "RS256" })
       : new ext.ClientCredentialsProvider({ ...common, clientSecret: o.clientSecret ?? "" });
@@ -147,6 +156,7 @@ async function machineProvider(server: McpServerConfig, store: OAuthStore): Prom
     codeVerifier: () => sdk().codeVerifier(),
     prepareTokenRequest: (scope) => sdk().prepareTokenRequest?.(scope),
     saveDiscoveryState: (state) => {
+      checkAuthorizationServer(server, state);
       discovered = state.authorizationServerUrl;
     },
     ...(o.privateKey ? { addClientAuthentication: (headers, params, url, metadata) => sdk().addClientAuthentication!(headers, params, url, metadata) } : {}),

@@ -5,6 +5,7 @@ import { MCP_AUTH_SERVICE, MCP_SERVICE } from "./index.js";
 import { LOGIN_TIMEOUT_MS } from "./loopback-callback.js";
 import type { McpAuth } from "./mcp-auth.js";
 import type { McpConnection } from "./mcp-connection.js";
+import { normalizeUrl } from "./oauth-store.js";
 
 /**
  * `keel mcp login NAME [--no-browser] [--timeout SECONDS]`: the OAuth authorization-code flow for an HTTP/SSE server.
@@ -50,6 +51,15 @@ export async function mcpLogoutCommand(ctx: CliContext, name: string): Promise<v
   await ctx.withHost(
     async (host) => {
       const { conn, auth } = requireOAuthServer(host, name, false);
+      // Tokens are kept per URL: an untrusted server sharing a trusted one's URL must not delete that one's login.
+      const manager = host.service(MCP_SERVICE)!;
+      const owner = manager.isTrusted(conn)
+        ? undefined
+        : manager.connections.find((c) => c !== conn && c.config.url && normalizeUrl(c.config.url) === normalizeUrl(conn.config.url!) && manager.isTrusted(c));
+      if (owner)
+        throw new UsageError(
+          `MCP server "${conn.name}" (${conn.config.origin.file}) is not trusted and has the URL of your server "${owner.name}" (${owner.config.origin.file}); logging it out would remove ${owner.name}'s login. To do that, run \`keel mcp logout ${owner.name}\`.`,
+        );
       const file = auth.store.fileFor(conn.config.url!);
       const removed = await auth.store.remove(conn.config.url!);
       const what = [removed.tokens && "tokens", removed.client && "client registration"].filter(Boolean).join(" and ");

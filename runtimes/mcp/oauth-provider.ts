@@ -1,6 +1,7 @@
 import type { OAuthClientProvider, OAuthDiscoveryState } from "@modelcontextprotocol/sdk/client/auth.js";
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import type { McpServerConfig } from "../../manifests/mcp/mcp-server-config.js";
+import { checkAuthorizationServer } from "./issuer-binding.js";
 import { type OAuthRecord, type OAuthStore, pendingScope, scopeUnion } from "./oauth-store.js";
 
 /** Thrown (inside the SDK's `auth()`) when a server needs a login that this process may not start: the server goes to `needs_login`. */
@@ -159,14 +160,19 @@ export class StoredOAuthProvider implements OAuthClientProvider {
     });
   }
 
-  /** Caches discovery (authorization server and its metadata) with the tokens. */
+  /** Caches discovery (authorization server and its metadata) with the tokens, once checkAuthorizationServer accepts it (a configured secret goes to its bound issuer only). */
   async saveDiscoveryState(state: OAuthDiscoveryState): Promise<void> {
+    checkAuthorizationServer(this.server, state);
     await this.save({ discovery: state });
   }
 
-  /** The cached discovery result. Non-interactive without a refresh token: LoginRequiredError before any discovery request (nothing to gain from it). */
+  /**
+   * The cached discovery result, checked like a fresh one (it may predate `oauth.issuer`).
+   * Non-interactive without a refresh token: LoginRequiredError before any discovery request (nothing to gain from it).
+   */
   discoveryState(): OAuthDiscoveryState | undefined {
     if (!this.interactive && !this.record.tokens?.refresh_token) throw this.loginRequired();
+    if (this.record.discovery?.authorizationServerUrl) checkAuthorizationServer(this.server, this.record.discovery);
     return this.record.discovery;
   }
 
