@@ -149,7 +149,14 @@ async function prompt(step: Extract<WorkflowStep, { kind: "prompt" }>, ctx: Step
       value: { ok: false, content: how, data: null, code: "precondition_failed" },
     };
   }
-  const result = await agent.runPrompt({ prompt: text.value, cwd: ctx.run.cwd, signal: ctx.signal, yes: ctx.run.yes, parentSessionId: ctx.run.sessionId });
+  const result = await agent.runPrompt({
+    prompt: text.value,
+    cwd: ctx.run.cwd,
+    signal: ctx.signal,
+    yes: ctx.run.yes,
+    parentSessionId: ctx.run.sessionId,
+    tools: boundTools(ctx.host, ctx.run.toolBound),
+  });
   const code = result.ok ? "ok" : result.reason === "cancelled" ? "cancelled" : "execution_failed";
   return {
     record: {
@@ -183,6 +190,11 @@ function fromObservation(obs: Observation, label: string, tool: string, rendered
     },
     value: { ok: obs.ok, content, data: obs.data, code: obs.code },
   };
+}
+
+/** The names of the registry's tools `bound` admits, for a model run a step starts; undefined without a bound. */
+export function boundTools(host: Host, bound: RunContext["toolBound"]): string[] | undefined {
+  return bound ? host.registry.listing().flatMap((t) => (bound(t.name) ? [t.name] : [])) : undefined;
 }
 
 /** The first `SUMMARY_CHARS` characters of a text, marked when cut. */

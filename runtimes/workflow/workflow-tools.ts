@@ -82,6 +82,7 @@ export function workflowTools(service: WorkflowService): ToolDefinition[] {
             approver: ctx.run.approver,
             sessionAllow: ctx.run.sessionAllow,
             sessionId: ctx.sessionId,
+            ...(ctx.run.toolBound ? { toolBound: ctx.run.toolBound } : {}),
             origin: "tool",
             cwd: ctx.cwd,
             stack,
