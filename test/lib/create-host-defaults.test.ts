@@ -1,6 +1,7 @@
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { callTool, createHost, UsageError, type Host } from "../../lib/index.js";
+import { assembleHost } from "../../lib/create-host.js";
 import { HAS_TMUX, startTerminal, type Terminal } from "../helpers/tmux.js";
 import { makeWorkspace, type TempWorkspace } from "../helpers/temp-workspace.js";
 import { upstreamManifest } from "../runtimes/serve/serve-test-kit.js";
@@ -52,6 +53,18 @@ describe("createHost: the defaults an embedding program gets restrict", () => {
     await host.close();
     host = await createHost({ cwd: ws.root, env });
     expect(host.trusted).toBe(true);
+  });
+
+  it("a host opened for keel trust's review (reviewTrust, keel's own option) runs none of the workspace's workflows or shell lines", async () => {
+    ws = makeWorkspace({
+      ".claw-workflows.json": { workflows: [{ name: "touch", steps: [{ run: "touch ran.txt" }] }] },
+      ".claude/commands/sh.md": "---\nallowed-tools: Bash(touch:*)\n---\nRan !`touch cmd.txt` here.\n",
+    });
+    host = await assembleHost({ cwd: ws.root, env: ws.env, reviewTrust: true, yes: true });
+    expect(await callTool(host, "workflow_run", { workflow_name: "touch" })).toMatchObject({ ok: false, code: "permission_denied" });
+    const expanded = await host.service("prompt-commands")!.expand("/sh", { yes: true });
+    expect(expanded?.prompt).toMatch(/not trusted/);
+    expect(ws.exists("ran.txt") || ws.exists("cmd.txt")).toBe(false);
   });
 
   it.skipIf(!HAS_TMUX)("never asks an MCP server's question on the terminal it runs on: declined unless the program passes elicit", async () => {
