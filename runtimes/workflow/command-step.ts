@@ -39,7 +39,7 @@ export async function runCommandStep(step: CommandStep, ctx: StepContext): Promi
     signal: ctx.signal,
     yes: ctx.run.yes,
     parentSessionId: ctx.run.sessionId,
-    tools: boundTools(ctx.host, ctx.run.toolBound),
+    tools: boundTools(ctx.host, ctx.run),
   });
   const code = result.ok ? "ok" : result.reason === "cancelled" ? "cancelled" : "execution_failed";
   const excerpt = result.text.length > 500 ? `${result.text.slice(0, 500)}…` : result.text;

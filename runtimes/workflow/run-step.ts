@@ -155,7 +155,7 @@ async function prompt(step: Extract<WorkflowStep, { kind: "prompt" }>, ctx: Step
     signal: ctx.signal,
     yes: ctx.run.yes,
     parentSessionId: ctx.run.sessionId,
-    tools: boundTools(ctx.host, ctx.run.toolBound),
+    tools: boundTools(ctx.host, ctx.run),
   });
   const code = result.ok ? "ok" : result.reason === "cancelled" ? "cancelled" : "execution_failed";
   return {
@@ -192,9 +192,14 @@ function fromObservation(obs: Observation, label: string, tool: string, rendered
   };
 }
 
-/** The names of the registry's tools `bound` admits, for a model run a step starts; undefined without a bound. */
-export function boundTools(host: Host, bound: RunContext["toolBound"]): string[] | undefined {
-  return bound ? host.registry.listing().flatMap((t) => (bound(t.name) ? [t.name] : [])) : undefined;
+/**
+ * The tools a model run a step starts may use: the registry's tools `run.toolBound` admits; undefined
+ * without a bound, or when the run is a calling session's (its own tool subset bounds it, and its
+ * menu's visibility would also leave out the MCP tools it has not discovered yet).
+ */
+export function boundTools(host: Host, run: RunContext): string[] | undefined {
+  const bound = run.toolBound;
+  return bound && !run.sessionId ? host.registry.listing().flatMap((t) => (bound(t.name) ? [t.name] : [])) : undefined;
 }
 
 /** The first `SUMMARY_CHARS` characters of a text, marked when cut. */
