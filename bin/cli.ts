@@ -42,10 +42,10 @@ export async function main(argv: string[], io: CliIO = processIO()): Promise<num
     interrupt: () => controller.abort(),
     async openHost(extra?: Partial<HostOptions>): Promise<Host> {
       const g = globals();
-      // The CLI is built on the library's createHost (`import { createHost } from "keel"`).
-      const { createHost } = await import("../lib/create-host.js");
+      // The CLI is built on the library's assembleHost, which `createHost` (`import { createHost } from "keel"`) wraps.
+      const { assembleHost } = await import("../lib/create-host.js");
       // No MCP server starts unless the command asks for the ones it needs (`extra.startServers`).
-      return createHost({
+      return assembleHost({
         cwd: g.cwd,
         env: io.env,
         trust: g.trust,

@@ -231,6 +231,12 @@ export interface RunContext {
   approver?: Approver;
   /** When set, only these tool names are visible (sub-agents, tool search). */
   isVisible?: (name: string) => boolean;
+  /**
+   * When set, what this call starts in turn may use only these tools: a workflow's prompt steps and
+   * prompt commands (their model turns, and a command's shell lines and `@file`s) run with them alone.
+   * `keel mcp serve --tools` sets its served tools. The workflow's own tool and `run` steps are not bounded.
+   */
+  toolBound?: (name: string) => boolean;
   sessionId?: string;
   /** Who is calling (recorded in `tool_intent` events). */
   origin?: CallOrigin;

@@ -1,29 +1,65 @@
-import { agentPlugin, builtinTools, Host, sinkWithEmit, type EventSink, type HostOptions, type KeelEvent, type KeelPlugin } from "../core/index.js";
+import { agentPlugin, builtinTools, Host, sinkWithEmit, UsageError, type EventSink, type HostOptions, type KeelEvent, type KeelPlugin } from "../core/index.js";
 import { pluginRuntimes } from "../plugins/index.js";
 import { defaultRuntimes } from "../runtimes/index.js";
 import { toApprover, type ApproverLike } from "./approver.js";
 
+/** What only keel's own commands may set: `config` replaces every config file (your `$KEEL_HOME` deny rules too), `reviewTrust` reads an untrusted workspace's config as trusted. */
+const INTERNAL_OPTIONS = ["config", "reviewTrust"] as const;
+
 /**
- * Options of `createHost`: a working directory and everything `HostOptions` takes (`env`, `trust`,
- * `yes`, `permissions`, `model`, `onEvent`, `events`, `notice`, `startServers`), plus an approver
- * given as an object or a function, and in-process plugins.
+ * Options of `createHost`: a working directory and what `HostOptions` takes (`env`, `trust`, `yes`,
+ * `permissions`, `model`, `elicit`, `onEvent`, `events`, `notice`, `progress`, `startServers`), plus an
+ * approver given as an object or a function, and in-process plugins. Not `config` or `reviewTrust`.
  */
-export interface CreateHostOptions extends Omit<HostOptions, "approver"> {
+export interface CreateHostOptions extends Omit<HostOptions, "approver" | (typeof INTERNAL_OPTIONS)[number]> {
   /** Answers calls that need approval (a permission `ask`); without one (and without `yes`) such a call ends with `approval_required`. */
   approver?: ApproverLike;
   /** In-process plugins (`{ name, apply(host) }`) applied after keel's own runtimes and before the agent loop. */
   plugins?: KeelPlugin[];
 }
 
+/** Options of `assembleHost`: `createHost`'s, and every `HostOptions` field (keel's own commands and tests). */
+export interface AssembleHostOptions extends Omit<HostOptions, "approver"> {
+  approver?: ApproverLike;
+  plugins?: KeelPlugin[];
+}
+
 /**
- * Opens a keel host on a directory, assembled as the `keel` CLI assembles it (the CLI calls this
- * function): built-in tools, the plugin runtime (manifests and trusted code plugins), every domain
+ * Opens a keel host on a directory for a program (`import { createHost } from "keel"`), with the
+ * defaults that restrict: the workspace is untrusted unless `trust: true`, your `keel trust` record or
+ * `KEEL_TRUST=1` in `env` says otherwise (an explicit `trust: false` ignores `KEEL_TRUST`); nothing is
+ * approved without `yes` or an approver; your `$KEEL_HOME` config (deny rules included) always applies;
+ * an MCP server's question is declined unless `elicit` answers it (keel never reads the terminal on its
+ * own). Throws `UsageError` for `config` or `reviewTrust` (keel's own options), `ManifestError` for
+ * invalid config; plugin problems are `host.diagnostics`. The caller must `close()` the host.
+ */
+export async function createHost(options: CreateHostOptions): Promise<Host> {
+  for (const name of INTERNAL_OPTIONS)
+    if ((options as object as Record<string, unknown>)[name] !== undefined)
+      throw new UsageError(
+        name === "config"
+          ? "createHost does not take `config`: it would replace every config file, the deny rules of your $KEEL_HOME/config.json included. Pass `permissions` and `model`, or put settings in $KEEL_HOME/config.json (point `env.KEEL_HOME` at another folder for a config of the program's own)."
+          : "createHost does not take `reviewTrust` (keel trust's own review, which reads an untrusted workspace's config as trusted). Open the host without it; `host.trustItems` lists what the workspace declares.",
+      );
+  const env = options.env ?? process.env;
+  return assembleHost({
+    ...options,
+    // `trust: false` is the program's decision: a KEEL_TRUST left in its environment does not overrule it (nor reach hooks).
+    ...(options.trust === false && env.KEEL_TRUST !== undefined ? { env: withoutTrust(env) } : {}),
+    // An MCP server's question is the program's to answer: never asked on the terminal keel happens to run on.
+    elicit: options.elicit ?? Object.assign(async () => ({ action: "decline" as const }), { waitsForUser: false }),
+  });
+}
+
+/**
+ * Opens a keel host on a directory, assembled as the `keel` CLI assembles it (the CLI and `createHost`
+ * call this function): built-in tools, the plugin runtime (manifests and trusted code plugins), every domain
  * runtime and the caller's `plugins` applied (built-in features are plugins too), then the agent
  * loop, then tools registered. Heavy parts (schemas, MCP servers, the session machinery) load on
  * first use. Throws `ManifestError` for invalid config; plugin problems are `host.diagnostics`.
  * The caller must `close()` the host.
  */
-export async function createHost(options: CreateHostOptions): Promise<Host> {
+export async function assembleHost(options: AssembleHostOptions): Promise<Host> {
   const { plugins = [], approver, ...rest } = options;
   // A sink of the caller's own does not call `onEvent`: forward its events too.
   const events = rest.events && rest.onEvent ? forwardingSink(rest.events, rest.onEvent) : rest.events;
@@ -56,4 +92,10 @@ function forwardingSink(sink: EventSink, listener: (event: KeelEvent) => void): 
       // a listener only watches
     }
   });
+}
+
+/** `env` without `KEEL_TRUST`. */
+function withoutTrust(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const { KEEL_TRUST: _trust, ...rest } = env;
+  return rest;
 }

@@ -16,7 +16,7 @@ export function commandMayRunShell(host: Host, cmd: PromptCommand): boolean {
 /** Why a command's shell lines may not run, or undefined when they may. */
 function shellRefusal(host: Host, cmd: PromptCommand): string | undefined {
   if (cmd.level === "user") return undefined;
-  if (!host.trusted) return "this workspace is not trusted, so its commands run no shell lines (keel trust, or --trust)";
+  if (!host.trusted || host.options.reviewTrust) return "this workspace is not trusted, so its commands run no shell lines (keel trust, or --trust)";
   if (cmd.syntax === "claude" && cmd.allowedTools?.length && host.service("workflows")?.allowedToolsApproved(cmd) === false)
     return "its allowed-tools were added or changed since this workspace was trusted: review them with `keel trust` (or pass --trust)";
   return undefined;

@@ -8,7 +8,8 @@ export type ElicitationPolicy = "decline" | "cancel" | "ask";
 /**
  * The default elicitor. Without a configured policy, or with `ask`, it asks with `ask` (the host's
  * prompt, e.g. `keel chat`'s) or, when stdin and stderr are TTYs, on the terminal (each field, Enter
- * keeps the default) and declines otherwise; `decline` and `cancel` answer so without asking.
+ * keeps the default) and declines otherwise; `decline` and `cancel` answer so without asking. It
+ * waits for a person unless it answers without asking, or `ask` says it asks no one (`waitsForUser: false`).
  * URL-mode elicitations are declined.
  */
 export function policyElicitor(policy?: ElicitationPolicy, interactive = Boolean(process.stdin.isTTY && process.stderr.isTTY), ask?: Elicitor): Elicitor {
@@ -20,7 +21,8 @@ export function policyElicitor(policy?: ElicitationPolicy, interactive = Boolean
     const { ttyElicitor } = await import("../../core/cli/index.js");
     return ttyElicitor(process.stdin, process.stderr)(req, signal);
   };
-  elicitor.waitsForUser = interactive && policy !== "cancel" && policy !== "decline";
+  // An `ask` that says it asks no one (`waitsForUser: false`, createHost's default) leaves tool timeouts as they are.
+  elicitor.waitsForUser = interactive && policy !== "cancel" && policy !== "decline" && ask?.waitsForUser !== false;
   return elicitor;
 }
 

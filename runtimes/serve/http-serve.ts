@@ -4,6 +4,7 @@ import type { AddressInfo } from "node:net";
 import type { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { createLimitedServer, DEFAULT_HTTP_LIMITS, type HttpLimits } from "./http-limits.js";
 import { IdleSessions } from "./idle-sessions.js";
+import { readOpeningRequest, type OpeningChecks } from "./opening-request.js";
 import type { ServeHub } from "./serve-hub.js";
 import { createServeSession, type loadServerSdk } from "./serve-session.js";
 
@@ -50,12 +51,17 @@ export function isLoopback(host: string): boolean {
  * loopback), or whose browser `Origin` is not one of those hosts, gets 403 first (DNS rebinding; the
  * SDK's own check for this is deprecated in favour of the server's).
  * A session with no request for `sessionIdleSeconds` is closed; its id then gets the spec's 404.
- * At most `maxSessions` live at once: a new session closes the one idle longest (its client gets
+ * At most `maxSessions` live at once: a new session (a real `initialize` request, read before anything
+ * is closed for it) closes the one idle longest (its client gets
  * 404 and initializes again, as after expiry), or, when every session has a request in flight or an
  * open stream, is refused with 503. Slow clients are cut off by `limits` (`createLimitedServer`).
  */
 export async function serveHttp(sdk: Awaited<ReturnType<typeof loadServerSdk>>, hub: ServeHub, opts: HttpServeOptions): Promise<HttpEndpoint> {
-  const { StreamableHTTPServerTransport } = await import("@modelcontextprotocol/sdk/server/streamableHttp.js");
+  const [{ StreamableHTTPServerTransport }, { isJsonContentType }] = await Promise.all([
+    import("@modelcontextprotocol/sdk/server/streamableHttp.js"),
+    import("@modelcontextprotocol/sdk/shared/mediaType.js"),
+  ]);
+  const checks: OpeningChecks = { isInitializeRequest: sdk.isInitializeRequest, isJsonContentType };
   const transports = new Map<string, StreamableHTTPServerTransport>();
   const idleSeconds = opts.sessionIdleSeconds ?? DEFAULT_SESSION_IDLE_SECONDS;
   const idle = new IdleSessions(idleSeconds * 1000);
@@ -89,6 +95,10 @@ export async function serveHttp(sdk: Awaited<ReturnType<typeof loadServerSdk>>, 
     }
     if (sessionId !== undefined) return reply(res, 404, "Unknown or expired MCP session: initialize a new one.");
     if (req.method !== "POST") return reply(res, 400, "No MCP session: start one with an initialize request (POST).");
+    // Only a request that will open a session may close another: read it first (the transport refuses the rest).
+    const opened = await readOpeningRequest(req, checks);
+    if ("refused" in opened) return reply(res, opened.refused.status, opened.refused.message, opened.refused.code);
+    if (!opened.initialize) return openSession(req, res, opened.body);
     // Evicting an idle session keeps a client that never sends DELETE (a new session per task) working, with bounded memory.
     while (transports.size + opening >= maxSessions)
       if (!(await idle.evictIdlest()))
@@ -97,10 +107,11 @@ export async function serveHttp(sdk: Awaited<ReturnType<typeof loadServerSdk>>, 
           503,
           `keel mcp serve already has ${maxSessions} sessions, each with a request in flight or an open stream: end one (DELETE its session) or restart keel mcp serve with a higher --max-sessions.`,
         );
-    return openSession(req, res);
+    return openSession(req, res, opened.body);
   };
 
-  const openSession = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+  /** Hands the request to a new transport (`body`: already read from it, parsed). */
+  const openSession = async (req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> => {
     // Counted in `opening` until it is a session in `transports` (or turns out not to be one).
     let pending = true;
     const settled = () => {
@@ -132,7 +143,7 @@ export async function serveHttp(sdk: Awaited<ReturnType<typeof loadServerSdk>>, 
     const server = createServeSession(sdk, hub);
     try {
       await server.connect(transport);
-      await transport.handleRequest(req, res);
+      await transport.handleRequest(req, res, body);
     } finally {
       settled();
     }
@@ -184,7 +195,7 @@ function foreignHostOrOrigin(req: IncomingMessage, allowedHosts: readonly string
   return undefined;
 }
 
-function reply(res: ServerResponse, status: number, message: string): void {
+function reply(res: ServerResponse, status: number, message: string, code = -32000): void {
   res.writeHead(status, { "Content-Type": "application/json" });
-  res.end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message }, id: null }));
+  res.end(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }));
 }

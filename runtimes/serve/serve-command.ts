@@ -68,7 +68,8 @@ export async function mcpServeCommand(ctx: CliContext, opts: ServeCommandOptions
   live.onChange(() => {
     if (live.host !== armed) watcher.rearm((armed = live.host));
   });
-  const hub = new ServeHub(live, { served: toolFilter(opts.tools), notice, version: keelVersion() });
+  const served = toolFilter(opts.tools);
+  const hub = new ServeHub(live, { served, ...(opts.tools?.length ? { bound: served } : {}), notice, version: keelVersion() });
   for (const d of live.host.diagnostics.items.filter((d) => d.severity === "error")) notice(`keel mcp serve: ${d.source}: ${d.message}`);
   let endpoint: HttpEndpoint | undefined;
   try {

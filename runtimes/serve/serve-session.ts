@@ -65,7 +65,11 @@ export function createServeSession(sdk: Sdk, hub: ServeHub): Server {
     const tool = hub.tool(request.params.name);
     if (!tool)
       throw new sdk.McpError(sdk.ErrorCode.InvalidParams, `Unknown tool "${request.params.name}". List the tools (tools/list) for the names keel serves.`);
-    const obs = await hub.live.use((host) => host.runTool(tool.intent(request.params.arguments ?? {}), runContext(host, extra)));
+    // A served workflow's prompt steps and prompt commands get the served tools only, as prompts/get's do.
+    const bound = hub.settings.bound;
+    const obs = await hub.live.use((host) =>
+      host.runTool(tool.intent(request.params.arguments ?? {}), { ...runContext(host, extra), ...(bound ? { toolBound: bound } : {}) }),
+    );
     if (obs.code !== "approval_required") return observationResult(obs);
     // The pipeline's advice (--yes, a terminal prompt) is for the CLI: a client gets what it can do.
     const cut = obs.content.indexOf("Nothing was executed.");

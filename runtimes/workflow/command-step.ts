@@ -1,5 +1,5 @@
 import type { CommandStep } from "../../manifests/workflow/workflow-schema.js";
-import type { StepContext, StepOutcome } from "./run-step.js";
+import { boundTools, type StepContext, type StepOutcome } from "./run-step.js";
 
 /** Most characters of a rendered prompt kept in the run record. */
 const RECORDED_CHARS = 2000;
@@ -19,7 +19,9 @@ export async function runCommandStep(step: CommandStep, ctx: StepContext): Promi
     import("../commands/command-deps.js"),
     import("../commands/expand-prompt.js"),
   ]);
-  const rendered = await renderCommand(cmd, args, commandRenderDeps(ctx.host, cmd, { ...ctx.run, signal: ctx.signal }));
+  // Under a bound (keel mcp serve --tools) the shell lines and @files need their tools within it, as for prompts/get.
+  const bound = ctx.run.toolBound;
+  const rendered = await renderCommand(cmd, args, commandRenderDeps(ctx.host, cmd, { ...ctx.run, signal: ctx.signal, ...(bound ? { isVisible: bound } : {}) }));
   const recorded = rendered.text.length > RECORDED_CHARS ? `${rendered.text.slice(0, RECORDED_CHARS)}…` : rendered.text;
   const agent = ctx.host.service("agent");
   if (!agent) {
@@ -37,6 +39,7 @@ export async function runCommandStep(step: CommandStep, ctx: StepContext): Promi
     signal: ctx.signal,
     yes: ctx.run.yes,
     parentSessionId: ctx.run.sessionId,
+    tools: boundTools(ctx.host, ctx.run),
   });
   const code = result.ok ? "ok" : result.reason === "cancelled" ? "cancelled" : "execution_failed";
   const excerpt = result.text.length > 500 ? `${result.text.slice(0, 500)}…` : result.text;

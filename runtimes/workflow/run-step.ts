@@ -149,7 +149,14 @@ async function prompt(step: Extract<WorkflowStep, { kind: "prompt" }>, ctx: Step
       value: { ok: false, content: how, data: null, code: "precondition_failed" },
     };
   }
-  const result = await agent.runPrompt({ prompt: text.value, cwd: ctx.run.cwd, signal: ctx.signal, yes: ctx.run.yes, parentSessionId: ctx.run.sessionId });
+  const result = await agent.runPrompt({
+    prompt: text.value,
+    cwd: ctx.run.cwd,
+    signal: ctx.signal,
+    yes: ctx.run.yes,
+    parentSessionId: ctx.run.sessionId,
+    tools: boundTools(ctx.host, ctx.run),
+  });
   const code = result.ok ? "ok" : result.reason === "cancelled" ? "cancelled" : "execution_failed";
   return {
     record: {
@@ -183,6 +190,16 @@ function fromObservation(obs: Observation, label: string, tool: string, rendered
     },
     value: { ok: obs.ok, content, data: obs.data, code: obs.code },
   };
+}
+
+/**
+ * The tools a model run a step starts may use: the registry's tools `run.toolBound` admits; undefined
+ * without a bound, or when the run is a calling session's (its own tool subset bounds it, and its
+ * menu's visibility would also leave out the MCP tools it has not discovered yet).
+ */
+export function boundTools(host: Host, run: RunContext): string[] | undefined {
+  const bound = run.toolBound;
+  return bound && !run.sessionId ? host.registry.listing().flatMap((t) => (bound(t.name) ? [t.name] : [])) : undefined;
 }
 
 /** The first `SUMMARY_CHARS` characters of a text, marked when cut. */

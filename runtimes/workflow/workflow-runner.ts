@@ -16,6 +16,8 @@ export interface WorkflowRunOptions {
   approver?: Approver;
   sessionAllow?: Set<string>;
   sessionId?: string;
+  /** The tools its prompt steps and prompt commands may use (see `RunContext.toolBound`); unset: no bound beyond the calling session's. */
+  toolBound?: (name: string) => boolean;
   /** Who started it: `cli`, `tool`, ... */
   origin?: string;
   /** Run in a fresh managed worktree even if the workflow does not ask for one (value: onFinish). */
@@ -106,6 +108,7 @@ export async function runWorkflow(env: RunnerEnv, wf: WorkflowDefinition, opts: 
     approver: opts.approver,
     sessionAllow: opts.sessionAllow,
     sessionId: opts.sessionId,
+    ...(opts.toolBound ? { toolBound: opts.toolBound } : {}),
     origin: `workflow:${stack.join(">")}`,
     ...(cwd ? { cwd } : {}),
   };

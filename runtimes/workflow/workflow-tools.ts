@@ -1,4 +1,4 @@
-import { type ToolDefinition, ToolError, UsageError } from "../../core/index.js";
+import { type RunContext, type ToolDefinition, ToolError, UsageError } from "../../core/index.js";
 import { defineTool } from "../../core/index.js";
 import type { WorkflowService } from "./workflow-service.js";
 
@@ -82,6 +82,7 @@ export function workflowTools(service: WorkflowService): ToolDefinition[] {
             approver: ctx.run.approver,
             sessionAllow: ctx.run.sessionAllow,
             sessionId: ctx.sessionId,
+            ...callerBound(ctx.run),
             origin: "tool",
             cwd: ctx.cwd,
             stack,
@@ -111,4 +112,14 @@ function known(service: WorkflowService, name: string) {
     if (error instanceof UsageError) throw new ToolError(error.message, "precondition_failed");
     throw error;
   }
+}
+
+/**
+ * What the run may start in turn (its prompt steps' and prompt commands' models, a command's shell
+ * lines and `@file`s): within the caller's bound and, for a model's call, within its tool menu too.
+ */
+function callerBound(run: RunContext): { toolBound?: (name: string) => boolean } {
+  const { toolBound, isVisible } = run;
+  if (!toolBound && !isVisible) return {};
+  return { toolBound: (name) => (toolBound?.(name) ?? true) && (isVisible?.(name) ?? true) };
 }

@@ -6,10 +6,11 @@ import type { WorkflowDefinition } from "../../manifests/workflow/workflow-schem
  * workspace (its files, `.keel/workflows/`, or a workspace plugin) and the workspace is untrusted.
  * User-level workflows (user-level plugins) never need trust. A prompt command does not either: its
  * text reaches the model only when you invoke it by name (like AGENTS.md, it widens nothing), and
- * its shell lines run only from trusted sources (commandMayRunShell).
+ * its shell lines run only from trusted sources (commandMayRunShell). A host opened for `keel trust`'s
+ * review reads the workspace as trusted, but runs none of it.
  */
 export function workflowNeedsTrust(host: Host, wf: WorkflowDefinition): boolean {
-  return !host.trusted && !wf.origin.userLevel && wf.origin.kind !== "command";
+  return (!host.trusted || host.options.reviewTrust === true) && !wf.origin.userLevel && wf.origin.kind !== "command";
 }
 
 /**

@@ -195,6 +195,30 @@ describe("keel mcp serve --http --max-sessions", () => {
     expect((await post(server.url, on(auth, c), LIST)).status).toBe(200);
   });
 
+  it("closes an idle session only for a real initialize: a POST without a session id that is not one leaves it alone", async () => {
+    ws = serveWorkspace();
+    server = await startHttp(ws, ["--max-sessions", "1"]);
+    const auth = { Authorization: `Bearer ${server.token}` };
+    const a = await initialize(server.url, auth);
+    const init = JSON.parse(INITIALIZE) as object;
+    const notOpening: [Record<string, string>, string, number][] = [
+      [auth, LIST, 400],
+      [auth, "not json", 400],
+      [auth, JSON.stringify([init, { ...init, id: 2 }]), 400],
+      [{ ...auth, Accept: "application/json" }, INITIALIZE, 406],
+      [{ ...auth, "Content-Type": "text/plain" }, INITIALIZE, 415],
+      [auth, " ".repeat(4 * 1024 * 1024 + 1), 413],
+    ];
+    for (const [headers, body, status] of notOpening) expect((await post(server.url, headers, body)).status).toBe(status);
+    expect((await post(server.url, on(auth, a), LIST)).status).toBe(200);
+    expect(server.stderr()).not.toContain("closed to make room");
+    // A real one (also as a batch of one) still makes room.
+    const b = await post(server.url, auth, JSON.stringify([init]));
+    expect(b.status).toBe(200);
+    await waitFor(() => server!.stderr().includes(`session ${a} closed to make room for a new one (--max-sessions 1)`));
+    expect((await post(server.url, on(auth, b.headers["mcp-session-id"] as string), LIST)).status).toBe(200);
+  });
+
   it("holds the limit when many clients initialize at once: each gets a session or 503, and at most the limit stay live", async () => {
     ws = serveWorkspace();
     server = await startHttp(ws, ["--max-sessions", "2"]);

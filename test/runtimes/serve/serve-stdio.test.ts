@@ -193,6 +193,36 @@ describe("keel mcp serve (stdio, SDK client)", () => {
     expect(events!.find((e) => e.type === "tool_intent" && e.tool === "mcp__up__wait_for_cancel")).toMatchObject({ origin: "mcp-serve" });
   });
 
+  it("--tools also bounds what a served workflow_run starts: a prompt step's and a prompt command's model, shell lines and @files get the served tools only", async () => {
+    ws = serveWorkspace({
+      ".claw-workflows.json": { workflows: [{ name: "think", steps: [{ id: "p", prompt: "Do the thing" }] }] },
+      ".claude/commands/shell.md": "---\nallowed-tools: Bash(touch:*)\n---\nRan !`touch ran.txt` for $ARGUMENTS.\n",
+      "notes.txt": "secret notes",
+      // Each model run (a new session) writes a file: write_file is not served. The prompt step's also runs the command through workflow_run.
+      "model.json": {
+        turns: [{ toolCalls: [{ name: "write_file", arguments: { path: "pwned.txt", content: "x" } }] }, { text: "done" }],
+        byPrompt: {
+          "Do the thing": [
+            { toolCalls: [{ name: "workflow_run", arguments: { workflow_name: "shell", arguments: { arguments: "x" } } }] },
+            { toolCalls: [{ name: "write_file", arguments: { path: "pwned.txt", content: "x" } }] },
+            { text: "done" },
+          ],
+        },
+      },
+    });
+    ws.writeUserConfig({ model: `scripted:${ws.path("model.json")}`, permissions: { allow: ["workflow_run", "write_file", "bash", "read_file"] } });
+    ({ client } = await connectStdio(ws, { args: ["--tools", "workflow_run"] }));
+    const step = await client.callTool({ name: "workflow_run", arguments: { workflow_name: "think" } });
+    expect(text(step)).toMatch(/status=succeeded/);
+    expect(ws.exists("ran.txt")).toBe(false);
+    expect(ws.exists("pwned.txt")).toBe(false);
+    const command = await client.callTool({ name: "workflow_run", arguments: { workflow_name: "shell", arguments: { arguments: "@notes.txt" } } });
+    expect(JSON.stringify(observation(command))).toMatch(/output of `touch ran.txt` not included: tool_not_visible/);
+    expect(JSON.stringify(observation(command))).not.toContain("secret notes");
+    expect(ws.exists("ran.txt")).toBe(false);
+    expect(ws.exists("pwned.txt")).toBe(false);
+  });
+
   it("writes nothing but protocol messages to stdout; notices go to stderr", async () => {
     ws = serveWorkspace();
     const lines = [
