@@ -113,3 +113,27 @@ describe("secrets expanded from ${VAR} stay out of .keel and out of keel mcp / k
     expect(filesContaining(keelDir, token)).toEqual([]);
   });
 });
+
+describe("a secret holding a quote and a backslash stays out of events.jsonl, however a server logs it (real CLI)", () => {
+  // The random part is what must never appear: in any JSON escaping of the secret it stays as written.
+  const core = randomBytes(12).toString("hex");
+  const secret = `Zq"se\\cr3t-${core}`;
+  let ws: TempWorkspace | undefined;
+  afterAll(() => ws?.cleanup());
+
+  it("log data holding it JSON-encoded, cut at 4096 characters, and a progress message are redacted", async () => {
+    ws = mcpWorkspace({ rec: nodeServer(RECORDING, [], { env: { KEEL_LEAK: "${KEEL_SECRET}" } }) });
+    const run = await runKeel(["--trust", "--yes", "--json", "call", "mcp__rec__leak"], { cwd: ws.root, env: { ...ws.env, KEEL_SECRET: secret } });
+    expect(run.json()).toMatchObject({ ok: false, code: "execution_failed" });
+    const events = ws
+      .read(".keel/events.jsonl")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    // The long log message was cut (so it went through the cut path) and the progress message was recorded.
+    expect(events.some((e) => e.type === "mcp_log" && /\\"token\\":\\"\*\*\*\\"/.test(e.data) && /\[cut: \d+ characters in all\]$/.test(e.data))).toBe(true);
+    expect(events.some((e) => e.type === "mcp_progress" && e.message.startsWith('config {"token":"***"}'))).toBe(true);
+    expect(run.stdout + run.stderr).not.toContain(core);
+    expect(filesContaining(ws.path(".keel"), core)).toEqual([]);
+  });
+});
