@@ -7,6 +7,7 @@ import {
   type Host,
   MAX_TIMER_MS,
   McpServerError,
+  redactSecrets,
   type ToolError,
   type ToolContext,
 } from "../../core/index.js";
@@ -21,7 +22,6 @@ import { callError, describeStartError, isStartTimeout } from "./connection-erro
 import { listAllToolsWithin } from "./list-tools.js";
 import { NotificationBudget } from "./notification-budget.js";
 import { openServer } from "./open-server.js";
-import { redactSecrets } from "./redact-secrets.js";
 import { RequestCancel } from "./request-cancel.js";
 import { SentTokens } from "./sent-tokens.js";
 import type { McpServerState, StartupTimings } from "./server-status.js";

@@ -1,5 +1,4 @@
-import type { EventSink } from "../../core/index.js";
-import { redactDeep } from "./redact-secrets.js";
+import { type EventSink, redactDeep } from "../../core/index.js";
 
 /** Log and progress notifications of one server recorded in a burst, before the rate applies. */
 export const NOTIFICATION_BURST = 200;

@@ -1,7 +1,6 @@
 import { createHash } from "node:crypto";
-import { readJsonState, writeJsonState } from "../../core/index.js";
+import { readJsonState, redactDeep, writeJsonState } from "../../core/index.js";
 import type { McpServerConfig } from "../../manifests/mcp/mcp-server-config.js";
-import { redactDeep } from "./redact-secrets.js";
 
 /** A tool as listed by a server (the fields keel keeps). */
 export interface McpToolInfo {

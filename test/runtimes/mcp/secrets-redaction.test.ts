@@ -5,7 +5,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expandVars } from "../../../manifests/mcp/expand-vars.js";
 import type { McpServerConfig } from "../../../manifests/mcp/mcp-server-config.js";
-import { redactDeep, redactSecrets } from "../../../runtimes/mcp/redact-secrets.js";
+import { redactDeep, redactSecrets } from "../../../core/index.js";
 import { StderrRing } from "../../../runtimes/mcp/stderr-ring.js";
 import { configFingerprint } from "../../../runtimes/mcp/tool-cache.js";
 import { filesContaining } from "../../helpers/files-containing.js";
