@@ -4,10 +4,15 @@ export const REDACTED = "***";
 /** Shorter values are not redacted: replacing one or two characters would mangle ordinary text and hide nothing. */
 export const MIN_SECRET_LENGTH = 3;
 
+/** A line of a secret of several lines (a private key) at least this long is redacted on its own too. */
+export const MIN_SECRET_LINE_LENGTH = 8;
+
 /**
  * `text` with every secret replaced by `***`: as written, URL-encoded and JSON-escaped (the forms
  * an error message, a URL or a serialized object shows it in), longest first so a secret that
- * contains another is replaced whole. Secrets shorter than MIN_SECRET_LENGTH are ignored. Never throws.
+ * contains another is replaced whole. Each line of a secret of several lines that is at least
+ * MIN_SECRET_LINE_LENGTH long (trimmed) counts as a secret too, so text cut inside such a secret (the
+ * end of a private key) shows none of its lines. Secrets shorter than MIN_SECRET_LENGTH are ignored. Never throws.
  */
 export function redactSecrets(text: string, secrets: readonly string[]): string {
   if (!secrets.length || !text) return text;
@@ -33,7 +38,8 @@ export function redactDeep<T>(value: T, secrets: readonly string[]): T {
 
 function formsOf(secrets: readonly string[]): string[] {
   const forms = new Set<string>();
-  for (const s of secrets) {
+  const lines = secrets.flatMap((s) => (s.includes("\n") ? s.split("\n").map((l) => l.trim()) : [])).filter((l) => l.length >= MIN_SECRET_LINE_LENGTH);
+  for (const s of [...secrets, ...lines]) {
     if (s.length < MIN_SECRET_LENGTH) continue;
     forms.add(s);
     forms.add(encodeURIComponent(s));

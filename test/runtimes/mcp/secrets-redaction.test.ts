@@ -37,6 +37,17 @@ describe("redactSecrets / redactDeep / StderrRing / configFingerprint / expandVa
     expect(cut.tail()).toBe("last line");
   });
 
+  it("a secret of many lines (a private key) is *** in a stderr tail of fewer lines, and none of its lines shows when the ring cut inside it", () => {
+    const key = ["-----BEGIN PRIVATE KEY-----", ...Array.from({ length: 26 }, (_, i) => `line${i}-${"k".repeat(56)}`), "-----END PRIVATE KEY-----"].join("\n");
+    const ring = new StderrRing((t) => redactSecrets(t, [key]));
+    ring.push(`starting with key:\n${key}\n`);
+    expect(ring.tail()).toBe("starting with key:\n***");
+    const cut = new StderrRing((t) => redactSecrets(t, [key]), 1000); // keeps the last 1000 characters: from inside line 11 on
+    cut.push(`starting with key:\n${key}\nexiting\n`);
+    expect(cut.tail(40)).not.toMatch(/k{20}/);
+    expect(cut.tail(40)).toMatch(/^(\*\*\*\n)+exiting$/);
+  });
+
   it("the tool-cache fingerprint is no function of a secret (a changed token keeps it; a changed manifest does not)", () => {
     const config = (token: string, args = ["server.js"]) =>
       ({ name: "s", transport: "stdio", command: "node", args, env: { TOKEN: token }, headers: {}, secrets: [token] }) as unknown as McpServerConfig;
@@ -121,7 +132,7 @@ describe("a secret holding a quote and a backslash stays out of events.jsonl, ho
   let ws: TempWorkspace | undefined;
   afterAll(() => ws?.cleanup());
 
-  it("log data holding it JSON-encoded, cut at 4096 characters, and a progress message are redacted", async () => {
+  it("log data holding it JSON-encoded, cut at 4096 characters, is redacted", async () => {
     ws = mcpWorkspace({ rec: nodeServer(RECORDING, [], { env: { KEEL_LEAK: "${KEEL_SECRET}" } }) });
     const run = await runKeel(["--trust", "--yes", "--json", "call", "mcp__rec__leak"], { cwd: ws.root, env: { ...ws.env, KEEL_SECRET: secret } });
     expect(run.json()).toMatchObject({ ok: false, code: "execution_failed" });
@@ -130,10 +141,37 @@ describe("a secret holding a quote and a backslash stays out of events.jsonl, ho
       .trim()
       .split("\n")
       .map((l) => JSON.parse(l));
-    // The long log message was cut (so it went through the cut path) and the progress message was recorded.
+    // The long log message was cut (so it went through the cut path).
     expect(events.some((e) => e.type === "mcp_log" && /\\"token\\":\\"\*\*\*\\"/.test(e.data) && /\[cut: \d+ characters in all\]$/.test(e.data))).toBe(true);
-    expect(events.some((e) => e.type === "mcp_progress" && e.message.startsWith('config {"token":"***"}'))).toBe(true);
     expect(run.stdout + run.stderr).not.toContain(core);
     expect(filesContaining(ws.path(".keel"), core)).toEqual([]);
+  });
+});
+
+describe("a private key a server prints to stderr stays out of keel mcp doctor and .keel (real CLI)", () => {
+  const lines = Array.from({ length: 26 }, () => randomBytes(48).toString("base64"));
+  const key = ["-----BEGIN PRIVATE KEY-----", ...lines, "-----END PRIVATE KEY-----"].join("\n");
+  let ws: TempWorkspace | undefined;
+  afterAll(() => ws?.cleanup());
+
+  it("the stderr tail (20 lines of a 28-line key) shows *** in doctor's text and --json output and in the health record", async () => {
+    ws = mcpWorkspace({
+      app: {
+        command: process.execPath,
+        args: ["-e", "console.error('starting with key:\\n' + process.env.APP_PRIVATE_KEY); process.exit(3)"],
+        env: { APP_PRIVATE_KEY: "${APP_PRIVATE_KEY}" },
+        startupTimeoutMs: 5000,
+      },
+    });
+    const env = { ...ws.env, APP_PRIVATE_KEY: key };
+    const doctor = await runKeel(["--trust", "mcp", "doctor"], { cwd: ws.root, env });
+    expect(doctor.stdout).toMatch(/stderr \(last lines\):\n\s+starting with key:\n\s+\*\*\*\n/);
+    const json = await runKeel(["--trust", "--json", "mcp", "doctor"], { cwd: ws.root, env });
+    expect(json.json().servers.find((s: { name: string }) => s.name === "app").stderrTail).toBe("starting with key:\n***");
+    expect(ws.exists(".keel/state/mcp/health.json")).toBe(true);
+    for (const line of lines) {
+      expect(doctor.stdout + doctor.stderr + json.stdout + json.stderr).not.toContain(line);
+      expect(filesContaining(ws.path(".keel"), line)).toEqual([]);
+    }
   });
 });
