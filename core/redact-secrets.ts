@@ -8,8 +8,8 @@ export const MIN_SECRET_LENGTH = 3;
 export const MIN_SECRET_LINE_LENGTH = 8;
 
 /**
- * `text` with every secret replaced by `***`: as written, URL-encoded and JSON-escaped (the forms
- * an error message, a URL or a serialized object shows it in), longest first so a secret that
+ * `text` with every secret replaced by `***`: as written, URL-encoded (as in a URL and as in a form
+ * body) and JSON-escaped (the forms an error message, a URL or a serialized object shows it in), longest first so a secret that
  * contains another is replaced whole. Each line of a secret of several lines that is at least
  * MIN_SECRET_LINE_LENGTH long (trimmed) counts as a secret too, so text cut inside such a secret (the
  * end of a private key) shows none of its lines. Secrets shorter than MIN_SECRET_LENGTH are ignored. Never throws.
@@ -43,6 +43,8 @@ function formsOf(secrets: readonly string[]): string[] {
     if (s.length < MIN_SECRET_LENGTH) continue;
     forms.add(s);
     forms.add(encodeURIComponent(s));
+    // A form body (`application/x-www-form-urlencoded`: an OAuth token request) encodes a space as `+` and `!'()~` too.
+    forms.add(new URLSearchParams({ s }).toString().slice(2));
     forms.add(JSON.stringify(s).slice(1, -1));
   }
   return [...forms].filter((f) => f.length >= MIN_SECRET_LENGTH).sort((a, b) => b.length - a.length);

@@ -20,6 +20,10 @@ describe("redactSecrets / redactDeep / StderrRing / configFingerprint / expandVa
     const s = ["tok/en+1", "tok", "ab"];
     expect(redactSecrets("a tok/en+1 b tok%2Fen%2B1 c tok d ab", s)).toBe("a *** b *** c *** d ab");
     expect(redactSecrets(JSON.stringify({ v: 'x"q\\' }), ['x"q\\'])).toBe('{"v":"***"}');
+    const spaced = "pa ss~word!(x)";
+    expect(redactSecrets(`grant_type=client_credentials&client_secret=${new URLSearchParams({ spaced }).toString().slice(7)}&x=1`, [spaced])).toBe(
+      "grant_type=client_credentials&client_secret=***&x=1",
+    );
     expect(redactDeep({ n: 1, b: true, list: ["has tok/en+1"], nested: { "tok/en+1": "tok" } }, s)).toEqual({
       n: 1,
       b: true,
