@@ -7,7 +7,7 @@ import { expandVars } from "../../../manifests/mcp/expand-vars.js";
 import type { McpServerConfig } from "../../../manifests/mcp/mcp-server-config.js";
 import { redactDeep, redactSecrets } from "../../../core/index.js";
 import { StderrRing } from "../../../runtimes/mcp/stderr-ring.js";
-import { configFingerprint } from "../../../runtimes/mcp/tool-cache.js";
+import { configFingerprint, ToolCache } from "../../../runtimes/mcp/tool-cache.js";
 import { filesContaining } from "../../helpers/files-containing.js";
 import { runKeel, type CliRun } from "../../helpers/run-cli.js";
 import type { TempWorkspace } from "../../helpers/temp-workspace.js";
@@ -59,6 +59,20 @@ describe("redactSecrets / redactDeep / StderrRing / configFingerprint / expandVa
     expect(configFingerprint(config("first-secret", ["other.js"]))).not.toBe(configFingerprint(config("first-secret")));
   });
 
+  it("a cached tool list holding a server's secret (written before listings were redacted) comes out with ***", async () => {
+    const config = { name: "s", transport: "stdio", command: "node", args: [], env: { TOKEN: "first-secret" }, headers: {}, secrets: ["first-secret"] };
+    const server = config as unknown as McpServerConfig;
+    const file = {
+      servers: { s: { fingerprint: configFingerprint(server), savedAt: new Date().toISOString(), instructions: "Uses first-secret.", tools: [] as unknown[] } },
+    };
+    file.servers.s.tools.push({ name: "q", title: "Q first-secret", description: "Runs against first-secret", inputSchema: { type: "object" } });
+    const entry = await new ToolCache("/nonexistent/tool-cache.json", undefined, async () => file as never).entry(server);
+    expect(entry).toEqual({
+      instructions: "Uses ***.",
+      tools: [{ name: "q", title: "Q ***", description: "Runs against ***", inputSchema: { type: "object" } }],
+    });
+  });
+
   it("expandVars lists the values it took from the environment, not defaults or well-known paths", () => {
     const e = expandVars("${TOKEN} ${MISSING:-fallback} ${HOME}/x ${EMPTY:-d}", { TOKEN: "s3cret", HOME: "/home/me", EMPTY: "" });
     expect(e).toEqual({ value: "s3cret fallback /home/me/x d", unset: [], secrets: ["s3cret"] });
@@ -101,6 +115,9 @@ describe("secrets expanded from ${VAR} stay out of .keel and out of keel mcp / k
     const doctorJson = await keel("--json", "mcp", "doctor");
     expect(doctorJson.json().servers.find((s: { name: string }) => s.name === "leaky").stderrTail).toContain("token is ***");
 
+    // The server names its token in a tool's title and description (and its instructions): the model and the tool cache get ***.
+    const tools = await keel("--json", "tools");
+    expect(tools.json().tools.find((t: { name: string }) => t.name === "mcp__rec__leak").description).toContain("Fails with its secret (***) in the message");
     const leak = await keel("--yes", "--json", "call", "mcp__rec__leak");
     expect(leak.json()).toMatchObject({ ok: false, code: "execution_failed", content: "401: token *** was rejected" });
     const crash = await keel("--yes", "--json", "call", "mcp_call_tool", "--input", JSON.stringify({ tool_name: "crash", server: "rec" }));
