@@ -16,9 +16,20 @@ export const MIN_SECRET_LINE_LENGTH = 8;
  */
 export function redactSecrets(text: string, secrets: readonly string[]): string {
   if (!secrets.length || !text) return text;
-  let out = text;
-  for (const form of formsOf(secrets)) if (out.includes(form)) out = out.split(form).join(REDACTED);
-  return out;
+  return secretRedactor(secrets)(text);
+}
+
+/**
+ * `redactSecrets` with these `secrets` as a function, their forms worked out once (for many texts: a tool list, a
+ * value's strings). Never throws.
+ */
+export function secretRedactor(secrets: readonly string[]): (text: string) => string {
+  const forms = secrets.length ? formsOf(secrets) : [];
+  return (text) => {
+    let out = text;
+    for (const form of forms) if (out.includes(form)) out = out.split(form).join(REDACTED);
+    return out;
+  };
 }
 
 /**
@@ -27,10 +38,11 @@ export function redactSecrets(text: string, secrets: readonly string[]): string 
  */
 export function redactDeep<T>(value: T, secrets: readonly string[]): T {
   if (!secrets.length) return value;
+  const redact = secretRedactor(secrets);
   const walk = (v: unknown): unknown => {
-    if (typeof v === "string") return redactSecrets(v, secrets);
+    if (typeof v === "string") return redact(v);
     if (Array.isArray(v)) return v.map(walk);
-    if (v !== null && typeof v === "object") return Object.fromEntries(Object.entries(v).map(([k, x]) => [redactSecrets(k, secrets), walk(x)]));
+    if (v !== null && typeof v === "object") return Object.fromEntries(Object.entries(v).map(([k, x]) => [redact(k), walk(x)]));
     return v;
   };
   return walk(value) as T;

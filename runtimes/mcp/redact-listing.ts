@@ -1,4 +1,4 @@
-import { redactSecrets } from "../../core/index.js";
+import { redactSecrets, secretRedactor } from "../../core/index.js";
 import type { McpToolInfo } from "./tool-cache.js";
 
 /**
@@ -10,7 +10,8 @@ import type { McpToolInfo } from "./tool-cache.js";
  */
 export function redactToolInfos(tools: McpToolInfo[], secrets: readonly string[]): McpToolInfo[] {
   if (!secrets.length) return tools;
-  const text = (s: string | undefined) => (typeof s === "string" ? redactSecrets(s, secrets) : s);
+  const redact = secretRedactor(secrets);
+  const text = (s: string | undefined) => (typeof s === "string" ? redact(s) : s);
   return tools.map((t) => ({
     ...t,
     ...(t.title !== undefined ? { title: text(t.title) } : {}),
