@@ -75,6 +75,7 @@ export { confinePath, inside, workspaceDirIn } from "./tools/confine-path.js";
 export { gitTopAt } from "./git-marker.js";
 export { realOrSelf } from "./real-path.js";
 export { urlForDisplay, urlSecrets } from "./url-secrets.js";
+export { MIN_SECRET_LENGTH, MIN_SECRET_LINE_LENGTH, REDACTED, redactDeep, redactSecrets, secretRedactor } from "./redact-secrets.js";
 export { maskCommand } from "./mask-command.js";
 export { looksSecretName, looksSecretValue, maskSecretShapes, namesWebhook, secretShapesIn, type SecretNameCost } from "./secret-words.js";
 export { modelsEndpoint } from "./model/endpoint-url.js";

@@ -1,5 +1,7 @@
 import { errorMessage } from "../errors.js";
-import { urlForDisplay } from "../url-secrets.js";
+import { redactSecrets } from "../redact-secrets.js";
+import { urlForDisplay, urlSecrets } from "../url-secrets.js";
+import { endpointParts } from "./endpoint-url.js";
 import { ModelError } from "./model-error.js";
 import type { ModelSpec } from "./model-spec.js";
 
@@ -7,8 +9,10 @@ type OpenAISpec = Extract<ModelSpec, { kind: "openai" }>;
 
 /**
  * Turns an error from the `openai` client into a ModelError whose message says what to fix. The API
- * key and the configured headers' values are `***` in it wherever the provider's message echoes
- * them (the message goes to events and the terminal). Never throws.
+ * key, the configured headers' values and the base URL's credentials (its user name and password,
+ * the `Authorization: Basic …` keel makes of them, its key-like query values: see `urlSecrets`) are
+ * `***` in it wherever the provider's message echoes them, as written, URL-encoded or JSON-escaped
+ * (the message goes to events and the terminal). Never throws.
  */
 export function describeProviderError(
   error: unknown,
@@ -19,12 +23,34 @@ export function describeProviderError(
   apiKey?: string,
 ): ModelError {
   const e = describe(error, spec, signal, sdk, bodyMessage);
-  // A header's credential may be echoed without its scheme (`Authorization: Bearer X` → "invalid token X").
-  const headerValues = Object.values(spec.headers ?? {}).flatMap((v) => [v, ...(AUTH_SCHEME.exec(v)?.slice(1) ?? [])]);
-  const secrets = [apiKey, ...headerValues].filter((s): s is string => s !== undefined && s.length >= 8 && e.message.includes(s));
-  if (!secrets.length) return e;
-  const message = secrets.sort((a, b) => b.length - a.length).reduce((text, s) => text.split(s).join("***"), e.message);
-  return new ModelError(message, e.transient, { cause: error });
+  const message = redactSecrets(e.message, endpointSecrets(spec, apiKey));
+  return message === e.message ? e : new ModelError(message, e.transient, { cause: error });
+}
+
+/**
+ * What a provider may echo of the credentials keel sends: the API key, header values and the base URL's user name, 8
+ * characters or more (a header such as `X-Debug: 1` is no credential, and a short user name such as `api` is often a
+ * public word that would leave the message unreadable as `***`), a header's credential without its scheme
+ * (`Authorization: Bearer X` → "invalid token X"), and the base URL's password, its `Basic` credential and its
+ * key-like query values.
+ */
+function endpointSecrets(spec: OpenAISpec, apiKey: string | undefined): string[] {
+  const sent = [apiKey, ...Object.values(spec.headers ?? {})];
+  const fromUrl = urlSecrets(spec.baseUrl);
+  const user = userForms(spec.baseUrl);
+  if (spec.baseUrl) sent.push(endpointParts(spec.baseUrl).authorization, ...user);
+  const long = sent.filter((s): s is string => s !== undefined && s.length >= 8).flatMap((v) => [v, ...(AUTH_SCHEME.exec(v)?.slice(1) ?? [])]);
+  return [...long, ...fromUrl.filter((s) => !user.includes(s))];
+}
+
+/** The user name of `url`, as written and decoded; none when it has none or cannot be parsed. */
+function userForms(url: string | undefined): string[] {
+  try {
+    const user = url ? new URL(url).username : "";
+    return user ? [user, decodeURIComponent(user)] : [];
+  } catch {
+    return [];
+  }
 }
 
 /** An HTTP authorization value: its scheme, then the credential (`Bearer X`, `Basic X`, `token X`). */

@@ -1,7 +1,6 @@
-import type { Host } from "../../core/index.js";
+import { type Host, redactSecrets } from "../../core/index.js";
 import { MCP_SERVICE } from "../mcp/index.js";
 import { hintFor } from "../mcp/mcp-commands.js";
-import { redactSecrets } from "../mcp/redact-secrets.js";
 import { check, type DoctorCheck } from "./doctor-check.js";
 
 /**

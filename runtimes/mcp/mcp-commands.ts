@@ -1,10 +1,9 @@
 import { type CliContext, table } from "../../core/cli/index.js";
-import { didYouMean, formatDiagnostic, type Host, UsageError } from "../../core/index.js";
+import { didYouMean, formatDiagnostic, type Host, redactDeep, redactSecrets, UsageError } from "../../core/index.js";
 import { MCP_SERVICE } from "./index.js";
 import type { McpConnection } from "./mcp-connection.js";
 import type { McpManager } from "./mcp-manager.js";
 import type { McpServerStatus } from "./server-status.js";
-import { redactDeep, redactSecrets } from "./redact-secrets.js";
 
 /** `keel mcp [list]`: every server with transport, source, state, tool count, start-up time and last error. Exit 1 when a server failed. */
 export async function mcpListCommand(ctx: CliContext): Promise<void> {

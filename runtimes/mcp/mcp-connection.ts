@@ -7,6 +7,7 @@ import {
   type Host,
   MAX_TIMER_MS,
   McpServerError,
+  redactSecrets,
   type ToolError,
   type ToolContext,
 } from "../../core/index.js";
@@ -21,7 +22,7 @@ import { callError, describeStartError, isStartTimeout } from "./connection-erro
 import { listAllToolsWithin } from "./list-tools.js";
 import { NotificationBudget } from "./notification-budget.js";
 import { openServer } from "./open-server.js";
-import { redactSecrets } from "./redact-secrets.js";
+import { redactInstructions, redactToolInfos } from "./redact-listing.js";
 import { RequestCancel } from "./request-cancel.js";
 import { SentTokens } from "./sent-tokens.js";
 import type { McpServerState, StartupTimings } from "./server-status.js";
@@ -228,7 +229,7 @@ export class McpConnection {
     if (!client.getServerCapabilities()?.tools) return (this.tools = []);
     const listed = await listAllToolsWithin(client, await import("@modelcontextprotocol/sdk/types.js"), this.startupTimeoutMs, signal);
     if (listed.dropped) this.stderr.push(`[keel] skipped ${listed.dropped} tool(s) without a name in tools/list\n`);
-    this.tools = listed.tools;
+    this.tools = redactToolInfos(listed.tools, this.secrets);
     void this.deps.cache.put(this.config, this.tools, this.instructions);
     return this.tools;
   }
@@ -276,7 +277,7 @@ export class McpConnection {
           }),
       });
       this.opened = opened;
-      this.instructions = opened.client.getInstructions();
+      this.instructions = redactInstructions(opened.client.getInstructions(), this.secrets);
       this.transportKind = opened.transportKind;
       this.pid = opened.pid;
       this.pendingScope = opened.pendingScope;

@@ -1,5 +1,4 @@
-import type { EventSink } from "../../core/index.js";
-import { redactDeep, redactSecrets } from "./redact-secrets.js";
+import { type EventSink, redactDeep } from "../../core/index.js";
 
 /** Log and progress notifications of one server recorded in a burst, before the rate applies. */
 export const NOTIFICATION_BURST = 200;
@@ -67,19 +66,22 @@ export class NotificationBudget {
 }
 
 /**
- * A log message's `data` as recorded, with the server's `secrets` redacted: itself when its JSON is
- * at most MAX_NOTIFICATION_CHARS long, else the start of that (redacted) JSON as a string with a
- * note. Never throws.
+ * A log message's `data` as recorded, with the server's `secrets` redacted in every string of it
+ * (before it is serialized: a secret holding `"` or `\` inside a string that is itself JSON would
+ * be escaped once more by the serialization, past what redaction recognises): itself when its
+ * JSON is at most MAX_NOTIFICATION_CHARS long, else the start of that JSON as a string with a note.
+ * Never throws.
  */
 export function boundedData(data: unknown, secrets: readonly string[]): unknown {
+  let redacted: unknown;
   let text: string | undefined;
   try {
-    text = JSON.stringify(data);
+    redacted = redactDeep(data, secrets);
+    text = JSON.stringify(redacted);
   } catch {
     return "[log data that cannot be shown as JSON; left out]";
   }
-  if (text === undefined || text.length <= MAX_NOTIFICATION_CHARS) return redactDeep(data, secrets);
-  return boundedText(redactSecrets(text, secrets));
+  return text === undefined || text.length <= MAX_NOTIFICATION_CHARS ? redacted : boundedText(text);
 }
 
 /** `text` cut to MAX_NOTIFICATION_CHARS characters, with a note when cut. */

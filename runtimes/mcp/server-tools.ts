@@ -1,9 +1,8 @@
-import { type CompiledSchema, globMatcher, type Host, type RiskTag, type ToolDefinition, ToolError } from "../../core/index.js";
+import { type CompiledSchema, globMatcher, type Host, redactDeep, type RiskTag, type ToolDefinition, ToolError } from "../../core/index.js";
 import { cleanMcpErrorText } from "./error-text.js";
 import { mapCallResult } from "./map-result.js";
 import { boundedText } from "./notification-budget.js";
 import { outputProblem } from "./output-schema.js";
-import { redactDeep } from "./redact-secrets.js";
 import type { McpConnection } from "./mcp-connection.js";
 import type { McpToolInfo } from "./tool-cache.js";
 

@@ -32,18 +32,19 @@ export class StderrRing {
   }
 
   /**
-   * The last `lines` lines (default 20), trimmed and redacted; empty string when nothing was
-   * written. Once bytes were dropped the first kept line may be a fragment (of a secret, too): it is left out.
+   * The last `lines` lines (default 20), redacted, blank lines left out; empty string when nothing was written. The
+   * kept text is redacted as a whole before it is cut to lines, so a secret of many lines (a private key) is `***`
+   * however many lines are shown. Once bytes were dropped the first kept line may be a fragment (of a secret, too):
+   * it is left out.
    */
   tail(lines = 20): string {
-    let all = this.chunks.join("").split("\n");
-    if (this.dropped) all = all.slice(1);
-    return this.redact(
-      all
-        .filter((l) => l.trim() !== "")
-        .slice(-lines)
-        .join("\n"),
-    );
+    let text = this.chunks.join("");
+    if (this.dropped) text = text.slice(text.indexOf("\n") + 1 || text.length);
+    return this.redact(text)
+      .split("\n")
+      .filter((l) => l.trim() !== "")
+      .slice(-lines)
+      .join("\n");
   }
 
   /** Forgets everything (on restart). */

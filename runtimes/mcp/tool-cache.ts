@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
-import { readJsonState, writeJsonState } from "../../core/index.js";
+import { readJsonState, redactDeep, writeJsonState } from "../../core/index.js";
+import { redactInstructions, redactToolInfos } from "./redact-listing.js";
 import type { McpServerConfig } from "../../manifests/mcp/mcp-server-config.js";
-import { redactDeep } from "./redact-secrets.js";
 
 /** A tool as listed by a server (the fields keel keeps). */
 export interface McpToolInfo {
@@ -80,7 +80,12 @@ export class ToolCache {
       if (!entry || entry.fingerprint !== configFingerprint(server) || !Array.isArray(entry.tools)) return undefined;
       if (opts.maxAgeMs !== undefined && !((opts.now ?? Date.now()) - Date.parse(entry.savedAt) <= opts.maxAgeMs)) return undefined;
       const tools = entry.tools.map((t) => (t?.annotations ? { ...t, annotations: { ...t.annotations, readOnlyHint: undefined } } : t));
-      return { tools, instructions: typeof entry.instructions === "string" ? entry.instructions : undefined };
+      // A file from before keel redacted listings (or written by hand) may hold the server's secrets: redacted on the way out too.
+      const secrets = server.secrets ?? [];
+      return {
+        tools: redactToolInfos(tools, secrets),
+        instructions: redactInstructions(typeof entry.instructions === "string" ? entry.instructions : undefined, secrets),
+      };
     } catch {
       return undefined;
     }

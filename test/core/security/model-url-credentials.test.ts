@@ -118,4 +118,25 @@ describe("a model endpoint's credentials (user:key@host, ?api_key=) stay out of 
       await server.close();
     }
   });
+
+  it("a provider that echoes the base URL's credentials (its ?api_key=, the Basic header made of user:pass) has them *** in the events and the output", async () => {
+    const [user, pass, key] = ["proxyuser-0123", "URLPASS-SECRET-0123", "QUERY-KEY-SECRET-0123"];
+    const basic = Buffer.from(`${user}:${pass}`).toString("base64");
+    const server = await startOpenAIServer([{ status: 401, errorMessage: `bad credentials on /v1/chat/completions?api_key=${key}; auth was Basic ${basic}` }]);
+    try {
+      ws = makeWorkspace({}, { git: true });
+      const baseUrl = `${server.baseUrl.replace("http://", `http://${user}:${pass}@`)}?api_key=${key}`;
+      ws.writeUserConfig({ model: { name: "m", baseUrl, maxRetries: 0 } });
+      const run = await runKeel(["--json", "run", "hi"], { cwd: ws.root, env: ws.env });
+      expect(run.exitCode).toBe(1);
+      expect(server.headers[0]?.authorization).toBe(`Basic ${basic}`);
+      expect(run.json().text).toContain("(401: bad credentials on /v1/chat/completions?api_key=***; auth was ***)");
+      for (const secret of [key, basic, pass, user]) {
+        expect(run.stdout + run.stderr).not.toContain(secret);
+        expect(filesContaining(ws.path(".keel"), secret)).toEqual([]);
+      }
+    } finally {
+      await server.close();
+    }
+  });
 });

@@ -5,9 +5,9 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expandVars } from "../../../manifests/mcp/expand-vars.js";
 import type { McpServerConfig } from "../../../manifests/mcp/mcp-server-config.js";
-import { redactDeep, redactSecrets } from "../../../runtimes/mcp/redact-secrets.js";
+import { redactDeep, redactSecrets } from "../../../core/index.js";
 import { StderrRing } from "../../../runtimes/mcp/stderr-ring.js";
-import { configFingerprint } from "../../../runtimes/mcp/tool-cache.js";
+import { configFingerprint, ToolCache } from "../../../runtimes/mcp/tool-cache.js";
 import { filesContaining } from "../../helpers/files-containing.js";
 import { runKeel, type CliRun } from "../../helpers/run-cli.js";
 import type { TempWorkspace } from "../../helpers/temp-workspace.js";
@@ -20,6 +20,10 @@ describe("redactSecrets / redactDeep / StderrRing / configFingerprint / expandVa
     const s = ["tok/en+1", "tok", "ab"];
     expect(redactSecrets("a tok/en+1 b tok%2Fen%2B1 c tok d ab", s)).toBe("a *** b *** c *** d ab");
     expect(redactSecrets(JSON.stringify({ v: 'x"q\\' }), ['x"q\\'])).toBe('{"v":"***"}');
+    const spaced = "pa ss~word!(x)";
+    expect(redactSecrets(`grant_type=client_credentials&client_secret=${new URLSearchParams({ spaced }).toString().slice(7)}&x=1`, [spaced])).toBe(
+      "grant_type=client_credentials&client_secret=***&x=1",
+    );
     expect(redactDeep({ n: 1, b: true, list: ["has tok/en+1"], nested: { "tok/en+1": "tok" } }, s)).toEqual({
       n: 1,
       b: true,
@@ -37,11 +41,36 @@ describe("redactSecrets / redactDeep / StderrRing / configFingerprint / expandVa
     expect(cut.tail()).toBe("last line");
   });
 
+  it("a secret of many lines (a private key) is *** in a stderr tail of fewer lines, and none of its lines shows when the ring cut inside it", () => {
+    const key = ["-----BEGIN PRIVATE KEY-----", ...Array.from({ length: 26 }, (_, i) => `line${i}-${"k".repeat(56)}`), "-----END PRIVATE KEY-----"].join("\n");
+    const ring = new StderrRing((t) => redactSecrets(t, [key]));
+    ring.push(`starting with key:\n${key}\n`);
+    expect(ring.tail()).toBe("starting with key:\n***");
+    const cut = new StderrRing((t) => redactSecrets(t, [key]), 1000); // keeps the last 1000 characters: from inside line 11 on
+    cut.push(`starting with key:\n${key}\nexiting\n`);
+    expect(cut.tail(40)).not.toMatch(/k{20}/);
+    expect(cut.tail(40)).toMatch(/^(\*\*\*\n)+exiting$/);
+  });
+
   it("the tool-cache fingerprint is no function of a secret (a changed token keeps it; a changed manifest does not)", () => {
     const config = (token: string, args = ["server.js"]) =>
       ({ name: "s", transport: "stdio", command: "node", args, env: { TOKEN: token }, headers: {}, secrets: [token] }) as unknown as McpServerConfig;
     expect(configFingerprint(config("first-secret"))).toBe(configFingerprint(config("other-secret")));
     expect(configFingerprint(config("first-secret", ["other.js"]))).not.toBe(configFingerprint(config("first-secret")));
+  });
+
+  it("a cached tool list holding a server's secret (written before listings were redacted) comes out with ***", async () => {
+    const config = { name: "s", transport: "stdio", command: "node", args: [], env: { TOKEN: "first-secret" }, headers: {}, secrets: ["first-secret"] };
+    const server = config as unknown as McpServerConfig;
+    const file = {
+      servers: { s: { fingerprint: configFingerprint(server), savedAt: new Date().toISOString(), instructions: "Uses first-secret.", tools: [] as unknown[] } },
+    };
+    file.servers.s.tools.push({ name: "q", title: "Q first-secret", description: "Runs against first-secret", inputSchema: { type: "object" } });
+    const entry = await new ToolCache("/nonexistent/tool-cache.json", undefined, async () => file as never).entry(server);
+    expect(entry).toEqual({
+      instructions: "Uses ***.",
+      tools: [{ name: "q", title: "Q ***", description: "Runs against ***", inputSchema: { type: "object" } }],
+    });
   });
 
   it("expandVars lists the values it took from the environment, not defaults or well-known paths", () => {
@@ -86,6 +115,9 @@ describe("secrets expanded from ${VAR} stay out of .keel and out of keel mcp / k
     const doctorJson = await keel("--json", "mcp", "doctor");
     expect(doctorJson.json().servers.find((s: { name: string }) => s.name === "leaky").stderrTail).toContain("token is ***");
 
+    // The server names its token in a tool's title and description (and its instructions): the model and the tool cache get ***.
+    const tools = await keel("--json", "tools");
+    expect(tools.json().tools.find((t: { name: string }) => t.name === "mcp__rec__leak").description).toContain("Fails with its secret (***) in the message");
     const leak = await keel("--yes", "--json", "call", "mcp__rec__leak");
     expect(leak.json()).toMatchObject({ ok: false, code: "execution_failed", content: "401: token *** was rejected" });
     const crash = await keel("--yes", "--json", "call", "mcp_call_tool", "--input", JSON.stringify({ tool_name: "crash", server: "rec" }));
@@ -111,5 +143,56 @@ describe("secrets expanded from ${VAR} stay out of .keel and out of keel mcp / k
     expect(events).toContain('"mcp_server_failed"');
     expect(events).toContain('"mcp_log"');
     expect(filesContaining(keelDir, token)).toEqual([]);
+  });
+});
+
+describe("a secret holding a quote and a backslash stays out of events.jsonl, however a server logs it (real CLI)", () => {
+  // The random part is what must never appear: in any JSON escaping of the secret it stays as written.
+  const core = randomBytes(12).toString("hex");
+  const secret = `Zq"se\\cr3t-${core}`;
+  let ws: TempWorkspace | undefined;
+  afterAll(() => ws?.cleanup());
+
+  it("log data holding it JSON-encoded, cut at 4096 characters, is redacted", async () => {
+    ws = mcpWorkspace({ rec: nodeServer(RECORDING, [], { env: { KEEL_LEAK: "${KEEL_SECRET}" } }) });
+    const run = await runKeel(["--trust", "--yes", "--json", "call", "mcp__rec__leak"], { cwd: ws.root, env: { ...ws.env, KEEL_SECRET: secret } });
+    expect(run.json()).toMatchObject({ ok: false, code: "execution_failed" });
+    const events = ws
+      .read(".keel/events.jsonl")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    // The long log message was cut (so it went through the cut path).
+    expect(events.some((e) => e.type === "mcp_log" && /\\"token\\":\\"\*\*\*\\"/.test(e.data) && /\[cut: \d+ characters in all\]$/.test(e.data))).toBe(true);
+    expect(run.stdout + run.stderr).not.toContain(core);
+    expect(filesContaining(ws.path(".keel"), core)).toEqual([]);
+  });
+});
+
+describe("a private key a server prints to stderr stays out of keel mcp doctor and .keel (real CLI)", () => {
+  const lines = Array.from({ length: 26 }, () => randomBytes(48).toString("base64"));
+  const key = ["-----BEGIN PRIVATE KEY-----", ...lines, "-----END PRIVATE KEY-----"].join("\n");
+  let ws: TempWorkspace | undefined;
+  afterAll(() => ws?.cleanup());
+
+  it("the stderr tail (20 lines of a 28-line key) shows *** in doctor's text and --json output and in the health record", async () => {
+    ws = mcpWorkspace({
+      app: {
+        command: process.execPath,
+        args: ["-e", "console.error('starting with key:\\n' + process.env.APP_PRIVATE_KEY); process.exit(3)"],
+        env: { APP_PRIVATE_KEY: "${APP_PRIVATE_KEY}" },
+        startupTimeoutMs: 5000,
+      },
+    });
+    const env = { ...ws.env, APP_PRIVATE_KEY: key };
+    const doctor = await runKeel(["--trust", "mcp", "doctor"], { cwd: ws.root, env });
+    expect(doctor.stdout).toMatch(/stderr \(last lines\):\n\s+starting with key:\n\s+\*\*\*\n/);
+    const json = await runKeel(["--trust", "--json", "mcp", "doctor"], { cwd: ws.root, env });
+    expect(json.json().servers.find((s: { name: string }) => s.name === "app").stderrTail).toBe("starting with key:\n***");
+    expect(ws.exists(".keel/state/mcp/health.json")).toBe(true);
+    for (const line of lines) {
+      expect(doctor.stdout + doctor.stderr + json.stdout + json.stderr).not.toContain(line);
+      expect(filesContaining(ws.path(".keel"), line)).toEqual([]);
+    }
   });
 });
