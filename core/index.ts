@@ -74,6 +74,7 @@ export { enqueueMessage } from "./session/message-queue.js";
 export { confinePath, inside, workspaceDirIn } from "./tools/confine-path.js";
 export { gitTopAt } from "./git-marker.js";
 export { realOrSelf } from "./real-path.js";
+export { visibleJson } from "./visible-json.js";
 export { urlForDisplay, urlSecrets } from "./url-secrets.js";
 export { maskCommand } from "./mask-command.js";
 export { looksSecretName, looksSecretValue, maskSecretShapes, namesWebhook, secretShapesIn, type SecretNameCost } from "./secret-words.js";
