@@ -13,6 +13,9 @@ import {
   TASK_STATUSES,
 } from "./task-types.js";
 
+/** Largest `seq` kept from a stored task list (ids `task_<n>` stay exact integers, well inside TASK_ID_PATTERN). */
+const MAX_SEQ = 1e15;
+
 /** Filters of `task_list`. */
 export interface TaskFilter {
   status?: string;
@@ -179,8 +182,10 @@ export function addTask(state: TaskState, input: TaskInput, now: string, link = 
   const status = normalizeStatus(input.status ?? "pending");
   let id = input.task_id;
   if (id === undefined) {
+    // At most tasks.length + 1 tries, each a set lookup: `seq` is a safe integer well below 2^53 (checkShape).
+    const taken = new Set(state.tasks.map((t) => t.id));
     do id = `task_${++state.seq}`;
-    while (state.tasks.some((t) => t.id === id));
+    while (taken.has(id));
   } else if (state.tasks.some((t) => t.id === id))
     throw new ToolError(`A task with id "${id}" already exists. Use another task_id, or change it with task_update.`, "precondition_failed");
   const task: Task = {
@@ -251,7 +256,9 @@ export function find(tasks: Task[], id: string): Task {
 function checkShape(state: TaskState, file: string): TaskState {
   if (!state || typeof state !== "object" || !Array.isArray(state.tasks))
     throw new StateError(`State file ${file} does not hold a task list ({"tasks": [...]}). keel left it untouched: fix or move it, then retry.`, file);
-  if (typeof state.seq !== "number") state.seq = state.tasks.length;
+  // `seq` numbers generated ids: one keel could not have written (a repository can commit it; at 2^53 `++seq` stops
+  // changing, so finding a free id never ended) restarts from the task count.
+  if (!Number.isSafeInteger(state.seq) || state.seq < 0 || state.seq > MAX_SEQ) state.seq = state.tasks.length;
   state.tasks.forEach((task, i) => {
     const problem = taskEntryProblem(task);
     if (problem)

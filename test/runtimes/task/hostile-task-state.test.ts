@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { runKeel } from "../../helpers/run-cli.js";
+import { runKeel, runKeelProcess } from "../../helpers/run-cli.js";
 import { makeWorkspace, type TempWorkspace } from "../../helpers/temp-workspace.js";
 
 let ws: TempWorkspace | undefined;
@@ -97,5 +97,18 @@ describe("list and show output of committed task, plan and team state (real CLI)
     const messages = await keel("team", "messages", "crew");
     expect(messages.stdout).toMatch(/^msg_1 \S+ bob → \*: hi\\nmsg_2 2026-01-01T00:00:00.000Z lead → \*: merge it$/m);
     expect(messages.stdout).not.toMatch(/^msg_2/m);
+  });
+});
+
+describe("a committed task counter keel never writes (real process)", () => {
+  it("task add with seq at 2^53 - 1 and the next id taken picks a free id instead of looping forever", async () => {
+    ws = makeWorkspace();
+    ws.write(".keel/state/tasks.json", `{"version": 1, "seq": 9007199254740991, "tasks": [${JSON.stringify({ ...entry, id: "task_9007199254740992" })}]}`);
+    // a process: the old code spun in a synchronous loop that even SIGTERM could not end (the safety net kills it)
+    const run = await runKeelProcess(["--json", "task", "add", "next"], { cwd: ws.root, env: ws.env, timeout: 60_000 });
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(run.json().data.task.id).toBe("task_2");
+    const more = await runKeel(["--json", "task", "add", "after"], { cwd: ws.root, env: ws.env });
+    expect(more.json().data.task.id).toBe("task_3");
   });
 });
