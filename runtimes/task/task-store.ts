@@ -1,5 +1,5 @@
 import { readJsonState, StateError, ToolError, updateJsonState } from "../../core/index.js";
-import { applyBlocks, isActionable, normalizeGraph, releaseDependents, unresolvedDeps, waitingOn } from "./task-graph.js";
+import { applyBlocks, isActionable, normalizeGraph, releaseDependents, tasksById, unresolvedDeps, waitingOn } from "./task-graph.js";
 import {
   normalizePriority,
   normalizeStatus,
@@ -74,8 +74,9 @@ export class TaskStore {
   async list(filter: TaskFilter = {}): Promise<{ tasks: Task[]; total: number; all: Task[] }> {
     const { tasks } = await this.read();
     const status = filter.status === undefined ? undefined : normalizeStatus(filter.status);
+    const byId = tasksById(tasks);
     const hits = tasks.filter(
-      (t) => (!status || t.status === status) && (!filter.owner || t.owner === filter.owner) && (!filter.actionable_only || isActionable(t, tasks)),
+      (t) => (!status || t.status === status) && (!filter.owner || t.owner === filter.owner) && (!filter.actionable_only || isActionable(t, byId)),
     );
     return { tasks: filter.max_tasks ? hits.slice(0, filter.max_tasks) : hits, total: hits.length, all: tasks };
   }
@@ -90,9 +91,10 @@ export class TaskStore {
   async next(max = 5): Promise<Task[]> {
     const { tasks } = await this.read();
     const rank = (t: Task) => (t.status === "in_progress" ? -1 : TASK_PRIORITIES.indexOf(t.priority));
+    const byId = tasksById(tasks);
     return tasks
       .map((t, i) => ({ t, i }))
-      .filter(({ t }) => isActionable(t, tasks))
+      .filter(({ t }) => isActionable(t, byId))
       .sort((a, b) => rank(a.t) - rank(b.t) || a.i - b.i)
       .slice(0, max)
       .map(({ t }) => t);
@@ -119,7 +121,7 @@ export class TaskStore {
         );
       if (owner !== undefined) task.owner = owner;
       if (activeForm !== undefined) task.active_form = activeForm;
-      const open = unresolvedDeps(task, state.tasks);
+      const open = unresolvedDeps(task, tasksById(state.tasks));
       if (open.length) {
         task.status = "blocked";
         task.reason = waitingOn(open);
@@ -143,7 +145,7 @@ export class TaskStore {
       const task = find(state.tasks, id);
       task.blocked_by = [...new Set([...task.blocked_by, ...blockedBy])];
       task.status = "blocked";
-      const open = unresolvedDeps(task, state.tasks);
+      const open = unresolvedDeps(task, tasksById(state.tasks));
       task.reason = reason ?? (open.length ? waitingOn(open) : "blocked");
       task.updated_at = now;
       return task;
