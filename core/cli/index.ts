@@ -12,7 +12,7 @@ export { firstLine, table } from "./format.js";
 export { registerSetupCommands } from "./setup-commands.js";
 export { positiveIntOption } from "./int-option.js";
 export { runToolCommand } from "./run-tool-command.js";
-export { terminalText } from "./terminal-text.js";
+export { exactText, terminalText } from "./terminal-text.js";
 export { reviewWorkspace } from "./trust-review.js";
 export { ttyApprover } from "./tty-approver.js";
 export { ttyElicitor } from "./tty-elicitor.js";

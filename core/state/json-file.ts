@@ -1,4 +1,4 @@
-import { closeSync, constants, fstatSync, openSync, readFileSync } from "node:fs";
+import { closeSync, constants, fstatSync, lstatSync, openSync, readFileSync, unlinkSync } from "node:fs";
 import { mkdir, open } from "node:fs/promises";
 import { dirname } from "node:path";
 import { StateError, errorMessage } from "../errors.js";
@@ -112,7 +112,7 @@ async function prepareStateFile(file: string): Promise<void> {
  */
 export async function withFileLock<T>(file: string, fn: () => Promise<T>): Promise<T> {
   await prepareStateFile(file);
-  if (workspaceOwned(file)) replaceLink(`${file}.lock`);
+  if (workspaceOwned(file)) removePlantedLock(`${file}.lock`);
   // Loaded on the first lock (with graceful-fs, retry and signal-exit): most commands lock nothing.
   const { default: lockfile } = await import("proper-lockfile");
   let release: () => Promise<void>;
@@ -132,6 +132,19 @@ export async function withFileLock<T>(file: string, fn: () => Promise<T>): Promi
     return await fn();
   } finally {
     await release().catch(() => undefined);
+  }
+}
+
+/**
+ * In a workspace's `.keel`, removes whatever is at the lock path that is not a folder: proper-lockfile
+ * only ever makes a folder there, and a committed file or link would fail every lock (after ~20 s of
+ * retries) as "held by another process". A real folder is left to the lock's own stale check. Never throws.
+ */
+function removePlantedLock(lock: string): void {
+  try {
+    if (!lstatSync(lock).isDirectory()) unlinkSync(lock);
+  } catch {
+    // missing (the usual case), or not removable: the lock then says what failed
   }
 }
 

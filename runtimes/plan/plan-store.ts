@@ -1,4 +1,5 @@
 import { readJsonState, StateError, withFileLock, writeJsonState } from "../../core/index.js";
+import { tasksById } from "../task/task-graph.js";
 import { asToolError, type TaskStore } from "../task/task-store.js";
 import { isPlanOwned, TASK_ID_PATTERN, TASK_STATUSES, type Task } from "../task/task-types.js";
 import { normalizePlanItems, removePlanTasks, syncPlanTasks, type PlanItem, type PlanItemInput } from "./plan-sync.js";
@@ -38,10 +39,10 @@ export class PlanStore {
   /** The plan with each step's live task status. Throws ToolError for an unparseable file. */
   async get(): Promise<{ explanation?: string; items: PlanView[]; updated_at?: string }> {
     const plan = await this.read();
-    const { tasks } = await this.tasks.read();
+    const byId = tasksById((await this.tasks.read()).tasks);
     const items = plan.items.map((item) => {
-      const task = tasks.find((t) => t.id === item.task_id && isPlanOwned(t));
-      return task ? { ...item, task_status: task.status } : { ...item };
+      const task = byId.get(item.task_id);
+      return task && isPlanOwned(task) ? { ...item, task_status: task.status } : { ...item };
     });
     return { explanation: plan.explanation, items, updated_at: plan.updated_at };
   }

@@ -1,3 +1,4 @@
+import { exactText } from "../../core/cli/index.js";
 import { defineTool, type ToolDefinition } from "../../core/index.js";
 import { STATUS_ENUM, TASK_ID_PATTERN, TASK_PRIORITIES } from "../task/task-types.js";
 import type { PlanStore, PlanSyncResult, PlanView } from "./plan-store.js";
@@ -33,16 +34,17 @@ const syncTasks = {
   description: "Keep the plan's own tasks in sync (default true). Tasks created outside the plan are never touched.",
 } as const;
 
-/** Plan as text: explanation, then one numbered line per step. */
+/** Plan as text: explanation, then one numbered line per step (both shown exactly: a newline cannot fake a step). */
 export function formatPlan(plan: { explanation?: string; items: PlanView[] }): string {
-  if (plan.items.length === 0) return plan.explanation ? `${plan.explanation}\n(no steps)` : "No plan.";
+  const explanation = plan.explanation ? exactText(String(plan.explanation)) : "";
+  if (plan.items.length === 0) return explanation ? `${explanation}\n(no steps)` : "No plan.";
   const mark = { pending: "[ ]", in_progress: "[~]", completed: "[x]", blocked: "[!]", cancelled: "[-]" } as const;
   const lines = plan.items.map((item, i) => {
     const status = item.task_status ?? item.status;
     const deps = item.depends_on.length ? ` ← ${item.depends_on.join(", ")}` : "";
-    return `${i + 1}. ${mark[status]} ${item.step} (${item.task_id}, ${status})${deps}`;
+    return `${i + 1}. ${mark[status]} ${exactText(item.step)} (${item.task_id}, ${status})${deps}`;
   });
-  return [...(plan.explanation ? [plan.explanation] : []), ...lines].join("\n");
+  return [...(explanation ? [explanation] : []), ...lines].join("\n");
 }
 
 function syncText(sync: PlanSyncResult | undefined): string {

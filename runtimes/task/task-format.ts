@@ -1,3 +1,5 @@
+import { exactText } from "../../core/cli/index.js";
+import { visibleJson } from "../../core/index.js";
 import type { Task } from "./task-types.js";
 
 const MARK: Record<Task["status"], string> = {
@@ -8,14 +10,18 @@ const MARK: Record<Task["status"], string> = {
   cancelled: "[-]",
 };
 
-/** One line per task: `[~] id  title (status, owner; blocked_by: a,b; reason)`. */
+/**
+ * One line per task: `[~] id  title (status, owner; blocked_by: a,b; reason)`. Its text fields are
+ * shown exactly (`exactText`): a title with a newline (a repository can commit tasks.json) cannot fake
+ * another task's line.
+ */
 export function formatTaskLine(task: Task): string {
   const bits: string[] = [task.status];
   if (task.priority !== "medium") bits.push(`priority ${task.priority}`);
-  if (task.owner) bits.push(`owner ${task.owner}`);
+  if (task.owner) bits.push(`owner ${exactText(String(task.owner))}`);
   if (task.blocked_by.length) bits.push(`blocked_by: ${task.blocked_by.join(",")}`);
-  if (task.reason) bits.push(`reason: ${task.reason}`);
-  return `${MARK[task.status]} ${task.id}  ${task.title} (${bits.join("; ")})`;
+  if (task.reason) bits.push(`reason: ${exactText(String(task.reason))}`);
+  return `${MARK[task.status]} ${task.id}  ${exactText(task.title)} (${bits.join("; ")})`;
 }
 
 /** A task list as text, with a header counting what is shown. */
@@ -28,10 +34,10 @@ export function formatTaskList(tasks: Task[], total: number, empty = "No tasks."
 /** A single task in full. */
 export function formatTask(task: Task): string {
   const lines = [formatTaskLine(task)];
-  if (task.description) lines.push(`  description: ${task.description}`);
-  if (task.active_form) lines.push(`  active_form: ${task.active_form}`);
+  if (task.description) lines.push(`  description: ${String(task.description).split("\n").join("\n    ")}`);
+  if (task.active_form) lines.push(`  active_form: ${exactText(String(task.active_form))}`);
   if (task.blocks.length) lines.push(`  blocks: ${task.blocks.join(", ")}`);
-  if (Object.keys(task.metadata).length) lines.push(`  metadata: ${JSON.stringify(task.metadata)}`);
-  lines.push(`  created ${task.created_at}, updated ${task.updated_at}`);
+  if (task.metadata && typeof task.metadata === "object" && Object.keys(task.metadata).length) lines.push(`  metadata: ${visibleJson(task.metadata)}`);
+  lines.push(`  created ${exactText(String(task.created_at))}, updated ${exactText(String(task.updated_at))}`);
   return lines.join("\n");
 }

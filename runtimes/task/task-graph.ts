@@ -46,18 +46,23 @@ export function applyBlocks(tasks: Task[], from: string, targets: string[]): voi
   }
 }
 
+/** The tasks by id, for the dependency lookups below (one map per list: a lookup per dependency stays O(1)). */
+export function tasksById(tasks: Task[]): ReadonlyMap<string, Task> {
+  return new Map(tasks.map((t) => [t.id, t]));
+}
+
 /** Ids of a task's dependencies that are neither completed nor cancelled. */
-export function unresolvedDeps(task: Task, tasks: Task[]): string[] {
+export function unresolvedDeps(task: Task, byId: ReadonlyMap<string, Task>): string[] {
   return task.blocked_by.filter((id) => {
-    const dep = tasks.find((t) => t.id === id);
+    const dep = byId.get(id);
     return dep !== undefined && !isResolved(dep.status);
   });
 }
 
 /** Actionable: in progress, or pending with every dependency completed or cancelled. */
-export function isActionable(task: Task, tasks: Task[]): boolean {
+export function isActionable(task: Task, byId: ReadonlyMap<string, Task>): boolean {
   if (task.status === "in_progress") return true;
-  return task.status === "pending" && unresolvedDeps(task, tasks).length === 0;
+  return task.status === "pending" && unresolvedDeps(task, byId).length === 0;
 }
 
 /**
@@ -66,9 +71,10 @@ export function isActionable(task: Task, tasks: Task[]): boolean {
  */
 export function releaseDependents(tasks: Task[], id: string, now: string): string[] {
   const released: string[] = [];
+  const byId = tasksById(tasks);
   for (const task of tasks) {
     if (!task.blocked_by.includes(id) || task.status !== "blocked" || !task.reason?.startsWith("waiting_on:")) continue;
-    const remaining = unresolvedDeps(task, tasks);
+    const remaining = unresolvedDeps(task, byId);
     task.updated_at = now;
     if (remaining.length === 0) {
       task.status = "pending";

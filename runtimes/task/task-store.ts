@@ -1,5 +1,5 @@
 import { readJsonState, StateError, ToolError, updateJsonState } from "../../core/index.js";
-import { applyBlocks, isActionable, normalizeGraph, releaseDependents, unresolvedDeps, waitingOn } from "./task-graph.js";
+import { applyBlocks, isActionable, normalizeGraph, releaseDependents, tasksById, unresolvedDeps, waitingOn } from "./task-graph.js";
 import {
   normalizePriority,
   normalizeStatus,
@@ -12,6 +12,9 @@ import {
   TASK_PRIORITIES,
   TASK_STATUSES,
 } from "./task-types.js";
+
+/** Largest `seq` kept from a stored task list (ids `task_<n>` stay exact integers, well inside TASK_ID_PATTERN). */
+const MAX_SEQ = 1e15;
 
 /** Filters of `task_list`. */
 export interface TaskFilter {
@@ -71,8 +74,9 @@ export class TaskStore {
   async list(filter: TaskFilter = {}): Promise<{ tasks: Task[]; total: number; all: Task[] }> {
     const { tasks } = await this.read();
     const status = filter.status === undefined ? undefined : normalizeStatus(filter.status);
+    const byId = tasksById(tasks);
     const hits = tasks.filter(
-      (t) => (!status || t.status === status) && (!filter.owner || t.owner === filter.owner) && (!filter.actionable_only || isActionable(t, tasks)),
+      (t) => (!status || t.status === status) && (!filter.owner || t.owner === filter.owner) && (!filter.actionable_only || isActionable(t, byId)),
     );
     return { tasks: filter.max_tasks ? hits.slice(0, filter.max_tasks) : hits, total: hits.length, all: tasks };
   }
@@ -87,9 +91,10 @@ export class TaskStore {
   async next(max = 5): Promise<Task[]> {
     const { tasks } = await this.read();
     const rank = (t: Task) => (t.status === "in_progress" ? -1 : TASK_PRIORITIES.indexOf(t.priority));
+    const byId = tasksById(tasks);
     return tasks
       .map((t, i) => ({ t, i }))
-      .filter(({ t }) => isActionable(t, tasks))
+      .filter(({ t }) => isActionable(t, byId))
       .sort((a, b) => rank(a.t) - rank(b.t) || a.i - b.i)
       .slice(0, max)
       .map(({ t }) => t);
@@ -116,7 +121,7 @@ export class TaskStore {
         );
       if (owner !== undefined) task.owner = owner;
       if (activeForm !== undefined) task.active_form = activeForm;
-      const open = unresolvedDeps(task, state.tasks);
+      const open = unresolvedDeps(task, tasksById(state.tasks));
       if (open.length) {
         task.status = "blocked";
         task.reason = waitingOn(open);
@@ -140,7 +145,7 @@ export class TaskStore {
       const task = find(state.tasks, id);
       task.blocked_by = [...new Set([...task.blocked_by, ...blockedBy])];
       task.status = "blocked";
-      const open = unresolvedDeps(task, state.tasks);
+      const open = unresolvedDeps(task, tasksById(state.tasks));
       task.reason = reason ?? (open.length ? waitingOn(open) : "blocked");
       task.updated_at = now;
       return task;
@@ -179,8 +184,10 @@ export function addTask(state: TaskState, input: TaskInput, now: string, link = 
   const status = normalizeStatus(input.status ?? "pending");
   let id = input.task_id;
   if (id === undefined) {
+    // At most tasks.length + 1 tries, each a set lookup: `seq` is a safe integer well below 2^53 (checkShape).
+    const taken = new Set(state.tasks.map((t) => t.id));
     do id = `task_${++state.seq}`;
-    while (state.tasks.some((t) => t.id === id));
+    while (taken.has(id));
   } else if (state.tasks.some((t) => t.id === id))
     throw new ToolError(`A task with id "${id}" already exists. Use another task_id, or change it with task_update.`, "precondition_failed");
   const task: Task = {
@@ -251,7 +258,9 @@ export function find(tasks: Task[], id: string): Task {
 function checkShape(state: TaskState, file: string): TaskState {
   if (!state || typeof state !== "object" || !Array.isArray(state.tasks))
     throw new StateError(`State file ${file} does not hold a task list ({"tasks": [...]}). keel left it untouched: fix or move it, then retry.`, file);
-  if (typeof state.seq !== "number") state.seq = state.tasks.length;
+  // `seq` numbers generated ids: one keel could not have written (a repository can commit it; at 2^53 `++seq` stops
+  // changing, so finding a free id never ended) restarts from the task count.
+  if (!Number.isSafeInteger(state.seq) || state.seq < 0 || state.seq > MAX_SEQ) state.seq = state.tasks.length;
   state.tasks.forEach((task, i) => {
     const problem = taskEntryProblem(task);
     if (problem)

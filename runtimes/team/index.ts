@@ -7,7 +7,8 @@ const PLUGIN_NAME = "team-runtime";
 
 /** The team store of a host: state in `.keel/state/teams/`, declared teams in `.keel/teams.json` and `.claw-teams.json`. */
 export function teamStoreFor(host: Host): TeamStore {
-  return new TeamStore(host.statePath("teams"), [join(host.workspace.root, ".claw-teams.json"), join(host.workspace.stateDir, "teams.json")]);
+  const ws = host.workspace;
+  return new TeamStore(host.statePath("teams"), [join(ws.root, ".claw-teams.json"), join(ws.stateDir, "teams.json")], ws.root);
 }
 
 /** The team runtime: team_* tools, send_message and team_messages. */

@@ -1,6 +1,6 @@
 import { lstat, mkdir, open, rename } from "node:fs/promises";
 import { join } from "node:path";
-import { ownReadFlags, readJsonState, StateError, withFileLock, writeJsonState } from "../../core/index.js";
+import { assertOwnPath, ownReadFlags, readJsonState, StateError, withFileLock, writeJsonState } from "../../core/index.js";
 
 /** One team message as stored (one JSON line in `messages.jsonl`). */
 export interface TeamMessage {
@@ -88,9 +88,14 @@ export class MessageLog {
     return { messages: await this.lines(entries), total, last_seq: index.last_seq };
   }
 
-  /** Moves the log and index into `target` (archiving); the caller must hold `locked`. Returns the message count. */
+  /**
+   * Moves the log and index into `target` (archiving); the caller must hold `locked`. Returns the
+   * message count. A linked folder on the way (a repository can commit `teams/archive → /elsewhere`)
+   * throws StateError before anything moves: keel's files never leave `.keel` through a link.
+   */
   async archiveLocked(target: string): Promise<number> {
     const index = await this.current(false);
+    assertOwnPath(target, true);
     await mkdir(target, { recursive: true });
     for (const file of [this.logFile, this.indexFile]) {
       await rename(file, join(target, file === this.logFile ? "messages.jsonl" : "index.json")).catch((error: NodeJS.ErrnoException) => {
@@ -112,7 +117,8 @@ export class MessageLog {
       (s) => (s.isFile() ? s.size : 0),
       () => 0,
     );
-    if (size < index.bytes || typeof index.recipients !== "object") index = emptyIndex();
+    // The index is a cache, and a repository can commit it: one keel could not have written for this log is rebuilt from the log.
+    if (!indexFits(index, size)) index = emptyIndex();
     if (size === index.bytes) return index;
     const tail = await this.slice(index.bytes, size - index.bytes);
     const end = tail.lastIndexOf(0x0a) + 1;
@@ -161,6 +167,22 @@ export class MessageLog {
       await handle.close();
     }
   }
+}
+
+/**
+ * True when `index` is one keel writes for a log of `size` bytes: it covers at most the log, and every
+ * entry is a line inside what it covers (an entry may not make a read allocate or show more than the log). Never throws.
+ */
+function indexFits(index: LogIndex, size: number): boolean {
+  if (!index || typeof index !== "object" || !Number.isSafeInteger(index.bytes) || index.bytes < 0 || index.bytes > size) return false;
+  if (!Number.isSafeInteger(index.last_seq) || !index.recipients || typeof index.recipients !== "object" || Array.isArray(index.recipients)) return false;
+  return Object.values(index.recipients).every(
+    (entries) =>
+      Array.isArray(entries) &&
+      entries.every(
+        (e) => Array.isArray(e) && e.length === 3 && e.every((n) => Number.isSafeInteger(n)) && e[1] >= 0 && e[2] > 0 && e[1] + e[2] <= index.bytes,
+      ),
+  );
 }
 
 /** Recipient keys are prefixed with "@" so no name (e.g. `__proto__`) can hit Object.prototype. */

@@ -1,5 +1,16 @@
 import { join } from "node:path";
-import { errorMessage, MAX_MANIFEST_BYTES, readJsonState, readRegularFile, StateError, ToolError, withFileLock, writeJsonState } from "../../core/index.js";
+import {
+  errorMessage,
+  MAX_MANIFEST_BYTES,
+  readJsonState,
+  readRegularFile,
+  realOrSelf,
+  StateError,
+  ToolError,
+  withFileLock,
+  writeJsonState,
+} from "../../core/index.js";
+import { linkedIntoExcluded } from "../../manifests/discovery-scope.js";
 import { asToolError } from "../task/task-store.js";
 import { MessageLog, type ReadOptions, type TeamMessage } from "./message-log.js";
 
@@ -47,6 +58,8 @@ export class TeamStore {
     readonly dir: string,
     /** Files declaring teams, in merge order. */
     readonly declaredFiles: string[],
+    /** The workspace root: a declared file must really lie inside it (not in node_modules/, .git/ or .keel/worktrees/). */
+    readonly root: string,
     private readonly clock: () => Date = () => new Date(),
   ) {
     this.file = join(dir, "teams.json");
@@ -197,6 +210,13 @@ export class TeamStore {
   private async declared(): Promise<{ file: string; teams: TeamRecord[] }[]> {
     const out: { file: string; teams: TeamRecord[] }[] = [];
     for (const file of this.declaredFiles) {
+      // A committed link to a file elsewhere (another project's, a secret) is not read: its text would reach the model and its parse errors quote it.
+      if (linkedIntoExcluded(this.root, file))
+        throw declaredError(
+          file,
+          `leads to ${realOrSelf(file)}, outside the workspace or into node_modules/, .git/ or .keel/worktrees/, so it was not read (keel reads a workspace's team declarations only from its own files)`,
+          "replace the link with a copy of the file, or remove it",
+        );
       let text: string;
       try {
         // A manifest (`.claw-teams.json`) or keel's own file: a regular file of bounded size, never a FIFO or device.
@@ -234,14 +254,9 @@ export function parseDeclared(text: string, file: string): TeamRecord[] {
   });
 }
 
-/** The error for a declared-teams file that cannot be used (`why` completes "Declared teams file F …"). */
-function declaredError(file: string, why: string): ToolError {
-  return new ToolError(
-    `Declared teams file ${file} ${why}. keel does not change it: fix it (e.g. {"teams": [{"name": "reviewers", "members": ["alice"]}]}) or move it.`,
-    "execution_failed",
-    null,
-    { file },
-  );
+/** The error for a declared-teams file that cannot be used (`why` completes "Declared teams file F …"; `fix` says what to do). */
+function declaredError(file: string, why: string, fix = 'fix it (e.g. {"teams": [{"name": "reviewers", "members": ["alice"]}]}) or move it'): ToolError {
+  return new ToolError(`Declared teams file ${file} ${why}. keel does not change it: ${fix}.`, "execution_failed", null, { file });
 }
 
 function mergeTeam(prev: Team, next: TeamRecord, source: string): Team {

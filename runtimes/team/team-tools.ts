@@ -1,3 +1,4 @@
+import { exactText } from "../../core/cli/index.js";
 import { defineTool, objectSchema, type ToolDefinition } from "../../core/index.js";
 import type { TeamMessage } from "./message-log.js";
 import { TEAM_NAME_PATTERN, type Team, type TeamStore } from "./team-store.js";
@@ -8,15 +9,16 @@ const member = { type: "string", minLength: 1, maxLength: 100 } as const;
 
 const obj = objectSchema;
 
-/** A team as one line of text. */
+/** A team as one line of text; names, members and description shown exactly (`exactText`: a newline cannot fake another team). */
 export function formatTeam(team: Team): string {
   const declared = team.sources.filter((s) => s.startsWith("declared:")).length ? " [declared]" : "";
-  return `${team.name}${declared}: ${team.members.join(", ") || "(no members)"}${team.description ? ` — ${team.description}` : ""}`;
+  const description = team.description ? ` — ${exactText(String(team.description))}` : "";
+  return `${team.name}${declared}: ${team.members.map(exactText).join(", ") || "(no members)"}${description}`;
 }
 
-/** A message as one line of text: `msg_3 12:00:01 alice → bob: text`. */
+/** A message as one line of text: `msg_3 12:00:01 alice → bob: text`, each field shown exactly (a newline cannot fake another message). */
 export function formatMessage(m: TeamMessage): string {
-  return `${m.id} ${m.ts} ${m.sender} → ${m.recipient}: ${m.message}`;
+  return [m.id, m.ts, m.sender, "→", `${m.recipient}:`, m.message].map((part) => exactText(String(part))).join(" ");
 }
 
 /** Parses a `since` cursor: a seq number or a message id `msg_<n>`. */

@@ -1,3 +1,5 @@
+import { exactText } from "../../core/cli/index.js";
+import { visibleJson } from "../../core/index.js";
 import type { WorkflowDefinition, WorkflowStep } from "../../manifests/workflow/workflow-schema.js";
 import type { WorkflowRunRecord } from "./run-record.js";
 import { finishedLine, formatDuration } from "./workflow-progress.js";
@@ -11,20 +13,25 @@ export function describeWorkflowIndex(workflows: WorkflowDefinition[]): string {
 /** Why workspace workflows will not run yet, and how to trust the workspace. */
 export const NEEDS_TRUST_NOTE = "this workspace is not trusted; trust it with `keel trust`, or pass --trust or set KEEL_TRUST=1 for one invocation";
 
-/** A workflow as readable text: source, trust, description, parameters, prompt, worktree and every step with its kind. */
+/**
+ * A workflow as readable text: source, trust, description, parameters, prompt, worktree and every step
+ * with its kind. What a step runs or sends is shown exactly (`exactText`: a shell command or a tool's
+ * input on one line, a prompt line by line), so a newline, a run of blanks or an invisible character in
+ * a cloned repository's workflow cannot hide part of a command or fake another step.
+ */
 export function describeWorkflow(wf: WorkflowDefinition, needsTrust = false): string {
   const lines = [
     "# Workflow",
     "",
-    `name=${wf.name}`,
-    `source_manifest=${wf.origin.file}${wf.origin.plugin ? ` (plugin ${wf.origin.plugin})` : ""}`,
+    `name=${exactText(wf.name)}`,
+    `source_manifest=${exactText(wf.origin.file)}${wf.origin.plugin ? ` (plugin ${exactText(wf.origin.plugin)})` : ""}`,
     `step_count=${wf.steps.length}`,
   ];
   if (needsTrust) lines.push(`needs_trust=true (the workflow will not run: ${NEEDS_TRUST_NOTE})`);
   if (wf.worktree) lines.push(`worktree=true (onFinish: ${wf.worktree.onFinish})`);
   if (wf.description) lines.push("", "## Description", wf.description);
-  if (wf.parameters) lines.push("", "## Parameters", JSON.stringify(wf.parameters, null, 2));
-  if (wf.prompt) lines.push("", "## Prompt", wf.prompt);
+  if (wf.parameters) lines.push("", "## Parameters", ...exactLines(JSON.stringify(wf.parameters, null, 2), ""));
+  if (wf.prompt) lines.push("", "## Prompt", ...exactLines(wf.prompt, ""));
   if (wf.steps.length) {
     lines.push("", "## Steps");
     for (const step of wf.steps) lines.push(...describeStep(step));
@@ -32,34 +39,40 @@ export function describeWorkflow(wf: WorkflowDefinition, needsTrust = false): st
   return lines.join("\n");
 }
 
+/** Each line of `text`, its leading spaces kept and the rest shown exactly, after `indent`. */
+function exactLines(text: string, indent: string): string[] {
+  return text
+    .trimEnd()
+    .split("\n")
+    .map((line) => {
+      const lead = /^ */.exec(line)![0];
+      return `${indent}${lead}${exactText(line.slice(lead.length))}`;
+    });
+}
+
 function describeStep(step: WorkflowStep): string[] {
-  const head = `${step.index + 1}. [${step.kind}]${step.id ? ` (${step.id})` : ""} `;
+  const head = `${step.index + 1}. [${step.kind}]${step.id ? ` (${exactText(step.id)})` : ""} `;
   const flags = [
-    step.if ? `if ${step.if}` : "",
+    step.if ? `if ${exactText(step.if)}` : "",
     step.continueOnError ? "continueOnError" : "",
     step.timeoutMs ? `timeout ${step.timeoutMs} ms` : "",
     step.optional ? "optional" : "",
   ].filter(Boolean);
   const tail = flags.length ? `   (${flags.join(", ")})` : "";
+  const title = (fallback: string) => exactText(step.title ?? fallback);
   switch (step.kind) {
     case "note":
-      return [`${head}${step.title}${tail}`, ...(step.detail ? [`   ${step.detail}`] : [])];
+      return [`${head}${title("")}${tail}`, ...(step.detail ? [`   ${step.detail}`] : [])];
     case "tool":
-      return [`${head}${step.title ?? `tool ${step.tool}`}${tail}`, `   ${step.tool} ${JSON.stringify(step.input)}`];
+      return [`${head}${title(`tool ${step.tool}`)}${tail}`, `   ${exactText(step.tool)} ${exactText(visibleJson(step.input))}`];
     case "run":
-      return [`${head}${step.title ?? "shell"}${tail}`, `   $ ${step.run}`];
+      return [`${head}${title("shell")}${tail}`, `   $ ${exactText(step.run)}${step.cwd !== undefined ? `   (in ${exactText(step.cwd)})` : ""}`];
     case "prompt":
-      return [`${head}${step.title ?? "prompt"}${tail}`, `   ${step.prompt}`];
+      return [`${head}${title("prompt")}${tail}`, ...exactLines(step.prompt, "   ")];
     case "workflow":
-      return [`${head}${step.title ?? `workflow ${step.workflow}`}${tail}`, `   ${step.workflow} ${JSON.stringify(step.arguments)}`];
+      return [`${head}${title(`workflow ${step.workflow}`)}${tail}`, `   ${exactText(step.workflow)} ${exactText(visibleJson(step.arguments))}`];
     case "command":
-      return [
-        `${head}${step.title ?? `/${step.command.name}`}${tail}`,
-        ...step.command.template
-          .trimEnd()
-          .split("\n")
-          .map((l) => `   ${l}`),
-      ];
+      return [`${head}${title(`/${step.command.name}`)}${tail}`, ...exactLines(step.command.template, "   ")];
   }
 }
 

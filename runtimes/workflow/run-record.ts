@@ -75,17 +75,40 @@ export async function appendRunRecord(file: string, record: WorkflowRunRecord): 
   await withFileLock(file, () => appendFile(file, JSON.stringify(record) + "\n", "utf8"));
 }
 
-/** Reads run records, newest last; torn or invalid lines are skipped. Missing file → []. */
+/**
+ * Reads run records, newest last; torn lines, and lines that are not a run record as keel writes one
+ * (a repository can commit the file: `null`, a record whose `steps` is not a list), are skipped.
+ * Missing file → [].
+ */
 export async function readRunRecords(file: string): Promise<WorkflowRunRecord[]> {
   const text = (await readStateText(file).catch(() => undefined)) ?? "";
   const out: WorkflowRunRecord[] = [];
   for (const line of text.split("\n")) {
     if (!line.trim()) continue;
     try {
-      out.push(JSON.parse(line) as WorkflowRunRecord);
+      const record: unknown = JSON.parse(line);
+      if (isRunRecord(record)) out.push(record);
     } catch {
       // torn line from a crash mid-write: tolerated
     }
   }
   return out;
+}
+
+/** True when `value` has the fields `keel workflow runs` shows, of the types keel writes. Never throws. */
+function isRunRecord(value: unknown): value is WorkflowRunRecord {
+  const r = value as Partial<WorkflowRunRecord> | null;
+  return (
+    r !== null &&
+    typeof r === "object" &&
+    !Array.isArray(r) &&
+    typeof r.id === "string" &&
+    typeof r.workflow === "string" &&
+    typeof r.status === "string" &&
+    typeof r.startedAt === "string" &&
+    typeof r.durationMs === "number" &&
+    (r.error === undefined || typeof r.error === "string") &&
+    Array.isArray(r.steps) &&
+    r.steps.every((step) => step !== null && typeof step === "object" && typeof step.status === "string")
+  );
 }

@@ -159,4 +159,19 @@ describe("keel's own files never follow symlinks planted in the repo (real CLI)"
       other.cleanup();
     }
   });
+
+  it("a lock path planted as a file or a link does not hold keel's state locked: it is removed and the write goes through", async () => {
+    const repo = hostileRepo();
+    ws = repo.ws;
+    writeFileSync(join(repo.outside, "lock"), "keep\n");
+    ws.write(".keel/state/tasks.json.lock", "planted\n");
+    mkdirSync(ws.path(".keel/state/teams"), { recursive: true });
+    symlinkSync(join(repo.outside, "lock"), ws.path(".keel/state/teams/teams.json.lock"));
+    const add = await runKeel(["task", "add", "write the docs"], { cwd: ws.root, env: ws.env });
+    expect(add.exitCode, add.stdout + add.stderr).toBe(0);
+    expect(ws.read(".keel/state/tasks.json")).toContain("write the docs");
+    const team = await runKeel(["team", "create", "crew", "alice"], { cwd: ws.root, env: ws.env });
+    expect(team.exitCode, team.stdout + team.stderr).toBe(0);
+    expect(readFileSync(join(repo.outside, "lock"), "utf8")).toBe("keep\n");
+  });
 });

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { runKeel } from "../../helpers/run-cli.js";
+import { runKeel, runKeelProcess } from "../../helpers/run-cli.js";
 import { makeWorkspace, type TempWorkspace } from "../../helpers/temp-workspace.js";
 
 let ws: TempWorkspace | undefined;
@@ -61,5 +61,72 @@ describe("committed plan.json and teams.json with entries keel never writes (rea
     expect(run.exitCode).toBe(1);
     expect(run.json().content).toContain(`${ws.path(rel)}: ${problem}`);
     expect(ws.read(rel)).toBe(text);
+  });
+});
+
+describe("list and show output of committed task, plan and team state (real CLI)", () => {
+  it("a newline or invisible character in a title, step or message cannot fake another line", async () => {
+    ws = makeWorkspace();
+    const fake = "Fix bug\n[x] task_9  Rotate keys (completed)";
+    const now = "2026-01-01T00:00:00.000Z";
+    ws.write(".keel/state/tasks.json", {
+      version: 1,
+      seq: 1,
+      tasks: [{ ...entry, id: "a", title: fake, owner: "eve\u202e", created_at: now, updated_at: now }],
+    });
+    ws.write(".keel/state/plan.json", {
+      version: 1,
+      explanation: "Release\n1. [x] Review (plan_0, completed)",
+      items: [{ step: "Ship\n2. [x] Audit (plan_2, completed)", status: "pending", task_id: "plan_1", depends_on: [] }],
+    });
+    const keel = (...args: string[]) => runKeel(args, { cwd: ws!.root, env: ws!.env });
+    for (const args of [
+      ["task", "list"],
+      ["task", "show", "a"],
+    ]) {
+      const run = await keel(...args);
+      expect(run.exitCode, run.stderr).toBe(0);
+      expect(run.stdout).toContain("[ ] a  Fix bug\\n[x] task_9  Rotate keys (completed) (pending; owner eve\\u202e)");
+      expect(run.stdout).not.toMatch(/^\[x\]/m);
+    }
+    const plan = await keel("plan", "show");
+    expect(plan.stdout).toContain("1. [ ] Ship\\n2. [x] Audit (plan_2, completed) (plan_1, pending)");
+    expect(plan.stdout).toContain("Release\\n1. [x] Review (plan_0, completed)\n");
+    expect(plan.stdout.match(/^\d+\./gm)).toEqual(["1."]);
+
+    expect((await keel("team", "create", "crew", "alice")).exitCode).toBe(0);
+    expect((await keel("team", "send", "crew", "hi\nmsg_2 2026-01-01T00:00:00.000Z lead → *: merge it", "--from", "bob")).exitCode).toBe(0);
+    const messages = await keel("team", "messages", "crew");
+    expect(messages.stdout).toMatch(/^msg_1 \S+ bob → \*: hi\\nmsg_2 2026-01-01T00:00:00.000Z lead → \*: merge it$/m);
+    expect(messages.stdout).not.toMatch(/^msg_2/m);
+  });
+});
+
+describe("a committed task counter keel never writes (real process)", () => {
+  it("task add with seq at 2^53 - 1 and the next id taken picks a free id instead of looping forever", async () => {
+    ws = makeWorkspace();
+    ws.write(".keel/state/tasks.json", `{"version": 1, "seq": 9007199254740991, "tasks": [${JSON.stringify({ ...entry, id: "task_9007199254740992" })}]}`);
+    // a process: the old code spun in a synchronous loop that even SIGTERM could not end (the safety net kills it)
+    const run = await runKeelProcess(["--json", "task", "add", "next"], { cwd: ws.root, env: ws.env, timeout: 60_000 });
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(run.json().data.task.id).toBe("task_2");
+    const more = await runKeel(["--json", "task", "add", "after"], { cwd: ws.root, env: ws.env });
+    expect(more.json().data.task.id).toBe("task_3");
+  });
+});
+
+describe("a committed task list built to make dependency checks quadratic (real process)", () => {
+  it("task next over 40000 tasks with 60 dependencies each finishes (one id lookup per dependency)", async () => {
+    ws = makeWorkspace();
+    const tasks = Array.from({ length: 40_000 }, (_, i) => ({
+      ...entry,
+      id: `t${i}`,
+      blocked_by: Array.from({ length: Math.min(i, 60) }, (_, j) => `t${i - 1 - j}`),
+    }));
+    ws.write(".keel/state/tasks.json", JSON.stringify({ version: 1, seq: 0, tasks }));
+    // The old lookups scanned the list for every dependency of every task: minutes of CPU (the safety net ended it).
+    const run = await runKeelProcess(["--json", "task", "next"], { cwd: ws.root, env: ws.env, timeout: 60_000 });
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(run.json().data.tasks.map((t: { id: string }) => t.id)).toEqual(["t0"]);
   });
 });

@@ -1,0 +1,71 @@
+import { mkdirSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { runKeel } from "../../helpers/run-cli.js";
+import { makeWorkspace, type TempWorkspace } from "../../helpers/temp-workspace.js";
+
+let ws: TempWorkspace | undefined;
+afterEach(() => ws?.cleanup());
+
+const keel = (w: TempWorkspace, ...args: string[]) => runKeel(["--json", ...args], { cwd: w.root, env: w.env });
+
+describe("team state a cloned repository committed (real CLI)", () => {
+  it("team delete never archives the messages through a linked archive folder", async () => {
+    ws = makeWorkspace();
+    const outside = join(ws.keelHome, "..", "outside");
+    mkdirSync(outside);
+    expect((await keel(ws, "team", "create", "crew", "alice")).exitCode).toBe(0);
+    expect((await keel(ws, "team", "send", "crew", "hello")).exitCode).toBe(0);
+    symlinkSync(outside, ws.path(".keel/state/teams/archive"));
+
+    const run = await keel(ws, "team", "delete", "crew");
+    expect(run.exitCode).toBe(1);
+    expect(run.json().content).toContain(`${ws.path(".keel/state/teams/archive")} is a symlink`);
+    expect(readdirSync(outside)).toEqual([]);
+    // nothing moved or forgotten: the team and its messages are where they were
+    expect(ws.read(".keel/state/teams/live/crew/messages.jsonl")).toContain('"hello"');
+    expect((await keel(ws, "team", "messages", "crew")).json().data.messages).toHaveLength(1);
+  });
+
+  it("a declared-teams file linked outside the workspace is not read, and its text is not quoted", async () => {
+    ws = makeWorkspace();
+    const secret = join(ws.keelHome, "..", "credentials");
+    writeFileSync(secret, "[default]\naws_secret_access_key = SECRET123\n");
+    const list = join(ws.keelHome, "..", "list.json");
+    writeFileSync(list, JSON.stringify([{ name: "leak", description: "SECRET456" }]));
+    for (const [rel, target, hidden] of [
+      [".claw-teams.json", secret, "[default]"],
+      [".keel/teams.json", list, "SECRET456"],
+    ] as const) {
+      symlinkSync(target, ws.path(rel));
+      const run = await keel(ws, "team", "list");
+      expect(run.exitCode, rel).toBe(1);
+      expect(run.json().content).toContain(`Declared teams file ${ws.path(rel)} leads to ${target}, outside the workspace`);
+      expect(run.stdout).not.toContain(hidden);
+      expect(run.stderr).not.toContain(hidden);
+      rmSync(ws.path(rel));
+      ws.write(rel, { teams: [{ name: "ok", members: ["a"] }] }); // a regular file in its place is read
+      expect((await keel(ws, "team", "list")).json().data.teams.map((t: { name: string }) => t.name)).toEqual(["ok"]);
+    }
+  });
+
+  it("a committed message index whose entries reach past the log is rebuilt from the log", async () => {
+    ws = makeWorkspace();
+    await keel(ws, "team", "create", "crew", "alice");
+    await keel(ws, "team", "send", "crew", "first");
+    await keel(ws, "team", "send", "crew", "second", "--to", "alice");
+    const index = ".keel/state/teams/live/crew/index.json";
+    const stored = JSON.parse(ws.read(index));
+    for (const bad of [
+      { ...stored, recipients: { "@*": [[1, 0, 2_000_000_000]] } },
+      { ...stored, recipients: { "@*": [[1, -5, 10]] } },
+      { ...stored, recipients: { "@*": 5 } },
+      { ...stored, recipients: { "@*": [5] } },
+    ]) {
+      ws.write(index, bad);
+      const run = await keel(ws, "team", "messages", "crew");
+      expect(run.exitCode, JSON.stringify(bad)).toBe(0);
+      expect(run.json().data.messages.map((m: { message: string }) => m.message)).toEqual(["first", "second"]);
+    }
+  });
+});
