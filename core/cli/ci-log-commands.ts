@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { randomBytes } from "../lazy-crypto.js";
 
 /** A CI runner that acts on lines of a step's output: GitHub Actions (`::cmd::`, legacy `##[cmd]`) or Azure Pipelines (`##vso[…]`, `##[…]`). */
 export type CiRunner = "github" | "azure";
