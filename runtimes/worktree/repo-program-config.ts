@@ -1,4 +1,5 @@
 import { execFile } from "node:child_process";
+import { UsageError } from "../../core/index.js";
 
 /**
  * Repository settings naming a program that keel's local git commands (status, diff --name-only, add,
@@ -25,7 +26,8 @@ function neutral(key: string): string {
  * command may have made: `sub/.git`, a worktree's config) from running a program the repository's own
  * config names (see PROGRAM_KEYS): each such key set in the repository gets the value your global or
  * system config gives it, else a neutral one. Command-line settings beat repository config.
- * Rejects when git cannot list its configuration (it would not run the command either).
+ * Rejects when git cannot list its configuration (it would not run the command either), and with a
+ * UsageError for a key git cannot take in a `-c` setting (a driver name holding `=`).
  */
 export async function repoProgramOverrides(git: string, dir: string, env: NodeJS.ProcessEnv, signal?: AbortSignal): Promise<string[]> {
   const listed = await new Promise<string>((resolve, reject) =>
@@ -52,5 +54,10 @@ export async function repoProgramOverrides(git: string, dir: string, env: NodeJS
     if (REPOSITORY_SCOPES.has(scope)) fromRepository.add(key);
     else if (scope !== "command") yours.set(key, cut < 0 ? "" : entry.slice(cut + 1));
   }
+  const bad = [...fromRepository].find((k) => k.includes("="));
+  if (bad)
+    throw new UsageError(
+      `keel will not run git in ${dir}: the repository's setting ${JSON.stringify(bad)} names a program, and keel cannot override a name holding "=" on git's command line. Remove it (git config --unset), or run git there by hand.`,
+    );
   return [...fromRepository].map((key) => `${key}=${yours.get(key) ?? neutral(key.toLowerCase())}`);
 }

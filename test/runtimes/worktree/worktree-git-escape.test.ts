@@ -122,6 +122,15 @@ describe("keel's own git calls run nothing a sandboxed command wrote", () => {
     expect(ranText(ws)).toContain("fsmonitor");
   });
 
+  it("a program setting whose driver name git cannot take in a -c setting (holding =) makes keel refuse to run git there", async () => {
+    ws = makeWorkspace({ "a.txt": "a\n", ".gitattributes": "*.txt filter=x=y\n" }, { git: true });
+    ws.git("config", "filter.x=y.smudge", `echo smudge >> '${ran(ws)}'; cat`);
+    const enter = await keel(ws, "worktree", "enter", "x");
+    expect(enter.exitCode).toBe(2);
+    expect(enter.stderr).toContain('the repository\'s setting "filter.x=y.smudge" names a program');
+    expect(ranText(ws)).toBe("");
+  });
+
   it("no git hook runs, also where core.hooksPath names a workspace folder (husky's)", async () => {
     const hooks = ["post-checkout", "prepare-commit-msg", "post-commit", "pre-merge-commit", "commit-msg", "post-merge"];
     ws = makeWorkspace({ "a.txt": "a\n" }, { git: true });
