@@ -6,7 +6,9 @@ import {
   type GlobalOptions,
   chatArgv,
   errorMessage,
+  guardCiStream,
   KeelError,
+  printedJson,
   registerAgentCommands,
   registerCoreCommands,
   registerSetupCommands,
@@ -17,8 +19,12 @@ import { registerPluginCommands } from "../plugins/cli.js";
 import { runtimeCommands } from "../runtimes/cli.js";
 
 /** Runs the CLI with `argv` (without node and script) and resolves to the exit code. Never throws. */
-export async function main(argv: string[], io: CliIO = processIO()): Promise<number> {
+export async function main(argv: string[], given: CliIO = processIO()): Promise<number> {
   let exitCode = 0;
+  // In a CI runner's log, text keel prints is never acted on as a logging command (stdout with --json: see printedJson).
+  const ciOut = guardCiStream(given.stdout, given.env, () => jsonMode(globals));
+  const ciErr = guardCiStream(given.stderr, given.env);
+  const io: CliIO = { ...given, stdout: ciOut.stream, stderr: ciErr.stream };
   const controller = new AbortController();
   const onSigint = () => {
     if (controller.signal.aborted) process.exit(130);
@@ -66,7 +72,7 @@ export async function main(argv: string[], io: CliIO = processIO()): Promise<num
       }
     },
     print(value, human) {
-      if (globals().json) io.stdout.write(JSON.stringify(value, null, 2) + "\n");
+      if (globals().json) io.stdout.write(printedJson(value, io.env, 2) + "\n");
       else {
         const text = human();
         // Human output may carry text from servers, tools and models: control characters are shown, not interpreted.
@@ -105,12 +111,14 @@ export async function main(argv: string[], io: CliIO = processIO()): Promise<num
   try {
     await program.parseAsync(chatArgv(argv, io.interactive), { from: "user" });
   } catch (error) {
-    if (error instanceof CommanderError && error.code === "commander.version") io.stdout.write(`${(await import("./keel-version.js")).keelVersion()}\n`);
+    if (error instanceof CommanderError && error.code === "commander.version") given.stdout.write(`${(await import("./keel-version.js")).keelVersion()}\n`);
     exitCode = handleError(error, io, globals);
   } finally {
     process.off("SIGINT", onSigint);
     io.signal?.removeEventListener("abort", onAbort);
   }
+  ciOut.end();
+  ciErr.end();
   return exitCode;
 }
 
@@ -134,24 +142,28 @@ function output(io: CliIO): { writeOut(s: string): void; writeErr(s: string): vo
   };
 }
 
-function handleError(error: unknown, io: CliIO, globals: () => GlobalOptions): number {
-  let json: boolean;
+/** `--json` was given; false when the options cannot be read (a usage error before parsing ended). */
+function jsonMode(globals: () => GlobalOptions): boolean {
   try {
-    json = globals().json;
+    return globals().json;
   } catch {
-    json = false;
+    return false;
   }
+}
+
+function handleError(error: unknown, io: CliIO, globals: () => GlobalOptions): number {
+  const json = jsonMode(globals);
   if (error instanceof CommanderError) {
     if (error.code === "commander.helpDisplayed" || error.code === "commander.version" || error.code === "commander.help") return 0;
     if (error.exitCode === 0) return 0;
     // commander told it on stderr; with --json stdout carries the same error object as keel's own usage errors
     if (json)
-      io.stdout.write(JSON.stringify({ error: { type: "UsageError", message: error.message.replace(/^error: /, "").replace(/\n/g, " ") } }, null, 2) + "\n");
+      io.stdout.write(printedJson({ error: { type: "UsageError", message: error.message.replace(/^error: /, "").replace(/\n/g, " ") } }, io.env, 2) + "\n");
     return 2;
   }
   const code = error instanceof KeelError ? error.exitCode : 1;
   const name = error instanceof Error ? error.name : "Error";
-  if (json) io.stdout.write(JSON.stringify({ error: { type: name, message: errorMessage(error) } }, null, 2) + "\n");
+  if (json) io.stdout.write(printedJson({ error: { type: name, message: errorMessage(error) } }, io.env, 2) + "\n");
   else io.stderr.write(terminalText(`keel: ${errorMessage(error)}\n`));
   if (!(error instanceof KeelError) && io.env.KEEL_DEBUG) io.stderr.write(String((error as Error)?.stack) + "\n");
   return code;

@@ -2,14 +2,15 @@
 const INVISIBLE = /[\u007f-\u009f\p{Cf}\p{Zl}\p{Zp}]/gu;
 
 /**
- * A value as one line of JSON that shows all it holds (a tool call's input, a logged event):
- * `JSON.stringify`, with every character a terminal would hide or reorder written as its `\uXXXX`
- * escape (still the same JSON value). Never throws: a value JSON cannot hold (a cycle, a BigInt) is shown with `String`.
+ * A value as JSON that shows all it holds (a tool call's input, a logged event, `--json` output):
+ * `JSON.stringify` (one line, or indented by `space`), with every character a terminal would hide or
+ * reorder written as its `\uXXXX` escape (still the same JSON value: such characters can only stand
+ * inside strings). Never throws: a value JSON cannot hold (a cycle, a BigInt) is shown with `String`.
  */
-export function visibleJson(input: unknown): string {
+export function visibleJson(input: unknown, space?: number): string {
   let json: string | undefined;
   try {
-    json = JSON.stringify(input);
+    json = JSON.stringify(input, null, space);
   } catch {
     json = undefined;
   }

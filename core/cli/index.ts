@@ -13,6 +13,8 @@ export { registerSetupCommands } from "./setup-commands.js";
 export { positiveIntOption } from "./int-option.js";
 export { runToolCommand } from "./run-tool-command.js";
 export { exactText, terminalText } from "./terminal-text.js";
+export { guardCiStream, rawStream } from "./ci-log-commands.js";
+export { printedJson } from "./printed-json.js";
 export { reviewWorkspace } from "./trust-review.js";
 export { ttyApprover } from "./tty-approver.js";
 export { ttyElicitor } from "./tty-elicitor.js";

@@ -2,6 +2,7 @@ import { readdirSync, realpathSync } from "node:fs";
 import { join } from "node:path";
 import { inside, MAX_MANIFEST_BYTES, realOrSelf, readRegularFile, type AgentType, type Diagnostic } from "../../core/index.js";
 import { isExcludedBelow } from "../discovery-scope.js";
+import { hiddenCharacterProblem } from "../identifier-text.js";
 import { listField, parseFrontMatter } from "../markdown/front-matter.js";
 import { mapAgentToolName } from "./claude-tool-names.js";
 
@@ -74,6 +75,11 @@ export function loadAgentTypes(places: readonly AgentPlace[]): { agents: AgentTy
       if (doc.lenient) warn(shown, `${doc.lenient}; it was read as plain "key: value" lines. Quote values that contain ": ".`, "info");
       const stem = entry.slice(0, -3);
       const name = typeof doc.data.name === "string" && doc.data.name.trim() ? doc.data.name.trim() : stem;
+      const hidden = hiddenCharacterProblem(name);
+      if (hidden) {
+        warn(shown, `The agent type's name (front matter "name", else the file name) ${hidden}; the agent file was skipped.`, "error");
+        continue;
+      }
       const description = typeof doc.data.description === "string" ? doc.data.description.trim() : "";
       if (!description) {
         warn(shown, `Agent "${name}" has no description in its front matter; it was skipped. Add "description: what it does and when to use it".`, "error");

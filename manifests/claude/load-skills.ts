@@ -2,6 +2,7 @@ import { readdirSync, realpathSync } from "node:fs";
 import { join } from "node:path";
 import { inside, MAX_MANIFEST_BYTES, realOrSelf, readRegularFile, type Diagnostic } from "../../core/index.js";
 import { isExcludedBelow } from "../discovery-scope.js";
+import { hiddenCharacterProblem } from "../identifier-text.js";
 import { listField, parseFrontMatter } from "../markdown/front-matter.js";
 
 /** Diagnostics produced here carry this source. */
@@ -83,6 +84,11 @@ export function loadSkills(places: readonly SkillPlace[]): { skills: SkillDef[];
       const doc = parseFrontMatter(text);
       if (doc.lenient) warn(file, `${doc.lenient}; it was read as plain "key: value" lines. Quote values that contain ": ".`, "info");
       const name = typeof doc.data.name === "string" && doc.data.name.trim() ? doc.data.name.trim() : entry;
+      const hidden = hiddenCharacterProblem(name);
+      if (hidden) {
+        warn(file, `The skill's name (front matter "name", else the folder name) ${hidden}; the skill was skipped.`, "error");
+        continue;
+      }
       const description = typeof doc.data.description === "string" ? doc.data.description.trim() : "";
       if (!description) {
         warn(file, `Skill "${name}" has no description in its front matter; it was skipped. Add "description: what it does and when to use it".`, "error");

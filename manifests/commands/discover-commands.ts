@@ -2,6 +2,7 @@ import { lstatSync, readdirSync, realpathSync } from "node:fs";
 import { join, relative, sep } from "node:path";
 import { inside, MAX_MANIFEST_BYTES, realOrSelf, readRegularFile, type Diagnostic } from "../../core/index.js";
 import { isExcludedBelow } from "../discovery-scope.js";
+import { hiddenCharacterProblem } from "../identifier-text.js";
 import type { CommandPlace } from "./command-places.js";
 import { parseClaudeCommand, parseGeminiCommand, type PromptCommand } from "./prompt-command.js";
 
@@ -47,6 +48,11 @@ export function loadCommands(places: readonly CommandPlace[]): { commands: Promp
         continue;
       }
       const base = place.syntax === "claude" ? baseName(rel, ".md") : rel.slice(0, -".toml".length).split(sep).join(":");
+      const hidden = hiddenCharacterProblem(base);
+      if (hidden) {
+        note("error", `The command's name (from its file name) ${hidden}; the command was skipped.`);
+        continue;
+      }
       const origin = { file, level: place.level, plugin: place.plugin };
       const parsed = place.syntax === "claude" ? parseClaudeCommand(text, base, origin) : parseGeminiCommand(text, base, origin);
       for (const issue of parsed.issues) note(issue.severity, issue.message);

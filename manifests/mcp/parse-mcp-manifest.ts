@@ -1,5 +1,6 @@
 import { MAX_MANIFEST_BYTES, MAX_TIMER_MS, readRegularFile } from "../../core/index.js";
 import { dirname, resolve } from "node:path";
+import { hiddenCharacterProblem } from "../identifier-text.js";
 import type { DiscoveredMcp, DiscoverOptions } from "./discover-mcp-servers.js";
 import { MCP_DIAGNOSTIC_SOURCE as SOURCE } from "./discover-mcp-servers.js";
 import { expandMap, expandVars } from "./expand-vars.js";
@@ -98,6 +99,14 @@ function parseServer(
   const name = key ?? s.name;
   if (!name) {
     opts.diagnostics.error(SOURCE, 'Invalid MCP server entry (skipped): a server in the "servers" list needs a "name".', { file, path: origin.path });
+    return undefined;
+  }
+  const hidden = hiddenCharacterProblem(name);
+  if (hidden) {
+    opts.diagnostics.error(SOURCE, `Invalid MCP server entry (skipped): its name ${hidden}.`, {
+      file,
+      path: key === undefined ? `${origin.path}.name` : origin.path,
+    });
     return undefined;
   }
   const unset: string[] = [];

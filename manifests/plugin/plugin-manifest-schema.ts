@@ -1,5 +1,6 @@
 import { isAbsolute, win32 } from "node:path";
 import { z } from "zod";
+import { hiddenCharacterProblem } from "../identifier-text.js";
 
 /** The six lifecycle hooks a plugin manifest may tap (architecture section 2). */
 export const LIFECYCLE_HOOKS = ["beforePrompt", "afterTurn", "onResume", "beforePersist", "beforeDelegate", "afterDelegate"] as const;
@@ -45,13 +46,19 @@ export const textSchema = z.preprocess(blankToUndefined, stringSchema);
 /** An optional trimmed string (blank = absent). */
 export const optionalTextSchema = z.preprocess(blankToUndefined, stringSchema.optional());
 
-/** A tool name: a non-blank string without whitespace. */
-export const toolNameSchema = textSchema.refine((s) => !/\s/.test(s), { message: "must not contain whitespace" });
+/** A name (plugin, tool, server, workflow): a required trimmed string with no control, format or other invisible character (see hiddenCharacterProblem). */
+export const identifierSchema = textSchema.superRefine((s, ctx) => {
+  const problem = typeof s === "string" ? hiddenCharacterProblem(s) : undefined;
+  if (problem) ctx.addIssue({ code: "custom", message: problem });
+});
+
+/** A tool name: a non-blank string without whitespace or invisible characters. */
+export const toolNameSchema = identifierSchema.refine((s) => !/\s/.test(s as string), { message: "must not contain whitespace" });
 
 const objectSchema = z.record(z.string(), z.unknown(), { error: (issue) => `must be an object (got ${jsonTypeName(issue.input)})` });
 
 /** The top level: `name` required, known scalar fields typed, unknown fields kept and ignored. */
-export const manifestHeaderSchema = z.object({ name: textSchema, version: optionalTextSchema, description: optionalTextSchema }).loose();
+export const manifestHeaderSchema = z.object({ name: identifierSchema, version: optionalTextSchema, description: optionalTextSchema }).loose();
 
 /** `tool_aliases[i]`: `{name, base_tool | baseTool, description?}`. */
 export const toolAliasItemSchema = z

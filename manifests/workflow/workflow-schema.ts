@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { PromptCommand } from "../commands/prompt-command.js";
+import { hiddenCharacterProblem } from "../identifier-text.js";
 import { jsonType } from "../json-type.js";
 
 /** Deepest nesting of `workflow` steps (a workflow calling a workflow calling ...). */
@@ -109,7 +110,12 @@ const flag = z.boolean({ error: (i) => `must be true or false (got ${jsonType(i.
 /** The top level of one workflow object (steps are parsed one by one). */
 export const workflowHeaderSchema = z
   .object({
-    name: text().regex(/^[^\s/\\]+$/, { error: "must not contain whitespace or slashes" }),
+    name: text()
+      .regex(/^[^\s/\\]+$/, { error: "must not contain whitespace or slashes" })
+      .superRefine((name, ctx) => {
+        const problem = hiddenCharacterProblem(name);
+        if (problem) ctx.addIssue({ code: "custom", message: problem });
+      }),
     description: z.string({ error: (i) => `must be a string (got ${jsonType(i.input)})` }).optional(),
     parameters: z.record(z.string(), z.unknown(), { error: (i) => `must be a JSON Schema object (got ${jsonType(i.input)})` }).optional(),
     prompt: z.string({ error: (i) => `must be a string (got ${jsonType(i.input)})` }).optional(),

@@ -1,5 +1,4 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import {
   type CallElicitor,
   errorMessage,
@@ -28,6 +27,7 @@ import { SentTokens } from "./sent-tokens.js";
 import type { McpServerState, StartupTimings } from "./server-status.js";
 import { ServerSupervisor } from "./server-supervisor.js";
 import { StderrRing } from "./stderr-ring.js";
+import { requestTool } from "./tool-request.js";
 import type { McpToolInfo } from "./tool-cache.js";
 import type { ServerHealthStore, ToolListCache } from "./origin-state.js";
 
@@ -169,40 +169,12 @@ export class McpConnection {
     // While the user may be asked something, the pipeline's deadline (which leaves that wait out) governs alone.
     const timeout = timeoutMs > 0 && !this.deps.elicit.waitsForUser && !elicit?.waitsForUser ? Math.min(timeoutMs + 1000, MAX_TIMER_MS) : MAX_TIMER_MS;
     // The common case, kept free of extra async layers.
-    if (this.state === "connected" && this.opened) return this.request(this.opened.client, tool, args, cancel, timeout, onResult, onProgress, elicit);
+    const request = { tool, args, cancel, timeout, onResult, onProgress, elicit };
+    const toToolError = (error: unknown) => this.toToolError(error);
+    if (this.state === "connected" && this.opened) return requestTool(this.opened.client, this.calls, request, toToolError);
     return this.ready(call.signal).then(
-      (client) => this.request(client, tool, args, cancel, timeout, onResult, onProgress, elicit),
+      (client) => requestTool(client, this.calls, request, toToolError),
       (error) => {
-        throw this.toToolError(error);
-      },
-    );
-  }
-
-  private request<T>(
-    client: Client,
-    tool: string,
-    args: unknown,
-    cancel: RequestCancel,
-    timeout: number,
-    onResult: (result: Record<string, unknown>) => T,
-    onProgress?: (p: { progress: number; total?: number; message?: string }) => void,
-    elicit?: CallElicitor,
-  ): Promise<T> {
-    const options: RequestOptions = { signal: cancel.asSignal(), timeout };
-    // Without a handler the SDK adds no progress token, so the server sends no progress.
-    if (onProgress) options.onprogress = onProgress;
-    const call = this.calls.begin(elicit);
-    const pending = client.callTool({ name: tool, arguments: (args ?? {}) as Record<string, unknown> }, undefined, options) as Promise<Record<string, unknown>>;
-    return pending.then(
-      (result) => {
-        this.calls.end(call);
-        return onResult(result);
-      },
-      async (error) => {
-        this.calls.end(call);
-        if (cancel.aborted) throw error;
-        // Let the transport's close handler mark a crashed server first, so the error says so.
-        await new Promise((r) => setImmediate(r));
         throw this.toToolError(error);
       },
     );

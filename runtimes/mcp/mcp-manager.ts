@@ -7,10 +7,10 @@ import { serverInstructionsSection } from "./server-instructions.js";
 import { serverStatus, type McpServerStatus } from "./server-status.js";
 import { approveServers, untrustedReason } from "./server-trust.js";
 import { filterTools, requiresTasks, serverToolDefinition } from "./server-tools.js";
-import { startModes, type StartMode } from "./start-modes.js";
+import { servesName, startModes, type StartMode } from "./start-modes.js";
 import { watchStarts } from "./start-progress.js";
 import { TOOL_CACHE_MAX_AGE_MS } from "./tool-cache.js";
-import { assignToolNames, sanitize } from "./tool-names.js";
+import { assignToolNames } from "./tool-names.js";
 
 /** Default start-up timeout of a server. */
 export const DEFAULT_STARTUP_TIMEOUT_MS = 30_000;
@@ -141,10 +141,19 @@ export class McpManager {
     return serverInstructionsSection(this.connections, (c) => c.config.enabled && this.isTrusted(c));
   }
 
-  /** Why `name` (an `mcp__SERVER__…` name) has no tool: its server awaits a login, failed or is untrusted; else undefined. */
+  /**
+   * Why `name` (an `mcp__SERVER__…` name) has no tool: the servers it may belong to (see `servesName`: a
+   * name cut to 64 characters or a server name holding `__` fits several) that await a login, failed or
+   * are untrusted, each with its reason; a server that is up and lists its tools does not have it. Else undefined.
+   */
   explainUnknown(name: string): string | undefined {
-    const conn = this.connections.find((c) => name.startsWith(`mcp__${sanitize(c.name)}__`));
-    if (!conn) return undefined;
+    const reasons = this.connections.filter((c) => servesName(c.name, name)).flatMap((c) => this.unavailableReason(c) ?? []);
+    if (reasons.length <= 1) return reasons[0];
+    return `"${name}" may belong to any of ${reasons.length} MCP servers whose tools are not listed: ${reasons.join(" ")}`;
+  }
+
+  /** Why a server's tools are not registered: it awaits a login, failed or is untrusted; undefined otherwise. */
+  private unavailableReason(conn: McpConnection): string | undefined {
     if (conn.state === "needs_login") return `MCP server "${conn.name}" needs a login before its tools are listed: run \`${loginCommand(conn.name)}\`.`;
     if (conn.state === "untrusted") return this.untrustedReason(conn);
     if (conn.state === "failed")

@@ -43,8 +43,8 @@ export async function startModes(
   return { mode: () => "now" };
 }
 
-/** True when `tool` is named like a tool of server `server` (`mcp__<server>__…`, also when cut to 64 characters). */
-function servesName(server: string, tool: string): boolean {
+/** True when `tool` is named like a tool of server `server` (`mcp__<server>__…`, also when cut to 64 characters); several servers may fit one name. */
+export function servesName(server: string, tool: string): boolean {
   const prefix = `mcp__${sanitize(server)}__`;
   // A name over 64 characters keeps its first 55 (then `_<hash>`): compare what is left of the prefix.
   return tool.startsWith(prefix.slice(0, Math.min(prefix.length, MAX_TOOL_NAME - 9)));

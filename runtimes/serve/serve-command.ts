@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { Readable, Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
-import { type CliContext, terminalText, UsageError } from "../../core/cli/index.js";
+import { type CliContext, rawStream, terminalText, UsageError } from "../../core/cli/index.js";
 import type { Host } from "../../core/index.js";
 import { type HttpEndpoint, isLoopback, serveHttp } from "./http-serve.js";
 import { LiveHost } from "./live-host.js";
@@ -90,7 +90,7 @@ export async function mcpServeCommand(ctx: CliContext, opts: ServeCommandOptions
       await aborted(stop.signal);
     } else {
       const { StdioServerTransport } = await import("@modelcontextprotocol/sdk/server/stdio.js");
-      const transport = new StdioServerTransport(ctx.io.stdin as Readable, ctx.io.stdout as Writable);
+      const transport = new StdioServerTransport(ctx.io.stdin as Readable, rawStream(ctx.io.stdout) as Writable);
       const server = createServeSession(sdk, hub);
       const closed = new Promise<void>((resolve) => {
         transport.onclose = resolve;

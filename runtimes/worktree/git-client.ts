@@ -1,6 +1,7 @@
 import { delimiter, dirname, isAbsolute, sep } from "node:path";
 import type { SimpleGit } from "simple-git";
 import { requireSystemProgram, systemEnv } from "../../core/index.js";
+import { repoProgramOverrides } from "./repo-program-config.js";
 
 /** Options for a git client bound to one directory. */
 export interface GitClientOptions {
@@ -11,10 +12,13 @@ export interface GitClientOptions {
 
 /**
  * Settings every keel git call runs with. keel's git runs outside the OS sandbox, in folders a
- * sandboxed command can write, so it runs no git hooks: `core.hooksPath` may name a workspace
- * folder (husky's `.husky/_`), where a command would write the hook keel's commit or merge runs.
+ * sandboxed command can write, so it runs no git hooks (`core.hooksPath` may name a workspace
+ * folder, husky's `.husky/_`, where a command would write the hook keel's commit or merge runs) and
+ * no file-system monitor (`core.fsmonitor` is a command line status, diff, add and merge run; a command
+ * can make `sub/.git` with one, and keel started in `sub/` uses that repository). The other
+ * settings naming a program these commands run are in repo-program-config.ts.
  */
-export const KEEL_GIT_CONFIG: readonly string[] = ["core.hooksPath=/dev/null"];
+export const KEEL_GIT_CONFIG: readonly string[] = ["core.hooksPath=/dev/null", "core.fsmonitor=false"];
 
 /** simple-git's checks that your environment's variables (not keel's arguments) would trip. */
 const ENVIRONMENT_SETTINGS = {
@@ -31,7 +35,7 @@ const ENVIRONMENT_SETTINGS = {
 
 /**
  * A simple-git client for `dir` (simple-git is imported lazily, on first use), with
- * `KEEL_GIT_CONFIG`, and `PATH` cut as `systemEnv` does. The signal aborts running git processes. Every non-zero exit rejects
+ * `KEEL_GIT_CONFIG` and the `repoProgramOverrides` of `dir`'s repository, and `PATH` cut as `systemEnv` does. The signal aborts running git processes. Every non-zero exit rejects
  * (simple-git's default ignores a failure that printed nothing on stderr, e.g. a conflicting merge).
  */
 export async function gitAt(dir: string, opts: GitClientOptions = {}): Promise<SimpleGit> {
@@ -42,16 +46,25 @@ export async function gitAt(dir: string, opts: GitClientOptions = {}): Promise<S
   // simple-git refuses a `binary` path holding a space, `+` or `@` (a git in `~/my tools/`): git is named
   // bare, with the folder it was found in first on PATH, so the git run is the one systemProgram chose.
   if (isAbsolute(found)) env.PATH = [dirname(found), env.PATH].filter(Boolean).join(delimiter);
+  const overrides = await repoProgramOverrides(found, dir, env, opts.signal);
   const { simpleGit } = await import("simple-git");
   const git = simpleGit({
     baseDir: dir,
     binary: "git",
     abort: opts.signal,
-    config: [...KEEL_GIT_CONFIG, ...(opts.config ?? [])],
-    // For KEEL_GIT_CONFIG's own `core.hooksPath`: nothing else keel passes sets it. The others: simple-git
+    config: [...KEEL_GIT_CONFIG, ...overrides, ...(opts.config ?? [])],
+    // For keel's own settings: KEEL_GIT_CONFIG's `core.hooksPath` and `core.fsmonitor`, and repoProgramOverrides'
+    // filter, merge driver and gpg programs (neutral, or the value of your own config). The others: simple-git
     // checks an environment passed to it (below: your own, with PATH cut) for EDITOR, PAGER, GIT_SSH_COMMAND,
     // GIT_CONFIG_GLOBAL, …, which git inherited unchecked before; keel's own arguments set none of them.
-    unsafe: { allowUnsafeHooksPath: true, ...ENVIRONMENT_SETTINGS },
+    unsafe: {
+      allowUnsafeHooksPath: true,
+      allowUnsafeFsMonitor: true,
+      allowUnsafeFilter: true,
+      allowUnsafeMergeDriver: true,
+      allowUnsafeGpgProgram: true,
+      ...ENVIRONMENT_SETTINGS,
+    },
     maxConcurrentProcesses: 1,
     errors: (error, result) => {
       if (error) return error;

@@ -137,7 +137,7 @@ async function withAgent(ctx: CliContext, fn: (runtime: AgentRuntime, base: Agen
 /** Exit code: 0 for an answer and for a run paused for approval (it ran and waits; not a failure), 1 otherwise. */
 function report(ctx: CliContext, out: AgentOutcome, note: string): void {
   if (ctx.globals().json) {
-    ctx.io.stdout.write(JSON.stringify({ ...out, ...(note ? { worktree: note } : {}) }, null, 2) + "\n");
+    ctx.print({ ...out, ...(note ? { worktree: note } : {}) }, () => undefined);
   } else {
     if (out.message) ctx.io.stderr.write(terminalText(out.message) + "\n");
     if (note) ctx.io.stderr.write(terminalText(note) + "\n");

@@ -1,5 +1,6 @@
 import { exactText, terminalText } from "../terminal-text.js";
 import { callArgumentsText, visibleJson } from "../../visible-json.js";
+import { printedJson } from "../printed-json.js";
 import { closeSync, lstatSync, openSync, readSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 import { readEvents } from "../../events.js";
@@ -151,7 +152,7 @@ export async function sessionsEvents(ctx: CliContext, id: string, opts: { follow
   const paths = sessionPaths(dir, id);
   const json = ctx.globals().json;
   const print = (e: object) => {
-    if (json) return ctx.io.stdout.write(JSON.stringify(e) + "\n");
+    if (json) return ctx.io.stdout.write(printedJson(e, ctx.io.env) + "\n");
     const { ts, type, sessionId: _s, ...rest } = e as { ts?: unknown; type?: unknown; sessionId?: unknown };
     ctx.io.stdout.write(terminalText(`${new Date(Number(ts)).toISOString().slice(11, 23)} ${String(type).padEnd(18)} ${visibleJson(rest)}`) + "\n");
   };

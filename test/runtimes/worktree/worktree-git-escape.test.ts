@@ -69,6 +69,68 @@ describe("keel's own git calls run nothing a sandboxed command wrote", () => {
     expect(ws.exists(".keel/worktrees/x/b.txt")).toBe(true);
   });
 
+  it("keel started in sub/, a repository a command made there, runs none of its config's programs: fsmonitor, filters, merge driver, gpg", async () => {
+    ws = makeWorkspace({ "a.txt": "a\n" }, { git: true });
+    // What a sandboxed command can write: sub/.git whose config names programs, and a .gitattributes that picks them.
+    const sub = ws.path("sub");
+    const git = (...args: string[]) => execFileSync("git", args, { cwd: sub, env: { ...ws!.env, GIT_CONFIG_NOSYSTEM: "1" }, encoding: "utf8" });
+    // the test's own set-up commands, with the programs off
+    const setUp = (...args: string[]) => git("-c", "core.fsmonitor=false", "-c", "filter.evil.clean=", "-c", "filter.evil.smudge=", ...args);
+    mkdirSync(sub);
+    writeFileSync(join(sub, "s.txt"), "s\n");
+    writeFileSync(join(sub, ".gitattributes"), "*.txt filter=evil merge=evil\n");
+    git("init", "-q", "-b", "main");
+    git("config", "user.name", "sub");
+    git("config", "user.email", "sub@keel.invalid");
+    git("add", "-A");
+    git("commit", "-q", "-m", "sub");
+    const mark = (what: string) => `echo ${what} >> '${ran(ws!)}'`;
+    git("config", "core.fsmonitor", `${mark("fsmonitor")}; false`);
+    git("config", "filter.evil.clean", `${mark("clean")}; cat`);
+    git("config", "filter.evil.smudge", `${mark("smudge")}; cat`);
+    git("config", "merge.evil.driver", `${mark("merge-driver")}; exit 0`);
+    const opts = { cwd: sub, env: ws.env };
+
+    expect((await runKeel(["worktree", "enter", "x"], opts)).exitCode).toBe(0);
+    writeFileSync(join(sub, ".keel/worktrees/x/b.txt"), "b\n");
+    const merged = await runKeel(["worktree", "exit", "--action", "merge"], opts);
+    expect(merged.exitCode, merged.stderr).toBe(0);
+    expect(readFileSync(join(sub, "b.txt"), "utf8")).toBe("b\n");
+
+    // Both sides change s.txt: git would ask the merge driver (here: "merged", exit 0); keel's merge stops in conflict instead.
+    expect((await runKeel(["worktree", "enter", "y"], opts)).exitCode).toBe(0);
+    writeFileSync(join(sub, ".keel/worktrees/y/s.txt"), "theirs\n");
+    writeFileSync(join(sub, "s.txt"), "ours\n");
+    setUp("commit", "-q", "-am", "ours");
+    const conflict = await runKeel(["worktree", "exit", "--action", "merge"], opts);
+    expect(conflict.exitCode, conflict.stdout + conflict.stderr).toBe(1);
+    expect(readFileSync(join(sub, "s.txt"), "utf8")).toBe("ours\n");
+    expect((await runKeel(["worktree", "exit", "--action", "discard", "--force"], opts)).exitCode).toBe(0);
+
+    // A signed commit would run gpg.program: keel's git runs git's own gpg instead (here it cannot sign, so the merge fails).
+    git("config", "commit.gpgSign", "true");
+    const gpg = join(sub, "gpg.sh");
+    writeFileSync(gpg, `#!/bin/sh\n${mark("gpg")}\nexit 1\n`);
+    chmodSync(gpg, 0o755);
+    git("config", "gpg.program", gpg);
+    expect((await runKeel(["worktree", "enter", "z"], opts)).exitCode).toBe(0);
+    writeFileSync(join(sub, ".keel/worktrees/z/c.txt"), "c\n");
+    expect((await runKeel(["worktree", "exit", "--action", "merge"], opts)).stderr).toContain("failed to sign");
+    expect(ranText(ws)).toBe("");
+    // git itself runs them all, outside keel
+    git("status", "--porcelain");
+    expect(ranText(ws)).toContain("fsmonitor");
+  });
+
+  it("a program setting whose driver name git cannot take in a -c setting (holding =) makes keel refuse to run git there", async () => {
+    ws = makeWorkspace({ "a.txt": "a\n", ".gitattributes": "*.txt filter=x=y\n" }, { git: true });
+    ws.git("config", "filter.x=y.smudge", `echo smudge >> '${ran(ws)}'; cat`);
+    const enter = await keel(ws, "worktree", "enter", "x");
+    expect(enter.exitCode).toBe(2);
+    expect(enter.stderr).toContain('the repository\'s setting "filter.x=y.smudge" names a program');
+    expect(ranText(ws)).toBe("");
+  });
+
   it("no git hook runs, also where core.hooksPath names a workspace folder (husky's)", async () => {
     const hooks = ["post-checkout", "prepare-commit-msg", "post-commit", "pre-merge-commit", "commit-msg", "post-merge"];
     ws = makeWorkspace({ "a.txt": "a\n" }, { git: true });
