@@ -4,7 +4,7 @@ import type { CallElicitor, ToolError } from "../../core/index.js";
 import type { CallElicitors } from "./call-elicitors.js";
 import type { RequestCancel } from "./request-cancel.js";
 
-/** One `tools/call` as `McpConnection.callTool` prepared it. */
+/** One `tools/call` as the connection's `callTool` prepared it. */
 export interface ToolRequest<T> {
   tool: string;
   args: unknown;

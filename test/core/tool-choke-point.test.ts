@@ -30,9 +30,9 @@ const ALLOWED: Record<string, { uses: number; reason: string }> = {
     reason:
       "a code plugin's tool: registerTool checks that execute is a function, and the registered ToolDefinition's execute calls it, so it only runs inside the pipeline's execute phase",
   },
-  "runtimes/mcp/mcp-connection.ts": {
+  "runtimes/mcp/tool-request.ts": {
     uses: 1,
-    reason: "McpConnection.callTool itself, wrapping the SDK client's callTool (reached only from server-tools.ts)",
+    reason: "the SDK client's callTool, sent for McpConnection.callTool (reached only from server-tools.ts)",
   },
 };
 
