@@ -91,7 +91,7 @@ describe("list and show output of committed task, plan and team state (real CLI)
     }
     const plan = await keel("plan", "show");
     expect(plan.stdout).toContain("1. [ ] Ship\\n2. [x] Audit (plan_2, completed) (plan_1, pending)");
-    expect(plan.stdout).toContain("Release\\n1. [x] Review (plan_0, completed)\n");
+    expect(plan.stdout).toContain("Release\n  1. [x] Review (plan_0, completed)\n");
     expect(plan.stdout.match(/^\d+\./gm)).toEqual(["1."]);
 
     expect((await keel("team", "create", "crew", "alice")).exitCode).toBe(0);
