@@ -1,4 +1,4 @@
-import { closeSync, constants, fstatSync, lstatSync, openSync, readFileSync, unlinkSync } from "node:fs";
+import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readFileSync, rmSync, unlinkSync } from "node:fs";
 import { mkdir, open } from "node:fs/promises";
 import { dirname } from "node:path";
 import { StateError, errorMessage } from "../errors.js";
@@ -136,13 +136,16 @@ export async function withFileLock<T>(file: string, fn: () => Promise<T>): Promi
 }
 
 /**
- * In a workspace's `.keel`, removes whatever is at the lock path that is not a folder: proper-lockfile
- * only ever makes a folder there, and a committed file or link would fail every lock (after ~20 s of
- * retries) as "held by another process". A real folder is left to the lock's own stale check. Never throws.
+ * In a workspace's `.keel`, removes whatever is at the lock path that is not an empty folder: proper-lockfile
+ * only ever makes an empty folder there, and a committed file, link or folder with files in it (git commits
+ * no empty folder, so a planted lock folder always has some) would fail every lock (after ~20 s of retries)
+ * as "held by another process". An empty folder is left to the lock's own stale check. The folder's
+ * contents are removed without following links in it. Never throws.
  */
 function removePlantedLock(lock: string): void {
   try {
     if (!lstatSync(lock).isDirectory()) unlinkSync(lock);
+    else if (readdirSync(lock).length) rmSync(lock, { recursive: true, force: true });
   } catch {
     // missing (the usual case), or not removable: the lock then says what failed
   }

@@ -1,7 +1,7 @@
 import type { OAuthClientProvider, OAuthDiscoveryState } from "@modelcontextprotocol/sdk/client/auth.js";
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import type { McpServerConfig } from "../../manifests/mcp/mcp-server-config.js";
-import { checkAuthorizationServer } from "./issuer-binding.js";
+import { checkAuthorizationServer, IssuerBindingError } from "./issuer-binding.js";
 import { type OAuthRecord, type OAuthStore, pendingScope, scopeUnion } from "./oauth-store.js";
 
 /** Thrown (inside the SDK's `auth()`) when a server needs a login that this process may not start: the server goes to `needs_login`. */
@@ -167,13 +167,22 @@ export class StoredOAuthProvider implements OAuthClientProvider {
   }
 
   /**
-   * The cached discovery result, checked like a fresh one (it may predate `oauth.issuer`).
+   * The cached discovery result, checked like a fresh one (it may predate `oauth.issuer`): one the binding no longer
+   * allows is not used — the SDK then discovers afresh, and what the server names now is checked when it is saved (an
+   * error naming the cached, stale authorization server would tell the user to change a setting that is right).
    * Non-interactive without a refresh token: LoginRequiredError before any discovery request (nothing to gain from it).
    */
   discoveryState(): OAuthDiscoveryState | undefined {
     if (!this.interactive && !this.record.tokens?.refresh_token) throw this.loginRequired();
-    if (this.record.discovery?.authorizationServerUrl) checkAuthorizationServer(this.server, this.record.discovery);
-    return this.record.discovery;
+    const cached = this.record.discovery;
+    if (!cached?.authorizationServerUrl) return cached;
+    try {
+      checkAuthorizationServer(this.server, cached);
+      return cached;
+    } catch (error) {
+      if (error instanceof IssuerBindingError) return undefined;
+      throw error;
+    }
   }
 
   private async save(patch: Partial<OAuthRecord>): Promise<void> {

@@ -5,8 +5,9 @@ import type { McpToolInfo } from "./tool-cache.js";
  * A server's tools with its `secrets` redacted (`***`) in the text written for people and the model: each tool's
  * `title`, `description` and `annotations.title` (a server that names the database it reaches, `Runs SQL against
  * postgres://app:pw@db/app`, would otherwise put the password before the model and into the tool cache under
- * `.keel/`). Names and schemas stay as listed: a tool is called by its name and with its schema's keys. Returns the
- * same array when there are no secrets. Never throws.
+ * `.keel/`), and the text in its input and output schemas (see `schemaText`). Names, and what a schema validates,
+ * stay as listed: a tool is called by its name and with its schema's keys. Returns the same array when there are
+ * no secrets. Never throws.
  */
 export function redactToolInfos(tools: McpToolInfo[], secrets: readonly string[]): McpToolInfo[] {
   if (!secrets.length) return tools;
@@ -17,7 +18,45 @@ export function redactToolInfos(tools: McpToolInfo[], secrets: readonly string[]
     ...(t.title !== undefined ? { title: text(t.title) } : {}),
     ...(t.description !== undefined ? { description: text(t.description) } : {}),
     ...(t.annotations?.title !== undefined ? { annotations: { ...t.annotations, title: text(t.annotations.title) } } : {}),
+    ...(t.inputSchema !== undefined ? { inputSchema: schemaText(t.inputSchema, redact) as McpToolInfo["inputSchema"] } : {}),
+    ...(t.outputSchema !== undefined ? { outputSchema: schemaText(t.outputSchema, redact) as McpToolInfo["outputSchema"] } : {}),
   }));
+}
+
+/** Schema keywords whose string is text for people and the model (redacted). */
+const TEXT_KEYWORDS = new Set(["description", "title", "$comment"]);
+/** Schema keywords that only suggest values (left out when one holds a secret: the server applies its own default). */
+const HINT_KEYWORDS = new Set(["default", "examples"]);
+/** Schema keywords whose value maps names (property names, definition names) to schemas. */
+const SCHEMA_MAPS = new Set(["properties", "patternProperties", "$defs", "definitions", "dependentSchemas"]);
+
+/**
+ * A JSON Schema with the secrets redacted where it talks (`description`, `title`, `$comment`, at any depth: a
+ * parameter described as `SQL for postgres://app:pw@db/app` put the password before the model and into the tool
+ * cache) and its `default`/`examples` left out when they hold a secret. What a call is validated against stays:
+ * property names, types, `enum`, `const`, patterns. Never throws.
+ */
+function schemaText(schema: unknown, redact: (text: string) => string): unknown {
+  if (Array.isArray(schema)) return schema.map((s) => schemaText(s, redact));
+  if (schema === null || typeof schema !== "object") return schema;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(schema)) {
+    if (TEXT_KEYWORDS.has(key) && typeof value === "string") out[key] = redact(value);
+    else if (HINT_KEYWORDS.has(key)) {
+      if (!holdsSecret(value, redact)) out[key] = value;
+    } else if (SCHEMA_MAPS.has(key) && value !== null && typeof value === "object" && !Array.isArray(value))
+      out[key] = Object.fromEntries(Object.entries(value).map(([name, s]) => [name, schemaText(s, redact)]));
+    else if (key === "enum" || key === "const") out[key] = value;
+    else out[key] = schemaText(value, redact);
+  }
+  return out;
+}
+
+/** True when a string in `value` has a secret in it. */
+function holdsSecret(value: unknown, redact: (text: string) => string): boolean {
+  if (typeof value === "string") return redact(value) !== value;
+  if (Array.isArray(value)) return value.some((v) => holdsSecret(v, redact));
+  return value !== null && typeof value === "object" && Object.entries(value).some(([k, v]) => holdsSecret(k, redact) || holdsSecret(v, redact));
 }
 
 /** A server's `instructions` with its `secrets` redacted; undefined stays undefined. Never throws. */

@@ -34,9 +34,16 @@ const syncTasks = {
   description: "Keep the plan's own tasks in sync (default true). Tasks created outside the plan are never touched.",
 } as const;
 
-/** Plan as text: explanation, then one numbered line per step (both shown exactly: a newline cannot fake a step). */
+/**
+ * Plan as text: explanation, then one numbered line per step. A step is shown exactly (`exactText`); the explanation
+ * keeps its lines, each after the first indented by 2 spaces: neither can fake a step.
+ */
 export function formatPlan(plan: { explanation?: string; items: PlanView[] }): string {
-  const explanation = plan.explanation ? exactText(String(plan.explanation)) : "";
+  const explanation = plan.explanation
+    ? String(plan.explanation)
+        .split(/\r\n|[\n\r\u2028\u2029]/)
+        .join("\n  ")
+    : "";
   if (plan.items.length === 0) return explanation ? `${explanation}\n(no steps)` : "No plan.";
   const mark = { pending: "[ ]", in_progress: "[~]", completed: "[x]", blocked: "[!]", cancelled: "[-]" } as const;
   const lines = plan.items.map((item, i) => {

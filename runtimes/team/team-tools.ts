@@ -16,9 +16,16 @@ export function formatTeam(team: Team): string {
   return `${team.name}${declared}: ${team.members.map(exactText).join(", ") || "(no members)"}${description}`;
 }
 
-/** A message as one line of text: `msg_3 12:00:01 alice → bob: text`, each field shown exactly (a newline cannot fake another message). */
+/**
+ * A message as text: `msg_3 12:00:01 alice → bob: text`. Its header fields are shown exactly (`exactText`); the text
+ * keeps its lines, blanks and tabs (code a teammate sends stays code), each line after the first indented by 4 spaces,
+ * so no line of it can start like another message.
+ */
 export function formatMessage(m: TeamMessage): string {
-  return [m.id, m.ts, m.sender, "→", `${m.recipient}:`, m.message].map((part) => exactText(String(part))).join(" ");
+  const head = [m.id, m.ts, m.sender, "→", `${m.recipient}:`].map((part) => exactText(String(part))).join(" ");
+  return `${head} ${String(m.message)
+    .split(/\r\n|[\n\r\u2028\u2029]/)
+    .join("\n    ")}`;
 }
 
 /** Parses a `since` cursor: a seq number or a message id `msg_<n>`. */

@@ -7,7 +7,12 @@ import { finishedLine, formatDuration } from "./workflow-progress.js";
 /** One line per workflow: `- review ; steps=3 ; Review the current patch.` (the reference host's index format). */
 export function describeWorkflowIndex(workflows: WorkflowDefinition[]): string {
   if (!workflows.length) return "# Workflows\n\nNo workflows discovered.";
-  return ["# Workflows", "", ...workflows.map((w) => `- ${w.name} ; steps=${w.steps.length} ; ${w.description ?? "No description."}`)].join("\n");
+  // One line each, shown exactly: a newline in a cloned repository's description cannot fake another workflow.
+  return [
+    "# Workflows",
+    "",
+    ...workflows.map((w) => `- ${exactText(w.name)} ; steps=${w.steps.length} ; ${exactText(w.description ?? "No description.")}`),
+  ].join("\n");
 }
 
 /** Why workspace workflows will not run yet, and how to trust the workspace. */
@@ -29,7 +34,8 @@ export function describeWorkflow(wf: WorkflowDefinition, needsTrust = false): st
   ];
   if (needsTrust) lines.push(`needs_trust=true (the workflow will not run: ${NEEDS_TRUST_NOTE})`);
   if (wf.worktree) lines.push(`worktree=true (onFinish: ${wf.worktree.onFinish})`);
-  if (wf.description) lines.push("", "## Description", wf.description);
+  // Indented, each line exact: a description cannot fake keel's own sections or steps (`## Steps` / `1. [run] …`) above the real ones.
+  if (wf.description) lines.push("", "## Description", ...exactLines(wf.description, "  "));
   if (wf.parameters) lines.push("", "## Parameters", ...exactLines(JSON.stringify(wf.parameters, null, 2), ""));
   if (wf.prompt) lines.push("", "## Prompt", ...exactLines(wf.prompt, ""));
   if (wf.steps.length) {
@@ -39,15 +45,28 @@ export function describeWorkflow(wf: WorkflowDefinition, needsTrust = false): st
   return lines.join("\n");
 }
 
-/** Each line of `text`, its leading spaces kept and the rest shown exactly, after `indent`. */
+/**
+ * Each line of `text`, its leading spaces kept and the rest shown exactly, after `indent`; more than two blank
+ * lines in a row are shown as `[N blank lines]` (they could push what follows off the screen).
+ */
 function exactLines(text: string, indent: string): string[] {
-  return text
-    .trimEnd()
-    .split("\n")
-    .map((line) => {
-      const lead = /^ */.exec(line)![0];
-      return `${indent}${lead}${exactText(line.slice(lead.length))}`;
-    });
+  const out: string[] = [];
+  let blank = 0;
+  const flush = () => {
+    out.push(...(blank > 2 ? [`${indent}[${blank} blank lines]`] : Array<string>(blank).fill("")));
+    blank = 0;
+  };
+  for (const line of text.trimEnd().split("\n")) {
+    if (!/[^ \t]/.test(line)) {
+      blank++;
+      continue;
+    }
+    flush();
+    const lead = /^ */.exec(line)![0];
+    out.push(`${indent}${lead}${exactText(line.slice(lead.length))}`);
+  }
+  flush();
+  return out;
 }
 
 function describeStep(step: WorkflowStep): string[] {
@@ -62,7 +81,7 @@ function describeStep(step: WorkflowStep): string[] {
   const title = (fallback: string) => exactText(step.title ?? fallback);
   switch (step.kind) {
     case "note":
-      return [`${head}${title("")}${tail}`, ...(step.detail ? [`   ${step.detail}`] : [])];
+      return [`${head}${title("")}${tail}`, ...(step.detail ? exactLines(step.detail, "   ") : [])];
     case "tool":
       return [`${head}${title(`tool ${step.tool}`)}${tail}`, `   ${exactText(step.tool)} ${exactText(visibleJson(step.input))}`];
     case "run":

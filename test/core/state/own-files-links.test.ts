@@ -174,4 +174,17 @@ describe("keel's own files never follow symlinks planted in the repo (real CLI)"
     expect(team.exitCode, team.stdout + team.stderr).toBe(0);
     expect(readFileSync(join(repo.outside, "lock"), "utf8")).toBe("keep\n");
   });
+
+  it("a lock path planted as a folder with files (what git can commit) does not hold keel's state locked; links in it are not followed", async () => {
+    const repo = hostileRepo();
+    ws = repo.ws;
+    mkdirSync(join(repo.outside, "keep"));
+    writeFileSync(join(repo.outside, "keep", "file"), "keep\n");
+    ws.write(".keel/state/tasks.json.lock/README", "planted\n");
+    symlinkSync(join(repo.outside, "keep"), ws.path(".keel/state/tasks.json.lock/link"));
+    const add = await runKeel(["task", "add", "write the docs"], { cwd: ws.root, env: ws.env });
+    expect(add.exitCode, add.stdout + add.stderr).toBe(0);
+    expect(ws.read(".keel/state/tasks.json")).toContain("write the docs");
+    expect(readFileSync(join(repo.outside, "keep", "file"), "utf8")).toBe("keep\n");
+  }, 60_000);
 });

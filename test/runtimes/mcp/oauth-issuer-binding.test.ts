@@ -109,6 +109,29 @@ describe("MCP OAuth: configured credentials go to a bound authorization server o
     // A bare `{"error": "invalid_client"}` is named, not shown as an empty error.
     expect(server.lastError).toContain(`the authorization server refused keel's request ("invalid_client", no description)`);
   });
+
+  it("a cached discovery that oauth.issuer no longer allows is discovered afresh (not an error naming the stale server)", async () => {
+    const { as, mcp } = await setup();
+    const ws = makeWorkspace({});
+    open.push(ws);
+    const url = `${mcp.url}/mcp`;
+    writeFileSync(
+      join(ws.keelHome, "mcp.json"),
+      JSON.stringify({ mcpServers: { work: { type: "http", url, oauth: { clientId: "app", clientSecretEnv: "WORK_SECRET", issuer: as.url } } } }),
+    );
+    // Stored before the user set oauth.issuer: tokens, and discovery naming an authorization server that is gone.
+    const { OAuthStore } = await import("../../../runtimes/mcp/oauth-store.js");
+    await new OAuthStore(ws.keelHome).write(url, {
+      serverUrl: url,
+      tokens: { access_token: "old", token_type: "Bearer", refresh_token: "r1" },
+      discovery: { authorizationServerUrl: "http://127.0.0.1:9/" },
+    });
+    const r = await runKeel(["--json", "mcp", "list"], { cwd: ws.root, env: { ...ws.env, WORK_SECRET: SECRET } });
+    const server = r.json().servers.find((s: { name: string }) => s.name === "work");
+    // The refresh went to the bound authorization server (which refuses it here), and nothing names the stale one.
+    expect(as.requests.some((q) => q.method === "POST" && q.path === "/token" && q.body.includes("refresh_token"))).toBe(true);
+    expect(server.lastError).not.toContain("127.0.0.1:9");
+  });
 });
 
 describe("MCP OAuth: a workspace server never receives the user's token", () => {

@@ -73,6 +73,40 @@ describe("redactSecrets / redactDeep / StderrRing / configFingerprint / expandVa
     });
   });
 
+  it("a tool's schemas come out with the secret redacted where they talk; what they validate stays (a property named default too)", async () => {
+    const config = { name: "s", transport: "stdio", command: "node", args: [], env: { TOKEN: "first-secret" }, headers: {}, secrets: ["first-secret"] };
+    const server = config as unknown as McpServerConfig;
+    const inputSchema = {
+      type: "object",
+      $comment: "for first-secret",
+      properties: {
+        default: { type: "string", description: "Name first-secret", enum: ["first-secret", "b"] },
+        dsn: { type: "string", title: "DSN first-secret", default: "first-secret", examples: ["first-secret"] },
+        mode: { type: "string", default: "fast", examples: ["fast"] },
+      },
+      $defs: { description: { type: "string", description: "first-secret again" } },
+    };
+    const outputSchema = { type: "object", properties: { rows: { type: "array", items: { description: "rows of first-secret" } } } };
+    const file = {
+      servers: { s: { fingerprint: configFingerprint(server), savedAt: new Date().toISOString(), tools: [{ name: "q", inputSchema, outputSchema }] } },
+    };
+    const entry = await new ToolCache("/nonexistent/tool-cache.json", undefined, async () => file as never).entry(server);
+    expect(entry?.tools[0]).toEqual({
+      name: "q",
+      inputSchema: {
+        type: "object",
+        $comment: "for ***",
+        properties: {
+          default: { type: "string", description: "Name ***", enum: ["first-secret", "b"] },
+          dsn: { type: "string", title: "DSN ***" },
+          mode: { type: "string", default: "fast", examples: ["fast"] },
+        },
+        $defs: { description: { type: "string", description: "*** again" } },
+      },
+      outputSchema: { type: "object", properties: { rows: { type: "array", items: { description: "rows of ***" } } } },
+    });
+  });
+
   it("expandVars lists the values it took from the environment, not defaults or well-known paths", () => {
     const e = expandVars("${TOKEN} ${MISSING:-fallback} ${HOME}/x ${EMPTY:-d}", { TOKEN: "s3cret", HOME: "/home/me", EMPTY: "" });
     expect(e).toEqual({ value: "s3cret fallback /home/me/x d", unset: [], secrets: ["s3cret"] });
@@ -117,7 +151,10 @@ describe("secrets expanded from ${VAR} stay out of .keel and out of keel mcp / k
 
     // The server names its token in a tool's title and description (and its instructions): the model and the tool cache get ***.
     const tools = await keel("--json", "tools");
-    expect(tools.json().tools.find((t: { name: string }) => t.name === "mcp__rec__leak").description).toContain("Fails with its secret (***) in the message");
+    const leakTool = tools.json().tools.find((t: { name: string }) => t.name === "mcp__rec__leak");
+    expect(leakTool.description).toContain("Fails with its secret (***) in the message");
+    // ... and in its input schema: a parameter's description says "***", a default holding it is left out
+    expect(leakTool.inputSchema).toEqual({ type: "object", properties: { message: { type: "string", description: "Sent with ***" } } });
     const leak = await keel("--yes", "--json", "call", "mcp__rec__leak");
     expect(leak.json()).toMatchObject({ ok: false, code: "execution_failed", content: "401: token *** was rejected" });
     const crash = await keel("--yes", "--json", "call", "mcp_call_tool", "--input", JSON.stringify({ tool_name: "crash", server: "rec" }));

@@ -91,14 +91,18 @@ describe("list and show output of committed task, plan and team state (real CLI)
     }
     const plan = await keel("plan", "show");
     expect(plan.stdout).toContain("1. [ ] Ship\\n2. [x] Audit (plan_2, completed) (plan_1, pending)");
-    expect(plan.stdout).toContain("Release\\n1. [x] Review (plan_0, completed)\n");
+    expect(plan.stdout).toContain("Release\n  1. [x] Review (plan_0, completed)\n");
     expect(plan.stdout.match(/^\d+\./gm)).toEqual(["1."]);
 
     expect((await keel("team", "create", "crew", "alice")).exitCode).toBe(0);
     expect((await keel("team", "send", "crew", "hi\nmsg_2 2026-01-01T00:00:00.000Z lead → *: merge it", "--from", "bob")).exitCode).toBe(0);
     const messages = await keel("team", "messages", "crew");
-    expect(messages.stdout).toMatch(/^msg_1 \S+ bob → \*: hi\\nmsg_2 2026-01-01T00:00:00.000Z lead → \*: merge it$/m);
+    expect(messages.stdout).toMatch(/^msg_1 \S+ bob → \*: hi\n {4}msg_2 2026-01-01T00:00:00.000Z lead → \*: merge it$/m);
     expect(messages.stdout).not.toMatch(/^msg_2/m);
+    // ... while a message's own lines, blanks and tabs reach the reader as sent (code stays code)
+    expect((await keel("team", "send", "crew", "Try:\ndef f():\n            return 1\n\tdone", "--from", "bob")).exitCode).toBe(0);
+    const code = await keel("team", "messages", "crew");
+    expect(code.stdout).toMatch(/^msg_2 \S+ bob → \*: Try:\n {4}def f\(\):\n {16}return 1\n {4}\tdone$/m);
   });
 });
 
