@@ -10,8 +10,9 @@ import type { McpToolInfo } from "./tool-cache.js";
  * no secrets. Never throws.
  */
 export function redactToolInfos(tools: McpToolInfo[], secrets: readonly string[]): McpToolInfo[] {
-  if (!secrets.length) return tools;
-  const redact = secretRedactor(secrets);
+  const kept = listingSecrets(secrets);
+  if (!kept.length) return tools;
+  const redact = secretRedactor(kept);
   const text = (s: string | undefined) => (typeof s === "string" ? redact(s) : s);
   return tools.map((t) => ({
     ...t,
@@ -59,7 +60,21 @@ function holdsSecret(value: unknown, redact: (text: string) => string): boolean 
   return value !== null && typeof value === "object" && Object.entries(value).some(([k, v]) => holdsSecret(k, redact) || holdsSecret(v, redact));
 }
 
-/** A server's `instructions` with its `secrets` redacted; undefined stays undefined. Never throws. */
+/** A server's `instructions` with its `secrets` redacted (plain words and numbers left, see `listingSecrets`); undefined stays undefined. Never throws. */
 export function redactInstructions(instructions: string | undefined, secrets: readonly string[]): string | undefined {
-  return typeof instructions === "string" ? redactSecrets(instructions, secrets) : instructions;
+  return typeof instructions === "string" ? redactSecrets(instructions, listingSecrets(secrets)) : instructions;
+}
+
+/** A value that is one plain word (letters only) or a plain number: `info`, `production`, `3000` (not `us-east-1`, nor a passphrase `correct-horse-battery`). */
+const PLAIN_VALUE = /^(?:\p{L}+|\d+)$/u;
+
+/**
+ * The secrets redacted in what a server says about itself (instructions, tool text, schemas): every one but plain
+ * words and numbers (one word of letters, or digits only). A server's config substitutes `${LOG_LEVEL}` (`info`), `${APP_ENV}` (`production`) or
+ * `${PORT}` (`3000`) as readily as a token, and `***` in place of every "info" in its tool descriptions would
+ * garble what the model reads, while a credential (a token, a URL with a password, a key) is never a plain word.
+ * Errors, logs and stderr still redact them all.
+ */
+function listingSecrets(secrets: readonly string[]): readonly string[] {
+  return secrets.some((s) => PLAIN_VALUE.test(s)) ? secrets.filter((s) => !PLAIN_VALUE.test(s)) : secrets;
 }
