@@ -58,7 +58,8 @@ export async function mcpDoctorCommand(ctx: CliContext, name?: string): Promise<
               `  source: ${r.source}`,
               `  spawn ${ms(t.spawnMs)} · initialize ${ms(t.initializeMs)} · tools/list ${ms(t.listToolsMs)} · total ${ms(t.totalMs)} · ${r.tools} tools`,
             ];
-            if (r.lastError) lines.push(`  error: ${r.lastError}`);
+            // the server's own words may hold newlines: indented, they cannot pass for another server's report
+            if (r.lastError) lines.push(`  error: ${r.lastError.split("\n").join("\n    ")}`);
             if (r.stderrTail) lines.push("  stderr (last lines):", ...r.stderrTail.split("\n").map((l) => `    ${l}`));
             if (r.hint) lines.push(`  hint: ${r.hint}`);
             return lines.join("\n");
