@@ -23,7 +23,7 @@ import { hookTextsMessage } from "./tool-guidance.js";
 import { checkPinnedDir, outcome, outcomeOf } from "./session-outcome.js";
 import { MAX_DELEGATION_DEPTH } from "./tool-menu.js";
 import { runPromptSession } from "./run-prompt-session.js";
-import { budgetsLeft } from "./tree-budget.js";
+import { budgetsLeft, childUsageOnOpen, countForParent, noteChild } from "./tree-budget.js";
 
 /**
  * The session machinery behind AgentRuntime (loaded on its first use): start, resume,
@@ -91,20 +91,11 @@ export class AgentSessions implements AgentService {
     state.yes = opts.yes || undefined;
     if (inherited && Object.keys(inherited).length) state.budgets = inherited;
     const s = new ActiveSession(host, meta, state, paths, lock, model, settings, opts, { snapshotOffset: 0, snapshotBytes: 0 });
+    await noteChild(this.active, opts.parentSessionId, meta.id);
     s.emit("session_start", { depth, parentSessionId: opts.parentSessionId, model: model.id, cwd: meta.cwd, agentType: opts.agentType?.name });
     await s.checkpoint();
     await this.fire("sessionStart", s);
-    return this.countForParent(opts.parentSessionId, await this.runTurn(s, { prompt, resume: false }));
-  }
-
-  /**
-   * Records what a sub-agent has used so far (its tree total) in its parent's state, when the parent
-   * runs in this process (it is what started or continues the child): the parent's budgets count it.
-   */
-  private countForParent(parentId: string | undefined, out: AgentOutcome): AgentOutcome {
-    const parent = parentId ? this.active.get(parentId) : undefined;
-    if (parent) parent.state.childUsage = { ...parent.state.childUsage, [out.sessionId]: out.treeUsage };
-    return out;
+    return countForParent(this.active, opts.parentSessionId, await this.runTurn(s, { prompt, resume: false }));
   }
 
   /** Resumes a session (crash recovery first if its last process died mid-turn), optionally with a new prompt. Refuses (UsageError) a pinned directory outside the workspace. */
@@ -162,8 +153,8 @@ export class AgentSessions implements AgentService {
   async continueChild(id: string, decision: ApprovalDecision, opts: AgentRunOptions): Promise<AgentOutcome> {
     const state = await readSessionState(this.host.workspace.stateDir, id);
     const parentId = (await readSessionMeta(this.host.workspace.stateDir, id)).parentSessionId;
-    if (state.status === "awaiting_approval") return this.countForParent(parentId, await this.decideOne(id, decision, opts));
-    return this.countForParent(parentId, outcomeOf(id, state, (state.reason ?? "error") as StopReason));
+    if (state.status === "awaiting_approval") return countForParent(this.active, parentId, await this.decideOne(id, decision, opts));
+    return countForParent(this.active, parentId, outcomeOf(id, state, (state.reason ?? "error") as StopReason));
   }
 
   private async decideOne(id: string, decision: ApprovalDecision, opts: AgentRunOptions): Promise<AgentOutcome> {
@@ -221,6 +212,7 @@ export class AgentSessions implements AgentService {
         throw new UsageError(`Session ${id} works in the active directory, which cannot be used: ${host.activeDirError}`);
       const loaded = await loadSessionState(host.workspace.stateDir, id);
       const state = loaded.state;
+      if (state.childUsage) state.childUsage = await childUsageOnOpen(host.workspace.stateDir, state.childUsage);
       // Session files may have been committed: approvals recorded in them are not evidence (a resumed
       // session asks again unless this invocation says --yes), and the endpoint and key variable come
       // from the current config, never from session.json.

@@ -1,4 +1,6 @@
 import type { SessionState, SessionUsage } from "../session/session-types.js";
+import type { ActiveSession } from "./active-session.js";
+import type { AgentOutcome } from "./agent-runtime.js";
 import type { AgentSettings } from "./agent-settings.js";
 
 /** `agent.budgets`: the most a session (with its sub-agents) may use. */
@@ -68,4 +70,49 @@ export function budgetsLeft(settings: AgentBudgets, state: Pick<SessionState, "u
     if (l) left[key] = Math.max(0, l.limit - used(total, key));
   }
   return left;
+}
+
+/**
+ * A parent's `childUsage` brought up to what each child's own log says it used (its tree total), field by field,
+ * never lower: a child the parent's process died in (killed mid-run) counts with what it had used then. A child
+ * whose state cannot be read keeps its recorded figures. Never throws.
+ */
+export async function childUsageOnOpen(stateDir: string, recorded: NonNullable<SessionState["childUsage"]>): Promise<NonNullable<SessionState["childUsage"]>> {
+  const { readSessionState } = await import("../session/session-store.js");
+  const out: NonNullable<SessionState["childUsage"]> = {};
+  for (const [id, before] of Object.entries(recorded)) {
+    const now = await readSessionState(stateDir, id).then(treeUsage, () => undefined);
+    const was = treeUsage({ usage: before as SessionUsage });
+    out[id] = now
+      ? {
+          modelCalls: Math.max(was.modelCalls, now.modelCalls),
+          toolCalls: Math.max(was.toolCalls, now.toolCalls),
+          inputTokens: Math.max(was.inputTokens, now.inputTokens),
+          outputTokens: Math.max(was.outputTokens, now.outputTokens),
+        }
+      : was;
+  }
+  return out;
+}
+
+/**
+ * Records a new sub-agent in its parent's log before it runs (with nothing used yet), when the parent runs in this
+ * process: if the process dies while the child runs, the parent's next open reads what the child used from the
+ * child's own log (see `childUsageOnOpen`).
+ */
+export async function noteChild(active: ReadonlyMap<string, ActiveSession>, parentId: string | undefined, childId: string): Promise<void> {
+  const parent = parentId ? active.get(parentId) : undefined;
+  if (!parent) return;
+  parent.state.childUsage = { ...parent.state.childUsage, [childId]: { modelCalls: 0, toolCalls: 0, inputTokens: 0, outputTokens: 0 } };
+  await parent.save();
+}
+
+/**
+ * Records what a sub-agent has used so far (its tree total) in its parent's state, when the parent runs in this
+ * process (it is what started or continues the child): the parent's budgets count it. Returns `out`.
+ */
+export function countForParent(active: ReadonlyMap<string, ActiveSession>, parentId: string | undefined, out: AgentOutcome): AgentOutcome {
+  const parent = parentId ? active.get(parentId) : undefined;
+  if (parent) parent.state.childUsage = { ...parent.state.childUsage, [out.sessionId]: out.treeUsage };
+  return out;
 }
