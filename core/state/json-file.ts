@@ -23,18 +23,31 @@ export function readJsonStateSync<T>(file: string, fallback: T): T {
 }
 
 /**
+ * The most `readStateText` reads: task lists, plans, teams, trust and worktree records, a workflow's run history
+ * stay far below it; a larger file (a repository can commit one cheaply: it compresses well) is refused with a
+ * StateError instead of being parsed into gigabytes of memory by every command that reads it.
+ */
+export const MAX_STATE_TEXT_BYTES = 64 * 1024 * 1024;
+
+/**
  * The text of a state file, or undefined when there is none. Only a regular file is read, opened
  * without blocking (a FIFO is never waited on, a device never read). Under a workspace's `.keel`,
  * which a repository can commit, it is read as keel writes it: a link at the file (to another
  * project's state, `/dev/zero`, a terminal) reads as no file — the next write replaces it — and a
- * linked folder on the way throws StateError. Other failures throw StateError naming the file.
+ * linked folder on the way throws StateError. A file over MAX_STATE_TEXT_BYTES throws StateError (left untouched).
+ * Other failures throw StateError naming the file.
  */
 export async function readStateText(file: string): Promise<string | undefined> {
   const flags = ownReadFlags(file);
   try {
     const handle = await open(file, flags);
     try {
-      if (!(await handle.stat()).isFile()) throw new Error("not a regular file");
+      const stat = await handle.stat();
+      if (!stat.isFile()) throw new Error("not a regular file");
+      if (stat.size > MAX_STATE_TEXT_BYTES)
+        throw new Error(
+          `it holds ${Math.ceil(stat.size / 1024 / 1024)} MiB, more than keel reads of a state file (${MAX_STATE_TEXT_BYTES / 1024 / 1024} MiB). keel left it untouched: move it away (keel starts a new one), then retry`,
+        );
       return await handle.readFile("utf8");
     } finally {
       await handle.close();

@@ -1,3 +1,4 @@
+import { statSync, truncateSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { runKeel, runKeelProcess } from "../../helpers/run-cli.js";
 import { makeWorkspace, type TempWorkspace } from "../../helpers/temp-workspace.js";
@@ -31,6 +32,24 @@ describe("a committed tasks.json with entries keel never writes (real CLI)", () 
       expect(run.json().content).toContain("keel left it untouched");
     }
     expect(ws.read(".keel/state/tasks.json")).toBe(text);
+  });
+});
+
+describe("a committed state file larger than keel reads (real CLI)", () => {
+  it("task commands fail at once naming the file and the limit, and leave it alone (not parsed into memory)", async () => {
+    ws = makeWorkspace();
+    ws.write(".keel/state/tasks.json", '{"version": 1, "seq": 0, "tasks": []}');
+    // 65 MiB without writing them (a sparse file): what a repository can commit cheaply, since it compresses well
+    truncateSync(ws.path(".keel/state/tasks.json"), 65 * 1024 * 1024);
+    for (const args of [
+      ["task", "list"],
+      ["task", "add", "new"],
+    ]) {
+      const run = await runKeel(["--json", ...args], { cwd: ws.root, env: ws.env });
+      expect(run.exitCode, args.join(" ")).toBe(1);
+      expect(run.json().content).toMatch(/tasks\.json: it holds 65 MiB, more than keel reads of a state file \(64 MiB\)\. keel left it untouched/);
+    }
+    expect(statSync(ws.path(".keel/state/tasks.json")).size).toBe(65 * 1024 * 1024);
   });
 });
 
