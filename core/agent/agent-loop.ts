@@ -9,6 +9,7 @@ import { runPendingCalls, type ApprovalDecision } from "./run-tool-calls.js";
 import { fireAgentStop } from "./session-hooks.js";
 import { toolMenu } from "./tool-menu.js";
 import { exhaustedBudget } from "./tree-budget.js";
+import { MAX_CALLS_PER_RESPONSE } from "./unrun-calls.js";
 
 /** Why a turn stopped. */
 export type StopReason = "answer" | "max_steps" | "budget" | "error" | "cancelled" | "awaiting_approval" | "hook_stop";
@@ -108,7 +109,10 @@ export async function driveSession(s: ActiveSession, decision?: ApprovalDecision
       return "answer";
     }
     // Provider data stays on the message (logged once), not on the pending calls (logged at every save).
-    s.state.pending = { turn: s.state.turn, calls: toolCalls.map(({ extraContent: _x, ...c }) => ({ ...c, status: "queued" as const })) };
+    // Calls past the most of one response are answered "not run" when the others are done (see unrun-calls).
+    const run = toolCalls.slice(0, MAX_CALLS_PER_RESPONSE);
+    if (run.length < toolCalls.length) s.emit("tool_calls_not_run", { callIndex, count: toolCalls.length - run.length, max: MAX_CALLS_PER_RESPONSE });
+    s.state.pending = { turn: s.state.turn, calls: run.map(({ extraContent: _x, ...c }) => ({ ...c, status: "queued" as const })) };
     await s.save();
   }
 }
