@@ -8,6 +8,7 @@ import type { ModelSpec } from "./model-spec.js";
 import type { ModelCallOptions, ModelClient, ModelRequest, ModelResponse, ModelToolCall } from "./model-types.js";
 import { reasoningOf, StreamedReasoning } from "./reasoning-field.js";
 import { reportedUsage } from "./reported-usage.js";
+import { deltaChars, maxResponseChars } from "./response-size.js";
 import { firstTokenLimitField, refusesUserAfterTool, wantsMaxCompletionTokens } from "./provider-quirks.js";
 import { endpointParts } from "./endpoint-url.js";
 import { describeProviderError } from "./provider-errors.js";
@@ -125,8 +126,18 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv): ModelClie
         let usage: ModelResponse["usage"];
         const partial = new StreamedToolCalls();
         let chunks = 0;
+        // What is kept of the answer grows with it: a stream far past the output limit is cut off.
+        const limit = maxResponseChars(maxTokens);
+        let received = 0;
         for await (const chunk of stream) {
           chunks++;
+          received += 1 + deltaChars(chunk.choices?.[0]?.delta);
+          if (received > limit) {
+            callAbort.abort();
+            throw new ModelError(
+              `The model endpoint ${spec.baseUrl ? urlForDisplay(spec.baseUrl) : "(OpenAI)"} streamed more than ${limit} characters for one answer, far past its limit of ${maxTokens} output tokens; keel stopped reading it. The server does not keep to max_tokens: check model.baseUrl (or raise model.maxOutputTokens if the model's answers really are this long).`,
+            );
+          }
           if (chunk.usage) usage = reportedUsage(chunk.usage.prompt_tokens, chunk.usage.completion_tokens);
           const choice = chunk.choices?.[0];
           if (!choice) continue;
