@@ -90,7 +90,8 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv): ModelClie
             throw new ModelError(
               `The model at ${spec.baseUrl ? urlForDisplay(spec.baseUrl) : "OpenAI"} returned no choices; check that "${spec.name}" is a chat model.`,
             );
-          const text = choice.message?.content ?? "";
+          // A refusal (OpenAI's `refusal`, in place of the content) is the model's answer too: never an empty one.
+          const text = choice.message?.content || textOf(choice.message?.refusal);
           if (text) options.onText?.(text);
           // Some servers leave out `type`: a call with a `function` is a function call.
           const toolCalls = (choice.message?.tool_calls ?? [])
@@ -110,7 +111,7 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv): ModelClie
             toolCalls,
             reasoning: reasoningOf(choice.message),
             origin,
-            finishReason: choice.finish_reason ?? undefined,
+            finishReason: finishReasonOf(choice.finish_reason),
             usage: res.usage ? reportedUsage(res.usage.prompt_tokens, res.usage.completion_tokens) : undefined,
           };
         }
@@ -142,13 +143,15 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv): ModelClie
           const choice = chunk.choices?.[0];
           if (!choice) continue;
           const delta = choice.delta;
-          if (delta?.content) {
-            text += delta.content;
-            options.onText?.(delta.content);
+          // a refusal streams in place of the content: shown and kept as the answer
+          const piece = (delta?.content ?? "") + textOf((delta as { refusal?: unknown } | undefined)?.refusal);
+          if (piece) {
+            text += piece;
+            options.onText?.(piece);
           }
           if (delta?.tool_calls) partial.add(delta.tool_calls);
           reasoning.add(delta);
-          if (choice.finish_reason) finishReason = choice.finish_reason;
+          if (choice.finish_reason) finishReason = finishReasonOf(choice.finish_reason);
         }
         // A 200 whose body is not a chat-completions event stream (an HTML page, a JSON error, a proxy's
         // answer) yields no chunks at all: an error, not an empty answer.
@@ -181,6 +184,16 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv): ModelClie
     },
   };
   return model;
+}
+
+/** `value` when it is a string, else "" (a field a server may send as null or something else). */
+function textOf(value: unknown): string {
+  return typeof value === "string" ? value : "";
+}
+
+/** A finish reason as recorded in events: a short string, or undefined (a server's is not always one). */
+function finishReasonOf(value: unknown): string | undefined {
+  return typeof value === "string" && value !== "" ? value.slice(0, 64) : undefined;
 }
 
 /** `call` with the server's `extra_content` for it, when that is a JSON object. */
