@@ -8,7 +8,7 @@ import type { ModelSpec } from "./model-spec.js";
 import type { ModelCallOptions, ModelClient, ModelRequest, ModelResponse, ModelToolCall } from "./model-types.js";
 import { reasoningOf, StreamedReasoning } from "./reasoning-field.js";
 import { reportedUsage } from "./reported-usage.js";
-import { deltaChars, maxResponseChars } from "./response-size.js";
+import { deltaChars, limitedBody, maxBodyBytes, maxResponseChars } from "./response-size.js";
 import { firstTokenLimitField, refusesUserAfterTool, wantsMaxCompletionTokens } from "./provider-quirks.js";
 import { endpointParts } from "./endpoint-url.js";
 import { describeProviderError } from "./provider-errors.js";
@@ -38,7 +38,18 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv): ModelClie
     );
   let client: Promise<{ sdk: typeof import("openai"); client: OpenAIClient }> | undefined;
   // Messages of error bodies the SDK cannot read (Mistral's, Gemini's), for errors and the retries below.
-  const errorBodies = new ErrorBodies();
+  // A body that is not an event stream is read whole by the SDK: bounded by the largest output limit a call asks for.
+  const bodyLimit = maxBodyBytes(spec.maxOutputTokens);
+  const errorBodies = new ErrorBodies((res) =>
+    limitedBody(
+      res,
+      bodyLimit,
+      () =>
+        new ModelError(
+          `The model endpoint ${spec.baseUrl ? urlForDisplay(spec.baseUrl) : "(OpenAI)"} sent a response of more than ${bodyLimit} bytes, far past its limit of ${spec.maxOutputTokens} output tokens; keel stopped reading it. Check model.baseUrl (or raise model.maxOutputTokens if the model's answers really are this long).`,
+        ),
+    ),
+  );
   const getClient = () =>
     (client ??= import("openai").then((sdk) => ({
       sdk,

@@ -28,3 +28,28 @@ export function deltaChars(delta: unknown): number {
   if (Array.isArray(d.tool_calls)) n += JSON.stringify(d.tool_calls).length;
   return n;
 }
+
+/** Most bytes keel reads of a model response that is not an event stream (a whole answer, an error body): 8 per character of `maxResponseChars`. */
+export function maxBodyBytes(maxOutputTokens: number): number {
+  return maxResponseChars(maxOutputTokens) * 8;
+}
+
+/**
+ * `res` with a body that fails (a ModelError) once it passes `maxBytes`, unless it is an event stream
+ * (whose answer `maxResponseChars` bounds as it is read): the SDK reads a whole answer (`stream:
+ * false`) or error body into memory, and a broken or hostile server's need not end.
+ */
+export function limitedBody(res: Response, maxBytes: number, tooBig: () => Error): Response {
+  if (!res.body || /^\s*text\/event-stream/i.test(res.headers.get("content-type") ?? "")) return res;
+  let seen = 0;
+  const counted = res.body.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        seen += chunk.byteLength;
+        if (seen > maxBytes) controller.error(tooBig());
+        else controller.enqueue(chunk);
+      },
+    }),
+  );
+  return new Response(counted, { status: res.status, statusText: res.statusText, headers: res.headers });
+}

@@ -30,4 +30,18 @@ describe("a streamed answer far past the output limit (real openai client, local
       expect(out.reason).toBe("error");
       expect(out.text).toContain(`streamed more than ${4 * 2 ** 20} characters for one answer, far past its limit of 1000 output tokens`);
     });
+
+  it("a whole answer (stream: false) of more than 8 bytes per character of that limit is not read to its end", async () => {
+    ws = makeWorkspace({}, { git: true });
+    const env = { ...ws.env, KEEL_TEST_KEY: "k" };
+    ws.writeUserConfig({ model: { name: "m", baseUrl: server.baseUrl, apiKeyEnv: "KEEL_TEST_KEY", maxOutputTokens: 1000, stream: false } });
+    const message = { role: "assistant", content: "x".repeat(40 * 2 ** 20) };
+    const body = JSON.stringify({ id: "c", object: "chat.completion", created: 1, model: "m", choices: [{ index: 0, message, finish_reason: "stop" }] });
+    server.push({ rawBody: { contentType: "application/json", body } });
+    const r = await runKeel(["--json", "run", "--session", "whole", "hi"], { cwd: ws.root, env });
+    const out = JSON.parse(r.stdout) as { reason: string; text: string };
+    // Old code: all 40 MiB were read, parsed and kept as the answer.
+    expect(out.reason).toBe("error");
+    expect(out.text).toContain(`sent a response of more than ${32 * 2 ** 20} bytes, far past its limit of 1000 output tokens`);
+  });
 });
