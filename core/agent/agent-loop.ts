@@ -1,6 +1,7 @@
 import { existsSync, statSync } from "node:fs";
 import { errorMessage } from "../errors.js";
 import { ModelError } from "../model/model-error.js";
+import { reportedUsage, tokenCount } from "../model/reported-usage.js";
 import { drainQueue } from "../session/message-queue.js";
 import type { ActiveSession } from "./active-session.js";
 import { economize } from "./context-economy.js";
@@ -8,6 +9,7 @@ import { runPendingCalls, type ApprovalDecision } from "./run-tool-calls.js";
 import { fireAgentStop } from "./session-hooks.js";
 import { toolMenu } from "./tool-menu.js";
 import { exhaustedBudget } from "./tree-budget.js";
+import { MAX_CALLS_PER_RESPONSE } from "./unrun-calls.js";
 
 /** Why a turn stopped. */
 export type StopReason = "answer" | "max_steps" | "budget" | "error" | "cancelled" | "awaiting_approval" | "hook_stop";
@@ -69,15 +71,19 @@ export async function driveSession(s: ActiveSession, decision?: ApprovalDecision
     const toolCalls = s.claimCallIds(response.toolCalls, callIndex);
     s.state.turnSteps++;
     s.state.usage.modelCalls++;
-    s.state.usage.inputTokens += response.usage?.inputTokens ?? estimate;
-    s.state.usage.outputTokens += response.usage?.outputTokens ?? Math.ceil((response.text.length + JSON.stringify(response.toolCalls).length) / 4);
+    // Only counts keel can add up (any backend's usage, a state file keel did not write): budgets count these sums.
+    const usage = response.usage ? reportedUsage(response.usage.inputTokens, response.usage.outputTokens) : undefined;
+    const counted = (n: unknown) => tokenCount(n) ?? 0;
+    s.state.usage.inputTokens = counted(s.state.usage.inputTokens) + (usage?.inputTokens ?? estimate);
+    s.state.usage.outputTokens =
+      counted(s.state.usage.outputTokens) + (usage?.outputTokens ?? Math.ceil((response.text.length + JSON.stringify(response.toolCalls).length) / 4));
     s.emit("model_response", {
       callIndex,
       durationMs: Math.round(performance.now() - started),
       finishReason: response.finishReason,
       toolCalls: toolCalls.map((c) => ({ id: c.id, name: c.name })),
       textChars: response.text.length,
-      usage: response.usage,
+      usage,
     });
     if (response.text && toolCalls.length) s.options.onText?.("\n");
     // The reasoning behind tool calls goes back with them (thinking models need it), to the model
@@ -103,7 +109,10 @@ export async function driveSession(s: ActiveSession, decision?: ApprovalDecision
       return "answer";
     }
     // Provider data stays on the message (logged once), not on the pending calls (logged at every save).
-    s.state.pending = { turn: s.state.turn, calls: toolCalls.map(({ extraContent: _x, ...c }) => ({ ...c, status: "queued" as const })) };
+    // Calls past the most of one response are answered "not run" when the others are done (see unrun-calls).
+    const run = toolCalls.slice(0, MAX_CALLS_PER_RESPONSE);
+    if (run.length < toolCalls.length) s.emit("tool_calls_not_run", { callIndex, count: toolCalls.length - run.length, max: MAX_CALLS_PER_RESPONSE });
+    s.state.pending = { turn: s.state.turn, calls: run.map(({ extraContent: _x, ...c }) => ({ ...c, status: "queued" as const })) };
     await s.save();
   }
 }

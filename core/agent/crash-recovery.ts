@@ -3,6 +3,7 @@ import type { PendingTurn } from "../session/session-types.js";
 import type { Observation } from "../types.js";
 import type { ActiveSession } from "./active-session.js";
 import { observationText } from "./tool-guidance.js";
+import { answerUnrun, TOO_MANY_CALLS } from "./unrun-calls.js";
 
 /**
  * Recovers a session whose previous process died mid-turn (status still `running`):
@@ -51,6 +52,8 @@ export async function recoverCrashedTurn(s: ActiveSession): Promise<string[]> {
     call.status = "done";
     s.addMessage({ role: "tool", toolCallId: call.id, name: call.name, content: observationText(observation) });
   }
+  // calls of the response keel did not take (past the most of one response) never ran
+  answerUnrun(s, TOO_MANY_CALLS);
   if (pending) {
     for (const text of pending.calls.flatMap((c) => (c.guidance ? [c.guidance] : []))) s.addMessage({ role: "user", kind: "guidance", content: text });
   }

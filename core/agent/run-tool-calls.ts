@@ -4,6 +4,8 @@ import type { ActiveSession } from "./active-session.js";
 import { notifyUser } from "./session-hooks.js";
 import { TOOL_SEARCH, type ToolMenu } from "./tool-menu.js";
 import { observationText, toolGuidanceMessage } from "./tool-guidance.js";
+import { exhaustedBudget } from "./tree-budget.js";
+import { answerUnrun, TOO_MANY_CALLS } from "./unrun-calls.js";
 
 /** A decision on the call that is awaiting approval (from `keel sessions approve|reject`). */
 export type ApprovalDecision = "approve" | "reject";
@@ -34,7 +36,22 @@ export async function runPendingCalls(s: ActiveSession, menu: ToolMenu, decision
         }
       } else observation = decision === "reject" ? deniedObservation(call.name) : await runOne(s, menu, call, true);
       decision = undefined;
-    } else observation = await runOne(s, menu, call, false);
+    } else {
+      // The tool-call budget is checked before each call, not only before each model call: one
+      // response's many calls cannot run past it (the loop then stops with reason "budget").
+      const spent = exhaustedBudget(s.settings.budgets, s.state, ["maxToolCalls"]);
+      if (spent) {
+        const content = `Not run: the session used up its budget agent.budgets.maxToolCalls (${spent.limit}).`;
+        for (const rest of pending.calls.filter((c) => c.status !== "done")) {
+          rest.status = "done";
+          s.addMessage({ role: "tool", toolCallId: rest.id, name: rest.name, content });
+        }
+        finishPending(s, content);
+        await s.save();
+        return "done";
+      }
+      observation = await runOne(s, menu, call, false);
+    }
     if (observation.code === "approval_required") {
       call.status = "awaiting_approval";
       const child = observation.metadata.childSessionId;
@@ -74,10 +91,12 @@ export async function runPendingCalls(s: ActiveSession, menu: ToolMenu, decision
 }
 
 /**
- * All calls are done: plugin guidance (one message per tool) follows the tool results, then the hook
+ * All calls are done: the calls of the response keel did not take (past MAX_CALLS_PER_RESPONSE) get
+ * their "not run" result (`notRun`), then plugin guidance (one message per tool) follows the tool results, then the hook
  * texts of an approval that continued the turn; the checkpoint is cleared.
  */
-function finishPending(s: ActiveSession): void {
+function finishPending(s: ActiveSession, notRun = TOO_MANY_CALLS): void {
+  answerUnrun(s, notRun);
   for (const text of (s.state.pending?.calls ?? []).flatMap((c) => (c.guidance ? [c.guidance] : []))) {
     s.addMessage({ role: "user", kind: "guidance", content: text });
     s.emit("tool_guidance", { text });

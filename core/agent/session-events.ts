@@ -117,6 +117,14 @@ export interface ApprovalPausedEvent extends SessionFields {
   message: string;
 }
 
+/** A model response had more tool calls than keel runs of one (`max`): the last `count` are answered "not run". */
+export interface ToolCallsNotRunEvent extends SessionFields {
+  type: "tool_calls_not_run";
+  callIndex: number;
+  count: number;
+  max: number;
+}
+
 /** `tool_search` made deferred tools callable. */
 export interface ToolsDiscoveredEvent extends SessionFields {
   type: "tools_discovered";
@@ -224,6 +232,7 @@ export type SessionEvent =
   | ApprovalDecisionEvent
   | ApprovalPausedEvent
   | ToolsDiscoveredEvent
+  | ToolCallsNotRunEvent
   | ToolGuidanceEvent
   | ToolArgumentsInvalidEvent
   | ContextPrunedEvent

@@ -45,13 +45,14 @@ function limitOf(settings: AgentBudgets, state: Pick<SessionState, "budgets">, k
   return own === undefined ? undefined : { limit: own, inherited: false };
 }
 
-/** The first budget the session tree has used up (its key, limit and whether the parent's remainder set it), or undefined. */
+/** The first budget (of `keys`; default all) the session tree has used up (its key, limit and whether the parent's remainder set it), or undefined. */
 export function exhaustedBudget(
   settings: AgentBudgets,
   state: Pick<SessionState, "usage" | "childUsage" | "budgets">,
+  keys: readonly BudgetKey[] = KEYS,
 ): { key: BudgetKey; limit: number; inherited: boolean } | undefined {
   const total = treeUsage(state);
-  for (const key of KEYS) {
+  for (const key of keys) {
     const l = limitOf(settings, state, key);
     if (l && used(total, key) >= l.limit) return { key, ...l };
   }

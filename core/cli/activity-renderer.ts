@@ -1,7 +1,7 @@
 import type { SubAgentOrigin } from "../agent/active-session.js";
 import type { KeelEvent } from "../types.js";
 import { type Palette, palette } from "./palette.js";
-import { terminalText } from "./terminal-text.js";
+import { exactText, terminalText } from "./terminal-text.js";
 
 /** Where and how tool activity is drawn. */
 export interface ActivityOptions {
@@ -92,7 +92,7 @@ export class ActivityRenderer {
         return;
       }
       case "approval_paused":
-        return this.line(`  ${c.yellow("⏸")} ${c.yellow(`${e.tool} waits for approval`)} ${c.dim(this.fold(e.message))}`);
+        return this.line(`  ${c.yellow("⏸")} ${c.yellow(`${exactText(e.tool)} waits for approval`)} ${c.dim(this.fold(e.message))}`);
       case "tool_guidance": {
         // `Plugin tool runtime guidance for `tool`:` then `- Before tool: …` lines: shown as one line
         const [heading = "", ...items] = e.text.split("\n");
@@ -138,7 +138,8 @@ export class ActivityRenderer {
     s.started = true;
     const args = s.args === undefined ? "" : argumentSummary(s.args);
     const who = this.from ? `${this.c.magenta(terminalText(this.from.agent))} ${this.c.dim("›")} ` : "";
-    const head = `${this.c.cyan("●")} ${who}${this.c.bold(terminalText(tool))}`;
+    // a name is one line: the model's unknown tool "x\n  ✓ …" would draw a line keel never wrote
+    const head = `${this.c.cyan("●")} ${who}${this.c.bold(exactText(tool))}`;
     const room = this.width - tool.length - 4 - (this.from ? this.from.agent.length + 3 + 2 * this.from.depth : 0);
     this.line(args ? `${head}  ${this.c.dim(terminalText(cut(args, room)))}` : head);
   }

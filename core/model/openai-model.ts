@@ -7,6 +7,8 @@ import { ModelError } from "./model-error.js";
 import type { ModelSpec } from "./model-spec.js";
 import type { ModelCallOptions, ModelClient, ModelRequest, ModelResponse, ModelToolCall } from "./model-types.js";
 import { reasoningOf, StreamedReasoning } from "./reasoning-field.js";
+import { reportedUsage } from "./reported-usage.js";
+import { deltaChars, limitedBody, maxBodyBytes, maxResponseChars } from "./response-size.js";
 import { firstTokenLimitField, refusesUserAfterTool, wantsMaxCompletionTokens } from "./provider-quirks.js";
 import { endpointParts } from "./endpoint-url.js";
 import { describeProviderError } from "./provider-errors.js";
@@ -36,7 +38,18 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv): ModelClie
     );
   let client: Promise<{ sdk: typeof import("openai"); client: OpenAIClient }> | undefined;
   // Messages of error bodies the SDK cannot read (Mistral's, Gemini's), for errors and the retries below.
-  const errorBodies = new ErrorBodies();
+  // A body that is not an event stream is read whole by the SDK: bounded by the largest output limit a call asks for.
+  const bodyLimit = maxBodyBytes(spec.maxOutputTokens);
+  const errorBodies = new ErrorBodies((res) =>
+    limitedBody(
+      res,
+      bodyLimit,
+      () =>
+        new ModelError(
+          `The model endpoint ${spec.baseUrl ? urlForDisplay(spec.baseUrl) : "(OpenAI)"} sent a response of more than ${bodyLimit} bytes, far past its limit of ${spec.maxOutputTokens} output tokens; keel stopped reading it. Check model.baseUrl (or raise model.maxOutputTokens if the model's answers really are this long).`,
+        ),
+    ),
+  );
   const getClient = () =>
     (client ??= import("openai").then((sdk) => ({
       sdk,
@@ -88,7 +101,8 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv): ModelClie
             throw new ModelError(
               `The model at ${spec.baseUrl ? urlForDisplay(spec.baseUrl) : "OpenAI"} returned no choices; check that "${spec.name}" is a chat model.`,
             );
-          const text = choice.message?.content ?? "";
+          // A refusal (OpenAI's `refusal`, in place of the content) is the model's answer too: never an empty one.
+          const text = choice.message?.content || textOf(choice.message?.refusal);
           if (text) options.onText?.(text);
           // Some servers leave out `type`: a call with a `function` is a function call.
           const toolCalls = (choice.message?.tool_calls ?? [])
@@ -108,8 +122,8 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv): ModelClie
             toolCalls,
             reasoning: reasoningOf(choice.message),
             origin,
-            finishReason: choice.finish_reason ?? undefined,
-            usage: res.usage ? { inputTokens: res.usage.prompt_tokens, outputTokens: res.usage.completion_tokens } : undefined,
+            finishReason: finishReasonOf(choice.finish_reason),
+            usage: res.usage ? reportedUsage(res.usage.prompt_tokens, res.usage.completion_tokens) : undefined,
           };
         }
         const stream = await c.post<ChunkStream>("/chat/completions", {
@@ -124,19 +138,31 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv): ModelClie
         let usage: ModelResponse["usage"];
         const partial = new StreamedToolCalls();
         let chunks = 0;
+        // What is kept of the answer grows with it: a stream far past the output limit is cut off.
+        const limit = maxResponseChars(maxTokens);
+        let received = 0;
         for await (const chunk of stream) {
           chunks++;
-          if (chunk.usage) usage = { inputTokens: chunk.usage.prompt_tokens, outputTokens: chunk.usage.completion_tokens };
+          received += 1 + deltaChars(chunk.choices?.[0]?.delta);
+          if (received > limit) {
+            callAbort.abort();
+            throw new ModelError(
+              `The model endpoint ${spec.baseUrl ? urlForDisplay(spec.baseUrl) : "(OpenAI)"} streamed more than ${limit} characters for one answer, far past its limit of ${maxTokens} output tokens; keel stopped reading it. The server does not keep to max_tokens: check model.baseUrl (or raise model.maxOutputTokens if the model's answers really are this long).`,
+            );
+          }
+          if (chunk.usage) usage = reportedUsage(chunk.usage.prompt_tokens, chunk.usage.completion_tokens);
           const choice = chunk.choices?.[0];
           if (!choice) continue;
           const delta = choice.delta;
-          if (delta?.content) {
-            text += delta.content;
-            options.onText?.(delta.content);
+          // a refusal streams in place of the content: shown and kept as the answer
+          const piece = (delta?.content ?? "") + textOf((delta as { refusal?: unknown } | undefined)?.refusal);
+          if (piece) {
+            text += piece;
+            options.onText?.(piece);
           }
           if (delta?.tool_calls) partial.add(delta.tool_calls);
           reasoning.add(delta);
-          if (choice.finish_reason) finishReason = choice.finish_reason;
+          if (choice.finish_reason) finishReason = finishReasonOf(choice.finish_reason);
         }
         // A 200 whose body is not a chat-completions event stream (an HTML page, a JSON error, a proxy's
         // answer) yields no chunks at all: an error, not an empty answer.
@@ -169,6 +195,16 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv): ModelClie
     },
   };
   return model;
+}
+
+/** `value` when it is a string, else "" (a field a server may send as null or something else). */
+function textOf(value: unknown): string {
+  return typeof value === "string" ? value : "";
+}
+
+/** A finish reason as recorded in events: a short string, or undefined (a server's is not always one). */
+function finishReasonOf(value: unknown): string | undefined {
+  return typeof value === "string" && value !== "" ? value.slice(0, 64) : undefined;
 }
 
 /** `call` with the server's `extra_content` for it, when that is a JSON object. */

@@ -60,7 +60,9 @@ function describe(error: unknown, spec: OpenAISpec, signal: AbortSignal | undefi
   const where = spec.baseUrl ? urlForDisplay(spec.baseUrl) : "https://api.openai.com/v1";
   const e = error as { status?: number; name?: string; message?: string; error?: { message?: string } };
   // The SDK reads only OpenAI's error shape; keel's copy of the body has the message of the others.
-  const detail = e?.error?.message ?? bodyMessage ?? errorMessage(error);
+  // On one line: it goes inside keel's own sentence, and a newline in it would print lines keel never
+  // wrote (a status line `[session … · answer …]` from a hostile endpoint) where the error is shown.
+  const detail = oneLine(String(e?.error?.message ?? bodyMessage ?? errorMessage(error)));
   if (signal?.aborted || error instanceof sdk.APIUserAbortError || e?.name === "AbortError")
     return new ModelError("The model call was cancelled.", false, { cause: error });
   if (error instanceof sdk.APIConnectionTimeoutError)
@@ -109,4 +111,9 @@ function describe(error: unknown, spec: OpenAISpec, signal: AbortSignal | undefi
   if (typeof e?.status === "number" && e.status >= 500)
     return new ModelError(`The provider at ${where} failed (${e.status}: ${detail}) after retries. Retry later.`, true, { cause: error });
   return new ModelError(`The model call to ${where} failed: ${detail}`, false, { cause: error });
+}
+
+/** `text` with its line breaks shown as `\n` (and the blanks around them dropped). */
+function oneLine(text: string): string {
+  return text.trim().replace(/[^\S\r\n\u2028\u2029]*(?:\r\n?|\n|\u2028|\u2029)\s*/g, "\\n");
 }
