@@ -23,7 +23,7 @@ export function readJsonStateSync<T>(file: string, fallback: T): T {
 }
 
 /**
- * The most `readStateText` reads: task lists, plans, teams, trust and worktree records, a workflow's run history
+ * The most `readStateText` reads: task lists, plans, teams, trust, worktree and hook records
  * stay far below it; a larger file (a repository can commit one cheaply: it compresses well) is refused with a
  * StateError instead of being parsed into gigabytes of memory by every command that reads it.
  */
@@ -49,6 +49,34 @@ export async function readStateText(file: string): Promise<string | undefined> {
           `it holds ${Math.ceil(stat.size / 1024 / 1024)} MiB, more than keel reads of a state file (${MAX_STATE_TEXT_BYTES / 1024 / 1024} MiB). keel left it untouched: move it away (keel starts a new one), then retry`,
         );
       return await handle.readFile("utf8");
+    } finally {
+      await handle.close();
+    }
+  } catch (error) {
+    return unreadable(error, file, flags);
+  }
+}
+
+/**
+ * The last `maxBytes` of a state file that only grows by whole lines (a run history), from its first whole line
+ * on; all of it when smaller. Read as `readStateText` (regular files only, links under `.keel` read as no file).
+ */
+export async function readStateTail(file: string, maxBytes: number): Promise<string | undefined> {
+  const flags = ownReadFlags(file);
+  try {
+    const handle = await open(file, flags);
+    try {
+      const stat = await handle.stat();
+      if (!stat.isFile()) throw new Error("not a regular file");
+      const start = Math.max(0, stat.size - maxBytes);
+      const buf = Buffer.alloc(stat.size - start);
+      for (let at = 0; at < buf.length;) {
+        const { bytesRead } = await handle.read(buf, at, buf.length - at, start + at);
+        if (bytesRead === 0) break;
+        at += bytesRead;
+      }
+      const text = buf.toString("utf8");
+      return start === 0 ? text : text.slice(text.indexOf("\n") + 1);
     } finally {
       await handle.close();
     }

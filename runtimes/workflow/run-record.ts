@@ -1,6 +1,6 @@
 import { appendFile } from "node:fs/promises";
 import { randomBytes } from "node:crypto";
-import { readStateText, withFileLock, type WorktreeExitResult } from "../../core/index.js";
+import { readStateTail, withFileLock, type WorktreeExitResult } from "../../core/index.js";
 import type { WorkflowStep } from "../../manifests/workflow/workflow-schema.js";
 
 /** Status of a whole run. */
@@ -75,13 +75,16 @@ export async function appendRunRecord(file: string, record: WorkflowRunRecord): 
   await withFileLock(file, () => appendFile(file, JSON.stringify(record) + "\n", "utf8"));
 }
 
+/** How much of the end of the run history `readRunRecords` reads (thousands of runs: `keel workflow runs` shows the newest). */
+const RUNS_TAIL_BYTES = 16 * 1024 * 1024;
+
 /**
- * Reads run records, newest last; torn lines, and lines that are not a run record as keel writes one
+ * Reads run records (those in the last RUNS_TAIL_BYTES of the file: a long history is never read whole), newest last; torn lines, and lines that are not a run record as keel writes one
  * (a repository can commit the file: `null`, a record whose `steps` is not a list), are skipped.
  * Missing file → [].
  */
 export async function readRunRecords(file: string): Promise<WorkflowRunRecord[]> {
-  const text = (await readStateText(file).catch(() => undefined)) ?? "";
+  const text = (await readStateTail(file, RUNS_TAIL_BYTES).catch(() => undefined)) ?? "";
   const out: WorkflowRunRecord[] = [];
   for (const line of text.split("\n")) {
     if (!line.trim()) continue;

@@ -1,3 +1,4 @@
+import { appendFileSync, truncateSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { runKeel } from "../../helpers/run-cli.js";
 import { makeWorkspace, type TempWorkspace } from "../../helpers/temp-workspace.js";
@@ -84,5 +85,18 @@ describe("keel workflow runs with a committed run history (real CLI)", () => {
     for (const id of ["wfr_2", "wfr_3", "wfr_4"]) expect(run.stdout).not.toContain(id);
     const json = await keel(ws, "--json", "workflow", "runs");
     expect(json.json().runs.map((r: { id: string }) => r.id)).toEqual(["wfr_1"]);
+  });
+
+  it("a history larger than keel reads of a state file still lists its newest runs (its tail is read, never the whole file)", async () => {
+    ws = makeWorkspace();
+    const file = ws.path(".keel/state/workflow-runs.jsonl");
+    ws.write(".keel/state/workflow-runs.jsonl", "");
+    // 70 MiB of older history without writing it (a sparse file), then the two newest runs
+    truncateSync(file, 70 * 1024 * 1024);
+    const rec = (id: string) => ({ id, workflow: "build", status: "succeeded", startedAt: "2026-01-01T00:00:00.000Z", durationMs: 5, steps: [] });
+    appendFileSync(file, `\n${JSON.stringify(rec("wfr_old"))}\n${JSON.stringify(rec("wfr_new"))}\n`);
+    const json = await keel(ws, "--json", "workflow", "runs");
+    expect(json.exitCode, json.stderr).toBe(0);
+    expect(json.json().runs.map((r: { id: string }) => r.id)).toEqual(["wfr_new", "wfr_old"]);
   });
 });
