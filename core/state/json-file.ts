@@ -1,5 +1,5 @@
 import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readFileSync, rmSync, unlinkSync } from "node:fs";
-import { mkdir, open } from "node:fs/promises";
+import { type FileHandle, mkdir, open } from "node:fs/promises";
 import { dirname } from "node:path";
 import { StateError, errorMessage } from "../errors.js";
 import { assertOwnPath, ownReadFlags, replaceLink, workspaceOwned } from "./own-path.js";
@@ -38,23 +38,13 @@ export const MAX_STATE_TEXT_BYTES = 64 * 1024 * 1024;
  * Other failures throw StateError naming the file.
  */
 export async function readStateText(file: string): Promise<string | undefined> {
-  const flags = ownReadFlags(file);
-  try {
-    const handle = await open(file, flags);
-    try {
-      const stat = await handle.stat();
-      if (!stat.isFile()) throw new Error("not a regular file");
-      if (stat.size > MAX_STATE_TEXT_BYTES)
-        throw new Error(
-          `it holds ${Math.ceil(stat.size / 1024 / 1024)} MiB, more than keel reads of a state file (${MAX_STATE_TEXT_BYTES / 1024 / 1024} MiB). keel left it untouched: move it away (keel starts a new one), then retry`,
-        );
-      return await handle.readFile("utf8");
-    } finally {
-      await handle.close();
-    }
-  } catch (error) {
-    return unreadable(error, file, flags);
-  }
+  return readRegularState(file, async (handle, size) => {
+    if (size > MAX_STATE_TEXT_BYTES)
+      throw new Error(
+        `it holds ${Math.ceil(size / 1024 / 1024)} MiB, more than keel reads of a state file (${MAX_STATE_TEXT_BYTES / 1024 / 1024} MiB). keel left it untouched: move it away (keel starts a new one), then retry`,
+      );
+    return handle.readFile("utf8");
+  });
 }
 
 /**
@@ -62,21 +52,32 @@ export async function readStateText(file: string): Promise<string | undefined> {
  * on; all of it when smaller. Read as `readStateText` (regular files only, links under `.keel` read as no file).
  */
 export async function readStateTail(file: string, maxBytes: number): Promise<string | undefined> {
+  return readRegularState(file, async (handle, size) => {
+    const start = Math.max(0, size - maxBytes);
+    const buf = Buffer.alloc(size - start);
+    let at = 0;
+    while (at < buf.length) {
+      const { bytesRead } = await handle.read(buf, at, buf.length - at, start + at);
+      if (bytesRead === 0) break;
+      at += bytesRead;
+    }
+    const text = buf.subarray(0, at).toString("utf8");
+    return start === 0 ? text : text.slice(text.indexOf("\n") + 1);
+  });
+}
+
+/**
+ * Opens a state file as `readStateText` describes (regular files only, without blocking; a link under `.keel`
+ * reads as no file) and returns what `read` makes of it and its size; failures become StateError naming the file.
+ */
+async function readRegularState(file: string, read: (handle: FileHandle, size: number) => Promise<string>): Promise<string | undefined> {
   const flags = ownReadFlags(file);
   try {
     const handle = await open(file, flags);
     try {
       const stat = await handle.stat();
       if (!stat.isFile()) throw new Error("not a regular file");
-      const start = Math.max(0, stat.size - maxBytes);
-      const buf = Buffer.alloc(stat.size - start);
-      for (let at = 0; at < buf.length;) {
-        const { bytesRead } = await handle.read(buf, at, buf.length - at, start + at);
-        if (bytesRead === 0) break;
-        at += bytesRead;
-      }
-      const text = buf.toString("utf8");
-      return start === 0 ? text : text.slice(text.indexOf("\n") + 1);
+      return await read(handle, stat.size);
     } finally {
       await handle.close();
     }
