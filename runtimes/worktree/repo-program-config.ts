@@ -1,4 +1,3 @@
-import { execFile } from "node:child_process";
 import { UsageError } from "../../core/index.js";
 
 /**
@@ -30,21 +29,24 @@ function neutral(key: string): string {
  * UsageError for a key git cannot take in a `-c` setting (a driver name holding `=`).
  */
 export async function repoProgramOverrides(git: string, dir: string, env: NodeJS.ProcessEnv, signal?: AbortSignal): Promise<string[]> {
-  const listed = await new Promise<string>((resolve, reject) =>
-    execFile(
-      git,
-      ["config", "--show-scope", "-z", "--get-regexp", PROGRAM_KEYS.source],
-      { cwd: dir, env, signal, maxBuffer: 16 * 1024 * 1024, encoding: "utf8" },
-      (error, stdout, stderr) => {
-        // exit 1: no such key
-        if (!error || (error as { code?: unknown }).code === 1) resolve(stdout);
-        else reject(new Error(`keel could not read git's configuration in ${dir} (${String(stderr).trim() || error.message}); fix it and try again.`));
-      },
-    ),
-  );
+  const { execa } = await import("execa");
+  const listed = await execa(git, ["config", "--show-scope", "-z", "--get-regexp", PROGRAM_KEYS.source], {
+    cwd: dir,
+    env,
+    extendEnv: false,
+    stdin: "ignore",
+    cancelSignal: signal,
+    maxBuffer: 16 * 1024 * 1024,
+    reject: false,
+    stripFinalNewline: false,
+  });
+  // exit 1: no such key
+  if (listed.isCanceled) throw signal?.reason ?? new Error("keel's git was cancelled");
+  if (listed.failed && listed.exitCode !== 1)
+    throw new Error(`keel could not read git's configuration in ${dir} (${String(listed.stderr).trim() || listed.shortMessage}); fix it and try again.`);
   const fromRepository = new Set<string>();
   const yours = new Map<string, string>();
-  const fields = listed.split("\0");
+  const fields = String(listed.stdout).split("\0");
   for (let i = 0; i + 1 < fields.length; i += 2) {
     const scope = fields[i]!;
     const entry = fields[i + 1]!;
