@@ -1,6 +1,6 @@
 import { lstat, mkdir, open, rename } from "node:fs/promises";
 import { join } from "node:path";
-import { assertOwnPath, ownReadFlags, readJsonState, StateError, withFileLock, writeJsonState } from "../../core/index.js";
+import { assertOwnPath, MAX_STATE_TEXT_BYTES, ownReadFlags, readJsonState, StateError, withFileLock, writeJsonState } from "../../core/index.js";
 
 /** One team message as stored (one JSON line in `messages.jsonl`). */
 export interface TeamMessage {
@@ -75,7 +75,11 @@ export class MessageLog {
     return stored;
   }
 
-  /** Messages matching the options, oldest first: the first `limit` after `since`, else the last `limit`. */
+  /**
+   * Messages matching the options, oldest first: the first `limit` after `since`, else the last `limit`;
+   * at most MAX_STATE_TEXT_BYTES of them (fewer messages than asked, `total` still counts them all:
+   * page with `since`), so an index or log a repository committed cannot make one read take gigabytes.
+   */
   async read(opts: ReadOptions = {}): Promise<{ messages: TeamMessage[]; total: number; last_seq: number }> {
     const index = await this.current(false);
     let entries: Entry[];
@@ -85,6 +89,7 @@ export class MessageLog {
     if (opts.since !== undefined) entries = entries.slice(firstAfter(entries, opts.since));
     const total = entries.length;
     if (opts.limit !== undefined) entries = opts.since !== undefined ? entries.slice(0, opts.limit) : entries.slice(-opts.limit);
+    entries = withinBytes(entries, opts.since !== undefined, this.logFile);
     return { messages: await this.lines(entries), total, last_seq: index.last_seq };
   }
 
@@ -120,6 +125,11 @@ export class MessageLog {
     // The index is a cache, and a repository can commit it: one keel could not have written for this log is rebuilt from the log.
     if (!indexFits(index, size)) index = emptyIndex();
     if (size === index.bytes) return index;
+    if (size - index.bytes > MAX_STATE_TEXT_BYTES)
+      throw new StateError(
+        `Message log ${this.logFile} holds ${Math.ceil((size - index.bytes) / 1024 / 1024)} MiB its index does not cover, more than keel reads of a state file (${MAX_STATE_TEXT_BYTES / 1024 / 1024} MiB). keel left it untouched: move the team's folder away (or \`keel team delete\` it), then retry.`,
+        this.logFile,
+      );
     const tail = await this.slice(index.bytes, size - index.bytes);
     const end = tail.lastIndexOf(0x0a) + 1;
     let offset = index.bytes;
@@ -196,6 +206,25 @@ function addEntry(index: LogIndex, msg: TeamMessage, offset: number, length: num
   if (!Object.hasOwn(index.recipients, key)) index.recipients[key] = [];
   index.recipients[key]!.push([msg.seq, offset, length]);
   index.last_seq = Math.max(index.last_seq, msg.seq);
+}
+
+/**
+ * The entries whose lines add up to at most MAX_STATE_TEXT_BYTES: the first ones with `first`, else
+ * the last ones. Throws StateError when not even one fits (a line keel would not have written).
+ */
+function withinBytes(entries: Entry[], first: boolean, file: string): Entry[] {
+  let bytes = 0;
+  let n = 0;
+  for (; n < entries.length; n++) {
+    bytes += entries[first ? n : entries.length - 1 - n]![2];
+    if (bytes > MAX_STATE_TEXT_BYTES) break;
+  }
+  if (n === 0 && entries.length > 0)
+    throw new StateError(
+      `Message log ${file} has a line longer than keel reads of a state file (${MAX_STATE_TEXT_BYTES / 1024 / 1024} MiB). keel left it untouched: move the team's folder away, then retry.`,
+      file,
+    );
+  return first ? entries.slice(0, n) : entries.slice(entries.length - n);
 }
 
 function firstAfter(entries: Entry[], since: number): number {

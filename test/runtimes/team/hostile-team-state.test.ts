@@ -1,4 +1,4 @@
-import { mkdirSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, rmSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { runKeel } from "../../helpers/run-cli.js";
@@ -67,5 +67,38 @@ describe("team state a cloned repository committed (real CLI)", () => {
       expect(run.exitCode, JSON.stringify(bad)).toBe(0);
       expect(run.json().data.messages.map((m: { message: string }) => m.message)).toEqual(["first", "second"]);
     }
+  });
+});
+
+describe("team message logs a cloned repository committed: bounded reads (real CLI)", () => {
+  it("an unindexed 8 GiB log is refused with the limit named, not read into memory", async () => {
+    ws = makeWorkspace();
+    await keel(ws, "team", "create", "crew", "alice");
+    await keel(ws, "team", "send", "crew", "hello");
+    const dir = ".keel/state/teams/live/crew";
+    // sparse: no disk used; before, keel allocated the whole tail (a RangeError past 4 GiB)
+    truncateSync(ws.path(`${dir}/messages.jsonl`), 8 * 1024 ** 3);
+    rmSync(ws.path(`${dir}/index.json`), { force: true });
+    const run = await keel(ws, "team", "messages", "crew");
+    expect(run.exitCode).toBe(1);
+    expect(run.json().content).toContain("holds 8192 MiB its index does not cover");
+    expect(run.json().content).toContain("(64 MiB)");
+  });
+
+  it("an index whose entries add up to more than 64 MiB returns fewer messages and says how many there are", async () => {
+    ws = makeWorkspace();
+    await keel(ws, "team", "create", "crew", "alice");
+    await keel(ws, "team", "send", "crew", "x".repeat(1000));
+    const dir = ".keel/state/teams/live/crew";
+    const stored = JSON.parse(ws.read(`${dir}/index.json`));
+    const [entry] = stored.recipients["@*"];
+    // 100,000 entries naming the same ~1 KB line: ~100 MB to read before
+    ws.write(`${dir}/index.json`, { ...stored, recipients: { "@*": Array.from({ length: 100_000 }, (_, i) => [i + 1, entry[1], entry[2]]) } });
+    const run = await keel(ws, "team", "messages", "crew");
+    expect(run.exitCode).toBe(0);
+    const messages = run.json().data.messages;
+    expect(run.json().data.total).toBe(100_000);
+    expect(messages.length).toBeLessThanOrEqual(Math.floor((64 * 1024 * 1024) / entry[2]));
+    expect(messages.length).toBeGreaterThan(0);
   });
 });
