@@ -5,6 +5,14 @@ import type { McpConnection } from "./mcp-connection.js";
 import type { McpManager } from "./mcp-manager.js";
 import type { McpServerStatus } from "./server-status.js";
 
+/** Where `keel mcp list` cuts a cell (the whole error follows the table). */
+const LAST_ERROR_WIDTH = 80;
+
+/** A server's own text on keel's lines: every line after the first indented, so none can pass for a line keel printed. */
+function indentLines(text: string, indent = "  "): string {
+  return text.split("\n").join(`\n${indent}`);
+}
+
 /** `keel mcp [list]`: every server with transport, source, state, tool count, start-up time and last error. Exit 1 when a server failed. */
 export async function mcpListCommand(ctx: CliContext): Promise<void> {
   await ctx.withHost(
@@ -24,11 +32,14 @@ export async function mcpListCommand(ctx: CliContext): Promise<void> {
           s.source,
           s.lastError ?? "",
         ]);
-        let out = table(["NAME", "TRANSPORT", "STATE", "TOOLS", "STARTUP", "SANDBOXED", "SOURCE", "LAST ERROR"], rows, 80);
+        let out = table(["NAME", "TRANSPORT", "STATE", "TOOLS", "STARTUP", "SANDBOXED", "SOURCE", "LAST ERROR"], rows, LAST_ERROR_WIDTH);
         if (servers.some((s) => s.state === "untrusted"))
           out += "\n\nUntrusted servers come from this workspace's manifests and were not started: run with --trust, set KEEL_TRUST=1, or run `keel trust`.";
         for (const s of servers.filter((s) => s.state === "needs_login")) out += `\n\n${s.name} needs a login: ${s.hint}.`;
         for (const s of servers.filter((s) => s.state !== "needs_login" && s.hint)) out += `\n\n${s.name}: ${s.hint}.`;
+        // The table cuts a cell at 80 characters and folds its lines: an error it cut is shown whole (indented, so a server's own lines cannot pass for keel's).
+        for (const s of servers.filter((s) => s.lastError && (s.lastError.length > LAST_ERROR_WIDTH || /\n/.test(s.lastError))))
+          out += `\n\n${s.name}: ${indentLines(s.lastError!)}`;
         if (diagnostics.length) out += "\n\n" + diagnostics.map(formatDiagnostic).join("\n");
         return out;
       });
@@ -59,7 +70,7 @@ export async function mcpDoctorCommand(ctx: CliContext, name?: string): Promise<
               `  spawn ${ms(t.spawnMs)} · initialize ${ms(t.initializeMs)} · tools/list ${ms(t.listToolsMs)} · total ${ms(t.totalMs)} · ${r.tools} tools`,
             ];
             // the server's own words may hold newlines: indented, they cannot pass for another server's report
-            if (r.lastError) lines.push(`  error: ${r.lastError.split("\n").join("\n    ")}`);
+            if (r.lastError) lines.push(`  error: ${indentLines(r.lastError, "    ")}`);
             if (r.stderrTail) lines.push("  stderr (last lines):", ...r.stderrTail.split("\n").map((l) => `    ${l}`));
             if (r.hint) lines.push(`  hint: ${r.hint}`);
             return lines.join("\n");
@@ -85,7 +96,7 @@ export async function mcpRestartCommand(ctx: CliContext, name: string): Promise<
       print(ctx, manager, { server: { ...status } }, () =>
         status.state === "connected"
           ? `Restarted ${status.name}: connected in ${status.startupMs} ms, ${status.tools} tools.`
-          : `Restart of ${status.name} failed: ${status.lastError}${status.stderrTail ? `\nstderr (last lines):\n${status.stderrTail}` : ""}`,
+          : `Restart of ${status.name} failed: ${indentLines(status.lastError ?? "")}${status.stderrTail ? `\nstderr (last lines):\n  ${indentLines(status.stderrTail)}` : ""}`,
       );
       if (status.state !== "connected") ctx.setExitCode(1);
     },

@@ -19,7 +19,7 @@ afterEach(() => {
   ws = undefined;
 });
 
-describe("keel mcp doctor", () => {
+describe("keel mcp doctor, list and restart", () => {
   it("indents a server's error text, so a newline in it cannot print a fake report of another server", async () => {
     ws = mcpWorkspace({ refuser: { command: process.execPath, args: ["refuser.cjs"] } }, { "refuser.cjs": REFUSER });
     const run = await runKeel(["--trust", "mcp", "doctor"], { cwd: ws.root, env: ws.env });
@@ -27,5 +27,18 @@ describe("keel mcp doctor", () => {
     expect(run.stdout).toContain("error: ");
     expect(run.stdout).not.toMatch(/^✓ bank/m);
     expect(run.stdout).toMatch(/^ {4}✓ bank/m);
+  });
+
+  it("list and restart show the whole error below the table, its lines indented", async () => {
+    ws = mcpWorkspace({ refuser: { command: process.execPath, args: ["refuser.cjs"] } }, { "refuser.cjs": REFUSER });
+    for (const args of [
+      ["mcp", "list"],
+      ["mcp", "restart", "refuser"],
+    ]) {
+      const run = await runKeel(["--trust", ...args], { cwd: ws.root, env: ws.env });
+      expect(run.exitCode, args.join(" ")).toBe(1);
+      expect(run.stdout, args.join(" ")).not.toMatch(/^✓ bank/m);
+      expect(run.stdout, args.join(" ")).toMatch(/^ {2}✓ bank \(stdio, user\) — connected/m);
+    }
   });
 });

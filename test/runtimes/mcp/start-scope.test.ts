@@ -152,6 +152,11 @@ describe("which commands start MCP servers", () => {
     const again = await runKeel(["--trust", "--json", "mcp", "list"], { cwd: ws.root, env: ws.env });
     expect(again.json().servers[0].state).toBe("failed");
     expect(again.json().servers[0].lastError).toMatch(/keel skips it until .*keel mcp restart hang/);
+    // the table cuts the cell at 80 characters; the whole message, with the command to run, follows it
+    const text = await runKeel(["--trust", "mcp", "list"], { cwd: ws.root, env: ws.env });
+    expect(text.stdout).toMatch(
+      /\n\nhang: MCP server "hang" did not finish start-up .*keel skips it until .*Fix the cause, then run `keel mcp restart hang`\./,
+    );
     const call = await runKeel(["--trust", "--yes", "--json", "call", "mcp_list_tools", "--input", "{}"], { cwd: ws.root, env: ws.env });
     expect(call.exitCode).toBe(0);
     const doctor = await runKeel(["--trust", "mcp", "doctor"], { cwd: ws.root, env: ws.env });
