@@ -16,6 +16,7 @@ import { hiddenPaths } from "./sandbox/hidden-paths.js";
 import { SandboxRunner } from "./sandbox/sandbox-runner.js";
 import { keelHomeSecrets } from "./keel-home-secrets.js";
 import { CallIdSource } from "./call-id.js";
+import { ResultSecrets } from "./result-secrets.js";
 import { runToolIntent } from "./run-tool-intent.js";
 import { ensureStateDir } from "./state/state-dir.js";
 import { REVIEW_TRUST, trustApproves, workspaceTrust, type TrustItem, type WorkspaceTrust } from "./trust.js";
@@ -98,6 +99,8 @@ export class Host {
   readonly userWait = new UserWaitClock();
   /** Ids of tool calls made without one. */
   readonly callIds = new CallIdSource();
+  /** The secrets hidden from every tool result (your environment's credentials; runtimes add theirs). */
+  readonly resultSecrets: ResultSecrets;
   /** Directory tools operate in; the worktree runtime moves it into the active worktree. */
   activeDir: string;
   /**
@@ -134,6 +137,7 @@ export class Host {
       );
     this.permissions = new PermissionPolicy(config.permissions, configInfo.allowLevels, hidden);
     this.sandbox = new SandboxRunner(sandbox, env, keelHomeSecrets(workspace.keelHome), workspace.root, workspace.keelHome);
+    this.resultSecrets = new ResultSecrets(env);
     this.events = options.events ?? new JsonlEventSink(join(workspace.stateDir, "events.jsonl"), () => this.ensureStateDir(), false, options.onEvent);
     this.artifacts = new ArtifactStore(join(workspace.stateDir, "artifacts"), workspace.root, () => this.ensureStateDir());
     this.fileBaselines = new PersistentBaselineStore(workspace.stateDir);

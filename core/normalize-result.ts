@@ -1,5 +1,6 @@
 import { extensionFor } from "./artifacts.js";
 import type { Host } from "./host.js";
+import { hideSecrets } from "./result-secrets.js";
 import { looksBinary, truncateMiddle } from "./truncate.js";
 import type { ArtifactRef, ToolDefinition, ToolResult } from "./types.js";
 
@@ -17,13 +18,17 @@ export interface NormalizedResult {
 }
 
 /**
- * Normalize phase: binary parts and binary-looking text become artifacts; content is always a string.
+ * Normalize phase: the secrets keel knows are hidden from the text and data (`host.resultSecrets`, with a note
+ * saying so), before anything is stored; binary parts and binary-looking text become artifacts; content is always a string.
  * `metadata` is always a fresh object (the tool's metadata under the result's, after the pipeline's
  * `source` and `resolvedTool`, left for the caller to set), so the caller may extend it.
  */
 export function normalizeResult(host: Host, tool: ToolDefinition, callId: string, result: ToolResult): NormalizedResult {
   const artifacts: ArtifactRef[] = result.artifacts ? [...result.artifacts] : [];
   let content = typeof result.content === "string" ? result.content : result.content == null ? "" : String(result.content);
+  let data: unknown = result.data === undefined ? null : result.data;
+  const redactor = host.resultSecrets.redactor();
+  if (redactor) ({ content, data } = hideSecrets(redactor, content, data));
   const binary = result.binary;
   if (binary && binary.length) {
     const notes: string[] = [];
@@ -40,7 +45,7 @@ export function normalizeResult(host: Host, tool: ToolDefinition, callId: string
   return {
     ok: result.ok !== false,
     content,
-    data: result.data === undefined ? null : result.data,
+    data,
     // The pipeline's own keys come first and it sets them after: on Node 20 adding keys to an object
     // made by `{ ...spread }` costs ~2 µs each time (bench/README.md, issue 14, "What changed"), and
     // `Object.assign` would let a `__proto__` key in a manifest's metadata set this object's prototype.

@@ -3,6 +3,7 @@ import { CallLog } from "./call-log.js";
 import type { BeforeToolContext } from "./hooks.js";
 import type { Host } from "./host.js";
 import { normalizeResult, truncateResult } from "./normalize-result.js";
+import { hideSecrets } from "./result-secrets.js";
 import type { Observation, ObservationCode, ObservationMessages, ObservationPhase, RunContext, ToolDefinition, ToolIntent } from "./types.js";
 import { describeSchemaErrors } from "./validation.js";
 import { settleAsk } from "./settle-ask.js";
@@ -208,12 +209,17 @@ export async function runToolIntent(host: Host, intent: ToolIntent, run: RunCont
   const executed = await call.execute(input);
   if (executed instanceof Failure) {
     const metadata: Record<string, unknown> = { source, resolvedTool: tool.name, ...executed.metadata };
+    // An error's text is a result too: the secrets keel knows are hidden from it (see normalizeResult).
+    const redactor = host.resultSecrets.redactor();
+    const { content, data } = redactor
+      ? hideSecrets(redactor, executed.message, executed.data ?? null)
+      : { content: executed.message, data: executed.data ?? null };
     return observe(host, log, intent, tool, input, run, started, {
       ok: false,
       phase: "execute",
       code: executed.code,
-      content: executed.message,
-      data: executed.data ?? null,
+      content,
+      data,
       metadata,
       messages,
       truncated: false,

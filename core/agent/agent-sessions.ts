@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { existsSync, statSync } from "node:fs";
 import { UsageError, errorMessage } from "../errors.js";
 import type { Host } from "../host.js";
-import { createModel } from "../model/create-model.js";
+import { createModel, modelCredentials } from "../model/create-model.js";
 import { recordedModelSpec, requireModelSpec } from "../model/model-spec.js";
 import type { AgentRunRequest, AgentRunResult, AgentService } from "../services.js";
 import { acquireSessionLock } from "../session/session-lock.js";
@@ -48,6 +48,7 @@ export class AgentSessions implements AgentService {
     if (!pinned && host.activeDirError !== undefined) throw new UsageError(host.activeDirError);
     const spec = opts.modelSpec ?? requireModelSpec(host.config, opts.model ?? this.modelFlag, host.env, host.workspace.root);
     const model = createModel(spec, host.env);
+    host.resultSecrets.addValues(modelCredentials(spec, host.env));
     if (opts.model && !this.modelFlag) {
       this.modelFlag = opts.model;
       if (!host.service("agent")) host.provide("agent", this);
@@ -221,6 +222,7 @@ export class AgentSessions implements AgentService {
       meta.model = recordedModelSpec(meta.model, host.config, host.env, host.workspace.root);
       const spec = opts.model ? requireModelSpec(host.config, opts.model, host.env, host.workspace.root) : meta.model;
       const model = createModel(spec, host.env);
+      host.resultSecrets.addValues(modelCredentials(spec, host.env));
       const s = new ActiveSession(host, meta, state, paths, lock, model, await loadAgentSettings(host), opts, loaded);
       // a session in the old format gets its checkpoint in the new one before anything is appended
       if (loaded.migrated) await s.checkpoint();

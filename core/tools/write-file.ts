@@ -1,10 +1,16 @@
 import { ToolError } from "../errors.js";
+import { REDACTED } from "../redact-secrets.js";
 import { defineTool } from "../define-tool.js";
+import type { Host } from "../host.js";
 import type { ToolDefinition } from "../types.js";
 import { pathToolTraits } from "./path-tool-traits.js";
 import { confinePath, displayPath } from "./confine-path.js";
 import { baselineOf } from "./file-baseline.js";
+import { openFileInside, readOpened } from "./open-inside.js";
 import { writeFileInside } from "./write-inside.js";
+
+/** Files larger than this are not read for the `***` check (no credential file is that large). */
+const SECRET_CHECK_MAX_BYTES = 4 * 1024 * 1024;
 
 /**
  * `write_file`: creates or overwrites a text file (parent folders too) atomically (temp file and
@@ -29,6 +35,7 @@ export function writeFileTool(): ToolDefinition {
     async execute(input, ctx) {
       const abs = confinePath(ctx.root, input.path, "path", ctx.cwd);
       const rel = displayPath(ctx.cwd, abs);
+      if (input.content.includes(REDACTED)) await refuseHiddenSecretLoss(ctx.host, ctx.root, abs, rel, input.content);
       const bytes = Buffer.from(input.content, "utf8");
       let written;
       try {
@@ -47,4 +54,33 @@ export function writeFileTool(): ToolDefinition {
       };
     },
   });
+}
+
+/**
+ * Throws ToolError(`precondition_failed`) when `abs` holds a secret that tool results show as `***` (see
+ * `host.resultSecrets`) and `content` would drop it: the model rewriting a `.env` it read would write `***` in
+ * place of your key. A file that does not exist, is not a regular file or is larger than 4 MiB is not checked.
+ */
+async function refuseHiddenSecretLoss(host: Host, root: string, abs: string, rel: string, content: string): Promise<void> {
+  const redactor = host.resultSecrets.redactor();
+  if (!redactor) return;
+  let current: string;
+  try {
+    const handle = await openFileInside(root, abs, rel);
+    try {
+      const st = await handle.stat();
+      if (!st.isFile() || st.size > SECRET_CHECK_MAX_BYTES) return;
+      current = (await readOpened(handle, st.size)).toString("utf8");
+    } finally {
+      await handle.close();
+    }
+  } catch {
+    return; // nothing there to lose (the write reports its own errors)
+  }
+  const shown = redactor.text(current);
+  if (shown === current || redactor.text(content) !== content) return;
+  throw new ToolError(
+    `Not written: ${rel} holds a secret that keel showed you as ${REDACTED}, and this content would replace it with ${REDACTED}. Change the file with edit_file instead, leaving the lines that show ${REDACTED} as they are.`,
+    "precondition_failed",
+  );
 }

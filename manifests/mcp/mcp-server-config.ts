@@ -70,4 +70,11 @@ export interface McpServerConfig {
    * text keel writes or prints about the server goes through `redactSecrets` with this list.
    */
   secrets: string[];
+  /**
+   * The credentials among them (as expanded: headers and variables named like one, a URL's password, a
+   * `--token` argument, values shaped like one; the OAuth client secret, private key and ID token): hidden
+   * from every tool result once the server is trusted (`host.resultSecrets`), while `secrets` also holds
+   * values such as a port or a project id that only keel's own text about the server hides.
+   */
+  credentials?: string[];
 }

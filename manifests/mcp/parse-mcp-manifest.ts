@@ -167,6 +167,12 @@ function parseServer(
     trustedByOrigin: trusted,
     unsetVars,
     secrets: [...new Set(secrets)],
+    credentials: [
+      ...new Set([
+        ...literalSecrets({ url, headers, env, args }),
+        ...[oauth?.clientSecret, oauth?.privateKey, oauth?.idp?.idToken].filter((v): v is string => Boolean(v)),
+      ]),
+    ],
   };
 }
 

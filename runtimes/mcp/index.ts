@@ -94,6 +94,8 @@ export function mcpRuntime(options: McpRuntimeOptions = {}): KeelPlugin {
         });
         host.provide(MCP_SERVICE, manager);
         const servers = manager;
+        // Tool results (of every tool, not only this server's) hide the credentials of the servers that may start.
+        host.resultSecrets.addSource(() => servers.connections.filter((c) => servers.isTrusted(c)).flatMap((c) => c.credentials));
         host.hooks.unknownTool.tap(PLUGIN_NAME, ({ name }) => servers.explainUnknown(name));
         // Servers' `instructions` (untrusted, labelled by server) join the system prompt: `keel run`, `keel context`.
         // Tapped only when there are servers, so workspaces without MCP keep their hooks as they were.

@@ -105,6 +105,11 @@ export class McpConnection {
     return this.sentTokens.withConfigured(this.config.secrets ?? []);
   }
 
+  /** What tool results hide of this server's (see `McpServerConfig.credentials`), with every OAuth token it has sent. */
+  get credentials(): string[] {
+    return this.sentTokens.withConfigured(this.config.credentials ?? []);
+  }
+
   /** `text` with this server's secrets (see `secrets`) replaced by `***`. */
   redact(text: string): string {
     return redactSecrets(text, this.secrets);

@@ -31,12 +31,20 @@ function envOf(w: TempWorkspace): NodeJS.ProcessEnv {
   return { ...w.env, ...SECRETS, ORDINARY_SETTING: "plainvalue" };
 }
 
-/** `keel call bash env` in the workspace; the whole observation as text, and stdout. */
+/**
+ * `keel call bash env` in the workspace; the whole observation as text, and stdout. The command prints each line
+ * reversed (`env | rev`), turned back here: tool results hide credentials from your environment (`***`), and what
+ * these tests check is which variables the command gets, not that second net.
+ */
 async function runEnv(w: TempWorkspace, env: NodeJS.ProcessEnv, ...flags: string[]): Promise<{ text: string; stdout: string; sandbox?: string }> {
-  const r = await runKeel(["--yes", "--json", ...flags, "call", "bash", "--input", JSON.stringify({ command: "env" })], { cwd: w.root, env });
+  const r = await runKeel(["--yes", "--json", ...flags, "call", "bash", "--input", JSON.stringify({ command: "env | rev" })], { cwd: w.root, env });
   expect(r.exitCode, r.stderr).toBe(0);
   const obs = r.json();
-  return { text: r.stdout + r.stderr, stdout: obs.data.stdout as string, sandbox: obs.metadata.sandbox };
+  const stdout = (obs.data.stdout as string)
+    .split("\n")
+    .map((line) => [...line].reverse().join(""))
+    .join("\n");
+  return { text: stdout + r.stdout + r.stderr, stdout, sandbox: obs.metadata.sandbox };
 }
 
 /** The value of one variable in `env` output, or undefined. */

@@ -1,0 +1,143 @@
+import { REDACTED, secretRedactor } from "./redact-secrets.js";
+import { looksSecret } from "./secret-env.js";
+import { secretShapesIn } from "./secret-words.js";
+import { urlSecrets } from "./url-secrets.js";
+
+/** Shorter values are not hidden from tool results: a result is data, and `***` for every short match would garble it. */
+export const MIN_RESULT_SECRET_LENGTH = 8;
+
+/** One plain word (letters only) or a plain number (`Authorization`, `production`, `20240101`): never a credential. */
+const PLAIN_VALUE = /^(?:\p{L}+|\d+)$/u;
+
+/** An absolute path or a home-relative one, without spaces (`/home/me/.ssh/id_ed25519`): a place, never a credential. */
+const PATH_VALUE = /^~?\/\S*$/;
+
+/**
+ * The values of `values` strong enough to hide wherever they appear in a tool's result: at least
+ * MIN_RESULT_SECRET_LENGTH characters (trimmed), neither one plain word or number nor a path. Never throws.
+ */
+export function strongSecrets(values: readonly (string | undefined)[]): string[] {
+  const out = new Set<string>();
+  for (const v of values) {
+    const s = v?.trim();
+    if (s && s.length >= MIN_RESULT_SECRET_LENGTH && !PLAIN_VALUE.test(s) && !PATH_VALUE.test(s)) out.add(s);
+  }
+  return [...out];
+}
+
+/**
+ * The credentials in an environment: the values of its variables that look secret in keel's one vocabulary
+ * (`looksSecret`: `GITHUB_TOKEN`, `OPENAI_API_KEY`, `DATABASE_URL` with a password, a `ghp_…` value under any
+ * name), with a URL's password, a `Bearer` token or a connection string's key also on their own; strong ones only
+ * (`strongSecrets`). Never throws.
+ */
+export function environmentSecrets(env: NodeJS.ProcessEnv): string[] {
+  const found: string[] = [];
+  for (const [name, value] of Object.entries(env)) {
+    if (value === undefined || !looksSecret(name, value)) continue;
+    found.push(value, ...secretShapesIn(value), ...urlSecrets(/^[a-z][a-z0-9+.-]*:\/\//i.test(value) ? value : undefined));
+  }
+  return strongSecrets(found);
+}
+
+/** What hides secrets in one result: its text and its structured data. */
+export interface ResultRedactor {
+  /** `text` with every secret replaced by `***`. */
+  text(text: string): string;
+  /**
+   * `data` with every secret replaced by `***` in its strings and keys: the same value when it holds none, else a
+   * copy (made from its JSON), or null when the copy is not valid JSON (a secret spanning its structure: fail closed).
+   */
+  data(data: unknown): unknown;
+}
+
+/**
+ * The secrets keel hides from every tool result before the model, the session, artifacts or an afterResult hook
+ * see it (the pipeline's normalize step): the strong credentials of keel's environment (`environmentSecrets`),
+ * values runtimes add (the model's API key, an MCP server's credentials and OAuth tokens), and what `sources`
+ * report at the time of the call (tokens change on a refresh). One instance per host.
+ */
+export class ResultSecrets {
+  /** Values added so far; the environment's join them on first use (not worked out for commands that call no tool). */
+  private readonly added: string[] = [];
+  private fixed: Set<string> | undefined;
+  private readonly sources: (() => readonly string[])[] = [];
+  private cached: { key: string; redactor: ResultRedactor | undefined } | undefined;
+
+  constructor(private readonly env: NodeJS.ProcessEnv) {}
+
+  /** Hides these values too (those `strongSecrets` keeps). */
+  addValues(values: readonly (string | undefined)[]): void {
+    const strong = strongSecrets(values);
+    if (this.fixed) {
+      const before = this.fixed.size;
+      for (const s of strong) this.fixed.add(s);
+      if (this.fixed.size !== before) this.cached = undefined;
+    } else this.added.push(...strong);
+  }
+
+  /** Hides what `source` returns at each call too (those `strongSecrets` keeps); it must not throw. */
+  addSource(source: () => readonly string[]): void {
+    this.sources.push(source);
+    this.cached = undefined;
+  }
+
+  /** The redactor for the secrets known now, or undefined when there are none (nothing to do). */
+  redactor(): ResultRedactor | undefined {
+    this.fixed ??= new Set([...environmentSecrets(this.env), ...this.added]);
+    const dynamic = this.sources.length ? strongSecrets(this.sources.flatMap((s) => s())) : [];
+    const key = dynamic.join("\0");
+    if (this.cached?.key === key) return this.cached.redactor;
+    const all = [...new Set([...this.fixed, ...dynamic])];
+    this.cached = { key, redactor: all.length ? makeRedactor(all) : undefined };
+    return this.cached.redactor;
+  }
+}
+
+function makeRedactor(secrets: readonly string[]): ResultRedactor {
+  const text = secretRedactor(secrets);
+  return {
+    text,
+    data(data) {
+      if (data === null || typeof data !== "object") return typeof data === "string" ? text(data) : data;
+      let json: string | undefined;
+      try {
+        json = JSON.stringify(data);
+      } catch {
+        return null; // cannot be checked (a cycle, a BigInt): not passed on
+      }
+      if (json === undefined) return data;
+      const hidden = text(json);
+      if (hidden === json) return data;
+      try {
+        return JSON.parse(hidden) as unknown;
+      } catch {
+        return null;
+      }
+    },
+  };
+}
+
+/**
+ * `content` and `data` of one result with the secrets hidden, and the note keel adds to the text when it hid any
+ * (so the model neither asks for them nor writes `***` back into a file). Never throws.
+ */
+export function hideSecrets(redactor: ResultRedactor, content: string, data: unknown): { content: string; data: unknown } {
+  const hidden = redactor.text(content);
+  const hiddenData = redactor.data(data);
+  const count = occurrences(hidden) - occurrences(content);
+  if (count > 0) return { content: `${hidden}\n${hiddenSecretsNote(count)}`, data: hiddenData };
+  // Hidden in the structured data only: said in the text too.
+  if (hiddenData !== data) return { content: `${hidden}\n${hiddenSecretsNote(1)}`, data: hiddenData };
+  return { content, data };
+}
+
+function occurrences(text: string): number {
+  let n = 0;
+  for (let at = text.indexOf(REDACTED); at >= 0; at = text.indexOf(REDACTED, at + REDACTED.length)) n++;
+  return n;
+}
+
+function hiddenSecretsNote(count: number): string {
+  return `[keel hid ${count === 1 ? "a secret value" : `${count} secret values`} as ${REDACTED} (a credential from your environment or configuration). Do not write ${REDACTED} back into a file: edit around it.]`;
+}
