@@ -26,7 +26,7 @@ const JSON_BODY = { "content-type": "application/json" };
 /**
  * Creates a chat-completions backend on the `openai` package (loaded lazily) for any
  * OpenAI-compatible endpoint. Retries transient failures (the client's backoff), honours the
- * timeout and AbortSignal, streams text, and maps tool names and schemas for strict providers.
+ * timeout, the idle limit of a response's body (`streamIdleTimeoutMs`) and AbortSignal, streams text, and maps tool names and schemas for strict providers.
  * The key is read from `spec.apiKeyEnv` only. Throws UsageError when no API key is available for the hosted OpenAI API.
  */
 export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv): ModelClient {
