@@ -7,7 +7,7 @@ const KNOWN: Record<string, readonly string[]> = {
   commandEnv: ["pass"],
   sandbox: ["mode", "network", "denyRead", "credentials", "workspaceCommands"],
   permissions: ["allow", "ask", "deny"],
-  model: ["name", "baseUrl", "apiKeyEnv", "headers", "contextWindow", "maxOutputTokens", "timeoutMs", "maxRetries", "stream"],
+  model: ["name", "baseUrl", "apiKeyEnv", "headers", "contextWindow", "maxOutputTokens", "timeoutMs", "streamIdleTimeoutMs", "maxRetries", "stream"],
   output: ["maxChars"],
   mcp: ["lazy", "startupTimeoutMs", "toolTimeoutMs", "elicitation"],
   agent: ["maxSteps", "systemPrompt", "toolSearchShare", "pruneAt", "compactAt", "budgets"],

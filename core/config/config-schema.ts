@@ -45,6 +45,14 @@ export const ModelConfig = z
     contextWindow: z.number().int().positive().optional(),
     maxOutputTokens: z.number().int().positive().optional(),
     timeoutMs: z.number().int().positive().optional(),
+    /** Longest silence of a response's body; there is no "off" (0 is refused: a stalled endpoint would hang keel). */
+    streamIdleTimeoutMs: z
+      .number()
+      .int()
+      .positive(
+        "must be a positive number of milliseconds (there is no off switch: for a model that thinks long without sending anything, set a larger value such as 1800000)",
+      )
+      .optional(),
     /** Extra HTTP headers for the model endpoint (strings only; a workspace's need trust). */
     headers: z.record(z.string(), z.string()).optional(),
   })

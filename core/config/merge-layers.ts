@@ -235,6 +235,7 @@ function describeIgnored(value: Record<string, unknown>): (key: string) => strin
 /** Timeouts keel config sets in milliseconds, each passed to a timer (the longest a timer waits is MAX_TIMER_MS). */
 const TIMEOUT_FIELDS = [
   ["model", "timeoutMs"],
+  ["model", "streamIdleTimeoutMs"],
   ["mcp", "startupTimeoutMs"],
   ["mcp", "toolTimeoutMs"],
 ] as const;

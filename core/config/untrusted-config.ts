@@ -10,7 +10,7 @@ import { isPlainObject } from "./plain-object.js";
 const RESTRICT_ONLY: Record<string, true | Record<string, true>> = {
   $schema: true,
   permissions: { deny: true, ask: true },
-  model: { name: true, contextWindow: true, maxOutputTokens: true, timeoutMs: true, maxRetries: true, stream: true },
+  model: { name: true, contextWindow: true, maxOutputTokens: true, timeoutMs: true, streamIdleTimeoutMs: true, maxRetries: true, stream: true },
   output: true,
   mcp: { lazy: true, startupTimeoutMs: true, toolTimeoutMs: true, elicitation: true },
   agent: true,

@@ -1,3 +1,5 @@
+import type { Fetch } from "./idle-timeout-fetch.js";
+
 /** Most characters of a failed response's body kept for its error message. */
 const MAX_BODY = 4096;
 
@@ -11,12 +13,15 @@ const MAX_BODY = 4096;
 export class ErrorBodies {
   private readonly bodies = new WeakMap<object, string>();
 
-  /** `limit` bounds what is read of each response's body (see `limitedBody`). */
-  constructor(private readonly limit: (res: Response) => Response = (res) => res) {}
+  /** `limit` bounds what is read of each response's body (see `limitedBody`); `inner` makes the requests (default: the global `fetch`). */
+  constructor(
+    private readonly limit: (res: Response) => Response = (res) => res,
+    private readonly inner: Fetch = fetch,
+  ) {}
 
   /** `fetch` that also keeps the start of a failed response's body (read from a clone; the SDK reads the original). */
   readonly fetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
-    const res = this.limit(await fetch(input, init));
+    const res = this.limit(await this.inner(input, init));
     if (!res.ok) {
       try {
         this.bodies.set(res.headers, (await res.clone().text()).slice(0, MAX_BODY));

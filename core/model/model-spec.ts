@@ -9,6 +9,8 @@ export const DEFAULT_CONTEXT_WINDOW = 128_000;
 export const DEFAULT_MAX_OUTPUT_TOKENS = 4_096;
 /** Default timeout of one model request. */
 export const DEFAULT_MODEL_TIMEOUT_MS = 120_000;
+/** Default of `model.streamIdleTimeoutMs`: the longest a response's body may send nothing (as Codex's `stream_idle_timeout_ms`). */
+export const DEFAULT_STREAM_IDLE_TIMEOUT_MS = 300_000;
 
 /** A fully resolved model choice (frozen into session.json). */
 export type ModelSpec =
@@ -21,6 +23,8 @@ export type ModelSpec =
       contextWindow: number;
       maxOutputTokens: number;
       timeoutMs: number;
+      /** Longest wait for the next bytes of a response's body once its headers are in (keep-alive comments count). */
+      streamIdleTimeoutMs: number;
       maxRetries: number;
       stream: boolean;
       /** Extra HTTP headers sent with every request (`model.headers`: a proxy's key, OpenRouter's `HTTP-Referer`); never written to sessions. */
@@ -53,7 +57,15 @@ export function resolveModelSpec(config: KeelConfig, flag: string | undefined, e
     if (!file) throw new UsageError('A scripted model needs a file: "scripted:path/to/script.json".');
     return { kind: "scripted", file: resolve(root, file), contextWindow, maxOutputTokens };
   }
-  const extra = cfg as { baseUrl?: string; apiKeyEnv?: string; timeoutMs?: number; maxRetries?: number; stream?: boolean; headers?: Record<string, string> };
+  const extra = cfg as {
+    baseUrl?: string;
+    apiKeyEnv?: string;
+    timeoutMs?: number;
+    streamIdleTimeoutMs?: number;
+    maxRetries?: number;
+    stream?: boolean;
+    headers?: Record<string, string>;
+  };
   return {
     kind: "openai",
     name: chosen,
@@ -63,6 +75,7 @@ export function resolveModelSpec(config: KeelConfig, flag: string | undefined, e
     maxOutputTokens,
     // A longer delay would make the client's timer fire at once (config load warns, naming the file).
     timeoutMs: Math.min(extra.timeoutMs ?? DEFAULT_MODEL_TIMEOUT_MS, MAX_TIMER_MS),
+    streamIdleTimeoutMs: Math.min(extra.streamIdleTimeoutMs ?? DEFAULT_STREAM_IDLE_TIMEOUT_MS, MAX_TIMER_MS),
     maxRetries: typeof extra.maxRetries === "number" ? extra.maxRetries : 2,
     stream: extra.stream !== false,
     ...(extra.headers && Object.keys(extra.headers).length ? { headers: { ...extra.headers } } : {}),

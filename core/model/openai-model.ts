@@ -3,6 +3,7 @@ import type { ChatCompletion, ChatCompletionChunk } from "openai/resources/chat/
 import { UsageError } from "../errors.js";
 import { urlForDisplay } from "../url-secrets.js";
 import { ErrorBodies } from "./error-bodies.js";
+import { idleTimeoutFetch } from "./idle-timeout-fetch.js";
 import { ModelError } from "./model-error.js";
 import type { ModelSpec } from "./model-spec.js";
 import type { ModelCallOptions, ModelClient, ModelRequest, ModelResponse, ModelToolCall } from "./model-types.js";
@@ -25,7 +26,7 @@ const JSON_BODY = { "content-type": "application/json" };
 /**
  * Creates a chat-completions backend on the `openai` package (loaded lazily) for any
  * OpenAI-compatible endpoint. Retries transient failures (the client's backoff), honours the
- * timeout and AbortSignal, streams text, and maps tool names and schemas for strict providers.
+ * timeout, the idle limit of a response's body (`streamIdleTimeoutMs`) and AbortSignal, streams text, and maps tool names and schemas for strict providers.
  * The key is read from `spec.apiKeyEnv` only. Throws UsageError when no API key is available for the hosted OpenAI API.
  */
 export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv): ModelClient {
@@ -40,15 +41,19 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv): ModelClie
   // Messages of error bodies the SDK cannot read (Mistral's, Gemini's), for errors and the retries below.
   // A body that is not an event stream is read whole by the SDK: bounded by the largest output limit a call asks for.
   const bodyLimit = maxBodyBytes(spec.maxOutputTokens);
-  const errorBodies = new ErrorBodies((res) =>
-    limitedBody(
-      res,
-      bodyLimit,
-      () =>
-        new ModelError(
-          `The model endpoint ${spec.baseUrl ? urlForDisplay(spec.baseUrl) : "(OpenAI)"} sent a response of more than ${bodyLimit} bytes, far past its limit of ${spec.maxOutputTokens} output tokens; keel stopped reading it. Check model.baseUrl (or raise model.maxOutputTokens if the model's answers really are this long).`,
-        ),
-    ),
+  const where = spec.baseUrl ? urlForDisplay(spec.baseUrl) : "(OpenAI)";
+  const errorBodies = new ErrorBodies(
+    (res) =>
+      limitedBody(
+        res,
+        bodyLimit,
+        () =>
+          new ModelError(
+            `The model endpoint ${where} sent a response of more than ${bodyLimit} bytes, far past its limit of ${spec.maxOutputTokens} output tokens; keel stopped reading it. Check model.baseUrl (or raise model.maxOutputTokens if the model's answers really are this long).`,
+          ),
+      ),
+    // A body that stops sending bytes (a stalled stream) would hang the call: the SDK's timeout ends at the headers.
+    idleTimeoutFetch(spec.streamIdleTimeoutMs, () => streamStalled(where, spec.streamIdleTimeoutMs)),
   );
   const getClient = () =>
     (client ??= import("openai").then((sdk) => ({
@@ -164,6 +169,8 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv): ModelClie
           reasoning.add(delta);
           if (choice.finish_reason) finishReason = finishReasonOf(choice.finish_reason);
         }
+        // The SDK ends a stream its request's abort interrupts as if it were complete: a cut-off answer is no answer.
+        if (signal.aborted) throw new ModelError("The model call was cancelled.");
         // A 200 whose body is not a chat-completions event stream (an HTML page, a JSON error, a proxy's
         // answer) yields no chunks at all: an error, not an empty answer.
         if (chunks === 0)
@@ -195,6 +202,17 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv): ModelClie
     },
   };
   return model;
+}
+
+/**
+ * The error of a response whose body sent nothing for `idleMs` (transient: asking again may succeed). What
+ * keel shows: how long, and what to do.
+ */
+function streamStalled(where: string, idleMs: number): ModelError {
+  return new ModelError(
+    `The model endpoint ${where} stopped sending: nothing came for ${idleMs / 1000} s (model.streamIdleTimeoutMs is ${idleMs}), so keel gave up on this answer and did not record it. Check that the endpoint is up and not overloaded, then resume the session; if the model really thinks that long without sending anything, raise "model.streamIdleTimeoutMs" in keel config.`,
+    true,
+  );
 }
 
 /** `value` when it is a string, else "" (a field a server may send as null or something else). */

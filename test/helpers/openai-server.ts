@@ -49,6 +49,14 @@ export interface ServerReply {
   reasoningDetails?: Record<string, unknown>[];
   /** Answer 400 when an assistant message with tool calls in the request lacks `reasoning_details`. */
   requireDetailsBack?: boolean;
+  /**
+   * Stop sending without ending the response, as a stalled endpoint does: `"headers"` right after
+   * the headers (not one byte of the body; streamed or not), `"partial"` after the chunks of `text`
+   * (no finish reason, no `[DONE]`). The connection stays open until the client closes it.
+   */
+  stall?: "headers" | "partial";
+  /** Before the answer, an SSE keep-alive comment (`: OPENROUTER PROCESSING`) every `everyMs` for `forMs`, as OpenRouter sends while a reasoning model thinks. */
+  keepAlive?: { everyMs: number; forMs: number };
 }
 
 /** The parts of a chat-completions request the tests look at. */
@@ -195,6 +203,10 @@ export async function startOpenAIServer(replies: ServerReply[] = []): Promise<Op
     };
     const finish = calls.length ? "tool_calls" : "stop";
     const base = { id: `chatcmpl-${requests.length}`, created: Math.floor(Date.now() / 1000), model: body.model };
+    if (reply.stall === "headers") {
+      res.writeHead(200, { "content-type": body.stream ? "text/event-stream" : "application/json" }).flushHeaders();
+      return;
+    }
     if (!body.stream) {
       res.writeHead(200, { "content-type": "application/json" }).end(
         JSON.stringify({
@@ -215,6 +227,8 @@ export async function startOpenAIServer(replies: ServerReply[] = []): Promise<Op
     res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
     const send = (delta: object, finish_reason: string | null = null) =>
       res.write(`data: ${JSON.stringify({ ...base, object: "chat.completion.chunk", choices: [{ index: 0, delta, finish_reason }] })}\n\n`);
+    if (reply.keepAlive) await keepAlive(res, reply.keepAlive);
+    if (res.destroyed) return;
     send({ role: "assistant", content: "" });
     if (reply.reasoning) {
       const { field = "reasoning_content", text: thought } = reply.reasoning;
@@ -229,6 +243,7 @@ export async function startOpenAIServer(replies: ServerReply[] = []): Promise<Op
     });
     const text = reply.text ?? "";
     for (let i = 0; i < text.length; i += 8) send({ content: text.slice(i, i + 8) });
+    if (reply.stall === "partial") return;
     calls.forEach((c, i) => {
       const args = c.function.arguments;
       const half = Math.floor(args.length / 2);
@@ -268,6 +283,15 @@ export async function startOpenAIServer(replies: ServerReply[] = []): Promise<Op
         server.close(() => resolve());
       }),
   };
+}
+
+/** Sends an SSE comment every `everyMs` for `forMs` (or until the client goes away). */
+async function keepAlive(res: ServerResponse, { everyMs, forMs }: { everyMs: number; forMs: number }): Promise<void> {
+  const until = Date.now() + forMs;
+  while (Date.now() < until && !res.destroyed) {
+    res.write(": OPENROUTER PROCESSING\n\n");
+    await new Promise((r) => setTimeout(r, everyMs).unref());
+  }
 }
 
 /** The text of every message of a request joined (for `toContain` checks). */

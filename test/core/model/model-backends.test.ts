@@ -21,6 +21,7 @@ const spec = (over: Partial<OpenAISpec> = {}): OpenAISpec => ({
   contextWindow: 8000,
   maxOutputTokens: 256,
   timeoutMs: 5000,
+  streamIdleTimeoutMs: 60_000,
   maxRetries: 2,
   stream: true,
   ...over,
