@@ -1,5 +1,7 @@
 import { stat } from "node:fs/promises";
 import { ToolError } from "../errors.js";
+import type { Host } from "../host.js";
+import { REDACTED } from "../redact-secrets.js";
 import { defineTool } from "../define-tool.js";
 import type { ToolDefinition } from "../types.js";
 import { pathToolTraits } from "./path-tool-traits.js";
@@ -76,7 +78,9 @@ export function editFileTool(): ToolDefinition {
       const count = countOccurrences(text, input.old_string);
       if (count === 0)
         throw new ToolError(
-          `\`old_string\` was not found in ${rel}. Copy the exact text (including whitespace) from read_file's output.`,
+          hidesSecret(ctx.host, text, input.old_string)
+            ? `\`old_string\` was not found in ${rel}: it holds ${REDACTED}, which keel showed you in place of a secret the file holds. Leave the text that shows ${REDACTED} out of \`old_string\` (edit the lines around it).`
+            : `\`old_string\` was not found in ${rel}. Copy the exact text (including whitespace) from read_file's output.`,
           "execution_failed",
           null,
           { path: rel, occurrences: 0 },
@@ -98,6 +102,13 @@ export function editFileTool(): ToolDefinition {
       };
     },
   });
+}
+
+/** True when `oldString` holds `***` and `text` holds a secret tool results show as `***` (see `host.resultSecrets`). */
+function hidesSecret(host: Host, text: string, oldString: string): boolean {
+  if (!oldString.includes(REDACTED)) return false;
+  const redactor = host.resultSecrets.redactor();
+  return redactor !== undefined && redactor.text(text) !== text;
 }
 
 /** `text` with every occurrence of `oldString` replaced (a unique one, unless `replace_all`: the caller checks the count). */

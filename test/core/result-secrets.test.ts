@@ -100,4 +100,17 @@ describe("tool results hide the secrets keel knows (real CLI)", () => {
     expect(fine.json().ok).toBe(true);
     expect(ws.read(".env")).toBe(`GITHUB_TOKEN=${TOKEN}\nMORE=1\n`);
   });
+
+  it("edit_file whose old_string holds the *** it was shown says why it is not found", async () => {
+    ws = makeWorkspace({ ".env": `GITHUB_TOKEN=${TOKEN}\nMODE=dev\n` });
+    const env = { ...ws.env, GITHUB_TOKEN: TOKEN };
+    const call = (tool: string, input: object) => runKeel(["--yes", "--json", "call", tool, "--input", JSON.stringify(input)], { cwd: ws!.root, env });
+    expect((await call("read_file", { path: ".env" })).json().content).toContain("GITHUB_TOKEN=***");
+    const blind = await call("edit_file", { path: ".env", old_string: "GITHUB_TOKEN=***\nMODE=dev", new_string: "GITHUB_TOKEN=***\nMODE=prod" });
+    expect(blind.json().ok).toBe(false);
+    expect(blind.json().content).toContain("keel showed you in place of a secret");
+    const around = await call("edit_file", { path: ".env", old_string: "MODE=dev", new_string: "MODE=prod" });
+    expect(around.json().ok).toBe(true);
+    expect(ws.read(".env")).toBe(`GITHUB_TOKEN=${TOKEN}\nMODE=prod\n`);
+  });
 });
