@@ -25,7 +25,7 @@ function shellRefusal(host: Host, cmd: PromptCommand): string | undefined {
 /**
  * File and shell access for rendering `cmd` in `host`. `@file`: relative to the working directory,
  * confined to the workspace (links out refused), regular files, cut at 256 KiB, never one a read
- * deny or ask rule covers (see readRefusal). Shell lines: only
+ * deny or ask rule covers (see readRefusal), with the secrets tool results hide as `***`. Shell lines: only
  * when the command comes from the user level or a trusted workspace. A Claude command's `` !`cmd` ``
  * runs only when its `allowed-tools` allows that line (Claude `Bash(…)` rules, a single static simple
  * command, as keel's allow rules match), and then through the `bash` tool's pipeline approved like
@@ -49,7 +49,9 @@ export function commandRenderDeps(host: Host, cmd: PromptCommand, run: RunContex
       try {
         const st = await handle.stat();
         if (!st.isFile()) throw new Error("not a regular file");
-        const text = (await readOpened(handle, Math.min(st.size, MAX_FILE_BYTES))).toString("utf8");
+        const read = (await readOpened(handle, Math.min(st.size, MAX_FILE_BYTES))).toString("utf8");
+        // what read_file would show: the secrets tool results hide are *** here too
+        const text = host.resultSecrets.redactor()?.text(read) ?? read;
         return st.size > MAX_FILE_BYTES ? `${text}\n[… cut at ${MAX_FILE_BYTES} bytes]` : text;
       } finally {
         await handle.close();

@@ -110,6 +110,17 @@ describe("prompt commands (Claude Code .md, Gemini CLI .toml) run as prompts and
     expect(lastUserText()).toContain('[contents of docs/keys.txt not included: deny rule "read_file(.env)" keeps it from the model]');
   });
 
+  it("@path shows the secrets tool results hide as *** (a committed command naming @.env)", async () => {
+    const token = "ghp_CommandAtFile0123456789abcdefABCDEF";
+    ws = makeWorkspace({ ".claude/commands/setup.md": "Set up with @.env", ".env": `GITHUB_TOKEN=${token}\nMODE=dev\n` });
+    ws.writeUserConfig({ model: { name: "m", baseUrl: server.baseUrl } });
+    server.push({ text: "ok" });
+    const run = await runKeel(["run", "/setup"], { cwd: ws.root, env: { ...ws.env, GITHUB_TOKEN: token } });
+    expect(run.exitCode).toBe(0);
+    expect(lastUserText()).toContain("GITHUB_TOKEN=***\nMODE=dev");
+    expect(JSON.stringify(server.requests.at(-1))).not.toContain(token);
+  });
+
   it("a workspace command cannot choose a scripted model (its file would write the tool calls); the configured model runs it", async () => {
     ws = makeWorkspace({
       ".claude/commands/review.md": "---\ndescription: Review\nmodel: scripted:.claude/commands/m.json\n---\nReview the code.",
