@@ -51,7 +51,7 @@ function registerVirtualTools(host: Host, { plugin, record }: PluginEntry, rules
           severity: "warning",
           file: plugin.manifestPath,
           path: `${spec.path}.metadata.${key}`,
-          message: `Metadata key "${key}" is reserved; keel sets it and the manifest's value was ignored.`,
+          message: `Metadata key "${key}" is reserved for keel (it sets it, or its hooks do); the manifest's value was ignored: remove it.`,
         });
     if (host.registry.register(createVirtualTool(name, spec))) record.contributions.virtualTools.push(spec.name);
     else
