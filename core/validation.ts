@@ -126,6 +126,21 @@ function declaresDraft07($schema: unknown): boolean {
   return typeof $schema === "string" && /draft-0\d/.test($schema);
 }
 
+/**
+ * Problems of `input` against a compiled schema (see `describeSchemaErrors`), or undefined when it is
+ * valid. Never throws: an input the check cannot walk (a recursive schema and a value nested past the
+ * stack, or `uniqueItems` over such values) is one problem, so it is refused like any invalid input.
+ */
+export function schemaProblems(validate: ValidateFunction, input: unknown): string[] | undefined {
+  try {
+    if (validate(input)) return undefined;
+  } catch (error) {
+    const deep = error instanceof RangeError ? ": it nests too deep to check; send a flatter value" : "";
+    return [`the input could not be checked against the schema (${error instanceof Error ? error.message : String(error)})${deep}`];
+  }
+  return describeSchemaErrors(validate.errors, input);
+}
+
 /** Turns ajv errors into one sentence per problem, naming each field: "`path` must be string (got number)". */
 export function describeSchemaErrors(errors: ErrorObject[] | null | undefined, input: unknown): string[] {
   const out: string[] = [];
