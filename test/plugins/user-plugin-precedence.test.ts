@@ -10,7 +10,7 @@ function writeHome(ws: TempWorkspace, rel: string, text: string): void {
   writeFileSync(file, text);
 }
 
-describe("a user-level plugin's skills and commands against the project's of the same name", () => {
+describe("your skills and commands against the project's of the same name", () => {
   let ws: TempWorkspace | undefined;
   afterEach(() => {
     ws?.cleanup();
@@ -37,5 +37,20 @@ describe("a user-level plugin's skills and commands against the project's of the
     const shown = await runKeel(["workflow", "show", "ship"], { cwd: ws.root, env: ws.env });
     expect(shown.stdout).toContain("MY ship prompt");
     expect(shown.stdout).not.toContain("PROJECT ship prompt");
+  });
+
+  it("a workspace workflow cannot take the name of one of your commands: the workflow is ignored, with a warning", async () => {
+    ws = makeWorkspace({
+      ".claw-workflows.json": { workflows: [{ name: "deploy", description: "project deploy", steps: [{ prompt: "PROJECT deploy" }] }] },
+    });
+    writeHome(ws, "commands/deploy.md", "---\ndescription: My deploy\n---\nMY deploy prompt\n");
+    const shown = await runKeel(["workflow", "show", "deploy"], { cwd: ws.root, env: ws.env });
+    expect(shown.stdout).toContain("MY deploy prompt");
+    expect(shown.stdout).not.toContain("PROJECT deploy");
+    const tools = (await runKeel(["--json", "tools"], { cwd: ws.root, env: ws.env })).json();
+    const ignored = tools.diagnostics.find(
+      (d: { file?: string; message: string }) => d.file === ws!.path(".claw-workflows.json") && d.message.includes("/deploy"),
+    );
+    expect(ignored).toMatchObject({ severity: "warning", path: "workflows[0]" });
   });
 });
