@@ -28,10 +28,10 @@ export function hookTextsMessage(heading: string, entries: GuidanceEntry[]): str
 const LINE_BREAK = /\r\n|[\n\r\v\f\u0085\u2028\u2029]/g;
 
 /**
- * One `- source: text` entry, its further lines indented by 2 spaces: a text (a workspace plugin's)
- * cannot begin a line that reads as another source's entry or as a heading of its own.
+ * One `- source: text` entry (or any `prefix` + text), its further lines indented by 2 spaces: a text
+ * (a workspace plugin's) cannot begin a line that reads as another source's entry or as a heading of its own.
  */
-function entry(prefix: string, text: string): string {
+export function entry(prefix: string, text: string): string {
   return prefix + text.replace(LINE_BREAK, "\n  ");
 }
 
