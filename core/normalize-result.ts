@@ -4,6 +4,9 @@ import { hideSecrets } from "./result-secrets.js";
 import { looksBinary, truncateMiddle } from "./truncate.js";
 import type { ArtifactRef, ToolDefinition, ToolResult } from "./types.js";
 
+/** Metadata key by which a hook says the agent's turn ends after this call (`continue: false`). */
+const HOOK_STOP = "hook_stop";
+
 /** A normalized tool result: string content, plain metadata, artifacts listed. */
 export interface NormalizedResult {
   ok: boolean;
@@ -24,6 +27,13 @@ export interface NormalizedResult {
  * `source` and `resolvedTool`, left for the caller to set), so the caller may extend it.
  */
 export function normalizeResult(host: Host, tool: ToolDefinition, callId: string, result: ToolResult): NormalizedResult {
+  // The pipeline's own keys come first and it sets them after: on Node 20 adding keys to an object
+  // made by `{ ...spread }` costs ~2 µs each time (bench/README.md, issue 14, "What changed"), and
+  // `Object.assign` would let a `__proto__` key in a manifest's metadata set this object's prototype.
+  const metadata: Record<string, unknown> = { source: undefined, resolvedTool: undefined, ...tool.metadata, ...result.metadata };
+  // `hook_stop` is the hooks' signal (set after this, by an afterResult tap): a tool's own metadata
+  // (a workspace plugin's virtual tool writes its metadata) cannot end the agent's turn as a hook would.
+  if (Object.hasOwn(metadata, HOOK_STOP)) delete metadata[HOOK_STOP];
   const artifacts: ArtifactRef[] = result.artifacts ? [...result.artifacts] : [];
   let content = typeof result.content === "string" ? result.content : result.content == null ? "" : String(result.content);
   let data: unknown = result.data === undefined ? null : result.data;
@@ -46,10 +56,7 @@ export function normalizeResult(host: Host, tool: ToolDefinition, callId: string
     ok: result.ok !== false,
     content,
     data,
-    // The pipeline's own keys come first and it sets them after: on Node 20 adding keys to an object
-    // made by `{ ...spread }` costs ~2 µs each time (bench/README.md, issue 14, "What changed"), and
-    // `Object.assign` would let a `__proto__` key in a manifest's metadata set this object's prototype.
-    metadata: { source: undefined, resolvedTool: undefined, ...tool.metadata, ...result.metadata },
+    metadata,
     artifacts,
     truncated: result.truncated === true,
     code: result.code,

@@ -5,7 +5,7 @@ import type { Host } from "./host.js";
 import { normalizeResult, truncateResult } from "./normalize-result.js";
 import { hideSecrets } from "./result-secrets.js";
 import type { Observation, ObservationCode, ObservationMessages, ObservationPhase, RunContext, ToolDefinition, ToolIntent } from "./types.js";
-import { describeSchemaErrors } from "./validation.js";
+import { schemaProblems } from "./validation.js";
 import { settleAsk } from "./settle-ask.js";
 import { didYouMean } from "./did-you-mean.js";
 import { Failure, ToolCall } from "./tool-call.js";
@@ -71,8 +71,8 @@ export async function runToolIntent(host: Host, intent: ToolIntent, run: RunCont
         noMessages(),
       );
     }
-    if (!compiled.validate(input)) {
-      const problems = describeSchemaErrors(compiled.validate.errors, input);
+    const problems = schemaProblems(compiled.validate, input);
+    if (problems) {
       events.emit({ type: "tool_validate", callId, tool: calledAs, valid: false, problems });
       return fail(log, started, "validate", "schema_invalid", schemaMessage(calledAs, problems, tool), { source, resolvedTool: tool.name }, noMessages());
     }
@@ -268,7 +268,7 @@ function revalidate(host: Host, tool: ToolDefinition, input: unknown): string[] 
   if (tool.validateInput === false) return undefined;
   const compiled = host.validator.forTool(tool);
   if (!compiled.ok) return [compiled.error];
-  return compiled.validate(input) ? undefined : describeSchemaErrors(compiled.validate.errors, input);
+  return schemaProblems(compiled.validate, input);
 }
 
 /** Ends a call that failed before or around execution. */

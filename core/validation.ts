@@ -1,6 +1,7 @@
 import { createRequire } from "node:module";
 import type { Ajv, ErrorObject, ValidateFunction } from "ajv";
 import type { Ajv2020 } from "ajv/dist/2020.js";
+import { schemaRegExp } from "./schema-regexp.js";
 import type { JsonSchema, ToolDefinition } from "./types.js";
 
 // ajv (about a hundred CommonJS files) is required on the first compile, not at start-up:
@@ -19,6 +20,7 @@ export type SchemaWarningSink = (message: string) => void;
  * the model. Dialect: a schema without `$schema` is JSON Schema 2020-12 (as MCP specifies); draft-07
  * (or older) only when its `$schema` says so. A schema 2020-12 rejects but draft-07 accepts (array-form
  * `items`) is read as draft-07 rather than refused. ajv's warnings go to `onWarning`, once each.
+ * Patterns run on RE2 (`schemaRegExp`): no schema's `pattern` can make a validation take more than linear time.
  */
 export class SchemaValidator {
   private readonly cache = new WeakMap<ToolDefinition, CompiledSchema>();
@@ -103,7 +105,7 @@ export class SchemaValidator {
   private get07(): Ajv {
     if (!this.ajv) {
       const { Ajv } = require("ajv") as typeof import("ajv");
-      this.ajv = addFormats(new Ajv({ allErrors: true, strict: false, validateSchema: true, logger: this.logger() }));
+      this.ajv = addFormats(new Ajv({ allErrors: true, strict: false, validateSchema: true, logger: this.logger(), code: { regExp: schemaRegExp } }));
     }
     return this.ajv;
   }
@@ -111,7 +113,9 @@ export class SchemaValidator {
   private get2020(): Ajv2020 {
     if (!this.ajv2020) {
       const { Ajv2020 } = require("ajv/dist/2020.js") as typeof import("ajv/dist/2020.js");
-      this.ajv2020 = addFormats(new Ajv2020({ allErrors: true, strict: false, logger: this.logger() }) as unknown as Ajv) as unknown as Ajv2020;
+      this.ajv2020 = addFormats(
+        new Ajv2020({ allErrors: true, strict: false, logger: this.logger(), code: { regExp: schemaRegExp } }) as unknown as Ajv,
+      ) as unknown as Ajv2020;
     }
     return this.ajv2020;
   }
@@ -120,6 +124,21 @@ export class SchemaValidator {
 /** True when `$schema` names draft-07 or an older draft (`…/draft-07/schema#`, `…/draft-04/…`). */
 function declaresDraft07($schema: unknown): boolean {
   return typeof $schema === "string" && /draft-0\d/.test($schema);
+}
+
+/**
+ * Problems of `input` against a compiled schema (see `describeSchemaErrors`), or undefined when it is
+ * valid. Never throws: an input the check cannot walk (a recursive schema and a value nested past the
+ * stack, or `uniqueItems` over such values) is one problem, so it is refused like any invalid input.
+ */
+export function schemaProblems(validate: ValidateFunction, input: unknown): string[] | undefined {
+  try {
+    if (validate(input)) return undefined;
+  } catch (error) {
+    const deep = error instanceof RangeError ? ": it nests too deep to check; send a flatter value" : "";
+    return [`the input could not be checked against the schema (${error instanceof Error ? error.message : String(error)})${deep}`];
+  }
+  return describeSchemaErrors(validate.errors, input);
 }
 
 /** Turns ajv errors into one sentence per problem, naming each field: "`path` must be string (got number)". */

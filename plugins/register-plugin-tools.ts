@@ -1,8 +1,9 @@
-import { fmt, type Host } from "../core/index.js";
+import { didYouMean, fmt, type Host } from "../core/index.js";
 import type { LoadedPlugin } from "../manifests/plugin/load-plugins.js";
 import { PLUGIN_DIAGNOSTIC_SOURCE } from "../manifests/plugin/load-plugins.js";
 import type { PluginRecord, SkippedItem } from "./plugin-record.js";
 import { reservedNames, type ReservedNames } from "./reserved-names.js";
+import { hookKeys } from "./tool-hook-taps.js";
 import { createVirtualTool, RESERVED_VIRTUAL_TOOL_METADATA } from "./virtual-tool.js";
 
 /** A loaded plugin paired with its record. */
@@ -35,6 +36,32 @@ export function registerPluginTools(host: Host, entries: PluginEntry[]): void {
       if (!rules.userNames.has(spec.name)) rules.userNames.set(spec.name, plugin);
   for (const entry of ordered) registerVirtualTools(host, entry, rules);
   for (const entry of ordered) registerAliases(host, entry, rules);
+  for (const entry of entries) warnUnknownTargets(host, entry);
+}
+
+/**
+ * A block or tool hook naming no tool keel has (`"blocked_tools": ["Shell"]`) does nothing: a warning
+ * says so, so a guard that protects nothing does not look like one. `mcp__*` names are not judged
+ * (their server may start later), nor `*`.
+ */
+function warnUnknownTargets(host: Host, { plugin, record }: PluginEntry): void {
+  const targets = [
+    ...plugin.manifest.blockedTools.map((b) => ({ name: b.name, path: b.path, what: "blocks" })),
+    ...plugin.manifest.toolHooks.map((h) => ({ name: h.tool, path: h.path, what: h.blockMessage ? "blocks" : "guides" })),
+  ];
+  for (const t of targets) {
+    if (t.name === "*" || t.name.startsWith("mcp__") || hookKeys(t.name).some((n) => host.registry.has(n))) continue;
+    const hint = didYouMean(
+      t.name,
+      host.registry.listing().map((row) => row.name),
+    );
+    addDiagnostic(host, record, {
+      severity: "warning",
+      file: plugin.manifestPath,
+      path: t.path,
+      message: `"${t.name}" names no tool keel has, so this entry ${t.what} nothing.${hint} Tool names are case-sensitive; run \`keel tools\` for the list.`,
+    });
+  }
 }
 
 function registerVirtualTools(host: Host, { plugin, record }: PluginEntry, rules: NameRules): void {
@@ -51,7 +78,7 @@ function registerVirtualTools(host: Host, { plugin, record }: PluginEntry, rules
           severity: "warning",
           file: plugin.manifestPath,
           path: `${spec.path}.metadata.${key}`,
-          message: `Metadata key "${key}" is reserved; keel sets it and the manifest's value was ignored.`,
+          message: `Metadata key "${key}" is reserved for keel (it sets it, or its hooks do); the manifest's value was ignored: remove it.`,
         });
     if (host.registry.register(createVirtualTool(name, spec))) record.contributions.virtualTools.push(spec.name);
     else

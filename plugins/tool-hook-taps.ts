@@ -1,6 +1,7 @@
 import type { BlockDecision, Host } from "../core/index.js";
 import type { ToolHookSpec } from "../manifests/plugin/plugin-manifest-schema.js";
 import type { LoadedPlugin } from "../manifests/plugin/load-plugins.js";
+import { CLAUDE_AGENT_TOOLS } from "../manifests/claude/claude-tool-names.js";
 
 /** Tool hooks of one plugin indexed by tool name (`*` = every tool). */
 interface ToolHookIndex {
@@ -8,16 +9,28 @@ interface ToolHookIndex {
   hooks: Map<string, ToolHookSpec[]>;
 }
 
+/**
+ * Each name a tool hook or block is keyed by: as written, and for a Claude Code tool name (`Bash`,
+ * `Write`, `Edit`, …) also the keel tool it stands for, as hook matchers and permission rules read
+ * it: `"blocked_tools": ["Bash"]` blocks `bash` instead of nothing.
+ */
+export function hookKeys(name: string): string[] {
+  const keel = Object.hasOwn(CLAUDE_AGENT_TOOLS, name) ? CLAUDE_AGENT_TOOLS[name] : undefined;
+  return keel && keel !== name ? [name, keel] : [name];
+}
+
 function indexOf(plugin: LoadedPlugin): ToolHookIndex {
   const hooks = new Map<string, ToolHookSpec[]>();
-  for (const h of plugin.manifest.toolHooks) hooks.set(h.tool, [...(hooks.get(h.tool) ?? []), h]);
-  return { blocked: new Set(plugin.manifest.blockedTools.map((b) => b.name)), hooks };
+  for (const h of plugin.manifest.toolHooks) for (const key of hookKeys(h.tool)) hooks.set(key, [...(hooks.get(key) ?? []), h]);
+  return { blocked: new Set(plugin.manifest.blockedTools.flatMap((b) => hookKeys(b.name))), hooks };
 }
 
 /** Hooks of the plugin that apply to a call: `*` first, then the called name, then the resolved tool. */
 function matching(index: ToolHookIndex, calledAs: string, resolved: string): ToolHookSpec[] {
   const names = calledAs === resolved ? ["*", calledAs] : ["*", calledAs, resolved];
-  return names.flatMap((n) => index.hooks.get(n) ?? []);
+  const found = names.flatMap((n) => index.hooks.get(n) ?? []);
+  // `Bash` and `bash` in one manifest key the same hook twice: each text once
+  return found.length > 1 ? [...new Set(found)] : found;
 }
 
 /**

@@ -1,8 +1,11 @@
 import { renderTemplate, type ToolContext, type ToolDefinition } from "../core/index.js";
 import type { VirtualToolSpec } from "../manifests/plugin/plugin-manifest-schema.js";
 
-/** Metadata keys every virtual tool result carries; manifest metadata may add keys but never overwrite these. */
-export const RESERVED_VIRTUAL_TOOL_METADATA = ["action", "plugin_name", "virtual_tool"] as const;
+/**
+ * Metadata keys keel owns in a virtual tool's result: the three every result carries, and `hook_stop`
+ * (a hook's signal that the agent's turn ends). Manifest metadata may add keys but never set these.
+ */
+export const RESERVED_VIRTUAL_TOOL_METADATA = ["action", "plugin_name", "virtual_tool", "hook_stop"] as const;
 
 /** The input schema a virtual tool advertises: its `parameters`, default `{"type":"object","properties":{}}`. */
 export function virtualToolSchema(spec: VirtualToolSpec): Record<string, unknown> {
@@ -15,6 +18,7 @@ export function virtualToolSchema(spec: VirtualToolSpec): Record<string, unknown
  */
 export function createVirtualTool(plugin: string, spec: VirtualToolSpec): ToolDefinition {
   const metadata: Record<string, unknown> = { ...(spec.metadata ?? {}), action: "plugin_virtual_tool", plugin_name: plugin, virtual_tool: spec.name };
+  delete metadata.hook_stop;
   return {
     name: spec.name,
     description: spec.description ?? `Virtual tool from plugin ${plugin}.`,

@@ -8,6 +8,7 @@ import type { SubAgentOrigin } from "./active-session.js";
 import type { AgentOutcome, AgentRuntime } from "./agent-runtime.js";
 import { agentTypes, chooseAgentType, describeAgentTypes } from "./agent-type-choice.js";
 import { DELEGATE_AGENT, MAX_DELEGATION_DEPTH } from "./tool-menu.js";
+import { entry } from "./tool-guidance.js";
 
 /**
  * `delegate_agent`: runs a child session linked to the calling session (its own directory
@@ -76,7 +77,7 @@ export function delegateAgentTool(host: Host, runtime: AgentRuntime): ToolDefini
         });
         const prefix = (delegated ?? before).prefix;
         parent.emit("hook", { hook: "beforeDelegate", texts: prefix });
-        const prompt = [...prefix.map((p) => `${p.source}: ${p.text}`), (delegated ?? before).prompt].join("\n\n");
+        const prompt = [...prefix.map((p) => entry(`${p.source}: `, p.text)), (delegated ?? before).prompt].join("\n\n");
         const name = `agent-${Date.now().toString(36)}`;
         if (input.isolation === "worktree") {
           const service = host.service("worktrees");
@@ -125,7 +126,7 @@ export function delegateAgentTool(host: Host, runtime: AgentRuntime): ToolDefini
         return after;
       });
       parent.emit("hook", { hook: "afterDelegate", texts: (done ?? after).suffix });
-      const result = [(done ?? after).result, ...(done ?? after).suffix.map((s) => `${s.source}: ${s.text}`)].join("\n\n");
+      const result = [(done ?? after).result, ...(done ?? after).suffix.map((s) => entry(`${s.source}: `, s.text))].join("\n\n");
       parent.emit("delegate_end", { childSessionId: child.sessionId, reason: child.reason, changedFiles: changed });
       return {
         ok: child.ok,

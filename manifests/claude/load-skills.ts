@@ -39,7 +39,7 @@ export interface SkillDef {
  * Loads the skills of `places`, earlier places first (the first skill of a name wins; a later one
  * from a plugin is renamed `plugin:name`, any other gets a diagnostic). A skill folder must really lie inside its place's boundary (a symlink leading
  * elsewhere is skipped, so a skill cannot expose files from outside), outside `node_modules/`,
- * `.git/` and `.keel/worktrees/`; SKILL.md must be a regular file of at most 1 MiB. The name is the
+ * `.git/` and `.keel/worktrees/`; so must SKILL.md, read where it really is, a regular file of at most 1 MiB. The name is the
  * front matter's `name`, else the folder's; a skill without a `description` is skipped (the model
  * could not know when to use it). Never throws.
  */
@@ -69,9 +69,20 @@ export function loadSkills(places: readonly SkillPlace[]): { skills: SkillDef[];
         warn(file, `The skill folder leads to ${dir}, outside ${place.boundary} (or into node_modules/, .git/, .keel/worktrees/); it was skipped.`);
         continue;
       }
+      // SKILL.md itself may be a link too: it is read where it really is, which must be inside the boundary as well
+      let real: string;
+      try {
+        real = realpathSync.native(join(dir, "SKILL.md"));
+      } catch {
+        continue;
+      }
+      if (!inside(boundary, real) || isExcludedBelow(boundary, real)) {
+        warn(file, `SKILL.md leads to ${real}, outside ${place.boundary} (or into node_modules/, .git/, .keel/worktrees/); the skill was skipped.`);
+        continue;
+      }
       let text: string;
       try {
-        text = readRegularFile(join(dir, "SKILL.md"), MAX_MANIFEST_BYTES);
+        text = readRegularFile(real, MAX_MANIFEST_BYTES);
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code;
         if (code !== "ENOENT" && code !== "ENOTDIR") warn(file, (error as Error).message, "error");
@@ -106,7 +117,7 @@ export function loadSkills(places: readonly SkillPlace[]): { skills: SkillDef[];
         description: description.slice(0, MAX_SKILL_DESCRIPTION),
         allowedTools: listField(doc.data["allowed-tools"]),
         dir,
-        file: join(dir, "SKILL.md"),
+        file: real,
         body: doc.body,
         level: place.level,
         plugin: place.plugin,

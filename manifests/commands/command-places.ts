@@ -22,22 +22,28 @@ export interface CommandSources {
 }
 
 /**
- * The places of `sources`, in precedence order: `$KEEL_HOME/commands` (a workspace never replaces
- * one of your own commands), then `.claude/commands` and `.gemini/commands` from the working directory
- * up to the workspace root (nearest first), then plugins'.
+ * The places of `sources`, in precedence order: `$KEEL_HOME/commands` and your user-level plugins'
+ * commands (a workspace never replaces one of your own commands), then `.claude/commands` and
+ * `.gemini/commands` from the working directory up to the workspace root (nearest first), then the
+ * workspace plugins'.
  */
 export function commandPlaces(sources: CommandSources): CommandPlace[] {
   const places: CommandPlace[] = [
     { dir: join(sources.keelHome, "commands"), syntax: "claude", level: "user", boundary: sources.keelHome },
     { dir: join(sources.keelHome, "commands"), syntax: "gemini", level: "user", boundary: sources.keelHome },
   ];
+  const pluginPlaces = (userLevel: boolean) => {
+    for (const p of sources.plugins)
+      if (p.userLevel === userLevel)
+        for (const dir of p.commands)
+          for (const syntax of ["claude", "gemini"] as const)
+            places.push({ dir, syntax, level: userLevel ? "user" : "project", boundary: p.root, plugin: p.plugin });
+  };
+  pluginPlaces(true);
   for (const dir of discoveryDirs(sources.cwd, sources.root)) {
     places.push({ dir: join(dir, ".claude", "commands"), syntax: "claude", level: "project", boundary: sources.root });
     places.push({ dir: join(dir, ".gemini", "commands"), syntax: "gemini", level: "project", boundary: sources.root });
   }
-  for (const p of sources.plugins)
-    for (const dir of p.commands)
-      for (const syntax of ["claude", "gemini"] as const)
-        places.push({ dir, syntax, level: p.userLevel ? "user" : "project", boundary: p.root, plugin: p.plugin });
+  pluginPlaces(false);
   return places;
 }

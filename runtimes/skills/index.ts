@@ -77,17 +77,23 @@ export function skillsRuntime(): KeelPlugin {
 }
 
 /**
- * Where skills are looked for, in precedence order: your own skills first (as in Claude Code, a
- * personal skill wins over a project's of the same name, so a cloned repository cannot replace the
- * instructions you wrote), then the project's (nearest folder first), then plugins' (a taken name
- * becomes `plugin:name`).
+ * Where skills are looked for, in precedence order: your own skills first, `$KEEL_HOME/skills` then
+ * your user-level plugins' (as in Claude Code, a personal skill wins over a project's of the same
+ * name, so a cloned repository cannot replace the instructions you wrote), then the project's
+ * (nearest folder first), then the workspace plugins' (a plugin skill whose name is taken becomes
+ * `plugin:name`).
  */
 function skillPlaces(host: Host): SkillPlace[] {
   const ws = host.workspace;
-  const places: SkillPlace[] = [{ dir: join(ws.keelHome, "skills"), level: "user", boundary: ws.keelHome }];
+  const plugins = (host.service("plugins")?.handOffs() ?? []).map((p): SkillPlace => ({
+    dir: join(p.root, "skills"),
+    level: p.userLevel ? "user" : "project",
+    boundary: p.root,
+    plugin: p.plugin,
+  }));
+  const places: SkillPlace[] = [{ dir: join(ws.keelHome, "skills"), level: "user", boundary: ws.keelHome }, ...plugins.filter((p) => p.level === "user")];
   for (const dir of discoveryDirs(ws.cwd, ws.root)) places.push({ dir: join(dir, ".claude", "skills"), level: "project", boundary: ws.root });
-  for (const p of host.service("plugins")?.handOffs() ?? [])
-    places.push({ dir: join(p.root, "skills"), level: p.userLevel ? "user" : "project", boundary: p.root, plugin: p.plugin });
+  places.push(...plugins.filter((p) => p.level !== "user"));
   return places;
 }
 

@@ -46,6 +46,9 @@ export function skillTool(
         throw new ToolError(`No skill named "${input.name}". Skills: ${names.join(", ") || "none"}.`, "precondition_failed");
       }
       if (input.file !== undefined) return { content: await readSkillFile(skill, input.file, ctx) };
+      // SKILL.md is a skill file too (one linked to a workspace file a read rule covers shows nothing)
+      const refused = readRefusal(ctx.host, ctx.root, skill.file);
+      if (refused) throw new ToolError(`Skill ${skill.name} is not shown: ${refused} keeps its SKILL.md from the model.`, "permission_denied");
       onLoaded(skill, ctx.sessionId);
       const files = await listFiles(skill.dir);
       const origin = skill.plugin ? `plugin ${skill.plugin}` : skill.level === "user" ? "user level" : "project";

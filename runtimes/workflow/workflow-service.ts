@@ -25,7 +25,8 @@ export class WorkflowService {
   /**
    * Discovers workflows (files from cwd up to the root, `.keel/workflows/`, plugins), then prompt
    * commands (Claude Code `.md`, Gemini CLI `.toml`) as one-step workflows; a command whose name a
-   * workflow has is skipped. Problems become diagnostics.
+   * workflow has is skipped, unless it is yours (`$KEEL_HOME`, a user-level plugin) and the workflow
+   * the workspace's: then the workflow is. Problems become diagnostics.
    */
   async load(): Promise<void> {
     const handOffs = this.host.service("plugins")?.handOffs() ?? [];
@@ -43,7 +44,17 @@ export class WorkflowService {
     for (const d of loaded.diagnostics) this.host.diagnostics.add(d);
     const root = this.host.workspace.root;
     for (const cmd of loaded.commands) {
-      const taken = this.get(cmd.name);
+      let taken = this.get(cmd.name);
+      if (taken && cmd.level === "user" && !taken.origin.userLevel) {
+        // One of your commands is never replaced by a workspace's workflow: the workflow gives way.
+        this.catalog.workflows.splice(this.catalog.workflows.indexOf(taken), 1);
+        this.host.diagnostics.warn(
+          "workflow",
+          `Workflow "${taken.name}" defined here is ignored: your command /${cmd.name} (${cmd.file}) has the same name, and a workspace may not replace one of your commands. Rename this one to use both.`,
+          { file: taken.origin.file, path: taken.origin.path },
+        );
+        taken = undefined;
+      }
       if (taken) {
         // Never runs: nothing of it to approve (nor to warn about as held).
         this.host.diagnostics.warn(
