@@ -39,6 +39,10 @@ export function commandRenderDeps(host: Host, cmd: PromptCommand, run: RunContex
     async readFile(path) {
       // `@path` is a read_file: not for a caller that may not use read_file (`keel mcp serve --tools`, a sub-agent's menu).
       if (run.isVisible && !run.isVisible("read_file")) throw new Error("read_file is not among the tools available here");
+      // nor when a plugin blocks read_file (the shell lines meet blocks in the pipeline; this read is not a call)
+      const readFile = host.registry.resolve("read_file");
+      const block = readFile ? host.hooks.toolBlocked.call({ host, calledAs: "read_file", tool: readFile.tool }) : undefined;
+      if (!readFile || block?.block) throw new Error(readFile ? `read_file is blocked${block?.by ? ` by ${block.by}` : ""}` : "read_file is not available");
       const abs = confinePath(root, path, "path", cwd);
       // what read_file may not show the model, `@path` may not either
       const refused = readRefusal(host, root, abs);

@@ -3,6 +3,7 @@ import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { useOpenAIServer } from "../../helpers/openai-server.js";
 import { runKeel } from "../../helpers/run-cli.js";
+import { writeUserPlugin } from "../../plugins/plugin-test-kit.js";
 import { makeWorkspace, type TempWorkspace } from "../../helpers/temp-workspace.js";
 
 const RELEASE_NOTES = fileURLToPath(new URL("../../plugins/fixtures/claude-code/plugins/release-notes", import.meta.url));
@@ -119,6 +120,17 @@ describe("prompt commands (Claude Code .md, Gemini CLI .toml) run as prompts and
     expect(run.exitCode).toBe(0);
     expect(lastUserText()).toContain("GITHUB_TOKEN=***\nMODE=dev");
     expect(JSON.stringify(server.requests.at(-1))).not.toContain(token);
+  });
+
+  it("@path includes nothing while a plugin blocks read_file (the model could pass @file through workflow_run's arguments)", async () => {
+    ws = makeWorkspace({ ".claude/commands/rev.md": "Review $ARGUMENTS", "notes.txt": "private notes" });
+    ws.writeUserConfig({ model: { name: "m", baseUrl: server.baseUrl } });
+    writeUserPlugin(ws, "guard", { name: "guard", blocked_tools: ["read_file"] });
+    server.push({ text: "ok" });
+    const run = await runKeel(["run", "/rev @notes.txt"], { cwd: ws.root, env: ws.env });
+    expect(run.exitCode).toBe(0);
+    expect(lastUserText()).not.toContain("private notes");
+    expect(lastUserText()).toContain("[contents of notes.txt not included: read_file is blocked by guard]");
   });
 
   it("a workspace command cannot choose a scripted model (its file would write the tool calls); the configured model runs it", async () => {
