@@ -51,6 +51,8 @@ export interface InstructionPlaces {
   contributed?: ContributedInstructions[];
   /** Why a file (real path) may not reach the model — a read deny or ask rule (see readRefusal) — or undefined. */
   refuse?: (path: string) => string | undefined;
+  /** The text as the model may see it: the credentials tool results hide as `***` (see `host.resultSecrets`). */
+  redact?: (text: string) => string;
 }
 
 /** Instruction files one plugin contributes. */
@@ -109,7 +111,8 @@ export async function loadInstructions(places: InstructionPlaces): Promise<Instr
     } catch (error) {
       return void out.notes.push(`${shown}: not loaded (${errorMessage(error)})`);
     }
-    const { text, truncated } = read;
+    const { truncated } = read;
+    const text = places.redact ? places.redact(read.text) : read.text;
     out.files.push({ path: real, shown, level, text, importedFrom, ...(from ? { source: from.source } : {}), truncated, tokens: estimateText(text) });
     // CLAUDE.md / GEMINI.md import, and so do the files they import (recursively)
     if (!importedFrom && !IMPORTING.has(basenameOf(abs))) return;

@@ -30,7 +30,15 @@ export async function systemPromptFor(host: Host, systemPrompt: string | undefin
     }));
   const root = host.confinementRoot(cwd);
   const refuse = (path: string) => readRefusal(host, root, path);
-  const instructions = await loadInstructions({ userDir: host.workspace.keelHome, root, cwd, contributed, refuse });
+  const redactor = host.resultSecrets.redactor();
+  const instructions = await loadInstructions({
+    userDir: host.workspace.keelHome,
+    root,
+    cwd,
+    contributed,
+    refuse,
+    ...(redactor ? { redact: redactor.text } : {}),
+  });
   const section = instructionsSection(instructions.files);
   return { prompt: section ? `${base}\n\n${section}` : base, instructions };
 }

@@ -91,6 +91,15 @@ describe("project instructions (AGENTS.md, CLAUDE.md, GEMINI.md, KEEL.md)", () =
     expect(notes).toContain('AGENTS.md: not loaded (ask rule "read_file(AGENTS.md)"');
   });
 
+  it("an @import of a file holding your environment's token shows it as *** in the system prompt", async () => {
+    const token = "ghp_InstructionImport0123456789abcdefAB";
+    ws = makeWorkspace({ "CLAUDE.md": "Setup: see @.env", ".env": `GITHUB_TOKEN=${token}\nREGION=eu\n` });
+    const r = await runKeel(["--json", "context"], { cwd: ws.root, env: { ...ws.env, GITHUB_TOKEN: token } });
+    expect(r.exitCode).toBe(0);
+    expect(r.stdout).not.toContain(token);
+    expect(r.json<import("../../../core/cli/commands/context-command.js").ContextReport>().system.text).toContain("GITHUB_TOKEN=***\nREGION=eu");
+  });
+
   it("a FIFO or a huge file does not hang or flood the prompt", async () => {
     ws = makeWorkspace({ "CLAUDE.md": "x".repeat(200_000) });
     execFileSync("mkfifo", [ws.path("AGENTS.md")]);
