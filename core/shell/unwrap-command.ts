@@ -14,7 +14,7 @@ const SHELLS = new Set(["bash", "rbash", "sh", "zsh", "dash", "ksh", "ash", "mks
 /** Options (per wrapper) that take the next word as their value. */
 const VALUE_OPTIONS: Record<string, ReadonlySet<string>> = {
   exec: new Set(["-a"]),
-  env: new Set(["-u", "-C", "--unset", "--chdir"]),
+  env: new Set(["-u", "-C", "-S", "-a", "--unset", "--chdir", "--split-string", "--argv0"]),
   sudo: new Set([
     "-u",
     "-g",
@@ -26,6 +26,7 @@ const VALUE_OPTIONS: Record<string, ReadonlySet<string>> = {
     "-t",
     "-T",
     "-U",
+    "-R",
     "--user",
     "--group",
     "--close-from",
@@ -36,6 +37,7 @@ const VALUE_OPTIONS: Record<string, ReadonlySet<string>> = {
     "--type",
     "--command-timeout",
     "--other-user",
+    "--chroot",
   ]),
   doas: new Set(["-u", "-C"]),
   nice: new Set(["-n", "--adjustment"]),
@@ -60,13 +62,19 @@ const VALUE_OPTIONS: Record<string, ReadonlySet<string>> = {
     "--max-chars",
     "--process-slot-var",
   ]),
-  ionice: new Set(["-c", "-n", "-p", "-P", "-u", "--class", "--classdata"]),
+  ionice: new Set(["-c", "-n", "-p", "-P", "-u", "--class", "--classdata", "--pid", "--pgid", "--uid"]),
   command: new Set(),
   builtin: new Set(),
   nohup: new Set(),
   time: new Set(["-f", "-o", "--format", "--output"]),
   setsid: new Set(),
+  // Multi-call programs: `busybox rm x` is `rm x`.
+  busybox: new Set(),
+  toybox: new Set(),
 };
+
+/** Short options whose value, if any, is written in the same word (`xargs -i{}`, `-e`, `-l5`): the rest of the word is theirs. */
+const OPTIONAL_VALUE: Record<string, string> = { xargs: "eil" };
 
 /** The last path component: `/bin/rm` → `rm`. */
 export function baseName(name: string): string {
@@ -76,7 +84,7 @@ export function baseName(name: string): string {
 
 /**
  * Reports what a simple command runs through the usual wrappers — `command`, `builtin`, `exec`,
- * `env`, `sudo`, `doas`, `time`, `nice`, `nohup`, `timeout`, `xargs`, `stdbuf`, `setsid`, `ionice`,
+ * `env`, `sudo`, `doas`, `time`, `nice`, `nohup`, `timeout`, `xargs`, `stdbuf`, `setsid`, `ionice`, `busybox`,
  * `find -exec`, `bash|sh|zsh -c`, `eval` and `trap` on literal strings — recursively; a command `xargs`
  * runs is also reported with a placeholder for the words xargs appends. `literal[i]` says
  * whether `argv[i + 1]` is a literal word. `source`/`.`, shells without `-c`, and non-literal
@@ -107,15 +115,19 @@ export function unwrapCommand(argv: string[], literal: boolean[], sink: UnwrapSi
       break;
     }
     if (name === "env" && /^[A-Za-z_][A-Za-z0-9_]*=/.test(a)) continue;
-    if (name === "env" && (a === "-S" || a.startsWith("--split-string"))) {
-      const text = a === "-S" ? args[i + 1] : a.split("=").slice(1).join("=");
-      if (text !== undefined && (a !== "-S" || isLiteral(i + 1))) sink.script(text);
-      else sink.unresolved("`env -S` with a string that is not literal");
-      return;
-    }
     if (a.startsWith("-") && a.length > 1) {
-      const flag = a.includes("=") ? a.slice(0, a.indexOf("=")) : a;
-      if (values.has(flag) && !a.includes("=")) i++;
+      // `env -"$X"` could be `-S 'rm x'`: an option keel cannot read could take any word as its value.
+      if (!isLiteral(i)) return sink.unresolved(`\`${name}\` has an option that is not literal (\`${a}\`)`);
+      const option = readOption(a, values, OPTIONAL_VALUE[name] ?? "");
+      if (name === "env" && (option.name === "-S" || option.name === "--split-string")) {
+        // `env -S 'rm' -rf x` runs `rm -rf x`: the split string, then the words after it.
+        const text = option.value ?? args[i + 1];
+        const after = option.value === undefined ? i + 2 : i + 1;
+        if (text !== undefined && (option.value !== undefined || isLiteral(i + 1))) sink.script([text, ...args.slice(after)].join(" "));
+        else sink.unresolved("`env -S` with a string that is not literal");
+        return;
+      }
+      if (option.name !== undefined && option.value === undefined) i++;
       continue;
     }
     if (durationPending) {
@@ -132,6 +144,29 @@ export function unwrapCommand(argv: string[], literal: boolean[], sink: UnwrapSi
   // xargs appends the words it reads to the command: `… | xargs rm` runs `rm WORDS`, so it must meet `rm *` rules too.
   if (name === "xargs") sink.command([...rest, "<xargs input>"]);
   unwrapCommand(rest, restLiteral.slice(1), sink, depth + 1);
+}
+
+/**
+ * How getopt reads one option word of a wrapper: `name` is the value option it is (or abbreviates:
+ * `--sig` is `--signal`; in a cluster such as `-Eu`, the first letter taking a value), undefined for a
+ * flag; `value` is the value written in the same word (`--signal=KILL`, `-uroot`), undefined when it
+ * is the next word. A short option with an optional value (`xargs -i{}`) takes the rest of the word.
+ */
+function readOption(word: string, values: ReadonlySet<string>, optional: string): { name?: string; value?: string } {
+  if (word.startsWith("--")) {
+    const eq = word.indexOf("=");
+    const written = eq === -1 ? word : word.slice(0, eq);
+    const value = eq === -1 ? undefined : word.slice(eq + 1);
+    // getopt_long accepts any unambiguous prefix; an ambiguous one is an error, so nothing runs either way.
+    const name = values.has(written) ? written : written.length > 2 ? [...values].find((v) => v.startsWith(written)) : undefined;
+    return name === undefined ? {} : { name, ...(value !== undefined ? { value } : {}) };
+  }
+  for (let k = 1; k < word.length; k++) {
+    const letter = word[k]!;
+    if (values.has(`-${letter}`)) return k + 1 < word.length ? { name: `-${letter}`, value: word.slice(k + 1) } : { name: `-${letter}` };
+    if (optional.includes(letter)) return {};
+  }
+  return {};
 }
 
 /** `bash -c 'script'`: the script is parsed too; `bash FILE` and `bash` reading its input are unresolved. */

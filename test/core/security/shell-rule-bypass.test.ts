@@ -47,3 +47,25 @@ describe("deny rules reach scripts bash runs later (real CLI)", () => {
     expect(await run("trap 'echo bye' EXIT; trap -p; trap - EXIT; echo ok")).toMatchObject({ ok: true });
   });
 });
+
+describe("wrapper options are read as getopt reads them (real CLI)", () => {
+  it("a cluster, an abbreviated long option or an attached `env -S` string cannot hide the command from `bash(rm *)`", async () => {
+    ws = makeWorkspace({ "victim.txt": "keep me\n" });
+    ws.writeUserConfig({ permissions: { deny: ["bash(rm *)"] } });
+    for (const command of [
+      "env -S'rm victim.txt'",
+      "env --split-string 'rm victim.txt'",
+      "env -iu HOME rm victim.txt",
+      "timeout --sig KILL 5 rm victim.txt",
+      "exec -ca name rm victim.txt",
+      "nice --adj 5 rm victim.txt",
+      "busybox rm victim.txt",
+    ]) {
+      const obs = await run(command);
+      expect(obs, command).toMatchObject({ ok: false, code: "permission_denied" });
+      expect(obs.content).toContain('deny rule "bash(rm *)"');
+    }
+    expect(ws.read("victim.txt")).toBe("keep me\n");
+    expect(await run("env -i cat victim.txt")).toMatchObject({ ok: true, content: expect.stringContaining("keep me") });
+  });
+});

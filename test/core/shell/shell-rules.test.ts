@@ -77,6 +77,36 @@ describe("bash rules on parsed commands", () => {
       expect(decide(deny, command).action, command).toBe("ask");
   });
 
+  it("reads wrapper options as getopt does: clusters, abbreviations, attached and separate values", () => {
+    for (const command of [
+      "env -S'rm -rf x'",
+      "env -iS'rm -rf x'",
+      "env --split-string 'rm -rf x'",
+      "env --sp='rm -rf x'",
+      "env -S rm -rf x",
+      "env -iu HOME rm x",
+      "env -iC /tmp rm x",
+      "sudo -Eu root rm x",
+      "sudo -R /srv rm x",
+      "exec -ca name rm x",
+      "timeout --sig KILL 5 rm x",
+      "timeout --k 1 5 rm x",
+      "nice --adj 5 rm x",
+      "xargs --max-a 1 rm",
+      "xargs -0n 1 rm",
+      "xargs -rI {} rm {}",
+      "xargs -eE rm x",
+      "ionice -tc 3 rm x",
+      "busybox rm x",
+      "toybox rm -rf x",
+    ])
+      expect(decide(deny, command).action, command).toBe("deny");
+    // an option keel cannot read could take any word as its value
+    expect(decide(deny, 'env -"$OPT" ls')).toMatchObject({ action: "deny", reason: expect.stringContaining("an option that is not literal") });
+    for (const command of ["env -i ls", "timeout --foreground 5 ls", "xargs -i{} echo {}", "nice -n5 ls", "busybox ls", "sudo -u rm ls"])
+      expect(decide(deny, command).action, command).toBe("ask");
+  });
+
   it("fails closed: with a deny rule, a part keel cannot resolve statically is denied, naming it", () => {
     for (const [command, part] of [
       ["$CMD -rf x", "command name `$CMD`"],
