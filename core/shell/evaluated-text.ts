@@ -60,6 +60,10 @@ export function evaluatedText(argv: readonly string[], assignments: readonly Ass
   if (name === "hash" && options.includes("p")) unresolved.push("`hash -p`: a command name then runs another program");
   if (name === "enable" && options.includes("f")) unresolved.push("`enable -f` loads a builtin from a file");
   if ((name === "mapfile" || name === "readarray") && options.includes("C")) unresolved.push(`\`${name} -C\` runs a callback string`);
+  // Whatever the command (`timeout 5 env BASH_ENV=… bash`), such a word sets up code for a bash it starts.
+  for (const word of args)
+    if (word.startsWith("BASH_ENV=") && !SETS_VARIABLES.has(name!)) unresolved.push("`BASH_ENV` makes each bash started later run a file keel cannot check");
+    else if (/^BASH_FUNC_[^=]*%%=/.test(word)) unresolved.push("an exported function (`BASH_FUNC_…%%=`) that a bash started later runs");
   // Words that name a variable a builtin sets (`printf -v PS4 …`, `read BASH_ENV`, `declare 'BASH_ALIASES[ls]=rm'`, `env BASH_ENV=…`) and assignments.
   const named = [
     ...(SETS_VARIABLES.has(name!) ? args : []).map((a) => ({ variable: /^[A-Za-z_]\w*(?=$|=|\[|\+=)/.exec(a)?.[0], value: undefined })),

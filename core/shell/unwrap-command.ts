@@ -54,9 +54,6 @@ const VALUE_OPTIONS: Record<string, ReadonlySet<string>> = {
     "-s",
     "--arg-file",
     "--delimiter",
-    "--eof",
-    "--replace",
-    "--max-lines",
     "--max-args",
     "--max-procs",
     "--max-chars",
@@ -73,8 +70,8 @@ const VALUE_OPTIONS: Record<string, ReadonlySet<string>> = {
   toybox: new Set(),
 };
 
-/** Short options whose value, if any, is written in the same word (`xargs -i{}`, `-e`, `-l5`): the rest of the word is theirs. */
-const OPTIONAL_VALUE: Record<string, string> = { xargs: "eil" };
+/** Options whose value, if any, is written in the same word (`xargs -i{}`, `-e`, `-l5`, `--replace=%`): the rest of the word is theirs, the next word never is. */
+const OPTIONAL_VALUE: Record<string, readonly string[]> = { xargs: ["-e", "-i", "-l", "--eof", "--replace", "--max-lines"] };
 
 /** The last path component: `/bin/rm` → `rm`. */
 export function baseName(name: string): string {
@@ -108,6 +105,7 @@ export function unwrapCommand(argv: string[], literal: boolean[], sink: UnwrapSi
   if (!values) return;
   let i = 0;
   let durationPending = name === "timeout";
+  const replace: string[] = [];
   for (; i < args.length; i++) {
     const a = args[i]!;
     if (a === "--") {
@@ -118,7 +116,10 @@ export function unwrapCommand(argv: string[], literal: boolean[], sink: UnwrapSi
     if (a.startsWith("-") && a.length > 1) {
       // `env -"$X"` could be `-S 'rm x'`: an option keel cannot read could take any word as its value.
       if (!isLiteral(i)) return sink.unresolved(`\`${name}\` has an option that is not literal (\`${a}\`)`);
-      const option = readOption(a, values, OPTIONAL_VALUE[name] ?? "");
+      const option = readOption(a, values, OPTIONAL_VALUE[name] ?? []);
+      // `xargs -I% sh -c %`: every word holding the replace string is what xargs reads.
+      if (name === "xargs" && (option.name === "-I" || option.name === "-i" || option.name === "--replace"))
+        replace.push(option.value || (option.name === "-I" ? (args[i + 1] ?? "") : "{}"));
       if (name === "env" && (option.name === "-S" || option.name === "--split-string")) {
         // `env -S 'rm' -rf x` runs `rm -rf x`: the split string, then the words after it.
         const text = option.value ?? args[i + 1];
@@ -137,13 +138,15 @@ export function unwrapCommand(argv: string[], literal: boolean[], sink: UnwrapSi
     break;
   }
   const rest = args.slice(i);
-  const restLiteral = literal.slice(i);
+  const restLiteral = rest.map((word, k) => literal[i + k] !== false && !replace.some((r) => r !== "" && word.includes(r)));
   if (rest.length === 0) return;
   if (restLiteral[0] === false) return sink.unresolved(`\`${name}\` runs a command whose name is not literal`);
   sink.command(rest);
-  // xargs appends the words it reads to the command: `… | xargs rm` runs `rm WORDS`, so it must meet `rm *` rules too.
-  if (name === "xargs") sink.command([...rest, "<xargs input>"]);
-  unwrapCommand(rest, restLiteral.slice(1), sink, depth + 1);
+  if (name !== "xargs") return unwrapCommand(rest, restLiteral.slice(1), sink, depth + 1);
+  // xargs appends the words it reads to the command: `… | xargs rm` runs `rm WORDS`, so it must meet `rm *` rules too,
+  // and a wrapper it runs takes its command from them (`… | xargs env`, `… | xargs sh -c`): not literal.
+  sink.command([...rest, "<xargs input>"]);
+  unwrapCommand([...rest, "<xargs input>"], [...restLiteral.slice(1), false], sink, depth + 1);
 }
 
 /**
@@ -152,19 +155,23 @@ export function unwrapCommand(argv: string[], literal: boolean[], sink: UnwrapSi
  * flag; `value` is the value written in the same word (`--signal=KILL`, `-uroot`), undefined when it
  * is the next word. A short option with an optional value (`xargs -i{}`) takes the rest of the word.
  */
-function readOption(word: string, values: ReadonlySet<string>, optional: string): { name?: string; value?: string } {
+function readOption(word: string, values: ReadonlySet<string>, optional: readonly string[]): { name?: string; value?: string } {
   if (word.startsWith("--")) {
     const eq = word.indexOf("=");
     const written = eq === -1 ? word : word.slice(0, eq);
     const value = eq === -1 ? undefined : word.slice(eq + 1);
     // getopt_long accepts any unambiguous prefix; an ambiguous one is an error, so nothing runs either way.
-    const name = values.has(written) ? written : written.length > 2 ? [...values].find((v) => v.startsWith(written)) : undefined;
-    return name === undefined ? {} : { name, ...(value !== undefined ? { value } : {}) };
+    const known = (set: Iterable<string>) =>
+      [...set].find((v) => v === written) ?? (written.length > 2 ? [...set].find((v) => v.startsWith(written)) : undefined);
+    const name = known(values);
+    if (name !== undefined) return { name, ...(value !== undefined ? { value } : {}) };
+    const maybe = known(optional);
+    return maybe === undefined ? {} : { name: maybe, value: value ?? "" };
   }
   for (let k = 1; k < word.length; k++) {
-    const letter = word[k]!;
-    if (values.has(`-${letter}`)) return k + 1 < word.length ? { name: `-${letter}`, value: word.slice(k + 1) } : { name: `-${letter}` };
-    if (optional.includes(letter)) return {};
+    const option = `-${word[k]!}`;
+    if (values.has(option)) return k + 1 < word.length ? { name: option, value: word.slice(k + 1) } : { name: option };
+    if (optional.includes(option)) return { name: option, value: word.slice(k + 1) };
   }
   return {};
 }
@@ -177,6 +184,7 @@ function unwrapShell(name: string, args: string[], isLiteral: (i: number) => boo
     if (a === "--" || a === "-") continue;
     if (a.startsWith("--")) continue;
     if ((a.startsWith("-") || a.startsWith("+")) && a.length > 1) {
+      if (/^-[a-zA-Z]*i/.test(a)) return sink.unresolved(`\`${name} -i\`: an interactive shell first runs the file \`$ENV\` or its rc file names`);
       if (a.startsWith("-") && a.slice(1).includes("c")) dashC = true;
       if (/^[-+][oO]$/.test(a)) i++;
       continue;
@@ -205,16 +213,13 @@ function unwrapFind(args: string[], isLiteral: (i: number) => boolean, sink: Unw
     let end = i + 1;
     while (end < args.length && args[end] !== ";" && args[end] !== "+") end++;
     const inner = args.slice(i + 1, end);
+    // `{}` is a file find found: `find /bin -name rm -exec {} -rf x \;` runs it.
+    const innerLiteral = inner.map((word, k) => isLiteral(i + 1 + k) && !word.includes("{}"));
     if (inner.length) {
-      if (!isLiteral(i + 1)) sink.unresolved("`find -exec` runs a command whose name is not literal");
+      if (!innerLiteral[0]) sink.unresolved("`find -exec` runs a command whose name is not literal");
       else {
         sink.command(inner);
-        unwrapCommand(
-          inner,
-          inner.slice(1).map((_, k) => isLiteral(i + 2 + k)),
-          sink,
-          depth + 1,
-        );
+        unwrapCommand(inner, innerLiteral.slice(1), sink, depth + 1);
       }
     }
     i = end;

@@ -100,3 +100,22 @@ describe("strings bash runs later are checked too (real CLI)", () => {
     expect(ws.read("victim.txt")).toBe("keep me\n");
   });
 });
+
+describe("commands that come from what find or xargs read (real CLI)", () => {
+  it("`find -exec {}`, `xargs -I% sh -c %`, `xargs env` and an exported function fail closed under `bash(rm *)`", async () => {
+    ws = makeWorkspace({ "victim.txt": "keep me\n" });
+    ws.writeUserConfig({ permissions: { deny: ["bash(rm *)"] } });
+    for (const command of [
+      "find /usr/bin -maxdepth 1 -name rm -exec {} victim.txt \\;",
+      "echo 'rm victim.txt' | xargs -I% sh -c %",
+      "echo rm victim.txt | xargs env",
+      "env 'BASH_FUNC_ls%%=() { rm victim.txt; }' bash -c ls",
+    ]) {
+      const obs = await run(command);
+      expect(obs, command).toMatchObject({ ok: false, code: "permission_denied" });
+      expect(obs.content).toContain("cannot check statically");
+    }
+    expect(ws.read("victim.txt")).toBe("keep me\n");
+    expect(await run("find . -name victim.txt -exec cat {} \\;")).toMatchObject({ ok: true, content: expect.stringContaining("keep me") });
+  });
+});

@@ -166,6 +166,31 @@ describe("bash rules on parsed commands", () => {
       expect(decide(deny, command).action, command).toBe("ask");
   });
 
+  it("fails closed where the command comes from what find or xargs read, an exported function or an interactive shell's $ENV", () => {
+    for (const [command, part] of [
+      ["find /bin -name rm -exec {} -rf x \\;", "`find -exec` runs a command whose name is not literal"],
+      ["find /bin -name rm -execdir {} x \\;", "`find -exec` runs a command whose name is not literal"],
+      ["echo 'rm -rf x' | xargs -I% sh -c %", "`sh -c` with a script that is not literal"],
+      ["echo 'rm -rf x' | xargs -i sh -c {}", "`sh -c` with a script that is not literal"],
+      ["echo 'rm -rf x' | xargs --replace=@ bash -c @", "`bash -c` with a script that is not literal"],
+      ["echo rm x | xargs env", "`env` runs a command whose name is not literal"],
+      ["printf '%s\\0' rm x | xargs -0 timeout 5", "`timeout` runs a command whose name is not literal"],
+      ["echo '\"rm -rf x\"' | xargs sh -c", "`sh -c` with a script that is not literal"],
+      ["env 'BASH_FUNC_ls%%=() { rm -rf x; }' bash -c ls", "an exported function"],
+      ["timeout 5 env BASH_ENV=./x.sh bash -c true", "`BASH_ENV` makes"],
+      ["ENV=./x.sh sh -ic true", "`sh -i`: an interactive shell"],
+    ] as const) {
+      const d = decide(deny, command);
+      expect(d.action, command).toBe("deny");
+      expect(d.reason, command).toContain(part);
+    }
+    // the long forms with an optional value take no next word: `--replace` alone is `{}`, and `rm` is the command
+    for (const command of ["echo x | xargs --replace rm {}", "echo x | xargs --eof rm", "echo x | xargs -l rm"])
+      expect(decide(deny, command), command).toMatchObject({ action: "deny", rule: "bash(rm *)" });
+    for (const command of ["find . -name '*.ts' -exec grep -l foo {} +", "ls | xargs -I{} cp {} backup/", "find . | xargs sh -c 'wc -l \"$@\"' _"])
+      expect(decide(deny, command).action, command).toBe("ask");
+  });
+
   it("fails closed: with a deny rule, a part keel cannot resolve statically is denied, naming it", () => {
     for (const [command, part] of [
       ["$CMD -rf x", "command name `$CMD`"],
