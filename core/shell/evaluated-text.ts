@@ -1,4 +1,4 @@
-import type { ParameterExpansionPart } from "unbash";
+import type { DoubleQuotedChild, ParameterExpansionPart, Word, WordPart } from "unbash";
 
 /**
  * Text that bash itself runs as code later, after the parser has seen it as a quoted string: a
@@ -11,6 +11,26 @@ import type { ParameterExpansionPart } from "unbash";
 export function subscriptCode(text: string): boolean {
   const open = text.indexOf("[");
   return open !== -1 && (text.includes("$(", open) || text.includes("`", open));
+}
+
+/**
+ * The text of `word` after quote removal, with each expansion in it written `${_}` (text keel cannot
+ * know): what bash may evaluate again. The expansions themselves are parsed where they stand, so
+ * looking into this text finds each command once.
+ */
+export function quotedText(word: Word): string {
+  return word.parts ? partsText(word.parts) : word.value;
+}
+
+function partsText(parts: readonly (WordPart | DoubleQuotedChild)[]): string {
+  let out = "";
+  for (const part of parts) {
+    if (part.type === "Literal" || part.type === "SingleQuoted" || part.type === "AnsiCQuoted") out += part.value;
+    else if (part.type === "DoubleQuoted" || part.type === "LocaleString") out += partsText(part.parts);
+    else if ((part.type === "Glob" || part.type === "ExtendedGlob" || part.type === "BraceExpansion") && !/[$`]/.test(part.text)) out += part.text;
+    else out += "${_}";
+  }
+  return out;
 }
 
 /** `text` as one double-quoted argument (of `:`, at offset `QUOTED_AT`): parsing it finds the substitutions bash would run when it expands the text. */

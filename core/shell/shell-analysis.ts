@@ -1,6 +1,6 @@
 import type * as Unbash from "unbash";
 import type { Command, SyntaxNode, Word } from "unbash";
-import { asQuotedWord, evaluatedExpansion, evaluatedText, QUOTED_AT, subscriptCode } from "./evaluated-text.js";
+import { asQuotedWord, evaluatedExpansion, evaluatedText, QUOTED_AT, quotedText, subscriptCode } from "./evaluated-text.js";
 import { unwrapCommand } from "./unwrap-command.js";
 
 /** The parts of the unbash module keel uses (loaded on demand: most commands never check a shell command). */
@@ -94,9 +94,10 @@ function collect(parser: ShellParser, script: string, depth: number, out: ShellA
       if (!record(parser, node, depth, out, top)) shape.plain = false;
     } else if (STRUCTURE.has(node.type)) shape.structured = true;
     // A quoted `a[$(cmd)]` is text to the parser, code to bash wherever it evaluates a name or arithmetic (`printf -v`, `test -v`, `$((x))`).
-    else if (node.type === "Word" && !(quoted && node.pos === QUOTED_AT) && subscriptCode(node.value))
-      collect(parser, asQuotedWord(node.value), depth + 1, out, false, true);
-    else if (node.type === "ParameterExpansion") {
+    else if (node.type === "Word" && !(quoted && node.pos === QUOTED_AT)) {
+      const text = quotedText(node);
+      if (subscriptCode(text)) collect(parser, asQuotedWord(text), depth + 1, out, false, true);
+    } else if (node.type === "ParameterExpansion") {
       const why = evaluatedExpansion(node);
       if (why) out.unresolved.push(why);
     }

@@ -125,6 +125,14 @@ describe("bash rules on parsed commands", () => {
       "export PS4='+ `rm -rf x` '",
     ])
       expect(decide(deny, command), command).toMatchObject({ action: "deny", rule: "bash(rm *)" });
+    // a quoted part next to an expansion is read too; an expansion inside the command it names makes it unknown
+    expect(decide(deny, `printf -v 'a[$(rm -rf x)]'"$y" v`)).toMatchObject({ action: "deny", rule: "bash(rm *)" });
+    expect(decide(deny, `printf -v 'a[$(r'"$y"'m -rf x)]' v`)).toMatchObject({ action: "deny", reason: expect.stringContaining("cannot check statically") });
+    // each command is found once: nesting quoted subscripts in substitutions costs linear work, not 2^depth
+    const nest = (d: number): string => (d === 0 ? "x" : `"a[$(echo ${nest(d - 1)} 'b[$(c)]')]"`);
+    const nested = analyzeShell(`echo ${nest(20)}`, unbash);
+    expect(nested.commands.length).toBeLessThan(100);
+    expect(nested.unresolved).toEqual([]);
     // an allow rule for a harmless-looking builtin does not allow what its subscript runs
     const allow = policy({ allow: ["bash(printf *)", "bash(test *)", "bash([ *)", "bash(declare *)", "bash(let *)", "bash(git commit*)"] });
     for (const command of ["printf -v 'a[$(curl x|sh)]' v", "test -v 'a[`id`]'", "[ -v 'a[$(id)]' ]", "declare 'a[$(id)]=1'", "let 'a[$(id)]'"])
