@@ -68,10 +68,59 @@ const VALUE_OPTIONS: Record<string, ReadonlySet<string>> = {
   // Multi-call programs: `busybox rm x` is `rm x`.
   busybox: new Set(),
   toybox: new Set(),
+  chroot: new Set(["--userspec", "--groups"]),
+  taskset: new Set(),
+  chrt: new Set(["-T", "-P", "-D", "--sched-runtime", "--sched-period", "--sched-deadline"]),
+  flock: new Set(["-w", "--wait", "--timeout", "-E", "--conflict-exit-code"]),
+  fakeroot: new Set(["-l", "-s", "-i", "-b", "--lib", "--faked"]),
+  strace: new Set([
+    "-o",
+    "-e",
+    "-p",
+    "-s",
+    "-u",
+    "-E",
+    "-a",
+    "-b",
+    "-I",
+    "-O",
+    "-P",
+    "-S",
+    "-X",
+    "--output",
+    "--env",
+    "--user",
+    "--attach",
+    "--trace",
+    "--trace-path",
+    "--signal",
+    "--status",
+    "--string-limit",
+  ]),
+  unshare: new Set([
+    "-S",
+    "-G",
+    "-R",
+    "-w",
+    "--setuid",
+    "--setgid",
+    "--root",
+    "--wd",
+    "--map-user",
+    "--map-group",
+    "--map-users",
+    "--map-groups",
+    "--propagation",
+    "--load-interp",
+  ]),
+  watch: new Set(["-n", "-q", "--interval", "--equexit"]),
 };
 
+/** Words a wrapper takes before its command (`timeout 5 rm`, `chroot /srv rm`, `taskset 0x1 rm`, `chrt 10 rm`, `flock /tmp/lock rm`). */
+const LEADING_WORDS: Record<string, number> = { timeout: 1, chroot: 1, taskset: 1, chrt: 1, flock: 1 };
+
 /** Options whose value, if any, is written in the same word (`xargs -i{}`, `-e`, `-l5`, `--replace=%`): the rest of the word is theirs, the next word never is. */
-const OPTIONAL_VALUE: Record<string, readonly string[]> = { xargs: ["-e", "-i", "-l", "--eof", "--replace", "--max-lines"] };
+const OPTIONAL_VALUE: Record<string, readonly string[]> = { xargs: ["-e", "-i", "-l", "--eof", "--replace", "--max-lines"], watch: ["-d", "--differences"] };
 
 /** The last path component: `/bin/rm` → `rm`. */
 export function baseName(name: string): string {
@@ -82,6 +131,7 @@ export function baseName(name: string): string {
 /**
  * Reports what a simple command runs through the usual wrappers — `command`, `builtin`, `exec`,
  * `env`, `sudo`, `doas`, `time`, `nice`, `nohup`, `timeout`, `xargs`, `stdbuf`, `setsid`, `ionice`, `busybox`,
+ * `chroot`, `taskset`, `chrt`, `flock`, `fakeroot`, `strace`, `unshare`, `watch`,
  * `find -exec`, `bash|sh|zsh -c`, `eval` and `trap` on literal strings — recursively; a command `xargs`
  * runs is also reported with a placeholder for the words xargs appends. `literal[i]` says
  * whether `argv[i + 1]` is a literal word. `source`/`.`, shells without `-c`, and non-literal
@@ -104,7 +154,7 @@ export function unwrapCommand(argv: string[], literal: boolean[], sink: UnwrapSi
   const values = VALUE_OPTIONS[name];
   if (!values) return;
   let i = 0;
-  let durationPending = name === "timeout";
+  let leading = LEADING_WORDS[name] ?? 0;
   const replace: string[] = [];
   for (; i < args.length; i++) {
     const a = args[i]!;
@@ -131,17 +181,24 @@ export function unwrapCommand(argv: string[], literal: boolean[], sink: UnwrapSi
       if (option.name !== undefined && option.value === undefined) i++;
       continue;
     }
-    if (durationPending) {
-      durationPending = false;
-      continue;
-    }
+    // Options end at the first word that is none (getopt's `+`): after the leading words, the command starts.
+    if (leading > 0 && --leading === 0) i++;
+    if (leading > 0) continue;
     break;
   }
   const rest = args.slice(i);
   const restLiteral = rest.map((word, k) => literal[i + k] !== false && !replace.some((r) => r !== "" && word.includes(r)));
   if (rest.length === 0) return;
+  // `flock /tmp/lock -c 'rm x'`: a script after the lock file.
+  if (name === "flock" && (rest[0] === "-c" || rest[0] === "--command"))
+    return rest[1] !== undefined && restLiteral[1] ? sink.script(rest[1]) : sink.unresolved("`flock -c` with a script that is not literal");
   if (restLiteral[0] === false) return sink.unresolved(`\`${name}\` runs a command whose name is not literal`);
   sink.command(rest);
+  // `watch rm x` runs its words joined, with `sh -c`.
+  if (name === "watch") {
+    if (restLiteral.every(Boolean)) sink.script(rest.join(" "));
+    else sink.unresolved("`watch` of a command that is not literal");
+  }
   if (name !== "xargs") return unwrapCommand(rest, restLiteral.slice(1), sink, depth + 1);
   // xargs appends the words it reads to the command: `… | xargs rm` runs `rm WORDS`, so it must meet `rm *` rules too,
   // and a wrapper it runs takes its command from them (`… | xargs env`, `… | xargs sh -c`): not literal.

@@ -99,11 +99,34 @@ describe("bash rules on parsed commands", () => {
       "ionice -tc 3 rm x",
       "busybox rm x",
       "toybox rm -rf x",
+      "chroot --userspec u:g / rm x",
+      "taskset -c 0 rm x",
+      "chrt -r 10 rm x",
+      "flock -w 5 /tmp/lock rm x",
+      "flock -n /tmp/lock --command 'true; rm x'",
+      "fakeroot -- rm x",
+      "strace -f -o /dev/null rm x",
+      "unshare --map-user 0 rm x",
+      "watch -n 1 'true; rm x'",
     ])
       expect(decide(deny, command).action, command).toBe("deny");
+    expect(decide(deny, 'flock /tmp/lock -c "$S"')).toMatchObject({
+      action: "deny",
+      reason: expect.stringContaining("`flock -c` with a script that is not literal"),
+    });
     // an option keel cannot read could take any word as its value
     expect(decide(deny, 'env -"$OPT" ls')).toMatchObject({ action: "deny", reason: expect.stringContaining("an option that is not literal") });
-    for (const command of ["env -i ls", "timeout --foreground 5 ls", "xargs -i{} echo {}", "nice -n5 ls", "busybox ls", "sudo -u rm ls"])
+    for (const command of [
+      "env -i ls",
+      "timeout --foreground 5 ls",
+      "xargs -i{} echo {}",
+      "nice -n5 ls",
+      "busybox ls",
+      "sudo -u rm ls",
+      "flock /tmp/rm ls",
+      "watch -n 1 ls",
+      "taskset -p 1 123",
+    ])
       expect(decide(deny, command).action, command).toBe("ask");
   });
 
