@@ -96,13 +96,17 @@ function runtimeDirs(env: NodeJS.ProcessEnv): string[] {
  * Sockets of services that run commands for whoever connects, outside the sandbox: in your session's runtime folder
  * D-Bus (`systemd-run --user` starts anything unconfined), systemd's, podman's and rootless Docker's sockets; the
  * D-Bus session bus where `DBUS_SESSION_BUS_ADDRESS` puts it; and Docker's. A socket on a read-only mount still
- * accepts connections, so they are hidden whatever `credentials` says.
+ * accepts connections, so they are hidden whatever `credentials` says. So is the X server's cookie (`~/.Xauthority`,
+ * `$XAUTHORITY`): the X socket is abstract, reachable while the sandbox shares your network, and an X client that
+ * authenticates can type into your terminals.
  */
-function escapeSockets(env: NodeJS.ProcessEnv): string[] {
+function escapeSockets(env: NodeJS.ProcessEnv, home: string): string[] {
   const bus = /^unix:path=([^,;]+)/.exec(env.DBUS_SESSION_BUS_ADDRESS ?? "")?.[1];
   return [
     ...runtimeDirs(env).flatMap((dir) => RUNTIME_ESCAPES.map((name) => join(dir, name))),
     ...(bus && isAbsolute(bus) ? [bus] : []),
+    join(home, ".Xauthority"),
+    ...(env.XAUTHORITY && isAbsolute(env.XAUTHORITY) ? [env.XAUTHORITY] : []),
     "/run/docker.sock",
     "/var/run/docker.sock",
   ];
@@ -127,7 +131,7 @@ export function hiddenPaths(
     p === "~" ? [home] : p.startsWith("~/") ? [join(home, p.slice(2))] : isAbsolute(p) ? [p] : [resolve(root, p), resolve(workspaceRoot, p)];
   const wanted = [
     ...keelSecrets,
-    ...escapeSockets(env),
+    ...escapeSockets(env, home),
     ...(settings.credentials === "visible" ? [] : [...CREDENTIAL_PATHS.map((p) => join(home, p)), ...movedCredentialPaths(env)]),
     ...settings.denyRead.flatMap(denied),
   ];

@@ -1,5 +1,6 @@
 import type * as Unbash from "unbash";
 import type { Command, SyntaxNode, Word } from "unbash";
+import { asQuotedWord, evaluatedExpansion, evaluatedText, QUOTED_AT, quotedText, subscriptCode } from "./evaluated-text.js";
 import { unwrapCommand } from "./unwrap-command.js";
 
 /** The parts of the unbash module keel uses (loaded on demand: most commands never check a shell command). */
@@ -73,21 +74,33 @@ interface Shape {
   structured: boolean;
 }
 
-/** Parses `script` and records its commands and what wrappers in it run. */
-function collect(parser: ShellParser, script: string, depth: number, out: ShellAnalysis, top: boolean): Shape {
+/**
+ * Parses `script` and records its commands and what wrappers in it run. `quoted`: the script is
+ * text bash may expand later, made by `asQuotedWord`: its word is not looked into again, and a part
+ * that does not parse is text bash could not expand either (a commit message with one backtick).
+ */
+function collect(parser: ShellParser, script: string, depth: number, out: ShellAnalysis, top: boolean, quoted = false): Shape {
   const shape: Shape = { commands: 0, plain: true, structured: false };
   if (depth > MAX_DEPTH) {
     out.unresolved.push(`commands nested more than ${MAX_DEPTH} levels deep`);
     return shape;
   }
   const ast = parser.parse(script);
-  for (const e of ast.errors ?? []) out.unresolved.push(`a parse error (${e.message} at offset ${e.pos})`);
+  if (!quoted) for (const e of ast.errors ?? []) out.unresolved.push(`a parse error (${e.message} at offset ${e.pos})`);
   if (ast.commands.length !== 1 || ast.commands[0]!.background) shape.structured = true;
   const visit = (node: SyntaxNode): void => {
     if (node.type === "Command") {
       shape.commands++;
       if (!record(parser, node, depth, out, top)) shape.plain = false;
     } else if (STRUCTURE.has(node.type)) shape.structured = true;
+    // A quoted `a[$(cmd)]` is text to the parser, code to bash wherever it evaluates a name or arithmetic (`printf -v`, `test -v`, `$((x))`).
+    else if (node.type === "Word" && !(quoted && node.pos === QUOTED_AT)) {
+      const text = quotedText(node);
+      if (subscriptCode(text)) collect(parser, asQuotedWord(text), depth + 1, out, false, true);
+    } else if (node.type === "ParameterExpansion") {
+      const why = evaluatedExpansion(node);
+      if (why) out.unresolved.push(why);
+    }
     parser.forEachChild(node, visit);
   };
   visit(ast);
@@ -96,18 +109,25 @@ function collect(parser: ShellParser, script: string, depth: number, out: ShellA
 
 /** Records one simple command and what it runs through wrappers; returns whether it is plain (static words, no assignment or redirection). */
 function record(parser: ShellParser, node: Command, depth: number, out: ShellAnalysis, top: boolean): boolean {
+  const assigned = [...node.prefix, ...node.suffix].flatMap((a) =>
+    a.type === "Assignment" ? [{ name: a.name, value: a.value.type === "Word" ? staticValue(a.value, false) : undefined }] : [],
+  );
+  const evaluated = (argv: string[]): void => {
+    const later = evaluatedText(argv, assigned);
+    for (const script of later.scripts) collect(parser, script, depth + 1, out, false, true);
+    out.unresolved.push(...later.unresolved);
+  };
+  const name = node.name && staticValue(node.name, false);
+  if (name === undefined) evaluated([]);
   if (!node.name) return false; // `X=1` or `> file` alone
-  const name = staticValue(node.name, false);
   if (name === undefined) {
     out.unresolved.push(`the command name \`${node.name.text}\` comes from an expansion, substitution or pattern`);
     return false;
   }
   const args = node.suffix.filter((s): s is Word => s.type === "Word");
   const argv = [name, ...args.map((w) => staticValue(w, true) ?? w.text)];
-  const assignments = [...node.prefix, ...node.suffix].flatMap((a) => {
-    const value = a.type === "Assignment" && a.value.type === "Word" ? staticValue(a.value, false) : undefined;
-    return value === undefined ? [] : [`${(a as { name: string }).name}=${value}`];
-  });
+  evaluated(argv);
+  const assignments = assigned.flatMap((a) => (a.value === undefined ? [] : [`${a.name}=${a.value}`]));
   const input = node.redirects
     .flatMap((r) =>
       r.type === "Redirect" && r.operator === "<" && r.target && (!r.descriptor || (r.descriptor.type === "FileDescriptor" && r.descriptor.value === 0))

@@ -14,7 +14,7 @@ const SHELLS = new Set(["bash", "rbash", "sh", "zsh", "dash", "ksh", "ash", "mks
 /** Options (per wrapper) that take the next word as their value. */
 const VALUE_OPTIONS: Record<string, ReadonlySet<string>> = {
   exec: new Set(["-a"]),
-  env: new Set(["-u", "-C", "--unset", "--chdir"]),
+  env: new Set(["-u", "-C", "-S", "-a", "--unset", "--chdir", "--split-string", "--argv0"]),
   sudo: new Set([
     "-u",
     "-g",
@@ -26,6 +26,7 @@ const VALUE_OPTIONS: Record<string, ReadonlySet<string>> = {
     "-t",
     "-T",
     "-U",
+    "-R",
     "--user",
     "--group",
     "--close-from",
@@ -36,6 +37,7 @@ const VALUE_OPTIONS: Record<string, ReadonlySet<string>> = {
     "--type",
     "--command-timeout",
     "--other-user",
+    "--chroot",
   ]),
   doas: new Set(["-u", "-C"]),
   nice: new Set(["-n", "--adjustment"]),
@@ -52,21 +54,73 @@ const VALUE_OPTIONS: Record<string, ReadonlySet<string>> = {
     "-s",
     "--arg-file",
     "--delimiter",
-    "--eof",
-    "--replace",
-    "--max-lines",
     "--max-args",
     "--max-procs",
     "--max-chars",
     "--process-slot-var",
   ]),
-  ionice: new Set(["-c", "-n", "-p", "-P", "-u", "--class", "--classdata"]),
+  ionice: new Set(["-c", "-n", "-p", "-P", "-u", "--class", "--classdata", "--pid", "--pgid", "--uid"]),
   command: new Set(),
   builtin: new Set(),
   nohup: new Set(),
   time: new Set(["-f", "-o", "--format", "--output"]),
   setsid: new Set(),
+  // Multi-call programs: `busybox rm x` is `rm x`.
+  busybox: new Set(),
+  toybox: new Set(),
+  chroot: new Set(["--userspec", "--groups"]),
+  taskset: new Set(),
+  chrt: new Set(["-T", "-P", "-D", "--sched-runtime", "--sched-period", "--sched-deadline"]),
+  flock: new Set(["-w", "--wait", "--timeout", "-E", "--conflict-exit-code"]),
+  fakeroot: new Set(["-l", "-s", "-i", "-b", "--lib", "--faked"]),
+  strace: new Set([
+    "-o",
+    "-e",
+    "-p",
+    "-s",
+    "-u",
+    "-E",
+    "-a",
+    "-b",
+    "-I",
+    "-O",
+    "-P",
+    "-S",
+    "-X",
+    "--output",
+    "--env",
+    "--user",
+    "--attach",
+    "--trace",
+    "--trace-path",
+    "--signal",
+    "--status",
+    "--string-limit",
+  ]),
+  unshare: new Set([
+    "-S",
+    "-G",
+    "-R",
+    "-w",
+    "--setuid",
+    "--setgid",
+    "--root",
+    "--wd",
+    "--map-user",
+    "--map-group",
+    "--map-users",
+    "--map-groups",
+    "--propagation",
+    "--load-interp",
+  ]),
+  watch: new Set(["-n", "-q", "--interval", "--equexit"]),
 };
+
+/** Words a wrapper takes before its command (`timeout 5 rm`, `chroot /srv rm`, `taskset 0x1 rm`, `chrt 10 rm`, `flock /tmp/lock rm`). */
+const LEADING_WORDS: Record<string, number> = { timeout: 1, chroot: 1, taskset: 1, chrt: 1, flock: 1 };
+
+/** Options whose value, if any, is written in the same word (`xargs -i{}`, `-e`, `-l5`, `--replace=%`): the rest of the word is theirs, the next word never is. */
+const OPTIONAL_VALUE: Record<string, readonly string[]> = { xargs: ["-e", "-i", "-l", "--eof", "--replace", "--max-lines"], watch: ["-d", "--differences"] };
 
 /** The last path component: `/bin/rm` → `rm`. */
 export function baseName(name: string): string {
@@ -76,7 +130,8 @@ export function baseName(name: string): string {
 
 /**
  * Reports what a simple command runs through the usual wrappers — `command`, `builtin`, `exec`,
- * `env`, `sudo`, `doas`, `time`, `nice`, `nohup`, `timeout`, `xargs`, `stdbuf`, `setsid`, `ionice`,
+ * `env`, `sudo`, `doas`, `time`, `nice`, `nohup`, `timeout`, `xargs`, `stdbuf`, `setsid`, `ionice`, `busybox`,
+ * `chroot`, `taskset`, `chrt`, `flock`, `fakeroot`, `strace`, `unshare`, `watch`,
  * `find -exec`, `bash|sh|zsh -c`, `eval` and `trap` on literal strings — recursively; a command `xargs`
  * runs is also reported with a placeholder for the words xargs appends. `literal[i]` says
  * whether `argv[i + 1]` is a literal word. `source`/`.`, shells without `-c`, and non-literal
@@ -99,7 +154,8 @@ export function unwrapCommand(argv: string[], literal: boolean[], sink: UnwrapSi
   const values = VALUE_OPTIONS[name];
   if (!values) return;
   let i = 0;
-  let durationPending = name === "timeout";
+  let leading = LEADING_WORDS[name] ?? 0;
+  const replace: string[] = [];
   for (; i < args.length; i++) {
     const a = args[i]!;
     if (a === "--") {
@@ -107,31 +163,74 @@ export function unwrapCommand(argv: string[], literal: boolean[], sink: UnwrapSi
       break;
     }
     if (name === "env" && /^[A-Za-z_][A-Za-z0-9_]*=/.test(a)) continue;
-    if (name === "env" && (a === "-S" || a.startsWith("--split-string"))) {
-      const text = a === "-S" ? args[i + 1] : a.split("=").slice(1).join("=");
-      if (text !== undefined && (a !== "-S" || isLiteral(i + 1))) sink.script(text);
-      else sink.unresolved("`env -S` with a string that is not literal");
-      return;
-    }
     if (a.startsWith("-") && a.length > 1) {
-      const flag = a.includes("=") ? a.slice(0, a.indexOf("=")) : a;
-      if (values.has(flag) && !a.includes("=")) i++;
+      // `env -"$X"` could be `-S 'rm x'`: an option keel cannot read could take any word as its value.
+      if (!isLiteral(i)) return sink.unresolved(`\`${name}\` has an option that is not literal (\`${a}\`)`);
+      const option = readOption(a, values, OPTIONAL_VALUE[name] ?? []);
+      // `xargs -I% sh -c %`: every word holding the replace string is what xargs reads.
+      if (name === "xargs" && (option.name === "-I" || option.name === "-i" || option.name === "--replace"))
+        replace.push(option.value || (option.name === "-I" ? (args[i + 1] ?? "") : "{}"));
+      if (name === "env" && (option.name === "-S" || option.name === "--split-string")) {
+        // `env -S 'rm' -rf x` runs `rm -rf x`: the split string, then the words after it.
+        const text = option.value ?? args[i + 1];
+        const after = option.value === undefined ? i + 2 : i + 1;
+        if (text !== undefined && (option.value !== undefined || isLiteral(i + 1))) sink.script([text, ...args.slice(after)].join(" "));
+        else sink.unresolved("`env -S` with a string that is not literal");
+        return;
+      }
+      if (option.name !== undefined && option.value === undefined) i++;
       continue;
     }
-    if (durationPending) {
-      durationPending = false;
-      continue;
-    }
+    // Options end at the first word that is none (getopt's `+`): after the leading words, the command starts.
+    if (leading > 0 && --leading === 0) i++;
+    if (leading > 0) continue;
     break;
   }
   const rest = args.slice(i);
-  const restLiteral = literal.slice(i);
+  const restLiteral = rest.map((word, k) => literal[i + k] !== false && !replace.some((r) => r !== "" && word.includes(r)));
   if (rest.length === 0) return;
+  // `flock /tmp/lock -c 'rm x'`: a script after the lock file.
+  if (name === "flock" && (rest[0] === "-c" || rest[0] === "--command"))
+    return rest[1] !== undefined && restLiteral[1] ? sink.script(rest[1]) : sink.unresolved("`flock -c` with a script that is not literal");
   if (restLiteral[0] === false) return sink.unresolved(`\`${name}\` runs a command whose name is not literal`);
   sink.command(rest);
-  // xargs appends the words it reads to the command: `… | xargs rm` runs `rm WORDS`, so it must meet `rm *` rules too.
-  if (name === "xargs") sink.command([...rest, "<xargs input>"]);
-  unwrapCommand(rest, restLiteral.slice(1), sink, depth + 1);
+  // `watch rm x` runs its words joined, with `sh -c`.
+  if (name === "watch") {
+    if (restLiteral.every(Boolean)) sink.script(rest.join(" "));
+    else sink.unresolved("`watch` of a command that is not literal");
+  }
+  if (name !== "xargs") return unwrapCommand(rest, restLiteral.slice(1), sink, depth + 1);
+  // xargs appends the words it reads to the command: `… | xargs rm` runs `rm WORDS`, so it must meet `rm *` rules too,
+  // and a wrapper it runs takes its command from them (`… | xargs env`, `… | xargs sh -c`): not literal.
+  sink.command([...rest, "<xargs input>"]);
+  unwrapCommand([...rest, "<xargs input>"], [...restLiteral.slice(1), false], sink, depth + 1);
+}
+
+/**
+ * How getopt reads one option word of a wrapper: `name` is the value option it is (or abbreviates:
+ * `--sig` is `--signal`; in a cluster such as `-Eu`, the first letter taking a value), undefined for a
+ * flag; `value` is the value written in the same word (`--signal=KILL`, `-uroot`), undefined when it
+ * is the next word. A short option with an optional value (`xargs -i{}`) takes the rest of the word.
+ */
+function readOption(word: string, values: ReadonlySet<string>, optional: readonly string[]): { name?: string; value?: string } {
+  if (word.startsWith("--")) {
+    const eq = word.indexOf("=");
+    const written = eq === -1 ? word : word.slice(0, eq);
+    const value = eq === -1 ? undefined : word.slice(eq + 1);
+    // getopt_long accepts any unambiguous prefix; an ambiguous one is an error, so nothing runs either way.
+    const known = (set: Iterable<string>) =>
+      [...set].find((v) => v === written) ?? (written.length > 2 ? [...set].find((v) => v.startsWith(written)) : undefined);
+    const name = known(values);
+    if (name !== undefined) return { name, ...(value !== undefined ? { value } : {}) };
+    const maybe = known(optional);
+    return maybe === undefined ? {} : { name: maybe, value: value ?? "" };
+  }
+  for (let k = 1; k < word.length; k++) {
+    const option = `-${word[k]!}`;
+    if (values.has(option)) return k + 1 < word.length ? { name: option, value: word.slice(k + 1) } : { name: option };
+    if (optional.includes(option)) return { name: option, value: word.slice(k + 1) };
+  }
+  return {};
 }
 
 /** `bash -c 'script'`: the script is parsed too; `bash FILE` and `bash` reading its input are unresolved. */
@@ -142,6 +241,7 @@ function unwrapShell(name: string, args: string[], isLiteral: (i: number) => boo
     if (a === "--" || a === "-") continue;
     if (a.startsWith("--")) continue;
     if ((a.startsWith("-") || a.startsWith("+")) && a.length > 1) {
+      if (/^-[a-zA-Z]*i/.test(a)) return sink.unresolved(`\`${name} -i\`: an interactive shell first runs the file \`$ENV\` or its rc file names`);
       if (a.startsWith("-") && a.slice(1).includes("c")) dashC = true;
       if (/^[-+][oO]$/.test(a)) i++;
       continue;
@@ -170,16 +270,13 @@ function unwrapFind(args: string[], isLiteral: (i: number) => boolean, sink: Unw
     let end = i + 1;
     while (end < args.length && args[end] !== ";" && args[end] !== "+") end++;
     const inner = args.slice(i + 1, end);
+    // `{}` is a file find found: `find /bin -name rm -exec {} -rf x \;` runs it.
+    const innerLiteral = inner.map((word, k) => isLiteral(i + 1 + k) && !word.includes("{}"));
     if (inner.length) {
-      if (!isLiteral(i + 1)) sink.unresolved("`find -exec` runs a command whose name is not literal");
+      if (!innerLiteral[0]) sink.unresolved("`find -exec` runs a command whose name is not literal");
       else {
         sink.command(inner);
-        unwrapCommand(
-          inner,
-          inner.slice(1).map((_, k) => isLiteral(i + 2 + k)),
-          sink,
-          depth + 1,
-        );
+        unwrapCommand(inner, innerLiteral.slice(1), sink, depth + 1);
       }
     }
     i = end;

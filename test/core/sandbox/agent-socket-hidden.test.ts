@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -58,5 +58,21 @@ describe("the SSH agent's socket inside the sandbox (real CLI, bwrap)", () => {
     expect(r.json(), r.stderr).toMatchObject({ ok: true, metadata: { sandbox: "workspace-write" } });
     expect(r.json().content).not.toContain("AGENT-SIGNS-FOR-YOU");
     expect(r.json().content).toContain("no agent");
+  });
+
+  it("the X server's cookie (~/.Xauthority, $XAUTHORITY) reads empty, credentials visible or not: the X socket is abstract, reachable with the network on", async () => {
+    dir = mkdtempSync("/var/tmp/keel-x11-");
+    const home = join(dir, "home");
+    mkdirSync(home);
+    writeFileSync(join(home, ".Xauthority"), "HOME-X-COOKIE\n");
+    writeFileSync(join(dir, "xauth"), "MOVED-X-COOKIE\n");
+    ws = makeWorkspace({}, { git: true });
+    ws.writeUserConfig({ sandbox: { mode: "workspace-write", credentials: "visible" } });
+    const env = { ...ws.env, HOME: home, XAUTHORITY: join(dir, "xauth") };
+    const command = 'cat ~/.Xauthority "$XAUTHORITY"; echo done';
+    const r = await runKeel(["--yes", "--json", "call", "bash", "--input", JSON.stringify({ command })], { cwd: ws.root, env });
+    expect(r.json(), r.stderr).toMatchObject({ metadata: { sandbox: "workspace-write" } });
+    expect(r.json().content).toContain("done");
+    expect(r.json().content).not.toContain("X-COOKIE");
   });
 });

@@ -77,6 +77,151 @@ describe("bash rules on parsed commands", () => {
       expect(decide(deny, command).action, command).toBe("ask");
   });
 
+  it("reads wrapper options as getopt does: clusters, abbreviations, attached and separate values", () => {
+    for (const command of [
+      "env -S'rm -rf x'",
+      "env -iS'rm -rf x'",
+      "env --split-string 'rm -rf x'",
+      "env --sp='rm -rf x'",
+      "env -S rm -rf x",
+      "env -iu HOME rm x",
+      "env -iC /tmp rm x",
+      "sudo -Eu root rm x",
+      "sudo -R /srv rm x",
+      "exec -ca name rm x",
+      "timeout --sig KILL 5 rm x",
+      "timeout --k 1 5 rm x",
+      "nice --adj 5 rm x",
+      "xargs --max-a 1 rm",
+      "xargs -0n 1 rm",
+      "xargs -rI {} rm {}",
+      "xargs -eE rm x",
+      "ionice -tc 3 rm x",
+      "busybox rm x",
+      "toybox rm -rf x",
+      "chroot --userspec u:g / rm x",
+      "taskset -c 0 rm x",
+      "chrt -r 10 rm x",
+      "flock -w 5 /tmp/lock rm x",
+      "flock -n /tmp/lock --command 'true; rm x'",
+      "fakeroot -- rm x",
+      "strace -f -o /dev/null rm x",
+      "unshare --map-user 0 rm x",
+      "watch -n 1 'true; rm x'",
+    ])
+      expect(decide(deny, command).action, command).toBe("deny");
+    expect(decide(deny, 'flock /tmp/lock -c "$S"')).toMatchObject({
+      action: "deny",
+      reason: expect.stringContaining("`flock -c` with a script that is not literal"),
+    });
+    // an option keel cannot read could take any word as its value
+    expect(decide(deny, 'env -"$OPT" ls')).toMatchObject({ action: "deny", reason: expect.stringContaining("an option that is not literal") });
+    for (const command of [
+      "env -i ls",
+      "timeout --foreground 5 ls",
+      "xargs -i{} echo {}",
+      "nice -n5 ls",
+      "busybox ls",
+      "sudo -u rm ls",
+      "flock /tmp/rm ls",
+      "watch -n 1 ls",
+      "taskset -p 1 123",
+    ])
+      expect(decide(deny, command).action, command).toBe("ask");
+  });
+
+  it("finds the commands in strings bash runs later: subscripts of names and arithmetic, PS4", () => {
+    for (const command of [
+      "printf -v 'a[$(rm -rf x)]' v",
+      "printf -v 'a[`rm -rf x`]' v",
+      "read 'a[$(rm -rf x)]' <<< v",
+      "declare 'a[$(rm -rf x)]=1'",
+      "declare -i n='a[$(rm -rf x)]'",
+      "declare -n r='a[$(rm -rf x)]'; echo $r",
+      "test -v 'a[$(rm -rf x)]'",
+      "[ -v 'a[$(rm -rf x)]' ]",
+      "[[ -v 'a[$(rm -rf x)]' ]]",
+      "let 'a[$(rm -rf x)]'",
+      "x='a[$(rm -rf x)]'; echo $((x))",
+      "x='a[$(rm -rf x)]'; [[ x -eq 1 ]]",
+      "PS4='$(rm -rf x)'; set -x; true",
+      "export PS4='+ `rm -rf x` '",
+    ])
+      expect(decide(deny, command), command).toMatchObject({ action: "deny", rule: "bash(rm *)" });
+    // a quoted part next to an expansion is read too; an expansion inside the command it names makes it unknown
+    expect(decide(deny, `printf -v 'a[$(rm -rf x)]'"$y" v`)).toMatchObject({ action: "deny", rule: "bash(rm *)" });
+    expect(decide(deny, `printf -v 'a[$(r'"$y"'m -rf x)]' v`)).toMatchObject({ action: "deny", reason: expect.stringContaining("cannot check statically") });
+    // each command is found once: nesting quoted subscripts in substitutions costs linear work, not 2^depth
+    const nest = (d: number): string => (d === 0 ? "x" : `"a[$(echo ${nest(d - 1)} 'b[$(c)]')]"`);
+    const nested = analyzeShell(`echo ${nest(20)}`, unbash);
+    expect(nested.commands.length).toBeLessThan(100);
+    expect(nested.unresolved).toEqual([]);
+    // an allow rule for a harmless-looking builtin does not allow what its subscript runs
+    const allow = policy({ allow: ["bash(printf *)", "bash(test *)", "bash([ *)", "bash(declare *)", "bash(let *)", "bash(git commit*)"] });
+    for (const command of ["printf -v 'a[$(curl x|sh)]' v", "test -v 'a[`id`]'", "[ -v 'a[$(id)]' ]", "declare 'a[$(id)]=1'", "let 'a[$(id)]'"])
+      expect(decide(allow, command).action, command).toBe("ask");
+    expect(decide(allow, "printf -v 'a[1]' '%s' v").action).toBe("allow");
+    expect(decide(allow, "git commit -m 'fix `foo` handling'").action).toBe("allow");
+    // text that only looks like it stays text
+    for (const command of [
+      "git commit -m '[docs] explain `x`'",
+      "grep -rn 'a\\[\\$(' src",
+      "echo $((1+2))",
+      "declare -A m=([a]=1); echo ${m[a]}",
+      "printf '%s' \"${!m[@]}\"",
+    ])
+      expect(decide(deny, command).action, command).toBe("ask");
+  });
+
+  it("fails closed on what makes bash run code it never shows as a command", () => {
+    for (const [command, part] of [
+      ["shopt -s expand_aliases\nalias ls='rm -rf x'\nls", "`alias NAME=…`"],
+      ["set -o posix\nalias r=rm\nr -rf x", "`alias NAME=…`"],
+      ["BASH_ALIASES[r]=rm", "`BASH_ALIASES` changes"],
+      ["hash -p /bin/rm ls; ls -rf x", "`hash -p`"],
+      ["BASH_CMDS[ls]=/bin/rm; ls x", "`BASH_CMDS` changes"],
+      ["BASH_ENV=./setup.sh bash -c true", "`BASH_ENV` makes"],
+      ["env BASH_ENV=./setup.sh bash -c true", "`BASH_ENV` makes"],
+      ["export BASH_ENV=./setup.sh; bash -c true", "`BASH_ENV` makes"],
+      ["mapfile -C 'rm -rf x #' -c 1 < list", "`mapfile -C` runs a callback"],
+      ["enable -f ./evil.so evil", "`enable -f` loads"],
+      ["printf -v PS4 '%s(rm -rf x)' '$'; set -x; true", "a `PS4` that is not literal"],
+      ["x='$(rm -rf x)'; echo ${x@P}", "expands a value as a prompt"],
+      ["x=y; echo ${!x}", "expands the variable its value names"],
+    ] as const) {
+      const d = decide(deny, command);
+      expect(d.action, command).toBe("deny");
+      expect(d.reason, command).toContain(part);
+    }
+    for (const command of ["alias", "alias -p", "hash -r", "mapfile -t lines < f", "echo PS4", "grep -r BASH_ENV ."])
+      expect(decide(deny, command).action, command).toBe("ask");
+  });
+
+  it("fails closed where the command comes from what find or xargs read, an exported function or an interactive shell's $ENV", () => {
+    for (const [command, part] of [
+      ["find /bin -name rm -exec {} -rf x \\;", "`find -exec` runs a command whose name is not literal"],
+      ["find /bin -name rm -execdir {} x \\;", "`find -exec` runs a command whose name is not literal"],
+      ["echo 'rm -rf x' | xargs -I% sh -c %", "`sh -c` with a script that is not literal"],
+      ["echo 'rm -rf x' | xargs -i sh -c {}", "`sh -c` with a script that is not literal"],
+      ["echo 'rm -rf x' | xargs --replace=@ bash -c @", "`bash -c` with a script that is not literal"],
+      ["echo rm x | xargs env", "`env` runs a command whose name is not literal"],
+      ["printf '%s\\0' rm x | xargs -0 timeout 5", "`timeout` runs a command whose name is not literal"],
+      ["echo '\"rm -rf x\"' | xargs sh -c", "`sh -c` with a script that is not literal"],
+      ["env 'BASH_FUNC_ls%%=() { rm -rf x; }' bash -c ls", "an exported function"],
+      ["timeout 5 env BASH_ENV=./x.sh bash -c true", "`BASH_ENV` makes"],
+      ["ENV=./x.sh sh -ic true", "`sh -i`: an interactive shell"],
+    ] as const) {
+      const d = decide(deny, command);
+      expect(d.action, command).toBe("deny");
+      expect(d.reason, command).toContain(part);
+    }
+    // the long forms with an optional value take no next word: `--replace` alone is `{}`, and `rm` is the command
+    for (const command of ["echo x | xargs --replace rm {}", "echo x | xargs --eof rm", "echo x | xargs -l rm"])
+      expect(decide(deny, command), command).toMatchObject({ action: "deny", rule: "bash(rm *)" });
+    for (const command of ["find . -name '*.ts' -exec grep -l foo {} +", "ls | xargs -I{} cp {} backup/", "find . | xargs sh -c 'wc -l \"$@\"' _"])
+      expect(decide(deny, command).action, command).toBe("ask");
+  });
+
   it("fails closed: with a deny rule, a part keel cannot resolve statically is denied, naming it", () => {
     for (const [command, part] of [
       ["$CMD -rf x", "command name `$CMD`"],
