@@ -5,7 +5,7 @@ import type { Host } from "../../host.js";
 import { sessionPaths } from "../../session/session-paths.js";
 import type { SessionUsage } from "../../session/session-types.js";
 import type { ElicitationRequest, Elicitor } from "../../elicitation.js";
-import type { Approver } from "../../types.js";
+import type { ApprovalAnswer, Approver } from "../../types.js";
 import { ActivityRenderer } from "../activity-renderer.js";
 import type { CliContext } from "../cli-context.js";
 import { type Palette, palette, useColor } from "../palette.js";
@@ -14,6 +14,7 @@ import { ttyApprover } from "../tty-approver.js";
 import { ThinkingIndicator } from "../thinking-indicator.js";
 import { ttyElicitor } from "../tty-elicitor.js";
 import { ChatInput, type InterruptWatch } from "./chat-input.js";
+import { waitingApproval } from "./waiting-approval.js";
 
 /** Tokens and calls of one turn (for `/cost`). */
 export interface TurnCost {
@@ -95,36 +96,84 @@ export class Chat {
     this.turnAbort?.abort();
   }
 
-  /** Runs `prompt` as the next turn; never throws (a failure is shown and the chat goes on). */
-  async turn(prompt: string, model = this.model): Promise<void> {
+  /**
+   * Runs `work` as a turn runs: the terminal is watched meanwhile and Ctrl-C (at an approval prompt
+   * too) aborts the signal it gets — that work, not the chat. For turns, a prompt command's
+   * expansion (its shell lines), `/compact`, the commands slash commands run.
+   */
+  async cancellable<T>(work: (signal: AbortSignal) => Promise<T>): Promise<T> {
     const controller = new AbortController();
     this.turnAbort = controller;
-    this.watch = this.input.watch(() => controller.abort());
-    const options: AgentRunOptions = {
-      prompt,
-      model,
-      approver: this.approver,
-      yes: this.ctx.globals().yes,
-      sessionAllow: this.allowed,
-      signal: AbortSignal.any([controller.signal, this.ctx.signal]),
-      onText: (delta) => this.text(delta),
-      onEvent: (e, from) => {
-        if (e.type === "model_call" && !this.midLine) this.thinking.show();
-        this.renderer.event(e, from);
-      },
-    };
-    let out: AgentOutcome | undefined;
+    const watch = (this.watch = this.input.watch(() => controller.abort()));
     try {
-      out = this.sessionId && this.exists(this.sessionId) ? await this.runtime.resume(this.sessionId, options) : await this.runtime.start(options);
-    } catch (error) {
-      this.renderer.notice(errorMessage(error), "error");
+      return await work(AbortSignal.any([controller.signal, this.ctx.signal]));
     } finally {
-      this.watch.stop();
+      watch.stop();
       this.watch = undefined;
       this.turnAbort = undefined;
     }
+  }
+
+  /**
+   * Runs `prompt` as the next turn; never throws (a failure is shown and the chat goes on). When the
+   * session waits for an approval (see `settleWaiting`), that is asked first, and the prompt is sent
+   * only once the session no longer waits.
+   */
+  async turn(prompt: string, model = this.model): Promise<void> {
+    if (!(await this.settleWaiting())) return this.renderer.notice("Your prompt was not sent (↑ brings it back).", "warn");
+    const id = this.sessionId;
+    await this.running((options) =>
+      id && this.exists(id) ? this.runtime.resume(id, { ...options, prompt, model }) : this.runtime.start({ ...options, prompt, model }),
+    );
+  }
+
+  /**
+   * When the current session waits for an approval — it paused in a run that had no terminal to ask
+   * on (`keel run` in a script) — shows the call exactly and asks about it inline, as approvals in a
+   * turn are asked, then continues that turn with the answer (as `keel sessions approve|reject`
+   * would). Resolves false when the session still waits (Ctrl-C at the question) or the continued turn
+   * did not end (cancelled, paused again); true otherwise. Never throws.
+   */
+  async settleWaiting(): Promise<boolean> {
+    const id = this.sessionId;
+    if (!id || !this.exists(id)) return true;
+    const request = await waitingApproval(this.host, id);
+    if (!request) return true;
+    let answer: ApprovalAnswer;
+    try {
+      answer = await this.cancellable((signal) => this.approver.approve(request, signal));
+    } catch {
+      this.renderer.notice(`Not answered: session ${id} still waits for that approval; your next prompt asks again.`, "warn");
+      return false;
+    }
+    if (answer === "always") this.allowed.add(request.resolvedTool);
+    const out = await this.running((options) => this.runtime.decide(id, answer === "no" ? "reject" : "approve", options));
+    return out !== undefined && out.reason !== "cancelled" && out.reason !== "awaiting_approval";
+  }
+
+  /** Runs one turn of the agent under `cancellable`, drawing it as it goes and its status line after; a failure is shown. */
+  private async running(run: (options: AgentRunOptions) => Promise<AgentOutcome>): Promise<AgentOutcome | undefined> {
+    let out: AgentOutcome | undefined;
+    try {
+      out = await this.cancellable((signal) =>
+        run({
+          approver: this.approver,
+          yes: this.ctx.globals().yes,
+          sessionAllow: this.allowed,
+          signal,
+          onText: (delta) => this.text(delta),
+          onEvent: (e, from) => {
+            if (e.type === "model_call" && !this.midLine) this.thinking.show();
+            this.renderer.event(e, from);
+          },
+        }),
+      );
+    } catch (error) {
+      this.renderer.notice(errorMessage(error), "error");
+    }
     this.endLine();
     if (out) this.finish(out);
+    return out;
   }
 
   /** Whether session `id` exists in this workspace. */
