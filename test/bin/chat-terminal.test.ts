@@ -247,6 +247,25 @@ describe.skipIf(!HAS_TMUX)("keel chat on a terminal (tmux)", () => {
     await exitOf(t);
   });
 
+  it("a pasted prompt of several lines is one prompt, sent whole when Enter follows the paste", async () => {
+    ws = makeWorkspace({}, { git: true });
+    ws.writeUserConfig({ model: { name: "m", baseUrl: server.baseUrl } });
+    server.push({ text: "Read all three lines." });
+    const t = keel();
+    await t.waitFor("/help for commands");
+    const requests = server.requests.length;
+    t.paste("first line of the paste\nsecond line\nthird line");
+    const screen = await t.waitFor("  third line");
+    expect(screen).toMatch(/› first line of the paste\n {2}second line\n {2}third line/);
+    expect(server.requests.length).toBe(requests);
+    t.send("Enter");
+    await t.waitFor(/Read all three lines.\n\[session/);
+    expect(server.requests.length).toBe(requests + 1);
+    expect(requestText(server.requests.at(-1)!)).toContain("first line of the paste\nsecond line\nthird line");
+    t.line("/exit");
+    await exitOf(t);
+  });
+
   it("draws a sub-agent's tool calls under its delegate_agent call, indented and named", async () => {
     ws = makeWorkspace({ "notes.txt": "the notes\n" }, { git: true });
     ws.writeUserConfig({ model: { name: "m", baseUrl: server.baseUrl } });

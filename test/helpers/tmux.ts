@@ -10,6 +10,8 @@ export interface Terminal {
   send(...keys: string[]): void;
   /** Types `text` literally, then Enter. */
   line(text: string): void;
+  /** Pastes `text` as a terminal does (bracketed, when the program asked for it; newlines arrive as Enter). */
+  paste(text: string): void;
   /** The visible screen and scrollback as plain text (no colours). */
   screen(): string;
   /** Where new output will start: pass it as `waitFor`'s `after` to look only at what follows. */
@@ -44,6 +46,10 @@ export function startTerminal(argv: string[], opts: { cwd: string; env: NodeJS.P
     line(text) {
       tmux("send-keys", "-t", "t", "-l", text);
       tmux("send-keys", "-t", "t", "Enter");
+    },
+    paste(text) {
+      tmux("set-buffer", "-b", "paste", "--", text);
+      tmux("paste-buffer", "-p", "-d", "-b", "paste", "-t", "t");
     },
     screen,
     mark: () => screen().trimEnd().length,

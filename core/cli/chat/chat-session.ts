@@ -61,7 +61,7 @@ export class Chat {
     const out = ctx.io.stdout;
     const color = useColor(out, ctx.io.env);
     this.c = palette(color);
-    this.input = new ChatInput(ctx.io.stdin, out);
+    this.input = new ChatInput(ctx.io.stdin, out, ctx.io.env);
     this.thinking = new ThinkingIndicator(out, color);
     this.renderer = new ActivityRenderer(out, { color, width: (out as { columns?: number }).columns, beforeLine: () => this.endLine() });
     const tty = ttyApprover(ctx.io.stdin, out, () => this.interrupt());
