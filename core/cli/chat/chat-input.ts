@@ -1,11 +1,12 @@
 import { createInterface, emitKeypressEvents } from "node:readline";
+import { oneQuestionAtATime } from "../terminal-question.js";
 
 /** Watches the terminal for Ctrl-C while a turn runs (nothing is echoed meanwhile). */
 export interface InterruptWatch {
   /** Takes the terminal back after something else read from it (an approval prompt closes its reader). */
   rearm(): void;
-  /** Stops watching and gives the terminal back to cooked mode. */
-  stop(): void;
+  /** Stops watching and gives the terminal back to cooked mode; with `keepReading`, leaves the terminal as it is (a question still reads it). */
+  stop(keepReading?: boolean): void;
 }
 
 /** Bracketed paste on / off (xterm): the terminal marks pasted text, so its newlines are not Enter. */
@@ -29,8 +30,16 @@ export class ChatInput {
     private readonly env: NodeJS.ProcessEnv = {},
   ) {}
 
-  /** Reads one line; undefined when the user leaves (Ctrl-D, or Ctrl-C twice on an empty line, or the input ends). */
+  /**
+   * Reads one line; undefined when the user leaves (Ctrl-D, or Ctrl-C twice on an empty line, or the input ends).
+   * The prompt is a question like any other on this terminal (`oneQuestionAtATime`): it waits for one
+   * being asked (a server's elicitation that came during the turn), and one that comes while it is read waits for the line.
+   */
   read(prompt: string, hint: string): Promise<string | undefined> {
+    return oneQuestionAtATime(this.input, () => this.readLine(prompt, hint));
+  }
+
+  private readLine(prompt: string, hint: string): Promise<string | undefined> {
     const rl = createInterface({
       input: this.input,
       output: this.output,
@@ -117,8 +126,9 @@ export class ChatInput {
     input.on("keypress", onKey);
     return {
       rearm: arm,
-      stop() {
+      stop(keepReading) {
         input.off("keypress", onKey);
+        if (keepReading) return;
         if (input.isTTY) input.setRawMode?.(false);
         input.pause();
       },

@@ -14,6 +14,7 @@ import { ttyApprover } from "../tty-approver.js";
 import { ThinkingIndicator } from "../thinking-indicator.js";
 import { ttyElicitor } from "../tty-elicitor.js";
 import { ChatInput, type InterruptWatch } from "./chat-input.js";
+import { HeldOutput } from "./held-output.js";
 import { waitingApproval } from "./waiting-approval.js";
 
 /** Tokens and calls of one turn (for `/cost`). */
@@ -46,6 +47,8 @@ export class Chat {
   /** Tools approved "always" in this chat for the current session (a resumed session's file is no evidence of approval). */
   private readonly allowed = new Set<string>();
   private watch?: InterruptWatch;
+  /** The chat's output, held while a question is open (see HeldOutput). */
+  private readonly screen: HeldOutput;
   private turnAbort?: AbortController;
   /** Asks on the terminal, inline, without breaking the stream (y / n / a). */
   readonly approver: Approver;
@@ -62,8 +65,9 @@ export class Chat {
     const color = useColor(out, ctx.io.env);
     this.c = palette(color);
     this.input = new ChatInput(ctx.io.stdin, out, ctx.io.env);
-    this.thinking = new ThinkingIndicator(out, color);
-    this.renderer = new ActivityRenderer(out, { color, width: (out as { columns?: number }).columns, beforeLine: () => this.endLine() });
+    this.screen = new HeldOutput(out);
+    this.thinking = new ThinkingIndicator(this.screen.stream, color);
+    this.renderer = new ActivityRenderer(this.screen.stream, { color, width: (out as { columns?: number }).columns, beforeLine: () => this.endLine() });
     const tty = ttyApprover(ctx.io.stdin, out, () => this.interrupt());
     const elicit = ttyElicitor(ctx.io.stdin, out, () => this.interrupt());
     this.approver = { approve: (req, signal) => this.asking(() => tty.approve(req, signal)) };
@@ -73,9 +77,11 @@ export class Chat {
   /** Runs a prompt that reads lines itself (an approval, an elicitation) on its own line, and takes the terminal back after (it leaves it in cooked mode). */
   private async asking<T>(ask: () => Promise<T>): Promise<T> {
     this.endLine();
+    this.screen.hold();
     try {
       return await ask();
     } finally {
+      this.screen.release();
       this.watch?.rearm();
     }
   }
@@ -88,7 +94,7 @@ export class Chat {
   /** Writes keel's own styled text (already terminal-safe), on its own line. */
   styled(text: string): void {
     this.endLine();
-    this.ctx.io.stdout.write(text.endsWith("\n") ? text : text + "\n");
+    this.screen.write(text.endsWith("\n") ? text : text + "\n");
   }
 
   /** Ctrl-C during a turn: cancels it. */
@@ -108,7 +114,8 @@ export class Chat {
     try {
       return await work(AbortSignal.any([controller.signal, this.ctx.signal]));
     } finally {
-      watch.stop();
+      // a question open past the work (a server's elicitation) still reads the terminal
+      watch.stop(this.screen.holding);
       this.watch = undefined;
       this.turnAbort = undefined;
     }
@@ -163,7 +170,7 @@ export class Chat {
           signal,
           onText: (delta) => this.text(delta),
           onEvent: (e, from) => {
-            if (e.type === "model_call" && !this.midLine) this.thinking.show();
+            if (e.type === "model_call" && !this.midLine && !this.screen.holding) this.thinking.show();
             this.renderer.event(e, from);
           },
         }),
@@ -184,7 +191,7 @@ export class Chat {
   /** Ends a partial line of streamed answer text. */
   endLine(): void {
     this.thinking.hide();
-    if (this.midLine) this.ctx.io.stdout.write("\n");
+    if (this.midLine) this.screen.write("\n");
     this.midLine = false;
   }
 
@@ -192,7 +199,7 @@ export class Chat {
     if (delta === "") return;
     this.thinking.hide();
     this.midLine = !delta.endsWith("\n");
-    this.ctx.io.stdout.write(terminalText(delta));
+    this.screen.write(terminalText(delta));
   }
 
   private finish(out: AgentOutcome): void {
@@ -209,7 +216,7 @@ export class Chat {
     this.turns.push(cost);
     if (out.reason === "cancelled") this.renderer.notice(`Turn cancelled. Session ${out.sessionId} is saved; your next prompt continues it.`, "warn");
     else if (out.message) this.renderer.notice(out.message, out.ok ? "info" : "warn");
-    this.ctx.io.stdout.write(
+    this.screen.write(
       this.c.dim(
         `[session ${out.sessionId} · ${out.reason} · ${cost.modelCalls} model calls, ${cost.toolCalls} tool calls · ${cost.inputTokens} in / ${cost.outputTokens} out tokens]`,
       ) + "\n",
