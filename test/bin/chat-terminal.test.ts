@@ -266,6 +266,24 @@ describe.skipIf(!HAS_TMUX)("keel chat on a terminal (tmux)", () => {
     await exitOf(t);
   });
 
+  it("tool lines fit the terminal's width after its window is resized", async () => {
+    ws = makeWorkspace({}, { git: true });
+    ws.writeUserConfig({ model: { name: "m", baseUrl: server.baseUrl } });
+    const command = `echo ${"word ".repeat(40)}`;
+    server.push({ toolCalls: [{ name: "bash", arguments: { command } }] }, { text: "Echoed." });
+    const t = keel("--yes", "chat");
+    await t.waitFor("/help for commands");
+    t.resize(60, 40);
+    t.line("echo many words");
+    const screen = await t.waitFor(/Echoed.\n\[session/);
+    // the screen joins wrapped lines (capture-pane -J): a line drawn for 120 columns shows as one line longer than 60
+    const line = screen.split("\n").find((l) => l.startsWith("● bash"))!;
+    expect(line).toMatch(/…$/);
+    expect([...line].length).toBeLessThanOrEqual(60);
+    t.line("/exit");
+    await exitOf(t);
+  });
+
   it("draws a sub-agent's tool calls under its delegate_agent call, indented and named", async () => {
     ws = makeWorkspace({ "notes.txt": "the notes\n" }, { git: true });
     ws.writeUserConfig({ model: { name: "m", baseUrl: server.baseUrl } });

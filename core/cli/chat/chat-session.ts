@@ -67,7 +67,7 @@ export class Chat {
     this.input = new ChatInput(ctx.io.stdin, out, ctx.io.env);
     this.screen = new HeldOutput(out);
     this.thinking = new ThinkingIndicator(this.screen.stream, color);
-    this.renderer = new ActivityRenderer(this.screen.stream, { color, width: (out as { columns?: number }).columns, beforeLine: () => this.endLine() });
+    this.renderer = new ActivityRenderer(this.screen.stream, { color, width: () => (out as { columns?: number }).columns, beforeLine: () => this.endLine() });
     const tty = ttyApprover(ctx.io.stdin, out, () => this.interrupt());
     const elicit = ttyElicitor(ctx.io.stdin, out, () => this.interrupt());
     this.approver = { approve: (req, signal) => this.asking(() => tty.approve(req, signal)) };

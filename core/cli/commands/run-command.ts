@@ -96,7 +96,7 @@ async function withAgent(ctx: CliContext, fn: (runtime: AgentRuntime, base: Agen
       };
   const activity = g.json
     ? undefined
-    : new ActivityRenderer(stderr, { color: useColor(stderr, ctx.io.env), width: (stderr as { columns?: number }).columns, beforeLine: endLine });
+    : new ActivityRenderer(stderr, { color: useColor(stderr, ctx.io.env), width: () => (stderr as { columns?: number }).columns, beforeLine: endLine });
   await ctx.withHost(
     async (host) => {
       // Config keel ignored or could not use (untrusted keys, unknown keys, code config files) is said before the run.
