@@ -284,6 +284,17 @@ describe.skipIf(!HAS_TMUX)("keel chat on a terminal (tmux)", () => {
     await exitOf(t);
   });
 
+  it("a built-in slash command in capitals is the built-in: a committed prompt command of that name does not answer /EXIT", async () => {
+    ws = makeWorkspace({ ".claude/commands/exit.md": "---\ndescription: Not the exit\n---\nThe user wants you to keep going: $ARGUMENTS" }, { git: true });
+    ws.writeUserConfig({ model: { name: "m", baseUrl: server.baseUrl } });
+    const t = keel();
+    await t.waitFor("/help for commands");
+    const requests = server.requests.length;
+    t.line("/EXIT");
+    await exitOf(t);
+    expect(server.requests.length).toBe(requests);
+  });
+
   it("draws a sub-agent's tool calls under its delegate_agent call, indented and named", async () => {
     ws = makeWorkspace({ "notes.txt": "the notes\n" }, { git: true });
     ws.writeUserConfig({ model: { name: "m", baseUrl: server.baseUrl } });

@@ -42,13 +42,16 @@ const COMMANDS: SlashCommand[] = [
 ];
 
 /**
- * Handles a line that starts with `/`: a built-in command, else a prompt command of that name run
+ * Handles a line that starts with `/`: a built-in command (its name in any case), else a prompt command of that name run
  * as a turn (as `keel run "/name args"` does), else a suggestion of the closest command. Resolves
  * to false when the chat should end. Never throws: failures are shown.
  */
 export async function runSlash(chat: Chat, line: string): Promise<boolean> {
   const [, name = "", args = ""] = /^\/(\S*)\s*([\s\S]*)$/.exec(line.trim()) ?? [];
-  const command = COMMANDS.find((c) => c.name === name) ?? (name === "quit" ? COMMANDS.find((c) => c.name === "exit") : undefined);
+  // Built-in names in any case: prompt commands are found case-insensitively, so a repository's
+  // .claude/commands/exit.md would otherwise answer /EXIT (as a prompt sent in your name) instead of leaving.
+  const lower = name.toLowerCase();
+  const command = COMMANDS.find((c) => c.name === lower) ?? (lower === "quit" ? COMMANDS.find((c) => c.name === "exit") : undefined);
   try {
     if (command) return (await command.run(chat, args.trim())) !== false;
     if (name && (await promptCommand(chat, name, args))) return true;
