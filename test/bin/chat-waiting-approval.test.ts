@@ -20,7 +20,7 @@ function keel(w: TempWorkspace, ...args: string[]): Terminal {
   return term;
 }
 
-describe.skipIf(!HAS_TMUX)("keel chat and a session that waits for an approval (tmux)", () => {
+describe.skipIf(!HAS_TMUX)("keel chat, keel run and a session that waits for an approval (tmux)", () => {
   it("asks the call a keel run without a terminal paused on, inline and exactly; Ctrl-C leaves it waiting; y runs it and the prompt follows", async () => {
     const w = (ws = makeWorkspace({}, { git: true }));
     w.writeUserConfig({ model: { name: "m", baseUrl: server.baseUrl } });
@@ -69,6 +69,21 @@ describe.skipIf(!HAS_TMUX)("keel chat and a session that waits for an approval (
     expect(w.exists("refused.txt")).toBe(false);
     t.line("/exit");
     await exitOf(t);
+  });
+
+  it("keel run --resume on a terminal asks the waiting call too, then sends its prompt", async () => {
+    const w = (ws = makeWorkspace({}, { git: true }));
+    w.writeUserConfig({ model: { name: "m", baseUrl: server.baseUrl } });
+    server.push({ toolCalls: [{ name: "bash", arguments: { command: "touch resumed.txt" } }] });
+    const id: string = (await runKeel(["--json", "run", "make the file"], { cwd: w.root, env: w.env })).json().sessionId;
+    server.push({ text: "Made the file." }, { text: "Next step done." });
+    const t = keel(w, "run", "--resume", id, "and then the next step");
+    const screen = await t.waitFor("Allow?");
+    expect(screen).toContain('? bash wants to run [execute]: {"command":"touch resumed.txt"}');
+    t.line("y");
+    await t.waitFor(/Next step done.\n(.*\n)*?\[session \S+ · answer/);
+    expect(w.exists("resumed.txt")).toBe(true);
+    expect(requestText(server.requests.at(-1)!)).toContain("and then the next step");
   });
 
   it("Ctrl-C while a prompt command's shell line runs cancels that command (its process ends), not the chat", async () => {

@@ -15,7 +15,7 @@ import { ThinkingIndicator } from "../thinking-indicator.js";
 import { ttyElicitor } from "../tty-elicitor.js";
 import { ChatInput, type InterruptWatch } from "./chat-input.js";
 import { HeldOutput } from "./held-output.js";
-import { waitingApproval } from "./waiting-approval.js";
+import { waitingApproval } from "../waiting-approval.js";
 
 /** Tokens and calls of one turn (for `/cost`). */
 export interface TurnCost {

@@ -1,8 +1,8 @@
-import { waitingCall } from "../../agent/waiting-call.js";
-import type { Host } from "../../host.js";
-import { readSessionMeta, readSessionState } from "../../session/session-store.js";
-import { SessionSeals } from "../../session/session-seal.js";
-import type { ApprovalRequest } from "../../types.js";
+import { waitingCall } from "../agent/waiting-call.js";
+import type { Host } from "../host.js";
+import { readSessionMeta, readSessionState } from "../session/session-store.js";
+import { SessionSeals } from "../session/session-seal.js";
+import type { ApprovalRequest } from "../types.js";
 
 /**
  * The call session `id` waits on — it paused where no one could answer (`keel run` without a
