@@ -7,8 +7,8 @@ import { exactText, terminalText } from "./terminal-text.js";
 export interface ActivityOptions {
   /** Colours on (see `useColor`). */
   color: boolean;
-  /** Columns available for one line (default 100). */
-  width?: number;
+  /** Columns available for one line (default 100); a function is asked at each line (a terminal's width changes when its window is resized). */
+  width?: number | (() => number | undefined);
   /** Called before the renderer writes a line: whoever shares the screen ends its partial line (streamed answer text). */
   beforeLine?: () => void;
 }
@@ -36,7 +36,6 @@ interface CallState {
 export class ActivityRenderer {
   private readonly calls = new Map<string, CallState>();
   private readonly c: Palette;
-  private readonly width: number;
   /** The sub-agent whose event is being drawn (its lines are indented under the `delegate_agent` call), if any. */
   private from?: SubAgentOrigin;
 
@@ -45,7 +44,12 @@ export class ActivityRenderer {
     private readonly options: ActivityOptions,
   ) {
     this.c = palette(options.color);
-    this.width = Math.max(40, options.width ?? 100);
+  }
+
+  /** Columns for one line now (at least 40). */
+  private get width(): number {
+    const w = typeof this.options.width === "function" ? this.options.width() : this.options.width;
+    return Math.max(40, w ?? 100);
   }
 
   /** Handles one event of the session's log (unknown and uninteresting ones are skipped); `from`: a sub-agent's event, drawn under its call. */

@@ -1,6 +1,7 @@
 import { createInterface } from "node:readline/promises";
 import type { ElicitationAnswer, ElicitationRequest, Elicitor } from "../elicitation.js";
 import { exactText, terminalText } from "./terminal-text.js";
+import { oneQuestionAtATime } from "./terminal-question.js";
 import { dropTypeAhead } from "./type-ahead.js";
 
 /**
@@ -8,10 +9,11 @@ import { dropTypeAhead } from "./type-ahead.js";
  * then whether to send the answers. The server's text is terminal-safe: its message indented under
  * the question, each field's title on one line (`exactText`), so it cannot imitate keel's own prompts;
  * keys typed before the question was shown are dropped (`dropTypeAhead`). Ctrl-C at the prompt (or `signal` aborting) cancels the
- * elicitation and runs `onInterrupt`; a closed terminal cancels it too. Never throws.
+ * elicitation and runs `onInterrupt`; a closed terminal cancels it too. Asked when no other question is
+ * asked on `input` (`oneQuestionAtATime`): one arriving while an approval waits is shown after its answer. Never throws.
  */
 export function ttyElicitor(input: NodeJS.ReadableStream, output: NodeJS.WritableStream, onInterrupt?: () => void): Elicitor {
-  const elicitor: Elicitor = (req, signal) => ask(input, output, req, signal, onInterrupt);
+  const elicitor: Elicitor = (req, signal) => oneQuestionAtATime(input, () => ask(input, output, req, signal, onInterrupt));
   elicitor.waitsForUser = true;
   return elicitor;
 }
@@ -23,6 +25,7 @@ async function ask(
   signal: AbortSignal,
   onInterrupt?: () => void,
 ): Promise<ElicitationAnswer> {
+  if (signal.aborted) return { action: "cancel" };
   // The server's message keeps its lines, each indented: none reads as a prompt of keel's own.
   output.write(`? MCP server "${exactText(req.server)}" asks: ${terminalText(req.message).replace(/\n/g, "\n    ")}\n`);
   // Keys typed before the question was shown are no answer to it.

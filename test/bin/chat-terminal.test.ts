@@ -247,6 +247,54 @@ describe.skipIf(!HAS_TMUX)("keel chat on a terminal (tmux)", () => {
     await exitOf(t);
   });
 
+  it("a pasted prompt of several lines is one prompt, sent whole when Enter follows the paste", async () => {
+    ws = makeWorkspace({}, { git: true });
+    ws.writeUserConfig({ model: { name: "m", baseUrl: server.baseUrl } });
+    server.push({ text: "Read all three lines." });
+    const t = keel();
+    await t.waitFor("/help for commands");
+    const requests = server.requests.length;
+    t.paste("first line of the paste\nsecond line\nthird line");
+    const screen = await t.waitFor("  third line");
+    expect(screen).toMatch(/› first line of the paste\n {2}second line\n {2}third line/);
+    expect(server.requests.length).toBe(requests);
+    t.send("Enter");
+    await t.waitFor(/Read all three lines.\n\[session/);
+    expect(server.requests.length).toBe(requests + 1);
+    expect(requestText(server.requests.at(-1)!)).toContain("first line of the paste\nsecond line\nthird line");
+    t.line("/exit");
+    await exitOf(t);
+  });
+
+  it("tool lines fit the terminal's width after its window is resized", async () => {
+    ws = makeWorkspace({}, { git: true });
+    ws.writeUserConfig({ model: { name: "m", baseUrl: server.baseUrl } });
+    const command = `echo ${"word ".repeat(40)}`;
+    server.push({ toolCalls: [{ name: "bash", arguments: { command } }] }, { text: "Echoed." });
+    const t = keel("--yes", "chat");
+    await t.waitFor("/help for commands");
+    t.resize(60, 40);
+    t.line("echo many words");
+    const screen = await t.waitFor(/Echoed.\n\[session/);
+    // the screen joins wrapped lines (capture-pane -J): a line drawn for 120 columns shows as one line longer than 60
+    const line = screen.split("\n").find((l) => l.startsWith("● bash"))!;
+    expect(line).toMatch(/…$/);
+    expect([...line].length).toBeLessThanOrEqual(60);
+    t.line("/exit");
+    await exitOf(t);
+  });
+
+  it("a built-in slash command in capitals is the built-in: a committed prompt command of that name does not answer /EXIT", async () => {
+    ws = makeWorkspace({ ".claude/commands/exit.md": "---\ndescription: Not the exit\n---\nThe user wants you to keep going: $ARGUMENTS" }, { git: true });
+    ws.writeUserConfig({ model: { name: "m", baseUrl: server.baseUrl } });
+    const t = keel();
+    await t.waitFor("/help for commands");
+    const requests = server.requests.length;
+    t.line("/EXIT");
+    await exitOf(t);
+    expect(server.requests.length).toBe(requests);
+  });
+
   it("draws a sub-agent's tool calls under its delegate_agent call, indented and named", async () => {
     ws = makeWorkspace({ "notes.txt": "the notes\n" }, { git: true });
     ws.writeUserConfig({ model: { name: "m", baseUrl: server.baseUrl } });

@@ -10,6 +10,10 @@ export interface Terminal {
   send(...keys: string[]): void;
   /** Types `text` literally, then Enter. */
   line(text: string): void;
+  /** Pastes `text` as a terminal does (bracketed, when the program asked for it; newlines arrive as Enter). */
+  paste(text: string): void;
+  /** Resizes the terminal's window (the program gets SIGWINCH). */
+  resize(cols: number, rows: number): void;
   /** The visible screen and scrollback as plain text (no colours). */
   screen(): string;
   /** Where new output will start: pass it as `waitFor`'s `after` to look only at what follows. */
@@ -45,6 +49,11 @@ export function startTerminal(argv: string[], opts: { cwd: string; env: NodeJS.P
       tmux("send-keys", "-t", "t", "-l", text);
       tmux("send-keys", "-t", "t", "Enter");
     },
+    paste(text) {
+      tmux("set-buffer", "-b", "paste", "--", text);
+      tmux("paste-buffer", "-p", "-d", "-b", "paste", "-t", "t");
+    },
+    resize: (cols, rows) => void tmux("resize-window", "-t", "t", "-x", String(cols), "-y", String(rows)),
     screen,
     mark: () => screen().trimEnd().length,
     async waitFor(pattern, { after = 0, timeoutMs = 60_000 } = {}) {

@@ -60,6 +60,8 @@ export async function chatCommand(ctx: CliContext, opts: ChatOptions): Promise<v
       c.bold("keel") +
         c.dim(` · ${chat.sessionId ? `continuing session ${chat.sessionId}` : "new session"} · /help for commands · Ctrl-C cancels a turn · Ctrl-D leaves`),
     );
+    // a session that paused for an approval (keel run without a terminal) asks it now
+    if (opts.resume) await chat.settleWaiting();
     const prompt = c.cyan("› ");
     for (;;) {
       if (ctx.signal.aborted) break;

@@ -5,7 +5,7 @@ import type { Host } from "../../host.js";
 import { sessionPaths } from "../../session/session-paths.js";
 import type { SessionUsage } from "../../session/session-types.js";
 import type { ElicitationRequest, Elicitor } from "../../elicitation.js";
-import type { Approver } from "../../types.js";
+import type { ApprovalAnswer, Approver } from "../../types.js";
 import { ActivityRenderer } from "../activity-renderer.js";
 import type { CliContext } from "../cli-context.js";
 import { type Palette, palette, useColor } from "../palette.js";
@@ -14,6 +14,8 @@ import { ttyApprover } from "../tty-approver.js";
 import { ThinkingIndicator } from "../thinking-indicator.js";
 import { ttyElicitor } from "../tty-elicitor.js";
 import { ChatInput, type InterruptWatch } from "./chat-input.js";
+import { HeldOutput } from "./held-output.js";
+import { waitingApproval } from "../waiting-approval.js";
 
 /** Tokens and calls of one turn (for `/cost`). */
 export interface TurnCost {
@@ -45,6 +47,8 @@ export class Chat {
   /** Tools approved "always" in this chat for the current session (a resumed session's file is no evidence of approval). */
   private readonly allowed = new Set<string>();
   private watch?: InterruptWatch;
+  /** The chat's output, held while a question is open (see HeldOutput). */
+  private readonly screen: HeldOutput;
   private turnAbort?: AbortController;
   /** Asks on the terminal, inline, without breaking the stream (y / n / a). */
   readonly approver: Approver;
@@ -60,9 +64,10 @@ export class Chat {
     const out = ctx.io.stdout;
     const color = useColor(out, ctx.io.env);
     this.c = palette(color);
-    this.input = new ChatInput(ctx.io.stdin, out);
-    this.thinking = new ThinkingIndicator(out, color);
-    this.renderer = new ActivityRenderer(out, { color, width: (out as { columns?: number }).columns, beforeLine: () => this.endLine() });
+    this.input = new ChatInput(ctx.io.stdin, out, ctx.io.env);
+    this.screen = new HeldOutput(out);
+    this.thinking = new ThinkingIndicator(this.screen.stream, color);
+    this.renderer = new ActivityRenderer(this.screen.stream, { color, width: () => (out as { columns?: number }).columns, beforeLine: () => this.endLine() });
     const tty = ttyApprover(ctx.io.stdin, out, () => this.interrupt());
     const elicit = ttyElicitor(ctx.io.stdin, out, () => this.interrupt());
     this.approver = { approve: (req, signal) => this.asking(() => tty.approve(req, signal)) };
@@ -72,9 +77,11 @@ export class Chat {
   /** Runs a prompt that reads lines itself (an approval, an elicitation) on its own line, and takes the terminal back after (it leaves it in cooked mode). */
   private async asking<T>(ask: () => Promise<T>): Promise<T> {
     this.endLine();
+    this.screen.hold();
     try {
       return await ask();
     } finally {
+      this.screen.release();
       this.watch?.rearm();
     }
   }
@@ -87,7 +94,7 @@ export class Chat {
   /** Writes keel's own styled text (already terminal-safe), on its own line. */
   styled(text: string): void {
     this.endLine();
-    this.ctx.io.stdout.write(text.endsWith("\n") ? text : text + "\n");
+    this.screen.write(text.endsWith("\n") ? text : text + "\n");
   }
 
   /** Ctrl-C during a turn: cancels it. */
@@ -95,36 +102,85 @@ export class Chat {
     this.turnAbort?.abort();
   }
 
-  /** Runs `prompt` as the next turn; never throws (a failure is shown and the chat goes on). */
-  async turn(prompt: string, model = this.model): Promise<void> {
+  /**
+   * Runs `work` as a turn runs: the terminal is watched meanwhile and Ctrl-C (at an approval prompt
+   * too) aborts the signal it gets — that work, not the chat. For turns, a prompt command's
+   * expansion (its shell lines), `/compact`, the commands slash commands run.
+   */
+  async cancellable<T>(work: (signal: AbortSignal) => Promise<T>): Promise<T> {
     const controller = new AbortController();
     this.turnAbort = controller;
-    this.watch = this.input.watch(() => controller.abort());
-    const options: AgentRunOptions = {
-      prompt,
-      model,
-      approver: this.approver,
-      yes: this.ctx.globals().yes,
-      sessionAllow: this.allowed,
-      signal: AbortSignal.any([controller.signal, this.ctx.signal]),
-      onText: (delta) => this.text(delta),
-      onEvent: (e, from) => {
-        if (e.type === "model_call" && !this.midLine) this.thinking.show();
-        this.renderer.event(e, from);
-      },
-    };
-    let out: AgentOutcome | undefined;
+    const watch = (this.watch = this.input.watch(() => controller.abort()));
     try {
-      out = this.sessionId && this.exists(this.sessionId) ? await this.runtime.resume(this.sessionId, options) : await this.runtime.start(options);
-    } catch (error) {
-      this.renderer.notice(errorMessage(error), "error");
+      return await work(AbortSignal.any([controller.signal, this.ctx.signal]));
     } finally {
-      this.watch.stop();
+      // a question open past the work (a server's elicitation) still reads the terminal
+      watch.stop(this.screen.holding);
       this.watch = undefined;
       this.turnAbort = undefined;
     }
+  }
+
+  /**
+   * Runs `prompt` as the next turn; never throws (a failure is shown and the chat goes on). When the
+   * session waits for an approval (see `settleWaiting`), that is asked first, and the prompt is sent
+   * only once the session no longer waits.
+   */
+  async turn(prompt: string, model = this.model): Promise<void> {
+    if (!(await this.settleWaiting())) return this.renderer.notice("Your prompt was not sent (↑ brings it back).", "warn");
+    const id = this.sessionId;
+    await this.running((options) =>
+      id && this.exists(id) ? this.runtime.resume(id, { ...options, prompt, model }) : this.runtime.start({ ...options, prompt, model }),
+    );
+  }
+
+  /**
+   * When the current session waits for an approval — it paused in a run that had no terminal to ask
+   * on (`keel run` in a script) — shows the call exactly and asks about it inline, as approvals in a
+   * turn are asked, then continues that turn with the answer (as `keel sessions approve|reject`
+   * would). Resolves false when the session still waits (Ctrl-C at the question) or the continued turn
+   * did not end (cancelled, paused again); true otherwise. Never throws.
+   */
+  async settleWaiting(): Promise<boolean> {
+    const id = this.sessionId;
+    if (!id || !this.exists(id)) return true;
+    const request = await waitingApproval(this.host, id);
+    if (!request) return true;
+    let answer: ApprovalAnswer;
+    try {
+      answer = await this.cancellable((signal) => this.approver.approve(request, signal));
+    } catch {
+      this.renderer.notice(`Not answered: session ${id} still waits for that approval; your next prompt asks again.`, "warn");
+      return false;
+    }
+    if (answer === "always") this.allowed.add(request.resolvedTool);
+    const out = await this.running((options) => this.runtime.decide(id, answer === "no" ? "reject" : "approve", options));
+    return out !== undefined && out.reason !== "cancelled" && out.reason !== "awaiting_approval";
+  }
+
+  /** Runs one turn of the agent under `cancellable`, drawing it as it goes and its status line after; a failure is shown. */
+  private async running(run: (options: AgentRunOptions) => Promise<AgentOutcome>): Promise<AgentOutcome | undefined> {
+    let out: AgentOutcome | undefined;
+    try {
+      out = await this.cancellable((signal) =>
+        run({
+          approver: this.approver,
+          yes: this.ctx.globals().yes,
+          sessionAllow: this.allowed,
+          signal,
+          onText: (delta) => this.text(delta),
+          onEvent: (e, from) => {
+            if (e.type === "model_call" && !this.midLine && !this.screen.holding) this.thinking.show();
+            this.renderer.event(e, from);
+          },
+        }),
+      );
+    } catch (error) {
+      this.renderer.notice(errorMessage(error), "error");
+    }
     this.endLine();
     if (out) this.finish(out);
+    return out;
   }
 
   /** Whether session `id` exists in this workspace. */
@@ -135,7 +191,7 @@ export class Chat {
   /** Ends a partial line of streamed answer text. */
   endLine(): void {
     this.thinking.hide();
-    if (this.midLine) this.ctx.io.stdout.write("\n");
+    if (this.midLine) this.screen.write("\n");
     this.midLine = false;
   }
 
@@ -143,7 +199,7 @@ export class Chat {
     if (delta === "") return;
     this.thinking.hide();
     this.midLine = !delta.endsWith("\n");
-    this.ctx.io.stdout.write(terminalText(delta));
+    this.screen.write(terminalText(delta));
   }
 
   private finish(out: AgentOutcome): void {
@@ -160,7 +216,7 @@ export class Chat {
     this.turns.push(cost);
     if (out.reason === "cancelled") this.renderer.notice(`Turn cancelled. Session ${out.sessionId} is saved; your next prompt continues it.`, "warn");
     else if (out.message) this.renderer.notice(out.message, out.ok ? "info" : "warn");
-    this.ctx.io.stdout.write(
+    this.screen.write(
       this.c.dim(
         `[session ${out.sessionId} · ${out.reason} · ${cost.modelCalls} model calls, ${cost.toolCalls} tool calls · ${cost.inputTokens} in / ${cost.outputTokens} out tokens]`,
       ) + "\n",

@@ -15,14 +15,9 @@ interface SlashCommand {
 /** Runs `keel ARGV…` in this process (output to the terminal; Ctrl-C cancels it, not the chat), saying so when it is not available. */
 async function cli(chat: Chat, argv: string[]): Promise<void> {
   chat.endLine();
-  if (!chat.ctx.runCli) return chat.say(`Run \`keel ${argv.join(" ")}\` in a shell (not available inside this chat).`);
-  const controller = new AbortController();
-  const watch = chat.input.watch(() => controller.abort());
-  try {
-    await chat.ctx.runCli(argv, controller.signal);
-  } finally {
-    watch.stop();
-  }
+  const runCli = chat.ctx.runCli;
+  if (!runCli) return chat.say(`Run \`keel ${argv.join(" ")}\` in a shell (not available inside this chat).`);
+  await chat.cancellable((signal) => runCli(argv, signal));
 }
 
 const COMMANDS: SlashCommand[] = [
@@ -47,13 +42,16 @@ const COMMANDS: SlashCommand[] = [
 ];
 
 /**
- * Handles a line that starts with `/`: a built-in command, else a prompt command of that name run
+ * Handles a line that starts with `/`: a built-in command (its name in any case), else a prompt command of that name run
  * as a turn (as `keel run "/name args"` does), else a suggestion of the closest command. Resolves
  * to false when the chat should end. Never throws: failures are shown.
  */
 export async function runSlash(chat: Chat, line: string): Promise<boolean> {
   const [, name = "", args = ""] = /^\/(\S*)\s*([\s\S]*)$/.exec(line.trim()) ?? [];
-  const command = COMMANDS.find((c) => c.name === name) ?? (name === "quit" ? COMMANDS.find((c) => c.name === "exit") : undefined);
+  // Built-in names in any case: prompt commands are found case-insensitively, so a repository's
+  // .claude/commands/exit.md would otherwise answer /EXIT (as a prompt sent in your name) instead of leaving.
+  const lower = name.toLowerCase();
+  const command = COMMANDS.find((c) => c.name === lower) ?? (lower === "quit" ? COMMANDS.find((c) => c.name === "exit") : undefined);
   try {
     if (command) return (await command.run(chat, args.trim())) !== false;
     if (name && (await promptCommand(chat, name, args))) return true;
@@ -91,23 +89,34 @@ async function runNamed(chat: Chat, args: string): Promise<void> {
   await cli(chat, ["workflow", "run", name, ...pairs.flatMap((p) => ["--arg", p])]);
 }
 
-/** Expands `/name args` as a prompt command and runs it as a turn; false when there is no such command. */
+/**
+ * Expands `/name args` as a prompt command and runs it as a turn; false when there is no such command.
+ * Ctrl-C while it expands (its shell lines run) cancels it, not the chat: nothing is sent.
+ */
 async function promptCommand(chat: Chat, name: string, args: string): Promise<boolean> {
   const service = chat.host.service("prompt-commands");
-  const expanded = await service?.expand(`/${name}${args ? ` ${args}` : ""}`, {
-    approver: chat.approver,
-    yes: chat.ctx.globals().yes,
-    signal: chat.ctx.signal,
-    origin: "cli",
-  });
+  if (!service) return false;
+  const { expanded, cancelled } = await chat.cancellable(async (signal) => ({
+    expanded: await service.expand(`/${name}${args ? ` ${args}` : ""}`, { approver: chat.approver, yes: chat.ctx.globals().yes, signal, origin: "cli" }),
+    cancelled: signal.aborted,
+  }));
   if (!expanded) return false;
-  await chat.turn(expanded.prompt, expanded.model ?? chat.model);
+  if (cancelled) chat.renderer.notice(`/${name} cancelled: nothing was sent.`, "warn");
+  else await chat.turn(expanded.prompt, expanded.model ?? chat.model);
   return true;
 }
 
 async function compact(chat: Chat): Promise<void> {
-  if (!chat.sessionId) return chat.say("Nothing to compact yet: no session in this chat.");
-  const removed = await chat.runtime.compact(chat.sessionId, { signal: chat.ctx.signal, model: chat.model });
+  const id = chat.sessionId;
+  if (!id) return chat.say("Nothing to compact yet: no session in this chat.");
+  // Ctrl-C stops the summary: the history stays as it was
+  const removed = await chat.cancellable((signal) =>
+    chat.runtime.compact(id, { signal, model: chat.model }).catch((error: unknown) => {
+      if (signal.aborted) return undefined;
+      throw error;
+    }),
+  );
+  if (removed === undefined) return chat.renderer.notice("/compact cancelled: the history is unchanged.", "warn");
   chat.say(removed ? `Compacted: ${removed} older messages are now one summary.` : "Nothing to compact: the history is already short.");
 }
 
@@ -117,6 +126,8 @@ async function resume(chat: Chat, id: string): Promise<void> {
   const state = await readSessionState(chat.host.workspace.stateDir, id);
   chat.use(id, state.usage);
   chat.say(`Session ${id} (${state.title || "untitled"}, ${state.messages.length} messages): the next prompt continues it.`);
+  // one that paused for an approval asks it now
+  await chat.settleWaiting();
 }
 
 function costText(chat: Chat): string {

@@ -10,6 +10,7 @@ import { ThinkingIndicator } from "../thinking-indicator.js";
 import { useColor } from "../palette.js";
 import { terminalText } from "../terminal-text.js";
 import { ttyApprover } from "../tty-approver.js";
+import { waitingApproval } from "../waiting-approval.js";
 
 /** Options of `keel run`. */
 export interface RunCommandOptions {
@@ -38,6 +39,12 @@ export async function runCommand(ctx: CliContext, prompt: string | undefined, op
     // `/name args`: a prompt command (Claude Code, Gemini CLI) expanded into its text
     const expanded = !opts.resume && prompt ? await expandCommand(ctx, host, prompt, base) : undefined;
     const common: AgentRunOptions = { ...base, prompt: expanded?.prompt ?? prompt, model: opts.model ?? expanded?.model, maxSteps: opts.maxSteps };
+    // On a terminal, a session that paused for an approval is asked about first; the prompt follows once the paused turn ends with an answer.
+    const decided = opts.resume ? await settleWaiting(runtime, opts.resume, base) : undefined;
+    if (decided && (!prompt?.trim() || decided.reason !== "answer")) {
+      endLine();
+      return report(ctx, decided, "");
+    }
     const out = opts.resume
       ? await runtime.resume(opts.resume, common)
       : await runtime.start({
@@ -62,6 +69,20 @@ async function expandCommand(ctx: CliContext, host: Host, prompt: string, base: 
   const expanded = await host.service("prompt-commands")?.expand(prompt, { yes: base.yes, approver: base.approver, signal: base.signal, origin: "cli" });
   if (!expanded) ctx.io.stderr.write(`keel: no command named /${name} (keel workflow list shows the commands); the prompt is sent as typed.\n`);
   return expanded;
+}
+
+/**
+ * When session `id` waits for an approval and this run can ask (a terminal, no `--yes`): shows the
+ * waiting call exactly, asks it, and continues the paused turn with the answer, as `keel sessions
+ * approve|reject` would; its outcome. Undefined when there is nothing to ask (the runtime then says
+ * how to decide it). Ctrl-C at the question cancels the run.
+ */
+async function settleWaiting(runtime: AgentRuntime, id: string, base: AgentRunOptions): Promise<AgentOutcome | undefined> {
+  if (!base.approver) return undefined;
+  const request = await waitingApproval(runtime.host, id);
+  if (!request) return undefined;
+  const answer = await base.approver.approve(request, base.signal ?? new AbortController().signal);
+  return runtime.decide(id, answer === "no" ? "reject" : "approve", base);
 }
 
 /** `keel sessions approve|reject ID`: decides the paused call and continues the run. */
@@ -96,7 +117,7 @@ async function withAgent(ctx: CliContext, fn: (runtime: AgentRuntime, base: Agen
       };
   const activity = g.json
     ? undefined
-    : new ActivityRenderer(stderr, { color: useColor(stderr, ctx.io.env), width: (stderr as { columns?: number }).columns, beforeLine: endLine });
+    : new ActivityRenderer(stderr, { color: useColor(stderr, ctx.io.env), width: () => (stderr as { columns?: number }).columns, beforeLine: endLine });
   await ctx.withHost(
     async (host) => {
       // Config keel ignored or could not use (untrusted keys, unknown keys, code config files) is said before the run.
