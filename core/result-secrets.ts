@@ -85,8 +85,14 @@ export class ResultSecrets {
   /** The redactor for the secrets known now, or undefined when there are none (nothing to do). */
   redactor(): ResultRedactor | undefined {
     this.fixed ??= new Set([...environmentSecrets(this.env), ...this.added]);
-    const dynamic = this.sources.length ? strongSecrets(this.sources.flatMap((s) => s())) : [];
-    const key = dynamic.join("\0");
+    // Asked on every call: nothing is allocated while the sources report nothing (the common case).
+    let reported: string[] | undefined;
+    for (const source of this.sources) {
+      const values = source();
+      if (values.length) (reported ??= []).push(...values);
+    }
+    const dynamic = reported ? strongSecrets(reported) : [];
+    const key = dynamic.length ? dynamic.join("\0") : "";
     if (this.cached?.key === key) return this.cached.redactor;
     const all = [...new Set([...this.fixed, ...dynamic])];
     this.cached = { key, redactor: all.length ? makeRedactor(all) : undefined };

@@ -95,7 +95,14 @@ export function mcpRuntime(options: McpRuntimeOptions = {}): KeelPlugin {
         host.provide(MCP_SERVICE, manager);
         const servers = manager;
         // Tool results (of every tool, not only this server's) hide the credentials of the servers that may start.
-        host.resultSecrets.addSource(() => servers.connections.filter((c) => servers.isTrusted(c)).flatMap((c) => c.credentials));
+        host.resultSecrets.addSource(() => {
+          let found: string[] | undefined;
+          for (const c of servers.connections) {
+            const credentials = c.credentials;
+            if (credentials.length && servers.isTrusted(c)) (found ??= []).push(...credentials);
+          }
+          return found ?? [];
+        });
         host.hooks.unknownTool.tap(PLUGIN_NAME, ({ name }) => servers.explainUnknown(name));
         // Servers' `instructions` (untrusted, labelled by server) join the system prompt: `keel run`, `keel context`.
         // Tapped only when there are servers, so workspaces without MCP keep their hooks as they were.
