@@ -14,6 +14,22 @@ describe("which command lines open the interactive session", () => {
     expect(chatArgv(["run", "--resume", "s-1"], true)).toEqual(["run", "--resume", "s-1"]);
   });
 
+  it("keel --model M opens the interactive session with that model (chat's own option), on a terminal or not", async () => {
+    expect(chatArgv(["--model", "m1"], true)).toEqual(["chat", "--model", "m1"]);
+    expect(chatArgv(["--yes", "--model=m1"], true)).toEqual(["--yes", "chat", "--model=m1"]);
+    expect(chatArgv(["--model", "m1", "--resume", "s-1"], false)).toEqual(["chat", "--resume", "s-1", "--model", "m1"]);
+    expect(chatArgv(["run", "--model", "m1", "x"], true)).toEqual(["run", "--model", "m1", "x"]);
+    const ws = makeWorkspace();
+    try {
+      const r = await runKeel(["--model", "m1"], { cwd: ws.root, env: ws.env });
+      expect(r.exitCode).toBe(2);
+      expect(r.stderr).toContain("keel chat needs a terminal");
+      expect(r.stderr).not.toContain("unknown option");
+    } finally {
+      ws.cleanup();
+    }
+  });
+
   it("keel without a terminal still prints help and exits 0; keel chat without one says to use keel run (exit 2)", async () => {
     const ws = makeWorkspace();
     try {
