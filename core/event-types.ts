@@ -77,6 +77,15 @@ export interface ToolPermissionEvent extends CallFields {
 }
 
 /**
+ * An `ask` is put to a person (a terminal, an embedding program's approver) and keel waits for the answer;
+ * written to disk first, so a resumed session whose process died meanwhile asks again instead of calling the
+ * call's outcome unknown. Followed by `tool_execute` (approved) or `tool_permission` (refused).
+ */
+export interface ApprovalAskedEvent extends CallFields {
+  type: "approval_asked";
+}
+
+/**
  * The call passed every check and the tool starts (side effects possible from here). One line
  * records the checks: `steps` names them in order, the other fields are what each decided.
  */
@@ -217,7 +226,15 @@ export type McpEvent = McpProgressEvent | McpElicitationEvent | McpLogEvent | Mc
  * that refused the call, then `tool_observation`.
  */
 export type PipelineEvent =
-  ToolIntentEvent | ToolLookupEvent | ToolVisibilityEvent | ToolValidateEvent | ToolHookEvent | ToolPermissionEvent | ToolExecuteEvent | ToolObservationEvent;
+  | ToolIntentEvent
+  | ToolLookupEvent
+  | ToolVisibilityEvent
+  | ToolValidateEvent
+  | ToolHookEvent
+  | ToolPermissionEvent
+  | ApprovalAskedEvent
+  | ToolExecuteEvent
+  | ToolObservationEvent;
 
 /** Any event without its timestamp, as passed to `EventSink.emit` (the sink adds `ts`). */
 export type EventBody = PipelineEvent | HookErrorEvent | CommandHookEvent | StateErrorEvent | McpEvent | SessionEvent;

@@ -67,6 +67,13 @@ async function askApprover(host: Host, call: AskedCall): Promise<AskSettlement> 
       },
     };
   }
+  // On disk before anyone is asked: a process killed while waiting leaves a call a resume asks about again (crash-recovery.ts).
+  events.emit({ type: "approval_asked", callId, tool: calledAs });
+  try {
+    events.flush();
+  } catch {
+    // kept pending: the question is asked all the same (the record only helps a resume after a crash)
+  }
   if (host.hooks.notification.taps.length !== 0)
     await host.hooks.notification
       .promise({ host, sessionId: run.sessionId, cwd, events: run.events, message: `keel needs your permission to use ${calledAs}`, kind: "permission_prompt" })

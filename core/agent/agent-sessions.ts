@@ -9,7 +9,7 @@ import { acquireSessionLock } from "../session/session-lock.js";
 import { newSessionId, sessionPaths } from "../session/session-paths.js";
 import { createSessionFiles, initialState, loadSessionState, readSessionMeta, readSessionState } from "../session/session-store.js";
 import { notSealedMessage, SessionSeals } from "../session/session-seal.js";
-import type { SessionMeta, SessionState } from "../session/session-types.js";
+import type { SessionMeta, SessionState, SessionStatus } from "../session/session-types.js";
 import { ActiveSession, isPinned } from "./active-session.js";
 import type { AgentOutcome, AgentRunOptions } from "./agent-runtime.js";
 import type { AgentSettings } from "./agent-settings.js";
@@ -103,18 +103,21 @@ export class AgentSessions implements AgentService {
   async resume(id: string, opts: AgentRunOptions): Promise<AgentOutcome> {
     const s = await this.open(id, opts);
     const prompt = opts.prompt?.trim();
+    const waiting = () => {
+      const call = s.state.pending?.calls.find((c) => c.status === "awaiting_approval");
+      return new UsageError(
+        `Session ${id} is waiting for approval of ${call?.name ?? "a tool call"}: run \`keel sessions approve ${id}\` or \`keel sessions reject ${id}\` first.`,
+      );
+    };
     try {
-      if (s.state.status === "awaiting_approval") {
-        const call = s.state.pending?.calls.find((c) => c.status === "awaiting_approval");
-        throw new UsageError(
-          `Session ${id} is waiting for approval of ${call?.name ?? "a tool call"}: run \`keel sessions approve ${id}\` or \`keel sessions reject ${id}\` first.`,
-        );
-      }
+      if (s.state.status === "awaiting_approval") throw waiting();
       let recovered = false;
       // a dead writer (status still running), or a turn that stopped with tool calls unanswered
       if (s.state.status === "running" || s.state.pending) {
         await recoverCrashedTurn(s);
         recovered = true;
+        // it died while a person was asked: that call waits again (crash-recovery.ts)
+        if ((s.state.status as SessionStatus) === "awaiting_approval") throw waiting();
       }
       const last = s.state.messages[s.state.messages.length - 1];
       const queued = existsSync(s.paths.queue) && statSync(s.paths.queue).size > 3;

@@ -1,7 +1,7 @@
 import { readEvents } from "../events.js";
-import type { PendingTurn } from "../session/session-types.js";
+import type { PendingCall, PendingTurn } from "../session/session-types.js";
 import type { Observation } from "../types.js";
-import type { ActiveSession } from "./active-session.js";
+import type { ActiveSession, SessionEventFields } from "./active-session.js";
 import { observationText } from "./tool-guidance.js";
 import { answerUnrun, TOO_MANY_CALLS } from "./unrun-calls.js";
 
@@ -9,12 +9,14 @@ import { answerUnrun, TOO_MANY_CALLS } from "./unrun-calls.js";
  * Recovers a session whose previous process died mid-turn (status still `running`):
  * records the interrupted turn and a `recovery` event, and gives every pending tool call
  * without a recorded outcome an observation saying its outcome is unknown. Never re-executes.
- * Returns the ids of those calls.
+ * A call whose last record is `approval_asked` (the process died while a person was asked) was
+ * never run: the session waits for its approval again (`awaiting_approval`, as a paused turn),
+ * the calls after it still queued. Returns the ids of the calls given an unknown outcome.
  */
 export async function recoverCrashedTurn(s: ActiveSession): Promise<string[]> {
   const pending = s.state.pending ?? unanswered(s);
   const unknown = pending ? pending.calls.filter((c) => c.status !== "done") : [];
-  const seen = new Map<string, { started: boolean; finished?: { ok: unknown; code: unknown } }>();
+  const seen = new Map<string, { started: boolean; asked?: boolean; finished?: { ok: unknown; code: unknown } }>();
   if (unknown.length) {
     const ids = new Set(unknown.map((c) => c.id));
     // A checkpoint is written only between calls, so every record of an unfinished call follows it.
@@ -25,11 +27,16 @@ export async function recoverCrashedTurn(s: ActiveSession): Promise<string[]> {
       // re-run of a call that first ended with approval_required) supersedes that observation
       if (e.type === "tool_observation") seen.set(id, { started: seen.get(id)?.started ?? false, finished: { ok: e.ok, code: e.code } });
       else if (e.type === "tool_execute") seen.set(id, { started: true });
+      else if (e.type === "approval_asked") seen.set(id, { started: false, asked: true });
       else if (seen.get(id)?.finished) seen.set(id, { started: false });
-      else if (!seen.has(id)) seen.set(id, { started: false });
+      // any other record (a refusal after the question, a new attempt) ends a question
+      else seen.set(id, { started: seen.get(id)?.started ?? false });
     }
   }
-  for (const call of unknown) {
+  // A call put to a person when the process died never ran: it waits again, the calls after it stay queued.
+  const asked = unknown.findIndex((c) => seen.get(c.id)?.asked === true);
+  const settled = asked < 0 ? unknown : unknown.slice(0, asked);
+  for (const call of settled) {
     const info = seen.get(call.id);
     const what = info?.finished
       ? `it finished (ok=${String(info.finished.ok)}, code=${String(info.finished.code)}) but its output was lost`
@@ -52,21 +59,44 @@ export async function recoverCrashedTurn(s: ActiveSession): Promise<string[]> {
     call.status = "done";
     s.addMessage({ role: "tool", toolCallId: call.id, name: call.name, content: observationText(observation) });
   }
+  const recovery = {
+    turn: s.state.turn,
+    previousPid: s.state.pid,
+    unknownCalls: settled.map((c) => ({ id: c.id, tool: c.name, started: Boolean(seen.get(c.id)?.started) })),
+  };
+  if (asked >= 0) {
+    await waitAgain(s, pending!, unknown[asked]!, recovery);
+    return settled.map((c) => c.id);
+  }
   // calls of the response keel did not take (past the most of one response) never ran
   answerUnrun(s, TOO_MANY_CALLS);
   if (pending) {
     for (const text of pending.calls.flatMap((c) => (c.guidance ? [c.guidance] : []))) s.addMessage({ role: "user", kind: "guidance", content: text });
   }
   s.state.pending = null;
-  s.emit("recovery", {
-    turn: s.state.turn,
-    previousPid: s.state.pid,
-    unknownCalls: unknown.map((c) => ({ id: c.id, tool: c.name, started: Boolean(seen.get(c.id)?.started) })),
-  });
+  s.emit("recovery", recovery);
   s.state.status = "idle";
   s.state.reason = "interrupted";
   await s.save();
   return unknown.map((c) => c.id);
+}
+
+/** The process died while `call` was put to a person: it was not run, and the session waits for its approval again. */
+async function waitAgain(s: ActiveSession, pending: PendingTurn, call: PendingCall, recovery: SessionEventFields<"recovery">): Promise<void> {
+  call.status = "awaiting_approval";
+  s.state.pending = pending;
+  s.emit("recovery", recovery);
+  let input: unknown = call.arguments;
+  try {
+    input = JSON.parse(call.arguments);
+  } catch {
+    // shown as sent
+  }
+  const message = `keel stopped (crash or kill) while asking to run ${call.name}; it was not run. It waits for your approval again.`;
+  s.emit("approval_paused", { callId: call.id, tool: call.name, input, message });
+  s.state.status = "awaiting_approval";
+  s.state.reason = "awaiting_approval";
+  await s.save(true);
 }
 
 /**

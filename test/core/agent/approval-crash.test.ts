@@ -1,0 +1,50 @@
+import { readFileSync } from "node:fs";
+import { afterEach, describe, expect, it } from "vitest";
+import { useOpenAIServer } from "../../helpers/openai-server.js";
+import { KEEL_BIN, runKeel } from "../../helpers/run-cli.js";
+import { makeWorkspace, type TempWorkspace } from "../../helpers/temp-workspace.js";
+import { HAS_TMUX, startTerminal, type Terminal } from "../../helpers/tmux.js";
+
+const server = useOpenAIServer();
+let ws: TempWorkspace | undefined;
+let term: Terminal | undefined;
+afterEach(() => {
+  term?.close();
+  term = undefined;
+  ws?.cleanup();
+  ws = undefined;
+});
+
+describe.skipIf(!HAS_TMUX)("keel killed while asking a person to approve a call (real CLI on a terminal)", () => {
+  it("the resumed session waits for that approval again, and approving it runs the call once", async () => {
+    ws = makeWorkspace({}, { git: true });
+    ws.writeUserConfig({ model: { name: "m", baseUrl: server.baseUrl } });
+    server.push({ toolCalls: [{ id: "c1", name: "bash", arguments: { command: "echo once >> ran.txt" } }] });
+    term = startTerminal([process.execPath, KEEL_BIN, "run", "--session", "s-asked", "append a line"], { cwd: ws.root, env: ws.env });
+    await term.waitFor("Allow?");
+    // the process that asks, killed without a chance to record anything more
+    const lock = JSON.parse(readFileSync(ws.path(".keel/sessions/s-asked/writer.lock"), "utf8")) as { pid: number };
+    process.kill(lock.pid, "SIGKILL");
+    // gone before the next process opens the session (a live writer holds its lock)
+    for (let i = 0; i < 600 && alive(lock.pid); i++) await new Promise((r) => setTimeout(r, 50));
+    expect(alive(lock.pid)).toBe(false);
+    const resumed = await runKeel(["--json", "run", "--resume", "s-asked"], { cwd: ws.root, env: ws.env });
+    expect(resumed.exitCode, resumed.stdout).toBe(2);
+    expect(resumed.json().error.message).toContain("Session s-asked is waiting for approval of bash");
+    expect(ws.exists("ran.txt")).toBe(false);
+    server.push({ text: "Appended." });
+    const approved = await runKeel(["--json", "sessions", "approve", "s-asked"], { cwd: ws.root, env: ws.env });
+    expect(approved.exitCode, approved.stderr).toBe(0);
+    expect(approved.json()).toMatchObject({ reason: "answer", text: "Appended." });
+    expect(ws.read("ran.txt")).toBe("once\n");
+  });
+});
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
