@@ -166,6 +166,10 @@ function occurrences(text: string): number {
   return n;
 }
 
-function hiddenSecretsNote(count: number): string {
-  return `[keel hid ${count === 1 ? "a secret value" : `${count} secret values`} as ${REDACTED} (a credential from your environment or configuration). Do not write ${REDACTED} back into a file: edit around it.]`;
+/** How the note `hiddenSecretsNote` makes begins. */
+export const HIDDEN_NOTE_START = "[keel hid ";
+
+/** The note keel adds to a result's text when it hid `count` secrets in it. */
+export function hiddenSecretsNote(count: number): string {
+  return `${HIDDEN_NOTE_START}${count === 1 ? "a secret value" : `${count} secret values`} as ${REDACTED} (a credential from your environment or configuration). Do not write ${REDACTED} back into a file: edit around it.]`;
 }

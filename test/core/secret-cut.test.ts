@@ -1,3 +1,5 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { runKeel } from "../helpers/run-cli.js";
 import { makeWorkspace, type TempWorkspace } from "../helpers/temp-workspace.js";
@@ -33,5 +35,23 @@ describe("a secret a tool cuts through is hidden whole, not shown in part", () =
     expect(obs.ok, run.stdout).toBe(true);
     expect(obs.content).toContain("config.min.json:1:");
     expect(run.stdout).not.toContain(PREFIX);
+  });
+});
+
+describe("binary output kept as an artifact hides your credentials too", () => {
+  it("bash printing a token next to a NUL byte saves the artifact with *** in its place", async () => {
+    ws = makeWorkspace({ "pairs.bin": `GITHUB_TOKEN=${TOKEN}\0MODE=x\0` });
+    const env = { ...ws.env, GITHUB_TOKEN: TOKEN };
+    const run = await runKeel(["--yes", "--json", "call", "bash", "--input", JSON.stringify({ command: "cat pairs.bin" })], { cwd: ws.root, env });
+    const obs = run.json();
+    expect(obs.ok, run.stdout).toBe(true);
+    expect(obs.content).toContain("stdout is binary");
+    expect(obs.content).toMatch(/keel hid a secret value as \*\*\*/);
+    const saved = readdirSync(ws.path(".keel"), { recursive: true, withFileTypes: true })
+      .filter((e) => e.isFile())
+      .map((e) => readFileSync(join(e.parentPath, e.name), "latin1"))
+      .join("\n");
+    expect(saved).toContain("GITHUB_TOKEN=***\0MODE=x\0");
+    expect(saved).not.toContain(TOKEN);
   });
 });
