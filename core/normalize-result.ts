@@ -1,6 +1,6 @@
 import { extensionFor } from "./artifacts.js";
 import type { Host } from "./host.js";
-import { hideSecrets } from "./result-secrets.js";
+import { HIDDEN_NOTE_START, hiddenSecretsNote, hideSecrets } from "./result-secrets.js";
 import { looksBinary, truncateMiddle } from "./truncate.js";
 import type { ArtifactRef, ToolDefinition, ToolResult } from "./types.js";
 
@@ -42,12 +42,17 @@ export function normalizeResult(host: Host, tool: ToolDefinition, callId: string
   const binary = result.binary;
   if (binary && binary.length) {
     const notes: string[] = [];
+    let hidden = 0;
     for (const [i, part] of binary.entries()) {
-      const ref = host.artifacts.write(callId, `${part.kind ?? "binary"}-${i}`, part.data, extensionFor(part.mimeType), part.mimeType);
+      // Saved bytes hide the secrets too (a command printing a token next to a NUL byte): read as latin1, each byte one character.
+      const bytes = redactor ? hideInBytes(redactor.text, part.data) : part.data;
+      if (bytes !== part.data) hidden++;
+      const ref = host.artifacts.write(callId, `${part.kind ?? "binary"}-${i}`, bytes, extensionFor(part.mimeType), part.mimeType);
       artifacts.push({ ...ref, kind: part.kind ?? "binary" });
-      notes.push(`[${part.kind ?? "binary"} ${part.mimeType}, ${part.data.length} bytes, saved to ${ref.path}]`);
+      notes.push(`[${part.kind ?? "binary"} ${part.mimeType}, ${bytes.length} bytes, saved to ${ref.path}]`);
     }
     if (looksBinary(content)) content = binaryOutput(host, callId, content, artifacts);
+    if (hidden && !content.includes(HIDDEN_NOTE_START)) notes.push(hiddenSecretsNote(hidden));
     content = content ? `${content}\n${notes.join("\n")}` : notes.join("\n");
   } else if (looksBinary(content)) {
     content = binaryOutput(host, callId, content, artifacts);
@@ -62,6 +67,13 @@ export function normalizeResult(host: Host, tool: ToolDefinition, callId: string
     code: result.code,
     ...(result.phase !== undefined && result.ok === false ? { phase: result.phase } : {}),
   };
+}
+
+/** `bytes` with the secrets `hide` finds replaced (ASCII secrets: the bytes are read as latin1), or `bytes` itself when it holds none. */
+function hideInBytes(hide: (text: string) => string, bytes: Buffer): Buffer {
+  const text = bytes.toString("latin1");
+  const hidden = hide(text);
+  return hidden === text ? bytes : Buffer.from(hidden, "latin1");
 }
 
 /** Keeps binary-looking text as an artifact and returns the note that replaces it. */

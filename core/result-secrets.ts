@@ -28,16 +28,44 @@ export function strongSecrets(values: readonly (string | undefined)[]): string[]
 /**
  * The credentials in an environment: the values of its variables that look secret in keel's one vocabulary
  * (`looksSecret`: `GITHUB_TOKEN`, `OPENAI_API_KEY`, `DATABASE_URL` with a password, a `ghp_…` value under any
- * name), with a URL's password, a `Bearer` token or a connection string's key also on their own; strong ones only
+ * name), with a URL's password (not its user name, see `urlCredentials`), a `Bearer` token or a connection string's key also on their own; strong ones only
  * (`strongSecrets`). Never throws.
  */
 export function environmentSecrets(env: NodeJS.ProcessEnv): string[] {
   const found: string[] = [];
   for (const [name, value] of Object.entries(env)) {
     if (value === undefined || !looksSecret(name, value)) continue;
-    found.push(value, ...secretShapesIn(value), ...urlSecrets(/^[a-z][a-z0-9+.-]*:\/\//i.test(value) ? value : undefined));
+    found.push(value, ...secretShapesIn(value), ...urlCredentials(value));
   }
   return strongSecrets(found);
+}
+
+/**
+ * The credentials in `value` when it is a URL (`urlSecrets`), without the user name of one that has a password: in
+ * `postgres://app_user:pw@db/app` the name is the public half (it is in every migration's `GRANT … TO app_user`,
+ * which would read `TO ***`); in `https://TOKEN@host` it is the credential and stays.
+ */
+function urlCredentials(value: string): string[] {
+  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(value)) return [];
+  const found = urlSecrets(value);
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return found;
+  }
+  if (!url.password || !url.username) return found;
+  const name = new Set([url.username, safeDecode(url.username)]);
+  const kept = new Set([url.password, safeDecode(url.password)]);
+  return found.filter((s) => !name.has(s) || kept.has(s));
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
 }
 
 /** What hides secrets in one result: its text and its structured data. */
@@ -144,6 +172,10 @@ function occurrences(text: string): number {
   return n;
 }
 
-function hiddenSecretsNote(count: number): string {
-  return `[keel hid ${count === 1 ? "a secret value" : `${count} secret values`} as ${REDACTED} (a credential from your environment or configuration). Do not write ${REDACTED} back into a file: edit around it.]`;
+/** How the note `hiddenSecretsNote` makes begins. */
+export const HIDDEN_NOTE_START = "[keel hid ";
+
+/** The note keel adds to a result's text when it hid `count` secrets in it. */
+export function hiddenSecretsNote(count: number): string {
+  return `${HIDDEN_NOTE_START}${count === 1 ? "a secret value" : `${count} secret values`} as ${REDACTED} (a credential from your environment or configuration). Do not write ${REDACTED} back into a file: edit around it.]`;
 }

@@ -107,12 +107,11 @@ export async function loadInstructions(places: InstructionPlaces): Promise<Instr
     if (refused) return void out.notes.push(`${shown}: not loaded (${refused} keeps it from the model)`);
     let read: { text: string; truncated: boolean };
     try {
-      read = await readBounded(root, real, shown);
+      read = await readBounded(root, real, shown, places.redact);
     } catch (error) {
       return void out.notes.push(`${shown}: not loaded (${errorMessage(error)})`);
     }
-    const { truncated } = read;
-    const text = places.redact ? places.redact(read.text) : read.text;
+    const { text, truncated } = read;
     out.files.push({ path: real, shown, level, text, importedFrom, ...(from ? { source: from.source } : {}), truncated, tokens: estimateText(text) });
     // CLAUDE.md / GEMINI.md import, and so do the files they import (recursively)
     if (!importedFrom && !IMPORTING.has(basenameOf(abs))) return;
@@ -179,7 +178,8 @@ function importsOf(text: string): string[] {
   return refs;
 }
 
-async function readBounded(root: string, real: string, shown: string): Promise<{ text: string; truncated: boolean }> {
+/** The start of the file (MAX_INSTRUCTION_CHARS), with `redact` applied before the cut: a cut through a secret would show its start. */
+async function readBounded(root: string, real: string, shown: string, redact?: (text: string) => string): Promise<{ text: string; truncated: boolean }> {
   const handle = await openFileInside(root, real, shown);
   try {
     const st = await handle.stat();
@@ -187,10 +187,11 @@ async function readBounded(root: string, real: string, shown: string): Promise<{
     // UTF-8 takes at most 4 bytes a character: read enough for MAX_INSTRUCTION_CHARS, then cut by characters
     const buf = Buffer.alloc(Math.min(st.size, MAX_INSTRUCTION_CHARS * 4));
     const { bytesRead } = await handle.read(buf, 0, buf.length, 0);
-    const full = buf
+    const decoded = buf
       .subarray(0, bytesRead)
       .toString("utf8")
       .replace(/^\uFEFF/, "");
+    const full = redact ? redact(decoded) : decoded;
     const truncated = full.length > MAX_INSTRUCTION_CHARS || st.size > buf.length;
     return { text: truncated ? full.slice(0, MAX_INSTRUCTION_CHARS) : full, truncated };
   } finally {

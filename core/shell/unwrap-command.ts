@@ -194,11 +194,9 @@ export function unwrapCommand(argv: string[], literal: boolean[], sink: UnwrapSi
     return rest[1] !== undefined && restLiteral[1] ? sink.script(rest[1]) : sink.unresolved("`flock -c` with a script that is not literal");
   if (restLiteral[0] === false) return sink.unresolved(`\`${name}\` runs a command whose name is not literal`);
   sink.command(rest);
-  // `watch rm x` runs its words joined, with `sh -c`.
-  if (name === "watch") {
-    if (restLiteral.every(Boolean)) sink.script(rest.join(" "));
-    else sink.unresolved("`watch` of a command that is not literal");
-  }
+  // `watch rm x` runs its words joined, with `sh -c`: that script is what runs, and parsing it unwraps what it runs.
+  // Not unwrapped as words too: each `watch` would double the work (`watch watch … true`, 2^n commands, ran out of memory).
+  if (name === "watch") return restLiteral.every(Boolean) ? sink.script(rest.join(" ")) : sink.unresolved("`watch` of a command that is not literal");
   if (name !== "xargs") return unwrapCommand(rest, restLiteral.slice(1), sink, depth + 1);
   // xargs appends the words it reads to the command: `… | xargs rm` runs `rm WORDS`, so it must meet `rm *` rules too,
   // and a wrapper it runs takes its command from them (`… | xargs env`, `… | xargs sh -c`): not literal.

@@ -123,7 +123,9 @@ export function bashTool(): ToolDefinition {
       const stderr = decode("stderr", result.stderr);
       const exitCode = result.exitCode ?? null;
       const budget = ctx.host.outputBudget;
-      const cap = (s: string) => truncateMiddle(s, budget, "see the full-output artifact").text;
+      // Secrets are hidden before the cut: a cut through one would show its start or end, which the result's redaction cannot find.
+      const hide = ctx.host.resultSecrets.redactor()?.text;
+      const cap = (s: string) => (s.length > budget ? truncateMiddle(hide ? hide(s) : s, budget, "see the full-output artifact").text : s);
       const data: BashData = {
         exitCode,
         stdout: cap(stdout),

@@ -82,6 +82,7 @@ export function grepTool(): ToolDefinition {
         files = [target];
       }
       const max = input.max_results ?? GREP_DEFAULT_RESULTS;
+      const hide = ctx.host.resultSecrets.redactor()?.text;
       const matches: GrepMatch[] = [];
       let skippedBinary = 0;
       let searched = 0;
@@ -110,7 +111,9 @@ export function grepTool(): ToolDefinition {
                 more = true;
                 return false;
               }
-              const line = raw.replace(/\r$/, "");
+              let line = raw.replace(/\r$/, "");
+              // Secrets are hidden before the cut: a cut through one would show its start, which the result's redaction cannot find.
+              if (line.length > MAX_LINE_CHARS && hide) line = hide(line);
               matches.push({ file, line: lineNo, text: line.length > MAX_LINE_CHARS ? line.slice(0, MAX_LINE_CHARS) + "…" : line });
               return true;
             };

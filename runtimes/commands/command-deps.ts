@@ -4,6 +4,8 @@ import type { RenderDeps } from "./render-command.js";
 
 /** Most bytes of an `@file` included in a command's prompt. */
 const MAX_FILE_BYTES = 256 * 1024;
+/** Read past MAX_FILE_BYTES so that a secret the cut goes through is hidden whole first (longer than any token, a private key included). */
+const SECRET_MARGIN = 8 * 1024;
 
 /**
  * True when a command's shell lines may run at all: it comes from the user level, or the workspace
@@ -53,10 +55,11 @@ export function commandRenderDeps(host: Host, cmd: PromptCommand, run: RunContex
       try {
         const st = await handle.stat();
         if (!st.isFile()) throw new Error("not a regular file");
-        const read = (await readOpened(handle, Math.min(st.size, MAX_FILE_BYTES))).toString("utf8");
-        // what read_file would show: the secrets tool results hide are *** here too
+        // What read_file would show: the secrets tool results hide are *** here too, hidden before the cut (read
+        // SECRET_MARGIN bytes past it), as a cut through one would show its start.
+        const read = (await readOpened(handle, Math.min(st.size, MAX_FILE_BYTES + SECRET_MARGIN))).toString("utf8");
         const text = host.resultSecrets.redactor()?.text(read) ?? read;
-        return st.size > MAX_FILE_BYTES ? `${text}\n[… cut at ${MAX_FILE_BYTES} bytes]` : text;
+        return st.size > MAX_FILE_BYTES ? `${Buffer.from(text).subarray(0, MAX_FILE_BYTES).toString("utf8")}\n[… cut at ${MAX_FILE_BYTES} bytes]` : text;
       } finally {
         await handle.close();
       }

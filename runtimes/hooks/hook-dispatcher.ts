@@ -14,7 +14,7 @@ import {
   type ToolDefinition,
 } from "../../core/index.js";
 import { hookSandboxed, TRUST_HINT, type DeclaredHook } from "./collect-hooks.js";
-import { readVerdict, type HookVerdict } from "./hook-output.js";
+import { readVerdict, verdictWithSecretsHidden, type HookVerdict } from "./hook-output.js";
 import { SANDBOX_CACHE_ENV } from "../mcp/server-sandbox.js";
 import { hookKey, type HookLastOutcome, type HookStateStore } from "./hook-state.js";
 import { runCommandHook } from "./run-command-hook.js";
@@ -205,7 +205,10 @@ export class HookDispatcher {
         : {}),
     });
     const durationMs = Math.round(performance.now() - started);
-    const verdict = readVerdict(result, h.timeoutSec, d.plainStdoutIsContext ?? false);
+    // Your hooks run with your environment: what they say (to the model, the user, .keel) hides its credentials as tool results do.
+    const redactor = this.host.resultSecrets.redactor();
+    const read = readVerdict(result, h.timeoutSec, d.plainStdoutIsContext ?? false);
+    const verdict = redactor ? verdictWithSecretsHidden(read, redactor.text) : read;
     (d.events ?? this.host.events).emit({
       type: "command_hook",
       event: d.event,

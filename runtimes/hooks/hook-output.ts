@@ -66,6 +66,19 @@ export function readVerdict(r: HookProcessResult, timeoutSec: number, plainStdou
   return v;
 }
 
+/**
+ * `v` with `hide` applied to every text it carries (block and stop reasons, permission reason, context, error): the
+ * credentials tool results hide (`host.resultSecrets`) become `***` there too. `updatedInput` (the tool's input) is kept.
+ */
+export function verdictWithSecretsHidden(v: HookVerdict, hide: (text: string) => string): HookVerdict {
+  const out: HookVerdict = { ...v };
+  for (const key of ["block", "stop", "permissionReason", "context", "error"] as const) {
+    const text = v[key];
+    if (text !== undefined) out[key] = hide(text);
+  }
+  return out;
+}
+
 function parseObject(text: string): Record<string, unknown> | undefined {
   try {
     const v = JSON.parse(text) as unknown;

@@ -42,6 +42,27 @@ describe("which values count as secrets in tool results", () => {
   });
 });
 
+describe("a URL's user name is no secret when the URL has a password", () => {
+  it("environmentSecrets keeps postgres://app_user:…'s password and the URL, not app_user; a token as the user name stays", () => {
+    const found = environmentSecrets({
+      DATABASE_URL: "postgres://app_user:pw-9a8b7c6d@db/app",
+      GIT_TOKEN_URL: "https://ghs_tokenAsUser0123456789@git.example.com/r",
+    });
+    expect(found).toContain("pw-9a8b7c6d");
+    expect(found).toContain("postgres://app_user:pw-9a8b7c6d@db/app");
+    expect(found).not.toContain("app_user");
+    expect(found).toContain("ghs_tokenAsUser0123456789");
+  });
+
+  it("read_file of a migration shows the role name of your DATABASE_URL as it is", async () => {
+    ws = makeWorkspace({ "schema.sql": "GRANT SELECT ON accounts TO app_user;\n" });
+    const env = { ...ws.env, DATABASE_URL: "postgres://app_user:pw-9a8b7c6d@db/app" };
+    const run = await runKeel(["--json", "call", "read_file", "--input", JSON.stringify({ path: "schema.sql" })], { cwd: ws.root, env });
+    expect(run.json().content).toContain("TO app_user;");
+    expect(run.json().content).not.toContain("keel hid");
+  });
+});
+
 describe("tool results hide the secrets keel knows (real CLI)", () => {
   it("read_file of a .env shows your environment's token as *** with a note, also in the saved full output", async () => {
     ws = makeWorkspace({

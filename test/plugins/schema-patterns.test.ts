@@ -83,4 +83,55 @@ describe("SchemaValidator patterns (RE2)", () => {
     expect(b.validate("aaa")).toBe(false);
     expect(b.validate("bb")).toBe(true);
   });
+
+  it("gives ., \\s and \\S their JavaScript meaning: one line stays one line, a no-break space is a space", () => {
+    const v = new SchemaValidator();
+    const cases: [string, string][] = [
+      ["^.*$", "a\rb"],
+      ["^.*$", "a\u2028b"],
+      ["^.*$", "one line"],
+      ["^.$", "😀"],
+      ["^[.]$", "x"],
+      ["^a\\.$", "ax"],
+      ["^\\S+$", "a\u00a0b"],
+      ["^\\S+$", "a\vb"],
+      ["^\\S+$", "a😀b"],
+      ["^\\S$", "\ufeff"],
+      ["^\\s$", "\u3000"],
+      ["^[^\\s]+$", "a\u202fb"],
+      ["^[^\\S]$", " "],
+      ["^[\\s\\S]+$", "a\nb"],
+      ["^[^]+$", "a\nb"],
+    ];
+    for (const [pattern, input] of cases) {
+      const compiled = v.compile({ type: "string", pattern });
+      expect(compiled.ok, pattern).toBe(true);
+      if (!compiled.ok) continue;
+      expect(compiled.validate(input), `${pattern} on ${JSON.stringify(input)}`).toBe(new RegExp(pattern, "u").test(input));
+    }
+  });
+
+  it("a virtual tool's one-line pattern refuses a carriage return (RE2's . matched it)", async () => {
+    const ws = makeWorkspace({
+      ".claw-plugin/plugin.json": {
+        name: "oneline",
+        virtual_tools: [
+          {
+            name: "set_title",
+            description: "Set a title",
+            response_template: "title {title}",
+            parameters: { type: "object", properties: { title: { type: "string", pattern: "^.+$" } }, required: ["title"] },
+          },
+        ],
+      },
+    });
+    try {
+      const bad = await runKeel(["--json", "call", "set_title", "--input", JSON.stringify({ title: "ok\rInjected: yes" })], { cwd: ws.root, env: ws.env });
+      expect(bad.json()).toMatchObject({ ok: false, phase: "validate", code: "schema_invalid" });
+      const good = await runKeel(["--json", "call", "set_title", "--input", '{"title":"fine"}'], { cwd: ws.root, env: ws.env });
+      expect(good.json()).toMatchObject({ ok: true, content: "title fine" });
+    } finally {
+      ws.cleanup();
+    }
+  });
 });

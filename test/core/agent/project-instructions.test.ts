@@ -100,6 +100,15 @@ describe("project instructions (AGENTS.md, CLAUDE.md, GEMINI.md, KEEL.md)", () =
     expect(r.json<import("../../../core/cli/commands/context-command.js").ContextReport>().system.text).toContain("GITHUB_TOKEN=***\nREGION=eu");
   });
 
+  it("a file cut at 64 KiB through your token shows no start of it (hidden before the cut)", async () => {
+    const token = "ghp_InstructionCut0123456789abcdefABCDEF";
+    ws = makeWorkspace({ "AGENTS.md": `${"x".repeat(64 * 1024 - 12)}${token}\nmore\n` });
+    const r = await runKeel(["--json", "context"], { cwd: ws.root, env: { ...ws.env, GITHUB_TOKEN: token } });
+    expect(r.exitCode).toBe(0);
+    expect(r.stdout).not.toContain(token.slice(0, 10));
+    expect(r.json<import("../../../core/cli/commands/context-command.js").ContextReport>().system.text).toContain("x***");
+  });
+
   it("a FIFO or a huge file does not hang or flood the prompt", async () => {
     ws = makeWorkspace({ "CLAUDE.md": "x".repeat(200_000) });
     execFileSync("mkfifo", [ws.path("AGENTS.md")]);

@@ -130,6 +130,18 @@ describe("bash rules on parsed commands", () => {
       expect(decide(deny, command).action, command).toBe("ask");
   });
 
+  it("reads a chain of watch once: `watch watch … rm x` costs linear work and still meets deny rules", () => {
+    // Each `watch` was unwrapped twice (its words and its script): 20 of them listed a million commands.
+    const chain = `${"watch ".repeat(20)}true`;
+    const analysis = analyzeShell(chain, unbash);
+    expect(analysis.commands.length).toBeLessThan(100);
+    expect(analysis.unresolved).toContain("commands nested more than 8 levels deep");
+    expect(decide(deny, chain).action).toBe("deny");
+    for (const command of ["watch watch rm x", "watch -n 1 watch 'sudo rm x'", "watch env rm x"])
+      expect(decide(deny, command), command).toMatchObject({ action: "deny", rule: "bash(rm *)" });
+    expect(decide(deny, "watch watch ls").action).toBe("ask");
+  });
+
   it("finds the commands in strings bash runs later: subscripts of names and arithmetic, PS4", () => {
     for (const command of [
       "printf -v 'a[$(rm -rf x)]' v",

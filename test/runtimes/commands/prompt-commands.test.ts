@@ -122,6 +122,18 @@ describe("prompt commands (Claude Code .md, Gemini CLI .toml) run as prompts and
     expect(JSON.stringify(server.requests.at(-1))).not.toContain(token);
   });
 
+  it("@path cut at 256 KiB through your token shows no start of it (hidden before the cut)", async () => {
+    const token = "ghp_CommandAtFileCut0123456789abcdefABCD";
+    ws = makeWorkspace({ ".claude/commands/big.md": "Read @big.txt", "big.txt": `${"x".repeat(256 * 1024 - 12)}${token}\nrest\n` });
+    ws.writeUserConfig({ model: { name: "m", baseUrl: server.baseUrl } });
+    server.push({ text: "ok" });
+    const run = await runKeel(["run", "/big"], { cwd: ws.root, env: { ...ws.env, GITHUB_TOKEN: token } });
+    expect(run.exitCode).toBe(0);
+    expect(lastUserText()).toContain("x***");
+    expect(lastUserText()).toContain("[… cut at 262144 bytes]");
+    expect(JSON.stringify(server.requests.at(-1))).not.toContain(token.slice(0, 10));
+  });
+
   it("@path includes nothing while a plugin blocks read_file (the model could pass @file through workflow_run's arguments)", async () => {
     ws = makeWorkspace({ ".claude/commands/rev.md": "Review $ARGUMENTS", "notes.txt": "private notes" });
     ws.writeUserConfig({ model: { name: "m", baseUrl: server.baseUrl } });

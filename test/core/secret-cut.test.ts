@@ -1,0 +1,57 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { runKeel } from "../helpers/run-cli.js";
+import { makeWorkspace, type TempWorkspace } from "../helpers/temp-workspace.js";
+
+let ws: TempWorkspace | undefined;
+afterEach(() => {
+  ws?.cleanup();
+  ws = undefined;
+});
+
+const TOKEN = "ghp_SecretCutTest0123456789abcdefABCDEFGH";
+/** The start of TOKEN a cut through it would show. */
+const PREFIX = TOKEN.slice(0, 10);
+
+describe("a secret a tool cuts through is hidden whole, not shown in part", () => {
+  it("bash's stdout in the result's data, cut at the output budget, shows no start of your token", async () => {
+    // One line: the head of the cut ends 17 880 characters in (60% of the 30 000 budget less the marker's room).
+    ws = makeWorkspace({ "big.txt": `${"x".repeat(17_860)}${TOKEN}${"y".repeat(40_000)}` });
+    const env = { ...ws.env, GITHUB_TOKEN: TOKEN };
+    const run = await runKeel(["--yes", "--json", "call", "bash", "--input", JSON.stringify({ command: "cat big.txt" })], { cwd: ws.root, env });
+    const obs = run.json();
+    expect(obs.ok, run.stdout).toBe(true);
+    expect(obs.data.stdout).toContain("truncated");
+    expect(obs.data.stdout).not.toContain(PREFIX);
+    expect(run.stdout).not.toContain(PREFIX);
+  });
+
+  it("grep's match on a long line, cut at 400 characters, shows no start of your token", async () => {
+    ws = makeWorkspace({ "config.min.json": `{"name":"app",${'"pad":"'.padEnd(360, "p")}","apiToken":"${TOKEN}","other":1}\n` });
+    const env = { ...ws.env, GITHUB_TOKEN: TOKEN };
+    const run = await runKeel(["--json", "call", "grep", "--input", JSON.stringify({ pattern: "name" })], { cwd: ws.root, env });
+    const obs = run.json();
+    expect(obs.ok, run.stdout).toBe(true);
+    expect(obs.content).toContain("config.min.json:1:");
+    expect(run.stdout).not.toContain(PREFIX);
+  });
+});
+
+describe("binary output kept as an artifact hides your credentials too", () => {
+  it("bash printing a token next to a NUL byte saves the artifact with *** in its place", async () => {
+    ws = makeWorkspace({ "pairs.bin": `GITHUB_TOKEN=${TOKEN}\0MODE=x\0` });
+    const env = { ...ws.env, GITHUB_TOKEN: TOKEN };
+    const run = await runKeel(["--yes", "--json", "call", "bash", "--input", JSON.stringify({ command: "cat pairs.bin" })], { cwd: ws.root, env });
+    const obs = run.json();
+    expect(obs.ok, run.stdout).toBe(true);
+    expect(obs.content).toContain("stdout is binary");
+    expect(obs.content).toMatch(/keel hid a secret value as \*\*\*/);
+    const saved = readdirSync(ws.path(".keel"), { recursive: true, withFileTypes: true })
+      .filter((e) => e.isFile())
+      .map((e) => readFileSync(join(e.parentPath, e.name), "latin1"))
+      .join("\n");
+    expect(saved).toContain("GITHUB_TOKEN=***\0MODE=x\0");
+    expect(saved).not.toContain(TOKEN);
+  });
+});
