@@ -1,4 +1,4 @@
-import { closeSync, linkSync, openSync, rmSync, writeSync } from "node:fs";
+import { closeSync, linkSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
 import { StateError } from "../errors.js";
 import { readJsonStateSync } from "../state/json-file.js";
 import { assertOwnPath } from "../state/own-path.js";
@@ -71,13 +71,27 @@ export function lockOwner(file: string): number | undefined {
   }
 }
 
-/** True if a process with this pid exists. */
+/**
+ * True if a process with this pid exists and has not exited: a zombie (killed, not yet reaped by its
+ * parent — a supervisor or terminal busy elsewhere) holds no lock, so its session can be taken over at once.
+ */
 export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+  return !isZombie(pid);
+}
+
+/** True when Linux's `/proc/<pid>/stat` says the process has exited (state `Z`); false elsewhere or when unreadable. */
+function isZombie(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // `pid (comm) S …`: comm may hold spaces and parentheses, the state follows the last ")"
+    return stat.charAt(stat.lastIndexOf(")") + 2) === "Z";
+  } catch {
+    return false;
   }
 }
 

@@ -4,6 +4,7 @@ import { useOpenAIServer } from "../../helpers/openai-server.js";
 import { KEEL_BIN, runKeel } from "../../helpers/run-cli.js";
 import { makeWorkspace, type TempWorkspace } from "../../helpers/temp-workspace.js";
 import { HAS_TMUX, startTerminal, type Terminal } from "../../helpers/tmux.js";
+import { isAlive as alive } from "../../../core/session/session-lock.js";
 
 const server = useOpenAIServer();
 let ws: TempWorkspace | undefined;
@@ -25,7 +26,7 @@ describe.skipIf(!HAS_TMUX)("keel killed while asking a person to approve a call 
     // the process that asks, killed without a chance to record anything more
     const lock = JSON.parse(readFileSync(ws.path(".keel/sessions/s-asked/writer.lock"), "utf8")) as { pid: number };
     process.kill(lock.pid, "SIGKILL");
-    // gone before the next process opens the session (a live writer holds its lock)
+    // dead (gone, or a zombie tmux has not reaped yet) before the next process opens the session: a live writer holds its lock
     for (let i = 0; i < 600 && alive(lock.pid); i++) await new Promise((r) => setTimeout(r, 50));
     expect(alive(lock.pid)).toBe(false);
     const resumed = await runKeel(["--json", "run", "--resume", "s-asked"], { cwd: ws.root, env: ws.env });
@@ -39,12 +40,3 @@ describe.skipIf(!HAS_TMUX)("keel killed while asking a person to approve a call 
     expect(ws.read("ran.txt")).toBe("once\n");
   });
 });
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
