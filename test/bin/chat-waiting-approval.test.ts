@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { requestText, useOpenAIServer } from "../helpers/openai-server.js";
 import { KEEL_BIN, runKeel } from "../helpers/run-cli.js";
 import { makeWorkspace, type TempWorkspace } from "../helpers/temp-workspace.js";
-import { HAS_TMUX, startTerminal, type Terminal } from "../helpers/tmux.js";
+import { HAS_TMUX, startTerminal, type Terminal, waitForExit, waitUntil } from "../helpers/tmux.js";
 
 const server = useOpenAIServer();
 let ws: TempWorkspace | undefined;
@@ -50,7 +50,7 @@ describe.skipIf(!HAS_TMUX)("keel chat, keel run and a session that waits for an 
     expect(w.exists("approved.txt")).toBe(true);
     expect(requestText(server.requests.at(-1)!)).toContain("and then the next step");
     t.line("/exit");
-    await exitOf(t);
+    await waitForExit(t);
   });
 
   it("/resume of a waiting session asks it; n refuses it and the model is told nothing ran", async () => {
@@ -68,7 +68,7 @@ describe.skipIf(!HAS_TMUX)("keel chat, keel run and a session that waits for an 
     expect(requestText(server.requests.at(-1)!)).toContain("The user declined to run bash");
     expect(w.exists("refused.txt")).toBe(false);
     t.line("/exit");
-    await exitOf(t);
+    await waitForExit(t);
   });
 
   it("keel run --resume on a terminal asks the waiting call too, then sends its prompt", async () => {
@@ -96,18 +96,18 @@ describe.skipIf(!HAS_TMUX)("keel chat, keel run and a session that waits for an 
     await t.waitFor("/help for commands");
     const requests = server.requests.length;
     t.line("/slow");
-    await until(() => sleeping().length > 0, t);
+    await waitUntil(() => sleeping().length > 0, t);
     const mark = t.mark();
     t.send("C-c");
     await t.waitFor("/slow cancelled: nothing was sent.", { after: mark });
-    await until(() => sleeping().length === 0, t);
+    await waitUntil(() => sleeping().length === 0, t);
     expect(server.requests.length).toBe(requests);
     // the chat goes on
     server.push({ text: "Still here." });
     t.line("hello");
     await t.waitFor(/Still here.\n\[session/, { after: mark });
     t.line("/exit");
-    await exitOf(t);
+    await waitForExit(t);
   });
 });
 
@@ -116,22 +116,4 @@ function sleeping(): string[] {
   return execFileSync("ps", ["-eo", "pid,args"], { encoding: "utf8" })
     .split("\n")
     .filter((l) => / sleep 613$/.test(l));
-}
-
-/** Polls `check` (a generous deadline: a safety net, not an assertion of time). */
-async function until(check: () => boolean, t: Terminal, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`Timed out. Screen:\n${t.screen()}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-/** Waits until the program in `t` has exited (a generous deadline: a safety net, not an assertion of time). */
-async function exitOf(t: Terminal, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!t.exited()) {
-    if (Date.now() > deadline) throw new Error(`The program did not exit. Screen:\n${t.screen()}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { useOpenAIServer } from "../helpers/openai-server.js";
 import { KEEL_BIN } from "../helpers/run-cli.js";
 import { makeWorkspace, type TempWorkspace } from "../helpers/temp-workspace.js";
-import { HAS_TMUX, startTerminal, type Terminal } from "../helpers/tmux.js";
+import { HAS_TMUX, startTerminal, type Terminal, waitForExit, waitUntil } from "../helpers/tmux.js";
 
 const server = useOpenAIServer();
 const UNPROMPTED = fileURLToPath(new URL("../runtimes/mcp/fixtures/unprompted-elicit-server.mjs", import.meta.url));
@@ -30,7 +30,7 @@ describe.skipIf(!HAS_TMUX)("one question at a time on the terminal (tmux)", () =
     await t.waitFor("Allow?");
     // the server asks now, unprompted, while keel's approval waits
     writeFileSync(trigger, "");
-    await until(() => existsSync(`${trigger}.sent`), t);
+    await waitUntil(() => existsSync(`${trigger}.sent`), t);
     // (time for the old code to draw the server's question under the approval, past its type-ahead window)
     await new Promise((r) => setTimeout(r, 1000));
     t.line("y");
@@ -40,30 +40,12 @@ describe.skipIf(!HAS_TMUX)("one question at a time on the terminal (tmux)", () =
     expect(screen.indexOf('MCP server "hostile" asks')).toBeGreaterThan(screen.indexOf("for this session: y"));
     expect(existsSync(`${trigger}.answer`)).toBe(false);
     t.line("n");
-    await until(() => existsSync(`${trigger}.answer`), t);
+    await waitUntil(() => existsSync(`${trigger}.answer`), t);
     expect(readFileSync(`${trigger}.answer`, "utf8")).toBe("decline");
     await t.waitFor(/Done.\n\[session \S+ · answer/);
     expect(w.exists("approved.txt")).toBe(true);
     // the prompt reads lines again once the question is answered
     t.line("/exit");
-    await exitOf(t);
+    await waitForExit(t);
   });
 });
-
-/** Polls `check` (a generous deadline: a safety net, not an assertion of time). */
-async function until(check: () => boolean, t: Terminal, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`Timed out. Screen:\n${t.screen()}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-/** Waits until the program in `t` has exited (a generous deadline: a safety net, not an assertion of time). */
-async function exitOf(t: Terminal, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!t.exited()) {
-    if (Date.now() > deadline) throw new Error(`The program did not exit. Screen:\n${t.screen()}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}

@@ -80,3 +80,21 @@ export function startTerminal(argv: string[], opts: { cwd: string; env: NodeJS.P
 function quote(s: string): string {
   return `'${s.replace(/'/g, `'\\''`)}'`;
 }
+
+/** Polls `check` until it holds (a generous deadline: a safety net, not an assertion of time); the error shows `t`'s screen. */
+export async function waitUntil(check: () => boolean, t: Terminal, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`Timed out. Screen:\n${t.screen()}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** Waits until the program in `t` has exited (a generous deadline: a safety net, not an assertion of time). */
+export async function waitForExit(t: Terminal, timeoutMs = 60_000): Promise<void> {
+  try {
+    await waitUntil(() => t.exited(), t, timeoutMs);
+  } catch {
+    throw new Error(`The program did not exit. Screen:\n${t.screen()}`);
+  }
+}
