@@ -9,6 +9,11 @@ export const MIN_RESULT_SECRET_LENGTH = 8;
 /** One plain word (letters only) or a plain number (`Authorization`, `production`, `20240101`): never a credential. */
 const PLAIN_VALUE = /^(?:\p{L}+|\d+)$/u;
 
+/** True when `value` is one plain word (letters only) or a plain number: never a credential (see PLAIN_VALUE). */
+export function isPlainValue(value: string): boolean {
+  return PLAIN_VALUE.test(value);
+}
+
 /** An absolute path or a home-relative one, without spaces (`/home/me/.ssh/id_ed25519`): a place, never a credential. */
 const PATH_VALUE = /^~?\/\S*$/;
 
@@ -20,7 +25,7 @@ export function strongSecrets(values: readonly (string | undefined)[]): string[]
   const out = new Set<string>();
   for (const v of values) {
     const s = v?.trim();
-    if (s && s.length >= MIN_RESULT_SECRET_LENGTH && !PLAIN_VALUE.test(s) && !PATH_VALUE.test(s)) out.add(s);
+    if (s && s.length >= MIN_RESULT_SECRET_LENGTH && !isPlainValue(s) && !PATH_VALUE.test(s)) out.add(s);
   }
   return [...out];
 }

@@ -3,7 +3,8 @@ import { existsSync, statSync } from "node:fs";
 import { UsageError, errorMessage } from "../errors.js";
 import type { Host } from "../host.js";
 import { createModel, modelCredentials } from "../model/create-model.js";
-import { recordedModelSpec, requireModelSpec } from "../model/model-spec.js";
+import { recordedModelSpec, requireModelSpec, type ModelSpec } from "../model/model-spec.js";
+import type { ModelClient } from "../model/model-types.js";
 import type { AgentRunRequest, AgentRunResult, AgentService } from "../services.js";
 import { acquireSessionLock } from "../session/session-lock.js";
 import { newSessionId, sessionPaths } from "../session/session-paths.js";
@@ -47,8 +48,7 @@ export class AgentSessions implements AgentService {
     const pinned = Boolean(opts.worktree) || (opts.cwd !== undefined && opts.cwd !== host.activeDir);
     if (!pinned && host.activeDirError !== undefined) throw new UsageError(host.activeDirError);
     const spec = opts.modelSpec ?? requireModelSpec(host.config, opts.model ?? this.modelFlag, host.env, host.workspace.root);
-    const model = createModel(spec, host.env);
-    host.resultSecrets.addValues(modelCredentials(spec, host.env));
+    const model = this.modelFor(spec);
     if (opts.model && !this.modelFlag) {
       this.modelFlag = opts.model;
       if (!host.service("agent")) host.provide("agent", this);
@@ -97,6 +97,12 @@ export class AgentSessions implements AgentService {
     await s.checkpoint();
     await this.fire("sessionStart", s);
     return countForParent(this.active, opts.parentSessionId, await this.runTurn(s, { prompt, resume: false }));
+  }
+
+  /** The backend for `spec`; its credentials join what tool results hide (`host.resultSecrets`). */
+  private modelFor(spec: ModelSpec): ModelClient {
+    this.host.resultSecrets.addValues(modelCredentials(spec, this.host.env));
+    return createModel(spec, this.host.env);
   }
 
   /** Resumes a session (crash recovery first if its last process died mid-turn), optionally with a new prompt. Refuses (UsageError) a pinned directory outside the workspace. */
@@ -224,8 +230,7 @@ export class AgentSessions implements AgentService {
       state.sessionAllow = [];
       meta.model = recordedModelSpec(meta.model, host.config, host.env, host.workspace.root);
       const spec = opts.model ? requireModelSpec(host.config, opts.model, host.env, host.workspace.root) : meta.model;
-      const model = createModel(spec, host.env);
-      host.resultSecrets.addValues(modelCredentials(spec, host.env));
+      const model = this.modelFor(spec);
       const s = new ActiveSession(host, meta, state, paths, lock, model, await loadAgentSettings(host), opts, loaded);
       // a session in the old format gets its checkpoint in the new one before anything is appended
       if (loaded.migrated) await s.checkpoint();

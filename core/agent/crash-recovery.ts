@@ -2,6 +2,7 @@ import { readEvents } from "../events.js";
 import type { PendingCall, PendingTurn } from "../session/session-types.js";
 import type { Observation } from "../types.js";
 import type { ActiveSession, SessionEventFields } from "./active-session.js";
+import { safeParse } from "./run-tool-calls.js";
 import { observationText } from "./tool-guidance.js";
 import { answerUnrun, TOO_MANY_CALLS } from "./unrun-calls.js";
 
@@ -86,12 +87,7 @@ async function waitAgain(s: ActiveSession, pending: PendingTurn, call: PendingCa
   call.status = "awaiting_approval";
   s.state.pending = pending;
   s.emit("recovery", recovery);
-  let input: unknown = call.arguments;
-  try {
-    input = JSON.parse(call.arguments);
-  } catch {
-    // shown as sent
-  }
+  const input = safeParse(call.arguments);
   const message = `keel stopped (crash or kill) while asking to run ${call.name}; it was not run. It waits for your approval again.`;
   s.emit("approval_paused", { callId: call.id, tool: call.name, input, message });
   s.state.status = "awaiting_approval";

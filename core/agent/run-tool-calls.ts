@@ -163,7 +163,8 @@ export function deniedObservation(tool: string): Observation {
   };
 }
 
-function safeParse(text: string): unknown {
+/** A call's arguments as parsed JSON, or the text as sent when it is not JSON (for events showing the call). */
+export function safeParse(text: string): unknown {
   try {
     return JSON.parse(text);
   } catch {

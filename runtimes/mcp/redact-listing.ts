@@ -1,4 +1,4 @@
-import { redactSecrets, secretRedactor } from "../../core/index.js";
+import { isPlainValue, redactSecrets, secretRedactor } from "../../core/index.js";
 import type { McpToolInfo } from "./tool-cache.js";
 
 /**
@@ -65,9 +65,6 @@ export function redactInstructions(instructions: string | undefined, secrets: re
   return typeof instructions === "string" ? redactSecrets(instructions, listingSecrets(secrets)) : instructions;
 }
 
-/** A value that is one plain word (letters only) or a plain number: `info`, `production`, `3000` (not `us-east-1`, nor a passphrase `correct-horse-battery`). */
-const PLAIN_VALUE = /^(?:\p{L}+|\d+)$/u;
-
 /**
  * The secrets redacted in what a server says about itself (instructions, tool text, schemas): every one but plain
  * words and numbers (one word of letters, or digits only). A server's config substitutes `${LOG_LEVEL}` (`info`), `${APP_ENV}` (`production`) or
@@ -76,5 +73,5 @@ const PLAIN_VALUE = /^(?:\p{L}+|\d+)$/u;
  * Errors, logs and stderr still redact them all.
  */
 function listingSecrets(secrets: readonly string[]): readonly string[] {
-  return secrets.some((s) => PLAIN_VALUE.test(s)) ? secrets.filter((s) => !PLAIN_VALUE.test(s)) : secrets;
+  return secrets.some(isPlainValue) ? secrets.filter((s) => !isPlainValue(s)) : secrets;
 }
