@@ -173,7 +173,12 @@ function wordsRun(argv: readonly string[], depth: number, scripts: ScriptRun[]):
   if (programs) return [...out, ...programs];
   const inner: string[][] = [];
   const texts: string[] = [];
-  unwrapCommand([program, ...args], [], { command: (a) => inner.push(a), script: (text) => texts.push(text), unresolved: () => undefined });
+  // A package runner's program (`npx -y @scope/server`) is a package name, not a path: the runner is read below.
+  unwrapCommand([program, ...args], [], {
+    command: (a, sameProgram) => void (sameProgram || inner.push(a)),
+    script: (text) => texts.push(text),
+    unresolved: () => undefined,
+  });
   for (const text of texts) for (const words of splitLoosely(text)) out.push(...wordsRun(words, depth + 1, scripts));
   // What a wrapper runs (`exec node server.js`, `env A=1 ./run.sh`) is read as its own command.
   if (inner.length) return [...out, ...wordsRun(inner[0]!, depth + 1, scripts)];

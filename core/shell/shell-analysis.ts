@@ -14,6 +14,8 @@ export interface SimpleCommand {
   topLevel: boolean;
   /** Its static variable assignments (`NODE_OPTIONS=--require=./x.js node …`, `export BASH_ENV=./x.sh`), as `NAME=value`; absent when none. */
   assignments?: string[];
+  /** True for a command a package runner starts under the name it was given (`npx rimraf x` → `rimraf x`): the same call, not another command, to allow rules. */
+  sameProgram?: boolean;
   /** The file its standard input is redirected from, when static (`bash < x.sh`); absent otherwise. */
   input?: string;
   /** The text of a here-document or here-string on its standard input (`bash <<'EOF' … EOF`), as written; absent otherwise. */
@@ -63,7 +65,8 @@ const STRUCTURE = new Set([
 export function analyzeShell(command: string, parser: ShellParser): ShellAnalysis {
   const out: ShellAnalysis = { commands: [], unresolved: [], simple: false };
   const shape = collect(parser, command, 0, out, true);
-  out.simple = shape.commands === 1 && shape.plain && !shape.structured && out.unresolved.length === 0 && out.commands.length === 1;
+  out.simple =
+    shape.commands === 1 && shape.plain && !shape.structured && out.unresolved.length === 0 && out.commands.filter((c) => !c.sameProgram).length === 1;
   return out;
 }
 
@@ -148,7 +151,7 @@ function record(parser: ShellParser, node: Command, depth: number, out: ShellAna
     argv,
     args.map((w) => staticValue(w, false) !== undefined),
     {
-      command: (inner) => out.commands.push({ argv: inner, topLevel: false }),
+      command: (inner, sameProgram) => out.commands.push({ argv: inner, topLevel: false, ...(sameProgram ? { sameProgram } : {}) }),
       script: (text) => void collect(parser, text, depth + 1, out, false),
       unresolved: (why) => out.unresolved.push(why),
     },

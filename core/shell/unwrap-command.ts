@@ -1,7 +1,12 @@
+import { RUNNERS } from "./runners.js";
+
 /** Where `unwrapCommand` reports what a wrapper runs. */
 export interface UnwrapSink {
-  /** A command a wrapper runs (`sudo rm x` → `rm x`), name as written. */
-  command(argv: string[]): void;
+  /**
+   * A command a wrapper runs (`sudo rm x` → `rm x`), name as written; `sameProgram`: the wrapper only
+   * finds and starts the program it names (`npx rimraf x`), so the two are one command to allow rules.
+   */
+  command(argv: string[], sameProgram?: boolean): void;
   /** A literal script a wrapper runs (`bash -c '…'`, `eval "…"`): parse it too. */
   script(text: string): void;
   /** Something that runs code keel cannot see. */
@@ -132,7 +137,8 @@ export function baseName(name: string): string {
  * Reports what a simple command runs through the usual wrappers — `command`, `builtin`, `exec`,
  * `env`, `sudo`, `doas`, `time`, `nice`, `nohup`, `timeout`, `xargs`, `stdbuf`, `setsid`, `ionice`, `busybox`,
  * `chroot`, `taskset`, `chrt`, `flock`, `fakeroot`, `strace`, `unshare`, `watch`,
- * `find -exec`, `bash|sh|zsh -c`, `eval` and `trap` on literal strings — recursively; a command `xargs`
+ * `find -exec`, `bash|sh|zsh -c`, `eval` and `trap` on literal strings, and the programs of `RUNNERS`
+ * (`su -c`, `script -c`, `parallel`, `ssh`, `docker exec`, `kubectl exec`, `npx`, …) — recursively; a command `xargs`
  * runs is also reported with a placeholder for the words xargs appends. `literal[i]` says
  * whether `argv[i + 1]` is a literal word. `source`/`.`, shells without `-c`, and non-literal
  * scripts are unresolved.
@@ -151,6 +157,17 @@ export function unwrapCommand(argv: string[], literal: boolean[], sink: UnwrapSi
   if (name === "source" || name === ".") return sink.unresolved(`\`${name} ${args[0] ?? ""}\` runs a file keel cannot check`);
   if (SHELLS.has(name)) return unwrapShell(name, args, isLiteral, sink);
   if (name === "find") return unwrapFind(args, isLiteral, sink, depth);
+  const runner = Object.hasOwn(RUNNERS, name) ? RUNNERS[name] : undefined;
+  if (runner)
+    return runner(args, isLiteral, {
+      run: (inner, innerLiteral, sameProgram) => {
+        if (innerLiteral[0] === false) return sink.unresolved(`\`${name}\` runs a command whose name is not literal`);
+        sink.command(inner, sameProgram);
+        unwrapCommand(inner, innerLiteral.slice(1), sink, depth + 1);
+      },
+      script: (text) => sink.script(text),
+      unresolved: (why) => sink.unresolved(why),
+    });
   const values = VALUE_OPTIONS[name];
   if (!values) return;
   let i = 0;

@@ -1,0 +1,206 @@
+import { joinedScript, options, parallel, plain, range, script, sg, su, type Runner } from "./command-runners.js";
+import { container, kubectl, ssh } from "./remote-runners.js";
+import { lastValue, type OptionSpec, type ReadOptions } from "./wrapper-options.js";
+
+const HELP = ["-h", "--help", "-V", "--version"];
+
+/** systemd properties that run commands (`ExecStartPre=…`) or make a bash run a file (`Environment=BASH_ENV=…`). */
+const RUNS_CODE = /^\s*(Exec|.*BASH_ENV|.*BASH_FUNC)/i;
+
+/** `systemd-run`: a property such as `-p ExecStartPre=…` runs a command keel cannot check. */
+function systemdProperties(read: ReadOptions): string | undefined {
+  const property = read.options.find((o) => /^(-p|--property|--timer-property|--path-property|--socket-property|-E|--setenv)$/.test(o.name));
+  if (!property) return undefined;
+  const bad = read.options.find(
+    (o) => /^(-p|--property|--timer-property|--path-property|--socket-property|-E|--setenv)$/.test(o.name) && (!o.literal || RUNS_CODE.test(o.value!)),
+  );
+  return bad ? `\`systemd-run ${bad.name} ${bad.value}\` can run a command keel cannot check` : undefined;
+}
+
+const SYSTEMD_RUN: OptionSpec = {
+  values: [
+    ...["-H", "--host", "-M", "--machine", "-E", "--setenv", "-p", "--property", "-u", "--unit", "--description", "--slice", "--uid", "--gid", "--nice"],
+    ...["--working-directory", "--on-active", "--on-boot", "--on-startup", "--on-unit-active", "--on-unit-inactive", "--on-calendar", "--timer-property"],
+    ...["--path-property", "--socket-property", "--service-type", "--json", "--capsule", "-C"],
+  ],
+  flags: [
+    ...["--user", "--system", "--scope", "-r", "--remain-after-exit", "--send-sighup", "-t", "--pty", "-P", "--pipe", "-q", "--quiet", "-G", "--collect"],
+    ...["--wait", "-d", "--same-dir", "-S", "--shell", "--no-block", "--no-ask-password", "--on-clock-change", "--on-timezone-change", "--slice-inherit"],
+    ...["--pty-late", "--ignore-failure", "--background", ...HELP],
+  ],
+  optional: ["--expand-environment"],
+};
+
+const SHELL_NOTE = "runs a shell reading its input";
+
+/** Programs that run a command they are given, read exactly (see `wrapper-options.ts`): an option keel does not know is unresolved. */
+const PLAIN: Record<string, (name: string) => Runner> = {
+  nsenter: plain(
+    {
+      values: ["-t", "--target", "-S", "--setuid", "-G", "--setgid", "-W", "--wdns"],
+      flags: [
+        "-a",
+        "--all",
+        "-e",
+        "--env",
+        "-F",
+        "--no-fork",
+        "-Z",
+        "--follow-context",
+        "-c",
+        "--join-cgroup",
+        "--preserve-credentials",
+        "--keep-caps",
+        "--user-parent",
+        ...HELP,
+      ],
+      optional: [
+        "-m",
+        "--mount",
+        "-u",
+        "--uts",
+        "-i",
+        "--ipc",
+        "-n",
+        "--net",
+        "-p",
+        "--pid",
+        "-C",
+        "--cgroup",
+        "-U",
+        "--user",
+        "-T",
+        "--time",
+        "-r",
+        "--root",
+        "-w",
+        "--wd",
+      ],
+    },
+    SHELL_NOTE,
+  ),
+  setpriv: plain({
+    values: [
+      ...[
+        "--ambient-caps",
+        "--bounding-set",
+        "--groups",
+        "--inh-caps",
+        "--securebits",
+        "--pdeathsig",
+        "--regid",
+        "--reuid",
+        "--rgid",
+        "--ruid",
+        "--egid",
+        "--euid",
+      ],
+      ...["--selinux-label", "--apparmor-profile", "--landlock-access", "--landlock-rule", "--ptracer"],
+    ],
+    flags: ["-d", "--dump", "--clear-groups", "--init-groups", "--keep-groups", "--nnp", "--no-new-privs", "--reset-env", ...HELP],
+  }),
+  "flatpak-spawn": plain({
+    values: [
+      ...[
+        "--env",
+        "--unset-env",
+        "--forward-fd",
+        "--directory",
+        "--sandbox-expose",
+        "--sandbox-expose-ro",
+        "--sandbox-expose-path",
+        "--sandbox-expose-path-ro",
+      ],
+      ...["--sandbox-flag", "--app-path", "--usr-path"],
+    ],
+    flags: [
+      "--host",
+      "--clear-env",
+      "--watch-bus",
+      "--expose-pids",
+      "--share-pids",
+      "--no-network",
+      "--sandbox",
+      "--latest-version",
+      "-v",
+      "--verbose",
+      "-h",
+      "--help",
+    ],
+  }),
+  // `--dbus-daemon=PROGRAM` and `--config-file=FILE` (which can start services) are not listed: unresolved.
+  "dbus-run-session": plain({ values: [], flags: ["-h", "--help", "--version"] }),
+  pkexec: plain({ values: ["--user"], flags: ["--keep-cwd", "--disable-internal-agent", "--help", "--version"] }, SHELL_NOTE),
+  unbuffer: plain({ values: [], flags: ["-p"] }),
+  catchsegv: plain({ values: [], flags: [] }),
+  "systemd-run": plain(SYSTEMD_RUN, SHELL_NOTE, systemdProperties),
+};
+
+/** How package runners read their options before the package: `-c` runs a shell command, `-p` names the package apart from the command. */
+const NPX: OptionSpec = {
+  values: [
+    "-p",
+    "--package",
+    "-c",
+    "--call",
+    "-w",
+    "--workspace",
+    "--registry",
+    "--cache",
+    "--prefix",
+    "--loglevel",
+    "--allow-build",
+    "--filter",
+    "-F",
+    "--resume-from",
+  ],
+  flags: [
+    ...["-y", "--yes", "--no", "--no-install", "-q", "--quiet", "--ws", "--workspaces", "--include-workspace-root", "--ignore-existing", "--prefer-offline"],
+    ...["--prefer-online", "--offline", "-s", "--silent", "--bun", "--shell-mode", "-r", "--recursive", "--parallel", "--report-summary", "--no-bail"],
+  ],
+};
+
+/**
+ * `npx PKG ARGS`, `npm exec|x`, `pnpm dlx|exec`, `pnpx`, `yarn dlx|exec`, `bunx`, `bun x`: run the program
+ * a package provides, so `npx rimraf@5 x` is `rimraf x` to deny and ask rules (the package's name,
+ * version dropped, stands for its program). The command is the same call under another name: an
+ * allow rule for `npx rimraf *` still matches it as one command. `-c`/`--call` (pnpm's `-c`:
+ * `--shell-mode`, yarn's `exec`) run a shell command line.
+ */
+function packageRunner(name: string): Runner {
+  return (all, allLiteral, sink) => {
+    const sub = { npm: ["exec", "x"], pnpm: ["dlx", "exec"], yarn: ["dlx", "exec"], bun: ["x"] }[name];
+    if (sub && !sub.includes(all[0]!)) return;
+    const skip = sub ? 1 : 0;
+    const args = all.slice(skip);
+    const isLiteral = (i: number) => allLiteral(i + skip);
+    // pnpm's `-c` is `--shell-mode`, a flag.
+    const spec = name === "pnpm" ? { values: NPX.values.filter((o) => o !== "-c"), flags: [...NPX.flags, "-c"] } : NPX;
+    const read = options(sub ? `${name} ${all[0]}` : name, args, isLiteral, spec, sink);
+    if (!read) return;
+    const shell = name === "pnpm" ? read.options.find((o) => o.name === "-c" || o.name === "--shell-mode") : undefined;
+    const call = name === "pnpm" ? undefined : lastValue(read, "-c", "--call");
+    if (call) return call.literal ? sink.script(call.value!) : sink.unresolved(`\`${name} -c\` with a command that is not literal`);
+    const words = args.slice(read.rest);
+    const literal = range(read.rest, args.length, isLiteral);
+    if (!words.length) return;
+    if (shell || (name === "yarn" && all[0] === "exec")) return joinedScript(`\`${name} ${all[0]}\``, words, literal, sink);
+    // Without `-p`, the first word names the package and its program: `rimraf@5` runs `rimraf`, `@scope/tool@1` runs `tool`.
+    const named = lastValue(read, "-p", "--package") || (name !== "npm" && all[0] === "exec") ? words[0]! : words[0]!.replace(/^(@?[^@]+)@.*$/, "$1");
+    sink.run([named, ...words.slice(1)], literal, true);
+  };
+}
+
+/** Every runner by program name. */
+export const RUNNERS: Record<string, Runner> = {
+  ...Object.fromEntries(Object.entries(PLAIN).map(([name, make]) => [name, make(name)])),
+  su: su("su"),
+  runuser: su("runuser"),
+  script,
+  parallel,
+  sg,
+  ssh,
+  ...Object.fromEntries(["docker", "podman", "nerdctl"].map((name) => [name, container(name)])),
+  ...Object.fromEntries(["kubectl", "oc"].map((name) => [name, kubectl(name)])),
+  ...Object.fromEntries(["npx", "pnpx", "bunx", "npm", "pnpm", "yarn", "bun"].map((name) => [name, packageRunner(name)])),
+};
