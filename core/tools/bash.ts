@@ -4,6 +4,7 @@ import { truncateMiddle } from "../truncate.js";
 import { defineTool } from "../define-tool.js";
 import type { BinaryPart, ToolDefinition } from "../types.js";
 import { confinePath, displayPath } from "./confine-path.js";
+import { CALL_MARK, callMarkValue, killMarked, newCallMark } from "./call-mark.js";
 import { commandEnv } from "../command-env.js";
 
 /** Run time of one bash command when `timeout_ms` is not given (ms). */
@@ -67,10 +68,13 @@ export function bashTool(): ToolDefinition {
       const [{ execa }, { decodeOutput }] = await Promise.all([import("execa"), import("./decode-output.js")]);
       // Under the sandbox (when configured) the command runs in bubblewrap; if that cannot run, the call is refused.
       const line = await ctx.host.sandbox.wrap({ root: ctx.root, cwd, argv: ["bash", "-c", input.command] }, "The command", ctx.signal);
+      // Every process of the call carries its mark, so the kill path also finds those that left the process group (`setsid cmd &`).
+      const mark = newCallMark();
+      const env = commandEnv(ctx.host);
       const child = execa(line.file, line.args, {
         cwd,
         // without keel's model key: the command's output reaches the model
-        env: commandEnv(ctx.host),
+        env: { ...env, [CALL_MARK]: callMarkValue(env, mark) },
         extendEnv: false,
         stdin: "ignore",
         detached: true,
@@ -91,10 +95,18 @@ export function bashTool(): ToolDefinition {
           // group already gone
         }
       };
-      const onAbort = () => killGroup();
+      // Stopped rather than ended (a timeout, a cancel, the output cap): what left the group (`setsid cmd &`) is found by
+      // the call's mark and dies too — at once, since it may hold the output pipes the call waits on. A command that ends
+      // on its own keeps what it started in a new session (`nohup setsid server &`), as before.
+      let sweeping: Promise<number> | undefined;
+      const sweep = () => (sweeping ??= killMarked(mark));
+      const onAbort = () => {
+        killGroup();
+        void sweep();
+      };
       const timer = setTimeout(() => {
         timedOut = true;
-        killGroup();
+        onAbort();
       }, timeoutMs);
       ctx.signal.addEventListener("abort", onAbort, { once: true });
       child.once("exit", killGroup);
@@ -107,6 +119,7 @@ export function bashTool(): ToolDefinition {
         killGroup();
       }
       const overCap = Boolean(result.isMaxBuffer);
+      if (timedOut || result.timedOut || ctx.signal.aborted || result.isCanceled || overCap) await sweep();
       if (result.failed && result.exitCode === undefined && !result.isTerminated && !result.timedOut && !result.isCanceled && !overCap)
         throw new ToolError(`Could not start bash: ${result.shortMessage ?? result.message}. Is bash installed and on PATH?`, "execution_failed");
       timedOut ||= Boolean(result.timedOut);

@@ -98,6 +98,46 @@ describe("bash", () => {
     expect(await waitDead(Number(ws.read("c.pid")))).toBe(true);
   });
 
+  it("on a timeout also kills what left the process group (`setsid cmd &`), found by the call's mark in its environment", async () => {
+    ws = makeWorkspace();
+    host = await openTestHost(ws, { yes: true });
+    // setsid puts sleep in a session (and process group) of its own: killing the call's group does not reach it.
+    const obs = await host.runTool({
+      tool: "bash",
+      input: { command: "setsid sleep 600 & echo $! > s.pid; (setsid sh -c 'sleep 600 & echo $! > n.pid; wait' &); sleep 600", timeout_ms: 1_000 },
+    });
+    expect(obs).toMatchObject({ ok: false, code: "timeout" });
+    for (const file of ["s.pid", "n.pid"]) {
+      const pid = Number(ws.read(file));
+      const dead = await waitDead(pid);
+      if (!dead) process.kill(pid, "SIGKILL");
+      expect(dead, file).toBe(true);
+    }
+  });
+
+  it("on a cancel also kills what left the process group, and nothing that does not carry the call's mark", async () => {
+    ws = makeWorkspace();
+    host = await openTestHost(ws, { yes: true });
+    // A process of the same user started outside the call (same command line, no mark) must survive.
+    const { spawn } = await import("node:child_process");
+    const bystander = spawn("sleep", ["600"], { stdio: "ignore" });
+    try {
+      const controller = new AbortController();
+      const pending = host.runTool({ tool: "bash", input: { command: "setsid sleep 600 & echo $! > s.pid; wait" } }, { signal: controller.signal });
+      const written = () => ws!.exists("s.pid") && Number(ws!.read("s.pid")) > 0;
+      for (const end = Date.now() + 30_000; !written() && Date.now() < end;) await new Promise((r) => setTimeout(r, 20));
+      controller.abort();
+      expect(await pending).toMatchObject({ ok: false, code: "cancelled" });
+      const pid = Number(ws.read("s.pid"));
+      const dead = await waitDead(pid);
+      if (!dead) process.kill(pid, "SIGKILL");
+      expect(dead).toBe(true);
+      expect(alive(bystander.pid!)).toBe(true);
+    } finally {
+      bystander.kill("SIGKILL");
+    }
+  });
+
   it("sets the pipeline backstop above its own maximum timeout", async () => {
     ws = makeWorkspace();
     host = await openTestHost(ws);
