@@ -6,13 +6,15 @@ export interface RunnerSink {
   run(argv: string[], literal: boolean[], sameProgram?: boolean): void;
   script(text: string): void;
   unresolved(why: string): void;
+  /** Whether `args[i]` is one word whatever it expands to (static, or quoted: not `$X`, `*`, `"$@"`). */
+  oneWord(i: number): boolean;
 }
 
 type Runner = (args: string[], isLiteral: (i: number) => boolean, sink: RunnerSink) => void;
 
 /** Reads the options, or reports why they cannot be read and returns undefined. */
-function options(name: string, args: string[], isLiteral: (i: number) => boolean, spec: OptionSpec, sink: RunnerSink): ReadOptions | undefined {
-  const read = readOptions(name, args, isLiteral, spec);
+function options(name: string, args: string[], isLiteral: (i: number) => boolean, spec: OptionSpec, sink: RunnerSink, offset = 0): ReadOptions | undefined {
+  const read = readOptions(name, args, isLiteral, spec, (i) => sink.oneWord(i + offset));
   if (typeof read === "string") return void sink.unresolved(read);
   return read;
 }
@@ -247,6 +249,7 @@ const parallel: Runner = (args, isLiteral, sink) => {
 const sg: Runner = (args, isLiteral, sink) => {
   let i = args[0] === "-" ? 1 : 0;
   if (args[i]?.startsWith("-")) return; // `--help`, `--version`
+  if (i < args.length && !sink.oneWord(i)) return sink.unresolved("`sg` with a group word that may expand to several");
   i++;
   if (args[i] === "-c") i++;
   if (i >= args.length) return sink.unresolved("`sg` without a command runs a shell reading its input");

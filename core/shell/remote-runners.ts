@@ -33,7 +33,7 @@ const ssh: Runner = (args, isLiteral, sink) => {
   let rest = host + 1;
   // ssh reads options again after the host, unless `--` ended them.
   if (rest < args.length && !first.ended) {
-    const again = options("ssh", args.slice(rest), (i) => isLiteral(rest + i), SSH, sink);
+    const again = options("ssh", args.slice(rest), (i) => isLiteral(rest + i), SSH, sink, rest);
     if (!again) return;
     read.options.push(...again.options);
     rest += again.rest;
@@ -49,6 +49,7 @@ const ssh: Runner = (args, isLiteral, sink) => {
     if (SSH_LOCAL_CODE.has(key.toLowerCase())) return sink.unresolved(`\`ssh -o ${key}\` runs or loads local code keel cannot check`);
     if (key.toLowerCase() === "remotecommand") remote = value;
   }
+  if (host < args.length && !sink.oneWord(host)) return sink.unresolved("`ssh` with a host word that may expand to several (options among them)");
   if (host >= args.length || hasOption(read, "-G", "-V", "-O", "-s")) return;
   if (remote !== undefined) sink.script(remote);
   if (rest < args.length) return joinedScript("`ssh`", args.slice(rest), range(rest, args.length, isLiteral), sink);
@@ -172,7 +173,7 @@ function container(name: string): Runner {
     const start = i + 1;
     const lit = (k: number) => isLiteral(start + k);
     const words = args.slice(start);
-    const read = options(`${name} ${sub}`, words, lit, sub === "exec" ? EXEC : RUN, sink);
+    const read = options(`${name} ${sub}`, words, lit, sub === "exec" ? EXEC : RUN, sink, start);
     if (!read || hasOption(read, "--help") || (sub === "exec" && hasOption(read, "-h"))) return;
     const health = lastValue(read, "--health-cmd");
     if (health) {
@@ -181,6 +182,8 @@ function container(name: string): Runner {
     }
     // podman's `exec --latest` takes no container name.
     const cmd = read.rest + (sub === "exec" && hasOption(read, "-l", "--latest") ? 0 : 1);
+    if (cmd > read.rest && read.rest < words.length && !sink.oneWord(start + read.rest))
+      return sink.unresolved(`\`${name} ${sub}\` with a container or image word that may expand to several`);
     const entrypoint = lastValue(read, "--entrypoint");
     const argv = [...(entrypoint ? [entrypoint.value!] : []), ...words.slice(cmd)];
     const literal = [...(entrypoint ? [entrypoint.literal] : []), ...range(cmd, words.length, lit)];

@@ -176,7 +176,7 @@ function packageRunner(name: string): Runner {
     const isLiteral = (i: number) => allLiteral(i + skip);
     // pnpm's `-c` is `--shell-mode`, a flag.
     const spec = name === "pnpm" ? { values: NPX.values.filter((o) => o !== "-c"), flags: [...NPX.flags, "-c"] } : NPX;
-    const read = options(sub ? `${name} ${all[0]}` : name, args, isLiteral, spec, sink);
+    const read = options(sub ? `${name} ${all[0]}` : name, args, isLiteral, spec, sink, skip);
     if (!read) return;
     const shell = name === "pnpm" ? read.options.find((o) => o.name === "-c" || o.name === "--shell-mode") : undefined;
     const call = name === "pnpm" ? undefined : lastValue(read, "-c", "--call");

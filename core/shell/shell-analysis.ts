@@ -155,8 +155,16 @@ function record(parser: ShellParser, node: Command, depth: number, out: ShellAna
       script: (text) => void collect(parser, text, depth + 1, out, false),
       unresolved: (why) => out.unresolved.push(why),
     },
+    0,
+    args.map(oneWord),
   );
   return args.every((w) => staticValue(w, false) !== undefined) && node.redirects.length === 0 && node.prefix.length === 0;
+}
+
+/** Whether the word stays one word whatever its expansions hold: no unquoted expansion or pattern, no `"$@"` or `"${a[@]}"`. */
+function oneWord(word: Word): boolean {
+  if (!word.parts) return true;
+  return word.parts.every((part) => (part.type === "DoubleQuoted" ? !part.text.includes("@") : STATIC_PARTS.has(part.type) || part.type === "LocaleString"));
 }
 
 /** Part types whose value is fixed text after quote removal. */

@@ -143,7 +143,7 @@ export function baseName(name: string): string {
  * whether `argv[i + 1]` is a literal word. `source`/`.`, shells without `-c`, and non-literal
  * scripts are unresolved.
  */
-export function unwrapCommand(argv: string[], literal: boolean[], sink: UnwrapSink, depth = 0): void {
+export function unwrapCommand(argv: string[], literal: boolean[], sink: UnwrapSink, depth = 0, oneWord: boolean[] = literal): void {
   if (depth > 8) return sink.unresolved("wrappers nested more than 8 levels deep");
   const name = baseName(argv[0]!);
   const args = argv.slice(1);
@@ -167,6 +167,7 @@ export function unwrapCommand(argv: string[], literal: boolean[], sink: UnwrapSi
       },
       script: (text) => sink.script(text),
       unresolved: (why) => sink.unresolved(why),
+      oneWord: (i) => oneWord[i] !== false,
     });
   const values = VALUE_OPTIONS[name];
   if (!values) return;
@@ -195,10 +196,15 @@ export function unwrapCommand(argv: string[], literal: boolean[], sink: UnwrapSi
         else sink.unresolved("`env -S` with a string that is not literal");
         return;
       }
-      if (option.name !== undefined && option.value === undefined) i++;
+      if (option.name !== undefined && option.value === undefined) {
+        // `sudo -u $U rm x`: an unquoted value may be several words, and the command would start among them.
+        if (i + 1 < args.length && oneWord[i + 1] === false) return sink.unresolved(`\`${name} ${a}\` has a value that may expand to several words`);
+        i++;
+      }
       continue;
     }
     // Options end at the first word that is none (getopt's `+`): after the leading words, the command starts.
+    if (leading > 0 && oneWord[i] === false) return sink.unresolved(`\`${name}\` has a word that may expand to several (\`${a}\`)`);
     if (leading > 0 && --leading === 0) i++;
     if (leading > 0) continue;
     break;

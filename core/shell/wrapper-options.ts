@@ -40,7 +40,15 @@ export interface ReadOptions {
  * with `=` or the next word, unambiguous abbreviations `--comm`), or returns why it cannot be read
  * exactly: an option keel does not know, or one that is not literal.
  */
-export function readOptions(wrapper: string, words: readonly string[], isLiteral: (i: number) => boolean, spec: OptionSpec): ReadOptions | string {
+export function readOptions(
+  wrapper: string,
+  words: readonly string[],
+  isLiteral: (i: number) => boolean,
+  spec: OptionSpec,
+  oneWord: (i: number) => boolean = isLiteral,
+): ReadOptions | string {
+  // An unquoted `$X` (or a glob) may be several words, or none: every word after it would move.
+  const split = (i: number) => `\`${wrapper}\` has a word that may expand to several (\`${words[i]}\`): keel cannot tell options from the command`;
   const options: ReadOption[] = [];
   const operands: number[] = [];
   for (let i = 0; i < words.length; i++) {
@@ -48,6 +56,7 @@ export function readOptions(wrapper: string, words: readonly string[], isLiteral
     if (word === "--") return { options, operands, rest: i + 1, ended: true };
     if (!word.startsWith("-") || word === "-") {
       if (!spec.permute) return { options, operands, rest: i, ended: false };
+      if (!oneWord(i)) return split(i);
       operands.push(i);
       continue;
     }
@@ -61,6 +70,7 @@ export function readOptions(wrapper: string, words: readonly string[], isLiteral
       const [name, kind] = found;
       if (kind === "value" && eq === -1) {
         if (i + 1 >= words.length) return `\`${wrapper} ${word}\` lacks its value`;
+        if (!oneWord(i + 1)) return split(i + 1);
         options.push({ name, value: words[i + 1]!, literal: isLiteral(i + 1) });
         i++;
       } else options.push({ name, ...(eq === -1 ? {} : { value: word.slice(eq + 1) }), literal: true });
@@ -79,6 +89,7 @@ export function readOptions(wrapper: string, words: readonly string[], isLiteral
       if (!spec.values.includes(name)) return unknown;
       if (k + 1 < word.length) options.push({ name, value: word.slice(k + 1), literal: true });
       else if (i + 1 < words.length) {
+        if (!oneWord(i + 1)) return split(i + 1);
         options.push({ name, value: words[i + 1]!, literal: isLiteral(i + 1) });
         i++;
       } else return `\`${wrapper} ${word}\` lacks its value`;

@@ -157,6 +157,25 @@ describe("programs that run a command they are given", () => {
     for (const [command, why] of cases) expect(decide(deny, command), command).toMatchObject({ action: "deny", reason: expect.stringContaining(why) });
   });
 
+  it('a word that may expand to several (`$X`, a glob, `"$@"`) where options or the command\'s start are read fails closed; a quoted one does not', () => {
+    for (const command of [
+      "ssh $H ls",
+      "ssh -l $U host ls",
+      "docker run $OPTS alpine ls",
+      "docker exec -u $U c ls",
+      "docker exec * ls",
+      'su "$@" -c ls',
+      "sudo -u $U ls",
+      "timeout $T ls",
+      "nice -n $N ls",
+      "sg $G ls",
+      "npx -p $P x",
+    ])
+      expect(decide(deny, command), command).toMatchObject({ action: "deny", reason: expect.stringMatching(/may expand to several/) });
+    for (const command of ['ssh "$H" ls', 'docker exec -u "$U" "$C" ls', 'sudo -u "$U" ls', 'timeout "$T" ls', 'docker run -e "A=$X" alpine ls'])
+      expect(decide(deny, command).action, command).toBe("ask");
+  });
+
   it("an allow rule for the wrapper does not allow the command it runs: that is another command", () => {
     const p = policy({ allow: ["bash(ssh *)", "bash(docker *)"], ask: ["bash(rm *)"] });
     expect(decide(p, "ssh -N -L 8080:localhost:80 host").action).toBe("allow");
