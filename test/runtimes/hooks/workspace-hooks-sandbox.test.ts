@@ -67,8 +67,10 @@ describe("the workspace's hooks under sandbox.workspaceCommands (real CLI, bwrap
     // keel trust says the approved hook will run sandboxed; keel doctor says so too.
     const trust = await runKeel(["trust"], { cwd: ws.root, env });
     expect(trust.stdout).toContain("Its hooks and stdio MCP servers run inside keel's OS sandbox");
+    expect(trust.stdout).toContain("they cannot open Unix sockets (the X server, D-Bus)");
     const doctor = (await runKeel(["--json", "doctor"], { cwd: ws.root, env })).json<{ checks: { name: string; message: string }[] }>();
     expect(doctor.checks.find((c) => c.name === "sandbox")?.message).toContain("the workspace's hooks and MCP servers run sandboxed");
+    expect(doctor.checks.find((c) => c.name === "sandbox")?.message).toContain("network on, Unix sockets refused");
   });
 
   it("unsandboxed as before when your config says workspaceCommands: false; a workspace's false is ignored with a warning", async () => {
