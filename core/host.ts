@@ -279,6 +279,7 @@ export class Host {
     await this.fileBaselines.save().catch((error) => {
       this.events.emit({ type: "state_error", message: errorMessage(error) });
     });
+    this.sandbox.close();
     // A sink the host made is closed (file and exit handler released); one handed in is only flushed.
     if (this.options.events === undefined && this.events instanceof JsonlEventSink) this.events.close();
     else this.events.flush();

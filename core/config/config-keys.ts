@@ -5,7 +5,7 @@ import { isPlainObject } from "./plain-object.js";
 const KNOWN: Record<string, readonly string[]> = {
   "": ["$schema", "permissions", "model", "output", "mcp", "agent", "sandbox", "hooks", "commandEnv"],
   commandEnv: ["pass"],
-  sandbox: ["mode", "network", "denyRead", "credentials", "workspaceCommands"],
+  sandbox: ["mode", "network", "denyRead", "credentials", "workspaceCommands", "unixSockets"],
   permissions: ["allow", "ask", "deny"],
   model: ["name", "baseUrl", "apiKeyEnv", "headers", "contextWindow", "maxOutputTokens", "timeoutMs", "streamIdleTimeoutMs", "maxRetries", "stream"],
   output: ["maxChars"],

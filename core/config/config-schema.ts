@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { PATTERN_CHARS, SANDBOX_MODES } from "../sandbox/sandbox-config.js";
 
-/** `sandbox` in keel config: a mode, or `{mode, network, denyRead, credentials, workspaceCommands}` (sandbox-config.ts's isSandboxValue accepts the same values). */
+/** `sandbox` in keel config: a mode, or `{mode, network, denyRead, credentials, workspaceCommands, unixSockets}` (sandbox-config.ts's isSandboxValue accepts the same values). */
 const SandboxMode = z.enum(SANDBOX_MODES);
 const DenyReadPath = z
   .string()
@@ -17,6 +17,7 @@ const SandboxConfig = z.union([
       denyRead: z.array(DenyReadPath).optional(),
       credentials: z.enum(["hidden", "visible"]).optional(),
       workspaceCommands: z.boolean().optional(),
+      unixSockets: z.boolean().optional(),
     })
     .strict(),
 ]);

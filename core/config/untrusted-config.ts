@@ -15,9 +15,9 @@ const RESTRICT_ONLY: Record<string, true | Record<string, true>> = {
   mcp: { lazy: true, startupTimeoutMs: true, toolTimeoutMs: true, elicitation: true },
   agent: true,
   // Levels merge to the strictest sandbox, so a workspace can tighten it but never loosen it;
-  // `credentials: "visible"` loosens it, and is dropped below (a workspace's `workspaceCommands: false`
-  // is dropped by mergeLayers, trusted or not).
-  sandbox: { mode: true, network: true, denyRead: true, credentials: true, workspaceCommands: true },
+  // `credentials: "visible"` and `unixSockets: true` loosen it, and are dropped below (a workspace's
+  // `workspaceCommands: false` is dropped by mergeLayers, trusted or not).
+  sandbox: { mode: true, network: true, denyRead: true, credentials: true, workspaceCommands: true, unixSockets: true },
 };
 
 /** An untrusted layer reduced to what it may set, and the dotted keys that were dropped. */
@@ -66,6 +66,8 @@ export function restrictUntrusted(value: Record<string, unknown>): RestrictedLay
       if (key === "mcp" && sub === "elicitation" && sv === "ask") ignored.push("mcp.elicitation");
       // Showing your credential stores to sandboxed commands is yours to choose, not the repository's.
       else if (key === "sandbox" && sub === "credentials" && sv === "visible") ignored.push("sandbox.credentials");
+      // So is letting sandboxed commands reach the X server and D-Bus buses through abstract Unix sockets.
+      else if (key === "sandbox" && sub === "unixSockets" && sv === true) ignored.push("sandbox.unixSockets");
       else if (allowed[sub]) kept[sub] = sv;
       else if (isKnownKey(key, sub)) ignored.push(`${key}.${sub}`);
     }

@@ -29,9 +29,10 @@ export interface SandboxTarget {
  * The `bwrap` argument list that runs `target.argv` under bubblewrap: the whole file system
  * read-only, `/tmp` private, the boundary (workspace root or active worktree) writable in
  * `workspace-write` mode with its `.git` and `.keel` read-only, `target.hidden` masked, no network when `network` is false, its own PID namespace (so
- * background processes die with the command) and `--die-with-parent`.
+ * background processes die with the command) and `--die-with-parent`; with `seccompFd`, bwrap loads the
+ * seccomp program it reads from that descriptor (see seccompLine) before running the command.
  */
-export function bwrapArgs(settings: SandboxSettings, target: SandboxTarget): string[] {
+export function bwrapArgs(settings: SandboxSettings, target: SandboxTarget, seccompFd?: number): string[] {
   const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"];
   // Later mounts cover earlier ones. A hidden folder holding the boundary (`denyRead: ["~"]`) is
   // masked first by an empty tmpfs, so the boundary mounted next shows through it; the tmpfs is made
@@ -56,6 +57,7 @@ export function bwrapArgs(settings: SandboxSettings, target: SandboxTarget): str
     hidden.filter((p) => !holding.includes(p) && (inside(target.root, p) || (main !== undefined && inside(main, p)) || !holding.some((h) => inside(h, p)))),
   );
   if (!settings.network) args.push("--unshare-net");
+  if (seccompFd !== undefined) args.push("--seccomp", String(seccompFd));
   args.push("--unshare-pid", "--unshare-ipc", "--unshare-uts", "--die-with-parent", "--new-session", "--chdir", target.cwd, "--", ...target.argv);
   return args;
 }
@@ -89,33 +91,62 @@ export function reserveProtectedDirs(settings: SandboxSettings, root: string): v
   }
 }
 
+/** The descriptor bwrap reads the seccomp program from, in a spawn line made by seccompLine. */
+export const SECCOMP_FD = 3;
+
+/**
+ * The spawn line that runs `bwrap` with `args` and the file `filter` open as descriptor SECCOMP_FD: a
+ * shell that opens it and execs bwrap in its place (same process: signals and `--die-with-parent` work as
+ * before). For spawners that cannot pass extra descriptors (the MCP SDK's stdio transport).
+ */
+export function seccompLine(filter: string, bwrap: string, args: readonly string[]): { file: string; args: string[] } {
+  return { file: "/bin/sh", args: ["-c", `exec "$@" ${SECCOMP_FD}<"$0"`, filter, bwrap, ...args] };
+}
+
 /**
  * Why the sandbox cannot be used on this machine, or undefined when it can (checked by running `bwrap` once).
- * `bwrap` is looked up outside `writable` (the workspace): see systemProgram.
+ * `bwrap` is looked up outside `writable` (the workspace): see systemProgram. With `filter` (the path of
+ * the seccomp program, see seccompLine), the check runs under it, so a filter bwrap cannot load makes the
+ * sandbox unavailable instead of failing every command with bwrap's own error.
  */
-export async function sandboxUnavailable(env: NodeJS.ProcessEnv, signal?: AbortSignal, writable: readonly string[] = []): Promise<string | undefined> {
+export async function sandboxUnavailable(
+  env: NodeJS.ProcessEnv,
+  signal?: AbortSignal,
+  writable: readonly string[] = [],
+  filter?: string,
+): Promise<string | undefined> {
   if (process.platform !== "linux") return `the sandbox uses bubblewrap, which runs on Linux only (this is ${process.platform}; macOS is not supported yet)`;
   const bwrap = systemProgram("bwrap", env, writable);
   if (!bwrap)
     return "bubblewrap (`bwrap`) is not installed in a PATH folder outside the workspace (keel never runs one from the workspace or a relative PATH entry, which a sandboxed command could have written): install it (Debian/Ubuntu: apt-get install bubblewrap)";
   const { execa } = await import("execa");
-  const probe = await execa(bwrap, ["--ro-bind", "/", "/", "--unshare-pid", "--die-with-parent", "--", "true"], {
-    env,
-    extendEnv: false,
-    reject: false,
-    stdin: "ignore",
-    timeout: 10_000,
-    cancelSignal: signal,
-  });
+  const run = (line: { file: string; args: string[] }) =>
+    execa(line.file, line.args, { env, extendEnv: false, reject: false, stdin: "ignore", timeout: 10_000, cancelSignal: signal });
+  const plain = ["--ro-bind", "/", "/", "--unshare-pid", "--die-with-parent"];
+  if (filter) {
+    const filtered = await run(seccompLine(filter, bwrap, [...plain, "--seccomp", String(SECCOMP_FD), "--", "true"]));
+    if (filtered.exitCode === 0) return undefined;
+    // Told apart from bwrap not working at all by the probe without the filter.
+    if ((await run({ file: bwrap, args: [...plain, "--", "true"] })).exitCode === 0)
+      return `bubblewrap cannot load the seccomp filter that keeps sandboxed commands off Unix sockets (${firstLine(filtered)}): ${UNIX_SOCKETS_WAY_OUT}`;
+  }
+  const probe = await run({ file: bwrap, args: [...plain, "--", "true"] });
   if (probe.exitCode === 0) return undefined;
   const code = (probe as { code?: string }).code;
   if (code === "ENOENT" || /ENOENT/.test(String(probe.message)))
     return "bubblewrap (`bwrap`) is not installed: install it (Debian/Ubuntu: apt-get install bubblewrap)";
-  return `bubblewrap cannot create its namespaces here (${
-    String(probe.stderr || probe.shortMessage)
-      .trim()
-      .split("\n")[0]
-  }): enable unprivileged user namespaces or run where they are allowed`;
+  return `bubblewrap cannot create its namespaces here (${firstLine(probe)}): enable unprivileged user namespaces or run where they are allowed`;
+}
+
+/** What to do when the seccomp filter cannot be used, for messages. */
+export const UNIX_SOCKETS_WAY_OUT =
+  'give the sandbox no network ("sandbox": {"network": false}: your session\'s abstract sockets are out of reach then), or let sandboxed commands use Unix sockets ("sandbox": {"unixSockets": true} in $KEEL_HOME/config.json)';
+
+/** The first line of what a failed probe said. */
+function firstLine(result: { stderr?: unknown; shortMessage?: string }): string {
+  return String(result.stderr || result.shortMessage)
+    .trim()
+    .split("\n")[0]!;
 }
 
 /** Masks each path that exists: a folder becomes an empty read-only one, anything else reads as empty. */

@@ -11,7 +11,8 @@ export type CredentialsVisibility = "hidden" | "visible";
 
 /** A valid `sandbox` value in keel config: a mode, or an object (the config schema in config-schema.ts has the same shape). */
 export type SandboxValue =
-  SandboxMode | { mode?: SandboxMode; network?: boolean; denyRead?: string[]; credentials?: CredentialsVisibility; workspaceCommands?: boolean };
+  | SandboxMode
+  | { mode?: SandboxMode; network?: boolean; denyRead?: string[]; credentials?: CredentialsVisibility; workspaceCommands?: boolean; unixSockets?: boolean };
 
 /** The sandbox settings in force. */
 export interface SandboxSettings {
@@ -27,6 +28,12 @@ export interface SandboxSettings {
    * sandboxed too, under these settings, or `workspace-write` when the mode is `off`.
    */
   workspaceCommands: boolean;
+  /**
+   * True: a sandboxed process may create Unix sockets while it shares your network. False (the default): with the
+   * network on, a seccomp filter refuses them (see seccomp-filter.ts), since the abstract ones of your session (the X
+   * server, D-Bus) have no file to hide. Without network (`network: false`) they follow file visibility either way.
+   */
+  unixSockets: boolean;
 }
 
 /** No sandbox: the default for now (opt-in). */
@@ -36,11 +43,17 @@ export const SANDBOX_OFF: SandboxSettings = Object.freeze({
   denyRead: Object.freeze([]),
   credentials: "hidden",
   workspaceCommands: false,
+  unixSockets: false,
 });
+
+/** True when sandboxed processes are kept off Unix sockets by the seccomp filter: they share your network, and `unixSockets` does not allow them. */
+export function unixSocketsBlocked(settings: SandboxSettings): boolean {
+  return settings.network && !settings.unixSockets;
+}
 
 /** What a valid `sandbox` value looks like, for error messages. */
 export const SANDBOX_SHAPE =
-  'must be "off", "workspace-write", "read-only" or an object with "mode" (one of those), "network" (true or false), "denyRead" (a list of paths: no wildcards), "credentials" ("hidden" or "visible") and "workspaceCommands" (true or false)';
+  'must be "off", "workspace-write", "read-only" or an object with "mode" (one of those), "network" (true or false), "denyRead" (a list of paths: no wildcards), "credentials" ("hidden" or "visible") "workspaceCommands" (true or false) and "unixSockets" (true or false)';
 
 /** Characters of a pattern: `denyRead` takes paths only, since the sandbox must name each path it hides. */
 export const PATTERN_CHARS = /[*?[\]{}]/;
@@ -53,7 +66,7 @@ function isMode(value: unknown): value is SandboxMode {
 
 /**
  * True when `value` is a valid `sandbox` value: a mode, or an object with only `mode` (a mode),
- * `network` and `workspaceCommands` (booleans), `denyRead` (paths) and `credentials`. Checked without zod, so merging config layers loads no schema library;
+ * `network`, `workspaceCommands` and `unixSockets` (booleans), `denyRead` (paths) and `credentials`. Checked without zod, so merging config layers loads no schema library;
  * the config schema (which names the fault) accepts exactly these values.
  */
 export function isSandboxValue(value: unknown): value is SandboxValue {
@@ -63,7 +76,7 @@ export function isSandboxValue(value: unknown): value is SandboxValue {
     ([key, v]) =>
       v === undefined ||
       (key === "mode" && isMode(v)) ||
-      ((key === "network" || key === "workspaceCommands") && typeof v === "boolean") ||
+      ((key === "network" || key === "workspaceCommands" || key === "unixSockets") && typeof v === "boolean") ||
       (key === "denyRead" && Array.isArray(v) && v.every((p) => typeof p === "string" && p.trim() !== "" && !PATTERN_CHARS.test(p))) ||
       (key === "credentials" && (v === "hidden" || v === "visible")),
   );
@@ -74,16 +87,18 @@ export function sandboxSettings(value: unknown): SandboxSettings {
   if (!isSandboxValue(value)) return SANDBOX_OFF;
   if (typeof value === "string") return { ...SANDBOX_OFF, mode: value, workspaceCommands: value !== "off" };
   // An object turns the sandbox on unless it sets a mode, or says nothing but `workspaceCommands`
-  // (which sandboxes what the workspace brings, not the bash tool).
-  const onlyWorkspaceCommands =
-    value.workspaceCommands !== undefined && Object.entries(value).every(([key, v]) => key === "workspaceCommands" || v === undefined);
-  const mode = value.mode ?? (onlyWorkspaceCommands ? "off" : "workspace-write");
+  // (which sandboxes what the workspace brings, not the bash tool) and `unixSockets` (how a sandbox
+  // another level turns on treats Unix sockets).
+  const said = Object.entries(value).filter(([, v]) => v !== undefined);
+  const onlyScope = said.length > 0 && said.every(([key]) => key === "workspaceCommands" || key === "unixSockets");
+  const mode = value.mode ?? (onlyScope ? "off" : "workspace-write");
   return {
     mode,
     network: value.network ?? true,
     denyRead: value.denyRead ?? [],
     credentials: value.credentials ?? "hidden",
     workspaceCommands: value.workspaceCommands ?? mode !== "off",
+    unixSockets: value.unixSockets ?? false,
   };
 }
 
@@ -99,7 +114,8 @@ function credentialsOf(value: unknown): CredentialsVisibility | undefined {
  * No network cannot be enforced without a sandbox, so `network: false` with mode `off` becomes
  * `workspace-write` (failing closed). `workspaceCommands` is true when a level says `true`, false
  * when none does and one says `false` (only yours may: mergeLayers drops a workspace's `false`),
- * else on exactly when the merged mode is not `off`.
+ * else on exactly when the merged mode is not `off`. Unix sockets are allowed (`unixSockets`) only when a level
+ * says `true` and none says `false` (an untrusted workspace's `true` never gets here: it widens).
  */
 export function strictest(values: unknown[]): SandboxSettings {
   let mode: SandboxMode = "off";
@@ -116,7 +132,14 @@ export function strictest(values: unknown[]): SandboxSettings {
   if (!network && mode === "off") mode = "workspace-write";
   const wc = values.map(workspaceCommandsOf);
   const workspaceCommands = wc.includes(true) || (!wc.includes(false) && mode !== "off");
-  return { mode, network, denyRead: [...denyRead], credentials, workspaceCommands };
+  const us = values.map(unixSocketsOf);
+  const unixSockets = us.includes(true) && !us.includes(false);
+  return { mode, network, denyRead: [...denyRead], credentials, workspaceCommands, unixSockets };
+}
+
+/** What one level's `sandbox` value says about `unixSockets`: undefined when it does not say. */
+function unixSocketsOf(value: unknown): boolean | undefined {
+  return isSandboxValue(value) && typeof value === "object" ? value.unixSockets : undefined;
 }
 
 /** What one level's `sandbox` value says about `workspaceCommands`: undefined when it does not say. */

@@ -1,12 +1,15 @@
 import { mkdirSync } from "node:fs";
+import { endianness } from "node:os";
 import { ToolError } from "../errors.js";
 import { realOrSelf } from "../real-path.js";
 import { inside } from "../tools/confine-path.js";
 import { systemProgram } from "../system-program.js";
-import { bwrapArgs, reserveProtectedDirs, sandboxUnavailable, type SandboxTarget } from "./bwrap.js";
+import { bwrapArgs, reserveProtectedDirs, SECCOMP_FD, seccompLine, sandboxUnavailable, type SandboxTarget, UNIX_SOCKETS_WAY_OUT } from "./bwrap.js";
 import { hiddenPaths } from "./hidden-paths.js";
 import { hiddenNeed } from "./needed-paths.js";
-import type { SandboxSettings } from "./sandbox-config.js";
+import { type SandboxSettings, unixSocketsBlocked } from "./sandbox-config.js";
+import { SeccompFilterFile } from "./seccomp-file.js";
+import { filterUnsupported } from "./seccomp-filter.js";
 
 /** A command line ready to spawn: the program and its arguments. */
 export interface SpawnLine {
@@ -22,6 +25,8 @@ export class SandboxRunner {
   private check: Promise<string | undefined> | undefined;
   /** Folders of code keel runs in its own process (a trusted workspace's code plugins), kept read-only inside the boundary. */
   private readonly keptCode = new Set<string>();
+  /** The seccomp filter keeping sandboxed commands off Unix sockets while they share your network, made on first use. */
+  private readonly filter = new SeccompFilterFile(() => this.writable());
 
   constructor(
     readonly settings: SandboxSettings,
@@ -56,7 +61,38 @@ export class SandboxRunner {
   /** Why the sandbox is configured but cannot run here, or undefined (also when it is off). */
   async unavailable(signal?: AbortSignal): Promise<string | undefined> {
     if (!this.enabled) return undefined;
-    return (this.check ??= sandboxUnavailable(this.env, signal, this.writable()));
+    return this.probe(signal);
+  }
+
+  /**
+   * Why the sandbox, as configured (`workspace-write` when it is off), cannot run here — bubblewrap missing or
+   * unable to make namespaces, or the seccomp filter the settings call for unusable — or undefined. Checked once.
+   */
+  probe(signal?: AbortSignal): Promise<string | undefined> {
+    return (this.check ??= this.runProbe(signal));
+  }
+
+  /** True when sandboxed processes are kept off Unix sockets (the network is on and `unixSockets` is not). */
+  get unixSocketsBlocked(): boolean {
+    return unixSocketsBlocked(this.settings);
+  }
+
+  /** Releases the filter's file descriptor. Never throws. */
+  close(): void {
+    this.filter.close();
+  }
+
+  private async runProbe(signal?: AbortSignal): Promise<string | undefined> {
+    if (process.platform !== "linux" || !unixSocketsBlocked(this.settings)) return sandboxUnavailable(this.env, signal, this.writable());
+    const unsupported = filterUnsupported(process.arch, endianness());
+    if (unsupported) return `${unsupported}: ${UNIX_SOCKETS_WAY_OUT}`;
+    let filter: string;
+    try {
+      filter = this.filter.path();
+    } catch (error) {
+      return `${(error as Error).message.replace(/\.$/, "")}: ${UNIX_SOCKETS_WAY_OUT}`;
+    }
+    return sandboxUnavailable(this.env, signal, this.writable(), filter);
   }
 
   /** True when hook commands and stdio MCP servers the workspace brings run sandboxed (`sandbox.workspaceCommands`). */
@@ -100,7 +136,7 @@ export class SandboxRunner {
   }
 
   private async wrapWith(settings: SandboxSettings, target: SandboxTarget, what: string, signal?: AbortSignal, orElse?: string): Promise<SpawnLine> {
-    const why = await (this.check ??= sandboxUnavailable(this.env, signal, this.writable()));
+    const why = await this.probe(signal);
     if (why)
       throw new ToolError(
         `The sandbox (${settings.mode}) cannot run: ${why}. ${what} was not run: keel never runs it unsandboxed. Fix the sandbox, or turn it off ("sandbox": "off" in your config${orElse ? `, ${orElse}` : ""}).`,
@@ -130,15 +166,15 @@ export class SandboxRunner {
         `The sandbox cannot run: \`bwrap\` is no longer on PATH outside the workspace. ${what} was not run: keel never runs it unsandboxed.`,
         "precondition_failed",
       );
-    return {
-      file: bwrap,
-      args: bwrapArgs(settings, {
-        ...target,
-        hidden,
-        readOnly: [...this.keptKeelHome(settings, target.root), ...code],
-        ...(this.workspaceRoot ? { workspace: this.workspaceRoot } : {}),
-      }),
+    const full = {
+      ...target,
+      hidden,
+      readOnly: [...this.keptKeelHome(settings, target.root), ...code],
+      ...(this.workspaceRoot ? { workspace: this.workspaceRoot } : {}),
     };
+    if (!unixSocketsBlocked(settings)) return { file: bwrap, args: bwrapArgs(settings, full) };
+    // The probe made the filter: keel's file descriptor, reopened by the shell that becomes bwrap.
+    return seccompLine(this.filter.path(), bwrap, bwrapArgs(settings, full, SECCOMP_FD));
   }
 
   /**

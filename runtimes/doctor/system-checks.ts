@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { errorMessage, type Host, sandboxUnavailable, systemProgram } from "../../core/index.js";
+import { errorMessage, type Host, systemProgram } from "../../core/index.js";
 import { check, type DoctorCheck } from "./doctor-check.js";
 
 /** keel needs Node.js 20 or newer. */
@@ -34,17 +34,26 @@ export async function gitCheck(root: string, env: NodeJS.ProcessEnv, signal: Abo
  * servers run in it (`sandbox.workspaceCommands`): a failure only when the config turns either on. Never throws.
  */
 export async function sandboxCheck(host: Host, signal: AbortSignal): Promise<DoctorCheck> {
-  const { mode, workspaceCommands } = host.sandbox.settings;
+  const { mode, workspaceCommands, network } = host.sandbox.settings;
   const scope = workspaceCommands
     ? `the workspace's hooks and MCP servers run sandboxed${mode === "off" ? ' ("workspace-write")' : ""}`
     : "the workspace's hooks and MCP servers run unsandboxed";
+  // What sandboxed processes reach besides files, when something runs sandboxed.
+  const reach =
+    mode === "off" && !workspaceCommands
+      ? ""
+      : !network
+        ? "no network; "
+        : host.sandbox.unixSocketsBlocked
+          ? "network on, Unix sockets refused; "
+          : 'network on, Unix sockets allowed ("unixSockets": true); ';
   let problem: string | undefined;
   try {
-    problem = await sandboxUnavailable(host.env, signal, [host.workspace.root]);
+    problem = await host.sandbox.probe(signal);
   } catch (error) {
     problem = errorMessage(error);
   }
-  if (!problem) return check("sandbox", "ok", `bubblewrap works (sandbox mode: ${mode}; ${scope})`);
+  if (!problem) return check("sandbox", "ok", `bubblewrap works (sandbox mode: ${mode}; ${reach}${scope})`);
   if (mode !== "off") return check("sandbox", "fail", `the config asks for sandbox "${mode}", but ${problem}`, 'install bubblewrap, or set "sandbox": "off"');
   if (workspaceCommands)
     return check(

@@ -21,8 +21,8 @@ export async function trustCommand(ctx: CliContext, opts: { revoke?: boolean }):
     );
     return;
   }
-  const { items, sandboxed } = await reviewWorkspace(ctx);
-  const note = sandboxNote(items, sandboxed);
+  const { items, sandboxed, unixSocketsBlocked } = await reviewWorkspace(ctx);
+  const note = sandboxNote(items, sandboxed, unixSocketsBlocked);
   await recordTrust(ws, false, items);
   const approved = items.map((i) => ({ kind: i.kind, name: i.name, pin: trustPin(i), ...(i.files?.length ? { files: i.files } : {}) }));
   ctx.print({ workspace: ws.root, trusted: true, approved, ...(note ? { sandboxed: true } : {}) }, () =>

@@ -6,6 +6,8 @@ import { runKeel } from "../../helpers/run-cli.js";
 import { makeWorkspace, type TempWorkspace } from "../../helpers/temp-workspace.js";
 
 // Runs the real bubblewrap (`bwrap`), which .ci/run installs (Debian package bubblewrap).
+// With the network on, the seccomp filter refuses every Unix socket (unix-sockets.test.ts): these tests allow them
+// (`unixSockets: true`), so what they check is that the socket files are hidden.
 
 let ws: TempWorkspace | undefined;
 let dir: string | undefined;
@@ -35,21 +37,21 @@ describe("the SSH agent's socket inside the sandbox (real CLI, bwrap)", () => {
   it("is hidden with your credential stores (a socket on a read-only mount still connects), and reachable again with credentials visible", async () => {
     const socket = await startAgent();
     ws = makeWorkspace({}, { git: true });
-    ws.writeUserConfig({ sandbox: "workspace-write" });
+    ws.writeUserConfig({ sandbox: { mode: "workspace-write", unixSockets: true } });
     const env = { ...ws.env, SSH_AUTH_SOCK: socket };
     const call = () => runKeel(["--yes", "--json", "call", "bash", "--input", JSON.stringify({ command: CONNECT })], { cwd: ws!.root, env });
     const hidden = await call();
     expect(hidden.json(), hidden.stderr).toMatchObject({ ok: true, metadata: { sandbox: "workspace-write" } });
     expect(hidden.json().content).not.toContain("AGENT-SIGNS-FOR-YOU");
     expect(hidden.json().content).toContain("no agent");
-    ws.writeUserConfig({ sandbox: { mode: "workspace-write", credentials: "visible" } });
+    ws.writeUserConfig({ sandbox: { mode: "workspace-write", credentials: "visible", unixSockets: true } });
     expect((await call()).json().content).toContain("AGENT-SIGNS-FOR-YOU");
   });
 
   it("the session's D-Bus socket in $XDG_RUNTIME_DIR (systemd-run --user runs anything unconfined) is hidden, credentials visible or not", async () => {
     const socket = await startAgent("bus");
     ws = makeWorkspace({}, { git: true });
-    ws.writeUserConfig({ sandbox: { mode: "workspace-write", credentials: "visible" } });
+    ws.writeUserConfig({ sandbox: { mode: "workspace-write", credentials: "visible", unixSockets: true } });
     const env = { ...ws.env, XDG_RUNTIME_DIR: dir!, DBUS_SESSION_BUS_ADDRESS: `unix:path=${socket}` };
     const r = await runKeel(["--yes", "--json", "call", "bash", "--input", JSON.stringify({ command: connect('"$XDG_RUNTIME_DIR/bus"') })], {
       cwd: ws.root,

@@ -110,7 +110,7 @@ describe("sandbox: workspace-write under bubblewrap", () => {
     const { writeFileSync } = await import("node:fs");
     writeFileSync(join(ws.keelHome, "config.json"), JSON.stringify({ sandbox: "read-only" }));
     host = await openTestHost(ws, { trust: true });
-    const strict = { mode: "read-only", network: true, denyRead: [], credentials: "hidden", workspaceCommands: true };
+    const strict = { mode: "read-only", network: true, denyRead: [], credentials: "hidden", workspaceCommands: true, unixSockets: false };
     expect(host.sandbox.settings).toEqual(strict);
     expect(host.config.sandbox).toEqual(strict);
   });
@@ -126,6 +126,7 @@ describe("sandbox: workspace-write under bubblewrap", () => {
       denyRead: ["~/.config/secret-app", ".env"],
       credentials: "hidden",
       workspaceCommands: true,
+      unixSockets: false,
     });
     // The untrusted workspace's "visible" is ignored, with the usual warning naming the key.
     expect(host.diagnostics.items.map((d) => `${d.path} ${d.message}`)).toContainEqual(expect.stringMatching(/sandbox\.credentials.*not trusted/));
@@ -163,7 +164,7 @@ describe("sandbox: workspace-write under bubblewrap", () => {
   it("builds the mounts in covering order: private /tmp first, then the boundary, then .git and .keel read-only", () => {
     ws = makeWorkspace({}, { git: true });
     const args = bwrapArgs(
-      { mode: "workspace-write", network: false, denyRead: [], credentials: "hidden", workspaceCommands: false },
+      { mode: "workspace-write", network: false, denyRead: [], credentials: "hidden", workspaceCommands: false, unixSockets: false },
       { root: ws.root, cwd: ws.root, argv: ["bash", "-c", "true"] },
     );
     const text = args.join(" ");

@@ -1,5 +1,6 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { runKeel } from "../../helpers/run-cli.js";
@@ -66,8 +67,10 @@ describe("the workspace's hooks under sandbox.workspaceCommands (real CLI, bwrap
     // keel trust says the approved hook will run sandboxed; keel doctor says so too.
     const trust = await runKeel(["trust"], { cwd: ws.root, env });
     expect(trust.stdout).toContain("Its hooks and stdio MCP servers run inside keel's OS sandbox");
+    expect(trust.stdout).toContain("they cannot open Unix sockets (the X server, D-Bus)");
     const doctor = (await runKeel(["--json", "doctor"], { cwd: ws.root, env })).json<{ checks: { name: string; message: string }[] }>();
     expect(doctor.checks.find((c) => c.name === "sandbox")?.message).toContain("the workspace's hooks and MCP servers run sandboxed");
+    expect(doctor.checks.find((c) => c.name === "sandbox")?.message).toContain("network on, Unix sockets refused");
   });
 
   it("unsandboxed as before when your config says workspaceCommands: false; a workspace's false is ignored with a warning", async () => {
@@ -124,6 +127,28 @@ describe("the workspace's hooks under sandbox.workspaceCommands (real CLI, bwrap
     // A hook that cannot start is a non-blocking error, as before: the call (unsandboxed bash) goes on.
     expect(r.json()).toMatchObject({ ok: true });
     expect(ws.read("ran.txt")).toBe("ran\n");
+  });
+
+  it("a sandboxed hook runs with the network on, but cannot reach an abstract Unix socket (the X server's kind): EPERM, never connected", async () => {
+    const name = `\0keel-test-${process.pid}-${Math.random().toString(36).slice(2)}`;
+    let connections = 0;
+    const server = createServer((c) => {
+      connections++;
+      c.end("UNIX-SERVER-ANSWERS\n");
+    });
+    await new Promise<void>((done) => server.listen(name, done));
+    try {
+      ws = makeWorkspace({}, { git: true });
+      const probe = `${JSON.stringify(process.execPath)} -e 'require("net").connect(JSON.parse(process.argv[1])).on("data", (d) => require("fs").writeFileSync(process.argv[2], String(d))).on("error", (e) => require("fs").writeFileSync(process.argv[2], "refused: " + e.code))' '${JSON.stringify(name)}' "$CLAUDE_PROJECT_DIR/seen.txt"`;
+      ws.write(".claude/settings.json", { hooks: preToolUse(probe) });
+      ws.writeUserConfig({ sandbox: "workspace-write" });
+      const r = await runKeel(["--trust", "--yes", "--json", ...bashCall("true")], { cwd: ws.root, env: ws.env });
+      expect(r.json(), r.stderr).toMatchObject({ ok: true });
+      expect(ws.read("seen.txt")).toBe("refused: EPERM");
+      expect(connections).toBe(0);
+    } finally {
+      await new Promise((done) => server.close(done));
+    }
   });
 
   it("keel trust says the approved hook sees your credential stores when your config makes them visible", async () => {

@@ -81,6 +81,46 @@ describe("a stdio MCP server with sandbox: true", () => {
   });
 });
 
+describe("a stdio MCP server with sandbox: true and the network on", () => {
+  it("starts and answers under the seccomp filter: TCP reaches 127.0.0.1, an abstract Unix socket is refused (EPERM) and never connected", async () => {
+    let unix = 0;
+    const name = `\0keel-test-${process.pid}-${Math.random().toString(36).slice(2)}`;
+    const abstract = createServer((s) => {
+      unix++;
+      s.end();
+    });
+    await new Promise<void>((r) => abstract.listen(name, r));
+    const tcp = createServer((s) => s.end());
+    await new Promise<void>((r) => tcp.listen(0, "127.0.0.1", r));
+    try {
+      ws = makeWorkspace(
+        {
+          ".mcp.json": {
+            mcpServers: {
+              probe: { command: process.execPath, args: ["probe/server.mjs"], sandbox: true },
+              free: { command: process.execPath, args: ["probe/server.mjs"] },
+            },
+          },
+        },
+        { git: true },
+      );
+      writeFileSync(join(ws.keelHome, "config.json"), JSON.stringify({ sandbox: { workspaceCommands: false } }));
+      installProbe(ws.path("probe"));
+      host = await openTestHost(ws, { trust: true, yes: true });
+      const call = async (tool: string, input: object) => (await host!.runTool({ tool, input }, { yes: true })).content;
+      expect(await call("mcp__probe__connect", { port: (tcp.address() as AddressInfo).port })).toBe("connected");
+      expect(await call("mcp__probe__unix", { address: name })).toBe("refused: EPERM");
+      expect(unix).toBe(0);
+      // control: the same server unsandboxed reaches it
+      expect(await call("mcp__free__unix", { address: name })).toBe("connected");
+      expect(unix).toBe(1);
+    } finally {
+      abstract.close();
+      tcp.close();
+    }
+  });
+});
+
 describe("the workspace's stdio MCP servers under sandbox.workspaceCommands", () => {
   it("run sandboxed once the sandbox is on (your credential stores hidden, nothing written outside, caches in the private /tmp); your own server does not", async () => {
     // A home outside /tmp: the sandbox's private /tmp would hide one under it whole, and prove nothing.
