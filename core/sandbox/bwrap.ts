@@ -140,7 +140,7 @@ export async function sandboxUnavailable(
 
 /** What to do when the seccomp filter cannot be used, for messages. */
 export const UNIX_SOCKETS_WAY_OUT =
-  'give the sandbox no network ("sandbox": {"network": false}: your session\'s abstract sockets are out of reach then), or let sandboxed commands use Unix sockets ("sandbox": {"unixSockets": true} in $KEEL_HOME/config.json)';
+  'let sandboxed commands use Unix sockets ("sandbox": {"unixSockets": true} in $KEEL_HOME/config.json; add "network": false to keep your session\'s abstract sockets out of reach then)';
 
 /** The first line of what a failed probe said. */
 function firstLine(result: { stderr?: unknown; shortMessage?: string }): string {

@@ -46,14 +46,19 @@ export const SANDBOX_OFF: SandboxSettings = Object.freeze({
   unixSockets: false,
 });
 
-/** True when sandboxed processes are kept off Unix sockets by the seccomp filter: they share your network, and `unixSockets` does not allow them. */
+/**
+ * True when sandboxed processes are kept off Unix sockets by the seccomp filter: unless `unixSockets` allows
+ * them, network on or off. With the network on they would share your session's abstract sockets (the X
+ * server, D-Bus); on or off, the socket files of your session's runtime folder that keel does not hide
+ * (the accessibility bus, PipeWire, Wayland).
+ */
 export function unixSocketsBlocked(settings: SandboxSettings): boolean {
-  return settings.network && !settings.unixSockets;
+  return !settings.unixSockets;
 }
 
 /** What a valid `sandbox` value looks like, for error messages. */
 export const SANDBOX_SHAPE =
-  'must be "off", "workspace-write", "read-only" or an object with "mode" (one of those), "network" (true or false), "denyRead" (a list of paths: no wildcards), "credentials" ("hidden" or "visible") "workspaceCommands" (true or false) and "unixSockets" (true or false)';
+  'must be "off", "workspace-write", "read-only" or an object with "mode" (one of those), "network" (true or false), "denyRead" (a list of paths: no wildcards), "credentials" ("hidden" or "visible"), "workspaceCommands" (true or false) and "unixSockets" (true or false)';
 
 /** Characters of a pattern: `denyRead` takes paths only, since the sandbox must name each path it hides. */
 export const PATTERN_CHARS = /[*?[\]{}]/;

@@ -25,7 +25,7 @@ export class SandboxRunner {
   private check: Promise<string | undefined> | undefined;
   /** Folders of code keel runs in its own process (a trusted workspace's code plugins), kept read-only inside the boundary. */
   private readonly keptCode = new Set<string>();
-  /** The seccomp filter keeping sandboxed commands off Unix sockets while they share your network, made on first use. */
+  /** The seccomp filter keeping sandboxed commands off Unix sockets, made on first use. */
   private readonly filter = new SeccompFilterFile(() => this.writable());
 
   constructor(
@@ -72,7 +72,7 @@ export class SandboxRunner {
     return (this.check ??= this.runProbe(signal));
   }
 
-  /** True when sandboxed processes are kept off Unix sockets (the network is on and `unixSockets` is not). */
+  /** True when sandboxed processes are kept off Unix sockets (unless `unixSockets` allows them). */
   get unixSocketsBlocked(): boolean {
     return unixSocketsBlocked(this.settings);
   }

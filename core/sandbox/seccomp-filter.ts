@@ -1,5 +1,5 @@
-// The seccomp filter that keeps sandboxed commands off Unix sockets while they share your network namespace
-// (and with it the abstract Unix sockets of your session: the X server, D-Bus buses). A classic-BPF program
+// The seccomp filter that keeps sandboxed commands off Unix sockets: the abstract ones of your session (the X
+// server, D-Bus buses), reached through a shared network namespace, and socket files keel does not hide. A classic-BPF program
 // over `struct seccomp_data` {int nr; u32 arch; u64 instruction_pointer; u64 args[6]}, as bwrap's `--seccomp FD` reads it.
 
 /** `AUDIT_ARCH_*` values (linux/audit.h) of the system-call tables the filter knows. */
@@ -116,5 +116,5 @@ export function unixSocketFilter(): Buffer {
  */
 export function filterUnsupported(arch: string = process.arch, endianness: "BE" | "LE" = "LE"): string | undefined {
   if ((arch === "x64" || arch === "arm64") && endianness === "LE") return undefined;
-  return `keel has no seccomp filter for this machine (${arch}, ${endianness === "LE" ? "little" : "big"}-endian), so it cannot keep sandboxed commands off Unix sockets while they share your network`;
+  return `keel has no seccomp filter for this machine (${arch}, ${endianness === "LE" ? "little" : "big"}-endian), so it cannot keep sandboxed commands off Unix sockets`;
 }

@@ -42,11 +42,7 @@ export async function sandboxCheck(host: Host, signal: AbortSignal): Promise<Doc
   const reach =
     mode === "off" && !workspaceCommands
       ? ""
-      : !network
-        ? "no network; "
-        : host.sandbox.unixSocketsBlocked
-          ? "network on, Unix sockets refused; "
-          : 'network on, Unix sockets allowed ("unixSockets": true); ';
+      : `${network ? "network on" : "no network"}, ${host.sandbox.unixSocketsBlocked ? "Unix sockets refused" : 'Unix sockets allowed ("unixSockets": true)'}; `;
   let problem: string | undefined;
   try {
     problem = await host.sandbox.probe(signal);

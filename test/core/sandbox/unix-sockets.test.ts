@@ -39,7 +39,7 @@ const call = (command: string) => runKeel(["--yes", "--json", "call", "bash", "-
 
 const abstractName = () => `\0keel-test-${process.pid}-${Math.random().toString(36).slice(2)}`;
 
-describe("Unix sockets inside the sandbox with the network on (real CLI, bwrap)", () => {
+describe("Unix sockets inside the sandbox (real CLI, bwrap)", () => {
   it("an abstract socket (the X server's, a D-Bus bus's kind) is refused with EPERM and never connected; unixSockets: true in your config allows it", async () => {
     const name = abstractName();
     const server = await unixServer(name);
@@ -56,14 +56,18 @@ describe("Unix sockets inside the sandbox with the network on (real CLI, bwrap)"
     expect(server.connections()).toBe(1);
   });
 
-  it("a socket file in the workspace is refused too; with network: false (no filter) it connects", async () => {
+  it("a socket file in the workspace is refused too, with the network off as well; unixSockets: true with network: false connects", async () => {
     ws = makeWorkspace({}, { git: true, under: "/var/tmp" });
     const server = await unixServer(ws.path("app.sock"));
     ws.writeUserConfig({ sandbox: "workspace-write" });
     const blocked = await call(connect(ws.path("app.sock")));
     expect(blocked.json().content).toContain("refused: EPERM");
-    expect(server.connections()).toBe(0);
+    // The socket files of your session's runtime folder (the accessibility bus, PipeWire) are files too: no network is no exception.
     ws.writeUserConfig({ sandbox: { mode: "workspace-write", network: false } });
+    const offline = await call(connect(ws.path("app.sock")));
+    expect(offline.json().content).toContain("refused: EPERM");
+    expect(server.connections()).toBe(0);
+    ws.writeUserConfig({ sandbox: { mode: "workspace-write", network: false, unixSockets: true } });
     const open = await call(connect(ws.path("app.sock")));
     expect(open.json().content).toContain("UNIX-SERVER-ANSWERS");
     expect(server.connections()).toBe(1);
@@ -126,12 +130,12 @@ describe("Unix sockets inside the sandbox with the network on (real CLI, bwrap)"
     const env = { ...ws.env, PATH: `${dir}${delimiter}${ws.env.PATH}` };
     const r = await runKeel(["--yes", "--json", "call", "bash", "--input", JSON.stringify({ command: "echo ran > ran.txt" })], { cwd: ws.root, env });
     expect(r.json()).toMatchObject({ ok: false, code: "precondition_failed" });
-    expect(r.json().content).toMatch(/cannot load the seccomp filter .*"network": false.*"unixSockets": true/);
+    expect(r.json().content).toMatch(/cannot load the seccomp filter .*"unixSockets": true/);
     expect(ws.exists("ran.txt")).toBe(false);
     const doctor = (await runKeel(["--json", "doctor"], { cwd: ws.root, env })).json<{ checks: { name: string; status: string; message: string }[] }>();
     expect(doctor.checks.find((c) => c.name === "sandbox")).toMatchObject({ status: "fail", message: expect.stringMatching(/seccomp filter/) });
-    // Without network no filter is needed: the same bwrap runs the command.
-    ws.writeUserConfig({ sandbox: { mode: "workspace-write", network: false } });
+    // Without the filter (Unix sockets allowed) the same bwrap runs the command.
+    ws.writeUserConfig({ sandbox: { mode: "workspace-write", unixSockets: true } });
     const offline = await runKeel(["--yes", "--json", "call", "bash", "--input", JSON.stringify({ command: "echo ran > ran.txt" })], { cwd: ws.root, env });
     expect(offline.json()).toMatchObject({ ok: true });
     expect(ws.read("ran.txt")).toBe("ran\n");
