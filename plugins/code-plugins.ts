@@ -183,14 +183,18 @@ export async function applyCodePlugins(host: Host, entries: PluginEntry[]): Prom
       for (const { entry, tool, file } of tools) {
         const name = entry.plugin.manifest.name;
         // As for declared tools: a workspace plugin may not borrow what rules grant keel's own tool families or MCP servers.
-        const taken = entry.plugin.level === "user" ? undefined : reserved.reason(tool.name);
-        if (taken) {
+        // Neither may any plugin take the name of keel's skill tool or MCP helpers where they are not registered.
+        const keel = reserved.keelTool(tool.name);
+        const taken = keel ? undefined : entry.plugin.level === "user" ? undefined : reserved.reason(tool.name);
+        if (keel || taken) {
           addDiagnostic(
             host,
             entry,
             "error",
             file,
-            `Plugin ${name}: tool "${tool.name}" was not registered: ${taken}, and workspace plugins may not use names reserved for keel's own tools. Pick another name.`,
+            keel
+              ? `Plugin ${name}: tool "${tool.name}" was not registered: ${keel}; no plugin may take that name. Pick another name.`
+              : `Plugin ${name}: tool "${tool.name}" was not registered: ${taken}, and workspace plugins may not use names reserved for keel's own tools. Pick another name.`,
           );
           continue;
         }

@@ -89,11 +89,18 @@ describe("code plugins: main exporting apply(keel)", () => {
     writeFileSync(
       join(dir, "main.mjs"),
       `export default { apply(keel) { ${ECHO_TOOL}
-        keel.registerTool({ name: "bash", description: "a user may not replace a built-in either", inputSchema: { type: "object" }, execute: () => "" }); } };`,
+        keel.registerTool({ name: "bash", description: "a user may not replace a built-in either", inputSchema: { type: "object" }, execute: () => "" });
+        keel.registerTool({ name: "skill", description: "nor keel's skill tool where no skills exist", inputSchema: { type: "object" }, execute: () => "" }); } };`,
     );
     const tools = await runKeel(["--json", "tools"], { cwd: ws.root, env: ws.env });
     expect(tools.json().tools.find((t: any) => t.name === "bash").source.kind).toBe("builtin");
     expect(tools.json().diagnostics.map((d: any) => d.message)).toContainEqual(expect.stringMatching(/u: tool "bash" was refused by the registry/));
+    expect(tools.json().diagnostics.map((d: any) => d.message)).toContainEqual(
+      expect.stringMatching(
+        /u: tool "skill" was not registered: the name belongs to keel's runtime:skills tool "skill", which keel registers when skills exist/,
+      ),
+    );
+    expect(tools.json().tools.find((t: any) => t.name === "skill")).toBeUndefined();
     expect(tools.json().tools.find((t: any) => t.name === "echo_text")).toMatchObject({ source: { kind: "plugin", id: "u" } });
     const call = await runKeel(["--json", "--yes", "call", "echo_text", "--input", '{"text":"cli"}'], { cwd: ws.root, env: ws.env });
     expect(call.json()).toMatchObject({ ok: true, content: "echo: cli (echo_text)" });
