@@ -22,19 +22,21 @@ interface NameRules {
 /**
  * Registers every plugin's virtual tools (first pass) then aliases (second pass, so an alias
  * may target a virtual tool); in each pass user-level plugins go before workspace ones, so a
- * user's names always win. No plugin may take the name of one of keel's on-demand tools (`skill`,
+ * user's names always win (also the tools user-level code plugins registered, `userCodeTools`). No plugin may take the name of one of keel's on-demand tools (`skill`,
  * the `mcp_*` helpers, … registered or not); workspace plugins may not take a name a user-level plugin
  * declares nor one in a reserved namespace (`mcp__*`, `mcp_*`, built-in and runtime tool names and families):
  * call this after built-ins and runtimes registered. Otherwise the first name wins. Skips become
  * diagnostics on `host.diagnostics` and entries in the plugin's record. Never throws.
  */
-export function registerPluginTools(host: Host, entries: PluginEntry[]): void {
+export function registerPluginTools(host: Host, entries: PluginEntry[], userCodeTools: ReadonlyMap<string, LoadedPlugin> = new Map()): void {
   const user = entries.filter((e) => e.plugin.level === "user");
   const ordered = [...user, ...entries.filter((e) => e.plugin.level !== "user")];
   const rules: NameRules = { reserved: reservedNames(host.registry), userNames: new Map() };
   for (const { plugin } of user)
     for (const spec of [...plugin.manifest.virtualTools, ...plugin.manifest.aliases])
       if (!rules.userNames.has(spec.name) && !rules.reserved.keelTool(spec.name)) rules.userNames.set(spec.name, plugin);
+  // a user-level code plugin's tools register later (stage 210) but are the user's names all the same
+  for (const [name, plugin] of userCodeTools) if (!rules.userNames.has(name) && !rules.reserved.keelTool(name)) rules.userNames.set(name, plugin);
   for (const entry of ordered) registerVirtualTools(host, entry, rules);
   for (const entry of ordered) registerAliases(host, entry, rules);
   for (const entry of entries) warnUnknownTargets(host, entry);
