@@ -3,8 +3,9 @@ import type { CliContext } from "../cli-context.js";
 import { formatDiagnostic } from "../../diagnostics.js";
 import { firstLine, table } from "../format.js";
 import { toolRows, type ToolRow } from "../../tool-rows.js";
-import { startToolMenu } from "../../agent/start-tool-menu.js";
+import { isDeferrable } from "../../agent/tool-menu.js";
 import type { Host } from "../../host.js";
+import type { ToolSource } from "../../types.js";
 
 export { toolRows, type ToolRow } from "../../tool-rows.js";
 
@@ -15,7 +16,7 @@ export { toolRows, type ToolRow } from "../../tool-rows.js";
 export async function toolsCommand(ctx: CliContext): Promise<void> {
   await ctx.withHost(
     async (host) => {
-      const tools = withDeferral(host, toolRows(host));
+      const tools = await withDeferral(host, toolRows(host));
       const diagnostics = host.diagnostics.items;
       ctx.print({ tools, diagnostics }, () => {
         const rows = tools.map((t) => [
@@ -45,10 +46,16 @@ export async function toolsCommand(ctx: CliContext): Promise<void> {
   );
 }
 
-/** Marks the rows a new session would defer (see startToolMenu); a config error leaves them unmarked (the command reports config problems itself). */
-function withDeferral(host: Host, rows: ToolRow[]): ToolRow[] {
+/**
+ * Marks the rows a new session would defer (see startToolMenu); a config error leaves them unmarked
+ * (the command reports config problems itself). Without MCP or plugin tools nothing can be deferred,
+ * and the menu (its settings schema) is not even loaded: `keel tools` in a plain workspace stays light.
+ */
+async function withDeferral(host: Host, rows: ToolRow[]): Promise<ToolRow[]> {
+  if (!rows.some((r) => isDeferrable(r.source as ToolSource))) return rows.map((r) => ({ ...r, deferred: false }));
   let deferred: Set<string>;
   try {
+    const { startToolMenu } = await import("../../agent/start-tool-menu.js");
     deferred = startToolMenu(host).menu.deferred;
   } catch {
     return rows;
