@@ -60,6 +60,7 @@ export { sandboxUnavailable } from "./sandbox/bwrap.js";
 export { requireSystemProgram, systemEnv, systemProgram } from "./system-program.js";
 export { MCP_OAUTH_DIR, SESSION_KEY_FILE, keelHomeSecrets } from "./keel-home-secrets.js";
 export { ToolRegistry, fmt } from "./registry.js";
+export { ON_DEMAND_TOOLS, SKILL_TOOL, type OnDemandTool } from "./on-demand-tools.js";
 export { describeSchemaErrors, type CompiledSchema } from "./validation.js";
 export { ancestorsWithin, type Workspace } from "./workspace.js";
 export { MAX_MANIFEST_BYTES, readRegularFile } from "./bounded-read.js";

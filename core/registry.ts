@@ -42,7 +42,7 @@ export class ToolRegistry {
       this.diagnostics.error("registry", `Tool "${tool.name}" from ${fmt(tool.source)} was skipped: the name is already taken by ${taken}.`);
       return false;
     }
-    if (!tool.name || /\s/.test(tool.name)) {
+    if (invalidName(tool.name)) {
       this.diagnostics.error("registry", `Tool name ${JSON.stringify(tool.name)} from ${fmt(tool.source)} is invalid (empty or has spaces).`);
       return false;
     }
@@ -51,11 +51,15 @@ export class ToolRegistry {
     return true;
   }
 
-  /** Registers an alias; returns false (with a diagnostic) if the base is missing or the name taken. */
+  /** Registers an alias; returns false (with a diagnostic) if the base is missing or the name taken or invalid (as for register). */
   addAlias(alias: ToolAlias): boolean {
     const taken = this.owner(alias.name);
     if (taken) {
       this.diagnostics.error("registry", `Alias "${alias.name}" from ${fmt(alias.source)} was skipped: the name is already taken by ${taken}.`);
+      return false;
+    }
+    if (invalidName(alias.name)) {
+      this.diagnostics.error("registry", `Alias name ${JSON.stringify(alias.name)} from ${fmt(alias.source)} is invalid (empty or has spaces).`);
       return false;
     }
     if (!this.resolve(alias.target)) {
@@ -155,6 +159,11 @@ export class ToolRegistry {
     if (alias) return `${fmt(alias.source)} (alias)`;
     return undefined;
   }
+}
+
+/** A name neither a tool nor an alias may have: empty, or with whitespace. */
+function invalidName(name: string): boolean {
+  return !name || /\s/.test(name);
 }
 
 /** `plugin:<id>`, `mcp:<id>`, `builtin`, `runtime:<id>`. */

@@ -9,6 +9,8 @@ export interface ToolRow {
   blocked: boolean;
   blockedBy?: string;
   aliasOf?: string;
+  /** `keel tools` only: a new session here would hold this tool back behind `tool_search` until found. */
+  deferred?: boolean;
   risk: string[];
   readOnly: boolean;
 }

@@ -26,9 +26,10 @@ const REGISTER_STAGE = 210;
  * its imports resolve there, never in the workspace). Tools the plugins register are added at `registerTools`. Every failure (refused path,
  * import error, bad export, `apply` throwing, a bad tool, a workspace plugin's tool in a reserved
  * namespace such as `mcp__*` or `task_*`, an `apply` that has not settled within the bound) is a
- * diagnostic naming the file; the host and the other plugins go on. Never throws.
+ * diagnostic naming the file; the host and the other plugins go on. User-level plugins' tools register
+ * before workspace ones; their names are returned so workspace manifests cannot take them. Never throws.
  */
-export async function applyCodePlugins(host: Host, entries: PluginEntry[]): Promise<void> {
+export async function applyCodePlugins(host: Host, entries: PluginEntry[]): Promise<CodeToolNames> {
   const tools: { entry: PluginEntry; tool: CodePluginTool; file: string }[] = [];
   const { ms: timeoutMs, problem } = applyTimeout(host.env);
   // Said with each code plugin, whose bound it is (an environment variable: no file to name).
@@ -177,20 +178,26 @@ export async function applyCodePlugins(host: Host, entries: PluginEntry[]): Prom
   }
   // Once per start, and only where pinned copies are used: old copies of changed plugins go after a month unused.
   if (snapshots.size) prunePluginSnapshots(snapshotsDir(host.workspace.keelHome), snapshots);
+  // User-level plugins' tools register first, so a user's name wins over a trusted workspace plugin's.
+  const ordered = [...tools.filter((t) => t.entry.plugin.level === "user"), ...tools.filter((t) => t.entry.plugin.level !== "user")];
   if (tools.length)
     host.hooks.registerTools.tapPromise({ name: PLUGIN_NAME, stage: REGISTER_STAGE }, async () => {
       const reserved = reservedNames(host.registry);
-      for (const { entry, tool, file } of tools) {
+      for (const { entry, tool, file } of ordered) {
         const name = entry.plugin.manifest.name;
         // As for declared tools: a workspace plugin may not borrow what rules grant keel's own tool families or MCP servers.
-        const taken = entry.plugin.level === "user" ? undefined : reserved.reason(tool.name);
-        if (taken) {
+        // Neither may any plugin take the name of keel's skill tool or MCP helpers where they are not registered.
+        const keel = reserved.keelTool(tool.name);
+        const taken = keel ? undefined : entry.plugin.level === "user" ? undefined : reserved.reason(tool.name);
+        if (keel || taken) {
           addDiagnostic(
             host,
             entry,
             "error",
             file,
-            `Plugin ${name}: tool "${tool.name}" was not registered: ${taken}, and workspace plugins may not use names reserved for keel's own tools. Pick another name.`,
+            keel
+              ? `Plugin ${name}: tool "${tool.name}" was not registered: ${keel}; no plugin may take that name. Pick another name.`
+              : `Plugin ${name}: tool "${tool.name}" was not registered: ${taken}, and workspace plugins may not use names reserved for keel's own tools. Pick another name.`,
           );
           continue;
         }
@@ -209,6 +216,15 @@ export async function applyCodePlugins(host: Host, entries: PluginEntry[]): Prom
         }
       }
     });
+  const userNames = new Map<string, LoadedPlugin>();
+  for (const { entry, tool } of ordered) if (entry.plugin.level === "user" && !userNames.has(tool.name)) userNames.set(tool.name, entry.plugin);
+  return { userNames };
+}
+
+/** What code plugins will register, known before any plugin tool registers. */
+export interface CodeToolNames {
+  /** Tool names user-level code plugins registered, with the plugin of each: workspace plugins may not declare them (see registerPluginTools). */
+  userNames: ReadonlyMap<string, LoadedPlugin>;
 }
 
 /** True for Node's "module not found" errors (an ES import, or `require` in a CommonJS file). */

@@ -69,7 +69,9 @@ export function pluginManifestRuntime(options: PluginManifestRuntimeOptions = {}
         }
       }
       // Code modules (`main`) are imported only when a plugin names one.
-      if (entries.some((e) => e.plugin.manifest.main !== undefined)) await (await import("./code-plugins.js")).applyCodePlugins(host, entries);
+      const code = entries.some((e) => e.plugin.manifest.main !== undefined)
+        ? await (await import("./code-plugins.js")).applyCodePlugins(host, entries)
+        : undefined;
       const service: PluginRuntimeService = {
         handOffs: () => loaded.plugins.map(toHandOff),
         records: () => entries.map((e) => e.record),
@@ -77,7 +79,7 @@ export function pluginManifestRuntime(options: PluginManifestRuntimeOptions = {}
       };
       host.provide("plugins", service);
       host.provide("plugin-records", service);
-      host.hooks.registerTools.tapPromise({ name: PLUGIN_NAME, stage: REGISTER_STAGE }, async () => registerPluginTools(host, entries));
+      host.hooks.registerTools.tapPromise({ name: PLUGIN_NAME, stage: REGISTER_STAGE }, async () => registerPluginTools(host, entries, code?.userNames));
     },
   };
 }

@@ -22,18 +22,21 @@ interface NameRules {
 /**
  * Registers every plugin's virtual tools (first pass) then aliases (second pass, so an alias
  * may target a virtual tool); in each pass user-level plugins go before workspace ones, so a
- * user's names always win. Workspace plugins may not take a name a user-level plugin declares nor
- * one in a reserved namespace (`mcp__*`, `mcp_*`, built-in and runtime tool names and families):
+ * user's names always win (also the tools user-level code plugins registered, `userCodeTools`). No plugin may take the name of one of keel's on-demand tools (`skill`,
+ * the `mcp_*` helpers, … registered or not); workspace plugins may not take a name a user-level plugin
+ * declares nor one in a reserved namespace (`mcp__*`, `mcp_*`, built-in and runtime tool names and families):
  * call this after built-ins and runtimes registered. Otherwise the first name wins. Skips become
  * diagnostics on `host.diagnostics` and entries in the plugin's record. Never throws.
  */
-export function registerPluginTools(host: Host, entries: PluginEntry[]): void {
+export function registerPluginTools(host: Host, entries: PluginEntry[], userCodeTools: ReadonlyMap<string, LoadedPlugin> = new Map()): void {
   const user = entries.filter((e) => e.plugin.level === "user");
   const ordered = [...user, ...entries.filter((e) => e.plugin.level !== "user")];
   const rules: NameRules = { reserved: reservedNames(host.registry), userNames: new Map() };
   for (const { plugin } of user)
     for (const spec of [...plugin.manifest.virtualTools, ...plugin.manifest.aliases])
-      if (!rules.userNames.has(spec.name)) rules.userNames.set(spec.name, plugin);
+      if (!rules.userNames.has(spec.name) && !rules.reserved.keelTool(spec.name)) rules.userNames.set(spec.name, plugin);
+  // a user-level code plugin's tools register later (stage 210) but are the user's names all the same
+  for (const [name, plugin] of userCodeTools) if (!rules.userNames.has(name) && !rules.reserved.keelTool(name)) rules.userNames.set(name, plugin);
   for (const entry of ordered) registerVirtualTools(host, entry, rules);
   for (const entry of ordered) registerAliases(host, entry, rules);
   for (const entry of entries) warnUnknownTargets(host, entry);
@@ -129,7 +132,8 @@ function registerAliases(host: Host, { plugin, record }: PluginEntry, rules: Nam
 
 /**
  * Why this plugin may not register `toolName`, or undefined: for a workspace plugin a name a
- * user-level plugin declares, then (any level) a taken name, then (workspace) a reserved namespace.
+ * user-level plugin declares, then (any level) a taken name or the name of one of keel's on-demand
+ * tools, then (workspace) a reserved namespace. The same rules for aliases and virtual tools.
  */
 function nameProblem(host: Host, plugin: LoadedPlugin, toolName: string, rules: NameRules, what: string, taken: (owner: string) => string): string | undefined {
   const workspace = plugin.level !== "user";
@@ -138,6 +142,8 @@ function nameProblem(host: Host, plugin: LoadedPlugin, toolName: string, rules: 
     return `${what} "${toolName}" was skipped: the user-level plugin "${user.manifest.name}" (${user.manifestPath}) declares the same name, and a workspace plugin may not take a user-level name. Pick another name.`;
   const owner = ownerOf(host, toolName);
   if (owner) return `${what} "${toolName}" was skipped: ${taken(owner)}.`;
+  const keel = rules.reserved.keelTool(toolName);
+  if (keel) return `${what} "${toolName}" was skipped: ${keel}; no plugin may take that name, even where the tool is not registered. Pick another name.`;
   const reserved = workspace ? rules.reserved.reason(toolName) : undefined;
   if (reserved)
     return `${what} "${toolName}" was skipped: ${reserved}, and workspace plugins may not use names reserved for keel's own tools. Pick another name, or install the plugin under $KEEL_HOME/plugins (user level) to use this one.`;

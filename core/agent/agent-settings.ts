@@ -7,7 +7,7 @@ export const AgentSettingsSchema = z
   .object({
     maxSteps: z.number().int().positive().optional(),
     systemPrompt: z.string().optional(),
-    /** Share of the context window tool definitions may take before MCP tools are deferred behind tool_search. */
+    /** Share of the context window tool definitions may take before MCP and plugin tools are deferred behind tool_search. */
     toolSearchShare: z.number().min(0).max(1).optional(),
     /** Context share that triggers pruning of old tool outputs. */
     pruneAt: z.number().min(0).max(1).optional(),

@@ -1,5 +1,7 @@
 import type { ModelToolSpec } from "../model/model-types.js";
 import type { Host } from "../host.js";
+import type { ToolListing } from "../registry.js";
+import type { ToolSource } from "../types.js";
 import type { TokenEstimator } from "../model/token-estimate.js";
 import type { ActiveSession } from "./active-session.js";
 
@@ -13,7 +15,7 @@ export const MAX_DELEGATION_DEPTH = 3;
 /** The tools offered in one request, and what was deferred. */
 export interface ToolMenu {
   tools: ModelToolSpec[];
-  /** MCP tools hidden behind tool_search (not yet discovered). */
+  /** Deferrable tools (see isDeferrable) hidden behind tool_search (not yet discovered). */
   deferred: Set<string>;
   /** Estimated tokens of the offered tools, and of every tool without deferral. */
   toolTokens: number;
@@ -37,7 +39,8 @@ export interface MenuInput {
 /**
  * Computes the session's tool menu: registry listing minus blocked tools, the session's
  * subset, and delegate_agent at the depth limit. When the definitions exceed
- * `toolSearchShare` of the window, undiscovered MCP tools are deferred behind tool_search.
+ * `toolSearchShare` of the window, undiscovered deferrable tools (MCP tools, plugin virtual tools,
+ * aliases and code-plugin tools: see isDeferrable) are deferred behind tool_search.
  */
 export function toolMenu(s: ActiveSession): ToolMenu {
   return buildToolMenu({
@@ -68,7 +71,7 @@ export function buildToolMenu(input: MenuInput): ToolMenu {
   const deferred = new Set<string>();
   const search = listing.find((t) => t.name === TOOL_SEARCH);
   if (search && fullToolTokens > input.toolSearchShare * input.contextWindow) {
-    for (const t of shown) if (t.source.kind === "mcp" && !discovered.has(t.name)) deferred.add(t.name);
+    for (const t of shown) if (isDeferrable(t.source) && !discovered.has(t.name)) deferred.add(t.name);
   }
   const tools = deferred.size ? [...full.filter((t) => !deferred.has(t.name)), spec(search!)] : full;
   return {
@@ -78,6 +81,20 @@ export function buildToolMenu(input: MenuInput): ToolMenu {
     fullToolTokens,
     isVisible: (name) => allowed(name) && !deferred.has(name) && (name !== TOOL_SEARCH || deferred.size > 0 || discovered.size > 0),
   };
+}
+
+/**
+ * The tool sources whose size is decided by what the user installs or a repository brings, not by
+ * keel: MCP servers (`mcp`) and plugins (`plugin`: manifest virtual tools, aliases, code-plugin tools).
+ * Only these are deferred behind tool_search, and only these are what it searches.
+ */
+export function isDeferrable(source: ToolSource): boolean {
+  return source.kind === "mcp" || source.kind === "plugin";
+}
+
+/** What `tool_search` searches: the registry's deferrable tools (see isDeferrable) that no plugin blocks. Never throws. */
+export function searchableTools(host: Host): ToolListing[] {
+  return host.registry.listing().filter((t) => isDeferrable(t.source) && !isBlocked(host, t.name));
 }
 
 function isBlocked(host: Host, name: string): boolean {

@@ -1,10 +1,10 @@
 import type { Host } from "../host.js";
 import { defineTool } from "../define-tool.js";
 import type { ToolDefinition } from "../types.js";
-import { TOOL_SEARCH } from "./tool-menu.js";
+import { searchableTools, TOOL_SEARCH } from "./tool-menu.js";
 
 /**
- * `tool_search`: finds deferred MCP tools by keywords; the agent loop makes the returned
+ * `tool_search`: finds deferrable tools (MCP and plugin tools, see isDeferrable) by keywords; the agent loop makes the returned
  * tools callable for the rest of the session (`data.tools`).
  */
 export function toolSearchTool(host: Host): ToolDefinition {
@@ -19,7 +19,7 @@ export function toolSearchTool(host: Host): ToolDefinition {
   } as const;
   return defineTool(inputSchema, {
     name: TOOL_SEARCH,
-    description: "Search the MCP tools that are not loaded yet, by keywords. Matching tools become callable for the rest of the session.",
+    description: "Search the MCP and plugin tools that are not loaded yet, by keywords. Matching tools become callable for the rest of the session.",
     source: { kind: "runtime", id: "agent" },
     risk: ["read"],
     readOnly: true,
@@ -28,9 +28,7 @@ export function toolSearchTool(host: Host): ToolDefinition {
         .toLowerCase()
         .split(/[^a-z0-9]+/)
         .filter(Boolean);
-      const scored = host.registry
-        .listing()
-        .filter((t) => t.source.kind === "mcp")
+      const scored = searchableTools(host)
         .map((t) => {
           const name = t.name.toLowerCase();
           const text = `${name} ${t.description.toLowerCase()}`;

@@ -19,10 +19,11 @@ export interface RenderedCommand {
  * Renders a prompt command with its arguments.
  * Claude Code syntax: `$ARGUMENTS` (all of them) and `$1`…`$9` (shell-like words), `` !`cmd` `` of the
  * template (never one an argument brings in) replaced by the command's output (with the arguments
- * filled in), and `@path` references followed by the files' contents; arguments
+ * filled in), and the template's own `@path` references followed by the files' contents (an `@path`
+ * in the arguments or in a shell line's output stays literal text); arguments
  * given to a template without `$ARGUMENTS` or `$N` are appended as `ARGUMENTS: …`.
  * Gemini CLI syntax: `!{cmd}` replaced by its output (with `{{args}}` inside it shell-quoted),
- * `@{path}` by the file's contents, `{{args}}` elsewhere by the arguments as typed; arguments given
+ * the template's `@{path}` by the file's contents (`@{…}` in the arguments stays literal), `{{args}}` elsewhere by the arguments as typed; arguments given
  * to a template without `{{args}}` are appended after a blank line.
  * A shell command or file that cannot be used becomes a bracketed note in the text (the model sees
  * what is missing and why), never a silent gap.
@@ -40,7 +41,11 @@ async function renderClaude(template: string, args: string, deps: RenderDeps): P
   // may write, through workflow_run) can fill in a line the command's author wrote, never add one.
   out.text = await replaceAsync(template, /!`([^`\n]+)`/g, async (_m, command: string) => shellOutput(substitute(command), deps, out), substitute);
   if (!usesArgs && args.trim()) out.text = `${out.text.trimEnd()}\n\nARGUMENTS: ${args}`;
-  const refs = [...new Set([...out.text.matchAll(/(?:^|\s)@((?:\.{0,2}\/)?[\w.\-/]*\.[A-Za-z0-9]+)\b/g)].map((m) => m[1]!))];
+  // `@path` references are found in the command file's own text (its shell lines aside), never in the
+  // arguments or a shell line's output: an argument (which the model may write, through workflow_run)
+  // stays literal text, so a path it names is read, if at all, by a read_file call through the pipeline.
+  const ownText = template.replace(/!`([^`\n]+)`/g, " ");
+  const refs = [...new Set([...ownText.matchAll(/(?:^|\s)@((?:\.{0,2}\/)?[\w.\-/]*\.[A-Za-z0-9]+)\b/g)].map((m) => m[1]!))];
   const blocks: string[] = [];
   for (const ref of refs) blocks.push(`Contents of @${ref}:\n${fenced(await fileText(ref, deps, out))}`);
   if (blocks.length) out.text = `${out.text.trimEnd()}\n\n${blocks.join("\n\n")}`;

@@ -1,6 +1,16 @@
 import { lstat, readdir } from "node:fs/promises";
 import { join, relative, sep } from "node:path";
-import { confinePath, defineTool, openFileInside, readOpened, readRefusal, ToolError, type ToolContext, type ToolDefinition } from "../../core/index.js";
+import {
+  confinePath,
+  defineTool,
+  openFileInside,
+  readOpened,
+  readRefusal,
+  SKILL_TOOL,
+  ToolError,
+  type ToolContext,
+  type ToolDefinition,
+} from "../../core/index.js";
 import type { SkillDef } from "../../manifests/claude/load-skills.js";
 
 /** Most entries listed of a skill's other files. */
@@ -33,7 +43,7 @@ export function skillTool(
 ): ToolDefinition {
   const byName = new Map(skills.map((s) => [s.name, s]));
   return defineTool(inputSchema, {
-    name: "skill",
+    name: SKILL_TOOL,
     description:
       "Load a skill: its instructions and the list of its files. Use it before a task that a skill listed under Skills in the system prompt covers; call it again with `file` to read one of the skill's files.",
     source: { kind: "runtime", id: "skills" },

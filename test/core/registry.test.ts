@@ -43,6 +43,20 @@ describe("ToolRegistry", () => {
     expect(diagnostics.items).toHaveLength(2);
   });
 
+  it("rejects the same names for aliases as for tools", () => {
+    const diagnostics = new Diagnostics();
+    const reg = new ToolRegistry(diagnostics);
+    reg.register(tool("read_file"));
+    const plugin: ToolSource = { kind: "plugin", id: "p" };
+    expect(reg.addAlias({ name: "", target: "read_file", source: plugin })).toBe(false);
+    expect(reg.addAlias({ name: "read it", target: "read_file", source: plugin })).toBe(false);
+    expect(reg.listAliases()).toHaveLength(0);
+    expect(diagnostics.items.map((d) => d.message)).toEqual([
+      expect.stringMatching(/^Alias name "" from plugin:p is invalid/),
+      expect.stringMatching(/^Alias name "read it" from plugin:p is invalid/),
+    ]);
+  });
+
   it("resolves aliases (and alias chains) to the base tool and lists them with the base schema", () => {
     const diagnostics = new Diagnostics();
     const reg = new ToolRegistry(diagnostics);

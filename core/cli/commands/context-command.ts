@@ -1,12 +1,10 @@
-import { agentSettings } from "../../agent/agent-settings.js";
 import type { Instructions } from "../../agent/project-instructions.js";
 import { systemPromptFor } from "../../agent/session-hooks.js";
 import { hookTextsMessage } from "../../agent/tool-guidance.js";
-import { buildToolMenu } from "../../agent/tool-menu.js";
+import { startToolMenu } from "../../agent/start-tool-menu.js";
 import { errorMessage } from "../../errors.js";
 import type { PromptContext } from "../../hooks.js";
-import { DEFAULT_CONTEXT_WINDOW, resolveModelSpec } from "../../model/model-spec.js";
-import { estimateText, TokenEstimator } from "../../model/token-estimate.js";
+import { estimateText } from "../../model/token-estimate.js";
 import { fmt } from "../../registry.js";
 import type { CliContext } from "../cli-context.js";
 import { table } from "../format.js";
@@ -31,7 +29,7 @@ export interface ContextReport {
 export async function contextCommand(ctx: CliContext, opts: { model?: string }): Promise<void> {
   await ctx.withHost(
     async (host) => {
-      const settings = agentSettings(host.config as Record<string, unknown>);
+      const { menu, settings, spec, contextWindow, estimator } = startToolMenu(host, opts.model);
       const { prompt, instructions } = await systemPromptFor(host, settings.systemPrompt, host.activeDir);
       const pctx: PromptContext = { host, system: prompt, guidance: [], resume: false };
       let hookTexts: string | null = null;
@@ -42,10 +40,6 @@ export async function contextCommand(ctx: CliContext, opts: { model?: string }):
       } catch (error) {
         instructions.notes.push(`a beforePrompt hook failed: ${errorMessage(error)}`);
       }
-      const spec = resolveModelSpec(host.config, opts.model, host.env, host.workspace.root);
-      const contextWindow = spec?.contextWindow ?? DEFAULT_CONTEXT_WINDOW;
-      const estimator = new TokenEstimator();
-      const menu = buildToolMenu({ host, depth: 0, toolSearchShare: settings.toolSearchShare, contextWindow, discoveredTools: [], estimator });
       const all = host.registry.listing();
       const offered = new Set(menu.tools.map((t) => t.name));
       const tools = all
@@ -120,7 +114,7 @@ function render(r: ContextReport): string {
   else out.push("  none (AGENTS.md, CLAUDE.md, GEMINI.md or KEEL.md in the workspace root or a folder down to here; $KEEL_HOME/AGENTS.md)");
   for (const note of r.instructions.notes) out.push(`  skipped: ${note}`);
   if (r.hookTexts) out.push("", "Sent before the prompt:", indent(r.hookTexts));
-  const deferred = r.totals.deferredTools ? `; ${r.totals.deferredTools} MCP tools deferred behind tool_search until found` : "";
+  const deferred = r.totals.deferredTools ? `; ${r.totals.deferredTools} MCP and plugin tools deferred behind tool_search until found` : "";
   out.push("", `Tools (${r.tools.length - r.totals.deferredTools} offered, ~${r.totals.toolTokens} tokens${deferred}):`);
   out.push(
     indent(

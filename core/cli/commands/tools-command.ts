@@ -2,19 +2,25 @@ import { fmt } from "../../registry.js";
 import type { CliContext } from "../cli-context.js";
 import { formatDiagnostic } from "../../diagnostics.js";
 import { firstLine, table } from "../format.js";
-import { toolRows } from "../../tool-rows.js";
+import { toolRows, type ToolRow } from "../../tool-rows.js";
+import { isDeferrable } from "../../agent/tool-menu.js";
+import type { Host } from "../../host.js";
+import type { ToolSource } from "../../types.js";
 
 export { toolRows, type ToolRow } from "../../tool-rows.js";
 
-/** `keel tools`: the unified registry and the diagnostics gathered while building it. */
+/**
+ * `keel tools`: the unified registry and the diagnostics gathered while building it; each row says
+ * whether a new session here would defer it behind `tool_search` (`deferred`).
+ */
 export async function toolsCommand(ctx: CliContext): Promise<void> {
   await ctx.withHost(
     async (host) => {
-      const tools = toolRows(host);
+      const tools = await withDeferral(host, toolRows(host));
       const diagnostics = host.diagnostics.items;
       ctx.print({ tools, diagnostics }, () => {
         const rows = tools.map((t) => [
-          t.name + (t.blocked ? " (blocked)" : ""),
+          t.name + (t.blocked ? " (blocked)" : t.deferred ? " (deferred)" : ""),
           t.source.kind === "builtin" ? "builtin" : fmt(t.source as never),
           // no risk of its own (mcp_call_tool: the tool it calls is judged)
           t.aliasOf ? `alias → ${t.aliasOf}` : t.risk.join(",") || "-",
@@ -22,6 +28,9 @@ export async function toolsCommand(ctx: CliContext): Promise<void> {
         ]);
         let out = table(["NAME", "SOURCE", "RISK", "DESCRIPTION"], rows);
         out += `\n\n${tools.length} tools`;
+        const deferred = tools.filter((t) => t.deferred).length;
+        if (deferred)
+          out += ` (${deferred} MCP and plugin tools deferred: a session offers them through tool_search, as their definitions exceed agent.toolSearchShare of the context window; see \`keel context\`)`;
         const errors = diagnostics.filter((d) => d.severity !== "info").length;
         if (diagnostics.length)
           out += `, ${diagnostics.length} diagnostics (${errors} errors/warnings): run \`keel plugins\` or \`keel tools --json\` for details`;
@@ -35,4 +44,21 @@ export async function toolsCommand(ctx: CliContext): Promise<void> {
     // waited for, and closing the host cancels it. Servers without a fresh cache are started.
     { startServers: "background" },
   );
+}
+
+/**
+ * Marks the rows a new session would defer (see startToolMenu); a config error leaves them unmarked
+ * (the command reports config problems itself). Without MCP or plugin tools nothing can be deferred,
+ * and the menu (its settings schema) is not even loaded: `keel tools` in a plain workspace stays light.
+ */
+async function withDeferral(host: Host, rows: ToolRow[]): Promise<ToolRow[]> {
+  if (!rows.some((r) => isDeferrable(r.source as ToolSource))) return rows.map((r) => ({ ...r, deferred: false }));
+  let deferred: Set<string>;
+  try {
+    const { startToolMenu } = await import("../../agent/start-tool-menu.js");
+    deferred = startToolMenu(host).menu.deferred;
+  } catch {
+    return rows;
+  }
+  return rows.map((r) => ({ ...r, deferred: deferred.has(r.name) }));
 }

@@ -134,15 +134,46 @@ describe("prompt commands (Claude Code .md, Gemini CLI .toml) run as prompts and
     expect(JSON.stringify(server.requests.at(-1))).not.toContain(token.slice(0, 10));
   });
 
-  it("@path includes nothing while a plugin blocks read_file (the model could pass @file through workflow_run's arguments)", async () => {
-    ws = makeWorkspace({ ".claude/commands/rev.md": "Review $ARGUMENTS", "notes.txt": "private notes" });
+  it("@path includes nothing while a plugin blocks read_file", async () => {
+    ws = makeWorkspace({ ".claude/commands/rev.md": "Review @notes.txt", "notes.txt": "private notes" });
     ws.writeUserConfig({ model: { name: "m", baseUrl: server.baseUrl } });
     writeUserPlugin(ws, "guard", { name: "guard", blocked_tools: ["read_file"] });
     server.push({ text: "ok" });
-    const run = await runKeel(["run", "/rev @notes.txt"], { cwd: ws.root, env: ws.env });
+    const run = await runKeel(["run", "/rev"], { cwd: ws.root, env: ws.env });
     expect(run.exitCode).toBe(0);
     expect(lastUserText()).not.toContain("private notes");
     expect(lastUserText()).toContain("[contents of notes.txt not included: read_file is blocked by guard]");
+  });
+
+  it("an @path in a command's arguments stays text, typed by you or written by the model through workflow_run: no file is read on the side", async () => {
+    ws = makeWorkspace({
+      ".claude/commands/rev.md": "Review $ARGUMENTS",
+      ".gemini/commands/grev.toml": 'prompt = "Review {{args}}"',
+      "notes.txt": "private notes",
+    });
+    ws.writeUserConfig({ model: { name: "m", baseUrl: server.baseUrl } });
+    const before = server.requests.length;
+    server.push({ text: "ok" });
+    const typed = await runKeel(["run", "/rev @notes.txt"], { cwd: ws.root, env: ws.env });
+    expect(typed.exitCode).toBe(0);
+    expect(lastUserText()).toBe("Review @notes.txt");
+    const afterTyped = server.requests.length;
+    server.push(
+      { toolCalls: [{ id: "w1", name: "workflow_run", arguments: { workflow_name: "rev", arguments: { arguments: "@notes.txt" } } }] },
+      { text: "reviewed" },
+      { toolCalls: [{ id: "w2", name: "workflow_run", arguments: { workflow_name: "grev", arguments: { arguments: "@{notes.txt}" } } }] },
+      { text: "reviewed too" },
+      { text: "done" },
+    );
+    const model = await runKeel(["--yes", "run", "review the notes with /rev and /grev"], { cwd: ws.root, env: ws.env });
+    expect(model.exitCode).toBe(0);
+    const requests = server.requests.slice(afterTyped);
+    const childPrompts = requests.map((r) => r.messages.filter((m) => m.role === "user").at(-1)?.content);
+    expect(childPrompts).toContain("Review @notes.txt");
+    expect(childPrompts).toContain("Review @{notes.txt}");
+    const results = requests.at(-1)!.messages.filter((m) => m.role === "tool");
+    expect(results.map((m) => m.content)).toEqual([expect.stringContaining("reviewed"), expect.stringContaining("reviewed too")]);
+    expect(JSON.stringify(server.requests.slice(before))).not.toContain("private notes");
   });
 
   it("a workspace command cannot choose a scripted model (its file would write the tool calls); the configured model runs it", async () => {

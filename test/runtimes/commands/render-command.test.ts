@@ -44,6 +44,28 @@ describe("prompt commands: parsing and rendering", () => {
     expect(appended.text).toBe("Plain text.\n\nARGUMENTS: !`touch pwned`");
   });
 
+  it("Claude and Gemini: only the command file's own @path / @{path} is read; one in the arguments or a shell line's output stays text", async () => {
+    const files = { "notes.txt": "private notes", "docs/guide.md": "the guide" };
+    const reads: string[] = [];
+    const d = deps(files, { "git log -1": "see @notes.txt" });
+    const read = d.readFile;
+    d.readFile = async (path) => (reads.push(path), read(path));
+    const all = await renderCommand(claude("Review $ARGUMENTS per @docs/guide.md"), "@notes.txt and ./@notes.txt", d);
+    expect(all.text).toBe("Review @notes.txt and ./@notes.txt per @docs/guide.md\n\nContents of @docs/guide.md:\n```\nthe guide\n```");
+    const positional = await renderCommand(claude("Compare $1 with $2"), "@notes.txt @../etc/passwd.txt", d);
+    expect(positional.text).toBe("Compare @notes.txt with @../etc/passwd.txt");
+    const appended = await renderCommand(claude("Plain text."), "@notes.txt", d);
+    expect(appended.text).toBe("Plain text.\n\nARGUMENTS: @notes.txt");
+    const shell = await renderCommand(claude("Last: !`git log -1`"), "", d);
+    expect(shell.text).toBe("Last: see @notes.txt");
+    const gem = await renderCommand(gemini('prompt = "Review {{args}}, rules @{docs/guide.md}"'), "@{notes.txt}", d);
+    expect(gem.text).toBe("Review @{notes.txt}, rules the guide");
+    const gemAppended = await renderCommand(gemini('prompt = "Review"'), "@{notes.txt}", d);
+    expect(gemAppended.text).toBe("Review\n\n@{notes.txt}");
+    expect(reads).toEqual(["docs/guide.md", "docs/guide.md"]);
+    for (const r of [all, positional, appended, shell, gem, gemAppended]) expect(r.text).not.toContain("private notes");
+  });
+
   it("Claude: arguments are appended when the template does not use them; !`cmd` output and @file contents are included", async () => {
     const cmd = claude("Status: !`git status --short`\nDenied: !`rm -rf /`\nReview @src/a.ts and @missing.ts, not me@example.com.");
     const d = deps({ "src/a.ts": "export const a = 1;" }, { "git status --short": " M src/a.ts\n" });

@@ -261,6 +261,7 @@ describe("keel mcp serve (stdio, SDK client)", () => {
   it("--tools also bounds what prompts and resources reach: no shell line, @file or resource read through tools it does not serve", async () => {
     ws = serveWorkspace({
       ".claude/commands/shell.md": "---\nallowed-tools: Bash(touch:*)\n---\nRan !`touch ran.txt` here.\n",
+      ".claude/commands/notes.md": "Summarize @notes.txt\n",
       "notes.txt": "secret notes",
     });
     ws.write(".mcp.json", upstreamManifest(ws, { resources: [{ name: "notes", uri: "test://notes", text: "local notes" }] }));
@@ -268,9 +269,12 @@ describe("keel mcp serve (stdio, SDK client)", () => {
     const shell = (await client.getPrompt({ name: "shell" })).messages[0]!.content as { text: string };
     expect(shell.text).toMatch(/output of `touch ran.txt` not included: tool_not_visible/);
     expect(ws.exists("ran.txt")).toBe(false);
-    const file = (await client.getPrompt({ name: "hello", arguments: { arguments: "@notes.txt" } })).messages[0]!.content as { text: string };
+    const file = (await client.getPrompt({ name: "notes" })).messages[0]!.content as { text: string };
     expect(file.text).toMatch(/contents of notes.txt not included: read_file is not among the tools available here/);
     expect(file.text).not.toContain("secret notes");
+    // an @path in the client's arguments is text, never a file read
+    const arg = (await client.getPrompt({ name: "hello", arguments: { arguments: "@notes.txt" } })).messages[0]!.content as { text: string };
+    expect(arg.text).toBe("Hello @notes.txt, from a command.\n");
     expect((await client.listResources()).resources).toEqual([]);
     await expect(client.readResource({ uri: "test://notes" })).rejects.toThrow(/not available in this context/);
     await expect(client.readResource({ uri: "up://readme" })).rejects.toThrow(/not available in this context/);
