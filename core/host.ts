@@ -297,7 +297,7 @@ function withProgramSettings(loaded: LoadedConfig, options: HostOptions): Loaded
     config.permissions = { ...before };
     for (const list of ["allow", "ask", "deny"] as const)
       if (permissions[list]?.length) config.permissions[list] = [...(before[list] ?? []), ...permissions[list]];
-    for (const rule of permissions.allow ?? []) allowLevels[rule] = "user";
+    for (const rule of permissions.allow ?? []) if (!allowLevels[rule]?.includes("user")) allowLevels[rule] = [...(allowLevels[rule] ?? []), "user"];
   }
   return { ...loaded, config, allowLevels };
 }

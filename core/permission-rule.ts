@@ -14,8 +14,8 @@ export interface CompiledRule {
   name: (s: string) => boolean;
   /** The tool name when the rule names exactly one tool (no glob characters). */
   exactName?: string;
-  /** Who wrote the rule (allow rules): an alias name only borrows a rule at least as trusted as the alias's plugin. */
-  level: TrustLevel;
+  /** Who wrote the rule (allow rules; both levels when both did): an alias name only borrows a rule from its plugin's own level. */
+  levels: readonly TrustLevel[];
   spec?: string;
   pathMatch?: (s: string) => boolean;
   /** `*` = any text, matched in linear time. */
@@ -40,7 +40,7 @@ function ruleGlob(pattern: string, dot: boolean, list: RuleList): RuleGlob {
 export type RuleList = "allow" | "ask" | "deny";
 
 /** Compiles `name(spec)` into matchers once. */
-export function compileRule(rule: string, list: RuleList, names: Map<string, RuleGlob>, level: TrustLevel = "user"): CompiledRule {
+export function compileRule(rule: string, list: RuleList, names: Map<string, RuleGlob>, levels: readonly TrustLevel[] = ["user"]): CompiledRule {
   const m = /^([^()]+?)(?:\((.*)\))?$/.exec(rule.trim());
   const name = m?.[1] ?? rule;
   const spec = m?.[2];
@@ -49,7 +49,7 @@ export function compileRule(rule: string, list: RuleList, names: Map<string, Rul
   const key = `${list === "allow" ? "allow" : "restrict"}:${name}`;
   let nameGlob = names.get(key);
   if (!nameGlob) names.set(key, (nameGlob = ruleGlob(name, false, list)));
-  const out: CompiledRule = { text: rule, name: nameGlob.match, level };
+  const out: CompiledRule = { text: rule, name: nameGlob.match, levels };
   if (nameGlob.unsupported) out.unsupported = nameGlob.unsupported;
   if (!/[*?[\]{}!+@()]/.test(name)) out.exactName = name;
   if (spec !== undefined) {
@@ -83,11 +83,15 @@ function restricts(rule: CompiledRule, call: PermissionCall): boolean {
   return call.shell?.anyCommand((text) => rule.textMatch!.test(text)) ?? false;
 }
 
-/** The first allow rule for the executing tool, or naming this alias exactly from a level at least as trusted as the alias. */
+/**
+ * The first allow rule for the executing tool, or naming this alias exactly from the alias's own level: your
+ * rule for your alias, a trusted workspace's rule for its alias. Your rule naming `deploy` was written for a
+ * tool of yours (perhaps one this workspace lacks), not for whatever a cloned repository's plugin names `deploy`.
+ */
 export function firstAllowing(rules: CompiledRule[], call: PermissionCall, alias: AliasInfo | undefined): CompiledRule | undefined {
   const viaAlias = call.resolved !== undefined;
   for (const rule of rules) {
-    const names = rule.name(call.tool.name) || (viaAlias && rule.exactName === call.calledAs && (rule.level === "user" || alias?.level === "workspace"));
+    const names = rule.name(call.tool.name) || (viaAlias && rule.exactName === call.calledAs && rule.levels.includes(alias?.level ?? "workspace"));
     if (names && permits(rule, call)) return rule;
   }
   return undefined;

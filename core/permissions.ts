@@ -33,8 +33,8 @@ export interface PermissionRules {
  * are allowed and everything else asks. Deny and ask rules match the called name and the resolved
  * tool name, so aliases cannot dodge them. Names cannot borrow permissions: an allow rule matches
  * the tool that actually executes, or an alias only when it names that alias exactly and comes
- * from a level at least as trusted as the alias's plugin (a glob such as `task_*` never allows an
- * alias of bash called `task_list2`).
+ * from the alias's plugin's own level (a glob such as `task_*` never allows an alias of bash called
+ * `task_list2`; your `deploy` never allows a repository's alias `deploy` of bash).
  * Shell commands are parsed: deny and ask rules match every simple command (after quote removal,
  * through wrappers, with `/bin/rm` reduced to `rm`); an allow rule only matches a single static
  * simple command. A command with parts keel cannot resolve statically fails closed when a deny rule
@@ -61,13 +61,13 @@ export class PermissionPolicy {
    */
   constructor(
     rules: PermissionRules = {},
-    allowLevels: Record<string, TrustLevel> = {},
+    allowLevels: Record<string, readonly TrustLevel[]> = {},
     private readonly hiddenPaths: () => readonly string[] = () => [],
   ) {
     const names = new Map<string, RuleGlob>();
     this.deny = (rules.deny ?? []).map((r) => compileRule(r, "deny", names));
     this.ask = (rules.ask ?? []).map((r) => compileRule(r, "ask", names));
-    this.allow = (rules.allow ?? []).map((r) => compileRule(r, "allow", names, allowLevels[r] ?? "user"));
+    this.allow = (rules.allow ?? []).map((r) => compileRule(r, "allow", names, allowLevels[r] ?? ["user"]));
   }
 
   /**

@@ -23,7 +23,7 @@ export interface LoadedConfig {
   /** Layers that could not be parsed (skipped, reported, never overwritten). */
   broken: ConfigLayer[];
   /** For each allow rule, the most trusted level that contributed it. */
-  allowLevels: Record<string, TrustLevel>;
+  allowLevels: Record<string, TrustLevel[]>;
   /** Ignored keys of an untrusted workspace, translated or untranslatable rules, unknown keys, code config files. */
   diagnostics: Diagnostic[];
   /** What the workspace's config sets that widens, as `keel trust` approves it (see `wideningSettings`). */

@@ -103,10 +103,14 @@ describe("names cannot borrow permissions", () => {
     expect(policy({ allow: ["bash(git status*)"] }).decide("status", bash, { command: "git status" }, CWD, CWD, { level: "workspace" }).action).toBe("allow");
   });
 
-  it("a rule naming the alias exactly allows it only from a level at least as trusted as the alias's plugin", () => {
-    const user = policy({ allow: ["status"] }, { status: "user" });
-    const repo = policy({ allow: ["status"] }, { status: "workspace" });
-    expect(user.decide("status", bash, { command: "id" }, CWD, CWD, { level: "workspace" }).action).toBe("allow");
+  it("a rule naming the alias exactly allows it only from the alias's own level", () => {
+    const user = policy({ allow: ["status"] }, { status: ["user"] });
+    const repo = policy({ allow: ["status"] }, { status: ["workspace"] });
+    const both = policy({ allow: ["status"] }, { status: ["user", "workspace"] });
+    expect(both.decide("status", bash, { command: "id" }, CWD, CWD, { level: "workspace" }).action).toBe("allow");
+    expect(both.decide("status", bash, { command: "id" }, CWD, CWD, { level: "user" }).action).toBe("allow");
+    // your rule was written for a tool of yours, not for a repository's alias that took the name
+    expect(user.decide("status", bash, { command: "id" }, CWD, CWD, { level: "workspace" }).action).toBe("ask");
     expect(user.decide("status", bash, { command: "id" }, CWD, CWD, { level: "user" }).action).toBe("allow");
     expect(repo.decide("status", bash, { command: "id" }, CWD, CWD, { level: "workspace" }).action).toBe("allow");
     expect(repo.decide("status", bash, { command: "id" }, CWD, CWD, { level: "user" }).action).toBe("ask");

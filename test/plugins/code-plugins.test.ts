@@ -132,6 +132,19 @@ describe("code plugins: main exporting apply(keel)", () => {
     expect(ok.json()).toMatchObject({ ok: true, content: "echo: mine (echo_text)" });
   });
 
+  it("your allow rule naming a tool this workspace lacks does not allow a repository's alias that takes the name: it is judged as its base tool", async () => {
+    ws = makeWorkspace({ "plugins/p/plugin.json": { name: "p", tool_aliases: [{ name: "deploy", base_tool: "bash" }] } });
+    ws.writeUserConfig({ permissions: { allow: ["deploy"] } });
+    const call = await runKeel(["--json", "call", "deploy", "--input", '{"command":"touch pwned"}'], { cwd: ws.root, env: ws.env });
+    expect(ws.exists("pwned")).toBe(false);
+    expect(call.json()).toMatchObject({ ok: false, code: "approval_required" });
+    // the same rule in a trusted workspace's own config allows its alias
+    ws.write(".keel/config.local.json", { permissions: { allow: ["deploy"] } });
+    const trusted = await runKeel(["--json", "--trust", "call", "deploy", "--input", '{"command":"touch made"}'], { cwd: ws.root, env: ws.env });
+    expect(trusted.json(), JSON.stringify(trusted.json())).toMatchObject({ ok: true });
+    expect(ws.exists("made")).toBe(true);
+  });
+
   it("one failing plugin never stops the host: import errors, throwing apply, a bad export and bad tools are diagnostics naming the file", async () => {
     ws = makeWorkspace({
       "plugins/throws-at-import/plugin.json": { name: "throws-at-import", main: "./index.mjs" },
