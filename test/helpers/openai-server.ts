@@ -111,6 +111,11 @@ export async function startOpenAIServer(replies: ServerReply[] = []): Promise<Op
     for await (const c of req) chunks.push(c as Buffer);
     const path = new URL(req.url ?? "/", "http://127.0.0.1").pathname;
     urls.push(req.url ?? "");
+    if (path.startsWith("/moved/")) {
+      // An endpoint that moved: `…/moved/v1/…` redirects (307: same method and body) to `…/v1/…`.
+      res.writeHead(307, { location: req.url!.slice("/moved".length) }).end();
+      return;
+    }
     if (req.method === "GET" && path.endsWith("/models")) {
       // What `keel doctor` asks to check that the endpoint is reachable.
       res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ object: "list", data: [{ id: "test-model", object: "model" }] }));
