@@ -112,7 +112,9 @@ export async function driveSession(s: ActiveSession, decision?: ApprovalDecision
     // Calls past the most of one response are answered "not run" when the others are done (see unrun-calls).
     const run = toolCalls.slice(0, MAX_CALLS_PER_RESPONSE);
     if (run.length < toolCalls.length) s.emit("tool_calls_not_run", { callIndex, count: toolCalls.length - run.length, max: MAX_CALLS_PER_RESPONSE });
-    s.state.pending = { turn: s.state.turn, calls: run.map(({ extraContent: _x, ...c }) => ({ ...c, status: "queued" as const })) };
+    // Cut off by the output limit: a call whose arguments are not JSON is answered so (see run-tool-calls), not run.
+    const cutOff = response.finishReason === "length" ? { cutOff: s.model.profile.maxOutputTokens } : {};
+    s.state.pending = { turn: s.state.turn, calls: run.map(({ extraContent: _x, ...c }) => ({ ...c, status: "queued" as const })), ...cutOff };
     await s.save();
   }
 }

@@ -146,7 +146,9 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv): ModelClie
         // What is kept of the answer grows with it: a stream far past the output limit is cut off.
         const limit = maxResponseChars(maxTokens);
         let received = 0;
-        for await (const chunk of stream) {
+        // The chunks, read until the stream ends; a connection that breaks mid-stream is a cut-off answer (below).
+        const chunkStream = cutOnBreak(stream, signal, sdk, (error) => streamCut(where, chunks, error));
+        for await (const chunk of chunkStream) {
           chunks++;
           received += 1 + deltaChars(chunk.choices?.[0]?.delta);
           if (received > limit) {
@@ -177,6 +179,11 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv): ModelClie
           throw new ModelError(
             `The model endpoint ${spec.baseUrl ? urlForDisplay(spec.baseUrl) : "(OpenAI)"} answered 200 without a chat-completions stream (no data chunks). Check that the base URL ends in /v1 of an OpenAI-compatible server and that "${spec.name}" supports streaming (or set model.stream to false).`,
           );
+        // Every server ends a complete answer with a finish reason (OpenAI in the last choice chunk, before
+        // the usage chunk and [DONE]; vLLM, llama.cpp and Ollama with the last content chunk): a stream that
+        // ends without one was cut off (a proxy's timeout, a server that crashed), and its half answer or
+        // half-built tool call (truncated JSON arguments) must not be recorded or acted on.
+        if (finishReason === undefined) throw streamCut(where, chunks);
         const toolCalls: ModelToolCall[] = partial
           .result()
           .map((p, i) =>
@@ -213,6 +220,41 @@ function streamStalled(where: string, idleMs: number): ModelError {
     `The model endpoint ${where} stopped sending: nothing came for ${idleMs / 1000} s (model.streamIdleTimeoutMs is ${idleMs}), so keel gave up on this answer and did not record it. Check that the endpoint is up and not overloaded, then resume the session; if the model really thinks that long without sending anything, raise "model.streamIdleTimeoutMs" in keel config.`,
     true,
   );
+}
+
+/**
+ * The error of a streamed answer that ended without a finish reason after `chunks` chunks, cleanly or with a
+ * broken connection (`error`): transient, nothing of it is recorded.
+ */
+function streamCut(where: string, chunks: number, error?: unknown): ModelError {
+  const how = error === undefined ? "the stream ended" : `the connection broke (${oneLineMessage(error)})`;
+  return new ModelError(
+    `The model's answer from ${where} ended without finish_reason after ${chunks} chunks: ${how} before the answer was complete (a proxy's timeout, a server that crashed or restarted), so keel did not record any of it. Run again, or resume the session (keel run --resume ID); if the server never sends finish_reason when it streams, set "model.stream" to false.`,
+    true,
+    { cause: error },
+  );
+}
+
+/** The message of `error` on one line, cut to 200 characters. */
+function oneLineMessage(error: unknown): string {
+  const cause = (error as { cause?: unknown } | null)?.cause;
+  const text = error instanceof Error ? error.message + (cause instanceof Error ? `: ${cause.message}` : "") : String(error);
+  return text.replace(/\s+/g, " ").trim().slice(0, 200);
+}
+
+/**
+ * `stream`'s chunks; an error while reading them that is neither keel's own (a ModelError: the idle limit),
+ * a cancel, nor an error the server sent in the stream (`data: {"error": …}`, an APIError with a message
+ * of its own) is a connection that broke mid-answer, thrown as `cut(error)`.
+ */
+async function* cutOnBreak<T>(stream: AsyncIterable<T>, signal: AbortSignal, sdk: typeof import("openai"), cut: (error: unknown) => Error): AsyncGenerator<T> {
+  try {
+    yield* stream;
+  } catch (error) {
+    if (error instanceof ModelError || signal.aborted) throw error;
+    if (error instanceof sdk.APIError && !(error instanceof sdk.APIConnectionError)) throw error;
+    throw cut(error);
+  }
 }
 
 /** `value` when it is a string, else "" (a field a server may send as null or something else). */

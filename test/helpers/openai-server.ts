@@ -55,6 +55,20 @@ export interface ServerReply {
    * (no finish reason, no `[DONE]`). The connection stays open until the client closes it.
    */
   stall?: "headers" | "partial";
+  /**
+   * End a streamed answer without a finish reason, as a connection cut mid-answer does: `"close"` ends the
+   * response cleanly after the content and tool-call chunks (no finish reason, no `[DONE]`), `"done"` sends
+   * the usage chunk and `[DONE]` but never a finish reason, `"reset"` destroys the connection.
+   */
+  cut?: "close" | "done" | "reset";
+  /** Stream only the first half of each tool call's arguments (a call cut off mid-JSON: with `cut`, or `finishReason: "length"`). */
+  halfToolArguments?: boolean;
+  /** The finish reason sent (default `tool_calls` with calls, else `stop`): `length`, `content_filter`, … */
+  finishReason?: string;
+  /** Send the finish reason with the last content or tool-call chunk instead of a chunk of its own (vLLM, llama.cpp, Ollama). */
+  finishWithLastDelta?: boolean;
+  /** Send no usage chunk after the finish reason. */
+  noUsage?: boolean;
   /** Before the answer, an SSE keep-alive comment (`: OPENROUTER PROCESSING`) every `everyMs` for `forMs`, as OpenRouter sends while a reasoning model thinks. */
   keepAlive?: { everyMs: number; forMs: number };
 }
@@ -206,7 +220,7 @@ export async function startOpenAIServer(replies: ServerReply[] = []): Promise<Op
       ...(reply.reasoning ? { [reply.reasoning.field ?? "reasoning_content"]: reply.reasoning.text } : {}),
       ...(reply.reasoningDetails ? { reasoning_details: reply.reasoningDetails } : {}),
     };
-    const finish = calls.length ? "tool_calls" : "stop";
+    const finish = reply.finishReason ?? (calls.length ? "tool_calls" : "stop");
     const base = { id: `chatcmpl-${requests.length}`, created: Math.floor(Date.now() / 1000), model: body.model };
     if (reply.stall === "headers") {
       res.writeHead(200, { "content-type": body.stream ? "text/event-stream" : "application/json" }).flushHeaders();
@@ -230,8 +244,15 @@ export async function startOpenAIServer(replies: ServerReply[] = []): Promise<Op
       return;
     }
     res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
-    const send = (delta: object, finish_reason: string | null = null) =>
+    // With `finishWithLastDelta`, each delta waits for the next: the last one goes out with the finish reason.
+    let held: object | undefined;
+    const write = (delta: object, finish_reason: string | null) =>
       res.write(`data: ${JSON.stringify({ ...base, object: "chat.completion.chunk", choices: [{ index: 0, delta, finish_reason }] })}\n\n`);
+    const send = (delta: object, finish_reason: string | null = null) => {
+      if (!reply.finishWithLastDelta || finish_reason !== null) return void write(delta, finish_reason);
+      if (held) write(held, null);
+      held = delta;
+    };
     if (reply.keepAlive) await keepAlive(res, reply.keepAlive);
     if (res.destroyed) return;
     send({ role: "assistant", content: "" });
@@ -250,7 +271,7 @@ export async function startOpenAIServer(replies: ServerReply[] = []): Promise<Op
     for (let i = 0; i < text.length; i += 8) send({ content: text.slice(i, i + 8) });
     if (reply.stall === "partial") return;
     calls.forEach((c, i) => {
-      const args = c.function.arguments;
+      const args = reply.halfToolArguments ? c.function.arguments.slice(0, Math.floor(c.function.arguments.length / 2)) : c.function.arguments;
       const half = Math.floor(args.length / 2);
       const index = reply.toolCallIndex === "omitted" ? {} : { index: reply.toolCallIndex === "zero" ? 0 : i };
       if (reply.looseToolCalls) return void send({ tool_calls: [{ ...index, ...wire(c) }] }); // the whole call in one delta
@@ -267,10 +288,19 @@ export async function startOpenAIServer(replies: ServerReply[] = []): Promise<Op
       send({ tool_calls: [{ ...index, id: c.id, type: "function", function: { name: c.function.name, arguments: args.slice(0, half) }, ...extra }] });
       send({ tool_calls: [{ ...index, ...(reply.toolCallIds === "per-delta" ? { id: `${c.id}-more` } : {}), function: { arguments: args.slice(half) } }] });
     });
-    send({}, finish);
-    res.write(
-      `data: ${JSON.stringify({ ...base, object: "chat.completion.chunk", choices: [], usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens } })}\n\n`,
-    );
+    // Once what was sent has left (else the client may see the connection fail before the headers).
+    if (reply.cut === "reset") return void res.write(": cut\n\n", () => setTimeout(() => res.destroy(), 20).unref());
+    if (reply.cut === "close") {
+      if (held) write(held, null);
+      return void res.end();
+    }
+    if (reply.cut === "done") {
+      if (held) write(held, null);
+    } else send(held ?? {}, finish);
+    if (!reply.noUsage)
+      res.write(
+        `data: ${JSON.stringify({ ...base, object: "chat.completion.chunk", choices: [], usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens } })}\n\n`,
+      );
     res.end("data: [DONE]\n\n");
   }
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
