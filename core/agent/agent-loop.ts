@@ -59,7 +59,14 @@ export async function driveSession(s: ActiveSession, decision?: ApprovalDecision
     try {
       response = await s.model.complete(
         { messages: s.state.messages, tools: menu.tools, sessionId: s.id, callIndex, maxOutputTokens: s.model.profile.maxOutputTokens },
-        { signal: s.options.signal, onText: s.options.onText },
+        {
+          signal: s.options.signal,
+          onText: s.options.onText,
+          onRetry: (retry) => {
+            s.emit("model_retry", { callIndex, ...retry });
+            s.events.flush(false);
+          },
+        },
       );
     } catch (error) {
       if (s.options.signal?.aborted) return "cancelled";

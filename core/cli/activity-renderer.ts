@@ -120,6 +120,10 @@ export class ActivityRenderer {
         if (e.finishReason === "length") this.notice("the model's response reached its output limit (model.maxOutputTokens) and was cut off", "warn");
         else if (e.finishReason === "content_filter") this.notice("the provider's content filter stopped the model's response", "warn");
         return;
+      case "model_retry":
+        return this.line(
+          `${c.yellow("↻")} ${c.yellow(`model call failed, retrying in ${duration(e.delayMs)} (${e.attempt} of ${e.maxRetries}):`)} ${this.fold(e.message, 40)}`,
+        );
       case "model_error":
         return this.line(`${c.red("✗")} ${c.red("model error:")} ${this.fold(e.message)}`);
       default:

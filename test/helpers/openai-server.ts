@@ -43,6 +43,8 @@ export interface ServerReply {
   limitTooLarge?: boolean;
   /** Answer 400 as Mistral does to a user message right after a tool result (the reply stays queued for the retry). */
   refuseUserAfterTool?: boolean;
+  /** With `status`: these response headers too (`Retry-After`, `x-should-retry`). */
+  errorHeaders?: Record<string, string>;
   /** With `status`: this JSON as the error body instead of OpenAI's `{"error": {"message": …}}` (Mistral's and Gemini's shapes). */
   errorBody?: unknown;
   /** OpenRouter's `reasoning_details`; streamed with each detail's `text` in two pieces, its other fields on the second. */
@@ -200,7 +202,7 @@ export async function startOpenAIServer(replies: ServerReply[] = []): Promise<Op
     }
     if (reply.status) {
       res
-        .writeHead(reply.status, { "content-type": "application/json" })
+        .writeHead(reply.status, { "content-type": "application/json", ...reply.errorHeaders })
         .end(JSON.stringify(reply.errorBody ?? { error: { message: reply.errorMessage ?? "error", type: "test_error" } }));
       return;
     }
