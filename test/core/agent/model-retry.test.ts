@@ -1,4 +1,5 @@
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
+import { execa } from "execa";
 import { afterEach, describe, expect, it } from "vitest";
 import { readEvents } from "../../../core/events.js";
 import { ModelError } from "../../../core/model/model-error.js";
@@ -7,7 +8,7 @@ import { resolveModelSpec, type ModelSpec } from "../../../core/model/model-spec
 import { openaiModel } from "../../../core/model/openai-model.js";
 import { eventsOfType } from "../../helpers/events.js";
 import { useOpenAIServer, type ServerReply } from "../../helpers/openai-server.js";
-import { runKeel } from "../../helpers/run-cli.js";
+import { KEEL_BIN, runKeel } from "../../helpers/run-cli.js";
 import { sessionState } from "../../helpers/session-state.js";
 import { makeWorkspace, type TempWorkspace } from "../../helpers/temp-workspace.js";
 
@@ -148,6 +149,21 @@ describe("retries of a model call (real openai client, local server)", () => {
     const state = await sessionState(ws.root, "rt");
     expect(state.messages.filter((m) => m.role === "assistant").map((m) => m.content)).toEqual(["the answer"]);
     expect(readFileSync(ws.path(".keel", "sessions", "rt", "events.jsonl"), "utf8")).not.toContain("NOT ASKED FOR");
+  });
+
+  it("keel run: Ctrl-C (SIGINT) while keel waits to retry ends the run at once, cancelled, with nothing recorded", { timeout: 40_000 }, async () => {
+    const { ws, env } = workspace();
+    server.push({ status: 503, errorMessage: "busy", errorHeaders: { "retry-after": "55" } }, { text: "NOT ASKED FOR" });
+    const child = execa(process.execPath, [KEEL_BIN, "--json", "run", "--session", "int", "hi"], { cwd: ws.root, env, reject: false, stdin: "ignore" });
+    const log = ws.path(".keel", "sessions", "int", "events.jsonl");
+    for (let i = 0; i < 600 && !(existsSync(log) && readFileSync(log, "utf8").includes('"model_retry"')); i++) await new Promise((r) => setTimeout(r, 50));
+    child.kill("SIGINT");
+    const r = await child;
+    // Old code: no model_retry event, and the client slept out the 55 s before it saw the cancel.
+    expect(JSON.parse(String(r.stdout))).toMatchObject({ reason: "cancelled" });
+    const state = await sessionState(ws.root, "int");
+    expect(state.messages.filter((m) => m.role === "assistant")).toEqual([]);
+    await call(); // takes the reply left over
   });
 
   it("model.maxRetries: at most 10; a negative value is the default, 2", () => {
