@@ -59,7 +59,14 @@ export async function driveSession(s: ActiveSession, decision?: ApprovalDecision
     try {
       response = await s.model.complete(
         { messages: s.state.messages, tools: menu.tools, sessionId: s.id, callIndex, maxOutputTokens: s.model.profile.maxOutputTokens },
-        { signal: s.options.signal, onText: s.options.onText },
+        {
+          signal: s.options.signal,
+          onText: s.options.onText,
+          onRetry: (retry) => {
+            s.emit("model_retry", { callIndex, ...retry });
+            s.events.flush(false);
+          },
+        },
       );
     } catch (error) {
       if (s.options.signal?.aborted) return "cancelled";
@@ -112,7 +119,9 @@ export async function driveSession(s: ActiveSession, decision?: ApprovalDecision
     // Calls past the most of one response are answered "not run" when the others are done (see unrun-calls).
     const run = toolCalls.slice(0, MAX_CALLS_PER_RESPONSE);
     if (run.length < toolCalls.length) s.emit("tool_calls_not_run", { callIndex, count: toolCalls.length - run.length, max: MAX_CALLS_PER_RESPONSE });
-    s.state.pending = { turn: s.state.turn, calls: run.map(({ extraContent: _x, ...c }) => ({ ...c, status: "queued" as const })) };
+    // Cut off by the output limit: a call whose arguments are not JSON is answered so (see run-tool-calls), not run.
+    const cutOff = response.finishReason === "length" ? { cutOff: s.model.profile.maxOutputTokens } : {};
+    s.state.pending = { turn: s.state.turn, calls: run.map(({ extraContent: _x, ...c }) => ({ ...c, status: "queued" as const })), ...cutOff };
     await s.save();
   }
 }

@@ -111,12 +111,16 @@ async function runOne(s: ActiveSession, menu: ToolMenu, call: { id: string; name
     input = call.arguments.trim() ? JSON.parse(call.arguments) : {};
   } catch (error) {
     s.emit("tool_arguments_invalid", { callId: call.id, tool: call.name, message: errorMessage(error) });
+    const cutOff = s.state.pending?.cutOff;
     return {
       ok: false,
       tool: call.name,
       phase: "validate",
       code: "schema_invalid",
-      content: `The arguments of ${call.name} are not valid JSON (${errorMessage(error)}). Send a JSON object.`,
+      content:
+        cutOff === undefined
+          ? `The arguments of ${call.name} are not valid JSON (${errorMessage(error)}). Send a JSON object.`
+          : `Your response reached the output limit (${cutOff} tokens) while writing the arguments of ${call.name}: they are cut off (${errorMessage(error)}), so the call was not run. Make it smaller (write a long file in parts, or edit it in several calls) and call again.`,
       data: null,
       metadata: {},
       messages: { beforeTool: [], afterResult: [] },

@@ -80,6 +80,18 @@ export interface ModelErrorEvent extends SessionFields {
   transient?: boolean;
 }
 
+/** A model call failed in a way worth retrying before any of its answer was shown; keel waits `delayMs`, then asks again. */
+export interface ModelRetryEvent extends SessionFields {
+  type: "model_retry";
+  callIndex: number;
+  /** 1 for the first retry of this call. */
+  attempt: number;
+  maxRetries: number;
+  delayMs: number;
+  /** Why the attempt before failed. */
+  message: string;
+}
+
 /** The session stopped with an error. */
 export interface SessionErrorEvent extends SessionFields {
   type: "error";
@@ -226,6 +238,7 @@ export type SessionEvent =
   | ModelCallEvent
   | ModelResponseEvent
   | ModelErrorEvent
+  | ModelRetryEvent
   | SessionErrorEvent
   | BudgetExceededEvent
   | QueueDrainedEvent

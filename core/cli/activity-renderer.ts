@@ -116,6 +116,14 @@ export class ActivityRenderer {
         return this.line(`${c.cyan("◆")} ${c.dim(`pruned ${e.pruned} old tool outputs (~${e.before} → ${e.after} tokens)`)}`);
       case "recovery":
         return this.line(`${c.yellow("◆")} ${c.dim(`recovered an interrupted turn (${e.unknownCalls.length} calls with unknown outcome not re-run)`)}`);
+      case "model_response":
+        if (e.finishReason === "length") this.notice("the model's response reached its output limit (model.maxOutputTokens) and was cut off", "warn");
+        else if (e.finishReason === "content_filter") this.notice("the provider's content filter stopped the model's response", "warn");
+        return;
+      case "model_retry":
+        return this.line(
+          `${c.yellow("↻")} ${c.yellow(`model call failed, retrying in ${duration(e.delayMs)} (${e.attempt} of ${e.maxRetries}):`)} ${this.fold(e.message, 40)}`,
+        );
       case "model_error":
         return this.line(`${c.red("✗")} ${c.red("model error:")} ${this.fold(e.message)}`);
       default:

@@ -1,3 +1,5 @@
+import { responseWithBody } from "./response-with-body.js";
+
 /** The `fetch` signature the `openai` client takes. */
 export type Fetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 
@@ -21,7 +23,7 @@ export function idleTimeoutFetch(idleMs: number, stalled: () => Error, inner: Fe
       idle.abort(error);
       return error;
     });
-    return new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers });
+    return responseWithBody(res, body);
   };
 }
 

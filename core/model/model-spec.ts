@@ -2,6 +2,7 @@ import { resolve } from "node:path";
 import type { KeelConfig } from "../config/config-schema.js";
 import { UsageError } from "../errors.js";
 import { MAX_TIMER_MS } from "../tool-call.js";
+import { MAX_MODEL_RETRIES } from "./model-retry.js";
 
 /** Default context window when the config names none. */
 export const DEFAULT_CONTEXT_WINDOW = 128_000;
@@ -76,7 +77,8 @@ export function resolveModelSpec(config: KeelConfig, flag: string | undefined, e
     // A longer delay would make the client's timer fire at once (config load warns, naming the file).
     timeoutMs: Math.min(extra.timeoutMs ?? DEFAULT_MODEL_TIMEOUT_MS, MAX_TIMER_MS),
     streamIdleTimeoutMs: Math.min(extra.streamIdleTimeoutMs ?? DEFAULT_STREAM_IDLE_TIMEOUT_MS, MAX_TIMER_MS),
-    maxRetries: typeof extra.maxRetries === "number" ? extra.maxRetries : 2,
+    // Bounded: each retry may wait up to a minute (Retry-After).
+    maxRetries: typeof extra.maxRetries === "number" && extra.maxRetries >= 0 ? Math.min(Math.floor(extra.maxRetries), MAX_MODEL_RETRIES) : 2,
     stream: extra.stream !== false,
     ...(extra.headers && Object.keys(extra.headers).length ? { headers: { ...extra.headers } } : {}),
   };

@@ -1,3 +1,5 @@
+import type { ModelRetry } from "./model-retry.js";
+
 /** A tool call as the model asked for it; `name` is keel's tool name (already unmapped). */
 export interface ModelToolCall {
   id: string;
@@ -73,6 +75,8 @@ export interface ModelCallOptions {
   signal?: AbortSignal;
   /** Receives assistant text as it arrives (streaming). */
   onText?: (delta: string) => void;
+  /** Told of each retry of a transient failure before keel waits for it (see `withRetries`). */
+  onRetry?: (retry: ModelRetry) => void;
 }
 
 /** Context window and output limit that drive budgeting. */

@@ -5,6 +5,7 @@ import { urlForDisplay } from "../url-secrets.js";
 import { ErrorBodies } from "./error-bodies.js";
 import { idleTimeoutFetch } from "./idle-timeout-fetch.js";
 import { ModelError } from "./model-error.js";
+import { withRetries } from "./model-retry.js";
 import type { ModelSpec } from "./model-spec.js";
 import type { ModelCallOptions, ModelClient, ModelRequest, ModelResponse, ModelToolCall } from "./model-types.js";
 import { reasoningOf, StreamedReasoning } from "./reasoning-field.js";
@@ -25,7 +26,7 @@ const JSON_BODY = { "content-type": "application/json" };
 
 /**
  * Creates a chat-completions backend on the `openai` package (loaded lazily) for any
- * OpenAI-compatible endpoint. Retries transient failures (the client's backoff), honours the
+ * OpenAI-compatible endpoint. Retries transient failures (`withRetries`: `spec.maxRetries`), honours the
  * timeout, the idle limit of a response's body (`streamIdleTimeoutMs`) and AbortSignal, streams text, and maps tool names and schemas for strict providers.
  * The key is read from `spec.apiKeyEnv` only. Throws UsageError when no API key is available for the hosted OpenAI API.
  */
@@ -62,7 +63,8 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv): ModelClie
         apiKey: apiKey || "not-needed",
         ...clientEndpoint(spec),
         timeout: spec.timeoutMs,
-        maxRetries: spec.maxRetries,
+        // keel retries (withRetries): visibly, cancellably, never after text was shown, and not twice over.
+        maxRetries: 0,
         fetch: errorBodies.fetch,
       }),
     })));
@@ -78,130 +80,136 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv): ModelClie
   let tokenLimit = firstTokenLimitField(spec.baseUrl);
   // Mistral refuses a user message right after a tool result: bridged once the server says so.
   let bridge = false;
-  const model: ModelClient = {
+  // One attempt at a call; `complete` retries it (the client itself never does: see withRetries).
+  async function attempt(request: ModelRequest, options: ModelCallOptions): Promise<ModelResponse> {
+    const names = new ToolNameMap(request.tools.map((t) => t.name));
+    const maxTokens = request.maxOutputTokens ?? spec.maxOutputTokens;
+    const field = tokenLimit;
+    const bridged = bridge;
+    const body = (extra: Record<string, unknown>) =>
+      encoder.encode(request.messages, request.tools, names, { model: spec.name, [field]: maxTokens, ...extra }, bridged);
+    const { sdk, client: c } = await getClient();
+    // The SDK adds an abort listener to the signal it is given and never removes it: given the
+    // session's long-lived signal, listeners pile up (one per model call, and Node's leak warning
+    // after ten). It gets a signal of its own per call instead, linked for the call's duration.
+    const callAbort = new AbortController();
+    const onAbort = () => callAbort.abort(options.signal?.reason);
+    if (options.signal?.aborted) onAbort();
+    else options.signal?.addEventListener("abort", onAbort, { once: true });
+    const signal = callAbort.signal;
+    try {
+      if (!spec.stream) {
+        const res = await c.post<ChatCompletion>("/chat/completions", { body: body({ stream: false }), headers: JSON_BODY, signal });
+        const choice = res.choices?.[0];
+        if (!choice)
+          throw new ModelError(
+            `The model at ${spec.baseUrl ? urlForDisplay(spec.baseUrl) : "OpenAI"} returned no choices; check that "${spec.name}" is a chat model.`,
+          );
+        // A refusal (OpenAI's `refusal`, in place of the content) is the model's answer too: never an empty one.
+        const text = choice.message?.content || textOf(choice.message?.refusal);
+        if (text) options.onText?.(text);
+        // Some servers leave out `type`: a call with a `function` is a function call.
+        const toolCalls = (choice.message?.tool_calls ?? [])
+          .flatMap((tc) =>
+            tc.type !== "custom" && "function" in tc && tc.function
+              ? [
+                  withExtra(
+                    { id: tc.id, name: names.local(tc.function.name), arguments: argumentsText(tc.function.arguments) || "{}" },
+                    (tc as { extra_content?: unknown }).extra_content,
+                  ),
+                ]
+              : [],
+          )
+          .map((call, i) => (typeof call.id === "string" && call.id !== "" ? call : { ...call, id: `call_${request.callIndex}_${i}` }));
+        return {
+          text,
+          toolCalls,
+          reasoning: reasoningOf(choice.message),
+          origin,
+          finishReason: finishReasonOf(choice.finish_reason),
+          usage: res.usage ? reportedUsage(res.usage.prompt_tokens, res.usage.completion_tokens) : undefined,
+        };
+      }
+      const stream = await c.post<ChunkStream>("/chat/completions", {
+        body: body({ stream: true, stream_options: { include_usage: true } }),
+        headers: JSON_BODY,
+        stream: true,
+        signal,
+      });
+      let text = "";
+      const reasoning = new StreamedReasoning();
+      let finishReason: string | undefined;
+      let usage: ModelResponse["usage"];
+      const partial = new StreamedToolCalls();
+      let chunks = 0;
+      // What is kept of the answer grows with it: a stream far past the output limit is cut off.
+      const limit = maxResponseChars(maxTokens);
+      let received = 0;
+      // The chunks, read until the stream ends; a connection that breaks mid-stream is a cut-off answer (below).
+      const chunkStream = cutOnBreak(stream, signal, sdk, (error) => streamCut(where, chunks, error));
+      for await (const chunk of chunkStream) {
+        chunks++;
+        received += 1 + deltaChars(chunk.choices?.[0]?.delta);
+        if (received > limit) {
+          callAbort.abort();
+          throw new ModelError(
+            `The model endpoint ${spec.baseUrl ? urlForDisplay(spec.baseUrl) : "(OpenAI)"} streamed more than ${limit} characters for one answer, far past its limit of ${maxTokens} output tokens; keel stopped reading it. The server does not keep to max_tokens: check model.baseUrl (or raise model.maxOutputTokens if the model's answers really are this long).`,
+          );
+        }
+        if (chunk.usage) usage = reportedUsage(chunk.usage.prompt_tokens, chunk.usage.completion_tokens);
+        const choice = chunk.choices?.[0];
+        if (!choice) continue;
+        const delta = choice.delta;
+        // a refusal streams in place of the content: shown and kept as the answer
+        const piece = (delta?.content ?? "") + textOf((delta as { refusal?: unknown } | undefined)?.refusal);
+        if (piece) {
+          text += piece;
+          options.onText?.(piece);
+        }
+        if (delta?.tool_calls) partial.add(delta.tool_calls);
+        reasoning.add(delta);
+        if (choice.finish_reason) finishReason = finishReasonOf(choice.finish_reason);
+      }
+      // The SDK ends a stream its request's abort interrupts as if it were complete: a cut-off answer is no answer.
+      if (signal.aborted) throw new ModelError("The model call was cancelled.");
+      // A 200 whose body is not a chat-completions event stream (an HTML page, a JSON error, a proxy's
+      // answer) yields no chunks at all: an error, not an empty answer.
+      if (chunks === 0)
+        throw new ModelError(
+          `The model endpoint ${spec.baseUrl ? urlForDisplay(spec.baseUrl) : "(OpenAI)"} answered 200 without a chat-completions stream (no data chunks). Check that the base URL ends in /v1 of an OpenAI-compatible server and that "${spec.name}" supports streaming (or set model.stream to false).`,
+        );
+      // Every server ends a complete answer with a finish reason (OpenAI in the last choice chunk, before
+      // the usage chunk and [DONE]; vLLM, llama.cpp and Ollama with the last content chunk): a stream that
+      // ends without one was cut off (a proxy's timeout, a server that crashed), and its half answer or
+      // half-built tool call (truncated JSON arguments) must not be recorded or acted on.
+      if (finishReason === undefined) throw streamCut(where, chunks);
+      const toolCalls: ModelToolCall[] = partial
+        .result()
+        .map((p, i) => withExtra({ id: p.id || `call_${request.callIndex}_${i}`, name: names.local(p.name), arguments: p.arguments || "{}" }, p.extraContent));
+      return { text, toolCalls, reasoning: reasoning.result(), origin, finishReason, usage };
+    } catch (error) {
+      if (error instanceof ModelError) throw error;
+      // Asked for the other field by name (a 400 before any output): switch for this client and ask again, once.
+      const bodyMessage = errorBodies.messageOf(error);
+      if (field === "max_tokens" && wantsMaxCompletionTokens(error, bodyMessage)) {
+        tokenLimit = "max_completion_tokens";
+        return await attempt(request, options);
+      }
+      if (!bridged && refusesUserAfterTool(error, bodyMessage)) {
+        bridge = true;
+        return await attempt(request, options);
+      }
+      throw describeProviderError(error, spec, options.signal, sdk, bodyMessage, apiKey);
+    } finally {
+      options.signal?.removeEventListener("abort", onAbort);
+    }
+  }
+  return {
     id: `openai:${spec.name}`,
     profile: { contextWindow: spec.contextWindow, maxOutputTokens: spec.maxOutputTokens },
     canSummarize: true,
-    async complete(request: ModelRequest, options: ModelCallOptions = {}): Promise<ModelResponse> {
-      const names = new ToolNameMap(request.tools.map((t) => t.name));
-      const maxTokens = request.maxOutputTokens ?? spec.maxOutputTokens;
-      const field = tokenLimit;
-      const bridged = bridge;
-      const body = (extra: Record<string, unknown>) =>
-        encoder.encode(request.messages, request.tools, names, { model: spec.name, [field]: maxTokens, ...extra }, bridged);
-      const { sdk, client: c } = await getClient();
-      // The SDK adds an abort listener to the signal it is given and never removes it: given the
-      // session's long-lived signal, listeners pile up (one per model call, and Node's leak warning
-      // after ten). It gets a signal of its own per call instead, linked for the call's duration.
-      const callAbort = new AbortController();
-      const onAbort = () => callAbort.abort(options.signal?.reason);
-      if (options.signal?.aborted) onAbort();
-      else options.signal?.addEventListener("abort", onAbort, { once: true });
-      const signal = callAbort.signal;
-      try {
-        if (!spec.stream) {
-          const res = await c.post<ChatCompletion>("/chat/completions", { body: body({ stream: false }), headers: JSON_BODY, signal });
-          const choice = res.choices?.[0];
-          if (!choice)
-            throw new ModelError(
-              `The model at ${spec.baseUrl ? urlForDisplay(spec.baseUrl) : "OpenAI"} returned no choices; check that "${spec.name}" is a chat model.`,
-            );
-          // A refusal (OpenAI's `refusal`, in place of the content) is the model's answer too: never an empty one.
-          const text = choice.message?.content || textOf(choice.message?.refusal);
-          if (text) options.onText?.(text);
-          // Some servers leave out `type`: a call with a `function` is a function call.
-          const toolCalls = (choice.message?.tool_calls ?? [])
-            .flatMap((tc) =>
-              tc.type !== "custom" && "function" in tc && tc.function
-                ? [
-                    withExtra(
-                      { id: tc.id, name: names.local(tc.function.name), arguments: argumentsText(tc.function.arguments) || "{}" },
-                      (tc as { extra_content?: unknown }).extra_content,
-                    ),
-                  ]
-                : [],
-            )
-            .map((call, i) => (typeof call.id === "string" && call.id !== "" ? call : { ...call, id: `call_${request.callIndex}_${i}` }));
-          return {
-            text,
-            toolCalls,
-            reasoning: reasoningOf(choice.message),
-            origin,
-            finishReason: finishReasonOf(choice.finish_reason),
-            usage: res.usage ? reportedUsage(res.usage.prompt_tokens, res.usage.completion_tokens) : undefined,
-          };
-        }
-        const stream = await c.post<ChunkStream>("/chat/completions", {
-          body: body({ stream: true, stream_options: { include_usage: true } }),
-          headers: JSON_BODY,
-          stream: true,
-          signal,
-        });
-        let text = "";
-        const reasoning = new StreamedReasoning();
-        let finishReason: string | undefined;
-        let usage: ModelResponse["usage"];
-        const partial = new StreamedToolCalls();
-        let chunks = 0;
-        // What is kept of the answer grows with it: a stream far past the output limit is cut off.
-        const limit = maxResponseChars(maxTokens);
-        let received = 0;
-        for await (const chunk of stream) {
-          chunks++;
-          received += 1 + deltaChars(chunk.choices?.[0]?.delta);
-          if (received > limit) {
-            callAbort.abort();
-            throw new ModelError(
-              `The model endpoint ${spec.baseUrl ? urlForDisplay(spec.baseUrl) : "(OpenAI)"} streamed more than ${limit} characters for one answer, far past its limit of ${maxTokens} output tokens; keel stopped reading it. The server does not keep to max_tokens: check model.baseUrl (or raise model.maxOutputTokens if the model's answers really are this long).`,
-            );
-          }
-          if (chunk.usage) usage = reportedUsage(chunk.usage.prompt_tokens, chunk.usage.completion_tokens);
-          const choice = chunk.choices?.[0];
-          if (!choice) continue;
-          const delta = choice.delta;
-          // a refusal streams in place of the content: shown and kept as the answer
-          const piece = (delta?.content ?? "") + textOf((delta as { refusal?: unknown } | undefined)?.refusal);
-          if (piece) {
-            text += piece;
-            options.onText?.(piece);
-          }
-          if (delta?.tool_calls) partial.add(delta.tool_calls);
-          reasoning.add(delta);
-          if (choice.finish_reason) finishReason = finishReasonOf(choice.finish_reason);
-        }
-        // The SDK ends a stream its request's abort interrupts as if it were complete: a cut-off answer is no answer.
-        if (signal.aborted) throw new ModelError("The model call was cancelled.");
-        // A 200 whose body is not a chat-completions event stream (an HTML page, a JSON error, a proxy's
-        // answer) yields no chunks at all: an error, not an empty answer.
-        if (chunks === 0)
-          throw new ModelError(
-            `The model endpoint ${spec.baseUrl ? urlForDisplay(spec.baseUrl) : "(OpenAI)"} answered 200 without a chat-completions stream (no data chunks). Check that the base URL ends in /v1 of an OpenAI-compatible server and that "${spec.name}" supports streaming (or set model.stream to false).`,
-          );
-        const toolCalls: ModelToolCall[] = partial
-          .result()
-          .map((p, i) =>
-            withExtra({ id: p.id || `call_${request.callIndex}_${i}`, name: names.local(p.name), arguments: p.arguments || "{}" }, p.extraContent),
-          );
-        return { text, toolCalls, reasoning: reasoning.result(), origin, finishReason, usage };
-      } catch (error) {
-        if (error instanceof ModelError) throw error;
-        // Asked for the other field by name (a 400 before any output): switch for this client and ask again, once.
-        const bodyMessage = errorBodies.messageOf(error);
-        if (field === "max_tokens" && wantsMaxCompletionTokens(error, bodyMessage)) {
-          tokenLimit = "max_completion_tokens";
-          return await model.complete(request, options);
-        }
-        if (!bridged && refusesUserAfterTool(error, bodyMessage)) {
-          bridge = true;
-          return await model.complete(request, options);
-        }
-        throw describeProviderError(error, spec, options.signal, sdk, bodyMessage, apiKey);
-      } finally {
-        options.signal?.removeEventListener("abort", onAbort);
-      }
-    },
+    complete: (request, options = {}) => withRetries(spec.maxRetries, options, (watched) => attempt(request, watched)),
   };
-  return model;
 }
 
 /**
@@ -213,6 +221,41 @@ function streamStalled(where: string, idleMs: number): ModelError {
     `The model endpoint ${where} stopped sending: nothing came for ${idleMs / 1000} s (model.streamIdleTimeoutMs is ${idleMs}), so keel gave up on this answer and did not record it. Check that the endpoint is up and not overloaded, then resume the session; if the model really thinks that long without sending anything, raise "model.streamIdleTimeoutMs" in keel config.`,
     true,
   );
+}
+
+/**
+ * The error of a streamed answer that ended without a finish reason after `chunks` chunks, cleanly or with a
+ * broken connection (`error`): transient, nothing of it is recorded.
+ */
+function streamCut(where: string, chunks: number, error?: unknown): ModelError {
+  const how = error === undefined ? "the stream ended" : `the connection broke (${oneLineMessage(error)})`;
+  return new ModelError(
+    `The model's answer from ${where} ended without finish_reason after ${chunks} chunks: ${how} before the answer was complete (a proxy's timeout, a server that crashed or restarted), so keel did not record any of it. Run again, or resume the session (keel run --resume ID); if the server never sends finish_reason when it streams, set "model.stream" to false.`,
+    true,
+    { cause: error },
+  );
+}
+
+/** The message of `error` on one line, cut to 200 characters. */
+function oneLineMessage(error: unknown): string {
+  const cause = (error as { cause?: unknown } | null)?.cause;
+  const text = error instanceof Error ? error.message + (cause instanceof Error ? `: ${cause.message}` : "") : String(error);
+  return text.replace(/\s+/g, " ").trim().slice(0, 200);
+}
+
+/**
+ * `stream`'s chunks; an error while reading them that is neither keel's own (a ModelError: the idle limit),
+ * a cancel, nor an error the server sent in the stream (`data: {"error": …}`, an APIError with a message
+ * of its own) is a connection that broke mid-answer, thrown as `cut(error)`.
+ */
+async function* cutOnBreak<T>(stream: AsyncIterable<T>, signal: AbortSignal, sdk: typeof import("openai"), cut: (error: unknown) => Error): AsyncGenerator<T> {
+  try {
+    yield* stream;
+  } catch (error) {
+    if (error instanceof ModelError || signal.aborted) throw error;
+    if (error instanceof sdk.APIError && !(error instanceof sdk.APIConnectionError)) throw error;
+    throw cut(error);
+  }
 }
 
 /** `value` when it is a string, else "" (a field a server may send as null or something else). */

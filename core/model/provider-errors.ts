@@ -108,8 +108,9 @@ function describe(error: unknown, spec: OpenAISpec, signal: AbortSignal | undefi
         { cause: error },
       );
   }
-  if (typeof e?.status === "number" && e.status >= 500)
-    return new ModelError(`The provider at ${where} failed (${e.status}: ${detail}) after retries. Retry later.`, true, { cause: error });
+  // What the SDK used to retry (request timeout, lock timeout, server errors): keel's retries take them (withRetries).
+  if (typeof e?.status === "number" && (e.status >= 500 || e.status === 408 || e.status === 409))
+    return new ModelError(`The provider at ${where} failed (${e.status}: ${detail}). Retry later.`, true, { cause: error });
   return new ModelError(`The model call to ${where} failed: ${detail}`, false, { cause: error });
 }
 

@@ -1,3 +1,5 @@
+import { responseWithBody } from "./response-with-body.js";
+
 /** Fewest characters one streamed answer may have before keel stops reading it (its text, reasoning and tool calls together). */
 const MIN_RESPONSE_CHARS = 4 * 2 ** 20;
 
@@ -51,5 +53,5 @@ export function limitedBody(res: Response, maxBytes: number, tooBig: () => Error
       },
     }),
   );
-  return new Response(counted, { status: res.status, statusText: res.statusText, headers: res.headers });
+  return responseWithBody(res, counted);
 }

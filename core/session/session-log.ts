@@ -27,7 +27,7 @@ export interface LoggedStateFields {
 }
 
 /** A pending call as logged: its arguments are read back from the assistant message that made it. */
-export type LoggedPending = { turn: number; calls: Omit<PendingCall, "arguments">[] };
+export type LoggedPending = { turn: number; calls: Omit<PendingCall, "arguments">[]; cutOff?: number };
 
 /** Names of the logged scalar fields, in a fixed order. */
 export const LOGGED_FIELDS = [
@@ -83,7 +83,11 @@ export type SessionLogEntry = (SessionMessageEvent | SessionEditEvent | SessionS
 /** The log form of the pending checkpoint (arguments and provider data left out: the assistant message holds them, logged once). */
 export function loggedPending(pending: PendingTurn | null): LoggedPending | null {
   if (!pending) return null;
-  return { turn: pending.turn, calls: pending.calls.map(({ arguments: _a, extraContent: _x, ...rest }) => rest) };
+  return {
+    turn: pending.turn,
+    calls: pending.calls.map(({ arguments: _a, extraContent: _x, ...rest }) => rest),
+    ...(pending.cutOff !== undefined ? { cutOff: pending.cutOff } : {}),
+  };
 }
 
 /** Most bytes of a session log past its checkpoint that resume reads (one string; V8 strings end near 512 MiB). */
@@ -196,5 +200,6 @@ function restorePending(logged: LoggedPending | null, messages: ChatMessage[]): 
     if (m.role !== "assistant") continue;
     for (const c of m.toolCalls ?? []) if (!args.has(c.id)) args.set(c.id, c.arguments);
   }
-  return { turn: logged.turn, calls: logged.calls.map((c) => ({ ...c, arguments: args.get(c.id) ?? "" })) };
+  const cutOff = typeof logged.cutOff === "number" ? { cutOff: logged.cutOff } : {};
+  return { turn: logged.turn, calls: logged.calls.map((c) => ({ ...c, arguments: args.get(c.id) ?? "" })), ...cutOff };
 }

@@ -58,6 +58,8 @@ export interface PendingCall extends ModelToolCall {
 export interface PendingTurn {
   turn: number;
   calls: PendingCall[];
+  /** The response reached the output limit (`finish_reason: "length"`), this many tokens: a call whose arguments are not JSON was cut off there. */
+  cutOff?: number;
 }
 
 /** Usage counters (session totals). */

@@ -43,6 +43,8 @@ export interface ServerReply {
   limitTooLarge?: boolean;
   /** Answer 400 as Mistral does to a user message right after a tool result (the reply stays queued for the retry). */
   refuseUserAfterTool?: boolean;
+  /** With `status`: these response headers too (`Retry-After`, `x-should-retry`). */
+  errorHeaders?: Record<string, string>;
   /** With `status`: this JSON as the error body instead of OpenAI's `{"error": {"message": …}}` (Mistral's and Gemini's shapes). */
   errorBody?: unknown;
   /** OpenRouter's `reasoning_details`; streamed with each detail's `text` in two pieces, its other fields on the second. */
@@ -55,6 +57,20 @@ export interface ServerReply {
    * (no finish reason, no `[DONE]`). The connection stays open until the client closes it.
    */
   stall?: "headers" | "partial";
+  /**
+   * End a streamed answer without a finish reason, as a connection cut mid-answer does: `"close"` ends the
+   * response cleanly after the content and tool-call chunks (no finish reason, no `[DONE]`), `"done"` sends
+   * the usage chunk and `[DONE]` but never a finish reason, `"reset"` destroys the connection.
+   */
+  cut?: "close" | "done" | "reset";
+  /** Stream only the first half of each tool call's arguments (a call cut off mid-JSON: with `cut`, or `finishReason: "length"`). */
+  halfToolArguments?: boolean;
+  /** The finish reason sent (default `tool_calls` with calls, else `stop`): `length`, `content_filter`, … */
+  finishReason?: string;
+  /** Send the finish reason with the last content or tool-call chunk instead of a chunk of its own (vLLM, llama.cpp, Ollama). */
+  finishWithLastDelta?: boolean;
+  /** Send no usage chunk after the finish reason. */
+  noUsage?: boolean;
   /** Before the answer, an SSE keep-alive comment (`: OPENROUTER PROCESSING`) every `everyMs` for `forMs`, as OpenRouter sends while a reasoning model thinks. */
   keepAlive?: { everyMs: number; forMs: number };
 }
@@ -111,6 +127,11 @@ export async function startOpenAIServer(replies: ServerReply[] = []): Promise<Op
     for await (const c of req) chunks.push(c as Buffer);
     const path = new URL(req.url ?? "/", "http://127.0.0.1").pathname;
     urls.push(req.url ?? "");
+    if (path.startsWith("/moved/")) {
+      // An endpoint that moved: `…/moved/v1/…` redirects (307: same method and body) to `…/v1/…`.
+      res.writeHead(307, { location: req.url!.slice("/moved".length) }).end();
+      return;
+    }
     if (req.method === "GET" && path.endsWith("/models")) {
       // What `keel doctor` asks to check that the endpoint is reachable.
       res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ object: "list", data: [{ id: "test-model", object: "model" }] }));
@@ -181,7 +202,7 @@ export async function startOpenAIServer(replies: ServerReply[] = []): Promise<Op
     }
     if (reply.status) {
       res
-        .writeHead(reply.status, { "content-type": "application/json" })
+        .writeHead(reply.status, { "content-type": "application/json", ...reply.errorHeaders })
         .end(JSON.stringify(reply.errorBody ?? { error: { message: reply.errorMessage ?? "error", type: "test_error" } }));
       return;
     }
@@ -201,7 +222,7 @@ export async function startOpenAIServer(replies: ServerReply[] = []): Promise<Op
       ...(reply.reasoning ? { [reply.reasoning.field ?? "reasoning_content"]: reply.reasoning.text } : {}),
       ...(reply.reasoningDetails ? { reasoning_details: reply.reasoningDetails } : {}),
     };
-    const finish = calls.length ? "tool_calls" : "stop";
+    const finish = reply.finishReason ?? (calls.length ? "tool_calls" : "stop");
     const base = { id: `chatcmpl-${requests.length}`, created: Math.floor(Date.now() / 1000), model: body.model };
     if (reply.stall === "headers") {
       res.writeHead(200, { "content-type": body.stream ? "text/event-stream" : "application/json" }).flushHeaders();
@@ -225,8 +246,15 @@ export async function startOpenAIServer(replies: ServerReply[] = []): Promise<Op
       return;
     }
     res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
-    const send = (delta: object, finish_reason: string | null = null) =>
+    // With `finishWithLastDelta`, each delta waits for the next: the last one goes out with the finish reason.
+    let held: object | undefined;
+    const write = (delta: object, finish_reason: string | null) =>
       res.write(`data: ${JSON.stringify({ ...base, object: "chat.completion.chunk", choices: [{ index: 0, delta, finish_reason }] })}\n\n`);
+    const send = (delta: object, finish_reason: string | null = null) => {
+      if (!reply.finishWithLastDelta || finish_reason !== null) return void write(delta, finish_reason);
+      if (held) write(held, null);
+      held = delta;
+    };
     if (reply.keepAlive) await keepAlive(res, reply.keepAlive);
     if (res.destroyed) return;
     send({ role: "assistant", content: "" });
@@ -245,7 +273,7 @@ export async function startOpenAIServer(replies: ServerReply[] = []): Promise<Op
     for (let i = 0; i < text.length; i += 8) send({ content: text.slice(i, i + 8) });
     if (reply.stall === "partial") return;
     calls.forEach((c, i) => {
-      const args = c.function.arguments;
+      const args = reply.halfToolArguments ? c.function.arguments.slice(0, Math.floor(c.function.arguments.length / 2)) : c.function.arguments;
       const half = Math.floor(args.length / 2);
       const index = reply.toolCallIndex === "omitted" ? {} : { index: reply.toolCallIndex === "zero" ? 0 : i };
       if (reply.looseToolCalls) return void send({ tool_calls: [{ ...index, ...wire(c) }] }); // the whole call in one delta
@@ -262,10 +290,19 @@ export async function startOpenAIServer(replies: ServerReply[] = []): Promise<Op
       send({ tool_calls: [{ ...index, id: c.id, type: "function", function: { name: c.function.name, arguments: args.slice(0, half) }, ...extra }] });
       send({ tool_calls: [{ ...index, ...(reply.toolCallIds === "per-delta" ? { id: `${c.id}-more` } : {}), function: { arguments: args.slice(half) } }] });
     });
-    send({}, finish);
-    res.write(
-      `data: ${JSON.stringify({ ...base, object: "chat.completion.chunk", choices: [], usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens } })}\n\n`,
-    );
+    // Once what was sent has left (else the client may see the connection fail before the headers).
+    if (reply.cut === "reset") return void res.write(": cut\n\n", () => setTimeout(() => res.destroy(), 20).unref());
+    if (reply.cut === "close") {
+      if (held) write(held, null);
+      return void res.end();
+    }
+    if (reply.cut === "done") {
+      if (held) write(held, null);
+    } else send(held ?? {}, finish);
+    if (!reply.noUsage)
+      res.write(
+        `data: ${JSON.stringify({ ...base, object: "chat.completion.chunk", choices: [], usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens } })}\n\n`,
+      );
     res.end("data: [DONE]\n\n");
   }
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));

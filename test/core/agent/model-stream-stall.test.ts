@@ -24,7 +24,7 @@ const stallMessage = (ms: number) => `stopped sending: nothing came for ${ms / 1
 // Real processes: the process must end on its own (a stalled stream, or a timer left behind, would keep it alive).
 describe("a model stream that stops sending (real CLI process, real openai client, local server)", () => {
   it("headers, then nothing: the run ends with the stall error (exit 1), recorded as a transient model error", async () => {
-    const { ws, env } = workspace(1500);
+    const { ws, env } = workspace(1500, { maxRetries: 0 }); // (retried when allowed: model-retry.test.ts)
     server.push({ stall: "headers" });
     const r = await runKeelProcess(["--json", "run", "--session", "stall-h", "hi"], { cwd: ws.root, env });
     // Old code: the process waited for the body for ever (until the test's safety timeout).

@@ -98,6 +98,20 @@ describe("the tool-activity renderer", () => {
     expect(useColor(sink(true), { TERM: "dumb" })).toBe(false);
   });
 
+  it("draws a model retry, and a response cut by the output limit or stopped by the content filter, as marked lines (others: none)", () => {
+    const out = sink();
+    const r = new ActivityRenderer(out, { color: false, width: 200 });
+    const base = { ts: 1, sessionId: "s", callIndex: 0 };
+    r.event({ ...base, type: "model_retry", attempt: 1, maxRetries: 2, delayMs: 1500, message: "The provider failed (503: busy).\nmore" } as KeelEvent);
+    for (const finishReason of ["stop", "tool_calls", "length", "content_filter", undefined])
+      r.event({ ...base, type: "model_response", durationMs: 1, finishReason, toolCalls: [], textChars: 0 } as KeelEvent);
+    expect(out.text.split("\n").filter(Boolean)).toEqual([
+      "↻ model call failed, retrying in 1.5s (1 of 2): The provider failed (503: busy). (+1 lines)",
+      "◆ the model's response reached its output limit (model.maxOutputTokens) and was cut off",
+      "◆ the provider's content filter stopped the model's response",
+    ]);
+  });
+
   it("summarizes arguments on one line and formats durations", () => {
     expect(argumentSummary('{"command":"echo a\\necho b"}')).toBe("echo a ⏎ echo b");
     expect(argumentSummary('{"path":"a","limit":5,"flags":["x"]}')).toBe('path=a limit=5 flags=["x"]');

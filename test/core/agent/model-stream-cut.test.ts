@@ -1,0 +1,116 @@
+import { existsSync } from "node:fs";
+import { afterEach, describe, expect, it } from "vitest";
+import { readEvents } from "../../../core/events.js";
+import { ModelError } from "../../../core/model/model-error.js";
+import type { ModelSpec } from "../../../core/model/model-spec.js";
+import { openaiModel } from "../../../core/model/openai-model.js";
+import { eventsOfType } from "../../helpers/events.js";
+import { useOpenAIServer, type ServerReply } from "../../helpers/openai-server.js";
+import { runKeel } from "../../helpers/run-cli.js";
+import { sessionState } from "../../helpers/session-state.js";
+import { makeWorkspace, type TempWorkspace } from "../../helpers/temp-workspace.js";
+
+const server = useOpenAIServer();
+let ws: TempWorkspace | undefined;
+afterEach(() => ws?.cleanup());
+
+type OpenAISpec = Extract<ModelSpec, { kind: "openai" }>;
+const spec = (): OpenAISpec => ({
+  kind: "openai",
+  name: "m",
+  baseUrl: server.baseUrl,
+  apiKeyEnv: "KEEL_TEST_KEY",
+  contextWindow: 8000,
+  maxOutputTokens: 256,
+  timeoutMs: 60_000,
+  streamIdleTimeoutMs: 60_000,
+  maxRetries: 0,
+  stream: true,
+});
+const request = {
+  messages: [{ role: "user" as const, content: "x" }],
+  tools: [{ name: "write_file", description: "w", inputSchema: { type: "object" } }],
+  callIndex: 0,
+};
+const WRITE = { name: "write_file", arguments: { path: "out.txt", content: "a long file, cut off in the middle" } };
+
+/** A workspace whose user config points at the local server (no retries: each reply is one attempt). */
+function workspace(model: object = {}): { ws: TempWorkspace; env: NodeJS.ProcessEnv } {
+  const w = makeWorkspace({}, { git: true });
+  w.writeUserConfig({ model: { name: "m", baseUrl: server.baseUrl, apiKeyEnv: "KEEL_TEST_KEY", maxRetries: 0, ...model } });
+  ws = w;
+  return { ws: w, env: { ...w.env, KEEL_TEST_KEY: "k" } };
+}
+
+describe("a streamed answer that ends without finish_reason (real openai client, local server)", () => {
+  const cuts: [string, ServerReply][] = [
+    ["text, then the stream ends (no [DONE])", { text: "half an answ", cut: "close" }],
+    ["text, usage and [DONE], never a finish reason", { text: "half an answ", cut: "done" }],
+    ["text, then the connection breaks", { text: "half an answ", cut: "reset" }],
+    ["half a tool call's arguments, then the stream ends", { toolCalls: [WRITE], halfToolArguments: true, cut: "close" }],
+    ["half a tool call's arguments, then the connection breaks", { toolCalls: [WRITE], halfToolArguments: true, cut: "reset" }],
+  ];
+  for (const [name, reply] of cuts)
+    it(`${name}: a transient model error, not an answer`, async () => {
+      server.push(reply);
+      const err = await openaiModel(spec(), { KEEL_TEST_KEY: "k" })
+        .complete(request)
+        .catch((e: unknown) => e);
+      // Old code: the half answer (or the call with truncated JSON arguments) came back as complete; a break, as "Cannot reach the model".
+      expect(err).toBeInstanceOf(ModelError);
+      expect((err as ModelError).transient).toBe(true);
+      expect((err as ModelError).message).toMatch(/ended without finish_reason after \d+ chunks: the (stream ended|connection broke)/);
+      expect((err as ModelError).message).toContain("keel did not record any of it");
+    });
+
+  const complete: [string, ServerReply, object][] = [
+    ["finish_reason stop, then usage and [DONE] (OpenAI)", { text: "done" }, { text: "done", finishReason: "stop" }],
+    ["finish_reason tool_calls", { toolCalls: [WRITE] }, { finishReason: "tool_calls", toolCalls: [expect.objectContaining({ name: "write_file" })] }],
+    [
+      "finish_reason with the last content chunk, no usage (vLLM, llama.cpp, Ollama)",
+      { text: "done", finishWithLastDelta: true, noUsage: true },
+      { text: "done", finishReason: "stop" },
+    ],
+    ["finish_reason with the last tool-call chunk", { toolCalls: [WRITE], finishWithLastDelta: true }, { finishReason: "tool_calls" }],
+    ["finish_reason length", { text: "cut by max_tok", finishReason: "length" }, { text: "cut by max_tok", finishReason: "length" }],
+    ["finish_reason content_filter", { text: "", finishReason: "content_filter" }, { text: "", finishReason: "content_filter" }],
+  ];
+  for (const [name, reply, expected] of complete)
+    it(`${name}: a complete answer`, async () => {
+      server.push(reply);
+      expect(await openaiModel(spec(), { KEEL_TEST_KEY: "k" }).complete(request)).toMatchObject(expected);
+    });
+
+  it("keel run: a cut tool call is neither recorded nor run; the turn ends with the transient error and the session resumes", async () => {
+    const { ws, env } = workspace();
+    server.push({ text: "Writing it. ", toolCalls: [WRITE], halfToolArguments: true, cut: "close" });
+    const r = await runKeel(["--yes", "run", "--session", "cut", "write out.txt"], { cwd: ws.root, env });
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toContain("ended without finish_reason");
+    // Old code: write_file ran with the truncated arguments (answered "not valid JSON"), and the half message was recorded.
+    const state = await sessionState(ws.root, "cut");
+    expect(state.messages.filter((m) => m.role === "assistant" || m.role === "tool")).toEqual([]);
+    expect(state.pending).toBeNull();
+    expect(state.usage.modelCalls).toBe(0);
+    const events = readEvents(ws.path(".keel", "sessions", "cut", "events.jsonl"));
+    expect(eventsOfType(events, "model_error")).toEqual([expect.objectContaining({ transient: true })]);
+    expect(eventsOfType(events, "tool_intent")).toEqual([]);
+
+    server.push({ toolCalls: [WRITE] }, { text: "written" });
+    const again = await runKeel(["--yes", "--json", "run", "--resume", "cut", "go on"], { cwd: ws.root, env });
+    expect(again.json<{ reason: string; text: string }>()).toMatchObject({ reason: "answer", text: "written" });
+    expect(existsSync(ws.path("out.txt"))).toBe(true);
+  });
+
+  it("keel run: a response cut by the output limit (finish_reason length) runs no call with cut-off arguments, says why, and goes on", async () => {
+    const { ws, env } = workspace({ maxOutputTokens: 300 });
+    server.push({ toolCalls: [WRITE], halfToolArguments: true, finishReason: "length" }, { text: "I will write it in parts." });
+    const r = await runKeel(["--yes", "run", "--session", "len", "write out.txt"], { cwd: ws.root, env });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(existsSync(ws.path("out.txt"))).toBe(false);
+    // Old code: "The arguments of write_file are not valid JSON (…). Send a JSON object.": nothing about the limit.
+    const tool = (await sessionState(ws.root, "len")).messages.find((m) => m.role === "tool");
+    expect(tool?.content).toContain("Your response reached the output limit (300 tokens) while writing the arguments of write_file");
+    expect(r.stderr).toContain("reached its output limit (model.maxOutputTokens) and was cut off");
+  });
+});
