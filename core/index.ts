@@ -64,6 +64,7 @@ export { describeSchemaErrors, type CompiledSchema } from "./validation.js";
 export { ancestorsWithin, type Workspace } from "./workspace.js";
 export { MAX_MANIFEST_BYTES, readRegularFile } from "./bounded-read.js";
 export { analyzeShell, type ShellParser } from "./shell/shell-analysis.js";
+export { ShellLexer, type ShellSpot } from "./shell/shell-context.js";
 export { changedPinnedFile, fileDigest, MAX_DIGEST_BYTES, MISSING } from "./file-digest.js";
 export { MAX_TIMER_MS } from "./tool-call.js";
 export { BASH_MAX_TIMEOUT_MS } from "./tools/bash.js";

@@ -1,5 +1,4 @@
-import { formatTemplateValue, lookupPlaceholder, renderTemplate } from "../../core/index.js";
-import { ShellLexer } from "./shell-context.js";
+import { formatTemplateValue, lookupPlaceholder, renderTemplate, ShellLexer } from "../../core/index.js";
 
 /** What later steps see of an earlier one under `steps.<key>`. */
 export interface StepValue {
@@ -72,18 +71,10 @@ export function renderShellCommand(template: string, values: TemplateValues): Re
   let fed = 0;
   const format = (v: unknown, before: string, name: string): string => {
     lexer.feed(before.slice(fed));
-    const text = formatTemplateValue(v);
-    const spot = lexer.spot();
-    const out =
-      spot === "single"
-        ? text.replaceAll("'", `'\\''`)
-        : spot === "double"
-          ? `${lexer.dollar ? '""' : ""}${text.replace(/[\\$`"]/g, "\\$&")}`
-          : `${lexer.dollar ? "''" : ""}${shellQuote(text)}`;
-    if (spot === "unsafe" && !unsafe.includes(name)) unsafe.push(name);
-    lexer.feed(out);
-    fed = before.length + out.length;
-    return out;
+    const out = lexer.insert(formatTemplateValue(v));
+    if (out.unsafe && !unsafe.includes(name)) unsafe.push(name);
+    fed = before.length + out.text.length;
+    return out.text;
   };
   const r = renderTemplate(template, values, { format });
   return { value: r.text, missing: r.missing, unsafe };

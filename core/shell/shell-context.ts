@@ -36,6 +36,24 @@ export class ShellLexer {
     for (let i = 0; i < text.length; i++) i += this.step(text, i);
   }
 
+  /**
+   * `value` written for the spot after the text fed so far, and fed: one single-quoted word outside quotes
+   * (with `''` first after a `$`, so it is never read as `$'…'`), each `'` written `'\''` inside '…', `\ $ \` "`
+   * escaped inside "…" (after a `$` the quotes are closed and opened first). `unsafe` when no quoting holds
+   * there (see `spot`): the text is then one single-quoted word all the same, and the command must not run.
+   */
+  insert(value: string): { text: string; unsafe: boolean } {
+    const spot = this.spot();
+    const text =
+      spot === "single"
+        ? value.replaceAll("'", `'\\''`)
+        : spot === "double"
+          ? `${this.dollar ? '""' : ""}${value.replace(/[\\$`"]/g, "\\$&")}`
+          : `${this.dollar ? "''" : ""}'${value.replaceAll("'", `'\\''`)}'`;
+    this.feed(text);
+    return { text, unsafe: spot === "unsafe" };
+  }
+
   /** How a value inserted after the text fed so far would be read. */
   spot(): ShellSpot {
     if (this.escaped) return "unsafe";
