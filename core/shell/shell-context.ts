@@ -1,7 +1,7 @@
 /**
  * Where a position in a bash command line is, lexically: what a value inserted there must look like
- * to stay one literal piece of text. Tracks quotes, escapes, `$(…)`, `` `…` ``, `${…}`, `$((…))`,
- * `$'…'`, comments and here-document bodies, as far as a template's own text needs.
+ * to stay one literal piece of text. Tracks quotes, escapes, `$(…)`, `<(…)`, `(…)`, `` `…` ``, `${…}`,
+ * arithmetic, `$'…'`, comments and here-document bodies, as far as a template's own text needs.
  */
 export type ShellSpot =
   /** Outside quotes (also inside `$(…)`): a single-quoted word. */
@@ -10,7 +10,7 @@ export type ShellSpot =
   | "single"
   /** Inside "…": the value with `\`, `$`, `` ` `` and `"` escaped. */
   | "double"
-  /** Anywhere else (after a `\`, inside `` `…` ``, `${…}`, `$((…))`, `$'…'`, a comment or a here-document): no quoting is safe. */
+  /** Anywhere else (after a `\`, inside `` `…` ``, `${…}`, `$((…))`, `((…))`, `$[…]`, `$'…'`, a comment or a here-document): no quoting is safe. */
   | "unsafe";
 
 type Frame = "plain" | "sub" | "group" | "single" | "double" | "ansi" | "backtick" | "param" | "arith" | "arithb" | "comment" | "heredoc";
@@ -29,7 +29,7 @@ export class ShellLexer {
   /** The character plain text had before this one. */
   private prev = "";
   /** The text fed so far ends with an unescaped `$` (a value right after it would be read as `$'…'` or `$"…"`). */
-  dollar = false;
+  private dollar = false;
 
   /** Feeds more of the command line. */
   feed(text: string): void {
