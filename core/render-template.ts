@@ -49,9 +49,9 @@ export function formatTemplateValue(value: unknown): string {
   }
 }
 
-/** Options of `renderTemplate`: `format` turns each found value into the text inserted (default `formatTemplateValue`). */
+/** Options of `renderTemplate`: `format` turns each found value (of placeholder `name`) into the text inserted (default `formatTemplateValue`); `before` is the text rendered so far. */
 export interface RenderTemplateOptions {
-  format?: (value: unknown) => string;
+  format?: (value: unknown, before: string, name: string) => string;
 }
 
 /**
@@ -83,7 +83,7 @@ export function renderTemplate(template: string, values: Record<string, unknown>
         continue;
       }
       const hit = lookupPlaceholder(values, name);
-      if (hit.found) text += format(hit.value);
+      if (hit.found) text += format(hit.value, text, name);
       else {
         text += `{${name}}`;
         if (!missing.includes(name)) missing.push(name);

@@ -73,8 +73,14 @@ export function commandRenderDeps(host: Host, cmd: PromptCommand, run: RunContex
       // Gemini: no such field; the line goes through the pipeline as it is and asks like any bash call.
       let approved = false;
       if (cmd.syntax === "claude") {
-        if (!(await allowedToolsAllowBash(cmd.allowedTools ?? [], bash, command, cwd, root)))
-          throw new Error(`the command's allowed-tools do not allow it (add e.g. "Bash(${command.split(/\s+/)[0]}:*)" to allowed-tools in ${cmd.file})`);
+        if (!(await allowedToolsAllowBash(cmd.allowedTools ?? [], bash, command, cwd, root))) {
+          const program = command.trim().split(/\s+/)[0] ?? "";
+          // Its program is allowed already: the line is more than one static simple command.
+          const how = (await allowedToolsAllowBash(cmd.allowedTools ?? [], bash, program, cwd, root))
+            ? "only one static simple command is pre-approved: no ;, &&, |, $(…), backticks or redirection; put each command on a !`…` line of its own"
+            : `add e.g. "Bash(${program}:*)" to allowed-tools in ${cmd.file}`;
+          throw new Error(`the command's allowed-tools do not allow it (${how})`);
+        }
         approved = true;
       }
       const obs = await host.runTool({ tool: "bash", input: { command } }, { ...run, ...(approved ? { yes: true } : {}), origin: `command:${cmd.name}` });

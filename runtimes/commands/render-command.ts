@@ -1,3 +1,4 @@
+import { ShellLexer } from "../../core/index.js";
 import type { PromptCommand } from "../../manifests/commands/prompt-command.js";
 
 /** What rendering needs from the host: contained file reads and permission-checked shell runs. */
@@ -71,7 +72,7 @@ async function renderGemini(template: string, args: string, deps: RenderDeps): P
       break;
     }
     const inner = template.slice(at + 2, end);
-    text += template[at] === "!" ? await shellOutput(inner.replaceAll("{{args}}", shellQuote(args)), deps, out) : await fileText(inner.trim(), deps, out);
+    text += template[at] === "!" ? await geminiShell(inner, args, deps, out) : await fileText(inner.trim(), deps, out);
     i = end + 1;
   }
   if (!usesArgs && args.trim()) text = `${text.trimEnd()}\n\n${args}`;
@@ -117,8 +118,25 @@ export function shellWords(text: string): string[] {
   return words;
 }
 
-function shellQuote(text: string): string {
-  return `'${text.replaceAll("'", `'\\''`)}'`;
+/**
+ * A Gemini `!{…}` line's output, with `{{args}}` quoted for where each stands (see ShellLexer.insert: `grep "{{args}}"`
+ * keeps the arguments literal too); a line where one stands where no quoting holds (after a `\`, in backticks, …) is not run.
+ */
+async function geminiShell(inner: string, args: string, deps: RenderDeps, out: RenderedCommand): Promise<string> {
+  const [first, ...rest] = inner.split("{{args}}");
+  const lexer = new ShellLexer();
+  lexer.feed(first!);
+  let command = first!;
+  let unsafe = false;
+  for (const piece of rest) {
+    const quoted = lexer.insert(args);
+    unsafe ||= quoted.unsafe;
+    command += quoted.text + piece;
+    lexer.feed(piece);
+  }
+  if (!unsafe) return shellOutput(command, deps, out);
+  out.shell.push({ command, ok: false });
+  return `[output of \`${inner}\` not included: {{args}} stands where keel cannot quote the arguments safely (after a \\, in backticks, \${…}, arithmetic, a comment or a here-document); write it as a word of its own or inside quotes]`;
 }
 
 function fenced(text: string): string {

@@ -1,6 +1,6 @@
 import { appendFile } from "node:fs/promises";
 import { randomBytes } from "node:crypto";
-import { readStateTail, withFileLock, type WorktreeExitResult } from "../../core/index.js";
+import { readStateTail, type ResultRedactor, withFileLock, type WorktreeExitResult } from "../../core/index.js";
 import type { WorkflowStep } from "../../manifests/workflow/workflow-schema.js";
 
 /** Status of a whole run. */
@@ -68,6 +68,28 @@ export interface WorkflowRunRecord {
 /** A fresh, time-ordered run id. */
 export function newRunId(): string {
   return `wfr_${Date.now().toString(36)}${randomBytes(3).toString("hex")}`;
+}
+
+/**
+ * `record` with every secret `redactor` knows shown as `***` (arguments, rendered inputs, labels, the
+ * prompt, nested runs), or `record` itself when it holds none or there is no redactor. A record whose
+ * secret cannot be hidden in place keeps its identity and outcome only, with a warning saying why. Never throws.
+ */
+export function redactRunRecord(record: WorkflowRunRecord, redactor: ResultRedactor | undefined): WorkflowRunRecord {
+  if (!redactor) return record;
+  const hidden = redactor.data(record);
+  if (hidden === record) return record;
+  if (isRunRecord(hidden)) return hidden;
+  // (a secret spanning the JSON structure: nothing of the details is kept)
+  return {
+    ...record,
+    arguments: {},
+    prompt: undefined,
+    error: record.error === undefined ? undefined : redactor.text(record.error),
+    steps: record.steps.map((s) => ({ index: s.index, key: s.key, kind: s.kind, label: `step ${s.key}`, status: s.status, durationMs: s.durationMs })),
+    warnings: ["The details of this run were left out: they held a secret that could not be hidden as ***."],
+    worktree: (redactor.data(record.worktree) ?? undefined) as WorkflowRunRecord["worktree"],
+  };
 }
 
 /** Appends one record as a JSON line under the file's lock. */

@@ -42,15 +42,28 @@ export async function runStep(step: WorkflowStep, ctx: StepContext): Promise<Ste
  * of it: its permission key is `command`), the command is rendered like a `run` step's, every
  * substituted value one shell-quoted word, so a value such as `HEAD; touch x` cannot add shell syntax.
  */
-function renderToolInput(host: Host, tool: string, input: unknown, values: TemplateValues): { value: unknown; missing: string[] } {
+function renderToolInput(host: Host, tool: string, input: unknown, values: TemplateValues): { value: unknown; missing: string[]; unsafe: string[] } {
   const resolved = host.registry.resolve(tool)?.tool;
   const key = resolved?.permissionKey === "command" ? "command" : undefined;
   if (!key || input === null || typeof input !== "object" || Array.isArray(input) || typeof (input as Record<string, unknown>)[key] !== "string")
-    return renderDeep(input, values);
+    return { ...renderDeep(input, values), unsafe: [] };
   const { [key]: command, ...rest } = input as Record<string, unknown>;
   const others = renderDeep(rest, values);
   const shell = renderShellCommand(command as string, values);
-  return { value: { ...(others.value as Record<string, unknown>), [key]: shell.value }, missing: [...shell.missing, ...others.missing] };
+  return { value: { ...(others.value as Record<string, unknown>), [key]: shell.value }, missing: [...shell.missing, ...others.missing], unsafe: shell.unsafe };
+}
+
+/**
+ * The outcome of a shell step not run because a value would land where no quoting holds (see
+ * renderShellCommand): nothing ran, and the reason names the placeholders and what to write instead.
+ */
+function unsafeOutcome(label: string, tool: string, rendered: unknown, unsafe: string[]): StepOutcome {
+  const names = unsafe.map((n) => `{${n}}`).join(", ");
+  const reason = `Not run: ${names} stands where keel cannot quote a value safely (after a \\, inside \`…\`, \${…}, $((…)), ((…)), $[…], $'…', a # comment or a here-document), so the value could run as shell syntax. Nothing was executed. Write the placeholder as a word of its own or inside '…' or "…" (e.g. \`echo {x}\`, \`git log "{x}"\`), or use $(…) instead of backticks.`;
+  return {
+    record: { label, status: "failed", tool, rendered, code: "precondition_failed", phase: "validate", summary: reason, reason },
+    value: { ok: false, content: reason, data: null, code: "precondition_failed" },
+  };
 }
 
 async function execute(step: WorkflowStep, ctx: StepContext): Promise<StepOutcome> {
@@ -62,6 +75,7 @@ async function execute(step: WorkflowStep, ctx: StepContext): Promise<StepOutcom
         const input = renderToolInput(ctx.host, step.tool, step.input, ctx.values);
         const label = step.title ? renderText(step.title, ctx.values).value : `tool ${step.tool}`;
         ctx.started(label);
+        if (input.unsafe.length) return unsafeOutcome(label, step.tool, input.value, input.unsafe);
         const obs = await ctx.host.runTool({ tool: step.tool, input: input.value }, { ...ctx.run, signal: ctx.signal });
         return fromObservation(obs, label, step.tool, input.value, input.missing, obs.content);
       }
@@ -70,6 +84,7 @@ async function execute(step: WorkflowStep, ctx: StepContext): Promise<StepOutcom
         const cwd = step.cwd === undefined ? undefined : renderText(step.cwd, ctx.values);
         const label = step.title ? renderText(step.title, ctx.values).value : `$ ${command.value}`;
         ctx.started(label);
+        if (command.unsafe.length) return unsafeOutcome(label, "bash", command.value, command.unsafe);
         const input: Record<string, unknown> = { command: command.value };
         if (cwd) input.cwd = cwd.value;
         if (step.timeoutMs) input.timeout_ms = Math.min(step.timeoutMs, 600_000);

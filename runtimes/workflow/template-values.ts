@@ -1,4 +1,4 @@
-import { formatTemplateValue, lookupPlaceholder, renderTemplate } from "../../core/index.js";
+import { formatTemplateValue, lookupPlaceholder, renderTemplate, ShellLexer } from "../../core/index.js";
 
 /** What later steps see of an earlier one under `steps.<key>`. */
 export interface StepValue {
@@ -53,13 +53,31 @@ export function renderText(template: string, values: TemplateValues): RenderedVa
   return { value: typeof r.value === "string" ? r.value : formatTemplateValue(r.value), missing: r.missing };
 }
 
+/** A rendered shell command line, and the placeholders where no quoting keeps a value literal (the step must not run). */
+export interface RenderedShellCommand extends RenderedValue<string> {
+  unsafe: string[];
+}
+
 /**
- * Renders a `run` step's command line: every substituted value becomes one single-quoted shell word
- * (`ann; touch x` → `'ann; touch x'`), so a value can never add shell syntax; literal text is kept as is. Never throws.
+ * Renders a `run` step's command line so that every substituted value stays literal text, quoted for
+ * where it stands: outside quotes as one single-quoted word (`ann; touch x` → `'ann; touch x'`, with
+ * `''` first after a `$`, which would make it `$'…'`), inside '…' with each `'` written `'\''`, inside
+ * "…" with `\ $ \` "` escaped. A placeholder after a `\`, inside `` `…` ``, `${…}`, `$((…))`, `$'…'`, a
+ * comment or a here-document is named in `unsafe`: no quoting is sure to hold there. Literal text is kept as is. Never throws.
  */
-export function renderShellCommand(template: string, values: TemplateValues): RenderedValue<string> {
-  const r = renderTemplate(template, values, { format: (v) => shellQuote(formatTemplateValue(v)) });
-  return { value: r.text, missing: r.missing };
+export function renderShellCommand(template: string, values: TemplateValues): RenderedShellCommand {
+  const lexer = new ShellLexer();
+  const unsafe: string[] = [];
+  let fed = 0;
+  const format = (v: unknown, before: string, name: string): string => {
+    lexer.feed(before.slice(fed));
+    const out = lexer.insert(formatTemplateValue(v));
+    if (out.unsafe && !unsafe.includes(name)) unsafe.push(name);
+    fed = before.length + out.text.length;
+    return out.text;
+  };
+  const r = renderTemplate(template, values, { format });
+  return { value: r.text, missing: r.missing, unsafe };
 }
 
 /** `text` as one POSIX shell word: wrapped in single quotes, each `'` written as `'\''`. */

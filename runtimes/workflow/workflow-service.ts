@@ -115,12 +115,16 @@ export class WorkflowService {
     );
   }
 
-  /** Runs a workflow by name and appends the record to the run history. Throws UsageError only for an unknown name. */
+  /**
+   * Runs a workflow by name and appends the record to the run history. The record (returned and kept)
+   * shows the secrets keel knows as `***`, as tool results do: an argument such as `--arg token=$GITHUB_TOKEN`
+   * is in its arguments, rendered commands and labels, and `.keel/` never holds a secret. Throws UsageError only for an unknown name.
+   */
   async run(name: string, opts: WorkflowRunOptions = {}): Promise<WorkflowRunRecord> {
     const wf = this.require(name);
     // The runner and the run history load on the first run (listing tools never needs them).
-    const [{ runWorkflow }, { appendRunRecord }] = await Promise.all([import("./workflow-runner.js"), import("./run-record.js")]);
-    const record = await runWorkflow({ host: this.host, lookup: (n) => this.get(n) }, wf, opts);
+    const [{ runWorkflow }, { appendRunRecord, redactRunRecord }] = await Promise.all([import("./workflow-runner.js"), import("./run-record.js")]);
+    const record = redactRunRecord(await runWorkflow({ host: this.host, lookup: (n) => this.get(n) }, wf, opts), this.host.resultSecrets.redactor());
     try {
       this.host.ensureStateDir("state");
       await appendRunRecord(this.runsFile, record);

@@ -1,5 +1,6 @@
 import { execa } from "execa";
-import { readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync } from "node:fs";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { runKeel, runKeelProcess } from "../helpers/run-cli.js";
 import { makeWorkspace, type TempWorkspace } from "../helpers/temp-workspace.js";
@@ -71,6 +72,30 @@ describe("CLI basics: --version, init, completion", () => {
     expect(r.json().files.find((f: { path: string }) => f.path === "AGENTS.md").status).toBe("kept");
     expect(ws.read("AGENTS.md")).toBe("mine\n");
     expect(ws.exists(".mcp.json")).toBe(true);
+  });
+
+  it("init writes nothing through a link a repository planted at a starter folder: those files are refused, the others created (exit 1)", async () => {
+    ws = makeWorkspace({}, { git: true });
+    const plugins = join(ws.keelHome, "plugins");
+    mkdirSync(plugins, { recursive: true });
+    symlinkSync(plugins, ws.path("plugins"));
+    symlinkSync(ws.keelHome, ws.path(".keel"));
+    const r = await runKeel(["--json", "init"], { cwd: ws.root, env: ws.env });
+    expect(r.exitCode, r.stderr).toBe(1);
+    const status = Object.fromEntries(r.json().files.map((f: { path: string; status: string }) => [f.path, f.status]));
+    expect(status).toEqual({
+      "keel.config.json": "created",
+      "plugins/example/plugin.json": "refused",
+      ".mcp.json": "created",
+      "AGENTS.md": "created",
+      ".keel/.gitignore": "refused",
+    });
+    expect(readdirSync(plugins)).toEqual([]);
+    expect(existsSync(join(ws.keelHome, ".gitignore"))).toBe(false);
+    const human = await runKeel(["init"], { cwd: ws.root, env: ws.env });
+    expect(human.exitCode).toBe(1);
+    expect(human.stdout).toContain("refused plugins/example/plugin.json  Cannot write plugins/example/plugin.json: plugins is not a folder (a link or a file)");
+    expect(human.stdout).toContain("then run `keel init` again");
   });
 
   it("completion bash is generated from the command tree and is valid bash that completes subcommands and option values", async () => {

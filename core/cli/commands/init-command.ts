@@ -8,14 +8,17 @@ import { initFiles } from "../init-files.js";
 /** What `keel init` did with one file. */
 export interface InitOutcome {
   path: string;
-  status: "created" | "kept";
+  status: "created" | "kept" | "refused";
   about: string;
+  /** Why a file was refused (a link or a file where a folder goes, an unwritable folder). */
+  reason?: string;
 }
 
 /**
  * `keel init`: writes the starter files into the workspace root, each only when nothing is at its
- * path (an existing file, or a link, is kept untouched). A second run changes nothing. StateError
- * (exit 1) when a file cannot be written.
+ * path (an existing file, or a link, is kept untouched). A second run changes nothing. A file that
+ * cannot be written (a link where its folder goes) is reported as refused, with why, after the others
+ * are written; the exit code is then 1.
  */
 export async function initCommand(ctx: CliContext): Promise<void> {
   const g = ctx.globals();
@@ -23,18 +26,28 @@ export async function initCommand(ctx: CliContext): Promise<void> {
   const files: InitOutcome[] = [];
   for (const file of initFiles()) {
     const target = join(root, ...file.path.split("/"));
-    files.push({ path: file.path, status: writeNew(root, target, file.text) ? "created" : "kept", about: file.about });
+    try {
+      files.push({ path: file.path, status: writeNew(root, target, file.text) ? "created" : "kept", about: file.about });
+    } catch (error) {
+      if (!(error instanceof StateError)) throw error;
+      files.push({ path: file.path, status: "refused", about: file.about, reason: error.message });
+    }
   }
+  const refused = files.filter((f) => f.status === "refused").length;
+  if (refused) ctx.setExitCode(1);
   const created = files.filter((f) => f.status === "created").length;
   ctx.print({ root, files }, () =>
     [
       `keel init in ${root}:`,
       ...files.map(
-        (f) => `  ${f.status === "created" ? "created" : "kept   "} ${f.path.padEnd(28)} ${f.status === "created" ? f.about : "(already there, not changed)"}`,
+        (f) =>
+          `  ${f.status.padEnd(7)} ${f.path.padEnd(28)} ${f.status === "created" ? f.about : f.status === "kept" ? "(already there, not changed)" : f.reason}`,
       ),
-      created
-        ? "Next: edit the files, run `keel trust` to let this workspace's plugins and servers widen what keel does, then `keel doctor`."
-        : "Nothing to do: every file was already there.",
+      refused
+        ? "Fix what is named above, then run `keel init` again (it keeps every file already there)."
+        : created
+          ? "Next: edit the files, run `keel trust` to let this workspace's plugins and servers widen what keel does, then `keel doctor`."
+          : "Nothing to do: every file was already there.",
     ].join("\n"),
   );
 }

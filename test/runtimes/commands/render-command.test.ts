@@ -97,6 +97,18 @@ describe("prompt commands: parsing and rendering", () => {
     expect((await renderCommand(plain, "briefly", deps())).text).toBe("Summarize the repo.\n\nbriefly");
   });
 
+  it("Gemini: {{args}} inside quotes in !{…} stays literal text; one where no quoting holds is not run", async () => {
+    const hostile = '$(touch PWN)`touch PWN`"';
+    const cmd = gemini(`prompt = """\nA: !{grep -r "{{args}}" src}\nB: !{grep -r 'x {{args}}' src}\nC: !{echo \\\\{{args}}}\n"""\n`);
+    const a = `grep -r "\\$(touch PWN)\\\`touch PWN\\\`\\"" src`;
+    const b = `grep -r 'x $(touch PWN)\`touch PWN\`"' src`;
+    const d = deps({}, { [a]: "hit a", [b]: "hit b" });
+    const r = await renderCommand(cmd, hostile, d);
+    expect(d.ran).toEqual([a, b]);
+    expect(r.text).toContain("A: hit a\nB: hit b\nC: [output of `echo \\{{args}}` not included: {{args}} stands where keel cannot quote the arguments safely");
+    expect(r.shell.at(-1)).toEqual({ command: "echo \\'$(touch PWN)`touch PWN`\"'", ok: false });
+  });
+
   it("reports bad files: no body, invalid TOML, no prompt", () => {
     expect(parseClaudeCommand("---\ndescription: x\n---\n   \n", "x", origin).issues[0]!.message).toMatch(/no prompt text/);
     expect(parseGeminiCommand("prompt = ", "x", origin).issues[0]!.message).toMatch(/not valid TOML/);
