@@ -55,6 +55,7 @@ describe("your own MCP servers' tool names in a trusted workspace", () => {
       "mcp__git_hub__connect git_hub",
       "mcp__git_hub__env git_hub",
       "mcp__git_hub__read git_hub",
+      "mcp__git_hub__unix git_hub",
       "mcp__git_hub__write git_hub",
     ]);
     expect(json.diagnostics.some((d: { message: string }) => /"git\.hub" defined here was ignored: the user-level server "git_hub"/.test(d.message))).toBe(
