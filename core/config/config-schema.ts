@@ -54,6 +54,10 @@ export const ModelConfig = z
         "must be a positive number of milliseconds (there is no off switch: for a model that thinks long without sending anything, set a larger value such as 1800000)",
       )
       .optional(),
+    /** Retries of a model call that failed before any answer was shown (capped at 10; a negative value is the default). */
+    maxRetries: z.number().optional(),
+    /** false for servers without streaming (`"no"` would have counted as true). */
+    stream: z.boolean().optional(),
     /** Extra HTTP headers for the model endpoint (strings only; a workspace's need trust). */
     headers: z.record(z.string(), z.string()).optional(),
   })

@@ -50,7 +50,7 @@ export function bashTool(): ToolDefinition {
   } as const;
   return defineTool(inputSchema, {
     name: "bash",
-    description: `Run a shell command with bash -c inside the workspace and return stdout, stderr and the exit code. stdin is closed; background processes are stopped when the command ends. Timeout: timeout_ms (default ${BASH_DEFAULT_TIMEOUT_MS} ms, max ${BASH_MAX_TIMEOUT_MS} ms).`,
+    description: `Run a shell command with bash -c inside the workspace and return stdout, stderr and the exit code. stdin is closed; background processes (cmd &) are stopped when the command ends. Timeout: timeout_ms (default ${BASH_DEFAULT_TIMEOUT_MS} ms, max ${BASH_MAX_TIMEOUT_MS} ms).`,
     source: { kind: "builtin", id: "core" },
     risk: ["execute"],
     readOnly: false,

@@ -64,6 +64,11 @@ describe("model.streamIdleTimeoutMs (openai backend, local server)", () => {
       expect(r.exitCode).toBe(2);
       expect(r.stderr).toContain('"model.streamIdleTimeoutMs"');
       expect(r.stderr).toContain("there is no off switch");
+      // "stream": "no" is no way to say false: it was taken as true
+      ws.writeUserConfig({ model: { name: "m", baseUrl: server.baseUrl, stream: "no" } });
+      const s = await runKeel(["run", "hi"], { cwd: ws.root, env: { ...ws.env, OPENAI_API_KEY: "k" } });
+      expect(s.exitCode).toBe(2);
+      expect(s.stderr).toContain('"model.stream"');
     } finally {
       ws.cleanup();
     }
