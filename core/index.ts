@@ -70,7 +70,16 @@ export { changedPinnedFile, fileDigest, MAX_DIGEST_BYTES, MISSING } from "./file
 export { MAX_TIMER_MS } from "./tool-call.js";
 export { BASH_MAX_TIMEOUT_MS } from "./tools/bash.js";
 export { sinkWithEmit } from "./events.js";
-export { MAX_STATE_TEXT_BYTES, readJsonState, readStateTail, readStateText, updateJsonState, withFileLock, writeJsonState } from "./state/json-file.js";
+export {
+  MAX_STATE_TEXT_BYTES,
+  readJsonState,
+  readStateTail,
+  readStateText,
+  updateJsonState,
+  withFileLock,
+  writeJsonState,
+  writeTextAtomic,
+} from "./state/json-file.js";
 export { assertOwnPath, ownReadFlags } from "./state/own-path.js";
 export { enqueueMessage } from "./session/message-queue.js";
 export { confinePath, inside, workspaceDirIn } from "./tools/confine-path.js";

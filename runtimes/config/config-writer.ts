@@ -14,9 +14,11 @@ import {
   withFileLock,
   type Workspace,
   writeJsonState,
+  writeTextAtomic,
 } from "../../core/index.js";
 import { CONFIG_SOURCES, type WritableSource } from "./config-source-lists.js";
 import { ConfigView } from "./config-view.js";
+import { jsonTextWithValue } from "./json-text-edit.js";
 import { formatKeyPath, setAt } from "./key-path.js";
 
 /** What `config_set` did. */
@@ -50,7 +52,7 @@ export async function setConfigValue(ws: Workspace, keys: string[], value: unkno
     );
   try {
     return await withFileLock(target.file, async () => {
-      const { doc, created } = await readTarget(target.file);
+      const { doc, created, text } = await readTarget(target.file);
       const section = target.packageJson ? (doc.keel ?? {}) : doc;
       if (!isPlainObject(section))
         throw new ToolError(`${target.file}: the "keel" field must be an object to write into it. Fix it by hand first.`, "precondition_failed");
@@ -58,7 +60,10 @@ export async function setConfigValue(ws: Workspace, keys: string[], value: unkno
       const updated = setAt(section, keys, value, target.file);
       await validate(updated, target.file, key, value);
       await validate(mergedWith((await ConfigView.load(ws, trusted)).layers, source, target.file, updated), "the merged config", key, value);
-      await writeJsonState(target.file, target.packageJson ? { ...doc, keel: updated } : updated);
+      const whole = target.packageJson ? { ...doc, keel: updated } : updated;
+      // An existing file keeps its formatting: only the value changes (a package.json is not reformatted).
+      if (text === undefined) await writeJsonState(target.file, whole);
+      else await writeTextAtomic(target.file, await jsonTextWithValue(text, target.packageJson ? ["keel", ...keys] : keys, value, whole));
       const after = await ConfigView.load(ws, trusted);
       const origin = after.origin(keys);
       const overriddenBy = origin && origin.file !== target.file ? { source: origin.source, file: origin.file } : undefined;
@@ -97,7 +102,8 @@ function targetFile(ws: Workspace, source: WritableSource, view: ConfigView): { 
   return { file: found.file, packageJson: basename(found.file) === "package.json" };
 }
 
-async function readTarget(file: string): Promise<{ doc: Record<string, unknown>; created: boolean }> {
+/** The file's document, and its text when it has any (undefined: missing or blank, written whole). */
+async function readTarget(file: string): Promise<{ doc: Record<string, unknown>; created: boolean; text?: string }> {
   let text: string;
   try {
     text = await readFile(file, "utf8");
@@ -113,7 +119,7 @@ async function readTarget(file: string): Promise<{ doc: Record<string, unknown>;
     throw unparseable(file, `not valid JSON (${errorMessage(error)})`);
   }
   if (!isPlainObject(doc)) throw unparseable(file, "the top level is not a JSON object");
-  return { doc, created: false };
+  return { doc, created: false, text };
 }
 
 function unparseable(file: string, why: string): ToolError {

@@ -132,6 +132,27 @@ describe("config runtime", () => {
     expect(JSON.parse(ws.read("package.json"))).toEqual({ name: "demo", version: "1.0.0", keel: { review: { mode: "pkg", reviewers: 2 } } });
   });
 
+  it("keeps the file's own formatting: tabs, key order, CRLF and what lies outside the edited section byte for byte", async () => {
+    const original =
+      '{\r\n\t"name": "demo",\r\n\t"scripts": { "test": "vitest" },\r\n\t"keel": {\r\n\t\t"permissions": { "allow": ["read_file", "grep"] }\r\n\t},\r\n\t"version": "1.0.0"\r\n}\r\n';
+    ws = makeWorkspace({ "package.json": original });
+    host = await openTestHost(ws);
+    expect((await call("config_set", { key_path: "review.reviewers", value: 2, source: "project" })).ok).toBe(true);
+    expect((await call("config_set", { key_path: "permissions.allow[1]", value: "glob", source: "project" })).ok).toBe(true);
+    const text = ws.read("package.json");
+    expect(JSON.parse(text)).toEqual({
+      name: "demo",
+      scripts: { test: "vitest" },
+      keel: { permissions: { allow: ["read_file", "glob"] }, review: { reviewers: 2 } },
+      version: "1.0.0",
+    });
+    // the rest of the file keeps its bytes; the edited section follows the file's tabs and CRLF
+    expect(text.startsWith('{\r\n\t"name": "demo",\r\n\t"scripts": { "test": "vitest" },\r\n\t"keel": {\r\n')).toBe(true);
+    expect(text.endsWith('\t"version": "1.0.0"\r\n}\r\n')).toBe(true);
+    expect(text.replace(/\r\n/g, "")).not.toContain("\n");
+    expect(text).not.toMatch(/^ /m);
+  });
+
   it("parses bracket-quoted key paths and refuses to replace a scalar with an object", async () => {
     expect(parseKeyPath('mcp["my.server"].lazy')).toEqual(["mcp", "my.server", "lazy"]);
     expect(parseKeyPath("a['x y'][0].b")).toEqual(["a", "x y", "0", "b"]);
