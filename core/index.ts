@@ -69,6 +69,7 @@ export { ShellLexer, type ShellSpot } from "./shell/shell-context.js";
 export { changedPinnedFile, fileDigest, MAX_DIGEST_BYTES, MISSING } from "./file-digest.js";
 export { MAX_TIMER_MS } from "./tool-call.js";
 export { BASH_MAX_TIMEOUT_MS } from "./tools/bash.js";
+export { CALL_MARK, callMarkValue, killMarked, newCallMark } from "./tools/call-mark.js";
 export { sinkWithEmit } from "./events.js";
 export {
   MAX_STATE_TEXT_BYTES,

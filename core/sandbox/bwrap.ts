@@ -2,7 +2,9 @@ import { existsSync, lstatSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { ToolError } from "../errors.js";
 import { systemProgram } from "../system-program.js";
+import { realOrSelf } from "../real-path.js";
 import { inside } from "../tools/confine-path.js";
+import { pinnedParents } from "./pinned-parents.js";
 import type { SandboxSettings } from "./sandbox-config.js";
 
 /** What to run inside the sandbox and where. */
@@ -46,16 +48,24 @@ export function bwrapArgs(settings: SandboxSettings, target: SandboxTarget, secc
   // The boundary (possibly under /tmp) is mounted after the private /tmp, and its .git and .keel
   // read-only over it. Everything else, a main checkout too, stays read-only.
   args.push(settings.mode === "workspace-write" ? "--bind" : "--ro-bind", target.root, target.root);
+  const masked = hidden.filter(
+    (p) => !holding.includes(p) && (inside(target.root, p) || (main !== undefined && inside(main, p)) || !holding.some((h) => inside(h, p))),
+  );
+  // Every folder between the writable boundary and what is kept read-only or hidden in it becomes a mount point, so
+  // renaming it fails (EBUSY) instead of carrying the mount along and freeing its path (see pinnedParents).
+  if (settings.mode === "workspace-write") {
+    const real = realOrSelf(target.root);
+    const readOnly = [join(real, ".git"), join(real, ".keel"), ...(target.readOnly ?? []).filter((dir) => existsSync(dir))];
+    const hiddenDirs = masked.filter((p) => kindOf(p) === "dir");
+    for (const dir of pinnedParents(target.root, [...readOnly, ...masked], [...readOnly, ...hiddenDirs])) args.push("--bind", dir, dir);
+  }
   for (const dir of [".git", ".keel"]) if (existsSync(join(target.root, dir))) args.push("--ro-bind", join(target.root, dir), join(target.root, dir));
   for (const dir of target.readOnly ?? []) if (existsSync(dir)) args.push("--ro-bind", dir, dir);
   for (const path of holding) args.push("--remount-ro", path);
   // The other hidden paths last, so they cover the boundary too (a `.env` in the workspace). One in a
   // holding folder but outside the boundary (`~/.ssh` with `denyRead: ["~"]`) is hidden already, and
   // could not get a mount point in that read-only tmpfs: every command would fail.
-  hide(
-    args,
-    hidden.filter((p) => !holding.includes(p) && (inside(target.root, p) || (main !== undefined && inside(main, p)) || !holding.some((h) => inside(h, p)))),
-  );
+  hide(args, masked);
   if (!settings.network) args.push("--unshare-net");
   if (seccompFd !== undefined) args.push("--seccomp", String(seccompFd));
   args.push("--unshare-pid", "--unshare-ipc", "--unshare-uts", "--die-with-parent", "--new-session", "--chdir", target.cwd, "--", ...target.argv);

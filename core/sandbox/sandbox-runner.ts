@@ -1,4 +1,5 @@
-import { mkdirSync } from "node:fs";
+import { lstatSync, mkdirSync } from "node:fs";
+import { dirname, resolve, sep } from "node:path";
 import { endianness } from "node:os";
 import { ToolError } from "../errors.js";
 import { realOrSelf } from "../real-path.js";
@@ -192,6 +193,29 @@ export class SandboxRunner {
         "precondition_failed",
       );
     }
+    // A link on the way that lies in the boundary could be replaced by a folder holding a config of the command's making.
+    const link = linkInside(realOrSelf(root), resolve(this.keelHome));
+    if (link)
+      throw new ToolError(
+        `The sandbox cannot keep $KEEL_HOME (${this.keelHome}) read-only: its path goes through the link ${link} inside the workspace, which a sandboxed command could replace. Nothing was run; set KEEL_HOME to its real path (${realOrSelf(this.keelHome)}), or outside the workspace.`,
+        "precondition_failed",
+      );
     return [realOrSelf(this.keelHome)];
   }
+}
+
+/** The first symlink on the way to `path` (absolute) that lies inside the folder `realRoot` (a real path), or undefined. */
+function linkInside(realRoot: string, path: string): string | undefined {
+  const parts = path.split(sep);
+  for (let i = 2; i <= parts.length; i++) {
+    const prefix = parts.slice(0, i).join(sep);
+    let stat;
+    try {
+      stat = lstatSync(prefix);
+    } catch {
+      return undefined;
+    }
+    if (stat.isSymbolicLink() && inside(realRoot, realOrSelf(dirname(prefix)))) return prefix;
+  }
+  return undefined;
 }

@@ -1,4 +1,4 @@
-import { systemEnv, systemProgram } from "../../core/index.js";
+import { CALL_MARK, callMarkValue, killMarked, newCallMark, systemEnv, systemProgram } from "../../core/index.js";
 
 /** How one hook process ended. */
 export interface HookProcessResult {
@@ -35,7 +35,8 @@ const MAX_HOOK_OUTPUT_BYTES = 1024 * 1024;
 /**
  * Runs one command hook with `bash -c` (under the OS sandbox when `sandbox` is given), its input on stdin, in its own process group, which is
  * killed when the hook times out, the caller's signal aborts, or the hook exits (so a background
- * child cannot outlive it). Never throws: a hook that cannot start has `startError`.
+ * child cannot outlive it); on a timeout, a cancel or the output cap, what left the group
+ * (`setsid cmd &`) is killed too, found by the hook's `KEEL_CALL` mark. Never throws: a hook that cannot start has `startError`.
  */
 export async function runCommandHook(o: HookProcessOptions): Promise<HookProcessResult> {
   const { execa } = await import("execa");
@@ -63,9 +64,11 @@ export async function runCommandHook(o: HookProcessOptions): Promise<HookProcess
       return { exitCode: null, stdout: "", stderr: "", timedOut: false, startError: (error as Error).message };
     }
   }
+  // Every process of the hook carries its mark, so the kill path also finds those that left the process group (`setsid cmd &`).
+  const mark = newCallMark();
   const child = execa(line.file, line.args, {
     cwd: o.cwd,
-    env,
+    env: { ...env, [CALL_MARK]: callMarkValue(env, mark) },
     extendEnv: false,
     input: o.stdin,
     detached: true,
@@ -84,21 +87,33 @@ export async function runCommandHook(o: HookProcessOptions): Promise<HookProcess
       // the group is already gone
     }
   };
+  // Stopped rather than ended (a timeout, a cancel, the output cap): what left the group is found by the mark and dies
+  // too — at once, since it may hold the output pipes the hook's end waits on (as the bash tool does, see killMarked).
+  let sweeping: Promise<number> | undefined;
+  const sweep = () => (sweeping ??= killMarked(mark));
+  const stop = () => {
+    killGroup();
+    void sweep();
+  };
   let overTime = false;
   const timer = setTimeout(() => {
     overTime = true;
-    killGroup();
+    stop();
   }, o.timeoutMs);
-  o.signal?.addEventListener("abort", killGroup, { once: true });
+  o.signal?.addEventListener("abort", stop, { once: true });
   try {
     const r = await child;
     const timedOut = overTime || Boolean(r.timedOut);
+    if (timedOut || r.isCanceled || r.isMaxBuffer || o.signal?.aborted) {
+      killGroup();
+      await sweep();
+    }
     if (r.failed && r.exitCode === undefined && !r.isTerminated && !timedOut && !r.isCanceled && !r.isMaxBuffer)
       return { exitCode: null, stdout: "", stderr: "", timedOut: false, startError: r.shortMessage ?? r.message };
     return { exitCode: timedOut || r.isCanceled ? null : (r.exitCode ?? null), stdout: String(r.stdout ?? ""), stderr: String(r.stderr ?? ""), timedOut };
   } finally {
     clearTimeout(timer);
-    o.signal?.removeEventListener("abort", killGroup);
+    o.signal?.removeEventListener("abort", stop);
     killGroup();
   }
 }

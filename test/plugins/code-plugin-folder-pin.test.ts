@@ -146,4 +146,16 @@ describe("a code plugin whose folder is the workspace itself", () => {
     expect(ws.read("plugins/p/lib.mjs")).toBe(lib("lib-ran"));
     expect(ws.read("other.txt")).toBe("written\n");
   });
+
+  it("with the sandbox on, a sandboxed command cannot rename a folder above a loaded plugin's folder to free its path and write a new one there", async () => {
+    ws = makeWorkspace(PLUGIN, { git: true, under: "/var/tmp" });
+    ws.writeUserConfig({ sandbox: "workspace-write" });
+    await trust();
+    const command = "mv plugins plugins2 && mkdir -p plugins/p && cp plugins2/p/* plugins/p/ && echo 'globalThis.planted = 1;' >> plugins/p/lib.mjs; echo done";
+    const run = await runKeelProcess(["--json", "--yes", "call", "bash", "--input", JSON.stringify({ command })], { cwd: ws.root, env: ws.env });
+    expect(run.json().metadata.sandbox, run.stdout + run.stderr).toBe("workspace-write");
+    expect(ws.read("plugins/p/lib.mjs")).toBe(lib("lib-ran"));
+    expect(ws.exists("plugins2")).toBe(false);
+    expect(JSON.stringify(run.json().data)).toMatch(/busy/i);
+  });
 });
