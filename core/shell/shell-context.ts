@@ -30,6 +30,13 @@ export class ShellLexer {
   private prev = "";
   /** The text fed so far ends with an unescaped `$` (a value right after it would be read as `$'…'` or `$"…"`). */
   private dollar = false;
+  /** The plain characters of the current word (quotes and expansions spoil it), to find the reserved word `case`. */
+  private word = "";
+  /**
+   * A `case` inside `$(…)` or `<(…)`: its patterns end in a `)` bash does not count (`"$(case a in a) echo X;; esac)"`),
+   * which this lexer would read as the end of the substitution, and then think the rest quoted: every spot after it is unsafe.
+   */
+  private lost = false;
 
   /** Feeds more of the command line. */
   feed(text: string): void {
@@ -56,7 +63,7 @@ export class ShellLexer {
 
   /** How a value inserted after the text fed so far would be read. */
   spot(): ShellSpot {
-    if (this.escaped) return "unsafe";
+    if (this.escaped || this.lost) return "unsafe";
     const top = this.top();
     return top === "plain" || top === "sub" || top === "group" ? "plain" : top === "single" ? "single" : top === "double" ? "double" : "unsafe";
   }
@@ -153,6 +160,7 @@ export class ShellLexer {
         return 1;
       }
       this.stack.push("sub");
+      this.word = "";
       return 0;
     }
     if (wasDollar && c === "[") {
@@ -207,6 +215,11 @@ export class ShellLexer {
     }
     if (c === "\n") this.newline();
     this.wordStart = /[\s;&|()<>]/.test(c);
+    if (!this.wordStart) this.word += c;
+    else {
+      if (this.word === "case" && this.stack.includes("sub")) this.lost = true;
+      this.word = "";
+    }
     return 0;
   }
 
