@@ -15,6 +15,9 @@ export type ShellSpot =
 
 type Frame = "plain" | "sub" | "group" | "single" | "double" | "ansi" | "backtick" | "param" | "arith" | "arithb" | "comment" | "heredoc";
 
+/** Frames where a `\` and a newline are a line continuation. */
+const CONTINUED: ReadonlySet<Frame> = new Set(["plain", "sub", "group", "double", "param"]);
+
 /** A bash lexer fed a command line piece by piece; `spot` says how a value inserted at the end would be read. */
 export class ShellLexer {
   private stack: Frame[] = ["plain"];
@@ -34,9 +37,12 @@ export class ShellLexer {
   private word = "";
   /**
    * A `case` inside `$(…)` or `<(…)`: its patterns end in a `)` bash does not count (`"$(case a in a) echo X;; esac)"`),
-   * which this lexer would read as the end of the substitution, and then think the rest quoted: every spot after it is unsafe.
+   * which this lexer would read as the end of the substitution, and then think the rest quoted; or a line continuation
+   * inside a word (see step): every spot after it is unsafe.
    */
   private lost = false;
+  /** The character fed before this one, whatever its frame. */
+  private last = "";
 
   /** Feeds more of the command line. */
   feed(text: string): void {
@@ -77,6 +83,11 @@ export class ShellLexer {
     const c = text[i]!;
     const next = text[i + 1] ?? "";
     const top = this.top();
+    const before = this.last;
+    this.last = c;
+    // A line continuation (`\` and a newline) is removed before bash reads words: inside a word it joins what is around it
+    // (`$\⏎(…)` is `$(…)`, `<\⏎<EOF` a here-document), which this lexer, reading the characters as written, does not follow.
+    if (c === "\\" && next === "\n" && !this.escaped && CONTINUED.has(top) && !/^[ \t\n]?$/.test(before)) this.lost = true;
     const wasDollar = this.dollar;
     this.dollar = false;
     if (this.heredocLine !== undefined && c !== "\n" && top !== "heredoc") this.heredocLine += c;
