@@ -71,7 +71,17 @@ export class ShellLexer {
   spot(): ShellSpot {
     if (this.escaped || this.lost) return "unsafe";
     const top = this.top();
+    if (top === "single" && this.literalQuotes()) return "unsafe";
     return top === "plain" || top === "sub" || top === "group" ? "plain" : top === "single" ? "single" : top === "double" ? "double" : "unsafe";
+  }
+
+  /**
+   * True when the '…' open here is inside a `${…}` inside "…": bash pairs those quotes but does not quote with them
+   * (`"${v:-'$(cmd)'}"` runs cmd), so a value in them would stand as in "…" unescaped.
+   */
+  private literalQuotes(): boolean {
+    const param = this.stack.lastIndexOf("param");
+    return param !== -1 && param === this.stack.length - 2 && this.stack.slice(0, param).includes("double");
   }
 
   private top(): Frame {

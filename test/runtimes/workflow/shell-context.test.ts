@@ -78,6 +78,8 @@ describe("a run command's values are quoted for where they stand (real bash)", (
     // A line continuation inside a word joins it: `$\⏎(` is `$(` (the value stood unquoted), `<\⏎<EOF` a here-document.
     "printf '<%s>' \"$\\\n(echo {v})\"",
     "cat <\\\n<EOF\n{v}\nEOF",
+    // Inside "${…}", '…' does not quote: the value stood as in "…", unescaped.
+    "printf '<%s>' \"${X:-'{v}'}\"",
   ])("%j is refused: no quoting holds there", (template) => {
     expect(renderShellCommand(template, { v: "x", steps: {} }).unsafe).toEqual(["v"]);
   });
