@@ -108,6 +108,8 @@ function finishPending(s: ActiveSession, notRun = TOO_MANY_CALLS): void {
 async function runOne(s: ActiveSession, menu: ToolMenu, call: { id: string; name: string; arguments: string }, approved: boolean): Promise<Observation> {
   let input: unknown;
   try {
+    // Cut off by the output limit before its arguments (see openai-model's noArgumentsYet): not a call without any.
+    if (!call.arguments.trim() && s.state.pending?.cutOff !== undefined) throw new Error("no arguments were written");
     input = call.arguments.trim() ? JSON.parse(call.arguments) : {};
   } catch (error) {
     s.emit("tool_arguments_invalid", { callId: call.id, tool: call.name, message: errorMessage(error) });

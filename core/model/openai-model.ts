@@ -114,19 +114,20 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv): ModelClie
             tc.type !== "custom" && "function" in tc && tc.function
               ? [
                   withExtra(
-                    { id: tc.id, name: names.local(tc.function.name), arguments: argumentsText(tc.function.arguments) || "{}" },
+                    { id: tc.id, name: names.local(tc.function.name), arguments: argumentsText(tc.function.arguments) },
                     (tc as { extra_content?: unknown }).extra_content,
                   ),
                 ]
               : [],
           )
           .map((call, i) => (typeof call.id === "string" && call.id !== "" ? call : { ...call, id: `call_${request.callIndex}_${i}` }));
+        const finishReason = finishReasonOf(choice.finish_reason);
         return {
           text,
-          toolCalls,
+          toolCalls: noArgumentsYet(toolCalls, finishReason),
           reasoning: reasoningOf(choice.message),
           origin,
-          finishReason: finishReasonOf(choice.finish_reason),
+          finishReason,
           usage: res.usage ? reportedUsage(res.usage.prompt_tokens, res.usage.completion_tokens) : undefined,
         };
       }
@@ -185,8 +186,8 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv): ModelClie
       if (finishReason === undefined) throw streamCut(where, chunks);
       const toolCalls: ModelToolCall[] = partial
         .result()
-        .map((p, i) => withExtra({ id: p.id || `call_${request.callIndex}_${i}`, name: names.local(p.name), arguments: p.arguments || "{}" }, p.extraContent));
-      return { text, toolCalls, reasoning: reasoning.result(), origin, finishReason, usage };
+        .map((p, i) => withExtra({ id: p.id || `call_${request.callIndex}_${i}`, name: names.local(p.name), arguments: p.arguments }, p.extraContent));
+      return { text, toolCalls: noArgumentsYet(toolCalls, finishReason), reasoning: reasoning.result(), origin, finishReason, usage };
     } catch (error) {
       if (error instanceof ModelError) throw error;
       // Asked for the other field by name (a 400 before any output): switch for this client and ask again, once.
@@ -256,6 +257,15 @@ async function* cutOnBreak<T>(stream: AsyncIterable<T>, signal: AbortSignal, sdk
     if (error instanceof sdk.APIError && !(error instanceof sdk.APIConnectionError)) throw error;
     throw cut(error);
   }
+}
+
+/**
+ * The calls with empty arguments given `{}` (some servers send none for a call without parameters), except
+ * the last of an answer cut by the output limit (`length`): it was cut before its arguments, and keeps ""
+ * so that it is answered as cut off instead of run without them.
+ */
+function noArgumentsYet(calls: ModelToolCall[], finishReason: string | undefined): ModelToolCall[] {
+  return calls.map((call, i) => (call.arguments || (finishReason === "length" && i === calls.length - 1) ? call : { ...call, arguments: "{}" }));
 }
 
 /** `value` when it is a string, else "" (a field a server may send as null or something else). */

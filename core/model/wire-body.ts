@@ -103,7 +103,8 @@ export function toWire(m: ChatMessage, names: ToolNameMap, origin?: string): Cha
             tool_calls: m.toolCalls.map((c) => ({
               id: c.id,
               type: "function" as const,
-              function: { name: names.wire(c.name), arguments: c.arguments },
+              // A call cut off before its arguments (answered as such) goes back as an object, which servers expect.
+              function: { name: names.wire(c.name), arguments: c.arguments.trim() ? c.arguments : "{}" },
               ...(own && c.extraContent ? { extra_content: c.extraContent } : {}),
             })),
             // Thinking models need the reasoning behind their tool calls back, in the field it came in

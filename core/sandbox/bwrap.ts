@@ -15,6 +15,11 @@ export interface SandboxTarget {
   cwd: string;
   /** The command and its arguments. */
   argv: string[];
+  /**
+   * Variables set for the command inside the sandbox only (`--setenv`): a manifest's `env` never reaches the programs
+   * that start the sandbox (`/bin/sh`, `bwrap`), which run outside it (`LD_PRELOAD` would load the workspace's code there).
+   */
+  env?: Readonly<Record<string, string>>;
   /** Files and folders the process must not see (keel's secrets, your credential stores, `denyRead`; see hidden-paths.ts): masked when they exist. */
   hidden?: readonly string[];
   /** Folders inside the boundary kept read-only besides its `.git` and `.keel` (`$KEEL_HOME` when the workspace holds it). */
@@ -68,6 +73,7 @@ export function bwrapArgs(settings: SandboxSettings, target: SandboxTarget, secc
   hide(args, masked);
   if (!settings.network) args.push("--unshare-net");
   if (seccompFd !== undefined) args.push("--seccomp", String(seccompFd));
+  for (const [name, value] of Object.entries(target.env ?? {})) args.push("--setenv", name, value);
   args.push("--unshare-pid", "--unshare-ipc", "--unshare-uts", "--die-with-parent", "--new-session", "--chdir", target.cwd, "--", ...target.argv);
   return args;
 }

@@ -45,7 +45,9 @@ const ssh: Runner = (args, isLiteral, sink) => {
     if (o.name === "-I") return sink.unresolved("`ssh -I`: loads a PKCS#11 library");
     if (o.name !== "-o") continue;
     if (!o.literal) return sink.unresolved("`ssh -o` with a setting that is not literal");
-    const [, key = "", value = ""] = /^\s*([A-Za-z0-9]*)\s*=?\s*(.*)$/s.exec(o.value!) ?? [];
+    // ssh takes quotes out of the keyword (`-o '"ProxyCommand" cmd'`, `Proxy"Command"`): a keyword that is not plain letters and digits is not read.
+    const [, key = "", value = ""] = /^\s*([^\s=]*)\s*=?\s*(.*)$/s.exec(o.value!) ?? [];
+    if (!/^[A-Za-z0-9]*$/.test(key)) return sink.unresolved(`\`ssh -o ${key}\`: a setting keel cannot read exactly (quoted or unusual keyword)`);
     if (SSH_LOCAL_CODE.has(key.toLowerCase())) return sink.unresolved(`\`ssh -o ${key}\` runs or loads local code keel cannot check`);
     if (key.toLowerCase() === "remotecommand") remote = value;
   }

@@ -1,6 +1,6 @@
-import { joinedScript, options, parallel, plain, range, script, sg, su, type Runner } from "./command-runners.js";
+import { joinedScript, options, parallel, plain, range, script, sg, su, type Runner, type RunnerSink } from "./command-runners.js";
 import { container, kubectl, ssh } from "./remote-runners.js";
-import { lastValue, type OptionSpec, type ReadOptions } from "./wrapper-options.js";
+import { lastValue, readOptions, type OptionSpec, type ReadOptions } from "./wrapper-options.js";
 
 const HELP = ["-h", "--help", "-V", "--version"];
 
@@ -153,6 +153,9 @@ const NPX: OptionSpec = {
     "--filter",
     "-F",
     "--resume-from",
+    "-C",
+    "--dir",
+    "--cwd",
   ],
   flags: [
     ...["-y", "--yes", "--no", "--no-install", "-q", "--quiet", "--ws", "--workspaces", "--include-workspace-root", "--ignore-existing", "--prefer-offline"],
@@ -168,15 +171,18 @@ const NPX: OptionSpec = {
  * `--shell-mode`, yarn's `exec`) run a shell command line.
  */
 function packageRunner(name: string): Runner {
-  return (all, allLiteral, sink) => {
+  return (all, allLiteral, outer) => {
     const sub = { npm: ["exec", "x"], pnpm: ["dlx", "exec"], yarn: ["dlx", "exec"], bun: ["x"] }[name];
-    if (sub && !sub.includes(all[0]!)) return;
-    const skip = sub ? 1 : 0;
-    const args = all.slice(skip);
-    const isLiteral = (i: number) => allLiteral(i + skip);
     // pnpm's `-c` is `--shell-mode`, a flag.
     const spec = name === "pnpm" ? { values: NPX.values.filter((o) => o !== "-c"), flags: [...NPX.flags, "-c"] } : NPX;
-    const read = options(sub ? `${name} ${all[0]}` : name, args, isLiteral, spec, sink, skip);
+    const at = sub ? subcommandAt(name, sub, all, allLiteral, spec, outer) : -1;
+    if (at === undefined) return;
+    // The words without the subcommand: options before it (`npm -y exec …`) count as the runner's too.
+    const index = (i: number) => (at >= 0 && i >= at ? i + 1 : i);
+    const args = at >= 0 ? [...all.slice(0, at), ...all.slice(at + 1)] : all;
+    const isLiteral = (i: number) => allLiteral(index(i));
+    const sink: RunnerSink = { ...outer, oneWord: (i) => outer.oneWord(index(i)) };
+    const read = options(sub ? `${name} ${all[at]}` : name, args, isLiteral, spec, sink);
     if (!read) return;
     const shell = name === "pnpm" ? read.options.find((o) => o.name === "-c" || o.name === "--shell-mode") : undefined;
     const call = name === "pnpm" ? undefined : lastValue(read, "-c", "--call");
@@ -184,11 +190,31 @@ function packageRunner(name: string): Runner {
     const words = args.slice(read.rest);
     const literal = range(read.rest, args.length, isLiteral);
     if (!words.length) return;
-    if (shell || (name === "yarn" && all[0] === "exec")) return joinedScript(`\`${name} ${all[0]}\``, words, literal, sink);
+    if (shell || (name === "yarn" && all[at] === "exec")) return joinedScript(`\`${name} ${all[at]}\``, words, literal, sink);
     // Without `-p`, the first word names the package and its program: `rimraf@5` runs `rimraf`, `@scope/tool@1` runs `tool`.
-    const named = lastValue(read, "-p", "--package") || (name !== "npm" && all[0] === "exec") ? words[0]! : words[0]!.replace(/^(@?[^@]+)@.*$/, "$1");
+    const named = lastValue(read, "-p", "--package") || (name !== "npm" && all[at] === "exec") ? words[0]! : words[0]!.replace(/^(@?[^@]+)@.*$/, "$1");
     sink.run([named, ...words.slice(1)], literal, true);
   };
+}
+
+/**
+ * Where `sub` (`exec`, `x`, `dlx`) stands in `all`: after the options it may follow (`npm -y exec`, `yarn --cwd d dlx`), read
+ * with `spec`; undefined when the command is another one (`npm install`), or, reported unresolved, when options keel cannot
+ * read stand before a word that could be it.
+ */
+function subcommandAt(
+  name: string,
+  sub: readonly string[],
+  all: string[],
+  isLiteral: (i: number) => boolean,
+  spec: OptionSpec,
+  sink: RunnerSink,
+): number | undefined {
+  const read = readOptions(name, all, isLiteral, spec, (i) => sink.oneWord(i));
+  if (typeof read !== "string") return !read.ended && sub.includes(all[read.rest]!) ? read.rest : undefined;
+  const dd = all.indexOf("--");
+  if ((dd === -1 ? all : all.slice(0, dd)).some((w) => sub.includes(w))) sink.unresolved(`${read} (before \`${sub.join("` or `")}\`)`);
+  return undefined;
 }
 
 /** Every runner by program name. */

@@ -15,6 +15,9 @@ export type ShellSpot =
 
 type Frame = "plain" | "sub" | "group" | "single" | "double" | "ansi" | "backtick" | "param" | "arith" | "arithb" | "comment" | "heredoc";
 
+/** Frames where a `\` and a newline are a line continuation. */
+const CONTINUED: ReadonlySet<Frame> = new Set(["plain", "sub", "group", "double", "param"]);
+
 /** A bash lexer fed a command line piece by piece; `spot` says how a value inserted at the end would be read. */
 export class ShellLexer {
   private stack: Frame[] = ["plain"];
@@ -30,6 +33,16 @@ export class ShellLexer {
   private prev = "";
   /** The text fed so far ends with an unescaped `$` (a value right after it would be read as `$'…'` or `$"…"`). */
   private dollar = false;
+  /** The plain characters of the current word (quotes and expansions spoil it), to find the reserved word `case`. */
+  private word = "";
+  /**
+   * A `case` inside `$(…)` or `<(…)`: its patterns end in a `)` bash does not count (`"$(case a in a) echo X;; esac)"`),
+   * which this lexer would read as the end of the substitution, and then think the rest quoted; or a line continuation
+   * inside a word (see step): every spot after it is unsafe.
+   */
+  private lost = false;
+  /** The character fed before this one, whatever its frame. */
+  private last = "";
 
   /** Feeds more of the command line. */
   feed(text: string): void {
@@ -56,9 +69,19 @@ export class ShellLexer {
 
   /** How a value inserted after the text fed so far would be read. */
   spot(): ShellSpot {
-    if (this.escaped) return "unsafe";
+    if (this.escaped || this.lost) return "unsafe";
     const top = this.top();
+    if (top === "single" && this.literalQuotes()) return "unsafe";
     return top === "plain" || top === "sub" || top === "group" ? "plain" : top === "single" ? "single" : top === "double" ? "double" : "unsafe";
+  }
+
+  /**
+   * True when the '…' open here is inside a `${…}` inside "…": bash pairs those quotes but does not quote with them
+   * (`"${v:-'$(cmd)'}"` runs cmd), so a value in them would stand as in "…" unescaped.
+   */
+  private literalQuotes(): boolean {
+    const param = this.stack.lastIndexOf("param");
+    return param !== -1 && param === this.stack.length - 2 && this.stack.slice(0, param).includes("double");
   }
 
   private top(): Frame {
@@ -70,6 +93,11 @@ export class ShellLexer {
     const c = text[i]!;
     const next = text[i + 1] ?? "";
     const top = this.top();
+    const before = this.last;
+    this.last = c;
+    // A line continuation (`\` and a newline) is removed before bash reads words: inside a word it joins what is around it
+    // (`$\⏎(…)` is `$(…)`, `<\⏎<EOF` a here-document), which this lexer, reading the characters as written, does not follow.
+    if (c === "\\" && next === "\n" && !this.escaped && CONTINUED.has(top) && !/^[ \t\n]?$/.test(before)) this.lost = true;
     const wasDollar = this.dollar;
     this.dollar = false;
     if (this.heredocLine !== undefined && c !== "\n" && top !== "heredoc") this.heredocLine += c;
@@ -153,6 +181,7 @@ export class ShellLexer {
         return 1;
       }
       this.stack.push("sub");
+      this.word = "";
       return 0;
     }
     if (wasDollar && c === "[") {
@@ -207,6 +236,11 @@ export class ShellLexer {
     }
     if (c === "\n") this.newline();
     this.wordStart = /[\s;&|()<>]/.test(c);
+    if (!this.wordStart) this.word += c;
+    else {
+      if (this.word === "case" && this.stack.includes("sub")) this.lost = true;
+      this.word = "";
+    }
     return 0;
   }
 

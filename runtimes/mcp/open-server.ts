@@ -36,8 +36,8 @@ export async function openServer(
     signal,
     authProvider: deps.authProvider,
     jsonSchemaValidator: sdkSchemaValidator(host),
-    sandbox: (argv, cwd) => {
-      const target = { root: host.workspace.root, cwd, argv };
+    sandbox: (argv, cwd, env) => {
+      const target = { root: host.workspace.root, cwd, argv, env };
       const what = `MCP server "${config.name}"`;
       return sandboxed === "workspace"
         ? host.sandbox.wrapWorkspaceCommand(target, `${what} (from this workspace)`, signal)

@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { readEvents } from "../../../core/events.js";
 import { ModelError } from "../../../core/model/model-error.js";
@@ -112,5 +112,23 @@ describe("a streamed answer that ends without finish_reason (real openai client,
     const tool = (await sessionState(ws.root, "len")).messages.find((m) => m.role === "tool");
     expect(tool?.content).toContain("Your response reached the output limit (300 tokens) while writing the arguments of write_file");
     expect(r.stderr).toContain("reached its output limit (model.maxOutputTokens) and was cut off");
+  });
+
+  it("keel run: a call cut by the output limit before any of its arguments (finish_reason length) is not run as a call without arguments", async () => {
+    const { ws, env } = workspace({ maxOutputTokens: 300 });
+    mkdirSync(ws.path("plugins", "demo"), { recursive: true });
+    writeFileSync(
+      ws.path("plugins", "demo", "plugin.json"),
+      JSON.stringify({ name: "demo", virtual_tools: [{ name: "deploy", response_template: "DEPLOYED" }] }),
+    );
+    server.push({ toolCalls: [{ name: "deploy", arguments: "" }], finishReason: "length" }, { text: "I will call it again." });
+    const r = await runKeel(["--yes", "run", "--session", "len0", "deploy"], { cwd: ws.root, env });
+    expect(r.exitCode, r.stderr).toBe(0);
+    // Old code: the empty arguments became {} and deploy ran (its answer DEPLOYED).
+    const tool = (await sessionState(ws.root, "len0")).messages.find((m) => m.role === "tool");
+    expect(tool?.content).not.toContain("DEPLOYED");
+    expect(tool?.content).toContain("Your response reached the output limit (300 tokens) while writing the arguments of deploy");
+    // The call's arguments are sent back as a JSON object: the next request was answered.
+    expect(r.stdout).toContain("I will call it again.");
   });
 });

@@ -116,8 +116,16 @@ describe("programs that run a command they are given", () => {
       "yarn dlx rimraf x",
       "bunx rimraf x",
       "bun x rimraf x",
+      // Options before the subcommand (were: not looked into, so rimraf ran).
+      "npm -y exec -- rimraf x",
+      "npm -w pkg exec rimraf x",
+      "pnpm --silent dlx rimraf x",
+      "yarn --cwd . dlx rimraf x",
+      "bun --bun x rimraf x",
     ])
       expect(decide(deny, command), command).toMatchObject({ action: "deny", rule: "bash(rimraf *)" });
+    expect(decide(deny, "npm --call 'rm x' exec"), "npm --call 'rm x' exec").toMatchObject({ action: "deny", rule: "bash(rm *)" });
+    for (const command of ["npm -w x run build", "npm --foo install", "npm -s run test"]) expect(decide(deny, command).action, command).toBe("ask");
     for (const command of ["npx -c 'rm x'", "pnpm exec -c 'rm x'", "yarn exec 'rm x'", "npx sudo rm x"])
       expect(decide(deny, command), command).toMatchObject({ action: "deny", rule: "bash(rm *)" });
     const allow = policy({ allow: ["bash(npx vitest *)"] });
@@ -152,6 +160,10 @@ describe("programs that run a command they are given", () => {
       ["kubectl exec p -c -- rm x -- ls", "could take `--` as its value"],
       ["dbus-run-session --dbus-daemon=./evil ls", "an option keel does not know"],
       ["npx --bogus rimraf x", "an option keel does not know (`--bogus`)"],
+      ["npm --bogus exec rimraf x", "which could take the next word or run something itself (before `exec` or `x`)"],
+      // ssh takes quotes out of a keyword: both ran `touch x` locally unseen.
+      [`ssh -o '"ProxyCommand" touch x' host ls`, "a setting keel cannot read exactly"],
+      [`ssh -o 'Proxy"Command"=touch x' host ls`, "a setting keel cannot read exactly"],
       ["sg wheel", "`sg` without a command"],
     ];
     for (const [command, why] of cases) expect(decide(deny, command), command).toMatchObject({ action: "deny", reason: expect.stringContaining(why) });

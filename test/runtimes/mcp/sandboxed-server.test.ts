@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
@@ -147,6 +147,22 @@ describe("the workspace's stdio MCP servers under sandbox.workspaceCommands", ()
     const rows = host.service("mcp")!.status();
     expect(rows.find((r) => r.name === "repo")?.sandboxed).toBe("workspace");
     expect(rows.find((r) => r.name === "mine")?.sandboxed).toBe(false);
+  });
+
+  it("its manifest's env is set inside the sandbox only: /bin/sh and bwrap, outside it, never get it (LD_PRELOAD would load the workspace's code there)", async () => {
+    const env = { KEEL_TEST_MANIFEST_VAR: "inside-only" };
+    ws = makeWorkspace({ ".mcp.json": { mcpServers: { repo: { command: process.execPath, args: ["probe/server.mjs"], env } } } }, { git: true });
+    installProbe(ws.path("probe"));
+    ws.writeUserConfig({ sandbox: "workspace-write" });
+    host = await openTestHost(ws, { trust: true, yes: true });
+    expect((await host.runTool({ tool: "mcp__repo__env", input: { name: "KEEL_TEST_MANIFEST_VAR" } }, { yes: true })).content).toBe("inside-only");
+    const mcp = host.service("mcp") as unknown as { connections: { name: string; pid?: number }[] };
+    const pid = mcp.connections.find((c) => c.name === "repo")?.pid;
+    expect(pid).toBeGreaterThan(0);
+    // The spawned process: the shell that became bwrap, outside the sandbox (old code: it had the variable, as LD_PRELOAD would be).
+    const outer = readFileSync(`/proc/${pid}/environ`, "latin1").split("\0");
+    expect(outer.some((v) => v.startsWith("PATH="))).toBe(true);
+    expect(outer.filter((v) => v.startsWith("KEEL_TEST_MANIFEST_VAR="))).toEqual([]);
   });
 
   it("a workspace's workspaceCommands: false is ignored with a warning; yours turns it off", async () => {

@@ -35,6 +35,9 @@ describe("a run command's values are quoted for where they stand (real bash)", (
     "printf '<%s>' \"${X:-'}'}\" {v}",
     "printf '<%s>' $(echo a)#'\n{v}\n'",
     "printf '<%s>' <(true)#'\n{v}\n' >/dev/null; printf '<%s>' {v}",
+    "printf '<%s>' \"$(echo case) {v}\"",
+    "case a in a) printf '<%s>' {v};; esac",
+    "printf '<%s>' \\\n  {v} \\\n  \"{v}\"",
   ];
   it.each(templates)("%j keeps every value literal: the text arrives whole, nothing runs", (template) => {
     const dir = mkdtempSync(join("/var/tmp", "keel-shell-"));
@@ -69,6 +72,14 @@ describe("a run command's values are quoted for where they stand (real bash)", (
     "(( {v} ))",
     "for (( i={v}; i<1; i++ )); do :; done",
     "printf '<%s>' $[ {v} ]",
+    // A case pattern's `)` does not end the substitution: "{v}" there stands unquoted in it (ran `;touch PWN;`).
+    "printf '<%s>' \"$(case a in a) echo {v};; esac)\"",
+    "printf '<%s>' <(case a in a) echo x;; esac) \"{v}\"",
+    // A line continuation inside a word joins it: `$\⏎(` is `$(` (the value stood unquoted), `<\⏎<EOF` a here-document.
+    "printf '<%s>' \"$\\\n(echo {v})\"",
+    "cat <\\\n<EOF\n{v}\nEOF",
+    // Inside "${…}", '…' does not quote: the value stood as in "…", unescaped.
+    "printf '<%s>' \"${X:-'{v}'}\"",
   ])("%j is refused: no quoting holds there", (template) => {
     expect(renderShellCommand(template, { v: "x", steps: {} }).unsafe).toEqual(["v"]);
   });
