@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { randomBytes } from "../lazy-crypto.js";
 import { readdir, readFile } from "node:fs/promises";
 
 /**
