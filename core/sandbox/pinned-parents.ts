@@ -21,7 +21,7 @@ export function pinnedParents(root: string, paths: readonly string[], under: rea
   const real = realOrSelf(root);
   const out = new Set<string>();
   for (const path of paths) {
-    if (path === real || !inside(real, path) || !exists(path)) continue;
+    if (path === real || !inside(real, path) || lstatSync(path, { throwIfNoEntry: false }) === undefined) continue;
     const parts = relative(real, path).split(sep);
     for (let i = 1; i < parts.length; i++) {
       const dir = join(real, ...parts.slice(0, i));
@@ -34,14 +34,4 @@ export function pinnedParents(root: string, paths: readonly string[], under: rea
       "precondition_failed",
     );
   return [...out].sort((a, b) => a.split(sep).length - b.split(sep).length);
-}
-
-/** Whether anything (a link too) is at `path`. */
-function exists(path: string): boolean {
-  try {
-    lstatSync(path);
-    return true;
-  } catch {
-    return false;
-  }
 }

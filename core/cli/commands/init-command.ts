@@ -54,11 +54,11 @@ export async function initCommand(ctx: CliContext): Promise<void> {
 
 /** Creates `target` with `text` unless something is there (never follows a link planted at the path or its folders). */
 function writeNew(root: string, target: string, text: string): boolean {
-  if (exists(target)) return false;
+  if (lstatSync(target, { throwIfNoEntry: false })) return false;
   let dir = root;
   for (const part of relative(root, dirname(target)).split(/[\\/]/).filter(Boolean)) {
     dir = join(dir, part);
-    if (exists(dir) && !lstatSync(dir).isDirectory())
+    if (lstatSync(dir, { throwIfNoEntry: false })?.isDirectory() === false)
       throw new StateError(`Cannot write ${relative(root, target)}: ${relative(root, dir)} is not a folder (a link or a file). Move it away, then retry.`, dir);
   }
   try {
@@ -68,14 +68,5 @@ function writeNew(root: string, target: string, text: string): boolean {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "EEXIST") return false;
     throw new StateError(`Cannot write ${target}: ${errorMessage(error)}`, target);
-  }
-}
-
-function exists(path: string): boolean {
-  try {
-    lstatSync(path);
-    return true;
-  } catch {
-    return false;
   }
 }

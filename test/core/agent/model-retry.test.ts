@@ -4,10 +4,11 @@ import { afterEach, describe, expect, it } from "vitest";
 import { readEvents } from "../../../core/events.js";
 import { ModelError } from "../../../core/model/model-error.js";
 import type { ModelRetry } from "../../../core/model/model-retry.js";
-import { resolveModelSpec, type ModelSpec } from "../../../core/model/model-spec.js";
+import { resolveModelSpec } from "../../../core/model/model-spec.js";
 import { openaiModel } from "../../../core/model/openai-model.js";
 import { eventsOfType } from "../../helpers/events.js";
 import { useOpenAIServer, type ServerReply } from "../../helpers/openai-server.js";
+import { openAISpec, type OpenAISpec } from "../../helpers/model-spec.js";
 import { KEEL_BIN, runKeel } from "../../helpers/run-cli.js";
 import { sessionState } from "../../helpers/session-state.js";
 import { makeWorkspace, type TempWorkspace } from "../../helpers/temp-workspace.js";
@@ -16,20 +17,7 @@ const server = useOpenAIServer();
 let ws: TempWorkspace | undefined;
 afterEach(() => ws?.cleanup());
 
-type OpenAISpec = Extract<ModelSpec, { kind: "openai" }>;
-const spec = (over: Partial<OpenAISpec> = {}): OpenAISpec => ({
-  kind: "openai",
-  name: "m",
-  baseUrl: server.baseUrl,
-  apiKeyEnv: "KEEL_TEST_KEY",
-  contextWindow: 8000,
-  maxOutputTokens: 256,
-  timeoutMs: 60_000,
-  streamIdleTimeoutMs: 60_000,
-  maxRetries: 2,
-  stream: true,
-  ...over,
-});
+const spec = (over: Partial<OpenAISpec> = {}): OpenAISpec => openAISpec(server.baseUrl, { maxRetries: 2, ...over });
 const env = { KEEL_TEST_KEY: "k" };
 const request = {
   messages: [{ role: "user" as const, content: "x" }],

@@ -2,10 +2,10 @@ import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { readEvents } from "../../../core/events.js";
 import { ModelError } from "../../../core/model/model-error.js";
-import type { ModelSpec } from "../../../core/model/model-spec.js";
 import { openaiModel } from "../../../core/model/openai-model.js";
 import { eventsOfType } from "../../helpers/events.js";
 import { useOpenAIServer, type ServerReply } from "../../helpers/openai-server.js";
+import { openAISpec, type OpenAISpec } from "../../helpers/model-spec.js";
 import { runKeel } from "../../helpers/run-cli.js";
 import { sessionState } from "../../helpers/session-state.js";
 import { makeWorkspace, type TempWorkspace } from "../../helpers/temp-workspace.js";
@@ -14,19 +14,7 @@ const server = useOpenAIServer();
 let ws: TempWorkspace | undefined;
 afterEach(() => ws?.cleanup());
 
-type OpenAISpec = Extract<ModelSpec, { kind: "openai" }>;
-const spec = (): OpenAISpec => ({
-  kind: "openai",
-  name: "m",
-  baseUrl: server.baseUrl,
-  apiKeyEnv: "KEEL_TEST_KEY",
-  contextWindow: 8000,
-  maxOutputTokens: 256,
-  timeoutMs: 60_000,
-  streamIdleTimeoutMs: 60_000,
-  maxRetries: 0,
-  stream: true,
-});
+const spec = (): OpenAISpec => openAISpec(server.baseUrl);
 const request = {
   messages: [{ role: "user" as const, content: "x" }],
   tools: [{ name: "write_file", description: "w", inputSchema: { type: "object" } }],

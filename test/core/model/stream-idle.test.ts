@@ -1,26 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ModelError } from "../../../core/model/model-error.js";
-import { resolveModelSpec, type ModelSpec } from "../../../core/model/model-spec.js";
+import { resolveModelSpec } from "../../../core/model/model-spec.js";
 import { openaiModel } from "../../../core/model/openai-model.js";
 import { startOpenAIServer, type OpenAIServer } from "../../helpers/openai-server.js";
+import { openAISpec, type OpenAISpec } from "../../helpers/model-spec.js";
 import { runKeel } from "../../helpers/run-cli.js";
 import { makeWorkspace } from "../../helpers/temp-workspace.js";
 
-type OpenAISpec = Extract<ModelSpec, { kind: "openai" }>;
 let server: OpenAIServer;
-const spec = (over: Partial<OpenAISpec> = {}): OpenAISpec => ({
-  kind: "openai",
-  name: "test-model",
-  baseUrl: server.baseUrl,
-  apiKeyEnv: "KEEL_TEST_KEY",
-  contextWindow: 8000,
-  maxOutputTokens: 256,
-  timeoutMs: 60_000,
-  streamIdleTimeoutMs: 60_000,
-  maxRetries: 0,
-  stream: true,
-  ...over,
-});
+const spec = (over: Partial<OpenAISpec> = {}): OpenAISpec => openAISpec(server.baseUrl, { name: "test-model", ...over });
 const env = { KEEL_TEST_KEY: "sk-test" };
 const request = { messages: [{ role: "user" as const, content: "x" }], tools: [], callIndex: 0 };
 

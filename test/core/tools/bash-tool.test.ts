@@ -3,31 +3,13 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import type { Host } from "../../../core/host.js";
 import { BASH_MAX_OUTPUT_BYTES, type BashData } from "../../../core/tools/bash.js";
+import { alive, waitDead } from "../../helpers/processes.js";
 import { makeWorkspace, type TempWorkspace } from "../../helpers/temp-workspace.js";
 import { closeAfterEach, openTestHost } from "../../helpers/test-host.js";
 
 let ws: TempWorkspace;
 let host: Host | undefined;
 closeAfterEach(() => ({ host, ws }));
-
-/** True while `pid` is a live (not zombie) process. Linux /proc. */
-function alive(pid: number): boolean {
-  const stat = `/proc/${pid}/stat`;
-  if (!existsSync(stat)) return false;
-  try {
-    return readFileSync(stat, "utf8").split(") ")[1]?.[0] !== "Z";
-  } catch {
-    return false;
-  }
-}
-
-/** True once the process is gone (polls; the deadline is a safety net for a loaded machine). */
-async function waitDead(pid: number): Promise<boolean> {
-  // A pid file read before its content was written gives 0: that proves nothing about the child.
-  expect(Number.isInteger(pid) && pid > 0, `not a pid: ${pid}`).toBe(true);
-  for (const end = Date.now() + 30_000; alive(pid) && Date.now() < end;) await new Promise((r) => setTimeout(r, 20));
-  return !alive(pid);
-}
 
 describe("bash", () => {
   it("returns stdout, stderr and the exit code", async () => {

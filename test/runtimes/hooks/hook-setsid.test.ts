@@ -1,31 +1,14 @@
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Host } from "../../../core/host.js";
+import { waitDead } from "../../helpers/processes.js";
 import { makeWorkspace, type TempWorkspace } from "../../helpers/temp-workspace.js";
 import { closeAfterEach, openTestHost } from "../../helpers/test-host.js";
 
 let ws: TempWorkspace;
 let host: Host | undefined;
 closeAfterEach(() => ({ host, ws }));
-
-/** True while `pid` is a live (not zombie) process. Linux /proc. */
-function alive(pid: number): boolean {
-  const stat = `/proc/${pid}/stat`;
-  if (!existsSync(stat)) return false;
-  try {
-    return readFileSync(stat, "utf8").split(") ")[1]?.[0] !== "Z";
-  } catch {
-    return false;
-  }
-}
-
-/** True once the process is gone (polls; the deadline is a safety net for a loaded machine). */
-async function waitDead(pid: number): Promise<boolean> {
-  expect(Number.isInteger(pid) && pid > 0, `not a pid: ${pid}`).toBe(true);
-  for (const end = Date.now() + 30_000; alive(pid) && Date.now() < end;) await new Promise((r) => setTimeout(r, 20));
-  return !alive(pid);
-}
 
 /** Your own PreToolUse hook (runs unsandboxed) on list_dir that starts `sleep` in a session of its own, then waits. */
 function writeHook(timeout?: number): void {
