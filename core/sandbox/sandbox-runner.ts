@@ -7,6 +7,7 @@ import { inside } from "../tools/confine-path.js";
 import { systemProgram } from "../system-program.js";
 import { bwrapArgs, reserveProtectedDirs, SECCOMP_FD, seccompLine, sandboxUnavailable, type SandboxTarget, UNIX_SOCKETS_WAY_OUT } from "./bwrap.js";
 import { hiddenPaths } from "./hidden-paths.js";
+import { innerEnv } from "./inner-env.js";
 import { hiddenNeed } from "./needed-paths.js";
 import { type SandboxSettings, unixSocketsBlocked } from "./sandbox-config.js";
 import { SeccompFilterFile } from "./seccomp-file.js";
@@ -16,6 +17,8 @@ import { filterUnsupported } from "./seccomp-filter.js";
 export interface SpawnLine {
   file: string;
   args: string[];
+  /** Variables the spawned process's environment needs besides the caller's (a sandboxed command's own `env`, under inert names: see innerEnv). */
+  env?: Record<string, string>;
 }
 
 /**
@@ -173,9 +176,11 @@ export class SandboxRunner {
       readOnly: [...this.keptKeelHome(settings, target.root), ...code],
       ...(this.workspaceRoot ? { workspace: this.workspaceRoot } : {}),
     };
-    if (!unixSocketsBlocked(settings)) return { file: bwrap, args: bwrapArgs(settings, full) };
+    const { outer } = innerEnv(target.env ?? {}, target.argv);
+    const env = Object.keys(outer).length ? { env: outer } : {};
+    if (!unixSocketsBlocked(settings)) return { file: bwrap, args: bwrapArgs(settings, full), ...env };
     // The probe made the filter: keel's file descriptor, reopened by the shell that becomes bwrap.
-    return seccompLine(this.filter.path(), bwrap, bwrapArgs(settings, full, SECCOMP_FD));
+    return { ...seccompLine(this.filter.path(), bwrap, bwrapArgs(settings, full, SECCOMP_FD)), ...env };
   }
 
   /**

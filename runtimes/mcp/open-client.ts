@@ -30,7 +30,7 @@ export interface OpenClientOptions {
   /** Installs request/notification handlers on a fresh client before it connects. */
   setup(client: Client): void;
   /** Wraps a stdio server's command line in the OS sandbox (for servers with `sandbox: true`, which a workspace server gets while `sandbox.workspaceCommands` is on); throws when the sandbox cannot run. */
-  sandbox?: (argv: string[], cwd: string, env: Record<string, string>) => Promise<{ file: string; args: string[] }>;
+  sandbox?: (argv: string[], cwd: string, env: Record<string, string>) => Promise<{ file: string; args: string[]; env?: Record<string, string> }>;
   /** Folders a sandboxed command may have written (the workspace): an unsandboxed stdio server's program is never looked up there (see systemProgram). */
   writable: readonly string[];
   /** Told the child's pid as soon as a stdio server is spawned (even if start-up then fails). */
@@ -81,7 +81,7 @@ export async function openClient(o: OpenClientOptions): Promise<OpenedClient> {
 async function stdioTransport(o: OpenClientOptions): Promise<Transport> {
   const { DEFAULT_INHERITED_ENV_VARS, StdioClientTransport } = await import("@modelcontextprotocol/sdk/client/stdio.js");
   const s = o.server;
-  let line = { file: s.command!, args: s.args };
+  let line: { file: string; args: string[]; env?: Record<string, string> } = { file: s.command!, args: s.args };
   if (!s.sandbox) {
     const file = systemProgram(s.command!, o.hostEnv, o.writable);
     if (!file)
@@ -91,14 +91,16 @@ async function stdioTransport(o: OpenClientOptions): Promise<Transport> {
     line = { ...line, file };
   } else {
     if (!o.sandbox) throw new Error(`MCP server "${s.name}" asks for the sandbox (sandbox: true), but none is available in this host; it was not started.`);
-    // The manifest's variables are set inside the sandbox only (see SandboxTarget.env): never for /bin/sh and bwrap outside it.
+    // The manifest's variables act inside the sandbox only (see SandboxTarget.env): never on /bin/sh and bwrap outside it, nor in their command lines.
     line = await o.sandbox([s.command!, ...s.args], s.cwd ?? process.cwd(), { ...SANDBOX_CACHE_ENV, ...s.env });
   }
   const t = new StdioClientTransport({
     command: line.file,
     args: line.args,
     // Unsandboxed, what the program starts in turn (`npx`'s `#!/usr/bin/env node`) is looked up outside the workspace too.
-    env: s.sandbox ? childEnv(DEFAULT_INHERITED_ENV_VARS, o.hostEnv, {}) : childEnv(DEFAULT_INHERITED_ENV_VARS, systemEnv(o.hostEnv, o.writable), s.env),
+    env: s.sandbox
+      ? childEnv(DEFAULT_INHERITED_ENV_VARS, o.hostEnv, line.env ?? {})
+      : childEnv(DEFAULT_INHERITED_ENV_VARS, systemEnv(o.hostEnv, o.writable), s.env),
     cwd: s.cwd,
     stderr: "pipe",
   });

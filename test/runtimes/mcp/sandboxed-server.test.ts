@@ -150,12 +150,15 @@ describe("the workspace's stdio MCP servers under sandbox.workspaceCommands", ()
   });
 
   it("its manifest's env is set inside the sandbox only: /bin/sh and bwrap, outside it, never get it (LD_PRELOAD would load the workspace's code there)", async () => {
-    const env = { KEEL_TEST_MANIFEST_VAR: "inside-only" };
+    const value = "inside-only $(touch pwned) `touch pwned2` \\ \"q\" 'x'";
+    const env = { KEEL_TEST_MANIFEST_VAR: value };
     ws = makeWorkspace({ ".mcp.json": { mcpServers: { repo: { command: process.execPath, args: ["probe/server.mjs"], env } } } }, { git: true });
     installProbe(ws.path("probe"));
     ws.writeUserConfig({ sandbox: "workspace-write" });
     host = await openTestHost(ws, { trust: true, yes: true });
-    expect((await host.runTool({ tool: "mcp__repo__env", input: { name: "KEEL_TEST_MANIFEST_VAR" } }, { yes: true })).content).toBe("inside-only");
+    // Set back inside as it is: expanded, never evaluated.
+    expect((await host.runTool({ tool: "mcp__repo__env", input: { name: "KEEL_TEST_MANIFEST_VAR" } }, { yes: true })).content).toBe(value);
+    expect(ws.exists("pwned") || ws.exists("pwned2")).toBe(false);
     const mcp = host.service("mcp") as unknown as { connections: { name: string; pid?: number }[] };
     const pid = mcp.connections.find((c) => c.name === "repo")?.pid;
     expect(pid).toBeGreaterThan(0);
@@ -163,6 +166,8 @@ describe("the workspace's stdio MCP servers under sandbox.workspaceCommands", ()
     const outer = readFileSync(`/proc/${pid}/environ`, "latin1").split("\0");
     expect(outer.some((v) => v.startsWith("PATH="))).toBe(true);
     expect(outer.filter((v) => v.startsWith("KEEL_TEST_MANIFEST_VAR="))).toEqual([]);
+    // Nor in its command line, which every user of the machine can read (`ps`): a manifest's env often holds a token.
+    expect(readFileSync(`/proc/${pid}/cmdline`, "latin1")).not.toContain("inside-only");
   });
 
   it("a workspace's workspaceCommands: false is ignored with a warning; yours turns it off", async () => {
