@@ -101,6 +101,9 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv): ModelClie
       if (!spec.stream) {
         const res = await c.post<ChatCompletion>("/chat/completions", { body: body({ stream: false }), headers: JSON_BODY, signal });
         const choice = res.choices?.[0];
+        // OpenRouter answers 200 with only `{"error": …}` when the provider behind it failed: the provider's error, not "no choices".
+        const sent = (res as { error?: unknown }).error;
+        if (!choice && typeof sent === "object" && sent !== null) throw new sdk.APIError(undefined, sent, undefined, undefined);
         if (!choice)
           throw new ModelError(
             `The model at ${spec.baseUrl ? urlForDisplay(spec.baseUrl) : "OpenAI"} returned no choices; check that "${spec.name}" is a chat model.`,

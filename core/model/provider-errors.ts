@@ -1,6 +1,7 @@
 import { errorMessage } from "../errors.js";
 import { redactSecrets } from "../redact-secrets.js";
 import { urlForDisplay, urlSecrets } from "../url-secrets.js";
+import { answerError } from "./answer-error.js";
 import { endpointParts } from "./endpoint-url.js";
 import { ModelError } from "./model-error.js";
 import type { ModelSpec } from "./model-spec.js";
@@ -77,6 +78,8 @@ function describe(error: unknown, spec: OpenAISpec, signal: AbortSignal | undefi
       true,
       { cause: error },
     );
+  // An error sent inside a 200 answer (mid-stream, or as the whole body): the SDK's APIError without a status.
+  if (error instanceof sdk.APIError && e.status === undefined) return answerError(error, where, spec.name, detail);
   switch (e?.status) {
     case 401:
       return new ModelError(

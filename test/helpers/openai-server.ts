@@ -71,6 +71,12 @@ export interface ServerReply {
   finishWithLastDelta?: boolean;
   /** Send no usage chunk after the finish reason. */
   noUsage?: boolean;
+  /**
+   * Answer 200 and send this as the `error` of a chunk after the chunks of `text` (none without text), then end the
+   * stream, as OpenRouter does when the provider behind it fails mid-answer (`{"code": 502, "message": "Provider returned
+   * error"}`); not streamed, answer 200 with only `{"error": …}` as the body.
+   */
+  errorInAnswer?: object;
   /** Before the answer, an SSE keep-alive comment (`: OPENROUTER PROCESSING`) every `everyMs` for `forMs`, as OpenRouter sends while a reasoning model thinks. */
   keepAlive?: { everyMs: number; forMs: number };
 }
@@ -228,6 +234,10 @@ export async function startOpenAIServer(replies: ServerReply[] = []): Promise<Op
       res.writeHead(200, { "content-type": body.stream ? "text/event-stream" : "application/json" }).flushHeaders();
       return;
     }
+    if (!body.stream && reply.errorInAnswer) {
+      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ error: reply.errorInAnswer }));
+      return;
+    }
     if (!body.stream) {
       res.writeHead(200, { "content-type": "application/json" }).end(
         JSON.stringify({
@@ -272,6 +282,15 @@ export async function startOpenAIServer(replies: ServerReply[] = []): Promise<Op
     const text = reply.text ?? "";
     for (let i = 0; i < text.length; i += 8) send({ content: text.slice(i, i + 8) });
     if (reply.stall === "partial") return;
+    if (reply.errorInAnswer) {
+      const chunk = {
+        ...base,
+        object: "chat.completion.chunk",
+        error: reply.errorInAnswer,
+        choices: [{ index: 0, delta: { content: "" }, finish_reason: "error" }],
+      };
+      return void res.end(`data: ${JSON.stringify(chunk)}\n\n`);
+    }
     calls.forEach((c, i) => {
       const args = reply.halfToolArguments ? c.function.arguments.slice(0, Math.floor(c.function.arguments.length / 2)) : c.function.arguments;
       const half = Math.floor(args.length / 2);
