@@ -1,4 +1,5 @@
 import { errorMessage } from "../errors.js";
+import type { ModelRetry } from "../model/model-retry.js";
 import type { ChatMessage, ModelClient } from "../model/model-types.js";
 
 /** Headings of the structured continuation. */
@@ -8,12 +9,14 @@ const SUMMARY_PROMPT = `Summarize the conversation below so the work can continu
 
 /**
  * Summarises `head` into a structured continuation: by the model when it can summarise,
- * otherwise (or when the model fails) by a heuristic. Never throws.
+ * otherwise (or when the model fails) by a heuristic. Each retry of the model's call is announced to `onRetry`
+ * first (as the agent loop's are), and `signal` cancels it, waits included. Never throws.
  */
 export async function summarizeHistory(
   model: ModelClient,
   head: ChatMessage[],
   signal: AbortSignal | undefined,
+  onRetry?: (retry: ModelRetry) => void,
 ): Promise<{ method: "model" | "heuristic"; summary: string; error?: string }> {
   if (model.canSummarize) {
     try {
@@ -30,7 +33,7 @@ export async function summarizeHistory(
           callIndex: -1,
           maxOutputTokens: Math.min(2048, model.profile.maxOutputTokens),
         },
-        { signal },
+        { signal, onRetry },
       );
       if (res.text.trim()) return { method: "model", summary: res.text.trim() };
     } catch (error) {

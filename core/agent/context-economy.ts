@@ -61,7 +61,11 @@ export async function compactHistory(s: ActiveSession, trigger: "auto" | "manual
   if (cut <= system) return 0;
   const head = msgs.slice(system, cut);
   await fireBeforeCompact(s, trigger);
-  const result = await summarizeHistory(s.model, head, s.options.signal);
+  // A retry of the summary call is shown like any other (event and line); its callIndex is the summary call's (-1).
+  const result = await summarizeHistory(s.model, head, s.options.signal, (retry) => {
+    s.emit("model_retry", { callIndex: -1, ...retry });
+    s.events.flush(false);
+  });
   const content = `Continuation of an earlier conversation that was compacted to fit the context window (${head.length} messages summarized):\n\n${result.summary}`;
   const continuation: ChatMessage = { role: "user", kind: "continuation", content };
   s.editMessages(system, cut - system, [continuation]);

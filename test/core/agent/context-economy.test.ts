@@ -95,6 +95,25 @@ describe("context economy", () => {
     expect(summary).toContain("Read f0.txt to f7.txt");
   });
 
+  it("a retry of the summary call is announced like any other (a model_retry event before the compaction)", async () => {
+    const ws = workspace({ name: "m", baseUrl: server.baseUrl, contextWindow: 6000, maxRetries: 2 });
+    const summarize = (b: { messages: { content: string | null }[] }) => String(b.messages[0]?.content).startsWith("Summarize the conversation");
+    server.push(
+      ...turns(8),
+      { match: summarize, status: 503, errorMessage: "summarizer overloaded", errorHeaders: { "retry-after": "0" } },
+      { match: summarize, text: "## Goal\nRead all files\n## Next steps\n- continue" },
+    );
+    const out = await run(ws, "Read f0.txt to f7.txt one by one.");
+    expect(out.reason).toBe("answer");
+    const events = readEvents(ws.path(".keel", "sessions", out.sessionId, "events.jsonl"));
+    // Old code: the summary call was retried without a word (no event, no line).
+    const retry = events.findIndex((e) => e.type === "model_retry");
+    expect(events[retry]).toMatchObject({ callIndex: -1, attempt: 1, maxRetries: 2, delayMs: 0, message: expect.stringContaining("summarizer overloaded") });
+    const compaction = events.findIndex((e) => e.type === "compaction");
+    expect(compaction).toBeGreaterThan(retry);
+    expect(events[compaction]).toMatchObject({ method: "model" });
+  });
+
   it("falls back to the heuristic when the model's summary request fails", async () => {
     const ws = workspace({ name: "m", baseUrl: server.baseUrl, contextWindow: 6000 });
     server.push(...turns(8), {
