@@ -5,6 +5,7 @@ import { urlForDisplay } from "../url-secrets.js";
 import { ErrorBodies } from "./error-bodies.js";
 import { idleTimeoutFetch } from "./idle-timeout-fetch.js";
 import { ModelError } from "./model-error.js";
+import { bodyCut, streamCut, streamStalled } from "./cut-answers.js";
 import { withRetries } from "./model-retry.js";
 import type { ModelSpec } from "./model-spec.js";
 import type { ModelCallOptions, ModelClient, ModelRequest, ModelResponse, ModelToolCall } from "./model-types.js";
@@ -99,7 +100,10 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv): ModelClie
     const signal = callAbort.signal;
     try {
       if (!spec.stream) {
-        const res = await c.post<ChatCompletion>("/chat/completions", { body: body({ stream: false }), headers: JSON_BODY, signal });
+        // A body that breaks off or is not whole JSON (a proxy's timeout, a crashed server) is a cut-off answer, as in a stream.
+        const res = await c.post<ChatCompletion>("/chat/completions", { body: body({ stream: false }), headers: JSON_BODY, signal }).catch((error: unknown) => {
+          throw error instanceof ModelError || error instanceof sdk.APIError || signal.aborted ? error : bodyCut(where, error);
+        });
         const choice = res.choices?.[0];
         // OpenRouter answers 200 with only `{"error": …}` when the provider behind it failed: the provider's error, not "no choices".
         const sent = (res as { error?: unknown }).error;
@@ -214,37 +218,6 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv): ModelClie
     canSummarize: true,
     complete: (request, options = {}) => withRetries(spec.maxRetries, options, (watched) => attempt(request, watched)),
   };
-}
-
-/**
- * The error of a response whose body sent nothing for `idleMs` (transient: asking again may succeed). What
- * keel shows: how long, and what to do.
- */
-function streamStalled(where: string, idleMs: number): ModelError {
-  return new ModelError(
-    `The model endpoint ${where} stopped sending: nothing came for ${idleMs / 1000} s (model.streamIdleTimeoutMs is ${idleMs}), so keel gave up on this answer and did not record it. Check that the endpoint is up and not overloaded, then resume the session; if the model really thinks that long without sending anything, raise "model.streamIdleTimeoutMs" in keel config.`,
-    true,
-  );
-}
-
-/**
- * The error of a streamed answer that ended without a finish reason after `chunks` chunks, cleanly or with a
- * broken connection (`error`): transient, nothing of it is recorded.
- */
-function streamCut(where: string, chunks: number, error?: unknown): ModelError {
-  const how = error === undefined ? "the stream ended" : `the connection broke (${oneLineMessage(error)})`;
-  return new ModelError(
-    `The model's answer from ${where} ended without finish_reason after ${chunks} chunks: ${how} before the answer was complete (a proxy's timeout, a server that crashed or restarted), so keel did not record any of it. Run again, or resume the session (keel run --resume ID); if the server never sends finish_reason when it streams, set "model.stream" to false.`,
-    true,
-    { cause: error },
-  );
-}
-
-/** The message of `error` on one line, cut to 200 characters. */
-function oneLineMessage(error: unknown): string {
-  const cause = (error as { cause?: unknown } | null)?.cause;
-  const text = error instanceof Error ? error.message + (cause instanceof Error ? `: ${cause.message}` : "") : String(error);
-  return text.replace(/\s+/g, " ").trim().slice(0, 200);
 }
 
 /**

@@ -60,7 +60,9 @@ export interface ServerReply {
   /**
    * End a streamed answer without a finish reason, as a connection cut mid-answer does: `"close"` ends the
    * response cleanly after the content and tool-call chunks (no finish reason, no `[DONE]`), `"done"` sends
-   * the usage chunk and `[DONE]` but never a finish reason, `"reset"` destroys the connection.
+   * the usage chunk and `[DONE]` but never a finish reason, `"reset"` destroys the connection. Not streamed:
+   * `"close"` ends the response after the first half of its JSON body, `"reset"` destroys the connection after it,
+   * `"done"` sends the whole body without `finish_reason` (as KoboldCpp did).
    */
   cut?: "close" | "done" | "reset";
   /** Stream only the first half of each tool call's arguments (a call cut off mid-JSON: with `cut`, or `finishReason: "length"`). */
@@ -239,20 +241,25 @@ export async function startOpenAIServer(replies: ServerReply[] = []): Promise<Op
       return;
     }
     if (!body.stream) {
-      res.writeHead(200, { "content-type": "application/json" }).end(
-        JSON.stringify({
-          ...base,
-          object: "chat.completion",
-          choices: [
-            {
-              index: 0,
-              finish_reason: finish,
-              message: { role: "assistant", content: reply.text ?? null, ...reasoning, ...(calls.length ? { tool_calls: calls.map((c) => wire(c)) } : {}) },
-            },
-          ],
-          usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens },
-        }),
-      );
+      const json = JSON.stringify({
+        ...base,
+        object: "chat.completion",
+        choices: [
+          {
+            index: 0,
+            ...(reply.cut === "done" ? {} : { finish_reason: finish }),
+            message: { role: "assistant", content: reply.text ?? null, ...reasoning, ...(calls.length ? { tool_calls: calls.map((c) => wire(c)) } : {}) },
+          },
+        ],
+        usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens },
+      });
+      const half = json.slice(0, Math.floor(json.length / 2));
+      if (reply.cut === "close") return void res.writeHead(200, { "content-type": "application/json" }).end(half);
+      if (reply.cut === "reset") {
+        res.writeHead(200, { "content-type": "application/json", "content-length": String(Buffer.byteLength(json)) });
+        return void res.write(half, () => setTimeout(() => res.destroy(), 20).unref());
+      }
+      res.writeHead(200, { "content-type": "application/json" }).end(json);
       return;
     }
     res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });

@@ -15,6 +15,7 @@ let ws: TempWorkspace | undefined;
 afterEach(() => ws?.cleanup());
 
 const spec = (): OpenAISpec => openAISpec(server.baseUrl);
+const unstreamed = (maxRetries = 0): OpenAISpec => openAISpec(server.baseUrl, { stream: false, maxRetries });
 const request = {
   messages: [{ role: "user" as const, content: "x" }],
   tools: [{ name: "write_file", description: "w", inputSchema: { type: "object" } }],
@@ -68,6 +69,33 @@ describe("a streamed answer that ends without finish_reason (real openai client,
       server.push(reply);
       expect(await openaiModel(spec(), { KEEL_TEST_KEY: "k" }).complete(request)).toMatchObject(expected);
     });
+
+  const bodyCuts: [string, ServerReply][] = [
+    ["half the JSON body, then the response ends", { text: "an answer cut in its middle", cut: "close" }],
+    ["half the JSON body, then the connection breaks", { toolCalls: [WRITE], cut: "reset" }],
+  ];
+  for (const [name, reply] of bodyCuts)
+    it(`not streamed, ${name}: a transient model error, not an answer, retried`, async () => {
+      server.push(reply);
+      const err = await openaiModel(unstreamed(), { KEEL_TEST_KEY: "k" })
+        .complete(request)
+        .catch((e: unknown) => e);
+      // Old code: "The model call to … failed: Unterminated string in JSON …" (or "terminated"), not transient.
+      expect(err).toBeInstanceOf(ModelError);
+      expect((err as ModelError).transient).toBe(true);
+      expect((err as ModelError).message).toMatch(
+        /was cut off: its body broke off or was not complete JSON \((it did not parse as JSON|.*terminated.*)\), so keel did not record any of it/,
+      );
+      server.push(reply, { text: "whole" });
+      expect(await openaiModel(unstreamed(1), { KEEL_TEST_KEY: "k" }).complete(request)).toMatchObject({ text: "whole" });
+    });
+
+  it("not streamed, a whole answer without finish_reason (KoboldCpp): taken as complete, not as a cut", async () => {
+    server.push({ text: "all of it", toolCalls: [WRITE], cut: "done" });
+    const res = await openaiModel(unstreamed(), { KEEL_TEST_KEY: "k" }).complete(request);
+    expect(res).toMatchObject({ text: "all of it", toolCalls: [expect.objectContaining({ name: "write_file", arguments: JSON.stringify(WRITE.arguments) })] });
+    expect(res.finishReason).toBeUndefined();
+  });
 
   it("keel run: a cut tool call is neither recorded nor run; the turn ends with the transient error and the session resumes", async () => {
     const { ws, env } = workspace();
