@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readEvents } from "../../../core/events.js";
+import { runKeel } from "../../helpers/run-cli.js";
 import { sessionState } from "../../helpers/session-state.js";
 import { requestText, startOpenAIServer, type OpenAIServer } from "../../helpers/openai-server.js";
 import { makeWorkspace, type TempWorkspace } from "../../helpers/temp-workspace.js";
@@ -95,7 +96,7 @@ describe("context economy", () => {
     expect(summary).toContain("Read f0.txt to f7.txt");
   });
 
-  it("a retry of the summary call is announced like any other (a model_retry event before the compaction)", async () => {
+  it("keel run: a retry of the summary call is announced like any other (a line, a model_retry event before the compaction)", async () => {
     const ws = workspace({ name: "m", baseUrl: server.baseUrl, contextWindow: 6000, maxRetries: 2 });
     const summarize = (b: { messages: { content: string | null }[] }) => String(b.messages[0]?.content).startsWith("Summarize the conversation");
     server.push(
@@ -103,10 +104,11 @@ describe("context economy", () => {
       { match: summarize, status: 503, errorMessage: "summarizer overloaded", errorHeaders: { "retry-after": "0" } },
       { match: summarize, text: "## Goal\nRead all files\n## Next steps\n- continue" },
     );
-    const out = await run(ws, "Read f0.txt to f7.txt one by one.");
-    expect(out.reason).toBe("answer");
-    const events = readEvents(ws.path(".keel", "sessions", out.sessionId, "events.jsonl"));
+    const r = await runKeel(["--yes", "run", "--session", "cr", "Read f0.txt to f7.txt one by one."], { cwd: ws.root, env: ws.env });
+    expect(r.exitCode, r.stderr).toBe(0);
     // Old code: the summary call was retried without a word (no event, no line).
+    expect(r.stderr).toMatch(/model call failed, retrying in \d+ms \(1 of 2\): The provider at /);
+    const events = readEvents(ws.path(".keel", "sessions", "cr", "events.jsonl"));
     const retry = events.findIndex((e) => e.type === "model_retry");
     expect(events[retry]).toMatchObject({ callIndex: -1, attempt: 1, maxRetries: 2, delayMs: 0, message: expect.stringContaining("summarizer overloaded") });
     const compaction = events.findIndex((e) => e.type === "compaction");
