@@ -66,6 +66,8 @@ export async function compactHistory(s: ActiveSession, trigger: "auto" | "manual
     s.emit("model_retry", { callIndex: -1, ...retry });
     s.events.flush(false);
   });
+  // Cancelled while summarising (Ctrl-C): the history stays as it was, not replaced by the heuristic's stand-in.
+  if (s.options.signal?.aborted) return 0;
   const content = `Continuation of an earlier conversation that was compacted to fit the context window (${head.length} messages summarized):\n\n${result.summary}`;
   const continuation: ChatMessage = { role: "user", kind: "continuation", content };
   s.editMessages(system, cut - system, [continuation]);

@@ -116,6 +116,34 @@ describe("context economy", () => {
     expect(events[compaction]).toMatchObject({ method: "model" });
   });
 
+  it("cancelled while the summary is written (Ctrl-C): the history is not compacted, nothing stands in for it", async () => {
+    // Its own server: the turns after the summary call stay queued, unasked for.
+    const own = await startOpenAIServer();
+    const ws = workspace({ name: "m", baseUrl: own.baseUrl, contextWindow: 6000, maxRetries: 0 });
+    const summarize = (b: { messages: { content: string | null }[] }) => String(b.messages[0]?.content).startsWith("Summarize the conversation");
+    const asked = () => own.requests.some(summarize);
+    own.push(...turns(8), { match: summarize, stall: "headers" });
+    const host = await openTestHost(ws);
+    const stop = new AbortController();
+    try {
+      const summarizing = (async () => {
+        for (const end = Date.now() + 60_000; !asked() && Date.now() < end;) await new Promise((r) => setTimeout(r, 20));
+        stop.abort();
+      })();
+      const out = await host.service("agent-runtime")!.start({ prompt: "Read f0.txt to f7.txt one by one.", tools: ["read_file"], signal: stop.signal });
+      await summarizing;
+      expect(asked()).toBe(true);
+      expect(out.reason).toBe("cancelled");
+      const events = readEvents(ws.path(".keel", "sessions", out.sessionId, "events.jsonl"));
+      // Old code: the heuristic summary replaced the history although the turn was cancelled.
+      expect(events.some((e) => e.type === "compaction")).toBe(false);
+      expect((await sessionState(ws.root, out.sessionId)).messages.some((m) => (m as { kind?: string }).kind === "continuation")).toBe(false);
+    } finally {
+      await host.close();
+      await own.close();
+    }
+  });
+
   it("falls back to the heuristic when the model's summary request fails", async () => {
     const ws = workspace({ name: "m", baseUrl: server.baseUrl, contextWindow: 6000 });
     server.push(...turns(8), {
