@@ -1,4 +1,5 @@
 import { joinedScript, options, parallel, plain, range, script, sg, su, type Runner, type RunnerSink } from "./command-runners.js";
+import { git } from "./git-runner.js";
 import { container, kubectl, ssh } from "./remote-runners.js";
 import { lastValue, readOptions, type OptionSpec, type ReadOptions } from "./wrapper-options.js";
 
@@ -226,6 +227,7 @@ export const RUNNERS: Record<string, Runner> = {
   parallel,
   sg,
   ssh,
+  git,
   ...Object.fromEntries(["docker", "podman", "nerdctl"].map((name) => [name, container(name)])),
   ...Object.fromEntries(["kubectl", "oc"].map((name) => [name, kubectl(name)])),
   ...Object.fromEntries(["npx", "pnpx", "bunx", "npm", "pnpm", "yarn", "bun"].map((name) => [name, packageRunner(name)])),
