@@ -9,24 +9,25 @@
 /** How git uses a setting's value: `shell` runs it with sh, `alias` is an alias, `code` runs or loads something keel cannot check exactly. */
 export type GitSettingUse = "shell" | "alias" | "code";
 
-/** Settings whose value sh runs (`sh -c VALUE`), and whether git appends arguments (an editor the file, ssh the host and command). */
-const SHELL_SETTINGS = new Map([
-  ["core.pager", false],
-  ["interactive.difffilter", false],
-  ["core.editor", true],
-  ["sequence.editor", true],
-  ["core.sshcommand", true],
-  ["diff.external", true],
-  ["uploadpack.packobjectshook", true],
-]);
+/** Words standing for the arguments a program appends: a file for an editor (`EDITOR=rm` runs `rm FILE`), `"$@"` for others. */
+const ARGUMENTS = ' "$@"';
+/** What an ssh command is given: a host and the command to run there (`rsync -e 'ssh -p 22'` reads as `ssh -p 22 HOST COMMAND`). */
+export const SSH_ARGUMENTS = " HOST COMMAND";
 
-/** A script sh runs with git's arguments appended (`sh -c 'VALUE "$@"'`): `EDITOR=rm` runs `rm FILE`. */
-export const withArguments = (value: string): string => `${value} "$@"`;
+/** Settings whose value sh runs (`sh -c VALUE`), with the arguments git appends (an editor the file, ssh the host and command). */
+const SHELL_SETTINGS = new Map([
+  ["core.pager", ""],
+  ["interactive.difffilter", ""],
+  ["core.editor", ARGUMENTS],
+  ["sequence.editor", ARGUMENTS],
+  ["core.sshcommand", SSH_ARGUMENTS],
+  ["diff.external", ARGUMENTS],
+  ["uploadpack.packobjectshook", ARGUMENTS],
+]);
 
 /** The script a shell setting runs: its value, with git's arguments if it takes any. */
 export function gitSettingScript(key: string, value: string): string {
-  const lower = key.toLowerCase();
-  return SHELL_SETTINGS.get(lower) ? withArguments(value) : value;
+  return value + (SHELL_SETTINGS.get(key.toLowerCase()) ?? "");
 }
 
 /** Sections every setting of which names a program or a file of settings. */
@@ -75,19 +76,26 @@ export function gitSettingUse(key: string, value?: string): GitSettingUse | unde
   return undefined;
 }
 
-/** Variables whose value sh runs, for git and other programs (`PAGER`, `EDITOR`: `man`, `crontab -e`, `less`), and whether arguments are appended. */
+/** Variables whose value sh runs, for git and other programs (`PAGER`, `EDITOR`: `man`, `crontab -e`, `less`), with the arguments appended. */
 const SHELL_VARIABLES = new Map([
-  ["GIT_PAGER", false],
-  ["PAGER", false],
-  ["GIT_EDITOR", true],
-  ["EDITOR", true],
-  ["VISUAL", true],
-  ["GIT_SEQUENCE_EDITOR", true],
-  ["GIT_SSH_COMMAND", true],
-  ["GIT_EXTERNAL_DIFF", true],
+  ["GIT_PAGER", ""],
+  ["PAGER", ""],
+  ["GIT_EDITOR", ARGUMENTS],
+  ["EDITOR", ARGUMENTS],
+  ["VISUAL", ARGUMENTS],
+  ["GIT_SEQUENCE_EDITOR", ARGUMENTS],
+  ["GIT_SSH_COMMAND", SSH_ARGUMENTS],
+  ["GIT_EXTERNAL_DIFF", ARGUMENTS],
+  ["RSYNC_RSH", SSH_ARGUMENTS],
+  ["RSYNC_CONNECT_PROG", ""],
 ]);
-/** Variables naming a program git runs with arguments of its own. */
-const PROGRAM_VARIABLES = new Set(["GIT_SSH", "GIT_ASKPASS", "SSH_ASKPASS", "GIT_PROXY_COMMAND"]);
+/** Variables naming a program git runs, without a shell, with arguments of its own. */
+const PROGRAM_VARIABLES = new Map([
+  ["GIT_SSH", SSH_ARGUMENTS],
+  ["GIT_ASKPASS", ARGUMENTS],
+  ["SSH_ASKPASS", ARGUMENTS],
+  ["GIT_PROXY_COMMAND", ARGUMENTS],
+]);
 /** Variables that make git read settings or programs from elsewhere. */
 const CODE_VARIABLES = new Set(["GIT_CONFIG", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_PARAMETERS", "GIT_EXEC_PATH", "GIT_TEMPLATE_DIR"]);
 
@@ -102,7 +110,9 @@ export function environmentCode(variable: string, value: string | undefined): { 
   if (value === undefined) return { unresolved: `\`${variable}\` set to a value that is not literal: a program runs it` };
   if (/^GIT_CONFIG_KEY_/.test(variable))
     return gitSettingUse(value) ? { unresolved: `\`${variable}=${value}\`: a git setting that runs a command keel cannot check` } : {};
-  if (shell) return { script: SHELL_VARIABLES.get(variable) ? withArguments(value) : value };
+  if (shell) return { script: value + SHELL_VARIABLES.get(variable)! };
   // A program path, run without a shell and with arguments: plain, it is that command; anything else keel cannot read as git does.
-  return /^[\w./+-]+$/.test(value) ? { script: withArguments(value) } : { unresolved: `\`${variable}\` names a program keel cannot read exactly` };
+  return /^[\w./+-]+$/.test(value)
+    ? { script: value + PROGRAM_VARIABLES.get(variable)! }
+    : { unresolved: `\`${variable}\` names a program keel cannot read exactly` };
 }

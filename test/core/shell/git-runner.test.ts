@@ -100,6 +100,9 @@ describe("git running commands from its settings and environment", () => {
       "git -c alias.x='!rm x' status",
       "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=user.name GIT_CONFIG_VALUE_0=x git commit -m m",
       "PAGER=less git log",
+      "GIT_SSH_COMMAND='ssh -i key' git fetch",
+      "git -c core.sshCommand='ssh -i k -o IdentitiesOnly=yes' fetch",
+      "EDITOR=vim git commit",
       "git log -p",
     ])
       expect(decide(deny, command).action, command).toBe("ask");
