@@ -58,6 +58,29 @@ describe("git running commands from its settings and environment", () => {
       expect(decide(deny, command), command).toMatchObject({ action: "deny", rule: "bash(rm *)" });
   });
 
+  it("deny rules see the command git subcommands run: rebase --exec, bisect run, submodule foreach, difftool -x, filter-branch, --upload-pack", () => {
+    for (const command of [
+      "git rebase --exec 'rm x' HEAD~2",
+      "git rebase -x 'rm x' main",
+      "git rebase -ix'rm x' main",
+      "git rebase --exe='rm x' main",
+      "git bisect run rm x",
+      "git submodule foreach 'rm x'",
+      "git submodule --quiet foreach --recursive rm x",
+      "git difftool -x 'rm x' HEAD",
+      "git difftool --extcmd='rm x'",
+      "git filter-branch --tree-filter 'rm x' HEAD",
+      "git fetch --upload-pack='rm x' ../r",
+      "git clone -u 'rm x' ../r d",
+      "git push --receive-pack='rm x' ../r",
+      "git send-email --to-cmd='rm x' p.patch",
+    ])
+      expect(decide(deny, command), command).toMatchObject({ action: "deny", rule: "bash(rm *)" });
+    expect(decide(deny, 'git rebase "$OPT" main')).toMatchObject({ action: "deny", reason: expect.stringContaining("could be an option") });
+    for (const command of ["git rebase -i main", "git rebase main", "git fetch origin", "git bisect start", 'git rebase -- "$X"'])
+      expect(decide(deny, command).action, command).toBe("ask");
+  });
+
   it("settings that run or load other code fail closed", () => {
     for (const command of [
       "git -c core.fsmonitor=./x status",
