@@ -96,7 +96,9 @@ export function evaluatedText(
   ];
   // `GIT_PAGER='rm x' git log`, `export EDITOR=…`: sh runs the value later (`env`'s words are its assignments).
   const declares = name === "env" || (DECLARES.has(name!) && !options.includes("f"));
-  for (const word of SETS_VARIABLES.has(name!) ? args : []) {
+  // `printf '%s' PAGER` prints the word; only `printf -v NAME` sets it.
+  const sets = SETS_VARIABLES.has(name!) && (name !== "printf" || options.includes("v"));
+  for (const word of sets ? args : []) {
     const eq = word.indexOf("=");
     const variable = /^[A-Za-z_]\w*(?=$|=)/.exec(word)?.[0];
     if (variable === undefined || (eq === -1 && declares)) continue;

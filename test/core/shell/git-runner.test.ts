@@ -108,6 +108,8 @@ describe("git running commands from its settings and environment", () => {
       "GIT_CONFIG_GLOBAL=./evil git log",
       'GIT_PAGER="$P" git log',
       "GIT_ASKPASS='./x; rm y' git fetch",
+      "read -r EDITOR; git commit",
+      "printf -v PAGER %s x; git log",
       "git --bogus log",
     ])
       expect(decide(deny, command), command).toMatchObject({ action: "deny", reason: expect.stringMatching(/cannot check|not literal|keel does not know/) });
@@ -126,6 +128,9 @@ describe("git running commands from its settings and environment", () => {
       "GIT_SSH_COMMAND='ssh -i key' git fetch",
       "git -c core.sshCommand='ssh -i k -o IdentitiesOnly=yes' fetch",
       "EDITOR=vim git commit",
+      "printf '%s\\n' PAGER EDITOR",
+      "env -u EDITOR git commit",
+      "export EDITOR=vim; git commit",
       "git log -p",
     ])
       expect(decide(deny, command).action, command).toBe("ask");
