@@ -1,3 +1,4 @@
+import { environmentCode } from "./git-config.js";
 import type { DoubleQuotedChild, ParameterExpansionPart, Word, WordPart } from "unbash";
 
 /**
@@ -70,8 +71,12 @@ export interface AssignmentText {
  * reasons for what keel cannot check (an alias or `hash -p` that makes a name run something else,
  * `BASH_ENV`, a dynamic `PS4`, `enable -f`, `mapfile -C`). Never throws.
  */
-export function evaluatedText(argv: readonly string[], assignments: readonly AssignmentText[]): { scripts: string[]; unresolved: string[] } {
+export function evaluatedText(
+  argv: readonly string[],
+  assignments: readonly AssignmentText[],
+): { scripts: string[]; commands: string[]; unresolved: string[] } {
   const scripts: string[] = [];
+  const commands: string[] = [];
   const unresolved: string[] = [];
   const [name, ...args] = argv;
   const options = args.filter((a) => /^-[a-zA-Z]+$/.test(a)).join("");
@@ -89,13 +94,35 @@ export function evaluatedText(argv: readonly string[], assignments: readonly Ass
     ...(SETS_VARIABLES.has(name!) ? args : []).map((a) => ({ variable: /^[A-Za-z_]\w*(?=$|=|\[|\+=)/.exec(a)?.[0], value: undefined })),
     ...assignments.map((a) => ({ variable: a.name, value: a.value })),
   ];
+  // `GIT_PAGER='rm x' git log`, `export EDITOR=…`: sh runs the value later (`env`'s words are its assignments).
+  const declares = name === "env" || (DECLARES.has(name!) && !options.includes("f"));
+  // `printf '%s' PAGER` prints the word; only `printf -v NAME` sets it.
+  const sets = SETS_VARIABLES.has(name!) && (name !== "printf" || options.includes("v"));
+  for (const word of sets ? args : []) {
+    const eq = word.indexOf("=");
+    const variable = /^[A-Za-z_]\w*(?=$|=)/.exec(word)?.[0];
+    if (variable === undefined || (eq === -1 && declares)) continue;
+    // The word is after quote removal if static, else as written: a `$`, backtick or quote means keel cannot know it.
+    const value = eq === -1 || !declares || /[$`"'\\]/.test(word.slice(eq + 1)) ? undefined : word.slice(eq + 1);
+    gitEnvironment(variable, value, commands, unresolved);
+  }
+  for (const a of assignments) gitEnvironment(a.name, a.value, commands, unresolved);
   for (const { variable, value } of named) {
     if (variable === "BASH_ALIASES" || variable === "BASH_CMDS") unresolved.push(`\`${variable}\` changes what a command name runs`);
     else if (variable === "BASH_ENV") unresolved.push("`BASH_ENV` makes each bash started later run a file keel cannot check");
     else if (variable === "PS4" && value !== undefined) scripts.push(asQuotedWord(value));
     else if (variable === "PS4") unresolved.push("a `PS4` that is not literal: bash expands it before each command under `set -x`");
   }
-  return { scripts, unresolved };
+  return { scripts, commands, unresolved };
+}
+
+/** Builtins whose `NAME=value` words set a variable to that value (`export GIT_PAGER=less`); a bare `NAME` keeps the value it has. */
+const DECLARES = new Set(["declare", "typeset", "local", "export", "readonly"]);
+
+function gitEnvironment(variable: string, value: string | undefined, commands: string[], unresolved: string[]): void {
+  const code = environmentCode(variable, value);
+  if (code.script !== undefined) commands.push(code.script);
+  if (code.unresolved) unresolved.push(code.unresolved);
 }
 
 /** Why bash may run code held in a variable's value where this `${…}` is expanded (`${x@P}` prompt-expands it, `${!x}` evaluates the name it holds, subscript included), or undefined. */

@@ -1,4 +1,5 @@
 import { joinedScript, options, range, type Runner } from "./command-runners.js";
+import { compose } from "./tool-runners.js";
 import { hasOption, lastValue, type OptionSpec } from "./wrapper-options.js";
 
 const SSH: OptionSpec = {
@@ -169,6 +170,11 @@ function container(name: string): Runner {
     const global = options(name, args, isLiteral, CONTAINER_GLOBAL, sink);
     if (!global) return;
     let i = global.rest;
+    // `docker compose run|exec …`: compose's own options and subcommands.
+    if (args[i] === "compose") {
+      const at = i + 1;
+      return compose(`${name} compose`)(args.slice(at), (k) => isLiteral(at + k), { ...sink, oneWord: (k) => sink.oneWord(at + k) });
+    }
     if (args[i] === "container") i++;
     const sub = args[i];
     if (sub !== "exec" && sub !== "run") return;

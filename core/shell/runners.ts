@@ -1,5 +1,7 @@
 import { joinedScript, options, parallel, plain, range, script, sg, su, type Runner, type RunnerSink } from "./command-runners.js";
+import { git } from "./git-runner.js";
 import { container, kubectl, ssh } from "./remote-runners.js";
+import { compose, pythonRunner, rsync } from "./tool-runners.js";
 import { lastValue, readOptions, type OptionSpec, type ReadOptions } from "./wrapper-options.js";
 
 const HELP = ["-h", "--help", "-V", "--version"];
@@ -226,6 +228,10 @@ export const RUNNERS: Record<string, Runner> = {
   parallel,
   sg,
   ssh,
+  git,
+  rsync,
+  ...Object.fromEntries(["docker-compose", "podman-compose"].map((name) => [name, compose(name)])),
+  ...Object.fromEntries(["uv", "uvx", "pipx"].map((name) => [name, pythonRunner(name)])),
   ...Object.fromEntries(["docker", "podman", "nerdctl"].map((name) => [name, container(name)])),
   ...Object.fromEntries(["kubectl", "oc"].map((name) => [name, kubectl(name)])),
   ...Object.fromEntries(["npx", "pnpx", "bunx", "npm", "pnpm", "yarn", "bun"].map((name) => [name, packageRunner(name)])),

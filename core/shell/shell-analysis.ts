@@ -118,6 +118,7 @@ function record(parser: ShellParser, node: Command, depth: number, out: ShellAna
   const evaluated = (argv: string[]): void => {
     const later = evaluatedText(argv, assigned);
     for (const script of later.scripts) collect(parser, script, depth + 1, out, false, true);
+    for (const script of later.commands) collect(parser, script, depth + 1, out, false);
     out.unresolved.push(...later.unresolved);
   };
   const name = node.name && staticValue(node.name, false);
