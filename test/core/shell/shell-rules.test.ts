@@ -1,29 +1,9 @@
+import * as unbash from "unbash";
 import { describe, expect, it } from "vitest";
 import { PermissionPolicy } from "../../../core/permissions.js";
 import { analyzeShell } from "../../../core/shell/shell-analysis.js";
 import { Wildcard } from "../../../core/shell/wildcard.js";
-import type { ToolDefinition } from "../../../core/types.js";
-import * as unbash from "unbash";
-
-/** A policy with the shell parser loaded (the pipeline loads it with `await policy.ready()`). */
-function policy(...args: ConstructorParameters<typeof PermissionPolicy>): PermissionPolicy {
-  const p = new PermissionPolicy(...args);
-  p.useShellParser(unbash);
-  return p;
-}
-
-const bash: ToolDefinition = {
-  name: "bash",
-  description: "",
-  inputSchema: {},
-  source: { kind: "builtin", id: "core" },
-  risk: ["execute"],
-  readOnly: false,
-  permissionKey: "command",
-  permissionMatch: "text",
-  execute: async () => ({ content: "" }),
-};
-const decide = (p: PermissionPolicy, command: string) => p.decide("bash", bash, { command }, "/ws");
+import { bash, decide, policy } from "../../helpers/shell-policy.js";
 
 describe("bash rules on parsed commands", () => {
   const deny = policy({ deny: ["bash(rm *)"] });

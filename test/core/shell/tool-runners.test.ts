@@ -1,29 +1,9 @@
-import { afterEach, describe, expect, it } from "vitest";
 import * as unbash from "unbash";
-import { PermissionPolicy } from "../../../core/permissions.js";
+import { afterEach, describe, expect, it } from "vitest";
 import { analyzeShell } from "../../../core/shell/shell-analysis.js";
-import type { ToolDefinition } from "../../../core/types.js";
 import { runKeel } from "../../helpers/run-cli.js";
 import { makeWorkspace, type TempWorkspace } from "../../helpers/temp-workspace.js";
-
-function policy(...args: ConstructorParameters<typeof PermissionPolicy>): PermissionPolicy {
-  const p = new PermissionPolicy(...args);
-  p.useShellParser(unbash);
-  return p;
-}
-
-const bash: ToolDefinition = {
-  name: "bash",
-  description: "",
-  inputSchema: {},
-  source: { kind: "builtin", id: "core" },
-  risk: ["execute"],
-  readOnly: false,
-  permissionKey: "command",
-  permissionMatch: "text",
-  execute: async () => ({ content: "" }),
-};
-const decide = (p: PermissionPolicy, command: string) => p.decide("bash", bash, { command }, "/ws");
+import { decide, policy } from "../../helpers/shell-policy.js";
 
 describe("rsync, docker compose and Python package runners run commands", () => {
   const deny = policy({ deny: ["bash(rm *)", "bash(ruff *)"] });
