@@ -4,7 +4,6 @@ import { ToolError } from "../errors.js";
 import { systemProgram } from "../system-program.js";
 import { realOrSelf } from "../real-path.js";
 import { inside } from "../tools/confine-path.js";
-import { innerEnv } from "./inner-env.js";
 import { pinnedParents } from "./pinned-parents.js";
 import type { SandboxSettings } from "./sandbox-config.js";
 
@@ -19,7 +18,7 @@ export interface SandboxTarget {
   /**
    * Variables for the command inside the sandbox only: a manifest's `env` never acts on the programs that start the
    * sandbox (`/bin/sh`, `bwrap`), which run outside it (`LD_PRELOAD` would load the workspace's code there), nor
-   * shows in their command lines (see innerEnv: the spawn line's `env` carries them under inert names).
+   * shows in their command lines: SandboxRunner passes them under inert names (see innerEnv); `bwrapArgs` ignores this field.
    */
   env?: Readonly<Record<string, string>>;
   /** Files and folders the process must not see (keel's secrets, your credential stores, `denyRead`; see hidden-paths.ts): masked when they exist. */
@@ -75,9 +74,7 @@ export function bwrapArgs(settings: SandboxSettings, target: SandboxTarget, secc
   hide(args, masked);
   if (!settings.network) args.push("--unshare-net");
   if (seccompFd !== undefined) args.push("--seccomp", String(seccompFd));
-  // The command's own variables come in under inert names and are set back inside (see innerEnv; its `outer` is the spawner's).
-  const { argv } = innerEnv(target.env ?? {}, target.argv);
-  args.push("--unshare-pid", "--unshare-ipc", "--unshare-uts", "--die-with-parent", "--new-session", "--chdir", target.cwd, "--", ...argv);
+  args.push("--unshare-pid", "--unshare-ipc", "--unshare-uts", "--die-with-parent", "--new-session", "--chdir", target.cwd, "--", ...target.argv);
   return args;
 }
 

@@ -170,14 +170,17 @@ export class SandboxRunner {
         `The sandbox cannot run: \`bwrap\` is no longer on PATH outside the workspace. ${what} was not run: keel never runs it unsandboxed.`,
         "precondition_failed",
       );
+    // The command's own variables come in under inert names and are set back inside (see innerEnv): `outer` is the spawner's, `argv` bwrap's.
+    const { env: own, ...rest } = target;
+    const inner = innerEnv(own ?? {}, target.argv);
     const full = {
-      ...target,
+      ...rest,
+      argv: inner.argv,
       hidden,
       readOnly: [...this.keptKeelHome(settings, target.root), ...code],
       ...(this.workspaceRoot ? { workspace: this.workspaceRoot } : {}),
     };
-    const { outer } = innerEnv(target.env ?? {}, target.argv);
-    const env = Object.keys(outer).length ? { env: outer } : {};
+    const env = Object.keys(inner.outer).length ? { env: inner.outer } : {};
     if (!unixSocketsBlocked(settings)) return { file: bwrap, args: bwrapArgs(settings, full), ...env };
     // The probe made the filter: keel's file descriptor, reopened by the shell that becomes bwrap.
     return { ...seccompLine(this.filter.path(), bwrap, bwrapArgs(settings, full, SECCOMP_FD)), ...env };
