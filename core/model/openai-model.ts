@@ -1,9 +1,10 @@
 import { createHash } from "node:crypto";
+import { fetchWithinOrigin } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { ChatCompletion, ChatCompletionChunk } from "openai/resources/chat/completions";
 import { UsageError } from "../errors.js";
 import { urlForDisplay } from "../url-secrets.js";
 import { ErrorBodies } from "./error-bodies.js";
-import { idleTimeoutFetch } from "./idle-timeout-fetch.js";
+import { type Fetch, idleTimeoutFetch } from "./idle-timeout-fetch.js";
 import { ModelError } from "./model-error.js";
 import { bodyCut, streamCut, streamStalled } from "./cut-answers.js";
 import { withRetries } from "./model-retry.js";
@@ -55,7 +56,10 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv): ModelClie
           ),
       ),
     // A body that stops sending bytes (a stalled stream) would hang the call: the SDK's timeout ends at the headers.
-    idleTimeoutFetch(spec.streamIdleTimeoutMs, () => streamStalled(where, spec.streamIdleTimeoutMs)),
+    // A redirect is followed only within the endpoint's origin (and a POST only on 307/308): fetch would
+    // hand `model.headers` (an `api-key`, a proxy's key) to whatever origin a redirect names. The MCP
+    // SDK's transports follow the same rule with this function; another redirect fails (provider-errors).
+    idleTimeoutFetch(spec.streamIdleTimeoutMs, () => streamStalled(where, spec.streamIdleTimeoutMs), fetchWithinOrigin(fetch) as Fetch),
   );
   const getClient = () =>
     (client ??= import("openai").then((sdk) => ({

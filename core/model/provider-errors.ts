@@ -80,6 +80,7 @@ function describe(error: unknown, spec: OpenAISpec, signal: AbortSignal | undefi
     );
   // An error sent inside a 200 answer (mid-stream, or as the whole body): the SDK's APIError without a status.
   if (error instanceof sdk.APIError && e.status === undefined) return answerError(error, where, spec.name, detail);
+  if (typeof e?.status === "number" && e.status >= 300 && e.status < 400) return redirected(error, e.status, where);
   switch (e?.status) {
     case 401:
       return new ModelError(
@@ -115,6 +116,29 @@ function describe(error: unknown, spec: OpenAISpec, signal: AbortSignal | undefi
   if (typeof e?.status === "number" && (e.status >= 500 || e.status === 408 || e.status === 409))
     return new ModelError(`The provider at ${where} failed (${e.status}: ${detail}). Retry later.`, true, { cause: error });
   return new ModelError(`The model call to ${where} failed: ${detail}`, false, { cause: error });
+}
+
+/**
+ * A redirect keel did not follow (see openaiModel's fetch): to another origin, or a POST's 301/302/303.
+ * Names the target without user name, password, query or fragment (they may hold credentials).
+ */
+function redirected(error: unknown, status: number, where: string): ModelError {
+  const location = (error as { headers?: Headers }).headers?.get?.("location");
+  let target = "an address it did not name";
+  try {
+    if (location) {
+      const u = new URL(location, where);
+      u.username = u.password = u.search = u.hash = "";
+      target = oneLine(u.href);
+    }
+  } catch {
+    // an unparseable Location: named as unknown
+  }
+  return new ModelError(
+    `The model endpoint ${where} redirected keel to ${target} (${status}). keel follows a redirect only within the endpoint's origin (and a request with a body only on 307 or 308), so your API key and "model.headers" never go to another address. If that address is the right endpoint, set "model.baseUrl" to it.`,
+    false,
+    { cause: error },
+  );
 }
 
 /** `text` with its line breaks shown as `\n` (and the blanks around them dropped). */

@@ -44,8 +44,17 @@ export async function modelCheck(host: Host, signal: AbortSignal): Promise<Docto
   const shownBase = urlForDisplay(base);
   const shownUrl = urlForDisplay(url);
   try {
-    const res = await fetch(url, { headers, signal: AbortSignal.any([signal, AbortSignal.timeout(MODEL_CHECK_TIMEOUT_MS)]) });
+    // As the model client does: a redirect only within the origin, so the key and headers go nowhere else.
+    const { fetchWithinOrigin } = await import("@modelcontextprotocol/sdk/shared/transport.js");
+    const res = await fetchWithinOrigin(fetch)(url, { headers, signal: AbortSignal.any([signal, AbortSignal.timeout(MODEL_CHECK_TIMEOUT_MS)]) });
     await res.body?.cancel();
+    if (res.status >= 300 && res.status < 400)
+      return check(
+        "model",
+        "fail",
+        `${shownUrl} redirected to ${redirectTarget(res, url)} (HTTP ${res.status}), which keel does not follow: only redirects within the endpoint's origin are followed, so the key and model.headers never go elsewhere`,
+        "if that address is the right endpoint, set model.baseUrl to it",
+      );
     if (res.ok) return check("model", "ok", `${spec.name} at ${shownBase} (GET /models answered ${res.status})`);
     if (res.status === 401 || res.status === 403)
       return check("model", "fail", `${shownBase} refused the key (HTTP ${res.status})`, `check ${spec.apiKeyEnv}${key ? "" : " (it is not set)"}`);
@@ -62,5 +71,18 @@ export async function modelCheck(host: Host, signal: AbortSignal): Promise<Docto
       timedOut ? `${shownUrl} did not answer within ${MODEL_CHECK_TIMEOUT_MS / 1000} s` : `cannot reach ${shownUrl} (${detail.split(url).join(shownUrl)})`,
       "start the model server, or fix model.baseUrl / OPENAI_BASE_URL",
     );
+  }
+}
+
+/** Where a redirect points, without user name, password, query or fragment. */
+function redirectTarget(res: Response, url: string): string {
+  const location = res.headers.get("location");
+  if (!location) return "an address it did not name";
+  try {
+    const u = new URL(location, url);
+    u.username = u.password = u.search = u.hash = "";
+    return JSON.stringify(u.href).slice(1, -1);
+  } catch {
+    return "an address it did not name";
   }
 }
