@@ -1,7 +1,8 @@
 import { type CliContext, table, terminalText } from "../../core/cli/index.js";
 import { type Host, UsageError } from "../../core/index.js";
 import { listDiscardedRefs } from "./discarded-refs.js";
-import type { WorktreeListRow, WorktreeManager } from "./worktree-manager.js";
+import type { WorktreeManager } from "./worktree-manager.js";
+import type { WorktreeListRow } from "./worktree-records.js";
 import { assertWorktreeName } from "./worktree-name.js";
 
 function managerOf(host: Host): WorktreeManager {

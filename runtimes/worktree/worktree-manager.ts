@@ -13,31 +13,12 @@ import {
 } from "../../core/index.js";
 import { existsSync } from "node:fs";
 import { join, relative, sep } from "node:path";
-import { currentBranch, gitAt, resolveRef, statusLines, worktreePaths } from "./git-client.js";
+import { currentBranch, gitAt, resolveRef, worktreePaths } from "./git-client.js";
 import { checkWorktrees, goneMessage, ignoredWorktreeMessage, type CheckedWorktrees, type IgnoredWorktree } from "./worktree-check.js";
 import { assertWorktreeName, defaultWorktreeName } from "./worktree-name.js";
+import { leaveWorktree } from "./leave-worktree.js";
+import { changedSinceBase, listRows, pruneRecords, toInfo, type WorktreeAction, type WorktreeListRow, type WorktreeStatusReport } from "./worktree-records.js";
 import { emptyWorktreeState, pushHistory, readWorktreeState, updateWorktreeState, type WorktreeRecord, type WorktreeState } from "./worktree-state.js";
-
-/** What to do with a worktree when leaving it. */
-export type WorktreeAction = "keep" | "merge" | "discard";
-
-/** `worktree_status` / `keel worktree status`. */
-export interface WorktreeStatusReport {
-  active: (WorktreeInfo & { uncommitted: string[]; unmergedCommits: number; changedFiles: string[] }) | null;
-  /** Number of managed worktrees recorded for the workspace (ignored entries not counted). */
-  managed: number;
-  /** Set when the active worktree's directory vanished: the error tool calls get, naming `keel worktree gc`. */
-  problem?: string;
-}
-
-/** One row of `keel worktree list`. */
-export interface WorktreeListRow extends WorktreeRecord {
-  active: boolean;
-  /** False when the directory is gone (a stale entry `keel worktree gc` prunes), and for ignored entries (never looked at). */
-  exists: boolean;
-  /** Set for an entry keel ignores (forged, foreign or malformed): why. `keel worktree gc` drops it. */
-  ignored?: string;
-}
 
 /**
  * Manages keel's git worktrees (`.keel/worktrees/<name>` on branch `keel/<name>`) for one host.
@@ -143,28 +124,7 @@ export class WorktreeManager implements WorktreeService {
     const rec = this.checked.valid.get(name)?.record;
     if (!rec) throw new UsageError(`No managed worktree named "${name}". Run \`keel worktree list\` to see them.`);
     const root = await this.repoRoot(opts.signal);
-    let outcome: { ok: boolean; message: string; changedFiles: string[]; savedRef?: string };
-    if (action === "keep") {
-      const changedFiles = existsSync(rec.path) ? await changedSinceBase(rec, opts.signal) : [];
-      outcome = {
-        ok: true,
-        changedFiles,
-        message: `Left worktree "${rec.name}"; it stays at ${rec.path} on branch ${rec.branch}. Re-enter it with \`keel worktree enter ${rec.name}\`.`,
-      };
-    } else if (action === "merge") {
-      if (!existsSync(rec.path)) throw new UsageError(`Worktree "${rec.name}" is gone (${rec.path}); nothing to merge. Run \`keel worktree gc\`.`);
-      const retry =
-        this.state.active === rec.name
-          ? "`keel worktree exit --action merge`"
-          : `\`keel worktree enter ${rec.name}\` then \`keel worktree exit --action merge\``;
-      // Merging and discarding load when a worktree is left: most commands never leave one.
-      const { mergeWorktree } = await import("./merge-worktree.js");
-      outcome = await mergeWorktree(rec, root, opts.signal, retry);
-      if (outcome.ok) await removeWorktree(rec, root, opts.signal);
-    } else {
-      const { discardWorktree } = await import("./discard-worktree.js");
-      outcome = await discardWorktree(rec, root, Boolean(opts.force), opts.signal);
-    }
+    const outcome = await leaveWorktree(rec, action, root, { force: Boolean(opts.force), active: this.state.active === rec.name, signal: opts.signal });
     const { result: left } = await this.save((s) => {
       const wasActive = s.active === rec.name;
       if (outcome.ok && wasActive) s.active = null;
@@ -203,28 +163,7 @@ export class WorktreeManager implements WorktreeService {
   /** Every managed worktree, flagged active and existing, then the ignored entries (with the reason; their paths are never touched). */
   async list(signal?: AbortSignal): Promise<WorktreeListRow[]> {
     await this.refresh(signal);
-    const rows: WorktreeListRow[] = [...this.checked.valid.values()].map(({ record, exists }) => ({
-      ...record,
-      active: this.state.active === record.name,
-      exists,
-    }));
-    for (const bad of this.checked.ignored) {
-      const raw = this.state.worktrees[bad.index]!;
-      const text = (v: unknown) => (typeof v === "string" ? v : "");
-      rows.push({
-        name: bad.name,
-        path: bad.path,
-        branch: text(raw.branch),
-        baseBranch: text(raw.baseBranch),
-        baseCommit: text(raw.baseCommit),
-        createdAt: text(raw.createdAt),
-        mode: raw.mode,
-        active: false,
-        exists: false,
-        ignored: bad.reason,
-      });
-    }
-    return rows;
+    return listRows(this.state, this.checked);
   }
 
   /** Recent finished worktrees (bounded history), newest last. */
@@ -242,20 +181,7 @@ export class WorktreeManager implements WorktreeService {
     await (await gitAt(root, { signal })).raw(["worktree", "prune"]);
     const { result } = await this.save(async (s) => {
       const checked = await this.check(s, signal);
-      const keep = (i: number) => !checked.ignored.some((b) => b.index === i) && checked.valid.get(s.worktrees[i]!.name)?.exists === true;
-      const at = new Date().toISOString();
-      const pruned: string[] = [];
-      s.worktrees.forEach((w, i) => {
-        if (keep(i)) return;
-        pruned.push(w.name);
-        const bad = checked.ignored.find((b) => b.index === i);
-        const message = bad
-          ? `Dropped an ignored entry (${bad.reason}); nothing at its path was touched.`
-          : `Pruned stale entry (directory ${w.path} was gone; branch ${w.branch} kept).`;
-        pushHistory(s, { name: w.name, branch: String(w.branch), baseBranch: String(w.baseBranch), action: "gc", ok: true, at, message });
-      });
-      s.worktrees = s.worktrees.filter((_, i) => keep(i));
-      if (s.active && !s.worktrees.some((w) => w.name === s.active)) s.active = null;
+      const pruned = pruneRecords(s, checked);
       this.checked = { valid: new Map([...checked.valid].filter(([, c]) => c.exists)), ignored: [] };
       return pruned;
     });
@@ -349,23 +275,4 @@ export class WorktreeManager implements WorktreeService {
     this.state = state;
     return { result };
   }
-}
-
-async function removeWorktree(rec: WorktreeRecord, root: string, signal?: AbortSignal): Promise<void> {
-  const git = await gitAt(root, { signal });
-  await git.raw(["worktree", "remove", "--force", rec.path]);
-  if (await resolveRef(git, `refs/heads/${rec.branch}`)) await git.raw(["branch", "-D", rec.branch]);
-}
-
-/** Files that differ between the worktree (including uncommitted and untracked files) and its base commit. */
-async function changedSinceBase(rec: WorktreeRecord, signal?: AbortSignal): Promise<string[]> {
-  const git = await gitAt(rec.path, { signal });
-  const { diffNames } = await import("./merge-worktree.js");
-  const tracked = await diffNames(git, rec.baseCommit);
-  const untracked = (await statusLines(git)).filter((l) => l.startsWith("??")).map((l) => l.slice(3));
-  return [...new Set([...tracked, ...untracked])].sort();
-}
-
-function toInfo(rec: WorktreeRecord): WorktreeInfo {
-  return { name: rec.name, path: rec.path, branch: rec.branch, baseBranch: rec.baseBranch, baseCommit: rec.baseCommit };
 }
