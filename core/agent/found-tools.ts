@@ -1,5 +1,5 @@
 import type { ActiveSession } from "./active-session.js";
-import type { ToolMenu } from "./tool-menu.js";
+import { isDeferrable, type ToolMenu } from "./tool-menu.js";
 
 /** The found set after a search: its new order (least recently found or used first), what was added and what was dropped. */
 export interface FoundBound {
@@ -44,27 +44,22 @@ export function boundFoundTools(input: FoundBoundInput): FoundBound {
 }
 
 /**
- * The tokens found tools may take in this session's requests: what the deferral budget
- * (`agent.toolSearchShare` of the context window) leaves after the tools always offered. Infinity
- * when nothing is deferred (every tool fits the budget anyway).
- */
-export function foundToolBudget(s: ActiveSession, menu: ToolMenu): number {
-  const limit = s.settings.toolSearchShare * s.model.profile.contextWindow;
-  if (menu.fullToolTokens <= limit) return Infinity;
-  const found = new Set(s.state.discoveredTools);
-  return Math.max(0, limit - s.estimator.tools(menu.tools.filter((t) => !found.has(t.name))));
-}
-
-/**
  * Applies a tool_search result to the session's found set (`state.discoveredTools`, persisted with
- * the state), within foundToolBudget. Tools called in this turn and the calls of the response being
- * run are kept.
+ * the state) within the found-tool budget: what the deferral budget (`agent.toolSearchShare` of the
+ * context window) leaves after the tools always offered (built-ins, runtimes, tool_search); no bound
+ * when nothing is deferred (every tool fits the budget anyway). Tools called in this turn and the
+ * calls of the response being run are kept.
  */
 export function admitFoundTools(s: ActiveSession, menu: ToolMenu, found: readonly string[]): FoundBound & { budget: number } {
-  const budget = foundToolBudget(s, menu);
-  const specs = new Map(s.host.registry.listing().map((t) => [t.name, t]));
+  const listing = new Map(s.host.registry.listing().map((t) => [t.name, t]));
+  const limit = s.settings.toolSearchShare * s.model.profile.contextWindow;
+  const always = menu.tools.filter((t) => {
+    const source = listing.get(t.name)?.source;
+    return !source || !isDeferrable(source);
+  });
+  const budget = menu.fullToolTokens <= limit ? Infinity : Math.max(0, limit - s.estimator.tools(always));
   const cost = (name: string) => {
-    const t = specs.get(name);
+    const t = listing.get(name);
     return t ? s.estimator.tools([{ name: t.name, description: t.description, inputSchema: t.inputSchema }]) : 0;
   };
   const result = boundFoundTools({ order: s.state.discoveredTools, found, keep: calledThisTurn(s), cost, budget });

@@ -28,11 +28,20 @@ export function toolSearchTool(host: Host): ToolDefinition {
     async execute(input) {
       const scored = rankTools(searchableTools(host), input.query, input.limit ?? 8);
       if (scored.length === 0) return { content: `No tools match "${input.query}". Try other keywords.`, data: { tools: [] } };
-      const lines = scored.map((t) => `- ${t.name}: ${t.description.split("\n")[0]}\n  input schema: ${JSON.stringify(t.inputSchema)}`);
+      const lines = scored.map((t) => `- ${t.name}: ${summary(t.description)}\n  input schema: ${JSON.stringify(t.inputSchema)}`);
       return {
         content: `Found ${scored.length} tool(s); they are now callable:\n${lines.join("\n")}`,
         data: { tools: scored.map((t) => t.name) },
       };
     },
   });
+}
+
+/** Most characters of a description a search result shows: a stuffed one cannot crowd the other results out of the output limit. */
+const SUMMARY_CHARS = 300;
+
+/** A description's first line, cut at SUMMARY_CHARS (the tool's full description is sent with its definition once it is loaded). */
+function summary(description: string): string {
+  const line = description.split("\n")[0]!;
+  return line.length > SUMMARY_CHARS ? `${line.slice(0, SUMMARY_CHARS)}…` : line;
 }

@@ -145,6 +145,8 @@ describe("tool_search: the found set stays within the tool budget", () => {
       expect(found).toContain("get_weather");
       expect(found).toContain("city_report");
       expect(found.filter((n) => n!.startsWith("weather_forecast_"))).toHaveLength(6);
+      // a stuffed description shows its first 300 characters: it cannot push the other results past the output limit
+      for (const line of content.split("\n").filter((l) => l.startsWith("- "))) expect(line.length).toBeLessThanOrEqual(340);
     } finally {
       await host.close();
     }
