@@ -1,6 +1,7 @@
 import { errorMessage } from "../errors.js";
 import type { Observation } from "../types.js";
 import type { ActiveSession } from "./active-session.js";
+import { admitFoundTools, droppedNote, touchFoundTool } from "./found-tools.js";
 import { notifyUser } from "./session-hooks.js";
 import { TOOL_SEARCH, type ToolMenu } from "./tool-menu.js";
 import { observationText, toolGuidanceMessage } from "./tool-guidance.js";
@@ -64,14 +65,18 @@ export async function runPendingCalls(s: ActiveSession, menu: ToolMenu, decision
       return "paused";
     }
     s.state.usage.toolCalls++;
+    let content = observationText(observation);
     if (call.name === TOOL_SEARCH && observation.ok) {
-      const found = ((observation.data as { tools?: string[] } | null)?.tools ?? []).filter((n) => !s.state.discoveredTools.includes(n));
-      s.state.discoveredTools.push(...found);
-      if (found.length) s.emit("tools_discovered", { tools: found });
-    }
+      const { added, dropped, budget } = admitFoundTools(s, menu, (observation.data as { tools?: string[] } | null)?.tools ?? []);
+      if (added.length) s.emit("tools_discovered", { tools: added });
+      if (dropped.length) {
+        s.emit("tools_dropped", { tools: dropped, budgetTokens: Math.round(budget) });
+        content += droppedNote(dropped);
+      }
+    } else touchFoundTool(s, call.name);
     call.guidance = toolGuidanceMessage(observation);
     call.status = "done";
-    s.addMessage({ role: "tool", toolCallId: call.id, name: call.name, content: observationText(observation), artifact: observation.artifacts[0]?.path });
+    s.addMessage({ role: "tool", toolCallId: call.id, name: call.name, content, artifact: observation.artifacts[0]?.path });
     // a hook answered `continue: false`: the turn ends here; the calls after this one are not run
     const stop = observation.metadata.hook_stop === true;
     if (stop)

@@ -143,6 +143,16 @@ export interface ToolsDiscoveredEvent extends SessionFields {
   tools: string[];
 }
 
+/**
+ * Tools found by earlier searches were dropped from the menu (deferred again) to keep the found set
+ * within `budgetTokens` (what agent.toolSearchShare leaves after the tools always offered).
+ */
+export interface ToolsDroppedEvent extends SessionFields {
+  type: "tools_dropped";
+  tools: string[];
+  budgetTokens: number;
+}
+
 /** Plugin guidance was added for the model. */
 export interface ToolGuidanceEvent extends SessionFields {
   type: "tool_guidance";
@@ -245,6 +255,7 @@ export type SessionEvent =
   | ApprovalDecisionEvent
   | ApprovalPausedEvent
   | ToolsDiscoveredEvent
+  | ToolsDroppedEvent
   | ToolCallsNotRunEvent
   | ToolGuidanceEvent
   | ToolArgumentsInvalidEvent

@@ -97,7 +97,7 @@ export interface SessionState {
   usage: SessionUsage;
   /** Per-plugin state that survives resume. */
   pluginState: Record<string, unknown>;
-  /** Deferred tools found through tool_search (callable for the rest of the session). */
+  /** Deferred tools found through tool_search and callable, least recently found or used first (bounded: see core/agent/found-tools.ts). */
   discoveredTools: string[];
   /** Tools approved "always" for this session. */
   sessionAllow: string[];
