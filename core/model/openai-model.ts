@@ -5,7 +5,7 @@ import { urlForDisplay } from "../url-secrets.js";
 import { ErrorBodies } from "./error-bodies.js";
 import { idleTimeoutFetch } from "./idle-timeout-fetch.js";
 import { ModelError } from "./model-error.js";
-import { completionJson } from "./completion-body.js";
+import { completionJson } from "./completion-json.js";
 import { streamCut, streamStalled } from "./cut-answers.js";
 import { withRetries } from "./model-retry.js";
 import type { ModelSpec } from "./model-spec.js";
