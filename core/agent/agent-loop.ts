@@ -96,11 +96,15 @@ export async function driveSession(s: ActiveSession, decision?: ApprovalDecision
     // The reasoning behind tool calls goes back with them (thinking models need it), to the model
     // that produced it (its origin is recorded with it); an answer's is not kept.
     const providerData = toolCalls.length > 0 && (response.reasoning !== undefined || toolCalls.some((c) => c.extraContent));
+    // Cut off by the output limit: a call whose arguments are not JSON is answered so (see run-tool-calls), not
+    // run; recorded with the message itself, so that a crash before the checkpoint below does not lose it.
+    const cutOff = toolCalls.length > 0 && response.finishReason === "length" ? { cutOff: s.model.profile.maxOutputTokens } : {};
     s.addMessage({
       role: "assistant",
       content: response.text,
       ...(toolCalls.length ? { toolCalls, ...(response.reasoning ? { reasoning: response.reasoning } : {}) } : {}),
       ...(providerData && response.origin ? { origin: response.origin } : {}),
+      ...cutOff,
     });
     if (toolCalls.length === 0) {
       // A Stop hook may send the agent on (once per answer; `stopHookActive` tells it it already did).
@@ -119,8 +123,6 @@ export async function driveSession(s: ActiveSession, decision?: ApprovalDecision
     // Calls past the most of one response are answered "not run" when the others are done (see unrun-calls).
     const run = toolCalls.slice(0, MAX_CALLS_PER_RESPONSE);
     if (run.length < toolCalls.length) s.emit("tool_calls_not_run", { callIndex, count: toolCalls.length - run.length, max: MAX_CALLS_PER_RESPONSE });
-    // Cut off by the output limit: a call whose arguments are not JSON is answered so (see run-tool-calls), not run.
-    const cutOff = response.finishReason === "length" ? { cutOff: s.model.profile.maxOutputTokens } : {};
     s.state.pending = { turn: s.state.turn, calls: run.map(({ extraContent: _x, ...c }) => ({ ...c, status: "queued" as const })), ...cutOff };
     await s.save();
   }

@@ -2,6 +2,7 @@ import { readEvents } from "../events.js";
 import type { PendingCall, PendingTurn } from "../session/session-types.js";
 import type { Observation } from "../types.js";
 import type { ActiveSession, SessionEventFields } from "./active-session.js";
+import { invalidArgumentsObservation, parseCallArguments } from "./call-arguments.js";
 import { safeParse } from "./run-tool-calls.js";
 import { observationText } from "./tool-guidance.js";
 import { answerUnrun, TOO_MANY_CALLS } from "./unrun-calls.js";
@@ -9,7 +10,8 @@ import { answerUnrun, TOO_MANY_CALLS } from "./unrun-calls.js";
 /**
  * Recovers a session whose previous process died mid-turn (status still `running`):
  * records the interrupted turn and a `recovery` event, and gives every pending tool call
- * without a recorded outcome an observation saying its outcome is unknown. Never re-executes.
+ * without a recorded outcome an observation saying its outcome is unknown (one whose arguments do not
+ * parse, e.g. cut off by the output limit, was never run: it is answered as `runOne` would). Never re-executes.
  * A call whose last record is `approval_asked` (the process died while a person was asked) was
  * never run: the session waits for its approval again (`awaiting_approval`, as a paused turn),
  * the calls after it still queued. Returns the ids of the calls given an unknown outcome.
@@ -37,8 +39,22 @@ export async function recoverCrashedTurn(s: ActiveSession): Promise<string[]> {
   // A call put to a person when the process died never ran: it waits again, the calls after it stay queued.
   const asked = unknown.findIndex((c) => seen.get(c.id)?.asked === true);
   const settled = asked < 0 ? unknown : unknown.slice(0, asked);
+  const notRun: string[] = [];
   for (const call of settled) {
     const info = seen.get(call.id);
+    // Arguments that do not parse (cut off by the output limit, or not JSON): keel never runs such a call, so its outcome is known.
+    const parsed = info?.started || info?.finished ? undefined : parseCallArguments(call.arguments, pending?.cutOff);
+    if (parsed && "error" in parsed) {
+      call.status = "done";
+      notRun.push(call.id);
+      s.addMessage({
+        role: "tool",
+        toolCallId: call.id,
+        name: call.name,
+        content: observationText(invalidArgumentsObservation(call.name, parsed.error, pending?.cutOff)),
+      });
+      continue;
+    }
     const what = info?.finished
       ? `it finished (ok=${String(info.finished.ok)}, code=${String(info.finished.code)}) but its output was lost`
       : info?.started
@@ -60,14 +76,15 @@ export async function recoverCrashedTurn(s: ActiveSession): Promise<string[]> {
     call.status = "done";
     s.addMessage({ role: "tool", toolCallId: call.id, name: call.name, content: observationText(observation) });
   }
+  const unknownOutcome = settled.filter((c) => !notRun.includes(c.id));
   const recovery = {
     turn: s.state.turn,
     previousPid: s.state.pid,
-    unknownCalls: settled.map((c) => ({ id: c.id, tool: c.name, started: Boolean(seen.get(c.id)?.started) })),
+    unknownCalls: unknownOutcome.map((c) => ({ id: c.id, tool: c.name, started: Boolean(seen.get(c.id)?.started) })),
   };
   if (asked >= 0) {
     await waitAgain(s, pending!, unknown[asked]!, recovery);
-    return settled.map((c) => c.id);
+    return unknownOutcome.map((c) => c.id);
   }
   // calls of the response keel did not take (past the most of one response) never ran
   answerUnrun(s, TOO_MANY_CALLS);
@@ -79,7 +96,7 @@ export async function recoverCrashedTurn(s: ActiveSession): Promise<string[]> {
   s.state.status = "idle";
   s.state.reason = "interrupted";
   await s.save();
-  return unknown.map((c) => c.id);
+  return unknownOutcome.map((c) => c.id);
 }
 
 /** The process died while `call` was put to a person: it was not run, and the session waits for its approval again. */
@@ -106,7 +123,10 @@ function unanswered(s: ActiveSession): PendingTurn | null {
     if (m.role !== "assistant") continue;
     const answered = new Set(msgs.slice(i + 1).flatMap((r) => (r.role === "tool" ? [r.toolCallId] : [])));
     const open = (m.toolCalls ?? []).filter((c) => !answered.has(c.id));
-    return open.length ? { turn: s.state.turn, calls: open.map((c) => ({ ...c, status: "queued" as const })) } : null;
+    if (!open.length) return null;
+    // the output limit that cut the response, recorded with the message (the checkpoint entry that also holds it was lost)
+    const cutOff = typeof m.cutOff === "number" ? { cutOff: m.cutOff } : {};
+    return { turn: s.state.turn, calls: open.map((c) => ({ ...c, status: "queued" as const })), ...cutOff };
   }
   return null;
 }

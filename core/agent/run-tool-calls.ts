@@ -1,6 +1,6 @@
-import { errorMessage } from "../errors.js";
 import type { Observation } from "../types.js";
 import type { ActiveSession } from "./active-session.js";
+import { invalidArgumentsObservation, parseCallArguments } from "./call-arguments.js";
 import { admitFoundTools, droppedNote, touchFoundTool } from "./found-tools.js";
 import { notifyUser } from "./session-hooks.js";
 import { TOOL_SEARCH, type ToolMenu } from "./tool-menu.js";
@@ -111,31 +111,13 @@ function finishPending(s: ActiveSession, notRun = TOO_MANY_CALLS): void {
 }
 
 async function runOne(s: ActiveSession, menu: ToolMenu, call: { id: string; name: string; arguments: string }, approved: boolean): Promise<Observation> {
-  let input: unknown;
-  try {
-    // Cut off by the output limit before its arguments (see openai-model's noArgumentsYet): not a call without any.
-    if (!call.arguments.trim() && s.state.pending?.cutOff !== undefined) throw new Error("no arguments were written");
-    input = call.arguments.trim() ? JSON.parse(call.arguments) : {};
-  } catch (error) {
-    s.emit("tool_arguments_invalid", { callId: call.id, tool: call.name, message: errorMessage(error) });
-    const cutOff = s.state.pending?.cutOff;
-    return {
-      ok: false,
-      tool: call.name,
-      phase: "validate",
-      code: "schema_invalid",
-      content:
-        cutOff === undefined
-          ? `The arguments of ${call.name} are not valid JSON (${errorMessage(error)}). Send a JSON object.`
-          : `Your response reached the output limit (${cutOff} tokens) while writing the arguments of ${call.name}: they are cut off (${errorMessage(error)}), so the call was not run. Make it smaller (write a long file in parts, or edit it in several calls) and call again.`,
-      data: null,
-      metadata: {},
-      messages: { beforeTool: [], afterResult: [] },
-      truncated: false,
-      artifacts: [],
-      durationMs: 0,
-    };
+  const cutOff = s.state.pending?.cutOff;
+  const parsed = parseCallArguments(call.arguments, cutOff);
+  if ("error" in parsed) {
+    s.emit("tool_arguments_invalid", { callId: call.id, tool: call.name, message: parsed.error });
+    return invalidArgumentsObservation(call.name, parsed.error, cutOff);
   }
+  const input = parsed.input;
   const watch = { callId: call.id, tool: call.name, input };
   notify(s.options.onToolStart, watch);
   const observation = await s.host.runTool(

@@ -122,7 +122,7 @@ export class ActivityRenderer {
         return;
       case "model_retry":
         return this.line(
-          `${c.yellow("↻")} ${c.yellow(`model call failed, retrying in ${duration(e.delayMs)} (${e.attempt} of ${e.maxRetries}):`)} ${this.fold(e.message, 40)}`,
+          `${c.yellow("↻")} ${c.yellow(`model call failed, retrying in ${duration(e.delayMs)} (${e.attempt} of ${e.maxRetries}):`)} ${this.fold(withoutEndpoint(e.message), 40)}`,
         );
       case "model_error":
         return this.line(`${c.red("✗")} ${c.red("model error:")} ${this.fold(e.message)}`);
@@ -210,6 +210,15 @@ export function duration(ms: number): string {
   if (ms < 60_000) return `${(ms / 1000).toFixed(1)}s`;
   const s = Math.round(ms / 1000);
   return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, "0")}s`;
+}
+
+/**
+ * A model error's message without the endpoint it names (`at https://…`, `from …`, `(OpenAI)`): on the retry
+ * line, whose room is short, the status and the provider's words then show (`The provider failed (503: …`);
+ * the event, and the error the turn may end with, keep the whole message.
+ */
+function withoutEndpoint(message: string): string {
+  return message.replace(/ (?:at |from )?(?:https?:\/\/\S+|\(OpenAI\))(?= )/g, "");
 }
 
 function oneLine(text: string): string {

@@ -29,9 +29,11 @@ export type ChatMessage =
   | { role: "user"; content: string; kind?: "prompt" | "hooks" | "guidance" | "queued" | "continuation" | "note" }
   /**
    * `reasoning` is kept on a message with tool calls only; it and the calls' `extraContent` are
-   * sent back only to the model that produced them, which `origin` names (see `toWire`).
+   * sent back only to the model that produced them, which `origin` names (see `toWire`). `cutOff`: the
+   * response reached the output limit (`finish_reason: "length"`), this many tokens, while writing its tool
+   * calls; kept with the message (never sent), so a call cut off there is answered so after a crash too.
    */
-  | { role: "assistant"; content: string; toolCalls?: ModelToolCall[]; reasoning?: ModelReasoning; origin?: string }
+  | { role: "assistant"; content: string; toolCalls?: ModelToolCall[]; reasoning?: ModelReasoning; origin?: string; cutOff?: number }
   | { role: "tool"; toolCallId: string; name: string; content: string; pruned?: boolean; artifact?: string };
 
 /** A tool offered to the model. */

@@ -6,7 +6,8 @@ import { urlForDisplay } from "../url-secrets.js";
 import { ErrorBodies } from "./error-bodies.js";
 import { type Fetch, idleTimeoutFetch } from "./idle-timeout-fetch.js";
 import { ModelError } from "./model-error.js";
-import { bodyCut, streamCut, streamStalled } from "./cut-answers.js";
+import { completionJson } from "./completion-json.js";
+import { streamCut, streamStalled } from "./cut-answers.js";
 import { withRetries } from "./model-retry.js";
 import type { ModelSpec } from "./model-spec.js";
 import type { ModelCallOptions, ModelClient, ModelRequest, ModelResponse, ModelToolCall } from "./model-types.js";
@@ -104,10 +105,11 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv): ModelClie
     const signal = callAbort.signal;
     try {
       if (!spec.stream) {
-        // A body that breaks off or is not whole JSON (a proxy's timeout, a crashed server) is a cut-off answer, as in a stream.
-        const res = await c.post<ChatCompletion>("/chat/completions", { body: body({ stream: false }), headers: JSON_BODY, signal }).catch((error: unknown) => {
-          throw error instanceof ModelError || error instanceof sdk.APIError || signal.aborted ? error : bodyCut(where, error);
-        });
+        // Read here, not by the SDK: a body that breaks off or stops mid-JSON (a proxy's timeout, a crashed server)
+        // is a cut-off answer, as in a stream; a whole one that is not JSON (a proxy's HTML page) fails at once.
+        const response = await c.post<ChatCompletion>("/chat/completions", { body: body({ stream: false }), headers: JSON_BODY, signal }).asResponse();
+        const json = await completionJson(response, where, signal);
+        const res = (typeof json === "object" && json !== null ? json : {}) as ChatCompletion;
         const choice = res.choices?.[0];
         // OpenRouter answers 200 with only `{"error": …}` when the provider behind it failed: the provider's error, not "no choices".
         const sent = (res as { error?: unknown }).error;

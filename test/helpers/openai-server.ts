@@ -10,8 +10,11 @@ export interface ServerReply {
   /** Reply with this HTTP status and an OpenAI-style error body instead. */
   status?: number;
   errorMessage?: string;
-  /** Reply 200 with this body and content type instead (e.g. an HTML page from a misconfigured proxy). */
-  rawBody?: { contentType: string; body: string };
+  /**
+   * Reply 200 with this body and content type instead (e.g. an HTML page from a misconfigured proxy): chunked,
+   * or with `contentLength` its length in a Content-Length header.
+   */
+  rawBody?: { contentType: string; body: string; contentLength?: boolean };
   /** Wait before answering (slow responses, timeouts, kill tests). */
   delayMs?: number;
   /** Only use this reply for a request it matches (e.g. a compaction request); unmatched replies are used in order. */
@@ -181,7 +184,8 @@ export async function startOpenAIServer(replies: ServerReply[] = []): Promise<Op
     if (reply.delayMs) await new Promise((r) => setTimeout(r, reply.delayMs).unref());
     if (res.destroyed) return;
     if (reply.rawBody) {
-      res.writeHead(200, { "content-type": reply.rawBody.contentType }).end(reply.rawBody.body);
+      const length = reply.rawBody.contentLength ? { "content-length": String(Buffer.byteLength(reply.rawBody.body)) } : {};
+      res.writeHead(200, { "content-type": reply.rawBody.contentType, ...length }).end(reply.rawBody.body);
       return;
     }
     if (reply.requireReasoningBack) {

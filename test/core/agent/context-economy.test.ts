@@ -107,7 +107,7 @@ describe("context economy", () => {
     const r = await runKeel(["--yes", "run", "--session", "cr", "Read f0.txt to f7.txt one by one."], { cwd: ws.root, env: ws.env });
     expect(r.exitCode, r.stderr).toBe(0);
     // Old code: the summary call was retried without a word (no event, no line).
-    expect(r.stderr).toMatch(/model call failed, retrying in \d+ms \(1 of 2\): The provider at /);
+    expect(r.stderr).toMatch(/model call failed, retrying in \d+ms \(1 of 2\): The provider failed \(503: summarizer overloaded\)/);
     const events = readEvents(ws.path(".keel", "sessions", "cr", "events.jsonl"));
     const retry = events.findIndex((e) => e.type === "model_retry");
     expect(events[retry]).toMatchObject({ callIndex: -1, attempt: 1, maxRetries: 2, delayMs: 0, message: expect.stringContaining("summarizer overloaded") });

@@ -90,6 +90,49 @@ describe("a streamed answer that ends without finish_reason (real openai client,
       expect(await openaiModel(unstreamed(1), { KEEL_TEST_KEY: "k" }).complete(request)).toMatchObject({ text: "whole" });
     });
 
+  const notJson: [string, ServerReply["rawBody"], RegExp][] = [
+    [
+      "an HTML page sent as JSON (a proxy's error page)",
+      { contentType: "application/json", body: "<html><body>502 Bad Gateway. Authorization: Bearer k-secret-1234</body></html>" },
+      /answered 200 with an HTML or XML page \(\d+ bytes, content type application\/json\)/,
+    ],
+    [
+      "an HTML page (a login page)",
+      { contentType: "text/html; charset=utf-8", body: "<!doctype html><p>Sign in k-secret-1234</p>" },
+      /an HTML or XML page .*content type text\/html\)/,
+    ],
+    ["plain text", { contentType: "text/plain", body: "Bad gateway k-secret-1234" }, /text that is not JSON \(25 bytes, content type text\/plain\)/],
+    [
+      "JSON that does not parse, as long as its Content-Length says",
+      { contentType: "application/json", body: '{"choices": [k-secret-1234', contentLength: true },
+      /text that is not JSON \(26 bytes, content type application\/json\)/,
+    ],
+  ];
+  for (const [name, rawBody, message] of notJson)
+    it(`not streamed, a whole 200 body that is not JSON (${name}): an error at once, not retried, the body not quoted`, async () => {
+      const before = server.requests.length;
+      server.push({ rawBody }, { text: "never asked for" });
+      const err = await openaiModel(unstreamed(2), { KEEL_TEST_KEY: "k" })
+        .complete(request)
+        .catch((e: unknown) => e);
+      // Old code: taken as a cut answer (transient) and asked again: 2 requests, the second answered; or "returned no choices".
+      expect(server.requests.length - before).toBe(1);
+      expect(err).toBeInstanceOf(ModelError);
+      expect((err as ModelError).transient).toBe(false);
+      expect((err as ModelError).message).toMatch(message);
+      expect((err as ModelError).message).toContain('Check "model.baseUrl"');
+      expect((err as ModelError).message).not.toContain("k-secret-1234");
+      // the reply meant for a retry was not used: the next call gets it
+      expect(await openaiModel(unstreamed(), { KEEL_TEST_KEY: "k" }).complete(request)).toMatchObject({ text: "never asked for" });
+    });
+
+  it("not streamed, the same JSON that does not parse without a Content-Length (chunked): cut mid-JSON, retried", async () => {
+    const before = server.requests.length;
+    server.push({ rawBody: { contentType: "application/json", body: '{"choices": [k-secret-1234' } }, { text: "whole" });
+    expect(await openaiModel(unstreamed(1), { KEEL_TEST_KEY: "k" }).complete(request)).toMatchObject({ text: "whole" });
+    expect(server.requests.length - before).toBe(2);
+  });
+
   it("not streamed, a whole answer without finish_reason (KoboldCpp): taken as complete, not as a cut", async () => {
     server.push({ text: "all of it", toolCalls: [WRITE], cut: "done" });
     const res = await openaiModel(unstreamed(), { KEEL_TEST_KEY: "k" }).complete(request);

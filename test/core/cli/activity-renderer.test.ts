@@ -112,6 +112,24 @@ describe("the tool-activity renderer", () => {
     ]);
   });
 
+  it("a retry line leaves out the endpoint, so the status and the provider's words fit an 80-column terminal", () => {
+    const out = sink();
+    const r = new ActivityRenderer(out, { color: false, width: 80 });
+    const base = { ts: 1, sessionId: "s", callIndex: 0, attempt: 1, maxRetries: 2, delayMs: 1500 };
+    for (const message of [
+      "The provider at https://openrouter.ai/api/v1 failed (503: Service Unavailable). Retry later.",
+      "Cannot reach the model at http://127.0.0.1:11434/v1 (Connection error.). Is the server running?",
+      "The model endpoint (OpenAI) stopped sending: nothing came for 300 s",
+    ])
+      r.event({ ...base, type: "model_retry", message } as KeelEvent);
+    // Old code: "The provider at https://openrout…", "Cannot reach the model at http:/…": no status, no reason.
+    expect(out.text.split("\n").filter(Boolean)).toEqual([
+      "↻ model call failed, retrying in 1.5s (1 of 2): The provider failed (503: Servi…",
+      "↻ model call failed, retrying in 1.5s (1 of 2): Cannot reach the model (Connect…",
+      "↻ model call failed, retrying in 1.5s (1 of 2): The model endpoint stopped send…",
+    ]);
+  });
+
   it("summarizes arguments on one line and formats durations", () => {
     expect(argumentSummary('{"command":"echo a\\necho b"}')).toBe("echo a ⏎ echo b");
     expect(argumentSummary('{"path":"a","limit":5,"flags":["x"]}')).toBe('path=a limit=5 flags=["x"]');

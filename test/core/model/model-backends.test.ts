@@ -250,7 +250,12 @@ describe("openai backend against a local OpenAI-compatible server", () => {
       .complete({ messages: [{ role: "user", content: "hi" }], tools: [], callIndex: 0 })
       .catch((e: unknown) => e);
     expect(plain).toBeInstanceOf(ModelError);
-    expect((plain as Error).message).toMatch(/returned no choices/);
+    expect((plain as Error).message).toMatch(/answered 200 with an HTML or XML page/);
+    server.push({ rawBody: { contentType: "application/json", body: '{"object": "list", "data": []}' } });
+    const other = await openaiModel(spec({ stream: false }), env)
+      .complete({ messages: [{ role: "user", content: "hi" }], tools: [], callIndex: 0 })
+      .catch((e: unknown) => e);
+    expect((other as Error).message).toMatch(/returned no choices/);
   });
 
   it("turns a 401 into a message naming the key variable", async () => {
