@@ -63,7 +63,7 @@ function describe(error: unknown, spec: OpenAISpec, signal: AbortSignal | undefi
   // The SDK reads only OpenAI's error shape; keel's copy of the body has the message of the others.
   // On one line: it goes inside keel's own sentence, and a newline in it would print lines keel never
   // wrote (a status line `[session … · answer …]` from a hostile endpoint) where the error is shown.
-  const detail = oneLine(String(e?.error?.message ?? bodyMessage ?? errorMessage(error)));
+  const detail = shown(String(e?.error?.message ?? bodyMessage ?? errorMessage(error)));
   if (signal?.aborted || error instanceof sdk.APIUserAbortError || e?.name === "AbortError")
     return new ModelError("The model call was cancelled.", false, { cause: error });
   if (error instanceof sdk.APIConnectionTimeoutError)
@@ -139,6 +139,20 @@ function redirected(error: unknown, status: number, where: string): ModelError {
     false,
     { cause: error },
   );
+}
+
+/** Most characters of a provider's message keel's sentence quotes (the event and terminal line stay readable). */
+const MAX_DETAIL_CHARS = 300;
+
+/**
+ * A provider's message as keel's sentence quotes it: on one line, at most MAX_DETAIL_CHARS; an HTML page
+ * (a proxy's or gateway's error page) only named, with its size: its markup says nothing and may echo the request.
+ */
+function shown(text: string): string {
+  const start = text.trimStart();
+  if (/^<(?:!doctype|html|head|body|\?xml)\b/i.test(start)) return `an HTML page of ${Buffer.byteLength(text)} bytes`;
+  const line = oneLine(text);
+  return line.length > MAX_DETAIL_CHARS ? `${line.slice(0, MAX_DETAIL_CHARS)}…` : line;
 }
 
 /** `text` with its line breaks shown as `\n` (and the blanks around them dropped). */

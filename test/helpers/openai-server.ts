@@ -11,10 +11,10 @@ export interface ServerReply {
   status?: number;
   errorMessage?: string;
   /**
-   * Reply 200 with this body and content type instead (e.g. an HTML page from a misconfigured proxy): chunked,
+   * Reply 200 (or `status`) with this body and content type instead (e.g. an HTML page from a misconfigured proxy): chunked,
    * or with `contentLength` its length in a Content-Length header.
    */
-  rawBody?: { contentType: string; body: string; contentLength?: boolean };
+  rawBody?: { contentType: string; body: string; contentLength?: boolean; status?: number };
   /** Wait before answering (slow responses, timeouts, kill tests). */
   delayMs?: number;
   /** Only use this reply for a request it matches (e.g. a compaction request); unmatched replies are used in order. */
@@ -185,7 +185,7 @@ export async function startOpenAIServer(replies: ServerReply[] = []): Promise<Op
     if (res.destroyed) return;
     if (reply.rawBody) {
       const length = reply.rawBody.contentLength ? { "content-length": String(Buffer.byteLength(reply.rawBody.body)) } : {};
-      res.writeHead(200, { "content-type": reply.rawBody.contentType, ...length }).end(reply.rawBody.body);
+      res.writeHead(reply.rawBody.status ?? 200, { "content-type": reply.rawBody.contentType, ...length }).end(reply.rawBody.body);
       return;
     }
     if (reply.requireReasoningBack) {
