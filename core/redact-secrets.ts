@@ -53,7 +53,7 @@ export function redactDeep<T>(value: T, secrets: readonly string[]): T {
   return walk(value) as T;
 }
 
-/** Every form of `secrets` (see `redactSecrets`), longest first, and the encoded ones among them. */
+/** Every form of `secrets` (see `redactSecrets`), longest first, and the encoded ones (base64 and hex) among them. */
 function formsOf(secrets: readonly string[]): { forms: string[]; encoded: string[] } {
   const forms = new Set<string>();
   const encoded = new Set<string>();
@@ -65,8 +65,10 @@ function formsOf(secrets: readonly string[]): { forms: string[]; encoded: string
     // A form body (`application/x-www-form-urlencoded`: an OAuth token request) encodes a space as `+` and `!'()~` too.
     forms.add(new URLSearchParams({ s }).toString().slice(2));
     forms.add(JSON.stringify(s).slice(1, -1));
-    for (const form of encodedForms(s)) encoded.add(form);
   }
+  // Whole secrets only: the lines of a private key (26 of them) would triple the forms every text is searched for, and
+  // an encoded key is found whole (a wrapped block is joined before it is searched).
+  for (const s of secrets) for (const form of encodedForms(s)) encoded.add(form);
   for (const form of encoded) forms.add(form);
   return { forms: [...forms].filter((f) => f.length >= MIN_SECRET_LENGTH).sort((a, b) => b.length - a.length), encoded: [...encoded] };
 }
