@@ -5,8 +5,8 @@ import type { McpToolInfo } from "./tool-cache.js";
  * A server's tools with its `secrets` redacted (`***`) in the text written for people and the model: each tool's
  * `title`, `description` and `annotations.title` (a server that names the database it reaches, `Runs SQL against
  * postgres://app:pw@db/app`, would otherwise put the password before the model and into the tool cache under
- * `.keel/`), and the text in its input and output schemas (see `schemaText`). Names, and what a schema validates,
- * stay as listed: a tool is called by its name and with its schema's keys. Returns the same array when there are
+ * `.keel/`), and the text and `enum`/`const` values in its input and output schemas (see `schemaText`). Names, and
+ * the rest of what a schema validates, stay as listed: a tool is called by its name and with its schema's keys. Returns the same array when there are
  * no secrets. Never throws.
  */
 export function redactToolInfos(tools: McpToolInfo[], secrets: readonly string[]): McpToolInfo[] {
