@@ -1,3 +1,5 @@
+import { encodedForms, hideInWrappedBlocks } from "./encoded-forms.js";
+
 /** What a redacted secret is replaced with. */
 export const REDACTED = "***";
 
@@ -9,7 +11,9 @@ export const MIN_SECRET_LINE_LENGTH = 8;
 
 /**
  * `text` with every secret replaced by `***`: as written, URL-encoded (as in a URL and as in a form
- * body) and JSON-escaped (the forms an error message, a URL or a serialized object shows it in), longest first so a secret that
+ * body) and JSON-escaped (the forms an error message, a URL or a serialized object shows it in), and, for secrets of
+ * MIN_ENCODED_SECRET_BYTES or more, base64-encoded (standard and URL-safe, at any alignment, also across the line
+ * breaks of wrapped output) and hex-encoded (see encoded-forms.ts), longest first so a secret that
  * contains another is replaced whole. Each line of a secret of several lines that is at least
  * MIN_SECRET_LINE_LENGTH long (trimmed) counts as a secret too, so text cut inside such a secret (the
  * end of a private key) shows none of its lines. Secrets shorter than MIN_SECRET_LENGTH are ignored. Never throws.
@@ -24,12 +28,13 @@ export function redactSecrets(text: string, secrets: readonly string[]): string 
  * value's strings). Never throws.
  */
 export function secretRedactor(secrets: readonly string[]): (text: string) => string {
-  const forms = secrets.length ? formsOf(secrets) : [];
-  return (text) => {
+  const { forms, encoded } = secrets.length ? formsOf(secrets) : { forms: [], encoded: [] };
+  const hide = (text: string) => {
     let out = text;
     for (const form of forms) if (out.includes(form)) out = out.split(form).join(REDACTED);
     return out;
   };
+  return (text) => hideInWrappedBlocks(hide(text), encoded, hide);
 }
 
 /**
@@ -48,8 +53,10 @@ export function redactDeep<T>(value: T, secrets: readonly string[]): T {
   return walk(value) as T;
 }
 
-function formsOf(secrets: readonly string[]): string[] {
+/** Every form of `secrets` (see `redactSecrets`), longest first, and the encoded ones (base64 and hex) among them. */
+function formsOf(secrets: readonly string[]): { forms: string[]; encoded: string[] } {
   const forms = new Set<string>();
+  const encoded = new Set<string>();
   const lines = secrets.flatMap((s) => (s.includes("\n") ? s.split("\n").map((l) => l.trim()) : [])).filter((l) => l.length >= MIN_SECRET_LINE_LENGTH);
   for (const s of [...secrets, ...lines]) {
     if (s.length < MIN_SECRET_LENGTH) continue;
@@ -59,5 +66,9 @@ function formsOf(secrets: readonly string[]): string[] {
     forms.add(new URLSearchParams({ s }).toString().slice(2));
     forms.add(JSON.stringify(s).slice(1, -1));
   }
-  return [...forms].filter((f) => f.length >= MIN_SECRET_LENGTH).sort((a, b) => b.length - a.length);
+  // Whole secrets only: the lines of a private key (26 of them) would triple the forms every text is searched for, and
+  // an encoded key is found whole (a wrapped block is joined before it is searched).
+  for (const s of secrets) for (const form of encodedForms(s)) encoded.add(form);
+  for (const form of encoded) forms.add(form);
+  return { forms: [...forms].filter((f) => f.length >= MIN_SECRET_LENGTH).sort((a, b) => b.length - a.length), encoded: [...encoded] };
 }

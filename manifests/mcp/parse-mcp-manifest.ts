@@ -1,4 +1,4 @@
-import { MAX_MANIFEST_BYTES, MAX_TIMER_MS, readRegularFile } from "../../core/index.js";
+import { MAX_MANIFEST_BYTES, MAX_TIMER_MS, readRegularFile, urlSecrets } from "../../core/index.js";
 import { dirname, resolve } from "node:path";
 import { hiddenCharacterProblem } from "../identifier-text.js";
 import type { DiscoveredMcp, DiscoverOptions } from "./discover-mcp-servers.js";
@@ -126,6 +126,8 @@ function parseServer(
   const headers = expandMap(s.headers ?? {}, opts.env, unset, secrets);
   const oauth = s.oauth ? resolveOAuth(s.oauth, opts.env, unset, secrets) : undefined;
   secrets.push(...literalSecrets({ url: s.url, headers: s.headers, env: s.env, args: s.args }));
+  // A URL mixing `${VAR}` with a key written into it (`https://${MCP_HOST}/mcp/<key>/sse`) is no literal, yet its key is one.
+  if (url && s.url?.includes("${")) secrets.push(...urlSecrets(url));
   const unsetVars = [...new Set(unset)];
   if (unsetVars.length)
     opts.diagnostics.error(

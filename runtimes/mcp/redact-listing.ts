@@ -5,8 +5,8 @@ import type { McpToolInfo } from "./tool-cache.js";
  * A server's tools with its `secrets` redacted (`***`) in the text written for people and the model: each tool's
  * `title`, `description` and `annotations.title` (a server that names the database it reaches, `Runs SQL against
  * postgres://app:pw@db/app`, would otherwise put the password before the model and into the tool cache under
- * `.keel/`), and the text in its input and output schemas (see `schemaText`). Names, and what a schema validates,
- * stay as listed: a tool is called by its name and with its schema's keys. Returns the same array when there are
+ * `.keel/`), and the text and `enum`/`const` values in its input and output schemas (see `schemaText`). Names, and
+ * the rest of what a schema validates, stay as listed: a tool is called by its name and with its schema's keys. Returns the same array when there are
  * no secrets. Never throws.
  */
 export function redactToolInfos(tools: McpToolInfo[], secrets: readonly string[]): McpToolInfo[] {
@@ -34,8 +34,10 @@ const SCHEMA_MAPS = new Set(["properties", "patternProperties", "$defs", "defini
 /**
  * A JSON Schema with the secrets redacted where it talks (`description`, `title`, `$comment`, at any depth: a
  * parameter described as `SQL for postgres://app:pw@db/app` put the password before the model and into the tool
- * cache) and its `default`/`examples` left out when they hold a secret. What a call is validated against stays:
- * property names, types, `enum`, `const`, patterns. Never throws.
+ * cache), in its `enum` and `const` values (a server listing its token as the one allowed value would show it to the
+ * model: the value shows as `***`, which the model may send and the server then refuses) and its `default`/`examples`
+ * left out when they hold a secret. The rest of what a call is validated against stays: property names, types,
+ * patterns. Never throws.
  */
 function schemaText(schema: unknown, redact: (text: string) => string): unknown {
   if (Array.isArray(schema)) return schema.map((s) => schemaText(s, redact));
@@ -47,10 +49,30 @@ function schemaText(schema: unknown, redact: (text: string) => string): unknown 
       if (!holdsSecret(value, redact)) out[key] = value;
     } else if (SCHEMA_MAPS.has(key) && value !== null && typeof value === "object" && !Array.isArray(value))
       out[key] = Object.fromEntries(Object.entries(value).map(([name, s]) => [name, schemaText(s, redact)]));
-    else if (key === "enum" || key === "const") out[key] = value;
+    else if (key === "enum") out[key] = Array.isArray(value) ? distinct(value.map((v) => redactValue(v, redact))) : redactValue(value, redact);
+    else if (key === "const") out[key] = redactValue(value, redact);
     else out[key] = schemaText(value, redact);
   }
   return out;
+}
+
+/** `value` (a JSON value: an `enum` entry, a `const`) with the secrets redacted in its strings and keys. */
+function redactValue(value: unknown, redact: (text: string) => string): unknown {
+  if (typeof value === "string") return redact(value);
+  if (Array.isArray(value)) return value.map((v) => redactValue(v, redact));
+  if (value === null || typeof value !== "object") return value;
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [redact(k), redactValue(v, redact)]));
+}
+
+/** `values` without repeats (two secrets both shown as `***`: an `enum` lists each value once). */
+function distinct(values: unknown[]): unknown[] {
+  const seen = new Set<string>();
+  return values.filter((v) => {
+    const key = JSON.stringify(v) ?? "";
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
 }
 
 /** True when a string in `value` has a secret in it. */

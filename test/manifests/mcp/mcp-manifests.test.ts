@@ -66,6 +66,16 @@ describe("MCP manifest discovery", () => {
     expect(r.servers[1]).toMatchObject({ transport: "sse", enabled: false });
   });
 
+  it("a key written into the path of a URL that also uses ${VAR} counts among the server's secrets", async () => {
+    const key = "3f9a8c7e2b1d4f6a9c8e7b2a1d3f5e6c";
+    const r = await discover(
+      { ".mcp.json": { mcpServers: { r: { type: "http", url: `https://\${MCP_HOST}/mcp/${key}/sse` } } } },
+      { env: { MCP_HOST: "mcp.example.com" } },
+    );
+    expect(r.servers[0]!.url).toBe(`https://mcp.example.com/mcp/${key}/sse`);
+    expect(r.servers[0]!.secrets).toContain(key);
+  });
+
   it("walks from cwd up to the workspace root, nearest first; a duplicate gets a diagnostic naming the winner", async () => {
     const r = await discover(
       {

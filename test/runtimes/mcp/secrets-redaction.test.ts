@@ -73,16 +73,17 @@ describe("redactSecrets / redactDeep / StderrRing / configFingerprint / expandVa
     });
   });
 
-  it("a tool's schemas come out with the secret redacted where they talk; what they validate stays (a property named default too)", async () => {
+  it("a tool's schemas come out with the secret redacted where they talk and in enum/const values; the rest of what they validate stays (a property named default too)", async () => {
     const config = { name: "s", transport: "stdio", command: "node", args: [], env: { TOKEN: "first-secret" }, headers: {}, secrets: ["first-secret"] };
     const server = config as unknown as McpServerConfig;
     const inputSchema = {
       type: "object",
       $comment: "for first-secret",
       properties: {
-        default: { type: "string", description: "Name first-secret", enum: ["first-secret", "b"] },
+        default: { type: "string", description: "Name first-secret", enum: ["first-secret", "b", "***"] },
         dsn: { type: "string", title: "DSN first-secret", default: "first-secret", examples: ["first-secret"] },
-        mode: { type: "string", default: "fast", examples: ["fast"] },
+        mode: { type: "string", default: "fast", examples: ["fast"], pattern: "^[a-z]+$" },
+        auth: { const: { token: "Bearer first-secret" } },
       },
       $defs: { description: { type: "string", description: "first-secret again" } },
     };
@@ -97,9 +98,10 @@ describe("redactSecrets / redactDeep / StderrRing / configFingerprint / expandVa
         type: "object",
         $comment: "for ***",
         properties: {
-          default: { type: "string", description: "Name ***", enum: ["first-secret", "b"] },
+          default: { type: "string", description: "Name ***", enum: ["***", "b"] },
           dsn: { type: "string", title: "DSN ***" },
-          mode: { type: "string", default: "fast", examples: ["fast"] },
+          mode: { type: "string", default: "fast", examples: ["fast"], pattern: "^[a-z]+$" },
+          auth: { const: { token: "Bearer ***" } },
         },
         $defs: { description: { type: "string", description: "*** again" } },
       },
@@ -153,8 +155,15 @@ describe("secrets expanded from ${VAR} stay out of .keel and out of keel mcp / k
     const tools = await keel("--json", "tools");
     const leakTool = tools.json().tools.find((t: { name: string }) => t.name === "mcp__rec__leak");
     expect(leakTool.description).toContain("Fails with its secret (***) in the message");
-    // ... and in its input schema: a parameter's description says "***", a default holding it is left out
-    expect(leakTool.inputSchema).toEqual({ type: "object", properties: { message: { type: "string", description: "Sent with ***" } } });
+    // ... and in its input schema: a parameter's description says "***", a default holding it is left out, enum and const values show ***
+    expect(leakTool.inputSchema).toEqual({
+      type: "object",
+      properties: {
+        message: { type: "string", description: "Sent with ***" },
+        scope: { type: "string", enum: ["***", "read"] },
+        auth: { const: "Bearer ***" },
+      },
+    });
     const leak = await keel("--yes", "--json", "call", "mcp__rec__leak");
     expect(leak.json()).toMatchObject({ ok: false, code: "execution_failed", content: "401: token *** was rejected" });
     const crash = await keel("--yes", "--json", "call", "mcp_call_tool", "--input", JSON.stringify({ tool_name: "crash", server: "rec" }));
