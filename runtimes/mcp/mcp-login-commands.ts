@@ -1,6 +1,6 @@
 import { execa } from "execa";
 import type { CliContext } from "../../core/cli/index.js";
-import { type Host, UsageError, errorMessage, requireSystemProgram, systemEnv } from "../../core/index.js";
+import { type Host, UsageError, errorMessage, requireSystemProgram, systemEnv, urlForDisplay } from "../../core/index.js";
 import { MCP_AUTH_SERVICE, MCP_SERVICE } from "./index.js";
 import { LOGIN_TIMEOUT_MS } from "./loopback-callback.js";
 import type { McpAuth } from "./mcp-auth.js";
@@ -34,7 +34,13 @@ export async function mcpLoginCommand(ctx: CliContext, name: string, opts: { bro
       );
       await host.service(MCP_SERVICE)!.restart(conn, ctx.signal);
       const ok = conn.state === "connected";
-      const value = { server: conn.name, url: conn.config.url, state: conn.state, tools: conn.tools.length, lastError: ok ? null : (conn.lastError ?? null) };
+      const value = {
+        server: conn.name,
+        url: urlForDisplay(conn.config.url!),
+        state: conn.state,
+        tools: conn.tools.length,
+        lastError: ok ? null : (conn.lastError ?? null),
+      };
       ctx.print(value, () =>
         ok
           ? `Logged in to ${conn.name}: connected, ${conn.tools.length} tool${conn.tools.length === 1 ? "" : "s"}. Tokens are kept in ${auth.store.fileFor(conn.config.url!)} (readable only by you).`
@@ -63,7 +69,7 @@ export async function mcpLogoutCommand(ctx: CliContext, name: string): Promise<v
       const file = auth.store.fileFor(conn.config.url!);
       const removed = await auth.store.remove(conn.config.url!);
       const what = [removed.tokens && "tokens", removed.client && "client registration"].filter(Boolean).join(" and ");
-      ctx.print({ server: conn.name, url: conn.config.url, removed: { ...removed, file } }, () =>
+      ctx.print({ server: conn.name, url: urlForDisplay(conn.config.url!), removed: { ...removed, file } }, () =>
         what ? `Logged out of ${conn.name}: removed its ${what} (${file}).` : `Nothing stored for ${conn.name}; it was not logged in.`,
       );
     },

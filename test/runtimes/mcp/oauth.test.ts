@@ -223,3 +223,19 @@ describe("MCP OAuth (against examples/oauth-mcp-server.mjs)", () => {
     }
   });
 });
+
+describe("keel mcp logout names the server's URL without its credentials", () => {
+  it("a key in the URL's path or query is *** in text and --json", async () => {
+    const url = "http://127.0.0.1:9/mcp/a1b2c3d4e5f6a7b8c9d0e1f2/sse?api_key=QUERYKEY-123456789";
+    const ws = mcpWorkspace({ remote: { type: "sse", url } });
+    try {
+      const r = await runKeel(["--trust", "--json", "mcp", "logout", "remote"], { cwd: ws.root, env: ws.env });
+      expect(r.exitCode, r.stderr).toBe(0);
+      // Old code: the URL as configured, keys and all (`keel mcp list` and `doctor` already showed ***).
+      expect(r.json().url).toBe("http://127.0.0.1:9/mcp/***/sse?api_key=***");
+      expect(r.stdout + r.stderr).not.toMatch(/a1b2c3d4e5f6a7b8c9d0e1f2|QUERYKEY-123456789/);
+    } finally {
+      ws.cleanup();
+    }
+  });
+});
