@@ -1,5 +1,6 @@
 import { LEADING_WORDS, OPTIONAL_VALUE, readOption, VALUE_OPTIONS } from "./getopt-wrappers.js";
 import { RUNNERS } from "./runners.js";
+import { mayBeOption } from "./wrapper-options.js";
 
 /** Where `unwrapCommand` reports what a wrapper runs. */
 export interface UnwrapSink {
@@ -95,6 +96,9 @@ export function unwrapCommand(argv: string[], literal: boolean[], sink: UnwrapSi
     }
     // Options end at the first word that is none (getopt's `+`): after the leading words, the command starts.
     if (leading > 0 && oneWord[i] === false) return sink.unresolved(`\`${name}\` has a word that may expand to several (\`${a}\`)`);
+    // `timeout "$T" 5 rm x`: with `T=-v`, 5 is the duration and `rm x` the command.
+    if (leading > 0 && !isLiteral(i) && mayBeOption(a))
+      return sink.unresolved(`\`${name}\` has a word that is not literal (\`${a}\`), which could be an option`);
     if (leading > 0 && --leading === 0) i++;
     if (leading > 0) continue;
     break;
