@@ -27,6 +27,8 @@ describe("yarn, pnpm and bun run a script or program named by a word that is non
       "pnpm -C web -r rimraf x",
       "pnpm --silent true rimraf x",
       "pnpm recursive rimraf x",
+      "pnpm recursive exec rimraf x",
+      "yarn workspace web dlx rimraf x",
       "bun rimraf x",
       "bun run rimraf x",
       "bun --bun run rimraf x",
@@ -35,7 +37,7 @@ describe("yarn, pnpm and bun run a script or program named by a word that is non
     ])
       expect(decide(deny, command), command).toMatchObject({ action: "deny", rule: "bash(rimraf *)" });
     // pnpm and bun run a program on PATH too (as `pnpm exec` does), and what it runs is read in turn.
-    for (const command of ["pnpm sudo rm x", "bun run rm x", "yarn workspace web env rm x", "bun exec 'rm x'"])
+    for (const command of ["pnpm sudo rm x", "bun run rm x", "yarn workspace web env rm x", "bun exec 'rm x'", "yarn workspace web exec 'rm x'"])
       expect(decide(deny, command), command).toMatchObject({ action: "deny", rule: "bash(rm *)" });
     expect(analyzeShell("yarn --cwd web rimraf x", unbash).commands.map((c) => c.argv.join(" "))).toEqual(["yarn --cwd web rimraf x", "rimraf x"]);
   });
