@@ -228,14 +228,14 @@ function commandAt(what: string, args: string[], from: number, isLiteral: (i: nu
     const option = eq === -1 ? word : word.slice(0, eq);
     if (eq !== -1) continue;
     if (spec.values.includes(option)) {
-      // yarn 1 does not take a word that is an option as a value (`--emoji --cwd d`).
-      if (spec.unknown === "flag" && isLiteral(i + 1) && args[i + 1]?.startsWith("-")) continue;
+      // yarn 1 does not take a word that is an option as a value (`--emoji --cwd d`); pnpm's nopt does.
+      if (what.startsWith("yarn") && isLiteral(i + 1) && args[i + 1]?.startsWith("-")) continue;
       if (i + 1 < args.length && !sink.oneWord(i + 1)) return void sink.unresolved(`\`${what} ${word}\` has a value that may expand to several words`);
       i++;
       continue;
     }
     if (spec.flags?.includes(option)) continue;
-    // pnpm's nopt takes an unambiguous prefix of a known option (`--fil` for `--filter`): one that may take a value is not read.
+    // pnpm's nopt takes an unambiguous prefix of a known option (`--fil` for `--filter`): one that may be a value's is not read (for yarn either).
     if (spec.unknown === "fail" || (option.startsWith("--") && spec.values.some((v) => v.startsWith(option))))
       return void sink.unresolved(`\`${what}\` has an option keel does not know (\`${word}\`), which could take the next word`);
     // nopt: `--x true|false` sets the flag.

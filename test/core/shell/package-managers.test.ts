@@ -26,6 +26,7 @@ describe("yarn, pnpm and bun run a script or program named by a word that is non
       "pnpm --filter web rimraf x",
       "pnpm -C web -r rimraf x",
       "pnpm --silent true rimraf x",
+      "pnpm --filter --dir rimraf x",
       "pnpm recursive rimraf x",
       "pnpm recursive exec rimraf x",
       "yarn workspace web dlx rimraf x",
