@@ -243,3 +243,11 @@ function commandAt(what: string, args: string[], from: number, isLiteral: (i: nu
   }
   return args.length;
 }
+
+/** `corepack yarn@1 ARGS`, `corepack pnpm ARGS`, `corepack npx ARGS`: that package manager's call, the version dropped (corepack's own commands run none). */
+export const corepack: Runner = (args, isLiteral, sink) => {
+  const m = args[0] !== undefined && isLiteral(0) ? /^(npm|npx|pnpm|pnpx|yarn|yarnpkg)(@.*)?$/.exec(args[0]) : null;
+  if (args[0] !== undefined && !isLiteral(0))
+    return sink.unresolved(`\`corepack\` with a word that is not literal (\`${args[0]}\`), which may name a package manager`);
+  if (m) sink.run([m[1] === "yarnpkg" ? "yarn" : m[1]!, ...args.slice(1)], [true, ...range(1, args.length, isLiteral)], true);
+};

@@ -2,7 +2,7 @@ import { parallel, plain, script, sg, su, type Runner } from "./command-runners.
 import { git } from "./git-runner.js";
 import { container, kubectl, ssh } from "./remote-runners.js";
 import { compose, pythonRunner, rsync } from "./tool-runners.js";
-import { packageManager, packageRunner } from "./package-runners.js";
+import { corepack, packageManager, packageRunner } from "./package-runners.js";
 import type { OptionSpec, ReadOptions } from "./wrapper-options.js";
 
 const HELP = ["-h", "--help", "-V", "--version"];
@@ -156,4 +156,5 @@ export const RUNNERS: Record<string, Runner> = {
   ...Object.fromEntries(["kubectl", "oc"].map((name) => [name, kubectl(name)])),
   ...Object.fromEntries(["npx", "pnpx", "bunx", "npm"].map((name) => [name, packageRunner(name)])),
   ...Object.fromEntries((["pnpm", "yarn", "bun"] as const).map((name) => [name, packageManager(name)])),
+  corepack,
 };

@@ -35,6 +35,8 @@ describe("yarn, pnpm and bun run a script or program named by a word that is non
       "bun --bun run rimraf x",
       "bun run --filter web rimraf x",
       "bun --cwd web rimraf x",
+      "corepack yarn@1.22.22 rimraf x",
+      "corepack pnpm dlx rimraf x",
     ])
       expect(decide(deny, command), command).toMatchObject({ action: "deny", rule: "bash(rimraf *)" });
     // pnpm and bun run a program on PATH too (as `pnpm exec` does), and what it runs is read in turn.
