@@ -14,12 +14,34 @@ const GIT: OptionSpec = {
 };
 
 /**
+ * git's built-in commands (`git --list-cmds=builtins`, git 2.39). Any other subcommand runs the program
+ * `git-<name>` (from git's exec path, then PATH) before an alias is tried: `git foo x` is `git-foo x` to
+ * deny rules. A built-in missing here is only reported as such a program too (a rule for it is unlikely).
+ */
+const GIT_BUILTINS = new Set(
+  (
+    "add am annotate apply archive bisect--helper blame branch bugreport bundle cat-file check-attr check-ignore check-mailmap " +
+    "check-ref-format checkout checkout--worker checkout-index cherry cherry-pick clean clone column commit commit-graph commit-tree " +
+    "config count-objects credential credential-cache credential-cache--daemon credential-store describe diagnose diff diff-files " +
+    "diff-index diff-tree difftool env--helper fast-export fast-import fetch fetch-pack fmt-merge-msg for-each-ref for-each-repo " +
+    "format-patch fsck fsck-objects fsmonitor--daemon gc get-tar-commit-id grep hash-object help hook index-pack init init-db " +
+    "interpret-trailers log ls-files ls-remote ls-tree mailinfo mailsplit maintenance merge merge-base merge-file merge-index " +
+    "merge-ours merge-recursive merge-recursive-ours merge-recursive-theirs merge-subtree merge-tree mktag mktree multi-pack-index mv " +
+    "name-rev notes pack-objects pack-redundant pack-refs patch-id pickaxe prune prune-packed pull push range-diff read-tree rebase " +
+    "receive-pack reflog remote remote-ext remote-fd repack replace rerere reset restore rev-list rev-parse revert rm send-pack " +
+    "shortlog show show-branch show-index show-ref sparse-checkout stage stash status stripspace submodule--helper switch symbolic-ref " +
+    "tag unpack-file unpack-objects update-index update-ref update-server-info upload-archive upload-archive--writer upload-pack var " +
+    "verify-commit verify-pack verify-tag version whatchanged worktree write-tree"
+  ).split(" "),
+);
+
+/**
  * `git [-c KEY=VALUE | --config-env=KEY=VAR]… SUBCOMMAND …`: a setting whose value sh runs
  * (`core.pager`, `core.editor`, `core.sshCommand`, `pager.<cmd>`, …) is a script; an alias
  * `alias.x='!CMD'` used as the subcommand is `CMD ARGS…` run by sh, and another alias is `git VALUE
  * ARGS…`; a setting that runs or loads other code (filter and merge drivers, textconv, credential
  * helpers, gpg programs, hooks, `include.path`), a setting from the environment that runs code, and
- * `--exec-path=DIR` are parts keel cannot check.
+ * `--exec-path=DIR` are parts keel cannot check. A subcommand that is not built in runs `git-<name>`.
  */
 export const git: Runner = (args, isLiteral, sink) => {
   const read = options("git", args, isLiteral, GIT, sink);
@@ -51,7 +73,10 @@ export const git: Runner = (args, isLiteral, sink) => {
     const words = [shell ? value!.slice(1) : `git ${value ?? ""}`, ...args.slice(after)];
     joinedScript(`\`git -c alias.${alias}\``, words, [true, ...range(after, args.length, isLiteral)], sink);
   }
-  if (sub !== undefined) subcommand(sub, args.slice(after), (k) => isLiteral(after + k), sink);
+  if (sub === undefined) return;
+  // `git foo x` runs `git-foo x`, found as the program would be: the same call under another name (as `npx`'s).
+  if (!GIT_BUILTINS.has(sub)) sink.run([`git-${sub}`, ...args.slice(after)], [isLiteral(read.rest), ...range(after, args.length, isLiteral)], true);
+  subcommand(sub, args.slice(after), (k) => isLiteral(after + k), sink);
 };
 
 /** Options of git subcommands whose value is a command (sh runs it, or a remote shell, or locally for a local repository). */

@@ -1,4 +1,5 @@
 import { joinedScript, options, range, type Runner } from "./command-runners.js";
+import { kubectlPlugin } from "./kubectl-plugins.js";
 import { compose } from "./tool-runners.js";
 import { hasOption, lastValue, type OptionSpec } from "./wrapper-options.js";
 
@@ -219,9 +220,10 @@ const KUBECTL_FLAGS = new Set([
   "--command",
 ]);
 
-/** `kubectl|oc exec|run|debug … -- CMD…`: CMD runs in the pod. */
+/** `kubectl|oc exec|run|debug … -- CMD…`: CMD runs in the pod; `kubectl foo …` runs a plugin (see `kubectlPlugin`). */
 function kubectl(name: string): Runner {
   return (args, isLiteral, sink) => {
+    if (name === "kubectl") kubectlPlugin(args, isLiteral, sink);
     const dd = args.indexOf("--");
     const before = dd === -1 ? args : args.slice(0, dd);
     const sub = before.find((a) => a === "exec" || a === "run" || a === "debug");

@@ -55,6 +55,9 @@ export function readOptions(
     const word = words[i]!;
     if (word === "--") return { options, operands, rest: i + 1, ended: true };
     if (!word.startsWith("-") || word === "-") {
+      // `su root -c ls "$F"`, `npm "$X" exec …`: a word that is not literal may expand to an option (`-crm x`, `-y`).
+      if (!isLiteral(i) && mayBeOption(word))
+        return !oneWord(i) ? split(i) : `\`${wrapper}\` has a word that is not literal (\`${word}\`), which could be an option`;
       if (!spec.permute) return { options, operands, rest: i, ended: false };
       if (!oneWord(i)) return split(i);
       operands.push(i);
@@ -97,6 +100,14 @@ export function readOptions(
     }
   }
   return { options, operands, rest: words.length, ended: false };
+}
+
+/**
+ * Whether a word that is not literal could expand to one starting with `-`: it starts (after its
+ * quotes) with an expansion, a pattern or an escape, not with a literal character (`"host-$N"` cannot).
+ */
+export function mayBeOption(word: string): boolean {
+  return /^["']*[$`{*?[\\]/.test(word);
 }
 
 /** The long option `written` names (exactly, or as the only option it abbreviates) and its kind. */

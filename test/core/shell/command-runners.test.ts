@@ -127,7 +127,8 @@ describe("programs that run a command they are given", () => {
       ["nsenter -t 1", "`nsenter` without a command"],
       ["systemd-run --user -p ExecStartPre='/bin/rm x' ls", "can run a command keel cannot check"],
       ["ssh host", "without a command runs a remote shell"],
-      ['ssh host "$CMD"', "a command line that is not literal"],
+      // `"$CMD"` could be `-oProxyCommand=…` too: ssh reads options after the host.
+      ['ssh host "$CMD"', "not literal"],
       ["ssh -o ProxyCommand='rm x' host ls", "`ssh -o ProxyCommand` runs or loads local code"],
       ["ssh -oLocalCommand='rm x' -oPermitLocalCommand=yes host ls", "`ssh -o LocalCommand`"],
       ["ssh host -o 'ProxyCommand rm x' ls", "`ssh -o ProxyCommand`"],
@@ -164,8 +165,25 @@ describe("programs that run a command they are given", () => {
       "npx -p $P x",
     ])
       expect(decide(deny, command), command).toMatchObject({ action: "deny", reason: expect.stringMatching(/may expand to several/) });
-    for (const command of ['ssh "$H" ls', 'docker exec -u "$U" "$C" ls', 'sudo -u "$U" ls', 'timeout "$T" ls', 'docker run -e "A=$X" alpine ls'])
+    for (const command of ['ssh "host-$N" ls', 'docker exec -u "$U" "c-$C" ls', 'sudo -u "$U" ls', "timeout 5 ls", 'docker run -e "A=$X" alpine ls'])
       expect(decide(deny, command).action, command).toBe("ask");
+  });
+
+  it("a word that is not literal where an option could stand fails closed: it may expand to one (`-crm x`, `-y`, `-oProxyCommand=…`)", () => {
+    // Each ran `rm`/`rimraf` unseen with the value in the comment (they were read as an operand or the command's start).
+    for (const command of [
+      'su root -c ls "$F"', // F='-crm x': the last -c wins
+      'script -qc ls "$F" /dev/null', // F='-crm x'
+      'npm "$X" exec rimraf x', // X=-y
+      "git \"$X\" core.pager='rm x' log", // X=-c
+      'ssh "$H" ls', // H='-oProxyCommand=rm x'
+      'docker exec "$C" ls rm x', // C=--privileged: ls is the container
+      'docker compose "$X" exec web rm x', // X=--dry-run
+      'uv "$X" run rm x', // X=-q
+      'timeout "$T" 5 rm x', // T=-v: 5 is the duration
+      'chroot "$(opts)" /srv rm x', // opts prints --userspec=u: /srv is the new root
+    ])
+      expect(decide(deny, command), command).toMatchObject({ action: "deny", reason: expect.stringMatching(/not literal/) });
   });
 
   it("an allow rule for the wrapper does not allow the command it runs: that is another command", () => {
