@@ -125,6 +125,8 @@ export interface SessionState {
  */
 export interface SessionSnapshot extends SessionState {
   logOffset: number;
+  /** The log the checkpoint continues (`logIdentity` of `events.jsonl`): a resume refuses another file in its place. */
+  log?: string;
 }
 
 /** `status.json`: what `keel sessions list` shows, rewritten when one of these changes (a few times per turn). */
