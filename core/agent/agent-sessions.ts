@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { existsSync, statSync } from "node:fs";
 import { UsageError, errorMessage } from "../errors.js";
 import type { Host } from "../host.js";
@@ -94,7 +94,14 @@ export class AgentSessions implements AgentService {
     if (inherited && Object.keys(inherited).length) state.budgets = inherited;
     const s = new ActiveSession(host, meta, state, paths, lock, model, settings, opts, { snapshotOffset: 0, snapshotBytes: 0 });
     await noteChild(this.active, opts.parentSessionId, meta.id);
-    s.emit("session_start", { depth, parentSessionId: opts.parentSessionId, model: model.id, cwd: meta.cwd, agentType: opts.agentType?.name });
+    s.emit("session_start", {
+      depth,
+      parentSessionId: opts.parentSessionId,
+      model: model.id,
+      cwd: meta.cwd,
+      agentType: opts.agentType?.name,
+      nonce: randomBytes(16).toString("hex"),
+    });
     await s.checkpoint();
     await this.fire("sessionStart", s);
     return countForParent(this.active, opts.parentSessionId, await this.runTurn(s, { prompt, resume: false }));

@@ -1,19 +1,50 @@
-import { lstatSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { closeSync, fstatSync, openSync, readSync } from "node:fs";
+import { ownReadFlags } from "../state/own-path.js";
 import type { QueuedMessage } from "./message-queue.js";
 import type { SessionSeals } from "./session-seal.js";
 
+/** How much of a session's log, up to its checkpoint's offset, the checkpoint names (see `logIdentity`). */
+const LOG_WINDOW_BYTES = 64 * 1024;
+
 /**
- * Which file the session log `file` is: inode and birth time ("none" when there is none; the device is
- * left out, as some file systems number it anew at each mount). keel only ever appends to a session's
- * log, so it stays the same file; one git wrote in its place (`git pull` overwrites ignored files
- * silently) is another. Never throws.
+ * What a checkpoint records of its log `file`: the length and SHA-256 of the bytes just before
+ * `offset` (at most LOG_WINDOW_BYTES), which keel wrote and never changes (the log only grows). They
+ * hold something no repository knows — a random `nonce` (session_start, session_adopted), or the
+ * user's own conversation — so a log git wrote in its place (`git pull` overwrites ignored files
+ * silently) cannot end its checkpointed part as keel's did. Never throws.
  */
-export function logIdentity(file: string): string {
+export function logIdentity(file: string, offset: number): string {
+  const length = Math.min(offset, LOG_WINDOW_BYTES);
+  const bytes = readRange(file, offset - length, length);
+  return `${bytes.length}:${createHash("sha256").update(bytes).digest("hex")}`;
+}
+
+/** True when the log `file` still holds what `recorded` (a `logIdentity` for `offset`) says. Never throws. */
+function logHolds(file: string, offset: unknown, recorded: unknown): boolean {
+  const match = typeof recorded === "string" ? /^(\d+):([0-9a-f]{64})$/.exec(recorded) : null;
+  if (!match || !Number.isSafeInteger(offset) || Number(match[1]) !== Math.min(offset as number, LOG_WINDOW_BYTES)) return false;
+  return logIdentity(file, offset as number) === recorded;
+}
+
+/** `length` bytes of `file` from `start` (fewer when it is shorter), read as keel reads its own files; empty when there is none (or it is not a regular file). */
+function readRange(file: string, start: number, length: number): Buffer {
+  let fd: number;
   try {
-    const st = lstatSync(file, { bigint: true, throwIfNoEntry: false });
-    return st?.isFile() ? `${st.ino}:${st.birthtimeNs}` : "none";
+    fd = openSync(file, ownReadFlags(file));
   } catch {
-    return "none";
+    return Buffer.alloc(0);
+  }
+  try {
+    if (!fstatSync(fd).isFile()) return Buffer.alloc(0);
+    const buf = Buffer.alloc(length);
+    let got = 0;
+    for (let n = 1; got < length && n > 0; got += n) n = readSync(fd, buf, got, length - got, start + got);
+    return buf.subarray(0, got);
+  } catch {
+    return Buffer.alloc(0);
+  } finally {
+    closeSync(fd);
   }
 }
 
@@ -35,16 +66,23 @@ const MAC_FIELD = /,"mac":"([0-9a-f]{64})"\}\s*$/;
 
 /**
  * Why session `id`'s files are not those keel left (undefined when they are): its checkpoint `text`
- * must carry keel's MAC of itself (`sealedSnapshotText`), and its log (`eventsFile`) must be the file
- * the checkpoint names (`log`, see `logIdentity`). A repository can commit files into a session's
+ * must carry keel's MAC of itself (`sealedSnapshotText`), and its log (`eventsFile`) must hold what
+ * the checkpoint says it held up to its offset (`log`, see `logIdentity`). A repository can commit files into a session's
  * folder, and `git pull` writes them over keel's own (`.keel/` is ignored, and git overwrites ignored
  * files): the session's seal proves only who started it, these prove its conversation is the one keel held.
  */
-export function sessionFilesProblem(text: string, log: unknown, id: string, eventsFile: string, seals: SessionSeals): string | undefined {
+export function sessionFilesProblem(
+  text: string,
+  snapshot: { log?: unknown; logOffset?: unknown },
+  id: string,
+  eventsFile: string,
+  seals: SessionSeals,
+): string | undefined {
   const mac = MAC_FIELD.exec(text);
   if (!mac || !seals.contentMacMatches(id, "state", `${text.slice(0, mac.index)}}`, mac[1]))
     return "its checkpoint state.json is not one keel wrote (it came with the workspace, or predates keel's checks of session files)";
-  if (log !== logIdentity(eventsFile)) return "its log events.jsonl is not the file keel has been writing (it was replaced since keel's last checkpoint)";
+  if (!logHolds(eventsFile, snapshot.logOffset, snapshot.log))
+    return "its log events.jsonl is not the one keel has been writing (it was replaced since keel's last checkpoint)";
   return undefined;
 }
 

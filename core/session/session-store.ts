@@ -109,7 +109,7 @@ export async function loadSessionState(stateDir: string, id: string, seals?: Ses
   const text = readStateTextSync(paths.state);
   const raw = text === undefined || text.trim() === "" ? null : parseSnapshot(text, paths.state);
   if (!raw) throw new StateError(`Session ${id} has no state.json yet (it never started). Start a new session instead.`, paths.state);
-  const filesProblem = seals ? sessionFilesProblem(text!, raw.log, id, paths.events, seals) : undefined;
+  const filesProblem = seals ? sessionFilesProblem(text!, raw, id, paths.events, seals) : undefined;
   const snapshotBytes = statSync(paths.state).size;
   if (raw.version === 1) {
     // Old format: state.json is the whole state as of the end of events.jsonl.
@@ -151,7 +151,11 @@ export async function readSessionState(stateDir: string, id: string): Promise<Se
  */
 export async function writeSessionSnapshot(stateDir: string, state: SessionState, logOffset: number, seals?: SessionSeals): Promise<number> {
   const paths = sessionPaths(stateDir, state.id);
-  const text = sealedSnapshotText(JSON.stringify({ ...state, logOffset, log: logIdentity(paths.events) } satisfies SessionSnapshot), state.id, seals);
+  const text = sealedSnapshotText(
+    JSON.stringify({ ...state, logOffset, log: logIdentity(paths.events, logOffset) } satisfies SessionSnapshot),
+    state.id,
+    seals,
+  );
   await writeTextAtomic(paths.state, text);
   return Buffer.byteLength(text);
 }

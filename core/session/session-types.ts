@@ -125,7 +125,7 @@ export interface SessionState {
  */
 export interface SessionSnapshot extends SessionState {
   logOffset: number;
-  /** The log the checkpoint continues (`logIdentity` of `events.jsonl`): a resume refuses another file in its place. */
+  /** What `events.jsonl` held just before `logOffset` (`logIdentity`): a resume refuses a log that holds otherwise. */
   log?: string;
 }
 

@@ -3,7 +3,9 @@ import { callArgumentsText, visibleJson } from "../../visible-json.js";
 import { printedJson } from "../printed-json.js";
 import { closeSync, lstatSync, openSync, readSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
-import { readEvents } from "../../events.js";
+import { randomBytes } from "node:crypto";
+import { JsonlEventSink, readEvents } from "../../events.js";
+import type { EventInput } from "../../types.js";
 import { ownReadFlags } from "../../state/own-path.js";
 import { adoptQueue, enqueueMessage, foreignQueued, peekQueue } from "../../session/message-queue.js";
 import { acquireSessionLock, isAlive, lockOwner, writerAlive } from "../../session/session-lock.js";
@@ -74,7 +76,11 @@ export async function sessionsAdopt(ctx: CliContext, id: string): Promise<void> 
     state = loaded.state;
     already = seals.isYours(id, meta.createdAt) && loaded.filesProblem === undefined && foreignQueued(paths.queue, { id, seals }).length === 0;
     if (!seals.isYours(id, meta.createdAt)) seals.seal(id, meta.createdAt);
-    await writeSessionSnapshot(ws.stateDir, state, loaded.logSize, seals);
+    // A line no repository knows ends what the user vouches for, so a log put in its place later cannot end the same way.
+    const log = new JsonlEventSink(paths.events, undefined, true);
+    log.emit({ type: "session_adopted", sessionId: id, nonce: randomBytes(16).toString("hex") } as unknown as EventInput);
+    log.close();
+    await writeSessionSnapshot(ws.stateDir, state, log.position(), seals);
     queued = await adoptQueue(paths.queue, { id, seals });
   } finally {
     lock.release();

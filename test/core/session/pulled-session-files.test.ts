@@ -108,12 +108,15 @@ describe("a session of yours whose files a repository wrote (git pull)", () => {
   it("a log the repository put in place of yours is not continued, even under keel's own checkpoint", async () => {
     const { upstream, clone } = await clonedWithSession();
     const dir = ".keel/sessions/work";
-    // The same log with the waiting call's file renamed: approving would write where the user never saw.
-    const forged = clone.read(`${dir}/events.jsonl`).replaceAll("asked.txt", "other.txt");
+    // The user's log as a repository could write it — all but the random nonce keel put in its first line,
+    // which no one who has not read it knows — with the waiting call's file renamed: approving would write where the user never saw.
+    const log = clone.read(`${dir}/events.jsonl`);
+    expect(log.split("\n")[0]).toMatch(/"type":"session_start".*"nonce":"[0-9a-f]{32}"/);
+    const forged = log.replace(/"nonce":"[0-9a-f]{32}"/, `"nonce":"${"0".repeat(32)}"`).replaceAll("asked.txt", "other.txt");
     pushAndPull(upstream, clone, { [`${dir}/events.jsonl`]: forged });
     const approve = await keel(clone, "--yes", "sessions", "approve", "work");
     expect(approve.exitCode).toBe(2);
-    expect(approve.stderr).toContain("its log events.jsonl is not the file keel has been writing");
+    expect(approve.stderr).toContain("its log events.jsonl is not the one keel has been writing");
     expect(clone.exists("other.txt")).toBe(false);
     expect(clone.exists("asked.txt")).toBe(false);
   });
