@@ -83,6 +83,7 @@ export {
 } from "./state/json-file.js";
 export { assertOwnPath, ownReadFlags } from "./state/own-path.js";
 export { enqueueMessage } from "./session/message-queue.js";
+export { SessionSeals } from "./session/session-seal.js";
 export { confinePath, inside, workspaceDirIn } from "./tools/confine-path.js";
 export { gitTopAt } from "./git-marker.js";
 export { realOrSelf } from "./real-path.js";

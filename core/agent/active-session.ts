@@ -6,6 +6,7 @@ import type { ChatMessage, ModelClient, ModelToolCall } from "../model/model-typ
 import { TokenEstimator } from "../model/token-estimate.js";
 import type { SessionLock } from "../session/session-lock.js";
 import type { SessionPaths } from "../session/session-paths.js";
+import { SessionSeals } from "../session/session-seal.js";
 import type { LoadedSession } from "../session/session-store.js";
 import type { SessionMeta, SessionState } from "../session/session-types.js";
 import type { HookErrorEvent } from "../event-types.js";
@@ -78,6 +79,8 @@ export class ActiveSession {
   private readonly messages: ChatMessage[];
   /** Tool call ids of this session (artifact-name form), from the first `claimCallIds` on. */
   private callIds: UsedCallIds | undefined;
+  /** The user's seals: what makes this session's checkpoint and queued messages keel's (see session-file-seal.ts). */
+  readonly seals: SessionSeals;
 
   constructor(
     readonly host: Host,
@@ -92,7 +95,8 @@ export class ActiveSession {
   ) {
     this.logTailStart = loaded.migrated ? 0 : loaded.snapshotOffset;
     this.events = new JsonlEventSink(paths.events, undefined, true, eventListener(host.options.onEvent, options.onEvent));
-    this.recorder = new SessionRecorder(host.workspace.stateDir, state, this.events, loaded);
+    this.seals = new SessionSeals(host.workspace);
+    this.recorder = new SessionRecorder(host.workspace.stateDir, state, this.events, loaded, this.seals);
     this.messages = state.messages as ChatMessage[];
     this.sessionAllow = options.sessionAllow ?? new Set(state.sessionAllow);
     const baselines = state.fileBaselines;

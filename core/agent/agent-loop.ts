@@ -131,7 +131,7 @@ export async function driveSession(s: ActiveSession, decision?: ApprovalDecision
 /** Moves queued `keel send` messages (FIFO) into the conversation. */
 export async function drainQueued(s: ActiveSession): Promise<number> {
   if (!existsSync(s.paths.queue) || statSync(s.paths.queue).size <= 3) return 0;
-  const items = await drainQueue(s.paths.queue);
+  const items = await drainQueue(s.paths.queue, { id: s.id, seals: s.seals });
   for (const item of items) s.addMessage({ role: "user", kind: "queued", content: item.text });
   if (items.length) {
     s.emit("queue_drained", { count: items.length });

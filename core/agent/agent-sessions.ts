@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { existsSync, statSync } from "node:fs";
 import { UsageError, errorMessage } from "../errors.js";
 import type { Host } from "../host.js";
@@ -9,7 +9,8 @@ import type { AgentRunRequest, AgentRunResult, AgentService } from "../services.
 import { acquireSessionLock } from "../session/session-lock.js";
 import { newSessionId, sessionPaths } from "../session/session-paths.js";
 import { createSessionFiles, initialState, loadSessionState, readSessionMeta, readSessionState } from "../session/session-store.js";
-import { notSealedMessage, SessionSeals } from "../session/session-seal.js";
+import { foreignQueued } from "../session/message-queue.js";
+import { changedFilesMessage, notSealedMessage, SessionSeals } from "../session/session-seal.js";
 import type { SessionMeta, SessionState, SessionStatus } from "../session/session-types.js";
 import { ActiveSession, isPinned } from "./active-session.js";
 import type { AgentOutcome, AgentRunOptions } from "./agent-runtime.js";
@@ -93,7 +94,14 @@ export class AgentSessions implements AgentService {
     if (inherited && Object.keys(inherited).length) state.budgets = inherited;
     const s = new ActiveSession(host, meta, state, paths, lock, model, settings, opts, { snapshotOffset: 0, snapshotBytes: 0 });
     await noteChild(this.active, opts.parentSessionId, meta.id);
-    s.emit("session_start", { depth, parentSessionId: opts.parentSessionId, model: model.id, cwd: meta.cwd, agentType: opts.agentType?.name });
+    s.emit("session_start", {
+      depth,
+      parentSessionId: opts.parentSessionId,
+      model: model.id,
+      cwd: meta.cwd,
+      agentType: opts.agentType?.name,
+      nonce: randomBytes(16).toString("hex"),
+    });
     await s.checkpoint();
     await this.fire("sessionStart", s);
     return countForParent(this.active, opts.parentSessionId, await this.runTurn(s, { prompt, resume: false }));
@@ -214,13 +222,19 @@ export class AgentSessions implements AgentService {
     const paths = sessionPaths(host.workspace.stateDir, id);
     // A committed session's messages would reach the model as the user's own: only sessions keel
     // started (or the user adopted) for this user are continued.
-    if (!new SessionSeals(host.workspace).isYours(id, meta.createdAt)) throw new UsageError(notSealedMessage(id));
+    const seals = new SessionSeals(host.workspace);
+    if (!seals.isYours(id, meta.createdAt)) throw new UsageError(notSealedMessage(id));
     const lock = acquireSessionLock(paths.lock, id);
     try {
       if (isPinned(meta)) checkPinnedDir(host, id, meta);
       else if (host.activeDirError !== undefined)
         throw new UsageError(`Session ${id} works in the active directory, which cannot be used: ${host.activeDirError}`);
-      const loaded = await loadSessionState(host.workspace.stateDir, id);
+      // The seal says who started the session; these say its files are the ones keel left (a repository can
+      // write into a session's folder: git pull overwrites ignored files), so no message reaches the model as yours unread.
+      const loaded = await loadSessionState(host.workspace.stateDir, id, seals);
+      const foreign = foreignQueued(paths.queue, { id, seals });
+      const changed = loaded.filesProblem ?? (foreign.length ? `its queue.json holds ${foreign.length} message(s) keel did not queue` : undefined);
+      if (changed !== undefined) throw new UsageError(changedFilesMessage(id, changed));
       const state = loaded.state;
       if (state.childUsage) state.childUsage = await childUsageOnOpen(host.workspace.stateDir, state.childUsage);
       // Session files may have been committed: approvals recorded in them are not evidence (a resumed

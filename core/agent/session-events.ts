@@ -21,6 +21,14 @@ export interface SessionStartEvent extends SessionFields {
   cwd: string;
   /** The sub-agent type it runs (`delegate_agent` `agent`), if any. */
   agentType?: string;
+  /** Random: no one who has not read the log knows how it starts (see session-file-seal.ts). */
+  nonce?: string;
+}
+
+/** The user adopted the session (`keel sessions adopt`): what the log held so far is theirs. `nonce`: random, as in session_start. */
+export interface SessionAdoptedEvent extends SessionFields {
+  type: "session_adopted";
+  nonce: string;
 }
 
 /** A turn started (a prompt, a resume, or approvals continuing). */
@@ -242,6 +250,7 @@ export interface TurnEndEvent extends SessionFields {
 /** Every session event. */
 export type SessionEvent =
   | SessionStartEvent
+  | SessionAdoptedEvent
   | TurnStartEvent
   | HookEvent
   | InstructionsEvent

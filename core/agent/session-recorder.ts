@@ -1,5 +1,6 @@
 import type { JsonlEventSink } from "../events.js";
 import { LOGGED_FIELDS, loggedPending, type SessionStateEvent } from "../session/session-log.js";
+import type { SessionSeals } from "../session/session-seal.js";
 import { writeSessionSnapshot, writeSessionStatus, type LoadedSession } from "../session/session-store.js";
 import type { SessionState } from "../session/session-types.js";
 
@@ -31,6 +32,8 @@ export class SessionRecorder {
     private readonly state: SessionState,
     private readonly sink: JsonlEventSink,
     loaded: Pick<LoadedSession, "snapshotOffset" | "snapshotBytes">,
+    /** The user's seals: each checkpoint carries keel's MAC of itself (see session-file-seal.ts). */
+    private readonly seals?: SessionSeals,
   ) {
     this.snapshotOffset = loaded.snapshotOffset;
     this.snapshotBytes = loaded.snapshotBytes;
@@ -90,7 +93,7 @@ export class SessionRecorder {
 
   /** Writes `state.json` as of byte `offset` of the log (everything before it is recorded). */
   async checkpoint(offset: number): Promise<void> {
-    this.snapshotBytes = await writeSessionSnapshot(this.stateDir, this.state, offset);
+    this.snapshotBytes = await writeSessionSnapshot(this.stateDir, this.state, offset, this.seals);
     this.snapshotOffset = offset;
   }
 

@@ -1,15 +1,28 @@
 import { readJsonStateSync, updateJsonState } from "../state/json-file.js";
+import { queuedMessageIsKeels, sealQueuedMessage } from "./session-file-seal.js";
+import type { SessionSeals } from "./session-seal.js";
 
-/** One queued message (`keel send`). */
+/** One queued message (`keel send`), with keel's MAC of it for its session (see session-file-seal.ts). */
 export interface QueuedMessage {
   text: string;
   at: string;
+  mac?: string;
 }
 
-/** Appends a durable message to a session's queue (FIFO, under a file lock). */
-export async function enqueueMessage(queueFile: string, text: string): Promise<number> {
+/** The session a queue belongs to and the user's seals: what makes a queued message keel's (see `sealQueuedMessage`). */
+export interface QueueOwner {
+  id: string;
+  seals: SessionSeals;
+}
+
+/**
+ * Appends a durable message to a session's queue (FIFO, under a file lock), with keel's MAC of it for
+ * `owner` (a resume sends only messages keel queued). Throws StateError when the user's key cannot be made.
+ */
+export async function enqueueMessage(queueFile: string, text: string, owner: QueueOwner): Promise<number> {
+  const message = sealQueuedMessage({ text, at: new Date().toISOString() }, owner.id, owner.seals);
   return updateJsonState<QueuedMessage[], number>(queueFile, [], (cur) => {
-    const next = [...(Array.isArray(cur) ? cur : []), { text, at: new Date().toISOString() }];
+    const next = [...(Array.isArray(cur) ? cur : []), message];
     return { value: next, result: next.length };
   });
 }
@@ -23,11 +36,26 @@ function wellFormed(items: unknown): QueuedMessage[] {
   return Array.isArray(items) ? items.filter((i): i is QueuedMessage => typeof (i as QueuedMessage | null)?.text === "string") : [];
 }
 
-/** Takes every well-formed queued message in FIFO order and empties the queue (dropping what is not). */
-export async function drainQueue(queueFile: string): Promise<QueuedMessage[]> {
+/**
+ * Takes every well-formed queued message keel queued for `owner` in FIFO order and empties the queue
+ * (dropping the rest: a message a repository wrote into the queue, which `git pull` can add to a
+ * session's folder, is never sent as the user's words).
+ */
+export async function drainQueue(queueFile: string, owner: QueueOwner): Promise<QueuedMessage[]> {
   return updateJsonState<QueuedMessage[], QueuedMessage[]>(queueFile, [], (cur) => {
     const items = Array.isArray(cur) ? cur : [];
-    return items.length ? { value: [], result: wellFormed(items) } : { result: [] };
+    return items.length ? { value: [], result: wellFormed(items).filter((m) => queuedMessageIsKeels(m, owner.id, owner.seals)) } : { result: [] };
+  });
+}
+
+/**
+ * Marks every well-formed queued message as keel's for `owner` (`keel sessions adopt`: the user read
+ * them and vouches for them), dropping the rest. Returns them. Under the queue's lock.
+ */
+export async function adoptQueue(queueFile: string, owner: QueueOwner): Promise<QueuedMessage[]> {
+  return updateJsonState<QueuedMessage[], QueuedMessage[]>(queueFile, [], (cur) => {
+    const items = wellFormed(cur).map((m) => sealQueuedMessage(m, owner.id, owner.seals));
+    return Array.isArray(cur) && cur.length ? { value: items, result: items } : { result: [] };
   });
 }
 
@@ -38,4 +66,9 @@ export function peekQueue(queueFile: string): QueuedMessage[] {
   } catch {
     return [];
   }
+}
+
+/** The queued messages keel did not queue for `owner` (a resume refuses to run while there are any). Never throws. */
+export function foreignQueued(queueFile: string, owner: QueueOwner): QueuedMessage[] {
+  return peekQueue(queueFile).filter((m) => !queuedMessageIsKeels(m, owner.id, owner.seals));
 }

@@ -85,6 +85,27 @@ export class SessionSeals {
     }
   }
 
+  /**
+   * An HMAC, under the user's key, of `text` as the `kind` file (`state`, `queue`) of session `id`:
+   * what keel wrote there, which no file in a workspace can vouch for. Throws StateError when the key cannot be made.
+   */
+  contentMac(id: string, kind: string, text: string): string {
+    this.key ??= sessionKey(this.ws.keelHome);
+    return createHmac("sha256", this.key).update(`keel-session-${kind}-v1\n${id}\n`).update(text).digest("hex");
+  }
+
+  /** True when `mac` is `contentMac(id, kind, text)`. Never throws (false without a usable key). */
+  contentMacMatches(id: string, kind: string, text: string, mac: unknown): boolean {
+    try {
+      if (typeof mac !== "string") return false;
+      const want = Buffer.from(this.contentMac(id, kind, text), "utf8");
+      const found = Buffer.from(mac, "utf8");
+      return found.length === want.length && timingSafeEqual(found, want);
+    } catch {
+      return false;
+    }
+  }
+
   /** An HMAC, under the user's key, of the session's id and creation time. */
   private sealOf(id: string, createdAt: unknown): string {
     this.key ??= sessionKey(this.ws.keelHome);
@@ -101,5 +122,15 @@ export function notSealedMessage(id: string): string {
     `copied from elsewhere) or predate session seals. keel does not continue a conversation it did not hold for you: ` +
     `its messages would reach the model as your own words. Nothing was run. Start a new session, or read it ` +
     `(keel sessions show ${id}) and, if you trust every message in it, keel sessions adopt ${id}.`
+  );
+}
+
+/** Why keel does not continue a session of yours whose files changed outside keel (`problem`), and what to do. */
+export function changedFilesMessage(id: string, problem: string): string {
+  return (
+    `Session ${id} was not continued: ${problem}. A repository can write into a session's folder (git pull writes over ` +
+    `the ignored files in .keel/), and keel does not send messages it did not hold for you as your own words or run a call ` +
+    `you have not seen. Nothing was run. Read it (keel sessions show ${id}) and, if you trust every message in it, ` +
+    `keel sessions adopt ${id}; or start a new session.`
   );
 }

@@ -2,10 +2,12 @@ import { existsSync, readdirSync, statSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { didYouMean } from "../did-you-mean.js";
 import { StateError, UsageError } from "../errors.js";
-import { readJsonState, readJsonStateSync, writeTextAtomic } from "../state/json-file.js";
+import { readJsonState, readJsonStateSync, readStateTextSync, writeTextAtomic } from "../state/json-file.js";
 import { assertOwnPath } from "../state/own-path.js";
 import { urlForDisplay } from "../url-secrets.js";
+import { logIdentity, sealedSnapshotText, sessionFilesProblem } from "./session-file-seal.js";
 import { sessionPaths, sessionsRoot, type SessionPaths } from "./session-paths.js";
+import type { SessionSeals } from "./session-seal.js";
 import { readLogTail, replayLog } from "./session-log.js";
 import type { SessionMeta, SessionSnapshot, SessionState, SessionStatusFile } from "./session-types.js";
 
@@ -89,6 +91,11 @@ export interface LoadedSession {
   logSize: number;
   /** The checkpoint was in the pre-log format (version 1) and must be rewritten before anything is appended. */
   migrated: boolean;
+  /**
+   * With `seals`: why the session's files are not those keel left (see `sessionFilesProblem`), or
+   * undefined when they are. Without `seals`, not checked (undefined).
+   */
+  filesProblem?: string;
 }
 
 /**
@@ -97,28 +104,40 @@ export interface LoadedSession {
  * every step, with a `transcript`) is converted in memory and reported as `migrated`. StateError
  * when unreadable or of an unknown version (nothing is overwritten then).
  */
-export async function loadSessionState(stateDir: string, id: string): Promise<LoadedSession> {
+export async function loadSessionState(stateDir: string, id: string, seals?: SessionSeals): Promise<LoadedSession> {
   const paths = sessionPaths(stateDir, id);
-  const raw = readJsonStateSync<Record<string, unknown> | null>(paths.state, null);
+  const text = readStateTextSync(paths.state);
+  const raw = text === undefined || text.trim() === "" ? null : parseSnapshot(text, paths.state);
   if (!raw) throw new StateError(`Session ${id} has no state.json yet (it never started). Start a new session instead.`, paths.state);
+  const filesProblem = seals ? sessionFilesProblem(text!, raw, id, paths.events, seals) : undefined;
   const snapshotBytes = statSync(paths.state).size;
   if (raw.version === 1) {
     // Old format: state.json is the whole state as of the end of events.jsonl.
     const { transcript: _t, ...rest } = raw;
     const state = { ...rest, version: 2 } as unknown as SessionState;
     const logSize = existsSync(paths.events) ? statSync(paths.events).size : 0;
-    return { state, snapshotOffset: logSize, snapshotBytes, logSize, migrated: true };
+    return { state, snapshotOffset: logSize, snapshotBytes, logSize, migrated: true, filesProblem };
   }
   if (raw.version !== 2 || !Number.isSafeInteger(raw.logOffset) || (raw.logOffset as number) < 0 || !Array.isArray(raw.messages))
     throw new StateError(
       `Session ${id}: ${paths.state} is not a state file this keel understands (version ${JSON.stringify(raw.version)}). It was left as is; start a new session.`,
       paths.state,
     );
-  const { logOffset, ...state } = raw as unknown as SessionSnapshot;
+  const { logOffset, log: _log, mac: _mac, ...state } = raw as unknown as SessionSnapshot & { mac?: string };
   const tail = readLogTail(paths.events, logOffset);
   replayLog(state, tail.entries, paths.events);
   if (tail.lastTs !== undefined) state.updatedAt = new Date(tail.lastTs).toISOString();
-  return { state, snapshotOffset: logOffset, snapshotBytes, logSize: tail.size, migrated: false };
+  return { state, snapshotOffset: logOffset, snapshotBytes, logSize: tail.size, migrated: false, filesProblem };
+}
+
+function parseSnapshot(text: string, file: string): Record<string, unknown> | null {
+  try {
+    return JSON.parse(text) as Record<string, unknown> | null;
+  } catch (error) {
+    throw new StateError(`State file ${file} is not valid JSON (${(error as Error).message}). keel left it untouched: fix or move it, then retry.`, file, {
+      cause: error,
+    });
+  }
 }
 
 /** Reads a session's current state (checkpoint + log); see loadSessionState. */
@@ -126,10 +145,18 @@ export async function readSessionState(stateDir: string, id: string): Promise<Se
   return (await loadSessionState(stateDir, id)).state;
 }
 
-/** Writes the checkpoint `state.json` atomically (temp file, fsync, rename): `state` as of byte `logOffset` of `events.jsonl`. Returns its size. */
-export async function writeSessionSnapshot(stateDir: string, state: SessionState, logOffset: number): Promise<number> {
-  const text = JSON.stringify({ ...state, logOffset } satisfies SessionSnapshot);
-  await writeTextAtomic(sessionPaths(stateDir, state.id).state, text);
+/**
+ * Writes the checkpoint `state.json` atomically (temp file, fsync, rename): `state` as of byte `logOffset` of `events.jsonl`,
+ * naming that log (`logIdentity`) and, with `seals`, carrying keel's MAC of itself (see session-file-seal.ts). Returns its size.
+ */
+export async function writeSessionSnapshot(stateDir: string, state: SessionState, logOffset: number, seals?: SessionSeals): Promise<number> {
+  const paths = sessionPaths(stateDir, state.id);
+  const text = sealedSnapshotText(
+    JSON.stringify({ ...state, logOffset, log: logIdentity(paths.events, logOffset) } satisfies SessionSnapshot),
+    state.id,
+    seals,
+  );
+  await writeTextAtomic(paths.state, text);
   return Buffer.byteLength(text);
 }
 

@@ -125,6 +125,8 @@ export interface SessionState {
  */
 export interface SessionSnapshot extends SessionState {
   logOffset: number;
+  /** What `events.jsonl` held just before `logOffset` (`logIdentity`): a resume refuses a log that holds otherwise. */
+  log?: string;
 }
 
 /** `status.json`: what `keel sessions list` shows, rewritten when one of these changes (a few times per turn). */

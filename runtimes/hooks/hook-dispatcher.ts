@@ -5,6 +5,7 @@ import {
   commandEnv,
   compileRuleFilter,
   enqueueMessage,
+  SessionSeals,
   hookEnv,
   inside,
   MAX_TIMER_MS,
@@ -151,7 +152,11 @@ export class HookDispatcher {
       const text = verdict.context ?? (h.background === "rewake" ? verdict.block : undefined);
       const queue =
         d.sessionId && /^[A-Za-z0-9._-]{1,100}$/.test(d.sessionId) ? join(this.host.workspace.stateDir, "sessions", d.sessionId, "queue.json") : undefined;
-      if (text && queue && existsSync(dirname(queue))) await enqueueMessage(queue, `${d.event} hook \`${shownCommand(h)}\` (ran in the background): ${text}`);
+      if (text && queue && existsSync(dirname(queue)))
+        await enqueueMessage(queue, `${d.event} hook \`${shownCommand(h)}\` (ran in the background): ${text}`, {
+          id: d.sessionId!,
+          seals: new SessionSeals(this.host.workspace),
+        });
     })().catch((error: unknown) => this.report(`keel: ${d.event} hook \`${h.command}\` (${h.origin.file}) failed in the background: ${String(error)}`));
     this.background.add(run);
     void run.finally(() => this.background.delete(run));

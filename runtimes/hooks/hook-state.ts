@@ -1,3 +1,5 @@
+import { createHash } from "node:crypto";
+import { join } from "node:path";
 import { readJsonState, updateJsonState } from "../../core/index.js";
 
 /** The last outcome of one hook, as `keel hooks` shows it. */
@@ -17,29 +19,53 @@ export function hookKey(file: string, path: string): string {
 }
 
 /**
- * The last outcome of every hook that ran in this workspace (`.keel/state/hooks.json`), so a hook
- * that "silently does not fire" can be told apart from one that fires and fails. Written once per
- * process (at shutdown), under the file's lock.
+ * The last outcome of every hook that ran in this workspace, so a hook that "silently does not fire"
+ * can be told apart from one that fires and fails. The workspace's hooks' in `.keel/state/hooks.json`;
+ * your own hooks' (`$KEEL_HOME`, user-level plugins) under `$KEEL_HOME` (`userHookStateFile`), one file
+ * per workspace: a repository can commit `.keel/`, and a record there must not speak for your hooks
+ * (a guard of yours that never ran shown as having blocked). Written once per process (at shutdown), under each file's lock.
  */
 export class HookStateStore {
-  /** `prepare` creates keel's state folder (with its .gitignore) before the first write. */
+  /**
+   * `isUser` tells your hooks' keys (see hookKey) from the workspace's; `prepare` creates keel's state
+   * folder in the workspace (with its .gitignore) before the first write there.
+   */
   constructor(
     private readonly file: string,
+    private readonly userFile: string,
+    private readonly isUser: (key: string) => boolean,
     private readonly prepare: () => void = () => undefined,
   ) {}
 
-  /** Records outcomes (keyed by hookKey). Never throws: a state file keel cannot write only loses the record. */
+  /** Records outcomes (keyed by hookKey), each in its level's file. Never throws: a state file keel cannot write only loses the record. */
   async record(outcomes: Record<string, HookLastOutcome>): Promise<void> {
-    try {
-      this.prepare();
-      await updateJsonState<Record<string, HookLastOutcome>, void>(this.file, {}, (current) => ({ value: { ...current, ...outcomes }, result: undefined }));
-    } catch {
-      // best effort: the events log has the same facts
-    }
+    const entries = Object.entries(outcomes);
+    const user = entries.filter(([key]) => this.isUser(key));
+    const workspace = entries.filter(([key]) => !this.isUser(key));
+    if (workspace.length) await recordIn(this.file, Object.fromEntries(workspace), this.prepare);
+    if (user.length) await recordIn(this.userFile, Object.fromEntries(user));
   }
 
-  /** Every recorded outcome; an unreadable file reads as none. */
+  /** Every recorded outcome, each read from its level's file only; an unreadable file reads as none. */
   async read(): Promise<Record<string, HookLastOutcome>> {
-    return readJsonState<Record<string, HookLastOutcome>>(this.file, {}).catch(() => ({}));
+    const [workspace, user] = await Promise.all([this.file, this.userFile].map((f) => readJsonState<Record<string, HookLastOutcome>>(f, {}).catch(() => ({}))));
+    const out: Record<string, HookLastOutcome> = {};
+    for (const [key, last] of Object.entries(workspace ?? {})) if (!this.isUser(key)) out[key] = last;
+    for (const [key, last] of Object.entries(user ?? {})) if (this.isUser(key)) out[key] = last;
+    return out;
+  }
+}
+
+/** The file under `$KEEL_HOME` (`state/hooks/<hash of the workspace root>.json`) holding your hooks' last outcomes in the workspace at `root`. */
+export function userHookStateFile(keelHome: string, root: string): string {
+  return join(keelHome, "state", "hooks", `${createHash("sha256").update(root).digest("hex").slice(0, 16)}.json`);
+}
+
+async function recordIn(file: string, outcomes: Record<string, HookLastOutcome>, prepare: () => void = () => undefined): Promise<void> {
+  try {
+    prepare();
+    await updateJsonState<Record<string, HookLastOutcome>, void>(file, {}, (current) => ({ value: { ...current, ...outcomes }, result: undefined }));
+  } catch {
+    // best effort: the events log has the same facts
   }
 }

@@ -38,17 +38,24 @@ export function claudeHooksRuntime(options: ClaudeHooksOptions = {}): KeelPlugin
       const found: { hooks: DeclaredHook[]; issues: HookIssue[]; state?: HookStateStore } = { hooks: [], issues: [] };
       host.provide("claude-hooks", { hooks: () => found.hooks, issues: () => found.issues, state: () => found.state });
       if (!hasHookSource(host)) return;
-      const [{ collectHooks, TRUST_HINT }, { HookStateStore }, { HookDispatcher }, { tapToolHooks }, { tapAgentHooks }] = await Promise.all([
-        import("./collect-hooks.js"),
-        import("./hook-state.js"),
-        import("./hook-dispatcher.js"),
-        import("./tool-hook-taps.js"),
-        import("./agent-hook-taps.js"),
-      ]);
+      const [{ collectHooks, TRUST_HINT }, { HookStateStore, hookKey, userHookStateFile }, { HookDispatcher }, { tapToolHooks }, { tapAgentHooks }] =
+        await Promise.all([
+          import("./collect-hooks.js"),
+          import("./hook-state.js"),
+          import("./hook-dispatcher.js"),
+          import("./tool-hook-taps.js"),
+          import("./agent-hook-taps.js"),
+        ]);
       // The shell parser names the scripts a trusted workspace's hooks run, for their trust pins.
       // Only workspace hooks are pinned: your own hooks never load it.
       const { hooks, issues } = collectHooks(host, host.trust.approved && hasHookSource(host, "workspace") ? await import("unbash") : undefined);
-      const state = new HookStateStore(host.statePath("hooks.json"), () => host.ensureStateDir("state"));
+      const userKeys = new Set(hooks.filter((h) => h.origin.level === "user").map((h) => hookKey(h.origin.file, h.path)));
+      const state = new HookStateStore(
+        host.statePath("hooks.json"),
+        userHookStateFile(host.workspace.keelHome, host.workspace.root),
+        (key) => userKeys.has(key),
+        () => host.ensureStateDir("state"),
+      );
       Object.assign(found, { hooks, issues, state });
       for (const i of issues) host.diagnostics.add({ severity: i.severity, source: "hooks", file: i.file, path: i.path, message: i.message });
       const untrusted = new Map<string, number>();

@@ -3,14 +3,17 @@ import { callArgumentsText, visibleJson } from "../../visible-json.js";
 import { printedJson } from "../printed-json.js";
 import { closeSync, lstatSync, openSync, readSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
-import { readEvents } from "../../events.js";
+import { randomBytes } from "node:crypto";
+import { JsonlEventSink, readEvents } from "../../events.js";
+import type { EventInput } from "../../types.js";
 import { ownReadFlags } from "../../state/own-path.js";
-import { enqueueMessage, peekQueue } from "../../session/message-queue.js";
-import { isAlive, lockOwner, writerAlive } from "../../session/session-lock.js";
+import { adoptQueue, enqueueMessage, foreignQueued, peekQueue } from "../../session/message-queue.js";
+import { acquireSessionLock, isAlive, lockOwner, writerAlive } from "../../session/session-lock.js";
 import { UsageError } from "../../errors.js";
 import { sessionPaths } from "../../session/session-paths.js";
 import { SessionSeals } from "../../session/session-seal.js";
-import { listSessions, readSessionMeta, readSessionState } from "../../session/session-store.js";
+import { listSessions, loadSessionState, readSessionMeta, writeSessionSnapshot } from "../../session/session-store.js";
+import type { SessionState } from "../../session/session-types.js";
 import { resolveWorkspace } from "../../workspace.js";
 import type { CliContext } from "../cli-context.js";
 import { table } from "../format.js";
@@ -54,17 +57,36 @@ export async function sessionsList(ctx: CliContext): Promise<void> {
   );
 }
 
-/** `keel sessions adopt ID`: seals a session that came with the workspace, after saying what it holds. */
+/**
+ * `keel sessions adopt ID`: seals a session that came with the workspace (or whose files changed outside
+ * keel), after saying what it holds: its checkpoint is rewritten as keel's and its queued messages marked
+ * keel's (see session-file-seal.ts), so what it printed is what a resume continues.
+ */
 export async function sessionsAdopt(ctx: CliContext, id: string): Promise<void> {
   const ws = resolveWorkspace(ctx.globals().cwd, ctx.io.env);
   const meta = await readSessionMeta(ws.stateDir, id);
-  const state = await readSessionState(ws.stateDir, id);
+  const paths = sessionPaths(ws.stateDir, id);
   const seals = new SessionSeals(ws);
-  const already = seals.isYours(id, meta.createdAt);
-  if (!already) seals.seal(id, meta.createdAt);
+  const lock = acquireSessionLock(paths.lock, id);
+  let already: boolean;
+  let state: SessionState;
+  let queued: { text: string }[];
+  try {
+    const loaded = await loadSessionState(ws.stateDir, id, seals);
+    state = loaded.state;
+    already = seals.isYours(id, meta.createdAt) && loaded.filesProblem === undefined && foreignQueued(paths.queue, { id, seals }).length === 0;
+    if (!seals.isYours(id, meta.createdAt)) seals.seal(id, meta.createdAt);
+    // A line no repository knows ends what the user vouches for, so a log put in its place later cannot end the same way.
+    const log = new JsonlEventSink(paths.events, undefined, true);
+    log.emit({ type: "session_adopted", sessionId: id, nonce: randomBytes(16).toString("hex") } as unknown as EventInput);
+    log.close();
+    await writeSessionSnapshot(ws.stateDir, state, log.position(), seals);
+    queued = await adoptQueue(paths.queue, { id, seals });
+  } finally {
+    lock.release();
+  }
   const waiting = await waitingCall(ws.stateDir, state);
   const users = state.messages.filter((m) => m.role === "user").length;
-  const queued = peekQueue(sessionPaths(ws.stateDir, id).queue);
   ctx.print(
     {
       adopted: id,
@@ -119,11 +141,17 @@ function indented(text: string): string {
 export async function sessionsShow(ctx: CliContext, id: string): Promise<void> {
   const dir = stateDir(ctx);
   const meta = await readSessionMeta(dir, id);
-  const stored = await readSessionState(dir, id);
+  const seals = new SessionSeals(resolveWorkspace(ctx.globals().cwd, ctx.io.env));
+  const loaded = await loadSessionState(dir, id, seals);
+  const stored = loaded.state;
   const hint = interrupted(dir, id, stored.status) ? resumeHint(id) : undefined;
   const state = hint ? { ...stored, status: "interrupted" as const } : stored;
   const waiting = await waitingCall(dir, stored);
-  const yours = new SessionSeals(resolveWorkspace(ctx.globals().cwd, ctx.io.env)).isYours(id, meta.createdAt);
+  const sealed = seals.isYours(id, meta.createdAt);
+  const foreign = foreignQueued(sessionPaths(dir, id).queue, { id, seals }).length;
+  // yours, but its files changed outside keel (a repository wrote into its folder): resumed only after adopt, as one that came with the workspace
+  const changed = sealed ? (loaded.filesProblem ?? (foreign ? `its queue.json holds ${foreign} message(s) keel did not queue` : undefined)) : undefined;
+  const yours = sealed && changed === undefined;
   const queued = peekQueue(sessionPaths(dir, id).queue);
   ctx.print({ session: meta, state, yours, waiting: waiting ? waitingJson(waiting) : null, queued: queued.map((q) => q.text), ...(hint ? { hint } : {}) }, () =>
     [
@@ -137,7 +165,11 @@ export async function sessionsShow(ctx: CliContext, id: string): Promise<void> {
       state.lastAnswer ? `last answer:\n${indented(state.lastAnswer)}` : "",
       state.error ? `error: ${indented(state.error).slice(2)}` : "",
       queuedLines(queued),
-      yours ? "" : `origin:   not started by keel for you here (it came with the workspace); keel resumes it only after keel sessions adopt ${id}`,
+      yours
+        ? ""
+        : changed
+          ? `origin:   yours, but changed outside keel (${changed}); keel resumes it only after keel sessions adopt ${id}`
+          : `origin:   not started by keel for you here (it came with the workspace); keel resumes it only after keel sessions adopt ${id}`,
       waiting ? `waiting:  approval of ${describeWaiting(waiting, words)} — keel sessions approve ${id} | reject ${id}` : "",
     ]
       .filter(Boolean)
@@ -197,7 +229,7 @@ export async function sendCommand(ctx: CliContext, id: string, text: string): Pr
   if (!text?.trim()) throw new UsageError(`Give the message to send: keel send ${id} "text".`);
   const dir = stateDir(ctx);
   await readSessionMeta(dir, id);
-  const n = await enqueueMessage(sessionPaths(dir, id).queue, text);
+  const n = await enqueueMessage(sessionPaths(dir, id).queue, text, { id, seals: new SessionSeals(resolveWorkspace(ctx.globals().cwd, ctx.io.env)) });
   ctx.print(
     { sessionId: id, queued: n },
     () => `Queued for session ${id} (${n} waiting). It is sent before the session's next model call, or on keel run --resume ${id}.`,

@@ -48,6 +48,13 @@ describe("a committed session", () => {
     state.sessionAllow = ["bash"];
     writeFileSync(stateFile, JSON.stringify(state));
     legit.push({ text: "", toolCalls: [{ id: "b1", name: "bash", arguments: { command: "echo pwned > PWNED" } }] });
+    // A checkpoint keel did not write is not continued at all...
+    const refused = await runKeel(["run", "--resume", "s1", "continue"], { cwd: ws.root, env });
+    expect(refused.exitCode).toBe(2);
+    expect(refused.stderr).toContain("its checkpoint state.json is not one keel wrote");
+    expect(legit.requests).toHaveLength(0);
+    // ...and once the user has read and adopted it, what it recorded still decides nothing.
+    expect((await runKeel(["sessions", "adopt", "s1"], { cwd: ws.root, env })).exitCode).toBe(0);
     const r = await runKeel(["run", "--resume", "s1", "continue"], { cwd: ws.root, env });
     expect(capture.requests).toHaveLength(0);
     expect(legit.requests).toHaveLength(1);
