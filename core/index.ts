@@ -3,6 +3,7 @@
  * (a lint rule forbids importing core's internal files from outside core). CLI plumbing, kept light
  * for start-up, is `core/cli/index.ts`.
  */
+export { createHash, randomBytes } from "./lazy-crypto.js";
 export { Host, type HostOptions, type KeelPlugin } from "./host.js";
 export type {
   Approver,

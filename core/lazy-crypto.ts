@@ -16,3 +16,13 @@ export function createHash(algorithm: string): NodeCrypto.Hash {
 export function randomBytes(size: number): Buffer {
   return (load("node:crypto") as typeof NodeCrypto).randomBytes(size);
 }
+
+/** `crypto.createHmac`, with `node:crypto` loaded on the first call (see `createHash`). */
+export function createHmac(algorithm: string, key: NodeCrypto.BinaryLike | NodeCrypto.KeyObject): NodeCrypto.Hmac {
+  return (load("node:crypto") as typeof NodeCrypto).createHmac(algorithm, key);
+}
+
+/** `crypto.timingSafeEqual`, with `node:crypto` loaded on the first call (see `createHash`). */
+export function timingSafeEqual(a: NodeJS.ArrayBufferView, b: NodeJS.ArrayBufferView): boolean {
+  return (load("node:crypto") as typeof NodeCrypto).timingSafeEqual(a, b);
+}

@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { createHash } from "../lazy-crypto.js";
 import { closeSync, fstatSync, openSync, readSync } from "node:fs";
 import { ownReadFlags } from "../state/own-path.js";
 import type { QueuedMessage } from "./message-queue.js";

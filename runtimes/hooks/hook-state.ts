@@ -1,6 +1,5 @@
-import { createHash } from "node:crypto";
 import { join } from "node:path";
-import { readJsonState, updateJsonState } from "../../core/index.js";
+import { createHash, readJsonState, updateJsonState } from "../../core/index.js";
 
 /** The last outcome of one hook, as `keel hooks` shows it. */
 export interface HookLastOutcome {

@@ -3,7 +3,7 @@ import { callArgumentsText, visibleJson } from "../../visible-json.js";
 import { printedJson } from "../printed-json.js";
 import { closeSync, lstatSync, openSync, readSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
-import { randomBytes } from "node:crypto";
+import { randomBytes } from "../../lazy-crypto.js";
 import { JsonlEventSink, readEvents } from "../../events.js";
 import type { EventInput } from "../../types.js";
 import { ownReadFlags } from "../../state/own-path.js";
