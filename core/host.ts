@@ -18,7 +18,7 @@ import { keelHomeSecrets } from "./keel-home-secrets.js";
 import { CallIdSource } from "./call-id.js";
 import { ResultSecrets } from "./result-secrets.js";
 import { runToolIntent } from "./run-tool-intent.js";
-import { ensureStateDir } from "./state/state-dir.js";
+import { ensureStateDir, stateGitignoreProblem } from "./state/state-dir.js";
 import { REVIEW_TRUST, trustApproves, workspaceTrust, type TrustItem, type WorkspaceTrust } from "./trust.js";
 import { DEFAULT_OUTPUT_BUDGET } from "./truncate.js";
 import type { Approver, EventSink, KeelEvent, Observation, RunContext, ToolIntent } from "./types.js";
@@ -146,6 +146,8 @@ export class Host {
     for (const d of configInfo.diagnostics) this.diagnostics.add(d);
     for (const layer of configInfo.broken)
       this.diagnostics.error("config", `Config file could not be loaded and was skipped: ${layer.error}`, { file: layer.file });
+    const gitignore = stateGitignoreProblem(workspace.stateDir);
+    if (gitignore) this.diagnostics.warn("state", gitignore, { file: join(workspace.stateDir, ".gitignore") });
   }
 
   /** Resolves the workspace, loads config and trust. Throws ManifestError on invalid config. */

@@ -1,4 +1,5 @@
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, writeFileSync } from "node:fs";
+import { readStateTextSync } from "./json-file.js";
 import { join } from "node:path";
 import { assertOwnPath } from "./own-path.js";
 
@@ -37,4 +38,42 @@ export function ensureStateDir(stateDir: string, ...sub: string[]): string {
   }
   if (sub.length > 0) mkdirSync(dir, { recursive: true });
   return dir;
+}
+
+/** Largest `.keel/.gitignore` keel reads to check it (keel's own is a few lines). */
+const MAX_GITIGNORE_BYTES = 64 * 1024;
+
+/** The negations keel's own `.gitignore` makes (what you author under `.keel/` stays committable). */
+const KEEL_NEGATIONS = new Set(["!workflows/", "!workflows/*.json", "!teams.json"]);
+
+/**
+ * Why `<stateDir>/.gitignore` may let keel's state into git (undefined when it keeps it out, or when
+ * there is none: keel writes its own on first use). keel never rewrites an existing one (you may
+ * have edited it), so a repository can commit one that ignores nothing: your sessions, events and
+ * artifacts would then show in `git status` and go out with a `git add .`. It keeps them out when it
+ * has a line `*` (or `/*`) and negates nothing but keel's own `!workflows/`, `!workflows/*.json` and
+ * `!teams.json` (git never looks inside an ignored folder, so nothing below can bring them back).
+ * Never throws.
+ */
+export function stateGitignoreProblem(stateDir: string): string | undefined {
+  const file = join(stateDir, ".gitignore");
+  let text: string | undefined;
+  try {
+    const stat = lstatSync(file, { throwIfNoEntry: false });
+    if (stat === undefined) return undefined;
+    // git reads no .gitignore through a link (2.32+): one there ignores nothing; a huge one is no keel file.
+    if (!stat.isFile() || stat.size > MAX_GITIGNORE_BYTES) throw new Error("not a small regular file");
+    text = readStateTextSync(file);
+  } catch {
+    return `${file} is not a small regular file keel can read (a link, a folder, over 64 KiB), so keel cannot tell whether it keeps sessions, events and artifacts out of git`;
+  }
+  if (text === undefined) return undefined;
+  const lines = text
+    .split(/\r?\n/)
+    .map((l) => l.trim())
+    .filter((l) => l !== "" && !l.startsWith("#"));
+  const ignoresAll = lines.includes("*") || lines.includes("/*");
+  const foreign = lines.filter((l) => l.startsWith("!") && !KEEL_NEGATIONS.has(l));
+  if (ignoresAll && foreign.length === 0) return undefined;
+  return `${file} does not keep keel's state out of git (${ignoresAll ? `it brings back ${foreign.slice(0, 3).join(" ")}` : "it has no line `*`"}): your sessions, events and artifacts may show in \`git status\` and be committed with \`git add .\`. keel does not rewrite it; make it ignore everything (a line \`*\`, as keel writes it: delete it and keel writes its own)`;
 }

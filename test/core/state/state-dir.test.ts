@@ -1,5 +1,7 @@
+import { mkdirSync, symlinkSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
-import { ensureStateDir } from "../../../core/state/state-dir.js";
+import { ensureStateDir, KEEL_GITIGNORE } from "../../../core/state/state-dir.js";
+import { runKeel } from "../../helpers/run-cli.js";
 import { makeWorkspace, type TempWorkspace } from "../../helpers/temp-workspace.js";
 
 describe(".keel/.gitignore", () => {
@@ -25,5 +27,43 @@ describe(".keel/.gitignore", () => {
       .map((l) => l.slice(3))
       .sort();
     expect(untracked).toEqual([".keel/teams.json", ".keel/workflows/review.json"]);
+  });
+
+  it("a committed .keel/.gitignore that lets keel's state into git gets a warning; keel's own (or an edited one that still ignores it) none", async () => {
+    const warnings = async (w: TempWorkspace) => {
+      const r = await runKeel(["--json", "tools"], { cwd: w.root, env: w.env });
+      return (r.json().diagnostics as { source: string; message: string }[]).filter((d) => d.source === "state").map((d) => d.message);
+    };
+    const untracked = (w: TempWorkspace) => w.git("status", "--porcelain", "--untracked-files=all").split("\n").filter(Boolean);
+    const cases: [string, string | "link", boolean][] = [
+      ["keel's own", KEEL_GITIGNORE, false],
+      ["edited, still ignoring everything", `/*\n!workflows/\n# mine\n!teams.json\n`, false],
+      ["empty", "", true],
+      ["brings it all back", `${KEEL_GITIGNORE}!*\n`, true],
+      ["a link (git reads no .gitignore through a link)", "link", true],
+    ];
+    for (const [name, text, warned] of cases) {
+      ws = makeWorkspace({ "x.txt": "x" }, { git: true });
+      if (text === "link") {
+        ws.write("ignore-all", "*\n");
+        mkdirSync(ws.path(".keel"));
+        symlinkSync("../ignore-all", ws.path(".keel/.gitignore"));
+      } else ws.write(".keel/.gitignore", text);
+      ws.git("add", "-A");
+      ws.git("add", "-f", ".keel/.gitignore"); // committed by the repository (keel's own ignores itself)
+      ws.git("commit", "-qm", "repo");
+      ws.write(".keel/sessions/s1/events.jsonl", "{}\n");
+      // What the warning is about: with the repository's file, the session shows as a new file for `git add .`.
+      expect(
+        untracked(ws).some((l) => l.includes(".keel/sessions/s1/events.jsonl")),
+        name,
+      ).toBe(warned);
+      const got = await warnings(ws);
+      // Old code: no warning, whatever the file said.
+      if (warned) expect(got, name).toEqual([expect.stringMatching(/does not keep keel.s state out of git|cannot tell whether it keeps/)]);
+      else expect(got, name).toEqual([]);
+      ws.cleanup();
+      ws = undefined;
+    }
   });
 });
