@@ -3,7 +3,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createHost } from "../lib/create-host.js";
 import type { Host } from "../core/host.js";
+import { SessionSeals } from "../core/session/session-seal.js";
 import { loadSessionState } from "../core/session/session-store.js";
+import { resolveWorkspace } from "../core/workspace.js";
 import { median, spread, type Bench, type BenchRow } from "./harness.js";
 import { startLocalModel, type LocalModel } from "./local-model.js";
 
@@ -86,7 +88,10 @@ const bench: Bench = async () => {
     // resume of the 1,000-message session: load (checkpoint + log tail) vs read + JSON.parse of those bytes
     restore(templates.get(1000)!, ws, "grow");
     const stateDir = join(ws, ".keel");
-    const loaded = await loadSessionState(stateDir, "grow");
+    // As a resume loads it: the checkpoint's MAC and the log it names are checked (see session-file-seal.ts).
+    const seals = new SessionSeals(resolveWorkspace(ws, env));
+    const loaded = await loadSessionState(stateDir, "grow", seals);
+    if (loaded.filesProblem) throw new Error(`the bench session was refused: ${loaded.filesProblem}`);
     const sessionDir = join(stateDir, "sessions", "grow");
     const parseSame = () => {
       JSON.parse(readFileSync(join(sessionDir, "state.json"), "utf8"));
@@ -96,7 +101,7 @@ const bench: Bench = async () => {
     const resume = { keel: [] as number[], raw: [] as number[] };
     for (let round = 0; round < ROUNDS * 4; round++) {
       const t0 = performance.now();
-      await loadSessionState(stateDir, "grow");
+      await loadSessionState(stateDir, "grow", seals);
       const t1 = performance.now();
       parseSame();
       resume.keel.push(t1 - t0);

@@ -2,6 +2,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync }
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createHost } from "../lib/create-host.js";
+import { SessionSeals } from "../core/session/session-seal.js";
 import { loadSessionState } from "../core/session/session-store.js";
 import { median, spread, type Bench } from "./harness.js";
 import { startLocalModel } from "./local-model.js";
@@ -43,7 +44,10 @@ const bench: Bench = async () => {
     }
     const events = lines();
     const stateDir = join(ws, ".keel");
-    const loaded = await loadSessionState(stateDir, "big");
+    // As a resume loads it: the checkpoint's MAC and the log it names are checked (see session-file-seal.ts).
+    const seals = new SessionSeals(host.workspace);
+    const loaded = await loadSessionState(stateDir, "big", seals);
+    if (loaded.filesProblem) throw new Error(`the bench session was refused: ${loaded.filesProblem}`);
     const sameBytes = () => {
       JSON.parse(readFileSync(join(sessionDir, "state.json"), "utf8"));
       const tail = readFileSync(log).subarray(loaded.snapshotOffset).toString("utf8");
@@ -61,7 +65,7 @@ const bench: Bench = async () => {
       into.push(performance.now() - t);
     };
     for (let round = 0; round < ROUNDS; round++) {
-      const sides = [() => time(keel, () => loadSessionState(stateDir, "big")), () => time(raw, sameBytes), () => time(whole, wholeLog)];
+      const sides = [() => time(keel, () => loadSessionState(stateDir, "big", seals)), () => time(raw, sameBytes), () => time(whole, wholeLog)];
       if (round % 2) sides.reverse();
       for (const side of sides) await side();
     }
