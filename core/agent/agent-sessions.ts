@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { existsSync, statSync } from "node:fs";
 import { UsageError, errorMessage } from "../errors.js";
 import type { Host } from "../host.js";
@@ -7,12 +7,12 @@ import { recordedModelSpec, requireModelSpec, type ModelSpec } from "../model/mo
 import type { ModelClient } from "../model/model-types.js";
 import type { AgentRunRequest, AgentRunResult, AgentService } from "../services.js";
 import { acquireSessionLock } from "../session/session-lock.js";
-import { newSessionId, sessionPaths } from "../session/session-paths.js";
-import { createSessionFiles, initialState, loadSessionState, readSessionMeta, readSessionState } from "../session/session-store.js";
-import { foreignQueued } from "../session/message-queue.js";
+import { sessionPaths } from "../session/session-paths.js";
+import { changedOutsideKeel, createSessionFiles, initialState, loadSessionState, readSessionMeta, readSessionState } from "../session/session-store.js";
 import { changedFilesMessage, notSealedMessage, SessionSeals } from "../session/session-seal.js";
-import type { SessionMeta, SessionState, SessionStatus } from "../session/session-types.js";
+import type { SessionState, SessionStatus } from "../session/session-types.js";
 import { ActiveSession, isPinned } from "./active-session.js";
+import { newSessionMeta } from "./session-meta.js";
 import type { AgentOutcome, AgentRunOptions } from "./agent-runtime.js";
 import type { AgentSettings } from "./agent-settings.js";
 import { driveSession, type StopReason } from "./agent-loop.js";
@@ -65,25 +65,7 @@ export class AgentSessions implements AgentService {
       const parent = this.active.get(opts.parentSessionId)?.state ?? (await readSessionState(host.workspace.stateDir, opts.parentSessionId));
       inherited = budgetsLeft(settings.budgets, parent);
     }
-    const listing = host.registry.listing();
-    const servers = [...new Set(listing.filter((t) => t.source.kind === "mcp").map((t) => t.source.id))].sort();
-    const meta: SessionMeta = {
-      id: opts.sessionId ?? newSessionId(),
-      createdAt: new Date().toISOString(),
-      parentSessionId: opts.parentSessionId,
-      depth,
-      model: spec,
-      cwd: opts.worktree?.path ?? opts.cwd ?? host.activeDir,
-      pinnedCwd: pinned || undefined,
-      permissions: host.config.permissions ?? {},
-      plugins: [...host.plugins],
-      pluginFingerprint: hash(host.plugins),
-      servers,
-      serverFingerprint: hash(servers),
-      toolMenuHash: hash(listing.map((t) => [t.name, t.inputSchema])),
-      worktree: opts.worktree,
-      agentType: opts.agentType,
-    };
+    const meta = newSessionMeta(host, opts, spec, depth, pinned);
     host.ensureStateDir("sessions");
     const paths = await createSessionFiles(host.workspace.stateDir, meta);
     new SessionSeals(host.workspace).sealNew(meta.id, meta.createdAt);
@@ -232,8 +214,7 @@ export class AgentSessions implements AgentService {
       // The seal says who started the session; these say its files are the ones keel left (a repository can
       // write into a session's folder: git pull overwrites ignored files), so no message reaches the model as yours unread.
       const loaded = await loadSessionState(host.workspace.stateDir, id, seals);
-      const foreign = foreignQueued(paths.queue, { id, seals });
-      const changed = loaded.filesProblem ?? (foreign.length ? `its queue.json holds ${foreign.length} message(s) keel did not queue` : undefined);
+      const changed = changedOutsideKeel(loaded, host.workspace.stateDir, id, seals);
       if (changed !== undefined) throw new UsageError(changedFilesMessage(id, changed));
       const state = loaded.state;
       if (state.childUsage) state.childUsage = await childUsageOnOpen(host.workspace.stateDir, state.childUsage);
@@ -314,10 +295,6 @@ export class AgentSessions implements AgentService {
     const text = hookTextsMessage("Session start hooks:", ctx.context);
     if (hook === "sessionStart" && text) s.addMessage({ role: "user", kind: "hooks", content: text });
   }
-}
-
-function hash(value: unknown): string {
-  return createHash("sha256").update(JSON.stringify(value)).digest("hex").slice(0, 16);
 }
 
 /** The `agent` config section, parsed by a schema module loaded only when a session runs (commands that run none never load zod for it). */

@@ -5,6 +5,7 @@ import { StateError, UsageError } from "../errors.js";
 import { readJsonState, readJsonStateSync, readStateTextSync, writeTextAtomic } from "../state/json-file.js";
 import { assertOwnPath } from "../state/own-path.js";
 import { urlForDisplay } from "../url-secrets.js";
+import { foreignQueued } from "./message-queue.js";
 import { logIdentity, sealedSnapshotText, sessionFilesProblem } from "./session-file-seal.js";
 import { sessionPaths, sessionsRoot, type SessionPaths } from "./session-paths.js";
 import type { SessionSeals } from "./session-seal.js";
@@ -128,6 +129,17 @@ export async function loadSessionState(stateDir: string, id: string, seals?: Ses
   replayLog(state, tail.entries, paths.events);
   if (tail.lastTs !== undefined) state.updatedAt = new Date(tail.lastTs).toISOString();
   return { state, snapshotOffset: logOffset, snapshotBytes, logSize: tail.size, migrated: false, filesProblem };
+}
+
+/**
+ * Why session `id`'s files are not as keel left them (undefined when they are): its checkpoint or log
+ * (`loaded.filesProblem`, loaded with `seals`), or messages in its queue keel did not queue. A resume
+ * refuses such a session until `keel sessions adopt`; `keel sessions show` says so.
+ */
+export function changedOutsideKeel(loaded: LoadedSession, stateDir: string, id: string, seals: SessionSeals): string | undefined {
+  if (loaded.filesProblem !== undefined) return loaded.filesProblem;
+  const foreign = foreignQueued(sessionPaths(stateDir, id).queue, { id, seals }).length;
+  return foreign ? `its queue.json holds ${foreign} message(s) keel did not queue` : undefined;
 }
 
 function parseSnapshot(text: string, file: string): Record<string, unknown> | null {

@@ -7,12 +7,12 @@ import { randomBytes } from "../../lazy-crypto.js";
 import { JsonlEventSink, readEvents } from "../../events.js";
 import type { EventInput } from "../../types.js";
 import { ownReadFlags } from "../../state/own-path.js";
-import { adoptQueue, enqueueMessage, foreignQueued, peekQueue } from "../../session/message-queue.js";
+import { adoptQueue, enqueueMessage, peekQueue } from "../../session/message-queue.js";
 import { acquireSessionLock, isAlive, lockOwner, writerAlive } from "../../session/session-lock.js";
 import { UsageError } from "../../errors.js";
 import { sessionPaths } from "../../session/session-paths.js";
 import { SessionSeals } from "../../session/session-seal.js";
-import { listSessions, loadSessionState, readSessionMeta, writeSessionSnapshot } from "../../session/session-store.js";
+import { changedOutsideKeel, listSessions, loadSessionState, readSessionMeta, writeSessionSnapshot } from "../../session/session-store.js";
 import type { SessionState } from "../../session/session-types.js";
 import { resolveWorkspace } from "../../workspace.js";
 import type { CliContext } from "../cli-context.js";
@@ -74,7 +74,7 @@ export async function sessionsAdopt(ctx: CliContext, id: string): Promise<void> 
   try {
     const loaded = await loadSessionState(ws.stateDir, id, seals);
     state = loaded.state;
-    already = seals.isYours(id, meta.createdAt) && loaded.filesProblem === undefined && foreignQueued(paths.queue, { id, seals }).length === 0;
+    already = seals.isYours(id, meta.createdAt) && changedOutsideKeel(loaded, ws.stateDir, id, seals) === undefined;
     if (!seals.isYours(id, meta.createdAt)) seals.seal(id, meta.createdAt);
     // A line no repository knows ends what the user vouches for, so a log put in its place later cannot end the same way.
     const log = new JsonlEventSink(paths.events, undefined, true);
@@ -148,9 +148,8 @@ export async function sessionsShow(ctx: CliContext, id: string): Promise<void> {
   const state = hint ? { ...stored, status: "interrupted" as const } : stored;
   const waiting = await waitingCall(dir, stored);
   const sealed = seals.isYours(id, meta.createdAt);
-  const foreign = foreignQueued(sessionPaths(dir, id).queue, { id, seals }).length;
   // yours, but its files changed outside keel (a repository wrote into its folder): resumed only after adopt, as one that came with the workspace
-  const changed = sealed ? (loaded.filesProblem ?? (foreign ? `its queue.json holds ${foreign} message(s) keel did not queue` : undefined)) : undefined;
+  const changed = sealed ? changedOutsideKeel(loaded, dir, id, seals) : undefined;
   const yours = sealed && changed === undefined;
   const queued = peekQueue(sessionPaths(dir, id).queue);
   ctx.print({ session: meta, state, yours, waiting: waiting ? waitingJson(waiting) : null, queued: queued.map((q) => q.text), ...(hint ? { hint } : {}) }, () =>
