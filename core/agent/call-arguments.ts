@@ -1,5 +1,6 @@
 import { errorMessage } from "../errors.js";
 import type { Observation } from "../types.js";
+import { loopObservation } from "./loop-observation.js";
 
 /**
  * A tool call's arguments parsed (`input`; none at all is `{}`), or why keel does not run the call
@@ -21,20 +22,12 @@ export function parseCallArguments(args: string, cutOff: number | undefined): { 
  * parseCallArguments): cut off by the output limit when `cutOff` (tokens) is set, else not JSON.
  */
 export function invalidArgumentsObservation(tool: string, error: string, cutOff: number | undefined): Observation {
-  return {
-    ok: false,
+  return loopObservation(
     tool,
-    phase: "validate",
-    code: "schema_invalid",
-    content:
-      cutOff === undefined
-        ? `The arguments of ${tool} are not valid JSON (${error}). Send a JSON object.`
-        : `Your response reached the output limit (${cutOff} tokens) while writing the arguments of ${tool}: they are cut off (${error}), so the call was not run. Make it smaller (write a long file in parts, or edit it in several calls) and call again.`,
-    data: null,
-    metadata: {},
-    messages: { beforeTool: [], afterResult: [] },
-    truncated: false,
-    artifacts: [],
-    durationMs: 0,
-  };
+    "validate",
+    "schema_invalid",
+    cutOff === undefined
+      ? `The arguments of ${tool} are not valid JSON (${error}). Send a JSON object.`
+      : `Your response reached the output limit (${cutOff} tokens) while writing the arguments of ${tool}: they are cut off (${error}), so the call was not run. Make it smaller (write a long file in parts, or edit it in several calls) and call again.`,
+  );
 }

@@ -1,8 +1,8 @@
 import { readEvents } from "../events.js";
 import type { PendingCall, PendingTurn } from "../session/session-types.js";
-import type { Observation } from "../types.js";
 import type { ActiveSession, SessionEventFields } from "./active-session.js";
 import { invalidArgumentsObservation, parseCallArguments } from "./call-arguments.js";
+import { loopObservation } from "./loop-observation.js";
 import { safeParse } from "./run-tool-calls.js";
 import { observationText } from "./tool-guidance.js";
 import { answerUnrun, TOO_MANY_CALLS } from "./unrun-calls.js";
@@ -60,19 +60,13 @@ export async function recoverCrashedTurn(s: ActiveSession): Promise<string[]> {
       : info?.started
         ? "it was running and may or may not have run to completion or taken effect"
         : "it may not have started";
-    const observation: Observation = {
-      ok: false,
-      tool: call.name,
-      phase: "execute",
-      code: "execution_failed",
-      content: `Outcome unknown: keel stopped (crash or kill) during this call; ${what}. It was NOT re-executed. Check the current state (e.g. read the file) before repeating it.`,
-      data: null,
-      metadata: { outcome: "unknown", started: Boolean(info?.started), callId: call.id },
-      messages: { beforeTool: [], afterResult: [] },
-      truncated: false,
-      artifacts: [],
-      durationMs: 0,
-    };
+    const observation = loopObservation(
+      call.name,
+      "execute",
+      "execution_failed",
+      `Outcome unknown: keel stopped (crash or kill) during this call; ${what}. It was NOT re-executed. Check the current state (e.g. read the file) before repeating it.`,
+      { outcome: "unknown", started: Boolean(info?.started), callId: call.id },
+    );
     call.status = "done";
     s.addMessage({ role: "tool", toolCallId: call.id, name: call.name, content: observationText(observation) });
   }

@@ -2,6 +2,7 @@ import type { Observation } from "../types.js";
 import type { ActiveSession } from "./active-session.js";
 import { invalidArgumentsObservation, parseCallArguments } from "./call-arguments.js";
 import { admitFoundTools, droppedNote, touchFoundTool } from "./found-tools.js";
+import { loopObservation } from "./loop-observation.js";
 import { notifyUser } from "./session-hooks.js";
 import { TOOL_SEARCH, type ToolMenu } from "./tool-menu.js";
 import { observationText, toolGuidanceMessage } from "./tool-guidance.js";
@@ -141,19 +142,12 @@ function notify<T>(callback: ((value: T) => void) | undefined, value: T): void {
 
 /** The observation a rejected call produces: the model is told nothing ran. */
 export function deniedObservation(tool: string): Observation {
-  return {
-    ok: false,
+  return loopObservation(
     tool,
-    phase: "permission",
-    code: "user_denied",
-    content: `The user declined to run ${tool}. Nothing was executed. Do not retry the same call; ask the user or choose another approach.`,
-    data: null,
-    metadata: {},
-    messages: { beforeTool: [], afterResult: [] },
-    truncated: false,
-    artifacts: [],
-    durationMs: 0,
-  };
+    "permission",
+    "user_denied",
+    `The user declined to run ${tool}. Nothing was executed. Do not retry the same call; ask the user or choose another approach.`,
+  );
 }
 
 /** A call's arguments as parsed JSON, or the text as sent when it is not JSON (for events showing the call). */
