@@ -125,11 +125,12 @@ const BUN_WORDS: CommandWords = {
 
 const MANAGERS: Record<"yarn" | "pnpm" | "bun", { words: CommandWords; run: CommandWords | undefined; commands: ReadonlySet<string> }> = {
   yarn: {
-    // yarn 1's options with a value (`<…>` or `[…]`: both take the next word that is no option) and yarn 2+'s `--cwd`.
+    // yarn 1's options with a value (`<…>` or `[…]`: both take the next word that is no option; `yarn --help`) and yarn 2+'s `--cwd`.
     words: {
       values: [
         ...["--cwd", "--link-folder", "--global-folder", "--modules-folder", "--preferred-cache-folder", "--cache-folder", "--mutex", "--proxy"],
         ...["--https-proxy", "--network-concurrency", "--network-timeout", "--prod", "--production", "--emoji", "--scripts-prepend-node-path"],
+        ...["--registry", "--use-yarnrc", "--otp"],
       ],
       unknown: "flag",
     },
