@@ -181,6 +181,8 @@ describe("programs that run a command they are given", () => {
       'docker compose "$X" exec web rm x', // X=--dry-run
       'uv "$X" run rm x', // X=-q
       'timeout "$T" 5 rm x', // T=-v: 5 is the duration
+      'timeout "-k$K" 5 rm x', // K=1: -k takes it, 5 is the duration (the word was read as the duration)
+      'su root "-c$X" ls', // X='rm x'
       'chroot "$(opts)" /srv rm x', // opts prints --userspec=u: /srv is the new root
     ])
       expect(decide(deny, command), command).toMatchObject({ action: "deny", reason: expect.stringMatching(/not literal/) });
