@@ -32,9 +32,10 @@ const HINT_KEYWORDS = new Set(["default", "examples", "example"]);
 const SCHEMA_MAPS = new Set(["properties", "patternProperties", "$defs", "definitions", "dependentSchemas"]);
 /** Schema keywords whose value is a schema or a list of schemas. */
 const SCHEMA_KEYWORDS = new Set(
-  "items prefixItems additionalItems contains additionalProperties unevaluatedProperties unevaluatedItems propertyNames not if then else allOf anyOf oneOf".split(
-    " ",
-  ),
+  (
+    "items prefixItems additionalItems contains additionalProperties unevaluatedProperties unevaluatedItems propertyNames " +
+    "not if then else allOf anyOf oneOf contentSchema dependencies"
+  ).split(" "),
 );
 /** Schema keywords whose strings a call is validated against or that name properties and schemas: kept as listed. */
 const STRUCTURAL_KEYWORDS = new Set("type format pattern required dependentRequired $ref $id $schema $anchor $dynamicRef $dynamicAnchor".split(" "));
