@@ -8,14 +8,18 @@
  * may take the next word or not, depending on pnpm's version: it is unresolved.
  */
 
-/** Options of pnpm's exploratory parse with a value (String, Number, a list of words, `[null, true]`), in every version since 7. */
+/**
+ * Options of pnpm's exploratory parse with a value (String, Number, a list of words), in every version since 7.
+ * `--dev`/`--production` (`[null, true]`: nopt takes the next word unless it is `false`) and their shorthands
+ * `--development`/`--prod` are in neither list: unresolved before the command word.
+ */
 const VALUES = new Set(
   (
     "color dir filter filter-prod loglevel prefix reporter test-pattern changed-files-ignore-pattern workspace-packages cache-dir " +
-    "child-concurrency dev production fetch-retries fetch-retry-factor fetch-retry-maxtimeout fetch-retry-mintimeout fetch-timeout " +
+    "child-concurrency fetch-retries fetch-retry-factor fetch-retry-maxtimeout fetch-retry-mintimeout fetch-timeout " +
     "global-bin-dir global-dir global-pnpmfile hoist-pattern https-proxy proxy noproxy lockfile-dir lockfile-directory " +
     "merge-git-branch-lockfiles-branch-pattern modules-dir network-concurrency node-linker package-import-method pnpmfile " +
-    "public-hoist-pattern registry save-prefix store store-dir virtual-store-dir only C F prod development"
+    "public-hoist-pattern registry save-prefix store store-dir virtual-store-dir only C F"
   ).split(" "),
 );
 
