@@ -72,6 +72,8 @@ describe("yarn, pnpm and bun run a script or program named by a word that is non
       "pnpm -r --parallel --no-bail test",
       "pnpm --filter=web --workspace-concurrency=1 build",
       "pnpm -C web --reporter append-only lint",
+      'pnpm --filter "@x/web" build', // a quoted `@` is text, not `"$@"`
+      'yarn workspace "@x/web" build',
       "pnpm run rimraf",
       "bun install",
       "bun rm rimraf",
