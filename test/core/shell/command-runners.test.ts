@@ -188,6 +188,12 @@ describe("programs that run a command they are given", () => {
       expect(decide(deny, command), command).toMatchObject({ action: "deny", reason: expect.stringMatching(/not literal/) });
   });
 
+  it("a program named like an Object.prototype key (`valueOf`, `constructor`) is no wrapper: reading it does not throw", () => {
+    // Each threw `values.has is not a function` from the permission check (a `keel call` or a turn failed with a TypeError).
+    for (const command of ["valueOf -f x", "constructor -u root rm x", "toString -x y", "timeout 5 hasOwnProperty -k x"])
+      expect(decide(deny, command).action, command).toBe("ask");
+  });
+
   it("an allow rule for the wrapper does not allow the command it runs: that is another command", () => {
     const p = policy({ allow: ["bash(ssh *)", "bash(docker *)"], ask: ["bash(rm *)"] });
     expect(decide(p, "ssh -N -L 8080:localhost:80 host").action).toBe("allow");
