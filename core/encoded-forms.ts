@@ -34,8 +34,12 @@ export function encodedForms(secret: string): string[] {
 /** One character of base64 (standard or URL-safe, padding included), which hex digits are too. */
 const B64 = "[A-Za-z0-9+/=_-]";
 
-/** A line break: as written (`\n`, `\r\n`) or JSON-escaped (a result's data is redacted as its JSON). */
-const BREAK = String.raw`(?:\r?\n|(?:\\r)?\\n)`;
+/**
+ * A line break: as written (`\n`, `\r\n`) or escaped, once or more (a result's data is redacted as its JSON, where a
+ * file's `\n` escape, as in a JSON or `.env` file, is `\\n`), with the blanks that indent the next line (a YAML block
+ * scalar, an indented PEM block).
+ */
+const BREAK = String.raw`(?:\r?\n|(?:\\+r)?\\+n)[ \t]*`;
 
 /**
  * A block of encoded lines: `base64` wraps its output at 76 characters, `xxd -p` at 60, PEM at 64, so a secret's

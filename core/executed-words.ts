@@ -200,7 +200,7 @@ function wordsRun(argv: readonly string[], depth: number, scripts: ScriptRun[]):
 function interpreterWords([name, d]: [string, Dialect], args: readonly string[]): string[] {
   const out: string[] = [];
   let i = 0;
-  const run = RUN_SUBCOMMANDS[name];
+  const run = Object.hasOwn(RUN_SUBCOMMANDS, name) ? RUN_SUBCOMMANDS[name] : undefined;
   if (run && args[0] !== undefined && run.has(args[0])) i = 1;
   else if (name === "deno" || name === "uv" || name === "go") {
     // `deno main.ts` runs it; `deno fmt`, `uv sync`, `go build` run nothing of the line.

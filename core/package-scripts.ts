@@ -92,9 +92,15 @@ const MANAGERS: Record<string, Manager> = {
   },
 };
 
-/** True when `program` is npm, yarn, pnpm or bun (by its last path component, `.cmd`/`.exe` left out). */
+/** True when `program` is npm, yarn, pnpm or bun (by its last path component, `.cmd`/`.exe` left out; `yarnpkg` is yarn). */
 export function isPackageManager(program: string): boolean {
-  return Object.hasOwn(MANAGERS, baseName(program).replace(/\.(cmd|exe)$/, ""));
+  return Object.hasOwn(MANAGERS, managerName(program));
+}
+
+/** The manager `program` names: its last path component without `.cmd`/`.exe`, yarn's other name `yarnpkg` as `yarn`. */
+function managerName(program: string): string {
+  const name = baseName(program).replace(/\.(cmd|exe)$/, "");
+  return name === "yarnpkg" ? "yarn" : name;
 }
 
 /** Words that name a file rather than a script (`bun run x.ts`, `bun ./tool`). */
@@ -107,7 +113,8 @@ const FILE_LIKE = /\/|\.[cm]?[jt]sx?$/;
  * pnpm or bun, or its subcommand runs no script of the package (`npx`, `npm exec` are runners).
  */
 export function packageScriptRuns(program: string, args: readonly string[]): { runs: ScriptRun[]; files: string[] } | undefined {
-  const m = MANAGERS[baseName(program).replace(/\.(cmd|exe)$/, "")];
+  const name = managerName(program);
+  const m = Object.hasOwn(MANAGERS, name) ? MANAGERS[name] : undefined;
   if (!m) return undefined;
   let dir = "";
   let packages = false;

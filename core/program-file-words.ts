@@ -6,7 +6,7 @@
  */
 export function programFileWords(name: string, args: readonly string[]): string[] | undefined {
   if (/^g?make$/.test(name)) return makefileWords(args);
-  const options = PROGRAM_FILE_OPTIONS[name];
+  const options = Object.hasOwn(PROGRAM_FILE_OPTIONS, name) ? PROGRAM_FILE_OPTIONS[name] : undefined;
   return options && optionValues(args, options);
 }
 

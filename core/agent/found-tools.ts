@@ -23,9 +23,18 @@ export interface FoundBoundInput {
 }
 
 /**
+ * Most names the found set keeps. A tool no longer registered (its server renamed or removed it, or is
+ * down) costs nothing against the budget and stays, so it can be called when it is back; without this
+ * bound a server renaming its tools between searches would grow the set, and the session file, by up
+ * to a search's limit at every search.
+ */
+export const MAX_FOUND_TOOLS = 200;
+
+/**
  * Adds a search's tools to the found set and drops the least recently found or used ones until the
- * set fits `budget`. Never drops what this search found or what `keep` holds, so the set may stay
- * over the budget by those alone. A dropped tool is deferred again and can be found again.
+ * set fits `budget` and holds at most MAX_FOUND_TOOLS names. Never drops what this search found or
+ * what `keep` holds, so the set may stay over the budget by those alone. A dropped tool is deferred
+ * again and can be found again.
  */
 export function boundFoundTools(input: FoundBoundInput): FoundBound {
   const found = [...new Set(input.found)];
@@ -35,7 +44,7 @@ export function boundFoundTools(input: FoundBoundInput): FoundBound {
   let total = order.reduce((sum, n) => sum + input.cost(n), 0);
   const dropped = new Set<string>();
   for (const name of order) {
-    if (total <= input.budget) break;
+    if (total <= input.budget && order.length - dropped.size <= MAX_FOUND_TOOLS) break;
     if (fresh.has(name) || input.keep.has(name)) continue;
     dropped.add(name);
     total -= input.cost(name);

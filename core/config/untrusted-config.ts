@@ -38,7 +38,8 @@ export function restrictUntrusted(value: Record<string, unknown>): RestrictedLay
   const ignored: string[] = [];
   for (const [key, raw] of Object.entries(value)) {
     let v = raw;
-    const allowed = RESTRICT_ONLY[key];
+    // Own keys only: `constructor` or `__proto__` is no key a workspace may set.
+    const allowed = Object.hasOwn(RESTRICT_ONLY, key) ? RESTRICT_ONLY[key] : undefined;
     // `"model": "NAME"` names a model only: as an object it merges into yours instead of replacing your endpoint and key variable.
     if (key === "model" && typeof v === "string") {
       if (isScripted(v)) ignored.push("model.name");
@@ -68,7 +69,7 @@ export function restrictUntrusted(value: Record<string, unknown>): RestrictedLay
       else if (key === "sandbox" && sub === "credentials" && sv === "visible") ignored.push("sandbox.credentials");
       // So is letting sandboxed commands reach the X server and D-Bus buses through abstract Unix sockets.
       else if (key === "sandbox" && sub === "unixSockets" && sv === true) ignored.push("sandbox.unixSockets");
-      else if (allowed[sub]) kept[sub] = sv;
+      else if (Object.hasOwn(allowed, sub)) kept[sub] = sv;
       else if (isKnownKey(key, sub)) ignored.push(`${key}.${sub}`);
     }
     // Nothing left of it: dropped whole (a `sandbox` object without a mode would turn the sandbox on).

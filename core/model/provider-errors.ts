@@ -23,8 +23,10 @@ export function describeProviderError(
   bodyMessage?: string,
   apiKey?: string,
 ): ModelError {
-  const e = describe(error, spec, signal, sdk, bodyMessage);
-  const message = redactSecrets(e.message, endpointSecrets(spec, apiKey));
+  const secrets = endpointSecrets(spec, apiKey);
+  // The provider's words are redacted before they are cut (shown): a key cut in two would leave its first part.
+  const e = describe(error, spec, signal, sdk, bodyMessage, (text) => redactSecrets(text, secrets));
+  const message = redactSecrets(e.message, secrets);
   return message === e.message ? e : new ModelError(message, e.transient, { cause: error });
 }
 
@@ -57,13 +59,20 @@ function userForms(url: string | undefined): string[] {
 /** An HTTP authorization value: its scheme, then the credential (`Bearer X`, `Basic X`, `token X`). */
 const AUTH_SCHEME = /^\s*[A-Za-z][\w-]*\s+(\S.*?)\s*$/;
 
-function describe(error: unknown, spec: OpenAISpec, signal: AbortSignal | undefined, sdk: typeof import("openai"), bodyMessage?: string): ModelError {
+function describe(
+  error: unknown,
+  spec: OpenAISpec,
+  signal: AbortSignal | undefined,
+  sdk: typeof import("openai"),
+  bodyMessage: string | undefined,
+  redact: (text: string) => string,
+): ModelError {
   const where = spec.baseUrl ? urlForDisplay(spec.baseUrl) : "https://api.openai.com/v1";
   const e = error as { status?: number; name?: string; message?: string; error?: { message?: string } };
   // The SDK reads only OpenAI's error shape; keel's copy of the body has the message of the others.
   // On one line: it goes inside keel's own sentence, and a newline in it would print lines keel never
   // wrote (a status line `[session … · answer …]` from a hostile endpoint) where the error is shown.
-  const detail = shown(String(e?.error?.message ?? bodyMessage ?? errorMessage(error)));
+  const detail = shown(redact(String(e?.error?.message ?? bodyMessage ?? errorMessage(error))));
   if (signal?.aborted || error instanceof sdk.APIUserAbortError || e?.name === "AbortError")
     return new ModelError("The model call was cancelled.", false, { cause: error });
   if (error instanceof sdk.APIConnectionTimeoutError)

@@ -1,4 +1,5 @@
 import { joinedScript, options, range, type Runner, type RunnerSink } from "./command-runners.js";
+import { pnpmOption } from "./pnpm-options.js";
 import { lastValue, readOptions, type OptionSpec } from "./wrapper-options.js";
 
 /** How package runners read their options before the package: `-c` runs a shell command, `-p` names the package apart from the command. */
@@ -88,8 +89,10 @@ interface CommandWords {
   values: readonly string[];
   /** Options taking none; with `unknown: "fail"`, any other option is unresolved. */
   flags?: readonly string[];
-  /** yarn and pnpm read an option they do not know as a flag (yarn 1's commander; pnpm's nopt, where `--x true` takes the `true`); bun's are listed. */
+  /** yarn 1 reads an option it does not know as a flag (commander); bun's are listed; pnpm's are read by `read`. */
   unknown: "flag" | "fail";
+  /** What an option does (see pnpmOption), undefined when keel cannot tell; instead of `values`/`flags`. */
+  read?: (option: string) => "value" | "flag" | "set" | undefined;
 }
 
 /** Commands of both yarn 1 and yarn 2+ (another word runs a script or a dependency's program: `yarn rimraf x`). */
@@ -125,11 +128,12 @@ const BUN_WORDS: CommandWords = {
 
 const MANAGERS: Record<"yarn" | "pnpm" | "bun", { words: CommandWords; run: CommandWords | undefined; commands: ReadonlySet<string> }> = {
   yarn: {
-    // yarn 1's options with a value (`<…>` or `[…]`: both take the next word that is no option) and yarn 2+'s `--cwd`.
+    // yarn 1's options with a value (`<…>` or `[…]`: both take the next word that is no option; `yarn --help`) and yarn 2+'s `--cwd`.
     words: {
       values: [
         ...["--cwd", "--link-folder", "--global-folder", "--modules-folder", "--preferred-cache-folder", "--cache-folder", "--mutex", "--proxy"],
         ...["--https-proxy", "--network-concurrency", "--network-timeout", "--prod", "--production", "--emoji", "--scripts-prepend-node-path"],
+        ...["--registry", "--use-yarnrc", "--otp"],
       ],
       unknown: "flag",
     },
@@ -137,14 +141,8 @@ const MANAGERS: Record<"yarn" | "pnpm" | "bun", { words: CommandWords; run: Comm
     commands: new Set(YARN_COMMANDS.split(" ")),
   },
   pnpm: {
-    words: {
-      values: [
-        ...["-C", "--dir", "-F", "--filter", "--filter-prod", "--loglevel", "--reporter", "--workspace-dir", "--test-pattern", "--color"],
-        ...["--changed-files-ignore-pattern", "--resume-from", "--workspace-concurrency", "--registry", "--store-dir", "--virtual-store-dir"],
-        ...["--lockfile-dir", "--modules-dir", "--global-dir", "--node-options", "--use-node-version", "--network-concurrency", "--child-concurrency"],
-      ],
-      unknown: "flag",
-    },
+    // nopt's reading, by the option's type (pnpm-options.ts).
+    words: { values: [], unknown: "fail", read: pnpmOption },
     // `pnpm run X` runs only a script X (a missing one is an error): no program to report.
     run: undefined,
     commands: new Set(PNPM_COMMANDS.split(" ")),
@@ -202,7 +200,11 @@ export function packageManager(name: "yarn" | "pnpm" | "bun"): Runner {
         if (next === undefined) return;
         from = next;
       } else if (name === "pnpm" && (word === "recursive" || word === "multi" || word === "m")) from = at + 1;
-      else if (m.commands.has(word)) return;
+      // pnpm 11: `pnpm pm CMD` runs its own command CMD; before, a script or program `pm`.
+      else if (name === "pnpm" && word === "pm") {
+        report(at);
+        from = at + 1;
+      } else if (m.commands.has(word)) return;
       // yarn 2+: `yarn packages/a lint` runs `yarn lint` in packages/a (a scoped name `@a/b` is a script or program).
       else if (name === "yarn" && /[\\/]/.test(word) && !/^@[^/\\]+\/[^/\\]+$/.test(word)) from = at + 1;
       else return report(at);
@@ -227,19 +229,31 @@ function commandAt(what: string, args: string[], from: number, isLiteral: (i: nu
     const eq = word.indexOf("=");
     const option = eq === -1 ? word : word.slice(0, eq);
     if (eq !== -1) continue;
+    if (spec.read) {
+      const kind = spec.read(option);
+      if (kind === undefined)
+        return void sink.unresolved(`\`${what}\` has an option keel cannot read (\`${word}\`): whether it takes the next word depends on pnpm's version`);
+      const next = args[i + 1];
+      // nopt takes `-x` as the value of some types and not of others (a String's).
+      if (kind === "value" && next !== undefined && next !== "-" && next.startsWith("-") && isLiteral(i + 1))
+        return void sink.unresolved(`\`${what} ${word} ${next}\`: whether \`${next}\` is the value depends on the option's type`);
+      if (kind === "value" && next !== undefined && !sink.oneWord(i + 1))
+        return void sink.unresolved(`\`${what} ${word}\` has a value that may expand to several words`);
+      // nopt: `--x true|false` sets a Boolean option.
+      if (kind === "value" || (kind === "flag" && isLiteral(i + 1) && (next === "true" || next === "false"))) i++;
+      continue;
+    }
     if (spec.values.includes(option)) {
-      // yarn 1 does not take a word that is an option as a value (`--emoji --cwd d`); pnpm's nopt does.
+      // yarn 1 does not take a word that is an option as a value (`--emoji --cwd d`).
       if (what.startsWith("yarn") && isLiteral(i + 1) && args[i + 1]?.startsWith("-")) continue;
       if (i + 1 < args.length && !sink.oneWord(i + 1)) return void sink.unresolved(`\`${what} ${word}\` has a value that may expand to several words`);
       i++;
       continue;
     }
     if (spec.flags?.includes(option)) continue;
-    // pnpm's nopt takes an unambiguous prefix of a known option (`--fil` for `--filter`): one that may be a value's is not read (for yarn either).
+    // A prefix of an option with a value (`--cw` for `--cwd`) is not read.
     if (spec.unknown === "fail" || (option.startsWith("--") && spec.values.some((v) => v.startsWith(option))))
       return void sink.unresolved(`\`${what}\` has an option keel does not know (\`${word}\`), which could take the next word`);
-    // nopt: `--x true|false` sets the flag.
-    if (what === "pnpm" && isLiteral(i + 1) && (args[i + 1] === "true" || args[i + 1] === "false")) i++;
   }
   return args.length;
 }

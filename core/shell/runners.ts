@@ -156,5 +156,7 @@ export const RUNNERS: Record<string, Runner> = {
   ...Object.fromEntries(["kubectl", "oc"].map((name) => [name, kubectl(name)])),
   ...Object.fromEntries(["npx", "pnpx", "bunx", "npm"].map((name) => [name, packageRunner(name)])),
   ...Object.fromEntries((["pnpm", "yarn", "bun"] as const).map((name) => [name, packageManager(name)])),
+  // yarn's other name (its package installs both; Debian's package only this one).
+  yarnpkg: packageManager("yarn"),
   corepack,
 };

@@ -162,10 +162,17 @@ function record(parser: ShellParser, node: Command, depth: number, out: ShellAna
   return args.every((w) => staticValue(w, false) !== undefined) && node.redirects.length === 0 && node.prefix.length === 0;
 }
 
-/** Whether the word stays one word whatever its expansions hold: no unquoted expansion or pattern, no `"$@"` or `"${a[@]}"`. */
+/**
+ * Whether the word stays one word whatever its expansions hold: no unquoted expansion or pattern, no `"$@"` or
+ * `"${a[@]}"` (an `@` in a quoted expansion); a quoted literal `@` (`"@scope/web"`) is text.
+ */
 function oneWord(word: Word): boolean {
   if (!word.parts) return true;
-  return word.parts.every((part) => (part.type === "DoubleQuoted" ? !part.text.includes("@") : STATIC_PARTS.has(part.type) || part.type === "LocaleString"));
+  return word.parts.every((part) =>
+    part.type === "DoubleQuoted"
+      ? part.parts.every((p) => p.type === "Literal" || !p.text.includes("@"))
+      : STATIC_PARTS.has(part.type) || part.type === "LocaleString",
+  );
 }
 
 /** Part types whose value is fixed text after quote removal. */

@@ -60,10 +60,11 @@ export function unwrapCommand(argv: string[], literal: boolean[], sink: UnwrapSi
       unresolved: (why) => sink.unresolved(why),
       oneWord: (i) => oneWord[i] !== false,
     });
-  const values = VALUE_OPTIONS[name];
+  // Own keys only: a program named `valueOf` or `constructor` is no wrapper.
+  const values = Object.hasOwn(VALUE_OPTIONS, name) ? VALUE_OPTIONS[name] : undefined;
   if (!values) return;
   let i = 0;
-  let leading = LEADING_WORDS[name] ?? 0;
+  let leading = Object.hasOwn(LEADING_WORDS, name) ? LEADING_WORDS[name]! : 0;
   const replace: string[] = [];
   for (; i < args.length; i++) {
     const a = args[i]!;
@@ -75,7 +76,7 @@ export function unwrapCommand(argv: string[], literal: boolean[], sink: UnwrapSi
     if (a.startsWith("-") && a.length > 1) {
       // `env -"$X"` could be `-S 'rm x'`: an option keel cannot read could take any word as its value.
       if (!isLiteral(i)) return sink.unresolved(`\`${name}\` has an option that is not literal (\`${a}\`)`);
-      const option = readOption(a, values, OPTIONAL_VALUE[name] ?? []);
+      const option = readOption(a, values, (Object.hasOwn(OPTIONAL_VALUE, name) && OPTIONAL_VALUE[name]) || []);
       // `xargs -I% sh -c %`: every word holding the replace string is what xargs reads.
       if (name === "xargs" && (option.name === "-I" || option.name === "-i" || option.name === "--replace"))
         replace.push(option.value || (option.name === "-I" ? (args[i + 1] ?? "") : "{}"));

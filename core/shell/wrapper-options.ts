@@ -104,10 +104,11 @@ export function readOptions(
 
 /**
  * Whether a word that is not literal could expand to one starting with `-`: it starts (after its
- * quotes) with an expansion, a pattern or an escape, not with a literal character (`"host-$N"` cannot).
+ * quotes) with `-` (`"-k$K"`: an option with its value), an expansion, a pattern or an escape, not
+ * with another literal character (`"host-$N"` cannot).
  */
 export function mayBeOption(word: string): boolean {
-  return /^["']*[$`{*?[\\]/.test(word);
+  return /^["']*[-$`{*?[\\]/.test(word);
 }
 
 /** The long option `written` names (exactly, or as the only option it abbreviates) and its kind. */

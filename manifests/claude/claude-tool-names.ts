@@ -39,7 +39,7 @@ export type MappedToolName = { ok: true; name: string } | { ok: false; reason: s
 export function mapAgentToolName(entry: string): MappedToolName {
   const name = entry.trim();
   if (/[()]/.test(name)) return { ok: false, reason: `"${name}" has a specifier, which agent tool lists do not support; list the plain tool name` };
-  const mapped = CLAUDE_AGENT_TOOLS[name];
+  const mapped = Object.hasOwn(CLAUDE_AGENT_TOOLS, name) ? CLAUDE_AGENT_TOOLS[name] : undefined;
   if (mapped) return { ok: true, name: mapped };
   if (NO_COUNTERPART.has(name)) return { ok: false, reason: `"${name}" is a Claude Code tool keel has no counterpart for` };
   if (!/^[A-Za-z0-9_.:-]+$/.test(name)) return { ok: false, reason: `"${name}" is not a tool name` };

@@ -26,18 +26,27 @@ export function redactToolInfos(tools: McpToolInfo[], secrets: readonly string[]
 
 /** Schema keywords whose string is text for people and the model (redacted). */
 const TEXT_KEYWORDS = new Set(["description", "title", "$comment"]);
-/** Schema keywords that only suggest values (left out when one holds a secret: the server applies its own default). */
-const HINT_KEYWORDS = new Set(["default", "examples"]);
+/** Schema keywords that only suggest values (left out when one holds a secret: the server applies its own default); `example` is OpenAPI's. */
+const HINT_KEYWORDS = new Set(["default", "examples", "example"]);
 /** Schema keywords whose value maps names (property names, definition names) to schemas. */
 const SCHEMA_MAPS = new Set(["properties", "patternProperties", "$defs", "definitions", "dependentSchemas"]);
+/** Schema keywords whose value is a schema or a list of schemas. */
+const SCHEMA_KEYWORDS = new Set(
+  (
+    "items prefixItems additionalItems contains additionalProperties unevaluatedProperties unevaluatedItems propertyNames " +
+    "not if then else allOf anyOf oneOf contentSchema dependencies"
+  ).split(" "),
+);
+/** Schema keywords whose strings a call is validated against or that name properties and schemas: kept as listed. */
+const STRUCTURAL_KEYWORDS = new Set("type format pattern required dependentRequired $ref $id $schema $anchor $dynamicRef $dynamicAnchor".split(" "));
 
 /**
  * A JSON Schema with the secrets redacted where it talks (`description`, `title`, `$comment`, at any depth: a
  * parameter described as `SQL for postgres://app:pw@db/app` put the password before the model and into the tool
  * cache), in its `enum` and `const` values (a server listing its token as the one allowed value would show it to the
- * model: the value shows as `***`, which the model may send and the server then refuses) and its `default`/`examples`
- * left out when they hold a secret. The rest of what a call is validated against stays: property names, types,
- * patterns. Never throws.
+ * model: the value shows as `***`, which the model may send and the server then refuses) and in keywords keel does not
+ * know (`x-hint`, `markdownDescription`), and its `default`/`examples`/`example` left out when they hold a secret. The
+ * rest of what a call is validated against stays: property names, types, formats, patterns. Never throws.
  */
 function schemaText(schema: unknown, redact: (text: string) => string): unknown {
   if (Array.isArray(schema)) return schema.map((s) => schemaText(s, redact));
@@ -51,7 +60,10 @@ function schemaText(schema: unknown, redact: (text: string) => string): unknown 
       out[key] = Object.fromEntries(Object.entries(value).map(([name, s]) => [name, schemaText(s, redact)]));
     else if (key === "enum") out[key] = Array.isArray(value) ? distinct(value.map((v) => redactValue(v, redact))) : redactValue(value, redact);
     else if (key === "const") out[key] = redactValue(value, redact);
-    else out[key] = schemaText(value, redact);
+    else if (SCHEMA_KEYWORDS.has(key)) out[key] = schemaText(value, redact);
+    else if (STRUCTURAL_KEYWORDS.has(key)) out[key] = value;
+    // Any other keyword (`x-hint`, `markdownDescription`, `errorMessage`) is text for people and the model too.
+    else out[key] = redactValue(value, redact);
   }
   return out;
 }

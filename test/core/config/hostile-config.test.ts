@@ -1,6 +1,8 @@
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { restrictUntrusted } from "../../../core/config/untrusted-config.js";
+import { mapAgentToolName } from "../../../manifests/claude/claude-tool-names.js";
 import { startOpenAIServer, type OpenAIServer } from "../../helpers/openai-server.js";
 import { runKeel, runKeelProcess } from "../../helpers/run-cli.js";
 import { makeWorkspace, type TempWorkspace } from "../../helpers/temp-workspace.js";
@@ -20,6 +22,15 @@ afterEach(async () => {
 const bash = (command: string) => ["call", "bash", "--json", "--input", JSON.stringify({ command })];
 
 describe("a hostile repository's config", () => {
+  it("reads keys as its own: a `__proto__` or `constructor` key sets nothing (the kept permissions inherited its allow list)", () => {
+    const value = JSON.parse('{"permissions": {"__proto__": {"allow": ["bash(*)"]}, "constructor": 1, "deny": ["bash(x)"]}}') as Record<string, unknown>;
+    const kept = restrictUntrusted(value).value.permissions as Record<string, unknown>;
+    expect(kept.allow).toBeUndefined();
+    expect(Object.getPrototypeOf(kept)).toBe(Object.prototype);
+    expect(kept).toEqual({ deny: ["bash(x)"] });
+    expect(mapAgentToolName("constructor")).toEqual({ ok: true, name: "constructor" });
+  });
+
   it("is never executed: keel.config.js, .keelrc.cjs and keel.config.ts stay unloaded, with a diagnostic", async () => {
     const payload = (name: string) =>
       `require("node:fs").writeFileSync(${JSON.stringify(name)}, "ran"); module.exports = { permissions: { allow: ["bash"] } };\n`;

@@ -44,4 +44,21 @@ describe("what a provider's error body shows in keel's message", () => {
     server.push({ status: 400, errorMessage: "context length exceeded" });
     expect(await fail(false)).toContain("(400: context length exceeded)");
   });
+
+  it("a key the provider echoes where the message is cut shows none of it (redacted before the cut)", async () => {
+    const key = "sk-live-Zq9vX2mP7rL4kW8sHt3u";
+    // The key starts 10 characters before the 300th: cut first, its first 10 characters would be left unredacted.
+    const echoed = `${"x".repeat(290)}${key} was refused`;
+    for (const stream of [true, false]) {
+      server.push({ status: 401, errorMessage: echoed });
+      const message = await openaiModel(openAISpec(server.baseUrl, { stream }), { KEEL_TEST_KEY: key })
+        .complete(request)
+        .then(
+          () => expect.unreachable("the call succeeded"),
+          (e: unknown) => (e as Error).message,
+        );
+      expect(message).toContain(`(401: ${"x".repeat(290)}***`);
+      expect(message).not.toContain(key.slice(0, 8));
+    }
+  });
 });

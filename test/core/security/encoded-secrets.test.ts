@@ -20,7 +20,7 @@ afterEach(() => {
  * at any of the 4 character offsets) or hex runs are decoded: an independent decoder, not keel's list of forms.
  */
 function leaksEncoded(text: string, secret: string): boolean {
-  const joined = text.replace(/\\r|\\n/g, "\n").replace(/\r?\n/g, "");
+  const joined = text.replace(/\\+r|\\+n/g, "\n").replace(/\r?\n[ \t]*/g, "");
   const decoded: string[] = [];
   for (const run of joined.match(/[A-Za-z0-9+/_=-]{12,}/g) ?? []) {
     const std = run.replace(/-/g, "+").replace(/_/g, "/");
@@ -53,6 +53,8 @@ describe("encoded forms of a secret", () => {
         bytes.toString("hex").replace(/.{60}/g, "$&\n"), // `xxd -p` wraps at 60
         bytes.toString("hex").toUpperCase(),
         JSON.stringify({ stdout: b64.replace(/.{76}/g, "$&\n") }),
+        b64.replace(/.{64}/g, "$&\n    "), // indented, as in a YAML block scalar
+        JSON.stringify({ stdout: b64.replace(/.{64}/g, "$&\\n") }), // a JSON file's `\n` escapes, in a result's data
       ];
       for (const form of shown) {
         const hidden = redactSecrets(form, [secret]);

@@ -181,9 +181,17 @@ describe("programs that run a command they are given", () => {
       'docker compose "$X" exec web rm x', // X=--dry-run
       'uv "$X" run rm x', // X=-q
       'timeout "$T" 5 rm x', // T=-v: 5 is the duration
+      'timeout "-k$K" 5 rm x', // K=1: -k takes it, 5 is the duration (the word was read as the duration)
+      'su root "-c$X" ls', // X='rm x'
       'chroot "$(opts)" /srv rm x', // opts prints --userspec=u: /srv is the new root
     ])
       expect(decide(deny, command), command).toMatchObject({ action: "deny", reason: expect.stringMatching(/not literal/) });
+  });
+
+  it("a program named like an Object.prototype key (`valueOf`, `constructor`) is no wrapper: reading it does not throw", () => {
+    // Each threw `values.has is not a function` from the permission check (a `keel call` or a turn failed with a TypeError).
+    for (const command of ["valueOf -f x", "constructor -u root rm x", "toString -x y", "timeout 5 hasOwnProperty -k x"])
+      expect(decide(deny, command).action, command).toBe("ask");
   });
 
   it("an allow rule for the wrapper does not allow the command it runs: that is another command", () => {

@@ -84,6 +84,8 @@ describe("redactSecrets / redactDeep / StderrRing / configFingerprint / expandVa
         dsn: { type: "string", title: "DSN first-secret", default: "first-secret", examples: ["first-secret"] },
         mode: { type: "string", default: "fast", examples: ["fast"], pattern: "^[a-z]+$" },
         auth: { const: { token: "Bearer first-secret" } },
+        hint: { type: "string", example: "first-secret", "x-hint": "send first-secret", markdownDescription: "**first-secret**" },
+        list: { type: "array", items: { type: "string", pattern: "^a+$", "x-notes": ["first-secret"] }, anyOf: [{ errorMessage: "not first-secret" }] },
       },
       $defs: { description: { type: "string", description: "first-secret again" } },
     };
@@ -102,6 +104,8 @@ describe("redactSecrets / redactDeep / StderrRing / configFingerprint / expandVa
           dsn: { type: "string", title: "DSN ***" },
           mode: { type: "string", default: "fast", examples: ["fast"], pattern: "^[a-z]+$" },
           auth: { const: { token: "Bearer ***" } },
+          hint: { type: "string", "x-hint": "send ***", markdownDescription: "*******" },
+          list: { type: "array", items: { type: "string", pattern: "^a+$", "x-notes": ["***"] }, anyOf: [{ errorMessage: "not ***" }] },
         },
         $defs: { description: { type: "string", description: "*** again" } },
       },
