@@ -89,7 +89,7 @@ export { confinePath, inside, workspaceDirIn } from "./tools/confine-path.js";
 export { gitTopAt } from "./git-marker.js";
 export { realOrSelf } from "./real-path.js";
 export { visibleJson } from "./visible-json.js";
-export { urlForDisplay, urlSecrets } from "./url-secrets.js";
+export { redirectTargetForDisplay, urlForDisplay, urlSecrets } from "./url-secrets.js";
 export { isPlainValue, type ResultRedactor } from "./result-secrets.js";
 export { MIN_SECRET_LENGTH, MIN_SECRET_LINE_LENGTH, REDACTED, redactDeep, redactSecrets, secretRedactor } from "./redact-secrets.js";
 export { maskCommand } from "./mask-command.js";

@@ -119,3 +119,20 @@ export function urlForDisplay(url: string): string {
   }
   return u.href;
 }
+
+/**
+ * Where a redirect's `location` (resolved against `base`) points, as keel may print it: without user
+ * name, password, query or fragment, its key-like path segments `***` (see `urlForDisplay`); "an address
+ * it did not name" when there is none or it cannot be parsed. Never throws.
+ */
+export function redirectTargetForDisplay(location: string | null | undefined, base: string): string {
+  const unnamed = "an address it did not name";
+  if (!location) return unnamed;
+  try {
+    const u = new URL(location, base);
+    u.username = u.password = u.search = u.hash = "";
+    return urlForDisplay(u.href);
+  } catch {
+    return unnamed;
+  }
+}

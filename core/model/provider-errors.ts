@@ -1,6 +1,6 @@
 import { errorMessage } from "../errors.js";
 import { redactSecrets } from "../redact-secrets.js";
-import { urlForDisplay, urlSecrets } from "../url-secrets.js";
+import { redirectTargetForDisplay, urlForDisplay, urlSecrets } from "../url-secrets.js";
 import { answerError } from "./answer-error.js";
 import { endpointParts } from "./endpoint-url.js";
 import { ModelError } from "./model-error.js";
@@ -132,17 +132,7 @@ function describe(
  * Names the target without user name, password, query or fragment (they may hold credentials).
  */
 function redirected(error: unknown, status: number, where: string): ModelError {
-  const location = (error as { headers?: Headers }).headers?.get?.("location");
-  let target = "an address it did not name";
-  try {
-    if (location) {
-      const u = new URL(location, where);
-      u.username = u.password = u.search = u.hash = "";
-      target = oneLine(u.href);
-    }
-  } catch {
-    // an unparseable Location: named as unknown
-  }
+  const target = redirectTargetForDisplay((error as { headers?: Headers }).headers?.get?.("location"), where);
   return new ModelError(
     `The model endpoint ${where} redirected keel to ${target} (${status}). keel follows a redirect only within the endpoint's origin (and a request with a body only on 307 or 308), so your API key and "model.headers" never go to another address. If that address is the right endpoint, set "model.baseUrl" to it.`,
     false,

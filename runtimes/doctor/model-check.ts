@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { errorMessage, type Host, MODEL_HELP, modelsEndpoint, resolveModelSpec, urlForDisplay } from "../../core/index.js";
+import { errorMessage, type Host, MODEL_HELP, modelsEndpoint, redirectTargetForDisplay, resolveModelSpec, urlForDisplay } from "../../core/index.js";
 import { check, type DoctorCheck } from "./doctor-check.js";
 
 /** How long the model endpoint may take to answer the doctor's one request. */
@@ -52,7 +52,7 @@ export async function modelCheck(host: Host, signal: AbortSignal): Promise<Docto
       return check(
         "model",
         "fail",
-        `${shownUrl} redirected to ${redirectTarget(res, url)} (HTTP ${res.status}), which keel does not follow: only redirects within the endpoint's origin are followed, so the key and model.headers never go elsewhere`,
+        `${shownUrl} redirected to ${redirectTargetForDisplay(res.headers.get("location"), url)} (HTTP ${res.status}), which keel does not follow: only redirects within the endpoint's origin are followed, so the key and model.headers never go elsewhere`,
         "if that address is the right endpoint, set model.baseUrl to it",
       );
     if (res.ok) return check("model", "ok", `${spec.name} at ${shownBase} (GET /models answered ${res.status})`);
@@ -71,18 +71,5 @@ export async function modelCheck(host: Host, signal: AbortSignal): Promise<Docto
       timedOut ? `${shownUrl} did not answer within ${MODEL_CHECK_TIMEOUT_MS / 1000} s` : `cannot reach ${shownUrl} (${detail.split(url).join(shownUrl)})`,
       "start the model server, or fix model.baseUrl / OPENAI_BASE_URL",
     );
-  }
-}
-
-/** Where a redirect points, without user name, password, query or fragment. */
-function redirectTarget(res: Response, url: string): string {
-  const location = res.headers.get("location");
-  if (!location) return "an address it did not name";
-  try {
-    const u = new URL(location, url);
-    u.username = u.password = u.search = u.hash = "";
-    return JSON.stringify(u.href).slice(1, -1);
-  } catch {
-    return "an address it did not name";
   }
 }

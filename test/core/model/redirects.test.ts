@@ -83,14 +83,20 @@ describe("model endpoint redirects: followed only within the endpoint's origin",
 
   it("keel doctor reports a model list redirected to another origin instead of following it", async () => {
     const other = await serve((_req, res) => res.writeHead(200, { "content-type": "application/json" }).end('{"data":[]}'));
-    const endpoint = await serve((_req, res) => res.writeHead(302, { location: `http://localhost:${other.port}/v1/models` }).end());
+    const key = "k9f3a2b7c1d8e4f6a0b5c3d9";
+    const endpoint = await serve((_req, res) => res.writeHead(302, { location: `http://localhost:${other.port}/${key}/v1/models` }).end());
     const ws = makeWorkspace({}, { git: true });
     try {
       ws.writeUserConfig({ model: { name: "m", baseUrl: `http://127.0.0.1:${endpoint.port}/v1`, headers: { "api-key": HEADER_SECRET } } });
       const r = await runKeel(["--json", "doctor"], { cwd: ws.root, env: { ...ws.env, OPENAI_API_KEY: KEY } });
       const check = r.json<{ checks: { name: string; status: string; message: string; fix?: string }[] }>().checks.find((c) => c.name === "model")!;
       // Old code: fetch followed it and the check passed, with the key header sent to the other origin.
-      expect(check).toMatchObject({ status: "fail", message: expect.stringContaining(`redirected to http://localhost:${other.port}/v1/models (HTTP 302)`) });
+      // ...and the key-like part of the address it names is *** (as keel prints any URL it was given).
+      expect(check).toMatchObject({
+        status: "fail",
+        message: expect.stringContaining(`redirected to http://localhost:${other.port}/***/v1/models (HTTP 302)`),
+      });
+      expect(JSON.stringify(r.json())).not.toContain(key);
       expect(check.fix).toContain("model.baseUrl");
       expect(other.seen).toEqual([]);
     } finally {
