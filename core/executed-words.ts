@@ -1,4 +1,4 @@
-import { isPackageManager, packageScriptRuns, type ScriptRun } from "./package-scripts.js";
+import { isPackageManager, packageScriptRuns, type ScriptRun } from "./package-script-runs.js";
 import { programFileWords } from "./program-file-words.js";
 import { baseName, unwrapCommand } from "./shell/unwrap-command.js";
 

@@ -84,7 +84,7 @@ function subcommandAt(
 }
 
 /** How a package manager reads the options before its command word (and `run`'s before the script's). */
-interface CommandWords {
+export interface CommandWords {
   /** Options taking the next word as their value (unless written `--opt=value`). */
   values: readonly string[];
   /** Options taking none; with `unknown: "fail"`, any other option is unresolved. */
@@ -219,16 +219,27 @@ const FOREACH: CommandWords = { values: ["--from", "-j", "--jobs", "--include", 
 /**
  * Where the command word stands in `args` from `from`, its options read with `spec`: `args.length`
  * when there is none; undefined, reported unresolved, when it cannot be told (an option keel cannot
- * read, `--` before a word, a value that may expand to several words).
+ * read, `--` before a word, a value that may expand to several words). `seen` is told each option read, with the value it took.
  */
-function commandAt(what: string, args: string[], from: number, isLiteral: (i: number) => boolean, sink: RunnerSink, spec: CommandWords): number | undefined {
+export function commandAt(
+  what: string,
+  args: string[],
+  from: number,
+  isLiteral: (i: number) => boolean,
+  sink: RunnerSink,
+  spec: CommandWords,
+  seen?: (option: string, value: string | undefined) => void,
+): number | undefined {
   for (let i = from; i < args.length; i++) {
     const word = args[i]!;
     if (!isLiteral(i) || !word.startsWith("-") || word === "-") return i;
     if (word === "--") return i + 1 < args.length ? void sink.unresolved(`\`${what} --\`: keel cannot tell which word is the command`) : args.length;
     const eq = word.indexOf("=");
     const option = eq === -1 ? word : word.slice(0, eq);
-    if (eq !== -1) continue;
+    if (eq !== -1) {
+      seen?.(option, word.slice(eq + 1));
+      continue;
+    }
     if (spec.read) {
       const kind = spec.read(option);
       if (kind === undefined)
@@ -239,23 +250,42 @@ function commandAt(what: string, args: string[], from: number, isLiteral: (i: nu
         return void sink.unresolved(`\`${what} ${word} ${next}\`: whether \`${next}\` is the value depends on the option's type`);
       if (kind === "value" && next !== undefined && !sink.oneWord(i + 1))
         return void sink.unresolved(`\`${what} ${word}\` has a value that may expand to several words`);
+      seen?.(option, kind === "value" ? next : undefined);
       // nopt: `--x true|false` sets a Boolean option.
       if (kind === "value" || (kind === "flag" && isLiteral(i + 1) && (next === "true" || next === "false"))) i++;
       continue;
     }
     if (spec.values.includes(option)) {
       // yarn 1 does not take a word that is an option as a value (`--emoji --cwd d`).
-      if (what.startsWith("yarn") && isLiteral(i + 1) && args[i + 1]?.startsWith("-")) continue;
+      if (what.startsWith("yarn") && isLiteral(i + 1) && args[i + 1]?.startsWith("-")) {
+        seen?.(option, undefined);
+        continue;
+      }
       if (i + 1 < args.length && !sink.oneWord(i + 1)) return void sink.unresolved(`\`${what} ${word}\` has a value that may expand to several words`);
+      seen?.(option, args[i + 1]);
       i++;
       continue;
     }
-    if (spec.flags?.includes(option)) continue;
     // A prefix of an option with a value (`--cw` for `--cwd`) is not read.
-    if (spec.unknown === "fail" || (option.startsWith("--") && spec.values.some((v) => v.startsWith(option))))
+    if (!spec.flags?.includes(option) && (spec.unknown === "fail" || (option.startsWith("--") && spec.values.some((v) => v.startsWith(option)))))
       return void sink.unresolved(`\`${what}\` has an option keel does not know (\`${word}\`), which could take the next word`);
+    seen?.(option, undefined);
   }
   return args.length;
+}
+
+/**
+ * How `name` reads its command line, as `packageManager` reads it: the options before the command word (`words`), `run`'s
+ * before the script (`run`, undefined for pnpm, whose `run` reads `words`' options), its own commands, and `yarn workspaces
+ * foreach`'s options. The script pins (package-scripts.ts) read the same line with these, so both find the same script.
+ */
+export function managerSyntax(name: "yarn" | "pnpm" | "bun"): {
+  words: CommandWords;
+  run: CommandWords | undefined;
+  commands: ReadonlySet<string>;
+  foreach: CommandWords;
+} {
+  return { ...MANAGERS[name], foreach: FOREACH };
 }
 
 /** `corepack yarn@1 ARGS`, `corepack pnpm ARGS`, `corepack npx ARGS`: that package manager's call, the version dropped (corepack's own commands run none). */

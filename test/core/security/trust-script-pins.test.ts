@@ -313,6 +313,62 @@ describe("namedWorkspaceFiles: package scripts", () => {
     expect(changedPinnedFile(ws.root, none)).toBe("package.json#scripts.test");
   });
 
+  it("a hook running a script behind a pnpm option that takes no value (`--workspace-dir`) pins what pnpm runs: a changed script does not run silently", async () => {
+    ws = makeWorkspace(
+      {
+        "package.json": pkg({ lint: "touch hook-ran", test: "true" }),
+        // Stands in for pnpm, which reads `--workspace-dir` as taking no value: the first other word is the script it runs.
+        "bin/pnpm": `#!/bin/sh\nwhile [ "\${1#-}" != "$1" ]; do shift; done\nexec node -e 'require("child_process").execSync(require("./package.json").scripts[process.argv[1]], { stdio: "inherit" })' "$1"\n`,
+        ".claude/settings.json": { hooks: { PreToolUse: [{ matcher: "bash", hooks: [{ type: "command", command: "bin/pnpm --workspace-dir lint test" }] }] } },
+      },
+      { git: true },
+    );
+    chmodSync(join(ws.root, "bin/pnpm"), 0o755);
+    const bash = () => keel("call", "bash", "--input", JSON.stringify({ command: "true" }));
+    const trusted = await keel("trust");
+    expect(trusted.exitCode, trusted.stderr).toBe(0);
+    // pnpm's `--workspace-dir` is no option keel can read exactly: every script of the package is pinned.
+    expect(trusted.json().approved).toEqual([expect.objectContaining({ kind: "hook", files: ["bin/pnpm", "package.json#scripts"] })]);
+    expect((await bash()).json()).toMatchObject({ ok: true });
+    expect(ws.exists("hook-ran")).toBe(true);
+
+    ws.write("package.json", pkg({ lint: "touch changed-ran", test: "true" }));
+    expect(await warnings()).toMatch(/hook PreToolUse `bin\/pnpm --workspace-dir lint test` \(\.claude\/settings\.json\) was added or changed since/);
+    expect((await bash()).json()).toMatchObject({ ok: true });
+    expect(ws.exists("changed-ran")).toBe(false);
+  });
+
+  it("package scripts behind pnpm, yarn, bun, npm and corepack options are read as the deny rules read the line, or all are pinned", () => {
+    // `*`: keel cannot tell which script (every script of the package is pinned); `+`: in the packages of the monorepo too.
+    const scripts = (line: string) => executedRuns(line.split(" ")).scripts.map((s) => `${s.dir ? `${s.dir}:` : ""}${s.name ?? "*"}${s.packages ? "+" : ""}`);
+    for (const [line, want] of [
+      // pnpm: nopt's types (pnpm-options.ts); an option keel cannot read before the script pins them all.
+      ["pnpm --workspace-dir lint test", ["*"]],
+      ["pnpm --frozen-lockfile true lint", ["lint"]],
+      ["pnpm --store-dir x lint", ["lint"]],
+      ["pnpm -w lint", ["lint+"]],
+      ["pnpm -- lint", ["*"]],
+      ["pnpm run $X", ["*"]],
+      ["pnpm install-test", ["install", "prepare", "test"]],
+      // yarn 1's options with a value, and its unknown ones as flags.
+      ["yarn --use-yarnrc f lint", ["lint"]],
+      ["yarn --otp 123 lint", ["lint"]],
+      ["yarn --proxy p lint", ["lint"]],
+      ["yarnpkg --otp 123 lint", ["lint"]],
+      ["yarn $X", ["*"]],
+      // bun's options are listed: another one pins all.
+      ["bun --unknown lint", ["*"]],
+      // corepack's `yarn@1`, `pnpm@9` are those managers.
+      ["corepack yarn@1 --otp 1 lint", ["lint"]],
+      ["corepack pnpm@9 --workspace-dir lint test", ["*"]],
+      // npm reads options anywhere: after one whose value keel does not read, each `run` or lifecycle word may start it.
+      ["npm --tag test run lint", ["test", "lint"]],
+      ["npm run $X", ["*"]],
+      ["npm --prefix $D run lint", ["*+"]],
+    ] as const)
+      expect(scripts(line), line).toEqual(want);
+  });
+
   it("executedRuns: which lines run package scripts, makefiles, awk or sed programs, and code loaded by assignments after env", () => {
     const runs = (line: string) => executedRuns(line.split(" "));
     const scripts = (line: string) => runs(line).scripts.map((s) => (s.dir ? `${s.dir}:${s.name}` : s.name));
@@ -345,7 +401,8 @@ describe("namedWorkspaceFiles: package scripts", () => {
     expect(scripts("dotenv -- npm run lint")).toEqual(["lint"]);
     // An option whose value keel does not know cannot hide the script.
     expect(scripts("npm --color always run lint")).toEqual(["lint"]);
-    expect(scripts("yarn --foo bar lint")).toEqual(["bar", "lint"]);
+    // yarn 1 reads an option it does not know as a flag (as the deny rules do): `bar` is the script.
+    expect(scripts("yarn --foo bar lint")).toEqual(["bar"]);
     // Runners and lines that run no script of the package keep their pins.
     for (const line of ["npx --no -- eslint .", "npm exec tsx x.ts", "pnpm dlx x", "yarn add x --dev", "bun x.ts", "bun run x.ts", "npm ls", "npm"])
       expect(scripts(line), line).toEqual(line === "yarn add x --dev" ? ["install", "prepare"] : []);
