@@ -43,4 +43,16 @@ describe("words from input are looked up as own keys only (names such as `toStri
     expect(artifacts[0]!.path).toMatch(/^\.keel\/artifacts\/[\w-]+-image-0\.bin$/);
     expect(ws.read(artifacts[0]!.path)).toBe("hello");
   });
+  it("a plugin's tool named toString reaches its hooks by name, input fields as given (the hook got no tool_name, `name` became `toString`)", async () => {
+    ws = makeWorkspace({
+      "plugins/p/plugin.json": {
+        name: "p",
+        virtual_tools: [{ name: "toString", response: "hi" }],
+        hooks: { PreToolUse: [{ matcher: "toString", hooks: [{ type: "command", command: 'cat > "$CLAUDE_PROJECT_DIR/seen.json"' }] }] },
+      },
+    });
+    const run = await runKeel(["--json", "--trust", "call", "toString", "--input", JSON.stringify({ name: "n", length: 3 })], { cwd: ws.root, env: ws.env });
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(JSON.parse(ws.read("seen.json"))).toMatchObject({ hook_event_name: "PreToolUse", tool_name: "toString", tool_input: { name: "n", length: 3 } });
+  });
 });
