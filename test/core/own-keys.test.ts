@@ -55,4 +55,10 @@ describe("words from input are looked up as own keys only (names such as `toStri
     expect(run.exitCode, run.stderr).toBe(0);
     expect(JSON.parse(ws.read("seen.json"))).toMatchObject({ hook_event_name: "PreToolUse", tool_name: "toString", tool_input: { name: "n", length: 3 } });
   });
+  it("keel config set toString.x writes that key (it stopped: `toString is undefined in local, not an object`)", async () => {
+    ws = makeWorkspace();
+    const run = await runKeel(["config", "set", "toString.x", "1"], { cwd: ws.root, env: ws.env });
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(JSON.parse(ws.read(".keel/config.local.json"))).toEqual({ toString: { x: 1 } });
+  });
 });
