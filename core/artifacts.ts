@@ -70,5 +70,7 @@ export function extensionFor(mimeType: string): string {
     "application/zip": "zip",
     "text/plain": "txt",
   };
-  return known[mimeType] ?? (mimeType.startsWith("text/") ? "txt" : "bin");
+  // An own key only: the type is the server's word (`toString` found a function, written into the file name).
+  if (Object.hasOwn(known, mimeType)) return known[mimeType]!;
+  return mimeType.startsWith("text/") ? "txt" : "bin";
 }

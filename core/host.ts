@@ -157,7 +157,7 @@ export class Host {
     // Trust first: an untrusted workspace's config may only restrict.
     const trust = options.reviewTrust ? REVIEW_TRUST : await workspaceTrust(workspace, options.trust, env);
     const loaded: LoadedConfig = options.config
-      ? { config: options.config, layers: [], broken: [], allowLevels: {}, diagnostics: [] }
+      ? { config: options.config, layers: [], broken: [], allowLevels: new Map(), diagnostics: [] }
       : await loadConfig(workspace, trust.trusted, (item) => trustApproves(trust, item), trust.unpinned);
     const { config, ...info } = withProgramSettings(loaded, options);
     return new Host(workspace, config, info, trust, { ...options, env });
@@ -293,13 +293,16 @@ function withProgramSettings(loaded: LoadedConfig, options: HostOptions): Loaded
   const { model, permissions } = options;
   if (model === undefined && permissions === undefined) return loaded;
   const config: KeelConfig = { ...loaded.config, ...(model === undefined ? {} : { model }) };
-  const allowLevels = { ...loaded.allowLevels };
+  const allowLevels = new Map(loaded.allowLevels);
   if (permissions) {
     const before = config.permissions ?? {};
     config.permissions = { ...before };
     for (const list of ["allow", "ask", "deny"] as const)
       if (permissions[list]?.length) config.permissions[list] = [...(before[list] ?? []), ...permissions[list]];
-    for (const rule of permissions.allow ?? []) if (!allowLevels[rule]?.includes("user")) allowLevels[rule] = [...(allowLevels[rule] ?? []), "user"];
+    for (const rule of permissions.allow ?? []) {
+      const levels = allowLevels.get(rule) ?? [];
+      if (!levels.includes("user")) allowLevels.set(rule, [...levels, "user"]);
+    }
   }
   return { ...loaded, config, allowLevels };
 }

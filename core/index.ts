@@ -90,6 +90,7 @@ export { gitTopAt } from "./git-marker.js";
 export { realOrSelf } from "./real-path.js";
 export { visibleJson } from "./visible-json.js";
 export { redirectTargetForDisplay, urlForDisplay, urlSecrets } from "./url-secrets.js";
+export { envValue } from "./env-value.js";
 export { isPlainValue, type ResultRedactor } from "./result-secrets.js";
 export { MIN_SECRET_LENGTH, MIN_SECRET_LINE_LENGTH, REDACTED, redactDeep, redactSecrets, secretRedactor } from "./redact-secrets.js";
 export { maskCommand } from "./mask-command.js";

@@ -61,13 +61,13 @@ export class PermissionPolicy {
    */
   constructor(
     rules: PermissionRules = {},
-    allowLevels: Record<string, readonly TrustLevel[]> = {},
+    allowLevels: ReadonlyMap<string, readonly TrustLevel[]> = new Map(),
     private readonly hiddenPaths: () => readonly string[] = () => [],
   ) {
     const names = new Map<string, RuleGlob>();
     this.deny = (rules.deny ?? []).map((r) => compileRule(r, "deny", names));
     this.ask = (rules.ask ?? []).map((r) => compileRule(r, "ask", names));
-    this.allow = (rules.allow ?? []).map((r) => compileRule(r, "allow", names, allowLevels[r] ?? ["user"]));
+    this.allow = (rules.allow ?? []).map((r) => compileRule(r, "allow", names, allowLevels.get(r) ?? ["user"]));
   }
 
   /**

@@ -23,7 +23,7 @@ export interface LoadedConfig {
   /** Layers that could not be parsed (skipped, reported, never overwritten). */
   broken: ConfigLayer[];
   /** For each allow rule, the most trusted level that contributed it. */
-  allowLevels: Record<string, TrustLevel[]>;
+  allowLevels: ReadonlyMap<string, readonly TrustLevel[]>;
   /** Ignored keys of an untrusted workspace, translated or untranslatable rules, unknown keys, code config files. */
   diagnostics: Diagnostic[];
   /** What the workspace's config sets that widens, as `keel trust` approves it (see `wideningSettings`). */
@@ -108,7 +108,7 @@ export async function loadConfig(ws: Workspace, trusted = false, approves?: (ite
     );
   const layers = all.filter((l) => l.value);
   const broken = all.filter((l) => !l.value);
-  const nothing: MergedLayers = { value: {}, allowLevels: {}, diagnostics: [], invalid: [] };
+  const nothing: MergedLayers = { value: {}, allowLevels: new Map(), diagnostics: [], invalid: [] };
   const merging = layers.length ? await layerMerging() : undefined;
   // A trusted workspace's widening settings apply as `keel trust` approved them; changed since, the config only restricts.
   const trustItem = trusted && merging ? merging.wideningSettings(layers, ws.root) : undefined;

@@ -17,8 +17,8 @@ const LISTS = ["deny", "ask", "allow"] as const;
 /** The merged config of every layer, as the host uses it. */
 export interface MergedLayers {
   value: Record<string, unknown>;
-  /** For each allow rule, the levels that contributed it (an alias needs a rule from its plugin's own level). */
-  allowLevels: Record<string, TrustLevel[]>;
+  /** For each allow rule, the levels that contributed it (an alias needs a rule from its plugin's own level). A Map: a rule is any text (`toString`). */
+  allowLevels: Map<string, TrustLevel[]>;
   /** What was ignored or translated, and unknown keys: each naming file and key. */
   diagnostics: Diagnostic[];
   /** Layers whose `permissions` value has the wrong shape (their rules were not applied). */
@@ -44,7 +44,7 @@ export function mergeLayers(layers: ConfigLayer[], trusted: boolean, held?: "cha
   const invalid: MergedLayers["invalid"] = [];
   // Sets keep insertion order and dedupe in constant time (a committed file may hold many rules).
   const rules: Record<(typeof LISTS)[number], Set<string>> = { deny: new Set(), ask: new Set(), allow: new Set() };
-  const allowLevels: Record<string, TrustLevel[]> = {};
+  const allowLevels = new Map<string, TrustLevel[]>();
   let merged: Record<string, unknown> = {};
   const sandboxes: unknown[] = [];
   for (const layer of layers) {
@@ -127,7 +127,9 @@ export function mergeLayers(layers: ConfigLayer[], trusted: boolean, held?: "cha
         diagnostics.push({ severity: "warning", source: "config", file: layer.file, path: `permissions.${list}[${w.index}]`, message: w.message });
       for (const rule of translated.rules) {
         rules[list].add(rule);
-        if (list === "allow" && !(allowLevels[rule] ??= []).includes(level)) allowLevels[rule].push(level);
+        if (list !== "allow") continue;
+        const levels = allowLevels.get(rule) ?? [];
+        if (!levels.includes(level)) allowLevels.set(rule, [...levels, level]);
       }
     }
     if (rest.sandbox !== undefined && isSandboxValue(rest.sandbox)) sandboxes.push(rest.sandbox);

@@ -4,6 +4,7 @@ import type { ModelSpec } from "./model-spec.js";
 import type { ModelClient } from "./model-types.js";
 import { openaiModel } from "./openai-model.js";
 import { scriptedModel } from "./scripted-model.js";
+import { envValue } from "../env-value.js";
 
 /** Creates the backend for a resolved model spec. Throws UsageError when it cannot be used. */
 export function createModel(spec: ModelSpec, env: NodeJS.ProcessEnv): ModelClient {
@@ -18,5 +19,5 @@ export function createModel(spec: ModelSpec, env: NodeJS.ProcessEnv): ModelClien
 export function modelCredentials(spec: ModelSpec, env: NodeJS.ProcessEnv): string[] {
   if (spec.kind !== "openai") return [];
   const headers = Object.entries(spec.headers ?? {}).filter(([name, value]) => looksSecretName(name, "display") || looksSecretValue(value));
-  return [env[spec.apiKeyEnv] ?? "", ...headers.flatMap(([, value]) => [value, ...secretShapesIn(value)]), ...urlSecrets(spec.baseUrl)];
+  return [envValue(env, spec.apiKeyEnv) ?? "", ...headers.flatMap(([, value]) => [value, ...secretShapesIn(value)]), ...urlSecrets(spec.baseUrl)];
 }

@@ -20,6 +20,7 @@ import { describeProviderError } from "./provider-errors.js";
 import { argumentsText, extraContentOf, StreamedToolCalls } from "./streamed-tool-calls.js";
 import { ToolNameMap } from "./tool-names.js";
 import { WireBodyEncoder } from "./wire-body.js";
+import { envValue } from "../env-value.js";
 
 type OpenAISpec = Extract<ModelSpec, { kind: "openai" }>;
 type OpenAIClient = import("openai").OpenAI;
@@ -36,7 +37,7 @@ const JSON_BODY = { "content-type": "application/json" };
 export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv): ModelClient {
   // Only the variable the config names (OPENAI_API_KEY by default): with "apiKeyEnv" set, an unset
   // variable never falls back to OPENAI_API_KEY, whose key would go to another provider's endpoint.
-  const apiKey = env[spec.apiKeyEnv]?.trim();
+  const apiKey = envValue(env, spec.apiKeyEnv)?.trim();
   if (!apiKey && !spec.baseUrl)
     throw new UsageError(
       `Model "${spec.name}" needs an API key: set ${spec.apiKeyEnv}, or point "model.baseUrl" (or OPENAI_BASE_URL) at a local OpenAI-compatible server.`,

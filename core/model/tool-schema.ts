@@ -42,7 +42,8 @@ export function normalizeToolSchema(schema: unknown): Record<string, unknown> {
 function clean(node: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(node)) {
-    if (UNSUPPORTED.has(key)) continue;
+    // `__proto__` is no keyword: as a key of `out` it would set its prototype (a server's schema could give it a `type`).
+    if (UNSUPPORTED.has(key) || key === "__proto__") continue;
     if (NESTED_MAPS.includes(key) && isObject(value)) {
       out[key] = Object.fromEntries(Object.entries(value).map(([k, v]) => [k, isObject(v) ? clean(v) : v]));
     } else if (NESTED_ONE.includes(key) && isObject(value)) out[key] = clean(value);
@@ -52,7 +53,7 @@ function clean(node: Record<string, unknown>): Record<string, unknown> {
   if (out.type === "object" && !isObject(out.properties) && out.additionalProperties === undefined) out.properties = {};
   if (Array.isArray(out.required)) {
     const props = isObject(out.properties) ? out.properties : {};
-    out.required = (out.required as unknown[]).filter((r) => typeof r === "string" && r in props);
+    out.required = (out.required as unknown[]).filter((r) => typeof r === "string" && Object.hasOwn(props, r));
     if ((out.required as unknown[]).length === 0) delete out.required;
   }
   return out;

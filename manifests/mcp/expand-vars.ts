@@ -1,3 +1,5 @@
+import { envValue } from "../../core/index.js";
+
 /** Result of expanding `${VAR}` / `${VAR:-default}` in a string. */
 export interface Expansion {
   value: string;
@@ -27,7 +29,7 @@ export function expandVars(text: string, env: NodeJS.ProcessEnv): Expansion {
   const unset: string[] = [];
   const secrets: string[] = [];
   const value = text.replace(PATTERN, (whole, name: string, fallback: string | undefined) => {
-    const v = env[name];
+    const v = envValue(env, name);
     if (v !== undefined && v !== "" && !NON_SECRET_VARS.has(name)) secrets.push(v);
     if (fallback !== undefined) return v === undefined || v === "" ? fallback : v;
     if (v === undefined) {

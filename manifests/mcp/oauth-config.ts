@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { expandVars } from "./expand-vars.js";
+import { envValue } from "../../core/index.js";
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const FROM_ENV = /^\$\{[A-Za-z_][A-Za-z0-9_]*(:-[^}]*)?\}$/;
@@ -83,7 +84,7 @@ export function resolveOAuth(o: McpOAuthEntry, env: NodeJS.ProcessEnv, unset: st
   };
   const named = (name: string | undefined) => {
     if (name === undefined) return undefined;
-    const v = env[name];
+    const v = envValue(env, name);
     if (v === undefined || v === "") {
       unset.push(name);
       return undefined;

@@ -108,7 +108,8 @@ function descend(
   where: string,
 ): Record<string, unknown> | unknown[] {
   const record = parent as Record<string | number, unknown>;
-  const next = record[key];
+  // Own keys only: `toString.x` names a key of the config, not Object.prototype's function.
+  const next = Object.hasOwn(record, key) ? record[key] : undefined;
   if (next === undefined) {
     const created: Record<string, unknown> = {};
     record[key] = created;

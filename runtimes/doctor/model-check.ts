@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { errorMessage, type Host, MODEL_HELP, modelsEndpoint, redirectTargetForDisplay, resolveModelSpec, urlForDisplay } from "../../core/index.js";
+import { envValue, errorMessage, type Host, MODEL_HELP, modelsEndpoint, redirectTargetForDisplay, resolveModelSpec, urlForDisplay } from "../../core/index.js";
 import { check, type DoctorCheck } from "./doctor-check.js";
 
 /** How long the model endpoint may take to answer the doctor's one request. */
@@ -24,7 +24,7 @@ export async function modelCheck(host: Host, signal: AbortSignal): Promise<Docto
       ? check("model", "ok", `scripted model ${spec.file}`)
       : check("model", "fail", `scripted model file ${spec.file} does not exist`, "create the script file or fix `model` in the config");
   const base = (spec.baseUrl ?? "https://api.openai.com/v1").replace(/\/+$/, "");
-  const key = host.env[spec.apiKeyEnv];
+  const key = envValue(host.env, spec.apiKeyEnv);
   if (!spec.baseUrl && !key)
     return check(
       "model",

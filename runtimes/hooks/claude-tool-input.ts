@@ -20,23 +20,27 @@ const FIELD_NAMES: Readonly<Record<string, Readonly<Record<string, string>>>> = 
 
 /** Claude Code's name for a keel tool (`bash` → `Bash`); MCP and other tools keep their name. */
 export function claudeToolName(keelName: string): string {
-  return CLAUDE_NAMES[keelName] ?? keelName;
+  // Own keys only: a plugin's tool may be named `toString` (its hooks got no tool_name).
+  return (Object.hasOwn(CLAUDE_NAMES, keelName) && CLAUDE_NAMES[keelName]) || keelName;
 }
 
 /** A keel tool input with Claude Code's field names (`read_file` `path` → `file_path`), for a hook's `tool_input`. */
 export function toClaudeInput(keelName: string, input: unknown): unknown {
-  return rename(input, FIELD_NAMES[keelName]);
+  return rename(input, fieldNames(keelName));
 }
 
 /** A hook's `updatedInput` (Claude Code field names, or keel's) with keel's field names. */
 export function fromClaudeInput(keelName: string, input: unknown): unknown {
-  const map = FIELD_NAMES[keelName];
+  const map = fieldNames(keelName);
   return rename(input, map && Object.fromEntries(Object.entries(map).map(([k, c]) => [c, k])));
 }
 
 function rename(input: unknown, map: Readonly<Record<string, string>> | undefined): unknown {
   if (!map || input === null || typeof input !== "object" || Array.isArray(input)) return input;
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(input)) out[map[k] ?? k] = v;
-  return out;
+  // Own keys, as data (a field named `constructor` or `__proto__` is a field like any other).
+  return Object.fromEntries(Object.entries(input).map(([k, v]) => [(Object.hasOwn(map, k) && map[k]) || k, v]));
+}
+
+function fieldNames(keelName: string): Readonly<Record<string, string>> | undefined {
+  return Object.hasOwn(FIELD_NAMES, keelName) ? FIELD_NAMES[keelName] : undefined;
 }

@@ -60,7 +60,8 @@ export function servedPrompts(host: Host): ServedPrompt[] {
 export async function promptText(host: Host, name: string, args: Record<string, string>, run: RunContext): Promise<PromptText> {
   const prompt = servedPrompts(host).find((p) => p.name === name);
   if (!prompt) return { error: `Unknown prompt "${name}". List the prompts (prompts/list) for the names keel serves.` };
-  const missing = prompt.arguments.filter((a) => a.required && (args[a.name] === undefined || args[a.name] === ""));
+  // Own keys only: a required argument named `toString` is not given by Object.prototype.
+  const missing = prompt.arguments.filter((a) => a.required && (!Object.hasOwn(args, a.name) || args[a.name] === undefined || args[a.name] === ""));
   if (missing.length) return { error: `Prompt "${name}" needs the argument${missing.length > 1 ? "s" : ""} ${missing.map((a) => a.name).join(", ")}.` };
   const wf = host.service("workflows")!.get(name)!;
   if (wf.steps.length === 1 && wf.steps[0]!.kind === "command") {

@@ -104,9 +104,9 @@ describe("names cannot borrow permissions", () => {
   });
 
   it("a rule naming the alias exactly allows it only from the alias's own level", () => {
-    const user = policy({ allow: ["status"] }, { status: ["user"] });
-    const repo = policy({ allow: ["status"] }, { status: ["workspace"] });
-    const both = policy({ allow: ["status"] }, { status: ["user", "workspace"] });
+    const user = policy({ allow: ["status"] }, new Map([["status", ["user"]]]));
+    const repo = policy({ allow: ["status"] }, new Map([["status", ["workspace"]]]));
+    const both = policy({ allow: ["status"] }, new Map([["status", ["user", "workspace"]]]));
     expect(both.decide("status", bash, { command: "id" }, CWD, CWD, { level: "workspace" }).action).toBe("allow");
     expect(both.decide("status", bash, { command: "id" }, CWD, CWD, { level: "user" }).action).toBe("allow");
     // your rule was written for a tool of yours, not for a repository's alias that took the name

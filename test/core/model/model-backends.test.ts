@@ -381,6 +381,13 @@ describe("model configuration", () => {
     expect(normalizeToolSchema({ type: "string" })).toMatchObject({ type: "object", properties: {} });
   });
 
+  it("a tool schema's required names are its own properties only (`toString` was kept, naming no property)", () => {
+    const schema = JSON.parse('{"type":"object","properties":{"a":{"type":"string"}},"required":["a","toString","constructor"],"__proto__":{"x":1}}');
+    const normalized = normalizeToolSchema(schema);
+    expect(normalized).toEqual({ type: "object", properties: { a: { type: "string" } }, required: ["a"] });
+    expect(Object.getPrototypeOf(normalized)).toBe(Object.prototype);
+  });
+
   it("scripted:FILE replays turns by call index and byPrompt", async () => {
     const ws = makeWorkspace({
       "s.json": { turns: [{ text: "one" }, { toolCalls: [{ name: "t", arguments: { a: 1 } }] }], byPrompt: { CHILD: [{ text: "child" }] } },

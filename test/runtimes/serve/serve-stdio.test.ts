@@ -22,6 +22,21 @@ const text = (r: any) => (r.content as { type: string; text: string }[])[0]!.tex
 const observation = (r: any) => r._meta?.["keel/observation"] as Record<string, unknown>;
 
 describe("keel mcp serve (stdio, SDK client)", () => {
+  it("a prompt's required argument named toString must be given (Object.prototype's toString counted as given)", async () => {
+    const parameters = { type: "object", properties: { toString: { type: "string" } }, required: ["toString"] };
+    const wf = {
+      name: "named",
+      description: "Names it",
+      parameters,
+      prompt: "Say {toString}.",
+      steps: [{ id: "say", tool: "say", input: { topic: "{toString}" } }],
+    };
+    ws = serveWorkspace({ ".claw-workflows.json": { workflows: [wf] } });
+    ({ client } = await connectStdio(ws));
+    await expect(client.getPrompt({ name: "named", arguments: {} })).rejects.toThrow(/needs the argument toString/);
+    expect((await client.getPrompt({ name: "named", arguments: { toString: "it" } })).messages[0]!.content).toMatchObject({ text: "Say it." });
+  });
+
   it("lists every kind of tool with its schema, prompts and resources, and calls a plugin virtual tool through the pipeline (origin mcp-serve)", async () => {
     ws = serveWorkspace({ "keel.config.json": { permissions: { allow: ["workflow_run"] } } });
     ws.write(".mcp.json", upstreamManifest(ws, { resources: [{ name: "notes", uri: "test://notes", text: "local notes" }] }));
