@@ -5,7 +5,7 @@ import { readEvents } from "../../../core/events.js";
 import type { KeelPlugin } from "../../../core/host.js";
 import { startOpenAIServer } from "../../helpers/openai-server.js";
 import { runKeel } from "../../helpers/run-cli.js";
-import { sessionState } from "../../helpers/session-state.js";
+import { sessionState, tearLogAfterResponse } from "../../helpers/session-state.js";
 import { makeWorkspace, type TempWorkspace } from "../../helpers/temp-workspace.js";
 import { openTestHost } from "../../helpers/test-host.js";
 
@@ -168,12 +168,9 @@ describe("append-only sessions", () => {
       server.push({ text: "", toolCalls: [{ id: "w1", name: "bash", arguments: { command: "echo ran >> ran.txt" } }] });
       const first = await runKeel(["run", "--session", "t1", "go"], { cwd: w.root, env: w.env });
       expect(first.stderr).toContain("keel sessions approve t1");
+      // a crash mid-write: the log ends after the response, the next line torn
       const file = w.path(".keel", "sessions", "t1", "events.jsonl");
-      const lines = readFileSync(file, "utf8").split("\n");
-      const assistant = lines.findIndex((l) => l.includes('"type":"session_message"') && l.includes('"role":"assistant"'));
-      expect(assistant).toBeGreaterThan(0);
-      // cut the log right after the assistant message, and tear the next line (a crash mid-write)
-      writeFileSync(file, lines.slice(0, assistant + 1).join("\n") + '\n{"ts":1,"type":"session_sta');
+      tearLogAfterResponse(file);
       server.push({ text: "recovered" });
       const r = await runKeel(["run", "--resume", "t1", "--yes"], { cwd: w.root, env: w.env });
       expect(r.exitCode, r.stderr).toBe(0);
