@@ -65,7 +65,7 @@ export function stateGitignoreProblem(stateDir: string): string | undefined {
     if (!stat.isFile() || stat.size > MAX_GITIGNORE_BYTES) throw new Error("not a small regular file");
     text = readStateTextSync(file);
   } catch {
-    return `${file} is not a small regular file keel can read (a link, a folder, over 64 KiB), so keel cannot tell whether it keeps sessions, events and artifacts out of git`;
+    return `.keel/.gitignore is not a small regular file keel can read (a link, a folder, over 64 KiB), so keel cannot tell whether it keeps sessions, events and artifacts out of git`;
   }
   if (text === undefined) return undefined;
   const lines = text
@@ -75,5 +75,5 @@ export function stateGitignoreProblem(stateDir: string): string | undefined {
   const ignoresAll = lines.includes("*") || lines.includes("/*");
   const foreign = lines.filter((l) => l.startsWith("!") && !KEEL_NEGATIONS.has(l));
   if (ignoresAll && foreign.length === 0) return undefined;
-  return `${file} does not keep keel's state out of git (${ignoresAll ? `it brings back ${foreign.slice(0, 3).join(" ")}` : "it has no line `*`"}): your sessions, events and artifacts may show in \`git status\` and be committed with \`git add .\`. keel does not rewrite it; make it ignore everything (a line \`*\`, as keel writes it: delete it and keel writes its own)`;
+  return `.keel/.gitignore does not keep keel's state out of git (${ignoresAll ? `it brings back ${foreign.slice(0, 3).join(" ")}` : "it has no line `*`"}): your sessions, events and artifacts may show in \`git status\` and be committed with \`git add .\`. keel does not rewrite it; make it ignore everything (a line \`*\`, as keel writes it: delete it and keel writes its own)`;
 }

@@ -122,7 +122,7 @@ async function withAgent(ctx: CliContext, fn: (runtime: AgentRuntime, base: Agen
     async (host) => {
       // Config keel ignored or could not use (untrusted keys, unknown keys, code config files) is said before the run.
       for (const d of host.diagnostics.items)
-        if (d.source === "config" && d.severity !== "info") ctx.io.stderr.write(terminalText(`keel: ${formatDiagnostic(d)}`) + "\n");
+        if ((d.source === "config" || d.source === "state") && d.severity !== "info") ctx.io.stderr.write(terminalText(`keel: ${formatDiagnostic(d)}`) + "\n");
       const runtime = host.service("agent-runtime");
       if (!runtime) throw new UsageError("The agent runtime is not loaded in this host.");
       try {

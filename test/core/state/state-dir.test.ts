@@ -60,8 +60,12 @@ describe(".keel/.gitignore", () => {
       ).toBe(warned);
       const got = await warnings(ws);
       // Old code: no warning, whatever the file said.
-      if (warned) expect(got, name).toEqual([expect.stringMatching(/does not keep keel.s state out of git|cannot tell whether it keeps/)]);
-      else expect(got, name).toEqual([]);
+      if (warned) {
+        expect(got, name).toEqual([expect.stringMatching(/does not keep keel.s state out of git|cannot tell whether it keeps/)]);
+        // ...and said before a run (which then stops here: no model is configured).
+        const run = await runKeel(["run", "hi"], { cwd: ws.root, env: ws.env });
+        expect(run.stderr, name).toContain("keel: warning [state]");
+      } else expect(got, name).toEqual([]);
       ws.cleanup();
       ws = undefined;
     }
