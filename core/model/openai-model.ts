@@ -60,7 +60,8 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv): ModelClie
     // A body that stops sending bytes (a stalled stream) would hang the call: the SDK's timeout ends at the headers.
     // A redirect is followed only within the endpoint's origin (and a POST only on 307/308): fetch would
     // hand `model.headers` (an `api-key`, a proxy's key) to whatever origin a redirect names. The MCP
-    // SDK's transports follow the same rule with this function; another redirect fails (provider-errors).
+    // SDK's transports follow the same rule with this function (marked internal there: package-lock pins the SDK, and
+    // test/core/model/redirects.test.ts fails if it changes); another redirect fails (provider-errors).
     idleTimeoutFetch(spec.streamIdleTimeoutMs, () => streamStalled(where, spec.streamIdleTimeoutMs), fetchWithinOrigin(fetch) as Fetch),
   );
   const getClient = () =>
