@@ -2,7 +2,7 @@ import { join } from "node:path";
 import { ArtifactStore } from "./artifacts.js";
 import type { KeelConfig } from "./config/config-schema.js";
 import { loadConfig, type LoadedConfig } from "./config/load-config.js";
-import { Diagnostics } from "./diagnostics.js";
+import { Diagnostics, formatDiagnostic } from "./diagnostics.js";
 import type { Elicitor } from "./elicitation.js";
 import { errorMessage } from "./errors.js";
 import { DIGEST_BUDGET_BYTES, namedWorkspaceFiles, type DigestBudget } from "./file-digest.js";
@@ -144,6 +144,11 @@ export class Host {
     // The config's widening settings were approved (or held back) while loading: recorded here, with the warning.
     if (configInfo.trustItem) this.approves(configInfo.trustItem);
     for (const d of configInfo.diagnostics) this.diagnostics.add(d);
+    // Rules gone from your local config files: said as every command starts, not only where diagnostics are listed.
+    for (const d of configInfo.notices ?? []) {
+      this.diagnostics.add(d);
+      options.notice?.(`keel: ${formatDiagnostic(d)}`);
+    }
     for (const layer of configInfo.broken)
       this.diagnostics.error("config", `Config file could not be loaded and was skipped: ${layer.error}`, { file: layer.file });
     const gitignore = stateGitignoreProblem(workspace.stateDir);
@@ -158,7 +163,7 @@ export class Host {
     const trust = options.reviewTrust ? REVIEW_TRUST : await workspaceTrust(workspace, options.trust, env);
     const loaded: LoadedConfig = options.config
       ? { config: options.config, layers: [], broken: [], allowLevels: new Map(), diagnostics: [] }
-      : await loadConfig(workspace, trust.trusted, (item) => trustApproves(trust, item), trust.unpinned);
+      : await loadConfig(workspace, trust.trusted, (item) => trustApproves(trust, item), trust.unpinned, env);
     const { config, ...info } = withProgramSettings(loaded, options);
     return new Host(workspace, config, info, trust, { ...options, env });
   }

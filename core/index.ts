@@ -63,7 +63,7 @@ export { MCP_OAUTH_DIR, SESSION_KEY_FILE, keelHomeSecrets } from "./keel-home-se
 export { ToolRegistry, fmt } from "./registry.js";
 export { ON_DEMAND_TOOLS, SKILL_TOOL, type OnDemandTool } from "./on-demand-tools.js";
 export { describeSchemaErrors, type CompiledSchema } from "./validation.js";
-export { ancestorsWithin, type Workspace } from "./workspace.js";
+export { ancestorsWithin, resolveWorkspace, type Workspace } from "./workspace.js";
 export { MAX_MANIFEST_BYTES, readRegularFile } from "./bounded-read.js";
 export { analyzeShell, type ShellParser } from "./shell/shell-analysis.js";
 export { ShellLexer, type ShellSpot } from "./shell/shell-context.js";
@@ -109,6 +109,15 @@ export { compileRuleFilter, type RuleFilter } from "./config/claude-rule-filter.
 export { capUntrustedLimits, restrictUntrusted } from "./config/untrusted-config.js";
 export { CLAUDE_SETTINGS_FILES, localConfigFile, type ConfigLayer, type ConfigSourceName } from "./config/config-sources.js";
 export { deepMerge, isPlainObject, keelConfigSchema, layerMerging, loadConfigLayers, type LayerMerging } from "./config/load-config.js";
+export {
+  CONFIRM_LOCAL_COMMAND,
+  confirmLocalRules,
+  localConfigFiles,
+  recordOwnLocalWrite,
+  type ConfirmedLocalFile,
+  type LocalConfigFile,
+} from "./config/local-rules.js";
+export { trackedByGit } from "./config/git-tracked.js";
 export { formatTemplateValue, lookupPlaceholder, renderTemplate, type PlaceholderLookup, type RenderedTemplate } from "./render-template.js";
 export { defineTool, objectSchema, type InputOf, type SchemaLiteral } from "./define-tool.js";
 export type { AfterTurnContext, DelegateContext, DelegateResultContext, KeelHooks, PersistContext, PromptContext, ToolsChangedContext } from "./hooks.js";

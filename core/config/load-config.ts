@@ -15,6 +15,7 @@ import {
   localConfigFile,
   readJsonLayer,
 } from "./config-sources.js";
+import { checkLocalRules, recordLocalRules } from "./local-rules.js";
 
 /** The merged config plus the layers it came from. */
 export interface LoadedConfig {
@@ -28,6 +29,11 @@ export interface LoadedConfig {
   diagnostics: Diagnostic[];
   /** What the workspace's config sets that widens, as `keel trust` approves it (see `wideningSettings`). */
   trustItem?: TrustItem;
+  /**
+   * Diagnostics every command shows the user as it starts (the CLI on stderr), besides listing them:
+   * deny and ask rules gone from a local config file, which keel holds in force (see checkLocalRules).
+   */
+  notices?: Diagnostic[];
 }
 
 export { deepMerge } from "./deep-merge.js";
@@ -94,7 +100,13 @@ const OWN_LAYERS: ReadonlySet<ConfigLayer["source"]> = new Set(["user", "project
  * files of other tools (legacy, Claude settings) are skipped and returned in `broken`.
  * A merged value that violates keel's schema throws a ManifestError naming the field and file.
  */
-export async function loadConfig(ws: Workspace, trusted = false, approves?: (item: TrustItem) => boolean, unpinned = false): Promise<LoadedConfig> {
+export async function loadConfig(
+  ws: Workspace,
+  trusted = false,
+  approves?: (item: TrustItem) => boolean,
+  unpinned = false,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<LoadedConfig> {
   const all = await loadConfigLayers(ws);
   const ownBroken = all.find((l) => !l.value && OWN_LAYERS.has(l.source));
   if (ownBroken)
@@ -108,8 +120,11 @@ export async function loadConfig(ws: Workspace, trusted = false, approves?: (ite
     );
   const layers = all.filter((l) => l.value);
   const broken = all.filter((l) => !l.value);
+  // Deny and ask rules gone from your local config files (a `git pull` replaced one) stay in force until you confirm.
+  const local = await checkLocalRules(ws, all, env);
+  const notices = local.diagnostics;
   const nothing: MergedLayers = { value: {}, allowLevels: new Map(), diagnostics: [], invalid: [] };
-  const merging = layers.length ? await layerMerging() : undefined;
+  const merging = layers.length || local.held.length ? await layerMerging() : undefined;
   // A trusted workspace's widening settings apply as `keel trust` approved them; changed since, the config only restricts.
   const trustItem = trusted && merging ? merging.wideningSettings(layers, ws.root) : undefined;
   const held = trustItem !== undefined && approves !== undefined && !approves(trustItem);
@@ -119,7 +134,7 @@ export async function loadConfig(ws: Workspace, trusted = false, approves?: (ite
     allowLevels,
     diagnostics,
     invalid,
-  } = merging ? merging.mergeLayers(layers, trusted, held ? (unpinned ? "unpinned" : "changed") : undefined) : nothing;
+  } = merging ? merging.mergeLayers([...layers, ...local.held], trusted, held ? (unpinned ? "unpinned" : "changed") : undefined) : nothing;
   const own = invalid.find((i) => OWN_LAYERS.has(i.source));
   if (own) throw new ManifestError(`Invalid config field "${own.path}" in ${own.file}: ${own.message}. Fix the file, then retry.`, own.file, own.path);
   for (const file of codeConfigFiles(ws))
@@ -130,7 +145,7 @@ export async function loadConfig(ws: Workspace, trusted = false, approves?: (ite
       message: "This config file is code and was not loaded: keel never executes configuration. Move its settings into keel.config.json (or .yaml).",
     });
   // No layer set anything: nothing to validate (the schema has no defaults), so the schema is not loaded.
-  if (Object.keys(merged).length === 0) return { config: {}, layers, broken, allowLevels, diagnostics, trustItem };
+  if (Object.keys(merged).length === 0) return { config: {}, layers, broken, allowLevels, diagnostics, trustItem, notices };
   const parsed = (await keelConfigSchema()).safeParse(merged);
   if (!parsed.success) {
     const issue = innermostIssue(parsed.error.issues[0]!);
@@ -138,7 +153,9 @@ export async function loadConfig(ws: Workspace, trusted = false, approves?: (ite
     const culprit = [...layers].reverse().find((l) => hasPath(l.value!, issue.path as PropertyKey[]));
     throw new ManifestError(`Invalid config field "${field}"${culprit ? ` in ${culprit.file}` : ""}: ${issue.message}.`, culprit?.file, field);
   }
-  return { config: parsed.data, layers, broken, allowLevels, diagnostics, trustItem };
+  // Recorded once the config is known to load: a rule the schema refuses is never held.
+  await recordLocalRules(ws, local.grown);
+  return { config: parsed.data, layers, broken, allowLevels, diagnostics, trustItem, notices };
 }
 
 /** A config issue as zod reports it; union failures carry each branch's issues. */

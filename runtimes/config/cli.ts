@@ -11,7 +11,7 @@ export function parseCliValue(text: string): unknown {
   }
 }
 
-/** Registers `keel config list|get|set`: thin wrappers over config_list, config_get, config_set. */
+/** Registers `keel config list|get|set` (thin wrappers over config_list, config_get, config_set) and `keel config confirm-local`. */
 export const registerConfigCommands: CommandRegistrar = (program, ctx) => {
   const run = async (tool: string, input: Record<string, unknown>): Promise<void> => {
     const clean = Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined));
@@ -44,4 +44,10 @@ export const registerConfigCommands: CommandRegistrar = (program, ctx) => {
     .argument("<value>", `JSON value, e.g. strict, 3, true, '["bash(rm *)"]'`)
     .addOption(new Option("--source <source>", "where to write (default local: .keel/config.local.json)").choices(WRITABLE_SOURCES))
     .action((key: string, value: string, o: { source?: string }) => run("config_set", { key_path: key, value: parseCliValue(value), source: o.source }));
+  config
+    .command("confirm-local")
+    .description(
+      "Accept your local config files (.keel/config.local.json, .claude/settings.local.json) as they are: stop holding deny and ask rules gone from them",
+    )
+    .action(async () => (await import("./confirm-local-command.js")).confirmLocalCommand(ctx));
 };

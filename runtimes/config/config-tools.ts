@@ -5,6 +5,7 @@ import {
   defineTool,
   type Host,
   objectSchema,
+  recordOwnLocalWrite,
   restrictUntrusted,
   ToolError,
   type ToolDefinition,
@@ -189,6 +190,9 @@ export function configTools(host: Host): ToolDefinition[] {
           const own = USER_CONFIG_WRITERS.has(ctx.run.origin ?? "api") && host.trust.approved !== undefined && host.configTrusted;
           const before = own ? (await ConfigView.load(ws, true)).wideningSettings(ws.root) : undefined;
           const result = await setConfigValue(ws, keys, input.value, input.source ?? "local", host.configTrusted);
+          // Your own change to the local file is what keel records of its deny and ask rules (a list you set drops what you left out);
+          // anyone else's change that removes one is held until you confirm it (see local-rules.ts).
+          if (result.source === "local" && USER_CONFIG_WRITERS.has(ctx.run.origin ?? "api")) await recordOwnLocalWrite(ws, keys).catch(() => undefined);
           if (own) {
             const widening = (await ConfigView.load(ws, true)).wideningSettings(ws.root);
             if (widening) await approveTrustItem(ws, widening, before);

@@ -104,6 +104,20 @@ describe("start-up: keel tools loads only what the workspace needs", () => {
     }
   });
 
+  it("with your local config recorded (see local-rules.ts), checks its deny rules without hashing, writing or running git", async () => {
+    const ws = makeWorkspace({ ".keel/config.local.json": { permissions: { deny: ["bash(rm *)"] } } }, { git: true });
+    try {
+      // The first command records the rules (a write); the next ones only read the record.
+      expect((await runKeel(["--json", "tools"], { cwd: ws.root, env: ws.env })).exitCode).toBe(0);
+      const { modules } = await traced(ws, ["--json", "tools"]);
+      expect(loaded(modules, "/dist/core/config/local-rules.js"), "the check ran").toBe(true);
+      for (const part of ["node:crypto", "/node_modules/execa/", "/node_modules/write-file-atomic/", "/node_modules/proper-lockfile/"])
+        expect(loaded(modules, part), `${part} was loaded`).toBe(false);
+    } finally {
+      ws.cleanup();
+    }
+  });
+
   it("loads the schemas and parsers as soon as there is something to validate, and still applies it", async () => {
     const ws = makeWorkspace({
       "keel.config.json": { permissions: { deny: ["bash(rm *)"] } },

@@ -120,9 +120,10 @@ async function withAgent(ctx: CliContext, fn: (runtime: AgentRuntime, base: Agen
     : new ActivityRenderer(stderr, { color: useColor(stderr, ctx.io.env), width: () => (stderr as { columns?: number }).columns, beforeLine: endLine });
   await ctx.withHost(
     async (host) => {
-      // Config keel ignored or could not use (untrusted keys, unknown keys, code config files) is said before the run.
+      // Config keel ignored or could not use (untrusted keys, unknown keys, code config files) is said before the run (the host said its notices already).
       for (const d of host.diagnostics.items)
-        if ((d.source === "config" || d.source === "state") && d.severity !== "info") ctx.io.stderr.write(terminalText(`keel: ${formatDiagnostic(d)}`) + "\n");
+        if ((d.source === "config" || d.source === "state") && d.severity !== "info" && !host.configInfo.notices?.includes(d))
+          ctx.io.stderr.write(terminalText(`keel: ${formatDiagnostic(d)}`) + "\n");
       const runtime = host.service("agent-runtime");
       if (!runtime) throw new UsageError("The agent runtime is not loaded in this host.");
       try {

@@ -35,7 +35,8 @@ export async function toolsCommand(ctx: CliContext): Promise<void> {
         if (diagnostics.length)
           out += `, ${diagnostics.length} diagnostics (${errors} errors/warnings): run \`keel plugins\` or \`keel tools --json\` for details`;
         // Config problems change what every tool may do: show them here, not only in --json.
-        const config = diagnostics.filter((d) => d.source === "config" && d.severity !== "info");
+        // (The host's notices are on stderr already.)
+        const config = diagnostics.filter((d) => d.source === "config" && d.severity !== "info" && !host.configInfo.notices?.includes(d));
         if (config.length) out += "\n\n" + config.map(formatDiagnostic).join("\n");
         return out;
       });

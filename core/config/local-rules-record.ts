@@ -1,0 +1,79 @@
+import { join } from "node:path";
+import { readJsonState, updateJsonState } from "../state/json-file.js";
+
+/** The restricting permission rules of one local config file, as written in it (`permissions.deny` and `permissions.ask`). */
+export interface LocalRules {
+  deny: string[];
+  ask: string[];
+}
+
+/** The two restricting lists, in the order they are reported. */
+export const RESTRICTING_LISTS = ["deny", "ask"] as const;
+
+/** Local config files' rules by file (relative to the workspace root, `/` separators), as keel last saw or wrote them. */
+export type LocalRulesByFile = Record<string, LocalRules>;
+
+/** The record file's content. */
+interface LocalRulesRecord {
+  root: string;
+  files: Record<string, LocalRules & { at?: string }>;
+}
+
+/**
+ * The file under `$KEEL_HOME` (`state/local-rules/<hash of the workspace root>.json`) recording the
+ * deny and ask rules of the workspace's local config files as keel last saw or wrote them. Yours
+ * (`$KEEL_HOME`), never the workspace's: a record the repository could commit would speak for
+ * nothing. The hash is FNV-1a, computed here: `node:crypto` stays unloaded on the common path.
+ */
+export function localRulesFile(keelHome: string, root: string): string {
+  return join(keelHome, "state", "local-rules", `${fnv1a64(root)}.json`);
+}
+
+/**
+ * The recorded rules of the workspace at `root` (none for a record of another root sharing the
+ * hash). A missing record is empty; an unreadable or unparseable one throws StateError (the caller
+ * must not overwrite it).
+ */
+export async function readLocalRules(keelHome: string, root: string): Promise<LocalRulesByFile> {
+  const record = await readJsonState<Partial<LocalRulesRecord>>(localRulesFile(keelHome, root), {});
+  return record.root === root ? cleanFiles(record.files) : {};
+}
+
+/**
+ * Rewrites the record under its lock, atomically: `update` gets the recorded rules and returns the
+ * files to set (an empty pair of lists removes the file's entry), or undefined to leave the record
+ * as it is. Throws StateError when the record cannot be read or written.
+ */
+export async function updateLocalRules(keelHome: string, root: string, update: (current: LocalRulesByFile) => LocalRulesByFile | undefined): Promise<void> {
+  await updateJsonState<Partial<LocalRulesRecord>, void>(localRulesFile(keelHome, root), {}, (cur) => {
+    const files = cur.root === root ? cleanFiles(cur.files) : {};
+    const changes = update(files);
+    if (changes === undefined) return { result: undefined };
+    const at = new Date().toISOString();
+    const next: LocalRulesRecord["files"] = { ...files };
+    for (const [key, rules] of Object.entries(changes)) {
+      if (rules.deny.length || rules.ask.length) next[key] = { deny: rules.deny, ask: rules.ask, at };
+      else delete next[key];
+    }
+    return { value: { root, files: next }, result: undefined };
+  });
+}
+
+/** The rules of a record's `files`, keeping only lists of strings (a hand-edited record reads as far as it makes sense). */
+function cleanFiles(files: unknown): LocalRulesByFile {
+  const out: LocalRulesByFile = {};
+  if (files === null || typeof files !== "object") return out;
+  for (const [key, entry] of Object.entries(files as Record<string, unknown>)) {
+    const e = (entry ?? {}) as Record<string, unknown>;
+    const list = (v: unknown) => (Array.isArray(v) ? v.filter((r): r is string => typeof r === "string") : []);
+    out[key] = { deny: list(e.deny), ask: list(e.ask) };
+  }
+  return out;
+}
+
+/** FNV-1a, 64 bits, of `text`'s UTF-8 bytes, as 16 hex digits. */
+function fnv1a64(text: string): string {
+  let hash = 0xcbf29ce484222325n;
+  for (const byte of Buffer.from(text, "utf8")) hash = ((hash ^ BigInt(byte)) * 0x100000001b3n) & 0xffffffffffffffffn;
+  return hash.toString(16).padStart(16, "0");
+}
