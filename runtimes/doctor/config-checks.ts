@@ -1,5 +1,5 @@
 import { relative } from "node:path";
-import { formatDiagnostic, trustApproves, type Host, type TrustItem } from "../../core/index.js";
+import { formatDiagnostic, localConfigFiles, trackedByGit, trustApproves, type Host, type TrustItem } from "../../core/index.js";
 import { check, type DoctorCheck } from "./doctor-check.js";
 
 /** Which config files were read, and every diagnostic the host collected (config, plugins, MCP manifests, workflows, hooks): errors fail, warnings warn. */
@@ -20,6 +20,33 @@ export function configChecks(host: Host): DoctorCheck[] {
     );
   }
   return out;
+}
+
+/**
+ * Local config files (`.keel/config.local.json`, `.claude/settings.local.json`) git tracks: yours, yet the
+ * repository ships them, so a `git pull` or checkout replaces them with its copy (keel then holds the deny
+ * and ask rules yours had, see local-rules.ts). One warning per tracked file; none when git tracks none. Never throws.
+ */
+export async function localConfigChecks(host: Host, signal: AbortSignal): Promise<DoctorCheck[]> {
+  const root = host.workspace.root;
+  const present = localConfigFiles(host.workspace).filter((f) => host.configInfo.layers.some((l) => l.file === f.file));
+  if (!present.length) return [];
+  const tracked = await trackedByGit(
+    root,
+    present.map((f) => f.file),
+    host.env,
+    signal,
+  );
+  return present
+    .filter((f) => tracked.has(f.file))
+    .map((f) =>
+      check(
+        "config",
+        "warn",
+        `git tracks ${f.key}, a local config file: it is yours, but the repository ships it, so a \`git pull\` or checkout replaces your copy with the repository's (keel then holds the deny and ask rules yours had, and says so, until you confirm with \`keel config confirm-local\`)`,
+        `put rules meant for every project in $KEEL_HOME/config.json, and have the repository stop tracking the file (git rm --cached ${f.key}, keeping your copy)`,
+      ),
+    );
 }
 
 /**

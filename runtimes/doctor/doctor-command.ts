@@ -1,7 +1,7 @@
 import { reviewWorkspace, type CliContext } from "../../core/cli/index.js";
 import { errorMessage, type Host } from "../../core/index.js";
 import { commandEnvCheck } from "./command-env-check.js";
-import { configChecks, trustCheck } from "./config-checks.js";
+import { configChecks, localConfigChecks, trustCheck } from "./config-checks.js";
 import { check, type DoctorCheck } from "./doctor-check.js";
 import { mcpChecks } from "./mcp-checks.js";
 import { modelCheck } from "./model-check.js";
@@ -34,13 +34,14 @@ export async function doctorCommand(ctx: CliContext): Promise<void> {
   try {
     if (host) {
       workspace = host.workspace.root;
-      const [model, mcp, sandbox, git] = await Promise.all([
+      const [model, mcp, sandbox, git, local] = await Promise.all([
         modelCheck(host, ctx.signal),
         mcpChecks(host, ctx.signal),
         sandboxCheck(host, ctx.signal),
         gitCheck(host.workspace.root, host.env, ctx.signal),
+        localConfigChecks(host, ctx.signal),
       ]);
-      const config = configChecks(host);
+      const config = [...configChecks(host), ...local];
       const ignored = mcp.some((c) => /^untrusted/.test(c.message)) || config.some((c) => /trust/i.test(c.message));
       // Untrusted: what trust would let it run or allow, read as `keel trust` reviews it (prompt commands' shell lines too, which load lazily).
       const declared = host.trusted ? [] : (await reviewWorkspace(ctx)).items;
