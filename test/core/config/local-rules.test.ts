@@ -110,6 +110,9 @@ describe("local config files replaced by git: deny rules never vanish silently",
     // Listed where diagnostics are, also with --json.
     const tools = (await r.keel("--json", "tools")).json();
     expect(tools.diagnostics.some((d: any) => d.source === "config" && /Rules you had in this file are gone/.test(d.message))).toBe(true);
+    // keel doctor says git tracks a local config file (suspicious in itself: the repository ships what should be yours).
+    const doctor = (await r.keel("--json", "doctor")).json();
+    expect(doctor.checks.some((c: any) => c.status === "warn" && /git tracks \.keel\/config\.local\.json, a local config file/.test(c.message))).toBe(true);
     // Confirming the change drops them for good: no more warning, and the calls run.
     const confirm = await r.keel("config", "confirm-local");
     expect(confirm.exitCode, confirm.stderr).toBe(0);
