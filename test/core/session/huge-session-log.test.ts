@@ -140,4 +140,17 @@ describe("keel sessions events and show on a huge session log (real processes, 6
     expect(JSON.parse(tail.stdout)).toMatchObject({ type: "after_sparse" });
     expect(tail.stderr).toBe("");
   });
+
+  it("a huge status.json or state.json is refused, not read whole: list shows the session unreadable, show says why", async () => {
+    const w = await sessionWithLog(() => {});
+    const dir = ".keel/sessions/big";
+    truncateSync(w.path(`${dir}/status.json`), 300 * 2 ** 20);
+    const list = await keel(w, "--json", "sessions", "list");
+    expect(list.exitCode, list.stderr).toBe(0);
+    expect(list.json().sessions).toEqual([expect.objectContaining({ id: "big", status: "unreadable" })]);
+    truncateSync(w.path(`${dir}/state.json`), 300 * 2 ** 20);
+    const show = await keel(w, "sessions", "show", "big");
+    expect(show.exitCode).toBe(1);
+    expect(show.stderr).toContain("holds 300 MiB, more than keel reads of a state file (64 MiB)");
+  });
 });
