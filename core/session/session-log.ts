@@ -94,7 +94,7 @@ export function loggedPending(pending: PendingTurn | null): LoggedPending | null
 /** How a session entry's line names its type. */
 const SESSION_TYPE = '"type":"session_';
 
-/** Most bytes of a session log past its checkpoint that resume reads (one string; V8 strings end near 512 MiB). */
+/** Most bytes of a session log past its checkpoint that resume reads (read line by line, but its session entries are held in memory). */
 export const MAX_LOG_TAIL_BYTES = 256 * 2 ** 20;
 
 /**
