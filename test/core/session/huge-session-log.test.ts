@@ -153,4 +153,28 @@ describe("keel sessions events and show on a huge session log (real processes, 6
     expect(show.exitCode).toBe(1);
     expect(show.stderr).toContain("holds 300 MiB, more than keel reads of a state file (64 MiB)");
   });
+
+  it("a session entry too long to read stops show with its offset instead of replaying the session without it", async () => {
+    let offset = 0;
+    const message = { role: "user", kind: "prompt", content: "z".repeat(65 * 2 ** 20) };
+    const entry = JSON.stringify({ ts: 1, type: "session_message", sessionId: "big", message });
+    const w = await sessionWithLog((file) => {
+      offset = statSync(file).size;
+      appendFileSync(file, entry + "\n");
+    });
+    const show = await keel(w, "sessions", "show", "big");
+    expect(show.exitCode).toBe(1);
+    expect(show.stderr).toContain(`has a session entry of ${entry.length} bytes at byte ${offset}, more than keel reads of one line (64 MiB)`);
+  });
+
+  it("show and resume read a session whose log holds 200 MB of other events past its checkpoint", async () => {
+    const w = await sessionWithLog((file) => appendEvents(file, 200 * 2 ** 20));
+    const show = await keel(w, "sessions", "show", "big");
+    expect(show.exitCode, show.stderr).toBe(0);
+    expect(show.stdout).toContain("last answer:\n  hello");
+    w.write("s.json", [{ text: "hello" }, { text: "again" }]);
+    const resumed = await keel(w, "--json", "run", "--model", "scripted:s.json", "--resume", "big", "more");
+    expect(resumed.exitCode, resumed.stderr).toBe(0);
+    expect(resumed.json()).toMatchObject({ ok: true, text: "again" });
+  });
 });
