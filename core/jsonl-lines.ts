@@ -99,7 +99,7 @@ export class LineSplitter {
 
   private take(newline = true): LogItem {
     const offset = this.lineStart;
-    const bytes = Buffer.concat(this.pieces);
+    const bytes = this.pieces.length === 1 ? this.pieces[0]! : Buffer.concat(this.pieces);
     const item: LogItem = this.skipping ? { skipped: true, offset, bytes: this.length, head: bytes } : { line: bytes, offset };
     this.lineStart += this.length + (newline ? 1 : 0);
     this.pieces = [];
