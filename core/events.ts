@@ -1,7 +1,8 @@
-import { closeSync, existsSync, fdatasyncSync, fstatSync, mkdirSync, openSync, readSync, statSync, writeSync } from "node:fs";
+import { closeSync, existsSync, fdatasyncSync, fstatSync, mkdirSync, readSync, statSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
 import { errorMessage } from "./errors.js";
-import { assertOwnPath, openOwnFileSync, ownReadFlags } from "./state/own-path.js";
+import { logEvents } from "./event-log.js";
+import { assertOwnPath, openOwnFileSync } from "./state/own-path.js";
 import type { EventInput, EventSink, KeelEvent } from "./types.js";
 
 /** Pending text at which events are written at the end of the turn instead of at the end of the commit window. */
@@ -264,39 +265,13 @@ export class MemoryEventSink implements EventSink {
 }
 
 /**
- * Reads a JSONL event file from byte `from` (default: the start); a torn or invalid line (e.g. after a
- * crash) is skipped, never fatal. Only a regular file is read, opened without blocking (a planted
- * FIFO yields no events instead of hanging).
+ * Reads a JSONL event file from byte `from` (default: the start) into memory; a torn or invalid line
+ * (e.g. after a crash) is skipped, never fatal, and so is a line over MAX_LOG_LINE_BYTES. Only a
+ * regular file is read, opened without blocking (a planted FIFO yields no events instead of hanging).
+ * For a log that may be large (a session's, which a repository can commit), iterate `logEvents` instead.
  */
 export function readEvents(file: string, from = 0): KeelEvent[] {
-  let text: string;
-  try {
-    const fd = openSync(file, ownReadFlags(file));
-    try {
-      const st = fstatSync(fd);
-      if (!st.isFile() || st.size <= from) return [];
-      const buf = Buffer.alloc(st.size - from);
-      let got = 0;
-      while (got < buf.length) {
-        const n = readSync(fd, buf, got, buf.length - got, from + got);
-        if (n === 0) break;
-        got += n;
-      }
-      text = buf.subarray(0, got).toString("utf8");
-    } finally {
-      closeSync(fd);
-    }
-  } catch {
-    return [];
-  }
   const out: KeelEvent[] = [];
-  for (const line of text.split("\n")) {
-    if (!line) continue;
-    try {
-      out.push(JSON.parse(line) as KeelEvent);
-    } catch {
-      // torn line from a crash mid-write: tolerated
-    }
-  }
+  for (const item of logEvents(file, { from })) if ("event" in item) out.push(item.event);
   return out;
 }

@@ -1,4 +1,4 @@
-import { readEvents } from "../events.js";
+import { logEvents } from "../event-log.js";
 import type { PendingCall, PendingTurn } from "../session/session-types.js";
 import type { ActiveSession, SessionEventFields } from "./active-session.js";
 import { invalidArgumentsObservation, parseCallArguments } from "./call-arguments.js";
@@ -23,7 +23,10 @@ export async function recoverCrashedTurn(s: ActiveSession): Promise<string[]> {
   if (unknown.length) {
     const ids = new Set(unknown.map((c) => c.id));
     // A checkpoint is written only between calls, so every record of an unfinished call follows it.
-    for (const e of readEvents(s.paths.events, s.logTailStart)) {
+    // Read line by line: the log past the checkpoint is never held whole.
+    for (const item of logEvents(s.paths.events, { from: s.logTailStart })) {
+      if (!("event" in item)) continue;
+      const e = item.event;
       const id = "callId" in e ? e.callId : undefined;
       if (!id || !ids.has(id)) continue;
       // the last record wins: an attempt that began after an observation (e.g. the approved

@@ -36,7 +36,7 @@ export const registerAgentCommands: CommandRegistrar = (program, ctx) => {
     program,
     "sessions",
     "List and inspect agent sessions; approve or reject paused calls",
-    "keel sessions [list] | show ID | events ID [--follow] | approve ID | reject ID | adopt ID",
+    "keel sessions [list] | show ID | events ID [--tail N | --limit N] [--follow] | approve ID | reject ID | adopt ID",
     async () => (await import("./commands/sessions-command.js")).sessionsList(ctx),
   );
   sessions
@@ -52,8 +52,12 @@ export const registerAgentCommands: CommandRegistrar = (program, ctx) => {
     .command("events")
     .argument("<id>")
     .option("--follow", "keep printing new events until the session stops")
-    .description("Print a session's events (events.jsonl)")
-    .action(async (id: string, opts: { follow?: boolean }) => (await import("./commands/sessions-command.js")).sessionsEvents(ctx, id, opts));
+    .option("--tail <n>", "only the last N events (read from the end of the log)", positiveIntOption("--tail"))
+    .option("--limit <n>", "only the first N events", positiveIntOption("--limit"))
+    .description("Print a session's events (events.jsonl), read line by line; a line too long to read is reported on stderr as skipped")
+    .action(async (id: string, opts: { follow?: boolean; tail?: number; limit?: number }) =>
+      (await import("./commands/session-events-command.js")).sessionsEvents(ctx, id, opts),
+    );
   sessions
     .command("adopt")
     .argument("<id>")

@@ -70,20 +70,31 @@ const MAC_FIELD = /,"mac":"([0-9a-f]{64})"\}\s*$/;
  * the checkpoint says it held up to its offset (`log`, see `logIdentity`). A repository can commit files into a session's
  * folder, and `git pull` writes them over keel's own (`.keel/` is ignored, and git overwrites ignored
  * files): the session's seal proves only who started it, these prove its conversation is the one keel held.
+ * Reads the checkpoint's text and at most LOG_WINDOW_BYTES of the log, never the whole log; `snapshot`
+ * is `text` already parsed, when the caller has it (else it is parsed here, once the MAC holds).
  */
 export function sessionFilesProblem(
   text: string,
-  snapshot: { log?: unknown; logOffset?: unknown },
   id: string,
   eventsFile: string,
   seals: SessionSeals,
+  snapshot?: { log?: unknown; logOffset?: unknown },
 ): string | undefined {
   const mac = MAC_FIELD.exec(text);
   if (!mac || !seals.contentMacMatches(id, "state", `${text.slice(0, mac.index)}}`, mac[1]))
     return "its checkpoint state.json is not one keel wrote (it came with the workspace, or predates keel's checks of session files)";
-  if (!logHolds(eventsFile, snapshot.logOffset, snapshot.log))
+  const fields = snapshot ?? parsedFields(text);
+  if (!logHolds(eventsFile, fields?.logOffset, fields?.log))
     return "its log events.jsonl is not the one keel has been writing (it was replaced since keel's last checkpoint)";
   return undefined;
+}
+
+function parsedFields(text: string): { log?: unknown; logOffset?: unknown } | undefined {
+  try {
+    return JSON.parse(text) as { log?: unknown; logOffset?: unknown };
+  } catch {
+    return undefined;
+  }
 }
 
 /** A queued message with keel's MAC of it for session `id` (see `queuedMessageIsKeels`). Throws StateError when the key cannot be made. */

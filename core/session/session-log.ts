@@ -1,4 +1,5 @@
-import { closeSync, fstatSync, openSync, readSync } from "node:fs";
+import { closeSync, fstatSync, openSync } from "node:fs";
+import { MAX_LOG_LINE_BYTES, readLinesFrom } from "../jsonl-lines.js";
 import { StateError } from "../errors.js";
 import { ownReadFlags } from "../state/own-path.js";
 import type { ChatMessage } from "../model/model-types.js";
@@ -90,7 +91,10 @@ export function loggedPending(pending: PendingTurn | null): LoggedPending | null
   };
 }
 
-/** Most bytes of a session log past its checkpoint that resume reads (one string; V8 strings end near 512 MiB). */
+/** How a session entry's line names its type. */
+const SESSION_TYPE = '"type":"session_';
+
+/** Most bytes of a session log past its checkpoint that resume reads (read line by line, but its session entries are held in memory). */
 export const MAX_LOG_TAIL_BYTES = 256 * 2 ** 20;
 
 /**
@@ -122,20 +126,24 @@ export function readLogTail(file: string, offset: number): { entries: SessionLog
         `The session log ${file} holds ${Math.round((size - offset) / 2 ** 20)} MiB past its checkpoint (state.json), more than keel reads at once (${MAX_LOG_TAIL_BYTES / 2 ** 20} MiB): keel checkpoints a session as it goes, so its own logs stay far below that; this one was edited or not written by keel. Start a new session.`,
         file,
       );
-    const buf = Buffer.alloc(size - offset);
-    for (let got = 0; got < buf.length;) {
-      const n = readSync(fd, buf, got, buf.length - got, offset + got);
-      if (n === 0) break;
-      got += n;
-    }
     const entries: SessionLogEntry[] = [];
     let lastTs: number | undefined;
-    for (const line of buf.toString("utf8").split("\n")) {
+    // Line by line: only session entries are held (a log of other events, however large, is passed over).
+    for (const item of readLinesFrom(fd, offset, size, { torn: true })) {
+      if ("skipped" in item) {
+        // Too long to read: fatal only if it may be a session entry (keel writes none that long), since replaying without it would be wrong.
+        if (item.head.includes(SESSION_TYPE))
+          throw new StateError(
+            `The session log ${file} has a session entry of ${item.bytes} bytes at byte ${item.offset}, more than keel reads of one line (${MAX_LOG_LINE_BYTES / 2 ** 20} MiB); keel writes none that long: the log was edited or not written by keel. Start a new session.`,
+            file,
+          );
+        continue;
+      }
       // only session entries are parsed; a nested `"type":"session_…"` elsewhere is weeded out below
-      if (!line.includes('"type":"session_')) continue;
+      if (!item.line.includes(SESSION_TYPE)) continue;
       let entry: SessionLogEntry;
       try {
-        entry = JSON.parse(line) as SessionLogEntry;
+        entry = JSON.parse(item.line.toString("utf8")) as SessionLogEntry;
       } catch {
         continue; // torn line from a crash mid-write: tolerated
       }

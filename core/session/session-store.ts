@@ -110,7 +110,7 @@ export async function loadSessionState(stateDir: string, id: string, seals?: Ses
   const text = readStateTextSync(paths.state);
   const raw = text === undefined || text.trim() === "" ? null : parseSnapshot(text, paths.state);
   if (!raw) throw new StateError(`Session ${id} has no state.json yet (it never started). Start a new session instead.`, paths.state);
-  const filesProblem = seals ? sessionFilesProblem(text!, raw, id, paths.events, seals) : undefined;
+  const filesProblem = seals ? sessionFilesProblem(text!, id, paths.events, seals, raw) : undefined;
   const snapshotBytes = statSync(paths.state).size;
   if (raw.version === 1) {
     // Old format: state.json is the whole state as of the end of events.jsonl.
@@ -134,12 +134,50 @@ export async function loadSessionState(stateDir: string, id: string, seals?: Ses
 /**
  * Why session `id`'s files are not as keel left them (undefined when they are): its checkpoint or log
  * (`loaded.filesProblem`, loaded with `seals`), or messages in its queue keel did not queue. A resume
- * refuses such a session until `keel sessions adopt`; `keel sessions show` says so.
+ * refuses such a session until `keel sessions adopt`; `keel sessions show` and `list` say so (see `sessionOrigin`).
  */
-export function changedOutsideKeel(loaded: LoadedSession, stateDir: string, id: string, seals: SessionSeals): string | undefined {
+export function changedOutsideKeel(loaded: Pick<LoadedSession, "filesProblem">, stateDir: string, id: string, seals: SessionSeals): string | undefined {
   if (loaded.filesProblem !== undefined) return loaded.filesProblem;
   const foreign = foreignQueued(sessionPaths(stateDir, id).queue, { id, seals }).length;
   return foreign ? `its queue.json holds ${foreign} message(s) keel did not queue` : undefined;
+}
+
+/**
+ * Whose session `id` is, for this user: `yours` (keel started it, or you adopted it, and its files are
+ * as keel left them: a resume continues it), `changed` (yours, but its files changed outside keel:
+ * `changed` says how), or `foreign` (not started by keel for you here: it came with the workspace).
+ * Only `yours` is resumed. The one rule `keel sessions show`, `list` and `adopt` apply.
+ */
+export type SessionOrigin = { origin: "yours" } | { origin: "changed"; changed: string } | { origin: "foreign" };
+
+/**
+ * Session `id`'s origin (see SessionOrigin), from its seal (`createdAt`: its `session.json`'s), its
+ * checkpoint, a bounded window of its log and its queue: `loaded` (loaded with `seals`) when the caller
+ * has it; else the checkpoint is read here and the log is never read whole. A session without a
+ * checkpoint yet holds nothing to continue: its seal decides. Never throws.
+ */
+export function sessionOrigin(
+  stateDir: string,
+  id: string,
+  createdAt: unknown,
+  seals: SessionSeals,
+  loaded?: Pick<LoadedSession, "filesProblem">,
+): SessionOrigin {
+  if (!seals.isYours(id, createdAt)) return { origin: "foreign" };
+  let changed: string | undefined;
+  try {
+    changed = changedOutsideKeel(loaded ?? { filesProblem: checkpointProblem(stateDir, id, seals) }, stateDir, id, seals);
+  } catch (error) {
+    changed = `its checkpoint state.json cannot be read (${(error as Error).message})`;
+  }
+  return changed === undefined ? { origin: "yours" } : { origin: "changed", changed };
+}
+
+/** `sessionFilesProblem` for session `id`'s checkpoint as it is on disk (undefined without one). Throws StateError when it cannot be read. */
+function checkpointProblem(stateDir: string, id: string, seals: SessionSeals): string | undefined {
+  const paths = sessionPaths(stateDir, id);
+  const text = readStateTextSync(paths.state);
+  return text === undefined || text.trim() === "" ? undefined : sessionFilesProblem(text, id, paths.events, seals);
 }
 
 function parseSnapshot(text: string, file: string): Record<string, unknown> | null {

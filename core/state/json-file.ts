@@ -39,10 +39,7 @@ export const MAX_STATE_TEXT_BYTES = 64 * 1024 * 1024;
  */
 export async function readStateText(file: string): Promise<string | undefined> {
   return readRegularState(file, async (handle, size) => {
-    if (size > MAX_STATE_TEXT_BYTES)
-      throw new Error(
-        `it holds ${Math.ceil(size / 1024 / 1024)} MiB, more than keel reads of a state file (${MAX_STATE_TEXT_BYTES / 1024 / 1024} MiB). keel left it untouched: move it away (keel starts a new one), then retry`,
-      );
+    if (size > MAX_STATE_TEXT_BYTES) throw new Error(tooLarge(size));
     return handle.readFile("utf8");
   });
 }
@@ -86,13 +83,15 @@ async function readRegularState(file: string, read: (handle: FileHandle, size: n
   }
 }
 
-/** `readStateText` in one synchronous read. */
+/** `readStateText` in one synchronous read (the same limit: a larger file throws StateError). */
 export function readStateTextSync(file: string): string | undefined {
   const flags = ownReadFlags(file);
   try {
     const fd = openSync(file, flags);
     try {
-      if (!fstatSync(fd).isFile()) throw new Error("not a regular file");
+      const st = fstatSync(fd);
+      if (!st.isFile()) throw new Error("not a regular file");
+      if (st.size > MAX_STATE_TEXT_BYTES) throw new Error(tooLarge(st.size));
       return readFileSync(fd, "utf8");
     } finally {
       closeSync(fd);
@@ -100,6 +99,10 @@ export function readStateTextSync(file: string): string | undefined {
   } catch (error) {
     return unreadable(error, file, flags);
   }
+}
+
+function tooLarge(size: number): string {
+  return `it holds ${Math.ceil(size / 1024 / 1024)} MiB, more than keel reads of a state file (${MAX_STATE_TEXT_BYTES / 1024 / 1024} MiB). keel left it untouched: move it away (keel starts a new one), then retry`;
 }
 
 /** A missing file, or a link at keel's own file (opened with O_NOFOLLOW), is no file; anything else throws StateError. */

@@ -1,18 +1,14 @@
-import { exactText, terminalText } from "../terminal-text.js";
-import { callArgumentsText, visibleJson } from "../../visible-json.js";
-import { printedJson } from "../printed-json.js";
-import { closeSync, lstatSync, openSync, readSync } from "node:fs";
-import { setTimeout as sleep } from "node:timers/promises";
+import { exactText } from "../terminal-text.js";
+import { callArgumentsText } from "../../visible-json.js";
 import { randomBytes } from "../../lazy-crypto.js";
-import { JsonlEventSink, readEvents } from "../../events.js";
+import { JsonlEventSink } from "../../events.js";
 import type { EventInput } from "../../types.js";
-import { ownReadFlags } from "../../state/own-path.js";
 import { adoptQueue, enqueueMessage, peekQueue } from "../../session/message-queue.js";
-import { acquireSessionLock, isAlive, lockOwner, writerAlive } from "../../session/session-lock.js";
+import { acquireSessionLock, writerAlive } from "../../session/session-lock.js";
 import { UsageError } from "../../errors.js";
 import { sessionPaths } from "../../session/session-paths.js";
 import { SessionSeals } from "../../session/session-seal.js";
-import { changedOutsideKeel, listSessions, loadSessionState, readSessionMeta, writeSessionSnapshot } from "../../session/session-store.js";
+import { listSessions, loadSessionState, readSessionMeta, sessionOrigin, writeSessionSnapshot, type SessionOrigin } from "../../session/session-store.js";
 import type { SessionState } from "../../session/session-types.js";
 import { resolveWorkspace } from "../../workspace.js";
 import type { CliContext } from "../cli-context.js";
@@ -32,26 +28,33 @@ function stateDir(ctx: CliContext): string {
   return resolveWorkspace(ctx.globals().cwd, ctx.io.env).stateDir;
 }
 
-/** `keel sessions list`. */
+/** What the table's ORIGIN column says of sessions that are not plainly yours. */
+const ORIGIN_NOTES = {
+  changed:
+    "changed: yours, but its files changed outside keel (a repository wrote into .keel/sessions/ID/, e.g. by git pull): keel sessions show ID says how; keel resumes it only after keel sessions adopt ID",
+  foreign: "foreign: not started by keel for you here (it came with the workspace): read it with keel sessions show ID before keel sessions adopt ID",
+};
+
+/** `keel sessions list`: each session's origin is `sessionOrigin`'s, as `show` says it (its checkpoint and a bounded window of its log are read, never the whole log). */
 export async function sessionsList(ctx: CliContext): Promise<void> {
   const ws = resolveWorkspace(ctx.globals().cwd, ctx.io.env);
   const dir = ws.stateDir;
   const seals = new SessionSeals(ws);
   const rows = listSessions(dir).map((r) => {
-    const row = { ...r, yours: r.createdAt !== undefined && seals.isYours(r.id, r.createdAt) };
+    const origin: SessionOrigin = r.createdAt === undefined ? { origin: "foreign" } : sessionOrigin(dir, r.id, r.createdAt, seals);
+    const row = { ...r, yours: origin.origin === "yours", ...origin };
     return interrupted(dir, r.id, r.status) ? { ...row, status: "interrupted", hint: resumeHint(r.id) } : row;
   });
   const notes = [
     rows.some((r) => r.status === "interrupted") ? "interrupted: its keel process died mid-turn; continue with keel run --resume ID" : "",
-    rows.some((r) => !r.yours)
-      ? "*: not started by keel for you here (it came with the workspace): read it with keel sessions show ID before keel sessions adopt ID"
-      : "",
+    rows.some((r) => r.origin === "changed") ? ORIGIN_NOTES.changed : "",
+    rows.some((r) => r.origin === "foreign") ? ORIGIN_NOTES.foreign : "",
   ].filter(Boolean);
   ctx.print({ sessions: rows }, () =>
     rows.length
       ? table(
-          ["ID", "STATUS", "REASON", "TURNS", "UPDATED", "TITLE"],
-          rows.map((r) => [r.yours ? r.id : `${r.id} *`, r.status, r.reason ?? "", String(r.turns), r.updatedAt, r.title]),
+          ["ID", "ORIGIN", "STATUS", "REASON", "TURNS", "UPDATED", "TITLE"],
+          rows.map((r) => [r.id, r.origin, r.status, r.reason ?? "", String(r.turns), r.updatedAt, r.title]),
         ) + notes.map((n) => `\n${n}`).join("")
       : 'No sessions yet. Start one with keel run "…".',
   );
@@ -74,7 +77,7 @@ export async function sessionsAdopt(ctx: CliContext, id: string): Promise<void> 
   try {
     const loaded = await loadSessionState(ws.stateDir, id, seals);
     state = loaded.state;
-    already = seals.isYours(id, meta.createdAt) && changedOutsideKeel(loaded, ws.stateDir, id, seals) === undefined;
+    already = sessionOrigin(ws.stateDir, id, meta.createdAt, seals, loaded).origin === "yours";
     if (!seals.isYours(id, meta.createdAt)) seals.seal(id, meta.createdAt);
     // A line no repository knows ends what the user vouches for, so a log put in its place later cannot end the same way.
     const log = new JsonlEventSink(paths.events, undefined, true);
@@ -147,80 +150,34 @@ export async function sessionsShow(ctx: CliContext, id: string): Promise<void> {
   const hint = interrupted(dir, id, stored.status) ? resumeHint(id) : undefined;
   const state = hint ? { ...stored, status: "interrupted" as const } : stored;
   const waiting = await waitingCall(dir, stored);
-  const sealed = seals.isYours(id, meta.createdAt);
   // yours, but its files changed outside keel (a repository wrote into its folder): resumed only after adopt, as one that came with the workspace
-  const changed = sealed ? changedOutsideKeel(loaded, dir, id, seals) : undefined;
-  const yours = sealed && changed === undefined;
+  const origin = sessionOrigin(dir, id, meta.createdAt, seals, loaded);
+  const yours = origin.origin === "yours";
   const queued = peekQueue(sessionPaths(dir, id).queue);
-  ctx.print({ session: meta, state, yours, waiting: waiting ? waitingJson(waiting) : null, queued: queued.map((q) => q.text), ...(hint ? { hint } : {}) }, () =>
-    [
-      `session ${id}${meta.parentSessionId ? ` (child of ${meta.parentSessionId}, depth ${meta.depth})` : ""}`,
-      `status:   ${state.status}${state.reason && state.reason !== state.status ? ` (${state.reason})` : ""}${hint ? ` — ${hint}` : ""}`,
-      `model:    ${exactText(meta.model.kind === "scripted" ? `scripted:${meta.model.file}` : meta.model.name)}`,
-      `cwd:      ${exactText(meta.cwd)}`,
-      `turns:    ${state.turn}   model calls: ${state.usage.modelCalls}   tool calls: ${state.usage.toolCalls}   tokens in/out: ${state.usage.inputTokens}/${state.usage.outputTokens}`,
-      `messages: ${state.messages.length} model-facing (the full record, events included: keel sessions events ${id})`,
-      // The model's words, indented: then what a resume sends and runs, last, so no answer can scroll it away or imitate it below.
-      state.lastAnswer ? `last answer:\n${indented(state.lastAnswer)}` : "",
-      state.error ? `error: ${indented(state.error).slice(2)}` : "",
-      queuedLines(queued),
-      yours
-        ? ""
-        : changed
-          ? `origin:   yours, but changed outside keel (${changed}); keel resumes it only after keel sessions adopt ${id}`
-          : `origin:   not started by keel for you here (it came with the workspace); keel resumes it only after keel sessions adopt ${id}`,
-      waiting ? `waiting:  approval of ${describeWaiting(waiting, words)} — keel sessions approve ${id} | reject ${id}` : "",
-    ]
-      .filter(Boolean)
-      .join("\n"),
+  ctx.print(
+    { session: meta, state, yours, ...origin, waiting: waiting ? waitingJson(waiting) : null, queued: queued.map((q) => q.text), ...(hint ? { hint } : {}) },
+    () =>
+      [
+        `session ${id}${meta.parentSessionId ? ` (child of ${meta.parentSessionId}, depth ${meta.depth})` : ""}`,
+        `status:   ${state.status}${state.reason && state.reason !== state.status ? ` (${state.reason})` : ""}${hint ? ` — ${hint}` : ""}`,
+        `model:    ${exactText(meta.model.kind === "scripted" ? `scripted:${meta.model.file}` : meta.model.name)}`,
+        `cwd:      ${exactText(meta.cwd)}`,
+        `turns:    ${state.turn}   model calls: ${state.usage.modelCalls}   tool calls: ${state.usage.toolCalls}   tokens in/out: ${state.usage.inputTokens}/${state.usage.outputTokens}`,
+        `messages: ${state.messages.length} model-facing (the full record, events included: keel sessions events ${id})`,
+        // The model's words, indented: then what a resume sends and runs, last, so no answer can scroll it away or imitate it below.
+        state.lastAnswer ? `last answer:\n${indented(state.lastAnswer)}` : "",
+        state.error ? `error: ${indented(state.error).slice(2)}` : "",
+        queuedLines(queued),
+        origin.origin === "yours"
+          ? ""
+          : origin.origin === "changed"
+            ? `origin:   yours, but changed outside keel (${origin.changed}); keel resumes it only after keel sessions adopt ${id}`
+            : `origin:   not started by keel for you here (it came with the workspace); keel resumes it only after keel sessions adopt ${id}`,
+        waiting ? `waiting:  approval of ${describeWaiting(waiting, words)} — keel sessions approve ${id} | reject ${id}` : "",
+      ]
+        .filter(Boolean)
+        .join("\n"),
   );
-}
-
-/** `keel sessions events ID [--follow]`: JSONL with --json, a compact line per event otherwise (invisible characters in it shown as `\u` escapes, see `visibleJson`). */
-export async function sessionsEvents(ctx: CliContext, id: string, opts: { follow?: boolean }): Promise<void> {
-  const dir = stateDir(ctx);
-  await readSessionMeta(dir, id);
-  const paths = sessionPaths(dir, id);
-  const json = ctx.globals().json;
-  const print = (e: object) => {
-    if (json) return ctx.io.stdout.write(printedJson(e, ctx.io.env) + "\n");
-    const { ts, type, sessionId: _s, ...rest } = e as { ts?: unknown; type?: unknown; sessionId?: unknown };
-    ctx.io.stdout.write(terminalText(`${new Date(Number(ts)).toISOString().slice(11, 23)} ${String(type).padEnd(18)} ${visibleJson(rest)}`) + "\n");
-  };
-  if (!opts.follow) {
-    for (const e of readEvents(paths.events)) print(e);
-    return;
-  }
-  let offset = 0;
-  let rest = "";
-  const drain = () => {
-    // keel's own log only: a link or FIFO planted at it is not read (see ownReadFlags)
-    const st = lstatSync(paths.events, { throwIfNoEntry: false });
-    if (!st?.isFile()) return;
-    const size = st.size;
-    if (size <= offset) return;
-    const fd = openSync(paths.events, ownReadFlags(paths.events));
-    const buf = Buffer.alloc(size - offset);
-    readSync(fd, buf, 0, buf.length, offset);
-    closeSync(fd);
-    offset = size;
-    const lines = (rest + buf.toString("utf8")).split("\n");
-    rest = lines.pop() ?? "";
-    for (const line of lines) {
-      try {
-        if (line) print(JSON.parse(line));
-      } catch {
-        // torn line: skipped
-      }
-    }
-  };
-  for (;;) {
-    drain();
-    const owner = lockOwner(paths.lock);
-    if (owner === undefined || !isAlive(owner) || ctx.signal.aborted) break;
-    await sleep(150, undefined, { signal: ctx.signal }).catch(() => undefined);
-  }
-  drain();
 }
 
 /** `keel send ID "text"`: appends a durable message to the session's queue; an empty message is a UsageError. */

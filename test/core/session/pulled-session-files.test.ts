@@ -1,6 +1,7 @@
-import { readFileSync } from "node:fs";
+import { readFileSync, truncateSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
-import { runKeel } from "../../helpers/run-cli.js";
+import { displayWidth } from "../../../core/cli/display-width.js";
+import { runKeel, runKeelProcess } from "../../helpers/run-cli.js";
 import { makeWorkspace, type TempWorkspace } from "../../helpers/temp-workspace.js";
 
 // The seal proves who started a session, not what its files hold: `git pull` writes a repository's files into
@@ -63,7 +64,14 @@ describe("a session of yours whose files a repository wrote (git pull)", () => {
     expect(clone.exists("asked.txt")).toBe(false);
     expect(log()).not.toContain("INJECTED");
     const show = await keel(clone, "--json", "sessions", "show", "work");
-    expect(show.json()).toMatchObject({ yours: false, queued: ["my own note", injected] });
+    expect(show.json()).toMatchObject({ yours: false, origin: "changed", queued: ["my own note", injected] });
+    // listed as show says it
+    expect((await keel(clone, "--json", "sessions", "list")).json().sessions[0]).toMatchObject({
+      id: "work",
+      yours: false,
+      origin: "changed",
+      changed: "its queue.json holds 1 message(s) keel did not queue",
+    });
     expect((await keel(clone, "sessions", "show", "work")).stdout).toContain("yours, but changed outside keel");
 
     // Read and adopted, it is the user's: both messages are sent.
@@ -119,5 +127,74 @@ describe("a session of yours whose files a repository wrote (git pull)", () => {
     expect(approve.stderr).toContain("its log events.jsonl is not the one keel has been writing");
     expect(clone.exists("other.txt")).toBe(false);
     expect(clone.exists("asked.txt")).toBe(false);
+  });
+
+  it("keel sessions list says which sessions are yours exactly as show does: changed, yours again once adopted", async () => {
+    const { upstream, clone } = await clonedWithSession();
+    expect((await keel(clone, "run", "--model", "scripted:s.json", "--session", "other", "mine")).exitCode).toBe(0);
+    const dir = ".keel/sessions/work";
+    const state = JSON.parse(clone.read(`${dir}/state.json`));
+    state.messages = [{ role: "user", kind: "prompt", content: "FORGED" }];
+    delete state.mac;
+    pushAndPull(upstream, clone, { [`${dir}/state.json`]: JSON.stringify(state) });
+
+    const origins = async () =>
+      Object.fromEntries(
+        ((await keel(clone, "--json", "sessions", "list")).json().sessions as { id: string; yours: boolean; origin: string; changed?: string }[]).map((r) => [
+          r.id,
+          r,
+        ]),
+      );
+    const listed = await origins();
+    expect(listed.work).toMatchObject({ yours: false, origin: "changed", changed: expect.stringContaining("its checkpoint state.json is not one keel wrote") });
+    expect(listed.other).toMatchObject({ yours: true, origin: "yours" });
+    expect(listed.other!.changed).toBeUndefined();
+    const show = (await keel(clone, "--json", "sessions", "show", "work")).json();
+    expect({ yours: show.yours, origin: show.origin, changed: show.changed }).toEqual({ yours: false, origin: "changed", changed: listed.work!.changed });
+    const table = (await keel(clone, "sessions", "list")).stdout;
+    expect(table).toMatch(/^ID +ORIGIN +STATUS/m);
+    expect(table).toMatch(/^work +changed +awaiting_approval/m);
+    expect(table).toMatch(/^other +yours +awaiting_approval/m);
+    expect(table).toContain("changed: yours, but its files changed outside keel");
+
+    expect((await keel(clone, "sessions", "adopt", "work")).exitCode).toBe(0);
+    expect((await origins()).work).toMatchObject({ yours: true, origin: "yours" });
+  });
+
+  it("a log replaced by a huge one is listed as changed, reading only a window of it (a real process, 64 MB heap)", async () => {
+    const { upstream, clone } = await clonedWithSession();
+    const log = `.keel/sessions/work/events.jsonl`;
+    pushAndPull(upstream, clone, { [log]: '{"ts":1,"type":"session_start","sessionId":"work","nonce":"00000000000000000000000000000000"}\n' });
+    // the repository's log, grown to 2 GB (sparse): list never reads it whole
+    truncateSync(clone.path(log), 2 * 2 ** 30);
+    const r = await runKeelProcess(["--json", "sessions", "list"], { cwd: clone.root, env: { ...clone.env, NODE_OPTIONS: "--max-old-space-size=64" } });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.json().sessions[0]).toMatchObject({
+      id: "work",
+      yours: false,
+      origin: "changed",
+      changed: expect.stringContaining("its log events.jsonl is not the one keel has been writing"),
+    });
+  });
+
+  it("the list's columns are measured as printed: escaped terminal sequences and wide characters keep them aligned", async () => {
+    const { upstream, clone } = await clonedWithSession();
+    const status = {
+      status: "待機\u001b[31m",
+      reason: "x\u001b[2J\u001b[Hy\u009b",
+      title: "t\u001b]0;pwned\u0007",
+      turn: 7,
+      updatedAt: "2030-01-01T00:00:00.000Z",
+    };
+    pushAndPull(upstream, clone, { ".keel/sessions/work/status.json": JSON.stringify(status) });
+    const lines = (await keel(clone, "sessions", "list")).stdout.split("\n");
+    const row = lines.find((l) => l.startsWith("work"))!;
+    expect(row).toContain("\\u001b[2J"); // shown escaped, never interpreted
+    expect(row).not.toContain("\u001b");
+    // Each column starts in the same terminal cell in the header and in the row.
+    const cell = (line: string, text: string) => displayWidth(line.slice(0, line.indexOf(text)));
+    expect(cell(row, "7 ")).toBe(cell(lines[0]!, "TURNS"));
+    expect(cell(row, "2030-01-01")).toBe(cell(lines[0]!, "UPDATED"));
+    expect(cell(row, "t\\u001b]0;pwned")).toBe(cell(lines[0]!, "TITLE"));
   });
 });

@@ -37,8 +37,8 @@ describe("sessions keel did not start for the user are not continued (real CLI)"
     // A folder no session of keel's could be named does not break the list.
     repo.write(".keel/sessions/a b/session.json", "{}");
     const list = await keel(repo, "--json", "sessions", "list");
-    expect(list.json().sessions).toEqual([expect.objectContaining({ id: "s1", yours: false })]);
-    expect((await keel(repo, "sessions", "list")).stdout).toContain("s1 *");
+    expect(list.json().sessions).toEqual([expect.objectContaining({ id: "s1", yours: false, origin: "foreign" })]);
+    expect((await keel(repo, "sessions", "list")).stdout).toMatch(/^s1 +foreign +awaiting_approval/m);
     const show = await keel(repo, "sessions", "show", "s1");
     expect(show.stdout).toContain("waiting:  approval of write_file");
     expect(show.stdout).toContain("not started by keel for you here");
