@@ -56,7 +56,7 @@ export class LineSplitter {
     return this.lineStart;
   }
 
-  /** Feeds the next bytes; `out` gets each line they end. `chunk` may be reused afterwards. */
+  /** Feeds the next bytes; `out` gets each line they end. Lines are views of `chunk` where they can be: never reuse it. */
   push(chunk: Buffer, out: (item: LogItem) => void): void {
     for (let i = 0; i < chunk.length;) {
       const nl = chunk.indexOf(0x0a, i);
@@ -93,7 +93,7 @@ export class LineSplitter {
 
   private hold(part: Buffer): void {
     if (!part.length) return;
-    this.pieces.push(Buffer.from(part));
+    this.pieces.push(part);
     this.held += part.length;
   }
 
@@ -164,10 +164,11 @@ export function openLog(file: string): { fd: number; size: number } | undefined 
 /** The lines of an open log from byte `from` to byte `to`, as `logLines` reads them. */
 export function* readLinesFrom(fd: number, from: number, to: number, opts: LogLinesOptions = {}): Generator<LogItem, void, undefined> {
   const splitter = opts.splitter ?? new LineSplitter(opts.maxLineBytes, from);
-  const buf = Buffer.alloc(CHUNK_BYTES);
   const ready: LogItem[] = [];
   const out = (item: LogItem) => void ready.push(item);
   for (let at = from; at < to;) {
+    // A fresh chunk per read: the lines handed on are views of it, not copies (one allocation per MiB, not per line).
+    const buf = Buffer.allocUnsafe(Math.min(CHUNK_BYTES, to - at));
     const n = readSync(fd, buf, 0, Math.min(buf.length, to - at), at);
     if (n === 0) break;
     at += n;
