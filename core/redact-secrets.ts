@@ -1,4 +1,8 @@
-import { encodedForms, hideInWrappedBlocks } from "./encoded-forms.js";
+import { dumpText } from "./dump-text.js";
+import { encodedForms, MIN_ENCODED_SECRET_BYTES } from "./encoded-forms.js";
+import { joinedText, withoutBreaks } from "./joined-text.js";
+import { FormIndex } from "./form-index.js";
+import { hideRanges, type Range } from "./secret-ranges.js";
 
 /** What a redacted secret is replaced with. */
 export const REDACTED = "***";
@@ -12,11 +16,12 @@ export const MIN_SECRET_LINE_LENGTH = 8;
 /**
  * `text` with every secret replaced by `***`: as written, URL-encoded (as in a URL and as in a form
  * body) and JSON-escaped (the forms an error message, a URL or a serialized object shows it in), and, for secrets of
- * MIN_ENCODED_SECRET_BYTES or more, base64-encoded (standard and URL-safe, at any alignment, also across the line
- * breaks of wrapped output) and hex-encoded (see encoded-forms.ts), longest first so a secret that
- * contains another is replaced whole. Each line of a secret of several lines that is at least
- * MIN_SECRET_LINE_LENGTH long (trimmed) counts as a secret too, so text cut inside such a secret (the
- * end of a private key) shows none of its lines. Secrets shorter than MIN_SECRET_LENGTH are ignored. Never throws.
+ * MIN_ENCODED_SECRET_BYTES or more, base64-encoded (standard and URL-safe, at any alignment), base32-encoded,
+ * hex-encoded (see encoded-forms.ts) and reversed (`rev`), in the columns of a dump (`xxd`, `hexdump`, `od`: see
+ * dump-text.ts), and across line breaks (see joined-text.ts: output wrapped at any width); a secret that contains
+ * another, or overlapping forms, are replaced whole. Each line of a secret of several lines that is at least
+ * MIN_SECRET_LINE_LENGTH long (trimmed) counts as a secret too, so text cut inside such a secret (the end of a private
+ * key) shows none of its lines. Secrets shorter than MIN_SECRET_LENGTH are ignored. Never throws.
  */
 export function redactSecrets(text: string, secrets: readonly string[]): string {
   if (!secrets.length || !text) return text;
@@ -25,16 +30,47 @@ export function redactSecrets(text: string, secrets: readonly string[]): string 
 
 /**
  * `redactSecrets` with these `secrets` as a function, their forms worked out once (for many texts: a tool list, a
- * value's strings). Never throws.
+ * value's strings). Linear in the text for a given set of secrets. Never throws.
  */
 export function secretRedactor(secrets: readonly string[]): (text: string) => string {
-  const { forms, encoded } = secrets.length ? formsOf(secrets) : { forms: [], encoded: [] };
-  const hide = (text: string) => {
-    let out = text;
-    for (const form of forms) if (out.includes(form)) out = out.split(form).join(REDACTED);
-    return out;
+  if (!secrets.length) return (text) => text;
+  const plan = planOf(secrets);
+  return (text) => {
+    if (!text) return text;
+    const ranges: Range[] = [];
+    plan.short.find(text, ranges);
+    const joined = joinedText(text);
+    if (joined) {
+      plan.edge.find(text, ranges);
+      if (text.includes("\\")) plan.edgeEscape.find(text, ranges);
+      plan.joined.find(joined.text, ranges, joined.place);
+    } else plan.joined.find(text, ranges);
+    // A dump has lines (one line of one is found by its ASCII column, or is too short for a secret of 8 bytes).
+    if (joined) findInDumps(text, plan, ranges);
+    return hideRanges(text, ranges, REDACTED);
   };
-  return (text) => hideInWrappedBlocks(hide(text), encoded, hide);
+}
+
+/**
+ * `secretRedactor` for dumps only (`xxd`, `hexdump`, `od` output, see dump-text.ts): for the strings of a structured
+ * value, which the full redactor sees as JSON, where a dump's lines are not lines. Never throws.
+ */
+export function secretDumpRedactor(secrets: readonly string[]): (text: string) => string {
+  const plan = planOf(secrets);
+  return (text) => {
+    const ranges: Range[] = [];
+    if (text.includes("\n")) findInDumps(text, plan, ranges);
+    return hideRanges(text, ranges, REDACTED);
+  };
+}
+
+/** Finds the secrets' bytes in the dumps in `text`, and the secrets in their ASCII columns. */
+function findInDumps(text: string, plan: Plan, ranges: Range[]): void {
+  if (plan.bytes.empty) return;
+  const dump = dumpText(text);
+  if (!dump) return;
+  plan.bytes.find(dump.bytes, ranges, dump.placeBytes);
+  plan.raw.find(dump.gutter, ranges, dump.placeGutter);
 }
 
 /**
@@ -53,10 +89,35 @@ export function redactDeep<T>(value: T, secrets: readonly string[]): T {
   return walk(value) as T;
 }
 
-/** Every form of `secrets` (see `redactSecrets`), longest first, and the encoded ones (base64 and hex) among them. */
-function formsOf(secrets: readonly string[]): { forms: string[]; encoded: string[] } {
+/** What one redactor looks for. */
+interface Plan {
+  /** Forms searched for in the text as it is only: the short ones. */
+  short: FormIndex;
+  /** Forms searched for in the text without its line breaks (joined-text.ts), which holds the text's own matches too. */
+  joined: FormIndex;
+  /** Forms a line break's removal could cut into, searched for in a text with line breaks as it is too. */
+  edge: FormIndex;
+  /** The same for an escaped break (`\\n` before a form beginning with `n`): only in a text with a backslash. */
+  edgeEscape: FormIndex;
+  /** The secrets (and lines of them) of MIN_ENCODED_SECRET_BYTES or more as written, for a dump's ASCII column. */
+  raw: FormIndex;
+  /** Their UTF-8 bytes as latin1 characters, for the bytes a dump shows. */
+  bytes: FormIndex;
+}
+
+/** Forms shorter than this are not searched for across line breaks: joined lines would spell a short one by chance. */
+const MIN_JOINED_FORM_LENGTH = 8;
+
+/** A form that taking a line break out could cut into (it holds a line break or begins with the blanks after one). */
+const BREAK_EDGE = /[\r\n]|^[ \t]/;
+
+/** The same for an escaped line break (see joined-text.ts): a form holding a backslash or beginning with `n` or `r`. */
+const ESCAPE_EDGE = /\\|^[nr]/;
+
+/** What `secretRedactor` looks for (see `redactSecrets`). */
+function planOf(secrets: readonly string[]): Plan {
   const forms = new Set<string>();
-  const encoded = new Set<string>();
+  const raw = new Set<string>();
   const lines = secrets.flatMap((s) => (s.includes("\n") ? s.split("\n").map((l) => l.trim()) : [])).filter((l) => l.length >= MIN_SECRET_LINE_LENGTH);
   for (const s of [...secrets, ...lines]) {
     if (s.length < MIN_SECRET_LENGTH) continue;
@@ -65,10 +126,40 @@ function formsOf(secrets: readonly string[]): { forms: string[]; encoded: string
     // A form body (`application/x-www-form-urlencoded`: an OAuth token request) encodes a space as `+` and `!'()~` too.
     forms.add(new URLSearchParams({ s }).toString().slice(2));
     forms.add(JSON.stringify(s).slice(1, -1));
+    // Python's `json.dumps` writes each non-ASCII character as `\uXXXX`.
+    forms.add(
+      JSON.stringify(s)
+        .slice(1, -1)
+        .replace(/[^\0-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`),
+    );
+    if (Buffer.byteLength(s) >= MIN_ENCODED_SECRET_BYTES) raw.add(s);
   }
   // Whole secrets only: the lines of a private key (26 of them) would triple the forms every text is searched for, and
-  // an encoded key is found whole (a wrapped block is joined before it is searched).
-  for (const s of secrets) for (const form of encodedForms(s)) encoded.add(form);
-  for (const form of encoded) forms.add(form);
-  return { forms: [...forms].filter((f) => f.length >= MIN_SECRET_LENGTH).sort((a, b) => b.length - a.length), encoded: [...encoded] };
+  // an encoded key is found whole (line breaks are taken out before it is searched).
+  for (const s of secrets) {
+    for (const form of encodedForms(s)) forms.add(form);
+    if (Buffer.byteLength(s) >= MIN_ENCODED_SECRET_BYTES) forms.add([...s].reverse().join(""));
+  }
+  const short: string[] = [];
+  const edge: string[] = [];
+  const edgeEscape: string[] = [];
+  const joined: string[] = [];
+  for (const form of forms) {
+    if (form.length < MIN_SECRET_LENGTH) continue;
+    const flat = withoutBreaks(form);
+    if (flat.length < MIN_JOINED_FORM_LENGTH) short.push(form);
+    else {
+      joined.push(flat);
+      if (BREAK_EDGE.test(form)) edge.push(form);
+      else if (ESCAPE_EDGE.test(form)) edgeEscape.push(form);
+    }
+  }
+  return {
+    short: new FormIndex(short),
+    joined: new FormIndex(joined),
+    edge: new FormIndex(edge),
+    edgeEscape: new FormIndex(edgeEscape),
+    raw: new FormIndex([...raw]),
+    bytes: new FormIndex([...raw].map((s) => Buffer.from(s).toString("latin1"))),
+  };
 }

@@ -1,4 +1,4 @@
-import { REDACTED, secretRedactor } from "./redact-secrets.js";
+import { REDACTED, secretDumpRedactor, secretRedactor } from "./redact-secrets.js";
 import { looksSecret } from "./secret-env.js";
 import { secretShapesIn } from "./secret-words.js";
 import { urlSecrets } from "./url-secrets.js";
@@ -135,17 +135,21 @@ export class ResultSecrets {
 
 function makeRedactor(secrets: readonly string[]): ResultRedactor {
   const text = secretRedactor(secrets);
+  const dumps = secretDumpRedactor(secrets);
   return {
     text,
-    data(data) {
-      if (data === null || typeof data !== "object") return typeof data === "string" ? text(data) : data;
+    data(value) {
+      if (value === null || typeof value !== "object") return typeof value === "string" ? text(value) : value;
       let json: string | undefined;
       try {
-        json = JSON.stringify(data);
+        json = JSON.stringify(value);
       } catch {
         return null; // cannot be checked (a cycle, a BigInt): not passed on
       }
-      if (json === undefined) return data;
+      if (json === undefined) return value;
+      // A dump's lines are lines in its own string only (in the JSON they are `\n` escapes).
+      const data = mapStrings(value, dumps);
+      if (data !== value) json = JSON.stringify(data);
       const hidden = text(json);
       if (hidden === json) return data;
       try {
@@ -155,6 +159,20 @@ function makeRedactor(secrets: readonly string[]): ResultRedactor {
       }
     },
   };
+}
+
+/** `value` with `map` applied to its strings (not keys): `value` itself when that changes none, else a copy. */
+function mapStrings(value: unknown, map: (text: string) => string): unknown {
+  if (typeof value === "string") return map(value);
+  if (value === null || typeof value !== "object") return value;
+  let changed = false;
+  const entries = Object.entries(value).map(([k, v]) => {
+    const mapped = mapStrings(v, map);
+    if (mapped !== v) changed = true;
+    return [k, mapped] as const;
+  });
+  if (!changed) return value;
+  return Array.isArray(value) ? entries.map(([, v]) => v) : Object.fromEntries(entries);
 }
 
 /**

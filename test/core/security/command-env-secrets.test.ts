@@ -32,18 +32,21 @@ function envOf(w: TempWorkspace): NodeJS.ProcessEnv {
 }
 
 /**
- * `keel call bash env` in the workspace; the whole observation as text, and stdout. The command prints each line
- * reversed (`env | rev`), turned back here: tool results hide credentials from your environment (`***`), and what
- * these tests check is which variables the command gets, not that second net.
+ * `keel call bash env` in the workspace; the whole observation as text, and stdout. The command prints its letters
+ * in ROT13 (`tr`), turned back here: tool results hide credentials from your environment (`***`, also reversed), and
+ * what these tests check is which variables the command gets, not that second net.
  */
 async function runEnv(w: TempWorkspace, env: NodeJS.ProcessEnv, ...flags: string[]): Promise<{ text: string; stdout: string; sandbox?: string }> {
-  const r = await runKeel(["--yes", "--json", ...flags, "call", "bash", "--input", JSON.stringify({ command: "env | rev" })], { cwd: w.root, env });
+  const r = await runKeel(["--yes", "--json", ...flags, "call", "bash", "--input", JSON.stringify({ command: "env | tr A-Za-z N-ZA-Mn-za-m" })], {
+    cwd: w.root,
+    env,
+  });
   expect(r.exitCode, r.stderr).toBe(0);
   const obs = r.json();
-  const stdout = (obs.data.stdout as string)
-    .split("\n")
-    .map((line) => [...line].reverse().join(""))
-    .join("\n");
+  const stdout = (obs.data.stdout as string).replace(/[A-Za-z]/g, (c) => {
+    const base = c <= "Z" ? 65 : 97;
+    return String.fromCharCode(((c.charCodeAt(0) - base + 13) % 26) + base);
+  });
   return { text: stdout + r.stdout + r.stderr, stdout, sandbox: obs.metadata.sandbox };
 }
 
