@@ -92,7 +92,15 @@ export { visibleJson } from "./visible-json.js";
 export { redirectTargetForDisplay, urlForDisplay, urlSecrets } from "./url-secrets.js";
 export { envValue } from "./env-value.js";
 export { isPlainValue, type ResultRedactor } from "./result-secrets.js";
-export { MIN_SECRET_LENGTH, MIN_SECRET_LINE_LENGTH, REDACTED, redactDeep, redactSecrets, secretRedactor } from "./redact-secrets.js";
+export {
+  MIN_SECRET_LENGTH,
+  MIN_SECRET_LINE_LENGTH,
+  REDACTED,
+  redactDeep,
+  redactorForChangingSecrets,
+  redactSecrets,
+  secretRedactor,
+} from "./redact-secrets.js";
 export { maskCommand } from "./mask-command.js";
 export { looksSecretName, looksSecretValue, maskSecretShapes, namesWebhook, secretShapesIn, type SecretNameCost } from "./secret-words.js";
 export { modelsEndpoint } from "./model/endpoint-url.js";

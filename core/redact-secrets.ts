@@ -52,6 +52,20 @@ export function secretRedactor(secrets: readonly string[]): (text: string) => st
 }
 
 /**
+ * `redactSecrets` for a set of secrets that changes now and then (a server's, which grows with each OAuth token it
+ * sends): the redactor is built again only when the secrets differ from the last call's. One per owner. Never throws.
+ */
+export function redactorForChangingSecrets(): (text: string, secrets: readonly string[]) => string {
+  let last: { key: string; redact: (text: string) => string } | undefined;
+  return (text, secrets) => {
+    if (!secrets.length || !text) return text;
+    const key = secrets.join("\0");
+    if (last?.key !== key) last = { key, redact: secretRedactor(secrets) };
+    return last.redact(text);
+  };
+}
+
+/**
  * `secretRedactor` for dumps only (`xxd`, `hexdump`, `od` output, see dump-text.ts): for the strings of a structured
  * value, which the full redactor sees as JSON, where a dump's lines are not lines. Never throws.
  */

@@ -6,7 +6,7 @@ import {
   type Host,
   MAX_TIMER_MS,
   McpServerError,
-  redactSecrets,
+  redactorForChangingSecrets,
   type ToolError,
   type ToolContext,
 } from "../../core/index.js";
@@ -79,6 +79,8 @@ export class McpConnection {
   private opened?: OpenedClient;
   /** OAuth: the tokens the auth session has sent (see `secrets`). */
   private readonly sentTokens = new SentTokens();
+  /** Builds the redactor again only when the secrets change (a redactor costs ~0.3 ms to build). */
+  private readonly redactWith = redactorForChangingSecrets();
   /** Start gates, backoff and failure records. */
   private readonly supervisor: ServerSupervisor;
   private starting?: Promise<void>;
@@ -112,7 +114,7 @@ export class McpConnection {
 
   /** `text` with this server's secrets (see `secrets`) replaced by `***`. */
   redact(text: string): string {
-    return redactSecrets(text, this.secrets);
+    return this.redactWith(text, this.secrets);
   }
 
   /**
