@@ -109,7 +109,14 @@ export { compileRuleFilter, type RuleFilter } from "./config/claude-rule-filter.
 export { capUntrustedLimits, restrictUntrusted } from "./config/untrusted-config.js";
 export { CLAUDE_SETTINGS_FILES, localConfigFile, type ConfigLayer, type ConfigSourceName } from "./config/config-sources.js";
 export { deepMerge, isPlainObject, keelConfigSchema, layerMerging, loadConfigLayers, type LayerMerging } from "./config/load-config.js";
-export { formatTemplateValue, lookupPlaceholder, renderTemplate, type PlaceholderLookup, type RenderedTemplate } from "./render-template.js";
+export {
+  formatTemplateValue,
+  lookupPlaceholder,
+  MAX_RENDERED_CHARS,
+  renderTemplate,
+  type PlaceholderLookup,
+  type RenderedTemplate,
+} from "./render-template.js";
 export { defineTool, objectSchema, type InputOf, type SchemaLiteral } from "./define-tool.js";
 export type { AfterTurnContext, DelegateContext, DelegateResultContext, KeelHooks, PersistContext, PromptContext, ToolsChangedContext } from "./hooks.js";
 export type { PermissionRules } from "./permissions.js";
