@@ -53,7 +53,7 @@ export type {
   UnknownToolQuery,
   UserPromptContext,
 } from "./hooks.js";
-export { KeelError, McpServerError, StateError, ToolError, UsageError, errorMessage } from "./errors.js";
+export { KeelError, ManifestError, McpServerError, StateError, ToolError, UsageError, errorMessage } from "./errors.js";
 export { Diagnostics, formatDiagnostic, type Diagnostic } from "./diagnostics.js";
 export { didYouMean, editDistance, suggestNames } from "./did-you-mean.js";
 export { MODEL_HELP, resolveModelSpec, type ModelSpec } from "./model/model-spec.js";
