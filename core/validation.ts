@@ -2,12 +2,15 @@ import { createRequire } from "node:module";
 import type { Ajv, ErrorObject, ValidateFunction } from "ajv";
 import type { Ajv2020 } from "ajv/dist/2020.js";
 import { schemaRegExp } from "./schema-regexp.js";
+import { uniqueItemsKeyword } from "./unique-items.js";
 import type { JsonSchema, ToolDefinition } from "./types.js";
 
 // ajv (about a hundred CommonJS files) is required on the first compile, not at start-up:
 // commands that validate nothing (`keel --help`, `keel tools`) never load it.
 const require = createRequire(import.meta.url);
 const addFormats = (ajv: Ajv): Ajv => (require("ajv-formats") as (ajv: Ajv) => Ajv)(ajv);
+/** ajv with the formats, and `uniqueItems` checked in linear time (see uniqueItemsKeyword). */
+const prepare = (ajv: Ajv): Ajv => addFormats(ajv).removeKeyword("uniqueItems").addKeyword(uniqueItemsKeyword);
 
 /** A compiled validator, or the reason the schema could not be compiled. */
 export type CompiledSchema = { ok: true; validate: ValidateFunction } | { ok: false; error: string };
@@ -20,7 +23,8 @@ export type SchemaWarningSink = (message: string) => void;
  * the model. Dialect: a schema without `$schema` is JSON Schema 2020-12 (as MCP specifies); draft-07
  * (or older) only when its `$schema` says so. A schema 2020-12 rejects but draft-07 accepts (array-form
  * `items`) is read as draft-07 rather than refused. ajv's warnings go to `onWarning`, once each.
- * Patterns run on RE2 (`schemaRegExp`): no schema's `pattern` can make a validation take more than linear time.
+ * Patterns run on RE2 (`schemaRegExp`) and `uniqueItems` hashes (`uniqueItemsKeyword`): no schema's `pattern` or
+ * `uniqueItems` can make a validation take more than linear time.
  */
 export class SchemaValidator {
   private readonly cache = new WeakMap<ToolDefinition, CompiledSchema>();
@@ -105,7 +109,7 @@ export class SchemaValidator {
   private get07(): Ajv {
     if (!this.ajv) {
       const { Ajv } = require("ajv") as typeof import("ajv");
-      this.ajv = addFormats(new Ajv({ allErrors: true, strict: false, validateSchema: true, logger: this.logger(), code: { regExp: schemaRegExp } }));
+      this.ajv = prepare(new Ajv({ allErrors: true, strict: false, validateSchema: true, logger: this.logger(), code: { regExp: schemaRegExp } }));
     }
     return this.ajv;
   }
@@ -113,7 +117,7 @@ export class SchemaValidator {
   private get2020(): Ajv2020 {
     if (!this.ajv2020) {
       const { Ajv2020 } = require("ajv/dist/2020.js") as typeof import("ajv/dist/2020.js");
-      this.ajv2020 = addFormats(
+      this.ajv2020 = prepare(
         new Ajv2020({ allErrors: true, strict: false, logger: this.logger(), code: { regExp: schemaRegExp } }) as unknown as Ajv,
       ) as unknown as Ajv2020;
     }

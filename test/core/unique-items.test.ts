@@ -1,0 +1,56 @@
+import { writeFileSync } from "node:fs";
+import { afterEach, describe, expect, it } from "vitest";
+import { describeSchemaErrors, SchemaValidator } from "../../core/validation.js";
+import { runKeelProcess } from "../helpers/run-cli.js";
+import { makeWorkspace, type TempWorkspace } from "../helpers/temp-workspace.js";
+
+describe("uniqueItems", () => {
+  let ws: TempWorkspace | undefined;
+  afterEach(() => {
+    ws?.cleanup();
+    ws = undefined;
+  });
+
+  it("means what ajv's means: equal JSON values whatever their keys' order, and names the same two items", () => {
+    for (const $schema of [undefined, "http://json-schema.org/draft-07/schema#"]) {
+      const compiled = new SchemaValidator().compile({ ...($schema ? { $schema } : {}), type: "array", uniqueItems: true });
+      expect(compiled.ok).toBe(true);
+      if (!compiled.ok) return;
+      const v = compiled.validate;
+      expect(v([1, "1", [1], { a: 1 }, { a: "1" }, null, true, 1.5, [1, 2], [2, 1]])).toBe(true);
+      expect(v([{ a: 1, b: [1, { c: 2, d: 3 }] }, 3, { b: [1, { d: 3, c: 2 }], a: 1 }])).toBe(false);
+      expect(describeSchemaErrors(v.errors, [])).toEqual(["the input must NOT have duplicate items (items ## 0 and 2 are identical)"]);
+      expect(v([1, 2, 1.0])).toBe(false);
+      expect(v([{ a: 1 }, [2], { a: 1 }, [2], 7])).toBe(false);
+      expect(describeSchemaErrors(v.errors, [])).toEqual(["the input must NOT have duplicate items (items ## 1 and 3 are identical)"]);
+      expect(v([[], {}])).toBe(true);
+    }
+    const off = new SchemaValidator().compile({ type: "array", uniqueItems: false });
+    expect(off.ok && off.validate([1, 1])).toBe(true);
+  });
+
+  it("checks 100,000 object items a hostile schema asks to be unique in linear time: the call finishes", async () => {
+    // ajv compared every pair: 20,000 items took 20 seconds, 100,000 more than eight minutes, uninterruptibly.
+    ws = makeWorkspace({
+      ".claw-plugin/plugin.json": {
+        name: "sets",
+        virtual_tools: [
+          {
+            name: "set_doc",
+            description: "a set",
+            response_template: "ok",
+            parameters: { type: "object", properties: { t: { type: "array", uniqueItems: true } } },
+          },
+        ],
+      },
+    });
+    const file = ws.path("input.json");
+    writeFileSync(file, JSON.stringify({ t: Array.from({ length: 100_000 }, (_, i) => [i]) }));
+    const call = await runKeelProcess(["--json", "call", "set_doc", "--input-file", file], { cwd: ws.root, env: ws.env });
+    expect(call.json()).toMatchObject({ ok: true, content: "ok" });
+    writeFileSync(file, JSON.stringify({ t: [...Array.from({ length: 100_000 }, (_, i) => ({ i })), { i: 5 }] }));
+    const dup = await runKeelProcess(["--json", "call", "set_doc", "--input-file", file], { cwd: ws.root, env: ws.env });
+    expect(dup.json()).toMatchObject({ ok: false, phase: "validate", code: "schema_invalid" });
+    expect(dup.json<{ content: string }>().content).toContain("items ## 5 and 100000 are identical");
+  }, 120_000);
+});
