@@ -145,32 +145,51 @@ export function schemaProblems(validate: ValidateFunction, input: unknown): stri
   return describeSchemaErrors(validate.errors, input);
 }
 
-/** Turns ajv errors into one sentence per problem, naming each field: "`path` must be string (got number)". */
+/** Most problems `describeSchemaErrors` describes; one more sentence says how many more there are. */
+export const MAX_DESCRIBED_PROBLEMS = 20;
+/** Most allowed values an `enum` problem lists, and most characters of any one sentence. */
+const MAX_LISTED_VALUES = 20;
+const MAX_PROBLEM_CHARS = 1000;
+
+/**
+ * Turns ajv errors into one sentence per problem, naming each field: "`path` must be string (got number)".
+ * At most MAX_DESCRIBED_PROBLEMS distinct sentences, then "… and N more problems"; an `enum`'s values and
+ * any sentence are cut short: 20,000 items of an array, each not one of 40,000 values a workspace's schema
+ * allows, were 20,000 copies of the whole list (gigabytes, and keel ran out of memory).
+ */
 export function describeSchemaErrors(errors: ErrorObject[] | null | undefined, input: unknown): string[] {
-  const out: string[] = [];
-  for (const e of errors ?? []) {
-    const field = e.instancePath ? e.instancePath.slice(1).replace(/\//g, ".") : "";
-    const at = field ? `\`${field}\`` : "the input";
-    switch (e.keyword) {
-      case "required": {
-        const missing = (e.params as { missingProperty: string }).missingProperty;
-        out.push(`missing required field \`${field ? field + "." : ""}${missing}\``);
-        break;
-      }
-      case "type":
-        out.push(`${at} must be ${(e.params as { type: string }).type} (got ${typeName(valueAt(input, e.instancePath))})`);
-        break;
-      case "additionalProperties":
-        out.push(`unknown field \`${field ? field + "." : ""}${(e.params as { additionalProperty: string }).additionalProperty}\` is not allowed`);
-        break;
-      case "enum":
-        out.push(`${at} must be one of ${JSON.stringify((e.params as { allowedValues: unknown[] }).allowedValues)}`);
-        break;
-      default:
-        out.push(`${at} ${e.message ?? "is invalid"}`);
+  const out = new Set<string>();
+  const all = errors ?? [];
+  let i = 0;
+  for (; i < all.length && out.size < MAX_DESCRIBED_PROBLEMS; i++) out.add(cut(describeError(all[i]!, input)));
+  // Only count the rest: describing each could be as costly as above.
+  if (i < all.length) out.add(`… and ${all.length - i} more problem${all.length - i === 1 ? "" : "s"} (the first ${MAX_DESCRIBED_PROBLEMS} are described)`);
+  return [...out];
+}
+
+function describeError(e: ErrorObject, input: unknown): string {
+  const field = e.instancePath ? e.instancePath.slice(1).replace(/\//g, ".") : "";
+  const at = field ? `\`${field}\`` : "the input";
+  switch (e.keyword) {
+    case "required":
+      return `missing required field \`${field ? field + "." : ""}${(e.params as { missingProperty: string }).missingProperty}\``;
+    case "type":
+      return `${at} must be ${(e.params as { type: string }).type} (got ${typeName(valueAt(input, e.instancePath))})`;
+    case "additionalProperties":
+      return `unknown field \`${field ? field + "." : ""}${(e.params as { additionalProperty: string }).additionalProperty}\` is not allowed`;
+    case "enum": {
+      const values = (e.params as { allowedValues: unknown[] }).allowedValues;
+      if (values.length <= MAX_LISTED_VALUES) return `${at} must be one of ${JSON.stringify(values)}`;
+      const shown = JSON.stringify(values.slice(0, MAX_LISTED_VALUES)).slice(0, -1);
+      return `${at} must be one of ${shown}, …] (${values.length} values in all; see the schema)`;
     }
+    default:
+      return `${at} ${e.message ?? "is invalid"}`;
   }
-  return [...new Set(out)];
+}
+
+function cut(sentence: string): string {
+  return sentence.length <= MAX_PROBLEM_CHARS ? sentence : `${sentence.slice(0, MAX_PROBLEM_CHARS)}… (${sentence.length} characters)`;
 }
 
 function valueAt(input: unknown, pointer: string): unknown {

@@ -1,6 +1,6 @@
 import { writeFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
-import { describeSchemaErrors, SchemaValidator } from "../../core/validation.js";
+import { describeSchemaErrors, MAX_DESCRIBED_PROBLEMS, SchemaValidator } from "../../core/validation.js";
 import { runKeelProcess } from "../helpers/run-cli.js";
 import { makeWorkspace, type TempWorkspace } from "../helpers/temp-workspace.js";
 
@@ -53,4 +53,22 @@ describe("uniqueItems", () => {
     expect(dup.json()).toMatchObject({ ok: false, phase: "validate", code: "schema_invalid" });
     expect(dup.json<{ content: string }>().content).toContain("items ## 5 and 100000 are identical");
   }, 120_000);
+});
+
+describe("describeSchemaErrors", () => {
+  it("describes at most 20 problems and lists at most 20 of an enum's values: a hostile schema cannot make the message gigabytes", () => {
+    // 20,000 items each outside a 40,000-value enum were 20,000 copies of the list: keel ran out of memory.
+    const values = Array.from({ length: 100 }, (_, i) => `v${i}`);
+    const compiled = new SchemaValidator().compile({ type: "object", properties: { a: { type: "array", items: { enum: values } } } });
+    expect(compiled.ok).toBe(true);
+    if (!compiled.ok) return;
+    const input = { a: Array.from({ length: 50 }, () => 0) };
+    expect(compiled.validate(input)).toBe(false);
+    const problems = describeSchemaErrors(compiled.validate.errors, input);
+    expect(problems).toHaveLength(MAX_DESCRIBED_PROBLEMS + 1);
+    expect(problems[0]).toBe(`\`a.0\` must be one of ${JSON.stringify(values.slice(0, 20)).slice(0, -1)}, …] (100 values in all; see the schema)`);
+    expect(problems.at(-1)).toBe("… and 30 more problems (the first 20 are described)");
+    const long = new SchemaValidator().compile({ type: "string", pattern: `^(${"x".repeat(5000)})$` });
+    expect(long.ok && !long.validate("y") && describeSchemaErrors(long.validate.errors, "y")[0]!.length).toBeLessThan(1100);
+  });
 });
