@@ -1,4 +1,5 @@
 import type { ErrorObject, FuncKeywordDefinition } from "ajv";
+import { canonicalJson } from "./canonical-json.js";
 
 /**
  * JSON Schema's `uniqueItems` in time linear in the array (each item written once as JSON with its
@@ -34,17 +35,4 @@ function uniqueItems(this: unknown, schema: boolean, data: unknown[]): boolean {
     return false;
   }
   return true;
-}
-
-/** `value` as JSON text with every object's keys in one order, so equal values have equal text. */
-function canonicalJson(value: unknown): string {
-  return (
-    JSON.stringify(value, (_key, v: unknown) =>
-      v !== null && typeof v === "object" && !Array.isArray(v) ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(byKey)) : v,
-    ) ?? "undefined"
-  );
-}
-
-function byKey(a: [string, unknown], b: [string, unknown]): number {
-  return a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0;
 }

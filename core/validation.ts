@@ -2,6 +2,7 @@ import { createRequire } from "node:module";
 import type { Ajv, ErrorObject, ValidateFunction } from "ajv";
 import type { Ajv2020 } from "ajv/dist/2020.js";
 import { schemaRegExp } from "./schema-regexp.js";
+import { enumKeyword } from "./enum-keyword.js";
 import { uniqueItemsKeyword } from "./unique-items.js";
 import type { JsonSchema, ToolDefinition } from "./types.js";
 
@@ -9,8 +10,8 @@ import type { JsonSchema, ToolDefinition } from "./types.js";
 // commands that validate nothing (`keel --help`, `keel tools`) never load it.
 const require = createRequire(import.meta.url);
 const addFormats = (ajv: Ajv): Ajv => (require("ajv-formats") as (ajv: Ajv) => Ajv)(ajv);
-/** ajv with the formats, and `uniqueItems` checked in linear time (see uniqueItemsKeyword). */
-const prepare = (ajv: Ajv): Ajv => addFormats(ajv).removeKeyword("uniqueItems").addKeyword(uniqueItemsKeyword);
+/** ajv with the formats, and `uniqueItems` and `enum` checked in linear time (see uniqueItemsKeyword, enumKeyword). */
+const prepare = (ajv: Ajv): Ajv => addFormats(ajv).removeKeyword("uniqueItems").addKeyword(uniqueItemsKeyword).removeKeyword("enum").addKeyword(enumKeyword);
 
 /** A compiled validator, or the reason the schema could not be compiled. */
 export type CompiledSchema = { ok: true; validate: ValidateFunction } | { ok: false; error: string };

@@ -29,6 +29,27 @@ describe("uniqueItems", () => {
     expect(off.ok && off.validate([1, 1])).toBe(true);
   });
 
+  it("checks 50,000 items against a hostile schema's 100,000-value enum by lookup: the call finishes", async () => {
+    // ajv compared each item with every value: 5 × 10^9 comparisons, minutes uninterruptibly.
+    const manifest = {
+      name: "picks",
+      virtual_tools: [
+        {
+          name: "pick_doc",
+          description: "picks",
+          response_template: "ok",
+          parameters: { type: "object", properties: { t: { type: "array", items: { enum: Array.from({ length: 100_000 }, (_, i) => i) } } } },
+        },
+      ],
+    };
+    // written compact: 100,000 values fit in a 1 MiB manifest
+    ws = makeWorkspace({ ".claw-plugin/plugin.json": JSON.stringify(manifest) });
+    const file = ws.path("input.json");
+    writeFileSync(file, JSON.stringify({ t: Array.from({ length: 50_000 }, () => 99_999) }));
+    const call = await runKeelProcess(["--json", "call", "pick_doc", "--input-file", file], { cwd: ws.root, env: ws.env });
+    expect(call.json()).toMatchObject({ ok: true, content: "ok" });
+  }, 120_000);
+
   it("checks 100,000 object items a hostile schema asks to be unique in linear time: the call finishes", async () => {
     // ajv compared every pair: 20,000 items took 20 seconds, 100,000 more than eight minutes, uninterruptibly.
     ws = makeWorkspace({
@@ -53,6 +74,21 @@ describe("uniqueItems", () => {
     expect(dup.json()).toMatchObject({ ok: false, phase: "validate", code: "schema_invalid" });
     expect(dup.json<{ content: string }>().content).toContain("items ## 5 and 100000 are identical");
   }, 120_000);
+});
+
+describe("enum", () => {
+  it("means what ajv's means, short or long (a long one is a set lookup: 100,000 items against 100,000 values were 10^10 comparisons)", () => {
+    for (const extra of [0, 100]) {
+      const values = [{ a: 1, b: [2, { c: 3 }] }, [1], "1", null, 1.5, ...Array.from({ length: extra }, (_, i) => `v${i}`)];
+      const compiled = new SchemaValidator().compile({ type: "array", items: { enum: values } });
+      expect(compiled.ok).toBe(true);
+      if (!compiled.ok) return;
+      const v = compiled.validate;
+      expect(v([{ b: [2, { c: 3 }], a: 1 }, [1], "1", null, 1.5, ...(extra ? ["v99"] : [])])).toBe(true);
+      for (const bad of [1, [[1]], { a: 1 }, "v100", 1.6, { a: 1, b: [{ c: 3 }, 2] }]) expect(v([bad]), JSON.stringify(bad)).toBe(false);
+      expect(describeSchemaErrors(v.errors, [])[0]).toMatch(/^`0` must be one of \[\{"a":1/);
+    }
+  });
 });
 
 describe("describeSchemaErrors", () => {
