@@ -30,7 +30,7 @@ describe("uniqueItems", () => {
   });
 
   it("checks 50,000 items against a hostile schema's 100,000-value enum by lookup: the call finishes", async () => {
-    // ajv compared each item with every value: 5 × 10^9 comparisons, minutes uninterruptibly.
+    // ajv compared each item with every value: 5 × 10^9 comparisons, 13 seconds uninterruptibly (a safety net: no wall-clock assertion).
     const manifest = {
       name: "picks",
       virtual_tools: [
