@@ -53,7 +53,7 @@ export type {
   UnknownToolQuery,
   UserPromptContext,
 } from "./hooks.js";
-export { KeelError, McpServerError, StateError, ToolError, UsageError, errorMessage } from "./errors.js";
+export { KeelError, ManifestError, McpServerError, StateError, ToolError, UsageError, errorMessage } from "./errors.js";
 export { Diagnostics, formatDiagnostic, type Diagnostic } from "./diagnostics.js";
 export { didYouMean, editDistance, suggestNames } from "./did-you-mean.js";
 export { MODEL_HELP, resolveModelSpec, type ModelSpec } from "./model/model-spec.js";
@@ -126,7 +126,14 @@ export {
   type LocalConfigFile,
 } from "./config/local-rules.js";
 export { trackedByGit } from "./config/git-tracked.js";
-export { formatTemplateValue, lookupPlaceholder, renderTemplate, type PlaceholderLookup, type RenderedTemplate } from "./render-template.js";
+export {
+  formatTemplateValue,
+  lookupPlaceholder,
+  MAX_RENDERED_CHARS,
+  renderTemplate,
+  type PlaceholderLookup,
+  type RenderedTemplate,
+} from "./render-template.js";
 export { defineTool, objectSchema, type InputOf, type SchemaLiteral } from "./define-tool.js";
 export type { AfterTurnContext, DelegateContext, DelegateResultContext, KeelHooks, PersistContext, PromptContext, ToolsChangedContext } from "./hooks.js";
 export type { PermissionRules } from "./permissions.js";

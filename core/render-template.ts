@@ -1,3 +1,5 @@
+import { ManifestError } from "./errors.js";
+
 /**
  * The safe template renderer used by virtual tools and workflows. Grammar, in one pass:
  * `{{` → `{`, `}}` → `}`, `{path}` (dotted own-property path) → the value, anything else
@@ -49,23 +51,38 @@ export function formatTemplateValue(value: unknown): string {
   }
 }
 
-/** Options of `renderTemplate`: `format` turns each found value (of placeholder `name`) into the text inserted (default `formatTemplateValue`); `before` is the text rendered so far. */
+/**
+ * Longest text a template renders to, in characters (4 Mi): far more than any tool result or command
+ * line needs, far less than what a hostile template could make of a short value (`{a}` written 300,000
+ * times with a 2,000-character argument is 600 million characters, a gigabyte of memory per call).
+ */
+export const MAX_RENDERED_CHARS = 4 * 1024 * 1024;
+
+/** Options of `renderTemplate`: `format` turns each found value (of placeholder `name`) into the text inserted (default `formatTemplateValue`); `before` is the text rendered so far; `maxChars` caps the text (default MAX_RENDERED_CHARS). */
 export interface RenderTemplateOptions {
   format?: (value: unknown, before: string, name: string) => string;
+  maxChars?: number;
 }
 
 /**
- * Renders `template` with `values` in a single pass; a missing key stays literal (`{missing}`).
- * Only substituted values go through `options.format`; literal text is copied as is. Never throws
- * (unless `format` does).
+ * Renders `template` with `values` in a single pass, in time linear in the template and the text
+ * rendered; a missing key stays literal (`{missing}`). Only substituted values go through
+ * `options.format`; literal text is copied as is. Throws ManifestError (before building the text)
+ * when the text would be longer than `options.maxChars`; nothing else (unless `format` throws).
  */
 export function renderTemplate(template: string, values: Record<string, unknown>, options: RenderTemplateOptions = {}): RenderedTemplate {
   const format = options.format ?? formatTemplateValue;
-  const missing: string[] = [];
+  const maxChars = options.maxChars ?? MAX_RENDERED_CHARS;
+  const missing = new Set<string>();
   let text = "";
   let i = 0;
   const n = template.length;
+  // The next `}` and `{` at or after a position, found once and reused while ahead: scanning afresh
+  // at every `{` is quadratic in a template of many `{` and no `}`.
+  let close = -2;
+  let open = -2;
   while (i < n) {
+    if (text.length > maxChars) throw tooLong(maxChars);
     const ch = template[i]!;
     if (ch === "{" && template[i + 1] === "{") {
       text += "{";
@@ -74,8 +91,8 @@ export function renderTemplate(template: string, values: Record<string, unknown>
       text += "}";
       i += 2;
     } else if (ch === "{") {
-      const close = template.indexOf("}", i + 1);
-      const open = template.indexOf("{", i + 1);
+      if (close !== -1 && close <= i) close = template.indexOf("}", i + 1);
+      if (open !== -1 && open <= i) open = template.indexOf("{", i + 1);
       const name = close > i && (open === -1 || open > close) ? template.slice(i + 1, close) : undefined;
       if (name === undefined || !PLACEHOLDER.test(name)) {
         text += "{";
@@ -83,10 +100,13 @@ export function renderTemplate(template: string, values: Record<string, unknown>
         continue;
       }
       const hit = lookupPlaceholder(values, name);
-      if (hit.found) text += format(hit.value, text, name);
-      else {
+      if (hit.found) {
+        const value = format(hit.value, text, name);
+        if (text.length + value.length > maxChars) throw tooLong(maxChars);
+        text += value;
+      } else {
         text += `{${name}}`;
-        if (!missing.includes(name)) missing.push(name);
+        missing.add(name);
       }
       i = close + 1;
     } else {
@@ -94,5 +114,12 @@ export function renderTemplate(template: string, values: Record<string, unknown>
       i += 1;
     }
   }
-  return { text, missing };
+  if (text.length > maxChars) throw tooLong(maxChars);
+  return { text, missing: [...missing] };
+}
+
+function tooLong(maxChars: number): ManifestError {
+  return new ManifestError(
+    `The template renders to more than ${maxChars} characters (its placeholders repeat long values), more than keel renders; it was not used. Repeat placeholders less often in the template, or pass shorter values.`,
+  );
 }

@@ -2,12 +2,16 @@ import { createRequire } from "node:module";
 import type { Ajv, ErrorObject, ValidateFunction } from "ajv";
 import type { Ajv2020 } from "ajv/dist/2020.js";
 import { schemaRegExp } from "./schema-regexp.js";
+import { enumKeyword } from "./enum-keyword.js";
+import { uniqueItemsKeyword } from "./unique-items.js";
 import type { JsonSchema, ToolDefinition } from "./types.js";
 
 // ajv (about a hundred CommonJS files) is required on the first compile, not at start-up:
 // commands that validate nothing (`keel --help`, `keel tools`) never load it.
 const require = createRequire(import.meta.url);
 const addFormats = (ajv: Ajv): Ajv => (require("ajv-formats") as (ajv: Ajv) => Ajv)(ajv);
+/** ajv with the formats, and `uniqueItems` and `enum` checked in linear time (see uniqueItemsKeyword, enumKeyword). */
+const prepare = (ajv: Ajv): Ajv => addFormats(ajv).removeKeyword("uniqueItems").addKeyword(uniqueItemsKeyword).removeKeyword("enum").addKeyword(enumKeyword);
 
 /** A compiled validator, or the reason the schema could not be compiled. */
 export type CompiledSchema = { ok: true; validate: ValidateFunction } | { ok: false; error: string };
@@ -20,7 +24,8 @@ export type SchemaWarningSink = (message: string) => void;
  * the model. Dialect: a schema without `$schema` is JSON Schema 2020-12 (as MCP specifies); draft-07
  * (or older) only when its `$schema` says so. A schema 2020-12 rejects but draft-07 accepts (array-form
  * `items`) is read as draft-07 rather than refused. ajv's warnings go to `onWarning`, once each.
- * Patterns run on RE2 (`schemaRegExp`): no schema's `pattern` can make a validation take more than linear time.
+ * Patterns run on RE2 (`schemaRegExp`) and `uniqueItems` hashes (`uniqueItemsKeyword`): no schema's `pattern` or
+ * `uniqueItems` can make a validation take more than linear time.
  */
 export class SchemaValidator {
   private readonly cache = new WeakMap<ToolDefinition, CompiledSchema>();
@@ -105,7 +110,7 @@ export class SchemaValidator {
   private get07(): Ajv {
     if (!this.ajv) {
       const { Ajv } = require("ajv") as typeof import("ajv");
-      this.ajv = addFormats(new Ajv({ allErrors: true, strict: false, validateSchema: true, logger: this.logger(), code: { regExp: schemaRegExp } }));
+      this.ajv = prepare(new Ajv({ allErrors: true, strict: false, validateSchema: true, logger: this.logger(), code: { regExp: schemaRegExp } }));
     }
     return this.ajv;
   }
@@ -113,7 +118,7 @@ export class SchemaValidator {
   private get2020(): Ajv2020 {
     if (!this.ajv2020) {
       const { Ajv2020 } = require("ajv/dist/2020.js") as typeof import("ajv/dist/2020.js");
-      this.ajv2020 = addFormats(
+      this.ajv2020 = prepare(
         new Ajv2020({ allErrors: true, strict: false, logger: this.logger(), code: { regExp: schemaRegExp } }) as unknown as Ajv,
       ) as unknown as Ajv2020;
     }
@@ -141,32 +146,51 @@ export function schemaProblems(validate: ValidateFunction, input: unknown): stri
   return describeSchemaErrors(validate.errors, input);
 }
 
-/** Turns ajv errors into one sentence per problem, naming each field: "`path` must be string (got number)". */
+/** Most problems `describeSchemaErrors` describes; one more sentence says how many more there are. */
+export const MAX_DESCRIBED_PROBLEMS = 20;
+/** Most allowed values an `enum` problem lists, and most characters of any one sentence. */
+const MAX_LISTED_VALUES = 20;
+const MAX_PROBLEM_CHARS = 1000;
+
+/**
+ * Turns ajv errors into one sentence per problem, naming each field: "`path` must be string (got number)".
+ * At most MAX_DESCRIBED_PROBLEMS distinct sentences, then "… and N more problems"; an `enum`'s values and
+ * any sentence are cut short: 20,000 items of an array, each not one of 40,000 values a workspace's schema
+ * allows, were 20,000 copies of the whole list (gigabytes, and keel ran out of memory).
+ */
 export function describeSchemaErrors(errors: ErrorObject[] | null | undefined, input: unknown): string[] {
-  const out: string[] = [];
-  for (const e of errors ?? []) {
-    const field = e.instancePath ? e.instancePath.slice(1).replace(/\//g, ".") : "";
-    const at = field ? `\`${field}\`` : "the input";
-    switch (e.keyword) {
-      case "required": {
-        const missing = (e.params as { missingProperty: string }).missingProperty;
-        out.push(`missing required field \`${field ? field + "." : ""}${missing}\``);
-        break;
-      }
-      case "type":
-        out.push(`${at} must be ${(e.params as { type: string }).type} (got ${typeName(valueAt(input, e.instancePath))})`);
-        break;
-      case "additionalProperties":
-        out.push(`unknown field \`${field ? field + "." : ""}${(e.params as { additionalProperty: string }).additionalProperty}\` is not allowed`);
-        break;
-      case "enum":
-        out.push(`${at} must be one of ${JSON.stringify((e.params as { allowedValues: unknown[] }).allowedValues)}`);
-        break;
-      default:
-        out.push(`${at} ${e.message ?? "is invalid"}`);
+  const out = new Set<string>();
+  const all = errors ?? [];
+  let i = 0;
+  for (; i < all.length && out.size < MAX_DESCRIBED_PROBLEMS; i++) out.add(cut(describeError(all[i]!, input)));
+  // Only count the rest: describing each could be as costly as above.
+  if (i < all.length) out.add(`… and ${all.length - i} more problem${all.length - i === 1 ? "" : "s"} (the first ${MAX_DESCRIBED_PROBLEMS} are described)`);
+  return [...out];
+}
+
+function describeError(e: ErrorObject, input: unknown): string {
+  const field = e.instancePath ? e.instancePath.slice(1).replace(/\//g, ".") : "";
+  const at = field ? `\`${field}\`` : "the input";
+  switch (e.keyword) {
+    case "required":
+      return `missing required field \`${field ? field + "." : ""}${(e.params as { missingProperty: string }).missingProperty}\``;
+    case "type":
+      return `${at} must be ${(e.params as { type: string }).type} (got ${typeName(valueAt(input, e.instancePath))})`;
+    case "additionalProperties":
+      return `unknown field \`${field ? field + "." : ""}${(e.params as { additionalProperty: string }).additionalProperty}\` is not allowed`;
+    case "enum": {
+      const values = (e.params as { allowedValues: unknown[] }).allowedValues;
+      if (values.length <= MAX_LISTED_VALUES) return `${at} must be one of ${JSON.stringify(values)}`;
+      const shown = JSON.stringify(values.slice(0, MAX_LISTED_VALUES)).slice(0, -1);
+      return `${at} must be one of ${shown}, …] (${values.length} values in all; see the schema)`;
     }
+    default:
+      return `${at} ${e.message ?? "is invalid"}`;
   }
-  return [...new Set(out)];
+}
+
+function cut(sentence: string): string {
+  return sentence.length <= MAX_PROBLEM_CHARS ? sentence : `${sentence.slice(0, MAX_PROBLEM_CHARS)}… (${sentence.length} characters)`;
 }
 
 function valueAt(input: unknown, pointer: string): unknown {

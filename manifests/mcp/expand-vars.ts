@@ -1,4 +1,4 @@
-import { envValue } from "../../core/index.js";
+import { envValue, ManifestError } from "../../core/index.js";
 
 /** Result of expanding `${VAR}` / `${VAR:-default}` in a string. */
 export interface Expansion {
@@ -19,17 +19,34 @@ export interface Expansion {
  */
 export const NON_SECRET_VARS: ReadonlySet<string> = new Set(["HOME", "USER", "USERNAME", "LOGNAME", "PWD", "SHELL", "PATH", "TMPDIR", "TMP", "TEMP", "LANG"]);
 
+/**
+ * Most characters `${VAR}` references may add to one server's entry (4 Mi): a manifest writing `${LS_COLORS}`
+ * 100,000 times would otherwise expand your environment into hundreds of megabytes.
+ */
+export const MAX_EXPANDED_CHARS = 4 * 1024 * 1024;
+
+/** What expansions may still add (characters); shared by the expansions of one server entry. */
+export interface ExpansionBudget {
+  chars: number;
+}
+
 const PATTERN = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
 
 /**
  * Expands `${VAR}` and `${VAR:-default}` from `env`. An unset (or empty, with `:-`) variable
  * takes its default; an unset variable without a default is reported in `unset` and left as written.
+ * Throws ManifestError when the values substituted exceed `budget` (which they use up).
  */
-export function expandVars(text: string, env: NodeJS.ProcessEnv): Expansion {
+export function expandVars(text: string, env: NodeJS.ProcessEnv, budget: ExpansionBudget = { chars: MAX_EXPANDED_CHARS }): Expansion {
   const unset: string[] = [];
   const secrets: string[] = [];
   const value = text.replace(PATTERN, (whole, name: string, fallback: string | undefined) => {
     const v = envValue(env, name);
+    budget.chars -= (v === undefined || v === "" ? (fallback ?? whole) : v).length;
+    if (budget.chars < 0)
+      throw new ManifestError(
+        `its \${VAR} references expand to more than ${MAX_EXPANDED_CHARS} characters (\${${name}} among them); keel does not expand an entry that far. Reference each variable fewer times.`,
+      );
     if (v !== undefined && v !== "" && !NON_SECRET_VARS.has(name)) secrets.push(v);
     if (fallback !== undefined) return v === undefined || v === "" ? fallback : v;
     if (v === undefined) {
@@ -41,11 +58,17 @@ export function expandVars(text: string, env: NodeJS.ProcessEnv): Expansion {
   return { value, unset, secrets };
 }
 
-/** Expands every value of a string map; collects unset names (and, when given, the substituted secrets). */
-export function expandMap(map: Record<string, string>, env: NodeJS.ProcessEnv, unset: string[], secrets?: string[]): Record<string, string> {
+/** Expands every value of a string map; collects unset names (and, when given, the substituted secrets). Throws as expandVars does. */
+export function expandMap(
+  map: Record<string, string>,
+  env: NodeJS.ProcessEnv,
+  unset: string[],
+  secrets?: string[],
+  budget: ExpansionBudget = { chars: MAX_EXPANDED_CHARS },
+): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(map)) {
-    const e = expandVars(v, env);
+    const e = expandVars(v, env, budget);
     unset.push(...e.unset);
     secrets?.push(...e.secrets);
     out[k] = e.value;

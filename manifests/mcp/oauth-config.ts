@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { expandVars } from "./expand-vars.js";
+import { expandVars, type ExpansionBudget } from "./expand-vars.js";
 import { envValue } from "../../core/index.js";
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -73,11 +73,11 @@ export interface McpOAuthConfig {
   clientName?: string;
 }
 
-/** Resolves `oauth` against `env`: expands `${VAR}`, reads `clientSecretEnv`/`privateKeyEnv`; unset names go to `unset`, values to `secrets`. */
-export function resolveOAuth(o: McpOAuthEntry, env: NodeJS.ProcessEnv, unset: string[], secrets: string[]): McpOAuthConfig {
+/** Resolves `oauth` against `env`: expands `${VAR}` (within `budget`, else throws as expandVars does), reads `clientSecretEnv`/`privateKeyEnv`; unset names go to `unset`, values to `secrets`. */
+export function resolveOAuth(o: McpOAuthEntry, env: NodeJS.ProcessEnv, unset: string[], secrets: string[], budget?: ExpansionBudget): McpOAuthConfig {
   const x = (v: string | undefined) => {
     if (v === undefined) return undefined;
-    const e = expandVars(v, env);
+    const e = expandVars(v, env, budget);
     unset.push(...e.unset);
     secrets.push(...e.secrets);
     return e.value;

@@ -1,9 +1,9 @@
-import { MAX_MANIFEST_BYTES, MAX_TIMER_MS, readRegularFile, urlSecrets } from "../../core/index.js";
+import { errorMessage, MAX_MANIFEST_BYTES, MAX_TIMER_MS, readRegularFile, urlSecrets } from "../../core/index.js";
 import { dirname, resolve } from "node:path";
 import { hiddenCharacterProblem } from "../identifier-text.js";
 import type { DiscoveredMcp, DiscoverOptions } from "./discover-mcp-servers.js";
 import { MCP_DIAGNOSTIC_SOURCE as SOURCE } from "./discover-mcp-servers.js";
-import { expandMap, expandVars } from "./expand-vars.js";
+import { expandMap, expandVars, MAX_EXPANDED_CHARS, type ExpansionBudget } from "./expand-vars.js";
 import { literalSecrets } from "./literal-secrets.js";
 import { resolveOAuth } from "./oauth-config.js";
 import { LocalResourceSchema, McpServerEntrySchema, normalizeTransport } from "./mcp-manifest-schema.js";
@@ -111,20 +111,30 @@ function parseServer(
   }
   const unset: string[] = [];
   const secrets: string[] = [];
+  const budget: ExpansionBudget = { chars: MAX_EXPANDED_CHARS };
   const x = (v: string | undefined) => {
     if (v === undefined) return undefined;
-    const e = expandVars(v, opts.env);
+    const e = expandVars(v, opts.env, budget);
     unset.push(...e.unset);
     secrets.push(...e.secrets);
     return e.value;
   };
-  const command = x(s.command);
-  const args = (s.args ?? []).map((a) => x(a)!);
-  const env = expandMap(s.env ?? {}, opts.env, unset, secrets);
-  const cwd = x(s.cwd);
-  const url = x(s.url);
-  const headers = expandMap(s.headers ?? {}, opts.env, unset, secrets);
-  const oauth = s.oauth ? resolveOAuth(s.oauth, opts.env, unset, secrets) : undefined;
+  let expanded;
+  try {
+    expanded = {
+      command: x(s.command),
+      args: (s.args ?? []).map((a) => x(a)!),
+      env: expandMap(s.env ?? {}, opts.env, unset, secrets, budget),
+      cwd: x(s.cwd),
+      url: x(s.url),
+      headers: expandMap(s.headers ?? {}, opts.env, unset, secrets, budget),
+      oauth: s.oauth ? resolveOAuth(s.oauth, opts.env, unset, secrets, budget) : undefined,
+    };
+  } catch (error) {
+    opts.diagnostics.error(SOURCE, `Invalid MCP server entry "${name}" (skipped): ${errorMessage(error)}`, { file, path: origin.path });
+    return undefined;
+  }
+  const { command, args, env, cwd, url, headers, oauth } = expanded;
   secrets.push(...literalSecrets({ url: s.url, headers: s.headers, env: s.env, args: s.args }));
   // A URL mixing `${VAR}` with a key written into it (`https://${MCP_HOST}/mcp/<key>/sse`) is no literal, yet its key is one.
   if (url && s.url?.includes("${")) secrets.push(...urlSecrets(url));

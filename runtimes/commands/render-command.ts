@@ -1,4 +1,4 @@
-import { ShellLexer } from "../../core/index.js";
+import { ManifestError, MAX_RENDERED_CHARS, ShellLexer } from "../../core/index.js";
 import type { PromptCommand } from "../../manifests/commands/prompt-command.js";
 
 /** What rendering needs from the host: contained file reads and permission-checked shell runs. */
@@ -27,55 +27,111 @@ export interface RenderedCommand {
  * the template's `@{path}` by the file's contents (`@{…}` in the arguments stays literal), `{{args}}` elsewhere by the arguments as typed; arguments given
  * to a template without `{{args}}` are appended after a blank line.
  * A shell command or file that cannot be used becomes a bracketed note in the text (the model sees
- * what is missing and why), never a silent gap.
+ * what is missing and why), never a silent gap; so does a file past `maxChars` (default MAX_RENDERED_CHARS) of
+ * text. A prompt the arguments alone make longer than that (a command file writing `$ARGUMENTS` 100,000 times)
+ * throws ManifestError naming the file, before it is built.
  */
-export async function renderCommand(cmd: PromptCommand, args: string, deps: RenderDeps): Promise<RenderedCommand> {
-  return cmd.syntax === "gemini" ? renderGemini(cmd.template, args, deps) : renderClaude(cmd.template, args, deps);
+export async function renderCommand(cmd: PromptCommand, args: string, deps: RenderDeps, maxChars = MAX_RENDERED_CHARS): Promise<RenderedCommand> {
+  const limit: Limit = { maxChars, file: cmd.file };
+  return cmd.syntax === "gemini" ? renderGemini(cmd.template, args, deps, limit) : renderClaude(cmd.template, args, deps, limit);
 }
 
-async function renderClaude(template: string, args: string, deps: RenderDeps): Promise<RenderedCommand> {
+/** The longest prompt text, and the command file it is rendered from (named when it is too long). */
+interface Limit {
+  maxChars: number;
+  file: string;
+}
+
+/** Throws when `length` characters are more than the limit allows. */
+function ensureFits(length: number, limit: Limit): void {
+  if (length > limit.maxChars)
+    throw new ManifestError(
+      `The command ${limit.file} renders to a prompt of more than ${limit.maxChars} characters (it repeats its arguments too often, or they are too long); it was not run. Write $ARGUMENTS (or {{args}}) fewer times, or pass shorter arguments.`,
+      limit.file,
+    );
+}
+
+/** `text` with each match of `re` replaced by `value(match)`, refused (ensureFits) before it grows past the limit. */
+function replaceCapped(text: string, re: RegExp, value: (m: RegExpExecArray) => string, limit: Limit): string {
+  let out = "";
+  let last = 0;
+  for (const m of text.matchAll(re)) {
+    const piece = text.slice(last, m.index);
+    const v = value(m);
+    ensureFits(out.length + piece.length + v.length, limit);
+    out += piece + v;
+    last = m.index + m[0].length;
+  }
+  ensureFits(out.length + text.length - last, limit);
+  return out + text.slice(last);
+}
+
+async function renderClaude(template: string, args: string, deps: RenderDeps, limit: Limit): Promise<RenderedCommand> {
   const words = shellWords(args);
   const usesArgs = /\$ARGUMENTS|\$[1-9]/.test(template);
-  const substitute = (text: string) => text.replace(/\$ARGUMENTS|\$([1-9])/g, (_m, n: string | undefined) => (n ? (words[Number(n) - 1] ?? "") : args));
+  const substitute = (text: string) => replaceCapped(text, /\$ARGUMENTS|\$([1-9])/g, (m) => (m[1] ? (words[Number(m[1]) - 1] ?? "") : args), limit);
   const out: RenderedCommand = { text: "", files: [], shell: [] };
   // Shell lines are found in the template itself, then get the arguments: an argument (which the model
   // may write, through workflow_run) can fill in a line the command's author wrote, never add one.
-  out.text = await replaceAsync(template, /!`([^`\n]+)`/g, async (_m, command: string) => shellOutput(substitute(command), deps, out), substitute);
-  if (!usesArgs && args.trim()) out.text = `${out.text.trimEnd()}\n\nARGUMENTS: ${args}`;
+  out.text = await replaceAsync(template, /!`([^`\n]+)`/g, async (_m, command: string) => shellOutput(substitute(command), deps, out), substitute, limit);
+  if (!usesArgs && args.trim()) {
+    ensureFits(out.text.length + args.length + 13, limit);
+    out.text = `${out.text.trimEnd()}\n\nARGUMENTS: ${args}`;
+  }
   // `@path` references are found in the command file's own text (its shell lines aside), never in the
   // arguments or a shell line's output: an argument (which the model may write, through workflow_run)
   // stays literal text, so a path it names is read, if at all, by a read_file call through the pipeline.
   const ownText = template.replace(/!`([^`\n]+)`/g, " ");
   const refs = [...new Set([...ownText.matchAll(/(?:^|\s)@((?:\.{0,2}\/)?[\w.\-/]*\.[A-Za-z0-9]+)\b/g)].map((m) => m[1]!))];
   const blocks: string[] = [];
-  for (const ref of refs) blocks.push(`Contents of @${ref}:\n${fenced(await fileText(ref, deps, out))}`);
+  let length = out.text.length;
+  for (const [i, ref] of refs.entries()) {
+    // Not one file past the limit is read: one file named many ways (`@a.md`, `@x/../a.md`, …) would be included as often.
+    const block = length < limit.maxChars ? `Contents of @${ref}:\n${fenced(await fileText(ref, deps, out))}` : undefined;
+    if (block === undefined || length + block.length > limit.maxChars) {
+      blocks.push(
+        `[${refs.length - i} of the command's @file references (from @${ref} on) not included: the prompt would be longer than ${limit.maxChars} characters, the most keel renders]`,
+      );
+      break;
+    }
+    blocks.push(block);
+    length += block.length + 2;
+  }
   if (blocks.length) out.text = `${out.text.trimEnd()}\n\n${blocks.join("\n\n")}`;
   return out;
 }
 
-async function renderGemini(template: string, args: string, deps: RenderDeps): Promise<RenderedCommand> {
+async function renderGemini(template: string, args: string, deps: RenderDeps, limit: Limit): Promise<RenderedCommand> {
   const out: RenderedCommand = { text: template, files: [], shell: [] };
   const usesArgs = template.includes("{{args}}");
   let text = "";
+  const add = (piece: string) => {
+    ensureFits(text.length + piece.length, limit);
+    text += piece;
+  };
+  const withArgs = (piece: string) => replaceCapped(piece, /\{\{args\}\}/g, () => args, limit);
   // `!{…}` and `@{…}` with balanced braces, scanned left to right
   for (let i = 0; i < template.length;) {
     const start = template.slice(i).search(/[!@]\{/);
     if (start === -1) {
-      text += template.slice(i).replaceAll("{{args}}", args);
+      add(withArgs(template.slice(i)));
       break;
     }
     const at = i + start;
-    text += template.slice(i, at).replaceAll("{{args}}", args);
+    add(withArgs(template.slice(i, at)));
     const end = closingBrace(template, at + 1);
     if (end === -1) {
-      text += template.slice(at).replaceAll("{{args}}", args);
+      add(withArgs(template.slice(at)));
       break;
     }
     const inner = template.slice(at + 2, end);
-    text += template[at] === "!" ? await geminiShell(inner, args, deps, out) : await fileText(inner.trim(), deps, out);
+    add(template[at] === "!" ? await geminiShell(inner, args, deps, out, limit) : await fileText(inner.trim(), deps, out));
     i = end + 1;
   }
-  if (!usesArgs && args.trim()) text = `${text.trimEnd()}\n\n${args}`;
+  if (!usesArgs && args.trim()) {
+    ensureFits(text.length + args.length + 2, limit);
+    text = `${text.trimEnd()}\n\n${args}`;
+  }
   out.text = text;
   return out;
 }
@@ -122,7 +178,7 @@ export function shellWords(text: string): string[] {
  * A Gemini `!{…}` line's output, with `{{args}}` quoted for where each stands (see ShellLexer.insert: `grep "{{args}}"`
  * keeps the arguments literal too); a line where one stands where no quoting holds (after a `\`, in backticks, …) is not run.
  */
-async function geminiShell(inner: string, args: string, deps: RenderDeps, out: RenderedCommand): Promise<string> {
+async function geminiShell(inner: string, args: string, deps: RenderDeps, out: RenderedCommand, limit: Limit): Promise<string> {
   const [first, ...rest] = inner.split("{{args}}");
   const lexer = new ShellLexer();
   lexer.feed(first!);
@@ -131,6 +187,7 @@ async function geminiShell(inner: string, args: string, deps: RenderDeps, out: R
   for (const piece of rest) {
     const quoted = lexer.insert(args);
     unsafe ||= quoted.unsafe;
+    ensureFits(command.length + quoted.text.length + piece.length, limit);
     command += quoted.text + piece;
     lexer.feed(piece);
   }
@@ -144,13 +201,17 @@ function fenced(text: string): string {
   return `${fence}\n${text.trimEnd()}\n${fence}`;
 }
 
-/** `text.replace(re, fn)` with an async `fn`, called one match at a time in order (shell commands run one by one); `between` maps the text between matches. */
-async function replaceAsync(text: string, re: RegExp, fn: (...m: string[]) => Promise<string>, between: (t: string) => string = (t) => t): Promise<string> {
+/** `text.replace(re, fn)` with an async `fn`, called one match at a time in order (shell commands run one by one); `between` maps the text between matches; refused (ensureFits) past the limit. */
+async function replaceAsync(text: string, re: RegExp, fn: (...m: string[]) => Promise<string>, between: (t: string) => string, limit: Limit): Promise<string> {
   let out = "";
   let last = 0;
   for (const m of text.matchAll(re)) {
-    out += between(text.slice(last, m.index)) + (await fn(...(m as unknown as string[])));
+    const piece = between(text.slice(last, m.index)) + (await fn(...(m as unknown as string[])));
+    ensureFits(out.length + piece.length, limit);
+    out += piece;
     last = m.index + m[0].length;
   }
-  return out + between(text.slice(last));
+  const rest = between(text.slice(last));
+  ensureFits(out.length + rest.length, limit);
+  return out + rest;
 }

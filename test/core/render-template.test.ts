@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { lookupPlaceholder, renderTemplate } from "../../core/render-template.js";
+import { ManifestError } from "../../core/errors.js";
+import { lookupPlaceholder, MAX_RENDERED_CHARS, renderTemplate } from "../../core/render-template.js";
 
 describe("renderTemplate", () => {
   it("substitutes a key", () => {
@@ -68,4 +69,61 @@ describe("renderTemplate", () => {
       { numRuns: 2000 },
     );
   });
+
+  it("refuses, before building it, a text longer than MAX_RENDERED_CHARS: a short value repeated by a hostile template", () => {
+    // 1,100 × 4,000 characters: past the cap (an attacker's 1 MiB manifest and a 2,000-character argument make 600 million)
+    const template = "{a}".repeat(1100);
+    const render = () => renderTemplate(template, { a: "x".repeat(4000) });
+    expect(render).toThrow(ManifestError);
+    expect(render).toThrow(`more than ${MAX_RENDERED_CHARS} characters`);
+    // literal text counts too, and a smaller cap may be asked for
+    expect(() => renderTemplate("{{".repeat(20), {}, { maxChars: 10 })).toThrow("more than 10 characters");
+    expect(renderTemplate("{a}".repeat(1000), { a: "x".repeat(4000) }).text).toHaveLength(4_000_000);
+  });
+
+  it("property: the same text and missing names as the straightforward scan, on brace-heavy templates", () => {
+    const chars = fc.constantFrom("{", "}", "a", "b", ".", " ", "_");
+    fc.assert(
+      fc.property(fc.array(chars, { maxLength: 40 }), (list) => {
+        const template = list.join("");
+        const values = { a: "A", b: { a: 1 }, a_: "{a}" };
+        expect(renderTemplate(template, values)).toEqual(straightforward(template, values));
+      }),
+      { numRuns: 3000 },
+    );
+  });
 });
+
+/** The renderer as it was first written (rescanning for the next brace at every `{`), as the reference. */
+function straightforward(template: string, values: Record<string, unknown>): { text: string; missing: string[] } {
+  const missing: string[] = [];
+  let text = "";
+  let i = 0;
+  while (i < template.length) {
+    const ch = template[i]!;
+    if ((ch === "{" || ch === "}") && template[i + 1] === ch) {
+      text += ch;
+      i += 2;
+    } else if (ch === "{") {
+      const close = template.indexOf("}", i + 1);
+      const open = template.indexOf("{", i + 1);
+      const name = close > i && (open === -1 || open > close) ? template.slice(i + 1, close) : undefined;
+      if (name === undefined || !/^[A-Za-z0-9_$-]+(?:\.[A-Za-z0-9_$-]+)*$/.test(name)) {
+        text += "{";
+        i += 1;
+        continue;
+      }
+      const hit = lookupPlaceholder(values, name);
+      if (hit.found) text += typeof hit.value === "string" ? hit.value : JSON.stringify(hit.value);
+      else {
+        text += `{${name}}`;
+        if (!missing.includes(name)) missing.push(name);
+      }
+      i = close + 1;
+    } else {
+      text += ch;
+      i += 1;
+    }
+  }
+  return { text, missing };
+}

@@ -237,6 +237,29 @@ describe("MCP manifest discovery", () => {
     expect(r.servers[0]!.unsetVars).toEqual(["KEEL_TEST_UNSET_TOKEN"]);
   });
 
+  it("a hostile manifest repeating ${VAR} cannot expand your environment into hundreds of megabytes: the entry is skipped, named", async () => {
+    // 2,000 × 3,000 characters here; a 1 MiB manifest writing ${LS_COLORS} 100,000 times made hundreds of megabytes.
+    const big = "c".repeat(3000);
+    const r = await discover(
+      {
+        ".mcp.json": {
+          mcpServers: {
+            many: { command: "srv", args: Array.from({ length: 2000 }, () => "${KEEL_TEST_BIG}") },
+            wide: { command: "srv", env: { A: "${KEEL_TEST_BIG}".repeat(1000), B: "${KEEL_TEST_BIG}".repeat(1000) } },
+            fine: { command: "srv", args: Array.from({ length: 100 }, () => "${KEEL_TEST_BIG}") },
+          },
+        },
+      },
+      { env: { KEEL_TEST_BIG: big } },
+    );
+    expect(r.servers.map((s) => s.name)).toEqual(["fine"]);
+    const errors = r.diagnostics.filter((d) => d.severity === "error");
+    expect(errors.map((d) => d.path)).toEqual(["mcpServers.many", "mcpServers.wide"]);
+    expect(errors[0]!.message).toBe(
+      'Invalid MCP server entry "many" (skipped): its ${VAR} references expand to more than 4194304 characters (${KEEL_TEST_BIG} among them); keel does not expand an entry that far. Reference each variable fewer times.',
+    );
+  });
+
   it("expandVars: empty value with :- takes the default; plain $VAR is left alone", () => {
     expect(expandVars("${E:-d} $E ${E}", { E: "" })).toEqual({ value: "d $E ", unset: [], secrets: [] });
   });

@@ -32,6 +32,17 @@ describe("prompt commands (Claude Code .md, Gemini CLI .toml) run as prompts and
     expect(lastUserText()).toBe("/nosuch thing");
   });
 
+  it('keel run "/echoes ARGS" in a hostile workspace: a command repeating $ARGUMENTS 100,000 times ends with a diagnostic naming it, nothing sent', async () => {
+    // With 6,000 characters of arguments that was 600 million characters: V8's "Invalid string length", or a gigabyte prompt just under it.
+    ws = makeWorkspace({ ".claude/commands/echoes.md": `---\ndescription: Echoes\n---\n${"$ARGUMENTS".repeat(100_000)}` });
+    ws.writeUserConfig({ model: { name: "m", baseUrl: server.baseUrl } });
+    const before = server.requests.length;
+    const r = await runKeel(["run", `/echoes ${"a".repeat(6000)}`], { cwd: ws.root, env: ws.env });
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toContain(`The command ${ws.path(".claude", "commands", "echoes.md")} renders to a prompt of more than 4194304 characters`);
+    expect(server.requests.length).toBe(before);
+  });
+
   it("lists commands with their source in keel workflow list, runs them with --arg arguments=…, and names plugin commands plugin:name on a clash", async () => {
     ws = makeWorkspace({
       ".claude/commands/notes.md": "---\ndescription: Project notes\n---\nWrite project notes about $1",

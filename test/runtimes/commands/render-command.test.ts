@@ -117,4 +117,27 @@ describe("prompt commands: parsing and rendering", () => {
     expect(parseGeminiCommand(" \n", "x", origin).issues[0]!.severity).toBe("warning");
     expect(shellWords(`a "b c" 'd e' f\\"g`)).toEqual(["a", "b c", "d e", 'f\\"g']);
   });
+
+  it("refuses, before building it, a prompt a command makes too long of its arguments; reads no file past the limit", async () => {
+    const args = "x".repeat(100);
+    await expect(renderCommand(claude("$ARGUMENTS ".repeat(50)), args, deps(), 1000)).rejects.toThrow(
+      "The command /ws/.claude/commands/x.md renders to a prompt of more than 1000 characters",
+    );
+    await expect(renderCommand(claude("!`echo $ARGUMENTS $ARGUMENTS`\n".repeat(20)), args, deps(), 1000)).rejects.toThrow("more than 1000 characters");
+    await expect(renderCommand(gemini(`prompt = "${"{{args}} ".repeat(50)}"`), args, deps(), 1000)).rejects.toThrow("more than 1000 characters");
+    await expect(renderCommand(gemini(`prompt = "!{echo ${"{{args}} ".repeat(50)}}"`), args, deps(), 1000)).rejects.toThrow("more than 1000 characters");
+    // one file named many ways: read while the prompt has room, then one note for the rest
+    const reads: string[] = [];
+    const d = deps({ "a.md": "y".repeat(600) });
+    const read = d.readFile;
+    d.readFile = async (path) => (reads.push(path), read(path === "a.md" ? path : "a.md"));
+    const refs = Array.from({ length: 100 }, (_, i) => `@d${i}/../a.md`).join(" ");
+    const r = await renderCommand(claude(`Review @a.md ${refs}`), "", d, 2000);
+    expect(reads).toEqual(["a.md", "d0/../a.md"]);
+    expect(r.text.length).toBeLessThan(2300);
+    expect(r.text).toContain("Contents of @a.md:\n```\nyyy");
+    expect(r.text).toContain("[100 of the command's @file references (from @d0/../a.md on) not included: the prompt would be longer than 2000 characters");
+    await expect(renderCommand(gemini(`prompt = "${"@{a.md} ".repeat(100)}"`), "", d, 1000)).rejects.toThrow("more than 1000 characters");
+    expect(reads.length).toBeLessThan(10);
+  });
 });
