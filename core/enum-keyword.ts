@@ -17,8 +17,14 @@ export const enumKeyword: FuncKeywordDefinition = {
   errors: true,
   compile(values: unknown[]) {
     const allowed = values.length >= SET_FROM ? new Set(values.map(canonicalJson)) : undefined;
+    // A string, number, boolean or null equals an allowed value exactly when it is one (`includes`: 0 and -0 alike, as JSON has them).
+    const plain = (data: unknown) => data === null || typeof data !== "object";
     const check = function enumCheck(data: unknown): boolean {
-      const ok = allowed ? allowed.has(canonicalJson(data)) : values.some((v) => canonicalJson(v) === canonicalJson(data));
+      const ok = allowed
+        ? allowed.has(canonicalJson(data))
+        : plain(data)
+          ? values.includes(data)
+          : values.some((v) => canonicalJson(v) === canonicalJson(data));
       (check as { errors?: Partial<ErrorObject>[] | null }).errors = ok
         ? null
         : [{ keyword: "enum", message: "must be equal to one of the allowed values", params: { allowedValues: values } }];
