@@ -122,7 +122,6 @@ export async function loadConfig(
   const broken = all.filter((l) => !l.value);
   // Deny and ask rules gone from your local config files (a `git pull` replaced one) stay in force until you confirm.
   const local = await checkLocalRules(ws, all, env);
-  const notices = local.diagnostics;
   const nothing: MergedLayers = { value: {}, allowLevels: new Map(), diagnostics: [], invalid: [] };
   const merging = layers.length || local.held.length ? await layerMerging() : undefined;
   // A trusted workspace's widening settings apply as `keel trust` approved them; changed since, the config only restricts.
@@ -134,7 +133,10 @@ export async function loadConfig(
     allowLevels,
     diagnostics,
     invalid,
+    notices: heldBack = [],
   } = merging ? merging.mergeLayers([...layers, ...local.held], trusted, held ? (unpinned ? "unpinned" : "changed") : undefined) : nothing;
+  // Said as every command starts: your rules held for a replaced local file, and widening settings held back since `keel trust`.
+  const notices = [...local.diagnostics, ...heldBack];
   const own = invalid.find((i) => OWN_LAYERS.has(i.source));
   if (own) throw new ManifestError(`Invalid config field "${own.path}" in ${own.file}: ${own.message}. Fix the file, then retry.`, own.file, own.path);
   for (const file of codeConfigFiles(ws))

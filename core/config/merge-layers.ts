@@ -23,6 +23,8 @@ export interface MergedLayers {
   diagnostics: Diagnostic[];
   /** Layers whose `permissions` value has the wrong shape (their rules were not applied). */
   invalid: { file: string; source: ConfigLayer["source"]; path: string; message: string }[];
+  /** Of `diagnostics`, those every command says as it starts: a trusted workspace's widening settings held back since they changed. */
+  notices?: Diagnostic[];
 }
 
 /** Keys whose unknown sub-keys keel reports: its own files. Claude's and legacy files are shared with other tools. */
@@ -41,6 +43,7 @@ export const HOW_TO_TRUST = "Trust this workspace with `keel trust` (or pass --t
  */
 export function mergeLayers(layers: ConfigLayer[], trusted: boolean, held?: "changed" | "unpinned"): MergedLayers {
   const diagnostics: Diagnostic[] = [];
+  const notices: Diagnostic[] = [];
   const invalid: MergedLayers["invalid"] = [];
   // Sets keep insertion order and dedupe in constant time (a committed file may hold many rules).
   const rules: Record<(typeof LISTS)[number], Set<string>> = { deny: new Set(), ask: new Set(), allow: new Set() };
@@ -70,8 +73,8 @@ export function mergeLayers(layers: ConfigLayer[], trusted: boolean, held?: "cha
           path: `sandbox.filesystem.denyRead[${skip.index}]`,
           message: `Not hidden by keel's sandbox: ${skip.reason}.`,
         });
-    if (ignored.length)
-      diagnostics.push({
+    if (ignored.length) {
+      const d: Diagnostic = {
         severity: "warning",
         source: "config",
         file: layer.file,
@@ -79,7 +82,11 @@ export function mergeLayers(layers: ConfigLayer[], trusted: boolean, held?: "cha
         message: held
           ? `${held === "changed" ? "This workspace's settings that widen changed since `keel trust`" : "This workspace was trusted before `keel trust` recorded what it approves"}, so its config only restricts: ${ignored.map(describeIgnored(layer.value)).join(", ")} ignored. Review them, then run \`keel trust\` (or pass --trust) to use them.`
           : `This workspace is not trusted, so its config may only restrict: ${ignored.map(describeIgnored(layer.value)).join(", ")} ignored. ${HOW_TO_TRUST}`,
-      });
+      };
+      diagnostics.push(d);
+      // You trusted this workspace: that its config is held back is said as every command starts (an allow rule you rely on does not apply).
+      if (held) notices.push(d);
+    }
     const { permissions, ...rest } = value;
     // Only you may let what the workspace brings run unsandboxed: a workspace's opt-out is ignored, trusted or not.
     if (level === "workspace" && isPlainObject(rest.sandbox) && rest.sandbox.workspaceCommands === false) {
@@ -152,7 +159,7 @@ export function mergeLayers(layers: ConfigLayer[], trusted: boolean, held?: "cha
   else delete merged.sandbox;
   const present = (["allow", "ask", "deny"] as const).filter((l) => rules[l].size);
   if (present.length) merged.permissions = Object.fromEntries(present.map((l) => [l, [...rules[l]]]));
-  return { value: merged, allowLevels, diagnostics, invalid };
+  return { value: merged, allowLevels, diagnostics, invalid, notices };
 }
 
 /** Why a layer's `permissions` value has the wrong shape (an object of string lists), or undefined when it is fine. */

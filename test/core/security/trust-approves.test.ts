@@ -112,6 +112,9 @@ describe("keel trust approves what the workspace declares now; what is added or 
     ws.write("keel.config.json", { permissions: { allow: ["bash"], deny: ["bash(rm *)"] } });
     const held = await echo();
     expect(held.json()).toMatchObject({ ok: false, code: "approval_required" });
+    // Said on stderr as the command starts: the allow rule you rely on is held back, and why.
+    expect(held.stderr).toContain("keel: warning [config]");
+    expect(held.stderr).toContain("This workspace's settings that widen changed since `keel trust`, so its config only restricts: permissions.allow");
     const tools = await keel("tools");
     const messages = (tools.json().diagnostics as { message: string }[]).map((d) => d.message).join("\n");
     expect(messages).toMatch(
