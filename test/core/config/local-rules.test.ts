@@ -234,3 +234,31 @@ describe("local config files replaced by git: deny rules never vanish silently",
     expect(readFileSync(join(dir, file!), "utf8")).toBe(recorded);
   });
 });
+
+describe("the record of held rules: workspaces whose roots share its file's hash", () => {
+  it("keeps another workspace's recorded rules when this one records its own (a root made to share the hash cannot erase them)", async () => {
+    repos = makeRepos();
+    const r = repos;
+    expect((await r.keel("config", "set", "permissions.deny", '["bash(rm -rf *)"]')).exitCode).toBe(0);
+    const dir = join(r.keelHome, "state", "local-rules");
+    const [name] = readdirSync(dir);
+    const file = join(dir, name!);
+    // The record as another workspace whose root shares the hash (FNV-1a collides for paths made to) left it, written
+    // the way keel wrote records before roots were kept apart.
+    const other = "/var/tmp/colliding-workspace";
+    const theirs = { deny: ["read_file(.env)"], ask: [] };
+    writeFileSync(file, JSON.stringify({ root: other, files: { ".keel/config.local.json": theirs } }));
+    // Here, keel records this workspace's rules again (the file has them, the record for this root has none).
+    const rm = await r.keel(...RM);
+    expect(rm.json().code, rm.stdout).toBe("permission_denied");
+    const record = JSON.parse(readFileSync(file, "utf8"));
+    expect(record.roots[other][".keel/config.local.json"]).toEqual(theirs);
+    expect(record.roots[r.root][".keel/config.local.json"].deny).toEqual(["bash(rm -rf *)"]);
+    // And this workspace's held rules work with the shared file: a replaced local file keeps them in force.
+    r.write(".keel/config.local.json", { permissions: {} });
+    const held = await r.keel(...RM);
+    expect(held.json().code, held.stdout).toBe("permission_denied");
+    expect(held.stderr).toContain("Rules you had in this file are gone");
+    expect(JSON.parse(readFileSync(file, "utf8")).roots[other][".keel/config.local.json"]).toEqual(theirs);
+  });
+});
