@@ -94,7 +94,7 @@ export async function checkLocalRules(ws: Workspace, layers: readonly ConfigLaye
       source: "config",
       file: local.file,
       path: "permissions",
-      message: goneMessage(local, missing, tracked.has(local.file), layer),
+      message: goneMessage(local, missing, tracked.has(local.file), layer, localRulesFile(ws.keelHome, ws.root)),
     })),
     grown,
   };
@@ -183,11 +183,21 @@ function heldLayer(local: LocalConfigFile, missing: LocalRules, root: string): C
   return { source: local.source, file: local.file, value: { permissions }, ...(scope !== undefined ? { scope } : {}) };
 }
 
+/**
+ * Most rules of one list the warning names (and of a rule, characters): it is said as every command starts, and a
+ * local file a repository shipped (then took away) can have held thousands of rules, or a rule of megabytes.
+ */
+const MAX_NAMED_RULES = 20;
+const MAX_NAMED_RULE_CHARS = 200;
+
 /** The warning for a local config file whose recorded rules are gone. */
-function goneMessage(local: LocalConfigFile, missing: LocalRules, tracked: boolean, layer: ConfigLayer | undefined): string {
-  const lists = RESTRICTING_LISTS.filter((l) => missing[l].length).map(
-    (l) => `${l} rule${missing[l].length === 1 ? "" : "s"} ${missing[l].map((r) => JSON.stringify(r)).join(", ")}`,
-  );
+function goneMessage(local: LocalConfigFile, missing: LocalRules, tracked: boolean, layer: ConfigLayer | undefined, record: string): string {
+  const named = (rule: string) => JSON.stringify(rule.length > MAX_NAMED_RULE_CHARS ? `${rule.slice(0, MAX_NAMED_RULE_CHARS)}…` : rule);
+  const lists = RESTRICTING_LISTS.filter((l) => missing[l].length).map((l) => {
+    const rules = missing[l];
+    const more = rules.length > MAX_NAMED_RULES ? ` and ${rules.length - MAX_NAMED_RULES} more (all of them in ${record})` : "";
+    return `${l} rule${rules.length === 1 ? "" : "s"} ${rules.slice(0, MAX_NAMED_RULES).map(named).join(", ")}${more}`;
+  });
   const state = !layer ? "The file is gone" : layer.error ? `The file cannot be parsed now (${layer.error})` : "The file changed since keel last read it";
   const why = tracked
     ? "git tracks this file: a `git pull` or checkout replaced your copy with the repository's (a local config file is yours; the repository should not ship one)"

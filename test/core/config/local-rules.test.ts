@@ -262,3 +262,19 @@ describe("the record of held rules: workspaces whose roots share its file's hash
     expect(JSON.parse(readFileSync(file, "utf8")).roots[other][".keel/config.local.json"]).toEqual(theirs);
   });
 });
+
+describe("the warning about held rules", () => {
+  it("names at most 20 rules of a list, and cuts a long one: a local file of thousands of rules is not printed on every command", async () => {
+    repos = makeRepos();
+    const r = repos;
+    const many = ["bash(rm -rf *)", `bash(${"x".repeat(100_000)} *)`, ...Array.from({ length: 2000 }, (_, i) => `bash(tool-${i} *)`)];
+    expect((await r.keel("config", "set", "permissions.deny", JSON.stringify(many))).exitCode).toBe(0);
+    r.write(".keel/config.local.json", { permissions: {} });
+    const rm = await r.keel(...RM);
+    expect(rm.json().code, rm.stdout).toBe("permission_denied"); // every rule still held
+    expect(rm.stderr).toContain('deny rules "bash(rm -rf *)", "bash(xxxx');
+    expect(rm.stderr).toContain(`and ${many.length - 20} more (all of them in ${join(r.keelHome, "state", "local-rules")}`);
+    expect(rm.stderr).not.toContain("tool-1999");
+    expect(rm.stderr.length).toBeLessThan(5000);
+  });
+});
