@@ -51,27 +51,67 @@ export async function readLocalRules(keelHome: string, root: string): Promise<Lo
 }
 
 /**
+ * Most bytes the record's entries may take (16 MiB, estimated as written: a rule per line, indented). The record is
+ * read by every command, and refused past MAX_STATE_TEXT_BYTES (64 MiB): local config files a repository ships in a
+ * chain of folders (10 MiB each, keel reads every `.claude/settings.local.json` from the root down) would grow it past
+ * that, and keel, unable to read it, would hold none of your rules. A file whose rules would not fit is not recorded
+ * (its rules apply while they are in it, as any config's).
+ */
+export const MAX_RECORD_BYTES = 16 * 1024 * 1024;
+
+/**
  * Rewrites the record under its lock, atomically: `update` gets the recorded rules and returns the
  * files to set (an empty pair of lists removes the file's entry), or undefined to leave the record
- * as it is. Throws StateError when the record cannot be read or written.
+ * as it is. A file whose entry would grow the record past MAX_RECORD_BYTES keeps its entry as it is
+ * (unless it is in `always`: your own `keel config set` of one local file); returns those files.
+ * Throws StateError when the record cannot be read or written.
  */
-export async function updateLocalRules(keelHome: string, root: string, update: (current: LocalRulesByFile) => LocalRulesByFile | undefined): Promise<void> {
-  await updateJsonState<unknown, void>(localRulesFile(keelHome, root), {}, (cur) => {
+export async function updateLocalRules(
+  keelHome: string,
+  root: string,
+  update: (current: LocalRulesByFile) => LocalRulesByFile | undefined,
+  always: readonly string[] = [],
+): Promise<string[]> {
+  return updateJsonState<unknown, string[]>(localRulesFile(keelHome, root), {}, (cur) => {
     const roots = rootsOf(cur);
     const files = cleanFiles(roots.get(root));
     const changes = update(files);
-    if (changes === undefined) return { result: undefined };
+    if (changes === undefined) return { result: [] };
     const at = new Date().toISOString();
     const next: RecordedFiles = { ...files };
+    let size = 0;
+    for (const [other, entries] of roots) if (other !== root) size += filesBytes(cleanFiles(entries));
+    size += filesBytes(files);
+    const full: string[] = [];
     for (const [key, rules] of Object.entries(changes)) {
-      if (rules.deny.length || rules.ask.length) next[key] = { deny: rules.deny, ask: rules.ask, at };
-      else delete next[key];
+      const removed = !rules.deny.length && !rules.ask.length;
+      const grows = removed ? 0 : entryBytes(key, rules) - (next[key] ? entryBytes(key, next[key]) : 0);
+      if (grows > 0 && size + grows > MAX_RECORD_BYTES && !always.includes(key)) {
+        full.push(key);
+        continue;
+      }
+      size += grows;
+      if (removed) delete next[key];
+      else next[key] = { deny: rules.deny, ask: rules.ask, at };
     }
     // Other roots' entries (roots sharing the hash) are kept as they are.
     roots.set(root, next);
     const value: LocalRulesRecord = { roots: Object.fromEntries(roots) as Record<string, RecordedFiles> };
-    return { value, result: undefined };
+    return { value, result: full };
   });
+}
+
+/** The bytes an entry takes in the record as written, or a little more: each rule on a line of its own, indented 10 blanks. */
+function entryBytes(key: string, rules: LocalRules): number {
+  let n = Buffer.byteLength(key) + 128;
+  for (const rule of [...rules.deny, ...rules.ask]) n += Buffer.byteLength(JSON.stringify(rule)) + 16;
+  return n;
+}
+
+function filesBytes(files: LocalRulesByFile): number {
+  let n = 0;
+  for (const [key, rules] of Object.entries(files)) n += entryBytes(key, rules);
+  return n;
 }
 
 /** The entries of a record file by root, whether written with `roots` or before (`{ root, files }`). */
