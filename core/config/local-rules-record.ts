@@ -63,7 +63,7 @@ export const MAX_RECORD_BYTES = 16 * 1024 * 1024;
  * Rewrites the record under its lock, atomically: `update` gets the recorded rules and returns the
  * files to set (an empty pair of lists removes the file's entry), or undefined to leave the record
  * as it is. A file whose entry would grow the record past MAX_RECORD_BYTES keeps its entry as it is
- * (unless it is in `always`: your own `keel config set` of one local file); returns those files.
+ * (one in `always`, your own `keel config set` of one local file, only when its entry alone is larger); returns those files.
  * Throws StateError when the record cannot be read or written.
  */
 export async function updateLocalRules(
@@ -86,7 +86,9 @@ export async function updateLocalRules(
     for (const [key, rules] of Object.entries(changes)) {
       const removed = !rules.deny.length && !rules.ask.length;
       const grows = removed ? 0 : entryBytes(key, rules) - (next[key] ? entryBytes(key, next[key]) : 0);
-      if (grows > 0 && size + grows > MAX_RECORD_BYTES && !always.includes(key)) {
+      // Your own write of one file has room of its own (as much again), so what a repository's files took cannot crowd it out.
+      const fits = always.includes(key) ? entryBytes(key, rules) <= MAX_RECORD_BYTES : size + grows <= MAX_RECORD_BYTES;
+      if (grows > 0 && !fits) {
         full.push(key);
         continue;
       }
