@@ -18,8 +18,8 @@ export interface DumpText {
 
 /** Collects the bytes and ASCII columns read, and (on the second reading, after a match) where each came from. */
 class Reader {
-  readonly bytes: Uint16Array;
-  readonly gutter: Uint16Array;
+  private bytesRead: Uint16Array | undefined;
+  private gutterRead: Uint16Array | undefined;
   nb = 0;
   ng = 0;
   private readonly byteAt: Int32Array | undefined;
@@ -30,13 +30,20 @@ class Reader {
     private readonly text: string,
     withPlaces: boolean,
   ) {
-    // Each byte takes one character or more of the text (a digit pair, an `od -c` field), so these are large enough.
-    this.bytes = new Uint16Array(text.length);
-    this.gutter = new Uint16Array(text.length);
     if (!withPlaces) return;
     this.byteAt = new Int32Array(text.length);
     this.byteEnd = new Int32Array(text.length);
     this.gutterAt = new Int32Array(text.length);
+  }
+
+  // Made when the first byte is read (most texts hold no dump line). Each byte takes one character or more of the
+  // text (a digit pair, an `od -c` field), so the text's length is large enough.
+  get bytes(): Uint16Array {
+    return (this.bytesRead ??= new Uint16Array(this.text.length));
+  }
+
+  get gutter(): Uint16Array {
+    return (this.gutterRead ??= new Uint16Array(this.text.length));
   }
 
   byte(code: number, at: number, size: number): void {
@@ -95,8 +102,8 @@ export function dumpText(text: string): DumpText | undefined {
   };
 }
 
-/** Where a dump line may begin: an offset and `:` or a blank (the rest is read by readLine). */
-const LINE_START = /^[0-9a-fA-F]{6,16}[: ]/gm;
+/** Where a dump line may begin: an offset (hex digits, then `:` or a blank), a pair of hex digits, or a blank (the rest is read by readLine). */
+const LINE_START = /^(?:[0-9a-fA-F]{2}| )/gm;
 
 /** Reads each dump line of `text` into `read`; a line that is not one ends a block. */
 function readDump(text: string, read: Reader): void {
@@ -122,9 +129,24 @@ const SPACE = 32;
 
 /**
  * Reads one line `[start, end)` if it is a dump line: an offset (6 to 16 digits: `xxd` 8, `hexdump` 7 or 8, `od` 7,
- * `od -A x` 6), `:` for `xxd`, then the columns. True when it was one; else what it read is to be undone.
+ * `od -A x` 6), `:` for `xxd`, then the columns; or the columns without the offset: `od -An` (its columns begin with
+ * a blank), or groups of hex digits apart by blanks (`hexdump -e '/1 "%02x "'`, Python's `bytes.hex(" ")`). True
+ * when it was one; else what it read is to be undone.
  */
 function readLine(text: string, start: number, end: number, read: Reader): boolean {
+  const nb = read.nb;
+  const ng = read.ng;
+  if (offsetLine(text, start, end, read)) return true;
+  read.nb = nb;
+  read.ng = ng;
+  if (numberLine(text, start, end, read)) return true;
+  read.nb = nb;
+  read.ng = ng;
+  return text.charCodeAt(start) === SPACE && odCharLine(text, start, end, read);
+}
+
+/** A dump line that begins with its offset (see readLine). */
+function offsetLine(text: string, start: number, end: number, read: Reader): boolean {
   let i = start;
   while (i < end && i - start <= 16 && isHex(text.charCodeAt(i))) i++;
   const digits = i - start;

@@ -124,7 +124,9 @@ export {
   recordOwnLocalWrite,
   type ConfirmedLocalFile,
   type LocalConfigFile,
+  type LocalConfirmation,
 } from "./config/local-rules.js";
+export { MAX_RECORD_BYTES } from "./config/local-rules-record.js";
 export { trackedByGit } from "./config/git-tracked.js";
 export {
   formatTemplateValue,

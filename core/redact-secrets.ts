@@ -45,8 +45,8 @@ export function secretRedactor(secrets: readonly string[]): (text: string) => st
       if (text.includes("\\")) plan.edgeEscape.find(text, ranges);
       plan.joined.find(joined.text, ranges, joined.place);
     } else plan.joined.find(text, ranges);
-    // A dump has lines (one line of one is found by its ASCII column, or is too short for a secret of 8 bytes).
-    if (joined) findInDumps(text, plan, ranges);
+    // A dump of one line too: hex pairs apart by blanks (`hexdump -e '/1 "%02x "'` ends with no line break).
+    findInDumps(text, plan, ranges);
     return hideRanges(text, ranges, REDACTED);
   };
 }
@@ -73,14 +73,15 @@ export function secretDumpRedactor(secrets: readonly string[]): (text: string) =
   const plan = planOf(secrets);
   return (text) => {
     const ranges: Range[] = [];
-    if (text.includes("\n")) findInDumps(text, plan, ranges);
+    findInDumps(text, plan, ranges);
     return hideRanges(text, ranges, REDACTED);
   };
 }
 
 /** Finds the secrets' bytes in the dumps in `text`, and the secrets in their ASCII columns. */
 function findInDumps(text: string, plan: Plan, ranges: Range[]): void {
-  if (plan.bytes.empty) return;
+  // The shortest dump of MIN_ENCODED_SECRET_BYTES bytes: hex pairs apart by one blank.
+  if (plan.bytes.empty || text.length < 3 * MIN_ENCODED_SECRET_BYTES - 1) return;
   const dump = dumpText(text);
   if (!dump) return;
   plan.bytes.find(dump.bytes, ranges, dump.placeBytes);

@@ -94,7 +94,7 @@ export async function checkLocalRules(ws: Workspace, layers: readonly ConfigLaye
       source: "config",
       file: local.file,
       path: "permissions",
-      message: goneMessage(local, missing, tracked.has(local.file), layer),
+      message: goneMessage(local, missing, tracked.has(local.file), layer, localRulesFile(ws.keelHome, ws.root)),
     })),
     grown,
   };
@@ -130,14 +130,19 @@ export async function recordOwnLocalWrite(ws: Workspace, keys: readonly string[]
   const now = restrictingRules(layer.value);
   const key = localConfigFiles(ws).find((l) => l.source === "local")!.key;
   const written = (list: string) => keys.length === 0 || (keys[0] === "permissions" && (keys.length === 1 || keys[1] === list));
-  await updateLocalRules(ws.keelHome, ws.root, (current) => {
-    const before = current[key] ?? { deny: [], ask: [] };
-    const next = {
-      deny: written("deny") ? now.deny : union(before.deny, now.deny),
-      ask: written("ask") ? now.ask : union(before.ask, now.ask),
-    };
-    return same(before, next) ? undefined : { [key]: next };
-  });
+  await updateLocalRules(
+    ws.keelHome,
+    ws.root,
+    (current) => {
+      const before = current[key] ?? { deny: [], ask: [] };
+      const next = {
+        deny: written("deny") ? now.deny : union(before.deny, now.deny),
+        ask: written("ask") ? now.ask : union(before.ask, now.ask),
+      };
+      return same(before, next) ? undefined : { [key]: next };
+    },
+    [key],
+  );
 }
 
 /** One local config file `keel config confirm-local` confirmed: the rules keel no longer holds for it. */
@@ -146,21 +151,28 @@ export interface ConfirmedLocalFile {
   dropped: LocalRules;
 }
 
+/** What `keel config confirm-local` did: files confirmed, and files with held rules whose rules now did not fit in the record (see MAX_RECORD_BYTES: what was held for them stays held). */
+export interface LocalConfirmation {
+  confirmed: ConfirmedLocalFile[];
+  notRecorded: string[];
+}
+
 /**
  * `keel config confirm-local`: records each local config file's deny and ask rules as they are now,
  * so the rules keel held for it (gone from the file) are dropped for good. Refuses (UsageError, nothing
  * recorded) while one of them cannot be parsed: keel cannot tell what it holds. Returns, per file,
- * what is no longer held.
+ * what is no longer held, and the files whose held rules stay held because their rules now do not fit
+ * in the record (MAX_RECORD_BYTES).
  */
-export async function confirmLocalRules(ws: Workspace, layers: readonly ConfigLayer[]): Promise<ConfirmedLocalFile[]> {
+export async function confirmLocalRules(ws: Workspace, layers: readonly ConfigLayer[]): Promise<LocalConfirmation> {
   const files = localConfigFiles(ws);
   const broken = layers.find((l) => l.error && files.some((f) => f.file === l.file));
   if (broken)
     throw new UsageError(
       `${broken.file} cannot be parsed (${broken.error}), so keel cannot tell which rules it holds: fix the file (keel never rewrites it), then run \`${CONFIRM_LOCAL_COMMAND}\` again. Nothing was confirmed.`,
     );
-  const confirmed: ConfirmedLocalFile[] = [];
-  await updateLocalRules(ws.keelHome, ws.root, (current) => {
+  const confirmed: (ConfirmedLocalFile & { key: string })[] = [];
+  const full = await updateLocalRules(ws.keelHome, ws.root, (current) => {
     const changes: LocalRulesByFile = {};
     confirmed.length = 0;
     for (const local of files) {
@@ -169,11 +181,15 @@ export async function confirmLocalRules(ws: Workspace, layers: readonly ConfigLa
       if (same(before, now)) continue;
       changes[local.key] = now;
       const dropped = minus(before, now);
-      if (count(dropped)) confirmed.push({ file: local.file, dropped });
+      if (count(dropped)) confirmed.push({ key: local.key, file: local.file, dropped });
     }
     return Object.keys(changes).length ? changes : undefined;
   });
-  return confirmed;
+  return {
+    confirmed: confirmed.filter((c) => !full.includes(c.key)).map(({ file, dropped }) => ({ file, dropped })),
+    // (a file with nothing held that did not fit is left unrecorded, as when it grew: its rules apply while in it)
+    notRecorded: confirmed.filter((c) => full.includes(c.key)).map((c) => c.file),
+  };
 }
 
 /** The layer keeping `missing` in force: the file's own source (so Claude Code's rule syntax and folder scope still apply), holding only those rules. */
@@ -183,11 +199,21 @@ function heldLayer(local: LocalConfigFile, missing: LocalRules, root: string): C
   return { source: local.source, file: local.file, value: { permissions }, ...(scope !== undefined ? { scope } : {}) };
 }
 
+/**
+ * Most rules of one list the warning names (and of a rule, characters): it is said as every command starts, and a
+ * local file a repository shipped (then took away) can have held thousands of rules, or a rule of megabytes.
+ */
+const MAX_NAMED_RULES = 20;
+const MAX_NAMED_RULE_CHARS = 200;
+
 /** The warning for a local config file whose recorded rules are gone. */
-function goneMessage(local: LocalConfigFile, missing: LocalRules, tracked: boolean, layer: ConfigLayer | undefined): string {
-  const lists = RESTRICTING_LISTS.filter((l) => missing[l].length).map(
-    (l) => `${l} rule${missing[l].length === 1 ? "" : "s"} ${missing[l].map((r) => JSON.stringify(r)).join(", ")}`,
-  );
+function goneMessage(local: LocalConfigFile, missing: LocalRules, tracked: boolean, layer: ConfigLayer | undefined, record: string): string {
+  const named = (rule: string) => JSON.stringify(rule.length > MAX_NAMED_RULE_CHARS ? `${rule.slice(0, MAX_NAMED_RULE_CHARS)}…` : rule);
+  const lists = RESTRICTING_LISTS.filter((l) => missing[l].length).map((l) => {
+    const rules = missing[l];
+    const more = rules.length > MAX_NAMED_RULES ? ` and ${rules.length - MAX_NAMED_RULES} more (all of them in ${record})` : "";
+    return `${l} rule${rules.length === 1 ? "" : "s"} ${rules.slice(0, MAX_NAMED_RULES).map(named).join(", ")}${more}`;
+  });
   const state = !layer ? "The file is gone" : layer.error ? `The file cannot be parsed now (${layer.error})` : "The file changed since keel last read it";
   const why = tracked
     ? "git tracks this file: a `git pull` or checkout replaced your copy with the repository's (a local config file is yours; the repository should not ship one)"

@@ -72,10 +72,11 @@ function lastEvents(file: string, n: number, whole: boolean): { items: EventLogI
     }
     const item = parsed(line);
     if (!item) continue;
-    items.unshift(item);
+    // Pushed last first and turned round once: putting each at the front moved all the others (`--tail 200000` took 23 s).
+    items.push(item);
     if ("event" in item && ++events === n) break;
   }
-  return { items, end: end ?? 0 };
+  return { items: items.reverse(), end: end ?? 0 };
 }
 
 /** Prints events from byte `from` of the session's log as it grows, until the session's process stops (or Ctrl-C). */

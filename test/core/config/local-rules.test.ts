@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -232,5 +232,87 @@ describe("local config files replaced by git: deny rules never vanish silently",
     expect(rm.stderr).toBe("");
     expect(existsSync(join(r.base, "git-ran"))).toBe(false);
     expect(readFileSync(join(dir, file!), "utf8")).toBe(recorded);
+  });
+});
+
+describe("the record of held rules: workspaces whose roots share its file's hash", () => {
+  it("keeps another workspace's recorded rules when this one records its own (a root made to share the hash cannot erase them)", async () => {
+    repos = makeRepos();
+    const r = repos;
+    expect((await r.keel("config", "set", "permissions.deny", '["bash(rm -rf *)"]')).exitCode).toBe(0);
+    const dir = join(r.keelHome, "state", "local-rules");
+    const [name] = readdirSync(dir);
+    const file = join(dir, name!);
+    // The record as another workspace whose root shares the hash (FNV-1a collides for paths made to) left it, written
+    // the way keel wrote records before roots were kept apart.
+    const other = "/var/tmp/colliding-workspace";
+    const theirs = { deny: ["read_file(.env)"], ask: [] };
+    writeFileSync(file, JSON.stringify({ root: other, files: { ".keel/config.local.json": theirs } }));
+    // Here, keel records this workspace's rules again (the file has them, the record for this root has none).
+    const rm = await r.keel(...RM);
+    expect(rm.json().code, rm.stdout).toBe("permission_denied");
+    const record = JSON.parse(readFileSync(file, "utf8"));
+    expect(record.roots[other][".keel/config.local.json"]).toEqual(theirs);
+    expect(record.roots[r.root][".keel/config.local.json"].deny).toEqual(["bash(rm -rf *)"]);
+    // And this workspace's held rules work with the shared file: a replaced local file keeps them in force.
+    r.write(".keel/config.local.json", { permissions: {} });
+    const held = await r.keel(...RM);
+    expect(held.json().code, held.stdout).toBe("permission_denied");
+    expect(held.stderr).toContain("Rules you had in this file are gone");
+    expect(JSON.parse(readFileSync(file, "utf8")).roots[other][".keel/config.local.json"]).toEqual(theirs);
+  });
+});
+
+describe("the warning about held rules", () => {
+  it("names at most 20 rules of a list, and cuts a long one: a local file of thousands of rules is not printed on every command", async () => {
+    repos = makeRepos();
+    const r = repos;
+    const many = ["bash(rm -rf *)", `bash(${"x".repeat(100_000)} *)`, ...Array.from({ length: 2000 }, (_, i) => `bash(tool-${i} *)`)];
+    expect((await r.keel("config", "set", "permissions.deny", JSON.stringify(many))).exitCode).toBe(0);
+    r.write(".keel/config.local.json", { permissions: {} });
+    const rm = await r.keel(...RM);
+    expect(rm.json().code, rm.stdout).toBe("permission_denied"); // every rule still held
+    expect(rm.stderr).toContain('deny rules "bash(rm -rf *)", "bash(xxxx');
+    expect(rm.stderr).toContain(`and ${many.length - 20} more (all of them in ${join(r.keelHome, "state", "local-rules")}`);
+    expect(rm.stderr).not.toContain("tool-1999");
+    expect(rm.stderr.length).toBeLessThan(5000);
+  });
+});
+
+describe("the record of held rules stays readable", () => {
+  it("local config files of tens of megabytes in a chain of folders are not recorded: the record stays readable and your held rule stays in force", async () => {
+    repos = makeRepos();
+    const r = repos;
+    expect((await r.keel("config", "set", "permissions.deny", '["bash(rm -rf *)"]')).exitCode).toBe(0);
+    r.write(".keel/config.local.json", { permissions: {} }); // your rule is gone from the file: held
+    // A repository's folders a/b/c/d/e, each with a .claude/settings.local.json of 10 MiB of deny rules (keel reads every
+    // one from the root down to where it runs). Recorded, they made the record larger than keel reads (64 MiB): keel
+    // then warned it could not read it, and held nothing.
+    const rules: string[] = [];
+    for (let size = 0, n = 0; size < 10 * 1024 * 1024 - 1024; n++) {
+      rules.push(`bash(zz${n})`);
+      size += rules[rules.length - 1]!.length + 3;
+    }
+    const text = JSON.stringify({ permissions: { deny: rules } });
+    let dir = "";
+    for (const name of ["a", "b", "c", "d", "e"]) {
+      dir = dir ? `${dir}/${name}` : name;
+      r.write(`${dir}/.claude/settings.local.json`, text);
+    }
+    const deep = await runKeel(RM, { cwd: join(r.root, dir), env: r.env });
+    expect(deep.json().code, deep.stdout).toBe("permission_denied");
+    const record = join(r.keelHome, "state", "local-rules");
+    const [name] = readdirSync(record);
+    expect(statSync(join(record, name!)).size).toBeLessThan(1024 * 1024);
+    const rm = await r.keel(...RM);
+    expect(rm.json().code, rm.stdout).toBe("permission_denied");
+    expect(rm.stderr).toContain("Rules you had in this file are gone");
+    expect(rm.stderr).not.toContain("cannot read its record");
+    // Confirming from down there drops your held rule, and says nothing about the big files (nothing was held for them).
+    const confirm = await runKeel(["config", "confirm-local"], { cwd: join(r.root, dir), env: r.env });
+    expect(confirm.exitCode, confirm.stderr).toBe(0);
+    expect(confirm.stdout).toContain('Confirmed .keel/config.local.json: keel no longer holds deny "bash(rm -rf *)"');
+    expect(confirm.stdout).not.toContain("Not confirmed");
+    expect((await r.keel(...RM)).json().code).toBe("ok");
   });
 });

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { encodedForms } from "../../../core/encoded-forms.js";
 import { redactSecrets } from "../../../core/index.js";
+import { secretDumpRedactor } from "../../../core/redact-secrets.js";
 import { useOpenAIServer } from "../../helpers/openai-server.js";
 import { runKeel } from "../../helpers/run-cli.js";
 import { makeWorkspace, type TempWorkspace } from "../../helpers/temp-workspace.js";
@@ -213,6 +214,38 @@ describe("secrets wrapped short, dumped, in base32 or reversed, as real tools pr
     expect(hidden.slice(0, 8)).toBe(output.slice(0, 8));
   });
 
+  // Dumps without the offset column: `od -An` (its columns begin with a blank) and hex pairs apart by blanks, on one
+  // line without a line break at the end. Read here as what they are: every field a byte (hex pairs, octal bytes, or
+  // `od -c`'s four-character fields).
+  const bare = {
+    "od -An -t x1 .env": (out: string) => Buffer.from(out.replace(/\s+/g, ""), "hex").toString("latin1"),
+    "od -An -t x1 -w8 .env": (out: string) => Buffer.from(out.replace(/\s+/g, ""), "hex").toString("latin1"),
+    "hexdump -v -e '/1 \"%02x \"' .env": (out: string) => Buffer.from(out.replace(/\s+/g, ""), "hex").toString("latin1"),
+    "od -An -b .env": (out: string) =>
+      String.fromCharCode(
+        ...out
+          .trim()
+          .split(/\s+/)
+          .map((o) => parseInt(o, 8)),
+      ),
+    "od -An -c .env": (out: string) =>
+      out
+        .split("\n")
+        .map((l) => (l.match(/.{4}/g) ?? []).map((f) => (f.trim().length === 1 ? f.trim() : "?")).join(""))
+        .join(""),
+  };
+  it.each(Object.keys(bare))("%s (no offset column) shows *** where the token was", (command) => {
+    const output = sh(command);
+    const read = bare[command as keyof typeof bare];
+    expect(windowIn([read(output)], TOKEN), `the check reads ${command}`).toBeDefined();
+    const hidden = redactSecrets(output, [TOKEN]);
+    expect(hidden).toContain("***");
+    expect(windowIn([read(hidden.replaceAll("***", "")), hidden], TOKEN), hidden).toBeUndefined();
+    expect(hidden.slice(0, 8)).toBe(output.slice(0, 8));
+    // The same dump as a string in a structured result (redacted as JSON, where a dump's lines are not lines).
+    expect(windowIn([read(secretDumpRedactor([TOKEN])(output).replaceAll("***", ""))], TOKEN)).toBeUndefined();
+  });
+
   it("leaves dumps, base32, hex, git SHAs and UUIDs without the secret as they are", () => {
     const secrets = [TOKEN, "sk-live-0123456789abcdefABCDEF", "correct-horse-battery-9"];
     const texts = [
@@ -223,6 +256,9 @@ describe("secrets wrapped short, dumped, in base32 or reversed, as real tools pr
       sh("od -c random.bin"),
       sh("od random.bin"),
       sh("od -A x -t x1z random.bin"),
+      sh("od -An -t x1 random.bin"),
+      sh("od -An -c random.bin"),
+      sh("hexdump -v -e '/1 \"%02x \"' random.bin"),
       sh("base32 random.bin"),
       sh("base64 -w 8 random.bin"),
       sh("fold -w 5 random.bin | base32 -w 9"),

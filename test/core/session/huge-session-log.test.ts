@@ -69,6 +69,20 @@ describe("keel sessions events and show on a huge session log (real processes, 6
     expect((await keel(w, "sessions", "events", "big", "--limit", "1", "--follow")).exitCode).toBe(2);
   });
 
+  it("--tail N with N in the hundreds of thousands prints them in order, in time linear in N", async () => {
+    // Each event read from the end was put at the front of the list, moving all the others: 200,000 took 23 s, and
+    // 600,000 minutes (a safety net: no wall-clock assertion; the test's timeout stops the old code).
+    const n = 600_000;
+    const w = await sessionWithLog((file) => appendFileSync(file, Array.from({ length: n }, (_, i) => `{"type":"e","i":${i}}\n`).join("")));
+    const tail = await runKeelProcess(["--json", "sessions", "events", "big", "--tail", String(n)], { cwd: w.root, env: w.env });
+    expect(tail.exitCode, tail.stderr).toBe(0);
+    const shown = tail.stdout.trimEnd().split("\n");
+    expect(shown).toHaveLength(n);
+    expect(JSON.parse(shown[0]!)).toEqual({ type: "e", i: 0 });
+    expect(JSON.parse(shown[n - 1]!)).toEqual({ type: "e", i: n - 1 });
+    expect(shown.every((l, i) => l === `{"type":"e","i":${i}}`)).toBe(true);
+  });
+
   it("prints a 300 MB log whole, streamed: --json stays one JSON event per line", async () => {
     const w = await sessionWithLog((file) => appendEvents(file, 300 * 2 ** 20));
     const out = w.path("events.out");
