@@ -69,8 +69,8 @@ export function expandMap(
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(map)) {
     const e = expandVars(v, env, budget);
-    unset.push(...e.unset);
-    secrets?.push(...e.secrets);
+    for (const name of e.unset) unset.push(name); // no spread: a string may hold 100,000s of references
+    if (secrets) for (const secret of e.secrets) secrets.push(secret);
     out[k] = e.value;
   }
   return out;

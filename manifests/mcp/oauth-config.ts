@@ -78,8 +78,8 @@ export function resolveOAuth(o: McpOAuthEntry, env: NodeJS.ProcessEnv, unset: st
   const x = (v: string | undefined) => {
     if (v === undefined) return undefined;
     const e = expandVars(v, env, budget);
-    unset.push(...e.unset);
-    secrets.push(...e.secrets);
+    for (const name of e.unset) unset.push(name); // no spread: a string may hold 100,000s of references
+    for (const secret of e.secrets) secrets.push(secret);
     return e.value;
   };
   const named = (name: string | undefined) => {

@@ -115,8 +115,8 @@ function parseServer(
   const x = (v: string | undefined) => {
     if (v === undefined) return undefined;
     const e = expandVars(v, opts.env, budget);
-    unset.push(...e.unset);
-    secrets.push(...e.secrets);
+    for (const name of e.unset) unset.push(name); // no spread: a string may hold 100,000s of references
+    for (const secret of e.secrets) secrets.push(secret);
     return e.value;
   };
   let expanded;

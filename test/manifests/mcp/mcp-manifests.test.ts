@@ -260,6 +260,23 @@ describe("MCP manifest discovery", () => {
     );
   });
 
+  it("a string of 260,000 references to unset or empty variables is expanded (no call stack overflow): the diagnostic names the unset variable", async () => {
+    const r = await discover(
+      {
+        ".mcp.json": {
+          mcpServers: {
+            refs: { command: "srv", env: { A: "${Q}".repeat(130_000), B: "${E}".repeat(130_000) } }, // just under the 1 MiB a manifest may take
+          },
+        },
+      },
+      { env: { E: "" } },
+    );
+    // Expanded to the end: the one thing wrong is the unset variable (it was "Maximum call stack size exceeded").
+    expect(r.diagnostics.filter((d) => d.severity === "error").map((d) => d.message)).toEqual([
+      'MCP server "refs" uses unset environment variable ${Q} and will not be started. Export it or write ${Q:-default} in the manifest.',
+    ]);
+  });
+
   it("expandVars: empty value with :- takes the default; plain $VAR is left alone", () => {
     expect(expandVars("${E:-d} $E ${E}", { E: "" })).toEqual({ value: "d $E ", unset: [], secrets: [] });
   });
