@@ -144,7 +144,7 @@ export class Host {
     // The config's widening settings were approved (or held back) while loading: recorded here, with the warning.
     if (configInfo.trustItem) this.approves(configInfo.trustItem);
     for (const d of configInfo.diagnostics) this.diagnostics.add(d);
-    // Rules gone from your local config files: said as every command starts, not only where diagnostics are listed.
+    // Rules held for your replaced local config files, and widening settings held back since `keel trust`: said as every command starts.
     for (const d of configInfo.notices ?? []) {
       this.diagnostics.add(d);
       options.notice?.(`keel: ${formatDiagnostic(d)}`);
