@@ -41,7 +41,12 @@ export async function sessionsEvents(ctx: CliContext, id: string, opts: SessionE
   const show = async (item: EventLogItem): Promise<boolean> => ("skipped" in item ? (out.skipped(item, paths.events), true) : out.event(item.event));
   let from = 0;
   if (opts.tail !== undefined) {
-    const last = lastEvents(paths.events, opts.tail, opts.follow === true);
+    // While the session runs, its log's last line may be half written: followed, it is printed once whole.
+    const running = () => {
+      const owner = lockOwner(paths.lock);
+      return owner !== undefined && isAlive(owner);
+    };
+    const last = lastEvents(paths.events, opts.tail, opts.follow === true && running());
     for (const item of last.items) if (!(await show(item))) return;
     from = last.end;
   } else if (!opts.follow) {
@@ -57,8 +62,9 @@ export async function sessionsEvents(ctx: CliContext, id: string, opts: SessionE
 
 /**
  * The last `n` events of a log, read from its end (with the lines over the limit passed on the way, in
- * file order), and the offset where the log's last whole line ends. With `whole`, a last line without
- * a newline (being written) is left out: following the log prints it once it is whole.
+ * file order), and the offset where what they were read from ends. With `whole` (the session runs), a last
+ * line without a newline (being written) is left out and the offset is where it starts: following the
+ * log prints it once it is whole; without, it counts as it is and the offset is the log's end.
  */
 function lastEvents(file: string, n: number, whole: boolean): { items: EventLogItem[]; end: number } {
   const items: EventLogItem[] = [];
@@ -67,7 +73,7 @@ function lastEvents(file: string, n: number, whole: boolean): { items: EventLogI
   for (const line of logLines(file, { backward: true })) {
     if (end === undefined) {
       // the first line read backwards is what follows the log's last newline: nothing, or a line not ended yet
-      end = line.offset;
+      end = whole ? line.offset : line.offset + ("skipped" in line ? line.bytes : line.line.length);
       if (whole) continue;
     }
     const item = parsed(line);
@@ -83,13 +89,14 @@ function lastEvents(file: string, n: number, whole: boolean): { items: EventLogI
 async function follow(ctx: CliContext, paths: ReturnType<typeof sessionPaths>, from: number, show: (item: EventLogItem) => Promise<boolean>): Promise<void> {
   const splitter = new LineSplitter(MAX_LOG_LINE_BYTES, from);
   let fed = from;
-  const drain = async (): Promise<boolean> => {
+  // `last`: the session's process has stopped, so a last line without a newline stays as it is (printed if it parses).
+  const drain = async (last = false): Promise<boolean> => {
     const log = openLog(paths.events);
     if (!log) return true;
     try {
-      if (log.size <= fed) return true;
+      if (log.size <= fed && !last) return true;
       // whole lines only: a line being written is kept in the splitter until its newline comes
-      for (const item of readLinesFrom(log.fd, fed, log.size, { splitter })) {
+      for (const item of readLinesFrom(log.fd, Math.min(fed, log.size), log.size, { splitter, torn: last })) {
         const shown = parsed(item);
         if (shown && !(await show(shown))) return false;
       }
@@ -105,7 +112,7 @@ async function follow(ctx: CliContext, paths: ReturnType<typeof sessionPaths>, f
     if (owner === undefined || !isAlive(owner) || ctx.signal.aborted) break;
     await sleep(150, undefined, { signal: ctx.signal }).catch(() => undefined);
   }
-  await drain();
+  await drain(true);
 }
 
 /** A line as an event (undefined for an empty, torn or invalid line: skipped, as on a first read). */

@@ -191,4 +191,18 @@ describe("keel sessions events and show on a huge session log (real processes, 6
     expect(resumed.exitCode, resumed.stderr).toBe(0);
     expect(resumed.json()).toMatchObject({ ok: true, text: "again" });
   });
+  it("--tail N --follow on a stopped session prints a last line without a newline, as --tail N does", async () => {
+    const w = await sessionWithLog((file) => appendFileSync(file, line("second_last") + line("unterminated").trimEnd()));
+    const plain = await runKeel(["--json", "sessions", "events", "big", "--tail", "1"], { cwd: w.root, env: w.env });
+    expect(JSON.parse(plain.stdout)).toMatchObject({ type: "unterminated" });
+    // The session's process has stopped: following prints what there is, the unterminated last line too, and ends.
+    const followed = await runKeel(["--json", "sessions", "events", "big", "--tail", "1", "--follow"], { cwd: w.root, env: w.env });
+    expect(followed.exitCode, followed.stderr).toBe(0);
+    expect(
+      followed.stdout
+        .trimEnd()
+        .split("\n")
+        .map((l) => JSON.parse(l).type),
+    ).toEqual(["unterminated"]);
+  });
 });
