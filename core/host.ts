@@ -3,13 +3,12 @@ import { ArtifactStore } from "./artifacts.js";
 import type { KeelConfig } from "./config/config-schema.js";
 import { loadConfig, type LoadedConfig } from "./config/load-config.js";
 import { Diagnostics, formatDiagnostic } from "./diagnostics.js";
-import type { Elicitor } from "./elicitation.js";
 import { errorMessage } from "./errors.js";
 import { DIGEST_BUDGET_BYTES, namedWorkspaceFiles, type DigestBudget } from "./file-digest.js";
 import { JsonlEventSink } from "./events.js";
 import { PersistentBaselineStore } from "./file-baselines.js";
 import { createHooks, type KeelHooks } from "./hooks.js";
-import { PermissionPolicy, type PermissionRules } from "./permissions.js";
+import { PermissionPolicy } from "./permissions.js";
 import { ToolRegistry } from "./registry.js";
 import { SANDBOX_OFF, sandboxSettings } from "./sandbox/sandbox-config.js";
 import { hiddenPaths } from "./sandbox/hidden-paths.js";
@@ -21,64 +20,16 @@ import { runToolIntent } from "./run-tool-intent.js";
 import { ensureStateDir, stateGitignoreProblem } from "./state/state-dir.js";
 import { REVIEW_TRUST, trustApproves, workspaceTrust, type TrustItem, type WorkspaceTrust } from "./trust.js";
 import { DEFAULT_OUTPUT_BUDGET } from "./truncate.js";
-import type { Approver, EventSink, KeelEvent, Observation, RunContext, ToolIntent } from "./types.js";
+import type { EventSink, Observation, RunContext, ToolIntent } from "./types.js";
 import { confinementRoot, inside } from "./tools/confine-path.js";
 import type { KeelServiceName, KeelServices } from "./services.js";
 import { SchemaValidator } from "./validation.js";
 import { UserWaitClock } from "./user-wait-clock.js";
+import { withProgramSettings } from "./config/program-settings.js";
+import type { HostOptions, KeelPlugin } from "./host-options.js";
 import { resolveWorkspace, type Workspace } from "./workspace.js";
 
-/** A plugin (or runtime, or built-in feature): taps hooks and registers tools in `apply`. */
-export interface KeelPlugin {
-  name: string;
-  apply(host: Host): void | Promise<void>;
-}
-
-/** Options to create a host. */
-export interface HostOptions {
-  /** Working directory; the workspace is resolved from it. */
-  cwd: string;
-  env?: NodeJS.ProcessEnv;
-  /** `--trust`: trust the workspace's manifests for this invocation. */
-  trust?: boolean;
-  /**
-   * Open the host as `keel trust` reviews the workspace: its config is read as trusted, nothing it
-   * declares runs (no server, hook or code plugin), and `host.trustItems` lists what would.
-   */
-  reviewTrust?: boolean;
-  /** `--yes`: approve every `ask` (deny still wins). */
-  yes?: boolean;
-  /** Prompts the user on a TTY; absent when non-interactive. */
-  approver?: Approver;
-  /** Asks the user when an MCP server elicits input (a terminal prompt); config `mcp.elicitation` `decline`/`cancel` still wins. Absent: the MCP runtime's default. */
-  elicit?: Elicitor;
-  /** Shows the user a note that is not part of any result (a hook's non-blocking error); the CLI writes it to stderr. Absent: dropped. */
-  notice?: (line: string) => void;
-  /** Shows progress of a long wait (MCP servers a command waits for); the CLI writes it to stderr on a terminal only. Absent: silent. */
-  progress?: (line: string) => void;
-  /** Use this config instead of loading it (tests, benchmarks). */
-  config?: KeelConfig;
-  /** Event sink for calls without their own; default `.keel/events.jsonl`. */
-  events?: EventSink;
-  /** Receives every event the host's own log and its sessions' logs record, as it is recorded (an embedding program's event stream). */
-  onEvent?: (event: KeelEvent) => void;
-  /** Permission rules added at the command-line level (like `--yes`, trusted): deny lists accumulate, so a deny anywhere still wins. */
-  permissions?: PermissionRules;
-  /** The model (a name, `scripted:FILE`, or a `model` config object), replacing the configured one. */
-  model?: KeelConfig["model"];
-  /**
-   * Which MCP servers to start while the host opens. `true` (default): every trusted eager server,
-   * waiting for each. `"background"`: every trusted eager server, but one whose tool list is cached
-   * and fresh is registered from the cache at once and started without waiting (its tools are
-   * re-synced when it is up; a call of one of them waits for the start); the others are waited for
-   * as with `true`. `false`: none. `{ tool }`: only the servers a call of that tool may need
-   * (`mcp__a__x` starts server `a`; a built-in tool none; any other name, e.g. an alias or a
-   * workflow, every server). Servers not started are registered from the tool cache, when it has
-   * their tools, and start on their first call. Each command decides for itself (the CLI opens
-   * hosts with `false`).
-   */
-  startServers?: boolean | "background" | { tool: string };
-}
+export type { HostOptions, KeelPlugin } from "./host-options.js";
 
 /**
  * The host: owns the registry, the frozen hooks, the workspace, config, permissions and
@@ -291,23 +242,4 @@ export class Host {
     if (this.options.events === undefined && this.events instanceof JsonlEventSink) this.events.close();
     else this.events.flush();
   }
-}
-
-/** The config with the calling program's `model` and `permissions` (command-line level: its allow rules count as the user's) applied over it. */
-function withProgramSettings(loaded: LoadedConfig, options: HostOptions): LoadedConfig {
-  const { model, permissions } = options;
-  if (model === undefined && permissions === undefined) return loaded;
-  const config: KeelConfig = { ...loaded.config, ...(model === undefined ? {} : { model }) };
-  const allowLevels = new Map(loaded.allowLevels);
-  if (permissions) {
-    const before = config.permissions ?? {};
-    config.permissions = { ...before };
-    for (const list of ["allow", "ask", "deny"] as const)
-      if (permissions[list]?.length) config.permissions[list] = [...(before[list] ?? []), ...permissions[list]];
-    for (const rule of permissions.allow ?? []) {
-      const levels = allowLevels.get(rule) ?? [];
-      if (!levels.includes("user")) allowLevels.set(rule, [...levels, "user"]);
-    }
-  }
-  return { ...loaded, config, allowLevels };
 }

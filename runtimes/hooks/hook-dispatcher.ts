@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { dirname, join, relative } from "node:path";
+import { dirname, join } from "node:path";
 import {
   changedPinnedFile,
   commandEnv,
@@ -7,7 +7,6 @@ import {
   enqueueMessage,
   SessionSeals,
   hookEnv,
-  inside,
   MAX_TIMER_MS,
   type EventSink,
   type Host,
@@ -18,6 +17,7 @@ import { hookSandboxed, TRUST_HINT, type DeclaredHook } from "./collect-hooks.js
 import { readVerdict, verdictWithSecretsHidden, type HookVerdict } from "./hook-output.js";
 import { SANDBOX_CACHE_ENV } from "../mcp/server-sandbox.js";
 import { hookKey, type HookLastOutcome, type HookStateStore } from "./hook-state.js";
+import { hookPlace, type HookPlace } from "./hook-place.js";
 import { runCommandHook } from "./run-command-hook.js";
 import { shownCommand } from "./shown-command.js";
 
@@ -58,17 +58,10 @@ export interface HookRunOutcome {
   verdict: HookVerdict;
 }
 
-/** Where one hook of a dispatch runs (`dir`, `CLAUDE_PROJECT_DIR`) and the roots its pins are checked against (see `HookDispatcher.place`). */
-interface HookPlace {
-  dir: string;
-  pins: string[];
-  projectDir: string;
-}
-
 /**
  * Runs the hooks of one event as Claude Code does: every hook whose matcher (a regex over the
  * Claude Code tool name and keel's names) and `if` filter match runs, in parallel, each with its
- * own timeout, in its folder (`place`); identical commands of one folder run once. Each run is a `command_hook` event and becomes the
+ * own timeout, in its folder (`hookPlace`); identical commands of one folder run once. Each run is a `command_hook` event and becomes the
  * hook's last outcome (written by `close`); non-blocking errors are reported to the user. Never throws.
  */
 export class HookDispatcher {
@@ -109,7 +102,7 @@ export class HookDispatcher {
       }
       if (!this.matches(h, d)) continue;
       if (h.if && d.tool && !(await this.passesIf(h.if, d.tool))) continue;
-      const place = this.place(h, d);
+      const place = hookPlace(this.host, h, d.cwd);
       if (this.scriptChanged(h, d.event, place.pins)) continue;
       const key = `${place.dir}\0${h.origin.plugin?.root ?? ""}\0${h.command}`;
       if (seen.has(key)) continue;
@@ -160,32 +153,6 @@ export class HookDispatcher {
     })().catch((error: unknown) => this.report(`keel: ${d.event} hook \`${h.command}\` (${h.origin.file}) failed in the background: ${String(error)}`));
     this.background.add(run);
     void run.finally(() => this.background.delete(run));
-  }
-
-  /**
-   * Where a hook of `d` runs, and the root its pins are checked against. A workspace hook runs in its
-   * own folder (where its pins resolved its relative paths), not wherever the session is: from any
-   * folder of the workspace, the script `keel trust` approved is the one that runs. In a managed
-   * worktree it runs in the worktree's copy of that folder, so what it formats, lints or tests is the
-   * worktree's (the experiment stays apart from the main checkout), and its scripts are checked there
-   * against the same pins (a copy the session rewrote does not run), and so are the main checkout's, which a line naming its
-   * script through `$CLAUDE_PROJECT_DIR` or an absolute path runs (rewritten before the session entered the worktree). A worktree without that folder (not committed,
-   * or removed by the session) runs it where it was found, checked there: its pins resolved its relative paths from
-   * that folder, and say nothing of the worktree's root. Your own hooks run in the session's folder.
-   */
-  private place(h: DeclaredHook, d: Dispatch): HookPlace {
-    const root = this.host.workspace.root;
-    const projectDir = h.origin.projectDir ?? root;
-    if (h.origin.dir === undefined) return { dir: d.cwd, pins: [root], projectDir };
-    const base = this.host.confinementRoot(d.cwd);
-    // At the root, or a file found inside the worktree itself (keel started there): pinned where it was found.
-    if (base === root || inside(base, h.origin.dir)) return { dir: h.origin.dir, pins: [root], projectDir };
-    const dir = join(base, relative(root, h.origin.dir));
-    if (!existsSync(dir)) return { dir: h.origin.dir, pins: [root], projectDir };
-    // `CLAUDE_PROJECT_DIR` names the worktree's copy of the project folder too ("$CLAUDE_PROJECT_DIR"/scripts/x.sh is the
-    // worktree's script). Checked in the main checkout as well: a line naming a script by an absolute path runs the main checkout's.
-    const mapped = join(base, relative(root, projectDir));
-    return { dir, pins: [base, root], projectDir: existsSync(mapped) ? mapped : projectDir };
   }
 
   private async runOne(h: DeclaredHook, { dir, projectDir }: HookPlace, d: Dispatch, stdin: string): Promise<HookRunOutcome & { last: HookLastOutcome }> {

@@ -3,7 +3,6 @@ import {
   type CallElicitor,
   errorMessage,
   type EventSink,
-  type Host,
   MAX_TIMER_MS,
   McpServerError,
   redactorForChangingSecrets,
@@ -11,9 +10,8 @@ import {
   type ToolContext,
 } from "../../core/index.js";
 import type { McpServerConfig } from "../../manifests/mcp/mcp-server-config.js";
-import type { Elicitor } from "./elicitation.js";
 import { needsLogin, ScopeRequiredError } from "./oauth-provider.js";
-import type { AuthProviderFactory, OpenedClient } from "./open-client.js";
+import type { OpenedClient } from "./open-client.js";
 import { CallElicitors } from "./call-elicitors.js";
 import { installClientHandlers } from "./client-handlers.js";
 import { closeClient } from "./close-client.js";
@@ -29,19 +27,7 @@ import { ServerSupervisor } from "./server-supervisor.js";
 import { StderrRing } from "./stderr-ring.js";
 import { requestTool } from "./tool-request.js";
 import type { McpToolInfo } from "./tool-cache.js";
-import type { ServerHealthStore, ToolListCache } from "./origin-state.js";
-
-/** Shared dependencies of every connection. */
-export interface ConnectionDeps {
-  host: Host;
-  health: ServerHealthStore;
-  cache: ToolListCache;
-  elicit: Elicitor;
-  authProvider?: AuthProviderFactory;
-  startupTimeoutMs: number;
-  /** Called after the server's tool list changed (list_changed, or a lazy start found other tools). */
-  onToolsChanged(conn: McpConnection): void;
-}
+import type { ConnectionDeps } from "./connection-deps.js";
 
 /**
  * One long-lived connection to one MCP server, with supervision (`ServerSupervisor`): a crash fails

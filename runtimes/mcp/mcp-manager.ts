@@ -1,7 +1,8 @@
 import type { Host, ToolDefinition } from "../../core/index.js";
 import type { DiscoveredMcp } from "../../manifests/mcp/discover-mcp-servers.js";
 import type { LocalResource } from "../../manifests/mcp/mcp-server-config.js";
-import { McpConnection, type ConnectionDeps } from "./mcp-connection.js";
+import type { ConnectionDeps } from "./connection-deps.js";
+import { McpConnection } from "./mcp-connection.js";
 import { loginCommand } from "./oauth-provider.js";
 import { serverInstructionsSection } from "./server-instructions.js";
 import { serverStatus, type McpServerStatus } from "./server-status.js";

@@ -1,6 +1,6 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { McpServerConfig } from "../../manifests/mcp/mcp-server-config.js";
-import type { ConnectionDeps } from "./mcp-connection.js";
+import type { ConnectionDeps } from "./connection-deps.js";
 import { openClient, type OpenClientOptions, type OpenedClient } from "./open-client.js";
 import { sdkSchemaValidator } from "./sdk-schema-validator.js";
 import { spawnConfig } from "./server-cwd.js";
