@@ -58,7 +58,10 @@ async function askApprover(host: Host, call: AskedCall): Promise<AskSettlement> 
       ? "Answer the prompt on a terminal (--yes does not approve a call keel could not check), or rewrite the command without the part named above."
       : permission.control
         ? "Re-run with --yes, or answer the prompt on a terminal (an allow rule does not approve this write)."
-        : `Re-run with --yes, answer the prompt on a terminal, or add an allow rule under "permissions" in keel.config.json.`;
+        : host.trusted
+          ? `Re-run with --yes, answer the prompt on a terminal, or add an allow rule under "permissions" in keel.config.json.`
+          : // An untrusted workspace's allow rules are ignored: name the file whose rule would work.
+            `Re-run with --yes, answer the prompt on a terminal, or add an allow rule under "permissions" in $KEEL_HOME/config.json (a workspace's keel.config.json adds allow rules only once you run \`keel trust\`).`;
     return {
       refused: {
         code: "approval_required",

@@ -37,8 +37,9 @@ export const MODEL_HELP = [
   "No model is configured. Configure one of:",
   '  keel run --model scripted:script.json "…"          (replay a scripted model)',
   '  keel run --model gpt-4o-mini "…"                     (with OPENAI_API_KEY set)',
-  '  keel.config.json: {"model": {"name": "llama3.1", "baseUrl": "http://localhost:11434/v1"}}',
-  '  keel.config.json: {"model": "scripted:script.json"}',
+  // Your config: an untrusted workspace's keel.config.json may not set an endpoint or a scripted model (they are ignored there).
+  '  $KEEL_HOME/config.json (or a trusted workspace\'s keel.config.json): {"model": {"name": "llama3.1", "baseUrl": "http://localhost:11434/v1"}}',
+  '  $KEEL_HOME/config.json (or a trusted workspace\'s keel.config.json): {"model": "scripted:script.json"}',
   "  OPENAI_BASE_URL / OPENAI_API_KEY select an OpenAI-compatible endpoint. See the README section The agent.",
 ].join("\n");
 

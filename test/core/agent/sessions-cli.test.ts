@@ -42,6 +42,29 @@ describe("keel run / sessions / send (real CLI processes)", () => {
     expect(r.stderr).toContain("scripted:");
   });
 
+  it("the configuration help works as printed in a fresh, untrusted workspace", async () => {
+    const ws = makeWorkspace({ "script.json": { turns: [{ text: "scripted answer" }] } });
+    cleanup.push(ws);
+    const env = { ...ws.env, OPENAI_API_KEY: "", OPENAI_BASE_URL: "http://127.0.0.1:9/v1" };
+    const help = (await runKeel(["run", "hello"], { cwd: ws.root, env })).stderr;
+    // Each "FILE ...: JSON" line, followed as printed ($KEEL_HOME is the user folder); the local server stands in for Ollama.
+    const lines = [...help.matchAll(/^ {2}([^\s:]+)[^{\n]*?: (\{.*\})$/gm)].map((m) => ({ file: m[1]!, json: m[2]! }));
+    expect(lines.map((l) => l.json)).toEqual(['{"model": {"name": "llama3.1", "baseUrl": "http://localhost:11434/v1"}}', '{"model": "scripted:script.json"}']);
+    const write = (file: string, json: string) => (file.startsWith("$KEEL_HOME/") ? ws.writeUserConfig(JSON.parse(json)) : ws.write(file, json));
+
+    write(lines[0]!.file, lines[0]!.json.replace("http://localhost:11434/v1", server.baseUrl));
+    server.push({ text: "answer from the configured endpoint" });
+    const endpoint = await runKeel(["run", "hello"], { cwd: ws.root, env });
+    expect(endpoint.stderr).not.toContain("not trusted");
+    expect(endpoint.exitCode, endpoint.stderr).toBe(0);
+    expect(endpoint.stdout).toContain("answer from the configured endpoint");
+
+    write(lines[1]!.file, lines[1]!.json);
+    const scripted = await runKeel(["run", "hello"], { cwd: ws.root, env });
+    expect(scripted.exitCode, scripted.stderr).toBe(0);
+    expect(scripted.stdout).toContain("scripted answer");
+  });
+
   it("streams the answer to stdout and prints JSON with --json", async () => {
     const ws = workspace();
     server.push({ text: "streamed answer text" });

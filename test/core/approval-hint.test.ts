@@ -1,0 +1,36 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { runKeel } from "../helpers/run-cli.js";
+import { makeWorkspace, type TempWorkspace } from "../helpers/temp-workspace.js";
+
+/**
+ * `approval_required` says how to approve the call next time; following it as written must work.
+ * An untrusted workspace's allow rules are ignored, so there the hint names the user's config.
+ */
+describe("the approval_required hint", () => {
+  let ws: TempWorkspace;
+  afterEach(() => ws.cleanup());
+
+  /** Follows the hint: writes an allow rule for `bash(echo *)` into the file it names, then calls again. */
+  async function followHint(trust: string[]) {
+    const call = () => runKeel([...trust, "--json", "call", "bash", "--input", '{"command":"echo hi"}'], { cwd: ws.root, env: ws.env });
+    const asked = (await call()).json();
+    expect(asked.code).toBe("approval_required");
+    const file = /add an allow rule under "permissions" in (\S+\.json)/.exec(asked.content)?.[1];
+    expect(file, asked.content).toBeDefined();
+    const rule = { permissions: { allow: ["bash(echo *)"] } };
+    if (file === "$KEEL_HOME/config.json") ws.writeUserConfig(rule);
+    else ws.write(file!, rule);
+    return (await call()).json();
+  }
+
+  it("in an untrusted workspace: names $KEEL_HOME/config.json, and the rule written there allows the call", async () => {
+    ws = makeWorkspace();
+    expect(await followHint([])).toMatchObject({ ok: true, code: "ok" });
+  });
+
+  it("in a trusted workspace: names keel.config.json, and the rule written there allows the call", async () => {
+    ws = makeWorkspace();
+    expect(await followHint(["--trust"])).toMatchObject({ ok: true, code: "ok" });
+    expect(ws.exists("keel.config.json")).toBe(true);
+  });
+});
