@@ -64,6 +64,22 @@ describe("keel trust and keel config confirm-local inside a process keel started
     });
   }
 
+  it("keel config set and --show-secrets there are not your own command line: no user config write, no secrets, no approval", async () => {
+    ws = makeWorkspace({}, { git: true, under: "/var/tmp" });
+    ws.writeUserConfig({ sandbox: "off", mcp: { headers: { Authorization: "Bearer s3cr3t-t0ken-value" } } });
+    const keel = keelCopy(ws);
+    const set = await bash(ws, `"${process.execPath}" "${keel}" config set permissions.allow '["bash(*)"]' --source user; echo "exit=$?"`);
+    expect(set.content).toContain("only from the user's own command line, not from a keel command run by a command keel started for a tool");
+    expect(set.content).toContain("exit=1");
+    expect(ws.read("../keel-home/config.json")).not.toContain("bash(*)");
+    const list = await bash(ws, `"${process.execPath}" "${keel}" config list --show-secrets; echo "exit=$?"`);
+    expect(list.content).toContain("shows secret-looking values only to the user's own command line");
+    expect(list.content).not.toContain("s3cr3t-t0ken-value");
+    // From your own terminal, as before.
+    const own = await runKeel(["config", "set", "permissions.allow", '["bash(git *)"]', "--source", "user"], { cwd: ws.root, env: ws.env });
+    expect(own.exitCode, own.stderr).toBe(0);
+  });
+
   it("your own terminal runs them as before", async () => {
     ws = makeWorkspace({}, { git: true });
     const r = await runKeel(["trust"], { cwd: ws.root, env: ws.env });
