@@ -135,6 +135,7 @@ export {
   renderTemplate,
   type PlaceholderLookup,
   type RenderedTemplate,
+  type RenderTemplateOptions,
 } from "./render-template.js";
 export { defineTool, objectSchema, type InputOf, type SchemaLiteral } from "./define-tool.js";
 export type { AfterTurnContext, DelegateContext, DelegateResultContext, KeelHooks, PersistContext, PromptContext, ToolsChangedContext } from "./hooks.js";

@@ -10,8 +10,23 @@ export const REDACTED = "***";
 /** Shorter values are not redacted: replacing one or two characters would mangle ordinary text and hide nothing. */
 export const MIN_SECRET_LENGTH = 3;
 
-/** A line of a secret of several lines (a private key) at least this long is redacted on its own too. */
+/** A line of a secret of several lines (a private key) at least this long is redacted on its own too (see `secretLine`). */
 export const MIN_SECRET_LINE_LENGTH = 8;
+
+/** PEM armour (`-----BEGIN RSA PRIVATE KEY-----`, `-----END …-----`) and the fixed header of an encrypted PEM key: the same in every key. */
+const PEM_FIXED_LINE = /^(?:-----(?:BEGIN|END) [A-Z0-9 ]+-----|Proc-Type: \d+,[A-Z-]+)$/;
+
+/** Fewest different characters in a line of a secret that is redacted on its own: `========` or `--------` is no secret by itself. */
+const MIN_SECRET_LINE_CHARS = 5;
+
+/**
+ * Whether a line of a secret of several lines (trimmed) is hidden wherever it appears on its own: long enough,
+ * not PEM armour or a fixed PEM header, and not a run of a few characters — so a secret private key does not turn
+ * every `-----BEGIN PRIVATE KEY-----` line of a document or test fixture into `***`; its body lines still are.
+ */
+function secretLine(line: string): boolean {
+  return line.length >= MIN_SECRET_LINE_LENGTH && !PEM_FIXED_LINE.test(line) && new Set(line).size >= MIN_SECRET_LINE_CHARS;
+}
 
 /**
  * `text` with every secret replaced by `***`: as written, URL-encoded (as in a URL and as in a form
@@ -19,9 +34,9 @@ export const MIN_SECRET_LINE_LENGTH = 8;
  * MIN_ENCODED_SECRET_BYTES or more, base64-encoded (standard and URL-safe, at any alignment), base32-encoded,
  * hex-encoded (see encoded-forms.ts) and reversed (`rev`), in the columns of a dump (`xxd`, `hexdump`, `od`: see
  * dump-text.ts), and across line breaks (see joined-text.ts: output wrapped at any width); a secret that contains
- * another, or overlapping forms, are replaced whole. Each line of a secret of several lines that is at least
- * MIN_SECRET_LINE_LENGTH long (trimmed) counts as a secret too, so text cut inside such a secret (the end of a private
- * key) shows none of its lines. Secrets shorter than MIN_SECRET_LENGTH are ignored. Never throws.
+ * another, or overlapping forms, are replaced whole. Each line of a secret of several lines that could be a secret by
+ * itself (see `secretLine`: not PEM armour) counts as a secret too, so text cut inside such a secret (the end of a private
+ * key) shows none of its body lines. Secrets shorter than MIN_SECRET_LENGTH are ignored. Never throws.
  */
 export function redactSecrets(text: string, secrets: readonly string[]): string {
   if (!secrets.length || !text) return text;
@@ -133,7 +148,7 @@ const ESCAPE_EDGE = /\\|^[nr]/;
 function planOf(secrets: readonly string[]): Plan {
   const forms = new Set<string>();
   const raw = new Set<string>();
-  const lines = secrets.flatMap((s) => (s.includes("\n") ? s.split("\n").map((l) => l.trim()) : [])).filter((l) => l.length >= MIN_SECRET_LINE_LENGTH);
+  const lines = secrets.flatMap((s) => (s.includes("\n") ? s.split("\n").map((l) => l.trim()) : [])).filter(secretLine);
   for (const s of [...secrets, ...lines]) {
     if (s.length < MIN_SECRET_LENGTH) continue;
     forms.add(s);

@@ -1,4 +1,5 @@
 import type { CommandRegistrar } from "./cli-context.js";
+import { refuseInToolProcess } from "./your-terminal-only.js";
 
 /** Registers the core commands: `tools`, `call`, `trust`. Implementations load lazily. */
 export const registerCoreCommands: CommandRegistrar = (program, ctx) => {
@@ -19,5 +20,9 @@ export const registerCoreCommands: CommandRegistrar = (program, ctx) => {
     .command("trust")
     .description("Trust this workspace: approve the MCP servers, hooks and code plugins it declares now (listed), and let its config widen")
     .option("--revoke", "remove the trust record instead")
-    .action(async (opts: { revoke?: boolean }) => (await import("./commands/trust-command.js")).trustCommand(ctx, opts));
+    .action(async (opts: { revoke?: boolean }) => {
+      // Before anything loads: the refusal must not depend on what a sandboxed process can import.
+      refuseInToolProcess(ctx.io.env, opts.revoke ? "keel trust --revoke" : "keel trust");
+      await (await import("./commands/trust-command.js")).trustCommand(ctx, opts);
+    });
 };

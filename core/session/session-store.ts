@@ -2,7 +2,7 @@ import { existsSync, readdirSync, statSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { didYouMean } from "../did-you-mean.js";
 import { StateError, UsageError } from "../errors.js";
-import { readJsonState, readJsonStateSync, readStateTextSync, writeTextAtomic } from "../state/json-file.js";
+import { readJsonState, readStateTextSync, writeTextAtomic } from "../state/json-file.js";
 import { assertOwnPath } from "../state/own-path.js";
 import { urlForDisplay } from "../url-secrets.js";
 import { foreignQueued } from "./message-queue.js";
@@ -221,54 +221,4 @@ export async function writeSessionStatus(stateDir: string, state: SessionState):
     updatedAt: new Date().toISOString(),
   };
   await writeTextAtomic(sessionPaths(stateDir, state.id).status, JSON.stringify(status));
-}
-
-/** A row of `keel sessions list`. */
-export interface SessionSummary {
-  id: string;
-  status: string;
-  reason?: string;
-  title: string;
-  updatedAt: string;
-  turns: number;
-  parentSessionId?: string;
-  /** `session.json`'s creation time (absent for an unreadable session). */
-  createdAt?: string;
-}
-
-/** Every session of the workspace, newest first. Unreadable ones are listed with status `unreadable`. */
-export function listSessions(stateDir: string): SessionSummary[] {
-  const root = sessionsRoot(stateDir);
-  if (!existsSync(root)) return [];
-  const out: SessionSummary[] = [];
-  for (const id of readdirSync(root)) {
-    let paths: SessionPaths;
-    try {
-      paths = sessionPaths(stateDir, id);
-    } catch {
-      continue; // a folder keel would never name a session (a repository can commit any name)
-    }
-    if (!existsSync(paths.meta)) continue;
-    try {
-      // Read as keel's own files (no links, no FIFOs: a repository can commit .keel/sessions).
-      const meta = readJsonStateSync<SessionMeta | null>(paths.meta, null);
-      if (!meta) throw new Error(`${paths.meta} is empty or not keel's`);
-      // status.json is small; a session written before it existed falls back to its state.json
-      const state =
-        readJsonStateSync<SessionStatusFile | null>(paths.status, null) ?? readJsonStateSync<SessionStatusFile | null>(paths.state, null) ?? undefined;
-      out.push({
-        id,
-        status: state?.status ?? "new",
-        reason: state?.reason,
-        title: state?.title ?? "",
-        updatedAt: state?.updatedAt ?? meta.createdAt,
-        turns: state?.turn ?? 0,
-        parentSessionId: meta.parentSessionId,
-        createdAt: meta.createdAt,
-      });
-    } catch {
-      out.push({ id, status: "unreadable", title: "", updatedAt: "", turns: 0 });
-    }
-  }
-  return out.sort((a, b) => b.updatedAt.localeCompare(a.updatedAt));
 }

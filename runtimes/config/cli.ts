@@ -1,5 +1,5 @@
 import { Option } from "commander";
-import { type CommandRegistrar, positiveIntOption, runToolCommand } from "../../core/cli/index.js";
+import { type CommandRegistrar, positiveIntOption, refuseInToolProcess, runToolCommand } from "../../core/cli/index.js";
 import { CONFIG_SOURCES, WRITABLE_SOURCES } from "./config-source-lists.js";
 
 /** Parses a command-line value as JSON when it is JSON (`true`, `3`, `["a"]`, `"x"`), else keeps it as a string. */
@@ -49,5 +49,8 @@ export const registerConfigCommands: CommandRegistrar = (program, ctx) => {
     .description(
       "Accept your local config files (.keel/config.local.json, .claude/settings.local.json) as they are: stop holding deny and ask rules gone from them",
     )
-    .action(async () => (await import("./confirm-local-command.js")).confirmLocalCommand(ctx));
+    .action(async () => {
+      refuseInToolProcess(ctx.io.env, "keel config confirm-local");
+      await (await import("./confirm-local-command.js")).confirmLocalCommand(ctx);
+    });
 };

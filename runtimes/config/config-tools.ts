@@ -1,6 +1,7 @@
 import { relative, sep } from "node:path";
 import {
   approveTrustItem,
+  CALL_MARK,
   capUntrustedLimits,
   defineTool,
   type Host,
@@ -31,6 +32,16 @@ const obj = objectSchema;
  * would otherwise widen permissions or redirect the model endpoint everywhere.
  */
 const USER_CONFIG_WRITERS: ReadonlySet<string> = new Set(["cli", "api"]);
+
+/**
+ * Who calls, as these tools judge it: a `keel` command line inside a process keel started for a tool (`KEEL_CALL`
+ * set: a model's bash call, a hook, an MCP server) is not the user's own command line — it may not write the user
+ * config, show secrets, or have its change approved or recorded as yours. A guard, not a boundary (see refuseInToolProcess).
+ */
+function callerOf(origin: string | undefined, host: Host): string {
+  const caller = origin ?? "api";
+  return caller === "cli" && host.env[CALL_MARK] ? `a keel command run by a command keel started for a tool (${CALL_MARK} is set)` : caller;
+}
 
 const showSecretsField = {
   type: "boolean",
@@ -99,7 +110,7 @@ export function configTools(host: Host): ToolDefinition[] {
         risk: ["read"],
         readOnly: true,
         async execute(input, ctx) {
-          const reveal = mayShowSecrets(input.show_secrets, ctx.run.origin, "config_list");
+          const reveal = mayShowSecrets(input.show_secrets, callerOf(ctx.run.origin, host), "config_list");
           const { ConfigView, checkSource } = await views();
           const source = checkSource(input.source);
           const view = await ConfigView.load(ws, host.configTrusted);
@@ -136,7 +147,7 @@ export function configTools(host: Host): ToolDefinition[] {
       risk: ["read"],
       readOnly: true,
       async execute(input, ctx) {
-        const reveal = mayShowSecrets(input.show_secrets, ctx.run.origin, "config_get");
+        const reveal = mayShowSecrets(input.show_secrets, callerOf(ctx.run.origin, host), "config_get");
         const [{ ConfigView, checkSource }, { hideSecrets }] = await Promise.all([views(), import("./secret-values.js")]);
         const keys = parseKeyPath(input.key_path);
         const source = checkSource(input.source);
@@ -177,9 +188,10 @@ export function configTools(host: Host): ToolDefinition[] {
         permissionKey: "key_path",
         controlWrite: (input) => wideningWrite(input, host.config as Record<string, unknown>),
         async execute(input, ctx) {
-          if (input.source === "user" && !USER_CONFIG_WRITERS.has(ctx.run.origin ?? "api"))
+          const caller = callerOf(ctx.run.origin, host);
+          if (input.source === "user" && !USER_CONFIG_WRITERS.has(caller))
             throw new ToolError(
-              `config_set may write the user config ($KEEL_HOME/config.json) only from the user's own command line, not from ${ctx.run.origin}: it applies to every project. Ask the user to run \`keel config set ${input.key_path} VALUE --source user\`, or write to source local or project.`,
+              `config_set may write the user config ($KEEL_HOME/config.json) only from the user's own command line, not from ${caller}: it applies to every project. Ask the user to run \`keel config set ${input.key_path} VALUE --source user\`, or write to source local or project.`,
               "precondition_failed",
             );
           const [{ setConfigValue }, { ConfigView }] = await Promise.all([import("./config-writer.js"), views()]);
@@ -187,12 +199,12 @@ export function configTools(host: Host): ToolDefinition[] {
           if ((input.source ?? "local") === "local") host.ensureStateDir();
           // The user's own change on top of approved settings stays approved (a change by anyone else waits for `keel trust`).
           // Approved is judged on the settings as they are just before the change, not as this host loaded them (a model may have changed them since).
-          const own = USER_CONFIG_WRITERS.has(ctx.run.origin ?? "api") && host.trust.approved !== undefined && host.configTrusted;
+          const own = USER_CONFIG_WRITERS.has(caller) && host.trust.approved !== undefined && host.configTrusted;
           const before = own ? (await ConfigView.load(ws, true)).wideningSettings(ws.root) : undefined;
           const result = await setConfigValue(ws, keys, input.value, input.source ?? "local", host.configTrusted);
           // Your own change to the local file is what keel records of its deny and ask rules (a list you set drops what you left out);
           // anyone else's change that removes one is held until you confirm it (see local-rules.ts).
-          if (result.source === "local" && USER_CONFIG_WRITERS.has(ctx.run.origin ?? "api")) await recordOwnLocalWrite(ws, keys).catch(() => undefined);
+          if (result.source === "local" && USER_CONFIG_WRITERS.has(caller)) await recordOwnLocalWrite(ws, keys).catch(() => undefined);
           if (own) {
             const widening = (await ConfigView.load(ws, true)).wideningSettings(ws.root);
             if (widening) await approveTrustItem(ws, widening, before);

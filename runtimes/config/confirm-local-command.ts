@@ -14,7 +14,8 @@ import {
  * `keel config confirm-local`: you accept the local config files as they are now. keel records their
  * deny and ask rules (under `$KEEL_HOME`) and stops holding the ones gone from them (a `git pull`
  * replaced the file, or you removed them by hand); says which it dropped, and whether git tracks a
- * local file (the repository ships it: the next pull may replace it again). Your own command line only.
+ * local file (the repository ships it: the next pull may replace it again). Your own command line only
+ * (cli.ts refuses it inside a process keel started for a tool: see refuseInToolProcess).
  */
 export async function confirmLocalCommand(ctx: CliContext): Promise<void> {
   const ws = resolveWorkspace(ctx.globals().cwd, ctx.io.env);

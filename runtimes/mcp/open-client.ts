@@ -1,7 +1,7 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js";
-import { errorMessage, MAX_TIMER_MS, systemEnv, systemProgram } from "../../core/index.js";
+import { CALL_MARK, callMarkValue, errorMessage, MAX_TIMER_MS, newCallMark, systemEnv, systemProgram } from "../../core/index.js";
 import type { McpServerConfig } from "../../manifests/mcp/mcp-server-config.js";
 import type { McpAuthSession } from "./mcp-auth.js";
 import { SANDBOX_CACHE_ENV } from "./server-sandbox.js";
@@ -98,9 +98,13 @@ async function stdioTransport(o: OpenClientOptions): Promise<Transport> {
     command: line.file,
     args: line.args,
     // Unsandboxed, what the program starts in turn (`npx`'s `#!/usr/bin/env node`) is looked up outside the workspace too.
-    env: s.sandbox
-      ? childEnv(DEFAULT_INHERITED_ENV_VARS, o.hostEnv, line.env ?? {})
-      : childEnv(DEFAULT_INHERITED_ENV_VARS, systemEnv(o.hostEnv, o.writable), s.env),
+    // Marked as a process keel started (see CALL_MARK), as a bash call's are: a `keel trust` it runs is refused.
+    env: {
+      ...(s.sandbox
+        ? childEnv(DEFAULT_INHERITED_ENV_VARS, o.hostEnv, line.env ?? {})
+        : childEnv(DEFAULT_INHERITED_ENV_VARS, systemEnv(o.hostEnv, o.writable), s.env)),
+      [CALL_MARK]: callMarkValue(o.hostEnv, newCallMark()),
+    },
     cwd: s.cwd,
     stderr: "pipe",
   });

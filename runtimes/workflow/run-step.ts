@@ -2,6 +2,7 @@ import { errorMessage, type Host, type Observation, type RunContext } from "../.
 import type { WorkflowStep } from "../../manifests/workflow/workflow-schema.js";
 import { runCommandStep } from "./command-step.js";
 import type { StepRecord, WorkflowRunRecord } from "./run-record.js";
+import { RenderBudget } from "./render-budget.js";
 import { renderDeep, renderShellCommand, renderText, type StepValue, type TemplateValues } from "./template-values.js";
 
 /** Longest observation excerpt kept in a run record. */
@@ -14,6 +15,8 @@ export const LABEL_CHARS = 120;
 export interface StepContext {
   host: Host;
   values: TemplateValues;
+  /** The workflow the step is in, for messages. */
+  workflow: { name: string; file: string };
   /** Aborted on Ctrl-C or the step's own timeout. */
   signal: AbortSignal;
   /** Pipeline options for tool and shell steps (yes, approver, cwd, origin, ...). */
@@ -42,14 +45,20 @@ export async function runStep(step: WorkflowStep, ctx: StepContext): Promise<Ste
  * of it: its permission key is `command`), the command is rendered like a `run` step's, every
  * substituted value one shell-quoted word, so a value such as `HEAD; touch x` cannot add shell syntax.
  */
-function renderToolInput(host: Host, tool: string, input: unknown, values: TemplateValues): { value: unknown; missing: string[]; unsafe: string[] } {
+function renderToolInput(
+  host: Host,
+  tool: string,
+  input: unknown,
+  values: TemplateValues,
+  budget: RenderBudget,
+): { value: unknown; missing: string[]; unsafe: string[] } {
   const resolved = host.registry.resolve(tool)?.tool;
   const key = resolved?.permissionKey === "command" ? "command" : undefined;
   if (!key || input === null || typeof input !== "object" || Array.isArray(input) || typeof (input as Record<string, unknown>)[key] !== "string")
-    return { ...renderDeep(input, values), unsafe: [] };
+    return { ...renderDeep(input, values, budget), unsafe: [] };
   const { [key]: command, ...rest } = input as Record<string, unknown>;
-  const others = renderDeep(rest, values);
-  const shell = renderShellCommand(command as string, values);
+  const others = renderDeep(rest, values, budget);
+  const shell = renderShellCommand(command as string, values, budget);
   return { value: { ...(others.value as Record<string, unknown>), [key]: shell.value }, missing: [...shell.missing, ...others.missing], unsafe: shell.unsafe };
 }
 
@@ -67,22 +76,24 @@ function unsafeOutcome(label: string, tool: string, rendered: unknown, unsafe: s
 }
 
 async function execute(step: WorkflowStep, ctx: StepContext): Promise<StepOutcome> {
+  // One budget for all the step renders (its input, command, cwd, title): N strings render at most MAX_RENDERED_CHARS in all.
+  const budget = new RenderBudget(`Step ${step.key} (${step.path}) of workflow "${ctx.workflow.name}" (${ctx.workflow.file})`);
   try {
     switch (step.kind) {
       case "note":
-        return note(step, ctx);
+        return note(step, ctx, budget);
       case "tool": {
-        const input = renderToolInput(ctx.host, step.tool, step.input, ctx.values);
-        const label = step.title ? renderText(step.title, ctx.values).value : `tool ${step.tool}`;
+        const input = renderToolInput(ctx.host, step.tool, step.input, ctx.values, budget);
+        const label = step.title ? renderText(step.title, ctx.values, budget).value : `tool ${step.tool}`;
         ctx.started(label);
         if (input.unsafe.length) return unsafeOutcome(label, step.tool, input.value, input.unsafe);
         const obs = await ctx.host.runTool({ tool: step.tool, input: input.value }, { ...ctx.run, signal: ctx.signal });
         return fromObservation(obs, label, step.tool, input.value, input.missing, obs.content);
       }
       case "run": {
-        const command = renderShellCommand(step.run, ctx.values);
-        const cwd = step.cwd === undefined ? undefined : renderText(step.cwd, ctx.values);
-        const label = step.title ? renderText(step.title, ctx.values).value : `$ ${command.value}`;
+        const command = renderShellCommand(step.run, ctx.values, budget);
+        const cwd = step.cwd === undefined ? undefined : renderText(step.cwd, ctx.values, budget);
+        const label = step.title ? renderText(step.title, ctx.values, budget).value : `$ ${command.value}`;
         ctx.started(label);
         if (command.unsafe.length) return unsafeOutcome(label, "bash", command.value, command.unsafe);
         const input: Record<string, unknown> = { command: command.value };
@@ -94,12 +105,12 @@ async function execute(step: WorkflowStep, ctx: StepContext): Promise<StepOutcom
         return fromObservation(obs, label, "bash", command.value, [...command.missing, ...(cwd?.missing ?? [])], stdout);
       }
       case "prompt":
-        return await prompt(step, ctx);
+        return await prompt(step, ctx, budget);
       case "command":
         return await runCommandStep(step, ctx);
       case "workflow": {
-        const args = renderDeep(step.arguments, ctx.values);
-        const label = step.title ? renderText(step.title, ctx.values).value : `workflow ${step.workflow}`;
+        const args = renderDeep(step.arguments, ctx.values, budget);
+        const label = step.title ? renderText(step.title, ctx.values, budget).value : `workflow ${step.workflow}`;
         ctx.started(label);
         const child = await ctx.nested(step.workflow, args.value as Record<string, unknown>, ctx.signal);
         const ok = child.status === "succeeded";
@@ -135,9 +146,9 @@ async function execute(step: WorkflowStep, ctx: StepContext): Promise<StepOutcom
   }
 }
 
-function note(step: Extract<WorkflowStep, { kind: "note" }>, ctx: StepContext): StepOutcome {
-  const title = renderText(step.title, ctx.values);
-  const detail = step.detail === undefined ? undefined : renderText(step.detail, ctx.values);
+function note(step: Extract<WorkflowStep, { kind: "note" }>, ctx: StepContext, budget: RenderBudget): StepOutcome {
+  const title = renderText(step.title, ctx.values, budget);
+  const detail = step.detail === undefined ? undefined : renderText(step.detail, ctx.values, budget);
   const label = detail ? `${title.value}: ${detail.value}` : title.value;
   ctx.started(label);
   return {
@@ -146,9 +157,9 @@ function note(step: Extract<WorkflowStep, { kind: "note" }>, ctx: StepContext): 
   };
 }
 
-async function prompt(step: Extract<WorkflowStep, { kind: "prompt" }>, ctx: StepContext): Promise<StepOutcome> {
-  const text = renderText(step.prompt, ctx.values);
-  const label = step.title ? renderText(step.title, ctx.values).value : `prompt: ${oneLine(text.value, 60)}`;
+async function prompt(step: Extract<WorkflowStep, { kind: "prompt" }>, ctx: StepContext, budget: RenderBudget): Promise<StepOutcome> {
+  const text = renderText(step.prompt, ctx.values, budget);
+  const label = step.title ? renderText(step.title, ctx.values, budget).value : `prompt: ${oneLine(text.value, 60)}`;
   ctx.started(label);
   const missing = orUndefined(text.missing);
   const agent = ctx.host.service("agent");

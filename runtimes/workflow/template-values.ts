@@ -1,4 +1,5 @@
-import { formatTemplateValue, lookupPlaceholder, renderTemplate, ShellLexer } from "../../core/index.js";
+import { formatTemplateValue, lookupPlaceholder, ShellLexer } from "../../core/index.js";
+import { RenderBudget } from "./render-budget.js";
 
 /** What later steps see of an earlier one under `steps.<key>`. */
 export interface StepValue {
@@ -24,18 +25,22 @@ export interface RenderedValue<T = unknown> {
 /**
  * Renders every string inside `value` (objects and arrays recursively, keys untouched) with the
  * shared renderer. A string that is exactly one placeholder keeps the referenced value's JSON
- * type (`"{count}"` → 3). Unknown placeholders stay literal and are returned in `missing`. Never throws.
+ * type (`"{count}"` → 3). Unknown placeholders stay literal and are returned in `missing`. Everything rendered
+ * counts against `budget` (one per step: see RenderBudget); throws its ManifestError past it, nothing else.
  */
-export function renderDeep(value: unknown, values: TemplateValues): RenderedValue {
+export function renderDeep(value: unknown, values: TemplateValues, budget = new RenderBudget()): RenderedValue {
   const missing = new Set<string>();
   const walk = (v: unknown): unknown => {
     if (typeof v === "string") {
       const single = SINGLE.exec(v);
       if (single) {
         const hit = lookupPlaceholder(values, single[1]!);
-        if (hit.found) return structuredClone(hit.value);
+        if (hit.found) {
+          budget.take(hit.value);
+          return structuredClone(hit.value);
+        }
       }
-      const r = renderTemplate(v, values);
+      const r = budget.render(v, values);
       r.missing.forEach((m) => missing.add(m));
       return r.text;
     }
@@ -47,9 +52,9 @@ export function renderDeep(value: unknown, values: TemplateValues): RenderedValu
   return { value: out, missing: [...missing] };
 }
 
-/** Renders one string to text (a lone placeholder's non-string value becomes its JSON text). Never throws. */
-export function renderText(template: string, values: TemplateValues): RenderedValue<string> {
-  const r = renderDeep(template, values);
+/** Renders one string to text (a lone placeholder's non-string value becomes its JSON text), within `budget` as renderDeep. */
+export function renderText(template: string, values: TemplateValues, budget = new RenderBudget()): RenderedValue<string> {
+  const r = renderDeep(template, values, budget);
   return { value: typeof r.value === "string" ? r.value : formatTemplateValue(r.value), missing: r.missing };
 }
 
@@ -63,9 +68,10 @@ export interface RenderedShellCommand extends RenderedValue<string> {
  * where it stands: outside quotes as one single-quoted word (`ann; touch x` → `'ann; touch x'`, with
  * `''` first after a `$`, which would make it `$'…'`), inside '…' with each `'` written `'\''`, inside
  * "…" with `\ $ \` "` escaped. A placeholder after a `\`, inside `` `…` ``, `${…}`, `$((…))`, `$'…'`, a
- * comment or a here-document is named in `unsafe`: no quoting is sure to hold there. Literal text is kept as is. Never throws.
+ * comment or a here-document is named in `unsafe`: no quoting is sure to hold there. Literal text is kept as is.
+ * Counts against `budget` as renderDeep (throws its ManifestError past it).
  */
-export function renderShellCommand(template: string, values: TemplateValues): RenderedShellCommand {
+export function renderShellCommand(template: string, values: TemplateValues, budget = new RenderBudget()): RenderedShellCommand {
   const lexer = new ShellLexer();
   const unsafe: string[] = [];
   let fed = 0;
@@ -76,7 +82,7 @@ export function renderShellCommand(template: string, values: TemplateValues): Re
     fed = before.length + out.text.length;
     return out.text;
   };
-  const r = renderTemplate(template, values, { format });
+  const r = budget.render(template, values, { format });
   return { value: r.text, missing: r.missing, unsafe };
 }
 

@@ -1,6 +1,7 @@
 import { type Approver, describeSchemaErrors, errorMessage, type Host, workspaceDirIn, type WorktreeInfo } from "../../core/index.js";
 import { MAX_WORKFLOW_DEPTH, type WorkflowDefinition, type WorkflowStep, type WorktreeFinish } from "../../manifests/workflow/workflow-schema.js";
 import { newRunId, type StepRecord, type WorkflowRunRecord } from "./run-record.js";
+import { RenderBudget } from "./render-budget.js";
 import { runStep } from "./run-step.js";
 import { evaluateCondition, renderText, type TemplateValues } from "./template-values.js";
 import type { WorkflowProgress } from "./workflow-progress.js";
@@ -85,7 +86,8 @@ export async function runWorkflow(env: RunnerEnv, wf: WorkflowDefinition, opts: 
   if (prepared.error) return refuse(prepared.error, "arguments");
 
   const values: TemplateValues = { ...prepared.args, steps: {}, workflow: { name: wf.name }, run: { id: record.id } };
-  if (wf.prompt) record.prompt = track(record, renderText(wf.prompt, values), "prompt");
+  if (wf.prompt)
+    record.prompt = track(record, renderText(wf.prompt, values, new RenderBudget(`The prompt of workflow "${wf.name}" (${wf.origin.file})`)), "prompt");
 
   let worktree: WorktreeInfo | undefined;
   const onFinish = opts.worktree ?? wf.worktree?.onFinish;
@@ -138,6 +140,7 @@ export async function runWorkflow(env: RunnerEnv, wf: WorkflowDefinition, opts: 
     const outcome = await runStep(step, {
       host: env.host,
       values,
+      workflow: { name: wf.name, file: wf.origin.file },
       signal,
       run: runCtx,
       started: (label) => opts.progress?.stepStarted({ depth, index: step.index, total, label, kind: step.kind }),

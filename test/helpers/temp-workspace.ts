@@ -9,7 +9,7 @@ export interface TempWorkspace {
   root: string;
   /** A private `$KEEL_HOME` (never the developer's ~/.keel). */
   keelHome: string;
-  /** Environment for child processes and hosts: KEEL_HOME set, KEEL_TRUST unset. */
+  /** Environment for child processes and hosts: KEEL_HOME set, KEEL_TRUST and KEEL_CALL unset. */
   env: NodeJS.ProcessEnv;
   /** Writes a file (creating folders); objects are written as JSON. */
   write(rel: string, content: string | object): string;
@@ -35,6 +35,8 @@ export function makeWorkspace(files: Record<string, string | object> = {}, opts:
   mkdirSync(keelHome, { recursive: true });
   const env: NodeJS.ProcessEnv = { ...process.env, KEEL_HOME: keelHome, CI: "true" };
   delete env.KEEL_TRUST;
+  // Tests run from a keel bash call (keel developing keel) are not themselves inside one.
+  delete env.KEEL_CALL;
   const ws: TempWorkspace = {
     root,
     keelHome,

@@ -4,6 +4,7 @@ import { resolveWorkspace } from "../../workspace.js";
 import type { CliContext } from "../cli-context.js";
 import { terminalText } from "../terminal-text.js";
 import { dropTypeAhead } from "../type-ahead.js";
+import { CALL_MARK } from "../../tools/call-mark.js";
 import { reviewWorkspace, sandboxNote, trustItemLine } from "../trust-review.js";
 
 /**
@@ -12,10 +13,11 @@ import { reviewWorkspace, sandboxNote, trustItemLine } from "../trust-review.js"
  * command's `allowed-tools`) that is not approved yet — never trusted, or added or changed since
  * `keel trust` — lists it and asks whether to trust the workspace, as `keel trust` would. "y"
  * records the approval (the session then runs them); anything else, Ctrl-C or a closed terminal
- * keeps the workspace restricted. Nothing is asked with `--trust` or `KEEL_TRUST=1`, or when all is approved.
+ * keeps the workspace restricted. Nothing is asked with `--trust` or `KEEL_TRUST=1`, when all is approved, or
+ * inside a process keel started for a tool (whose terminal, if any, a model's command drives: see refuseInToolProcess).
  */
 export async function offerTrust(ctx: CliContext): Promise<void> {
-  if (ctx.globals().trust) return;
+  if (ctx.globals().trust || ctx.io.env[CALL_MARK]) return;
   const ws = resolveWorkspace(ctx.globals().cwd, ctx.io.env);
   const current = await workspaceTrust(ws, false, ctx.io.env);
   if (current.trusted && current.approved === undefined) return;

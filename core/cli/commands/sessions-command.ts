@@ -8,7 +8,8 @@ import { acquireSessionLock, writerAlive } from "../../session/session-lock.js";
 import { UsageError } from "../../errors.js";
 import { sessionPaths } from "../../session/session-paths.js";
 import { SessionSeals } from "../../session/session-seal.js";
-import { listSessions, loadSessionState, readSessionMeta, sessionOrigin, writeSessionSnapshot, type SessionOrigin } from "../../session/session-store.js";
+import { listSessions } from "../../session/session-list.js";
+import { loadSessionState, readSessionMeta, sessionOrigin, writeSessionSnapshot, type SessionOrigin } from "../../session/session-store.js";
 import type { SessionState } from "../../session/session-types.js";
 import { resolveWorkspace } from "../../workspace.js";
 import type { CliContext } from "../cli-context.js";
@@ -49,6 +50,8 @@ export async function sessionsList(ctx: CliContext): Promise<void> {
     rows.some((r) => r.status === "interrupted") ? "interrupted: its keel process died mid-turn; continue with keel run --resume ID" : "",
     rows.some((r) => r.origin === "changed") ? ORIGIN_NOTES.changed : "",
     rows.some((r) => r.origin === "foreign") ? ORIGIN_NOTES.foreign : "",
+    // What a session's files made keel say (a JSON error quotes the file): shown escaped, on one line.
+    ...rows.filter((r) => r.note).map((r) => `${r.id}: ${exactText(r.note!)}`),
   ].filter(Boolean);
   ctx.print({ sessions: rows }, () =>
     rows.length

@@ -7,6 +7,7 @@ import { reviewWorkspace, sandboxNote, trustItemLine } from "../trust-review.js"
  * `keel trust [--revoke]`: records (or removes) persistent trust for this workspace in
  * `$KEEL_HOME/trust.json`, approving the MCP servers, command hooks and code plugins it declares
  * now (read without running any of them); one added or changed later waits for the next `keel trust`.
+ * Your own command line only: core-commands.ts refuses it inside a process keel started for a tool (refuseInToolProcess).
  */
 export async function trustCommand(ctx: CliContext, opts: { revoke?: boolean }): Promise<void> {
   const ws = resolveWorkspace(ctx.globals().cwd, ctx.io.env);

@@ -155,14 +155,26 @@ describe("keel sessions events and show on a huge session log (real processes, 6
     expect(tail.stderr).toBe("");
   });
 
-  it("a huge status.json or state.json is refused, not read whole: list shows the session unreadable, show says why", async () => {
+  it("a huge status.json or state.json is refused, not read whole: list says why (from state.json while it can), show says why", async () => {
     const w = await sessionWithLog(() => {});
     const dir = ".keel/sessions/big";
     truncateSync(w.path(`${dir}/status.json`), 300 * 2 ** 20);
+    // status.json (keel writes it small) is not read; the row comes from the state.json checkpoint, with a note.
     const list = await keel(w, "--json", "sessions", "list");
     expect(list.exitCode, list.stderr).toBe(0);
-    expect(list.json().sessions).toEqual([expect.objectContaining({ id: "big", status: "unreadable" })]);
+    const fromState = list.json().sessions;
+    expect(fromState).toEqual([expect.objectContaining({ id: "big", status: "idle", title: "hi" })]);
+    expect(fromState[0].note).toContain(`${w.path(`${dir}/status.json`)}: it holds 300 MiB, more than keel reads of a state file (64 MiB)`);
+    expect(fromState[0].note).toContain("then retry. Listed from its checkpoint (state.json) instead");
+    const text = await keel(w, "sessions", "list");
+    expect(text.stdout).toMatch(/^big +\S+ +idle /m);
+    expect(text.stdout).toContain("big: Cannot read state file");
     truncateSync(w.path(`${dir}/state.json`), 300 * 2 ** 20);
+    // Neither readable: the row is unreadable, and says why and what to do.
+    const none = await keel(w, "--json", "sessions", "list");
+    expect(none.json().sessions).toEqual([expect.objectContaining({ id: "big", status: "unreadable" })]);
+    expect(none.json().sessions[0].note).toContain(`${w.path(`${dir}/state.json`)}: it holds 300 MiB`);
+    expect(none.json().sessions[0].note).toContain("move it away");
     const show = await keel(w, "sessions", "show", "big");
     expect(show.exitCode).toBe(1);
     expect(show.stderr).toContain("holds 300 MiB, more than keel reads of a state file (64 MiB)");

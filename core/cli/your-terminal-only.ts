@@ -1,0 +1,16 @@
+import { UsageError } from "../errors.js";
+import { CALL_MARK } from "../tools/call-mark.js";
+
+/**
+ * Throws UsageError when this keel was started by a process keel runs for a tool (a bash call, and
+ * through it a workflow `run` step; a command hook; an MCP stdio server: all carry `KEEL_CALL`) and
+ * `command` changes what keel allows (`keel trust`, `keel config confirm-local`): those are yours to
+ * run, not a model's. A guard against a model doing it by accident, not a boundary: a command can
+ * clear its environment (`env -u KEEL_CALL keel trust`); the sandbox, which keeps `$KEEL_HOME` read-only, is the boundary.
+ */
+export function refuseInToolProcess(env: NodeJS.ProcessEnv, command: string): void {
+  if (!env[CALL_MARK]) return;
+  throw new UsageError(
+    `\`${command}\` did not run: it was started by a command keel runs for a tool (${CALL_MARK} is set: a bash call, a workflow step, a hook or an MCP server). Run this in your own terminal: it changes what keel allows.`,
+  );
+}

@@ -1,0 +1,98 @@
+import { cpSync, existsSync, mkdirSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterEach, describe, expect, it } from "vitest";
+import { KEEL_BIN, runKeel } from "../../helpers/run-cli.js";
+import { makeWorkspace, type TempWorkspace } from "../../helpers/temp-workspace.js";
+import { nodeServer } from "../../runtimes/mcp/mcp-test-kit.js";
+
+// Runs the real bubblewrap (`bwrap`) for the sandboxed case, which .ci/run installs (Debian package bubblewrap).
+
+const CHECKOUT = dirname(dirname(KEEL_BIN));
+const PROBE = fileURLToPath(new URL("../../runtimes/mcp/fixtures/probe-server.mjs", import.meta.url));
+const REFUSED = "Run this in your own terminal: it changes what keel allows.";
+
+let ws: TempWorkspace | undefined;
+afterEach(() => {
+  ws?.cleanup();
+  ws = undefined;
+});
+
+/**
+ * A copy of the built keel next to the workspace (under /var/tmp), so a sandboxed command sees it wherever the
+ * checkout is (CI clones under /tmp, which the sandbox replaces): its bundle, with node_modules linked.
+ */
+function keelCopy(w: TempWorkspace): string {
+  const dir = join(dirname(w.root), "keel-copy");
+  mkdirSync(join(dir, "bin"), { recursive: true });
+  cpSync(KEEL_BIN, join(dir, "bin", "keel.js"));
+  cpSync(join(CHECKOUT, "package.json"), join(dir, "package.json"));
+  cpSync(join(CHECKOUT, "dist", "cli"), join(dir, "dist", "cli"), { recursive: true });
+  // bin/keel.js runs the bundle when it is not older than the tsc output, which it requires to exist.
+  mkdirSync(join(dir, "dist", "bin"), { recursive: true });
+  writeFileSync(join(dir, "dist", "bin", "cli.js"), "");
+  utimesSync(join(dir, "dist", "bin", "cli.js"), 0, 0);
+  symlinkSync(join(CHECKOUT, "node_modules"), join(dir, "node_modules"));
+  return join(dir, "bin", "keel.js");
+}
+
+async function bash(w: TempWorkspace, command: string): Promise<{ content: string; metadata: Record<string, unknown> }> {
+  const r = await runKeel(["--yes", "--json", "call", "bash", "--input", JSON.stringify({ command })], { cwd: w.root, env: w.env });
+  return r.json();
+}
+
+describe("keel trust and keel config confirm-local inside a process keel started for a tool", () => {
+  for (const sandbox of ["off", "workspace-write"] as const) {
+    it(`are refused, saying to run them in your own terminal (sandbox ${sandbox})`, async () => {
+      ws = makeWorkspace({ ".mcp.json": { mcpServers: { probe: nodeServer(PROBE) } } }, { git: true, under: "/var/tmp" });
+      ws.writeUserConfig({ sandbox });
+      const keel = keelCopy(ws);
+      for (const args of ["trust", "trust --revoke", "config confirm-local"]) {
+        const obs = await bash(ws, `"${process.execPath}" "${keel}" ${args}; echo "exit=$?"`);
+        expect(obs.metadata.sandbox ?? "off", obs.content).toBe(sandbox === "off" ? "off" : "workspace-write");
+        expect(obs.content).toContain(`\`keel ${args}\` did not run`);
+        expect(obs.content).toContain(REFUSED);
+        expect(obs.content).toContain("exit=2");
+      }
+      expect(existsSync(join(ws.keelHome, "trust.json"))).toBe(false);
+      // Not a boundary: a command that clears the mark runs it (unsandboxed; the sandbox keeps $KEEL_HOME read-only).
+      const cleared = await bash(ws, `env -u KEEL_CALL "${process.execPath}" "${keel}" trust; echo "exit=$?"`);
+      if (sandbox === "off") {
+        expect(cleared.content).toContain("exit=0");
+        expect(existsSync(join(ws.keelHome, "trust.json"))).toBe(true);
+      } else expect(existsSync(join(ws.keelHome, "trust.json"))).toBe(false);
+    });
+  }
+
+  it("keel config set and --show-secrets there are not your own command line: no user config write, no secrets, no approval", async () => {
+    ws = makeWorkspace({}, { git: true, under: "/var/tmp" });
+    ws.writeUserConfig({ sandbox: "off", mcp: { headers: { Authorization: "Bearer s3cr3t-t0ken-value" } } });
+    const keel = keelCopy(ws);
+    const set = await bash(ws, `"${process.execPath}" "${keel}" config set permissions.allow '["bash(*)"]' --source user; echo "exit=$?"`);
+    expect(set.content).toContain("only from the user's own command line, not from a keel command run by a command keel started for a tool");
+    expect(set.content).toContain("exit=1");
+    expect(ws.read("../keel-home/config.json")).not.toContain("bash(*)");
+    const list = await bash(ws, `"${process.execPath}" "${keel}" config list --show-secrets; echo "exit=$?"`);
+    expect(list.content).toContain("shows secret-looking values only to the user's own command line");
+    expect(list.content).not.toContain("s3cr3t-t0ken-value");
+    // From your own terminal, as before.
+    const own = await runKeel(["config", "set", "permissions.allow", '["bash(git *)"]', "--source", "user"], { cwd: ws.root, env: ws.env });
+    expect(own.exitCode, own.stderr).toBe(0);
+  });
+
+  it("your own terminal runs them as before", async () => {
+    ws = makeWorkspace({}, { git: true });
+    const r = await runKeel(["trust"], { cwd: ws.root, env: ws.env });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(existsSync(join(ws.keelHome, "trust.json"))).toBe(true);
+    const c = await runKeel(["config", "confirm-local"], { cwd: ws.root, env: ws.env });
+    expect(c.exitCode, c.stderr).toBe(0);
+  });
+
+  it("an MCP stdio server's processes carry the mark too, as a bash call's and a hook's do", async () => {
+    ws = makeWorkspace({});
+    writeFileSync(join(ws.keelHome, "mcp.json"), JSON.stringify({ mcpServers: { probe: nodeServer(PROBE) } }));
+    const r = await runKeel(["--yes", "--json", "call", "mcp__probe__env", "--input", '{"name":"KEEL_CALL"}'], { cwd: ws.root, env: ws.env });
+    expect(r.json().content, r.stderr).toMatch(/^[0-9a-f]{24}$/);
+  });
+});
