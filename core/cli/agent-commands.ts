@@ -1,3 +1,4 @@
+import { refuseInToolProcess } from "./your-terminal-only.js";
 import { positiveIntOption } from "./int-option.js";
 import { commandGroup } from "./command-group.js";
 import type { CommandRegistrar } from "./cli-context.js";
@@ -62,13 +63,20 @@ export const registerAgentCommands: CommandRegistrar = (program, ctx) => {
     .command("adopt")
     .argument("<id>")
     .description("Make a session that came with the workspace yours, so keel resumes it (read it first: keel sessions show ID)")
-    .action(async (id: string) => (await import("./commands/sessions-command.js")).sessionsAdopt(ctx, id));
+    .action(async (id: string) => {
+      refuseInToolProcess(ctx.io.env, "keel sessions adopt");
+      await (await import("./commands/sessions-command.js")).sessionsAdopt(ctx, id);
+    });
   for (const decision of ["approve", "reject"] as const)
     sessions
       .command(decision)
       .argument("<id>")
       .description(`${decision === "approve" ? "Approve" : "Reject"} the tool call a paused session waits on, then continue the run`)
-      .action(async (id: string) => (await import("./commands/run-command.js")).decideCommand(ctx, id, decision));
+      .action(async (id: string) => {
+        // An approval is yours to give: a model's command (or a hook) may not answer for you (see refuseInToolProcess).
+        refuseInToolProcess(ctx.io.env, `keel sessions ${decision}`);
+        await (await import("./commands/run-command.js")).decideCommand(ctx, id, decision);
+      });
 
   program
     .command("send")

@@ -1,4 +1,4 @@
-import { commandGroup, type CommandRegistrar, positiveIntOption } from "../../core/cli/index.js";
+import { commandGroup, type CommandRegistrar, positiveIntOption, refuseInToolProcess } from "../../core/cli/index.js";
 
 /** Registers `keel mcp [list] [--json]`, `keel mcp doctor [NAME]`, `keel mcp restart NAME`, `keel mcp login|logout NAME`, `keel mcp serve`. Implementations load lazily. */
 export const registerMcpCommands: CommandRegistrar = (program, ctx) => {
@@ -42,7 +42,11 @@ export const registerMcpCommands: CommandRegistrar = (program, ctx) => {
     .argument("<name>", "server name")
     .option("--no-browser", "only print the URL")
     .option("--timeout <seconds>", "how long to wait for the browser (default 300)")
-    .action(async (name: string, opts: { browser?: boolean; timeout?: string }) => (await import("./mcp-login-commands.js")).mcpLoginCommand(ctx, name, opts));
+    .action(async (name: string, opts: { browser?: boolean; timeout?: string }) => {
+      // Authorizing keel with your account is yours to do (see refuseInToolProcess).
+      refuseInToolProcess(ctx.io.env, "keel mcp login");
+      await (await import("./mcp-login-commands.js")).mcpLoginCommand(ctx, name, opts);
+    });
   mcp
     .command("logout")
     .description("Delete a server's stored OAuth tokens and client registration")

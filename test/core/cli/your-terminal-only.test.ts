@@ -80,6 +80,19 @@ describe("keel trust and keel config confirm-local inside a process keel started
     expect(own.exitCode, own.stderr).toBe(0);
   });
 
+  it("keel sessions approve, reject and adopt and keel mcp login are refused there too: an approval and your account are yours", async () => {
+    ws = makeWorkspace({}, { git: true, under: "/var/tmp" });
+    ws.writeUserConfig({ sandbox: "off" });
+    const keel = keelCopy(ws);
+    for (const args of ["sessions approve s1", "sessions reject s1", "sessions adopt s1", "mcp login probe"]) {
+      const obs = await bash(ws, `"${process.execPath}" "${keel}" ${args}; echo "exit=$?"`);
+      const command = args.split(" ").slice(0, -1).join(" ");
+      expect(obs.content).toContain(`\`keel ${command}\` did not run`);
+      expect(obs.content).toContain(REFUSED);
+      expect(obs.content).toContain("exit=2");
+    }
+  });
+
   it("your own terminal runs them as before", async () => {
     ws = makeWorkspace({}, { git: true });
     const r = await runKeel(["trust"], { cwd: ws.root, env: ws.env });
