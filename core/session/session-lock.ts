@@ -1,6 +1,6 @@
 import { closeSync, linkSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
 import { StateError } from "../errors.js";
-import { readJsonStateSync } from "../state/json-file.js";
+import { readJsonStateSync, withFileLock } from "../state/json-file.js";
 import { assertOwnPath } from "../state/own-path.js";
 
 /** A held writer lock; `release` is idempotent. */
@@ -14,7 +14,7 @@ export interface SessionLock {
  * a live owner makes this throw a StateError that says what to do instead, and so does a session
  * folder that is a symlink (keel never writes through one).
  */
-export function acquireSessionLock(file: string, sessionId: string): SessionLock {
+export async function acquireSessionLock(file: string, sessionId: string): Promise<SessionLock> {
   assertOwnPath(file);
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
@@ -29,16 +29,26 @@ export function acquireSessionLock(file: string, sessionId: string): SessionLock
       };
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw new StateError(`Cannot lock session ${sessionId}: ${(error as Error).message}`, file);
-      const owner = lockOwner(file);
-      if (owner !== undefined && isAlive(owner))
-        throw new StateError(
-          `Session ${sessionId} is busy: keel process ${owner} is running it. Wait for it to finish, or queue a message with \`keel send ${sessionId} "…"\`.`,
-          file,
-        );
-      rmSync(file, { force: true });
+      assertNoLiveOwner(file, sessionId);
+      // Several processes can find the same dead owner (two resumes of a crashed session): each looks
+      // again under a lock of its own before removing, so none removes the lock another has just taken.
+      await withFileLock(file, async () => {
+        assertNoLiveOwner(file, sessionId);
+        rmSync(file, { force: true });
+      });
     }
   }
   throw new StateError(`Could not lock session ${sessionId}; another keel process keeps taking it. Retry.`, file);
+}
+
+/** Throws the "busy" StateError when the lock at `file` is held by a live process. */
+function assertNoLiveOwner(file: string, sessionId: string): void {
+  const owner = lockOwner(file);
+  if (owner !== undefined && isAlive(owner))
+    throw new StateError(
+      `Session ${sessionId} is busy: keel process ${owner} is running it. Wait for it to finish, or queue a message with \`keel send ${sessionId} "…"\`.`,
+      file,
+    );
 }
 
 /**
