@@ -18,7 +18,7 @@ export async function acquireSessionLock(file: string, sessionId: string): Promi
   assertOwnPath(file);
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
-      createWithContent(file, JSON.stringify({ pid: process.pid, since: new Date().toISOString() }));
+      createWithContent(file, JSON.stringify({ pid: process.pid, since: new Date().toISOString(), boot: bootId() }));
       let held = true;
       return {
         release() {
@@ -71,11 +71,26 @@ function createWithContent(file: string, text: string): void {
   }
 }
 
-/** pid recorded in a lock file, if readable. */
+/**
+ * pid recorded in a lock file, if readable. A lock taken before the machine restarted (its `boot` is not this
+ * boot's id, on Linux) has no owner: its pid may now belong to another program, which would hold the session forever.
+ */
 export function lockOwner(file: string): number | undefined {
   try {
-    const pid = Number(readJsonStateSync<{ pid?: unknown } | null>(file, null)?.pid);
+    const lock = readJsonStateSync<{ pid?: unknown; boot?: unknown } | null>(file, null);
+    const pid = Number(lock?.pid);
+    const boot = bootId();
+    if (boot !== undefined && typeof lock?.boot === "string" && lock.boot !== boot) return undefined;
     return Number.isInteger(pid) && pid > 0 ? pid : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** This boot's id (Linux: `/proc/sys/kernel/random/boot_id`, new at every start of the machine); undefined elsewhere. */
+function bootId(): string | undefined {
+  try {
+    return readFileSync("/proc/sys/kernel/random/boot_id", "utf8").trim() || undefined;
   } catch {
     return undefined;
   }

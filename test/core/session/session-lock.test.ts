@@ -34,6 +34,22 @@ describe("a session's writer lock and a killed owner", () => {
   });
 });
 
+describe("a session's writer lock from before the machine restarted", () => {
+  it.skipIf(process.platform !== "linux")("is taken over even when its pid now belongs to a live process; a lock of this boot still holds", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "keel-lock-boot-"));
+    try {
+      const file = join(dir, "writer.lock");
+      // after a restart the pid a crashed keel had may belong to any process: here, this one
+      writeFileSync(file, JSON.stringify({ pid: process.pid, since: "2026-01-01T00:00:00.000Z", boot: "00000000-0000-0000-0000-000000000000" }));
+      const lock = await acquireSessionLock(file, "s-reboot"); // old code: "Session s-reboot is busy: keel process … is running it", for as long as that process lives
+      await expect(acquireSessionLock(file, "s-reboot")).rejects.toThrow(`Session s-reboot is busy: keel process ${process.pid} is running it`);
+      lock.release();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 /** Resolves once `done()` holds, polling every 5 ms (bounded by the test's timeout). */
 async function poll(done: () => boolean): Promise<void> {
   while (!done()) await new Promise((r) => setTimeout(r, 5));
