@@ -1,4 +1,4 @@
-import { closeSync, linkSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
+import { closeSync, linkSync, lstatSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
 import { StateError } from "../errors.js";
 import { readJsonStateSync, withFileLock } from "../state/json-file.js";
 import { assertOwnPath } from "../state/own-path.js";
@@ -32,7 +32,9 @@ export async function acquireSessionLock(file: string, sessionId: string): Promi
       assertNoLiveOwner(file, sessionId);
       // Several processes can find the same dead owner (two resumes of a crashed session): each looks
       // again under a lock of its own before removing, so none removes the lock another has just taken.
+      // Only a stale lock still there is removed: once it is gone, a new one can appear at any moment.
       await withFileLock(file, async () => {
+        if (!lstatSync(file, { throwIfNoEntry: false })) return;
         assertNoLiveOwner(file, sessionId);
         rmSync(file, { force: true });
       });
