@@ -69,7 +69,7 @@ export class AgentSessions implements AgentService {
     host.ensureStateDir("sessions");
     const paths = await createSessionFiles(host.workspace.stateDir, meta);
     new SessionSeals(host.workspace).sealNew(meta.id, meta.createdAt);
-    const lock = acquireSessionLock(paths.lock, meta.id);
+    const lock = await acquireSessionLock(paths.lock, meta.id);
     const state = initialState(meta.id, prompt.split("\n")[0]!.slice(0, 80));
     state.toolSubset = opts.tools;
     state.yes = opts.yes || undefined;
@@ -206,7 +206,7 @@ export class AgentSessions implements AgentService {
     // started (or the user adopted) for this user are continued.
     const seals = new SessionSeals(host.workspace);
     if (!seals.isYours(id, meta.createdAt)) throw new UsageError(notSealedMessage(id));
-    const lock = acquireSessionLock(paths.lock, id);
+    const lock = await acquireSessionLock(paths.lock, id);
     try {
       if (isPinned(meta)) checkPinnedDir(host, id, meta);
       else if (host.activeDirError !== undefined)

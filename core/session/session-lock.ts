@@ -1,6 +1,6 @@
-import { closeSync, linkSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
+import { closeSync, linkSync, lstatSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
 import { StateError } from "../errors.js";
-import { readJsonStateSync } from "../state/json-file.js";
+import { readJsonStateSync, withFileLock } from "../state/json-file.js";
 import { assertOwnPath } from "../state/own-path.js";
 
 /** A held writer lock; `release` is idempotent. */
@@ -14,11 +14,11 @@ export interface SessionLock {
  * a live owner makes this throw a StateError that says what to do instead, and so does a session
  * folder that is a symlink (keel never writes through one).
  */
-export function acquireSessionLock(file: string, sessionId: string): SessionLock {
+export async function acquireSessionLock(file: string, sessionId: string): Promise<SessionLock> {
   assertOwnPath(file);
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
-      createWithContent(file, JSON.stringify({ pid: process.pid, since: new Date().toISOString() }));
+      createWithContent(file, JSON.stringify({ pid: process.pid, since: new Date().toISOString(), boot: bootId() }));
       let held = true;
       return {
         release() {
@@ -29,16 +29,28 @@ export function acquireSessionLock(file: string, sessionId: string): SessionLock
       };
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw new StateError(`Cannot lock session ${sessionId}: ${(error as Error).message}`, file);
-      const owner = lockOwner(file);
-      if (owner !== undefined && isAlive(owner))
-        throw new StateError(
-          `Session ${sessionId} is busy: keel process ${owner} is running it. Wait for it to finish, or queue a message with \`keel send ${sessionId} "…"\`.`,
-          file,
-        );
-      rmSync(file, { force: true });
+      assertNoLiveOwner(file, sessionId);
+      // Several processes can find the same dead owner (two resumes of a crashed session): each looks
+      // again under a lock of its own before removing, so none removes the lock another has just taken.
+      // Only a stale lock still there is removed: once it is gone, a new one can appear at any moment.
+      await withFileLock(file, async () => {
+        if (!lstatSync(file, { throwIfNoEntry: false })) return;
+        assertNoLiveOwner(file, sessionId);
+        rmSync(file, { force: true });
+      });
     }
   }
   throw new StateError(`Could not lock session ${sessionId}; another keel process keeps taking it. Retry.`, file);
+}
+
+/** Throws the "busy" StateError when the lock at `file` is held by a live process. */
+function assertNoLiveOwner(file: string, sessionId: string): void {
+  const owner = lockOwner(file);
+  if (owner !== undefined && isAlive(owner))
+    throw new StateError(
+      `Session ${sessionId} is busy: keel process ${owner} is running it. Wait for it to finish, or queue a message with \`keel send ${sessionId} "…"\`.`,
+      file,
+    );
 }
 
 /**
@@ -61,11 +73,26 @@ function createWithContent(file: string, text: string): void {
   }
 }
 
-/** pid recorded in a lock file, if readable. */
+/**
+ * pid recorded in a lock file, if readable. A lock taken before the machine restarted (its `boot` is not this
+ * boot's id, on Linux) has no owner: its pid may now belong to another program, which would hold the session forever.
+ */
 export function lockOwner(file: string): number | undefined {
   try {
-    const pid = Number(readJsonStateSync<{ pid?: unknown } | null>(file, null)?.pid);
+    const lock = readJsonStateSync<{ pid?: unknown; boot?: unknown } | null>(file, null);
+    const pid = Number(lock?.pid);
+    const boot = bootId();
+    if (boot !== undefined && typeof lock?.boot === "string" && lock.boot !== boot) return undefined;
     return Number.isInteger(pid) && pid > 0 ? pid : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** This boot's id (Linux: `/proc/sys/kernel/random/boot_id`, new at every start of the machine); undefined elsewhere. */
+function bootId(): string | undefined {
+  try {
+    return readFileSync("/proc/sys/kernel/random/boot_id", "utf8").trim() || undefined;
   } catch {
     return undefined;
   }

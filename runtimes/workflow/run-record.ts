@@ -1,4 +1,4 @@
-import { appendFile } from "node:fs/promises";
+import { open } from "node:fs/promises";
 import { randomBytes } from "node:crypto";
 import { readStateTail, type ResultRedactor, withFileLock, type WorktreeExitResult } from "../../core/index.js";
 import type { WorkflowStep } from "../../manifests/workflow/workflow-schema.js";
@@ -92,9 +92,22 @@ export function redactRunRecord(record: WorkflowRunRecord, redactor: ResultRedac
   };
 }
 
-/** Appends one record as a JSON line under the file's lock. */
+/**
+ * Appends one record as a JSON line under the file's lock. A history ending in a torn line (keel killed
+ * mid-append) gets that line ended first, so the record starts on a line of its own and is read back.
+ */
 export async function appendRunRecord(file: string, record: WorkflowRunRecord): Promise<void> {
-  await withFileLock(file, () => appendFile(file, JSON.stringify(record) + "\n", "utf8"));
+  await withFileLock(file, async () => {
+    const handle = await open(file, "a+");
+    try {
+      const { size } = await handle.stat();
+      const last = Buffer.alloc(1);
+      const torn = size > 0 && (await handle.read(last, 0, 1, size - 1)).bytesRead === 1 && last[0] !== 0x0a;
+      await handle.appendFile((torn ? "\n" : "") + JSON.stringify(record) + "\n", "utf8");
+    } finally {
+      await handle.close();
+    }
+  });
 }
 
 /** How much of the end of the run history `readRunRecords` reads (thousands of runs: `keel workflow runs` shows the newest). */

@@ -104,6 +104,14 @@ export function goneMessage(rec: WorktreeRecord): string {
   return `The active worktree "${rec.name}" is gone (${rec.path} no longer exists), so keel will not run tools in its place (not in the main checkout either). Run \`keel worktree gc\` to clear it (branch ${rec.branch} is kept), then continue in the main checkout or \`keel worktree enter\` again.`;
 }
 
+/**
+ * The error for a name whose folder under .keel/worktrees/ keel has no record of (a keel process killed while
+ * creating it, or a folder put there by hand): what it is and how to clear it.
+ */
+export function unrecordedMessage(name: string, path: string, branch: string): string {
+  return `${path} exists but keel has no record of worktree "${name}" (a keel process killed while creating it leaves one). Save anything you want from it, then remove it with \`git worktree remove --force ${path}\` and \`git branch -D ${branch}\`, or pick another name.`;
+}
+
 /** "missing" when nothing is at `dir`, a reason when something other than a plain directory at its own real path is, else undefined. */
 function directoryProblem(dir: string): string | undefined {
   let real: string;

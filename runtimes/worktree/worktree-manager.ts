@@ -14,7 +14,7 @@ import {
 import { existsSync } from "node:fs";
 import { join, relative, sep } from "node:path";
 import { currentBranch, gitAt, resolveRef, worktreePaths } from "./git-client.js";
-import { checkWorktrees, goneMessage, ignoredWorktreeMessage, type CheckedWorktrees, type IgnoredWorktree } from "./worktree-check.js";
+import { checkWorktrees, goneMessage, ignoredWorktreeMessage, unrecordedMessage, type CheckedWorktrees, type IgnoredWorktree } from "./worktree-check.js";
 import { assertWorktreeName, defaultWorktreeName } from "./worktree-name.js";
 import { leaveWorktree } from "./leave-worktree.js";
 import { changedSinceBase, listRows, pruneRecords, toInfo, type WorktreeAction, type WorktreeListRow, type WorktreeStatusReport } from "./worktree-records.js";
@@ -208,30 +208,34 @@ export class WorktreeManager implements WorktreeService {
 
   private async make(name: string, mode: WorktreeRecord["mode"], signal?: AbortSignal): Promise<WorktreeRecord> {
     assertWorktreeName(name);
-    await this.refresh(signal);
     const path = join(this.host.workspace.stateDir, "worktrees", name);
     const branch = `keel/${name}`;
-    if (this.state.worktrees.some((w) => w.name === name) || existsSync(path))
-      throw new UsageError(`A worktree named "${name}" already exists (${path}). Pick another name, or finish it first.`);
     const root = await this.repoRoot(signal);
     const git = await gitAt(root, { signal });
-    const baseCommit = await resolveRef(git, "HEAD");
-    if (!baseCommit) throw new UsageError(`The repository at ${root} has no commits yet. Commit once, then create a worktree.`);
-    if (await resolveRef(git, `refs/heads/${branch}`))
-      throw new UsageError(
-        `Branch ${branch} already exists. Pick another worktree name, or delete the branch (\`git branch -D ${branch}\`) if you no longer need it.`,
-      );
-    const baseBranch = (await currentBranch(git)) ?? baseCommit;
     this.host.ensureStateDir("worktrees");
-    // Concurrent `git worktree add` in one repository can fail inside git ("failed to read
-    // .git/worktrees/…"): keel processes of this workspace add worktrees one at a time.
-    await withFileLock(this.host.statePath("worktree-add"), () => git.raw(["worktree", "add", "-q", "-b", branch, path, baseCommit]));
-    const rec: WorktreeRecord = { name, path, branch, baseBranch, baseCommit, createdAt: new Date().toISOString(), mode };
-    await this.save((s) => {
-      s.worktrees.push(rec);
+    // keel processes of this workspace make worktrees one at a time, from the checks to the record: concurrent
+    // `git worktree add` in one repository can fail inside git ("failed to read .git/worktrees/…"), and a second
+    // process making the same name would pass checks the first has not yet made false.
+    return withFileLock(this.host.statePath("worktree-add"), async () => {
+      await this.refresh(signal);
+      if (this.state.worktrees.some((w) => w.name === name))
+        throw new UsageError(`A worktree named "${name}" already exists (${path}). Pick another name, or finish it first.`);
+      if (existsSync(path)) throw new UsageError(unrecordedMessage(name, path, branch));
+      const baseCommit = await resolveRef(git, "HEAD");
+      if (!baseCommit) throw new UsageError(`The repository at ${root} has no commits yet. Commit once, then create a worktree.`);
+      if (await resolveRef(git, `refs/heads/${branch}`))
+        throw new UsageError(
+          `Branch ${branch} already exists. Pick another worktree name, or delete the branch (\`git branch -D ${branch}\`) if you no longer need it.`,
+        );
+      const baseBranch = (await currentBranch(git)) ?? baseCommit;
+      await git.raw(["worktree", "add", "-q", "-b", branch, path, baseCommit]);
+      const rec: WorktreeRecord = { name, path, branch, baseBranch, baseCommit, createdAt: new Date().toISOString(), mode };
+      await this.save((s) => {
+        s.worktrees.push(rec);
+      });
+      this.checked.valid.set(name, { record: rec, exists: true });
+      return rec;
     });
-    this.checked.valid.set(name, { record: rec, exists: true });
-    return rec;
   }
 
   /** The managed worktree directory (of this workspace) `dir` lies in, if any. */

@@ -73,7 +73,7 @@ export async function sessionsAdopt(ctx: CliContext, id: string): Promise<void> 
   const meta = await readSessionMeta(ws.stateDir, id);
   const paths = sessionPaths(ws.stateDir, id);
   const seals = new SessionSeals(ws);
-  const lock = acquireSessionLock(paths.lock, id);
+  const lock = await acquireSessionLock(paths.lock, id);
   let already: boolean;
   let state: SessionState;
   let queued: { text: string }[];

@@ -145,7 +145,7 @@ describe("agent loop through the real openai client and the plugin runtime", () 
     expect(out.reason).toBe("max_steps");
     expect(out.usage.modelCalls).toBe(2);
     const { acquireSessionLock } = await import("../../../core/session/session-lock.js");
-    const lock = acquireSessionLock(ws.path(".keel", "sessions", out.sessionId, "writer.lock"), out.sessionId);
+    const lock = await acquireSessionLock(ws.path(".keel", "sessions", out.sessionId, "writer.lock"), out.sessionId);
     try {
       await expect(withRuntime((rt) => rt.resume(out.sessionId, { prompt: "more" }))).rejects.toThrow(/is busy/);
     } finally {

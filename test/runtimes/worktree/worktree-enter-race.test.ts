@@ -1,8 +1,10 @@
-import { readFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { KeelError } from "../../../core/errors.js";
 import type { Host } from "../../../core/host.js";
-import { runKeel } from "../../helpers/run-cli.js";
+import { runKeel, runKeelProcess } from "../../helpers/run-cli.js";
 import { makeWorkspace, type TempWorkspace } from "../../helpers/temp-workspace.js";
 import { openTestHost } from "../../helpers/test-host.js";
 
@@ -42,5 +44,40 @@ describe("concurrent keel worktree enter", () => {
     }
     const s = state(ws);
     for (const w of s.worktrees) expect(w.mode === "entered").toBe(w.name === s.active);
+  });
+
+  it("two enters of the same new name: one makes it; the other is told it exists, not to delete its branch", async () => {
+    ws = makeWorkspace({ "a.txt": "a\n" }, { git: true });
+    const a = await openTestHost(ws);
+    const b = await openTestHost(ws);
+    hosts.push(a, b);
+    const results = await Promise.allSettled([a.service("worktree-manager")!.enter("same"), b.service("worktree-manager")!.enter("same")]);
+    const lost = results.filter((r): r is PromiseRejectedResult => r.status === "rejected");
+    expect(lost).toHaveLength(1);
+    // the checks and `git worktree add` happen under one lock: the loser sees the winner's record
+    expect(String(lost[0]!.reason.message)).toMatch(/A worktree named "same" already exists|Worktree "same" is already active/);
+    expect(state(ws)).toMatchObject({ active: "same", worktrees: [{ name: "same", mode: "entered" }] });
+  });
+
+  it("keel killed between `git worktree add` and its record: the next enter names the leftover folder and branch and how to remove them", async () => {
+    ws = makeWorkspace({ "a.txt": "a\n" }, { git: true });
+    // a git (outside the workspace, first on PATH) that kills the keel process that ran it right after adding a worktree
+    const bin = mkdtempSync(join("/var/tmp", "keel-fake-git-"));
+    try {
+      const real = execFileSync("sh", ["-c", "command -v git"], { encoding: "utf8" }).trim();
+      writeFileSync(join(bin, "git"), `#!/bin/sh\n"${real}" "$@"; rc=$?\ncase " $* " in *" worktree add "*) kill -9 $PPID;; esac\nexit $rc\n`);
+      chmodSync(join(bin, "git"), 0o755);
+      const env = { ...ws.env, PATH: `${bin}:${ws.env.PATH}` };
+      const killed = await runKeelProcess(["worktree", "enter", "wip"], { cwd: ws.root, env });
+      expect(killed.exitCode, killed.stderr).not.toBe(0);
+      expect(ws.exists(".keel/worktrees/wip")).toBe(true);
+      const again = await runKeel(["worktree", "enter", "wip"], { cwd: ws.root, env: ws.env });
+      expect(again.exitCode).toBe(2);
+      expect(again.stderr).toContain('keel has no record of worktree "wip"');
+      expect(again.stderr).toContain(`git worktree remove --force ${ws.path(".keel/worktrees/wip")}`);
+      expect(again.stderr).toContain("git branch -D keel/wip");
+    } finally {
+      rmSync(bin, { recursive: true, force: true });
+    }
   });
 });
