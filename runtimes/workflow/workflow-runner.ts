@@ -87,7 +87,12 @@ export async function runWorkflow(env: RunnerEnv, wf: WorkflowDefinition, opts: 
 
   const values: TemplateValues = { ...prepared.args, steps: {}, workflow: { name: wf.name }, run: { id: record.id } };
   if (wf.prompt)
-    record.prompt = track(record, renderText(wf.prompt, values, new RenderBudget(`The prompt of workflow "${wf.name}" (${wf.origin.file})`)), "prompt");
+    try {
+      record.prompt = track(record, renderText(wf.prompt, values, new RenderBudget(`The prompt of workflow "${wf.name}" (${wf.origin.file})`)), "prompt");
+    } catch (error) {
+      // Too long once rendered: a refusal with a record, as a bad argument is (it threw out of the run).
+      return refuse(errorMessage(error), "arguments");
+    }
 
   let worktree: WorktreeInfo | undefined;
   const onFinish = opts.worktree ?? wf.worktree?.onFinish;

@@ -43,4 +43,18 @@ describe("the workflow template cap is one budget per render, not per string", (
     expect(reason).toContain(`of workflow "wide" (${ws.path(".claw-workflows.json")}) renders to more than ${MAX_RENDERED_CHARS} characters in all`);
     expect(ws.exists("out.txt")).toBe(false);
   });
+
+  it("a workflow prompt that renders past the cap refuses the run with a record naming the file; it does not throw", async () => {
+    ws = makeWorkspace({
+      ".claw-workflows.json": {
+        workflows: [{ name: "talky", prompt: "{a}".repeat(5_000), steps: [{ id: "w", tool: "write_file", input: { path: "out.txt", content: "x" } }] }],
+      },
+    });
+    host = await openTestHost(ws, { trust: true });
+    const record = await host.service("workflows")!.run("talky", { args: { a: "a".repeat(1_000) }, yes: true });
+    expect(record.status).toBe("failed");
+    expect(record.refused).toBe("arguments");
+    expect(record.error).toContain(`The prompt of workflow "talky" (${ws.path(".claw-workflows.json")}) renders to more than ${MAX_RENDERED_CHARS} characters`);
+    expect(ws.exists("out.txt")).toBe(false);
+  });
 });
