@@ -1,8 +1,8 @@
 import { existsSync, readdirSync } from "node:fs";
+import { z } from "zod";
 import { errorMessage } from "../errors.js";
 import { readJsonStateSync } from "../state/json-file.js";
 import { sessionPaths, sessionsRoot, type SessionPaths } from "./session-paths.js";
-import type { SessionMeta, SessionStatusFile } from "./session-types.js";
 
 /** A row of `keel sessions list`. */
 export interface SessionSummary {
@@ -43,20 +43,48 @@ export function listSessions(stateDir: string): SessionSummary[] {
   return out.sort((a, b) => b.updatedAt.localeCompare(a.updatedAt));
 }
 
+/** What a row reads of `session.json`: a repository can commit any JSON there (`"createdAt": 5` must not break the list). */
+const MetaFields = z.object({ createdAt: z.string(), parentSessionId: z.string().optional() });
+
+/** What a row reads of `status.json` (or of the `state.json` checkpoint, which holds the same fields). */
+const StatusFields = z.object({
+  status: z.string().optional(),
+  reason: z.string().optional(),
+  title: z.string().optional(),
+  updatedAt: z.string().optional(),
+  turn: z.number().int().nonnegative().optional(),
+});
+
+/** A session file that holds what keel does not write there. */
+class NotKeels extends Error {}
+
+/**
+ * The fields a row shows from one of a session's files, or undefined when there is none; throws (an Error naming
+ * the file and the fields) when the file holds other types there than keel writes.
+ */
+function readFields<T extends z.ZodTypeAny>(file: string, schema: T): z.infer<T> | undefined {
+  // Read as keel's own files (no links, no FIFOs: a repository can commit .keel/sessions).
+  const raw = readJsonStateSync<unknown>(file, null);
+  if (raw === null) return undefined;
+  const parsed = schema.safeParse(raw);
+  if (parsed.success) return parsed.data;
+  const fields = [...new Set(parsed.error.issues.map((i) => i.path.join(".") || "(the whole file)"))].join(", ");
+  throw new NotKeels(`${file} is not as keel writes it (${fields}: not the type keel writes there)`);
+}
+
 function summary(id: string, paths: SessionPaths): SessionSummary {
   let note: string | undefined;
   try {
-    // Read as keel's own files (no links, no FIFOs: a repository can commit .keel/sessions).
-    const meta = readJsonStateSync<SessionMeta | null>(paths.meta, null);
-    if (!meta) throw new Error(`${paths.meta} is empty or not keel's. Move the session's folder away if it is not yours`);
-    let state: SessionStatusFile | undefined;
+    const meta = readFields(paths.meta, MetaFields);
+    if (!meta) throw new NotKeels(`${paths.meta} is empty or not keel's`);
+    let state: z.infer<typeof StatusFields> | undefined;
     try {
-      state = readJsonStateSync<SessionStatusFile | null>(paths.status, null) ?? undefined;
+      state = readFields(paths.status, StatusFields);
     } catch (error) {
       // keel writes status.json small and rewrites it whole: one it cannot read was not written by keel.
       note = `${errorMessage(error).replace(/\.?$/, ".")} Listed from its checkpoint (state.json) instead, which may lag a turn behind: keel writes status.json small, so this one was edited or not written by keel; keel writes it again when the session next changes.`;
     }
-    state ??= readJsonStateSync<SessionStatusFile | null>(paths.state, null) ?? undefined;
+    state ??= readFields(paths.state, StatusFields);
     return {
       id,
       status: state?.status ?? "new",
@@ -69,6 +97,8 @@ function summary(id: string, paths: SessionPaths): SessionSummary {
       ...(note ? { note } : {}),
     };
   } catch (error) {
-    return { id, status: "unreadable", title: "", updatedAt: "", turns: 0, note: note ? `${note} ${errorMessage(error)}` : errorMessage(error) };
+    // A file keel could not read says what to do itself; one holding what keel does not write gets the advice here.
+    const why = error instanceof NotKeels ? `${error.message}. Move the session's folder away if it is not yours.` : errorMessage(error);
+    return { id, status: "unreadable", title: "", updatedAt: "", turns: 0, note: note ? `${note} ${why}` : why };
   }
 }
