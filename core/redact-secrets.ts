@@ -16,16 +16,24 @@ export const MIN_SECRET_LINE_LENGTH = 8;
 /** PEM armour (`-----BEGIN RSA PRIVATE KEY-----`, `-----END …-----`) and the fixed header of an encrypted PEM key: the same in every key. */
 const PEM_FIXED_LINE = /^(?:-----(?:BEGIN|END) [A-Z0-9 ]+-----|Proc-Type: \d+,[A-Z-]+)$/;
 
-/** Fewest different characters in a line of a secret that is redacted on its own: `========` or `--------` is no secret by itself. */
+/**
+ * A line of a secret made of fewer different characters than this, none of them a letter or digit (`========`,
+ * `--------`, `| --- |`), is a rule, no secret by itself. One with a letter or digit is hidden however few its
+ * characters: a secret of several lines can be a list of numeric codes (`1212 1212`).
+ */
 const MIN_SECRET_LINE_CHARS = 5;
+
+/** No letter or digit (in any script). */
+const NO_LETTER_OR_DIGIT = /^[^\p{L}\p{N}]*$/u;
 
 /**
  * Whether a line of a secret of several lines (trimmed) is hidden wherever it appears on its own: long enough,
- * not PEM armour or a fixed PEM header, and not a run of a few characters — so a secret private key does not turn
- * every `-----BEGIN PRIVATE KEY-----` line of a document or test fixture into `***`; its body lines still are.
+ * not PEM armour or a fixed PEM header, and not a rule (see MIN_SECRET_LINE_CHARS) — so a secret private key does not
+ * turn every `-----BEGIN PRIVATE KEY-----` line of a document or test fixture into `***`; its body lines still are.
  */
 function secretLine(line: string): boolean {
-  return line.length >= MIN_SECRET_LINE_LENGTH && !PEM_FIXED_LINE.test(line) && new Set(line).size >= MIN_SECRET_LINE_CHARS;
+  if (line.length < MIN_SECRET_LINE_LENGTH || PEM_FIXED_LINE.test(line)) return false;
+  return new Set(line).size >= MIN_SECRET_LINE_CHARS || !NO_LETTER_OR_DIGIT.test(line);
 }
 
 /**

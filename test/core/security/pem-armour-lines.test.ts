@@ -35,6 +35,13 @@ describe("a secret PEM key: its armour lines are no secret on their own, its bod
       expect(redactSecrets(`[${form}]`, [key])).toMatch(/^\[\*\*\*.{0,4}\]$/); // a base64 end may keep its last group (padding)
   });
 
+  it("a secret's line of few different characters is hidden on its own when it holds a letter or digit (numeric codes); only a rule is not", () => {
+    const codes = ["1212 1212", "3434 4343", "77777777", "abababab", "1234 5678"];
+    const secret = [...codes, "========", "| --- | --- |"].join("\n");
+    for (const line of codes) expect(redactSecrets(`code: ${line}.`, [secret])).toBe("code: ***.");
+    for (const rule of ["========", "| --- | --- |"]) expect(redactSecrets(`a\n${rule}\nb`, [secret])).toBe(`a\n${rule}\nb`);
+  });
+
   it("in a tool result (real CLI): a key from the environment hides in `cat`, a README naming the armour does not", async () => {
     ws = makeWorkspace({ "README.md": doc, "key.pem": key });
     const env = { ...ws.env, APP_PRIVATE_KEY: key };
