@@ -114,7 +114,8 @@ export class Host {
     const trust = options.reviewTrust ? REVIEW_TRUST : await workspaceTrust(workspace, options.trust, env);
     const loaded: LoadedConfig = options.config
       ? { config: options.config, layers: [], broken: [], allowLevels: new Map(), diagnostics: [] }
-      : await loadConfig(workspace, trust.trusted, (item) => trustApproves(trust, item), trust.unpinned, env);
+      : // Reviewed for `keel trust`, the config is read as trusted (what trust would apply), not held back as changed since the last one.
+        await loadConfig(workspace, trust.trusted, options.reviewTrust ? () => true : (item) => trustApproves(trust, item), trust.unpinned, env);
     const { config, ...info } = withProgramSettings(loaded, options);
     return new Host(workspace, config, info, trust, { ...options, env });
   }

@@ -104,6 +104,8 @@ describe("keel trust approves what the workspace declares now; what is added or 
     const echo = () => keel("call", "bash", "--input", JSON.stringify({ command: "echo hi" }));
     const trusted = await keel("trust");
     expect(trusted.json().approved).toMatchObject([{ kind: "config", name: "settings that widen (permissions.allow in keel.config.json)" }]);
+    // keel trust reads the config as trusted (what it approves): it does not warn that it holds it back.
+    expect(trusted.stderr).not.toContain("changed since `keel trust`");
     expect((await echo()).json()).toMatchObject({ ok: true, content: expect.stringContaining("hi") }); // allowed without --yes
     // A deny rule added since is a restriction: it applies, and the allow rule is still approved.
     ws.write("keel.config.json", { permissions: { allow: ["bash(echo *)"], deny: ["bash(rm *)", "bash(curl *)"] } });
@@ -123,7 +125,9 @@ describe("keel trust approves what the workspace declares now; what is added or 
     expect(messages).toContain("This workspace's settings that widen changed since `keel trust`, so its config only restricts: permissions.allow");
     expect(messages).not.toContain("This workspace is not trusted");
     expect((await keel("call", "bash", "--input", JSON.stringify({ command: "rm -rf x" }))).json()).toMatchObject({ code: "permission_denied" }); // its deny rules still apply
-    await keel("trust");
+    const again = await keel("trust");
+    expect(again.exitCode, again.stderr).toBe(0);
+    expect(again.stderr).not.toContain("changed since `keel trust`");
     expect((await echo()).json()).toMatchObject({ ok: true });
     // The user's own `keel config set` on top of approved settings stays approved; a model's config_set does not.
     const set = await keel("--yes", "config", "set", "permissions.allow", '["bash(echo *)", "bash(ls*)"]', "--source", "project");
