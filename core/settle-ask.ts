@@ -59,7 +59,8 @@ async function askApprover(host: Host, call: AskedCall): Promise<AskSettlement> 
       : permission.control
         ? "Re-run with --yes, or answer the prompt on a terminal (an allow rule does not approve this write)."
         : host.trusted
-          ? `Re-run with --yes, answer the prompt on a terminal, or add an allow rule under "permissions" in keel.config.json.`
+          ? // Trusted with `keel trust`, a rule written by hand is a change to what it approved: it waits for the next one.
+            `Re-run with --yes, answer the prompt on a terminal, or add an allow rule under "permissions" in keel.config.json${host.trust.approved ? ", then run `keel trust` to approve it (one you add with `keel config set` needs no new `keel trust`)" : ""}.`
           : // An untrusted workspace's allow rules are ignored: name the file whose rule would work.
             `Re-run with --yes, answer the prompt on a terminal, or add an allow rule under "permissions" in $KEEL_HOME/config.json (a workspace's keel.config.json adds allow rules only once you run \`keel trust\`).`;
     return {

@@ -20,11 +20,18 @@ describe("the approval_required hint", () => {
     const rule = { permissions: { allow: ["bash(echo *)"] } };
     if (file === "$KEEL_HOME/config.json") ws.writeUserConfig(rule);
     else ws.write(file!, rule);
+    if (asked.content.includes("then run `keel trust`")) expect((await runKeel(["trust"], { cwd: ws.root, env: ws.env })).exitCode).toBe(0);
     return (await call()).json();
   }
 
   it("in an untrusted workspace: names $KEEL_HOME/config.json, and the rule written there allows the call", async () => {
     ws = makeWorkspace();
+    expect(await followHint([])).toMatchObject({ ok: true, code: "ok" });
+  });
+
+  it("in a workspace trusted with keel trust: names keel.config.json and says to run keel trust after, which then allows the call", async () => {
+    ws = makeWorkspace({ "keel.config.json": { permissions: { allow: ["read_file"] } } });
+    expect((await runKeel(["trust"], { cwd: ws.root, env: ws.env })).exitCode).toBe(0);
     expect(await followHint([])).toMatchObject({ ok: true, code: "ok" });
   });
 
