@@ -26,11 +26,18 @@ export async function main(argv: string[], given: CliIO = processIO()): Promise<
   const ciErr = guardCiStream(given.stderr, given.env);
   const io: CliIO = { ...given, stdout: ciOut.stream, stderr: ciErr.stream };
   const controller = new AbortController();
+  // Ctrl-C and SIGTERM (a CI job's timeout, `kill`, a service manager) cancel the command as Ctrl-C always has: a tool's
+  // processes are stopped and a session records its turn as cancelled. A second signal exits at once.
   const onSigint = () => {
     if (controller.signal.aborted) process.exit(130);
     controller.abort();
   };
+  const onSigterm = () => {
+    if (controller.signal.aborted) process.exit(143);
+    controller.abort();
+  };
   process.on("SIGINT", onSigint);
+  process.on("SIGTERM", onSigterm);
   const onAbort = () => controller.abort();
   if (io.signal?.aborted) controller.abort();
   io.signal?.addEventListener("abort", onAbort, { once: true });
@@ -115,6 +122,7 @@ export async function main(argv: string[], given: CliIO = processIO()): Promise<
     exitCode = handleError(error, io, globals);
   } finally {
     process.off("SIGINT", onSigint);
+    process.off("SIGTERM", onSigterm);
     io.signal?.removeEventListener("abort", onAbort);
   }
   ciOut.end();

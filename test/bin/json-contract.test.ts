@@ -1,5 +1,7 @@
-import { afterEach, describe, expect, it } from "vitest";
-import { runKeelProcess } from "../helpers/run-cli.js";
+import { execa } from "execa";
+import { readFileSync } from "node:fs";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { KEEL_BIN, runKeelProcess } from "../helpers/run-cli.js";
 import { makeWorkspace, type TempWorkspace } from "../helpers/temp-workspace.js";
 
 /**
@@ -26,4 +28,51 @@ describe("--json errors a script reads", () => {
       expect(r.stderr).not.toMatch(/\u001b|\\u001b/);
     }
   });
+});
+
+/** Whether process `pid` still exists. */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe("SIGTERM (a CI job's timeout, kill, a service manager) cancels a command as Ctrl-C does", () => {
+  it(
+    "keel run --json: the running tool's processes are stopped, the session records `cancelled`, one JSON document, exit 1",
+    { timeout: 120_000 },
+    async () => {
+      ws = makeWorkspace({}, { git: true, under: "/var/tmp" });
+      ws.write(
+        "model.json",
+        JSON.stringify([{ toolCalls: [{ name: "bash", arguments: { command: "echo $$ > shell.pid; sleep 600; echo late > late.txt" } }] }, { text: "done" }]),
+      );
+      const child = execa(process.execPath, [KEEL_BIN, "--yes", "--json", "run", "--model", "scripted:model.json", "--session", "term", "go"], {
+        cwd: ws.root,
+        env: ws.env,
+        extendEnv: false,
+        reject: false,
+        stdin: "ignore",
+        timeout: 100_000,
+      });
+      await vi.waitFor(() => expect(ws!.exists("shell.pid") && ws!.read("shell.pid").trim() !== "").toBe(true), { timeout: 60_000, interval: 20 });
+      const shell = Number(ws.read("shell.pid").trim());
+      child.kill("SIGTERM");
+      const r = await child;
+      try {
+        // Old code: Node's default for SIGTERM — killed at once (exit 143, nothing on stdout), the tool's shell left running
+        // to finish its command after keel was gone, and the session left `running` (shown as interrupted).
+        expect(r.exitCode, String(r.stderr)).toBe(1);
+        expect(JSON.parse(String(r.stdout))).toMatchObject({ ok: false, sessionId: "term", status: "idle", reason: "cancelled" });
+        expect(JSON.parse(readFileSync(ws.path(".keel", "sessions", "term", "status.json"), "utf8"))).toMatchObject({ status: "idle", reason: "cancelled" });
+        await vi.waitFor(() => expect(alive(shell)).toBe(false), { timeout: 30_000, interval: 50 });
+        expect(ws.exists("late.txt")).toBe(false);
+      } finally {
+        if (alive(shell)) process.kill(shell, "SIGKILL");
+      }
+    },
+  );
 });
