@@ -1,7 +1,7 @@
 import { execa } from "execa";
 import { readFileSync } from "node:fs";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { KEEL_BIN, runKeelProcess } from "../helpers/run-cli.js";
+import { KEEL_BIN, runKeel, runKeelProcess } from "../helpers/run-cli.js";
 import { makeWorkspace, type TempWorkspace } from "../helpers/temp-workspace.js";
 
 /**
@@ -27,6 +27,21 @@ describe("--json errors a script reads", () => {
       expect(error.message).not.toMatch(/\u001b|\n/);
       expect(r.stderr).not.toMatch(/\u001b|\\u001b/);
     }
+  });
+});
+
+describe("errors say what to do next", () => {
+  it("running a workflow whose definition is invalid names the problem that kept it from loading, not that there are no workflow files", async () => {
+    ws = makeWorkspace({ ".claw-workflows.json": { workflows: [{ name: "bad", steps: [{ nope: 1 }] }] } });
+    const r = await runKeel(["--json", "workflow", "run", "bad"], { cwd: ws.root, env: ws.env });
+    expect(r.exitCode).toBe(2);
+    const { message } = r.json<{ error: { message: string } }>().error;
+    // Old code: `No workflows were found: add .claw-workflows.json …` — with that very file in the workspace.
+    expect(message).not.toContain("No workflows were found");
+    expect(message).toContain(
+      `1 workflow definition problem(s) kept some from loading (first: ${ws.path(".claw-workflows.json")}:workflows[0].steps[0]: A step needs one of`,
+    );
+    expect(message).toContain("`keel workflow list` shows each");
   });
 });
 
