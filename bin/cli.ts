@@ -118,7 +118,12 @@ export async function main(argv: string[], given: CliIO = processIO()): Promise<
   try {
     await program.parseAsync(chatArgv(argv, io.interactive), { from: "user" });
   } catch (error) {
-    if (error instanceof CommanderError && error.code === "commander.version") given.stdout.write(`${(await import("./keel-version.js")).keelVersion()}\n`);
+    if (error instanceof CommanderError && error.code === "commander.version") {
+      const version = (await import("./keel-version.js")).keelVersion();
+      // `--version` ends parsing where it stands, so a `--json` after it is seen in argv only.
+      const json = jsonMode(globals) || argv.slice(0, argv.indexOf("--") === -1 ? undefined : argv.indexOf("--")).includes("--json");
+      given.stdout.write(json ? `${printedJson({ version }, io.env, 2)}\n` : `${version}\n`);
+    }
     exitCode = handleError(error, io, globals);
   } finally {
     process.off("SIGINT", onSigint);

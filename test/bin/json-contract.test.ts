@@ -30,6 +30,24 @@ describe("--json errors a script reads", () => {
   });
 });
 
+describe("--json output", () => {
+  it("--version with --json (before or after it) prints {version}; without, the bare version", async () => {
+    ws = makeWorkspace();
+    const { version } = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
+    for (const args of [
+      ["--json", "--version"],
+      ["--version", "--json"],
+      ["-V", "--json"],
+    ]) {
+      const r = await runKeel(args, { cwd: ws.root, env: ws.env });
+      expect(r.exitCode).toBe(0);
+      // Old code: the bare version, which is not JSON.
+      expect(r.json()).toEqual({ version });
+    }
+    expect(await runKeel(["--version"], { cwd: ws.root, env: ws.env })).toMatchObject({ exitCode: 0, stdout: version });
+  });
+});
+
 describe("errors say what to do next", () => {
   it("running a workflow whose definition is invalid names the problem that kept it from loading, not that there are no workflow files", async () => {
     ws = makeWorkspace({ ".claw-workflows.json": { workflows: [{ name: "bad", steps: [{ nope: 1 }] }] } });
