@@ -48,6 +48,26 @@ describe("--json output", () => {
   });
 });
 
+describe("keel call --input-file", () => {
+  it("reads the file it names, relative to the working directory, whatever characters the path holds (#, %, ?)", async () => {
+    ws = makeWorkspace({ "a#b/in.json": { path: "x.txt" }, "a#b/50%.json": { path: "y.txt" }, "a#b/q?.json": { path: "z.txt" } });
+    const dir = ws.path("a#b");
+    // Old code: the path was read as a URL (`#`, `?` cut it short; `%` was "URI malformed"): exit 2, nothing read.
+    for (const [file, path] of [
+      ["in.json", "x.txt"],
+      ["50%.json", "y.txt"],
+      ["q?.json", "z.txt"],
+      [ws.path("a#b", "in.json"), "x.txt"],
+    ]) {
+      const r = await runKeel(["--json", "--cwd", dir, "call", "read_file", "--input-file", file!], { cwd: ws.root, env: ws.env });
+      expect(r.exitCode, r.stdout).toBe(1);
+      // the input was read: read_file looked for the file it names (none exists)
+      expect(r.json()).toMatchObject({ ok: false, tool: "read_file", phase: "execute" });
+      expect(r.json().content).toContain(path);
+    }
+  });
+});
+
 describe("errors say what to do next", () => {
   it("running a workflow whose definition is invalid names the problem that kept it from loading, not that there are no workflow files", async () => {
     ws = makeWorkspace({ ".claw-workflows.json": { workflows: [{ name: "bad", steps: [{ nope: 1 }] }] } });
