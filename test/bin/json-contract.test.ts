@@ -69,7 +69,7 @@ describe("keel call --input-file", () => {
 });
 
 describe("errors say what to do next", () => {
-  it("running a workflow whose definition is invalid names the problem that kept it from loading, not that there are no workflow files", async () => {
+  it("a workflow whose definition is invalid: running it names the problem that kept it from loading, and `workflow list` fails (exit 1)", async () => {
     ws = makeWorkspace({ ".claw-workflows.json": { workflows: [{ name: "bad", steps: [{ nope: 1 }] }] } });
     const r = await runKeel(["--json", "workflow", "run", "bad"], { cwd: ws.root, env: ws.env });
     expect(r.exitCode).toBe(2);
@@ -80,6 +80,15 @@ describe("errors say what to do next", () => {
       `1 workflow definition problem(s) kept some from loading (first: ${ws.path(".claw-workflows.json")}:workflows[0].steps[0]: A step needs one of`,
     );
     expect(message).toContain("`keel workflow list` shows each");
+    // `keel workflow list` fails when a workflow did not load, as `keel plugins` does for a plugin (old code: exit 0).
+    const list = await runKeel(["--json", "workflow", "list"], { cwd: ws.root, env: ws.env });
+    expect(list.exitCode).toBe(1);
+    expect(list.json().workflows).toEqual([]);
+    expect(list.json().diagnostics).toContainEqual(expect.objectContaining({ severity: "error", path: "workflows[0].steps[0]" }));
+    const text = await runKeel(["workflow", "list"], { cwd: ws.root, env: ws.env });
+    expect(text.exitCode).toBe(1);
+    expect(text.stdout).toContain("No workflow could be loaded: fix the problems below.");
+    expect(text.stdout).not.toContain("No workflows found. Add .claw-workflows.json");
   });
 });
 
