@@ -3,13 +3,19 @@ import { readFileSync } from "node:fs";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { KEEL_BIN, runKeel, runKeelProcess } from "../helpers/run-cli.js";
 import { makeWorkspace, type TempWorkspace } from "../helpers/temp-workspace.js";
+import { HAS_TMUX, startTerminal, type Terminal } from "../helpers/tmux.js";
 
 /**
  * What a script or CI job relies on (README, Command reference and Exit codes): with `--json`, stdout is one
  * JSON document — an error too, as `{"error": {type, message}}` — and the exit code is the documented one.
  */
 let ws: TempWorkspace | undefined;
-afterEach(() => ws?.cleanup());
+let term: Terminal | undefined;
+afterEach(() => {
+  term?.close();
+  term = undefined;
+  ws?.cleanup();
+});
 
 describe("--json errors a script reads", () => {
   it("a project config that is not JSON is a plain one-line ManifestError with line and column, no colour codes, also where CI is set", async () => {
@@ -137,4 +143,21 @@ describe("SIGTERM (a CI job's timeout, kill, a service manager) cancels a comman
       }
     },
   );
+});
+
+describe.skipIf(!HAS_TMUX)("SIGTERM and keel chat (tmux)", () => {
+  it("at the prompt, SIGTERM ends the chat as leaving does: the session is saved and said so", { timeout: 120_000 }, async () => {
+    ws = makeWorkspace({}, { git: true });
+    ws.write("model.json", JSON.stringify([{ text: "hello there" }]));
+    term = startTerminal([process.execPath, KEEL_BIN, "--model", "scripted:model.json"], { cwd: ws.root, env: ws.env });
+    await term.waitFor("/help for commands");
+    term.line("hi");
+    await term.waitFor("hello there");
+    await term.waitFor(/›\s*$/);
+    process.kill(term.pid(), "SIGTERM");
+    // Old code: killed at once, nothing said. (With SIGTERM only cancelling, the prompt went on waiting for a line.)
+    const screen = await term.waitFor(/Session s-\S+ saved; continue it with keel --resume/);
+    await vi.waitFor(() => expect(term!.exited()).toBe(true), { timeout: 30_000, interval: 50 });
+    expect(screen).not.toContain("Error");
+  });
 });
