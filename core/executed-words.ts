@@ -6,7 +6,7 @@ import { baseName, unwrapCommand } from "./shell/unwrap-command.js";
 interface Dialect {
   /** Options whose value is the next word (unless written `--opt=value`). */
   value: ReadonlySet<string>;
-  /** Of those, the ones whose value is code that runs before the script (`node -r ./setup.js`): pinned too. */
+  /** Of those, the ones whose value is code that runs before the script (`node -r ./setup.js`), or decides what does (`node --env-file=.env`): pinned too. */
   loads: ReadonlySet<string>;
   /** Options giving the program inline (`node -e`, `python -c`): no script file follows. */
   code: ReadonlySet<string>;
@@ -14,13 +14,13 @@ interface Dialect {
   flag: (option: string) => boolean;
 }
 
-const NODE_LOADS = ["-r", "--require", "--import", "--loader", "--experimental-loader", "--preload"];
+// An env file (`--env-file=.env`) is read before the script, and its NODE_OPTIONS (`--require ./x.js`) loads code: pinned as a module is.
+const NODE_LOADS = ["-r", "--require", "--import", "--loader", "--experimental-loader", "--preload", "--env-file", "--env-file-if-exists"];
 const NODE: Dialect = {
   value: new Set([
     ...NODE_LOADS,
     "-C",
     "--conditions",
-    "--env-file",
     "--input-type",
     "--title",
     "--inspect-port",
