@@ -80,7 +80,8 @@ const UV: Dialect = {
     "--extra-index-url",
     "--from",
   ]),
-  loads: new Set(),
+  // Its env file sets the variables of what it runs (a `NODE_OPTIONS` or `BASH_ENV` there loads code), as node's does.
+  loads: new Set(["--env-file"]),
   code: new Set(),
   flag: (o) => /^(--script|--no-project|--isolated|--frozen|--locked|--no-sync|--all-extras|--quiet|-q|--offline|--active)$/.test(o),
 };

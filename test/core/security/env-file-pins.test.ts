@@ -13,12 +13,13 @@ afterEach(() => ws?.cleanup());
 const keel = (...args: string[]) => runKeel(["--json", "--yes", ...args], { cwd: ws!.root, env: ws!.env });
 
 describe("keel trust pins the env file node reads before the script (its NODE_OPTIONS loads code)", () => {
-  it("names the env file of --env-file and --env-file-if-exists, in both spellings", () => {
+  it("names the env file of --env-file and --env-file-if-exists, in both spellings, and uv run's", () => {
     const words = (line: string) => executedWords(line.split(" "));
     expect(words("node --env-file=.env server.js")).toEqual([".env", "server.js"]);
     expect(words("node --env-file .env server.js")).toEqual([".env", "server.js"]);
     expect(words("node --env-file-if-exists=.env.local server.js")).toEqual([".env.local", "server.js"]);
     expect(words("NODE_OPTIONS=--env-file=.env node server.js")).toEqual([".env", "server.js"]);
+    expect(words("uv run --env-file .env python tool.py")).toEqual([".env", "python", "tool.py"]);
   });
 
   it("a server started with node --env-file waits for a review once the env file gains a NODE_OPTIONS --require", async () => {
