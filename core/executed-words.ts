@@ -261,13 +261,14 @@ function interpreterWords([name, d]: [string, Dialect], args: readonly string[])
 
 /**
  * The files an assignment before a command makes it load: `BASH_ENV=./env.sh`, `NODE_OPTIONS="--require ./x.js"`,
- * npm's `npm_config_script_shell=./sh` (the shell every package script runs in) and its `.npmrc` files (any case, `-` or `_`).
+ * npm's `npm_config_script_shell=./sh` (the shell every package script runs in), its `.npmrc` files and its `npm_config_node_options` (any case, `-` or `_`).
  */
 function assignmentWords(word: string): string[] {
   const eq = word.indexOf("=");
   const [name, value] = [word.slice(0, eq), word.slice(eq + 1)];
   if (name === "BASH_ENV" || name === "ENV" || NPM_CONFIG_FILES.test(name)) return [value];
-  if (name !== "NODE_OPTIONS") return [];
+  // npm's `node-options` setting (`npm_config_node_options`) is the NODE_OPTIONS of what npm and npx start.
+  if (name !== "NODE_OPTIONS" && !/^npm_config_node[-_]options$/i.test(name)) return [];
   return interpreterWords(["node", NODE], [...value.split(/\s+/).filter(Boolean), "-e", ""]);
 }
 

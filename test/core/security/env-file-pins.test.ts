@@ -21,6 +21,9 @@ describe("keel trust pins the settings files that make a server's runner or inte
     expect(words("node --env-file-if-exists=.env.local server.js")).toEqual([".env.local", "server.js"]);
     expect(words("NODE_OPTIONS=--env-file=.env node server.js")).toEqual([".env", "server.js"]);
     expect(words("uv run --env-file .env python tool.py")).toEqual([".env", "python", "tool.py"]);
+    // npm's node-options setting from the environment is the NODE_OPTIONS of what npx starts.
+    expect(words("npm_config_node_options=--require=./pre.cjs npx tool")).toEqual(["./pre.cjs"]);
+    expect(words("env NPM_CONFIG_NODE_OPTIONS=--require=./pre.cjs npx tool")).toEqual(["./pre.cjs"]);
   });
 
   it("marks the lines a package runner starts, whose .npmrc decides what runs", () => {
