@@ -2,6 +2,7 @@ import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, read
 import { type FileHandle, mkdir, open } from "node:fs/promises";
 import { dirname } from "node:path";
 import { StateError, errorMessage } from "../errors.js";
+import { writeFileAtomic } from "./atomic-write.js";
 import { assertOwnPath, ownReadFlags, replaceLink, workspaceOwned } from "./own-path.js";
 
 /**
@@ -131,18 +132,19 @@ export async function writeJsonState(file: string, value: unknown): Promise<void
   await writeTextAtomic(file, JSON.stringify(value, null, 2) + "\n");
 }
 
-/** Writes text atomically (temp file, fsync, rename). Creates parent directories. Links as in `writeJsonState`. */
+/**
+ * Writes text atomically (temp file `.<name>.keel-tmp-<pid>-<random>`, fsync, rename; one a killed keel left is
+ * removed by the next write: see `writeFileAtomic`). Creates parent directories. Links as in `writeJsonState`.
+ */
 export async function writeTextAtomic(file: string, text: string | Buffer): Promise<void> {
   await prepareStateFile(file);
-  // Loaded on the first write (with its dependencies): most commands write no state.
-  const { default: writeFileAtomic } = await import("write-file-atomic");
-  await writeFileAtomic(file, text, { fsync: true });
+  await writeFileAtomic(file, text);
 }
 
 /**
  * Makes `file`'s folders (after refusing symlinked ones from `.keel` down: StateError) and, in a
- * workspace's `.keel`, removes a symlink planted at `file` itself (write-file-atomic would write
- * to the link's target), so keel's own file takes its place.
+ * workspace's `.keel`, removes a symlink planted at `file` itself (a write through it could reach
+ * the link's target), so keel's own file takes its place.
  */
 async function prepareStateFile(file: string): Promise<void> {
   assertOwnPath(file);
