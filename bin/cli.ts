@@ -26,11 +26,18 @@ export async function main(argv: string[], given: CliIO = processIO()): Promise<
   const ciErr = guardCiStream(given.stderr, given.env);
   const io: CliIO = { ...given, stdout: ciOut.stream, stderr: ciErr.stream };
   const controller = new AbortController();
+  // Ctrl-C and SIGTERM (a CI job's timeout, `kill`, a service manager) cancel the command as Ctrl-C always has: a tool's
+  // processes are stopped and a session records its turn as cancelled. A second signal exits at once.
   const onSigint = () => {
     if (controller.signal.aborted) process.exit(130);
     controller.abort();
   };
+  const onSigterm = () => {
+    if (controller.signal.aborted) process.exit(143);
+    controller.abort();
+  };
   process.on("SIGINT", onSigint);
+  process.on("SIGTERM", onSigterm);
   const onAbort = () => controller.abort();
   if (io.signal?.aborted) controller.abort();
   io.signal?.addEventListener("abort", onAbort, { once: true });
@@ -111,10 +118,16 @@ export async function main(argv: string[], given: CliIO = processIO()): Promise<
   try {
     await program.parseAsync(chatArgv(argv, io.interactive), { from: "user" });
   } catch (error) {
-    if (error instanceof CommanderError && error.code === "commander.version") given.stdout.write(`${(await import("./keel-version.js")).keelVersion()}\n`);
+    if (error instanceof CommanderError && error.code === "commander.version") {
+      const version = (await import("./keel-version.js")).keelVersion();
+      // `--version` ends parsing where it stands, so a `--json` after it is seen in argv only.
+      const json = jsonMode(globals) || argv.slice(0, argv.indexOf("--") === -1 ? undefined : argv.indexOf("--")).includes("--json");
+      given.stdout.write(json ? `${printedJson({ version }, io.env, 2)}\n` : `${version}\n`);
+    }
     exitCode = handleError(error, io, globals);
   } finally {
     process.off("SIGINT", onSigint);
+    process.off("SIGTERM", onSigterm);
     io.signal?.removeEventListener("abort", onAbort);
   }
   ciOut.end();

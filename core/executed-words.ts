@@ -6,7 +6,7 @@ import { baseName, unwrapCommand } from "./shell/unwrap-command.js";
 interface Dialect {
   /** Options whose value is the next word (unless written `--opt=value`). */
   value: ReadonlySet<string>;
-  /** Of those, the ones whose value is code that runs before the script (`node -r ./setup.js`): pinned too. */
+  /** Of those, the ones whose value is code that runs before the script (`node -r ./setup.js`), or decides what does (`node --env-file=.env`): pinned too. */
   loads: ReadonlySet<string>;
   /** Options giving the program inline (`node -e`, `python -c`): no script file follows. */
   code: ReadonlySet<string>;
@@ -14,13 +14,13 @@ interface Dialect {
   flag: (option: string) => boolean;
 }
 
-const NODE_LOADS = ["-r", "--require", "--import", "--loader", "--experimental-loader", "--preload"];
+// An env file (`--env-file=.env`) is read before the script, and its NODE_OPTIONS (`--require ./x.js`) loads code: pinned as a module is.
+const NODE_LOADS = ["-r", "--require", "--import", "--loader", "--experimental-loader", "--preload", "--env-file", "--env-file-if-exists"];
 const NODE: Dialect = {
   value: new Set([
     ...NODE_LOADS,
     "-C",
     "--conditions",
-    "--env-file",
     "--input-type",
     "--title",
     "--inspect-port",
@@ -80,7 +80,8 @@ const UV: Dialect = {
     "--extra-index-url",
     "--from",
   ]),
-  loads: new Set(),
+  // Its env file sets the variables of what it runs (a `NODE_OPTIONS` or `BASH_ENV` there loads code), as node's does.
+  loads: new Set(["--env-file"]),
   code: new Set(),
   flag: (o) => /^(--script|--no-project|--isolated|--frozen|--locked|--no-sync|--all-extras|--quiet|-q|--offline|--active)$/.test(o),
 };
@@ -142,16 +143,28 @@ export function executedWords(argv: readonly string[]): string[] {
  * test`, `npm run lint`, `yarn lint`, `pnpm run lint`, `bun run lint`; see `packageScriptRuns`), whose
  * text lives in package.json and is pinned by `namedWorkspaceFiles`.
  */
-export function executedRuns(argv: readonly string[]): { files: string[]; scripts: ScriptRun[] } {
-  const scripts: ScriptRun[] = [];
-  return { files: wordsRun(argv, 0, scripts), scripts };
+export function executedRuns(argv: readonly string[]): { files: string[]; scripts: ScriptRun[]; runner: boolean } {
+  const sink: RunSink = { scripts: [], runner: false };
+  const files = wordsRun(argv, 0, sink);
+  return { files, scripts: sink.scripts, runner: sink.runner };
 }
+
+/** What `wordsRun` met besides files: the package scripts a line runs, and whether a package runner runs a package's program. */
+interface RunSink {
+  scripts: ScriptRun[];
+  /** `npx tsx x.ts`, `npm exec`, `pnpm dlx`, `yarn dlx`, `bunx`: the runner reads the package folder's `.npmrc` (its `script-shell`, `node-options`) and friends. */
+  runner: boolean;
+}
+
+/** Package runners (`npx`), and the subcommands of package managers that are (`npm exec`, `pnpm dlx`, `bun x`). */
+const RUNNERS = new Set(["npx", "pnpx", "bunx"]);
+const RUNNER_SUBCOMMANDS = new Set(["exec", "x", "dlx"]);
 
 /** Programs that set variables for the command they run (`env NODE_OPTIONS=… node x.js`, `cross-env A=1 ./x.sh`). */
 const SETS_ENV = new Set(["env", "cross-env", "cross-env-shell", "export"]);
 
-/** `executedWords`, `depth` wrappers deep; the package scripts met are added to `scripts`. */
-function wordsRun(argv: readonly string[], depth: number, scripts: ScriptRun[]): string[] {
+/** `executedWords`, `depth` wrappers deep; the package scripts and runners met are added to `sink`. */
+function wordsRun(argv: readonly string[], depth: number, sink: RunSink): string[] {
   if (depth > 8) return [];
   let start = 0;
   const out: string[] = [];
@@ -161,12 +174,14 @@ function wordsRun(argv: readonly string[], depth: number, scripts: ScriptRun[]):
   if (!program) return out;
   if (program.includes("/")) out.push(program);
   const name = baseName(program);
+  // Loosely: a subcommand word anywhere marks a runner (a config file too many only pins a file too many).
+  if (RUNNERS.has(name) || (isPackageManager(program) && args.some((a) => RUNNER_SUBCOMMANDS.has(a)))) sink.runner = true;
   if (SETS_ENV.has(name)) {
     // Assignments after `env` (`env BASH_ENV=./x.sh bash -c …`) load code as those before a command do.
     for (const a of args) if (/^[A-Za-z_]\w*=/.test(a)) out.push(...assignmentWords(a));
     if (name !== "env") {
       const k = args.findIndex((a) => !/^[A-Za-z_]\w*=/.test(a) && !a.startsWith("-"));
-      return k === -1 || name === "export" ? out : [...out, ...wordsRun(args.slice(k), depth + 1, scripts)];
+      return k === -1 || name === "export" ? out : [...out, ...wordsRun(args.slice(k), depth + 1, sink)];
     }
   }
   const programs = programFileWords(name, args);
@@ -179,13 +194,13 @@ function wordsRun(argv: readonly string[], depth: number, scripts: ScriptRun[]):
     script: (text) => texts.push(text),
     unresolved: () => undefined,
   });
-  for (const text of texts) for (const words of splitLoosely(text)) out.push(...wordsRun(words, depth + 1, scripts));
+  for (const text of texts) for (const words of splitLoosely(text)) out.push(...wordsRun(words, depth + 1, sink));
   // What a wrapper runs (`exec node server.js`, `env A=1 ./run.sh`) is read as its own command.
-  if (inner.length) return [...out, ...wordsRun(inner[0]!, depth + 1, scripts)];
+  if (inner.length) return [...out, ...wordsRun(inner[0]!, depth + 1, sink)];
   const dialect = dialectOf(program);
   const pm = packageScriptRuns(program, args);
   if (pm) {
-    scripts.push(...pm.runs);
+    sink.scripts.push(...pm.runs);
     out.push(...pm.files);
     if (!dialect) return out;
   }
@@ -193,7 +208,7 @@ function wordsRun(argv: readonly string[], depth: number, scripts: ScriptRun[]):
   // A runner (`npx tsx x.ts`, `pnpm exec tsx x.ts`, `uvx python x.py`, `corepack yarn lint`, `dotenv -- npm test`): the first
   // word naming an interpreter or a package manager starts what it runs.
   const k = args.findIndex((a) => !a.startsWith("-") && (dialectOf(a) !== undefined || isPackageManager(a)));
-  return k === -1 ? out : [...out, ...wordsRun(args.slice(k), depth + 1, scripts)];
+  return k === -1 ? out : [...out, ...wordsRun(args.slice(k), depth + 1, sink)];
 }
 
 /** The script (and loaded modules) of an interpreter given `args`, read with its dialect. */
@@ -246,13 +261,14 @@ function interpreterWords([name, d]: [string, Dialect], args: readonly string[])
 
 /**
  * The files an assignment before a command makes it load: `BASH_ENV=./env.sh`, `NODE_OPTIONS="--require ./x.js"`,
- * npm's `npm_config_script_shell=./sh` (the shell every package script runs in) and its `.npmrc` files (any case, `-` or `_`).
+ * npm's `npm_config_script_shell=./sh` (the shell every package script runs in), its `.npmrc` files and its `npm_config_node_options` (any case, `-` or `_`).
  */
 function assignmentWords(word: string): string[] {
   const eq = word.indexOf("=");
   const [name, value] = [word.slice(0, eq), word.slice(eq + 1)];
   if (name === "BASH_ENV" || name === "ENV" || NPM_CONFIG_FILES.test(name)) return [value];
-  if (name !== "NODE_OPTIONS") return [];
+  // npm's `node-options` setting (`npm_config_node_options`) is the NODE_OPTIONS of what npm and npx start.
+  if (name !== "NODE_OPTIONS" && !/^npm_config_node[-_]options$/i.test(name)) return [];
   return interpreterWords(["node", NODE], [...value.split(/\s+/).filter(Boolean), "-e", ""]);
 }
 

@@ -53,12 +53,28 @@ export function scriptPins(run: ScriptRun, cwd: string, root: string): ScriptPin
   return pins.filter((p, i) => i === 0 || p.texts.length || !p.digest.startsWith("sha256:"));
 }
 
+/**
+ * The files that change what a package runner (`npx tsx x.ts`, `npm exec`, `pnpm dlx`) started in `cwd` runs: the `.npmrc`
+ * (whose `script-shell` runs the program, whose `node-options` loads code into it) and yarn's and pnpm's settings, of `cwd`
+ * and of the nearest package folder up to `root`, as npm finds its project config. None outside `root`. Never throws.
+ */
+export function runnerConfigFiles(cwd: string, root: string): string[] {
+  if (!inside(root, cwd)) return [];
+  let dir = cwd;
+  while (!existsSync(join(dir, "package.json")) && dir !== root && inside(root, dirname(dir))) dir = dirname(dir);
+  const dirs = dir === cwd || !existsSync(join(dir, "package.json")) ? [cwd] : [cwd, dir];
+  return dirs.flatMap((d) => [...RC_FILES.map((f) => join(d, f)), ...yarnCode(d).map((f) => resolve(d, f))]);
+}
+
+/** A package folder's settings files that change how its scripts and runners run. */
+const RC_FILES = [".npmrc", ".yarnrc", ".yarnrc.yml", ".pnpmfile.cjs"];
+
 /** The pin of script `name` of the package.json in `dir` (all its scripts when undefined: `package.json#scripts`), with what changes how it runs there. */
 function scriptPinIn(dir: string, name: string | undefined, root: string): ScriptPin {
   const file = join(dir, "package.json");
   const entry = `${relative(root, file)}#scripts${name === undefined ? "" : `.${name}`}`;
   const read = scriptTexts(file, name);
-  const rc = [".npmrc", ".yarnrc", ".yarnrc.yml", ".pnpmfile.cjs", ...(name === "start" || name === undefined ? ["server.js"] : [])].map((f) => join(dir, f));
+  const rc = [...RC_FILES, ...(name === "start" || name === undefined ? ["server.js"] : [])].map((f) => join(dir, f));
   rc.push(...yarnCode(dir).map((f) => resolve(dir, f)));
   if (typeof read === "string") return { entry, digest: read, texts: [], dir, files: rc };
   const digest = `sha256:${createHash("sha256").update(JSON.stringify(read)).digest("hex")}`;

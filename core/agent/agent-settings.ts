@@ -1,27 +1,6 @@
-import { z } from "zod";
+import { AgentConfig } from "../config/config-schema.js";
 import { ManifestError } from "../errors.js";
 import { DEFAULT_MAX_STEPS } from "../config/untrusted-config.js";
-
-/** The `agent` section of keel config (parsed here, at the boundary). */
-export const AgentSettingsSchema = z
-  .object({
-    maxSteps: z.number().int().positive().optional(),
-    systemPrompt: z.string().optional(),
-    /** Share of the context window tool definitions may take before MCP and plugin tools are deferred behind tool_search. */
-    toolSearchShare: z.number().min(0).max(1).optional(),
-    /** Context share that triggers pruning of old tool outputs. */
-    pruneAt: z.number().min(0).max(1).optional(),
-    /** Context share that triggers compaction. */
-    compactAt: z.number().min(0).max(1).optional(),
-    budgets: z
-      .object({
-        maxTokens: z.number().int().positive().optional(),
-        maxToolCalls: z.number().int().positive().optional(),
-        maxModelCalls: z.number().int().positive().optional(),
-      })
-      .optional(),
-  })
-  .passthrough();
 
 /** Resolved agent settings with defaults. */
 export interface AgentSettings {
@@ -35,7 +14,8 @@ export interface AgentSettings {
 
 /** Reads `config.agent` with defaults; throws ManifestError naming the field when invalid. */
 export function agentSettings(config: Record<string, unknown>): AgentSettings {
-  const parsed = AgentSettingsSchema.safeParse(config.agent ?? {});
+  // Checked as config loads too (naming the file); a config put together in code arrives here unchecked.
+  const parsed = AgentConfig.safeParse(config.agent ?? {});
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     throw new ManifestError(`Invalid config field "agent.${issue.path.join(".")}": ${issue.message}.`, undefined, `agent.${issue.path.join(".")}`);

@@ -63,6 +63,27 @@ export const ModelConfig = z
   })
   .passthrough();
 
+/** `agent` section: the agent loop's limits and prompt (read by agent-settings.ts; validated with the rest, so a bad value names its file). */
+export const AgentConfig = z
+  .object({
+    maxSteps: z.number().int().positive().optional(),
+    systemPrompt: z.string().optional(),
+    /** Share of the context window tool definitions may take before MCP and plugin tools are deferred behind tool_search. */
+    toolSearchShare: z.number().min(0).max(1).optional(),
+    /** Context share that triggers pruning of old tool outputs. */
+    pruneAt: z.number().min(0).max(1).optional(),
+    /** Context share that triggers compaction. */
+    compactAt: z.number().min(0).max(1).optional(),
+    budgets: z
+      .object({
+        maxTokens: z.number().int().positive().optional(),
+        maxToolCalls: z.number().int().positive().optional(),
+        maxModelCalls: z.number().int().positive().optional(),
+      })
+      .optional(),
+  })
+  .passthrough();
+
 /** keel's model key variable by convention: never passed to commands, whatever `commandEnv.pass` says. */
 const MODEL_KEY_VAR = "OPENAI_API_KEY";
 const NEVER_PASSED = "is keel's model key: it never reaches commands, even when listed. Remove it from the list";
@@ -84,6 +105,7 @@ export const KeelConfigSchema = z
     model: z.union([z.string(), ModelConfig]).optional(),
     output: z.object({ maxChars: z.number().int().positive().optional() }).passthrough().optional(),
     sandbox: SandboxConfig.optional(),
+    agent: AgentConfig.optional(),
     commandEnv: CommandEnvConfig.optional(),
     /** Claude Code command hooks (`{"PreToolUse": [{"matcher", "hooks": [...]}]}`); each hook is checked by the hooks runtime, which names file and path. */
     hooks: z.record(z.string(), z.unknown()).optional(),

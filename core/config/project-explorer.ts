@@ -67,6 +67,27 @@ function expandedSize(value: unknown, memo: Map<object, number>, limit: number):
   return size;
 }
 
+/**
+ * Strict JSON for `.json` config files, with a plain one-line error: cosmiconfig's own JSON loader
+ * (parse-json) puts a code frame in its message twice, in ANSI colours wherever `CI` is set, which then
+ * reached `--json` output and CI logs as escape codes. Throws `JSON Error in FILE: … (line L, column C)`.
+ */
+function loadJson(filepath: string, content: string): unknown {
+  try {
+    return JSON.parse(content) as unknown;
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    const position = /at position (\d+)/.exec(message);
+    let where = "";
+    if (position) {
+      const before = content.slice(0, Number(position[1]));
+      const line = before.split("\n").length;
+      where = ` (line ${line}, column ${before.length - before.lastIndexOf("\n")})`;
+    }
+    throw new Error(`JSON Error in ${filepath}: ${message}${where}`, { cause: error });
+  }
+}
+
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null;
 }
@@ -88,7 +109,7 @@ export async function projectExplorer(searchPlaces: readonly string[]): Promise<
     Explorer: new (options: ExplorerOptions) => ProjectExplorer;
   };
   const loaders: Loaders = {
-    ".json": dataLoader(defaultLoaders[".json"], false),
+    ".json": dataLoader(loadJson, false),
     ".yaml": dataLoader(defaultLoaders[".yaml"], true),
     ".yml": dataLoader(defaultLoaders[".yml"], true),
     noExt: dataLoader(defaultLoaders.noExt, true),

@@ -2,6 +2,7 @@ import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, read
 import { type FileHandle, mkdir, open } from "node:fs/promises";
 import { dirname } from "node:path";
 import { StateError, errorMessage } from "../errors.js";
+import { writeFileAtomic } from "./atomic-write.js";
 import { assertOwnPath, ownReadFlags, replaceLink, workspaceOwned } from "./own-path.js";
 
 /**
@@ -131,18 +132,19 @@ export async function writeJsonState(file: string, value: unknown): Promise<void
   await writeTextAtomic(file, JSON.stringify(value, null, 2) + "\n");
 }
 
-/** Writes text atomically (temp file, fsync, rename). Creates parent directories. Links as in `writeJsonState`. */
+/**
+ * Writes text atomically (temp file `.<name>.keel-tmp-<pid>-<random>`, fsync, rename; one a killed keel left is
+ * removed by the next write: see `writeFileAtomic`). Creates parent directories. Links as in `writeJsonState`.
+ */
 export async function writeTextAtomic(file: string, text: string | Buffer): Promise<void> {
   await prepareStateFile(file);
-  // Loaded on the first write (with its dependencies): most commands write no state.
-  const { default: writeFileAtomic } = await import("write-file-atomic");
-  await writeFileAtomic(file, text, { fsync: true });
+  await writeFileAtomic(file, text);
 }
 
 /**
  * Makes `file`'s folders (after refusing symlinked ones from `.keel` down: StateError) and, in a
- * workspace's `.keel`, removes a symlink planted at `file` itself (write-file-atomic would write
- * to the link's target), so keel's own file takes its place.
+ * workspace's `.keel`, removes a symlink planted at `file` itself (a write through it could reach
+ * the link's target), so keel's own file takes its place.
  */
 async function prepareStateFile(file: string): Promise<void> {
   assertOwnPath(file);
@@ -150,23 +152,34 @@ async function prepareStateFile(file: string): Promise<void> {
   if (workspaceOwned(file)) replaceLink(file);
 }
 
+/** How long a lock wait lasts before `withFileLock` says what it waits for (once). */
+const LOCK_WAIT_NOTICE_MS = 1_000;
+
+/** proper-lockfile's options: a lock not refreshed for 10 s (its holder was killed) is taken over. */
+const LOCK_OPTIONS = { realpath: false, stale: 10_000, update: 2_000 } as const;
+
+/** Where `withFileLock` says that it waits; keel's stderr unless the caller passes its own. */
+export type LockWaitNotice = (line: string) => void;
+
+const stderrNotice: LockWaitNotice = (line) => void process.stderr.write(`${line}\n`);
+
 /**
  * Runs `fn` while holding an inter-process lock on `file` (the file need not exist).
- * Retries for up to ~10 s, then fails with a message naming the file. Folders and links are
+ * Retries for up to ~20 s (a lock left by a killed keel is taken over after 10 s), then fails with a
+ * message naming the file. A wait longer than about a second says so once through `onWait` (default:
+ * stderr, never stdout); an uncontended lock is one attempt, with no timer. Folders and links are
  * checked as in `writeJsonState` first, so whatever `fn` writes to `file` stays keel's own file.
  */
-export async function withFileLock<T>(file: string, fn: () => Promise<T>): Promise<T> {
+export async function withFileLock<T>(file: string, fn: () => Promise<T>, onWait: LockWaitNotice = stderrNotice): Promise<T> {
   await prepareStateFile(file);
   if (workspaceOwned(file)) removePlantedLock(`${file}.lock`);
   // Loaded on the first lock (with graceful-fs, retry and signal-exit): most commands lock nothing.
   const { default: lockfile } = await import("proper-lockfile");
   let release: () => Promise<void>;
   try {
-    release = await lockfile.lock(file, {
-      realpath: false,
-      stale: 10_000,
-      update: 2_000,
-      retries: { retries: 200, factor: 1.2, minTimeout: 5, maxTimeout: 100, randomize: true },
+    release = await lockfile.lock(file, LOCK_OPTIONS).catch((error: NodeJS.ErrnoException) => {
+      if (error.code !== "ELOCKED") throw error;
+      return waitForLock(file, lockfile.lock, onWait);
     });
   } catch (error) {
     throw new StateError(`Could not lock ${file}: ${errorMessage(error)}. Another keel process may hold it; retry.`, file, {
@@ -177,6 +190,20 @@ export async function withFileLock<T>(file: string, fn: () => Promise<T>): Promi
     return await fn();
   } finally {
     await release().catch(() => undefined);
+  }
+}
+
+/** Retries a held lock, saying once (after LOCK_WAIT_NOTICE_MS) what keel waits for. */
+async function waitForLock(file: string, lock: typeof import("proper-lockfile").lock, onWait: LockWaitNotice): Promise<() => Promise<void>> {
+  const notice = setTimeout(
+    () =>
+      onWait(`keel: waiting for ${file}.lock (held by another keel process, or left by one that was killed; taken over after ${LOCK_OPTIONS.stale / 1000} s)…`),
+    LOCK_WAIT_NOTICE_MS,
+  );
+  try {
+    return await lock(file, { ...LOCK_OPTIONS, retries: { retries: 200, factor: 1.2, minTimeout: 5, maxTimeout: 100, randomize: true } });
+  } finally {
+    clearTimeout(notice);
   }
 }
 

@@ -3,7 +3,7 @@ import { mkdir, readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { OAuthDiscoveryState } from "@modelcontextprotocol/sdk/client/auth.js";
 import type { OAuthClientInformationMixed, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
-import { MCP_OAUTH_DIR, StateError, errorMessage, withFileLock } from "../../core/index.js";
+import { MCP_OAUTH_DIR, StateError, errorMessage, withFileLock, writeFileAtomic } from "../../core/index.js";
 
 /** What keel keeps for one server URL: tokens, the client registration and the discovery result. */
 export interface OAuthRecord {
@@ -86,9 +86,8 @@ export class OAuthStore {
   /** Writes a record atomically with mode 0600 (call under `locked`). */
   async write(serverUrl: string, record: OAuthRecord): Promise<void> {
     await mkdir(join(this.keelHome, OAUTH_DIR), { recursive: true, mode: 0o700 });
-    const { default: writeFileAtomic } = await import("write-file-atomic");
     const data: OAuthRecord = { ...record, serverUrl: normalizeUrl(serverUrl), savedAt: new Date().toISOString() };
-    await writeFileAtomic(this.fileFor(serverUrl), JSON.stringify(data, null, 2) + "\n", { mode: 0o600, fsync: true });
+    await writeFileAtomic(this.fileFor(serverUrl), JSON.stringify(data, null, 2) + "\n", 0o600);
   }
 
   /** Deletes what is stored for a server URL; returns what was there (`tokens`, `client`), for `keel mcp logout`. */

@@ -32,7 +32,7 @@ export interface ServeCommandOptions {
  * (stdout carries only the protocol; every notice goes to stderr) or, with `--http`, streamable
  * HTTP on 127.0.0.1 behind a bearer token (`KEEL_SERVE_TOKEN`, else generated and printed to
  * stderr). The host is reloaded when its manifests change. Runs until stdin ends (stdio), Ctrl-C or
- * SIGTERM. Usage errors (exit 2) for options that do not fit together.
+ * SIGTERM (both abort `ctx.signal`). Usage errors (exit 2) for options that do not fit together.
  */
 export async function mcpServeCommand(ctx: CliContext, opts: ServeCommandOptions): Promise<void> {
   const auth = opts.auth !== false;
@@ -59,7 +59,6 @@ export async function mcpServeCommand(ctx: CliContext, opts: ServeCommandOptions
   const stop = new AbortController();
   const onStop = () => stop.abort();
   ctx.signal.addEventListener("abort", onStop, { once: true });
-  process.once("SIGTERM", onStop);
 
   const live = new LiveHost(await ctx.openHost({ startServers: true, notice }), () => ctx.openHost({ startServers: "background", notice }), notice);
   let armed: Host = live.host;
@@ -102,7 +101,6 @@ export async function mcpServeCommand(ctx: CliContext, opts: ServeCommandOptions
       await server.close();
     }
   } finally {
-    process.off("SIGTERM", onStop);
     ctx.signal.removeEventListener("abort", onStop);
     watcher.stop();
     await endpoint?.close();

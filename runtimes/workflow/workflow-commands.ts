@@ -22,6 +22,8 @@ export async function workflowListCommand(ctx: CliContext, query?: string): Prom
     const service = serviceOf(host);
     const workflows = service.list(query);
     const diagnostics = workflowDiagnostics(host);
+    // A workflow its file defines wrongly did not load: that fails the listing, as a plugin that did not load fails `keel plugins`.
+    const broken = diagnostics.some((d) => d.severity === "error");
     const rows = workflows.map((w) => ({
       name: w.name,
       description: w.description ?? null,
@@ -45,11 +47,14 @@ export async function workflowListCommand(ctx: CliContext, query?: string): Prom
           )
         : query !== undefined && service.list().length
           ? `No workflow matches "${query}". Run \`keel workflow list\` to see them all.`
-          : "No workflows found. Add .claw-workflows.json or .keel/workflows/NAME.json (see the README section Workflows and worktrees).";
+          : broken
+            ? "No workflow could be loaded: fix the problems below."
+            : "No workflows found. Add .claw-workflows.json or .keel/workflows/NAME.json (see the README section Workflows and worktrees).";
       const untrusted = workflows.filter((w) => service.needsTrust(w)).map((w) => w.name);
       if (untrusted.length) out += `\n\nNeed trust to run: ${untrusted.join(", ")} (${NEEDS_TRUST_NOTE}).`;
       return diagnostics.length ? `${out}\n\n${diagnostics.map(formatDiagnostic).join("\n")}` : out;
     });
+    if (broken) ctx.setExitCode(1);
   });
 }
 

@@ -110,9 +110,17 @@ export class WorkflowService {
     const wf = this.get(name);
     if (wf) return wf;
     const names = this.catalog.workflows.map((w) => w.name);
-    throw new UsageError(
-      `Unknown workflow "${name}".${didYouMean(name, names)} ${names.length ? `Known workflows: ${names.join(", ")}.` : "No workflows were found: add .claw-workflows.json or .keel/workflows/*.json (see the README section Workflows and worktrees)."}`,
-    );
+    // A workflow its file defines wrongly is not loaded: say so, rather than that there is none.
+    const broken = this.host.diagnostics.items.filter((d) => d.source === "workflow" && d.severity === "error");
+    const known = names.length
+      ? `Known workflows: ${names.join(", ")}.`
+      : broken.length
+        ? "No workflow could be loaded."
+        : "No workflows were found: add .claw-workflows.json or .keel/workflows/*.json (see the README section Workflows and worktrees).";
+    const notLoaded = broken.length
+      ? ` ${broken.length} workflow definition problem(s) kept some from loading (first: ${broken[0]!.file ?? "?"}${broken[0]!.path ? `:${broken[0]!.path}` : ""}: ${broken[0]!.message}); \`keel workflow list\` shows each: fix them and retry.`
+      : "";
+    throw new UsageError(`Unknown workflow "${name}".${didYouMean(name, names)} ${known}${notLoaded}`);
   }
 
   /**

@@ -44,7 +44,7 @@ export async function mergeWorktree(
 
   const wt = await committingGitAt(rec.path, signal);
   await commitAll(wt, `keel: work from worktree ${rec.name}`);
-  const changedFiles = await diffNames(main, `${branchRef(rec.baseBranch)}...${branchRef(rec.branch)}`);
+  const changedFiles = await diffNames(main, await mergeRange(main, rec));
   const inTheWay = await untrackedIn(main, changedFiles);
   if (inTheWay.length)
     return fail(
@@ -70,6 +70,25 @@ export async function mergeWorktree(
     message: `Merged ${rec.branch} into ${rec.baseBranch} (${changedFiles.length} file${changedFiles.length === 1 ? "" : "s"} changed).`,
     changedFiles,
   };
+}
+
+/**
+ * The range whose diff is what merging the worktree's branch brings: `base...branch` (from their merge-base). When
+ * the branch is already merged — a merge killed right after `git merge`, run again — that merge-base is the branch
+ * itself (nothing left to bring), so the range is the one of the merge that brought it: the first commit on the
+ * base's first-parent line since the tip with the tip as a later parent, from its first parent (`M^1...tip`); an
+ * unmerged branch has no such commit (the walk covers only the base's commits since the fork).
+ */
+async function mergeRange(git: SimpleGit, rec: WorktreeRecord): Promise<string> {
+  const pending = `${branchRef(rec.baseBranch)}...${branchRef(rec.branch)}`;
+  const tip = await resolveRef(git, branchRef(rec.branch));
+  if (!tip) return pending;
+  const lines = await git.raw(["rev-list", "--first-parent", "--parents", `${tip}..${branchRef(rec.baseBranch)}`]).catch(() => "");
+  for (const line of lines.split("\n")) {
+    const [, first, ...others] = line.trim().split(" ");
+    if (first && others.includes(tip)) return `${first}...${tip}`;
+  }
+  return pending;
 }
 
 /** `git diff --name-only [range] [extra]` as a list (never looking inside submodules). */

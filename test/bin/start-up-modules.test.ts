@@ -50,7 +50,6 @@ const LAZY = [
   "/node_modules/execa/",
   "/node_modules/simple-git/",
   "/node_modules/openai/",
-  "/node_modules/write-file-atomic/", // only when state is written
   "/node_modules/proper-lockfile/", // only when a state file is locked
   "/node_modules/fdir/", // only when glob or grep searches
   "node:crypto", // hashes and random names: only when a file is hashed, a trust pin checked or a call id drawn (core/lazy-crypto.ts)
@@ -111,7 +110,7 @@ describe("start-up: keel tools loads only what the workspace needs", () => {
       expect((await runKeel(["--json", "tools"], { cwd: ws.root, env: ws.env })).exitCode).toBe(0);
       const { modules } = await traced(ws, ["--json", "tools"]);
       expect(loaded(modules, "/dist/core/config/local-rules.js"), "the check ran").toBe(true);
-      for (const part of ["node:crypto", "/node_modules/execa/", "/node_modules/write-file-atomic/", "/node_modules/proper-lockfile/"])
+      for (const part of ["node:crypto", "/node_modules/execa/", "/node_modules/proper-lockfile/"])
         expect(loaded(modules, part), `${part} was loaded`).toBe(false);
     } finally {
       ws.cleanup();

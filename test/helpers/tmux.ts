@@ -22,6 +22,8 @@ export interface Terminal {
   waitFor(pattern: string | RegExp, opts?: { after?: number; timeoutMs?: number }): Promise<string>;
   /** True once the program has exited (its pane is dead). */
   exited(): boolean;
+  /** The program's process id (it is the pane's process: started with `exec`). */
+  pid(): number;
   /** Kills the tmux server (and the program, if still running). */
   close(): void;
 }
@@ -67,6 +69,7 @@ export function startTerminal(argv: string[], opts: { cwd: string; env: NodeJS.P
       }
     },
     exited: () => tmux("display-message", "-p", "-t", "t", "#{pane_dead}").trim() === "1",
+    pid: () => Number(tmux("display-message", "-p", "-t", "t", "#{pane_pid}").trim()),
     close() {
       try {
         tmux("kill-server");

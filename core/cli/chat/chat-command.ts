@@ -65,7 +65,7 @@ export async function chatCommand(ctx: CliContext, opts: ChatOptions): Promise<v
     const prompt = c.cyan("› ");
     for (;;) {
       if (ctx.signal.aborted) break;
-      const line = await chat.input.read(prompt, c.dim("(Ctrl-C again or Ctrl-D to leave)"));
+      const line = await chat.input.read(prompt, c.dim("(Ctrl-C again or Ctrl-D to leave)"), ctx.signal);
       if (line === undefined) break;
       const text = line.trim();
       if (!text) continue;

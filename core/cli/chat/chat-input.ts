@@ -34,12 +34,13 @@ export class ChatInput {
    * Reads one line; undefined when the user leaves (Ctrl-D, or Ctrl-C twice on an empty line, or the input ends).
    * The prompt is a question like any other on this terminal (`oneQuestionAtATime`): it waits for one
    * being asked (a server's elicitation that came during the turn), and one that comes while it is read waits for the line.
+   * `signal` aborted (SIGTERM) is leaving too.
    */
-  read(prompt: string, hint: string): Promise<string | undefined> {
-    return oneQuestionAtATime(this.input, () => this.readLine(prompt, hint));
+  read(prompt: string, hint: string, signal?: AbortSignal): Promise<string | undefined> {
+    return oneQuestionAtATime(this.input, () => this.readLine(prompt, hint, signal));
   }
 
-  private readLine(prompt: string, hint: string): Promise<string | undefined> {
+  private readLine(prompt: string, hint: string, signal?: AbortSignal): Promise<string | undefined> {
     const rl = createInterface({
       input: this.input,
       output: this.output,
@@ -67,9 +68,11 @@ export class ChatInput {
       });
       // after readline's own listener: a newline inside a paste reaches "line" with `pasting` set
       this.input.on("keypress", onKey);
+      const onAbort = () => finish(undefined);
       const finish = (value: string | undefined) => {
         if (done) return;
         done = true;
+        signal?.removeEventListener("abort", onAbort);
         this.input.off("keypress", onKey);
         if (bracketed) this.output.write(PASTE_OFF);
         rl.close();
@@ -106,6 +109,8 @@ export class ChatInput {
         this.output.write(`\n${hint}\n`);
         rl.prompt();
       });
+      if (signal?.aborted) return finish(undefined);
+      signal?.addEventListener("abort", onAbort, { once: true });
       rl.setPrompt(prompt);
       rl.prompt();
     });

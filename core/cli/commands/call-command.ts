@@ -1,4 +1,5 @@
 import { readFile } from "node:fs/promises";
+import { resolve } from "node:path";
 import { UsageError, errorMessage } from "../../errors.js";
 import type { CliContext } from "../cli-context.js";
 import { terminalText } from "../terminal-text.js";
@@ -16,7 +17,7 @@ export async function readCallInput(opts: CallOptions, cwd: string, stdin: NodeJ
   let text = opts.input;
   if (opts.inputFile !== undefined) {
     try {
-      text = opts.inputFile === "-" ? await readAll(stdin) : await readFile(new URL(opts.inputFile, `file://${cwd}/`), "utf8");
+      text = opts.inputFile === "-" ? await readAll(stdin) : await readFile(resolve(cwd, opts.inputFile), "utf8");
     } catch (error) {
       throw new UsageError(`Cannot read --input-file ${opts.inputFile}: ${errorMessage(error)}`);
     }

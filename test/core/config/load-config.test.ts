@@ -49,6 +49,17 @@ describe("loadConfig", () => {
     expect(error.message).toMatch(/model\.name.*expected string/);
   });
 
+  it("names the file of an invalid agent value, as of any known key, whatever the command (a string maxSteps or budget is no limit)", async () => {
+    ws = makeWorkspace({ "keel.config.json": { agent: { budgets: { maxTokens: "1e9" } } } });
+    const error = (await loadConfig(resolveWorkspace(ws.root, ws.env)).catch((e: unknown) => e)) as ManifestError;
+    expect(error).toBeInstanceOf(ManifestError);
+    expect(error.file).toBe(ws.path("keel.config.json"));
+    expect(error.field).toBe("agent.budgets.maxTokens");
+    expect(error.exitCode).toBe(2);
+    ws.write("keel.config.json", { agent: { maxSteps: "1000" } });
+    expect(((await loadConfig(resolveWorkspace(ws.root, ws.env)).catch((e: unknown) => e)) as ManifestError).field).toBe("agent.maxSteps");
+  });
+
   it("fails closed on an unparseable keel config file, naming it, so its deny rules cannot silently vanish", async () => {
     ws = makeWorkspace({ "keel.config.json": '{"permissions":{"deny":["bash"]},}' });
     const error = await loadConfig(resolveWorkspace(ws.root, ws.env)).catch((e: unknown) => e);
