@@ -46,11 +46,12 @@ interface Example {
   joins: boolean;
 }
 
-/** Marked examples in README order, and the headings of unmarked JSON/Markdown/JS blocks. */
-function scan(): { examples: Example[]; unmarked: string[] } {
+/** Marked examples in README order, the headings of unmarked JSON/Markdown/JS blocks, and markers no block follows at once. */
+function scan(): { examples: Example[]; unmarked: string[]; orphans: string[] } {
   const lines = README.split("\n");
   const examples: Example[] = [];
   const unmarked: string[] = [];
+  const orphans: string[] = [];
   let heading = "";
   let marker: RegExpExecArray | null = null;
   for (let i = 0; i < lines.length; i++) {
@@ -63,6 +64,8 @@ function scan(): { examples: Example[]; unmarked: string[] } {
     }
     const fence = /^```(\w*)$/.exec(line);
     if (!fence) {
+      // A marker must stand right above its block: one a line apart (or above an indented block) would check nothing.
+      if (marker) orphans.push(`line ${i}: ${lines[i - 1]}`);
       marker = null;
       continue;
     }
@@ -73,7 +76,7 @@ function scan(): { examples: Example[]; unmarked: string[] } {
     marker = null;
     i = end;
   }
-  return { examples, unmarked };
+  return { examples, unmarked, orphans };
 }
 
 /** Examples grouped into workspaces: an `example+:` joins the one before it. */
@@ -118,8 +121,9 @@ type Diagnostic = { severity: string; message: string; file?: string; path?: str
 
 describe("README's manifest examples", () => {
   it("every JSON, Markdown and JS block is a marked example or listed as not one", () => {
-    const { examples, unmarked } = scan();
+    const { examples, unmarked, orphans } = scan();
     expect(examples.length).toBeGreaterThanOrEqual(25);
+    expect(orphans).toEqual([]);
     expect(unmarked.filter((h) => !NOT_AN_EXAMPLE[h])).toEqual([]);
   });
 
