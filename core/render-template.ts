@@ -58,9 +58,13 @@ export function formatTemplateValue(value: unknown): string {
  */
 export const MAX_RENDERED_CHARS = 4 * 1024 * 1024;
 
-/** Options of `renderTemplate`: `format` turns each found value (of placeholder `name`) into the text inserted (default `formatTemplateValue`); `before` is the text rendered so far; `maxChars` caps the text (default MAX_RENDERED_CHARS). */
+/**
+ * Options of `renderTemplate`: `format` turns each found value (of placeholder `name`) into the text inserted (default
+ * `formatTemplateValue`); `literal` is the text rendered since the previous value (or the start): a caller following
+ * the text (a shell lexer) is fed it piece by piece, never the whole text again; `maxChars` caps the text (default MAX_RENDERED_CHARS).
+ */
 export interface RenderTemplateOptions {
-  format?: (value: unknown, before: string, name: string) => string;
+  format?: (value: unknown, literal: string, name: string) => string;
   maxChars?: number;
 }
 
@@ -74,7 +78,9 @@ export function renderTemplate(template: string, values: Record<string, unknown>
   const format = options.format ?? formatTemplateValue;
   const maxChars = options.maxChars ?? MAX_RENDERED_CHARS;
   const missing = new Set<string>();
+  // The text rendered up to the last value, and the literal text since.
   let text = "";
+  let literal = "";
   let i = 0;
   const n = template.length;
   // The next `}` and `{` at or after a position, found once and reused while ahead: scanning afresh
@@ -82,38 +88,40 @@ export function renderTemplate(template: string, values: Record<string, unknown>
   let close = -2;
   let open = -2;
   while (i < n) {
-    if (text.length > maxChars) throw tooLong(maxChars);
+    if (text.length + literal.length > maxChars) throw tooLong(maxChars);
     const ch = template[i]!;
     if (ch === "{" && template[i + 1] === "{") {
-      text += "{";
+      literal += "{";
       i += 2;
     } else if (ch === "}" && template[i + 1] === "}") {
-      text += "}";
+      literal += "}";
       i += 2;
     } else if (ch === "{") {
       if (close !== -1 && close <= i) close = template.indexOf("}", i + 1);
       if (open !== -1 && open <= i) open = template.indexOf("{", i + 1);
       const name = close > i && (open === -1 || open > close) ? template.slice(i + 1, close) : undefined;
       if (name === undefined || !PLACEHOLDER.test(name)) {
-        text += "{";
+        literal += "{";
         i += 1;
         continue;
       }
       const hit = lookupPlaceholder(values, name);
       if (hit.found) {
-        const value = format(hit.value, text, name);
-        if (text.length + value.length > maxChars) throw tooLong(maxChars);
-        text += value;
+        const value = format(hit.value, literal, name);
+        if (text.length + literal.length + value.length > maxChars) throw tooLong(maxChars);
+        text += literal + value;
+        literal = "";
       } else {
-        text += `{${name}}`;
+        literal += `{${name}}`;
         missing.add(name);
       }
       i = close + 1;
     } else {
-      text += ch;
+      literal += ch;
       i += 1;
     }
   }
+  text += literal;
   if (text.length > maxChars) throw tooLong(maxChars);
   return { text, missing: [...missing] };
 }

@@ -74,12 +74,10 @@ export interface RenderedShellCommand extends RenderedValue<string> {
 export function renderShellCommand(template: string, values: TemplateValues, budget = new RenderBudget()): RenderedShellCommand {
   const lexer = new ShellLexer();
   const unsafe: string[] = [];
-  let fed = 0;
-  const format = (v: unknown, before: string, name: string): string => {
-    lexer.feed(before.slice(fed));
+  const format = (v: unknown, literal: string, name: string): string => {
+    lexer.feed(literal);
     const out = lexer.insert(formatTemplateValue(v));
     if (out.unsafe && !unsafe.includes(name)) unsafe.push(name);
-    fed = before.length + out.text.length;
     return out.text;
   };
   const r = budget.render(template, values, { format });

@@ -30,6 +30,17 @@ describe("renderTemplate", () => {
     expect(r).toEqual({ text: "a <string:v w> {y} <number:2> {missing}", missing: ["missing"] });
   });
 
+  it("gives options.format the literal text since the previous value only, so a caller following the text reads it once", () => {
+    const literals: string[] = [];
+    const r = renderTemplate("a {x} {{y}} {missing} b {x}{x} c", { x: "v" }, { format: (v, literal) => (literals.push(literal), `<${String(v)}>`) });
+    expect(literals).toEqual(["a ", " {y} {missing} b ", ""]);
+    expect(r.text).toBe("a <v> {y} {missing} b <v><v> c");
+    // Linear: 100,000 values are given 100,000 literal characters in all (the text so far, each time, was 10^10).
+    let fed = 0;
+    renderTemplate(" {x}".repeat(100_000), { x: "v" }, { format: (_v, literal) => ((fed += literal.length), "v") });
+    expect(fed).toBe(100_000);
+  });
+
   it("follows dotted paths through own properties of nested objects only", () => {
     const values = { user: { name: "Ada", tags: ["a"] }, list: ["x"] } as Record<string, unknown>;
     expect(renderTemplate("{user.name} {user.tags} {list.0} {list.length} {user.toString} {user.hasOwnProperty}", values).text).toBe(
