@@ -370,8 +370,9 @@ describe("README: Writing a code plugin", () => {
   it("shows the tested example verbatim (examples/code-plugin)", () => {
     const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
     const section = readme.slice(readme.indexOf("### Writing a code plugin"));
-    const js = /`index\.mjs`:\n\n```js\n([\s\S]*?)```\n/.exec(section)?.[1];
-    const json = /`plugin\.json`:\n\n```json\n([\s\S]*?)```\n/.exec(section)?.[1];
+    // A block may follow its `<!-- example… -->` marker (test/bin/readme-manifest-examples.test.ts).
+    const js = /`index\.mjs`:\n\n(?:<!-- [^\n]* -->\n)?```js\n([\s\S]*?)```\n/.exec(section)?.[1];
+    const json = /`plugin\.json`:\n\n(?:<!-- [^\n]* -->\n)?```json\n([\s\S]*?)```\n/.exec(section)?.[1];
     expect(js).toBe(readFileSync(new URL("../../examples/code-plugin/index.mjs", import.meta.url), "utf8"));
     expect(JSON.parse(json!)).toEqual(JSON.parse(readFileSync(new URL("../../examples/code-plugin/plugin.json", import.meta.url), "utf8")));
   });
