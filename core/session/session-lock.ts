@@ -34,9 +34,11 @@ export async function acquireSessionLock(file: string, sessionId: string): Promi
       // again under a lock of its own before removing, so none removes the lock another has just taken.
       // Only a stale lock still there is removed: once it is gone, a new one can appear at any moment.
       await withFileLock(file, async () => {
-        if (!lstatSync(file, { throwIfNoEntry: false })) return;
+        const found = lstatSync(file, { throwIfNoEntry: false });
+        if (!found) return;
         assertNoLiveOwner(file, sessionId);
-        rmSync(file, { force: true });
+        // keel's lock is a file: a folder there (committed with the repository) is no lock, and is removed whole.
+        rmSync(file, { force: true, recursive: found.isDirectory() });
       });
     }
   }
@@ -74,15 +76,16 @@ function createWithContent(file: string, text: string): void {
 }
 
 /**
- * pid recorded in a lock file, if readable. A lock taken before the machine restarted (its `boot` is not this
- * boot's id, on Linux) has no owner: its pid may now belong to another program, which would hold the session forever.
+ * pid recorded in a lock file, if readable. Where the boot has an id (Linux), a lock that does not name this boot has
+ * no owner: one taken before the machine restarted (its pid may now belong to another program, which would hold the
+ * session forever), and one a repository committed or `git pull` wrote (`{"pid": 1}` held a session "busy" for good).
  */
 export function lockOwner(file: string): number | undefined {
   try {
     const lock = readJsonStateSync<{ pid?: unknown; boot?: unknown } | null>(file, null);
     const pid = Number(lock?.pid);
     const boot = bootId();
-    if (boot !== undefined && typeof lock?.boot === "string" && lock.boot !== boot) return undefined;
+    if (boot !== undefined && lock?.boot !== boot) return undefined;
     return Number.isInteger(pid) && pid > 0 ? pid : undefined;
   } catch {
     return undefined;

@@ -1,6 +1,6 @@
 import { execa } from "execa";
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -43,6 +43,26 @@ describe("a session's writer lock from before the machine restarted", () => {
       writeFileSync(file, JSON.stringify({ pid: process.pid, since: "2026-01-01T00:00:00.000Z", boot: "00000000-0000-0000-0000-000000000000" }));
       const lock = await acquireSessionLock(file, "s-reboot"); // old code: "Session s-reboot is busy: keel process … is running it", for as long as that process lives
       await expect(acquireSessionLock(file, "s-reboot")).rejects.toThrow(`Session s-reboot is busy: keel process ${process.pid} is running it`);
+      lock.release();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("a session's writer lock a repository committed", () => {
+  it.skipIf(process.platform !== "linux")('has no owner unless it names this boot: {"pid": 1} and a folder are taken over', async () => {
+    const dir = mkdtempSync(join(tmpdir(), "keel-lock-committed-"));
+    try {
+      const file = join(dir, "writer.lock");
+      // pid 1 is always alive: the old code said "busy: keel process 1 is running it" for good
+      writeFileSync(file, JSON.stringify({ pid: 1, since: "2026-01-01T00:00:00.000Z" }));
+      (await acquireSessionLock(file, "s-committed")).release();
+      // a folder at the lock's path (the old code: a raw EISDIR error)
+      mkdirSync(join(file, "x"), { recursive: true });
+      writeFileSync(join(file, "x", "y"), "z");
+      const lock = await acquireSessionLock(file, "s-folder");
+      await expect(acquireSessionLock(file, "s-folder")).rejects.toThrow(`Session s-folder is busy: keel process ${process.pid} is running it`);
       lock.release();
     } finally {
       rmSync(dir, { recursive: true, force: true });
