@@ -8,6 +8,7 @@ import { urlForDisplay } from "../url-secrets.js";
 import { foreignQueued } from "./message-queue.js";
 import { logIdentity, sealedSnapshotText, sessionFilesProblem } from "./session-file-seal.js";
 import { sessionPaths, sessionsRoot, type SessionPaths } from "./session-paths.js";
+import { checkSessionFile, SessionMetaSchema, SessionStateSchema } from "./session-schema.js";
 import type { SessionSeals } from "./session-seal.js";
 import { readLogTail, replayLog } from "./session-log.js";
 import type { SessionMeta, SessionSnapshot, SessionState, SessionStatusFile } from "./session-types.js";
@@ -68,7 +69,10 @@ export async function createSessionFiles(stateDir: string, meta: SessionMeta): P
   return paths;
 }
 
-/** Reads `session.json`; throws UsageError for an unknown session. */
+/**
+ * Reads `session.json`; throws UsageError for an unknown session, StateError (naming the file and the first
+ * bad field) for one that does not hold what keel writes there (see session-schema.ts).
+ */
 export async function readSessionMeta(stateDir: string, id: string): Promise<SessionMeta> {
   const paths = sessionPaths(stateDir, id);
   if (!existsSync(paths.meta)) {
@@ -78,7 +82,7 @@ export async function readSessionMeta(stateDir: string, id: string): Promise<Ses
   }
   const meta = await readJsonState<SessionMeta | null>(paths.meta, null);
   if (!meta) throw new StateError(`Session file ${paths.meta} is empty.`, paths.meta);
-  return meta;
+  return checkSessionFile(SessionMetaSchema, meta, paths.meta, paths.dir, `Session ${id}`) as unknown as SessionMeta;
 }
 
 /** A session's state as loaded: the checkpoint plus the log after it, and where the log ends. */
@@ -103,7 +107,8 @@ export interface LoadedSession {
  * Loads a session's state: `state.json` (the checkpoint) and the `session_*` entries of
  * `events.jsonl` after its offset. Reads only; a version-1 `state.json` (whole state, rewritten
  * every step, with a `transcript`) is converted in memory and reported as `migrated`. StateError
- * when unreadable or of an unknown version (nothing is overwritten then).
+ * when unreadable, of an unknown version, or holding what keel does not write (checked at the boundary,
+ * see session-schema.ts: `state.json` as read, then the state its log replays to); nothing is overwritten then.
  */
 export async function loadSessionState(stateDir: string, id: string, seals?: SessionSeals): Promise<LoadedSession> {
   const paths = sessionPaths(stateDir, id);
@@ -115,18 +120,30 @@ export async function loadSessionState(stateDir: string, id: string, seals?: Ses
   if (raw.version === 1) {
     // Old format: state.json is the whole state as of the end of events.jsonl.
     const { transcript: _t, ...rest } = raw;
-    const state = { ...rest, version: 2 } as unknown as SessionState;
+    const state = checkSessionFile(SessionStateSchema, { ...rest, version: 2 }, paths.state, paths.dir, `Session ${id}`) as unknown as SessionState;
     const logSize = existsSync(paths.events) ? statSync(paths.events).size : 0;
     return { state, snapshotOffset: logSize, snapshotBytes, logSize, migrated: true, filesProblem };
   }
-  if (raw.version !== 2 || !Number.isSafeInteger(raw.logOffset) || (raw.logOffset as number) < 0 || !Array.isArray(raw.messages))
+  if (raw.version !== 2 || !Number.isSafeInteger(raw.logOffset) || (raw.logOffset as number) < 0)
     throw new StateError(
       `Session ${id}: ${paths.state} is not a state file this keel understands (version ${JSON.stringify(raw.version)}). It was left as is; start a new session.`,
       paths.state,
     );
+  checkSessionFile(SessionStateSchema, raw, paths.state, paths.dir, `Session ${id}`);
   const { logOffset, log: _log, mac: _mac, ...state } = raw as unknown as SessionSnapshot & { mac?: string };
   const tail = readLogTail(paths.events, logOffset);
-  replayLog(state, tail.entries, paths.events);
+  try {
+    replayLog(state, tail.entries, paths.events);
+  } catch (error) {
+    if (error instanceof StateError) throw error;
+    throw new StateError(
+      `The session log ${paths.events} has an entry keel cannot apply (${(error as Error).message}); keel did not write it. Move the session's folder ${paths.dir} away (or delete it), then start a new session.`,
+      paths.events,
+      { cause: error },
+    );
+  }
+  // The log's entries set the same fields: what they replay to is checked as the checkpoint was.
+  checkSessionFile(SessionStateSchema, state, paths.events, paths.dir, `Session ${id} (replayed from its log)`);
   if (tail.lastTs !== undefined) state.updatedAt = new Date(tail.lastTs).toISOString();
   return { state, snapshotOffset: logOffset, snapshotBytes, logSize: tail.size, migrated: false, filesProblem };
 }

@@ -1,0 +1,114 @@
+import { z } from "zod";
+import { StateError } from "../errors.js";
+
+// What keel reads of a session's `session.json` and `state.json` (see session-types.ts for the TypeScript
+// types): a repository can commit .keel/sessions/<id>/ holding any JSON, so these are checked at the boundary.
+// Fields keel does not read pass through unchecked.
+
+const count = z.number().int().nonnegative();
+const strings = z.array(z.string());
+
+const ToolCallSchema = z.looseObject({
+  id: z.string(),
+  name: z.string(),
+  arguments: z.string(),
+  extraContent: z.record(z.string(), z.unknown()).optional(),
+});
+
+/** A model-facing message (`ChatMessage`). */
+const ChatMessageSchema = z.discriminatedUnion("role", [
+  z.looseObject({ role: z.literal("system"), content: z.string() }),
+  z.looseObject({ role: z.literal("user"), content: z.string(), kind: z.string().optional() }),
+  z.looseObject({
+    role: z.literal("assistant"),
+    content: z.string(),
+    toolCalls: z.array(ToolCallSchema).optional(),
+    reasoning: z.looseObject({}).optional(),
+    origin: z.string().optional(),
+    cutOff: z.number().optional(),
+  }),
+  z.looseObject({
+    role: z.literal("tool"),
+    toolCallId: z.string(),
+    name: z.string(),
+    content: z.string(),
+    pruned: z.boolean().optional(),
+    artifact: z.string().optional(),
+  }),
+]);
+
+const PendingCallSchema = ToolCallSchema.extend({
+  status: z.enum(["queued", "done", "awaiting_approval"]),
+  guidance: z.string().optional(),
+  child: z.string().optional(),
+});
+
+const UsageSchema = z.looseObject({
+  modelCalls: count,
+  toolCalls: count,
+  inputTokens: count,
+  outputTokens: count,
+  lastRequestTokens: count.optional(),
+});
+
+/** What keel reads of `session.json` (`SessionMeta`). */
+export const SessionMetaSchema = z.looseObject({
+  id: z.string(),
+  createdAt: z.string(),
+  parentSessionId: z.string().optional(),
+  depth: count,
+  model: z.discriminatedUnion("kind", [
+    z.looseObject({ kind: z.literal("scripted"), file: z.string(), contextWindow: z.number().optional(), maxOutputTokens: z.number().optional() }),
+    z.looseObject({ kind: z.literal("openai"), name: z.string(), baseUrl: z.string().optional(), apiKeyEnv: z.string().optional() }),
+  ]),
+  cwd: z.string(),
+  pinnedCwd: z.boolean().optional(),
+  plugins: strings.optional(),
+  pluginFingerprint: z.string().optional(),
+  servers: strings.optional(),
+  serverFingerprint: z.string().optional(),
+  toolMenuHash: z.string().optional(),
+  worktree: z.looseObject({ name: z.string(), path: z.string(), branch: z.string() }).optional(),
+  agentType: z.looseObject({ name: z.string(), file: z.string(), prompt: z.string() }).optional(),
+});
+
+/** What keel reads of `state.json` and of the state it holds once its log is replayed (`SessionState`). */
+export const SessionStateSchema = z.looseObject({
+  id: z.string(),
+  status: z.enum(["running", "idle", "awaiting_approval", "failed"]),
+  reason: z.string().optional(),
+  error: z.string().optional(),
+  updatedAt: z.string(),
+  turn: count,
+  turnSteps: count,
+  pid: z.number().int().optional(),
+  title: z.string(),
+  messages: z.array(ChatMessageSchema),
+  pending: z.looseObject({ turn: count, calls: z.array(PendingCallSchema), cutOff: z.number().optional() }).nullable(),
+  usage: UsageSchema,
+  pluginState: z.record(z.string(), z.unknown()),
+  discoveredTools: strings,
+  sessionAllow: strings,
+  fileBaselines: z.record(z.string(), z.looseObject({ size: z.number(), mtimeMs: z.number(), hash: z.string() })),
+  lastAnswer: z.string().optional(),
+  toolSubset: strings.optional(),
+  maxSteps: count.optional(),
+  budgets: z.looseObject({ maxTokens: z.number().optional(), maxToolCalls: z.number().optional(), maxModelCalls: z.number().optional() }).optional(),
+  childUsage: z.record(z.string(), z.looseObject({ modelCalls: count, toolCalls: count, inputTokens: count, outputTokens: count })).optional(),
+  yes: z.boolean().optional(),
+});
+
+/**
+ * `value` checked against `schema`; a StateError naming `file` and the first field that is not as keel writes it
+ * (`what`: whose file), saying to move the session's folder `dir` away. keel never rewrites such a file.
+ */
+export function checkSessionFile<T>(schema: z.ZodType<T>, value: unknown, file: string, dir: string, what: string): T {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return value as T;
+  const issue = parsed.error.issues[0]!;
+  const field = issue.path.length ? issue.path.map(String).join(".") : "(the whole file)";
+  throw new StateError(
+    `${what}: ${file} is not as keel writes it (${field}: ${issue.message}). keel left it as is and reads nothing of this session: it was edited or not written by keel (a repository can commit .keel/sessions/). Move the session's folder ${dir} away (or delete it), then start a new session.`,
+    file,
+  );
+}
