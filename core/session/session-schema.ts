@@ -99,16 +99,21 @@ export const SessionStateSchema = z.looseObject({
 });
 
 /**
- * `value` checked against `schema`; a StateError naming `file` and the first field that is not as keel writes it
- * (`what`: whose file), saying to move the session's folder `dir` away. keel never rewrites such a file.
+ * `value` checked against `schema` and naming session `id` (its folder's name: keel writes files of a session under
+ * its id, so one naming another session would have keel write that one's files); a StateError naming `file` and the
+ * first field that is not as keel writes it (`what`: whose file), saying to move the session's folder `dir` away.
+ * keel never rewrites such a file.
  */
-export function checkSessionFile<T>(schema: z.ZodType<T>, value: unknown, file: string, dir: string, what: string): T {
+export function checkSessionFile<T>(schema: z.ZodType<T>, value: unknown, id: string, file: string, dir: string, what: string): T {
   const parsed = schema.safeParse(value);
-  if (parsed.success) return value as T;
-  const issue = parsed.error.issues[0]!;
-  const field = issue.path.length ? issue.path.map(String).join(".") : "(the whole file)";
+  let problem: string | undefined;
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    problem = `${issue.path.length ? issue.path.map(String).join(".") : "(the whole file)"}: ${issue.message}`;
+  } else if ((value as { id: string }).id !== id) problem = `id: names session ${JSON.stringify((value as { id: string }).id)}, not ${JSON.stringify(id)}`;
+  if (problem === undefined) return value as T;
   throw new StateError(
-    `${what}: ${file} is not as keel writes it (${field}: ${issue.message}). keel left it as is and reads nothing of this session: it was edited or not written by keel (a repository can commit .keel/sessions/). Move the session's folder ${dir} away (or delete it), then start a new session.`,
+    `${what}: ${file} is not as keel writes it (${problem}). keel left it as is and reads nothing of this session: it was edited or not written by keel (a repository can commit .keel/sessions/). Move the session's folder ${dir} away (or delete it), then start a new session.`,
     file,
   );
 }

@@ -82,7 +82,7 @@ export async function readSessionMeta(stateDir: string, id: string): Promise<Ses
   }
   const meta = await readJsonState<SessionMeta | null>(paths.meta, null);
   if (!meta) throw new StateError(`Session file ${paths.meta} is empty.`, paths.meta);
-  return checkSessionFile(SessionMetaSchema, meta, paths.meta, paths.dir, `Session ${id}`) as unknown as SessionMeta;
+  return checkSessionFile(SessionMetaSchema, meta, id, paths.meta, paths.dir, `Session ${id}`) as unknown as SessionMeta;
 }
 
 /** A session's state as loaded: the checkpoint plus the log after it, and where the log ends. */
@@ -120,7 +120,7 @@ export async function loadSessionState(stateDir: string, id: string, seals?: Ses
   if (raw.version === 1) {
     // Old format: state.json is the whole state as of the end of events.jsonl.
     const { transcript: _t, ...rest } = raw;
-    const state = checkSessionFile(SessionStateSchema, { ...rest, version: 2 }, paths.state, paths.dir, `Session ${id}`) as unknown as SessionState;
+    const state = checkSessionFile(SessionStateSchema, { ...rest, version: 2 }, id, paths.state, paths.dir, `Session ${id}`) as unknown as SessionState;
     const logSize = existsSync(paths.events) ? statSync(paths.events).size : 0;
     return { state, snapshotOffset: logSize, snapshotBytes, logSize, migrated: true, filesProblem };
   }
@@ -129,7 +129,7 @@ export async function loadSessionState(stateDir: string, id: string, seals?: Ses
       `Session ${id}: ${paths.state} is not a state file this keel understands (version ${JSON.stringify(raw.version)}). It was left as is; start a new session.`,
       paths.state,
     );
-  checkSessionFile(SessionStateSchema, raw, paths.state, paths.dir, `Session ${id}`);
+  checkSessionFile(SessionStateSchema, raw, id, paths.state, paths.dir, `Session ${id}`);
   const { logOffset, log: _log, mac: _mac, ...state } = raw as unknown as SessionSnapshot & { mac?: string };
   const tail = readLogTail(paths.events, logOffset);
   try {
@@ -143,7 +143,7 @@ export async function loadSessionState(stateDir: string, id: string, seals?: Ses
     );
   }
   // The log's entries set the same fields: what they replay to is checked as the checkpoint was.
-  checkSessionFile(SessionStateSchema, state, paths.events, paths.dir, `Session ${id} (replayed from its log)`);
+  checkSessionFile(SessionStateSchema, state, id, paths.events, paths.dir, `Session ${id} (replayed from its log)`);
   if (tail.lastTs !== undefined) state.updatedAt = new Date(tail.lastTs).toISOString();
   return { state, snapshotOffset: logOffset, snapshotBytes, logSize: tail.size, migrated: false, filesProblem };
 }

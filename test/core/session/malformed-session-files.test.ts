@@ -44,7 +44,7 @@ const STATE = {
 };
 
 /** Committed sessions: what is wrong, the file and the field keel must name. */
-const CASES: { id: string; meta?: object; state?: object; file: string; field: string }[] = [
+const CASES: { id: string; meta?: object; state?: object; log?: object; file: string; field: string }[] = [
   { id: "pending", state: { pending: { turn: 1, calls: 5 } }, file: "state.json", field: "pending.calls" }, // state.pending?.calls.find is not a function
   { id: "pending-kind", state: { pending: 5 }, file: "state.json", field: "pending" },
   { id: "message", state: { messages: [null] }, file: "state.json", field: "messages.0" },
@@ -56,6 +56,11 @@ const CASES: { id: string; meta?: object; state?: object; file: string; field: s
   { id: "agent", meta: { agentType: 5 }, file: "session.json", field: "agentType" },
   { id: "worktree", meta: { worktree: "x" }, file: "session.json", field: "worktree" },
   { id: "created", meta: { createdAt: 5 }, file: "session.json", field: "createdAt" },
+  // the state its log replays to is checked as the checkpoint is
+  { id: "log", log: { ts: 1, type: "session_state", sessionId: "log", set: { usage: null } }, file: "events.jsonl", field: "usage" },
+  // a checkpoint naming another session: adopt wrote the checkpoint it loaded into that session's folder
+  { id: "other", state: { id: "mine" }, file: "state.json", field: "id" },
+  { id: "other-meta", meta: { id: "mine" }, file: "session.json", field: "id" },
 ];
 
 /** Every file of a folder and its bytes. */
@@ -72,8 +77,12 @@ describe("committed sessions whose session.json or state.json hold other types t
     for (const c of CASES) {
       files[`.keel/sessions/${c.id}/session.json`] = { ...META, id: c.id, ...c.meta };
       files[`.keel/sessions/${c.id}/state.json`] = { ...STATE, id: c.id, ...c.state };
+      if (c.log) files[`.keel/sessions/${c.id}/events.jsonl`] = JSON.stringify(c.log) + "\n";
     }
     ws = makeWorkspace(files, { git: true });
+    // a session of the user's own, which a committed one names
+    const mine = await runKeel(["run", "--model", "scripted:script.json", "--session", "mine", "hi"], { cwd: ws.root, env: ws.env });
+    expect(mine.exitCode, mine.stderr).toBe(0);
     const sessions = ws.path(".keel/sessions");
     const before = snapshot(sessions);
     const keelHome = ws.env.KEEL_HOME!;
@@ -104,6 +113,10 @@ describe("committed sessions whose session.json or state.json hold other types t
     // nothing written: the sessions' files as committed, and no seal recorded for any of them
     expect(snapshot(sessions)).toEqual(before);
     expect(snapshot(keelHome)).toEqual(homeBefore);
+    const show = await runKeel(["sessions", "show", "mine"], { cwd: ws.root, env: ws.env });
+    expect(show.exitCode, show.stderr).toBe(0);
+    expect(show.stdout).toContain("RAN-THE-MODEL");
+    expect(show.stdout).not.toContain("origin:");
   });
 
   it("a session of yours whose state.json was overwritten (git pull) is refused on resume naming the field, not run", async () => {
