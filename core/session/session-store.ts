@@ -129,21 +129,30 @@ export async function loadSessionState(stateDir: string, id: string, seals?: Ses
       `Session ${id}: ${paths.state} is not a state file this keel understands (version ${JSON.stringify(raw.version)}). It was left as is; start a new session.`,
       paths.state,
     );
-  checkSessionFile(SessionStateSchema, raw, id, paths.state, paths.dir, `Session ${id}`);
   const { logOffset, log: _log, mac: _mac, ...state } = raw as unknown as SessionSnapshot & { mac?: string };
   const tail = readLogTail(paths.events, logOffset);
+  // Checked once, as replayed (the log's entries set the same fields): a resume of a long session pays one check, not
+  // two. Only when that fails is the checkpoint read again and checked on its own, to name the file at fault.
+  const blame = async (error?: unknown): Promise<never> => {
+    const checkpoint = (await readJsonState<Record<string, unknown> | null>(paths.state, null)) ?? {};
+    checkSessionFile(SessionStateSchema, { ...checkpoint, version: 2 }, id, paths.state, paths.dir, `Session ${id}`);
+    if (error !== undefined && !(error instanceof StateError))
+      throw new StateError(
+        `The session log ${paths.events} has an entry keel cannot apply (${(error as Error).message}); keel did not write it. Move the session's folder ${paths.dir} away (or delete it), then start a new session.`,
+        paths.events,
+        { cause: error },
+      );
+    if (error !== undefined) throw error;
+    // The checkpoint is as keel writes it: what its log replays to is not.
+    checkSessionFile(SessionStateSchema, state, id, paths.events, paths.dir, `Session ${id} (replayed from its log)`);
+    throw new StateError(`Session ${id}: ${paths.events} replays to a state keel does not write.`, paths.events);
+  };
   try {
     replayLog(state, tail.entries, paths.events);
   } catch (error) {
-    if (error instanceof StateError) throw error;
-    throw new StateError(
-      `The session log ${paths.events} has an entry keel cannot apply (${(error as Error).message}); keel did not write it. Move the session's folder ${paths.dir} away (or delete it), then start a new session.`,
-      paths.events,
-      { cause: error },
-    );
+    await blame(error);
   }
-  // The log's entries set the same fields: what they replay to is checked as the checkpoint was.
-  checkSessionFile(SessionStateSchema, state, id, paths.events, paths.dir, `Session ${id} (replayed from its log)`);
+  if (!SessionStateSchema.safeParse(state).success || state.id !== id) await blame();
   if (tail.lastTs !== undefined) state.updatedAt = new Date(tail.lastTs).toISOString();
   return { state, snapshotOffset: logOffset, snapshotBytes, logSize: tail.size, migrated: false, filesProblem };
 }
