@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { initialState } from "../../../core/session/session-store.js";
 import { runKeel } from "../../helpers/run-cli.js";
 import { makeWorkspace, type TempWorkspace } from "../../helpers/temp-workspace.js";
 
@@ -26,22 +27,8 @@ const META = {
   serverFingerprint: "x",
   toolMenuHash: "x",
 };
-const STATE = {
-  version: 2,
-  status: "idle",
-  updatedAt: "2026-01-01T00:00:00.000Z",
-  turn: 1,
-  turnSteps: 0,
-  title: "t",
-  messages: [],
-  pending: null,
-  usage: { modelCalls: 0, toolCalls: 0, inputTokens: 0, outputTokens: 0, lastRequestTokens: 0 },
-  pluginState: {},
-  discoveredTools: [],
-  sessionAllow: [],
-  fileBaselines: {},
-  logOffset: 0,
-};
+/** A checkpoint as keel writes one (its id is set per case). */
+const STATE = { ...initialState("x", "t"), turn: 1, updatedAt: "2026-01-01T00:00:00.000Z", logOffset: 0 };
 
 /** Committed sessions: what is wrong, the file and the field keel must name. */
 const CASES: { id: string; meta?: object; state?: object; log?: object; file: string; field: string }[] = [
