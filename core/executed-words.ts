@@ -39,6 +39,12 @@ const NODE: Dialect = {
       o,
     ),
 };
+// bun reads node's options, and `-c`/`--config FILE` names the bunfig.toml it reads instead of the folder's (its `preload` runs first).
+const BUN: Dialect = {
+  ...NODE,
+  value: new Set([...NODE.value, "-c", "--config"]),
+  loads: new Set([...NODE.loads, "-c", "--config"]),
+};
 const SHELL: Dialect = {
   value: new Set(["-o", "+o", "-O", "+O", "--rcfile", "--init-file"]),
   loads: new Set(["--rcfile", "--init-file"]),
@@ -90,7 +96,8 @@ const UV: Dialect = {
 const INTERPRETERS: Record<string, Dialect> = {
   // `source x.sh` and `. x.sh` run the file in the shell itself.
   ...Object.fromEntries(["sh", "bash", "rbash", "zsh", "dash", "ksh", "ash", "mksh", "fish", "source", "."].map((s) => [s, SHELL])),
-  ...Object.fromEntries(["node", "nodejs", "bun", "tsx", "ts-node", "ts-node-esm", "esno", "vite-node"].map((s) => [s, NODE])),
+  ...Object.fromEntries(["node", "nodejs", "tsx", "ts-node", "ts-node-esm", "esno", "vite-node"].map((s) => [s, NODE])),
+  bun: BUN,
   ...Object.fromEntries(["python", "pypy"].map((s) => [s, PYTHON])),
   ruby: RUBY,
   perl: { ...OTHER, code: new Set(["-e", "-E"]) },
@@ -143,10 +150,10 @@ export function executedWords(argv: readonly string[]): string[] {
  * test`, `npm run lint`, `yarn lint`, `pnpm run lint`, `bun run lint`; see `packageScriptRuns`), whose
  * text lives in package.json and is pinned by `namedWorkspaceFiles`.
  */
-export function executedRuns(argv: readonly string[]): { files: string[]; scripts: ScriptRun[]; runner: boolean } {
-  const sink: RunSink = { scripts: [], runner: false };
+export function executedRuns(argv: readonly string[]): { files: string[]; scripts: ScriptRun[]; runner: boolean; bun: boolean } {
+  const sink: RunSink = { scripts: [], runner: false, bun: false };
   const files = wordsRun(argv, 0, sink);
-  return { files, scripts: sink.scripts, runner: sink.runner };
+  return { files, scripts: sink.scripts, runner: sink.runner, bun: sink.bun };
 }
 
 /** What `wordsRun` met besides files: the package scripts a line runs, and whether a package runner runs a package's program. */
@@ -154,6 +161,8 @@ interface RunSink {
   scripts: ScriptRun[];
   /** `npx tsx x.ts`, `npm exec`, `pnpm dlx`, `yarn dlx`, `bunx`: the runner reads the package folder's `.npmrc` (its `script-shell`, `node-options`) and friends. */
   runner: boolean;
+  /** `bun x.ts`, `bun run lint`, `bunx tool`: bun reads the folder's `bunfig.toml` (whose `preload` runs first) and `.env` files itself. */
+  bun: boolean;
 }
 
 /** Package runners (`npx`), and the subcommands of package managers that are (`npm exec`, `pnpm dlx`, `bun x`). */
@@ -176,6 +185,7 @@ function wordsRun(argv: readonly string[], depth: number, sink: RunSink): string
   const name = baseName(program);
   // Loosely: a subcommand word anywhere marks a runner (a config file too many only pins a file too many).
   if (RUNNERS.has(name) || (isPackageManager(program) && args.some((a) => RUNNER_SUBCOMMANDS.has(a)))) sink.runner = true;
+  if (/^bunx?$/.test(name.replace(/(?<=[a-z])[\d.]+$/, ""))) sink.bun = true;
   if (SETS_ENV.has(name)) {
     // Assignments after `env` (`env BASH_ENV=./x.sh bash -c …`) load code as those before a command do.
     for (const a of args) if (/^[A-Za-z_]\w*=/.test(a)) out.push(...assignmentWords(a));

@@ -3,7 +3,7 @@ import { basename, dirname, isAbsolute, relative, resolve, sep } from "node:path
 import { createHash } from "./lazy-crypto.js";
 import { readRegularFile } from "./bounded-read.js";
 import { executedRuns, splitLoosely } from "./executed-words.js";
-import { runnerConfigFiles, scriptEntryDigest, scriptPins } from "./package-scripts.js";
+import { bunConfigFiles, runnerConfigFiles, scriptEntryDigest, scriptPins } from "./package-scripts.js";
 
 /** Largest file whose content `keel trust` hashes; a larger one is pinned by its identity (see `fileDigest`). */
 export const MAX_DIGEST_BYTES = 64 * 1024 * 1024;
@@ -118,6 +118,8 @@ export function namedWorkspaceFiles(
       }
       // A runner's settings (`.npmrc`'s `script-shell`, `node-options`) change what it runs as a package script's do; pinned the same way.
       if (runs.runner) for (const dir of dirs) for (const file of runnerConfigFiles(dir, root)) pin(file);
+      // bun's own settings (`bunfig.toml`'s `preload`) and the `.env` files it loads, likewise.
+      if (runs.bun) for (const dir of dirs) for (const file of bunConfigFiles(dir, root)) pin(file);
       for (const run of runs.scripts)
         for (const script of dirs.flatMap((dir) => scriptPins(run, dir, root))) {
           const fresh = !seen.has(script.entry);

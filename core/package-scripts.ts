@@ -66,6 +66,23 @@ export function runnerConfigFiles(cwd: string, root: string): string[] {
   return dirs.flatMap((d) => [...RC_FILES.map((f) => join(d, f)), ...yarnCode(d).map((f) => resolve(d, f))]);
 }
 
+/**
+ * The files bun reads itself when started in `cwd` (`bun x.ts`, `bun run lint`, `bunx tool`): its `bunfig.toml`, whose
+ * `preload` runs code before any script (and `[run] bun = true` runs a script's `node` as bun, preload included), and the
+ * `.env` files it loads into what it runs (`.env`, `.env.local`, `.env.<NODE_ENV>`, `.env.<NODE_ENV>.local`, for each
+ * NODE_ENV bun knows, since the one it runs with is not on the line). Of `cwd` and, loosely, of the nearest package folder
+ * up to `root` (see `runnerConfigFiles`). None outside `root`. Never throws.
+ */
+export function bunConfigFiles(cwd: string, root: string): string[] {
+  if (!inside(root, cwd)) return [];
+  let dir = cwd;
+  while (!existsSync(join(dir, "package.json")) && dir !== root && inside(root, dirname(dir))) dir = dirname(dir);
+  const dirs = dir === cwd || !existsSync(join(dir, "package.json")) ? [cwd] : [cwd, dir];
+  return dirs.flatMap((d) => BUN_FILES.map((f) => join(d, f)));
+}
+
+const BUN_FILES = ["bunfig.toml", ".env", ".env.local", ...["development", "production", "test"].flatMap((mode) => [`.env.${mode}`, `.env.${mode}.local`])];
+
 /** A package folder's settings files that change how its scripts and runners run. */
 const RC_FILES = [".npmrc", ".yarnrc", ".yarnrc.yml", ".pnpmfile.cjs"];
 

@@ -105,5 +105,5 @@ function permits(rule: CompiledRule, call: PermissionCall): boolean {
   if (call.tool.permissionMatch === "path") return rule.pathMatch!(call.resolvedArg!);
   const shell = call.shell;
   if (!shell) return rule.textMatch!.test(call.arg);
-  return shell.allowedBy(rule.spec, (text) => rule.textMatch!.test(text));
+  return shell.allowedBy(rule.spec, rule.textMatch!);
 }

@@ -113,7 +113,7 @@ export async function loadConfig(
     throw new ManifestError(
       `Config file ${ownBroken.file} cannot be parsed (${ownBroken.error}). keel stops rather than run without its rules: fix the file (keel never rewrites it), then retry.${
         ownBroken.source === "user" && isEmptyFile(ownBroken.file)
-          ? " If this keel runs inside keel's sandbox, which shows your config as an empty file, run it outside the sandbox instead."
+          ? " If this keel runs inside keel's sandbox, which hides your config (an empty device there: `Permission denied`), run it outside the sandbox instead."
           : ""
       }`,
       ownBroken.file,

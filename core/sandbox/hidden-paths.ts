@@ -127,15 +127,21 @@ export function hiddenPaths(
   workspaceRoot: string = root,
 ): string[] {
   const home = env.HOME || homedir();
-  const denied = (p: string): string[] =>
-    p === "~" ? [home] : p.startsWith("~/") ? [join(home, p.slice(2))] : isAbsolute(p) ? [p] : [resolve(root, p), resolve(workspaceRoot, p)];
   const wanted = [
     ...keelSecrets,
     ...escapeSockets(env, home),
     ...(settings.credentials === "visible" ? [] : [...CREDENTIAL_PATHS.map((p) => join(home, p)), ...movedCredentialPaths(env)]),
-    ...settings.denyRead.flatMap(denied),
+    ...deniedPaths(settings.denyRead, root, env, workspaceRoot),
   ];
   return [...new Set(wanted.map(realOrSelf))];
+}
+
+/** The configured `denyRead` paths as written (`~/x` under your home; a relative one under `root` and under `workspaceRoot`), before links are resolved. */
+export function deniedPaths(denyRead: readonly string[], root: string, env: NodeJS.ProcessEnv, workspaceRoot: string = root): string[] {
+  const home = env.HOME || homedir();
+  return denyRead.flatMap((p) =>
+    p === "~" ? [home] : p.startsWith("~/") ? [join(home, p.slice(2))] : isAbsolute(p) ? [p] : [resolve(root, p), resolve(workspaceRoot, p)],
+  );
 }
 
 function realOrSelf(path: string): string {

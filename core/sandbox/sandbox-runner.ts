@@ -1,12 +1,13 @@
-import { lstatSync, mkdirSync } from "node:fs";
-import { dirname, resolve, sep } from "node:path";
+import { mkdirSync } from "node:fs";
+import { resolve } from "node:path";
 import { endianness } from "node:os";
 import { ToolError } from "../errors.js";
 import { realOrSelf } from "../real-path.js";
 import { inside } from "../tools/confine-path.js";
 import { systemProgram } from "../system-program.js";
 import { bwrapArgs, reserveProtectedDirs, SECCOMP_FD, seccompLine, sandboxUnavailable, type SandboxTarget, UNIX_SOCKETS_WAY_OUT } from "./bwrap.js";
-import { hiddenPaths } from "./hidden-paths.js";
+import { deniedPaths, hiddenPaths } from "./hidden-paths.js";
+import { linkInside } from "./link-inside.js";
 import { innerEnv } from "./inner-env.js";
 import { hiddenNeed } from "./needed-paths.js";
 import { type SandboxSettings, unixSocketsBlocked } from "./sandbox-config.js";
@@ -160,6 +161,18 @@ export class SandboxRunner {
         `The sandbox cannot run ${target.argv[0]}: sandbox.denyRead hides ${needed}, which holds the program or the system libraries it needs. ${what} was not run. Remove ${JSON.stringify(needed)} from denyRead in your config or the workspace's, and hide the folders inside it that hold secrets instead.`,
         "precondition_failed",
       );
+    // A link on the way to a denyRead path that a command can replace (`secrets → s1`, re-pointed at a decoy) would move the hiding off the secret for the next command.
+    if (settings.mode === "workspace-write") {
+      const boundary = realOrSelf(target.root);
+      for (const path of deniedPaths(settings.denyRead, target.root, this.env, this.workspaceRoot)) {
+        const link = linkInside(boundary, path);
+        if (link)
+          throw new ToolError(
+            `The sandbox cannot keep ${path} (sandbox.denyRead) hidden: its path goes through the link ${link} inside the workspace, which a sandboxed command could re-point, leaving what it leads to now (${realOrSelf(path)}) readable to the next command. ${what} was not run. Name the real path in denyRead instead, or replace the link with what it leads to.`,
+            "precondition_failed",
+          );
+      }
+    }
     reserveProtectedDirs(settings, target.root);
     // Only folders inside the boundary: one elsewhere is read-only already, and one under the host's /tmp must stay unseen.
     const root = realOrSelf(target.root);
@@ -210,20 +223,4 @@ export class SandboxRunner {
       );
     return [realOrSelf(this.keelHome)];
   }
-}
-
-/** The first symlink on the way to `path` (absolute) that lies inside the folder `realRoot` (a real path), or undefined. */
-function linkInside(realRoot: string, path: string): string | undefined {
-  const parts = path.split(sep);
-  for (let i = 2; i <= parts.length; i++) {
-    const prefix = parts.slice(0, i).join(sep);
-    let stat;
-    try {
-      stat = lstatSync(prefix);
-    } catch {
-      return undefined;
-    }
-    if (stat.isSymbolicLink() && inside(realRoot, realOrSelf(dirname(prefix)))) return prefix;
-  }
-  return undefined;
 }

@@ -1,5 +1,6 @@
 import { analyzeShell, type ShellAnalysis, type ShellParser } from "./shell-analysis.js";
 import { baseName } from "./unwrap-command.js";
+import type { Wildcard } from "./wildcard.js";
 
 /** Shell control operators, substitutions and redirections, as written in a rule. */
 const SHELL_META = /[;&|\n\r`<>]|\$\(/;
@@ -36,11 +37,12 @@ export class ShellCall {
    * Whether an allow rule with this specifier covers the line: it must be one static simple command
    * (no list, pipeline, substitution, redirection or unresolved part) whose words match. A rule that
    * itself spells out shell operators is matched against the whole line, and only when everything
-   * in the line was resolved.
+   * in the line was resolved and its stars take no operator (`bash(git log | head*)` allows `git log |
+   * head -5`, never `git log | head; rm x`: the operators of the line are the rule's own).
    */
-  allowedBy(spec: string, test: (text: string) => boolean): boolean {
+  allowedBy(spec: string, match: Wildcard): boolean {
     if (this.analysis.unresolved.length) return false;
-    if (SHELL_META.test(spec)) return test(this.command);
-    return this.analysis.simple && test(this.analysis.commands[0]!.argv.join(" "));
+    if (SHELL_META.test(spec)) return match.stars(this.command)?.every((text) => !SHELL_META.test(text)) ?? false;
+    return this.analysis.simple && match.test(this.analysis.commands[0]!.argv.join(" "));
   }
 }

@@ -14,20 +14,27 @@ export class Wildcard {
 
   /** True when the whole of `text` matches. */
   test(text: string): boolean {
+    return this.stars(text) !== undefined;
+  }
+
+  /** The texts the stars take when the whole of `text` matches (leftmost, as `test` finds them), else undefined. */
+  stars(text: string): string[] | undefined {
     const segs = this.segments;
-    if (segs.length === 1) return text === segs[0];
+    if (segs.length === 1) return text === segs[0] ? [] : undefined;
     const head = segs[0]!;
     const tail = segs[segs.length - 1]!;
-    if (text.length < head.length + tail.length || !text.startsWith(head) || !text.endsWith(tail)) return false;
+    if (text.length < head.length + tail.length || !text.startsWith(head) || !text.endsWith(tail)) return undefined;
+    const out: string[] = [];
     let at = head.length;
     const limit = text.length - tail.length;
     for (let i = 1; i < segs.length - 1; i++) {
       const seg = segs[i]!;
-      if (seg === "") continue;
-      const found = text.indexOf(seg, at);
-      if (found === -1 || found + seg.length > limit) return false;
+      const found = seg === "" ? at : text.indexOf(seg, at);
+      if (found === -1 || found + seg.length > limit) return undefined;
+      out.push(text.slice(at, found));
       at = found + seg.length;
     }
-    return true;
+    out.push(text.slice(at, limit));
+    return out;
   }
 }

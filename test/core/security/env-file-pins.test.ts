@@ -97,4 +97,56 @@ describe("keel trust pins the settings files that make a server's runner or inte
     const again = await keel("trust");
     expect(again.json().approved).toEqual([expect.objectContaining({ name: '"a" (.mcp.json)', files: [".npmrc"] })]);
   });
+
+  it("marks the lines bun starts, whose bunfig.toml and .env files it reads itself, and pins bun's --config file", () => {
+    const bun = (line: string) => executedRuns(line.split(" ")).bun;
+    for (const line of [
+      "bun x.ts",
+      "bun run x.ts",
+      "bun run lint",
+      "bunx tool",
+      "bun x tool",
+      "/usr/local/bin/bun server.ts",
+      "npm exec bun x.ts",
+      "timeout 5 bun test",
+    ])
+      expect(bun(line), line).toBe(true);
+    for (const line of ["node x.ts", "npx tool", "npm run lint", "bundle exec rake"]) expect(bun(line), line).toBe(false);
+    const words = (line: string) => executedWords(line.split(" "));
+    expect(words("bun --config=ci.toml x.ts")).toEqual(["ci.toml", "x.ts"]);
+    expect(words("bun -c ci.toml --preload ./pre.ts x.ts")).toEqual(["ci.toml", "./pre.ts", "x.ts"]);
+  });
+
+  it("a hook running bun waits for a review once a pull adds a bunfig.toml preload or changes an .env file bun loads", async () => {
+    const hookOn = (command: string) => ({ hooks: { PreToolUse: [{ matcher: "read_file", hooks: [{ type: "command", command }] }] } });
+    for (const line of ["bun x.ts", "bun run lint", "bunx tool"]) {
+      ws = makeWorkspace(
+        {
+          "package.json": { name: "app", version: "1.0.0", scripts: { lint: "echo lint" } },
+          "x.ts": "console.log(1)\n",
+          ".env": "LOG_LEVEL=info\n",
+          ".claude/settings.json": hookOn(line),
+          "notes.txt": "hello\n",
+        },
+        { git: true },
+      );
+      const trusted = await keel("trust");
+      expect(trusted.exitCode, trusted.stderr).toBe(0);
+      // The .env there is pinned with the line; bunfig.toml and the other .env files, absent, must stay so.
+      expect(trusted.json().approved, line).toEqual([expect.objectContaining({ kind: "hook", files: expect.arrayContaining([".env"]) })]);
+      const warnings = async () => ((await keel("tools")).json().diagnostics as { message: string }[]).map((d) => d.message).join("\n");
+      expect(await warnings(), line).not.toMatch(/was added or changed/);
+      for (const [file, text] of [
+        ["bunfig.toml", 'preload = ["./evil.ts"]\n'],
+        [".env", "LOG_LEVEL=info\nNODE_OPTIONS=--require ./evil.cjs\n"],
+        [".env.local", "PATH=./bin\n"],
+      ] as const) {
+        ws.write(file, text);
+        expect(await warnings(), `${line}: ${file}`).toMatch(/hook PreToolUse `[^`]+` \(\.claude\/settings\.json\) was added or changed since/);
+        expect((await keel("trust")).exitCode).toBe(0);
+      }
+      ws.cleanup();
+      ws = undefined;
+    }
+  });
 });

@@ -49,7 +49,9 @@ describe("a sandboxed command cannot read keel's own secrets (real CLI, bwrap)",
     writeFileSync(join(ws.keelHome, "config.json"), "");
     const r = await runKeelProcess(["tools"], { cwd: ws.root, env: ws.env });
     expect(r.exitCode).toBe(2);
-    expect(r.stderr).toContain("If this keel runs inside keel's sandbox, which shows your config as an empty file, run it outside the sandbox instead.");
+    expect(r.stderr).toContain(
+      "If this keel runs inside keel's sandbox, which hides your config (an empty device there: `Permission denied`), run it outside the sandbox instead.",
+    );
   });
 });
 

@@ -267,6 +267,20 @@ describe("bash rules on parsed commands", () => {
     const piped = policy({ allow: ["bash(git log | head*)"] });
     expect(decide(piped, "git log | head -5").action).toBe("allow");
     expect(decide(piped, "git log | head -5 | $(x)").action).toBe("ask");
+    // its stars never take an operator: what the rule's `*` matches cannot append a command or a redirection
+    for (const command of [
+      "git log | head -5; rm -rf x",
+      "git log | head && rm -rf x",
+      "git log | head -5 || rm x",
+      "git log | head -5 | sh",
+      "git log | head -5 > ~/.bashrc",
+      "git log | head -5 & rm x",
+      "git log | head -5\nrm x",
+      "git log --grep=x; rm x | head -5",
+    ])
+      expect(decide(piped, command).action, command).toBe("ask");
+    expect(decide(policy({ allow: ["bash(make * && make test*)"] }), "make build && make test -j4").action).toBe("allow");
+    expect(decide(policy({ allow: ["bash(make * && make test*)"] }), "make x; rm y && make test").action).toBe("ask");
   });
 
   it("reports every command it found, through substitutions and wrappers", () => {
