@@ -1,8 +1,10 @@
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { KEEL_BIN, runKeel } from "../../helpers/run-cli.js";
 import { makeWorkspace, type TempWorkspace } from "../../helpers/temp-workspace.js";
+import { nodeServer } from "../../runtimes/mcp/mcp-test-kit.js";
 
 let ws: TempWorkspace | undefined;
 afterEach(() => {
@@ -11,6 +13,7 @@ afterEach(() => {
 });
 
 const KEEL = `"${process.execPath}" "${KEEL_BIN}"`;
+const PROBE = fileURLToPath(new URL("../../runtimes/mcp/fixtures/probe-server.mjs", import.meta.url));
 
 /** A workspace (sandbox off) whose own workflow `mark` has a shell step that writes `marked.txt`: only trust runs it. */
 function workspace(): TempWorkspace {
@@ -64,5 +67,25 @@ describe("--trust and KEEL_TRUST inside a process keel started for a tool", () =
     expect(r.json(), r.stderr).toMatchObject({ ok: true });
     expect(existsSync(ws.path("hook.txt"))).toBe(true);
     expect(ws.read("hook.txt"), ws.read("hook-err.txt")).toBe("hook=0\n");
+  });
+
+  it("keel's messages there suggest nothing a model can run to widen: they say to ask the user to run keel trust", async () => {
+    ws = workspace();
+    ws.write(".mcp.json", { mcpServers: { probe: nodeServer(PROBE) } });
+    ws.write(".claude/settings.json", { hooks: { PreToolUse: [{ matcher: "*", hooks: [{ type: "command", command: "true" }] }] } });
+    ws.write("keel.config.json", { permissions: { allow: ["bash"] } });
+    ws.write("plugins/cp/plugin.json", { name: "cp", main: "index.mjs" });
+    ws.write("plugins/cp/index.mjs", "export default {};\n");
+    const lines = ["mcp list", "mcp doctor", "--yes workflow run mark", "workflow list", "workflow show mark", "plugins", "doctor", "call list_dir --input {}"];
+    // Into a file: the whole of it, not the bash result a long output is cut to.
+    await bash(ws, `{ ${lines.map((l) => `${KEEL} ${l}`).join("; ")}; } > "${ws.path("..", "out.txt")}" 2>&1`);
+    const out = ws.read("../out.txt");
+    expect(out).toContain("not trusted");
+    expect(out).toContain("ask the user to run it in their own terminal");
+    expect(out).not.toContain("--trust");
+    expect(out).not.toContain("KEEL_TRUST");
+    // Your own terminal still gets the one-invocation ways.
+    const own = await runKeel(["mcp", "list"], { cwd: ws.root, env: ws.env });
+    expect(own.stdout).toContain("run with --trust, set KEEL_TRUST=1, or run `keel trust`");
   });
 });
