@@ -11,6 +11,7 @@ import {
   printedJson,
   registerAgentCommands,
   registerCoreCommands,
+  refuseTrustInToolProcess,
   registerSetupCommands,
   terminalText,
 } from "../core/cli/index.js";
@@ -102,7 +103,9 @@ export async function main(argv: string[], given: CliIO = processIO()): Promise<
     .option("-V, --version", "print keel's version and exit")
     .showHelpAfterError("(run with --help for usage)")
     .configureOutput(output(io))
-    .exitOverride();
+    .exitOverride()
+    // Before any command: `--trust` and `KEEL_TRUST` are refused inside a process keel started for a tool.
+    .hook("preAction", () => refuseTrustInToolProcess(io.env, globals().trust));
 
   registerCoreCommands(program, ctx);
   registerPluginCommands(program, ctx);

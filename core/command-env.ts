@@ -41,12 +41,13 @@ export function scrubbedVarNames(host: Host): string[] {
 }
 
 /**
- * The environment of command hooks: keel's own without the model's key only. Hooks are code you
- * approved (your config, or a workspace you trusted, pinned by `keel trust`), not commands the
- * model chose, and commonly need your tokens (`gh`, notifications), as in Claude Code.
+ * The environment of command hooks: keel's own without the model's key and `KEEL_TRUST` (keel's own
+ * control variable: a `keel` a hook runs, such as `keel send`, is inside a tool process, where it is
+ * refused). Hooks are code you approved (your config, or a workspace you trusted, pinned by `keel trust`),
+ * not commands the model chose, and commonly need your tokens (`gh`, notifications), as in Claude Code.
  */
 export function hookEnv(host: Host): Record<string, string | undefined> {
   const env: Record<string, string | undefined> = { ...host.env };
-  for (const name of modelKeyVars(host.config)) delete env[name];
+  for (const name of [...modelKeyVars(host.config), "KEEL_TRUST"]) delete env[name];
   return env;
 }

@@ -63,10 +63,15 @@ async function askApprover(host: Host, call: AskedCall): Promise<AskSettlement> 
             `Re-run with --yes, answer the prompt on a terminal, or add an allow rule under "permissions" in keel.config.json${host.trust.approved ? ", then run `keel trust` to approve it (one you add with `keel config set` needs no new `keel trust`)" : ""}.`
           : // An untrusted workspace's allow rules are ignored: name the file whose rule would work.
             `Re-run with --yes, answer the prompt on a terminal, or add an allow rule under "permissions" in $KEEL_HOME/config.json (a workspace's keel.config.json adds allow rules only once you run \`keel trust\`).`;
+    // Through an alias, a rule must name the tool that runs: one naming the alias counts only at its plugin's own level (see PermissionPolicy).
+    const viaAlias =
+      !permission.strict && !permission.control && calledAs !== tool.name
+        ? ` ${calledAs} is an alias of ${tool.name}: the allow rule must name ${tool.name} (e.g. "${tool.name}" or "${tool.name}(…)"), the tool that runs; a rule naming ${calledAs} counts only at the level of the plugin that defines it.`
+        : "";
     return {
       refused: {
         code: "approval_required",
-        message: `Approval required to run ${calledAs} (${permission.reason}). Nothing was executed. ${how}`,
+        message: `Approval required to run ${calledAs} (${permission.reason}). Nothing was executed. ${how}${viaAlias}`,
         metadata: { rule: permission.rule, risk: tool.risk, ...(permission.strict ? { strict: true } : {}) },
       },
     };

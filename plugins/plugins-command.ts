@@ -1,4 +1,4 @@
-import { formatDiagnostic, inside, realOrSelf, type Host } from "../core/index.js";
+import { formatDiagnostic, inside, inToolProcess, realOrSelf, type Host } from "../core/index.js";
 import { type CliContext, table } from "../core/cli/index.js";
 import { RUN_HOOK_EVENTS } from "../manifests/hooks/run-hook-events.js";
 import type { PluginRecord } from "./plugin-record.js";
@@ -36,7 +36,7 @@ export async function pluginsCommand(ctx: CliContext): Promise<void> {
       failed: service?.failed() ?? [],
       diagnostics: [...host.diagnostics.items.filter((d) => d.source === "plugin"), ...ofPlugins],
     };
-    ctx.print(report, () => renderPlugins(report));
+    ctx.print(report, () => renderPlugins(report, inToolProcess(ctx.io.env)));
     // A plugin that failed to load, or an error diagnostic, is a failure of what was asked for.
     if (report.failed.length || report.diagnostics.some((d) => d.severity === "error")) ctx.setExitCode(1);
   });
@@ -65,8 +65,8 @@ function checkVirtualToolSchemas(host: Host, plugins: PluginRecord[]): void {
   }
 }
 
-/** Human-readable `keel plugins` output. */
-export function renderPlugins(report: PluginsReport): string {
+/** Human-readable `keel plugins` output (`marked`: inside a process keel started for a tool, where `--trust` is refused). */
+export function renderPlugins(report: PluginsReport, marked = false): string {
   const out: string[] = [];
   if (!report.plugins.length && !report.failed.length)
     return "No plugins found. Drop a plugin.json into .claw-plugin/, .claude-plugin/ or plugins/<name>/, or a Gemini CLI extension into .gemini/extensions/<name>/ (see the README sections Plugins and Gemini CLI extensions).";
@@ -82,7 +82,10 @@ export function renderPlugins(report: PluginsReport): string {
     for (const f of c.contextFiles) lines.push(`context file ${f}`);
     for (const h of c.toolHooks) lines.push(`tool hook ${h.tool}: ${h.kinds.join(", ")}`);
     for (const h of c.lifecycleHooks) lines.push(`hook ${h.hook} (${h.texts} text${h.texts === 1 ? "" : "s"})`);
-    for (const s of c.mcpServers) lines.push(`mcp server ${s}${p.needsTrust ? " (needs trust: --trust or keel trust)" : ""}`);
+    for (const s of c.mcpServers)
+      lines.push(
+        `mcp server ${s}${p.needsTrust ? (marked ? " (needs trust: the user runs keel trust in their own terminal)" : " (needs trust: --trust or keel trust)") : ""}`,
+      );
     if (c.workflows) lines.push(`${c.workflows} workflow${c.workflows === 1 ? "" : "s"}${p.needsTrust ? " (shell steps need trust)" : ""}`);
     if (p.code) lines.push(`code module ${p.code.module}${p.code.tools.length ? ` (tools: ${p.code.tools.join(", ")})` : ""}`);
     for (const s of p.skipped) lines.push(`skipped ${s.kind} ${s.name}: ${s.reason}`);

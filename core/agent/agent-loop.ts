@@ -128,13 +128,17 @@ export async function driveSession(s: ActiveSession, decision?: ApprovalDecision
   }
 }
 
-/** Moves queued `keel send` messages (FIFO) into the conversation. */
+/** The line before a queued message a command keel ran for a tool queued: the model is told the user did not type it. */
+export const QUEUED_BY_TOOL = "[queued by a command keel ran for a tool, not by the user]";
+
+/** Moves queued `keel send` messages (FIFO) into the conversation; one a tool's command queued is given as not the user's words. */
 export async function drainQueued(s: ActiveSession): Promise<number> {
   if (!existsSync(s.paths.queue) || statSync(s.paths.queue).size <= 3) return 0;
   const items = await drainQueue(s.paths.queue, { id: s.id, seals: s.seals });
-  for (const item of items) s.addMessage({ role: "user", kind: "queued", content: item.text });
+  for (const item of items) s.addMessage({ role: "user", kind: "queued", content: item.from === "tool" ? `${QUEUED_BY_TOOL}\n${item.text}` : item.text });
   if (items.length) {
-    s.emit("queue_drained", { count: items.length });
+    const fromTool = items.filter((i) => i.from === "tool").length;
+    s.emit("queue_drained", { count: items.length, ...(fromTool ? { fromTool } : {}) });
     await s.save();
   }
   return items.length;

@@ -116,6 +116,8 @@ export interface BudgetExceededEvent extends SessionFields {
 export interface QueueDrainedEvent extends SessionFields {
   type: "queue_drained";
   count: number;
+  /** How many of them a command keel ran for a tool queued (`keel send` under `KEEL_CALL`), not the user; absent when none. */
+  fromTool?: number;
 }
 
 /** An approval of a paused call was decided (`keel sessions approve|reject`, or on the terminal). */

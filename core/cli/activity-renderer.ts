@@ -112,6 +112,14 @@ export class ActivityRenderer {
         return this.line(`  ${c.red("!")} ${c.red(`hook ${e.hook}${e.tap ? ` (${e.tap})` : ""} failed:`)} ${this.fold(e.message)}`);
       case "compaction":
         return this.line(`${c.cyan("◆")} ${c.dim(`compacted ${e.removedMessages} messages (${e.method})`)}`);
+      case "queue_drained":
+        // `keel send` messages joined the conversation; those a tool's command queued are not the user's words (the model is told so too).
+        if (e.fromTool)
+          return this.notice(
+            `${e.count} queued message(s) added to the conversation, ${e.fromTool} of them queued by a command keel ran for a tool, not by you`,
+            "warn",
+          );
+        return this.line(`${c.cyan("◆")} ${c.dim(`${e.count} queued message(s) added to the conversation (keel send)`)}`);
       case "context_pruned":
         return this.line(`${c.cyan("◆")} ${c.dim(`pruned ${e.pruned} old tool outputs (~${e.before} → ${e.after} tokens)`)}`);
       case "recovery":

@@ -18,5 +18,5 @@ export { printedJson } from "./printed-json.js";
 export { reviewWorkspace } from "./trust-review.js";
 export { ttyApprover } from "./tty-approver.js";
 export { ttyElicitor } from "./tty-elicitor.js";
-export { refuseInToolProcess } from "./your-terminal-only.js";
+export { refuseInToolProcess, refuseTrustInToolProcess } from "./your-terminal-only.js";
 export { KeelError, UsageError, errorMessage } from "../errors.js";

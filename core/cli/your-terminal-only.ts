@@ -14,3 +14,21 @@ export function refuseInToolProcess(env: NodeJS.ProcessEnv, command: string): vo
     `\`${command}\` did not run: it was started by a command keel runs for a tool (${CALL_MARK} is set: a bash call, a workflow step, a hook or an MCP server). Run this in your own terminal: it changes what keel allows.`,
   );
 }
+
+/** True when `KEEL_TRUST` asks to trust the workspace for this invocation (`1` or `true`). */
+export function trustFromEnv(env: NodeJS.ProcessEnv): boolean {
+  return env.KEEL_TRUST === "1" || env.KEEL_TRUST === "true";
+}
+
+/**
+ * Throws UsageError when `--trust` (`flag`) or `KEEL_TRUST` asks to trust the workspace for this invocation
+ * inside a process keel started for a tool: as `keel trust` is (see refuseInToolProcess), trusting a
+ * workspace is yours to do, so a model's command cannot start an untrusted workspace's servers or hooks.
+ */
+export function refuseTrustInToolProcess(env: NodeJS.ProcessEnv, flag: boolean): void {
+  if (!env[CALL_MARK] || (!flag && !trustFromEnv(env))) return;
+  const how = flag ? "`--trust`" : "`KEEL_TRUST`";
+  throw new UsageError(
+    `${how} was refused: this keel was started by a command keel runs for a tool (${CALL_MARK} is set: a bash call, a workflow step, a hook or an MCP server), and trusting a workspace's manifests is yours to do, not a model's. Run \`keel trust\` once in your own terminal to trust this workspace for good (it approves what the workspace declares now), then run this without ${how}.`,
+  );
+}

@@ -1,3 +1,4 @@
+import { inToolProcess } from "../trust-hint.js";
 import { statSync } from "node:fs";
 import { ManifestError } from "../errors.js";
 import type { Workspace } from "../workspace.js";
@@ -134,7 +135,7 @@ export async function loadConfig(
     diagnostics,
     invalid,
     notices: heldBack = [],
-  } = merging ? merging.mergeLayers([...layers, ...local.held], trusted, held ? (unpinned ? "unpinned" : "changed") : undefined) : nothing;
+  } = merging ? merging.mergeLayers([...layers, ...local.held], trusted, held ? (unpinned ? "unpinned" : "changed") : undefined, inToolProcess(env)) : nothing;
   // Said as every command starts: your rules held for a replaced local file, and widening settings held back since `keel trust`.
   const notices = [...local.diagnostics, ...heldBack];
   const own = invalid.find((i) => OWN_LAYERS.has(i.source));

@@ -10,6 +10,7 @@ import { isPlainObject } from "./plain-object.js";
 import { isSandboxValue, SANDBOX_SHAPE, strictest } from "../sandbox/sandbox-config.js";
 import { capUntrustedLimits, restrictUntrusted } from "./untrusted-config.js";
 import { MAX_TIMER_MS } from "../tool-call.js";
+import { orTrustOnce } from "../trust-hint.js";
 
 /** The three permission lists, in precedence order. */
 const LISTS = ["deny", "ask", "allow"] as const;
@@ -31,7 +32,10 @@ export interface MergedLayers {
 const KEEL_FORMAT: ReadonlySet<ConfigLayer["source"]> = new Set(["user", "project", "local"]);
 
 /** How to trust the workspace, for messages. */
-export const HOW_TO_TRUST = "Trust this workspace with `keel trust` (or pass --trust, or set KEEL_TRUST=1) to use them.";
+/** How to have an untrusted workspace's widening settings used (`marked`: inside a process keel started for a tool, see orTrustOnce). */
+export function howToTrust(marked = false): string {
+  return `Trust this workspace with \`keel trust\`${orTrustOnce(marked, " (or pass --trust, or set KEEL_TRUST=1)")} to use them.`;
+}
 
 /**
  * Merges parsed layers in order. Objects merge deeply and later scalars win, except permissions:
@@ -41,7 +45,7 @@ export const HOW_TO_TRUST = "Trust this workspace with `keel trust` (or pass --t
  * workspace may only restrict: its allow rules, model endpoint, key variable and headers are
  * dropped with a warning. The sandbox is the strictest any layer asks for. Never throws.
  */
-export function mergeLayers(layers: ConfigLayer[], trusted: boolean, held?: "changed" | "unpinned"): MergedLayers {
+export function mergeLayers(layers: ConfigLayer[], trusted: boolean, held?: "changed" | "unpinned", marked = false): MergedLayers {
   const diagnostics: Diagnostic[] = [];
   const notices: Diagnostic[] = [];
   const invalid: MergedLayers["invalid"] = [];
@@ -80,8 +84,8 @@ export function mergeLayers(layers: ConfigLayer[], trusted: boolean, held?: "cha
         file: layer.file,
         path: ignored.join(", "),
         message: held
-          ? `${held === "changed" ? "This workspace's settings that widen changed since `keel trust`" : "This workspace was trusted before `keel trust` recorded what it approves"}, so its config only restricts: ${ignored.map(describeIgnored(layer.value)).join(", ")} ignored. Review them, then run \`keel trust\` (or pass --trust) to use them.`
-          : `This workspace is not trusted, so its config may only restrict: ${ignored.map(describeIgnored(layer.value)).join(", ")} ignored. ${HOW_TO_TRUST}`,
+          ? `${held === "changed" ? "This workspace's settings that widen changed since `keel trust`" : "This workspace was trusted before `keel trust` recorded what it approves"}, so its config only restricts: ${ignored.map(describeIgnored(layer.value)).join(", ")} ignored. Review them, then run \`keel trust\`${orTrustOnce(marked, " (or pass --trust)")} to use them.`
+          : `This workspace is not trusted, so its config may only restrict: ${ignored.map(describeIgnored(layer.value)).join(", ")} ignored. ${howToTrust(marked)}`,
       };
       diagnostics.push(d);
       // You trusted this workspace: that its config is held back is said as every command starts (an allow rule you rely on does not apply).
@@ -112,7 +116,7 @@ export function mergeLayers(layers: ConfigLayer[], trusted: boolean, held?: "cha
           source: "config",
           file: layer.file,
           path: c.key,
-          message: `This workspace is not trusted, so its config may lower keel's limits, not raise them: ${c.key} ${c.wanted} was capped at ${c.limit}, the limit set before it (your config, or keel's default). ${HOW_TO_TRUST}`,
+          message: `This workspace is not trusted, so its config may lower keel's limits, not raise them: ${c.key} ${c.wanted} was capped at ${c.limit}, the limit set before it (your config, or keel's default). ${howToTrust(marked)}`,
         });
     }
     const shapeError = permissionsShapeError(permissions);

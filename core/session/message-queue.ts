@@ -6,6 +6,8 @@ import type { SessionSeals } from "./session-seal.js";
 export interface QueuedMessage {
   text: string;
   at: string;
+  /** `tool`: queued by a `keel send` inside a process keel started for a tool (`KEEL_CALL` set), not by the user; covered by `mac`. */
+  from?: "tool";
   mac?: string;
 }
 
@@ -17,10 +19,11 @@ export interface QueueOwner {
 
 /**
  * Appends a durable message to a session's queue (FIFO, under a file lock), with keel's MAC of it for
- * `owner` (a resume sends only messages keel queued). Throws StateError when the user's key cannot be made.
+ * `owner` (a resume sends only messages keel queued); `from: "tool"` records that a command keel ran for
+ * a tool queued it. Throws StateError when the user's key cannot be made.
  */
-export async function enqueueMessage(queueFile: string, text: string, owner: QueueOwner): Promise<number> {
-  const message = sealQueuedMessage({ text, at: new Date().toISOString() }, owner.id, owner.seals);
+export async function enqueueMessage(queueFile: string, text: string, owner: QueueOwner, from?: "tool"): Promise<number> {
+  const message = sealQueuedMessage({ text, at: new Date().toISOString(), ...(from ? { from } : {}) }, owner.id, owner.seals);
   return updateJsonState<QueuedMessage[], number>(queueFile, [], (cur) => {
     const next = [...(Array.isArray(cur) ? cur : []), message];
     return { value: next, result: next.length };

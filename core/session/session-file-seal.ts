@@ -99,10 +99,16 @@ function parsedFields(text: string): { log?: unknown; logOffset?: unknown } | un
 
 /** A queued message with keel's MAC of it for session `id` (see `queuedMessageIsKeels`). Throws StateError when the key cannot be made. */
 export function sealQueuedMessage(message: QueuedMessage, id: string, seals: SessionSeals): QueuedMessage {
-  return { text: message.text, at: message.at, mac: seals.contentMac(id, "queue", JSON.stringify([message.at, message.text])) };
+  const sealed: QueuedMessage = { text: message.text, at: message.at, ...(message.from === "tool" ? { from: message.from } : {}) };
+  return { ...sealed, mac: seals.contentMac(id, "queue", queuedMacInput(sealed)) };
+}
+
+/** What a queued message's MAC covers: its time and text, and its origin when a tool's command queued it (so that mark cannot be stripped). */
+function queuedMacInput(message: QueuedMessage): string {
+  return JSON.stringify(message.from === undefined ? [message.at, message.text] : [message.at, message.text, message.from]);
 }
 
 /** True when keel queued `message` for session `id` for this user (`keel send`, a background hook, `keel sessions adopt`). Never throws. */
 export function queuedMessageIsKeels(message: QueuedMessage, id: string, seals: SessionSeals): boolean {
-  return seals.contentMacMatches(id, "queue", JSON.stringify([message.at, message.text]), message.mac);
+  return seals.contentMacMatches(id, "queue", queuedMacInput(message), message.mac);
 }

@@ -1,4 +1,15 @@
-import { allowedToolsAllowBash, confinePath, errorMessage, openFileInside, readOpened, readRefusal, type Host, type RunContext } from "../../core/index.js";
+import {
+  inToolProcess,
+  orTrustOnce,
+  allowedToolsAllowBash,
+  confinePath,
+  errorMessage,
+  openFileInside,
+  readOpened,
+  readRefusal,
+  type Host,
+  type RunContext,
+} from "../../core/index.js";
 import type { PromptCommand } from "../../manifests/commands/prompt-command.js";
 import type { RenderDeps } from "./render-command.js";
 
@@ -18,9 +29,10 @@ export function commandMayRunShell(host: Host, cmd: PromptCommand): boolean {
 /** Why a command's shell lines may not run, or undefined when they may. */
 function shellRefusal(host: Host, cmd: PromptCommand): string | undefined {
   if (cmd.level === "user") return undefined;
-  if (!host.trusted || host.options.reviewTrust) return "this workspace is not trusted, so its commands run no shell lines (keel trust, or --trust)";
+  if (!host.trusted || host.options.reviewTrust)
+    return `this workspace is not trusted, so its commands run no shell lines ${inToolProcess(host.env) ? "(keel trust: ask the user to run it in their own terminal)" : "(keel trust, or --trust)"}`;
   if (cmd.syntax === "claude" && cmd.allowedTools?.length && host.service("workflows")?.allowedToolsApproved(cmd) === false)
-    return "its allowed-tools were added or changed since this workspace was trusted: review them with `keel trust` (or pass --trust)";
+    return `its allowed-tools were added or changed since this workspace was trusted: review them with \`keel trust\`${orTrustOnce(inToolProcess(host.env), " (or pass --trust)")}`;
   return undefined;
 }
 

@@ -1,5 +1,5 @@
 import { relative } from "node:path";
-import { formatDiagnostic, localConfigFiles, trackedByGit, trustApproves, type Host, type TrustItem } from "../../core/index.js";
+import { formatDiagnostic, inToolProcess, localConfigFiles, trackedByGit, trustApproves, type Host, type TrustItem } from "../../core/index.js";
 import { check, type DoctorCheck } from "./doctor-check.js";
 
 /** Which config files were read, and every diagnostic the host collected (config, plugins, MCP manifests, workflows, hooks): errors fail, warnings warn. */
@@ -61,7 +61,9 @@ export function trustCheck(host: Host, somethingIgnored: boolean, declared: read
         "trust",
         "warn",
         `this workspace is trusted, but ${held.length} item(s) were added or changed since and do not run: ${held.map((i) => `${i.kind} ${i.name}`).join(", ")}`,
-        "review them, then keel trust (or --trust for one command)",
+        inToolProcess(host.env)
+          ? "review them, then ask the user to run keel trust in their own terminal"
+          : "review them, then keel trust (or --trust for one command)",
       );
     return check("trust", "ok", "this workspace is trusted (its servers, hooks, allow rules and shell steps may run)");
   }
@@ -72,7 +74,7 @@ export function trustCheck(host: Host, somethingIgnored: boolean, declared: read
     "trust",
     "warn",
     `this workspace is not trusted: its MCP servers, allow rules and shell steps are ignored${named.length ? ` (${named.join(", ")})` : ""}`,
-    "keel trust (or --trust for one command)",
+    inToolProcess(host.env) ? "ask the user to run keel trust in their own terminal" : "keel trust (or --trust for one command)",
   );
 }
 

@@ -1,4 +1,4 @@
-import { type Host, redactSecrets } from "../../core/index.js";
+import { type Host, inToolProcess, redactSecrets } from "../../core/index.js";
 import { MCP_SERVICE } from "../mcp/index.js";
 import { hintFor } from "../mcp/mcp-commands.js";
 import { check, type DoctorCheck } from "./doctor-check.js";
@@ -16,7 +16,7 @@ export async function mcpChecks(host: Host, signal: AbortSignal): Promise<Doctor
   return manager.connections.map((conn) => {
     const s = byName.get(conn.name)!;
     const own = (s as { hint?: string }).hint;
-    const hint = redactSecrets(own ?? hintFor(conn, s) ?? "", manager.secrets) || undefined;
+    const hint = redactSecrets(own ?? hintFor(conn, s, inToolProcess(host.env)) ?? "", manager.secrets) || undefined;
     const name = `mcp:${s.name}`;
     const where = `(${s.transport}, ${s.source})`;
     if (s.state === "connected") return check(name, "ok", `connected ${where}, ${s.tools} tools`);

@@ -1,5 +1,5 @@
 import { basename, dirname, relative } from "node:path";
-import { analyzeShell, inside, MISSING, readRegularFile, type ConfigLayer, type Host, type ShellParser } from "../../core/index.js";
+import { analyzeShell, inside, MISSING, orTrustOnce, readRegularFile, type ConfigLayer, type Host, type ShellParser } from "../../core/index.js";
 import { parseClaudeHooks, type CommandHookSpec, type HookIssue, type HookOrigin } from "../../manifests/hooks/claude-hooks-schema.js";
 import { RUN_HOOK_EVENTS } from "../../manifests/hooks/run-hook-events.js";
 
@@ -15,8 +15,10 @@ export interface DeclaredHook extends CommandHookSpec {
   pinned?: [string, string][];
 }
 
-/** How to trust a workspace, for messages. */
-export const TRUST_HINT = "Trust this workspace with `keel trust` (or pass --trust, or set KEEL_TRUST=1) to run them.";
+/** How to have an untrusted workspace's hooks run (`marked`: inside a process keel started for a tool, see orTrustOnce). */
+export function trustHint(marked = false): string {
+  return `Trust this workspace with \`keel trust\`${orTrustOnce(marked, " (or pass --trust, or set KEEL_TRUST=1)")} to run them.`;
+}
 
 /** Bytes read at most from one hooks file. */
 const MAX_HOOKS_FILE_BYTES = 1024 * 1024;

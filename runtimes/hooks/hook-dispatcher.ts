@@ -12,8 +12,10 @@ import {
   type Host,
   type RuleFilter,
   type ToolDefinition,
+  inToolProcess,
+  orTrustOnce,
 } from "../../core/index.js";
-import { hookSandboxed, TRUST_HINT, type DeclaredHook } from "./collect-hooks.js";
+import { hookSandboxed, trustHint, type DeclaredHook } from "./collect-hooks.js";
 import { readVerdict, verdictWithSecretsHidden, type HookVerdict } from "./hook-output.js";
 import { SANDBOX_CACHE_ENV } from "../mcp/server-sandbox.js";
 import { hookKey, type HookLastOutcome, type HookStateStore } from "./hook-state.js";
@@ -235,7 +237,7 @@ export class HookDispatcher {
     if (this.changedNoticed.has(h)) return true;
     this.changedNoticed.add(h);
     this.report(
-      `keel: ${event} hook \`${h.command}\` (${h.origin.file}) did not run: ${changed} changed since this workspace was trusted, and hooks are code. Review it, then run \`keel trust\` (or pass --trust for one run).`,
+      `keel: ${event} hook \`${h.command}\` (${h.origin.file}) did not run: ${changed} changed since this workspace was trusted, and hooks are code. Review it, then run \`keel trust\`${orTrustOnce(inToolProcess(this.host.env), " (or pass --trust for one run)")}.`,
     );
     return true;
   }
@@ -246,8 +248,8 @@ export class HookDispatcher {
     this.untrustedNoticed.add(h.origin.file);
     this.report(
       this.host.trusted
-        ? `keel: hooks in ${h.origin.file} did not run: ${this.host.trust.unpinned ? "this workspace was trusted before `keel trust` recorded what it approves" : "they were added or changed since this workspace was trusted"}, and hooks are code. Review them, then run \`keel trust\` (or pass --trust for one run).`
-        : `keel: hooks in ${h.origin.file} did not run: this workspace is not trusted, and hooks are code. ${TRUST_HINT}`,
+        ? `keel: hooks in ${h.origin.file} did not run: ${this.host.trust.unpinned ? "this workspace was trusted before `keel trust` recorded what it approves" : "they were added or changed since this workspace was trusted"}, and hooks are code. Review them, then run \`keel trust\`${orTrustOnce(inToolProcess(this.host.env), " (or pass --trust for one run)")}.`
+        : `keel: hooks in ${h.origin.file} did not run: this workspace is not trusted, and hooks are code. ${trustHint(inToolProcess(this.host.env))}`,
     );
   }
 

@@ -1,4 +1,4 @@
-import type { Host, KeelPlugin } from "../../core/index.js";
+import { type Host, inToolProcess, type KeelPlugin } from "../../core/index.js";
 import type { HookIssue } from "../../manifests/hooks/claude-hooks-schema.js";
 import type { DeclaredHook } from "./collect-hooks.js";
 import type { HookStateStore } from "./hook-state.js";
@@ -38,7 +38,7 @@ export function claudeHooksRuntime(options: ClaudeHooksOptions = {}): KeelPlugin
       const found: { hooks: DeclaredHook[]; issues: HookIssue[]; state?: HookStateStore } = { hooks: [], issues: [] };
       host.provide("claude-hooks", { hooks: () => found.hooks, issues: () => found.issues, state: () => found.state });
       if (!hasHookSource(host)) return;
-      const [{ collectHooks, TRUST_HINT }, { HookStateStore, hookKey, userHookStateFile }, { HookDispatcher }, { tapToolHooks }, { tapAgentHooks }] =
+      const [{ collectHooks, trustHint }, { HookStateStore, hookKey, userHookStateFile }, { HookDispatcher }, { tapToolHooks }, { tapAgentHooks }] =
         await Promise.all([
           import("./collect-hooks.js"),
           import("./hook-state.js"),
@@ -66,7 +66,7 @@ export function claudeHooksRuntime(options: ClaudeHooksOptions = {}): KeelPlugin
           severity: "warning",
           source: "hooks",
           file,
-          message: `${n} Claude Code hook${n === 1 ? "" : "s"} in this file do${n === 1 ? "es" : ""} not run: this workspace is not trusted, and hooks are code. ${TRUST_HINT}`,
+          message: `${n} Claude Code hook${n === 1 ? "" : "s"} in this file do${n === 1 ? "es" : ""} not run: this workspace is not trusted, and hooks are code. ${trustHint(inToolProcess(host.env))}`,
         });
       if (!hooks.some((h) => h.runs || h.untrusted)) return;
       const report = options.report ?? host.options.notice ?? (() => undefined);

@@ -1,5 +1,5 @@
 import { type CliContext, table } from "../../core/cli/index.js";
-import { didYouMean, formatDiagnostic, type Host, redactDeep, redactSecrets, UsageError } from "../../core/index.js";
+import { ASK_USER_TO_TRUST, didYouMean, formatDiagnostic, type Host, inToolProcess, redactDeep, redactSecrets, UsageError } from "../../core/index.js";
 import { MCP_SERVICE } from "./index.js";
 import type { McpConnection } from "./mcp-connection.js";
 import type { McpManager } from "./mcp-manager.js";
@@ -34,7 +34,7 @@ export async function mcpListCommand(ctx: CliContext): Promise<void> {
         ]);
         let out = table(["NAME", "TRANSPORT", "STATE", "TOOLS", "STARTUP", "SANDBOXED", "SOURCE", "LAST ERROR"], rows, LAST_ERROR_WIDTH);
         if (servers.some((s) => s.state === "untrusted"))
-          out += "\n\nUntrusted servers come from this workspace's manifests and were not started: run with --trust, set KEEL_TRUST=1, or run `keel trust`.";
+          out += `\n\nUntrusted servers come from this workspace's manifests and were not started: ${inToolProcess(host.env) ? `run \`keel trust\`${ASK_USER_TO_TRUST}` : "run with --trust, set KEEL_TRUST=1, or run `keel trust`"}.`;
         for (const s of servers.filter((s) => s.state === "needs_login")) out += `\n\n${s.name} needs a login: ${s.hint}.`;
         for (const s of servers.filter((s) => s.state !== "needs_login" && s.hint)) out += `\n\n${s.name}: ${s.hint}.`;
         // The table cuts a cell at 80 characters and folds its lines: an error it cut is shown whole (indented, so a server's own lines cannot pass for keel's).
@@ -58,7 +58,11 @@ export async function mcpDoctorCommand(ctx: CliContext, name?: string): Promise<
       const conns = name ? [requireServer(manager, name)] : manager.connections;
       await Promise.all(conns.filter((c) => c.state === "lazy" || c.state === "idle").map((c) => c.start(ctx.signal)));
       const byName = new Map(manager.status().map((s) => [s.name, s]));
-      const reports = conns.map((c) => ({ ...byName.get(c.name)!, protocolErrors: c.protocolErrors, hint: hintFor(c, byName.get(c.name)!) }));
+      const reports = conns.map((c) => ({
+        ...byName.get(c.name)!,
+        protocolErrors: c.protocolErrors,
+        hint: hintFor(c, byName.get(c.name)!, inToolProcess(host.env)),
+      }));
       print(ctx, manager, { servers: reports }, () =>
         reports
           .map((r) => {
@@ -136,10 +140,11 @@ function noServers(diagnostics: string[]): string {
 }
 
 /** A next step for a failed server, from its error and stderr. */
-export function hintFor(conn: McpConnection, s: McpServerStatus): string | undefined {
+export function hintFor(conn: McpConnection, s: McpServerStatus, marked = false): string | undefined {
   const err = s.lastError ?? "";
   if (s.state === "needs_login" || s.hint) return s.hint;
-  if (s.state === "untrusted") return "defined in this workspace and not trusted: re-run with --trust, set KEEL_TRUST=1, or run `keel trust`.";
+  if (s.state === "untrusted")
+    return `defined in this workspace and not trusted: ${marked ? `run \`keel trust\`${ASK_USER_TO_TRUST}` : "re-run with --trust, set KEEL_TRUST=1, or run `keel trust`"}.`;
   if (s.state === "disabled") return `disabled in ${s.source} ("enabled": false or "disabled": true).`;
   if (/unset environment variable/.test(err)) return "export the variable before starting keel, or give it a default: ${VAR:-default}.";
   if (/command not found/.test(err)) return `"${conn.config.command}" is not on PATH: install it or use an absolute path in "command".`;

@@ -1,3 +1,4 @@
+import { ASK_USER_TO_TRUST, inToolProcess, orTrustOnce } from "../../core/index.js";
 import { dirname, relative } from "node:path";
 import { MISSING, type Host } from "../../core/index.js";
 import type { McpConnection } from "./mcp-connection.js";
@@ -27,11 +28,13 @@ export function approveServers(host: Host, connections: readonly McpConnection[]
 /** Why a server the workspace's trust does not approve may not start, and what to do. */
 export function untrustedReason(host: Host, conn: McpConnection): string {
   const file = relative(host.workspace.root, conn.config.origin.file);
+  const marked = inToolProcess(host.env);
+  const once = orTrustOnce(marked, ", or re-run with --trust");
   if (host.trust.unpinned)
-    return `MCP server "${conn.name}" (${file}) is not approved yet: this workspace was trusted before \`keel trust\` recorded what it approves, so it was not started. Review it with \`keel trust\`, or re-run with --trust.`;
+    return `MCP server "${conn.name}" (${file}) is not approved yet: this workspace was trusted before \`keel trust\` recorded what it approves, so it was not started. Review it with \`keel trust\`${once}.`;
   return host.trusted
-    ? `MCP server "${conn.name}" (${file}) was added or changed since this workspace was trusted, so it was not started: review it with \`keel trust\`, or re-run with --trust.`
-    : `MCP server "${conn.name}" is defined by this untrusted workspace (${file}) and was not started: re-run with --trust, or run \`keel trust\` first.`;
+    ? `MCP server "${conn.name}" (${file}) was added or changed since this workspace was trusted, so it was not started: review it with \`keel trust\`${once}.`
+    : `MCP server "${conn.name}" is defined by this untrusted workspace (${file}) and was not started: ${marked ? `run \`keel trust\` first${ASK_USER_TO_TRUST}` : "re-run with --trust, or run `keel trust` first"}.`;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { exactText } from "../../core/cli/index.js";
-import { visibleJson } from "../../core/index.js";
+import { orTrustOnce, visibleJson } from "../../core/index.js";
 import type { WorkflowDefinition, WorkflowStep } from "../../manifests/workflow/workflow-schema.js";
 import type { WorkflowRunRecord } from "./run-record.js";
 import { finishedLine, formatDuration } from "./workflow-progress.js";
@@ -16,7 +16,10 @@ export function describeWorkflowIndex(workflows: WorkflowDefinition[]): string {
 }
 
 /** Why workspace workflows will not run yet, and how to trust the workspace. */
-export const NEEDS_TRUST_NOTE = "this workspace is not trusted; trust it with `keel trust`, or pass --trust or set KEEL_TRUST=1 for one invocation";
+/** Why a workflow will not run and how to trust (`marked`: inside a process keel started for a tool, see orTrustOnce). */
+export function needsTrustNote(marked = false): string {
+  return `this workspace is not trusted; trust it with \`keel trust\`${orTrustOnce(marked, ", or pass --trust or set KEEL_TRUST=1 for one invocation")}`;
+}
 
 /**
  * A workflow as readable text: source, trust, description, parameters, prompt, worktree and every step
@@ -24,7 +27,7 @@ export const NEEDS_TRUST_NOTE = "this workspace is not trusted; trust it with `k
  * input on one line, a prompt line by line), so a newline, a run of blanks or an invisible character in
  * a cloned repository's workflow cannot hide part of a command or fake another step.
  */
-export function describeWorkflow(wf: WorkflowDefinition, needsTrust = false): string {
+export function describeWorkflow(wf: WorkflowDefinition, needsTrust = false, marked = false): string {
   const lines = [
     "# Workflow",
     "",
@@ -32,7 +35,7 @@ export function describeWorkflow(wf: WorkflowDefinition, needsTrust = false): st
     `source_manifest=${exactText(wf.origin.file)}${wf.origin.plugin ? ` (plugin ${exactText(wf.origin.plugin)})` : ""}`,
     `step_count=${wf.steps.length}`,
   ];
-  if (needsTrust) lines.push(`needs_trust=true (the workflow will not run: ${NEEDS_TRUST_NOTE})`);
+  if (needsTrust) lines.push(`needs_trust=true (the workflow will not run: ${needsTrustNote(marked)})`);
   if (wf.worktree) lines.push(`worktree=true (onFinish: ${wf.worktree.onFinish})`);
   // Indented, each line exact: a description cannot fake keel's own sections or steps (`## Steps` / `1. [run] …`) above the real ones.
   if (wf.description) lines.push("", "## Description", ...exactLines(wf.description, "  "));

@@ -1,7 +1,7 @@
 import { relative } from "node:path";
 import { type CliContext, firstLine, table, terminalText, ttyApprover } from "../../core/cli/index.js";
-import { type Approver, formatDiagnostic, type Host, UsageError } from "../../core/index.js";
-import { describeWorkflow, NEEDS_TRUST_NOTE } from "./describe-workflow.js";
+import { type Approver, formatDiagnostic, type Host, inToolProcess, UsageError } from "../../core/index.js";
+import { describeWorkflow, needsTrustNote } from "./describe-workflow.js";
 import { parseArgPairs } from "./parse-args.js";
 import { createProgress, formatDuration, type LiveProgress } from "./workflow-progress.js";
 import type { WorkflowService } from "./workflow-service.js";
@@ -51,7 +51,7 @@ export async function workflowListCommand(ctx: CliContext, query?: string): Prom
             ? "No workflow could be loaded: fix the problems below."
             : "No workflows found. Add .claw-workflows.json or .keel/workflows/NAME.json (see the README section Workflows and worktrees).";
       const untrusted = workflows.filter((w) => service.needsTrust(w)).map((w) => w.name);
-      if (untrusted.length) out += `\n\nNeed trust to run: ${untrusted.join(", ")} (${NEEDS_TRUST_NOTE}).`;
+      if (untrusted.length) out += `\n\nNeed trust to run: ${untrusted.join(", ")} (${needsTrustNote(inToolProcess(host.env))}).`;
       return diagnostics.length ? `${out}\n\n${diagnostics.map(formatDiagnostic).join("\n")}` : out;
     });
     if (broken) ctx.setExitCode(1);
@@ -65,7 +65,7 @@ export async function workflowShowCommand(ctx: CliContext, name: string): Promis
     const wf = service.require(name);
     const { origin, ...rest } = wf;
     const needsTrust = service.needsTrust(wf);
-    ctx.print({ ...rest, origin, needsTrust }, () => describeWorkflow(wf, needsTrust));
+    ctx.print({ ...rest, origin, needsTrust }, () => describeWorkflow(wf, needsTrust, inToolProcess(host.env)));
   });
 }
 

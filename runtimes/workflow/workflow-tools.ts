@@ -1,5 +1,5 @@
 import { type RunContext, type ToolDefinition, ToolError, UsageError } from "../../core/index.js";
-import { defineTool } from "../../core/index.js";
+import { defineTool, inToolProcess } from "../../core/index.js";
 import type { WorkflowService } from "./workflow-service.js";
 
 const SOURCE = { kind: "runtime", id: "workflow" } as const;
@@ -47,12 +47,16 @@ export function workflowTools(service: WorkflowService): ToolDefinition[] {
         source: SOURCE,
         risk: ["read"],
         readOnly: true,
-        async execute(input) {
+        async execute(input, ctx) {
           const wf = known(service, input.workflow_name);
           const { origin, ...rest } = wf;
           const needsTrust = service.needsTrust(wf);
           const { describeWorkflow } = await describe();
-          return { content: describeWorkflow(wf, needsTrust), data: { ...rest, source: origin.file, needsTrust }, metadata: { action: "workflow_get" } };
+          return {
+            content: describeWorkflow(wf, needsTrust, inToolProcess(ctx.host.env)),
+            data: { ...rest, source: origin.file, needsTrust },
+            metadata: { action: "workflow_get" },
+          };
         },
       },
     ),

@@ -35,6 +35,21 @@ describe("the approval_required hint", () => {
     expect(await followHint([])).toMatchObject({ ok: true, code: "ok" });
   });
 
+  it("through a workspace plugin's alias: names the tool it runs, and that rule written in $KEEL_HOME/config.json allows the call (one naming the alias does not)", async () => {
+    ws = makeWorkspace({ "plugins/p/plugin.json": { name: "p", tool_aliases: [{ name: "sh", base_tool: "bash" }] } });
+    const call = async () => (await runKeel(["--json", "call", "sh", "--input", '{"command":"echo hi"}'], { cwd: ws.root, env: ws.env })).json();
+    const asked = await call();
+    expect(asked.code).toBe("approval_required");
+    expect(asked.content).toContain("in $KEEL_HOME/config.json");
+    const named = /the allow rule must name (\S+) \(e\.g\./.exec(asked.content)?.[1];
+    expect(named, asked.content).toBe("bash");
+    // What the old hint led to: a rule for the alias's own name in your config does not apply to a workspace's alias.
+    ws.writeUserConfig({ permissions: { allow: ["sh(echo *)"] } });
+    expect((await call()).code).toBe("approval_required");
+    ws.writeUserConfig({ permissions: { allow: [`${named}(echo *)`] } });
+    expect(await call()).toMatchObject({ ok: true, code: "ok" });
+  });
+
   it("in a trusted workspace: names keel.config.json, and the rule written there allows the call", async () => {
     ws = makeWorkspace();
     expect(await followHint(["--trust"])).toMatchObject({ ok: true, code: "ok" });

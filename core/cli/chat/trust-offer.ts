@@ -21,7 +21,7 @@ export async function offerTrust(ctx: CliContext): Promise<void> {
   const ws = resolveWorkspace(ctx.globals().cwd, ctx.io.env);
   const current = await workspaceTrust(ws, false, ctx.io.env);
   if (current.trusted && current.approved === undefined) return;
-  const { items, sandboxed, unixSocketsBlocked } = await reviewWorkspace(ctx);
+  const { items, sandboxed, unixSocketsBlocked, credentialsFrom } = await reviewWorkspace(ctx);
   const waiting = items.filter((item) => !trustApproves(current, item));
   if (!waiting.length) return;
   const out = ctx.io.stdout;
@@ -35,7 +35,7 @@ export async function offerTrust(ctx: CliContext): Promise<void> {
             ? `${ws.root} was trusted before \`keel trust\` recorded what it approves; nothing of it runs until you approve it:`
             : `Added or changed in ${ws.root} since you trusted it (they do not run until you approve them):`,
         ...lines.map((line) => `  ${line}`),
-        ...[sandboxNote(waiting, sandboxed, unixSocketsBlocked)].filter((note) => note !== undefined),
+        ...[sandboxNote(waiting, sandboxed, unixSocketsBlocked, credentialsFrom)].filter((note) => note !== undefined),
         // The count and a long line are named next to the question: a long list can scroll its start off the screen.
         `${waiting.length === 1 ? "It runs with your permissions: review it" : `These ${waiting.length} run with your permissions: review them`} (and the files named) first. \`keel trust --revoke\` undoes it.`,
         ...(lines.some((line) => line.length > 500) ? ["Some of them are long lines: scroll up to read them in full."] : []),

@@ -6,6 +6,7 @@ import type { EventInput } from "../../types.js";
 import { adoptQueue, enqueueMessage, peekQueue } from "../../session/message-queue.js";
 import { acquireSessionLock, writerAlive } from "../../session/session-lock.js";
 import { UsageError } from "../../errors.js";
+import { CALL_MARK } from "../../tools/call-mark.js";
 import { sessionPaths } from "../../session/session-paths.js";
 import { SessionSeals } from "../../session/session-seal.js";
 import { listSessions } from "../../session/session-list.js";
@@ -127,11 +128,14 @@ function waitingJson(waiting: WaitingCall): { callId: string; tool: string; argu
  * The queued messages (`keel send`, or a committed queue.json) a resume sends as the user's words, each
  * line shown exactly (`exactText`): tag characters and other invisible text reach the model as words.
  */
-function queuedLines(queued: { text: string }[]): string {
+function queuedLines(queued: { text: string; from?: string }[]): string {
   if (!queued.length) return "";
+  const byTool = queued.filter((q) => q.from === "tool").length;
   return [
-    `queued:   ${queued.length} message(s), sent as yours before the next model call:`,
-    ...queued.map((q) => `  > ${q.text.split("\n").map(exactText).join("\n    ")}`),
+    byTool
+      ? `queued:   ${queued.length} message(s), sent before the next model call (${byTool} marked "by a tool": queued by a command keel ran for a tool, given to the model as not yours):`
+      : `queued:   ${queued.length} message(s), sent as yours before the next model call:`,
+    ...queued.map((q) => `  ${q.from === "tool" ? "[by a tool] " : ""}> ${q.text.split("\n").map(exactText).join("\n    ")}`),
   ].join("\n");
 }
 
@@ -158,7 +162,16 @@ export async function sessionsShow(ctx: CliContext, id: string): Promise<void> {
   const yours = origin.origin === "yours";
   const queued = peekQueue(sessionPaths(dir, id).queue);
   ctx.print(
-    { session: meta, state, yours, ...origin, waiting: waiting ? waitingJson(waiting) : null, queued: queued.map((q) => q.text), ...(hint ? { hint } : {}) },
+    {
+      session: meta,
+      state,
+      yours,
+      ...origin,
+      waiting: waiting ? waitingJson(waiting) : null,
+      queued: queued.map((q) => q.text),
+      queuedFrom: queued.map((q) => q.from ?? "user"),
+      ...(hint ? { hint } : {}),
+    },
     () =>
       [
         `session ${id}${meta.parentSessionId ? ` (child of ${meta.parentSessionId}, depth ${meta.depth})` : ""}`,
@@ -188,9 +201,12 @@ export async function sendCommand(ctx: CliContext, id: string, text: string): Pr
   if (!text?.trim()) throw new UsageError(`Give the message to send: keel send ${id} "text".`);
   const dir = stateDir(ctx);
   await readSessionMeta(dir, id);
-  const n = await enqueueMessage(sessionPaths(dir, id).queue, text, { id, seals: new SessionSeals(resolveWorkspace(ctx.globals().cwd, ctx.io.env)) });
+  // Inside a process keel started for a tool (a model's bash call, a hook), the message is recorded as a tool's, not the user's words.
+  const from = ctx.io.env[CALL_MARK] ? ("tool" as const) : undefined;
+  const n = await enqueueMessage(sessionPaths(dir, id).queue, text, { id, seals: new SessionSeals(resolveWorkspace(ctx.globals().cwd, ctx.io.env)) }, from);
   ctx.print(
-    { sessionId: id, queued: n },
-    () => `Queued for session ${id} (${n} waiting). It is sent before the session's next model call, or on keel run --resume ${id}.`,
+    { sessionId: id, queued: n, ...(from ? { from } : {}) },
+    () =>
+      `Queued for session ${id} (${n} waiting). It is sent before the session's next model call, or on keel run --resume ${id}.${from ? ` It was sent from a command keel runs for a tool (${CALL_MARK} is set), so the session's model is told it is not the user's words.` : ""}`,
   );
 }

@@ -22,8 +22,8 @@ export async function trustCommand(ctx: CliContext, opts: { revoke?: boolean }):
     );
     return;
   }
-  const { items, sandboxed, unixSocketsBlocked } = await reviewWorkspace(ctx);
-  const note = sandboxNote(items, sandboxed, unixSocketsBlocked);
+  const { items, sandboxed, unixSocketsBlocked, credentialsFrom } = await reviewWorkspace(ctx);
+  const note = sandboxNote(items, sandboxed, unixSocketsBlocked, credentialsFrom);
   await recordTrust(ws, false, items);
   const approved = items.map((i) => ({ kind: i.kind, name: i.name, pin: trustPin(i), ...(i.files?.length ? { files: i.files } : {}) }));
   ctx.print({ workspace: ws.root, trusted: true, approved, ...(note ? { sandboxed: true } : {}) }, () =>

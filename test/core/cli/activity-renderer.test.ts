@@ -130,6 +130,16 @@ describe("the tool-activity renderer", () => {
     ]);
   });
 
+  it("draws drained keel send messages, with a warning when a command keel ran for a tool queued some", () => {
+    const out = sink();
+    const r = new ActivityRenderer(out, { color: false, width: 120 });
+    r.event({ ts: 1, type: "queue_drained", sessionId: "s", count: 2 });
+    r.event({ ts: 1, type: "queue_drained", sessionId: "s", count: 2, fromTool: 1 });
+    const [yours, tools] = out.text.trimEnd().split("\n");
+    expect(yours).toContain("2 queued message(s) added to the conversation (keel send)");
+    expect(tools).toContain("2 queued message(s) added to the conversation, 1 of them queued by a command keel ran for a tool, not by you");
+  });
+
   it("summarizes arguments on one line and formats durations", () => {
     expect(argumentSummary('{"command":"echo a\\necho b"}')).toBe("echo a ⏎ echo b");
     expect(argumentSummary('{"path":"a","limit":5,"flags":["x"]}')).toBe('path=a limit=5 flags=["x"]');

@@ -158,7 +158,16 @@ describe("the workspace's hooks under sandbox.workspaceCommands (real CLI, bwrap
     const trust = await runKeel(["trust"], { cwd: ws.root, env: ws.env });
     expect(trust.stdout).toContain("Its hooks and stdio MCP servers run inside keel's OS sandbox");
     expect(trust.stdout).not.toContain("do not see your credential stores");
-    expect(trust.stdout).toContain('but see your credential stores ("credentials": "visible" in your config)');
+    expect(trust.stdout).toContain(`but see your credential stores ("credentials": "visible" in your config (${join(ws.keelHome, "config.json")}))`);
+  });
+
+  it("keel trust names the workspace's config when that is what makes the credential stores visible, not yours", async () => {
+    ws = makeWorkspace({}, { git: true });
+    ws.write(".claude/settings.json", { hooks: preToolUse("true") });
+    ws.write("keel.config.json", { sandbox: { mode: "workspace-write", credentials: "visible" } });
+    const trust = await runKeel(["trust"], { cwd: ws.root, env: ws.env });
+    expect(trust.stdout).toContain(`but see your credential stores ("credentials": "visible" in this workspace's keel.config.json)`);
+    expect(trust.stdout).not.toContain("in your config");
   });
 
   it("a sandboxed hook caches in the sandbox's private /tmp (npx and uvx write their caches; your home is read-only), as a sandboxed server does", async () => {
