@@ -5,8 +5,7 @@ export function inToolProcess(env: Record<string, string | undefined>): boolean 
   return Boolean(env[CALL_MARK]);
 }
 
-/** What a message says instead of a way to trust for one run, inside a process keel started for a tool (where `--trust` and `KEEL_TRUST` are refused). */
-/** It follows a mention of `keel trust`. */
+/** What a message says after a mention of `keel trust` instead of a way to trust for one run, inside a process keel started for a tool (where `--trust` and `KEEL_TRUST` are refused). */
 export const ASK_USER_TO_TRUST = " (ask the user to run it in their own terminal: a command keel runs for a tool may not trust a workspace)";
 
 /**
