@@ -1,6 +1,7 @@
 import type { CallElicitor, Host, Observation, ToolRow } from "../core/index.js";
 import { toolRows } from "../core/index.js";
 import { toApprover, type ApproverLike } from "./approver.js";
+import { checkCallToolOptions } from "./embed-options.js";
 
 /** Options of one `callTool`. */
 export interface CallToolOptions {
@@ -26,9 +27,11 @@ export function listTools(host: Host): ToolRow[] {
 /**
  * Calls one tool through the whole pipeline (lookup, validation, hooks, permission, execution,
  * truncation, events) with origin `embed`, as `keel call` does. Never throws: failures are
- * observations with `ok: false` and a `code`.
+ * observations with `ok: false` and a `code`; only options of the wrong type (a program's mistake,
+ * e.g. `yes: "false"`) reject, with a `UsageError`.
  */
-export function callTool(host: Host, name: string, input: unknown, options: CallToolOptions = {}): Promise<Observation> {
+export async function callTool(host: Host, name: string, input: unknown, options: CallToolOptions = {}): Promise<Observation> {
+  checkCallToolOptions(options);
   return host.runTool(
     { tool: name, input, ...(options.callId ? { callId: options.callId } : {}) },
     {

@@ -1,5 +1,6 @@
 import { UsageError, type AgentOutcome, type Host, type KeelEvent, type ToolCallEnd, type ToolCallStart } from "../core/index.js";
 import { toApprover, type ApproverLike } from "./approver.js";
+import { checkRunAgentOptions } from "./embed-options.js";
 
 /** Options of one `runAgent` turn. */
 export interface RunAgentOptions {
@@ -31,10 +32,12 @@ export interface RunAgentOptions {
  * Runs one agent turn on `prompt` in a new session (or continues `resume`), as `keel run` does: the
  * session is recorded under `.keel/sessions/<id>/`, every tool call goes through the pipeline.
  * Resolves to the outcome (answer text, reason, usage, a pending approval). Throws `UsageError` when
- * no model is configured (pass `model` to `createHost` or here) or the prompt is empty; model and
+ * no model is configured (pass `model` to `createHost` or here), the prompt is empty or an option is
+ * not of its type (e.g. `yes: "false"`); model and
  * tool failures come back as the outcome's `reason`.
  */
 export async function runAgent(host: Host, prompt: string, options: RunAgentOptions = {}): Promise<AgentOutcome> {
+  checkRunAgentOptions(options);
   const runtime = host.service("agent-runtime");
   if (!runtime) throw new UsageError("This host has no agent runtime: open it with createHost().");
   if (!prompt.trim() && !options.resume) throw new UsageError("runAgent needs a prompt (or `resume` with a session id).");
