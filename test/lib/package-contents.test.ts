@@ -14,7 +14,7 @@ const SPECIFIER = /(?:^|[\s;})])(?:import|export)\s[^'"]*?from\s*["']([^"']+)["'
 /**
  * What `npm pack` (and so `npm publish`, and an install from the registry or a tarball) puts in the
  * package, listed offline by npm itself without running `prepare` (globalSetup has built dist/).
- * The full install-and-run check is bin/check-package.sh (minutes, and it needs the npm cache).
+ * The full install-and-run check is bin/check-package.mjs (minutes, and its install needs the npm cache or the registry).
  */
 let files: string[];
 beforeAll(async () => {
