@@ -1,6 +1,13 @@
-import { UsageError, type AgentOutcome, type Host, type KeelEvent, type ToolCallEnd, type ToolCallStart } from "../core/index.js";
+import { resolveModelSpec, UsageError, type AgentOutcome, type Host, type KeelEvent, type ToolCallEnd, type ToolCallStart } from "../core/index.js";
 import { toApprover, type ApproverLike } from "./approver.js";
 import { checkRunAgentOptions } from "./embed-options.js";
+
+const NO_MODEL = [
+  "runAgent: no model is configured. Pass `model` to createHost: a name on an OpenAI-compatible endpoint",
+  '({ name: "llama3.1", baseUrl: "http://localhost:11434/v1" }, or "gpt-4o-mini" with OPENAI_API_KEY in its `env`), or "scripted:FILE";',
+  "or `model` to runAgent (a name on the configured endpoint); or set `model` in $KEEL_HOME/config.json (the KEEL_HOME of createHost's `env`).",
+  'See the README sections "Embedding keel" and "The agent".',
+].join(" ");
 
 /** Options of one `runAgent` turn. */
 export interface RunAgentOptions {
@@ -41,6 +48,8 @@ export async function runAgent(host: Host, prompt: string, options: RunAgentOpti
   const runtime = host.service("agent-runtime");
   if (!runtime) throw new UsageError("This host has no agent runtime: open it with createHost().");
   if (!prompt.trim() && !options.resume) throw new UsageError("runAgent needs a prompt (or `resume` with a session id).");
+  // The CLI's help names --model and keel run: a program is told what it can pass.
+  if (!options.resume && !resolveModelSpec(host.config, options.model, host.env, host.workspace.root)) throw new UsageError(NO_MODEL);
   const { approver, resume, sessionId, ...rest } = options;
   const { onText } = rest;
   const run = {
