@@ -23,7 +23,7 @@ export interface RunAgentOptions {
   onToolEnd?: (call: ToolCallEnd) => void;
   /** Receives every event of the session's log as it is recorded. */
   onEvent?: (event: KeelEvent) => void;
-  /** Aborts the turn (it ends with reason `interrupted`; the session can be resumed). */
+  /** Aborts the turn (it ends with reason `cancelled`; the session can be resumed). `host.close()` aborts it too, and waits for it to end. */
   signal?: AbortSignal;
   /** Model for this turn (a name on the configured endpoint, or `scripted:FILE`); default: the host's. */
   model?: string;
@@ -68,5 +68,6 @@ export async function runAgent(host: Host, prompt: string, options: RunAgentOpti
         }
       }),
   };
-  return resume ? runtime.resume(resume, run) : runtime.start({ ...run, sessionId });
+  // Cancelled by `options.signal` or by `host.close()`, which waits for the turn to end (its session unlocked, its events written).
+  return host.whileOpen(options.signal, (signal) => (resume ? runtime.resume(resume, { ...run, signal }) : runtime.start({ ...run, signal, sessionId })));
 }
