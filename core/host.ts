@@ -27,6 +27,7 @@ import type { KeelServiceName, KeelServices } from "./services.js";
 import { SchemaValidator } from "./validation.js";
 import { UserWaitClock } from "./user-wait-clock.js";
 import { withProgramSettings } from "./config/program-settings.js";
+import { OpenWork } from "./open-work.js";
 import type { HostOptions, KeelPlugin } from "./host-options.js";
 import { resolveWorkspace, type Workspace } from "./workspace.js";
 
@@ -67,6 +68,8 @@ export class Host {
   private readonly services = new Map<string, unknown>();
   private readonly applied: string[] = [];
   private closed = false;
+  /** An embedding program's turns and calls in flight: cancelled and waited for by `close()`. */
+  private readonly work = new OpenWork();
   private lastRoot?: { cwd: string; root: string };
 
   private constructor(
@@ -202,6 +205,14 @@ export class Host {
     return runToolIntent(this, intent, run);
   }
 
+  /**
+   * Runs a program's `work` (a `runAgent` turn, a `callTool` call) with a signal that aborts with
+   * `signal` or when the host closes; `close()` waits for it to end. Throws a `UsageError` on a closed host.
+   */
+  whileOpen<T>(signal: AbortSignal | undefined, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    return this.work.run(signal, work);
+  }
+
   /** Shares an API between plugins under a name declared in `KeelServices` (e.g. `mcp`, `tasks`). */
   provide<K extends KeelServiceName>(name: K, service: KeelServices[K]): void {
     this.services.set(name, service);
@@ -229,10 +240,14 @@ export class Host {
     return join(this.workspace.stateDir, "state", ...parts);
   }
 
-  /** Stops children (shutdown hook), saves baselines, writes pending events (closing the host's own event log). Idempotent; never throws. */
+  /**
+   * Cancels a program's turns and calls still running (`whileOpen`) and waits for them, stops children
+   * (shutdown hook), saves baselines, writes pending events (closing the host's own event log). Idempotent; never throws.
+   */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    await this.work.close();
     await this.hooks.shutdown.promise({ host: this }).catch((error) => {
       this.events.emit({ type: "hook_error", hook: "shutdown", message: errorMessage(error) });
     });

@@ -1,6 +1,7 @@
 import type { CallElicitor, Host, Observation, ToolRow } from "../core/index.js";
 import { toolRows } from "../core/index.js";
 import { toApprover, type ApproverLike } from "./approver.js";
+import { checkCallToolOptions } from "./embed-options.js";
 
 /** Options of one `callTool`. */
 export interface CallToolOptions {
@@ -26,18 +27,24 @@ export function listTools(host: Host): ToolRow[] {
 /**
  * Calls one tool through the whole pipeline (lookup, validation, hooks, permission, execution,
  * truncation, events) with origin `embed`, as `keel call` does. Never throws: failures are
- * observations with `ok: false` and a `code`.
+ * observations with `ok: false` and a `code`; only a program's mistakes reject, with a `UsageError`:
+ * options of the wrong type (e.g. `yes: "false"`), a closed host. `host.close()` cancels the call
+ * (`cancelled`) and waits for it to end.
  */
-export function callTool(host: Host, name: string, input: unknown, options: CallToolOptions = {}): Promise<Observation> {
-  return host.runTool(
-    { tool: name, input, ...(options.callId ? { callId: options.callId } : {}) },
-    {
-      origin: "embed",
-      signal: options.signal,
-      approver: toApprover(options.approver),
-      ...(options.yes === undefined ? {} : { yes: options.yes }),
-      ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
-      ...(options.elicit === undefined ? {} : { elicit: options.elicit }),
-    },
+export async function callTool(host: Host, name: string, input: unknown, options: CallToolOptions = {}): Promise<Observation> {
+  checkCallToolOptions(options);
+  // Cancelled by `options.signal` or by `host.close()`, which waits for the call to end.
+  return host.whileOpen(options.signal, (signal) =>
+    host.runTool(
+      { tool: name, input, ...(options.callId ? { callId: options.callId } : {}) },
+      {
+        origin: "embed",
+        signal,
+        approver: toApprover(options.approver),
+        ...(options.yes === undefined ? {} : { yes: options.yes }),
+        ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
+        ...(options.elicit === undefined ? {} : { elicit: options.elicit }),
+      },
+    ),
   );
 }

@@ -1,7 +1,9 @@
+import { statSync } from "node:fs";
 import { agentPlugin, builtinTools, Host, sinkWithEmit, UsageError, type EventSink, type HostOptions, type KeelEvent, type KeelPlugin } from "../core/index.js";
 import { pluginRuntimes } from "../plugins/index.js";
 import { defaultRuntimes } from "../runtimes/index.js";
 import { toApprover, type ApproverLike } from "./approver.js";
+import { checkCreateHostOptions } from "./embed-options.js";
 
 /** What only keel's own commands may set: `config` replaces every config file (your `$KEEL_HOME` deny rules too), `reviewTrust` reads an untrusted workspace's config as trusted. */
 const INTERNAL_OPTIONS = ["config", "reviewTrust"] as const;
@@ -30,7 +32,9 @@ export interface AssembleHostOptions extends Omit<HostOptions, "approver"> {
  * `KEEL_TRUST=1` in `env` says otherwise (an explicit `trust: false` ignores `KEEL_TRUST`); nothing is
  * approved without `yes` or an approver; your `$KEEL_HOME` config (deny rules included) always applies;
  * an MCP server's question is declined unless `elicit` answers it (keel never reads the terminal on its
- * own). Throws `UsageError` for `config` or `reviewTrust` (keel's own options), `ManifestError` for
+ * own). Throws `UsageError` for `config` or `reviewTrust` (keel's own options), an option of the wrong
+ * type or an unknown one (checked: a JavaScript caller has no compiler, and a wrong type must not
+ * widen), or a `cwd` that is not a directory; `ManifestError` for
  * invalid config; plugin problems are `host.diagnostics`. The caller must `close()` the host.
  */
 export async function createHost(options: CreateHostOptions): Promise<Host> {
@@ -41,6 +45,11 @@ export async function createHost(options: CreateHostOptions): Promise<Host> {
           ? "createHost does not take `config`: it would replace every config file, the deny rules of your $KEEL_HOME/config.json included. Pass `permissions` and `model`, or put settings in $KEEL_HOME/config.json (point `env.KEEL_HOME` at another folder for a config of the program's own)."
           : "createHost does not take `reviewTrust` (keel trust's own review, which reads an untrusted workspace's config as trusted). Open the host without it; `host.trustItems` lists what the workspace declares.",
       );
+  checkCreateHostOptions(options);
+  if (!isDirectory(options.cwd))
+    throw new UsageError(
+      `createHost: \`cwd\` ${options.cwd} is not an existing directory. Pass the directory of the workspace to open (a repository, or a folder in one).`,
+    );
   const env = options.env ?? process.env;
   return assembleHost({
     ...options,
@@ -92,6 +101,15 @@ function forwardingSink(sink: EventSink, listener: (event: KeelEvent) => void): 
       // a listener only watches
     }
   });
+}
+
+/** `path` is a directory (links followed). */
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
 }
 
 /** `env` without `KEEL_TRUST`. */

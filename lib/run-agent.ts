@@ -1,5 +1,13 @@
-import { UsageError, type AgentOutcome, type Host, type KeelEvent, type ToolCallEnd, type ToolCallStart } from "../core/index.js";
+import { resolveModelSpec, UsageError, type AgentOutcome, type Host, type KeelEvent, type ToolCallEnd, type ToolCallStart } from "../core/index.js";
 import { toApprover, type ApproverLike } from "./approver.js";
+import { checkRunAgentOptions } from "./embed-options.js";
+
+const NO_MODEL = [
+  "runAgent: no model is configured. Pass `model` to createHost: a name on an OpenAI-compatible endpoint",
+  '({ name: "llama3.1", baseUrl: "http://localhost:11434/v1" }, or "gpt-4o-mini" with OPENAI_API_KEY in its `env`), or "scripted:FILE";',
+  "or `model` to runAgent (a name on the configured endpoint); or set `model` in $KEEL_HOME/config.json (the KEEL_HOME of createHost's `env`).",
+  'See the README sections "Embedding keel" and "The agent".',
+].join(" ");
 
 /** Options of one `runAgent` turn. */
 export interface RunAgentOptions {
@@ -15,7 +23,7 @@ export interface RunAgentOptions {
   onToolEnd?: (call: ToolCallEnd) => void;
   /** Receives every event of the session's log as it is recorded. */
   onEvent?: (event: KeelEvent) => void;
-  /** Aborts the turn (it ends with reason `interrupted`; the session can be resumed). */
+  /** Aborts the turn (it ends with reason `cancelled`; the session can be resumed). `host.close()` aborts it too, and waits for it to end. */
   signal?: AbortSignal;
   /** Model for this turn (a name on the configured endpoint, or `scripted:FILE`); default: the host's. */
   model?: string;
@@ -31,13 +39,17 @@ export interface RunAgentOptions {
  * Runs one agent turn on `prompt` in a new session (or continues `resume`), as `keel run` does: the
  * session is recorded under `.keel/sessions/<id>/`, every tool call goes through the pipeline.
  * Resolves to the outcome (answer text, reason, usage, a pending approval). Throws `UsageError` when
- * no model is configured (pass `model` to `createHost` or here) or the prompt is empty; model and
+ * no model is configured (pass `model` to `createHost` or here), the prompt is empty or an option is
+ * not of its type (e.g. `yes: "false"`); model and
  * tool failures come back as the outcome's `reason`.
  */
 export async function runAgent(host: Host, prompt: string, options: RunAgentOptions = {}): Promise<AgentOutcome> {
+  checkRunAgentOptions(options);
   const runtime = host.service("agent-runtime");
   if (!runtime) throw new UsageError("This host has no agent runtime: open it with createHost().");
   if (!prompt.trim() && !options.resume) throw new UsageError("runAgent needs a prompt (or `resume` with a session id).");
+  // The CLI's help names --model and keel run: a program is told what it can pass.
+  if (!options.resume && !resolveModelSpec(host.config, options.model, host.env, host.workspace.root)) throw new UsageError(NO_MODEL);
   const { approver, resume, sessionId, ...rest } = options;
   const { onText } = rest;
   const run = {
@@ -56,5 +68,6 @@ export async function runAgent(host: Host, prompt: string, options: RunAgentOpti
         }
       }),
   };
-  return resume ? runtime.resume(resume, run) : runtime.start({ ...run, sessionId });
+  // Cancelled by `options.signal` or by `host.close()`, which waits for the turn to end (its session unlocked, its events written).
+  return host.whileOpen(options.signal, (signal) => (resume ? runtime.resume(resume, { ...run, signal }) : runtime.start({ ...run, signal, sessionId })));
 }

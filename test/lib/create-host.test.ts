@@ -208,10 +208,12 @@ describe("runAgent: one agent turn with callbacks", () => {
     expect(JSON.stringify(recorded)).not.toContain("forged");
   });
 
-  it("without a model, refuses with a UsageError that says how to configure one", async () => {
+  it("without a model, refuses with a UsageError that says what the program can pass (not keel run's flags)", async () => {
     ws = makeWorkspace({});
     host = await createHost({ cwd: ws.root, env: { ...ws.env, OPENAI_BASE_URL: "" } });
     await expect(runAgent(host, "hello")).rejects.toBeInstanceOf(UsageError);
-    await expect(runAgent(host, "hello")).rejects.toThrow(/No model is configured/);
+    const error = (await runAgent(host, "hello").catch((e: unknown) => e)) as Error;
+    expect(error.message).toMatch(/^runAgent: no model is configured\. Pass `model` to createHost/);
+    expect(error.message).not.toMatch(/keel run|--model/);
   });
 });

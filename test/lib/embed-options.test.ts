@@ -1,0 +1,40 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { callTool, createHost, runAgent, UsageError, type Host } from "../../lib/index.js";
+import { makeWorkspace, type TempWorkspace } from "../helpers/temp-workspace.js";
+
+let ws: TempWorkspace | undefined;
+let host: Host | undefined;
+afterEach(async () => {
+  await host?.close();
+  ws?.cleanup();
+  host = ws = undefined;
+});
+
+/** What a JavaScript program (or one reading its settings from JSON or the environment) may pass: no compiler checks it. */
+const untyped = (options: object) => options as never;
+
+describe("createHost, callTool and runAgent check the options a program passes", () => {
+  it('a wrong type never widens: trust: "no", yes: "false", deny: "bash" and a misspelt option are refused, naming the option', async () => {
+    ws = makeWorkspace({ "keel.config.json": { permissions: { allow: ["bash"] } } });
+    const open = (options: object) => createHost(untyped({ cwd: ws!.root, env: ws!.env, ...options }));
+    // Each of these opened a host that was wider than the program asked for: trusted, approving every call, or running bash.
+    await expect(open({ trust: "no" })).rejects.toThrow(/createHost: `trust` must be true or false/);
+    await expect(open({ yes: "false" })).rejects.toThrow(/`yes` must be true or false .*a string such as "false" is not false/);
+    await expect(open({ yes: true, permissions: { deny: "bash" } })).rejects.toThrow(/`permissions.deny` must be a list of rules/);
+    await expect(open({ yes: true, permisions: { deny: ["bash"] } })).rejects.toThrow(/`permisions` is not an option of createHost \(misspelt\?\)/);
+    await expect(open({ permissions: { alow: ["bash"] } })).rejects.toThrow(/`permissions.alow` is not one of allow, ask, deny/);
+    await expect(open({ permissions: { allow: [42] } })).rejects.toThrow(UsageError);
+    await expect(open({ model: 42 })).rejects.toThrow(/`model` must be a model name/);
+    await expect(open({ approver: "yes" })).rejects.toThrow(/`approver` must be a function/);
+    await expect(createHost(untyped({}))).rejects.toThrow(/`cwd` is required/);
+    await expect(createHost(untyped({ cwd: ws.path("missing") }))).rejects.toThrow(/createHost: `cwd` .*missing is not an existing directory/);
+
+    host = await open({ trust: false, yes: false, permissions: { deny: ["bash"] }, startServers: false, plugins: [] });
+    expect(host.trusted).toBe(false);
+    await expect(callTool(host, "bash", { command: "echo hi" }, untyped({ yes: "false" }))).rejects.toThrow(/callTool: `yes` must be true or false/);
+    await expect(callTool(host, "bash", { command: "echo hi" }, untyped({ signal: "abort" }))).rejects.toThrow(/`signal` must be an AbortSignal/);
+    expect(await callTool(host, "bash", { command: "echo hi" }, { yes: true })).toMatchObject({ ok: false, code: "permission_denied" });
+    await expect(runAgent(host, "hi", untyped({ yes: "true" }))).rejects.toThrow(/runAgent: `yes` must be true or false/);
+    await expect(runAgent(host, "hi", untyped({ maxStep: 3 }))).rejects.toThrow(/`maxStep` is not an option of runAgent/);
+  });
+});

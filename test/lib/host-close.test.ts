@@ -1,0 +1,46 @@
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { callTool, createHost, runAgent, UsageError, type Host } from "../../lib/index.js";
+import { useOpenAIServer } from "../helpers/openai-server.js";
+import { makeWorkspace, type TempWorkspace } from "../helpers/temp-workspace.js";
+
+let ws: TempWorkspace | undefined;
+let host: Host | undefined;
+afterEach(async () => {
+  await host?.close();
+  ws?.cleanup();
+  host = ws = undefined;
+});
+
+const server = useOpenAIServer();
+
+/** Polls until `check` holds (generous: a loaded machine). */
+async function until(check: () => boolean): Promise<void> {
+  for (let i = 0; i < 600 && !check(); i++) await new Promise((r) => setTimeout(r, 50));
+  expect(check()).toBe(true);
+}
+
+describe("host.close() ends what the program still runs on the host", () => {
+  it("cancels a turn and a call in flight and waits for them: the session is unlocked and its events written when close resolves; a closed host refuses more", async () => {
+    ws = makeWorkspace({});
+    server.push({ stall: "headers" }); // the model never answers
+    host = await createHost({ cwd: ws.root, env: ws.env, model: { name: "m", baseUrl: server.baseUrl }, yes: true });
+    const turn = runAgent(host, "hello", { sessionId: "closing" });
+    const call = callTool(host, "bash", { command: "sleep 60" });
+    const session = join(ws.root, ".keel", "sessions", "closing");
+    await until(() => server.requests.length === 1 && existsSync(join(session, "writer.lock")));
+
+    await host.close();
+    // Before: close resolved at once, the turn went on waiting for the model (its lock held), and the command ran on.
+    expect(existsSync(join(session, "writer.lock"))).toBe(false);
+    const [outcome, observation] = await Promise.all([turn, call]);
+    expect(outcome.reason).toBe("cancelled");
+    expect(observation).toMatchObject({ ok: false, code: "cancelled" });
+    const events = readFileSync(join(session, "events.jsonl"), "utf8");
+    expect(events).toMatch(/"type":"turn_end"|"type":"session_end"|"cancelled"/);
+
+    await expect(callTool(host, "read_file", { path: "x" })).rejects.toThrow(UsageError);
+    await expect(runAgent(host, "again")).rejects.toThrow(/host is closed: open another with createHost/);
+  });
+});
