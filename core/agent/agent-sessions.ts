@@ -2,19 +2,15 @@ import { randomBytes } from "node:crypto";
 import { existsSync, statSync } from "node:fs";
 import { UsageError, errorMessage } from "../errors.js";
 import type { Host } from "../host.js";
-import { createModel, modelCredentials } from "../model/create-model.js";
-import { recordedModelSpec, requireModelSpec, type ModelSpec } from "../model/model-spec.js";
-import type { ModelClient } from "../model/model-types.js";
+import { requireModelSpec } from "../model/model-spec.js";
 import type { AgentRunRequest, AgentRunResult, AgentService } from "../services.js";
 import { acquireSessionLock } from "../session/session-lock.js";
-import { sessionPaths } from "../session/session-paths.js";
-import { changedOutsideKeel, createSessionFiles, initialState, loadSessionState, readSessionMeta, readSessionState } from "../session/session-store.js";
-import { changedFilesMessage, notSealedMessage, SessionSeals } from "../session/session-seal.js";
+import { createSessionFiles, initialState, readSessionMeta, readSessionState } from "../session/session-store.js";
+import { SessionSeals } from "../session/session-seal.js";
 import type { SessionState, SessionStatus } from "../session/session-types.js";
-import { ActiveSession, isPinned } from "./active-session.js";
+import { ActiveSession } from "./active-session.js";
 import { newSessionMeta } from "./session-meta.js";
 import type { AgentOutcome, AgentRunOptions } from "./agent-runtime.js";
-import type { AgentSettings } from "./agent-settings.js";
 import { driveSession, type StopReason } from "./agent-loop.js";
 import { recoverCrashedTurn } from "./crash-recovery.js";
 import { compactHistory } from "./context-economy.js";
@@ -22,10 +18,11 @@ import type { ApprovalDecision } from "./run-tool-calls.js";
 import type { GuidanceEntry } from "../hooks.js";
 import { fireAfterTurn, firePromptHooks, fireUserPromptSubmit } from "./session-hooks.js";
 import { hookTextsMessage } from "./tool-guidance.js";
-import { checkPinnedDir, outcome, outcomeOf } from "./session-outcome.js";
+import { outcome, outcomeOf } from "./session-outcome.js";
 import { MAX_DELEGATION_DEPTH } from "./tool-menu.js";
 import { runPromptSession } from "./run-prompt-session.js";
-import { budgetsLeft, childUsageOnOpen, countForParent, noteChild } from "./tree-budget.js";
+import { budgetsLeft, countForParent, noteChild } from "./tree-budget.js";
+import { loadAgentSettings, openStoredSession, sessionModel } from "./open-session.js";
 
 /**
  * The session machinery behind AgentRuntime (loaded on its first use): start, resume,
@@ -49,7 +46,7 @@ export class AgentSessions implements AgentService {
     const pinned = Boolean(opts.worktree) || (opts.cwd !== undefined && opts.cwd !== host.activeDir);
     if (!pinned && host.activeDirError !== undefined) throw new UsageError(host.activeDirError);
     const spec = opts.modelSpec ?? requireModelSpec(host.config, opts.model ?? this.modelFlag, host.env, host.workspace.root);
-    const model = this.modelFor(spec);
+    const model = sessionModel(host, spec);
     if (opts.model && !this.modelFlag) {
       this.modelFlag = opts.model;
       if (!host.service("agent")) host.provide("agent", this);
@@ -87,12 +84,6 @@ export class AgentSessions implements AgentService {
     await s.checkpoint();
     await this.fire("sessionStart", s);
     return countForParent(this.active, opts.parentSessionId, await this.runTurn(s, { prompt, resume: false }));
-  }
-
-  /** The backend for `spec`; its credentials join what tool results hide (`host.resultSecrets`). */
-  private modelFor(spec: ModelSpec): ModelClient {
-    this.host.resultSecrets.addValues(modelCredentials(spec, this.host.env));
-    return createModel(spec, this.host.env);
   }
 
   /** Resumes a session (crash recovery first if its last process died mid-turn), optionally with a new prompt. Refuses (UsageError) a pinned directory outside the workspace. */
@@ -199,42 +190,9 @@ export class AgentSessions implements AgentService {
   }
 
   private async open(id: string, opts: AgentRunOptions): Promise<ActiveSession> {
-    const host = this.host;
-    const meta = await readSessionMeta(host.workspace.stateDir, id);
-    const paths = sessionPaths(host.workspace.stateDir, id);
-    // A committed session's messages would reach the model as the user's own: only sessions keel
-    // started (or the user adopted) for this user are continued.
-    const seals = new SessionSeals(host.workspace);
-    if (!seals.isYours(id, meta.createdAt)) throw new UsageError(notSealedMessage(id));
-    const lock = await acquireSessionLock(paths.lock, id);
-    try {
-      if (isPinned(meta)) checkPinnedDir(host, id, meta);
-      else if (host.activeDirError !== undefined)
-        throw new UsageError(`Session ${id} works in the active directory, which cannot be used: ${host.activeDirError}`);
-      // The seal says who started the session; these say its files are the ones keel left (a repository can
-      // write into a session's folder: git pull overwrites ignored files), so no message reaches the model as yours unread.
-      const loaded = await loadSessionState(host.workspace.stateDir, id, seals);
-      const changed = changedOutsideKeel(loaded, host.workspace.stateDir, id, seals);
-      if (changed !== undefined) throw new UsageError(changedFilesMessage(id, changed));
-      const state = loaded.state;
-      if (state.childUsage) state.childUsage = await childUsageOnOpen(host.workspace.stateDir, state.childUsage);
-      // Session files may have been committed: approvals recorded in them are not evidence (a resumed
-      // session asks again unless this invocation says --yes), and the endpoint and key variable come
-      // from the current config, never from session.json.
-      state.yes = undefined;
-      state.sessionAllow = [];
-      meta.model = recordedModelSpec(meta.model, host.config, host.env, host.workspace.root);
-      const spec = opts.model ? requireModelSpec(host.config, opts.model, host.env, host.workspace.root) : meta.model;
-      const model = this.modelFor(spec);
-      const s = new ActiveSession(host, meta, state, paths, lock, model, await loadAgentSettings(host), opts, loaded);
-      // a session in the old format gets its checkpoint in the new one before anything is appended
-      if (loaded.migrated) await s.checkpoint();
-      this.active.set(id, s);
-      return s;
-    } catch (error) {
-      lock.release();
-      throw error;
-    }
+    const s = await openStoredSession(this.host, id, opts);
+    this.active.set(id, s);
+    return s;
   }
 
   private async runTurn(s: ActiveSession, turn: { prompt?: string; resume: boolean; decision?: ApprovalDecision }): Promise<AgentOutcome> {
@@ -295,10 +253,4 @@ export class AgentSessions implements AgentService {
     const text = hookTextsMessage("Session start hooks:", ctx.context);
     if (hook === "sessionStart" && text) s.addMessage({ role: "user", kind: "hooks", content: text });
   }
-}
-
-/** The `agent` config section, parsed by a schema module loaded only when a session runs (commands that run none never load zod for it). */
-async function loadAgentSettings(host: Host): Promise<AgentSettings> {
-  const { agentSettings } = await import("./agent-settings.js");
-  return agentSettings(host.config as Record<string, unknown>);
 }

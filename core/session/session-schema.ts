@@ -1,9 +1,13 @@
 import { z } from "zod";
 import { StateError } from "../errors.js";
+import type { ChatMessage } from "../model/model-types.js";
+import type { SessionMeta, SessionState } from "./session-types.js";
 
 // What keel reads of a session's `session.json` and `state.json` (see session-types.ts for the TypeScript
 // types): a repository can commit .keel/sessions/<id>/ holding any JSON, so these are checked at the boundary.
-// Fields keel does not read pass through unchecked.
+// Fields keel does not read pass through unchecked. The types stay the source of truth (their field comments,
+// ModelSpec and ChatMessage are used everywhere; a type inferred from these loose schemas would accept any field
+// name): the checks at the end of this file make the two fail to compile when they drift apart.
 
 const count = z.number().int().nonnegative();
 const strings = z.array(z.string());
@@ -97,6 +101,36 @@ export const SessionStateSchema = z.looseObject({
   childUsage: z.record(z.string(), z.looseObject({ modelCalls: count, toolCalls: count, inputTokens: count, outputTokens: count })).optional(),
   yes: z.boolean().optional(),
 });
+
+// Compile-time only (no code at run time): the schemas and session-types.ts cannot drift apart.
+/** `T` as declared: loose objects' index signatures dropped, arrays read-only. */
+type Declared<T> = T extends readonly (infer E)[]
+  ? readonly Declared<E>[]
+  : T extends object
+    ? { [K in keyof T as string extends K ? never : K]: Declared<T[K]> }
+    : T;
+/** `T` with every field, at any depth, optional. */
+type Partly<T> = T extends readonly (infer E)[] ? readonly Partly<E>[] : T extends object ? { [K in keyof T]?: Partly<T[K]> } : T;
+/** Compiles when what keel writes (`T`) passes the check `S`. */
+type Passes<S extends z.ZodType, T extends Declared<z.input<S>>> = T;
+/** Compiles when every field the check lets through (`Out`) has its type in `T` (fields it leaves out aside). */
+type Typed<T, Out extends Partly<T>> = Out;
+/** Compiles when the check reads every field of the type (`Unread`: those it does not, named). */
+type Covers<Unread extends never> = Unread;
+/** The one field the check lets through looser than its type: a user message's `kind` may be any string, not only one keel writes. */
+type KindAnyString<M> = M extends { role: "user" } ? Omit<M, "kind"> & { kind?: string } : M;
+type MetaRead = Declared<z.output<typeof SessionMetaSchema>>;
+type StateRead = Declared<z.output<typeof SessionStateSchema>>;
+type _SessionSchemaChecks = [
+  Passes<typeof SessionMetaSchema, SessionMeta>,
+  Passes<typeof SessionStateSchema, SessionState>,
+  Typed<SessionMeta, MetaRead>,
+  Typed<Omit<SessionState, "messages">, Omit<StateRead, "messages">>,
+  Typed<KindAnyString<ChatMessage>, StateRead["messages"][number]>,
+  // `permissions` is written for the record and never read back; `version` is set by the reader
+  Covers<Exclude<keyof SessionMeta, keyof MetaRead | "permissions">>,
+  Covers<Exclude<keyof SessionState, keyof StateRead | "version">>,
+];
 
 /**
  * `value` checked against `schema` and naming session `id` (its folder's name: keel writes files of a session under

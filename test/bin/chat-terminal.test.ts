@@ -1,21 +1,17 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { requestText, useOpenAIServer } from "../helpers/openai-server.js";
 import { KEEL_BIN } from "../helpers/run-cli.js";
 import { makeWorkspace, type TempWorkspace } from "../helpers/temp-workspace.js";
-import { HAS_TMUX, startTerminal, type Terminal } from "../helpers/tmux.js";
+import { closeTerminalAfterEach, HAS_TMUX, startTerminal, type Terminal } from "../helpers/tmux.js";
 
 const server = useOpenAIServer();
 const PROTOCOL_SERVER = fileURLToPath(new URL("../runtimes/mcp/fixtures/protocol-server.mjs", import.meta.url));
 let ws: TempWorkspace;
 let term: Terminal | undefined;
-afterEach(() => {
-  term?.close();
-  term = undefined;
-  ws?.cleanup();
-});
+closeTerminalAfterEach(() => ({ term, ws }));
 
 /** `keel` alone, on a real pseudo-terminal (tmux), against the local OpenAI-compatible server. */
 function keel(...args: string[]): Terminal {

@@ -1,19 +1,14 @@
 import { execFileSync } from "node:child_process";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { requestText, useOpenAIServer } from "../helpers/openai-server.js";
 import { KEEL_BIN, runKeel } from "../helpers/run-cli.js";
 import { makeWorkspace, type TempWorkspace } from "../helpers/temp-workspace.js";
-import { HAS_TMUX, startTerminal, type Terminal, waitForExit, waitUntil } from "../helpers/tmux.js";
+import { closeTerminalAfterEach, HAS_TMUX, startTerminal, type Terminal, waitForExit, waitUntil } from "../helpers/tmux.js";
 
 const server = useOpenAIServer();
 let ws: TempWorkspace | undefined;
 let term: Terminal | undefined;
-afterEach(() => {
-  term?.close();
-  term = undefined;
-  ws?.cleanup();
-  ws = undefined;
-});
+closeTerminalAfterEach(() => ({ term, ws }));
 
 function keel(w: TempWorkspace, ...args: string[]): Terminal {
   term = startTerminal([process.execPath, KEEL_BIN, ...args], { cwd: w.root, env: w.env });

@@ -1,9 +1,9 @@
 import { execa } from "execa";
 import { readFileSync } from "node:fs";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { KEEL_BIN, runKeel, runKeelProcess } from "../helpers/run-cli.js";
 import { makeWorkspace, type TempWorkspace } from "../helpers/temp-workspace.js";
-import { HAS_TMUX, startTerminal, type Terminal } from "../helpers/tmux.js";
+import { closeTerminalAfterEach, HAS_TMUX, startTerminal, type Terminal } from "../helpers/tmux.js";
 
 /**
  * What a script or CI job relies on (README, Command reference and Exit codes): with `--json`, stdout is one
@@ -11,11 +11,7 @@ import { HAS_TMUX, startTerminal, type Terminal } from "../helpers/tmux.js";
  */
 let ws: TempWorkspace | undefined;
 let term: Terminal | undefined;
-afterEach(() => {
-  term?.close();
-  term = undefined;
-  ws?.cleanup();
-});
+closeTerminalAfterEach(() => ({ term, ws }));
 
 describe("--json errors a script reads", () => {
   it("a project config that is not JSON is a plain one-line ManifestError with line and column, no colour codes, also where CI is set", async () => {

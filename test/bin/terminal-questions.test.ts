@@ -1,21 +1,16 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { useOpenAIServer } from "../helpers/openai-server.js";
 import { KEEL_BIN } from "../helpers/run-cli.js";
 import { makeWorkspace, type TempWorkspace } from "../helpers/temp-workspace.js";
-import { HAS_TMUX, startTerminal, type Terminal, waitForExit, waitUntil } from "../helpers/tmux.js";
+import { closeTerminalAfterEach, HAS_TMUX, startTerminal, type Terminal, waitForExit, waitUntil } from "../helpers/tmux.js";
 
 const server = useOpenAIServer();
 const UNPROMPTED = fileURLToPath(new URL("../runtimes/mcp/fixtures/unprompted-elicit-server.mjs", import.meta.url));
 let ws: TempWorkspace | undefined;
 let term: Terminal | undefined;
-afterEach(() => {
-  term?.close();
-  term = undefined;
-  ws?.cleanup();
-  ws = undefined;
-});
+closeTerminalAfterEach(() => ({ term, ws }));
 
 describe.skipIf(!HAS_TMUX)("one question at a time on the terminal (tmux)", () => {
   it("a server's elicitation arriving while an approval is asked waits for its answer: one y does not answer both", async () => {

@@ -1,22 +1,17 @@
 import { existsSync } from "node:fs";
 import { PassThrough } from "node:stream";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ttyApprover } from "../../core/cli/tty-approver.js";
 import type { ApprovalRequest } from "../../core/types.js";
 import { useOpenAIServer } from "../helpers/openai-server.js";
 import { KEEL_BIN, ttyInput } from "../helpers/run-cli.js";
 import { makeWorkspace, type TempWorkspace } from "../helpers/temp-workspace.js";
-import { HAS_TMUX, startTerminal, type Terminal } from "../helpers/tmux.js";
+import { closeTerminalAfterEach, HAS_TMUX, startTerminal, type Terminal } from "../helpers/tmux.js";
 
 const server = useOpenAIServer();
 let ws: TempWorkspace | undefined;
 let term: Terminal | undefined;
-afterEach(() => {
-  term?.close();
-  term = undefined;
-  ws?.cleanup();
-  ws = undefined;
-});
+closeTerminalAfterEach(() => ({ term, ws }));
 
 describe.skipIf(!HAS_TMUX)("keys typed before a question are no answer to it (tmux)", () => {
   it("keel run: a 'y' and Enter typed while the model is asked does not approve the call shown after it", async () => {

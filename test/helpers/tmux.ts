@@ -1,5 +1,6 @@
 import { execFileSync, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import { afterEach } from "vitest";
 
 /** True when the `tmux` binary is installed (.ci/run installs it). */
 export const HAS_TMUX = spawnSync("tmux", ["-V"], { stdio: "ignore" }).status === 0;
@@ -24,7 +25,7 @@ export interface Terminal {
   exited(): boolean;
   /** The program's process id (it is the pane's process: started with `exec`). */
   pid(): number;
-  /** Kills the tmux server (and the program, if still running). */
+  /** Kills the tmux server (and the program, if still running); again, does nothing. */
   close(): void;
 }
 
@@ -45,6 +46,7 @@ export function startTerminal(argv: string[], opts: { cwd: string; env: NodeJS.P
   tmux("set-option", "-t", "t", "remain-on-exit", "on");
   tmux("set-option", "-t", "t", "history-limit", "5000");
   const screen = () => tmux("capture-pane", "-p", "-J", "-S", "-", "-t", "t");
+  let closed = false;
   return {
     send: (...keys) => void tmux("send-keys", "-t", "t", ...keys),
     line(text) {
@@ -71,6 +73,8 @@ export function startTerminal(argv: string[], opts: { cwd: string; env: NodeJS.P
     exited: () => tmux("display-message", "-p", "-t", "t", "#{pane_dead}").trim() === "1",
     pid: () => Number(tmux("display-message", "-p", "-t", "t", "#{pane_pid}").trim()),
     close() {
+      if (closed) return;
+      closed = true;
       try {
         tmux("kill-server");
       } catch {
@@ -78,6 +82,18 @@ export function startTerminal(argv: string[], opts: { cwd: string; env: NodeJS.P
       }
     },
   };
+}
+
+/**
+ * After each test, closes the terminal and then removes the workspace `current()` returns (either may be unset), as
+ * `closeAfterEach` (test-host.ts) does for a host. Both are idempotent, so a test that opened neither leaves nothing to redo.
+ */
+export function closeTerminalAfterEach(current: () => { term?: Terminal; ws?: { cleanup(): void } }): void {
+  afterEach(() => {
+    const { term, ws } = current();
+    term?.close();
+    ws?.cleanup();
+  });
 }
 
 function quote(s: string): string {

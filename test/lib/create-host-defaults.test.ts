@@ -1,20 +1,18 @@
 import { fileURLToPath } from "node:url";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { callTool, createHost, UsageError, type Host } from "../../lib/index.js";
 import { assembleHost } from "../../lib/create-host.js";
-import { HAS_TMUX, startTerminal, type Terminal } from "../helpers/tmux.js";
+import { closeTerminalAfterEach, HAS_TMUX, startTerminal, type Terminal } from "../helpers/tmux.js";
 import { makeWorkspace, type TempWorkspace } from "../helpers/temp-workspace.js";
+import { closeAfterEach } from "../helpers/test-host.js";
 import { upstreamManifest } from "../runtimes/serve/serve-test-kit.js";
 
 let ws: TempWorkspace | undefined;
 let host: Host | undefined;
 let term: Terminal | undefined;
-afterEach(async () => {
-  term?.close();
-  await host?.close();
-  ws?.cleanup();
-  host = ws = term = undefined;
-});
+// hooks registered later run first: the terminal closes, then the host, then the workspace goes
+closeAfterEach(() => ({ host, ws }));
+closeTerminalAfterEach(() => ({ term }));
 
 const LIB = fileURLToPath(new URL("../../dist/lib/index.js", import.meta.url));
 

@@ -1,20 +1,15 @@
 import { readFileSync } from "node:fs";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { useOpenAIServer } from "../../helpers/openai-server.js";
 import { KEEL_BIN, runKeel } from "../../helpers/run-cli.js";
 import { makeWorkspace, type TempWorkspace } from "../../helpers/temp-workspace.js";
-import { HAS_TMUX, startTerminal, type Terminal } from "../../helpers/tmux.js";
+import { closeTerminalAfterEach, HAS_TMUX, startTerminal, type Terminal } from "../../helpers/tmux.js";
 import { isAlive as alive } from "../../../core/session/session-lock.js";
 
 const server = useOpenAIServer();
 let ws: TempWorkspace | undefined;
 let term: Terminal | undefined;
-afterEach(() => {
-  term?.close();
-  term = undefined;
-  ws?.cleanup();
-  ws = undefined;
-});
+closeTerminalAfterEach(() => ({ term, ws }));
 
 describe.skipIf(!HAS_TMUX)("keel killed while asking a person to approve a call (real CLI on a terminal)", () => {
   it("the resumed session waits for that approval again, and approving it runs the call once", async () => {

@@ -1,8 +1,8 @@
 import { fileURLToPath } from "node:url";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { KEEL_BIN, runKeelProcess } from "../../helpers/run-cli.js";
 import type { TempWorkspace } from "../../helpers/temp-workspace.js";
-import { HAS_TMUX, startTerminal, type Terminal } from "../../helpers/tmux.js";
+import { closeTerminalAfterEach, HAS_TMUX, startTerminal, type Terminal } from "../../helpers/tmux.js";
 import { mcpWorkspace, nodeServer } from "./mcp-test-kit.js";
 
 /** The SDK server that answers `initialize` only once `<name>.gate` exists (see the fixture). */
@@ -12,11 +12,7 @@ const gated = (name: string, startupTimeoutMs: number) =>
 
 let ws: TempWorkspace | undefined;
 let term: Terminal | undefined;
-afterEach(() => {
-  term?.close();
-  ws?.cleanup();
-  term = ws = undefined;
-});
+closeTerminalAfterEach(() => ({ term, ws }));
 
 describe("progress while a command waits for MCP servers to start", () => {
   it.skipIf(!HAS_TMUX)("on a terminal, keel says which server it waits for and for how long at most; the answer follows once it starts", async () => {
