@@ -82,7 +82,7 @@ export {
   writeJsonState,
   writeTextAtomic,
 } from "./state/json-file.js";
-export { removeStaleTemps, writeFileAtomic } from "./state/atomic-write.js";
+export { findStaleTemps, keelTempName, removeStaleTemps, removeStaleTempsIn, writeFileAtomic } from "./state/atomic-write.js";
 export { assertOwnPath, ownReadFlags } from "./state/own-path.js";
 export { enqueueMessage } from "./session/message-queue.js";
 export { SessionSeals } from "./session/session-seal.js";
