@@ -38,7 +38,9 @@ describe.concurrent("keel task / plan / team / config CLI", () => {
     // An option value outside its choices is a usage error (exit 2) that lists the allowed values.
     const bad = await keel("task", "add", "x", "--status", "someday", "--json");
     expect(bad.exitCode).toBe(2);
-    expect(bad.stderr).toContain("Allowed choices are pending, todo, open, in_progress, completed, done, complete, blocked, cancelled");
+    // With --json, as every error: only the error object on stdout.
+    expect(bad.json().error.message).toContain("Allowed choices are pending, todo, open, in_progress, completed, done, complete, blocked, cancelled");
+    expect(bad.stderr).toBe("");
   });
 
   it("explicit ask rules still ask, deny rules set with `keel config set` apply on the next command", async () => {
