@@ -24,7 +24,16 @@ beforeAll(async () => {
 
 describe("the npm package", () => {
   it("ships the library, its declarations and the CLI", () => {
-    for (const file of ["package.json", "README.md", "bin/keel.js", "dist/lib/index.js", "dist/lib/index.d.ts", "dist/cli/keel-cli.js", "dist/bin/cli.js"])
+    for (const file of [
+      "package.json",
+      "README.md",
+      "LICENSE",
+      "bin/keel.js",
+      "dist/lib/index.js",
+      "dist/lib/index.d.ts",
+      "dist/cli/keel-cli.js",
+      "dist/bin/cli.js",
+    ])
       expect(files).toContain(file);
   });
 
