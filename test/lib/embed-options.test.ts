@@ -1,14 +1,11 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { callTool, createHost, runAgent, UsageError, type Host } from "../../lib/index.js";
 import { makeWorkspace, type TempWorkspace } from "../helpers/temp-workspace.js";
+import { closeAfterEach } from "../helpers/test-host.js";
 
 let ws: TempWorkspace | undefined;
 let host: Host | undefined;
-afterEach(async () => {
-  await host?.close();
-  ws?.cleanup();
-  host = ws = undefined;
-});
+closeAfterEach(() => ({ host, ws }));
 
 /** What a JavaScript program (or one reading its settings from JSON or the environment) may pass: no compiler checks it. */
 const untyped = (options: object) => options as never;

@@ -1,17 +1,14 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { callTool, createHost, runAgent, UsageError, type Host } from "../../lib/index.js";
 import { useOpenAIServer } from "../helpers/openai-server.js";
 import { makeWorkspace, type TempWorkspace } from "../helpers/temp-workspace.js";
+import { closeAfterEach } from "../helpers/test-host.js";
 
 let ws: TempWorkspace | undefined;
 let host: Host | undefined;
-afterEach(async () => {
-  await host?.close();
-  ws?.cleanup();
-  host = ws = undefined;
-});
+closeAfterEach(() => ({ host, ws }));
 
 const server = useOpenAIServer();
 

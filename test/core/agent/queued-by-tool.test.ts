@@ -1,18 +1,14 @@
 import { readFileSync, writeFileSync } from "node:fs";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { requestText, startOpenAIServer, type OpenAIServer } from "../../helpers/openai-server.js";
+import { afterAll, describe, expect, it } from "vitest";
+import { requestText, useOpenAIServer } from "../../helpers/openai-server.js";
 import { KEEL_BIN, runKeel } from "../../helpers/run-cli.js";
 import { makeWorkspace, type TempWorkspace } from "../../helpers/temp-workspace.js";
 
 const PREFIX = "[queued by a command keel ran for a tool, not by the user]";
 
-let server: OpenAIServer;
+const server = useOpenAIServer();
 const cleanup: TempWorkspace[] = [];
-beforeAll(async () => {
-  server = await startOpenAIServer();
-});
-afterAll(async () => {
-  await server.close();
+afterAll(() => {
   for (const ws of cleanup) ws.cleanup();
 });
 
