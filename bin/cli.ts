@@ -45,6 +45,8 @@ export async function main(argv: string[], given: CliIO = processIO()): Promise<
   // A file size limit (`ulimit -f`) must fail the write (EFBIG, an observation), not kill keel.
   if (process.platform !== "win32" && !process.listeners("SIGXFSZ").includes(ignoreSignal)) process.on("SIGXFSZ", ignoreSignal);
   const program = new Command("keel");
+  // commander's usage error (and the hint after it), held until handleError knows whether --json was given.
+  const usageError: string[] = [];
   const globals = (): GlobalOptions => {
     const o = program.opts<{ cwd?: string; json?: boolean; trust?: boolean; yes?: boolean }>();
     return { cwd: resolve(io.cwd, o.cwd ?? "."), json: Boolean(o.json), trust: Boolean(o.trust), yes: Boolean(o.yes) };
@@ -102,7 +104,7 @@ export async function main(argv: string[], given: CliIO = processIO()): Promise<
     .option("--yes", "approve every permission prompt for this invocation (deny rules still win)")
     .option("-V, --version", "print keel's version and exit")
     .showHelpAfterError("(run with --help for usage)")
-    .configureOutput(output(io))
+    .configureOutput(output(io, usageError))
     .exitOverride()
     // Before any command: `--trust` and `KEEL_TRUST` are refused inside a process keel started for a tool.
     .hook("preAction", () => refuseTrustInToolProcess(io.env, globals().trust));
@@ -112,7 +114,7 @@ export async function main(argv: string[], given: CliIO = processIO()): Promise<
   for (const register of runtimeCommands) register(program, ctx);
   registerAgentCommands(program, ctx);
   registerSetupCommands(program, ctx);
-  overrideExits(program.commands, io);
+  overrideExits(program.commands, io, usageError);
   // `--version` stops parsing here; the version is read (package.json) only then, in handleError.
   program.on("option:version", () => {
     throw new CommanderError(0, "commander.version", "");
@@ -127,7 +129,7 @@ export async function main(argv: string[], given: CliIO = processIO()): Promise<
       const json = jsonMode(globals) || argv.slice(0, argv.indexOf("--") === -1 ? undefined : argv.indexOf("--")).includes("--json");
       given.stdout.write(json ? `${printedJson({ version }, io.env, 2)}\n` : `${version}\n`);
     }
-    exitCode = handleError(error, io, globals);
+    exitCode = handleError(error, io, globals, usageError.join(""));
   } finally {
     process.off("SIGINT", onSigint);
     process.off("SIGTERM", onSigterm);
@@ -142,19 +144,26 @@ export async function main(argv: string[], given: CliIO = processIO()): Promise<
 function ignoreSignal(): void {}
 
 /** Every command and nested subcommand reports usage errors to `main` (exit 2) and writes to `io`. */
-function overrideExits(commands: readonly Command[], io: CliIO): void {
+function overrideExits(commands: readonly Command[], io: CliIO, usageError: string[]): void {
   for (const cmd of commands) {
-    cmd.exitOverride().configureOutput(output(io));
-    overrideExits(cmd.commands, io);
+    cmd.exitOverride().configureOutput(output(io, usageError));
+    overrideExits(cmd.commands, io, usageError);
   }
 }
 
-/** Where commander writes: `io`'s streams; its usage errors start with `keel:` as keel's own errors do (not commander's `error:`). */
-function output(io: CliIO): { writeOut(s: string): void; writeErr(s: string): void; outputError(s: string, write: (s: string) => void): void } {
+/**
+ * Where commander writes: `io`'s streams, except its usage error and the hint it writes after one, which go to
+ * `usageError` for `handleError` to tell (on stderr, or with --json as keel's own errors: only the object on stdout).
+ * Its usage errors start with `keel:` as keel's own errors do (not commander's `error:`).
+ */
+function output(
+  io: CliIO,
+  usageError: string[],
+): { writeOut(s: string): void; writeErr(s: string): void; outputError(s: string, write: (s: string) => void): void } {
   return {
     writeOut: (s) => io.stdout.write(s),
-    writeErr: (s) => io.stderr.write(s),
-    outputError: (s, write) => write(s.replace(/^error: /, "keel: ")),
+    writeErr: (s) => (usageError.length ? usageError.push(s) : io.stderr.write(s)),
+    outputError: (s) => usageError.push(s.replace(/^error: /, "keel: ")),
   };
 }
 
@@ -167,14 +176,18 @@ function jsonMode(globals: () => GlobalOptions): boolean {
   }
 }
 
-function handleError(error: unknown, io: CliIO, globals: () => GlobalOptions): number {
+/**
+ * Tells the error that ended the command and returns the exit code: with --json only as `{"error": {type, message}}` on
+ * stdout (keel's own errors and commander's usage errors alike), else as `keel: …` on stderr.
+ */
+function handleError(error: unknown, io: CliIO, globals: () => GlobalOptions, usageError: string): number {
   const json = jsonMode(globals);
   if (error instanceof CommanderError) {
     if (error.code === "commander.helpDisplayed" || error.code === "commander.version" || error.code === "commander.help") return 0;
     if (error.exitCode === 0) return 0;
-    // commander told it on stderr; with --json stdout carries the same error object as keel's own usage errors
     if (json)
       io.stdout.write(printedJson({ error: { type: "UsageError", message: error.message.replace(/^error: /, "").replace(/\n/g, " ") } }, io.env, 2) + "\n");
+    else io.stderr.write(usageError);
     return 2;
   }
   const code = error instanceof KeelError ? error.exitCode : 1;

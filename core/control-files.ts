@@ -1,5 +1,6 @@
 import { isAbsolute, relative, sep } from "node:path";
 import { MAX_MANIFEST_BYTES, readRegularFile } from "./bounded-read.js";
+import { parseJsonText } from "./json-text.js";
 import { LEGACY_CONFIG_FILES, PROJECT_CONFIG_FILES } from "./config/config-sources.js";
 import { realOrSelf, realTarget } from "./real-path.js";
 import type { ToolDefinition } from "./types.js";
@@ -70,12 +71,12 @@ function whatItDecides(name: string): string {
 /**
  * The `keel` field of package.json text, as JSON text; undefined when there is none — no file, no
  * field, or text that is not a JSON object (keel reads no config from it; it parses package.json with
- * `JSON.parse`, as here).
+ * `parseJsonText`, as here).
  */
 function keelField(text: string | undefined): string | undefined {
   if (text === undefined) return undefined;
   try {
-    const value: unknown = JSON.parse(text);
+    const value: unknown = parseJsonText(text);
     if (value === null || typeof value !== "object" || Array.isArray(value)) return undefined;
     return JSON.stringify((value as Record<string, unknown>).keel);
   } catch {

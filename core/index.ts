@@ -65,6 +65,7 @@ export { ON_DEMAND_TOOLS, SKILL_TOOL, type OnDemandTool } from "./on-demand-tool
 export { describeSchemaErrors, type CompiledSchema } from "./validation.js";
 export { ancestorsWithin, resolveWorkspace, type Workspace } from "./workspace.js";
 export { MAX_MANIFEST_BYTES, readRegularFile } from "./bounded-read.js";
+export { parseJsonText, withoutBom } from "./json-text.js";
 export { analyzeShell, type ShellParser } from "./shell/shell-analysis.js";
 export { ShellLexer, type ShellSpot } from "./shell/shell-context.js";
 export { changedPinnedFile, fileDigest, MAX_DIGEST_BYTES, MISSING } from "./file-digest.js";
@@ -82,7 +83,7 @@ export {
   writeJsonState,
   writeTextAtomic,
 } from "./state/json-file.js";
-export { removeStaleTemps, writeFileAtomic } from "./state/atomic-write.js";
+export { findStaleTemps, keelTempName, removeStaleTemps, removeStaleTempsIn, writeFileAtomic } from "./state/atomic-write.js";
 export { assertOwnPath, ownReadFlags } from "./state/own-path.js";
 export { enqueueMessage } from "./session/message-queue.js";
 export { SessionSeals } from "./session/session-seal.js";

@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { createHash } from "./lazy-crypto.js";
 import { readRegularFile } from "./bounded-read.js";
+import { parseJsonText } from "./json-text.js";
 import type { ScriptRun } from "./package-script-runs.js";
 import { inside } from "./tools/confine-path.js";
 import { workspacePackageDirs, workspacePatterns } from "./workspace-packages.js";
@@ -113,7 +114,7 @@ export function scriptEntryDigest(root: string, entry: string): string | undefin
 function scriptTexts(file: string, name: string | undefined): unknown[] | string {
   let value: unknown;
   try {
-    value = JSON.parse(readRegularFile(file, MAX_PACKAGE_JSON_BYTES));
+    value = parseJsonText(readRegularFile(file, MAX_PACKAGE_JSON_BYTES));
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     return error instanceof SyntaxError ? "not JSON" : `unreadable (${code ?? "not a regular file of at most 16 MB"})`;

@@ -2,6 +2,7 @@ import { existsSync, realpathSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { readRegularFile } from "./bounded-read.js";
+import { parseJsonText } from "./json-text.js";
 import { globMatcher } from "./glob-matcher.js";
 import { inside } from "./tools/confine-path.js";
 
@@ -75,7 +76,7 @@ export function workspacePatterns(dir: string): string[] {
 /** The `workspaces` patterns of `dir`'s package.json. */
 function packageJsonWorkspaces(dir: string): string[] {
   try {
-    const value = JSON.parse(readRegularFile(join(dir, "package.json"), 16 * 1024 * 1024)) as { workspaces?: unknown };
+    const value = parseJsonText(readRegularFile(join(dir, "package.json"), 16 * 1024 * 1024)) as { workspaces?: unknown };
     const list = Array.isArray(value.workspaces) ? value.workspaces : (value.workspaces as { packages?: unknown } | undefined)?.packages;
     return Array.isArray(list) ? list.filter((p): p is string => typeof p === "string") : [];
   } catch {

@@ -17,10 +17,15 @@ export interface Workspace {
   keelHome: string;
 }
 
-/** Resolves the workspace for a working directory. Never creates anything. A missing or non-directory cwd is a UsageError. */
+/**
+ * Resolves the workspace for a working directory. Never creates anything. A missing or non-directory cwd is a UsageError,
+ * as is a user-level directory (`$KEEL_HOME`, default `~/.keel`) that exists and is not a folder (or lies under a file).
+ */
 export function resolveWorkspace(cwd: string, env: NodeJS.ProcessEnv = process.env): Workspace {
   const real = realDirectory(resolve(cwd));
-  const keelHome = resolve(env.KEEL_HOME && env.KEEL_HOME.trim() ? env.KEEL_HOME : join(env.HOME || homedir(), ".keel"));
+  const fromEnv = Boolean(env.KEEL_HOME && env.KEEL_HOME.trim());
+  const keelHome = resolve(fromEnv ? env.KEEL_HOME! : join(env.HOME || homedir(), ".keel"));
+  checkKeelHome(keelHome, fromEnv);
   // `~/.keel` is your user-level directory, not a workspace's state: counting it as a marker made every
   // folder under ~ without its own `.git` (an unpacked archive) a workspace rooted at ~, whose files
   // (`~/.ssh`, keel's OAuth tokens) its CLAUDE.md could import and the model could read.
@@ -89,6 +94,25 @@ export function ancestorsWithin(cwd: string, root: string): string[] {
   }
   if (out[out.length - 1] !== root) return [cwd];
   return out;
+}
+
+/**
+ * Throws a UsageError when the user-level directory cannot be one: it is a file (or anything but a folder, followed
+ * through links), or a part of its path is a file. Missing is fine (created on first write); other errors are left
+ * to the read or write that meets them.
+ */
+function checkKeelHome(keelHome: string, fromEnv: boolean): void {
+  const named = fromEnv ? `KEEL_HOME (${keelHome})` : `keel's user-level folder ${keelHome} (the default, as KEEL_HOME is not set)`;
+  const fix = fromEnv
+    ? "Point KEEL_HOME at a folder (keel creates it if missing), or unset it to use ~/.keel."
+    : "Move that file away (keel creates the folder), or set KEEL_HOME to a folder.";
+  let what: string | undefined;
+  try {
+    if (!statSync(keelHome).isDirectory()) what = "is a file, not a folder";
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOTDIR") what = "lies under a file, not a folder";
+  }
+  if (what) throw new UsageError(`${named} ${what}: keel keeps your config, trust records and state there. ${fix}`);
 }
 
 function realDirectory(dir: string): string {

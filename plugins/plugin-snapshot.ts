@@ -19,7 +19,7 @@ import {
 } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
-import { inside, MAX_DIGEST_BYTES, readRegularFile, realOrSelf } from "../core/index.js";
+import { inside, MAX_DIGEST_BYTES, parseJsonText, readRegularFile, realOrSelf } from "../core/index.js";
 import type { PinnedLink } from "./plugin-folder-digest.js";
 import { removeSnapshotDir } from "./prune-plugin-snapshots.js";
 
@@ -185,7 +185,7 @@ function inheritedModuleType(folder: string): boolean {
     const file = join(dir, "package.json");
     if (lstatSync(file, { throwIfNoEntry: false }) !== undefined) {
       try {
-        return (JSON.parse(readRegularFile(file, 1024 * 1024)) as { type?: unknown }).type === "module";
+        return (parseJsonText(readRegularFile(file, 1024 * 1024)) as { type?: unknown }).type === "module";
       } catch {
         return false;
       }

@@ -1,5 +1,6 @@
 import { existsSync, realpathSync } from "node:fs";
 import { irregularFileProblem, MAX_CONFIG_BYTES, readRegularFile } from "../bounded-read.js";
+import { parseJsonText } from "../json-text.js";
 import { dirname, isAbsolute, join, relative, sep } from "node:path";
 import { errorMessage } from "../errors.js";
 import { realOrSelf } from "../real-path.js";
@@ -113,7 +114,7 @@ export async function readJsonLayer(source: ConfigSourceName, file: string, root
     return { source, file, error: errorMessage(error) };
   }
   try {
-    const value = JSON.parse(text) as unknown;
+    const value = parseJsonText(text);
     if (value === null || typeof value !== "object" || Array.isArray(value)) return { source, file, error: "the top level must be a JSON object" };
     return { source, file, value: value as Record<string, unknown> };
   } catch (error) {

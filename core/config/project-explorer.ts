@@ -1,5 +1,6 @@
 import type { CosmiconfigResult, Loader, Loaders } from "cosmiconfig";
 import { basename } from "node:path";
+import { withoutBom } from "../json-text.js";
 
 /** The part of cosmiconfig's explorer keel uses. */
 export interface ProjectExplorer {
@@ -72,7 +73,9 @@ function expandedSize(value: unknown, memo: Map<object, number>, limit: number):
  * (parse-json) puts a code frame in its message twice, in ANSI colours wherever `CI` is set, which then
  * reached `--json` output and CI logs as escape codes. Throws `JSON Error in FILE: … (line L, column C)`.
  */
-function loadJson(filepath: string, content: string): unknown {
+function loadJson(filepath: string, written: string): unknown {
+  // A leading byte order mark is skipped (and not counted in the line and column, as an editor does not show it).
+  const content = withoutBom(written);
   try {
     return JSON.parse(content) as unknown;
   } catch (error) {

@@ -24,6 +24,11 @@ export class PinnedDir {
     return this.viaProc ? `/proc/self/fd/${this.handle.fd}/${name}` : join(this.path, name);
   }
 
+  /** A path naming this directory itself (through the open descriptor where the OS allows). */
+  get at(): string {
+    return this.viaProc ? `/proc/self/fd/${this.handle.fd}` : this.path;
+  }
+
   /** Closes the descriptor. */
   close(): Promise<void> {
     return this.handle.close();

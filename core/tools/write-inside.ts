@@ -1,8 +1,8 @@
 import { constants, type Stats } from "node:fs";
 import { lstat, open, rename, unlink, type FileHandle } from "node:fs/promises";
 import { basename, dirname } from "node:path";
-import { randomBytes } from "../lazy-crypto.js";
 import { ToolError } from "../errors.js";
+import { keelTempName, removeStaleTempsIn } from "../state/atomic-write.js";
 import { openDirInside } from "./open-inside.js";
 
 const { O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW } = constants;
@@ -20,7 +20,9 @@ export interface WriteOutcome {
  * folder is opened and checked inside `root` (missing folders are created inside it), a temp file
  * is created next to the target with O_CREAT|O_EXCL through that open folder, written in full,
  * given the target's file mode, and renamed over the target. A crash or kill at any moment leaves
- * the old or the new content, never part of it (at worst a stray `.<name>.<hex>.keel-tmp` file).
+ * the old or the new content, never part of it (at worst a stray `.<name>.keel-tmp-<pid>-<random>` file, named
+ * as keel's own state writes name theirs: the next write of that file removes it, through the same open folder,
+ * once its process is gone — see `removeStaleTempsIn`).
  * Not fsynced: atomic against a dying process, not a durability promise against power loss.
  * A failed write (EFBIG under `ulimit -f`, ENOSPC, EDQUOT) removes the temp file and throws
  * ToolError(`execution_failed`) saying the file is unchanged; `shown` names the path in messages.
@@ -34,7 +36,8 @@ export async function writeFileInside(root: string, abs: string, bytes: Buffer, 
       throw error;
     });
     if (before?.isDirectory()) throw new ToolError(`${shown} is a directory; give a file path.`, "execution_failed");
-    const temp = `.${name.slice(0, 200)}.${randomBytes(6).toString("hex")}.keel-tmp`;
+    await removeStaleTempsIn(dir.at, name);
+    const temp = keelTempName(name);
     let handle: FileHandle | undefined;
     try {
       handle = await open(dir.child(temp), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o666);

@@ -1,4 +1,4 @@
-import { errorMessage, MAX_MANIFEST_BYTES, MAX_TIMER_MS, readRegularFile, urlSecrets } from "../../core/index.js";
+import { errorMessage, MAX_MANIFEST_BYTES, MAX_TIMER_MS, parseJsonText, readRegularFile, urlSecrets } from "../../core/index.js";
 import { dirname, resolve } from "node:path";
 import { hiddenCharacterProblem } from "../identifier-text.js";
 import type { DiscoveredMcp, DiscoverOptions } from "./discover-mcp-servers.js";
@@ -27,7 +27,7 @@ export function loadManifestFile(
     return;
   }
   try {
-    doc = JSON.parse(text);
+    doc = parseJsonText(text);
   } catch (error) {
     opts.diagnostics.error(SOURCE, `MCP manifest is not valid JSON and was skipped: ${(error as Error).message}. Fix the JSON syntax.`, { file });
     return;

@@ -1,3 +1,4 @@
+import { parseJsonText } from "../../core/index.js";
 import type { PluginFile } from "./discover-plugin-files.js";
 import type { FailedPluginFile, LoadedPlugin, PluginLoadResult } from "./load-plugins.js";
 import { pluginDiagnostic as diag } from "./load-plugins.js";
@@ -88,7 +89,7 @@ function loadPluginFile(file: PluginFile, fs: PluginFs): LoadedPlugin | FailedPl
       return fail(`The manifest cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); the plugin was not loaded.`);
     }
     try {
-      raw = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+      raw = parseJsonText(text);
     } catch (error) {
       return fail(`The manifest is not valid JSON (${(error as Error).message}); the plugin was not loaded.`);
     }

@@ -1,6 +1,6 @@
 import { realpathSync } from "node:fs";
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
-import { realOrSelf } from "../../core/index.js";
+import { parseJsonText, realOrSelf } from "../../core/index.js";
 import { passesExcludedDir } from "../discovery-scope.js";
 import { tooDeepMessage } from "../manifest-depth.js";
 import { jsonTypeName, type ManifestIssue } from "./plugin-manifest-schema.js";
@@ -74,7 +74,7 @@ function readJson(fs: PluginFs, path: string): { ok: true; value: unknown } | { 
   }
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    value = parseJsonText(text);
   } catch (error) {
     return { ok: false, reason: `is not valid JSON (${(error as Error).message})` };
   }

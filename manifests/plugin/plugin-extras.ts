@@ -1,3 +1,4 @@
+import { parseJsonText } from "../../core/index.js";
 import { join, sep } from "node:path";
 import { EXCLUDED_DIR_NAMES } from "../discovery-scope.js";
 import type { PluginLayout } from "./discover-plugin-files.js";
@@ -103,7 +104,7 @@ function mdNames(fs: PluginFs, dir: string): string[] {
 function hookEvents(fs: PluginFs, file: string, issues: ManifestIssue[]): string[] {
   let value: unknown;
   try {
-    value = JSON.parse(fs.readText(file));
+    value = parseJsonText(fs.readText(file));
   } catch (error) {
     issues.push({
       severity: "warning",

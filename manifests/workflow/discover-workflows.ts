@@ -1,4 +1,4 @@
-import { type Diagnostics, errorMessage, MAX_MANIFEST_BYTES, type PluginHandOff, readRegularFile } from "../../core/index.js";
+import { type Diagnostics, errorMessage, MAX_MANIFEST_BYTES, parseJsonText, type PluginHandOff, readRegularFile } from "../../core/index.js";
 import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { discoveryDirs, linkedIntoExcluded } from "../discovery-scope.js";
@@ -142,7 +142,7 @@ async function readJson(file: string, root: string, diagnostics: Diagnostics): P
   }
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    value = parseJsonText(text);
   } catch (error) {
     diagnostics.error("workflow", `The workflow manifest is not valid JSON (${errorMessage(error)}); it was skipped.`, { file });
     return undefined;

@@ -12,6 +12,7 @@ import {
   StateError,
   ToolError,
   withFileLock,
+  withoutBom,
   type Workspace,
   writeJsonState,
   writeTextAtomic,
@@ -52,7 +53,7 @@ export async function setConfigValue(ws: Workspace, keys: string[], value: unkno
     );
   try {
     return await withFileLock(target.file, async () => {
-      const { doc, created, text } = await readTarget(target.file);
+      const { doc, created, text, bom } = await readTarget(target.file);
       const section = target.packageJson ? (doc.keel ?? {}) : doc;
       if (!isPlainObject(section))
         throw new ToolError(`${target.file}: the "keel" field must be an object to write into it. Fix it by hand first.`, "precondition_failed");
@@ -63,7 +64,7 @@ export async function setConfigValue(ws: Workspace, keys: string[], value: unkno
       const whole = target.packageJson ? { ...doc, keel: updated } : updated;
       // An existing file keeps its formatting: only the value changes (a package.json is not reformatted).
       if (text === undefined) await writeJsonState(target.file, whole);
-      else await writeTextAtomic(target.file, await jsonTextWithValue(text, target.packageJson ? ["keel", ...keys] : keys, value, whole));
+      else await writeTextAtomic(target.file, bom + (await jsonTextWithValue(text, target.packageJson ? ["keel", ...keys] : keys, value, whole)));
       const after = await ConfigView.load(ws, trusted);
       const origin = after.origin(keys);
       const overriddenBy = origin && origin.file !== target.file ? { source: origin.source, file: origin.file } : undefined;
@@ -102,16 +103,21 @@ function targetFile(ws: Workspace, source: WritableSource, view: ConfigView): { 
   return { file: found.file, packageJson: basename(found.file) === "package.json" };
 }
 
-/** The file's document, and its text when it has any (undefined: missing or blank, written whole). */
-async function readTarget(file: string): Promise<{ doc: Record<string, unknown>; created: boolean; text?: string }> {
+/**
+ * The file's document, and its text when it has any (undefined: missing or blank, written whole), without a leading
+ * byte order mark: `bom` is that mark (or ""), which the rewritten file keeps.
+ */
+async function readTarget(file: string): Promise<{ doc: Record<string, unknown>; created: boolean; text?: string; bom: string }> {
   let text: string;
   try {
     text = await readFile(file, "utf8");
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return { doc: {}, created: true };
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return { doc: {}, created: true, bom: "" };
     throw new ToolError(`Cannot read ${file}: ${errorMessage(error)}.`, "execution_failed", null, { file });
   }
-  if (text.trim() === "") return { doc: {}, created: false };
+  const bom = text.length - withoutBom(text).length ? text.slice(0, 1) : "";
+  text = withoutBom(text);
+  if (text.trim() === "") return { doc: {}, created: false, bom: "" };
   let doc: unknown;
   try {
     doc = JSON.parse(text);
@@ -119,7 +125,7 @@ async function readTarget(file: string): Promise<{ doc: Record<string, unknown>;
     throw unparseable(file, `not valid JSON (${errorMessage(error)})`);
   }
   if (!isPlainObject(doc)) throw unparseable(file, "the top level is not a JSON object");
-  return { doc, created: false, text };
+  return { doc, created: false, text, bom };
 }
 
 function unparseable(file: string, why: string): ToolError {

@@ -6,6 +6,7 @@ import { check, type DoctorCheck } from "./doctor-check.js";
 import { mcpChecks } from "./mcp-checks.js";
 import { modelCheck } from "./model-check.js";
 import { gitCheck, nodeCheck, sandboxCheck } from "./system-checks.js";
+import { tempFilesCheck } from "./temp-files-check.js";
 
 /** What `keel doctor --json` prints. */
 export interface DoctorReport {
@@ -18,7 +19,7 @@ const MARK = { ok: "✓", warn: "!", fail: "✗", skip: "-" } as const;
 
 /**
  * `keel doctor`: checks Node.js, config files and every diagnostic, trust, the model (one cheap
- * request), MCP servers, the sandbox, the variables commands do not get, and git, each problem with how to fix it. Exit 1 when a check
+ * request), MCP servers, the sandbox, the variables commands do not get, git, and temp files a killed keel left, each problem with how to fix it. Exit 1 when a check
  * fails. A config keel cannot load is reported as a failed check (not thrown), with the rest still run.
  */
 export async function doctorCommand(ctx: CliContext): Promise<void> {
@@ -34,18 +35,19 @@ export async function doctorCommand(ctx: CliContext): Promise<void> {
   try {
     if (host) {
       workspace = host.workspace.root;
-      const [model, mcp, sandbox, git, local] = await Promise.all([
+      const [model, mcp, sandbox, git, local, temps] = await Promise.all([
         modelCheck(host, ctx.signal),
         mcpChecks(host, ctx.signal),
         sandboxCheck(host, ctx.signal),
         gitCheck(host.workspace.root, host.env, ctx.signal),
         localConfigChecks(host, ctx.signal),
+        tempFilesCheck(host),
       ]);
       const config = [...configChecks(host), ...local];
       const ignored = mcp.some((c) => /^untrusted/.test(c.message)) || config.some((c) => /trust/i.test(c.message));
       // Untrusted: what trust would let it run or allow, read as `keel trust` reviews it (prompt commands' shell lines too, which load lazily).
       const declared = host.trusted ? [] : (await reviewWorkspace(ctx)).items;
-      checks.push(...config, trustCheck(host, ignored, declared), model, ...mcp, sandbox, commandEnvCheck(host), git);
+      checks.push(...config, trustCheck(host, ignored, declared), model, ...mcp, sandbox, commandEnvCheck(host), git, temps);
     } else checks.push(await gitCheck(g.cwd, ctx.io.env, ctx.signal));
   } finally {
     await host?.close();

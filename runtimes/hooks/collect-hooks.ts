@@ -1,5 +1,5 @@
 import { basename, dirname, relative } from "node:path";
-import { analyzeShell, inside, MISSING, orTrustOnce, readRegularFile, type ConfigLayer, type Host, type ShellParser } from "../../core/index.js";
+import { analyzeShell, inside, MISSING, orTrustOnce, parseJsonText, readRegularFile, type ConfigLayer, type Host, type ShellParser } from "../../core/index.js";
 import { parseClaudeHooks, type CommandHookSpec, type HookIssue, type HookOrigin } from "../../manifests/hooks/claude-hooks-schema.js";
 import { RUN_HOOK_EVENTS } from "../../manifests/hooks/run-hook-events.js";
 
@@ -65,7 +65,7 @@ export function collectHooks(host: Host, parser?: ShellParser): { hooks: Declare
     for (const file of p.claudeHooks.files) {
       let value: unknown;
       try {
-        value = JSON.parse(readRegularFile(file, MAX_HOOKS_FILE_BYTES));
+        value = parseJsonText(readRegularFile(file, MAX_HOOKS_FILE_BYTES));
       } catch (error) {
         issues.push({
           severity: "error",

@@ -15,9 +15,14 @@ export interface DiscardOutcome {
 }
 
 /** Uncommitted files and commits not yet in the base branch of a worktree. Never throws for a missing directory. */
-export async function pendingWork(rec: WorktreeRecord, repoRoot: string, signal?: AbortSignal): Promise<{ uncommitted: string[]; unmerged: number }> {
-  const main = await gitAt(repoRoot, { signal });
-  const uncommitted = existsSync(rec.path) ? (await statusLines(await gitAt(rec.path, { signal }))).map((l) => l.slice(3)) : [];
+export async function pendingWork(
+  rec: WorktreeRecord,
+  repoRoot: string,
+  env: NodeJS.ProcessEnv,
+  signal?: AbortSignal,
+): Promise<{ uncommitted: string[]; unmerged: number }> {
+  const main = await gitAt(repoRoot, { env, signal });
+  const uncommitted = existsSync(rec.path) ? (await statusLines(await gitAt(rec.path, { env, signal }))).map((l) => l.slice(3)) : [];
   let unmerged = 0;
   if (await resolveRef(main, `refs/heads/${rec.branch}`)) {
     const target = (await resolveRef(main, branchRef(rec.baseBranch))) ? branchRef(rec.baseBranch) : rec.baseCommit;
@@ -31,9 +36,15 @@ export async function pendingWork(rec: WorktreeRecord, repoRoot: string, signal?
  * with `force` it first commits that work and points `refs/keel/discarded/<name>-<timestamp>` at
  * it, so nothing becomes unrecoverable.
  */
-export async function discardWorktree(rec: WorktreeRecord, repoRoot: string, force: boolean, signal?: AbortSignal): Promise<DiscardOutcome> {
-  const { uncommitted, unmerged } = await pendingWork(rec, repoRoot, signal);
-  const main = await gitAt(repoRoot, { signal });
+export async function discardWorktree(
+  rec: WorktreeRecord,
+  repoRoot: string,
+  force: boolean,
+  env: NodeJS.ProcessEnv,
+  signal?: AbortSignal,
+): Promise<DiscardOutcome> {
+  const { uncommitted, unmerged } = await pendingWork(rec, repoRoot, env, signal);
+  const main = await gitAt(repoRoot, { env, signal });
   const hasWork = uncommitted.length > 0 || unmerged > 0;
   if (hasWork && !force) {
     const parts = [
@@ -50,7 +61,7 @@ export async function discardWorktree(rec: WorktreeRecord, repoRoot: string, for
   }
   let savedRef: string | undefined;
   if (hasWork) {
-    if (uncommitted.length) await commitAll(await committingGitAt(rec.path, signal), `keel: discarded work from worktree ${rec.name}`);
+    if (uncommitted.length) await commitAll(await committingGitAt(rec.path, env, signal), `keel: discarded work from worktree ${rec.name}`);
     const tip = await resolveRef(main, `refs/heads/${rec.branch}`);
     if (tip) {
       savedRef = `${DISCARDED_REF_PREFIX}${rec.name}-${refTimestamp()}`;

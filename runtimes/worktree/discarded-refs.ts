@@ -14,8 +14,8 @@ export interface DiscardedRef {
 }
 
 /** Lists `refs/keel/discarded/*` newest first, each with the command that restores it. */
-export async function listDiscardedRefs(repoRoot: string, signal?: AbortSignal): Promise<DiscardedRef[]> {
-  const git = await gitAt(repoRoot, { signal });
+export async function listDiscardedRefs(repoRoot: string, env: NodeJS.ProcessEnv, signal?: AbortSignal): Promise<DiscardedRef[]> {
+  const git = await gitAt(repoRoot, { env, signal });
   const out = await git.raw([
     "for-each-ref",
     "--sort=-creatordate",

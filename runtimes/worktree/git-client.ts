@@ -5,6 +5,8 @@ import { repoProgramOverrides } from "./repo-program-config.js";
 
 /** Options for a git client bound to one directory. */
 export interface GitClientOptions {
+  /** The environment keel was given (the host's `env`): git is looked up on its PATH and runs with it (PATH cut as `systemEnv` does). */
+  env: NodeJS.ProcessEnv;
   signal?: AbortSignal;
   /** Extra `-c key=value` settings (e.g. a fallback identity). */
   config?: string[];
@@ -38,11 +40,11 @@ const ENVIRONMENT_SETTINGS = {
  * `KEEL_GIT_CONFIG` and the `repoProgramOverrides` of `dir`'s repository, and `PATH` cut as `systemEnv` does. The signal aborts running git processes. Every non-zero exit rejects
  * (simple-git's default ignores a failure that printed nothing on stderr, e.g. a conflicting merge).
  */
-export async function gitAt(dir: string, opts: GitClientOptions = {}): Promise<SimpleGit> {
+export async function gitAt(dir: string, opts: GitClientOptions): Promise<SimpleGit> {
   const writable = gitWritable(dir);
-  const found = requireSystemProgram("git", process.env, writable, "keel's git");
+  const found = requireSystemProgram("git", opts.env, writable, "keel's git");
   // What git starts in turn (gpg for a signed commit, a git-lfs filter) is looked up outside the workspace too.
-  const env = { ...systemEnv(process.env, writable) };
+  const env = { ...systemEnv(opts.env, writable) };
   // simple-git refuses a `binary` path holding a space, `+` or `@` (a git in `~/my tools/`): git is named
   // bare, with the folder it was found in first on PATH, so the git run is the one systemProgram chose.
   if (isAbsolute(found)) env.PATH = [dirname(found), env.PATH].filter(Boolean).join(delimiter);
@@ -85,12 +87,12 @@ function gitWritable(dir: string): string[] {
 }
 
 /** A client whose commits work even without a configured identity (falls back to `keel <keel@localhost>`), with `config` settings besides. */
-export async function committingGitAt(dir: string, signal?: AbortSignal, config: string[] = []): Promise<SimpleGit> {
-  const probe = await gitAt(dir, { signal });
+export async function committingGitAt(dir: string, env: NodeJS.ProcessEnv, signal?: AbortSignal, config: string[] = []): Promise<SimpleGit> {
+  const probe = await gitAt(dir, { env, signal });
   const settings = [...config];
   if (!(await configValue(probe, "user.name"))) settings.push("user.name=keel");
   if (!(await configValue(probe, "user.email"))) settings.push("user.email=keel@localhost");
-  return settings.length ? gitAt(dir, { signal, config: settings }) : probe;
+  return settings.length ? gitAt(dir, { env, signal, config: settings }) : probe;
 }
 
 /** The full ref of branch `name`: as a revision, a bare `keel/x` or `main` means a tag of that name first, which a repository can ship. */

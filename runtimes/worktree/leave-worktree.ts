@@ -20,10 +20,10 @@ export async function leaveWorktree(
   rec: WorktreeRecord,
   action: WorktreeAction,
   root: string,
-  opts: { force: boolean; active: boolean; signal?: AbortSignal },
+  opts: { force: boolean; active: boolean; env: NodeJS.ProcessEnv; signal?: AbortSignal },
 ): Promise<LeaveOutcome> {
   if (action === "keep") {
-    const changedFiles = existsSync(rec.path) ? await changedSinceBase(rec, opts.signal) : [];
+    const changedFiles = existsSync(rec.path) ? await changedSinceBase(rec, opts.env, opts.signal) : [];
     return {
       ok: true,
       changedFiles,
@@ -35,10 +35,10 @@ export async function leaveWorktree(
     const retry = opts.active ? "`keel worktree exit --action merge`" : `\`keel worktree enter ${rec.name}\` then \`keel worktree exit --action merge\``;
     // Merging and discarding load when a worktree is left: most commands never leave one.
     const { mergeWorktree } = await import("./merge-worktree.js");
-    const outcome = await mergeWorktree(rec, root, opts.signal, retry);
-    if (outcome.ok) await removeWorktree(rec, root, opts.signal);
+    const outcome = await mergeWorktree(rec, root, opts.env, opts.signal, retry);
+    if (outcome.ok) await removeWorktree(rec, root, opts.env, opts.signal);
     return outcome;
   }
   const { discardWorktree } = await import("./discard-worktree.js");
-  return discardWorktree(rec, root, opts.force, opts.signal);
+  return discardWorktree(rec, root, opts.force, opts.env, opts.signal);
 }

@@ -21,10 +21,11 @@ export interface MergeOutcome {
 export async function mergeWorktree(
   rec: WorktreeRecord,
   repoRoot: string,
+  env: NodeJS.ProcessEnv,
   signal?: AbortSignal,
   retry = "`keel worktree exit --action merge`",
 ): Promise<MergeOutcome> {
-  const main = await committingGitAt(repoRoot, signal);
+  const main = await committingGitAt(repoRoot, env, signal);
   const fail = (message: string, changedFiles: string[] = []): MergeOutcome => ({ ok: false, message, changedFiles });
   if (!(await resolveRef(main, `refs/heads/${rec.baseBranch}`)))
     return fail(
@@ -40,9 +41,9 @@ export async function mergeWorktree(
     return fail(
       `The main checkout has uncommitted changes (${summarize(dirty)}). Nothing was changed and worktree "${rec.name}" is intact. Commit or stash those changes in ${repoRoot}, then run ${retry} again.`,
     );
-  const merging = await committingGitAt(repoRoot, signal, await submoduleIgnoreOverrides(main, repoRoot));
+  const merging = await committingGitAt(repoRoot, env, signal, await submoduleIgnoreOverrides(main, repoRoot));
 
-  const wt = await committingGitAt(rec.path, signal);
+  const wt = await committingGitAt(rec.path, env, signal);
   await commitAll(wt, `keel: work from worktree ${rec.name}`);
   const changedFiles = await diffNames(main, await mergeRange(main, rec));
   const inTheWay = await untrackedIn(main, changedFiles);

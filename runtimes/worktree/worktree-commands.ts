@@ -62,7 +62,7 @@ export async function worktreeListCommand(ctx: CliContext, opts: { discarded?: b
   await ctx.withHost(async (host) => {
     const manager = managerOf(host);
     if (opts.discarded) {
-      const refs = await listDiscardedRefs(await manager.repoRoot(ctx.signal), ctx.signal);
+      const refs = await listDiscardedRefs(await manager.repoRoot(ctx.signal), host.env, ctx.signal);
       ctx.print({ discarded: refs }, () => {
         if (!refs.length) return "No discarded work is saved (refs/keel/discarded/ is empty).";
         const rows = refs.map((r) => [r.ref, r.commit, r.date, r.subject]);

@@ -124,7 +124,12 @@ export class WorktreeManager implements WorktreeService {
     const rec = this.checked.valid.get(name)?.record;
     if (!rec) throw new UsageError(`No managed worktree named "${name}". Run \`keel worktree list\` to see them.`);
     const root = await this.repoRoot(opts.signal);
-    const outcome = await leaveWorktree(rec, action, root, { force: Boolean(opts.force), active: this.state.active === rec.name, signal: opts.signal });
+    const outcome = await leaveWorktree(rec, action, root, {
+      force: Boolean(opts.force),
+      active: this.state.active === rec.name,
+      env: this.host.env,
+      signal: opts.signal,
+    });
     const { result: left } = await this.save((s) => {
       const wasActive = s.active === rec.name;
       if (outcome.ok && wasActive) s.active = null;
@@ -156,8 +161,8 @@ export class WorktreeManager implements WorktreeService {
     if (!rec) return { active: null, managed };
     if (!existsSync(rec.path)) return { active: null, managed, problem: goneMessage(rec) };
     const { pendingWork } = await import("./discard-worktree.js");
-    const { uncommitted, unmerged } = await pendingWork(rec, await this.repoRoot(signal), signal);
-    return { active: { ...toInfo(rec), uncommitted, unmergedCommits: unmerged, changedFiles: await changedSinceBase(rec, signal) }, managed };
+    const { uncommitted, unmerged } = await pendingWork(rec, await this.repoRoot(signal), this.host.env, signal);
+    return { active: { ...toInfo(rec), uncommitted, unmergedCommits: unmerged, changedFiles: await changedSinceBase(rec, this.host.env, signal) }, managed };
   }
 
   /** Every managed worktree, flagged active and existing, then the ignored entries (with the reason; their paths are never touched). */
@@ -178,7 +183,7 @@ export class WorktreeManager implements WorktreeService {
    */
   async gc(signal?: AbortSignal): Promise<string[]> {
     const root = await this.repoRoot(signal);
-    await (await gitAt(root, { signal })).raw(["worktree", "prune"]);
+    await (await gitAt(root, { env: this.host.env, signal })).raw(["worktree", "prune"]);
     const { result } = await this.save(async (s) => {
       const checked = await this.check(s, signal);
       const pruned = pruneRecords(s, checked);
@@ -198,7 +203,7 @@ export class WorktreeManager implements WorktreeService {
     const notRepo = () => new UsageError(`${this.host.workspace.root} is not a git repository. Worktrees need git: run \`git init\` and commit once.`);
     const top = gitTopAt(this.host.workspace.root);
     if (top === undefined) throw notRepo();
-    const git = await gitAt(top, { signal });
+    const git = await gitAt(top, { env: this.host.env, signal });
     try {
       return (await git.raw(["rev-parse", "--show-toplevel"])).trim();
     } catch {
@@ -211,7 +216,7 @@ export class WorktreeManager implements WorktreeService {
     const path = join(this.host.workspace.stateDir, "worktrees", name);
     const branch = `keel/${name}`;
     const root = await this.repoRoot(signal);
-    const git = await gitAt(root, { signal });
+    const git = await gitAt(root, { env: this.host.env, signal });
     this.host.ensureStateDir("worktrees");
     // keel processes of this workspace make worktrees one at a time, from the checks to the record: concurrent
     // `git worktree add` in one repository can fail inside git ("failed to read .git/worktrees/…"), and a second
@@ -259,7 +264,7 @@ export class WorktreeManager implements WorktreeService {
 
   private check(state: WorktreeState, signal?: AbortSignal): Promise<CheckedWorktrees> {
     return checkWorktrees(state, join(this.host.workspace.stateDir, "worktrees"), async () =>
-      worktreePaths(await gitAt(await this.repoRoot(signal), { signal })),
+      worktreePaths(await gitAt(await this.repoRoot(signal), { env: this.host.env, signal })),
     );
   }
 

@@ -70,15 +70,15 @@ export function pruneRecords(s: WorktreeState, checked: CheckedWorktrees): strin
 }
 
 /** Removes a checked record's worktree (forced) and its branch. */
-export async function removeWorktree(rec: WorktreeRecord, root: string, signal?: AbortSignal): Promise<void> {
-  const git = await gitAt(root, { signal });
+export async function removeWorktree(rec: WorktreeRecord, root: string, env: NodeJS.ProcessEnv, signal?: AbortSignal): Promise<void> {
+  const git = await gitAt(root, { env, signal });
   await git.raw(["worktree", "remove", "--force", rec.path]);
   if (await resolveRef(git, `refs/heads/${rec.branch}`)) await git.raw(["branch", "-D", rec.branch]);
 }
 
 /** Files that differ between the worktree (including uncommitted and untracked files) and its base commit. */
-export async function changedSinceBase(rec: WorktreeRecord, signal?: AbortSignal): Promise<string[]> {
-  const git = await gitAt(rec.path, { signal });
+export async function changedSinceBase(rec: WorktreeRecord, env: NodeJS.ProcessEnv, signal?: AbortSignal): Promise<string[]> {
+  const git = await gitAt(rec.path, { env, signal });
   const { diffNames } = await import("./merge-worktree.js");
   const tracked = await diffNames(git, rec.baseCommit);
   const untracked = (await statusLines(git)).filter((l) => l.startsWith("??")).map((l) => l.slice(3));

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { execaCommand } from "execa";
-import { KEEL_BIN, runKeel } from "../helpers/run-cli.js";
+import { KEEL_BIN, runKeel, runKeelProcess } from "../helpers/run-cli.js";
 import { makeWorkspace, type TempWorkspace } from "../helpers/temp-workspace.js";
 
 describe("configuration and usage errors from the CLI", () => {
@@ -59,10 +59,30 @@ describe("configuration and usage errors from the CLI", () => {
     }
     const unknown = await runKeel(["--json", "tols"], { cwd: ws.root, env: ws.env });
     expect(unknown.json().error.message).toBe("unknown command 'tols' (Did you mean tools?)");
-    expect(unknown.stderr).toContain("Did you mean tools?"); // still told on stderr
+    expect(unknown.stderr).toBe(""); // told once, on stdout, as keel's own errors are
     // On stderr, commander's usage errors start as keel's own do.
     const option = await runKeel(["task", "list", "--bogus"], { cwd: ws.root, env: ws.env });
     expect(option.exitCode).toBe(2);
     expect(option.stderr.startsWith("keel: unknown option '--bogus'"), option.stderr).toBe(true);
+  });
+
+  it("a real process: with --json a usage error, commander's or keel's own, is only the {error} object on stdout; without, only `keel: …` on stderr", async () => {
+    ws = makeWorkspace();
+    const cases: [string[], string][] = [
+      [["tools", "--bogus"], "unknown option '--bogus'"], // commander: unknown option
+      [["call"], "missing required argument 'tool'"], // commander: missing argument
+      [["tols"], "unknown command 'tols'"], // commander: unknown command
+      [["call", "read_file", "--input", "{"], "--input is not valid JSON"], // keel's own
+    ];
+    for (const [args, message] of cases) {
+      const json = await runKeelProcess(["--json", ...args], { cwd: ws.root, env: ws.env });
+      expect(json.exitCode, args.join(" ")).toBe(2);
+      expect(json.json(), args.join(" ")).toEqual({ error: { type: "UsageError", message: expect.stringContaining(message) } });
+      expect(json.stderr, args.join(" ")).toBe("");
+      const text = await runKeelProcess(args, { cwd: ws.root, env: ws.env });
+      expect(text.exitCode, args.join(" ")).toBe(2);
+      expect(text.stdout, args.join(" ")).toBe("");
+      expect(text.stderr.startsWith(`keel: ${message}`), text.stderr).toBe(true);
+    }
   });
 });

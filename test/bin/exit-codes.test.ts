@@ -1,3 +1,5 @@
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runKeel } from "../helpers/run-cli.js";
 import { makeWorkspace, type TempWorkspace } from "../helpers/temp-workspace.js";
@@ -61,6 +63,19 @@ describe("exit codes are consistent across commands", () => {
     const r = await keel(["tools"], broken);
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toContain(broken.path("keel.config.json"));
+  });
+
+  it("a KEEL_HOME that is a file (or lies under one) is a configuration error (exit 2) naming it and saying what to do, not a bare EEXIST", async () => {
+    const file = ws.path("..", "home-is-a-file");
+    writeFileSync(file, "");
+    for (const home of [file, join(file, "sub")])
+      for (const args of [["tools"], ["trust"]]) {
+        const r = await runKeel(args, { cwd: ws.root, env: { ...ws.env, KEEL_HOME: home } });
+        expect(r.exitCode, r.stderr).toBe(2);
+        expect(r.stderr).toContain(`KEEL_HOME (${home})`);
+        expect(r.stderr).toContain("Point KEEL_HOME at a folder");
+        expect(r.stderr).not.toContain("EEXIST");
+      }
   });
 
   it("a tool input the CLI wrapper built but the schema rejects is a usage error in one line (exit 2)", async () => {

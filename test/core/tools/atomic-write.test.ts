@@ -1,5 +1,6 @@
 import { execa } from "execa";
-import { chmodSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { chmodSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { KEEL_BIN } from "../../helpers/run-cli.js";
@@ -9,7 +10,12 @@ let ws: TempWorkspace | undefined;
 afterEach(() => ws?.cleanup());
 
 const OLD = "old content, complete\n";
-const tempFiles = (dir: string) => readdirSync(dir).filter((n) => n.endsWith(".keel-tmp"));
+const tempFiles = (dir: string) => readdirSync(dir).filter((n) => n.includes(".keel-tmp"));
+
+/** The pid of a process that has exited. */
+function deadPid(): number {
+  return Number(execFileSync(process.execPath, ["-e", "process.stdout.write(String(process.pid))"], { encoding: "utf8" }));
+}
 
 /** Writes a `keel call` input file next to the workspace (not inside it). */
 function inputFile(w: TempWorkspace, input: object): string {
@@ -64,7 +70,48 @@ describe("write_file is atomic (real processes)", () => {
     const after = readFileSync(ws.path("big.txt"), "utf8");
     expect(after === OLD || after === content).toBe(true);
     if (!sawTemp) expect(after).toBe(content); // the process finished before the poll saw its temp file
+    // What the kill left is named with the dead process's pid, and the next write of the file removes it.
+    for (const name of tempFiles(ws.root)) expect(name).toMatch(new RegExp(`^\\.big\\.txt\\.keel-tmp-${child.pid}-[0-9a-f]{12}$`));
+    const again = await execa(process.execPath, [KEEL_BIN, "--yes", "call", "write_file", "--input", JSON.stringify({ path: "big.txt", content: "new\n" })], {
+      cwd: ws.root,
+      env: ws.env,
+      reject: false,
+      stdin: "ignore",
+    });
+    expect(again.exitCode, again.stderr).toBe(0);
+    expect(tempFiles(ws.root)).toEqual([]);
   }, 120_000);
+
+  it("write_file removes only the temp files a dead keel left for that very file: regular files, exact name, dead pid", async () => {
+    ws = makeWorkspace({ "src/a.txt": OLD, "outside/keep.txt": "keep\n" });
+    const dead = deadPid();
+    const stale = [`.a.txt.keel-tmp-${dead}-0123456789ab`, `.a.txt.keel-tmp-${dead}-ffffffffffff`];
+    const kept = [
+      `.a.txt.keel-tmp-${process.pid}-0123456789ab`, // a live writer's
+      `.b.txt.keel-tmp-${dead}-0123456789ab`, // another file's
+      `.a.txt.keel-tmp-${dead}-notes`, // not keel's exact name
+      `a.txt.keel-tmp-${dead}-0123456789ab`,
+      ".a.txt.0123456789ab.keel-tmp", // an older keel's name: its pid is unknown
+    ];
+    for (const name of [...stale, ...kept]) writeFileSync(ws.path("src", name), "half");
+    symlinkSync(ws.path("outside", "keep.txt"), ws.path("src", `.a.txt.keel-tmp-${dead}-aaaaaaaaaaaa`));
+    mkdirSync(ws.path("src", `.a.txt.keel-tmp-${dead}-bbbbbbbbbbbb`));
+    kept.push(`.a.txt.keel-tmp-${dead}-aaaaaaaaaaaa`, `.a.txt.keel-tmp-${dead}-bbbbbbbbbbbb`);
+    const r = await execa(process.execPath, [KEEL_BIN, "--yes", "call", "write_file", "--input", JSON.stringify({ path: "src/a.txt", content: "new\n" })], {
+      cwd: ws.root,
+      env: ws.env,
+      reject: false,
+      stdin: "ignore",
+    });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(ws.read("src/a.txt")).toBe("new\n");
+    expect(
+      readdirSync(ws.path("src"))
+        .filter((n) => n !== "a.txt")
+        .sort(),
+    ).toEqual([...kept].sort());
+    expect(ws.read("outside/keep.txt")).toBe("keep\n");
+  });
 
   it("edit_file keeps the file mode and replaces the file in one step", async () => {
     ws = makeWorkspace({ "run.sh": "#!/bin/sh\necho one\n" });

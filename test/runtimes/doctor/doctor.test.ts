@@ -1,3 +1,5 @@
+import { execFileSync } from "node:child_process";
+import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { useOpenAIServer } from "../../helpers/openai-server.js";
 import { runKeel } from "../../helpers/run-cli.js";
@@ -103,5 +105,37 @@ describe("keel doctor", () => {
     expect(exitCode).toBe(1);
     expect(byName("config")).toMatchObject({ status: "fail", message: expect.stringContaining("keel.config.json") });
     expect(report.checks.map((c) => c.name)).toEqual(["node", "config", "git"]);
+  });
+
+  it("lists the temp files a killed keel left in the workspace root, .keel/ and .keel/state/ (not a live writer's), and removes nothing", async () => {
+    ws = makeWorkspace({ "src/keep.txt": "x" }, { git: true });
+    const dead = Number(execFileSync(process.execPath, ["-e", "process.stdout.write(String(process.pid))"], { encoding: "utf8" }));
+    mkdirSync(ws.path(".keel", "state"), { recursive: true });
+    const planted = [
+      ws.path(`.notes.md.keel-tmp-${dead}-0123456789ab`),
+      ws.path(".keel", `.events.jsonl.keel-tmp-${dead}-0123456789ab`),
+      ws.path(".keel", "state", `.tasks.json.keel-tmp-${dead}-0123456789ab`),
+      ws.path(".old.txt.0123456789ab.keel-tmp"),
+      ws.path(`.live.txt.keel-tmp-${process.pid}-0123456789ab`),
+      ws.path("src", `.keep.txt.keel-tmp-${dead}-0123456789ab`), // below the root: not walked
+    ];
+    for (const file of planted) writeFileSync(file, "half");
+    const { exitCode, byName } = await doctor(ws);
+    const temps = byName("temp files")!;
+    expect(temps).toMatchObject({ status: "warn", fix: expect.stringContaining("delete them") });
+    expect(temps.message).toContain(`3 temp files left by a keel that was killed while writing`);
+    for (const name of [`.notes.md.keel-tmp-${dead}-0123456789ab`, `.keel/.events.jsonl.keel-tmp-${dead}`, `.keel/state/.tasks.json.keel-tmp-${dead}`])
+      expect(temps.message).toContain(name);
+    expect(temps.message).toContain('1 temp file left by an older keel (no pid in the name): ".old.txt.0123456789ab.keel-tmp"');
+    expect(temps.message).not.toContain("live.txt");
+    expect(temps.message).not.toContain("keep.txt");
+    expect(exitCode).toBe(0);
+    expect(readdirSync(ws.root).filter((n) => n.includes("keel-tmp"))).toHaveLength(3);
+    const clean = makeWorkspace({}, { git: true });
+    try {
+      expect((await doctor(clean)).byName("temp files")).toMatchObject({ status: "ok" });
+    } finally {
+      clean.cleanup();
+    }
   });
 });
