@@ -91,11 +91,14 @@ async function askApprover(host: Host, call: AskedCall): Promise<AskSettlement> 
     await host.hooks.notification
       .promise({ host, sessionId: run.sessionId, cwd, events: run.events, message: `keel needs your permission to use ${calledAs}`, kind: "permission_prompt" })
       .catch((error: unknown) => events.emit({ type: "hook_error", callId, tool: calledAs, hook: "notification", message: errorMessage(error) }));
-  const answer = await approver
-    .approve(
+  // The answer is not awaited past the call's cancellation: an approver that ignores its signal would hold the call, and host.close(), for ever.
+  const answer = await untilAborted(
+    approver.approve(
       { tool: calledAs, resolvedTool: tool.name, input, risk: tool.risk, rule: permission.rule, reason: permission.reason },
       run.signal ?? AbortSignal.timeout(MAX_TIMER_MS),
-    )
+    ),
+    run.signal,
+  )
     // Cancelled while asking (Ctrl-C, the caller's signal): not a refusal. Any other failure of the approver is a no.
     .catch((error: unknown) => (run.signal?.aborted || (error as Error | undefined)?.name === "AbortError" ? ("cancelled" as const) : ("no" as const)));
   if (answer === "cancelled") {
@@ -116,4 +119,17 @@ async function askApprover(host: Host, call: AskedCall): Promise<AskSettlement> 
   }
   if (answer === "always" && !permission.strict) run.sessionAllow?.add(tool.name);
   return { approvedBy: "user" };
+}
+
+/** `answer`, or a rejection with the signal's reason once `signal` aborts, whichever comes first. */
+function untilAborted<T>(answer: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return answer;
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(signal.reason as Error);
+    if (signal.aborted) return onAbort();
+    signal.addEventListener("abort", onAbort, { once: true });
+    Promise.resolve(answer)
+      .then(resolve, reject)
+      .finally(() => signal.removeEventListener("abort", onAbort));
+  });
 }

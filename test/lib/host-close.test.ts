@@ -43,4 +43,22 @@ describe("host.close() ends what the program still runs on the host", () => {
     await expect(callTool(host, "read_file", { path: "x" })).rejects.toThrow(UsageError);
     await expect(runAgent(host, "again")).rejects.toThrow(/host is closed: open another with createHost/);
   });
+
+  it("also ends a call whose approver never answers and ignores its signal: close() does not wait for it for ever", async () => {
+    ws = makeWorkspace({});
+    let asked = false;
+    host = await createHost({
+      cwd: ws.root,
+      env: ws.env,
+      approver: () => {
+        asked = true;
+        return new Promise<"yes">(() => undefined);
+      },
+    });
+    const call = callTool(host, "bash", { command: "echo hi" });
+    await until(() => asked);
+    // Before: close() never resolved (the call awaited the approver's answer), and the test timed out here.
+    await host.close();
+    expect(await call).toMatchObject({ ok: false, code: "cancelled" });
+  });
 });
