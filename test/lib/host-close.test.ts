@@ -61,4 +61,20 @@ describe("host.close() ends what the program still runs on the host", () => {
     await host.close();
     expect(await call).toMatchObject({ ok: false, code: "cancelled" });
   });
+
+  it("a second close() made while the first is under way resolves only once the work has ended too", async () => {
+    ws = makeWorkspace({});
+    server.push({ stall: "headers" }); // the model never answers
+    host = await createHost({ cwd: ws.root, env: ws.env, model: { name: "m", baseUrl: server.baseUrl }, yes: true });
+    const before = server.requests.length;
+    const turn = runAgent(host, "hello", { sessionId: "twice" });
+    const lock = join(ws.root, ".keel", "sessions", "twice", "writer.lock");
+    await until(() => server.requests.length > before && existsSync(lock));
+    const first = host.close();
+    // Before: the second call saw the host closed and resolved at once, with the turn still holding its session's lock.
+    await host.close();
+    expect(existsSync(lock)).toBe(false);
+    expect((await turn).reason).toBe("cancelled");
+    await first;
+  });
 });
