@@ -150,10 +150,10 @@ export function executedWords(argv: readonly string[]): string[] {
  * test`, `npm run lint`, `yarn lint`, `pnpm run lint`, `bun run lint`; see `packageScriptRuns`), whose
  * text lives in package.json and is pinned by `namedWorkspaceFiles`.
  */
-export function executedRuns(argv: readonly string[]): { files: string[]; scripts: ScriptRun[]; runner: boolean; bun: boolean } {
-  const sink: RunSink = { scripts: [], runner: false, bun: false };
+export function executedRuns(argv: readonly string[]): { files: string[]; scripts: ScriptRun[]; runner: boolean; bun: boolean; dirs: string[] } {
+  const sink: RunSink = { scripts: [], runner: false, bun: false, dirs: [] };
   const files = wordsRun(argv, 0, sink);
-  return { files, scripts: sink.scripts, runner: sink.runner, bun: sink.bun };
+  return { files, scripts: sink.scripts, runner: sink.runner, bun: sink.bun, dirs: sink.dirs };
 }
 
 /** What `wordsRun` met besides files: the package scripts a line runs, and whether a package runner runs a package's program. */
@@ -163,6 +163,8 @@ interface RunSink {
   runner: boolean;
   /** `bun x.ts`, `bun run lint`, `bunx tool`: bun reads the folder's `bunfig.toml` (whose `preload` runs first) and `.env` files itself. */
   bun: boolean;
+  /** Folders an interpreter is told to run from (`bun --cwd web x.ts`, `ts-node --cwd web x.ts`): its script, `bunfig.toml` and `.env` files are read there, as written (relative to the line's folder). */
+  dirs: string[];
 }
 
 /** Package runners (`npx`), and the subcommands of package managers that are (`npm exec`, `pnpm dlx`, `bun x`). */
@@ -214,11 +216,20 @@ function wordsRun(argv: readonly string[], depth: number, sink: RunSink): string
     out.push(...pm.files);
     if (!dialect) return out;
   }
-  if (dialect) return [...out, ...interpreterWords(dialect, args)];
+  if (dialect) {
+    // Loosely: a `--cwd` anywhere moves what it reads (a folder too many only pins files too many).
+    if (dialect[1].value.has("--cwd")) sink.dirs.push(...cwdOptions(args));
+    return [...out, ...interpreterWords(dialect, args)];
+  }
   // A runner (`npx tsx x.ts`, `pnpm exec tsx x.ts`, `uvx python x.py`, `corepack yarn lint`, `dotenv -- npm test`): the first
   // word naming an interpreter or a package manager starts what it runs.
   const k = args.findIndex((a) => !a.startsWith("-") && (dialectOf(a) !== undefined || isPackageManager(a)));
   return k === -1 ? out : [...out, ...wordsRun(args.slice(k), depth + 1, sink)];
+}
+
+/** The values of `--cwd DIR` / `--cwd=DIR` in `args`. */
+function cwdOptions(args: readonly string[]): string[] {
+  return args.flatMap((a, i) => (a === "--cwd" && args[i + 1] !== undefined ? [args[i + 1]!] : a.startsWith("--cwd=") ? [a.slice(6)] : []));
 }
 
 /** The script (and loaded modules) of an interpreter given `args`, read with its dialect. */

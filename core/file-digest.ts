@@ -112,14 +112,16 @@ export function namedWorkspaceFiles(
     };
     for (const argv of [...commands, ...pipedScripts(commands)]) {
       const runs = executedRuns(argv);
+      // `bun --cwd web x.ts` runs web/x.ts, with web's bunfig.toml and .env files: that folder is tried too.
+      const here = runs.dirs.length ? [...dirs, ...runs.dirs.flatMap((d) => dirs.map((dir) => resolve(dir, d)))] : dirs;
       for (const value of runs.files) {
         if (!value || value.includes("\0")) continue;
-        for (const dir of isAbsolute(value) ? [cwd] : dirs) pin(resolve(dir, value), true);
+        for (const dir of isAbsolute(value) ? [cwd] : here) pin(resolve(dir, value), true);
       }
       // A runner's settings (`.npmrc`'s `script-shell`, `node-options`) change what it runs as a package script's do; pinned the same way.
-      if (runs.runner) for (const dir of dirs) for (const file of runnerConfigFiles(dir, root)) pin(file);
+      if (runs.runner) for (const dir of here) for (const file of runnerConfigFiles(dir, root)) pin(file);
       // bun's own settings (`bunfig.toml`'s `preload`) and the `.env` files it loads, likewise.
-      if (runs.bun) for (const dir of dirs) for (const file of bunConfigFiles(dir, root)) pin(file);
+      if (runs.bun) for (const dir of here) for (const file of bunConfigFiles(dir, root)) pin(file);
       for (const run of runs.scripts)
         for (const script of dirs.flatMap((dir) => scriptPins(run, dir, root))) {
           const fresh = !seen.has(script.entry);

@@ -67,7 +67,8 @@ export class Host {
   private readonly digestBudget: DigestBudget = { bytes: DIGEST_BUDGET_BYTES };
   private readonly services = new Map<string, unknown>();
   private readonly applied: string[] = [];
-  private closed = false;
+  /** `close()` under way or done. */
+  private closing?: Promise<void>;
   /** An embedding program's turns and calls in flight: cancelled and waited for by `close()`. */
   private readonly work = new OpenWork();
   private lastRoot?: { cwd: string; root: string };
@@ -242,11 +243,15 @@ export class Host {
 
   /**
    * Cancels a program's turns and calls still running (`whileOpen`) and waits for them, stops children
-   * (shutdown hook), saves baselines, writes pending events (closing the host's own event log). Idempotent; never throws.
+   * (shutdown hook), saves baselines, writes pending events (closing the host's own event log). Idempotent: every call resolves
+   * when that has ended, a second one made while the first is under way too. Never throws.
    */
-  async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
+  close(): Promise<void> {
+    // A second close() (a signal handler's, while the program's own is under way) waits for the same end.
+    return (this.closing ??= this.shutDown());
+  }
+
+  private async shutDown(): Promise<void> {
     await this.work.close();
     await this.hooks.shutdown.promise({ host: this }).catch((error) => {
       this.events.emit({ type: "hook_error", hook: "shutdown", message: errorMessage(error) });

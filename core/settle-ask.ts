@@ -64,9 +64,13 @@ async function askApprover(host: Host, call: AskedCall): Promise<AskSettlement> 
           : // An untrusted workspace's allow rules are ignored: name the file whose rule would work.
             `Re-run with --yes, answer the prompt on a terminal, or add an allow rule under "permissions" in $KEEL_HOME/config.json (a workspace's keel.config.json adds allow rules only once you run \`keel trust\`).`;
     // Through an alias, a rule must name the tool that runs: one naming the alias counts only at its plugin's own level (see PermissionPolicy).
+    // The example is as narrow as the tool allows: a bare "bash" would allow every command, not this one.
+    const example = tool.permissionKey
+      ? `e.g. "${tool.name}(…)" with a pattern this call matches; a bare "${tool.name}" would allow every ${tool.name} call`
+      : `e.g. "${tool.name}"`;
     const viaAlias =
       !permission.strict && !permission.control && calledAs !== tool.name
-        ? ` ${calledAs} is an alias of ${tool.name}: the allow rule must name ${tool.name} (e.g. "${tool.name}" or "${tool.name}(…)"), the tool that runs; a rule naming ${calledAs} counts only at the level of the plugin that defines it.`
+        ? ` ${calledAs} is an alias of ${tool.name}: the allow rule must name ${tool.name} (${example}), the tool that runs; a rule naming ${calledAs} counts only at the level of the plugin that defines it.`
         : "";
     return {
       refused: {
@@ -87,11 +91,14 @@ async function askApprover(host: Host, call: AskedCall): Promise<AskSettlement> 
     await host.hooks.notification
       .promise({ host, sessionId: run.sessionId, cwd, events: run.events, message: `keel needs your permission to use ${calledAs}`, kind: "permission_prompt" })
       .catch((error: unknown) => events.emit({ type: "hook_error", callId, tool: calledAs, hook: "notification", message: errorMessage(error) }));
-  const answer = await approver
-    .approve(
+  // The answer is not awaited past the call's cancellation: an approver that ignores its signal would hold the call, and host.close(), for ever.
+  const answer = await untilAborted(
+    approver.approve(
       { tool: calledAs, resolvedTool: tool.name, input, risk: tool.risk, rule: permission.rule, reason: permission.reason },
       run.signal ?? AbortSignal.timeout(MAX_TIMER_MS),
-    )
+    ),
+    run.signal,
+  )
     // Cancelled while asking (Ctrl-C, the caller's signal): not a refusal. Any other failure of the approver is a no.
     .catch((error: unknown) => (run.signal?.aborted || (error as Error | undefined)?.name === "AbortError" ? ("cancelled" as const) : ("no" as const)));
   if (answer === "cancelled") {
@@ -112,4 +119,17 @@ async function askApprover(host: Host, call: AskedCall): Promise<AskSettlement> 
   }
   if (answer === "always" && !permission.strict) run.sessionAllow?.add(tool.name);
   return { approvedBy: "user" };
+}
+
+/** `answer`, or a rejection with the signal's reason once `signal` aborts, whichever comes first. */
+function untilAborted<T>(answer: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return answer;
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(signal.reason as Error);
+    if (signal.aborted) return onAbort();
+    signal.addEventListener("abort", onAbort, { once: true });
+    Promise.resolve(answer)
+      .then(resolve, reject)
+      .finally(() => signal.removeEventListener("abort", onAbort));
+  });
 }

@@ -21,8 +21,11 @@ const bool =
 const str: Check = (v) => (typeof v === "string" ? undefined : "must be a string");
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
+// Array.from: `every` skips the holes of a sparse array (`[, "bash"]`), which then met the rules' parser as undefined.
 const ruleList: Check = (v) =>
-  Array.isArray(v) && v.every((rule) => typeof rule === "string" && rule.trim() !== "") ? undefined : 'must be a list of rules, e.g. ["bash(git status*)"]';
+  Array.isArray(v) && Array.from(v).every((rule) => typeof rule === "string" && rule.trim() !== "")
+    ? undefined
+    : 'must be a list of rules, e.g. ["bash(git status*)"]';
 
 const approver: Check = (v) =>
   typeof v === "function" || (isObject(v) && typeof v.approve === "function")
@@ -59,7 +62,7 @@ const CREATE_HOST: Shape = {
   startServers: (v) =>
     typeof v === "boolean" || v === "background" || (isObject(v) && typeof v.tool === "string") ? undefined : 'must be true, false, "background" or { tool }',
   plugins: (v) =>
-    Array.isArray(v) && v.every((p) => isObject(p) && typeof p.name === "string" && typeof p.apply === "function")
+    Array.isArray(v) && Array.from(v).every((p: unknown) => isObject(p) && typeof p.name === "string" && typeof p.apply === "function")
       ? undefined
       : "must be a list of plugins { name, apply(host) }",
 };

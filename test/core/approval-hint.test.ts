@@ -43,6 +43,9 @@ describe("the approval_required hint", () => {
     expect(asked.content).toContain("in $KEEL_HOME/config.json");
     const named = /the allow rule must name (\S+) \(e\.g\./.exec(asked.content)?.[1];
     expect(named, asked.content).toBe("bash");
+    // The example is a rule for this call, never the bare tool name (which would allow every command).
+    expect(asked.content).not.toMatch(/e\.g\. "bash"/);
+    expect(asked.content).toContain('e.g. "bash(…)" with a pattern this call matches');
     // What the old hint led to: a rule for the alias's own name in your config does not apply to a workspace's alias.
     ws.writeUserConfig({ permissions: { allow: ["sh(echo *)"] } });
     expect((await call()).code).toBe("approval_required");

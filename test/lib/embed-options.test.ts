@@ -21,6 +21,11 @@ describe("createHost, callTool and runAgent check the options a program passes",
     await expect(open({ yes: true, permisions: { deny: ["bash"] } })).rejects.toThrow(/`permisions` is not an option of createHost \(misspelt\?\)/);
     await expect(open({ permissions: { alow: ["bash"] } })).rejects.toThrow(/`permissions.alow` is not one of allow, ask, deny/);
     await expect(open({ permissions: { allow: [42] } })).rejects.toThrow(UsageError);
+    // A sparse list's holes are no rules either (every() skips them: they reached the rule parser as undefined, a TypeError).
+    // eslint-disable-next-line no-sparse-arrays
+    await expect(open({ permissions: { deny: [, "bash"] } })).rejects.toThrow(/`permissions.deny` must be a list of rules/);
+    // eslint-disable-next-line no-sparse-arrays
+    await expect(open({ plugins: [,] })).rejects.toThrow(/`plugins` must be a list of plugins/);
     await expect(open({ model: 42 })).rejects.toThrow(/`model` must be a model name/);
     await expect(open({ approver: "yes" })).rejects.toThrow(/`approver` must be a function/);
     await expect(createHost(untyped({}))).rejects.toThrow(/`cwd` is required/);

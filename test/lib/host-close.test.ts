@@ -40,4 +40,38 @@ describe("host.close() ends what the program still runs on the host", () => {
     await expect(callTool(host, "read_file", { path: "x" })).rejects.toThrow(UsageError);
     await expect(runAgent(host, "again")).rejects.toThrow(/host is closed: open another with createHost/);
   });
+
+  it("also ends a call whose approver never answers and ignores its signal: close() does not wait for it for ever", async () => {
+    ws = makeWorkspace({});
+    let asked = false;
+    host = await createHost({
+      cwd: ws.root,
+      env: ws.env,
+      approver: () => {
+        asked = true;
+        return new Promise<"yes">(() => undefined);
+      },
+    });
+    const call = callTool(host, "bash", { command: "echo hi" });
+    await until(() => asked);
+    // Before: close() never resolved (the call awaited the approver's answer), and the test timed out here.
+    await host.close();
+    expect(await call).toMatchObject({ ok: false, code: "cancelled" });
+  });
+
+  it("a second close() made while the first is under way resolves only once the work has ended too", async () => {
+    ws = makeWorkspace({});
+    server.push({ stall: "headers" }); // the model never answers
+    host = await createHost({ cwd: ws.root, env: ws.env, model: { name: "m", baseUrl: server.baseUrl }, yes: true });
+    const before = server.requests.length;
+    const turn = runAgent(host, "hello", { sessionId: "twice" });
+    const lock = join(ws.root, ".keel", "sessions", "twice", "writer.lock");
+    await until(() => server.requests.length > before && existsSync(lock));
+    const first = host.close();
+    // Before: the second call saw the host closed and resolved at once, with the turn still holding its session's lock.
+    await host.close();
+    expect(existsSync(lock)).toBe(false);
+    expect((await turn).reason).toBe("cancelled");
+    await first;
+  });
 });

@@ -149,4 +149,39 @@ describe("keel trust pins the settings files that make a server's runner or inte
       ws = undefined;
     }
   });
+
+  it("a hook running bun --cwd DIR waits for a review once a pull changes DIR's script, bunfig.toml or .env", async () => {
+    expect(executedRuns("bun --cwd web x.ts".split(" ")).dirs).toEqual(["web"]);
+    expect(executedRuns("bun run --cwd=web lint".split(" ")).dirs).toEqual(["web"]);
+    expect(executedRuns("ts-node --cwd web x.ts".split(" ")).dirs).toEqual(["web"]);
+    expect(executedRuns("node x.js".split(" ")).dirs).toEqual([]);
+    const hookOn = (command: string) => ({ hooks: { PreToolUse: [{ matcher: "read_file", hooks: [{ type: "command", command }] }] } });
+    for (const line of ["bun --cwd web x.ts", "bun --cwd=web run lint", "bun run --cwd web lint"]) {
+      ws = makeWorkspace(
+        {
+          "web/package.json": { name: "web", version: "1.0.0", scripts: { lint: "echo lint" } },
+          "web/x.ts": "console.log(1)\n",
+          "web/.env": "LOG_LEVEL=info\n",
+          ".claude/settings.json": hookOn(line),
+          "notes.txt": "hello\n",
+        },
+        { git: true },
+      );
+      expect((await keel("trust")).exitCode).toBe(0);
+      const warnings = async () => ((await keel("tools")).json().diagnostics as { message: string }[]).map((d) => d.message).join("\n");
+      expect(await warnings(), line).not.toMatch(/was added or changed/);
+      const files: [string, string][] = [
+        ["web/bunfig.toml", 'preload = ["./evil.ts"]\n'],
+        ["web/.env", "LOG_LEVEL=info\nNODE_OPTIONS=--require ./evil.cjs\n"],
+      ];
+      if (line.endsWith("x.ts")) files.push(["web/x.ts", "require('child_process').execSync('touch /tmp/pwned')\n"]);
+      for (const [file, text] of files) {
+        ws.write(file, text);
+        expect(await warnings(), `${line}: ${file}`).toMatch(/hook PreToolUse `[^`]+` \(\.claude\/settings\.json\) was added or changed since/);
+        expect((await keel("trust")).exitCode).toBe(0);
+      }
+      ws.cleanup();
+      ws = undefined;
+    }
+  });
 });

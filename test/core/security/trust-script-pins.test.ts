@@ -388,7 +388,7 @@ describe("namedWorkspaceFiles: package scripts", () => {
     expect(scripts("yarnpkg lint")).toEqual(["lint"]); // yarn's other name
     // A program named like an Object.prototype key is no package manager, interpreter or wrapper (each threw).
     for (const program of ["constructor", "valueOf", "toString"])
-      expect(executedRuns([program, "-f", "x"])).toEqual({ files: [], scripts: [], runner: false, bun: false });
+      expect(executedRuns([program, "-f", "x"])).toEqual({ files: [], scripts: [], runner: false, bun: false, dirs: [] });
     expect(scripts("yarn run lint")).toEqual(["lint"]);
     expect(scripts("yarn --cwd web lint")).toEqual(["web:lint"]);
     expect(scripts("pnpm lint")).toEqual(["lint"]);
