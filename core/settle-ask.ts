@@ -2,7 +2,7 @@ import { errorMessage } from "./errors.js";
 import type { HookPermission } from "./hooks.js";
 import type { Host } from "./host.js";
 import type { PermissionDecision } from "./permissions.js";
-import type { EventSink, ObservationCode, RunContext, ToolDefinition } from "./types.js";
+import type { ApprovalAnswer, EventSink, ObservationCode, RunContext, ToolDefinition } from "./types.js";
 import { MAX_TIMER_MS } from "./tool-call.js";
 
 /** What the permission phase knows about a call whose decision is `ask`. */
@@ -87,13 +87,16 @@ async function askApprover(host: Host, call: AskedCall): Promise<AskSettlement> 
     await host.hooks.notification
       .promise({ host, sessionId: run.sessionId, cwd, events: run.events, message: `keel needs your permission to use ${calledAs}`, kind: "permission_prompt" })
       .catch((error: unknown) => events.emit({ type: "hook_error", callId, tool: calledAs, hook: "notification", message: errorMessage(error) }));
-  const answer = await approver
-    .approve(
-      { tool: calledAs, resolvedTool: tool.name, input, risk: tool.risk, rule: permission.rule, reason: permission.reason },
-      run.signal ?? AbortSignal.timeout(MAX_TIMER_MS),
-    )
+  const signal = run.signal ?? AbortSignal.timeout(MAX_TIMER_MS);
+  const answer = await untilAborted(
+    // an approver that throws instead of rejecting fails the same way (a no)
+    new Promise<ApprovalAnswer>((resolve) =>
+      resolve(approver.approve({ tool: calledAs, resolvedTool: tool.name, input, risk: tool.risk, rule: permission.rule, reason: permission.reason }, signal)),
+    ),
+    signal,
+  )
     // Cancelled while asking (Ctrl-C, the caller's signal): not a refusal. Any other failure of the approver is a no.
-    .catch((error: unknown) => (run.signal?.aborted || (error as Error | undefined)?.name === "AbortError" ? ("cancelled" as const) : ("no" as const)));
+    .catch((error: unknown) => (signal.aborted || (error as Error | undefined)?.name === "AbortError" ? ("cancelled" as const) : ("no" as const)));
   if (answer === "cancelled") {
     events.emit({ type: "tool_permission", callId, tool: calledAs, action: "ask", outcome: "cancelled" });
     return {
@@ -112,4 +115,30 @@ async function askApprover(host: Host, call: AskedCall): Promise<AskSettlement> 
   }
   if (answer === "always" && !permission.strict) run.sessionAllow?.add(tool.name);
   return { approvedBy: "user" };
+}
+
+/**
+ * `answer`, or "cancelled" once `signal` aborts, whichever comes first: the call stops waiting for an approver
+ * that ignores its signal (an embedding program's), so a cancelled call ends and `host.close()`, which waits for
+ * the calls in flight, settles. An answer given after that is ignored: the call was cancelled, nothing ran.
+ */
+function untilAborted<T>(answer: Promise<T>, signal: AbortSignal): Promise<T | "cancelled"> {
+  if (signal.aborted) {
+    answer.catch(() => {}); // settled later or never: no one waits for it
+    return Promise.resolve("cancelled");
+  }
+  return new Promise<T | "cancelled">((resolve, reject) => {
+    const cancel = (): void => resolve("cancelled");
+    signal.addEventListener("abort", cancel, { once: true });
+    answer.then(
+      (value) => {
+        signal.removeEventListener("abort", cancel);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener("abort", cancel);
+        reject(error);
+      },
+    );
+  });
 }
