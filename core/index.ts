@@ -118,7 +118,7 @@ export { commandDenier, type CommandDenier } from "./config/denied-commands.js";
 export { compileRuleFilter, type RuleFilter } from "./config/claude-rule-filter.js";
 export { capUntrustedLimits, restrictUntrusted } from "./config/untrusted-config.js";
 export { CLAUDE_SETTINGS_FILES, localConfigFile, type ConfigLayer, type ConfigSourceName } from "./config/config-sources.js";
-export { deepMerge, isPlainObject, keelConfigSchema, layerMerging, loadConfigLayers, type LayerMerging } from "./config/load-config.js";
+export { deepMerge, isPlainObject, keelConfigSchema, layerMerging, loadConfigLayers, modelConfigProblem, type LayerMerging } from "./config/load-config.js";
 export {
   CONFIRM_LOCAL_COMMAND,
   confirmLocalRules,

@@ -2,7 +2,7 @@ import { errorMessage } from "./errors.js";
 import type { HookPermission } from "./hooks.js";
 import type { Host } from "./host.js";
 import type { PermissionDecision } from "./permissions.js";
-import type { EventSink, ObservationCode, RunContext, ToolDefinition } from "./types.js";
+import type { ApprovalAnswer, EventSink, ObservationCode, RunContext, ToolDefinition } from "./types.js";
 import { MAX_TIMER_MS } from "./tool-call.js";
 
 /** What the permission phase knows about a call whose decision is `ask`. */
@@ -64,13 +64,9 @@ async function askApprover(host: Host, call: AskedCall): Promise<AskSettlement> 
           : // An untrusted workspace's allow rules are ignored: name the file whose rule would work.
             `Re-run with --yes, answer the prompt on a terminal, or add an allow rule under "permissions" in $KEEL_HOME/config.json (a workspace's keel.config.json adds allow rules only once you run \`keel trust\`).`;
     // Through an alias, a rule must name the tool that runs: one naming the alias counts only at its plugin's own level (see PermissionPolicy).
-    // The example is as narrow as the tool allows: a bare "bash" would allow every command, not this one.
-    const example = tool.permissionKey
-      ? `e.g. "${tool.name}(…)" with a pattern this call matches; a bare "${tool.name}" would allow every ${tool.name} call`
-      : `e.g. "${tool.name}"`;
     const viaAlias =
       !permission.strict && !permission.control && calledAs !== tool.name
-        ? ` ${calledAs} is an alias of ${tool.name}: the allow rule must name ${tool.name} (${example}), the tool that runs; a rule naming ${calledAs} counts only at the level of the plugin that defines it.`
+        ? ` ${calledAs} is an alias of ${tool.name}: the allow rule must name ${tool.name} (e.g. "${tool.name}" or "${tool.name}(…)"), the tool that runs; a rule naming ${calledAs} counts only at the level of the plugin that defines it.`
         : "";
     return {
       refused: {
@@ -91,16 +87,16 @@ async function askApprover(host: Host, call: AskedCall): Promise<AskSettlement> 
     await host.hooks.notification
       .promise({ host, sessionId: run.sessionId, cwd, events: run.events, message: `keel needs your permission to use ${calledAs}`, kind: "permission_prompt" })
       .catch((error: unknown) => events.emit({ type: "hook_error", callId, tool: calledAs, hook: "notification", message: errorMessage(error) }));
-  // The answer is not awaited past the call's cancellation: an approver that ignores its signal would hold the call, and host.close(), for ever.
+  const signal = run.signal ?? AbortSignal.timeout(MAX_TIMER_MS);
   const answer = await untilAborted(
-    approver.approve(
-      { tool: calledAs, resolvedTool: tool.name, input, risk: tool.risk, rule: permission.rule, reason: permission.reason },
-      run.signal ?? AbortSignal.timeout(MAX_TIMER_MS),
+    // an approver that throws instead of rejecting fails the same way (a no)
+    new Promise<ApprovalAnswer>((resolve) =>
+      resolve(approver.approve({ tool: calledAs, resolvedTool: tool.name, input, risk: tool.risk, rule: permission.rule, reason: permission.reason }, signal)),
     ),
-    run.signal,
+    signal,
   )
     // Cancelled while asking (Ctrl-C, the caller's signal): not a refusal. Any other failure of the approver is a no.
-    .catch((error: unknown) => (run.signal?.aborted || (error as Error | undefined)?.name === "AbortError" ? ("cancelled" as const) : ("no" as const)));
+    .catch((error: unknown) => (signal.aborted || (error as Error | undefined)?.name === "AbortError" ? ("cancelled" as const) : ("no" as const)));
   if (answer === "cancelled") {
     events.emit({ type: "tool_permission", callId, tool: calledAs, action: "ask", outcome: "cancelled" });
     return {
@@ -121,15 +117,28 @@ async function askApprover(host: Host, call: AskedCall): Promise<AskSettlement> 
   return { approvedBy: "user" };
 }
 
-/** `answer`, or a rejection with the signal's reason once `signal` aborts, whichever comes first. */
-function untilAborted<T>(answer: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (!signal) return answer;
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(signal.reason as Error);
-    if (signal.aborted) return onAbort();
-    signal.addEventListener("abort", onAbort, { once: true });
-    Promise.resolve(answer)
-      .then(resolve, reject)
-      .finally(() => signal.removeEventListener("abort", onAbort));
+/**
+ * `answer`, or "cancelled" once `signal` aborts, whichever comes first: the call stops waiting for an approver
+ * that ignores its signal (an embedding program's), so a cancelled call ends and `host.close()`, which waits for
+ * the calls in flight, settles. An answer given after that is ignored: the call was cancelled, nothing ran.
+ */
+function untilAborted<T>(answer: Promise<T>, signal: AbortSignal): Promise<T | "cancelled"> {
+  if (signal.aborted) {
+    answer.catch(() => {}); // settled later or never: no one waits for it
+    return Promise.resolve("cancelled");
+  }
+  return new Promise<T | "cancelled">((resolve, reject) => {
+    const cancel = (): void => resolve("cancelled");
+    signal.addEventListener("abort", cancel, { once: true });
+    answer.then(
+      (value) => {
+        signal.removeEventListener("abort", cancel);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener("abort", cancel);
+        reject(error);
+      },
+    );
   });
 }

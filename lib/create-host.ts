@@ -1,5 +1,16 @@
 import { statSync } from "node:fs";
-import { agentPlugin, builtinTools, Host, sinkWithEmit, UsageError, type EventSink, type HostOptions, type KeelEvent, type KeelPlugin } from "../core/index.js";
+import {
+  agentPlugin,
+  builtinTools,
+  Host,
+  modelConfigProblem,
+  sinkWithEmit,
+  UsageError,
+  type EventSink,
+  type HostOptions,
+  type KeelEvent,
+  type KeelPlugin,
+} from "../core/index.js";
 import { pluginRuntimes } from "../plugins/index.js";
 import { defaultRuntimes } from "../runtimes/index.js";
 import { toApprover, type ApproverLike } from "./approver.js";
@@ -46,6 +57,7 @@ export async function createHost(options: CreateHostOptions): Promise<Host> {
           : "createHost does not take `reviewTrust` (keel trust's own review, which reads an untrusted workspace's config as trusted). Open the host without it; `host.trustItems` lists what the workspace declares.",
       );
   checkCreateHostOptions(options);
+  await checkModelObject(options.model);
   if (!isDirectory(options.cwd))
     throw new UsageError(
       `createHost: \`cwd\` ${options.cwd} is not an existing directory. Pass the directory of the workspace to open (a repository, or a folder in one).`,
@@ -101,6 +113,19 @@ function forwardingSink(sink: EventSink, listener: (event: KeelEvent) => void): 
       // a listener only watches
     }
   });
+}
+
+/**
+ * A `model` object is checked as a config file's `model` is (`{ baseUrl: 42 }` would otherwise fail later, at
+ * the first model call, as a TypeError): the config schema, so zod, loads only when a program passes one.
+ */
+async function checkModelObject(model: unknown): Promise<void> {
+  if (model === null || typeof model !== "object") return;
+  const problem = await modelConfigProblem(model);
+  if (problem)
+    throw new UsageError(
+      `createHost: \`${problem.field}\` ${problem.message} (checked as a config file's \`model\` is). See the README sections "Embedding keel" and "Configuration".`,
+    );
 }
 
 /** `path` is a directory (links followed). */

@@ -49,6 +49,18 @@ export async function keelConfigSchema(): Promise<typeof KeelConfigSchema> {
   return (await import("./config-schema.js")).KeelConfigSchema;
 }
 
+/**
+ * What is wrong with `model` by the rules a config file's `model` is checked with (the config schema, loaded here),
+ * as its field and zod's message (`{ field: "model.baseUrl", message: "Invalid input: expected string, received number" }`),
+ * or undefined when a config file could hold it. For a program's `createHost({ model })`, which no config file carries.
+ */
+export async function modelConfigProblem(model: unknown): Promise<{ field: string; message: string } | undefined> {
+  const parsed = (await keelConfigSchema()).safeParse({ model });
+  if (parsed.success) return undefined;
+  const issue = innermostIssue(parsed.error.issues[0]!);
+  return { field: issue.path.join("."), message: issue.message };
+}
+
 /** The layer merger and its helpers (merge-layers.ts), as `layerMerging()` returns them. */
 export interface LayerMerging {
   mergeLayers: typeof mergeLayers;

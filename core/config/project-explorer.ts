@@ -1,6 +1,6 @@
 import type { CosmiconfigResult, Loader, Loaders } from "cosmiconfig";
 import { basename } from "node:path";
-import { withoutBom } from "../json-text.js";
+import { parseJsonText } from "../json-text.js";
 
 /** The part of cosmiconfig's explorer keel uses. */
 export interface ProjectExplorer {
@@ -75,19 +75,10 @@ function expandedSize(value: unknown, memo: Map<object, number>, limit: number):
  */
 function loadJson(filepath: string, written: string): unknown {
   // A leading byte order mark is skipped (and not counted in the line and column, as an editor does not show it).
-  const content = withoutBom(written);
   try {
-    return JSON.parse(content) as unknown;
+    return parseJsonText(written);
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    const position = /at position (\d+)/.exec(message);
-    let where = "";
-    if (position) {
-      const before = content.slice(0, Number(position[1]));
-      const line = before.split("\n").length;
-      where = ` (line ${line}, column ${before.length - before.lastIndexOf("\n")})`;
-    }
-    throw new Error(`JSON Error in ${filepath}: ${message}${where}`, { cause: error });
+    throw new Error(`JSON Error in ${filepath}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
   }
 }
 

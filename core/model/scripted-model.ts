@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { UsageError, errorMessage } from "../errors.js";
+import { parseJsonText } from "../json-text.js";
 import { ModelError } from "./model-error.js";
 import type { ModelSpec } from "./model-spec.js";
 import type { ModelClient, ModelRequest, ModelResponse } from "./model-types.js";
@@ -60,7 +61,7 @@ function pickTurns(script: ScriptFile, request: ModelRequest): ScriptedTurn[] {
 function loadScript(file: string): ScriptFile {
   let parsed: unknown;
   try {
-    parsed = JSON.parse(readFileSync(file, "utf8"));
+    parsed = parseJsonText(readFileSync(file, "utf8"));
   } catch (error) {
     throw new UsageError(
       `Cannot load the scripted model ${file}: ${errorMessage(error)}. It must be a JSON list of turns or {"turns": [...]}; see the README section The agent.`,

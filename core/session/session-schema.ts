@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { StateError } from "../errors.js";
+import { DEFAULT_CONTEXT_WINDOW, DEFAULT_MAX_OUTPUT_TOKENS } from "../model/model-spec.js";
 import type { ChatMessage } from "../model/model-types.js";
 import type { SessionMeta, SessionState } from "./session-types.js";
 
@@ -150,4 +151,21 @@ export function checkSessionFile<T>(schema: z.ZodType<T>, value: unknown, id: st
     `${what}: ${file} is not as keel writes it (${problem}). keel left it as is and reads nothing of this session: it was edited or not written by keel (a repository can commit .keel/sessions/). Move the session's folder ${dir} away (or delete it), then start a new session.`,
     file,
   );
+}
+
+/**
+ * `meta` as checked, with what the check leaves optional and keel's readers take as given filled in: a scripted model
+ * recorded without `contextWindow` or `maxOutputTokens` (a hand-written or old `session.json`) gets the defaults a
+ * scripted model configured without them gets, not `undefined` (which compaction and pruning compared as NaN: never).
+ */
+export function withMetaDefaults(meta: SessionMeta): SessionMeta {
+  if (meta.model.kind !== "scripted") return meta; // an endpoint's model is resolved again from the config on every resume
+  const { contextWindow = DEFAULT_CONTEXT_WINDOW, maxOutputTokens = DEFAULT_MAX_OUTPUT_TOKENS } = meta.model as Partial<typeof meta.model>;
+  return { ...meta, model: { ...meta.model, contextWindow, maxOutputTokens } };
+}
+
+/** `state` (changed in place) with `usage.lastRequestTokens`, which an old `state.json` may not hold, as 0 (unknown until the next model call). */
+export function withStateDefaults(state: SessionState): SessionState {
+  state.usage.lastRequestTokens ??= 0;
+  return state;
 }

@@ -8,7 +8,7 @@ import { urlForDisplay } from "../url-secrets.js";
 import { foreignQueued } from "./message-queue.js";
 import { logIdentity, sealedSnapshotText, sessionFilesProblem } from "./session-file-seal.js";
 import { sessionPaths, sessionsRoot, type SessionPaths } from "./session-paths.js";
-import { checkSessionFile, SessionMetaSchema, SessionStateSchema } from "./session-schema.js";
+import { checkSessionFile, SessionMetaSchema, SessionStateSchema, withMetaDefaults, withStateDefaults } from "./session-schema.js";
 import type { SessionSeals } from "./session-seal.js";
 import { readLogTail, replayLog } from "./session-log.js";
 import type { SessionMeta, SessionSnapshot, SessionState, SessionStatusFile } from "./session-types.js";
@@ -82,7 +82,7 @@ export async function readSessionMeta(stateDir: string, id: string): Promise<Ses
   }
   const meta = await readJsonState<SessionMeta | null>(paths.meta, null);
   if (!meta) throw new StateError(`Session file ${paths.meta} is empty.`, paths.meta);
-  return checkSessionFile(SessionMetaSchema, meta, id, paths.meta, paths.dir, `Session ${id}`) as unknown as SessionMeta;
+  return withMetaDefaults(checkSessionFile(SessionMetaSchema, meta, id, paths.meta, paths.dir, `Session ${id}`) as unknown as SessionMeta);
 }
 
 /** A session's state as loaded: the checkpoint plus the log after it, and where the log ends. */
@@ -122,7 +122,7 @@ export async function loadSessionState(stateDir: string, id: string, seals?: Ses
     const { transcript: _t, ...rest } = raw;
     const state = checkSessionFile(SessionStateSchema, { ...rest, version: 2 }, id, paths.state, paths.dir, `Session ${id}`) as unknown as SessionState;
     const logSize = existsSync(paths.events) ? statSync(paths.events).size : 0;
-    return { state, snapshotOffset: logSize, snapshotBytes, logSize, migrated: true, filesProblem };
+    return { state: withStateDefaults(state), snapshotOffset: logSize, snapshotBytes, logSize, migrated: true, filesProblem };
   }
   if (raw.version !== 2 || !Number.isSafeInteger(raw.logOffset) || (raw.logOffset as number) < 0)
     throw new StateError(
@@ -154,7 +154,7 @@ export async function loadSessionState(stateDir: string, id: string, seals?: Ses
   }
   if (!SessionStateSchema.safeParse(state).success || state.id !== id) await blame();
   if (tail.lastTs !== undefined) state.updatedAt = new Date(tail.lastTs).toISOString();
-  return { state, snapshotOffset: logOffset, snapshotBytes, logSize: tail.size, migrated: false, filesProblem };
+  return { state: withStateDefaults(state), snapshotOffset: logOffset, snapshotBytes, logSize: tail.size, migrated: false, filesProblem };
 }
 
 /**

@@ -19,14 +19,17 @@ export interface SessionMeta {
    */
   pinnedCwd?: boolean;
   permissions: unknown;
+  // A record of what the session started with, which keel writes and never reads back. Optional: a session file
+  // keel did not write (or an old one) may lack any of them. A reader that compares one must take a missing one
+  // as "changed" (check again), never as "unchanged": keel's own files are no input to a security decision.
   /** Applied plugins/runtimes and their fingerprint. */
-  plugins: string[];
-  pluginFingerprint: string;
+  plugins?: string[];
+  pluginFingerprint?: string;
   /** MCP servers that contributed tools, and their fingerprint. */
-  servers: string[];
-  serverFingerprint: string;
+  servers?: string[];
+  serverFingerprint?: string;
   /** sha256 of the tool menu (names + schemas) at start. */
-  toolMenuHash: string;
+  toolMenuHash?: string;
   /** Managed worktree the session runs in, if any. */
   worktree?: { name: string; path: string; branch: string };
   /** The sub-agent type the session runs (`delegate_agent` `agent`): its prompt replaces the default system prompt, also on resume. */

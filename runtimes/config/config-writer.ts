@@ -9,6 +9,7 @@ import {
   isPlainObject,
   keelConfigSchema,
   localConfigFile,
+  parseJsonText,
   StateError,
   ToolError,
   withFileLock,
@@ -120,7 +121,7 @@ async function readTarget(file: string): Promise<{ doc: Record<string, unknown>;
   if (text.trim() === "") return { doc: {}, created: false, bom: "" };
   let doc: unknown;
   try {
-    doc = JSON.parse(text);
+    doc = parseJsonText(text);
   } catch (error) {
     throw unparseable(file, `not valid JSON (${errorMessage(error)})`);
   }

@@ -32,6 +32,24 @@ describe("--json errors a script reads", () => {
   });
 });
 
+describe("JSON files keel reads: an error is one line with line and column, also where Node gives no position", () => {
+  it("keel.config.json (stops the command) and .mcp.json (a diagnostic) with a bare word in them", async () => {
+    ws = makeWorkspace({ "keel.config.json": '{\n  "permissions": {\n    "deny": bad\n  }\n}\n' });
+    const config = await runKeel(["--json", "tools"], { cwd: ws.root, env: ws.env });
+    expect(config.exitCode).toBe(2);
+    const { error } = config.json<{ error: { message: string } }>();
+    expect(error.message).toContain(`JSON Error in ${ws.path("keel.config.json")}: Unexpected token 'b' in JSON (line 3, column 13)`);
+    expect(error.message).not.toMatch(/\n/);
+    ws.write("keel.config.json", "{}");
+    ws.write(".mcp.json", '{"mcpServers": {\n  "notes": nope\n}}');
+    const mcp = await runKeel(["--json", "tools"], { cwd: ws.root, env: ws.env });
+    expect(mcp.exitCode).toBe(0);
+    const [diagnostic] = mcp.json<{ diagnostics: { message: string }[] }>().diagnostics;
+    expect(diagnostic!.message).toContain("Unexpected token 'o' in JSON (line 2, column 13)");
+    expect(diagnostic!.message).not.toMatch(/\n/);
+  });
+});
+
 describe("--json output", () => {
   it("--version with --json (before or after it) prints {version}; without, the bare version", async () => {
     ws = makeWorkspace();

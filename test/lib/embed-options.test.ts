@@ -39,4 +39,16 @@ describe("createHost, callTool and runAgent check the options a program passes",
     await expect(runAgent(host, "hi", untyped({ yes: "true" }))).rejects.toThrow(/runAgent: `yes` must be true or false/);
     await expect(runAgent(host, "hi", untyped({ maxStep: 3 }))).rejects.toThrow(/`maxStep` is not an option of runAgent/);
   });
+
+  it("a model object is checked by the rules of a config file's model: a wrong field is a UsageError naming it, not a TypeError at the first model call", async () => {
+    ws = makeWorkspace();
+    const open = (model: object) => createHost(untyped({ cwd: ws!.root, env: { ...ws!.env, OPENAI_API_KEY: "k" }, startServers: false, model }));
+    await expect(open({ name: "m", baseUrl: 42 })).rejects.toThrow(/^createHost: `model.baseUrl` .*expected string.*\(checked as a config file's `model` is\)/);
+    await expect(open({ name: "m", contextWindow: "big" })).rejects.toThrow(/`model.contextWindow` .*expected number/);
+    await expect(open({ name: "m", streamIdleTimeoutMs: 0 })).rejects.toThrow(/`model.streamIdleTimeoutMs` must be a positive number of milliseconds/);
+    await expect(open({ name: "m", headers: { "x-a": 1 } })).rejects.toThrow(UsageError);
+    // What a config file may hold, a program may pass (unknown fields too, as in a config file).
+    host = await open({ name: "m", baseUrl: "http://127.0.0.1:9/v1", contextWindow: 8000, headers: { "x-a": "1" }, extra: true });
+    expect(host.registry.get("bash")).toBeDefined();
+  });
 });

@@ -41,22 +41,27 @@ describe("host.close() ends what the program still runs on the host", () => {
     await expect(runAgent(host, "again")).rejects.toThrow(/host is closed: open another with createHost/);
   });
 
-  it("also ends a call whose approver never answers and ignores its signal: close() does not wait for it for ever", async () => {
+  it("an approver that never answers and ignores its signal does not hold close() up: the call and the turn waiting on it end cancelled, nothing ran", async () => {
     ws = makeWorkspace({});
-    let asked = false;
-    host = await createHost({
-      cwd: ws.root,
-      env: ws.env,
-      approver: () => {
-        asked = true;
-        return new Promise<"yes">(() => undefined);
-      },
-    });
-    const call = callTool(host, "bash", { command: "echo hi" });
-    await until(() => asked);
-    // Before: close() never resolved (the call awaited the approver's answer), and the test timed out here.
+    server.push({ toolCalls: [{ id: "b1", name: "bash", arguments: { command: "touch by-turn.txt" } }] }, { text: "done" });
+    const asked: string[] = [];
+    // An embedding program's approver: waits for a person who never comes, and never looks at its signal.
+    const approver = (request: { tool: string; input: unknown }) => {
+      asked.push(JSON.stringify(request.input));
+      return new Promise<"yes">(() => {});
+    };
+    host = await createHost({ cwd: ws.root, env: ws.env, model: { name: "m", baseUrl: server.baseUrl }, approver });
+    const turn = runAgent(host, "make a file", { sessionId: "asking" });
+    const call = callTool(host, "bash", { command: "touch by-call.txt" });
+    await until(() => asked.length === 2);
+
+    // Before: close() never settled (the pipeline awaited the approver's answer), and neither did the call or the turn.
     await host.close();
-    expect(await call).toMatchObject({ ok: false, code: "cancelled" });
+    const [outcome, observation] = await Promise.all([turn, call]);
+    expect(observation).toMatchObject({ ok: false, code: "cancelled", phase: "permission" });
+    expect(outcome.reason).toBe("cancelled");
+    expect(existsSync(ws.path("by-call.txt")) || existsSync(ws.path("by-turn.txt"))).toBe(false);
+    expect(existsSync(join(ws.root, ".keel", "sessions", "asking", "writer.lock"))).toBe(false);
   });
 
   it("a second close() made while the first is under way resolves only once the work has ended too", async () => {
