@@ -64,9 +64,13 @@ async function askApprover(host: Host, call: AskedCall): Promise<AskSettlement> 
           : // An untrusted workspace's allow rules are ignored: name the file whose rule would work.
             `Re-run with --yes, answer the prompt on a terminal, or add an allow rule under "permissions" in $KEEL_HOME/config.json (a workspace's keel.config.json adds allow rules only once you run \`keel trust\`).`;
     // Through an alias, a rule must name the tool that runs: one naming the alias counts only at its plugin's own level (see PermissionPolicy).
+    // The example is as narrow as the tool allows: a bare "bash" would allow every command, not this one.
+    const example = tool.permissionKey
+      ? `e.g. "${tool.name}(…)" with a pattern this call matches; a bare "${tool.name}" would allow every ${tool.name} call`
+      : `e.g. "${tool.name}"`;
     const viaAlias =
       !permission.strict && !permission.control && calledAs !== tool.name
-        ? ` ${calledAs} is an alias of ${tool.name}: the allow rule must name ${tool.name} (e.g. "${tool.name}" or "${tool.name}(…)"), the tool that runs; a rule naming ${calledAs} counts only at the level of the plugin that defines it.`
+        ? ` ${calledAs} is an alias of ${tool.name}: the allow rule must name ${tool.name} (${example}), the tool that runs; a rule naming ${calledAs} counts only at the level of the plugin that defines it.`
         : "";
     return {
       refused: {

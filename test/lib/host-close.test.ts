@@ -43,7 +43,8 @@ describe("host.close() ends what the program still runs on the host", () => {
 
   it("an approver that never answers and ignores its signal does not hold close() up: the call and the turn waiting on it end cancelled, nothing ran", async () => {
     ws = makeWorkspace({});
-    server.push({ toolCalls: [{ id: "b1", name: "bash", arguments: { command: "touch by-turn.txt" } }] }, { text: "done" });
+    // One reply only: the turn ends at the approval, and a reply left queued would answer the next test's turn.
+    server.push({ toolCalls: [{ id: "b1", name: "bash", arguments: { command: "touch by-turn.txt" } }] });
     const asked: string[] = [];
     // An embedding program's approver: waits for a person who never comes, and never looks at its signal.
     const approver = (request: { tool: string; input: unknown }) => {
