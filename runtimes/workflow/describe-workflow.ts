@@ -15,7 +15,6 @@ export function describeWorkflowIndex(workflows: WorkflowDefinition[]): string {
   ].join("\n");
 }
 
-/** Why workspace workflows will not run yet, and how to trust the workspace. */
 /** Why a workflow will not run and how to trust (`marked`: inside a process keel started for a tool, see orTrustOnce). */
 export function needsTrustNote(marked = false): string {
   return `this workspace is not trusted; trust it with \`keel trust\`${orTrustOnce(marked, ", or pass --trust or set KEEL_TRUST=1 for one invocation")}`;

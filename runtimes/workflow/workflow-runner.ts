@@ -79,7 +79,7 @@ export async function runWorkflow(env: RunnerEnv, wf: WorkflowDefinition, opts: 
     return refuse(`Workflow cycle detected: ${stack.join(" → ")}. A workflow may not call itself, directly or through others.`, "nesting");
   if (depth > MAX_WORKFLOW_DEPTH)
     return refuse(`Workflows are nested too deeply (${stack.join(" → ")}); the limit is ${MAX_WORKFLOW_DEPTH} levels.`, "nesting");
-  const untrusted = untrustedWorkflowMessage(env.host, wf);
+  const untrusted = untrustedWorkflowMessage(env.host, wf, opts.origin === "tool");
   if (untrusted) return refuse(untrusted, "trust");
   const prepared = prepareArguments(env.host, wf, opts.args ?? {});
   record.arguments = prepared.args;

@@ -16,11 +16,12 @@ export function workflowNeedsTrust(host: Host, wf: WorkflowDefinition): boolean 
 
 /**
  * The refusal for a workflow of an untrusted workspace (any step kind: none runs), saying what was
- * refused, that no step ran and how to trust; undefined when it may run.
+ * refused, that no step ran and how to trust; undefined when it may run. `byModel`: the run was asked
+ * for by the model (`workflow_run`), which is told to ask the user, never a way to trust for one run.
  */
-export function untrustedWorkflowMessage(host: Host, wf: WorkflowDefinition): string | undefined {
+export function untrustedWorkflowMessage(host: Host, wf: WorkflowDefinition, byModel = false): string | undefined {
   if (!workflowNeedsTrust(host, wf)) return undefined;
   const where = wf.origin.kind === "plugin" ? `plugin "${wf.origin.plugin}" of this workspace (${wf.origin.file})` : wf.origin.file;
   const steps = `${wf.steps.length} step${wf.steps.length === 1 ? "" : "s"}`;
-  return `Workflow "${wf.name}" is defined in ${where}, but this workspace is not trusted, so its workflows may not run (whatever their steps do; this one has ${steps}). No step was run. Trust the workspace with \`keel trust\`${orTrustOnce(inToolProcess(host.env), " (persistent), or pass --trust or set KEEL_TRUST=1 for one invocation")}.`;
+  return `Workflow "${wf.name}" is defined in ${where}, but this workspace is not trusted, so its workflows may not run (whatever their steps do; this one has ${steps}). No step was run. Trust the workspace with \`keel trust\`${orTrustOnce(byModel || inToolProcess(host.env), " (persistent), or pass --trust or set KEEL_TRUST=1 for one invocation")}.`;
 }

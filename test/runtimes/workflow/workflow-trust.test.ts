@@ -110,9 +110,13 @@ describe("workflows of an untrusted workspace do not run at all", () => {
     const run = await host.runTool({ tool: "workflow_run", input: { workflow_name: "hook" } }, { yes: true });
     expect(run).toMatchObject({ ok: false, code: "permission_denied" });
     expect(run.content).toContain("not trusted");
+    // The model is told to ask the user, not a way to trust for one run (refused in its commands anyway).
+    expect(run.content).toContain("ask the user to run it in their own terminal");
+    expect(run.content).not.toMatch(/--trust|KEEL_TRUST/);
     expect(ws!.exists(".git/hooks/post-checkout")).toBe(false);
     const get = await host.runTool({ tool: "workflow_get", input: { workflow_name: "hook" } });
     expect(get.data).toMatchObject({ needsTrust: true });
     expect(get.content).toContain("needs_trust=true");
+    expect(get.content).not.toMatch(/--trust|KEEL_TRUST/);
   });
 });
