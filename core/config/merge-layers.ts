@@ -31,7 +31,6 @@ export interface MergedLayers {
 /** Keys whose unknown sub-keys keel reports: its own files. Claude's and legacy files are shared with other tools. */
 const KEEL_FORMAT: ReadonlySet<ConfigLayer["source"]> = new Set(["user", "project", "local"]);
 
-/** How to trust the workspace, for messages. */
 /** How to have an untrusted workspace's widening settings used (`marked`: inside a process keel started for a tool, see orTrustOnce). */
 export function howToTrust(marked = false): string {
   return `Trust this workspace with \`keel trust\`${orTrustOnce(marked, " (or pass --trust, or set KEEL_TRUST=1)")} to use them.`;

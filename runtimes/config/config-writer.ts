@@ -116,8 +116,9 @@ async function readTarget(file: string): Promise<{ doc: Record<string, unknown>;
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return { doc: {}, created: true, bom: "" };
     throw new ToolError(`Cannot read ${file}: ${errorMessage(error)}.`, "execution_failed", null, { file });
   }
-  const bom = text.length - withoutBom(text).length ? text.slice(0, 1) : "";
-  text = withoutBom(text);
+  const body = withoutBom(text);
+  const bom = text.slice(0, text.length - body.length);
+  text = body;
   if (text.trim() === "") return { doc: {}, created: false, bom: "" };
   let doc: unknown;
   try {

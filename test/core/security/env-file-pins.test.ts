@@ -12,6 +12,10 @@ let ws: TempWorkspace | undefined;
 afterEach(() => ws?.cleanup());
 
 const keel = (...args: string[]) => runKeel(["--json", "--yes", ...args], { cwd: ws!.root, env: ws!.env });
+/** Claude settings with one PreToolUse command hook running `command`. */
+const hookOn = (command: string) => ({ hooks: { PreToolUse: [{ matcher: "read_file", hooks: [{ type: "command", command }] }] } });
+/** The diagnostics `keel tools` reports, one per line. */
+const warnings = async () => ((await keel("tools")).json().diagnostics as { message: string }[]).map((d) => d.message).join("\n");
 
 describe("keel trust pins the settings files that make a server's runner or interpreter load code", () => {
   it("names the env file of --env-file and --env-file-if-exists, in both spellings, and uv run's", () => {
@@ -118,7 +122,6 @@ describe("keel trust pins the settings files that make a server's runner or inte
   });
 
   it("a hook running bun waits for a review once a pull adds a bunfig.toml preload or changes an .env file bun loads", async () => {
-    const hookOn = (command: string) => ({ hooks: { PreToolUse: [{ matcher: "read_file", hooks: [{ type: "command", command }] }] } });
     for (const line of ["bun x.ts", "bun run lint", "bunx tool"]) {
       ws = makeWorkspace(
         {
@@ -134,7 +137,6 @@ describe("keel trust pins the settings files that make a server's runner or inte
       expect(trusted.exitCode, trusted.stderr).toBe(0);
       // The .env there is pinned with the line; bunfig.toml and the other .env files, absent, must stay so.
       expect(trusted.json().approved, line).toEqual([expect.objectContaining({ kind: "hook", files: expect.arrayContaining([".env"]) })]);
-      const warnings = async () => ((await keel("tools")).json().diagnostics as { message: string }[]).map((d) => d.message).join("\n");
       expect(await warnings(), line).not.toMatch(/was added or changed/);
       for (const [file, text] of [
         ["bunfig.toml", 'preload = ["./evil.ts"]\n'],
@@ -155,7 +157,6 @@ describe("keel trust pins the settings files that make a server's runner or inte
     expect(executedRuns("bun run --cwd=web lint".split(" ")).dirs).toEqual(["web"]);
     expect(executedRuns("ts-node --cwd web x.ts".split(" ")).dirs).toEqual(["web"]);
     expect(executedRuns("node x.js".split(" ")).dirs).toEqual([]);
-    const hookOn = (command: string) => ({ hooks: { PreToolUse: [{ matcher: "read_file", hooks: [{ type: "command", command }] }] } });
     for (const line of ["bun --cwd web x.ts", "bun --cwd=web run lint", "bun run --cwd web lint"]) {
       ws = makeWorkspace(
         {
@@ -168,7 +169,6 @@ describe("keel trust pins the settings files that make a server's runner or inte
         { git: true },
       );
       expect((await keel("trust")).exitCode).toBe(0);
-      const warnings = async () => ((await keel("tools")).json().diagnostics as { message: string }[]).map((d) => d.message).join("\n");
       expect(await warnings(), line).not.toMatch(/was added or changed/);
       const files: [string, string][] = [
         ["web/bunfig.toml", 'preload = ["./evil.ts"]\n'],

@@ -17,6 +17,10 @@ function deadPid(): number {
   return Number(execFileSync(process.execPath, ["-e", "process.stdout.write(String(process.pid))"], { encoding: "utf8" }));
 }
 
+/** A whole `keel --yes ARGS` process in `w` (exit code and output; never rejects). */
+const keelProcess = (w: TempWorkspace, ...args: string[]) =>
+  execa(process.execPath, [KEEL_BIN, "--yes", ...args], { cwd: w.root, env: w.env, reject: false, stdin: "ignore" });
+
 /** Writes a `keel call` input file next to the workspace (not inside it). */
 function inputFile(w: TempWorkspace, input: object): string {
   const file = join(w.root, "..", "input.json");
@@ -72,12 +76,7 @@ describe("write_file is atomic (real processes)", () => {
     if (!sawTemp) expect(after).toBe(content); // the process finished before the poll saw its temp file
     // What the kill left is named with the dead process's pid, and the next write of the file removes it.
     for (const name of tempFiles(ws.root)) expect(name).toMatch(new RegExp(`^\\.big\\.txt\\.keel-tmp-${child.pid}-[0-9a-f]{12}$`));
-    const again = await execa(process.execPath, [KEEL_BIN, "--yes", "call", "write_file", "--input", JSON.stringify({ path: "big.txt", content: "new\n" })], {
-      cwd: ws.root,
-      env: ws.env,
-      reject: false,
-      stdin: "ignore",
-    });
+    const again = await keelProcess(ws, "call", "write_file", "--input", JSON.stringify({ path: "big.txt", content: "new\n" }));
     expect(again.exitCode, again.stderr).toBe(0);
     expect(tempFiles(ws.root)).toEqual([]);
   }, 120_000);
@@ -97,12 +96,7 @@ describe("write_file is atomic (real processes)", () => {
     symlinkSync(ws.path("outside", "keep.txt"), ws.path("src", `.a.txt.keel-tmp-${dead}-aaaaaaaaaaaa`));
     mkdirSync(ws.path("src", `.a.txt.keel-tmp-${dead}-bbbbbbbbbbbb`));
     kept.push(`.a.txt.keel-tmp-${dead}-aaaaaaaaaaaa`, `.a.txt.keel-tmp-${dead}-bbbbbbbbbbbb`);
-    const r = await execa(process.execPath, [KEEL_BIN, "--yes", "call", "write_file", "--input", JSON.stringify({ path: "src/a.txt", content: "new\n" })], {
-      cwd: ws.root,
-      env: ws.env,
-      reject: false,
-      stdin: "ignore",
-    });
+    const r = await keelProcess(ws, "call", "write_file", "--input", JSON.stringify({ path: "src/a.txt", content: "new\n" }));
     expect(r.exitCode, r.stderr).toBe(0);
     expect(ws.read("src/a.txt")).toBe("new\n");
     expect(
@@ -116,7 +110,7 @@ describe("write_file is atomic (real processes)", () => {
   it("edit_file keeps the file mode and replaces the file in one step", async () => {
     ws = makeWorkspace({ "run.sh": "#!/bin/sh\necho one\n" });
     chmodSync(ws.path("run.sh"), 0o751);
-    const run = (...args: string[]) => execa(process.execPath, [KEEL_BIN, "--yes", ...args], { cwd: ws!.root, env: ws!.env, reject: false, stdin: "ignore" });
+    const run = (...args: string[]) => keelProcess(ws!, ...args);
     expect((await run("call", "read_file", "--input", JSON.stringify({ path: "run.sh" }))).exitCode).toBe(0);
     const before = statSync(ws.path("run.sh")).ino;
     const edit = await run("call", "edit_file", "--input", JSON.stringify({ path: "run.sh", old_string: "one", new_string: "two" }));
