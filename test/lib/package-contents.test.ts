@@ -37,13 +37,15 @@ describe("the npm package", () => {
       expect(files).toContain(file);
   });
 
-  it("ships nothing a consumer does not run: no tests, benchmarks, examples, sources, build state, .keel or secrets", () => {
+  it("ships nothing a consumer does not run: no tests, benchmarks, examples, sources, source maps, build state, .keel or secrets", () => {
     const unwanted = files.filter(
       (f) =>
         /^(test|bench|examples|core|lib|runtimes|plugins|manifests|\.keel|\.git|node_modules)\//.test(f) ||
         /^dist\/(bench|examples)\//.test(f) ||
         /(^|\/)\.(tsbuildinfo|env|npmrc|keel)(\/|$)|\.tsbuildinfo$|\.(pem|key)$/.test(f) ||
         (f.endsWith(".ts") && !f.endsWith(".d.ts")) ||
+        // tsc's maps point at the .ts sources, which are not shipped; Node uses maps only under --enable-source-maps
+        f.endsWith(".map") ||
         (f.startsWith("bin/") && f !== "bin/keel.js"),
     );
     expect(unwanted).toEqual([]);
