@@ -9,8 +9,10 @@ const MAX_ATTEMPTS = 3;
  * servers); a form answer is checked against `requestedSchema` (with its defaults filled in, as
  * the SDK sends them) before it is sent — an interactive elicitor is asked again with the problem,
  * any other answer that does not match is declined. Time spent in an elicitor that waits for the
- * user is recorded on `host.userWait`, so tool timeouts leave it out. Emits `mcp_elicitation`
- * (with `reason` when keel declined on its own). Never throws for a user's answer.
+ * user is recorded on `host.userWait`, so tool timeouts leave it out. Once `signal` aborts (the server cancelled the
+ * request, the connection closed, or the calls it was asked during ended) keel stops waiting, even for an elicitor
+ * that ignores its signal (an embedding program's), and answers `cancel`; a later answer is ignored. Emits
+ * `mcp_elicitation` (with `reason` when keel answered on its own). Never throws for a user's answer.
  */
 export async function answerElicitation(host: Host, elicit: Elicitor, request: ElicitationRequest, signal: AbortSignal): Promise<ElicitationAnswer> {
   const report = (answer: ElicitationAnswer, reason?: string): ElicitationAnswer => {
@@ -21,12 +23,13 @@ export async function answerElicitation(host: Host, elicit: Elicitor, request: E
   let asked = request;
   for (let attempt = 1; ; attempt++) {
     const end = elicit.waitsForUser ? host.userWait.begin() : undefined;
-    let answer: ElicitationAnswer;
+    let answer: ElicitationAnswer | "stopped";
     try {
-      answer = await elicit(asked, signal);
+      answer = await untilAborted(elicit(asked, signal), signal);
     } finally {
       end?.();
     }
+    if (answer === "stopped") return report({ action: "cancel" }, `no longer waiting for an answer: ${stopReason(signal)}`);
     if (answer.action !== "accept" || !request.requestedSchema) return report(answer);
     const problem = formProblem(host, request.requestedSchema, answer.content ?? {});
     if (!problem) return report(answer);
@@ -34,6 +37,32 @@ export async function answerElicitation(host: Host, elicit: Elicitor, request: E
     if (!elicit.waitsForUser || attempt >= MAX_ATTEMPTS) return report({ action: "decline" }, `${reason}; declined`);
     asked = { ...request, message: `${request.message}\n(The last answer was not accepted: ${problem}. Please answer again.)` };
   }
+}
+
+/** `answer`, or "stopped" once `signal` aborts, whichever comes first (a later settlement is ignored). */
+function untilAborted<T>(answer: Promise<T>, signal: AbortSignal): Promise<T | "stopped"> {
+  answer.catch(() => {}); // settled after "stopped", or never: no one waits for it then
+  if (signal.aborted) return Promise.resolve("stopped");
+  return new Promise<T | "stopped">((resolve, reject) => {
+    const stop = (): void => resolve("stopped");
+    signal.addEventListener("abort", stop, { once: true });
+    answer.then(
+      (value) => {
+        signal.removeEventListener("abort", stop);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener("abort", stop);
+        reject(error);
+      },
+    );
+  });
+}
+
+/** Why `signal` aborted, in a few words. */
+function stopReason(signal: AbortSignal): string {
+  const reason: unknown = signal.reason;
+  return reason instanceof Error && reason.name !== "AbortError" ? reason.message : "the request was cancelled";
 }
 
 /** Problems of `content` (with the schema's defaults filled in) against the form schema, or undefined. */

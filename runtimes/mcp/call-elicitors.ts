@@ -14,6 +14,8 @@ export interface InFlightCall {
  */
 export class CallElicitors {
   private readonly calls = new Set<InFlightCall>();
+  /** Elicitations being answered on behalf of calls: the calls still in flight of each, and what to do once none is. */
+  private readonly watches = new Set<{ calls: Set<InFlightCall>; stop: () => void }>();
 
   /** Records a call starting; pass the returned handle to `end` when it settles. */
   begin(elicit: CallElicitor | undefined): InFlightCall {
@@ -25,6 +27,25 @@ export class CallElicitors {
   /** Records a call ending. */
   end(call: InFlightCall): void {
     this.calls.delete(call);
+    for (const watch of this.watches) {
+      watch.calls.delete(call);
+      if (watch.calls.size !== 0) continue;
+      this.watches.delete(watch);
+      watch.stop();
+    }
+  }
+
+  /**
+   * For an elicitation arriving now: a signal that aborts once every call in flight now has ended (cancelled or
+   * answered), as the elicitation was asked on their behalf and no one waits for its answer after them; `release`
+   * when the elicitation is answered. Undefined when no call is in flight (a server asking on its own).
+   */
+  watchCallsInFlight(): { signal: AbortSignal; release: () => void } | undefined {
+    if (this.calls.size === 0) return undefined;
+    const ended = new AbortController();
+    const watch = { calls: new Set(this.calls), stop: () => ended.abort(new Error("the calls this elicitation was asked during have ended")) };
+    this.watches.add(watch);
+    return { signal: ended.signal, release: () => this.watches.delete(watch) };
   }
 
   /** Who answers an elicitation now: the calls' common elicitor, or `fallback`. */

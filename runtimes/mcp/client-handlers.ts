@@ -17,6 +17,8 @@ export interface ClientHandlersContext {
   conn: McpConnection;
   /** Who answers the server's elicitations now (see CallElicitors). */
   elicitor(): Elicitor;
+  /** A signal that aborts once the calls in flight now have all ended (see CallElicitors.watchCallsInFlight). */
+  watchCallsInFlight(): { signal: AbortSignal; release: () => void } | undefined;
   /** Tells the manager the server's tool list changed. */
   onToolsChanged(): void;
 }
@@ -34,7 +36,14 @@ export function installClientHandlers(client: Client, types: typeof import("@mod
     }));
   client.setRequestHandler(types.ElicitRequestSchema, async (req, extra) => {
     const request = { server: conn.name, ...(req.params as Omit<ElicitationRequest, "server">) };
-    return { ...(await answerElicitation(host, c.elicitor(), request, extra.signal)) } as Record<string, unknown>;
+    // Asked during calls: no one waits for the answer once they have ended (a cancelled call), even if the server does not cancel it.
+    const calls = c.watchCallsInFlight();
+    try {
+      const signal = calls ? AbortSignal.any([extra.signal, calls.signal]) : extra.signal;
+      return { ...(await answerElicitation(host, c.elicitor(), request, signal)) } as Record<string, unknown>;
+    } finally {
+      calls?.release();
+    }
   });
   client.setNotificationHandler(types.LoggingMessageNotificationSchema, (n) => {
     if (!conn.admitNotification()) return;

@@ -238,6 +238,7 @@ export class McpConnection {
             host: this.deps.host,
             conn: this,
             elicitor: () => this.calls.pick(this.deps.elicit),
+            watchCallsInFlight: () => this.calls.watchCallsInFlight(),
             onToolsChanged: () => this.deps.onToolsChanged(this),
           }),
       });

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { callTool, createHost, listTools, runAgent, UsageError, type ApprovalRequest, type Host, type KeelEvent, type ToolCallEnd } from "../../lib/index.js";
 import { useOpenAIServer } from "../helpers/openai-server.js";
 import { makeWorkspace, type TempWorkspace } from "../helpers/temp-workspace.js";
@@ -56,6 +56,39 @@ describe("createHost: a host opened by a program", () => {
     expect(answered).toMatchObject({ ok: true, content: "Hello Grace" });
     expect(asked).toEqual(["up: What is your name?"]);
     expect(await callTool(host, "mcp__up__ask_name", {})).toMatchObject({ ok: true, content: "no name (decline)" });
+  });
+
+  it("an elicit that never answers and ignores its signal: cancelling the call stops keel waiting for it (answered cancel), and close() settles", async () => {
+    ws = makeWorkspace({});
+    ws.write(".mcp.json", upstreamManifest(ws));
+    const events: KeelEvent[] = [];
+    let asked!: () => void;
+    const askedNow = new Promise<void>((resolve) => (asked = resolve));
+    let elicitSignal: AbortSignal | undefined;
+    host = await createHost({
+      cwd: ws.root,
+      env: ws.env,
+      trust: true,
+      onEvent: (event) => events.push(event),
+      elicit: (_request, signal) => {
+        elicitSignal = signal;
+        asked();
+        return new Promise(() => {}); // never settles, never looks at its signal
+      },
+    });
+    const controller = new AbortController();
+    const call = callTool(host, "mcp__up__ask_name", {}, { signal: controller.signal });
+    await askedNow;
+    controller.abort();
+    expect(await call).toMatchObject({ ok: false, code: "cancelled" });
+    // The server does not cancel its question; keel stops waiting once the call it was asked during has ended.
+    await vi.waitFor(() => expect(events.filter((e) => e.type === "mcp_elicitation")).toEqual([expect.objectContaining({ server: "up", action: "cancel" })]), {
+      timeout: 30_000,
+      interval: 50,
+    });
+    expect(JSON.stringify(events.find((e) => e.type === "mcp_elicitation"))).toContain("the calls this elicitation was asked during have ended");
+    expect(elicitSignal?.aborted).toBe(true);
+    await host.close();
   });
 
   it("applies the program's permissions (deny still beats yes), its approver function and its event callback", async () => {
