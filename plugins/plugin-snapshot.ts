@@ -167,7 +167,7 @@ function readOnly(dir: string): void {
 export function keelPackageRoot(): string | undefined {
   for (let dir = dirname(fileURLToPath(import.meta.url)); ; dir = dirname(dir)) {
     try {
-      if ((JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as { name?: unknown }).name === "keel") return realOrSelf(dir);
+      if ((parseJsonText(readFileSync(join(dir, "package.json"), "utf8")) as { name?: unknown } | null)?.name === "keel") return realOrSelf(dir);
     } catch {
       // No package.json here (or not JSON): look further up.
     }

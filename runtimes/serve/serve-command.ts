@@ -4,7 +4,7 @@ import { dirname, join } from "node:path";
 import type { Readable, Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { type CliContext, rawStream, terminalText, UsageError } from "../../core/cli/index.js";
-import type { Host } from "../../core/index.js";
+import { type Host, parseJsonText } from "../../core/index.js";
 import { type HttpEndpoint, isLoopback, serveHttp } from "./http-serve.js";
 import { LiveHost } from "./live-host.js";
 import { ManifestWatcher } from "./manifest-watcher.js";
@@ -118,8 +118,8 @@ function keelVersion(): string {
     const file = join(dir, "package.json");
     if (!existsSync(file)) continue;
     try {
-      const pkg = JSON.parse(readFileSync(file, "utf8")) as { name?: string; version?: string };
-      if (pkg.name === "keel" && pkg.version) return pkg.version;
+      const pkg = parseJsonText(readFileSync(file, "utf8")) as { name?: string; version?: string } | null;
+      if (pkg?.name === "keel" && pkg.version) return pkg.version;
     } catch {
       // not readable: keep looking
     }

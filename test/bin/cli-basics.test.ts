@@ -1,6 +1,7 @@
 import { execa } from "execa";
-import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { runKeel, runKeelProcess } from "../helpers/run-cli.js";
 import { makeWorkspace, type TempWorkspace } from "../helpers/temp-workspace.js";
@@ -25,6 +26,22 @@ describe("CLI basics: --version, init, completion", () => {
     expect(long).toMatchObject({ exitCode: 0, stdout: pkg.version });
     const short = await runKeelProcess(["-V"], { cwd: ws.root, env: ws.env });
     expect(short).toMatchObject({ exitCode: 0, stdout: pkg.version });
+  });
+
+  it("--version reads a package.json saved with a byte order mark (a Windows editor's) as keel's own", async () => {
+    ws = makeWorkspace();
+    // a copy of the built CLI whose package.json starts with a BOM; its npm packages are the checkout's
+    const copy = ws.path("keel-copy");
+    const repo = new URL("../../", import.meta.url);
+    mkdirSync(join(copy, "bin"), { recursive: true });
+    cpSync(new URL("bin/keel.js", repo), join(copy, "bin", "keel.js"));
+    for (const dir of ["cli", "bin"]) cpSync(new URL(`dist/${dir}`, repo), join(copy, "dist", dir), { recursive: true });
+    symlinkSync(fileURLToPath(new URL("node_modules", repo)), join(copy, "node_modules"));
+    writeFileSync(join(copy, "package.json"), `\ufeff${readFileSync(new URL("package.json", repo), "utf8")}`);
+    const now = new Date();
+    utimesSync(join(copy, "dist", "cli", "keel-cli.js"), now, now); // the bundle, as bin/keel.js picks it when newer
+    const r = await execa(process.execPath, [join(copy, "bin", "keel.js"), "--version"], { cwd: ws.root, env: ws.env, reject: false });
+    expect({ exitCode: r.exitCode, stdout: r.stdout }).toEqual({ exitCode: 0, stdout: pkg.version }); // old code: "unknown"
   });
 
   it("init writes the starter files, valid for keel's own loaders; a second run changes nothing", async () => {
