@@ -186,3 +186,43 @@ describe.skipIf(!HAS_TMUX)("keel chat when its terminal goes away (tmux)", () =>
     expect(existsSync(ws.path(".keel", "sessions", id!, "writer.lock"))).toBe(false);
   });
 });
+
+/** A stdio MCP server that records its pid and stays when its stdin ends (only a signal from keel stops it). */
+const STUBBORN_SERVER = [
+  "const fs = require('fs'); fs.writeFileSync('server.pid', String(process.pid)); setInterval(() => {}, 1000);",
+  "const reply = (id, result) => process.stdout.write(JSON.stringify({ jsonrpc: '2.0', id, result }) + '\\n');",
+  "let buf = ''; process.stdin.on('data', (d) => { buf += d; let i; while ((i = buf.indexOf('\\n')) >= 0) { const m = JSON.parse(buf.slice(0, i)); buf = buf.slice(i + 1);",
+  "  if (m.method === 'initialize') reply(m.id, { protocolVersion: m.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'stubborn', version: '1' } });",
+  "  else if (m.method === 'tools/list') reply(m.id, { tools: [] }); else if (m.id !== undefined) reply(m.id, {}); } });",
+].join("\n");
+
+describe("keel mcp serve --http and SIGHUP", () => {
+  it("stops serving, stops the MCP servers it started, exit 129", { timeout: 180_000 }, async () => {
+    ws = makeWorkspace({ ".mcp.json": { mcpServers: { stubborn: { command: process.execPath, args: ["-e", STUBBORN_SERVER] } } } }, { under: "/var/tmp" });
+    const child = execa(process.execPath, [KEEL_BIN, "--trust", "mcp", "serve", "--http"], {
+      cwd: ws.root,
+      env: ws.env,
+      extendEnv: false,
+      reject: false,
+      stdin: "ignore",
+      timeout: 100_000,
+    });
+    let stderr = "";
+    child.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    await vi.waitFor(() => expect(stderr).toMatch(/tools at http/), { timeout: 60_000, interval: 50 });
+    const server = Number(ws.read("server.pid"));
+    try {
+      child.kill("SIGHUP");
+      const r = await child;
+      // Old code: killed by SIGHUP at once (no exit code), the server it started left running.
+      expect(r.exitCode, `${r.signal ?? ""} ${stderr}`).toBe(129);
+      expect(await waitDead(server)).toBe(true);
+    } finally {
+      try {
+        process.kill(server, "SIGKILL");
+      } catch {
+        // gone
+      }
+    }
+  });
+});
