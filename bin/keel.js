@@ -38,4 +38,7 @@ const { main: run } = await import(main.href);
 process.exitCode = await run(process.argv.slice(2));
 // The command has ended (its clean-up done): a hangup now (the terminal went away as keel was leaving) ends keel with
 // the command's exit code, its pending log lines written, instead of killing it.
-process.on("SIGHUP", () => process.exit());
+process.on("SIGHUP", () => {
+  hungUp = true;
+  process.exit();
+});
