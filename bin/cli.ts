@@ -14,6 +14,7 @@ import {
   refuseTrustInToolProcess,
   registerSetupCommands,
   terminalText,
+  watchStopSignals,
 } from "../core/cli/index.js";
 import type { Host, HostOptions } from "../core/index.js";
 import { registerPluginCommands } from "../plugins/cli.js";
@@ -27,18 +28,9 @@ export async function main(argv: string[], given: CliIO = processIO()): Promise<
   const ciErr = guardCiStream(given.stderr, given.env);
   const io: CliIO = { ...given, stdout: ciOut.stream, stderr: ciErr.stream };
   const controller = new AbortController();
-  // Ctrl-C and SIGTERM (a CI job's timeout, `kill`, a service manager) cancel the command as Ctrl-C always has: a tool's
+  // Ctrl-C, SIGTERM and SIGHUP (and a terminal or pipe that is gone) cancel the command as Ctrl-C always has: a tool's
   // processes are stopped and a session records its turn as cancelled. A second signal exits at once.
-  const onSigint = () => {
-    if (controller.signal.aborted) process.exit(130);
-    controller.abort();
-  };
-  const onSigterm = () => {
-    if (controller.signal.aborted) process.exit(143);
-    controller.abort();
-  };
-  process.on("SIGINT", onSigint);
-  process.on("SIGTERM", onSigterm);
+  const stop = watchStopSignals(controller, [given.stdout, given.stderr, given.stdin]);
   const onAbort = () => controller.abort();
   if (io.signal?.aborted) controller.abort();
   io.signal?.addEventListener("abort", onAbort, { once: true });
@@ -131,13 +123,13 @@ export async function main(argv: string[], given: CliIO = processIO()): Promise<
     }
     exitCode = handleError(error, io, globals, usageError.join(""));
   } finally {
-    process.off("SIGINT", onSigint);
-    process.off("SIGTERM", onSigterm);
+    stop.dispose();
     io.signal?.removeEventListener("abort", onAbort);
   }
   ciOut.end();
   ciErr.end();
-  return exitCode;
+  // A hangup ended the command: 128 + SIGHUP's number, as a shell reports a command the hangup killed.
+  return stop.hungUp() ? 129 : exitCode;
 }
 
 /** Installed for SIGXFSZ once: the signal is ignored so a write past the size limit fails with EFBIG instead. */

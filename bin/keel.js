@@ -2,7 +2,8 @@
 // The `keel` executable: a thin shim over the compiled CLI in dist/ (built by `npm ci` / `npm run build`):
 // the bundle in dist/cli/ (bin/bundle-cli.mjs), or the plain `tsc` output when there is no bundle
 // as new as it (e.g. after a bare `tsc`).
-import { existsSync, statSync } from "node:fs";
+import { closeSync, existsSync, statSync } from "node:fs";
+import { isatty } from "node:tty";
 import { fileURLToPath } from "node:url";
 
 const compiled = new URL("../dist/bin/cli.js", import.meta.url);
@@ -13,11 +14,31 @@ if (!existsSync(fileURLToPath(compiled))) {
   process.exit(2);
 }
 const main = existsSync(fileURLToPath(bundled)) && mtime(bundled) >= mtime(compiled) ? bundled : compiled;
-// A closed pipe (`keel ... | head`) ends the command quietly instead of with a stack trace.
-for (const stream of [process.stdout, process.stderr])
+// A terminal or pipe that is gone — a closed pipe (`keel ... | head`, EPIPE) or a hung-up terminal (EIO) — is not a crash: the CLI
+// cancels the command as Ctrl-C does (its tools' processes stopped, its session recorded) and later writes are dropped.
+// A hung-up terminal (EIO, or SIGHUP: exit 129) is let go of before exiting: Node 20 aborts with a native stack trace
+// when it cannot restore a terminal's settings at exit (nodejs/node#51519), so the descriptors of one are closed first.
+const terminals = [0, 1, 2].filter((fd) => isatty(fd));
+let hungUp = false;
+for (const stream of [process.stdin, process.stdout, process.stderr])
   stream.on("error", (error) => {
-    if (error && error.code === "EPIPE") process.exit(process.exitCode ?? 0);
+    if (error && (error.code === "EPIPE" || error.code === "EIO")) return void (hungUp ||= error.code === "EIO");
     throw error;
   });
+process.on("exit", (code) => {
+  if (hungUp || code === 129)
+    for (const fd of terminals)
+      try {
+        closeSync(fd);
+      } catch {
+        // already closed
+      }
+});
 const { main: run } = await import(main.href);
 process.exitCode = await run(process.argv.slice(2));
+// The command has ended (its clean-up done): a hangup now (the terminal went away as keel was leaving) ends keel with
+// the command's exit code, its pending log lines written, instead of killing it.
+process.on("SIGHUP", () => {
+  hungUp = true;
+  process.exit();
+});

@@ -15,6 +15,7 @@ export { runToolCommand } from "./run-tool-command.js";
 export { exactText, terminalText } from "./terminal-text.js";
 export { guardCiStream, rawStream } from "./ci-log-commands.js";
 export { printedJson } from "./printed-json.js";
+export { type StopWatch, watchStopSignals } from "./stop-signals.js";
 export { reviewWorkspace } from "./trust-review.js";
 export { ttyApprover } from "./tty-approver.js";
 export { ttyElicitor } from "./tty-elicitor.js";

@@ -42,6 +42,8 @@ export function ttyApprover(input: NodeJS.ReadableStream, output: NodeJS.Writabl
       throw new DOMException("The approval prompt was cancelled (Ctrl-C).", "AbortError");
     }
     const rl = createInterface({ input, output });
+    // A terminal that went away fails as it is given back (EIO): the question ends (not an approval), never a crash.
+    rl.on("error", () => rl.close());
     const interrupted = new AbortController();
     // On a terminal readline reads Ctrl-C itself (raw mode): no SIGINT reaches the process.
     rl.on("SIGINT", () => {

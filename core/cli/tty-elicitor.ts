@@ -33,6 +33,8 @@ async function ask(
   if (typed === "ctrl-c") onInterrupt?.();
   if (typed) return { action: "cancel" };
   const rl = createInterface({ input, output });
+  // A terminal that went away fails as it is given back (EIO): the question ends (cancelled), never a crash.
+  rl.on("error", () => rl.close());
   const interrupted = new AbortController();
   // On a terminal readline reads Ctrl-C itself (raw mode): no SIGINT reaches the process.
   rl.on("SIGINT", () => {

@@ -41,6 +41,8 @@ export class ChatInput {
   }
 
   private readLine(prompt: string, hint: string, signal?: AbortSignal): Promise<string | undefined> {
+    // Left already (SIGTERM, a hangup): no reader is made, as making one on a hung-up terminal fails (EIO).
+    if (signal?.aborted) return Promise.resolve(undefined);
     const rl = createInterface({
       input: this.input,
       output: this.output,
@@ -86,6 +88,8 @@ export class ChatInput {
         rl.prompt();
       });
       rl.on("close", () => finish(undefined));
+      // The terminal went away (EIO, e.g. when the prompt gives it back to cooked mode): leaving, not a crash.
+      rl.on("error", () => finish(undefined));
       rl.on("SIGINT", () => {
         if (rl.line !== "" || pasted.length) {
           // a typed line (or a paste) is dropped, not sent

@@ -45,6 +45,8 @@ export async function offerTrust(ctx: CliContext): Promise<void> {
   // Keys typed before the question was shown are no answer to it (Ctrl-C among them, or a closed terminal, keeps the workspace restricted).
   const typed = await dropTypeAhead(ctx.io.stdin);
   const rl = createInterface({ input: ctx.io.stdin, output: out });
+  // A terminal that went away fails as it is given back (EIO): the question ends (restricted), never a crash.
+  rl.on("error", () => rl.close());
   const interrupted = new AbortController();
   if (typed) interrupted.abort();
   rl.on("SIGINT", () => interrupted.abort());
