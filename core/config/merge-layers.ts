@@ -67,6 +67,17 @@ export function mergeLayers(layers: ConfigLayer[], trusted: boolean, held?: "cha
         });
     diagnostics.push(...cappedTimeouts(layer));
     const { value, ignored } = contribution(layer, trusted);
+    if (layer.source === "claude") {
+      const unread = unreadClaudeSettings(layer.value);
+      if (unread.length)
+        diagnostics.push({
+          severity: "info",
+          source: "config",
+          file: layer.file,
+          path: unread.join(", "),
+          message: `keel does not read these Claude Code settings, so they have no effect here: ${unread.join(", ")}. keel reads permissions.allow/ask/deny, hooks and sandbox.filesystem.denyRead from this file; set the rest in keel's config (see keel config list) where keel has a counterpart.`,
+        });
+    }
     if (layer.source === "claude")
       for (const skip of claudeDenyRead(layer.value, layer.file, layer.scope).skipped)
         diagnostics.push({
@@ -229,6 +240,35 @@ function claudeContribution(layer: ConfigLayer): Record<string, unknown> {
   const settings = layer.value ?? {};
   const { paths } = claudeDenyRead(settings, layer.file, layer.scope);
   return { ...pick(settings, "permissions"), ...(paths.length ? { sandbox: { mode: "off", denyRead: paths } } : {}) };
+}
+
+/** The Claude Code settings keel reads from `.claude/settings*.json`: key → the sub-keys it reads (`true`: all of them). */
+const READ_CLAUDE_SETTINGS: Readonly<Record<string, Readonly<Record<string, true | readonly string[]>> | true>> = {
+  $schema: true,
+  permissions: { allow: true, ask: true, deny: true },
+  hooks: true,
+  sandbox: { filesystem: ["denyRead"] },
+};
+
+/**
+ * The keys of a Claude Code settings file keel does not read (`env`, `permissions.defaultMode`,
+ * `sandbox.enabled`, …), as dotted paths, at most three levels deep; keys beginning with `_` are notes.
+ */
+export function unreadClaudeSettings(settings: Record<string, unknown>): string[] {
+  const out: string[] = [];
+  for (const [key, value] of Object.entries(settings)) {
+    if (key.startsWith("_")) continue;
+    const read = Object.hasOwn(READ_CLAUDE_SETTINGS, key) ? READ_CLAUDE_SETTINGS[key] : undefined;
+    if (read === undefined) out.push(key);
+    else if (read !== true && isPlainObject(value))
+      for (const [sub, inner] of Object.entries(value)) {
+        const subRead = Object.hasOwn(read, sub) ? read[sub] : undefined;
+        if (subRead === undefined) out.push(`${key}.${sub}`);
+        else if (subRead !== true && isPlainObject(inner))
+          for (const leaf of Object.keys(inner)) if (!subRead.includes(leaf)) out.push(`${key}.${sub}.${leaf}`);
+      }
+  }
+  return out;
 }
 
 function pick(value: Record<string, unknown>, key: string): Record<string, unknown> {

@@ -259,7 +259,10 @@ export class HookDispatcher {
     const names = d.tool ? [d.tool.claudeName, d.tool.calledAs, d.tool.tool.name] : d.matchOn !== undefined ? [d.matchOn] : undefined;
     if (!names) return true;
     let re = this.matchers.get(m);
-    if (!re) this.matchers.set(m, (re = new RegExp(`^(?:${m})$`)));
+    // As Claude Code reads a matcher: letters, digits, `_` and `|` are a name or a list of names, matched
+    // whole (`Edit` is not `MultiEdit`); anything else is a regular expression searched anywhere in the
+    // name (`^Edi`, `mcp__.*__delete`), as written — a guard written for Claude Code runs for the same tools.
+    if (!re) this.matchers.set(m, (re = /^[A-Za-z0-9_|]+$/.test(m) ? new RegExp(`^(?:${m})$`) : new RegExp(m)));
     return names.some((n) => re.test(n));
   }
 

@@ -21,6 +21,8 @@ export interface WorkflowRunOptions {
   toolBound?: (name: string) => boolean;
   /** Who started it: `cli`, `tool`, ... */
   origin?: string;
+  /** The model asked for this run (`workflow_run` called by an agent, an MCP client or a workflow it runs); kept for nested runs. */
+  byModel?: boolean;
   /** Run in a fresh managed worktree even if the workflow does not ask for one (value: onFinish). */
   worktree?: WorktreeFinish;
   progress?: WorkflowProgress;
@@ -79,6 +81,11 @@ export async function runWorkflow(env: RunnerEnv, wf: WorkflowDefinition, opts: 
     return refuse(`Workflow cycle detected: ${stack.join(" → ")}. A workflow may not call itself, directly or through others.`, "nesting");
   if (depth > MAX_WORKFLOW_DEPTH)
     return refuse(`Workflows are nested too deeply (${stack.join(" → ")}); the limit is ${MAX_WORKFLOW_DEPTH} levels.`, "nesting");
+  if (opts.byModel && wf.steps.some((s) => s.kind === "command" && s.command.modelInvocable === false))
+    return refuse(
+      `The command /${wf.name} (${wf.origin.file}) has disable-model-invocation: true: only the user may run it (keel run "/${wf.name}", keel workflow run ${wf.name}), not the model. Ask the user to run it.`,
+      "invocation",
+    );
   const untrusted = untrustedWorkflowMessage(env.host, wf, opts.origin === "tool");
   if (untrusted) return refuse(untrusted, "trust");
   const prepared = prepareArguments(env.host, wf, opts.args ?? {});

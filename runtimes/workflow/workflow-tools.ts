@@ -89,6 +89,8 @@ export function workflowTools(service: WorkflowService): ToolDefinition[] {
             sessionId: ctx.sessionId,
             ...callerBound(ctx.run),
             origin: "tool",
+            // a person runs it from the command line (`keel call`) or an embedder's code; anyone else is a model
+            byModel: origin !== "cli" && origin !== "api" && origin !== "",
             cwd: ctx.cwd,
             stack,
           });
@@ -99,7 +101,7 @@ export function workflowTools(service: WorkflowService): ToolDefinition[] {
               ? "cancelled"
               : record.refused === "arguments"
                 ? "schema_invalid"
-                : record.refused === "trust"
+                : record.refused === "trust" || record.refused === "invocation"
                   ? "permission_denied"
                   : "execution_failed";
           const { describeRun } = await describe();
