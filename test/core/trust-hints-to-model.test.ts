@@ -85,7 +85,7 @@ describe("text keel sends a model says to ask the user to run keel trust, never 
       expect((await call("mcp_list_resources", { server: "echo" })).isError).toBe(true);
       await call("config_list", {});
       const prompt = await client.getPrompt({ name: "status", arguments: {} });
-      texts.push(JSON.stringify(prompt));
+      texts.push(JSON.stringify(prompt), JSON.stringify(await client.listTools()), JSON.stringify(await client.listPrompts()));
       const all = texts.join("\n");
       expect(all).toContain('MCP server \\"echo\\" is defined by this untrusted workspace');
       expect(all).toContain("not included: this workspace is not trusted");
