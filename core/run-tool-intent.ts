@@ -271,7 +271,7 @@ function revalidate(host: Host, tool: ToolDefinition, input: unknown): string[] 
 
 /** Keel's own message of a failed call, worded for its reader: a model is told to ask the user to trust, never a way to trust for one run (see forModel). */
 function worded(run: RunContext, message: string): string {
-  return modelReads(run.origin) ? forModel(message) : message;
+  return modelReads(run) ? forModel(message) : message;
 }
 
 function noMessages(): ObservationMessages {

@@ -48,11 +48,14 @@ export function forModel(text: string): string {
   return out;
 }
 
+/** Callers whose results the user's own command line or an embedding program reads (`keel call`, `callTool`, the default). */
+const USER_READS: ReadonlySet<string> = new Set(["cli", "api", "embed"]);
+
 /**
- * True when what a call returns is read by a model rather than by the user's own command line or an
- * embedding program (`cli`, `api`, or no origin): an agent turn, a sub-agent, a client of
- * `keel mcp serve`, a workflow's or a prompt command's step. Unknown callers count as a model.
+ * True when what a call returns is read by a model: `readByModel` when the caller set it (a workflow's
+ * steps), else by origin — an agent turn, a sub-agent, a client of `keel mcp serve`, a prompt command's
+ * shell line, and any caller keel does not know; not `keel call` (`cli`), `callTool` (`embed`) or `api`.
  */
-export function modelReads(origin: string | undefined): boolean {
-  return origin !== undefined && origin !== "cli" && origin !== "api";
+export function modelReads(run: { origin?: string; readByModel?: boolean }): boolean {
+  return run.readByModel ?? !USER_READS.has(run.origin ?? "api");
 }

@@ -98,7 +98,11 @@ export function commandRenderDeps(host: Host, cmd: PromptCommand, run: RunContex
         }
         approved = true;
       }
-      const obs = await host.runTool({ tool: "bash", input: { command } }, { ...run, ...(approved ? { yes: true } : {}), origin: `command:${cmd.name}` });
+      // What it prints goes into the command's prompt: a model reads it.
+      const obs = await host.runTool(
+        { tool: "bash", input: { command } },
+        { ...run, ...(approved ? { yes: true } : {}), origin: `command:${cmd.name}`, readByModel: true },
+      );
       if (!obs.ok) throw new Error(`${obs.code}: ${obs.content.split("\n")[0]}`);
       const data = obs.data as { stdout?: unknown } | null;
       return typeof data?.stdout === "string" ? data.stdout : obs.content;

@@ -125,7 +125,7 @@ export function configTools(host: Host): ToolDefinition[] {
           const layers = view.layers.map((l) => ({ source: l.source, file: l.file, ...(l.error ? { error: l.error } : {}) }));
           // What the host ignored, translated or could not use in these files (untrusted keys, unknown keys, code config files).
           // A model reads them told to ask the user to trust, never a way to trust for one run (see forModel).
-          const toModel = modelReads(ctx.run.origin);
+          const toModel = modelReads(ctx.run);
           const warnings = host.diagnostics.items
             .filter((d) => d.source === "config" && d.severity !== "info")
             .map((d) => (toModel ? { ...d, message: forModel(d.message) } : d));

@@ -15,7 +15,10 @@ describe("trust hints: the user's wording and the model's", () => {
   });
 
   it("modelReads: the user's command line and an embedding program read the user's wording; anyone else (a model) the model's", () => {
-    for (const origin of [undefined, "cli", "api"]) expect(modelReads(origin)).toBe(false);
-    for (const origin of ["agent", "sub-agent", "mcp-serve", "workflow:a>b", "command:status", "embedder"]) expect(modelReads(origin)).toBe(true);
+    for (const origin of [undefined, "cli", "api", "embed"]) expect(modelReads({ origin })).toBe(false);
+    for (const origin of ["agent", "sub-agent", "mcp-serve", "workflow:a>b", "command:status", "someone"]) expect(modelReads({ origin })).toBe(true);
+    // A workflow's steps say who reads them: the user who ran `keel workflow run`, or the model that called workflow_run.
+    expect(modelReads({ origin: "workflow:a", readByModel: false })).toBe(false);
+    expect(modelReads({ origin: "cli", readByModel: true })).toBe(true);
   });
 });

@@ -6,6 +6,7 @@ import { runKeel } from "../helpers/run-cli.js";
 import { makeWorkspace, type TempWorkspace } from "../helpers/temp-workspace.js";
 import { EVERYTHING, nodeServer } from "../runtimes/mcp/mcp-test-kit.js";
 import { connectStdio } from "../runtimes/serve/serve-test-kit.js";
+import { writeUserPlugin } from "../plugins/plugin-test-kit.js";
 
 const PROTOCOL_SERVER = fileURLToPath(new URL("../runtimes/mcp/fixtures/protocol-server.mjs", import.meta.url));
 
@@ -120,5 +121,23 @@ describe("text keel sends a model says to ask the user to run keel trust, never 
     // The user's terminal still says how to trust for one run.
     const list = await keel("mcp", "list");
     expect(list.stdout + list.stderr).toMatch(/changed since this workspace was trusted.*--trust/);
+  });
+
+  it("your workflow running an untrusted workspace's: the model's workflow_run reads the model's wording, your keel workflow run yours", async () => {
+    ws = makeWorkspace({
+      ".claw-workflows.json": { workflows: [{ name: "inner", steps: [{ id: "m", tool: "write_file", input: { path: "m.txt", content: "x" } }] }] },
+    });
+    writeUserPlugin(ws, "outer", { name: "outer", workflows: [{ name: "outer", steps: [{ id: "i", workflow: "inner" }] }] });
+    ws.writeUserConfig({ model: { name: "m", baseUrl: server.baseUrl } });
+    server.push({ toolCalls: [{ name: "workflow_run", arguments: { workflow_name: "outer" } }] });
+    server.push({ text: "done" });
+    const run = await runKeel(["--yes", "run", "run outer"], { cwd: ws.root, env: ws.env });
+    expect(run.exitCode, run.stderr).toBe(0);
+    const sent = JSON.stringify(server.requests.at(-1));
+    expect(sent).toContain('Workflow \\"inner\\" is defined in');
+    expect(leaks(sent)).toEqual([]);
+    const yours = await runKeel(["--yes", "workflow", "run", "outer"], { cwd: ws.root, env: ws.env });
+    expect(yours.stdout + yours.stderr).toMatch(/Workflow "inner" is defined in .*--trust/);
+    expect(ws.exists("m.txt")).toBe(false);
   });
 });
