@@ -65,6 +65,7 @@ export { ON_DEMAND_TOOLS, SKILL_TOOL, type OnDemandTool } from "./on-demand-tool
 export { describeSchemaErrors, type CompiledSchema } from "./validation.js";
 export { ancestorsWithin, resolveWorkspace, type Workspace } from "./workspace.js";
 export { MAX_MANIFEST_BYTES, readRegularFile } from "./bounded-read.js";
+export { linkedSignal, type LinkedSignal } from "./linked-signal.js";
 export { parseJsonText, withoutBom } from "./json-text.js";
 export { analyzeShell, type ShellParser } from "./shell/shell-analysis.js";
 export { ShellLexer, type ShellSpot } from "./shell/shell-context.js";
