@@ -1,4 +1,4 @@
-import { inToolProcess, orTrustOnce } from "./trust-hint.js";
+import { inToolProcess, orTrustOnce, TRUST_ONCE } from "./trust-hint.js";
 import { join } from "node:path";
 import { ArtifactStore } from "./artifacts.js";
 import type { KeelConfig } from "./config/config-schema.js";
@@ -147,7 +147,7 @@ export class Host {
     if (this.trust.trusted && !this.options.reviewTrust)
       this.diagnostics.warn(
         "trust",
-        `${item.kind} ${item.name} ${this.trust.unpinned ? "is not approved yet: this workspace was trusted before `keel trust` recorded what it approves, so" : "was added or changed since this workspace was trusted:"} ${item.kind === "config" ? "they are not applied (the workspace's config only restricts)" : "it does not run"} until you review it with \`keel trust\` (which lists what it approves)${orTrustOnce(inToolProcess(this.env), ", or pass --trust for one run")}.`,
+        `${item.kind} ${item.name} ${this.trust.unpinned ? "is not approved yet: this workspace was trusted before `keel trust` recorded what it approves, so" : "was added or changed since this workspace was trusted:"} ${item.kind === "config" ? "they are not applied (the workspace's config only restricts)" : "it does not run"} until you review it with \`keel trust\` (which lists what it approves)${orTrustOnce(inToolProcess(this.env), TRUST_ONCE.orFlagOneRun)}.`,
         file ? { file } : {},
       );
     return false;

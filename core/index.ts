@@ -65,6 +65,7 @@ export { ON_DEMAND_TOOLS, SKILL_TOOL, type OnDemandTool } from "./on-demand-tool
 export { describeSchemaErrors, type CompiledSchema } from "./validation.js";
 export { ancestorsWithin, resolveWorkspace, type Workspace } from "./workspace.js";
 export { MAX_MANIFEST_BYTES, readRegularFile } from "./bounded-read.js";
+export { linkedSignal, type LinkedSignal } from "./linked-signal.js";
 export { parseJsonText, withoutBom } from "./json-text.js";
 export { analyzeShell, type ShellParser } from "./shell/shell-analysis.js";
 export { ShellLexer, type ShellSpot } from "./shell/shell-context.js";
@@ -147,4 +148,4 @@ export type { AgentOutcome, AgentRunOptions } from "./agent/agent-runtime.js";
 export type { ToolCallEnd, ToolCallStart } from "./agent/active-session.js";
 export type { KeelConfig } from "./config/config-schema.js";
 export { toolRows, type ToolRow } from "./tool-rows.js";
-export { ASK_USER_TO_TRUST, inToolProcess, orTrustOnce } from "./trust-hint.js";
+export { ASK_USER_TO_TRUST, forModel, inToolProcess, modelReads, orTrustOnce, TRUST_ONCE, type TrustOnceClause } from "./trust-hint.js";

@@ -10,6 +10,7 @@ import { settleAsk } from "./settle-ask.js";
 import { didYouMean } from "./did-you-mean.js";
 import { Failure, ToolCall } from "./tool-call.js";
 import { fail, observe } from "./end-call.js";
+import { forModel, modelReads } from "./trust-hint.js";
 
 /**
  * The single choke point for every tool call: lookup → visibility → validate → hook →
@@ -34,7 +35,7 @@ export async function runToolIntent(host: Host, intent: ToolIntent, run: RunCont
   const resolved = host.registry.resolve(calledAs);
   if (!resolved) {
     events.emit({ type: "tool_lookup", callId, tool: calledAs, found: false });
-    return fail(log, started, "lookup", "unknown_tool", unknownToolMessage(host, calledAs), {}, noMessages());
+    return fail(log, started, "lookup", "unknown_tool", worded(run, unknownToolMessage(host, calledAs)), {}, noMessages());
   }
   const tool = resolved.tool;
   const source = resolved.alias?.source ?? tool.source;
@@ -209,9 +210,8 @@ export async function runToolIntent(host: Host, intent: ToolIntent, run: RunCont
     const metadata: Record<string, unknown> = { source, resolvedTool: tool.name, ...executed.metadata };
     // An error's text is a result too: the secrets keel knows are hidden from it (see normalizeResult).
     const redactor = host.resultSecrets.redactor();
-    const { content, data } = redactor
-      ? hideSecrets(redactor, executed.message, executed.data ?? null)
-      : { content: executed.message, data: executed.data ?? null };
+    const message = worded(run, executed.message);
+    const { content, data } = redactor ? hideSecrets(redactor, message, executed.data ?? null) : { content: message, data: executed.data ?? null };
     return observe(host, log, intent, tool, input, run, started, {
       ok: false,
       phase: "execute",
@@ -267,6 +267,11 @@ function revalidate(host: Host, tool: ToolDefinition, input: unknown): string[] 
   const compiled = host.validator.forTool(tool);
   if (!compiled.ok) return [compiled.error];
   return schemaProblems(compiled.validate, input);
+}
+
+/** Keel's own message of a failed call, worded for its reader: a model is told to ask the user to trust, never a way to trust for one run (see forModel). */
+function worded(run: RunContext, message: string): string {
+  return modelReads(run) ? forModel(message) : message;
 }
 
 function noMessages(): ObservationMessages {

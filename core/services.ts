@@ -169,6 +169,11 @@ export interface AgentType {
   prompt: string;
   /** keel tool names the child may use (Claude names already mapped); undefined = every tool. */
   tools?: string[];
+  /**
+   * keel tool names the child may not use (Claude's `disallowedTools`, mapped): removed from `tools`
+   * (or from every tool), with the aliases that resolve to them; `mcp__server` removes the server's tools.
+   */
+  disallowedTools?: string[];
   /** Model name on the configured endpoint; undefined (or a Claude alias in the file) = the parent's model. */
   model?: string;
   /** The agent file (real path). */

@@ -240,6 +240,12 @@ export interface RunContext {
   sessionId?: string;
   /** Who is calling (recorded in `tool_intent` events). */
   origin?: CallOrigin;
+  /**
+   * Whether a model reads what the call returns, where the origin alone does not say (a workflow's
+   * steps: the user or a model started the run); default: see modelReads. A model is told to ask the
+   * user to run `keel trust`, never a way to trust for one run.
+   */
+  readByModel?: boolean;
   /** Event sink for this call; defaults to the host's. */
   events?: EventSink;
   /** Baselines for this call; defaults to the host's standalone store. */

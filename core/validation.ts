@@ -13,6 +13,13 @@ const addFormats = (ajv: Ajv): Ajv => (require("ajv-formats") as (ajv: Ajv) => A
 /** ajv with the formats, and `uniqueItems` and `enum` checked in linear time (see uniqueItemsKeyword, enumKeyword). */
 const prepare = (ajv: Ajv): Ajv => addFormats(ajv).removeKeyword("uniqueItems").addKeyword(uniqueItemsKeyword).removeKeyword("enum").addKeyword(enumKeyword);
 
+/**
+ * Most schemas `forSchema` keeps compiled (by their JSON text; the least recently used goes first): a
+ * long-lived host meets ever new ones (a server's elicitation forms, the output schemas of a tool list
+ * that changes), each a few KB compiled. A tool's own schema stays compiled while the tool is registered.
+ */
+export const MAX_COMPILED_SCHEMAS = 500;
+
 /** A compiled validator, or the reason the schema could not be compiled. */
 export type CompiledSchema = { ok: true; validate: ValidateFunction } | { ok: false; error: string };
 
@@ -34,6 +41,8 @@ export class SchemaValidator {
   private readonly warned = new Set<string>();
   private ajv?: Ajv;
   private ajv2020?: Ajv2020;
+  /** Compiles by the current ajv instances (see `compile`). */
+  private compiles = 0;
 
   constructor(private readonly onWarning: SchemaWarningSink = () => undefined) {}
 
@@ -47,14 +56,17 @@ export class SchemaValidator {
     return entry;
   }
 
-  /** A schema compiled once per distinct JSON text (output schemas, elicitation forms). Never throws. */
+  /** A schema compiled once per distinct JSON text (output schemas, elicitation forms), of the last MAX_COMPILED_SCHEMAS used. Never throws. */
   forSchema(schema: JsonSchema): CompiledSchema {
     const text = JSON.stringify(schema);
     let entry = this.byText.get(text);
-    if (!entry) {
+    // Map order is the order of use: a hit moves to the end, the first is the least recently used.
+    if (entry) this.byText.delete(text);
+    else {
       entry = this.compile(schema);
-      this.byText.set(text, entry);
+      if (this.byText.size >= MAX_COMPILED_SCHEMAS) this.byText.delete(this.byText.keys().next().value!);
     }
+    this.byText.set(text, entry);
     return entry;
   }
 
@@ -82,19 +94,42 @@ export class SchemaValidator {
     return firstError;
   }
 
-  /** Compiles a schema (2020-12 unless `$schema` declares draft-07 or older; the other dialect when that fails). Never throws. */
+  /**
+   * Compiles a schema (2020-12 unless `$schema` declares draft-07 or older; the other dialect when that fails). Never throws.
+   * ajv's registry keeps no `$id` of it (a second schema with that `$id` failed to compile), and its instances are renewed (see `countCompile`).
+   */
   compile(schema: JsonSchema): CompiledSchema {
     const { $schema, ...rest } = schema as { $schema?: string };
     const attempts = declaresDraft07($schema) ? [() => this.get07(), () => this.get2020()] : [() => this.get2020(), () => this.get07()];
     let firstError = "";
+    this.countCompile();
     for (const get of attempts) {
+      const ajv = get() as Ajv;
+      // An `$id` ajv already holds (a meta-schema's) fails the compile; it is not this schema's to remove.
+      const $id = (rest as { $id?: unknown }).$id;
+      const id = typeof $id === "string" ? $id.replace(/#\/?$/, "") : undefined;
+      const owned = id === undefined || (ajv.refs[id] === undefined && ajv.schemas[id] === undefined);
       try {
-        return { ok: true, validate: get().compile(rest) };
+        return { ok: true, validate: ajv.compile(rest) };
       } catch (error) {
         firstError ||= error instanceof Error ? error.message : String(error);
+      } finally {
+        if (owned) ajv.removeSchema(rest);
       }
     }
     return { ok: false, error: firstError };
+  }
+
+  /**
+   * ajv keeps every function it compiled, and the schema, in its instance for good (compiled code refers to
+   * them by name): after MAX_COMPILED_SCHEMAS compiles the next compile gets new instances. The validators
+   * compiled by the old ones still work; they and what the old instances hold go when they are no longer used.
+   */
+  private countCompile(): void {
+    if (++this.compiles < MAX_COMPILED_SCHEMAS) return;
+    this.compiles = 0;
+    this.ajv = undefined;
+    this.ajv2020 = undefined;
   }
 
   private logger() {

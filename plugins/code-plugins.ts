@@ -1,7 +1,7 @@
 import { realpathSync, statSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { errorMessage, fileDigest, inside, inToolProcess, orTrustOnce, MAX_DIGEST_BYTES, type Diagnostic, type Host } from "../core/index.js";
+import { errorMessage, fileDigest, inside, inToolProcess, orTrustOnce, TRUST_ONCE, MAX_DIGEST_BYTES, type Diagnostic, type Host } from "../core/index.js";
 import { PLUGIN_DIAGNOSTIC_SOURCE, type LoadedPlugin } from "../manifests/plugin/load-plugins.js";
 import { CODE_PLUGIN_HOOKS, type CodePluginApi, type CodePluginApply, type CodePluginHooks, type CodePluginTool } from "./code-plugin-api.js";
 import { codeToolProblem, toToolDefinition } from "./code-plugin-tool.js";
@@ -54,7 +54,7 @@ export async function applyCodePlugins(host: Host, entries: PluginEntry[]): Prom
         report(
           "warning",
           entry.plugin.manifestPath,
-          `Plugin ${name} names a code module (main: ${main}); code plugins run only from the user level or a trusted workspace, so it was not loaded. Run \`keel trust\`${orTrustOnce(inToolProcess(host.env), " (or pass --trust)")} to run it.`,
+          `Plugin ${name} names a code module (main: ${main}); code plugins run only from the user level or a trusted workspace, so it was not loaded. Run \`keel trust\`${orTrustOnce(inToolProcess(host.env), TRUST_ONCE.flag)} to run it.`,
         );
         continue;
       }

@@ -50,6 +50,29 @@ export function chooseAgentType(host: Host, name: string, callTools: string[] | 
   }
   let tools = callTools;
   if (type.tools) tools = callTools ? callTools.filter((t) => type.tools!.includes(t)) : [...type.tools];
+  if (type.disallowedTools?.length) tools = withoutDisallowed(host, tools, type.disallowedTools);
   const modelSpec: ModelSpec = type.model && parentModel.kind === "openai" ? { ...parentModel, name: type.model } : parentModel;
   return { agentType: { name: type.name, file: type.file, prompt: type.prompt }, tools, modelSpec };
+}
+
+/**
+ * `tools` (undefined: every tool and alias registered now) without the agent's `disallowedTools`: a
+ * name is removed when it, or the base tool it resolves to, is disallowed, so an alias of `bash` goes
+ * with `bash`; `mcp__server` (or `mcp__server__*`) removes every tool of that server. Tools registered
+ * later in the session (an MCP server that starts after the child) are not in the list: the child
+ * runs without them, which only narrows.
+ */
+export function withoutDisallowed(host: Host, tools: readonly string[] | undefined, disallowed: readonly string[]): string[] {
+  const exact = new Set(disallowed.filter((d) => !d.endsWith("__*")));
+  const servers = disallowed.flatMap((d) => {
+    const m = /^mcp__(.+?)(?:__\*)?$/.exec(d);
+    return m && !m[1]!.includes("__") ? [`mcp__${m[1]}__`] : [];
+  });
+  const hit = (name: string) => exact.has(name) || servers.some((p) => name.startsWith(p));
+  const names = tools ?? host.registry.listing().map((t) => t.name);
+  return names.filter((name) => {
+    if (hit(name)) return false;
+    const base = host.registry.resolve(name)?.tool.name;
+    return base === undefined || !hit(base);
+  });
 }

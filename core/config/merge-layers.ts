@@ -10,7 +10,8 @@ import { isPlainObject } from "./plain-object.js";
 import { isSandboxValue, SANDBOX_SHAPE, strictest } from "../sandbox/sandbox-config.js";
 import { capUntrustedLimits, restrictUntrusted } from "./untrusted-config.js";
 import { MAX_TIMER_MS } from "../tool-call.js";
-import { orTrustOnce } from "../trust-hint.js";
+import { unreadClaudeSettings } from "./claude-settings-unread.js";
+import { orTrustOnce, TRUST_ONCE } from "../trust-hint.js";
 
 /** The three permission lists, in precedence order. */
 const LISTS = ["deny", "ask", "allow"] as const;
@@ -33,7 +34,7 @@ const KEEL_FORMAT: ReadonlySet<ConfigLayer["source"]> = new Set(["user", "projec
 
 /** How to have an untrusted workspace's widening settings used (`marked`: inside a process keel started for a tool, see orTrustOnce). */
 export function howToTrust(marked = false): string {
-  return `Trust this workspace with \`keel trust\`${orTrustOnce(marked, " (or pass --trust, or set KEEL_TRUST=1)")} to use them.`;
+  return `Trust this workspace with \`keel trust\`${orTrustOnce(marked, TRUST_ONCE.flagOrEnv)} to use them.`;
 }
 
 /**
@@ -67,6 +68,17 @@ export function mergeLayers(layers: ConfigLayer[], trusted: boolean, held?: "cha
         });
     diagnostics.push(...cappedTimeouts(layer));
     const { value, ignored } = contribution(layer, trusted);
+    if (layer.source === "claude") {
+      const unread = unreadClaudeSettings(layer.value);
+      if (unread.length)
+        diagnostics.push({
+          severity: "info",
+          source: "config",
+          file: layer.file,
+          path: unread.join(", "),
+          message: `keel does not read these Claude Code settings, so they have no effect here: ${unread.join(", ")}. keel reads permissions.allow/ask/deny, hooks and sandbox.filesystem.denyRead from this file; set the rest in keel's config (see keel config list) where keel has a counterpart.`,
+        });
+    }
     if (layer.source === "claude")
       for (const skip of claudeDenyRead(layer.value, layer.file, layer.scope).skipped)
         diagnostics.push({
@@ -83,7 +95,7 @@ export function mergeLayers(layers: ConfigLayer[], trusted: boolean, held?: "cha
         file: layer.file,
         path: ignored.join(", "),
         message: held
-          ? `${held === "changed" ? "This workspace's settings that widen changed since `keel trust`" : "This workspace was trusted before `keel trust` recorded what it approves"}, so its config only restricts: ${ignored.map(describeIgnored(layer.value)).join(", ")} ignored. Review them, then run \`keel trust\`${orTrustOnce(marked, " (or pass --trust)")} to use them.`
+          ? `${held === "changed" ? "This workspace's settings that widen changed since `keel trust`" : "This workspace was trusted before `keel trust` recorded what it approves"}, so its config only restricts: ${ignored.map(describeIgnored(layer.value)).join(", ")} ignored. Review them, then run \`keel trust\`${orTrustOnce(marked, TRUST_ONCE.flag)} to use them.`
           : `This workspace is not trusted, so its config may only restrict: ${ignored.map(describeIgnored(layer.value)).join(", ")} ignored. ${howToTrust(marked)}`,
       };
       diagnostics.push(d);

@@ -92,11 +92,25 @@ export function loadAgentTypes(places: readonly AgentPlace[]): { agents: AgentTy
         continue;
       }
       const model = typeof doc.data.model === "string" ? doc.data.model.trim() : "";
+      const ignored = IGNORED_FIELDS.filter((f) => doc.data[f] !== undefined && doc.data[f] !== null);
+      if (ignored.length)
+        warn(
+          shown,
+          `Agent "${unique}": keel does not support the front matter field${ignored.length > 1 ? "s" : ""} ${ignored.map((f) => `"${f}"`).join(", ")}; ${ignored.length > 1 ? "they are" : "it is"} ignored (the sub-agent runs under the parent's permission rules, hooks and servers, with delegate_agent's step limit).`,
+          "info",
+        );
+      const disallowed = agentDisallowedTools(doc.data.disallowedTools ?? doc.data["disallowed-tools"], (m, severity) =>
+        warn(shown, `Agent "${unique}": ${m}.`, severity),
+      );
+      let tools = agentTools(doc.data.tools, (m) => warn(shown, `Agent "${unique}": ${m}.`));
+      // a deny list keel cannot read fails closed: no tools, rather than every tool
+      if (disallowed === null) tools = [];
       const agent: AgentType = {
         name: unique,
         description: description.slice(0, MAX_AGENT_DESCRIPTION),
         prompt: doc.body.trim(),
-        tools: agentTools(doc.data.tools, (m) => warn(shown, `Agent "${unique}": ${m}.`)),
+        tools,
+        ...(disallowed?.length ? { disallowedTools: disallowed } : {}),
         model: model && !CLAUDE_MODEL_ALIASES.has(model) ? model : undefined,
         file,
         level: place.level,
@@ -107,6 +121,44 @@ export function loadAgentTypes(places: readonly AgentPlace[]): { agents: AgentTy
     }
   }
   return { agents, diagnostics };
+}
+
+/**
+ * Claude Code agent front matter fields keel does not act on: each would change what the sub-agent
+ * may do or how it runs, so a file using one gets an `info` diagnostic instead of silence.
+ * (`color` only paints Claude Code's terminal and is ignored without one.)
+ */
+const IGNORED_FIELDS = ["permissionMode", "skills", "mcpServers", "hooks", "maxTurns", "memory", "background", "isolation", "effort"] as const;
+
+/**
+ * The `disallowedTools` field as keel names (undefined when absent; null when it is not a list, which
+ * the caller turns into no tools at all). It only narrows, so whatever
+ * keel cannot express narrows more: an entry with a specifier (`Bash(rm:*)`) removes its whole tool,
+ * with a warning saying so; a Claude Code tool keel has no counterpart for removes nothing (info).
+ */
+function agentDisallowedTools(value: unknown, report: (message: string, severity?: Diagnostic["severity"]) => void): string[] | undefined | null {
+  if (value === undefined || value === null) return undefined;
+  const flow = typeof value === "string" ? /^\[(.*)\]$/.exec(value.trim()) : null;
+  const entries = flow ? listField(flow[1]!)?.map((e) => e.replace(/^["']|["']$/g, "")) : listField(value);
+  if (!entries) {
+    report(`"disallowedTools" must be a comma-separated string or a list; the agent gets no tools until it is fixed`, "error");
+    return null;
+  }
+  const names = new Set<string>();
+  for (const entry of entries) {
+    const spec = /^([^()]+?)\s*\(.*\)\s*$/s.exec(entry.trim());
+    const mapped = mapAgentToolName(spec ? spec[1]! : entry);
+    if (!mapped.ok) {
+      if (!spec) report(`disallowedTools: ${mapped.reason}; nothing to remove`, "info");
+      continue;
+    }
+    if (spec)
+      report(
+        `disallowedTools: "${entry.trim()}" has a specifier, which keel cannot express for a sub-agent; the whole tool "${mapped.name}" is removed instead`,
+      );
+    names.add(mapped.name);
+  }
+  return [...names];
 }
 
 /** The `tools` field as keel names (undefined when absent: every tool); each dropped entry is reported. */

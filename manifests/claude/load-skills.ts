@@ -3,12 +3,18 @@ import { join } from "node:path";
 import { inside, MAX_MANIFEST_BYTES, realOrSelf, readRegularFile, type Diagnostic } from "../../core/index.js";
 import { isExcludedBelow } from "../discovery-scope.js";
 import { hiddenCharacterProblem } from "../identifier-text.js";
-import { listField, parseFrontMatter } from "../markdown/front-matter.js";
+import { listField, parseFrontMatter, trueField } from "../markdown/front-matter.js";
 
 /** Diagnostics produced here carry this source. */
 export const SKILL_DIAGNOSTIC_SOURCE = "skill";
 /** Longest description kept (Claude Code's limit). */
 export const MAX_SKILL_DESCRIPTION = 1024;
+
+/**
+ * Claude Code skill front matter fields that change how a skill runs and that keel does not act on
+ * (`argument-hint` and `user-invocable` only shape Claude Code's `/` menu and are ignored silently).
+ */
+const IGNORED_FIELDS = ["context", "agent", "model", "hooks"] as const;
 
 /** A folder of skills: each `<dir>/<name>/SKILL.md`. */
 export interface SkillPlace {
@@ -26,6 +32,11 @@ export interface SkillDef {
   description: string;
   /** `allowed-tools` of the front matter, as written (Claude rule syntax). */
   allowedTools?: string[];
+  /**
+   * False for `disable-model-invocation: true`: in Claude Code only the user may start such a skill
+   * (as `/name`), so keel neither lists it for the model nor lets the `skill` tool load it.
+   */
+  modelInvocable: boolean;
   /** The skill's folder and its SKILL.md (real paths). */
   dir: string;
   file: string;
@@ -112,10 +123,25 @@ export function loadSkills(places: readonly SkillPlace[]): { skills: SkillDef[];
         warn(file, `A skill named "${unique}" is already loaded from ${taken.file}; this one was skipped.`);
         continue;
       }
+      const modelInvocable = !trueField(doc.data["disable-model-invocation"]);
+      if (!modelInvocable)
+        warn(
+          file,
+          `Skill "${unique}" has disable-model-invocation: true: in Claude Code only you can start it (as /${unique}); keel does not run skills as commands, so it is not offered to the model and the skill tool refuses it. To use it in keel, copy its instructions into a prompt command (.claude/commands/${unique}.md).`,
+          "info",
+        );
+      const ignored = IGNORED_FIELDS.filter((f) => doc.data[f] !== undefined && doc.data[f] !== null);
+      if (ignored.length)
+        warn(
+          file,
+          `Skill "${unique}": keel does not support the front matter field${ignored.length > 1 ? "s" : ""} ${ignored.map((f) => `"${f}"`).join(", ")}; ${ignored.length > 1 ? "they are" : "it is"} ignored (the skill's instructions are loaded into the current conversation, with its model and hooks).`,
+          "info",
+        );
       const skill: SkillDef = {
         name: unique,
         description: description.slice(0, MAX_SKILL_DESCRIPTION),
         allowedTools: listField(doc.data["allowed-tools"]),
+        modelInvocable,
         dir,
         file: real,
         body: doc.body,

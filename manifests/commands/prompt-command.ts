@@ -1,5 +1,5 @@
 import { parse as parseToml } from "smol-toml";
-import { listField, parseFrontMatter } from "../markdown/front-matter.js";
+import { listField, parseFrontMatter, trueField } from "../markdown/front-matter.js";
 
 /** A prompt command: a Claude Code command (`commands/*.md`) or a Gemini CLI command (`commands/*.toml`). */
 export interface PromptCommand {
@@ -10,6 +10,11 @@ export interface PromptCommand {
   argumentHint?: string;
   /** Claude `allowed-tools` (rule syntax: `Bash(git status:*)`), which gate `` !`cmd` `` lines. */
   allowedTools?: string[];
+  /**
+   * False for a Claude Code command with `disable-model-invocation: true`: only the user may run it
+   * (`keel run "/name"`, `keel workflow run`), never the model through `workflow_run`.
+   */
+  modelInvocable?: boolean;
   /** Model the command asks for (`model`); keel uses it as a model name on the configured endpoint. */
   model?: string;
   /** The prompt text before substitution. */
@@ -54,6 +59,7 @@ export function parseClaudeCommand(text: string, name: string, origin: Origin): 
       description: str("description") ?? firstLine(doc.body),
       argumentHint: str("argument-hint"),
       allowedTools: listField(doc.data["allowed-tools"]),
+      ...(trueField(doc.data["disable-model-invocation"]) ? { modelInvocable: false } : {}),
       model,
       template: doc.body,
       syntax: "claude",

@@ -86,3 +86,8 @@ function splitTopLevelCommas(text: string): string[] {
   out.push(cur);
   return out.map((s) => s.trim()).filter(Boolean);
 }
+
+/** A front matter flag: YAML `true`, or the text `true` (any case) as the lenient reading leaves it. */
+export function trueField(value: unknown): boolean {
+  return value === true || (typeof value === "string" && value.trim().toLowerCase() === "true");
+}

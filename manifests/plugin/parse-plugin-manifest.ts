@@ -137,11 +137,26 @@ export function parsePluginManifest(raw: unknown): ParsedPluginManifest {
   manifest.mcpServers = obj.mcpServers ?? obj.mcp_servers;
   manifest.workflows = obj.workflows;
   manifest.commands = commandPaths(obj.commands, issues);
+  for (const [key, what] of UNFOLLOWED_PATH_FIELDS)
+    if (obj[key] !== undefined && obj[key] !== null)
+      issues.push({
+        severity: "info",
+        path: key,
+        message: `keel does not read "${key}" (Claude Code's ${what}); it has no effect here.${key === "agents" || key === "skills" ? ` keel loads only the plugin's own ${key}/ folder: move the files there.` : ""}`,
+      });
   const main = mainModuleSchema.safeParse(obj.main);
   if (main.success) manifest.main = main.data;
   else report(issues, ["main"], main.error, "the code module was not loaded");
   return { manifest, issues };
 }
+
+/** Claude Code plugin.json fields naming files keel does not load, with what they are. */
+const UNFOLLOWED_PATH_FIELDS: readonly (readonly [string, string])[] = [
+  ["agents", "paths of agent files besides agents/"],
+  ["skills", "paths of skill folders besides skills/"],
+  ["outputStyles", "output styles"],
+  ["lspServers", "LSP servers"],
+];
 
 /** `commands`: a path or a list of paths (files or folders, relative to the plugin root), as Claude Code's plugin.json has it. */
 function commandPaths(value: unknown, issues: ManifestIssue[]): { ref: string; path: string }[] {

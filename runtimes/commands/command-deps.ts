@@ -1,6 +1,5 @@
 import {
-  inToolProcess,
-  orTrustOnce,
+  ASK_USER_TO_TRUST,
   allowedToolsAllowBash,
   confinePath,
   errorMessage,
@@ -26,13 +25,17 @@ export function commandMayRunShell(host: Host, cmd: PromptCommand): boolean {
   return shellRefusal(host, cmd) === undefined;
 }
 
-/** Why a command's shell lines may not run, or undefined when they may. */
+/**
+ * Why a command's shell lines may not run, or undefined when they may. The refusal is rendered into
+ * the command's prompt, which a model reads (a turn, a workflow step, `prompts/get` of `keel mcp serve`):
+ * it says to ask the user to run `keel trust`, never a way to trust for one run.
+ */
 function shellRefusal(host: Host, cmd: PromptCommand): string | undefined {
   if (cmd.level === "user") return undefined;
   if (!host.trusted || host.options.reviewTrust)
-    return `this workspace is not trusted, so its commands run no shell lines ${inToolProcess(host.env) ? "(keel trust: ask the user to run it in their own terminal)" : "(keel trust, or --trust)"}`;
+    return `this workspace is not trusted, so its commands run no shell lines (\`keel trust\`${ASK_USER_TO_TRUST})`;
   if (cmd.syntax === "claude" && cmd.allowedTools?.length && host.service("workflows")?.allowedToolsApproved(cmd) === false)
-    return `its allowed-tools were added or changed since this workspace was trusted: review them with \`keel trust\`${orTrustOnce(inToolProcess(host.env), " (or pass --trust)")}`;
+    return `its allowed-tools were added or changed since this workspace was trusted: review them with \`keel trust\`${ASK_USER_TO_TRUST}`;
   return undefined;
 }
 
@@ -95,7 +98,11 @@ export function commandRenderDeps(host: Host, cmd: PromptCommand, run: RunContex
         }
         approved = true;
       }
-      const obs = await host.runTool({ tool: "bash", input: { command } }, { ...run, ...(approved ? { yes: true } : {}), origin: `command:${cmd.name}` });
+      // What it prints goes into the command's prompt: a model reads it.
+      const obs = await host.runTool(
+        { tool: "bash", input: { command } },
+        { ...run, ...(approved ? { yes: true } : {}), origin: `command:${cmd.name}`, readByModel: true },
+      );
       if (!obs.ok) throw new Error(`${obs.code}: ${obs.content.split("\n")[0]}`);
       const data = obs.data as { stdout?: unknown } | null;
       return typeof data?.stdout === "string" ? data.stdout : obs.content;

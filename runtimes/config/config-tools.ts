@@ -4,7 +4,9 @@ import {
   CALL_MARK,
   capUntrustedLimits,
   defineTool,
+  forModel,
   type Host,
+  modelReads,
   objectSchema,
   recordOwnLocalWrite,
   restrictUntrusted,
@@ -122,7 +124,11 @@ export function configTools(host: Host): ToolDefinition[] {
           const hidden = entries.filter((e) => e.hidden).length;
           const layers = view.layers.map((l) => ({ source: l.source, file: l.file, ...(l.error ? { error: l.error } : {}) }));
           // What the host ignored, translated or could not use in these files (untrusted keys, unknown keys, code config files).
-          const warnings = host.diagnostics.items.filter((d) => d.source === "config" && d.severity !== "info");
+          // A model reads them told to ask the user to trust, never a way to trust for one run (see forModel).
+          const toModel = modelReads(ctx.run);
+          const warnings = host.diagnostics.items
+            .filter((d) => d.source === "config" && d.severity !== "info")
+            .map((d) => (toModel ? { ...d, message: forModel(d.message) } : d));
           const text = [
             entries.length ? entries.map(line).join("\n") : "No config keys set" + (prefix ? ` under ${prefix}` : "") + ".",
             ...(entries.length < all.length ? [`(${entries.length} of ${all.length} keys; raise limit to see more)`] : []),

@@ -1,5 +1,16 @@
 import { basename, dirname, relative } from "node:path";
-import { analyzeShell, inside, MISSING, orTrustOnce, parseJsonText, readRegularFile, type ConfigLayer, type Host, type ShellParser } from "../../core/index.js";
+import {
+  analyzeShell,
+  inside,
+  MISSING,
+  orTrustOnce,
+  parseJsonText,
+  TRUST_ONCE,
+  readRegularFile,
+  type ConfigLayer,
+  type Host,
+  type ShellParser,
+} from "../../core/index.js";
 import { parseClaudeHooks, type CommandHookSpec, type HookIssue, type HookOrigin } from "../../manifests/hooks/claude-hooks-schema.js";
 import { RUN_HOOK_EVENTS } from "../../manifests/hooks/run-hook-events.js";
 
@@ -17,7 +28,7 @@ export interface DeclaredHook extends CommandHookSpec {
 
 /** How to have an untrusted workspace's hooks run (`marked`: inside a process keel started for a tool, see orTrustOnce). */
 export function trustHint(marked = false): string {
-  return `Trust this workspace with \`keel trust\`${orTrustOnce(marked, " (or pass --trust, or set KEEL_TRUST=1)")} to run them.`;
+  return `Trust this workspace with \`keel trust\`${orTrustOnce(marked, TRUST_ONCE.flagOrEnv)} to run them.`;
 }
 
 /** Bytes read at most from one hooks file. */

@@ -14,6 +14,7 @@ import {
   type ToolDefinition,
   inToolProcess,
   orTrustOnce,
+  TRUST_ONCE,
 } from "../../core/index.js";
 import { hookSandboxed, trustHint, type DeclaredHook } from "./collect-hooks.js";
 import { readVerdict, verdictWithSecretsHidden, type HookVerdict } from "./hook-output.js";
@@ -237,7 +238,7 @@ export class HookDispatcher {
     if (this.changedNoticed.has(h)) return true;
     this.changedNoticed.add(h);
     this.report(
-      `keel: ${event} hook \`${h.command}\` (${h.origin.file}) did not run: ${changed} changed since this workspace was trusted, and hooks are code. Review it, then run \`keel trust\`${orTrustOnce(inToolProcess(this.host.env), " (or pass --trust for one run)")}.`,
+      `keel: ${event} hook \`${h.command}\` (${h.origin.file}) did not run: ${changed} changed since this workspace was trusted, and hooks are code. Review it, then run \`keel trust\`${orTrustOnce(inToolProcess(this.host.env), TRUST_ONCE.flagOneRun)}.`,
     );
     return true;
   }
@@ -248,7 +249,7 @@ export class HookDispatcher {
     this.untrustedNoticed.add(h.origin.file);
     this.report(
       this.host.trusted
-        ? `keel: hooks in ${h.origin.file} did not run: ${this.host.trust.unpinned ? "this workspace was trusted before `keel trust` recorded what it approves" : "they were added or changed since this workspace was trusted"}, and hooks are code. Review them, then run \`keel trust\`${orTrustOnce(inToolProcess(this.host.env), " (or pass --trust for one run)")}.`
+        ? `keel: hooks in ${h.origin.file} did not run: ${this.host.trust.unpinned ? "this workspace was trusted before `keel trust` recorded what it approves" : "they were added or changed since this workspace was trusted"}, and hooks are code. Review them, then run \`keel trust\`${orTrustOnce(inToolProcess(this.host.env), TRUST_ONCE.flagOneRun)}.`
         : `keel: hooks in ${h.origin.file} did not run: this workspace is not trusted, and hooks are code. ${trustHint(inToolProcess(this.host.env))}`,
     );
   }
@@ -259,7 +260,10 @@ export class HookDispatcher {
     const names = d.tool ? [d.tool.claudeName, d.tool.calledAs, d.tool.tool.name] : d.matchOn !== undefined ? [d.matchOn] : undefined;
     if (!names) return true;
     let re = this.matchers.get(m);
-    if (!re) this.matchers.set(m, (re = new RegExp(`^(?:${m})$`)));
+    // As Claude Code reads a matcher: letters, digits, `_` and `|` are a name or a list of names, matched
+    // whole (`Edit` is not `MultiEdit`); anything else is a regular expression searched anywhere in the
+    // name (`^Edi`, `mcp__.*__delete`), as written — a guard written for Claude Code runs for the same tools.
+    if (!re) this.matchers.set(m, (re = /^[A-Za-z0-9_|]+$/.test(m) ? new RegExp(`^(?:${m})$`) : new RegExp(m)));
     return names.some((n) => re.test(n));
   }
 

@@ -1,5 +1,6 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
+import { linkedSignal, type LinkedSignal } from "../../core/index.js";
 import { paginate } from "./paginate.js";
 import type { McpToolInfo } from "./tool-cache.js";
 
@@ -48,14 +49,26 @@ export async function listAllToolsWithin(
   timeoutMs: number,
   signal?: AbortSignal,
 ): Promise<{ tools: McpToolInfo[]; dropped: number }> {
-  const budget = AbortSignal.timeout(timeoutMs);
+  const budget = new AbortController();
+  const timer = setTimeout(() => budget.abort(new Error(`tools/list timed out after ${timeoutMs} ms`)), timeoutMs);
+  timer.unref();
+  // A signal per page: the SDK leaves an abort listener on each request's signal, so one shared by
+  // hundreds of pages piles them up (and Node warns of a leak past 10). A linked plain signal, not
+  // `AbortSignal.any`: Node keeps one of those for good once the SDK's listener is on it (a start,
+  // a restart, a list_changed each left a closed client behind).
+  let page: LinkedSignal | undefined;
   try {
-    // A signal per page: the SDK leaves an abort listener on each request's signal, so one shared by
-    // hundreds of pages piles them up (and Node warns of a leak past 10).
-    return await listAllTools(client, types, () => ({ signal: AbortSignal.any(signal ? [signal, budget] : [budget]), timeout: timeoutMs }));
+    return await listAllTools(client, types, () => {
+      page?.unlink();
+      page = linkedSignal([signal, budget.signal]);
+      return { signal: page.signal, timeout: timeoutMs };
+    });
   } catch (error) {
-    if (!budget.aborted || signal?.aborted) throw error;
+    if (!budget.signal.aborted || signal?.aborted) throw error;
     throw new Error(`tools/list timed out: its pages did not all arrive within ${timeoutMs} ms`, { cause: error });
+  } finally {
+    clearTimeout(timer);
+    page?.unlink();
   }
 }
 

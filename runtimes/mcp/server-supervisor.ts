@@ -1,4 +1,4 @@
-import { inToolProcess, orTrustOnce } from "../../core/index.js";
+import { inToolProcess, orTrustOnce, TRUST_ONCE } from "../../core/index.js";
 import { setTimeout as sleep } from "node:timers/promises";
 import { changedPinnedFile, type Host } from "../../core/index.js";
 import { breakerError } from "./connection-errors.js";
@@ -38,7 +38,7 @@ export class ServerSupervisor {
     const changed = pinned && changedPinnedFile(this.deps.host.workspace.root, pinned);
     if (!changed) return false;
     this.status.state = "failed";
-    this.status.lastError = `${changed} changed since this workspace was trusted, so the server was not started: review it with \`keel trust\`${orTrustOnce(inToolProcess(this.deps.host.env), ", or re-run with --trust")}.`;
+    this.status.lastError = `${changed} changed since this workspace was trusted, so the server was not started: review it with \`keel trust\`${orTrustOnce(inToolProcess(this.deps.host.env), TRUST_ONCE.reRun)}.`;
     return true;
   }
 

@@ -1,4 +1,4 @@
-import { ASK_USER_TO_TRUST, inToolProcess, orTrustOnce } from "../../core/index.js";
+import { inToolProcess, orTrustOnce, TRUST_ONCE } from "../../core/index.js";
 import { dirname, relative } from "node:path";
 import { MISSING, type Host } from "../../core/index.js";
 import type { McpConnection } from "./mcp-connection.js";
@@ -29,12 +29,12 @@ export function approveServers(host: Host, connections: readonly McpConnection[]
 export function untrustedReason(host: Host, conn: McpConnection): string {
   const file = relative(host.workspace.root, conn.config.origin.file);
   const marked = inToolProcess(host.env);
-  const once = orTrustOnce(marked, ", or re-run with --trust");
+  const once = orTrustOnce(marked, TRUST_ONCE.reRun);
   if (host.trust.unpinned)
     return `MCP server "${conn.name}" (${file}) is not approved yet: this workspace was trusted before \`keel trust\` recorded what it approves, so it was not started. Review it with \`keel trust\`${once}.`;
   return host.trusted
     ? `MCP server "${conn.name}" (${file}) was added or changed since this workspace was trusted, so it was not started: review it with \`keel trust\`${once}.`
-    : `MCP server "${conn.name}" is defined by this untrusted workspace (${file}) and was not started: ${marked ? `run \`keel trust\` first${ASK_USER_TO_TRUST}` : "re-run with --trust, or run `keel trust` first"}.`;
+    : `MCP server "${conn.name}" is defined by this untrusted workspace (${file}) and was not started: run \`keel trust\` first${once}.`;
 }
 
 /**

@@ -44,10 +44,12 @@ export function skillsRuntime(): KeelPlugin {
                 host.approves({ kind: "skill", name: `${s.name} (${relative(host.workspace.root, s.file)})`, config: [s.name, s.allowedTools] }, s.file)),
           ),
         );
-        if (skills.length)
+        // `disable-model-invocation: true`: not for the model (Claude Code lets only the user start it)
+        const offered = skills.filter((s) => s.modelInvocable);
+        if (offered.length)
           host.registry.register(
             skillTool(
-              skills,
+              offered,
               (skill, sessionId) => activate(host, skill, sessionId),
               (skill) => widening.has(skill),
             ),
@@ -58,7 +60,7 @@ export function skillsRuntime(): KeelPlugin {
       host.hooks.beforeTool.tapPromise(PLUGIN_NAME, async (ctx) => {
         const sessionId = ctx.run.sessionId;
         if (!sessionId || ctx.permission) return undefined;
-        const active = activeSkills(host, sessionId, skills).filter((s) => widening.has(s));
+        const active = activeSkills(host, sessionId, skills).filter((s) => widening.has(s) && s.modelInvocable);
         if (!active.length) return undefined;
         const cwd = ctx.run.cwd ?? host.activeDir;
         for (const skill of active)
@@ -69,7 +71,8 @@ export function skillsRuntime(): KeelPlugin {
         return undefined;
       });
       host.hooks.beforePrompt.tapPromise(PLUGIN_NAME, async (ctx) => {
-        if (skills.length) ctx.system = `${ctx.system}\n\n${skillsSection(skills)}`;
+        const offered = skills.filter((s) => s.modelInvocable);
+        if (offered.length) ctx.system = `${ctx.system}\n\n${skillsSection(offered)}`;
         return ctx;
       });
     },

@@ -1,5 +1,5 @@
 import { exactText } from "../../core/cli/index.js";
-import { orTrustOnce, visibleJson } from "../../core/index.js";
+import { orTrustOnce, TRUST_ONCE, visibleJson } from "../../core/index.js";
 import type { WorkflowDefinition, WorkflowStep } from "../../manifests/workflow/workflow-schema.js";
 import type { WorkflowRunRecord } from "./run-record.js";
 import { finishedLine, formatDuration } from "./workflow-progress.js";
@@ -17,7 +17,7 @@ export function describeWorkflowIndex(workflows: WorkflowDefinition[]): string {
 
 /** Why a workflow will not run and how to trust (`marked`: inside a process keel started for a tool, see orTrustOnce). */
 export function needsTrustNote(marked = false): string {
-  return `this workspace is not trusted; trust it with \`keel trust\`${orTrustOnce(marked, ", or pass --trust or set KEEL_TRUST=1 for one invocation")}`;
+  return `this workspace is not trusted; trust it with \`keel trust\`${orTrustOnce(marked, TRUST_ONCE.orOnce)}`;
 }
 
 /**

@@ -56,7 +56,7 @@ export interface WorkflowRunRecord {
   /** Why the run failed or was cancelled. */
   error?: string;
   /** Set when the run was refused before any step ran, and why. */
-  refused?: "arguments" | "trust" | "nesting" | "worktree";
+  refused?: "arguments" | "trust" | "nesting" | "worktree" | "invocation";
   /** Placeholders that had no value anywhere in the run. */
   warnings: string[];
   worktree?: { name: string; path: string; branch: string; onFinish: string; result?: WorktreeExitResult };

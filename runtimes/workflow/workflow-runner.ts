@@ -21,6 +21,11 @@ export interface WorkflowRunOptions {
   toolBound?: (name: string) => boolean;
   /** Who started it: `cli`, `tool`, ... */
   origin?: string;
+  /**
+   * A model asked for this run and reads its report and its steps' results (default: when `origin` is `tool`, the
+   * model's workflow_run); nested runs inherit it. Commands with `disable-model-invocation: true` are refused then.
+   */
+  readByModel?: boolean;
   /** Run in a fresh managed worktree even if the workflow does not ask for one (value: onFinish). */
   worktree?: WorktreeFinish;
   progress?: WorkflowProgress;
@@ -79,7 +84,13 @@ export async function runWorkflow(env: RunnerEnv, wf: WorkflowDefinition, opts: 
     return refuse(`Workflow cycle detected: ${stack.join(" → ")}. A workflow may not call itself, directly or through others.`, "nesting");
   if (depth > MAX_WORKFLOW_DEPTH)
     return refuse(`Workflows are nested too deeply (${stack.join(" → ")}); the limit is ${MAX_WORKFLOW_DEPTH} levels.`, "nesting");
-  const untrusted = untrustedWorkflowMessage(env.host, wf, opts.origin === "tool");
+  const readByModel = opts.readByModel ?? opts.origin === "tool";
+  if (readByModel && wf.steps.some((s) => s.kind === "command" && s.command.modelInvocable === false))
+    return refuse(
+      `The command /${wf.name} (${wf.origin.file}) has disable-model-invocation: true: only the user may run it (keel run "/${wf.name}", keel workflow run ${wf.name}), not the model. Ask the user to run it.`,
+      "invocation",
+    );
+  const untrusted = untrustedWorkflowMessage(env.host, wf, readByModel);
   if (untrusted) return refuse(untrusted, "trust");
   const prepared = prepareArguments(env.host, wf, opts.args ?? {});
   record.arguments = prepared.args;
@@ -117,6 +128,7 @@ export async function runWorkflow(env: RunnerEnv, wf: WorkflowDefinition, opts: 
     sessionId: opts.sessionId,
     ...(opts.toolBound ? { toolBound: opts.toolBound } : {}),
     origin: `workflow:${stack.join(">")}`,
+    readByModel,
     ...(cwd ? { cwd } : {}),
   };
   let stop: { status: "failed" | "cancelled"; reason: string } | undefined;
@@ -149,7 +161,7 @@ export async function runWorkflow(env: RunnerEnv, wf: WorkflowDefinition, opts: 
       signal,
       run: runCtx,
       started: (label) => opts.progress?.stepStarted({ depth, index: step.index, total, label, kind: step.kind }),
-      nested: (name, args, s) => runNested(env, name, args, { ...opts, signal: s, stack, cwd, worktree: undefined }),
+      nested: (name, args, s) => runNested(env, name, args, { ...opts, readByModel, signal: s, stack, cwd, worktree: undefined }),
     });
     const rec: StepRecord = { index: step.index, key: step.key, kind: step.kind, durationMs: Date.now() - t0, ...outcome.record };
     if (timeout?.aborted && !opts.signal?.aborted && rec.status !== "succeeded") {

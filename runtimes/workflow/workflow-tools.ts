@@ -1,5 +1,5 @@
 import { type RunContext, type ToolDefinition, ToolError, UsageError } from "../../core/index.js";
-import { defineTool } from "../../core/index.js";
+import { defineTool, modelReads } from "../../core/index.js";
 import type { WorkflowService } from "./workflow-service.js";
 
 const SOURCE = { kind: "runtime", id: "workflow" } as const;
@@ -47,14 +47,14 @@ export function workflowTools(service: WorkflowService): ToolDefinition[] {
         source: SOURCE,
         risk: ["read"],
         readOnly: true,
-        async execute(input) {
+        async execute(input, ctx) {
           const wf = known(service, input.workflow_name);
           const { origin, ...rest } = wf;
           const needsTrust = service.needsTrust(wf);
           const { describeWorkflow } = await describe();
           return {
-            // The model reads this: it is told to ask the user to trust, never a way to trust for one run.
-            content: describeWorkflow(wf, needsTrust, true),
+            // A model reading this is told to ask the user to trust, never a way to trust for one run.
+            content: describeWorkflow(wf, needsTrust, modelReads(ctx.run)),
             data: { ...rest, source: origin.file, needsTrust },
             metadata: { action: "workflow_get" },
           };
@@ -89,6 +89,8 @@ export function workflowTools(service: WorkflowService): ToolDefinition[] {
             sessionId: ctx.sessionId,
             ...callerBound(ctx.run),
             origin: "tool",
+            // a person runs it from the command line (`keel call`) or an embedder's code; anyone else is a model
+            readByModel: modelReads(ctx.run),
             cwd: ctx.cwd,
             stack,
           });
@@ -99,7 +101,7 @@ export function workflowTools(service: WorkflowService): ToolDefinition[] {
               ? "cancelled"
               : record.refused === "arguments"
                 ? "schema_invalid"
-                : record.refused === "trust"
+                : record.refused === "trust" || record.refused === "invocation"
                   ? "permission_denied"
                   : "execution_failed";
           const { describeRun } = await describe();

@@ -1,4 +1,4 @@
-import { inToolProcess, orTrustOnce } from "../../core/index.js";
+import { inToolProcess, orTrustOnce, TRUST_ONCE } from "../../core/index.js";
 import type { Host } from "../../core/index.js";
 import type { WorkflowDefinition } from "../../manifests/workflow/workflow-schema.js";
 
@@ -23,5 +23,5 @@ export function untrustedWorkflowMessage(host: Host, wf: WorkflowDefinition, byM
   if (!workflowNeedsTrust(host, wf)) return undefined;
   const where = wf.origin.kind === "plugin" ? `plugin "${wf.origin.plugin}" of this workspace (${wf.origin.file})` : wf.origin.file;
   const steps = `${wf.steps.length} step${wf.steps.length === 1 ? "" : "s"}`;
-  return `Workflow "${wf.name}" is defined in ${where}, but this workspace is not trusted, so its workflows may not run (whatever their steps do; this one has ${steps}). No step was run. Trust the workspace with \`keel trust\`${orTrustOnce(byModel || inToolProcess(host.env), " (persistent), or pass --trust or set KEEL_TRUST=1 for one invocation")}.`;
+  return `Workflow "${wf.name}" is defined in ${where}, but this workspace is not trusted, so its workflows may not run (whatever their steps do; this one has ${steps}). No step was run. Trust the workspace with \`keel trust\`${orTrustOnce(byModel || inToolProcess(host.env), TRUST_ONCE.persistentOrOnce)}.`;
 }

@@ -97,6 +97,32 @@ describe("Claude Code plugin layouts", () => {
     expect(informational(out.plugins[0])).toEqual(["command:/a"]);
   });
 
+  it("agents, skills, outputStyles and lspServers paths keel does not follow are info diagnostics naming the field; the plugin's own agents/ still loads", async () => {
+    ws = makeWorkspace({
+      "plugins/p/.claude-plugin/plugin.json": {
+        name: "p",
+        agents: ["./custom/reviewer.md"],
+        skills: "./more-skills",
+        outputStyles: "./styles",
+        lspServers: { ts: { command: "tsserver" } },
+      },
+      "plugins/p/custom/reviewer.md": "---\ndescription: Reviews\n---\nReview.",
+      "plugins/p/agents/helper.md": "---\ndescription: Helps\n---\nHelp.",
+    });
+    const out = (await keelJson(ws, ["plugins"])).json();
+    const file = ws.path("plugins", "p", ".claude-plugin", "plugin.json");
+    const shown = out.diagnostics.map((d: { severity: string; file: string; path: string }) => [d.severity, d.file, d.path]);
+    expect(shown).toEqual([
+      ["info", file, "agents"],
+      ["info", file, "skills"],
+      ["info", file, "outputStyles"],
+      ["info", file, "lspServers"],
+    ]);
+    expect(out.diagnostics[0].message).toContain('keel does not read "agents"');
+    expect(out.diagnostics[0].message).toContain("move the files there");
+    expect(informational(out.plugins[0])).toContain("agent:helper");
+  });
+
   it("a manifest path that is a symbolic link out of the plugin (workflows, hooks, mcpServers, commands) is refused: nothing of the file is read or shown", async () => {
     ws = makeWorkspace({
       "plugins/p/.claude-plugin/plugin.json": { name: "p", workflows: "./wf.json", hooks: "./hk.json", mcpServers: "./mcp.json", commands: "./cmds" },

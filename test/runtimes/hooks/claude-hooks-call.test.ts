@@ -216,3 +216,27 @@ describe("Claude Code PreToolUse / PostToolUse hooks run inside the tool pipelin
     expect(listed.hooks).toEqual([expect.objectContaining({ event: "PostToolUse", level: "user", plugin: "audit", runs: true })]);
   });
 });
+
+describe("hook matchers read as Claude Code reads them", () => {
+  it("a matcher with regex characters is searched anywhere in the tool name (a guard `^Edi|mcp__.*__delete` covers Edit); a plain name still matches whole", async () => {
+    ws = makeWorkspace({ "a.txt": "one\n" });
+    ws.write("block.cjs", 'process.stderr.write("edits are frozen"); process.exit(2);');
+    ws.write(".claude/settings.json", {
+      hooks: {
+        PreToolUse: [
+          { matcher: "^Edi|mcp__.*__delete", hooks: [{ type: "command", command: 'node "$CLAUDE_PROJECT_DIR/block.cjs"' }] },
+          // a plain name: exactly Writ, so never Write
+          { matcher: "Writ", hooks: [{ type: "command", command: 'node "$CLAUDE_PROJECT_DIR/block.cjs"' }] },
+        ],
+      },
+    });
+    const read = await call(["--trust", "--yes", "call", "read_file", "--input", JSON.stringify({ path: "a.txt" })]);
+    expect(read.exitCode).toBe(0);
+    const edit = await call(["--trust", "--yes", "call", "edit_file", "--input", JSON.stringify({ path: "a.txt", old_string: "one", new_string: "two" })]);
+    expect(edit.json()).toMatchObject({ ok: false, phase: "hook", code: "tool_blocked" });
+    expect(edit.json().content).toContain("edits are frozen");
+    expect(ws.read("a.txt")).toBe("one\n");
+    const write = await call(["--trust", "--yes", "call", "write_file", "--input", JSON.stringify({ path: "b.txt", content: "b" })]);
+    expect(write.json()).toMatchObject({ ok: true, phase: "done" });
+  });
+});

@@ -107,16 +107,20 @@ describe("workflows of an untrusted workspace do not run at all", () => {
 
   it("the model's workflow_run is refused with permission_denied; workflow_get reports needsTrust", async () => {
     host = await openTestHost(workspace());
-    const run = await host.runTool({ tool: "workflow_run", input: { workflow_name: "hook" } }, { yes: true });
+    const run = await host.runTool({ tool: "workflow_run", input: { workflow_name: "hook" } }, { yes: true, origin: "agent" });
     expect(run).toMatchObject({ ok: false, code: "permission_denied" });
     expect(run.content).toContain("not trusted");
     // The model is told to ask the user, not a way to trust for one run (refused in its commands anyway).
     expect(run.content).toContain("ask the user to run it in their own terminal");
     expect(run.content).not.toMatch(/--trust|KEEL_TRUST/);
     expect(ws!.exists(".git/hooks/post-checkout")).toBe(false);
-    const get = await host.runTool({ tool: "workflow_get", input: { workflow_name: "hook" } });
+    const get = await host.runTool({ tool: "workflow_get", input: { workflow_name: "hook" } }, { origin: "agent" });
     expect(get.data).toMatchObject({ needsTrust: true });
     expect(get.content).toContain("needs_trust=true");
     expect(get.content).not.toMatch(/--trust|KEEL_TRUST/);
+    // Your own `keel call` (or a program's) is told the way to trust for one run too.
+    const yours = await host.runTool({ tool: "workflow_run", input: { workflow_name: "hook" } }, { yes: true, origin: "cli" });
+    expect(yours.content).toContain("or pass --trust or set KEEL_TRUST=1 for one invocation");
+    expect((await host.runTool({ tool: "workflow_get", input: { workflow_name: "hook" } }, { origin: "cli" })).content).toContain("--trust");
   });
 });
