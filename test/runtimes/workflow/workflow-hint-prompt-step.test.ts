@@ -61,6 +61,19 @@ describe("a user-run workflow hands a refusal to its prompt step", () => {
     expect(sent()).not.toMatch(/--trust|KEEL_TRUST/);
   });
 
+  it("a workflow_run tool step next to a prompt step counts as the model's: a command only you may run is refused", async () => {
+    const h = await open([
+      { id: "a", prompt: "Which command?" },
+      { id: "b", tool: "workflow_run", input: { workflow_name: "mine-only" }, continueOnError: true },
+    ]);
+    ws!.write(".claude/commands/mine-only.md", "---\ndisable-model-invocation: true\n---\nDo the thing.");
+    await h.close();
+    host = await openTestHost(ws!, { env: { ...ws!.env, OPENAI_API_KEY: "k" } });
+    const record = await host.service("workflows")!.run("outer", { yes: true, origin: "cli" });
+    expect(record.steps[1]).toMatchObject({ kind: "tool", status: "failed", code: "permission_denied" });
+    expect(JSON.stringify(record.steps[1])).toContain("disable-model-invocation");
+  });
+
   it("without a step that hands results to a model, your run keeps the way to trust for one run", async () => {
     const h = await open([{ id: "a", tool: "workflow_run", input: { workflow_name: "theirs" }, continueOnError: true }]);
     const record = await h.service("workflows")!.run("outer", { yes: true, origin: "cli" });
