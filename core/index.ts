@@ -66,6 +66,7 @@ export { describeSchemaErrors, type CompiledSchema } from "./validation.js";
 export { ancestorsWithin, resolveWorkspace, type Workspace } from "./workspace.js";
 export { MAX_MANIFEST_BYTES, readRegularFile } from "./bounded-read.js";
 export { linkedSignal, type LinkedSignal } from "./linked-signal.js";
+export { ABORTED, untilAborted } from "./until-aborted.js";
 export { parseJsonText, withoutBom } from "./json-text.js";
 export { analyzeShell, type ShellParser } from "./shell/shell-analysis.js";
 export { ShellLexer, type ShellSpot } from "./shell/shell-context.js";

@@ -4,6 +4,7 @@ import type { Host } from "./host.js";
 import type { PermissionDecision } from "./permissions.js";
 import type { ApprovalAnswer, EventSink, ObservationCode, RunContext, ToolDefinition } from "./types.js";
 import { MAX_TIMER_MS } from "./tool-call.js";
+import { ABORTED, untilAborted } from "./until-aborted.js";
 
 /** What the permission phase knows about a call whose decision is `ask`. */
 export interface AskedCall {
@@ -99,6 +100,7 @@ async function askApprover(host: Host, call: AskedCall): Promise<AskSettlement> 
     ),
     signal,
   )
+    .then((answered) => (answered === ABORTED ? ("cancelled" as const) : answered))
     // Cancelled while asking (Ctrl-C, the caller's signal): not a refusal. Any other failure of the approver is a no.
     .catch((error: unknown) => (signal.aborted || (error as Error | undefined)?.name === "AbortError" ? ("cancelled" as const) : ("no" as const)));
   if (answer === "cancelled") {
@@ -119,30 +121,4 @@ async function askApprover(host: Host, call: AskedCall): Promise<AskSettlement> 
   }
   if (answer === "always" && !permission.strict) run.sessionAllow?.add(tool.name);
   return { approvedBy: "user" };
-}
-
-/**
- * `answer`, or "cancelled" once `signal` aborts, whichever comes first: the call stops waiting for an approver
- * that ignores its signal (an embedding program's), so a cancelled call ends and `host.close()`, which waits for
- * the calls in flight, settles. An answer given after that is ignored: the call was cancelled, nothing ran.
- */
-function untilAborted<T>(answer: Promise<T>, signal: AbortSignal): Promise<T | "cancelled"> {
-  if (signal.aborted) {
-    answer.catch(() => {}); // settled later or never: no one waits for it
-    return Promise.resolve("cancelled");
-  }
-  return new Promise<T | "cancelled">((resolve, reject) => {
-    const cancel = (): void => resolve("cancelled");
-    signal.addEventListener("abort", cancel, { once: true });
-    answer.then(
-      (value) => {
-        signal.removeEventListener("abort", cancel);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener("abort", cancel);
-        reject(error);
-      },
-    );
-  });
 }

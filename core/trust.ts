@@ -28,6 +28,8 @@ export interface TrustItem {
   config: unknown;
   /** Workspace files the item runs whose content `config` pins (a hook's script, a server's entry, a Makefile), and package scripts pinned by their text (`package.json#scripts.lint`), shown by `keel trust`. */
   files?: string[];
+  /** Your environment variables the item receives (an MCP server's `${VAR}` references), shown by `keel trust`; not part of the pin. */
+  variables?: string[];
 }
 
 /**

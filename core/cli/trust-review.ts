@@ -59,6 +59,8 @@ export function sandboxNote(
  * would otherwise scroll its real start off the screen and leave a harmless-looking line above the
  * question, and a run of spaces would hide its tail screens away to the right of a harmless start.
  */
-export function trustItemLine(item: Pick<TrustItem, "kind" | "name" | "files">): string {
-  return exactText(`${item.kind} ${item.name}${item.files?.length ? `, with ${item.files.join(", ")}` : ""}`);
+export function trustItemLine(item: Pick<TrustItem, "kind" | "name" | "files" | "variables">): string {
+  const files = item.files?.length ? `, with ${item.files.join(", ")}` : "";
+  const variables = item.variables?.length ? `; it gets your ${item.variables.join(", ")}` : "";
+  return exactText(`${item.kind} ${item.name}${files}${variables}`);
 }

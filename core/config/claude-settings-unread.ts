@@ -6,6 +6,8 @@ const READ_CLAUDE_SETTINGS: Readonly<Record<string, Readonly<Record<string, true
   permissions: { allow: true, ask: true, deny: true },
   hooks: true,
   sandbox: { filesystem: ["denyRead"] },
+  // Read by the MCP runtime (claude-disabled-servers.ts): the named `.mcp.json` servers do not start.
+  disabledMcpjsonServers: true,
 };
 
 /**

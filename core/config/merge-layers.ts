@@ -76,7 +76,7 @@ export function mergeLayers(layers: ConfigLayer[], trusted: boolean, held?: "cha
           source: "config",
           file: layer.file,
           path: unread.join(", "),
-          message: `keel does not read these Claude Code settings, so they have no effect here: ${unread.join(", ")}. keel reads permissions.allow/ask/deny, hooks and sandbox.filesystem.denyRead from this file; set the rest in keel's config (see keel config list) where keel has a counterpart.`,
+          message: `keel does not read these Claude Code settings, so they have no effect here: ${unread.join(", ")}. keel reads permissions.allow/ask/deny, hooks, sandbox.filesystem.denyRead and disabledMcpjsonServers from this file; set the rest in keel's config (see keel config list) where keel has a counterpart.`,
         });
     }
     if (layer.source === "claude")

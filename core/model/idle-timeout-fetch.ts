@@ -15,6 +15,9 @@ export type Fetch = (input: string | URL | Request, init?: RequestInit) => Promi
 export function idleTimeoutFetch(idleMs: number, stalled: () => Error, inner: Fetch = fetch): Fetch {
   return async (input, init) => {
     const idle = new AbortController();
+    // `AbortSignal.any` is fine here (unlike over a turn's or a run's signal, see linked-signal.ts): the
+    // `openai` client hands each request its own controller's signal, which lives as long as the request,
+    // and undici lets go of the signal it was given once the request is collected.
     const signal = init?.signal ? AbortSignal.any([init.signal, idle.signal]) : idle.signal;
     const res = await inner(input, { ...init, signal });
     if (!res.body) return res;

@@ -127,7 +127,7 @@ export function loadSkills(places: readonly SkillPlace[]): { skills: SkillDef[];
       if (!modelInvocable)
         warn(
           file,
-          `Skill "${unique}" has disable-model-invocation: true: in Claude Code only you can start it (as /${unique}); keel does not run skills as commands, so it is not offered to the model and the skill tool refuses it. To use it in keel, copy its instructions into a prompt command (.claude/commands/${unique}.md).`,
+          `Skill "${unique}" has disable-model-invocation: true: only you start it, as /${unique} (keel run "/${unique} …" or in keel chat), so it is not offered to the model and the skill tool refuses it.`,
           "info",
         );
       const ignored = IGNORED_FIELDS.filter((f) => doc.data[f] !== undefined && doc.data[f] !== null);

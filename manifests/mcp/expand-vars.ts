@@ -32,6 +32,17 @@ export interface ExpansionBudget {
 
 const PATTERN = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
 
+/** A `${VAR}` or `${VAR:-default}` reference keel expands (group 1: the name). */
+export const VAR_REFERENCE: RegExp = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-[^}]*)?\}/g;
+
+/**
+ * The `${…}` forms in `text` keel does not expand, left as written: VS Code's `${input:token}` and
+ * `${env:HOME}`, shell forms such as `${VAR-default}` or `${VAR:=x}`, `${}` and an unclosed `${`.
+ */
+export function unsupportedForms(text: string): string[] {
+  return [...text.matchAll(/\$\{[^}]*\}?/g)].map((m) => m[0]).filter((form) => !/^\$\{[A-Za-z_][A-Za-z0-9_]*(?::-[^}]*)?\}$/.test(form));
+}
+
 /**
  * Expands `${VAR}` and `${VAR:-default}` from `env`. An unset (or empty, with `:-`) variable
  * takes its default; an unset variable without a default is reported in `unset` and left as written.

@@ -43,8 +43,10 @@ export interface McpServerConfig {
   headers: Record<string, string>;
   /** OAuth settings of an http/sse server (`oauth` in the manifest); absent means defaults (discovery, dynamic registration). */
   oauth?: McpOAuthConfig;
-  /** False when `enabled: false` or `disabled: true`. */
+  /** False when `enabled: false` or `disabled: true`, or when Claude Code settings' `disabledMcpjsonServers` names the server (see `disabledBy`). */
   enabled: boolean;
+  /** The `.claude/settings*.json` whose `disabledMcpjsonServers` turned this workspace server off. */
+  disabledBy?: string;
   enabledTools?: string[];
   disabledTools?: string[];
   startupTimeoutMs?: number;

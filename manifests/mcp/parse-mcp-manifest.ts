@@ -3,7 +3,7 @@ import { dirname, resolve } from "node:path";
 import { hiddenCharacterProblem } from "../identifier-text.js";
 import type { DiscoveredMcp, DiscoverOptions } from "./discover-mcp-servers.js";
 import { MCP_DIAGNOSTIC_SOURCE as SOURCE } from "./discover-mcp-servers.js";
-import { expandMap, expandVars, MAX_EXPANDED_CHARS, type ExpansionBudget } from "./expand-vars.js";
+import { expandMap, expandVars, MAX_EXPANDED_CHARS, unsupportedForms, VAR_REFERENCE, type ExpansionBudget } from "./expand-vars.js";
 import { literalSecrets } from "./literal-secrets.js";
 import { resolveOAuth } from "./oauth-config.js";
 import { LocalResourceSchema, McpServerEntrySchema, normalizeTransport } from "./mcp-manifest-schema.js";
@@ -135,6 +135,7 @@ function parseServer(
     return undefined;
   }
   const { command, args, env, cwd, url, headers, oauth } = expanded;
+  reportUnsupportedForms(s, name, file, origin.path, opts);
   secrets.push(...literalSecrets({ url: s.url, headers: s.headers, env: s.env, args: s.args }));
   // A URL mixing `${VAR}` with a key written into it (`https://${MCP_HOST}/mcp/<key>/sse`) is no literal, yet its key is one.
   if (url && s.url?.includes("${")) secrets.push(...urlSecrets(url));
@@ -221,6 +222,45 @@ function parseResources(raw: unknown, baseDir: string, server: string | undefine
 }
 
 /** A key beginning with `_` (`"_comment"`) is a note for people, never a server. */
+/** VS Code's predefined variables: in keel they would be environment variables, which are seldom set. */
+const EDITOR_VARS = new Set(["workspaceFolder", "workspaceFolderBasename", "workspaceRoot", "userHome", "cwd", "file", "fileDirname", "pathSeparator"]);
+
+/**
+ * A warning for each `${…}` form keel leaves as written (`${input:token}`, `${env:HOME}`, `${VAR-x}`) in a field it
+ * expands, naming the server, the field and the form: never a silent literal. And for VS Code's `${workspaceFolder}` &c.,
+ * which keel reads as environment variables, a hint next to the unset-variable error.
+ */
+function reportUnsupportedForms(s: Record<string, unknown>, name: string, file: string, at: string, opts: DiscoverOptions): void {
+  const fields: [string, unknown][] = [
+    ["command", s.command],
+    ["cwd", s.cwd],
+    ["url", s.url],
+    ...(Array.isArray(s.args) ? s.args.map((a, i): [string, unknown] => [`args[${i}]`, a]) : []),
+    ...(["env", "headers"] as const).flatMap((key) => (isObject(s[key]) ? Object.entries(s[key]).map(([k, v]): [string, unknown] => [`${key}.${k}`, v]) : [])),
+  ];
+  for (const [field, value] of fields) {
+    if (typeof value !== "string" || !value.includes("${")) continue;
+    for (const form of new Set(unsupportedForms(value)))
+      opts.diagnostics.warn(
+        SOURCE,
+        `MCP server "${name}": ${shorten(form)} in ${field} is not expanded and is passed as written: keel expands only \${VAR} and \${VAR:-default} from your environment (not VS Code's \${input:…} prompts or \${env:…}). Write \${VAR} and export VAR.`,
+        { file, path: `${at}.${field}` },
+      );
+    for (const m of value.matchAll(VAR_REFERENCE))
+      if (EDITOR_VARS.has(m[1]!) && opts.env[m[1]!] === undefined)
+        opts.diagnostics.warn(
+          SOURCE,
+          `MCP server "${name}": \${${m[1]}} in ${field} is VS Code's, which keel does not set: keel reads it as an environment variable. Use a path relative to the server's cwd (the workspace root by default) instead.`,
+          { file, path: `${at}.${field}` },
+        );
+  }
+}
+
+/** A form of a manifest as shown in a diagnostic: at most 60 characters. */
+function shorten(form: string): string {
+  return form.length > 60 ? `${form.slice(0, 57)}…` : form;
+}
+
 function isComment(key: string): boolean {
   return key.startsWith("_");
 }

@@ -1,4 +1,4 @@
-import { describeSchemaErrors, type Host } from "../../core/index.js";
+import { ABORTED, describeSchemaErrors, type Host, untilAborted } from "../../core/index.js";
 import type { ElicitationAnswer, ElicitationRequest, Elicitor } from "./elicitation.js";
 
 /** How many times a user is asked again after an answer that does not match the requested schema. */
@@ -23,13 +23,13 @@ export async function answerElicitation(host: Host, elicit: Elicitor, request: E
   let asked = request;
   for (let attempt = 1; ; attempt++) {
     const end = elicit.waitsForUser ? host.userWait.begin() : undefined;
-    let answer: ElicitationAnswer | "stopped";
+    let answer: ElicitationAnswer | typeof ABORTED;
     try {
       answer = await untilAborted(elicit(asked, signal), signal);
     } finally {
       end?.();
     }
-    if (answer === "stopped") return report({ action: "cancel" }, `no longer waiting for an answer: ${stopReason(signal)}`);
+    if (answer === ABORTED) return report({ action: "cancel" }, `no longer waiting for an answer: ${stopReason(signal)}`);
     if (answer.action !== "accept" || !request.requestedSchema) return report(answer);
     const problem = formProblem(host, request.requestedSchema, answer.content ?? {});
     if (!problem) return report(answer);
@@ -37,26 +37,6 @@ export async function answerElicitation(host: Host, elicit: Elicitor, request: E
     if (!elicit.waitsForUser || attempt >= MAX_ATTEMPTS) return report({ action: "decline" }, `${reason}; declined`);
     asked = { ...request, message: `${request.message}\n(The last answer was not accepted: ${problem}. Please answer again.)` };
   }
-}
-
-/** `answer`, or "stopped" once `signal` aborts, whichever comes first (a later settlement is ignored). */
-function untilAborted<T>(answer: Promise<T>, signal: AbortSignal): Promise<T | "stopped"> {
-  answer.catch(() => {}); // settled after "stopped", or never: no one waits for it then
-  if (signal.aborted) return Promise.resolve("stopped");
-  return new Promise<T | "stopped">((resolve, reject) => {
-    const stop = (): void => resolve("stopped");
-    signal.addEventListener("abort", stop, { once: true });
-    answer.then(
-      (value) => {
-        signal.removeEventListener("abort", stop);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener("abort", stop);
-        reject(error);
-      },
-    );
-  });
 }
 
 /** Why `signal` aborted, in a few words. */

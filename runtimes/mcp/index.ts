@@ -46,8 +46,8 @@ export function mcpRuntime(options: McpRuntimeOptions = {}): KeelPlugin {
       let auth: McpAuth | undefined;
       host.hooks.registerTools.tapPromise(PLUGIN_NAME, async () => {
         const handOffs = host.service("plugins")?.handOffs() ?? [];
-        const discovered = await discoverMcpServers({ workspace: host.workspace, env: host.env, diagnostics: host.diagnostics, handOffs });
-        if (!discovered.servers.length && !discovered.resources.length) return;
+        const found = await discoverMcpServers({ workspace: host.workspace, env: host.env, diagnostics: host.diagnostics, handOffs });
+        if (!found.servers.length && !found.resources.length) return;
         // The manager and its dependencies load only when a workspace has MCP servers or resources.
         const [
           { policyElicitor },
@@ -58,6 +58,7 @@ export function mcpRuntime(options: McpRuntimeOptions = {}): KeelPlugin {
           { ToolCaches, HealthStores, userServerStateFile },
           { McpAuth },
           { OAuthStore },
+          { applyDisabledServers, claudeDisabledServers },
         ] = await Promise.all([
           import("./elicitation.js"),
           import("./generic-tools.js"),
@@ -67,7 +68,10 @@ export function mcpRuntime(options: McpRuntimeOptions = {}): KeelPlugin {
           import("./origin-state.js"),
           import("./mcp-auth.js"),
           import("./oauth-store.js"),
+          import("./claude-disabled-servers.js"),
         ]);
+        // Claude Code settings' `disabledMcpjsonServers` only restricts: honoured from every file, trusted or not.
+        const discovered = { ...found, servers: applyDisabledServers(found.servers, claudeDisabledServers(host.configInfo.layers, host.diagnostics)) };
         const userServers = new Set(discovered.servers.filter((s) => s.trustedByOrigin).map((s) => s.name));
         auth = new McpAuth(new OAuthStore(host.workspace.keelHome), options.openUrl);
         host.provide(MCP_AUTH_SERVICE, auth);

@@ -1,3 +1,4 @@
+import { disabledWhere } from "./claude-disabled-servers.js";
 import { type CliContext, table } from "../../core/cli/index.js";
 import { ASK_USER_TO_TRUST, didYouMean, formatDiagnostic, type Host, inToolProcess, redactDeep, redactSecrets, UsageError } from "../../core/index.js";
 import { MCP_SERVICE } from "./index.js";
@@ -93,7 +94,7 @@ export async function mcpRestartCommand(ctx: CliContext, name: string): Promise<
     async (host) => {
       const manager = requireManager(host);
       const conn = requireServer(manager, name);
-      if (!conn.config.enabled) throw new UsageError(`MCP server "${conn.name}" is disabled in ${conn.config.origin.file}; enable it first.`);
+      if (!conn.config.enabled) throw new UsageError(`MCP server "${conn.name}" is disabled in ${disabledWhere(conn.config)}; enable it first.`);
       if (!manager.isTrusted(conn)) throw new UsageError(manager.untrustedReason(conn));
       await manager.restart(conn, ctx.signal);
       const status = manager.status().find((s) => s.name === conn.name)!;
@@ -145,7 +146,7 @@ export function hintFor(conn: McpConnection, s: McpServerStatus, marked = false)
   if (s.state === "needs_login" || s.hint) return s.hint;
   if (s.state === "untrusted")
     return `defined in this workspace and not trusted: ${marked ? `run \`keel trust\`${ASK_USER_TO_TRUST}` : "re-run with --trust, set KEEL_TRUST=1, or run `keel trust`"}.`;
-  if (s.state === "disabled") return `disabled in ${s.source} ("enabled": false or "disabled": true).`;
+  if (s.state === "disabled") return `disabled in ${disabledWhere(conn.config)}.`;
   if (/unset environment variable/.test(err)) return "export the variable before starting keel, or give it a default: ${VAR:-default}.";
   if (/command not found/.test(err)) return `"${conn.config.command}" is not on PATH: install it or use an absolute path in "command".`;
   if (/keel skips it until/.test(err))

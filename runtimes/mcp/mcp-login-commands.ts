@@ -1,3 +1,4 @@
+import { disabledWhere } from "./claude-disabled-servers.js";
 import { execa } from "execa";
 import type { CliContext } from "../../core/cli/index.js";
 import { type Host, UsageError, errorMessage, requireSystemProgram, systemEnv, urlForDisplay } from "../../core/index.js";
@@ -88,7 +89,7 @@ function requireOAuthServer(host: Host, name: string, needTrust = true): { conn:
   if (conn.config.transport === "stdio") throw new UsageError(`MCP server "${conn.name}" runs as a local command (stdio); only http and sse servers log in.`);
   // An untrusted workspace's server never receives anything: not a login, not a client secret.
   if (needTrust && !manager.isTrusted(conn)) throw new UsageError(manager.untrustedReason(conn));
-  if (needTrust && !conn.config.enabled) throw new UsageError(`MCP server "${conn.name}" is disabled in ${conn.config.origin.file}; enable it first.`);
+  if (needTrust && !conn.config.enabled) throw new UsageError(`MCP server "${conn.name}" is disabled in ${disabledWhere(conn.config)}; enable it first.`);
   return { conn, auth };
 }
 

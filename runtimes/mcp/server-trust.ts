@@ -3,6 +3,7 @@ import { dirname, relative } from "node:path";
 import { MISSING, type Host } from "../../core/index.js";
 import type { McpConnection } from "./mcp-connection.js";
 import { serverIdentity } from "./tool-cache.js";
+import { NON_SECRET_VARS, VAR_REFERENCE } from "../../manifests/mcp/expand-vars.js";
 
 /**
  * Whether the workspace's trust approves each workspace server (decided once, see Host.approves;
@@ -15,14 +16,25 @@ export function approveServers(host: Host, connections: readonly McpConnection[]
   for (const c of connections) {
     if (c.config.trustedByOrigin) continue;
     const { pinned, ...item } = trustConfig(host, c);
+    const variables = referencedVars(c.config.declared);
     const approved = host.approves(
-      { kind: "mcp server", name: `"${c.name}" (${relative(host.workspace.root, c.config.origin.file)})`, ...item },
+      { kind: "mcp server", name: `"${c.name}" (${relative(host.workspace.root, c.config.origin.file)})`, ...item, ...(variables.length ? { variables } : {}) },
       c.config.origin.file,
     );
     approvedBy.set(c, approved);
     if (approved && pinned.length) c.pinned = pinned;
   }
   return approvedBy;
+}
+
+/**
+ * The environment variables an entry as written references (`${VAR}`, `${VAR:-default}`), first use first, without the
+ * non-secret ones (`HOME`, `PATH`, …): what `keel trust` says the server will get from your environment.
+ */
+function referencedVars(declared: unknown): string[] {
+  const names = new Set<string>();
+  for (const m of JSON.stringify(declared ?? null).matchAll(VAR_REFERENCE)) if (!NON_SECRET_VARS.has(m[1]!)) names.add(m[1]!);
+  return [...names];
 }
 
 /** Why a server the workspace's trust does not approve may not start, and what to do. */

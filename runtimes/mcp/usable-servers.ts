@@ -1,3 +1,4 @@
+import { disabledWhere } from "./claude-disabled-servers.js";
 import { ToolError } from "../../core/index.js";
 import type { McpConnection } from "./mcp-connection.js";
 import type { McpManager } from "./mcp-manager.js";
@@ -22,7 +23,7 @@ export function usableServers(manager: McpManager, server: string | undefined): 
 }
 
 function check(manager: McpManager, conn: McpConnection): void {
-  if (!conn.config.enabled) throw new ToolError(`MCP server "${conn.name}" is disabled in ${conn.config.origin.file}.`, "precondition_failed");
+  if (!conn.config.enabled) throw new ToolError(`MCP server "${conn.name}" is disabled in ${disabledWhere(conn.config)}.`, "precondition_failed");
   if (conn.config.unsetVars.length) throw new ToolError(`MCP server "${conn.name}" was not started: ${conn.lastError}.`, "precondition_failed");
   if (!manager.isTrusted(conn)) throw new ToolError(manager.untrustedReason(conn), "precondition_failed");
 }

@@ -68,7 +68,7 @@ export async function mcpServeCommand(ctx: CliContext, opts: ServeCommandOptions
     if (live.host !== armed) watcher.rearm((armed = live.host));
   });
   const served = toolFilter(opts.tools);
-  const hub = new ServeHub(live, { served, ...(opts.tools?.length ? { bound: served } : {}), notice, version: keelVersion() });
+  const hub = new ServeHub(live, { served, globs: opts.tools, ...(opts.tools?.length ? { bound: served } : {}), notice, version: keelVersion() });
   for (const d of live.host.diagnostics.items.filter((d) => d.severity === "error")) notice(`keel mcp serve: ${d.source}: ${d.message}`);
   let endpoint: HttpEndpoint | undefined;
   try {

@@ -8,6 +8,8 @@ import { type ServedTool, servedTools } from "./served-tools.js";
 export interface ServeSettings {
   /** `--tools` globs as a predicate. */
   served: (name: string) => boolean;
+  /** The `--tools` globs as given (for messages); none: every tool is served. */
+  globs?: readonly string[];
   /** Set with `--tools`: the tools a served call may reach beyond itself (a workflow's prompt steps and prompt commands; see `RunContext.toolBound`). */
   bound?: (name: string) => boolean;
   /** Writes a line to stderr (never stdout: in stdio mode it is the protocol). */

@@ -7,6 +7,7 @@ import { approvalHint } from "./approval-hint.js";
 import { promptText, servedPrompts } from "./served-prompts.js";
 import { listResources, readResource } from "./served-resources.js";
 import type { ServeHub } from "./serve-hub.js";
+import { unservedToolMessage } from "./unserved-tool.js";
 
 /** The origin every call from a client of `keel mcp serve` carries (recorded in `tool_intent` events). */
 export const SERVE_ORIGIN = "mcp-serve";
@@ -63,8 +64,12 @@ export function createServeSession(sdk: Sdk, hub: ServeHub): Server {
 
   server.setRequestHandler(sdk.CallToolRequestSchema, async (request, extra): Promise<ServedCallResult> => {
     const tool = hub.tool(request.params.name);
-    if (!tool)
-      throw new sdk.McpError(sdk.ErrorCode.InvalidParams, `Unknown tool "${request.params.name}". List the tools (tools/list) for the names keel serves.`);
+    // An unknown tool is a protocol error (-32602), as the MCP spec has it; its message says why, as the agent's observation would.
+    if (!tool) {
+      const { served, globs } = hub.settings;
+      const servedNames = hub.tools().map((t) => t.name);
+      throw invalidParams(sdk, unservedToolMessage(request.params.name, { host: hub.live.host, served, globs, servedNames }));
+    }
     // A served workflow's prompt steps and prompt commands get the served tools only, as prompts/get's do.
     const bound = hub.settings.bound;
     const obs = await hub.live.use((host) =>
@@ -82,7 +87,7 @@ export function createServeSession(sdk: Sdk, hub: ServeHub): Server {
 
   server.setRequestHandler(sdk.ReadResourceRequestSchema, async (request, extra) => {
     const read = await hub.live.use((host) => readResource(host, request.params.uri, servedOnly(host, extra)));
-    if ("error" in read) throw new sdk.McpError(sdk.ErrorCode.InvalidParams, read.error);
+    if ("error" in read) throw invalidParams(sdk, read.error);
     return { contents: [read] };
   });
 
@@ -91,13 +96,21 @@ export function createServeSession(sdk: Sdk, hub: ServeHub): Server {
   server.setRequestHandler(sdk.GetPromptRequestSchema, async (request, extra) => {
     const { name, arguments: args = {} } = request.params;
     const made = await hub.live.use((host) => promptText(host, name, args, servedOnly(host, extra)));
-    if ("error" in made) throw new sdk.McpError(sdk.ErrorCode.InvalidParams, made.error);
+    if ("error" in made) throw invalidParams(sdk, made.error);
     return { messages: [{ role: "user" as const, content: { type: "text" as const, text: made.text } }] };
   });
 
   hub.add(server);
   server.onclose = () => hub.remove(server);
   return server;
+}
+
+/**
+ * The JSON-RPC error -32602 with `message` as its message. Not the SDK's McpError: its message starts
+ * "MCP error -32602: ", which is what the SDK sends, and a client's McpError prefixes that again.
+ */
+function invalidParams(sdk: Sdk, message: string): Error {
+  return Object.assign(new Error(message), { code: sdk.ErrorCode.InvalidParams });
 }
 
 /** A progress notification to the client. */

@@ -1,6 +1,6 @@
 import { readdirSync } from "node:fs";
 import { join, relative } from "node:path";
-import { allowedToolsAllow, type Host, type KeelPlugin } from "../../core/index.js";
+import { allowedToolsAllow, type ExpandedPrompt, type Host, type KeelPlugin } from "../../core/index.js";
 import { discoveryDirs } from "../../manifests/discovery-scope.js";
 import type { SkillDef, SkillPlace } from "../../manifests/claude/load-skills.js";
 
@@ -9,7 +9,11 @@ const PLUGIN_NAME = "skills-runtime";
 declare module "../../core/services.js" {
   interface KeelServices {
     /** The skills keel found (Claude Code's SKILL.md format). */
-    skills: { list(): readonly SkillDef[] };
+    skills: {
+      list(): readonly SkillDef[];
+      /** `/name args` naming a skill, as the prompt that starts it (see skill-prompt.ts); undefined when no skill has that name. */
+      expand(prompt: string): Promise<(ExpandedPrompt & { refused?: string }) | undefined>;
+    };
   }
 }
 
@@ -28,7 +32,10 @@ export function skillsRuntime(): KeelPlugin {
       let skills: SkillDef[] = [];
       /** Skills whose `allowed-tools` may approve calls: user-level ones, and a trusted workspace's as `keel trust` approved them. */
       let widening = new Set<SkillDef>();
-      host.provide("skills", { list: () => skills });
+      host.provide("skills", {
+        list: () => skills,
+        expand: async (prompt) => (skills.length ? (await import("./skill-prompt.js")).skillPrompt(host, skills, prompt) : undefined),
+      });
       const places = skillPlaces(host);
       if (!places.some(hasEntries)) return;
       host.hooks.registerTools.tapPromise({ name: PLUGIN_NAME, stage: 0 }, async () => {

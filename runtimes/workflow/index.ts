@@ -1,4 +1,4 @@
-import type { Host, KeelPlugin } from "../../core/index.js";
+import { UsageError, type Host, type KeelPlugin } from "../../core/index.js";
 import { WorkflowService } from "./workflow-service.js";
 import { workflowTools } from "./workflow-tools.js";
 
@@ -25,7 +25,12 @@ export function workflowRuntime(): KeelPlugin {
       host.provide("prompt-commands", {
         async expand(prompt, run) {
           const { expandPrompt } = await import("../commands/expand-prompt.js");
-          return expandPrompt(host, prompt, run, (name) => service.command(name));
+          // A command of the name wins; else a skill of the name starts as in Claude Code (`/name args`).
+          const command = await expandPrompt(host, prompt, run, (name) => service.command(name));
+          if (command) return command;
+          const skill = await host.service("skills")?.expand(prompt);
+          if (skill?.refused) throw new UsageError(skill.refused);
+          return skill;
         },
       });
       host.hooks.registerTools.tapPromise(PLUGIN_NAME, async () => {

@@ -1,4 +1,4 @@
-import { type Approver, describeSchemaErrors, errorMessage, type Host, workspaceDirIn, type WorktreeInfo } from "../../core/index.js";
+import { type Approver, describeSchemaErrors, errorMessage, type Host, linkedSignal, workspaceDirIn, type WorktreeInfo } from "../../core/index.js";
 import { MAX_WORKFLOW_DEPTH, type WorkflowDefinition, type WorkflowStep, type WorktreeFinish } from "../../manifests/workflow/workflow-schema.js";
 import { newRunId, type StepRecord, type WorkflowRunRecord } from "./run-record.js";
 import { RenderBudget } from "./render-budget.js";
@@ -162,17 +162,24 @@ export async function runWorkflow(env: RunnerEnv, wf: WorkflowDefinition, opts: 
     }
     const t0 = Date.now();
     const timeout = step.timeoutMs ? AbortSignal.timeout(step.timeoutMs) : undefined;
-    const signal = AbortSignal.any([...(opts.signal ? [opts.signal] : []), ...(timeout ? [timeout] : [])]);
-    const outcome = await runStep(step, {
-      host: env.host,
-      values,
-      workflow: { name: wf.name, file: wf.origin.file },
-      signal,
-      run: runCtx,
-      started: (label) => opts.progress?.stepStarted({ depth, index: step.index, total, label, kind: step.kind }),
-      nested: (name, args, s) =>
-        runNested(env, name, args, { ...opts, readByModel, reportReadByModel: stepsForModel, signal: s, stack, cwd, worktree: undefined }),
-    });
+    // Not `AbortSignal.any`: on Node 20 each step's would leave an entry on the run's signal, which may live far
+    // longer than the run (a chat's, `keel mcp serve`'s), and keep the timeout's for good once a listener is on it.
+    const linked = linkedSignal([opts.signal, timeout]);
+    let outcome: Awaited<ReturnType<typeof runStep>>;
+    try {
+      outcome = await runStep(step, {
+        host: env.host,
+        values,
+        workflow: { name: wf.name, file: wf.origin.file },
+        signal: linked.signal,
+        run: runCtx,
+        started: (label) => opts.progress?.stepStarted({ depth, index: step.index, total, label, kind: step.kind }),
+        nested: (name, args, s) =>
+          runNested(env, name, args, { ...opts, readByModel, reportReadByModel: stepsForModel, signal: s, stack, cwd, worktree: undefined }),
+      });
+    } finally {
+      linked.unlink();
+    }
     const rec: StepRecord = { index: step.index, key: step.key, kind: step.kind, durationMs: Date.now() - t0, ...outcome.record };
     if (timeout?.aborted && !opts.signal?.aborted && rec.status !== "succeeded") {
       rec.status = "failed";

@@ -291,6 +291,24 @@ describe.skipIf(!HAS_TMUX)("keel chat on a terminal (tmux)", () => {
     expect(server.requests.length).toBe(requests);
   });
 
+  it("/name starts a skill of that name (one only you may start, disable-model-invocation) as the turn's prompt", async () => {
+    ws = makeWorkspace(
+      {
+        ".claude/skills/release/SKILL.md": "---\nname: release\ndescription: Cuts a release\ndisable-model-invocation: true\n---\nRELEASE-STEPS for $ARGUMENTS",
+      },
+      { git: true },
+    );
+    ws.writeUserConfig({ model: { name: "m", baseUrl: server.baseUrl } });
+    server.push({ text: "Release started." });
+    const t = keel();
+    await t.waitFor("/help for commands");
+    t.line("/release v3");
+    await t.waitFor(/Release started.\n\[session/);
+    expect(requestText(server.requests.at(-1)!)).toContain("RELEASE-STEPS for v3");
+    t.line("/exit");
+    await exitOf(t);
+  });
+
   it("draws a sub-agent's tool calls under its delegate_agent call, indented and named", async () => {
     ws = makeWorkspace({ "notes.txt": "the notes\n" }, { git: true });
     ws.writeUserConfig({ model: { name: "m", baseUrl: server.baseUrl } });

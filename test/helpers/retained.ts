@@ -30,3 +30,16 @@ export class Retained {
     return this.refs.filter((r) => r.deref() !== undefined).length;
   }
 }
+
+/**
+ * How many signals `AbortSignal.any` has tied to `source` that `source` still holds an entry for: on
+ * Node 20 each `AbortSignal.any([source, …])` (and each one over a signal `any` made from `source`)
+ * adds a weak entry to `source` that stays for `source`'s life, the signal it stood for collected or
+ * not. Read from Node's internals (the `kDependantSignals` set); 0 on a Node that keeps no such set.
+ */
+export function dependantsOf(source: AbortSignal): number {
+  const key = Object.getOwnPropertySymbols(source).find((s) => s.description === "kDependantSignals");
+  // Node's own (primordials') Set: not `instanceof` the Set a test sees
+  const set = key === undefined ? undefined : ((source as unknown as Record<symbol, unknown>)[key] as { size?: unknown } | undefined);
+  return typeof set?.size === "number" ? set.size : 0;
+}

@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import type { AgentOutcome, AgentRunOptions, AgentRuntime } from "../../agent/agent-runtime.js";
 import { errorMessage } from "../../errors.js";
+import { linkedSignal } from "../../linked-signal.js";
 import type { Host } from "../../host.js";
 import { sessionPaths } from "../../session/session-paths.js";
 import type { SessionUsage } from "../../session/session-types.js";
@@ -111,9 +112,12 @@ export class Chat {
     const controller = new AbortController();
     this.turnAbort = controller;
     const watch = (this.watch = this.input.watch(() => controller.abort()));
+    // Not `AbortSignal.any`: on Node 20 each would leave an entry on the chat's signal for the chat's life (one per turn).
+    const linked = linkedSignal([controller.signal, this.ctx.signal]);
     try {
-      return await work(AbortSignal.any([controller.signal, this.ctx.signal]));
+      return await work(linked.signal);
     } finally {
+      linked.unlink();
       // a question open past the work (a server's elicitation) still reads the terminal
       watch.stop(this.screen.holding);
       this.watch = undefined;

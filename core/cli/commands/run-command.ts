@@ -67,7 +67,7 @@ async function expandCommand(ctx: CliContext, host: Host, prompt: string, base: 
   const name = /^\s*\/([\w][\w:.-]*)(?:\s|$)/.exec(prompt)?.[1];
   if (!name) return undefined;
   const expanded = await host.service("prompt-commands")?.expand(prompt, { yes: base.yes, approver: base.approver, signal: base.signal, origin: "cli" });
-  if (!expanded) ctx.io.stderr.write(`keel: no command named /${name} (keel workflow list shows the commands); the prompt is sent as typed.\n`);
+  if (!expanded) ctx.io.stderr.write(`keel: no command or skill named /${name} (keel workflow list shows the commands); the prompt is sent as typed.\n`);
   return expanded;
 }
 

@@ -25,7 +25,13 @@ export async function trustCommand(ctx: CliContext, opts: { revoke?: boolean }):
   const { items, sandboxed, unixSocketsBlocked, credentialsFrom } = await reviewWorkspace(ctx);
   const note = sandboxNote(items, sandboxed, unixSocketsBlocked, credentialsFrom);
   await recordTrust(ws, false, items);
-  const approved = items.map((i) => ({ kind: i.kind, name: i.name, pin: trustPin(i), ...(i.files?.length ? { files: i.files } : {}) }));
+  const approved = items.map((i) => ({
+    kind: i.kind,
+    name: i.name,
+    pin: trustPin(i),
+    ...(i.files?.length ? { files: i.files } : {}),
+    ...(i.variables?.length ? { variables: i.variables } : {}),
+  }));
   ctx.print({ workspace: ws.root, trusted: true, approved, ...(note ? { sandboxed: true } : {}) }, () =>
     [
       `Trusted ${ws.root}. Its config may now add allow rules and choose the model endpoint (never removing your deny rules), and its workflows may run.`,

@@ -9,7 +9,7 @@ afterEach(() => {
 });
 
 describe(".claude/settings.json keys keel does not read", () => {
-  it("get one info diagnostic naming the file and each key (a bypassPermissions mode, env, disabled .mcp.json servers …); what keel reads is not named", async () => {
+  it("get one info diagnostic naming the file and each key (a bypassPermissions mode, env, servers approved for .mcp.json …); what keel reads is not named", async () => {
     ws = makeWorkspace({
       ".claude/settings.json": {
         $schema: "https://json.schemastore.org/claude-code-settings.json",
@@ -17,6 +17,8 @@ describe(".claude/settings.json keys keel does not read", () => {
         permissions: { allow: ["Read"], deny: ["Bash(rm:*)"], defaultMode: "bypassPermissions", additionalDirectories: ["../other"] },
         env: { FOO: "1" },
         disabledMcpjsonServers: ["tracker"],
+        enabledMcpjsonServers: ["docs"],
+        enableAllProjectMcpServers: true,
         hooks: {},
         sandbox: { enabled: true, filesystem: { denyRead: ["secrets/**"], allowWrite: ["/tmp"] } },
       },
@@ -31,7 +33,8 @@ describe(".claude/settings.json keys keel does not read", () => {
       "permissions.defaultMode",
       "permissions.additionalDirectories",
       "env",
-      "disabledMcpjsonServers",
+      "enabledMcpjsonServers",
+      "enableAllProjectMcpServers",
       "sandbox.enabled",
       "sandbox.filesystem.allowWrite",
     ]);

@@ -28,7 +28,7 @@ describe("prompt commands (Claude Code .md, Gemini CLI .toml) run as prompts and
     expect(lastUserText()).toBe("Say hello to world");
     server.push({ text: "ok" });
     const unknown = await runKeel(["run", "/nosuch thing"], { cwd: ws.root, env: ws.env });
-    expect(unknown.stderr).toContain("no command named /nosuch");
+    expect(unknown.stderr).toContain("no command or skill named /nosuch");
     expect(lastUserText()).toBe("/nosuch thing");
   });
 

@@ -108,6 +108,26 @@ describe("Claude Code hooks in the agent (keel run against a local OpenAI-compat
     expect(r.stdout).toContain("tests pass, now done");
   });
 
+  it("a stray matcher on UserPromptSubmit or Stop is ignored, as Claude Code does: the guard still runs", async () => {
+    const before = server.requests.length;
+    ws = makeWorkspace({
+      "stop.cjs": nodeHook(`if (!input.stop_hook_active) console.log(JSON.stringify({ decision: "block", reason: "stray matcher, still guarding" }));`),
+    });
+    useHooks(ws, { ...hooksOf("Stop", `node "${ws.path("stop.cjs")}"`, "Bash"), ...hooksOf("SessionEnd", "true", "clear") });
+    server.push({ text: "done" }, { text: "done after the guard" });
+    const r = await runKeel(["--json", "run", "do the work"], { cwd: ws.root, env: ws.env });
+    expect(r.exitCode).toBe(0);
+    expect(server.requests.length).toBe(before + 2);
+    expect(requestText(server.requests[before + 1]!)).toContain("stray matcher, still guarding");
+
+    useHooks(ws, hooksOf("UserPromptSubmit", "echo blocked by a guard with a matcher >&2; exit 2", "Edit|Write"));
+    const count = server.requests.length;
+    const blocked = await runKeel(["run", "hello"], { cwd: ws.root, env: ws.env });
+    expect(blocked.exitCode).toBe(1);
+    expect(blocked.stdout + blocked.stderr).toContain("blocked by a guard with a matcher");
+    expect(server.requests.length).toBe(count);
+  });
+
   it("a Notification hook hears about a session that paused for approval", async () => {
     ws = makeWorkspace({ "notify.cjs": nodeHook(`require("node:fs").writeFileSync(process.env.CLAUDE_PROJECT_DIR + "/notified.json", raw);`) });
     useHooks(ws, hooksOf("Notification", `node "${ws.path("notify.cjs")}"`));

@@ -44,4 +44,39 @@ describe("skills with disable-model-invocation (Claude Code: only the user start
     expect(diagnostics.find((d) => /Skill "deploy" has disable-model-invocation: true/.test(d.message))?.severity).toBe("info");
     expect(diagnostics.find((d) => /Skill "deploy": keel does not support the front matter field "context"/.test(d.message))?.severity).toBe("info");
   });
+
+  it("you start any skill as /name (keel run), $ARGUMENTS filled in; a prompt command of the same name wins; a SKILL.md a read rule hides is not sent", async () => {
+    ws = makeWorkspace({
+      ".claude/skills/release/SKILL.md": "---\nname: release\ndescription: Cuts a release\ndisable-model-invocation: true\n---\nRELEASE-BODY for $ARGUMENTS",
+      ".claude/skills/review/SKILL.md": "---\nname: review\ndescription: Reviews a change\n---\nREVIEW-SKILL-BODY",
+      ".claude/skills/lint/SKILL.md": "---\nname: lint\ndescription: Lints\n---\nLINT-SKILL-BODY",
+      ".claude/commands/lint.md": "LINT-COMMAND-BODY $ARGUMENTS",
+    });
+    ws.writeUserConfig({ model: { name: "m", baseUrl: server.baseUrl } });
+    const lastUser = () =>
+      server.requests
+        .at(-1)!
+        .messages.filter((m) => m.role === "user")
+        .at(-1)!.content;
+    server.push({ text: "ok" });
+    let r = await runKeel(["--json", "run", "/release v2.1"], { cwd: ws.root, env: ws.env });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(lastUser()).toBe("# Skill: release\n\nRELEASE-BODY for v2.1");
+    server.push({ text: "ok" });
+    r = await runKeel(["--json", "run", "/review the parser"], { cwd: ws.root, env: ws.env });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(lastUser()).toBe("# Skill: review\n\nREVIEW-SKILL-BODY\n\nARGUMENTS: the parser");
+    server.push({ text: "ok" });
+    r = await runKeel(["--json", "run", "/lint src"], { cwd: ws.root, env: ws.env });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(lastUser()).toContain("LINT-COMMAND-BODY src");
+    expect(lastUser()).not.toContain("LINT-SKILL-BODY");
+
+    ws.writeUserConfig({ model: { name: "m", baseUrl: server.baseUrl }, permissions: { deny: ["read_file(.claude/skills/review/**)"] } });
+    const count = server.requests.length;
+    r = await runKeel(["run", "/review x"], { cwd: ws.root, env: ws.env });
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toContain("skill review is not sent");
+    expect(server.requests.length).toBe(count);
+  });
 });
