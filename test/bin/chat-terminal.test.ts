@@ -46,7 +46,8 @@ describe.skipIf(!HAS_TMUX)("keel chat on a terminal (tmux)", () => {
     t.line("a");
     await t.waitFor("approved (user)", { after: mark });
     t.send("C-c");
-    screen = await t.waitFor("Turn cancelled", { after: mark });
+    // the status line is drawn after the notice: wait for both
+    screen = await t.waitFor(/Turn cancelled.*\n\[session \S+ · cancelled/, { after: mark });
     expect(screen.slice(mark)).toMatch(/⏹ cancelled: /);
     expect(screen.slice(mark)).toContain(`[session ${id} · cancelled`);
 

@@ -1,8 +1,7 @@
-import { execa } from "execa";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { describe, expect, it, vi } from "vitest";
 import { waitDead } from "../helpers/processes.js";
-import { KEEL_BIN, runKeelProcess } from "../helpers/run-cli.js";
+import { KEEL_BIN, runKeelProcess, startKeelProcess } from "../helpers/run-cli.js";
 import { makeWorkspace, type TempWorkspace } from "../helpers/temp-workspace.js";
 import { closeTerminalAfterEach, HAS_TMUX, startTerminal, type Terminal } from "../helpers/tmux.js";
 
@@ -56,14 +55,7 @@ describe("SIGHUP (the terminal was closed, the ssh connection dropped) cancels a
   it("keel run: the bash call's process is stopped, the turn recorded cancelled and resumable, the lock released, exit 129", { timeout: 180_000 }, async () => {
     ws = makeWorkspace({}, { git: true, under: "/var/tmp" });
     ws.write("model.json", JSON.stringify([{ toolCalls: [LONG_CALL] }, { text: "done" }]));
-    const child = execa(process.execPath, [KEEL_BIN, "--yes", "run", "--model", "scripted:model.json", "--session", "hup", "go"], {
-      cwd: ws.root,
-      env: ws.env,
-      extendEnv: false,
-      reject: false,
-      stdin: "ignore",
-      timeout: 100_000,
-    });
+    const child = startKeelProcess(["--yes", "run", "--model", "scripted:model.json", "--session", "hup", "go"], ws);
     const shell = await shellPid();
     try {
       child.kill("SIGHUP");
@@ -90,14 +82,7 @@ describe("a closed pipe (`keel run … | head`)", () => {
       ws = makeWorkspace({}, { git: true, under: "/var/tmp" });
       // The answer's text goes to stdout before the call starts: the write that finds the reader gone.
       ws.write("model.json", JSON.stringify([{ text: "first words\n", toolCalls: [LONG_CALL] }, { text: "done" }]));
-      const child = execa(process.execPath, [KEEL_BIN, "--yes", "run", "--model", "scripted:model.json", "--session", "pipe", "go"], {
-        cwd: ws.root,
-        env: ws.env,
-        extendEnv: false,
-        reject: false,
-        stdin: "ignore",
-        timeout: 100_000,
-      });
+      const child = startKeelProcess(["--yes", "run", "--model", "scripted:model.json", "--session", "pipe", "go"], ws);
       // The reader goes away before keel (still starting up) writes anything.
       child.stdout!.destroy();
       const r = await child;
@@ -199,14 +184,7 @@ const STUBBORN_SERVER = [
 describe("keel mcp serve --http and SIGHUP", () => {
   it("stops serving, stops the MCP servers it started, exit 129", { timeout: 180_000 }, async () => {
     ws = makeWorkspace({ ".mcp.json": { mcpServers: { stubborn: { command: process.execPath, args: ["-e", STUBBORN_SERVER] } } } }, { under: "/var/tmp" });
-    const child = execa(process.execPath, [KEEL_BIN, "--trust", "mcp", "serve", "--http"], {
-      cwd: ws.root,
-      env: ws.env,
-      extendEnv: false,
-      reject: false,
-      stdin: "ignore",
-      timeout: 100_000,
-    });
+    const child = startKeelProcess(["--trust", "mcp", "serve", "--http"], ws);
     let stderr = "";
     child.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
     await vi.waitFor(() => expect(stderr).toMatch(/tools at http/), { timeout: 60_000, interval: 50 });

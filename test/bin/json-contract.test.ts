@@ -1,7 +1,6 @@
-import { execa } from "execa";
 import { readFileSync } from "node:fs";
 import { describe, expect, it, vi } from "vitest";
-import { KEEL_BIN, runKeel, runKeelProcess } from "../helpers/run-cli.js";
+import { KEEL_BIN, runKeel, runKeelProcess, startKeelProcess } from "../helpers/run-cli.js";
 import { makeWorkspace, type TempWorkspace } from "../helpers/temp-workspace.js";
 import { closeTerminalAfterEach, HAS_TMUX, startTerminal, type Terminal } from "../helpers/tmux.js";
 
@@ -132,14 +131,7 @@ describe("SIGTERM (a CI job's timeout, kill, a service manager) cancels a comman
         "model.json",
         JSON.stringify([{ toolCalls: [{ name: "bash", arguments: { command: "echo $$ > shell.pid; sleep 600; echo late > late.txt" } }] }, { text: "done" }]),
       );
-      const child = execa(process.execPath, [KEEL_BIN, "--yes", "--json", "run", "--model", "scripted:model.json", "--session", "term", "go"], {
-        cwd: ws.root,
-        env: ws.env,
-        extendEnv: false,
-        reject: false,
-        stdin: "ignore",
-        timeout: 100_000,
-      });
+      const child = startKeelProcess(["--yes", "--json", "run", "--model", "scripted:model.json", "--session", "term", "go"], ws);
       await vi.waitFor(() => expect(ws!.exists("shell.pid") && ws!.read("shell.pid").trim() !== "").toBe(true), { timeout: 60_000, interval: 20 });
       const shell = Number(ws.read("shell.pid").trim());
       child.kill("SIGTERM");

@@ -74,6 +74,14 @@ export async function runKeelProcess(args: string[], opts: RunOptions): Promise<
   return cliRun(args, r.exitCode ?? -1, String(r.stdout ?? ""), String(r.stderr ?? ""));
 }
 
+/**
+ * Starts `keel ...args` as a real process in `ws` (its root and environment only, stdin closed) and returns it
+ * running, for tests that signal it or read its output as it comes; it is killed after 100 s at most.
+ */
+export function startKeelProcess(args: string[], ws: { root: string; env: NodeJS.ProcessEnv }) {
+  return execa(process.execPath, [KEEL_BIN, ...args], { cwd: ws.root, env: ws.env, extendEnv: false, reject: false, stdin: "ignore", timeout: 100_000 });
+}
+
 /** A terminal-like input for in-process interactive runs: write answers into it. */
 export function ttyInput(): PassThrough & { isTTY: true } {
   return Object.assign(new PassThrough(), { isTTY: true as const });

@@ -13,8 +13,11 @@ const fixture = fileURLToPath(new URL("./fixtures/hold-session-lock.mjs", import
 
 describe("a session's writer lock and a killed owner", () => {
   it.skipIf(process.platform !== "linux")("a zombie owner (exited, not reaped by its parent) counts as dead: its lock is taken over", async () => {
-    // `sleep 0 &` exits at once; its parent then becomes `sleep 30` (exec), which never reaps it: a zombie
-    const parent = spawn("sh", ["-c", "sleep 0 & echo $!; exec sleep 30"], { stdio: ["ignore", "pipe", "ignore"] });
+    // The forked child exits at once and its parent never waits for it (perl reaps nothing unasked): a zombie. Not `sh -c
+    // "sleep 0 & …; exec sleep 30"`: under load the shell could reap the child before its exec, and no zombie was left.
+    const parent = spawn("perl", ["-e", '$| = 1; my $pid = fork(); if ($pid == 0) { exit 0 } print "$pid\n"; sleep 30'], {
+      stdio: ["ignore", "pipe", "ignore"],
+    });
     const dir = mkdtempSync(join(tmpdir(), "keel-lock-"));
     try {
       const pid = Number(await new Promise<string>((resolve) => parent.stdout.once("data", (d) => resolve(String(d).trim()))));
