@@ -1,6 +1,7 @@
 import { createInterface } from "node:readline/promises";
 import { visibleJson } from "../visible-json.js";
 import type { ApprovalAnswer, ApprovalRequest, Approver } from "../types.js";
+import { terminalFailure } from "./terminal-failure.js";
 import { exactText } from "./terminal-text.js";
 import { oneQuestionAtATime } from "./terminal-question.js";
 import { dropTypeAhead } from "./type-ahead.js";
@@ -42,8 +43,8 @@ export function ttyApprover(input: NodeJS.ReadableStream, output: NodeJS.Writabl
       throw new DOMException("The approval prompt was cancelled (Ctrl-C).", "AbortError");
     }
     const rl = createInterface({ input, output });
-    // A terminal that went away fails as it is given back (EIO): the question ends (not an approval), never a crash.
-    rl.on("error", () => rl.close());
+    // A terminal that went away (EIO): the question ends (not an approval), never a crash.
+    const failed = terminalFailure(rl);
     const interrupted = new AbortController();
     // On a terminal readline reads Ctrl-C itself (raw mode): no SIGINT reaches the process.
     rl.on("SIGINT", () => {
@@ -51,7 +52,9 @@ export function ttyApprover(input: NodeJS.ReadableStream, output: NodeJS.Writabl
       onInterrupt?.();
     });
     try {
-      const answer = (await rl.question("  Allow? [y]es / [n]o / [a]lways for this session: ", { signal: AbortSignal.any([signal, interrupted.signal]) }))
+      const answer = (
+        await rl.question("  Allow? [y]es / [n]o / [a]lways for this session: ", { signal: AbortSignal.any([signal, interrupted.signal, failed]) })
+      )
         .trim()
         .toLowerCase();
       if (answer === "y" || answer === "yes") return "yes";

@@ -1,5 +1,6 @@
 import { createInterface } from "node:readline/promises";
 import type { ElicitationAnswer, ElicitationRequest, Elicitor } from "../elicitation.js";
+import { terminalFailure } from "./terminal-failure.js";
 import { exactText, terminalText } from "./terminal-text.js";
 import { oneQuestionAtATime } from "./terminal-question.js";
 import { dropTypeAhead } from "./type-ahead.js";
@@ -33,15 +34,15 @@ async function ask(
   if (typed === "ctrl-c") onInterrupt?.();
   if (typed) return { action: "cancel" };
   const rl = createInterface({ input, output });
-  // A terminal that went away fails as it is given back (EIO): the question ends (cancelled), never a crash.
-  rl.on("error", () => rl.close());
+  // A terminal that went away (EIO): the question ends (cancelled), never a crash.
+  const failed = terminalFailure(rl);
   const interrupted = new AbortController();
   // On a terminal readline reads Ctrl-C itself (raw mode): no SIGINT reaches the process.
   rl.on("SIGINT", () => {
     interrupted.abort();
     onInterrupt?.();
   });
-  const asking = AbortSignal.any([signal, interrupted.signal]);
+  const asking = AbortSignal.any([signal, interrupted.signal, failed]);
   try {
     const content: Record<string, string | number | boolean> = {};
     for (const [key, prop] of Object.entries(req.requestedSchema?.properties ?? {})) {

@@ -28,6 +28,20 @@ const NO_COUNTERPART = new Set([
   "PowerShell",
 ]);
 
+/**
+ * Claude Code tools an agent's `tools` cannot grant (see NO_COUNTERPART) but whose work a keel tool does: a
+ * `disallowedTools` entry naming one removes that keel tool, as removing only narrows. An agent told not to start
+ * sub-agents (`Task`, `Agent`), run slash commands (`SlashCommand`), load skills (`Skill`) or keep a todo list
+ * (`TodoWrite`) gets no delegate_agent, workflow_run, skill or todo_write.
+ */
+export const CLAUDE_DISALLOW_COUNTERPARTS: Readonly<Record<string, string>> = {
+  Task: "delegate_agent",
+  Agent: "delegate_agent",
+  SlashCommand: "workflow_run",
+  Skill: "skill",
+  TodoWrite: "todo_write",
+};
+
 /** One `tools` entry mapped: the keel name, or why it was dropped. */
 export type MappedToolName = { ok: true; name: string } | { ok: false; reason: string };
 

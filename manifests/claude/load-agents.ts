@@ -4,7 +4,7 @@ import { inside, MAX_MANIFEST_BYTES, realOrSelf, readRegularFile, type AgentType
 import { isExcludedBelow } from "../discovery-scope.js";
 import { hiddenCharacterProblem } from "../identifier-text.js";
 import { listField, parseFrontMatter } from "../markdown/front-matter.js";
-import { mapAgentToolName } from "./claude-tool-names.js";
+import { CLAUDE_DISALLOW_COUNTERPARTS, mapAgentToolName } from "./claude-tool-names.js";
 
 /** Diagnostics produced here carry this source. */
 export const AGENT_DIAGNOSTIC_SOURCE = "agent";
@@ -134,7 +134,8 @@ const IGNORED_FIELDS = ["permissionMode", "skills", "mcpServers", "hooks", "maxT
  * The `disallowedTools` field as keel names (undefined when absent; null when it is not a list, which
  * the caller turns into no tools at all). It only narrows, so whatever
  * keel cannot express narrows more: an entry with a specifier (`Bash(rm:*)`) removes its whole tool,
- * with a warning saying so; a Claude Code tool keel has no counterpart for removes nothing (info).
+ * with a warning saying so; `Task`, `Agent`, `SlashCommand`, `Skill` and `TodoWrite` remove the keel tool doing that work
+ * (CLAUDE_DISALLOW_COUNTERPARTS); another Claude Code tool keel has no counterpart for removes nothing (info).
  */
 function agentDisallowedTools(value: unknown, report: (message: string, severity?: Diagnostic["severity"]) => void): string[] | undefined | null {
   if (value === undefined || value === null) return undefined;
@@ -147,7 +148,9 @@ function agentDisallowedTools(value: unknown, report: (message: string, severity
   const names = new Set<string>();
   for (const entry of entries) {
     const spec = /^([^()]+?)\s*\(.*\)\s*$/s.exec(entry.trim());
-    const mapped = mapAgentToolName(spec ? spec[1]! : entry);
+    const named = (spec ? spec[1]! : entry).trim();
+    const counterpart = Object.hasOwn(CLAUDE_DISALLOW_COUNTERPARTS, named) ? CLAUDE_DISALLOW_COUNTERPARTS[named] : undefined;
+    const mapped = counterpart ? ({ ok: true, name: counterpart } as const) : mapAgentToolName(named);
     if (!mapped.ok) {
       if (!spec) report(`disallowedTools: ${mapped.reason}; nothing to remove`, "info");
       continue;

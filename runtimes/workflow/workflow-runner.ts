@@ -26,6 +26,11 @@ export interface WorkflowRunOptions {
    * model's workflow_run); nested runs inherit it. Commands with `disable-model-invocation: true` are refused then.
    */
   readByModel?: boolean;
+  /**
+   * A model reads this run's report, though the user started it: a step of the run that started this one hands it
+   * to a model (see `runWorkflow`). keel's messages in it are worded for a model; commands are not refused.
+   */
+  reportReadByModel?: boolean;
   /** Run in a fresh managed worktree even if the workflow does not ask for one (value: onFinish). */
   worktree?: WorktreeFinish;
   progress?: WorkflowProgress;
@@ -85,12 +90,16 @@ export async function runWorkflow(env: RunnerEnv, wf: WorkflowDefinition, opts: 
   if (depth > MAX_WORKFLOW_DEPTH)
     return refuse(`Workflows are nested too deeply (${stack.join(" → ")}); the limit is ${MAX_WORKFLOW_DEPTH} levels.`, "nesting");
   const readByModel = opts.readByModel ?? opts.origin === "tool";
+  // Who reads keel's messages in the report: a model when one started the run or a step above hands the report to one.
+  const reportForModel = readByModel || opts.reportReadByModel === true;
+  // And in the steps' results: a prompt step (or a prompt command's turn) of this run puts them in a model's prompt too.
+  const stepsForModel = reportForModel || wf.steps.some((s) => s.kind === "prompt" || s.kind === "command");
   if (readByModel && wf.steps.some((s) => s.kind === "command" && s.command.modelInvocable === false))
     return refuse(
       `The command /${wf.name} (${wf.origin.file}) has disable-model-invocation: true: only the user may run it (keel run "/${wf.name}", keel workflow run ${wf.name}), not the model. Ask the user to run it.`,
       "invocation",
     );
-  const untrusted = untrustedWorkflowMessage(env.host, wf, readByModel);
+  const untrusted = untrustedWorkflowMessage(env.host, wf, reportForModel);
   if (untrusted) return refuse(untrusted, "trust");
   const prepared = prepareArguments(env.host, wf, opts.args ?? {});
   record.arguments = prepared.args;
@@ -128,7 +137,7 @@ export async function runWorkflow(env: RunnerEnv, wf: WorkflowDefinition, opts: 
     sessionId: opts.sessionId,
     ...(opts.toolBound ? { toolBound: opts.toolBound } : {}),
     origin: `workflow:${stack.join(">")}`,
-    readByModel,
+    readByModel: stepsForModel,
     ...(cwd ? { cwd } : {}),
   };
   let stop: { status: "failed" | "cancelled"; reason: string } | undefined;
@@ -165,7 +174,8 @@ export async function runWorkflow(env: RunnerEnv, wf: WorkflowDefinition, opts: 
         signal: linked.signal,
         run: runCtx,
         started: (label) => opts.progress?.stepStarted({ depth, index: step.index, total, label, kind: step.kind }),
-        nested: (name, args, s) => runNested(env, name, args, { ...opts, readByModel, signal: s, stack, cwd, worktree: undefined }),
+        nested: (name, args, s) =>
+          runNested(env, name, args, { ...opts, readByModel, reportReadByModel: stepsForModel, signal: s, stack, cwd, worktree: undefined }),
       });
     } finally {
       linked.unlink();

@@ -2,6 +2,7 @@ import { createInterface } from "node:readline/promises";
 import { recordTrust, trustApproves, workspaceTrust } from "../../trust.js";
 import { resolveWorkspace } from "../../workspace.js";
 import type { CliContext } from "../cli-context.js";
+import { terminalFailure } from "../terminal-failure.js";
 import { terminalText } from "../terminal-text.js";
 import { dropTypeAhead } from "../type-ahead.js";
 import { CALL_MARK } from "../../tools/call-mark.js";
@@ -45,14 +46,18 @@ export async function offerTrust(ctx: CliContext): Promise<void> {
   // Keys typed before the question was shown are no answer to it (Ctrl-C among them, or a closed terminal, keeps the workspace restricted).
   const typed = await dropTypeAhead(ctx.io.stdin);
   const rl = createInterface({ input: ctx.io.stdin, output: out });
-  // A terminal that went away fails as it is given back (EIO): the question ends (restricted), never a crash.
-  rl.on("error", () => rl.close());
+  // A terminal that went away (EIO): the question ends (restricted), never a crash.
+  const failed = terminalFailure(rl);
   const interrupted = new AbortController();
   if (typed) interrupted.abort();
   rl.on("SIGINT", () => interrupted.abort());
   let answer = "";
   try {
-    answer = (await rl.question("? Trust this workspace? [y]es / [N]o, keep it restricted: ", { signal: interrupted.signal })).trim().toLowerCase();
+    answer = (
+      await rl.question("? Trust this workspace? [y]es / [N]o, keep it restricted: ", { signal: AbortSignal.any([interrupted.signal, failed, ctx.signal]) })
+    )
+      .trim()
+      .toLowerCase();
   } catch {
     // Ctrl-C or a closed terminal: not an approval
   } finally {

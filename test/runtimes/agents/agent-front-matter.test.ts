@@ -51,6 +51,23 @@ describe("Claude Code agent front matter beyond tools", () => {
     );
   });
 
+  it("disallowedTools naming a Claude Code tool keel does the work of otherwise (Task, SlashCommand, TodoWrite) removes that keel tool", async () => {
+    ws = makeWorkspace({
+      ".claude/agents/leaf.md": "---\nname: leaf\ndescription: Works alone\ndisallowedTools: Task, SlashCommand, TodoWrite, WebFetch\n---\nLEAF-PROMPT",
+    });
+    ws.writeUserConfig({ model: { name: "m", baseUrl: server.baseUrl }, permissions: { allow: ["delegate_agent"] } });
+    const leaf = toolNames(await childRequest("leaf"));
+    // Old code: "no counterpart", nothing removed — the child could start sub-agents and run workflows it was told not to.
+    expect(leaf).not.toContain("delegate_agent");
+    expect(leaf).not.toContain("workflow_run");
+    expect(leaf).not.toContain("todo_write");
+    expect(leaf).toContain("read_file");
+    expect(leaf).toContain("bash");
+    const diagnostics = await agentDiagnostics();
+    expect(diagnostics.some((d) => d.severity === "info" && /"WebFetch" is a Claude Code tool keel has no counterpart for/.test(d.message))).toBe(true);
+    expect(diagnostics.some((d) => /"Task"|"SlashCommand"|"TodoWrite"/.test(d.message))).toBe(false);
+  });
+
   it("fields keel does not act on get an info diagnostic naming them; a disallowedTools keel cannot read leaves the agent no tools", async () => {
     ws = makeWorkspace({
       ".claude/agents/bold.md": "---\nname: bold\ndescription: Does anything\npermissionMode: bypassPermissions\nmaxTurns: 3\ncolor: red\n---\nBOLD-PROMPT",
