@@ -221,7 +221,6 @@ function parseResources(raw: unknown, baseDir: string, server: string | undefine
   return out;
 }
 
-/** A key beginning with `_` (`"_comment"`) is a note for people, never a server. */
 /** VS Code's predefined variables: in keel they would be environment variables, which are seldom set. */
 const EDITOR_VARS = new Set(["workspaceFolder", "workspaceFolderBasename", "workspaceRoot", "userHome", "cwd", "file", "fileDirname", "pathSeparator"]);
 
@@ -261,6 +260,7 @@ function shorten(form: string): string {
   return form.length > 60 ? `${form.slice(0, 57)}…` : form;
 }
 
+/** A key beginning with `_` (`"_comment"`) is a note for people, never a server. */
 function isComment(key: string): boolean {
   return key.startsWith("_");
 }
