@@ -1,9 +1,9 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { describe, expect, it, vi } from "vitest";
-import { KEEL_BIN } from "../helpers/run-cli.js";
+import { describe, expect, it } from "vitest";
+import { keelEnd, keelInHangupTerminal } from "../helpers/hangup-terminal.js";
 import { makeWorkspace, type TempWorkspace } from "../helpers/temp-workspace.js";
-import { closeTerminalAfterEach, HAS_TMUX, startTerminal, type Terminal } from "../helpers/tmux.js";
+import { closeTerminalAfterEach, HAS_TMUX, type Terminal } from "../helpers/tmux.js";
 
 /**
  * The terminal goes away while keel asks a question on it (README, "Stopping a command"): the question ends as not
@@ -17,29 +17,9 @@ closeTerminalAfterEach(() => ({ term, ws }));
 /** A hook only trust runs: `keel chat` offers to trust the workspace before its first prompt. */
 const HOOKS = { PreToolUse: [{ matcher: "*", hooks: [{ type: "command", command: "touch hook-ran" }] }] };
 
-/**
- * Starts `keel --model scripted:model.json` (a chat) in tmux under a small parent, as under a login shell: on the hangup it
- * sends keel SIGHUP, and it outlives keel to record keel's pid (keel.pid), how keel ended (keel-exit.json) and its stderr.
- */
+/** `keel` chatting with a scripted model in tmux, under a parent that records how it ends (see keelInHangupTerminal). */
 function chatInTerminal(): Terminal {
-  ws!.write(
-    "watch.mjs",
-    [
-      'import { spawn } from "node:child_process";',
-      'import { openSync, writeFileSync } from "node:fs";',
-      'process.on("SIGHUP", () => child.kill("SIGHUP"));',
-      'const child = spawn(process.execPath, process.argv.slice(2), { stdio: ["inherit", "inherit", openSync("keel-stderr.txt", "w")] });',
-      'writeFileSync("keel.pid", String(child.pid));',
-      'child.on("exit", (code, signal) => writeFileSync("keel-exit.json", JSON.stringify({ code, signal })));',
-    ].join("\n"),
-  );
-  return startTerminal([process.execPath, ws!.path("watch.mjs"), KEEL_BIN, "--model", "scripted:model.json"], { cwd: ws!.root, env: ws!.env });
-}
-
-/** How keel ended, and what it wrote to stderr. */
-async function chatEnd(): Promise<{ exit: { code: number | null; signal: string | null }; stderr: string }> {
-  await vi.waitFor(() => expect(ws!.exists("keel-exit.json")).toBe(true), { timeout: 60_000, interval: 50 });
-  return { exit: JSON.parse(ws!.read("keel-exit.json")), stderr: ws!.read("keel-stderr.txt") };
+  return keelInHangupTerminal(ws!, ["--model", "scripted:model.json"]);
 }
 
 describe.skipIf(!HAS_TMUX)("the terminal goes away while keel asks a question (tmux)", () => {
@@ -48,7 +28,7 @@ describe.skipIf(!HAS_TMUX)("the terminal goes away while keel asks a question (t
     term = chatInTerminal();
     await term.waitFor("? Trust this workspace?");
     term.close();
-    const { exit, stderr } = await chatEnd();
+    const { exit, stderr } = await keelEnd(ws!);
     // Old code: the question's error listener closed readline, whose giving the terminal back failed again (EIO) and
     // re-entered the listener: "Maximum call stack size exceeded", exit 1 with a stack trace.
     expect(exit, stderr).toEqual({ code: 129, signal: null });
@@ -64,7 +44,7 @@ describe.skipIf(!HAS_TMUX)("the terminal goes away while keel asks a question (t
     term.line("go");
     await term.waitFor("Allow?");
     term.close();
-    const { exit, stderr } = await chatEnd();
+    const { exit, stderr } = await keelEnd(ws!);
     // Old code: the same endless re-entry (exit 1, a stack trace), the session left `running` with its lock.
     expect(exit, stderr).toEqual({ code: 129, signal: null });
     expect(stderr).not.toMatch(/Maximum call stack|EIO|\n\s+at /);
@@ -80,7 +60,7 @@ describe.skipIf(!HAS_TMUX)("the terminal goes away while keel asks a question (t
     await term.waitFor("? Trust this workspace?");
     process.kill(Number(ws.read("keel.pid")), "SIGTERM");
     // Old code: the question did not listen to the command's cancel and kept waiting for an answer.
-    const { exit, stderr } = await chatEnd();
+    const { exit, stderr } = await keelEnd(ws!);
     expect(exit, stderr).toEqual({ code: 0, signal: null });
     expect(existsSync(join(ws.keelHome, "trust.json"))).toBe(false);
     expect(term.screen()).toContain("Keeping it restricted");

@@ -1,9 +1,10 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { describe, expect, it, vi } from "vitest";
 import { waitDead } from "../helpers/processes.js";
-import { KEEL_BIN, runKeelProcess, startKeelProcess } from "../helpers/run-cli.js";
+import { keelEnd, keelInHangupTerminal } from "../helpers/hangup-terminal.js";
+import { runKeelProcess, startKeelProcess } from "../helpers/run-cli.js";
 import { makeWorkspace, type TempWorkspace } from "../helpers/temp-workspace.js";
-import { closeTerminalAfterEach, HAS_TMUX, startTerminal, type Terminal } from "../helpers/tmux.js";
+import { closeTerminalAfterEach, HAS_TMUX, type Terminal } from "../helpers/tmux.js";
 
 /**
  * The terminal goes away (README, "Stopping a command"): an ssh connection drops, a terminal window is closed (SIGHUP,
@@ -102,31 +103,11 @@ describe("a closed pipe (`keel run … | head`)", () => {
   );
 });
 
-/**
- * Starts `keel --yes --model scripted:model.json` (a chat) in tmux under a small parent, as under a login shell: on the
- * hangup it sends keel SIGHUP (as bash does to its jobs), and it outlives keel to record how keel ended (keel-exit.json)
- * and what it wrote to stderr (keel-stderr.txt).
- */
+/** `keel --yes` chatting with a scripted model in tmux, under a parent that records how it ends (see keelInHangupTerminal). */
 async function chatInTerminal(): Promise<Terminal> {
-  ws!.write(
-    "watch.mjs",
-    [
-      'import { spawn } from "node:child_process";',
-      'import { openSync, writeFileSync } from "node:fs";',
-      'process.on("SIGHUP", () => child.kill("SIGHUP"));',
-      'const child = spawn(process.execPath, process.argv.slice(2), { stdio: ["inherit", "inherit", openSync("keel-stderr.txt", "w")] });',
-      'child.on("exit", (code, signal) => writeFileSync("keel-exit.json", JSON.stringify({ code, signal })));',
-    ].join("\n"),
-  );
-  const t = startTerminal([process.execPath, ws!.path("watch.mjs"), KEEL_BIN, "--yes", "--model", "scripted:model.json"], { cwd: ws!.root, env: ws!.env });
+  const t = keelInHangupTerminal(ws!, ["--yes", "--model", "scripted:model.json"]);
   await t.waitFor("/help for commands");
   return t;
-}
-
-/** How keel ended once its terminal was closed, and what it wrote to stderr. */
-async function chatEnd(): Promise<{ exit: { code: number | null; signal: string | null }; stderr: string }> {
-  await vi.waitFor(() => expect(ws!.exists("keel-exit.json")).toBe(true), { timeout: 60_000, interval: 50 });
-  return { exit: JSON.parse(ws!.read("keel-exit.json")), stderr: ws!.read("keel-stderr.txt") };
 }
 
 describe.skipIf(!HAS_TMUX)("keel chat when its terminal goes away (tmux)", () => {
@@ -138,7 +119,7 @@ describe.skipIf(!HAS_TMUX)("keel chat when its terminal goes away (tmux)", () =>
     const shell = await shellPid();
     try {
       term.close();
-      const { exit, stderr } = await chatEnd();
+      const { exit, stderr } = await keelEnd(ws!);
       // Old code: killed by the hangup at once (signal SIGHUP), the shell left running, the session `running` with its lock.
       // Without letting go of the dead terminal: Node's abort at exit (SIGABRT, "Assertion failed" on stderr).
       expect(exit, stderr).toEqual({ code: 129, signal: null });
@@ -159,7 +140,7 @@ describe.skipIf(!HAS_TMUX)("keel chat when its terminal goes away (tmux)", () =>
     await term.waitFor("hello there");
     await term.waitFor(/›\s*$/);
     term.close();
-    const { exit, stderr } = await chatEnd();
+    const { exit, stderr } = await keelEnd(ws!);
     // Old code: killed by the hangup (signal SIGHUP). Then, leaving on the terminal's end: readline's `setRawMode EIO`
     // unhandled (exit 1 and a stack trace).
     expect(exit.signal, stderr).toBe(null);
