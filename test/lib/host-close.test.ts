@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { callTool, createHost, runAgent, UsageError, type Host } from "../../lib/index.js";
 import { useOpenAIServer } from "../helpers/openai-server.js";
 import { makeWorkspace, type TempWorkspace } from "../helpers/temp-workspace.js";
@@ -14,8 +14,7 @@ const server = useOpenAIServer();
 
 /** Polls until `check` holds (generous: up to ~90 s on a loaded machine, within the test's 120 s). */
 async function until(check: () => boolean): Promise<void> {
-  for (let i = 0; i < 1800 && !check(); i++) await new Promise((r) => setTimeout(r, 50));
-  expect(check()).toBe(true);
+  await vi.waitFor(() => expect(check()).toBe(true), { timeout: 90_000, interval: 50 });
 }
 
 describe("host.close() ends what the program still runs on the host", () => {
