@@ -30,3 +30,13 @@ export function unreadClaudeSettings(settings: Record<string, unknown>): string[
   }
   return out;
 }
+
+/** Most settings a diagnostic names, and the longest name it shows whole: a repository's settings file may hold any number, of any length. */
+const MAX_LISTED = 20;
+const MAX_NAME = 80;
+
+/** `names` for a diagnostic: the first MAX_LISTED, each cut to MAX_NAME characters, and how many more there are. */
+export function listedSettings(names: readonly string[]): string {
+  const shown = names.slice(0, MAX_LISTED).map((n) => (n.length > MAX_NAME ? `${n.slice(0, MAX_NAME - 1)}…` : n));
+  return shown.join(", ") + (names.length > MAX_LISTED ? ` and ${names.length - MAX_LISTED} more` : "");
+}

@@ -10,7 +10,7 @@ import { isPlainObject } from "./plain-object.js";
 import { isSandboxValue, SANDBOX_SHAPE, strictest } from "../sandbox/sandbox-config.js";
 import { capUntrustedLimits, restrictUntrusted } from "./untrusted-config.js";
 import { MAX_TIMER_MS } from "../tool-call.js";
-import { unreadClaudeSettings } from "./claude-settings-unread.js";
+import { listedSettings, unreadClaudeSettings } from "./claude-settings-unread.js";
 import { orTrustOnce, TRUST_ONCE } from "../trust-hint.js";
 
 /** The three permission lists, in precedence order. */
@@ -75,8 +75,8 @@ export function mergeLayers(layers: ConfigLayer[], trusted: boolean, held?: "cha
           severity: "info",
           source: "config",
           file: layer.file,
-          path: unread.join(", "),
-          message: `keel does not read these Claude Code settings, so they have no effect here: ${unread.join(", ")}. keel reads permissions.allow/ask/deny, hooks, sandbox.filesystem.denyRead and disabledMcpjsonServers from this file; set the rest in keel's config (see keel config list) where keel has a counterpart.`,
+          path: listedSettings(unread),
+          message: `keel does not read these Claude Code settings, so they have no effect here: ${listedSettings(unread)}. keel reads permissions.allow/ask/deny, hooks, sandbox.filesystem.denyRead and disabledMcpjsonServers from this file; set the rest in keel's config (see keel config list) where keel has a counterpart.`,
         });
     }
     if (layer.source === "claude")

@@ -40,6 +40,19 @@ describe(".claude/settings.json keys keel does not read", () => {
     ]);
   });
 
+  it("a repository's settings file with thousands of keys, or a very long one, gets a diagnostic of bounded size", async () => {
+    const many = Object.fromEntries(Array.from({ length: 5000 }, (_, i) => [`k${i}`, i]));
+    ws = makeWorkspace({ ".claude/settings.json": { ["x".repeat(10_000)]: 1, ...many } });
+    const r = await runKeel(["--json", "tools"], { cwd: ws.root, env: ws.env });
+    const unread = r
+      .json<{ diagnostics: { path?: string; message: string }[] }>()
+      .diagnostics.find((d) => /keel does not read these Claude Code settings/.test(d.message));
+    // old code: every key, whole, twice (path and message): over 100 KB
+    expect(unread!.message).toContain("and 4981 more");
+    expect(unread!.message.length).toBeLessThan(3000);
+    expect(unread!.path!.length).toBeLessThan(3000);
+  });
+
   it("a file holding only what keel reads gets no such diagnostic", async () => {
     ws = makeWorkspace({ ".claude/settings.json": { permissions: { deny: ["Read(secret.txt)"] }, sandbox: { filesystem: { denyRead: ["x"] } } } });
     const r = await runKeel(["--json", "tools"], { cwd: ws.root, env: ws.env });
