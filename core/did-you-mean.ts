@@ -10,17 +10,32 @@ export function editDistance(a: string, b: string): number {
 }
 
 /**
+ * Longest name compared for suggestions or quoted whole in an "unknown NAME" message: 128 characters, the
+ * longest tool name MCP allows, far above any name keel registers or users type. The name compared
+ * often comes from a model, a server or a workspace file and may be any length (edit distance is O(a·b)).
+ */
+export const MAX_COMPARED_NAME = 128;
+
+/** `name` in quotes for a message, cut to MAX_COMPARED_NAME characters with its length said when longer. */
+export function quotedName(name: string): string {
+  return name.length > MAX_COMPARED_NAME ? `"${name.slice(0, MAX_COMPARED_NAME)}…" (${name.length} characters)` : `"${name}"`;
+}
+
+/**
  * The candidates `name` most likely means, best first (at most `limit`): the same name in another
  * case, names it is a prefix of (a session id's first characters), names within a small edit
  * distance (a third of its length, at most 3), then names that contain it or that it contains.
- * Case-insensitive; never throws; empty when nothing is close.
+ * Case-insensitive; never throws; empty when nothing is close. A name longer than MAX_COMPARED_NAME
+ * is no name's misspelling: it gets no suggestion and nothing is compared; a candidate that long is
+ * skipped (so the work is at most 128·128 steps per candidate).
  */
 export function suggestNames(name: string, candidates: Iterable<string>, limit = 3): string[] {
   const wanted = name.toLowerCase();
-  if (!wanted) return [];
+  if (!wanted || wanted.length > MAX_COMPARED_NAME) return [];
   const maxDistance = Math.min(3, Math.max(1, Math.floor(wanted.length / 3)));
   const scored: { name: string; score: number }[] = [];
   for (const candidate of new Set(candidates)) {
+    if (candidate.length > MAX_COMPARED_NAME) continue;
     const lower = candidate.toLowerCase();
     let score: number | undefined;
     if (lower === wanted) score = 0;

@@ -156,6 +156,8 @@ export interface AgentStopContext {
   sessionId: string;
   /** True for a sub-agent (`SubagentStop`). */
   subagent: boolean;
+  /** A sub-agent's type (`delegate_agent` `agent`, as frozen into its session); undefined for the default sub-agent and the main agent. */
+  agentType?: string;
   /** True when the turn already went on because of a stop hook (guards against loops). */
   stopHookActive: boolean;
   cwd: string;

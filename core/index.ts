@@ -55,7 +55,7 @@ export type {
 } from "./hooks.js";
 export { KeelError, ManifestError, McpServerError, StateError, ToolError, UsageError, errorMessage } from "./errors.js";
 export { Diagnostics, formatDiagnostic, type Diagnostic } from "./diagnostics.js";
-export { didYouMean, editDistance, suggestNames } from "./did-you-mean.js";
+export { didYouMean, editDistance, MAX_COMPARED_NAME, quotedName, suggestNames } from "./did-you-mean.js";
 export { MODEL_HELP, resolveModelSpec, type ModelSpec } from "./model/model-spec.js";
 export { sandboxUnavailable } from "./sandbox/bwrap.js";
 export { requireSystemProgram, systemEnv, systemProgram } from "./system-program.js";

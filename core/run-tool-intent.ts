@@ -7,7 +7,7 @@ import { hideSecrets } from "./result-secrets.js";
 import type { Observation, ObservationMessages, RunContext, ToolDefinition, ToolIntent } from "./types.js";
 import { schemaProblems } from "./validation.js";
 import { settleAsk } from "./settle-ask.js";
-import { didYouMean } from "./did-you-mean.js";
+import { didYouMean, MAX_COMPARED_NAME, quotedName } from "./did-you-mean.js";
 import { Failure, ToolCall } from "./tool-call.js";
 import { fail, observe } from "./end-call.js";
 import { forModel, modelReads } from "./trust-hint.js";
@@ -285,6 +285,9 @@ function schemaMessage(name: string, problems: string[], tool: ToolDefinition): 
 }
 
 function unknownToolMessage(host: Host, name: string): string {
+  // no tool has a name that long: nothing is asked or compared, and the name is not echoed whole
+  if (name.length > MAX_COMPARED_NAME)
+    return `Unknown tool ${quotedName(name)}: no tool has a name longer than ${MAX_COMPARED_NAME} characters. Run \`keel tools\` to list the ${host.registry.listing().length} available tools.`;
   let why: string | undefined;
   try {
     why = host.hooks.unknownTool.call({ host, name });

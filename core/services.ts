@@ -36,6 +36,11 @@ export interface ExpandedPrompt {
   prompt: string;
   /** The model the command asks for (a model name on the configured endpoint), if any. */
   model?: string;
+  /**
+   * To call with the session the prompt is added to (AgentRunOptions.onPromptAdded): a skill the user
+   * started as `/name` becomes active there, its `allowed-tools` approving as when the model loads it.
+   */
+  started?: (sessionId: string) => void;
 }
 
 /** Expands `/name args` prompts into the text of the prompt command `name`. */

@@ -43,6 +43,12 @@ export interface SessionRunOptions {
   /** Tools the user approved "always" in this process, kept across turns (`keel chat`); default: the session's own, from its state. */
   sessionAllow?: Set<string>;
   maxSteps?: number;
+  /**
+   * Called with the session's id once this run's prompt is added to it (not when a hook refused it):
+   * a `/name` prompt the user started uses it to take effect there (a skill's `allowed-tools`, see
+   * ExpandedPrompt.started).
+   */
+  onPromptAdded?: (sessionId: string) => void;
 }
 
 /** A model's tool call about to run: its id, the tool's name and the parsed input. */

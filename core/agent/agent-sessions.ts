@@ -212,6 +212,7 @@ export class AgentSessions implements AgentService {
         if (turn.prompt && refused === undefined) {
           s.state.turn++;
           s.addMessage({ role: "user", kind: "prompt", content: turn.prompt });
+          s.options.onPromptAdded?.(s.id);
           s.emit("turn_start", { turn: s.state.turn, resume: turn.resume });
         }
       } else await firePromptHooks(s, true, true);

@@ -128,7 +128,15 @@ export async function fireUserPromptSubmit(s: ActiveSession, prompt: string): Pr
 export async function fireAgentStop(s: ActiveSession, stopHookActive: boolean): Promise<string | undefined> {
   const hook = s.host.hooks.agentStop;
   if (hook.taps.length === 0) return undefined;
-  const ctx: AgentStopContext = { host: s.host, sessionId: s.id, subagent: s.meta.depth > 0, stopHookActive, cwd: s.cwd, events: s.events };
+  const ctx: AgentStopContext = {
+    host: s.host,
+    sessionId: s.id,
+    subagent: s.meta.depth > 0,
+    ...(s.meta.agentType ? { agentType: s.meta.agentType.name } : {}),
+    stopHookActive,
+    cwd: s.cwd,
+    events: s.events,
+  };
   try {
     await hook.promise(ctx);
   } catch (error) {

@@ -47,6 +47,8 @@ export interface McpServerConfig {
   enabled: boolean;
   /** The `.claude/settings*.json` whose `disabledMcpjsonServers` turned this workspace server off. */
   disabledBy?: string;
+  /** Set when `disabledBy` could not be read (its error): the server is held back because that file's `disabledMcpjsonServers` is unknown. */
+  disabledUnread?: string;
   enabledTools?: string[];
   disabledTools?: string[];
   startupTimeoutMs?: number;

@@ -5,6 +5,12 @@ import { transcriptPath } from "./tool-hook-taps.js";
 
 const PLUGIN_NAME = "claude-hooks";
 
+/** SessionEnd's `reason` (and what its matcher is matched against): the end of a keel turn is none of Claude Code's named reasons. */
+const SESSION_END_REASON = "other";
+
+/** The `agent_type` of a sub-agent started without a type (`delegate_agent` without `agent`): Claude Code's general sub-agent. */
+const DEFAULT_AGENT_TYPE = "general-purpose";
+
 /** `UserPromptSubmit hook \`cmd\`` — how a hook is named in texts for the model (a user-level hook's credentials masked, see `shownCommand`). */
 function named(event: string, o: HookRunOutcome): string {
   return `${event} hook \`${shownCommand(o.hook)}\``;
@@ -18,7 +24,10 @@ function named(event: string, o: HookRunOutcome): string {
  * model), Stop / SubagentStop (exit 2 or `decision: "block"` sends the agent on with the reason;
  * `stop_hook_active` tells the hook it already did), SessionEnd, PreCompact (`trigger: "auto"`) and
  * Notification (`notification_type: "permission_prompt"`: an approval is asked or a session paused
- * for one) as notifications.
+ * for one) as notifications. Matchers apply where Claude Code documents them, with the tool events'
+ * semantics (HookDispatcher): SessionStart on `source`, SessionEnd on `reason`, PreCompact on
+ * `trigger`, Notification on `notification_type`, SubagentStop on `agent_type`; UserPromptSubmit and
+ * Stop take none (a matcher there is ignored).
  */
 export function tapAgentHooks(host: Host, dispatcher: HookDispatcher): void {
   if (dispatcher.has("UserPromptSubmit"))
@@ -61,7 +70,9 @@ export function tapAgentHooks(host: Host, dispatcher: HookDispatcher): void {
       if (ctx.subagent) return;
       await dispatcher.dispatch({
         event: "SessionEnd",
-        fields: { reason: "other" },
+        // a keel turn ends for none of Claude Code's named reasons (`clear`, `logout`, `prompt_input_exit`, …)
+        fields: { reason: SESSION_END_REASON },
+        matchOn: SESSION_END_REASON,
         cwd: ctx.cwd ?? host.activeDir,
         sessionId: ctx.sessionId,
         events: ctx.events,
@@ -95,9 +106,12 @@ export function tapAgentHooks(host: Host, dispatcher: HookDispatcher): void {
   if (dispatcher.has("Stop") || dispatcher.has("SubagentStop"))
     host.hooks.agentStop.tapPromise(PLUGIN_NAME, async (ctx) => {
       const event = ctx.subagent ? "SubagentStop" : "Stop";
+      // SubagentStop is matched against the agent type, as in Claude Code; Stop takes no matcher
+      const agentType = ctx.subagent ? (ctx.agentType ?? DEFAULT_AGENT_TYPE) : undefined;
       const outcomes = await dispatcher.dispatch({
         event,
-        fields: { stop_hook_active: ctx.stopHookActive },
+        fields: { stop_hook_active: ctx.stopHookActive, ...(agentType !== undefined ? { agent_type: agentType } : {}) },
+        ...(agentType !== undefined ? { matchOn: agentType } : {}),
         cwd: ctx.cwd,
         sessionId: ctx.sessionId,
         events: ctx.events,

@@ -40,7 +40,45 @@ export function applyDisabledServers(servers: McpServerConfig[], disabled: Reado
   });
 }
 
-/** Where and how a disabled server was turned off, for messages: `FILE ("enabled": false or "disabled": true)` or `FILE (disabledMcpjsonServers)`. */
-export function disabledWhere(config: Pick<McpServerConfig, "disabledBy" | "origin">): string {
+/** Most server names one diagnostic lists, and the longest name shown whole. */
+const MAX_LISTED = 20;
+const MAX_NAME = 80;
+
+/**
+ * Fails closed where a Claude Code settings file (`.claude/settings*.json`, any folder from the
+ * workspace root to the working directory) could not be read (not valid JSON, not an object, a link
+ * leading out of the workspace, …): its `disabledMcpjsonServers` may name any of the workspace's own
+ * manifest servers — exactly those applyDisabledServers lets such a list turn off (`.mcp.json` and its
+ * siblings; never yours or a plugin's) — so all of them that are still on are held back (`enabled:
+ * false`, `disabledBy` the first such file, `disabledUnread` its error), with one warning per file
+ * naming it, its error (JSON errors say line and column) and what to do. The file is never rewritten.
+ */
+export function holdBackForUnreadSettings(servers: McpServerConfig[], broken: readonly ConfigLayer[], diagnostics: Diagnostics): McpServerConfig[] {
+  const unread = broken.filter((l) => l.source === "claude" && !l.value);
+  const held = servers.filter((s) => s.origin.scope === "workspace" && s.enabled);
+  if (!unread.length || !held.length) return servers;
+  const names = held.map((s) => (s.name.length > MAX_NAME ? `${s.name.slice(0, MAX_NAME - 1)}…` : s.name));
+  const listed = names.slice(0, MAX_LISTED).join(", ") + (names.length > MAX_LISTED ? ` and ${names.length - MAX_LISTED} more` : "");
+  for (const layer of unread)
+    diagnostics.warn(
+      "mcp",
+      `Claude Code settings file ${layer.file} could not be read (${layer.error ?? "unknown error"}), so keel cannot tell which of this workspace's MCP servers its ${FIELD} turns off: ${listed} ${held.length === 1 ? "was" : "were"} not started. Fix the file (keel never rewrites it) or remove it; the servers then start unless its ${FIELD} names them.`,
+      { file: layer.file },
+    );
+  const first = unread[0]!;
+  return servers.map((s) => (held.includes(s) ? { ...s, enabled: false, disabledBy: first.file, disabledUnread: first.error ?? "unknown error" } : s));
+}
+
+/** Where and how a disabled server was turned off, for messages: `FILE ("enabled": false or "disabled": true)`, `FILE (disabledMcpjsonServers)` or `FILE (unreadable: …)`. */
+export function disabledWhere(config: Pick<McpServerConfig, "disabledBy" | "disabledUnread" | "origin">): string {
+  if (config.disabledBy !== undefined && config.disabledUnread !== undefined)
+    return `${config.disabledBy} (which could not be read: ${config.disabledUnread}; keel cannot tell whether its ${FIELD} names this server)`;
   return config.disabledBy !== undefined ? `${config.disabledBy} (${FIELD})` : `${config.origin.file} ("enabled": false or "disabled": true)`;
+}
+
+/** What to do to start a server Claude Code settings keep off (see disabledWhere). */
+export function disabledHint(config: Pick<McpServerConfig, "disabledBy" | "disabledUnread" | "origin">): string {
+  return config.disabledUnread !== undefined
+    ? `disabled by ${disabledWhere(config)}; fix that file (keel never rewrites it) or remove it to start it`
+    : `disabled by ${disabledWhere(config)}; remove it from that list to start it`;
 }

@@ -58,7 +58,7 @@ export function mcpRuntime(options: McpRuntimeOptions = {}): KeelPlugin {
           { ToolCaches, HealthStores, userServerStateFile },
           { McpAuth },
           { OAuthStore },
-          { applyDisabledServers, claudeDisabledServers },
+          { applyDisabledServers, claudeDisabledServers, holdBackForUnreadSettings },
         ] = await Promise.all([
           import("./elicitation.js"),
           import("./generic-tools.js"),
@@ -70,8 +70,10 @@ export function mcpRuntime(options: McpRuntimeOptions = {}): KeelPlugin {
           import("./oauth-store.js"),
           import("./claude-disabled-servers.js"),
         ]);
-        // Claude Code settings' `disabledMcpjsonServers` only restricts: honoured from every file, trusted or not.
-        const discovered = { ...found, servers: applyDisabledServers(found.servers, claudeDisabledServers(host.configInfo.layers, host.diagnostics)) };
+        // Claude Code settings' `disabledMcpjsonServers` only restricts: honoured from every file, trusted or not;
+        // a settings file that cannot be read holds back every server its list could have named (fails closed).
+        const disabled = applyDisabledServers(found.servers, claudeDisabledServers(host.configInfo.layers, host.diagnostics));
+        const discovered = { ...found, servers: holdBackForUnreadSettings(disabled, host.configInfo.broken, host.diagnostics) };
         const userServers = new Set(discovered.servers.filter((s) => s.trustedByOrigin).map((s) => s.name));
         auth = new McpAuth(new OAuthStore(host.workspace.keelHome), options.openUrl);
         host.provide(MCP_AUTH_SERVICE, auth);

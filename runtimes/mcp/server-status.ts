@@ -1,4 +1,4 @@
-import { disabledWhere } from "./claude-disabled-servers.js";
+import { disabledHint } from "./claude-disabled-servers.js";
 import type { Host } from "../../core/index.js";
 import type { McpConnection } from "./mcp-connection.js";
 import { loginCommand } from "./oauth-provider.js";
@@ -51,9 +51,7 @@ export function serverStatus(host: Host, c: McpConnection): McpServerStatus {
     // Held back in a trusted workspace (added or changed since `keel trust`): say so, not "untrusted workspace".
     ...(c.state === "untrusted" && host.trusted ? { hint: untrustedReason(host, c) } : {}),
     // Turned off by Claude Code settings, not by its manifest: say which file, so it can be turned on there.
-    ...(c.state === "disabled" && c.config.disabledBy !== undefined
-      ? { hint: `disabled by ${disabledWhere(c.config)}; remove it from that list to start it` }
-      : {}),
+    ...(c.state === "disabled" && c.config.disabledBy !== undefined ? { hint: disabledHint(c.config) } : {}),
     ...(c.state !== "needs_login" && c.pendingScope
       ? { hint: `a tool needs a wider authorization (scopes: ${c.pendingScope}): run \`${loginCommand(c.name)}\` again to grant it` }
       : {}),

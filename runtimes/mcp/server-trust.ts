@@ -9,12 +9,15 @@ import { NON_SECRET_VARS, VAR_REFERENCE } from "../../manifests/mcp/expand-vars.
  * Whether the workspace's trust approves each workspace server (decided once, see Host.approves;
  * servers trusted by their origin are left out). A workspace's server runs when the workspace is
  * trusted and the server is as `keel trust` approved it; an approved server with pinned files gets
- * them as `pinned` (checked again before each start).
+ * them as `pinned` (checked again before each start). A server Claude Code settings keep off
+ * (`disabledBy`: `disabledMcpjsonServers`, or a settings file keel could not read) is left out too:
+ * trusting would not start it, so `keel trust` neither lists nor approves it, and once turned back
+ * on it waits for the next `keel trust` like a server added since.
  */
 export function approveServers(host: Host, connections: readonly McpConnection[]): Map<McpConnection, boolean> {
   const approvedBy = new Map<McpConnection, boolean>();
   for (const c of connections) {
-    if (c.config.trustedByOrigin) continue;
+    if (c.config.trustedByOrigin || c.config.disabledBy !== undefined) continue;
     const { pinned, ...item } = trustConfig(host, c);
     const variables = referencedVars(c.config.declared);
     const approved = host.approves(

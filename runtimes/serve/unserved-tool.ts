@@ -1,4 +1,4 @@
-import { didYouMean, forModel, type Host } from "../../core/index.js";
+import { didYouMean, forModel, MAX_COMPARED_NAME, type Host } from "../../core/index.js";
 import { WORKFLOW_TOOL_PREFIX } from "./served-tools.js";
 
 /** What explains why `keel mcp serve` does not serve a name. */
@@ -20,14 +20,11 @@ export interface UnservedContext {
  * client's reader): trusting is something to ask the user for.
  */
 export function unservedToolMessage(name: string, c: UnservedContext): string {
-  // MCP tool names are at most 128 characters: a longer one is no tool's, and is not compared (edit distance is O(a·b)) nor echoed whole.
-  if (name.length > MAX_TOOL_NAME)
-    return `Unknown tool "${name.slice(0, MAX_TOOL_NAME)}…" (${name.length} characters; tool names have at most ${MAX_TOOL_NAME}): tools/list lists the ${c.servedNames.length} tools served.`;
+  // MCP tool names are at most 128 characters (the cap didYouMean shares): a longer one is no tool's, and is not compared nor echoed whole.
+  if (name.length > MAX_COMPARED_NAME)
+    return `Unknown tool "${name.slice(0, MAX_COMPARED_NAME)}…" (${name.length} characters; tool names have at most ${MAX_COMPARED_NAME}): tools/list lists the ${c.servedNames.length} tools served.`;
   return forModel(`Unknown tool "${name}": ${why(name, c)}`);
 }
-
-/** The longest tool name MCP allows (2025-11-25: 1 to 128 characters). */
-const MAX_TOOL_NAME = 128;
 
 function why(name: string, c: UnservedContext): string {
   const { host } = c;

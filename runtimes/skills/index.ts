@@ -34,7 +34,17 @@ export function skillsRuntime(): KeelPlugin {
       let widening = new Set<SkillDef>();
       host.provide("skills", {
         list: () => skills,
-        expand: async (prompt) => (skills.length ? (await import("./skill-prompt.js")).skillPrompt(host, skills, prompt) : undefined),
+        // a skill you start becomes active as when the model loads it: the same activation, the same trust
+        expand: async (prompt) =>
+          skills.length
+            ? (await import("./skill-prompt.js")).skillPrompt(
+                host,
+                skills,
+                prompt,
+                (skill, sessionId) => activate(host, skill, sessionId),
+                (skill) => widening.has(skill),
+              )
+            : undefined,
       });
       const places = skillPlaces(host);
       if (!places.some(hasEntries)) return;
@@ -62,12 +72,13 @@ export function skillsRuntime(): KeelPlugin {
             ),
           );
       });
-      // `allowed-tools` of a skill loaded in this session approve matching calls that would ask
+      // `allowed-tools` of a skill loaded in this session (by the model's `skill` call, or started by you
+      // as `/name`, `disable-model-invocation` ones included) approve matching calls that would ask
       // (never a deny, never a strict ask), when the skill may widen: user level, or a trusted workspace
       host.hooks.beforeTool.tapPromise(PLUGIN_NAME, async (ctx) => {
         const sessionId = ctx.run.sessionId;
         if (!sessionId || ctx.permission) return undefined;
-        const active = activeSkills(host, sessionId, skills).filter((s) => widening.has(s) && s.modelInvocable);
+        const active = activeSkills(host, sessionId, skills).filter((s) => widening.has(s));
         if (!active.length) return undefined;
         const cwd = ctx.run.cwd ?? host.activeDir;
         for (const skill of active)

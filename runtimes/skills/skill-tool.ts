@@ -12,6 +12,7 @@ import {
   type ToolDefinition,
 } from "../../core/index.js";
 import type { SkillDef } from "../../manifests/claude/load-skills.js";
+import { allowedToolsNote } from "./skill-prompt.js";
 
 /** Most entries listed of a skill's other files. */
 const MAX_LISTED = 200;
@@ -64,8 +65,8 @@ export function skillTool(
       const origin = skill.plugin ? `plugin ${skill.plugin}` : skill.level === "user" ? "user level" : "project";
       const parts = [`# Skill: ${skill.name} (${origin})`, "", skill.body.trim()];
       if (files.length) parts.push("", `Files of this skill (read one with skill {"name": "${skill.name}", "file": "<path>"}):`, ...files.map((f) => `- ${f}`));
-      if (skill.allowedTools?.length && widens(skill))
-        parts.push("", `While this skill is active, these calls need no approval: ${skill.allowedTools.join(", ")} (deny rules still apply).`);
+      const note = allowedToolsNote(skill, widens);
+      if (note) parts.push("", note);
       return { content: parts.join("\n"), data: { name: skill.name, files } };
     },
   });

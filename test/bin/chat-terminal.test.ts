@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
@@ -306,6 +306,26 @@ describe.skipIf(!HAS_TMUX)("keel chat on a terminal (tmux)", () => {
     t.line("/release v3");
     await t.waitFor(/Release started.\n\[session/);
     expect(requestText(server.requests.at(-1)!)).toContain("RELEASE-STEPS for v3");
+    t.line("/exit");
+    await exitOf(t);
+  });
+
+  it("/name of your skill with allowed-tools: its calls run without asking in that session, as when the model loads it", async () => {
+    ws = makeWorkspace({}, { git: true });
+    mkdirSync(join(ws.keelHome, "skills", "deploy"), { recursive: true });
+    writeFileSync(
+      join(ws.keelHome, "skills", "deploy", "SKILL.md"),
+      "---\nname: deploy\ndescription: Deploys\ndisable-model-invocation: true\nallowed-tools: Bash(echo:*)\n---\nRun echo deployed.",
+    );
+    ws.writeUserConfig({ model: { name: "m", baseUrl: server.baseUrl } });
+    server.push({ toolCalls: [{ name: "bash", arguments: { command: "echo deployed-by-skill" } }] }, { text: "Deployed." });
+    const t = keel();
+    await t.waitFor("/help for commands");
+    const mark = t.mark();
+    t.line("/deploy");
+    const screen = await t.waitFor(/Deployed.\n\[session/, { after: mark });
+    expect(screen.slice(mark)).toMatch(/● bash\s+echo deployed-by-skill\n\s+✔ approved \(hook: skill deploy \(allowed-tools\)\)\n\s+✓ deployed-by-skill/);
+    expect(screen.slice(mark)).not.toContain("Allow?");
     t.line("/exit");
     await exitOf(t);
   });

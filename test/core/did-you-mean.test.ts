@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { didYouMean, editDistance, suggestNames } from "../../core/did-you-mean.js";
+import { didYouMean, editDistance, MAX_COMPARED_NAME, quotedName, suggestNames } from "../../core/did-you-mean.js";
 
 describe("did you mean", () => {
   it("measures edit distance", () => {
@@ -17,5 +17,18 @@ describe("did you mean", () => {
     expect(suggestNames("gre", tools)).toContain("grep");
     expect(didYouMean("reed_file", tools)).toMatch(/^ Did you mean "read_file"/);
     expect(didYouMean("zzzzzz", tools)).toBe("");
+  });
+
+  it("compares no name longer than the shared cap (128), on either side, and quotes one cut with its length", () => {
+    const at = "t".repeat(MAX_COMPARED_NAME - 1);
+    // one character off: suggested while both are within the cap
+    expect(suggestNames(`${at}x`, [`${at}y`])).toEqual([`${at}y`]);
+    // a name over the cap is nobody's misspelling, however close (a model's 100 KB name is never compared)
+    expect(suggestNames(`${at}xx`, [`${at}xy`])).toEqual([]);
+    expect(didYouMean("x".repeat(1000), ["x".repeat(999)])).toBe("");
+    // a candidate over the cap is not compared either (a workspace file's name can be any length)
+    expect(suggestNames(`${at}x`, [`${at}xyz`, `${at}y`])).toEqual([`${at}y`]);
+    expect(quotedName("bash")).toBe('"bash"');
+    expect(quotedName("y".repeat(100_000))).toBe(`"${"y".repeat(MAX_COMPARED_NAME)}…" (100000 characters)`);
   });
 });

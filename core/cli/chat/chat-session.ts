@@ -128,13 +128,15 @@ export class Chat {
   /**
    * Runs `prompt` as the next turn; never throws (a failure is shown and the chat goes on). When the
    * session waits for an approval (see `settleWaiting`), that is asked first, and the prompt is sent
-   * only once the session no longer waits.
+   * only once the session no longer waits. `onPromptAdded`: see AgentRunOptions (a `/name` the user started).
    */
-  async turn(prompt: string, model = this.model): Promise<void> {
+  async turn(prompt: string, model = this.model, onPromptAdded?: (sessionId: string) => void): Promise<void> {
     if (!(await this.settleWaiting())) return this.renderer.notice("Your prompt was not sent (↑ brings it back).", "warn");
     const id = this.sessionId;
     await this.running((options) =>
-      id && this.exists(id) ? this.runtime.resume(id, { ...options, prompt, model }) : this.runtime.start({ ...options, prompt, model }),
+      id && this.exists(id)
+        ? this.runtime.resume(id, { ...options, prompt, model, onPromptAdded })
+        : this.runtime.start({ ...options, prompt, model, onPromptAdded }),
     );
   }
 

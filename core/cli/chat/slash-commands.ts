@@ -102,7 +102,7 @@ async function promptCommand(chat: Chat, name: string, args: string): Promise<bo
   }));
   if (!expanded) return false;
   if (cancelled) chat.renderer.notice(`/${name} cancelled: nothing was sent.`, "warn");
-  else await chat.turn(expanded.prompt, expanded.model ?? chat.model);
+  else await chat.turn(expanded.prompt, expanded.model ?? chat.model, expanded.started);
   return true;
 }
 

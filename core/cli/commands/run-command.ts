@@ -38,7 +38,13 @@ export async function runCommand(ctx: CliContext, prompt: string | undefined, op
     }
     // `/name args`: a prompt command (Claude Code, Gemini CLI) expanded into its text
     const expanded = !opts.resume && prompt ? await expandCommand(ctx, host, prompt, base) : undefined;
-    const common: AgentRunOptions = { ...base, prompt: expanded?.prompt ?? prompt, model: opts.model ?? expanded?.model, maxSteps: opts.maxSteps };
+    const common: AgentRunOptions = {
+      ...base,
+      prompt: expanded?.prompt ?? prompt,
+      model: opts.model ?? expanded?.model,
+      maxSteps: opts.maxSteps,
+      onPromptAdded: expanded?.started,
+    };
     // On a terminal, a session that paused for an approval is asked about first; the prompt follows once the paused turn ends with an answer.
     const decided = opts.resume ? await settleWaiting(runtime, opts.resume, base) : undefined;
     if (decided && (!prompt?.trim() || decided.reason !== "answer")) {

@@ -194,4 +194,46 @@ describe("Claude Code hooks in the agent (keel run against a local OpenAI-compat
     expect(requestText(server.requests[before + 2]!)).toContain("child: double-check");
     expect(ws.read("events.log").trim().split("\n")).toEqual(["UserPromptSubmit", "SubagentStop", "SubagentStop", "Stop"]);
   });
+
+  it("SessionEnd hooks are matched on reason and SubagentStop hooks on agent_type, as Claude Code documents; Stop still takes no matcher", async () => {
+    ws = makeWorkspace({
+      ".claude/agents/reviewer.md": "---\nname: reviewer\ndescription: Reviews changes\n---\nREVIEWER-PROMPT",
+      // each hook appends its label and what it was given
+      "log.cjs": nodeHook(
+        `require("node:fs").appendFileSync(process.env.CLAUDE_PROJECT_DIR + "/hooks.log", process.argv[2] + ":" + input.hook_event_name + ":" + (input.reason ?? input.agent_type ?? "-") + "\\n");`,
+      ),
+    });
+    const log = (label: string) => `node "${ws.path("log.cjs")}" ${label}`;
+    const group = (label: string, matcher?: string) => ({ ...(matcher !== undefined ? { matcher } : {}), hooks: [{ type: "command", command: log(label) }] });
+    ws.writeUserConfig({
+      model: { name: "m", baseUrl: server.baseUrl },
+      permissions: { allow: ["delegate_agent"] },
+      hooks: {
+        SessionEnd: [group("end-clear", "clear"), group("end-logout-or-other", "logout|other"), group("end-regex", "^oth"), group("end-all")],
+        SubagentStop: [group("sub-reviewer", "reviewer"), group("sub-general", "general-purpose"), group("sub-explore", "Explore"), group("sub-all", "*")],
+        Stop: [group("stop-stray", "Bash")],
+      },
+    });
+    server.push(
+      { toolCalls: [{ id: "d1", name: "delegate_agent", arguments: { agent: "reviewer", prompt: "review it" } }] },
+      { text: "reviewed" },
+      { toolCalls: [{ id: "d2", name: "delegate_agent", arguments: { prompt: "look around" } }] },
+      { text: "looked" },
+      { text: "parent done" },
+    );
+    const r = await runKeel(["run", "delegate twice"], { cwd: ws.root, env: ws.env });
+    expect(r.exitCode, r.stderr).toBe(0);
+    const lines = ws.read("hooks.log").trim().split("\n");
+    const ran = (prefix: string) => lines.filter((l) => l.startsWith(prefix)).sort();
+    expect(ran("sub-")).toEqual(
+      [
+        "sub-all:SubagentStop:general-purpose",
+        "sub-all:SubagentStop:reviewer",
+        "sub-general:SubagentStop:general-purpose",
+        "sub-reviewer:SubagentStop:reviewer",
+      ].sort(),
+    );
+    expect(ran("end-")).toEqual(["end-all:SessionEnd:other", "end-logout-or-other:SessionEnd:other", "end-regex:SessionEnd:other"]);
+    expect(ran("stop-")).toEqual(["stop-stray:Stop:-"]);
+  });
 });

@@ -1,4 +1,4 @@
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
@@ -70,5 +70,60 @@ describe("Claude Code's disabledMcpjsonServers", () => {
     expect(r.json<{ servers: Row[] }>().servers[0]!.state).toBe("disabled");
     const d = r.json<{ diagnostics: { severity: string; file?: string; path?: string }[] }>().diagnostics;
     expect(d).toContainEqual(expect.objectContaining({ severity: "warning", file: base.path(".claude", "settings.json"), path: "disabledMcpjsonServers" }));
+  });
+
+  it("a settings file that cannot be parsed holds back every .mcp.json server its list could name, with a warning naming the file, where it breaks and what to do; yours still start; the file is not rewritten", async () => {
+    const base = mcpWorkspace({});
+    ws = base;
+    base.write(".mcp.json", JSON.stringify({ mcpServers: { tracker: server(base, "tracker"), other: server(base, "other") } }));
+    base.write(".claude/settings.json", { disabledMcpjsonServers: ["docs"] });
+    const broken = '{\n  "disabledMcpjsonServers": ["tracker"],\n}\n';
+    base.write(".claude/settings.local.json", broken);
+    writeFileSync(join(base.keelHome, "mcp.json"), JSON.stringify({ mcpServers: { mine: server(base.path("mine.marks"), "mine") } }));
+    const r = await runKeel(["--trust", "--json", "mcp", "list"], { cwd: base.root, env: base.env });
+    expect(r.exitCode, r.stderr).toBe(0);
+    const out = r.json<{ servers: Row[]; diagnostics: { severity: string; file?: string; message: string }[] }>();
+    const byName = Object.fromEntries(out.servers.map((s) => [s.name, s]));
+    const file = base.path(".claude", "settings.local.json");
+    for (const name of ["tracker", "other"]) {
+      expect(byName[name]!.state).toBe("disabled");
+      expect(byName[name]!.hint).toContain(`disabled by ${file} (which could not be read: not valid JSON`);
+      expect(byName[name]!.hint).toContain("fix that file (keel never rewrites it) or remove it to start it");
+      expect(base.exists(`${name}.marks`)).toBe(false);
+    }
+    expect(byName.mine!.state).toBe("connected");
+    const warning = out.diagnostics.find((d) => d.file === file && d.severity === "warning")!;
+    expect(warning.message).toMatch(/could not be read \(not valid JSON: .*\(line 3, column 1\)\)/);
+    expect(warning.message).toContain("tracker, other were not started. Fix the file (keel never rewrites it) or remove it");
+    const call = await runKeel(["--trust", "--yes", "--json", "call", "mcp__tracker__ping"], { cwd: base.root, env: base.env });
+    expect(call.json<{ ok: boolean }>().ok).toBe(false);
+    expect(base.exists("tracker.marks")).toBe(false);
+    expect(readFileSync(file, "utf8")).toBe(broken);
+
+    // fixed, its list applies as written: only the servers it names stay off
+    base.write(".claude/settings.local.json", { disabledMcpjsonServers: ["tracker"] });
+    const fixed = await runKeel(["--trust", "--json", "mcp", "list"], { cwd: base.root, env: base.env });
+    const states = Object.fromEntries(fixed.json<{ servers: Row[] }>().servers.map((s) => [s.name, s.state]));
+    expect(states).toMatchObject({ tracker: "disabled", other: "connected", mine: "connected" });
+  });
+
+  it("keel trust neither lists nor approves a server the settings turn off (trusting would not start it); turned back on, it waits for the next keel trust", async () => {
+    const base = mcpWorkspace({});
+    ws = base;
+    base.write(".mcp.json", JSON.stringify({ mcpServers: { tracker: server(base, "tracker"), other: server(base, "other") } }));
+    base.write(".claude/settings.json", { disabledMcpjsonServers: ["tracker"] });
+    const trusted = await runKeel(["--json", "trust"], { cwd: base.root, env: base.env });
+    expect(trusted.exitCode, trusted.stderr).toBe(0);
+    expect(trusted.json<{ approved: { name: string }[] }>().approved.map((a) => a.name)).toEqual(['"other" (.mcp.json)']);
+    const human = await runKeel(["trust"], { cwd: base.root, env: base.env });
+    expect(human.stdout).not.toContain("tracker");
+
+    base.write(".claude/settings.json", { disabledMcpjsonServers: [] });
+    const r = await runKeel(["--json", "mcp", "list"], { cwd: base.root, env: base.env });
+    const byName = Object.fromEntries(r.json<{ servers: Row[] }>().servers.map((s) => [s.name, s]));
+    expect(byName.other!.state).toBe("connected");
+    expect(byName.tracker!.state).toBe("untrusted");
+    expect(byName.tracker!.hint).toContain("review it with `keel trust`");
+    expect(base.exists("tracker.marks")).toBe(false);
   });
 });

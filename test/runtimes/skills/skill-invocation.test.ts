@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { useOpenAIServer } from "../../helpers/openai-server.js";
@@ -22,8 +22,8 @@ describe("skills with disable-model-invocation (Claude Code: only the user start
     const before = server.requests.length;
     server.push(
       { toolCalls: [{ id: "s1", name: "skill", arguments: { name: "deploy" } }] },
+      // the run pauses on this call (see below), so no reply after it is queued (it would answer the next test's run)
       { toolCalls: [{ id: "b1", name: "bash", arguments: { command: "echo deployed > deployed.txt" } }] },
-      { text: "done" },
     );
     const r = await runKeel(["--json", "run", "deploy it"], { cwd: ws.root, env: ws.env });
     expect(r.exitCode, r.stderr).toBe(0);
@@ -78,5 +78,56 @@ describe("skills with disable-model-invocation (Claude Code: only the user start
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toContain("skill review is not sent");
     expect(server.requests.length).toBe(count);
+  });
+});
+
+describe("a skill you start as /name grants its allowed-tools as when the model loads it (Claude Code applies them when you invoke it)", () => {
+  it('keel run "/name": your own skill (disable-model-invocation too) approves matching calls; an untrusted workspace\'s skill approves nothing until keel trust', async () => {
+    ws = makeWorkspace(
+      {
+        ".claude/skills/local/SKILL.md":
+          "---\nname: local\ndescription: Local deploy\ndisable-model-invocation: true\nallowed-tools: Bash(echo:*)\n---\nRun echo deployed.",
+      },
+      { git: true },
+    );
+    mkdirSync(join(ws.keelHome, "skills", "deploy"), { recursive: true });
+    writeFileSync(
+      join(ws.keelHome, "skills", "deploy", "SKILL.md"),
+      "---\nname: deploy\ndescription: Deploys\ndisable-model-invocation: true\nallowed-tools: Bash(echo:*)\n---\nRun echo deployed.",
+    );
+    ws.writeUserConfig({ model: { name: "m", baseUrl: server.baseUrl } });
+    // exactly the replies a run uses are queued: a paused run stops before the next one
+    const run = async (prompt: string, approved: boolean) => {
+      const before = server.requests.length;
+      server.push(
+        { toolCalls: [{ id: "b1", name: "bash", arguments: { command: "echo deployed" } }] },
+        ...(approved ? [{ toolCalls: [{ id: "b2", name: "bash", arguments: { command: "touch pwned" } }] }] : []),
+      );
+      const r = await runKeel(["--json", "run", prompt], { cwd: ws.root, env: ws.env });
+      expect(r.exitCode, r.stderr).toBe(0);
+      return { out: r.json<{ reason: string; sessionId: string }>(), requests: server.requests.slice(before) };
+    };
+    const user = await run("/deploy", true);
+    const started = user.requests[0]!.messages.filter((m) => m.role === "user").at(-1)!.content;
+    expect(started).toContain("these calls need no approval: Bash(echo:*)");
+    // echo ran without asking (approved by the skill); touch is not in allowed-tools, so the run pauses there
+    expect(user.out.reason).toBe("awaiting_approval");
+    expect(user.requests[1]!.messages.at(-1)!.content).toContain("deployed");
+    expect(ws.exists("pwned")).toBe(false);
+    const events = readFileSync(ws.path(".keel", "sessions", user.out.sessionId, "events.jsonl"), "utf8");
+    expect(events).toContain('"approvedBy":"hook: skill deploy (allowed-tools)"');
+
+    // the workspace's skill: untrusted, it widens nothing (and the model is not told it does)
+    const untrusted = await run("/local", false);
+    expect(untrusted.out.reason).toBe("awaiting_approval");
+    expect(untrusted.requests).toHaveLength(1);
+    expect(untrusted.requests[0]!.messages.filter((m) => m.role === "user").at(-1)!.content).not.toContain("need no approval");
+    // approved by keel trust, it does
+    const trusted = await runKeel(["--json", "trust"], { cwd: ws.root, env: ws.env });
+    expect(trusted.json().approved).toMatchObject([{ kind: "skill", name: "local (.claude/skills/local/SKILL.md)" }]);
+    const local = await run("/local", true);
+    expect(local.out.reason).toBe("awaiting_approval");
+    expect(local.requests).toHaveLength(2);
+    expect(local.requests[1]!.messages.at(-1)!.content).toContain("deployed");
   });
 });
