@@ -11,7 +11,7 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
  * (`process.nextTick`), so the requests sent meanwhile go out in one `writev`: the same bytes, in
  * the same order, a few microseconds later. A lone call is written at the end of its own tick. At 8
  * echo calls in flight this cut keel's CPU per call by ~3 µs and raised its rate against the raw SDK
- * client from ~0.77× to ~0.88× (bench/README.md, issue 14).
+ * client (whose writes are not batched) from ~0.77× to ~0.88–0.94× (bench/README.md, issue 14).
  */
 export class TickWrites {
   private held = false;
