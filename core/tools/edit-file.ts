@@ -1,3 +1,4 @@
+import { notFoundHint, shownPath } from "./shown-path.js";
 import { stat } from "node:fs/promises";
 import { ToolError } from "../errors.js";
 import type { Host } from "../host.js";
@@ -40,10 +41,15 @@ export function editFileTool(): ToolDefinition {
       const rel = displayPath(ctx.cwd, abs);
       const baseline = await ctx.fileBaselines.get(abs);
       if (!baseline && !(await stat(abs).catch(() => undefined)))
-        throw new ToolError(`File not found: ${rel}. edit_file only changes existing files; use write_file to create it.`, "precondition_failed", null, {
-          path: rel,
-          reason: "missing",
-        });
+        throw new ToolError(
+          `File not found: ${shownPath(rel)}. edit_file only changes existing files; use write_file to create it.${notFoundHint(rel)}`,
+          "precondition_failed",
+          null,
+          {
+            path: rel,
+            reason: "missing",
+          },
+        );
       if (!baseline)
         throw new ToolError(`${rel} has not been read yet. Call read_file on it first, then retry the edit.`, "precondition_failed", null, {
           path: rel,
