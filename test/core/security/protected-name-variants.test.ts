@@ -82,6 +82,27 @@ describe("writes into .git/ and .keel/ are refused under every name a folding vo
     expect(read.stdout).not.toContain("SSH-KEY-SECRET");
   });
 
+  it("a deny rule also holds for a file's case and trailing-dot variants: read_file, glob and grep (real CLI)", async () => {
+    ws = makeWorkspace({ ".ENV": "API_KEY=ENV-SECRET-1\n", "app/Secrets.JSON.": "ENV-SECRET-2\n", "app/main.ts": "ok\n" });
+    ws.writeUserConfig({ permissions: { deny: ["read_file(**/.env)", "read_file(**/secrets.json)"] } });
+    const keel = (tool: string, input: object) => runKeel(["--json", "--yes", "call", tool, "--input", JSON.stringify(input)], { cwd: ws!.root, env: ws!.env });
+    for (const path of [".ENV", "app/Secrets.JSON."]) {
+      const read = await keel("read_file", { path });
+      expect(read.json(), path).toMatchObject({ ok: false, code: "permission_denied" });
+      expect(read.stdout).not.toContain("ENV-SECRET");
+    }
+    const glob = await keel("glob", { pattern: "**/*" });
+    expect(glob.json().content).toContain("app/main.ts");
+    expect(glob.json().data.skippedDenied).toBe(2);
+    const grep = await keel("grep", { pattern: "SECRET" });
+    expect(grep.stdout).not.toContain("ENV-SECRET");
+    // An allow rule is not widened by folding: write_file(**/notes.md) does not allow NOTES.md.
+    ws.writeUserConfig({ permissions: { allow: ["write_file(**/notes.md)"] } });
+    expect((await keel("write_file", { path: "NOTES.md", content: "x" })).json()).toMatchObject({ ok: true });
+    const asked = await runKeel(["--json", "call", "write_file", "--input", JSON.stringify({ path: "NOTES.md", content: "y" })], { cwd: ws.root, env: ws.env });
+    expect(asked.json()).toMatchObject({ ok: false, code: "approval_required" });
+  });
+
   it("nameKey folds what such volumes fold, and nothing that tells names apart", () => {
     expect([".GIT", ".git.", ".git  ", ".g\u200dit", "\ufeff.git", ".git::$INDEX_ALLOCATION", "．ｇｉｔ"].map(nameKey)).toEqual(Array(7).fill(".git"));
     expect([".gitignore", "a.git", ".git-x", "git"].map(nameKey)).not.toContain(".git");
