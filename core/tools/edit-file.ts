@@ -1,4 +1,4 @@
-import { notFoundHint, shownPath } from "./shown-path.js";
+import { notFoundHint, shownPath } from "../shown-path.js";
 import { stat } from "node:fs/promises";
 import { ToolError } from "../errors.js";
 import type { Host } from "../host.js";

@@ -4,7 +4,7 @@ import { defineTool } from "../define-tool.js";
 import type { ToolDefinition } from "../types.js";
 import { pathToolTraits } from "./path-tool-traits.js";
 import { confinePath, displayPath } from "./confine-path.js";
-import { LOSSY_NAME_HINT, lossyPath, shownPath } from "./shown-path.js";
+import { LOSSY_NAME_HINT, lossyPath, shownPath } from "../shown-path.js";
 
 /** Most paths glob returns; the rest are counted in a note. */
 export const GLOB_MAX_RESULTS = 1000;

@@ -6,7 +6,7 @@ import type { ToolDefinition } from "../types.js";
 import { pathToolTraits } from "./path-tool-traits.js";
 import { confinePath, displayPath } from "./confine-path.js";
 import { openFileInside, readOpened } from "./open-inside.js";
-import { LOSSY_NAME_HINT, lossyPath, shownPath } from "./shown-path.js";
+import { LOSSY_NAME_HINT, lossyPath, shownPath } from "../shown-path.js";
 import { MAX_LINE_CHARS as MAX_SCANNED_LINE_CHARS, scanLines } from "./scan-lines.js";
 
 /** Matching lines grep returns when `max_results` is not given. */

@@ -6,7 +6,7 @@ import type { ToolDefinition } from "../types.js";
 import { pathToolTraits } from "./path-tool-traits.js";
 import { confinePath, displayPath } from "./confine-path.js";
 import { openDirInside, type PinnedDir } from "./open-inside.js";
-import { LOSSY_NAME_HINT, notFoundHint, shownPath } from "./shown-path.js";
+import { LOSSY_NAME_HINT, notFoundHint, shownPath } from "../shown-path.js";
 
 /** Most entries list_dir returns; the rest are counted in a note. */
 export const LIST_DIR_MAX_ENTRIES = 1000;

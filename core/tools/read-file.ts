@@ -1,4 +1,4 @@
-import { notFoundHint, shownPath } from "./shown-path.js";
+import { notFoundHint, shownPath } from "../shown-path.js";
 import { ToolError } from "../errors.js";
 import { defineTool } from "../define-tool.js";
 import type { ToolDefinition } from "../types.js";

@@ -7,7 +7,7 @@ const UNCLEAR = /[\p{Cc}\p{Cf}\p{Cs}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}
 const UNCLEAR_ALL = new RegExp(UNCLEAR.source, "gu");
 
 /**
- * A workspace path as file tools show it to the model: as it is when it reads unambiguously, else
+ * A path as keel shows it on one line (file tools' results, diagnostics): as it is when it reads unambiguously, else
  * as a JSON string with every unclear character escaped (`"a\nb.txt"`, `"x\u202e.txt"`), which is
  * also the `path` to pass back. Quoted too: a path that starts with `"`, or starts or ends with
  * white space, or holds one of `alsoQuote` (grep quotes `:` paths, its own field separator). Never throws.
