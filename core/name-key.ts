@@ -20,7 +20,11 @@ export function nameKey(name: string): string {
   return (colon > 0 ? folded.slice(0, colon) : folded).replace(TRAILING, "");
 }
 
+/** A path every segment of which is its own key: printable ASCII without capitals, `:` or spaces, no segment ending in a dot. */
+const OWN_KEY = /^(?![^]*\.(?:\/|$))[\x21-\x39\x3b-\x40\x5b-\x7e]*$/;
+
 /** `path` with every segment replaced by its `nameKey`, to compare two paths as a folding volume would. Never throws. */
 export function pathKey(path: string): string {
+  if (sep === "/" && OWN_KEY.test(path)) return path;
   return path.split(sep).map(nameKey).join(sep);
 }

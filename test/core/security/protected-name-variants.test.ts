@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { nameKey } from "../../../core/name-key.js";
+import { nameKey, pathKey } from "../../../core/name-key.js";
 import { PermissionPolicy } from "../../../core/permissions.js";
 import { writeFileTool } from "../../../core/tools/write-file.js";
 import { runKeel } from "../../helpers/run-cli.js";
@@ -106,5 +106,8 @@ describe("writes into .git/ and .keel/ are refused under every name a folding vo
   it("nameKey folds what such volumes fold, and nothing that tells names apart", () => {
     expect([".GIT", ".git.", ".git  ", ".g\u200dit", "\ufeff.git", ".git::$INDEX_ALLOCATION", "．ｇｉｔ"].map(nameKey)).toEqual(Array(7).fill(".git"));
     expect([".gitignore", "a.git", ".git-x", "git"].map(nameKey)).not.toContain(".git");
+    // pathKey's shortcut for paths that are their own key agrees with keying every segment.
+    for (const p of ["src/a.ts", "src/A.ts", "a./b", "a/b.", ".", "x/.GIT/y", "a:b/c", "a b", "/home/u/.ssh/id_rsa", "é/x", ".git."])
+      expect(pathKey(p), p).toBe(p.split("/").map(nameKey).join("/"));
   });
 });
