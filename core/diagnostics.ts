@@ -1,3 +1,5 @@
+import { shownPath } from "./shown-path.js";
+
 /** Severity of a diagnostic: `error` means something was skipped, `warning` a surprise, `info` a note. */
 export type DiagnosticSeverity = "error" | "warning" | "info";
 
@@ -47,8 +49,11 @@ export class Diagnostics {
   }
 }
 
-/** Formats a diagnostic as one human-readable line: `error plugin file:path: message`. */
+/**
+ * Formats a diagnostic as one human-readable line: `error plugin file:path: message`. A file name with
+ * a newline or another unclear character is shown quoted (`shownPath`), so it cannot pass for lines of its own.
+ */
 export function formatDiagnostic(d: Diagnostic): string {
-  const where = [d.file, d.path].filter(Boolean).join(":");
+  const where = [d.file === undefined ? undefined : shownPath(d.file), d.path].filter(Boolean).join(":");
   return `${d.severity} [${d.source}]${where ? ` ${where}` : ""}: ${d.message}`;
 }

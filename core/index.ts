@@ -90,6 +90,7 @@ export { assertOwnPath, ownReadFlags } from "./state/own-path.js";
 export { enqueueMessage } from "./session/message-queue.js";
 export { SessionSeals } from "./session/session-seal.js";
 export { confinePath, inside, workspaceDirIn } from "./tools/confine-path.js";
+export { shownPath } from "./shown-path.js";
 export { gitTopAt } from "./git-marker.js";
 export { realOrSelf } from "./real-path.js";
 export { visibleJson } from "./visible-json.js";

@@ -1,5 +1,6 @@
 import { compileGlob } from "./glob-matcher.js";
 import type { TrustLevel } from "./config/config-sources.js";
+import { pathKey } from "./name-key.js";
 import type { PermissionCall } from "./permission-call.js";
 import { Wildcard } from "./shell/wildcard.js";
 
@@ -55,12 +56,22 @@ export function compileRule(rule: string, list: RuleList, names: Map<string, Rul
   if (spec !== undefined) {
     out.spec = spec;
     let pathGlob: RuleGlob | undefined;
+    let keyGlob: RuleGlob | undefined;
+    // A deny or ask rule also holds for every name a folding volume gives the same file (`.ENV`, `.env.`
+    // for `**/.env` on macOS or NTFS): it is matched, folded, against the path's `pathKey` too (failing closed).
+    // An allow rule matches the path as written only.
     out.pathMatch = (s) => {
       if (!pathGlob) {
         pathGlob = ruleGlob(spec, true, list);
         out.unsupported ??= pathGlob.unsupported;
       }
-      return pathGlob.match(s);
+      const matched = pathGlob.match(s);
+      if (matched || list === "allow") return matched;
+      const key = pathKey(s);
+      const keySpec = spec.normalize("NFKC").toLowerCase();
+      if (key === s && keySpec === spec) return false;
+      keyGlob ??= ruleGlob(keySpec, true, list);
+      return keyGlob.match(key);
     };
     out.textMatch = new Wildcard(spec);
   }

@@ -3,6 +3,7 @@ import type { TrustLevel } from "./config/config-sources.js";
 import { controlWriteOf, type ControlWrite } from "./control-files.js";
 import { PermissionCall, permissionArgument, staysInside } from "./permission-call.js";
 import { compileRule, firstAllowing, firstRestricting, type AliasInfo, type CompiledRule, type RuleGlob } from "./permission-rule.js";
+import { pathKey } from "./name-key.js";
 import { protectedDirOf } from "./protected-paths.js";
 import { realTarget } from "./real-path.js";
 import type { ShellParser } from "./shell/shell-analysis.js";
@@ -47,10 +48,16 @@ export class PermissionPolicy {
   private parser: ShellParser | undefined;
   private loading: Promise<void> | undefined;
   private hiddenList: readonly string[] | undefined;
+  private hiddenKeyList: readonly string[] | undefined;
 
   /** The hidden paths (see the constructor), found once. */
   private get hidden(): readonly string[] {
     return (this.hiddenList ??= this.hiddenPaths());
+  }
+
+  /** The hidden paths as `pathKey`s, in the same order. */
+  private get hiddenKeys(): readonly string[] {
+    return (this.hiddenKeyList ??= this.hidden.map(pathKey));
   }
 
   /**
@@ -142,11 +149,16 @@ export class PermissionPolicy {
     return READ_ONLY_ALLOWED;
   }
 
-  /** The hidden path (see the constructor) that `abs` lies in, as written or where it really leads; undefined when none. Never throws. */
+  /**
+   * The hidden path (see the constructor) that `abs` lies in, as written or where it really leads, and
+   * under any name a volume that folds names gives it (`.SSH` is `.ssh` on macOS: see `pathKey`);
+   * undefined when none. Never throws.
+   */
   hides(abs: string): string | undefined {
     if (!this.hidden.length) return undefined;
-    const real = realTarget(abs);
-    return this.hidden.find((h) => staysInside(relative(h, abs)) || staysInside(relative(h, real)));
+    const paths = [pathKey(abs), pathKey(realTarget(abs))];
+    const at = this.hiddenKeys.findIndex((h) => paths.some((p) => staysInside(relative(h, p))));
+    return at < 0 ? undefined : this.hidden[at];
   }
 
   /**

@@ -1,4 +1,4 @@
-import { formatDiagnostic, inside, inToolProcess, realOrSelf, type Host } from "../core/index.js";
+import { formatDiagnostic, inside, inToolProcess, realOrSelf, shownPath, type Host } from "../core/index.js";
 import { type CliContext, table } from "../core/cli/index.js";
 import { RUN_HOOK_EVENTS } from "../manifests/hooks/run-hook-events.js";
 import type { PluginRecord } from "./plugin-record.js";
@@ -94,7 +94,7 @@ export function renderPlugins(report: PluginsReport, marked = false): string {
     if (lines.length) out.push("", `${p.name}:`, ...lines.map((l) => `  ${l}`));
   }
   for (const f of report.failed) {
-    out.push("", `not loaded: ${f.file}`);
+    out.push("", `not loaded: ${shownPath(f.file)}`);
     for (const d of f.diagnostics) out.push(`  ${formatDiagnostic(d)}`);
   }
   const errors = report.diagnostics.filter((d) => d.severity === "error").length;

@@ -1,3 +1,5 @@
+import { isUtf8 } from "node:buffer";
+import { notFoundHint, shownPath } from "../shown-path.js";
 import { stat } from "node:fs/promises";
 import { ToolError } from "../errors.js";
 import type { Host } from "../host.js";
@@ -13,7 +15,8 @@ import { writeFileInside } from "./write-inside.js";
 /**
  * `edit_file`: replaces `old_string` with `new_string` in a file that was read first and has not
  * changed since (size, mtime, sha1); `old_string` must be unique unless `replace_all`. The file is
- * read through a checked descriptor and replaced atomically (see `writeFileInside`).
+ * read through a checked descriptor and replaced atomically (see `writeFileInside`). A CRLF file keeps
+ * its line endings (`lineEndingsOf`); a file that is not valid UTF-8 is edited as bytes, the rest unchanged.
  * Refusals are ToolErrors (`precondition_failed` for a missing file or a missing or stale read).
  */
 export function editFileTool(): ToolDefinition {
@@ -34,16 +37,25 @@ export function editFileTool(): ToolDefinition {
       "Replace an exact piece of text in a file. Read the file with read_file first. `old_string` must occur exactly once (include surrounding lines to make it unique) unless `replace_all` is true.",
     ...pathToolTraits("write"),
     // The text the edit leaves when it succeeds (it fails, changing nothing, unless `old_string` occurs).
-    nextText: (input, current) => (current === undefined ? undefined : applyEdit(current, input.old_string, input.new_string)),
+    nextText: (input, current) => {
+      if (current === undefined) return undefined;
+      const edit = lineEndingsOf(current, input.old_string, input.new_string);
+      return applyEdit(current, edit.old, edit.new);
+    },
     async execute(input, ctx) {
       const abs = confinePath(ctx.root, input.path, "path", ctx.cwd);
       const rel = displayPath(ctx.cwd, abs);
       const baseline = await ctx.fileBaselines.get(abs);
       if (!baseline && !(await stat(abs).catch(() => undefined)))
-        throw new ToolError(`File not found: ${rel}. edit_file only changes existing files; use write_file to create it.`, "precondition_failed", null, {
-          path: rel,
-          reason: "missing",
-        });
+        throw new ToolError(
+          `File not found: ${shownPath(rel)}. edit_file only changes existing files; use write_file to create it.${notFoundHint(rel)}`,
+          "precondition_failed",
+          null,
+          {
+            path: rel,
+            reason: "missing",
+          },
+        );
       if (!baseline)
         throw new ToolError(`${rel} has not been read yet. Call read_file on it first, then retry the edit.`, "precondition_failed", null, {
           path: rel,
@@ -75,12 +87,18 @@ export function editFileTool(): ToolDefinition {
         );
       if (input.old_string === input.new_string) throw new ToolError("`old_string` and `new_string` are identical; nothing would change.", "execution_failed");
       const text = bytes.toString("utf8");
-      const count = countOccurrences(text, input.old_string);
+      const edit = lineEndingsOf(text, input.old_string, input.new_string);
+      // A file that is not valid UTF-8 (Latin-1, a stray byte) is edited as bytes: its other bytes stay as they are,
+      // where decoding and re-encoding the text would turn each of them into U+FFFD.
+      const raw = isUtf8(bytes) ? undefined : { old: Buffer.from(edit.old, "utf8"), new: Buffer.from(edit.new, "utf8") };
+      const count = raw ? countBytes(bytes, raw.old) : countOccurrences(text, edit.old);
       if (count === 0)
         throw new ToolError(
-          hidesSecret(ctx.host, text, input.old_string)
-            ? `\`old_string\` was not found in ${rel}: it holds ${REDACTED}, which keel showed you in place of a secret the file holds. Leave the text that shows ${REDACTED} out of \`old_string\` (edit the lines around it).`
-            : `\`old_string\` was not found in ${rel}. Copy the exact text (including whitespace) from read_file's output.`,
+          raw && input.old_string.includes("\ufffd")
+            ? `\`old_string\` was not found in ${rel}: the file is not valid UTF-8, and read_file showed its undecodable bytes as \ufffd, which is not what the file holds. Leave the \ufffd characters out of \`old_string\` (edit the text around them), or change those bytes with bash.`
+            : hidesSecret(ctx.host, text, input.old_string)
+              ? `\`old_string\` was not found in ${rel}: it holds ${REDACTED}, which keel showed you in place of a secret the file holds. Leave the text that shows ${REDACTED} out of \`old_string\` (edit the lines around it).`
+              : `\`old_string\` was not found in ${rel}. Copy the exact text (including whitespace) from read_file's output.`,
           "execution_failed",
           null,
           { path: rel, occurrences: 0 },
@@ -92,7 +110,7 @@ export function editFileTool(): ToolDefinition {
           null,
           { path: rel, occurrences: count },
         );
-      const next = Buffer.from(applyEdit(text, input.old_string, input.new_string), "utf8");
+      const next = raw ? replaceBytes(bytes, raw.old, raw.new) : Buffer.from(applyEdit(text, edit.old, edit.new), "utf8");
       const written = await writeFileInside(ctx.root, abs, next, ctx.signal, rel);
       await ctx.fileBaselines.set(abs, baselineOf(written.stat, next));
       return {
@@ -111,9 +129,39 @@ function hidesSecret(host: Host, text: string, oldString: string): boolean {
   return redactor !== undefined && redactor.text(text) !== text;
 }
 
+/**
+ * The edit to make in `text`: as given, or, when `text` has CRLF line endings and `oldString` (written
+ * with plain newlines, as models write) is not found as given but is with CRLF, both strings with CRLF,
+ * so the file keeps its line endings.
+ */
+function lineEndingsOf(text: string, oldString: string, newString: string): { old: string; new: string } {
+  if (oldString.includes("\r") || !oldString.includes("\n") || !text.includes("\r\n") || text.includes(oldString)) return { old: oldString, new: newString };
+  const crlf = oldString.replace(/\n/g, "\r\n");
+  return text.includes(crlf) ? { old: crlf, new: newString.replace(/\r?\n/g, "\r\n") } : { old: oldString, new: newString };
+}
+
 /** `text` with every occurrence of `oldString` replaced (a unique one, unless `replace_all`: the caller checks the count). */
 function applyEdit(text: string, oldString: string, newString: string): string {
   return text.split(oldString).join(newString);
+}
+
+/** Non-overlapping occurrences of `needle` in `bytes`. */
+function countBytes(bytes: Buffer, needle: Buffer): number {
+  let count = 0;
+  for (let i = bytes.indexOf(needle); i !== -1; i = bytes.indexOf(needle, i + needle.length)) count++;
+  return count;
+}
+
+/** `bytes` with every occurrence of `needle` replaced by `replacement`, every other byte as it was. */
+function replaceBytes(bytes: Buffer, needle: Buffer, replacement: Buffer): Buffer {
+  const parts: Buffer[] = [];
+  let from = 0;
+  for (let i = bytes.indexOf(needle); i !== -1; i = bytes.indexOf(needle, from)) {
+    parts.push(bytes.subarray(from, i), replacement);
+    from = i + needle.length;
+  }
+  parts.push(bytes.subarray(from));
+  return Buffer.concat(parts);
 }
 
 /** Non-overlapping occurrences of `needle` in `text`. */

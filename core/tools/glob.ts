@@ -4,6 +4,7 @@ import { defineTool } from "../define-tool.js";
 import type { ToolDefinition } from "../types.js";
 import { pathToolTraits } from "./path-tool-traits.js";
 import { confinePath, displayPath } from "./confine-path.js";
+import { LOSSY_NAME_HINT, lossyPath, shownPath } from "../shown-path.js";
 
 /** Most paths glob returns; the rest are counted in a note. */
 export const GLOB_MAX_RESULTS = 1000;
@@ -14,7 +15,8 @@ export const GLOB_MAX_RESULTS = 1000;
  * `*`, `**`, `?`, `[...]` and `{a,b}` (other picomatch syntax where RE2 can run it); a pattern
  * that cannot be matched in bounded time (an extglob like `!(x)`) is refused with a message.
  * Never lists a match whose real path is outside the boundary, nor one a path deny rule of
- * read_file, grep or glob denies (both counted in `data`).
+ * read_file, grep or glob denies (both counted in `data`). A path with a newline, another control or
+ * invisible character is shown as a JSON string (`shownPath`), so one entry never reads as two.
  */
 export function globTool(): ToolDefinition {
   const inputSchema = {
@@ -50,10 +52,12 @@ export function globTool(): ToolDefinition {
       } = await reachableFiles(ctx.root, dir, found, ctx.host.permissions, READ_TOOLS, ctx.signal);
       const paths = matches.slice(0, GLOB_MAX_RESULTS).map((m) => displayPath(ctx.cwd, m.path));
       const omitted = matches.length - paths.length;
-      const lines = paths.length ? [...paths] : [`No files match "${input.pattern}" under ${displayPath(ctx.cwd, dir)}.`];
+      const lines = paths.length ? paths.map((p) => shownPath(p)) : [`No files match "${input.pattern}" under ${displayPath(ctx.cwd, dir)}.`];
       if (omitted > 0) lines.push(`[${omitted} more matches not shown; ${matches.length} in total. Use a narrower pattern or path.]`);
       if (skippedDenied > 0) lines.push(`[${skippedDenied} match(es) not listed: denied by ${deniedBy.map((r) => `"${r}"`).join(", ")}]`);
       if (skippedOutside > 0) lines.push(`[${skippedOutside} match(es) not listed: they lead outside the workspace through a symlink]`);
+      const lossy = paths.filter(lossyPath).length;
+      if (lossy > 0) lines.push(`[${lossy} path(s) above hold \\ufffd: ${LOSSY_NAME_HINT}]`);
       return {
         content: lines.join("\n"),
         data: { paths, total: matches.length, truncated: omitted > 0, skippedDenied, skippedOutside },

@@ -6,6 +6,7 @@ import type { ToolDefinition } from "../types.js";
 import { pathToolTraits } from "./path-tool-traits.js";
 import { confinePath, displayPath } from "./confine-path.js";
 import { openFileInside, readOpened } from "./open-inside.js";
+import { LOSSY_NAME_HINT, lossyPath, shownPath } from "../shown-path.js";
 import { MAX_LINE_CHARS as MAX_SCANNED_LINE_CHARS, scanLines } from "./scan-lines.js";
 
 /** Matching lines grep returns when `max_results` is not given. */
@@ -85,6 +86,9 @@ export function grepTool(): ToolDefinition {
       const hide = ctx.host.resultSecrets.redactor()?.text;
       const matches: GrepMatch[] = [];
       let skippedBinary = 0;
+      /** Files that could not be opened (unreadable, gone), and how many of them have a name that is not valid UTF-8. */
+      let skippedUnreadable = 0;
+      let lossyNames = 0;
       let searched = 0;
       /** Lines longer than scanLines hands on: searched in their first MAX_LINE_CHARS characters only. */
       let cutLines = 0;
@@ -95,7 +99,11 @@ export function grepTool(): ToolDefinition {
         try {
           for (const [j, loaded] of batch.entries()) {
             if (more) break;
-            if (loaded === undefined) continue;
+            if (loaded === undefined) {
+              skippedUnreadable++;
+              if (lossyPath(files[i + j]!)) lossyNames++;
+              continue;
+            }
             if (loaded === OUTSIDE) {
               skippedOutside++;
               continue;
@@ -136,7 +144,8 @@ export function grepTool(): ToolDefinition {
           for (const loaded of batch) if (typeof loaded === "object" && loaded !== null) await loaded.close();
         }
       }
-      const out = matches.map((m) => `${m.file}:${m.line}: ${m.text}`);
+      // A name with a newline (or a `:`, the field separator here) is quoted, so a match never reads as two or as another file's.
+      const out = matches.map((m) => `${shownPath(m.file, /:/)}:${m.line}: ${m.text}`);
       if (matches.length === 0) out.push(`No matches for /${input.pattern}/${input.ignore_case ? "i" : ""} in ${searched} file(s).`);
       if (more) out.push(`[stopped at max_results=${max}; narrow the pattern, path or glob, or raise max_results]`);
       if (skippedDenied > 0) out.push(`[${skippedDenied} file(s) not searched: denied by ${deniedBy.map((r) => `"${r}"`).join(", ")}]`);
@@ -145,9 +154,13 @@ export function grepTool(): ToolDefinition {
           `[${cutLines} line(s) longer than ${MAX_SCANNED_LINE_CHARS} characters were searched in their first ${MAX_SCANNED_LINE_CHARS} characters only]`,
         );
       if (skippedOutside > 0) out.push(`[${skippedOutside} file(s) not searched: they lead outside the workspace through a symlink]`);
+      if (skippedUnreadable > 0)
+        out.push(
+          `[${skippedUnreadable} file(s) not searched: they could not be read${lossyNames > 0 ? `; ${lossyNames} of them because ${LOSSY_NAME_HINT}` : " (no read permission, or gone)"}]`,
+        );
       return {
         content: out.join("\n"),
-        data: { matches, filesSearched: searched, skippedBinary, skippedDenied, skippedOutside, cutLines, truncated: more },
+        data: { matches, filesSearched: searched, skippedBinary, skippedDenied, skippedOutside, skippedUnreadable, cutLines, truncated: more },
         metadata: { path: displayPath(ctx.cwd, target) },
       };
     },

@@ -1,3 +1,4 @@
+import { notFoundHint, shownPath } from "../shown-path.js";
 import { ToolError } from "../errors.js";
 import { defineTool } from "../define-tool.js";
 import type { ToolDefinition } from "../types.js";
@@ -39,7 +40,11 @@ export function readFileTool(): ToolDefinition {
         handle = await openFileInside(ctx.root, abs, input.path);
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code;
-        if (code === "ENOENT") throw new ToolError(`File not found: ${input.path}. Use list_dir or glob to find the right path.`, "execution_failed");
+        if (code === "ENOENT")
+          throw new ToolError(
+            `File not found: ${shownPath(input.path)}. Use list_dir or glob to find the right path.${notFoundHint(input.path)}`,
+            "execution_failed",
+          );
         if (code === "EISDIR") throw new ToolError(`${input.path} is a directory; use list_dir to list it.`, "execution_failed");
         throw error;
       }

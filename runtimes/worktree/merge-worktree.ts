@@ -1,5 +1,5 @@
 import type { SimpleGit } from "simple-git";
-import { errorMessage } from "../../core/index.js";
+import { errorMessage, shownPath } from "../../core/index.js";
 import { branchRef, commitAll, committingGitAt, currentBranch, NO_SUBMODULE_STATUS, resolveRef, statusLines } from "./git-client.js";
 import { submoduleIgnoreOverrides } from "./submodule-ignore.js";
 import type { WorktreeRecord } from "./worktree-state.js";
@@ -45,11 +45,12 @@ export async function mergeWorktree(
 
   const wt = await committingGitAt(rec.path, env, signal);
   await commitAll(wt, `keel: work from worktree ${rec.name}`);
-  const changedFiles = await diffNames(main, await mergeRange(main, rec));
-  const inTheWay = await untrackedIn(main, changedFiles);
+  const range = await mergeRange(main, rec);
+  const changedFiles = await diffNames(main, range);
+  const inTheWay = await untrackedIn(main, await diffNames(main, range, ["-z"]));
   if (inTheWay.length)
     return fail(
-      `The main checkout (${repoRoot}) has untracked ${inTheWay.length === 1 ? "file" : "files"} ${inTheWay.join(", ")} that the merge of ${rec.branch} would overwrite. Nothing was changed; your work is committed on ${rec.branch} (worktree "${rec.name}" is intact at ${rec.path}). ` +
+      `The main checkout (${repoRoot}) has untracked ${inTheWay.length === 1 ? "file" : "files"} ${inTheWay.map((f) => shownPath(f)).join(", ")} that the merge of ${rec.branch} would overwrite. Nothing was changed; your work is committed on ${rec.branch} (worktree "${rec.name}" is intact at ${rec.path}). ` +
         `Move or commit ${inTheWay.length === 1 ? "that file" : "those files"} in the main checkout, then run ${retry} again.`,
       changedFiles,
     );
@@ -92,23 +93,28 @@ async function mergeRange(git: SimpleGit, rec: WorktreeRecord): Promise<string> 
   return pending;
 }
 
-/** `git diff --name-only [range] [extra]` as a list (never looking inside submodules). */
+/**
+ * `git diff --name-only [range] [extra]` as a list (never looking inside submodules): names as git
+ * shows them (a name with a newline or other unusual bytes in git's quotes), or exactly as they are
+ * with `-z` in `extra`.
+ */
 export async function diffNames(git: SimpleGit, range?: string, extra: string[] = []): Promise<string[]> {
   const out = await git.raw(["diff", "--name-only", NO_SUBMODULE_STATUS, ...extra, ...(range ? [range] : [])]);
+  if (extra.includes("-z")) return out.split("\0").filter(Boolean);
   return out
     .split("\n")
     .map((l) => l.trim())
     .filter(Boolean);
 }
 
-/** The untracked (not ignored) files of the main checkout among `files`. */
+/**
+ * The untracked (not ignored) files of the main checkout among `files` (exact names, from `diffNames`
+ * with `-z`). Each is a literal pathspec: a file named `*` or `:(glob)**` names only itself.
+ */
 async function untrackedIn(git: SimpleGit, files: string[]): Promise<string[]> {
   if (!files.length) return [];
-  const out = await git.raw(["ls-files", "--others", "--exclude-standard", "--", ...files]);
-  return out
-    .split("\n")
-    .map((l) => l.trim())
-    .filter(Boolean);
+  const out = await git.raw(["ls-files", "-z", "--others", "--exclude-standard", "--", ...files.map((f) => `:(literal)${f}`)]);
+  return out.split("\0").filter(Boolean);
 }
 
 function summarize(lines: string[]): string {

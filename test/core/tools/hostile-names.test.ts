@@ -1,0 +1,72 @@
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { runKeel } from "../../helpers/run-cli.js";
+import { makeWorkspace, type TempWorkspace } from "../../helpers/temp-workspace.js";
+
+let ws: TempWorkspace | undefined;
+afterEach(() => {
+  ws?.cleanup();
+  ws = undefined;
+});
+
+/** `keel --json call TOOL --input INPUT` in the workspace, parsed. */
+async function call(tool: string, input: object) {
+  const run = await runKeel(["--json", "call", tool, "--input", JSON.stringify(input)], { cwd: ws!.root, env: ws!.env });
+  return run.json();
+}
+
+/** A workspace with files whose names a repository may hold on Linux: a newline, an escape, a bidi override, bytes that are not UTF-8, a `:`. */
+function hostileWorkspace(): void {
+  ws = makeWorkspace({ "plain.txt": "needle\n" });
+  for (const name of ["a\nb.txt", "b.txt", "esc\u001b[2Jx.txt", "rev\u202etxt.exe", "x.ts:9: fake"]) writeFileSync(ws.path(name), "needle\n");
+  // 0xff is never valid in UTF-8: Node shows the name with U+FFFD and cannot open it by that string.
+  writeFileSync(Buffer.from(join(ws.root, "bad\xff.txt"), "latin1"), "needle\n");
+}
+
+describe("file tools show hostile file names to the model unambiguously (real CLI)", () => {
+  it("glob lists a name with a newline as one quoted entry the model can pass back as `path`", async () => {
+    hostileWorkspace();
+    const glob = await call("glob", { pattern: "*" });
+    const lines: string[] = glob.content.split("\n");
+    expect(lines).toContain('"a\\nb.txt"');
+    expect(lines).toContain("b.txt");
+    expect(lines).not.toContain("a");
+    expect(lines).toContain('"esc\\u001b[2Jx.txt"');
+    expect(lines).toContain('"rev\\u202etxt.exe"');
+    expect(lines).toContain('"bad\\ufffd.txt"');
+    expect(glob.content).toMatch(/1 path\(s\) above hold \\ufffd: a name that is not valid UTF-8 .* use bash/);
+    // The quoted form is the path: read_file opens it.
+    const read = await call("read_file", { path: JSON.parse('"a\\nb.txt"') });
+    expect(read).toMatchObject({ ok: true, content: expect.stringContaining("needle") });
+  });
+
+  it("list_dir quotes such names, sizes a name that is not UTF-8 by its own bytes and flags it", async () => {
+    hostileWorkspace();
+    const list = await call("list_dir", { path: "." });
+    const lines: string[] = list.content.split("\n");
+    expect(lines).toContain('"a\\nb.txt"  (7 bytes)');
+    expect(lines).toContain('"bad\\ufffd.txt"  (7 bytes)');
+    expect(list.data.entries).toContainEqual({ name: "bad\ufffd.txt", type: "file", size: 7, invalidUtf8: true });
+    expect(list.content).toMatch(/1 name\(s\) above are not valid UTF-8/);
+  });
+
+  it("grep quotes a file name with a newline or a `:` and says why a file went unsearched", async () => {
+    hostileWorkspace();
+    const grep = await call("grep", { pattern: "needle" });
+    const lines: string[] = grep.content.split("\n");
+    expect(lines).toContain('"a\\nb.txt":1: needle');
+    expect(lines).toContain('"x.ts:9: fake":1: needle');
+    expect(lines).toContain("plain.txt:1: needle");
+    expect(lines).not.toContain("a");
+    expect(grep.data.skippedUnreadable).toBe(1);
+    expect(grep.content).toMatch(/1 file\(s\) not searched: they could not be read; 1 of them because a name that is not valid UTF-8/);
+  });
+
+  it("read_file of a name shown with \\ufffd says why it cannot be opened", async () => {
+    hostileWorkspace();
+    const read = await call("read_file", { path: "bad\ufffd.txt" });
+    expect(read).toMatchObject({ ok: false, code: "execution_failed" });
+    expect(read.content).toMatch(/File not found: "bad\\ufffd\.txt"\..* not valid UTF-8 .*`ls -b`/);
+  });
+});
