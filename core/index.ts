@@ -91,6 +91,7 @@ export { enqueueMessage } from "./session/message-queue.js";
 export { SessionSeals } from "./session/session-seal.js";
 export { confinePath, inside, workspaceDirIn } from "./tools/confine-path.js";
 export { gitTopAt } from "./git-marker.js";
+export { withoutRepoLocation } from "./git-repo-env.js";
 export { realOrSelf } from "./real-path.js";
 export { visibleJson } from "./visible-json.js";
 export { redirectTargetForDisplay, urlForDisplay, urlSecrets } from "./url-secrets.js";
