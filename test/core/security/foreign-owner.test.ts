@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -62,6 +63,27 @@ describe.skipIf(!asRoot)("files another user owns never widen or hold the worksp
     const config = await runKeel(["config", "list", "--json"], { cwd: mine, env: env(ws) });
     expect(config.exitCode, config.stderr).toBe(0);
     expect(config.json().data.layers).toEqual([]);
+  });
+
+  it("keel's git never works in a repository another user made above your folder, even where your git config trusts every folder", async () => {
+    ws = makeWorkspace({}, { marker: false });
+    chmodSync(ws.root, 0o1777);
+    // Your git config trusts every folder (as in many containers).
+    const gitconfig = join(ws.keelHome, "..", "gitconfig");
+    writeFileSync(gitconfig, "[safe]\n\tdirectory = *\n");
+    // Their repository, with a commit, at the shared folder.
+    const git = (...args: string[]) =>
+      execFileSync("git", args, { cwd: ws!.root, env: { ...ws!.env, GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: gitconfig }, encoding: "utf8" });
+    git("init", "-q", "-b", "main");
+    git("-c", "user.name=them", "-c", "user.email=them@x", "commit", "-q", "--allow-empty", "-m", "theirs");
+    execFileSync("chown", ["-R", `${OTHER}:${OTHER}`, ws.path(".git")]);
+    // Your folder below it, with a .keel of its own.
+    const mine = ws.path("you");
+    mkdirSync(join(mine, ".keel"), { recursive: true });
+    const r = await runKeel(["worktree", "enter", "w1"], { cwd: mine, env: { ...env(ws), GIT_CONFIG_GLOBAL: gitconfig } });
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toContain(`${mine} is not a git repository`);
+    expect(git("branch", "--list", "keel/w1")).toBe("");
   });
 
   it("a repository another user owns is refused, naming the owner, as git's safe.directory does", async () => {
