@@ -42,6 +42,12 @@ export function userFileProblem(path: string, owners: ReadonlySet<number> | unde
   return undefined;
 }
 
+/** True when every user may write `path` (followed through links; the sticky bit of `/tmp` still lets anyone add entries). Never throws. */
+export function everyoneWrites(path: string): boolean {
+  const stat = statOf(statSync, path);
+  return stat !== undefined && (stat.mode & 0o002) !== 0;
+}
+
 function statOf(fn: (p: string, o: { throwIfNoEntry: false }) => Stats | undefined, path: string): Stats | undefined {
   try {
     return fn(path, { throwIfNoEntry: false });

@@ -107,12 +107,7 @@ export class Host {
     }
     for (const layer of configInfo.broken)
       this.diagnostics.error("config", `Config file could not be loaded and was skipped: ${layer.error}`, { file: layer.file });
-    for (const marker of (workspace.foreignMarkers ?? []).slice(0, 8))
-      this.diagnostics.warn(
-        "workspace",
-        `${marker} belongs to another user, so keel did not take its folder for the workspace (it works in ${workspace.root}). If that is your project, make it yours (\`chown\`) or work in a copy you own.`,
-        { file: marker },
-      );
+    for (const note of (workspace.notes ?? []).slice(0, 8)) this.diagnostics.warn("workspace", note);
     const gitignore = stateGitignoreProblem(workspace.stateDir);
     if (gitignore) this.diagnostics.warn("state", gitignore, { file: join(workspace.stateDir, ".gitignore") });
   }

@@ -5,7 +5,7 @@ import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { isManagedWorktree } from "./managed-worktree.js";
 import { realOrSelf } from "./real-path.js";
 import { SESSION_KEY_FILE, MCP_OAUTH_DIR } from "./keel-home-secrets.js";
-import { foreignOwner, userFileProblem, yourOwners } from "./foreign-owner.js";
+import { everyoneWrites, foreignOwner, userFileProblem, yourOwners } from "./foreign-owner.js";
 
 /** Where things live for one invocation (architecture section 6). */
 export interface Workspace {
@@ -17,8 +17,11 @@ export interface Workspace {
   stateDir: string;
   /** `$KEEL_HOME`, default `~/.keel`. */
   keelHome: string;
-  /** `.git` and `.keel` markers above `cwd` that another user owns, passed over in finding `root` (see `resolveWorkspace`). */
-  foreignMarkers?: string[];
+  /**
+   * Warnings about where the workspace is: each `.git` or `.keel` passed over in finding `root` (see `resolveWorkspace`), and a
+   * `root` every user may write. Absent when there are none.
+   */
+  notes?: string[];
 }
 
 /**
@@ -26,11 +29,12 @@ export interface Workspace {
  * as is a user-level directory (`$KEEL_HOME`, default `~/.keel`) that exists and is not a folder (or lies under a file),
  * or that (or a file keel reads in it) another user owns or every user may write.
  *
- * A `.git` or `.keel` counts as a marker only when you (or root) own it and the folder holding it: another
- * user can put one in a folder everyone may write (`/tmp/.keel`, above your unpacked `/tmp/you/archive`), which
- * would make that folder the workspace — its config and manifests read, its `.keel` holding your sessions. Such
- * markers are passed over (`foreignMarkers`). A root (or its `.keel` or `.git`) another user owns is a
- * UsageError, as git's `safe.directory` refuses such a repository.
+ * A `.git` or `.keel` counts as a marker only when you (or root) own it and the folder holding it, and that
+ * folder is not one every user may write: another user can put one in such a folder (`/tmp/.keel`, above your
+ * unpacked `/tmp/you/archive`), which would make it the workspace — its config, manifests and instructions read,
+ * its `.keel` holding your sessions. Such markers are passed over (each with a note). A root (or its `.keel` or
+ * `.git`) another user owns is a UsageError, as git's `safe.directory` refuses such a repository; a root every
+ * user may write (keel started in `/tmp` itself) gets a note.
  */
 export function resolveWorkspace(cwd: string, env: NodeJS.ProcessEnv = process.env): Workspace {
   const real = realDirectory(resolve(cwd));
@@ -46,11 +50,11 @@ export function resolveWorkspace(cwd: string, env: NodeJS.ProcessEnv = process.e
     return [keelHome, join(env.HOME || homedir(), ".keel")].some((d) => d === marker || realOrSelf(d) === at);
   };
   let root = real;
-  const foreignMarkers: string[] = [];
+  const notes: string[] = [];
   const yours = (dir: string, marker: string) => {
-    if (foreignOwner(marker, owners) === undefined && foreignOwner(dir, owners) === undefined) return true;
-    foreignMarkers.push(marker);
-    return false;
+    const why = markerProblem(dir, marker, owners);
+    if (why !== undefined) notes.push(`${marker} was passed over: ${why}, so keel did not take ${dir} for the workspace`);
+    return why === undefined;
   };
   for (let dir = real; ; dir = dirname(dir)) {
     const git = join(dir, ".git");
@@ -63,7 +67,23 @@ export function resolveWorkspace(cwd: string, env: NodeJS.ProcessEnv = process.e
   }
   root = owningWorkspace(real) ?? root;
   checkRootOwner(root, owners);
-  return { root, cwd: real, stateDir: join(root, ".keel"), keelHome, ...(foreignMarkers.length ? { foreignMarkers } : {}) };
+  for (let i = 0; i < notes.length; i++)
+    notes[i] += ` (it works in ${root}). If that folder is your project, make it yours and writable by you only, or work in a copy you own.`;
+  if (owners !== undefined && everyoneWrites(root))
+    notes.push(
+      `The workspace ${root} can be written by every user: anyone on this machine can add config, manifests and instructions (AGENTS.md) that keel reads there. Work in a folder of your own.`,
+    );
+  return { root, cwd: real, stateDir: join(root, ".keel"), keelHome, ...(notes.length ? { notes } : {}) };
+}
+
+/** Why `marker` (`.git` or `.keel` in `dir`) does not mark your workspace, or undefined when it does. Never throws. */
+function markerProblem(dir: string, marker: string, owners: ReadonlySet<number> | undefined): string | undefined {
+  const owner = foreignOwner(marker, owners);
+  if (owner !== undefined) return `it belongs to another user (uid ${owner})`;
+  const dirOwner = foreignOwner(dir, owners);
+  if (dirOwner !== undefined) return `its folder belongs to another user (uid ${dirOwner})`;
+  if (owners !== undefined && everyoneWrites(dir)) return "its folder can be written by every user, so anyone could have put it there";
+  return undefined;
 }
 
 /** Throws a UsageError when another user owns the workspace root, its `.keel` or its `.git`. */
