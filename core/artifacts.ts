@@ -1,7 +1,7 @@
 import { mkdirSync } from "node:fs";
 import { join, relative } from "node:path";
 import { randomBytes } from "./lazy-crypto.js";
-import { assertOwnPath, writeNewOwnFileSync } from "./state/own-path.js";
+import { assertOwnPath, PRIVATE_DIR_MODE, writeNewOwnFileSync } from "./state/own-path.js";
 import type { ArtifactRef } from "./types.js";
 
 /** Writes full outputs and binary parts to files under an artifacts directory. */
@@ -27,7 +27,7 @@ export class ArtifactStore {
     if (!this.made) {
       this.ensure?.();
       assertOwnPath(this.dir, true);
-      mkdirSync(this.dir, { recursive: true });
+      mkdirSync(this.dir, { recursive: true, mode: PRIVATE_DIR_MODE });
       this.made = true;
     }
     const name = `${fileSafeCallId(callId)}-${kind.replace(/[^A-Za-z0-9_-]/g, "_")}`;

@@ -2,7 +2,7 @@ import { closeSync, existsSync, fdatasyncSync, fstatSync, mkdirSync, readSync, s
 import { dirname } from "node:path";
 import { errorMessage } from "./errors.js";
 import { logEvents } from "./event-log.js";
-import { assertOwnPath, openOwnFileSync } from "./state/own-path.js";
+import { assertOwnPath, openOwnFileSync, PRIVATE_DIR_MODE } from "./state/own-path.js";
 import type { EventInput, EventSink, KeelEvent } from "./types.js";
 
 /** Pending text at which events are written at the end of the turn instead of at the end of the commit window. */
@@ -167,7 +167,7 @@ export class JsonlEventSink implements EventSink {
       this.onOpen?.();
       // Never through a link planted in the repository: linked folders are refused, a linked file replaced.
       assertOwnPath(this.file);
-      if (!existsSync(dirname(this.file))) mkdirSync(dirname(this.file), { recursive: true });
+      if (!existsSync(dirname(this.file))) mkdirSync(dirname(this.file), { recursive: true, mode: PRIVATE_DIR_MODE });
       this.fd = openOwnFileSync(this.file, "append");
       endTornLine(this.fd);
       this.written = fstatSync(this.fd).size;

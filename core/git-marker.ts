@@ -1,5 +1,6 @@
 import { lstatSync, readdirSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { foreignOwner, yourOwners } from "./foreign-owner.js";
 
 /**
  * What `<dir>/.git` is, as git sees it when it looks for a repository: a `"file"` (a gitdir
@@ -24,11 +25,14 @@ export function gitMarkerAt(dir: string): "file" | "dir" | undefined {
  * non-empty folder, which git follows), or undefined: where keel starts its own git. Never a folder
  * whose `.git` is missing or the sandbox's empty placeholder: git takes such a folder itself for a
  * bare repository once it holds `HEAD`, `objects/` and `refs/` (which a sandboxed command can write
- * there) and runs what its `config` says. Never throws.
+ * there) and runs what its `config` says. Undefined too when that `.git` or its folder belongs to
+ * another user (see `foreignOwner`; `owners` defaults to this process's): a repository someone made
+ * above your folder (`/tmp/.git`) is not yours for keel to branch and commit in, even where your git
+ * config trusts every folder (`safe.directory=*`). Never throws.
  */
-export function gitTopAt(dir: string): string | undefined {
+export function gitTopAt(dir: string, owners: ReadonlySet<number> | undefined = yourOwners(process.env)): string | undefined {
   for (let d = dir; ; d = dirname(d)) {
-    if (gitMarkerAt(d) || linkedGitAt(d)) return d;
+    if (gitMarkerAt(d) || linkedGitAt(d)) return foreignOwner(d, owners) === undefined && foreignOwner(join(d, ".git"), owners) === undefined ? d : undefined;
     if (dirname(d) === d) return undefined;
   }
 }

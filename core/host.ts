@@ -107,6 +107,7 @@ export class Host {
     }
     for (const layer of configInfo.broken)
       this.diagnostics.error("config", `Config file could not be loaded and was skipped: ${layer.error}`, { file: layer.file });
+    for (const note of (workspace.notes ?? []).slice(0, 8)) this.diagnostics.warn("workspace", note);
     const gitignore = stateGitignoreProblem(workspace.stateDir);
     if (gitignore) this.diagnostics.warn("state", gitignore, { file: join(workspace.stateDir, ".gitignore") });
   }

@@ -4,6 +4,8 @@ import { homedir } from "node:os";
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { isManagedWorktree } from "./managed-worktree.js";
 import { realOrSelf } from "./real-path.js";
+import { SESSION_KEY_FILE, MCP_OAUTH_DIR } from "./keel-home-secrets.js";
+import { everyoneWrites, foreignOwner, userFileProblem, yourOwners } from "./foreign-owner.js";
 
 /** Where things live for one invocation (architecture section 6). */
 export interface Workspace {
@@ -15,17 +17,31 @@ export interface Workspace {
   stateDir: string;
   /** `$KEEL_HOME`, default `~/.keel`. */
   keelHome: string;
+  /**
+   * Warnings about where the workspace is: each `.git` or `.keel` passed over in finding `root` (see `resolveWorkspace`), and a
+   * `root` every user may write. Absent when there are none.
+   */
+  notes?: string[];
 }
 
 /**
  * Resolves the workspace for a working directory. Never creates anything. A missing or non-directory cwd is a UsageError,
- * as is a user-level directory (`$KEEL_HOME`, default `~/.keel`) that exists and is not a folder (or lies under a file).
+ * as is a user-level directory (`$KEEL_HOME`, default `~/.keel`) that exists and is not a folder (or lies under a file),
+ * or that (or a file keel reads in it) another user owns or every user may write.
+ *
+ * A `.git` or `.keel` counts as a marker only when you (or root) own it and the folder holding it, and that
+ * folder is not one every user may write: another user can put one in such a folder (`/tmp/.keel`, above your
+ * unpacked `/tmp/you/archive`), which would make it the workspace — its config, manifests and instructions read,
+ * its `.keel` holding your sessions. Such markers are passed over (each with a note). A root (or its `.keel` or
+ * `.git`) another user owns is a UsageError, as git's `safe.directory` refuses such a repository; a root every
+ * user may write (keel started in `/tmp` itself) gets a note.
  */
 export function resolveWorkspace(cwd: string, env: NodeJS.ProcessEnv = process.env): Workspace {
   const real = realDirectory(resolve(cwd));
   const fromEnv = Boolean(env.KEEL_HOME && env.KEEL_HOME.trim());
   const keelHome = resolve(fromEnv ? env.KEEL_HOME! : join(env.HOME || homedir(), ".keel"));
-  checkKeelHome(keelHome, fromEnv);
+  const owners = yourOwners(env);
+  checkKeelHome(keelHome, fromEnv, owners);
   // `~/.keel` is your user-level directory, not a workspace's state: counting it as a marker made every
   // folder under ~ without its own `.git` (an unpacked archive) a workspace rooted at ~, whose files
   // (`~/.ssh`, keel's OAuth tokens) its CLAUDE.md could import and the model could read.
@@ -34,16 +50,51 @@ export function resolveWorkspace(cwd: string, env: NodeJS.ProcessEnv = process.e
     return [keelHome, join(env.HOME || homedir(), ".keel")].some((d) => d === marker || realOrSelf(d) === at);
   };
   let root = real;
+  const notes: string[] = [];
+  const yours = (dir: string, marker: string) => {
+    const why = markerProblem(dir, marker, owners);
+    if (why !== undefined) notes.push(`${marker} was passed over: ${why}, so keel did not take ${dir} for the workspace`);
+    return why === undefined;
+  };
   for (let dir = real; ; dir = dirname(dir)) {
+    const git = join(dir, ".git");
     const marker = join(dir, ".keel");
-    if (existsSync(join(dir, ".git")) || (existsSync(marker) && !userDir(marker))) {
+    if ((existsSync(git) && yours(dir, git)) || (existsSync(marker) && !userDir(marker) && yours(dir, marker))) {
       root = dir;
       break;
     }
     if (dirname(dir) === dir) break;
   }
   root = owningWorkspace(real) ?? root;
-  return { root, cwd: real, stateDir: join(root, ".keel"), keelHome };
+  checkRootOwner(root, owners);
+  for (let i = 0; i < notes.length; i++)
+    notes[i] += ` (it works in ${root}). If that folder is your project, make it yours and writable by you only, or work in a copy you own.`;
+  if (owners !== undefined && everyoneWrites(root))
+    notes.push(
+      `The workspace ${root} can be written by every user: anyone on this machine can add config, manifests and instructions (AGENTS.md) that keel reads there. Work in a folder of your own.`,
+    );
+  return { root, cwd: real, stateDir: join(root, ".keel"), keelHome, ...(notes.length ? { notes } : {}) };
+}
+
+/** Why `marker` (`.git` or `.keel` in `dir`) does not mark your workspace, or undefined when it does. Never throws. */
+function markerProblem(dir: string, marker: string, owners: ReadonlySet<number> | undefined): string | undefined {
+  const owner = foreignOwner(marker, owners);
+  if (owner !== undefined) return `it belongs to another user (uid ${owner})`;
+  const dirOwner = foreignOwner(dir, owners);
+  if (dirOwner !== undefined) return `its folder belongs to another user (uid ${dirOwner})`;
+  if (owners !== undefined && everyoneWrites(dir)) return "its folder can be written by every user, so anyone could have put it there";
+  return undefined;
+}
+
+/** Throws a UsageError when another user owns the workspace root, its `.keel` or its `.git`. */
+function checkRootOwner(root: string, owners: ReadonlySet<number> | undefined): void {
+  for (const path of [root, join(root, ".keel"), join(root, ".git")]) {
+    const owner = foreignOwner(path, owners);
+    if (owner === undefined) continue;
+    throw new UsageError(
+      `The workspace ${root} belongs to another user: ${path} is owned by uid ${owner}. keel keeps your sessions and state there and reads its config and manifests, so it does not work in another user's folder (git's safe.directory refuses such a repository too). Copy it to a folder you own (\`git clone\`, \`cp -r\`), or run keel as its owner.`,
+    );
+  }
 }
 
 /**
@@ -101,7 +152,7 @@ export function ancestorsWithin(cwd: string, root: string): string[] {
  * through links), or a part of its path is a file. Missing is fine (created on first write); other errors are left
  * to the read or write that meets them.
  */
-function checkKeelHome(keelHome: string, fromEnv: boolean): void {
+function checkKeelHome(keelHome: string, fromEnv: boolean, owners: ReadonlySet<number> | undefined): void {
   const named = fromEnv ? `KEEL_HOME (${keelHome})` : `keel's user-level folder ${keelHome} (the default, as KEEL_HOME is not set)`;
   const fix = fromEnv
     ? "Point KEEL_HOME at a folder (keel creates it if missing), or unset it to use ~/.keel."
@@ -113,7 +164,29 @@ function checkKeelHome(keelHome: string, fromEnv: boolean): void {
     if ((error as NodeJS.ErrnoException).code === "ENOTDIR") what = "lies under a file, not a folder";
   }
   if (what) throw new UsageError(`${named} ${what}: keel keeps your config, trust records and state there. ${fix}`);
+  for (const path of [keelHome, ...USER_LEVEL_ENTRIES.map((e) => join(keelHome, e))]) {
+    const problem = userFileProblem(path, owners);
+    if (problem === undefined) continue;
+    throw new UsageError(
+      `${named}: ${problem}. keel takes what is there as yours (your config, MCP servers, plugins, trust records), so another user could make keel run their commands with your permissions. Make it yours and writable by you only (\`chown\` it, \`chmod go-w\`), or point KEEL_HOME at a folder of your own.`,
+    );
+  }
 }
+
+/** What keel reads in the user-level directory as yours (checked by `checkKeelHome`). */
+const USER_LEVEL_ENTRIES = [
+  "config.json",
+  "mcp.json",
+  "trust.json",
+  "plugins",
+  "extensions",
+  "commands",
+  "skills",
+  "agents",
+  "state",
+  SESSION_KEY_FILE,
+  MCP_OAUTH_DIR,
+];
 
 function realDirectory(dir: string): string {
   let real: string;

@@ -19,7 +19,7 @@ import {
 } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
-import { inside, MAX_DIGEST_BYTES, parseJsonText, readRegularFile, realOrSelf } from "../core/index.js";
+import { inside, MAX_DIGEST_BYTES, parseJsonText, PRIVATE_DIR_MODE, readRegularFile, realOrSelf } from "../core/index.js";
 import type { PinnedLink } from "./plugin-folder-digest.js";
 import { removeSnapshotDir } from "./prune-plugin-snapshots.js";
 
@@ -84,7 +84,7 @@ export function pluginSnapshot(src: SnapshotSource): Snapshot {
   }
   let tmp: string | undefined;
   try {
-    mkdirSync(parent, { recursive: true });
+    mkdirSync(parent, { recursive: true, mode: PRIVATE_DIR_MODE });
     tmp = mkdtempSync(join(parent, ".tmp-"));
     for (const [rel, pin] of src.files) {
       const from = join(src.folder, rel);

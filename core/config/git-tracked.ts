@@ -1,4 +1,5 @@
 import { isAbsolute, join, relative, sep } from "node:path";
+import { withoutRepoLocation } from "../git-repo-env.js";
 import { systemEnv, systemProgram } from "../system-program.js";
 
 /**
@@ -16,7 +17,7 @@ export async function trackedByGit(root: string, files: readonly string[], env: 
     const { execa } = await import("execa");
     const r = await execa(git, ["-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null", "ls-files", "-z", "--", ...rels], {
       cwd: root,
-      env: systemEnv(env, [root]),
+      env: withoutRepoLocation(systemEnv(env, [root])),
       extendEnv: false,
       reject: false,
       stdin: "ignore",

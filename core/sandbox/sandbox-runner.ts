@@ -3,6 +3,7 @@ import { resolve } from "node:path";
 import { endianness } from "node:os";
 import { ToolError } from "../errors.js";
 import { realOrSelf } from "../real-path.js";
+import { PRIVATE_DIR_MODE } from "../state/own-path.js";
 import { inside } from "../tools/confine-path.js";
 import { systemProgram } from "../system-program.js";
 import { bwrapArgs, reserveProtectedDirs, SECCOMP_FD, seccompLine, sandboxUnavailable, type SandboxTarget, UNIX_SOCKETS_WAY_OUT } from "./bwrap.js";
@@ -207,7 +208,7 @@ export class SandboxRunner {
   private keptKeelHome(settings: SandboxSettings, root: string): string[] {
     if (!this.keelHome || settings.mode !== "workspace-write" || !inside(realOrSelf(root), realOrSelf(this.keelHome))) return [];
     try {
-      mkdirSync(this.keelHome, { recursive: true });
+      mkdirSync(this.keelHome, { recursive: true, mode: PRIVATE_DIR_MODE });
     } catch (error) {
       throw new ToolError(
         `The sandbox cannot keep $KEEL_HOME (${this.keelHome}) read-only: creating it failed (${(error as Error).message}). Nothing was run; set KEEL_HOME outside the workspace.`,

@@ -3,7 +3,7 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { didYouMean } from "../did-you-mean.js";
 import { StateError, UsageError } from "../errors.js";
 import { readJsonState, readStateTextSync, writeTextAtomic } from "../state/json-file.js";
-import { assertOwnPath } from "../state/own-path.js";
+import { assertOwnPath, PRIVATE_DIR_MODE } from "../state/own-path.js";
 import { urlForDisplay } from "../url-secrets.js";
 import { foreignQueued } from "./message-queue.js";
 import { logIdentity, sealedSnapshotText, sessionFilesProblem } from "./session-file-seal.js";
@@ -41,19 +41,19 @@ export async function createSessionFiles(stateDir: string, meta: SessionMeta): P
   const paths = sessionPaths(stateDir, meta.id);
   if (existsSync(paths.meta)) throw new UsageError(`Session ${meta.id} already exists; resume it with \`keel run --resume ${meta.id}\` or pick another id.`);
   assertOwnPath(paths.artifacts, true);
-  await mkdir(sessionsRoot(stateDir), { recursive: true });
+  await mkdir(sessionsRoot(stateDir), { recursive: true, mode: PRIVATE_DIR_MODE });
   // The folder is made here, never reused: one that is already there came from elsewhere (a repository
   // can commit .keel/sessions/ID/ without a session.json), and its queue.json, events or artifacts would
   // become the new session's — queued messages sent to the model as the user's own words.
   try {
-    await mkdir(paths.dir);
+    await mkdir(paths.dir, { mode: PRIVATE_DIR_MODE });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
     throw new UsageError(
       `Session ${meta.id} cannot be started: the folder ${paths.dir} already exists without being a session keel started (it may have come with the workspace). Pick another id, or remove that folder.`,
     );
   }
-  await mkdir(paths.artifacts);
+  await mkdir(paths.artifacts, { mode: PRIVATE_DIR_MODE });
   // The endpoint is recorded for reading only (a resume takes it from the config): without the credentials a URL may carry.
   // Nor its headers (a proxy's key): their names only, as a note.
   const model =

@@ -3,7 +3,7 @@ import { type FileHandle, mkdir, open } from "node:fs/promises";
 import { dirname } from "node:path";
 import { StateError, errorMessage } from "../errors.js";
 import { writeFileAtomic } from "./atomic-write.js";
-import { assertOwnPath, ownReadFlags, replaceLink, workspaceOwned } from "./own-path.js";
+import { assertOwnPath, ownReadFlags, PRIVATE_DIR_MODE, replaceLink, workspaceOwned } from "./own-path.js";
 
 /**
  * Reads a JSON state file. Missing file → `fallback`. A file that cannot be parsed
@@ -148,7 +148,7 @@ export async function writeTextAtomic(file: string, text: string | Buffer): Prom
  */
 async function prepareStateFile(file: string): Promise<void> {
   assertOwnPath(file);
-  await mkdir(dirname(file), { recursive: true });
+  await mkdir(dirname(file), { recursive: true, mode: PRIVATE_DIR_MODE });
   if (workspaceOwned(file)) replaceLink(file);
 }
 

@@ -6,6 +6,15 @@ import { StateError } from "../errors.js";
 const { O_CREAT, O_EXCL, O_NOFOLLOW, O_WRONLY, O_TRUNC, O_APPEND, O_RDWR } = constants;
 
 /**
+ * Modes of the folders and files keel makes for its own state (`.keel/`, `$KEEL_HOME`): yours alone. Sessions,
+ * events and artifacts hold your conversations and what tools read; other users of the machine may not read them,
+ * even where git made a committed `.keel/` readable by everyone. Existing folders and files keep their modes.
+ */
+export const PRIVATE_DIR_MODE = 0o700;
+/** See PRIVATE_DIR_MODE. */
+export const PRIVATE_FILE_MODE = 0o600;
+
+/**
  * Why keel may not write its own file `file`, or undefined when it may: from the last `.keel`
  * folder on its path down to `file`'s folder, no component may be a symlink (a repository can
  * commit `.keel → /elsewhere` or `.keel/state → /elsewhere`; writing through it would leave the
@@ -87,10 +96,10 @@ export function openOwnFileSync(file: string, mode: "append" | "truncate"): numb
   assertOwnPath(file);
   const flags = (mode === "append" ? O_RDWR | O_APPEND : O_WRONLY | O_TRUNC) | O_CREAT | O_NOFOLLOW;
   try {
-    return openSync(file, flags, 0o666);
+    return openSync(file, flags, PRIVATE_FILE_MODE);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "ELOOP" || !replaceLink(file)) throw error;
-    return openSync(file, flags, 0o666);
+    return openSync(file, flags, PRIVATE_FILE_MODE);
   }
 }
 
@@ -108,7 +117,7 @@ export function writeNewOwnFileSync(file: string, data: string | Buffer): boolea
   assertOwnPath(file);
   let fd: number;
   try {
-    fd = openSync(file, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o666);
+    fd = openSync(file, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, PRIVATE_FILE_MODE);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "EEXIST") return false;
     throw error;

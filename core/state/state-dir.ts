@@ -1,7 +1,7 @@
 import { existsSync, lstatSync, mkdirSync, writeFileSync } from "node:fs";
 import { readStateTextSync } from "./json-file.js";
 import { join } from "node:path";
-import { assertOwnPath } from "./own-path.js";
+import { assertOwnPath, PRIVATE_DIR_MODE } from "./own-path.js";
 
 /**
  * Runtime state, sessions, artifacts and worktrees stay out of git; the files users write
@@ -28,7 +28,7 @@ export function ensureStateDir(stateDir: string, ...sub: string[]): string {
   assertOwnPath(dir, true);
   const gitignore = join(stateDir, ".gitignore");
   if (!existsSync(gitignore)) {
-    mkdirSync(stateDir, { recursive: true });
+    mkdirSync(stateDir, { recursive: true, mode: PRIVATE_DIR_MODE });
     try {
       // O_CREAT|O_EXCL: never follows a link planted at .gitignore (a dangling one counts as existing).
       writeFileSync(gitignore, KEEL_GITIGNORE, { flag: "wx" });
@@ -36,7 +36,7 @@ export function ensureStateDir(stateDir: string, ...sub: string[]): string {
       if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
     }
   }
-  if (sub.length > 0) mkdirSync(dir, { recursive: true });
+  if (sub.length > 0) mkdirSync(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
   return dir;
 }
 

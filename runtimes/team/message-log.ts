@@ -1,6 +1,15 @@
 import { lstat, mkdir, open, rename } from "node:fs/promises";
 import { join } from "node:path";
-import { assertOwnPath, MAX_STATE_TEXT_BYTES, ownReadFlags, readJsonState, StateError, withFileLock, writeJsonState } from "../../core/index.js";
+import {
+  assertOwnPath,
+  PRIVATE_DIR_MODE,
+  MAX_STATE_TEXT_BYTES,
+  ownReadFlags,
+  readJsonState,
+  StateError,
+  withFileLock,
+  writeJsonState,
+} from "../../core/index.js";
 
 /** One team message as stored (one JSON line in `messages.jsonl`). */
 export interface TeamMessage {
@@ -61,7 +70,7 @@ export class MessageLog {
     const seq = index.last_seq + 1;
     const stored: TeamMessage = { id: `msg_${seq}`, seq, ...msg };
     const line = Buffer.from(JSON.stringify(stored) + "\n", "utf8");
-    await mkdir(this.dir, { recursive: true });
+    await mkdir(this.dir, { recursive: true, mode: PRIVATE_DIR_MODE });
     const handle = await open(this.logFile, "a");
     try {
       await handle.write(line);

@@ -1,6 +1,6 @@
 import { delimiter, dirname, isAbsolute, sep } from "node:path";
 import type { SimpleGit } from "simple-git";
-import { requireSystemProgram, systemEnv } from "../../core/index.js";
+import { requireSystemProgram, systemEnv, withoutRepoLocation } from "../../core/index.js";
 import { repoProgramOverrides } from "./repo-program-config.js";
 
 /** Options for a git client bound to one directory. */
@@ -44,7 +44,8 @@ export async function gitAt(dir: string, opts: GitClientOptions): Promise<Simple
   const writable = gitWritable(dir);
   const found = requireSystemProgram("git", opts.env, writable, "keel's git");
   // What git starts in turn (gpg for a signed commit, a git-lfs filter) is looked up outside the workspace too.
-  const env = { ...systemEnv(opts.env, writable) };
+  // The repository is the one `dir` is in: never one your environment names (`GIT_DIR`, `GIT_WORK_TREE`, …).
+  const env = withoutRepoLocation(systemEnv(opts.env, writable));
   // simple-git refuses a `binary` path holding a space, `+` or `@` (a git in `~/my tools/`): git is named
   // bare, with the folder it was found in first on PATH, so the git run is the one systemProgram chose.
   if (isAbsolute(found)) env.PATH = [dirname(found), env.PATH].filter(Boolean).join(delimiter);

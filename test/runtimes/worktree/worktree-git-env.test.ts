@@ -38,4 +38,23 @@ describe("keel's own git runs from the environment keel was given (in-process, i
       calls.join("\n"),
     ).toBe(true);
   });
+
+  it("GIT_DIR, GIT_WORK_TREE and GIT_INDEX_FILE in your environment do not point keel's git at another repository", async () => {
+    ws = makeWorkspace({ "a.txt": "a\n" }, { git: true });
+    // Another repository of yours, named by the variables a shell for it may export.
+    const other = makeWorkspace({ "b.txt": "b\n" }, { git: true });
+    try {
+      const env = { ...ws.env, GIT_DIR: other.path(".git"), GIT_WORK_TREE: other.root, GIT_INDEX_FILE: other.path(".git", "index") };
+      const keel = (...args: string[]) => runKeel(args, { cwd: ws!.root, env });
+      const entered = await keel("--json", "worktree", "enter", "w1");
+      expect(entered.exitCode, entered.stdout + entered.stderr).toBe(0);
+      // The branch and the worktree are this workspace's repository's, and the other one is untouched.
+      expect(ws.git("branch", "--list", "keel/w1").trim()).toContain("keel/w1");
+      expect(other.git("branch", "--list", "keel/w1").trim()).toBe("");
+      expect(readFileSync(ws.path(".keel", "worktrees", "w1", ".git"), "utf8")).toContain(ws.path(".git", "worktrees", "w1"));
+      expect((await keel("--json", "worktree", "exit", "--action", "discard")).exitCode).toBe(0);
+    } finally {
+      other.cleanup();
+    }
+  });
 });

@@ -1,0 +1,57 @@
+import { lstatSync, statSync, type Stats } from "node:fs";
+
+/**
+ * The user ids whose files keel takes as yours: your effective uid, root's (0: root can change
+ * anything anyway) and, when keel runs as root under `sudo`, the invoking user's (`SUDO_UID`), as
+ * git's `safe.directory` check does. Undefined where the platform has no user ids (Windows): no
+ * file is foreign there.
+ */
+export function yourOwners(env: NodeJS.ProcessEnv): ReadonlySet<number> | undefined {
+  if (typeof process.geteuid !== "function") return undefined;
+  const euid = process.geteuid();
+  const owners = new Set([euid, 0]);
+  const sudo = env.SUDO_UID !== undefined && /^\d{1,10}$/.test(env.SUDO_UID) ? Number(env.SUDO_UID) : undefined;
+  if (euid === 0 && sudo !== undefined) owners.add(sudo);
+  return owners;
+}
+
+/**
+ * The uid of another user owning `path` — the entry itself or, for a symbolic link, the file it
+ * leads to — or undefined when `owners` own both (or `path` does not exist, or `owners` is
+ * undefined). Never throws.
+ */
+export function foreignOwner(path: string, owners: ReadonlySet<number> | undefined): number | undefined {
+  if (owners === undefined) return undefined;
+  for (const stat of [statOf(lstatSync, path), statOf(statSync, path)]) if (stat !== undefined && !owners.has(stat.uid)) return stat.uid;
+  return undefined;
+}
+
+/**
+ * Why the user-level file or folder `path` may not speak for you, or undefined when it may (or does not exist):
+ * another user owns it, or (followed through a link, which you may have made) anyone may write it, as ssh
+ * refuses a config file others can change. Group-writable is allowed: with a umask of 002 (a private group per
+ * user) every file you make is. Never throws.
+ */
+export function userFileProblem(path: string, owners: ReadonlySet<number> | undefined): string | undefined {
+  const owner = foreignOwner(path, owners);
+  if (owner !== undefined) return `${path} belongs to another user (uid ${owner})`;
+  const stat = statOf(statSync, path);
+  // A folder with the sticky bit (as /tmp) still lets anyone add entries to it.
+  if (owners !== undefined && stat !== undefined && (stat.mode & 0o002) !== 0)
+    return `${path} can be written by every user (mode ${(stat.mode & 0o7777).toString(8)})`;
+  return undefined;
+}
+
+/** True when every user may write `path` (followed through links; the sticky bit of `/tmp` still lets anyone add entries). Never throws. */
+export function everyoneWrites(path: string): boolean {
+  const stat = statOf(statSync, path);
+  return stat !== undefined && (stat.mode & 0o002) !== 0;
+}
+
+function statOf(fn: (p: string, o: { throwIfNoEntry: false }) => Stats | undefined, path: string): Stats | undefined {
+  try {
+    return fn(path, { throwIfNoEntry: false });
+  } catch {
+    return undefined;
+  }
+}
