@@ -28,11 +28,14 @@ export function gitMarkerAt(dir: string): "file" | "dir" | undefined {
  * there) and runs what its `config` says. Undefined too when that `.git` or its folder belongs to
  * another user (see `foreignOwner`; `owners` defaults to this process's): a repository someone made
  * above your folder (`/tmp/.git`) is not yours for keel to branch and commit in, even where your git
- * config trusts every folder (`safe.directory=*`). Never throws.
+ * config trusts every folder (`safe.directory=*`). `dir` itself is not checked: callers pass the workspace
+ * root, whose `.git` resolveWorkspace has checked (another user's only where your safe.directory lists
+ * the root). Never throws.
  */
 export function gitTopAt(dir: string, owners: ReadonlySet<number> | undefined = yourOwners(process.env)): string | undefined {
   for (let d = dir; ; d = dirname(d)) {
-    if (gitMarkerAt(d) || linkedGitAt(d)) return foreignOwner(d, owners) === undefined && foreignOwner(join(d, ".git"), owners) === undefined ? d : undefined;
+    if (gitMarkerAt(d) || linkedGitAt(d))
+      return d === dir || (foreignOwner(d, owners) === undefined && foreignOwner(join(d, ".git"), owners) === undefined) ? d : undefined;
     if (dirname(d) === d) return undefined;
   }
 }

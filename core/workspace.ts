@@ -6,6 +6,7 @@ import { isManagedWorktree } from "./managed-worktree.js";
 import { realOrSelf } from "./real-path.js";
 import { SESSION_KEY_FILE, MCP_OAUTH_DIR } from "./keel-home-secrets.js";
 import { everyoneWrites, foreignOwner, userFileProblem, yourOwners } from "./foreign-owner.js";
+import { gitSafeDirectories, safeByGit } from "./git-safe-directory.js";
 
 /** Where things live for one invocation (architecture section 6). */
 export interface Workspace {
@@ -33,8 +34,10 @@ export interface Workspace {
  * folder is not one every user may write: another user can put one in such a folder (`/tmp/.keel`, above your
  * unpacked `/tmp/you/archive`), which would make it the workspace — its config, manifests and instructions read,
  * its `.keel` holding your sessions. Such markers are passed over (each with a note). A root (or its `.keel` or
- * `.git`) another user owns is a UsageError, as git's `safe.directory` refuses such a repository; a root every
- * user may write (keel started in `/tmp` itself) gets a note.
+ * `.git`) another user owns is a UsageError, as git refuses such a repository; a root every user may write (keel
+ * started in `/tmp` itself) gets a note. As in git, your git config's `safe.directory` (system, global or `-c`,
+ * never a repository's own) lets you work in another user's folder: a folder it lists counts as yours here
+ * (the entry `*`, common in containers, lists every folder), except a folder every user may write.
  */
 export function resolveWorkspace(cwd: string, env: NodeJS.ProcessEnv = process.env): Workspace {
   const real = realDirectory(resolve(cwd));
@@ -42,6 +45,9 @@ export function resolveWorkspace(cwd: string, env: NodeJS.ProcessEnv = process.e
   const keelHome = resolve(fromEnv ? env.KEEL_HOME! : join(env.HOME || homedir(), ".keel"));
   const owners = yourOwners(env);
   checkKeelHome(keelHome, fromEnv, owners);
+  // git's safe.directory, asked only when another user's folder is in the way
+  let safeDirectories: string[] | undefined;
+  const allowedByGit = (dir: string) => safeByGit(dir, (safeDirectories ??= gitSafeDirectories(env)), env);
   // `~/.keel` is your user-level directory, not a workspace's state: counting it as a marker made every
   // folder under ~ without its own `.git` (an unpacked archive) a workspace rooted at ~, whose files
   // (`~/.ssh`, keel's OAuth tokens) its CLAUDE.md could import and the model could read.
@@ -52,7 +58,7 @@ export function resolveWorkspace(cwd: string, env: NodeJS.ProcessEnv = process.e
   let root = real;
   const notes: string[] = [];
   const yours = (dir: string, marker: string) => {
-    const why = markerProblem(dir, marker, owners);
+    const why = markerProblem(dir, marker, owners, allowedByGit);
     if (why !== undefined) notes.push(`${marker} was passed over: ${why}, so keel did not take ${dir} for the workspace`);
     return why === undefined;
   };
@@ -66,7 +72,11 @@ export function resolveWorkspace(cwd: string, env: NodeJS.ProcessEnv = process.e
     if (dirname(dir) === dir) break;
   }
   root = owningWorkspace(real) ?? root;
-  checkRootOwner(root, owners);
+  const shared = checkRootOwner(root, owners, allowedByGit);
+  if (shared !== undefined)
+    notes.push(
+      `The workspace ${root} belongs to another user (uid ${shared}); keel works there because your git config's safe.directory lists it, and reads its config, manifests and instructions as a workspace's (they widen nothing until you run \`keel trust\`).`,
+    );
   for (let i = 0; i < notes.length; i++)
     notes[i] += ` (it works in ${root}). If that folder is your project, make it yours and writable by you only, or work in a copy you own.`;
   if (owners !== undefined && everyoneWrites(root))
@@ -77,24 +87,33 @@ export function resolveWorkspace(cwd: string, env: NodeJS.ProcessEnv = process.e
 }
 
 /** Why `marker` (`.git` or `.keel` in `dir`) does not mark your workspace, or undefined when it does. Never throws. */
-function markerProblem(dir: string, marker: string, owners: ReadonlySet<number> | undefined): string | undefined {
+function markerProblem(dir: string, marker: string, owners: ReadonlySet<number> | undefined, allowedByGit: (dir: string) => boolean): string | undefined {
+  const everyone = owners !== undefined && everyoneWrites(dir);
   const owner = foreignOwner(marker, owners);
-  if (owner !== undefined) return `it belongs to another user (uid ${owner})`;
   const dirOwner = foreignOwner(dir, owners);
-  if (dirOwner !== undefined) return `its folder belongs to another user (uid ${dirOwner})`;
-  if (owners !== undefined && everyoneWrites(dir)) return "its folder can be written by every user, so anyone could have put it there";
+  // your safe.directory speaks for a user you trust, never for every user
+  const allowed = (owner !== undefined || dirOwner !== undefined) && !everyone && allowedByGit(dir);
+  if (owner !== undefined && !allowed) return `it belongs to another user (uid ${owner})`;
+  if (dirOwner !== undefined && !allowed) return `its folder belongs to another user (uid ${dirOwner})`;
+  if (everyone) return "its folder can be written by every user, so anyone could have put it there";
   return undefined;
 }
 
-/** Throws a UsageError when another user owns the workspace root, its `.keel` or its `.git`. */
-function checkRootOwner(root: string, owners: ReadonlySet<number> | undefined): void {
+/**
+ * Throws a UsageError when another user owns the workspace root, its `.keel` or its `.git`, unless your git
+ * config's safe.directory lists the root and not every user may write it: then that user's uid is returned
+ * (undefined when all is yours).
+ */
+function checkRootOwner(root: string, owners: ReadonlySet<number> | undefined, allowedByGit: (dir: string) => boolean): number | undefined {
   for (const path of [root, join(root, ".keel"), join(root, ".git")]) {
     const owner = foreignOwner(path, owners);
     if (owner === undefined) continue;
+    if (!(owners !== undefined && everyoneWrites(root)) && allowedByGit(root)) return owner;
     throw new UsageError(
-      `The workspace ${root} belongs to another user: ${path} is owned by uid ${owner}. keel keeps your sessions and state there and reads its config and manifests, so it does not work in another user's folder (git's safe.directory refuses such a repository too). Copy it to a folder you own (\`git clone\`, \`cp -r\`), or run keel as its owner.`,
+      `The workspace ${root} belongs to another user: ${path} is owned by uid ${owner}. keel keeps your sessions and state there and reads its config and manifests, so it does not work in another user's folder (git refuses such a repository too). Copy it to a folder you own (\`git clone\`, \`cp -r\`), run keel as its owner, or, if you trust that user, list the folder in git's safe.directory (\`git config --global --add safe.directory ${root}\`), which keel honours as git does.`,
     );
   }
+  return undefined;
 }
 
 /**

@@ -22,7 +22,8 @@ function plant(dir: string, rel: string, content?: string): string {
   return path;
 }
 
-const env = (w: TempWorkspace) => ({ ...w.env, SUDO_UID: undefined });
+/** The workspace's env as another user's shell would not have it: no SUDO_UID, and no git config of this machine's (a CI image may trust every folder). */
+const env = (w: TempWorkspace) => ({ ...w.env, SUDO_UID: undefined, GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null" });
 
 describe.skipIf(!asRoot)("files another user owns never widen or hold the workspace", () => {
   it("a .keel and config another user put in a shared parent folder are passed over: the workspace is your folder", async () => {
@@ -133,6 +134,60 @@ describe.skipIf(!asRoot)("files another user owns never widen or hold the worksp
     const r = await runKeel(["tools"], { cwd: yours, env: env(ws) });
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toContain(`${join(yours, ".keel")} is owned by uid ${OTHER}`);
+  });
+
+  it("a repository another user owns is yours to work in where your git config's safe.directory lists it, as in git; never a folder every user may write", async () => {
+    ws = makeWorkspace({}, { marker: false });
+    const repo = plant(ws.root, "their-repo");
+    plant(repo, ".git");
+    const sub = plant(repo, "sub");
+    const gitconfig = join(ws.keelHome, "..", "gitconfig");
+    for (const entry of [repo, `${ws.root}/*`, "*"]) {
+      // an empty entry clears the ones before it, as in git
+      writeFileSync(gitconfig, `[safe]\n\tdirectory = /elsewhere\n\tdirectory =\n\tdirectory = ${entry}\n`);
+      for (const cwd of [repo, sub]) {
+        const r = await runKeel(["tools", "--json"], { cwd, env: { ...env(ws), GIT_CONFIG_GLOBAL: gitconfig } });
+        expect(r.exitCode, r.stderr).toBe(0);
+        const note = r.json().diagnostics.find((d: { source: string }) => d.source === "workspace");
+        // the workspace is the repository (its .git counts as a marker), not the folder keel started in
+        expect(note?.message).toContain(
+          `The workspace ${repo} belongs to another user (uid ${OTHER}); keel works there because your git config's safe.directory lists it`,
+        );
+      }
+    }
+    // Cleared, or listing another folder: refused, saying how to allow it.
+    writeFileSync(gitconfig, `[safe]\n\tdirectory = ${repo}\n\tdirectory =\n\tdirectory = ${ws.path("other")}\n`);
+    const refused = await runKeel(["tools"], { cwd: repo, env: { ...env(ws), GIT_CONFIG_GLOBAL: gitconfig } });
+    expect(refused.exitCode).toBe(2);
+    expect(refused.stderr).toContain(`git config --global --add safe.directory ${repo}`);
+    // A repository's own config is not yours: its safe.directory is not read.
+    writeFileSync(join(repo, ".git", "config"), "[safe]\n\tdirectory = *\n");
+    expect((await runKeel(["tools"], { cwd: repo, env: env(ws) })).exitCode).toBe(2);
+    // A folder every user may write stays refused even with safe.directory = *.
+    writeFileSync(gitconfig, "[safe]\n\tdirectory = *\n");
+    const open = ws.path("open");
+    mkdirSync(open);
+    chmodSync(open, 0o777);
+    plant(open, ".keel");
+    const shared = await runKeel(["tools"], { cwd: open, env: { ...env(ws), GIT_CONFIG_GLOBAL: gitconfig } });
+    expect(shared.exitCode).toBe(2);
+    expect(shared.stderr).toContain(`${join(open, ".keel")} is owned by uid ${OTHER}`);
+  });
+
+  it("keel's git works in another user's repository that your safe.directory lists, as git does", async () => {
+    ws = makeWorkspace({}, { marker: false });
+    const repo = ws.path("their-repo");
+    mkdirSync(repo);
+    const gitconfig = join(ws.keelHome, "..", "gitconfig");
+    writeFileSync(gitconfig, `[safe]\n\tdirectory = ${repo}\n`);
+    const gitEnv = { ...env(ws), GIT_CONFIG_GLOBAL: gitconfig };
+    const git = (...args: string[]) => execFileSync("git", args, { cwd: repo, env: gitEnv, encoding: "utf8" });
+    git("init", "-q", "-b", "main");
+    git("-c", "user.name=them", "-c", "user.email=them@x", "commit", "-q", "--allow-empty", "-m", "theirs");
+    execFileSync("chown", ["-R", `${OTHER}:${OTHER}`, repo]);
+    const r = await runKeel(["worktree", "enter", "w1"], { cwd: repo, env: gitEnv });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(git("branch", "--list", "keel/w1")).toContain("keel/w1");
   });
 
   it("a user-level folder or file another user owns or anyone may write is refused: it would speak for you", async () => {
