@@ -1,0 +1,124 @@
+import { execa } from "execa";
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { runKeel, KEEL_BIN } from "../helpers/run-cli.js";
+import { makeWorkspace, removeTree, type TempWorkspace } from "../helpers/temp-workspace.js";
+
+// Runs the real bubblewrap (`bwrap`), which .ci/run installs (Debian package bubblewrap): `--size N --tmpfs DIR` is a
+// real file system of N bytes that really fills up, `--ro-bind DIR DIR` a really read-only one (the tests run as
+// root, for whom file permissions do not bite). keel runs as a real process inside it.
+
+let ws: TempWorkspace | undefined;
+let dir: string | undefined;
+afterEach(() => {
+  ws?.cleanup();
+  ws = undefined;
+  if (dir) removeTree(dir);
+  dir = undefined;
+});
+
+/** Runs a shell script inside bwrap with `bwrapArgs` (mounts), `$KEEL` being the keel command; its output. */
+async function inBwrap(bwrapArgs: string[], script: string, env: NodeJS.ProcessEnv = process.env) {
+  execFileSync("bwrap", ["--version"]); // fails the test with a clear error where bubblewrap is missing
+  const r = await execa("bwrap", ["--dev-bind", "/", "/", ...bwrapArgs, "--", "bash", "-c", script], {
+    env: { ...env, KEEL: `${process.execPath} ${KEEL_BIN}`, CI: "true" },
+    extendEnv: false,
+    reject: false,
+  });
+  return { stdout: String(r.stdout), stderr: String(r.stderr), exitCode: r.exitCode };
+}
+
+/** Sets up a workspace and $KEEL_HOME in the tmpfs at $FS, fills the disk, runs `commands`, prints a JSON record of what is left. */
+function fullDiskScript(commands: string): string {
+  return [
+    "set -u",
+    'cd "$FS" && mkdir ws home && cd ws && git init -q',
+    "export KEEL_HOME=$FS/home",
+    `printf '%s' '{"permissions":{"deny":["bash(rm *)"]}}' > keel.config.json`,
+    // a first change while there is room (it also starts .keel/events.jsonl, whose last page has room left for a few events)
+    "$KEEL config set model.name foo --source project >/dev/null",
+    // fill the disk (the files above keep their content)
+    'dd if=/dev/zero of="$FS/filler" bs=4k 2>/dev/null; true',
+    commands,
+  ].join("\n");
+}
+
+describe("keel on a full disk (real tmpfs, bwrap)", () => {
+  it("config set and trust say the disk is full, name the file and what to do, and leave every file as it was with no temp file", async () => {
+    dir = mkdtempSync(join(tmpdir(), "keel-full-"));
+    const env: NodeJS.ProcessEnv = { ...process.env, FS: dir };
+    delete env.KEEL_TRUST;
+    const r = await inBwrap(
+      ["--size", "262144", "--tmpfs", dir],
+      fullDiskScript(
+        [
+          '$KEEL config set model.name bar --source project; echo "config=$?" >&2',
+          '$KEEL trust; echo "trust=$?" >&2',
+          "echo '---'; cat keel.config.json; echo '---'; ls -A . $KEEL_HOME",
+        ].join("\n"),
+      ),
+      env,
+    );
+    expect(r.stderr).toContain("config=1");
+    expect(r.stderr).toContain("trust=1");
+    expect(r.stdout).toContain(`Could not write ${dir}/ws/keel.config.json: the disk is full (ENOSPC`);
+    expect(r.stdout).toContain("free space on that disk, then retry. The file keeps its previous content.");
+    expect(r.stderr).toContain(`keel: Could not write ${dir}/home/trust.json: the disk is full (ENOSPC`);
+    const [, config, listing] = r.stdout.split("---\n");
+    expect(JSON.parse(config!)).toEqual({ permissions: { deny: ["bash(rm *)"] }, model: { name: "foo" } });
+    expect(listing).not.toMatch(/keel-tmp|trust\.json/);
+  });
+});
+
+describe("keel in a read-only checkout (bwrap --ro-bind)", () => {
+  it("runs a read-only call (exit 0, a warning that its events are not recorded) and refuses a write, saying the file system is read-only", async () => {
+    ws = makeWorkspace({ "notes.txt": "hello\n" }, { git: true, marker: false });
+    const r = await inBwrap(
+      ["--ro-bind", ws.root, ws.root],
+      [
+        `cd ${ws.root}`,
+        `$KEEL call read_file --input '{"path":"notes.txt"}'; echo "read=$?"`,
+        `$KEEL --yes call write_file --input '{"path":"new.txt","content":"x"}'; echo "write=$?"`,
+        '$KEEL tools >/dev/null; echo "tools=$?"',
+      ].join("\n"),
+      ws.env,
+    );
+    expect(r.stdout).toContain("hello");
+    expect(r.stdout).toContain("read=0");
+    expect(r.stderr).toContain(
+      `keel: warning: the last events of this command are not recorded: Could not write keel's event log ${ws.root}/.keel/events.jsonl: the file system is read-only (EROFS at ${ws.root}`,
+    );
+    expect(r.stdout).toContain("write_file was not run: keel could not record it in its event log first");
+    expect(r.stdout).toContain("the file system is read-only");
+    expect(r.stdout).toContain("write=1");
+    expect(r.stdout).toContain("tools=0");
+    expect(existsSync(ws.path("new.txt"))).toBe(false);
+    expect(existsSync(ws.path(".keel"))).toBe(false);
+  });
+});
+
+describe("a file where keel needs a folder", () => {
+  it("`.keel` as a file: a write is refused naming the file to move away, and the file is left as it was", async () => {
+    ws = makeWorkspace({ "notes.txt": "hello\n", ".keel": "mine\n" }, { git: true, marker: false });
+    const r = await runKeel(["--yes", "call", "write_file", "--input", JSON.stringify({ path: "new.txt", content: "x" })], { cwd: ws.root, env: ws.env });
+    expect(r.exitCode).toBe(1);
+    expect(r.stdout).toContain(
+      `a file stands where keel needs a folder (EEXIST: file already exists, mkdir '${ws.path(".keel")}'); move ${ws.path(".keel")} away`,
+    );
+    expect(ws.read(".keel")).toBe("mine\n");
+    expect(ws.exists("new.txt")).toBe(false);
+  });
+
+  it("`.keel/sessions` as a file: `keel sessions list` names it and says to move it away", async () => {
+    ws = makeWorkspace({ ".keel/sessions": "mine\n" }, { git: true });
+    const r = await runKeel(["sessions", "list"], { cwd: ws.root, env: ws.env });
+    expect(r.stderr).toContain(
+      `a file stands where keel needs a folder (ENOTDIR: not a directory, scandir '${ws.path(".keel", "sessions")}'); move ${ws.path(".keel", "sessions")} away`,
+    );
+    expect(readFileSync(ws.path(".keel", "sessions"), "utf8")).toBe("mine\n");
+    expect(readdirSync(ws.path(".keel"))).toEqual(["sessions"]);
+  });
+});
