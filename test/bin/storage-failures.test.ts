@@ -73,6 +73,32 @@ describe("keel on a full disk (real tmpfs, bwrap)", () => {
   });
 });
 
+describe("a tool's long output on a full disk (real tmpfs, bwrap)", () => {
+  it("the call says the full output could not be saved and why, and leaves no empty or partial artifact", async () => {
+    dir = mkdtempSync(join(tmpdir(), "keel-full-"));
+    const env: NodeJS.ProcessEnv = { ...process.env, FS: dir };
+    const r = await inBwrap(
+      ["--size", "262144", "--tmpfs", dir],
+      fullDiskScript(
+        [
+          // the call's own events still fit in the log's last page; its 100 KiB of output does not fit anywhere
+          `$KEEL --yes --json call bash --input '{"command":"seq 1 20000"}'`,
+          `echo "---artifacts:$(ls -A .keel/artifacts 2>/dev/null)"`,
+        ].join("\n"),
+      ),
+      env,
+    );
+    const [observation, artifacts] = r.stdout.split("---artifacts:");
+    expect(JSON.parse(observation!), r.stderr).toMatchObject({ ok: false, code: "execution_failed" });
+    const content = JSON.parse(observation!).content as string;
+    expect(content).toMatch(
+      /^The tool ran but its output could not be stored: Could not save \.keel\/artifacts\/\S+-full-output\.txt: the disk is full \(ENOSPC/,
+    );
+    expect(content).toContain("free space on that disk, then retry");
+    expect(artifacts).toBe("");
+  });
+});
+
 describe("keel in a read-only checkout (bwrap --ro-bind)", () => {
   it("runs a read-only call (exit 0, a warning that its events are not recorded) and refuses a write, saying the file system is read-only", async () => {
     ws = makeWorkspace({ "notes.txt": "hello\n" }, { git: true, marker: false });
