@@ -1,4 +1,4 @@
-import { accessSync, constants, lstatSync, type Stats } from "node:fs";
+import { accessSync, constants, statSync, type Stats } from "node:fs";
 import { dirname } from "node:path";
 import { errorMessage } from "../errors.js";
 
@@ -9,7 +9,7 @@ const MEANINGS: Record<string, { meaning: string; todo: string }> = {
   EFBIG: { meaning: "the file would exceed a file size limit (e.g. `ulimit -f`)", todo: "raise the limit, then retry" },
   EROFS: {
     meaning: "the file system is read-only",
-    todo: "run keel in a writable checkout (or mount it writable); commands that only read (tools, plugins, mcp list) work read-only",
+    todo: "keel needs to write there: make it writable (or work in a writable copy), then retry; commands that only read (tools, plugins, mcp list, a read-only call) work without it",
   },
   EACCES: { meaning: "permission denied", todo: "give your user write access to it (or run keel as its owner), then retry" },
   EPERM: { meaning: "the operation is not permitted", todo: "give your user write access to it (or run keel as its owner), then retry" },
@@ -64,7 +64,7 @@ export function storageMessage(error: unknown, file?: string): string {
 /** The nearest of `path` and its ancestors that exists and is not a folder. */
 function fileOnTheWay(path: string): string | undefined {
   for (let dir = path, prev = ""; dir !== prev; prev = dir, dir = dirname(dir)) {
-    const stat = lstatOrUndefined(dir);
+    const stat = statOrUndefined(dir);
     if (stat !== undefined) return stat.isDirectory() ? undefined : dir;
   }
   return undefined;
@@ -73,7 +73,7 @@ function fileOnTheWay(path: string): string | undefined {
 /** For a folder `path` that recursive mkdir could not make (ENOENT): the nearest existing ancestor and why it blocks. */
 function blockedFolder(path: string): { code: string; path: string } | undefined {
   for (let dir = dirname(path), prev = path; dir !== prev; prev = dir, dir = dirname(dir)) {
-    const stat = lstatOrUndefined(dir);
+    const stat = statOrUndefined(dir);
     if (stat === undefined) continue;
     if (!stat.isDirectory()) return { code: "ENOTDIR", path: dir };
     try {
@@ -87,10 +87,10 @@ function blockedFolder(path: string): { code: string; path: string } | undefined
   return undefined;
 }
 
-/** lstat, or undefined when there is nothing there (also ENOTDIR: a file on the way). */
-function lstatOrUndefined(path: string): Stats | undefined {
+/** stat (following links: `/proc/self/fd/N` names a folder), or undefined when there is nothing there (also ENOTDIR: a file on the way). */
+function statOrUndefined(path: string): Stats | undefined {
   try {
-    return lstatSync(path);
+    return statSync(path);
   } catch {
     return undefined;
   }

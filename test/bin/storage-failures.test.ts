@@ -126,6 +126,36 @@ describe("keel in a read-only checkout (bwrap --ro-bind)", () => {
   });
 });
 
+describe("write_file and edit_file into a read-only folder (bwrap --ro-bind)", () => {
+  it("say the file system there is read-only, naming the path as given (not keel's /proc/self/fd path), and leave the file as it was", async () => {
+    ws = makeWorkspace({ "src/a.txt": "hi\n" }, { git: true });
+    const call = (tool: string, input: object) => `$KEEL --yes --json call ${tool} --input '${JSON.stringify(input)}'; echo`;
+    const r = await inBwrap(
+      ["--ro-bind", ws.path("src"), ws.path("src")],
+      [
+        `cd ${ws.root}`,
+        call("write_file", { path: "src/new.txt", content: "x" }),
+        call("write_file", { path: "src/deeper/new.txt", content: "x" }),
+        `$KEEL call read_file --input '{"path":"src/a.txt"}' >/dev/null`,
+        call("edit_file", { path: "src/a.txt", old_string: "hi", new_string: "ho" }),
+      ].join("\n"),
+      ws.env,
+    );
+    const observations = r.stdout
+      .trim()
+      .split(/\n(?=\{)/)
+      .map((o) => JSON.parse(o) as { ok: boolean; content: string; metadata: { reason?: string } });
+    expect(observations.map((o) => o.content)).toEqual(
+      ["src/new.txt", "src/deeper/new.txt", "src/a.txt"].map(
+        (p) =>
+          `Could not write ${p}: the file system there is read-only (EROFS). ${p} was left unchanged; this write cannot succeed as things stand: do not retry it, ask the user or write elsewhere.`,
+      ),
+    );
+    expect(observations.map((o) => o.metadata.reason)).toEqual(["EROFS", "EROFS", "EROFS"]);
+    expect(ws.read("src/a.txt")).toBe("hi\n");
+  });
+});
+
 describe("a file where keel needs a folder", () => {
   it("`.keel` as a file: a write is refused naming the file to move away, and the file is left as it was", async () => {
     ws = makeWorkspace({ "notes.txt": "hello\n", ".keel": "mine\n" }, { git: true, marker: false });
