@@ -73,6 +73,43 @@ describe("keel on a full disk (real tmpfs, bwrap)", () => {
   });
 });
 
+describe("sessions on a full disk (real tmpfs, bwrap)", () => {
+  it("a resume and a new run say the disk is full and leave no lock temp file nor a session folder without session.json; the session resumes once there is room", async () => {
+    dir = mkdtempSync(join(tmpdir(), "keel-full-"));
+    const env: NodeJS.ProcessEnv = { ...process.env, FS: dir };
+    const run = (args: string) => `$KEEL --yes run --model scripted:script.json ${args}; echo "rc=$?"`;
+    const r = await inBwrap(
+      ["--size", "1048576", "--tmpfs", dir],
+      [
+        "set -u",
+        'cd "$FS" && mkdir ws home && cd ws && git init -q',
+        "export KEEL_HOME=$FS/home",
+        `printf '%s' '[{"text":"first"},{"text":"second"},{"text":"third"}]' > script.json`,
+        run("--session s1 hello"),
+        'dd if=/dev/zero of="$FS/filler" bs=4k 2>/dev/null; true',
+        run("--resume s1 again"),
+        run("--session s2 new"),
+        'echo "files: $(ls -A .keel/sessions .keel/sessions/s1 | tr "\n" " ")"',
+        "$KEEL sessions list",
+        'rm "$FS/filler"',
+        run("--resume s1 again"),
+      ].join("\n"),
+      env,
+    );
+    expect(r.stdout.match(/rc=\d/g), r.stderr).toEqual(["rc=0", "rc=1", "rc=1", "rc=0"]);
+    expect(r.stderr).toContain(
+      `keel: Cannot lock session s1: the disk is full (ENOSPC: no space left on device, write) at ${dir}/ws/.keel/sessions/s1/writer.lock; free space on that disk, then retry.`,
+    );
+    expect(r.stderr).toContain(
+      `keel: Could not start session s2: the disk is full (ENOSPC: no space left on device, write) at ${dir}/ws/.keel/sessions/s2/session.json; free space on that disk, then retry.`,
+    );
+    const files = /files: (.*)/.exec(r.stdout)![1]!.trim().split(" ");
+    expect(files).not.toContain("s2");
+    expect(files.filter((f) => f.includes("writer.lock"))).toEqual([]);
+    expect(r.stdout).not.toContain("unreadable");
+  });
+});
+
 describe("a tool's long output on a full disk (real tmpfs, bwrap)", () => {
   it("the call says the full output could not be saved and why, and leaves no empty or partial artifact", async () => {
     dir = mkdtempSync(join(tmpdir(), "keel-full-"));
