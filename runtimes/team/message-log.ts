@@ -1,6 +1,15 @@
 import { lstat, mkdir, open, rename } from "node:fs/promises";
 import { join } from "node:path";
-import { assertOwnPath, MAX_STATE_TEXT_BYTES, ownReadFlags, readJsonState, StateError, withFileLock, writeJsonState } from "../../core/index.js";
+import {
+  assertOwnPath,
+  MAX_STATE_TEXT_BYTES,
+  ownReadFlags,
+  readJsonState,
+  StateError,
+  storageMessage,
+  withFileLock,
+  writeJsonState,
+} from "../../core/index.js";
 
 /** One team message as stored (one JSON line in `messages.jsonl`). */
 export interface TeamMessage {
@@ -63,9 +72,17 @@ export class MessageLog {
     const line = Buffer.from(JSON.stringify(stored) + "\n", "utf8");
     await mkdir(this.dir, { recursive: true });
     const handle = await open(this.logFile, "a");
+    let at = 0;
     try {
-      await handle.write(line);
+      // In full: a disk that fills up mid-line writes part of it. A failed append is cut back (no torn line) and the
+      // message is not sent — never reported sent while only part of it is on disk.
+      while (at < line.length) at += (await handle.write(line, at, line.length - at)).bytesWritten;
       await handle.sync();
+    } catch (error) {
+      if (at > 0) await handle.truncate(index.bytes).catch(() => undefined);
+      throw new StateError(`Could not append to the message log ${this.logFile}: ${storageMessage(error)} The message was not sent.`, this.logFile, {
+        cause: error,
+      });
     } finally {
       await handle.close();
     }
