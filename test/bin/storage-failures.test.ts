@@ -73,6 +73,30 @@ describe("keel on a full disk (real tmpfs, bwrap)", () => {
   });
 });
 
+describe(".keel/.gitignore on a full disk (real tmpfs, bwrap)", () => {
+  it("is never left empty: once there is room keel writes its own, and git status stays clean", async () => {
+    dir = mkdtempSync(join(tmpdir(), "keel-full-"));
+    const env: NodeJS.ProcessEnv = { ...process.env, FS: dir };
+    const r = await inBwrap(
+      ["--size", "262144", "--tmpfs", dir],
+      [
+        'cd "$FS" && mkdir ws home && cd ws && git init -q && echo hi > f.txt && git add f.txt',
+        "git -c user.name=keel -c user.email=test@keel.invalid -c commit.gpgsign=false commit -qm initial",
+        "export KEEL_HOME=$FS/home",
+        'dd if=/dev/zero of="$FS/filler" bs=4k 2>/dev/null; true',
+        `$KEEL call read_file --input '{"path":"f.txt"}'; echo "full=$?"`,
+        'rm "$FS/filler"',
+        `$KEEL call read_file --input '{"path":"f.txt"}' >/dev/null; echo "room=$?"`,
+        'echo "status:$(git status --porcelain --untracked-files=all | tr "\n" " ")"',
+      ].join("\n"),
+      env,
+    );
+    expect(r.stdout, r.stderr).toContain("full=0");
+    expect(r.stdout).toContain("room=0");
+    expect(r.stdout).toMatch(/status:$/m);
+  });
+});
+
 describe("sessions on a full disk (real tmpfs, bwrap)", () => {
   it("a resume and a new run say the disk is full and leave no lock temp file nor a session folder without session.json; the session resumes once there is room", async () => {
     dir = mkdtempSync(join(tmpdir(), "keel-full-"));
