@@ -97,6 +97,32 @@ describe(".keel/.gitignore on a full disk (real tmpfs, bwrap)", () => {
   });
 });
 
+describe("keel init on a full disk (real tmpfs, bwrap)", () => {
+  it("leaves no empty file that the next `keel init` would keep as already there, and says the disk is full", async () => {
+    dir = mkdtempSync(join(tmpdir(), "keel-full-"));
+    const env: NodeJS.ProcessEnv = { ...process.env, FS: dir };
+    const r = await inBwrap(
+      ["--size", "262144", "--tmpfs", dir],
+      [
+        'cd "$FS" && mkdir ws home && cd ws && git init -q',
+        "export KEEL_HOME=$FS/home",
+        'dd if=/dev/zero of="$FS/filler" bs=4k 2>/dev/null; true',
+        '$KEEL init; echo "full=$?"',
+        'echo "files:$(find . -path ./.git -prune -o -type f -print | tr "\n" " ")"',
+        'rm "$FS/filler"',
+        '$KEEL init >/dev/null; echo "room=$?"',
+        "cat keel.config.json",
+      ].join("\n"),
+      env,
+    );
+    expect(r.stdout, r.stderr).toContain("full=1");
+    expect(r.stdout).toContain(`refused keel.config.json             Cannot write ${dir}/ws/keel.config.json: the disk is full (ENOSPC`);
+    expect(r.stdout).toMatch(/files:$/m);
+    expect(r.stdout).toContain("room=0");
+    expect(r.stdout.slice(r.stdout.indexOf("room=0") + 6).trim()).not.toBe("");
+  });
+});
+
 describe("sessions on a full disk (real tmpfs, bwrap)", () => {
   it("a resume and a new run say the disk is full and leave no lock temp file nor a session folder without session.json; the session resumes once there is room", async () => {
     dir = mkdtempSync(join(tmpdir(), "keel-full-"));
