@@ -6,6 +6,7 @@ import {
   type GlobalOptions,
   chatArgv,
   errorMessage,
+  storageMessage,
   guardCiStream,
   KeelError,
   printedJson,
@@ -184,8 +185,10 @@ function handleError(error: unknown, io: CliIO, globals: () => GlobalOptions, us
   }
   const code = error instanceof KeelError ? error.exitCode : 1;
   const name = error instanceof Error ? error.name : "Error";
-  if (json) io.stdout.write(printedJson({ error: { type: name, message: errorMessage(error) } }, io.env, 2) + "\n");
-  else io.stderr.write(terminalText(`keel: ${errorMessage(error)}\n`));
+  // A system error from a full, read-only or unwritable disk says what it means and what to do.
+  const message = error instanceof KeelError ? errorMessage(error) : storageMessage(error);
+  if (json) io.stdout.write(printedJson({ error: { type: name, message } }, io.env, 2) + "\n");
+  else io.stderr.write(terminalText(`keel: ${message}\n`));
   if (!(error instanceof KeelError) && io.env.KEEL_DEBUG) io.stderr.write(String((error as Error)?.stack) + "\n");
   return code;
 }

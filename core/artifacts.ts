@@ -1,7 +1,9 @@
 import { mkdirSync } from "node:fs";
+import { StateError } from "./errors.js";
 import { join, relative } from "node:path";
 import { randomBytes } from "./lazy-crypto.js";
 import { assertOwnPath, PRIVATE_DIR_MODE, writeNewOwnFileSync } from "./state/own-path.js";
+import { storageMessage } from "./state/storage-problem.js";
 import type { ArtifactRef } from "./types.js";
 
 /** Writes full outputs and binary parts to files under an artifacts directory. */
@@ -35,7 +37,13 @@ export class ArtifactStore {
     // Never over another artifact: the same call id from another session (servers that send one
     // constant id, or none) or the re-run of an approved call gets `-2`, `-3`… (then a random suffix).
     let file = join(this.dir, name + dot);
-    for (let n = 2; !writeNewOwnFileSync(file, data); n++) file = join(this.dir, `${name}-${n <= 100 ? n : randomBytes(6).toString("hex")}${dot}`);
+    try {
+      for (let n = 2; !writeNewOwnFileSync(file, data); n++) file = join(this.dir, `${name}-${n <= 100 ? n : randomBytes(6).toString("hex")}${dot}`);
+    } catch (error) {
+      // A full disk: no part of the artifact is left (see writeNewOwnFileSync); the message names where it would have gone.
+      if (error instanceof StateError) throw error;
+      throw new StateError(`Could not save ${relative(this.root, file)}: ${storageMessage(error)}`, file, { cause: error });
+    }
     const bytes = typeof data === "string" ? Buffer.byteLength(data) : data.length;
     return { kind, path: relative(this.root, file), bytes, ...(mimeType ? { mimeType } : {}) };
   }

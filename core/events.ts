@@ -1,8 +1,9 @@
-import { closeSync, existsSync, fdatasyncSync, fstatSync, mkdirSync, readSync, statSync, writeSync } from "node:fs";
+import { closeSync, existsSync, fdatasyncSync, fstatSync, ftruncateSync, mkdirSync, readSync, statSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
-import { errorMessage } from "./errors.js";
+import { StateError, errorMessage } from "./errors.js";
 import { logEvents } from "./event-log.js";
 import { assertOwnPath, openOwnFileSync, PRIVATE_DIR_MODE } from "./state/own-path.js";
+import { storageMessage } from "./state/storage-problem.js";
 import type { EventInput, EventSink, KeelEvent } from "./types.js";
 
 /** Pending text at which events are written at the end of the turn instead of at the end of the commit window. */
@@ -33,6 +34,8 @@ export class JsonlEventSink implements EventSink {
   private written = 0;
   /** Bytes were written since the last fsync. */
   private unsynced = false;
+  /** The file ends in part of a line that could not be cut back after a failed write: the next write starts a new line. */
+  private torn = false;
   /** Lines not written yet (each ending in "\n"). */
   private text = "";
   /** Events emitted in this event-loop turn, not serialized yet (see the class comment). */
@@ -163,20 +166,62 @@ export class JsonlEventSink implements EventSink {
       }
       return;
     }
-    if (this.fd === undefined) {
-      this.onOpen?.();
-      // Never through a link planted in the repository: linked folders are refused, a linked file replaced.
-      assertOwnPath(this.file);
-      if (!existsSync(dirname(this.file))) mkdirSync(dirname(this.file), { recursive: true, mode: PRIVATE_DIR_MODE });
-      this.fd = openOwnFileSync(this.file, "append");
-      endTornLine(this.fd);
-      this.written = fstatSync(this.fd).size;
-      this.hookExit();
+    try {
+      this.fd ??= this.open();
+      this.writePending(this.fd);
+      if (durable) fdatasyncSync(this.fd);
+    } catch (error) {
+      if (error instanceof StateError) throw error;
+      throw new StateError(`Could not write keel's event log ${this.file}: ${storageMessage(error, this.file)}`, this.file, { cause: error });
     }
-    this.written += writeSync(this.fd, this.text); // on failure the events stay pending
-    this.text = "";
-    if (durable) fdatasyncSync(this.fd);
     this.unsynced = !durable;
+  }
+
+  /** Opens the log for appending (creating `.keel/` through `onOpen` and the folder), ending a torn last line. */
+  private open(): number {
+    this.onOpen?.();
+    // Never through a link planted in the repository: linked folders are refused, a linked file replaced.
+    assertOwnPath(this.file);
+    if (!existsSync(dirname(this.file))) mkdirSync(dirname(this.file), { recursive: true, mode: PRIVATE_DIR_MODE });
+    const fd = openOwnFileSync(this.file, "append");
+    try {
+      endTornLine(fd);
+      this.written = fstatSync(fd).size;
+    } catch (error) {
+      closeSync(fd);
+      throw error;
+    }
+    this.hookExit();
+    return fd;
+  }
+
+  /**
+   * Writes the pending text in full (a `write` may write only part of it: a disk that fills up mid-line),
+   * or, when a write fails, cuts the file back to its last whole line and keeps all of it pending, so a
+   * full disk never leaves a torn line that the next write would glue to another event, nor drops events.
+   */
+  private writePending(fd: number): void {
+    const bytes = Buffer.from(this.torn ? "\n" + this.text : this.text);
+    let at = 0;
+    try {
+      while (at < bytes.length) at += writeSync(fd, bytes, at, bytes.length - at);
+    } catch (error) {
+      if (at > 0) this.cutBack(fd);
+      throw error;
+    }
+    this.written += at;
+    this.text = "";
+    this.torn = false;
+  }
+
+  /** After a partial write: the file back to `written` bytes, or (when that fails) the next write starts a new line. */
+  private cutBack(fd: number): void {
+    try {
+      ftruncateSync(fd, this.written);
+    } catch {
+      this.torn = true;
+      this.written = fstatSync(fd).size;
+    }
   }
 
   /** Size of the file with everything written so far (buffered events not counted). */
@@ -187,7 +232,15 @@ export class JsonlEventSink implements EventSink {
 
   /** Flushes and closes the file. */
   close(): void {
-    this.flush();
+    try {
+      this.flush();
+    } finally {
+      this.release();
+    }
+  }
+
+  /** Stops the timers, closes the file and removes the exit handler (what is still pending is dropped). */
+  private release(): void {
     if (this.commitTimer !== undefined) clearTimeout(this.commitTimer);
     this.commitTimer = undefined;
     if (this.serializer !== undefined) clearImmediate(this.serializer);

@@ -19,6 +19,7 @@ import { CallIdSource } from "./call-id.js";
 import { ResultSecrets } from "./result-secrets.js";
 import { runToolIntent } from "./run-tool-intent.js";
 import { ensureStateDir, stateGitignoreProblem } from "./state/state-dir.js";
+import { storageMessage, storageProblem } from "./state/storage-problem.js";
 import { REVIEW_TRUST, trustApproves, workspaceTrust, type TrustItem, type WorkspaceTrust } from "./trust.js";
 import { DEFAULT_OUTPUT_BUDGET } from "./truncate.js";
 import type { EventSink, Observation, RunContext, ToolIntent } from "./types.js";
@@ -245,7 +246,9 @@ export class Host {
   /**
    * Cancels a program's turns and calls still running (`whileOpen`) and waits for them, stops children
    * (shutdown hook), saves baselines, writes pending events (closing the host's own event log). Idempotent: every call resolves
-   * when that has ended, a second one made while the first is under way too. Never throws.
+   * when that has ended, a second one made while the first is under way too. Events or baselines a full, read-only or
+   * unwritable disk keeps from being written are a warning through `notice`; the only failure it rejects with is an
+   * event log keel refuses to write (a link planted at `.keel`: StateError).
    */
   close(): Promise<void> {
     // A second close() (a signal handler's, while the program's own is under way) waits for the same end.
@@ -259,10 +262,18 @@ export class Host {
     });
     await this.fileBaselines.save().catch((error) => {
       this.events.emit({ type: "state_error", message: errorMessage(error) });
+      this.options.notice?.(`keel: warning: ${storageMessage(error)} (what this command read is not remembered for a later edit_file)`);
     });
     this.sandbox.close();
     // A sink the host made is closed (file and exit handler released); one handed in is only flushed.
-    if (this.options.events === undefined && this.events instanceof JsonlEventSink) this.events.close();
-    else this.events.flush();
+    try {
+      if (this.options.events === undefined && this.events instanceof JsonlEventSink) this.events.close();
+      else this.events.flush();
+    } catch (error) {
+      // A full or read-only disk: the command's own result stands (a call with side effects never ran unrecorded).
+      // Anything else (a link planted at `.keel`) still fails the command.
+      if (storageProblem((error as Error).cause ?? error) === undefined) throw error;
+      this.options.notice?.(`keel: warning: the last events of this command are not recorded: ${errorMessage(error)}`);
+    }
   }
 }

@@ -1,4 +1,5 @@
 import { errorMessage, HookError } from "./errors.js";
+import { storageMessage } from "./state/storage-problem.js";
 import { CallLog } from "./call-log.js";
 import type { BeforeToolContext } from "./hooks.js";
 import type { Host } from "./host.js";
@@ -237,7 +238,7 @@ export async function runToolIntent(host: Host, intent: ToolIntent, run: RunCont
       started,
       "execute",
       "execution_failed",
-      `The tool ran but its output could not be stored: ${errorMessage(error)}`,
+      `The tool ran but its output could not be stored: ${storageMessage(error)}`,
       { source, resolvedTool: tool.name },
       messages,
     );

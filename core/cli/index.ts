@@ -21,3 +21,4 @@ export { ttyApprover } from "./tty-approver.js";
 export { ttyElicitor } from "./tty-elicitor.js";
 export { refuseInToolProcess, refuseTrustInToolProcess } from "./your-terminal-only.js";
 export { KeelError, UsageError, errorMessage } from "../errors.js";
+export { storageMessage } from "../state/storage-problem.js";

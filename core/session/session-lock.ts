@@ -2,6 +2,7 @@ import { closeSync, linkSync, lstatSync, openSync, readFileSync, rmSync, writeSy
 import { StateError } from "../errors.js";
 import { readJsonStateSync, withFileLock } from "../state/json-file.js";
 import { assertOwnPath } from "../state/own-path.js";
+import { storageMessage } from "../state/storage-problem.js";
 
 /** A held writer lock; `release` is idempotent. */
 export interface SessionLock {
@@ -28,7 +29,7 @@ export async function acquireSessionLock(file: string, sessionId: string): Promi
         },
       };
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw new StateError(`Cannot lock session ${sessionId}: ${(error as Error).message}`, file);
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw new StateError(`Cannot lock session ${sessionId}: ${storageMessage(error, file)}`, file);
       assertNoLiveOwner(file, sessionId);
       // Several processes can find the same dead owner (two resumes of a crashed session): each looks
       // again under a lock of its own before removing, so none removes the lock another has just taken.
@@ -64,13 +65,15 @@ function createWithContent(file: string, text: string): void {
   const temp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
   const fd = openSync(temp, "wx");
   try {
-    writeSync(fd, text);
-  } finally {
-    closeSync(fd);
-  }
-  try {
+    try {
+      const bytes = Buffer.from(text);
+      for (let at = 0; at < bytes.length;) at += writeSync(fd, bytes, at);
+    } finally {
+      closeSync(fd);
+    }
     linkSync(temp, file);
   } finally {
+    // also when the write failed (a full disk): no temp file is left in the session's folder
     rmSync(temp, { force: true });
   }
 }

@@ -1,9 +1,10 @@
 import { existsSync, readdirSync, statSync } from "node:fs";
-import { mkdir, writeFile } from "node:fs/promises";
+import { mkdir, rm, rmdir, writeFile } from "node:fs/promises";
 import { didYouMean } from "../did-you-mean.js";
 import { StateError, UsageError } from "../errors.js";
 import { readJsonState, readStateTextSync, writeTextAtomic } from "../state/json-file.js";
 import { assertOwnPath, PRIVATE_DIR_MODE } from "../state/own-path.js";
+import { storageMessage } from "../state/storage-problem.js";
 import { urlForDisplay } from "../url-secrets.js";
 import { foreignQueued } from "./message-queue.js";
 import { logIdentity, sealedSnapshotText, sessionFilesProblem } from "./session-file-seal.js";
@@ -53,6 +54,21 @@ export async function createSessionFiles(stateDir: string, meta: SessionMeta): P
       `Session ${meta.id} cannot be started: the folder ${paths.dir} already exists without being a session keel started (it may have come with the workspace). Pick another id, or remove that folder.`,
     );
   }
+  try {
+    await writeSessionMeta(paths, meta);
+  } catch (error) {
+    // A full or read-only disk: the folder made just above goes again, so no session without a session.json is
+    // left behind (it would be listed as unreadable, "not started by keel for you", for good).
+    await rm(paths.meta, { force: true }).catch(() => undefined);
+    await rmdir(paths.artifacts).catch(() => undefined);
+    await rmdir(paths.dir).catch(() => undefined);
+    throw new StateError(`Could not start session ${meta.id}: ${storageMessage(error, paths.meta)}`, paths.meta, { cause: error });
+  }
+  return paths;
+}
+
+/** Makes the new session's artifacts folder and writes its `session.json` (created new). */
+async function writeSessionMeta(paths: SessionPaths, meta: SessionMeta): Promise<void> {
   await mkdir(paths.artifacts, { mode: PRIVATE_DIR_MODE });
   // The endpoint is recorded for reading only (a resume takes it from the config): without the credentials a URL may carry.
   // Nor its headers (a proxy's key): their names only, as a note.
@@ -66,7 +82,6 @@ export async function createSessionFiles(stateDir: string, meta: SessionMeta): P
         }
       : meta.model;
   await writeFile(paths.meta, JSON.stringify({ ...meta, model }, null, 2) + "\n", { flag: "wx" });
-  return paths;
 }
 
 /**

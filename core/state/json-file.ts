@@ -1,9 +1,10 @@
-import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readFileSync, rmSync, unlinkSync } from "node:fs";
+import { closeSync, constants, existsSync, fstatSync, lstatSync, openSync, readdirSync, readFileSync, rmSync, unlinkSync } from "node:fs";
 import { type FileHandle, mkdir, open } from "node:fs/promises";
 import { dirname } from "node:path";
 import { StateError, errorMessage } from "../errors.js";
 import { writeFileAtomic } from "./atomic-write.js";
 import { assertOwnPath, ownReadFlags, PRIVATE_DIR_MODE, replaceLink, workspaceOwned } from "./own-path.js";
+import { storageMessage, storageProblem } from "./storage-problem.js";
 
 /**
  * Reads a JSON state file. Missing file → `fallback`. A file that cannot be parsed
@@ -137,8 +138,22 @@ export async function writeJsonState(file: string, value: unknown): Promise<void
  * removed by the next write: see `writeFileAtomic`). Creates parent directories. Links as in `writeJsonState`.
  */
 export async function writeTextAtomic(file: string, text: string | Buffer): Promise<void> {
-  await prepareStateFile(file);
-  await writeFileAtomic(file, text);
+  try {
+    await prepareStateFile(file);
+    await writeFileAtomic(file, text);
+  } catch (error) {
+    throw storageFailure(error, file, "write");
+  }
+}
+
+/**
+ * A full, read-only or unwritable disk (see `storageProblem`) as a StateError naming `file`, saying what it means and
+ * what to do, and that the file keeps its previous content (keel writes state atomically); any other error as it is.
+ */
+function storageFailure(error: unknown, file: string, action: "write" | "lock"): unknown {
+  if (storageProblem(error) === undefined) return error;
+  const kept = action === "write" && existsSync(file) ? " The file keeps its previous content." : "";
+  return new StateError(`Could not ${action} ${file}: ${storageMessage(error)}${kept}`, file, { cause: error });
 }
 
 /**
@@ -171,7 +186,9 @@ const stderrNotice: LockWaitNotice = (line) => void process.stderr.write(`${line
  * checked as in `writeJsonState` first, so whatever `fn` writes to `file` stays keel's own file.
  */
 export async function withFileLock<T>(file: string, fn: () => Promise<T>, onWait: LockWaitNotice = stderrNotice): Promise<T> {
-  await prepareStateFile(file);
+  await prepareStateFile(file).catch((error: unknown) => {
+    throw storageFailure(error, file, "lock");
+  });
   if (workspaceOwned(file)) removePlantedLock(`${file}.lock`);
   // Loaded on the first lock (with graceful-fs, retry and signal-exit): most commands lock nothing.
   const { default: lockfile } = await import("proper-lockfile");
@@ -182,6 +199,7 @@ export async function withFileLock<T>(file: string, fn: () => Promise<T>, onWait
       return waitForLock(file, lockfile.lock, onWait);
     });
   } catch (error) {
+    if (storageProblem(error) !== undefined) throw storageFailure(error, file, "lock");
     throw new StateError(`Could not lock ${file}: ${errorMessage(error)}. Another keel process may hold it; retry.`, file, {
       cause: error,
     });

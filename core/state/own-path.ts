@@ -111,7 +111,7 @@ export function writeOwnFileSync(file: string, data: string | Buffer): void {
 /**
  * Creates keel's own file `file` with `data`, only if nothing (not even a link) is there: returns
  * false, writing nothing, when something is. Its folders are checked as for `openOwnFileSync`;
- * throws StateError for a linked folder, else the system error.
+ * throws StateError for a linked folder, else the system error (a write that fails removes the file it made).
  */
 export function writeNewOwnFileSync(file: string, data: string | Buffer): boolean {
   assertOwnPath(file);
@@ -122,7 +122,17 @@ export function writeNewOwnFileSync(file: string, data: string | Buffer): boolea
     if ((error as NodeJS.ErrnoException).code === "EEXIST") return false;
     throw error;
   }
-  writeAll(fd, data);
+  try {
+    writeAll(fd, data);
+  } catch (error) {
+    // A full disk: no part of a file is left behind (it was made here, just now, O_EXCL).
+    try {
+      unlinkSync(file);
+    } catch {
+      // already gone
+    }
+    throw error;
+  }
   return true;
 }
 

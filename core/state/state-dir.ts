@@ -1,7 +1,7 @@
-import { existsSync, lstatSync, mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync } from "node:fs";
 import { readStateTextSync } from "./json-file.js";
 import { join } from "node:path";
-import { assertOwnPath, PRIVATE_DIR_MODE } from "./own-path.js";
+import { assertOwnPath, PRIVATE_DIR_MODE, writeNewOwnFileSync } from "./own-path.js";
 
 /**
  * Runtime state, sessions, artifacts and worktrees stay out of git; the files users write
@@ -29,12 +29,10 @@ export function ensureStateDir(stateDir: string, ...sub: string[]): string {
   const gitignore = join(stateDir, ".gitignore");
   if (!existsSync(gitignore)) {
     mkdirSync(stateDir, { recursive: true, mode: PRIVATE_DIR_MODE });
-    try {
-      // O_CREAT|O_EXCL: never follows a link planted at .gitignore (a dangling one counts as existing).
-      writeFileSync(gitignore, KEEL_GITIGNORE, { flag: "wx" });
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-    }
+    // O_CREAT|O_EXCL: never follows a link planted at .gitignore (a dangling one counts as existing). A write
+    // that fails (a full disk) removes the file it made: keel never rewrites an existing .gitignore, so an empty
+    // one left here would let sessions, events and artifacts into git for good.
+    writeNewOwnFileSync(gitignore, KEEL_GITIGNORE);
   }
   if (sub.length > 0) mkdirSync(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
   return dir;

@@ -24,11 +24,13 @@ export interface WriteOutcome {
  * as keel's own state writes name theirs: the next write of that file removes it, through the same open folder,
  * once its process is gone — see `removeStaleTempsIn`).
  * Not fsynced: atomic against a dying process, not a durability promise against power loss.
- * A failed write (EFBIG under `ulimit -f`, ENOSPC, EDQUOT) removes the temp file and throws
+ * A failed write (EFBIG under `ulimit -f`, ENOSPC, EDQUOT; EROFS, EACCES, EPERM) removes the temp file and throws
  * ToolError(`execution_failed`) saying the file is unchanged; `shown` names the path in messages.
  */
 export async function writeFileInside(root: string, abs: string, bytes: Buffer, signal: AbortSignal, shown: string): Promise<WriteOutcome> {
-  const dir = await openDirInside(root, dirname(abs), shown, true);
+  const dir = await openDirInside(root, dirname(abs), shown, true).catch((error: unknown) => {
+    throw writeFailure(error, shown) ?? error;
+  });
   try {
     const name = basename(abs);
     const before = await lstat(dir.child(name)).catch((error: NodeJS.ErrnoException) => {
@@ -63,7 +65,7 @@ export async function writeFileInside(root: string, abs: string, bytes: Buffer, 
   }
 }
 
-/** A ToolError for a write the system refused for lack of room (the target is untouched). */
+/** A ToolError for a write the system refused for lack of room or on a read-only or foreign place (the target is untouched). */
 function writeFailure(error: unknown, shown: string): ToolError | undefined {
   const code = (error as NodeJS.ErrnoException).code;
   const why =
@@ -74,9 +76,24 @@ function writeFailure(error: unknown, shown: string): ToolError | undefined {
         : code === "EDQUOT"
           ? "the disk quota is exhausted (EDQUOT)"
           : undefined;
-  if (why === undefined) return undefined;
-  return new ToolError(`Could not write ${shown}: ${why}. ${shown} was left unchanged; free space or raise the limit, then retry.`, "execution_failed", null, {
-    path: shown,
-    reason: code,
-  });
+  if (why !== undefined)
+    return new ToolError(
+      `Could not write ${shown}: ${why}. ${shown} was left unchanged; free space or raise the limit, then retry.`,
+      "execution_failed",
+      null,
+      {
+        path: shown,
+        reason: code,
+      },
+    );
+  // A place that cannot be written at all (its folders made through the open folder, whose path means nothing to the model).
+  const denied =
+    code === "EROFS" ? "the file system there is read-only (EROFS)" : code === "EACCES" || code === "EPERM" ? `keel may not write there (${code})` : undefined;
+  if (denied === undefined) return undefined;
+  return new ToolError(
+    `Could not write ${shown}: ${denied}. ${shown} was left unchanged; this write cannot succeed as things stand: do not retry it, ask the user or write elsewhere.`,
+    "execution_failed",
+    null,
+    { path: shown, reason: code },
+  );
 }

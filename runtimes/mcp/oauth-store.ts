@@ -3,7 +3,7 @@ import { mkdir, readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { OAuthDiscoveryState } from "@modelcontextprotocol/sdk/client/auth.js";
 import type { OAuthClientInformationMixed, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
-import { MCP_OAUTH_DIR, StateError, errorMessage, withFileLock, writeFileAtomic } from "../../core/index.js";
+import { MCP_OAUTH_DIR, StateError, errorMessage, storageMessage, withFileLock, writeFileAtomic } from "../../core/index.js";
 
 /** What keel keeps for one server URL: tokens, the client registration and the discovery result. */
 export interface OAuthRecord {
@@ -83,11 +83,19 @@ export class OAuthStore {
     return withFileLock(this.fileFor(serverUrl), fn);
   }
 
-  /** Writes a record atomically with mode 0600 (call under `locked`). */
+  /** Writes a record atomically with mode 0600 (call under `locked`); a failed write throws StateError naming the file and why, the file unchanged. */
   async write(serverUrl: string, record: OAuthRecord): Promise<void> {
     await mkdir(join(this.keelHome, OAUTH_DIR), { recursive: true, mode: 0o700 });
     const data: OAuthRecord = { ...record, serverUrl: normalizeUrl(serverUrl), savedAt: new Date().toISOString() };
-    await writeFileAtomic(this.fileFor(serverUrl), JSON.stringify(data, null, 2) + "\n", 0o600);
+    const file = this.fileFor(serverUrl);
+    try {
+      await writeFileAtomic(file, JSON.stringify(data, null, 2) + "\n", 0o600);
+    } catch (error) {
+      // A full or read-only $KEEL_HOME: the file keeps its previous record (the write is atomic); say where and why.
+      throw new StateError(`Could not save the login of ${data.serverUrl} to ${file}: ${storageMessage(error)} The file keeps what it held before.`, file, {
+        cause: error,
+      });
+    }
   }
 
   /** Deletes what is stored for a server URL; returns what was there (`tokens`, `client`), for `keel mcp logout`. */

@@ -7,6 +7,7 @@ import {
   ownReadFlags,
   readJsonState,
   StateError,
+  storageMessage,
   withFileLock,
   writeJsonState,
 } from "../../core/index.js";
@@ -72,9 +73,17 @@ export class MessageLog {
     const line = Buffer.from(JSON.stringify(stored) + "\n", "utf8");
     await mkdir(this.dir, { recursive: true, mode: PRIVATE_DIR_MODE });
     const handle = await open(this.logFile, "a");
+    let at = 0;
     try {
-      await handle.write(line);
+      // In full: a disk that fills up mid-line writes part of it. A failed append is cut back (no torn line) and the
+      // message is not sent — never reported sent while only part of it is on disk.
+      while (at < line.length) at += (await handle.write(line, at, line.length - at)).bytesWritten;
       await handle.sync();
+    } catch (error) {
+      if (at > 0) await handle.truncate(index.bytes).catch(() => undefined);
+      throw new StateError(`Could not append to the message log ${this.logFile}: ${storageMessage(error)} The message was not sent.`, this.logFile, {
+        cause: error,
+      });
     } finally {
       await handle.close();
     }

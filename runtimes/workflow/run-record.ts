@@ -94,7 +94,8 @@ export function redactRunRecord(record: WorkflowRunRecord, redactor: ResultRedac
 
 /**
  * Appends one record as a JSON line under the file's lock. A history ending in a torn line (keel killed
- * mid-append) gets that line ended first, so the record starts on a line of its own and is read back.
+ * mid-append) gets that line ended first, so the record starts on a line of its own and is read back. A failed
+ * append (a full disk) is cut back: the history is left as it was, and the error thrown.
  */
 export async function appendRunRecord(file: string, record: WorkflowRunRecord): Promise<void> {
   await withFileLock(file, async () => {
@@ -103,7 +104,11 @@ export async function appendRunRecord(file: string, record: WorkflowRunRecord): 
       const { size } = await handle.stat();
       const last = Buffer.alloc(1);
       const torn = size > 0 && (await handle.read(last, 0, 1, size - 1)).bytesRead === 1 && last[0] !== 0x0a;
-      await handle.appendFile((torn ? "\n" : "") + JSON.stringify(record) + "\n", "utf8");
+      await handle.appendFile((torn ? "\n" : "") + JSON.stringify(record) + "\n", "utf8").catch(async (error: unknown) => {
+        // A disk that filled up mid-line: no part of the record stays (the history is as it was).
+        await handle.truncate(size).catch(() => undefined);
+        throw error;
+      });
     } finally {
       await handle.close();
     }

@@ -4,7 +4,7 @@ import { type Approver, formatDiagnostic, type Host, inToolProcess, UsageError }
 import { describeWorkflow, needsTrustNote } from "./describe-workflow.js";
 import { parseArgPairs } from "./parse-args.js";
 import { createProgress, formatDuration, type LiveProgress } from "./workflow-progress.js";
-import type { WorkflowService } from "./workflow-service.js";
+import { RECORD_NOT_WRITTEN, type WorkflowService } from "./workflow-service.js";
 
 function serviceOf(host: Host): WorkflowService {
   const service = host.service("workflows");
@@ -130,7 +130,8 @@ function summary(host: Host, record: Awaited<ReturnType<WorkflowService["run"]>>
   if (record.warnings.length) lines.push("", "Warnings:", ...record.warnings.map((w) => `  - ${w}`));
   const mark = record.status === "succeeded" ? "✓" : record.status === "cancelled" ? "⊘" : "✗";
   lines.push("", `${mark} Workflow ${record.workflow} ${record.status} ${formatDuration(record.durationMs)}${record.error ? `: ${record.error}` : ""}`);
-  lines.push(`Run ${record.id} recorded in ${relative(host.workspace.root, runsFile) || runsFile} (see \`keel workflow runs\`).`);
+  if (record.warnings.some((w) => w.startsWith(RECORD_NOT_WRITTEN))) lines.push(`Run ${record.id} was not recorded (see the warning above).`);
+  else lines.push(`Run ${record.id} recorded in ${relative(host.workspace.root, runsFile) || runsFile} (see \`keel workflow runs\`).`);
   return lines.join("\n");
 }
 

@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { join, relative } from "node:path";
-import { didYouMean, errorMessage, type Host, UsageError } from "../../core/index.js";
+import { didYouMean, type Host, storageMessage, UsageError } from "../../core/index.js";
 import { commandPlaces } from "../../manifests/commands/command-places.js";
 import type { PromptCommand } from "../../manifests/commands/prompt-command.js";
 import { discoverWorkflows, type WorkflowCatalog } from "../../manifests/workflow/discover-workflows.js";
@@ -8,6 +8,9 @@ import type { WorkflowDefinition } from "../../manifests/workflow/workflow-schem
 import type { WorkflowRunRecord } from "./run-record.js";
 import type { WorkflowRunOptions } from "./workflow-runner.js";
 import { workflowNeedsTrust } from "./workflow-trust.js";
+
+/** How the warning of a run whose record could not be written to the run history begins. */
+export const RECORD_NOT_WRITTEN = "The run record could not be written";
 
 /** The workflow runtime's API, provided as `"workflows"`: the catalog, runs and run history. */
 export class WorkflowService {
@@ -137,7 +140,7 @@ export class WorkflowService {
       this.host.ensureStateDir("state");
       await appendRunRecord(this.runsFile, record);
     } catch (error) {
-      record.warnings.push(`The run record could not be written to ${this.runsFile}: ${errorMessage(error)}`);
+      record.warnings.push(`${RECORD_NOT_WRITTEN} to ${this.runsFile}: ${storageMessage(error)}`);
     }
     return record;
   }

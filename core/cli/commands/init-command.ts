@@ -1,6 +1,8 @@
-import { lstatSync, mkdirSync, writeFileSync } from "node:fs";
+import { lstatSync, mkdirSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
-import { errorMessage, StateError } from "../../errors.js";
+import { StateError } from "../../errors.js";
+import { writeNewOwnFileSync } from "../../state/own-path.js";
+import { storageMessage } from "../../state/storage-problem.js";
 import { resolveWorkspace } from "../../workspace.js";
 import type { CliContext } from "../cli-context.js";
 import { initFiles } from "../init-files.js";
@@ -63,10 +65,10 @@ function writeNew(root: string, target: string, text: string): boolean {
   }
   try {
     mkdirSync(dirname(target), { recursive: true });
-    writeFileSync(target, text, { flag: "wx" });
-    return true;
+    // Created new (O_EXCL, never through a link); a write that fails (a full disk) removes it: an empty file left
+    // here would be kept by the next `keel init` as "already there".
+    return writeNewOwnFileSync(target, text);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "EEXIST") return false;
-    throw new StateError(`Cannot write ${target}: ${errorMessage(error)}`, target);
+    throw new StateError(`Cannot write ${target}: ${storageMessage(error)}`, target);
   }
 }
