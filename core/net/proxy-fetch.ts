@@ -58,6 +58,41 @@ async function routedFetch(settings: ProxySettings): Promise<Fetch> {
     const own = request
       ? { method: request.method, headers: request.headers, body: request.body, redirect: request.redirect, signal: request.signal, duplex: "half" }
       : {};
-    return undici.fetch(url as string, { ...own, ...init, dispatcher } as Parameters<typeof undici.fetch>[1]) as unknown as Promise<Response>;
+    try {
+      return (await undici.fetch(url as string, { ...own, ...init, dispatcher } as Parameters<typeof undici.fetch>[1])) as unknown as Response;
+    } catch (error) {
+      throw proxy ? throughProxy(error, proxy) : error;
+    }
   };
+}
+
+/**
+ * fetch's bare `fetch failed` for a request through `proxy`, made to say why and through what: `fetch failed: Proxy
+ * Authentication Required (407) (through the proxy http://***@proxy:3128)`, the proxy's URL and password `***` in it.
+ * A TypeError with the same cause, as fetch's own; any other error (an abort) unchanged.
+ */
+function throughProxy(error: unknown, proxy: string): unknown {
+  if (!(error instanceof TypeError) || !(error.cause instanceof Error)) return error;
+  let root: Error = error.cause;
+  for (let depth = 0; depth < 5 && root.cause instanceof Error; depth++) root = root.cause;
+  const password = safeDecode(passwordOf(proxy));
+  let why = root.message.split(proxy).join(proxyForDisplay(proxy));
+  if (password.length >= 3) why = why.split(password).join("***");
+  return new TypeError(`${error.message}: ${why} (through the proxy ${proxyForDisplay(proxy)})`, { cause: error.cause });
+}
+
+function passwordOf(proxy: string): string {
+  try {
+    return new URL(proxy).password;
+  } catch {
+    return "";
+  }
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
 }

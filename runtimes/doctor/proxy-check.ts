@@ -15,6 +15,14 @@ export function proxyCheck(env: NodeJS.ProcessEnv): DoctorCheck {
     s.https ? `https:// through ${proxyForDisplay(s.https)}` : "https:// direct",
     s.http ? `http:// through ${proxyForDisplay(s.http)}` : "http:// direct",
   ];
+  const unusable = [s.https, s.http].find((p) => p && !/^https?:\/\//i.test(p));
+  if (unusable)
+    return check(
+      "proxy",
+      "fail",
+      `the proxy ${proxyForDisplay(unusable)} is not an http:// or https:// URL, the only kinds keel can use: every request through it fails`,
+      "set HTTPS_PROXY/HTTP_PROXY to the http:// URL of your proxy (ask your IT for it), or unset them",
+    );
   const noProxy = s.noProxy.length > MAX_SHOWN_NO_PROXY ? `${s.noProxy.slice(0, MAX_SHOWN_NO_PROXY)}…` : s.noProxy;
   return check(
     "proxy",

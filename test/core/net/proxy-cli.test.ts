@@ -12,6 +12,7 @@ import { useOpenAIServer } from "../../helpers/openai-server.js";
 import { runKeel, runKeelProcess } from "../../helpers/run-cli.js";
 import { makeWorkspace, type TempWorkspace } from "../../helpers/temp-workspace.js";
 import { EVERYTHING, freePort, waitFor } from "../../runtimes/mcp/mcp-test-kit.js";
+import { startOAuthExample } from "../../runtimes/mcp/oauth-example-server.js";
 
 // Names only the test proxy resolves (to 127.0.0.1): reaching them at all proves the request went through it.
 const MODEL_HOST = "model.keel.test";
@@ -94,6 +95,29 @@ describe("outgoing requests go through HTTPS_PROXY / HTTP_PROXY", () => {
     expectNoPasswordOnDisk(ws);
   });
 
+  it("OAuth (discovery and the token request of a client_credentials server) goes through the proxy too", async () => {
+    const machine = await startOAuthExample(["--machine-client", "build-bot:bot-secret-1"]);
+    try {
+      ws = makeWorkspace({
+        ".mcp.json": {
+          mcpServers: {
+            bot: { type: "http", url: machine.url, oauth: { grantType: "client_credentials", clientId: "build-bot", clientSecretEnv: "BOT_SECRET" } },
+          },
+        },
+      });
+      const env = behind(ws, proxy, { BOT_SECRET: "bot-secret-1" });
+      const r = await runKeel(["--trust", "--yes", "--json", "call", "mcp__bot__whoami"], { cwd: ws.root, env });
+      expect(r.json()).toMatchObject({ ok: true, content: expect.stringContaining("client build-bot") });
+      const origin = new URL(machine.url).origin;
+      const targets = proxy.requests.map((q) => `${q.method} ${q.target}`);
+      expect(targets).toContainEqual(expect.stringMatching(new RegExp(`^GET ${origin}/\\.well-known/oauth-`)));
+      expect(targets).toContainEqual(expect.stringMatching(new RegExp(`^POST ${origin}/.*token`)));
+      expect(targets).toContain(`POST ${machine.url}`);
+    } finally {
+      await machine.stop();
+    }
+  });
+
   it("loopback goes through the proxy as in curl; NO_PROXY (a host, with a port, or an address) sends it direct", async () => {
     ws = makeWorkspace({}, { git: true });
     ws.writeUserConfig({ model: { name: "m", baseUrl: server.baseUrl } });
@@ -126,6 +150,33 @@ describe("outgoing requests go through HTTPS_PROXY / HTTP_PROXY", () => {
     expect(proxy.requests.length).toBeGreaterThan(0);
     expect(r.stdout + r.stderr).not.toContain(PASSWORD);
     expectNoPasswordOnDisk(ws);
+
+    // A remote MCP server behind the same proxy: its error says what the proxy answered and what to check.
+    ws.write(".mcp.json", { mcpServers: { remote: { type: "http", url: `http://${MCP_HOST}:${mcpPort}/mcp` } } });
+    const list = await runKeel(["--trust", "--json", "mcp", "doctor"], { cwd: ws.root, env });
+    const remote = list.json().servers.find((s: { name: string }) => s.name === "remote");
+    expect(remote).toMatchObject({
+      state: "failed",
+      lastError: expect.stringContaining(`Proxy Authentication Required (407) (through the proxy http://***@127.0.0.1:${proxy.port})`),
+    });
+    expect(remote.hint).toContain("NO_PROXY");
+    expect(list.stdout + list.stderr).not.toContain(PASSWORD);
+    expectNoPasswordOnDisk(ws);
+  });
+
+  it("a proxy keel cannot use (socks5://) is a failed doctor check and a model error that say so", async () => {
+    ws = makeWorkspace({}, { git: true });
+    ws.writeUserConfig({ model: { name: "m", baseUrl: `http://${MODEL_HOST}:${new URL(server.baseUrl).port}/v1`, maxRetries: 0 } });
+    const env = behind(ws, proxy, { HTTP_PROXY: `socks5://corp-user:${PASSWORD}@127.0.0.1:1080` });
+    const doctor = await runKeel(["--json", "doctor"], { cwd: ws.root, env });
+    const checks = doctor.json<{ checks: { name: string; status: string; message: string }[] }>().checks;
+    expect(checks.find((c) => c.name === "proxy")).toMatchObject({
+      status: "fail",
+      message: expect.stringContaining("socks5://***@127.0.0.1:1080 is not an http:// or https:// URL"),
+    });
+    const run = await runKeel(["--json", "run", "hi"], { cwd: ws.root, env });
+    expect(run.json().message).toContain("is not an http:// or https:// URL");
+    expect(doctor.stdout + run.stdout + run.stderr).not.toContain(PASSWORD);
   });
 });
 
