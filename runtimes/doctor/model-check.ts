@@ -59,6 +59,8 @@ export async function modelCheck(host: Host, signal: AbortSignal): Promise<Docto
   // Through the host's fetch, as the model client goes: the environment's proxy, unless NO_PROXY lists the host.
   const proxy = proxyFor(url, proxySettings(host.env));
   const route = proxy ? ` through the proxy ${proxyForDisplay(proxy)}` : hasProxy(proxySettings(host.env)) ? " directly (NO_PROXY lists it)" : "";
+  // A proxy answers for the endpoint too (403 for a blocked host, 502 when it cannot reach it).
+  const proxyHint = proxy ? "; or the proxy answered instead of the endpoint: check HTTPS_PROXY/HTTP_PROXY and NO_PROXY" : "";
   const hidden = (text: string) => (proxy ? text.split(proxy).join(proxyForDisplay(proxy)) : text);
   try {
     // As the model client does: a redirect only within the origin, so the key and headers go nowhere else.
@@ -74,10 +76,15 @@ export async function modelCheck(host: Host, signal: AbortSignal): Promise<Docto
       );
     if (res.ok) return check("model", "ok", `${spec.name} at ${shownBase}${route} (GET /models answered ${res.status})`);
     if (res.status === 401 || res.status === 403)
-      return check("model", "fail", `${shownBase} refused the key (HTTP ${res.status})`, `check ${spec.apiKeyEnv}${key ? "" : " (it is not set)"}`);
+      return check(
+        "model",
+        "fail",
+        `${shownBase}${route} refused the key (HTTP ${res.status})`,
+        `check ${spec.apiKeyEnv}${key ? "" : " (it is not set)"}${proxyHint}`,
+      );
     if (res.status === 404)
-      return check("model", "warn", `${shownBase} is reachable but has no /models (HTTP 404)`, "check model.baseUrl: it usually ends in /v1");
-    return check("model", "fail", `${shownUrl} answered HTTP ${res.status}`, "check the server's logs and model.baseUrl");
+      return check("model", "warn", `${shownBase} is reachable${route} but has no /models (HTTP 404)`, "check model.baseUrl: it usually ends in /v1");
+    return check("model", "fail", `${shownUrl} answered HTTP ${res.status}${route}`, `check the server's logs and model.baseUrl${proxyHint}`);
   } catch (error) {
     const timedOut = error instanceof Error && error.name === "TimeoutError";
     const cause = (error as { cause?: { code?: string; message?: string } }).cause;

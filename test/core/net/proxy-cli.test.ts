@@ -133,6 +133,13 @@ describe("outgoing requests go through HTTPS_PROXY / HTTP_PROXY", () => {
       expect(direct.stdout).toContain(`direct ${noProxy}`);
       expect(proxy.requests).toEqual([]);
     }
+    // keel doctor says which way the model endpoint goes.
+    const model = async (env: NodeJS.ProcessEnv) =>
+      (await runKeel(["--json", "doctor"], { cwd: ws!.root, env }))
+        .json<{ checks: { name: string; message: string }[] }>()
+        .checks.find((c) => c.name === "model")!;
+    expect((await model(behind(ws, proxy, { NO_PROXY: "127.0.0.1" }))).message).toContain(`${server.baseUrl} directly (NO_PROXY lists it)`);
+    expect((await model(behind(ws, proxy))).message).toContain(`${server.baseUrl} through the proxy http://***@127.0.0.1:${proxy.port}`);
     // A port NO_PROXY does not name still goes through the proxy.
     proxy.requests.length = 0;
     server.push({ text: "other port" });
