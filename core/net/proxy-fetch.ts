@@ -34,9 +34,9 @@ async function routedFetch(settings: ProxySettings): Promise<Fetch> {
   const agentFor = (proxy: string) => {
     let agent = agents.get(proxy);
     if (!agent) {
-      if (!/^https?:\/\//i.test(proxy))
+      if (!usableProxy(proxy))
         throw new ProxySettingError(
-          `The proxy ${proxyForDisplay(proxy)} (from HTTPS_PROXY/HTTP_PROXY) is not an http:// or https:// URL, the only kinds keel can use; fix the variable, or list the host in NO_PROXY.`,
+          `The proxy ${proxyForDisplay(proxy)} (from HTTPS_PROXY/HTTP_PROXY) is not an http:// or https:// URL keel can read, the only kind of proxy keel can use; fix the variable, or list the host in NO_PROXY.`,
         );
       // `http:` targets as absolute-URI requests, as curl sends them: many proxies allow CONNECT to port 443 only.
       agent = new undici.ProxyAgent({ uri: proxy, proxyTunnel: false });
@@ -79,6 +79,16 @@ function throughProxy(error: unknown, proxy: string): unknown {
   let why = root.message.split(proxy).join(proxyForDisplay(proxy));
   if (password.length >= 3) why = why.split(password).join("***");
   return new TypeError(`${error.message}: ${why} (through the proxy ${proxyForDisplay(proxy)})`, { cause: error.cause });
+}
+
+/** True for a proxy keel can use: an `http://` or `https://` URL that parses. */
+export function usableProxy(proxy: string): boolean {
+  if (!/^https?:\/\//i.test(proxy)) return false;
+  try {
+    return Boolean(new URL(proxy).host);
+  } catch {
+    return false;
+  }
 }
 
 function passwordOf(proxy: string): string {

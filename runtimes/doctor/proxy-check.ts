@@ -1,4 +1,4 @@
-import { hasProxy, proxyForDisplay, proxySettings } from "../../core/index.js";
+import { hasProxy, proxyForDisplay, proxySettings, usableProxy } from "../../core/index.js";
 import { check, type DoctorCheck } from "./doctor-check.js";
 
 /** Longest NO_PROXY the check repeats (it comes from the environment, but a line stays a line). */
@@ -15,12 +15,12 @@ export function proxyCheck(env: NodeJS.ProcessEnv): DoctorCheck {
     s.https ? `https:// through ${proxyForDisplay(s.https)}` : "https:// direct",
     s.http ? `http:// through ${proxyForDisplay(s.http)}` : "http:// direct",
   ];
-  const unusable = [s.https, s.http].find((p) => p && !/^https?:\/\//i.test(p));
+  const unusable = [s.https, s.http].find((p) => p && !usableProxy(p));
   if (unusable)
     return check(
       "proxy",
       "fail",
-      `the proxy ${proxyForDisplay(unusable)} is not an http:// or https:// URL, the only kinds keel can use: every request through it fails`,
+      `the proxy ${proxyForDisplay(unusable)} is not an http:// or https:// URL keel can read, the only kind of proxy keel can use: every request through it fails`,
       "set HTTPS_PROXY/HTTP_PROXY to the http:// URL of your proxy (ask your IT for it), or unset them",
     );
   const noProxy = s.noProxy.length > MAX_SHOWN_NO_PROXY ? `${s.noProxy.slice(0, MAX_SHOWN_NO_PROXY)}…` : s.noProxy;

@@ -179,11 +179,16 @@ describe("outgoing requests go through HTTPS_PROXY / HTTP_PROXY", () => {
     const checks = doctor.json<{ checks: { name: string; status: string; message: string }[] }>().checks;
     expect(checks.find((c) => c.name === "proxy")).toMatchObject({
       status: "fail",
-      message: expect.stringContaining("socks5://***@127.0.0.1:1080 is not an http:// or https:// URL"),
+      message: expect.stringContaining("socks5://***@127.0.0.1:1080 is not an http:// or https:// URL keel can read"),
     });
     const run = await runKeel(["--json", "run", "hi"], { cwd: ws.root, env });
     expect(run.json().message).toContain("is not an http:// or https:// URL");
     expect(doctor.stdout + run.stdout + run.stderr).not.toContain(PASSWORD);
+    // Nor one that does not parse: its text (credentials and all) is never repeated.
+    const broken = behind(ws, proxy, { HTTP_PROXY: `http://corp-user:${PASSWORD}@[bad` });
+    const again = await runKeel(["--json", "run", "hi"], { cwd: ws.root, env: broken });
+    expect(again.json().message).toContain("(a proxy URL keel cannot read) (from HTTPS_PROXY/HTTP_PROXY) is not an http:// or https:// URL keel can read");
+    expect(again.stdout + again.stderr).not.toContain(PASSWORD);
   });
 });
 
