@@ -44,18 +44,19 @@ describe("outgoing requests go through HTTPS_PROXY / HTTP_PROXY", () => {
   let ws: TempWorkspace | undefined;
   const children: ResultPromise[] = [];
   let mcpPort = 0;
-  beforeAll(async () => {
-    proxy = await startHttpProxy({ hosts: [MODEL_HOST, MCP_HOST], credentials: CREDENTIALS });
-    mcpPort = await freePort();
-    const child = execa(process.execPath, [EVERYTHING, "streamableHttp"], {
-      env: { PORT: String(mcpPort) },
-      reject: false,
-      stdio: ["ignore", "ignore", "pipe"],
-    });
+  let ssePort = 0;
+  const startEverything = async (mode: string) => {
+    const port = await freePort();
+    const child = execa(process.execPath, [EVERYTHING, mode], { env: { PORT: String(port) }, reject: false, stdio: ["ignore", "ignore", "pipe"] });
     children.push(child);
     let stderr = "";
     child.stderr?.on("data", (c: Buffer) => (stderr += c.toString()));
     await waitFor(() => /listening|running/i.test(stderr), 15_000);
+    return port;
+  };
+  beforeAll(async () => {
+    proxy = await startHttpProxy({ hosts: [MODEL_HOST, MCP_HOST], credentials: CREDENTIALS });
+    [mcpPort, ssePort] = await Promise.all([startEverything("streamableHttp"), startEverything("sse")]);
   });
   afterAll(async () => {
     for (const c of children) c.kill();
@@ -93,6 +94,17 @@ describe("outgoing requests go through HTTPS_PROXY / HTTP_PROXY", () => {
     expect(proxy.requests.some((q) => q.method === "POST" && q.target === `http://${MCP_HOST}:${mcpPort}/mcp`)).toBe(true);
     expect(r.stdout + r.stderr).not.toContain(PASSWORD);
     expectNoPasswordOnDisk(ws);
+  });
+
+  it("keel call runs a remote MCP tool over the legacy SSE transport through the proxy (the event stream too)", async () => {
+    ws = makeWorkspace({ ".mcp.json": { mcpServers: { legacy: { type: "sse", url: `http://${MCP_HOST}:${ssePort}/sse` } } } });
+    const r = await runKeel(["--trust", "--yes", "--json", "call", "mcp__legacy__echo", "--input", JSON.stringify({ message: "old" })], {
+      cwd: ws.root,
+      env: behind(ws, proxy),
+    });
+    expect(r.json()).toMatchObject({ ok: true, content: "Echo: old" });
+    expect(proxy.requests).toContainEqual(expect.objectContaining({ method: "GET", target: `http://${MCP_HOST}:${ssePort}/sse` }));
+    expect(proxy.requests.some((q) => q.method === "POST" && q.target.startsWith(`http://${MCP_HOST}:${ssePort}/message`))).toBe(true);
   });
 
   it("OAuth (discovery and the token request of a client_credentials server) goes through the proxy too", async () => {
