@@ -17,6 +17,7 @@ import { SandboxRunner } from "./sandbox/sandbox-runner.js";
 import { keelHomeSecrets } from "./keel-home-secrets.js";
 import { CallIdSource } from "./call-id.js";
 import { ResultSecrets } from "./result-secrets.js";
+import { type Fetch, proxyFetch } from "./net/proxy-fetch.js";
 import { runToolIntent } from "./run-tool-intent.js";
 import { ensureStateDir, stateGitignoreProblem } from "./state/state-dir.js";
 import { storageMessage, storageProblem } from "./state/storage-problem.js";
@@ -55,6 +56,12 @@ export class Host {
   readonly callIds = new CallIdSource();
   /** The secrets hidden from every tool result (your environment's credentials; runtimes add theirs). */
   readonly resultSecrets: ResultSecrets;
+  /**
+   * The one `fetch` for every outgoing request of this host (the model endpoint, remote MCP servers, OAuth): the
+   * environment's HTTPS_PROXY/HTTP_PROXY/NO_PROXY honoured (proxyFetch). Only the environment sets a proxy, never a
+   * workspace file.
+   */
+  readonly fetch: Fetch;
   /** Directory tools operate in; the worktree runtime moves it into the active worktree. */
   activeDir: string;
   /**
@@ -95,6 +102,7 @@ export class Host {
     this.permissions = new PermissionPolicy(config.permissions, configInfo.allowLevels, hidden);
     this.sandbox = new SandboxRunner(sandbox, env, keelHomeSecrets(workspace.keelHome), workspace.root, workspace.keelHome);
     this.resultSecrets = new ResultSecrets(env);
+    this.fetch = proxyFetch(env);
     this.events = options.events ?? new JsonlEventSink(join(workspace.stateDir, "events.jsonl"), () => this.ensureStateDir(), false, options.onEvent);
     this.artifacts = new ArtifactStore(join(workspace.stateDir, "artifacts"), workspace.root, () => this.ensureStateDir());
     this.fileBaselines = new PersistentBaselineStore(workspace.stateDir);

@@ -58,7 +58,7 @@ export async function openStoredSession(host: Host, id: string, opts: AgentRunOp
 /** The backend for `spec`; its credentials join what tool results hide (`host.resultSecrets`). */
 export function sessionModel(host: Host, spec: ModelSpec): ModelClient {
   host.resultSecrets.addValues(modelCredentials(spec, host.env));
-  return createModel(spec, host.env);
+  return createModel(spec, host.env, host.fetch);
 }
 
 /** The `agent` config section, parsed by a schema module loaded only when a session runs (commands that run none never load zod for it). */

@@ -1,14 +1,15 @@
 import { looksSecretName, looksSecretValue, secretShapesIn } from "../secret-words.js";
 import { urlSecrets } from "../url-secrets.js";
+import type { Fetch } from "../net/proxy-fetch.js";
 import type { ModelSpec } from "./model-spec.js";
 import type { ModelClient } from "./model-types.js";
 import { openaiModel } from "./openai-model.js";
 import { scriptedModel } from "./scripted-model.js";
 import { envValue } from "../env-value.js";
 
-/** Creates the backend for a resolved model spec. Throws UsageError when it cannot be used. */
-export function createModel(spec: ModelSpec, env: NodeJS.ProcessEnv): ModelClient {
-  return spec.kind === "scripted" ? scriptedModel(spec) : openaiModel(spec, env);
+/** Creates the backend for a resolved model spec, its requests sent with `fetch` (the host's). Throws UsageError when it cannot be used. */
+export function createModel(spec: ModelSpec, env: NodeJS.ProcessEnv, fetch?: Fetch): ModelClient {
+  return spec.kind === "scripted" ? scriptedModel(spec) : openaiModel(spec, env, fetch);
 }
 
 /**

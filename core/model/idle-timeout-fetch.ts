@@ -1,7 +1,8 @@
 import { responseWithBody } from "./response-with-body.js";
 
-/** The `fetch` signature the `openai` client takes. */
-export type Fetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
+import type { Fetch } from "../net/proxy-fetch.js";
+
+export type { Fetch } from "../net/proxy-fetch.js";
 
 /**
  * `inner` (the global `fetch` by default) with an idle limit on each response's body: once the

@@ -21,6 +21,7 @@ import { argumentsText, extraContentOf, StreamedToolCalls } from "./streamed-too
 import { ToolNameMap } from "./tool-names.js";
 import { WireBodyEncoder } from "./wire-body.js";
 import { envValue } from "../env-value.js";
+import { proxyFor, proxySettings } from "../net/proxy-settings.js";
 
 type OpenAISpec = Extract<ModelSpec, { kind: "openai" }>;
 type OpenAIClient = import("openai").OpenAI;
@@ -32,9 +33,10 @@ const JSON_BODY = { "content-type": "application/json" };
  * Creates a chat-completions backend on the `openai` package (loaded lazily) for any
  * OpenAI-compatible endpoint. Retries transient failures (`withRetries`: `spec.maxRetries`), honours the
  * timeout, the idle limit of a response's body (`streamIdleTimeoutMs`) and AbortSignal, streams text, and maps tool names and schemas for strict providers.
- * The key is read from `spec.apiKeyEnv` only. Throws UsageError when no API key is available for the hosted OpenAI API.
+ * The key is read from `spec.apiKeyEnv` only. Requests go out through `base` (the host's `fetch`, which honours the
+ * environment's proxy). Throws UsageError when no API key is available for the hosted OpenAI API.
  */
-export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv): ModelClient {
+export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv, base: Fetch = fetch): ModelClient {
   // Only the variable the config names (OPENAI_API_KEY by default): with "apiKeyEnv" set, an unset
   // variable never falls back to OPENAI_API_KEY, whose key would go to another provider's endpoint.
   const apiKey = envValue(env, spec.apiKeyEnv)?.trim();
@@ -47,6 +49,8 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv): ModelClie
   // A body that is not an event stream is read whole by the SDK: bounded by the largest output limit a call asks for.
   const bodyLimit = maxBodyBytes(spec.maxOutputTokens);
   const where = spec.baseUrl ? urlForDisplay(spec.baseUrl) : "(OpenAI)";
+  // The proxy the endpoint is reached through (`base` honours the same variables), for errors that say so.
+  const proxy = proxyFor(spec.baseUrl ?? "https://api.openai.com/v1", proxySettings(env));
   const errorBodies = new ErrorBodies(
     (res) =>
       limitedBody(
@@ -62,7 +66,7 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv): ModelClie
     // hand `model.headers` (an `api-key`, a proxy's key) to whatever origin a redirect names. The MCP
     // SDK's transports follow the same rule with this function (marked internal there: package-lock pins the SDK, and
     // test/core/model/redirects.test.ts fails if it changes); another redirect fails (provider-errors).
-    idleTimeoutFetch(spec.streamIdleTimeoutMs, () => streamStalled(where, spec.streamIdleTimeoutMs), fetchWithinOrigin(fetch) as Fetch),
+    idleTimeoutFetch(spec.streamIdleTimeoutMs, () => streamStalled(where, spec.streamIdleTimeoutMs), fetchWithinOrigin(base) as Fetch),
   );
   const getClient = () =>
     (client ??= import("openai").then((sdk) => ({
@@ -215,7 +219,7 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv): ModelClie
         bridge = true;
         return await attempt(request, options);
       }
-      throw describeProviderError(error, spec, options.signal, sdk, bodyMessage, apiKey);
+      throw describeProviderError(error, spec, options.signal, sdk, bodyMessage, apiKey, proxy);
     } finally {
       options.signal?.removeEventListener("abort", onAbort);
     }

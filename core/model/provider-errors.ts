@@ -1,4 +1,5 @@
 import { errorMessage } from "../errors.js";
+import { proxyForDisplay } from "../net/proxy-settings.js";
 import { redactSecrets } from "../redact-secrets.js";
 import { redirectTargetForDisplay, urlForDisplay, urlSecrets } from "../url-secrets.js";
 import { answerError } from "./answer-error.js";
@@ -13,7 +14,9 @@ type OpenAISpec = Extract<ModelSpec, { kind: "openai" }>;
  * key, the configured headers' values and the base URL's credentials (its user name and password,
  * the `Authorization: Basic …` keel makes of them, its key-like query values: see `urlSecrets`) are
  * `***` in it wherever the provider's message echoes them, as written, URL-encoded or JSON-escaped
- * (the message goes to events and the terminal). Never throws.
+ * (the message goes to events and the terminal). With `proxy` (the proxy the endpoint is reached through), a connection
+ * that fails says so, with the proxy's own error (`Proxy Authentication Required (407)`), the proxy without its
+ * credentials, and the proxy's password `***` too. Never throws.
  */
 export function describeProviderError(
   error: unknown,
@@ -22,10 +25,11 @@ export function describeProviderError(
   sdk: typeof import("openai"),
   bodyMessage?: string,
   apiKey?: string,
+  proxy?: string,
 ): ModelError {
-  const secrets = endpointSecrets(spec, apiKey);
+  const secrets = [...endpointSecrets(spec, apiKey), ...(proxy ? [proxy, ...urlSecrets(proxy)] : [])];
   // The provider's words are redacted before they are cut (shown): a key cut in two would leave its first part.
-  const e = describe(error, spec, signal, sdk, bodyMessage, (text) => redactSecrets(text, secrets));
+  const e = describe(error, spec, signal, sdk, bodyMessage, (text) => redactSecrets(text, secrets), proxy);
   const message = redactSecrets(e.message, secrets);
   return message === e.message ? e : new ModelError(message, e.transient, { cause: error });
 }
@@ -57,6 +61,13 @@ function userForms(url: string | undefined): string[] {
 }
 
 /** An HTTP authorization value: its scheme, then the credential (`Bearer X`, `Basic X`, `token X`). */
+/** The innermost message of an error's `cause` chain (the SDK's "Connection error." hides undici's, which hides the socket's or the proxy's). */
+function rootCause(error: unknown): string {
+  let e = error as { cause?: unknown; message?: unknown } | undefined;
+  for (let depth = 0; depth < 5 && e?.cause instanceof Error; depth++) e = e.cause as typeof e;
+  return e instanceof Error ? errorMessage(e) : errorMessage(error);
+}
+
 const AUTH_SCHEME = /^\s*[A-Za-z][\w-]*\s+(\S.*?)\s*$/;
 
 function describe(
@@ -66,6 +77,7 @@ function describe(
   sdk: typeof import("openai"),
   bodyMessage: string | undefined,
   redact: (text: string) => string,
+  proxy: string | undefined,
 ): ModelError {
   const where = spec.baseUrl ? urlForDisplay(spec.baseUrl) : "https://api.openai.com/v1";
   const e = error as { status?: number; name?: string; message?: string; error?: { message?: string } };
@@ -78,6 +90,12 @@ function describe(
   if (error instanceof sdk.APIConnectionTimeoutError)
     return new ModelError(
       `The model at ${where} did not answer within ${spec.timeoutMs} ms. Raise "model.timeoutMs" in keel config or check the server's load.`,
+      true,
+      { cause: error },
+    );
+  if (error instanceof sdk.APIConnectionError && proxy)
+    return new ModelError(
+      `Cannot reach the model at ${where} through the proxy ${proxyForDisplay(proxy)} (${shown(redact(rootCause(error)))}). Check that the proxy is up and accepts your credentials (HTTPS_PROXY/HTTP_PROXY), or list the host in NO_PROXY if it is reached without the proxy.`,
       true,
       { cause: error },
     );

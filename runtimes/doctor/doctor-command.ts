@@ -5,6 +5,7 @@ import { configChecks, localConfigChecks, trustCheck } from "./config-checks.js"
 import { check, type DoctorCheck } from "./doctor-check.js";
 import { mcpChecks } from "./mcp-checks.js";
 import { modelCheck } from "./model-check.js";
+import { proxyCheck } from "./proxy-check.js";
 import { gitCheck, nodeCheck, sandboxCheck } from "./system-checks.js";
 import { tempFilesCheck } from "./temp-files-check.js";
 
@@ -18,7 +19,7 @@ export interface DoctorReport {
 const MARK = { ok: "✓", warn: "!", fail: "✗", skip: "-" } as const;
 
 /**
- * `keel doctor`: checks Node.js, config files and every diagnostic, trust, the model (one cheap
+ * `keel doctor`: checks Node.js, config files and every diagnostic, trust, the proxy in use, the model (one cheap
  * request), MCP servers, the sandbox, the variables commands do not get, git, and temp files a killed keel left, each problem with how to fix it. Exit 1 when a check
  * fails. A config keel cannot load is reported as a failed check (not thrown), with the rest still run.
  */
@@ -47,7 +48,7 @@ export async function doctorCommand(ctx: CliContext): Promise<void> {
       const ignored = mcp.some((c) => /^untrusted/.test(c.message)) || config.some((c) => /trust/i.test(c.message));
       // Untrusted: what trust would let it run or allow, read as `keel trust` reviews it (prompt commands' shell lines too, which load lazily).
       const declared = host.trusted ? [] : (await reviewWorkspace(ctx)).items;
-      checks.push(...config, trustCheck(host, ignored, declared), model, ...mcp, sandbox, commandEnvCheck(host), git, temps);
+      checks.push(...config, trustCheck(host, ignored, declared), proxyCheck(host.env), model, ...mcp, sandbox, commandEnvCheck(host), git, temps);
     } else checks.push(await gitCheck(g.cwd, ctx.io.env, ctx.signal));
   } finally {
     await host?.close();

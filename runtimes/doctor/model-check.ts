@@ -1,5 +1,18 @@
 import { existsSync } from "node:fs";
-import { envValue, errorMessage, type Host, MODEL_HELP, modelsEndpoint, redirectTargetForDisplay, resolveModelSpec, urlForDisplay } from "../../core/index.js";
+import {
+  envValue,
+  errorMessage,
+  hasProxy,
+  type Host,
+  MODEL_HELP,
+  modelsEndpoint,
+  proxyFor,
+  proxyForDisplay,
+  proxySettings,
+  redirectTargetForDisplay,
+  resolveModelSpec,
+  urlForDisplay,
+} from "../../core/index.js";
 import { check, type DoctorCheck } from "./doctor-check.js";
 
 /** How long the model endpoint may take to answer the doctor's one request. */
@@ -43,10 +56,16 @@ export async function modelCheck(host: Host, signal: AbortSignal): Promise<Docto
   // What the check prints: a URL's credentials (`user:key@`, `?api_key=`) stay out of output people paste into bug reports.
   const shownBase = urlForDisplay(base);
   const shownUrl = urlForDisplay(url);
+  // Through the host's fetch, as the model client goes: the environment's proxy, unless NO_PROXY lists the host.
+  const proxy = proxyFor(url, proxySettings(host.env));
+  const route = proxy ? ` through the proxy ${proxyForDisplay(proxy)}` : hasProxy(proxySettings(host.env)) ? " directly (NO_PROXY lists it)" : "";
+  // A proxy answers for the endpoint too (403 for a blocked host, 502 when it cannot reach it).
+  const proxyHint = proxy ? "; or the proxy answered instead of the endpoint: check HTTPS_PROXY/HTTP_PROXY and NO_PROXY" : "";
+  const hidden = (text: string) => (proxy ? text.split(proxy).join(proxyForDisplay(proxy)) : text);
   try {
     // As the model client does: a redirect only within the origin, so the key and headers go nowhere else.
     const { fetchWithinOrigin } = await import("@modelcontextprotocol/sdk/shared/transport.js");
-    const res = await fetchWithinOrigin(fetch)(url, { headers, signal: AbortSignal.any([signal, AbortSignal.timeout(MODEL_CHECK_TIMEOUT_MS)]) });
+    const res = await fetchWithinOrigin(host.fetch)(url, { headers, signal: AbortSignal.any([signal, AbortSignal.timeout(MODEL_CHECK_TIMEOUT_MS)]) });
     await res.body?.cancel();
     if (res.status >= 300 && res.status < 400)
       return check(
@@ -55,12 +74,17 @@ export async function modelCheck(host: Host, signal: AbortSignal): Promise<Docto
         `${shownUrl} redirected to ${redirectTargetForDisplay(res.headers.get("location"), url)} (HTTP ${res.status}), which keel does not follow: only redirects within the endpoint's origin are followed, so the key and model.headers never go elsewhere`,
         "if that address is the right endpoint, set model.baseUrl to it",
       );
-    if (res.ok) return check("model", "ok", `${spec.name} at ${shownBase} (GET /models answered ${res.status})`);
+    if (res.ok) return check("model", "ok", `${spec.name} at ${shownBase}${route} (GET /models answered ${res.status})`);
     if (res.status === 401 || res.status === 403)
-      return check("model", "fail", `${shownBase} refused the key (HTTP ${res.status})`, `check ${spec.apiKeyEnv}${key ? "" : " (it is not set)"}`);
+      return check(
+        "model",
+        "fail",
+        `${shownBase}${route} refused the key (HTTP ${res.status})`,
+        `check ${spec.apiKeyEnv}${key ? "" : " (it is not set)"}${proxyHint}`,
+      );
     if (res.status === 404)
-      return check("model", "warn", `${shownBase} is reachable but has no /models (HTTP 404)`, "check model.baseUrl: it usually ends in /v1");
-    return check("model", "fail", `${shownUrl} answered HTTP ${res.status}`, "check the server's logs and model.baseUrl");
+      return check("model", "warn", `${shownBase} is reachable${route} but has no /models (HTTP 404)`, "check model.baseUrl: it usually ends in /v1");
+    return check("model", "fail", `${shownUrl} answered HTTP ${res.status}${route}`, `check the server's logs and model.baseUrl${proxyHint}`);
   } catch (error) {
     const timedOut = error instanceof Error && error.name === "TimeoutError";
     const cause = (error as { cause?: { code?: string; message?: string } }).cause;
@@ -68,8 +92,12 @@ export async function modelCheck(host: Host, signal: AbortSignal): Promise<Docto
     return check(
       "model",
       "fail",
-      timedOut ? `${shownUrl} did not answer within ${MODEL_CHECK_TIMEOUT_MS / 1000} s` : `cannot reach ${shownUrl} (${detail.split(url).join(shownUrl)})`,
-      "start the model server, or fix model.baseUrl / OPENAI_BASE_URL",
+      timedOut
+        ? `${shownUrl} did not answer within ${MODEL_CHECK_TIMEOUT_MS / 1000} s${route}`
+        : `cannot reach ${shownUrl}${route} (${hidden(detail.split(url).join(shownUrl))})`,
+      proxy
+        ? "check that the proxy is up and lets this host through (HTTPS_PROXY/HTTP_PROXY), or list the host in NO_PROXY if it is reached directly; then start the model server, or fix model.baseUrl / OPENAI_BASE_URL"
+        : "start the model server, or fix model.baseUrl / OPENAI_BASE_URL",
     );
   }
 }

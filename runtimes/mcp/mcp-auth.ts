@@ -38,6 +38,8 @@ export class McpAuth {
     readonly store: OAuthStore,
     private readonly defaultOpenUrl?: OpenUrl,
     private readonly loginTimeoutMs = LOGIN_TIMEOUT_MS,
+    /** What every request of these sessions goes out through (the host's fetch: its proxy honoured). */
+    private readonly base: FetchLike = fetch,
   ) {}
 
   /** The next start of server `name` may log in: authorization URLs go to `openUrl`; the browser has `timeoutMs` (default 5 min) to come back. */
@@ -52,10 +54,13 @@ export class McpAuth {
   async forServer(server: McpServerConfig, deadline?: StartDeadline): Promise<McpAuthSession | undefined> {
     if (server.transport === "stdio" || !server.url) return undefined;
     if (server.oauth?.grantType === "client_credentials")
-      return { provider: await machineProvider(server, this.store), fetch: oauthFetch(server, this.store, undefined, mcpTransportFetch()) };
+      return { provider: await machineProvider(server, this.store), fetch: oauthFetch(server, this.store, undefined, mcpTransportFetch(this.base)) };
     if (server.oauth?.grantType === "cross_app_access") {
       const { crossAppAccessProvider } = await import("./cross-app-access.js");
-      return { provider: await crossAppAccessProvider(server, this.store), fetch: oauthFetch(server, this.store, undefined, mcpTransportFetch()) };
+      return {
+        provider: await crossAppAccessProvider(server, this.store, this.base),
+        fetch: oauthFetch(server, this.store, undefined, mcpTransportFetch(this.base)),
+      };
     }
     const own = this.openers.get(server.name);
     const openUrl = own?.openUrl ?? this.defaultOpenUrl;
@@ -64,7 +69,7 @@ export class McpAuth {
     if (!openUrl)
       return {
         provider: await StoredOAuthProvider.create(server, this.store, undefined, stored),
-        fetch: oauthFetch(server, this.store, undefined, mcpTransportFetch()),
+        fetch: oauthFetch(server, this.store, undefined, mcpTransportFetch(this.base)),
         pendingScope: pendingScope(stored),
       };
     const fixed = server.oauth?.callbackPort;
@@ -102,7 +107,7 @@ export class McpAuth {
               throw Object.assign(new LoginRequiredError(error.message, { cause: error }), { reason: error.message });
             }),
         },
-        mcpTransportFetch(),
+        mcpTransportFetch(this.base),
       ),
     };
   }

@@ -152,6 +152,9 @@ export function hintFor(conn: McpConnection, s: McpServerStatus, marked = false)
   if (/keel skips it until/.test(err))
     return `it hung in start-up last time, so keel skips it for a few minutes: fix the cause, then \`keel mcp restart ${conn.name}\`.`;
   if (/switched off/.test(err)) return `the breaker is open after repeated crashes: fix the cause, then \`keel mcp restart ${conn.name}\`.`;
+  // Before the protocol errors: an HTTP transport reports a failed request through the same channel.
+  if (/through the proxy /.test(err))
+    return 'the proxy did not get keel through: check that it is up and accepts your credentials (HTTPS_PROXY/HTTP_PROXY), or list the host in NO_PROXY if it is reached without the proxy; then check "url".';
   if (conn.protocolErrors > 0)
     return "the server printed lines on stdout that are not JSON-RPC: an MCP stdio server must write only protocol messages to stdout and log to stderr.";
   if (/start-up within/.test(err))

@@ -1,5 +1,5 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { FetchLike, Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js";
 import { CALL_MARK, callMarkValue, errorMessage, MAX_TIMER_MS, newCallMark, systemEnv, systemProgram } from "../../core/index.js";
 import type { McpServerConfig } from "../../manifests/mcp/mcp-server-config.js";
@@ -28,6 +28,8 @@ export interface OpenClientOptions {
   authProvider?: AuthProviderFactory;
   /** JSON Schema validator for the SDK client (keel's; the SDK would build an ajv instance per client). */
   jsonSchemaValidator?: jsonSchemaValidator;
+  /** The host's fetch (its proxy honoured) for an HTTP/SSE server without OAuth (an OAuth session brings its own, built on it). */
+  fetch?: FetchLike;
   /** Installs request/notification handlers on a fresh client before it connects. */
   setup(client: Client): void;
   /** Wraps a stdio server's command line in the OS sandbox (for servers with `sandbox: true`, which a workspace server gets while `sandbox.workspaceCommands` is on); throws when the sandbox cannot run. */
@@ -136,7 +138,7 @@ async function httpTransport(o: OpenClientOptions, kind: "http" | "sse", deadlin
   const requestInit: RequestInit = { headers: s.headers };
   const auth = await o.authProvider?.(s, deadline);
   if (auth) o.onAuthTokens?.(() => tokenStrings(auth.provider.tokens()));
-  const opts = { requestInit, authProvider: auth?.provider, fetch: auth?.fetch };
+  const opts = { requestInit, authProvider: auth?.provider, fetch: auth?.fetch ?? o.fetch };
   if (kind === "sse") {
     const { SSEClientTransport } = await import("@modelcontextprotocol/sdk/client/sse.js");
     return [new SSEClientTransport(url, opts), auth];

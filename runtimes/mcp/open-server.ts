@@ -31,6 +31,7 @@ export async function openServer(
     server: sandboxed ? { ...spawn, sandbox: true } : spawn,
     stderr: hooks.stderr,
     hostEnv: host.env,
+    fetch: host.fetch,
     writable: [host.workspace.root, ...(spawn.cwd ? [spawn.cwd] : [])],
     timeoutMs,
     signal,

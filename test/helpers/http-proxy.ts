@@ -1,0 +1,106 @@
+import { createServer, request as httpRequest, type IncomingMessage } from "node:http";
+import { connect, type AddressInfo, type Socket } from "node:net";
+
+/** One request that reached the proxy. */
+export interface ProxiedRequest {
+  /** `CONNECT` (a tunnel, for https) or the method of an absolute-URI request (plain http). */
+  method: string;
+  /** `host:port` for CONNECT, the absolute URI otherwise. */
+  target: string;
+  /** The Proxy-Authorization header it carried. */
+  proxyAuthorization?: string;
+}
+
+/** A running forward proxy on 127.0.0.1. */
+export interface HttpProxy {
+  /** `http://127.0.0.1:PORT` (add credentials yourself: `http://user:pass@…`). */
+  url: string;
+  port: number;
+  /** Every request that reached it, in order (refused ones too). */
+  requests: ProxiedRequest[];
+  close(): Promise<void>;
+}
+
+/** How the proxy behaves. */
+export interface HttpProxyOptions {
+  /** Host names only the proxy can resolve (to 127.0.0.1): a request to one succeeds only through the proxy. */
+  hosts?: string[];
+  /** `user:password` the proxy requires (407 without it). */
+  credentials?: string;
+}
+
+/**
+ * A real HTTP forward proxy (node:http): `CONNECT host:port` opens a TCP tunnel, an absolute-URI request
+ * (`GET http://host:port/path`) is forwarded; each request is recorded. Names in `hosts` resolve to 127.0.0.1 here
+ * only, so reaching them proves the request went through the proxy.
+ */
+export async function startHttpProxy(opts: HttpProxyOptions = {}): Promise<HttpProxy> {
+  const requests: ProxiedRequest[] = [];
+  const sockets = new Set<Socket>();
+  const expected = opts.credentials ? `Basic ${Buffer.from(opts.credentials).toString("base64")}` : undefined;
+  const resolve = (host: string) => (opts.hosts?.includes(host.toLowerCase()) ? "127.0.0.1" : host);
+  const allowed = (req: IncomingMessage) => {
+    const auth = req.headers["proxy-authorization"];
+    requests.push({ method: req.method ?? "", target: req.url ?? "", proxyAuthorization: auth });
+    return !expected || auth === expected;
+  };
+  const server = createServer((req, res) => {
+    if (!allowed(req)) {
+      res.writeHead(407, { "proxy-authenticate": 'Basic realm="test"' }).end();
+      return;
+    }
+    let target: URL;
+    try {
+      target = new URL(req.url ?? "");
+    } catch {
+      res.writeHead(400).end("absolute URI expected");
+      return;
+    }
+    const headers = { ...req.headers };
+    delete headers["proxy-authorization"];
+    delete headers["proxy-connection"];
+    const upstream = httpRequest(
+      { host: resolve(target.hostname), port: target.port || 80, method: req.method, path: target.pathname + target.search, headers },
+      (up) => {
+        res.writeHead(up.statusCode ?? 502, up.headers);
+        up.pipe(res);
+      },
+    );
+    upstream.on("error", () => res.headersSent || res.writeHead(502).end());
+    req.pipe(upstream);
+  });
+  server.on("connect", (req: IncomingMessage, client: Socket, head: Buffer) => {
+    sockets.add(client);
+    client.on("close", () => sockets.delete(client));
+    client.on("error", () => undefined);
+    if (!allowed(req)) {
+      client.end('HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm="test"\r\n\r\n');
+      return;
+    }
+    const [host = "", port = "443"] = (req.url ?? "").split(/:(?=\d+$)/);
+    const upstream = connect(Number(port), resolve(host), () => {
+      client.write("HTTP/1.1 200 Connection Established\r\n\r\n");
+      if (head.length) upstream.write(head);
+      upstream.pipe(client);
+      client.pipe(upstream);
+    });
+    sockets.add(upstream);
+    upstream.on("close", () => sockets.delete(upstream));
+    upstream.on("error", () => client.end("HTTP/1.1 502 Bad Gateway\r\n\r\n"));
+  });
+  server.on("connection", (s: Socket) => {
+    sockets.add(s);
+    s.on("close", () => sockets.delete(s));
+  });
+  await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    requests,
+    close: async () => {
+      for (const s of sockets) s.destroy();
+      await new Promise<void>((done) => server.close(() => done()));
+    },
+  };
+}
