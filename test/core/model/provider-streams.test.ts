@@ -1,0 +1,153 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { readEvents } from "../../../core/events.js";
+import { eventsOfType } from "../../helpers/events.js";
+import { useOpenAIServer } from "../../helpers/openai-server.js";
+import { runKeel } from "../../helpers/run-cli.js";
+import { makeWorkspace, type TempWorkspace } from "../../helpers/temp-workspace.js";
+
+// Streams as OpenAI-compatible servers really send them, written out raw (`sse`), each run end to end through `keel run`.
+const server = useOpenAIServer();
+let ws: TempWorkspace | undefined;
+afterEach(() => ws?.cleanup());
+
+const base = { id: "chatcmpl-1", object: "chat.completion.chunk", created: 1, model: "m" };
+const chunk = (delta: object, finish_reason: string | null = null, extra: object = {}) => ({
+  ...base,
+  choices: [{ index: 0, delta, finish_reason }],
+  ...extra,
+});
+const calls = (...deltas: object[]) => chunk({ tool_calls: deltas });
+const DONE = "data: [DONE]\n\n";
+const USAGE = { ...base, choices: [], usage: { prompt_tokens: 50, completion_tokens: 5, total_tokens: 55 } };
+const READ = { type: "function", function: { name: "read_file", arguments: '{"path":"notes.txt"}' } };
+
+/** A workspace with notes.txt whose user config points at the local server (no retries: each reply is one attempt). */
+function workspace(model: object = {}): { root: string; env: NodeJS.ProcessEnv; events: (id: string) => ReturnType<typeof readEvents> } {
+  const w = makeWorkspace({ "notes.txt": "the notes say hello\n" }, { git: true });
+  w.writeUserConfig({ model: { name: "m", baseUrl: server.baseUrl, apiKeyEnv: "KEEL_TEST_KEY", maxRetries: 0, ...model } });
+  ws = w;
+  return { root: w.root, env: { ...w.env, KEEL_TEST_KEY: "k" }, events: (id) => readEvents(w.path(".keel", "sessions", id, "events.jsonl")) };
+}
+
+describe("tool-call streams of real servers (keel run, raw SSE scripts)", () => {
+  // Each script streams one read_file call (or two) the way a server does; keel must run it as one call with whole arguments.
+  const scripts: [string, (string | object)[], number][] = [
+    [
+      "deltas without index (Gemini's OpenAI endpoint, some local servers)",
+      [
+        calls({ id: "a", ...READ, function: { name: "read_file", arguments: '{"path":' } }),
+        calls({ function: { arguments: '"notes.txt"}' } }),
+        chunk({}, "tool_calls"),
+        USAGE,
+        DONE,
+      ],
+      1,
+    ],
+    ["index starting at 1, two calls", [calls({ index: 1, id: "a", ...READ }), calls({ index: 2, id: "b", ...READ }), chunk({}, "tool_calls"), DONE], 2],
+    [
+      "the whole call in one chunk, then finish_reason stop (Ollama, llama.cpp say stop)",
+      [chunk({ role: "assistant", content: "", tool_calls: [{ index: 0, id: "call_x", ...READ }] }), chunk({}, "stop"), DONE],
+      1,
+    ],
+    [
+      "id only in the last delta, no type",
+      [
+        calls({ index: 0, function: { name: "read_file", arguments: '{"path":' } }),
+        calls({ index: 0, function: { arguments: '"notes.txt"}' } }),
+        calls({ index: 0, id: "late" }),
+        chunk({}, "tool_calls"),
+        DONE,
+      ],
+      1,
+    ],
+    [
+      "the same id on every delta, type repeated (llama.cpp)",
+      [
+        calls({ index: 0, id: "X", ...READ, function: { name: "read_file", arguments: "" } }),
+        calls({ index: 0, id: "X", type: "function", function: { arguments: '{"path":"notes.txt"}' } }),
+        chunk({}, "tool_calls"),
+        DONE,
+      ],
+      1,
+    ],
+    [
+      "two calls interleaved by index (vLLM, OpenAI)",
+      [
+        calls({ index: 0, id: "a", type: "function", function: { name: "read_file", arguments: "" } }),
+        calls({ index: 1, id: "b", type: "function", function: { name: "read_file", arguments: "" } }),
+        calls({ index: 0, function: { arguments: '{"path":' } }),
+        calls({ index: 1, function: { arguments: '{"path":' } }),
+        calls({ index: 0, function: { arguments: '"notes.txt"}' } }),
+        calls({ index: 1, function: { arguments: '"notes.txt"}' } }),
+        chunk({}, "tool_calls"),
+        USAGE,
+        DONE,
+      ],
+      2,
+    ],
+    [
+      "arguments as a JSON object (llama-server in some versions, TGI)",
+      [calls({ index: 0, id: "a", function: { name: "read_file", arguments: { path: "notes.txt" } } }), chunk({}, "tool_calls"), DONE],
+      1,
+    ],
+    [
+      "usage in every chunk, none at the end, no [DONE] (vLLM continuous usage, a server that ends the stream)",
+      [calls({ index: 0, id: "a", ...READ }), chunk({}, "tool_calls", { usage: { prompt_tokens: 9, completion_tokens: 2 } })],
+      1,
+    ],
+  ];
+  for (const [name, sse, count] of scripts)
+    it(`${name}: runs as ${count} read_file call(s)`, async () => {
+      const { root, env, events } = workspace();
+      server.push({ sse }, { text: "done" });
+      const r = await runKeel(["--yes", "--json", "run", "--session", "s", "read notes"], { cwd: root, env });
+      expect(r.json<{ reason: string }>().reason, r.stderr).toBe("answer");
+      const results = eventsOfType(events("s"), "tool_observation") as { ok: boolean; tool: string }[];
+      expect(results.map((e) => [e.tool, e.ok])).toEqual(Array(count).fill(["read_file", true]));
+      const back = server.requests.at(-1)!.messages.filter((m) => m.role === "tool");
+      expect(back.map((m) => m.content)).toEqual(Array(count).fill(expect.stringContaining("the notes say hello")));
+    });
+
+  it('a call without parameters whose arguments are "" runs with {}', async () => {
+    const { root, env } = workspace();
+    server.push(
+      { sse: [calls({ index: 0, id: "a", type: "function", function: { name: "list_dir", arguments: "" } }), chunk({}, "tool_calls"), DONE] },
+      { text: "done" },
+    );
+    const r = await runKeel(["--yes", "--json", "run", "--session", "s", "list"], { cwd: root, env });
+    expect(r.json<{ reason: string }>().reason, r.stderr).toBe("answer");
+    const last = server.requests.at(-1)!.messages;
+    expect(last.find((m) => m.role === "assistant")?.tool_calls?.[0]?.function).toEqual({ name: "list_dir", arguments: "{}" });
+    expect(last.find((m) => m.role === "tool")?.content).toContain("notes.txt");
+  });
+});
+
+describe("answers, finish reasons and usage of real servers (keel run, raw SSE scripts)", () => {
+  const answers: [string, (string | object)[], string | undefined][] = [
+    [
+      "finish_reason eos (some local servers), no usage",
+      [chunk({ role: "assistant", content: "hel" }), chunk({ content: "lo" }), chunk({}, "eos"), DONE],
+      "eos",
+    ],
+    ["usage only in a final chunk with choices: [] (stream_options include_usage)", [chunk({ content: "hello" }), chunk({}, "stop"), USAGE, DONE], "stop"],
+    [
+      "an empty choices chunk first (Azure's prompt filter results)",
+      [{ ...base, choices: [], prompt_filter_results: [] }, chunk({ content: "hello" }, "stop"), DONE],
+      "stop",
+    ],
+    [
+      "reasoning_content beside the answer (DeepSeek, vLLM)",
+      [chunk({ reasoning_content: "Let me think." }), chunk({ content: "hello" }, "stop"), DONE],
+      "stop",
+    ],
+    ["reasoning beside the answer (OpenRouter, newer vLLM)", [chunk({ reasoning: "Let me think." }), chunk({ content: "hello" }, "stop"), DONE], "stop"],
+  ];
+  for (const [name, sse, finishReason] of answers)
+    it(`${name}: the answer is the content`, async () => {
+      const { root, env, events } = workspace();
+      server.push({ sse });
+      const r = await runKeel(["--json", "run", "--session", "a", "hi"], { cwd: root, env });
+      expect(r.json<{ reason: string; text: string }>(), r.stderr).toMatchObject({ reason: "answer", text: "hello" });
+      expect(eventsOfType(events("a"), "model_response")).toEqual([expect.objectContaining({ finishReason })]);
+    });
+});
