@@ -151,3 +151,30 @@ describe("answers, finish reasons and usage of real servers (keel run, raw SSE s
       expect(eventsOfType(events("a"), "model_response")).toEqual([expect.objectContaining({ finishReason })]);
     });
 });
+
+describe("stream quirks keel did not handle (keel run, raw SSE scripts)", () => {
+  it("a tool name under a namespace (functions.read_file) runs the tool sent; an unknown one is still an unknown tool", async () => {
+    const { root, env, events } = workspace();
+    server.push(
+      {
+        sse: [
+          calls({ index: 0, id: "a", type: "function", function: { name: "functions.read_file", arguments: '{"path":"notes.txt"}' } }),
+          chunk({}, "tool_calls"),
+          DONE,
+        ],
+      },
+      { sse: [calls({ index: 0, id: "b", type: "function", function: { name: "functions.no_such_tool", arguments: "{}" } }), chunk({}, "tool_calls"), DONE] },
+      { text: "done" },
+    );
+    const before = server.requests.length;
+    const r = await runKeel(["--yes", "--json", "run", "--session", "n", "read"], { cwd: root, env });
+    expect(r.json<{ reason: string }>().reason, r.stderr).toBe("answer");
+    // Old code: "Unknown tool functions.read_file", and the model had to try again.
+    const results = eventsOfType(events("n"), "tool_observation") as { ok: boolean; tool: string; code: string }[];
+    expect(results.map((e) => [e.tool, e.code])).toEqual([
+      ["read_file", "ok"],
+      ["functions.no_such_tool", "unknown_tool"],
+    ]);
+    expect(server.requests[before + 1]!.messages.find((m) => m.role === "assistant")?.tool_calls?.[0]?.function.name).toBe("read_file");
+  });
+});
