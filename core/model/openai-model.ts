@@ -14,7 +14,7 @@ import type { ModelCallOptions, ModelClient, ModelRequest, ModelResponse, ModelT
 import { reasoningOf, StreamedReasoning } from "./reasoning-field.js";
 import { reportedUsage } from "./reported-usage.js";
 import { deltaChars, limitedBody, maxBodyBytes, maxResponseChars } from "./response-size.js";
-import { firstTokenLimitField, refusesUserAfterTool, wantsMaxCompletionTokens } from "./provider-quirks.js";
+import { firstTokenLimitField, refusesStreamOptions, refusesUserAfterTool, wantsMaxCompletionTokens } from "./provider-quirks.js";
 import { endpointParts } from "./endpoint-url.js";
 import { describeProviderError } from "./provider-errors.js";
 import { argumentsText, extraContentOf, StreamedToolCalls } from "./streamed-tool-calls.js";
@@ -88,12 +88,15 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv): ModelClie
   let tokenLimit = firstTokenLimitField(spec.baseUrl);
   // Mistral refuses a user message right after a tool result: bridged once the server says so.
   let bridge = false;
+  // Some servers refuse `stream_options` (usage of a streamed answer): left out once the server says so.
+  let usageOption = true;
   // One attempt at a call; `complete` retries it (the client itself never does: see withRetries).
   async function attempt(request: ModelRequest, options: ModelCallOptions): Promise<ModelResponse> {
     const names = new ToolNameMap(request.tools.map((t) => t.name));
     const maxTokens = request.maxOutputTokens ?? spec.maxOutputTokens;
     const field = tokenLimit;
     const bridged = bridge;
+    const askUsage = usageOption;
     const body = (extra: Record<string, unknown>) =>
       encoder.encode(request.messages, request.tools, names, { model: spec.name, [field]: maxTokens, ...extra }, bridged);
     const { sdk, client: c } = await getClient();
@@ -147,7 +150,7 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv): ModelClie
         };
       }
       const stream = await c.post<ChunkStream>("/chat/completions", {
-        body: body({ stream: true, stream_options: { include_usage: true } }),
+        body: body({ stream: true, ...(askUsage ? { stream_options: { include_usage: true } } : {}) }),
         headers: JSON_BODY,
         stream: true,
         signal,
@@ -209,6 +212,10 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv): ModelClie
       const bodyMessage = errorBodies.messageOf(error);
       if (field === "max_tokens" && wantsMaxCompletionTokens(error, bodyMessage)) {
         tokenLimit = "max_completion_tokens";
+        return await attempt(request, options);
+      }
+      if (spec.stream && askUsage && refusesStreamOptions(error, bodyMessage)) {
+        usageOption = false;
         return await attempt(request, options);
       }
       if (!bridged && refusesUserAfterTool(error, bodyMessage)) {

@@ -177,4 +177,19 @@ describe("stream quirks keel did not handle (keel run, raw SSE scripts)", () => 
     ]);
     expect(server.requests[before + 1]!.messages.find((m) => m.role === "assistant")?.tool_calls?.[0]?.function.name).toBe("read_file");
   });
+
+  it("a server that refuses stream_options (Azure OpenAI before 2024-09-01-preview) is asked again without it, and from then on", async () => {
+    const { root, env } = workspace();
+    const refusal = { error: { message: "Unrecognized request argument supplied: stream_options", type: "invalid_request_error", param: null, code: null } };
+    server.push(
+      { match: (b) => "stream_options" in b, status: 400, errorBody: refusal },
+      { toolCalls: [{ name: "read_file", arguments: { path: "notes.txt" } }] },
+      { text: "hello" },
+    );
+    const before = server.requests.length;
+    const r = await runKeel(["--yes", "--json", "run", "--session", "o", "hi"], { cwd: root, env });
+    // Old code: the turn ended with the 400, and nothing the user could set turned the field off but "stream": false.
+    expect(r.json<{ reason: string; text: string }>(), r.stderr).toMatchObject({ reason: "answer", text: "hello" });
+    expect(server.requests.slice(before).map((b) => "stream_options" in b)).toEqual([true, false, false]);
+  });
 });
