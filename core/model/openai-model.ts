@@ -7,7 +7,7 @@ import { ErrorBodies } from "./error-bodies.js";
 import { type Fetch, idleTimeoutFetch } from "./idle-timeout-fetch.js";
 import { ModelError } from "./model-error.js";
 import { completionJson } from "./completion-json.js";
-import { streamCut, streamStalled } from "./cut-answers.js";
+import { notJsonLine, streamCut, streamStalled } from "./cut-answers.js";
 import { withRetries } from "./model-retry.js";
 import type { ModelSpec } from "./model-spec.js";
 import type { ModelCallOptions, ModelClient, ModelRequest, ModelResponse, ModelToolCall } from "./model-types.js";
@@ -74,6 +74,9 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv): ModelClie
         // keel retries (withRetries): visibly, cancellably, never after text was shown, and not twice over.
         maxRetries: 0,
         fetch: errorBodies.fetch,
+        // The client logs an event-stream line that is not JSON, raw, as an error on the console: the
+        // server's bytes (terminal escapes, echoed credentials) on keel's stderr. keel's error says it instead.
+        logger: { ...console, error: () => {} },
       }),
     })));
   // Each message is serialized once per client: a request re-sends the cached bytes of the history.
@@ -165,7 +168,9 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv): ModelClie
       const limit = maxResponseChars(maxTokens);
       let received = 0;
       // The chunks, read until the stream ends; a connection that breaks mid-stream is a cut-off answer (below).
-      const chunkStream = cutOnBreak(stream, signal, sdk, (error) => streamCut(where, chunks, error));
+      const chunkStream = cutOnBreak(stream, signal, sdk, (error) =>
+        error instanceof SyntaxError ? notJsonLine(where, chunks) : streamCut(where, chunks, error),
+      );
       for await (const chunk of chunkStream) {
         chunks++;
         received += 1 + deltaChars(chunk.choices?.[0]?.delta);

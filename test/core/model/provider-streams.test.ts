@@ -192,4 +192,16 @@ describe("stream quirks keel did not handle (keel run, raw SSE scripts)", () => 
     expect(r.json<{ reason: string; text: string }>(), r.stderr).toMatchObject({ reason: "answer", text: "hello" });
     expect(server.requests.slice(before).map((b) => "stream_options" in b)).toEqual([true, false, false]);
   });
+
+  it("a data line that is not JSON is a clear error that does not print the line", async () => {
+    const { root, env, events } = workspace();
+    server.push({ sse: [chunk({ content: "hel" }), 'data: {"choices": [\u001b[2J\n\n', chunk({}, "stop"), DONE] });
+    const r = await runKeel(["run", "--session", "j", "hi"], { cwd: root, env });
+    expect(r.exitCode).toBe(1);
+    // Old code: "the connection broke (Expected property name …)", and the openai client printed the raw line to stderr.
+    expect(r.stderr).toContain("sent a line of its event stream that is not JSON");
+    expect(r.stderr).not.toContain("\u001b[2J");
+    expect(r.stderr).not.toContain("Could not parse");
+    expect(eventsOfType(events("j"), "model_error")).toEqual([expect.objectContaining({ transient: true })]);
+  });
 });
