@@ -18,6 +18,7 @@ import { firstTokenLimitField, refusesStreamOptions, refusesUserAfterTool, wants
 import { endpointParts } from "./endpoint-url.js";
 import { describeProviderError } from "./provider-errors.js";
 import { argumentsText, extraContentOf, StreamedToolCalls } from "./streamed-tool-calls.js";
+import { ThinkBlock } from "./think-block.js";
 import { ToolNameMap } from "./tool-names.js";
 import { WireBodyEncoder } from "./wire-body.js";
 import { envValue } from "../env-value.js";
@@ -127,7 +128,10 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv): ModelClie
             `The model at ${spec.baseUrl ? urlForDisplay(spec.baseUrl) : "OpenAI"} returned no choices; check that "${spec.name}" is a chat model.`,
           );
         // A refusal (OpenAI's `refusal`, in place of the content) is the model's answer too: never an empty one.
-        const text = choice.message?.content || textOf(choice.message?.refusal);
+        // A leading <think>…</think> in the content (a local reasoning model without a reasoning parser) is no answer.
+        const think = new ThinkBlock();
+        const content = textOf(choice.message?.content);
+        const text = (content && think.add(content) + think.end()) || textOf(choice.message?.refusal);
         if (text) options.onText?.(text);
         // Some servers leave out `type`: a call with a `function` is a function call.
         const toolCalls = (choice.message?.tool_calls ?? [])
@@ -160,6 +164,8 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv): ModelClie
       });
       let text = "";
       const reasoning = new StreamedReasoning();
+      // A leading <think>…</think> in the content (a local reasoning model without a reasoning parser) is held back, not shown.
+      const thinking = new ThinkBlock();
       let finishReason: string | undefined;
       let usage: ModelResponse["usage"];
       const partial = new StreamedToolCalls();
@@ -185,7 +191,7 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv): ModelClie
         if (!choice) continue;
         const delta = choice.delta;
         // a refusal streams in place of the content: shown and kept as the answer
-        const piece = (delta?.content ?? "") + textOf((delta as { refusal?: unknown } | undefined)?.refusal);
+        const piece = thinking.add(textOf(delta?.content)) + textOf((delta as { refusal?: unknown } | undefined)?.refusal);
         if (piece) {
           text += piece;
           options.onText?.(piece);
@@ -207,6 +213,12 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv): ModelClie
       // ends without one was cut off (a proxy's timeout, a server that crashed), and its half answer or
       // half-built tool call (truncated JSON arguments) must not be recorded or acted on.
       if (finishReason === undefined) throw streamCut(where, chunks);
+      // A <think> that never closed was no block (or the answer was cut in it): shown and kept as it came.
+      const held = thinking.end();
+      if (held) {
+        text += held;
+        options.onText?.(held);
+      }
       const toolCalls: ModelToolCall[] = partial
         .result()
         .map((p, i) => withExtra({ id: p.id || `call_${request.callIndex}_${i}`, name: names.local(p.name), arguments: p.arguments }, p.extraContent));

@@ -3,6 +3,7 @@ import { readEvents } from "../../../core/events.js";
 import { eventsOfType } from "../../helpers/events.js";
 import { useOpenAIServer } from "../../helpers/openai-server.js";
 import { runKeel } from "../../helpers/run-cli.js";
+import { sessionState } from "../../helpers/session-state.js";
 import { makeWorkspace, type TempWorkspace } from "../../helpers/temp-workspace.js";
 
 // Streams as OpenAI-compatible servers really send them, written out raw (`sse`), each run end to end through `keel run`.
@@ -153,6 +154,51 @@ describe("answers, finish reasons and usage of real servers (keel run, raw SSE s
 });
 
 describe("stream quirks keel did not handle (keel run, raw SSE scripts)", () => {
+  it("a leading <think>…</think> in the content (a local reasoning model without a reasoning parser) is neither shown nor kept nor sent back", async () => {
+    const { root, env } = workspace();
+    const think = [
+      chunk({ content: "<thi" }),
+      chunk({ content: "nk>\nThe user wants the notes" }),
+      chunk({ content: ".\n</think>" }),
+      chunk({ content: "\n\n" }),
+    ];
+    server.push(
+      { sse: [...think, chunk({ content: "Reading." }), calls({ index: 0, id: "a", ...READ }), chunk({}, "tool_calls"), DONE] },
+      { sse: [...think, chunk({ content: "They say hello." }, "stop"), DONE] },
+    );
+    const before = server.requests.length;
+    const r = await runKeel(["--yes", "run", "--session", "t", "read notes"], { cwd: root, env });
+    expect(r.exitCode, r.stderr).toBe(0);
+    // Old code: the reasoning was printed as the answer, recorded, and sent back as the assistant's content.
+    expect(r.stdout + r.stderr).not.toMatch(/think>|The user wants/);
+    expect(r.stdout).toContain("They say hello.");
+    const assistant = server.requests[before + 1]!.messages.find((m) => m.role === "assistant");
+    expect(assistant?.content).toBe("Reading.");
+    const state = await sessionState(root, "t");
+    expect(state.lastAnswer).toBe("They say hello.");
+    expect(JSON.stringify(state.messages)).not.toContain("think>");
+  });
+
+  it("the same <think> block in a whole answer (model.stream false) is left out too", async () => {
+    const { root, env } = workspace({ stream: false });
+    server.push({ text: "<think>\nThe user says hi.\n</think>\n\nhello" });
+    const r = await runKeel(["--json", "run", "hi"], { cwd: root, env });
+    // Old code: the answer began with the reasoning.
+    expect(r.json<{ text: string }>().text).toBe("hello");
+  });
+
+  it("content that only looks like a tag, or a <think> that never closes, stays the answer", async () => {
+    const { root, env } = workspace();
+    server.push(
+      { sse: [chunk({ content: "<b>hello</b>" }, "stop"), DONE] },
+      { sse: [chunk({ content: "<think>never" }), chunk({ content: " closed" }, "stop"), DONE] },
+    );
+    const first = await runKeel(["--json", "run", "--session", "u", "hi"], { cwd: root, env });
+    expect(first.json<{ text: string }>().text).toBe("<b>hello</b>");
+    const second = await runKeel(["--json", "run", "--resume", "u", "again"], { cwd: root, env });
+    expect(second.json<{ text: string }>().text).toBe("<think>never closed");
+  });
+
   it("a tool name under a namespace (functions.read_file) runs the tool sent; an unknown one is still an unknown tool", async () => {
     const { root, env, events } = workspace();
     server.push(
