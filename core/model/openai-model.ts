@@ -18,6 +18,7 @@ import { firstTokenLimitField, refusesStreamOptions, refusesUserAfterTool, wants
 import { endpointParts } from "./endpoint-url.js";
 import { describeProviderError } from "./provider-errors.js";
 import { argumentsText, extraContentOf, StreamedToolCalls } from "./streamed-tool-calls.js";
+import { sseErrorFieldFetch } from "./sse-error-field.js";
 import { ThinkBlock } from "./think-block.js";
 import { ToolNameMap } from "./tool-names.js";
 import { WireBodyEncoder } from "./wire-body.js";
@@ -63,7 +64,8 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv): ModelClie
     // hand `model.headers` (an `api-key`, a proxy's key) to whatever origin a redirect names. The MCP
     // SDK's transports follow the same rule with this function (marked internal there: package-lock pins the SDK, and
     // test/core/model/redirects.test.ts fails if it changes); another redirect fails (provider-errors).
-    idleTimeoutFetch(spec.streamIdleTimeoutMs, () => streamStalled(where, spec.streamIdleTimeoutMs), fetchWithinOrigin(fetch) as Fetch),
+    // llama.cpp's `error:` lines in an event stream become `data: {"error": …}` (after the idle limit: every byte counts there).
+    sseErrorFieldFetch(idleTimeoutFetch(spec.streamIdleTimeoutMs, () => streamStalled(where, spec.streamIdleTimeoutMs), fetchWithinOrigin(fetch) as Fetch)),
   );
   const getClient = () =>
     (client ??= import("openai").then((sdk) => ({

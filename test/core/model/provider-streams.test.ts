@@ -199,6 +199,25 @@ describe("stream quirks keel did not handle (keel run, raw SSE scripts)", () => 
     expect(second.json<{ text: string }>().text).toBe("<think>never closed");
   });
 
+  it("llama.cpp's `error:` event-stream line is the server's error, with its message", async () => {
+    const { root, env, events } = workspace();
+    const error = { code: 400, message: "the request exceeds the available context size, try increasing it", type: "exceed_context_size_error" };
+    server.push({ sse: [`error: ${JSON.stringify(error)}\n\n`, DONE] });
+    const r = await runKeel(["run", "--session", "e", "hi"], { cwd: root, env });
+    expect(r.exitCode).toBe(1);
+    // Old code: the line was ignored and keel said "answered 200 without a chat-completions stream (no data chunks)".
+    expect(r.stderr).toContain("sent an error inside its answer (400: the request exceeds the available context size, try increasing it)");
+    expect(eventsOfType(events("e"), "model_error")).toEqual([expect.objectContaining({ transient: false })]);
+  });
+
+  it("llama.cpp's `error:` line after some of the answer, split across writes, is a transient error (500)", async () => {
+    const { root, env } = workspace();
+    server.push({ sse: [chunk({ content: "hel" }), "err", 'or: {"code":500,"message":"slot', ' crashed","type":"server_error"}\r\n', "\r\n", DONE] });
+    const r = await runKeel(["run", "hi"], { cwd: root, env });
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toContain("sent an error inside its answer (500: slot crashed)");
+  });
+
   it("a tool name under a namespace (functions.read_file) runs the tool sent; an unknown one is still an unknown tool", async () => {
     const { root, env, events } = workspace();
     server.push(
