@@ -7,6 +7,7 @@ import { ErrorBodies } from "./error-bodies.js";
 import { type Fetch, idleTimeoutFetch } from "./idle-timeout-fetch.js";
 import { ModelError } from "./model-error.js";
 import { completionJson } from "./completion-json.js";
+import { contentText } from "./content-text.js";
 import { notJsonLine, streamCut, streamStalled } from "./cut-answers.js";
 import { withRetries } from "./model-retry.js";
 import type { ModelSpec } from "./model-spec.js";
@@ -132,7 +133,7 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv): ModelClie
         // A refusal (OpenAI's `refusal`, in place of the content) is the model's answer too: never an empty one.
         // A leading <think>…</think> in the content (a local reasoning model without a reasoning parser) is no answer.
         const think = new ThinkBlock();
-        const content = textOf(choice.message?.content);
+        const content = contentText(choice.message?.content);
         const text = (content && think.add(content) + think.end()) || textOf(choice.message?.refusal);
         if (text) options.onText?.(text);
         // Some servers leave out `type`: a call with a `function` is a function call.
@@ -193,7 +194,7 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv): ModelClie
         if (!choice) continue;
         const delta = choice.delta;
         // a refusal streams in place of the content: shown and kept as the answer
-        const piece = thinking.add(textOf(delta?.content)) + textOf((delta as { refusal?: unknown } | undefined)?.refusal);
+        const piece = thinking.add(contentText(delta?.content)) + textOf((delta as { refusal?: unknown } | undefined)?.refusal);
         if (piece) {
           text += piece;
           options.onText?.(piece);

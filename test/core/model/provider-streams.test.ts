@@ -199,6 +199,33 @@ describe("stream quirks keel did not handle (keel run, raw SSE scripts)", () => 
     expect(second.json<{ text: string }>().text).toBe("<think>never closed");
   });
 
+  it("content as a list of parts (Mistral's Magistral: thinking parts, then text parts) is the text of its text parts", async () => {
+    const { root, env } = workspace();
+    const thinking = (text: string) => chunk({ role: "assistant", content: [{ type: "thinking", thinking: [{ type: "text", text }] }] });
+    server.push({
+      sse: [thinking("The user greets"), thinking(" me."), chunk({ content: [{ type: "text", text: "hel" }] }), chunk({ content: "lo" }, "stop"), USAGE, DONE],
+    });
+    const r = await runKeel(["--json", "run", "--session", "p", "hi"], { cwd: root, env });
+    // Old code: the parts were taken for text ("[object Object][object Object][object Object]lo"), or dropped ("lo").
+    expect(r.json<{ reason: string; text: string }>(), r.stderr).toMatchObject({ reason: "answer", text: "hello" });
+    expect(r.stderr).not.toContain("The user greets");
+  });
+
+  it("content as a list of parts in a whole answer (model.stream false) is the text of its text parts", async () => {
+    const { root, env } = workspace({ stream: false });
+    const message = {
+      role: "assistant",
+      content: [
+        { type: "thinking", thinking: [{ type: "text", text: "The user greets me." }] },
+        { type: "text", text: "hello" },
+      ],
+    };
+    const json = { id: "c", object: "chat.completion", created: 1, model: "m", choices: [{ index: 0, finish_reason: "stop", message }] };
+    server.push({ rawBody: { contentType: "application/json", body: JSON.stringify(json) } });
+    const r = await runKeel(["--json", "run", "--session", "q", "hi"], { cwd: root, env });
+    expect(r.json<{ reason: string; text: string }>(), r.stderr).toMatchObject({ reason: "answer", text: "hello" });
+  });
+
   it("llama.cpp's `error:` event-stream line is the server's error, with its message", async () => {
     const { root, env, events } = workspace();
     const error = { code: 400, message: "the request exceeds the available context size, try increasing it", type: "exceed_context_size_error" };
