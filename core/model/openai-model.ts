@@ -15,7 +15,7 @@ import type { ModelCallOptions, ModelClient, ModelRequest, ModelResponse, ModelT
 import { reasoningOf, StreamedReasoning } from "./reasoning-field.js";
 import { reportedUsage } from "./reported-usage.js";
 import { deltaChars, limitedBody, maxBodyBytes, maxResponseChars } from "./response-size.js";
-import { firstTokenLimitField, refusesStreamOptions, refusesUserAfterTool, wantsMaxCompletionTokens } from "./provider-quirks.js";
+import { firstTokenLimitField, refusesStreamOptions, refusesStreamWithTools, refusesUserAfterTool, wantsMaxCompletionTokens } from "./provider-quirks.js";
 import { endpointParts } from "./endpoint-url.js";
 import { describeProviderError } from "./provider-errors.js";
 import { argumentsText, extraContentOf, StreamedToolCalls } from "./streamed-tool-calls.js";
@@ -97,6 +97,8 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv): ModelClie
   let bridge = false;
   // Some servers refuse `stream_options` (usage of a streamed answer): left out once the server says so.
   let usageOption = true;
+  // Some servers cannot stream an answer when tools are offered (llama.cpp builds): not streamed once the server says so.
+  let streaming = spec.stream;
   // One attempt at a call; `complete` retries it (the client itself never does: see withRetries).
   async function attempt(request: ModelRequest, options: ModelCallOptions): Promise<ModelResponse> {
     const names = new ToolNameMap(request.tools.map((t) => t.name));
@@ -104,6 +106,7 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv): ModelClie
     const field = tokenLimit;
     const bridged = bridge;
     const askUsage = usageOption;
+    const streamed = streaming;
     const body = (extra: Record<string, unknown>) =>
       encoder.encode(request.messages, request.tools, names, { model: spec.name, [field]: maxTokens, ...extra }, bridged);
     const { sdk, client: c } = await getClient();
@@ -116,7 +119,7 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv): ModelClie
     else options.signal?.addEventListener("abort", onAbort, { once: true });
     const signal = callAbort.signal;
     try {
-      if (!spec.stream) {
+      if (!streamed) {
         // Read here, not by the SDK: a body that breaks off or stops mid-JSON (a proxy's timeout, a crashed server)
         // is a cut-off answer, as in a stream; a whole one that is not JSON (a proxy's HTML page) fails at once.
         const response = await c.post<ChatCompletion>("/chat/completions", { body: body({ stream: false }), headers: JSON_BODY, signal }).asResponse();
@@ -234,7 +237,11 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv): ModelClie
         tokenLimit = "max_completion_tokens";
         return await attempt(request, options);
       }
-      if (spec.stream && askUsage && refusesStreamOptions(error, bodyMessage)) {
+      if (streamed && request.tools.length > 0 && refusesStreamWithTools(error, bodyMessage)) {
+        streaming = false;
+        return await attempt(request, options);
+      }
+      if (streamed && askUsage && refusesStreamOptions(error, bodyMessage)) {
         usageOption = false;
         return await attempt(request, options);
       }

@@ -285,6 +285,22 @@ describe("stream quirks keel did not handle (keel run, raw SSE scripts)", () => 
     expect(server.requests.slice(before).map((b) => "stream_options" in b)).toEqual([true, false, false]);
   });
 
+  it("a server that cannot stream while tools are offered (llama.cpp: 500 Cannot use tools with stream) is asked again at once not streamed, and from then on", async () => {
+    const { root, env, events } = workspace();
+    const refusal = { error: { code: 500, message: "Cannot use tools with stream", type: "server_error" } };
+    server.push(
+      { match: (b) => b.stream === true && (b.tools?.length ?? 0) > 0, status: 500, errorBody: refusal },
+      { toolCalls: [{ name: "read_file", arguments: { path: "notes.txt" } }] },
+      { text: "hello" },
+    );
+    const before = server.requests.length;
+    const r = await runKeel(["--yes", "--json", "run", "--session", "w", "hi"], { cwd: root, env });
+    // Old code: a transient 500, retried in vain (here: none) and the turn ended with "Retry later".
+    expect(r.json<{ reason: string; text: string }>(), r.stderr).toMatchObject({ reason: "answer", text: "hello" });
+    expect(server.requests.slice(before).map((b) => b.stream === true)).toEqual([true, false, false]);
+    expect(eventsOfType(events("w"), "model_retry")).toEqual([]);
+  });
+
   it("a data line that is not JSON is a clear error that does not print the line", async () => {
     const { root, env, events } = workspace();
     server.push({ sse: [chunk({ content: "hel" }), 'data: {"choices": [\u001b[2J\n\n', chunk({}, "stop"), DONE] });
