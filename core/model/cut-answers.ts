@@ -24,6 +24,18 @@ export function streamCut(where: string, chunks: number, error?: unknown): Model
   );
 }
 
+/**
+ * The error of a streamed answer with a `data:` line that is not JSON after `chunks` chunks (a proxy that
+ * mangles the stream, a server's bug): transient (a proxy's hiccup may pass), nothing of it is recorded. The
+ * line itself is not quoted: it may hold anything (terminal escapes, the request's credentials echoed).
+ */
+export function notJsonLine(where: string, chunks: number): ModelError {
+  return new ModelError(
+    `The model endpoint ${where} sent a line of its event stream that is not JSON after ${chunks} chunks, so keel did not record any of the answer. Run again, or resume the session (keel run --resume ID); if it keeps happening, check "model.baseUrl" and any proxy in between (OPENAI_LOG=debug shows the lines), or set "model.stream" to false.`,
+    true,
+  );
+}
+
 /** The message of `error` on one line, cut to 200 characters. */
 function oneLineMessage(error: unknown): string {
   const cause = (error as { cause?: unknown } | null)?.cause;

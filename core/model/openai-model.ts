@@ -7,17 +7,20 @@ import { ErrorBodies } from "./error-bodies.js";
 import { type Fetch, idleTimeoutFetch } from "./idle-timeout-fetch.js";
 import { ModelError } from "./model-error.js";
 import { completionJson } from "./completion-json.js";
-import { streamCut, streamStalled } from "./cut-answers.js";
+import { contentText } from "./content-text.js";
+import { notJsonLine, streamCut, streamStalled } from "./cut-answers.js";
 import { withRetries } from "./model-retry.js";
 import type { ModelSpec } from "./model-spec.js";
 import type { ModelCallOptions, ModelClient, ModelRequest, ModelResponse, ModelToolCall } from "./model-types.js";
 import { reasoningOf, StreamedReasoning } from "./reasoning-field.js";
 import { reportedUsage } from "./reported-usage.js";
 import { deltaChars, limitedBody, maxBodyBytes, maxResponseChars } from "./response-size.js";
-import { firstTokenLimitField, refusesUserAfterTool, wantsMaxCompletionTokens } from "./provider-quirks.js";
+import { firstTokenLimitField, refusesStreamOptions, refusesStreamWithTools, refusesUserAfterTool, wantsMaxCompletionTokens } from "./provider-quirks.js";
 import { endpointParts } from "./endpoint-url.js";
 import { describeProviderError } from "./provider-errors.js";
 import { argumentsText, extraContentOf, StreamedToolCalls } from "./streamed-tool-calls.js";
+import { sseErrorFieldFetch } from "./sse-error-field.js";
+import { ThinkBlock } from "./think-block.js";
 import { ToolNameMap } from "./tool-names.js";
 import { WireBodyEncoder } from "./wire-body.js";
 import { envValue } from "../env-value.js";
@@ -66,7 +69,8 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv, base: Fetc
     // hand `model.headers` (an `api-key`, a proxy's key) to whatever origin a redirect names. The MCP
     // SDK's transports follow the same rule with this function (marked internal there: package-lock pins the SDK, and
     // test/core/model/redirects.test.ts fails if it changes); another redirect fails (provider-errors).
-    idleTimeoutFetch(spec.streamIdleTimeoutMs, () => streamStalled(where, spec.streamIdleTimeoutMs), fetchWithinOrigin(base) as Fetch),
+    // llama.cpp's `error:` lines in an event stream become `data: {"error": …}` (after the idle limit: every byte counts there).
+    sseErrorFieldFetch(idleTimeoutFetch(spec.streamIdleTimeoutMs, () => streamStalled(where, spec.streamIdleTimeoutMs), fetchWithinOrigin(base) as Fetch)),
   );
   const getClient = () =>
     (client ??= import("openai").then((sdk) => ({
@@ -78,6 +82,9 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv, base: Fetc
         // keel retries (withRetries): visibly, cancellably, never after text was shown, and not twice over.
         maxRetries: 0,
         fetch: errorBodies.fetch,
+        // The client logs an event-stream line that is not JSON, raw, as an error on the console: the
+        // server's bytes (terminal escapes, echoed credentials) on keel's stderr. keel's error says it instead.
+        logger: { ...console, error: () => {} },
       }),
     })));
   // Each message is serialized once per client: a request re-sends the cached bytes of the history.
@@ -92,12 +99,18 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv, base: Fetc
   let tokenLimit = firstTokenLimitField(spec.baseUrl);
   // Mistral refuses a user message right after a tool result: bridged once the server says so.
   let bridge = false;
+  // Some servers refuse `stream_options` (usage of a streamed answer): left out once the server says so.
+  let usageOption = true;
+  // Some servers cannot stream an answer when tools are offered (llama.cpp builds): not streamed once the server says so.
+  let streaming = spec.stream;
   // One attempt at a call; `complete` retries it (the client itself never does: see withRetries).
   async function attempt(request: ModelRequest, options: ModelCallOptions): Promise<ModelResponse> {
     const names = new ToolNameMap(request.tools.map((t) => t.name));
     const maxTokens = request.maxOutputTokens ?? spec.maxOutputTokens;
     const field = tokenLimit;
     const bridged = bridge;
+    const askUsage = usageOption;
+    const streamed = streaming;
     const body = (extra: Record<string, unknown>) =>
       encoder.encode(request.messages, request.tools, names, { model: spec.name, [field]: maxTokens, ...extra }, bridged);
     const { sdk, client: c } = await getClient();
@@ -110,7 +123,7 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv, base: Fetc
     else options.signal?.addEventListener("abort", onAbort, { once: true });
     const signal = callAbort.signal;
     try {
-      if (!spec.stream) {
+      if (!streamed) {
         // Read here, not by the SDK: a body that breaks off or stops mid-JSON (a proxy's timeout, a crashed server)
         // is a cut-off answer, as in a stream; a whole one that is not JSON (a proxy's HTML page) fails at once.
         const response = await c.post<ChatCompletion>("/chat/completions", { body: body({ stream: false }), headers: JSON_BODY, signal }).asResponse();
@@ -125,7 +138,10 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv, base: Fetc
             `The model at ${spec.baseUrl ? urlForDisplay(spec.baseUrl) : "OpenAI"} returned no choices; check that "${spec.name}" is a chat model.`,
           );
         // A refusal (OpenAI's `refusal`, in place of the content) is the model's answer too: never an empty one.
-        const text = choice.message?.content || textOf(choice.message?.refusal);
+        // A leading <think>…</think> in the content (a local reasoning model without a reasoning parser) is no answer.
+        const think = new ThinkBlock();
+        const content = contentText(choice.message?.content);
+        const text = (content && think.add(content) + think.end()) || textOf(choice.message?.refusal);
         if (text) options.onText?.(text);
         // Some servers leave out `type`: a call with a `function` is a function call.
         const toolCalls = (choice.message?.tool_calls ?? [])
@@ -151,13 +167,15 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv, base: Fetc
         };
       }
       const stream = await c.post<ChunkStream>("/chat/completions", {
-        body: body({ stream: true, stream_options: { include_usage: true } }),
+        body: body({ stream: true, ...(askUsage ? { stream_options: { include_usage: true } } : {}) }),
         headers: JSON_BODY,
         stream: true,
         signal,
       });
       let text = "";
       const reasoning = new StreamedReasoning();
+      // A leading <think>…</think> in the content (a local reasoning model without a reasoning parser) is held back, not shown.
+      const thinking = new ThinkBlock();
       let finishReason: string | undefined;
       let usage: ModelResponse["usage"];
       const partial = new StreamedToolCalls();
@@ -166,7 +184,9 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv, base: Fetc
       const limit = maxResponseChars(maxTokens);
       let received = 0;
       // The chunks, read until the stream ends; a connection that breaks mid-stream is a cut-off answer (below).
-      const chunkStream = cutOnBreak(stream, signal, sdk, (error) => streamCut(where, chunks, error));
+      const chunkStream = cutOnBreak(stream, signal, sdk, (error) =>
+        error instanceof SyntaxError ? notJsonLine(where, chunks) : streamCut(where, chunks, error),
+      );
       for await (const chunk of chunkStream) {
         chunks++;
         received += 1 + deltaChars(chunk.choices?.[0]?.delta);
@@ -181,7 +201,7 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv, base: Fetc
         if (!choice) continue;
         const delta = choice.delta;
         // a refusal streams in place of the content: shown and kept as the answer
-        const piece = (delta?.content ?? "") + textOf((delta as { refusal?: unknown } | undefined)?.refusal);
+        const piece = thinking.add(contentText(delta?.content)) + textOf((delta as { refusal?: unknown } | undefined)?.refusal);
         if (piece) {
           text += piece;
           options.onText?.(piece);
@@ -203,6 +223,12 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv, base: Fetc
       // ends without one was cut off (a proxy's timeout, a server that crashed), and its half answer or
       // half-built tool call (truncated JSON arguments) must not be recorded or acted on.
       if (finishReason === undefined) throw streamCut(where, chunks);
+      // A <think> that never closed was no block (or the answer was cut in it): shown and kept as it came.
+      const held = thinking.end();
+      if (held) {
+        text += held;
+        options.onText?.(held);
+      }
       const toolCalls: ModelToolCall[] = partial
         .result()
         .map((p, i) => withExtra({ id: p.id || `call_${request.callIndex}_${i}`, name: names.local(p.name), arguments: p.arguments }, p.extraContent));
@@ -213,6 +239,14 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv, base: Fetc
       const bodyMessage = errorBodies.messageOf(error);
       if (field === "max_tokens" && wantsMaxCompletionTokens(error, bodyMessage)) {
         tokenLimit = "max_completion_tokens";
+        return await attempt(request, options);
+      }
+      if (streamed && request.tools.length > 0 && refusesStreamWithTools(error, bodyMessage)) {
+        streaming = false;
+        return await attempt(request, options);
+      }
+      if (streamed && askUsage && refusesStreamOptions(error, bodyMessage)) {
+        usageOption = false;
         return await attempt(request, options);
       }
       if (!bridged && refusesUserAfterTool(error, bodyMessage)) {

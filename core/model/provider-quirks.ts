@@ -34,6 +34,37 @@ export function wantsMaxCompletionTokens(error: unknown, bodyMessage = ""): bool
   return e.param === "max_tokens" || e.code === "unsupported_parameter" || /unsupported parameter|not supported/i.test(text);
 }
 
+/**
+ * True when a request failed because the server does not know the `stream_options` field keel sends to
+ * get the usage of a streamed answer: a 400 or 422 that names the field as unrecognized, unknown,
+ * unsupported, not allowed or extra (Azure OpenAI before API version 2024-09-01-preview: "Unrecognized
+ * request argument supplied: stream_options"; servers validating with pydantic: "Extra inputs are not permitted").
+ */
+export function refusesStreamOptions(error: unknown, bodyMessage = ""): boolean {
+  const e = error as { status?: unknown; param?: unknown; message?: unknown; error?: { message?: unknown } } | null;
+  if (e?.status !== 400 && e?.status !== 422) return false;
+  const text = errorText(e, bodyMessage);
+  return (
+    (e.param === "stream_options" || /stream_options/.test(text)) && /unrecogni[sz]ed|unknown|unsupported|not (?:supported|allowed|permitted)|extra/i.test(text)
+  );
+}
+
+/**
+ * True when a request failed because the server cannot stream an answer while tools are offered: llama.cpp's
+ * server before tool calls could stream (500 "Cannot use tools with stream"; some proxies say 400) — a 400, 422
+ * or 500 whose message says that streaming and tools cannot go together.
+ */
+export function refusesStreamWithTools(error: unknown, bodyMessage = ""): boolean {
+  const e = error as { status?: unknown; message?: unknown; error?: { message?: unknown } } | null;
+  if (e?.status !== 400 && e?.status !== 422 && e?.status !== 500) return false;
+  const text = errorText(e, bodyMessage);
+  return (
+    /\b(?:cannot|can't|can not|not supported|unsupported|not (?:yet )?(?:implemented|allowed))\b/i.test(text) &&
+    /\bstream/i.test(text) &&
+    /\btools?\b/i.test(text)
+  );
+}
+
 /** True when a request failed because the server refuses a user message right after a tool result (Mistral: 400 "Unexpected role 'user' after role 'tool'"). */
 export function refusesUserAfterTool(error: unknown, bodyMessage = ""): boolean {
   const e = error as { status?: unknown; message?: unknown; error?: { message?: unknown } } | null;

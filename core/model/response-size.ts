@@ -1,3 +1,4 @@
+import { contentText } from "./content-text.js";
 import { responseWithBody } from "./response-with-body.js";
 
 /** Fewest characters one streamed answer may have before keel stops reading it (its text, reasoning and tool calls together). */
@@ -25,7 +26,7 @@ export function deltaChars(delta: unknown): number {
     tool_calls?: unknown;
   };
   let n = 0;
-  for (const text of [d.content, d.refusal, d.reasoning_content, d.reasoning]) if (typeof text === "string") n += text.length;
+  for (const text of [contentText(d.content), d.refusal, d.reasoning_content, d.reasoning]) if (typeof text === "string") n += text.length;
   if (d.reasoning_details !== undefined) n += JSON.stringify(d.reasoning_details)?.length ?? 0;
   if (Array.isArray(d.tool_calls)) n += JSON.stringify(d.tool_calls).length;
   return n;

@@ -3,6 +3,8 @@ import { createHash } from "node:crypto";
 /** Longest tool name providers accept. */
 export const MAX_TOOL_NAME = 64;
 const VALID = /^[A-Za-z0-9_-]{1,64}$/;
+/** `namespace.name`: one identifier, a dot, then a name as sent. */
+const NAMESPACED = /^[A-Za-z_][A-Za-z0-9_]{0,63}\.([A-Za-z0-9_-]{1,64})$/;
 
 /**
  * A reversible mapping between keel tool names and provider-safe names (≤ 64 chars of
@@ -29,9 +31,18 @@ export class ToolNameMap {
     return this.toWire.get(name) ?? sanitize(name);
   }
 
-  /** keel name for a provider name (unknown names pass through, so the pipeline reports them). */
+  /**
+   * keel name for a provider name (unknown names pass through, so the pipeline reports them). A name
+   * under a namespace, `functions.read_file` (gpt-oss and other models trained on OpenAI's
+   * `functions` namespace, Gemini's `default_api.`), is the tool after the dot when the name as
+   * given was neither sent nor a keel tool's and that one was sent: a sent name never holds a dot.
+   */
   local(wire: string): string {
-    return this.fromWire.get(wire) ?? wire;
+    const known = this.fromWire.get(wire);
+    if (known !== undefined) return known;
+    if (this.toWire.has(wire)) return wire; // a keel name itself (`server.tool`), as it passed before
+    const bare = NAMESPACED.exec(wire)?.[1];
+    return (bare !== undefined && this.fromWire.get(bare)) || wire;
   }
 }
 

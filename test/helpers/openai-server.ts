@@ -82,6 +82,12 @@ export interface ServerReply {
    * error"}`); not streamed, answer 200 with only `{"error": …}` as the body.
    */
   errorInAnswer?: object;
+  /**
+   * Stream exactly this script instead of a built answer (a server's raw output, quirks and all): an object is sent as
+   * `data: JSON` and a string verbatim (`"data: [DONE]\n\n"`, `": comment\n\n"`, a line that is not JSON); nothing
+   * is added — no `[DONE]`, no finish reason, no usage — and the response ends after the last item.
+   */
+  sse?: (string | object)[];
   /** Before the answer, an SSE keep-alive comment (`: OPENROUTER PROCESSING`) every `everyMs` for `forMs`, as OpenRouter sends while a reasoning model thinks. */
   keepAlive?: { everyMs: number; forMs: number };
 }
@@ -216,6 +222,12 @@ export async function startOpenAIServer(replies: ServerReply[] = []): Promise<Op
       res
         .writeHead(reply.status, { "content-type": "application/json", ...reply.errorHeaders })
         .end(JSON.stringify(reply.errorBody ?? { error: { message: reply.errorMessage ?? "error", type: "test_error" } }));
+      return;
+    }
+    if (reply.sse) {
+      res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+      for (const item of reply.sse) res.write(typeof item === "string" ? item : `data: ${JSON.stringify(item)}\n\n`);
+      res.end();
       return;
     }
     const calls = (reply.toolCalls ?? []).map((c, i) => ({
