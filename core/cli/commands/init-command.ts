@@ -66,8 +66,9 @@ function writeNew(root: string, target: string, text: string): boolean {
   try {
     mkdirSync(dirname(target), { recursive: true });
     // Created new (O_EXCL, never through a link); a write that fails (a full disk) removes it: an empty file left
-    // here would be kept by the next `keel init` as "already there".
-    return writeNewOwnFileSync(target, text);
+    // here would be kept by the next `keel init` as "already there". Starter files are the project's, not keel's
+    // private state: the umask sets their mode (0644 under 022), as for any file you make.
+    return writeNewOwnFileSync(target, text, 0o666);
   } catch (error) {
     throw new StateError(`Cannot write ${target}: ${storageMessage(error)}`, target);
   }
