@@ -11,7 +11,7 @@ const MAX_LINKS = 40;
  * whose target does not exist yet still leads into `.git`. Never throws.
  */
 export function realTarget(abs: string, depth = 0): string {
-  for (let probe = abs; ; probe = dirname(probe)) {
+  for (let probe = resolvableAncestor(abs); ; probe = dirname(probe)) {
     try {
       const real = realpathSync.native(probe);
       return probe === abs ? real : resolve(real, relative(probe, abs));
@@ -21,6 +21,23 @@ export function realTarget(abs: string, depth = 0): string {
       if (dirname(probe) === probe) return abs;
     }
   }
+}
+
+/** Bytes of the longest path the system resolves, with its NUL (Linux's PATH_MAX; others' are shorter). */
+export const PATH_MAX = 4096;
+
+/**
+ * `abs`, or, when it is too long for the system to resolve (PATH_MAX bytes or more: every realpath, stat and
+ * readlink of it fails), its nearest ancestor that is not: where a walk up from `abs` looking for what exists
+ * can start with the same result. Found in one pass, so a path of any length a model sends costs at most
+ * PATH_MAX steps per ancestor (walking up from a path of 200,000 segments took minutes: every probe of it
+ * copied the whole path). Never throws.
+ */
+export function resolvableAncestor(abs: string): string {
+  if (abs.length * 3 < PATH_MAX || Buffer.byteLength(abs) < PATH_MAX) return abs;
+  const head = Buffer.from(abs).subarray(0, PATH_MAX);
+  const cut = head.lastIndexOf(0x2f);
+  return cut <= 0 ? "/" : head.subarray(0, cut).toString();
 }
 
 /** The absolute target of `path` when it is a symlink (here: one that does not resolve), else undefined. */

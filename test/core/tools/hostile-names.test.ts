@@ -1,6 +1,8 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { PermissionPolicy } from "../../../core/permissions.js";
+import { writeFileTool } from "../../../core/tools/write-file.js";
 import { runKeel } from "../../helpers/run-cli.js";
 import { makeWorkspace, type TempWorkspace } from "../../helpers/temp-workspace.js";
 
@@ -68,5 +70,26 @@ describe("file tools show hostile file names to the model unambiguously (real CL
     const read = await call("read_file", { path: "bad\ufffd.txt" });
     expect(read).toMatchObject({ ok: false, code: "execution_failed" });
     expect(read.content).toMatch(/File not found: "bad\\ufffd\.txt"\..* not valid UTF-8 .*`ls -b`/);
+  });
+});
+
+describe("paths longer than the system allows (a model may send any)", () => {
+  it("a path tool refuses one at once, quoting it cut with its length (it echoed all of it back)", async () => {
+    ws = makeWorkspace({ "a.txt": "x\n" });
+    const path = "A/".repeat(3000) + "a";
+    const r = await call("read_file", { path });
+    expect(r).toMatchObject({ ok: false, code: "execution_failed", metadata: { reason: "too_long" } });
+    expect(r.content).toContain(`(${path.length} characters) is longer than the system allows for a path (4095 bytes); no file has it.`);
+    expect(r.content.length).toBeLessThan(600);
+  });
+
+  it("the permission phase walks up from 200,000 segments in bounded steps (every probe copied the whole path: minutes)", () => {
+    // No timing is asserted: at this size the old walk outlived the test timeout, the new one takes milliseconds.
+    ws = makeWorkspace({});
+    const p = new PermissionPolicy({ deny: ["write_file(**/.env)"] });
+    const write = writeFileTool();
+    expect(p.decide("write_file", write, { path: "A/".repeat(200_000) + ".env", content: "x" }, ws.root)).toMatchObject({ action: "deny" });
+    expect(p.decide("write_file", write, { path: "A/".repeat(200_000) + ".git/hooks/x", content: "x" }, ws.root)).toMatchObject({ action: "deny" });
+    expect(p.decide("write_file", write, { path: "A/".repeat(200_000) + "b.txt", content: "x" }, ws.root)).toMatchObject({ action: "ask" });
   });
 });
