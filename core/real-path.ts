@@ -34,10 +34,23 @@ export const PATH_MAX = 4096;
  * copied the whole path). Never throws.
  */
 export function resolvableAncestor(abs: string): string {
-  if (abs.length * 3 < PATH_MAX || Buffer.byteLength(abs) < PATH_MAX) return abs;
-  const head = Buffer.from(abs).subarray(0, PATH_MAX);
-  const cut = head.lastIndexOf(0x2f);
-  return cut <= 0 ? "/" : head.subarray(0, cut).toString();
+  if (abs.length * 3 < PATH_MAX) return abs;
+  // Bytes as the system gets them (UTF-8; a lone surrogate as U+FFFD), counted in one pass; cut at a `/` of the string
+  // itself, so the ancestor is a prefix of `abs` as written.
+  let bytes = 0;
+  let cut = 0;
+  for (let i = 0; i < abs.length; i++) {
+    const c = abs.charCodeAt(i);
+    if (c === 0x2f) cut = i;
+    if (c < 0x80) bytes += 1;
+    else if (c < 0x800) bytes += 2;
+    else if (c >= 0xd800 && c <= 0xdbff && (abs.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      bytes += 4;
+      i++;
+    } else bytes += 3;
+    if (bytes >= PATH_MAX) return cut === 0 ? "/" : abs.slice(0, cut);
+  }
+  return abs;
 }
 
 /** The absolute target of `path` when it is a symlink (here: one that does not resolve), else undefined. */
