@@ -3,6 +3,7 @@ import { homedir } from "node:os";
 import { isAbsolute, join, resolve, sep } from "node:path";
 import { withoutRepoLocation } from "./git-repo-env.js";
 import { realOrSelf } from "./real-path.js";
+import { systemEnv, systemProgram } from "./system-program.js";
 
 /** Scopes git itself reads `safe.directory` from: never a repository's own config, which its owner writes. */
 const SCOPES = new Set(["system", "global", "command"]);
@@ -10,17 +11,22 @@ const SCOPES = new Set(["system", "global", "command"]);
 /**
  * The `safe.directory` entries of your git configuration (system, global, and `-c`/`GIT_CONFIG_COUNT`
  * ones: the scopes git itself honours; a repository's own config is skipped), in order, an empty value
- * clearing the ones before it as in git. Empty when git is missing or says nothing. Runs
+ * clearing the ones before it as in git. Empty when git is missing or says nothing. The git run is looked up as
+ * `systemProgram` does, never inside one of `writable` (every folder that may be the workspace root). Runs
  * `git config` synchronously, so callers ask only when another user's folder is in the way (the
  * rare path: nothing runs when every folder is yours). `node:child_process` rather than execa:
  * workspace resolution is synchronous and runs on every command, before execa is loaded. Never throws.
  */
-export function gitSafeDirectories(env: NodeJS.ProcessEnv): string[] {
+export function gitSafeDirectories(env: NodeJS.ProcessEnv, writable: readonly string[]): string[] {
+  // Never a git found in a folder that may be the workspace (`npx keel` puts its node_modules/.bin first on PATH):
+  // one planted there by the other user or a sandboxed command ran, unsandboxed, before the folder was refused.
+  const git = systemProgram("git", env, writable);
+  if (git === undefined) return [];
   let out: string;
   try {
-    out = execFileSync("git", ["config", "--show-scope", "--get-all", "safe.directory"], {
+    out = execFileSync(git, ["config", "--show-scope", "--get-all", "safe.directory"], {
       cwd: "/",
-      env: { ...withoutRepoLocation(env), GIT_CEILING_DIRECTORIES: "/" },
+      env: { ...withoutRepoLocation(systemEnv(env, writable)), GIT_CEILING_DIRECTORIES: "/" },
       encoding: "utf8",
       stdio: ["ignore", "pipe", "ignore"],
       timeout: 5000,

@@ -1,6 +1,6 @@
 import { setMaxListeners } from "node:events";
 import { ToolError } from "./errors.js";
-import { storageMessage } from "./state/storage-problem.js";
+import { toolStorageMessage } from "./state/storage-problem.js";
 import type { Host } from "./host.js";
 import type { FileBaselineStore, ObservationCode, RunContext, ToolContext, ToolDefinition, ToolResult } from "./types.js";
 
@@ -116,7 +116,7 @@ export class ToolCall implements ToolContext {
     if (!this.resolve) return;
     if (this.stopped) this.settle(this.aborted());
     else if (error instanceof ToolError) this.settle(new Failure(error.code, error.message, error.data, error.metadata));
-    else this.settle(new Failure("execution_failed", `${this.calledAs} failed: ${storageMessage(error)}`));
+    else this.settle(new Failure("execution_failed", `${this.calledAs} failed: ${toolStorageMessage(error)}`));
   }
 
   /**

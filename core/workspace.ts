@@ -47,7 +47,7 @@ export function resolveWorkspace(cwd: string, env: NodeJS.ProcessEnv = process.e
   checkKeelHome(keelHome, fromEnv, owners);
   // git's safe.directory, asked only when another user's folder is in the way
   let safeDirectories: string[] | undefined;
-  const allowedByGit = (dir: string) => safeByGit(dir, (safeDirectories ??= gitSafeDirectories(env)), env);
+  const allowedByGit = (dir: string) => safeByGit(dir, (safeDirectories ??= gitSafeDirectories(env, possibleRoots(real, userDir))), env);
   // `~/.keel` is your user-level directory, not a workspace's state: counting it as a marker made every
   // folder under ~ without its own `.git` (an unpacked archive) a workspace rooted at ~, whose files
   // (`~/.ssh`, keel's OAuth tokens) its CLAUDE.md could import and the model could read.
@@ -84,6 +84,20 @@ export function resolveWorkspace(cwd: string, env: NodeJS.ProcessEnv = process.e
       `The workspace ${root} can be written by every user: anyone on this machine can add config, manifests and instructions (AGENTS.md) that keel reads there. Work in a folder of your own.`,
     );
   return { root, cwd: real, stateDir: join(root, ".keel"), keelHome, ...(notes.length ? { notes } : {}) };
+}
+
+/**
+ * Every folder that may turn out to be the workspace root of `cwd`: `cwd` itself and each ancestor holding a `.git`
+ * or a `.keel` (not your user-level one, `isUserDir`). A program keel starts before the root is known (git, for its
+ * safe.directory) is never one of theirs. Never throws.
+ */
+function possibleRoots(cwd: string, isUserDir: (marker: string) => boolean): string[] {
+  const roots = [cwd];
+  for (let dir = dirname(cwd); ; dir = dirname(dir)) {
+    const keel = join(dir, ".keel");
+    if (existsSync(join(dir, ".git")) || (existsSync(keel) && !isUserDir(keel))) roots.push(dir);
+    if (dirname(dir) === dir) return roots;
+  }
 }
 
 /** Why `marker` (`.git` or `.keel` in `dir`) does not mark your workspace, or undefined when it does. Never throws. */

@@ -112,12 +112,14 @@ export function writeOwnFileSync(file: string, data: string | Buffer): void {
  * Creates keel's own file `file` with `data`, only if nothing (not even a link) is there: returns
  * false, writing nothing, when something is. Its folders are checked as for `openOwnFileSync`;
  * throws StateError for a linked folder, else the system error (a write that fails removes the file it made).
+ * `mode`: keel's state is private (PRIVATE_FILE_MODE, the default); a file of the project's (`keel init`'s
+ * starter files) passes 0o666, so the umask decides as for any file the user makes.
  */
-export function writeNewOwnFileSync(file: string, data: string | Buffer): boolean {
+export function writeNewOwnFileSync(file: string, data: string | Buffer, mode = PRIVATE_FILE_MODE): boolean {
   assertOwnPath(file);
   let fd: number;
   try {
-    fd = openSync(file, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, PRIVATE_FILE_MODE);
+    fd = openSync(file, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "EEXIST") return false;
     throw error;

@@ -61,6 +61,20 @@ export function storageMessage(error: unknown, file?: string): string {
   return `${problem.meaning} (${message})${named}; ${problem.todo}.`;
 }
 
+/** Errno codes whose meaning and advice hold whatever the failed operation was (a tool's read as well as its write). */
+const ANY_OPERATION: ReadonlySet<string> = new Set(["ENOSPC", "EDQUOT", "EFBIG", "EROFS"]);
+
+/**
+ * `storageMessage` for an error a tool's own file operation met, which may be a read of the user's file: only a full
+ * disk, an exhausted quota, a size limit or a read-only file system are explained. Any other error is its message as
+ * it is: the advice for keel's own state ("move that file away (keel makes the folder)", "give your user write
+ * access") would steer the model wrong after a read (`read_file` of `notes.txt/x`, of a file it may not read). Never throws.
+ */
+export function toolStorageMessage(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  return typeof code === "string" && ANY_OPERATION.has(code) ? storageMessage(error) : errorMessage(error);
+}
+
 /** The nearest of `path` and its ancestors that exists and is not a folder. */
 function fileOnTheWay(path: string): string | undefined {
   for (let dir = path, prev = ""; dir !== prev; prev = dir, dir = dirname(dir)) {

@@ -2,6 +2,7 @@ import { lstatSync, readlinkSync, realpathSync } from "node:fs";
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { ToolError } from "../errors.js";
 import { gitTopAt } from "../git-marker.js";
+import { PATH_MAX, resolvableAncestor } from "../real-path.js";
 
 /**
  * Resolves a tool's path argument (relative to `base`, default `root`) inside `root` (the
@@ -25,6 +26,14 @@ export function confinePath(root: string, p: string, field = "path", base = root
   // resolve it when a target seems outside, which keeps the common case to one syscall.
   let realRoot: string | undefined;
   const insideRoot = (real: string) => inside(root, real) || inside((realRoot ??= realpathSync.native(root)), real);
+  // No file has a longer path (the system refuses it), and walking up from one would copy it once per segment.
+  if (resolvableAncestor(abs) !== abs)
+    throw new ToolError(
+      `Path "${p.slice(0, 200)}…" (${p.length} characters) is longer than the system allows for a path (${PATH_MAX - 1} bytes); no file has it. Use list_dir or glob to find the right path.`,
+      "execution_failed",
+      null,
+      { reason: "too_long" },
+    );
   // Find the deepest existing ancestor (or the path itself) and check where it really points.
   let probe = abs;
   for (;;) {

@@ -265,3 +265,13 @@ describe("a file where keel needs a folder", () => {
     expect(readdirSync(ws.path(".keel"))).toEqual(["sessions"]);
   });
 });
+
+describe("a tool's own read that fails is not given the advice for keel's state", () => {
+  it("read_file of notes.txt/x says ENOTDIR as it is, never to move notes.txt away (keel makes no folder there)", async () => {
+    ws = makeWorkspace({ "notes.txt": "hello\n" }, { git: true });
+    const r = await runKeel(["--json", "call", "read_file", "--input", JSON.stringify({ path: "notes.txt/x" })], { cwd: ws.root, env: ws.env });
+    expect(r.json()).toMatchObject({ ok: false, code: "execution_failed" });
+    expect(r.json().content).toBe(`read_file failed: ENOTDIR: not a directory, open '${ws.path("notes.txt", "x")}'`);
+    expect(ws.read("notes.txt")).toBe("hello\n");
+  });
+});

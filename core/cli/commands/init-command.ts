@@ -1,7 +1,7 @@
 import { lstatSync, mkdirSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { StateError } from "../../errors.js";
-import { writeNewOwnFileSync } from "../../state/own-path.js";
+import { PRIVATE_DIR_MODE, writeNewOwnFileSync } from "../../state/own-path.js";
 import { storageMessage } from "../../state/storage-problem.js";
 import { resolveWorkspace } from "../../workspace.js";
 import type { CliContext } from "../cli-context.js";
@@ -64,10 +64,13 @@ function writeNew(root: string, target: string, text: string): boolean {
       throw new StateError(`Cannot write ${relative(root, target)}: ${relative(root, dir)} is not a folder (a link or a file). Move it away, then retry.`, dir);
   }
   try {
-    mkdirSync(dirname(target), { recursive: true });
+    // `.keel/` (for its .gitignore) is keel's state folder: private, as keel makes it elsewhere
+    const state = dirname(target) === join(root, ".keel");
+    mkdirSync(dirname(target), { recursive: true, ...(state ? { mode: PRIVATE_DIR_MODE } : {}) });
     // Created new (O_EXCL, never through a link); a write that fails (a full disk) removes it: an empty file left
-    // here would be kept by the next `keel init` as "already there".
-    return writeNewOwnFileSync(target, text);
+    // here would be kept by the next `keel init` as "already there". Starter files are the project's, not keel's
+    // private state: the umask sets their mode (0644 under 022), as for any file you make.
+    return writeNewOwnFileSync(target, text, state ? undefined : 0o666);
   } catch (error) {
     throw new StateError(`Cannot write ${target}: ${storageMessage(error)}`, target);
   }

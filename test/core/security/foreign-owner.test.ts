@@ -174,6 +174,31 @@ describe.skipIf(!asRoot)("files another user owns never widen or hold the worksp
     expect(shared.stderr).toContain(`${join(open, ".keel")} is owned by uid ${OTHER}`);
   });
 
+  it("the git that reads your safe.directory is never one in the folder in question (npx keel puts its node_modules/.bin first on PATH)", async () => {
+    ws = makeWorkspace({}, { marker: false });
+    const repo = plant(ws.root, "their-repo");
+    plant(repo, ".git");
+    // The other user (or a command keel sandboxed there) put a git of their own where npx's PATH finds it first.
+    const bin = plant(repo, "node_modules");
+    const dotBin = plant(bin, ".bin");
+    const ran = ws.path("planted-git-ran");
+    const planted = join(dotBin, "git");
+    writeFileSync(planted, `#!/bin/sh\necho "$*" >> ${ran}\necho 'global\t*'\n`, { mode: 0o755 });
+    chownSync(planted, OTHER, OTHER);
+    const gitconfig = join(ws.keelHome, "..", "gitconfig");
+    const PATH = `${dotBin}:${process.env.PATH}`;
+    // Not listed: refused, without running their git (it would have answered `*`).
+    writeFileSync(gitconfig, "[safe]\n\tdirectory = /elsewhere\n");
+    const refused = await runKeel(["tools"], { cwd: repo, env: { ...env(ws), GIT_CONFIG_GLOBAL: gitconfig, PATH } });
+    expect(refused.exitCode).toBe(2);
+    expect(existsSync(ran)).toBe(false);
+    // Listed: your git reads it and keel works there; theirs still never runs.
+    writeFileSync(gitconfig, `[safe]\n\tdirectory = ${repo}\n`);
+    const listed = await runKeel(["tools"], { cwd: repo, env: { ...env(ws), GIT_CONFIG_GLOBAL: gitconfig, PATH } });
+    expect(listed.exitCode, listed.stderr).toBe(0);
+    expect(existsSync(ran)).toBe(false);
+  });
+
   it("keel's git works in another user's repository that your safe.directory lists, as git does", async () => {
     ws = makeWorkspace({}, { marker: false });
     const repo = ws.path("their-repo");

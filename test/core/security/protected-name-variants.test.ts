@@ -103,6 +103,20 @@ describe("writes into .git/ and .keel/ are refused under every name a folding vo
     expect(asked.json()).toMatchObject({ ok: false, code: "approval_required" });
   });
 
+  it("a path the model sends of any length is keyed in one pass: 800 KB of '. ' before a name (the permission phase took hours)", () => {
+    // `/[. ]+$/` retried from every dot and space of the run (80 KB took 40 s of CPU). No timing is asserted: at this
+    // size the old code outlived the test timeout by far, the new one takes milliseconds.
+    const name = ". ".repeat(400_000) + "a";
+    expect(nameKey(name)).toBe(name);
+    expect(nameKey(name + ". . .")).toBe(name);
+    ws = makeWorkspace({});
+    const p = new PermissionPolicy({ deny: ["write_file(**/.env)"] });
+    const write = writeFileTool();
+    expect(p.decide("write_file", write, { path: name, content: "x" }, ws.root)).toMatchObject({ action: "ask" });
+    expect(p.decide("write_file", write, { path: `.git${name}./hooks/pre-commit`, content: "x" }, ws.root)).toMatchObject({ action: "ask" });
+    expect(p.decide("write_file", write, { path: `.git${" .".repeat(400_000)}/hooks/pre-commit`, content: "x" }, ws.root)).toMatchObject({ action: "deny" });
+  });
+
   it("nameKey folds what such volumes fold, and nothing that tells names apart", () => {
     expect([".GIT", ".git.", ".git  ", ".g\u200dit", "\ufeff.git", ".git::$INDEX_ALLOCATION", "．ｇｉｔ"].map(nameKey)).toEqual(Array(7).fill(".git"));
     expect([".gitignore", "a.git", ".git-x", "git"].map(nameKey)).not.toContain(".git");

@@ -44,4 +44,17 @@ describe("keel's state is yours alone: other users of the machine cannot read yo
     // The folder you made keeps its mode: keel does not change what is not its own.
     expect(others(ws.path(".keel"))).toBe("55");
   });
+
+  it("keel init's starter files are the project's, not keel's state: their mode is the umask's, as for any file you make", async () => {
+    ws = makeWorkspace({}, { git: true, marker: false });
+    const r = await runKeel(["init"], { cwd: ws.root, env: ws.env });
+    expect(r.exitCode, r.stderr).toBe(0);
+    // The .keel it makes for its .gitignore is keel's state folder: private, as keel makes it everywhere else.
+    expect(others(ws.path(".keel"))).toBe("0");
+    expect(others(ws.path(".keel", ".gitignore"))).toBe("0");
+    // (process.umask() reads it: 0644 under the usual 022; they were 0600 whatever the umask)
+    const umask = process.umask();
+    for (const file of ["keel.config.json", ".mcp.json", "AGENTS.md", join("plugins", "example", "plugin.json")])
+      expect((statSync(ws.path(file)).mode & 0o777).toString(8), file).toBe((0o666 & ~umask).toString(8));
+  });
 });

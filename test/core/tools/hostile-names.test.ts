@@ -1,6 +1,9 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { PermissionPolicy } from "../../../core/permissions.js";
+import { PATH_MAX, resolvableAncestor } from "../../../core/real-path.js";
+import { writeFileTool } from "../../../core/tools/write-file.js";
 import { runKeel } from "../../helpers/run-cli.js";
 import { makeWorkspace, type TempWorkspace } from "../../helpers/temp-workspace.js";
 
@@ -68,5 +71,39 @@ describe("file tools show hostile file names to the model unambiguously (real CL
     const read = await call("read_file", { path: "bad\ufffd.txt" });
     expect(read).toMatchObject({ ok: false, code: "execution_failed" });
     expect(read.content).toMatch(/File not found: "bad\\ufffd\.txt"\..* not valid UTF-8 .*`ls -b`/);
+  });
+});
+
+describe("paths longer than the system allows (a model may send any)", () => {
+  it("a path tool refuses one at once, quoting it cut with its length (it echoed all of it back)", async () => {
+    ws = makeWorkspace({ "a.txt": "x\n" });
+    const path = "A/".repeat(3000) + "a";
+    const r = await call("read_file", { path });
+    expect(r).toMatchObject({ ok: false, code: "execution_failed", metadata: { reason: "too_long" } });
+    expect(r.content).toContain(`(${path.length} characters) is longer than the system allows for a path (4095 bytes); no file has it.`);
+    expect(r.content.length).toBeLessThan(600);
+  });
+
+  it("the walk starts at the longest ancestor the system can resolve, counted in the bytes it gets (UTF-8, a lone surrogate as U+FFFD)", () => {
+    const longest = (abs: string) => {
+      let best = abs;
+      for (let i = abs.length; Buffer.byteLength(best) >= PATH_MAX; i = abs.lastIndexOf("/", i - 1)) best = i <= 0 ? "/" : abs.slice(0, i);
+      return best;
+    };
+    for (const part of ["a/", "é/", "\u20ac/", "\u{1F600}/", "\ud800/", "xy\u{1F600}\u00e9/"])
+      for (const n of [10, 1000, 1500, 3000]) {
+        const abs = "/ws/" + part.repeat(n) + "f";
+        expect(resolvableAncestor(abs), `${JSON.stringify(part)} × ${n}`).toBe(longest(abs));
+      }
+  });
+
+  it("the permission phase walks up from 200,000 segments in bounded steps (every probe copied the whole path: minutes)", () => {
+    // No timing is asserted: at this size the old walk outlived the test timeout, the new one takes milliseconds.
+    ws = makeWorkspace({});
+    const p = new PermissionPolicy({ deny: ["write_file(**/.env)"] });
+    const write = writeFileTool();
+    expect(p.decide("write_file", write, { path: "A/".repeat(200_000) + ".env", content: "x" }, ws.root)).toMatchObject({ action: "deny" });
+    expect(p.decide("write_file", write, { path: "A/".repeat(200_000) + ".git/hooks/x", content: "x" }, ws.root)).toMatchObject({ action: "deny" });
+    expect(p.decide("write_file", write, { path: "A/".repeat(200_000) + "b.txt", content: "x" }, ws.root)).toMatchObject({ action: "ask" });
   });
 });
