@@ -115,6 +115,20 @@ describe.skipIf(!asRoot)("files another user owns never widen or hold the worksp
     expect(git("branch", "--list", "keel/w1")).toBe("");
   });
 
+  it("keel's git never works in a repository of yours in a folder every user may write, above your folder", async () => {
+    ws = makeWorkspace({}, { marker: false });
+    chmodSync(ws.root, 0o1777);
+    const git = (...args: string[]) => execFileSync("git", args, { cwd: ws!.root, env: env(ws!), encoding: "utf8" });
+    git("init", "-q", "-b", "main");
+    git("-c", "user.name=you", "-c", "user.email=you@x", "commit", "-q", "--allow-empty", "-m", "left in /tmp");
+    const mine = ws.path("you");
+    mkdirSync(join(mine, ".keel"), { recursive: true });
+    const r = await runKeel(["worktree", "enter", "w1"], { cwd: mine, env: env(ws) });
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toContain(`${mine} is not a git repository`);
+    expect(git("branch", "--list", "keel/w1")).toBe("");
+  });
+
   it("a repository another user owns is refused, naming the owner, as git's safe.directory does", async () => {
     ws = makeWorkspace({}, { marker: false });
     const repo = plant(ws.root, "their-repo");
