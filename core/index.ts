@@ -87,6 +87,7 @@ export {
 } from "./state/json-file.js";
 export { findStaleTemps, keelTempName, removeStaleTemps, removeStaleTempsIn, writeFileAtomic } from "./state/atomic-write.js";
 export { storageMessage, storageProblem } from "./state/storage-problem.js";
+export { gitStorageMessage } from "./state/git-storage-failure.js";
 export { assertOwnPath, ownReadFlags, PRIVATE_DIR_MODE } from "./state/own-path.js";
 export { enqueueMessage } from "./session/message-queue.js";
 export { SessionSeals } from "./session/session-seal.js";

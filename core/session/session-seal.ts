@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { StateError, errorMessage } from "../errors.js";
 import { SESSION_KEY_FILE } from "../keel-home-secrets.js";
 import { readStateTextSync } from "../state/json-file.js";
+import { storageMessage, storageProblem } from "../state/storage-problem.js";
 import { writeOwnFileSync } from "../state/own-path.js";
 import type { Workspace } from "../workspace.js";
 import { sessionPaths } from "./session-paths.js";
@@ -27,8 +28,11 @@ function sessionKey(keelHome: string): Buffer {
       writeFileSync(temp, randomBytes(32).toString("hex") + "\n", { mode: 0o600, flag: "wx" });
       linkSync(temp, file);
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "EEXIST")
-        throw new StateError(`keel could not create its session key ${file}: ${errorMessage(error)}. Make $KEEL_HOME writable.`, file, { cause: error });
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") {
+        // a full disk, a quota, a read-only $KEEL_HOME: say which, and what to do about that
+        const why = storageProblem(error) !== undefined ? storageMessage(error, file) : `${errorMessage(error)}. Make $KEEL_HOME writable.`;
+        throw new StateError(`keel could not create its session key ${file}: ${why}`, file, { cause: error });
+      }
     } finally {
       rmSync(temp, { force: true });
     }
