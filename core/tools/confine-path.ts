@@ -2,6 +2,7 @@ import { lstatSync, readlinkSync, realpathSync } from "node:fs";
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { ToolError } from "../errors.js";
 import { gitTopAt } from "../git-marker.js";
+import { storageMessage } from "../state/storage-problem.js";
 
 /**
  * Resolves a tool's path argument (relative to `base`, default `root`) inside `root` (the
@@ -33,6 +34,7 @@ export function confinePath(root: string, p: string, field = "path", base = root
       real = realpathSync.native(probe);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
+      if (code === "ENAMETOOLONG") throw new ToolError(`Cannot use the path: ${storageMessage(error)}`, "execution_failed");
       if (code !== "ENOENT" && code !== "ENOTDIR") throw new ToolError(`Cannot resolve "${p}": ${(error as Error).message}`, "execution_failed");
       // A dangling symlink: writing through it would create its target, so the target must stay inside too.
       const link = danglingLinkTarget(probe);
