@@ -78,14 +78,15 @@ export class SessionSeals {
   }
 
   /**
-   * Seals a session keel has just created. Best effort: without a usable `$KEEL_HOME` the session
-   * runs but cannot be resumed until the user adopts it (`notSealedMessage` says how).
+   * Seals a session keel has just created. Best effort: without a usable `$KEEL_HOME` (full, read-only) the session
+   * runs but cannot be resumed until the user adopts it; returns then why, with that way out, for a warning. Never throws.
    */
-  sealNew(id: string, createdAt: unknown): void {
+  sealNew(id: string, createdAt: unknown): string | undefined {
     try {
       this.seal(id, createdAt);
-    } catch {
-      // resume refuses it with notSealedMessage, which names the way out
+      return undefined;
+    } catch (error) {
+      return `session ${id} could not be sealed as yours (${errorMessage(error)}), so it cannot be resumed as it is: once that is fixed, run \`keel sessions adopt ${id}\` to resume it`;
     }
   }
 

@@ -61,7 +61,7 @@ describe("keel worktree enter on a full disk (real tmpfs, bwrap)", () => {
 });
 
 describe("the session key on a full disk (real tmpfs, bwrap)", () => {
-  it("`keel sessions adopt` says the disk is full and to free space, not to make $KEEL_HOME writable", async () => {
+  it("a new run warns its session could not be sealed (it was silent), and `keel sessions adopt` says the disk is full and to free space, not to make $KEEL_HOME writable", async () => {
     const dir = tempDir("keel-full-");
     const ws = tempDir("keel-ws-");
     const r = await inBwrap(
@@ -83,6 +83,11 @@ describe("the session key on a full disk (real tmpfs, bwrap)", () => {
       `keel: keel could not create its session key ${dir}/home/session-key: the disk is full (ENOSPC: no space left on device, write) at ${dir}/home/session-key; free space on that disk, then retry.`,
     );
     expect(r.stderr).not.toContain("Make $KEEL_HOME writable");
+    // the run itself warned that its session could not be sealed, and how to resume it later
+    expect(r.stderr).toContain(
+      `keel: warning: session s1 could not be sealed as yours (keel could not create its session key ${dir}/home/session-key: the disk is full`,
+    );
+    expect(r.stderr).toContain("so it cannot be resumed as it is: once that is fixed, run `keel sessions adopt s1` to resume it");
     expect(r.stdout).toMatch(/home: *$/m);
   });
 });
