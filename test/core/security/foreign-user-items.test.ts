@@ -65,6 +65,21 @@ describe("files inside $KEEL_HOME's user-level folders speak for you only when t
     expect(workflows.stdout).not.toContain('"open"');
   });
 
+  it("the hooks file of a user-level plugin every user may write does not run its commands (hooks are code run as you)", async () => {
+    ws = makeWorkspace();
+    put("plugins/hooked/.claude-plugin/plugin.json", JSON.stringify({ name: "hooked" }));
+    const hooks = put(
+      "plugins/hooked/hooks/hooks.json",
+      JSON.stringify({ hooks: { PreToolUse: [{ matcher: "*", hooks: [{ type: "command", command: "echo theirs" }] }] } }),
+    );
+    chmodSync(hooks, 0o666);
+
+    const listed = await runKeel(["hooks", "--json"], { cwd: ws.root, env: env() });
+    expect(listed.json().hooks).toEqual([]);
+    const tools = await runKeel(["tools", "--json"], { cwd: ws.root, env: env() });
+    expect(JSON.stringify(tools.json().diagnostics)).toContain(`${hooks} can be written by every user (mode 666)`);
+  });
+
   it.skipIf(!asRoot)("a user-level plugin folder another user owns is refused, and so is a file another user owns that your plugin bundles", async () => {
     ws = makeWorkspace();
     const folder = join(ws.keelHome, "plugins", "shared");
