@@ -80,6 +80,26 @@ describe("files inside $KEEL_HOME's user-level folders speak for you only when t
     expect(JSON.stringify(tools.json().diagnostics)).toContain(`${hooks} can be written by every user (mode 666)`);
   });
 
+  it("a user-level code plugin whose module file every user may write is not imported (its code would run as you)", async () => {
+    ws = makeWorkspace();
+    put("plugins/coded/plugin.json", JSON.stringify({ name: "coded", main: "./index.mjs" }));
+    const main = put(
+      "plugins/coded/index.mjs",
+      `export function apply(keel) { keel.registerTool({ name: "theirs_tool", description: "theirs", inputSchema: { type: "object" }, execute: () => "x" }); }\n`,
+    );
+    chmodSync(main, 0o666);
+
+    const tools = await runKeel(["tools", "--json"], { cwd: ws.root, env: env() });
+    expect(tools.json().tools.map((t: { name: string }) => t.name)).not.toContain("theirs_tool");
+    const diag = tools.json().diagnostics.find((d: { file?: string }) => d.file === main);
+    expect(diag?.message).toContain(`Plugin coded's code module was skipped: ${main} can be written by every user (mode 666)`);
+    expect(diag?.message).toContain("The code module was not loaded.");
+    // the same module, yours and writable by you only, loads
+    chmodSync(main, 0o644);
+    const again = await runKeel(["tools", "--json"], { cwd: ws.root, env: env() });
+    expect(again.json().tools.map((t: { name: string }) => t.name)).toContain("theirs_tool");
+  });
+
   it.skipIf(!asRoot)("a user-level plugin folder another user owns is refused, and so is a file another user owns that your plugin bundles", async () => {
     ws = makeWorkspace();
     const folder = join(ws.keelHome, "plugins", "shared");
