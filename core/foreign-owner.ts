@@ -1,4 +1,5 @@
-import { lstatSync, statSync, type Stats } from "node:fs";
+import { lstatSync, realpathSync, statSync, type Stats } from "node:fs";
+import { isAbsolute, join, relative, sep } from "node:path";
 
 /**
  * The user ids whose files keel takes as yours: your effective uid, root's (0: root can change
@@ -40,6 +41,48 @@ export function userFileProblem(path: string, owners: ReadonlySet<number> | unde
   if (owners !== undefined && stat !== undefined && (stat.mode & 0o002) !== 0)
     return `${path} can be written by every user (mode ${(stat.mode & 0o7777).toString(8)})`;
   return undefined;
+}
+
+/**
+ * Why the user-level item `path` (a plugin's manifest or file, a command, skill or agent file under `$KEEL_HOME`) may
+ * not speak for you, or undefined when it may: the first folder on its way below `top` (a user-level folder,
+ * or a user-level plugin's root, already checked), or the item itself, that `userFileProblem` refuses — as
+ * written and where it really leads. A path not below `top` is checked alone. Never throws.
+ */
+export function userItemProblem(top: string, path: string, owners: ReadonlySet<number> | undefined): string | undefined {
+  if (owners === undefined) return undefined;
+  const real = realOf(path);
+  const realTop = realOf(top);
+  const chains = [chain(top, path), ...(real !== undefined && realTop !== undefined && real !== path ? [chain(realTop, real)] : [])];
+  for (const steps of chains)
+    for (const step of steps) {
+      const problem = userFileProblem(step, owners);
+      if (problem !== undefined) return problem;
+    }
+  return undefined;
+}
+
+/** The diagnostic for a user-level item refused for `problem` (from `userItemProblem`): what it means and what to do. */
+export function userItemRefusal(what: string, problem: string): string {
+  return `${what} was skipped: ${problem}. keel takes your user-level files as yours, so another user could make keel run their instructions or commands with your permissions. Make it yours and writable by you only (\`chown\` it, \`chmod go-w\`).`;
+}
+
+/** The paths from just below `top` down to `path`; `[path]` when it is not below `top`. */
+function chain(top: string, path: string): string[] {
+  const rel = relative(top, path);
+  if (rel === "" || rel === ".." || rel.startsWith(`..${sep}`) || isAbsolute(rel)) return [path];
+  const out: string[] = [];
+  let at = top;
+  for (const part of rel.split(sep)) out.push((at = join(at, part)));
+  return out;
+}
+
+function realOf(path: string): string | undefined {
+  try {
+    return realpathSync.native(path);
+  } catch {
+    return undefined;
+  }
 }
 
 /** True when every user may write `path` (followed through links; the sticky bit of `/tmp` still lets anyone add entries). Never throws. */

@@ -87,12 +87,14 @@ export {
 } from "./state/json-file.js";
 export { findStaleTemps, keelTempName, removeStaleTemps, removeStaleTempsIn, writeFileAtomic } from "./state/atomic-write.js";
 export { storageMessage, storageProblem } from "./state/storage-problem.js";
+export { gitStorageMessage } from "./state/git-storage-failure.js";
 export { assertOwnPath, ownReadFlags, PRIVATE_DIR_MODE } from "./state/own-path.js";
 export { enqueueMessage } from "./session/message-queue.js";
 export { SessionSeals } from "./session/session-seal.js";
 export { confinePath, inside, workspaceDirIn } from "./tools/confine-path.js";
 export { shownPath } from "./shown-path.js";
 export { gitTopAt } from "./git-marker.js";
+export { userItemProblem, userItemRefusal, yourOwners } from "./foreign-owner.js";
 export { withoutRepoLocation } from "./git-repo-env.js";
 export { realOrSelf } from "./real-path.js";
 export { visibleJson } from "./visible-json.js";

@@ -33,3 +33,20 @@ export const LOSSY_NAME_HINT =
 export function notFoundHint(path: string): string {
   return lossyPath(path) ? ` It holds \\ufffd: ${LOSSY_NAME_HINT}.` : "";
 }
+
+/** Most folder names `unwalkedFoldersNote` lists. */
+const MAX_UNWALKED_SHOWN = 5;
+
+/**
+ * The note glob and grep add when folders could not be walked because their names are not valid UTF-8: how many, the first
+ * few (as `shownPath` shows them), and what to do; undefined when there are none.
+ */
+export function unwalkedFoldersNote(folders: readonly string[]): string | undefined {
+  if (folders.length === 0) return undefined;
+  const shown = [...folders]
+    .sort()
+    .slice(0, MAX_UNWALKED_SHOWN)
+    .map((f) => shownPath(f));
+  const more = folders.length > shown.length ? `, and ${folders.length - shown.length} more` : "";
+  return `[${folders.length} folder(s) not searched: ${shown.join(", ")}${more}: a folder name that is not valid UTF-8 is shown with \\ufffd in place of its bad bytes, and keel cannot open it by that name, so nothing in it was searched; use bash to see it (\`ls -b\`) and rename it (e.g. \`mv -- ./bad?dir baddir\`)]`;
+}

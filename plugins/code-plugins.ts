@@ -1,7 +1,20 @@
 import { realpathSync, statSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { errorMessage, fileDigest, inside, inToolProcess, orTrustOnce, TRUST_ONCE, MAX_DIGEST_BYTES, type Diagnostic, type Host } from "../core/index.js";
+import {
+  errorMessage,
+  fileDigest,
+  inside,
+  inToolProcess,
+  orTrustOnce,
+  TRUST_ONCE,
+  MAX_DIGEST_BYTES,
+  userItemProblem,
+  userItemRefusal,
+  yourOwners,
+  type Diagnostic,
+  type Host,
+} from "../core/index.js";
 import { PLUGIN_DIAGNOSTIC_SOURCE, type LoadedPlugin } from "../manifests/plugin/load-plugins.js";
 import { CODE_PLUGIN_HOOKS, type CodePluginApi, type CodePluginApply, type CodePluginHooks, type CodePluginTool } from "./code-plugin-api.js";
 import { codeToolProblem, toToolDefinition } from "./code-plugin-tool.js";
@@ -60,6 +73,12 @@ export async function applyCodePlugins(host: Host, entries: PluginEntry[]): Prom
       }
       const file = moduleFile(entry.plugin, main, (message) => report("error", entry.plugin.manifestPath, message));
       if (!file) continue;
+      // Your plugin's code runs as you: not a module file another user owns or may write (or in such a folder).
+      const foreign = entry.plugin.level === "user" ? userItemProblem(entry.plugin.root, file, yourOwners(process.env)) : undefined;
+      if (foreign !== undefined) {
+        report("error", file, `${userItemRefusal(`Plugin ${name}'s code module`, foreign)} The code module was not loaded.`);
+        continue;
+      }
       let url = pathToFileURL(file).href;
       let root = realpathSync.native(entry.plugin.root);
       // A trusted workspace's module runs as `keel trust` approved it (its entry file's content and its folder's files).

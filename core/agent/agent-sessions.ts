@@ -65,7 +65,8 @@ export class AgentSessions implements AgentService {
     const meta = newSessionMeta(host, opts, spec, depth, pinned);
     host.ensureStateDir("sessions");
     const paths = await createSessionFiles(host.workspace.stateDir, meta);
-    new SessionSeals(host.workspace).sealNew(meta.id, meta.createdAt);
+    const unsealed = new SessionSeals(host.workspace).sealNew(meta.id, meta.createdAt);
+    if (unsealed !== undefined) host.options.notice?.(`keel: warning: ${unsealed}`);
     const lock = await acquireSessionLock(paths.lock, meta.id);
     const state = initialState(meta.id, prompt.split("\n")[0]!.slice(0, 80));
     state.toolSubset = opts.tools;

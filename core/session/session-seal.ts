@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { StateError, errorMessage } from "../errors.js";
 import { SESSION_KEY_FILE } from "../keel-home-secrets.js";
 import { readStateTextSync } from "../state/json-file.js";
+import { storageMessage, storageProblem } from "../state/storage-problem.js";
 import { writeOwnFileSync } from "../state/own-path.js";
 import type { Workspace } from "../workspace.js";
 import { sessionPaths } from "./session-paths.js";
@@ -27,8 +28,11 @@ function sessionKey(keelHome: string): Buffer {
       writeFileSync(temp, randomBytes(32).toString("hex") + "\n", { mode: 0o600, flag: "wx" });
       linkSync(temp, file);
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "EEXIST")
-        throw new StateError(`keel could not create its session key ${file}: ${errorMessage(error)}. Make $KEEL_HOME writable.`, file, { cause: error });
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") {
+        // a full disk, a quota, a read-only $KEEL_HOME: say which, and what to do about that
+        const why = storageProblem(error) !== undefined ? storageMessage(error, file) : `${errorMessage(error)}. Make $KEEL_HOME writable.`;
+        throw new StateError(`keel could not create its session key ${file}: ${why}`, file, { cause: error });
+      }
     } finally {
       rmSync(temp, { force: true });
     }
@@ -74,14 +78,15 @@ export class SessionSeals {
   }
 
   /**
-   * Seals a session keel has just created. Best effort: without a usable `$KEEL_HOME` the session
-   * runs but cannot be resumed until the user adopts it (`notSealedMessage` says how).
+   * Seals a session keel has just created. Best effort: without a usable `$KEEL_HOME` (full, read-only) the session
+   * runs but cannot be resumed until the user adopts it; returns then why, with that way out, for a warning. Never throws.
    */
-  sealNew(id: string, createdAt: unknown): void {
+  sealNew(id: string, createdAt: unknown): string | undefined {
     try {
       this.seal(id, createdAt);
-    } catch {
-      // resume refuses it with notSealedMessage, which names the way out
+      return undefined;
+    } catch (error) {
+      return `session ${id} could not be sealed as yours (${errorMessage(error)}), so it cannot be resumed as it is: once that is fixed, run \`keel sessions adopt ${id}\` to resume it`;
     }
   }
 

@@ -1,6 +1,7 @@
 import { accessSync, constants, statSync, type Stats } from "node:fs";
 import { dirname } from "node:path";
 import { errorMessage } from "../errors.js";
+import { PATH_MAX } from "../real-path.js";
 
 /** What an errno a file system gives means, and what the user can do about it. */
 const MEANINGS: Record<string, { meaning: string; todo: string }> = {
@@ -21,7 +22,8 @@ const MEANINGS: Record<string, { meaning: string; todo: string }> = {
 /**
  * The plain-language reason a file system operation failed, with what to do next, for the errno codes a
  * full, read-only or foreign-owned disk gives (ENOSPC, EDQUOT, EFBIG, EROFS, EACCES, EPERM, and a file where a
- * folder belongs: ENOTDIR, EEXIST from mkdir, EISDIR); undefined for any other error. Node's recursive `mkdir`
+ * folder belongs: ENOTDIR, EEXIST from mkdir, EISDIR), and for a name or path too long (ENAMETOOLONG: how many bytes,
+ * the limit, what to do; the path itself is left out); undefined for any other error. Node's recursive `mkdir`
  * reports ENOENT when it cannot create a folder in a read-only or unwritable parent: that case is re-diagnosed
  * from the nearest existing folder. Never throws.
  */
@@ -30,6 +32,7 @@ export function storageProblem(error: unknown): { code: string; meaning: string;
   if (typeof e?.code !== "string") return undefined;
   let code = e.code;
   let path = typeof e.path === "string" ? e.path : undefined;
+  if (code === "ENAMETOOLONG") return { code, ...nameTooLong(path ?? "") };
   if (code === "EEXIST" && e.syscall !== "mkdir") return undefined;
   if (code === "ENOENT" && e.syscall === "mkdir" && path !== undefined) {
     const found = blockedFolder(path);
@@ -53,6 +56,8 @@ export function storageMessage(error: unknown, file?: string): string {
   const problem = storageProblem(error);
   const message = errorMessage(error);
   if (problem === undefined) return message;
+  // Node's message repeats the whole over-long path (thousands of characters): the meaning names what is too long.
+  if (problem.code === "ENAMETOOLONG") return `${problem.meaning} (ENAMETOOLONG); ${problem.todo}.`;
   if (problem.code !== (error as NodeJS.ErrnoException).code)
     // re-diagnosed: Node said ENOENT for a folder it could not make below `problem.path`
     return `${problem.meaning} (${problem.code} at ${problem.path}: ${message}); ${problem.todo}.`;
@@ -62,17 +67,47 @@ export function storageMessage(error: unknown, file?: string): string {
 }
 
 /** Errno codes whose meaning and advice hold whatever the failed operation was (a tool's read as well as its write). */
-const ANY_OPERATION: ReadonlySet<string> = new Set(["ENOSPC", "EDQUOT", "EFBIG", "EROFS"]);
+const ANY_OPERATION: ReadonlySet<string> = new Set(["ENOSPC", "EDQUOT", "EFBIG", "EROFS", "ENAMETOOLONG"]);
 
 /**
  * `storageMessage` for an error a tool's own file operation met, which may be a read of the user's file: only a full
- * disk, an exhausted quota, a size limit or a read-only file system are explained. Any other error is its message as
+ * disk, an exhausted quota, a size limit, a read-only file system or a name or path too long are explained. Any other error is its message as
  * it is: the advice for keel's own state ("move that file away (keel makes the folder)", "give your user write
  * access") would steer the model wrong after a read (`read_file` of `notes.txt/x`, of a file it may not read). Never throws.
  */
 export function toolStorageMessage(error: unknown): string {
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
   return typeof code === "string" && ANY_OPERATION.has(code) ? storageMessage(error) : errorMessage(error);
+}
+
+/** Longest name (bytes) of one file or folder on Linux file systems (NAME_MAX); the longest path is real-path's PATH_MAX. */
+const NAME_MAX = 255;
+
+/** What is too long in `path`: its longest name when that is over NAME_MAX, else the whole path. */
+function nameTooLong(path: string): { meaning: string; todo: string } {
+  const names = path.split("/");
+  const longest = names.reduce((a, b) => (Buffer.byteLength(b) > Buffer.byteLength(a) ? b : a), "");
+  const bytes = Buffer.byteLength(longest);
+  if (bytes > NAME_MAX)
+    return {
+      meaning: `the name ${shortened(longest)} is too long: ${bytes} bytes, over the limit of ${NAME_MAX} bytes for one file or folder name`,
+      todo: `use a name of at most ${NAME_MAX} bytes (a character outside ASCII takes 2 to 4)`,
+    };
+  return {
+    meaning: `the path is too long: ${Buffer.byteLength(path)} bytes, over the limit of ${PATH_MAX - 1} bytes for a whole path`,
+    todo: "use a shorter path (fewer or shorter folder names)",
+  };
+}
+
+/** What a file tool says of a path too long for the system (see nameTooLong), without repeating it. */
+export function pathTooLongMessage(path: string): string {
+  const { meaning, todo } = nameTooLong(path);
+  return `${meaning} (ENAMETOOLONG); ${todo}.`;
+}
+
+/** `text` as JSON, cut to its first 40 characters with `…` when longer. */
+function shortened(text: string): string {
+  return JSON.stringify(text.length > 40 ? `${text.slice(0, 40)}…` : text);
 }
 
 /** The nearest of `path` and its ancestors that exists and is not a folder. */

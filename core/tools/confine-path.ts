@@ -2,7 +2,8 @@ import { lstatSync, readlinkSync, realpathSync } from "node:fs";
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { ToolError } from "../errors.js";
 import { gitTopAt } from "../git-marker.js";
-import { PATH_MAX, resolvableAncestor } from "../real-path.js";
+import { resolvableAncestor } from "../real-path.js";
+import { pathTooLongMessage, storageMessage } from "../state/storage-problem.js";
 
 /**
  * Resolves a tool's path argument (relative to `base`, default `root`) inside `root` (the
@@ -29,7 +30,7 @@ export function confinePath(root: string, p: string, field = "path", base = root
   // No file has a longer path (the system refuses it), and walking up from one would copy it once per segment.
   if (resolvableAncestor(abs) !== abs)
     throw new ToolError(
-      `Path "${p.slice(0, 200)}…" (${p.length} characters) is longer than the system allows for a path (${PATH_MAX - 1} bytes); no file has it. Use list_dir or glob to find the right path.`,
+      `Cannot use the path: ${pathTooLongMessage(abs)} No file has it: use list_dir or glob to find the right path.`,
       "execution_failed",
       null,
       { reason: "too_long" },
@@ -42,6 +43,7 @@ export function confinePath(root: string, p: string, field = "path", base = root
       real = realpathSync.native(probe);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
+      if (code === "ENAMETOOLONG") throw new ToolError(`Cannot use the path: ${storageMessage(error)}`, "execution_failed");
       if (code !== "ENOENT" && code !== "ENOTDIR") throw new ToolError(`Cannot resolve "${p}": ${(error as Error).message}`, "execution_failed");
       // A dangling symlink: writing through it would create its target, so the target must stay inside too.
       const link = danglingLinkTarget(probe);

@@ -1,8 +1,10 @@
-import { isAbsolute, join } from "node:path";
+import { existsSync } from "node:fs";
+import { isAbsolute, join, relative, sep } from "node:path";
 import { ToolError } from "../errors.js";
 import { compileGlob } from "../glob-matcher.js";
 import { globWalkPlan } from "../glob/walk-plan.js";
 import { realOrSelf } from "../real-path.js";
+import { lossyPath } from "../shown-path.js";
 import { inside } from "./confine-path.js";
 
 /** Folders glob and grep skip unless asked to include them (`.keel` holds keel's own state and artifacts). */
@@ -23,6 +25,11 @@ export interface FindFilesOptions {
    */
   root?: string;
   signal?: AbortSignal;
+  /**
+   * Called with each folder (relative to `dir`) the walk could not enter because its name is not valid UTF-8
+   * (it arrives with U+FFFD, and no folder of that name exists): what it holds is not searched.
+   */
+  onUnwalkable?: (folder: string) => void;
 }
 
 /**
@@ -34,6 +41,7 @@ export interface FindFilesOptions {
  * stops at the depth it can reach (`globWalkPlan`). Throws ToolError for a pattern that is absolute,
  * climbs with `..`, or uses syntax outside `*`, `**`, `?`, `[...]`, `{a,b}` that cannot be matched
  * in bounded time, or whose literal folder leads outside `opts.root` (nothing is walked then).
+ * A folder whose name is not valid UTF-8 cannot be walked: it is passed to `opts.onUnwalkable`.
  */
 export async function findFiles(dir: string, pattern: string, opts: FindFilesOptions = {}): Promise<string[]> {
   if (pattern === "") return [];
@@ -65,14 +73,24 @@ export async function findFiles(dir: string, pattern: string, opts: FindFilesOpt
   const prefix = plan.base.length > 0 ? plan.base.join("/") + "/" : "";
   // Loaded on the first search (most commands never glob).
   const { fdir } = await import("fdir");
+  const maxDepth = plan.depth === undefined ? Infinity : plan.depth - 1;
   opts.signal?.throwIfAborted();
   const crawler = new fdir({
     pathSeparator: "/",
     relativePaths: true,
     excludeSymlinks: true,
     includeDirs: opts.onlyFiles === false,
-    maxDepth: plan.depth === undefined ? Infinity : plan.depth - 1,
-    exclude: includeIgnored ? undefined : (name) => IGNORED_NAMES.has(name),
+    maxDepth,
+    exclude: (name, path) => {
+      if (!includeIgnored && IGNORED_NAMES.has(name)) return true;
+      // (a name that really holds U+FFFD, written as valid UTF-8, exists by that name and is walked)
+      if (!lossyPath(name) || existsSync(path)) return false;
+      // Node gives such a name with U+FFFD in place of its bad bytes: no folder of that name can be read.
+      // (Reported only where the walk would have entered it: not below the depth the pattern reaches.)
+      const rel = relative(start, path);
+      if (maxDepth === Infinity || rel.split(sep).length <= maxDepth) opts.onUnwalkable?.(prefix + rel.split(sep).join("/"));
+      return true;
+    },
     filters: [
       (path, isDirectory) => {
         if (!isDirectory) return (includeIgnored || !IGNORED_NAMES.has(path.slice(path.lastIndexOf("/") + 1))) && match(prefix + path);

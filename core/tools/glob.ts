@@ -1,10 +1,11 @@
 import { stat } from "node:fs/promises";
+import { join } from "node:path";
 import { ToolError } from "../errors.js";
 import { defineTool } from "../define-tool.js";
 import type { ToolDefinition } from "../types.js";
 import { pathToolTraits } from "./path-tool-traits.js";
 import { confinePath, displayPath } from "./confine-path.js";
-import { LOSSY_NAME_HINT, lossyPath, shownPath } from "../shown-path.js";
+import { LOSSY_NAME_HINT, lossyPath, shownPath, unwalkedFoldersNote } from "../shown-path.js";
 
 /** Most paths glob returns; the rest are counted in a note. */
 export const GLOB_MAX_RESULTS = 1000;
@@ -43,7 +44,13 @@ export function globTool(): ToolDefinition {
         );
       // The search machinery loads on the first search: listing the tools loads none of it.
       const [{ findFiles }, { READ_TOOLS, reachableFiles }] = await Promise.all([import("./find-files.js"), import("./reachable-files.js")]);
-      const found = await findFiles(dir, input.pattern, { includeIgnored: input.include_ignored, root: ctx.root, signal: ctx.signal });
+      const unwalked: string[] = [];
+      const found = await findFiles(dir, input.pattern, {
+        includeIgnored: input.include_ignored,
+        root: ctx.root,
+        signal: ctx.signal,
+        onUnwalkable: (f) => unwalked.push(displayPath(ctx.cwd, join(dir, f))),
+      });
       const {
         files: matches,
         skippedOutside,
@@ -58,9 +65,11 @@ export function globTool(): ToolDefinition {
       if (skippedOutside > 0) lines.push(`[${skippedOutside} match(es) not listed: they lead outside the workspace through a symlink]`);
       const lossy = paths.filter(lossyPath).length;
       if (lossy > 0) lines.push(`[${lossy} path(s) above hold \\ufffd: ${LOSSY_NAME_HINT}]`);
+      const unwalkedNote = unwalkedFoldersNote(unwalked);
+      if (unwalkedNote !== undefined) lines.push(unwalkedNote);
       return {
         content: lines.join("\n"),
-        data: { paths, total: matches.length, truncated: omitted > 0, skippedDenied, skippedOutside },
+        data: { paths, total: matches.length, truncated: omitted > 0, skippedDenied, skippedOutside, skippedFolders: unwalked.length },
         metadata: { path: displayPath(ctx.cwd, dir) },
       };
     },

@@ -1,12 +1,12 @@
 import { stat, type FileHandle } from "node:fs/promises";
-import { relative } from "node:path";
+import { join, relative } from "node:path";
 import { ToolError } from "../errors.js";
 import { defineTool } from "../define-tool.js";
 import type { ToolDefinition } from "../types.js";
 import { pathToolTraits } from "./path-tool-traits.js";
 import { confinePath, displayPath } from "./confine-path.js";
 import { openFileInside, readOpened } from "./open-inside.js";
-import { LOSSY_NAME_HINT, lossyPath, shownPath } from "../shown-path.js";
+import { LOSSY_NAME_HINT, lossyPath, shownPath, unwalkedFoldersNote } from "../shown-path.js";
 import { MAX_LINE_CHARS as MAX_SCANNED_LINE_CHARS, scanLines } from "./scan-lines.js";
 
 /** Matching lines grep returns when `max_results` is not given. */
@@ -61,12 +61,18 @@ export function grepTool(): ToolDefinition {
       let skippedOutside = 0;
       let skippedDenied = 0;
       let deniedBy: string[] = [];
+      /** Folders not walked: their names are not valid UTF-8. */
+      const unwalked: string[] = [];
       if (st.isDirectory()) {
         // Only files whose real path is inside the boundary, and none a path deny rule hides.
         const walk = await reachableFiles(
           ctx.root,
           target,
-          await findFiles(target, input.glob ?? "**/*", { root: ctx.root, signal: ctx.signal }),
+          await findFiles(target, input.glob ?? "**/*", {
+            root: ctx.root,
+            signal: ctx.signal,
+            onUnwalkable: (f) => unwalked.push(displayPath(ctx.cwd, join(target, f))),
+          }),
           ctx.host.permissions,
           READ_TOOLS,
           ctx.signal,
@@ -158,9 +164,21 @@ export function grepTool(): ToolDefinition {
         out.push(
           `[${skippedUnreadable} file(s) not searched: they could not be read${lossyNames > 0 ? `; ${lossyNames} of them because ${LOSSY_NAME_HINT}` : " (no read permission, or gone)"}]`,
         );
+      const unwalkedNote = unwalkedFoldersNote(unwalked);
+      if (unwalkedNote !== undefined) out.push(unwalkedNote);
       return {
         content: out.join("\n"),
-        data: { matches, filesSearched: searched, skippedBinary, skippedDenied, skippedOutside, skippedUnreadable, cutLines, truncated: more },
+        data: {
+          matches,
+          filesSearched: searched,
+          skippedBinary,
+          skippedDenied,
+          skippedOutside,
+          skippedUnreadable,
+          skippedFolders: unwalked.length,
+          cutLines,
+          truncated: more,
+        },
         metadata: { path: displayPath(ctx.cwd, target) },
       };
     },

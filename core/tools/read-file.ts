@@ -31,7 +31,7 @@ export function readFileTool(): ToolDefinition {
   return defineTool(inputSchema, {
     name: "read_file",
     description:
-      "Read a text file inside the workspace. Optional `offset` (first line, 1-based) and `limit` (number of lines) read a window of a file of any size (files over 10 MB can only be read this way).",
+      "Read a text file inside the workspace. Optional `offset` (first line, 1-based) and `limit` (number of lines) read a window of a file of any size (files over 10 MiB can only be read this way).",
     ...pathToolTraits("read"),
     async execute(input, ctx) {
       const abs = confinePath(ctx.root, input.path, "path", ctx.cwd);
@@ -60,14 +60,20 @@ export function readFileTool(): ToolDefinition {
             offset: input.offset ?? 1,
             limit: input.limit,
             toEnd: stat.size <= READ_FILE_MAX_BYTES,
-            maxChars: READ_FILE_MAX_BYTES,
+            maxBytes: READ_FILE_MAX_BYTES,
             signal: ctx.signal,
           });
           if (!win.binary) {
             if (win.sha1 !== undefined) await ctx.fileBaselines.set(abs, { size: stat.size, mtimeMs: stat.mtimeMs, hash: win.sha1 });
             const fromLine = input.offset ?? 1;
             const toLine = fromLine + win.lines.length - 1;
-            const note = win.cut ? `\n[window stopped at line ${toLine}: over ${READ_FILE_MAX_BYTES} characters; pass a smaller limit]` : "";
+            const note = win.cut
+              ? `\n[window stopped inside line ${toLine}: read_file returns at most 10 MiB (${READ_FILE_MAX_BYTES} bytes) of text at once, so that line is cut there; ${
+                  fromLine === toLine
+                    ? "use grep or bash (`cut -c`) for the rest of a line that long"
+                    : `pass a smaller limit, or offset ${toLine} to start with that line`
+                }]`
+              : "";
             return {
               content: win.lines.join("\n") + note,
               data: { path: rel, bytes: stat.size, ...(win.totalLines === undefined ? {} : { totalLines: win.totalLines }), fromLine, toLine },
@@ -78,7 +84,7 @@ export function readFileTool(): ToolDefinition {
             throw new ToolError(`${input.path} is binary (it contains NUL bytes); read_file reads lines of text files only.`, "execution_failed");
         } else if (stat.size > READ_FILE_MAX_BYTES) {
           throw new ToolError(
-            `${input.path} is ${stat.size} bytes, over the ${READ_FILE_MAX_BYTES}-byte limit for a whole-file read. Pass offset and limit (e.g. offset 1, limit 2000) to read a window of lines, or use grep to find the lines you need.`,
+            `${input.path} is ${stat.size} bytes, over the 10 MiB (${READ_FILE_MAX_BYTES}-byte) limit for a whole-file read. Pass offset and limit (e.g. offset 1, limit 2000) to read a window of lines, or use grep to find the lines you need.`,
             "execution_failed",
           );
         }

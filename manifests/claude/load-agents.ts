@@ -1,6 +1,16 @@
 import { readdirSync, realpathSync } from "node:fs";
 import { join } from "node:path";
-import { inside, MAX_MANIFEST_BYTES, realOrSelf, readRegularFile, type AgentType, type Diagnostic } from "../../core/index.js";
+import {
+  inside,
+  MAX_MANIFEST_BYTES,
+  realOrSelf,
+  readRegularFile,
+  userItemProblem,
+  userItemRefusal,
+  yourOwners,
+  type AgentType,
+  type Diagnostic,
+} from "../../core/index.js";
 import { isExcludedBelow } from "../discovery-scope.js";
 import { hiddenCharacterProblem } from "../identifier-text.js";
 import { listField, parseFrontMatter } from "../markdown/front-matter.js";
@@ -38,6 +48,7 @@ export function loadAgentTypes(places: readonly AgentPlace[]): { agents: AgentTy
   const byName = new Map<string, AgentType>();
   const warn = (file: string, message: string, severity: Diagnostic["severity"] = "warning") =>
     diagnostics.push({ severity, source: AGENT_DIAGNOSTIC_SOURCE, file, message });
+  const owners = yourOwners(process.env);
   for (const place of places) {
     let entries: string[];
     try {
@@ -58,6 +69,11 @@ export function loadAgentTypes(places: readonly AgentPlace[]): { agents: AgentTy
       }
       if (!inside(boundary, file) || isExcludedBelow(boundary, file)) {
         warn(shown, `The agent file leads to ${file}, outside ${place.boundary} (or into node_modules/, .git/, .keel/worktrees/); it was skipped.`);
+        continue;
+      }
+      const foreign = place.level === "user" ? userItemProblem(place.boundary, shown, owners) : undefined;
+      if (foreign !== undefined) {
+        warn(shown, userItemRefusal("The user-level agent file", foreign), "error");
         continue;
       }
       let text: string;

@@ -1,6 +1,6 @@
 import { readdirSync, realpathSync } from "node:fs";
 import { join } from "node:path";
-import { inside, MAX_MANIFEST_BYTES, realOrSelf, readRegularFile, type Diagnostic } from "../../core/index.js";
+import { inside, MAX_MANIFEST_BYTES, realOrSelf, readRegularFile, userItemProblem, userItemRefusal, yourOwners, type Diagnostic } from "../../core/index.js";
 import { isExcludedBelow } from "../discovery-scope.js";
 import { hiddenCharacterProblem } from "../identifier-text.js";
 import { listField, parseFrontMatter, trueField } from "../markdown/front-matter.js";
@@ -60,6 +60,7 @@ export function loadSkills(places: readonly SkillPlace[]): { skills: SkillDef[];
   const byName = new Map<string, SkillDef>();
   const warn = (file: string, message: string, severity: Diagnostic["severity"] = "warning") =>
     diagnostics.push({ severity, source: SKILL_DIAGNOSTIC_SOURCE, file, message });
+  const owners = yourOwners(process.env);
   for (const place of places) {
     let entries: string[];
     try {
@@ -89,6 +90,11 @@ export function loadSkills(places: readonly SkillPlace[]): { skills: SkillDef[];
       }
       if (!inside(boundary, real) || isExcludedBelow(boundary, real)) {
         warn(file, `SKILL.md leads to ${real}, outside ${place.boundary} (or into node_modules/, .git/, .keel/worktrees/); the skill was skipped.`);
+        continue;
+      }
+      const foreign = place.level === "user" ? userItemProblem(place.boundary, file, owners) : undefined;
+      if (foreign !== undefined) {
+        warn(file, userItemRefusal("The user-level skill", foreign), "error");
         continue;
       }
       let text: string;

@@ -1,6 +1,6 @@
 import { lstatSync, readdirSync, realpathSync } from "node:fs";
 import { join, relative, sep } from "node:path";
-import { inside, MAX_MANIFEST_BYTES, realOrSelf, readRegularFile, type Diagnostic } from "../../core/index.js";
+import { inside, MAX_MANIFEST_BYTES, realOrSelf, readRegularFile, userItemProblem, userItemRefusal, yourOwners, type Diagnostic } from "../../core/index.js";
 import { isExcludedBelow } from "../discovery-scope.js";
 import { hiddenCharacterProblem } from "../identifier-text.js";
 import type { CommandPlace } from "./command-places.js";
@@ -24,6 +24,7 @@ export function loadCommands(places: readonly CommandPlace[]): { commands: Promp
   const diagnostics: Diagnostic[] = [];
   const byName = new Map<string, PromptCommand>();
   const seenFiles = new Set<string>();
+  const owners = yourOwners(process.env);
   for (const place of places) {
     const boundary = realOrSelf(place.boundary);
     for (const { file, rel } of commandFiles(place.dir, place.syntax === "claude" ? ".md" : ".toml")) {
@@ -38,6 +39,11 @@ export function loadCommands(places: readonly CommandPlace[]): { commands: Promp
       const note = (severity: Diagnostic["severity"], message: string) => diagnostics.push({ severity, source: COMMAND_DIAGNOSTIC_SOURCE, file, message });
       if (!inside(boundary, real) || isExcludedBelow(boundary, real)) {
         note("warning", `The command file leads to ${real}, outside ${place.boundary} (or into node_modules/, .git/, .keel/worktrees/); it was skipped.`);
+        continue;
+      }
+      const foreign = place.level === "user" ? userItemProblem(place.boundary, file, owners) : undefined;
+      if (foreign !== undefined) {
+        note("error", userItemRefusal("The user-level command file", foreign));
         continue;
       }
       let text: string;

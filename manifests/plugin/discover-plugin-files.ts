@@ -1,4 +1,5 @@
 import { join } from "node:path";
+import { userItemProblem, userItemRefusal, yourOwners } from "../../core/index.js";
 import { discoveryDirs, EXCLUDED_DIR_NAMES, isExcludedBelow } from "../discovery-scope.js";
 import { nodePluginFs, type PluginFs } from "./plugin-fs.js";
 
@@ -50,9 +51,17 @@ const DOT_LAYOUTS: ReadonlyArray<[string, PluginLayout]> = [
  * (as yours when one of the places is under `$KEEL_HOME`).
  * Nothing inside `node_modules/`, `.git/` or `.keel/worktrees/` of the workspace is read, also
  * when keel starts inside one of them; a manifest linking in there is passed to `onExcluded`
- * instead. Never throws.
+ * instead. A user-level manifest (or plugin folder) that another user owns or every user may write, or that lies in
+ * such a folder below `$KEEL_HOME/plugins` (or `extensions`), is passed to `onRefused` with the diagnostic's
+ * message instead: it would speak for you. Never throws.
  */
-export function discoverPluginFiles(places: DiscoveryPlaces, fs: PluginFs = nodePluginFs, onExcluded?: (path: string, realPath: string) => void): PluginFile[] {
+export function discoverPluginFiles(
+  places: DiscoveryPlaces,
+  fs: PluginFs = nodePluginFs,
+  onExcluded?: (path: string, realPath: string) => void,
+  onRefused?: (path: string, message: string) => void,
+): PluginFile[] {
+  const owners = yourOwners(process.env);
   const found: PluginFile[] = [];
   const seen = new Map<string, PluginFile>();
   const add: AddFile = (path, level, layout, root, extra = {}) => {
@@ -69,6 +78,10 @@ export function discoverPluginFiles(places: DiscoveryPlaces, fs: PluginFs = node
     // workspace's: it loads as yours, where it is yours (else its hooks would wait for trust, a guard of yours silenced).
     if (prior) found.splice(found.indexOf(prior), 1);
     if (level === "project" && isExcludedBelow(places.root, realPath)) return onExcluded?.(path, realPath);
+    if (level === "user") {
+      const problem = userItemProblem(join(places.keelHome, layout === "gemini" ? "extensions" : "plugins"), path, owners);
+      if (problem !== undefined) return onRefused?.(path, userItemRefusal(`The user-level plugin ${root}`, problem));
+    }
     const file: PluginFile = { path, realPath, root, level, layout, workspaceRoot: places.root, ...extra };
     seen.set(realPath, file);
     found.push(file);

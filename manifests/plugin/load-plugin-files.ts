@@ -1,4 +1,4 @@
-import { parseJsonText } from "../../core/index.js";
+import { parseJsonText, userItemProblem, yourOwners } from "../../core/index.js";
 import type { PluginFile } from "./discover-plugin-files.js";
 import type { FailedPluginFile, LoadedPlugin, PluginLoadResult } from "./load-plugins.js";
 import { pluginDiagnostic as diag } from "./load-plugins.js";
@@ -42,7 +42,7 @@ export function loadPluginFiles(files: PluginFile[], fs: PluginFs = nodePluginFs
 
 function loadSafely(file: PluginFile, fs: PluginFs): LoadedPlugin | FailedPluginFile {
   try {
-    return loadPluginFile(file, fs);
+    return loadPluginFile(file, file.level === "user" ? ownFilesOnly(file.root, fs) : fs);
   } catch (error) {
     return {
       file: file.path,
@@ -172,4 +172,20 @@ function isRegularFile(path: string): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * `fs` whose `readText` refuses a file of a user-level plugin (a bundled MCP manifest, workflows, hooks.json) that
+ * another user owns or every user may write, or that lies in such a folder below the plugin's root: it would speak for you.
+ */
+function ownFilesOnly(root: string, fs: PluginFs): PluginFs {
+  const owners = yourOwners(process.env);
+  return {
+    ...fs,
+    readText(path) {
+      const problem = userItemProblem(root, path, owners);
+      if (problem !== undefined) throw new Error(`${problem}; keel reads a user-level plugin's files only where they are yours and writable by you only`);
+      return fs.readText(path);
+    },
+  };
 }

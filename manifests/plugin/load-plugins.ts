@@ -50,17 +50,23 @@ export interface PluginLoadResult {
 
 /**
  * Discovers and loads every plugin manifest. One bad file never stops the others; a manifest
- * linking into `node_modules/`, `.git/` or `.keel/worktrees/` is a failed file with a warning. Never throws.
+ * linking into `node_modules/`, `.git/` or `.keel/worktrees/` is a failed file with a warning, a user-level one
+ * another user owns or every user may write (or in such a folder) is a failed file with an error; a file a
+ * user-level plugin reads beyond its manifest is refused the same way. Never throws.
  * The loader (and its zod schema) is imported only when there are manifests to load.
  */
 export async function loadPlugins(places: DiscoveryPlaces, fs: PluginFs = nodePluginFs): Promise<PluginLoadResult> {
   const excluded: FailedPluginFile[] = [];
-  const files = discoverPluginFiles(places, fs, (path, realPath) =>
-    excluded.push({
-      file: path,
-      level: "project",
-      diagnostics: [pluginDiagnostic(path, { severity: "warning", path: "", message: excludedLinkMessage(realPath) })],
-    }),
+  const files = discoverPluginFiles(
+    places,
+    fs,
+    (path, realPath) =>
+      excluded.push({
+        file: path,
+        level: "project",
+        diagnostics: [pluginDiagnostic(path, { severity: "warning", path: "", message: excludedLinkMessage(realPath) })],
+      }),
+    (path, message) => excluded.push({ file: path, level: "user", diagnostics: [pluginDiagnostic(path, { severity: "error", path: "", message })] }),
   );
   const result: PluginLoadResult = files.length
     ? (await import("./load-plugin-files.js")).loadPluginFiles(files, fs)

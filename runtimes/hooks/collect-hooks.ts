@@ -7,6 +7,9 @@ import {
   parseJsonText,
   TRUST_ONCE,
   readRegularFile,
+  userItemProblem,
+  userItemRefusal,
+  yourOwners,
   type ConfigLayer,
   type Host,
   type ShellParser,
@@ -66,6 +69,7 @@ export function collectHooks(host: Host, parser?: ShellParser): { hooks: Declare
       ...(layer.source === "claude" && dir !== undefined && dir !== host.workspace.root ? { projectDir: dir } : {}),
     });
   }
+  let owners: ReadonlySet<number> | undefined;
   for (const p of host.service("plugins")?.handOffs() ?? []) {
     if (!p.claudeHooks) continue;
     // As in Claude Code, a plugin's hooks run in the project (they reach their own files through CLAUDE_PLUGIN_ROOT).
@@ -74,6 +78,17 @@ export function collectHooks(host: Host, parser?: ShellParser): { hooks: Declare
       : { level: "workspace" as const, plugin: { name: p.plugin, root: p.root }, dir: host.workspace.root };
     if (Object.keys(p.claudeHooks.inline).length) add(p.claudeHooks.inline, { ...base, file: p.manifestPath, path: ["hooks"] }, true);
     for (const file of p.claudeHooks.files) {
+      // Your plugin's hooks run as you: a hooks file another user owns or may write (or in such a folder) does not.
+      const foreign = p.userLevel ? userItemProblem(p.root, file, (owners ??= yourOwners(process.env))) : undefined;
+      if (foreign !== undefined) {
+        issues.push({
+          severity: "error",
+          file,
+          path: "",
+          message: `${userItemRefusal("This hooks file of a user-level plugin", foreign)} Its hooks do not run.`,
+        });
+        continue;
+      }
       let value: unknown;
       try {
         value = parseJsonText(readRegularFile(file, MAX_HOOKS_FILE_BYTES));

@@ -13,6 +13,7 @@ import {
 } from "../../core/index.js";
 import { existsSync } from "node:fs";
 import { join, relative, sep } from "node:path";
+import { addWorktree } from "./add-worktree.js";
 import { currentBranch, gitAt, resolveRef, worktreePaths } from "./git-client.js";
 import { checkWorktrees, goneMessage, ignoredWorktreeMessage, unrecordedMessage, type CheckedWorktrees, type IgnoredWorktree } from "./worktree-check.js";
 import { assertWorktreeName, defaultWorktreeName } from "./worktree-name.js";
@@ -233,7 +234,7 @@ export class WorktreeManager implements WorktreeService {
           `Branch ${branch} already exists. Pick another worktree name, or delete the branch (\`git branch -D ${branch}\`) if you no longer need it.`,
         );
       const baseBranch = (await currentBranch(git)) ?? baseCommit;
-      await git.raw(["worktree", "add", "-q", "-b", branch, path, baseCommit]);
+      await addWorktree(git, { root, path, branch, baseCommit });
       const rec: WorktreeRecord = { name, path, branch, baseBranch, baseCommit, createdAt: new Date().toISOString(), mode };
       await this.save((s) => {
         s.worktrees.push(rec);

@@ -1,15 +1,12 @@
-import { execa } from "execa";
-import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { runKeel, KEEL_BIN } from "../helpers/run-cli.js";
+import { inBwrap } from "../helpers/bwrap.js";
+import { runKeel } from "../helpers/run-cli.js";
 import { makeWorkspace, removeTree, type TempWorkspace } from "../helpers/temp-workspace.js";
 
-// Runs the real bubblewrap (`bwrap`), which .ci/run installs (Debian package bubblewrap): `--size N --tmpfs DIR` is a
-// real file system of N bytes that really fills up, `--ro-bind DIR DIR` a really read-only one (the tests run as
-// root, for whom file permissions do not bite). keel runs as a real process inside it.
+// The disks are real: bwrap's tmpfs of a fixed size, and read-only binds (see test/helpers/bwrap.ts).
 
 let ws: TempWorkspace | undefined;
 let dir: string | undefined;
@@ -19,17 +16,6 @@ afterEach(() => {
   if (dir) removeTree(dir);
   dir = undefined;
 });
-
-/** Runs a shell script inside bwrap with `bwrapArgs` (mounts), `$KEEL` being the keel command; its output. */
-async function inBwrap(bwrapArgs: string[], script: string, env: NodeJS.ProcessEnv = process.env) {
-  execFileSync("bwrap", ["--version"]); // fails the test with a clear error where bubblewrap is missing
-  const r = await execa("bwrap", ["--dev-bind", "/", "/", ...bwrapArgs, "--", "bash", "-c", script], {
-    env: { ...env, KEEL: `${process.execPath} ${KEEL_BIN}`, CI: "true" },
-    extendEnv: false,
-    reject: false,
-  });
-  return { stdout: String(r.stdout), stderr: String(r.stderr), exitCode: r.exitCode };
-}
 
 /** Sets up a workspace and $KEEL_HOME in the tmpfs at $FS, fills the disk, runs `commands`, prints a JSON record of what is left. */
 function fullDiskScript(commands: string): string {

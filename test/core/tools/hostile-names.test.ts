@@ -1,4 +1,4 @@
-import { writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { PermissionPolicy } from "../../../core/permissions.js";
@@ -72,6 +72,27 @@ describe("file tools show hostile file names to the model unambiguously (real CL
     expect(read).toMatchObject({ ok: false, code: "execution_failed" });
     expect(read.content).toMatch(/File not found: "bad\\ufffd\.txt"\..* not valid UTF-8 .*`ls -b`/);
   });
+
+  it("glob and grep say which folders they could not walk because their names are not valid UTF-8 (their files were silently not searched)", async () => {
+    ws = makeWorkspace({ "plain.txt": "needle\n", "real\ufffd/ok.txt": "needle\n" });
+    mkdirSync(Buffer.from(join(ws.root, "dir\xff", "deep"), "latin1"), { recursive: true });
+    writeFileSync(Buffer.from(join(ws.root, "dir\xff", "deep", "hidden.txt"), "latin1"), "needle\n");
+
+    const glob = await call("glob", { pattern: "**/*.txt" });
+    // a folder whose name really holds U+FFFD (valid UTF-8) is walked as before
+    expect(glob.content.split("\n")).toContain('"real\\ufffd/ok.txt"');
+    expect(glob.data.skippedFolders).toBe(1);
+    expect(glob.content).toContain('[1 folder(s) not searched: "dir\\ufffd": a folder name that is not valid UTF-8');
+    expect(glob.content).toContain("nothing in it was searched; use bash to see it (`ls -b`) and rename it");
+    const grep = await call("grep", { pattern: "needle" });
+    expect(grep.data.matches).toHaveLength(2);
+    expect(grep.data.skippedFolders).toBe(1);
+    expect(grep.content).toContain('[1 folder(s) not searched: "dir\\ufffd"');
+    // a pattern that does not reach into folders says nothing about them
+    const top = await call("glob", { pattern: "*.txt" });
+    expect(top.data.skippedFolders).toBe(0);
+    expect(top.content).not.toContain("folder(s) not searched");
+  });
 });
 
 describe("paths longer than the system allows (a model may send any)", () => {
@@ -80,7 +101,9 @@ describe("paths longer than the system allows (a model may send any)", () => {
     const path = "A/".repeat(3000) + "a";
     const r = await call("read_file", { path });
     expect(r).toMatchObject({ ok: false, code: "execution_failed", metadata: { reason: "too_long" } });
-    expect(r.content).toContain(`(${path.length} characters) is longer than the system allows for a path (4095 bytes); no file has it.`);
+    expect(r.content).toMatch(
+      /^Cannot use the path: the path is too long: \d+ bytes, over the limit of 4095 bytes for a whole path \(ENAMETOOLONG\); use a shorter path \(fewer or shorter folder names\)\. No file has it: use list_dir or glob to find the right path\.$/,
+    );
     expect(r.content.length).toBeLessThan(600);
   });
 

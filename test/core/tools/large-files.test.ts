@@ -1,4 +1,5 @@
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
+import { isAbsolute } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Host } from "../../../core/host.js";
 import { READ_FILE_MAX_BYTES } from "../../../core/tools/read-file.js";
@@ -60,5 +61,28 @@ describe("large files (~20 MB)", () => {
       ],
       truncated: true,
     });
+  });
+
+  it("read_file's window stops at 10 MiB of text, in the units the note and the artifact show (the note said 10485760 characters, the artifact held 16 MiB)", async () => {
+    const NOTE = "read_file returns at most 10 MiB (10485760 bytes) of text at once, so that line is cut there";
+    const textOf = (obs: { artifacts: { path: string }[] }) => {
+      const full = readFileSync(isAbsolute(obs.artifacts[0]!.path) ? obs.artifacts[0]!.path : ws.path(obs.artifacts[0]!.path));
+      const at = full.lastIndexOf("\n[window stopped inside line ");
+      return { text: full.subarray(0, at), note: full.subarray(at).toString() };
+    };
+    const many = await call("read_file", { path: "big.log", offset: 1, limit: LINES });
+    const manyOut = textOf(many);
+    expect(manyOut.text.length).toBe(READ_FILE_MAX_BYTES);
+    expect(manyOut.note).toContain(NOTE);
+    expect(manyOut.note).toContain(`pass a smaller limit, or offset ${(many.data as { toLine: number }).toLine} to start with that line`);
+
+    // one line of 12 MB, two bytes a character: cut at a whole character, within the same 10 MiB
+    writeFileSync(ws.path("wide.txt"), "é".repeat(6_000_000) + "\nnext\n");
+    const wide = await call("read_file", { path: "wide.txt", offset: 1, limit: 5 });
+    expect(wide.data).toMatchObject({ fromLine: 1, toLine: 1 });
+    const wideOut = textOf(wide);
+    expect(wideOut.text.length).toBe(READ_FILE_MAX_BYTES);
+    expect(wideOut.text.toString()).toBe("é".repeat(READ_FILE_MAX_BYTES / 2));
+    expect(wideOut.note).toContain(`${NOTE}; use grep or bash (\`cut -c\`) for the rest of a line that long`);
   });
 });
