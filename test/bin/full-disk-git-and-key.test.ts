@@ -1,22 +1,8 @@
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import { inBwrap } from "../helpers/bwrap.js";
-import { removeTree } from "../helpers/temp-workspace.js";
+import { describe, expect, it } from "vitest";
+import { inBwrap, smallDiskDir } from "../helpers/bwrap.js";
+import { tempDirForTest } from "../helpers/temp-workspace.js";
 
 // The disk is real: bwrap's tmpfs of a fixed size, filled with dd (see test/helpers/bwrap.ts).
-
-const dirs: string[] = [];
-afterEach(() => {
-  for (const d of dirs.splice(0)) removeTree(d);
-});
-
-function tempDir(prefix: string): string {
-  const d = mkdtempSync(join(tmpdir(), prefix));
-  dirs.push(d);
-  return d;
-}
 
 /** A git repository at $FS/ws whose one commit (a 400 KB file) no longer fits once `$SPARE` bytes are all that is free. */
 const REPO_THEN_FILL = [
@@ -38,7 +24,7 @@ describe("keel worktree enter on a full disk (real tmpfs, bwrap)", () => {
     // git's own files do not fit: git names the errno
     ["git names the errno", "16384", "No space left on device", ""],
   ])("says the disk is full and what to do (%s), keeps nothing of the worktree, and works once there is room", async (_, spare, said, more) => {
-    const dir = tempDir("keel-full-");
+    const dir = smallDiskDir();
     const r = await inBwrap(
       ["--size", "2097152", "--tmpfs", dir],
       [
@@ -62,8 +48,8 @@ describe("keel worktree enter on a full disk (real tmpfs, bwrap)", () => {
 
 describe("the session key on a full disk (real tmpfs, bwrap)", () => {
   it("a new run warns its session could not be sealed (it was silent), and `keel sessions adopt` says the disk is full and to free space, not to make $KEEL_HOME writable", async () => {
-    const dir = tempDir("keel-full-");
-    const ws = tempDir("keel-ws-");
+    const dir = smallDiskDir();
+    const ws = tempDirForTest("keel-ws-");
     const r = await inBwrap(
       ["--size", "65536", "--tmpfs", dir],
       [

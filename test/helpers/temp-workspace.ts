@@ -2,6 +2,7 @@ import { chmodSync, mkdtempSync, mkdirSync, readdirSync, readFileSync, realpathS
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { execFileSync } from "node:child_process";
+import { onTestFinished } from "vitest";
 
 /** A temporary workspace (its own KEEL_HOME too) for one test. */
 export interface TempWorkspace {
@@ -85,4 +86,11 @@ export function removeTree(dir: string): void {
     }
   }
   rmSync(dir, { recursive: true, force: true });
+}
+
+/** A new empty temp folder (`prefix` + random), removed when the current test ends. */
+export function tempDirForTest(prefix: string): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  onTestFinished(() => removeTree(dir));
+  return dir;
 }

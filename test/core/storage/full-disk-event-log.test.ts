@@ -1,11 +1,6 @@
-import { execa } from "execa";
-import { execFileSync } from "node:child_process";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterEach, describe, expect, it } from "vitest";
-import { removeTree } from "../../helpers/temp-workspace.js";
+import { describe, expect, it } from "vitest";
+import { inBwrapRun, smallDiskDir } from "../../helpers/bwrap.js";
 
 // Runs the real bubblewrap (`bwrap`), which .ci/run installs (Debian package bubblewrap): `--size N --tmpfs DIR`
 // gives a real file system of N bytes, so the disk really fills up (no mock of `write`).
@@ -35,23 +30,10 @@ const after = readFileSync(file, "utf8");
 console.log(JSON.stringify({ error, whileFull, after, types: readEvents(file).map((e) => e.type) }));
 `;
 
-let dir: string | undefined;
-afterEach(() => {
-  if (dir) removeTree(dir);
-  dir = undefined;
-});
-
 describe("the event log on a disk that fills up (real tmpfs, bwrap)", () => {
   it("never writes part of a line nor drops events: the failed flush says the disk is full, and the next one writes every event whole", async () => {
-    execFileSync("bwrap", ["--version"]); // fails the test with a clear error where bubblewrap is missing
-    dir = mkdtempSync(join(tmpdir(), "keel-full-"));
-    const r = await execa(
-      "bwrap",
-      ["--dev-bind", "/", "/", "--size", "65536", "--tmpfs", dir, "--", process.execPath, "--input-type=module", "-e", SCRIPT, DIST_EVENTS, dir],
-      {
-        reject: false,
-      },
-    );
+    const dir = smallDiskDir();
+    const r = await inBwrapRun(["--size", "65536", "--tmpfs", dir], [process.execPath, "--input-type=module", "-e", SCRIPT, DIST_EVENTS, dir]);
     expect(r.exitCode, r.stderr).toBe(0);
     const out = JSON.parse(r.stdout) as { error: { name: string; message: string } | null; whileFull: string; after: string; types: string[] };
     // The flush that could not write everything fails, saying why and what to do.

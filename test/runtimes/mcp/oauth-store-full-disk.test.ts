@@ -1,11 +1,6 @@
-import { execa } from "execa";
-import { execFileSync } from "node:child_process";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterEach, describe, expect, it } from "vitest";
-import { removeTree } from "../../helpers/temp-workspace.js";
+import { describe, expect, it } from "vitest";
+import { inBwrapRun, smallDiskDir } from "../../helpers/bwrap.js";
 
 // Runs the real bubblewrap (`bwrap`), which .ci/run installs (Debian package bubblewrap): `--size N --tmpfs DIR`
 // is a real file system of N bytes, so $KEEL_HOME really fills up.
@@ -31,23 +26,10 @@ const file = store.fileFor(url);
 console.log(JSON.stringify({ error, file, kept: JSON.parse(readFileSync(file, "utf8")).tokens.access_token, files: readdirSync(home + "/mcp-oauth") }));
 `;
 
-let dir: string | undefined;
-afterEach(() => {
-  if (dir) removeTree(dir);
-  dir = undefined;
-});
-
 describe("the MCP login store on a full $KEEL_HOME (real tmpfs, bwrap)", () => {
   it("a save that does not fit says where and why, and the file keeps the previous login with no temp file left", async () => {
-    execFileSync("bwrap", ["--version"]); // fails the test with a clear error where bubblewrap is missing
-    dir = mkdtempSync(join(tmpdir(), "keel-full-"));
-    const r = await execa(
-      "bwrap",
-      ["--dev-bind", "/", "/", "--size", "65536", "--tmpfs", dir, "--", process.execPath, "--input-type=module", "-e", SCRIPT, DIST_STORE, dir],
-      {
-        reject: false,
-      },
-    );
+    const dir = smallDiskDir();
+    const r = await inBwrapRun(["--size", "65536", "--tmpfs", dir], [process.execPath, "--input-type=module", "-e", SCRIPT, DIST_STORE, dir]);
     expect(r.exitCode, r.stderr).toBe(0);
     const out = JSON.parse(r.stdout) as { error: { name: string; message: string } | null; file: string; kept: string; files: string[] };
     expect(out.error?.name).toBe("StateError");

@@ -1,25 +1,12 @@
-import { execa } from "execa";
-import { execFileSync } from "node:child_process";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import { KEEL_BIN } from "../../helpers/run-cli.js";
-import { removeTree } from "../../helpers/temp-workspace.js";
+import { describe, expect, it } from "vitest";
+import { inBwrap, smallDiskDir } from "../../helpers/bwrap.js";
 
 // Runs the real bubblewrap (`bwrap`), which .ci/run installs (Debian package bubblewrap): `--size N --tmpfs DIR`
 // is a real file system of N bytes, so the disk really fills up while keel appends to a team's message log.
 
-let dir: string | undefined;
-afterEach(() => {
-  if (dir) removeTree(dir);
-  dir = undefined;
-});
-
 describe("a team's message log on a disk that fills up (real tmpfs, bwrap, real CLI)", () => {
   it("a message that does not fit is not sent, says why naming the log, and leaves no part of it in the log", async () => {
-    execFileSync("bwrap", ["--version"]); // fails the test with a clear error where bubblewrap is missing
-    dir = mkdtempSync(join(tmpdir(), "keel-full-"));
+    const dir = smallDiskDir();
     const script = [
       'cd "$FS" && mkdir ws home && cd ws && git init -q',
       "export KEEL_HOME=$FS/home",
@@ -35,11 +22,7 @@ describe("a team's message log on a disk that fills up (real tmpfs, bwrap, real 
       "$KEEL --yes team send t1 third >/dev/null",
       "$KEEL --json team messages t1",
     ].join("\n");
-    const r = await execa("bwrap", ["--dev-bind", "/", "/", "--size", "1048576", "--tmpfs", dir, "--", "bash", "-c", script], {
-      env: { ...process.env, FS: dir, KEEL: `${process.execPath} ${KEEL_BIN}`, CI: "true" },
-      extendEnv: false,
-      reject: false,
-    });
+    const r = await inBwrap(["--size", "1048576", "--tmpfs", dir], script, { ...process.env, FS: dir });
     const log = `${dir}/ws/.keel/state/teams/live/t1/messages.jsonl`;
     expect(r.stdout, r.stderr).toContain("send=1");
     expect(r.stdout).toContain(

@@ -1,25 +1,12 @@
-import { execa } from "execa";
-import { execFileSync } from "node:child_process";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import { KEEL_BIN } from "../../helpers/run-cli.js";
-import { removeTree } from "../../helpers/temp-workspace.js";
+import { describe, expect, it } from "vitest";
+import { inBwrap, smallDiskDir } from "../../helpers/bwrap.js";
 
 // Runs the real bubblewrap (`bwrap`), which .ci/run installs (Debian package bubblewrap): `--size N --tmpfs DIR`
 // is a real file system of N bytes, so the disk really fills up while keel appends a run to the history.
 
-let dir: string | undefined;
-afterEach(() => {
-  if (dir) removeTree(dir);
-  dir = undefined;
-});
-
 describe("the workflow run history on a disk that fills up (real tmpfs, bwrap, real CLI)", () => {
   it("a run whose record does not fit says it was not recorded and why, and leaves no part of it in the history", async () => {
-    execFileSync("bwrap", ["--version"]); // fails the test with a clear error where bubblewrap is missing
-    dir = mkdtempSync(join(tmpdir(), "keel-full-"));
+    const dir = smallDiskDir();
     const workflows = { workflows: [{ name: "w", steps: [{ title: "note", detail: "d".repeat(3000) }] }] };
     const script = [
       'cd "$FS" && mkdir ws home && cd ws && git init -q',
@@ -36,11 +23,7 @@ describe("the workflow run history on a disk that fills up (real tmpfs, bwrap, r
       "$KEEL --trust workflow run w >/dev/null",
       "$KEEL --json workflow runs",
     ].join("\n");
-    const r = await execa("bwrap", ["--dev-bind", "/", "/", "--size", "1048576", "--tmpfs", dir, "--", "bash", "-c", script], {
-      env: { ...process.env, FS: dir, KEEL: `${process.execPath} ${KEEL_BIN}`, CI: "true" },
-      extendEnv: false,
-      reject: false,
-    });
+    const r = await inBwrap(["--size", "1048576", "--tmpfs", dir], script, { ...process.env, FS: dir });
     expect(r.stdout, r.stderr).toContain("run=0");
     expect(r.stdout).toContain(
       `The run record could not be written to ${dir}/ws/.keel/state/workflow-runs.jsonl: the disk is full (ENOSPC: no space left on device, write); free space on that disk, then retry.`,
