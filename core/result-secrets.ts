@@ -1,5 +1,5 @@
 import { REDACTED, secretDumpRedactor, secretRedactor } from "./redact-secrets.js";
-import { looksSecret } from "./secret-env.js";
+import { envValueAsUrl, looksSecret } from "./secret-env.js";
 import { secretShapesIn } from "./secret-words.js";
 import { urlSecrets } from "./url-secrets.js";
 
@@ -40,7 +40,7 @@ export function environmentSecrets(env: NodeJS.ProcessEnv): string[] {
   const found: string[] = [];
   for (const [name, value] of Object.entries(env)) {
     if (value === undefined || !looksSecret(name, value)) continue;
-    found.push(value, ...secretShapesIn(value), ...urlCredentials(value));
+    found.push(value, ...secretShapesIn(value), ...urlCredentials(envValueAsUrl(name, value)));
   }
   return strongSecrets(found);
 }

@@ -15,18 +15,30 @@ const LOCATION_NAME = /_(FILE|PATH|DIR|SOCK|SOCKET)$/i;
  */
 const URL_PASSWORD = /^[a-z][a-z0-9+.-]*:\/\/[^/@:\s]*:[^/@\s]+@/i;
 
+/** A proxy variable: curl, undici's EnvHttpProxyAgent and keel (core/net/proxy-settings.ts) read its value without a scheme as `http://`. */
+const PROXY_NAME = /^(?:https?|all|ftp)_proxy$/i;
+
+/**
+ * `value` as the URL it means: a proxy variable's value without a scheme (`HTTPS_PROXY=me:pw@proxy:3128`, which keel
+ * uses as `http://me:pw@proxy:3128`) with `http://` in front; any other value as it is. Never throws.
+ */
+export function envValueAsUrl(name: string, value: string): string {
+  const trimmed = value.trim();
+  return PROXY_NAME.test(name) && trimmed && !/^[a-z][a-z0-9+.-]*:\/\//i.test(trimmed) ? `http://${trimmed}` : value;
+}
+
 /**
  * True when a variable looks like it holds a secret, in keel's one vocabulary (core/secret-words.ts) at `"remove"`
  * cost: its name contains KEY, SECRET, TOKEN, PASSWORD, PASSWD, PASSPHRASE, CREDENTIAL, CREDS, PRIVATE, COOKIE, JWT,
  * WEBHOOK, CONNECTION_STRING, AUTHORIZATION or BEARER, or has AUTH, PAT, PASS or PWD as a word (`npm_config__auth`,
  * `GITHUB_PAT`, `DB_PASS`, `MYSQL_PWD`; not the shell's `PWD`/`OLDPWD`), or its value is shaped like a credential
  * (a private key, a connection string's key, `Bearer …`, a well-known token such as `ghp_…`) or is a URL with a
- * password in it (`DATABASE_URL=postgres://u:pw@db/x`; a URL without one stays). Words such as `GOPRIVATE`, `KEYRING`
+ * password in it (`DATABASE_URL=postgres://u:pw@db/x`, a proxy variable's `me:pw@proxy:3128` without a scheme too; a URL without one stays). Words such as `GOPRIVATE`, `KEYRING`
  * and `KEYCLOAK` do not count. A name ending in `_FILE`, `_PATH`, `_DIR` or `_SOCK(ET)` whose value is an absolute
  * path names a place, not a secret, and stays.
  */
 export function looksSecret(name: string, value: string | undefined): boolean {
-  if (value !== undefined && (URL_PASSWORD.test(value) || looksSecretValue(value))) return true;
+  if (value !== undefined && (URL_PASSWORD.test(envValueAsUrl(name, value)) || looksSecretValue(value))) return true;
   if (!looksSecretName(name, "remove")) return false;
   return !(LOCATION_NAME.test(name) && value !== undefined && value.startsWith("/"));
 }

@@ -15,6 +15,8 @@ export class ThinkBlock {
   private state: "undecided" | "thinking" | "answer" = "undecided";
   /** Content held back while undecided or thinking. */
   private held = "";
+  /** How many blanks `held` begins with, while undecided. */
+  private blanks = 0;
   /** Where the search for `</think>` in `held` goes on from. */
   private scanned = 0;
   /** The block closed and no answer text followed yet: blanks are dropped. */
@@ -25,11 +27,13 @@ export class ThinkBlock {
     if (this.state === "answer") return this.trim(piece);
     this.held += piece;
     if (this.state === "undecided") {
-      const start = this.held.trimStart();
+      // Blanks before `<think>` are skipped once each, not again with every piece (a stream of blanks stays linear).
+      while (this.blanks < this.held.length && /\s/.test(this.held[this.blanks]!)) this.blanks++;
+      const start = this.held.slice(this.blanks, this.blanks + OPEN.length);
       if (start.length < OPEN.length && OPEN.startsWith(start)) return "";
-      if (!start.startsWith(OPEN)) return this.release();
+      if (start !== OPEN) return this.release();
       this.state = "thinking";
-      this.scanned = this.held.length - start.length + OPEN.length;
+      this.scanned = this.blanks + OPEN.length;
     }
     const end = this.held.indexOf(CLOSE, this.scanned);
     if (end === -1) {

@@ -1,20 +1,36 @@
-import { rmSync } from "node:fs";
+import { mkdirSync, rmSync } from "node:fs";
 import { dirname } from "node:path";
 import type { SimpleGit } from "simple-git";
-import { errorMessage, gitStorageMessage } from "../../core/index.js";
+import { errorMessage, gitStorageMessage, UsageError } from "../../core/index.js";
 
 /**
- * `git worktree add -q -b BRANCH PATH BASE` for a branch and folder that did not exist. When git fails, what it
- * made is undone (the half-made folder, git's entry for it, the new branch), so the same command works once the
- * cause is fixed; when the failure is a storage one (a full disk: git says `No space left on device`, or only
- * `unable to write file` with the disk nearly full), the error says so and what to do, before git's own words.
- * Throws the git error otherwise unchanged.
+ * A worktree at `path` on a new branch `branch` from `baseCommit`, as `git worktree add -b BRANCH PATH BASE` makes
+ * it, for a folder and a branch that do not exist. Each is made here only if it does not exist yet, in one step
+ * (`mkdir`, then `git update-ref` with an empty old value), so that when git fails, what is undone (the half-made
+ * folder, git's entry for it, the new branch) is only ever what this call made: never a folder or branch of that
+ * name another program made since the caller checked. The same command then works once the cause is fixed. When the
+ * failure is a storage one (a full disk: git says `No space left on device`, or only `unable to write file` with
+ * the disk nearly full), the error says so and what to do, before git's own words. Throws the git error otherwise
+ * unchanged (a branch that appeared since the caller's checks: git's `reference already exists`), and a UsageError
+ * when the folder appeared.
  */
 export async function addWorktree(git: SimpleGit, at: { root: string; path: string; branch: string; baseCommit: string }): Promise<void> {
   try {
-    await git.raw(["worktree", "add", "-q", "-b", at.branch, at.path, at.baseCommit]);
+    mkdirSync(at.path);
   } catch (error) {
-    await undo(git, at.path, at.branch);
+    if ((error as NodeJS.ErrnoException).code === "EEXIST")
+      throw new UsageError(`${at.path} appeared while keel was creating the worktree there; keel left it as it is. Remove it, or pick another name.`);
+    throw error;
+  }
+  const ref = `refs/heads/${at.branch}`;
+  let madeBranch = false;
+  try {
+    // The empty old value: git makes the branch only if no branch of that name exists, else fails (and it is kept).
+    await git.raw(["update-ref", "-m", `branch: Created from ${at.baseCommit}`, ref, at.baseCommit, ""]);
+    madeBranch = true;
+    await git.raw(["worktree", "add", "-q", at.path, at.branch]);
+  } catch (error) {
+    await undo(git, at.path, madeBranch ? { ref, commit: at.baseCommit } : undefined);
     const output = errorMessage(error);
     const hint = gitStorageMessage(output, [dirname(at.path), at.root]);
     if (hint === undefined) throw error;
@@ -22,11 +38,9 @@ export async function addWorktree(git: SimpleGit, at: { root: string; path: stri
   }
 }
 
-async function undo(git: SimpleGit, path: string, branch: string): Promise<void> {
+/** Removes the folder this call made, git's entry for it, and the branch it made (only while it still points where it was made). */
+async function undo(git: SimpleGit, path: string, branch: { ref: string; commit: string } | undefined): Promise<void> {
   rmSync(path, { recursive: true, force: true, maxRetries: 2 });
-  for (const args of [
-    ["worktree", "prune"],
-    ["branch", "-D", branch],
-  ])
-    await git.raw(args).catch(() => undefined);
+  await git.raw(["worktree", "prune"]).catch(() => undefined);
+  if (branch) await git.raw(["update-ref", "-d", branch.ref, branch.commit]).catch(() => undefined);
 }

@@ -54,6 +54,18 @@ describe("a URL's user name is no secret when the URL has a password", () => {
     expect(found).toContain("ghs_tokenAsUser0123456789");
   });
 
+  it("a proxy variable's password without a scheme (HTTPS_PROXY=me:pw@proxy, used as http://) is taken from commands and hidden from results", async () => {
+    const password = "proxy-pw-Zq81xVc";
+    expect(environmentSecrets({ HTTPS_PROXY: `corp-user:${password}@proxy:3128` })).toContain(password);
+    ws = makeWorkspace({ "proxy.txt": `proxy password: ${password}\n` });
+    const env = { ...ws.env, HTTPS_PROXY: `corp-user:${password}@127.0.0.1:9`, NO_PROXY: "*" };
+    const bash = await runKeel(["--yes", "--json", "call", "bash", "--input", JSON.stringify({ command: "env" })], { cwd: ws.root, env });
+    expect(bash.json().content).not.toContain(password);
+    expect(bash.json().content).not.toContain("HTTPS_PROXY=");
+    const read = await runKeel(["--json", "call", "read_file", "--input", JSON.stringify({ path: "proxy.txt" })], { cwd: ws.root, env });
+    expect(read.json().content).toContain("proxy password: ***");
+  });
+
   it("read_file of a migration shows the role name of your DATABASE_URL as it is", async () => {
     ws = makeWorkspace({ "schema.sql": "GRANT SELECT ON accounts TO app_user;\n" });
     const env = { ...ws.env, DATABASE_URL: "postgres://app_user:pw-9a8b7c6d@db/app" };

@@ -49,6 +49,12 @@ describe("which variables look secret (names, and URLs with a password)", () => 
     expect(looksSecret("DATABASE_URL", "postgres://app:hunter2@db:5432/app")).toBe(true);
     expect(looksSecret("HTTPS_PROXY", "http://me:pw@proxy:3128")).toBe(true);
     expect(looksSecret("HTTPS_PROXY", "http://proxy:3128")).toBe(false);
+    // Without a scheme, as keel and curl read a proxy variable: http://me:pw@proxy:3128.
+    expect(looksSecret("HTTPS_PROXY", "me:pw@proxy:3128")).toBe(true);
+    expect(looksSecret("http_proxy", " me:pw@proxy:3128")).toBe(true);
+    expect(looksSecret("HTTPS_PROXY", "proxy:3128")).toBe(false);
+    expect(looksSecret("HTTPS_PROXY", "me@proxy:3128")).toBe(false);
+    expect(looksSecret("SERVICE_ADDR", "me:pw@proxy:3128")).toBe(false);
   });
 
   it("short and well-known secret names, and values shaped like a credential, look secret; PWD, OLDPWD, GIT_AUTHOR_NAME, SSH_AUTH_SOCK do not", () => {
