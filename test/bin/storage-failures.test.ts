@@ -1,20 +1,15 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
-import { inBwrap } from "../helpers/bwrap.js";
+import { inBwrap, smallDiskDir } from "../helpers/bwrap.js";
 import { runKeel } from "../helpers/run-cli.js";
-import { makeWorkspace, removeTree, type TempWorkspace } from "../helpers/temp-workspace.js";
+import { makeWorkspace, type TempWorkspace } from "../helpers/temp-workspace.js";
 
 // The disks are real: bwrap's tmpfs of a fixed size, and read-only binds (see test/helpers/bwrap.ts).
 
 let ws: TempWorkspace | undefined;
-let dir: string | undefined;
 afterEach(() => {
   ws?.cleanup();
   ws = undefined;
-  if (dir) removeTree(dir);
-  dir = undefined;
 });
 
 /** Sets up a workspace and $KEEL_HOME in the tmpfs at $FS, fills the disk, runs `commands`, prints a JSON record of what is left. */
@@ -34,7 +29,7 @@ function fullDiskScript(commands: string): string {
 
 describe("keel on a full disk (real tmpfs, bwrap)", () => {
   it("config set and trust say the disk is full, name the file and what to do, and leave every file as it was with no temp file", async () => {
-    dir = mkdtempSync(join(tmpdir(), "keel-full-"));
+    const dir = smallDiskDir();
     const env: NodeJS.ProcessEnv = { ...process.env, FS: dir };
     delete env.KEEL_TRUST;
     const r = await inBwrap(
@@ -61,7 +56,7 @@ describe("keel on a full disk (real tmpfs, bwrap)", () => {
 
 describe(".keel/.gitignore on a full disk (real tmpfs, bwrap)", () => {
   it("is never left empty: once there is room keel writes its own, and git status stays clean", async () => {
-    dir = mkdtempSync(join(tmpdir(), "keel-full-"));
+    const dir = smallDiskDir();
     const env: NodeJS.ProcessEnv = { ...process.env, FS: dir };
     const r = await inBwrap(
       ["--size", "262144", "--tmpfs", dir],
@@ -85,7 +80,7 @@ describe(".keel/.gitignore on a full disk (real tmpfs, bwrap)", () => {
 
 describe("keel init on a full disk (real tmpfs, bwrap)", () => {
   it("leaves no empty file that the next `keel init` would keep as already there, and says the disk is full", async () => {
-    dir = mkdtempSync(join(tmpdir(), "keel-full-"));
+    const dir = smallDiskDir();
     const env: NodeJS.ProcessEnv = { ...process.env, FS: dir };
     const r = await inBwrap(
       ["--size", "262144", "--tmpfs", dir],
@@ -111,7 +106,7 @@ describe("keel init on a full disk (real tmpfs, bwrap)", () => {
 
 describe("sessions on a full disk (real tmpfs, bwrap)", () => {
   it("a resume and a new run say the disk is full and leave no lock temp file nor a session folder without session.json; the session resumes once there is room", async () => {
-    dir = mkdtempSync(join(tmpdir(), "keel-full-"));
+    const dir = smallDiskDir();
     const env: NodeJS.ProcessEnv = { ...process.env, FS: dir };
     const run = (args: string) => `$KEEL --yes run --model scripted:script.json ${args}; echo "rc=$?"`;
     const r = await inBwrap(
@@ -148,7 +143,7 @@ describe("sessions on a full disk (real tmpfs, bwrap)", () => {
 
 describe("a tool's long output on a full disk (real tmpfs, bwrap)", () => {
   it("the call says the full output could not be saved and why, and leaves no empty or partial artifact", async () => {
-    dir = mkdtempSync(join(tmpdir(), "keel-full-"));
+    const dir = smallDiskDir();
     const env: NodeJS.ProcessEnv = { ...process.env, FS: dir };
     const r = await inBwrap(
       ["--size", "262144", "--tmpfs", dir],
