@@ -164,11 +164,7 @@ export class McpConnection {
     // The common case, kept free of extra async layers.
     const request = { tool, args, cancel, timeout, onResult, onProgress, elicit };
     const toToolError = (error: unknown) => this.toToolError(error);
-    if (this.state === "connected" && this.opened) {
-      // Calls sent in this tick go out in one write to a stdio server (TickWrites).
-      this.opened.writes?.hold();
-      return requestTool(this.opened.client, this.calls, request, toToolError);
-    }
+    if (this.state === "connected" && this.opened) return requestTool(this.opened.client, this.calls, request, toToolError);
     return this.ready(call.signal).then(
       (client) => requestTool(client, this.calls, request, toToolError),
       (error) => {

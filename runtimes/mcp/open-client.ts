@@ -8,7 +8,6 @@ import { SANDBOX_CACHE_ENV } from "./server-sandbox.js";
 import { StartDeadline } from "./start-deadline.js";
 import { deliverProgressFirst } from "./progress-first.js";
 import type { StderrRing } from "./stderr-ring.js";
-import { tickWritesOf, type TickWrites } from "./tick-writes.js";
 
 /** Name and version keel announces in `initialize`. */
 export const CLIENT_INFO = { name: "keel", version: "0.1.0" };
@@ -55,8 +54,6 @@ export interface OpenedClient {
   /** Actual transport used (`http` may fall back to `sse`). */
   transportKind: "stdio" | "http" | "sse";
   pid?: number;
-  /** stdio: lets the tool calls sent in one tick share one write (see TickWrites). */
-  writes?: TickWrites;
   /** OAuth: scopes the next login must add (a tool asked for more than the token was granted). */
   pendingScope?: string;
   spawnMs: number;
@@ -189,8 +186,7 @@ async function connectWith(
   deliverProgressFirst(transport);
   const done = performance.now();
   const pid = (transport as { pid?: number | null }).pid ?? undefined;
-  const writes = kind === "stdio" ? tickWritesOf(transport) : undefined;
-  return { client, transport, transportKind: kind, pid, writes, pendingScope: auth?.pendingScope, spawnMs: initStart - t0, initializeMs: done - initStart };
+  return { client, transport, transportKind: kind, pid, pendingScope: auth?.pendingScope, spawnMs: initStart - t0, initializeMs: done - initStart };
 }
 
 /** The token strings of an OAuth provider's `tokens()` (none while it answers asynchronously: keel's own provider answers at once). */
