@@ -34,11 +34,19 @@ process.on("exit", (code) => {
         // already closed
       }
 });
-const { main: run } = await import(main.href);
-process.exitCode = await run(process.argv.slice(2));
-// The command has ended (its clean-up done): a hangup now (the terminal went away as keel was leaving) ends keel with
-// the command's exit code, its pending log lines written, instead of killing it.
+// A hangup before the command starts ends keel with 129; while it runs, the command's own handler cancels it; once it
+// has ended (its clean-up done: the terminal went away as keel was leaving), keel ends with the command's exit code, its
+// pending log lines written, instead of being killed. Installed before the command and never removed, so no moment is
+// left without a handler: the command removes its own as it ends, and a SIGHUP in between (one hangup often brings
+// two) killed keel by the signal.
+let phase = "starting";
 process.on("SIGHUP", () => {
+  if (phase === "running") return;
   hungUp = true;
+  if (phase === "starting") process.exitCode = 129;
   process.exit();
 });
+const { main: run } = await import(main.href);
+phase = "running";
+process.exitCode = await run(process.argv.slice(2));
+phase = "ended";
