@@ -1,4 +1,4 @@
-import { execa, type ResultPromise } from "execa";
+import type { ResultPromise } from "execa";
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer as createHttpsServer, type Server } from "node:https";
@@ -11,7 +11,7 @@ import { startHttpProxy, type HttpProxy } from "../../helpers/http-proxy.js";
 import { useOpenAIServer } from "../../helpers/openai-server.js";
 import { runKeel, runKeelProcess } from "../../helpers/run-cli.js";
 import { makeWorkspace, type TempWorkspace } from "../../helpers/temp-workspace.js";
-import { EVERYTHING, freePort, waitFor } from "../../runtimes/mcp/mcp-test-kit.js";
+import { startEverythingHttp } from "../../runtimes/mcp/mcp-test-kit.js";
 import { startOAuthExample } from "../../runtimes/mcp/oauth-example-server.js";
 
 // Names only the test proxy resolves (to 127.0.0.1): reaching them at all proves the request went through it.
@@ -45,18 +45,11 @@ describe("outgoing requests go through HTTPS_PROXY / HTTP_PROXY", () => {
   const children: ResultPromise[] = [];
   let mcpPort = 0;
   let ssePort = 0;
-  const startEverything = async (mode: string) => {
-    const port = await freePort();
-    const child = execa(process.execPath, [EVERYTHING, mode], { env: { PORT: String(port) }, reject: false, stdio: ["ignore", "ignore", "pipe"] });
-    children.push(child);
-    let stderr = "";
-    child.stderr?.on("data", (c: Buffer) => (stderr += c.toString()));
-    await waitFor(() => /listening|running/i.test(stderr), 15_000);
-    return port;
-  };
   beforeAll(async () => {
     proxy = await startHttpProxy({ hosts: [MODEL_HOST, MCP_HOST], credentials: CREDENTIALS });
-    [mcpPort, ssePort] = await Promise.all([startEverything("streamableHttp"), startEverything("sse")]);
+    const servers = await Promise.all([startEverythingHttp("streamableHttp"), startEverythingHttp("sse")]);
+    children.push(...servers.map((s) => s.child));
+    [mcpPort, ssePort] = servers.map((s) => s.port);
   });
   afterAll(async () => {
     for (const c of children) c.kill();

@@ -1,26 +1,16 @@
-import { execa, type ResultPromise } from "execa";
+import type { ResultPromise } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Host } from "../../../core/host.js";
 import { openTestHost } from "../../helpers/test-host.js";
 import type { TempWorkspace } from "../../helpers/temp-workspace.js";
-import { EVERYTHING, freePort, mcpWorkspace, waitFor } from "./mcp-test-kit.js";
-
-async function startEverything(mode: "streamableHttp" | "sse", probePath: string): Promise<{ port: number; child: ResultPromise }> {
-  const port = await freePort();
-  const child = execa(process.execPath, [EVERYTHING, mode], { env: { PORT: String(port) }, reject: false, stdio: ["ignore", "ignore", "pipe"] });
-  let stderr = "";
-  child.stderr?.on("data", (c: Buffer) => (stderr += c.toString()));
-  await waitFor(() => /listening|running/i.test(stderr), 15_000);
-  await waitFor(async () => (await fetch(`http://127.0.0.1:${port}${probePath}`, { method: "HEAD" }).catch(() => undefined)) !== undefined, 20_000);
-  return { port, child };
-}
+import { freePort, mcpWorkspace, startEverythingHttp } from "./mcp-test-kit.js";
 
 describe("HTTP servers on 127.0.0.1", () => {
   let ws: TempWorkspace;
   let host: Host;
   const children: ResultPromise[] = [];
   beforeAll(async () => {
-    const [streamable, sse] = await Promise.all([startEverything("streamableHttp", "/mcp"), startEverything("sse", "/message")]);
+    const [streamable, sse] = await Promise.all([startEverythingHttp("streamableHttp"), startEverythingHttp("sse")]);
     children.push(streamable.child, sse.child);
     ws = mcpWorkspace({
       remote: { type: "http", url: `http://127.0.0.1:${streamable.port}/mcp` },

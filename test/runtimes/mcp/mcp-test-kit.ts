@@ -1,3 +1,4 @@
+import { execa, type ResultPromise } from "execa";
 import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
 import { makeWorkspace, type TempWorkspace } from "../../helpers/temp-workspace.js";
@@ -65,4 +66,19 @@ export function alive(pid: number): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * server-everything serving `mode` on a free port of 127.0.0.1 (streamable HTTP at `/mcp`, or the legacy SSE transport),
+ * once it says it is listening and answers; the caller kills `child`. The waits are safety nets only.
+ */
+export async function startEverythingHttp(mode: "streamableHttp" | "sse"): Promise<{ port: number; child: ResultPromise }> {
+  const port = await freePort();
+  const child = execa(process.execPath, [EVERYTHING, mode], { env: { PORT: String(port) }, reject: false, stdio: ["ignore", "ignore", "pipe"] });
+  let stderr = "";
+  child.stderr?.on("data", (c: Buffer) => (stderr += c.toString()));
+  await waitFor(() => /listening|running/i.test(stderr));
+  const probe = mode === "sse" ? "/message" : "/mcp";
+  await waitFor(async () => (await fetch(`http://127.0.0.1:${port}${probe}`, { method: "HEAD" }).catch(() => undefined)) !== undefined);
+  return { port, child };
 }
