@@ -40,7 +40,9 @@ export async function addWorktree(git: SimpleGit, at: { root: string; path: stri
 
 /** Removes the folder this call made, git's entry for it, and the branch it made (only while it still points where it was made). */
 async function undo(git: SimpleGit, path: string, branch: { ref: string; commit: string } | undefined): Promise<void> {
+  // git's entry for this folder (and the folder), by its path: `git worktree prune` would also drop the entries of
+  // other worktrees whose folders are missing for now (on a drive not mounted), which this call did not make.
+  await git.raw(["worktree", "remove", "--force", "--force", path]).catch(() => undefined);
   rmSync(path, { recursive: true, force: true, maxRetries: 2 });
-  await git.raw(["worktree", "prune"]).catch(() => undefined);
   if (branch) await git.raw(["update-ref", "-d", branch.ref, branch.commit]).catch(() => undefined);
 }

@@ -48,6 +48,16 @@ describe("a failed worktree add undoes only what it made", () => {
     expect(git("branch", "--list", "keel/*")).toBe("");
   });
 
+  it("another worktree whose folder is missing for now (a drive not mounted) keeps git's entry (before: `git worktree prune` dropped it)", async () => {
+    const { git, at, client } = await setUp("race");
+    const away = ws!.path("elsewhere");
+    git("worktree", "add", "-q", "-b", "other", away);
+    execFileSync("mv", [away, ws!.path("unmounted")]);
+    git("branch", "keel/race"); // the add fails (a branch of that name appeared), and undoes what it made
+    await expect(addWorktree(client, at)).rejects.toThrow(/already exists/);
+    expect(git("worktree", "list", "--porcelain")).toContain(`worktree ${away}`);
+  });
+
   it("when git fails after making them, the new folder and branch go, and the same add works once the cause is gone", async () => {
     const { git, at, client } = await setUp("undo");
     // `.git/worktrees` a file: git cannot record the worktree.
