@@ -50,3 +50,8 @@ const { main: run } = await import(main.href);
 phase = "running";
 process.exitCode = await run(process.argv.slice(2));
 phase = "ended";
+// Once nothing is left to do, keel ends through process.exit: when Node ends by itself (its event loop empty), it first
+// closes every handle, signal handlers included, then spends some milliseconds tearing down, and a SIGHUP arriving then
+// (the second of a hangup: the terminal's end came first) met the default action and killed keel, its work all done.
+// process.exit keeps the handlers to the end. `beforeExit` comes only once the loop is empty: nothing pending is cut short.
+process.once("beforeExit", () => process.exit());
