@@ -1,6 +1,8 @@
 import { closeSync, existsSync, fdatasyncSync, fstatSync, ftruncateSync, mkdirSync, readSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
+import { StateError, errorMessage } from "./errors.js";
 import { assertOwnPath, openOwnFileSync, PRIVATE_DIR_MODE } from "./state/own-path.js";
+import { storageMessage } from "./state/storage-problem.js";
 
 /**
  * keel's event log open for appending whole lines, all or nothing: `append` writes its text in full or
@@ -43,20 +45,30 @@ export class EventLogAppender {
   }
 
   /**
-   * Writes `text` (whole lines) in full (a `write` may write only part of it: a disk that fills up mid-line),
-   * or, when a write fails, cuts the file back to its last whole line and throws (the caller keeps `text`).
+   * Writes `text` (whole lines) in full (a `write` may write only part of it: a disk that fills up mid-line):
+   * undefined. When a write fails, the file is cut back to its last whole line, and the answer is the error
+   * (StateError saying what happened and what to do, `storageMessage`; its cause the write's error) and the
+   * part of `text` not written, which the caller keeps pending. When the cut back fails too, the error says so
+   * as well, the whole lines that were written stay written (they are not in `rest`), and the next `append`
+   * starts on a new line. Never throws.
    */
-  append(text: string): void {
-    const bytes = Buffer.from(this.torn ? "\n" + text : text);
+  append(text: string): { error: StateError; rest: string } | undefined {
+    const lead = this.torn ? "\n" : "";
+    const bytes = Buffer.from(lead + text);
     let at = 0;
     try {
       while (at < bytes.length) at += writeSync(this.fd, bytes, at, bytes.length - at);
     } catch (error) {
-      if (at > 0) this.cutBack();
-      throw error;
+      const uncut = at > 0 ? this.cutBack(at) : undefined;
+      const message = `Could not write keel's event log ${this.file}: ${storageMessage(error, this.file)}${uncut ?? ""}`;
+      // Lines written whole before a cut back that failed are in the log: not to be written again.
+      const whole = uncut === undefined ? 0 : bytes.lastIndexOf(0x0a, at - 1) + 1;
+      const rest = whole > lead.length ? bytes.subarray(whole).toString() : text;
+      return { error: new StateError(message, this.file, { cause: error }), rest };
     }
     this.written += at;
     this.torn = false;
+    return undefined;
   }
 
   /** fdatasync: what was appended survives a crash of the machine. Throws the system error. */
@@ -69,13 +81,24 @@ export class EventLogAppender {
     closeSync(this.fd);
   }
 
-  /** After a partial write: the file back to `written` bytes, or (when that fails) the next write starts a new line. */
-  private cutBack(): void {
+  /**
+   * After a write that wrote `at` bytes and failed: the file back to `written` bytes; when that fails, the
+   * next write starts a new line, and what to add to the write's error (the failures of the cut back), else undefined.
+   */
+  private cutBack(at: number): string | undefined {
     try {
       ftruncateSync(this.fd, this.written);
-    } catch {
+      return undefined;
+    } catch (truncateError) {
       this.torn = true;
-      this.written = fstatSync(this.fd).size;
+      try {
+        this.written = fstatSync(this.fd).size;
+      } catch (statError) {
+        // The part written is still there (the cut back failed), unless another process appended meanwhile.
+        this.written += at;
+        return ` Part of a line stayed in the log: keel could not cut it back (${errorMessage(truncateError)}), nor read the log's size (${errorMessage(statError)}); the next event starts on a new line.`;
+      }
+      return ` Part of a line stayed in the log: keel could not cut it back (${errorMessage(truncateError)}); the next event starts on a new line.`;
     }
   }
 }

@@ -164,7 +164,11 @@ export class JsonlEventSink implements EventSink {
     }
     try {
       this.log ??= this.open();
-      this.log.append(this.text);
+      const failed = this.log.append(this.text);
+      if (failed !== undefined) {
+        this.text = failed.rest;
+        throw failed.error;
+      }
       this.text = "";
       if (durable) this.log.sync();
     } catch (error) {
