@@ -94,7 +94,7 @@ export async function recoverCrashedTurn(s: ActiveSession): Promise<string[]> {
       call.name,
       "execute",
       "execution_failed",
-      `Outcome unknown: keel stopped (crash or kill) during this call; ${what}. It was NOT re-executed. Check the current state (e.g. read the file) before repeating it.`,
+      `Outcome unknown: keel stopped (a crash, a kill, or its event log could not be written) during this call; ${what}. It was NOT re-executed. Check the current state (e.g. read the file) before repeating it.`,
       { outcome: "unknown", started: true, callId: call.id },
     );
     call.status = "done";
