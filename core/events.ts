@@ -1,8 +1,7 @@
-import { closeSync, existsSync, fdatasyncSync, fstatSync, ftruncateSync, mkdirSync, readSync, statSync, writeSync } from "node:fs";
-import { dirname } from "node:path";
+import { existsSync, statSync } from "node:fs";
 import { StateError, errorMessage } from "./errors.js";
+import { EventLogAppender } from "./event-log-appender.js";
 import { logEvents } from "./event-log.js";
-import { assertOwnPath, openOwnFileSync, PRIVATE_DIR_MODE } from "./state/own-path.js";
 import { storageMessage } from "./state/storage-problem.js";
 import type { EventInput, EventSink, KeelEvent } from "./types.js";
 
@@ -24,18 +23,15 @@ export const COMMIT_WITHIN_MS = 5;
  * that is not read-only (so a side effect is never unrecorded), sessions flush (and fsync) at step
  * and turn boundaries, and a call that ends `commit`s: its events are written within
  * COMMIT_WITHIN_MS (at the end of the turn past 64 KiB), together with whatever else ended
- * meanwhile. Pending events are also written when the process exits. The file is keel's own: a
- * symlinked folder on its way under `.keel` is refused (StateError from `flush`) and a symlink at
- * the file itself is replaced, never written through.
+ * meanwhile. Pending events are also written when the process exits. Lines are appended whole or
+ * not at all, and the file is keel's own (EventLogAppender): a symlinked folder on its way under
+ * `.keel` is refused (StateError from `flush`).
  */
 export class JsonlEventSink implements EventSink {
-  private fd: number | undefined;
-  /** Size of the file after the last write (while open). */
-  private written = 0;
+  /** The open file, from the first write until `close`. */
+  private log: EventLogAppender | undefined;
   /** Bytes were written since the last fsync. */
   private unsynced = false;
-  /** The file ends in part of a line that could not be cut back after a failed write: the next write starts a new line. */
-  private torn = false;
   /** Lines not written yet (each ending in "\n"). */
   private text = "";
   /** Events emitted in this event-loop turn, not serialized yet (see the class comment). */
@@ -160,16 +156,21 @@ export class JsonlEventSink implements EventSink {
   flush(durable = this.syncOnFlush): void {
     this.serialize();
     if (this.text === "") {
-      if (durable && this.unsynced && this.fd !== undefined) {
-        fdatasyncSync(this.fd);
+      if (durable && this.unsynced && this.log !== undefined) {
+        this.log.sync();
         this.unsynced = false;
       }
       return;
     }
     try {
-      this.fd ??= this.open();
-      this.writePending(this.fd);
-      if (durable) fdatasyncSync(this.fd);
+      this.log ??= this.open();
+      const failed = this.log.append(this.text);
+      if (failed !== undefined) {
+        this.text = failed.rest;
+        throw failed.error;
+      }
+      this.text = "";
+      if (durable) this.log.sync();
     } catch (error) {
       if (error instanceof StateError) throw error;
       throw new StateError(`Could not write keel's event log ${this.file}: ${storageMessage(error, this.file)}`, this.file, { cause: error });
@@ -177,56 +178,17 @@ export class JsonlEventSink implements EventSink {
     this.unsynced = !durable;
   }
 
-  /** Opens the log for appending (creating `.keel/` through `onOpen` and the folder), ending a torn last line. */
-  private open(): number {
+  /** Opens the log for appending (creating `.keel/` through `onOpen`), ending a torn last line. */
+  private open(): EventLogAppender {
     this.onOpen?.();
-    // Never through a link planted in the repository: linked folders are refused, a linked file replaced.
-    assertOwnPath(this.file);
-    if (!existsSync(dirname(this.file))) mkdirSync(dirname(this.file), { recursive: true, mode: PRIVATE_DIR_MODE });
-    const fd = openOwnFileSync(this.file, "append");
-    try {
-      endTornLine(fd);
-      this.written = fstatSync(fd).size;
-    } catch (error) {
-      closeSync(fd);
-      throw error;
-    }
+    const log = EventLogAppender.open(this.file);
     this.hookExit();
-    return fd;
-  }
-
-  /**
-   * Writes the pending text in full (a `write` may write only part of it: a disk that fills up mid-line),
-   * or, when a write fails, cuts the file back to its last whole line and keeps all of it pending, so a
-   * full disk never leaves a torn line that the next write would glue to another event, nor drops events.
-   */
-  private writePending(fd: number): void {
-    const bytes = Buffer.from(this.torn ? "\n" + this.text : this.text);
-    let at = 0;
-    try {
-      while (at < bytes.length) at += writeSync(fd, bytes, at, bytes.length - at);
-    } catch (error) {
-      if (at > 0) this.cutBack(fd);
-      throw error;
-    }
-    this.written += at;
-    this.text = "";
-    this.torn = false;
-  }
-
-  /** After a partial write: the file back to `written` bytes, or (when that fails) the next write starts a new line. */
-  private cutBack(fd: number): void {
-    try {
-      ftruncateSync(fd, this.written);
-    } catch {
-      this.torn = true;
-      this.written = fstatSync(fd).size;
-    }
+    return log;
   }
 
   /** Size of the file with everything written so far (buffered events not counted). */
   position(): number {
-    if (this.fd !== undefined) return this.written;
+    if (this.log !== undefined) return this.log.size;
     return existsSync(this.file) ? statSync(this.file).size : 0;
   }
 
@@ -245,10 +207,10 @@ export class JsonlEventSink implements EventSink {
     this.commitTimer = undefined;
     if (this.serializer !== undefined) clearImmediate(this.serializer);
     this.serializer = undefined;
-    if (this.fd !== undefined) closeSync(this.fd);
+    this.log?.close();
     if (this.exitHooked) process.off("exit", this.onExit);
     this.exitHooked = false;
-    this.fd = undefined;
+    this.log = undefined;
   }
 
   /** Appends the queued events to the pending text; one that cannot be serialized becomes a `state_error` line saying so. */
@@ -273,15 +235,6 @@ export class JsonlEventSink implements EventSink {
     this.exitHooked = true;
     process.on("exit", this.onExit);
   }
-}
-
-/** If the file ends in a torn line (a crash mid-write), ends it so the next event starts on its own line. */
-function endTornLine(fd: number): void {
-  const size = fstatSync(fd).size;
-  if (size === 0) return;
-  const last = Buffer.alloc(1);
-  readSync(fd, last, 0, 1, size - 1);
-  if (last[0] !== 0x0a) writeSync(fd, "\n");
 }
 
 /**

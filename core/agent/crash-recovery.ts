@@ -8,10 +8,22 @@ import { observationText } from "./tool-guidance.js";
 import { answerUnrun, TOO_MANY_CALLS } from "./unrun-calls.js";
 
 /**
+ * What a pending call with no record of its start is answered on resume (`code`: how it ended, when that was
+ * recorded but its result was not): keel writes a call that may have side effects to its log (`tool_execute`)
+ * before running it, and refuses it when that write fails, so it was not run.
+ */
+export function notStartedText(code?: string): string {
+  const when = code === undefined ? "before this call started" : `after this call ended without running (${code}), before its result was saved`;
+  return `Not run: keel stopped (a crash, a kill, or its event log could not be written) ${when}. keel records a call before running anything that can change state, and has no such record: nothing was executed (a tool that only reads may have read, but changed nothing). Make the call again if you still need it.`;
+}
+
+/**
  * Recovers a session whose previous process died mid-turn (status still `running`):
- * records the interrupted turn and a `recovery` event, and gives every pending tool call
- * without a recorded outcome an observation saying its outcome is unknown (one whose arguments do not
- * parse, e.g. cut off by the output limit, was never run: it is answered as `runOne` would). Never re-executes.
+ * records the interrupted turn and a `recovery` event, and gives every pending tool call that started
+ * (`tool_execute` in the log) without a recorded outcome an observation saying its outcome is unknown. A call
+ * with no record of starting was never run (notStartedText: keel records a call with side effects before running
+ * it, and refuses it when it cannot), and one whose arguments do not parse (e.g. cut off by the output limit)
+ * is answered as `runOne` would. Never re-executes.
  * A call whose last record is `approval_asked` (the process died while a person was asked) was
  * never run: the session waits for its approval again (`awaiting_approval`, as a paused turn),
  * the calls after it still queued. Returns the ids of the calls given an unknown outcome.
@@ -58,17 +70,32 @@ export async function recoverCrashedTurn(s: ActiveSession): Promise<string[]> {
       });
       continue;
     }
-    const what = info?.finished
+    // No record of its start: it never ran (refused because keel could not record it, or never reached).
+    if (!info?.started) {
+      call.status = "done";
+      notRun.push(call.id);
+      const observation = loopObservation(
+        call.name,
+        "permission",
+        "precondition_failed",
+        notStartedText(info?.finished ? String(info.finished.code) : undefined),
+        {
+          outcome: "not_run",
+          callId: call.id,
+        },
+      );
+      s.addMessage({ role: "tool", toolCallId: call.id, name: call.name, content: observationText(observation) });
+      continue;
+    }
+    const what = info.finished
       ? `it finished (ok=${String(info.finished.ok)}, code=${String(info.finished.code)}) but its output was lost`
-      : info?.started
-        ? "it was running and may or may not have run to completion or taken effect"
-        : "it may not have started";
+      : "it was running and may or may not have run to completion or taken effect";
     const observation = loopObservation(
       call.name,
       "execute",
       "execution_failed",
-      `Outcome unknown: keel stopped (crash or kill) during this call; ${what}. It was NOT re-executed. Check the current state (e.g. read the file) before repeating it.`,
-      { outcome: "unknown", started: Boolean(info?.started), callId: call.id },
+      `Outcome unknown: keel stopped (a crash, a kill, or its event log could not be written) during this call; ${what}. It was NOT re-executed. Check the current state (e.g. read the file) before repeating it.`,
+      { outcome: "unknown", started: true, callId: call.id },
     );
     call.status = "done";
     s.addMessage({ role: "tool", toolCallId: call.id, name: call.name, content: observationText(observation) });

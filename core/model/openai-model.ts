@@ -14,8 +14,8 @@ import type { ModelSpec } from "./model-spec.js";
 import type { ModelCallOptions, ModelClient, ModelRequest, ModelResponse, ModelToolCall } from "./model-types.js";
 import { reasoningOf, StreamedReasoning } from "./reasoning-field.js";
 import { reportedUsage } from "./reported-usage.js";
+import { RequestFallbacks } from "./request-fallbacks.js";
 import { deltaChars, limitedBody, maxBodyBytes, maxResponseChars } from "./response-size.js";
-import { firstTokenLimitField, refusesStreamOptions, refusesStreamWithTools, refusesUserAfterTool, wantsMaxCompletionTokens } from "./provider-quirks.js";
 import { endpointParts } from "./endpoint-url.js";
 import { describeProviderError } from "./provider-errors.js";
 import { argumentsText, extraContentOf, StreamedToolCalls } from "./streamed-tool-calls.js";
@@ -95,24 +95,15 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv, base: Fetc
     .digest("hex")
     .slice(0, 16);
   const encoder = new WireBodyEncoder(origin);
-  // OpenAI's reasoning models (o-series, gpt-5) refuse `max_tokens`; other servers may not know its successor.
-  let tokenLimit = firstTokenLimitField(spec.baseUrl);
-  // Mistral refuses a user message right after a tool result: bridged once the server says so.
-  let bridge = false;
-  // Some servers refuse `stream_options` (usage of a streamed answer): left out once the server says so.
-  let usageOption = true;
-  // Some servers cannot stream an answer when tools are offered (llama.cpp builds): not streamed once the server says so.
-  let streaming = spec.stream;
+  // The parts of a request a server refuses (the token-limit field, stream_options, …): switched once it says so.
+  const fallbacks = new RequestFallbacks(spec.baseUrl, spec.stream);
   // One attempt at a call; `complete` retries it (the client itself never does: see withRetries).
   async function attempt(request: ModelRequest, options: ModelCallOptions): Promise<ModelResponse> {
     const names = new ToolNameMap(request.tools.map((t) => t.name));
     const maxTokens = request.maxOutputTokens ?? spec.maxOutputTokens;
-    const field = tokenLimit;
-    const bridged = bridge;
-    const askUsage = usageOption;
-    const streamed = streaming;
+    const shape = fallbacks.shape();
     const body = (extra: Record<string, unknown>) =>
-      encoder.encode(request.messages, request.tools, names, { model: spec.name, [field]: maxTokens, ...extra }, bridged);
+      encoder.encode(request.messages, request.tools, names, { model: spec.name, [shape.tokenLimit]: maxTokens, ...extra }, shape.bridge);
     const { sdk, client: c } = await getClient();
     // The SDK adds an abort listener to the signal it is given and never removes it: given the
     // session's long-lived signal, listeners pile up (one per model call, and Node's leak warning
@@ -123,7 +114,7 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv, base: Fetc
     else options.signal?.addEventListener("abort", onAbort, { once: true });
     const signal = callAbort.signal;
     try {
-      if (!streamed) {
+      if (!shape.stream) {
         // Read here, not by the SDK: a body that breaks off or stops mid-JSON (a proxy's timeout, a crashed server)
         // is a cut-off answer, as in a stream; a whole one that is not JSON (a proxy's HTML page) fails at once.
         const response = await c.post<ChatCompletion>("/chat/completions", { body: body({ stream: false }), headers: JSON_BODY, signal }).asResponse();
@@ -167,7 +158,7 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv, base: Fetc
         };
       }
       const stream = await c.post<ChunkStream>("/chat/completions", {
-        body: body({ stream: true, ...(askUsage ? { stream_options: { include_usage: true } } : {}) }),
+        body: body({ stream: true, ...(shape.streamOptions ? { stream_options: { include_usage: true } } : {}) }),
         headers: JSON_BODY,
         stream: true,
         signal,
@@ -235,24 +226,9 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv, base: Fetc
       return { text, toolCalls: noArgumentsYet(toolCalls, finishReason), reasoning: reasoning.result(), origin, finishReason, usage };
     } catch (error) {
       if (error instanceof ModelError) throw error;
-      // Asked for the other field by name (a 400 before any output): switch for this client and ask again, once.
+      // A part of the request the server refuses (a 400 before any output): switched for this client, asked again.
       const bodyMessage = errorBodies.messageOf(error);
-      if (field === "max_tokens" && wantsMaxCompletionTokens(error, bodyMessage)) {
-        tokenLimit = "max_completion_tokens";
-        return await attempt(request, options);
-      }
-      if (streamed && request.tools.length > 0 && refusesStreamWithTools(error, bodyMessage)) {
-        streaming = false;
-        return await attempt(request, options);
-      }
-      if (streamed && askUsage && refusesStreamOptions(error, bodyMessage)) {
-        usageOption = false;
-        return await attempt(request, options);
-      }
-      if (!bridged && refusesUserAfterTool(error, bodyMessage)) {
-        bridge = true;
-        return await attempt(request, options);
-      }
+      if (fallbacks.adapt(shape, error, bodyMessage, request.tools.length > 0)) return await attempt(request, options);
       throw describeProviderError(error, spec, options.signal, sdk, bodyMessage, apiKey, proxy);
     } finally {
       options.signal?.removeEventListener("abort", onAbort);

@@ -6,8 +6,14 @@ import { PATH_MAX } from "../real-path.js";
 /** What an errno a file system gives means, and what the user can do about it. */
 const MEANINGS: Record<string, { meaning: string; todo: string }> = {
   ENOSPC: { meaning: "the disk is full", todo: "free space on that disk, then retry" },
-  EDQUOT: { meaning: "the disk quota is exhausted", todo: "free space or raise the quota, then retry" },
-  EFBIG: { meaning: "the file would exceed a file size limit (e.g. `ulimit -f`)", todo: "raise the limit, then retry" },
+  EDQUOT: {
+    meaning: "your disk quota on that file system is used up",
+    todo: "free space in it (delete or move files of yours there) or ask for a larger quota, then retry",
+  },
+  EFBIG: {
+    meaning: "the file would grow past the largest file size allowed, by the process's `ulimit -f` or by the file system",
+    todo: "raise the limit (`ulimit -f unlimited` in the shell that starts keel) or, on a file system of small files such as FAT, work on another one, then retry",
+  },
   EROFS: {
     meaning: "the file system is read-only",
     todo: "keel needs to write there: make it writable (or work in a writable copy), then retry; commands that only read (tools, plugins, mcp list, a read-only call) work without it",

@@ -3,6 +3,7 @@ import { lstat, open, rename, unlink, type FileHandle } from "node:fs/promises";
 import { basename, dirname } from "node:path";
 import { ToolError } from "../errors.js";
 import { keelTempName, removeStaleTempsIn } from "../state/atomic-write.js";
+import { storageProblem } from "../state/storage-problem.js";
 import { openDirInside } from "./open-inside.js";
 
 const { O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW } = constants;
@@ -68,24 +69,13 @@ export async function writeFileInside(root: string, abs: string, bytes: Buffer, 
 /** A ToolError for a write the system refused for lack of room or on a read-only or foreign place (the target is untouched). */
 function writeFailure(error: unknown, shown: string): ToolError | undefined {
   const code = (error as NodeJS.ErrnoException).code;
-  const why =
-    code === "EFBIG"
-      ? "the new content is larger than this process may write (EFBIG: a file size limit such as `ulimit -f`)"
-      : code === "ENOSPC"
-        ? "no space is left on the device (ENOSPC)"
-        : code === "EDQUOT"
-          ? "the disk quota is exhausted (EDQUOT)"
-          : undefined;
-  if (why !== undefined)
-    return new ToolError(
-      `Could not write ${shown}: ${why}. ${shown} was left unchanged; free space or raise the limit, then retry.`,
-      "execution_failed",
-      null,
-      {
-        path: shown,
-        reason: code,
-      },
-    );
+  // No room for it (a full disk, a used-up quota, a file size limit): what it means and what to do (storageProblem).
+  const room = code === "EFBIG" || code === "ENOSPC" || code === "EDQUOT" ? storageProblem(error) : undefined;
+  if (room !== undefined)
+    return new ToolError(`Could not write ${shown}: ${room.meaning} (${code}). ${shown} was left unchanged; ${room.todo}.`, "execution_failed", null, {
+      path: shown,
+      reason: code,
+    });
   // A place that cannot be written at all (its folders made through the open folder, whose path means nothing to the model).
   const denied =
     code === "EROFS" ? "the file system there is read-only (EROFS)" : code === "EACCES" || code === "EPERM" ? `keel may not write there (${code})` : undefined;

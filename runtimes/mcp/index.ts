@@ -75,7 +75,7 @@ export function mcpRuntime(options: McpRuntimeOptions = {}): KeelPlugin {
         const disabled = applyDisabledServers(found.servers, claudeDisabledServers(host.configInfo.layers, host.diagnostics));
         const discovered = { ...found, servers: holdBackForUnreadSettings(disabled, host.configInfo.broken, host.diagnostics) };
         const userServers = new Set(discovered.servers.filter((s) => s.trustedByOrigin).map((s) => s.name));
-        auth = new McpAuth(new OAuthStore(host.workspace.keelHome), options.openUrl, undefined, host.fetch);
+        auth = new McpAuth(new OAuthStore(host.workspace.keelHome), options.openUrl, undefined, host.fetch, host.options.notice);
         host.provide(MCP_AUTH_SERVICE, auth);
         const ensure = () => host.ensureStateDir("state", "mcp");
         manager = new McpManager(host, discovered, {

@@ -40,6 +40,8 @@ export class McpAuth {
     private readonly loginTimeoutMs = LOGIN_TIMEOUT_MS,
     /** What every request of these sessions goes out through (the host's fetch: its proxy honoured). */
     private readonly base: FetchLike = fetch,
+    /** Shows the user a warning (the host's `notice`): refreshed tokens that could not be saved. */
+    private readonly notice?: (line: string) => void,
   ) {}
 
   /** The next start of server `name` may log in: authorization URLs go to `openUrl`; the browser has `timeoutMs` (default 5 min) to come back. */
@@ -68,7 +70,7 @@ export class McpAuth {
     const stored = await this.store.read(server.url);
     if (!openUrl)
       return {
-        provider: await StoredOAuthProvider.create(server, this.store, undefined, stored),
+        provider: await StoredOAuthProvider.create(server, this.store, undefined, stored, this.notice),
         fetch: oauthFetch(server, this.store, undefined, mcpTransportFetch(this.base)),
         pendingScope: pendingScope(stored),
       };

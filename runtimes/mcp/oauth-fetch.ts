@@ -25,7 +25,8 @@ export interface InteractiveFetch {
  * token requests too):
  * - the manifest's `headers` go to the MCP server's origin only, never to an authorization server;
  * - a refresh-token request runs under the server's cross-process lock, and when another keel
- *   process refreshed meanwhile its stored tokens are used instead of spending the old refresh token;
+ *   process refreshed meanwhile its stored tokens are used instead of spending the old refresh token
+ *   (a refresh whose tokens cannot be stored is still answered: the provider's saveTokens warns);
  * - interactive (`keel mcp login`, or a host given a browser): a 401, or a 403 `insufficient_scope`,
  *   from the MCP server runs the SDK's `auth()` with the challenge's scope and resource metadata,
  *   waits for the browser to come back to the loopback callback, finishes with the code and retries
@@ -56,7 +57,9 @@ export function oauthFetch(server: McpServerConfig, store: OAuthStore, interacti
       const res = await scoped(input, init);
       if (res.ok) {
         const tokens = (await res.clone().json()) as Record<string, unknown>;
-        await store.write(server.url!, { ...cur, tokens: { ...tokens, issuer: cur.tokens?.issuer } as never });
+        // The old refresh token may be spent now: a write that fails must not lose the new one for this process
+        // too. The SDK hands the tokens to the provider next, whose saveTokens writes again and says what failed.
+        await store.write(server.url!, { ...cur, tokens: { ...tokens, issuer: cur.tokens?.issuer } as never }).catch(() => undefined);
       }
       return res;
     });

@@ -1,6 +1,7 @@
 import type { OAuthClientProvider, OAuthDiscoveryState } from "@modelcontextprotocol/sdk/client/auth.js";
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import type { McpServerConfig } from "../../manifests/mcp/mcp-server-config.js";
+import { errorMessage } from "../../core/index.js";
 import { checkAuthorizationServer, IssuerBindingError } from "./issuer-binding.js";
 import { type OAuthRecord, type OAuthStore, pendingScope, scopeUnion } from "./oauth-store.js";
 
@@ -53,11 +54,21 @@ export class StoredOAuthProvider implements OAuthClientProvider {
     private readonly store: OAuthStore,
     private record: OAuthRecord,
     private readonly interactive?: InteractiveLogin,
+    private readonly notice?: (line: string) => void,
   ) {}
 
-  /** Makes the server's provider from its stored record (read here unless given). */
-  static async create(server: McpServerConfig, store: OAuthStore, interactive?: InteractiveLogin, record?: OAuthRecord): Promise<StoredOAuthProvider> {
-    return new StoredOAuthProvider(server, store, record ?? (await store.read(server.url!)), interactive);
+  /**
+   * Makes the server's provider from its stored record (read here unless given). `notice` shows the user a warning
+   * (the CLI: stderr) when refreshed tokens cannot be saved.
+   */
+  static async create(
+    server: McpServerConfig,
+    store: OAuthStore,
+    interactive?: InteractiveLogin,
+    record?: OAuthRecord,
+    notice?: (line: string) => void,
+  ): Promise<StoredOAuthProvider> {
+    return new StoredOAuthProvider(server, store, record ?? (await store.read(server.url!)), interactive, notice);
   }
 
   /** The loopback redirect URI when interactive, else the registered one (never used). */
@@ -118,9 +129,21 @@ export class StoredOAuthProvider implements OAuthClientProvider {
     return this.record.tokens;
   }
 
-  /** Stores tokens (0600, atomically); tokens from a login settle a pending wider scope (the server granted what it granted). */
+  /**
+   * Stores tokens (0600, atomically); tokens from a login settle a pending wider scope (the server granted what it
+   * granted), and a login that cannot be stored fails. Refreshed tokens that cannot be stored (a full or read-only
+   * `$KEEL_HOME`) are used by this process all the same, with a warning through `notice` that names the file, why,
+   * and, when the server replaced the refresh token, that a later process will need a login.
+   */
   async saveTokens(tokens: OAuthTokens): Promise<void> {
-    await this.save(this.interactive ? { tokens, requiredScope: undefined } : { tokens });
+    if (this.interactive) return this.save({ tokens, requiredScope: undefined });
+    const rotated = tokens.refresh_token !== undefined && tokens.refresh_token !== this.record.tokens?.refresh_token;
+    try {
+      await this.save({ tokens });
+    } catch (error) {
+      this.record = { ...this.record, tokens };
+      this.notice?.(`keel: warning: ${unsavedRefresh(this.server.name, errorMessage(error), rotated)}`);
+    }
   }
 
   /**
@@ -192,6 +215,14 @@ export class StoredOAuthProvider implements OAuthClientProvider {
   private loginRequired(): LoginRequiredError {
     return new LoginRequiredError(`MCP server "${this.server.name}" needs a login: run \`keel mcp login ${this.server.name}\`.`);
   }
+}
+
+/** What a refresh whose tokens could not be stored (`why`) means for server `name`. */
+function unsavedRefresh(name: string, why: string, rotated: boolean): string {
+  const then = rotated
+    ? `the server replaced its refresh token and the file keeps the old, spent one, so once that is fixed a later keel process needs \`${loginCommand(name)}\``
+    : "the file's refresh token still holds, so a later keel process refreshes again";
+  return `${why.replace(/\.?$/, ".")} MCP server "${name}" keeps working until this keel process ends; ${then}.`;
 }
 
 /** The command that logs in to a server. */

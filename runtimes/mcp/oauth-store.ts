@@ -92,9 +92,13 @@ export class OAuthStore {
       await writeFileAtomic(file, JSON.stringify(data, null, 2) + "\n", 0o600);
     } catch (error) {
       // A full or read-only $KEEL_HOME: the file keeps its previous record (the write is atomic); say where and why.
-      throw new StateError(`Could not save the login of ${data.serverUrl} to ${file}: ${storageMessage(error)} The file keeps what it held before.`, file, {
-        cause: error,
-      });
+      throw new StateError(
+        `Could not save the login of ${data.serverUrl} to ${file}: ${storageMessage(error).replace(/\.?$/, ".")} The file keeps what it held before.`,
+        file,
+        {
+          cause: error,
+        },
+      );
     }
   }
 

@@ -48,7 +48,9 @@ describe("a response cut by the output limit, and keel killed before its calls a
     const r = await runKeel(["--yes", "run", "--resume", "k1"], { cwd: ws.root, env });
     expect(r.exitCode, r.stderr).toBe(0);
     const got = await results(ws.root, "k1");
-    expect(got["first"]).toMatch(/^Error \(execution_failed\): Outcome unknown: keel stopped \(crash or kill\) during this call; it was running/);
+    expect(got["first"]).toMatch(
+      /^Error \(execution_failed\): Outcome unknown: keel stopped \(a crash, a kill, or its event log could not be written\) during this call; it was running/,
+    );
     // Old code: "Outcome unknown: … it may not have started": a call keel never runs, and nothing about the limit.
     expect(got["cut"]).toContain(CUT_ANSWER);
     expect(existsSync(ws.path("out.txt"))).toBe(false);
@@ -66,7 +68,8 @@ describe("a response cut by the output limit, and keel killed before its calls a
     const r = await runKeel(["--yes", "run", "--resume", "t1"], { cwd: ws.root, env });
     expect(r.exitCode, r.stderr).toBe(0);
     const got = await results(ws.root, "t1");
-    expect(got["first"]).toMatch(/Outcome unknown/);
+    // it waited for approval, so it has no record of starting: keel knows it never ran
+    expect(got["first"]).toMatch(/Not run: .*before this call started/);
     // Old code: "Outcome unknown" (and with the limit kept only in the lost checkpoint entry: "not valid JSON").
     expect(got["cut"]).toContain(CUT_ANSWER);
     expect(existsSync(ws.path("ran.txt"))).toBe(false);

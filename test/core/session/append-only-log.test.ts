@@ -159,7 +159,7 @@ describe("append-only sessions", () => {
     expect(w.read(`${dir}/state.json`)).toBe(future);
   });
 
-  it("a log that ends after the assistant message but before its checkpoint entry: the calls get 'outcome unknown', nothing runs", async () => {
+  it("a log that ends after the assistant message but before its checkpoint entry: the calls, never started, get 'not run', nothing runs", async () => {
     const server = await startOpenAIServer();
     try {
       const w = ws({});
@@ -177,7 +177,10 @@ describe("append-only sessions", () => {
       expect(r.stdout).toContain("recovered");
       expect(w.exists("ran.txt")).toBe(false);
       const state = await sessionState(w.root, "t1");
-      expect(state.messages.find((m) => m.role === "tool" && m.toolCallId === "w1")!.content).toMatch(/Outcome unknown.*NOT re-executed/);
+      // no record of its start (it waited for approval): keel knows it never ran
+      expect(state.messages.find((m) => m.role === "tool" && m.toolCallId === "w1")!.content).toMatch(
+        /^Error \(precondition_failed\): Not run: .*before this call started/,
+      );
       expect(readEvents(file).filter((e) => e.type === "recovery")).toHaveLength(1);
     } finally {
       await server.close();

@@ -46,6 +46,10 @@ describe("write_file is atomic (real processes)", () => {
     );
     expect(r.exitCode).toBe(1);
     expect(JSON.parse(String(r.stdout))).toMatchObject({ ok: false, phase: "execute", code: "execution_failed", content: expect.stringContaining("EFBIG") });
+    // What to do for a size limit, not for a full disk (old code: "free space or raise the limit" for both).
+    expect(JSON.parse(String(r.stdout)).content).toBe(
+      "Could not write data.txt: the file would grow past the largest file size allowed, by the process's `ulimit -f` or by the file system (EFBIG). data.txt was left unchanged; raise the limit (`ulimit -f unlimited` in the shell that starts keel) or, on a file system of small files such as FAT, work on another one, then retry.",
+    );
     expect(ws.read("data.txt")).toBe(OLD);
     expect(statSync(ws.path("data.txt")).mode & 0o777).toBe(0o640);
     expect(tempFiles(ws.root)).toEqual([]);
