@@ -66,7 +66,7 @@ export class ToolCache {
    * the repository's `.keel/` and may have been committed, so it is never evidence of safety: a
    * cached `readOnlyHint` is dropped (the tool keeps the server's default risk and asks) until the
    * server itself lists its tools again. With `maxAgeMs`, an entry saved longer ago than that (or
-   * with no readable `savedAt`) is treated as absent. Never throws.
+   * with no readable `savedAt`, or one after now: a clock put back since) is treated as absent. Never throws.
    */
   async get(server: McpServerConfig, opts: { maxAgeMs?: number; now?: number } = {}): Promise<McpToolInfo[] | undefined> {
     return (await this.entry(server, opts))?.tools;
@@ -78,7 +78,7 @@ export class ToolCache {
       const data = await (this.loaded ??= this.read(this.file).catch((): CacheFile => ({ servers: {} })));
       const entry = data.servers?.[server.name];
       if (!entry || entry.fingerprint !== configFingerprint(server) || !Array.isArray(entry.tools)) return undefined;
-      if (opts.maxAgeMs !== undefined && !((opts.now ?? Date.now()) - Date.parse(entry.savedAt) <= opts.maxAgeMs)) return undefined;
+      if (opts.maxAgeMs !== undefined && !fresh((opts.now ?? Date.now()) - Date.parse(entry.savedAt), opts.maxAgeMs)) return undefined;
       const tools = entry.tools.map((t) => (t?.annotations ? { ...t, annotations: { ...t.annotations, readOnlyHint: undefined } } : t));
       // A file from before keel redacted listings (or written by hand) may hold the server's secrets: redacted on the way out too.
       const secrets = server.secrets ?? [];
@@ -132,6 +132,11 @@ export class ToolCache {
     }
     this.writing = undefined;
   }
+}
+
+/** An entry this old (ms; NaN for an unreadable time) is fresh: saved at most `maxAgeMs` ago and not after now. */
+function fresh(age: number, maxAgeMs: number): boolean {
+  return age >= 0 && age <= maxAgeMs;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
