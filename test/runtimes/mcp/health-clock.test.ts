@@ -1,6 +1,9 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import type { Host } from "../../../core/index.js";
+import { ServerSupervisor } from "../../../runtimes/mcp/server-supervisor.js";
+import { StderrRing } from "../../../runtimes/mcp/stderr-ring.js";
 import { userServerStateFile } from "../../../runtimes/mcp/origin-state.js";
 import { backingOff, HealthStore, STARTUP_BACKOFF_MS } from "../../../runtimes/mcp/server-health.js";
 import { ToolCache } from "../../../runtimes/mcp/tool-cache.js";
@@ -11,6 +14,7 @@ import { FAULT, nodeServer } from "./mcp-test-kit.js";
 
 let ws: TempWorkspace | undefined;
 afterEach(() => {
+  vi.restoreAllMocks();
   ws?.cleanup();
   ws = undefined;
 });
@@ -95,5 +99,22 @@ describe("MCP health records and the clock", () => {
     expect(await new ToolCache(file).get(server, { maxAgeMs: HOUR, now: now - HOUR })).toBeUndefined();
     // with no age asked (lazy servers), the entry is used whatever its time
     expect(await new ToolCache(file).get(server, { now: now - HOUR })).toHaveLength(1);
+  });
+
+  it("the delay before restarting a failed server is measured on the monotonic clock: a clock put back does not stretch it", async () => {
+    ws = makeWorkspace({});
+    // The clock is put back by replacing Date.now (a real clock jump needs root); the host is a stand-in with the
+    // one member the supervisor uses here (its event sink); the health store is the real one on a real file.
+    const host = { events: { emit: () => undefined } } as unknown as Host;
+    const supervisor = new ServerSupervisor(
+      "s",
+      { host, health: new HealthStore(ws.path("health.json")) },
+      { state: "idle", stderr: new StderrRing(), redact: (t) => t },
+    );
+    await supervisor.fail("crashed");
+    const real = Date.now.bind(Date);
+    vi.spyOn(Date, "now").mockImplementation(() => real() - HOUR);
+    // Old code: waited 250 ms plus the hour the clock went back (the safety net below aborts it after 60 s).
+    await expect(supervisor.beforeRestart(AbortSignal.timeout(60_000))).resolves.toBeUndefined();
   });
 });
