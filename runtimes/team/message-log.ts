@@ -165,12 +165,22 @@ export class MessageLog {
         `Message log ${this.logFile} holds ${Math.ceil((size - index.bytes) / 1024 / 1024)} MiB its index does not cover, more than keel reads of a state file (${MAX_STATE_TEXT_BYTES / 1024 / 1024} MiB). keel left it untouched: move the team's folder away (or \`keel team delete\` it), then retry.`,
         this.logFile,
       );
-    const tail = await this.slice(index.bytes, size - index.bytes);
+    // Read from the byte before: an index whose end is not the end of a line is not this log's (it was replaced).
+    const from = Math.max(0, index.bytes - 1);
+    const read = await this.slice(from, size - from);
+    if (index.bytes > 0 && read[0] !== 0x0a && !rebuild) return this.current(repair, true);
+    const tail = index.bytes > 0 ? read.subarray(1) : read;
     const end = tail.lastIndexOf(0x0a) + 1;
     let offset = index.bytes;
     for (const text of tail.subarray(0, end).toString("utf8").split("\n").slice(0, -1)) {
       const length = Buffer.byteLength(text) + 1;
-      const msg = parseLine(text, this.logFile);
+      let msg: TeamMessage;
+      try {
+        msg = parseLine(text, this.logFile);
+      } catch (error) {
+        if (rebuild || index.bytes === 0) throw error;
+        return this.current(repair, true); // a stale index's end can fall on a line that only looks whole
+      }
       addEntry(index, msg, offset, length);
       offset += length;
     }

@@ -87,6 +87,20 @@ describe("a message index that no longer describes its log (real CLI)", () => {
     expect(await forAlice()).toEqual(["for alice"]); // old code: ["for bobby"], bobby's message shown as alice's
     expect(JSON.parse(ws.read(log).split("\n")[1]!)).toMatchObject({ seq: 2, recipient: "alice", message: "for alice" });
   });
+
+  it("a log replaced by a longer one, the index's end falling inside a line, is indexed from the start (no 'not valid JSON' error)", async () => {
+    ws = makeWorkspace();
+    await keel(ws, "team", "create", "crew", "alice");
+    await keel(ws, "team", "send", "crew", "one");
+    await keel(ws, "team", "send", "crew", "two");
+    const log = ".keel/state/teams/live/crew/messages.jsonl";
+    const lines = ws.read(log).trimEnd().split("\n");
+    const zero = JSON.stringify({ ...JSON.parse(lines[0]!), id: "msg_0", seq: 0, message: "zero, a longer first line" });
+    ws.write(log, `${zero}\n${lines.join("\n")}\n`);
+    const run = await keel(ws, "team", "messages", "crew");
+    expect(run.exitCode, run.stdout).toBe(0); // old code: exit 1, "has a line that is not valid JSON"
+    expect(run.json().data.messages.map((m: { message: string }) => m.message)).toEqual(["zero, a longer first line", "one", "two"]);
+  });
 });
 
 describe("team message logs a cloned repository committed: bounded reads (real CLI)", () => {
