@@ -81,6 +81,8 @@ describe("a state-file lock taken over while keel holds it", () => {
         // Another process takes the lock over (its holder, this one, could not re-date it for 10 s: a machine that slept).
         rmSync(`${file}.lock`, { recursive: true });
         mkdirSync(`${file}.lock`);
+        const other = new Date(Date.now() - 60_000); // a time that cannot be the holder's own, made in the same ms
+        utimesSync(`${file}.lock`, other, other);
         // The holder finds out at its next re-dating of the lock (every 2 s).
         await vi.waitFor(() => expect(notices).toHaveLength(1), { timeout: 60_000, interval: 100 });
         return { value: { n: current.n + 1 }, result: current.n + 1 };
