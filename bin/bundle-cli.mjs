@@ -6,7 +6,7 @@
 // ~30 small CommonJS files, ~18 ms of a command's start-up on Node 20). `dist/cli/meta.json` maps
 // each output file to the modules inside it (the start-up test reads it to check what a command loads).
 // Run by `npm run build` after `tsc`; `bin/keel.js` falls back to dist/bin/cli.js when the bundle is
-// missing or older than the compiled sources.
+// missing or older than dist/bin/cli.js or tsc's build state (dist/.tsbuildinfo, rewritten by every tsc that emits).
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";

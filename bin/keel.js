@@ -8,12 +8,15 @@ import { fileURLToPath } from "node:url";
 
 const compiled = new URL("../dist/bin/cli.js", import.meta.url);
 const bundled = new URL("../dist/cli/keel-cli.js", import.meta.url);
-const mtime = (url) => statSync(fileURLToPath(url)).mtimeMs;
+// tsc's build state, in a checkout (the package leaves it out): an incremental `tsc` rewrites only the files a change
+// touched (dist/bin/cli.js stays as it was when the edit is in any other module) and this file every time it emits.
+const buildInfo = new URL("../dist/.tsbuildinfo", import.meta.url);
+const mtime = (url) => statSync(fileURLToPath(url), { throwIfNoEntry: false })?.mtimeMs ?? 0;
 if (!existsSync(fileURLToPath(compiled))) {
   process.stderr.write("keel is not built yet: run `npm ci` (or `npm run build`) in the keel checkout first.\n");
   process.exit(2);
 }
-const main = existsSync(fileURLToPath(bundled)) && mtime(bundled) >= mtime(compiled) ? bundled : compiled;
+const main = existsSync(fileURLToPath(bundled)) && mtime(bundled) >= Math.max(mtime(compiled), mtime(buildInfo)) ? bundled : compiled;
 // A terminal or pipe that is gone — a closed pipe (`keel ... | head`, EPIPE) or a hung-up terminal (EIO) — is not a crash: the CLI
 // cancels the command as Ctrl-C does (its tools' processes stopped, its session recorded) and later writes are dropped.
 // A hung-up terminal (EIO, or SIGHUP: exit 129) is let go of before exiting: Node 20 aborts with a native stack trace

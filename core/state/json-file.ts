@@ -3,6 +3,7 @@ import { type FileHandle, mkdir, open } from "node:fs/promises";
 import { dirname } from "node:path";
 import { StateError, errorMessage } from "../errors.js";
 import { writeFileAtomic } from "./atomic-write.js";
+import { clearFutureLock } from "./future-lock.js";
 import { assertOwnPath, ownReadFlags, PRIVATE_DIR_MODE, replaceLink, workspaceOwned } from "./own-path.js";
 import { storageMessage, storageProblem } from "./storage-problem.js";
 
@@ -178,14 +179,20 @@ export type LockWaitNotice = (line: string) => void;
 
 const stderrNotice: LockWaitNotice = (line) => void process.stderr.write(`${line}\n`);
 
+/** Given to `withFileLock`'s `fn`: throws StateError once another process has taken the lock over (call it right before writing). */
+export type LockHeld = () => void;
+
 /**
  * Runs `fn` while holding an inter-process lock on `file` (the file need not exist).
- * Retries for up to ~20 s (a lock left by a killed keel is taken over after 10 s), then fails with a
- * message naming the file. A wait longer than about a second says so once through `onWait` (default:
- * stderr, never stdout); an uncontended lock is one attempt, with no timer. Folders and links are
- * checked as in `writeJsonState` first, so whatever `fn` writes to `file` stays keel's own file.
+ * Retries for up to ~20 s (a lock left by a killed keel is taken over after 10 s; one dated in the future
+ * once its time has not changed for 10 s, see `clearFutureLock`), then fails with a message naming the
+ * file. A wait longer than about a second says so once through `onWait` (default: stderr, never stdout);
+ * an uncontended lock is one attempt, with no timer. Folders and links are checked as in `writeJsonState`
+ * first, so whatever `fn` writes to `file` stays keel's own file. A lock another process takes over while
+ * `fn` runs (this one could not re-date it for 10 s: the machine slept, the clock jumped ahead) is said
+ * once through `onWait`, and `fn`'s `held` throws from then on; keel is not ended by it.
  */
-export async function withFileLock<T>(file: string, fn: () => Promise<T>, onWait: LockWaitNotice = stderrNotice): Promise<T> {
+export async function withFileLock<T>(file: string, fn: (held: LockHeld) => Promise<T>, onWait: LockWaitNotice = stderrNotice): Promise<T> {
   await prepareStateFile(file).catch((error: unknown) => {
     throw storageFailure(error, file, "lock");
   });
@@ -193,10 +200,26 @@ export async function withFileLock<T>(file: string, fn: () => Promise<T>, onWait
   // Loaded on the first lock (with graceful-fs, retry and signal-exit): most commands lock nothing.
   const { default: lockfile } = await import("proper-lockfile");
   let release: () => Promise<void>;
+  // proper-lockfile's default throws from a timer, which ended keel with a stack trace.
+  let lost = false;
+  const options = {
+    ...LOCK_OPTIONS,
+    onCompromised: () => {
+      lost = true;
+      onWait(`keel: another process took over ${file}.lock while this keel held it (the machine slept or the clock moved ahead by more than 10 s).`);
+    },
+  };
+  const held: LockHeld = () => {
+    if (lost)
+      throw new StateError(
+        `${file} was not written: another process took over its lock while keel held it (the machine slept or the clock moved ahead by more than 10 s). Run the command again.`,
+        file,
+      );
+  };
   try {
-    release = await lockfile.lock(file, LOCK_OPTIONS).catch((error: NodeJS.ErrnoException) => {
+    release = await lockfile.lock(file, options).catch((error: NodeJS.ErrnoException) => {
       if (error.code !== "ELOCKED") throw error;
-      return waitForLock(file, lockfile.lock, onWait);
+      return waitForLock(file, lockfile.lock, options, onWait);
     });
   } catch (error) {
     if (storageProblem(error) !== undefined) throw storageFailure(error, file, "lock");
@@ -205,21 +228,27 @@ export async function withFileLock<T>(file: string, fn: () => Promise<T>, onWait
     });
   }
   try {
-    return await fn();
+    return await fn(held);
   } finally {
     await release().catch(() => undefined);
   }
 }
 
-/** Retries a held lock, saying once (after LOCK_WAIT_NOTICE_MS) what keel waits for. */
-async function waitForLock(file: string, lock: typeof import("proper-lockfile").lock, onWait: LockWaitNotice): Promise<() => Promise<void>> {
+/** Retries a held lock, saying once (after LOCK_WAIT_NOTICE_MS) what keel waits for; a lock dated in the future is watched first (`clearFutureLock`). */
+async function waitForLock(
+  file: string,
+  lock: typeof import("proper-lockfile").lock,
+  options: typeof LOCK_OPTIONS & { onCompromised: () => void },
+  onWait: LockWaitNotice,
+): Promise<() => Promise<void>> {
   const notice = setTimeout(
     () =>
       onWait(`keel: waiting for ${file}.lock (held by another keel process, or left by one that was killed; taken over after ${LOCK_OPTIONS.stale / 1000} s)…`),
     LOCK_WAIT_NOTICE_MS,
   );
   try {
-    return await lock(file, { ...LOCK_OPTIONS, retries: { retries: 200, factor: 1.2, minTimeout: 5, maxTimeout: 100, randomize: true } });
+    await clearFutureLock(`${file}.lock`, LOCK_OPTIONS.stale);
+    return await lock(file, { ...options, retries: { retries: 200, factor: 1.2, minTimeout: 5, maxTimeout: 100, randomize: true } });
   } finally {
     clearTimeout(notice);
   }
@@ -243,17 +272,27 @@ function removePlantedLock(lock: string): void {
 
 /**
  * Read-modify-write a JSON state file under its lock, atomically. `update` returns the
- * new value (or `undefined` to leave the file as is) and a result for the caller.
+ * new value (or `undefined` to leave the file as is) and a result for the caller. A lock taken over
+ * by another process meanwhile (see `withFileLock`) throws StateError instead of writing over what
+ * that process may have written. `onNotice`: as `withFileLock`'s `onWait`.
  */
 export async function updateJsonState<T, R>(
   file: string,
   fallback: T,
   update: (current: T) => Promise<{ value?: T; result: R }> | { value?: T; result: R },
+  onNotice?: LockWaitNotice,
 ): Promise<R> {
-  return withFileLock(file, async () => {
-    const current = await readJsonState(file, fallback);
-    const { value, result } = await update(current);
-    if (value !== undefined) await writeJsonState(file, value);
-    return result;
-  });
+  return withFileLock(
+    file,
+    async (held) => {
+      const current = await readJsonState(file, fallback);
+      const { value, result } = await update(current);
+      if (value !== undefined) {
+        held();
+        await writeJsonState(file, value);
+      }
+      return result;
+    },
+    onNotice,
+  );
 }

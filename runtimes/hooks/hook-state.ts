@@ -45,12 +45,23 @@ export class HookStateStore {
     if (user.length) await recordIn(this.userFile, Object.fromEntries(user));
   }
 
-  /** Every recorded outcome, each read from its level's file only; an unreadable file reads as none. */
+  /**
+   * Every recorded outcome, each read from its level's file only; an unreadable file reads as none, and a
+   * record that is not as keel writes it (`checkedOutcome`; a file edited by hand or committed) as no record.
+   */
   async read(): Promise<Record<string, HookLastOutcome>> {
-    const [workspace, user] = await Promise.all([this.file, this.userFile].map((f) => readJsonState<Record<string, HookLastOutcome>>(f, {}).catch(() => ({}))));
+    const [workspace, user] = await Promise.all([this.file, this.userFile].map((f) => readJsonState<unknown>(f, {}).catch(() => ({}))));
     const out: Record<string, HookLastOutcome> = {};
-    for (const [key, last] of Object.entries(workspace ?? {})) if (!this.isUser(key)) out[key] = last;
-    for (const [key, last] of Object.entries(user ?? {})) if (this.isUser(key)) out[key] = last;
+    for (const [records, mine] of [
+      [workspace, false],
+      [user, true],
+    ] as const) {
+      if (!isRecord(records)) continue;
+      for (const [key, raw] of Object.entries(records)) {
+        const last = checkedOutcome(raw);
+        if (last && this.isUser(key) === mine) out[key] = last;
+      }
+    }
     return out;
   }
 }
@@ -60,10 +71,25 @@ export function userHookStateFile(keelHome: string, root: string): string {
   return join(keelHome, "state", "hooks", `${createHash("sha256").update(root).digest("hex").slice(0, 16)}.json`);
 }
 
+/** A recorded outcome when each field is of its type (`error` optional), else undefined. Never throws. */
+export function checkedOutcome(raw: unknown): HookLastOutcome | undefined {
+  if (!isRecord(raw)) return undefined;
+  const { event, at, exitCode, decision, durationMs, error } = raw;
+  if (typeof event !== "string" || typeof at !== "string" || typeof decision !== "string" || typeof durationMs !== "number") return undefined;
+  if (exitCode !== null && typeof exitCode !== "number") return undefined;
+  if (error !== undefined && typeof error !== "string") return undefined;
+  return { event, at, exitCode, decision, durationMs, ...(error !== undefined ? { error } : {}) };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
 async function recordIn(file: string, outcomes: Record<string, HookLastOutcome>, prepare: () => void = () => undefined): Promise<void> {
   try {
     prepare();
-    await updateJsonState<Record<string, HookLastOutcome>, void>(file, {}, (current) => ({ value: { ...current, ...outcomes }, result: undefined }));
+    // A file that is not a record of outcomes (a list, a string) is replaced rather than spread into one.
+    await updateJsonState<unknown, void>(file, {}, (current) => ({ value: { ...(isRecord(current) ? current : {}), ...outcomes }, result: undefined }));
   } catch {
     // best effort: the events log has the same facts
   }

@@ -3,6 +3,7 @@ import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.j
 import { linkedSignal, type LinkedSignal } from "../../core/index.js";
 import { paginate } from "./paginate.js";
 import type { McpToolInfo } from "./tool-cache.js";
+import { toolFields } from "./tool-info.js";
 
 type SdkTypes = typeof import("@modelcontextprotocol/sdk/types.js");
 
@@ -73,19 +74,9 @@ export async function listAllToolsWithin(
 }
 
 function toolInfo(raw: unknown, types: SdkTypes): McpToolInfo | undefined {
-  if (!isObject(raw) || typeof raw.name !== "string" || !raw.name) return undefined;
+  const info = toolFields(raw);
+  if (!info) return undefined;
   const parsed = types.ToolSchema.safeParse(raw);
-  const t = raw as Record<string, unknown> & { name: string };
-  const info: McpToolInfo = {
-    name: t.name,
-    title: typeof t.title === "string" ? t.title : undefined,
-    description: typeof t.description === "string" ? t.description : undefined,
-    inputSchema: isObject(t.inputSchema) ? t.inputSchema : { type: "object" },
-    annotations: isObject(t.annotations) ? (t.annotations as McpToolInfo["annotations"]) : undefined,
-  };
-  if (isObject(t.outputSchema)) info.outputSchema = t.outputSchema;
-  const taskSupport = isObject(t.execution) ? t.execution.taskSupport : undefined;
-  if (typeof taskSupport === "string") info.execution = { taskSupport };
   if (!parsed.success) info.schemaProblem = inputSchemaIssues(parsed.error);
   return info;
 }
@@ -98,8 +89,4 @@ function inputSchemaIssues(error: unknown): string | undefined {
     .slice(0, 3)
     .map((i) => `${(i.path ?? []).map(String).join(".") || "tool"}: ${i.message ?? "invalid"}`)
     .join("; ");
-}
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === "object" && !Array.isArray(v);
 }

@@ -18,9 +18,38 @@ export interface ServerHealth {
   backoffUntil?: number;
 }
 
-/** True while a start-up timeout keeps the server from being started again. */
+/**
+ * True while a start-up timeout keeps the server from being started again. A back-off ending more than
+ * STARTUP_BACKOFF_MS from now was not set by this clock (it was put back: NTP, a restored VM; or the record was
+ * written by hand) and is over: it would otherwise skip the server for as long as the clock was put back.
+ */
 export function backingOff(health: ServerHealth, now = Date.now()): boolean {
-  return health.backoffUntil !== undefined && health.backoffUntil > now;
+  return health.backoffUntil !== undefined && health.backoffUntil > now && health.backoffUntil - now <= STARTUP_BACKOFF_MS;
+}
+
+/** The most of a recorded error or stderr tail kept when a record is read (keel writes far less). */
+const MAX_RECORDED_TEXT = 16 * 1024;
+
+/**
+ * A health record as read from its file, checked field by field: what is not of its type (a record written by
+ * hand, by another version, or committed in a repository's `.keel/`) reads as absent, texts are cut to
+ * MAX_RECORDED_TEXT, and failure times after `now` (a clock put back since they were recorded) are dropped: they
+ * would count towards the breaker for as long as the clock was put back. Never throws.
+ */
+export function checkedHealth(raw: unknown, now = Date.now()): ServerHealth {
+  const record = typeof raw === "object" && raw !== null ? (raw as Record<string, unknown>) : {};
+  const text = (value: unknown) => (typeof value === "string" ? value.slice(-MAX_RECORDED_TEXT) : undefined);
+  const failures = Array.isArray(record.failures) ? record.failures.filter((t): t is number => typeof t === "number" && Number.isFinite(t) && t <= now) : [];
+  const lastError = text(record.lastError);
+  const stderrTail = text(record.stderrTail);
+  const backoffUntil = typeof record.backoffUntil === "number" && Number.isFinite(record.backoffUntil) ? record.backoffUntil : undefined;
+  return {
+    failures,
+    breakerOpen: record.breakerOpen === true,
+    ...(lastError !== undefined ? { lastError } : {}),
+    ...(stderrTail !== undefined ? { stderrTail } : {}),
+    ...(backoffUntil !== undefined ? { backoffUntil } : {}),
+  };
 }
 
 interface HealthFile {
@@ -42,7 +71,7 @@ export class HealthStore {
   async get(name: string): Promise<ServerHealth> {
     try {
       const data = await readJsonState<HealthFile>(this.file, { servers: {} });
-      return data.servers?.[name] ?? { failures: [], breakerOpen: false };
+      return checkedHealth(Object.hasOwn(data?.servers ?? {}, name) ? data.servers[name] : undefined);
     } catch {
       return { failures: [], breakerOpen: false };
     }
@@ -54,22 +83,24 @@ export class HealthStore {
    * STARTUP_BACKOFF_MS (a hanging server costs its timeout once, not on every command).
    */
   async recordFailure(name: string, error: string, stderrTail = "", now = Date.now(), startupTimeout = false): Promise<ServerHealth> {
-    const next = (cur: ServerHealth | undefined): ServerHealth => {
-      const failures = [...(cur?.failures ?? []).filter((t) => now - t < CRASH_WINDOW_MS), now];
-      const backoffUntil = startupTimeout ? now + STARTUP_BACKOFF_MS : cur?.backoffUntil;
+    const next = (raw: unknown): ServerHealth => {
+      const cur = checkedHealth(raw, now);
+      const failures = [...cur.failures.filter((t) => now - t < CRASH_WINDOW_MS), now];
+      const backoffUntil = startupTimeout ? now + STARTUP_BACKOFF_MS : cur.backoffUntil;
       return {
         failures,
-        breakerOpen: Boolean(cur?.breakerOpen) || failures.length >= CRASH_LIMIT,
+        breakerOpen: cur.breakerOpen || failures.length >= CRASH_LIMIT,
         lastError: error,
         stderrTail,
-        ...(backoffUntil !== undefined && backoffUntil > now ? { backoffUntil } : {}),
+        ...(backoffUntil !== undefined && backingOff({ failures, breakerOpen: false, backoffUntil }, now) ? { backoffUntil } : {}),
       };
     };
     try {
       this.ensure();
       return await updateJsonState<HealthFile, ServerHealth>(this.file, { servers: {} }, (cur) => {
-        const h = next(cur.servers?.[name]);
-        return { value: { servers: { ...(cur.servers ?? {}), [name]: h } }, result: h };
+        const servers = typeof cur?.servers === "object" && cur.servers !== null && !Array.isArray(cur.servers) ? cur.servers : {};
+        const h = next(Object.hasOwn(servers, name) ? servers[name] : undefined);
+        return { value: { servers: { ...servers, [name]: h } }, result: h };
       });
     } catch {
       return next(undefined);

@@ -24,7 +24,8 @@ export interface SupervisedStatus {
  * holds this process's failure history; the health store holds it across processes.
  */
 export class ServerSupervisor {
-  private lastFailureAt = 0;
+  /** When the last failure of this process was (`performance.now()`: a clock put back or ahead does not stretch the restart delay). */
+  private lastFailureAt: number | undefined;
   private recentFailures = 0;
 
   constructor(
@@ -61,8 +62,8 @@ export class ServerSupervisor {
     const health = await this.deps.health.get(this.name);
     const refused = startRefusal(this.name, health, () => this.status.stderr.tail());
     if (refused) throw refused;
-    if (this.lastFailureAt) {
-      const wait = restartDelay(this.recentFailures) - (Date.now() - this.lastFailureAt);
+    if (this.lastFailureAt !== undefined) {
+      const wait = restartDelay(this.recentFailures) - (performance.now() - this.lastFailureAt);
       if (wait > 0) await sleep(wait, undefined, { signal });
     }
   }
@@ -73,8 +74,8 @@ export class ServerSupervisor {
     const message = status.redact(raw);
     status.state = "failed";
     status.lastError = message;
-    this.lastFailureAt = Date.now();
-    const health = await this.deps.health.recordFailure(this.name, message, status.stderr.tail(), this.lastFailureAt, startupTimeout);
+    this.lastFailureAt = performance.now();
+    const health = await this.deps.health.recordFailure(this.name, message, status.stderr.tail(), Date.now(), startupTimeout);
     this.recentFailures = health.failures.length;
     this.deps.host.events.emit({ type: "mcp_server_failed", server: this.name, message, breakerOpen: health.breakerOpen });
     if (health.breakerOpen) status.lastError = breakerError(this.name, status.stderr.tail(), message).message;
@@ -93,7 +94,7 @@ export class ServerSupervisor {
   /** Forgets every failure, here and in the health store, with the last error and the stderr kept; the state is `idle` (`keel mcp restart`). */
   async reset(): Promise<void> {
     await this.deps.health.reset(this.name);
-    this.lastFailureAt = 0;
+    this.lastFailureAt = undefined;
     this.recentFailures = 0;
     this.status.lastError = undefined;
     this.status.stderr.clear();

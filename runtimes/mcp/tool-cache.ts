@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { readJsonState, redactDeep, writeJsonState } from "../../core/index.js";
 import { redactInstructions, redactToolInfos } from "./redact-listing.js";
+import { toolFields } from "./tool-info.js";
 import type { McpServerConfig } from "../../manifests/mcp/mcp-server-config.js";
 
 /** A tool as listed by a server (the fields keel keeps). */
@@ -65,8 +66,9 @@ export class ToolCache {
    * Cached tools of a server when the fingerprint matches; undefined otherwise. The file lives in
    * the repository's `.keel/` and may have been committed, so it is never evidence of safety: a
    * cached `readOnlyHint` is dropped (the tool keeps the server's default risk and asks) until the
-   * server itself lists its tools again. With `maxAgeMs`, an entry saved longer ago than that (or
-   * with no readable `savedAt`) is treated as absent. Never throws.
+   * server itself lists its tools again. Each tool is checked as a listed one is (`toolFields`): an
+   * entry without a string name is dropped, a field of the wrong type left out. With `maxAgeMs`, an entry saved longer ago than that (or
+   * with no readable `savedAt`, or one after now: a clock put back since) is treated as absent. Never throws.
    */
   async get(server: McpServerConfig, opts: { maxAgeMs?: number; now?: number } = {}): Promise<McpToolInfo[] | undefined> {
     return (await this.entry(server, opts))?.tools;
@@ -78,8 +80,8 @@ export class ToolCache {
       const data = await (this.loaded ??= this.read(this.file).catch((): CacheFile => ({ servers: {} })));
       const entry = data.servers?.[server.name];
       if (!entry || entry.fingerprint !== configFingerprint(server) || !Array.isArray(entry.tools)) return undefined;
-      if (opts.maxAgeMs !== undefined && !((opts.now ?? Date.now()) - Date.parse(entry.savedAt) <= opts.maxAgeMs)) return undefined;
-      const tools = entry.tools.map((t) => (t?.annotations ? { ...t, annotations: { ...t.annotations, readOnlyHint: undefined } } : t));
+      if (opts.maxAgeMs !== undefined && !fresh((opts.now ?? Date.now()) - Date.parse(entry.savedAt), opts.maxAgeMs)) return undefined;
+      const tools = entry.tools.flatMap((raw: unknown) => cachedTool(raw) ?? []);
       // A file from before keel redacted listings (or written by hand) may hold the server's secrets: redacted on the way out too.
       const secrets = server.secrets ?? [];
       return {
@@ -132,6 +134,21 @@ export class ToolCache {
     }
     this.writing = undefined;
   }
+}
+
+/** A cached tool as `toolFields` checks a listed one, with its `schemaProblem` (a string) and without `readOnlyHint`; undefined when it is no tool. */
+function cachedTool(raw: unknown): McpToolInfo | undefined {
+  const tool = toolFields(raw);
+  if (!tool) return undefined;
+  const problem = (raw as { schemaProblem?: unknown }).schemaProblem;
+  if (typeof problem === "string") tool.schemaProblem = problem;
+  if (tool.annotations) tool.annotations = { ...tool.annotations, readOnlyHint: undefined };
+  return tool;
+}
+
+/** An entry this old (ms; NaN for an unreadable time) is fresh: saved at most `maxAgeMs` ago and not after now. */
+function fresh(age: number, maxAgeMs: number): boolean {
+  return age >= 0 && age <= maxAgeMs;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -99,7 +99,18 @@ export class MessageLog {
    * page with `since`), so an index or log a repository committed cannot make one read take gigabytes.
    */
   async read(opts: ReadOptions = {}): Promise<{ messages: TeamMessage[]; total: number; last_seq: number }> {
-    const index = await this.current(false);
+    // The index is a cache of the log: one that no longer describes it (the log was replaced by another of at
+    // least its size: a restored copy, a checkout of a committed .keel) is rebuilt from the log, not believed.
+    const read = (await this.readBy(await this.current(false), opts)) ?? (await this.readBy(await this.current(false, true), opts));
+    if (read) return read;
+    throw new StateError(
+      `Message log ${this.logFile} holds lines keel does not write there. keel left it untouched: fix or move it, then retry.`,
+      this.logFile,
+    );
+  }
+
+  /** `read` through `index`; undefined when a line it points at is not the message it names (a stale index). */
+  private async readBy(index: LogIndex, opts: ReadOptions): Promise<{ messages: TeamMessage[]; total: number; last_seq: number } | undefined> {
     let entries: Entry[];
     if (opts.recipient !== undefined) entries = [...entriesFor(index, opts.recipient), ...(opts.recipient === "*" ? [] : entriesFor(index, "*"))];
     else entries = Object.values(index.recipients).flat();
@@ -108,7 +119,11 @@ export class MessageLog {
     const total = entries.length;
     if (opts.limit !== undefined) entries = opts.since !== undefined ? entries.slice(0, opts.limit) : entries.slice(-opts.limit);
     entries = withinBytes(entries, opts.since !== undefined, this.logFile);
-    return { messages: await this.lines(entries), total, last_seq: index.last_seq };
+    const messages = await this.lines(entries);
+    const named = (m: TeamMessage | undefined, i: number) =>
+      m !== undefined && m.seq === entries[i]![0] && (opts.recipient === undefined || m.recipient === opts.recipient || m.recipient === "*");
+    if (!messages.every(named)) return undefined;
+    return { messages: messages as TeamMessage[], total, last_seq: index.last_seq };
   }
 
   /**
@@ -128,12 +143,14 @@ export class MessageLog {
     return index.last_seq;
   }
 
-  /** The index, caught up with the log's tail; with `repair`, a torn last line is truncated away. */
-  private async current(repair: boolean): Promise<LogIndex> {
-    let index = await readJsonState<LogIndex>(this.indexFile, emptyIndex()).catch((error) => {
-      if (error instanceof StateError) return emptyIndex(); // a cache: rebuilt from the log
-      throw error;
-    });
+  /** The index, caught up with the log's tail; with `repair`, a torn last line is truncated away; with `rebuild`, made from the whole log. */
+  private async current(repair: boolean, rebuild = false): Promise<LogIndex> {
+    let index = rebuild
+      ? emptyIndex()
+      : await readJsonState<LogIndex>(this.indexFile, emptyIndex()).catch((error) => {
+          if (error instanceof StateError) return emptyIndex(); // a cache: rebuilt from the log
+          throw error;
+        });
     // A link planted at the log (a repository can commit .keel) is not read: the log counts as empty
     // until the next append replaces the link (withFileLock).
     const size = await lstat(this.logFile).then(
@@ -148,12 +165,22 @@ export class MessageLog {
         `Message log ${this.logFile} holds ${Math.ceil((size - index.bytes) / 1024 / 1024)} MiB its index does not cover, more than keel reads of a state file (${MAX_STATE_TEXT_BYTES / 1024 / 1024} MiB). keel left it untouched: move the team's folder away (or \`keel team delete\` it), then retry.`,
         this.logFile,
       );
-    const tail = await this.slice(index.bytes, size - index.bytes);
+    // Read from the byte before: an index whose end is not the end of a line is not this log's (it was replaced).
+    const from = Math.max(0, index.bytes - 1);
+    const read = await this.slice(from, size - from);
+    if (index.bytes > 0 && read[0] !== 0x0a && !rebuild) return this.current(repair, true);
+    const tail = index.bytes > 0 ? read.subarray(1) : read;
     const end = tail.lastIndexOf(0x0a) + 1;
     let offset = index.bytes;
     for (const text of tail.subarray(0, end).toString("utf8").split("\n").slice(0, -1)) {
       const length = Buffer.byteLength(text) + 1;
-      const msg = parseLine(text, this.logFile);
+      let msg: TeamMessage;
+      try {
+        msg = parseLine(text, this.logFile);
+      } catch (error) {
+        if (rebuild || index.bytes === 0) throw error;
+        return this.current(repair, true); // a stale index's end can fall on a line that only looks whole
+      }
       addEntry(index, msg, offset, length);
       offset += length;
     }
@@ -169,15 +196,22 @@ export class MessageLog {
     return index;
   }
 
-  private async lines(entries: Entry[]): Promise<TeamMessage[]> {
+  /** The messages at the entries' places; undefined for a place that holds no whole message (a stale index). */
+  private async lines(entries: Entry[]): Promise<(TeamMessage | undefined)[]> {
     if (entries.length === 0) return [];
     const handle = await open(this.logFile, ownReadFlags(this.logFile));
     try {
-      const out: TeamMessage[] = [];
+      const out: (TeamMessage | undefined)[] = [];
       for (const [, offset, length] of entries) {
         const buf = Buffer.alloc(length);
         await handle.read(buf, 0, length, offset);
-        out.push(parseLine(buf.toString("utf8").trimEnd(), this.logFile));
+        let msg: unknown;
+        try {
+          msg = buf[length - 1] === 0x0a ? JSON.parse(buf.toString("utf8")) : undefined;
+        } catch {
+          msg = undefined;
+        }
+        out.push(typeof msg === "object" && msg !== null ? (msg as TeamMessage) : undefined);
       }
       return out;
     } finally {

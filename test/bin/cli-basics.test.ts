@@ -1,6 +1,6 @@
 import { execa } from "execa";
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { runKeel, runKeelProcess } from "../helpers/run-cli.js";
@@ -11,6 +11,19 @@ const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.ur
 async function hasShell(shell: string): Promise<boolean> {
   const r = await execa(shell, ["-c", "exit 0"], { reject: false });
   return r.exitCode === 0;
+}
+
+/** A copy of the built executable (bin/keel.js, dist/ as the package ships it, package.json) at `copy`, using the checkout's node_modules. */
+function copyBuiltKeel(copy: string): string {
+  const repo = new URL("../../", import.meta.url);
+  const dist = fileURLToPath(new URL("dist", repo));
+  const shipped = (file: string) => !/\.(map|tsbuildinfo)$/.test(file) && !/^(bench|examples)$/.test(relative(dist, file));
+  mkdirSync(join(copy, "bin"), { recursive: true });
+  cpSync(new URL("bin/keel.js", repo), join(copy, "bin", "keel.js"));
+  cpSync(dist, join(copy, "dist"), { recursive: true, filter: shipped });
+  symlinkSync(fileURLToPath(new URL("node_modules", repo)), join(copy, "node_modules"));
+  cpSync(new URL("package.json", repo), join(copy, "package.json"));
+  return copy;
 }
 
 describe("CLI basics: --version, init, completion", () => {
@@ -31,18 +44,33 @@ describe("CLI basics: --version, init, completion", () => {
   it("--version reads a package.json saved with a byte order mark (a Windows editor's) as keel's own", async () => {
     ws = makeWorkspace();
     // a copy of the built CLI whose package.json starts with a BOM; its npm packages are the checkout's
-    const copy = ws.path("keel-copy");
-    const repo = new URL("../../", import.meta.url);
-    mkdirSync(join(copy, "bin"), { recursive: true });
-    cpSync(new URL("bin/keel.js", repo), join(copy, "bin", "keel.js"));
-    for (const dir of ["cli", "bin"]) cpSync(new URL(`dist/${dir}`, repo), join(copy, "dist", dir), { recursive: true });
-    symlinkSync(fileURLToPath(new URL("node_modules", repo)), join(copy, "node_modules"));
-    writeFileSync(join(copy, "package.json"), `\ufeff${readFileSync(new URL("package.json", repo), "utf8")}`);
+    const copy = copyBuiltKeel(ws.path("keel-copy"));
+    writeFileSync(join(copy, "package.json"), `\ufeff${readFileSync(new URL("../../package.json", import.meta.url), "utf8")}`);
     // bin/keel.js runs the bundle when it is not older than the tsc output: make that output older for sure (a copy's
     // mtime has nanoseconds, a `new Date()` only milliseconds, so "now" could be older than a copy made in the same ms)
     utimesSync(join(copy, "dist", "bin", "cli.js"), 0, 0);
     const r = await execa(process.execPath, [join(copy, "bin", "keel.js"), "--version"], { cwd: ws.root, env: ws.env, reject: false });
     expect({ exitCode: r.exitCode, stdout: r.stdout }, r.stderr).toEqual({ exitCode: 0, stdout: pkg.version }); // old code: "unknown"
+  });
+
+  it("bin/keel.js runs the tsc output, not the bundle, after an incremental tsc that left dist/bin/cli.js as it was", async () => {
+    ws = makeWorkspace();
+    const copy = copyBuiltKeel(ws.path("keel-copy"));
+    // An edit of another module, compiled by a bare incremental `tsc`: that module's output and tsc's build state are
+    // rewritten, dist/bin/cli.js is not (tsc emits only what the change touched), and the bundle holds the old code.
+    writeFileSync(join(copy, "dist", "bin", "keel-version.js"), 'export function keelVersion() { return "edited"; }\n');
+    const [tsc, bundle, edit] = [1_000_000, 2_000_000, 3_000_000];
+    utimesSync(join(copy, "dist", "bin", "cli.js"), tsc, tsc);
+    for (const file of readdirSync(join(copy, "dist", "cli"), { recursive: true, encoding: "utf8" }))
+      utimesSync(join(copy, "dist", "cli", file), bundle, bundle);
+    writeFileSync(join(copy, "dist", ".tsbuildinfo"), "{}");
+    utimesSync(join(copy, "dist", "bin", "keel-version.js"), edit, edit);
+    utimesSync(join(copy, "dist", ".tsbuildinfo"), edit, edit);
+    const version = async () => (await execa(process.execPath, [join(copy, "bin", "keel.js"), "--version"], { cwd: ws!.root, env: ws!.env })).stdout;
+    expect(await version()).toBe("edited"); // old code: the bundle's package version
+    // Bundled again after that build (npm run build): the bundle runs.
+    utimesSync(join(copy, "dist", ".tsbuildinfo"), tsc, tsc);
+    expect(await version()).toBe(pkg.version);
   });
 
   it("init writes the starter files, valid for keel's own loaders; a second run changes nothing", async () => {

@@ -155,6 +155,20 @@ describe("Claude Code PreToolUse / PostToolUse hooks run inside the tool pipelin
     expect(readFileSync(join(home, readdirSync(home)[0]!), "utf8")).toContain(key);
   });
 
+  it("a recorded outcome not as keel writes it (a committed or hand-edited hooks.json) reads as none: keel hooks shows no [object Object]", async () => {
+    ws = makeWorkspace({ ".claude/settings.json": { hooks: hooksOf("PreToolUse", "true", { matcher: "Bash" }) } });
+    const [hook] = (await call(["hooks"])).json().hooks;
+    const key = `${hook.file}#${hook.path}`;
+    const good = { event: "PreToolUse", at: "2026-01-01T00:00:00.000Z", exitCode: null, decision: "none", durationMs: 3 };
+    ws.write(".keel/state/hooks.json", { [key]: { ...good, decision: { block: true }, exitCode: "2", error: ["x"] } });
+    expect((await call(["hooks"])).json().hooks[0].last).toBeUndefined(); // old code: the record as it was
+    const table = await runKeel(["hooks"], { cwd: ws.root, env: ws.env });
+    expect(table.stdout).toContain("never ran here");
+    expect(table.stdout).not.toContain("[object Object]");
+    ws.write(".keel/state/hooks.json", { [key]: good });
+    expect((await call(["hooks"])).json().hooks[0].last).toEqual(good);
+  });
+
   it("an untrusted hook's matcher is never evaluated: a catastrophically backtracking regex cannot hang a tool call", async () => {
     ws = makeWorkspace({ "keep.txt": "x" });
     // 40 overlapping alternatives under a star, then a letter no tool name has: exponential backtracking

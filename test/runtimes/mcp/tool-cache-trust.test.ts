@@ -92,6 +92,32 @@ describe("MCP state in a repository's .keel/ is not evidence", () => {
     expect(spawned()).toBe(2);
   });
 
+  it("a committed cache entry of the wrong shape is read tool by tool as a listing is: no crash, and the user's own servers keep their tools", async () => {
+    ws = makeWorkspace({ ".mcp.json": { mcpServers: { repo: nodeServer(FAULT, ["ok"], { lazy: true }) } } });
+    const userMcp = join(ws.keelHome, "mcp.json");
+    mkdirSync(dirname(userMcp), { recursive: true });
+    writeFileSync(userMcp, JSON.stringify({ mcpServers: { mine: nodeServer(FAULT, ["ok"], { lazy: true }) } }));
+    const keel = () => runKeel(["--trust", "--json", "tools"], { cwd: ws!.root, env: ws!.env });
+    expect((await keel()).exitCode).toBe(0); // lists both servers once and caches their lists
+    const file = ".keel/state/mcp/tool-cache.json";
+    const cache = JSON.parse(ws.read(file));
+    cache.servers.repo.tools = [
+      { name: 5, inputSchema: {} },
+      null,
+      "echo",
+      { name: "odd", description: { text: "not a string" }, inputSchema: "x", annotations: { title: {}, destructiveHint: "yes" }, outputSchema: 5 },
+    ];
+    ws.write(file, cache);
+    const r = await keel();
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.json().diagnostics.filter((d: { severity: string }) => d.severity === "error")).toEqual([]); // old code: the registerTools hook failed
+    const tools = r.json().tools as { name: string; description: string; inputSchema: unknown }[];
+    expect(tools.filter((t) => t.name.startsWith("mcp__repo__"))).toEqual([
+      expect.objectContaining({ name: "mcp__repo__odd", description: 'Tool "odd" of MCP server "repo".', inputSchema: { type: "object" } }),
+    ]);
+    expect(tools.map((t) => t.name)).toContain("mcp__mine__echo"); // old code: no MCP tool at all
+  });
+
   it("a breaker record committed in the repository does not keep the user's own server from starting (its health is kept under $KEEL_HOME)", async () => {
     ws = makeWorkspace({});
     const userMcp = join(ws.keelHome, "mcp.json");

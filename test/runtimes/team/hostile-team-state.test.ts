@@ -70,6 +70,39 @@ describe("team state a cloned repository committed (real CLI)", () => {
   });
 });
 
+describe("a message index that no longer describes its log (real CLI)", () => {
+  it("a log replaced by another of the same size (a restored copy, a checkout) is read from the log, not through the stale index", async () => {
+    ws = makeWorkspace();
+    await keel(ws, "team", "create", "crew", "alice", "bobby");
+    await keel(ws, "team", "send", "crew", "for alice", "--to", "alice");
+    await keel(ws, "team", "send", "crew", "for bobby", "--to", "bobby");
+    const log = ".keel/state/teams/live/crew/messages.jsonl";
+    const forAlice = async () =>
+      (await keel(ws!, "team", "messages", "crew", "--for", "alice")).json().data.messages.map((m: { message: string }) => m.message);
+    expect(await forAlice()).toEqual(["for alice"]);
+    // Another log whose lines have the same lengths, the recipients the other way round: the index still says line 1 is alice's.
+    const [first, second] = ws.read(log).trimEnd().split("\n") as [string, string];
+    const retarget = (line: string, from: string, to: string) => line.replaceAll(`"${from}"`, `"${to}"`).replace(`for ${from}`, `for ${to}`);
+    ws.write(log, `${retarget(first, "alice", "bobby")}\n${retarget(second, "bobby", "alice")}\n`);
+    expect(await forAlice()).toEqual(["for alice"]); // old code: ["for bobby"], bobby's message shown as alice's
+    expect(JSON.parse(ws.read(log).split("\n")[1]!)).toMatchObject({ seq: 2, recipient: "alice", message: "for alice" });
+  });
+
+  it("a log replaced by a longer one, the index's end falling inside a line, is indexed from the start (no 'not valid JSON' error)", async () => {
+    ws = makeWorkspace();
+    await keel(ws, "team", "create", "crew", "alice");
+    await keel(ws, "team", "send", "crew", "one");
+    await keel(ws, "team", "send", "crew", "two");
+    const log = ".keel/state/teams/live/crew/messages.jsonl";
+    const lines = ws.read(log).trimEnd().split("\n");
+    const zero = JSON.stringify({ ...JSON.parse(lines[0]!), id: "msg_0", seq: 0, message: "zero, a longer first line" });
+    ws.write(log, `${zero}\n${lines.join("\n")}\n`);
+    const run = await keel(ws, "team", "messages", "crew");
+    expect(run.exitCode, run.stdout).toBe(0); // old code: exit 1, "has a line that is not valid JSON"
+    expect(run.json().data.messages.map((m: { message: string }) => m.message)).toEqual(["zero, a longer first line", "one", "two"]);
+  });
+});
+
 describe("team message logs a cloned repository committed: bounded reads (real CLI)", () => {
   it("an unindexed 8 GiB log is refused with the limit named, not read into memory", async () => {
     ws = makeWorkspace();
@@ -93,7 +126,8 @@ describe("team message logs a cloned repository committed: bounded reads (real C
     const stored = JSON.parse(ws.read(`${dir}/index.json`));
     const [entry] = stored.recipients["@*"];
     // 100,000 entries naming the same ~1 KB line: ~100 MB to read before
-    ws.write(`${dir}/index.json`, { ...stored, recipients: { "@*": Array.from({ length: 100_000 }, (_, i) => [i + 1, entry[1], entry[2]]) } });
+    // (all with the line's own seq: an entry naming another seq than its line's is a stale index, rebuilt from the log)
+    ws.write(`${dir}/index.json`, { ...stored, recipients: { "@*": Array.from({ length: 100_000 }, () => [1, entry[1], entry[2]]) } });
     const run = await keel(ws, "team", "messages", "crew");
     expect(run.exitCode).toBe(0);
     const messages = run.json().data.messages;
