@@ -2,6 +2,7 @@ import type { ChatCompletionMessageParam } from "openai/resources/chat/completio
 import type { ChatMessage, ModelToolSpec } from "./model-types.js";
 import type { ToolNameMap } from "./tool-names.js";
 import { normalizeToolSchema } from "./tool-schema.js";
+import { validConversation, wireCallId } from "./valid-conversation.js";
 
 const OPEN = Buffer.from('{"messages":[');
 const COMMA = Buffer.from(",");
@@ -34,6 +35,8 @@ export class WireBodyEncoder {
    * there are none); `rest` (model, limits, stream options) is serialized as given and must hold `model`.
    * With `bridgeToolToUser`, a user message right after a tool result gets a short assistant
    * message before it (Mistral answers 400 "Unexpected role 'user' after role 'tool'" otherwise).
+   * The messages go out as `validConversation` makes them: every tool call answered right after it,
+   * whatever the history holds (an endpoint refuses anything else, on every resume).
    */
   encode(
     messages: readonly ChatMessage[],
@@ -43,8 +46,9 @@ export class WireBodyEncoder {
     bridgeToolToUser = false,
   ): Buffer {
     const parts: Buffer[] = [OPEN];
-    messages.forEach((m, i) => {
-      if (bridgeToolToUser && m.role === "user" && messages[i - 1]?.role === "tool") parts.push(BRIDGE);
+    const sent = validConversation(messages).messages;
+    sent.forEach((m, i) => {
+      if (bridgeToolToUser && m.role === "user" && sent[i - 1]?.role === "tool") parts.push(BRIDGE);
       if (i) parts.push(COMMA);
       parts.push(this.message(m, names));
     });
@@ -101,7 +105,7 @@ export function toWire(m: ChatMessage, names: ToolNameMap, origin?: string): Cha
             role: "assistant",
             content: m.content || null,
             tool_calls: m.toolCalls.map((c) => ({
-              id: c.id,
+              id: wireCallId(c.id),
               type: "function" as const,
               // A call cut off before its arguments (answered as such) goes back as an object, which servers expect.
               function: { name: names.wire(c.name), arguments: c.arguments.trim() ? c.arguments : "{}" },
@@ -115,6 +119,6 @@ export function toWire(m: ChatMessage, names: ToolNameMap, origin?: string): Cha
         : { role: "assistant", content: m.content };
     }
     case "tool":
-      return { role: "tool", tool_call_id: m.toolCallId, content: m.content };
+      return { role: "tool", tool_call_id: wireCallId(m.toolCallId), content: m.content };
   }
 }

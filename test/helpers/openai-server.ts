@@ -1,6 +1,7 @@
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll } from "vitest";
+import { chatRuleError, type ChatRuleError } from "./strict-chat-rules.js";
 
 /** One scripted reply of the local OpenAI-compatible server. */
 export interface ServerReply {
@@ -121,9 +122,20 @@ export interface OpenAIServer {
   headers: IncomingHttpHeaders[];
   /** The URL (path and query) of every request received, in order (`/models` too). */
   urls: string[];
+  /** With `strict`: the broken rule of each request the server refused (400), in order. */
+  refused: ChatRuleError[];
   /** Adds replies at the end of the queue. */
   push(...replies: ServerReply[]): void;
   close(): Promise<void>;
+}
+
+/** How the server checks requests. */
+export interface OpenAIServerOptions {
+  /**
+   * Check every request's messages as strictly as OpenAI does (see strict-chat-rules.ts) and answer
+   * one that breaks a rule with 400 and OpenAI's error body, the scripted reply left queued.
+   */
+  strict?: boolean;
 }
 
 /**
@@ -132,8 +144,9 @@ export interface OpenAIServer {
  * tool calls, errors and delays, and records the requests it received. When the queue is
  * empty it answers "(no more scripted replies)".
  */
-export async function startOpenAIServer(replies: ServerReply[] = []): Promise<OpenAIServer> {
+export async function startOpenAIServer(replies: ServerReply[] = [], options: OpenAIServerOptions = {}): Promise<OpenAIServer> {
   const queue = [...replies];
+  const refused: ChatRuleError[] = [];
   const requests: ChatRequestBody[] = [];
   const authorizations: (string | undefined)[] = [];
   const headers: IncomingHttpHeaders[] = [];
@@ -162,6 +175,12 @@ export async function startOpenAIServer(replies: ServerReply[] = []): Promise<Op
     requests.push(body);
     authorizations.push(req.headers.authorization);
     headers.push(req.headers);
+    const broken = options.strict ? chatRuleError(body.messages) : undefined;
+    if (broken) {
+      refused.push(broken);
+      res.writeHead(400, { "content-type": "application/json" }).end(JSON.stringify({ error: { ...broken, type: "invalid_request_error" } }));
+      return;
+    }
     let index = queue.findIndex((r) => r.match?.(body));
     if (index === -1) index = queue.findIndex((r) => !r.match);
     if (index !== -1 && queue[index]!.refuseMaxTokens && "max_tokens" in body) {
@@ -355,6 +374,7 @@ export async function startOpenAIServer(replies: ServerReply[] = []): Promise<Op
     authorizations,
     headers,
     urls,
+    refused,
     push: (...r) => void queue.push(...r),
     close: () =>
       new Promise((resolve) => {
@@ -382,10 +402,10 @@ export function requestText(body: ChatRequestBody): string {
  * One local server for the calling test file: started in `beforeAll`, closed in `afterAll`. The
  * returned object forwards to it, so tests use it as they would the server itself.
  */
-export function useOpenAIServer(): OpenAIServer {
+export function useOpenAIServer(options: OpenAIServerOptions = {}): OpenAIServer {
   let current: OpenAIServer | undefined;
   beforeAll(async () => {
-    current = await startOpenAIServer();
+    current = await startOpenAIServer([], options);
   });
   afterAll(() => current?.close());
   const get = (): OpenAIServer => {
@@ -407,6 +427,9 @@ export function useOpenAIServer(): OpenAIServer {
     },
     get urls() {
       return get().urls;
+    },
+    get refused() {
+      return get().refused;
     },
     push: (...replies) => get().push(...replies),
     close: () => get().close(),
