@@ -36,7 +36,8 @@ export class WireBodyEncoder {
    * With `bridgeToolToUser`, a user message right after a tool result gets a short assistant
    * message before it (Mistral answers 400 "Unexpected role 'user' after role 'tool'" otherwise).
    * The messages go out as `validConversation` makes them: every tool call answered right after it,
-   * whatever the history holds (an endpoint refuses anything else, on every resume).
+   * whatever the history holds (an endpoint refuses anything else, on every resume); an answer with
+   * neither text nor tool calls is left out.
    */
   encode(
     messages: readonly ChatMessage[],
@@ -46,7 +47,8 @@ export class WireBodyEncoder {
     bridgeToolToUser = false,
   ): Buffer {
     const parts: Buffer[] = [OPEN];
-    const sent = validConversation(messages).messages;
+    // An answer with no text and no calls says nothing, and some servers refuse it (vLLM reads "" as no content): not sent.
+    const sent = validConversation(messages).messages.filter((m) => m.role !== "assistant" || m.content !== "" || m.toolCalls?.length);
     sent.forEach((m, i) => {
       if (bridgeToolToUser && m.role === "user" && sent[i - 1]?.role === "tool") parts.push(BRIDGE);
       if (i) parts.push(COMMA);

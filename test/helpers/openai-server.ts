@@ -43,6 +43,11 @@ export interface ServerReply {
   requireSignatureBack?: boolean;
   /** Answer 400 as OpenAI's reasoning models do to a request with `max_tokens` (the reply stays queued for the retry). */
   refuseMaxTokens?: boolean;
+  /**
+   * Answer 400 as vLLM does (0.9) to an assistant message with empty content and no tool calls in the request (OpenAI
+   * accepts one; vLLM reads "" as no content). The reply stays queued.
+   */
+  refuseEmptyAssistant?: boolean;
   /** Answer 400 as vLLM does to a limit larger than the context leaves (its message names both limit fields). */
   limitTooLarge?: boolean;
   /** Answer 400 as Mistral does to a user message right after a tool result (the reply stays queued for the retry). */
@@ -195,6 +200,14 @@ export async function startOpenAIServer(replies: ServerReply[] = [], options: Op
       res
         .writeHead(400, { "content-type": "application/json" })
         .end(JSON.stringify({ object: "error", message, type: "invalid_request_message_order", param: null, code: "3230" }));
+      return;
+    }
+    const empty = body.messages.find((m) => m.role === "assistant" && !m.tool_calls?.length && !m.content);
+    if (index !== -1 && queue[index]!.refuseEmptyAssistant && empty) {
+      const message = `Invalid assistant message: role='assistant' content=None tool_calls=None prefix=False`;
+      res
+        .writeHead(400, { "content-type": "application/json" })
+        .end(JSON.stringify({ object: "error", message, type: "BadRequestError", param: null, code: 400 }));
       return;
     }
     if (index !== -1 && queue[index]!.limitTooLarge) {

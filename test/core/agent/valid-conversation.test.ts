@@ -166,3 +166,24 @@ describe("every request keel sends is a valid chat-completions request (strict l
       expect(ws!.exists("p2.txt")).toBe(false);
     });
 });
+
+describe("an empty answer in the history (vLLM refuses an assistant message with empty content)", () => {
+  it("is not sent again: the session goes on with the next prompt", async () => {
+    await strictWorkspace();
+    server!.push({ text: "" });
+    const first = await keel("run", "--session", "empty", "say nothing");
+    expect(first.json()).toMatchObject({ reason: "answer", text: "" });
+    server!.push({ text: "now an answer", refuseEmptyAssistant: true });
+    const resumed = await keel("run", "--resume", "empty", "say something");
+    // Old code: `{"role": "assistant", "content": ""}` went with every later request, which vLLM answers with 400.
+    expect(resumed.exitCode, resumed.stdout).toBe(0);
+    expect(resumed.json()).toMatchObject({ reason: "answer", text: "now an answer" });
+    expect(shape(server!.requests.at(-1)!).map(([role, , content]) => [role, content])).toEqual([
+      ["system", expect.any(String)],
+      ["user", "say nothing"],
+      ["user", "say something"],
+    ]);
+    // keel's own record keeps the empty answer
+    expect((await sessionState(ws!.root, "empty")).messages.some((m) => m.role === "assistant" && m.content === "")).toBe(true);
+  });
+});
