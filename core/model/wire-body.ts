@@ -109,8 +109,7 @@ export function toWire(m: ChatMessage, names: ToolNameMap, origin?: string): Cha
             tool_calls: m.toolCalls.map((c) => ({
               id: wireCallId(c.id),
               type: "function" as const,
-              // A call cut off before its arguments (answered as such) goes back as an object, which servers expect.
-              function: { name: names.wire(c.name), arguments: c.arguments.trim() ? c.arguments : "{}" },
+              function: { name: names.wire(c.name), arguments: wireArguments(c.arguments) },
               ...(own && c.extraContent ? { extra_content: c.extraContent } : {}),
             })),
             // Thinking models need the reasoning behind their tool calls back, in the field it came in
@@ -122,5 +121,21 @@ export function toWire(m: ChatMessage, names: ToolNameMap, origin?: string): Cha
     }
     case "tool":
       return { role: "tool", tool_call_id: wireCallId(m.toolCallId), content: m.content };
+  }
+}
+
+/**
+ * A call's arguments as sent back: as the model wrote them when they are JSON, else `{}` — a call cut off
+ * before or in its arguments, or with arguments that are not JSON, was not run and its result says why;
+ * vLLM and SGLang parse the arguments of every call in a request and answer 400 to text that is not JSON,
+ * which would refuse the session's every later request.
+ */
+function wireArguments(text: string): string {
+  if (!text.trim()) return "{}";
+  try {
+    JSON.parse(text);
+    return text;
+  } catch {
+    return "{}";
   }
 }

@@ -48,6 +48,11 @@ export interface ServerReply {
    * accepts one; vLLM reads "" as no content). The reply stays queued.
    */
   refuseEmptyAssistant?: boolean;
+  /**
+   * Answer 400 as vLLM and SGLang do when the `arguments` of a tool call in the request are not JSON (they parse
+   * them for the chat template). The reply stays queued.
+   */
+  parseArguments?: boolean;
   /** Answer 400 as vLLM does to a limit larger than the context leaves (its message names both limit fields). */
   limitTooLarge?: boolean;
   /** Answer 400 as Mistral does to a user message right after a tool result (the reply stays queued for the retry). */
@@ -209,6 +214,16 @@ export async function startOpenAIServer(replies: ServerReply[] = [], options: Op
         .writeHead(400, { "content-type": "application/json" })
         .end(JSON.stringify({ object: "error", message, type: "BadRequestError", param: null, code: 400 }));
       return;
+    }
+    if (index !== -1 && queue[index]!.parseArguments) {
+      const unparsable = body.messages.flatMap((m) => m.tool_calls ?? []).find((c) => !isJson(c.function.arguments));
+      if (unparsable) {
+        const message = `Expecting value: line 1 column 1 (char 0) (arguments of ${unparsable.function.name})`;
+        res
+          .writeHead(400, { "content-type": "application/json" })
+          .end(JSON.stringify({ object: "error", message, type: "BadRequestError", param: null, code: 400 }));
+        return;
+      }
     }
     if (index !== -1 && queue[index]!.limitTooLarge) {
       queue.splice(index, 1);
@@ -395,6 +410,16 @@ export async function startOpenAIServer(replies: ServerReply[] = [], options: Op
         server.close(() => resolve());
       }),
   };
+}
+
+/** Whether `text` parses as JSON. */
+function isJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Sends an SSE comment every `everyMs` for `forMs` (or until the client goes away). */

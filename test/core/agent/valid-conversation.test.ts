@@ -187,3 +187,32 @@ describe("an empty answer in the history (vLLM refuses an assistant message with
     expect((await sessionState(ws!.root, "empty")).messages.some((m) => m.role === "assistant" && m.content === "")).toBe(true);
   });
 });
+
+describe("a tool call whose arguments are not JSON (vLLM and SGLang parse the arguments of every call in a request)", () => {
+  it("is sent back with {} (its result says why it did not run): the session goes on", async () => {
+    await strictWorkspace();
+    server!.push(
+      {
+        toolCalls: [
+          { id: "bad", name: "write_file", arguments: '{"path": "b.txt", "content": "cut he' },
+          { id: "good", name: "read_file", arguments: { path: "a.txt" } },
+        ],
+      },
+      { text: "noted", parseArguments: true },
+    );
+    const r = await keel("run", "--session", "args", "write b.txt");
+    // Old code: the cut arguments went back as written, and vLLM refused this request and every later one.
+    expect(r.exitCode, r.stdout).toBe(0);
+    expect(r.json()).toMatchObject({ reason: "answer", text: "noted" });
+    const request = server!.requests.at(-1)!;
+    const calls = request.messages.flatMap((m) => m.tool_calls ?? []);
+    expect(calls.map((c) => c.function.arguments)).toEqual(["{}", '{"path":"a.txt"}']);
+    expect(request.messages.find((m) => m.tool_call_id === "bad")!.content).toMatch(
+      /^Error \(schema_invalid\): The arguments of write_file are not valid JSON/,
+    );
+    expect(ws!.exists("b.txt")).toBe(false);
+    // keel's own record keeps what the model wrote
+    const state = await sessionState(ws!.root, "args");
+    expect(state.messages.flatMap((m) => (m.role === "assistant" ? (m.toolCalls ?? []) : []))[0]!.arguments).toBe('{"path": "b.txt", "content": "cut he');
+  });
+});
