@@ -27,7 +27,7 @@ export const NO_RESULT_RECORDED =
  * `NO_RESULT_RECORDED`; a message found between the calls and their results (a user or hook message) is
  * moved after the results; a result with no call right before it (or a second result of the same call)
  * becomes a user note that says what it is (tool output, never the user's words); a call whose id an
- * earlier call already had gets `<id>~<n>` (its results follow it). Returns `messages` itself (and no
+ * earlier call already had gets `<id>-<n>` (its results follow it; only the characters every provider accepts in an id are added). Returns `messages` itself (and no
  * repairs) when it is already valid, so callers can compare by identity. Never throws.
  */
 export function validConversation(messages: readonly ChatMessage[]): { messages: readonly ChatMessage[]; repairs?: ConversationRepairs } {
@@ -70,8 +70,8 @@ export function validConversation(messages: readonly ChatMessage[]): { messages:
       let id = call.id;
       if (used.has(wireCallId(id))) {
         let n = 2;
-        while (used.has(wireCallId(`${call.id}~${n}`))) n++;
-        id = `${call.id}~${n}`;
+        while (used.has(wireCallId(`${call.id}-${n}`))) n++;
+        id = `${call.id}-${n}`;
         repairs.renamed++;
       }
       used.add(wireCallId(id));

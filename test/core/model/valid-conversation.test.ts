@@ -86,8 +86,8 @@ describe("validConversation: every request is a valid chat-completions message l
     expect(chatRuleError(wire)).toBeUndefined();
     expect(wire.filter((m) => m.role === "tool").map((m) => [m.tool_call_id, m.content])).toEqual([
       ["same", "first"],
-      ["same~2", "second"],
-      ["same~3", "third"],
+      ["same-2", "second"],
+      ["same-3", "third"],
     ]);
   });
 
