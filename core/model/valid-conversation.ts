@@ -27,8 +27,9 @@ export const NO_RESULT_RECORDED =
  * `NO_RESULT_RECORDED`; a message found between the calls and their results (a user or hook message) is
  * moved after the results; a result with no call right before it (or a second result of the same call)
  * becomes a user note that says what it is (tool output, never the user's words); a call whose id an
- * earlier call already had gets `<id>-<n>` (its results follow it; only the characters every provider accepts in an id are added). Returns `messages` itself (and no
- * repairs) when it is already valid, so callers can compare by identity. Never throws.
+ * earlier call already had gets `<id>-<n>` (its results follow it; `-` and digits: characters every
+ * provider accepts in an id). Returns `messages` itself (and no repairs) when it is already valid, so
+ * callers can compare by identity. Never throws.
  */
 export function validConversation(messages: readonly ChatMessage[]): { messages: readonly ChatMessage[]; repairs?: ConversationRepairs } {
   if (isValid(messages)) return { messages };
@@ -49,13 +50,16 @@ export function validConversation(messages: readonly ChatMessage[]): { messages:
       continue;
     }
     // The results of this message's calls are the tool messages up to the next assistant message.
+    const ids = new Set(m.toolCalls.map((c) => c.id));
     const results = new Map<string, Extract<ChatMessage, { role: "tool" }>[]>();
     const after: ChatMessage[] = [];
     let before = 0;
     for (; i < messages.length && messages[i]!.role !== "assistant"; i++) {
       const r = messages[i]!;
-      if (r.role === "tool" && m.toolCalls.some((c) => c.id === r.toolCallId)) {
-        results.set(r.toolCallId, [...(results.get(r.toolCallId) ?? []), r]);
+      if (r.role === "tool" && ids.has(r.toolCallId)) {
+        const list = results.get(r.toolCallId);
+        if (list) list.push(r);
+        else results.set(r.toolCallId, [r]);
         // the messages before this result stood between the calls and their results
         repairs.moved += after.length - before;
         before = after.length;
