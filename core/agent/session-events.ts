@@ -217,7 +217,8 @@ export interface RecoveryEvent extends SessionFields {
  */
 export interface ConversationRepairedEvent extends SessionFields {
   type: "conversation_repaired";
-  unanswered: string[];
+  unanswered: number;
+  unansweredIds: string[];
   moved: number;
   strayResults: number;
   renamed: number;

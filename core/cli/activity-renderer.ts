@@ -242,9 +242,9 @@ function cut(text: string, room: number): string {
 }
 
 /** What a conversation repair did, in a few words (`2 calls without a result answered, 1 message moved after the results`). */
-function repairSummary(e: { unanswered: string[]; moved: number; strayResults: number; renamed: number }): string {
+function repairSummary(e: { unanswered: number; moved: number; strayResults: number; renamed: number }): string {
   const parts = [
-    e.unanswered.length ? `${e.unanswered.length} call(s) without a result answered` : "",
+    e.unanswered ? `${e.unanswered} call(s) without a result answered` : "",
     e.moved ? `${e.moved} message(s) moved after their calls' results` : "",
     e.strayResults ? `${e.strayResults} result(s) without their call kept as notes` : "",
     e.renamed ? `${e.renamed} repeated call id(s) renamed` : "",

@@ -119,12 +119,12 @@ describe("every request keel sends is a valid chat-completions request (strict l
       ["tool", "x1", NO_RESULT_RECORDED.slice(0, 40)],
       ["tool", "x2", "AAA from x2"],
       ["user", "", "a message typed meanwhile"],
-      ["user", "", "[keel: the output of a bash call whose c"],
+      ["user", "", '[keel: output of a "bash" call that is n'],
       ["user", "", "go on"],
     ]);
     expect(request.messages.at(-2)!.content).toContain("output of a call no longer there");
     const repaired = readEvents(log).filter((e) => e.type === "conversation_repaired");
-    expect(repaired).toMatchObject([{ unanswered: ["x1"], moved: 1, strayResults: 1, renamed: 0 }]);
+    expect(repaired).toMatchObject([{ unanswered: 1, unansweredIds: ["x1"], moved: 1, strayResults: 1, renamed: 0 }]);
     // recorded in the session (appended to its log): the next resume sends the same history, no second repair
     server!.push({ text: "again" });
     expect((await keel("run", "--resume", "old", "more")).exitCode).toBe(0);

@@ -46,7 +46,7 @@ describe("validConversation: every request is a valid chat-completions message l
     ];
     expect(chatRuleError(messages.map((m) => (m.role === "tool" ? { role: "tool", tool_call_id: m.toolCallId, content: m.content } : m)))).toBeDefined();
     const { messages: fixed, repairs } = validConversation(messages);
-    expect(repairs).toEqual({ unanswered: ["x2"], moved: 1, strayResults: 3, renamed: 0 });
+    expect(repairs).toEqual({ unanswered: 1, unansweredIds: ["x2"], moved: 1, strayResults: 3, renamed: 0 });
     const wire = sent(messages);
     expect(chatRuleError(wire)).toBeUndefined();
     expect(wire.map((m) => [m.role, m.tool_call_id ?? m.tool_calls?.map((c) => c.id).join(",") ?? ""])).toEqual([
@@ -67,7 +67,9 @@ describe("validConversation: every request is a valid chat-completions message l
     const text = wire.map((m) => m.content ?? "").join("\n");
     for (const kept of ["orphan output", "typed while tools ran", "result of x1", "result of x3", "second result of x3", "stray output", "next"])
       expect(text).toContain(kept);
-    expect(wire[1]!.content).toMatch(/^\[keel: the output of a read_file call whose call is not in this conversation \(any more\)\. It is tool output/);
+    expect(wire[1]!.content).toMatch(
+      /^\[keel: output of a "read_file" call that is not in this conversation \(any more\), or a second result of one\. It is tool output/,
+    );
     expect(fixed.length).toBe(wire.length);
   });
 
