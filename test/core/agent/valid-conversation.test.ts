@@ -108,6 +108,8 @@ describe("every request keel sends is a valid chat-completions request (strict l
     add({ role: "user", kind: "queued", content: "a message typed meanwhile" });
     add({ role: "tool", toolCallId: "x2", name: "read_file", content: "AAA from x2" });
     add({ role: "tool", toolCallId: "gone", name: "bash", content: "output of a call no longer there" });
+    add({ role: "assistant", content: "", toolCalls: [{ id: "y1", name: "read_file", arguments: '{"path":"a.txt"}' }] });
+    add({ role: "user", content: "a later prompt" });
     server!.push({ text: "resumed" });
     const resumed = await keel("run", "--resume", "old", "go on");
     // Old code: 400 "An assistant message with 'tool_calls' must be followed by tool messages …", on every resume.
@@ -120,11 +122,21 @@ describe("every request keel sends is a valid chat-completions request (strict l
       ["tool", "x2", "AAA from x2"],
       ["user", "", "a message typed meanwhile"],
       ["user", "", '[keel: output of a "bash" call that is n'],
+      ["assistant", "y1", ""],
+      ["tool", "y1", NO_RESULT_RECORDED.slice(0, 40)],
+      ["user", "", "a later prompt"],
       ["user", "", "go on"],
     ]);
-    expect(request.messages.at(-2)!.content).toContain("output of a call no longer there");
+    expect(request.messages[7]!.content).toContain("output of a call no longer there");
+    // appended as an edit of the broken step alone (a long session's whole history in one log line would be too long to read back)
+    const edits = readEvents(log).filter((e) => e.type === "session_edit" && (e as { start: number }).start > 0);
+    // each broken assistant message with what follows it, up to the next one
+    expect(edits).toMatchObject([
+      { start: 3, deleteCount: 4 },
+      { start: 8, deleteCount: 3 },
+    ]);
     const repaired = readEvents(log).filter((e) => e.type === "conversation_repaired");
-    expect(repaired).toMatchObject([{ unanswered: 1, unansweredIds: ["x1"], moved: 1, strayResults: 1, renamed: 0 }]);
+    expect(repaired).toMatchObject([{ unanswered: 2, unansweredIds: ["x1", "y1"], moved: 1, strayResults: 1, renamed: 0 }]);
     // recorded in the session (appended to its log): the next resume sends the same history, no second repair
     server!.push({ text: "again" });
     expect((await keel("run", "--resume", "old", "more")).exitCode).toBe(0);
