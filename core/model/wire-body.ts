@@ -125,16 +125,17 @@ export function toWire(m: ChatMessage, names: ToolNameMap, origin?: string): Cha
 }
 
 /**
- * A call's arguments as sent back: as the model wrote them when they are JSON, else `{}` — a call cut off
- * before or in its arguments, or with arguments that are not JSON, was not run and its result says why;
- * vLLM and SGLang parse the arguments of every call in a request and answer 400 to text that is not JSON,
- * which would refuse the session's every later request.
+ * A call's arguments as sent back: as the model wrote them when they are a JSON object, else `{}` — a call
+ * cut off before or in its arguments, or with arguments that are not a JSON object, was not run as given
+ * and its result says why; vLLM and SGLang parse the arguments of every call in a request and answer 400 to
+ * text that is not JSON (and some chat templates read them as an object), which would refuse the session's
+ * every later request.
  */
 function wireArguments(text: string): string {
   if (!text.trim()) return "{}";
   try {
-    JSON.parse(text);
-    return text;
+    const value: unknown = JSON.parse(text);
+    return typeof value === "object" && value !== null && !Array.isArray(value) ? text : "{}";
   } catch {
     return "{}";
   }

@@ -113,4 +113,19 @@ describe("validConversation: every request is a valid chat-completions message l
     expect(sent(messages)[1]!.tool_calls![0]!.id).toBe(a);
     expect(wireCallId("call_abc")).toBe("call_abc");
   });
+
+  it("arguments go back as the model wrote them when they are a JSON object, else as {} (servers that parse them refuse the rest)", () => {
+    const args = ['{"path":"a.txt"}', '{"path": "a.t', "[1]", "null", "", "  "];
+    const messages: ChatMessage[] = [
+      { role: "user", content: "go" },
+      { role: "assistant", content: "", toolCalls: args.map((a, i) => ({ id: `c${i}`, name: "read_file", arguments: a })) },
+      ...args.map((_, i) => result(`c${i}`)),
+    ];
+    const calls = (
+      JSON.parse(new WireBodyEncoder().encode(messages, [], new ToolNameMap([]), { model: "m" }).toString("utf8")) as {
+        messages: { tool_calls?: { function: { arguments: string } }[] }[];
+      }
+    ).messages[1]!.tool_calls!;
+    expect(calls.map((c) => c.function.arguments)).toEqual(['{"path":"a.txt"}', "{}", "{}", "{}", "{}", "{}"]);
+  });
 });
