@@ -5,6 +5,7 @@ import { reportedUsage, tokenCount } from "../model/reported-usage.js";
 import { drainQueue } from "../session/message-queue.js";
 import type { ActiveSession } from "./active-session.js";
 import { economize } from "./context-economy.js";
+import { repairConversation } from "./conversation-repair.js";
 import { runPendingCalls, type ApprovalDecision } from "./run-tool-calls.js";
 import { fireAgentStop } from "./session-hooks.js";
 import { toolMenu } from "./tool-menu.js";
@@ -38,6 +39,8 @@ export async function driveSession(s: ActiveSession, decision?: ApprovalDecision
       return "budget";
     }
     await drainQueued(s);
+    // Every tool call answered right after it (a history an older keel or an edited log broke): else the endpoint refuses it on every resume.
+    if (repairConversation(s)) await s.save();
     const menu = toolMenu(s);
     const estimate = await economize(s, menu.tools);
     s.state.usage.lastRequestTokens = estimate;

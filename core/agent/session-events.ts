@@ -210,6 +210,20 @@ export interface RecoveryEvent extends SessionFields {
   unknownCalls: { id: string; tool: string; started: boolean }[];
 }
 
+/**
+ * The conversation broke a chat-completions rule (a tool call without its result right after it, a
+ * message between calls and their results, a stray result, a repeated call id) and was repaired before
+ * the next model call; counts as in `ConversationRepairs`.
+ */
+export interface ConversationRepairedEvent extends SessionFields {
+  type: "conversation_repaired";
+  unanswered: number;
+  unansweredIds: string[];
+  moved: number;
+  strayResults: number;
+  renamed: number;
+}
+
 /** `delegate_agent` started a child session. */
 export interface DelegateStartEvent extends SessionFields {
   type: "delegate_start";
@@ -274,6 +288,7 @@ export type SessionEvent =
   | ContextCompactedTokensEvent
   | CompactionEvent
   | RecoveryEvent
+  | ConversationRepairedEvent
   | DelegateStartEvent
   | DelegatePausedEvent
   | DelegateEndEvent

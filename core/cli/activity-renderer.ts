@@ -124,6 +124,8 @@ export class ActivityRenderer {
         return this.line(`${c.cyan("◆")} ${c.dim(`pruned ${e.pruned} old tool outputs (~${e.before} → ${e.after} tokens)`)}`);
       case "recovery":
         return this.line(`${c.yellow("◆")} ${c.dim(`recovered an interrupted turn (${e.unknownCalls.length} calls with unknown outcome not re-run)`)}`);
+      case "conversation_repaired":
+        return this.line(`${c.yellow("◆")} ${c.dim(`repaired the conversation before sending it (${repairSummary(e)})`)}`);
       case "model_response":
         if (e.finishReason === "length") this.notice("the model's response reached its output limit (model.maxOutputTokens) and was cut off", "warn");
         else if (e.finishReason === "content_filter") this.notice("the provider's content filter stopped the model's response", "warn");
@@ -237,4 +239,15 @@ function oneLine(text: string): string {
 function cut(text: string, room: number): string {
   const n = Math.max(10, room);
   return text.length > n ? text.slice(0, n - 1) + "…" : text;
+}
+
+/** What a conversation repair did, in a few words (`2 calls without a result answered, 1 message moved after the results`). */
+function repairSummary(e: { unanswered: number; moved: number; strayResults: number; renamed: number }): string {
+  const parts = [
+    e.unanswered ? `${e.unanswered} call(s) without a result answered` : "",
+    e.moved ? `${e.moved} message(s) moved after their calls' results` : "",
+    e.strayResults ? `${e.strayResults} result(s) without their call kept as notes` : "",
+    e.renamed ? `${e.renamed} repeated call id(s) renamed` : "",
+  ];
+  return parts.filter(Boolean).join(", ");
 }

@@ -2,6 +2,7 @@ import type { ChatCompletionMessageParam } from "openai/resources/chat/completio
 import type { ChatMessage, ModelToolSpec } from "./model-types.js";
 import type { ToolNameMap } from "./tool-names.js";
 import { normalizeToolSchema } from "./tool-schema.js";
+import { validConversation, wireCallId } from "./valid-conversation.js";
 
 const OPEN = Buffer.from('{"messages":[');
 const COMMA = Buffer.from(",");
@@ -34,6 +35,9 @@ export class WireBodyEncoder {
    * there are none); `rest` (model, limits, stream options) is serialized as given and must hold `model`.
    * With `bridgeToolToUser`, a user message right after a tool result gets a short assistant
    * message before it (Mistral answers 400 "Unexpected role 'user' after role 'tool'" otherwise).
+   * The messages go out as `validConversation` makes them: every tool call answered right after it,
+   * whatever the history holds (an endpoint refuses anything else, on every resume); an answer with
+   * neither text nor tool calls is left out.
    */
   encode(
     messages: readonly ChatMessage[],
@@ -43,8 +47,10 @@ export class WireBodyEncoder {
     bridgeToolToUser = false,
   ): Buffer {
     const parts: Buffer[] = [OPEN];
-    messages.forEach((m, i) => {
-      if (bridgeToolToUser && m.role === "user" && messages[i - 1]?.role === "tool") parts.push(BRIDGE);
+    // An answer with no text and no calls says nothing, and some servers refuse it (vLLM reads "" as no content): not sent.
+    const sent = validConversation(messages).messages.filter((m) => m.role !== "assistant" || m.content !== "" || m.toolCalls?.length);
+    sent.forEach((m, i) => {
+      if (bridgeToolToUser && m.role === "user" && sent[i - 1]?.role === "tool") parts.push(BRIDGE);
       if (i) parts.push(COMMA);
       parts.push(this.message(m, names));
     });
@@ -101,10 +107,9 @@ export function toWire(m: ChatMessage, names: ToolNameMap, origin?: string): Cha
             role: "assistant",
             content: m.content || null,
             tool_calls: m.toolCalls.map((c) => ({
-              id: c.id,
+              id: wireCallId(c.id),
               type: "function" as const,
-              // A call cut off before its arguments (answered as such) goes back as an object, which servers expect.
-              function: { name: names.wire(c.name), arguments: c.arguments.trim() ? c.arguments : "{}" },
+              function: { name: names.wire(c.name), arguments: wireArguments(c.arguments) },
               ...(own && c.extraContent ? { extra_content: c.extraContent } : {}),
             })),
             // Thinking models need the reasoning behind their tool calls back, in the field it came in
@@ -115,6 +120,23 @@ export function toWire(m: ChatMessage, names: ToolNameMap, origin?: string): Cha
         : { role: "assistant", content: m.content };
     }
     case "tool":
-      return { role: "tool", tool_call_id: m.toolCallId, content: m.content };
+      return { role: "tool", tool_call_id: wireCallId(m.toolCallId), content: m.content };
+  }
+}
+
+/**
+ * A call's arguments as sent back: as the model wrote them when they are a JSON object, else `{}` — a call
+ * cut off before or in its arguments, or with arguments that are not a JSON object, was not run as given
+ * and its result says why; vLLM and SGLang parse the arguments of every call in a request and answer 400 to
+ * text that is not JSON (and some chat templates read them as an object), which would refuse the session's
+ * every later request.
+ */
+function wireArguments(text: string): string {
+  if (!text.trim()) return "{}";
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === "object" && value !== null && !Array.isArray(value) ? text : "{}";
+  } catch {
+    return "{}";
   }
 }

@@ -1,6 +1,7 @@
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll } from "vitest";
+import { chatRuleError, type ChatRuleError } from "./strict-chat-rules.js";
 
 /** One scripted reply of the local OpenAI-compatible server. */
 export interface ServerReply {
@@ -42,6 +43,16 @@ export interface ServerReply {
   requireSignatureBack?: boolean;
   /** Answer 400 as OpenAI's reasoning models do to a request with `max_tokens` (the reply stays queued for the retry). */
   refuseMaxTokens?: boolean;
+  /**
+   * Answer 400 as vLLM does (0.9) to an assistant message with empty content and no tool calls in the request (OpenAI
+   * accepts one; vLLM reads "" as no content). The reply stays queued.
+   */
+  refuseEmptyAssistant?: boolean;
+  /**
+   * Answer 400 as vLLM and SGLang do when the `arguments` of a tool call in the request are not JSON (they parse
+   * them for the chat template). The reply stays queued.
+   */
+  parseArguments?: boolean;
   /** Answer 400 as vLLM does to a limit larger than the context leaves (its message names both limit fields). */
   limitTooLarge?: boolean;
   /** Answer 400 as Mistral does to a user message right after a tool result (the reply stays queued for the retry). */
@@ -121,9 +132,20 @@ export interface OpenAIServer {
   headers: IncomingHttpHeaders[];
   /** The URL (path and query) of every request received, in order (`/models` too). */
   urls: string[];
+  /** With `strict`: the broken rule of each request the server refused (400), in order. */
+  refused: ChatRuleError[];
   /** Adds replies at the end of the queue. */
   push(...replies: ServerReply[]): void;
   close(): Promise<void>;
+}
+
+/** How the server checks requests. */
+export interface OpenAIServerOptions {
+  /**
+   * Check every request's messages as strictly as OpenAI does (see strict-chat-rules.ts) and answer
+   * one that breaks a rule with 400 and OpenAI's error body, the scripted reply left queued.
+   */
+  strict?: boolean;
 }
 
 /**
@@ -132,8 +154,9 @@ export interface OpenAIServer {
  * tool calls, errors and delays, and records the requests it received. When the queue is
  * empty it answers "(no more scripted replies)".
  */
-export async function startOpenAIServer(replies: ServerReply[] = []): Promise<OpenAIServer> {
+export async function startOpenAIServer(replies: ServerReply[] = [], options: OpenAIServerOptions = {}): Promise<OpenAIServer> {
   const queue = [...replies];
+  const refused: ChatRuleError[] = [];
   const requests: ChatRequestBody[] = [];
   const authorizations: (string | undefined)[] = [];
   const headers: IncomingHttpHeaders[] = [];
@@ -162,6 +185,12 @@ export async function startOpenAIServer(replies: ServerReply[] = []): Promise<Op
     requests.push(body);
     authorizations.push(req.headers.authorization);
     headers.push(req.headers);
+    const broken = options.strict ? chatRuleError(body.messages) : undefined;
+    if (broken) {
+      refused.push(broken);
+      res.writeHead(400, { "content-type": "application/json" }).end(JSON.stringify({ error: { ...broken, type: "invalid_request_error" } }));
+      return;
+    }
     let index = queue.findIndex((r) => r.match?.(body));
     if (index === -1) index = queue.findIndex((r) => !r.match);
     if (index !== -1 && queue[index]!.refuseMaxTokens && "max_tokens" in body) {
@@ -177,6 +206,24 @@ export async function startOpenAIServer(replies: ServerReply[] = []): Promise<Op
         .writeHead(400, { "content-type": "application/json" })
         .end(JSON.stringify({ object: "error", message, type: "invalid_request_message_order", param: null, code: "3230" }));
       return;
+    }
+    const empty = body.messages.find((m) => m.role === "assistant" && !m.tool_calls?.length && !m.content);
+    if (index !== -1 && queue[index]!.refuseEmptyAssistant && empty) {
+      const message = `Invalid assistant message: role='assistant' content=None tool_calls=None prefix=False`;
+      res
+        .writeHead(400, { "content-type": "application/json" })
+        .end(JSON.stringify({ object: "error", message, type: "BadRequestError", param: null, code: 400 }));
+      return;
+    }
+    if (index !== -1 && queue[index]!.parseArguments) {
+      const unparsable = body.messages.flatMap((m) => m.tool_calls ?? []).find((c) => !isJson(c.function.arguments));
+      if (unparsable) {
+        const message = `Expecting value: line 1 column 1 (char 0) (arguments of ${unparsable.function.name})`;
+        res
+          .writeHead(400, { "content-type": "application/json" })
+          .end(JSON.stringify({ object: "error", message, type: "BadRequestError", param: null, code: 400 }));
+        return;
+      }
     }
     if (index !== -1 && queue[index]!.limitTooLarge) {
       queue.splice(index, 1);
@@ -355,6 +402,7 @@ export async function startOpenAIServer(replies: ServerReply[] = []): Promise<Op
     authorizations,
     headers,
     urls,
+    refused,
     push: (...r) => void queue.push(...r),
     close: () =>
       new Promise((resolve) => {
@@ -362,6 +410,16 @@ export async function startOpenAIServer(replies: ServerReply[] = []): Promise<Op
         server.close(() => resolve());
       }),
   };
+}
+
+/** Whether `text` parses as JSON. */
+function isJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Sends an SSE comment every `everyMs` for `forMs` (or until the client goes away). */
@@ -382,10 +440,10 @@ export function requestText(body: ChatRequestBody): string {
  * One local server for the calling test file: started in `beforeAll`, closed in `afterAll`. The
  * returned object forwards to it, so tests use it as they would the server itself.
  */
-export function useOpenAIServer(): OpenAIServer {
+export function useOpenAIServer(options: OpenAIServerOptions = {}): OpenAIServer {
   let current: OpenAIServer | undefined;
   beforeAll(async () => {
-    current = await startOpenAIServer();
+    current = await startOpenAIServer([], options);
   });
   afterAll(() => current?.close());
   const get = (): OpenAIServer => {
@@ -407,6 +465,9 @@ export function useOpenAIServer(): OpenAIServer {
     },
     get urls() {
       return get().urls;
+    },
+    get refused() {
+      return get().refused;
     },
     push: (...replies) => get().push(...replies),
     close: () => get().close(),
