@@ -196,7 +196,9 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv, base: Fetc
             `The model endpoint ${spec.baseUrl ? urlForDisplay(spec.baseUrl) : "(OpenAI)"} streamed more than ${limit} characters for one answer, far past its limit of ${maxTokens} output tokens; keel stopped reading it. The server does not keep to max_tokens: check model.baseUrl (or raise model.maxOutputTokens if the model's answers really are this long).`,
           );
         }
-        if (chunk.usage) usage = reportedUsage(chunk.usage.prompt_tokens, chunk.usage.completion_tokens);
+        // Groq sends a streamed answer's usage in `x_groq.usage` on its last chunk, not in `usage`.
+        const counts = chunk.usage ?? groqUsage(chunk);
+        if (counts) usage = reportedUsage(counts.prompt_tokens, counts.completion_tokens);
         const choice = chunk.choices?.[0];
         if (!choice) continue;
         const delta = choice.delta;
@@ -288,6 +290,12 @@ async function* cutOnBreak<T>(stream: AsyncIterable<T>, signal: AbortSignal, sdk
  */
 function noArgumentsYet(calls: ModelToolCall[], finishReason: string | undefined): ModelToolCall[] {
   return calls.map((call, i) => (call.arguments || (finishReason === "length" && i === calls.length - 1) ? call : { ...call, arguments: "{}" }));
+}
+
+/** The usage Groq sends in `x_groq.usage` (on a stream's last chunk) when it is an object, else undefined. */
+function groqUsage(chunk: unknown): { prompt_tokens?: unknown; completion_tokens?: unknown } | undefined {
+  const usage = (chunk as { x_groq?: { usage?: unknown } | null }).x_groq?.usage;
+  return typeof usage === "object" && usage !== null ? usage : undefined;
 }
 
 /** `value` when it is a string, else "" (a field a server may send as null or something else). */

@@ -154,6 +154,19 @@ describe("answers, finish reasons and usage of real servers (keel run, raw SSE s
 });
 
 describe("stream quirks keel did not handle (keel run, raw SSE scripts)", () => {
+  it("Groq's usage in x_groq.usage on the last chunk (not in usage) is the call's usage", async () => {
+    const { root, env, events } = workspace();
+    // As Groq streams it: the finish chunk carries `x_groq: {id, usage}`, and no chunk has `usage`.
+    const groq = { usage: { queue_time: 0.01, prompt_tokens: 1234, prompt_time: 0.02, completion_tokens: 56, completion_time: 0.1, total_tokens: 1290 } };
+    server.push({
+      sse: [chunk({ role: "assistant", content: "hel" }), chunk({ content: "lo" }), chunk({}, "stop", { x_groq: { id: "req_1", ...groq } }), DONE],
+    });
+    const r = await runKeel(["--json", "run", "--session", "g", "hi"], { cwd: root, env });
+    // Old code: no usage read, keel estimated the tokens (a few for "hi").
+    expect(r.json<{ text: string }>(), r.stderr).toMatchObject({ text: "hello", usage: expect.objectContaining({ inputTokens: 1234, outputTokens: 56 }) });
+    expect(eventsOfType(events("g"), "model_response")).toEqual([expect.objectContaining({ usage: { inputTokens: 1234, outputTokens: 56 } })]);
+  });
+
   it("a leading <think>…</think> in the content (a local reasoning model without a reasoning parser) is neither shown nor kept nor sent back", async () => {
     const { root, env } = workspace();
     const think = [
