@@ -98,6 +98,8 @@ export interface ModelRetryEvent extends SessionFields {
   delayMs: number;
   /** Why the attempt before failed. */
   message: string;
+  /** Set when the server said it is still loading the model: how long keel has waited for it so far, in ms. */
+  loadingWaitedMs?: number;
 }
 
 /** The session stopped with an error. */

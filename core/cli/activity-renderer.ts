@@ -129,6 +129,10 @@ export class ActivityRenderer {
         else if (e.finishReason === "content_filter") this.notice("the provider's content filter stopped the model's response", "warn");
         return;
       case "model_retry":
+        if (e.loadingWaitedMs !== undefined)
+          return this.line(
+            `${c.yellow("↻")} ${c.yellow(`waiting for the server to load the model (${duration(e.loadingWaitedMs)} so far; asking again in ${duration(e.delayMs)}; Ctrl-C stops)`)}`,
+          );
         return this.line(
           `${c.yellow("↻")} ${c.yellow(`model call failed, retrying in ${duration(e.delayMs)} (${e.attempt} of ${e.maxRetries}):`)} ${this.fold(withoutEndpoint(e.message), 40)}`,
         );
