@@ -15,7 +15,15 @@ import type { ModelCallOptions, ModelClient, ModelRequest, ModelResponse, ModelT
 import { reasoningOf, StreamedReasoning } from "./reasoning-field.js";
 import { reportedUsage } from "./reported-usage.js";
 import { deltaChars, limitedBody, maxBodyBytes, maxResponseChars } from "./response-size.js";
-import { firstTokenLimitField, refusesStreamOptions, refusesStreamWithTools, refusesUserAfterTool, wantsMaxCompletionTokens } from "./provider-quirks.js";
+import {
+  firstTokenLimitField,
+  refusesCallIdFormat,
+  refusesStreamOptions,
+  refusesStreamWithTools,
+  refusesUserAfterTool,
+  wantsMaxCompletionTokens,
+} from "./provider-quirks.js";
+import { isShortCallId } from "./short-call-ids.js";
 import { endpointParts } from "./endpoint-url.js";
 import { describeProviderError } from "./provider-errors.js";
 import { argumentsText, extraContentOf, StreamedToolCalls } from "./streamed-tool-calls.js";
@@ -103,6 +111,13 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv, base: Fetc
   let usageOption = true;
   // Some servers cannot stream an answer when tools are offered (llama.cpp builds): not streamed once the server says so.
   let streaming = spec.stream;
+  // Mistral accepts only 9-character [a-zA-Z0-9] tool-call ids: sent so once its own ids have that form, or it says so.
+  let shortIds = false;
+  /** Notes the ids the server itself gave (none keel made up): all of Mistral's 9-character form means it wants that form back. */
+  const sawIds = (ids: readonly (string | undefined)[]) => {
+    const given = ids.filter((id): id is string => typeof id === "string" && id !== "");
+    if (given.length > 0 && given.every(isShortCallId)) shortIds = true;
+  };
   // One attempt at a call; `complete` retries it (the client itself never does: see withRetries).
   async function attempt(request: ModelRequest, options: ModelCallOptions): Promise<ModelResponse> {
     const names = new ToolNameMap(request.tools.map((t) => t.name));
@@ -111,8 +126,9 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv, base: Fetc
     const bridged = bridge;
     const askUsage = usageOption;
     const streamed = streaming;
+    const short = shortIds;
     const body = (extra: Record<string, unknown>) =>
-      encoder.encode(request.messages, request.tools, names, { model: spec.name, [field]: maxTokens, ...extra }, bridged);
+      encoder.encode(request.messages, request.tools, names, { model: spec.name, [field]: maxTokens, ...extra }, bridged, short);
     const { sdk, client: c } = await getClient();
     // The SDK adds an abort listener to the signal it is given and never removes it: given the
     // session's long-lived signal, listeners pile up (one per model call, and Node's leak warning
@@ -156,6 +172,7 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv, base: Fetc
               : [],
           )
           .map((call, i) => (typeof call.id === "string" && call.id !== "" ? call : { ...call, id: `call_${request.callIndex}_${i}` }));
+        sawIds((choice.message?.tool_calls ?? []).map((tc) => tc.id));
         const finishReason = finishReasonOf(choice.finish_reason);
         return {
           text,
@@ -231,9 +248,11 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv, base: Fetc
         text += held;
         options.onText?.(held);
       }
-      const toolCalls: ModelToolCall[] = partial
-        .result()
-        .map((p, i) => withExtra({ id: p.id || `call_${request.callIndex}_${i}`, name: names.local(p.name), arguments: p.arguments }, p.extraContent));
+      const streamedCalls = partial.result();
+      sawIds(streamedCalls.map((p) => p.id));
+      const toolCalls: ModelToolCall[] = streamedCalls.map((p, i) =>
+        withExtra({ id: p.id || `call_${request.callIndex}_${i}`, name: names.local(p.name), arguments: p.arguments }, p.extraContent),
+      );
       return { text, toolCalls: noArgumentsYet(toolCalls, finishReason), reasoning: reasoning.result(), origin, finishReason, usage };
     } catch (error) {
       if (error instanceof ModelError) throw error;
@@ -253,6 +272,10 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv, base: Fetc
       }
       if (!bridged && refusesUserAfterTool(error, bodyMessage)) {
         bridge = true;
+        return await attempt(request, options);
+      }
+      if (!short && refusesCallIdFormat(error, bodyMessage)) {
+        shortIds = true;
         return await attempt(request, options);
       }
       throw describeProviderError(error, spec, options.signal, sdk, bodyMessage, apiKey, proxy);

@@ -1,6 +1,7 @@
 import type { ChatCompletionMessageParam } from "openai/resources/chat/completions";
 import type { ChatMessage, ModelToolSpec } from "./model-types.js";
 import type { ToolNameMap } from "./tool-names.js";
+import { shortCallId } from "./short-call-ids.js";
 import { normalizeToolSchema } from "./tool-schema.js";
 
 const OPEN = Buffer.from('{"messages":[');
@@ -33,7 +34,8 @@ export class WireBodyEncoder {
    * The request body `{"messages": [...], "tools": [...], ...rest}` as bytes (no `tools` key when
    * there are none); `rest` (model, limits, stream options) is serialized as given and must hold `model`.
    * With `bridgeToolToUser`, a user message right after a tool result gets a short assistant
-   * message before it (Mistral answers 400 "Unexpected role 'user' after role 'tool'" otherwise).
+   * message before it (Mistral answers 400 "Unexpected role 'user' after role 'tool'" otherwise). With
+   * `shortIds`, tool-call ids are sent in the 9-character form Mistral requires (`shortCallId`).
    */
   encode(
     messages: readonly ChatMessage[],
@@ -41,12 +43,13 @@ export class WireBodyEncoder {
     names: ToolNameMap,
     rest: { model: string } & Record<string, unknown>,
     bridgeToolToUser = false,
+    shortIds = false,
   ): Buffer {
     const parts: Buffer[] = [OPEN];
     messages.forEach((m, i) => {
       if (bridgeToolToUser && m.role === "user" && messages[i - 1]?.role === "tool") parts.push(BRIDGE);
       if (i) parts.push(COMMA);
-      parts.push(this.message(m, names));
+      parts.push(this.message(m, names, shortIds));
     });
     if (tools.length) parts.push(TOOLS);
     tools.forEach((t, i) => {
@@ -73,11 +76,13 @@ export class WireBodyEncoder {
     return bytes;
   }
 
-  private message(m: ChatMessage, names: ToolNameMap): Buffer {
-    const wireNames = m.role === "assistant" && m.toolCalls?.length ? m.toolCalls.map((c) => names.wire(c.name)).join("\n") : "";
+  private message(m: ChatMessage, names: ToolNameMap, shortIds: boolean): Buffer {
+    const callNames = m.role === "assistant" && m.toolCalls?.length ? m.toolCalls.map((c) => names.wire(c.name)).join("\n") : "";
+    // What else shapes the bytes: the id form of a message with ids.
+    const wireNames = shortIds && (callNames || m.role === "tool") ? `${callNames}\n#short` : callNames;
     const hit = this.messages.get(m);
     if (hit && hit.names === wireNames) return hit.bytes;
-    const bytes = Buffer.from(JSON.stringify(toWire(m, names, this.origin)));
+    const bytes = Buffer.from(JSON.stringify(toWire(m, names, this.origin, shortIds)));
     this.messages.set(m, { names: wireNames, bytes });
     return bytes;
   }
@@ -86,9 +91,11 @@ export class WireBodyEncoder {
 /**
  * One message in the chat-completions wire format (tool names mapped to the provider's). An
  * assistant message's reasoning and its calls' `extra_content` are included only when the message
- * came from `origin` (another provider may refuse fields it does not know, or misread them).
+ * came from `origin` (another provider may refuse fields it does not know, or misread them). With
+ * `shortIds`, tool-call ids in the 9-character form (`shortCallId`).
  */
-export function toWire(m: ChatMessage, names: ToolNameMap, origin?: string): ChatCompletionMessageParam {
+export function toWire(m: ChatMessage, names: ToolNameMap, origin?: string, shortIds = false): ChatCompletionMessageParam {
+  const wireId = shortIds ? shortCallId : (id: string) => id;
   switch (m.role) {
     case "system":
       return { role: "system", content: m.content };
@@ -101,7 +108,7 @@ export function toWire(m: ChatMessage, names: ToolNameMap, origin?: string): Cha
             role: "assistant",
             content: m.content || null,
             tool_calls: m.toolCalls.map((c) => ({
-              id: c.id,
+              id: wireId(c.id),
               type: "function" as const,
               // A call cut off before its arguments (answered as such) goes back as an object, which servers expect.
               function: { name: names.wire(c.name), arguments: c.arguments.trim() ? c.arguments : "{}" },
@@ -115,6 +122,6 @@ export function toWire(m: ChatMessage, names: ToolNameMap, origin?: string): Cha
         : { role: "assistant", content: m.content };
     }
     case "tool":
-      return { role: "tool", tool_call_id: m.toolCallId, content: m.content };
+      return { role: "tool", tool_call_id: wireId(m.toolCallId), content: m.content };
   }
 }
