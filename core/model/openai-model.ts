@@ -111,6 +111,9 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv, base: Fetc
   let usageOption = true;
   // Some servers cannot stream an answer when tools are offered (llama.cpp builds): not streamed once the server says so.
   let streaming = spec.stream;
+  // The endpoint's answers begin inside a reasoning block the model's template opened (only `</think>` in them): once seen,
+  // later answers are held back from their start until it closes (see ThinkBlock).
+  let opensInside = false;
   // Mistral accepts only 9-character [a-zA-Z0-9] tool-call ids: sent so once its own ids have that form, or it says so.
   let shortIds = false;
   /** Notes the ids the server itself gave (none keel made up): all of Mistral's 9-character form means it wants that form back. */
@@ -155,9 +158,11 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv, base: Fetc
           );
         // A refusal (OpenAI's `refusal`, in place of the content) is the model's answer too: never an empty one.
         // A leading <think>…</think> in the content (a local reasoning model without a reasoning parser) is no answer.
-        const think = new ThinkBlock();
+        const think = new ThinkBlock(opensInside);
         const content = contentText(choice.message?.content);
-        const text = (content && think.add(content) + think.end()) || textOf(choice.message?.refusal);
+        const answer = content && think.add(content) + think.end();
+        if (think.beganInside) opensInside = true;
+        const text = answer.slice(think.cut) || textOf(choice.message?.refusal);
         if (text) options.onText?.(text);
         // Some servers leave out `type`: a call with a `function` is a function call.
         const toolCalls = (choice.message?.tool_calls ?? [])
@@ -192,7 +197,7 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv, base: Fetc
       let text = "";
       const reasoning = new StreamedReasoning();
       // A leading <think>…</think> in the content (a local reasoning model without a reasoning parser) is held back, not shown.
-      const thinking = new ThinkBlock();
+      const thinking = new ThinkBlock(opensInside);
       let finishReason: string | undefined;
       let usage: ModelResponse["usage"];
       const partial = new StreamedToolCalls();
@@ -248,6 +253,9 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv, base: Fetc
         text += held;
         options.onText?.(held);
       }
+      // Reasoning that ended with a `</think>` line of its own (the template had opened the block) was shown, but is no answer.
+      text = text.slice(thinking.cut);
+      if (thinking.beganInside) opensInside = true;
       const streamedCalls = partial.result();
       sawIds(streamedCalls.map((p) => p.id));
       const toolCalls: ModelToolCall[] = streamedCalls.map((p, i) =>
