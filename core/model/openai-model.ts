@@ -286,7 +286,7 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv, base: Fetc
         shortIds = true;
         return await attempt(request, options);
       }
-      throw describeProviderError(error, spec, options.signal, sdk, bodyMessage, apiKey, proxy);
+      throw describeProviderError(error, spec, options.signal, sdk, bodyMessage, apiKey, proxy, errorBodies.jsonBody(error));
     } finally {
       options.signal?.removeEventListener("abort", onAbort);
     }

@@ -27,6 +27,11 @@ export interface HttpProxyOptions {
   hosts?: string[];
   /** `user:password` the proxy requires (407 without it). */
   credentials?: string;
+  /**
+   * Refuse every request with this status, as a proxy's access rules do (squid's 403 `ERR_ACCESS_DENIED`): a CONNECT
+   * gets the status line and no tunnel, an absolute-URI request the status with `body` (an HTML page by default).
+   */
+  refuse?: { status: number; body?: string };
 }
 
 /**
@@ -44,9 +49,14 @@ export async function startHttpProxy(opts: HttpProxyOptions = {}): Promise<HttpP
     requests.push({ method: req.method ?? "", target: req.url ?? "", proxyAuthorization: auth });
     return !expected || auth === expected;
   };
+  const refusal = opts.refuse?.body ?? `<html><body><h1>ERROR</h1><p>Access denied (${opts.refuse?.status}).</p></body></html>`;
   const server = createServer((req, res) => {
     if (!allowed(req)) {
       res.writeHead(407, { "proxy-authenticate": 'Basic realm="test"' }).end();
+      return;
+    }
+    if (opts.refuse) {
+      res.writeHead(opts.refuse.status, { "content-type": "text/html", "x-squid-error": "ERR_ACCESS_DENIED 0" }).end(refusal);
       return;
     }
     let target: URL;
@@ -75,6 +85,10 @@ export async function startHttpProxy(opts: HttpProxyOptions = {}): Promise<HttpP
     client.on("error", () => undefined);
     if (!allowed(req)) {
       client.end('HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm="test"\r\n\r\n');
+      return;
+    }
+    if (opts.refuse) {
+      client.end(`HTTP/1.1 ${opts.refuse.status} Refused\r\nContent-Type: text/html\r\nContent-Length: ${Buffer.byteLength(refusal)}\r\n\r\n${refusal}`);
       return;
     }
     const [host = "", port = "443"] = (req.url ?? "").split(/:(?=\d+$)/);

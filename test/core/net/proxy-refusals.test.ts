@@ -1,0 +1,79 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { startHttpProxy, type HttpProxy } from "../../helpers/http-proxy.js";
+import { useOpenAIServer } from "../../helpers/openai-server.js";
+import { runKeel, runKeelProcess } from "../../helpers/run-cli.js";
+import { makeWorkspace, type TempWorkspace } from "../../helpers/temp-workspace.js";
+
+// The proxy's own answer to the model call (HTTPS_PROXY/HTTP_PROXY set) is said as the proxy's, never as the provider's.
+const PASSWORD = "proxy-pw-Rk42";
+const server = useOpenAIServer();
+let ws: TempWorkspace | undefined;
+let proxy: HttpProxy | undefined;
+afterEach(async () => {
+  ws?.cleanup();
+  await proxy?.close();
+});
+
+/** `keel --json run` (in-process, or as a process) with the model at `baseUrl`, behind `p` (credentials in its URL). */
+async function runBehind(p: HttpProxy, baseUrl: string, process = false) {
+  ws = makeWorkspace({}, { git: true });
+  ws.writeUserConfig({ model: { name: "m", baseUrl, maxRetries: 0 } });
+  const env: NodeJS.ProcessEnv = { ...ws.env, OPENAI_API_KEY: "k" };
+  for (const name of ["http_proxy", "https_proxy", "no_proxy", "all_proxy"]) {
+    delete env[name];
+    delete env[name.toUpperCase()];
+  }
+  const url = `http://corp-user:${PASSWORD}@127.0.0.1:${p.port}`;
+  const opts = { cwd: ws.root, env: { ...env, HTTP_PROXY: url, HTTPS_PROXY: url } };
+  const r = await (process ? runKeelProcess : runKeel)(["--json", "run", "hi"], opts);
+  expect(r.stdout + r.stderr).not.toContain(PASSWORD);
+  return { exitCode: r.exitCode, message: String(r.json<{ message: string }>().message) };
+}
+
+describe("the proxy's own refusal of the model call", () => {
+  it("403 to a plain-HTTP request (its access rules, an HTML page): the proxy, named without credentials, and what to do (keel run as a process)", async () => {
+    proxy = await startHttpProxy({ refuse: { status: 403 } });
+    const r = await runBehind(proxy, "http://model.keel.test/v1", true);
+    // Old code: `The provider at http://model.keel.test/v1 refused access to model "m" (403: an HTML page of 67 bytes). Check the key's permissions …`
+    expect(r.exitCode).toBe(1);
+    expect(r.message).toContain(
+      `The proxy http://***@127.0.0.1:${proxy.port} answered 403 to the model call to http://model.keel.test/v1 with a page of its own, not the provider.`,
+    );
+    expect(r.message).toContain("Its access rules do not allow this host");
+    expect(r.message).not.toContain("key's permissions");
+  });
+
+  it("403 and 407 to CONNECT (an https endpoint): the tunnel was refused, said so", async () => {
+    proxy = await startHttpProxy({ refuse: { status: 403 } });
+    const forbidden = await runBehind(proxy, "https://model.keel.test/v1");
+    // Old code: `Cannot reach the model … (Proxy response (403) !== 200 when HTTP Tunneling)`, transient, advice about credentials.
+    expect(forbidden.message).toContain(
+      `The proxy http://***@127.0.0.1:${proxy.port} refused to open a tunnel to https://model.keel.test/v1 (403), not the provider.`,
+    );
+    expect(forbidden.message).not.toContain("!== 200");
+    await proxy.close();
+    proxy = await startHttpProxy({ credentials: "corp-user:other" });
+    const unauthorized = await runBehind(proxy, "https://model.keel.test/v1");
+    expect(unauthorized.message).toContain("refused to open a tunnel to https://model.keel.test/v1 (407)");
+    expect(unauthorized.message).toContain("put the right user and password in the proxy URL");
+  });
+
+  it("502 from the proxy (it could not reach the endpoint), plain HTTP and CONNECT: the proxy's, and worth asking again", async () => {
+    proxy = await startHttpProxy({ refuse: { status: 502, body: "" } });
+    for (const base of ["http://model.keel.test/v1", "https://model.keel.test/v1"]) {
+      const r = await runBehind(proxy, base);
+      // Old code (plain HTTP): `The provider at http://model.keel.test/v1 failed (502: …). Retry later.`
+      expect(r.message).toMatch(
+        new RegExp(`^The run failed: The proxy http://\\*\\*\\*@127\\.0\\.0\\.1:${proxy.port} (answered 502|refused to open a tunnel)`),
+      );
+      expect(r.message).toContain("It could not get an answer from the endpoint");
+    }
+  });
+
+  it("a provider's own JSON error that passes through a plain-HTTP proxy is still the provider's", async () => {
+    proxy = await startHttpProxy();
+    server.push({ status: 403, errorMessage: "model m is not enabled for this key" });
+    const r = await runBehind(proxy, server.baseUrl);
+    expect(r.message).toContain(`The provider at ${server.baseUrl} refused access to model "m" (403: model m is not enabled for this key)`);
+  });
+});
