@@ -18,6 +18,8 @@ export interface HttpProxy {
   port: number;
   /** Every request that reached it, in order (refused ones too). */
   requests: ProxiedRequest[];
+  /** How many client connections to it are open now (a CONNECT tunnel's too). */
+  openConnections(): number;
   close(): Promise<void>;
 }
 
@@ -72,7 +74,9 @@ export async function startHttpProxy(opts: HttpProxyOptions = {}): Promise<HttpP
     const upstream = httpRequest(
       { host: resolve(target.hostname), port: target.port || 80, method: req.method, path: target.pathname + target.search, headers },
       (up) => {
-        res.writeHead(up.statusCode ?? 502, up.headers);
+        // Hop-by-hop headers stay with their hop: the client's connection to the proxy is the proxy's own (kept alive 60 s).
+        const { connection: _c, "keep-alive": _k, "transfer-encoding": _t, ...headers } = up.headers;
+        res.writeHead(up.statusCode ?? 502, headers);
         up.pipe(res);
       },
     );
@@ -102,16 +106,24 @@ export async function startHttpProxy(opts: HttpProxyOptions = {}): Promise<HttpP
     upstream.on("close", () => sockets.delete(upstream));
     upstream.on("error", () => client.end("HTTP/1.1 502 Bad Gateway\r\n\r\n"));
   });
+  const clients = new Set<Socket>();
   server.on("connection", (s: Socket) => {
     sockets.add(s);
-    s.on("close", () => sockets.delete(s));
+    clients.add(s);
+    s.on("close", () => {
+      sockets.delete(s);
+      clients.delete(s);
+    });
   });
+  // Idle client connections stay open a minute (Node's default, 5 s, would end them soon after a test's request anyway).
+  server.keepAliveTimeout = 60_000;
   await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
   const port = (server.address() as AddressInfo).port;
   return {
     url: `http://127.0.0.1:${port}`,
     port,
     requests,
+    openConnections: () => clients.size,
     close: async () => {
       for (const s of sockets) s.destroy();
       await new Promise<void>((done) => server.close(() => done()));

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { startHttpProxy, type HttpProxy } from "../../helpers/http-proxy.js";
 import { useOpenAIServer } from "../../helpers/openai-server.js";
 import { runKeel, runKeelProcess } from "../../helpers/run-cli.js";
@@ -27,7 +27,8 @@ async function runBehind(p: HttpProxy, baseUrl: string, process = false) {
   const opts = { cwd: ws.root, env: { ...env, HTTP_PROXY: url, HTTPS_PROXY: url } };
   const r = await (process ? runKeelProcess : runKeel)(["--json", "run", "hi"], opts);
   expect(r.stdout + r.stderr).not.toContain(PASSWORD);
-  return { exitCode: r.exitCode, message: String(r.json<{ message: string }>().message) };
+  const out = r.json<{ message?: string }>();
+  return { exitCode: r.exitCode, message: String(out.message) };
 }
 
 describe("the proxy's own refusal of the model call", () => {
@@ -75,5 +76,17 @@ describe("the proxy's own refusal of the model call", () => {
     server.push({ status: 403, errorMessage: "model m is not enabled for this key" });
     const r = await runBehind(proxy, server.baseUrl);
     expect(r.message).toContain(`The provider at ${server.baseUrl} refused access to model "m" (403: model m is not enabled for this key)`);
+  });
+});
+
+describe("the proxy's connections end with the host", () => {
+  it("after keel run (in-process) ends, the proxy sees keel's connection closed, not left idle for reuse", async () => {
+    proxy = await startHttpProxy({ hosts: ["model.keel.test"] });
+    server.push({ text: "through the proxy" });
+    const r = await runBehind(proxy, `http://model.keel.test:${new URL(server.baseUrl).port}/v1`);
+    expect(r.exitCode).toBe(0);
+    expect(proxy.requests.some((q) => q.target.endsWith("/v1/chat/completions"))).toBe(true);
+    // Old code: undici kept the connection for reuse, open as long as the proxy's keep-alive (60 s) lets it.
+    await vi.waitFor(() => expect(proxy!.openConnections()).toBe(0), { timeout: 15_000, interval: 50 });
   });
 });
