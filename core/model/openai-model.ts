@@ -28,6 +28,7 @@ import { endpointParts } from "./endpoint-url.js";
 import { describeProviderError } from "./provider-errors.js";
 import { argumentsText, extraContentOf, StreamedToolCalls } from "./streamed-tool-calls.js";
 import { sseErrorFieldFetch } from "./sse-error-field.js";
+import { textToolCalls } from "./text-tool-calls.js";
 import { ThinkBlock } from "./think-block.js";
 import { ToolNameMap } from "./tool-names.js";
 import { WireBodyEncoder } from "./wire-body.js";
@@ -130,6 +131,11 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv, base: Fetc
     const askUsage = usageOption;
     const streamed = streaming;
     const short = shortIds;
+    // An answer that is only Hermes-style `<tool_call>` blocks (a local model served without a tool-call parser) is its calls, when the server sent none.
+    const asCalls = (text: string, sent: readonly ModelToolCall[]) =>
+      sent.length === 0 && request.tools.length > 0
+        ? textToolCalls(text, new Set(request.tools.map((t) => names.wire(t.name))), names, request.callIndex)
+        : undefined;
     const body = (extra: Record<string, unknown>) =>
       encoder.encode(request.messages, request.tools, names, { model: spec.name, [field]: maxTokens, ...extra }, bridged, short);
     const { sdk, client: c } = await getClient();
@@ -163,7 +169,6 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv, base: Fetc
         const answer = content && think.add(content) + think.end();
         if (think.beganInside) opensInside = true;
         const text = answer.slice(think.cut) || textOf(choice.message?.refusal);
-        if (text) options.onText?.(text);
         // Some servers leave out `type`: a call with a `function` is a function call.
         const toolCalls = (choice.message?.tool_calls ?? [])
           .flatMap((tc) =>
@@ -179,9 +184,12 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv, base: Fetc
           .map((call, i) => (typeof call.id === "string" && call.id !== "" ? call : { ...call, id: `call_${request.callIndex}_${i}` }));
         sawIds((choice.message?.tool_calls ?? []).map((tc) => tc.id));
         const finishReason = finishReasonOf(choice.finish_reason);
+        const written = asCalls(text, toolCalls);
+        // Whole, calls written as text are never shown as the answer.
+        if (text && !written) options.onText?.(text);
         return {
-          text,
-          toolCalls: noArgumentsYet(toolCalls, finishReason),
+          text: written ? "" : text,
+          toolCalls: written ?? noArgumentsYet(toolCalls, finishReason),
           reasoning: reasoningOf(choice.message),
           origin,
           finishReason,
@@ -261,7 +269,15 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv, base: Fetc
       const toolCalls: ModelToolCall[] = streamedCalls.map((p, i) =>
         withExtra({ id: p.id || `call_${request.callIndex}_${i}`, name: names.local(p.name), arguments: p.arguments }, p.extraContent),
       );
-      return { text, toolCalls: noArgumentsYet(toolCalls, finishReason), reasoning: reasoning.result(), origin, finishReason, usage };
+      const written = asCalls(text, toolCalls);
+      return {
+        text: written ? "" : text,
+        toolCalls: written ?? noArgumentsYet(toolCalls, finishReason),
+        reasoning: reasoning.result(),
+        origin,
+        finishReason,
+        usage,
+      };
     } catch (error) {
       if (error instanceof ModelError) throw error;
       // Asked for the other field by name (a 400 before any output): switch for this client and ask again, once.
