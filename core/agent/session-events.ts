@@ -78,6 +78,8 @@ export interface ModelResponseEvent extends SessionFields {
   toolCalls: { id: string; name: string }[];
   textChars: number;
   usage?: ModelUsage;
+  /** Reasoning that streamed as if answer before a `</think>` line said what it was (see ModelResponse); not in the answer. */
+  shownReasoningChars?: number;
 }
 
 /** The model call failed. */

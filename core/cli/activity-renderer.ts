@@ -125,6 +125,10 @@ export class ActivityRenderer {
       case "recovery":
         return this.line(`${c.yellow("◆")} ${c.dim(`recovered an interrupted turn (${e.unknownCalls.length} calls with unknown outcome not re-run)`)}`);
       case "model_response":
+        if (e.shownReasoningChars)
+          this.notice(
+            "the model's text above, up to its </think> line, was its reasoning (its chat template had opened <think>): not kept as the answer; its later answers hold it back",
+          );
         if (e.finishReason === "length") this.notice("the model's response reached its output limit (model.maxOutputTokens) and was cut off", "warn");
         else if (e.finishReason === "content_filter") this.notice("the provider's content filter stopped the model's response", "warn");
         return;

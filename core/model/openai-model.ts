@@ -262,7 +262,8 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv, base: Fetc
         options.onText?.(held);
       }
       // Reasoning that ended with a `</think>` line of its own (the template had opened the block) was shown, but is no answer.
-      text = text.slice(thinking.cut);
+      const shownReasoningChars = thinking.cut;
+      text = text.slice(shownReasoningChars);
       if (thinking.beganInside) opensInside = true;
       const streamedCalls = partial.result();
       sawIds(streamedCalls.map((p) => p.id));
@@ -277,6 +278,7 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv, base: Fetc
         origin,
         finishReason,
         usage,
+        ...(shownReasoningChars > 0 ? { shownReasoningChars } : {}),
       };
     } catch (error) {
       if (error instanceof ModelError) throw error;

@@ -225,6 +225,7 @@ describe("stream quirks keel did not handle (keel run, raw SSE scripts)", () => 
     // The first answer's reasoning streamed before its end showed what it was; the second's is held back, never shown.
     expect(r.stdout).toContain("They say hello.");
     expect(r.stdout).not.toContain("so I answer that");
+    expect(r.stderr.match(/up to its <\/think> line, was its reasoning/g)).toHaveLength(1);
   });
 
   it("a whole answer (model.stream false) from such a template keeps only what follows the `</think>` line; an answer that only mentions the tag is whole", async () => {
