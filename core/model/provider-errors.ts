@@ -111,7 +111,8 @@ function describe(
   if (error instanceof sdk.APIConnectionError && proxy)
     return new ModelError(
       `Cannot reach the model at ${where} through the proxy ${proxyForDisplay(proxy)} (${shown(redact(rootCause(error)))}). Check that the proxy is up and accepts your credentials (HTTPS_PROXY/HTTP_PROXY), or list the host in NO_PROXY if it is reached without the proxy.`,
-      true,
+      // The proxy refusing the credentials (undici's `Proxy Authentication Required (407)`) says the same when asked again.
+      !/\(407\)/.test(rootCause(error)),
       { cause: error },
     );
   if (error instanceof sdk.APIConnectionError)

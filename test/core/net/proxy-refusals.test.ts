@@ -15,9 +15,9 @@ afterEach(async () => {
 });
 
 /** `keel --json run` (in-process, or as a process) with the model at `baseUrl`, behind `p` (credentials in its URL). */
-async function runBehind(p: HttpProxy, baseUrl: string, process = false) {
+async function runBehind(p: HttpProxy, baseUrl: string, process = false, maxRetries = 0) {
   ws = makeWorkspace({}, { git: true });
-  ws.writeUserConfig({ model: { name: "m", baseUrl, maxRetries: 0 } });
+  ws.writeUserConfig({ model: { name: "m", baseUrl, maxRetries } });
   const env: NodeJS.ProcessEnv = { ...ws.env, OPENAI_API_KEY: "k" };
   for (const name of ["http_proxy", "https_proxy", "no_proxy", "all_proxy"]) {
     delete env[name];
@@ -69,6 +69,14 @@ describe("the proxy's own refusal of the model call", () => {
       );
       expect(r.message).toContain("It could not get an answer from the endpoint");
     }
+  });
+
+  it("a plain-HTTP proxy that refuses the credentials (407) is not asked again: maxRetries does not help there", async () => {
+    proxy = await startHttpProxy({ credentials: "corp-user:other" });
+    const r = await runBehind(proxy, "http://model.keel.test/v1", false, 2);
+    expect(r.message).toContain("(Proxy Authentication Required (407))");
+    // Old code: retried like a connection error (three requests with maxRetries 2).
+    expect(proxy.requests).toHaveLength(1);
   });
 
   it("a provider's own JSON error that passes through a plain-HTTP proxy is still the provider's", async () => {
