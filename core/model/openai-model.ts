@@ -28,7 +28,7 @@ import { endpointParts } from "./endpoint-url.js";
 import { describeProviderError } from "./provider-errors.js";
 import { argumentsText, extraContentOf, StreamedToolCalls } from "./streamed-tool-calls.js";
 import { sseErrorFieldFetch } from "./sse-error-field.js";
-import { textToolCalls } from "./text-tool-calls.js";
+import { CallTextHold, textToolCalls } from "./text-tool-calls.js";
 import { ThinkBlock } from "./think-block.js";
 import { ToolNameMap } from "./tool-names.js";
 import { WireBodyEncoder } from "./wire-body.js";
@@ -206,6 +206,12 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv, base: Fetc
       const reasoning = new StreamedReasoning();
       // A leading <think>…</think> in the content (a local reasoning model without a reasoning parser) is held back, not shown.
       const thinking = new ThinkBlock(opensInside);
+      // An answer that begins with `<tool_call>` is held back until it ends: it may be calls written as text (asCalls).
+      const callText = new CallTextHold(request.tools.length > 0);
+      const show = (kept: string) => {
+        const shown = callText.add(kept);
+        if (shown) options.onText?.(shown);
+      };
       let finishReason: string | undefined;
       let usage: ModelResponse["usage"];
       const partial = new StreamedToolCalls();
@@ -236,7 +242,7 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv, base: Fetc
         const piece = thinking.add(contentText(delta?.content)) + textOf((delta as { refusal?: unknown } | undefined)?.refusal);
         if (piece) {
           text += piece;
-          options.onText?.(piece);
+          show(piece);
         }
         if (delta?.tool_calls) partial.add(delta.tool_calls);
         reasoning.add(delta);
@@ -259,7 +265,7 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv, base: Fetc
       const held = thinking.end();
       if (held) {
         text += held;
-        options.onText?.(held);
+        show(held);
       }
       // Reasoning that ended with a `</think>` line of its own (the template had opened the block) was shown, but is no answer.
       const shownReasoningChars = thinking.cut;
@@ -271,6 +277,8 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv, base: Fetc
         withExtra({ id: p.id || `call_${request.callIndex}_${i}`, name: names.local(p.name), arguments: p.arguments }, p.extraContent),
       );
       const written = asCalls(text, toolCalls);
+      const rest = written ? "" : callText.end();
+      if (rest) options.onText?.(rest);
       return {
         text: written ? "" : text,
         toolCalls: written ?? noArgumentsYet(toolCalls, finishReason),

@@ -50,3 +50,42 @@ function parsedCall(json: string): { name: string; arguments: string } | undefin
   if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) return undefined;
   return { name, arguments: JSON.stringify(parsed) };
 }
+
+const OPEN = "<tool_call>";
+
+/**
+ * Holds back a streamed answer that begins with `<tool_call>` (after blanks) until it ends, so that calls written as
+ * text (`textToolCalls`) are not first shown as the answer; any other answer passes at once. `end()` gives back what
+ * is held, to show when the answer was not calls after all. Off (`enabled` false: no tools offered), all passes.
+ * Linear in what is added. One instance per answer.
+ */
+export class CallTextHold {
+  private state: "undecided" | "holding" | "passing";
+  private held = "";
+  /** How many blanks `held` begins with, while undecided. */
+  private blanks = 0;
+
+  constructor(enabled: boolean) {
+    this.state = enabled ? "undecided" : "passing";
+  }
+
+  /** Adds a piece of the answer; returns the part to show now (maybe ""). */
+  add(piece: string): string {
+    if (this.state === "passing") return piece;
+    this.held += piece;
+    if (this.state === "holding") return "";
+    while (this.blanks < this.held.length && /\s/.test(this.held[this.blanks]!)) this.blanks++;
+    const start = this.held.slice(this.blanks, this.blanks + OPEN.length);
+    if (start === OPEN) this.state = "holding";
+    if (start === OPEN || (start.length < OPEN.length && OPEN.startsWith(start))) return "";
+    return this.end();
+  }
+
+  /** What is held back (the answer was not calls, or ended while undecided), to show; "" when nothing is. */
+  end(): string {
+    const out = this.held;
+    this.held = "";
+    this.state = "passing";
+    return out;
+  }
+}

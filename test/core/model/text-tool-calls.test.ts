@@ -27,7 +27,8 @@ describe("tool calls written as Hermes <tool_call> text, when the server sent no
     const before = server.requests.length;
     const r = await runKeelProcess(["--yes", "run", "--session", "h", "read notes"], { cwd: root, env });
     expect(r.exitCode, r.stderr).toBe(0);
-    // Old code: the block was the final answer, and nothing ran.
+    // Old code: the block was the final answer, and nothing ran. Held back while it streamed, it is never shown.
+    expect(r.stdout).not.toContain("<tool_call>");
     const second = server.requests[before + 1]!;
     const assistant = second.messages.find((m) => m.role === "assistant");
     expect(assistant?.tool_calls?.map((c) => [c.function.name, JSON.parse(c.function.arguments)])).toEqual([["read_file", { path: "notes.txt" }]]);
@@ -57,6 +58,10 @@ describe("tool calls written as Hermes <tool_call> text, when the server sent no
       const r = await runKeel(["--yes", "--json", "run", "hi"], { cwd: root, env });
       expect(r.json(), text).toMatchObject({ reason: "answer", text });
     }
+    // Held back while it streamed (it began with <tool_call>), such an answer is shown whole at its end.
+    server.push({ text: `${block("read_file", { path: "notes.txt" })} and then` });
+    const shown = await runKeel(["--yes", "run", "hi"], { cwd: root, env });
+    expect(shown.stdout).toBe(`${block("read_file", { path: "notes.txt" })} and then`);
     const before = server.requests.length;
     server.push(
       { text: block("write_file", { path: "x.txt", content: "x" }), toolCalls: [{ name: "read_file", arguments: { path: "notes.txt" } }] },
