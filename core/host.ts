@@ -17,7 +17,7 @@ import { SandboxRunner } from "./sandbox/sandbox-runner.js";
 import { keelHomeSecrets } from "./keel-home-secrets.js";
 import { CallIdSource } from "./call-id.js";
 import { ResultSecrets } from "./result-secrets.js";
-import { type Fetch, proxyFetch } from "./net/proxy-fetch.js";
+import { type ClosableFetch, proxyFetch } from "./net/proxy-fetch.js";
 import { runToolIntent } from "./run-tool-intent.js";
 import { ensureStateDir, stateGitignoreProblem } from "./state/state-dir.js";
 import { storageMessage, storageProblem } from "./state/storage-problem.js";
@@ -61,7 +61,7 @@ export class Host {
    * environment's HTTPS_PROXY/HTTP_PROXY/NO_PROXY honoured (proxyFetch). Only the environment sets a proxy, never a
    * workspace file.
    */
-  readonly fetch: Fetch;
+  readonly fetch: ClosableFetch;
   /** Directory tools operate in; the worktree runtime moves it into the active worktree. */
   activeDir: string;
   /**
@@ -273,6 +273,8 @@ export class Host {
       this.options.notice?.(`keel: warning: ${storageMessage(error)} (what this command read is not remembered for a later edit_file)`);
     });
     this.sandbox.close();
+    // The proxy's connections (undici keeps idle ones for reuse) end with the host, not a while after it.
+    await this.fetch.close();
     // A sink the host made is closed (file and exit handler released); one handed in is only flushed.
     try {
       if (this.options.events === undefined && this.events instanceof JsonlEventSink) this.events.close();

@@ -99,7 +99,7 @@ export { withoutRepoLocation } from "./git-repo-env.js";
 export { realOrSelf } from "./real-path.js";
 export { visibleJson } from "./visible-json.js";
 export { redirectTargetForDisplay, urlForDisplay, urlSecrets } from "./url-secrets.js";
-export { type Fetch, proxyFetch, ProxySettingError, usableProxy } from "./net/proxy-fetch.js";
+export { type ClosableFetch, type Fetch, proxyFetch, ProxySettingError, usableProxy } from "./net/proxy-fetch.js";
 export { hasProxy, proxyFor, proxyForDisplay, proxySettings, type ProxySettings } from "./net/proxy-settings.js";
 export { envValue } from "./env-value.js";
 export { isPlainValue, type ResultRedactor } from "./result-secrets.js";

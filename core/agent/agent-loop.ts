@@ -94,6 +94,7 @@ export async function driveSession(s: ActiveSession, decision?: ApprovalDecision
       toolCalls: toolCalls.map((c) => ({ id: c.id, name: c.name })),
       textChars: response.text.length,
       usage,
+      ...(response.shownReasoningChars ? { shownReasoningChars: response.shownReasoningChars } : {}),
     });
     if (response.text && toolCalls.length) s.options.onText?.("\n");
     // The reasoning behind tool calls goes back with them (thinking models need it), to the model

@@ -78,6 +78,8 @@ export interface ModelResponseEvent extends SessionFields {
   toolCalls: { id: string; name: string }[];
   textChars: number;
   usage?: ModelUsage;
+  /** Reasoning that streamed as if answer before a `</think>` line said what it was (see ModelResponse); not in the answer. */
+  shownReasoningChars?: number;
 }
 
 /** The model call failed. */
@@ -98,6 +100,8 @@ export interface ModelRetryEvent extends SessionFields {
   delayMs: number;
   /** Why the attempt before failed. */
   message: string;
+  /** Set when the server said it is still loading the model: how long keel has waited for it so far, in ms. */
+  loadingWaitedMs?: number;
 }
 
 /** The session stopped with an error. */

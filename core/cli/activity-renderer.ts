@@ -127,10 +127,18 @@ export class ActivityRenderer {
       case "conversation_repaired":
         return this.line(`${c.yellow("◆")} ${c.dim(`repaired the conversation before sending it (${repairSummary(e)})`)}`);
       case "model_response":
+        if (e.shownReasoningChars)
+          this.notice(
+            "the model's text above, up to its </think> line, was its reasoning (its chat template had opened <think>): not kept as the answer; its later answers hold it back",
+          );
         if (e.finishReason === "length") this.notice("the model's response reached its output limit (model.maxOutputTokens) and was cut off", "warn");
         else if (e.finishReason === "content_filter") this.notice("the provider's content filter stopped the model's response", "warn");
         return;
       case "model_retry":
+        if (e.loadingWaitedMs !== undefined)
+          return this.line(
+            `${c.yellow("↻")} ${c.yellow(`waiting for the server to load the model (${duration(e.loadingWaitedMs)} so far; asking again in ${duration(e.delayMs)}; Ctrl-C stops)`)}`,
+          );
         return this.line(
           `${c.yellow("↻")} ${c.yellow(`model call failed, retrying in ${duration(e.delayMs)} (${e.attempt} of ${e.maxRetries}):`)} ${this.fold(withoutEndpoint(e.message), 40)}`,
         );

@@ -32,6 +32,14 @@ export class ErrorBodies {
     return res;
   };
 
+  /** True unless the failed response behind an SDK error was kept and is not JSON (a proxy's or gateway's page, text, nothing). Never throws. */
+  jsonBody(error: unknown): boolean {
+    const headers = (error as { headers?: unknown } | null)?.headers;
+    const text = headers !== null && typeof headers === "object" ? this.bodies.get(headers) : undefined;
+    // Only its start was kept (a long body is cut): JSON by its first character.
+    return text === undefined || /^\s*[[{]/.test(text);
+  }
+
   /** The message of the failed response behind an SDK error (or its body text), or undefined when none was kept. Never throws. */
   messageOf(error: unknown): string | undefined {
     const headers = (error as { headers?: unknown } | null)?.headers;

@@ -70,6 +70,11 @@ export interface ModelResponse {
   origin?: string;
   usage?: ModelUsage;
   finishReason?: string;
+  /**
+   * Characters of reasoning that streamed to `onText` as if answer before a `</think>` line said what they were (a
+   * template that opened `<think>`, see ThinkBlock): not in `text`. Unset when none were.
+   */
+  shownReasoningChars?: number;
 }
 
 /** Options of one call: cancellation and streaming. */

@@ -20,6 +20,7 @@ import { endpointParts } from "./endpoint-url.js";
 import { describeProviderError } from "./provider-errors.js";
 import { argumentsText, extraContentOf, StreamedToolCalls } from "./streamed-tool-calls.js";
 import { sseErrorFieldFetch } from "./sse-error-field.js";
+import { CallTextHold, textToolCalls } from "./text-tool-calls.js";
 import { ThinkBlock } from "./think-block.js";
 import { ToolNameMap } from "./tool-names.js";
 import { WireBodyEncoder } from "./wire-body.js";
@@ -97,13 +98,21 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv, base: Fetc
   const encoder = new WireBodyEncoder(origin);
   // The parts of a request a server refuses (the token-limit field, stream_options, …): switched once it says so.
   const fallbacks = new RequestFallbacks(spec.baseUrl, spec.stream);
+  // The endpoint's answers begin inside a reasoning block the model's template opened (only `</think>` in them): once seen,
+  // later answers are held back from their start until it closes (see ThinkBlock).
+  let opensInside = false;
   // One attempt at a call; `complete` retries it (the client itself never does: see withRetries).
   async function attempt(request: ModelRequest, options: ModelCallOptions): Promise<ModelResponse> {
     const names = new ToolNameMap(request.tools.map((t) => t.name));
     const maxTokens = request.maxOutputTokens ?? spec.maxOutputTokens;
     const shape = fallbacks.shape();
+    // An answer that is only Hermes-style `<tool_call>` blocks (a local model served without a tool-call parser) is its calls, when the server sent none.
+    const asCalls = (text: string, sent: readonly ModelToolCall[]) =>
+      sent.length === 0 && request.tools.length > 0
+        ? textToolCalls(text, new Set(request.tools.map((t) => names.wire(t.name))), names, request.callIndex)
+        : undefined;
     const body = (extra: Record<string, unknown>) =>
-      encoder.encode(request.messages, request.tools, names, { model: spec.name, [shape.tokenLimit]: maxTokens, ...extra }, shape.bridge);
+      encoder.encode(request.messages, request.tools, names, { model: spec.name, [shape.tokenLimit]: maxTokens, ...extra }, shape.bridge, shape.shortIds);
     const { sdk, client: c } = await getClient();
     // The SDK adds an abort listener to the signal it is given and never removes it: given the
     // session's long-lived signal, listeners pile up (one per model call, and Node's leak warning
@@ -130,10 +139,11 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv, base: Fetc
           );
         // A refusal (OpenAI's `refusal`, in place of the content) is the model's answer too: never an empty one.
         // A leading <think>…</think> in the content (a local reasoning model without a reasoning parser) is no answer.
-        const think = new ThinkBlock();
+        const think = new ThinkBlock(opensInside);
         const content = contentText(choice.message?.content);
-        const text = (content && think.add(content) + think.end()) || textOf(choice.message?.refusal);
-        if (text) options.onText?.(text);
+        const answer = content && think.add(content) + think.end();
+        if (think.beganInside) opensInside = true;
+        const text = answer.slice(think.cut) || textOf(choice.message?.refusal);
         // Some servers leave out `type`: a call with a `function` is a function call.
         const toolCalls = (choice.message?.tool_calls ?? [])
           .flatMap((tc) =>
@@ -147,10 +157,14 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv, base: Fetc
               : [],
           )
           .map((call, i) => (typeof call.id === "string" && call.id !== "" ? call : { ...call, id: `call_${request.callIndex}_${i}` }));
+        fallbacks.sawIds((choice.message?.tool_calls ?? []).map((tc) => tc.id));
         const finishReason = finishReasonOf(choice.finish_reason);
+        const written = asCalls(text, toolCalls);
+        // Whole, calls written as text are never shown as the answer.
+        if (text && !written) options.onText?.(text);
         return {
-          text,
-          toolCalls: noArgumentsYet(toolCalls, finishReason),
+          text: written ? "" : text,
+          toolCalls: written ?? noArgumentsYet(toolCalls, finishReason),
           reasoning: reasoningOf(choice.message),
           origin,
           finishReason,
@@ -166,7 +180,13 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv, base: Fetc
       let text = "";
       const reasoning = new StreamedReasoning();
       // A leading <think>…</think> in the content (a local reasoning model without a reasoning parser) is held back, not shown.
-      const thinking = new ThinkBlock();
+      const thinking = new ThinkBlock(opensInside);
+      // An answer that begins with `<tool_call>` is held back until it ends: it may be calls written as text (asCalls).
+      const callText = new CallTextHold(request.tools.length > 0);
+      const show = (kept: string) => {
+        const shown = callText.add(kept);
+        if (shown) options.onText?.(shown);
+      };
       let finishReason: string | undefined;
       let usage: ModelResponse["usage"];
       const partial = new StreamedToolCalls();
@@ -187,7 +207,9 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv, base: Fetc
             `The model endpoint ${spec.baseUrl ? urlForDisplay(spec.baseUrl) : "(OpenAI)"} streamed more than ${limit} characters for one answer, far past its limit of ${maxTokens} output tokens; keel stopped reading it. The server does not keep to max_tokens: check model.baseUrl (or raise model.maxOutputTokens if the model's answers really are this long).`,
           );
         }
-        if (chunk.usage) usage = reportedUsage(chunk.usage.prompt_tokens, chunk.usage.completion_tokens);
+        // Groq sends a streamed answer's usage in `x_groq.usage` on its last chunk, not in `usage`.
+        const counts = chunk.usage ?? groqUsage(chunk);
+        if (counts) usage = reportedUsage(counts.prompt_tokens, counts.completion_tokens);
         const choice = chunk.choices?.[0];
         if (!choice) continue;
         const delta = choice.delta;
@@ -195,7 +217,7 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv, base: Fetc
         const piece = thinking.add(contentText(delta?.content)) + textOf((delta as { refusal?: unknown } | undefined)?.refusal);
         if (piece) {
           text += piece;
-          options.onText?.(piece);
+          show(piece);
         }
         if (delta?.tool_calls) partial.add(delta.tool_calls);
         reasoning.add(delta);
@@ -218,18 +240,35 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv, base: Fetc
       const held = thinking.end();
       if (held) {
         text += held;
-        options.onText?.(held);
+        show(held);
       }
-      const toolCalls: ModelToolCall[] = partial
-        .result()
-        .map((p, i) => withExtra({ id: p.id || `call_${request.callIndex}_${i}`, name: names.local(p.name), arguments: p.arguments }, p.extraContent));
-      return { text, toolCalls: noArgumentsYet(toolCalls, finishReason), reasoning: reasoning.result(), origin, finishReason, usage };
+      // Reasoning that ended with a `</think>` line of its own (the template had opened the block) was shown, but is no answer.
+      const shownReasoningChars = thinking.cut;
+      text = text.slice(shownReasoningChars);
+      if (thinking.beganInside) opensInside = true;
+      const streamedCalls = partial.result();
+      fallbacks.sawIds(streamedCalls.map((p) => p.id));
+      const toolCalls: ModelToolCall[] = streamedCalls.map((p, i) =>
+        withExtra({ id: p.id || `call_${request.callIndex}_${i}`, name: names.local(p.name), arguments: p.arguments }, p.extraContent),
+      );
+      const written = asCalls(text, toolCalls);
+      const rest = written ? "" : callText.end();
+      if (rest) options.onText?.(rest);
+      return {
+        text: written ? "" : text,
+        toolCalls: written ?? noArgumentsYet(toolCalls, finishReason),
+        reasoning: reasoning.result(),
+        origin,
+        finishReason,
+        usage,
+        ...(shownReasoningChars > 0 ? { shownReasoningChars } : {}),
+      };
     } catch (error) {
       if (error instanceof ModelError) throw error;
       // A part of the request the server refuses (a 400 before any output): switched for this client, asked again.
       const bodyMessage = errorBodies.messageOf(error);
       if (fallbacks.adapt(shape, error, bodyMessage, request.tools.length > 0)) return await attempt(request, options);
-      throw describeProviderError(error, spec, options.signal, sdk, bodyMessage, apiKey, proxy);
+      throw describeProviderError(error, spec, options.signal, sdk, bodyMessage, apiKey, proxy, errorBodies.jsonBody(error));
     } finally {
       options.signal?.removeEventListener("abort", onAbort);
     }
@@ -264,6 +303,12 @@ async function* cutOnBreak<T>(stream: AsyncIterable<T>, signal: AbortSignal, sdk
  */
 function noArgumentsYet(calls: ModelToolCall[], finishReason: string | undefined): ModelToolCall[] {
   return calls.map((call, i) => (call.arguments || (finishReason === "length" && i === calls.length - 1) ? call : { ...call, arguments: "{}" }));
+}
+
+/** The usage Groq sends in `x_groq.usage` (on a stream's last chunk) when it is an object, else undefined. */
+function groqUsage(chunk: unknown): { prompt_tokens?: unknown; completion_tokens?: unknown } | undefined {
+  const usage = (chunk as { x_groq?: { usage?: unknown } | null }).x_groq?.usage;
+  return typeof usage === "object" && usage !== null ? usage : undefined;
 }
 
 /** `value` when it is a string, else "" (a field a server may send as null or something else). */

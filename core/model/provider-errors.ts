@@ -5,6 +5,7 @@ import { redirectTargetForDisplay, urlForDisplay, urlSecrets } from "../url-secr
 import { answerError } from "./answer-error.js";
 import { endpointParts } from "./endpoint-url.js";
 import { ModelError } from "./model-error.js";
+import { proxyRefusal } from "./proxy-refusal.js";
 import type { ModelSpec } from "./model-spec.js";
 
 type OpenAISpec = Extract<ModelSpec, { kind: "openai" }>;
@@ -16,7 +17,8 @@ type OpenAISpec = Extract<ModelSpec, { kind: "openai" }>;
  * `***` in it wherever the provider's message echoes them, as written, URL-encoded or JSON-escaped
  * (the message goes to events and the terminal). With `proxy` (the proxy the endpoint is reached through), a connection
  * that fails says so, with the proxy's own error (`Proxy Authentication Required (407)`), the proxy without its
- * credentials, and the proxy's password `***` too. Never throws.
+ * credentials, and the proxy's password `***` too. The proxy's own refusal (`proxyRefusal`: a refused tunnel, or its own
+ * 403/407/502/503/504 page to a plain-HTTP request, `jsonBody` false) is said as the proxy's. Never throws.
  */
 export function describeProviderError(
   error: unknown,
@@ -26,10 +28,11 @@ export function describeProviderError(
   bodyMessage?: string,
   apiKey?: string,
   proxy?: string,
+  jsonBody = true,
 ): ModelError {
   const secrets = [...endpointSecrets(spec, apiKey), ...(proxy ? [proxy, ...urlSecrets(proxy)] : [])];
   // The provider's words are redacted before they are cut (shown): a key cut in two would leave its first part.
-  const e = describe(error, spec, signal, sdk, bodyMessage, (text) => redactSecrets(text, secrets), proxy);
+  const e = describe(error, spec, signal, sdk, bodyMessage, (text) => redactSecrets(text, secrets), proxy, jsonBody);
   const message = redactSecrets(e.message, secrets);
   return message === e.message ? e : new ModelError(message, e.transient, { cause: error });
 }
@@ -78,6 +81,7 @@ function describe(
   bodyMessage: string | undefined,
   redact: (text: string) => string,
   proxy: string | undefined,
+  jsonBody: boolean,
 ): ModelError {
   const where = spec.baseUrl ? urlForDisplay(spec.baseUrl) : "https://api.openai.com/v1";
   const e = error as { status?: number; name?: string; message?: string; error?: { message?: string } };
@@ -93,10 +97,22 @@ function describe(
       true,
       { cause: error },
     );
+  if (proxy && !(signal?.aborted || error instanceof sdk.APIUserAbortError)) {
+    const refusal = proxyRefusal({
+      proxy,
+      where,
+      tunnelled: /^https:/i.test(spec.baseUrl ?? "https:"),
+      status: error instanceof sdk.APIError && typeof e.status === "number" ? e.status : undefined,
+      jsonBody,
+      connectionError: error instanceof sdk.APIConnectionError ? rootCause(error) : undefined,
+    });
+    if (refusal) return new ModelError(refusal.message, refusal.transient, { cause: error });
+  }
   if (error instanceof sdk.APIConnectionError && proxy)
     return new ModelError(
       `Cannot reach the model at ${where} through the proxy ${proxyForDisplay(proxy)} (${shown(redact(rootCause(error)))}). Check that the proxy is up and accepts your credentials (HTTPS_PROXY/HTTP_PROXY), or list the host in NO_PROXY if it is reached without the proxy.`,
-      true,
+      // The proxy refusing the credentials (undici's `Proxy Authentication Required (407)`) says the same when asked again.
+      !/\(407\)/.test(rootCause(error)),
       { cause: error },
     );
   if (error instanceof sdk.APIConnectionError)

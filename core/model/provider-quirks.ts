@@ -72,6 +72,16 @@ export function refusesUserAfterTool(error: unknown, bodyMessage = ""): boolean 
   return /unexpected role '?user'? after role '?tool'?/i.test(errorText(e, bodyMessage));
 }
 
+/**
+ * True when a request failed because the server accepts only 9-character `[a-zA-Z0-9]` tool-call ids (Mistral: 400
+ * "Tool call id was call_1_0 but must be a-z, A-Z, 0-9, with a length of 9.").
+ */
+export function refusesCallIdFormat(error: unknown, bodyMessage = ""): boolean {
+  const e = error as { status?: unknown; message?: unknown; error?: { message?: unknown } } | null;
+  if (e?.status !== 400 && e?.status !== 422) return false;
+  return /tool call id\b.*\bmust be a-z, ?A-Z, ?0-9,? with a length of 9/i.test(errorText(e, bodyMessage));
+}
+
 /** Every message an SDK error carries: its own, the `error.message` of the body, and the body's message keel kept (see ErrorBodies). */
 function errorText(e: { message?: unknown; error?: { message?: unknown } }, bodyMessage: string): string {
   return `${typeof e.error?.message === "string" ? e.error.message : ""} ${typeof e.message === "string" ? e.message : ""} ${bodyMessage}`;

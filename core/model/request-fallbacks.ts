@@ -1,11 +1,13 @@
 import {
   firstTokenLimitField,
+  refusesCallIdFormat,
   refusesStreamOptions,
   refusesStreamWithTools,
   refusesUserAfterTool,
   type TokenLimitField,
   wantsMaxCompletionTokens,
 } from "./provider-quirks.js";
+import { isShortCallId } from "./short-call-ids.js";
 
 /** The shape of one chat-completions request: the parts some servers refuse (provider-quirks). */
 export interface RequestShape {
@@ -17,6 +19,8 @@ export interface RequestShape {
   streamOptions: boolean;
   /** The answer is streamed. */
   stream: boolean;
+  /** Tool-call ids are sent in the 9-character `[a-zA-Z0-9]` form (Mistral refuses any other: `shortCallId`). */
+  shortIds: boolean;
 }
 
 /**
@@ -24,19 +28,25 @@ export interface RequestShape {
  * is switched once, when the server's error says it refuses that part (a 400 before any output), and the call
  * is asked again. OpenAI's reasoning models refuse `max_tokens` (and other servers may not know its successor),
  * Mistral a user message right after a tool result, some servers `stream_options`, and some (llama.cpp builds)
- * streaming when tools are offered.
+ * streaming when tools are offered. Mistral's ids are learned from the server's own ids too (`sawIds`).
  */
 export class RequestFallbacks {
   private readonly current: RequestShape;
 
   /** The first shape: the token-limit field for `baseUrl` (firstTokenLimitField), streamed when `stream`. */
   constructor(baseUrl: string | undefined, stream: boolean) {
-    this.current = { tokenLimit: firstTokenLimitField(baseUrl), bridge: false, streamOptions: true, stream };
+    this.current = { tokenLimit: firstTokenLimitField(baseUrl), bridge: false, streamOptions: true, stream, shortIds: false };
   }
 
   /** The shape for the next attempt (a copy: what is learned meanwhile does not change it). */
   shape(): RequestShape {
     return { ...this.current };
+  }
+
+  /** Notes the ids the server itself gave (none keel made up): all in Mistral's 9-character form means it wants that form back. */
+  sawIds(ids: readonly (string | undefined)[]): void {
+    const given = ids.filter((id): id is string => typeof id === "string" && id !== "");
+    if (given.length > 0 && given.every(isShortCallId)) this.current.shortIds = true;
   }
 
   /**
@@ -59,6 +69,10 @@ export class RequestFallbacks {
     }
     if (!shape.bridge && refusesUserAfterTool(error, bodyMessage)) {
       this.current.bridge = true;
+      return true;
+    }
+    if (!shape.shortIds && refusesCallIdFormat(error, bodyMessage)) {
+      this.current.shortIds = true;
       return true;
     }
     return false;

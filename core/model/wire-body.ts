@@ -1,6 +1,7 @@
 import type { ChatCompletionMessageParam } from "openai/resources/chat/completions";
 import type { ChatMessage, ModelToolSpec } from "./model-types.js";
 import type { ToolNameMap } from "./tool-names.js";
+import { shortCallId } from "./short-call-ids.js";
 import { normalizeToolSchema } from "./tool-schema.js";
 import { validConversation, wireCallId } from "./valid-conversation.js";
 
@@ -38,6 +39,7 @@ export class WireBodyEncoder {
    * The messages go out as `validConversation` makes them: every tool call answered right after it,
    * whatever the history holds (an endpoint refuses anything else, on every resume); an answer with
    * neither text nor tool calls is left out.
+   * With `shortIds`, tool-call ids are sent in the 9-character form Mistral requires (`shortCallId`).
    */
   encode(
     messages: readonly ChatMessage[],
@@ -45,6 +47,7 @@ export class WireBodyEncoder {
     names: ToolNameMap,
     rest: { model: string } & Record<string, unknown>,
     bridgeToolToUser = false,
+    shortIds = false,
   ): Buffer {
     const parts: Buffer[] = [OPEN];
     // An answer with no text and no calls says nothing, and some servers refuse it (vLLM reads "" as no content): not sent.
@@ -52,7 +55,7 @@ export class WireBodyEncoder {
     sent.forEach((m, i) => {
       if (bridgeToolToUser && m.role === "user" && sent[i - 1]?.role === "tool") parts.push(BRIDGE);
       if (i) parts.push(COMMA);
-      parts.push(this.message(m, names));
+      parts.push(this.message(m, names, shortIds));
     });
     if (tools.length) parts.push(TOOLS);
     tools.forEach((t, i) => {
@@ -79,11 +82,13 @@ export class WireBodyEncoder {
     return bytes;
   }
 
-  private message(m: ChatMessage, names: ToolNameMap): Buffer {
-    const wireNames = m.role === "assistant" && m.toolCalls?.length ? m.toolCalls.map((c) => names.wire(c.name)).join("\n") : "";
+  private message(m: ChatMessage, names: ToolNameMap, shortIds: boolean): Buffer {
+    const callNames = m.role === "assistant" && m.toolCalls?.length ? m.toolCalls.map((c) => names.wire(c.name)).join("\n") : "";
+    // What else shapes the bytes: the id form of a message with ids.
+    const wireNames = shortIds && (callNames || m.role === "tool") ? `${callNames}\n#short` : callNames;
     const hit = this.messages.get(m);
     if (hit && hit.names === wireNames) return hit.bytes;
-    const bytes = Buffer.from(JSON.stringify(toWire(m, names, this.origin)));
+    const bytes = Buffer.from(JSON.stringify(toWire(m, names, this.origin, shortIds)));
     this.messages.set(m, { names: wireNames, bytes });
     return bytes;
   }
@@ -92,9 +97,11 @@ export class WireBodyEncoder {
 /**
  * One message in the chat-completions wire format (tool names mapped to the provider's). An
  * assistant message's reasoning and its calls' `extra_content` are included only when the message
- * came from `origin` (another provider may refuse fields it does not know, or misread them).
+ * came from `origin` (another provider may refuse fields it does not know, or misread them). With
+ * `shortIds`, tool-call ids in the 9-character form (`shortCallId`).
  */
-export function toWire(m: ChatMessage, names: ToolNameMap, origin?: string): ChatCompletionMessageParam {
+export function toWire(m: ChatMessage, names: ToolNameMap, origin?: string, shortIds = false): ChatCompletionMessageParam {
+  const wireId = shortIds ? shortCallId : wireCallId;
   switch (m.role) {
     case "system":
       return { role: "system", content: m.content };
@@ -107,7 +114,7 @@ export function toWire(m: ChatMessage, names: ToolNameMap, origin?: string): Cha
             role: "assistant",
             content: m.content || null,
             tool_calls: m.toolCalls.map((c) => ({
-              id: wireCallId(c.id),
+              id: wireId(c.id),
               type: "function" as const,
               function: { name: names.wire(c.name), arguments: wireArguments(c.arguments) },
               ...(own && c.extraContent ? { extra_content: c.extraContent } : {}),
@@ -120,7 +127,7 @@ export function toWire(m: ChatMessage, names: ToolNameMap, origin?: string): Cha
         : { role: "assistant", content: m.content };
     }
     case "tool":
-      return { role: "tool", tool_call_id: wireCallId(m.toolCallId), content: m.content };
+      return { role: "tool", tool_call_id: wireId(m.toolCallId), content: m.content };
   }
 }
 

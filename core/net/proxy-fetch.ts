@@ -3,6 +3,18 @@ import { hasProxy, proxyFor, proxyForDisplay, proxySettings, type ProxySettings 
 /** The `fetch` signature keel hands the `openai` client, the MCP SDK's transports and its own requests. */
 export type Fetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 
+/** A host's `fetch`, with what it holds open (a proxy's connections) to release when the host closes. */
+export type ClosableFetch = Fetch & {
+  /**
+   * Closes the connections this fetch made through a proxy (and direct ones beside them): idle ones at once, one still
+   * in use after a short grace (the host's work is over by then). Requests made after it fail. Never rejects.
+   */
+  close(): Promise<void>;
+};
+
+/** How long `close` lets a request still under way finish before its connection is destroyed. */
+const CLOSE_GRACE_MS = 1000;
+
 /** A proxy setting keel cannot use (not an `http://` or `https://` URL). Thrown by the first request that would go through it. */
 export class ProxySettingError extends Error {
   override name = "ProxySettingError";
@@ -17,17 +29,29 @@ export class ProxySettingError extends Error {
  * TLS to the host verifies against Node's CA store, NODE_EXTRA_CA_CERTS included. A proxy that is not an http(s) URL
  * fails each request with ProxySettingError, which names the variable's value without its credentials.
  */
-export function proxyFetch(env: NodeJS.ProcessEnv): Fetch {
+export function proxyFetch(env: NodeJS.ProcessEnv): ClosableFetch {
   const settings = proxySettings(env);
-  if (!hasProxy(settings)) return fetch;
-  let routed: Promise<Fetch> | undefined;
-  return async (input, init) => {
-    routed ??= routedFetch(settings);
-    return (await routed)(input, init);
+  if (!hasProxy(settings)) return Object.assign((input: string | URL | Request, init?: RequestInit) => fetch(input, init), { close: async () => {} });
+  let routed: Promise<Routed> | undefined;
+  const routedFetch: Fetch = async (input, init) => {
+    routed ??= routing(settings);
+    return (await routed).fetch(input, init);
   };
+  return Object.assign(routedFetch, {
+    close: async () => {
+      const made = await routed?.catch(() => undefined);
+      await made?.close();
+    },
+  });
 }
 
-async function routedFetch(settings: ProxySettings): Promise<Fetch> {
+/** The fetch that routes through the proxies, and the closing of its dispatchers. */
+interface Routed {
+  fetch: Fetch;
+  close(): Promise<void>;
+}
+
+async function routing(settings: ProxySettings): Promise<Routed> {
   const undici = await import("undici");
   const direct = new undici.Agent();
   const agents = new Map<string, import("undici").Dispatcher>();
@@ -49,7 +73,7 @@ async function routedFetch(settings: ProxySettings): Promise<Fetch> {
     const proxy = proxyFor(String(opts.origin), settings);
     return proxy ? agentFor(proxy).dispatch(opts, handler) : dispatch(opts, handler);
   });
-  return async (input, init) => {
+  const routedFetch: Fetch = async (input, init) => {
     const request = input instanceof Request ? input : undefined;
     const url = request ? request.url : input;
     // A proxy keel cannot use fails here, with what to do, not deep inside undici.
@@ -64,6 +88,15 @@ async function routedFetch(settings: ProxySettings): Promise<Fetch> {
       throw proxy ? throughProxy(error, proxy) : error;
     }
   };
+  const close = async () => {
+    const dispatchers = [direct, ...agents.values()];
+    let timer: NodeJS.Timeout | undefined;
+    const grace = new Promise<"late">((done) => (timer = setTimeout(() => done("late"), CLOSE_GRACE_MS)));
+    const closed = Promise.all(dispatchers.map((d) => d.close().catch(() => undefined)));
+    if ((await Promise.race([closed, grace])) === "late") await Promise.all(dispatchers.map((d) => d.destroy().catch(() => undefined)));
+    clearTimeout(timer);
+  };
+  return { fetch: routedFetch, close };
 }
 
 /**

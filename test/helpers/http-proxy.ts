@@ -18,6 +18,8 @@ export interface HttpProxy {
   port: number;
   /** Every request that reached it, in order (refused ones too). */
   requests: ProxiedRequest[];
+  /** How many client connections to it are open now (a CONNECT tunnel's too). */
+  openConnections(): number;
   close(): Promise<void>;
 }
 
@@ -27,6 +29,11 @@ export interface HttpProxyOptions {
   hosts?: string[];
   /** `user:password` the proxy requires (407 without it). */
   credentials?: string;
+  /**
+   * Refuse every request with this status, as a proxy's access rules do (squid's 403 `ERR_ACCESS_DENIED`): a CONNECT
+   * gets the status line and no tunnel, an absolute-URI request the status with `body` (an HTML page by default).
+   */
+  refuse?: { status: number; body?: string };
 }
 
 /**
@@ -44,9 +51,14 @@ export async function startHttpProxy(opts: HttpProxyOptions = {}): Promise<HttpP
     requests.push({ method: req.method ?? "", target: req.url ?? "", proxyAuthorization: auth });
     return !expected || auth === expected;
   };
+  const refusal = opts.refuse?.body ?? `<html><body><h1>ERROR</h1><p>Access denied (${opts.refuse?.status}).</p></body></html>`;
   const server = createServer((req, res) => {
     if (!allowed(req)) {
       res.writeHead(407, { "proxy-authenticate": 'Basic realm="test"' }).end();
+      return;
+    }
+    if (opts.refuse) {
+      res.writeHead(opts.refuse.status, { "content-type": "text/html", "x-squid-error": "ERR_ACCESS_DENIED 0" }).end(refusal);
       return;
     }
     let target: URL;
@@ -62,7 +74,9 @@ export async function startHttpProxy(opts: HttpProxyOptions = {}): Promise<HttpP
     const upstream = httpRequest(
       { host: resolve(target.hostname), port: target.port || 80, method: req.method, path: target.pathname + target.search, headers },
       (up) => {
-        res.writeHead(up.statusCode ?? 502, up.headers);
+        // Hop-by-hop headers stay with their hop: the client's connection to the proxy is the proxy's own (kept alive 60 s).
+        const { connection: _c, "keep-alive": _k, "transfer-encoding": _t, ...headers } = up.headers;
+        res.writeHead(up.statusCode ?? 502, headers);
         up.pipe(res);
       },
     );
@@ -77,6 +91,10 @@ export async function startHttpProxy(opts: HttpProxyOptions = {}): Promise<HttpP
       client.end('HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm="test"\r\n\r\n');
       return;
     }
+    if (opts.refuse) {
+      client.end(`HTTP/1.1 ${opts.refuse.status} Refused\r\nContent-Type: text/html\r\nContent-Length: ${Buffer.byteLength(refusal)}\r\n\r\n${refusal}`);
+      return;
+    }
     const [host = "", port = "443"] = (req.url ?? "").split(/:(?=\d+$)/);
     const upstream = connect(Number(port), resolve(host), () => {
       client.write("HTTP/1.1 200 Connection Established\r\n\r\n");
@@ -88,16 +106,24 @@ export async function startHttpProxy(opts: HttpProxyOptions = {}): Promise<HttpP
     upstream.on("close", () => sockets.delete(upstream));
     upstream.on("error", () => client.end("HTTP/1.1 502 Bad Gateway\r\n\r\n"));
   });
+  const clients = new Set<Socket>();
   server.on("connection", (s: Socket) => {
     sockets.add(s);
-    s.on("close", () => sockets.delete(s));
+    clients.add(s);
+    s.on("close", () => {
+      sockets.delete(s);
+      clients.delete(s);
+    });
   });
+  // Idle client connections stay open a minute (Node's default, 5 s, would end them soon after a test's request anyway).
+  server.keepAliveTimeout = 60_000;
   await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
   const port = (server.address() as AddressInfo).port;
   return {
     url: `http://127.0.0.1:${port}`,
     port,
     requests,
+    openConnections: () => clients.size,
     close: async () => {
       for (const s of sockets) s.destroy();
       await new Promise<void>((done) => server.close(() => done()));

@@ -57,6 +57,11 @@ export interface ServerReply {
   limitTooLarge?: boolean;
   /** Answer 400 as Mistral does to a user message right after a tool result (the reply stays queued for the retry). */
   refuseUserAfterTool?: boolean;
+  /**
+   * Answer 400 as Mistral does to a request with a tool-call id (an assistant call's `id` or a result's `tool_call_id`)
+   * that is not exactly 9 of `[a-zA-Z0-9]` (the reply stays queued for the retry).
+   */
+  requireShortCallIds?: boolean;
   /** With `status`: these response headers too (`Retry-After`, `x-should-retry`). */
   errorHeaders?: Record<string, string>;
   /** With `status`: this JSON as the error body instead of OpenAI's `{"error": {"message": …}}` (Mistral's and Gemini's shapes). */
@@ -224,6 +229,19 @@ export async function startOpenAIServer(replies: ServerReply[] = [], options: Op
           .end(JSON.stringify({ object: "error", message, type: "BadRequestError", param: null, code: 400 }));
         return;
       }
+    }
+    const badId =
+      index !== -1 && queue[index]!.requireShortCallIds
+        ? body.messages
+            .flatMap((m) => [...(m.tool_calls ?? []).map((c) => c.id), ...(m.tool_call_id === undefined ? [] : [m.tool_call_id])])
+            .find((id) => !/^[a-zA-Z0-9]{9}$/.test(id))
+        : undefined;
+    if (badId !== undefined) {
+      const message = `Tool call id was ${badId} but must be a-z, A-Z, 0-9, with a length of 9.`;
+      res
+        .writeHead(400, { "content-type": "application/json" })
+        .end(JSON.stringify({ object: "error", message, type: "invalid_request_error", param: null, code: null }));
+      return;
     }
     if (index !== -1 && queue[index]!.limitTooLarge) {
       queue.splice(index, 1);

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { readEvents } from "../../../core/events.js";
 import { eventsOfType } from "../../helpers/events.js";
 import { useOpenAIServer } from "../../helpers/openai-server.js";
-import { runKeel } from "../../helpers/run-cli.js";
+import { runKeel, runKeelProcess } from "../../helpers/run-cli.js";
 import { sessionState } from "../../helpers/session-state.js";
 import { makeWorkspace, type TempWorkspace } from "../../helpers/temp-workspace.js";
 
@@ -154,6 +154,19 @@ describe("answers, finish reasons and usage of real servers (keel run, raw SSE s
 });
 
 describe("stream quirks keel did not handle (keel run, raw SSE scripts)", () => {
+  it("Groq's usage in x_groq.usage on the last chunk (not in usage) is the call's usage", async () => {
+    const { root, env, events } = workspace();
+    // As Groq streams it: the finish chunk carries `x_groq: {id, usage}`, and no chunk has `usage`.
+    const groq = { usage: { queue_time: 0.01, prompt_tokens: 1234, prompt_time: 0.02, completion_tokens: 56, completion_time: 0.1, total_tokens: 1290 } };
+    server.push({
+      sse: [chunk({ role: "assistant", content: "hel" }), chunk({ content: "lo" }), chunk({}, "stop", { x_groq: { id: "req_1", ...groq } }), DONE],
+    });
+    const r = await runKeel(["--json", "run", "--session", "g", "hi"], { cwd: root, env });
+    // Old code: no usage read, keel estimated the tokens (a few for "hi").
+    expect(r.json<{ text: string }>(), r.stderr).toMatchObject({ text: "hello", usage: expect.objectContaining({ inputTokens: 1234, outputTokens: 56 }) });
+    expect(eventsOfType(events("g"), "model_response")).toEqual([expect.objectContaining({ usage: { inputTokens: 1234, outputTokens: 56 } })]);
+  });
+
   it("a leading <think>…</think> in the content (a local reasoning model without a reasoning parser) is neither shown nor kept nor sent back", async () => {
     const { root, env } = workspace();
     const think = [
@@ -177,6 +190,51 @@ describe("stream quirks keel did not handle (keel run, raw SSE scripts)", () => 
     const state = await sessionState(root, "t");
     expect(state.lastAnswer).toBe("They say hello.");
     expect(JSON.stringify(state.messages)).not.toContain("think>");
+  });
+
+  it("a template that opened <think> (DeepSeek-R1 distills, QwQ): the reasoning up to `</think>` is not kept, and later answers hold it back", async () => {
+    const { root, env } = workspace();
+    // As llama.cpp streams an R1 distill whose chat template ends the prompt with `<think>\n`: no opening tag in the content.
+    const thought = (text: string) => [
+      chunk({ role: "assistant", content: "" }),
+      chunk({ content: text.slice(0, 9) }),
+      chunk({ content: text.slice(9) + "\n</th" }),
+      chunk({ content: "ink>\n\n" }),
+    ];
+    server.push(
+      {
+        sse: [
+          ...thought("Okay, the user wants the notes."),
+          chunk({ content: "Reading." }),
+          calls({ index: 0, id: "a", ...READ }),
+          chunk({}, "tool_calls"),
+          DONE,
+        ],
+      },
+      { sse: [...thought("The notes say hello, so I answer that."), chunk({ content: "They say hello." }, "stop"), DONE] },
+    );
+    const before = server.requests.length;
+    const r = await runKeelProcess(["--yes", "run", "--session", "o", "read notes"], { cwd: root, env });
+    expect(r.exitCode, r.stderr).toBe(0);
+    // Old code: the reasoning and `</think>` were recorded and sent back as the assistant's content, and shown as the answer.
+    const assistant = server.requests[before + 1]!.messages.find((m) => m.role === "assistant");
+    expect(assistant?.content).toBe("Reading.");
+    const state = await sessionState(root, "o");
+    expect(state.lastAnswer).toBe("They say hello.");
+    expect(JSON.stringify(state.messages)).not.toContain("think>");
+    // The first answer's reasoning streamed before its end showed what it was; the second's is held back, never shown.
+    expect(r.stdout).toContain("They say hello.");
+    expect(r.stdout).not.toContain("so I answer that");
+    expect(r.stderr.match(/up to its <\/think> line, was its reasoning/g)).toHaveLength(1);
+  });
+
+  it("a whole answer (model.stream false) from such a template keeps only what follows the `</think>` line; an answer that only mentions the tag is whole", async () => {
+    const { root, env } = workspace({ stream: false });
+    server.push({ text: "The user says hi.\n</think>\n\nhello" }, { text: "Write `</think>` to end it,\nor not." });
+    const first = await runKeel(["--json", "run", "--session", "w", "hi"], { cwd: root, env });
+    expect(first.json<{ text: string }>().text).toBe("hello");
+    const second = await runKeel(["--json", "run", "--session", "v", "hi"], { cwd: root, env });
+    expect(second.json<{ text: string }>().text).toBe("Write `</think>` to end it,\nor not.");
   });
 
   it("the same <think> block in a whole answer (model.stream false) is left out too", async () => {
