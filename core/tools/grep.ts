@@ -27,7 +27,10 @@ interface GrepMatch {
   text: string;
 }
 
-/** `grep`: lines matching a regular expression (RE2, linear time) in workspace files, as `file:line: text`; skips binary files, streams large ones. */
+/**
+ * `grep`: lines matching a regular expression (RE2, linear time) in workspace files, as `file:line: text`; skips binary
+ * files and, unless `include_ignored`, what .gitignore ignores (`GitIgnores`) and .git, node_modules and .keel; streams large files.
+ */
 export function grepTool(): ToolDefinition {
   const inputSchema = {
     type: "object",
@@ -36,6 +39,7 @@ export function grepTool(): ToolDefinition {
       path: { type: "string", description: "Folder or file to search, relative to the workspace (default: the workspace root)" },
       glob: { type: "string", description: "Only search files matching this glob, relative to `path` (default **/*)" },
       ignore_case: { type: "boolean", description: "Case-insensitive match" },
+      include_ignored: { type: "boolean", description: "Also search what .gitignore ignores, and .git, node_modules and .keel" },
       max_results: { type: "integer", minimum: 1, maximum: GREP_MAX_RESULTS, description: `Most matching lines to return (default ${GREP_DEFAULT_RESULTS})` },
     },
     required: ["pattern"],
@@ -44,14 +48,15 @@ export function grepTool(): ToolDefinition {
   return defineTool(inputSchema, {
     name: "grep",
     description:
-      'Search file contents with a regular expression (RE2 syntax, as in ripgrep: no lookaround or backreferences; always linear time). Returns `file:line: text` lines. `path` is a folder or a file; `glob` filters files (e.g. "**/*.ts"). Binary files, .git, node_modules and .keel are skipped.',
+      'Search file contents with a regular expression (RE2 syntax, as in ripgrep: no lookaround or backreferences; always linear time). Returns `file:line: text` lines. `path` is a folder or a file; `glob` filters files (e.g. "**/*.ts"). Binary files, files the repository\'s .gitignore files ignore, .git, node_modules and .keel are skipped (include_ignored: true searches them too).',
     ...pathToolTraits("read"),
     async execute(input, ctx) {
       // The search machinery loads on the first search: listing the tools loads none of it.
-      const [{ compileLinePattern }, { findFiles }, { READ_TOOLS, reachableFiles }] = await Promise.all([
+      const [{ compileLinePattern }, { findFiles }, { READ_TOOLS, reachableFiles }, { GitIgnores, ignoredHint }] = await Promise.all([
         import("./grep-pattern.js"),
         import("./find-files.js"),
         import("./reachable-files.js"),
+        import("./git-ignores.js"),
       ]);
       const regex = await compileLinePattern(input.pattern, input.ignore_case === true);
       const target = confinePath(ctx.root, input.path ?? ".", "path", ctx.cwd);
@@ -61,9 +66,11 @@ export function grepTool(): ToolDefinition {
       let skippedOutside = 0;
       let skippedDenied = 0;
       let deniedBy: string[] = [];
+      let skippedIgnored = 0;
       /** Folders not walked: their names are not valid UTF-8. */
       const unwalked: string[] = [];
       if (st.isDirectory()) {
+        const ignores = input.include_ignored ? undefined : GitIgnores.forWalk(ctx.root, target, ctx.host.env);
         // Only files whose real path is inside the boundary, and none a path deny rule hides.
         const walk = await reachableFiles(
           ctx.root,
@@ -71,6 +78,9 @@ export function grepTool(): ToolDefinition {
           await findFiles(target, input.glob ?? "**/*", {
             root: ctx.root,
             signal: ctx.signal,
+            includeIgnored: input.include_ignored,
+            gitIgnored: ignores && ((abs, isDir) => ignores.ignored(abs, isDir)),
+            onIgnored: () => skippedIgnored++,
             onUnwalkable: (f) => unwalked.push(displayPath(ctx.cwd, join(target, f))),
           }),
           ctx.host.permissions,
@@ -152,7 +162,8 @@ export function grepTool(): ToolDefinition {
       }
       // A name with a newline (or a `:`, the field separator here) is quoted, so a match never reads as two or as another file's.
       const out = matches.map((m) => `${shownPath(m.file, /:/)}:${m.line}: ${m.text}`);
-      if (matches.length === 0) out.push(`No matches for /${input.pattern}/${input.ignore_case ? "i" : ""} in ${searched} file(s).`);
+      if (matches.length === 0)
+        out.push(`No matches for /${input.pattern}/${input.ignore_case ? "i" : ""} in ${searched} file(s).${ignoredHint(skippedIgnored)}`);
       if (more) out.push(`[stopped at max_results=${max}; narrow the pattern, path or glob, or raise max_results]`);
       if (skippedDenied > 0) out.push(`[${skippedDenied} file(s) not searched: denied by ${deniedBy.map((r) => `"${r}"`).join(", ")}]`);
       if (cutLines > 0)
@@ -175,6 +186,7 @@ export function grepTool(): ToolDefinition {
           skippedDenied,
           skippedOutside,
           skippedUnreadable,
+          skippedIgnored,
           skippedFolders: unwalked.length,
           cutLines,
           truncated: more,
