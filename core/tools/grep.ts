@@ -129,7 +129,9 @@ export function grepTool(): ToolDefinition {
               continue;
             }
             const file = displayPath(ctx.cwd, files[i + j]!);
-            const onLine = (raw: string, lineNo: number): boolean => {
+            const onLine = (text: string, lineNo: number): boolean => {
+              // A UTF-8 byte order mark is no part of the first line's text (as in ripgrep): `^#!` still matches after one.
+              const raw = lineNo === 1 && text.startsWith("\ufeff") ? text.slice(1) : text;
               if (!regex.test(raw)) return true;
               if (matches.length >= max) {
                 more = true;

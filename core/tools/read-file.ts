@@ -74,6 +74,12 @@ export function readFileTool(): ToolDefinition {
                     : `pass a smaller limit, or offset ${toLine} to start with that line`
                 }]`
               : "";
+            if (win.lines.length === 0)
+              return {
+                content: `[offset ${fromLine} is past the end of ${rel}, which has ${win.totalLines ?? "fewer"} line(s); pass an offset from 1 to ${win.totalLines ?? fromLine - 1}]`,
+                data: { path: rel, bytes: stat.size, ...(win.totalLines === undefined ? {} : { totalLines: win.totalLines }), fromLine, toLine, pastEnd: true },
+                metadata: { path: rel },
+              };
             return {
               content: win.lines.join("\n") + note,
               data: { path: rel, bytes: stat.size, ...(win.totalLines === undefined ? {} : { totalLines: win.totalLines }), fromLine, toLine },

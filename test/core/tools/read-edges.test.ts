@@ -1,0 +1,31 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { runKeel } from "../../helpers/run-cli.js";
+import { makeWorkspace, type TempWorkspace } from "../../helpers/temp-workspace.js";
+
+let ws: TempWorkspace;
+afterEach(() => ws?.cleanup());
+
+async function call(tool: string, input: object): Promise<any> {
+  const run = await runKeel(["call", tool, "--json", "--input", JSON.stringify(input)], { cwd: ws.root, env: ws.env });
+  return run.json();
+}
+
+describe("read_file and grep at the edges of a file", () => {
+  it("read_file with an offset past the end says so and how many lines there are, instead of returning nothing", async () => {
+    ws = makeWorkspace({ "three.txt": "a\nb\nc" });
+    const past = await call("read_file", { path: "three.txt", offset: 10, limit: 5 });
+    expect(past).toMatchObject({ ok: true, data: { totalLines: 3, fromLine: 10, pastEnd: true } });
+    expect(past.content).toBe("[offset 10 is past the end of three.txt, which has 3 line(s); pass an offset from 1 to 3]");
+    const last = await call("read_file", { path: "three.txt", offset: 3 });
+    expect(last).toMatchObject({ ok: true, content: "c", data: { fromLine: 3, toLine: 3 } });
+  });
+
+  it("grep matches the first line of a file with a UTF-8 byte order mark without the mark, and does not print it", async () => {
+    ws = makeWorkspace({ "bom.sh": "\ufeff#!/bin/sh\necho hi\n", "big.sh": "\ufeff#!/bin/sh\n" + "x\n".repeat(3 * 1024 * 1024) });
+    const grep = await call("grep", { pattern: "^#!", glob: "*.sh" });
+    expect(grep.data.matches).toEqual([
+      { file: "big.sh", line: 1, text: "#!/bin/sh" },
+      { file: "bom.sh", line: 1, text: "#!/bin/sh" },
+    ]);
+  });
+});
