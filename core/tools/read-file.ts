@@ -89,6 +89,14 @@ export function readFileTool(): ToolDefinition {
           if (stat.size > READ_FILE_MAX_BYTES)
             throw new ToolError(`${input.path} is binary (it contains NUL bytes); read_file reads lines of text files only.`, "execution_failed");
         } else if (stat.size > READ_FILE_MAX_BYTES) {
+          // A line window of a binary file is refused too: say so now, rather than suggest one.
+          const head = Buffer.alloc(8192);
+          const { bytesRead } = await handle.read(head, 0, head.length, 0);
+          if (head.subarray(0, bytesRead).includes(0))
+            throw new ToolError(
+              `${input.path} is a binary file (it contains NUL bytes) of ${stat.size} bytes; read_file reads text files only. Use bash to inspect it (\`file\`, \`xxd ${shownPath(input.path)} | head\`).`,
+              "execution_failed",
+            );
           throw new ToolError(
             `${input.path} is ${stat.size} bytes, over the 10 MiB (${READ_FILE_MAX_BYTES}-byte) limit for a whole-file read. Pass offset and limit (e.g. offset 1, limit 2000) to read a window of lines, or use grep to find the lines you need.`,
             "execution_failed",

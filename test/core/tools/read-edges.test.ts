@@ -20,6 +20,15 @@ describe("read_file and grep at the edges of a file", () => {
     expect(last).toMatchObject({ ok: true, content: "c", data: { fromLine: 3, toLine: 3 } });
   });
 
+  it("read_file of a binary file over 10 MiB says it is binary instead of suggesting a line window", async () => {
+    ws = makeWorkspace();
+    ws.write("blob.bin", Buffer.alloc(11 * 1024 * 1024, 0).toString("latin1"));
+    const whole = await call("read_file", { path: "blob.bin" });
+    expect(whole).toMatchObject({ ok: false, code: "execution_failed" });
+    expect(whole.content).toContain("blob.bin is a binary file (it contains NUL bytes) of 11534336 bytes; read_file reads text files only.");
+    expect(whole.content).not.toContain("offset");
+  });
+
   it("grep matches the first line of a file with a UTF-8 byte order mark without the mark, and does not print it", async () => {
     ws = makeWorkspace({ "bom.sh": "\ufeff#!/bin/sh\necho hi\n", "big.sh": "\ufeff#!/bin/sh\n" + "x\n".repeat(3 * 1024 * 1024) });
     const grep = await call("grep", { pattern: "^#!", glob: "*.sh" });
