@@ -9,6 +9,7 @@ import type { ToolDefinition } from "../types.js";
 import { pathToolTraits } from "./path-tool-traits.js";
 import { confinePath, displayPath } from "./confine-path.js";
 import { baselineOf, sameBaseline } from "./file-baseline.js";
+import { nearMatchHint, nearestMatch } from "./nearest-match.js";
 import { openFileInside, readOpened } from "./open-inside.js";
 import { writeFileInside } from "./write-inside.js";
 
@@ -98,7 +99,7 @@ export function editFileTool(): ToolDefinition {
             ? `\`old_string\` was not found in ${rel}: the file is not valid UTF-8, and read_file showed its undecodable bytes as \ufffd, which is not what the file holds. Leave the \ufffd characters out of \`old_string\` (edit the text around them), or change those bytes with bash.`
             : hidesSecret(ctx.host, text, input.old_string)
               ? `\`old_string\` was not found in ${rel}: it holds ${REDACTED}, which keel showed you in place of a secret the file holds. Leave the text that shows ${REDACTED} out of \`old_string\` (edit the lines around it).`
-              : `\`old_string\` was not found in ${rel}. Copy the exact text (including whitespace) from read_file's output.`,
+              : `\`old_string\` was not found in ${rel}. Copy the exact text (including whitespace) from read_file's output.${nearMatchHint(nearestMatch(text, input.old_string))}`,
           "execution_failed",
           null,
           { path: rel, occurrences: 0 },
