@@ -11,6 +11,7 @@ import { confinePath, displayPath } from "./confine-path.js";
 import { baselineOf, sameBaseline } from "./file-baseline.js";
 import { nearMatchHint, nearestMatch } from "./nearest-match.js";
 import { openFileInside, readOpened } from "./open-inside.js";
+import { encodeUtf16, utf16Text } from "./utf16-text.js";
 import { writeFileInside } from "./write-inside.js";
 
 /**
@@ -87,11 +88,13 @@ export function editFileTool(): ToolDefinition {
           { path: rel, reason: "stale" },
         );
       if (input.old_string === input.new_string) throw new ToolError("`old_string` and `new_string` are identical; nothing would change.", "execution_failed");
-      const text = bytes.toString("utf8");
+      // A UTF-16 file (with its byte order mark) is edited as its text and written back in its encoding, mark first.
+      const utf16 = utf16Text(bytes);
+      const text = utf16 ? utf16.text : bytes.toString("utf8");
       const edit = lineEndingsOf(text, input.old_string, input.new_string);
       // A file that is not valid UTF-8 (Latin-1, a stray byte) is edited as bytes: its other bytes stay as they are,
       // where decoding and re-encoding the text would turn each of them into U+FFFD.
-      const raw = isUtf8(bytes) ? undefined : { old: Buffer.from(edit.old, "utf8"), new: Buffer.from(edit.new, "utf8") };
+      const raw = utf16 || isUtf8(bytes) ? undefined : { old: Buffer.from(edit.old, "utf8"), new: Buffer.from(edit.new, "utf8") };
       const count = raw ? countBytes(bytes, raw.old) : countOccurrences(text, edit.old);
       if (count === 0)
         throw new ToolError(
@@ -111,7 +114,11 @@ export function editFileTool(): ToolDefinition {
           null,
           { path: rel, occurrences: count },
         );
-      const next = raw ? replaceBytes(bytes, raw.old, raw.new) : Buffer.from(applyEdit(text, edit.old, edit.new), "utf8");
+      const next = raw
+        ? replaceBytes(bytes, raw.old, raw.new)
+        : utf16
+          ? encodeUtf16(applyEdit(text, edit.old, edit.new), utf16.encoding)
+          : Buffer.from(applyEdit(text, edit.old, edit.new), "utf8");
       const written = await writeFileInside(ctx.root, abs, next, ctx.signal, rel);
       await ctx.fileBaselines.set(abs, baselineOf(written.stat, next));
       return {

@@ -8,6 +8,7 @@ import { confinePath, displayPath } from "./confine-path.js";
 import { openFileInside, readOpened } from "./open-inside.js";
 import { LOSSY_NAME_HINT, lossyPath, unwalkedFoldersNote } from "../shown-path.js";
 import { GREP_MAX_CONTEXT, GrepOutput } from "./grep-output.js";
+import { utf16Text } from "./utf16-text.js";
 import { MAX_LINE_CHARS as MAX_SCANNED_LINE_CHARS, scanLines } from "./scan-lines.js";
 
 /** Matching lines grep returns when `max_results` is not given. */
@@ -217,6 +218,8 @@ async function readText(root: string, file: string, signal: AbortSignal): Promis
     signal.throwIfAborted();
     const buf = await readOpened(handle, st.size);
     await handle.close();
+    const utf16 = utf16Text(buf);
+    if (utf16) return utf16.text;
     if (buf.subarray(0, 8192).includes(0)) return null;
     return buf.toString("utf8");
   } catch {

@@ -7,6 +7,7 @@ import { confinePath, displayPath } from "./confine-path.js";
 import { baselineOf } from "./file-baseline.js";
 import { openFileInside, readOpened } from "./open-inside.js";
 import { readLineWindow } from "./read-line-window.js";
+import { utf16Text } from "./utf16-text.js";
 
 /** Largest file read_file reads whole (bytes); larger files are read as a line window (offset/limit), streamed. */
 export const READ_FILE_MAX_BYTES = 10 * 1024 * 1024;
@@ -104,6 +105,23 @@ export function readFileTool(): ToolDefinition {
         }
         const buf = await readOpened(handle, stat.size);
         await ctx.fileBaselines.set(abs, baselineOf(stat, buf));
+        const utf16 = utf16Text(buf);
+        if (utf16) {
+          // A UTF-16 file (with its byte order mark) is text: shown decoded, its window cut from the decoded lines.
+          const all = utf16.text.split("\n");
+          const fromLine = input.offset ?? 1;
+          const lines = windowed ? all.slice(fromLine - 1, input.limit === undefined ? undefined : fromLine - 1 + input.limit) : all;
+          return {
+            content: lines.join("\n"),
+            data: {
+              path: rel,
+              bytes: stat.size,
+              encoding: utf16.encoding,
+              ...(windowed ? { totalLines: all.length, fromLine, toLine: fromLine + lines.length - 1 } : {}),
+            },
+            metadata: { path: rel },
+          };
+        }
         if (buf.includes(0)) {
           return { content: "", binary: [{ data: buf, mimeType: "application/octet-stream", kind: "file" }], metadata: { path: rel, bytes: stat.size } };
         }

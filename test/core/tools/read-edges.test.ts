@@ -1,3 +1,4 @@
+import { readFileSync, writeFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { runKeel } from "../../helpers/run-cli.js";
 import { makeWorkspace, type TempWorkspace } from "../../helpers/temp-workspace.js";
@@ -6,7 +7,7 @@ let ws: TempWorkspace;
 afterEach(() => ws?.cleanup());
 
 async function call(tool: string, input: object): Promise<any> {
-  const run = await runKeel(["call", tool, "--json", "--input", JSON.stringify(input)], { cwd: ws.root, env: ws.env });
+  const run = await runKeel(["--yes", "call", tool, "--json", "--input", JSON.stringify(input)], { cwd: ws.root, env: ws.env });
   return run.json();
 }
 
@@ -36,5 +37,28 @@ describe("read_file and grep at the edges of a file", () => {
       { file: "big.sh", line: 1, text: "#!/bin/sh" },
       { file: "bom.sh", line: 1, text: "#!/bin/sh" },
     ]);
+  });
+
+  it("reads, greps and edits a UTF-16 file with a byte order mark (little- and big-endian, CRLF) as text, writing it back in its encoding", async () => {
+    ws = makeWorkspace();
+    const le = Buffer.from("\ufeffname=keel\r\nmode=fast\r\n", "utf16le");
+    writeFileSync(ws.path("le.ini"), le);
+    writeFileSync(ws.path("be.ini"), Buffer.from(le).swap16());
+    const read = await call("read_file", { path: "le.ini" });
+    expect(read).toMatchObject({ ok: true, content: "name=keel\r\nmode=fast\r\n", data: { encoding: "utf-16le" } });
+    expect((await call("read_file", { path: "be.ini", offset: 2, limit: 1 })).content).toBe("mode=fast\r");
+    const grep = await call("grep", { pattern: "^mode=" });
+    expect(grep.data.matches).toEqual([
+      { file: "be.ini", line: 2, text: "mode=fast" },
+      { file: "le.ini", line: 2, text: "mode=fast" },
+    ]);
+    await call("read_file", { path: "be.ini" });
+    for (const path of ["le.ini", "be.ini"]) {
+      const edit = await call("edit_file", { path, old_string: "name=keel\nmode=fast", new_string: "name=keel\nmode=slow" });
+      expect(edit, JSON.stringify(edit)).toMatchObject({ ok: true, data: { replacements: 1 } });
+    }
+    const want = Buffer.from("\ufeffname=keel\r\nmode=slow\r\n", "utf16le");
+    expect(readFileSync(ws.path("le.ini"))).toEqual(want);
+    expect(readFileSync(ws.path("be.ini"))).toEqual(Buffer.from(want).swap16());
   });
 });
