@@ -7,6 +7,9 @@ import { inside } from "./confine-path.js";
 /** Most bytes of one ignore file read (the rest is not applied): no real `.gitignore` is this large. */
 export const IGNORE_FILE_MAX_BYTES = 256 * 1024;
 
+/** Most patterns of one ignore file applied (the rest are not): each costs every walked path a match. */
+export const IGNORE_FILE_MAX_PATTERNS = 1000;
+
 /** One line of an ignore file, compiled. */
 interface IgnorePattern {
   negate: boolean;
@@ -34,7 +37,7 @@ interface Frame {
  * anchors, a trailing `/` matches folders only, `*`, `?`, `[a-z]`, `[!a]` and `**`; a line matching
  * needs more is not applied. Patterns are matched in linear time (`compileLinearGlob`), so a
  * committed `*a*a*a*a*a*a*b` cannot hang a walk. Ignore files are data only: read without following a
- * link (a linked `.gitignore` is not read, as git reads none), at most IGNORE_FILE_MAX_BYTES each, and never
+ * link (a linked `.gitignore` is not read, as git reads none), at most IGNORE_FILE_MAX_BYTES and IGNORE_FILE_MAX_PATTERNS each, and never
  * the repository's git config (a custom `core.excludesFile` is not honoured). Files are read lazily
  * and synchronously as folders are met; holds only a cache. Never throws.
  */
@@ -154,6 +157,7 @@ export function parseIgnoreText(text: string): IgnorePattern[] {
   for (const raw of text.replace(/^\ufeff/, "").split("\n")) {
     const pattern = parseLine(raw.endsWith("\r") ? raw.slice(0, -1) : raw);
     if (pattern) out.push(pattern);
+    if (out.length >= IGNORE_FILE_MAX_PATTERNS) break;
   }
   return out;
 }

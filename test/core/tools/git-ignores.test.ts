@@ -134,6 +134,10 @@ describe("glob and grep follow .gitignore as git does", () => {
     symlinkSync(ws.path("outside.txt"), ws.path(".gitignore"));
     execFileSync("mkfifo", [ws.path("sub/.gitignore")]);
     expect((await call("glob", { pattern: "**/*.ts" })).data.paths).toEqual(["a.ts", "sub/b.ts"]);
+    // at most 1000 patterns of one file apply: each costs every walked path a match
+    ws.write("many/.gitignore", Array.from({ length: 1000 }, (_, i) => `never-${i}`).join("\n") + "\n*.log\n");
+    ws.write("many/a.log", "needle\n");
+    expect((await call("glob", { pattern: "many/*.log" })).data.paths).toEqual(["many/a.log"]);
     ws.write("deep/.gitignore", `${"*a".repeat(40)}*b\n`);
     ws.write(`deep/${"a".repeat(250)}`, "needle\n");
     expect((await call("glob", { pattern: "deep/a*" })).data.paths).toEqual([`deep/${"a".repeat(250)}`]);
