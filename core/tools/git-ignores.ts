@@ -42,30 +42,32 @@ interface Frame {
  * and synchronously as folders are met; holds only a cache. Never throws.
  */
 export class GitIgnores {
-  private readonly frames = new Map<string, Frame | undefined>();
+  private readonly frames = new Map<string, Frame | typeof NO_REPO | undefined>();
 
   private constructor(
+    /** The top of the repository `start` lies in, or `start` itself when it lies in none. */
     private readonly top: string,
     private readonly globalFile: string | undefined,
   ) {}
 
   /**
    * The rules for a walk of `start` (absolute, inside `root`): those of the git repository it lies in,
-   * found as the nearest folder from `start` up to `root` holding `.git`. Undefined for a folder in no
-   * repository inside `root` (as ripgrep and fd, a `.gitignore` outside a repository is not applied).
+   * found as the nearest folder from `start` up to `root` holding `.git`, and those of every repository
+   * the walk meets below. Outside a repository a `.gitignore` is not applied (as in ripgrep and fd).
    */
-  static forWalk(root: string, start: string, env: NodeJS.ProcessEnv): GitIgnores | undefined {
+  static forWalk(root: string, start: string, env: NodeJS.ProcessEnv): GitIgnores {
     for (let dir = start; inside(root, dir); dir = dirname(dir)) {
       if (hasGit(dir)) return new GitIgnores(dir, globalExcludesFile(env));
       if (dirname(dir) === dir) break;
     }
-    return undefined;
+    return new GitIgnores(start, globalExcludesFile(env));
   }
 
   /** Whether `abs` (a file, or a folder when `isDir`) below the repository's top is ignored. */
   ignored(abs: string, isDir: boolean): boolean {
     const name = abs.slice(abs.lastIndexOf("/") + 1);
-    for (let frame = this.frameOf(dirname(abs)); frame; frame = frame.parent) {
+    const first = this.frameOf(dirname(abs));
+    for (let frame = first === NO_REPO ? undefined : first; frame; frame = frame.parent) {
       const rel = abs.slice(frame.base.length + (frame.base.endsWith("/") ? 0 : 1));
       for (let i = frame.patterns.length - 1; i >= 0; i--) {
         const p = frame.patterns[i]!;
@@ -76,13 +78,12 @@ export class GitIgnores {
     return false;
   }
 
-  /** The rules that apply to the entries of folder `dir`, deepest first. */
-  private frameOf(dir: string): Frame | undefined {
+  /** The rules that apply to the entries of folder `dir`, deepest first (NO_REPO: it lies in no repository). */
+  private frameOf(dir: string): Frame | typeof NO_REPO | undefined {
     if (this.frames.has(dir)) return this.frames.get(dir);
-    const own = ignoreFile(join(dir, ".gitignore"));
-    const startsRepo = dir === this.top || !inside(this.top, dir) || hasGit(dir);
-    const parent = startsRepo ? this.repoBase(dir) : this.frameOf(dirname(dir));
-    const frame = own.length > 0 ? { base: dir, patterns: own, parent } : parent;
+    const parent = hasGit(dir) ? this.repoBase(dir) : dir === this.top || !inside(this.top, dir) ? NO_REPO : this.frameOf(dirname(dir));
+    const own = parent === NO_REPO ? [] : ignoreFile(join(dir, ".gitignore"));
+    const frame = own.length > 0 ? { base: dir, patterns: own, parent: parent as Frame | undefined } : parent;
     this.frames.set(dir, frame);
     return frame;
   }
@@ -128,6 +129,9 @@ function isDirNoLink(path: string): boolean {
     return false;
   }
 }
+
+/** Marks a folder in no git repository: no `.gitignore` applies there. */
+const NO_REPO = Symbol("no repository");
 
 /** The compiled patterns of an ignore file; none when it is missing, a link, not a regular file or unreadable. */
 function ignoreFile(path: string): IgnorePattern[] {

@@ -53,7 +53,7 @@ export function globTool(): ToolDefinition {
       let skippedIgnored = 0;
       const found = await findFiles(dir, input.pattern, {
         includeIgnored: input.include_ignored,
-        gitIgnored: ignores && ((abs, isDir) => ignores.ignored(abs, isDir)),
+        gitIgnored: ignores && ((abs: string, isDir: boolean) => ignores.ignored(abs, isDir)),
         onIgnored: () => skippedIgnored++,
         root: ctx.root,
         signal: ctx.signal,

@@ -90,7 +90,7 @@ export function grepTool(): ToolDefinition {
             root: ctx.root,
             signal: ctx.signal,
             includeIgnored: input.include_ignored,
-            gitIgnored: ignores && ((abs, isDir) => ignores.ignored(abs, isDir)),
+            gitIgnored: ignores && ((abs: string, isDir: boolean) => ignores.ignored(abs, isDir)),
             onIgnored: () => skippedIgnored++,
             onUnwalkable: (f) => unwalked.push(displayPath(ctx.cwd, join(target, f))),
           }),

@@ -121,8 +121,10 @@ describe("glob and grep follow .gitignore as git does", () => {
   });
 
   it("applies no .gitignore outside a git repository, and none from above a nested repository", async () => {
-    ws = makeWorkspace({ ".gitignore": "*.log\n", "a.log": "needle\n" });
-    expect((await call("glob", { pattern: "**/*.log" })).data.paths).toEqual(["a.log"]);
+    // a folder of clones that is no repository itself: each clone's rules apply inside it, the top .gitignore nowhere
+    ws = makeWorkspace({ ".gitignore": "*.log\n", "a.log": "needle\n", "app/.gitignore": "dist/\n", "app/dist/x.log": "n\n", "app/y.log": "n\n" });
+    mkdirSync(ws.path("app/.git"));
+    expect((await call("glob", { pattern: "**/*.log" })).data.paths).toEqual(["a.log", "app/y.log"]);
     ws.cleanup();
     repo({ ".gitignore": "*.log\n", "a.log": "needle\n", "vendor/lib/.gitignore": "*.tmp\n", "vendor/lib/x.log": "n\n", "vendor/lib/y.tmp": "n\n" });
     mkdirSync(ws.path("vendor/lib/.git"));
