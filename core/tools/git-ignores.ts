@@ -1,6 +1,7 @@
 import { closeSync, constants, fstatSync, lstatSync, openSync, readSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, isAbsolute, join } from "node:path";
+import { gitMarkerAt } from "../git-marker.js";
 import { compileLinearGlob } from "../glob/linear-glob.js";
 import { inside } from "./confine-path.js";
 
@@ -114,9 +115,11 @@ function globalExcludesFile(env: NodeJS.ProcessEnv): string | undefined {
   return home && isAbsolute(home) ? join(home, ".config", "git", "ignore") : undefined;
 }
 
+/** Whether `dir` is the top of a repository as git finds one (`gitMarkerAt`: not the sandbox's empty `.git`), or has a linked `.git`. */
 function hasGit(dir: string): boolean {
+  if (gitMarkerAt(dir) !== undefined) return true;
   try {
-    return lstatSync(join(dir, ".git"), { throwIfNoEntry: false }) !== undefined;
+    return lstatSync(join(dir, ".git"), { throwIfNoEntry: false })?.isSymbolicLink() === true;
   } catch {
     return false;
   }

@@ -123,11 +123,14 @@ describe("glob and grep follow .gitignore as git does", () => {
   it("applies no .gitignore outside a git repository, and none from above a nested repository", async () => {
     // a folder of clones that is no repository itself: each clone's rules apply inside it, the top .gitignore nowhere
     ws = makeWorkspace({ ".gitignore": "*.log\n", "a.log": "needle\n", "app/.gitignore": "dist/\n", "app/dist/x.log": "n\n", "app/y.log": "n\n" });
-    mkdirSync(ws.path("app/.git"));
+    ws.write("app/.git/HEAD", "ref: refs/heads/main\n");
     expect((await call("glob", { pattern: "**/*.log" })).data.paths).toEqual(["a.log", "app/y.log"]);
     ws.cleanup();
     repo({ ".gitignore": "*.log\n", "a.log": "needle\n", "vendor/lib/.gitignore": "*.tmp\n", "vendor/lib/x.log": "n\n", "vendor/lib/y.tmp": "n\n" });
-    mkdirSync(ws.path("vendor/lib/.git"));
+    ws.write("vendor/lib/.git/HEAD", "ref: refs/heads/main\n");
+    // the sandbox's empty `.git` placeholder is no repository (git looks past it): the rules above still apply
+    mkdirSync(ws.path("sandboxed/.git"), { recursive: true });
+    ws.write("sandboxed/z.log", "n\n");
     expect((await call("glob", { pattern: "**/*.{log,tmp}" })).data.paths).toEqual(["vendor/lib/x.log"]);
   });
 
