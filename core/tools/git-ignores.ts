@@ -1,6 +1,6 @@
 import { closeSync, constants, fstatSync, lstatSync, openSync, readSync } from "node:fs";
 import { homedir } from "node:os";
-import { dirname, isAbsolute, join } from "node:path";
+import { basename, dirname, isAbsolute, join } from "node:path";
 import { gitMarkerAt } from "../git-marker.js";
 import { compileLinearGlob } from "../glob/linear-glob.js";
 import { inside } from "./confine-path.js";
@@ -83,7 +83,8 @@ export class GitIgnores {
   private frameOf(dir: string): Frame | typeof NO_REPO | undefined {
     if (this.frames.has(dir)) return this.frames.get(dir);
     const parent = hasGit(dir) ? this.repoBase(dir) : dir === this.top || !inside(this.top, dir) ? NO_REPO : this.frameOf(dirname(dir));
-    const own = parent === NO_REPO ? [] : ignoreFile(join(dir, ".gitignore"));
+    // `.keel/.gitignore` is keel's own (`*`: its state stays out of git), not a rule for searches someone points inside `.keel`.
+    const own = parent === NO_REPO || basename(dir) === ".keel" ? [] : ignoreFile(join(dir, ".gitignore"));
     const frame = own.length > 0 ? { base: dir, patterns: own, parent: parent as Frame | undefined } : parent;
     this.frames.set(dir, frame);
     return frame;

@@ -118,6 +118,11 @@ describe("glob and grep follow .gitignore as git does", () => {
     ]);
     const named = await call("grep", { pattern: "needle", path: "dist" });
     expect(named.data.matches).toEqual([{ file: "dist/a.js", line: 1, text: "needle" }]);
+    // keel's own `.keel/.gitignore` (`*`) keeps its state out of git, not out of a search pointed inside `.keel`
+    ws.write(".keel/.gitignore", "*\n");
+    ws.write(".keel/artifacts/out.txt", "needle\n");
+    const own = await call("grep", { pattern: "needle", path: ".keel/artifacts" });
+    expect(own.data.matches).toEqual([{ file: ".keel/artifacts/out.txt", line: 1, text: "needle" }]);
   });
 
   it("applies no .gitignore outside a git repository, and none from above a nested repository", async () => {
