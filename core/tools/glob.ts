@@ -69,7 +69,7 @@ export function globTool(): ToolDefinition {
       const omitted = matches.length - paths.length;
       const lines = paths.length
         ? paths.map((p) => shownPath(p))
-        : [`No files match "${input.pattern}" under ${displayPath(ctx.cwd, dir)}.${ignoredHint(skippedIgnored)}`];
+        : [`No files match "${input.pattern}" under ${where(displayPath(ctx.cwd, dir))}.${ignoredHint(skippedIgnored)}`];
       if (omitted > 0) lines.push(`[${omitted} more matches not shown; ${matches.length} in total. Use a narrower pattern or path.]`);
       if (skippedDenied > 0) lines.push(`[${skippedDenied} match(es) not listed: denied by ${deniedBy.map((r) => `"${r}"`).join(", ")}]`);
       if (skippedOutside > 0) lines.push(`[${skippedOutside} match(es) not listed: they lead outside the workspace through a symlink]`);
@@ -84,4 +84,9 @@ export function globTool(): ToolDefinition {
       };
     },
   });
+}
+
+/** A searched folder as the "no match" sentence names it: `.` (which read as `under ..`) spelled out. */
+function where(shown: string): string {
+  return shown === "." ? "the current folder (.)" : shownPath(shown);
 }

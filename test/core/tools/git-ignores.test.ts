@@ -108,7 +108,9 @@ describe("glob and grep follow .gitignore as git does", () => {
     expect(all.data.paths).toEqual(["dist/a.js"]);
     const none = await call("glob", { pattern: "**/*.js" });
     expect(none.data.paths).toEqual([]);
-    expect(none.content).toMatch(/ignored by \.gitignore were not searched; pass include_ignored: true/);
+    expect(none.content).toBe(
+      'No files match "**/*.js" under the current folder (.). 3 folder(s) or file(s) ignored by .gitignore were not searched; pass include_ignored: true to search them too.',
+    );
     const grep = await call("grep", { pattern: "needle", path: "src/sub", include_ignored: true });
     expect(grep.data.matches.map((m: { file: string }) => m.file).sort()).toEqual([
       "src/sub/b.log",
