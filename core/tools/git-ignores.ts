@@ -29,12 +29,12 @@ interface Frame {
 }
 
 /**
- * The `.gitignore` rules of one git repository, as git applies them, for the walks of `glob` and
- * `grep`: every `.gitignore` from the repository's top folder down (a deeper file's patterns win over
+ * The `.gitignore` rules of the git repositories a walk of `glob` or `grep` meets, as git applies them:
+ * every `.gitignore` from a repository's top folder down (a deeper file's patterns win over
  * a shallower one's; within a file the last matching line wins), below them `.git/info/exclude` and
  * the user's global excludes file (`$XDG_CONFIG_HOME/git/ignore`, default `~/.config/git/ignore`).
  * A folder holding its own `.git` (a submodule, a nested clone) starts afresh: the rules above it do
- * not apply inside. Supported syntax is git's: `#` comments, `!` negation, a leading or middle `/`
+ * not apply inside; outside every repository none apply, and keel's own `.keel/.gitignore` never does. Supported syntax is git's: `#` comments, `!` negation, a leading or middle `/`
  * anchors, a trailing `/` matches folders only, `*`, `?`, `[a-z]`, `[!a]` and `**`; a line matching
  * needs more is not applied. Patterns are matched in linear time (`compileLinearGlob`), so a
  * committed `*a*a*a*a*a*a*b` cannot hang a walk. Ignore files are data only: read without following a
