@@ -1,9 +1,9 @@
 import { closeSync, constants, fstatSync, lstatSync, openSync, readSync } from "node:fs";
-import { homedir } from "node:os";
-import { basename, dirname, isAbsolute, join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { gitMarkerAt } from "../git-marker.js";
 import { compileLinearGlob } from "../glob/linear-glob.js";
 import { inside } from "./confine-path.js";
+import { globalExcludesFile } from "./global-excludes.js";
 
 /** Most bytes of one ignore file read (the rest is not applied): no real `.gitignore` is this large. */
 export const IGNORE_FILE_MAX_BYTES = 256 * 1024;
@@ -32,14 +32,14 @@ interface Frame {
  * The `.gitignore` rules of the git repositories a walk of `glob` or `grep` meets, as git applies them:
  * every `.gitignore` from a repository's top folder down (a deeper file's patterns win over
  * a shallower one's; within a file the last matching line wins), below them `.git/info/exclude` and
- * the user's global excludes file (`$XDG_CONFIG_HOME/git/ignore`, default `~/.config/git/ignore`).
+ * the user's global excludes file (`globalExcludesFile`).
  * A folder holding its own `.git` (a submodule, a nested clone) starts afresh: the rules above it do
  * not apply inside; outside every repository none apply, and keel's own `.keel/.gitignore` never does. Supported syntax is git's: `#` comments, `!` negation, a leading or middle `/`
  * anchors, a trailing `/` matches folders only, `*`, `?`, `[a-z]`, `[!a]` and `**`; a line matching
  * needs more is not applied. Patterns are matched in linear time (`compileLinearGlob`), so a
  * committed `*a*a*a*a*a*a*b` cannot hang a walk. Ignore files are data only: read without following a
  * link (a linked `.gitignore` is not read, as git reads none), at most IGNORE_FILE_MAX_BYTES and IGNORE_FILE_MAX_PATTERNS each, and never
- * the repository's git config (a custom `core.excludesFile` is not honoured). Files are read lazily
+ * the repository's git config. Files are read lazily
  * and synchronously as folders are met; holds only a cache. Never throws.
  */
 export class GitIgnores {
@@ -92,7 +92,8 @@ export class GitIgnores {
 
   /** The rules under every `.gitignore` of the repository whose top is `dir`: its `.git/info/exclude`, then the global file. */
   private repoBase(dir: string): Frame | undefined {
-    const global = this.globalFile === undefined ? [] : ignoreFile(this.globalFile);
+    // The user's own file, which a dotfile manager may have linked: read through a link, as git does.
+    const global = this.globalFile === undefined ? [] : ignoreFile(this.globalFile, true);
     let frame: Frame | undefined = global.length > 0 ? { base: dir, patterns: global, parent: undefined } : undefined;
     // Only a real `.git` folder: a `.git` file (a worktree or submodule) points elsewhere, and a linked one may lead out.
     if (isDirNoLink(join(dir, ".git")) && isDirNoLink(join(dir, ".git", "info"))) {
@@ -106,14 +107,6 @@ export class GitIgnores {
 /** The sentence a search that found nothing adds when .gitignore rules left folders or files out (`skipped` of them). */
 export function ignoredHint(skipped: number): string {
   return skipped > 0 ? ` ${skipped} folder(s) or file(s) ignored by .gitignore were not searched; pass include_ignored: true to search them too.` : "";
-}
-
-/** The user's global excludes file at git's default place, or undefined without a home. */
-function globalExcludesFile(env: NodeJS.ProcessEnv): string | undefined {
-  const xdg = env.XDG_CONFIG_HOME;
-  if (xdg && isAbsolute(xdg)) return join(xdg, "git", "ignore");
-  const home = env.HOME || homedir();
-  return home && isAbsolute(home) ? join(home, ".config", "git", "ignore") : undefined;
 }
 
 /** Whether `dir` is the top of a repository as git finds one (`gitMarkerAt`: not the sandbox's empty `.git`), or has a linked `.git`. */
@@ -137,12 +130,12 @@ function isDirNoLink(path: string): boolean {
 /** Marks a folder in no git repository: no `.gitignore` applies there. */
 const NO_REPO = Symbol("no repository");
 
-/** The compiled patterns of an ignore file; none when it is missing, a link, not a regular file or unreadable. */
-function ignoreFile(path: string): IgnorePattern[] {
+/** The compiled patterns of an ignore file; none when it is missing, a link (unless `followLink`), not a regular file or unreadable. */
+function ignoreFile(path: string, followLink = false): IgnorePattern[] {
   let fd: number;
   try {
     // O_NONBLOCK: a FIFO named `.gitignore` must not block the walk.
-    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    fd = openSync(path, constants.O_RDONLY | (followLink ? 0 : constants.O_NOFOLLOW) | constants.O_NONBLOCK);
   } catch {
     return [];
   }

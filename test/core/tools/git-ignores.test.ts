@@ -154,4 +154,18 @@ describe("glob and grep follow .gitignore as git does", () => {
     ws.write(`deep/${"a".repeat(250)}`, "needle\n");
     expect((await call("glob", { pattern: "deep/a*" })).data.paths).toEqual([`deep/${"a".repeat(250)}`]);
   });
+
+  it("takes core.excludesFile from your own ~/.gitconfig (a linked file, as dotfile managers make), never from the repository's config", async () => {
+    repo({ "a.swp": "n\n", "b.ts": "n\n", "c.md": "n\n" });
+    const home = join(ws.root, "..", "home");
+    mkdirSync(join(home, "dotfiles"), { recursive: true });
+    writeFileSync(join(home, "dotfiles", "gitignore"), "*.swp\n");
+    symlinkSync(join(home, "dotfiles", "gitignore"), join(home, ".gitignore_global"));
+    writeFileSync(join(home, ".gitconfig"), '[user]\n\tname = x\n[core]\n\teditor = vi\n\texcludesFile = "~/.gitignore_global" ; mine\n');
+    ws.env.HOME = home;
+    delete ws.env.XDG_CONFIG_HOME;
+    ws.write("repo-excludes", "*.md\n");
+    ws.git("config", "core.excludesFile", ws.path("repo-excludes"));
+    expect((await call("glob", { pattern: "*.{swp,ts,md}" })).data.paths).toEqual(["b.ts", "c.md"]);
+  });
 });
