@@ -182,7 +182,8 @@ export function grepTool(): ToolDefinition {
         content: out.join("\n"),
         data: {
           matches: output.matches,
-          ...(mode === "content" ? {} : { files: output.files }),
+          // (a file's scan stops at its first match in files_with_matches mode: no count there)
+          ...(mode === "content" ? {} : { files: mode === "count" ? output.files : output.files.map((f) => ({ file: f.file })) }),
           filesSearched: searched,
           skippedBinary,
           skippedDenied,
