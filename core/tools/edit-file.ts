@@ -9,7 +9,9 @@ import type { ToolDefinition } from "../types.js";
 import { pathToolTraits } from "./path-tool-traits.js";
 import { confinePath, displayPath } from "./confine-path.js";
 import { baselineOf, sameBaseline } from "./file-baseline.js";
+import { nearMatchHint, nearestMatch } from "./nearest-match.js";
 import { openFileInside, readOpened } from "./open-inside.js";
+import { encodeUtf16, utf16Text } from "./utf16-text.js";
 import { writeFileInside } from "./write-inside.js";
 
 /**
@@ -86,11 +88,13 @@ export function editFileTool(): ToolDefinition {
           { path: rel, reason: "stale" },
         );
       if (input.old_string === input.new_string) throw new ToolError("`old_string` and `new_string` are identical; nothing would change.", "execution_failed");
-      const text = bytes.toString("utf8");
+      // A UTF-16 file (with its byte order mark) is edited as its text and written back in its encoding, mark first.
+      const utf16 = utf16Text(bytes);
+      const text = utf16 ? utf16.text : bytes.toString("utf8");
       const edit = lineEndingsOf(text, input.old_string, input.new_string);
       // A file that is not valid UTF-8 (Latin-1, a stray byte) is edited as bytes: its other bytes stay as they are,
       // where decoding and re-encoding the text would turn each of them into U+FFFD.
-      const raw = isUtf8(bytes) ? undefined : { old: Buffer.from(edit.old, "utf8"), new: Buffer.from(edit.new, "utf8") };
+      const raw = utf16 || isUtf8(bytes) ? undefined : { old: Buffer.from(edit.old, "utf8"), new: Buffer.from(edit.new, "utf8") };
       const count = raw ? countBytes(bytes, raw.old) : countOccurrences(text, edit.old);
       if (count === 0)
         throw new ToolError(
@@ -98,7 +102,7 @@ export function editFileTool(): ToolDefinition {
             ? `\`old_string\` was not found in ${rel}: the file is not valid UTF-8, and read_file showed its undecodable bytes as \ufffd, which is not what the file holds. Leave the \ufffd characters out of \`old_string\` (edit the text around them), or change those bytes with bash.`
             : hidesSecret(ctx.host, text, input.old_string)
               ? `\`old_string\` was not found in ${rel}: it holds ${REDACTED}, which keel showed you in place of a secret the file holds. Leave the text that shows ${REDACTED} out of \`old_string\` (edit the lines around it).`
-              : `\`old_string\` was not found in ${rel}. Copy the exact text (including whitespace) from read_file's output.`,
+              : `\`old_string\` was not found in ${rel}. Copy the exact text (including whitespace) from read_file's output.${nearMatchHint(nearestMatch(text, input.old_string))}`,
           "execution_failed",
           null,
           { path: rel, occurrences: 0 },
@@ -110,7 +114,11 @@ export function editFileTool(): ToolDefinition {
           null,
           { path: rel, occurrences: count },
         );
-      const next = raw ? replaceBytes(bytes, raw.old, raw.new) : Buffer.from(applyEdit(text, edit.old, edit.new), "utf8");
+      const next = raw
+        ? replaceBytes(bytes, raw.old, raw.new)
+        : utf16
+          ? encodeUtf16(applyEdit(text, edit.old, edit.new), utf16.encoding)
+          : Buffer.from(applyEdit(text, edit.old, edit.new), "utf8");
       const written = await writeFileInside(ctx.root, abs, next, ctx.signal, rel);
       await ctx.fileBaselines.set(abs, baselineOf(written.stat, next));
       return {

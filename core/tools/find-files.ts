@@ -15,8 +15,15 @@ const IGNORED_NAMES = new Set([".git", "node_modules", ".keel"]);
 
 /** Options of `findFiles`. */
 export interface FindFilesOptions {
-  /** Also walk `.git`, `node_modules` and `.keel`. */
+  /** Also walk `.git`, `node_modules` and `.keel`, and what `gitIgnored` says is ignored. */
   includeIgnored?: boolean;
+  /**
+   * Whether a path met while walking (absolute; a folder when `isDir`) is ignored, e.g. by `.gitignore`
+   * (`GitIgnores`): such a folder is not entered, such a file not listed (unless `includeIgnored`).
+   */
+  gitIgnored?: (abs: string, isDir: boolean) => boolean;
+  /** Called with each folder or file left out because `gitIgnored` said so (not what is inside such a folder). */
+  onIgnored?: () => void;
   /** Return directories too (with a trailing `/`); glob and grep want files only (the default). */
   onlyFiles?: boolean;
   /**
@@ -42,6 +49,7 @@ export interface FindFilesOptions {
  * climbs with `..`, or uses syntax outside `*`, `**`, `?`, `[...]`, `{a,b}` that cannot be matched
  * in bounded time, or whose literal folder leads outside `opts.root` (nothing is walked then).
  * A folder whose name is not valid UTF-8 cannot be walked: it is passed to `opts.onUnwalkable`.
+ * `opts.gitIgnored` prunes what is met below `dir` (the start folder itself, named by the caller, is walked).
  */
 export async function findFiles(dir: string, pattern: string, opts: FindFilesOptions = {}): Promise<string[]> {
   if (pattern === "") return [];
@@ -58,6 +66,12 @@ export async function findFiles(dir: string, pattern: string, opts: FindFilesOpt
       "execution_failed",
     );
   const includeIgnored = opts.includeIgnored === true;
+  const gitIgnored = includeIgnored ? undefined : opts.gitIgnored;
+  const skip = (abs: string, isDir: boolean): boolean => {
+    if (!gitIgnored?.(abs, isDir)) return false;
+    opts.onIgnored?.();
+    return true;
+  };
   if (!includeIgnored && plan.base.some((name) => IGNORED_NAMES.has(name))) return [];
   const start = join(dir, ...plan.base);
   if (opts.root !== undefined && plan.base.length > 0) {
@@ -83,6 +97,7 @@ export async function findFiles(dir: string, pattern: string, opts: FindFilesOpt
     maxDepth,
     exclude: (name, path) => {
       if (!includeIgnored && IGNORED_NAMES.has(name)) return true;
+      if (gitIgnored && skip(path.endsWith("/") ? path.slice(0, -1) : path, true)) return true;
       // (a name that really holds U+FFFD, written as valid UTF-8, exists by that name and is walked)
       if (!lossyPath(name) || existsSync(path)) return false;
       // Node gives such a name with U+FFFD in place of its bad bytes: no folder of that name can be read.
@@ -93,7 +108,12 @@ export async function findFiles(dir: string, pattern: string, opts: FindFilesOpt
     },
     filters: [
       (path, isDirectory) => {
-        if (!isDirectory) return (includeIgnored || !IGNORED_NAMES.has(path.slice(path.lastIndexOf("/") + 1))) && match(prefix + path);
+        if (!isDirectory)
+          return (
+            (includeIgnored || !IGNORED_NAMES.has(path.slice(path.lastIndexOf("/") + 1))) &&
+            match(prefix + path) &&
+            !(gitIgnored && skip(join(start, path), false))
+          );
         // A folder comes with a trailing `/`; the start folder is `.` (listed only when it is itself named by the pattern).
         const folder = path === "." ? prefix.slice(0, -1) : prefix + path.slice(0, -1);
         return folder !== "" && match(folder);

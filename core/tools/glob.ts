@@ -11,8 +11,8 @@ import { LOSSY_NAME_HINT, lossyPath, shownPath, unwalkedFoldersNote } from "../s
 export const GLOB_MAX_RESULTS = 1000;
 
 /**
- * `glob`: workspace files matching a glob pattern, sorted, capped; skips .git, node_modules and
- * .keel by default. The pattern (which the model writes) is matched in linear time (`findFiles`):
+ * `glob`: workspace files matching a glob pattern, sorted by path, capped; skips what the repository's
+ * .gitignore files ignore (`GitIgnores`), and .git, node_modules and .keel, by default. The pattern (which the model writes) is matched in linear time (`findFiles`):
  * `*`, `**`, `?`, `[...]` and `{a,b}` (other picomatch syntax where RE2 can run it); a pattern
  * that cannot be matched in bounded time (an extglob like `!(x)`) is refused with a message.
  * Never lists a match whose real path is outside the boundary, nor one a path deny rule of
@@ -25,14 +25,14 @@ export function globTool(): ToolDefinition {
     properties: {
       pattern: { type: "string", minLength: 1, description: "Glob pattern, relative to `path`" },
       path: { type: "string", description: "Folder to search, relative to the workspace (default: the workspace root)" },
-      include_ignored: { type: "boolean", description: "Also search .git, node_modules and .keel" },
+      include_ignored: { type: "boolean", description: "Also search what .gitignore ignores, and .git, node_modules and .keel" },
     },
     required: ["pattern"],
     additionalProperties: false,
   } as const;
   return defineTool(inputSchema, {
     name: "glob",
-    description: `Find files by glob pattern (e.g. "**/*.ts", "src/**/test-*.js") under a folder of the workspace. Skips .git, node_modules and .keel unless include_ignored is true. Returns at most ${GLOB_MAX_RESULTS} paths, relative to the workspace.`,
+    description: `Find files by glob pattern (e.g. "**/*.ts", "src/**/test-*.js") under a folder of the workspace. Skips files the repository's .gitignore files ignore, and .git, node_modules and .keel, unless include_ignored is true. Returns at most ${GLOB_MAX_RESULTS} paths, relative to the workspace.`,
     ...pathToolTraits("read"),
     async execute(input, ctx) {
       const dir = confinePath(ctx.root, input.path ?? ".", "path", ctx.cwd);
@@ -43,10 +43,18 @@ export function globTool(): ToolDefinition {
           "execution_failed",
         );
       // The search machinery loads on the first search: listing the tools loads none of it.
-      const [{ findFiles }, { READ_TOOLS, reachableFiles }] = await Promise.all([import("./find-files.js"), import("./reachable-files.js")]);
+      const [{ findFiles }, { READ_TOOLS, reachableFiles }, { GitIgnores, ignoredHint }] = await Promise.all([
+        import("./find-files.js"),
+        import("./reachable-files.js"),
+        import("./git-ignores.js"),
+      ]);
       const unwalked: string[] = [];
+      const ignores = input.include_ignored ? undefined : GitIgnores.forWalk(ctx.root, dir, ctx.host.env);
+      let skippedIgnored = 0;
       const found = await findFiles(dir, input.pattern, {
         includeIgnored: input.include_ignored,
+        gitIgnored: ignores && ((abs: string, isDir: boolean) => ignores.ignored(abs, isDir)),
+        onIgnored: () => skippedIgnored++,
         root: ctx.root,
         signal: ctx.signal,
         onUnwalkable: (f) => unwalked.push(displayPath(ctx.cwd, join(dir, f))),
@@ -59,7 +67,9 @@ export function globTool(): ToolDefinition {
       } = await reachableFiles(ctx.root, dir, found, ctx.host.permissions, READ_TOOLS, ctx.signal);
       const paths = matches.slice(0, GLOB_MAX_RESULTS).map((m) => displayPath(ctx.cwd, m.path));
       const omitted = matches.length - paths.length;
-      const lines = paths.length ? paths.map((p) => shownPath(p)) : [`No files match "${input.pattern}" under ${displayPath(ctx.cwd, dir)}.`];
+      const lines = paths.length
+        ? paths.map((p) => shownPath(p))
+        : [`No files match "${input.pattern}" under ${where(displayPath(ctx.cwd, dir))}.${ignoredHint(skippedIgnored)}`];
       if (omitted > 0) lines.push(`[${omitted} more matches not shown; ${matches.length} in total. Use a narrower pattern or path.]`);
       if (skippedDenied > 0) lines.push(`[${skippedDenied} match(es) not listed: denied by ${deniedBy.map((r) => `"${r}"`).join(", ")}]`);
       if (skippedOutside > 0) lines.push(`[${skippedOutside} match(es) not listed: they lead outside the workspace through a symlink]`);
@@ -69,9 +79,14 @@ export function globTool(): ToolDefinition {
       if (unwalkedNote !== undefined) lines.push(unwalkedNote);
       return {
         content: lines.join("\n"),
-        data: { paths, total: matches.length, truncated: omitted > 0, skippedDenied, skippedOutside, skippedFolders: unwalked.length },
+        data: { paths, total: matches.length, truncated: omitted > 0, skippedDenied, skippedOutside, skippedIgnored, skippedFolders: unwalked.length },
         metadata: { path: displayPath(ctx.cwd, dir) },
       };
     },
   });
+}
+
+/** A searched folder as the "no match" sentence names it: `.` (which read as `under ..`) spelled out. */
+function where(shown: string): string {
+  return shown === "." ? "the current folder (.)" : shownPath(shown);
 }

@@ -6,7 +6,9 @@ import type { ToolDefinition } from "../types.js";
 import { pathToolTraits } from "./path-tool-traits.js";
 import { confinePath, displayPath } from "./confine-path.js";
 import { openFileInside, readOpened } from "./open-inside.js";
-import { LOSSY_NAME_HINT, lossyPath, shownPath, unwalkedFoldersNote } from "../shown-path.js";
+import { LOSSY_NAME_HINT, lossyPath, unwalkedFoldersNote } from "../shown-path.js";
+import { GREP_MAX_CONTEXT, GrepOutput } from "./grep-output.js";
+import { utf16Text } from "./utf16-text.js";
 import { MAX_LINE_CHARS as MAX_SCANNED_LINE_CHARS, scanLines } from "./scan-lines.js";
 
 /** Matching lines grep returns when `max_results` is not given. */
@@ -18,16 +20,12 @@ export const GREP_IN_MEMORY_BYTES = 5 * 1024 * 1024;
 /** Marks a file that led outside the boundary when opened (a folder swapped for a link): skipped. */
 const OUTSIDE = Symbol("outside");
 
-const MAX_LINE_CHARS = 400;
 const BATCH = 16;
 
-interface GrepMatch {
-  file: string;
-  line: number;
-  text: string;
-}
-
-/** `grep`: lines matching a regular expression (RE2, linear time) in workspace files, as `file:line: text`; skips binary files, streams large ones. */
+/**
+ * `grep`: lines matching a regular expression (RE2, linear time) in workspace files, as `file:line: text`; skips binary
+ * files and, unless `include_ignored`, what .gitignore ignores (`GitIgnores`) and .git, node_modules and .keel; streams large files.
+ */
 export function grepTool(): ToolDefinition {
   const inputSchema = {
     type: "object",
@@ -36,7 +34,24 @@ export function grepTool(): ToolDefinition {
       path: { type: "string", description: "Folder or file to search, relative to the workspace (default: the workspace root)" },
       glob: { type: "string", description: "Only search files matching this glob, relative to `path` (default **/*)" },
       ignore_case: { type: "boolean", description: "Case-insensitive match" },
-      max_results: { type: "integer", minimum: 1, maximum: GREP_MAX_RESULTS, description: `Most matching lines to return (default ${GREP_DEFAULT_RESULTS})` },
+      include_ignored: { type: "boolean", description: "Also search what .gitignore ignores, and .git, node_modules and .keel" },
+      max_results: {
+        type: "integer",
+        minimum: 1,
+        maximum: GREP_MAX_RESULTS,
+        description: `Most matching lines (or files, in the other output modes) to return (default ${GREP_DEFAULT_RESULTS})`,
+      },
+      output_mode: {
+        type: "string",
+        enum: ["content", "files_with_matches", "count"],
+        description: "content (default): matching lines; files_with_matches: only the files with a match; count: matching lines per file",
+      },
+      context: {
+        type: "integer",
+        minimum: 0,
+        maximum: GREP_MAX_CONTEXT,
+        description: "Lines to show before and after each match (content mode), as `file-line- text`",
+      },
     },
     required: ["pattern"],
     additionalProperties: false,
@@ -44,14 +59,15 @@ export function grepTool(): ToolDefinition {
   return defineTool(inputSchema, {
     name: "grep",
     description:
-      'Search file contents with a regular expression (RE2 syntax, as in ripgrep: no lookaround or backreferences; always linear time). Returns `file:line: text` lines. `path` is a folder or a file; `glob` filters files (e.g. "**/*.ts"). Binary files, .git, node_modules and .keel are skipped.',
+      'Search file contents with a regular expression (RE2 syntax, as in ripgrep: no lookaround or backreferences; always linear time). Returns `file:line: text` lines (with `context` lines around them as `file-line- text`), or with output_mode the files with a match or a count per file. `path` is a folder or a file; `glob` filters files (e.g. "**/*.ts"). Binary files, files the repository\'s .gitignore files ignore, .git, node_modules and .keel are skipped (include_ignored: true searches them too).',
     ...pathToolTraits("read"),
     async execute(input, ctx) {
       // The search machinery loads on the first search: listing the tools loads none of it.
-      const [{ compileLinePattern }, { findFiles }, { READ_TOOLS, reachableFiles }] = await Promise.all([
+      const [{ compileLinePattern }, { findFiles }, { READ_TOOLS, reachableFiles }, { GitIgnores, ignoredHint }] = await Promise.all([
         import("./grep-pattern.js"),
         import("./find-files.js"),
         import("./reachable-files.js"),
+        import("./git-ignores.js"),
       ]);
       const regex = await compileLinePattern(input.pattern, input.ignore_case === true);
       const target = confinePath(ctx.root, input.path ?? ".", "path", ctx.cwd);
@@ -61,9 +77,11 @@ export function grepTool(): ToolDefinition {
       let skippedOutside = 0;
       let skippedDenied = 0;
       let deniedBy: string[] = [];
+      let skippedIgnored = 0;
       /** Folders not walked: their names are not valid UTF-8. */
       const unwalked: string[] = [];
       if (st.isDirectory()) {
+        const ignores = input.include_ignored ? undefined : GitIgnores.forWalk(ctx.root, target, ctx.host.env);
         // Only files whose real path is inside the boundary, and none a path deny rule hides.
         const walk = await reachableFiles(
           ctx.root,
@@ -71,6 +89,9 @@ export function grepTool(): ToolDefinition {
           await findFiles(target, input.glob ?? "**/*", {
             root: ctx.root,
             signal: ctx.signal,
+            includeIgnored: input.include_ignored,
+            gitIgnored: ignores && ((abs: string, isDir: boolean) => ignores.ignored(abs, isDir)),
+            onIgnored: () => skippedIgnored++,
             onUnwalkable: (f) => unwalked.push(displayPath(ctx.cwd, join(target, f))),
           }),
           ctx.host.permissions,
@@ -89,8 +110,8 @@ export function grepTool(): ToolDefinition {
         files = [target];
       }
       const max = input.max_results ?? GREP_DEFAULT_RESULTS;
-      const hide = ctx.host.resultSecrets.redactor()?.text;
-      const matches: GrepMatch[] = [];
+      const mode = input.output_mode ?? "content";
+      const output = new GrepOutput({ mode, context: input.context ?? 0, max, hide: ctx.host.resultSecrets.redactor()?.text });
       let skippedBinary = 0;
       /** Files that could not be opened (unreadable, gone), and how many of them have a name that is not valid UTF-8. */
       let skippedUnreadable = 0;
@@ -98,13 +119,12 @@ export function grepTool(): ToolDefinition {
       let searched = 0;
       /** Lines longer than scanLines hands on: searched in their first MAX_LINE_CHARS characters only. */
       let cutLines = 0;
-      let more = false;
-      for (let i = 0; i < files.length && !more; i += BATCH) {
+      for (let i = 0; i < files.length && !output.more; i += BATCH) {
         ctx.signal.throwIfAborted();
         const batch = await Promise.all(files.slice(i, i + BATCH).map((f) => readText(ctx.root, f, ctx.signal)));
         try {
           for (const [j, loaded] of batch.entries()) {
-            if (more) break;
+            if (output.more) break;
             if (loaded === undefined) {
               skippedUnreadable++;
               if (lossyPath(files[i + j]!)) lossyNames++;
@@ -119,18 +139,9 @@ export function grepTool(): ToolDefinition {
               continue;
             }
             const file = displayPath(ctx.cwd, files[i + j]!);
-            const onLine = (raw: string, lineNo: number): boolean => {
-              if (!regex.test(raw)) return true;
-              if (matches.length >= max) {
-                more = true;
-                return false;
-              }
-              let line = raw.replace(/\r$/, "");
-              // Secrets are hidden before the cut: a cut through one would show its start, which the result's redaction cannot find.
-              if (line.length > MAX_LINE_CHARS && hide) line = hide(line);
-              matches.push({ file, line: lineNo, text: line.length > MAX_LINE_CHARS ? line.slice(0, MAX_LINE_CHARS) + "…" : line });
-              return true;
-            };
+            const take = output.file(file, (line) => regex.test(line));
+            // A UTF-8 byte order mark is no part of the first line's text (as in ripgrep): `^#!` still matches after one.
+            const onLine = (text: string, lineNo: number): boolean => take(lineNo === 1 && text.startsWith("\ufeff") ? text.slice(1) : text, lineNo);
             if (typeof loaded === "object") {
               const scan = await scanLines(loaded, { signal: ctx.signal, nul: "head", onLine }).catch((error: unknown) => {
                 if (ctx.signal.aborted) throw error;
@@ -151,8 +162,9 @@ export function grepTool(): ToolDefinition {
         }
       }
       // A name with a newline (or a `:`, the field separator here) is quoted, so a match never reads as two or as another file's.
-      const out = matches.map((m) => `${shownPath(m.file, /:/)}:${m.line}: ${m.text}`);
-      if (matches.length === 0) out.push(`No matches for /${input.pattern}/${input.ignore_case ? "i" : ""} in ${searched} file(s).`);
+      const out = output.render();
+      const more = output.more;
+      if (output.empty) out.push(`No matches for /${input.pattern}/${input.ignore_case ? "i" : ""} in ${searched} file(s).${ignoredHint(skippedIgnored)}`);
       if (more) out.push(`[stopped at max_results=${max}; narrow the pattern, path or glob, or raise max_results]`);
       if (skippedDenied > 0) out.push(`[${skippedDenied} file(s) not searched: denied by ${deniedBy.map((r) => `"${r}"`).join(", ")}]`);
       if (cutLines > 0)
@@ -169,12 +181,15 @@ export function grepTool(): ToolDefinition {
       return {
         content: out.join("\n"),
         data: {
-          matches,
+          matches: output.matches,
+          // (a file's scan stops at its first match in files_with_matches mode: no count there)
+          ...(mode === "content" ? {} : { files: mode === "count" ? output.files : output.files.map((f) => ({ file: f.file })) }),
           filesSearched: searched,
           skippedBinary,
           skippedDenied,
           skippedOutside,
           skippedUnreadable,
+          skippedIgnored,
           skippedFolders: unwalked.length,
           cutLines,
           truncated: more,
@@ -204,6 +219,8 @@ async function readText(root: string, file: string, signal: AbortSignal): Promis
     signal.throwIfAborted();
     const buf = await readOpened(handle, st.size);
     await handle.close();
+    const utf16 = utf16Text(buf);
+    if (utf16) return utf16.text;
     if (buf.subarray(0, 8192).includes(0)) return null;
     return buf.toString("utf8");
   } catch {

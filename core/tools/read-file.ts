@@ -7,6 +7,7 @@ import { confinePath, displayPath } from "./confine-path.js";
 import { baselineOf } from "./file-baseline.js";
 import { openFileInside, readOpened } from "./open-inside.js";
 import { readLineWindow } from "./read-line-window.js";
+import { utf16Text } from "./utf16-text.js";
 
 /** Largest file read_file reads whole (bytes); larger files are read as a line window (offset/limit), streamed. */
 export const READ_FILE_MAX_BYTES = 10 * 1024 * 1024;
@@ -74,6 +75,12 @@ export function readFileTool(): ToolDefinition {
                     : `pass a smaller limit, or offset ${toLine} to start with that line`
                 }]`
               : "";
+            if (win.lines.length === 0)
+              return {
+                content: `[offset ${fromLine} is past the end of ${rel}, which has ${win.totalLines ?? "fewer"} line(s); pass an offset from 1 to ${win.totalLines ?? fromLine - 1}]`,
+                data: { path: rel, bytes: stat.size, ...(win.totalLines === undefined ? {} : { totalLines: win.totalLines }), fromLine, toLine, pastEnd: true },
+                metadata: { path: rel },
+              };
             return {
               content: win.lines.join("\n") + note,
               data: { path: rel, bytes: stat.size, ...(win.totalLines === undefined ? {} : { totalLines: win.totalLines }), fromLine, toLine },
@@ -83,6 +90,14 @@ export function readFileTool(): ToolDefinition {
           if (stat.size > READ_FILE_MAX_BYTES)
             throw new ToolError(`${input.path} is binary (it contains NUL bytes); read_file reads lines of text files only.`, "execution_failed");
         } else if (stat.size > READ_FILE_MAX_BYTES) {
+          // A line window of a binary file is refused too: say so now, rather than suggest one.
+          const head = Buffer.alloc(8192);
+          const { bytesRead } = await handle.read(head, 0, head.length, 0);
+          if (head.subarray(0, bytesRead).includes(0))
+            throw new ToolError(
+              `${input.path} is a binary file (it contains NUL bytes) of ${stat.size} bytes; read_file reads text files only. Use bash to inspect it (\`file\`, \`xxd ${shownPath(input.path)} | head\`).`,
+              "execution_failed",
+            );
           throw new ToolError(
             `${input.path} is ${stat.size} bytes, over the 10 MiB (${READ_FILE_MAX_BYTES}-byte) limit for a whole-file read. Pass offset and limit (e.g. offset 1, limit 2000) to read a window of lines, or use grep to find the lines you need.`,
             "execution_failed",
@@ -90,6 +105,23 @@ export function readFileTool(): ToolDefinition {
         }
         const buf = await readOpened(handle, stat.size);
         await ctx.fileBaselines.set(abs, baselineOf(stat, buf));
+        const utf16 = utf16Text(buf);
+        if (utf16) {
+          // A UTF-16 file (with its byte order mark) is text: shown decoded, its window cut from the decoded lines.
+          const all = utf16.text.split("\n");
+          const fromLine = input.offset ?? 1;
+          const lines = windowed ? all.slice(fromLine - 1, input.limit === undefined ? undefined : fromLine - 1 + input.limit) : all;
+          return {
+            content: lines.join("\n"),
+            data: {
+              path: rel,
+              bytes: stat.size,
+              encoding: utf16.encoding,
+              ...(windowed ? { totalLines: all.length, fromLine, toLine: fromLine + lines.length - 1 } : {}),
+            },
+            metadata: { path: rel },
+          };
+        }
         if (buf.includes(0)) {
           return { content: "", binary: [{ data: buf, mimeType: "application/octet-stream", kind: "file" }], metadata: { path: rel, bytes: stat.size } };
         }

@@ -1,5 +1,5 @@
 import { constants, type Stats } from "node:fs";
-import { lstat, open, rename, unlink, type FileHandle } from "node:fs/promises";
+import { access, lstat, open, rename, unlink, type FileHandle } from "node:fs/promises";
 import { basename, dirname } from "node:path";
 import { ToolError } from "../errors.js";
 import { keelTempName, removeStaleTempsIn } from "../state/atomic-write.js";
@@ -20,7 +20,8 @@ export interface WriteOutcome {
  * Replaces the file at `abs` (resolved by `confinePath`) with `bytes` atomically: the parent
  * folder is opened and checked inside `root` (missing folders are created inside it), a temp file
  * is created next to the target with O_CREAT|O_EXCL through that open folder, written in full,
- * given the target's file mode, and renamed over the target. A crash or kill at any moment leaves
+ * given the target's file mode and (where the system lets this user) its owner and group, and renamed over the target.
+ * A target this process may not write (a read-only file, as `echo > file` would find it) is refused, untouched. A crash or kill at any moment leaves
  * the old or the new content, never part of it (at worst a stray `.<name>.keel-tmp-<pid>-<random>` file, named
  * as keel's own state writes name theirs: the next write of that file removes it, through the same open folder,
  * once its process is gone — see `removeStaleTempsIn`).
@@ -39,6 +40,7 @@ export async function writeFileInside(root: string, abs: string, bytes: Buffer, 
       throw error;
     });
     if (before?.isDirectory()) throw new ToolError(`${shown} is a directory; give a file path.`, "execution_failed");
+    if (before?.isFile()) await refuseReadOnly(dir.child(name), before, shown);
     await removeStaleTempsIn(dir.at, name);
     const temp = keelTempName(name);
     let handle: FileHandle | undefined;
@@ -49,7 +51,10 @@ export async function writeFileInside(root: string, abs: string, bytes: Buffer, 
         const { bytesWritten } = await handle.write(bytes, off, Math.min(CHUNK, bytes.length - off), off);
         off += bytesWritten;
       }
-      if (before?.isFile()) await handle.chmod(before.mode & 0o7777);
+      if (before?.isFile()) {
+        await keepOwner(handle, before);
+        await handle.chmod(before.mode & 0o7777);
+      }
       const stat = await handle.stat();
       await handle.close();
       handle = undefined;
@@ -64,6 +69,34 @@ export async function writeFileInside(root: string, abs: string, bytes: Buffer, 
   } finally {
     await dir.close();
   }
+}
+
+/**
+ * Throws ToolError(`execution_failed`) when this process may not write the existing file at `path` (`access(W_OK)`: its
+ * mode or owner says so; root may write any file, as in a shell). Replacing it by rename would succeed in a folder we may
+ * write, and so silently drop the read-only mark the user set.
+ */
+async function refuseReadOnly(path: string, before: Stats, shown: string): Promise<void> {
+  try {
+    await access(path, constants.W_OK);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== "EACCES" && code !== "EPERM") return; // EROFS and the like: the write itself reports them
+    const mode = (before.mode & 0o777).toString(8).padStart(4, "0");
+    throw new ToolError(
+      `Could not write ${shown}: it is read-only for keel (${code}; mode ${mode}, owner uid ${before.uid}). ${shown} was left unchanged; this write cannot succeed as things stand: do not retry it or work around it, ask the user to make it writable (chmod u+w) or write elsewhere.`,
+      "execution_failed",
+      null,
+      { path: shown, reason: "read_only" },
+    );
+  }
+}
+
+/** Gives the temp file the replaced file's owner and group where allowed (root, or a group this user is in); never throws. */
+async function keepOwner(handle: FileHandle, before: Stats): Promise<void> {
+  const now = await handle.stat();
+  if (now.uid === before.uid && now.gid === before.gid) return;
+  await handle.chown(before.uid, before.gid).catch(() => handle.chown(-1, before.gid).catch(() => undefined));
 }
 
 /** A ToolError for a write the system refused for lack of room or on a read-only or foreign place (the target is untouched). */

@@ -1,6 +1,6 @@
 import { execa } from "execa";
 import { execFileSync } from "node:child_process";
-import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { KEEL_BIN } from "../../helpers/run-cli.js";
@@ -59,7 +59,9 @@ describe.skipIf(!asRoot)("file tools where keel runs as a user who may not write
     expect(deeper.stdout).toContain("Could not write locked/sub/new.txt: keel may not write there (EACCES).");
     const over = await callAsUser("write_file", { path: "locked/kept.txt", content: "mine\n" });
     expect(over.exitCode, over.stderr).toBe(1);
-    expect(over.stdout).toContain("Could not write locked/kept.txt: keel may not write there (EACCES). locked/kept.txt was left unchanged");
+    expect(over.stdout).toContain(
+      "Could not write locked/kept.txt: it is read-only for keel (EACCES; mode 0644, owner uid 0). locked/kept.txt was left unchanged",
+    );
     // nothing was made there: no file, no folder, no temp file
     expect(readdirSync(locked)).toEqual(["kept.txt"]);
     expect(ws.read("locked/kept.txt")).toBe("theirs\n");
@@ -67,5 +69,40 @@ describe.skipIf(!asRoot)("file tools where keel runs as a user who may not write
     const ok = await callAsUser("write_file", { path: "mine.txt", content: "mine\n" });
     expect(ok.exitCode, ok.stderr).toBe(0);
     expect(existsSync(ws.path("mine.txt"))).toBe(true);
+  });
+
+  it("write_file and edit_file refuse a read-only file of the user's own in a folder it may write (rename would replace it), changing nothing", async () => {
+    ws = makeWorkspace({ "ro.txt": "keep me\n", "rw.txt": "change me\n" });
+    chmodSync(ws.path("ro.txt"), 0o444);
+    giveAway(dirname(ws.root));
+    chmodSync(dirname(ws.root), 0o755);
+    const write = await callAsUser("write_file", { path: "ro.txt", content: "mine\n" });
+    expect(write.exitCode, write.stderr).toBe(1);
+    expect(write.stdout).toContain("Could not write ro.txt: it is read-only for keel (EACCES; mode 0444, owner uid 1000). ro.txt was left unchanged");
+    expect((await callAsUser("read_file", { path: "ro.txt" })).exitCode).toBe(0);
+    const edit = await callAsUser("edit_file", { path: "ro.txt", old_string: "keep", new_string: "lose" });
+    expect(edit.exitCode, edit.stderr).toBe(1);
+    expect(edit.stdout).toContain("it is read-only for keel");
+    expect(ws.read("ro.txt")).toBe("keep me\n");
+    expect(readdirSync(ws.root).sort()).toEqual([".keel", "ro.txt", "rw.txt"]);
+    // a writable file of the same folder still takes the write
+    expect((await callAsUser("write_file", { path: "rw.txt", content: "changed\n" })).exitCode).toBe(0);
+  });
+});
+
+describe.skipIf(!asRoot)("file tools keep the owner of the file they replace", () => {
+  it("edit_file and write_file run as root keep another user's file theirs (owner and group), with its mode", async () => {
+    ws = makeWorkspace({ "theirs.sh": "echo one\n" });
+    chownSync(ws.path("theirs.sh"), USER, USER);
+    chmodSync(ws.path("theirs.sh"), 0o750);
+    const run = (tool: string, input: object) =>
+      execa(process.execPath, [KEEL_BIN, "--yes", "call", tool, "--input", JSON.stringify(input)], { cwd: ws!.root, env: ws!.env, reject: false });
+    expect((await run("read_file", { path: "theirs.sh" })).exitCode).toBe(0);
+    const edit = await run("edit_file", { path: "theirs.sh", old_string: "one", new_string: "two" });
+    expect(edit.exitCode, String(edit.stdout)).toBe(0);
+    expect(statSync(ws.path("theirs.sh"))).toMatchObject({ uid: USER, gid: USER, mode: 0o100750 });
+    expect((await run("write_file", { path: "theirs.sh", content: "echo three\n" })).exitCode).toBe(0);
+    expect(statSync(ws.path("theirs.sh"))).toMatchObject({ uid: USER, gid: USER, mode: 0o100750 });
+    expect(ws.read("theirs.sh")).toBe("echo three\n");
   });
 });

@@ -1,0 +1,212 @@
+import { closeSync, constants, fstatSync, lstatSync, openSync, readSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
+import { gitMarkerAt } from "../git-marker.js";
+import { compileLinearGlob } from "../glob/linear-glob.js";
+import { inside } from "./confine-path.js";
+import { globalExcludesFile } from "./global-excludes.js";
+
+/** Most bytes of one ignore file read (the rest is not applied): no real `.gitignore` is this large. */
+export const IGNORE_FILE_MAX_BYTES = 256 * 1024;
+
+/** Most patterns of one ignore file applied (the rest are not): each costs every walked path a match. */
+export const IGNORE_FILE_MAX_PATTERNS = 1000;
+
+/** One line of an ignore file, compiled. */
+interface IgnorePattern {
+  negate: boolean;
+  /** A trailing `/`: matches folders only. */
+  dirOnly: boolean;
+  /** No `/` inside: matched against the name alone, at any depth below the file's folder. */
+  byName: boolean;
+  match: (path: string) => boolean;
+}
+
+/** The patterns of one ignore file, the folder they are relative to, and the files of lower precedence. */
+interface Frame {
+  base: string;
+  patterns: IgnorePattern[];
+  parent: Frame | undefined;
+}
+
+/**
+ * The `.gitignore` rules of the git repositories a walk of `glob` or `grep` meets, as git applies them:
+ * every `.gitignore` from a repository's top folder down (a deeper file's patterns win over
+ * a shallower one's; within a file the last matching line wins), below them `.git/info/exclude` and
+ * the user's global excludes file (`globalExcludesFile`).
+ * A folder holding its own `.git` (a submodule, a nested clone) starts afresh: the rules above it do
+ * not apply inside; outside every repository none apply, and keel's own `.keel/.gitignore` never does. Supported syntax is git's: `#` comments, `!` negation, a leading or middle `/`
+ * anchors, a trailing `/` matches folders only, `*`, `?`, `[a-z]`, `[!a]` and `**`; a line matching
+ * needs more is not applied. Patterns are matched in linear time (`compileLinearGlob`), so a
+ * committed `*a*a*a*a*a*a*b` cannot hang a walk. Ignore files are data only: read without following a
+ * link (a linked `.gitignore` is not read, as git reads none), at most IGNORE_FILE_MAX_BYTES and IGNORE_FILE_MAX_PATTERNS each, and never
+ * the repository's git config. Files are read lazily
+ * and synchronously as folders are met; holds only a cache. Never throws.
+ */
+export class GitIgnores {
+  private readonly frames = new Map<string, Frame | typeof NO_REPO | undefined>();
+
+  private constructor(
+    /** The top of the repository `start` lies in, or `start` itself when it lies in none. */
+    private readonly top: string,
+    private readonly globalFile: string | undefined,
+  ) {}
+
+  /**
+   * The rules for a walk of `start` (absolute, inside `root`): those of the git repository it lies in,
+   * found as the nearest folder from `start` up to `root` holding `.git`, and those of every repository
+   * the walk meets below. Outside a repository a `.gitignore` is not applied (as in ripgrep and fd).
+   */
+  static forWalk(root: string, start: string, env: NodeJS.ProcessEnv): GitIgnores {
+    for (let dir = start; inside(root, dir); dir = dirname(dir)) {
+      if (hasGit(dir)) return new GitIgnores(dir, globalExcludesFile(env));
+      if (dirname(dir) === dir) break;
+    }
+    return new GitIgnores(start, globalExcludesFile(env));
+  }
+
+  /** Whether `abs` (a file, or a folder when `isDir`) below the repository's top is ignored. */
+  ignored(abs: string, isDir: boolean): boolean {
+    const name = abs.slice(abs.lastIndexOf("/") + 1);
+    const first = this.frameOf(dirname(abs));
+    for (let frame = first === NO_REPO ? undefined : first; frame; frame = frame.parent) {
+      const rel = abs.slice(frame.base.length + (frame.base.endsWith("/") ? 0 : 1));
+      for (let i = frame.patterns.length - 1; i >= 0; i--) {
+        const p = frame.patterns[i]!;
+        if (p.dirOnly && !isDir) continue;
+        if (p.match(p.byName ? name : rel)) return !p.negate;
+      }
+    }
+    return false;
+  }
+
+  /** The rules that apply to the entries of folder `dir`, deepest first (NO_REPO: it lies in no repository). */
+  private frameOf(dir: string): Frame | typeof NO_REPO | undefined {
+    if (this.frames.has(dir)) return this.frames.get(dir);
+    const parent = hasGit(dir) ? this.repoBase(dir) : dir === this.top || !inside(this.top, dir) ? NO_REPO : this.frameOf(dirname(dir));
+    // `.keel/.gitignore` is keel's own (`*`: its state stays out of git), not a rule for searches someone points inside `.keel`.
+    const own = parent === NO_REPO || basename(dir) === ".keel" ? [] : ignoreFile(join(dir, ".gitignore"));
+    const frame = own.length > 0 ? { base: dir, patterns: own, parent: parent as Frame | undefined } : parent;
+    this.frames.set(dir, frame);
+    return frame;
+  }
+
+  /** The rules under every `.gitignore` of the repository whose top is `dir`: its `.git/info/exclude`, then the global file. */
+  private repoBase(dir: string): Frame | undefined {
+    // The user's own file, which a dotfile manager may have linked: read through a link, as git does.
+    const global = this.globalFile === undefined ? [] : ignoreFile(this.globalFile, true);
+    let frame: Frame | undefined = global.length > 0 ? { base: dir, patterns: global, parent: undefined } : undefined;
+    // Only a real `.git` folder: a `.git` file (a worktree or submodule) points elsewhere, and a linked one may lead out.
+    if (isDirNoLink(join(dir, ".git")) && isDirNoLink(join(dir, ".git", "info"))) {
+      const exclude = ignoreFile(join(dir, ".git", "info", "exclude"));
+      if (exclude.length > 0) frame = { base: dir, patterns: exclude, parent: frame };
+    }
+    return frame;
+  }
+}
+
+/** The sentence a search that found nothing adds when .gitignore rules left folders or files out (`skipped` of them). */
+export function ignoredHint(skipped: number): string {
+  return skipped > 0 ? ` ${skipped} folder(s) or file(s) ignored by .gitignore were not searched; pass include_ignored: true to search them too.` : "";
+}
+
+/** Whether `dir` is the top of a repository as git finds one (`gitMarkerAt`: not the sandbox's empty `.git`), or has a linked `.git`. */
+function hasGit(dir: string): boolean {
+  if (gitMarkerAt(dir) !== undefined) return true;
+  try {
+    return lstatSync(join(dir, ".git"), { throwIfNoEntry: false })?.isSymbolicLink() === true;
+  } catch {
+    return false;
+  }
+}
+
+function isDirNoLink(path: string): boolean {
+  try {
+    return lstatSync(path, { throwIfNoEntry: false })?.isDirectory() === true;
+  } catch {
+    return false;
+  }
+}
+
+/** Marks a folder in no git repository: no `.gitignore` applies there. */
+const NO_REPO = Symbol("no repository");
+
+/** The compiled patterns of an ignore file; none when it is missing, a link (unless `followLink`), not a regular file or unreadable. */
+function ignoreFile(path: string, followLink = false): IgnorePattern[] {
+  let fd: number;
+  try {
+    // O_NONBLOCK: a FIFO named `.gitignore` must not block the walk.
+    fd = openSync(path, constants.O_RDONLY | (followLink ? 0 : constants.O_NOFOLLOW) | constants.O_NONBLOCK);
+  } catch {
+    return [];
+  }
+  try {
+    if (!fstatSync(fd).isFile()) return [];
+    const buf = Buffer.alloc(IGNORE_FILE_MAX_BYTES);
+    let len = 0;
+    for (let n = 1; n > 0 && len < buf.length; len += n) n = readSync(fd, buf, len, buf.length - len, len);
+    return parseIgnoreText(buf.subarray(0, len).toString("utf8"));
+  } catch {
+    return [];
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The patterns of ignore-file text (gitignore syntax), lines that cannot be matched in linear time left out. Pure. */
+export function parseIgnoreText(text: string): IgnorePattern[] {
+  const out: IgnorePattern[] = [];
+  for (const raw of text.replace(/^\ufeff/, "").split("\n")) {
+    const pattern = parseLine(raw.endsWith("\r") ? raw.slice(0, -1) : raw);
+    if (pattern) out.push(pattern);
+    if (out.length >= IGNORE_FILE_MAX_PATTERNS) break;
+  }
+  return out;
+}
+
+function parseLine(raw: string): IgnorePattern | undefined {
+  // Trailing spaces are dropped unless escaped with a backslash.
+  let line = raw.replace(/(?<!\\) +$/, "");
+  if (line === "" || line.startsWith("#")) return undefined;
+  const negate = line.startsWith("!");
+  if (negate) line = line.slice(1);
+  const dirOnly = line.endsWith("/") && !line.endsWith("\\/");
+  if (dirOnly) line = line.slice(0, -1);
+  if (line === "") return undefined;
+  const byName = !line.includes("/");
+  if (line.startsWith("/")) line = line.slice(1);
+  const glob = toLinearGlob(line);
+  const match = glob === undefined ? undefined : compileLinearGlob(glob, { dot: true });
+  return match ? { negate, dirOnly, byName, match } : undefined;
+}
+
+/**
+ * A gitignore pattern (without its `!`, leading and trailing `/`) in the linear glob's syntax: characters git
+ * takes literally but picomatch does not (`{}()|+@!`) escaped, `[!a]` as `[^a]`, `**` glued to text as `*`
+ * (as git reads it), and a trailing `/**` as `/**` + `/*` (git's `a/**` matches what is inside `a`, not `a`).
+ */
+function toLinearGlob(pattern: string): string | undefined {
+  const segments = pattern.split("/").map((seg) => {
+    if (seg === "**") return seg;
+    let out = "";
+    for (let i = 0; i < seg.length; i++) {
+      const c = seg[i]!;
+      if (c === "\\") {
+        if (i + 1 < seg.length) out += "\\" + seg[++i];
+      } else if (c === "[") {
+        const end = seg.indexOf("]", i + 2);
+        if (end === -1) out += "\\[";
+        else {
+          const inner = seg.slice(i + 1, end);
+          out += "[" + (inner.startsWith("!") ? "^" + inner.slice(1) : inner) + "]";
+          i = end;
+        }
+      } else if (c === "*") {
+        if (!out.endsWith("*") || out.endsWith("\\*")) out += "*";
+      } else out += /[{}()|+@!\]]/.test(c) ? "\\" + c : c;
+    }
+    return out;
+  });
+  if (segments.some((s) => s === "")) return undefined;
+  if (segments[segments.length - 1] === "**" && segments.length > 1) segments.push("*");
+  return segments.join("/");
+}
