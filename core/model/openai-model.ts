@@ -6,6 +6,7 @@ import { urlForDisplay } from "../url-secrets.js";
 import { ErrorBodies } from "./error-bodies.js";
 import { type Fetch, idleTimeoutFetch } from "./idle-timeout-fetch.js";
 import { ModelError } from "./model-error.js";
+import { cutOnBreak, finishReasonOf, groqUsage, noArgumentsYet, textOf, withExtra } from "./answer-parts.js";
 import { completionJson } from "./completion-json.js";
 import { contentText } from "./content-text.js";
 import { notJsonLine, streamCut, streamStalled } from "./cut-answers.js";
@@ -18,7 +19,7 @@ import { RequestFallbacks } from "./request-fallbacks.js";
 import { deltaChars, limitedBody, maxBodyBytes, maxResponseChars } from "./response-size.js";
 import { endpointParts } from "./endpoint-url.js";
 import { describeProviderError } from "./provider-errors.js";
-import { argumentsText, extraContentOf, StreamedToolCalls } from "./streamed-tool-calls.js";
+import { argumentsText, StreamedToolCalls } from "./streamed-tool-calls.js";
 import { sseErrorFieldFetch } from "./sse-error-field.js";
 import { CallTextHold, textToolCalls } from "./text-tool-calls.js";
 import { ThinkBlock } from "./think-block.js";
@@ -279,52 +280,6 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv, base: Fetc
     canSummarize: true,
     complete: (request, options = {}) => withRetries(spec.maxRetries, options, (watched) => attempt(request, watched)),
   };
-}
-
-/**
- * `stream`'s chunks; an error while reading them that is neither keel's own (a ModelError: the idle limit),
- * a cancel, nor an error the server sent in the stream (`data: {"error": …}`, an APIError with a message
- * of its own) is a connection that broke mid-answer, thrown as `cut(error)`.
- */
-async function* cutOnBreak<T>(stream: AsyncIterable<T>, signal: AbortSignal, sdk: typeof import("openai"), cut: (error: unknown) => Error): AsyncGenerator<T> {
-  try {
-    yield* stream;
-  } catch (error) {
-    if (error instanceof ModelError || signal.aborted) throw error;
-    if (error instanceof sdk.APIError && !(error instanceof sdk.APIConnectionError)) throw error;
-    throw cut(error);
-  }
-}
-
-/**
- * The calls with empty arguments given `{}` (some servers send none for a call without parameters), except
- * the last of an answer cut by the output limit (`length`): it was cut before its arguments, and keeps ""
- * so that it is answered as cut off instead of run without them.
- */
-function noArgumentsYet(calls: ModelToolCall[], finishReason: string | undefined): ModelToolCall[] {
-  return calls.map((call, i) => (call.arguments || (finishReason === "length" && i === calls.length - 1) ? call : { ...call, arguments: "{}" }));
-}
-
-/** The usage Groq sends in `x_groq.usage` (on a stream's last chunk) when it is an object, else undefined. */
-function groqUsage(chunk: unknown): { prompt_tokens?: unknown; completion_tokens?: unknown } | undefined {
-  const usage = (chunk as { x_groq?: { usage?: unknown } | null }).x_groq?.usage;
-  return typeof usage === "object" && usage !== null ? usage : undefined;
-}
-
-/** `value` when it is a string, else "" (a field a server may send as null or something else). */
-function textOf(value: unknown): string {
-  return typeof value === "string" ? value : "";
-}
-
-/** A finish reason as recorded in events: a short string, or undefined (a server's is not always one). */
-function finishReasonOf(value: unknown): string | undefined {
-  return typeof value === "string" && value !== "" ? value.slice(0, 64) : undefined;
-}
-
-/** `call` with the server's `extra_content` for it, when that is a JSON object. */
-function withExtra(call: ModelToolCall, extraContent: unknown): ModelToolCall {
-  const extra = extraContentOf(extraContent);
-  return extra ? { ...call, extraContent: extra } : call;
 }
 
 /**
