@@ -1,5 +1,6 @@
 import { lstatSync, realpathSync, statSync, type Stats } from "node:fs";
 import { isAbsolute, join, relative, sep } from "node:path";
+import { privateGroupJudge } from "./private-group.js";
 
 /**
  * The user ids whose files keel takes as yours: your effective uid, root's (0: root can change
@@ -29,17 +30,34 @@ export function foreignOwner(path: string, owners: ReadonlySet<number> | undefin
 
 /**
  * Why the user-level file or folder `path` may not speak for you, or undefined when it may (or does not exist):
- * another user owns it, or (followed through a link, which you may have made) anyone may write it, as ssh
- * refuses a config file others can change. Group-writable is allowed: with a umask of 002 (a private group per
- * user) every file you make is. Never throws.
+ * another user owns it, or (followed through a link, which you may have made) another user may write it — every
+ * user, or its group when that group is not the private group of its owner (see `privateGroupJudge`: a umask of
+ * 002 with a group per user makes every file group-writable, and that is still yours alone) — as ssh's
+ * StrictModes refuses such a config file. `judge` may be shared by many calls (it reads the user tables once).
+ * Never throws.
  */
-export function userFileProblem(path: string, owners: ReadonlySet<number> | undefined): string | undefined {
+export function userFileProblem(
+  path: string,
+  owners: ReadonlySet<number> | undefined,
+  judge: (uid: number, gid: number) => boolean = privateGroupJudge(),
+): string | undefined {
   const owner = foreignOwner(path, owners);
   if (owner !== undefined) return `${path} belongs to another user (uid ${owner})`;
   const stat = statOf(statSync, path);
-  // A folder with the sticky bit (as /tmp) still lets anyone add entries to it.
-  if (owners !== undefined && stat !== undefined && (stat.mode & 0o002) !== 0)
-    return `${path} can be written by every user (mode ${(stat.mode & 0o7777).toString(8)})`;
+  if (owners === undefined || stat === undefined) return undefined;
+  return othersWrite(path, stat, judge);
+}
+
+/**
+ * Why users other than the owner may write the file or folder `path` of mode `stat`, or undefined when they may
+ * not: every user may (the sticky bit of a `/tmp`-like folder still lets anyone add entries), or its group may and
+ * that group is not its owner's private group.
+ */
+export function othersWrite(path: string, stat: Stats, judge: (uid: number, gid: number) => boolean): string | undefined {
+  const mode = (stat.mode & 0o7777).toString(8);
+  if ((stat.mode & 0o002) !== 0) return `${path} can be written by every user (mode ${mode})`;
+  if ((stat.mode & 0o020) !== 0 && !judge(stat.uid, stat.gid))
+    return `${path} can be written by its group (gid ${stat.gid}, mode ${mode}), which is not a group of its owner alone`;
   return undefined;
 }
 
@@ -54,9 +72,10 @@ export function userItemProblem(top: string, path: string, owners: ReadonlySet<n
   const real = realOf(path);
   const realTop = realOf(top);
   const chains = [chain(top, path), ...(real !== undefined && realTop !== undefined && real !== path ? [chain(realTop, real)] : [])];
+  const judge = privateGroupJudge();
   for (const steps of chains)
     for (const step of steps) {
-      const problem = userFileProblem(step, owners);
+      const problem = userFileProblem(step, owners, judge);
       if (problem !== undefined) return problem;
     }
   return undefined;
@@ -64,7 +83,7 @@ export function userItemProblem(top: string, path: string, owners: ReadonlySet<n
 
 /** The diagnostic for a user-level item refused for `problem` (from `userItemProblem`): what it means and what to do. */
 export function userItemRefusal(what: string, problem: string): string {
-  return `${what} was skipped: ${problem}. keel takes your user-level files as yours, so another user could make keel run their instructions or commands with your permissions. Make it yours and writable by you only (\`chown\` it, \`chmod go-w\`).`;
+  return `${what} was skipped: ${problem}. keel takes your user-level files as yours, so another user could make keel run their instructions or commands with your permissions. Make it yours and writable by you only (\`chown\` it, \`chmod go-w\`; a whole folder: \`chown -R\`, \`chmod -R go-w\`).`;
 }
 
 /** The paths from just below `top` down to `path`; `[path]` when it is not below `top`. */

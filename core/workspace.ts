@@ -7,6 +7,7 @@ import { realOrSelf } from "./real-path.js";
 import { SESSION_KEY_FILE, MCP_OAUTH_DIR } from "./keel-home-secrets.js";
 import { everyoneWrites, foreignOwner, userFileProblem, yourOwners } from "./foreign-owner.js";
 import { gitSafeDirectories, safeByGit } from "./git-safe-directory.js";
+import { parentsProblem } from "./parent-folders.js";
 
 /** Where things live for one invocation (architecture section 6). */
 export interface Workspace {
@@ -204,6 +205,11 @@ function checkKeelHome(keelHome: string, fromEnv: boolean, owners: ReadonlySet<n
       `${named}: ${problem}. keel takes what is there as yours (your config, MCP servers, plugins, trust records), so another user could make keel run their commands with your permissions. Make it yours and writable by you only (\`chown\` it, \`chmod go-w\`), or point KEEL_HOME at a folder of your own.`,
     );
   }
+  const above = parentsProblem(keelHome, owners);
+  if (above !== undefined)
+    throw new UsageError(
+      `${named}: ${above}, so they could put their own folder there in its place (your config, MCP servers, plugins, trust records). Every folder above it must be yours or root's and writable by no one else, as ssh requires of the folders above a key: \`chown\` that folder to you or root and \`chmod go-w\` it (a shared folder like /tmp: \`chmod +t\`, and the folder below it yours), or point KEEL_HOME at a folder of your own.`,
+    );
 }
 
 /** What keel reads in the user-level directory as yours (checked by `checkKeelHome`). */

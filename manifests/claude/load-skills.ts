@@ -1,6 +1,16 @@
 import { readdirSync, realpathSync } from "node:fs";
 import { join } from "node:path";
-import { inside, MAX_MANIFEST_BYTES, realOrSelf, readRegularFile, userItemProblem, userItemRefusal, yourOwners, type Diagnostic } from "../../core/index.js";
+import {
+  inside,
+  MAX_MANIFEST_BYTES,
+  realOrSelf,
+  readRegularFile,
+  userItemProblem,
+  userItemRefusal,
+  userTreeProblem,
+  yourOwners,
+  type Diagnostic,
+} from "../../core/index.js";
 import { isExcludedBelow } from "../discovery-scope.js";
 import { hiddenCharacterProblem } from "../identifier-text.js";
 import { listField, parseFrontMatter, trueField } from "../markdown/front-matter.js";
@@ -92,7 +102,8 @@ export function loadSkills(places: readonly SkillPlace[]): { skills: SkillDef[];
         warn(file, `SKILL.md leads to ${real}, outside ${place.boundary} (or into node_modules/, .git/, .keel/worktrees/); the skill was skipped.`);
         continue;
       }
-      const foreign = place.level === "user" ? userItemProblem(place.boundary, file, owners) : undefined;
+      // the whole skill folder: its scripts and the files SKILL.md points the model to are yours as much as SKILL.md
+      const foreign = place.level === "user" ? (userItemProblem(place.boundary, file, owners) ?? userTreeProblem(join(place.dir, entry), owners)) : undefined;
       if (foreign !== undefined) {
         warn(file, userItemRefusal("The user-level skill", foreign), "error");
         continue;

@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { userItemProblem, userItemRefusal, yourOwners } from "../../core/index.js";
+import { userItemProblem, userItemRefusal, userTreeProblem, yourOwners } from "../../core/index.js";
 import { discoveryDirs, EXCLUDED_DIR_NAMES, isExcludedBelow } from "../discovery-scope.js";
 import { nodePluginFs, type PluginFs } from "./plugin-fs.js";
 
@@ -62,6 +62,12 @@ export function discoverPluginFiles(
   onRefused?: (path: string, message: string) => void,
 ): PluginFile[] {
   const owners = yourOwners(process.env);
+  // each user-level plugin's folder tree is walked once (a plugin may have two manifests)
+  const trees = new Map<string, string | undefined>();
+  const treeProblem = (root: string) => {
+    if (!trees.has(root)) trees.set(root, userTreeProblem(root, owners));
+    return trees.get(root);
+  };
   const found: PluginFile[] = [];
   const seen = new Map<string, PluginFile>();
   const add: AddFile = (path, level, layout, root, extra = {}) => {
@@ -79,7 +85,7 @@ export function discoverPluginFiles(
     if (prior) found.splice(found.indexOf(prior), 1);
     if (level === "project" && isExcludedBelow(places.root, realPath)) return onExcluded?.(path, realPath);
     if (level === "user") {
-      const problem = userItemProblem(join(places.keelHome, layout === "gemini" ? "extensions" : "plugins"), path, owners);
+      const problem = userItemProblem(join(places.keelHome, layout === "gemini" ? "extensions" : "plugins"), path, owners) ?? treeProblem(root);
       if (problem !== undefined) return onRefused?.(path, userItemRefusal(`The user-level plugin ${root}`, problem));
     }
     const file: PluginFile = { path, realPath, root, level, layout, workspaceRoot: places.root, ...extra };
