@@ -93,6 +93,42 @@ describe("keel trust and keel config confirm-local inside a process keel started
     }
   });
 
+  for (const sandbox of ["off", "workspace-write"] as const) {
+    it(`--yes is refused there, so a nested keel cannot approve what the session asks about; without it the model is told to stop (sandbox ${sandbox})`, async () => {
+      ws = makeWorkspace({}, { git: true, under: "/var/tmp" });
+      // Your deny rule, and write_file asking by default: the nested keel reads the same config.
+      ws.writeUserConfig({ sandbox, permissions: { deny: ["write_file(secret.txt)"] } });
+      const keel = keelCopy(ws);
+      const input = (path: string) => `'${JSON.stringify({ path, content: "x" })}'`;
+      for (const line of [`--yes call write_file --input ${input("a.txt")}`, `--yes --json run --model scripted:none.json hi`]) {
+        const obs = await bash(ws, `"${process.execPath}" "${keel}" ${line}; echo "exit=$?"`);
+        expect(obs.content).toContain("`--yes` was refused");
+        expect(obs.content).toContain("exit=2");
+      }
+      expect(ws.exists("a.txt")).toBe(false);
+      // In the sandbox a nested keel does not get that far: your $KEEL_HOME/config.json is hidden from it (/dev/null).
+      if (sandbox !== "off") return;
+      // Without --yes the call stops at approval, and what the model reads names no way to approve it itself.
+      const asked = await bash(ws, `"${process.execPath}" "${keel}" call write_file --input ${input("a.txt")}; echo "exit=$?"`);
+      expect(asked.content).toContain("Approval required to run write_file");
+      expect(asked.content).toContain("Approving it is the user's decision, not yours");
+      expect(asked.content).not.toMatch(/--yes|allow rule|keel trust|config\.json/);
+      expect(ws.exists("a.txt")).toBe(false);
+      // The deny rule holds as before.
+      const denied = await bash(ws, `"${process.execPath}" "${keel}" call write_file --input ${input("secret.txt")}; echo "exit=$?"`);
+      expect(denied.content).toContain("permission_denied");
+      expect(ws.exists("secret.txt")).toBe(false);
+    });
+  }
+
+  it("your own terminal's --yes and approval advice are as before", async () => {
+    ws = makeWorkspace({}, { git: true });
+    const asked = await runKeel(["--json", "call", "write_file", "--input", '{"path":"a.txt","content":"x"}'], { cwd: ws.root, env: ws.env });
+    expect(asked.json().content).toContain("Re-run with --yes");
+    const yes = await runKeel(["--yes", "--json", "call", "write_file", "--input", '{"path":"a.txt","content":"x"}'], { cwd: ws.root, env: ws.env });
+    expect(yes.json().ok, yes.stdout).toBe(true);
+  });
+
   it("your own terminal runs them as before", async () => {
     ws = makeWorkspace({}, { git: true });
     const r = await runKeel(["trust"], { cwd: ws.root, env: ws.env });
