@@ -19,6 +19,8 @@ export interface PermissionDecision {
   strict?: boolean;
   /** For `ask`: a write to a control file: an "always" given in this session (for the tool, on another call) does not approve it; an answer or `--yes` does. */
   control?: boolean;
+  /** How the user could change the outcome (a setting that widens): for the user's own command line only, never for a model (see run-tool-intent). */
+  userHint?: string;
 }
 
 /** Permission rules as written in config. */
@@ -103,7 +105,8 @@ export class PermissionPolicy {
     if (secret)
       return {
         action: "deny",
-        reason: `"${arg}" is inside ${secret}, which holds keel's tokens or your credentials: no tool reads or writes there, whatever allow rules or --yes say (set "sandbox": {"credentials": "visible"} to let tools see your credential stores)`,
+        reason: `"${arg}" is inside ${secret}, which holds keel's tokens or your credentials: no tool reads or writes there, whatever allow rules or --yes say`,
+        userHint: 'set "sandbox": {"credentials": "visible"} to let tools see your credential stores',
       };
     let control: ControlWrite | undefined;
     if (arg !== undefined && tool.permissionMatch === "path" && tool.risk.includes("write")) {

@@ -46,4 +46,22 @@ describe("what a model reads about a call that needs approval", () => {
     expect(r.stdout + r.stderr).toContain("Re-run with --yes");
     expect(r.stdout + r.stderr).not.toContain(MODEL_APPROVAL_STOP);
   });
+
+  it("a denied read of keel's secrets names the setting that would show them to your command line only, never to the model", async () => {
+    ws = makeWorkspace(
+      { "script.json": { turns: [{ toolCalls: [{ name: "read_file", arguments: { path: "kh/session-key" } }] }, { text: "done" }] } },
+      { git: true },
+    );
+    const env = { ...ws.env, KEEL_HOME: ws.path("kh") };
+    ws.write("kh/session-key", "0".repeat(64) + "\n");
+    const hint = '"credentials": "visible"';
+    const r = await runKeel(["run", "--model", "scripted:script.json", "--session", "s1", "go"], { cwd: ws.root, env });
+    expect(r.exitCode, r.stderr).toBe(0);
+    const text = String((await sessionState(ws.root, "s1")).messages.find((m) => m.role === "tool")?.content);
+    expect(text).toContain("Permission denied for read_file");
+    expect(text).not.toContain(hint);
+    const own = await runKeel(["--json", "call", "read_file", "--input", '{"path": "kh/session-key"}'], { cwd: ws.root, env });
+    expect(own.json()).toMatchObject({ ok: false, code: "permission_denied" });
+    expect(own.json().content).toContain(hint);
+  });
 });
