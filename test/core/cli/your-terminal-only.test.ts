@@ -69,7 +69,8 @@ describe("keel trust and keel config confirm-local inside a process keel started
     ws.writeUserConfig({ sandbox: "off", mcp: { headers: { Authorization: "Bearer s3cr3t-t0ken-value" } } });
     const keel = keelCopy(ws);
     const set = await bash(ws, `"${process.execPath}" "${keel}" config set permissions.allow '["bash(*)"]' --source user; echo "exit=$?"`);
-    expect(set.content).toContain("only from the user's own command line, not from a keel command run by a command keel started for a tool");
+    // Typed there, the command is no approval of its own (see below): it stops at approval; nothing is written.
+    expect(set.content).toContain("Approval required to run config_set");
     expect(set.content).toContain("exit=1");
     expect(ws.read("../keel-home/config.json")).not.toContain("bash(*)");
     const list = await bash(ws, `"${process.execPath}" "${keel}" config list --show-secrets; echo "exit=$?"`);
@@ -120,6 +121,18 @@ describe("keel trust and keel config confirm-local inside a process keel started
       expect(ws.exists("secret.txt")).toBe(false);
     });
   }
+
+  it("a runtime command (keel task add) typed there is no approval: it asks, while typed in your terminal it is one", async () => {
+    ws = makeWorkspace({}, { git: true, under: "/var/tmp" });
+    ws.writeUserConfig({ sandbox: "off" });
+    const keel = keelCopy(ws);
+    const obs = await bash(ws, `"${process.execPath}" "${keel}" task add "from the model"; echo "exit=$?"`);
+    expect(obs.content).toContain("Approval required to run task_create");
+    expect(obs.content).toContain("exit=1");
+    expect(ws.exists(".keel/state/tasks.json") && ws.read(".keel/state/tasks.json").includes("from the model")).toBe(false);
+    const own = await runKeel(["task", "add", "from you"], { cwd: ws.root, env: ws.env });
+    expect(own.exitCode, own.stderr).toBe(0);
+  });
 
   it("your own terminal's --yes and approval advice are as before", async () => {
     ws = makeWorkspace({}, { git: true });
