@@ -13,6 +13,7 @@ import {
   registerAgentCommands,
   registerCoreCommands,
   refuseTrustInToolProcess,
+  refuseYesInToolProcess,
   registerSetupCommands,
   terminalText,
   watchStopSignals,
@@ -99,8 +100,11 @@ export async function main(argv: string[], given: CliIO = processIO()): Promise<
     .showHelpAfterError("(run with --help for usage)")
     .configureOutput(output(io, usageError))
     .exitOverride()
-    // Before any command: `--trust` and `KEEL_TRUST` are refused inside a process keel started for a tool.
-    .hook("preAction", () => refuseTrustInToolProcess(io.env, globals().trust));
+    // Before any command: `--trust`, `KEEL_TRUST` and `--yes` are refused inside a process keel started for a tool.
+    .hook("preAction", () => {
+      refuseTrustInToolProcess(io.env, globals().trust);
+      refuseYesInToolProcess(io.env, globals().yes);
+    });
 
   registerCoreCommands(program, ctx);
   registerPluginCommands(program, ctx);

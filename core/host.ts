@@ -1,5 +1,5 @@
 import { inToolProcess, orTrustOnce, TRUST_ONCE } from "./trust-hint.js";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { ArtifactStore } from "./artifacts.js";
 import type { KeelConfig } from "./config/config-schema.js";
 import { loadConfig, type LoadedConfig } from "./config/load-config.js";
@@ -99,7 +99,8 @@ export class Host {
       hiddenPaths({ ...sandbox, denyRead: [] }, workspace.root, keelHomeSecrets(workspace.keelHome), env).filter(
         (p) => p !== workspace.root && inside(workspace.root, p),
       );
-    this.permissions = new PermissionPolicy(config.permissions, configInfo.allowLevels, hidden);
+    // $KEEL_HOME speaks for you (its config, plugins, skills, trust records): no tool writes there, where the workspace holds it (run in ~) or lies in it.
+    this.permissions = new PermissionPolicy(config.permissions, configInfo.allowLevels, hidden, resolve(workspace.keelHome));
     this.sandbox = new SandboxRunner(sandbox, env, keelHomeSecrets(workspace.keelHome), workspace.root, workspace.keelHome);
     this.resultSecrets = new ResultSecrets(env);
     this.fetch = proxyFetch(env);

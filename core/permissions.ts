@@ -19,6 +19,8 @@ export interface PermissionDecision {
   strict?: boolean;
   /** For `ask`: a write to a control file: an "always" given in this session (for the tool, on another call) does not approve it; an answer or `--yes` does. */
   control?: boolean;
+  /** How the user could change the outcome (a setting that widens): for the user's own command line only, never for a model (see run-tool-intent). */
+  userHint?: string;
 }
 
 /** Permission rules as written in config. */
@@ -49,6 +51,7 @@ export class PermissionPolicy {
   private loading: Promise<void> | undefined;
   private hiddenList: readonly string[] | undefined;
   private hiddenKeyList: readonly string[] | undefined;
+  private keptKeyList: readonly string[] | undefined;
 
   /** The hidden paths (see the constructor), found once. */
   private get hidden(): readonly string[] {
@@ -64,12 +67,14 @@ export class PermissionPolicy {
    * `allowLevels`: who wrote each allow rule (default: the user). `hiddenPaths`: real paths of files and
    * folders no path tool may touch, whatever the rules say (keel's own secrets and your credential
    * stores, when they lie inside the workspace: see `Host`); asked for on the first path check
-   * (finding them resolves a few dozen paths; a command that checks none never does).
+   * (finding them resolves a few dozen paths; a command that checks none never does). `userLevel`: your
+   * user-level folder (`$KEEL_HOME`), which no tool writes into, whatever the rules say.
    */
   constructor(
     rules: PermissionRules = {},
     allowLevels: ReadonlyMap<string, readonly TrustLevel[]> = new Map(),
     private readonly hiddenPaths: () => readonly string[] = () => [],
+    private readonly userLevel?: string,
   ) {
     const names = new Map<string, RuleGlob>();
     this.deny = (rules.deny ?? []).map((r) => compileRule(r, "deny", names));
@@ -100,7 +105,8 @@ export class PermissionPolicy {
     if (secret)
       return {
         action: "deny",
-        reason: `"${arg}" is inside ${secret}, which holds keel's tokens or your credentials: no tool reads or writes there, whatever allow rules or --yes say (set "sandbox": {"credentials": "visible"} to let tools see your credential stores)`,
+        reason: `"${arg}" is inside ${secret}, which holds keel's tokens or your credentials: no tool reads or writes there, whatever allow rules or --yes say`,
+        userHint: 'set "sandbox": {"credentials": "visible"} to let tools see your credential stores',
       };
     let control: ControlWrite | undefined;
     if (arg !== undefined && tool.permissionMatch === "path" && tool.risk.includes("write")) {
@@ -110,6 +116,11 @@ export class PermissionPolicy {
         return {
           action: "deny",
           reason: `"${arg}" is inside ${dir}/, which keel protects: tool writes into .git/ and .keel/ are always refused, whatever allow rules or --yes say (they could plant git hooks or change keel's own state)`,
+        };
+      if (this.userLevel !== undefined && this.inUserLevel(abs))
+        return {
+          action: "deny",
+          reason: `"${arg}" is inside $KEEL_HOME (${this.userLevel}), your user-level folder: keel takes its config, plugins, skills, commands, agents and trust records as yours (and runs them unsandboxed), so tool writes there are always refused, whatever allow rules or --yes say: changing them is the user's to do, outside keel`,
         };
       control = controlWriteOf(root, abs, tool, input);
     }
@@ -147,6 +158,13 @@ export class PermissionPolicy {
       if (r !== "read") return { action: "ask", reason: `tools with risk ${tool.risk.filter((x) => x !== "read").join(", ")} ask by default` };
     }
     return READ_ONLY_ALLOWED;
+  }
+
+  /** True when `abs`, as written or where it really leads, lies in the user-level folder (compared as a folding volume would: see pathKey). */
+  private inUserLevel(abs: string): boolean {
+    this.keptKeyList ??= [...new Set([this.userLevel!, realTarget(this.userLevel!)])].map(pathKey);
+    const paths = [pathKey(abs), pathKey(realTarget(abs))];
+    return this.keptKeyList.some((k) => paths.some((p) => staysInside(relative(k, p))));
   }
 
   /**

@@ -11,7 +11,7 @@ import { settleAsk } from "./settle-ask.js";
 import { didYouMean, MAX_COMPARED_NAME, quotedName } from "./did-you-mean.js";
 import { Failure, ToolCall } from "./tool-call.js";
 import { fail, observe } from "./end-call.js";
-import { forModel, modelReads } from "./trust-hint.js";
+import { forModel, inToolProcess, modelReads } from "./trust-hint.js";
 
 /**
  * The single choke point for every tool call: lookup → visibility → validate → hook →
@@ -154,7 +154,8 @@ export async function runToolIntent(host: Host, intent: ToolIntent, run: RunCont
       started,
       "permission",
       "permission_denied",
-      `Permission denied for ${calledAs}: ${permission.reason}. This call is not allowed here; do not retry it — choose another approach.`,
+      // A setting that would widen is the user's to change: named to the user's command line, never to a model.
+      `Permission denied for ${calledAs}: ${permission.reason}${permission.userHint && !modelReads(run) && !inToolProcess(host.env) ? ` (${permission.userHint})` : ""}. This call is not allowed here; do not retry it — choose another approach.`,
       { source, resolvedTool: tool.name, rule: permission.rule },
       messages,
     );

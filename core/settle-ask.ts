@@ -5,6 +5,14 @@ import type { PermissionDecision } from "./permissions.js";
 import type { ApprovalAnswer, EventSink, ObservationCode, RunContext, ToolDefinition } from "./types.js";
 import { MAX_TIMER_MS } from "./tool-call.js";
 import { ABORTED, untilAborted } from "./until-aborted.js";
+import { inToolProcess, modelReads } from "./trust-hint.js";
+
+/**
+ * What a call that needs approval tells a model about it: that the decision is the user's, and nothing it could run
+ * or write to take it (`--yes`, an allow rule, `keel trust`, `keel sessions approve`): those are the user's to give.
+ */
+export const MODEL_APPROVAL_STOP =
+  "Approving it is the user's decision, not yours: do not try to approve, allow or re-run it another way (no config edit or keel command of yours can approve it). Stop, tell the user which call you need and why, and let them decide.";
 
 /** What the permission phase knows about a call whose decision is `ask`. */
 export interface AskedCall {
@@ -42,6 +50,17 @@ export function settleAsk(host: Host, call: AskedCall): AskSettlement | Promise<
   return askApprover(host, call);
 }
 
+/**
+ * True when a model reads the text of this call's `approval_required`: a keel run by a command keel started for a
+ * tool (its output goes back to that model), or a caller whose results a model reads (a workflow the model runs, a
+ * prompt command's line) — not an agent session's own calls, where `approval_required` pauses the session and the
+ * text is shown to the user with `keel sessions approve|reject`.
+ */
+function toModel(host: Host, run: RunContext): boolean {
+  if (inToolProcess(host.env)) return true;
+  return modelReads(run) && run.origin !== "agent" && run.origin !== "sub-agent";
+}
+
 async function askApprover(host: Host, call: AskedCall): Promise<AskSettlement> {
   const { callId, calledAs, tool, input, run, cwd, permission, events } = call;
   const approver = run.approver ?? host.options.approver;
@@ -55,6 +74,14 @@ async function askApprover(host: Host, call: AskedCall): Promise<AskSettlement> 
       rule: permission.rule,
       ...(permission.strict ? { strict: true } : {}),
     });
+    if (toModel(host, run))
+      return {
+        refused: {
+          code: "approval_required",
+          message: `Approval required to run ${calledAs} (${permission.reason}). Nothing was executed. ${MODEL_APPROVAL_STOP}`,
+          metadata: { rule: permission.rule, risk: tool.risk, ...(permission.strict ? { strict: true } : {}) },
+        },
+      };
     const how = permission.strict
       ? "Answer the prompt on a terminal (--yes does not approve a call keel could not check), or rewrite the command without the part named above."
       : permission.control

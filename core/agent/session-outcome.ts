@@ -80,13 +80,21 @@ export function outcomeOf(id: string, state: SessionState, reason: StopReason, b
   };
 }
 
-/** Names the exhausted budget and how to go on. */
+/**
+ * Names the exhausted budget and how to go on. A sub-agent's outcome is its parent's model's tool result: that model is
+ * told raising a budget is the user's decision, not how to raise it (`keel config set`), which is the user's advice.
+ */
 function budgetMessage(s: ActiveSession): string {
   const b = overBudget(s);
   if (!b) return `Stopped: a session budget is used up (see agent.budgets in keel config); continue with keel run --resume ${s.id}.`;
+  const toModel = s.meta.depth > 0;
+  const next = (id: string) =>
+    toModel
+      ? "Raising a budget is the user's decision, not yours: do not try to raise it or go around it; report what was done and what is left."
+      : `Raise it (keel config set agent.budgets.${b.key} N) and continue with keel run --resume ${id}.`;
   if (b.inherited)
-    return `Stopped: this sub-agent used up what its parent session had left of agent.budgets.${b.key} (${b.limit}); budgets count a session together with its sub-agents. Raise it (keel config set agent.budgets.${b.key} N) and continue with keel run --resume ${s.meta.parentSessionId ?? s.id}.`;
-  return `Stopped: the session used up its budget agent.budgets.${b.key} (${b.limit}). Raise it (keel config set agent.budgets.${b.key} N) and continue with keel run --resume ${s.id}.`;
+    return `Stopped: this sub-agent used up what its parent session had left of agent.budgets.${b.key} (${b.limit}); budgets count a session together with its sub-agents. ${next(s.meta.parentSessionId ?? s.id)}`;
+  return `Stopped: the session used up its budget agent.budgets.${b.key} (${b.limit}). ${next(s.id)}`;
 }
 
 /** The text of the tool result a stopping hook produced (its stopReason), from the last result that carries one. */

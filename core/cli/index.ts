@@ -19,6 +19,6 @@ export { type StopWatch, watchStopSignals } from "./stop-signals.js";
 export { reviewWorkspace } from "./trust-review.js";
 export { ttyApprover } from "./tty-approver.js";
 export { ttyElicitor } from "./tty-elicitor.js";
-export { refuseInToolProcess, refuseTrustInToolProcess } from "./your-terminal-only.js";
+export { refuseInToolProcess, refuseTrustInToolProcess, refuseYesInToolProcess } from "./your-terminal-only.js";
 export { KeelError, UsageError, errorMessage } from "../errors.js";
 export { storageMessage } from "../state/storage-problem.js";

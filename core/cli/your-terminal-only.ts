@@ -32,3 +32,16 @@ export function refuseTrustInToolProcess(env: NodeJS.ProcessEnv, flag: boolean):
     `${how} was refused: this keel was started by a command keel runs for a tool (${CALL_MARK} is set: a bash call, a workflow step, a hook or an MCP server), and trusting a workspace's manifests is yours to do, not a model's. Run \`keel trust\` once in your own terminal to trust this workspace for good (it approves what the workspace declares now), then run this without ${how}.`,
   );
 }
+
+/**
+ * Throws UsageError when `--yes` (`flag`) is given inside a process keel started for a tool: a `keel --yes …` that a
+ * model's command runs would approve every `ask` the session's own rules keep for you (a nested `keel --yes call
+ * write_file …`), so answering them is yours to do, as `keel sessions approve` is (see refuseInToolProcess). Without
+ * `--yes` such a keel asks as before and, with nobody to answer, ends the call with `approval_required`.
+ */
+export function refuseYesInToolProcess(env: NodeJS.ProcessEnv, flag: boolean): void {
+  if (!env[CALL_MARK] || !flag) return;
+  throw new UsageError(
+    `\`--yes\` was refused: this keel was started by a command keel runs for a tool (${CALL_MARK} is set: a bash call, a workflow step, a hook or an MCP server), and approving what keel asks about is yours to do, not a model's. Nothing was run. Without --yes, a call that needs approval stops and says so, and the user decides in their own terminal.`,
+  );
+}

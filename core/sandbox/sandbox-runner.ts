@@ -203,10 +203,18 @@ export class SandboxRunner {
   /**
    * `$KEEL_HOME` when a `workspace-write` boundary holds it (`KEEL_HOME` set inside a project, keel run in a home
    * holding `~/.config/keel`), made first if missing: a command writing there would add a plugin, hook or trust of
-   * yours, which keel runs unsandboxed. Throws ToolError(`precondition_failed`) when it cannot be made.
+   * yours, which keel runs unsandboxed. Throws ToolError(`precondition_failed`) when it cannot be made, or when the
+   * boundary lies inside `$KEEL_HOME` (failing closed: all of it would be yours).
    */
   private keptKeelHome(settings: SandboxSettings, root: string): string[] {
-    if (!this.keelHome || settings.mode !== "workspace-write" || !inside(realOrSelf(root), realOrSelf(this.keelHome))) return [];
+    if (!this.keelHome || settings.mode !== "workspace-write") return [];
+    // A boundary inside $KEEL_HOME (a user-level plugin's folder worked on in place) is all yours: writable, it would let a command change what keel runs as you.
+    if (inside(realOrSelf(this.keelHome), realOrSelf(root)) && realOrSelf(root) !== realOrSelf(this.keelHome))
+      throw new ToolError(
+        `The sandbox cannot let commands write here: the workspace ${root} lies inside $KEEL_HOME (${this.keelHome}), whose plugins, skills and config keel runs as yours, unsandboxed. Nothing was run; work in a copy outside $KEEL_HOME, or set the sandbox to "read-only".`,
+        "precondition_failed",
+      );
+    if (!inside(realOrSelf(root), realOrSelf(this.keelHome))) return [];
     try {
       mkdirSync(this.keelHome, { recursive: true, mode: PRIVATE_DIR_MODE });
     } catch (error) {

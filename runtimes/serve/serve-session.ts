@@ -1,5 +1,5 @@
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { sinkWithEmit, type EventSink, type Host, type RunContext } from "../../core/index.js";
+import { MODEL_APPROVAL_STOP, sinkWithEmit, type EventSink, type Host, type RunContext } from "../../core/index.js";
 import { elicitApprover } from "./elicit-approver.js";
 import { forwardElicitor } from "./forward-elicitor.js";
 import { observationResult, type ServedCallResult } from "./observation-result.js";
@@ -11,6 +11,9 @@ import { unservedToolMessage } from "./unserved-tool.js";
 
 /** The origin every call from a client of `keel mcp serve` carries (recorded in `tool_intent` events). */
 export const SERVE_ORIGIN = "mcp-serve";
+
+/** What a client without elicitation (its model) reads about a call that needs approval: the decision is the user's; how to allow it goes to stderr. */
+const CLIENT_APPROVAL = `This MCP client cannot answer keel's approval prompts (it does not support elicitation), and keel mcp serve never approves on its own. ${MODEL_APPROVAL_STOP}`;
 
 type Sdk = typeof import("@modelcontextprotocol/sdk/server/index.js") & typeof import("@modelcontextprotocol/sdk/types.js");
 
@@ -76,9 +79,11 @@ export function createServeSession(sdk: Sdk, hub: ServeHub): Server {
       host.runTool(tool.intent(request.params.arguments ?? {}), { ...runContext(host, extra), ...(bound ? { toolBound: bound } : {}) }),
     );
     if (obs.code !== "approval_required") return observationResult(obs);
-    // The pipeline's advice (--yes, a terminal prompt) is for the CLI: a client gets what it can do.
+    // How to allow such calls (a rule to add, `keel trust`) is the user's to act on: on stderr, which the client keeps as
+    // the server's log; the result, which the client's model reads, says only that the decision is the user's.
+    hub.settings.notice(`keel mcp serve: ${obs.tool} was not run. ${approvalHint(obs)}`);
     const cut = obs.content.indexOf("Nothing was executed.");
-    return observationResult({ ...obs, content: cut < 0 ? obs.content : obs.content.slice(0, cut + "Nothing was executed.".length) }, approvalHint(obs));
+    return observationResult({ ...obs, content: cut < 0 ? obs.content : obs.content.slice(0, cut + "Nothing was executed.".length) }, CLIENT_APPROVAL);
   });
 
   server.setRequestHandler(sdk.ListResourcesRequestSchema, async (_request, extra) =>

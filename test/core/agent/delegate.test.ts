@@ -235,6 +235,9 @@ describe("delegate_agent", () => {
     expect(first.budgets).toEqual({ maxToolCalls: 3 });
     const observed = (await sessionState(ws.root, parent)).messages.find((m) => m.role === "tool" && m.toolCallId === "d1")!.content;
     expect(observed).toContain("what its parent session had left of agent.budgets.maxToolCalls (3)");
+    // The parent's model reads it: the decision to raise a budget is the user's, and how to raise it is not named.
+    expect(observed).toContain("Raising a budget is the user's decision, not yours");
+    expect(observed).not.toMatch(/keel config set|--resume/);
     // What the child used is recorded in the parent's log: a resume stops at once, with no model call and no child.
     host = await openTestHost(ws, TRUSTED);
     try {

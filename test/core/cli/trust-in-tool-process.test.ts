@@ -38,22 +38,24 @@ describe("--trust and KEEL_TRUST inside a process keel started for a tool", () =
       expect(ws.exists("marked.txt")).toBe(false);
     }
     // KEEL_TRUST=0 asks for nothing: not refused (the workflow is refused for trust, exit 1).
-    expect(await bash(ws, `KEEL_TRUST=0 ${KEEL} --yes workflow run mark; echo "exit=$?"`)).toContain("exit=1");
+    expect(await bash(ws, `KEEL_TRUST=0 ${KEEL} workflow run mark; echo "exit=$?"`)).toContain("exit=1");
   });
 
   it("your KEEL_TRUST=1 does not reach tool processes: a nested keel in a workflow step of a workspace trusted with keel trust runs", async () => {
     ws = workspace();
+    // The nested keel gets no --yes (refused there: see your-terminal-only.test.ts): your allow rule runs its step.
+    ws.writeUserConfig({ sandbox: "off", permissions: { allow: ["bash(touch marked.txt)"] } });
     ws.write(".claw-workflows.json", {
       workflows: [
-        { name: "mark", steps: [{ run: "echo ran > marked.txt" }] },
-        { name: "outer", steps: [{ run: `${KEEL} --yes workflow run mark; echo "inner=$?" > inner.txt` }] },
+        { name: "mark", steps: [{ run: "touch marked.txt" }] },
+        { name: "outer", steps: [{ run: `${KEEL} workflow run mark; echo "inner=$?" > inner.txt` }] },
       ],
     });
     expect((await runKeel(["trust"], { cwd: ws.root, env: ws.env })).exitCode).toBe(0);
     const r = await runKeel(["--yes", "workflow", "run", "outer"], { cwd: ws.root, env: { ...ws.env, KEEL_TRUST: "1" } });
     expect(r.exitCode, r.stdout + r.stderr).toBe(0);
     expect(ws.read("inner.txt")).toBe("inner=0\n");
-    expect(ws.read("marked.txt")).toBe("ran\n");
+    expect(ws.exists("marked.txt")).toBe(true);
   });
 
   it("nor a command hook's: a keel your hook runs under your exported KEEL_TRUST=1 is not refused", async () => {

@@ -69,7 +69,8 @@ describe("keel trust and keel config confirm-local inside a process keel started
     ws.writeUserConfig({ sandbox: "off", mcp: { headers: { Authorization: "Bearer s3cr3t-t0ken-value" } } });
     const keel = keelCopy(ws);
     const set = await bash(ws, `"${process.execPath}" "${keel}" config set permissions.allow '["bash(*)"]' --source user; echo "exit=$?"`);
-    expect(set.content).toContain("only from the user's own command line, not from a keel command run by a command keel started for a tool");
+    // Typed there, the command is no approval of its own (see below): it stops at approval; nothing is written.
+    expect(set.content).toContain("Approval required to run config_set");
     expect(set.content).toContain("exit=1");
     expect(ws.read("../keel-home/config.json")).not.toContain("bash(*)");
     const list = await bash(ws, `"${process.execPath}" "${keel}" config list --show-secrets; echo "exit=$?"`);
@@ -91,6 +92,54 @@ describe("keel trust and keel config confirm-local inside a process keel started
       expect(obs.content).toContain(REFUSED);
       expect(obs.content).toContain("exit=2");
     }
+  });
+
+  for (const sandbox of ["off", "workspace-write"] as const) {
+    it(`--yes is refused there, so a nested keel cannot approve what the session asks about; without it the model is told to stop (sandbox ${sandbox})`, async () => {
+      ws = makeWorkspace({}, { git: true, under: "/var/tmp" });
+      // Your deny rule, and write_file asking by default: the nested keel reads the same config.
+      ws.writeUserConfig({ sandbox, permissions: { deny: ["write_file(secret.txt)"] } });
+      const keel = keelCopy(ws);
+      const input = (path: string) => `'${JSON.stringify({ path, content: "x" })}'`;
+      for (const line of [`--yes call write_file --input ${input("a.txt")}`, `--yes --json run --model scripted:none.json hi`]) {
+        const obs = await bash(ws, `"${process.execPath}" "${keel}" ${line}; echo "exit=$?"`);
+        expect(obs.content).toContain("`--yes` was refused");
+        expect(obs.content).toContain("exit=2");
+      }
+      expect(ws.exists("a.txt")).toBe(false);
+      // In the sandbox a nested keel does not get that far: your $KEEL_HOME/config.json is hidden from it (/dev/null).
+      if (sandbox !== "off") return;
+      // Without --yes the call stops at approval, and what the model reads names no way to approve it itself.
+      const asked = await bash(ws, `"${process.execPath}" "${keel}" call write_file --input ${input("a.txt")}; echo "exit=$?"`);
+      expect(asked.content).toContain("Approval required to run write_file");
+      expect(asked.content).toContain("Approving it is the user's decision, not yours");
+      expect(asked.content).not.toMatch(/--yes|allow rule|keel trust|config\.json/);
+      expect(ws.exists("a.txt")).toBe(false);
+      // The deny rule holds as before.
+      const denied = await bash(ws, `"${process.execPath}" "${keel}" call write_file --input ${input("secret.txt")}; echo "exit=$?"`);
+      expect(denied.content).toContain("permission_denied");
+      expect(ws.exists("secret.txt")).toBe(false);
+    });
+  }
+
+  it("a runtime command (keel task add) typed there is no approval: it asks, while typed in your terminal it is one", async () => {
+    ws = makeWorkspace({}, { git: true, under: "/var/tmp" });
+    ws.writeUserConfig({ sandbox: "off" });
+    const keel = keelCopy(ws);
+    const obs = await bash(ws, `"${process.execPath}" "${keel}" task add "from the model"; echo "exit=$?"`);
+    expect(obs.content).toContain("Approval required to run task_create");
+    expect(obs.content).toContain("exit=1");
+    expect(ws.exists(".keel/state/tasks.json") && ws.read(".keel/state/tasks.json").includes("from the model")).toBe(false);
+    const own = await runKeel(["task", "add", "from you"], { cwd: ws.root, env: ws.env });
+    expect(own.exitCode, own.stderr).toBe(0);
+  });
+
+  it("your own terminal's --yes and approval advice are as before", async () => {
+    ws = makeWorkspace({}, { git: true });
+    const asked = await runKeel(["--json", "call", "write_file", "--input", '{"path":"a.txt","content":"x"}'], { cwd: ws.root, env: ws.env });
+    expect(asked.json().content).toContain("Re-run with --yes");
+    const yes = await runKeel(["--yes", "--json", "call", "write_file", "--input", '{"path":"a.txt","content":"x"}'], { cwd: ws.root, env: ws.env });
+    expect(yes.json().ok, yes.stdout).toBe(true);
   });
 
   it("your own terminal runs them as before", async () => {

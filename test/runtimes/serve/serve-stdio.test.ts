@@ -1,6 +1,7 @@
 import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { execa } from "execa";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { MODEL_APPROVAL_STOP } from "../../../core/settle-ask.js";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { KEEL_BIN } from "../../helpers/run-cli.js";
 import type { TempWorkspace } from "../../helpers/temp-workspace.js";
@@ -92,9 +93,10 @@ describe("keel mcp serve (stdio, SDK client)", () => {
     });
   });
 
-  it("a deny rule holds and an ask without elicitation is an isError result naming the rule to add (nothing runs)", async () => {
+  it("a deny rule holds and an ask without elicitation is an isError result telling the client's model the decision is the user's; the rule to add goes to stderr (nothing runs)", async () => {
     ws = serveWorkspace({ "keel.config.json": { permissions: { deny: ["say"] } } });
-    ({ client } = await connectStdio(ws));
+    let stderr: () => string;
+    ({ client, stderr } = await connectStdio(ws));
     const denied = await client.callTool({ name: "say", arguments: { topic: "x" } });
     expect(denied.isError).toBe(true);
     expect(observation(denied)).toMatchObject({ code: "permission_denied", phase: "permission" });
@@ -103,8 +105,10 @@ describe("keel mcp serve (stdio, SDK client)", () => {
     expect(asked.isError).toBe(true);
     expect(observation(asked)).toMatchObject({ code: "approval_required", phase: "permission" });
     expect(text(asked)).toMatch(/does not support elicitation/);
-    expect(text(asked)).toContain('{"permissions": {"allow": ["write_file"]}}');
-    expect(text(asked)).not.toMatch(/--yes/);
+    expect(text(asked)).toContain(MODEL_APPROVAL_STOP);
+    // The way to allow it is for the user (the client keeps the server's stderr as its log), not the model.
+    expect(text(asked)).not.toMatch(/--yes|permissions|keel trust|allow rule/);
+    await vi.waitFor(() => expect(stderr()).toContain('{"permissions": {"allow": ["write_file"]}}'));
     expect(ws.exists("out.txt")).toBe(false);
   });
 
