@@ -19,7 +19,7 @@ import { forModel, modelReads } from "./trust-hint.js";
  * observation with the phase it ended in and a code. Events (see CallLog): `tool_intent`; then
  * `tool_execute` naming every check passed, or the event of the check that refused the call; then
  * `tool_observation` naming the steps after execution. They are written before executing a tool
- * that is not read-only, and committed when the call ends (JsonlEventSink: written within a few
+ * that is not read-only by keel's own word (see `ownReadOnly`), and committed when the call ends (JsonlEventSink: written within a few
  * ms, one write for the calls ending meanwhile; code that persists state derived from an
  * observation flushes the sink first, as sessions do).
  */
@@ -186,9 +186,11 @@ export async function runToolIntent(host: Host, intent: ToolIntent, run: RunCont
     rule: permission.rule,
   });
   // A tool that may have side effects is on disk as started before it runs (a crash mid-call
-  // still leaves the record; calls starting together share that write); read-only tools skip this
-  // write and flush once when the call ends.
-  if (!tool.readOnly) {
+  // still leaves the record; calls starting together share that write); keel's own read-only tools
+  // skip this write and flush once when the call ends. A read-only claim keel cannot check (an MCP
+  // server's `readOnlyHint`, a code plugin's `readOnly`) does not skip it: a resumed session answers
+  // a call with no such record "Not run", and the model would repeat a side effect that happened.
+  if (!tool.readOnly || !ownReadOnly(tool)) {
     try {
       if (events.flushed) await events.flushed();
       else events.flush();
@@ -299,4 +301,9 @@ function unknownToolMessage(host: Host, name: string): string {
   const names = host.registry.listing().map((t) => t.name);
   const hint = didYouMean(name, names, 5) || ` Run \`keel tools\` to list the ${names.length} available tools.`;
   return `Unknown tool "${name}".${hint}`;
+}
+
+/** True when a tool's `readOnly` is keel's own word (a built-in or runtime tool), not a server's or a plugin's claim. */
+function ownReadOnly(tool: ToolDefinition): boolean {
+  return tool.source.kind === "builtin" || tool.source.kind === "runtime";
 }
