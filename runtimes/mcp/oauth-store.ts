@@ -3,7 +3,7 @@ import { mkdir, readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { OAuthDiscoveryState } from "@modelcontextprotocol/sdk/client/auth.js";
 import type { OAuthClientInformationMixed, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
-import { MCP_OAUTH_DIR, StateError, errorMessage, storageMessage, withFileLock, writeFileAtomic } from "../../core/index.js";
+import { MCP_OAUTH_DIR, StateError, errorMessage, storageMessage, urlForDisplay, withFileLock, writeFileAtomic } from "../../core/index.js";
 
 /** What keel keeps for one server URL: tokens, the client registration and the discovery result. */
 export interface OAuthRecord {
@@ -91,9 +91,10 @@ export class OAuthStore {
     try {
       await writeFileAtomic(file, JSON.stringify(data, null, 2) + "\n", 0o600);
     } catch (error) {
-      // A full or read-only $KEEL_HOME: the file keeps its previous record (the write is atomic); say where and why.
+      // A full or read-only $KEEL_HOME: the file keeps its previous record (the write is atomic); say where and why
+      // (the URL without its credentials: this message is printed, e.g. as the warning of a refresh that was not saved).
       throw new StateError(
-        `Could not save the login of ${data.serverUrl} to ${file}: ${storageMessage(error).replace(/\.?$/, ".")} The file keeps what it held before.`,
+        `Could not save the login of ${urlForDisplay(data.serverUrl)} to ${file}: ${storageMessage(error).replace(/\.?$/, ".")} The file keeps what it held before.`,
         file,
         {
           cause: error,
