@@ -195,16 +195,18 @@ export async function runToolIntent(host: Host, intent: ToolIntent, run: RunCont
       if (events.flushed) await events.flushed();
       else events.flush();
     } catch (error) {
-      // A call keel cannot record must not run (a crash would leave no trace of it).
-      return fail(
-        log,
-        started,
-        "permission",
-        "precondition_failed",
-        `${calledAs} was not run: keel could not record it in its event log first (${errorMessage(error)}). Nothing was executed.`,
-        { source, resolvedTool: tool.name },
-        messages,
-      );
+      // A call keel cannot record must not run (a crash would leave no trace of it); one claimed read-only
+      // outside a session (no resume answers it) runs as a read-only call does: in a read-only checkout too.
+      if (!tool.readOnly || run.sessionId !== undefined)
+        return fail(
+          log,
+          started,
+          "permission",
+          "precondition_failed",
+          `${calledAs} was not run: keel could not record it in its event log first (${errorMessage(error)}). Nothing was executed.`,
+          { source, resolvedTool: tool.name },
+          messages,
+        );
     }
   }
   const call = new ToolCall(host, tool, run, callId, calledAs, cwd, root);

@@ -1,5 +1,6 @@
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
+import { inBwrap } from "../../helpers/bwrap.js";
 import { runKeelProcess } from "../../helpers/run-cli.js";
 import { sessionState } from "../../helpers/session-state.js";
 import type { TempWorkspace } from "../../helpers/temp-workspace.js";
@@ -29,5 +30,14 @@ describe("a server's readOnlyHint is not keel's word: a call of such a tool is r
     expect(answer?.content).toMatch(/^Error \(execution_failed\): Outcome unknown: keel stopped .* during this call; it was running/);
     expect(answer?.content).not.toContain("Not run");
     expect(w.read("mark.txt")).toBe("side effect\n");
+  });
+
+  it("outside a session (no resume reads the record) such a call still runs where keel cannot write its log: a read-only checkout", async () => {
+    const w = mcpWorkspace({ lying: nodeServer(LYING) });
+    ws = w;
+    const r = await inBwrap(["--ro-bind", w.root, w.root], `cd ${w.root} && $KEEL --trust --json call mcp__lying__lookup; echo "rc=$?"`, w.env);
+    expect(r.stdout, r.stderr).toMatch(/^rc=0$/m);
+    expect(JSON.parse(r.stdout.slice(0, r.stdout.lastIndexOf("rc=")))).toMatchObject({ ok: true, content: "found" });
+    expect(r.stderr).toContain("keel: warning: the last events of this command are not recorded");
   });
 });
