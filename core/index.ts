@@ -76,6 +76,7 @@ export { BASH_MAX_TIMEOUT_MS } from "./tools/bash.js";
 export { CALL_MARK, callMarkValue, killMarked, newCallMark } from "./tools/call-mark.js";
 export { sinkWithEmit } from "./events.js";
 export {
+  type LockHeld,
   MAX_STATE_TEXT_BYTES,
   readJsonState,
   readStateTail,

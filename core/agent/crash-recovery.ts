@@ -10,11 +10,12 @@ import { answerUnrun, TOO_MANY_CALLS } from "./unrun-calls.js";
 /**
  * What a pending call with no record of its start is answered on resume (`code`: how it ended, when that was
  * recorded but its result was not): keel writes a call that may have side effects to its log (`tool_execute`)
- * before running it, and refuses it when that write fails, so it was not run.
+ * before running its tool (after the checks, `beforeTool` hooks included), and refuses it when that write fails,
+ * so its tool was not run.
  */
 export function notStartedText(code?: string): string {
   const when = code === undefined ? "before this call started" : `after this call ended without running (${code}), before its result was saved`;
-  return `Not run: keel stopped (a crash, a kill, or its event log could not be written) ${when}. keel records a call before running anything that can change state, and has no such record: nothing was executed (a tool that only reads may have read, but changed nothing). Make the call again if you still need it.`;
+  return `Not run: keel stopped (a crash, a kill, or its event log could not be written) ${when}. keel records a call before running its tool when that can change state, and has no such record: the tool was not run (a PreToolUse hook may have run; a tool that only reads may have read, but changed nothing). Make the call again if you still need it.`;
 }
 
 /**

@@ -53,7 +53,7 @@ export async function setConfigValue(ws: Workspace, keys: string[], value: unkno
       { file: target.file },
     );
   try {
-    return await withFileLock(target.file, async () => {
+    return await withFileLock(target.file, async (held) => {
       const { doc, created, text, bom } = await readTarget(target.file);
       const section = target.packageJson ? (doc.keel ?? {}) : doc;
       if (!isPlainObject(section))
@@ -63,6 +63,7 @@ export async function setConfigValue(ws: Workspace, keys: string[], value: unkno
       await validate(updated, target.file, key, value);
       await validate(mergedWith((await ConfigView.load(ws, trusted)).layers, source, target.file, updated), "the merged config", key, value);
       const whole = target.packageJson ? { ...doc, keel: updated } : updated;
+      held(); // taken over by another process meanwhile: not written over what it wrote
       // An existing file keeps its formatting: only the value changes (a package.json is not reformatted).
       if (text === undefined) await writeJsonState(target.file, whole);
       else await writeTextAtomic(target.file, bom + (await jsonTextWithValue(text, target.packageJson ? ["keel", ...keys] : keys, value, whole)));

@@ -48,7 +48,7 @@ export function oauthFetch(server: McpServerConfig, store: OAuthStore, interacti
   const locked: FetchLike = async (input, init) => {
     const sent = refreshTokenOf(init?.body);
     if (!sent) return scoped(input, init);
-    return store.locked(server.url!, async () => {
+    return store.locked(server.url!, async (held) => {
       const cur = await store.read(server.url!);
       if (cur.tokens?.refresh_token && cur.tokens.refresh_token !== sent) {
         const { issuer: _issuer, ...tokens } = cur.tokens;
@@ -59,7 +59,13 @@ export function oauthFetch(server: McpServerConfig, store: OAuthStore, interacti
         const tokens = (await res.clone().json()) as Record<string, unknown>;
         // The old refresh token may be spent now: a write that fails must not lose the new one for this process
         // too. The SDK hands the tokens to the provider next, whose saveTokens writes again and says what failed.
-        await store.write(server.url!, { ...cur, tokens: { ...tokens, issuer: cur.tokens?.issuer } as never }).catch(() => undefined);
+        // A lock another process took over meanwhile is not written through (`held` throws): the provider then warns the same way.
+        try {
+          held();
+          await store.write(server.url!, { ...cur, tokens: { ...tokens, issuer: cur.tokens?.issuer } as never });
+        } catch {
+          // said by the provider's saveTokens
+        }
       }
       return res;
     });

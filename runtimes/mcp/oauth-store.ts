@@ -3,7 +3,7 @@ import { mkdir, readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { OAuthDiscoveryState } from "@modelcontextprotocol/sdk/client/auth.js";
 import type { OAuthClientInformationMixed, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
-import { MCP_OAUTH_DIR, StateError, errorMessage, storageMessage, withFileLock, writeFileAtomic } from "../../core/index.js";
+import { type LockHeld, MCP_OAUTH_DIR, StateError, errorMessage, storageMessage, urlForDisplay, withFileLock, writeFileAtomic } from "../../core/index.js";
 
 /** What keel keeps for one server URL: tokens, the client registration and the discovery result. */
 export interface OAuthRecord {
@@ -66,19 +66,23 @@ export class OAuthStore {
     }
   }
 
-  /** Read-modify-write under the file's lock; `change` returns the new record (or undefined to keep it). */
+  /**
+   * Read-modify-write under the file's lock; `change` returns the new record (or undefined to keep it). A lock
+   * another process took over meanwhile throws StateError instead of writing over what that process wrote.
+   */
   async update(serverUrl: string, change: (cur: OAuthRecord) => OAuthRecord | undefined | Promise<OAuthRecord | undefined>): Promise<OAuthRecord> {
-    return this.locked(serverUrl, async () => {
+    return this.locked(serverUrl, async (held) => {
       const cur = await this.read(serverUrl);
       const next = await change(cur);
       if (!next) return cur;
+      held();
       await this.write(serverUrl, next);
       return next;
     });
   }
 
-  /** Runs `fn` holding the server's lock (other keel processes wait): used around a token refresh. */
-  async locked<T>(serverUrl: string, fn: () => Promise<T>): Promise<T> {
+  /** Runs `fn` holding the server's lock (other keel processes wait): used around a token refresh. `held`: see `withFileLock`. */
+  async locked<T>(serverUrl: string, fn: (held: LockHeld) => Promise<T>): Promise<T> {
     await mkdir(join(this.keelHome, OAUTH_DIR), { recursive: true, mode: 0o700 });
     return withFileLock(this.fileFor(serverUrl), fn);
   }
@@ -91,9 +95,10 @@ export class OAuthStore {
     try {
       await writeFileAtomic(file, JSON.stringify(data, null, 2) + "\n", 0o600);
     } catch (error) {
-      // A full or read-only $KEEL_HOME: the file keeps its previous record (the write is atomic); say where and why.
+      // A full or read-only $KEEL_HOME: the file keeps its previous record (the write is atomic); say where and why
+      // (the URL without its credentials: this message is printed, e.g. as the warning of a refresh that was not saved).
       throw new StateError(
-        `Could not save the login of ${data.serverUrl} to ${file}: ${storageMessage(error).replace(/\.?$/, ".")} The file keeps what it held before.`,
+        `Could not save the login of ${urlForDisplay(data.serverUrl)} to ${file}: ${storageMessage(error).replace(/\.?$/, ".")} The file keeps what it held before.`,
         file,
         {
           cause: error,

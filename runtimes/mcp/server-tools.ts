@@ -113,7 +113,8 @@ export function serverToolDefinition(host: Host, conn: McpConnection, info: McpT
     def.validateInput = false;
     host.diagnostics.warn(
       "mcp",
-      `Input schema of tool "${info.name}" from MCP server "${conn.name}" is invalid (${problem}); ${name} stays callable without input validation.`,
+      // The problem may come from a server's listing or a repository's committed tool cache: bounded (boundedText).
+      `Input schema of tool "${info.name}" from MCP server "${conn.name}" is invalid (${boundedText(problem)}); ${name} stays callable without input validation.`,
       where,
     );
   }

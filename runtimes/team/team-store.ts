@@ -198,10 +198,13 @@ export class TeamStore {
 
   private locked<R>(fn: (state: TeamState) => Promise<{ write: boolean; result: R }>): Promise<R> {
     return asToolError(() =>
-      withFileLock(this.file, async () => {
+      withFileLock(this.file, async (held) => {
         const state = await this.read();
         const { write, result } = await fn(state);
-        if (write) await writeJsonState(this.file, state);
+        if (write) {
+          held(); // taken over by another process meanwhile: not written over what it wrote
+          await writeJsonState(this.file, state);
+        }
         return result;
       }),
     );

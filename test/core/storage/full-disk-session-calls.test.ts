@@ -56,7 +56,7 @@ describe("a session whose event log fills the disk between two calls (real tmpfs
     expect(results["second"]).toMatch(
       /^Error \(precondition_failed\): Not run: keel stopped \(a crash, a kill, or its event log could not be written\) before this call started\./,
     );
-    expect(results["second"]).toContain("nothing was executed");
+    expect(results["second"]).toContain("the tool was not run");
     expect(events.filter((e) => e.type === "recovery").map((e) => e.unknownCalls)).toEqual([[{ id: "fill", tool: "bash", started: true }]]);
   });
 });

@@ -118,6 +118,24 @@ describe("MCP state in a repository's .keel/ is not evidence", () => {
     expect(tools.map((t) => t.name)).toContain("mcp__mine__echo"); // old code: no MCP tool at all
   });
 
+  it("a committed cache entry's schemaProblem is a bounded diagnostic (old code: the whole text, megabytes, in every keel tools)", async () => {
+    ws = makeWorkspace({ ".mcp.json": { mcpServers: { repo: nodeServer(FAULT, ["ok"], { lazy: true }) } } });
+    const keel = () => runKeel(["--trust", "--json", "tools"], { cwd: ws!.root, env: ws!.env });
+    expect((await keel()).exitCode).toBe(0); // lists the server once and caches its list
+    const file = ".keel/state/mcp/tool-cache.json";
+    const cache = JSON.parse(ws.read(file));
+    for (const tool of cache.servers.repo.tools) tool.schemaProblem = "P".repeat(1_000_000);
+    ws.write(file, cache);
+    const r = await keel();
+    expect(r.exitCode, r.stderr).toBe(0);
+    const said = (r.json().diagnostics as { message: string }[]).filter((d) => d.message.includes('from MCP server "repo" is invalid'));
+    expect(said.length).toBeGreaterThan(0);
+    for (const d of said) {
+      expect(d.message.length).toBeLessThan(5_000);
+      expect(d.message).toContain("[cut: 1000000 characters in all]");
+    }
+  });
+
   it("a breaker record committed in the repository does not keep the user's own server from starting (its health is kept under $KEEL_HOME)", async () => {
     ws = makeWorkspace({});
     const userMcp = join(ws.keelHome, "mcp.json");
