@@ -96,7 +96,7 @@ export { confinePath, inside, workspaceDirIn } from "./tools/confine-path.js";
 export { shownPath } from "./shown-path.js";
 export { gitTopAt } from "./git-marker.js";
 export { userItemProblem, userItemRefusal, yourOwners } from "./foreign-owner.js";
-export { userTreeProblem } from "./user-tree.js";
+export { userTreeProblem, userTreeRefusal } from "./user-tree.js";
 export { withoutRepoLocation } from "./git-repo-env.js";
 export { realOrSelf } from "./real-path.js";
 export { visibleJson } from "./visible-json.js";

@@ -1,6 +1,6 @@
 import { lstatSync, readdirSync, realpathSync, statSync } from "node:fs";
-import { isAbsolute, join, relative, sep } from "node:path";
-import { userFileProblem } from "./foreign-owner.js";
+import { basename, isAbsolute, join, relative, sep } from "node:path";
+import { userFileProblem, userItemRefusal } from "./foreign-owner.js";
 import { parentsProblem } from "./parent-folders.js";
 import { privateGroupJudge } from "./private-group.js";
 
@@ -23,34 +23,52 @@ export function userTreeProblem(root: string, owners: ReadonlySet<number> | unde
   const judge = privateGroupJudge();
   const realRoot = realOf(root) ?? root;
   const walked = new Set<string>();
-  const stack: { path: string; depth: number }[] = [{ path: root, depth: 0 }];
+  // `in`: the real path of the folder listed (an entry that is no link is really there: no realpath, whose cost grows with depth)
+  const stack: { path: string; depth: number; in?: string }[] = [{ path: root, depth: 0 }];
   let count = 0;
   while (stack.length > 0) {
-    const { path, depth } = stack.pop()!;
-    if (++count > MAX_USER_TREE_ENTRIES)
-      return `${root} holds more than ${MAX_USER_TREE_ENTRIES} files and folders, more than keel checks for other users' files`;
+    const { path, depth, in: folder } = stack.pop()!;
+    if (++count > MAX_USER_TREE_ENTRIES) return tooBig(`${root} holds more than ${MAX_USER_TREE_ENTRIES} files and folders`);
     const problem = userFileProblem(path, owners, judge);
     if (problem !== undefined) return problem;
-    const real = realOf(path);
+    const linked = isLink(path);
+    const real = linked || folder === undefined ? realOf(path) : join(folder, basename(path));
     if (real === undefined) continue; // a dangling link leads nowhere keel reads
     // a link leading out of the tree (the root itself may be one): who may rename what is above where it leads?
     // (the entries of a folder so reached are judged by that folder's own check)
-    if (isLink(path) && !(path !== root && inside(realRoot, real))) {
+    if (linked && !(path !== root && inside(realRoot, real))) {
       const above = parentsProblem(real, owners, judge);
       if (above !== undefined) return above;
     }
     if (!isFolder(real) || walked.has(real)) continue;
     walked.add(real);
-    if (depth >= MAX_DEPTH) return `${root} is more than ${MAX_DEPTH} folders deep, more than keel checks for other users' files`;
+    if (depth >= MAX_DEPTH) return tooBig(`${root} is more than ${MAX_DEPTH} folders deep`);
     let names: string[];
     try {
       names = readdirSync(path);
     } catch {
       return `${path} cannot be listed, so keel cannot check that its files are yours`;
     }
-    for (const name of names) stack.push({ path: join(path, name), depth: depth + 1 });
+    for (const name of names) stack.push({ path: join(path, name), depth: depth + 1, in: real });
   }
   return undefined;
+}
+
+/** The start of every problem `userTreeProblem` gives for a tree too big or deep to check (see `userTreeRefusal`). */
+const TOO_BIG = "too big to check: ";
+
+function tooBig(what: string): string {
+  return `${TOO_BIG}${what}, more than keel checks for other users' files`;
+}
+
+/**
+ * The message for a user-level plugin or skill (`what`, e.g. "The user-level plugin /home/me/.keel/plugins/p") that
+ * `userTreeProblem` refused with `problem`: for a tree too big or deep to check, what makes it checkable (ownership
+ * advice would not help); else `userItemRefusal`'s.
+ */
+export function userTreeRefusal(what: string, problem: string): string {
+  if (!problem.startsWith(TOO_BIG)) return userItemRefusal(what, problem);
+  return `${what} was skipped: ${problem.slice(TOO_BIG.length)} (keel runs none of a user-level plugin or skill until it has checked that all of it is yours). Make the folder smaller: install only what the plugin runs (\`npm ci --omit=dev\` or \`npm prune --omit=dev\` in it: dev dependencies are most of a node_modules/), bundle it into one file, or move what it does not need out of the folder.`;
 }
 
 function inside(top: string, path: string): boolean {

@@ -99,9 +99,10 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv, base: Fetc
   const encoder = new WireBodyEncoder(origin);
   // The parts of a request a server refuses (the token-limit field, stream_options, …): switched once it says so.
   const fallbacks = new RequestFallbacks(spec.baseUrl, spec.stream);
-  // The endpoint's answers begin inside a reasoning block the model's template opened (only `</think>` in them): once seen,
-  // later answers are held back from their start until it closes (see ThinkBlock).
-  let opensInside = false;
+  // The endpoint's answers begin inside a reasoning block the model's template opened (only `</think>` in them): once seen
+  // in the first answer (such a template opens every one; later, a `</think>` line is an answer quoting one), later answers
+  // are held back from their start until it closes (see ThinkBlock).
+  let [opensInside, firstAnswer] = [false, true];
   // One attempt at a call; `complete` retries it (the client itself never does: see withRetries).
   async function attempt(request: ModelRequest, options: ModelCallOptions): Promise<ModelResponse> {
     const names = new ToolNameMap(request.tools.map((t) => t.name));
@@ -140,10 +141,10 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv, base: Fetc
           );
         // A refusal (OpenAI's `refusal`, in place of the content) is the model's answer too: never an empty one.
         // A leading <think>…</think> in the content (a local reasoning model without a reasoning parser) is no answer.
-        const think = new ThinkBlock(opensInside);
+        const think = new ThinkBlock(opensInside, firstAnswer);
         const content = contentText(choice.message?.content);
         const answer = content && think.add(content) + think.end();
-        if (think.beganInside) opensInside = true;
+        [opensInside, firstAnswer] = [opensInside || think.beganInside, false];
         const text = answer.slice(think.cut) || textOf(choice.message?.refusal);
         // Some servers leave out `type`: a call with a `function` is a function call.
         const toolCalls = (choice.message?.tool_calls ?? [])
@@ -181,7 +182,7 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv, base: Fetc
       let text = "";
       const reasoning = new StreamedReasoning();
       // A leading <think>…</think> in the content (a local reasoning model without a reasoning parser) is held back, not shown.
-      const thinking = new ThinkBlock(opensInside);
+      const thinking = new ThinkBlock(opensInside, firstAnswer);
       // An answer that begins with `<tool_call>` is held back until it ends: it may be calls written as text (asCalls).
       const callText = new CallTextHold(request.tools.length > 0);
       const show = (kept: string) => {
@@ -246,7 +247,7 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv, base: Fetc
       // Reasoning that ended with a `</think>` line of its own (the template had opened the block) was shown, but is no answer.
       const shownReasoningChars = thinking.cut;
       text = text.slice(shownReasoningChars);
-      if (thinking.beganInside) opensInside = true;
+      [opensInside, firstAnswer] = [opensInside || thinking.beganInside, false];
       const streamedCalls = partial.result();
       fallbacks.sawIds(streamedCalls.map((p) => p.id));
       const toolCalls: ModelToolCall[] = streamedCalls.map((p, i) =>

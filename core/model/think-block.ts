@@ -15,7 +15,8 @@ const MAX_CLOSE_LINE = 64;
  *
  * A model whose chat template already opened the block in the prompt (DeepSeek-R1 distills, QwQ) writes only its
  * end: `reasoning\n</think>\n\nanswer`. With `opened` (the endpoint's answers were seen to begin so), content is held
- * from the start until the first `</think>`, as a block is. Without it, such content streams as it comes, and the
+ * from the start until the first `</think>`, as a block is. Without it (and while `learn`: the client's first answer),
+ * such content streams as it comes, and the
  * first `</think>` standing on a line of its own (blanks around it only), with neither `<think>` nor a code fence
  * (```) before it in the content, ends a reasoning that `cut` then counts: it was shown but is not kept. A `</think>`
  * anywhere else (inside a sentence, in backticks, in a code block, after a `<think>` the answer shows) is text of
@@ -44,12 +45,17 @@ export class ThinkBlock {
   private cutting = false;
   private closedInside = false;
 
-  /** `opened`: the answer begins inside a reasoning block its template opened (learned from the endpoint's answers before). */
-  constructor(private readonly opened = false) {
-    if (opened) {
-      this.state = "thinking";
-      this.watching = false;
-    }
+  /**
+   * `opened`: the answer begins inside a reasoning block its template opened (learned from the endpoint's answers before).
+   * `learn` false: a closing line in shown content is text like any other (the client's first answer, which a template
+   * that opens the block makes begin inside it too, did not: a later `</think>` line is the answer quoting one).
+   */
+  constructor(
+    private readonly opened = false,
+    learn = true,
+  ) {
+    if (opened || !learn) this.watching = false;
+    if (opened) this.state = "thinking";
   }
 
   /** Adds a piece of content; returns the part of it to show now (maybe ""). */

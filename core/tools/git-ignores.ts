@@ -164,8 +164,7 @@ export function parseIgnoreText(text: string): IgnorePattern[] {
 }
 
 function parseLine(raw: string): IgnorePattern | undefined {
-  // Trailing spaces are dropped unless escaped with a backslash.
-  let line = raw.replace(/(?<!\\) +$/, "");
+  let line = withoutTrailingSpaces(raw);
   if (line === "" || line.startsWith("#")) return undefined;
   const negate = line.startsWith("!");
   if (negate) line = line.slice(1);
@@ -180,6 +179,18 @@ function parseLine(raw: string): IgnorePattern | undefined {
 }
 
 /**
+ * `line` without its trailing spaces, but for one escaped with a backslash (`a\ ` keeps `a\ `), as git reads them.
+ * A scan from the end: a committed line of 256 KiB of spaces and one other character costs one pass (a regex
+ * `(?<!\\) +$` tries every space as a start, quadratic: about a minute for one such file, the walk frozen).
+ */
+function withoutTrailingSpaces(line: string): string {
+  let end = line.length;
+  while (end > 0 && line[end - 1] === " ") end--;
+  if (end < line.length && end > 0 && line[end - 1] === "\\") end++;
+  return line.slice(0, end);
+}
+
+/**
  * A gitignore pattern (without its `!`, leading and trailing `/`) in the linear glob's syntax: characters git
  * takes literally but picomatch does not (`{}()|+@!`) escaped, `[!a]` as `[^a]`, `**` glued to text as `*`
  * (as git reads it), and a trailing `/**` as `/**` + `/*` (git's `a/**` matches what is inside `a`, not `a`).
@@ -188,12 +199,14 @@ function toLinearGlob(pattern: string): string | undefined {
   const segments = pattern.split("/").map((seg) => {
     if (seg === "**") return seg;
     let out = "";
+    // past the last `]` no `[` opens a class: not searched for again (a segment of `[`s stays linear)
+    const lastClose = seg.lastIndexOf("]");
     for (let i = 0; i < seg.length; i++) {
       const c = seg[i]!;
       if (c === "\\") {
         if (i + 1 < seg.length) out += "\\" + seg[++i];
       } else if (c === "[") {
-        const end = seg.indexOf("]", i + 2);
+        const end = i + 2 > lastClose ? -1 : seg.indexOf("]", i + 2);
         if (end === -1) out += "\\[";
         else {
           const inner = seg.slice(i + 1, end);

@@ -20,7 +20,7 @@ export interface WriteOutcome {
  * Replaces the file at `abs` (resolved by `confinePath`) with `bytes` atomically: the parent
  * folder is opened and checked inside `root` (missing folders are created inside it), a temp file
  * is created next to the target with O_CREAT|O_EXCL through that open folder, written in full,
- * given the target's file mode and (where the system lets this user) its owner and group, and renamed over the target.
+ * given the target's file mode (without setuid and setgid) and (where the system lets this user) its owner and group, and renamed over the target.
  * A target this process may not write (a read-only file, as `echo > file` would find it) is refused, untouched. A crash or kill at any moment leaves
  * the old or the new content, never part of it (at worst a stray `.<name>.keel-tmp-<pid>-<random>` file, named
  * as keel's own state writes name theirs: the next write of that file removes it, through the same open folder,
@@ -53,7 +53,9 @@ export async function writeFileInside(root: string, abs: string, bytes: Buffer, 
       }
       if (before?.isFile()) {
         await keepOwner(handle, before);
-        await handle.chmod(before.mode & 0o7777);
+        // Never setuid or setgid: new content is a new program (the kernel drops those bits on a non-root write too),
+        // and a replacement given another user's uid with them would run the model's bytes as that user.
+        await handle.chmod(before.mode & 0o1777);
       }
       const stat = await handle.stat();
       await handle.close();

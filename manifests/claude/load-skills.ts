@@ -6,8 +6,8 @@ import {
   realOrSelf,
   readRegularFile,
   userItemProblem,
-  userItemRefusal,
   userTreeProblem,
+  userTreeRefusal,
   yourOwners,
   type Diagnostic,
 } from "../../core/index.js";
@@ -105,7 +105,7 @@ export function loadSkills(places: readonly SkillPlace[]): { skills: SkillDef[];
       // the whole skill folder: its scripts and the files SKILL.md points the model to are yours as much as SKILL.md
       const foreign = place.level === "user" ? (userItemProblem(place.boundary, file, owners) ?? userTreeProblem(join(place.dir, entry), owners)) : undefined;
       if (foreign !== undefined) {
-        warn(file, userItemRefusal("The user-level skill", foreign), "error");
+        warn(file, userTreeRefusal("The user-level skill", foreign), "error");
         continue;
       }
       let text: string;

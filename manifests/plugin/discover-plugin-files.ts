@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { userItemProblem, userItemRefusal, userTreeProblem, yourOwners } from "../../core/index.js";
+import { userItemProblem, userItemRefusal, userTreeProblem, userTreeRefusal, yourOwners } from "../../core/index.js";
 import { discoveryDirs, EXCLUDED_DIR_NAMES, isExcludedBelow } from "../discovery-scope.js";
 import { nodePluginFs, type PluginFs } from "./plugin-fs.js";
 
@@ -85,8 +85,10 @@ export function discoverPluginFiles(
     if (prior) found.splice(found.indexOf(prior), 1);
     if (level === "project" && isExcludedBelow(places.root, realPath)) return onExcluded?.(path, realPath);
     if (level === "user") {
-      const problem = userItemProblem(join(places.keelHome, layout === "gemini" ? "extensions" : "plugins"), path, owners) ?? treeProblem(root);
-      if (problem !== undefined) return onRefused?.(path, userItemRefusal(`The user-level plugin ${root}`, problem));
+      const item = userItemProblem(join(places.keelHome, layout === "gemini" ? "extensions" : "plugins"), path, owners);
+      if (item !== undefined) return onRefused?.(path, userItemRefusal(`The user-level plugin ${root}`, item));
+      const tree = treeProblem(root);
+      if (tree !== undefined) return onRefused?.(path, userTreeRefusal(`The user-level plugin ${root}`, tree));
     }
     const file: PluginFile = { path, realPath, root, level, layout, workspaceRoot: places.root, ...extra };
     seen.set(realPath, file);

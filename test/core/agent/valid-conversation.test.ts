@@ -121,7 +121,7 @@ describe("every request keel sends is a valid chat-completions request (strict l
       ["tool", "x1", NO_RESULT_RECORDED.slice(0, 40)],
       ["tool", "x2", "AAA from x2"],
       ["user", "", "a message typed meanwhile"],
-      ["user", "", '[keel: output of a "bash" call that is n'],
+      ["user", "", "[keel: all the rest of this message, to "],
       ["assistant", "y1", ""],
       ["tool", "y1", NO_RESULT_RECORDED.slice(0, 40)],
       ["user", "", "a later prompt"],

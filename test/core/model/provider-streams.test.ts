@@ -237,6 +237,19 @@ describe("stream quirks keel did not handle (keel run, raw SSE scripts)", () => 
     expect(second.json<{ text: string }>().text).toBe("Write `</think>` to end it,\nor not.");
   });
 
+  it("a later answer that quotes a `</think>` line (a file the model read) is kept whole, streamed or not: only the first answer shows a template", async () => {
+    for (const stream of [false, true]) {
+      const { root, env } = workspace({ stream });
+      const quoting = "The notes end with a stray tag:\n</think>\nNothing else is in them.";
+      server.push({ toolCalls: [{ id: "a", name: "read_file", arguments: { path: "notes.txt" } }] }, { text: quoting });
+      const r = await runKeel(["--yes", "--json", "run", "--session", `q${stream}`, "summarize the notes"], { cwd: root, env });
+      // Old code: the answer was taken as reasoning up to that line: the --json text (and the session) kept only its last line.
+      expect(r.json<{ text: string }>(), r.stderr).toMatchObject({ text: quoting });
+      expect(r.stderr).not.toContain("was its reasoning");
+      expect((await sessionState(root, `q${stream}`)).lastAnswer).toBe(quoting);
+    }
+  });
+
   it("the same <think> block in a whole answer (model.stream false) is left out too", async () => {
     const { root, env } = workspace({ stream: false });
     server.push({ text: "<think>\nThe user says hi.\n</think>\n\nhello" });

@@ -48,6 +48,28 @@ describe("every file of a user-level plugin or skill folder must be yours (scrip
     expect((await runKeel(["hooks", "--json"], { cwd: ws.root, env: env() })).json().hooks).toHaveLength(1);
   });
 
+  it("a plugin too big to check (a node_modules/ of 20000+ entries) is skipped with what makes it checkable, not ownership advice", async () => {
+    ws = makeWorkspace();
+    const root = join(ws.keelHome, "plugins", "big");
+    put(
+      "plugins/big/.claude-plugin/plugin.json",
+      JSON.stringify({ name: "big", virtual_tools: [{ name: "big_v", description: "d", response_template: "x" }] }),
+    );
+    for (let i = 0; i < 101; i++) {
+      const dir = join(root, "node_modules", `p${i}`);
+      mkdirSync(dir, { recursive: true });
+      for (let j = 0; j < 199; j++) writeFileSync(join(dir, `f${j}.js`), "");
+    }
+    const out = await runKeel(["tools", "--json"], { cwd: ws.root, env: env() });
+    expect(out.json().tools.map((t: { name: string }) => t.name)).not.toContain("big_v");
+    const diag = (out.json().diagnostics as Diag[]).find((d) => d.message.includes(`The user-level plugin ${root} was skipped`));
+    expect(diag?.message).toContain(`${root} holds more than 20000 files and folders`);
+    expect(diag?.message).toContain("npm prune --omit=dev");
+    // every file is yours already: `chown -R` would not help, so it is not what the message says to do
+    expect(diag?.message).not.toContain("chown");
+    expect(diag?.message).not.toContain("too big to check:");
+  });
+
   it("a code plugin whose main module imports a module every user may write is not loaded", async () => {
     ws = makeWorkspace();
     put("plugins/coded/plugin.json", JSON.stringify({ name: "coded", main: "./index.mjs" }));

@@ -155,6 +155,25 @@ describe("glob and grep follow .gitignore as git does", () => {
     expect((await call("glob", { pattern: "deep/a*" })).data.paths).toEqual([`deep/${"a".repeat(250)}`]);
   });
 
+  it("a committed .gitignore line of 256 KiB of spaces (or of `[`s) cannot freeze the walk: its other lines still apply", async () => {
+    // Trailing spaces were cut with a regex that tried every space as a start: about half a minute per such file,
+    // synchronously (no Ctrl-C), here eight of them. Now one pass each; the safety net is the test timeout.
+    const max = 256 * 1024;
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 8; i++) {
+      files[`d${i}/.gitignore`] = "*.log\n" + "x" + " ".repeat(max - 10) + "y\n";
+      files[`d${i}/a.log`] = "n\n";
+      files[`d${i}/a.txt`] = "n\n";
+    }
+    files["b/.gitignore"] = "*.log\n" + "[".repeat(max - 10) + "\n";
+    files["b/a.log"] = "n\n";
+    files["b/a.txt"] = "n\n";
+    repo(files);
+    const paths = (await call("glob", { pattern: "**/a.*" })).data.paths;
+    expect(paths).toEqual(["b/a.txt", ...Array.from({ length: 8 }, (_, i) => `d${i}/a.txt`)]);
+    expect(paths).toEqual(gitFiles().filter((f) => f.endsWith("a.txt") || f.endsWith("a.log")));
+  });
+
   it("takes core.excludesFile from your own ~/.gitconfig (a linked file, as dotfile managers make), never from the repository's config", async () => {
     repo({ "a.swp": "n\n", "b.ts": "n\n", "c.md": "n\n" });
     const home = join(ws.root, "..", "home");

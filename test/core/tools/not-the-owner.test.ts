@@ -105,4 +105,22 @@ describe.skipIf(!asRoot)("file tools keep the owner of the file they replace", (
     expect(statSync(ws.path("theirs.sh"))).toMatchObject({ uid: USER, gid: USER, mode: 0o100750 });
     expect(ws.read("theirs.sh")).toBe("echo three\n");
   });
+
+  it("a replaced setuid or setgid file of another user (a hard link a workspace planted) keeps its owner, never those bits", async () => {
+    // As root, the replacement is given the old file's uid: with the old mode's setuid bit it would run the model's
+    // bytes as that user (a hard link to their setuid program, where fs.protected_hardlinks allows one).
+    ws = makeWorkspace({ tool: "#!/bin/sh\necho one\n", "group-tool": "#!/bin/sh\necho one\n" });
+    chownSync(ws.path("tool"), USER, USER);
+    chmodSync(ws.path("tool"), 0o4755);
+    chownSync(ws.path("group-tool"), USER, USER);
+    chmodSync(ws.path("group-tool"), 0o2750);
+    const run = (tool: string, input: object) =>
+      execa(process.execPath, [KEEL_BIN, "--yes", "call", tool, "--input", JSON.stringify(input)], { cwd: ws!.root, env: ws!.env, reject: false });
+    expect((await run("write_file", { path: "tool", content: "#!/bin/sh\nid\n" })).exitCode).toBe(0);
+    expect(statSync(ws.path("tool"))).toMatchObject({ uid: USER, gid: USER, mode: 0o100755 });
+    expect((await run("read_file", { path: "group-tool" })).exitCode).toBe(0);
+    expect((await run("edit_file", { path: "group-tool", old_string: "echo one", new_string: "id" })).exitCode).toBe(0);
+    expect(statSync(ws.path("group-tool"))).toMatchObject({ uid: USER, gid: USER, mode: 0o100750 });
+    expect(ws.read("group-tool")).toBe("#!/bin/sh\nid\n");
+  });
 });
