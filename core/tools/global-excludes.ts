@@ -9,15 +9,18 @@ const CONFIG_MAX_BYTES = 256 * 1024;
  * Where the user's global git excludes file is, as git finds it: `core.excludesFile` of the user's own git config
  * (`~/.gitconfig`, then `$XDG_CONFIG_HOME/git/config`, default `~/.config/git/config`; the last one setting it wins, as
  * git reads the XDG file first and `~/.gitconfig` after it), else `$XDG_CONFIG_HOME/git/ignore` (default
- * `~/.config/git/ignore`). Only those user-level files are read, as data (a plain `[core]` section; `include`s are not
- * followed): never a repository's config. Undefined without a home. Never throws.
+ * `~/.config/git/ignore`). `GIT_CONFIG_GLOBAL`, when set, is read in place of both config files, as git does. Only those
+ * user-level files are read, as data (a plain `[core]` section; `include`s are not followed): never a repository's config.
+ * Undefined without a home. Never throws.
  */
 export function globalExcludesFile(env: NodeJS.ProcessEnv): string | undefined {
   const home = env.HOME || homedir();
   if (!home || !isAbsolute(home)) return undefined;
   const xdg = env.XDG_CONFIG_HOME && isAbsolute(env.XDG_CONFIG_HOME) ? env.XDG_CONFIG_HOME : join(home, ".config");
   let set: string | undefined;
-  for (const config of [join(xdg, "git", "config"), join(home, ".gitconfig")]) set = excludesFileIn(readSmall(config)) ?? set;
+  const given = env.GIT_CONFIG_GLOBAL;
+  const configs = given ? (isAbsolute(given) ? [given] : []) : [join(xdg, "git", "config"), join(home, ".gitconfig")];
+  for (const config of configs) set = excludesFileIn(readSmall(config)) ?? set;
   if (set !== undefined) return set.startsWith("~/") ? join(home, set.slice(2)) : isAbsolute(set) ? set : undefined;
   return join(xdg, "git", "ignore");
 }
@@ -33,11 +36,23 @@ function excludesFileIn(text: string | undefined): string | undefined {
     if (section) inCore = section[1]!.toLowerCase() === "core" && !line.includes('"');
     const entry = inCore ? /^(?:\[[^\]]*\]\s*)?excludesfile\s*=\s*(.*)$/i.exec(line) : null;
     if (!entry) continue;
-    let value = entry[1]!.replace(/\s+[#;].*$/, "").trim();
+    let value = withoutComment(entry[1]!).trim();
     if (value.startsWith('"') && value.endsWith('"') && value.length >= 2) value = value.slice(1, -1);
     found = value === "" ? undefined : value;
   }
   return found;
+}
+
+/** `value` up to its comment: a `#` or `;` outside double quotes starts one, as git reads it (one pass: the line may be long). */
+function withoutComment(value: string): string {
+  let quoted = false;
+  for (let i = 0; i < value.length; i++) {
+    const c = value[i];
+    if (c === "\\") i++;
+    else if (c === '"') quoted = !quoted;
+    else if (!quoted && (c === "#" || c === ";")) return value.slice(0, i);
+  }
+  return value;
 }
 
 /** A regular file's text (through a link: dotfile managers link these), at most CONFIG_MAX_BYTES; undefined when missing or not a file. */

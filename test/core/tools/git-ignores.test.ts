@@ -187,4 +187,19 @@ describe("glob and grep follow .gitignore as git does", () => {
     ws.git("config", "core.excludesFile", ws.path("repo-excludes"));
     expect((await call("glob", { pattern: "*.{swp,ts,md}" })).data.paths).toEqual(["b.ts", "c.md"]);
   });
+
+  it("reads GIT_CONFIG_GLOBAL in place of ~/.gitconfig, as git does; a comment needs no blank before it", async () => {
+    repo({ "a.swp": "n\n", "b.ts": "n\n", "c.md": "n\n" });
+    const home = join(ws.root, "..", "home");
+    mkdirSync(home, { recursive: true });
+    writeFileSync(join(home, "md-ignore"), "*.md\n");
+    writeFileSync(join(home, "swp-ignore"), "*.swp\n");
+    writeFileSync(join(home, ".gitconfig"), "[core]\n\texcludesFile = ~/swp-ignore\n");
+    // git reads `~/md-ignore` here: `;` starts a comment anywhere outside quotes. A long line is read in one pass.
+    writeFileSync(join(home, "other-config"), `[core]\n\texcludesFile = ~/nothing${" ".repeat(200_000)}x\n\texcludesFile = ~/md-ignore;mine\n`);
+    ws.env.HOME = home;
+    ws.env.GIT_CONFIG_GLOBAL = join(home, "other-config");
+    delete ws.env.XDG_CONFIG_HOME;
+    expect((await call("glob", { pattern: "*.{swp,ts,md}" })).data.paths).toEqual(["a.swp", "b.ts"]);
+  });
 });
