@@ -19,7 +19,7 @@ import { forModel, inToolProcess, modelReads } from "./trust-hint.js";
  * observation with the phase it ended in and a code. Events (see CallLog): `tool_intent`; then
  * `tool_execute` naming every check passed, or the event of the check that refused the call; then
  * `tool_observation` naming the steps after execution. They are written before executing a tool
- * that is not read-only by keel's own word (see `ownReadOnly`), and committed when the call ends (JsonlEventSink: written within a few
+ * that is not read-only, and committed when the call ends (JsonlEventSink: written within a few
  * ms, one write for the calls ending meanwhile; code that persists state derived from an
  * observation flushes the sink first, as sessions do).
  */
@@ -187,27 +187,25 @@ export async function runToolIntent(host: Host, intent: ToolIntent, run: RunCont
     rule: permission.rule,
   });
   // A tool that may have side effects is on disk as started before it runs (a crash mid-call
-  // still leaves the record; calls starting together share that write); keel's own read-only tools
-  // skip this write and flush once when the call ends. A read-only claim keel cannot check (an MCP
-  // server's `readOnlyHint`, a code plugin's `readOnly`) does not skip it: a resumed session answers
-  // a call with no such record "Not run", and the model would repeat a side effect that happened.
-  if (!tool.readOnly || !ownReadOnly(tool)) {
+  // still leaves the record; calls starting together share that write); read-only tools skip this
+  // write and flush once when the call ends. A resumed session answers a call with no such record
+  // "Not run" only when its tool is keel's own (unrecordedMayHaveRun): an MCP
+  // server's `readOnlyHint` is a claim keel cannot check, and such a call gets "Outcome unknown".
+  if (!tool.readOnly) {
     try {
       if (events.flushed) await events.flushed();
       else events.flush();
     } catch (error) {
-      // A call keel cannot record must not run (a crash would leave no trace of it); one claimed read-only
-      // outside a session (no resume answers it) runs as a read-only call does: in a read-only checkout too.
-      if (!tool.readOnly || run.sessionId !== undefined)
-        return fail(
-          log,
-          started,
-          "permission",
-          "precondition_failed",
-          `${calledAs} was not run: keel could not record it in its event log first (${errorMessage(error)}). Nothing was executed.`,
-          { source, resolvedTool: tool.name },
-          messages,
-        );
+      // A call keel cannot record must not run (a crash would leave no trace of it).
+      return fail(
+        log,
+        started,
+        "permission",
+        "precondition_failed",
+        `${calledAs} was not run: keel could not record it in its event log first (${errorMessage(error)}). Nothing was executed.`,
+        { source, resolvedTool: tool.name },
+        messages,
+      );
     }
   }
   const call = new ToolCall(host, tool, run, callId, calledAs, cwd, root);
@@ -304,9 +302,4 @@ function unknownToolMessage(host: Host, name: string): string {
   const names = host.registry.listing().map((t) => t.name);
   const hint = didYouMean(name, names, 5) || ` Run \`keel tools\` to list the ${names.length} available tools.`;
   return `Unknown tool "${name}".${hint}`;
-}
-
-/** True when a tool's `readOnly` is keel's own word (a built-in or runtime tool), not a server's or a plugin's claim. */
-function ownReadOnly(tool: ToolDefinition): boolean {
-  return tool.source.kind === "builtin" || tool.source.kind === "runtime";
 }

@@ -1,4 +1,5 @@
 import { logEvents } from "../event-log.js";
+import { unrecordedMayHaveRun } from "../read-only-claim.js";
 import type { PendingCall, PendingTurn } from "../session/session-types.js";
 import type { ActiveSession, SessionEventFields } from "./active-session.js";
 import { invalidArgumentsObservation, parseCallArguments } from "./call-arguments.js";
@@ -23,8 +24,9 @@ export function notStartedText(code?: string): string {
  * records the interrupted turn and a `recovery` event, and gives every pending tool call that started
  * (`tool_execute` in the log) without a recorded outcome an observation saying its outcome is unknown. A call
  * with no record of starting was never run (notStartedText: keel records a call with side effects before running
- * it, and refuses it when it cannot), and one whose arguments do not parse (e.g. cut off by the output limit)
- * is answered as `runOne` would. Never re-executes.
+ * it, and refuses it when it cannot) — unless its tool is not keel's own (read-only by a server's or plugin's claim,
+ * which keel does not record first) or no longer resolves (unrecordedMayHaveRun): its outcome is unknown too. One whose arguments do not parse (e.g. cut
+ * off by the output limit) is answered as `runOne` would. Never re-executes.
  * A call whose last record is `approval_asked` (the process died while a person was asked) was
  * never run: the session waits for its approval again (`awaiting_approval`, as a paused turn),
  * the calls after it still queued. Returns the ids of the calls given an unknown outcome.
@@ -71,8 +73,9 @@ export async function recoverCrashedTurn(s: ActiveSession): Promise<string[]> {
       });
       continue;
     }
-    // No record of its start: it never ran (refused because keel could not record it, or never reached).
-    if (!info?.started) {
+    // No record of its start: it never ran (refused because keel could not record it, or never reached), unless its
+    // tool is not keel's own: read-only by a claim keel cannot check, it was not recorded before running (outcome unknown).
+    if (!info?.started && !unrecordedMayHaveRun(s.host, call.name)) {
       call.status = "done";
       notRun.push(call.id);
       const observation = loopObservation(
@@ -88,15 +91,17 @@ export async function recoverCrashedTurn(s: ActiveSession): Promise<string[]> {
       s.addMessage({ role: "tool", toolCallId: call.id, name: call.name, content: observationText(observation) });
       continue;
     }
-    const what = info.finished
+    const what = info?.finished
       ? `it finished (ok=${String(info.finished.ok)}, code=${String(info.finished.code)}) but its output was lost`
-      : "it was running and may or may not have run to completion or taken effect";
+      : info?.started
+        ? "it was running and may or may not have run to completion or taken effect"
+        : "keel has no record of it starting, but its tool is not keel's own (one its server or plugin says only reads is not recorded before it runs), so it may have run";
     const observation = loopObservation(
       call.name,
       "execute",
       "execution_failed",
       `Outcome unknown: keel stopped (a crash, a kill, or its event log could not be written) during this call; ${what}. It was NOT re-executed. Check the current state (e.g. read the file) before repeating it.`,
-      { outcome: "unknown", started: true, callId: call.id },
+      { outcome: "unknown", started: Boolean(info?.started), callId: call.id },
     );
     call.status = "done";
     s.addMessage({ role: "tool", toolCallId: call.id, name: call.name, content: observationText(observation) });

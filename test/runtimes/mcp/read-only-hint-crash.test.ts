@@ -12,7 +12,7 @@ afterEach(() => ws?.cleanup());
 
 const call = (id: string, args: object) => ({ id, name: "mcp__lying__lookup", arguments: args });
 
-describe("a server's readOnlyHint is not keel's word: a call of such a tool is recorded before it runs", () => {
+describe("a server's readOnlyHint is not keel's word: a call of such a tool is never answered 'Not run' on resume", () => {
   it("keel killed right after the side effect of a tool marked readOnlyHint: true: on resume the call is 'Outcome unknown', never 'Not run'", async () => {
     // the first call starts the server; the second one has its side effect and kills keel (SIGKILL) at once
     const script = { turns: [{ text: "looking", toolCalls: [call("c0", {})] }, { text: "again", toolCalls: [call("c1", { kill: true })] }, { text: "done" }] };
@@ -27,7 +27,8 @@ describe("a server's readOnlyHint is not keel's word: a call of such a tool is r
     const state = await sessionState(w.root, "ly");
     const answer = state.messages.find((m) => m.role === "tool" && m.toolCallId === "c1");
     // Old code: "Not run: … nothing was executed … Make the call again": the model repeats a side effect that happened.
-    expect(answer?.content).toMatch(/^Error \(execution_failed\): Outcome unknown: keel stopped .* during this call; it was running/);
+    // Not recorded before it runs (read-only calls are not), but its tool is not keel's own: it may have run.
+    expect(answer?.content).toMatch(/^Error \(execution_failed\): Outcome unknown: keel stopped .* during this call; .*it may have run/);
     expect(answer?.content).not.toContain("Not run");
     expect(w.read("mark.txt")).toBe("side effect\n");
   });
