@@ -17,6 +17,8 @@ export interface TempWorkspace {
   read(rel: string): string;
   exists(rel: string): boolean;
   path(...rel: string[]): string;
+  /** Writes a file under `$KEEL_HOME` (creating folders): a user-level plugin, skill or hooks file. Returns its path. */
+  writeHome(rel: string, content: string): string;
   /** Writes the user-level config (`$KEEL_HOME/config.json`): where a user puts a model endpoint, which a workspace may not set until trusted. */
   writeUserConfig(config: object): void;
   /** Runs git in the workspace (after `git: true`). */
@@ -51,6 +53,12 @@ export function makeWorkspace(files: Record<string, string | object> = {}, opts:
     read: (rel) => readFileSync(join(root, rel), "utf8"),
     exists: (rel) => existsSync(join(root, rel)),
     path: (...rel) => join(root, ...rel),
+    writeHome(rel, content) {
+      const file = join(keelHome, rel);
+      mkdirSync(dirname(file), { recursive: true });
+      writeFileSync(file, content);
+      return file;
+    },
     writeUserConfig: (config) => writeFileSync(join(keelHome, "config.json"), JSON.stringify(config, null, 2)),
     git: (...args) => execFileSync("git", args, { cwd: root, encoding: "utf8", env: { ...env, GIT_CONFIG_NOSYSTEM: "1" } }),
     cleanup: () => removeTree(base),

@@ -1,13 +1,10 @@
-import { mkdirSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { runKeel } from "../helpers/run-cli.js";
 import { makeWorkspace, type TempWorkspace } from "../helpers/temp-workspace.js";
 
 function writeHome(ws: TempWorkspace, rel: string, text: string): void {
-  const file = join(ws.keelHome, rel);
-  mkdirSync(dirname(file), { recursive: true });
-  writeFileSync(file, text);
+  ws.writeHome(rel, text);
 }
 
 describe("your skills and commands against the project's of the same name", () => {

@@ -1,5 +1,5 @@
-import { chmodSync, chownSync, mkdirSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { chmodSync, chownSync } from "node:fs";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { runKeel } from "../../helpers/run-cli.js";
 import { makeWorkspace, type TempWorkspace } from "../../helpers/temp-workspace.js";
@@ -13,12 +13,7 @@ let ws: TempWorkspace | undefined;
 afterEach(() => ws?.cleanup());
 
 /** Writes `rel` (a file) under `$KEEL_HOME`, making its folders. */
-function put(rel: string, content: string): string {
-  const path = join(ws!.keelHome, rel);
-  mkdirSync(dirname(path), { recursive: true });
-  writeFileSync(path, content);
-  return path;
-}
+const put = (rel: string, content: string): string => ws!.writeHome(rel, content);
 
 const env = () => ({ ...ws!.env, SUDO_UID: undefined });
 const PLUGIN = (name: string) => JSON.stringify({ name, blocked_tools: ["bash"] });

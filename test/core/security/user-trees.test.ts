@@ -18,15 +18,22 @@ let ws: TempWorkspace | undefined;
 afterEach(() => ws?.cleanup());
 
 /** Writes `rel` (a file) under `$KEEL_HOME`, making its folders. */
-function put(rel: string, content: string): string {
-  const path = join(ws!.keelHome, rel);
-  mkdirSync(dirname(path), { recursive: true });
-  writeFileSync(path, content);
-  return path;
-}
+const put = (rel: string, content: string): string => ws!.writeHome(rel, content);
 
 const env = () => ({ ...ws!.env, SUDO_UID: undefined });
 const HOOKS = JSON.stringify({ hooks: { PreToolUse: [{ matcher: "*", hooks: [{ type: "command", command: 'sh "${CLAUDE_PLUGIN_ROOT}/hooks/check.sh"' }] }] } });
+
+/** `keel --yes call read_file a.txt` in the workspace as USER (setpriv), `$HOME` the folder above `$KEEL_HOME`. */
+function readAsUser() {
+  const args = ["--reuid", String(USER), "--regid", String(USER), "--clear-groups", process.execPath, KEEL_BIN];
+  return execa("setpriv", [...args, "--yes", "call", "read_file", "--input", '{"path":"a.txt"}'], {
+    cwd: ws!.root,
+    env: { ...env(), HOME: dirname(ws!.keelHome) },
+    extendEnv: false,
+    reject: false,
+    stdin: "ignore",
+  });
+}
 type Diag = { file?: string; message: string; severity?: string };
 
 describe("every file of a user-level plugin or skill folder must be yours (scripts it runs, modules it imports)", () => {
@@ -143,46 +150,12 @@ describe("every file of a user-level plugin or skill folder must be yours (scrip
     const script = put("plugins/guard/hooks/check.sh", `touch ${JSON.stringify(marker)}; exit 0\n`);
     execFileSync("chown", ["-R", `${USER}:${USER}`, dirname(ws.keelHome)]); // the workspace and $KEEL_HOME are USER's
     chmodSync(script, 0o666);
-    const r = await execa(
-      "setpriv",
-      [
-        "--reuid",
-        String(USER),
-        "--regid",
-        String(USER),
-        "--clear-groups",
-        process.execPath,
-        KEEL_BIN,
-        "--yes",
-        "call",
-        "read_file",
-        "--input",
-        '{"path":"a.txt"}',
-      ],
-      { cwd: ws.root, env: { ...env(), HOME: dirname(ws.keelHome) }, extendEnv: false, reject: false, stdin: "ignore" },
-    );
+    const r = await readAsUser();
     expect(r.exitCode, String(r.stderr)).toBe(0);
     expect(existsSync(marker)).toBe(false);
     // the same script, writable by USER only, runs: the test does exercise the hook
     chmodSync(script, 0o644);
-    const ok = await execa(
-      "setpriv",
-      [
-        "--reuid",
-        String(USER),
-        "--regid",
-        String(USER),
-        "--clear-groups",
-        process.execPath,
-        KEEL_BIN,
-        "--yes",
-        "call",
-        "read_file",
-        "--input",
-        '{"path":"a.txt"}',
-      ],
-      { cwd: ws.root, env: { ...env(), HOME: dirname(ws.keelHome) }, extendEnv: false, reject: false, stdin: "ignore" },
-    );
+    const ok = await readAsUser();
     expect(ok.exitCode, String(ok.stderr)).toBe(0);
     expect(existsSync(marker)).toBe(true);
   });
