@@ -1,26 +1,23 @@
-import { stat, type FileHandle } from "node:fs/promises";
+import { stat } from "node:fs/promises";
 import { join, relative } from "node:path";
 import { ToolError } from "../errors.js";
 import { defineTool } from "../define-tool.js";
 import type { ToolDefinition } from "../types.js";
 import { pathToolTraits } from "./path-tool-traits.js";
 import { confinePath, displayPath } from "./confine-path.js";
-import { openFileInside, readOpened } from "./open-inside.js";
+import { GREP_IN_MEMORY_BYTES, NOT_SYNC, OUTSIDE, readText, readTextSync, type GrepRead } from "./grep-read.js";
 import { LOSSY_NAME_HINT, lossyPath, unwalkedFoldersNote } from "../shown-path.js";
 import { GREP_MAX_CONTEXT, GrepOutput } from "./grep-output.js";
-import { utf16Text } from "./utf16-text.js";
 import { MAX_LINE_CHARS as MAX_SCANNED_LINE_CHARS, scanLines } from "./scan-lines.js";
 
 /** Matching lines grep returns when `max_results` is not given. */
 export const GREP_DEFAULT_RESULTS = 200;
 /** Largest `max_results` grep accepts. */
 export const GREP_MAX_RESULTS = 5000;
-/** Files up to this size are read whole (bytes); larger ones are streamed line by line. */
-export const GREP_IN_MEMORY_BYTES = 5 * 1024 * 1024;
-/** Marks a file that led outside the boundary when opened (a folder swapped for a link): skipped. */
-const OUTSIDE = Symbol("outside");
+export { GREP_IN_MEMORY_BYTES };
 
-const BATCH = 16;
+/** Longest the search reads files without letting other work run (ms): small files are read synchronously. */
+const SLICE_MS = 10;
 
 /**
  * `grep`: lines matching a regular expression (RE2, linear time) in workspace files, as `file:line: text`; skips binary
@@ -119,46 +116,51 @@ export function grepTool(): ToolDefinition {
       let searched = 0;
       /** Lines longer than scanLines hands on: searched in their first MAX_LINE_CHARS characters only. */
       let cutLines = 0;
-      for (let i = 0; i < files.length && !output.more; i += BATCH) {
+      let sliceStart = performance.now();
+      for (let i = 0; i < files.length && !output.more; i++) {
+        // Small files are opened and read without a promise per syscall (the same open and check: `readTextSync`);
+        // other work gets the thread back every SLICE_MS.
+        if (performance.now() - sliceStart > SLICE_MS) {
+          await new Promise((resolve) => setImmediate(resolve));
+          sliceStart = performance.now();
+        }
         ctx.signal.throwIfAborted();
-        const batch = await Promise.all(files.slice(i, i + BATCH).map((f) => readText(ctx.root, f, ctx.signal)));
-        try {
-          for (const [j, loaded] of batch.entries()) {
-            if (output.more) break;
-            if (loaded === undefined) {
-              skippedUnreadable++;
-              if (lossyPath(files[i + j]!)) lossyNames++;
-              continue;
-            }
-            if (loaded === OUTSIDE) {
-              skippedOutside++;
-              continue;
-            }
-            if (loaded === null) {
-              skippedBinary++;
-              continue;
-            }
-            const file = displayPath(ctx.cwd, files[i + j]!);
-            const take = output.file(file, (line) => regex.test(line));
-            // A UTF-8 byte order mark is no part of the first line's text (as in ripgrep): `^#!` still matches after one.
-            const onLine = (text: string, lineNo: number): boolean => take(lineNo === 1 && text.startsWith("\ufeff") ? text.slice(1) : text, lineNo);
-            if (typeof loaded === "object") {
-              const scan = await scanLines(loaded, { signal: ctx.signal, nul: "head", onLine }).catch((error: unknown) => {
-                if (ctx.signal.aborted) throw error;
-                return undefined;
-              });
-              if (scan?.binary) skippedBinary++;
-              else if (scan) searched++;
-              cutLines += scan?.cutLines ?? 0;
-            } else {
-              searched++;
-              const lines = loaded.split("\n");
-              for (let n = 0; n < lines.length && onLine(lines[n]!, n + 1); n++);
-            }
+        const quick = readTextSync(ctx.root, files[i]!);
+        const loaded: GrepRead = quick === NOT_SYNC ? await readText(ctx.root, files[i]!, ctx.signal) : quick;
+        if (loaded === undefined) {
+          skippedUnreadable++;
+          if (lossyPath(files[i]!)) lossyNames++;
+          continue;
+        }
+        if (loaded === OUTSIDE) {
+          skippedOutside++;
+          continue;
+        }
+        if (loaded === null) {
+          skippedBinary++;
+          continue;
+        }
+        const file = displayPath(ctx.cwd, files[i]!);
+        const take = output.file(file, (line) => regex.test(line));
+        // A UTF-8 byte order mark is no part of the first line's text (as in ripgrep): `^#!` still matches after one.
+        const onLine = (text: string, lineNo: number): boolean => take(lineNo === 1 && text.startsWith("\ufeff") ? text.slice(1) : text, lineNo);
+        if (typeof loaded === "object") {
+          // A large file was handed over open, to stream.
+          try {
+            const scan = await scanLines(loaded, { signal: ctx.signal, nul: "head", onLine }).catch((error: unknown) => {
+              if (ctx.signal.aborted) throw error;
+              return undefined;
+            });
+            if (scan?.binary) skippedBinary++;
+            else if (scan) searched++;
+            cutLines += scan?.cutLines ?? 0;
+          } finally {
+            await loaded.close();
           }
-        } finally {
-          // Large files were handed over open; closing is idempotent.
-          for (const loaded of batch) if (typeof loaded === "object" && loaded !== null) await loaded.close();
+        } else {
+          searched++;
+          const lines = loaded.split("\n");
+          for (let n = 0; n < lines.length && onLine(lines[n]!, n + 1); n++);
         }
       }
       // A name with a newline (or a `:`, the field separator here) is quoted, so a match never reads as two or as another file's.
@@ -198,33 +200,4 @@ export function grepTool(): ToolDefinition {
       };
     },
   });
-}
-
-/**
- * File text; `null` for binary (a NUL in the first 8 KiB); the open handle for a file over
- * GREP_IN_MEMORY_BYTES (to stream; the caller closes it); OUTSIDE when it led outside the boundary
- * when opened; `undefined` if unreadable. Opened once and checked (see `openFileInside`).
- */
-async function readText(root: string, file: string, signal: AbortSignal): Promise<string | FileHandle | typeof OUTSIDE | null | undefined> {
-  let handle: FileHandle;
-  try {
-    handle = await openFileInside(root, file, file);
-  } catch (error) {
-    return error instanceof ToolError && error.code === "permission_denied" ? OUTSIDE : undefined;
-  }
-  try {
-    const st = await handle.stat();
-    if (!st.isFile()) return void (await handle.close());
-    if (st.size > GREP_IN_MEMORY_BYTES) return handle;
-    signal.throwIfAborted();
-    const buf = await readOpened(handle, st.size);
-    await handle.close();
-    const utf16 = utf16Text(buf);
-    if (utf16) return utf16.text;
-    if (buf.subarray(0, 8192).includes(0)) return null;
-    return buf.toString("utf8");
-  } catch {
-    await handle.close().catch(() => undefined);
-    return undefined;
-  }
 }

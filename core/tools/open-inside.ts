@@ -1,4 +1,4 @@
-import { constants, readlinkSync, realpathSync, statSync } from "node:fs";
+import { closeSync, constants, openSync, readlinkSync, realpathSync, statSync } from "node:fs";
 import { mkdir, open, type FileHandle } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { ToolError } from "../errors.js";
@@ -58,6 +58,28 @@ export async function openFileInside(root: string, abs: string, shown: string): 
     await handle.close();
     throw error;
   }
+}
+
+/**
+ * `openFileInside`'s common case without leaving the thread (for tight loops over many small files, where a
+ * promise per syscall costs more than the syscall): the same `O_NOFOLLOW | O_NONBLOCK` open, and the descriptor
+ * kept only when `/proc/self/fd/N` names a live file inside `root` — the very condition under which
+ * `openFileInside` accepts without `checkOpened`. Returns the descriptor (the caller closes it), or `undefined`
+ * when that cannot be told here (no /proc, a deleted file, a path that reads outside `root`): the caller then
+ * opens the file again with `openFileInside`, which checks it fully. Throws as `openFileInside` does for a
+ * link met at the last component (ToolError `permission_denied`) and for other open errors.
+ */
+export function openFileInsideSync(root: string, abs: string, shown: string): number | undefined {
+  let fd: number;
+  try {
+    fd = openSync(abs, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
+  } catch (error) {
+    throw linkRace(error, shown) ?? error;
+  }
+  const real = procPath(fd);
+  if (real !== undefined && !real.endsWith(" (deleted)") && inside(root, real)) return fd;
+  closeSync(fd);
+  return undefined;
 }
 
 /**
