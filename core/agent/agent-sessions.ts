@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { existsSync, statSync } from "node:fs";
 import { UsageError, errorMessage } from "../errors.js";
 import type { Host } from "../host.js";
+import { inToolProcess } from "../trust-hint.js";
 import { requireModelSpec } from "../model/model-spec.js";
 import type { AgentRunRequest, AgentRunResult, AgentService } from "../services.js";
 import { acquireSessionLock } from "../session/session-lock.js";
@@ -18,7 +19,7 @@ import type { ApprovalDecision } from "./run-tool-calls.js";
 import type { GuidanceEntry } from "../hooks.js";
 import { fireAfterTurn, firePromptHooks, fireUserPromptSubmit } from "./session-hooks.js";
 import { hookTextsMessage } from "./tool-guidance.js";
-import { outcome, outcomeOf } from "./session-outcome.js";
+import { decideHint, outcome, outcomeOf } from "./session-outcome.js";
 import { MAX_DELEGATION_DEPTH } from "./tool-menu.js";
 import { runPromptSession } from "./run-prompt-session.js";
 import { budgetsLeft, countForParent, noteChild } from "./tree-budget.js";
@@ -94,7 +95,9 @@ export class AgentSessions implements AgentService {
     const waiting = () => {
       const call = s.state.pending?.calls.find((c) => c.status === "awaiting_approval");
       return new UsageError(
-        `Session ${id} is waiting for approval of ${call?.name ?? "a tool call"}: run \`keel sessions approve ${id}\` or \`keel sessions reject ${id}\` first.`,
+        inToolProcess(this.host.env)
+          ? `Session ${id} is waiting for approval of ${call?.name ?? "a tool call"}. ${decideHint(id, true)}`
+          : `Session ${id} is waiting for approval of ${call?.name ?? "a tool call"}: run \`keel sessions approve ${id}\` or \`keel sessions reject ${id}\` first.`,
       );
     };
     try {

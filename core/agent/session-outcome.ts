@@ -1,4 +1,5 @@
 import { existsSync } from "node:fs";
+import { inToolProcess } from "../trust-hint.js";
 import { callArgumentsText } from "../visible-json.js";
 import { StateError, UsageError } from "../errors.js";
 import type { Host } from "../host.js";
@@ -32,14 +33,15 @@ export function checkPinnedDir(host: Host, id: string, meta: SessionMeta): void 
 /** The outcome of a run of the open session `s` that stopped for `reason` (a pause names the call deciding it runs, a sub-agent's too). */
 export async function outcome(s: ActiveSession, reason: StopReason): Promise<AgentOutcome> {
   const waiting = reason === "awaiting_approval" ? await waitingCall(s.host.workspace.stateDir, s.state) : undefined;
-  return outcomeOf(s.id, s.state, reason, reason === "budget" ? budgetMessage(s) : undefined, waiting);
+  return outcomeOf(s.id, s.state, reason, reason === "budget" ? budgetMessage(s) : undefined, waiting, inToolProcess(s.host.env));
 }
 
 /**
  * The outcome a session's state shows for `reason` (`budget`: keel's message naming the budget, when
- * known; `found`: the waiting call as waitingCall found it, with the sub-agent call it decides).
+ * known; `found`: the waiting call as waitingCall found it, with the sub-agent call it decides; `toolProcess`:
+ * this keel runs inside a command keel started for a tool, where `keel sessions approve|reject` is refused).
  */
-export function outcomeOf(id: string, state: SessionState, reason: StopReason, budget?: string, found?: WaitingCall): AgentOutcome {
+export function outcomeOf(id: string, state: SessionState, reason: StopReason, budget?: string, found?: WaitingCall, toolProcess = false): AgentOutcome {
   const own = state.pending?.calls.find((c) => c.status === "awaiting_approval");
   const waiting = found ?? (own ? { call: own } : undefined);
   const message =
@@ -48,7 +50,7 @@ export function outcomeOf(id: string, state: SessionState, reason: StopReason, b
       : reason === "error"
         ? `The run failed: ${state.error ?? "unknown error"}`
         : reason === "awaiting_approval"
-          ? `Session ${id} is waiting for approval to run ${waiting ? describeWaiting(waiting, (tool, args) => `${tool}(${callArgumentsText(args)})`) : "a tool call"}. Approve with \`keel sessions approve ${id}\` or reject with \`keel sessions reject ${id}\`.`
+          ? `Session ${id} is waiting for approval to run ${waiting ? describeWaiting(waiting, (tool, args) => `${tool}(${callArgumentsText(args)})`) : "a tool call"}. ${decideHint(id, toolProcess)}`
           : reason === "max_steps"
             ? `Stopped after the maximum number of steps; continue with keel run --resume ${id}.`
             : reason === "budget"
@@ -78,6 +80,16 @@ export function outcomeOf(id: string, state: SessionState, reason: StopReason, b
         }
       : {}),
   };
+}
+
+/**
+ * How a pause is decided: on the user's own terminal, with `keel sessions approve|reject`; inside a command keel runs
+ * for a tool (whose output a model reads), those are refused, so the text says the decision is the user's, in their terminal.
+ */
+export function decideHint(id: string, toolProcess: boolean): string {
+  return toolProcess
+    ? `Deciding it is the user's, not yours: \`keel sessions approve|reject\` is refused inside a command keel runs for a tool. Ask the user to run \`keel sessions approve ${id}\` or \`keel sessions reject ${id}\` in their own terminal; do not retry it.`
+    : `Approve with \`keel sessions approve ${id}\` or reject with \`keel sessions reject ${id}\`.`;
 }
 
 /**

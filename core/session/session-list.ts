@@ -20,7 +20,7 @@ export interface SessionSummary {
 }
 
 /**
- * Every session of the workspace, newest first. A row comes from `status.json` (keel writes it small: a few
+ * Every session of the workspace, newest first (`listedTime`: a time in the future does not count). A row comes from `status.json` (keel writes it small: a few
  * hundred bytes), else from the `state.json` checkpoint — a session written before status.json existed, or one
  * whose status.json keel cannot read (too large, not JSON, a link: edited or not written by keel), with a note
  * saying so. A session none of whose files can be read is listed with status `unreadable` and a note saying why
@@ -40,7 +40,18 @@ export function listSessions(stateDir: string): SessionSummary[] {
     if (!existsSync(paths.meta)) continue;
     out.push(summary(id, paths));
   }
-  return out.sort((a, b) => b.updatedAt.localeCompare(a.updatedAt));
+  const now = Date.now();
+  return out.sort((a, b) => listedTime(b, now) - listedTime(a, now));
+}
+
+/**
+ * The time a row sorts by: its `updatedAt`; one after `now` (a repository can commit a session updated in the year
+ * 3000, which would otherwise stay on top for ever) or not a time gives way to its `createdAt`, and when that is no
+ * time before `now` either, the row sorts last. Never throws.
+ */
+export function listedTime(row: Pick<SessionSummary, "updatedAt" | "createdAt">, now: number): number {
+  for (const t of [Date.parse(row.updatedAt), Date.parse(row.createdAt ?? "")]) if (!Number.isNaN(t) && t <= now) return t;
+  return -Infinity;
 }
 
 /** What a row reads of `session.json`: a repository can commit any JSON there (`"createdAt": 5` must not break the list). */

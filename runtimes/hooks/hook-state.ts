@@ -38,7 +38,7 @@ export class HookStateStore {
 
   /** Records outcomes (keyed by hookKey), each in its level's file. Never throws: a state file keel cannot write only loses the record. */
   async record(outcomes: Record<string, HookLastOutcome>): Promise<void> {
-    const entries = Object.entries(outcomes);
+    const entries = Object.entries(outcomes).map(([key, o]) => [key, o.error !== undefined ? { ...o, error: shownHookError(o.error) } : o] as const);
     const user = entries.filter(([key]) => this.isUser(key));
     const workspace = entries.filter(([key]) => !this.isUser(key));
     if (workspace.length) await recordIn(this.file, Object.fromEntries(workspace), this.prepare);
@@ -71,14 +71,31 @@ export function userHookStateFile(keelHome: string, root: string): string {
   return join(keelHome, "state", "hooks", `${createHash("sha256").update(root).digest("hex").slice(0, 16)}.json`);
 }
 
-/** A recorded outcome when each field is of its type (`error` optional), else undefined. Never throws. */
+/** Most characters of a hook's `error` kept and shown (a hook's stderr, or a committed hooks.json, can be megabytes). */
+export const MAX_HOOK_ERROR_CHARS = 500;
+
+/**
+ * A hook's error as keel keeps and shows it: on one line (control, format and line-separator characters become a
+ * blank, runs of blanks one), at most MAX_HOOK_ERROR_CHARS characters, ending with "…" when cut. Never throws.
+ */
+export function shownHookError(error: string): string {
+  const line = error
+    .slice(0, MAX_HOOK_ERROR_CHARS * 4)
+    .replace(/[\p{Cc}\p{Cf}\p{Cs}\p{Zl}\p{Zp}\s]+/gu, " ")
+    .trim();
+  const chars = [...line];
+  return chars.length > MAX_HOOK_ERROR_CHARS ? `${chars.slice(0, MAX_HOOK_ERROR_CHARS - 1).join("")}…` : line;
+}
+
+/** A recorded outcome when each field is of its type (`error` optional; its text fields bounded by `shownHookError`), else undefined. Never throws. */
 export function checkedOutcome(raw: unknown): HookLastOutcome | undefined {
   if (!isRecord(raw)) return undefined;
   const { event, at, exitCode, decision, durationMs, error } = raw;
   if (typeof event !== "string" || typeof at !== "string" || typeof decision !== "string" || typeof durationMs !== "number") return undefined;
   if (exitCode !== null && typeof exitCode !== "number") return undefined;
   if (error !== undefined && typeof error !== "string") return undefined;
-  return { event, at, exitCode, decision, durationMs, ...(error !== undefined ? { error } : {}) };
+  const [e, a, d] = [event, at, decision].map(shownHookError);
+  return { event: e!, at: a!, exitCode, decision: d!, durationMs, ...(error !== undefined ? { error: shownHookError(error) } : {}) };
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -67,7 +67,9 @@ export class MessageLog {
 
   /** Appends a message; the caller must hold `locked`. Returns the stored message with its id. */
   async appendLocked(msg: Omit<TeamMessage, "id" | "seq">): Promise<TeamMessage> {
-    const index = await this.current(true);
+    let index = await this.current(true);
+    // A stale index (one that no longer describes the log, see `read`) is rebuilt before the append writes it back.
+    if (!(await this.lastLineNamed(index))) index = await this.current(true, true);
     const seq = index.last_seq + 1;
     const stored: TeamMessage = { id: `msg_${seq}`, seq, ...msg };
     const line = Buffer.from(JSON.stringify(stored) + "\n", "utf8");
@@ -194,6 +196,18 @@ export class MessageLog {
       }
     }
     return index;
+  }
+
+  /** True when the index's last line holds the message its entry names (one line read); false for a stale index. */
+  private async lastLineNamed(index: LogIndex): Promise<boolean> {
+    if (index.bytes === 0) return true;
+    for (const [key, entries] of Object.entries(index.recipients))
+      for (const e of entries)
+        if (e[1] + e[2] === index.bytes) {
+          const [msg] = await this.lines([e]);
+          return msg?.seq === e[0] && `@${msg.recipient}` === key;
+        }
+    return false;
   }
 
   /** The messages at the entries' places; undefined for a place that holds no whole message (a stale index). */

@@ -47,10 +47,19 @@ export async function sessionsList(ctx: CliContext): Promise<void> {
     const row = { ...r, yours: origin.origin === "yours", ...origin };
     return interrupted(dir, r.id, r.status) ? { ...row, status: "interrupted", hint: resumeHint(r.id) } : row;
   });
+  // Yours first, then changed, then foreign (each newest first, as listed): a session a repository committed cannot
+  // push yours down, whatever time its files claim. A time after now is flagged in the table.
+  const rank = { yours: 0, changed: 1, foreign: 2 } as const;
+  rows.sort((a, b) => rank[a.origin] - rank[b.origin]);
+  const now = Date.now();
+  const future = (t: string) => Date.parse(t) > now;
   const notes = [
     rows.some((r) => r.status === "interrupted") ? "interrupted: its keel process died mid-turn; continue with keel run --resume ID" : "",
     rows.some((r) => r.origin === "changed") ? ORIGIN_NOTES.changed : "",
     rows.some((r) => r.origin === "foreign") ? ORIGIN_NOTES.foreign : "",
+    rows.some((r) => future(r.updatedAt))
+      ? "in the future: its files claim a later update than now (edited or not written by keel); listed by when it was created"
+      : "",
     // What a session's files made keel say (a JSON error quotes the file): shown escaped, on one line.
     ...rows.filter((r) => r.note).map((r) => `${r.id}: ${exactText(r.note!)}`),
   ].filter(Boolean);
@@ -58,7 +67,15 @@ export async function sessionsList(ctx: CliContext): Promise<void> {
     rows.length
       ? table(
           ["ID", "ORIGIN", "STATUS", "REASON", "TURNS", "UPDATED", "TITLE"],
-          rows.map((r) => [r.id, r.origin, r.status, r.reason ?? "", String(r.turns), r.updatedAt, r.title]),
+          rows.map((r) => [
+            r.id,
+            r.origin,
+            r.status,
+            r.reason ?? "",
+            String(r.turns),
+            future(r.updatedAt) ? `${r.updatedAt} (in the future)` : r.updatedAt,
+            r.title,
+          ]),
         ) + notes.map((n) => `\n${n}`).join("")
       : 'No sessions yet. Start one with keel run "…".',
   );

@@ -119,6 +119,26 @@ describe("agent sessions: worktree, recovery, per-turn options (real CLI)", () =
     expect(r.json().message).toContain("keel sessions approve ps");
   });
 
+  it("a paused run inside a command keel runs for a tool (KEEL_CALL) says the approval is the user's, in their own terminal", async () => {
+    const ws = workspace({ "script.json": [{ text: "I will run it", toolCalls: [call("bash", { command: "true" })] }, { text: "ok" }] });
+    const nested = `"${process.execPath}" "${KEEL_BIN}" run --model scripted:script.json --session nest go; echo "exit=$?"`;
+    const outer = await runKeel(["--yes", "--json", "call", "bash", "--input", JSON.stringify({ command: nested })], { cwd: ws.root, env: ws.env });
+    const content: string = outer.json().content;
+    expect(content).toContain("Session nest is waiting for approval to run bash");
+    expect(content).toContain("Deciding it is the user's, not yours");
+    expect(content).toContain("in their own terminal");
+    expect(content).not.toContain("Approve with"); // old code: "Approve with `keel sessions approve nest`", refused there
+    const resume = `"${process.execPath}" "${KEEL_BIN}" run --resume nest more; echo "exit=$?"`;
+    const again: string = (
+      await runKeel(["--yes", "--json", "call", "bash", "--input", JSON.stringify({ command: resume })], { cwd: ws.root, env: ws.env })
+    ).json().content;
+    expect(again).toContain("Session nest is waiting for approval of bash. Deciding it is the user's, not yours");
+    expect(again).toContain("exit=2");
+    // The user's own terminal keeps the usual hint.
+    const own = await runKeel(["run", "--model", "scripted:script.json", "--session", "mine", "--json", "go"], { cwd: ws.root, env: ws.env });
+    expect(own.json().message).toContain("Approve with `keel sessions approve mine`");
+  });
+
   it("keel send refuses an empty message (exit 2)", async () => {
     const ws = workspace({ "script.json": [{ text: "hi" }] });
     expect((await runKeel(["run", "--model", "scripted:script.json", "--session", "se", "go"], { cwd: ws.root, env: ws.env })).exitCode).toBe(0);

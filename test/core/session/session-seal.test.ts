@@ -98,6 +98,24 @@ describe("sessions keel did not start for the user are not continued (real CLI)"
     expect((await keel(w, "run", "--model", "scripted:s.json", "--session", "other", "hello")).exitCode).toBe(0);
   });
 
+  it("sessions list puts yours first; a time in the future (a committed status.json of the year 3000) does not keep a session on top", async () => {
+    const repo = await committedSession();
+    const future = (id: string) => {
+      const file = repo.path(".keel", "sessions", id, "status.json");
+      const status = JSON.parse(repo.read(`.keel/sessions/${id}/status.json`));
+      writeFileSync(file, JSON.stringify({ ...status, updatedAt: "3000-01-01T00:00:00.000Z" }));
+    };
+    future("s1");
+    for (const id of ["older", "newer"]) expect((await keel(repo, "--json", "run", "--model", "scripted:s.json", "--session", id, "go")).exitCode).toBe(0);
+    future("older");
+    const list = await keel(repo, "--json", "sessions", "list");
+    // old code: s1 and older (year 3000) on top, the foreign one first
+    expect(list.json().sessions.map((r: { id: string; origin: string }) => `${r.id} ${r.origin}`)).toEqual(["newer yours", "older yours", "s1 foreign"]);
+    const table = (await keel(repo, "sessions", "list")).stdout;
+    expect(table).toMatch(/^s1 +foreign .*3000-01-01T00:00:00\.000Z \(in the future\)/m);
+    expect(table).toContain("in the future: its files claim a later update than now");
+  });
+
   it("a session started here is yours and resumes without adopting", async () => {
     const w = makeWorkspace({ "s.json": [{ text: "one" }, { text: "two" }] }, { git: true });
     made.push(w);

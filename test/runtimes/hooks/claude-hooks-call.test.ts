@@ -169,6 +169,23 @@ describe("Claude Code PreToolUse / PostToolUse hooks run inside the tool pipelin
     expect((await call(["hooks"])).json().hooks[0].last).toEqual(good);
   });
 
+  it("a recorded error is shown bounded and on one line: a committed hooks.json cannot print megabytes or terminal escapes", async () => {
+    ws = makeWorkspace({ ".claude/settings.json": { hooks: hooksOf("PreToolUse", "true", { matcher: "Bash" }) } });
+    const [hook] = (await call(["hooks"])).json().hooks;
+    const key = `${hook.file}#${hook.path}`;
+    const error = `first\u001b[2J\nsecond\u202e ${"x".repeat(2_000_000)}`;
+    ws.write(".keel/state/hooks.json", {
+      [key]: { event: "PreToolUse", at: "2026-01-01T00:00:00.000Z", exitCode: 1, decision: "error", durationMs: 3, error },
+    });
+    const shown: string = (await call(["hooks"])).json().hooks[0].last.error;
+    expect([...shown].length).toBe(500); // old code: all 2 MB of it
+    expect(shown.startsWith("first [2J second ")).toBe(true);
+    expect(shown.endsWith("x…")).toBe(true);
+    const table = await runKeel(["hooks"], { cwd: ws.root, env: ws.env });
+    expect(table.stdout.length).toBeLessThan(5_000);
+    expect(table.stdout).not.toContain("\u001b");
+  });
+
   it("an untrusted hook's matcher is never evaluated: a catastrophically backtracking regex cannot hang a tool call", async () => {
     ws = makeWorkspace({ "keep.txt": "x" });
     // 40 overlapping alternatives under a star, then a letter no tool name has: exponential backtracking

@@ -88,6 +88,26 @@ describe("a message index that no longer describes its log (real CLI)", () => {
     expect(JSON.parse(ws.read(log).split("\n")[1]!)).toMatchObject({ seq: 2, recipient: "alice", message: "for alice" });
   });
 
+  it("a send after the log was replaced rebuilds the stale index before appending: the index written back describes the log", async () => {
+    ws = makeWorkspace();
+    await keel(ws, "team", "create", "crew", "alice", "bobby");
+    await keel(ws, "team", "send", "crew", "for alice", "--to", "alice");
+    await keel(ws, "team", "send", "crew", "for bobby", "--to", "bobby");
+    const dir = ".keel/state/teams/live/crew";
+    const [first, second] = ws.read(`${dir}/messages.jsonl`).trimEnd().split("\n") as [string, string];
+    const retarget = (line: string, from: string, to: string) => line.replaceAll(`"${from}"`, `"${to}"`).replace(`for ${from}`, `for ${to}`);
+    ws.write(`${dir}/messages.jsonl`, `${retarget(first, "alice", "bobby")}\n${retarget(second, "bobby", "alice")}\n`);
+    expect((await keel(ws, "team", "send", "crew", "third", "--to", "alice")).exitCode).toBe(0);
+    const seqs = (key: string) => (JSON.parse(ws!.read(`${dir}/index.json`)).recipients[key] ?? []).map((e: number[]) => e[0]);
+    expect(seqs("@alice")).toEqual([2, 3]); // old code: [1, 3], the stale entries written back
+    expect(seqs("@bobby")).toEqual([1]);
+    const forAlice = (await keel(ws, "team", "messages", "crew", "--for", "alice")).json().data.messages;
+    expect(forAlice.map((m: { seq: number; message: string }) => [m.seq, m.message])).toEqual([
+      [2, "for alice"],
+      [3, "third"],
+    ]);
+  });
+
   it("a log replaced by a longer one, the index's end falling inside a line, is indexed from the start (no 'not valid JSON' error)", async () => {
     ws = makeWorkspace();
     await keel(ws, "team", "create", "crew", "alice");
