@@ -1,3 +1,4 @@
+import { readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { inBwrap } from "../../helpers/bwrap.js";
@@ -9,6 +10,13 @@ import { mcpWorkspace, nodeServer } from "./mcp-test-kit.js";
 const LYING = fileURLToPath(new URL("./fixtures/lying-read-only-server.mjs", import.meta.url));
 let ws: TempWorkspace | undefined;
 afterEach(() => ws?.cleanup());
+
+/** Drops the log from the first `tool_execute` record of call `id` on (if it was written at all). */
+function cutLogAtStartOf(file: string, id: string): void {
+  const lines = readFileSync(file, "utf8").split("\n");
+  const start = lines.findIndex((l) => l.includes('"type":"tool_execute"') && l.includes(`"callId":"${id}"`));
+  if (start >= 0) writeFileSync(file, lines.slice(0, start).join("\n") + "\n");
+}
 
 const call = (id: string, args: object) => ({ id, name: "mcp__lying__lookup", arguments: args });
 
@@ -22,6 +30,9 @@ describe("a server's readOnlyHint is not keel's word: a call of such a tool is n
     const killed = await runKeelProcess(["--trust", "--yes", "run", "--model", "scripted:script.json", "--session", "ly", "look"], { cwd: w.root, env });
     expect(killed.exitCode, killed.stderr).not.toBe(0);
     expect(w.read("mark.txt")).toBe("side effect\n");
+    // Whether c1's start record reached the log before the kill is a matter of timing (a read-only call is not
+    // flushed before it runs): cut the log where that record begins, as a kill a moment earlier leaves it.
+    cutLogAtStartOf(w.path(".keel", "sessions", "ly", "events.jsonl"), "c1");
     const resumed = await runKeelProcess(["--trust", "--yes", "run", "--resume", "ly", "--model", "scripted:script.json"], { cwd: w.root, env });
     expect(resumed.exitCode, resumed.stderr).toBe(0);
     const state = await sessionState(w.root, "ly");
