@@ -123,4 +123,32 @@ describe.skipIf(!asRoot)("a user-level plugin's hook or MCP server that runs a f
     const again = await runKeel(["hooks", "--json"], { cwd: ws.root, env: { ...env(ws), HOME: home } });
     expect((again.json().hooks as { runs: boolean }[]).every((h) => h.runs)).toBe(true);
   });
+
+  it("a server whose command is a file its group may write (a group not its owner's alone) is not started; its relative script resolves in its cwd", async () => {
+    ws = makeWorkspace();
+    const tools = ws.path("..", "tools");
+    mkdirSync(tools);
+    const program = join(tools, "server.sh");
+    writeFileSync(program, "#!/bin/sh\nexit 1\n");
+    chmodSync(program, 0o775);
+    chownSync(program, 0, OTHER); // root's, but members of OTHER's group may rewrite it
+    writeFileSync(join(tools, "rel.js"), "");
+    chmodSync(join(tools, "rel.js"), 0o666);
+    ws.writeHome(
+      "plugins/guard/.claude-plugin/plugin.json",
+      JSON.stringify({
+        name: "guard",
+        mcpServers: { direct: { command: program }, relative: { command: "node", args: ["rel.js"], cwd: tools }, onpath: { command: "true" } },
+      }),
+    );
+    const out = await runKeel(["mcp", "list", "--json"], { cwd: ws.root, env: env(ws) });
+    const text = JSON.stringify(out.json());
+    expect(text).toContain(
+      `MCP server \\"direct\\" of the user-level plugin \\"guard\\" (${join(ws.keelHome, "plugins", "guard")}) is not started: it runs ${program}, outside the plugin's folder, and ${program} can be written by its group (gid ${OTHER}, mode 775), which is not a group of its owner alone`,
+    );
+    expect(text).toContain(
+      `it runs ${join(tools, "rel.js")}, outside the plugin's folder, and ${join(tools, "rel.js")} can be written by every user (mode 666)`,
+    );
+    expect(text).not.toContain('MCP server \\"onpath\\" of the user-level plugin');
+  });
 });
