@@ -94,6 +94,24 @@ describe.skipIf(!asRoot)("a folder a shared group may write is treated as one ev
     );
   });
 
+  it("your git config's safe.directory does not speak for another user's folder that a shared group may write", async () => {
+    ws = makeWorkspace({}, { marker: false });
+    const theirs = ws.path("theirs");
+    mkdirSync(join(theirs, ".keel"), { recursive: true });
+    execFileSync("chown", ["-R", `${OTHER}:${OTHER}`, theirs]);
+    const gitconfig = join(ws.keelHome, "..", "gitconfig");
+    writeFileSync(gitconfig, "[safe]\n\tdirectory = *\n");
+    const run = () => runKeel(["tools", "--json"], { cwd: theirs, env: { ...env(ws!), GIT_CONFIG_GLOBAL: gitconfig } });
+    // writable by its owner alone: your safe.directory lets you work there, with a note
+    chmodSync(theirs, 0o755);
+    expect((await run()).exitCode).toBe(0);
+    // its group may write it too, and that group is not its owner's alone (OTHER is in no /etc/passwd): refused
+    chmodSync(theirs, 0o775);
+    const refused = await run();
+    expect(refused.exitCode).toBe(2);
+    expect(refused.stderr + refused.stdout).toContain(`${theirs} is owned by uid ${OTHER}`);
+  });
+
   it("keel's git never works in a repository of yours in a folder a shared group may write, above your folder", async () => {
     ws = makeWorkspace({}, { marker: false });
     const git = (...args: string[]) => execFileSync("git", args, { cwd: ws!.root, env: env(ws!), encoding: "utf8" });
