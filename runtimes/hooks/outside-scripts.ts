@@ -2,6 +2,7 @@ import { isAbsolute, resolve } from "node:path";
 import { inside, outsideRunProblem, realOrSelf, yourOwners, type Host, type ShellParser } from "../../core/index.js";
 import type { HookIssue } from "../../manifests/hooks/claude-hooks-schema.js";
 import { commandWords, type DeclaredHook } from "./collect-hooks.js";
+import { shownCommand } from "./shown-command.js";
 
 /**
  * `hooks` with each hook of a user-level plugin held back (`runs: false`, an error in `issues` naming the plugin,
@@ -61,8 +62,8 @@ export function mayRunOutside(command: string, root: string): boolean {
     .some((w) => /[/~$\\]/.test(w) && !(isAbsolute(w) && !w.includes("\\") && (inside(root, resolve(w)) || inside(real, resolve(w)))));
 }
 
-/** A command as shown in a diagnostic: on one line, at most 200 characters. */
+/** A hook's command as shown in a diagnostic: its credentials masked (`shownCommand`), on one line, at most 200 characters. */
 function cut(command: string): string {
-  const line = command.replace(/\s+/g, " ");
+  const line = shownCommand({ command }).replace(/\s+/g, " ");
   return line.length > 200 ? `${line.slice(0, 200)}…` : line;
 }
