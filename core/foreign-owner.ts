@@ -54,10 +54,16 @@ export function userFileProblem(
  * that group is not its owner's private group.
  */
 export function othersWrite(path: string, stat: Stats, judge: (uid: number, gid: number) => boolean): string | undefined {
+  const writers = writersOf(stat, judge);
+  return writers === undefined ? undefined : `${path} ${writers}`;
+}
+
+/** `othersWrite`'s reason without the path in front ("can be written by every user (mode 777)"), or undefined. */
+function writersOf(stat: Stats, judge: (uid: number, gid: number) => boolean): string | undefined {
   const mode = (stat.mode & 0o7777).toString(8);
-  if ((stat.mode & 0o002) !== 0) return `${path} can be written by every user (mode ${mode})`;
+  if ((stat.mode & 0o002) !== 0) return `can be written by every user (mode ${mode})`;
   if ((stat.mode & 0o020) !== 0 && !judge(stat.uid, stat.gid))
-    return `${path} can be written by its group (gid ${stat.gid}, mode ${mode}), which is not a group of its owner alone`;
+    return `can be written by its group (gid ${stat.gid}, mode ${mode}), which is not a group of its owner alone`;
   return undefined;
 }
 
@@ -104,10 +110,15 @@ function realOf(path: string): string | undefined {
   }
 }
 
-/** True when every user may write `path` (followed through links; the sticky bit of `/tmp` still lets anyone add entries). Never throws. */
-export function everyoneWrites(path: string): boolean {
+/**
+ * Which users other than its owner may write `path` (followed through links), as a phrase to put after a name for it
+ * ("can be written by every user (mode 1777)"; see `othersWrite`: every user, or a group that is not its owner's
+ * alone; the sticky bit of `/tmp` still lets them add entries), or undefined when no other user may or it does not
+ * exist. Never throws.
+ */
+export function othersMayWrite(path: string, judge: (uid: number, gid: number) => boolean = privateGroupJudge()): string | undefined {
   const stat = statOf(statSync, path);
-  return stat !== undefined && (stat.mode & 0o002) !== 0;
+  return stat === undefined ? undefined : writersOf(stat, judge);
 }
 
 function statOf(fn: (p: string, o: { throwIfNoEntry: false }) => Stats | undefined, path: string): Stats | undefined {

@@ -1,6 +1,6 @@
 import { lstatSync, readdirSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { everyoneWrites, foreignOwner, yourOwners } from "./foreign-owner.js";
+import { foreignOwner, othersMayWrite, yourOwners } from "./foreign-owner.js";
 
 /**
  * What `<dir>/.git` is, as git sees it when it looks for a repository: a `"file"` (a gitdir
@@ -28,8 +28,9 @@ export function gitMarkerAt(dir: string): "file" | "dir" | undefined {
  * there) and runs what its `config` says. Undefined too when that `.git` or its folder belongs to
  * another user (see `foreignOwner`; `owners` defaults to this process's): a repository someone made
  * above your folder (`/tmp/.git`) is not yours for keel to branch and commit in, even where your git
- * config trusts every folder (`safe.directory=*`); nor is one of yours in a folder every user may write
- * (its work tree holds what anyone put there, `.gitattributes` included), which resolveWorkspace passes
+ * config trusts every folder (`safe.directory=*`); nor is one of yours in a folder other users may write
+ * (every user, or a group not its owner's alone: see `othersMayWrite`; its work tree holds what they put there,
+ * `.gitattributes` included), which resolveWorkspace passes
  * over as a marker too. `dir` itself is not checked: callers pass the workspace
  * root, whose `.git` resolveWorkspace has checked (another user's only where your safe.directory lists
  * the root). Never throws.
@@ -37,7 +38,12 @@ export function gitMarkerAt(dir: string): "file" | "dir" | undefined {
 export function gitTopAt(dir: string, owners: ReadonlySet<number> | undefined = yourOwners(process.env)): string | undefined {
   for (let d = dir; ; d = dirname(d)) {
     if (gitMarkerAt(d) || linkedGitAt(d))
-      return d === dir || (foreignOwner(d, owners) === undefined && foreignOwner(join(d, ".git"), owners) === undefined && !everyoneWrites(d)) ? d : undefined;
+      return d === dir ||
+        (foreignOwner(d, owners) === undefined &&
+          foreignOwner(join(d, ".git"), owners) === undefined &&
+          (owners === undefined || othersMayWrite(d) === undefined))
+        ? d
+        : undefined;
     if (dirname(d) === d) return undefined;
   }
 }

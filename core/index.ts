@@ -97,6 +97,7 @@ export { shownPath } from "./shown-path.js";
 export { gitTopAt } from "./git-marker.js";
 export { userItemProblem, userItemRefusal, yourOwners } from "./foreign-owner.js";
 export { userTreeProblem, userTreeRefusal } from "./user-tree.js";
+export { MAX_OUTSIDE_RUN_FILES, outsideRunProblem, type OutsideRunPlace } from "./outside-run-files.js";
 export { withoutRepoLocation } from "./git-repo-env.js";
 export { realOrSelf } from "./real-path.js";
 export { visibleJson } from "./visible-json.js";

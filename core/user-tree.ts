@@ -1,6 +1,6 @@
-import { lstatSync, readdirSync, realpathSync, statSync } from "node:fs";
+import { lstatSync, readdirSync, realpathSync, statSync, type Stats } from "node:fs";
 import { basename, isAbsolute, join, relative, sep } from "node:path";
-import { userFileProblem, userItemRefusal } from "./foreign-owner.js";
+import { othersWrite, userFileProblem, userItemRefusal } from "./foreign-owner.js";
 import { parentsProblem } from "./parent-folders.js";
 import { privateGroupJudge } from "./private-group.js";
 
@@ -29,9 +29,12 @@ export function userTreeProblem(root: string, owners: ReadonlySet<number> | unde
   while (stack.length > 0) {
     const { path, depth, in: folder } = stack.pop()!;
     if (++count > MAX_USER_TREE_ENTRIES) return tooBig(`${root} holds more than ${MAX_USER_TREE_ENTRIES} files and folders`);
-    const problem = userFileProblem(path, owners, judge);
+    // One lstat judges an entry that is no link (it is what a stat would show); a link is judged as itself and where it leads.
+    const stat = lstatOf(path);
+    if (stat === undefined) continue; // gone since its folder was listed: nothing there to run
+    const linked = stat.isSymbolicLink();
+    const problem = linked ? userFileProblem(path, owners, judge) : entryProblem(path, stat, owners, judge);
     if (problem !== undefined) return problem;
-    const linked = isLink(path);
     const real = linked || folder === undefined ? realOf(path) : join(folder, basename(path));
     if (real === undefined) continue; // a dangling link leads nowhere keel reads
     // a link leading out of the tree (the root itself may be one): who may rename what is above where it leads?
@@ -40,7 +43,7 @@ export function userTreeProblem(root: string, owners: ReadonlySet<number> | unde
       const above = parentsProblem(real, owners, judge);
       if (above !== undefined) return above;
     }
-    if (!isFolder(real) || walked.has(real)) continue;
+    if (!(linked ? isFolder(real) : stat.isDirectory()) || walked.has(real)) continue;
     walked.add(real);
     if (depth >= MAX_DEPTH) return tooBig(`${root} is more than ${MAX_DEPTH} folders deep`);
     let names: string[];
@@ -76,11 +79,17 @@ function inside(top: string, path: string): boolean {
   return rel === "" || (rel !== ".." && !rel.startsWith(`..${sep}`) && !isAbsolute(rel));
 }
 
-function isLink(path: string): boolean {
+/** `userFileProblem` for an entry that is no link, from its lstat: another user owns it, or another user may write it. */
+function entryProblem(path: string, stat: Stats, owners: ReadonlySet<number>, judge: (uid: number, gid: number) => boolean): string | undefined {
+  if (!owners.has(stat.uid)) return `${path} belongs to another user (uid ${stat.uid})`;
+  return othersWrite(path, stat, judge);
+}
+
+function lstatOf(path: string): Stats | undefined {
   try {
-    return lstatSync(path).isSymbolicLink();
+    return lstatSync(path, { throwIfNoEntry: false });
   } catch {
-    return false;
+    return undefined;
   }
 }
 

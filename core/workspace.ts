@@ -5,9 +5,10 @@ import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { isManagedWorktree } from "./managed-worktree.js";
 import { realOrSelf } from "./real-path.js";
 import { SESSION_KEY_FILE, MCP_OAUTH_DIR } from "./keel-home-secrets.js";
-import { everyoneWrites, foreignOwner, userFileProblem, yourOwners } from "./foreign-owner.js";
+import { foreignOwner, othersMayWrite, userFileProblem, yourOwners } from "./foreign-owner.js";
 import { gitSafeDirectories, safeByGit } from "./git-safe-directory.js";
 import { parentsProblem } from "./parent-folders.js";
+import { privateGroupJudge } from "./private-group.js";
 
 /** Where things live for one invocation (architecture section 6). */
 export interface Workspace {
@@ -21,7 +22,7 @@ export interface Workspace {
   keelHome: string;
   /**
    * Warnings about where the workspace is: each `.git` or `.keel` passed over in finding `root` (see `resolveWorkspace`), and a
-   * `root` every user may write. Absent when there are none.
+   * `root` other users may write. Absent when there are none.
    */
   notes?: string[];
 }
@@ -32,13 +33,14 @@ export interface Workspace {
  * or that (or a file keel reads in it) another user owns or every user may write.
  *
  * A `.git` or `.keel` counts as a marker only when you (or root) own it and the folder holding it, and that
- * folder is not one every user may write: another user can put one in such a folder (`/tmp/.keel`, above your
+ * folder is not one other users may write (every user, or a group that is not its owner's alone: see
+ * `othersMayWrite`): another user can put one in such a folder (`/tmp/.keel`, above your
  * unpacked `/tmp/you/archive`), which would make it the workspace — its config, manifests and instructions read,
  * its `.keel` holding your sessions. Such markers are passed over (each with a note). A root (or its `.keel` or
- * `.git`) another user owns is a UsageError, as git refuses such a repository; a root every user may write (keel
+ * `.git`) another user owns is a UsageError, as git refuses such a repository; a root other users may write (keel
  * started in `/tmp` itself) gets a note. As in git, your git config's `safe.directory` (system, global or `-c`,
  * never a repository's own) lets you work in another user's folder: a folder it lists counts as yours here
- * (the entry `*`, common in containers, lists every folder), except a folder every user may write.
+ * (the entry `*`, common in containers, lists every folder), except a folder other users may write.
  */
 export function resolveWorkspace(cwd: string, env: NodeJS.ProcessEnv = process.env): Workspace {
   const real = realDirectory(resolve(cwd));
@@ -46,6 +48,9 @@ export function resolveWorkspace(cwd: string, env: NodeJS.ProcessEnv = process.e
   const keelHome = resolve(fromEnv ? env.KEEL_HOME! : join(env.HOME || homedir(), ".keel"));
   const owners = yourOwners(env);
   checkKeelHome(keelHome, fromEnv, owners);
+  // who besides its owner may write a folder (every user, or a group not the owner's alone): asked of the markers' folders and the root
+  const judge = privateGroupJudge();
+  const othersWrite = (dir: string) => (owners === undefined ? undefined : othersMayWrite(dir, judge));
   // git's safe.directory, asked only when another user's folder is in the way
   let safeDirectories: string[] | undefined;
   const allowedByGit = (dir: string) => safeByGit(dir, (safeDirectories ??= gitSafeDirectories(env, possibleRoots(real, userDir))), env);
@@ -59,7 +64,7 @@ export function resolveWorkspace(cwd: string, env: NodeJS.ProcessEnv = process.e
   let root = real;
   const notes: string[] = [];
   const yours = (dir: string, marker: string) => {
-    const why = markerProblem(dir, marker, owners, allowedByGit);
+    const why = markerProblem(dir, marker, owners, allowedByGit, othersWrite);
     if (why !== undefined) notes.push(`${marker} was passed over: ${why}, so keel did not take ${dir} for the workspace`);
     return why === undefined;
   };
@@ -73,16 +78,17 @@ export function resolveWorkspace(cwd: string, env: NodeJS.ProcessEnv = process.e
     if (dirname(dir) === dir) break;
   }
   root = owningWorkspace(real) ?? root;
-  const shared = checkRootOwner(root, owners, allowedByGit);
+  const shared = checkRootOwner(root, owners, allowedByGit, othersWrite);
   if (shared !== undefined)
     notes.push(
       `The workspace ${root} belongs to another user (uid ${shared}); keel works there because your git config's safe.directory lists it, and reads its config, manifests and instructions as a workspace's (they widen nothing until you run \`keel trust\`).`,
     );
   for (let i = 0; i < notes.length; i++)
     notes[i] += ` (it works in ${root}). If that folder is your project, make it yours and writable by you only, or work in a copy you own.`;
-  if (owners !== undefined && everyoneWrites(root))
+  const writers = othersWrite(root);
+  if (writers !== undefined)
     notes.push(
-      `The workspace ${root} can be written by every user: anyone on this machine can add config, manifests and instructions (AGENTS.md) that keel reads there. Work in a folder of your own.`,
+      `The workspace ${root} ${writers}: other users on this machine can add config, manifests and instructions (AGENTS.md) that keel reads there. Work in a folder of your own.`,
     );
   return { root, cwd: real, stateDir: join(root, ".keel"), keelHome, ...(notes.length ? { notes } : {}) };
 }
@@ -102,15 +108,21 @@ function possibleRoots(cwd: string, isUserDir: (marker: string) => boolean): str
 }
 
 /** Why `marker` (`.git` or `.keel` in `dir`) does not mark your workspace, or undefined when it does. Never throws. */
-function markerProblem(dir: string, marker: string, owners: ReadonlySet<number> | undefined, allowedByGit: (dir: string) => boolean): string | undefined {
-  const everyone = owners !== undefined && everyoneWrites(dir);
+function markerProblem(
+  dir: string,
+  marker: string,
+  owners: ReadonlySet<number> | undefined,
+  allowedByGit: (dir: string) => boolean,
+  othersWrite: (dir: string) => string | undefined,
+): string | undefined {
+  const writers = othersWrite(dir);
   const owner = foreignOwner(marker, owners);
   const dirOwner = foreignOwner(dir, owners);
-  // your safe.directory speaks for a user you trust, never for every user
-  const allowed = (owner !== undefined || dirOwner !== undefined) && !everyone && allowedByGit(dir);
+  // your safe.directory speaks for a user you trust, never for users besides that one (every user, or a shared group)
+  const allowed = (owner !== undefined || dirOwner !== undefined) && writers === undefined && allowedByGit(dir);
   if (owner !== undefined && !allowed) return `it belongs to another user (uid ${owner})`;
   if (dirOwner !== undefined && !allowed) return `its folder belongs to another user (uid ${dirOwner})`;
-  if (everyone) return "its folder can be written by every user, so anyone could have put it there";
+  if (writers !== undefined) return `its folder ${writers}: another user could have put it there`;
   return undefined;
 }
 
@@ -119,11 +131,16 @@ function markerProblem(dir: string, marker: string, owners: ReadonlySet<number> 
  * config's safe.directory lists the root and not every user may write it: then that user's uid is returned
  * (undefined when all is yours).
  */
-function checkRootOwner(root: string, owners: ReadonlySet<number> | undefined, allowedByGit: (dir: string) => boolean): number | undefined {
+function checkRootOwner(
+  root: string,
+  owners: ReadonlySet<number> | undefined,
+  allowedByGit: (dir: string) => boolean,
+  othersWrite: (dir: string) => string | undefined,
+): number | undefined {
   for (const path of [root, join(root, ".keel"), join(root, ".git")]) {
     const owner = foreignOwner(path, owners);
     if (owner === undefined) continue;
-    if (!(owners !== undefined && everyoneWrites(root)) && allowedByGit(root)) return owner;
+    if (othersWrite(root) === undefined && allowedByGit(root)) return owner;
     throw new UsageError(
       `The workspace ${root} belongs to another user: ${path} is owned by uid ${owner}. keel keeps your sessions and state there and reads its config and manifests, so it does not work in another user's folder (git refuses such a repository too). Copy it to a folder you own (\`git clone\`, \`cp -r\`), run keel as its owner, or, if you trust that user, list the folder in git's safe.directory (\`git config --global --add safe.directory ${root}\`), which keel honours as git does.`,
     );

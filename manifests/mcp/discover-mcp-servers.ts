@@ -4,6 +4,7 @@ import { MCP_MANIFEST_NAMES } from "../../core/index.js";
 import { dirname, join, resolve } from "node:path";
 import { discoveryDirs, linkedIntoExcluded } from "../discovery-scope.js";
 import type { LocalResource, McpServerConfig, McpServerOrigin } from "./mcp-server-config.js";
+import { pluginServerProblem } from "./plugin-server-files.js";
 
 /** Manifest file names looked for in each directory, in precedence order (core: a tool's write to one is a protected write). */
 export { MCP_MANIFEST_NAMES };
@@ -101,14 +102,23 @@ export async function discoverMcpServers(opts: DiscoverOptions): Promise<Discove
       if (!byFile.has(file)) byFile.set(file, {});
       Object.defineProperty(byFile.get(file)!, name, { value: config, enumerable: true, writable: true, configurable: true });
     }
+    // Your plugin's servers run as you: one whose command runs a file outside the plugin that another user could change does not start.
+    const checked = h.userLevel ? (server: McpServerConfig) => add(refuseOutsideFiles(server, opts)) : add;
     for (const [file, mcpServers] of byFile) {
-      const origin: McpServerOrigin = { file, path: "mcpServers", scope: "plugin", plugin: h.plugin };
-      (await parse()).loadDocument({ mcpServers }, dirname(file), origin, h.userLevel, opts, out, add);
+      const origin: McpServerOrigin = { file, path: "mcpServers", scope: "plugin", plugin: h.plugin, ...(h.userLevel ? { userPluginRoot: h.root } : {}) };
+      (await parse()).loadDocument({ mcpServers }, dirname(file), origin, h.userLevel, opts, out, checked);
     }
   }
   const userFile = join(opts.workspace.keelHome, "mcp.json");
   if (existsSync(userFile)) (await parse()).loadManifestFile(userFile, { file: userFile, path: "", scope: "user" }, true, opts, out, add);
   return out;
+}
+
+/** `server`, after an error naming it, its plugin, the file and the fix when `pluginServerProblem` refuses it (the runtime then does not start it). */
+function refuseOutsideFiles(server: McpServerConfig, opts: DiscoverOptions): McpServerConfig {
+  const problem = pluginServerProblem(server);
+  if (problem !== undefined) opts.diagnostics.error(SOURCE, problem, { file: server.origin.file, path: server.origin.path });
+  return server;
 }
 
 /** The registered tool-name prefix a server name leads to (`mcp__<sanitized>__`, as the MCP runtime names tools), case-insensitively. */

@@ -10,6 +10,8 @@ export interface McpServerOrigin {
   scope: "workspace" | "user" | "plugin";
   /** Plugin name for plugin hand-offs. */
   plugin?: string;
+  /** The folder of a user-level plugin the server comes from (the files it runs outside it are checked: see `pluginServerProblem`). */
+  userPluginRoot?: string;
 }
 
 /** A local resource from a manifest, resolved: inline text or an absolute path (confined at read time). */

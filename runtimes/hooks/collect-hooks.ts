@@ -164,7 +164,7 @@ function placeholder(name: string): string {
  * replaced before the line is parsed: a command name from a variable is otherwise not static, and
  * the script of the form Claude Code documents (the line is the script) would not be named.
  */
-function commandWords(h: CommandHookSpec, host: Host, parser: ShellParser): string[][] {
+export function commandWords(h: CommandHookSpec, host: Host, parser: ShellParser): string[][] {
   const vars: Record<string, string> = {
     CLAUDE_PROJECT_DIR: h.origin.projectDir ?? host.workspace.root,
     ...(h.origin.plugin ? { CLAUDE_PLUGIN_ROOT: h.origin.plugin.root } : {}),

@@ -38,17 +38,27 @@ export function claudeHooksRuntime(options: ClaudeHooksOptions = {}): KeelPlugin
       const found: { hooks: DeclaredHook[]; issues: HookIssue[]; state?: HookStateStore } = { hooks: [], issues: [] };
       host.provide("claude-hooks", { hooks: () => found.hooks, issues: () => found.issues, state: () => found.state });
       if (!hasHookSource(host)) return;
-      const [{ collectHooks, trustHint }, { HookStateStore, hookKey, userHookStateFile }, { HookDispatcher }, { tapToolHooks }, { tapAgentHooks }] =
-        await Promise.all([
-          import("./collect-hooks.js"),
-          import("./hook-state.js"),
-          import("./hook-dispatcher.js"),
-          import("./tool-hook-taps.js"),
-          import("./agent-hook-taps.js"),
-        ]);
-      // The shell parser names the scripts a trusted workspace's hooks run, for their trust pins.
-      // Only workspace hooks are pinned: your own hooks never load it.
-      const { hooks, issues } = collectHooks(host, host.trust.approved && hasHookSource(host, "workspace") ? await import("unbash") : undefined);
+      const [
+        { collectHooks, trustHint },
+        { HookStateStore, hookKey, userHookStateFile },
+        { HookDispatcher },
+        { tapToolHooks },
+        { tapAgentHooks },
+        { holdBackOutsideScripts },
+      ] = await Promise.all([
+        import("./collect-hooks.js"),
+        import("./hook-state.js"),
+        import("./hook-dispatcher.js"),
+        import("./tool-hook-taps.js"),
+        import("./agent-hook-taps.js"),
+        import("./outside-scripts.js"),
+      ]);
+      // The shell parser names the scripts a trusted workspace's hooks run, for their trust pins. Only workspace hooks
+      // are pinned; of yours, only a user-level plugin's hook that may run a file outside the plugin loads it.
+      const parser = host.trust.approved && hasHookSource(host, "workspace") ? await import("unbash") : undefined;
+      const collected = collectHooks(host, parser);
+      const issues = collected.issues;
+      const hooks = await holdBackOutsideScripts(host, collected.hooks, issues, parser);
       const userKeys = new Set(hooks.filter((h) => h.origin.level === "user").map((h) => hookKey(h.origin.file, h.path)));
       const state = new HookStateStore(
         host.statePath("hooks.json"),

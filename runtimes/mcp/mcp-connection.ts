@@ -218,7 +218,8 @@ export class McpConnection {
 
   private async doStart(signal?: AbortSignal): Promise<void> {
     // Started late (lazy, or again after a crash): a command of this session, a sandboxed one too, may have rewritten its script.
-    if (this.supervisor.changedPin(this.pinned) || (await this.supervisor.refused())) return;
+    // A user-level plugin's server that runs a file outside the plugin another user could change does not start (checked as it starts).
+    if (this.supervisor.changedPin(this.pinned) || this.supervisor.outsideFiles(this.config) || (await this.supervisor.refused())) return;
     this.closing = false;
     this.state = "connecting";
     const t0 = performance.now();

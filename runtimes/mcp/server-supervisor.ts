@@ -1,6 +1,8 @@
 import { inToolProcess, orTrustOnce, TRUST_ONCE } from "../../core/index.js";
 import { setTimeout as sleep } from "node:timers/promises";
 import { changedPinnedFile, type Host } from "../../core/index.js";
+import type { McpServerConfig } from "../../manifests/mcp/mcp-server-config.js";
+import { pluginServerProblem } from "../../manifests/mcp/plugin-server-files.js";
 import { breakerError } from "./connection-errors.js";
 import { loginCommand } from "./oauth-provider.js";
 import type { ServerHealthStore } from "./origin-state.js";
@@ -40,6 +42,15 @@ export class ServerSupervisor {
     if (!changed) return false;
     this.status.state = "failed";
     this.status.lastError = `${changed} changed since this workspace was trusted, so the server was not started: review it with \`keel trust\`${orTrustOnce(inToolProcess(this.deps.host.env), TRUST_ONCE.reRun)}.`;
+    return true;
+  }
+
+  /** True, with the state `failed`, when `config` (a user-level plugin's server) runs a file outside its plugin that another user could change (see `pluginServerProblem`). */
+  outsideFiles(config: McpServerConfig): boolean {
+    const problem = pluginServerProblem(config);
+    if (problem === undefined) return false;
+    this.status.state = "failed";
+    this.status.lastError = problem;
     return true;
   }
 
