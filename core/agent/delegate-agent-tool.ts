@@ -108,10 +108,10 @@ export function delegateAgentTool(host: Host, runtime: AgentRuntime): ToolDefini
         });
       }
       if (child.reason === "awaiting_approval") {
-        // nobody can answer now: the parent pauses on this call, and deciding the child continues both
+        // nobody can answer now: in the agent loop the parent pauses on this call, and deciding the child continues both
         parent.emit("delegate_paused", { childSessionId: child.sessionId });
         const decide = forModel
-          ? "" // the child's message says the decision is the user's (decideHint), naming no command
+          ? "" // the child's message says deciding it is the user's (decideHint): no command for the model to run
           : ` Deciding it (keel sessions approve|reject ${child.sessionId}, or the same for ${parent.id}) continues the sub-agent and then this session.`;
         return {
           ok: false,
