@@ -159,5 +159,5 @@ export type { AgentOutcome, AgentRunOptions } from "./agent/agent-runtime.js";
 export type { ToolCallEnd, ToolCallStart } from "./agent/active-session.js";
 export type { KeelConfig } from "./config/config-schema.js";
 export { toolRows, type ToolRow } from "./tool-rows.js";
-export { MODEL_APPROVAL_STOP } from "./settle-ask.js";
+export { approvalReadByModel, MODEL_APPROVAL_STOP } from "./settle-ask.js";
 export { ASK_USER_TO_TRUST, forModel, inToolProcess, modelReads, orTrustOnce, TRUST_ONCE, type TrustOnceClause } from "./trust-hint.js";

@@ -8,7 +8,7 @@ import { hideSecrets } from "./result-secrets.js";
 import type { Observation, ObservationMessages, RunContext, ToolDefinition, ToolIntent } from "./types.js";
 import { schemaProblems } from "./validation.js";
 import { settleAsk } from "./settle-ask.js";
-import { didYouMean, MAX_COMPARED_NAME, quotedName } from "./did-you-mean.js";
+import { schemaMessage, unknownToolMessage } from "./refusal-messages.js";
 import { Failure, ToolCall } from "./tool-call.js";
 import { fail, observe } from "./end-call.js";
 import { forModel, inToolProcess, modelReads } from "./trust-hint.js";
@@ -280,26 +280,4 @@ function worded(run: RunContext, message: string): string {
 
 function noMessages(): ObservationMessages {
   return { beforeTool: [], afterResult: [] };
-}
-
-function schemaMessage(name: string, problems: string[], tool: ToolDefinition): string {
-  let schema = JSON.stringify(tool.inputSchema);
-  if (schema.length > 1500) schema = schema.slice(0, 1500) + "…";
-  return `Invalid input for ${name}: ${problems.join("; ")}. Fix the arguments and call again. Expected input schema: ${schema}`;
-}
-
-function unknownToolMessage(host: Host, name: string): string {
-  // no tool has a name that long: nothing is asked or compared, and the name is not echoed whole
-  if (name.length > MAX_COMPARED_NAME)
-    return `Unknown tool ${quotedName(name)}: no tool has a name longer than ${MAX_COMPARED_NAME} characters. Run \`keel tools\` to list the ${host.registry.listing().length} available tools.`;
-  let why: string | undefined;
-  try {
-    why = host.hooks.unknownTool.call({ host, name });
-  } catch {
-    why = undefined; // an explanation is a courtesy: a failing tap leaves the plain message
-  }
-  if (why) return `Unknown tool "${name}": ${why}`;
-  const names = host.registry.listing().map((t) => t.name);
-  const hint = didYouMean(name, names, 5) || ` Run \`keel tools\` to list the ${names.length} available tools.`;
-  return `Unknown tool "${name}".${hint}`;
 }

@@ -104,6 +104,8 @@ export interface AgentRunRequest {
   yes?: boolean;
   /** Model name for this run (on the configured endpoint); default: the configured model. */
   model?: string;
+  /** A model reads the result (a step of a workflow a model ran): a pause then says deciding it is the user's, naming no command. */
+  readByModel?: boolean;
 }
 
 /** Result of an agent run. */

@@ -56,7 +56,7 @@ export function settleAsk(host: Host, call: AskedCall): AskSettlement | Promise<
  * prompt command's line) — not an agent session's own calls, where `approval_required` pauses the session and the
  * text is shown to the user with `keel sessions approve|reject`.
  */
-function toModel(host: Host, run: RunContext): boolean {
+export function approvalReadByModel(host: Pick<Host, "env">, run: RunContext): boolean {
   if (inToolProcess(host.env)) return true;
   return modelReads(run) && run.origin !== "agent" && run.origin !== "sub-agent";
 }
@@ -74,7 +74,7 @@ async function askApprover(host: Host, call: AskedCall): Promise<AskSettlement> 
       rule: permission.rule,
       ...(permission.strict ? { strict: true } : {}),
     });
-    if (toModel(host, run))
+    if (approvalReadByModel(host, run))
       return {
         refused: {
           code: "approval_required",

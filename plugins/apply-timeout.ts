@@ -26,3 +26,19 @@ export function applyTimeout(env: NodeJS.ProcessEnv): { ms: number; problem?: st
     };
   return { ms: raw };
 }
+
+/** Resolves true when `work` settles within `ms` (rethrowing its error), false when the bound passes first. */
+export async function withinBound(work: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const bound = new Promise<false>((resolveBound) => {
+    timer = setTimeout(() => resolveBound(false), ms);
+    timer.unref();
+  });
+  // A late rejection after the bound must not become an unhandled rejection.
+  work.catch(() => undefined);
+  try {
+    return await Promise.race([work.then(() => true as const), bound]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,5 +1,5 @@
-import { realpathSync, statSync } from "node:fs";
-import { join, relative, resolve } from "node:path";
+import { realpathSync } from "node:fs";
+import { join, relative } from "node:path";
 import { pathToFileURL } from "node:url";
 import {
   errorMessage,
@@ -20,7 +20,8 @@ import { CODE_PLUGIN_HOOKS, type CodePluginApi, type CodePluginApply, type CodeP
 import { codeToolProblem, toToolDefinition } from "./code-plugin-tool.js";
 import type { PluginEntry } from "./register-plugin-tools.js";
 import { MAX_PLUGIN_BYTES, MAX_PLUGIN_FILES, pluginFolderDigest } from "./plugin-folder-digest.js";
-import { APPLY_TIMEOUT_ENV, applyTimeout } from "./apply-timeout.js";
+import { APPLY_TIMEOUT_ENV, applyTimeout, withinBound } from "./apply-timeout.js";
+import { applyOf, moduleFile, notFound } from "./code-plugin-module.js";
 import { PluginImports } from "./import-plugin-module.js";
 import { pluginSnapshot, snapshotsDir } from "./plugin-snapshot.js";
 import { prunePluginSnapshots } from "./prune-plugin-snapshots.js";
@@ -246,60 +247,9 @@ export interface CodeToolNames {
   userNames: ReadonlyMap<string, LoadedPlugin>;
 }
 
-/** True for Node's "module not found" errors (an ES import, or `require` in a CommonJS file). */
-function notFound(error: unknown): boolean {
-  const code = (error as { code?: unknown } | undefined)?.code;
-  return code === "ERR_MODULE_NOT_FOUND" || code === "MODULE_NOT_FOUND";
-}
-
 /** `file` relative to the workspace when inside it, else as is. */
 function displayed(host: Host, file: string): string {
   return inside(host.workspace.root, file) ? relative(host.workspace.root, file) || "." : file;
-}
-
-/** Resolves true when `work` settles within `ms` (rethrowing its error), false when the bound passes first. */
-async function withinBound(work: Promise<unknown>, ms: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const bound = new Promise<false>((resolveBound) => {
-    timer = setTimeout(() => resolveBound(false), ms);
-    timer.unref();
-  });
-  // A late rejection after the bound must not become an unhandled rejection.
-  work.catch(() => undefined);
-  try {
-    return await Promise.race([work.then(() => true as const), bound]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-/** The plugin's module path, symlinks resolved, when it is a file inside the plugin folder; else reports why not. */
-function moduleFile(plugin: LoadedPlugin, main: string, fail: (message: string) => void): string | undefined {
-  const name = plugin.manifest.name;
-  let root: string;
-  let file: string;
-  try {
-    root = realpathSync.native(plugin.root);
-    file = realpathSync.native(resolve(plugin.root, main));
-  } catch {
-    fail(`Plugin ${name}: main "${main}" does not exist in ${plugin.root}; the code module was not loaded.`);
-    return undefined;
-  }
-  if (!inside(root, file) || file === root) {
-    fail(`Plugin ${name}: main "${main}" resolves to ${file}, outside the plugin folder ${root} (symlinks are followed); the code module was not loaded.`);
-    return undefined;
-  }
-  if (!statSync(file).isFile()) {
-    fail(`Plugin ${name}: main "${main}" is not a file; the code module was not loaded.`);
-    return undefined;
-  }
-  return file;
-}
-
-/** `apply` as the module exports it: named, the default export's `apply`, or the default export itself. */
-function applyOf(mod: Record<string, unknown>): CodePluginApply | undefined {
-  const candidates = [mod.apply, (mod.default as { apply?: unknown } | undefined)?.apply, mod.default];
-  return candidates.find((c): c is CodePluginApply => typeof c === "function");
 }
 
 /** The hooks a code plugin sees: the host's own, no others. */

@@ -49,6 +49,11 @@ export interface SessionRunOptions {
    * ExpandedPrompt.started).
    */
   onPromptAdded?: (sessionId: string) => void;
+  /**
+   * A model reads this run's outcome (a sub-agent's, in the result of the `delegate_agent` or workflow step a model
+   * called): a pause then says that deciding it is the user's, naming no command (see decideHint).
+   */
+  readByModel?: boolean;
 }
 
 /** A model's tool call about to run: its id, the tool's name and the parsed input. */

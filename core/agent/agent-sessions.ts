@@ -19,7 +19,7 @@ import type { ApprovalDecision } from "./run-tool-calls.js";
 import type { GuidanceEntry } from "../hooks.js";
 import { fireAfterTurn, firePromptHooks, fireUserPromptSubmit } from "./session-hooks.js";
 import { hookTextsMessage } from "./tool-guidance.js";
-import { decideHint, outcome, outcomeOf } from "./session-outcome.js";
+import { decideHint, outcome, outcomeOf, outcomeReader } from "./session-outcome.js";
 import { MAX_DELEGATION_DEPTH } from "./tool-menu.js";
 import { runPromptSession } from "./run-prompt-session.js";
 import { budgetsLeft, countForParent, noteChild } from "./tree-budget.js";
@@ -96,7 +96,7 @@ export class AgentSessions implements AgentService {
       const call = s.state.pending?.calls.find((c) => c.status === "awaiting_approval");
       return new UsageError(
         inToolProcess(this.host.env)
-          ? `Session ${id} is waiting for approval of ${call?.name ?? "a tool call"}. ${decideHint(id, true)}`
+          ? `Session ${id} is waiting for approval of ${call?.name ?? "a tool call"}. ${decideHint(id, "tool-process")}`
           : `Session ${id} is waiting for approval of ${call?.name ?? "a tool call"}: run \`keel sessions approve ${id}\` or \`keel sessions reject ${id}\` first.`,
       );
     };
@@ -149,7 +149,11 @@ export class AgentSessions implements AgentService {
     const state = await readSessionState(this.host.workspace.stateDir, id);
     const parentId = (await readSessionMeta(this.host.workspace.stateDir, id)).parentSessionId;
     if (state.status === "awaiting_approval") return countForParent(this.active, parentId, await this.decideOne(id, decision, opts));
-    return countForParent(this.active, parentId, outcomeOf(id, state, (state.reason ?? "error") as StopReason));
+    return countForParent(
+      this.active,
+      parentId,
+      outcomeOf(id, state, (state.reason ?? "error") as StopReason, undefined, undefined, outcomeReader({ host: this.host, options: opts })),
+    );
   }
 
   private async decideOne(id: string, decision: ApprovalDecision, opts: AgentRunOptions): Promise<AgentOutcome> {

@@ -3,6 +3,7 @@ import type { GuidanceEntry } from "../hooks.js";
 import type { Host } from "../host.js";
 import type { WorktreeInfo } from "../services.js";
 import { defineTool } from "../define-tool.js";
+import { approvalReadByModel } from "../settle-ask.js";
 import type { KeelEvent, ToolDefinition } from "../types.js";
 import type { SubAgentOrigin } from "./active-session.js";
 import type { AgentOutcome, AgentRuntime } from "./agent-runtime.js";
@@ -49,6 +50,9 @@ export function delegateAgentTool(host: Host, runtime: AgentRuntime): ToolDefini
       let agent: string | undefined;
       const onEvent = parent.options.onEvent;
       const origin = (): SubAgentOrigin => ({ callId: ctx.callId, agent: agent ?? "sub-agent", depth: parent.meta.depth + 1 });
+      // Called by the agent loop, a pause pauses the parent and its text goes to the user; called from a workflow step
+      // a model ran (or in a command keel runs for a tool), a model reads it: approving is then the user's decision.
+      const forModel = approvalReadByModel(host, ctx.run);
       const childOptions = {
         signal: ctx.signal,
         // whoever watches the parent (keel chat, keel run) sees the sub-agent's activity, under this call
@@ -57,6 +61,7 @@ export function delegateAgentTool(host: Host, runtime: AgentRuntime): ToolDefini
         yes: Boolean(parent.options.yes || parent.state.yes),
         approver: parent.options.approver,
         onText: undefined,
+        readByModel: forModel,
       };
       let worktree: Pick<WorktreeInfo, "name" | "path" | "branch"> | undefined;
       let child: AgentOutcome;
@@ -103,12 +108,15 @@ export function delegateAgentTool(host: Host, runtime: AgentRuntime): ToolDefini
         });
       }
       if (child.reason === "awaiting_approval") {
-        // nobody can answer now: the parent pauses on this call, and deciding the child continues both
+        // nobody can answer now: in the agent loop the parent pauses on this call, and deciding the child continues both
         parent.emit("delegate_paused", { childSessionId: child.sessionId });
+        const decide = forModel
+          ? "" // the child's message says deciding it is the user's (decideHint): no command for the model to run
+          : ` Deciding it (keel sessions approve|reject ${child.sessionId}, or the same for ${parent.id}) continues the sub-agent and then this session.`;
         return {
           ok: false,
           code: "approval_required",
-          content: `Sub-agent session ${child.sessionId} waits for approval: ${child.message ?? ""} Deciding it (keel sessions approve|reject ${child.sessionId}, or the same for ${parent.id}) continues the sub-agent and then this session.`,
+          content: `Sub-agent session ${child.sessionId} waits for approval: ${child.message ?? ""}${decide}`,
           metadata: { childSessionId: child.sessionId },
         };
       }

@@ -32,6 +32,7 @@ export async function runPromptSession(sessions: AgentSessions, host: Host, requ
       signal: request.signal,
       parentSessionId,
       yes: request.yes,
+      readByModel: request.readByModel,
       // a run that names its model uses it on the configured endpoint (resolved here: `model` would become
       // this invocation's --model for later sessions); otherwise it inherits its parent's
       modelSpec: request.model ? requireModelSpec(host.config, request.model, host.env, host.workspace.root) : modelSpec,

@@ -1,5 +1,6 @@
 import { existsSync } from "node:fs";
 import { inToolProcess } from "../trust-hint.js";
+import { MODEL_APPROVAL_STOP } from "../settle-ask.js";
 import { callArgumentsText } from "../visible-json.js";
 import { StateError, UsageError } from "../errors.js";
 import type { Host } from "../host.js";
@@ -30,18 +31,37 @@ export function checkPinnedDir(host: Host, id: string, meta: SessionMeta): void 
     );
 }
 
+/**
+ * Who reads an outcome's message: the user (their terminal, an embedding program), the output of a command keel runs
+ * for a tool (`KEEL_CALL`: a model reads it, and `keel sessions approve|reject` is refused there), or a model directly
+ * (a sub-agent's outcome in the result of a `delegate_agent` or workflow step a model called).
+ */
+export type OutcomeReader = "user" | "tool-process" | "model";
+
+/** Who reads the outcome of a run of `s`: see OutcomeReader (`readByModel`: the run's caller said a model reads it). */
+export function outcomeReader(s: { host: Pick<Host, "env">; options: { readByModel?: boolean } }): OutcomeReader {
+  return inToolProcess(s.host.env) ? "tool-process" : s.options.readByModel ? "model" : "user";
+}
+
 /** The outcome of a run of the open session `s` that stopped for `reason` (a pause names the call deciding it runs, a sub-agent's too). */
 export async function outcome(s: ActiveSession, reason: StopReason): Promise<AgentOutcome> {
   const waiting = reason === "awaiting_approval" ? await waitingCall(s.host.workspace.stateDir, s.state) : undefined;
-  return outcomeOf(s.id, s.state, reason, reason === "budget" ? budgetMessage(s) : undefined, waiting, inToolProcess(s.host.env));
+  return outcomeOf(s.id, s.state, reason, reason === "budget" ? budgetMessage(s) : undefined, waiting, outcomeReader(s));
 }
 
 /**
  * The outcome a session's state shows for `reason` (`budget`: keel's message naming the budget, when
- * known; `found`: the waiting call as waitingCall found it, with the sub-agent call it decides; `toolProcess`:
- * this keel runs inside a command keel started for a tool, where `keel sessions approve|reject` is refused).
+ * known; `found`: the waiting call as waitingCall found it, with the sub-agent call it decides; `reader`: who reads
+ * the message, which says how a pause is decided — see decideHint).
  */
-export function outcomeOf(id: string, state: SessionState, reason: StopReason, budget?: string, found?: WaitingCall, toolProcess = false): AgentOutcome {
+export function outcomeOf(
+  id: string,
+  state: SessionState,
+  reason: StopReason,
+  budget?: string,
+  found?: WaitingCall,
+  reader: OutcomeReader = "user",
+): AgentOutcome {
   const own = state.pending?.calls.find((c) => c.status === "awaiting_approval");
   const waiting = found ?? (own ? { call: own } : undefined);
   const message =
@@ -50,7 +70,7 @@ export function outcomeOf(id: string, state: SessionState, reason: StopReason, b
       : reason === "error"
         ? `The run failed: ${state.error ?? "unknown error"}`
         : reason === "awaiting_approval"
-          ? `Session ${id} is waiting for approval to run ${waiting ? describeWaiting(waiting, (tool, args) => `${tool}(${callArgumentsText(args)})`) : "a tool call"}. ${decideHint(id, toolProcess)}`
+          ? `Session ${id} is waiting for approval to run ${waiting ? describeWaiting(waiting, (tool, args) => `${tool}(${callArgumentsText(args)})`) : "a tool call"}. ${decideHint(id, reader)}`
           : reason === "max_steps"
             ? `Stopped after the maximum number of steps; continue with keel run --resume ${id}.`
             : reason === "budget"
@@ -83,11 +103,14 @@ export function outcomeOf(id: string, state: SessionState, reason: StopReason, b
 }
 
 /**
- * How a pause is decided: on the user's own terminal, with `keel sessions approve|reject`; inside a command keel runs
- * for a tool (whose output a model reads), those are refused, so the text says the decision is the user's, in their terminal.
+ * How a pause is decided: on the user's own terminal, with `keel sessions approve|reject`. A model reads that the
+ * decision is the user's and no command of its own takes it: inside a command keel runs for a tool those commands are
+ * refused, so the text asks it to have the user run them in their terminal; a model reading a sub-agent's pause in a
+ * tool result is told to stop and let the user decide (MODEL_APPROVAL_STOP).
  */
-export function decideHint(id: string, toolProcess: boolean): string {
-  return toolProcess
+export function decideHint(id: string, reader: OutcomeReader): string {
+  if (reader === "model") return MODEL_APPROVAL_STOP;
+  return reader === "tool-process"
     ? `Deciding it is the user's, not yours: \`keel sessions approve|reject\` is refused inside a command keel runs for a tool. Ask the user to run \`keel sessions approve ${id}\` or \`keel sessions reject ${id}\` in their own terminal; do not retry it.`
     : `Approve with \`keel sessions approve ${id}\` or reject with \`keel sessions reject ${id}\`.`;
 }

@@ -114,7 +114,7 @@ export function openaiModel(spec: OpenAISpec, env: NodeJS.ProcessEnv, base: Fetc
         ? textToolCalls(text, new Set(request.tools.map((t) => names.wire(t.name))), names, request.callIndex)
         : undefined;
     const body = (extra: Record<string, unknown>) =>
-      encoder.encode(request.messages, request.tools, names, { model: spec.name, [shape.tokenLimit]: maxTokens, ...extra }, shape.bridge, shape.shortIds);
+      encoder.encode(request.messages, request.tools, names, { model: spec.name, [shape.tokenLimit]: maxTokens, ...extra }, shape);
     const { sdk, client: c } = await getClient();
     // The SDK adds an abort listener to the signal it is given and never removes it: given the
     // session's long-lived signal, listeners pile up (one per model call, and Node's leak warning

@@ -1,6 +1,6 @@
 /**
  * How OpenAI-compatible servers differ in what request they accept, and how to tell from their
- * 400 which shape they want: the output-cap field, and role order after tool results.
+ * 400 which shape they want: the output-cap field, role order after tool results, call ids, empty content.
  */
 
 /** The request field that caps a completion's length. */
@@ -80,6 +80,20 @@ export function refusesCallIdFormat(error: unknown, bodyMessage = ""): boolean {
   const e = error as { status?: unknown; message?: unknown; error?: { message?: unknown } } | null;
   if (e?.status !== 400 && e?.status !== 422) return false;
   return /tool call id\b.*\bmust be a-z, ?A-Z, ?0-9,? with a length of 9/i.test(errorText(e, bodyMessage));
+}
+
+/**
+ * True when a request failed because the server refuses a message with empty content, which OpenAI accepts: Anthropic's
+ * OpenAI-compatible endpoint and proxies in front of Claude (400 "messages.3: all messages must have non-empty content
+ * except for the optional final assistant message", "text content blocks must be non-empty", "content cannot be
+ * empty"), Bedrock's Converse API ("The content field in the Message object at messages.3 is empty").
+ */
+export function refusesEmptyContent(error: unknown, bodyMessage = ""): boolean {
+  const e = error as { status?: unknown; message?: unknown; error?: { message?: unknown } } | null;
+  if (e?.status !== 400) return false;
+  return /must have non-empty content|content blocks? must (?:be non-empty|contain non-whitespace)|content (?:cannot|can not|must not) be empty|content field in the message object at messages\.\d+ is empty/i.test(
+    errorText(e, bodyMessage),
+  );
 }
 
 /** Every message an SDK error carries: its own, the `error.message` of the body, and the body's message keel kept (see ErrorBodies). */

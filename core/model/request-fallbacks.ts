@@ -1,6 +1,7 @@
 import {
   firstTokenLimitField,
   refusesCallIdFormat,
+  refusesEmptyContent,
   refusesStreamOptions,
   refusesStreamWithTools,
   refusesUserAfterTool,
@@ -21,21 +22,23 @@ export interface RequestShape {
   stream: boolean;
   /** Tool-call ids are sent in the 9-character `[a-zA-Z0-9]` form (Mistral refuses any other: `shortCallId`). */
   shortIds: boolean;
+  /** A user or tool message with empty content is sent with a placeholder (Anthropic's compatible endpoint refuses "": `fillEmptyContent`). */
+  fillEmpty: boolean;
 }
 
 /**
  * What one client has learned its server refuses, and the request shape it sends from then on: each part
  * is switched once, when the server's error says it refuses that part (a 400 before any output), and the call
  * is asked again. OpenAI's reasoning models refuse `max_tokens` (and other servers may not know its successor),
- * Mistral a user message right after a tool result, some servers `stream_options`, and some (llama.cpp builds)
- * streaming when tools are offered. Mistral's ids are learned from the server's own ids too (`sawIds`).
+ * Mistral a user message right after a tool result, some servers `stream_options`, some (llama.cpp builds)
+ * streaming when tools are offered, and Anthropic's compatible endpoint a message with empty content. Mistral's ids are learned from the server's own ids too (`sawIds`).
  */
 export class RequestFallbacks {
   private readonly current: RequestShape;
 
   /** The first shape: the token-limit field for `baseUrl` (firstTokenLimitField), streamed when `stream`. */
   constructor(baseUrl: string | undefined, stream: boolean) {
-    this.current = { tokenLimit: firstTokenLimitField(baseUrl), bridge: false, streamOptions: true, stream, shortIds: false };
+    this.current = { tokenLimit: firstTokenLimitField(baseUrl), bridge: false, streamOptions: true, stream, shortIds: false, fillEmpty: false };
   }
 
   /** The shape for the next attempt (a copy: what is learned meanwhile does not change it). */
@@ -73,6 +76,10 @@ export class RequestFallbacks {
     }
     if (!shape.shortIds && refusesCallIdFormat(error, bodyMessage)) {
       this.current.shortIds = true;
+      return true;
+    }
+    if (!shape.fillEmpty && refusesEmptyContent(error, bodyMessage)) {
+      this.current.fillEmpty = true;
       return true;
     }
     return false;

@@ -8,6 +8,16 @@ import { validConversation, wireCallId } from "./valid-conversation.js";
 const OPEN = Buffer.from('{"messages":[');
 const COMMA = Buffer.from(",");
 const TOOLS = Buffer.from('],"tools":[');
+/** How a request's messages are shaped for servers that refuse the plain form (see RequestFallbacks). */
+export interface WireShape {
+  /** A user message right after a tool result gets a short assistant message before it (Mistral). */
+  bridge?: boolean;
+  /** Tool-call ids in the 9-character form (`shortCallId`). */
+  shortIds?: boolean;
+  /** User and tool messages with empty content get a placeholder (`fillEmptyContent`). */
+  fillEmpty?: boolean;
+}
+
 /** The assistant message put between a tool result and a user message for servers that refuse that order (Mistral). */
 const BRIDGE = Buffer.from(',{"role":"assistant","content":"Ok."}');
 /** Longest tool description sent (providers cap it). */
@@ -34,26 +44,27 @@ export class WireBodyEncoder {
   /**
    * The request body `{"messages": [...], "tools": [...], ...rest}` as bytes (no `tools` key when
    * there are none); `rest` (model, limits, stream options) is serialized as given and must hold `model`.
-   * With `bridgeToolToUser`, a user message right after a tool result gets a short assistant
+   * With `bridge`, a user message right after a tool result gets a short assistant
    * message before it (Mistral answers 400 "Unexpected role 'user' after role 'tool'" otherwise).
    * The messages go out as `validConversation` makes them: every tool call answered right after it,
    * whatever the history holds (an endpoint refuses anything else, on every resume); an answer with
    * neither text nor tool calls is left out.
-   * With `shortIds`, tool-call ids are sent in the 9-character form Mistral requires (`shortCallId`).
+   * With `shortIds`, tool-call ids are sent in the 9-character form Mistral requires (`shortCallId`). With `fillEmpty`,
+   * a user or tool message with empty content is sent with a placeholder (`fillEmptyContent`).
    */
   encode(
     messages: readonly ChatMessage[],
     tools: readonly ModelToolSpec[],
     names: ToolNameMap,
     rest: { model: string } & Record<string, unknown>,
-    bridgeToolToUser = false,
-    shortIds = false,
+    { bridge = false, shortIds = false, fillEmpty = false }: WireShape = {},
   ): Buffer {
     const parts: Buffer[] = [OPEN];
     // An answer with no text and no calls says nothing, and some servers refuse it (vLLM reads "" as no content): not sent.
-    const sent = validConversation(messages).messages.filter((m) => m.role !== "assistant" || m.content !== "" || m.toolCalls?.length);
+    const valid = validConversation(messages).messages.filter((m) => m.role !== "assistant" || m.content !== "" || m.toolCalls?.length);
+    const sent = fillEmpty ? valid.map(fillEmptyContent) : valid;
     sent.forEach((m, i) => {
-      if (bridgeToolToUser && m.role === "user" && sent[i - 1]?.role === "tool") parts.push(BRIDGE);
+      if (bridge && m.role === "user" && sent[i - 1]?.role === "tool") parts.push(BRIDGE);
       if (i) parts.push(COMMA);
       parts.push(this.message(m, names, shortIds));
     });
@@ -92,6 +103,19 @@ export class WireBodyEncoder {
     this.messages.set(m, { names: wireNames, bytes });
     return bytes;
   }
+}
+
+/** What a user or tool message with empty (or only blank) content is sent as to a server that refuses it: it says what was there. */
+export const EMPTY_CONTENT_PLACEHOLDER = "(empty)";
+
+/**
+ * `m`, or, when it is a user or tool message whose content is empty or only whitespace, a copy with
+ * EMPTY_CONTENT_PLACEHOLDER as its content: Anthropic's OpenAI-compatible endpoint (and proxies in front of Claude)
+ * refuse such a message with 400 on every later request, though OpenAI accepts it. Only the request changes; the
+ * session keeps the message as it is. Pure.
+ */
+export function fillEmptyContent(m: ChatMessage): ChatMessage {
+  return (m.role === "user" || m.role === "tool") && m.content.trim() === "" ? { ...m, content: EMPTY_CONTENT_PLACEHOLDER } : m;
 }
 
 /**

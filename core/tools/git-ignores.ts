@@ -21,11 +21,36 @@ interface IgnorePattern {
   match: (path: string) => boolean;
 }
 
-/** The patterns of one ignore file, the folder they are relative to, and the files of lower precedence. */
+/**
+ * Which kind of ignore file a frame's patterns come from, by precedence (lower wins), as ripgrep reads them: a match in
+ * any `.rgignore` decides over one in any `.ignore`, which decides over git's files (`.gitignore`, `.git/info/exclude`,
+ * the global excludes file); within a kind, the deepest file with a matching line decides.
+ */
+const enum Kind {
+  Rgignore = 0,
+  Ignore = 1,
+  Git = 2,
+}
+
+/** The ignore files read in each folder, with their kind: `.gitignore` only inside a git repository. */
+const FOLDER_FILES: readonly (readonly [string, Kind])[] = [
+  [".gitignore", Kind.Git],
+  [".ignore", Kind.Ignore],
+  [".rgignore", Kind.Rgignore],
+];
+
+/** The patterns of one ignore file, the folder they are relative to, their kind, and the files above it. */
 interface Frame {
   base: string;
   patterns: IgnorePattern[];
+  kind: Kind;
   parent: Frame | undefined;
+}
+
+/** The rules that apply in one folder (deepest first) and whether the folder lies in a git repository. */
+interface Level {
+  frame: Frame | undefined;
+  inRepo: boolean;
 }
 
 /**
@@ -33,8 +58,10 @@ interface Frame {
  * every `.gitignore` from a repository's top folder down (a deeper file's patterns win over
  * a shallower one's; within a file the last matching line wins), below them `.git/info/exclude` and
  * the user's global excludes file (`globalExcludesFile`).
- * A folder holding its own `.git` (a submodule, a nested clone) starts afresh: the rules above it do
- * not apply inside; outside every repository none apply, and keel's own `.keel/.gitignore` never does. Supported syntax is git's: `#` comments, `!` negation, a leading or middle `/`
+ * A folder holding its own `.git` (a submodule, a nested clone) starts afresh: the git rules above it do
+ * not apply inside; outside every repository none apply, and keel's own `.keel/.gitignore` never does.
+ * Over them, as in ripgrep (and fd, for `.ignore`): the `.ignore` and `.rgignore` files of every folder from `root` down,
+ * in and out of repositories (see Kind for which decides). Supported syntax is git's: `#` comments, `!` negation, a leading or middle `/`
  * anchors, a trailing `/` matches folders only, `*`, `?`, `[a-z]`, `[!a]` and `**`; a line matching
  * needs more is not applied. Patterns are matched in linear time (`compileLinearGlob`), so a
  * committed `*a*a*a*a*a*a*b` cannot hang a walk. Ignore files are data only: read without following a
@@ -43,70 +70,93 @@ interface Frame {
  * and synchronously as folders are met; holds only a cache. Never throws.
  */
 export class GitIgnores {
-  private readonly frames = new Map<string, Frame | typeof NO_REPO | undefined>();
+  private readonly levels = new Map<string, Level>();
 
   private constructor(
-    /** The top of the repository `start` lies in, or `start` itself when it lies in none. */
-    private readonly top: string,
+    /** The boundary of the walk: no ignore file above it is read. */
+    private readonly root: string,
     private readonly globalFile: string | undefined,
   ) {}
 
   /**
-   * The rules for a walk of `start` (absolute, inside `root`): those of the git repository it lies in,
-   * found as the nearest folder from `start` up to `root` holding `.git`, and those of every repository
-   * the walk meets below. Outside a repository a `.gitignore` is not applied (as in ripgrep and fd).
+   * The rules for a walk of any folder inside `root`: those of the git repository each folder lies in (the nearest
+   * folder up to `root` holding `.git`) and the `.ignore`/`.rgignore` files from `root` down. Outside a repository a
+   * `.gitignore` is not applied (as in ripgrep and fd).
    */
-  static forWalk(root: string, start: string, env: NodeJS.ProcessEnv): GitIgnores {
-    for (let dir = start; inside(root, dir); dir = dirname(dir)) {
-      if (hasGit(dir)) return new GitIgnores(dir, globalExcludesFile(env));
-      if (dirname(dir) === dir) break;
-    }
-    return new GitIgnores(start, globalExcludesFile(env));
+  static forWalk(root: string, env: NodeJS.ProcessEnv): GitIgnores {
+    return new GitIgnores(root, globalExcludesFile(env));
   }
 
-  /** Whether `abs` (a file, or a folder when `isDir`) below the repository's top is ignored. */
+  /** Whether `abs` (a file, or a folder when `isDir`) inside the walk's root is ignored. */
   ignored(abs: string, isDir: boolean): boolean {
     const name = abs.slice(abs.lastIndexOf("/") + 1);
-    const first = this.frameOf(dirname(abs));
-    for (let frame = first === NO_REPO ? undefined : first; frame; frame = frame.parent) {
+    // One pass, deepest first: a kind's first match decides for that kind, and a kind of higher precedence over it.
+    let decided = false;
+    let decidedBy: Kind | undefined;
+    for (let frame = this.levelOf(dirname(abs)).frame; frame; frame = frame.parent) {
+      if (decidedBy !== undefined && frame.kind >= decidedBy) continue;
       const rel = abs.slice(frame.base.length + (frame.base.endsWith("/") ? 0 : 1));
       for (let i = frame.patterns.length - 1; i >= 0; i--) {
         const p = frame.patterns[i]!;
         if (p.dirOnly && !isDir) continue;
-        if (p.match(p.byName ? name : rel)) return !p.negate;
+        if (p.match(p.byName ? name : rel)) {
+          decided = !p.negate;
+          decidedBy = frame.kind;
+          break;
+        }
       }
+      if (decidedBy === Kind.Rgignore) break;
     }
-    return false;
+    return decided;
   }
 
-  /** The rules that apply to the entries of folder `dir`, deepest first (NO_REPO: it lies in no repository). */
-  private frameOf(dir: string): Frame | typeof NO_REPO | undefined {
-    if (this.frames.has(dir)) return this.frames.get(dir);
-    const parent = hasGit(dir) ? this.repoBase(dir) : dir === this.top || !inside(this.top, dir) ? NO_REPO : this.frameOf(dirname(dir));
+  /** The rules that apply to the entries of folder `dir`, deepest first. */
+  private levelOf(dir: string): Level {
+    const cached = this.levels.get(dir);
+    if (cached) return cached;
+    const above: Level = dir === this.root || !inside(this.root, dir) ? { frame: undefined, inRepo: false } : this.levelOf(dirname(dir));
+    // A repository's top starts afresh: the git rules above it do not apply inside (its own exclude and global file do).
+    const git = hasGit(dir);
+    const inRepo = git || above.inRepo;
+    let frame = git ? this.repoBase(dir, withoutGit(above.frame)) : above.frame;
     // `.keel/.gitignore` is keel's own (`*`: its state stays out of git), not a rule for searches someone points inside `.keel`.
-    const own = parent === NO_REPO || basename(dir) === ".keel" ? [] : ignoreFile(join(dir, ".gitignore"));
-    const frame = own.length > 0 ? { base: dir, patterns: own, parent: parent as Frame | undefined } : parent;
-    this.frames.set(dir, frame);
-    return frame;
+    if (basename(dir) !== ".keel")
+      for (const [file, kind] of FOLDER_FILES) {
+        if (kind === Kind.Git && !inRepo) continue;
+        const patterns = ignoreFile(join(dir, file));
+        if (patterns.length > 0) frame = { base: dir, patterns, kind, parent: frame };
+      }
+    const level = { frame, inRepo };
+    this.levels.set(dir, level);
+    return level;
   }
 
-  /** The rules under every `.gitignore` of the repository whose top is `dir`: its `.git/info/exclude`, then the global file. */
-  private repoBase(dir: string): Frame | undefined {
+  /** The rules under every `.gitignore` of the repository whose top is `dir`: its `.git/info/exclude`, then the global file, over `under`. */
+  private repoBase(dir: string, under: Frame | undefined): Frame | undefined {
     // The user's own file, which a dotfile manager may have linked: read through a link, as git does.
     const global = this.globalFile === undefined ? [] : ignoreFile(this.globalFile, true);
-    let frame: Frame | undefined = global.length > 0 ? { base: dir, patterns: global, parent: undefined } : undefined;
+    let frame: Frame | undefined = global.length > 0 ? { base: dir, patterns: global, kind: Kind.Git, parent: under } : under;
     // Only a real `.git` folder: a `.git` file (a worktree or submodule) points elsewhere, and a linked one may lead out.
     if (isDirNoLink(join(dir, ".git")) && isDirNoLink(join(dir, ".git", "info"))) {
       const exclude = ignoreFile(join(dir, ".git", "info", "exclude"));
-      if (exclude.length > 0) frame = { base: dir, patterns: exclude, parent: frame };
+      if (exclude.length > 0) frame = { base: dir, patterns: exclude, kind: Kind.Git, parent: frame };
     }
     return frame;
   }
 }
 
+/** `frame`'s chain without its git rules (those of an enclosing repository, which stop at a nested one's top). */
+function withoutGit(frame: Frame | undefined): Frame | undefined {
+  if (!frame) return undefined;
+  const parent = withoutGit(frame.parent);
+  return frame.kind === Kind.Git ? parent : parent === frame.parent ? frame : { ...frame, parent };
+}
+
 /** The sentence a search that found nothing adds when .gitignore rules left folders or files out (`skipped` of them). */
 export function ignoredHint(skipped: number): string {
-  return skipped > 0 ? ` ${skipped} folder(s) or file(s) ignored by .gitignore were not searched; pass include_ignored: true to search them too.` : "";
+  return skipped > 0
+    ? ` ${skipped} folder(s) or file(s) ignored by .gitignore (or .ignore, .rgignore) were not searched; pass include_ignored: true to search them too.`
+    : "";
 }
 
 /** Whether `dir` is the top of a repository as git finds one (`gitMarkerAt`: not the sandbox's empty `.git`), or has a linked `.git`. */
@@ -126,9 +176,6 @@ function isDirNoLink(path: string): boolean {
     return false;
   }
 }
-
-/** Marks a folder in no git repository: no `.gitignore` applies there. */
-const NO_REPO = Symbol("no repository");
 
 /** The compiled patterns of an ignore file; none when it is missing, a link (unless `followLink`), not a regular file or unreadable. */
 function ignoreFile(path: string, followLink = false): IgnorePattern[] {

@@ -12,7 +12,7 @@ export const GLOB_MAX_RESULTS = 1000;
 
 /**
  * `glob`: workspace files matching a glob pattern, sorted by path, capped; skips what the repository's
- * .gitignore files ignore (`GitIgnores`), and .git, node_modules and .keel, by default. The pattern (which the model writes) is matched in linear time (`findFiles`):
+ * .gitignore, .ignore and .rgignore files ignore (`GitIgnores`), and .git, node_modules and .keel, by default. The pattern (which the model writes) is matched in linear time (`findFiles`):
  * `*`, `**`, `?`, `[...]` and `{a,b}` (other picomatch syntax where RE2 can run it); a pattern
  * that cannot be matched in bounded time (an extglob like `!(x)`) is refused with a message.
  * Never lists a match whose real path is outside the boundary, nor one a path deny rule of
@@ -25,14 +25,14 @@ export function globTool(): ToolDefinition {
     properties: {
       pattern: { type: "string", minLength: 1, description: "Glob pattern, relative to `path`" },
       path: { type: "string", description: "Folder to search, relative to the workspace (default: the workspace root)" },
-      include_ignored: { type: "boolean", description: "Also search what .gitignore ignores, and .git, node_modules and .keel" },
+      include_ignored: { type: "boolean", description: "Also search what .gitignore, .ignore and .rgignore files ignore, and .git, node_modules and .keel" },
     },
     required: ["pattern"],
     additionalProperties: false,
   } as const;
   return defineTool(inputSchema, {
     name: "glob",
-    description: `Find files by glob pattern (e.g. "**/*.ts", "src/**/test-*.js") under a folder of the workspace. Skips files the repository's .gitignore files ignore, and .git, node_modules and .keel, unless include_ignored is true. Returns at most ${GLOB_MAX_RESULTS} paths, relative to the workspace.`,
+    description: `Find files by glob pattern (e.g. "**/*.ts", "src/**/test-*.js") under a folder of the workspace. Skips files that .gitignore, .ignore and .rgignore files ignore, and .git, node_modules and .keel, unless include_ignored is true. Returns at most ${GLOB_MAX_RESULTS} paths, relative to the workspace.`,
     ...pathToolTraits("read"),
     async execute(input, ctx) {
       const dir = confinePath(ctx.root, input.path ?? ".", "path", ctx.cwd);
@@ -49,7 +49,7 @@ export function globTool(): ToolDefinition {
         import("./git-ignores.js"),
       ]);
       const unwalked: string[] = [];
-      const ignores = input.include_ignored ? undefined : GitIgnores.forWalk(ctx.root, dir, ctx.host.env);
+      const ignores = input.include_ignored ? undefined : GitIgnores.forWalk(ctx.root, ctx.host.env);
       let skippedIgnored = 0;
       const found = await findFiles(dir, input.pattern, {
         includeIgnored: input.include_ignored,

@@ -21,7 +21,7 @@ const SLICE_MS = 10;
 
 /**
  * `grep`: lines matching a regular expression (RE2, linear time) in workspace files, as `file:line: text`; skips binary
- * files and, unless `include_ignored`, what .gitignore ignores (`GitIgnores`) and .git, node_modules and .keel; streams large files.
+ * files and, unless `include_ignored`, what .gitignore, .ignore and .rgignore files ignore (`GitIgnores`) and .git, node_modules and .keel; streams large files.
  */
 export function grepTool(): ToolDefinition {
   const inputSchema = {
@@ -31,7 +31,7 @@ export function grepTool(): ToolDefinition {
       path: { type: "string", description: "Folder or file to search, relative to the workspace (default: the workspace root)" },
       glob: { type: "string", description: "Only search files matching this glob, relative to `path` (default **/*)" },
       ignore_case: { type: "boolean", description: "Case-insensitive match" },
-      include_ignored: { type: "boolean", description: "Also search what .gitignore ignores, and .git, node_modules and .keel" },
+      include_ignored: { type: "boolean", description: "Also search what .gitignore, .ignore and .rgignore files ignore, and .git, node_modules and .keel" },
       max_results: {
         type: "integer",
         minimum: 1,
@@ -56,7 +56,7 @@ export function grepTool(): ToolDefinition {
   return defineTool(inputSchema, {
     name: "grep",
     description:
-      'Search file contents with a regular expression (RE2 syntax, as in ripgrep: no lookaround or backreferences; always linear time). Returns `file:line: text` lines (with `context` lines around them as `file-line- text`), or with output_mode the files with a match or a count per file. `path` is a folder or a file; `glob` filters files (e.g. "**/*.ts"). Binary files, files the repository\'s .gitignore files ignore, .git, node_modules and .keel are skipped (include_ignored: true searches them too).',
+      'Search file contents with a regular expression (RE2 syntax, as in ripgrep: no lookaround or backreferences; always linear time). Returns `file:line: text` lines (with `context` lines around them as `file-line- text`), or with output_mode the files with a match or a count per file. `path` is a folder or a file; `glob` filters files (e.g. "**/*.ts"). Binary files, files that .gitignore, .ignore and .rgignore files ignore, .git, node_modules and .keel are skipped (include_ignored: true searches them too).',
     ...pathToolTraits("read"),
     async execute(input, ctx) {
       // The search machinery loads on the first search: listing the tools loads none of it.
@@ -78,7 +78,7 @@ export function grepTool(): ToolDefinition {
       /** Folders not walked: their names are not valid UTF-8. */
       const unwalked: string[] = [];
       if (st.isDirectory()) {
-        const ignores = input.include_ignored ? undefined : GitIgnores.forWalk(ctx.root, target, ctx.host.env);
+        const ignores = input.include_ignored ? undefined : GitIgnores.forWalk(ctx.root, ctx.host.env);
         // Only files whose real path is inside the boundary, and none a path deny rule hides.
         const walk = await reachableFiles(
           ctx.root,

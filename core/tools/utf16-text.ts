@@ -23,3 +23,28 @@ export function encodeUtf16(text: string, encoding: Utf16Encoding): Buffer {
   const body = Buffer.from("\ufeff" + text, "utf16le");
   return encoding === "utf-16be" ? body.swap16() : body;
 }
+
+/** How an existing text file's bytes begin: a UTF-16 encoding with its mark, UTF-8 with a byte order mark, or neither. */
+export type StoredEncoding = Utf16Encoding | "utf-8-bom" | undefined;
+
+/**
+ * The encoding a file announces with its byte order mark, from its first bytes (`start`) and its `size`: UTF-16 only
+ * when its size is even and `start` decodes as UTF-16 (as utf16Text reads the whole file), so a binary file that
+ * happens to begin with FF FE is neither. Pure; never throws.
+ */
+export function storedEncoding(start: Buffer, size: number): StoredEncoding {
+  if (start[0] === 0xef && start[1] === 0xbb && start[2] === 0xbf) return "utf-8-bom";
+  if (size % 2 !== 0) return undefined;
+  let even = start.subarray(0, start.length - (start.length % 2));
+  // a prefix may end between the two halves of a surrogate pair: leave the high half out
+  const last = even.length >= 4 ? (start[1] === 0xfe ? even.readUInt16LE(even.length - 2) : even.readUInt16BE(even.length - 2)) : 0;
+  if (size > start.length && last >= 0xd800 && last <= 0xdbff) even = even.subarray(0, even.length - 2);
+  return utf16Text(even)?.encoding;
+}
+
+/** `text` as the bytes of a file stored in `encoding` (UTF-8 without a mark when undefined), one byte order mark first. Pure. */
+export function encodeStored(text: string, encoding: StoredEncoding): Buffer {
+  if (encoding === undefined) return Buffer.from(text, "utf8");
+  const body = text.startsWith("\ufeff") ? text.slice(1) : text;
+  return encoding === "utf-8-bom" ? Buffer.from("\ufeff" + body, "utf8") : encodeUtf16(body, encoding);
+}

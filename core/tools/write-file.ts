@@ -7,6 +7,7 @@ import { pathToolTraits } from "./path-tool-traits.js";
 import { confinePath, displayPath } from "./confine-path.js";
 import { baselineOf } from "./file-baseline.js";
 import { openFileInside, readOpened } from "./open-inside.js";
+import { encodeStored, storedEncoding, utf16Text, type StoredEncoding } from "./utf16-text.js";
 import { writeFileInside } from "./write-inside.js";
 
 /** Files larger than this are not read for the `***` check (no credential file is that large). */
@@ -14,7 +15,8 @@ const SECRET_CHECK_MAX_BYTES = 4 * 1024 * 1024;
 
 /**
  * `write_file`: creates or overwrites a text file (parent folders too) atomically (temp file and
- * rename, file mode kept; see `writeFileInside`) and records its new read-before-edit baseline.
+ * rename, file mode kept; see `writeFileInside`) and records its new read-before-edit baseline. A file it overwrites
+ * keeps its encoding (UTF-16 or UTF-8 with a byte order mark, the mark first); a new file is UTF-8.
  */
 export function writeFileTool(): ToolDefinition {
   const inputSchema = {
@@ -36,7 +38,10 @@ export function writeFileTool(): ToolDefinition {
       const abs = confinePath(ctx.root, input.path, "path", ctx.cwd);
       const rel = displayPath(ctx.cwd, abs);
       if (input.content.includes(REDACTED)) await refuseHiddenSecretLoss(ctx.host, ctx.root, abs, rel, input.content);
-      const bytes = Buffer.from(input.content, "utf8");
+      // An existing file keeps its encoding: a UTF-16 file (PowerShell's `>`, a .reg file) stays UTF-16 with its byte order
+      // mark, and a UTF-8 file with a mark keeps it, as edit_file and editors keep them; read_file shows both as text.
+      const encoding = await existingEncoding(ctx.root, abs, rel);
+      const bytes = encodeStored(input.content, encoding);
       let written;
       try {
         written = await writeFileInside(ctx.root, abs, bytes, ctx.signal, rel);
@@ -47,13 +52,39 @@ export function writeFileTool(): ToolDefinition {
         throw error;
       }
       await ctx.fileBaselines.set(abs, baselineOf(written.stat, bytes));
+      const kept = encoding && !written.created ? `, ${ENCODING_NAMES[encoding]} as before` : "";
       return {
-        content: `${written.created ? "Created" : "Overwrote"} ${rel} (${bytes.length} bytes).`,
-        data: { path: rel, bytes: bytes.length, created: written.created },
+        content: `${written.created ? "Created" : "Overwrote"} ${rel} (${bytes.length} bytes${kept}).`,
+        data: { path: rel, bytes: bytes.length, created: written.created, encoding: encoding ?? "utf-8" },
         metadata: { path: rel },
       };
     },
   });
+}
+
+/** How a result names an encoding kept. */
+const ENCODING_NAMES = { "utf-16le": "UTF-16LE", "utf-16be": "UTF-16BE", "utf-8-bom": "UTF-8 with a byte order mark" } as const;
+
+/** How many first bytes of an existing file tell its encoding (see storedEncoding). */
+const ENCODING_PROBE_BYTES = 64 * 1024;
+
+/**
+ * The encoding `abs` announces with its byte order mark (see storedEncoding), or undefined when it is not there, is
+ * not a regular file or cannot be read (the write reports its own errors). Never throws.
+ */
+async function existingEncoding(root: string, abs: string, rel: string): Promise<StoredEncoding> {
+  try {
+    const handle = await openFileInside(root, abs, rel);
+    try {
+      const st = await handle.stat();
+      if (!st.isFile() || st.size < 2) return undefined;
+      return storedEncoding(await readOpened(handle, Math.min(st.size, ENCODING_PROBE_BYTES)), st.size);
+    } finally {
+      await handle.close();
+    }
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -70,7 +101,8 @@ async function refuseHiddenSecretLoss(host: Host, root: string, abs: string, rel
     try {
       const st = await handle.stat();
       if (!st.isFile() || st.size > SECRET_CHECK_MAX_BYTES) return;
-      current = (await readOpened(handle, st.size)).toString("utf8");
+      const bytes = await readOpened(handle, st.size);
+      current = utf16Text(bytes)?.text ?? bytes.toString("utf8");
     } finally {
       await handle.close();
     }

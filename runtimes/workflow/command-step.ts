@@ -1,4 +1,5 @@
 import type { CommandStep } from "../../manifests/workflow/workflow-schema.js";
+import { approvalReadByModel } from "../../core/index.js";
 import { boundTools, type StepContext, type StepOutcome } from "./run-step.js";
 
 /** Most characters of a rendered prompt kept in the run record. */
@@ -40,6 +41,7 @@ export async function runCommandStep(step: CommandStep, ctx: StepContext): Promi
     yes: ctx.run.yes,
     parentSessionId: ctx.run.sessionId,
     tools: boundTools(ctx.host, ctx.run),
+    readByModel: approvalReadByModel(ctx.host, ctx.run),
   });
   const code = result.ok ? "ok" : result.reason === "cancelled" ? "cancelled" : "execution_failed";
   const excerpt = result.text.length > 500 ? `${result.text.slice(0, 500)}…` : result.text;

@@ -1,4 +1,4 @@
-import { errorMessage, type Host, type Observation, type RunContext } from "../../core/index.js";
+import { approvalReadByModel, errorMessage, type Host, type Observation, type RunContext } from "../../core/index.js";
 import type { WorkflowStep } from "../../manifests/workflow/workflow-schema.js";
 import { runCommandStep } from "./command-step.js";
 import type { StepRecord, WorkflowRunRecord } from "./run-record.js";
@@ -182,6 +182,7 @@ async function prompt(step: Extract<WorkflowStep, { kind: "prompt" }>, ctx: Step
     yes: ctx.run.yes,
     parentSessionId: ctx.run.sessionId,
     tools: boundTools(ctx.host, ctx.run),
+    readByModel: approvalReadByModel(ctx.host, ctx.run),
   });
   const code = result.ok ? "ok" : result.reason === "cancelled" ? "cancelled" : "execution_failed";
   return {

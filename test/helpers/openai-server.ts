@@ -49,6 +49,11 @@ export interface ServerReply {
    */
   refuseEmptyAssistant?: boolean;
   /**
+   * Answer 400 as Anthropic's OpenAI-compatible endpoint (and proxies in front of Claude) does to a user or tool message
+   * whose content is empty or only whitespace. The reply stays queued.
+   */
+  refuseEmptyContent?: boolean;
+  /**
    * Answer 400 as vLLM and SGLang do when the `arguments` of a tool call in the request are not JSON (they parse
    * them for the chat template). The reply stays queued.
    */
@@ -218,6 +223,14 @@ export async function startOpenAIServer(replies: ServerReply[] = [], options: Op
       res
         .writeHead(400, { "content-type": "application/json" })
         .end(JSON.stringify({ object: "error", message, type: "BadRequestError", param: null, code: 400 }));
+      return;
+    }
+    const blank = body.messages.findIndex((m) => (m.role === "user" || m.role === "tool") && (typeof m.content !== "string" || m.content.trim() === ""));
+    if (index !== -1 && queue[index]!.refuseEmptyContent && blank !== -1) {
+      const message = `messages.${blank}: all messages must have non-empty content except for the optional final assistant message`;
+      res
+        .writeHead(400, { "content-type": "application/json" })
+        .end(JSON.stringify({ error: { code: "invalid_request_error", message, type: "invalid_request_error", param: null } }));
       return;
     }
     if (index !== -1 && queue[index]!.parseArguments) {

@@ -42,7 +42,7 @@ export async function sessionsList(ctx: CliContext): Promise<void> {
   const ws = resolveWorkspace(ctx.globals().cwd, ctx.io.env);
   const dir = ws.stateDir;
   const seals = new SessionSeals(ws);
-  const rows = listSessions(dir).map((r) => {
+  const listed = listSessions(dir).map((r) => {
     const origin: SessionOrigin = r.createdAt === undefined ? { origin: "foreign" } : sessionOrigin(dir, r.id, r.createdAt, seals);
     const row = { ...r, yours: origin.origin === "yours", ...origin };
     return interrupted(dir, r.id, r.status) ? { ...row, status: "interrupted", hint: resumeHint(r.id) } : row;
@@ -50,14 +50,15 @@ export async function sessionsList(ctx: CliContext): Promise<void> {
   // Yours first, then changed, then foreign (each newest first, as listed): a session a repository committed cannot
   // push yours down, whatever time its files claim. A time after now is flagged in the table.
   const rank = { yours: 0, changed: 1, foreign: 2 } as const;
-  rows.sort((a, b) => rank[a.origin] - rank[b.origin]);
   const now = Date.now();
   const future = (t: string) => Date.parse(t) > now;
+  // `updatedInFuture` tells a script what the table's "(in the future)" tells a reader: this `updatedAt` is no time to go by.
+  const rows = listed.sort((a, b) => rank[a.origin] - rank[b.origin]).map((r) => ({ ...r, updatedInFuture: future(r.updatedAt) }));
   const notes = [
     rows.some((r) => r.status === "interrupted") ? "interrupted: its keel process died mid-turn; continue with keel run --resume ID" : "",
     rows.some((r) => r.origin === "changed") ? ORIGIN_NOTES.changed : "",
     rows.some((r) => r.origin === "foreign") ? ORIGIN_NOTES.foreign : "",
-    rows.some((r) => future(r.updatedAt))
+    rows.some((r) => r.updatedInFuture)
       ? "in the future: its files claim a later update than now (edited or not written by keel); listed by when it was created"
       : "",
     // What a session's files made keel say (a JSON error quotes the file): shown escaped, on one line.
@@ -73,7 +74,7 @@ export async function sessionsList(ctx: CliContext): Promise<void> {
             r.status,
             r.reason ?? "",
             String(r.turns),
-            future(r.updatedAt) ? `${r.updatedAt} (in the future)` : r.updatedAt,
+            r.updatedInFuture ? `${r.updatedAt} (in the future)` : r.updatedAt,
             r.title,
           ]),
         ) + notes.map((n) => `\n${n}`).join("")

@@ -111,6 +111,12 @@ describe("sessions keel did not start for the user are not continued (real CLI)"
     const list = await keel(repo, "--json", "sessions", "list");
     // old code: s1 and older (year 3000) on top, the foreign one first
     expect(list.json().sessions.map((r: { id: string; origin: string }) => `${r.id} ${r.origin}`)).toEqual(["newer yours", "older yours", "s1 foreign"]);
+    // --json says what the table's "(in the future)" says (old code: no such field)
+    expect(list.json().sessions.map((r: { id: string; updatedInFuture: boolean }) => `${r.id} ${r.updatedInFuture}`)).toEqual([
+      "newer false",
+      "older true",
+      "s1 true",
+    ]);
     const table = (await keel(repo, "sessions", "list")).stdout;
     expect(table).toMatch(/^s1 +foreign .*3000-01-01T00:00:00\.000Z \(in the future\)/m);
     expect(table).toContain("in the future: its files claim a later update than now");

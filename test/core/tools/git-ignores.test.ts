@@ -109,7 +109,7 @@ describe("glob and grep follow .gitignore as git does", () => {
     const none = await call("glob", { pattern: "**/*.js" });
     expect(none.data.paths).toEqual([]);
     expect(none.content).toBe(
-      'No files match "**/*.js" under the current folder (.). 3 folder(s) or file(s) ignored by .gitignore were not searched; pass include_ignored: true to search them too.',
+      'No files match "**/*.js" under the current folder (.). 3 folder(s) or file(s) ignored by .gitignore (or .ignore, .rgignore) were not searched; pass include_ignored: true to search them too.',
     );
     const grep = await call("grep", { pattern: "needle", path: "src/sub", include_ignored: true });
     expect(grep.data.matches.map((m: { file: string }) => m.file).sort()).toEqual([
@@ -139,6 +139,41 @@ describe("glob and grep follow .gitignore as git does", () => {
     mkdirSync(ws.path("sandboxed/.git"), { recursive: true });
     ws.write("sandboxed/z.log", "n\n");
     expect((await call("glob", { pattern: "**/*.{log,tmp}" })).data.paths).toEqual(["vendor/lib/x.log"]);
+  });
+
+  it(".ignore and .rgignore apply as in ripgrep: over every git rule, .rgignore over .ignore, each deepest first", async () => {
+    repo({
+      ".gitignore": "*.log\n",
+      ".ignore": "!keep.log\n*.gen.ts\n",
+      "sub/.rgignore": "!x.gen.ts\n",
+      "sub/deep/.gitignore": "!y.gen.ts\n",
+      "a.log": "n\n",
+      "keep.log": "n\n",
+      "a.gen.ts": "n\n",
+      "b.ts": "n\n",
+      "sub/x.gen.ts": "n\n",
+      "sub/deep/y.gen.ts": "n\n",
+    });
+    // old code: keep.log ignored (.gitignore), a.gen.ts and sub/deep/y.gen.ts listed
+    expect((await call("glob", { pattern: "**/*.{log,ts}" })).data.paths).toEqual(["b.ts", "keep.log", "sub/x.gen.ts"]);
+    const grep = await call("grep", { pattern: "n", glob: "**/*.ts" });
+    expect(grep.data.matches.map((m: { file: string }) => m.file).sort()).toEqual(["b.ts", "sub/x.gen.ts"]);
+    expect((await call("glob", { pattern: "**/*.{log,ts}", include_ignored: true })).data.paths).toHaveLength(6);
+  });
+
+  it("applies .ignore and .rgignore outside a git repository too, those of the folders above the one searched included", async () => {
+    ws = makeWorkspace({
+      ".gitignore": "*.md\n",
+      ".ignore": "build/\n*.gen\n",
+      "src/.rgignore": "*.tmp\n",
+      "x.md": "n\n",
+      "build/a.js": "n\n",
+      "src/a.tmp": "n\n",
+      "src/b.js": "n\n",
+      "src/c.gen": "n\n",
+    });
+    expect((await call("glob", { pattern: "**/*.{js,md,tmp,gen}" })).data.paths).toEqual(["src/b.js", "x.md"]);
+    expect((await call("glob", { pattern: "*", path: "src" })).data.paths).toEqual(["src/.rgignore", "src/b.js"]);
   });
 
   it("reads no .gitignore through a link or from a FIFO, and a hostile pattern cannot hang the walk", async () => {
