@@ -26,6 +26,10 @@ export async function dropTypeAhead(input: NodeJS.ReadableStream): Promise<"ctrl
   tty.resume();
   try {
     await sleep(TYPE_AHEAD_MS);
+    // The timer can come before the read of keys already waiting (Node runs timers first in its loop): a process that got
+    // no CPU for that long (a loaded machine) would end the drop and let the question read them. The loop's next poll
+    // phase, which comes before this immediate, reads them into the drop.
+    await new Promise((resolve) => setImmediate(resolve));
   } finally {
     tty.off("data", drop);
     tty.off("end", ended);

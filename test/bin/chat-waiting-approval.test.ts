@@ -10,6 +10,12 @@ let ws: TempWorkspace | undefined;
 let term: Terminal | undefined;
 closeTerminalAfterEach(() => ({ term, ws }));
 
+/**
+ * The prompt command's sleep: 613 s, with this process's pid as its fraction, so that `ps` finds this test's shell line
+ * only (the same test run by another suite on this machine has one of its own, which this test must not wait for).
+ */
+const SLEEP = `613.${process.pid}`;
+
 function keel(w: TempWorkspace, ...args: string[]): Terminal {
   term = startTerminal([process.execPath, KEEL_BIN, ...args], { cwd: w.root, env: w.env });
   return term;
@@ -83,7 +89,7 @@ describe.skipIf(!HAS_TMUX)("keel chat, keel run and a session that waits for an 
 
   it("Ctrl-C while a prompt command's shell line runs cancels that command (its process ends), not the chat", async () => {
     const w = (ws = makeWorkspace(
-      { ".claude/commands/slow.md": "---\ndescription: waits\nallowed-tools: Bash(sleep:*)\n---\nWaited !`sleep 613` then" },
+      { ".claude/commands/slow.md": `---\ndescription: waits\nallowed-tools: Bash(sleep:*)\n---\nWaited !\`sleep ${SLEEP}\` then` },
       { git: true, under: "/var/tmp" },
     ));
     w.writeUserConfig({ model: { name: "m", baseUrl: server.baseUrl } });
@@ -106,9 +112,9 @@ describe.skipIf(!HAS_TMUX)("keel chat, keel run and a session that waits for an 
   });
 });
 
-/** The `sleep 613` processes running on this machine (the prompt command's shell line). */
+/** The `sleep SLEEP` processes running on this machine (the prompt command's shell line). */
 function sleeping(): string[] {
   return execFileSync("ps", ["-eo", "pid,args"], { encoding: "utf8" })
     .split("\n")
-    .filter((l) => / sleep 613$/.test(l));
+    .filter((l) => l.endsWith(` sleep ${SLEEP}`));
 }

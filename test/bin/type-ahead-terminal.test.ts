@@ -1,4 +1,8 @@
-import { existsSync } from "node:fs";
+import { once } from "node:events";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { connect, createServer, type Socket } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { ttyApprover } from "../../core/cli/tty-approver.js";
@@ -43,6 +47,54 @@ describe("the approval prompt and keys typed before it", () => {
     });
     input.write("y\n");
     expect(await ttyApprover(input, output).approve(req, AbortSignal.timeout(60_000))).toBe("no");
+  });
+
+  it("drops a 'y' typed before the question also when keel gets no CPU for a moment as it shows it (its timer then runs before the read)", async () => {
+    // The keys wait in the kernel until keel reads them, as on a terminal: a socket (read in the event loop's poll
+    // phase) that starts reading only when keel does (pauseOnConnect), made to look like a terminal.
+    const dir = mkdtempSync(join(tmpdir(), "keel-type-ahead-"));
+    const server = createServer({ pauseOnConnect: true });
+    try {
+      await new Promise<void>((resolve) => server.listen(join(dir, "tty"), resolve));
+      const keyboard = connect(join(dir, "tty"));
+      const [accepted] = (await once(server, "connection")) as [Socket];
+      await new Promise<void>((resolve) => keyboard.write("y\n", () => resolve())); // typed before the question
+      // A loaded machine: keel gets no CPU for 300 ms right after it starts reading the keys to drop them (after the drop's
+      // timer is set), so that the timer's turn comes before the keys are read. Old code: the timer ended the drop, and
+      // the question read the 'y' typed before it (yes).
+      let starved = false;
+      const resume = accepted.resume.bind(accepted);
+      const input = Object.assign(accepted, {
+        isTTY: true,
+        isRaw: false,
+        setRawMode(on: boolean) {
+          input.isRaw = on;
+          return input;
+        },
+        resume() {
+          resume();
+          if (!starved) {
+            starved = true;
+            process.nextTick(() => {
+              for (const end = Date.now() + 300; Date.now() < end;);
+            });
+          }
+          return input;
+        },
+      });
+      const output = new PassThrough();
+      let shown = "";
+      output.on("data", (chunk: Buffer) => {
+        shown += chunk.toString("utf8");
+        if (shown.includes("Allow?")) keyboard.write("n\n");
+      });
+      expect(await ttyApprover(input, output).approve(req, AbortSignal.timeout(60_000))).toBe("no");
+      keyboard.destroy();
+      accepted.destroy();
+    } finally {
+      server.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("a terminal that closes before the question is a no, not a hang", async () => {

@@ -280,39 +280,45 @@ describe("the warning about held rules", () => {
 });
 
 describe("the record of held rules stays readable", () => {
-  it("local config files of tens of megabytes in a chain of folders are not recorded: the record stays readable and your held rule stays in force", async () => {
-    repos = makeRepos();
-    const r = repos;
-    expect((await r.keel("config", "set", "permissions.deny", '["bash(rm -rf *)"]')).exitCode).toBe(0);
-    r.write(".keel/config.local.json", { permissions: {} }); // your rule is gone from the file: held
-    // A repository's folders a/b/c/d/e, each with a .claude/settings.local.json of 10 MiB of deny rules (keel reads every
-    // one from the root down to where it runs). Recorded, they made the record larger than keel reads (64 MiB): keel
-    // then warned it could not read it, and held nothing.
-    const rules: string[] = [];
-    for (let size = 0, n = 0; size < 10 * 1024 * 1024 - 1024; n++) {
-      rules.push(`bash(zz${n})`);
-      size += rules[rules.length - 1]!.length + 3;
-    }
-    const text = JSON.stringify({ permissions: { deny: rules } });
-    let dir = "";
-    for (const name of ["a", "b", "c", "d", "e"]) {
-      dir = dir ? `${dir}/${name}` : name;
-      r.write(`${dir}/.claude/settings.local.json`, text);
-    }
-    const deep = await runKeel(RM, { cwd: join(r.root, dir), env: r.env });
-    expect(deep.json().code, deep.stdout).toBe("permission_denied");
-    const record = join(r.keelHome, "state", "local-rules");
-    const [name] = readdirSync(record);
-    expect(statSync(join(record, name!)).size).toBeLessThan(1024 * 1024);
-    const rm = await r.keel(...RM);
-    expect(rm.json().code, rm.stdout).toBe("permission_denied");
-    expect(rm.stderr).toContain("Rules you had in this file are gone");
-    expect(rm.stderr).not.toContain("cannot read its record");
-    // Confirming from down there drops your held rule, and says nothing about the big files (nothing was held for them).
-    const confirm = await runKeel(["config", "confirm-local"], { cwd: join(r.root, dir), env: r.env });
-    expect(confirm.exitCode, confirm.stderr).toBe(0);
-    expect(confirm.stdout).toContain('Confirmed .keel/config.local.json: keel no longer holds deny "bash(rm -rf *)"');
-    expect(confirm.stdout).not.toContain("Not confirmed");
-    expect((await r.keel(...RM)).json().code).toBe("ok");
-  });
+  // Two keel runs read the five files (50 MiB of rules): 22 s in CI with stress --cpu 2 alongside, 103 s on a machine
+  // loaded more (h-flaky's runs). The default 120 s safety net was too close; this one is no assertion of time either.
+  it(
+    "local config files of tens of megabytes in a chain of folders are not recorded: the record stays readable and your held rule stays in force",
+    { timeout: 360_000 },
+    async () => {
+      repos = makeRepos();
+      const r = repos;
+      expect((await r.keel("config", "set", "permissions.deny", '["bash(rm -rf *)"]')).exitCode).toBe(0);
+      r.write(".keel/config.local.json", { permissions: {} }); // your rule is gone from the file: held
+      // A repository's folders a/b/c/d/e, each with a .claude/settings.local.json of 10 MiB of deny rules (keel reads every
+      // one from the root down to where it runs). Recorded, they made the record larger than keel reads (64 MiB): keel
+      // then warned it could not read it, and held nothing.
+      const rules: string[] = [];
+      for (let size = 0, n = 0; size < 10 * 1024 * 1024 - 1024; n++) {
+        rules.push(`bash(zz${n})`);
+        size += rules[rules.length - 1]!.length + 3;
+      }
+      const text = JSON.stringify({ permissions: { deny: rules } });
+      let dir = "";
+      for (const name of ["a", "b", "c", "d", "e"]) {
+        dir = dir ? `${dir}/${name}` : name;
+        r.write(`${dir}/.claude/settings.local.json`, text);
+      }
+      const deep = await runKeel(RM, { cwd: join(r.root, dir), env: r.env });
+      expect(deep.json().code, deep.stdout).toBe("permission_denied");
+      const record = join(r.keelHome, "state", "local-rules");
+      const [name] = readdirSync(record);
+      expect(statSync(join(record, name!)).size).toBeLessThan(1024 * 1024);
+      const rm = await r.keel(...RM);
+      expect(rm.json().code, rm.stdout).toBe("permission_denied");
+      expect(rm.stderr).toContain("Rules you had in this file are gone");
+      expect(rm.stderr).not.toContain("cannot read its record");
+      // Confirming from down there drops your held rule, and says nothing about the big files (nothing was held for them).
+      const confirm = await runKeel(["config", "confirm-local"], { cwd: join(r.root, dir), env: r.env });
+      expect(confirm.exitCode, confirm.stderr).toBe(0);
+      expect(confirm.stdout).toContain('Confirmed .keel/config.local.json: keel no longer holds deny "bash(rm -rf *)"');
+      expect(confirm.stdout).not.toContain("Not confirmed");
+      expect((await r.keel(...RM)).json().code).toBe("ok");
+    },
+  );
 });

@@ -29,13 +29,21 @@ describe("boundedOAuthFetch / mcpTransportFetch (against real servers on 127.0.0
     );
   });
 
-  it("an answer that never completes fails after the time limit with a clear error", async () => {
-    const s = await serve((_q, res) => {
+  it("an answer that never completes fails after the time limit with a clear error, whether its headers came or not", async () => {
+    const s = await serve((q, res) => {
+      if (q.path === "/silent") return true; // never answers
       res.writeHead(200, { "content-type": "application/json" }).write('{"a":');
       return true;
     });
-    const res = await boundedOAuthFetch(fetch, { timeoutMs: 300 })(`${s.url}/.well-known/oauth-authorization-server`);
-    await expect(res.text()).rejects.toThrow(`No complete answer from ${s.url}/.well-known/oauth-authorization-server within 0.3 s`);
+    const tooSlow = (path: string) => `No complete answer from ${s.url}${path} within 0.3 s`;
+    // No headers: the request itself fails.
+    await expect(boundedOAuthFetch(fetch, { timeoutMs: 300 })(`${s.url}/silent`)).rejects.toThrow(tooSlow("/silent"));
+    // The headers came, the body never ends: reading it fails. The request is made before the limit starts (a base fetch
+    // that returns it), so that a loaded machine taking 0.3 s for the headers cannot make this the case above.
+    const path = "/.well-known/oauth-authorization-server";
+    const headersCame = await fetch(`${s.url}${path}`);
+    const res = await boundedOAuthFetch(async () => headersCame, { timeoutMs: 300 })(`${s.url}${path}`);
+    await expect(res.text()).rejects.toThrow(tooSlow(path));
   });
 
   it("a POST is never redirected: the 307 comes back unfollowed and the target receives nothing", async () => {

@@ -169,7 +169,9 @@ describe("which commands start MCP servers", () => {
   });
 
   it("a server hanging in initialize is killed as soon as its start-up times out, even if it ignores SIGTERM", async () => {
-    ws = workspace(800);
+    // The server must be running (its pid file written, SIGTERM ignored) when its start-up times out: node takes over a
+    // second to start on a loaded 2-core machine (with 800 ms it was killed before it ran, 1 run in 8 under stress).
+    ws = workspace(5000);
     const host = await openTestHost(ws, { trust: true, cwd: ws.path("sub") });
     try {
       // Without a `cwd` the server starts in the workspace root (MARK is relative), whatever keel's cwd.

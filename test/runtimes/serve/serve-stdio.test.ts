@@ -108,7 +108,8 @@ describe("keel mcp serve (stdio, SDK client)", () => {
     expect(text(asked)).toContain(MODEL_APPROVAL_STOP);
     // The way to allow it is for the user (the client keeps the server's stderr as its log), not the model.
     expect(text(asked)).not.toMatch(/--yes|permissions|keel trust|allow rule/);
-    await vi.waitFor(() => expect(stderr()).toContain('{"permissions": {"allow": ["write_file"]}}'));
+    // Written before the answer, but read from another pipe: a safety net for a loaded machine, not vitest's default 1 s.
+    await vi.waitFor(() => expect(stderr()).toContain('{"permissions": {"allow": ["write_file"]}}'), { timeout: 60_000, interval: 20 });
     expect(ws.exists("out.txt")).toBe(false);
   });
 
