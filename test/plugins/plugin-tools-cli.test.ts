@@ -141,6 +141,23 @@ describe("blocked tools (CLI)", () => {
 });
 
 describe("tool hooks (CLI)", () => {
+  it("a blockMessage hook on bash blocks an alias of bash too, with its text: an alias cannot dodge a guard", async () => {
+    ws = makeWorkspace({
+      ".claw-plugin/plugin.json": { name: "guard", tool_hooks: { bash: { beforeTool: "careful", blockMessage: "no shell here" } } },
+      "plugins/sh/plugin.json": { name: "sh", tool_aliases: [{ name: "shell", base_tool: "bash" }] },
+    });
+    const run = await keelJson(ws, ["--yes", "call", "shell", "--input", JSON.stringify({ command: "touch ran.txt" })]);
+    expect(run.json()).toMatchObject({
+      ok: false,
+      phase: "hook",
+      code: "tool_blocked",
+      content: "no shell here",
+      messages: { beforeTool: ["guard: careful"] },
+      metadata: { plugin_name: "guard" },
+    });
+    expect(ws.exists("ran.txt")).toBe(false);
+  });
+
   it("collects beforeTool/afterResult from every matching plugin in discovery order, and blockMessage blocks with its exact text", async () => {
     ws = makeWorkspace({
       "note.txt": "x",

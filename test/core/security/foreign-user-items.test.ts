@@ -1,4 +1,4 @@
-import { chmodSync, chownSync } from "node:fs";
+import { chmodSync, chownSync, lchownSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { runKeel } from "../../helpers/run-cli.js";
@@ -111,5 +111,16 @@ describe("files inside $KEEL_HOME's user-level folders speak for you only when t
     expect(JSON.stringify(diagnostics)).toContain(`${servers} belongs to another user (uid ${OTHER})`);
     const mcp = await runKeel(["mcp", "list", "--json"], { cwd: ws.root, env: env() });
     expect(mcp.stdout).not.toContain("theirs");
+  });
+
+  it.skipIf(!asRoot)("a link another user owns is refused though what it leads to is yours (whoever made the link chose where it leads)", async () => {
+    ws = makeWorkspace();
+    put("plugins/linked/real.json", PLUGIN("linked"));
+    const link = join(ws.keelHome, "plugins", "linked", "plugin.json");
+    symlinkSync("real.json", link);
+    lchownSync(link, OTHER, OTHER);
+    const out = await runKeel(["plugins", "--json"], { cwd: ws.root, env: env() });
+    expect(JSON.stringify(out.json().diagnostics)).toContain(`${link} belongs to another user (uid ${OTHER})`);
+    expect(out.json().plugins.map((p: { name: string }) => p.name)).not.toContain("linked");
   });
 });

@@ -102,6 +102,25 @@ describe("a model endpoint's credentials (user:key@host, ?api_key=) stay out of 
     }
   });
 
+  it("a provider that echoes the endpoint's URL credentials (user name, password as written and decoded, a long query value) has them *** too", async () => {
+    const echoed = ["echo-user", "PASS!WORD-SECRET", "PASS%21WORD-SECRET", "LONG-QUERY-VALUE-SECRET-0123"];
+    const server = await startOpenAIServer([{ status: 401, errorMessage: `denied: ${echoed.join(" ")}` }]);
+    try {
+      ws = makeWorkspace({}, { git: true });
+      const baseUrl = `${server.baseUrl.replace("http://", "http://echo-user:PASS%21WORD-SECRET@")}?sig=LONG-QUERY-VALUE-SECRET-0123`;
+      ws.writeUserConfig({ model: { name: "m", baseUrl, maxRetries: 0 } });
+      const failed = await runKeel(["--json", "run", "hi"], { cwd: ws.root, env: ws.env });
+      expect(failed.exitCode).toBe(1);
+      expect(failed.json().text).toContain("denied: *** *** *** ***");
+      for (const secret of echoed) {
+        expect(failed.stdout + failed.stderr).not.toContain(secret);
+        expect(filesContaining(ws.path(".keel"), secret)).toEqual([]);
+      }
+    } finally {
+      await server.close();
+    }
+  });
+
   it('a header\'s credential echoed without its scheme (Authorization: Bearer X → "invalid token X") is *** too', async () => {
     const token = "PROXY-BEARER-SECRET-0123456789";
     const server = await startOpenAIServer([{ status: 401, errorMessage: `invalid token ${token}` }]);

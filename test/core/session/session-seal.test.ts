@@ -1,4 +1,4 @@
-import { cpSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import { cpSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { runKeel } from "../../helpers/run-cli.js";
@@ -130,6 +130,19 @@ describe("sessions keel did not start for the user are not continued (real CLI)"
     const again = await keel(w, "run", "--resume", "mine", "more");
     expect(again.exitCode, again.stderr).toBe(0);
     expect(again.stdout).toContain("two");
+  });
+
+  it("the seal holds the session's creation time: a session.json of yours given another createdAt is no longer yours", async () => {
+    const w = makeWorkspace({ "s.json": [{ text: "one" }, { text: "two" }] }, { git: true });
+    made.push(w);
+    expect((await keel(w, "run", "--model", "scripted:s.json", "--session", "mine", "hi")).exitCode).toBe(0);
+    const file = w.path(".keel", "sessions", "mine", "session.json");
+    const meta = JSON.parse(readFileSync(file, "utf8"));
+    writeFileSync(file, JSON.stringify({ ...meta, createdAt: "2001-01-01T00:00:00.000Z" }));
+    expect((await keel(w, "--json", "sessions", "list")).json().sessions[0]).toMatchObject({ id: "mine", yours: false });
+    const again = await keel(w, "run", "--resume", "mine", "more");
+    expect(again.exitCode).not.toBe(0);
+    expect(again.stderr).toContain("was not started by keel for you here");
   });
 
   it("sessions started at the same moment on first use share one key, and both resume", async () => {

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Host } from "../../../core/host.js";
 import { BASH_MAX_OUTPUT_BYTES, type BashData } from "../../../core/tools/bash.js";
@@ -35,6 +36,30 @@ describe("bash", () => {
     });
     expect((obs.data as BashData).stdout.split("\n")[0]).toBe("none none visible");
     expect(obs.content).not.toContain("sk-secret");
+  });
+
+  it("withholds the model's key even from a commandEnv.pass that names it (and KEEL_TRUST), whatever its name looks like", async () => {
+    ws = makeWorkspace();
+    // `LLM_ACCESS` looks like no secret, and your pass list names every variable: only being the model's key keeps it out
+    ws.writeUserConfig({ model: { name: "m", apiKeyEnv: "LLM_ACCESS" }, commandEnv: { pass: ["*"] } });
+    const env = { ...ws.env, LLM_ACCESS: "model-key-value", OPENAI_API_KEY: "sk-secret-1", KEEL_TRUST: "1", KEEL_TEST_VISIBLE: "visible" };
+    host = await openTestHost(ws, { yes: true, env });
+    const obs = await host.runTool({
+      tool: "bash",
+      input: { command: 'echo "${LLM_ACCESS:-none} ${OPENAI_API_KEY:-none} ${KEEL_TRUST:-none} ${KEEL_TEST_VISIBLE:-none}"' },
+    });
+    expect((obs.data as BashData).stdout).toBe("none none none visible");
+  });
+
+  it("refuses a cwd that is a link to a folder outside the workspace, and runs nothing there", async () => {
+    ws = makeWorkspace();
+    const outside = ws.path("..", "outside");
+    mkdirSync(outside);
+    symlinkSync(outside, ws.path("out"));
+    host = await openTestHost(ws, { yes: true });
+    const obs = await host.runTool({ tool: "bash", input: { command: "touch escaped", cwd: "out" } });
+    expect(obs).toMatchObject({ ok: false, code: "permission_denied", metadata: { reason: "symlink_escape" } });
+    expect(existsSync(join(outside, "escaped"))).toBe(false);
   });
 
   it("confines cwd to the workspace", async () => {

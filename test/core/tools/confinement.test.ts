@@ -23,6 +23,10 @@ describe("path confinement boundary", () => {
     expect(top.content).toBe("top\n");
     const outside = await host.runTool({ tool: "read_file", input: { path: "../../keel-home/x" } });
     expect(outside.code).toBe("permission_denied");
+    // refused as written, before anything on the way is resolved (and said so: the path leaves the workspace)
+    expect(outside).toMatchObject({ metadata: { reason: "escapes_workspace" }, content: expect.stringContaining("is outside the workspace") });
+    const absolute = await host.runTool({ tool: "read_file", input: { path: ws.path("..", "keel-home", "x") } });
+    expect(absolute).toMatchObject({ code: "permission_denied", metadata: { reason: "absolute_outside" } });
   });
 
   it("confines a call running inside a managed worktree to that worktree", async () => {
@@ -55,12 +59,15 @@ describe("symlinks on write paths", () => {
     const ws = makeWorkspace({ "keep.txt": "k" });
     const host = await openTestHost(ws, { yes: true });
     try {
-      const outside = `${ws.keelHome}/escaped.txt`;
+      // (outside the workspace and not in $KEEL_HOME, whose own deny rule would refuse the write before confinement is reached)
+      const outside = ws.path("..", "escaped.txt");
       symlinkSync(outside, ws.path("d"));
       const denied = await host.runTool({ tool: "write_file", input: { path: "d", content: "ESCAPED" } });
       expect(denied.code).toBe("permission_denied");
+      // named as the link it is, where it leads
+      expect(denied).toMatchObject({ metadata: { reason: "symlink_escape" }, content: expect.stringContaining(`is a symlink to ${outside}`) });
       expect(existsSync(outside)).toBe(false);
-      symlinkSync(`${ws.keelHome}/nodir`, ws.path("dirlink"));
+      symlinkSync(ws.path("..", "nodir"), ws.path("dirlink"));
       const viaDir = await host.runTool({ tool: "write_file", input: { path: "dirlink/x.txt", content: "x" } });
       expect(viaDir.code).toBe("permission_denied");
       symlinkSync(ws.path("new-inside.txt"), ws.path("ok-link"));

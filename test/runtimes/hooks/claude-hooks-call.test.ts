@@ -108,6 +108,14 @@ describe("Claude Code PreToolUse / PostToolUse hooks run inside the tool pipelin
     const denied = await call(["--yes", "call", "bash", "--input", JSON.stringify({ command: "touch denied.txt" })]);
     expect(denied.json()).toMatchObject({ ok: false, phase: "permission", code: "permission_denied" });
     expect(ws.exists("denied.txt")).toBe(false);
+    // a call keel cannot check exactly (an ask rule exists, and the command's name is known only once it runs) needs
+    // an explicit answer: neither the hook's allow nor --yes approves it
+    ws.writeUserConfig({ permissions: { ask: ["bash(rm *)"] }, hooks: hooksOf("PreToolUse", `node "${ws.path("allow.cjs")}"`, { matcher: "Bash" }) });
+    for (const yes of [[], ["--yes"]]) {
+      const strict = await call([...yes, "call", "bash", "--input", JSON.stringify({ command: "$(echo touch) strict.txt" })]);
+      expect(strict.json(), yes.join("")).toMatchObject({ ok: false, phase: "permission", code: "approval_required" });
+    }
+    expect(ws.exists("strict.txt")).toBe(false);
     // a hook's ask turns an allowed read into one that needs approval
     ws.writeUserConfig({ hooks: hooksOf("PreToolUse", `node "${ws.path("ask.cjs")}"`, { matcher: "Read" }) });
     const asked = await call(["call", "read_file", "--input", JSON.stringify({ path: "allow.cjs" })]);
