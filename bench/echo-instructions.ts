@@ -36,7 +36,10 @@ async function setUp(): Promise<{ calls: Record<Side, Call>; eventsFile: string;
   const base = mkdtempSync(join(tmpdir(), "keel-echo-instr-"));
   const root = join(base, "ws");
   mkdirSync(join(root, ".keel"), { recursive: true });
-  writeFileSync(join(root, ".mcp.json"), JSON.stringify({ mcpServers: { everything: { command: process.execPath, args: [EVERYTHING, "stdio"] } } }));
+  writeFileSync(
+    join(root, ".mcp.json"),
+    JSON.stringify({ mcpServers: { everything: { command: process.execPath, args: [EVERYTHING, "stdio"], startupTimeoutMs: 600_000 } } }),
+  );
   const host = await Host.create({ cwd: root, config: {}, trust: true, yes: true, env: { ...process.env, KEEL_HOME: join(base, "home") } });
   await host.use(mcpRuntime());
   await host.init();
@@ -158,13 +161,15 @@ function underCallgrind(n: number, rounds: number): Promise<{ counts: [string, C
       try {
         if (error) throw new Error(`valgrind failed: ${error.message}\n${stderr.slice(-2000)}`);
         const { labels, eventBytesPerCall } = JSON.parse(stdout.trim().split("\n").pop()!) as { labels: string[]; eventBytesPerCall: number };
-        // Dump k (k ≥ 2) holds what ran between mark k−1 and mark k: batch k−2.
+        // Dump k holds what ran up to the k-th `fchmod`; the last labels.length dumps end the batches (counted
+        // from the end: a state file written with `fchmod` during start-up adds a dump before the first batch).
         const counts = new Map<number, Count>();
         for (const f of readdirSync(dir)) {
           const k = /^cg\.(\d+)$/.exec(f);
           if (k) counts.set(Number(k[1]), countDump(readFileSync(join(dir, f), "utf8")));
         }
-        resolve({ counts: labels.map((label, i) => [label, counts.get(i + 2)!]), eventBytesPerCall });
+        const first = Math.max(...counts.keys()) - labels.length + 1;
+        resolve({ counts: labels.map((label, i) => [label, counts.get(first + i)!]), eventBytesPerCall });
       } catch (e) {
         reject(e as Error);
       } finally {
