@@ -54,6 +54,11 @@ export interface SessionRunOptions {
    * called): a pause then says that deciding it is the user's, naming no command (see decideHint).
    */
   readByModel?: boolean;
+  /**
+   * A model reads how this run ends when it does not pause (a sub-agent's stop on max_steps, a budget or a hook, in the
+   * result of the `delegate_agent` call that runs it): it then names no `keel run --resume` to go on (see goOnHint).
+   */
+  stopReadByModel?: boolean;
 }
 
 /** A model's tool call about to run: its id, the tool's name and the parsed input. */

@@ -149,11 +149,8 @@ export class AgentSessions implements AgentService {
     const state = await readSessionState(this.host.workspace.stateDir, id);
     const parentId = (await readSessionMeta(this.host.workspace.stateDir, id)).parentSessionId;
     if (state.status === "awaiting_approval") return countForParent(this.active, parentId, await this.decideOne(id, decision, opts));
-    return countForParent(
-      this.active,
-      parentId,
-      outcomeOf(id, state, (state.reason ?? "error") as StopReason, undefined, undefined, outcomeReader({ host: this.host, options: opts })),
-    );
+    const reason = (state.reason ?? "error") as StopReason;
+    return countForParent(this.active, parentId, outcomeOf(id, state, reason, undefined, undefined, outcomeReader({ host: this.host, options: opts }, reason)));
   }
 
   private async decideOne(id: string, decision: ApprovalDecision, opts: AgentRunOptions): Promise<AgentOutcome> {

@@ -62,6 +62,8 @@ export function delegateAgentTool(host: Host, runtime: AgentRuntime): ToolDefini
         approver: parent.options.approver,
         onText: undefined,
         readByModel: forModel,
+        // how the child ends otherwise (max_steps, a budget, a hook's stop) is always this call's result, which a model reads
+        stopReadByModel: true,
       };
       let worktree: Pick<WorktreeInfo, "name" | "path" | "branch"> | undefined;
       let child: AgentOutcome;

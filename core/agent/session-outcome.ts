@@ -38,21 +38,31 @@ export function checkPinnedDir(host: Host, id: string, meta: SessionMeta): void 
  */
 export type OutcomeReader = "user" | "tool-process" | "model";
 
-/** Who reads the outcome of a run of `s`: see OutcomeReader (`readByModel`: the run's caller said a model reads it). */
-export function outcomeReader(s: { host: Pick<Host, "env">; options: { readByModel?: boolean } }): OutcomeReader {
-  return inToolProcess(s.host.env) ? "tool-process" : s.options.readByModel ? "model" : "user";
+/**
+ * Who reads the outcome of a run of `s` that stopped for `reason`: see OutcomeReader (`readByModel`: the run's caller
+ * said a model reads its pause; `stopReadByModel`: a model reads how it ends otherwise, as a `delegate_agent` result).
+ */
+export function outcomeReader(
+  s: { host: Pick<Host, "env">; options: { readByModel?: boolean; stopReadByModel?: boolean } },
+  reason?: StopReason,
+): OutcomeReader {
+  if (inToolProcess(s.host.env)) return "tool-process";
+  if (s.options.readByModel) return "model";
+  return reason !== undefined && reason !== "awaiting_approval" && s.options.stopReadByModel ? "model" : "user";
 }
 
 /** The outcome of a run of the open session `s` that stopped for `reason` (a pause names the call deciding it runs, a sub-agent's too). */
 export async function outcome(s: ActiveSession, reason: StopReason): Promise<AgentOutcome> {
   const waiting = reason === "awaiting_approval" ? await waitingCall(s.host.workspace.stateDir, s.state) : undefined;
-  return outcomeOf(s.id, s.state, reason, reason === "budget" ? budgetMessage(s) : undefined, waiting, outcomeReader(s));
+  const reader = outcomeReader(s, reason);
+  return outcomeOf(s.id, s.state, reason, reason === "budget" ? budgetMessage(s, reader) : undefined, waiting, reader);
 }
 
 /**
  * The outcome a session's state shows for `reason` (`budget`: keel's message naming the budget, when
  * known; `found`: the waiting call as waitingCall found it, with the sub-agent call it decides; `reader`: who reads
- * the message, which says how a pause is decided — see decideHint).
+ * the message, which says how a pause is decided — see decideHint — and whether a stop names the command to go on:
+ * only the user's: see goOnHint).
  */
 export function outcomeOf(
   id: string,
@@ -72,11 +82,16 @@ export function outcomeOf(
         : reason === "awaiting_approval"
           ? `Session ${id} is waiting for approval to run ${waiting ? describeWaiting(waiting, (tool, args) => `${tool}(${callArgumentsText(args)})`) : "a tool call"}. ${decideHint(id, reader)}`
           : reason === "max_steps"
-            ? `Stopped after the maximum number of steps; continue with keel run --resume ${id}.`
+            ? reader === "user"
+              ? `Stopped after the maximum number of steps; continue with keel run --resume ${id}.`
+              : `Stopped after the maximum number of steps the user set for a turn. ${goOnHint()}`
             : reason === "budget"
-              ? (budget ?? `Stopped: a session budget is used up (see agent.budgets in keel config); continue with keel run --resume ${id}.`)
+              ? (budget ??
+                (reader === "user"
+                  ? `Stopped: a session budget is used up (see agent.budgets in keel config); continue with keel run --resume ${id}.`
+                  : `Stopped: a session budget the user set is used up. ${goOnHint()}`))
               : reason === "hook_stop"
-                ? `Stopped by a hook (continue: false): ${hookStopText(state)} Continue with keel run --resume ${id}.`
+                ? `Stopped by a hook (continue: false): ${hookStopText(state)} ${reader === "user" ? `Continue with keel run --resume ${id}.` : goOnHint()}`
                 : "Cancelled.";
   const lastText = [...state.messages].reverse().find((m) => m.role === "assistant")?.content;
   const text = reason === "answer" ? (state.lastAnswer ?? "") : reason === "error" ? message! : typeof lastText === "string" ? lastText : "";
@@ -116,13 +131,26 @@ export function decideHint(id: string, reader: OutcomeReader): string {
 }
 
 /**
- * Names the exhausted budget and how to go on. A sub-agent's outcome is its parent's model's tool result: that model is
- * told raising a budget is the user's decision, not how to raise it (`keel config set`), which is the user's advice.
+ * What a model reads about a stop the user set up (steps, a budget, a hook), in place of the user's `keel run --resume`:
+ * a model running that through bash would go around the stop (a resume is another turn of steps), so going on is the
+ * user's decision and the model is asked to report instead.
  */
-function budgetMessage(s: ActiveSession): string {
+function goOnHint(): string {
+  return "Going on is the user's decision, not yours: do not resume the session or try to go around this stop; report what was done and what is left.";
+}
+
+/**
+ * Names the exhausted budget and how to go on. When a model reads it (a sub-agent's outcome is its parent's model's tool
+ * result, a nested keel run's output a model's bash result) it is told raising a budget is the user's decision, not how
+ * to raise it (`keel config set`), which is the user's advice.
+ */
+function budgetMessage(s: ActiveSession, reader: OutcomeReader): string {
   const b = overBudget(s);
-  if (!b) return `Stopped: a session budget is used up (see agent.budgets in keel config); continue with keel run --resume ${s.id}.`;
-  const toModel = s.meta.depth > 0;
+  if (!b)
+    return reader === "user"
+      ? `Stopped: a session budget is used up (see agent.budgets in keel config); continue with keel run --resume ${s.id}.`
+      : `Stopped: a session budget the user set is used up. ${goOnHint()}`;
+  const toModel = reader !== "user";
   const next = (id: string) =>
     toModel
       ? "Raising a budget is the user's decision, not yours: do not try to raise it or go around it; report what was done and what is left."

@@ -83,6 +83,17 @@ export function refusesCallIdFormat(error: unknown, bodyMessage = ""): boolean {
 }
 
 /**
+ * True when a request failed because the server accepts only `^[a-zA-Z0-9_-]+$` tool-call ids: Anthropic's API behind an
+ * OpenAI-compatible endpoint or proxy (400 "messages.1.content.1.tool_use.id: String should match pattern
+ * '^[a-zA-Z0-9_-]+$'"; the result's `tool_use_id` likewise), which refuses Kimi's `functions.get_weather:0`.
+ */
+export function refusesCallIdPattern(error: unknown, bodyMessage = ""): boolean {
+  const e = error as { status?: unknown; message?: unknown; error?: { message?: unknown } } | null;
+  if (e?.status !== 400) return false;
+  return /\btool_use(?:\.id|_id)\b[^\n]{0,20}string should match pattern/i.test(errorText(e, bodyMessage));
+}
+
+/**
  * True when a request failed because the server refuses a message with empty content, which OpenAI accepts: Anthropic's
  * OpenAI-compatible endpoint and proxies in front of Claude (400 "messages.3: all messages must have non-empty content
  * except for the optional final assistant message", "text content blocks must be non-empty", "content cannot be

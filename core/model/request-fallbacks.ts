@@ -1,6 +1,7 @@
 import {
   firstTokenLimitField,
   refusesCallIdFormat,
+  refusesCallIdPattern,
   refusesEmptyContent,
   refusesStreamOptions,
   refusesStreamWithTools,
@@ -22,6 +23,8 @@ export interface RequestShape {
   stream: boolean;
   /** Tool-call ids are sent in the 9-character `[a-zA-Z0-9]` form (Mistral refuses any other: `shortCallId`). */
   shortIds: boolean;
+  /** Tool-call ids outside `[a-zA-Z0-9_-]` are sent as `call_<hash>` (Anthropic refuses them: `patternCallId`). */
+  patternIds: boolean;
   /** A user or tool message with empty content is sent with a placeholder (Anthropic's compatible endpoint refuses "": `fillEmptyContent`). */
   fillEmpty: boolean;
 }
@@ -31,14 +34,23 @@ export interface RequestShape {
  * is switched once, when the server's error says it refuses that part (a 400 before any output), and the call
  * is asked again. OpenAI's reasoning models refuse `max_tokens` (and other servers may not know its successor),
  * Mistral a user message right after a tool result, some servers `stream_options`, some (llama.cpp builds)
- * streaming when tools are offered, and Anthropic's compatible endpoint a message with empty content. Mistral's ids are learned from the server's own ids too (`sawIds`).
+ * streaming when tools are offered, and Anthropic's compatible endpoint a message with empty content and a tool-call id
+ * outside `[a-zA-Z0-9_-]` (Kimi's; not rewritten for every server, as Kimi's own template may rely on its form). Mistral's ids are learned from the server's own ids too (`sawIds`).
  */
 export class RequestFallbacks {
   private readonly current: RequestShape;
 
   /** The first shape: the token-limit field for `baseUrl` (firstTokenLimitField), streamed when `stream`. */
   constructor(baseUrl: string | undefined, stream: boolean) {
-    this.current = { tokenLimit: firstTokenLimitField(baseUrl), bridge: false, streamOptions: true, stream, shortIds: false, fillEmpty: false };
+    this.current = {
+      tokenLimit: firstTokenLimitField(baseUrl),
+      bridge: false,
+      streamOptions: true,
+      stream,
+      shortIds: false,
+      patternIds: false,
+      fillEmpty: false,
+    };
   }
 
   /** The shape for the next attempt (a copy: what is learned meanwhile does not change it). */
@@ -76,6 +88,10 @@ export class RequestFallbacks {
     }
     if (!shape.shortIds && refusesCallIdFormat(error, bodyMessage)) {
       this.current.shortIds = true;
+      return true;
+    }
+    if (!shape.shortIds && !shape.patternIds && refusesCallIdPattern(error, bodyMessage)) {
+      this.current.patternIds = true;
       return true;
     }
     if (!shape.fillEmpty && refusesEmptyContent(error, bodyMessage)) {

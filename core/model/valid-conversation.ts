@@ -108,6 +108,25 @@ export function validConversation(messages: readonly ChatMessage[]): { messages:
  */
 export function wireCallId(id: unknown): string {
   if (typeof id === "string" && id !== "" && id.length <= MAX_WIRE_CALL_ID) return id;
+  return hashedCallId(id);
+}
+
+/** Tool-call ids Anthropic's API accepts (and its OpenAI-compatible endpoint, proxies in front of Claude, Gemini through OpenRouter). */
+const PATTERN_CALL_ID = /^[a-zA-Z0-9_-]+$/;
+
+/**
+ * The id a tool call (and its result) is sent with to a server that accepts only `^[a-zA-Z0-9_-]+$` (Anthropic's
+ * OpenAI-compatible endpoint refuses Kimi's `functions.get_weather:0`): wireCallId's when it has that form, else
+ * `call_` and a hash of the id, as wireCallId makes for a long one — the same for the call and its result, in every
+ * request and after a resume.
+ */
+export function patternCallId(id: unknown): string {
+  const wire = wireCallId(id);
+  return PATTERN_CALL_ID.test(wire) ? wire : hashedCallId(id);
+}
+
+/** `call_` and 32 hex digits of the SHA-256 of `id`: within every id form but Mistral's (see shortCallId). */
+function hashedCallId(id: unknown): string {
   return `call_${createHash("sha256")
     .update(String(id ?? ""))
     .digest("hex")

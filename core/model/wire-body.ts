@@ -3,7 +3,7 @@ import type { ChatMessage, ModelToolSpec } from "./model-types.js";
 import type { ToolNameMap } from "./tool-names.js";
 import { shortCallId } from "./short-call-ids.js";
 import { normalizeToolSchema } from "./tool-schema.js";
-import { validConversation, wireCallId } from "./valid-conversation.js";
+import { patternCallId, validConversation, wireCallId } from "./valid-conversation.js";
 
 const OPEN = Buffer.from('{"messages":[');
 const COMMA = Buffer.from(",");
@@ -14,9 +14,14 @@ export interface WireShape {
   bridge?: boolean;
   /** Tool-call ids in the 9-character form (`shortCallId`). */
   shortIds?: boolean;
+  /** Tool-call ids outside `[a-zA-Z0-9_-]` as `call_<hash>` (`patternCallId`). */
+  patternIds?: boolean;
   /** User and tool messages with empty content get a placeholder (`fillEmptyContent`). */
   fillEmpty?: boolean;
 }
+
+/** A tool-call id form some servers require (see toWire). */
+export type WireIdForm = "short" | "pattern";
 
 /** The assistant message put between a tool result and a user message for servers that refuse that order (Mistral). */
 const BRIDGE = Buffer.from(',{"role":"assistant","content":"Ok."}');
@@ -49,7 +54,8 @@ export class WireBodyEncoder {
    * The messages go out as `validConversation` makes them: every tool call answered right after it,
    * whatever the history holds (an endpoint refuses anything else, on every resume); an answer with
    * neither text nor tool calls is left out.
-   * With `shortIds`, tool-call ids are sent in the 9-character form Mistral requires (`shortCallId`). With `fillEmpty`,
+   * With `shortIds`, tool-call ids are sent in the 9-character form Mistral requires (`shortCallId`), with `patternIds`
+   * in the `[a-zA-Z0-9_-]` form Anthropic requires (`patternCallId`). With `fillEmpty`,
    * a user or tool message with empty content is sent with a placeholder (`fillEmptyContent`).
    */
   encode(
@@ -57,7 +63,7 @@ export class WireBodyEncoder {
     tools: readonly ModelToolSpec[],
     names: ToolNameMap,
     rest: { model: string } & Record<string, unknown>,
-    { bridge = false, shortIds = false, fillEmpty = false }: WireShape = {},
+    { bridge = false, shortIds = false, patternIds = false, fillEmpty = false }: WireShape = {},
   ): Buffer {
     const parts: Buffer[] = [OPEN];
     // An answer with no text and no calls says nothing, and some servers refuse it (vLLM reads "" as no content): not sent.
@@ -66,7 +72,7 @@ export class WireBodyEncoder {
     sent.forEach((m, i) => {
       if (bridge && m.role === "user" && sent[i - 1]?.role === "tool") parts.push(BRIDGE);
       if (i) parts.push(COMMA);
-      parts.push(this.message(m, names, shortIds));
+      parts.push(this.message(m, names, shortIds ? "short" : patternIds ? "pattern" : undefined));
     });
     if (tools.length) parts.push(TOOLS);
     tools.forEach((t, i) => {
@@ -93,13 +99,13 @@ export class WireBodyEncoder {
     return bytes;
   }
 
-  private message(m: ChatMessage, names: ToolNameMap, shortIds: boolean): Buffer {
+  private message(m: ChatMessage, names: ToolNameMap, ids: WireIdForm | undefined): Buffer {
     const callNames = m.role === "assistant" && m.toolCalls?.length ? m.toolCalls.map((c) => names.wire(c.name)).join("\n") : "";
     // What else shapes the bytes: the id form of a message with ids.
-    const wireNames = shortIds && (callNames || m.role === "tool") ? `${callNames}\n#short` : callNames;
+    const wireNames = ids && (callNames || m.role === "tool") ? `${callNames}\n#${ids}` : callNames;
     const hit = this.messages.get(m);
     if (hit && hit.names === wireNames) return hit.bytes;
-    const bytes = Buffer.from(JSON.stringify(toWire(m, names, this.origin, shortIds)));
+    const bytes = Buffer.from(JSON.stringify(toWire(m, names, this.origin, ids)));
     this.messages.set(m, { names: wireNames, bytes });
     return bytes;
   }
@@ -121,11 +127,12 @@ export function fillEmptyContent(m: ChatMessage): ChatMessage {
 /**
  * One message in the chat-completions wire format (tool names mapped to the provider's). An
  * assistant message's reasoning and its calls' `extra_content` are included only when the message
- * came from `origin` (another provider may refuse fields it does not know, or misread them). With
- * `shortIds`, tool-call ids in the 9-character form (`shortCallId`).
+ * came from `origin` (another provider may refuse fields it does not know, or misread them). Tool-call ids in the form
+ * `ids` names: `short`, the 9-character one (`shortCallId`); `pattern`, `[a-zA-Z0-9_-]` only (`patternCallId`); else
+ * as OpenAI takes them (`wireCallId`).
  */
-export function toWire(m: ChatMessage, names: ToolNameMap, origin?: string, shortIds = false): ChatCompletionMessageParam {
-  const wireId = shortIds ? shortCallId : wireCallId;
+export function toWire(m: ChatMessage, names: ToolNameMap, origin?: string, ids?: WireIdForm): ChatCompletionMessageParam {
+  const wireId = ids === "short" ? shortCallId : ids === "pattern" ? patternCallId : wireCallId;
   switch (m.role) {
     case "system":
       return { role: "system", content: m.content };

@@ -1,7 +1,7 @@
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll } from "vitest";
-import { chatRuleError, type ChatRuleError } from "./strict-chat-rules.js";
+import { callIdPatternError, chatRuleError, type ChatRuleError } from "./strict-chat-rules.js";
 
 /** One scripted reply of the local OpenAI-compatible server. */
 export interface ServerReply {
@@ -67,6 +67,8 @@ export interface ServerReply {
    * that is not exactly 9 of `[a-zA-Z0-9]` (the reply stays queued for the retry).
    */
   requireShortCallIds?: boolean;
+  /** Answer 400 as Anthropic's OpenAI-compatible endpoint does to a tool-call id outside `[a-zA-Z0-9_-]` (callIdPatternError); the reply stays queued. */
+  requirePatternCallIds?: boolean;
   /** With `status`: these response headers too (`Retry-After`, `x-should-retry`). */
   errorHeaders?: Record<string, string>;
   /** With `status`: this JSON as the error body instead of OpenAI's `{"error": {"message": …}}` (Mistral's and Gemini's shapes). */
@@ -249,6 +251,11 @@ export async function startOpenAIServer(replies: ServerReply[] = [], options: Op
             .flatMap((m) => [...(m.tool_calls ?? []).map((c) => c.id), ...(m.tool_call_id === undefined ? [] : [m.tool_call_id])])
             .find((id) => !/^[a-zA-Z0-9]{9}$/.test(id))
         : undefined;
+    const patternError = index !== -1 && queue[index]!.requirePatternCallIds ? callIdPatternError(body.messages) : undefined;
+    if (patternError !== undefined) {
+      res.writeHead(400, { "content-type": "application/json" }).end(JSON.stringify({ error: { type: "invalid_request_error", message: patternError } }));
+      return;
+    }
     if (badId !== undefined) {
       const message = `Tool call id was ${badId} but must be a-z, A-Z, 0-9, with a length of 9.`;
       res

@@ -125,6 +125,27 @@ export function chatRuleError(messages: unknown): ChatRuleError | undefined {
   return undefined;
 }
 
+/**
+ * Anthropic's message for the first tool-call id in `messages` outside `^[a-zA-Z0-9_-]+$`, as its OpenAI-compatible
+ * endpoint (and proxies in front of Claude) answer 400 — "messages.1.content.1.tool_use.id: String should match pattern
+ * '^[a-zA-Z0-9_-]+$'", quoted in public bug reports — or undefined when every id has that form. A call's index is counted
+ * as Anthropic's content blocks are (its text first); a result's is its place in the user turn it becomes.
+ */
+export function callIdPatternError(
+  messages: readonly { role: string; content?: unknown; tool_calls?: { id: string }[]; tool_call_id?: string }[],
+): string | undefined {
+  const ok = (id: string) => /^[a-zA-Z0-9_-]+$/.test(id);
+  const pattern = "String should match pattern '^[a-zA-Z0-9_-]+$'";
+  for (let i = 0; i < messages.length; i++) {
+    const m = messages[i]!;
+    const first = typeof m.content === "string" && m.content !== "" ? 1 : 0;
+    const bad = (m.tool_calls ?? []).findIndex((c) => !ok(c.id));
+    if (bad !== -1) return `messages.${i}.content.${first + bad}.tool_use.id: ${pattern}`;
+    if (m.role === "tool" && m.tool_call_id !== undefined && !ok(m.tool_call_id)) return `messages.${i}.content.0.tool_result.tool_use_id: ${pattern}`;
+  }
+  return undefined;
+}
+
 /** An assistant message whose calls were not all answered right after it. */
 function unanswered(open: Set<string>, at: number): ChatRuleError {
   return {
