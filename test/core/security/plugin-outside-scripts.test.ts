@@ -151,4 +151,77 @@ describe.skipIf(!asRoot)("a user-level plugin's hook or MCP server that runs a f
     );
     expect(text).not.toContain('MCP server \\"onpath\\" of the user-level plugin');
   });
+
+  it("a hook line whose file keel cannot tell (a variable set on the line, a pattern, $(…), ~user) is held back; a folder it changes to with cd -P, pushd, env -C or a second cd, and the package.json npm runs there, are checked", async () => {
+    ws = makeWorkspace({ "a.txt": "hi\n" });
+    const tools = ws.path("..", "tools");
+    mkdirSync(tools);
+    for (const f of ["x.sh", "package.json"]) writeFileSync(join(tools, f), f === "x.sh" ? "#!/bin/sh\nexit 0\n" : '{"scripts":{"x":"true"}}');
+    chmodSync(join(tools, "x.sh"), 0o755);
+    chmodSync(tools, 0o777); // anyone may put their own x.sh or package.json there
+    const untold = [
+      `T=${tools}; bash $T/x.sh`,
+      `bash ${tools}/x.*`,
+      `bash ${dirname(tools)}/{tools,none}/x.sh`,
+      `bash $(echo ${tools}/x.sh)`,
+      "bash ~nobody/x.sh",
+    ];
+    const found = [
+      `cd -P ${tools} && ./x.sh`,
+      `cd -- ${tools} && ./x.sh`,
+      `pushd ${tools} && ./x.sh`,
+      `env -C ${tools} ./x.sh`,
+      `cd ${dirname(tools)} && cd tools && ./x.sh`,
+      `cd ${tools} && npm run x`,
+      `npm --prefix ${tools} run x`,
+    ];
+    const fine = [`cd -P "\${CLAUDE_PLUGIN_ROOT}" && ./hooks/ok.sh`, `bash "\${CLAUDE_PLUGIN_ROOT}/hooks/ok.sh"`];
+    const hooks = [...untold, ...found, ...fine];
+    ws.writeHome("plugins/guard/.claude-plugin/plugin.json", JSON.stringify({ name: "guard" }));
+    ws.writeHome("plugins/guard/hooks/ok.sh", "exit 0\n");
+    ws.writeHome(
+      "plugins/guard/hooks/hooks.json",
+      JSON.stringify({ hooks: { PreToolUse: [{ matcher: "*", hooks: hooks.map((command) => ({ type: "command", command })) }] } }),
+    );
+    const why = async () => {
+      const out = await runKeel(["hooks", "--json"], { cwd: ws!.root, env: env(ws!) });
+      return Object.fromEntries((out.json().hooks as { command: string; why?: string }[]).map((h) => [h.command, h.why ?? "runs"]));
+    };
+    const runs = await why();
+    for (const line of untold) expect(runs[line], line).toContain("whose file keel cannot tell");
+    expect(runs[untold[0]!]).toContain("it runs `$T/x.sh`, whose file keel cannot tell");
+    for (const line of found) {
+      expect(runs[line], line).toMatch(/^it runs .*\/(x\.sh|package\.json), outside the plugin's folder, and /);
+      expect(runs[line], line).toContain(`and ${tools} can be written by every user (mode 777), a folder above ${tools}/`);
+    }
+    for (const line of fine) expect(runs[line], line).toBe("runs");
+    chmodSync(tools, 0o755);
+    const again = await why();
+    for (const line of [...found, ...fine]) expect(again[line], line).toBe("runs");
+    for (const line of untold) expect(again[line], line).toContain("whose file keel cannot tell");
+  });
+
+  it("a server that starts a shell (sh -c) is judged by the shell line it gives it: a folder it changes to, a variable in it", async () => {
+    ws = makeWorkspace();
+    const tools = ws.path("..", "tools");
+    mkdirSync(tools);
+    writeFileSync(join(tools, "server.mjs"), "");
+    chmodSync(tools, 0o777);
+    ws.writeHome(
+      "plugins/guard/.claude-plugin/plugin.json",
+      JSON.stringify({
+        name: "guard",
+        mcpServers: {
+          cd: { command: "sh", args: ["-c", `cd ${tools} && exec node server.mjs`] },
+          variable: { command: "env", args: [`TOOLS=${tools}`, "sh", "-c", "exec node $TOOLS/server.mjs"] },
+        },
+      }),
+    );
+    const out = await runKeel(["mcp", "list", "--json"], { cwd: ws.root, env: env(ws) });
+    const text = JSON.stringify(out.json());
+    expect(text).toContain(
+      `MCP server \\"cd\\" of the user-level plugin \\"guard\\" (${join(ws.keelHome, "plugins", "guard")}) is not started: it runs ${tools}/server.mjs`,
+    );
+    expect(text).toContain("is not started: it runs `$TOOLS/server.mjs`, whose file keel cannot tell");
+  });
 });
