@@ -2,6 +2,7 @@ import { homedir } from "node:os";
 import { isAbsolute, resolve } from "node:path";
 import { executedRuns, splitLoosely } from "./executed-words.js";
 import { userFileProblem } from "./foreign-owner.js";
+import { missingFileProblem } from "./missing-file.js";
 import { parentsProblem } from "./parent-folders.js";
 import { privateGroupJudge } from "./private-group.js";
 import { realOrSelf } from "./real-path.js";
@@ -74,7 +75,7 @@ export function outsideRunProblem(
       }
     }
   for (const file of files) {
-    const problem = userFileProblem(file, owners, judge) ?? parentsProblem(file, owners, judge);
+    const problem = userFileProblem(file, owners, judge) ?? parentsProblem(file, owners, judge) ?? missingFileProblem(file, owners, judge);
     if (problem !== undefined) return `it runs ${file}, outside the plugin's folder, and ${problem}`;
   }
   return undefined;
