@@ -18,7 +18,10 @@ export interface OutsideRunPlace {
   root: string;
   /** The environment the command runs with: `~`, `$HOME`, `${VAR}` in a word are expanded from it. */
   env: NodeJS.ProcessEnv;
-  /** The folder a relative path resolves in; undefined when keel cannot tell (a hook runs in the session's folder): relative paths are then left. */
+  /**
+   * The folder a relative path resolves in; undefined when keel cannot tell (a hook runs in the session's folder): relative
+   * paths are then left. A server's own `cwd` (with `shell: false`) outside the plugin is judged as a file it runs is.
+   */
   cwd?: string;
   /** False when no shell reads the words (an MCP server's `command` and `args`, already expanded): `~` and `$` are then taken as written. */
   shell?: boolean;
@@ -56,6 +59,12 @@ export function outsideRunProblem(
       if (problem !== undefined) return problem;
     }
   const root = realOrSelf(place.root);
+  // The folder a server starts in is read by what it runs (npx its node_modules/.bin and .npmrc, python -m its modules).
+  if (place.shell === false && place.cwd !== undefined && !inside(place.root, place.cwd) && !inside(root, place.cwd)) {
+    const problem = userFileProblem(place.cwd, owners, judge) ?? parentsProblem(place.cwd, owners, judge);
+    if (problem !== undefined)
+      return `it starts in ${place.cwd}, outside the plugin's folder, whose files what it runs may read and run (npx its node_modules/.bin and .npmrc, python -m its modules), and ${problem}`;
+  }
   // A line that changes folder (`cd /opt/tools && bash x.sh`) may run its relative paths from there: each is tried from
   // every folder the line names (a file too many is only checked too).
   const dirs = changedDirs(commands, place);

@@ -201,7 +201,7 @@ describe.skipIf(!asRoot)("a user-level plugin's hook or MCP server that runs a f
     for (const line of untold) expect(again[line], line).toContain("whose file keel cannot tell");
   });
 
-  it("a server that starts a shell (sh -c) is judged by the shell line it gives it: a folder it changes to, a variable in it", async () => {
+  it("a server that starts a shell (sh -c) is judged by the shell line it gives it (a folder it changes to, a variable in it); one starting in a folder other users may write is not started", async () => {
     ws = makeWorkspace();
     const tools = ws.path("..", "tools");
     mkdirSync(tools);
@@ -214,6 +214,7 @@ describe.skipIf(!asRoot)("a user-level plugin's hook or MCP server that runs a f
         mcpServers: {
           cd: { command: "sh", args: ["-c", `cd ${tools} && exec node server.mjs`] },
           variable: { command: "env", args: [`TOOLS=${tools}`, "sh", "-c", "exec node $TOOLS/server.mjs"] },
+          npx: { command: "npx", args: ["-y", "some-server"], cwd: tools },
         },
       }),
     );
@@ -223,5 +224,8 @@ describe.skipIf(!asRoot)("a user-level plugin's hook or MCP server that runs a f
       `MCP server \\"cd\\" of the user-level plugin \\"guard\\" (${join(ws.keelHome, "plugins", "guard")}) is not started: it runs ${tools}/server.mjs`,
     );
     expect(text).toContain("is not started: it runs `$TOOLS/server.mjs`, whose file keel cannot tell");
+    expect(text).toContain(
+      `MCP server \\"npx\\" of the user-level plugin \\"guard\\" (${join(ws.keelHome, "plugins", "guard")}) is not started: it starts in ${tools}, outside the plugin's folder`,
+    );
   });
 });
