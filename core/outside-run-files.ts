@@ -1,5 +1,5 @@
 import { homedir } from "node:os";
-import { isAbsolute, resolve } from "node:path";
+import { dirname, isAbsolute, join, resolve } from "node:path";
 import { executedRuns, splitLoosely } from "./executed-words.js";
 import { userFileProblem } from "./foreign-owner.js";
 import { missingFileProblem } from "./missing-file.js";
@@ -144,7 +144,7 @@ function changedDir(argv: readonly string[]): string | undefined {
 /** The absolute path a word names, with `~` and the variables of `env` expanded; undefined for a relative one with no folder known, `UNTOLD` when the shell makes it from what keel does not know. */
 function filePath(word: string, place: OutsideRunPlace): Where {
   if (!word || word.includes("\0")) return undefined;
-  if (place.shell === false) return isAbsolute(word) ? resolve(word) : place.cwd === undefined ? undefined : resolve(place.cwd, word);
+  if (place.shell === false) return isAbsolute(word) ? physical(word) : place.cwd === undefined ? undefined : physical(`${place.cwd}/${word}`);
   const home = place.env.HOME || homedir();
   let path = word.replace(/^~(?=\/|$)/, home);
   if (path.startsWith("~")) return UNTOLD; // `~bob/x.sh` (another user's home, which keel does not look up), `~+`, `~-`
@@ -156,8 +156,19 @@ function filePath(word: string, place: OutsideRunPlace): Where {
   });
   // What is left after expansion was written so: the shell still expands `$(…)`, `` ` ``, patterns and braces in it.
   if (unknown || /[$`*?[{(]/.test(word.replace(/\$(?:\{[A-Za-z_]\w*\}|[A-Za-z_]\w*)/g, ""))) return UNTOLD;
-  if (isAbsolute(path)) return resolve(path);
-  return place.cwd === undefined ? undefined : resolve(place.cwd, path);
+  if (isAbsolute(path)) return physical(path);
+  return place.cwd === undefined ? undefined : physical(`${place.cwd}/${path}`);
+}
+
+/**
+ * The absolute `path` as the system resolves it: a `..` goes up from where the folder before it really is, so
+ * `<plugin>/lib/../x.sh`, with `lib` a link to /opt/tools/sub, is /opt/tools/x.sh (lexically it would be in the plugin).
+ */
+function physical(path: string): string {
+  if (!/(^|\/)\.\.(\/|$)/.test(path)) return resolve(path);
+  let at = "/";
+  for (const part of path.split("/")) if (part !== "" && part !== ".") at = part === ".." ? dirname(realOrSelf(at)) : join(at, part);
+  return at;
 }
 
 /** A word as shown in a message: on one line, at most 200 characters. */

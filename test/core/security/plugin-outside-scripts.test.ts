@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { chmodSync, chownSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { chmodSync, chownSync, existsSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { execa } from "execa";
 import { afterEach, describe, expect, it } from "vitest";
@@ -199,6 +199,24 @@ describe.skipIf(!asRoot)("a user-level plugin's hook or MCP server that runs a f
     const again = await why();
     for (const line of [...found, ...fine]) expect(again[line], line).toBe("runs");
     for (const line of untold) expect(again[line], line).toContain("whose file keel cannot tell");
+  });
+
+  it("a .. after a link in the plugin goes up from where the link leads: the file it names there is judged", async () => {
+    ws = makeWorkspace({ "a.txt": "hi\n" });
+    const tools = ws.path("..", "tools");
+    mkdirSync(join(tools, "sub"), { recursive: true });
+    writeFileSync(join(tools, "x.sh"), "exit 0\n");
+    chownSync(join(tools, "x.sh"), OTHER, OTHER); // the other user's, in a folder of yours
+    ws.writeHome("plugins/guard/.claude-plugin/plugin.json", JSON.stringify({ name: "guard" }));
+    ws.writeHome("plugins/guard/x.sh", "exit 0\n");
+    symlinkSync(join(tools, "sub"), join(ws.keelHome, "plugins", "guard", "lib")); // yours, in a folder of yours: the plugin loads
+    const command = `bash "\${CLAUDE_PLUGIN_ROOT}/lib/../x.sh"`;
+    ws.writeHome("plugins/guard/hooks/hooks.json", JSON.stringify({ hooks: { PreToolUse: [{ hooks: [{ type: "command", command }] }] } }));
+    const out = await runKeel(["hooks", "--json"], { cwd: ws.root, env: env(ws) });
+    const hook = (out.json().hooks as { command: string; runs: boolean; why?: string }[]).find((h) => h.command === command);
+    expect(hook?.why).toContain(
+      `it runs ${join(tools, "x.sh")}, outside the plugin's folder, and ${join(tools, "x.sh")} belongs to another user (uid ${OTHER})`,
+    );
   });
 
   it("a server that starts a shell (sh -c) is judged by the shell line it gives it (a folder it changes to, a variable in it); one starting in a folder other users may write is not started", async () => {
