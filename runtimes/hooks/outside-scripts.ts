@@ -1,5 +1,5 @@
 import { isAbsolute, resolve } from "node:path";
-import { inside, outsideRunProblem, realOrSelf, yourOwners, type Host, type ShellParser } from "../../core/index.js";
+import { hookEnv, inside, outsideRunProblem, realOrSelf, yourOwners, type Host, type ShellParser } from "../../core/index.js";
 import type { HookIssue } from "../../manifests/hooks/claude-hooks-schema.js";
 import { commandWords, type DeclaredHook } from "./collect-hooks.js";
 import { shownCommand } from "./shown-command.js";
@@ -28,7 +28,7 @@ export async function holdBackOutsideScripts(host: Host, hooks: DeclaredHook[], 
     let problem: string | undefined;
     try {
       problem = shell
-        ? outsideRunProblem(commandWords(h, host, shell), { root: plugin.root, env: host.env }, owners)
+        ? outsideRunProblem(commandWords(h, host, shell), { root: plugin.root, env: hookEnv(host) }, owners)
         : "keel could not load its shell parser to tell which files it runs";
     } catch (error) {
       problem = `keel could not tell which files it runs (${(error as Error).message})`;

@@ -165,6 +165,7 @@ describe.skipIf(!asRoot)("a user-level plugin's hook or MCP server that runs a f
       `bash ${dirname(tools)}/{tools,none}/x.sh`,
       `bash $(echo ${tools}/x.sh)`,
       "bash ~nobody/x.sh",
+      `bash ${tools}/$OPENAI_API_KEY.sh`, // the model key is not in a hook's environment: never expanded, never shown
     ];
     const found = [
       `cd -P ${tools} && ./x.sh`,
@@ -184,7 +185,8 @@ describe.skipIf(!asRoot)("a user-level plugin's hook or MCP server that runs a f
       JSON.stringify({ hooks: { PreToolUse: [{ matcher: "*", hooks: hooks.map((command) => ({ type: "command", command })) }] } }),
     );
     const why = async () => {
-      const out = await runKeel(["hooks", "--json"], { cwd: ws!.root, env: env(ws!) });
+      const out = await runKeel(["hooks", "--json"], { cwd: ws!.root, env: { ...env(ws!), OPENAI_API_KEY: "sk-test-4242" } });
+      expect(JSON.stringify(out.json())).not.toContain("sk-test-4242");
       return Object.fromEntries((out.json().hooks as { command: string; why?: string }[]).map((h) => [h.command, h.why ?? "runs"]));
     };
     const runs = await why();
