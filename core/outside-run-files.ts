@@ -77,7 +77,7 @@ export function outsideRunProblem(
       ];
       for (const path of paths) {
         if (path === UNTOLD)
-          return `it runs \`${cut(word)}\`, whose file keel cannot tell (a variable keel's environment does not set, \`$(…)\`, a pattern, \`~user\`, or a folder the line changes to that keel cannot tell), so it cannot check who may change it; write the path out`;
+          return `it runs \`${cut(word)}\`, whose file keel cannot tell (a variable its environment does not set, \`$(…)\`, a pattern, \`~user\`, or a folder the line changes to that keel cannot tell), so it cannot check who may change it; write the path out`;
         if (path === undefined || inside(place.root, path) || inside(root, path)) continue;
         files.add(path);
         if (files.size > MAX_OUTSIDE_RUN_FILES) return `it runs more than ${MAX_OUTSIDE_RUN_FILES} files outside the plugin's folder, more than keel checks`;
