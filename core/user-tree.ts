@@ -1,6 +1,7 @@
 import { lstatSync, readdirSync, realpathSync, statSync, type Stats } from "node:fs";
 import { basename, isAbsolute, join, relative, sep } from "node:path";
 import { othersWrite, userFileProblem, userItemRefusal } from "./foreign-owner.js";
+import { missingFileProblem } from "./missing-file.js";
 import { parentsProblem } from "./parent-folders.js";
 import { privateGroupJudge } from "./private-group.js";
 
@@ -14,7 +15,8 @@ const MAX_DEPTH = 40;
  * as yours: a hook's script, a module a code plugin imports, an MCP server's script, a skill's scripts) may not
  * speak for you, or undefined when it may: an entry in it that another user owns or may write (see
  * `userFileProblem`). Links are judged where they lead as well — the file or folder they reach (walked in turn)
- * and, when that lies outside `root`, the folders above it (see `parentsProblem`). The walk is bounded
+ * and, when that lies outside `root`, the folders above it (see `parentsProblem`); a link whose target is missing,
+ * the folder it would land in (see `missingFileProblem`: `/tmp`, where another user could make it). The walk is bounded
  * (`MAX_USER_TREE_ENTRIES` entries, 40 levels): a bigger tree is refused, as what cannot be checked fails closed.
  * Undefined when `owners` is (a platform without user ids). Never throws.
  */
@@ -36,7 +38,12 @@ export function userTreeProblem(root: string, owners: ReadonlySet<number> | unde
     const problem = linked ? userFileProblem(path, owners, judge) : entryProblem(path, stat, owners, judge);
     if (problem !== undefined) return problem;
     const real = linked || folder === undefined ? realOf(path) : join(folder, basename(path));
-    if (real === undefined) continue; // a dangling link leads nowhere keel reads
+    if (real === undefined) {
+      // a dangling link leads nowhere keel reads yet: unless another user may put what it leads to there
+      const missing = linked ? missingFileProblem(path, owners, judge) : undefined;
+      if (missing !== undefined) return missing;
+      continue;
+    }
     // a link leading out of the tree (the root itself may be one): who may rename what is above where it leads?
     // (the entries of a folder so reached are judged by that folder's own check)
     if (linked && !(path !== root && inside(realRoot, real))) {

@@ -13,7 +13,7 @@ export function pluginServerProblem(server: McpServerConfig, owners: ReadonlySet
   if (root === undefined || server.transport !== "stdio" || !server.command) return undefined;
   const problem = outsideRunProblem(
     [[server.command, ...server.args]],
-    { root, env: {}, shell: false, ...(server.defaultCwd ? {} : { cwd: server.cwd }) },
+    { root, env: { HOME: server.env.HOME ?? process.env.HOME }, shell: false, ...(server.defaultCwd ? {} : { cwd: server.cwd }) },
     owners,
   );
   if (problem === undefined) return undefined;

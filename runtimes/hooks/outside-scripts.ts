@@ -1,5 +1,5 @@
 import { isAbsolute, resolve } from "node:path";
-import { inside, outsideRunProblem, realOrSelf, yourOwners, type Host, type ShellParser } from "../../core/index.js";
+import { hookEnv, inside, outsideRunProblem, realOrSelf, yourOwners, type Host, type ShellParser } from "../../core/index.js";
 import type { HookIssue } from "../../manifests/hooks/claude-hooks-schema.js";
 import { commandWords, type DeclaredHook } from "./collect-hooks.js";
 import { shownCommand } from "./shown-command.js";
@@ -28,7 +28,7 @@ export async function holdBackOutsideScripts(host: Host, hooks: DeclaredHook[], 
     let problem: string | undefined;
     try {
       problem = shell
-        ? outsideRunProblem(commandWords(h, host, shell), { root: plugin.root, env: host.env }, owners)
+        ? outsideRunProblem(commandWords(h, host, shell), { root: plugin.root, env: hookEnv(host) }, owners)
         : "keel could not load its shell parser to tell which files it runs";
     } catch (error) {
       problem = `keel could not tell which files it runs (${(error as Error).message})`;
@@ -51,15 +51,16 @@ export async function holdBackOutsideScripts(host: Host, hooks: DeclaredHook[], 
 /**
  * False only when no word of `command` can name a file outside `root`, read loosely (split at blanks, quotes and
  * operators, a word too many only costs a parse): every word that holds `/`, `~` or `$` is an absolute path inside
- * the plugin's folder once `${CLAUDE_PLUGIN_ROOT}` is put in. A program found on PATH (`node`, `bash`) and a relative
- * path without `/` (resolved in the session's folder, not told) are no such word.
+ * the plugin's folder once `${CLAUDE_PLUGIN_ROOT}` is put in, with no `..` (which goes up from where a link in the
+ * plugin really leads). A program found on PATH (`node`, `bash`) and a relative path without `/` (resolved in the
+ * session's folder, not told) are no such word.
  */
 export function mayRunOutside(command: string, root: string): boolean {
   const line = command.replace(/\$(?:\{CLAUDE_PLUGIN_ROOT\}|CLAUDE_PLUGIN_ROOT(?!\w))/g, root);
   const real = realOrSelf(root);
   return line
     .split(/[\s"'<>;&|()`]+/)
-    .some((w) => /[/~$\\]/.test(w) && !(isAbsolute(w) && !w.includes("\\") && (inside(root, resolve(w)) || inside(real, resolve(w)))));
+    .some((w) => /[/~$\\]/.test(w) && !(isAbsolute(w) && !/\\|(^|\/)\.\.(\/|$)/.test(w) && (inside(root, resolve(w)) || inside(real, resolve(w)))));
 }
 
 /** A hook's command as shown in a diagnostic: its credentials masked (`shownCommand`), on one line, at most 200 characters. */

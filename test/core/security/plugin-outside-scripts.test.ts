@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { chmodSync, chownSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { chmodSync, chownSync, existsSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { execa } from "execa";
 import { afterEach, describe, expect, it } from "vitest";
@@ -150,5 +150,102 @@ describe.skipIf(!asRoot)("a user-level plugin's hook or MCP server that runs a f
       `it runs ${join(tools, "rel.js")}, outside the plugin's folder, and ${join(tools, "rel.js")} can be written by every user (mode 666)`,
     );
     expect(text).not.toContain('MCP server \\"onpath\\" of the user-level plugin');
+  });
+
+  it("a hook line whose file keel cannot tell (a variable set on the line, a pattern, $(…), ~user) is held back; a folder it changes to with cd -P, pushd, env -C or a second cd, and the package.json npm runs there, are checked", async () => {
+    ws = makeWorkspace({ "a.txt": "hi\n" });
+    const tools = ws.path("..", "tools");
+    mkdirSync(tools);
+    for (const f of ["x.sh", "package.json"]) writeFileSync(join(tools, f), f === "x.sh" ? "#!/bin/sh\nexit 0\n" : '{"scripts":{"x":"true"}}');
+    chmodSync(join(tools, "x.sh"), 0o755);
+    chmodSync(tools, 0o777); // anyone may put their own x.sh or package.json there
+    const untold = [
+      `T=${tools}; bash $T/x.sh`,
+      `bash ${tools}/x.*`,
+      `bash ${dirname(tools)}/{tools,none}/x.sh`,
+      `bash $(echo ${tools}/x.sh)`,
+      "bash ~nobody/x.sh",
+      `bash ${tools}/$OPENAI_API_KEY.sh`, // the model key is not in a hook's environment: never expanded, never shown
+    ];
+    const found = [
+      `cd -P ${tools} && ./x.sh`,
+      `cd -- ${tools} && ./x.sh`,
+      `pushd ${tools} && ./x.sh`,
+      `env -C ${tools} ./x.sh`,
+      `cd ${dirname(tools)} && cd tools && ./x.sh`,
+      `cd ${tools} && npm run x`,
+      `npm --prefix ${tools} run x`,
+    ];
+    const fine = [`cd -P "\${CLAUDE_PLUGIN_ROOT}" && ./hooks/ok.sh`, `bash "\${CLAUDE_PLUGIN_ROOT}/hooks/ok.sh"`];
+    const hooks = [...untold, ...found, ...fine];
+    ws.writeHome("plugins/guard/.claude-plugin/plugin.json", JSON.stringify({ name: "guard" }));
+    ws.writeHome("plugins/guard/hooks/ok.sh", "exit 0\n");
+    ws.writeHome(
+      "plugins/guard/hooks/hooks.json",
+      JSON.stringify({ hooks: { PreToolUse: [{ matcher: "*", hooks: hooks.map((command) => ({ type: "command", command })) }] } }),
+    );
+    const why = async () => {
+      const out = await runKeel(["hooks", "--json"], { cwd: ws!.root, env: { ...env(ws!), OPENAI_API_KEY: "sk-test-4242" } });
+      expect(JSON.stringify(out.json())).not.toContain("sk-test-4242");
+      return Object.fromEntries((out.json().hooks as { command: string; why?: string }[]).map((h) => [h.command, h.why ?? "runs"]));
+    };
+    const runs = await why();
+    for (const line of untold) expect(runs[line], line).toContain("whose file keel cannot tell");
+    expect(runs[untold[0]!]).toContain("it runs `$T/x.sh`, whose file keel cannot tell");
+    for (const line of found) {
+      expect(runs[line], line).toMatch(/^it runs .*\/(x\.sh|package\.json), outside the plugin's folder, and /);
+      expect(runs[line], line).toContain(`and ${tools} can be written by every user (mode 777), a folder above ${tools}/`);
+    }
+    for (const line of fine) expect(runs[line], line).toBe("runs");
+    chmodSync(tools, 0o755);
+    const again = await why();
+    for (const line of [...found, ...fine]) expect(again[line], line).toBe("runs");
+    for (const line of untold) expect(again[line], line).toContain("whose file keel cannot tell");
+  });
+
+  it("a .. after a link in the plugin goes up from where the link leads: the file it names there is judged", async () => {
+    ws = makeWorkspace({ "a.txt": "hi\n" });
+    const tools = ws.path("..", "tools");
+    mkdirSync(join(tools, "sub"), { recursive: true });
+    writeFileSync(join(tools, "x.sh"), "exit 0\n");
+    chownSync(join(tools, "x.sh"), OTHER, OTHER); // the other user's, in a folder of yours
+    ws.writeHome("plugins/guard/.claude-plugin/plugin.json", JSON.stringify({ name: "guard" }));
+    ws.writeHome("plugins/guard/x.sh", "exit 0\n");
+    symlinkSync(join(tools, "sub"), join(ws.keelHome, "plugins", "guard", "lib")); // yours, in a folder of yours: the plugin loads
+    const command = `bash "\${CLAUDE_PLUGIN_ROOT}/lib/../x.sh"`;
+    ws.writeHome("plugins/guard/hooks/hooks.json", JSON.stringify({ hooks: { PreToolUse: [{ hooks: [{ type: "command", command }] }] } }));
+    const out = await runKeel(["hooks", "--json"], { cwd: ws.root, env: env(ws) });
+    const hook = (out.json().hooks as { command: string; runs: boolean; why?: string }[]).find((h) => h.command === command);
+    expect(hook?.why).toContain(
+      `it runs ${join(tools, "x.sh")}, outside the plugin's folder, and ${join(tools, "x.sh")} belongs to another user (uid ${OTHER})`,
+    );
+  });
+
+  it("a server that starts a shell (sh -c) is judged by the shell line it gives it (a folder it changes to, a variable in it); one starting in a folder other users may write is not started", async () => {
+    ws = makeWorkspace();
+    const tools = ws.path("..", "tools");
+    mkdirSync(tools);
+    writeFileSync(join(tools, "server.mjs"), "");
+    chmodSync(tools, 0o777);
+    ws.writeHome(
+      "plugins/guard/.claude-plugin/plugin.json",
+      JSON.stringify({
+        name: "guard",
+        mcpServers: {
+          cd: { command: "sh", args: ["-c", `cd ${tools} && exec node server.mjs`] },
+          variable: { command: "env", args: [`TOOLS=${tools}`, "sh", "-c", "exec node $TOOLS/server.mjs"] },
+          npx: { command: "npx", args: ["-y", "some-server"], cwd: tools },
+        },
+      }),
+    );
+    const out = await runKeel(["mcp", "list", "--json"], { cwd: ws.root, env: env(ws) });
+    const text = JSON.stringify(out.json());
+    expect(text).toContain(
+      `MCP server \\"cd\\" of the user-level plugin \\"guard\\" (${join(ws.keelHome, "plugins", "guard")}) is not started: it runs ${tools}/server.mjs`,
+    );
+    expect(text).toContain("is not started: it runs `$TOOLS/server.mjs`, whose file keel cannot tell");
+    expect(text).toContain(
+      `MCP server \\"npx\\" of the user-level plugin \\"guard\\" (${join(ws.keelHome, "plugins", "guard")}) is not started: it starts in ${tools}, outside the plugin's folder`,
+    );
   });
 });

@@ -26,6 +26,7 @@ describe("mayRunOutside: whether a user-level plugin's hook line may run a file 
       "bash \\/opt/x.sh",
       '"${CLAUDE_PLUGIN_ROOT}"/x.sh',
       "node /home/u/.keel/plugins/guard-other/x.js",
+      "bash ${CLAUDE_PLUGIN_ROOT}/lib/../x.sh",
     ])
       expect(mayRunOutside(line, root), line).toBe(true);
   });
