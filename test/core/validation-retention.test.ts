@@ -21,21 +21,31 @@ async function compiledKept(validator: SchemaValidator, n: number, compile: (v: 
   return alive;
 }
 
+/**
+ * What 600 and 1,600 compiles leave alive is bounded, whatever the count: the last MAX_COMPILED_SCHEMAS kept, plus at
+ * most what the ajv instance the oldest of them came from still holds (a validator keeps its instance's compiled code
+ * alive; instances are renewed every MAX_COMPILED_SCHEMAS compiles). Whether an old instance is still held after a
+ * collection depends on which kept validator refers to what: a busy CI machine once left 601 alive of 1,600 where a
+ * quiet one leaves ~500. The code before the bound kept every one (1,600).
+ */
+function expectBounded(few: number, many: number): void {
+  expect(few).toBeLessThanOrEqual(2 * MAX_COMPILED_SCHEMAS + 3);
+  expect(many).toBeLessThanOrEqual(2 * MAX_COMPILED_SCHEMAS + 3);
+}
+
 describe("compiled schemas are kept within a bound", () => {
-  it("forSchema keeps the last MAX_COMPILED_SCHEMAS: 1,600 distinct forms leave as many compiled as 600", async () => {
+  it("forSchema keeps the last MAX_COMPILED_SCHEMAS: 1,600 distinct forms leave no more compiled than two ajv instances hold", async () => {
     const forSchema = (v: SchemaValidator, s: JsonSchema) => v.forSchema(s);
     const few = await compiledKept(new SchemaValidator(), 600, forSchema);
     const many = await compiledKept(new SchemaValidator(), 1_600, forSchema);
-    expect(few).toBeLessThanOrEqual(MAX_COMPILED_SCHEMAS + 3);
-    expect(many).toBeLessThanOrEqual(few + 3);
+    expectBounded(few, many);
   });
 
-  it("compile (a workflow's parameters, on every run): 1,600 compiles leave as many compiled as 600", async () => {
+  it("compile (a workflow's parameters, on every run): 1,600 compiles leave no more compiled than two ajv instances hold", async () => {
     const compile = (v: SchemaValidator, s: JsonSchema) => v.compile(s);
     const few = await compiledKept(new SchemaValidator(), 600, compile);
     const many = await compiledKept(new SchemaValidator(), 1_600, compile);
-    expect(few).toBeLessThanOrEqual(MAX_COMPILED_SCHEMAS + 3);
-    expect(many).toBeLessThanOrEqual(few + 3);
+    expectBounded(few, many);
   });
 
   it("a schema used again stays compiled (least recently used goes first), and one let go still validates", () => {

@@ -161,7 +161,9 @@ describe("start in the background behind a fresh tool cache", () => {
     ws = mcpWorkspace({ slow: gated("slow"), hang: gated("hang") });
     await seedCache(["slow", "hang"]);
     model = await startOpenAIServer([{ toolCalls: [{ id: "c1", name: "mcp__slow__echo", arguments: { message: "hi" } }] }, { text: "done" }]);
-    ws.write("keel.config.json", { model: { name: "local-model", baseUrl: model.baseUrl, contextWindow: 64000 } });
+    // A window large enough that no MCP tool is deferred behind tool_search (keel's own tools alone are ~6,400 tokens:
+    // 10 % of 64,000 deferred them once glob's and grep's descriptions grew): this test is about start-up, not deferral.
+    ws.write("keel.config.json", { model: { name: "local-model", baseUrl: model.baseUrl, contextWindow: 256000 } });
     const run = keel(["--yes", "--json", "run", "say hi"], { OPENAI_API_KEY: "test-key" });
     // Both gates are closed: no server can have finished start-up before the call has reached execute.
     await waitFor(() => executing("mcp__slow__echo"));
