@@ -59,6 +59,11 @@ export async function runKeel(args: string[], opts: RunOptions): Promise<CliRun>
   return cliRun(args, exitCode, stripFinalNewline(stdout.text), stripFinalNewline(stderr.text));
 }
 
+/** `keel --yes --json call TOOL --input INPUT` in workspace `ws` (in this process, as runKeel), its JSON output parsed. */
+export async function callJson(ws: { root: string; env: NodeJS.ProcessEnv }, tool: string, input: object) {
+  return (await runKeel(["--yes", "--json", "call", tool, "--input", JSON.stringify(input)], { cwd: ws.root, env: ws.env })).json();
+}
+
 /** Runs `keel ...args` as a real process (`node bin/keel.js`, built dist/) with stdin closed unless `input` is given. */
 export async function runKeelProcess(args: string[], opts: RunOptions): Promise<CliRun> {
   const r = await execa(process.execPath, [KEEL_BIN, ...args], {

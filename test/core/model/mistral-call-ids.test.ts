@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { useOpenAIServer, type ChatRequestBody } from "../../helpers/openai-server.js";
+import { idsOf, modelWorkspace } from "../../helpers/call-ids.js";
+import { useOpenAIServer } from "../../helpers/openai-server.js";
 import { runKeel, runKeelProcess } from "../../helpers/run-cli.js";
-import { makeWorkspace, type TempWorkspace } from "../../helpers/temp-workspace.js";
+import type { TempWorkspace } from "../../helpers/temp-workspace.js";
 
 // Mistral answers 400 "Tool call id was X but must be a-z, A-Z, 0-9, with a length of 9." to any other id it is sent back.
 const server = useOpenAIServer();
@@ -9,18 +10,9 @@ let ws: TempWorkspace | undefined;
 afterEach(() => ws?.cleanup());
 
 function workspace() {
-  const w = makeWorkspace({ "notes.txt": "the notes say hello\n" }, { git: true });
-  w.writeUserConfig({ model: { name: "mistral-small-latest", baseUrl: server.baseUrl, apiKeyEnv: "KEEL_TEST_KEY", maxRetries: 0 } });
-  ws = w;
-  return { root: w.root, env: { ...w.env, KEEL_TEST_KEY: "k" } };
-}
-
-/** The ids of the assistant's calls and of the tool results in a request, in order. */
-function idsOf(body: ChatRequestBody): { calls: string[]; results: string[] } {
-  return {
-    calls: body.messages.flatMap((m) => (m.tool_calls ?? []).map((c) => c.id)),
-    results: body.messages.flatMap((m) => (m.role === "tool" && m.tool_call_id !== undefined ? [m.tool_call_id] : [])),
-  };
+  const made = modelWorkspace("mistral-small-latest", server.baseUrl);
+  ws = made.ws;
+  return made;
 }
 
 describe("tool-call ids for servers that accept only Mistral's 9-character form", () => {

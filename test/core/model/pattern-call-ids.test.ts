@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { useOpenAIServer, type ChatRequestBody } from "../../helpers/openai-server.js";
+import { idsOf, modelWorkspace } from "../../helpers/call-ids.js";
+import { useOpenAIServer } from "../../helpers/openai-server.js";
 import { runKeel } from "../../helpers/run-cli.js";
-import { makeWorkspace, type TempWorkspace } from "../../helpers/temp-workspace.js";
+import type { TempWorkspace } from "../../helpers/temp-workspace.js";
 
 // Anthropic's OpenAI-compatible endpoint (and proxies in front of Claude) answer 400 "messages.1.content.1.tool_use.id:
 // String should match pattern '^[a-zA-Z0-9_-]+$'" to Kimi's ids (`functions.read_file:0`): a session that ran on Kimi
@@ -13,18 +14,9 @@ afterEach(() => ws?.cleanup());
 const KIMI_ID = "functions.read_file:0";
 
 function workspace() {
-  const w = makeWorkspace({ "notes.txt": "the notes say hello\n" }, { git: true });
-  w.writeUserConfig({ model: { name: "kimi-k2", baseUrl: server.baseUrl, apiKeyEnv: "KEEL_TEST_KEY", maxRetries: 0 } });
-  ws = w;
-  return { root: w.root, env: { ...w.env, KEEL_TEST_KEY: "k" } };
-}
-
-/** The ids of the assistant's calls and of the tool results in a request, in order. */
-function idsOf(body: ChatRequestBody): { calls: string[]; results: string[] } {
-  return {
-    calls: body.messages.flatMap((m) => (m.tool_calls ?? []).map((c) => c.id)),
-    results: body.messages.flatMap((m) => (m.role === "tool" && m.tool_call_id !== undefined ? [m.tool_call_id] : [])),
-  };
+  const made = modelWorkspace("kimi-k2", server.baseUrl);
+  ws = made.ws;
+  return made;
 }
 
 describe("tool-call ids for servers that accept only [a-zA-Z0-9_-] (Anthropic's OpenAI-compatible endpoint)", () => {

@@ -1,6 +1,6 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
-import { runKeel } from "../../helpers/run-cli.js";
+import { callJson } from "../../helpers/run-cli.js";
 import { makeWorkspace, type TempWorkspace } from "../../helpers/temp-workspace.js";
 
 let ws: TempWorkspace | undefined;
@@ -10,9 +10,7 @@ afterEach(() => {
 });
 
 /** `keel --yes --json call TOOL --input INPUT` in the workspace, parsed. */
-async function call(tool: string, input: object) {
-  return (await runKeel(["--yes", "--json", "call", tool, "--input", JSON.stringify(input)], { cwd: ws!.root, env: ws!.env })).json();
-}
+const call = (tool: string, input: object) => callJson(ws!, tool, input);
 
 describe("edit_file keeps the bytes it was not asked to change (real CLI)", () => {
   it("edits a file that is not valid UTF-8 (Latin-1) as bytes: its other bytes stay, not U+FFFD", async () => {

@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { storedEncoding } from "../../../core/tools/utf16-text.js";
-import { runKeel } from "../../helpers/run-cli.js";
+import { callJson } from "../../helpers/run-cli.js";
 import { makeWorkspace, type TempWorkspace } from "../../helpers/temp-workspace.js";
 
 let ws: TempWorkspace | undefined;
@@ -11,9 +11,7 @@ afterEach(() => {
 });
 
 /** `keel --yes --json call TOOL --input INPUT` in the workspace, parsed. */
-async function call(tool: string, input: object) {
-  return (await runKeel(["--yes", "--json", "call", tool, "--input", JSON.stringify(input)], { cwd: ws!.root, env: ws!.env })).json();
-}
+const call = (tool: string, input: object) => callJson(ws!, tool, input);
 
 const LE = Buffer.from([0xff, 0xfe]);
 const BE = Buffer.from([0xfe, 0xff]);

@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Host } from "../../../core/host.js";
-import { runKeel } from "../../helpers/run-cli.js";
+import { callJson, runKeel } from "../../helpers/run-cli.js";
 import { makeWorkspace, type TempWorkspace } from "../../helpers/temp-workspace.js";
 import { closeAfterEach, openTestHost } from "../../helpers/test-host.js";
 
@@ -12,7 +12,7 @@ let host: Host | undefined;
 closeAfterEach(() => ({ host, ws }));
 
 const keel = (w: TempWorkspace, ...args: string[]) => runKeel(args, { cwd: w.root, env: w.env });
-const call = async (w: TempWorkspace, tool: string, input: object) => (await keel(w, "--yes", "--json", "call", tool, "--input", JSON.stringify(input))).json();
+const call = callJson;
 
 /** A repository that commits `.keel/state/worktrees.json` naming worktree "x" (active) at `path`. */
 function hostileRepo(path: (root: string) => string, files: Record<string, string> = {}): TempWorkspace {

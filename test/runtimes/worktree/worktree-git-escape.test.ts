@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import { chmodSync, cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { runKeel } from "../../helpers/run-cli.js";
+import { callJson, runKeel } from "../../helpers/run-cli.js";
 import { makeWorkspace, type TempWorkspace } from "../../helpers/temp-workspace.js";
 
 // keel's git runs outside the OS sandbox, in folders a sandboxed command can write (the workspace,
@@ -12,7 +12,7 @@ let ws: TempWorkspace | undefined;
 afterEach(() => ws?.cleanup());
 
 const keel = (w: TempWorkspace, ...args: string[]) => runKeel(args, { cwd: w.root, env: w.env });
-const call = async (w: TempWorkspace, tool: string, input: object) => (await keel(w, "--yes", "--json", "call", tool, "--input", JSON.stringify(input))).json();
+const call = callJson;
 const ran = (w: TempWorkspace) => join(dirname(w.root), "ran.txt");
 const ranText = (w: TempWorkspace) => (existsSync(ran(w)) ? readFileSync(ran(w), "utf8") : "");
 
