@@ -43,7 +43,7 @@ export function settleAsk(host: Host, call: AskedCall): AskSettlement | Promise<
   // Synchronous when approved without asking (the common case keeps the call free of an extra async step).
   // A strict ask (a call keel could not check exactly) is approved only by an explicit answer.
   // A control-file write is not covered by an "always" given for the tool on another call (it acts like an allow rule).
-  if (run.userApproved) return { approvedBy: "user" };
+  if (run.userApproved) return approvedByUser(run, tool, permission, run.userApproved === "always");
   if (!permission.strict && !permission.control && run.sessionAllow?.has(tool.name)) return { approvedBy: "session" };
   if (!permission.strict && hookPermission?.decision === "allow") return { approvedBy: `hook: ${hookPermission.by}` };
   if (!permission.strict && (run.yes ?? host.options.yes)) return { approvedBy: "--yes" };
@@ -146,6 +146,14 @@ async function askApprover(host: Host, call: AskedCall): Promise<AskSettlement> 
       },
     };
   }
-  if (answer === "always" && !permission.strict) run.sessionAllow?.add(tool.name);
+  return approvedByUser(run, tool, permission, answer === "always");
+}
+
+/**
+ * A person's yes; with `always`, the tool is approved for the rest of the session too — except after a strict ask: an
+ * "always" for a command keel could not read would approve any command.
+ */
+function approvedByUser(run: RunContext, tool: ToolDefinition, permission: PermissionDecision, always: boolean): AskSettlement {
+  if (always && !permission.strict) run.sessionAllow?.add(tool.name);
   return { approvedBy: "user" };
 }

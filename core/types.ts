@@ -225,9 +225,11 @@ export interface RunContext {
   yes?: boolean;
   /**
    * The user already answered yes to this very call (`keel sessions approve`): its `ask` is settled as
-   * the user's answer, a strict one too (as any explicit answer is), and recorded as approved by `user`.
+   * the user's answer, a strict one too (as any explicit answer is), and recorded as approved by `user`. `"always"`: the
+   * answer was "always" (`keel chat`'s question about a paused call): the tool also joins `sessionAllow`, as a terminal's
+   * "always" does, unless the call is a strict ask.
    */
-  userApproved?: boolean;
+  userApproved?: boolean | "always";
   approver?: Approver;
   /** When set, only these tool names are visible (sub-agents, tool search). */
   isVisible?: (name: string) => boolean;

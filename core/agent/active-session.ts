@@ -42,6 +42,12 @@ export interface SessionRunOptions {
   onToolEnd?: (call: ToolCallEnd) => void;
   /** Tools the user approved "always" in this process, kept across turns (`keel chat`); default: the session's own, from its state. */
   sessionAllow?: Set<string>;
+  /**
+   * With `decide(…, "approve")`: the user answered "always" to the waiting call (`keel chat`'s question). Once it runs
+   * its tool joins `sessionAllow`, as a terminal's "always" does — unless that call was a strict ask (one keel could not
+   * check exactly), whose "always" approves that call only. A sub-agent's waiting call is approved once.
+   */
+  approvedAlways?: boolean;
   maxSteps?: number;
   /**
    * Called with the session's id once this run's prompt is added to it (not when a hook refused it):

@@ -36,7 +36,7 @@ export async function runPendingCalls(s: ActiveSession, menu: ToolMenu, decision
         } finally {
           s.delegateDecision = undefined;
         }
-      } else observation = decision === "reject" ? deniedObservation(call.name) : await runOne(s, menu, call, true);
+      } else observation = decision === "reject" ? deniedObservation(call.name) : await runOne(s, menu, call, s.options.approvedAlways ? "always" : true);
       decision = undefined;
     } else {
       // The tool-call budget is checked before each call, not only before each model call: one
@@ -111,7 +111,12 @@ function finishPending(s: ActiveSession, notRun = TOO_MANY_CALLS): void {
   s.state.pending = null;
 }
 
-async function runOne(s: ActiveSession, menu: ToolMenu, call: { id: string; name: string; arguments: string }, approved: boolean): Promise<Observation> {
+async function runOne(
+  s: ActiveSession,
+  menu: ToolMenu,
+  call: { id: string; name: string; arguments: string },
+  approved: boolean | "always",
+): Promise<Observation> {
   const cutOff = s.state.pending?.cutOff;
   const parsed = parseCallArguments(call.arguments, cutOff);
   if ("error" in parsed) {
@@ -125,7 +130,7 @@ async function runOne(s: ActiveSession, menu: ToolMenu, call: { id: string; name
     { tool: call.name, input, callId: call.id },
     // Your yes to this call (`keel sessions approve`) approves it alone, as a terminal's y does: not
     // `--yes` for what it runs in turn (a workflow's steps ask on their own).
-    s.runContext({ isVisible: menu.isVisible, ...(approved ? { userApproved: true } : {}) }),
+    s.runContext({ isVisible: menu.isVisible, ...(approved ? { userApproved: approved } : {}) }),
   );
   notify(s.options.onToolEnd, { ...watch, observation });
   return observation;

@@ -159,8 +159,10 @@ export class Chat {
       this.renderer.notice(`Not answered: session ${id} still waits for that approval; your next prompt asks again.`, "warn");
       return false;
     }
-    if (answer === "always") this.allowed.add(request.resolvedTool);
-    const out = await this.running((options) => this.runtime.decide(id, answer === "no" ? "reject" : "approve", options));
+    // "always" is remembered where the call runs, as for a call asked in a turn: not for a strict ask (see settleAsk)
+    const out = await this.running((options) =>
+      this.runtime.decide(id, answer === "no" ? "reject" : "approve", { ...options, ...(answer === "always" ? { approvedAlways: true } : {}) }),
+    );
     return out !== undefined && out.reason !== "cancelled" && out.reason !== "awaiting_approval";
   }
 
