@@ -1,4 +1,4 @@
-import { closeSync, constants, fstatSync, lstatSync, openSync, readSync } from "node:fs";
+import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, statSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { gitMarkerAt } from "../git-marker.js";
 import { compileLinearGlob } from "../glob/linear-glob.js";
@@ -10,6 +10,13 @@ export const IGNORE_FILE_MAX_BYTES = 256 * 1024;
 
 /** Most patterns of one ignore file applied (the rest are not): each costs every walked path a match. */
 export const IGNORE_FILE_MAX_PATTERNS = 1000;
+
+/**
+ * Most patterns one walk holds, over all the ignore files it reads (each costs about a kilobyte once compiled): a
+ * repository with a 1,000-line `.ignore` in each of 4,000 folders would otherwise fill keel's heap and end the process.
+ * Ignore files met past it are not applied (what they would hide is searched, as with `include_ignored`), and counted.
+ */
+export const IGNORE_WALK_MAX_PATTERNS = 50_000;
 
 /** One line of an ignore file, compiled. */
 interface IgnorePattern {
@@ -65,12 +72,16 @@ interface Level {
  * anchors, a trailing `/` matches folders only, `*`, `?`, `[a-z]`, `[!a]` and `**`; a line matching
  * needs more is not applied. Patterns are matched in linear time (`compileLinearGlob`), so a
  * committed `*a*a*a*a*a*a*b` cannot hang a walk. Ignore files are data only: read without following a
- * link (a linked `.gitignore` is not read, as git reads none), at most IGNORE_FILE_MAX_BYTES and IGNORE_FILE_MAX_PATTERNS each, and never
- * the repository's git config. Files are read lazily
+ * link (a linked `.gitignore` is not read, as git reads none), at most IGNORE_FILE_MAX_BYTES and IGNORE_FILE_MAX_PATTERNS each,
+ * IGNORE_WALK_MAX_PATTERNS in all (`unapplied` counts the files past it), and never the repository's git config. Files are read lazily
  * and synchronously as folders are met; holds only a cache. Never throws.
  */
 export class GitIgnores {
   private readonly levels = new Map<string, Level>();
+  /** Patterns this walk may still hold (see IGNORE_WALK_MAX_PATTERNS). */
+  private patternsLeft = IGNORE_WALK_MAX_PATTERNS;
+  /** Ignore files met past IGNORE_WALK_MAX_PATTERNS (or cut by it): their rules, or the rest of them, are not applied. */
+  unapplied = 0;
 
   private constructor(
     /** The boundary of the walk: no ignore file above it is read. */
@@ -123,7 +134,7 @@ export class GitIgnores {
     if (basename(dir) !== ".keel")
       for (const [file, kind] of FOLDER_FILES) {
         if (kind === Kind.Git && !inRepo) continue;
-        const patterns = ignoreFile(join(dir, file));
+        const patterns = this.read(join(dir, file));
         if (patterns.length > 0) frame = { base: dir, patterns, kind, parent: frame };
       }
     const level = { frame, inRepo };
@@ -134,14 +145,30 @@ export class GitIgnores {
   /** The rules under every `.gitignore` of the repository whose top is `dir`: its `.git/info/exclude`, then the global file, over `under`. */
   private repoBase(dir: string, under: Frame | undefined): Frame | undefined {
     // The user's own file, which a dotfile manager may have linked: read through a link, as git does.
-    const global = this.globalFile === undefined ? [] : ignoreFile(this.globalFile, true);
+    const global = this.globalFile === undefined ? [] : this.read(this.globalFile, true);
     let frame: Frame | undefined = global.length > 0 ? { base: dir, patterns: global, kind: Kind.Git, parent: under } : under;
     // Only a real `.git` folder: a `.git` file (a worktree or submodule) points elsewhere, and a linked one may lead out.
     if (isDirNoLink(join(dir, ".git")) && isDirNoLink(join(dir, ".git", "info"))) {
-      const exclude = ignoreFile(join(dir, ".git", "info", "exclude"));
+      const exclude = this.read(join(dir, ".git", "info", "exclude"));
       if (exclude.length > 0) frame = { base: dir, patterns: exclude, kind: Kind.Git, parent: frame };
     }
     return frame;
+  }
+
+  /** ignoreFile's patterns within what the walk may still hold; a file past the budget is not read, only counted. */
+  private read(path: string, followLink = false): IgnorePattern[] {
+    if (this.patternsLeft === 0) {
+      if (regularFile(path, followLink)) this.unapplied++;
+      return [];
+    }
+    const max = Math.min(IGNORE_FILE_MAX_PATTERNS, this.patternsLeft + 1);
+    const patterns = ignoreFile(path, followLink, max);
+    if (patterns.length > this.patternsLeft) {
+      patterns.length = this.patternsLeft;
+      this.unapplied++;
+    }
+    this.patternsLeft -= patterns.length;
+    return patterns;
   }
 }
 
@@ -159,11 +186,26 @@ export function ignoredHint(skipped: number): string {
     : "";
 }
 
+/** The line a glob or grep result adds when `unapplied` ignore files were past IGNORE_WALK_MAX_PATTERNS (see GitIgnores.unapplied). */
+export function unappliedIgnoresNote(unapplied: number): string | undefined {
+  if (unapplied === 0) return undefined;
+  return `[${unapplied} ignore file(s) (.gitignore, .ignore, .rgignore) were not applied, in full or in part: this search already held ${IGNORE_WALK_MAX_PATTERNS} ignore patterns, keel's cap; what they would hide was searched. Set \`path\` to a narrower folder to apply them.]`;
+}
+
 /** Whether `dir` is the top of a repository as git finds one (`gitMarkerAt`: not the sandbox's empty `.git`), or has a linked `.git`. */
 function hasGit(dir: string): boolean {
   if (gitMarkerAt(dir) !== undefined) return true;
   try {
     return lstatSync(join(dir, ".git"), { throwIfNoEntry: false })?.isSymbolicLink() === true;
+  } catch {
+    return false;
+  }
+}
+
+/** Whether `path` is a regular file (through a link only when `followLink`). */
+function regularFile(path: string, followLink: boolean): boolean {
+  try {
+    return (followLink ? statSync : lstatSync)(path, { throwIfNoEntry: false })?.isFile() === true;
   } catch {
     return false;
   }
@@ -178,7 +220,7 @@ function isDirNoLink(path: string): boolean {
 }
 
 /** The compiled patterns of an ignore file; none when it is missing, a link (unless `followLink`), not a regular file or unreadable. */
-function ignoreFile(path: string, followLink = false): IgnorePattern[] {
+function ignoreFile(path: string, followLink = false, max = IGNORE_FILE_MAX_PATTERNS): IgnorePattern[] {
   let fd: number;
   try {
     // O_NONBLOCK: a FIFO named `.gitignore` must not block the walk.
@@ -191,7 +233,7 @@ function ignoreFile(path: string, followLink = false): IgnorePattern[] {
     const buf = Buffer.alloc(IGNORE_FILE_MAX_BYTES);
     let len = 0;
     for (let n = 1; n > 0 && len < buf.length; len += n) n = readSync(fd, buf, len, buf.length - len, len);
-    return parseIgnoreText(buf.subarray(0, len).toString("utf8"));
+    return parseIgnoreText(buf.subarray(0, len).toString("utf8"), max);
   } catch {
     return [];
   } finally {
@@ -200,12 +242,12 @@ function ignoreFile(path: string, followLink = false): IgnorePattern[] {
 }
 
 /** The patterns of ignore-file text (gitignore syntax), lines that cannot be matched in linear time left out. Pure. */
-export function parseIgnoreText(text: string): IgnorePattern[] {
+export function parseIgnoreText(text: string, max = IGNORE_FILE_MAX_PATTERNS): IgnorePattern[] {
   const out: IgnorePattern[] = [];
   for (const raw of text.replace(/^\ufeff/, "").split("\n")) {
     const pattern = parseLine(raw.endsWith("\r") ? raw.slice(0, -1) : raw);
     if (pattern) out.push(pattern);
-    if (out.length >= IGNORE_FILE_MAX_PATTERNS) break;
+    if (out.length >= max) break;
   }
   return out;
 }

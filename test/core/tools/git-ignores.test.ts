@@ -190,6 +190,25 @@ describe("glob and grep follow .gitignore as git does", () => {
     expect((await call("glob", { pattern: "deep/a*" })).data.paths).toEqual([`deep/${"a".repeat(250)}`]);
   });
 
+  it("a repository with a 1,000-line .ignore in each of many folders cannot fill keel's heap: past 50,000 patterns a walk applies no more, and says so", async () => {
+    // 4,000 such folders ended keel with "JavaScript heap out of memory" (about a kilobyte per compiled pattern, all
+    // cached for the walk). Here 60 folders of 1,000 patterns each: 50 apply, the other 10 are searched and named.
+    const files: Record<string, string> = {};
+    for (let d = 0; d < 60; d++) {
+      files[`d${d}/.ignore`] = [...Array.from({ length: 999 }, (_, i) => `never-${d}-${i}`), "hidden.txt"].join("\n") + "\n";
+      files[`d${d}/hidden.txt`] = "needle\n";
+    }
+    ws = makeWorkspace(files);
+    const grep = await call("grep", { pattern: "needle", output_mode: "files_with_matches" });
+    expect(grep.content).toContain("[10 ignore file(s) (.gitignore, .ignore, .rgignore) were not applied");
+    expect(grep.content.split("\n").filter((l: string) => l.endsWith("hidden.txt"))).toHaveLength(10);
+    const glob = await call("glob", { pattern: "**/hidden.txt" });
+    expect(glob.data.paths).toHaveLength(10);
+    expect(glob.content).toContain("[10 ignore file(s) (.gitignore, .ignore, .rgignore) were not applied");
+    // a narrower path walks fewer folders: each one's own rules apply again
+    expect((await call("glob", { pattern: "**/hidden.txt", path: "d59" })).data.paths).toEqual([]);
+  });
+
   it("a committed .gitignore line of 256 KiB of spaces (or of `[`s) cannot freeze the walk: its other lines still apply", async () => {
     // Trailing spaces were cut with a regex that tried every space as a start: about half a minute per such file,
     // synchronously (no Ctrl-C), here eight of them. Now one pass each; the safety net is the test timeout.
