@@ -18,6 +18,13 @@ export const IGNORE_FILE_MAX_PATTERNS = 1000;
  */
 export const IGNORE_WALK_MAX_PATTERNS = 50_000;
 
+/**
+ * Most patterns that apply in one folder, over the ignore files of it and the folders above it: every entry met there is
+ * matched against each of them, synchronously (the walk cannot be cancelled meanwhile), so fifty nested folders of
+ * 1,000-line `.ignore` files froze keel for 70 s on 5,000 files. A deeper file past it is not applied (counted in `unapplied`).
+ */
+export const IGNORE_CHAIN_MAX_PATTERNS = 4_000;
+
 /** One line of an ignore file, compiled. */
 interface IgnorePattern {
   negate: boolean;
@@ -52,6 +59,8 @@ interface Frame {
   patterns: IgnorePattern[];
   kind: Kind;
   parent: Frame | undefined;
+  /** Patterns of this frame and every frame below it (see IGNORE_CHAIN_MAX_PATTERNS). */
+  total: number;
 }
 
 /** The rules that apply in one folder (deepest first) and whether the folder lies in a git repository. */
@@ -73,14 +82,15 @@ interface Level {
  * needs more is not applied. Patterns are matched in linear time (`compileLinearGlob`), so a
  * committed `*a*a*a*a*a*a*b` cannot hang a walk. Ignore files are data only: read without following a
  * link (a linked `.gitignore` is not read, as git reads none), at most IGNORE_FILE_MAX_BYTES and IGNORE_FILE_MAX_PATTERNS each,
- * IGNORE_WALK_MAX_PATTERNS in all (`unapplied` counts the files past it), and never the repository's git config. Files are read lazily
+ * IGNORE_CHAIN_MAX_PATTERNS for one folder and IGNORE_WALK_MAX_PATTERNS in all (`unapplied` counts the files past them),
+ * and never the repository's git config. Files are read lazily
  * and synchronously as folders are met; holds only a cache. Never throws.
  */
 export class GitIgnores {
   private readonly levels = new Map<string, Level>();
   /** Patterns this walk may still hold (see IGNORE_WALK_MAX_PATTERNS). */
   private patternsLeft = IGNORE_WALK_MAX_PATTERNS;
-  /** Ignore files met past IGNORE_WALK_MAX_PATTERNS (or cut by it): their rules, or the rest of them, are not applied. */
+  /** Ignore files met past IGNORE_WALK_MAX_PATTERNS or IGNORE_CHAIN_MAX_PATTERNS (or cut by one): their rules, or the rest of them, are not applied. */
   unapplied = 0;
 
   private constructor(
@@ -134,8 +144,7 @@ export class GitIgnores {
     if (basename(dir) !== ".keel")
       for (const [file, kind] of FOLDER_FILES) {
         if (kind === Kind.Git && !inRepo) continue;
-        const patterns = this.read(join(dir, file));
-        if (patterns.length > 0) frame = { base: dir, patterns, kind, parent: frame };
+        frame = stacked(dir, this.read(join(dir, file), frame), kind, frame);
       }
     const level = { frame, inRepo };
     this.levels.set(dir, level);
@@ -145,26 +154,28 @@ export class GitIgnores {
   /** The rules under every `.gitignore` of the repository whose top is `dir`: its `.git/info/exclude`, then the global file, over `under`. */
   private repoBase(dir: string, under: Frame | undefined): Frame | undefined {
     // The user's own file, which a dotfile manager may have linked: read through a link, as git does.
-    const global = this.globalFile === undefined ? [] : this.read(this.globalFile, true);
-    let frame: Frame | undefined = global.length > 0 ? { base: dir, patterns: global, kind: Kind.Git, parent: under } : under;
+    const global = this.globalFile === undefined ? [] : this.read(this.globalFile, under, true);
+    let frame = stacked(dir, global, Kind.Git, under);
     // Only a real `.git` folder: a `.git` file (a worktree or submodule) points elsewhere, and a linked one may lead out.
     if (isDirNoLink(join(dir, ".git")) && isDirNoLink(join(dir, ".git", "info"))) {
-      const exclude = this.read(join(dir, ".git", "info", "exclude"));
-      if (exclude.length > 0) frame = { base: dir, patterns: exclude, kind: Kind.Git, parent: frame };
+      frame = stacked(dir, this.read(join(dir, ".git", "info", "exclude"), frame), Kind.Git, frame);
     }
     return frame;
   }
 
-  /** ignoreFile's patterns within what the walk may still hold; a file past the budget is not read, only counted. */
-  private read(path: string, followLink = false): IgnorePattern[] {
-    if (this.patternsLeft === 0) {
+  /**
+   * ignoreFile's patterns within what the walk may still hold and what may still apply over `under` (the frames they
+   * go on); a file past either is not read, only counted.
+   */
+  private read(path: string, under: Frame | undefined, followLink = false): IgnorePattern[] {
+    const room = Math.min(this.patternsLeft, IGNORE_CHAIN_MAX_PATTERNS - (under?.total ?? 0));
+    if (room <= 0) {
       if (regularFile(path, followLink)) this.unapplied++;
       return [];
     }
-    const max = Math.min(IGNORE_FILE_MAX_PATTERNS, this.patternsLeft + 1);
-    const patterns = ignoreFile(path, followLink, max);
-    if (patterns.length > this.patternsLeft) {
-      patterns.length = this.patternsLeft;
+    const patterns = ignoreFile(path, followLink, Math.min(IGNORE_FILE_MAX_PATTERNS, room + 1));
+    if (patterns.length > room) {
+      patterns.length = room;
       this.unapplied++;
     }
     this.patternsLeft -= patterns.length;
@@ -172,11 +183,16 @@ export class GitIgnores {
   }
 }
 
+/** `parent` with a frame of `patterns` on it (`parent` itself when there are none). */
+function stacked(base: string, patterns: IgnorePattern[], kind: Kind, parent: Frame | undefined): Frame | undefined {
+  return patterns.length > 0 ? { base, patterns, kind, parent, total: (parent?.total ?? 0) + patterns.length } : parent;
+}
+
 /** `frame`'s chain without its git rules (those of an enclosing repository, which stop at a nested one's top). */
 function withoutGit(frame: Frame | undefined): Frame | undefined {
   if (!frame) return undefined;
   const parent = withoutGit(frame.parent);
-  return frame.kind === Kind.Git ? parent : parent === frame.parent ? frame : { ...frame, parent };
+  return frame.kind === Kind.Git ? parent : parent === frame.parent ? frame : stacked(frame.base, frame.patterns, frame.kind, parent);
 }
 
 /** The sentence a search that found nothing adds when .gitignore rules left folders or files out (`skipped` of them). */
@@ -186,10 +202,10 @@ export function ignoredHint(skipped: number): string {
     : "";
 }
 
-/** The line a glob or grep result adds when `unapplied` ignore files were past IGNORE_WALK_MAX_PATTERNS (see GitIgnores.unapplied). */
+/** The line a glob or grep result adds when `unapplied` ignore files were past a cap (see GitIgnores.unapplied). */
 export function unappliedIgnoresNote(unapplied: number): string | undefined {
   if (unapplied === 0) return undefined;
-  return `[${unapplied} ignore file(s) (.gitignore, .ignore, .rgignore) were not applied, in full or in part: this search already held ${IGNORE_WALK_MAX_PATTERNS} ignore patterns, keel's cap; what they would hide was searched. Set \`path\` to a narrower folder to apply them.]`;
+  return `[${unapplied} ignore file(s) (.gitignore, .ignore, .rgignore) were not applied, in full or in part: keel applies at most ${IGNORE_CHAIN_MAX_PATTERNS} ignore patterns in one folder (its own and those of the folders above it) and ${IGNORE_WALK_MAX_PATTERNS} in one search; what they would hide was searched. A narrower \`path\` applies more of them.]`;
 }
 
 /** Whether `dir` is the top of a repository as git finds one (`gitMarkerAt`: not the sandbox's empty `.git`), or has a linked `.git`. */
