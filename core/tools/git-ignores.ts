@@ -90,8 +90,7 @@ export class GitIgnores {
   private readonly levels = new Map<string, Level>();
   /** Patterns this walk may still hold (see IGNORE_WALK_MAX_PATTERNS). */
   private patternsLeft = IGNORE_WALK_MAX_PATTERNS;
-  /** Ignore files met past IGNORE_WALK_MAX_PATTERNS or IGNORE_CHAIN_MAX_PATTERNS (or cut by one): their rules, or the rest of them, are not applied. */
-  unapplied = 0;
+  private unappliedFiles = 0;
 
   private constructor(
     /** The boundary of the walk: no ignore file above it is read. */
@@ -106,6 +105,11 @@ export class GitIgnores {
    */
   static forWalk(root: string, env: NodeJS.ProcessEnv): GitIgnores {
     return new GitIgnores(root, globalExcludesFile(env));
+  }
+
+  /** Ignore files met past IGNORE_WALK_MAX_PATTERNS or IGNORE_CHAIN_MAX_PATTERNS (or cut by one): their rules, or the rest of them, are not applied. */
+  get unapplied(): number {
+    return this.unappliedFiles;
   }
 
   /** Whether `abs` (a file, or a folder when `isDir`) inside the walk's root is ignored. */
@@ -170,13 +174,13 @@ export class GitIgnores {
   private read(path: string, under: Frame | undefined, followLink = false): IgnorePattern[] {
     const room = Math.min(this.patternsLeft, IGNORE_CHAIN_MAX_PATTERNS - (under?.total ?? 0));
     if (room <= 0) {
-      if (regularFile(path, followLink)) this.unapplied++;
+      if (regularFile(path, followLink)) this.unappliedFiles++;
       return [];
     }
     const patterns = ignoreFile(path, followLink, Math.min(IGNORE_FILE_MAX_PATTERNS, room + 1));
     if (patterns.length > room) {
       patterns.length = room;
-      this.unapplied++;
+      this.unappliedFiles++;
     }
     this.patternsLeft -= patterns.length;
     return patterns;
