@@ -81,7 +81,16 @@ export function globTool(): ToolDefinition {
       if (unappliedNote !== undefined) lines.push(unappliedNote);
       return {
         content: lines.join("\n"),
-        data: { paths, total: matches.length, truncated: omitted > 0, skippedDenied, skippedOutside, skippedIgnored, skippedFolders: unwalked.length },
+        data: {
+          paths,
+          total: matches.length,
+          truncated: omitted > 0,
+          skippedDenied,
+          skippedOutside,
+          skippedIgnored,
+          skippedFolders: unwalked.length,
+          unappliedIgnoreFiles: ignores?.unapplied ?? 0,
+        },
         metadata: { path: displayPath(ctx.cwd, dir) },
       };
     },

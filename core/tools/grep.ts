@@ -198,6 +198,7 @@ export function grepTool(): ToolDefinition {
           skippedUnreadable,
           skippedIgnored,
           skippedFolders: unwalked.length,
+          unappliedIgnoreFiles: unappliedIgnores,
           cutLines,
           truncated: more,
         },

@@ -203,6 +203,8 @@ describe("glob and grep follow .gitignore as git does", () => {
     expect(grep.content).toContain("[10 ignore file(s) (.gitignore, .ignore, .rgignore) were not applied");
     expect(grep.content.split("\n").filter((l: string) => l.endsWith("hidden.txt"))).toHaveLength(10);
     const glob = await call("glob", { pattern: "**/hidden.txt" });
+    expect(glob.data).toMatchObject({ unappliedIgnoreFiles: 10 });
+    expect(grep.data).toMatchObject({ unappliedIgnoreFiles: 10 });
     expect(glob.data.paths).toHaveLength(10);
     expect(glob.content).toContain("[10 ignore file(s) (.gitignore, .ignore, .rgignore) were not applied");
     // a narrower path walks fewer folders: each one's own rules apply again
