@@ -1,4 +1,4 @@
-import { closeSync, constants, fstatSync, lstatSync, openSync, readSync } from "node:fs";
+import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, statSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { gitMarkerAt } from "../git-marker.js";
 import { compileLinearGlob } from "../glob/linear-glob.js";
@@ -10,6 +10,20 @@ export const IGNORE_FILE_MAX_BYTES = 256 * 1024;
 
 /** Most patterns of one ignore file applied (the rest are not): each costs every walked path a match. */
 export const IGNORE_FILE_MAX_PATTERNS = 1000;
+
+/**
+ * Most patterns one walk holds, over all the ignore files it reads (each costs about a kilobyte once compiled): a
+ * repository with a 1,000-line `.ignore` in each of 4,000 folders would otherwise fill keel's heap and end the process.
+ * Ignore files met past it are not applied (what they would hide is searched, as with `include_ignored`), and counted.
+ */
+export const IGNORE_WALK_MAX_PATTERNS = 50_000;
+
+/**
+ * Most patterns that apply in one folder, over the ignore files of it and the folders above it: every entry met there is
+ * matched against each of them, synchronously (the walk cannot be cancelled meanwhile), so fifty nested folders of
+ * 1,000-line `.ignore` files froze keel for 70 s on 5,000 files. A deeper file past it is not applied (counted in `unapplied`).
+ */
+export const IGNORE_CHAIN_MAX_PATTERNS = 4_000;
 
 /** One line of an ignore file, compiled. */
 interface IgnorePattern {
@@ -45,6 +59,8 @@ interface Frame {
   patterns: IgnorePattern[];
   kind: Kind;
   parent: Frame | undefined;
+  /** Patterns of this frame and every frame below it (see IGNORE_CHAIN_MAX_PATTERNS). */
+  total: number;
 }
 
 /** The rules that apply in one folder (deepest first) and whether the folder lies in a git repository. */
@@ -65,12 +81,16 @@ interface Level {
  * anchors, a trailing `/` matches folders only, `*`, `?`, `[a-z]`, `[!a]` and `**`; a line matching
  * needs more is not applied. Patterns are matched in linear time (`compileLinearGlob`), so a
  * committed `*a*a*a*a*a*a*b` cannot hang a walk. Ignore files are data only: read without following a
- * link (a linked `.gitignore` is not read, as git reads none), at most IGNORE_FILE_MAX_BYTES and IGNORE_FILE_MAX_PATTERNS each, and never
- * the repository's git config. Files are read lazily
+ * link (a linked `.gitignore` is not read, as git reads none), at most IGNORE_FILE_MAX_BYTES and IGNORE_FILE_MAX_PATTERNS each,
+ * IGNORE_CHAIN_MAX_PATTERNS for one folder and IGNORE_WALK_MAX_PATTERNS in all (`unapplied` counts the files past them),
+ * and never the repository's git config. Files are read lazily
  * and synchronously as folders are met; holds only a cache. Never throws.
  */
 export class GitIgnores {
   private readonly levels = new Map<string, Level>();
+  /** Patterns this walk may still hold (see IGNORE_WALK_MAX_PATTERNS). */
+  private patternsLeft = IGNORE_WALK_MAX_PATTERNS;
+  private unappliedFiles = 0;
 
   private constructor(
     /** The boundary of the walk: no ignore file above it is read. */
@@ -85,6 +105,11 @@ export class GitIgnores {
    */
   static forWalk(root: string, env: NodeJS.ProcessEnv): GitIgnores {
     return new GitIgnores(root, globalExcludesFile(env));
+  }
+
+  /** Ignore files met past IGNORE_WALK_MAX_PATTERNS or IGNORE_CHAIN_MAX_PATTERNS (or cut by one): their rules, or the rest of them, are not applied. */
+  get unapplied(): number {
+    return this.unappliedFiles;
   }
 
   /** Whether `abs` (a file, or a folder when `isDir`) inside the walk's root is ignored. */
@@ -123,8 +148,7 @@ export class GitIgnores {
     if (basename(dir) !== ".keel")
       for (const [file, kind] of FOLDER_FILES) {
         if (kind === Kind.Git && !inRepo) continue;
-        const patterns = ignoreFile(join(dir, file));
-        if (patterns.length > 0) frame = { base: dir, patterns, kind, parent: frame };
+        frame = stacked(dir, this.read(join(dir, file), frame), kind, frame);
       }
     const level = { frame, inRepo };
     this.levels.set(dir, level);
@@ -134,22 +158,45 @@ export class GitIgnores {
   /** The rules under every `.gitignore` of the repository whose top is `dir`: its `.git/info/exclude`, then the global file, over `under`. */
   private repoBase(dir: string, under: Frame | undefined): Frame | undefined {
     // The user's own file, which a dotfile manager may have linked: read through a link, as git does.
-    const global = this.globalFile === undefined ? [] : ignoreFile(this.globalFile, true);
-    let frame: Frame | undefined = global.length > 0 ? { base: dir, patterns: global, kind: Kind.Git, parent: under } : under;
+    const global = this.globalFile === undefined ? [] : this.read(this.globalFile, under, true);
+    let frame = stacked(dir, global, Kind.Git, under);
     // Only a real `.git` folder: a `.git` file (a worktree or submodule) points elsewhere, and a linked one may lead out.
     if (isDirNoLink(join(dir, ".git")) && isDirNoLink(join(dir, ".git", "info"))) {
-      const exclude = ignoreFile(join(dir, ".git", "info", "exclude"));
-      if (exclude.length > 0) frame = { base: dir, patterns: exclude, kind: Kind.Git, parent: frame };
+      frame = stacked(dir, this.read(join(dir, ".git", "info", "exclude"), frame), Kind.Git, frame);
     }
     return frame;
   }
+
+  /**
+   * ignoreFile's patterns within what the walk may still hold and what may still apply over `under` (the frames they
+   * go on); a file past either is not read, only counted.
+   */
+  private read(path: string, under: Frame | undefined, followLink = false): IgnorePattern[] {
+    const room = Math.min(this.patternsLeft, IGNORE_CHAIN_MAX_PATTERNS - (under?.total ?? 0));
+    if (room <= 0) {
+      if (regularFile(path, followLink)) this.unappliedFiles++;
+      return [];
+    }
+    const patterns = ignoreFile(path, followLink, Math.min(IGNORE_FILE_MAX_PATTERNS, room + 1));
+    if (patterns.length > room) {
+      patterns.length = room;
+      this.unappliedFiles++;
+    }
+    this.patternsLeft -= patterns.length;
+    return patterns;
+  }
+}
+
+/** `parent` with a frame of `patterns` on it (`parent` itself when there are none). */
+function stacked(base: string, patterns: IgnorePattern[], kind: Kind, parent: Frame | undefined): Frame | undefined {
+  return patterns.length > 0 ? { base, patterns, kind, parent, total: (parent?.total ?? 0) + patterns.length } : parent;
 }
 
 /** `frame`'s chain without its git rules (those of an enclosing repository, which stop at a nested one's top). */
 function withoutGit(frame: Frame | undefined): Frame | undefined {
   if (!frame) return undefined;
   const parent = withoutGit(frame.parent);
-  return frame.kind === Kind.Git ? parent : parent === frame.parent ? frame : { ...frame, parent };
+  return frame.kind === Kind.Git ? parent : parent === frame.parent ? frame : stacked(frame.base, frame.patterns, frame.kind, parent);
 }
 
 /** The sentence a search that found nothing adds when .gitignore rules left folders or files out (`skipped` of them). */
@@ -159,11 +206,26 @@ export function ignoredHint(skipped: number): string {
     : "";
 }
 
+/** The line a glob or grep result adds when `unapplied` ignore files were past a cap (see GitIgnores.unapplied). */
+export function unappliedIgnoresNote(unapplied: number): string | undefined {
+  if (unapplied === 0) return undefined;
+  return `[${unapplied} ignore file(s) (.gitignore, .ignore, .rgignore) were not applied, in full or in part: keel applies at most ${IGNORE_CHAIN_MAX_PATTERNS} ignore patterns in one folder (its own and those of the folders above it) and ${IGNORE_WALK_MAX_PATTERNS} in one search; what they would hide was searched. A narrower \`path\` applies more of them.]`;
+}
+
 /** Whether `dir` is the top of a repository as git finds one (`gitMarkerAt`: not the sandbox's empty `.git`), or has a linked `.git`. */
 function hasGit(dir: string): boolean {
   if (gitMarkerAt(dir) !== undefined) return true;
   try {
     return lstatSync(join(dir, ".git"), { throwIfNoEntry: false })?.isSymbolicLink() === true;
+  } catch {
+    return false;
+  }
+}
+
+/** Whether `path` is a regular file (through a link only when `followLink`). */
+function regularFile(path: string, followLink: boolean): boolean {
+  try {
+    return (followLink ? statSync : lstatSync)(path, { throwIfNoEntry: false })?.isFile() === true;
   } catch {
     return false;
   }
@@ -178,7 +240,7 @@ function isDirNoLink(path: string): boolean {
 }
 
 /** The compiled patterns of an ignore file; none when it is missing, a link (unless `followLink`), not a regular file or unreadable. */
-function ignoreFile(path: string, followLink = false): IgnorePattern[] {
+function ignoreFile(path: string, followLink = false, max = IGNORE_FILE_MAX_PATTERNS): IgnorePattern[] {
   let fd: number;
   try {
     // O_NONBLOCK: a FIFO named `.gitignore` must not block the walk.
@@ -191,7 +253,7 @@ function ignoreFile(path: string, followLink = false): IgnorePattern[] {
     const buf = Buffer.alloc(IGNORE_FILE_MAX_BYTES);
     let len = 0;
     for (let n = 1; n > 0 && len < buf.length; len += n) n = readSync(fd, buf, len, buf.length - len, len);
-    return parseIgnoreText(buf.subarray(0, len).toString("utf8"));
+    return parseIgnoreText(buf.subarray(0, len).toString("utf8"), max);
   } catch {
     return [];
   } finally {
@@ -200,12 +262,12 @@ function ignoreFile(path: string, followLink = false): IgnorePattern[] {
 }
 
 /** The patterns of ignore-file text (gitignore syntax), lines that cannot be matched in linear time left out. Pure. */
-export function parseIgnoreText(text: string): IgnorePattern[] {
+export function parseIgnoreText(text: string, max = IGNORE_FILE_MAX_PATTERNS): IgnorePattern[] {
   const out: IgnorePattern[] = [];
   for (const raw of text.replace(/^\ufeff/, "").split("\n")) {
     const pattern = parseLine(raw.endsWith("\r") ? raw.slice(0, -1) : raw);
     if (pattern) out.push(pattern);
-    if (out.length >= IGNORE_FILE_MAX_PATTERNS) break;
+    if (out.length >= max) break;
   }
   return out;
 }

@@ -43,7 +43,7 @@ export function globTool(): ToolDefinition {
           "execution_failed",
         );
       // The search machinery loads on the first search: listing the tools loads none of it.
-      const [{ findFiles }, { READ_TOOLS, reachableFiles }, { GitIgnores, ignoredHint }] = await Promise.all([
+      const [{ findFiles }, { READ_TOOLS, reachableFiles }, { GitIgnores, ignoredHint, unappliedIgnoresNote }] = await Promise.all([
         import("./find-files.js"),
         import("./reachable-files.js"),
         import("./git-ignores.js"),
@@ -77,9 +77,20 @@ export function globTool(): ToolDefinition {
       if (lossy > 0) lines.push(`[${lossy} path(s) above hold \\ufffd: ${LOSSY_NAME_HINT}]`);
       const unwalkedNote = unwalkedFoldersNote(unwalked);
       if (unwalkedNote !== undefined) lines.push(unwalkedNote);
+      const unappliedNote = unappliedIgnoresNote(ignores?.unapplied ?? 0);
+      if (unappliedNote !== undefined) lines.push(unappliedNote);
       return {
         content: lines.join("\n"),
-        data: { paths, total: matches.length, truncated: omitted > 0, skippedDenied, skippedOutside, skippedIgnored, skippedFolders: unwalked.length },
+        data: {
+          paths,
+          total: matches.length,
+          truncated: omitted > 0,
+          skippedDenied,
+          skippedOutside,
+          skippedIgnored,
+          skippedFolders: unwalked.length,
+          unappliedIgnoreFiles: ignores?.unapplied ?? 0,
+        },
         metadata: { path: displayPath(ctx.cwd, dir) },
       };
     },

@@ -60,7 +60,7 @@ export function grepTool(): ToolDefinition {
     ...pathToolTraits("read"),
     async execute(input, ctx) {
       // The search machinery loads on the first search: listing the tools loads none of it.
-      const [{ compileLinePattern }, { findFiles }, { READ_TOOLS, reachableFiles }, { GitIgnores, ignoredHint }] = await Promise.all([
+      const [{ compileLinePattern }, { findFiles }, { READ_TOOLS, reachableFiles }, { GitIgnores, ignoredHint, unappliedIgnoresNote }] = await Promise.all([
         import("./grep-pattern.js"),
         import("./find-files.js"),
         import("./reachable-files.js"),
@@ -75,6 +75,8 @@ export function grepTool(): ToolDefinition {
       let skippedDenied = 0;
       let deniedBy: string[] = [];
       let skippedIgnored = 0;
+      /** Ignore files past the walk's pattern cap (GitIgnores.unapplied). */
+      let unappliedIgnores = 0;
       /** Folders not walked: their names are not valid UTF-8. */
       const unwalked: string[] = [];
       if (st.isDirectory()) {
@@ -96,6 +98,7 @@ export function grepTool(): ToolDefinition {
           ctx.signal,
         );
         files = walk.files.map((f) => f.path);
+        unappliedIgnores = ignores?.unapplied ?? 0;
         ({ skippedOutside, skippedDenied, deniedBy } = walk);
       } else {
         const rule = ctx.host.permissions.deniesPath(READ_TOOLS, relative(ctx.root, target) || ".");
@@ -180,6 +183,8 @@ export function grepTool(): ToolDefinition {
         );
       const unwalkedNote = unwalkedFoldersNote(unwalked);
       if (unwalkedNote !== undefined) out.push(unwalkedNote);
+      const unappliedNote = unappliedIgnoresNote(unappliedIgnores);
+      if (unappliedNote !== undefined) out.push(unappliedNote);
       return {
         content: out.join("\n"),
         data: {
@@ -193,6 +198,7 @@ export function grepTool(): ToolDefinition {
           skippedUnreadable,
           skippedIgnored,
           skippedFolders: unwalked.length,
+          unappliedIgnoreFiles: unappliedIgnores,
           cutLines,
           truncated: more,
         },

@@ -7,6 +7,7 @@ import { pathToolTraits } from "./path-tool-traits.js";
 import { confinePath, displayPath } from "./confine-path.js";
 import { baselineOf } from "./file-baseline.js";
 import { openFileInside, readOpened } from "./open-inside.js";
+import { READ_FILE_MAX_BYTES } from "./read-file.js";
 import { encodeStored, storedEncoding, utf16Text, type StoredEncoding } from "./utf16-text.js";
 import { writeFileInside } from "./write-inside.js";
 
@@ -69,8 +70,9 @@ const ENCODING_NAMES = { "utf-16le": "UTF-16LE", "utf-16be": "UTF-16BE", "utf-8-
 const ENCODING_PROBE_BYTES = 64 * 1024;
 
 /**
- * The encoding `abs` announces with its byte order mark (see storedEncoding), or undefined when it is not there, is
- * not a regular file or cannot be read (the write reports its own errors). Never throws.
+ * The encoding `abs` announces with its byte order mark (see storedEncoding; UTF-16 only when the whole file decodes, up to
+ * READ_FILE_MAX_BYTES), or undefined when it is not there, is not a regular file or cannot be read (the write reports its
+ * own errors). Never throws.
  */
 async function existingEncoding(root: string, abs: string, rel: string): Promise<StoredEncoding> {
   try {
@@ -78,7 +80,13 @@ async function existingEncoding(root: string, abs: string, rel: string): Promise
     try {
       const st = await handle.stat();
       if (!st.isFile() || st.size < 2) return undefined;
-      return storedEncoding(await readOpened(handle, Math.min(st.size, ENCODING_PROBE_BYTES)), st.size);
+      const probe = await readOpened(handle, Math.min(st.size, ENCODING_PROBE_BYTES));
+      const found = storedEncoding(probe, st.size);
+      // A file read_file reads whole is UTF-16 text only when all of it decodes, as read_file shows it: one whose bytes go
+      // bad past the probe was shown as binary, so the model's text is not written to it as UTF-16.
+      if ((found === "utf-16le" || found === "utf-16be") && st.size > probe.length && st.size <= READ_FILE_MAX_BYTES)
+        return utf16Text(await readOpened(handle, st.size))?.encoding;
+      return found;
     } finally {
       await handle.close();
     }

@@ -190,6 +190,44 @@ describe("glob and grep follow .gitignore as git does", () => {
     expect((await call("glob", { pattern: "deep/a*" })).data.paths).toEqual([`deep/${"a".repeat(250)}`]);
   });
 
+  it("a repository with a 1,000-line .ignore in each of many folders cannot fill keel's heap: past 50,000 patterns a walk applies no more, and says so", async () => {
+    // 4,000 such folders ended keel with "JavaScript heap out of memory" (about a kilobyte per compiled pattern, all
+    // cached for the walk). Here 60 folders of 1,000 patterns each: 50 apply, the other 10 are searched and named.
+    const files: Record<string, string> = {};
+    for (let d = 0; d < 60; d++) {
+      files[`d${d}/.ignore`] = [...Array.from({ length: 999 }, (_, i) => `never-${d}-${i}`), "hidden.txt"].join("\n") + "\n";
+      files[`d${d}/hidden.txt`] = "needle\n";
+    }
+    ws = makeWorkspace(files);
+    const grep = await call("grep", { pattern: "needle", output_mode: "files_with_matches" });
+    expect(grep.content).toContain("[10 ignore file(s) (.gitignore, .ignore, .rgignore) were not applied");
+    expect(grep.content.split("\n").filter((l: string) => l.endsWith("hidden.txt"))).toHaveLength(10);
+    const glob = await call("glob", { pattern: "**/hidden.txt" });
+    expect(glob.data).toMatchObject({ unappliedIgnoreFiles: 10 });
+    expect(grep.data).toMatchObject({ unappliedIgnoreFiles: 10 });
+    expect(glob.data.paths).toHaveLength(10);
+    expect(glob.content).toContain("[10 ignore file(s) (.gitignore, .ignore, .rgignore) were not applied");
+    // a narrower path walks fewer folders: each one's own rules apply again
+    expect((await call("glob", { pattern: "**/hidden.txt", path: "d59" })).data.paths).toEqual([]);
+  });
+
+  it("a folder applies at most 4,000 ignore patterns, its own and those above it: nested long .ignore files cannot freeze a walk", async () => {
+    // Every entry is matched against every pattern above it, synchronously: fifty nested 1,000-line .ignore files
+    // froze keel for 70 s on 5,000 files (no Ctrl-C, no timeout). Here five levels: the fifth file is not applied.
+    const files: Record<string, string> = {};
+    const deepest = "a/b/c/d";
+    ["", "a/", "a/b/", "a/b/c/", "a/b/c/d/"].forEach((dir, k) => {
+      files[`${dir}.ignore`] = [...Array.from({ length: 999 }, (_, i) => `never-${k}-${i}*`), `hidden-${k}.txt`].join("\n") + "\n";
+      files[`${deepest}/hidden-${k}.txt`] = "needle\n";
+    });
+    ws = makeWorkspace(files);
+    const glob = await call("glob", { pattern: "**/hidden-*.txt" });
+    expect(glob.data.paths).toEqual([`${deepest}/hidden-4.txt`]);
+    expect(glob.content).toContain("[1 ignore file(s) (.gitignore, .ignore, .rgignore) were not applied");
+    // searched from a deeper folder, the same rules apply: those of the folders above it count
+    expect((await call("grep", { pattern: "needle", path: deepest, output_mode: "files_with_matches" })).content).toContain("hidden-4.txt");
+  });
+
   it("a committed .gitignore line of 256 KiB of spaces (or of `[`s) cannot freeze the walk: its other lines still apply", async () => {
     // Trailing spaces were cut with a regex that tried every space as a start: about half a minute per such file,
     // synchronously (no Ctrl-C), here eight of them. Now one pass each; the safety net is the test timeout.

@@ -56,6 +56,15 @@ describe("write_file keeps the encoding of the file it overwrites (real CLI)", (
     expect(await call("write_file", { path: "blob.bin", content: "text" })).toMatchObject({ ok: true, data: { encoding: "utf-8" } });
     expect(readFileSync(ws.path("blob.bin"), "utf8")).toBe("text");
   });
+
+  it("a file that decodes as UTF-16 in its first 64 KiB only is binary, as read_file shows it: overwritten with UTF-8", async () => {
+    ws = makeWorkspace({});
+    const bytes = Buffer.concat([utf16le("a".repeat(40 * 1024)), Buffer.from([0x00, 0xd8, 0x41, 0x00])]); // a lone high surrogate at 80 KiB
+    writeFileSync(ws.path("late.bin"), bytes);
+    expect((await call("read_file", { path: "late.bin" })).content).toMatch(/^\[file application\/octet-stream, 81926 bytes/);
+    expect(await call("write_file", { path: "late.bin", content: "text" })).toMatchObject({ ok: true, data: { encoding: "utf-8" } });
+    expect(readFileSync(ws.path("late.bin"), "utf8")).toBe("text");
+  });
 });
 
 describe("storedEncoding", () => {
