@@ -1,4 +1,4 @@
-import { REDACTED, secretDumpRedactor, secretRedactor } from "./redact-secrets.js";
+import { REDACTED, secretDumpRedactor, secretLinesOf, secretRedactor } from "./redact-secrets.js";
 import { SecretBytes } from "./secret-bytes.js";
 import { envValueAsUrl, looksSecret } from "./secret-env.js";
 import { secretShapesIn } from "./secret-words.js";
@@ -85,7 +85,7 @@ export interface ResultRedactor {
   data(data: unknown): unknown;
   /**
    * Bytes saved as they are (a binary artifact) with every secret hidden: as UTF-8, UTF-16LE and UTF-16BE replaced by
-   * `*` of the same encoding and length (see SecretBytes), then read as latin1 by `text` (its encoded forms: base64,
+   * `*` of the same encoding and length (see SecretBytes; a secret of several lines, each of its lines too), then read as latin1 by `text` (its encoded forms: base64,
    * hex… of an ASCII secret, as `***`). `bytes` itself when it holds none. Never throws.
    */
   bytes(bytes: Buffer): Buffer;
@@ -143,7 +143,8 @@ export class ResultSecrets {
 function makeRedactor(secrets: readonly string[]): ResultRedactor {
   const text = secretRedactor(secrets);
   const dumps = secretDumpRedactor(secrets);
-  const raw = new SecretBytes(secrets);
+  // A private key's lines on their own too: a UTF-16 file with CRLF line ends holds none of it whole.
+  const raw = new SecretBytes([...secrets, ...secretLinesOf(secrets)]);
   return {
     text,
     bytes(bytes) {

@@ -102,3 +102,24 @@ describe("a UTF-16 file without a byte order mark (binary to keel) keeps no cred
     }
   });
 });
+
+describe("a private key from your environment in a UTF-16 file with CRLF line ends", () => {
+  it("read_file's artifact holds none of its body lines, though the key with \\n is nowhere in it whole", async () => {
+    const body = [
+      "MIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeLezV6ffAt0gun",
+      "VTLw7onLRnrq0/IzW7yWR7QkrmBL7jTKEn5u+qKhbwKfBstIs+bMY2Zkp18gnTxK",
+      "LxoS2tFczGkPLPgizskuemMghRniWaoLcyehkd3qqGElvW/VDL5AaWTg0nLVkjRo",
+    ];
+    const key = ["-----BEGIN RSA PRIVATE KEY-----", ...body, "-----END RSA PRIVATE KEY-----"].join("\n");
+    ws = makeWorkspace();
+    writeFileSync(ws.path("key.txt"), Buffer.from(`${key.replaceAll("\n", "\r\n")}\r\n`, "utf16le"));
+    const env = { ...ws.env, DEPLOY_PRIVATE_KEY: key };
+    const run = await runKeel(["--yes", "--json", "call", "read_file", "--input", JSON.stringify({ path: "key.txt" })], { cwd: ws.root, env });
+    const obs = run.json();
+    expect(obs.ok, run.stdout).toBe(true);
+    expect(obs.artifacts).toHaveLength(1);
+    const saved = readFileSync(ws.path(obs.artifacts[0].path)).toString("utf16le");
+    expect(saved).toContain("-----BEGIN RSA PRIVATE KEY-----\r\n****");
+    for (const line of body) expect(saved).not.toContain(line.slice(0, 20));
+  });
+});
