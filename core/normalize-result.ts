@@ -1,6 +1,6 @@
 import { extensionFor } from "./artifacts.js";
 import type { Host } from "./host.js";
-import { HIDDEN_NOTE_START, hiddenSecretsNote, hideSecrets } from "./result-secrets.js";
+import { HIDDEN_NOTE_START, hiddenSecretsNote, hideSecrets, type ResultRedactor } from "./result-secrets.js";
 import { looksBinary, truncateMiddle } from "./truncate.js";
 import type { ArtifactRef, ToolDefinition, ToolResult } from "./types.js";
 
@@ -44,18 +44,19 @@ export function normalizeResult(host: Host, tool: ToolDefinition, callId: string
     const notes: string[] = [];
     let hidden = 0;
     for (const [i, part] of binary.entries()) {
-      // Saved bytes hide the secrets too (a command printing a token next to a NUL byte): read as latin1, each byte one character.
-      const bytes = redactor ? hideInBytes(redactor.text, part.data) : part.data;
+      // Saved bytes hide the secrets too: as UTF-8 and UTF-16 (a UTF-16 `.env` without a byte order mark is binary to
+      // read_file), and their encoded forms (a command printing a token next to a NUL byte).
+      const bytes = redactor ? redactor.bytes(part.data) : part.data;
       if (bytes !== part.data) hidden++;
       const ref = host.artifacts.write(callId, `${part.kind ?? "binary"}-${i}`, bytes, extensionFor(part.mimeType), part.mimeType);
       artifacts.push({ ...ref, kind: part.kind ?? "binary" });
       notes.push(`[${part.kind ?? "binary"} ${part.mimeType}, ${bytes.length} bytes, saved to ${ref.path}]`);
     }
-    if (looksBinary(content)) content = binaryOutput(host, callId, content, artifacts);
+    if (looksBinary(content)) content = binaryOutput(host, callId, content, artifacts, redactor);
     if (hidden && !content.includes(HIDDEN_NOTE_START)) notes.push(hiddenSecretsNote(hidden));
     content = content ? `${content}\n${notes.join("\n")}` : notes.join("\n");
   } else if (looksBinary(content)) {
-    content = binaryOutput(host, callId, content, artifacts);
+    content = binaryOutput(host, callId, content, artifacts, redactor);
   }
   return {
     ok: result.ok !== false,
@@ -69,18 +70,17 @@ export function normalizeResult(host: Host, tool: ToolDefinition, callId: string
   };
 }
 
-/** `bytes` with the secrets `hide` finds replaced (ASCII secrets: the bytes are read as latin1), or `bytes` itself when it holds none. */
-function hideInBytes(hide: (text: string) => string, bytes: Buffer): Buffer {
-  const text = bytes.toString("latin1");
-  const hidden = hide(text);
-  return hidden === text ? bytes : Buffer.from(hidden, "latin1");
-}
-
-/** Keeps binary-looking text as an artifact and returns the note that replaces it. */
-function binaryOutput(host: Host, callId: string, content: string, artifacts: ArtifactRef[]): string {
-  const ref = host.artifacts.write(callId, "binary-output", Buffer.from(content, "latin1"), "bin", "application/octet-stream");
+/**
+ * Keeps binary-looking text as an artifact and returns the note that replaces it. Its text hid the secrets already, but
+ * not as UTF-16 (`G\0I\0T\0…` from a tool that read a UTF-16 file as latin1): its bytes hide them too.
+ */
+function binaryOutput(host: Host, callId: string, content: string, artifacts: ArtifactRef[], redactor: ResultRedactor | undefined): string {
+  const raw = Buffer.from(content, "latin1");
+  const bytes = redactor ? redactor.bytes(raw) : raw;
+  const ref = host.artifacts.write(callId, "binary-output", bytes, "bin", "application/octet-stream");
   artifacts.push(ref);
-  return `[binary output, ${content.length} bytes, not shown; saved to ${ref.path}]`;
+  const note = `[binary output, ${content.length} bytes, not shown; saved to ${ref.path}]`;
+  return bytes === raw || content.includes(HIDDEN_NOTE_START) ? note : `${note}\n${hiddenSecretsNote(1)}`;
 }
 
 /** Truncate phase: over-budget content keeps head and tail; the full text goes to an artifact named in content. */

@@ -127,6 +127,14 @@ export function redactDeep<T>(value: T, secrets: readonly string[]): T {
   return walk(value) as T;
 }
 
+/**
+ * The lines of the secrets of several lines (trimmed) that are hidden wherever they appear on their own (see
+ * `secretLine`: a private key's body lines, not its PEM armour). Never throws.
+ */
+export function secretLinesOf(secrets: readonly string[]): string[] {
+  return secrets.flatMap((s) => (s.includes("\n") ? s.split("\n").map((l) => l.trim()) : [])).filter(secretLine);
+}
+
 /** What one redactor looks for. */
 interface Plan {
   /** Forms searched for in the text as it is only: the short ones. */
@@ -156,7 +164,7 @@ const ESCAPE_EDGE = /\\|^[nr]/;
 function planOf(secrets: readonly string[]): Plan {
   const forms = new Set<string>();
   const raw = new Set<string>();
-  const lines = secrets.flatMap((s) => (s.includes("\n") ? s.split("\n").map((l) => l.trim()) : [])).filter(secretLine);
+  const lines = secretLinesOf(secrets);
   for (const s of [...secrets, ...lines]) {
     if (s.length < MIN_SECRET_LENGTH) continue;
     forms.add(s);

@@ -1,4 +1,5 @@
-import { REDACTED, secretDumpRedactor, secretRedactor } from "./redact-secrets.js";
+import { REDACTED, secretDumpRedactor, secretLinesOf, secretRedactor } from "./redact-secrets.js";
+import { SecretBytes } from "./secret-bytes.js";
 import { envValueAsUrl, looksSecret } from "./secret-env.js";
 import { secretShapesIn } from "./secret-words.js";
 import { urlSecrets } from "./url-secrets.js";
@@ -82,6 +83,12 @@ export interface ResultRedactor {
    * copy (made from its JSON), or null when the copy is not valid JSON (a secret spanning its structure: fail closed).
    */
   data(data: unknown): unknown;
+  /**
+   * Bytes saved as they are (a binary artifact) with every secret hidden: as UTF-8, UTF-16LE and UTF-16BE replaced by
+   * `*` of the same encoding and length (see SecretBytes; a secret of several lines, each of its lines too), then read as latin1 by `text` (its encoded forms: base64,
+   * hex… of an ASCII secret, as `***`). `bytes` itself when it holds none. Never throws.
+   */
+  bytes(bytes: Buffer): Buffer;
 }
 
 /**
@@ -136,8 +143,16 @@ export class ResultSecrets {
 function makeRedactor(secrets: readonly string[]): ResultRedactor {
   const text = secretRedactor(secrets);
   const dumps = secretDumpRedactor(secrets);
+  // A private key's lines on their own too: a UTF-16 file with CRLF line ends holds none of it whole.
+  const raw = new SecretBytes([...secrets, ...secretLinesOf(secrets)]);
   return {
     text,
+    bytes(bytes) {
+      const hidden = raw.hide(bytes).bytes;
+      const latin1 = hidden.toString("latin1");
+      const shown = text(latin1);
+      return shown === latin1 ? hidden : Buffer.from(shown, "latin1");
+    },
     data(value) {
       if (value === null || typeof value !== "object") return typeof value === "string" ? text(value) : value;
       let json: string | undefined;
