@@ -8,6 +8,17 @@ import { makeWorkspace, type TempWorkspace } from "../../helpers/temp-workspace.
 let ws: TempWorkspace | undefined;
 afterEach(() => ws?.cleanup());
 
+/** `keel task add "write the docs" --json` as a real process in `w` (its timeout only a safety net). */
+const taskAdd = (w: TempWorkspace) =>
+  execa(process.execPath, [KEEL_BIN, "task", "add", "write the docs", "--json"], {
+    cwd: w.root,
+    env: w.env,
+    extendEnv: false,
+    stdin: "ignore",
+    reject: false,
+    timeout: 120_000,
+  });
+
 describe("a state-file lock held by another process (real keel process)", () => {
   it("keel says on stderr what it waits for, then gets the lock once it is released; stdout stays the result", async () => {
     ws = makeWorkspace();
@@ -15,14 +26,7 @@ describe("a state-file lock held by another process (real keel process)", () => 
     // Ordered on keel's message, not on time: a busy machine only makes the wait longer.
     const lock = ws.path(".keel", "state", "tasks.json.lock");
     mkdirSync(lock, { recursive: true });
-    const keel = execa(process.execPath, [KEEL_BIN, "task", "add", "write the docs", "--json"], {
-      cwd: ws.root,
-      env: ws.env,
-      extendEnv: false,
-      stdin: "ignore",
-      reject: false,
-      timeout: 120_000,
-    });
+    const keel = taskAdd(ws);
     let stderr = "";
     const said = new Promise<void>((resolve) =>
       keel.stderr!.on("data", (chunk: Buffer) => {
@@ -53,14 +57,7 @@ describe("a state-file lock held by another process (real keel process)", () => 
     mkdirSync(lock, { recursive: true });
     const future = new Date(Date.now() + 3600_000);
     utimesSync(lock, future, future);
-    const add = await execa(process.execPath, [KEEL_BIN, "task", "add", "write the docs", "--json"], {
-      cwd: ws.root,
-      env: ws.env,
-      extendEnv: false,
-      stdin: "ignore",
-      reject: false,
-      timeout: 120_000,
-    });
+    const add = await taskAdd(ws);
     expect(add.exitCode, add.stderr).toBe(0); // old code: exit 1 after ~20 s ("Could not lock …"), for the next hour
     expect(add.stderr).toContain("waiting for");
     expect(ws.read(".keel/state/tasks.json")).toContain("write the docs");

@@ -9,6 +9,25 @@ afterEach(() => ws?.cleanup());
 
 const keel = (w: TempWorkspace, ...args: string[]) => runKeel(["--json", ...args], { cwd: w.root, env: w.env });
 
+/** A workspace with team crew (alice, bobby) and one message to each, alice's first. */
+async function crewOfTwo(): Promise<TempWorkspace> {
+  const w = makeWorkspace();
+  await keel(w, "team", "create", "crew", "alice", "bobby");
+  await keel(w, "team", "send", "crew", "for alice", "--to", "alice");
+  await keel(w, "team", "send", "crew", "for bobby", "--to", "bobby");
+  return w;
+}
+
+/**
+ * Replaces crewOfTwo's message log `log` with another whose lines have the same lengths, the recipients the other way
+ * round (a restored copy, a checkout): an index kept for the old log says line 1 is alice's.
+ */
+function swapRecipients(w: TempWorkspace, log: string): void {
+  const [first, second] = w.read(log).trimEnd().split("\n") as [string, string];
+  const retarget = (line: string, from: string, to: string) => line.replaceAll(`"${from}"`, `"${to}"`).replace(`for ${from}`, `for ${to}`);
+  w.write(log, `${retarget(first, "alice", "bobby")}\n${retarget(second, "bobby", "alice")}\n`);
+}
+
 describe("team state a cloned repository committed (real CLI)", () => {
   it("team delete never archives the messages through a linked archive folder", async () => {
     ws = makeWorkspace();
@@ -72,31 +91,20 @@ describe("team state a cloned repository committed (real CLI)", () => {
 
 describe("a message index that no longer describes its log (real CLI)", () => {
   it("a log replaced by another of the same size (a restored copy, a checkout) is read from the log, not through the stale index", async () => {
-    ws = makeWorkspace();
-    await keel(ws, "team", "create", "crew", "alice", "bobby");
-    await keel(ws, "team", "send", "crew", "for alice", "--to", "alice");
-    await keel(ws, "team", "send", "crew", "for bobby", "--to", "bobby");
+    ws = await crewOfTwo();
     const log = ".keel/state/teams/live/crew/messages.jsonl";
     const forAlice = async () =>
       (await keel(ws!, "team", "messages", "crew", "--for", "alice")).json().data.messages.map((m: { message: string }) => m.message);
     expect(await forAlice()).toEqual(["for alice"]);
-    // Another log whose lines have the same lengths, the recipients the other way round: the index still says line 1 is alice's.
-    const [first, second] = ws.read(log).trimEnd().split("\n") as [string, string];
-    const retarget = (line: string, from: string, to: string) => line.replaceAll(`"${from}"`, `"${to}"`).replace(`for ${from}`, `for ${to}`);
-    ws.write(log, `${retarget(first, "alice", "bobby")}\n${retarget(second, "bobby", "alice")}\n`);
+    swapRecipients(ws, log);
     expect(await forAlice()).toEqual(["for alice"]); // old code: ["for bobby"], bobby's message shown as alice's
     expect(JSON.parse(ws.read(log).split("\n")[1]!)).toMatchObject({ seq: 2, recipient: "alice", message: "for alice" });
   });
 
   it("a send after the log was replaced rebuilds the stale index before appending: the index written back describes the log", async () => {
-    ws = makeWorkspace();
-    await keel(ws, "team", "create", "crew", "alice", "bobby");
-    await keel(ws, "team", "send", "crew", "for alice", "--to", "alice");
-    await keel(ws, "team", "send", "crew", "for bobby", "--to", "bobby");
+    ws = await crewOfTwo();
     const dir = ".keel/state/teams/live/crew";
-    const [first, second] = ws.read(`${dir}/messages.jsonl`).trimEnd().split("\n") as [string, string];
-    const retarget = (line: string, from: string, to: string) => line.replaceAll(`"${from}"`, `"${to}"`).replace(`for ${from}`, `for ${to}`);
-    ws.write(`${dir}/messages.jsonl`, `${retarget(first, "alice", "bobby")}\n${retarget(second, "bobby", "alice")}\n`);
+    swapRecipients(ws, `${dir}/messages.jsonl`);
     expect((await keel(ws, "team", "send", "crew", "third", "--to", "alice")).exitCode).toBe(0);
     const seqs = (key: string) => (JSON.parse(ws!.read(`${dir}/index.json`)).recipients[key] ?? []).map((e: number[]) => e[0]);
     expect(seqs("@alice")).toEqual([2, 3]); // old code: [1, 3], the stale entries written back
